@@ -1,0 +1,126 @@
+package io.dkv.verbs;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Configuration properties of the verbs layer: system property names and defaults. A
+ * {@link VerbsContext} starts from these and may override each one.
+ */
+public final class VerbsConfiguration
+{
+    /** Provider opened when none is named: {@code shm}, {@code tcp}. */
+    public static final String PROVIDER_PROP_NAME = "dkv.verbs.provider";
+    public static final String PROVIDER_DEFAULT = "shm";
+
+    /** Directory under which the shm provider keeps its devices' files; a tmpfs. */
+    public static final String SHM_DIR_PROP_NAME = "dkv.verbs.shm.dir";
+
+    /** Address (host:port) the tcp provider's NIC engine listens on; port 0 picks a free one. */
+    public static final String TCP_ADDRESS_PROP_NAME = "dkv.verbs.tcp.address";
+    public static final String TCP_ADDRESS_DEFAULT = "127.0.0.1:0";
+
+    public static final String MAX_QP_PROP_NAME = "dkv.verbs.max.qp";
+    public static final int MAX_QP_DEFAULT = 4096;
+
+    public static final String MAX_MR_PROP_NAME = "dkv.verbs.max.mr";
+    public static final int MAX_MR_DEFAULT = 4096;
+
+    /** Largest UD message. */
+    public static final String MTU_PROP_NAME = "dkv.verbs.mtu";
+    public static final int MTU_DEFAULT = 4096;
+
+    /** Largest SEND on RC or DC; larger transfers use RDMA WRITE. */
+    public static final String MAX_SEND_SIZE_PROP_NAME = "dkv.verbs.max.send.size";
+    public static final int MAX_SEND_SIZE_DEFAULT = 64 * 1024;
+
+    /** Largest RDMA READ or WRITE. */
+    public static final String MAX_MESSAGE_SIZE_PROP_NAME = "dkv.verbs.max.message.size";
+    public static final long MAX_MESSAGE_SIZE_DEFAULT = 1L << 30;
+
+    /** Bytes of each shm receive ring (one per receiving QP or DC target); a power of two. */
+    public static final String SHM_RING_CAPACITY_PROP_NAME = "dkv.verbs.shm.ring.capacity";
+    public static final int SHM_RING_CAPACITY_DEFAULT = 1024 * 1024;
+
+    /** Bytes of each tcp link's transmit and receive staging buffers. */
+    public static final String TCP_LINK_BUFFER_PROP_NAME = "dkv.verbs.tcp.link.buffer";
+    public static final int TCP_LINK_BUFFER_DEFAULT = 256 * 1024;
+
+    /** Most links (peer connections) a tcp NIC engine accepts. */
+    public static final String TCP_MAX_LINKS_PROP_NAME = "dkv.verbs.tcp.max.links";
+    public static final int TCP_MAX_LINKS_DEFAULT = 1024;
+
+    /** Invalid requests (unknown QP, wrong DC key) a link may send before it is cut off. */
+    public static final String TCP_MAX_INVALID_FRAMES_PROP_NAME = "dkv.verbs.tcp.max.invalid.frames";
+    public static final int TCP_MAX_INVALID_FRAMES_DEFAULT = 16;
+
+    public static final String TCP_CONNECT_TIMEOUT_MS_PROP_NAME = "dkv.verbs.tcp.connect.timeout.ms";
+    public static final int TCP_CONNECT_TIMEOUT_MS_DEFAULT = 2000;
+
+    /** Wait before a SEND refused for lack of a receive request is retransmitted. */
+    public static final String TCP_RNR_TIMER_US_PROP_NAME = "dkv.verbs.tcp.rnr.timer.us";
+    public static final int TCP_RNR_TIMER_US_DEFAULT = 200;
+
+    /** How long the NIC engine polls its sockets before it blocks in the selector. */
+    public static final String TCP_ENGINE_SPIN_US_PROP_NAME = "dkv.verbs.tcp.engine.spin.us";
+    public static final int TCP_ENGINE_SPIN_US_DEFAULT = 20;
+
+    private VerbsConfiguration()
+    {
+    }
+
+    public static String provider()
+    {
+        return System.getProperty(PROVIDER_PROP_NAME, PROVIDER_DEFAULT);
+    }
+
+    public static Path shmDirectory()
+    {
+        final String configured = System.getProperty(SHM_DIR_PROP_NAME);
+        if (configured != null)
+        {
+            return Path.of(configured);
+        }
+        final Path devShm = Path.of("/dev/shm");
+        return Files.isDirectory(devShm) && Files.isWritable(devShm) ? devShm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    public static String tcpAddress()
+    {
+        return System.getProperty(TCP_ADDRESS_PROP_NAME, TCP_ADDRESS_DEFAULT);
+    }
+
+    static int intProperty(final String name, final int defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+    }
+
+    static long longProperty(final String name, final long defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.dkv.verbs;
+
+import org.agrona.BitUtil;
+
+import java.nio.file.Path;
+
+import static io.dkv.verbs.VerbsConfiguration.*;
+
+/**
+ * What a device is opened with: the provider and its limits. Starts from {@link VerbsConfiguration}
+ * (system properties, then defaults); every setter is fluent.
+ */
+public final class VerbsContext
+{
+    private String provider = VerbsConfiguration.provider();
+    private Path shmDirectory = VerbsConfiguration.shmDirectory();
+    private String tcpAddress = VerbsConfiguration.tcpAddress();
+    private int maxQp = intProperty(MAX_QP_PROP_NAME, MAX_QP_DEFAULT);
+    private int maxMr = intProperty(MAX_MR_PROP_NAME, MAX_MR_DEFAULT);
+    private int mtu = intProperty(MTU_PROP_NAME, MTU_DEFAULT);
+    private int maxSendSize = intProperty(MAX_SEND_SIZE_PROP_NAME, MAX_SEND_SIZE_DEFAULT);
+    private long maxMessageSize = longProperty(MAX_MESSAGE_SIZE_PROP_NAME, MAX_MESSAGE_SIZE_DEFAULT);
+    private int shmRingCapacity = intProperty(SHM_RING_CAPACITY_PROP_NAME, SHM_RING_CAPACITY_DEFAULT);
+    private int tcpLinkBuffer = intProperty(TCP_LINK_BUFFER_PROP_NAME, TCP_LINK_BUFFER_DEFAULT);
+    private int tcpMaxLinks = intProperty(TCP_MAX_LINKS_PROP_NAME, TCP_MAX_LINKS_DEFAULT);
+    private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
+    private int tcpConnectTimeoutMs = intProperty(TCP_CONNECT_TIMEOUT_MS_PROP_NAME, TCP_CONNECT_TIMEOUT_MS_DEFAULT);
+    private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
+    private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
+
+    /**
+     * Check the settings together; called by {@link Verbs#open(VerbsContext)}.
+     *
+     * @return this.
+     */
+    public VerbsContext conclude()
+    {
+        requireRange("maxQp", maxQp, 1, 1 << 20);
+        requireRange("maxMr", maxMr, 1, 1 << 20);
+        requireRange("mtu", mtu, 256, 1 << 20);
+        requireRange("maxSendSize", maxSendSize, mtu, 1 << 26);
+        if (maxMessageSize < maxSendSize || maxMessageSize > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("maxMessageSize " + maxMessageSize + " must be in " + maxSendSize + ".." + Integer.MAX_VALUE);
+        }
+        if (!BitUtil.isPowerOfTwo(shmRingCapacity) || shmRingCapacity < 8 * (maxSendSize + 64))
+        {
+            throw new IllegalArgumentException("shmRingCapacity " + shmRingCapacity +
+                " must be a power of two of at least 8 * (maxSendSize + 64) = " + 8 * (maxSendSize + 64));
+        }
+        requireRange("tcpLinkBuffer", tcpLinkBuffer, 16 * 1024, 1 << 28);
+        if (tcpLinkBuffer < mtu + 1024)
+        {
+            throw new IllegalArgumentException("tcpLinkBuffer " + tcpLinkBuffer + " must exceed mtu + 1024 = " + (mtu + 1024));
+        }
+        requireRange("tcpMaxLinks", tcpMaxLinks, 1, 1 << 16);
+        requireRange("tcpMaxInvalidFrames", tcpMaxInvalidFrames, 0, Integer.MAX_VALUE);
+        requireRange("tcpConnectTimeoutMs", tcpConnectTimeoutMs, 1, 600_000);
+        requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
+        requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
+        return this;
+    }
+
+    private static void requireRange(final String name, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
+        }
+    }
+
+    public String provider()
+    {
+        return provider;
+    }
+
+    public VerbsContext provider(final String provider)
+    {
+        this.provider = provider;
+        return this;
+    }
+
+    public Path shmDirectory()
+    {
+        return shmDirectory;
+    }
+
+    public VerbsContext shmDirectory(final Path shmDirectory)
+    {
+        this.shmDirectory = shmDirectory;
+        return this;
+    }
+
+    /** @return host:port the tcp NIC engine listens on. */
+    public String tcpAddress()
+    {
+        return tcpAddress;
+    }
+
+    public VerbsContext tcpAddress(final String tcpAddress)
+    {
+        this.tcpAddress = tcpAddress;
+        return this;
+    }
+
+    public int maxQp()
+    {
+        return maxQp;
+    }
+
+    public VerbsContext maxQp(final int maxQp)
+    {
+        this.maxQp = maxQp;
+        return this;
+    }
+
+    public int maxMr()
+    {
+        return maxMr;
+    }
+
+    public VerbsContext maxMr(final int maxMr)
+    {
+        this.maxMr = maxMr;
+        return this;
+    }
+
+    public int mtu()
+    {
+        return mtu;
+    }
+
+    public VerbsContext mtu(final int mtu)
+    {
+        this.mtu = mtu;
+        return this;
+    }
+
+    public int maxSendSize()
+    {
+        return maxSendSize;
+    }
+
+    public VerbsContext maxSendSize(final int maxSendSize)
+    {
+        this.maxSendSize = maxSendSize;
+        return this;
+    }
+
+    public long maxMessageSize()
+    {
+        return maxMessageSize;
+    }
+
+    public VerbsContext maxMessageSize(final long maxMessageSize)
+    {
+        this.maxMessageSize = maxMessageSize;
+        return this;
+    }
+
+    public int shmRingCapacity()
+    {
+        return shmRingCapacity;
+    }
+
+    public VerbsContext shmRingCapacity(final int shmRingCapacity)
+    {
+        this.shmRingCapacity = shmRingCapacity;
+        return this;
+    }
+
+    public int tcpLinkBuffer()
+    {
+        return tcpLinkBuffer;
+    }
+
+    public VerbsContext tcpLinkBuffer(final int tcpLinkBuffer)
+    {
+        this.tcpLinkBuffer = tcpLinkBuffer;
+        return this;
+    }
+
+    public int tcpMaxLinks()
+    {
+        return tcpMaxLinks;
+    }
+
+    public VerbsContext tcpMaxLinks(final int tcpMaxLinks)
+    {
+        this.tcpMaxLinks = tcpMaxLinks;
+        return this;
+    }
+
+    public int tcpMaxInvalidFrames()
+    {
+        return tcpMaxInvalidFrames;
+    }
+
+    public VerbsContext tcpMaxInvalidFrames(final int tcpMaxInvalidFrames)
+    {
+        this.tcpMaxInvalidFrames = tcpMaxInvalidFrames;
+        return this;
+    }
+
+    public int tcpConnectTimeoutMs()
+    {
+        return tcpConnectTimeoutMs;
+    }
+
+    public VerbsContext tcpConnectTimeoutMs(final int tcpConnectTimeoutMs)
+    {
+        this.tcpConnectTimeoutMs = tcpConnectTimeoutMs;
+        return this;
+    }
+
+    public int tcpRnrTimerUs()
+    {
+        return tcpRnrTimerUs;
+    }
+
+    public VerbsContext tcpRnrTimerUs(final int tcpRnrTimerUs)
+    {
+        this.tcpRnrTimerUs = tcpRnrTimerUs;
+        return this;
+    }
+
+    public int tcpEngineSpinUs()
+    {
+        return tcpEngineSpinUs;
+    }
+
+    public VerbsContext tcpEngineSpinUs(final int tcpEngineSpinUs)
+    {
+        this.tcpEngineSpinUs = tcpEngineSpinUs;
+        return this;
+    }
+}

@@ -1,0 +1,268 @@
+package io.dkv.verbs.shm;
+
+import io.dkv.verbs.DctInitAttributes;
+import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.QpInitAttributes;
+import io.dkv.verbs.VerbsContext;
+import io.dkv.verbs.VerbsException;
+import io.dkv.verbs.soft.SoftDcTarget;
+import io.dkv.verbs.soft.SoftDevice;
+import io.dkv.verbs.soft.SoftMemoryRegion;
+import io.dkv.verbs.soft.SoftProtectionDomain;
+import io.dkv.verbs.soft.SoftQueuePair;
+import org.agrona.BitUtil;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * A shm device: a directory {@code <shm dir>/dkv-shm/<device id>/} holding the control file, one
+ * file per region peers may reach and one per queue. Peers on the host find it by its id.
+ */
+public final class ShmDevice extends SoftDevice
+{
+    static final String ROOT_NAME = "dkv-shm";
+    static final String CONTROL_FILE = "control";
+    static final int MAX_INLINE_DATA = 1024;
+
+    private final Path root;
+    private final long deviceId;
+    private final Path directory;
+    private final PortAddress address;
+    private final Arena controlArena = Arena.ofShared();
+    private final ShmControlFile control;
+    private final Long2ObjectHashMap<ShmRemoteDevice> remotes = new Long2ObjectHashMap<>();
+    private final AtomicLong nextFileSeq = new AtomicLong(1);
+    private final long[] regionFileSeq;
+
+    ShmDevice(final VerbsContext context)
+    {
+        super(context, MAX_INLINE_DATA);
+        this.root = context.shmDirectory().resolve(ROOT_NAME);
+        try
+        {
+            Files.createDirectories(root);
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException("cannot create shm root " + root + ": " + ex, ex);
+        }
+        sweepDeadDevices(root);
+        long id;
+        Path dir;
+        while (true)
+        {
+            id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+            dir = deviceDirectory(root, id);
+            try
+            {
+                Files.createDirectory(dir);
+                break;
+            }
+            catch (final java.nio.file.FileAlreadyExistsException retry)
+            {
+                // another device drew the same id
+            }
+            catch (final IOException ex)
+            {
+                throw new VerbsException("cannot create shm device directory " + dir + ": " + ex, ex);
+            }
+        }
+        this.deviceId = id;
+        this.directory = dir;
+        this.address = PortAddress.shm(id);
+        final int mrCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxMr() + 1);
+        final int endpointCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxQp() + 1);
+        this.regionFileSeq = new long[mrCapacity];
+        final MemorySegment segment = ShmFiles.create(
+            directory.resolve(CONTROL_FILE), ShmControlDescriptor.fileLength(mrCapacity, endpointCapacity), controlArena);
+        this.control = ShmControlFile.create(segment, id, ProcessHandle.current().pid(), mrCapacity, endpointCapacity);
+    }
+
+    static Path deviceDirectory(final Path root, final long deviceId)
+    {
+        return root.resolve(String.format("%016x", deviceId));
+    }
+
+    static String regionFileName(final long fileSeq)
+    {
+        return String.format("mr-%016x", fileSeq);
+    }
+
+    static String queueFileName(final long fileSeq)
+    {
+        return String.format("q-%016x", fileSeq);
+    }
+
+    /**
+     * Remove the directories of devices whose process is gone (killed before it could clean up).
+     */
+    private static void sweepDeadDevices(final Path root)
+    {
+        try (Stream<Path> dirs = Files.list(root))
+        {
+            dirs.forEach(dir ->
+            {
+                final Path controlPath = dir.resolve(CONTROL_FILE);
+                try
+                {
+                    final MemorySegment segment = Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
+                    final boolean dead;
+                    if (segment == null || segment.byteSize() < ShmControlDescriptor.HEADER_LENGTH)
+                    {
+                        dead = Files.getLastModifiedTime(dir).toMillis() < System.currentTimeMillis() - 60_000;
+                    }
+                    else
+                    {
+                        final ShmControlFile control = ShmControlFile.attach(segment, controlPath.toString());
+                        dead = control.isClosed() || ProcessHandle.of(control.pid()).isEmpty();
+                    }
+                    if (dead)
+                    {
+                        ShmFiles.deleteTree(dir);
+                    }
+                }
+                catch (final IOException | RuntimeException ignore)
+                {
+                    // a directory we cannot judge is left alone
+                }
+            });
+        }
+        catch (final IOException ignore)
+        {
+            // nothing to sweep
+        }
+    }
+
+    public String provider()
+    {
+        return PortAddress.SHM;
+    }
+
+    public PortAddress address()
+    {
+        return address;
+    }
+
+    public long deviceId()
+    {
+        return deviceId;
+    }
+
+    Path directory()
+    {
+        return directory;
+    }
+
+    ShmControlFile control()
+    {
+        return control;
+    }
+
+    long nextFileSeq()
+    {
+        return nextFileSeq.getAndIncrement();
+    }
+
+    int ringCapacity()
+    {
+        return context.shmRingCapacity();
+    }
+
+    /**
+     * @param id a device id.
+     * @return the device as peers see it, mapped on first call.
+     * @throws VerbsException when no such device lives on this host.
+     */
+    ShmRemoteDevice remote(final long id)
+    {
+        synchronized (remotes)
+        {
+            ShmRemoteDevice remote = remotes.get(id);
+            if (remote == null)
+            {
+                remote = ShmRemoteDevice.attach(root, id);
+                remotes.put(id, remote);
+            }
+            return remote;
+        }
+    }
+
+    protected RegionMemory allocateMemory(final int key, final long size, final int access)
+    {
+        final long fileSeq = nextFileSeq();
+        final Path path = directory.resolve(regionFileName(fileSeq));
+        final Arena arena = Arena.ofShared();
+        final MemorySegment mapped;
+        try
+        {
+            mapped = ShmFiles.create(path, ShmFiles.pageAligned(size), arena);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+        regionFileSeq[key >>> 8] = fileSeq;
+        return new RegionMemory(mapped.asSlice(0, size), () ->
+        {
+            arena.close();
+            ShmFiles.delete(path);
+        });
+    }
+
+    protected void checkRegister(final MemorySegment segment, final int access)
+    {
+        if (io.dkv.verbs.Access.isRemote(access))
+        {
+            throw new VerbsException("shm peers reach only memory from ProtectionDomain.allocate(); caller memory may be " +
+                "registered for local access only, not " + io.dkv.verbs.Access.describe(access));
+        }
+    }
+
+    protected void onRegistered(final SoftMemoryRegion region)
+    {
+        final int index = region.lkey() >>> 8;
+        final long fileSeq = regionFileSeq[index];
+        regionFileSeq[index] = 0;
+        control.putRegion(index, region.lkey(), region.pd().id(), region.address(), region.length(), region.access(), fileSeq);
+    }
+
+    protected void onDeregistered(final SoftMemoryRegion region)
+    {
+        control.clearRegion(region.lkey() >>> 8);
+    }
+
+    protected SoftQueuePair newQueuePair(final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
+    {
+        return new ShmQueuePair(this, pd, number, attributes);
+    }
+
+    protected SoftDcTarget newDcTarget(final SoftProtectionDomain pd, final int number, final DctInitAttributes attributes)
+    {
+        return new ShmDcTarget(this, pd, number, attributes);
+    }
+
+    protected void beforeClose()
+    {
+        control.markClosed();
+    }
+
+    protected void afterClose()
+    {
+        controlArena.close();
+        ShmFiles.deleteTree(directory);
+    }
+
+    public String toString()
+    {
+        return "shm device " + address + " at " + directory;
+    }
+}

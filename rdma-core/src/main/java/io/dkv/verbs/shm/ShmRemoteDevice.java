@@ -1,0 +1,188 @@
+package io.dkv.verbs.shm;
+
+import io.dkv.verbs.VerbsException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A shm device as its peers see it: its control file and the files of its regions and queues,
+ * mapped on first use and cached. Mappings use automatic arenas: a peer cannot revoke another
+ * process's mapping, so access control rests on the control file, checked on every request, and
+ * a stale mapping is released once nothing refers to it.
+ */
+final class ShmRemoteDevice
+{
+    private final long deviceId;
+    private final Path directory;
+    private final ShmControlFile control;
+    private final RegionMapping[] regions;
+    private final QueueMapping[] queues;
+    private final long pid;
+    private int requestsSinceCheck;
+    private long lastCheckNanos;
+    private boolean alive = true;
+
+    private record RegionMapping(long fileSeq, MemorySegment segment)
+    {
+    }
+
+    private record QueueMapping(long fileSeq, ShmQueueFile file)
+    {
+    }
+
+    private ShmRemoteDevice(final long deviceId, final Path directory, final ShmControlFile control)
+    {
+        this.deviceId = deviceId;
+        this.directory = directory;
+        this.control = control;
+        this.regions = new RegionMapping[control.mrCapacity()];
+        this.queues = new QueueMapping[control.endpointCapacity()];
+        this.pid = control.pid();
+    }
+
+    /**
+     * @throws VerbsException when no device with that id lives under {@code root}.
+     */
+    static ShmRemoteDevice attach(final Path root, final long deviceId)
+    {
+        final Path directory = ShmDevice.deviceDirectory(root, deviceId);
+        final Path controlPath = directory.resolve(ShmDevice.CONTROL_FILE);
+        final MemorySegment segment = Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
+        if (segment == null)
+        {
+            throw new VerbsException(String.format("no shm device %016x on this host (looked for %s)", deviceId, controlPath));
+        }
+        final ShmControlFile control = ShmControlFile.attach(segment, controlPath.toString());
+        if (control.deviceId() != deviceId)
+        {
+            throw new VerbsException(String.format("%s belongs to device %016x, not %016x", controlPath, control.deviceId(), deviceId));
+        }
+        return new ShmRemoteDevice(deviceId, directory, control);
+    }
+
+    long deviceId()
+    {
+        return deviceId;
+    }
+
+    ShmControlFile control()
+    {
+        return control;
+    }
+
+    boolean isClosed()
+    {
+        return control.isClosed();
+    }
+
+    /**
+     * Whether requests can reach the device: it has not closed and its process lives. The process
+     * is looked at most every 1024 calls and 50 ms, so a killed peer is noticed quickly and the
+     * check costs nothing on a hot path. Races between callers are benign.
+     */
+    boolean isReachable()
+    {
+        if (control.isClosed())
+        {
+            return false;
+        }
+        if ((++requestsSinceCheck & 1023) == 0)
+        {
+            final long now = System.nanoTime();
+            if (now - lastCheckNanos > 50_000_000L)
+            {
+                lastCheckNanos = now;
+                alive = ProcessLiveness.isAlive(pid);
+            }
+        }
+        return alive;
+    }
+
+    /** Look at the owning process now. */
+    boolean checkReachableNow()
+    {
+        alive = !control.isClosed() && ProcessLiveness.isAlive(pid);
+        lastCheckNanos = System.nanoTime();
+        return alive;
+    }
+
+    /**
+     * @param index   MR table index.
+     * @param fileSeq the entry's backing file, as just read from the table.
+     * @return the mapped region, or null when its file is gone (deregistered meanwhile).
+     */
+    MemorySegment region(final int index, final long fileSeq)
+    {
+        final RegionMapping mapping = regions[index];
+        if (mapping != null && mapping.fileSeq == fileSeq)
+        {
+            return mapping.segment;
+        }
+        return mapRegion(index, fileSeq);
+    }
+
+    private synchronized MemorySegment mapRegion(final int index, final long fileSeq)
+    {
+        final RegionMapping mapping = regions[index];
+        if (mapping != null && mapping.fileSeq == fileSeq)
+        {
+            return mapping.segment;
+        }
+        if (fileSeq == 0)
+        {
+            return null;
+        }
+        final MemorySegment segment = ShmFiles.map(directory.resolve(ShmDevice.regionFileName(fileSeq)), Arena.ofAuto());
+        if (segment != null)
+        {
+            regions[index] = new RegionMapping(fileSeq, segment);
+        }
+        return segment;
+    }
+
+    /**
+     * @param number  QP or DCT number.
+     * @param scratch receives the endpoint's table entry.
+     * @return the endpoint's queue file, or null when no live endpoint has that number.
+     */
+    ShmQueueFile queue(final int number, final ShmEndpointEntry scratch)
+    {
+        if (!control.readEndpoint(number, scratch))
+        {
+            return null;
+        }
+        final int index = number & (queues.length - 1);
+        final QueueMapping mapping = queues[index];
+        if (mapping != null && mapping.fileSeq == scratch.fileSeq)
+        {
+            return mapping.file;
+        }
+        return mapQueue(index, scratch.fileSeq);
+    }
+
+    private synchronized ShmQueueFile mapQueue(final int index, final long fileSeq)
+    {
+        final QueueMapping mapping = queues[index];
+        if (mapping != null && mapping.fileSeq == fileSeq)
+        {
+            return mapping.file;
+        }
+        final Path path = directory.resolve(ShmDevice.queueFileName(fileSeq));
+        final MemorySegment segment = ShmFiles.map(path, Arena.ofAuto());
+        if (segment == null)
+        {
+            return null;
+        }
+        final ShmQueueFile file = ShmQueueFile.attach(segment, path.toString());
+        queues[index] = new QueueMapping(fileSeq, file);
+        return file;
+    }
+
+    public String toString()
+    {
+        return String.format("shm:%016x", deviceId);
+    }
+}

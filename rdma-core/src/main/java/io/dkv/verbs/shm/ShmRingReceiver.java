@@ -1,0 +1,190 @@
+package io.dkv.verbs.shm;
+
+import io.dkv.verbs.Opcode;
+import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.soft.LocalMemory;
+import io.dkv.verbs.soft.ReceiveSlot;
+import io.dkv.verbs.soft.SoftEndpoint;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
+
+/**
+ * Delivers messages from an endpoint's receive ring into posted receive requests, in the order
+ * each sender wrote them, and acknowledges them to reliable senders. A message that finds no
+ * receive request stays in the ring until one is posted (the receiver-not-ready case, retried
+ * indefinitely as with {@code rnr_retry = 7}).
+ */
+final class ShmRingReceiver implements ControlledMessageHandler
+{
+    private static final int DRAIN_LIMIT = 64;
+
+    private final ShmDevice device;
+    private final SoftEndpoint endpoint;
+    private final ShmQueueFile queue;
+    private final int kind;
+    private final MemorySegment ringSegment;
+    private final long ringOffset;
+    private final ReceiveSlot slot;
+    private final ShmEndpointEntry scratch = new ShmEndpointEntry();
+    private long peerDeviceId = -1;
+    private int peerQpn;
+    private ShmQueueFile peerQueue;
+    private int qkey;
+    private long dcKey;
+    private long ackDeviceId = -1;
+    private int ackQpn;
+    private ShmQueueFile ackQueue;
+
+    ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind, final int maxSge)
+    {
+        this.device = device;
+        this.endpoint = endpoint;
+        this.queue = queue;
+        this.kind = kind;
+        this.ringSegment = queue.segment();
+        this.ringOffset = queue.ringOffset();
+        this.slot = new ReceiveSlot(Math.max(1, maxSge));
+    }
+
+    /** RC: accept messages from this peer only and acknowledge them into its queue file. */
+    void connect(final long peerDeviceId, final int peerQpn, final ShmQueueFile peerQueue)
+    {
+        this.peerDeviceId = peerDeviceId;
+        this.peerQpn = peerQpn;
+        this.peerQueue = peerQueue;
+    }
+
+    void qkey(final int qkey)
+    {
+        this.qkey = qkey;
+    }
+
+    void dcKey(final long dcKey)
+    {
+        this.dcKey = dcKey;
+    }
+
+    int drain()
+    {
+        return queue.ring().controlledRead(this, DRAIN_LIMIT);
+    }
+
+    public Action onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (!endpoint.acceptsRequests())
+        {
+            return Action.ABORT;
+        }
+        if (msgTypeId != MSG_TYPE_ID || length < HEADER_LENGTH)
+        {
+            return Action.CONTINUE;
+        }
+        final long srcDeviceId = buffer.getLong(index + SRC_DEVICE_OFFSET);
+        final int srcQpn = buffer.getInt(index + SRC_QPN_OFFSET);
+        final int psn = buffer.getInt(index + PSN_OFFSET);
+        final Opcode opcode = Opcode.fromCode(buffer.getInt(index + OPCODE_OFFSET));
+        final int immData = buffer.getInt(index + IMM_OFFSET);
+        final int byteLength = buffer.getInt(index + BYTE_LENGTH_OFFSET);
+        if (opcode == null || !opcode.consumesReceive() ||
+            (opcode != Opcode.RDMA_WRITE_WITH_IMM && byteLength != length - HEADER_LENGTH))
+        {
+            return Action.CONTINUE;
+        }
+
+        switch (kind)
+        {
+            case ShmControlDescriptor.KIND_RC:
+                if (srcDeviceId != peerDeviceId || srcQpn != peerQpn)
+                {
+                    return Action.CONTINUE;
+                }
+                break;
+
+            case ShmControlDescriptor.KIND_UD:
+                if (buffer.getInt(index + QKEY_OFFSET) != qkey)
+                {
+                    return Action.CONTINUE;
+                }
+                break;
+
+            case ShmControlDescriptor.KIND_DCT:
+                if (buffer.getLong(index + DC_KEY_OFFSET) != dcKey)
+                {
+                    acknowledge(srcDeviceId, srcQpn, psn, WcStatus.REM_ACCESS_ERR);
+                    return Action.CONTINUE;
+                }
+                break;
+
+            default:
+                return Action.CONTINUE;
+        }
+
+        if (!endpoint.takeReceive(slot))
+        {
+            return Action.ABORT;
+        }
+        final boolean writeWithImm = opcode == Opcode.RDMA_WRITE_WITH_IMM;
+        final WcStatus status = LocalMemory.checkReceive(device, endpoint.pd(), slot, writeWithImm ? 0 : byteLength);
+        if (status == WcStatus.SUCCESS && !writeWithImm && byteLength > 0)
+        {
+            LocalMemory.scatter(ringSegment, ringOffset + index + HEADER_LENGTH, byteLength, slot, 0);
+        }
+        acknowledge(srcDeviceId, srcQpn, psn, senderStatus(status));
+        endpoint.completeReceive(slot, status, writeWithImm, opcode.carriesImmediate(), byteLength, immData, srcQpn);
+        return Action.COMMIT;
+    }
+
+    private static WcStatus senderStatus(final WcStatus receiverStatus)
+    {
+        switch (receiverStatus)
+        {
+            case SUCCESS:
+                return WcStatus.SUCCESS;
+            case LOC_LEN_ERR:
+                return WcStatus.REM_INV_REQ_ERR;
+            default:
+                return WcStatus.REM_OP_ERR;
+        }
+    }
+
+    private void acknowledge(final long srcDeviceId, final int srcQpn, final int psn, final WcStatus status)
+    {
+        if (kind == ShmControlDescriptor.KIND_UD)
+        {
+            return;
+        }
+        final ShmQueueFile target;
+        if (kind == ShmControlDescriptor.KIND_RC)
+        {
+            target = peerQueue;
+        }
+        else if (srcDeviceId == ackDeviceId && srcQpn == ackQpn)
+        {
+            target = ackQueue;
+        }
+        else
+        {
+            ShmQueueFile found = null;
+            try
+            {
+                found = device.remote(srcDeviceId).queue(srcQpn, scratch);
+            }
+            catch (final RuntimeException ignore)
+            {
+                // the sender's device is gone: nobody waits for this acknowledgement
+            }
+            ackDeviceId = srcDeviceId;
+            ackQpn = srcQpn;
+            ackQueue = found;
+            target = found;
+        }
+        if (target != null)
+        {
+            target.ack(psn, status.code());
+        }
+    }
+}

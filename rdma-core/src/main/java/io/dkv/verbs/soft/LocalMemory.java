@@ -1,0 +1,146 @@
+package io.dkv.verbs.soft;
+
+import io.dkv.verbs.Access;
+import io.dkv.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Moves bytes between scatter/gather lists and other memory, after the checks an RNIC makes on
+ * local keys: the key names a registered region of the queue pair's protection domain, the range
+ * lies inside it, and writes need LOCAL_WRITE.
+ */
+public final class LocalMemory
+{
+    /**
+     * The whole address space: inline payloads are gathered from raw addresses without a key, as
+     * ibverbs does.
+     */
+    static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private LocalMemory()
+    {
+    }
+
+    /**
+     * Resolve the local buffers of a send request.
+     *
+     * @param writes true when the operation writes into them (READ and atomic results).
+     * @return SUCCESS or LOC_PROT_ERR.
+     */
+    static WcStatus resolveSend(final SoftDevice device, final SoftProtectionDomain pd, final SendSlot slot, final boolean writes)
+    {
+        for (int i = 0; i < slot.numSge; i++)
+        {
+            final SoftMemoryRegion region = device.localRegion(slot.sgeLkey[i]);
+            if (region == null || region.pd() != pd || !region.contains(slot.sgeAddr[i], slot.sgeLength[i]) ||
+                (writes && (region.access() & Access.LOCAL_WRITE) == 0))
+            {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            slot.sgeRegion[i] = region;
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Resolve the buffers of a receive request for a message of {@code length} bytes.
+     *
+     * @return SUCCESS, LOC_PROT_ERR for a bad key or range, LOC_LEN_ERR when the message does not fit.
+     */
+    public static WcStatus checkReceive(
+        final SoftDevice device, final SoftProtectionDomain pd, final ReceiveSlot slot, final long length)
+    {
+        long capacity = 0;
+        for (int i = 0; i < slot.numSge; i++)
+        {
+            final SoftMemoryRegion region = device.localRegion(slot.sgeLkey[i]);
+            if (region == null || region.pd() != pd || !region.contains(slot.sgeAddr[i], slot.sgeLength[i]) ||
+                (region.access() & Access.LOCAL_WRITE) == 0)
+            {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            slot.sgeRegion[i] = region;
+            capacity += slot.sgeLength[i];
+        }
+        return capacity < length ? WcStatus.LOC_LEN_ERR : WcStatus.SUCCESS;
+    }
+
+    /**
+     * Copy {@code length} bytes into a checked receive slot, starting {@code toOffset} bytes into it.
+     */
+    public static void scatter(
+        final MemorySegment src, final long srcOffset, final long length, final ReceiveSlot slot, final long toOffset)
+    {
+        long skip = toOffset;
+        long copied = 0;
+        for (int i = 0; i < slot.numSge && copied < length; i++)
+        {
+            final long sgeLength = slot.sgeLength[i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - copied);
+            final SoftMemoryRegion region = slot.sgeRegion[i];
+            MemorySegment.copy(src, srcOffset + copied, region.segment(), slot.sgeAddr[i] - region.address() + skip, chunk);
+            copied += chunk;
+            skip = 0;
+        }
+    }
+
+    /**
+     * Copy {@code length} bytes of a send request's payload, starting {@code fromOffset} bytes into it.
+     */
+    public static void gather(
+        final SendSlot slot, final long fromOffset, final MemorySegment dst, final long dstOffset, final long length)
+    {
+        if (slot.isInline)
+        {
+            MemorySegment.copy(slot.inlineData, fromOffset, dst, dstOffset, length);
+            return;
+        }
+        long skip = fromOffset;
+        long copied = 0;
+        for (int i = 0; i < slot.numSge && copied < length; i++)
+        {
+            final long sgeLength = slot.sgeLength[i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - copied);
+            final SoftMemoryRegion region = slot.sgeRegion[i];
+            MemorySegment.copy(region.segment(), slot.sgeAddr[i] - region.address() + skip, dst, dstOffset + copied, chunk);
+            copied += chunk;
+            skip = 0;
+        }
+    }
+
+    /**
+     * Copy {@code length} bytes into a send request's local buffers (READ and atomic results),
+     * starting {@code toOffset} bytes into them.
+     */
+    public static void scatterIntoSend(
+        final SendSlot slot, final long toOffset, final MemorySegment src, final long srcOffset, final long length)
+    {
+        long skip = toOffset;
+        long copied = 0;
+        for (int i = 0; i < slot.numSge && copied < length; i++)
+        {
+            final long sgeLength = slot.sgeLength[i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final long chunk = Math.min(sgeLength - skip, length - copied);
+            final SoftMemoryRegion region = slot.sgeRegion[i];
+            MemorySegment.copy(src, srcOffset + copied, region.segment(), slot.sgeAddr[i] - region.address() + skip, chunk);
+            copied += chunk;
+            skip = 0;
+        }
+    }
+}

@@ -1,0 +1,569 @@
+package io.dkv.verbs.tcp;
+
+import io.dkv.verbs.Access;
+import io.dkv.verbs.Opcode;
+import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.QpType;
+import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.soft.LocalMemory;
+import io.dkv.verbs.soft.ReceiveSlot;
+import io.dkv.verbs.soft.RemoteAccess;
+import io.dkv.verbs.soft.SoftDcTarget;
+import io.dkv.verbs.soft.SoftEndpoint;
+import io.dkv.verbs.soft.SoftMemoryRegion;
+import org.agrona.collections.Int2IntHashMap;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
+
+/**
+ * The responder's end of a link: parses requests, checks them as an RNIC does, executes them on
+ * registered memory and answers, all on the engine thread. A peer that breaks the framing, or
+ * keeps addressing queue pairs that are not its own, is cut off.
+ */
+final class InboundLink extends TcpLink
+{
+    private static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
+
+    private static final int EXPECT_HELLO = 0;
+    private static final int EXPECT_HEADER = 1;
+    private static final int EXPECT_PAYLOAD = 2;
+
+    private static final int ON_END_NOTHING = 0;
+    private static final int ON_END_ACK = 1;
+    private static final int ON_END_RECEIVE = 2;
+    private static final int ON_END_RECEIVE_NO_ACK = 3;
+
+    private final TcpDevice device;
+    private final int maxInvalidFrames;
+    private final long maxFrameLength;
+    private final ScatterList sink = new ScatterList();
+    private final ReceiveSlot receiveSlot = new ReceiveSlot(16);
+    private final Int2IntHashMap dcAwaitedPsn = new Int2IntHashMap(-1);
+    private int state = EXPECT_HELLO;
+    private long payloadRemaining;
+    private int onEnd;
+    private int endQpn;
+    private int endPsn;
+    private SoftEndpoint endEndpoint;
+    private boolean endWriteWithImm;
+    private boolean endWithImm;
+    private int endLength;
+    private int endImm;
+    private boolean sinkFailed;
+    private int invalidFrames;
+    private boolean readPaused;
+
+    InboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final String name)
+    {
+        super(engine, channel, name, device.context().tcpLinkBuffer());
+        this.device = device;
+        this.maxInvalidFrames = device.context().tcpMaxInvalidFrames();
+        this.maxFrameLength = REQUEST_HEADER_LENGTH + device.attributes().maxMessageSize();
+    }
+
+    void onReady(final int readyOps)
+    {
+        try
+        {
+            if ((readyOps & SelectionKey.OP_READ) != 0)
+            {
+                while (!closed)
+                {
+                    final int read = readAvailable();
+                    parse();
+                    if (read == 0)
+                    {
+                        break;
+                    }
+                }
+            }
+            if (closed)
+            {
+                return;
+            }
+            if (hasUnsent())
+            {
+                flushTransmit();
+                if (rxAvailable() > 0)
+                {
+                    parse();
+                    flushTransmit();
+                }
+            }
+            if (closed)
+            {
+                return;
+            }
+            final boolean unsent = hasUnsent();
+            readPaused = rxTail == rx.capacity() && state != EXPECT_PAYLOAD && !canRespond();
+            key.interestOps((unsent ? SelectionKey.OP_WRITE : 0) | (readPaused ? 0 : SelectionKey.OP_READ));
+        }
+        catch (final IOException ex)
+        {
+            close(ex.getMessage());
+        }
+    }
+
+    private boolean canRespond()
+    {
+        return !hasPendingPayload && txSpace() >= RESPONSE_HEADER_LENGTH;
+    }
+
+    private void parse()
+    {
+        while (!closed)
+        {
+            if (state == EXPECT_PAYLOAD)
+            {
+                final int available = rxAvailable();
+                if (available == 0)
+                {
+                    return;
+                }
+                final int chunk = (int)Math.min(available, payloadRemaining);
+                consumePayload(chunk);
+                rxHead += chunk;
+                payloadRemaining -= chunk;
+                if (payloadRemaining > 0)
+                {
+                    return;
+                }
+                endFrame();
+                state = EXPECT_HEADER;
+                continue;
+            }
+
+            if (rxAvailable() < 8 || !canRespond())
+            {
+                return;
+            }
+            final int frameLength = rxBuffer.getInt(rxHead + FRAME_LENGTH_OFFSET);
+            final byte type = rxBuffer.getByte(rxHead + TYPE_OFFSET);
+            if (state == EXPECT_HELLO)
+            {
+                if (type != TYPE_HELLO || frameLength != HELLO_LENGTH)
+                {
+                    close(String.format("malformed frame: expected HELLO, got type %d length %d", type, frameLength));
+                    return;
+                }
+                if (rxAvailable() < HELLO_LENGTH)
+                {
+                    return;
+                }
+                onHello();
+                rxHead += HELLO_LENGTH;
+                continue;
+            }
+            if (type != TYPE_REQUEST || frameLength < REQUEST_HEADER_LENGTH || frameLength > maxFrameLength)
+            {
+                close(String.format("malformed frame: type %d length %d", type, frameLength));
+                return;
+            }
+            if (rxAvailable() < REQUEST_HEADER_LENGTH)
+            {
+                return;
+            }
+            onRequest(frameLength);
+            rxHead += REQUEST_HEADER_LENGTH;
+            if (closed)
+            {
+                return;
+            }
+            if (payloadRemaining > 0)
+            {
+                state = EXPECT_PAYLOAD;
+            }
+            else
+            {
+                endFrame();
+            }
+        }
+    }
+
+    private void onHello()
+    {
+        final long magic = rxBuffer.getLong(rxHead + HELLO_MAGIC_OFFSET);
+        final int version = rxBuffer.getInt(rxHead + HELLO_VERSION_OFFSET);
+        final int addressLength = rxBuffer.getInt(rxHead + HELLO_ADDRESS_LENGTH_OFFSET);
+        if (magic != HELLO_MAGIC || version != PROTOCOL_VERSION || (addressLength != 6 && addressLength != 18))
+        {
+            close(String.format("malformed HELLO: magic 0x%x version %d address length %d", magic, version, addressLength));
+            return;
+        }
+        final byte[] address = new byte[addressLength];
+        rxBuffer.getBytes(rxHead + HELLO_ADDRESS_OFFSET, address);
+        peerAddress = PortAddress.of(PortAddress.TCP, address);
+        state = EXPECT_HEADER;
+    }
+
+    private void onRequest(final int frameLength)
+    {
+        final int base = rxHead;
+        final Opcode opcode = Opcode.fromCode(rxBuffer.getByte(base + REQ_OPCODE_OFFSET));
+        final byte transport = rxBuffer.getByte(base + REQ_TRANSPORT_OFFSET);
+        final int srcQpn = rxBuffer.getInt(base + REQ_SRC_QPN_OFFSET);
+        final int dst = rxBuffer.getInt(base + REQ_DST_OFFSET);
+        final int psn = rxBuffer.getInt(base + REQ_PSN_OFFSET);
+        final int length = rxBuffer.getInt(base + REQ_LENGTH_OFFSET);
+        final long remoteAddr = rxBuffer.getLong(base + REQ_REMOTE_ADDR_OFFSET);
+        final int rkey = rxBuffer.getInt(base + REQ_RKEY_OFFSET);
+        final int immData = rxBuffer.getInt(base + REQ_IMM_OFFSET);
+        final long compareAdd = rxBuffer.getLong(base + REQ_COMPARE_ADD_OFFSET);
+        final long swap = rxBuffer.getLong(base + REQ_SWAP_OFFSET);
+        final long key = rxBuffer.getLong(base + REQ_KEY_OFFSET);
+
+        if (opcode == null || transport < TRANSPORT_RC || transport > TRANSPORT_DC)
+        {
+            close(String.format("malformed request: opcode %d transport %d", rxBuffer.getByte(base + REQ_OPCODE_OFFSET), transport));
+            return;
+        }
+        final int payload = opcode.carriesPayload() ? length : 0;
+        if (length < 0 || frameLength != REQUEST_HEADER_LENGTH + payload || !withinLimits(opcode, transport, length))
+        {
+            close(String.format("malformed request: %s of length %d in a frame of %d bytes", opcode, length, frameLength));
+            return;
+        }
+        payloadRemaining = payload;
+        sink.discard(payload);
+        sinkFailed = false;
+        onEnd = ON_END_NOTHING;
+        endQpn = srcQpn;
+        endPsn = psn;
+
+        if (transport == TRANSPORT_UD)
+        {
+            onDatagram(opcode, srcQpn, dst, (int)key, length, immData);
+            return;
+        }
+
+        final SoftEndpoint endpoint = device.endpoint(dst);
+        if (transport == TRANSPORT_RC)
+        {
+            if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.RC ||
+                qp.destQpn() != srcQpn || !peerAddress.equals(qp.destAddress()))
+            {
+                invalid(srcQpn, psn, dst);
+                return;
+            }
+            if (!qp.acceptsRequests())
+            {
+                respond(TYPE_RESPONSE, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);
+                return;
+            }
+            if (qp.awaitingPsn)
+            {
+                if (psn != qp.awaitedPsn)
+                {
+                    return;
+                }
+                qp.awaitingPsn = false;
+            }
+        }
+        else
+        {
+            if (!(endpoint instanceof SoftDcTarget dct) || !dct.acceptsRequests())
+            {
+                invalid(srcQpn, psn, dst);
+                return;
+            }
+            if (dct.dcKey() != key)
+            {
+                invalid(srcQpn, psn, dst);
+                if (!closed)
+                {
+                    // the invalid answer above is RETRY_EXC_ERR; a wrong key is an access violation
+                    overwriteLastStatus(WcStatus.REM_ACCESS_ERR);
+                }
+                return;
+            }
+            final int awaited = dcAwaitedPsn.get(srcQpn);
+            if (awaited != -1)
+            {
+                if (psn != awaited)
+                {
+                    return;
+                }
+                dcAwaitedPsn.remove(srcQpn);
+            }
+        }
+        execute(endpoint, transport, opcode, srcQpn, psn, length, remoteAddr, rkey, immData, compareAdd, swap);
+    }
+
+    private boolean withinLimits(final Opcode opcode, final byte transport, final int length)
+    {
+        if (transport == TRANSPORT_UD)
+        {
+            return opcode.isTwoSided() && length <= device.attributes().mtu();
+        }
+        if (opcode.isAtomic())
+        {
+            return length == 8;
+        }
+        if (opcode.isTwoSided())
+        {
+            return length <= device.attributes().maxSendSize();
+        }
+        return length <= device.attributes().maxMessageSize();
+    }
+
+    private void invalid(final int srcQpn, final int psn, final int dst)
+    {
+        respond(TYPE_RESPONSE, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);
+        if (++invalidFrames > maxInvalidFrames)
+        {
+            close(String.format("%d requests addressed queue pairs or DC targets it may not use (last 0x%x)", invalidFrames, dst));
+        }
+    }
+
+    private void overwriteLastStatus(final WcStatus status)
+    {
+        txBuffer.putByte(txTail - RESPONSE_HEADER_LENGTH + RESP_STATUS_OFFSET, (byte)status.code());
+    }
+
+    private void execute(
+        final SoftEndpoint endpoint,
+        final byte transport,
+        final Opcode opcode,
+        final int srcQpn,
+        final int psn,
+        final int length,
+        final long remoteAddr,
+        final int rkey,
+        final int immData,
+        final long compareAdd,
+        final long swap)
+    {
+        final int pdId = endpoint.pd().id();
+        final int access = endpoint.responderAccess();
+        switch (opcode)
+        {
+            case RDMA_READ:
+            {
+                final SoftMemoryRegion region = device.localRegion(rkey);
+                final WcStatus status = RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_READ, remoteAddr, length);
+                if (status != WcStatus.SUCCESS)
+                {
+                    respond(TYPE_RESPONSE, status, srcQpn, psn, 0);
+                    return;
+                }
+                respondWithPayload(srcQpn, psn, length);
+                if (length > 0)
+                {
+                    pendingPayload.single(region.segment(), remoteAddr - region.address(), length);
+                    hasPendingPayload = true;
+                    fillPendingPayload();
+                }
+                return;
+            }
+
+            case RDMA_WRITE:
+            case RDMA_WRITE_WITH_IMM:
+            {
+                final SoftMemoryRegion region = device.localRegion(rkey);
+                final WcStatus status = RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_WRITE, remoteAddr, length);
+                if (status != WcStatus.SUCCESS)
+                {
+                    respond(TYPE_RESPONSE, status, srcQpn, psn, 0);
+                    return;
+                }
+                if (opcode == Opcode.RDMA_WRITE_WITH_IMM)
+                {
+                    if (!endpoint.takeReceive(receiveSlot))
+                    {
+                        receiverNotReady(endpoint, transport, srcQpn, psn);
+                        return;
+                    }
+                    final WcStatus receiveStatus = LocalMemory.checkReceive(device, endpoint.pd(), receiveSlot, 0);
+                    if (receiveStatus != WcStatus.SUCCESS)
+                    {
+                        endpoint.completeReceive(receiveSlot, receiveStatus, true, true, length, immData, srcQpn);
+                        respond(TYPE_RESPONSE, WcStatus.REM_OP_ERR, srcQpn, psn, 0);
+                        return;
+                    }
+                    prepareReceiveEnd(endpoint, true, true, length, immData);
+                    onEnd = ON_END_RECEIVE;
+                }
+                else
+                {
+                    onEnd = ON_END_ACK;
+                }
+                sink.single(region.segment(), remoteAddr - region.address(), length);
+                return;
+            }
+
+            case ATOMIC_CMP_AND_SWP:
+            case ATOMIC_FETCH_AND_ADD:
+            {
+                final SoftMemoryRegion region = device.localRegion(rkey);
+                WcStatus status = RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_ATOMIC, remoteAddr, 8);
+                long original = 0;
+                if (status == WcStatus.SUCCESS)
+                {
+                    try
+                    {
+                        final long offset = remoteAddr - region.address();
+                        original = opcode == Opcode.ATOMIC_CMP_AND_SWP ?
+                            (long)BIG_ENDIAN_LONG.compareAndExchange(region.segment(), offset, compareAdd, swap) :
+                            (long)BIG_ENDIAN_LONG.getAndAdd(region.segment(), offset, compareAdd);
+                    }
+                    catch (final IllegalStateException ex)
+                    {
+                        status = WcStatus.REM_ACCESS_ERR;
+                    }
+                }
+                respond(TYPE_RESPONSE, status, srcQpn, psn, original);
+                return;
+            }
+
+            default:
+            {
+                if (!endpoint.takeReceive(receiveSlot))
+                {
+                    receiverNotReady(endpoint, transport, srcQpn, psn);
+                    return;
+                }
+                final WcStatus receiveStatus = LocalMemory.checkReceive(device, endpoint.pd(), receiveSlot, length);
+                if (receiveStatus != WcStatus.SUCCESS)
+                {
+                    endpoint.completeReceive(receiveSlot, receiveStatus, false, opcode.carriesImmediate(), length, immData, srcQpn);
+                    respond(TYPE_RESPONSE,
+                        receiveStatus == WcStatus.LOC_LEN_ERR ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR, srcQpn, psn, 0);
+                    return;
+                }
+                prepareReceiveEnd(endpoint, false, opcode.carriesImmediate(), length, immData);
+                onEnd = ON_END_RECEIVE;
+                sink.fromReceive(receiveSlot, length);
+            }
+        }
+    }
+
+    private void onDatagram(final Opcode opcode, final int srcQpn, final int dst, final int qkey, final int length, final int immData)
+    {
+        final SoftEndpoint endpoint = device.endpoint(dst);
+        if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.UD || !qp.acceptsRequests() || qp.qkey() != qkey)
+        {
+            return;
+        }
+        if (!qp.takeReceive(receiveSlot))
+        {
+            return;
+        }
+        final WcStatus status = LocalMemory.checkReceive(device, qp.pd(), receiveSlot, length);
+        if (status != WcStatus.SUCCESS)
+        {
+            qp.completeReceive(receiveSlot, status, false, opcode.carriesImmediate(), length, immData, srcQpn);
+            return;
+        }
+        prepareReceiveEnd(qp, false, opcode.carriesImmediate(), length, immData);
+        onEnd = ON_END_RECEIVE_NO_ACK;
+        sink.fromReceive(receiveSlot, length);
+    }
+
+    private void receiverNotReady(final SoftEndpoint endpoint, final byte transport, final int srcQpn, final int psn)
+    {
+        if (transport == TRANSPORT_RC)
+        {
+            final TcpQueuePair qp = (TcpQueuePair)endpoint;
+            qp.awaitingPsn = true;
+            qp.awaitedPsn = psn;
+        }
+        else
+        {
+            dcAwaitedPsn.put(srcQpn, psn);
+        }
+        respond(TYPE_RNR_NAK, WcStatus.SUCCESS, srcQpn, psn, 0);
+    }
+
+    private void prepareReceiveEnd(
+        final SoftEndpoint endpoint, final boolean writeWithImm, final boolean withImm, final int length, final int immData)
+    {
+        endEndpoint = endpoint;
+        endWriteWithImm = writeWithImm;
+        endWithImm = withImm;
+        endLength = length;
+        endImm = immData;
+    }
+
+    private void consumePayload(final int chunk)
+    {
+        if (sinkFailed)
+        {
+            return;
+        }
+        try
+        {
+            sink.scatterFrom(rxSegment, rxHead, chunk);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // the target memory was released while the payload arrived
+            sinkFailed = true;
+        }
+    }
+
+    private void endFrame()
+    {
+        switch (onEnd)
+        {
+            case ON_END_ACK:
+                respond(TYPE_RESPONSE, sinkFailed ? WcStatus.REM_ACCESS_ERR : WcStatus.SUCCESS, endQpn, endPsn, 0);
+                break;
+
+            case ON_END_RECEIVE:
+            case ON_END_RECEIVE_NO_ACK:
+                final WcStatus status = sinkFailed ? WcStatus.LOC_PROT_ERR : WcStatus.SUCCESS;
+                final SoftEndpoint endpoint = endEndpoint;
+                endEndpoint = null;
+                endpoint.completeReceive(receiveSlot, status, endWriteWithImm, endWithImm, endLength, endImm, endQpn);
+                if (onEnd == ON_END_RECEIVE)
+                {
+                    respond(TYPE_RESPONSE, sinkFailed ? WcStatus.REM_OP_ERR : WcStatus.SUCCESS, endQpn, endPsn, 0);
+                }
+                break;
+
+            default:
+                break;
+        }
+        onEnd = ON_END_NOTHING;
+        sink.clear();
+    }
+
+    private void respond(final byte type, final WcStatus status, final int qpn, final int psn, final long original)
+    {
+        final int offset = txTail;
+        txBuffer.putInt(offset + FRAME_LENGTH_OFFSET, RESPONSE_HEADER_LENGTH);
+        txBuffer.putByte(offset + TYPE_OFFSET, type);
+        txBuffer.putByte(offset + RESP_STATUS_OFFSET, (byte)status.code());
+        txBuffer.putShort(offset + 6, (short)0);
+        txBuffer.putInt(offset + RESP_QPN_OFFSET, qpn);
+        txBuffer.putInt(offset + RESP_PSN_OFFSET, psn);
+        txBuffer.putLong(offset + RESP_ORIGINAL_OFFSET, original);
+        txTail += RESPONSE_HEADER_LENGTH;
+    }
+
+    private void respondWithPayload(final int qpn, final int psn, final int length)
+    {
+        respond(TYPE_RESPONSE, WcStatus.SUCCESS, qpn, psn, 0);
+        txBuffer.putInt(txTail - RESPONSE_HEADER_LENGTH + FRAME_LENGTH_OFFSET, RESPONSE_HEADER_LENGTH + length);
+    }
+
+    void close(final String reason)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closeChannel();
+        pendingPayload.clear();
+        sink.clear();
+        engine.onClosed(this, reason);
+    }
+}

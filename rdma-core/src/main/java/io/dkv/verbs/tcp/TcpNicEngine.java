@@ -1,0 +1,345 @@
+package io.dkv.verbs.tcp;
+
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The NIC engine of a tcp device: one agent thread that accepts links, serves every request that
+ * arrives on them (application threads are never involved), reads responses into completions,
+ * finishes transmissions the posting threads could not, and retransmits after receiver-not-ready
+ * NAKs. It polls for a few microseconds after work, then blocks in the selector: these machines
+ * may have two cores.
+ */
+final class TcpNicEngine implements Agent
+{
+    private static final System.Logger LOG = System.getLogger(TcpNicEngine.class.getName());
+
+    private final TcpDevice device;
+    private final Selector selector;
+    private final ServerSocketChannel server;
+    private final InetSocketAddress boundAddress;
+    private final int maxLinks;
+    private final long spinNanos;
+    private final ManyToOneConcurrentArrayQueue<TcpLink> registrations = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final ManyToOneConcurrentArrayQueue<OutboundLink> flushRequests = new ManyToOneConcurrentArrayQueue<>(4096);
+    private final ManyToOneConcurrentArrayQueue<OutboundLink> closeRequests = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final ArrayList<TcpQueuePair> rnrWaiting = new ArrayList<>();
+    private final ArrayList<TcpLink> links = new ArrayList<>();
+    private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private final Consumer<TcpLink> onRegistration = this::register;
+    private final Consumer<OutboundLink> onFlushRequest = OutboundLink::flushFromEngine;
+    private final AtomicLong linksCutOff = new AtomicLong();
+    private final AgentRunner runner;
+    private int selectedCount;
+    private volatile String lastCutOffReason;
+
+    TcpNicEngine(final TcpDevice device, final InetSocketAddress bindAddress) throws IOException
+    {
+        this.device = device;
+        this.maxLinks = device.context().tcpMaxLinks();
+        this.spinNanos = device.context().tcpEngineSpinUs() * 1000L;
+        this.selector = Selector.open();
+        this.server = ServerSocketChannel.open();
+        try
+        {
+            server.bind(bindAddress, 128);
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            this.boundAddress = (InetSocketAddress)server.getLocalAddress();
+        }
+        catch (final IOException ex)
+        {
+            CloseHelper.quietCloseAll(server, selector);
+            throw ex;
+        }
+        final ErrorHandler errorHandler = error -> LOG.log(System.Logger.Level.ERROR, "tcp NIC engine " + boundAddress + " error", error);
+        this.runner = new AgentRunner(new EngineIdleStrategy(), errorHandler, (AtomicCounter)null, this);
+    }
+
+    void start()
+    {
+        AgentRunner.startOnThread(runner, runnable ->
+        {
+            final Thread thread = new Thread(runnable);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    InetSocketAddress boundAddress()
+    {
+        return boundAddress;
+    }
+
+    public String roleName()
+    {
+        return "dkv-tcp-nic-" + boundAddress.getPort();
+    }
+
+    /** @return the engine thread, once started. */
+    Thread thread()
+    {
+        return runner.thread();
+    }
+
+    long linksCutOff()
+    {
+        return linksCutOff.get();
+    }
+
+    String lastCutOffReason()
+    {
+        return lastCutOffReason;
+    }
+
+    /** @return links currently open, accepted and initiated. */
+    int linkCount()
+    {
+        return links.size();
+    }
+
+    public int doWork()
+    {
+        int work = 0;
+        selectedCount = 0;
+        try
+        {
+            selector.selectNow(onSelected);
+        }
+        catch (final IOException | ClosedSelectorException ex)
+        {
+            return 0;
+        }
+        work += selectedCount;
+        work += registrations.drain(onRegistration);
+        work += closeRequests.drain(link -> link.close(link.pendingCloseReason));
+        work += flushRequests.drain(onFlushRequest);
+        if (!rnrWaiting.isEmpty())
+        {
+            work += expireRnrTimers();
+        }
+        return work;
+    }
+
+    private int expireRnrTimers()
+    {
+        final long now = System.nanoTime();
+        int expired = 0;
+        for (int i = rnrWaiting.size() - 1; i >= 0; i--)
+        {
+            final TcpQueuePair qp = rnrWaiting.get(i);
+            if (qp.rnrTimerExpired(now))
+            {
+                rnrWaiting.remove(i);
+                qp.progress();
+                expired++;
+            }
+        }
+        return expired;
+    }
+
+    private void onSelected(final SelectionKey key)
+    {
+        selectedCount++;
+        if (!key.isValid())
+        {
+            return;
+        }
+        final Object attachment = key.attachment();
+        if (attachment == null)
+        {
+            accept();
+            return;
+        }
+        ((TcpLink)attachment).onReady(key.readyOps());
+    }
+
+    private void accept()
+    {
+        while (true)
+        {
+            final SocketChannel channel;
+            try
+            {
+                channel = server.accept();
+            }
+            catch (final IOException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " accept failed: " + ex);
+                return;
+            }
+            if (channel == null)
+            {
+                return;
+            }
+            String peer = "?";
+            try
+            {
+                peer = String.valueOf(channel.getRemoteAddress());
+                if (links.size() >= maxLinks)
+                {
+                    cutOff("link from " + peer, "engine already has " + links.size() + " links (maxLinks)");
+                    channel.close();
+                    continue;
+                }
+                channel.configureBlocking(false);
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                register(new InboundLink(this, device, channel, "link from " + peer));
+            }
+            catch (final IOException ex)
+            {
+                CloseHelper.quietClose(channel);
+            }
+        }
+    }
+
+    private void register(final TcpLink link)
+    {
+        if (link.isClosed())
+        {
+            return;
+        }
+        try
+        {
+            final int ops = link instanceof OutboundLink ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            link.key(link.channel.register(selector, ops, link));
+            links.add(link);
+        }
+        catch (final IOException ex)
+        {
+            link.close("cannot register: " + ex);
+        }
+    }
+
+    /** Queue a link the engine should serve (called by the thread that connected it). */
+    void addLink(final TcpLink link)
+    {
+        while (!registrations.offer(link))
+        {
+            Thread.onSpinWait();
+        }
+        selector.wakeup();
+    }
+
+    /** Ask the engine to finish sending what a posting thread left staged. */
+    void requestFlush(final OutboundLink link)
+    {
+        flushRequests.offer(link);
+        selector.wakeup();
+    }
+
+    /** Ask the engine to close a link (called from a posting thread that saw it fail). */
+    void requestClose(final OutboundLink link, final String reason)
+    {
+        link.pendingCloseReason = reason;
+        closeRequests.offer(link);
+        selector.wakeup();
+    }
+
+    /** Retransmit for a QP once its receiver-not-ready timer expires. Engine thread only. */
+    void scheduleRnr(final TcpQueuePair qp)
+    {
+        if (!rnrWaiting.contains(qp))
+        {
+            rnrWaiting.add(qp);
+        }
+    }
+
+    void onClosed(final TcpLink link, final String reason)
+    {
+        links.remove(link);
+        if (link instanceof InboundLink && reason != null && !reason.equals("peer closed the connection"))
+        {
+            cutOff(link.name(), reason);
+        }
+    }
+
+    private void cutOff(final String link, final String reason)
+    {
+        linksCutOff.incrementAndGet();
+        lastCutOffReason = reason;
+        LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + link + ": " + reason);
+    }
+
+    public void onClose()
+    {
+        for (final TcpLink link : new ArrayList<>(links))
+        {
+            link.close(null);
+        }
+        CloseHelper.quietCloseAll(server, selector);
+    }
+
+    void close()
+    {
+        CloseHelper.quietClose(runner);
+    }
+
+    /**
+     * Polls while work keeps coming, then blocks in the selector until a socket is ready or another
+     * thread wakes it.
+     */
+    private final class EngineIdleStrategy implements IdleStrategy
+    {
+        private long idleSince;
+
+        public void idle(final int workCount)
+        {
+            if (workCount > 0)
+            {
+                idleSince = 0;
+                return;
+            }
+            idle();
+        }
+
+        public void idle()
+        {
+            final long now = System.nanoTime();
+            if (idleSince == 0)
+            {
+                idleSince = now;
+            }
+            if (now - idleSince < spinNanos)
+            {
+                Thread.onSpinWait();
+                return;
+            }
+            try
+            {
+                selectedCount = 0;
+                selector.select(onSelected, rnrWaiting.isEmpty() ? 100 : 1);
+                if (selectedCount > 0)
+                {
+                    idleSince = 0;
+                }
+            }
+            catch (final IOException | ClosedSelectorException ignore)
+            {
+                // closing
+            }
+        }
+
+        public void reset()
+        {
+            idleSince = 0;
+        }
+    }
+}

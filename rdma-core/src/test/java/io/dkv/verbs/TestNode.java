@@ -1,0 +1,97 @@
+package io.dkv.verbs;
+
+import org.agrona.CloseHelper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * One device with a protection domain, a completion queue and a region peers may reach: the usual
+ * starting point of a conformance test.
+ */
+final class TestNode implements AutoCloseable
+{
+    static final int REGION_LENGTH = 1 << 20;
+
+    final Device device;
+    final ProtectionDomain pd;
+    final CompletionQueue cq;
+    final MemoryRegion region;
+    private final List<AutoCloseable> owned = new ArrayList<>();
+
+    private TestNode(final VerbsContext context)
+    {
+        device = Verbs.open(context);
+        pd = device.allocPd();
+        cq = device.createCq(4096);
+        region = pd.allocate(REGION_LENGTH, Access.ALL);
+    }
+
+    static Stream<String> providers()
+    {
+        return Stream.of("shm", "tcp");
+    }
+
+    static TestNode open(final String provider)
+    {
+        return new TestNode(context(provider));
+    }
+
+    static TestNode open(final VerbsContext context)
+    {
+        return new TestNode(context);
+    }
+
+    static VerbsContext context(final String provider)
+    {
+        return new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0");
+    }
+
+    QueuePair qp(final QpType type)
+    {
+        return qp(new QpInitAttributes().type(type).cq(cq));
+    }
+
+    QueuePair qp(final QpInitAttributes attributes)
+    {
+        final QueuePair qp = pd.createQp(attributes);
+        owned.add(qp);
+        return qp;
+    }
+
+    /**
+     * Create an RC QP here and one on {@code peer}, connected to each other and in RTS.
+     *
+     * @return [this side, peer side].
+     */
+    QueuePair[] connectRc(final TestNode peer)
+    {
+        return connectRc(peer, new QpInitAttributes().type(QpType.RC).cq(cq), new QpInitAttributes().type(QpType.RC).cq(peer.cq));
+    }
+
+    QueuePair[] connectRc(final TestNode peer, final QpInitAttributes local, final QpInitAttributes remote)
+    {
+        final QueuePair a = qp(local);
+        final QueuePair b = peer.qp(remote);
+        bringUp(a, peer.device.address(), b.qpNum());
+        peer.bringUp(b, device.address(), a.qpNum());
+        return new QueuePair[]{a, b};
+    }
+
+    void bringUp(final QueuePair qp, final PortAddress peer, final int peerQpn)
+    {
+        qp.modify(QpAttributes.init(Access.ALL));
+        qp.modify(QpAttributes.rtr(peer, peerQpn));
+        qp.modify(QpAttributes.rts());
+    }
+
+    public void close()
+    {
+        for (final AutoCloseable closeable : owned)
+        {
+            CloseHelper.quietClose(closeable);
+        }
+        device.close();
+    }
+}
