@@ -327,6 +327,7 @@ final class OutboundLink extends TcpLink
             closeChannel();
             pendingPayload.clear();
             hasPendingPayload = false;
+            releaseBuffers();
             blocked = Arrays.copyOf(waiting, waitingCount);
             blockedCount = waitingCount;
             Arrays.fill(waiting, null);

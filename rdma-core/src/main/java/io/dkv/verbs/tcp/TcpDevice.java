@@ -80,6 +80,18 @@ public final class TcpDevice extends SoftDevice
         return engine.lastCutOffReason();
     }
 
+    /** @return links the engine serves now, accepted and initiated. */
+    public int linkCount()
+    {
+        return engine.linkCount();
+    }
+
+    /** @return bytes of link staging buffers allocated now: bounded by links times twice the buffer size. */
+    public long linkBufferBytes()
+    {
+        return engine.linkBufferBytes();
+    }
+
     TcpNicEngine engine()
     {
         return engine;

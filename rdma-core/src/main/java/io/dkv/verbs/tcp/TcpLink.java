@@ -4,6 +4,7 @@ import io.dkv.verbs.PortAddress;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,6 +30,7 @@ abstract class TcpLink
     protected final MemorySegment txSegment;
     protected final UnsafeBuffer txBuffer;
     protected final ScatterList pendingPayload = new ScatterList();
+    private final Arena buffers = Arena.ofShared();
     protected int rxHead;
     protected int rxTail;
     protected int txHead;
@@ -43,12 +45,13 @@ abstract class TcpLink
         this.engine = engine;
         this.channel = channel;
         this.name = name;
-        this.rx = ByteBuffer.allocateDirect(bufferLength).order(ByteOrder.LITTLE_ENDIAN);
-        this.rxSegment = MemorySegment.ofBuffer(rx);
+        this.rxSegment = buffers.allocate(bufferLength, 64);
+        this.rx = rxSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.rxBuffer = new UnsafeBuffer(rx);
-        this.tx = ByteBuffer.allocateDirect(bufferLength).order(ByteOrder.LITTLE_ENDIAN);
-        this.txSegment = MemorySegment.ofBuffer(tx);
+        this.txSegment = buffers.allocate(bufferLength, 64);
+        this.tx = txSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.txBuffer = new UnsafeBuffer(tx);
+        engine.onBuffersAllocated(2L * bufferLength);
     }
 
     final String name()
@@ -198,6 +201,18 @@ abstract class TcpLink
         catch (final IOException ignore)
         {
             // closing anyway
+        }
+    }
+
+    /**
+     * Free the staging buffers; only once no thread can touch them (engine thread, after close).
+     */
+    protected final void releaseBuffers()
+    {
+        if (buffers.scope().isAlive())
+        {
+            engine.onBuffersAllocated(-rxSegment.byteSize() - txSegment.byteSize());
+            buffers.close();
         }
     }
 

@@ -46,6 +46,7 @@ final class TcpNicEngine implements Agent
     private final Consumer<TcpLink> onRegistration = this::register;
     private final Consumer<OutboundLink> onFlushRequest = OutboundLink::flushFromEngine;
     private final AtomicLong linksCutOff = new AtomicLong();
+    private final AtomicLong linkBufferBytes = new AtomicLong();
     private final AgentRunner runner;
     private int selectedCount;
     private volatile String lastCutOffReason;
@@ -99,6 +100,17 @@ final class TcpNicEngine implements Agent
         return runner.thread();
     }
 
+    void onBuffersAllocated(final long bytes)
+    {
+        linkBufferBytes.addAndGet(bytes);
+    }
+
+    /** @return bytes of link staging buffers currently allocated. */
+    long linkBufferBytes()
+    {
+        return linkBufferBytes.get();
+    }
+
     long linksCutOff()
     {
         return linksCutOff.get();
@@ -109,7 +121,7 @@ final class TcpNicEngine implements Agent
         return lastCutOffReason;
     }
 
-    /** @return links currently open, accepted and initiated. */
+    /** @return links currently open, accepted and initiated (approximate from other threads). */
     int linkCount()
     {
         return links.size();
@@ -265,6 +277,10 @@ final class TcpNicEngine implements Agent
     void onClosed(final TcpLink link, final String reason)
     {
         links.remove(link);
+        if (!(link instanceof OutboundLink))
+        {
+            link.releaseBuffers();
+        }
         if (link instanceof InboundLink && reason != null && !reason.equals("peer closed the connection"))
         {
             cutOff(link.name(), reason);

@@ -1,0 +1,110 @@
+package io.dkv.verbs;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * UD: datagrams of at most one MTU to any UD QP that holds the right queue key; larger ones are
+ * rejected, wrong keys are dropped silently, and one-sided opcodes are refused.
+ */
+class UnreliableDatagramTest
+{
+    private static final int QKEY = 0x1111_2222;
+
+    private TestNode a;
+    private TestNode b;
+
+    @AfterEach
+    void close()
+    {
+        if (a != null)
+        {
+            a.close();
+        }
+        if (b != null)
+        {
+            b.close();
+        }
+    }
+
+    private QueuePair udQp(final TestNode node)
+    {
+        final QueuePair qp = node.qp(QpType.UD);
+        qp.modify(QpAttributes.init(0).qkey(QKEY));
+        qp.modify(QpAttributes.rtr());
+        qp.modify(QpAttributes.rts());
+        return qp;
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void datagramsReachAnyUdQpHoldingTheQueueKey(final String provider)
+    {
+        a = TestNode.open(provider);
+        b = TestNode.open(provider);
+        final QueuePair sender = udQp(a);
+        final QueuePair receiver = udQp(b);
+        final Completions completions = new Completions(a.cq, b.cq);
+        receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 4096));
+        receiver.postRecv(new RecvWorkRequest().wrId(2).local(b.region, 4096, 4096));
+        final AddressHandle ah = a.pd.createAh(b.device.address());
+        a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 4242);
+
+        final int mtu = a.device.attributes().mtu();
+        sender.postSend(new SendWorkRequest().wrId(10).opcode(Opcode.SEND_WITH_IMM).immData(5).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, mtu).ud(ah, receiver.qpNum(), QKEY));
+        assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
+        final Completions.Wc wc = completions.awaitOne(b.cq);
+        assertEquals(1, wc.wrId());
+        assertEquals(mtu, wc.byteLen());
+        assertEquals(sender.qpNum(), wc.srcQp());
+        assertTrue(wc.hasImm());
+        assertEquals(4242, b.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aDatagramLargerThanTheMtuIsRejected(final String provider)
+    {
+        a = TestNode.open(provider);
+        b = TestNode.open(provider);
+        final QueuePair sender = udQp(a);
+        final QueuePair receiver = udQp(b);
+        final AddressHandle ah = a.pd.createAh(b.device.address());
+        final int mtu = a.device.attributes().mtu();
+        final VerbsException error = assertThrows(VerbsException.class, () -> sender.postSend(
+            new SendWorkRequest().opcode(Opcode.SEND).local(a.region, 0, mtu + 1).ud(ah, receiver.qpNum(), QKEY)));
+        assertTrue(error.getMessage().contains("MTU"), error.getMessage());
+        assertEquals(QpState.RTS, sender.state());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aWrongQueueKeyIsDroppedAndOneSidedOpcodesAreRefused(final String provider)
+    {
+        a = TestNode.open(provider);
+        b = TestNode.open(provider);
+        final QueuePair sender = udQp(a);
+        final QueuePair receiver = udQp(b);
+        final Completions completions = new Completions(a.cq, b.cq);
+        receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 64));
+        final AddressHandle ah = a.pd.createAh(b.device.address());
+        sender.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 8).ud(ah, receiver.qpNum(), QKEY + 1));
+        assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status(), "UD completes locally");
+        assertTrue(completions.drain(b.cq, Duration.ofMillis(200)).isEmpty(), "the datagram was dropped");
+
+        assertThrows(VerbsException.class, () -> sender.postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE)
+            .local(a.region, 0, 8).ud(ah, receiver.qpNum(), QKEY)));
+        assertThrows(VerbsException.class, () -> sender.postSend(new SendWorkRequest().opcode(Opcode.SEND)
+            .local(a.region, 0, 8)), "a UD request needs an address handle");
+    }
+}
