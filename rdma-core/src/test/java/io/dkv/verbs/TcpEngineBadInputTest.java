@@ -232,11 +232,23 @@ class TcpEngineBadInputTest
         }
         assertEquals(cutsBefore + 1, engine.linksCutOff());
         assertTrue(engine.lastCutOffReason().contains(reasonFragment), engine.lastCutOffReason());
+        while (!wasLogged(reasonFragment) && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
         synchronized (logged)
         {
-            assertTrue(logged.stream().anyMatch(line -> line.contains("cut off") && line.contains(reasonFragment)), logged.toString());
+            assertTrue(wasLogged(reasonFragment), logged.toString());
         }
         attacker.close();
+    }
+
+    private boolean wasLogged(final String reasonFragment)
+    {
+        synchronized (logged)
+        {
+            return logged.stream().anyMatch(line -> line.contains("cut off") && line.contains(reasonFragment));
+        }
     }
 
     private void assertFriendUnharmed() throws InterruptedException

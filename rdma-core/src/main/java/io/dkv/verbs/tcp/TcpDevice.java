@@ -181,8 +181,9 @@ public final class TcpDevice extends SoftDevice
         return new TcpDcTarget(this, pd, number, attributes);
     }
 
-    protected void afterClose()
+    protected void beforeClose()
     {
+        // the engine stops first so that nothing serves requests while objects are destroyed
         engine.close();
     }
 

@@ -36,6 +36,7 @@ abstract class TcpLink
     protected int txHead;
     protected int txTail;
     protected boolean hasPendingPayload;
+    protected boolean payloadSourceReleased;
     protected SelectionKey key;
     protected volatile boolean closed;
     protected volatile PortAddress peerAddress;
@@ -91,7 +92,11 @@ abstract class TcpLink
         return tx.capacity() - txTail;
     }
 
-    /** Copy as much of the pending payload as fits into the transmit buffer. */
+    /**
+     * Copy as much of the pending payload as fits into the transmit buffer. If the source memory
+     * was released meanwhile the frame cannot be finished: the link is marked broken and the next
+     * flush fails it, rather than send bytes the header did not promise.
+     */
     protected final void fillPendingPayload()
     {
         if (!hasPendingPayload)
@@ -102,7 +107,17 @@ abstract class TcpLink
         final long chunk = Math.min(space, pendingPayload.remaining());
         if (chunk > 0)
         {
-            pendingPayload.gatherInto(txSegment, txTail, chunk);
+            try
+            {
+                pendingPayload.gatherInto(txSegment, txTail, chunk);
+            }
+            catch (final IllegalStateException ex)
+            {
+                payloadSourceReleased = true;
+                pendingPayload.clear();
+                hasPendingPayload = false;
+                return;
+            }
             txTail += (int)chunk;
         }
         if (pendingPayload.remaining() == 0)
@@ -124,6 +139,10 @@ abstract class TcpLink
         while (true)
         {
             fillPendingPayload();
+            if (payloadSourceReleased)
+            {
+                throw new IOException("memory of a transfer in progress was released");
+            }
             if (txHead == txTail)
             {
                 return !hasPendingPayload;

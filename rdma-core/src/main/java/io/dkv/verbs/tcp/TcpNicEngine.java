@@ -289,9 +289,9 @@ final class TcpNicEngine implements Agent
 
     private void cutOff(final String link, final String reason)
     {
-        linksCutOff.incrementAndGet();
         lastCutOffReason = reason;
         LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + link + ": " + reason);
+        linksCutOff.incrementAndGet();
     }
 
     public void onClose()
