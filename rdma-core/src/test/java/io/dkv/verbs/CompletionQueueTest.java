@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -16,30 +15,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Completion queues hold what their depth allows and say so when more was pending; devices release
  * what they hold when closed.
  */
-class CompletionQueueTest
+class CompletionQueueTest extends TwoNodeTest
 {
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
-
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aQueueThatOverrunsSaysSoOnPoll(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final CompletionQueue small = a.device.createCq(4);
         final QueuePair[] qps = a.connectRc(b, new QpInitAttributes().type(QpType.RC).cq(small), new QpInitAttributes().type(QpType.RC).cq(b.cq));
         final SendWorkRequest write = new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)

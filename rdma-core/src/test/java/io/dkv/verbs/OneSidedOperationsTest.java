@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -17,30 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * RDMA READ, WRITE and the atomics over RC: the data lands where the request says, wr_id comes back,
  * unsignaled requests stay silent, and a list of requests posted at once completes in order.
  */
-class OneSidedOperationsTest
+class OneSidedOperationsTest extends TwoNodeTest
 {
     static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
-
     private QueuePair connect(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         return a.connectRc(b)[0];
     }
 

@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -19,25 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * error status, moves the requester's QP to ERROR, writes nothing, and the responder carries on
  * serving others. Deregistration revokes access at once.
  */
-class ProtectionTest
+class ProtectionTest extends TwoNodeTest
 {
     private static final long CANARY = 0x0BAD_F00D_0BAD_F00DL;
-
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
 
     private void fillCanary(final MemoryRegion region)
     {
@@ -57,8 +40,7 @@ class ProtectionTest
         final Function<MemoryRegion, MemoryRegion> chooseTarget,
         final Function<MemoryRegion, SendWorkRequest> request)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final MemoryRegion target = chooseTarget.apply(b.region);
         fillCanary(b.region);
         final byte[] before = b.region.segment().toArray(ValueLayout.JAVA_BYTE);
@@ -148,8 +130,7 @@ class ProtectionTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aResponderQpWithoutRemoteAccessRefusesOneSidedRequests(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair qp = a.qp(QpType.RC);
         final QueuePair peer = b.qp(QpType.RC);
         a.bringUp(qp, b.device.address(), peer.qpNum());
@@ -165,8 +146,7 @@ class ProtectionTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void deregistrationRevokesRemoteAccessAtOnce(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final MemoryRegion doomed = b.pd.allocate(4096, Access.ALL);
         final QueuePair[] qps = a.connectRc(b);
         final Completions completions = new Completions(a.cq, b.cq);
@@ -195,8 +175,7 @@ class ProtectionTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aBadLocalKeyIsALocalProtectionError(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b);
         final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest wr = new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)

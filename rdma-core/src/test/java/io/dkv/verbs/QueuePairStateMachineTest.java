@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -15,30 +14,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The QP state machine RESET → INIT → RTR → RTS and ERROR: legal transitions only, posting only in
  * the states that allow it, and ERROR flushing every outstanding request with WR_FLUSH_ERR.
  */
-class QueuePairStateMachineTest
+class QueuePairStateMachineTest extends TwoNodeTest
 {
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
-
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void onlyTheVerbsTransitionsAreAllowed(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair qp = a.qp(QpType.RC);
         final QueuePair peer = b.qp(QpType.RC);
         assertEquals(QpState.RESET, qp.state());
@@ -82,8 +64,7 @@ class QueuePairStateMachineTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void postingAfterErrorCompletesEveryRequestWithFlushError(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b);
         final Completions completions = new Completions(a.cq, b.cq);
         qps[0].modify(QpAttributes.error());
@@ -104,8 +85,7 @@ class QueuePairStateMachineTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void movingToErrorFlushesOutstandingSendsAndPostedReceives(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b);
         final Completions completions = new Completions(a.cq, b.cq);
         for (int i = 0; i < 3; i++)
@@ -130,8 +110,7 @@ class QueuePairStateMachineTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aFullSendQueueRefusesMoreUntilCompletionsFreeIt(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(4), new QpInitAttributes().type(QpType.RC).cq(b.cq));
         final Completions completions = new Completions(a.cq, b.cq);
@@ -151,8 +130,7 @@ class QueuePairStateMachineTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void requestsTheDeviceCannotCarryAreRejectedWithTheValuesThatCausedIt(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendSge(2).maxInlineData(16),
             new QpInitAttributes().type(QpType.RC).cq(b.cq));

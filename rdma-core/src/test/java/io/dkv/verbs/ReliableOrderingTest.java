@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -14,32 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * posting order (a READ after them sees all of them), every SEND arrives exactly once and in order,
  * and completions come out in posting order.
  */
-class ReliableOrderingTest
+class ReliableOrderingTest extends TwoNodeTest
 {
     private static final int OPERATIONS = 20_000;
-
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
 
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void writesSendsAndReadsStayInOrderUnderLoad(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final int depth = 64;
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(depth),

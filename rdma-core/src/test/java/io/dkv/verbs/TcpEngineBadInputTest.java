@@ -77,6 +77,8 @@ class TcpEngineBadInputTest
         friendQps = friend.connectRc(victim);
         friendThread = new Thread(this::friendTraffic, "well-behaved-peer");
         friendThread.start();
+        // the friend's link in, and the victim's link out to the friend (registered by the engine)
+        awaitLinks(2);
     }
 
     @AfterEach
@@ -452,12 +454,12 @@ class TcpEngineBadInputTest
         assertFriendUnharmed();
     }
 
-    private void awaitLinks(final int expected) throws InterruptedException
+    private void awaitLinks(final int expected)
     {
         final long deadline = System.nanoTime() + 5_000_000_000L;
         while (engine.linkCount() != expected && System.nanoTime() < deadline)
         {
-            Thread.sleep(5);
+            Thread.onSpinWait();
         }
         assertEquals(expected, engine.linkCount());
     }

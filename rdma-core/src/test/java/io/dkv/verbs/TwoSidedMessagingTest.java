@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -21,28 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * immediate data and the sender's QP number reach the receiver's completion, a message waits for a
  * receive to be posted, and a receive too small fails on both sides.
  */
-class TwoSidedMessagingTest
+class TwoSidedMessagingTest extends TwoNodeTest
 {
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
-
     private QueuePair[] connect(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         return a.connectRc(b);
     }
 
@@ -195,8 +177,7 @@ class TwoSidedMessagingTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aSharedReceiveQueueFeedsSeveralQueuePairs(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final SharedReceiveQueue srq = b.pd.createSrq(64, 1);
         final QpInitAttributes withSrq = new QpInitAttributes().type(QpType.RC).cq(b.cq).srq(srq);
         final QueuePair[] first = a.connectRc(b, new QpInitAttributes().type(QpType.RC).cq(a.cq), withSrq);

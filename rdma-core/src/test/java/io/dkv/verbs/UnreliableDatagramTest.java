@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -15,25 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * UD: datagrams of at most one MTU to any UD QP that holds the right queue key; larger ones are
  * rejected, wrong keys are dropped silently, and one-sided opcodes are refused.
  */
-class UnreliableDatagramTest
+class UnreliableDatagramTest extends TwoNodeTest
 {
     private static final int QKEY = 0x1111_2222;
-
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
 
     private QueuePair udQp(final TestNode node)
     {
@@ -48,8 +31,7 @@ class UnreliableDatagramTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void datagramsReachAnyUdQpHoldingTheQueueKey(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair sender = udQp(a);
         final QueuePair receiver = udQp(b);
         final Completions completions = new Completions(a.cq, b.cq);
@@ -74,8 +56,7 @@ class UnreliableDatagramTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aDatagramLargerThanTheMtuIsRejected(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair sender = udQp(a);
         final QueuePair receiver = udQp(b);
         final AddressHandle ah = a.pd.createAh(b.device.address());
@@ -90,8 +71,7 @@ class UnreliableDatagramTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aWrongQueueKeyIsDroppedAndOneSidedOpcodesAreRefused(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair sender = udQp(a);
         final QueuePair receiver = udQp(b);
         final Completions completions = new Completions(a.cq, b.cq);

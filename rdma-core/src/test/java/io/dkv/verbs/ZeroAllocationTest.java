@@ -1,7 +1,6 @@
 package io.dkv.verbs;
 
 import io.dkv.verbs.tcp.TcpDevice;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -17,26 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * inline WRITE, CAS, FAA, a doorbell batch and SEND/RECV allocates zero bytes on the posting
  * thread, and (tcp) on both devices' NIC engine threads.
  */
-class ZeroAllocationTest
+class ZeroAllocationTest extends TwoNodeTest
 {
     private static final com.sun.management.ThreadMXBean THREADS =
         (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-
-    private TestNode a;
-    private TestNode b;
-
-    @AfterEach
-    void close()
-    {
-        if (a != null)
-        {
-            a.close();
-        }
-        if (b != null)
-        {
-            b.close();
-        }
-    }
 
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
@@ -44,12 +27,11 @@ class ZeroAllocationTest
     {
         assertTrue(THREADS.isThreadAllocatedMemorySupported());
         THREADS.setThreadAllocatedMemoryEnabled(true);
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(provider);
         final QueuePair[] qps = a.connectRc(b);
         final Workload workload = new Workload(qps[0], qps[1]);
 
-        workload.run(40_000);
+        workload.run(20_000);
 
         final List<Thread> threads = new ArrayList<>();
         threads.add(Thread.currentThread());
@@ -65,14 +47,14 @@ class ZeroAllocationTest
         final long measurementCost = second[0] - first[0];
 
         final long[] before = THREADS.getThreadAllocatedBytes(ids);
-        workload.run(10_000);
+        workload.run(5_000);
         final long[] after = THREADS.getThreadAllocatedBytes(ids);
         assertEquals(0, after[0] - before[0] - measurementCost,
-            "bytes allocated by the posting thread over 10,000 iterations of the workload");
+            "bytes allocated by the posting thread over 5,000 iterations of the workload");
         for (int i = 1; i < ids.length; i++)
         {
             assertEquals(0, after[i] - before[i], "bytes allocated by " + threads.get(i).getName() +
-                " over 10,000 iterations of the workload");
+                " over 5,000 iterations of the workload");
         }
     }
 

@@ -190,6 +190,10 @@ public final class ShmDevice extends SoftDevice
             {
                 remote = ShmRemoteDevice.attach(root, id);
                 remotes.put(id, remote);
+                if (id != deviceId)
+                {
+                    ShmPeerWatchdog.watch(remote);
+                }
             }
             return remote;
         }
@@ -257,6 +261,10 @@ public final class ShmDevice extends SoftDevice
 
     protected void afterClose()
     {
+        synchronized (remotes)
+        {
+            remotes.values().forEach(ShmPeerWatchdog::unwatch);
+        }
         controlArena.close();
         ShmFiles.deleteTree(directory);
     }

@@ -21,9 +21,7 @@ final class ShmRemoteDevice
     private final RegionMapping[] regions;
     private final QueueMapping[] queues;
     private final long pid;
-    private int requestsSinceCheck;
-    private long lastCheckNanos;
-    private boolean alive = true;
+    private volatile boolean alive = true;
 
     private record RegionMapping(long fileSeq, MemorySegment segment)
     {
@@ -79,33 +77,18 @@ final class ShmRemoteDevice
     }
 
     /**
-     * Whether requests can reach the device: it has not closed and its process lives. The process
-     * is looked at most every 1024 calls and 50 ms, so a killed peer is noticed quickly and the
-     * check costs nothing on a hot path. Races between callers are benign.
+     * Whether requests can reach the device: it has not closed and its process lived when the
+     * {@link ShmPeerWatchdog} last looked.
      */
     boolean isReachable()
     {
-        if (control.isClosed())
-        {
-            return false;
-        }
-        if ((++requestsSinceCheck & 1023) == 0)
-        {
-            final long now = System.nanoTime();
-            if (now - lastCheckNanos > 50_000_000L)
-            {
-                lastCheckNanos = now;
-                alive = ProcessLiveness.isAlive(pid);
-            }
-        }
-        return alive;
+        return alive && !control.isClosed();
     }
 
     /** Look at the owning process now. */
     boolean checkReachableNow()
     {
         alive = !control.isClosed() && ProcessLiveness.isAlive(pid);
-        lastCheckNanos = System.nanoTime();
         return alive;
     }
 

@@ -72,22 +72,7 @@ public final class LocalMemory
     public static void scatter(
         final MemorySegment src, final long srcOffset, final long length, final ReceiveSlot slot, final long toOffset)
     {
-        long skip = toOffset;
-        long copied = 0;
-        for (int i = 0; i < slot.numSge && copied < length; i++)
-        {
-            final long sgeLength = slot.sgeLength[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long chunk = Math.min(sgeLength - skip, length - copied);
-            final SoftMemoryRegion region = slot.sgeRegion[i];
-            MemorySegment.copy(src, srcOffset + copied, region.segment(), slot.sgeAddr[i] - region.address() + skip, chunk);
-            copied += chunk;
-            skip = 0;
-        }
+        copy(src, srcOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, toOffset, true);
     }
 
     /**
@@ -101,22 +86,7 @@ public final class LocalMemory
             MemorySegment.copy(slot.inlineData, fromOffset, dst, dstOffset, length);
             return;
         }
-        long skip = fromOffset;
-        long copied = 0;
-        for (int i = 0; i < slot.numSge && copied < length; i++)
-        {
-            final long sgeLength = slot.sgeLength[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final long chunk = Math.min(sgeLength - skip, length - copied);
-            final SoftMemoryRegion region = slot.sgeRegion[i];
-            MemorySegment.copy(region.segment(), slot.sgeAddr[i] - region.address() + skip, dst, dstOffset + copied, chunk);
-            copied += chunk;
-            skip = 0;
-        }
+        copy(dst, dstOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, fromOffset, false);
     }
 
     /**
@@ -126,21 +96,47 @@ public final class LocalMemory
     public static void scatterIntoSend(
         final SendSlot slot, final long toOffset, final MemorySegment src, final long srcOffset, final long length)
     {
-        long skip = toOffset;
+        copy(src, srcOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, toOffset, true);
+    }
+
+    /**
+     * Move {@code length} bytes between {@code other} and a scatter/gather list, starting
+     * {@code skip} bytes into the list: into the list when {@code intoList}, out of it otherwise.
+     */
+    private static void copy(
+        final MemorySegment other,
+        final long otherOffset,
+        final long length,
+        final int numSge,
+        final long[] sgeAddr,
+        final int[] sgeLength,
+        final SoftMemoryRegion[] sgeRegion,
+        final long skip,
+        final boolean intoList)
+    {
+        long toSkip = skip;
         long copied = 0;
-        for (int i = 0; i < slot.numSge && copied < length; i++)
+        for (int i = 0; i < numSge && copied < length; i++)
         {
-            final long sgeLength = slot.sgeLength[i];
-            if (skip >= sgeLength)
+            final long entryLength = sgeLength[i];
+            if (toSkip >= entryLength)
             {
-                skip -= sgeLength;
+                toSkip -= entryLength;
                 continue;
             }
-            final long chunk = Math.min(sgeLength - skip, length - copied);
-            final SoftMemoryRegion region = slot.sgeRegion[i];
-            MemorySegment.copy(src, srcOffset + copied, region.segment(), slot.sgeAddr[i] - region.address() + skip, chunk);
+            final long chunk = Math.min(entryLength - toSkip, length - copied);
+            final SoftMemoryRegion region = sgeRegion[i];
+            final long listOffset = sgeAddr[i] - region.address() + toSkip;
+            if (intoList)
+            {
+                MemorySegment.copy(other, otherOffset + copied, region.segment(), listOffset, chunk);
+            }
+            else
+            {
+                MemorySegment.copy(region.segment(), listOffset, other, otherOffset + copied, chunk);
+            }
             copied += chunk;
-            skip = 0;
+            toSkip = 0;
         }
     }
 }

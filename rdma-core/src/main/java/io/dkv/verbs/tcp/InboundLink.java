@@ -75,15 +75,7 @@ final class InboundLink extends TcpLink
         {
             if ((readyOps & SelectionKey.OP_READ) != 0)
             {
-                while (!closed)
-                {
-                    final int read = readAvailable();
-                    parse();
-                    if (read == 0)
-                    {
-                        break;
-                    }
-                }
+                readAndParse();
             }
             if (closed)
             {
@@ -117,7 +109,7 @@ final class InboundLink extends TcpLink
         return !hasPendingPayload && txSpace() >= RESPONSE_HEADER_LENGTH;
     }
 
-    private void parse()
+    protected void parse()
     {
         while (!closed)
         {

@@ -203,15 +203,7 @@ final class OutboundLink extends TcpLink
         {
             try
             {
-                while (!closed)
-                {
-                    final int read = readAvailable();
-                    parse();
-                    if (read == 0)
-                    {
-                        break;
-                    }
-                }
+                readAndParse();
             }
             catch (final IOException ex)
             {
@@ -220,7 +212,7 @@ final class OutboundLink extends TcpLink
         }
     }
 
-    private void parse()
+    protected void parse()
     {
         while (!closed)
         {

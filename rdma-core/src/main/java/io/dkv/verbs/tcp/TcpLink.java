@@ -195,6 +195,26 @@ abstract class TcpLink
         return read;
     }
 
+    /**
+     * Read and parse until the socket has nothing more (or the link closed, or the receive buffer
+     * is full and parsing cannot make room).
+     */
+    protected final void readAndParse() throws IOException
+    {
+        while (!closed)
+        {
+            final int read = readAvailable();
+            parse();
+            if (read == 0)
+            {
+                break;
+            }
+        }
+    }
+
+    /** Consume whole frames (and payload bytes) from the receive buffer. Engine thread. */
+    protected abstract void parse();
+
     protected final int rxAvailable()
     {
         return rxTail - rxHead;

@@ -30,6 +30,7 @@ import java.util.function.Consumer;
 final class TcpNicEngine implements Agent
 {
     private static final System.Logger LOG = System.getLogger(TcpNicEngine.class.getName());
+    private static final int ACCEPTS_PER_TURN = 8;
 
     private final TcpDevice device;
     private final Selector selector;
@@ -183,9 +184,13 @@ final class TcpNicEngine implements Agent
         ((TcpLink)attachment).onReady(key.readyOps());
     }
 
+    /**
+     * Accept what is pending, a bounded number at a time: a peer that keeps connecting must not
+     * keep the engine from serving the links it already has.
+     */
     private void accept()
     {
-        while (true)
+        for (int accepted = 0; accepted < ACCEPTS_PER_TURN; accepted++)
         {
             final SocketChannel channel;
             try
