@@ -14,6 +14,11 @@ import static io.dkv.verbs.shm.ShmControlDescriptor.*;
  */
 final class ShmControlFile
 {
+    /**
+     * Held so that an automatically managed mapping stays mapped as long as this flyweight is used:
+     * the buffer below knows only the address.
+     */
+    private final MemorySegment segment;
     private final UnsafeBuffer buffer;
     private final int mrCapacity;
     private final int endpointCapacity;
@@ -22,6 +27,7 @@ final class ShmControlFile
 
     private ShmControlFile(final MemorySegment segment)
     {
+        this.segment = segment;
         this.buffer = new UnsafeBuffer(segment.address(), (int)segment.byteSize());
         this.mrCapacity = buffer.getInt(MR_CAPACITY_OFFSET);
         this.endpointCapacity = buffer.getInt(ENDPOINT_CAPACITY_OFFSET);

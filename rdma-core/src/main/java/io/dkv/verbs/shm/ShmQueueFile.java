@@ -14,6 +14,7 @@ import static io.dkv.verbs.shm.ShmQueueDescriptor.*;
  */
 final class ShmQueueFile
 {
+    /** Held so that an automatically managed mapping stays mapped while the buffers below use its address. */
     private final MemorySegment segment;
     private final UnsafeBuffer header;
     private final int ackMask;
