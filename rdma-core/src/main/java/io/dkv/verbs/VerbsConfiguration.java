@@ -61,9 +61,13 @@ public final class VerbsConfiguration
     public static final String TCP_RNR_TIMER_US_PROP_NAME = "dkv.verbs.tcp.rnr.timer.us";
     public static final int TCP_RNR_TIMER_US_DEFAULT = 200;
 
-    /** How long the NIC engine polls its sockets before it blocks in the selector. */
+    /**
+     * How long the NIC engine polls its sockets before it blocks in the selector. Polling helps
+     * only where a core is free for it: on two cores a polling engine takes the CPU from the
+     * thread that has the work, so the default polls only on machines with more than two.
+     */
     public static final String TCP_ENGINE_SPIN_US_PROP_NAME = "dkv.verbs.tcp.engine.spin.us";
-    public static final int TCP_ENGINE_SPIN_US_DEFAULT = 20;
+    public static final int TCP_ENGINE_SPIN_US_DEFAULT = Runtime.getRuntime().availableProcessors() > 2 ? 20 : 0;
 
     private VerbsConfiguration()
     {

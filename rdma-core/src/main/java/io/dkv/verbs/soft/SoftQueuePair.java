@@ -19,6 +19,8 @@ import org.agrona.BitUtil;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A queue pair of a software device: the send queue with in-order completion, the state machine,
@@ -29,6 +31,23 @@ import java.lang.foreign.MemorySegment;
  */
 public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, Progressor
 {
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(SoftQueuePair.class, "head", long.class);
+            TAIL = lookup.findVarHandle(SoftQueuePair.class, "tail", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     /** The transport finished the request; its status is in {@link SendSlot#status}. */
     protected static final int TX_DONE = 0;
     /** The transport sent the request and will call {@link #completeSend} when it finishes. */
@@ -658,6 +677,15 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
     protected final boolean hasOutstanding()
     {
         return head != tail;
+    }
+
+    /**
+     * @return true when requests are outstanding, read without the monitor by another thread (a
+     * poller deciding whether to look for responses); may lag a request just posted or completed.
+     */
+    protected final boolean hasOutstandingNow()
+    {
+        return (long)HEAD.getAcquire(this) != (long)TAIL.getAcquire(this);
     }
 
     public final void progress()

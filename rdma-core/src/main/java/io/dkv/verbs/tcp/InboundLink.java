@@ -63,7 +63,7 @@ final class InboundLink extends TcpLink
 
     InboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final String name)
     {
-        super(engine, channel, name, device.context().tcpLinkBuffer());
+        super(engine, channel, name, device.context().tcpLinkBuffer(), true);
         this.device = device;
         this.maxInvalidFrames = device.context().tcpMaxInvalidFrames();
         this.maxFrameLength = REQUEST_HEADER_LENGTH + device.attributes().maxMessageSize();

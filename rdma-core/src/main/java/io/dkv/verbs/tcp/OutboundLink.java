@@ -9,13 +9,16 @@ import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
 
 /**
  * The requester's end of a link. Posting threads write requests into the transmit buffer and
  * flush it themselves (the doorbell), under the link's monitor; the engine finishes what the
- * socket would not take, and parses responses into completions.
+ * socket would not take. Responses are read by whichever thread polls a completion queue of a
+ * queue pair waiting on this link, one at a time: a poller that finds the response in the socket
+ * completes the request without waking another thread, as a NIC's completion needs no CPU.
  */
 final class OutboundLink extends TcpLink
 {
@@ -38,10 +41,12 @@ final class OutboundLink extends TcpLink
     private int readPsn;
     private boolean sinkFailed;
     volatile String pendingCloseReason;
+    private final AtomicBoolean reading = new AtomicBoolean();
+    private boolean broken;
 
     OutboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final PortAddress peer)
     {
-        super(engine, channel, "link to " + peer, device.context().tcpLinkBuffer());
+        super(engine, channel, "link to " + peer, device.context().tcpLinkBuffer(), false);
         this.device = device;
         this.peerAddress = peer;
         this.maxFrameLength = RESPONSE_HEADER_LENGTH + device.attributes().maxMessageSize();
@@ -172,7 +177,10 @@ final class OutboundLink extends TcpLink
                 close(ex.getMessage());
                 return;
             }
-            key.interestOps(done ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            if (key != null)
+            {
+                key.interestOps(done ? 0 : SelectionKey.OP_WRITE);
+            }
             if (!hasPendingPayload && waitingCount > 0)
             {
                 if (resumeScratch.length < waitingCount)
@@ -199,22 +207,42 @@ final class OutboundLink extends TcpLink
         {
             flushFromEngine();
         }
-        if ((readyOps & SelectionKey.OP_READ) != 0)
+    }
+
+    /**
+     * Read the responses that arrived and complete their requests. Called by pollers; when another
+     * thread is reading already this returns at once.
+     */
+    void pollResponses()
+    {
+        if (closed || broken || !reading.compareAndSet(false, true))
         {
-            try
-            {
-                readAndParse();
-            }
-            catch (final IOException ex)
-            {
-                close(ex.getMessage());
-            }
+            return;
         }
+        try
+        {
+            readAndParse();
+        }
+        catch (final IOException ex)
+        {
+            fail(ex.getMessage());
+        }
+        finally
+        {
+            reading.set(false);
+        }
+    }
+
+    /** Stop reading and have the engine close the link (it owns the link list). */
+    private void fail(final String reason)
+    {
+        broken = true;
+        engine.requestClose(this, reason);
     }
 
     protected void parse()
     {
-        while (!closed)
+        while (!closed && !broken)
         {
             if (state == EXPECT_PAYLOAD)
             {
@@ -267,7 +295,7 @@ final class OutboundLink extends TcpLink
                 statusCode < 0 || statusCode > WcStatus.GENERAL_ERR.code() ||
                 (payload > 0 && (type != TYPE_RESPONSE || statusCode != 0)))
             {
-                close(String.format("malformed response: type %d length %d status %d", type, frameLength, statusCode));
+                fail(String.format("malformed response: type %d length %d status %d", type, frameLength, statusCode));
                 return;
             }
             rxHead += RESPONSE_HEADER_LENGTH;

@@ -30,28 +30,42 @@ abstract class TcpLink
     protected final MemorySegment txSegment;
     protected final UnsafeBuffer txBuffer;
     protected final ScatterList pendingPayload = new ScatterList();
-    private final Arena buffers = Arena.ofShared();
+    private final Arena buffers;
+    private final boolean releaseOnClose;
     protected int rxHead;
     protected int rxTail;
     protected int txHead;
     protected int txTail;
     protected boolean hasPendingPayload;
     protected boolean payloadSourceReleased;
+    private boolean buffersReleased;
     protected SelectionKey key;
     protected volatile boolean closed;
     protected volatile PortAddress peerAddress;
 
-    TcpLink(final TcpNicEngine engine, final SocketChannel channel, final String name, final int bufferLength)
+    /**
+     * @param releaseOnClose true to free the buffers as soon as the link closes (links peers open,
+     *                       whose number they control); false to leave them to the collector
+     *                       (links this device opens, which other threads may still be reading).
+     */
+    TcpLink(
+        final TcpNicEngine engine,
+        final SocketChannel channel,
+        final String name,
+        final int bufferLength,
+        final boolean releaseOnClose)
     {
         this.engine = engine;
         this.channel = channel;
         this.name = name;
+        this.buffers = releaseOnClose ? Arena.ofShared() : Arena.ofAuto();
         this.rxSegment = buffers.allocate(bufferLength, 64);
         this.rx = rxSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.rxBuffer = new UnsafeBuffer(rx);
         this.txSegment = buffers.allocate(bufferLength, 64);
         this.tx = txSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         this.txBuffer = new UnsafeBuffer(tx);
+        this.releaseOnClose = releaseOnClose;
         engine.onBuffersAllocated(2L * bufferLength);
     }
 
@@ -203,9 +217,11 @@ abstract class TcpLink
     {
         while (!closed)
         {
+            final int space = rx.capacity() - rxTail;
             final int read = readAvailable();
             parse();
-            if (read == 0)
+            // a read that did not fill the buffer drained the socket: asking again costs a system call
+            if (read == 0 || read < space)
             {
                 break;
             }
@@ -244,14 +260,19 @@ abstract class TcpLink
     }
 
     /**
-     * Free the staging buffers; only once no thread can touch them (engine thread, after close).
+     * Give the staging buffers back (at once for links peers opened); only once no thread can
+     * touch them (engine thread, after close).
      */
     protected final void releaseBuffers()
     {
-        if (buffers.scope().isAlive())
+        if (buffers.scope().isAlive() && !buffersReleased)
         {
+            buffersReleased = true;
             engine.onBuffersAllocated(-rxSegment.byteSize() - txSegment.byteSize());
-            buffers.close();
+            if (releaseOnClose)
+            {
+                buffers.close();
+            }
         }
     }
 

@@ -22,9 +22,8 @@ import java.util.function.Consumer;
 
 /**
  * The NIC engine of a tcp device: one agent thread that accepts links, serves every request that
- * arrives on them (application threads are never involved), reads responses into completions,
- * finishes transmissions the posting threads could not, and retransmits after receiver-not-ready
- * NAKs. It polls for a few microseconds after work, then blocks in the selector: these machines
+ * arrives on them (application threads are never involved), finishes transmissions the posting
+ * threads could not, and retransmits after receiver-not-ready NAKs. It polls for a few microseconds after work, then blocks in the selector: these machines
  * may have two cores.
  */
 final class TcpNicEngine implements Agent
@@ -41,6 +40,8 @@ final class TcpNicEngine implements Agent
     private final ManyToOneConcurrentArrayQueue<TcpLink> registrations = new ManyToOneConcurrentArrayQueue<>(1024);
     private final ManyToOneConcurrentArrayQueue<OutboundLink> flushRequests = new ManyToOneConcurrentArrayQueue<>(4096);
     private final ManyToOneConcurrentArrayQueue<OutboundLink> closeRequests = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final ManyToOneConcurrentArrayQueue<TcpQueuePair> rnrRequests = new ManyToOneConcurrentArrayQueue<>(4096);
+    private final Consumer<TcpQueuePair> onRnrRequest = this::onRnrRequest;
     private final ArrayList<TcpQueuePair> rnrWaiting = new ArrayList<>();
     private final ArrayList<TcpLink> links = new ArrayList<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
@@ -50,6 +51,7 @@ final class TcpNicEngine implements Agent
     private final AtomicLong linkBufferBytes = new AtomicLong();
     private final AgentRunner runner;
     private int selectedCount;
+    private boolean eventsHandledWhileIdle;
     private volatile String lastCutOffReason;
 
     TcpNicEngine(final TcpDevice device, final InetSocketAddress bindAddress) throws IOException
@@ -131,19 +133,28 @@ final class TcpNicEngine implements Agent
     public int doWork()
     {
         int work = 0;
-        selectedCount = 0;
-        try
+        if (eventsHandledWhileIdle)
         {
-            selector.selectNow(onSelected);
+            // the blocking select just served the ready sockets: polling again would find nothing
+            eventsHandledWhileIdle = false;
         }
-        catch (final IOException | ClosedSelectorException ex)
+        else
         {
-            return 0;
+            selectedCount = 0;
+            try
+            {
+                selector.selectNow(onSelected);
+            }
+            catch (final IOException | ClosedSelectorException ex)
+            {
+                return 0;
+            }
+            work += selectedCount;
         }
-        work += selectedCount;
         work += registrations.drain(onRegistration);
         work += closeRequests.drain(link -> link.close(link.pendingCloseReason));
         work += flushRequests.drain(onFlushRequest);
+        work += rnrRequests.drain(onRnrRequest);
         if (!rnrWaiting.isEmpty())
         {
             work += expireRnrTimers();
@@ -235,7 +246,8 @@ final class TcpNicEngine implements Agent
         }
         try
         {
-            final int ops = link instanceof OutboundLink ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            // the engine reads what peers send to this device; responses to its own requests are read by pollers
+            final int ops = link instanceof OutboundLink ? SelectionKey.OP_WRITE : SelectionKey.OP_READ;
             link.key(link.channel.register(selector, ops, link));
             links.add(link);
         }
@@ -270,8 +282,17 @@ final class TcpNicEngine implements Agent
         selector.wakeup();
     }
 
-    /** Retransmit for a QP once its receiver-not-ready timer expires. Engine thread only. */
+    /** Retransmit for a QP once its receiver-not-ready timer expires (called by the poller that saw the NAK). */
     void scheduleRnr(final TcpQueuePair qp)
+    {
+        while (!rnrRequests.offer(qp))
+        {
+            Thread.onSpinWait();
+        }
+        selector.wakeup();
+    }
+
+    private void onRnrRequest(final TcpQueuePair qp)
     {
         if (!rnrWaiting.contains(qp))
         {
@@ -350,6 +371,7 @@ final class TcpNicEngine implements Agent
                 if (selectedCount > 0)
                 {
                     idleSince = 0;
+                    eventsHandledWhileIdle = true;
                 }
             }
             catch (final IOException | ClosedSelectorException ignore)

@@ -5,6 +5,7 @@ import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.VerbsException;
 import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.soft.Progressor;
 import io.dkv.verbs.soft.SendSlot;
 import io.dkv.verbs.soft.SoftAddressHandle;
 import io.dkv.verbs.soft.SoftMemoryRegion;
@@ -30,8 +31,9 @@ final class TcpQueuePair extends SoftQueuePair
     private final long rnrTimerNanos;
     private final OutboundLink[] dirty = new OutboundLink[4];
     private int dirtyCount;
-    private OutboundLink link;
-    private OutboundLink dcTargetLink;
+    private final Progressor responsePoller = this::pollResponses;
+    private volatile OutboundLink link;
+    private volatile OutboundLink dcTargetLink;
     private int dcTargetNumber;
     private long rnrDeadline;
 
@@ -44,6 +46,32 @@ final class TcpQueuePair extends SoftQueuePair
         super(tcp, pd, number, attributes);
         this.tcp = tcp;
         this.rnrTimerNanos = tcp.context().tcpRnrTimerUs() * 1000L;
+        if (type != QpType.UD)
+        {
+            sendCq.addProgressor(responsePoller);
+        }
+    }
+
+    /**
+     * A poller's turn: read responses from the link this QP waits on. Runs without the QP's
+     * monitor: completing requests takes it (and other QPs' monitors) as responses are read.
+     */
+    private void pollResponses()
+    {
+        if (!hasOutstandingNow())
+        {
+            return;
+        }
+        final OutboundLink rcLink = link;
+        if (rcLink != null)
+        {
+            rcLink.pollResponses();
+        }
+        final OutboundLink dcLink = dcTargetLink;
+        if (dcLink != null)
+        {
+            dcLink.pollResponses();
+        }
     }
 
     protected void connect(final PortAddress peer, final int peerQpn)
@@ -162,7 +190,7 @@ final class TcpQueuePair extends SoftQueuePair
         dirtyCount = 0;
     }
 
-    /** A response arrived for request {@code psn}. Engine thread. */
+    /** A response arrived for request {@code psn}. */
     synchronized void onResponse(final int psn, final WcStatus status, final long original)
     {
         final SendSlot slot = sentSlot(psn);
@@ -202,7 +230,7 @@ final class TcpQueuePair extends SoftQueuePair
         return true;
     }
 
-    /** The responder had no receive request for {@code psn}: send it and what followed again later. Engine thread. */
+    /** The responder had no receive request for {@code psn}: send it and what followed again later. */
     synchronized void onReceiverNotReady(final int psn)
     {
         if (rewind(psn))
@@ -235,6 +263,7 @@ final class TcpQueuePair extends SoftQueuePair
 
     protected void onDestroy()
     {
+        sendCq.removeProgressor(responsePoller);
         link = null;
         dcTargetLink = null;
     }
