@@ -24,7 +24,7 @@ public final class Verbs
     {
         context.conclude();
         final VerbsProvider provider = provider(context.provider());
-        final String reason = provider.unavailableReason();
+        final String reason = provider.unavailableReason(context);
         if (reason != null)
         {
             throw new VerbsException("verbs provider '" + provider.name() + "' is not available: " + reason);

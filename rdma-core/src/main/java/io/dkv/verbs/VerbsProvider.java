@@ -8,8 +8,11 @@ public interface VerbsProvider
     /** @return the name users select it by. */
     String name();
 
-    /** @return null when the provider can open devices here, else why it cannot. */
-    String unavailableReason();
+    /**
+     * @param context what a device would be opened with.
+     * @return null when the provider can open such a device here, else why it cannot.
+     */
+    String unavailableReason(VerbsContext context);
 
     Device open(VerbsContext context);
 }

@@ -18,9 +18,9 @@ public final class ShmProvider implements VerbsProvider
         return PortAddress.SHM;
     }
 
-    public String unavailableReason()
+    public String unavailableReason(final VerbsContext context)
     {
-        final Path dir = new VerbsContext().shmDirectory();
+        final Path dir = context.shmDirectory();
         if (!Files.isDirectory(dir) || !Files.isWritable(dir))
         {
             return "shm directory " + dir + " is missing or not writable (set -Ddkv.verbs.shm.dir)";

@@ -15,7 +15,7 @@ public final class TcpProvider implements VerbsProvider
         return PortAddress.TCP;
     }
 
-    public String unavailableReason()
+    public String unavailableReason(final VerbsContext context)
     {
         return null;
     }

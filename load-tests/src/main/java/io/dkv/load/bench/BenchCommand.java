@@ -1,0 +1,28 @@
+package io.dkv.load.bench;
+
+import io.dkv.load.bench.verbs.VerbsBenchmark;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code dkv bench}: groups the benchmarks.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Run a benchmark; each figure is reported beside a floor measured in the same run.",
+    subcommands = {
+        VerbsBenchmark.class
+    })
+public final class BenchCommand implements Runnable
+{
+    @Spec
+    private CommandSpec spec;
+
+    public void run()
+    {
+        throw new ParameterException(spec.commandLine(), "Missing required subcommand: name a benchmark");
+    }
+}

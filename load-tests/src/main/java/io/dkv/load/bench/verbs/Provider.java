@@ -1,0 +1,36 @@
+package io.dkv.load.bench.verbs;
+
+import java.util.Locale;
+
+/**
+ * The verbs providers the benchmark measures, each with the floor it is compared with.
+ */
+public enum Provider
+{
+    SHM("local memory"),
+    TCP("tcp ping-pong");
+
+    private final String floorName;
+
+    Provider(final String floorName)
+    {
+        this.floorName = floorName;
+    }
+
+    /** @return the name {@link io.dkv.verbs.Verbs#open} knows the provider by. */
+    public String verbsName()
+    {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** @return what this provider's figures are compared with. */
+    public String floorName()
+    {
+        return floorName;
+    }
+
+    public String toString()
+    {
+        return verbsName();
+    }
+}

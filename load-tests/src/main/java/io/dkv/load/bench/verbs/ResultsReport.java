@@ -1,0 +1,168 @@
+package io.dkv.load.bench.verbs;
+
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.Measurement;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The verbs benchmark's results, with the machine, the method and the goals, for a terminal or
+ * as Markdown.
+ */
+final class ResultsReport
+{
+    static final String TITLE = "dkv bench verbs";
+
+    private final MachineInfo machine;
+    private final List<String> method;
+    private final List<String> goalLines = new ArrayList<>();
+    private final TextTable table = new TextTable(List.of(
+        new TextTable.Column("provider", false),
+        new TextTable.Column("op", false),
+        new TextTable.Column("size", true),
+        new TextTable.Column("floor", false),
+        new TextTable.Column("p50 ns", true),
+        new TextTable.Column("floor p50", true),
+        new TextTable.Column("p50 ratio", true),
+        new TextTable.Column("p99 ns", true),
+        new TextTable.Column("floor p99", true),
+        new TextTable.Column("p99 ratio", true),
+        new TextTable.Column("ops/s", true),
+        new TextTable.Column("floor ops/s", true),
+        new TextTable.Column("ops/s ratio", true)));
+
+    /**
+     * @param machine where it ran.
+     * @param method  how it measured, one point per line.
+     * @param rows    the results.
+     * @param goals   the goals to evaluate against the results.
+     */
+    ResultsReport(final MachineInfo machine, final List<String> method, final List<ResultRow> rows, final List<Goal> goals)
+    {
+        this.machine = machine;
+        this.method = List.copyOf(method);
+        for (final ResultRow row : rows)
+        {
+            final Measurement verbs = row.verbs();
+            final Measurement floor = row.floor();
+            table.addRow(
+                row.provider().toString(),
+                row.operation().name(),
+                row.size() + " B",
+                row.floorName(),
+                nanos(verbs.p50Nanos()),
+                nanos(floor.p50Nanos()),
+                ratio(row.p50Ratio()),
+                nanos(verbs.p99Nanos()),
+                nanos(floor.p99Nanos()),
+                ratio(row.p99Ratio()),
+                opsPerSecond(verbs.opsPerSecond()),
+                opsPerSecond(floor.opsPerSecond()),
+                ratio(row.throughputRatio()));
+        }
+        for (final Goal goal : goals)
+        {
+            goalLines.addAll(goal.evaluate(rows));
+        }
+    }
+
+    List<String> goalLines()
+    {
+        return goalLines;
+    }
+
+    void printText(final PrintWriter out)
+    {
+        out.println(TITLE);
+        out.println();
+        for (final String line : machineLines())
+        {
+            out.println(line);
+        }
+        for (final String line : method)
+        {
+            out.println(line);
+        }
+        out.println();
+        table.printText(out);
+        out.println();
+        for (final String line : goalLines)
+        {
+            out.println("goal " + line);
+        }
+        out.flush();
+    }
+
+    void printMarkdown(final PrintWriter out)
+    {
+        out.println("## " + TITLE);
+        out.println();
+        for (final String line : machineLines())
+        {
+            out.println("- " + line);
+        }
+        for (final String line : method)
+        {
+            out.println("- " + line);
+        }
+        out.println();
+        table.printMarkdown(out);
+        out.println();
+        out.println("Goals:");
+        out.println();
+        for (final String line : goalLines)
+        {
+            out.println("- " + line);
+        }
+        out.flush();
+    }
+
+    /**
+     * Write {@link #printMarkdown} to a file, creating its directory if needed.
+     */
+    void writeMarkdown(final Path file) throws IOException
+    {
+        final Path parent = file.toAbsolutePath().getParent();
+        if (parent != null)
+        {
+            Files.createDirectories(parent);
+        }
+        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file)))
+        {
+            printMarkdown(out);
+            if (out.checkError())
+            {
+                throw new IOException("cannot write the Markdown results to " + file);
+            }
+        }
+    }
+
+    private List<String> machineLines()
+    {
+        return List.of(
+            "machine: " + machine.cores() + " cores, " + machine.cpuModel(),
+            "jdk: " + machine.jdk(),
+            "os: " + machine.os());
+    }
+
+    private static String nanos(final long nanos)
+    {
+        return String.format(Locale.ROOT, "%,d", nanos);
+    }
+
+    private static String ratio(final double ratio)
+    {
+        return String.format(Locale.ROOT, "%.2fx", ratio);
+    }
+
+    private static String opsPerSecond(final double opsPerSecond)
+    {
+        return String.format(Locale.ROOT, "%,.0f", opsPerSecond);
+    }
+}

@@ -1,0 +1,138 @@
+package io.dkv.load.bench.verbs;
+
+import io.dkv.load.DkvMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv bench verbs} end to end with tiny counts: both providers run, every row and goal is
+ * reported on stdout and in the Markdown file, and bad options are refused.
+ */
+class VerbsBenchmarkTest
+{
+    private static final List<String> EXPECTED_ROWS = List.of(
+        "shm READ 8 B",
+        "shm READ 64 B",
+        "shm WRITE 8 B",
+        "shm WRITE 64 B",
+        "shm CAS 8 B",
+        "tcp READ 8 B",
+        "tcp READ 64 B",
+        "tcp WRITE 8 B",
+        "tcp WRITE 64 B",
+        "tcp CAS 8 B");
+    private static final int COLUMNS = 13;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int dkv(final String... args)
+    {
+        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+    }
+
+    @Test
+    @Timeout(60)
+    void measuresEveryOperationOnBothProvidersAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
+    {
+        final Path markdown = dir.resolve("docs").resolve("results.md");
+        final int exitCode = dkv("bench", "verbs", "--iterations", "300", "--warmup", "10", "--region-mib", "4",
+            "--markdown", markdown.toString());
+
+        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
+        final List<String[]> rows = tableRows(out.toString().lines().toList());
+        assertEquals(EXPECTED_ROWS, rows.stream().map(row -> row[0] + " " + row[1] + " " + row[2]).toList(), out::toString);
+        for (final String[] row : rows)
+        {
+            final String floorKind = row[3].replaceAll(" \\d.*", "");
+            assertEquals(row[0].equals("shm") ? "local memory" : "ping-pong", floorKind, Arrays.toString(row));
+            assertTrue(number(row[4]) > 0 && number(row[7]) >= number(row[4]), () -> "verbs p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[8]) >= number(row[5]), () -> "floor p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[10]) > 0 && number(row[11]) > 0, () -> "throughputs: " + Arrays.toString(row));
+            for (final int ratio : new int[]{6, 9, 12})
+            {
+                assertTrue(row[ratio].matches("\\d+\\.\\d\\dx"), () -> "ratio column " + ratio + ": " + Arrays.toString(row));
+            }
+        }
+        assertGoals(out.toString(), "goal ");
+        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"), out::toString);
+
+        final String markdownText = Files.readString(markdown);
+        for (final String row : EXPECTED_ROWS)
+        {
+            final String[] cells = row.split(" ", 3);
+            assertTrue(markdownText.contains("| " + String.join(" | ", cells) + " |"), () -> row + " in\n" + markdownText);
+        }
+        assertEquals(EXPECTED_ROWS.size() + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(), markdownText);
+        assertGoals(markdownText, "- ");
+    }
+
+    @Test
+    void refusesAnUnknownProvider()
+    {
+        assertEquals(2, dkv("bench", "verbs", "--provider", "rdma"));
+        assertTrue(err.toString().contains("rdma"), err::toString);
+    }
+
+    @Test
+    void refusesASizeLargerThanItSupports()
+    {
+        assertEquals(2, dkv("bench", "verbs", "--sizes", "8," + (VerbsBenchmark.MAX_SIZE + 1)));
+        assertTrue(err.toString().contains("--sizes " + (VerbsBenchmark.MAX_SIZE + 1)), err::toString);
+    }
+
+    private static void assertGoals(final String text, final String prefix)
+    {
+        for (final String goal : List.of("shm READ p50 <= 3x floor, 8 B: ", "shm READ p50 <= 3x floor, 64 B: ",
+            "tcp READ p50 <= 1.5x ping-pong, 8 B: ", "tcp READ p50 <= 1.5x ping-pong, 64 B: "))
+        {
+            assertTrue(text.lines().anyMatch(line -> line.startsWith(prefix + goal) &&
+                line.matches(".*: (MET|MISSED) \\(measured \\d+\\.\\d\\dx\\)")), () -> goal + " in\n" + text);
+        }
+    }
+
+    /**
+     * @return the cells of each line of the text table below its header: columns are two or more spaces apart.
+     */
+    private static List<String[]> tableRows(final List<String> lines)
+    {
+        final List<String[]> rows = new ArrayList<>();
+        boolean inTable = false;
+        for (final String line : lines)
+        {
+            if (line.startsWith("provider "))
+            {
+                inTable = true;
+            }
+            else if (inTable && line.isBlank())
+            {
+                break;
+            }
+            else if (inTable)
+            {
+                final String[] cells = line.trim().split(" {2,}");
+                assertEquals(COLUMNS, cells.length, () -> "cells of " + line);
+                rows.add(cells);
+            }
+        }
+        return rows;
+    }
+
+    private static double number(final String cell)
+    {
+        return Double.parseDouble(cell.replace(",", ""));
+    }
+}
