@@ -179,6 +179,12 @@ final class ChildProcess implements AutoCloseable
     /**
      * @return an assertion error that names the child and carries what it printed on stderr.
      */
+    /** @return the child's process id (of the JVM itself when started without a prefix). */
+    long pid()
+    {
+        return process.pid();
+    }
+
     AssertionError failure(final String what)
     {
         return new AssertionError(name + " " + what + "; " + describe());

@@ -101,6 +101,15 @@ class ProtectionTest extends TwoNodeTest
 
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aReadOfARegionWithoutRemoteReadIsARemoteAccessError(final String provider)
+    {
+        assertViolation(provider, WcStatus.REM_ACCESS_ERR,
+            r -> b.pd.allocate(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE),
+            r -> new SendWorkRequest().opcode(Opcode.RDMA_READ).local(a.region, 0, 8).remote(r.address(), r.rkey()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
     void anAtomicOnARegionWithoutRemoteAtomicIsARemoteAccessError(final String provider)
     {
         assertViolation(provider, WcStatus.REM_ACCESS_ERR,
