@@ -31,21 +31,12 @@ class DynamicallyConnectedTest
         return node;
     }
 
-    private static QueuePair dci(final TestNode node)
-    {
-        final QueuePair qp = node.qp(new QpInitAttributes().type(QpType.DCI).sendCq(node.cq));
-        qp.modify(QpAttributes.init(0));
-        qp.modify(QpAttributes.rtr());
-        qp.modify(QpAttributes.rts());
-        return qp;
-    }
-
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void oneInitiatorReachesThreeTargets(final String provider)
     {
         final TestNode initiator = node(provider);
-        final QueuePair dci = dci(initiator);
+        final QueuePair dci = initiator.dci();
         final Completions completions = new Completions(initiator.cq);
         final List<TestNode> targets = new ArrayList<>();
         final List<DcTarget> dcts = new ArrayList<>();
@@ -107,7 +98,7 @@ class DynamicallyConnectedTest
         final Completions completions = new Completions(initiator.cq, target.cq);
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 9);
 
-        final QueuePair bad = dci(initiator);
+        final QueuePair bad = initiator.dci();
         final SendWorkRequest write = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(initiator.region, 0, 8).remote(target.region.address(), target.region.rkey()).dc(ah, dct.dctNumber(), 78);
         bad.postSend(write);
@@ -115,7 +106,7 @@ class DynamicallyConnectedTest
         assertEquals(QpState.ERROR, bad.state());
         assertEquals(9, target.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
 
-        final QueuePair good = dci(initiator);
+        final QueuePair good = initiator.dci();
         good.postSend(write.dc(ah, dct.dctNumber(), 77));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(initiator.cq).status());
     }

@@ -42,10 +42,7 @@ class PassiveTargetTest
             target.call("fill 0 4096 7");
             target.call("set-word 16384 100");
 
-            final QueuePair dci = node.qp(new QpInitAttributes().type(QpType.DCI).sendCq(node.cq));
-            dci.modify(QpAttributes.init(0));
-            dci.modify(QpAttributes.rtr());
-            dci.modify(QpAttributes.rts());
+            final QueuePair dci = node.dci();
             final AddressHandle ah = node.pd.createAh(targetAddress);
 
             stop(target.pid());

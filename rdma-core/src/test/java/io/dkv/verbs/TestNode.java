@@ -79,6 +79,16 @@ final class TestNode implements AutoCloseable
         return new QueuePair[]{a, b};
     }
 
+    /** @return a DC initiator completing into this node's CQ, in RTS. */
+    QueuePair dci()
+    {
+        final QueuePair qp = qp(new QpInitAttributes().type(QpType.DCI).sendCq(cq));
+        qp.modify(QpAttributes.init(0));
+        qp.modify(QpAttributes.rtr());
+        qp.modify(QpAttributes.rts());
+        return qp;
+    }
+
     void bringUp(final QueuePair qp, final PortAddress peer, final int peerQpn)
     {
         qp.modify(QpAttributes.init(Access.ALL));
