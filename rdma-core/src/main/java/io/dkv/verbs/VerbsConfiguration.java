@@ -57,6 +57,13 @@ public final class VerbsConfiguration
     public static final String TCP_CONNECT_TIMEOUT_MS_PROP_NAME = "dkv.verbs.tcp.connect.timeout.ms";
     public static final int TCP_CONNECT_TIMEOUT_MS_DEFAULT = 2000;
 
+    /**
+     * How long a request to an RC QP that is not yet ready (still RESET or INIT) is retried before
+     * it fails with RETRY_EXC_ERR, as an RNIC's transport retries do while both sides connect.
+     */
+    public static final String RETRY_TIMEOUT_MS_PROP_NAME = "dkv.verbs.retry.timeout.ms";
+    public static final int RETRY_TIMEOUT_MS_DEFAULT = 1000;
+
     /** Wait before a SEND refused for lack of a receive request is retransmitted. */
     public static final String TCP_RNR_TIMER_US_PROP_NAME = "dkv.verbs.tcp.rnr.timer.us";
     public static final int TCP_RNR_TIMER_US_DEFAULT = 200;

@@ -26,6 +26,7 @@ public final class VerbsContext
     private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
     private int tcpConnectTimeoutMs = intProperty(TCP_CONNECT_TIMEOUT_MS_PROP_NAME, TCP_CONNECT_TIMEOUT_MS_DEFAULT);
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
+    private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
 
     /**
@@ -57,6 +58,7 @@ public final class VerbsContext
         requireRange("tcpMaxInvalidFrames", tcpMaxInvalidFrames, 0, Integer.MAX_VALUE);
         requireRange("tcpConnectTimeoutMs", tcpConnectTimeoutMs, 1, 600_000);
         requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
+        requireRange("retryTimeoutMs", retryTimeoutMs, 1, 600_000);
         requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
         return this;
     }
@@ -221,6 +223,17 @@ public final class VerbsContext
     public VerbsContext tcpRnrTimerUs(final int tcpRnrTimerUs)
     {
         this.tcpRnrTimerUs = tcpRnrTimerUs;
+        return this;
+    }
+
+    public int retryTimeoutMs()
+    {
+        return retryTimeoutMs;
+    }
+
+    public VerbsContext retryTimeoutMs(final int retryTimeoutMs)
+    {
+        this.retryTimeoutMs = retryTimeoutMs;
         return this;
     }
 

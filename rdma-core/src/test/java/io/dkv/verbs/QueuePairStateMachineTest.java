@@ -46,6 +46,45 @@ class QueuePairStateMachineTest extends TwoNodeTest
 
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aRequestToAResponderStillBeingSetUpIsRetriedUntilItIsReady(final String provider) throws InterruptedException
+    {
+        open(provider);
+        final QueuePair qp = a.qp(QpType.RC);
+        final QueuePair peer = b.qp(QpType.RC);
+        a.bringUp(qp, b.device.address(), peer.qpNum());
+        peer.modify(QpAttributes.init(Access.ALL));
+        final Completions completions = new Completions(a.cq, b.cq);
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
+        assertTrue(completions.drain(a.cq, Duration.ofMillis(100)).isEmpty(), "waits while the responder is in INIT");
+
+        peer.modify(QpAttributes.rtr(a.device.address(), qp.qpNum()));
+        final Completions.Wc wc = completions.awaitOne(a.cq);
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertEquals(QpState.RTS, qp.state());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aResponderThatNeverBecomesReadyFailsTheRequestAfterTheRetryTimeout(final String provider)
+    {
+        a = TestNode.open(TestNode.context(provider).retryTimeoutMs(200));
+        b = TestNode.open(provider);
+        final QueuePair qp = a.qp(QpType.RC);
+        final QueuePair peer = b.qp(QpType.RC);
+        a.bringUp(qp, b.device.address(), peer.qpNum());
+        final Completions completions = new Completions(a.cq, b.cq);
+        final long start = System.nanoTime();
+        qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
+        final Completions.Wc wc = completions.awaitOne(a.cq);
+        assertEquals(WcStatus.RETRY_EXC_ERR, wc.status());
+        assertTrue(System.nanoTime() - start >= 200_000_000L, "failed only after the retry timeout");
+        assertEquals(QpState.ERROR, qp.state());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
     void postingNeedsTheRightState(final String provider)
     {
         a = TestNode.open(provider);

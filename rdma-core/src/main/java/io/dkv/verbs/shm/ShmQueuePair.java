@@ -51,13 +51,16 @@ final class ShmQueuePair extends SoftQueuePair
     private final ShmRingReceiver receiver;
     private final ShmEndpointEntry endpointEntry = new ShmEndpointEntry();
     private final ShmRegionEntry regionEntry = new ShmRegionEntry();
+    private final long retryTimeoutNanos;
     private ShmRemoteDevice peer;
     private ShmQueueFile peerQueue;
+    private long notReadySince;
 
     ShmQueuePair(final ShmDevice shm, final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
     {
         super(shm, pd, number, attributes);
         this.shm = shm;
+        this.retryTimeoutNanos = shm.context().retryTimeoutMs() * 1_000_000L;
         this.kind = switch (attributes.type())
         {
             case RC -> KIND_RC;
@@ -164,17 +167,48 @@ final class ShmQueuePair extends SoftQueuePair
     private int transmitRc(final SendSlot slot)
     {
         final ShmRemoteDevice peer = this.peer;
-        if (!peer.isReachable() || !peer.control().readEndpoint(destQpn(), endpointEntry) ||
-            !QpState.fromOrdinal(endpointEntry.state).canReceive())
+        if (!peer.isReachable() || !peer.control().readEndpoint(destQpn(), endpointEntry))
         {
             slot.status = WcStatus.RETRY_EXC_ERR;
             return TX_DONE;
         }
+        final QpState peerState = QpState.fromOrdinal(endpointEntry.state);
+        if (!peerState.canReceive())
+        {
+            return peerNotReady(slot, peerState);
+        }
+        notReadySince = 0;
         if (slot.opcode.isTwoSided())
         {
             return sendMessage(peerQueue, slot, 0, 0);
         }
         return oneSided(peer, slot, endpointEntry.pdId, endpointEntry.access, peerQueue);
+    }
+
+    /**
+     * The peer QP exists but cannot take requests: while it is still being set up (RESET, INIT) the
+     * request waits and is offered again on each progress, until the retry timeout; a peer in
+     * ERROR will not recover.
+     */
+    private int peerNotReady(final SendSlot slot, final QpState peerState)
+    {
+        if (peerState == QpState.ERROR)
+        {
+            slot.status = WcStatus.RETRY_EXC_ERR;
+            return TX_DONE;
+        }
+        final long now = System.nanoTime();
+        if (notReadySince == 0)
+        {
+            notReadySince = now;
+        }
+        else if (now - notReadySince > retryTimeoutNanos)
+        {
+            notReadySince = 0;
+            slot.status = WcStatus.RETRY_EXC_ERR;
+            return TX_DONE;
+        }
+        return TX_BLOCKED;
     }
 
     private int transmitDc(final SendSlot slot)

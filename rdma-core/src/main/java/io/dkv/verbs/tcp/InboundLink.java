@@ -3,6 +3,7 @@ package io.dkv.verbs.tcp;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.Opcode;
 import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.QpState;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.soft.LocalMemory;
@@ -239,8 +240,21 @@ final class InboundLink extends TcpLink
         final SoftEndpoint endpoint = device.endpoint(dst);
         if (transport == TRANSPORT_RC)
         {
-            if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.RC ||
-                qp.destQpn() != srcQpn || !peerAddress.equals(qp.destAddress()))
+            if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.RC)
+            {
+                invalid(srcQpn, psn, dst);
+                return;
+            }
+            final QpState state = qp.state();
+            if (state == QpState.RESET || state == QpState.INIT)
+            {
+                // still being set up (its peer is not known yet): the requester retries until its transport timeout
+                qp.awaitingPsn = true;
+                qp.awaitedPsn = psn;
+                respond(TYPE_RNR_NAK, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);
+                return;
+            }
+            if (qp.destQpn() != srcQpn || !peerAddress.equals(qp.destAddress()))
             {
                 invalid(srcQpn, psn, dst);
                 return;

@@ -304,7 +304,7 @@ final class OutboundLink extends TcpLink
             {
                 if (qp != null)
                 {
-                    qp.onReceiverNotReady(psn);
+                    qp.onReceiverNotReady(psn, statusCode != 0);
                 }
                 continue;
             }

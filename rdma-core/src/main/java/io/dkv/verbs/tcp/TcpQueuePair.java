@@ -29,6 +29,8 @@ final class TcpQueuePair extends SoftQueuePair
 
     private final TcpDevice tcp;
     private final long rnrTimerNanos;
+    private final long retryTimeoutNanos;
+    private long notReadySince;
     private final OutboundLink[] dirty = new OutboundLink[4];
     private int dirtyCount;
     private final Progressor responsePoller = this::pollResponses;
@@ -46,6 +48,7 @@ final class TcpQueuePair extends SoftQueuePair
         super(tcp, pd, number, attributes);
         this.tcp = tcp;
         this.rnrTimerNanos = tcp.context().tcpRnrTimerUs() * 1000L;
+        this.retryTimeoutNanos = tcp.context().retryTimeoutMs() * 1_000_000L;
         if (type != QpType.UD)
         {
             sendCq.addProgressor(responsePoller);
@@ -198,6 +201,7 @@ final class TcpQueuePair extends SoftQueuePair
         {
             return;
         }
+        notReadySince = 0;
         if (status == WcStatus.SUCCESS && slot.opcode.isAtomic())
         {
             final SoftMemoryRegion region = slot.sgeRegion[0];
@@ -230,12 +234,30 @@ final class TcpQueuePair extends SoftQueuePair
         return true;
     }
 
-    /** The responder had no receive request for {@code psn}: send it and what followed again later. */
-    synchronized void onReceiverNotReady(final int psn)
+    /**
+     * The responder could not take {@code psn}: it had no receive request (retried without limit,
+     * as {@code rnr_retry = 7}) or its QP is still being set up (retried until the retry timeout).
+     * Send it and what followed again later.
+     */
+    synchronized void onReceiverNotReady(final int psn, final boolean qpNotReady)
     {
+        final long now = System.nanoTime();
+        if (qpNotReady)
+        {
+            if (notReadySince == 0)
+            {
+                notReadySince = now;
+            }
+            else if (now - notReadySince > retryTimeoutNanos)
+            {
+                notReadySince = 0;
+                completeSend(psn, WcStatus.RETRY_EXC_ERR);
+                return;
+            }
+        }
         if (rewind(psn))
         {
-            rnrDeadline = System.nanoTime() + rnrTimerNanos;
+            rnrDeadline = now + rnrTimerNanos;
             tcp.engine().scheduleRnr(this);
         }
     }
