@@ -1,0 +1,33 @@
+package io.dkv.raas;
+
+/**
+ * Where a driver learns how to reach nodes and where named regions are: the MetaServer, or a
+ * fixed set given by the application.
+ */
+public interface Directory
+{
+    /**
+     * @return the node's record, or null when no such node is known.
+     */
+    NodeRecord node(long nodeId);
+
+    /**
+     * @return the region published under that name, or null.
+     */
+    RemoteRegion region(String name);
+
+    /** Publish this node (or renew it). */
+    void register(NodeRecord self);
+
+    /** Publish a region under its name. */
+    void publish(RemoteRegion region);
+
+    /** Withdraw a region. */
+    void withdraw(String name);
+
+    /**
+     * Forget what is cached about a node (it failed a request or changed incarnation), so that the
+     * next lookup reads it anew.
+     */
+    void invalidate(long nodeId);
+}

@@ -1,0 +1,70 @@
+package io.dkv.raas;
+
+import io.dkv.raas.driver.RaasDriver;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An application's handle on RDMA as a Service: connections to nodes, named regions and
+ * registered buffers, served by a driver embedded in this JVM (the default) or by a standalone
+ * driver shared by every process of the host.
+ */
+public interface Raas extends AutoCloseable
+{
+    /**
+     * Start a driver in this JVM.
+     *
+     * @param context   settings.
+     * @param directory where nodes and regions are found.
+     * @return the handle; closing it stops the driver.
+     */
+    static Raas embedded(final RaasContext context, final Directory directory)
+    {
+        return RaasDriver.start(context, directory);
+    }
+
+    /** @return this node's record as peers reach it. */
+    NodeRecord self();
+
+    Directory directory();
+
+    /**
+     * Open a logical connection to a node for one-sided requests: costs a metadata lookup, no
+     * handshake with the peer.
+     */
+    Connection open(long nodeId, CompletionHandler handler);
+
+    /**
+     * Open a logical connection for messages with a service on a node: the peer's driver must have
+     * a listener there; it answers with its vQPN and the buffer it advertises.
+     */
+    Connection connect(long nodeId, int service, int flags, CompletionHandler handler);
+
+    Listener listen(int service);
+
+    /**
+     * Allocate {@code size} bytes on a node and publish them under {@code name} (LITE's malloc). Only
+     * this node's memory can be allocated by this call; other nodes allocate their own.
+     */
+    RemoteRegion malloc(long nodeId, long size, String name);
+
+    /** @return the region published under {@code name}. */
+    RemoteRegion lookup(String name);
+
+    /** Withdraw and release a region this node allocated. */
+    void free(RemoteRegion region);
+
+    /** @return the local memory behind a region this node allocated. */
+    MemorySegment localMemory(RemoteRegion region);
+
+    /**
+     * @return registered memory the driver reads and writes without copying, for buffers the
+     * application reuses.
+     */
+    MemorySegment allocateBuffer(int size);
+
+    /** Make progress: poll completions now (the Poller agent does this when the application does not). */
+    int poll();
+
+    void close();
+}

@@ -1,0 +1,119 @@
+package io.dkv.raas;
+
+/**
+ * Configuration properties of RaaS: system property names and defaults, from which a
+ * {@link RaasContext} starts.
+ */
+public final class RaasConfiguration
+{
+    /** This node's id in the cluster (non-zero); 0 draws a random one. */
+    public static final String NODE_ID_PROP_NAME = "dkv.raas.node.id";
+
+    /** Shared DC initiators of a driver. */
+    public static final String DCI_COUNT_PROP_NAME = "dkv.raas.dci.count";
+    public static final int DCI_COUNT_DEFAULT = 4;
+
+    /** Send queue depth of each pooled queue pair: the requests it may have outstanding. */
+    public static final String QP_DEPTH_PROP_NAME = "dkv.raas.qp.depth";
+    public static final int QP_DEPTH_DEFAULT = 256;
+
+    /** Most RC queue pairs to hot peers a driver keeps. */
+    public static final String RC_POOL_SIZE_PROP_NAME = "dkv.raas.rc.pool.size";
+    public static final int RC_POOL_SIZE_DEFAULT = 400;
+
+    /** Requests to one peer within a promotion window that make it hot (0 disables promotion). */
+    public static final String RC_PROMOTE_REQUESTS_PROP_NAME = "dkv.raas.rc.promote.requests";
+    public static final int RC_PROMOTE_REQUESTS_DEFAULT = 10_000;
+
+    /** The window over which requests are counted for promotion, in milliseconds. */
+    public static final String RC_PROMOTE_WINDOW_MS_PROP_NAME = "dkv.raas.rc.promote.window.ms";
+    public static final int RC_PROMOTE_WINDOW_MS_DEFAULT = 100;
+
+    /** An RC queue pair with no request for this long is closed and its peer goes back to DC. */
+    public static final String RC_IDLE_MS_PROP_NAME = "dkv.raas.rc.idle.ms";
+    public static final int RC_IDLE_MS_DEFAULT = 2000;
+
+    /** One-sided requests a logical connection may have outstanding. */
+    public static final String CONNECTION_CREDITS_PROP_NAME = "dkv.raas.connection.credits";
+    public static final int CONNECTION_CREDITS_DEFAULT = 64;
+
+    /** Requests the driver can track at once (across all connections). */
+    public static final String REQUEST_SLOTS_PROP_NAME = "dkv.raas.request.slots";
+    public static final int REQUEST_SLOTS_DEFAULT = 4096;
+
+    /** Bytes a request may carry through the driver's registered staging memory (the copy path). */
+    public static final String STAGING_BYTES_PROP_NAME = "dkv.raas.staging.bytes";
+    public static final int STAGING_BYTES_DEFAULT = 1024;
+
+    /** Receive buffers in the driver's shared receive queue. */
+    public static final String RECEIVE_BUFFERS_PROP_NAME = "dkv.raas.receive.buffers";
+    public static final int RECEIVE_BUFFERS_DEFAULT = 1024;
+
+    /** Bytes of each receive buffer: the largest message carried by SEND. */
+    public static final String RECEIVE_BUFFER_BYTES_PROP_NAME = "dkv.raas.receive.buffer.bytes";
+    public static final int RECEIVE_BUFFER_BYTES_DEFAULT = 4096;
+
+    /** Messages a connection may have in flight into the receiver's shared receive queue. */
+    public static final String MESSAGE_CREDITS_PROP_NAME = "dkv.raas.message.credits";
+    public static final int MESSAGE_CREDITS_DEFAULT = 16;
+
+    /** Bytes of the buffer a receiver advertises to each connection for large messages. */
+    public static final String ADVERTISED_BYTES_PROP_NAME = "dkv.raas.advertised.bytes";
+    public static final int ADVERTISED_BYTES_DEFAULT = 1024 * 1024;
+
+    /**
+     * Messages up to this size go as SEND, larger ones as WRITE_WITH_IMM into the receiver's
+     * advertised buffer. Measured per provider with {@code ./dkv bench raas}.
+     */
+    public static final String SEND_THRESHOLD_PROP_NAME = "dkv.raas.send.threshold";
+    public static final int SEND_THRESHOLD_DEFAULT = 2048;
+
+    /**
+     * Sends up to this size are copied into registered memory, larger ones use the caller's memory
+     * registered (and cached). Measured per provider with {@code ./dkv bench raas}.
+     */
+    public static final String COPY_THRESHOLD_PROP_NAME = "dkv.raas.copy.threshold";
+    public static final int COPY_THRESHOLD_DEFAULT = 16 * 1024;
+
+    /** How long a synchronous call waits for its completion, in milliseconds. */
+    public static final String TIMEOUT_MS_PROP_NAME = "dkv.raas.timeout.ms";
+    public static final int TIMEOUT_MS_DEFAULT = 5000;
+
+    private RaasConfiguration()
+    {
+    }
+
+    static int intProperty(final String name, final int defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+    }
+
+    static long longProperty(final String name, final long defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+package io.dkv.raas;
+
+import io.dkv.verbs.VerbsContext;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.dkv.raas.RaasConfiguration.*;
+
+/**
+ * What a RaaS driver is started with. Starts from {@link RaasConfiguration} (system properties,
+ * then defaults); every setter is fluent.
+ */
+public final class RaasContext
+{
+    private VerbsContext verbs = new VerbsContext();
+    private long nodeId = longProperty(NODE_ID_PROP_NAME, 0);
+    private int role = NodeRecord.ROLE_CLIENT;
+    private int dciCount = intProperty(DCI_COUNT_PROP_NAME, DCI_COUNT_DEFAULT);
+    private int qpDepth = intProperty(QP_DEPTH_PROP_NAME, QP_DEPTH_DEFAULT);
+    private int rcPoolSize = intProperty(RC_POOL_SIZE_PROP_NAME, RC_POOL_SIZE_DEFAULT);
+    private int rcPromoteRequests = intProperty(RC_PROMOTE_REQUESTS_PROP_NAME, RC_PROMOTE_REQUESTS_DEFAULT);
+    private int rcPromoteWindowMs = intProperty(RC_PROMOTE_WINDOW_MS_PROP_NAME, RC_PROMOTE_WINDOW_MS_DEFAULT);
+    private int rcIdleMs = intProperty(RC_IDLE_MS_PROP_NAME, RC_IDLE_MS_DEFAULT);
+    private int connectionCredits = intProperty(CONNECTION_CREDITS_PROP_NAME, CONNECTION_CREDITS_DEFAULT);
+    private int requestSlots = intProperty(REQUEST_SLOTS_PROP_NAME, REQUEST_SLOTS_DEFAULT);
+    private int stagingBytes = intProperty(STAGING_BYTES_PROP_NAME, STAGING_BYTES_DEFAULT);
+    private int receiveBuffers = intProperty(RECEIVE_BUFFERS_PROP_NAME, RECEIVE_BUFFERS_DEFAULT);
+    private int receiveBufferBytes = intProperty(RECEIVE_BUFFER_BYTES_PROP_NAME, RECEIVE_BUFFER_BYTES_DEFAULT);
+    private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
+    private int advertisedBytes = intProperty(ADVERTISED_BYTES_PROP_NAME, ADVERTISED_BYTES_DEFAULT);
+    private int sendThreshold = intProperty(SEND_THRESHOLD_PROP_NAME, SEND_THRESHOLD_DEFAULT);
+    private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, COPY_THRESHOLD_DEFAULT);
+    private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
+    private boolean startAgents = true;
+
+    /**
+     * Check the settings together and fill in what was left to choose.
+     *
+     * @return this.
+     */
+    public RaasContext conclude()
+    {
+        verbs.conclude();
+        if (nodeId == 0)
+        {
+            nodeId = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        }
+        requireRange("dciCount", dciCount, 1, 256);
+        requireRange("qpDepth", qpDepth, 4, 16 * 1024);
+        requireRange("rcPoolSize", rcPoolSize, 0, 100_000);
+        requireRange("rcPromoteRequests", rcPromoteRequests, 0, Integer.MAX_VALUE);
+        requireRange("rcPromoteWindowMs", rcPromoteWindowMs, 1, 600_000);
+        requireRange("rcIdleMs", rcIdleMs, 1, 3_600_000);
+        requireRange("connectionCredits", connectionCredits, 1, 16 * 1024);
+        requireRange("requestSlots", requestSlots, 16, 1 << 20);
+        requireRange("stagingBytes", stagingBytes, 8, 1 << 20);
+        requireRange("receiveBuffers", receiveBuffers, 16, 1 << 20);
+        requireRange("receiveBufferBytes", receiveBufferBytes, 256, verbs.maxSendSize());
+        requireRange("messageCredits", messageCredits, 1, receiveBuffers);
+        requireRange("advertisedBytes", advertisedBytes, 4096, 1 << 30);
+        requireRange("sendThreshold", sendThreshold, 0, receiveBufferBytes - ControlHeader.LENGTH);
+        requireRange("copyThreshold", copyThreshold, 0, Integer.MAX_VALUE);
+        requireRange("timeoutMs", timeoutMs, 1, 3_600_000);
+        return this;
+    }
+
+    private static void requireRange(final String name, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
+        }
+    }
+
+    public VerbsContext verbs()
+    {
+        return verbs;
+    }
+
+    public RaasContext verbs(final VerbsContext verbs)
+    {
+        this.verbs = verbs;
+        return this;
+    }
+
+    public long nodeId()
+    {
+        return nodeId;
+    }
+
+    public RaasContext nodeId(final long nodeId)
+    {
+        this.nodeId = nodeId;
+        return this;
+    }
+
+    public int role()
+    {
+        return role;
+    }
+
+    public RaasContext role(final int role)
+    {
+        this.role = role;
+        return this;
+    }
+
+    public int dciCount()
+    {
+        return dciCount;
+    }
+
+    public RaasContext dciCount(final int dciCount)
+    {
+        this.dciCount = dciCount;
+        return this;
+    }
+
+    public int qpDepth()
+    {
+        return qpDepth;
+    }
+
+    public RaasContext qpDepth(final int qpDepth)
+    {
+        this.qpDepth = qpDepth;
+        return this;
+    }
+
+    public int rcPoolSize()
+    {
+        return rcPoolSize;
+    }
+
+    public RaasContext rcPoolSize(final int rcPoolSize)
+    {
+        this.rcPoolSize = rcPoolSize;
+        return this;
+    }
+
+    public int rcPromoteRequests()
+    {
+        return rcPromoteRequests;
+    }
+
+    public RaasContext rcPromoteRequests(final int rcPromoteRequests)
+    {
+        this.rcPromoteRequests = rcPromoteRequests;
+        return this;
+    }
+
+    public int rcPromoteWindowMs()
+    {
+        return rcPromoteWindowMs;
+    }
+
+    public RaasContext rcPromoteWindowMs(final int rcPromoteWindowMs)
+    {
+        this.rcPromoteWindowMs = rcPromoteWindowMs;
+        return this;
+    }
+
+    public int rcIdleMs()
+    {
+        return rcIdleMs;
+    }
+
+    public RaasContext rcIdleMs(final int rcIdleMs)
+    {
+        this.rcIdleMs = rcIdleMs;
+        return this;
+    }
+
+    public int connectionCredits()
+    {
+        return connectionCredits;
+    }
+
+    public RaasContext connectionCredits(final int connectionCredits)
+    {
+        this.connectionCredits = connectionCredits;
+        return this;
+    }
+
+    public int requestSlots()
+    {
+        return requestSlots;
+    }
+
+    public RaasContext requestSlots(final int requestSlots)
+    {
+        this.requestSlots = requestSlots;
+        return this;
+    }
+
+    public int stagingBytes()
+    {
+        return stagingBytes;
+    }
+
+    public RaasContext stagingBytes(final int stagingBytes)
+    {
+        this.stagingBytes = stagingBytes;
+        return this;
+    }
+
+    public int receiveBuffers()
+    {
+        return receiveBuffers;
+    }
+
+    public RaasContext receiveBuffers(final int receiveBuffers)
+    {
+        this.receiveBuffers = receiveBuffers;
+        return this;
+    }
+
+    public int receiveBufferBytes()
+    {
+        return receiveBufferBytes;
+    }
+
+    public RaasContext receiveBufferBytes(final int receiveBufferBytes)
+    {
+        this.receiveBufferBytes = receiveBufferBytes;
+        return this;
+    }
+
+    public int messageCredits()
+    {
+        return messageCredits;
+    }
+
+    public RaasContext messageCredits(final int messageCredits)
+    {
+        this.messageCredits = messageCredits;
+        return this;
+    }
+
+    public int advertisedBytes()
+    {
+        return advertisedBytes;
+    }
+
+    public RaasContext advertisedBytes(final int advertisedBytes)
+    {
+        this.advertisedBytes = advertisedBytes;
+        return this;
+    }
+
+    public int sendThreshold()
+    {
+        return sendThreshold;
+    }
+
+    public RaasContext sendThreshold(final int sendThreshold)
+    {
+        this.sendThreshold = sendThreshold;
+        return this;
+    }
+
+    public int copyThreshold()
+    {
+        return copyThreshold;
+    }
+
+    public RaasContext copyThreshold(final int copyThreshold)
+    {
+        this.copyThreshold = copyThreshold;
+        return this;
+    }
+
+    public int timeoutMs()
+    {
+        return timeoutMs;
+    }
+
+    public RaasContext timeoutMs(final int timeoutMs)
+    {
+        this.timeoutMs = timeoutMs;
+        return this;
+    }
+
+    public boolean startAgents()
+    {
+        return startAgents;
+    }
+
+    /** Run the Worker and Poller agents (default); without them only calling threads make progress. */
+    public RaasContext startAgents(final boolean startAgents)
+    {
+        this.startAgents = startAgents;
+        return this;
+    }
+}

@@ -1,0 +1,49 @@
+package io.dkv.raas;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A directory held in memory and shared by the drivers that use it: for tests, and for
+ * deployments whose nodes are known in advance.
+ */
+public final class StaticDirectory implements Directory
+{
+    private final Map<Long, NodeRecord> nodes = new ConcurrentHashMap<>();
+    private final Map<String, RemoteRegion> regions = new ConcurrentHashMap<>();
+
+    public NodeRecord node(final long nodeId)
+    {
+        return nodes.get(nodeId);
+    }
+
+    public RemoteRegion region(final String name)
+    {
+        return regions.get(name);
+    }
+
+    public void register(final NodeRecord self)
+    {
+        nodes.put(self.id(), self);
+    }
+
+    public void publish(final RemoteRegion region)
+    {
+        regions.put(region.name(), region);
+    }
+
+    public void withdraw(final String name)
+    {
+        regions.remove(name);
+    }
+
+    public void invalidate(final long nodeId)
+    {
+    }
+
+    /** Forget a node entirely (it left). */
+    public void remove(final long nodeId)
+    {
+        nodes.remove(nodeId);
+    }
+}

@@ -1,0 +1,72 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.Connection;
+import io.dkv.raas.Listener;
+import io.dkv.raas.RaasException;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A service's listener: connections peers opened wait here until accepted.
+ */
+final class DriverListener implements Listener
+{
+    private final Messaging messaging;
+    private final int service;
+    private final ConcurrentLinkedQueue<DriverConnection> accepted = new ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
+
+    DriverListener(final Messaging messaging, final int service)
+    {
+        this.messaging = messaging;
+        this.service = service;
+    }
+
+    public int service()
+    {
+        return service;
+    }
+
+    void offer(final DriverConnection connection)
+    {
+        accepted.add(connection);
+    }
+
+    public Connection accept(final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        int spins = 0;
+        while (true)
+        {
+            if (closed)
+            {
+                throw new RaasException("listener on service " + service + " is closed");
+            }
+            final DriverConnection connection = accepted.poll();
+            if (connection != null)
+            {
+                return connection;
+            }
+            if (messaging.driver.poll() == 0)
+            {
+                RaasDriver.idle(++spins);
+                if (System.nanoTime() > deadline)
+                {
+                    throw new RaasException("no connection to service " + service + " within " + timeout.toMillis() + " ms");
+                }
+            }
+        }
+    }
+
+    public void close()
+    {
+        closed = true;
+        messaging.removeListener(this);
+        DriverConnection connection;
+        while ((connection = accepted.poll()) != null)
+        {
+            connection.close();
+        }
+    }
+}

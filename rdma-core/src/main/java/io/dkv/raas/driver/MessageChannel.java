@@ -1,0 +1,733 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.Flags;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+import io.dkv.raas.ReceivedMessage;
+import io.dkv.verbs.Access;
+import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.Opcode;
+import io.dkv.verbs.SendFlags;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.dkv.raas.ControlHeader.*;
+import static io.dkv.raas.driver.Messaging.BYTE;
+import static io.dkv.raas.driver.Messaging.INT;
+import static io.dkv.raas.driver.Messaging.LONG;
+
+/**
+ * The messaging state of a connection. Small messages go as SEND_WITH_IMM into the peer's shared
+ * receive queue, limited by message credits the peer grants; larger ones are written with
+ * WRITE_WITH_IMM into the buffer the peer advertised (a ring both ends walk the same way, freed by
+ * credits), or read by the peer from this side's memory (READ). The vQPN of the receiving end
+ * travels in the immediate data.
+ */
+final class MessageChannel
+{
+    static final int CONNECTING = 0;
+    static final int ESTABLISHED = 1;
+    static final int REFUSED = 2;
+    static final int CLOSED = 3;
+
+    private static final int KIND_SEND = 0;
+    private static final int KIND_WRITTEN = 1;
+    private static final int KIND_READ = 2;
+
+    private final Messaging messaging;
+    private final RaasDriver driver;
+    private final DriverConnection connection;
+    private final int flags;
+    private volatile int state = CONNECTING;
+    private volatile int peerVqpn;
+    private volatile boolean peerClosed;
+
+    private final AtomicInteger sendCredits = new AtomicInteger();
+    private final AtomicLong peerFreed = new AtomicLong();
+    private final Object sendLock = new Object();
+    private long peerAdvertAddress;
+    private int peerAdvertRkey;
+    private int peerAdvertBytes;
+    private long sendPosition;
+
+    private final MemoryRegion advert;
+    private final LongQueue inbox;
+    private final LongQueue writtenEnds;
+    private final ArrayDeque<ReadIn> readIns = new ArrayDeque<>();
+    private final ConcurrentHashMap<Integer, ReadOut> readOuts = new ConcurrentHashMap<>();
+    private final AtomicInteger nextReadToken = new AtomicInteger(1);
+    private final Object recvLock = new Object();
+    private long receivePosition;
+    private long freedPosition;
+    private int creditsToReturn;
+    private long bytesToReturn;
+    private ZeroCopy outstandingZeroCopy;
+
+    /** A message the peer left for this side to READ, once read. */
+    private record ReadIn(MemorySegment data, int length, Runnable release)
+    {
+    }
+
+    /** A message this side left for the peer to READ. */
+    private static final class ReadOut
+    {
+        volatile boolean done;
+    }
+
+    MessageChannel(final Messaging messaging, final DriverConnection connection, final int flags)
+    {
+        this.messaging = messaging;
+        this.driver = messaging.driver;
+        this.connection = connection;
+        this.flags = flags;
+        this.advert = driver.pd.allocate(driver.context.advertisedBytes(), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        final int credits = driver.context.messageCredits();
+        this.inbox = new LongQueue(credits * 2 + 8);
+        this.writtenEnds = new LongQueue(credits * 2 + 8);
+    }
+
+    int grantedCredits()
+    {
+        return driver.context.messageCredits();
+    }
+
+    boolean isEstablished()
+    {
+        return state == ESTABLISHED;
+    }
+
+    void writeAdvert(final MemorySegment staging, final int addressOffset, final int rkeyOffset, final int bytesOffset)
+    {
+        staging.set(LONG, addressOffset, advert.address());
+        staging.set(INT, rkeyOffset, advert.rkey());
+        staging.set(INT, bytesOffset, (int)advert.length());
+    }
+
+    void establish(final int peerVqpn, final int credits, final long advertAddress, final int advertRkey, final int advertBytes)
+    {
+        this.peerVqpn = peerVqpn;
+        this.peerAdvertAddress = advertAddress;
+        this.peerAdvertRkey = advertRkey;
+        this.peerAdvertBytes = advertBytes;
+        sendCredits.set(credits);
+        state = ESTABLISHED;
+    }
+
+    void awaitEstablished(final Duration timeout, final int service)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        int spins = 0;
+        while (state == CONNECTING)
+        {
+            if (driver.poll() == 0)
+            {
+                RaasDriver.idle(++spins);
+                if (System.nanoTime() > deadline)
+                {
+                    throw new RaasException("node " + connection.nodeId() + " did not answer a connect to service " + service +
+                        " within " + timeout.toMillis() + " ms");
+                }
+            }
+        }
+        if (state == REFUSED)
+        {
+            throw new RaasException("node " + connection.nodeId() + " refused a connect to service " + service + ": no listener");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // sending
+
+    void send(final MemorySegment src, final long offset, final int length, final int callFlags)
+    {
+        Flags.validate(callFlags);
+        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
+        {
+            throw new RaasException("send of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
+        }
+        requireOpen();
+        final int all = callFlags | flags;
+        if ((all & Flags.FORCE_UD) != 0)
+        {
+            throw new RaasException("FORCE_UD needs a datagram endpoint; this connection is reliable (use FORCE_DC or FORCE_RC)");
+        }
+        final boolean fitsSend = length + LENGTH <= messaging.bufferBytes;
+        if ((all & Flags.USE_READ) != 0 || (length > peerAdvertBytes && (all & Flags.USE_SEND) == 0 && !fitsSend))
+        {
+            sendByRead(src, offset, length, all);
+        }
+        else if ((all & Flags.USE_WRITE) != 0 || ((all & Flags.USE_SEND) == 0 && (length > driver.context.sendThreshold() || !fitsSend)))
+        {
+            sendByWrite(src, offset, length, all);
+        }
+        else
+        {
+            if (!fitsSend)
+            {
+                throw new RaasException("SEND of " + length + " bytes exceeds the receive buffers of " +
+                    (messaging.bufferBytes - LENGTH) + " payload bytes");
+            }
+            sendBySend(src, offset, length, all);
+        }
+    }
+
+    private void requireOpen()
+    {
+        if (state != ESTABLISHED)
+        {
+            throw new RaasException(String.format("connection vQPN 0x%x is not established (state %d)", connection.vqpn(), state));
+        }
+        if (peerClosed)
+        {
+            throw new RaasException(String.format("node %d closed connection vQPN 0x%x", connection.nodeId(), connection.vqpn()));
+        }
+    }
+
+    private void acquireMessageCredit()
+    {
+        final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+        int spins = 0;
+        while (true)
+        {
+            final int credits = sendCredits.get();
+            if (credits > 0)
+            {
+                if (sendCredits.compareAndSet(credits, credits - 1))
+                {
+                    return;
+                }
+                continue;
+            }
+            requireOpen();
+            if (driver.poll() == 0)
+            {
+                RaasDriver.idle(++spins);
+                if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                {
+                    throw new RaasException(String.format("node %d granted no message credit to vQPN 0x%x within %d ms",
+                        connection.nodeId(), connection.vqpn(), driver.context.timeoutMs()));
+                }
+            }
+        }
+    }
+
+    private RequestSlot messageSlot(final Opcode opcode)
+    {
+        final RequestSlot slot = driver.acquireSlot();
+        slot.kind = RequestSlot.KIND_MESSAGE;
+        slot.connection = connection;
+        slot.route = connection.route();
+        slot.vqpn = connection.vqpn();
+        slot.opcode = opcode;
+        slot.sync = true;
+        slot.wr.reset().wrId(slot.wrId()).opcode(opcode).immData(peerVqpn).sendFlags(SendFlags.SIGNALED);
+        return slot;
+    }
+
+    private static void writeHeader(final MemorySegment memory, final long at, final byte type, final int srcVqpn, final int length)
+    {
+        memory.set(BYTE, at + TYPE_OFFSET, type);
+        memory.set(BYTE, at + FLAGS_OFFSET, (byte)0);
+        memory.set(INT, at + SRC_VQPN_OFFSET, srcVqpn);
+        memory.set(INT, at + CREDITS_OFFSET, 0);
+        memory.set(INT, at + LENGTH_OFFSET, length);
+    }
+
+    private void sendBySend(final MemorySegment src, final long offset, final int length, final int callFlags)
+    {
+        acquireMessageCredit();
+        final RequestSlot slot = messageSlot(Opcode.SEND_WITH_IMM);
+        final int total = LENGTH + length;
+        if (total <= driver.stagingSlotBytes)
+        {
+            writeHeader(slot.staging, 0, TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, slot.staging, LENGTH, length);
+            slot.wr.local(driver.staging, slot.stagingOffset, total);
+            if ((callFlags & Flags.INLINE) != 0 && total <= 64)
+            {
+                slot.wr.sendFlags(SendFlags.SIGNALED | SendFlags.INLINE);
+            }
+        }
+        else
+        {
+            final Messaging.SendBuffer buffer = messaging.acquireSendBuffer();
+            slot.sendBuffer = buffer.index;
+            writeHeader(messaging.sendPool.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset + LENGTH, length);
+            slot.wr.local(messaging.sendPool, buffer.offset, total);
+        }
+        synchronized (sendLock)
+        {
+            driver.submit(slot);
+        }
+        driver.awaitSync(slot, describe("SEND", length));
+    }
+
+    private void sendByWrite(final MemorySegment src, final long offset, final int length, final int callFlags)
+    {
+        if (length > peerAdvertBytes)
+        {
+            throw new RaasException("WRITE of a " + length + "-byte message exceeds the " + peerAdvertBytes +
+                " bytes node " + connection.nodeId() + " advertised; send it with USE_READ");
+        }
+        acquireMessageCredit();
+        final RequestSlot slot = messageSlot(Opcode.RDMA_WRITE_WITH_IMM);
+        MemoryRegion temporary = null;
+        if (length <= messaging.sendBufferBytes && (callFlags & Flags.REGISTER) == 0 &&
+            (length <= driver.context.copyThreshold() || (callFlags & Flags.COPY) != 0 || !src.isNative()))
+        {
+            final Messaging.SendBuffer buffer = messaging.acquireSendBuffer();
+            slot.sendBuffer = buffer.index;
+            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset, length);
+            slot.wr.local(messaging.sendPool, buffer.offset, length);
+        }
+        else if (src.isNative())
+        {
+            final MemoryRegion registered = driver.registrations.registered(src);
+            slot.wr.local(registered, src.address() - registered.address() + offset, length);
+        }
+        else
+        {
+            temporary = driver.pd.allocate(length, Access.LOCAL_WRITE);
+            MemorySegment.copy(src, offset, temporary.segment(), 0, length);
+            slot.wr.local(temporary, 0, length);
+        }
+        try
+        {
+            synchronized (sendLock)
+            {
+                final long ring = peerAdvertBytes;
+                final long physical = sendPosition % ring;
+                final long skip = physical + length > ring ? ring - physical : 0;
+                final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+                int spins = 0;
+                // bytes skipped at the end of the ring are free once everything before them is: an empty
+                // ring takes any message, otherwise what is skipped and written must fit what is free
+                long used;
+                while ((used = sendPosition - peerFreed.get()) != 0 && ring - used < skip + length)
+                {
+                    requireOpen();
+                    if (driver.poll() == 0)
+                    {
+                        RaasDriver.idle(++spins);
+                        if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                        {
+                            throw new RaasException(describe("WRITE", length) + ": the peer's buffer stayed full for " +
+                                driver.context.timeoutMs() + " ms");
+                        }
+                    }
+                }
+                sendPosition += skip;
+                final long at = sendPosition % ring;
+                sendPosition += length;
+                slot.wr.remote(peerAdvertAddress + at, peerAdvertRkey);
+                driver.submit(slot);
+            }
+            driver.awaitSync(slot, describe("WRITE", length));
+        }
+        finally
+        {
+            if (temporary != null)
+            {
+                temporary.deregister();
+            }
+        }
+    }
+
+    private void sendByRead(final MemorySegment src, final long offset, final int length, final int callFlags)
+    {
+        final MemoryRegion source;
+        final long sourceOffset;
+        final boolean temporary;
+        if (src.isNative() && (callFlags & Flags.COPY) == 0)
+        {
+            source = driver.registrations.registered(src);
+            sourceOffset = src.address() - source.address() + offset;
+            temporary = false;
+        }
+        else
+        {
+            source = driver.pd.allocate(Math.max(1, length), Access.LOCAL_WRITE | Access.REMOTE_READ);
+            MemorySegment.copy(src, offset, source.segment(), 0, length);
+            sourceOffset = 0;
+            temporary = true;
+        }
+        MemoryRegion readable = source;
+        if (!temporary)
+        {
+            try
+            {
+                readable = driver.registrations.readable(source);
+            }
+            catch (final io.dkv.verbs.VerbsException providerRefused)
+            {
+                // the provider lets peers reach only memory it allocated (shm): send a copy from such memory
+                sendByRead(src, offset, length, callFlags | Flags.COPY);
+                return;
+            }
+        }
+        final int token = nextReadToken.getAndIncrement();
+        final ReadOut wait = new ReadOut();
+        readOuts.put(token, wait);
+        try
+        {
+            acquireMessageCredit();
+            final RequestSlot slot = messageSlot(Opcode.SEND_WITH_IMM);
+            writeHeader(slot.staging, 0, TYPE_READ_REQUEST, connection.vqpn(), length);
+            slot.staging.set(LONG, READ_ADDRESS_OFFSET, readable.address() + sourceOffset);
+            slot.staging.set(INT, READ_RKEY_OFFSET, readable.rkey());
+            slot.staging.set(INT, READ_TOKEN_OFFSET, token);
+            slot.wr.local(driver.staging, slot.stagingOffset, LENGTH + READ_LENGTH);
+            synchronized (sendLock)
+            {
+                driver.submit(slot);
+            }
+            driver.awaitSync(slot, describe("READ request", length));
+            final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+            int spins = 0;
+            while (!wait.done)
+            {
+                requireOpen();
+                if (driver.poll() == 0)
+                {
+                    RaasDriver.idle(++spins);
+                    if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                    {
+                        throw new RaasException(describe("READ", length) + ": the peer did not read it within " +
+                            driver.context.timeoutMs() + " ms");
+                    }
+                }
+            }
+        }
+        finally
+        {
+            readOuts.remove(token);
+            if (temporary)
+            {
+                source.deregister();
+            }
+        }
+    }
+
+    private String describe(final String how, final int length)
+    {
+        return String.format("%s of a %d-byte message to node %d (vQPN 0x%x)", how, length, connection.nodeId(), connection.vqpn());
+    }
+
+    void onSendFailed(final int status)
+    {
+        if (status == RaasStatus.CLOSED)
+        {
+            peerClosed = true;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // receiving (the poller calls the on* methods)
+
+    private static long entry(final int kind, final long a, final int length)
+    {
+        return ((long)kind << 62) | ((a & 0x3fff_ffffL) << 32) | (length & 0xffff_ffffL);
+    }
+
+    void onData(final int buffer, final int length)
+    {
+        if (!inbox.offer(entry(KIND_SEND, buffer, length)))
+        {
+            // more messages than the credits granted: the peer broke the protocol; the message is dropped
+            messaging.repost(buffer);
+        }
+    }
+
+    void onWritten(final int length)
+    {
+        final long ring = advert.length();
+        final long physical = receivePosition % ring;
+        if (physical + length > ring)
+        {
+            receivePosition += ring - physical;
+        }
+        final long at = receivePosition % ring;
+        receivePosition += length;
+        if (!writtenEnds.offer(receivePosition) || !inbox.offer(entry(KIND_WRITTEN, at, length)))
+        {
+            peerClosed = true;
+        }
+    }
+
+    void onControl(final byte type, final long base, final int srcVqpn, final int credits, final int length)
+    {
+        final MemorySegment memory = messaging.receive.segment();
+        switch (type)
+        {
+            case TYPE_ACCEPT -> establish(srcVqpn, credits,
+                memory.get(LONG, base + ACCEPT_ADDRESS_OFFSET),
+                memory.get(INT, base + ACCEPT_RKEY_OFFSET),
+                memory.get(INT, base + ACCEPT_BYTES_OFFSET));
+            case TYPE_REFUSE -> state = REFUSED;
+            case TYPE_CREDIT ->
+            {
+                sendCredits.addAndGet(credits);
+                peerFreed.addAndGet(length & 0xffff_ffffL);
+            }
+            case TYPE_CLOSE -> peerClosed = true;
+            case TYPE_READ_REQUEST -> startReadIn(
+                memory.get(LONG, base + READ_ADDRESS_OFFSET),
+                memory.get(INT, base + READ_RKEY_OFFSET),
+                memory.get(INT, base + READ_TOKEN_OFFSET),
+                length);
+            case TYPE_READ_DONE ->
+            {
+                final ReadOut wait = readOuts.get(memory.get(INT, base + READ_TOKEN_OFFSET));
+                if (wait != null)
+                {
+                    wait.done = true;
+                }
+            }
+            default ->
+            {
+                // unknown: ignored
+            }
+        }
+    }
+
+    /**
+     * The peer left a large message for this side to READ: fetch it into fresh registered memory,
+     * then queue it and tell the peer its buffer is free.
+     */
+    private void startReadIn(final long address, final int rkey, final int token, final int length)
+    {
+        final RequestSlot slot = driver.freeSlots.poll();
+        if (slot == null || length < 0)
+        {
+            if (slot != null)
+            {
+                driver.releaseSlot(slot);
+            }
+            peerClosed = true;
+            return;
+        }
+        final MemoryRegion destination = driver.pd.allocate(Math.max(1, length), Access.LOCAL_WRITE);
+        slot.state = RequestSlot.PENDING;
+        slot.kind = RequestSlot.KIND_READ_IN;
+        slot.connection = connection;
+        slot.route = connection.route();
+        slot.vqpn = connection.vqpn();
+        slot.opcode = Opcode.RDMA_READ;
+        slot.length = length;
+        slot.token = token;
+        slot.attachment = destination;
+        slot.wr.reset().wrId(slot.wrId()).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+            .local(destination, 0, length).remote(address, rkey);
+        driver.submit(slot);
+    }
+
+    /** The READ of a message the peer left completed. Called by the poller. */
+    void onReadIn(final RequestSlot slot, final int status)
+    {
+        final MemoryRegion destination = (MemoryRegion)slot.attachment;
+        if (status != RaasStatus.SUCCESS)
+        {
+            destination.deregister();
+            peerClosed = true;
+            return;
+        }
+        synchronized (readIns)
+        {
+            readIns.add(new ReadIn(destination.segment(), slot.length, destination::deregister));
+        }
+        if (!inbox.offer(entry(KIND_READ, 0, slot.length)))
+        {
+            peerClosed = true;
+        }
+        final RequestSlot done = messaging.controlSlot(slot.route, peerVqpn, TYPE_READ_DONE, connection.vqpn(), 0, READ_LENGTH);
+        if (done != null)
+        {
+            done.staging.set(INT, READ_TOKEN_OFFSET, (int)slot.token);
+            messaging.postControl(done, READ_LENGTH);
+        }
+    }
+
+    int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
+    {
+        synchronized (recvLock)
+        {
+            final long entry = awaitMessage(timeout);
+            final int kind = (int)(entry >>> 62);
+            final long at = (entry >>> 32) & 0x3fff_ffffL;
+            final int length = (int)entry;
+            try
+            {
+                if (length > maxLength || offset < 0 || offset > dst.byteSize() - Math.min(length, maxLength))
+                {
+                    throw new RaasException("message of " + length + " bytes does not fit the " + maxLength +
+                        " bytes offered; it is dropped");
+                }
+                MemorySegment.copy(source(kind, at, length), 0, dst, offset, length);
+                return length;
+            }
+            finally
+            {
+                consumed(kind, at);
+            }
+        }
+    }
+
+    ReceivedMessage recvZeroCopy(final Duration timeout)
+    {
+        synchronized (recvLock)
+        {
+            if (outstandingZeroCopy != null)
+            {
+                throw new RaasException(String.format("release the previous message of vQPN 0x%x first", connection.vqpn()));
+            }
+            final long entry = awaitMessage(timeout);
+            final int kind = (int)(entry >>> 62);
+            final long at = (entry >>> 32) & 0x3fff_ffffL;
+            final int length = (int)entry;
+            outstandingZeroCopy = new ZeroCopy(source(kind, at, length), kind, at);
+            return outstandingZeroCopy;
+        }
+    }
+
+    private final class ZeroCopy implements ReceivedMessage
+    {
+        private final MemorySegment payload;
+        private final int kind;
+        private final long at;
+        private boolean released;
+
+        ZeroCopy(final MemorySegment payload, final int kind, final long at)
+        {
+            this.payload = payload;
+            this.kind = kind;
+            this.at = at;
+        }
+
+        public MemorySegment payload()
+        {
+            if (released)
+            {
+                throw new RaasException("message was released");
+            }
+            return payload;
+        }
+
+        public void release()
+        {
+            synchronized (recvLock)
+            {
+                if (!released)
+                {
+                    released = true;
+                    outstandingZeroCopy = null;
+                    consumed(kind, at);
+                }
+            }
+        }
+    }
+
+    private long awaitMessage(final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        int spins = 0;
+        while (inbox.isEmpty())
+        {
+            if (state == CLOSED)
+            {
+                throw new RaasException(String.format("connection vQPN 0x%x is closed", connection.vqpn()));
+            }
+            if (peerClosed)
+            {
+                throw new RaasException(String.format("node %d closed connection vQPN 0x%x", connection.nodeId(), connection.vqpn()));
+            }
+            if (driver.poll() == 0)
+            {
+                RaasDriver.idle(++spins);
+                if ((spins & 255) == 0 && System.nanoTime() > deadline)
+                {
+                    throw new RaasException(String.format("no message on vQPN 0x%x from node %d within %d ms",
+                        connection.vqpn(), connection.nodeId(), timeout.toMillis()));
+                }
+            }
+        }
+        return inbox.peek();
+    }
+
+    private MemorySegment source(final int kind, final long at, final int length)
+    {
+        return switch (kind)
+        {
+            case KIND_SEND -> messaging.receive.segment().asSlice(messaging.bufferOffset((int)at) + LENGTH, length);
+            case KIND_WRITTEN -> advert.segment().asSlice(at, length);
+            default ->
+            {
+                synchronized (readIns)
+                {
+                    yield readIns.peek().data().asSlice(0, length);
+                }
+            }
+        };
+    }
+
+    /** The oldest message was consumed: give its buffer back and, in time, the credits. */
+    private void consumed(final int kind, final long at)
+    {
+        inbox.remove();
+        switch (kind)
+        {
+            case KIND_SEND -> messaging.repost((int)at);
+            case KIND_WRITTEN ->
+            {
+                final long end = writtenEnds.peek();
+                writtenEnds.remove();
+                bytesToReturn += end - freedPosition;
+                freedPosition = end;
+            }
+            default ->
+            {
+                final ReadIn readIn;
+                synchronized (readIns)
+                {
+                    readIn = readIns.poll();
+                }
+                readIn.release().run();
+            }
+        }
+        creditsToReturn++;
+        if (creditsToReturn >= Math.max(1, grantedCredits() / 2) || bytesToReturn >= advert.length() / 4 || inbox.isEmpty())
+        {
+            messaging.sendSimple(connection.route(), peerVqpn, TYPE_CREDIT, connection.vqpn(), creditsToReturn, (int)bytesToReturn);
+            creditsToReturn = 0;
+            bytesToReturn = 0;
+        }
+    }
+
+    void close(final boolean tellPeer)
+    {
+        final int previous = state;
+        state = CLOSED;
+        if (tellPeer && previous == ESTABLISHED && !peerClosed)
+        {
+            messaging.sendSimple(connection.route(), peerVqpn, TYPE_CLOSE, connection.vqpn(), 0, 0);
+        }
+        synchronized (recvLock)
+        {
+            while (!inbox.isEmpty())
+            {
+                final long entry = inbox.peek();
+                inbox.remove();
+                if ((int)(entry >>> 62) == KIND_SEND)
+                {
+                    messaging.repost((int)((entry >>> 32) & 0x3fff_ffffL));
+                }
+            }
+        }
+        advert.deregister();
+    }
+}

@@ -1,0 +1,33 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.verbs.AddressHandle;
+
+/**
+ * How this driver reaches one node: its record (address, DC target, key), the address handle, the
+ * DC initiator its requests go through (always the same one, which keeps them in order) and, once
+ * the peer turned hot, an RC queue pair of the pool.
+ */
+final class NodeRoute
+{
+    final NodeRecord node;
+    final AddressHandle ah;
+    final PooledQp dci;
+    volatile PooledQp rc;
+    volatile boolean stale;
+    boolean promoting;
+    long windowStartMillis;
+    int windowRequests;
+
+    NodeRoute(final NodeRecord node, final AddressHandle ah, final PooledQp dci)
+    {
+        this.node = node;
+        this.ah = ah;
+        this.dci = dci;
+    }
+
+    public String toString()
+    {
+        return "route to " + node + (rc != null ? " over RC" : " over DC");
+    }
+}

@@ -1,0 +1,50 @@
+package io.dkv.raas.driver;
+
+import io.dkv.verbs.QpType;
+import io.dkv.verbs.QueuePair;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A physical queue pair of the pool, shared by many logical connections. The driver never lets
+ * more requests be outstanding than its send queue holds; requests beyond that, or while the queue
+ * pair is being recycled after an error, wait in its deferred queue in order.
+ */
+final class PooledQp
+{
+    final QpType type;
+    final int depth;
+    final AtomicInteger outstanding = new AtomicInteger();
+    final SlotQueue deferred;
+    QueuePair qp;
+    /** The peer of an RC queue pair, and its queue pair number. */
+    NodeRoute peer;
+    int peerQpn;
+    volatile boolean broken;
+    /** An RC queue pair taken out of use (idle, or its peer closed it): closed once nothing is outstanding. */
+    volatile boolean retired;
+    int recycles;
+    long lastUsedMillis;
+    /** The doorbell batch being built by the submitter. */
+    int batchCount;
+    io.dkv.verbs.SendWorkRequest batchHead;
+    io.dkv.verbs.SendWorkRequest batchTail;
+
+    PooledQp(final QueuePair qp, final int depth, final int deferredCapacity)
+    {
+        this.qp = qp;
+        this.type = qp.type();
+        this.depth = depth;
+        this.deferred = new SlotQueue(deferredCapacity);
+    }
+
+    boolean hasCredit(final int batched)
+    {
+        return outstanding.get() + batched < depth;
+    }
+
+    public String toString()
+    {
+        return String.format("%s qp 0x%x (outstanding %d of %d%s)", type, qp.qpNum(), outstanding.get(), depth, broken ? ", broken" : "");
+    }
+}

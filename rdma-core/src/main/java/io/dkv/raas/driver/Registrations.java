@@ -1,0 +1,68 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.RaasException;
+import io.dkv.verbs.Access;
+import io.dkv.verbs.MemoryRegion;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Caller memory registered for zero-copy transfers, cached by address: registering costs far
+ * more than a lookup, and callers reuse their buffers. A cached registration is used only while
+ * its memory is still alive and covers the whole range asked for.
+ */
+final class Registrations
+{
+    private final RaasDriver driver;
+    private final Long2ObjectHashMap<MemoryRegion> byAddress = new Long2ObjectHashMap<>();
+
+    Registrations(final RaasDriver driver)
+    {
+        this.driver = driver;
+    }
+
+    synchronized MemoryRegion registered(final MemorySegment segment)
+    {
+        if (!segment.isNative())
+        {
+            throw new RaasException("only native memory can be registered; copy heap buffers of " + segment.byteSize() +
+                " bytes into a buffer from allocateBuffer");
+        }
+        final long address = segment.address();
+        final MemoryRegion cached = byAddress.get(address);
+        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() && cached.length() >= segment.byteSize())
+        {
+            return cached;
+        }
+        if (cached != null)
+        {
+            byAddress.remove(address);
+            cached.deregister();
+        }
+        final MemoryRegion region = driver.pd.register(segment, Access.LOCAL_WRITE);
+        byAddress.put(address, region);
+        return region;
+    }
+
+    /**
+     * A registration peers may READ from (the READ path of large messages), made once per region.
+     */
+    synchronized MemoryRegion readable(final MemoryRegion local)
+    {
+        final long key = -local.address();
+        final MemoryRegion cached = byAddress.get(key);
+        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() && cached.length() >= local.length())
+        {
+            return cached;
+        }
+        final MemoryRegion region = driver.pd.register(local.segment(), Access.LOCAL_WRITE | Access.REMOTE_READ);
+        byAddress.put(key, region);
+        return region;
+    }
+
+    synchronized int size()
+    {
+        return byAddress.size();
+    }
+}

@@ -1,0 +1,41 @@
+package io.dkv.raas;
+
+import io.dkv.verbs.VerbsContext;
+
+/**
+ * Two embedded drivers sharing a directory: the usual setting of a RaaS test.
+ */
+final class RaasPair implements AutoCloseable
+{
+    final StaticDirectory directory = new StaticDirectory();
+    final Raas a;
+    final Raas b;
+
+    RaasPair(final String provider)
+    {
+        this(provider, context -> context);
+    }
+
+    RaasPair(final String provider, final java.util.function.UnaryOperator<RaasContext> tune)
+    {
+        a = Raas.embedded(tune.apply(context(provider, 1)), directory);
+        b = Raas.embedded(tune.apply(context(provider, 2)), directory);
+    }
+
+    static RaasContext context(final String provider, final long nodeId)
+    {
+        return new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
+            .nodeId(nodeId)
+            .receiveBuffers(256)
+            .requestSlots(1024)
+            .advertisedBytes(256 * 1024)
+            .timeoutMs(10_000);
+    }
+
+    public void close()
+    {
+        a.close();
+        b.close();
+    }
+}
