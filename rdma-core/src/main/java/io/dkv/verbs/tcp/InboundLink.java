@@ -48,6 +48,10 @@ final class InboundLink extends TcpLink
     private final ScatterList sink = new ScatterList();
     private final ReceiveSlot receiveSlot = new ReceiveSlot(16);
     private final Int2IntHashMap dcAwaitedPsn = new Int2IntHashMap(-1);
+    private final Int2IntHashMap dcIncarnation = new Int2IntHashMap(-1);
+    private final Int2IntHashMap dcErrored = new Int2IntHashMap(-1);
+    private TcpQueuePair requestRcQp;
+    private int requestDcSource = -1;
     private int state = EXPECT_HELLO;
     private long payloadRemaining;
     private int onEnd;
@@ -212,6 +216,9 @@ final class InboundLink extends TcpLink
         final long compareAdd = rxBuffer.getLong(base + REQ_COMPARE_ADD_OFFSET);
         final long swap = rxBuffer.getLong(base + REQ_SWAP_OFFSET);
         final long key = rxBuffer.getLong(base + REQ_KEY_OFFSET);
+        final int incarnation = rxBuffer.getByte(base + REQ_INCARNATION_OFFSET) & 0xFF;
+        requestRcQp = null;
+        requestDcSource = -1;
 
         if (opcode == null || transport < TRANSPORT_RC || transport > TRANSPORT_DC)
         {
@@ -264,6 +271,18 @@ final class InboundLink extends TcpLink
                 respond(TYPE_RESPONSE, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);
                 return;
             }
+            if (qp.requesterIncarnation != incarnation)
+            {
+                qp.requesterIncarnation = incarnation;
+                qp.requesterErrored = false;
+                qp.awaitingPsn = false;
+            }
+            if (qp.requesterErrored)
+            {
+                // the requester flushed this frame when it saw the error: it must not execute
+                return;
+            }
+            requestRcQp = qp;
             if (qp.awaitingPsn)
             {
                 if (psn != qp.awaitedPsn)
@@ -290,6 +309,17 @@ final class InboundLink extends TcpLink
                 }
                 return;
             }
+            if (dcIncarnation.get(srcQpn) != incarnation)
+            {
+                dcIncarnation.put(srcQpn, incarnation);
+                dcErrored.remove(srcQpn);
+                dcAwaitedPsn.remove(srcQpn);
+            }
+            if (dcErrored.containsKey(srcQpn))
+            {
+                return;
+            }
+            requestDcSource = srcQpn;
             final int awaited = dcAwaitedPsn.get(srcQpn);
             if (awaited != -1)
             {
@@ -544,6 +574,18 @@ final class InboundLink extends TcpLink
 
     private void respond(final byte type, final WcStatus status, final int qpn, final int psn, final long original)
     {
+        if (type == TYPE_RESPONSE && status != WcStatus.SUCCESS)
+        {
+            // the requester's QP goes to ERROR on this answer: drop what it already sent behind the request
+            if (requestRcQp != null)
+            {
+                requestRcQp.requesterErrored = true;
+            }
+            else if (requestDcSource >= 0)
+            {
+                dcErrored.put(requestDcSource, 1);
+            }
+        }
         final int offset = txTail;
         txBuffer.putInt(offset + FRAME_LENGTH_OFFSET, RESPONSE_HEADER_LENGTH);
         txBuffer.putByte(offset + TYPE_OFFSET, type);

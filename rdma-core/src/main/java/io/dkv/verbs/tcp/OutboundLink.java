@@ -90,7 +90,7 @@ final class OutboundLink extends TcpLink
         txBuffer.putByte(offset + TYPE_OFFSET, TYPE_REQUEST);
         txBuffer.putByte(offset + REQ_OPCODE_OFFSET, (byte)slot.opcode.code());
         txBuffer.putByte(offset + REQ_TRANSPORT_OFFSET, transport);
-        txBuffer.putByte(offset + 7, (byte)0);
+        txBuffer.putByte(offset + REQ_INCARNATION_OFFSET, qp.incarnation());
         txBuffer.putInt(offset + REQ_SRC_QPN_OFFSET, qp.qpNum());
         txBuffer.putInt(offset + REQ_DST_OFFSET, dst);
         txBuffer.putInt(offset + REQ_PSN_OFFSET, slot.psn);

@@ -19,6 +19,9 @@ package io.dkv.verbs.tcp;
  *   4  type        byte   TYPE_REQUEST
  *   5  opcode      byte   Opcode code
  *   6  transport   byte   TRANSPORT_RC, TRANSPORT_UD, TRANSPORT_DC
+ *   7  incarnation byte   of the requester QP, bumped by each reset: after an error the responder
+ *                         drops the requester's frames until a new incarnation, so what the
+ *                         requester flushed was never executed
  *   8  srcQpn      int    requester QP
  *  12  dstNumber   int    responder QP or DC target
  *  16  psn         int    requester sequence number, echoed in the response
@@ -65,6 +68,7 @@ public final class TcpFrameDescriptor
     public static final int REQUEST_HEADER_LENGTH = 64;
     public static final int REQ_OPCODE_OFFSET = 5;
     public static final int REQ_TRANSPORT_OFFSET = 6;
+    public static final int REQ_INCARNATION_OFFSET = 7;
     public static final int REQ_SRC_QPN_OFFSET = 8;
     public static final int REQ_DST_OFFSET = 12;
     public static final int REQ_PSN_OFFSET = 16;

@@ -42,6 +42,10 @@ final class TcpQueuePair extends SoftQueuePair
     /** Responder side, engine thread only: after a receiver-not-ready NAK, frames are dropped until this psn returns. */
     boolean awaitingPsn;
     int awaitedPsn;
+    /** Responder side, engine thread only: the requester's incarnation, and whether it was answered with an error. */
+    int requesterIncarnation = -1;
+    boolean requesterErrored;
+    private volatile byte incarnation;
 
     TcpQueuePair(final TcpDevice tcp, final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
     {
@@ -74,6 +78,20 @@ final class TcpQueuePair extends SoftQueuePair
         if (dcLink != null)
         {
             dcLink.pollResponses();
+        }
+    }
+
+    /** @return this QP's incarnation: bumped by each reset, carried in every request. */
+    byte incarnation()
+    {
+        return incarnation;
+    }
+
+    protected void onStateChanged(final io.dkv.verbs.QpState from, final io.dkv.verbs.QpState to)
+    {
+        if (to == io.dkv.verbs.QpState.RESET)
+        {
+            incarnation++;
         }
     }
 
