@@ -1049,6 +1049,22 @@ public final class RaasDriver implements Raas
         return total + messaging.rcRecycles();
     }
 
+    /** @return RC queue pairs to hot peers in use now (bounded by the RC pool size). */
+    public int rcQueuePairs()
+    {
+        return messaging.rcCount();
+    }
+
+    /** @return true when requests to the node travel over an RC queue pair now. */
+    public boolean usesRc(final long nodeId)
+    {
+        synchronized (routes)
+        {
+            final NodeRoute route = routes.get(nodeId);
+            return route != null && route.rc != null;
+        }
+    }
+
     int housekeeping()
     {
         clockMillis = System.currentTimeMillis();

@@ -1,0 +1,110 @@
+package io.dkv.raas;
+
+import io.dkv.raas.driver.RaasDriver;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The QP pool: requests start on the shared DC initiators; a peer that turns hot is promoted to an
+ * RC queue pair of a bounded pool, and demoted when it goes idle; nothing is lost on the way.
+ */
+class QueuePairPoolTest
+{
+    private static void await(final Raas raas, final BooleanSupplier condition, final String what)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean())
+        {
+            raas.poll();
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("waited 10 s for " + what);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aHotPeerIsPromotedToRcAndDemotedWhenIdle(final String provider)
+    {
+        try (RaasPair pair = new RaasPair(provider, context -> context.rcPromoteRequests(200).rcPromoteWindowMs(10_000).rcIdleMs(200)))
+        {
+            final RaasDriver a = (RaasDriver)pair.a;
+            final RaasDriver b = (RaasDriver)pair.b;
+            final long target = pair.b.self().id();
+            pair.b.malloc(target, 4096, "hot");
+            final RemoteRegion region = pair.a.lookup("hot");
+            final Connection connection = pair.a.open(target, null);
+            assertFalse(a.usesRc(target), "a new peer is reached over DC");
+
+            long increments = 0;
+            while (!a.usesRc(target) && increments < 100_000)
+            {
+                connection.faa(region, 0, 1);
+                increments++;
+            }
+            assertTrue(a.usesRc(target), "promoted after " + increments + " requests");
+            assertEquals(1, a.rcQueuePairs());
+            assertEquals(1, b.rcQueuePairs(), "the peer holds the other end");
+            for (int i = 0; i < 1000; i++)
+            {
+                connection.faa(region, 0, 1);
+            }
+            increments += 1000;
+            assertEquals(increments, connection.faa(region, 0, 0), "nothing lost across the switch");
+
+            await(pair.a, () -> a.rcQueuePairs() == 0 && !a.usesRc(target), "demotion after 200 ms idle");
+            await(pair.b, () -> b.rcQueuePairs() == 0, "the peer closing its end");
+            assertEquals(increments, connection.faa(region, 0, 0), "DC again");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void forcingRcPromotesAtConnectAndThePoolStaysBounded(final String provider)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final List<Raas> peers = new ArrayList<>();
+        try (Raas hub = Raas.embedded(RaasPair.context(provider, 100).rcPoolSize(2).rcPromoteRequests(0), directory))
+        {
+            try
+            {
+                for (int i = 1; i <= 4; i++)
+                {
+                    final Raas peer = Raas.embedded(RaasPair.context(provider, i), directory);
+                    peers.add(peer);
+                    peer.listen(1);
+                }
+                final List<Connection> connections = new ArrayList<>();
+                for (final Raas peer : peers)
+                {
+                    connections.add(hub.connect(peer.self().id(), 1, Flags.FORCE_RC, null));
+                }
+                final RaasDriver driver = (RaasDriver)hub;
+                await(hub, () -> driver.rcQueuePairs() == 2, "two RC queue pairs");
+                final MemorySegment message = MemorySegment.ofArray(new byte[]{1, 2, 3});
+                for (final Connection connection : connections)
+                {
+                    connection.send(message, 0, 3, Flags.ADAPTIVE);
+                }
+                assertEquals(2, driver.rcQueuePairs(), "the pool holds at most rcPoolSize");
+                long overRc = peers.stream().filter(peer -> driver.usesRc(peer.self().id())).count();
+                assertEquals(2, overRc);
+            }
+            finally
+            {
+                peers.forEach(Raas::close);
+            }
+        }
+    }
+}
