@@ -7,6 +7,21 @@ package io.dkv.raas;
 public interface Directory
 {
     /**
+     * Called once by the driver when it has started, before it registers itself: a directory that
+     * talks to a MetaServer does so through the driver it serves.
+     *
+     * @param raas the driver's handle.
+     */
+    default void attach(final Raas raas)
+    {
+    }
+
+    /** Called when the driver closes (a directory deregisters the node, stops renewing its lease). */
+    default void detach()
+    {
+    }
+
+    /**
      * @return the node's record, or null when no such node is known.
      */
     NodeRecord node(long nodeId);

@@ -32,6 +32,7 @@ public final class RaasContext
     private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, COPY_THRESHOLD_DEFAULT);
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private boolean startAgents = true;
+    private long dcKey;
 
     /**
      * Check the settings together and fill in what was left to choose.
@@ -278,6 +279,21 @@ public final class RaasContext
     public RaasContext timeoutMs(final int timeoutMs)
     {
         this.timeoutMs = timeoutMs;
+        return this;
+    }
+
+    public long dcKey()
+    {
+        return dcKey;
+    }
+
+    /**
+     * Use this DC key for the driver's DC target (0, the default, draws a fresh one per start): a
+     * node whose peers keep its record across restarts, such as a MetaServer, keeps its key.
+     */
+    public RaasContext dcKey(final long dcKey)
+    {
+        this.dcKey = dcKey;
         return this;
     }
 

@@ -14,6 +14,7 @@ public final class VerbsContext
 {
     private String provider = VerbsConfiguration.provider();
     private Path shmDirectory = VerbsConfiguration.shmDirectory();
+    private long shmDeviceId;
     private String tcpAddress = VerbsConfiguration.tcpAddress();
     private int maxQp = intProperty(MAX_QP_PROP_NAME, MAX_QP_DEFAULT);
     private int maxMr = intProperty(MAX_MR_PROP_NAME, MAX_MR_DEFAULT);
@@ -94,6 +95,21 @@ public final class VerbsContext
     }
 
     /** @return host:port the tcp NIC engine listens on. */
+    public long shmDeviceId()
+    {
+        return shmDeviceId;
+    }
+
+    /**
+     * Open the shm device with this id (the shm counterpart of a fixed tcp port; 0, the default,
+     * draws a free one). Opening fails if a live device already has it.
+     */
+    public VerbsContext shmDeviceId(final long shmDeviceId)
+    {
+        this.shmDeviceId = shmDeviceId;
+        return this;
+    }
+
     public String tcpAddress()
     {
         return tcpAddress;

@@ -117,7 +117,7 @@ public final class RaasDriver implements Raas
             sendCq = device.createCq(cqDepth);
             recvCq = device.createCq(Math.min(device.attributes().maxCqe(), context.receiveBuffers() * 2 + 64));
             srq = pd.createSrq(context.receiveBuffers(), 1);
-            final long dcKey = ThreadLocalRandom.current().nextLong();
+            final long dcKey = context.dcKey() != 0 ? context.dcKey() : ThreadLocalRandom.current().nextLong();
             dct = pd.createDct(new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey).accessFlags(Access.REMOTE_MASK));
             self = new NodeRecord(context.nodeId(), context.role(), device.address(), dct.dctNumber(), dcKey,
                 System.currentTimeMillis(), 0);
@@ -152,7 +152,6 @@ public final class RaasDriver implements Raas
             connections = new AtomicReferenceArray<>(maxConnections);
             connectionGenerations = new int[maxConnections];
             messaging = new Messaging(this);
-            directory.register(self);
         }
         catch (final RuntimeException ex)
         {
@@ -167,9 +166,19 @@ public final class RaasDriver implements Raas
     public static RaasDriver start(final RaasContext context, final Directory directory)
     {
         final RaasDriver driver = new RaasDriver(context, directory);
-        if (context.startAgents())
+        try
         {
-            driver.startAgents();
+            if (context.startAgents())
+            {
+                driver.startAgents();
+            }
+            directory.attach(driver);
+            directory.register(driver.self);
+        }
+        catch (final RuntimeException ex)
+        {
+            driver.close();
+            throw ex;
         }
         return driver;
     }
@@ -340,6 +349,14 @@ public final class RaasDriver implements Raas
         if (closed)
         {
             return;
+        }
+        try
+        {
+            directory.detach();
+        }
+        catch (final RuntimeException ignore)
+        {
+            // closing anyway: the directory's lease on this node will expire
         }
         closed = true;
         CloseHelper.quietCloseAll(worker, poller);

@@ -59,16 +59,19 @@ public final class ShmDevice extends SoftDevice
         Path dir;
         while (true)
         {
-            id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+            id = context.shmDeviceId() != 0 ? context.shmDeviceId() : ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
             dir = deviceDirectory(root, id);
             try
             {
                 Files.createDirectory(dir);
                 break;
             }
-            catch (final java.nio.file.FileAlreadyExistsException retry)
+            catch (final java.nio.file.FileAlreadyExistsException taken)
             {
-                // another device drew the same id
+                if (context.shmDeviceId() != 0)
+                {
+                    throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id, dir));
+                }
             }
             catch (final IOException ex)
             {
