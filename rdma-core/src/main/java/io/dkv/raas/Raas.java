@@ -23,10 +23,19 @@ public interface Raas extends AutoCloseable
         return RaasDriver.start(context, directory);
     }
 
+    /**
+     * Attach to the standalone driver of this host named by the context ({@code ./dkv driver}): its
+     * QP pool and connections are shared with every other attached process.
+     *
+     * @throws RaasException when no such driver runs, saying how to start one.
+     */
+    static Raas attach(final RaasContext context)
+    {
+        return io.dkv.raas.cnc.AttachedRaas.attach(context);
+    }
+
     /** @return this node's record as peers reach it. */
     NodeRecord self();
-
-    Directory directory();
 
     /**
      * Open a logical connection to a node for one-sided requests: costs a metadata lookup, no
@@ -54,7 +63,10 @@ public interface Raas extends AutoCloseable
     /** Withdraw and release a region this node allocated. */
     void free(RemoteRegion region);
 
-    /** @return the local memory behind a region this node allocated. */
+    /**
+     * @return the local memory behind a region this node allocated (embedded drivers: attached
+     * clients reach their node's regions through a connection to their own node).
+     */
     MemorySegment localMemory(RemoteRegion region);
 
     /**

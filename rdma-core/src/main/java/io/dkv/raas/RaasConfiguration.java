@@ -79,6 +79,26 @@ public final class RaasConfiguration
     public static final String TIMEOUT_MS_PROP_NAME = "dkv.raas.timeout.ms";
     public static final int TIMEOUT_MS_DEFAULT = 5000;
 
+    /** Name of the standalone driver applications attach to. */
+    public static final String DRIVER_NAME_PROP_NAME = "dkv.raas.driver.name";
+    public static final String DRIVER_NAME_DEFAULT = "default";
+
+    /** A client of a standalone driver that shows no sign of life this long is removed. */
+    public static final String CLIENT_TIMEOUT_MS_PROP_NAME = "dkv.raas.client.timeout.ms";
+    public static final int CLIENT_TIMEOUT_MS_DEFAULT = 5000;
+
+    /** A standalone driver that shows no sign of life this long is dead to its clients. */
+    public static final String DRIVER_TIMEOUT_MS_PROP_NAME = "dkv.raas.driver.timeout.ms";
+    public static final int DRIVER_TIMEOUT_MS_DEFAULT = 3000;
+
+    /** Bytes of each attached client's data area, shared with the driver. */
+    public static final String CLIENT_DATA_BYTES_PROP_NAME = "dkv.raas.client.data.bytes";
+    public static final int CLIENT_DATA_BYTES_DEFAULT = 16 * 1024 * 1024;
+
+    /** Bytes of the ring clients write commands into (and of each client's response ring). */
+    public static final String COMMAND_RING_BYTES_PROP_NAME = "dkv.raas.command.ring.bytes";
+    public static final int COMMAND_RING_BYTES_DEFAULT = 1024 * 1024;
+
     private RaasConfiguration()
     {
     }

@@ -33,6 +33,12 @@ public final class RaasContext
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private boolean startAgents = true;
     private long dcKey;
+    private java.nio.file.Path cncDirectory;
+    private String driverName = System.getProperty(DRIVER_NAME_PROP_NAME, DRIVER_NAME_DEFAULT);
+    private int clientTimeoutMs = intProperty(CLIENT_TIMEOUT_MS_PROP_NAME, CLIENT_TIMEOUT_MS_DEFAULT);
+    private int driverTimeoutMs = intProperty(DRIVER_TIMEOUT_MS_PROP_NAME, DRIVER_TIMEOUT_MS_DEFAULT);
+    private int clientDataBytes = intProperty(CLIENT_DATA_BYTES_PROP_NAME, CLIENT_DATA_BYTES_DEFAULT);
+    private int commandRingBytes = intProperty(COMMAND_RING_BYTES_PROP_NAME, COMMAND_RING_BYTES_DEFAULT);
 
     /**
      * Check the settings together and fill in what was left to choose.
@@ -62,6 +68,17 @@ public final class RaasContext
         requireRange("sendThreshold", sendThreshold, 0, receiveBufferBytes - ControlHeader.LENGTH);
         requireRange("copyThreshold", copyThreshold, 0, Integer.MAX_VALUE);
         requireRange("timeoutMs", timeoutMs, 1, 3_600_000);
+        requireRange("clientTimeoutMs", clientTimeoutMs, 10, 3_600_000);
+        requireRange("driverTimeoutMs", driverTimeoutMs, 10, 3_600_000);
+        requireRange("clientDataBytes", clientDataBytes, 64 * 1024, 1 << 30);
+        if (Integer.bitCount(commandRingBytes) != 1 || commandRingBytes < 64 * 1024)
+        {
+            throw new IllegalArgumentException("commandRingBytes " + commandRingBytes + " must be a power of two of at least 65536");
+        }
+        if (driverName.isEmpty() || !driverName.matches("[A-Za-z0-9._-]+"))
+        {
+            throw new IllegalArgumentException("driver name '" + driverName + "' must be letters, digits, '.', '_' or '-'");
+        }
         return this;
     }
 
@@ -279,6 +296,74 @@ public final class RaasContext
     public RaasContext timeoutMs(final int timeoutMs)
     {
         this.timeoutMs = timeoutMs;
+        return this;
+    }
+
+    /** @return where standalone drivers keep their command-and-control files (default: the shm directory). */
+    public java.nio.file.Path cncDirectory()
+    {
+        return cncDirectory != null ? cncDirectory : verbs.shmDirectory();
+    }
+
+    public RaasContext cncDirectory(final java.nio.file.Path cncDirectory)
+    {
+        this.cncDirectory = cncDirectory;
+        return this;
+    }
+
+    public String driverName()
+    {
+        return driverName;
+    }
+
+    /** Name of the standalone driver to run or attach to: several may run on one host. */
+    public RaasContext driverName(final String driverName)
+    {
+        this.driverName = driverName;
+        return this;
+    }
+
+    public int clientTimeoutMs()
+    {
+        return clientTimeoutMs;
+    }
+
+    public RaasContext clientTimeoutMs(final int clientTimeoutMs)
+    {
+        this.clientTimeoutMs = clientTimeoutMs;
+        return this;
+    }
+
+    public int driverTimeoutMs()
+    {
+        return driverTimeoutMs;
+    }
+
+    public RaasContext driverTimeoutMs(final int driverTimeoutMs)
+    {
+        this.driverTimeoutMs = driverTimeoutMs;
+        return this;
+    }
+
+    public int clientDataBytes()
+    {
+        return clientDataBytes;
+    }
+
+    public RaasContext clientDataBytes(final int clientDataBytes)
+    {
+        this.clientDataBytes = clientDataBytes;
+        return this;
+    }
+
+    public int commandRingBytes()
+    {
+        return commandRingBytes;
+    }
+
+    public RaasContext commandRingBytes(final int commandRingBytes)
+    {
+        this.commandRingBytes = commandRingBytes;
         return this;
     }
 

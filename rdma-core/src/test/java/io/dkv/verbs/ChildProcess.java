@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * {@code error <reason>}. The child's stderr is kept (and echoed) so that every failure can show
  * what the child said before it went wrong.
  */
-final class ChildProcess implements AutoCloseable
+public final class ChildProcess implements AutoCloseable
 {
     /**
      * What every dkv JVM is started with (the root pom's {@code dkv.jvm.flags}), plus a small heap:
@@ -68,7 +68,7 @@ final class ChildProcess implements AutoCloseable
      * @param args         its arguments.
      * @return the running child.
      */
-    static ChildProcess start(final String name, final List<String> launchPrefix, final Class<?> mainClass, final String... args)
+    public static ChildProcess start(final String name, final List<String> launchPrefix, final Class<?> mainClass, final String... args)
     {
         final List<String> command = new ArrayList<>(launchPrefix);
         command.add(javaExecutable());
@@ -104,12 +104,12 @@ final class ChildProcess implements AutoCloseable
      * @return the words after {@code ok}.
      * @throws AssertionError when the child answers {@code error}, exits or stays silent too long.
      */
-    String[] call(final String command)
+    public String[] call(final String command)
     {
         return call(command, DEFAULT_REPLY_TIMEOUT);
     }
 
-    String[] call(final String command, final Duration timeout)
+    public String[] call(final String command, final Duration timeout)
     {
         send(command);
         return awaitOk(command, timeout);
@@ -120,7 +120,7 @@ final class ChildProcess implements AutoCloseable
      *
      * @return the words after {@code ok}.
      */
-    String[] awaitOk(final String command, final Duration timeout)
+    public String[] awaitOk(final String command, final Duration timeout)
     {
         final String reply = readLine(timeout);
         if (reply.equals("ok"))
@@ -134,7 +134,7 @@ final class ChildProcess implements AutoCloseable
         throw failure("'" + command + "' answered '" + reply + "'");
     }
 
-    void send(final String line)
+    public void send(final String line)
     {
         try
         {
@@ -152,7 +152,7 @@ final class ChildProcess implements AutoCloseable
      * @return the next line the child printed.
      * @throws AssertionError when none comes within {@code timeout} or the child closed its stdout.
      */
-    String readLine(final Duration timeout)
+    public String readLine(final Duration timeout)
     {
         final String line;
         try
@@ -180,12 +180,12 @@ final class ChildProcess implements AutoCloseable
      * @return an assertion error that names the child and carries what it printed on stderr.
      */
     /** @return the child's process id (of the JVM itself when started without a prefix). */
-    long pid()
+    public long pid()
     {
         return process.pid();
     }
 
-    AssertionError failure(final String what)
+    public AssertionError failure(final String what)
     {
         return new AssertionError(name + " " + what + "; " + describe());
     }
@@ -193,7 +193,7 @@ final class ChildProcess implements AutoCloseable
     /**
      * @return the child's pid, exit status and what it printed on stderr so far.
      */
-    String describe()
+    public String describe()
     {
         final String status;
         if (process.isAlive())
@@ -245,7 +245,7 @@ final class ChildProcess implements AutoCloseable
     }
 
     /** Kill the child at once, and whatever it started. */
-    void kill()
+    public void kill()
     {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();

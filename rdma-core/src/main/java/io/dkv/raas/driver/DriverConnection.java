@@ -7,6 +7,7 @@ import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.Access;
+import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
 
 import java.lang.foreign.MemorySegment;
@@ -149,6 +150,41 @@ final class DriverConnection implements Connection
         final boolean sync,
         final long token)
     {
+        return oneSided(opcode, region, offset, local, localOffset, length, compareAdd, swap, sync, token, null, 0);
+    }
+
+    /**
+     * An asynchronous request whose local buffer is already registered memory (a standalone
+     * driver's client data area): no copy, no lookup.
+     */
+    void submitRegistered(
+        final Opcode opcode,
+        final RemoteRegion region,
+        final long offset,
+        final MemoryRegion localRegion,
+        final long localOffset,
+        final int length,
+        final long compareAdd,
+        final long swap,
+        final long token)
+    {
+        oneSided(opcode, region, offset, null, 0, length, compareAdd, swap, false, token, localRegion, localOffset);
+    }
+
+    private RequestSlot oneSided(
+        final Opcode opcode,
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment local,
+        final long localOffset,
+        final int length,
+        final long compareAdd,
+        final long swap,
+        final boolean sync,
+        final long token,
+        final MemoryRegion registeredLocal,
+        final long registeredOffset)
+    {
         if (closed)
         {
             throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
@@ -175,7 +211,7 @@ final class DriverConnection implements Connection
         slot.sync = sync;
         slot.token = token;
         slot.handler = handler;
-        driver.prepareOneSided(slot, this, opcode, region, offset, local, localOffset, length);
+        driver.prepareOneSided(slot, this, opcode, region, offset, local, localOffset, length, registeredLocal, registeredOffset);
         if (opcode.isAtomic())
         {
             slot.wr.compareAdd(compareAdd).swap(swap);

@@ -330,7 +330,9 @@ public final class RaasDriver implements Raas
     public MemorySegment allocateBuffer(final int size)
     {
         requireOpen();
-        return pd.allocate(size, Access.LOCAL_WRITE).segment();
+        final MemoryRegion region = pd.allocate(size, Access.LOCAL_WRITE);
+        registrations.pin(region);
+        return region.segment();
     }
 
     /** Make a region obtained elsewhere (e.g. in an RPC reply) usable by this driver's connections. */
@@ -576,7 +578,9 @@ public final class RaasDriver implements Raas
         final long offset,
         final MemorySegment local,
         final long localOffset,
-        final int length)
+        final int length,
+        final MemoryRegion registeredLocal,
+        final long registeredOffset)
     {
         slot.kind = RequestSlot.KIND_ONE_SIDED;
         slot.connection = connection;
@@ -590,6 +594,10 @@ public final class RaasDriver implements Raas
         {
             slot.atomicResult = true;
             wr.local(staging, slot.stagingOffset, 8);
+        }
+        else if (registeredLocal != null)
+        {
+            wr.local(registeredLocal, registeredOffset, length);
         }
         else if (local.isNative() && length > stagingSlotBytes && length > context.copyThreshold())
         {

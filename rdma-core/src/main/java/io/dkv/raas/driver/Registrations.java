@@ -16,13 +16,57 @@ final class Registrations
 {
     private final RaasDriver driver;
     private final Long2ObjectHashMap<MemoryRegion> byAddress = new Long2ObjectHashMap<>();
+    private volatile MemoryRegion[] pinned = new MemoryRegion[0];
 
     Registrations(final RaasDriver driver)
     {
         this.driver = driver;
     }
 
-    synchronized MemoryRegion registered(final MemorySegment segment)
+    /**
+     * Memory registered for good (buffers the driver handed out, clients' shared data areas): a
+     * segment inside one of them uses that registration.
+     */
+    synchronized void pin(final MemoryRegion region)
+    {
+        final MemoryRegion[] current = pinned;
+        final MemoryRegion[] updated = java.util.Arrays.copyOf(current, current.length + 1);
+        updated[current.length] = region;
+        pinned = updated;
+    }
+
+    synchronized void unpin(final MemoryRegion region)
+    {
+        pinned = java.util.Arrays.stream(pinned).filter(r -> r != region).toArray(MemoryRegion[]::new);
+    }
+
+    private MemoryRegion pinnedFor(final MemorySegment segment)
+    {
+        final long address = segment.address();
+        for (final MemoryRegion region : pinned)
+        {
+            if (region.isRegistered() && address >= region.address() && address - region.address() <= region.length() - segment.byteSize())
+            {
+                return region;
+            }
+        }
+        return null;
+    }
+
+    MemoryRegion registered(final MemorySegment segment)
+    {
+        if (segment.isNative())
+        {
+            final MemoryRegion region = pinnedFor(segment);
+            if (region != null)
+            {
+                return region;
+            }
+        }
+        return registerCached(segment);
+    }
+
+    private synchronized MemoryRegion registerCached(final MemorySegment segment)
     {
         if (!segment.isNative())
         {

@@ -88,7 +88,7 @@ final class ShmRemoteDevice
     /** Look at the owning process now. */
     boolean checkReachableNow()
     {
-        alive = !control.isClosed() && ProcessLiveness.isAlive(pid);
+        alive = !control.isClosed() && io.dkv.verbs.soft.ProcessLiveness.isAlive(pid);
         return alive;
     }
 

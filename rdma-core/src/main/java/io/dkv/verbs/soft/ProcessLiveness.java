@@ -1,4 +1,4 @@
-package io.dkv.verbs.shm;
+package io.dkv.verbs.soft;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -7,8 +7,9 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * Whether a process exists, by {@code kill(pid, 0)}: no allocation, so it may run on a hot path.
+ * Used wherever one process must notice another gone (shm peers, standalone drivers and clients).
  */
-final class ProcessLiveness
+public final class ProcessLiveness
 {
     private static final MethodHandle KILL;
 
@@ -24,7 +25,7 @@ final class ProcessLiveness
     {
     }
 
-    static boolean isAlive(final long pid)
+    public static boolean isAlive(final long pid)
     {
         if (KILL == null)
         {

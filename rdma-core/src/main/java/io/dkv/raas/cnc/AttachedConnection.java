@@ -1,0 +1,337 @@
+package io.dkv.raas.cnc;
+
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.Connection;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+import io.dkv.raas.ReceivedMessage;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.verbs.Opcode;
+import org.agrona.MutableDirectBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.dkv.raas.cnc.CommandDescriptor.*;
+
+/**
+ * A logical connection held by a standalone driver on behalf of this client.
+ */
+final class AttachedConnection implements Connection
+{
+    private final AttachedRaas raas;
+    private final int vqpn;
+    private final long nodeId;
+    private final boolean messaging;
+    private final CompletionHandler handler;
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private volatile boolean closed;
+
+    AttachedConnection(final AttachedRaas raas, final int vqpn, final long nodeId, final boolean messaging, final CompletionHandler handler)
+    {
+        this.raas = raas;
+        this.vqpn = vqpn;
+        this.nodeId = nodeId;
+        this.messaging = messaging;
+        this.handler = handler;
+    }
+
+    public int vqpn()
+    {
+        return vqpn;
+    }
+
+    public long nodeId()
+    {
+        return nodeId;
+    }
+
+    public boolean isMessaging()
+    {
+        return messaging && !closed;
+    }
+
+    public int outstanding()
+    {
+        return outstanding.get();
+    }
+
+    void onCompleted()
+    {
+        outstanding.decrementAndGet();
+    }
+
+    // ---- one-sided ----
+
+    public void read(final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    {
+        final ClientSlot slot = submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, false, 0);
+        finishSync(slot, "READ", region, offset, length, dst, dstOffset);
+    }
+
+    public void write(final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    {
+        final ClientSlot slot = submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, false, 0);
+        finishSync(slot, "WRITE", region, offset, length, null, 0);
+    }
+
+    public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
+    {
+        final ClientSlot slot = submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, false, 0);
+        return finishSync(slot, "CAS", region, offset, 8, null, 0);
+    }
+
+    public long faa(final RemoteRegion region, final long offset, final long delta)
+    {
+        final ClientSlot slot = submit(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, false, 0);
+        return finishSync(slot, "FAA", region, offset, 8, null, 0);
+    }
+
+    public void readAsync(
+        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length, final long token)
+    {
+        submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, true, token);
+    }
+
+    public void writeAsync(
+        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length, final long token)
+    {
+        submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, true, token);
+    }
+
+    public void casAsync(final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
+    {
+        submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, true, token);
+    }
+
+    public void faaAsync(final RemoteRegion region, final long offset, final long delta, final long token)
+    {
+        submit(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, true, token);
+    }
+
+    public void flush()
+    {
+        raas.poll();
+    }
+
+    private ClientSlot submit(
+        final Opcode opcode,
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment local,
+        final long localOffset,
+        final int length,
+        final long compareAdd,
+        final long swap,
+        final boolean async,
+        final long token)
+    {
+        if (closed)
+        {
+            throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
+        }
+        final int handle = raas.handle(region);
+        if (handle < 0)
+        {
+            throw new RaasException(String.format("%s of region '%s' refused: %s (obtain it with lookup or malloc)",
+                opcode, region.name(), RaasStatus.describe(RaasStatus.NOT_OWNED)));
+        }
+        if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
+        {
+            throw new RaasException("local buffer of " + local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
+        }
+        acquireCredit();
+        final ClientSlot slot = raas.acquire();
+        slot.async = async;
+        slot.handler = handler;
+        slot.userToken = token;
+        slot.connection = async ? this : null;
+        slot.length = length;
+        final long dataOffset = raas.placeData(slot, local, localOffset, length);
+        slot.dataOffset = dataOffset;
+        if (local != null)
+        {
+            final boolean inPlace = local.isNative() && local.address() + localOffset == raas.data.address() + dataOffset;
+            if (opcode == Opcode.RDMA_READ)
+            {
+                if (!inPlace)
+                {
+                    slot.copyBack = local;
+                    slot.copyBackOffset = localOffset;
+                }
+            }
+            else if (!inPlace)
+            {
+                MemorySegment.copy(local, localOffset, raas.data, dataOffset, length);
+            }
+        }
+        final int index = raas.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot);
+        final MutableDirectBuffer buffer = raas.commandBuffer();
+        buffer.putInt(index + ONE_SIDED_VQPN_OFFSET, vqpn);
+        buffer.putInt(index + ONE_SIDED_OPCODE_OFFSET, opcode.code());
+        buffer.putInt(index + ONE_SIDED_REGION_OFFSET, handle);
+        buffer.putInt(index + ONE_SIDED_LENGTH_OFFSET, length);
+        buffer.putLong(index + ONE_SIDED_OFFSET_OFFSET, offset);
+        buffer.putLong(index + ONE_SIDED_DATA_OFFSET, dataOffset);
+        buffer.putLong(index + ONE_SIDED_COMPARE_OFFSET, compareAdd);
+        buffer.putLong(index + ONE_SIDED_SWAP_OFFSET, swap);
+        raas.commit(index);
+        return slot;
+    }
+
+    private void acquireCredit()
+    {
+        final int credits = raas.context.connectionCredits();
+        int spins = 0;
+        while (true)
+        {
+            final int current = outstanding.get();
+            if (current < credits)
+            {
+                if (outstanding.compareAndSet(current, current + 1))
+                {
+                    return;
+                }
+                continue;
+            }
+            if (raas.poll() == 0)
+            {
+                AttachedRaas.idle(++spins);
+            }
+        }
+    }
+
+    private long finishSync(
+        final ClientSlot slot,
+        final String operation,
+        final RemoteRegion region,
+        final long offset,
+        final int length,
+        final MemorySegment readInto,
+        final long readOffset)
+    {
+        final String what = operation + " of " + length + " bytes at offset " + offset + " of region '" + region.name() + "'";
+        try
+        {
+            raas.await(slot, what);
+        }
+        finally
+        {
+            outstanding.decrementAndGet();
+        }
+        final int status = slot.status;
+        final long value = slot.value;
+        if (status == RaasStatus.SUCCESS && slot.copyBack != null)
+        {
+            MemorySegment.copy(raas.data, slot.dataOffset, readInto, readOffset, length);
+        }
+        raas.release(slot);
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(what + " failed: " + RaasStatus.describe(status));
+        }
+        return value;
+    }
+
+    // ---- two-sided ----
+
+    public void send(final MemorySegment src, final long offset, final int length, final int flags)
+    {
+        requireMessaging();
+        final ClientSlot slot = raas.acquire();
+        final long dataOffset = raas.placeData(slot, src, offset, length);
+        if (!(src.isNative() && src.address() + offset == raas.data.address() + dataOffset))
+        {
+            MemorySegment.copy(src, offset, raas.data, dataOffset, length);
+        }
+        final int index = raas.claim(SEND, SEND_MESSAGE_LENGTH, slot);
+        final MutableDirectBuffer buffer = raas.commandBuffer();
+        buffer.putInt(index + SEND_VQPN_OFFSET, vqpn);
+        buffer.putInt(index + SEND_FLAGS_OFFSET, flags);
+        buffer.putInt(index + SEND_LENGTH_OFFSET, length);
+        buffer.putLong(index + SEND_DATA_OFFSET, dataOffset);
+        raas.commit(index);
+        raas.await(slot, String.format("send of %d bytes on vQPN 0x%x", length, vqpn));
+        raas.release(slot);
+    }
+
+    public int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
+    {
+        final Received received = receive(maxLength, timeout);
+        try
+        {
+            MemorySegment.copy(raas.data, received.dataOffset, dst, offset, received.length);
+            return received.length;
+        }
+        finally
+        {
+            raas.release(received.slot);
+        }
+    }
+
+    public ReceivedMessage recvZeroCopy(final Duration timeout)
+    {
+        final Received received = receive(raas.context.advertisedBytes(), timeout);
+        final MemorySegment payload = raas.data.asSlice(received.dataOffset, received.length);
+        return new ReceivedMessage()
+        {
+            private boolean released;
+
+            public MemorySegment payload()
+            {
+                if (released)
+                {
+                    throw new RaasException("message was released");
+                }
+                return payload;
+            }
+
+            public void release()
+            {
+                if (!released)
+                {
+                    released = true;
+                    raas.release(received.slot);
+                }
+            }
+        };
+    }
+
+    private record Received(ClientSlot slot, long dataOffset, int length)
+    {
+    }
+
+    private Received receive(final int maxLength, final Duration timeout)
+    {
+        requireMessaging();
+        final ClientSlot slot = raas.acquire();
+        final long dataOffset = raas.placeData(slot, null, 0, maxLength);
+        final int index = raas.claim(RECV, RECV_MESSAGE_LENGTH, slot);
+        final MutableDirectBuffer buffer = raas.commandBuffer();
+        buffer.putInt(index + RECV_VQPN_OFFSET, vqpn);
+        buffer.putInt(index + RECV_TIMEOUT_OFFSET, (int)Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        buffer.putInt(index + RECV_MAX_LENGTH_OFFSET, maxLength);
+        buffer.putLong(index + RECV_DATA_OFFSET, dataOffset);
+        raas.commit(index);
+        raas.awaitUntil(slot, String.format("receive on vQPN 0x%x", vqpn), System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
+        return new Received(slot, dataOffset, (int)slot.value);
+    }
+
+    private void requireMessaging()
+    {
+        if (!isMessaging())
+        {
+            throw new RaasException(String.format("connection vQPN 0x%x to node %d carries no messages", vqpn, nodeId));
+        }
+    }
+
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            raas.closeConnection(vqpn);
+        }
+    }
+}

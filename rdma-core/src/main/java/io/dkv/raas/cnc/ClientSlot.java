@@ -1,0 +1,67 @@
+package io.dkv.raas.cnc;
+
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.RemoteRegion;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One request of an attached client in flight: its correlation id is (generation &lt;&lt; 32 | index),
+ * it owns a small chunk of the data area for small transfers, and it remembers what its response
+ * must do.
+ */
+final class ClientSlot
+{
+    final int index;
+    final long chunkOffset;
+    int generation;
+
+    volatile boolean done;
+    int status;
+    long value;
+    long value2;
+    String error;
+    RemoteRegion region;
+    int regionHandle;
+    NodeRecord ready;
+
+    boolean async;
+    CompletionHandler handler;
+    long userToken;
+    AttachedConnection connection;
+    MemorySegment copyBack;
+    long copyBackOffset;
+    int length;
+    long dataOffset;
+    /** A block of the data area allocated for this request (large transfers), or -1. */
+    long block = -1;
+
+    ClientSlot(final int index, final long chunkOffset)
+    {
+        this.index = index;
+        this.chunkOffset = chunkOffset;
+    }
+
+    long correlation()
+    {
+        return ((long)generation << 32) | index;
+    }
+
+    void reset()
+    {
+        generation++;
+        done = false;
+        status = 0;
+        value = 0;
+        value2 = 0;
+        error = null;
+        region = null;
+        ready = null;
+        async = false;
+        handler = null;
+        connection = null;
+        copyBack = null;
+        block = -1;
+    }
+}

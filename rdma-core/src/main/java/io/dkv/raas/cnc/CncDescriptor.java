@@ -1,0 +1,92 @@
+package io.dkv.raas.cnc;
+
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.nio.file.Path;
+
+/**
+ * Files of a standalone driver, in {@code <dir>/<driver name>/}: the driver's {@code cnc} file,
+ * which clients write commands into, and one {@code client-<id>} file per attached client, which
+ * the driver writes responses and data into.
+ *
+ * <pre>
+ * cnc
+ *   0  magic            long   "DKVRAAS1"
+ *   8  version          int
+ *  12  toDriverLength   int    capacity of the command ring (power of two)
+ *  16  driverPid        long
+ *  24  heartbeat        long   driver's wall clock in ms, renewed every heartbeat interval
+ *  32  nodeId           long   the node the driver serves
+ *  40  clientTimeoutMs  int    a client silent this long is removed
+ *  44  driverTimeoutMs  int    a driver silent this long is dead to its clients
+ *  48  closed           int    1 once the driver shut down
+ * 128  command ring     many-to-one ring buffer (toDriverLength + trailer)
+ *
+ * client-&lt;id&gt;
+ *   0  magic            long   "DKVCLNT1"
+ *   8  clientId         long
+ *  16  pid              long
+ *  24  heartbeat        long   client's wall clock in ms
+ *  32  responseLength   int    capacity of the response ring (power of two)
+ *  36  dataLength       int    bytes of the data area
+ *  40  closed           int    1 once the driver removed the client
+ *  64  response ring    many-to-one ring buffer (responseLength + trailer)
+ *  ..  data area        64-byte aligned: buffers requests read from and write into
+ * </pre>
+ */
+public final class CncDescriptor
+{
+    public static final long CNC_MAGIC = 0x3153414152564b44L;
+    public static final long CLIENT_MAGIC = 0x31544e4c4356_4b44L;
+    public static final int VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 8;
+    public static final int TO_DRIVER_LENGTH_OFFSET = 12;
+    public static final int DRIVER_PID_OFFSET = 16;
+    public static final int HEARTBEAT_OFFSET = 24;
+    public static final int NODE_ID_OFFSET = 32;
+    public static final int CLIENT_TIMEOUT_OFFSET = 40;
+    public static final int DRIVER_TIMEOUT_OFFSET = 44;
+    public static final int CLOSED_OFFSET = 48;
+    public static final int CNC_HEADER_LENGTH = 128;
+
+    public static final int CLIENT_ID_OFFSET = 8;
+    public static final int CLIENT_PID_OFFSET = 16;
+    public static final int CLIENT_HEARTBEAT_OFFSET = 24;
+    public static final int RESPONSE_LENGTH_OFFSET = 32;
+    public static final int DATA_LENGTH_OFFSET = 36;
+    public static final int CLIENT_CLOSED_OFFSET = 40;
+    public static final int CLIENT_HEADER_LENGTH = 64;
+
+    public static final String CNC_FILE = "cnc";
+
+    private CncDescriptor()
+    {
+    }
+
+    public static long cncLength(final int toDriverLength)
+    {
+        return CNC_HEADER_LENGTH + toDriverLength + RingBufferDescriptor.TRAILER_LENGTH;
+    }
+
+    public static long dataOffset(final int responseLength)
+    {
+        return (CLIENT_HEADER_LENGTH + responseLength + RingBufferDescriptor.TRAILER_LENGTH + 63) & ~63L;
+    }
+
+    public static long clientLength(final int responseLength, final int dataLength)
+    {
+        return dataOffset(responseLength) + dataLength;
+    }
+
+    public static String clientFileName(final long clientId)
+    {
+        return String.format("client-%016x", clientId);
+    }
+
+    public static Path driverDirectory(final Path root, final String driverName)
+    {
+        return root.resolve("dkv-raas").resolve(driverName);
+    }
+}

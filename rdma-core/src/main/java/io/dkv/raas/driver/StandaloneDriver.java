@@ -1,0 +1,182 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.Directory;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.verbs.soft.ProcessLiveness;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
+
+/**
+ * A RaaS driver in a process of its own ({@code ./dkv driver}), shared by every process of the
+ * host: applications attach through its command-and-control file ({@link CncDescriptor}), so one
+ * QP pool and one set of connections to each peer serve them all.
+ */
+public final class StandaloneDriver implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(StandaloneDriver.class.getName());
+
+    private final RaasDriver driver;
+    private final Path directory;
+    private final Path cncFile;
+    private final Arena arena = Arena.ofShared();
+    private final UnsafeBuffer cnc;
+    private final DriverConductor conductor;
+    private final AgentRunner runner;
+    private volatile boolean closed;
+
+    private StandaloneDriver(final RaasContext context, final Directory directory)
+    {
+        context.startAgents(false).conclude();
+        this.directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
+        this.cncFile = this.directory.resolve(CncDescriptor.CNC_FILE);
+        prepareDirectory(context);
+        this.driver = RaasDriver.start(context, directory);
+        try
+        {
+            final int ringLength = context.commandRingBytes();
+            final long length = CncDescriptor.cncLength(ringLength);
+            final Path temporary = this.directory.resolve(CncDescriptor.CNC_FILE + ".new");
+            final MemorySegment mapping;
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                channel.truncate(length);
+                mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
+            }
+            cnc = new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH);
+            cnc.putInt(CncDescriptor.VERSION_OFFSET, CncDescriptor.VERSION);
+            cnc.putInt(CncDescriptor.TO_DRIVER_LENGTH_OFFSET, ringLength);
+            cnc.putLong(CncDescriptor.DRIVER_PID_OFFSET, ProcessHandle.current().pid());
+            cnc.putLong(CncDescriptor.HEARTBEAT_OFFSET, System.currentTimeMillis());
+            cnc.putLong(CncDescriptor.NODE_ID_OFFSET, driver.self().id());
+            cnc.putInt(CncDescriptor.CLIENT_TIMEOUT_OFFSET, context.clientTimeoutMs());
+            cnc.putInt(CncDescriptor.DRIVER_TIMEOUT_OFFSET, context.driverTimeoutMs());
+            cnc.putLongOrdered(CncDescriptor.MAGIC_OFFSET, CncDescriptor.CNC_MAGIC);
+            final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
+                mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
+            Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            conductor = new DriverConductor(driver, this.directory, cnc, commands);
+            runner = new AgentRunner(new BackoffIdleStrategy(100, 1000, 1_000, 100_000), error ->
+                LOG.log(System.Logger.Level.ERROR, "standalone driver error", error), (AtomicCounter)null, conductor);
+            AgentRunner.startOnThread(runner);
+        }
+        catch (final IOException ex)
+        {
+            driver.close();
+            throw new RaasException("cannot create command-and-control file " + cncFile + ": " + ex, ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            driver.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Start a standalone driver named by the context, refusing if a live one already has the name.
+     */
+    public static StandaloneDriver launch(final RaasContext context, final Directory directory)
+    {
+        return new StandaloneDriver(context, directory);
+    }
+
+    private void prepareDirectory(final RaasContext context)
+    {
+        try
+        {
+            Files.createDirectories(directory);
+            if (Files.exists(cncFile))
+            {
+                try (FileChannel channel = FileChannel.open(cncFile, StandardOpenOption.READ);
+                    Arena probe = Arena.ofConfined())
+                {
+                    if (channel.size() >= CncDescriptor.CNC_HEADER_LENGTH)
+                    {
+                        final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, CncDescriptor.CNC_HEADER_LENGTH, probe);
+                        final long pid = header.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, CncDescriptor.DRIVER_PID_OFFSET);
+                        final int closedFlag = header.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, CncDescriptor.CLOSED_OFFSET);
+                        final long heartbeat = header.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, CncDescriptor.HEARTBEAT_OFFSET);
+                        final boolean beating = System.currentTimeMillis() - heartbeat <= context.driverTimeoutMs();
+                        if (closedFlag == 0 && beating && ProcessLiveness.isAlive(pid))
+                        {
+                            throw new RaasException("a driver named '" + context.driverName() + "' already runs (pid " + pid + ", " +
+                                cncFile + ")");
+                        }
+                    }
+                }
+            }
+            try (Stream<Path> stale = Files.list(directory))
+            {
+                stale.forEach(path ->
+                {
+                    try
+                    {
+                        Files.deleteIfExists(path);
+                    }
+                    catch (final IOException ignore)
+                    {
+                        // left behind; harmless
+                    }
+                });
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new RaasException("cannot prepare driver directory " + directory + ": " + ex, ex);
+        }
+    }
+
+    public RaasDriver driver()
+    {
+        return driver;
+    }
+
+    /** @return the directory holding the command-and-control file and the clients' files. */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** @return clients attached now. */
+    public int clientCount()
+    {
+        return conductor.clientCount();
+    }
+
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        CloseHelper.quietClose(runner);
+        cnc.putIntVolatile(CncDescriptor.CLOSED_OFFSET, 1);
+        driver.close();
+        try
+        {
+            Files.deleteIfExists(cncFile);
+        }
+        catch (final IOException ignore)
+        {
+            // the next driver start replaces it
+        }
+        arena.close();
+    }
+}

@@ -1,0 +1,207 @@
+package io.dkv.raas;
+
+import io.dkv.raas.driver.StandaloneDriver;
+import io.dkv.verbs.ChildProcess;
+import io.dkv.verbs.VerbsContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A standalone driver serves every process of the host through its command-and-control file: an
+ * attached application gets the same API as an embedded one; several processes share one driver;
+ * the driver frees what a dead client held, and a client fails its calls clearly when its driver
+ * dies.
+ */
+class StandaloneDriverTest
+{
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private static String uniqueName()
+    {
+        return "test-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static RaasContext driverContext(final String provider, final String name, final long nodeId)
+    {
+        return RaasPair.context(provider, nodeId).driverName(name).clientTimeoutMs(1000);
+    }
+
+    private static RaasContext clientContext(final String name)
+    {
+        return new RaasContext().driverName(name).requestSlots(1024).clientDataBytes(1 << 20).timeoutMs(10_000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void anAttachedApplicationUsesTheSameApiAsAnEmbeddedOne(final String provider)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext(provider, name, 1), directory);
+            Raas target = Raas.embedded(RaasPair.context(provider, 2), directory);
+            Raas attached = Raas.attach(clientContext(name)))
+        {
+            assertEquals(1, attached.self().id());
+            target.malloc(2, 1 << 16, "data");
+            final Listener listener = target.listen(4);
+            final RemoteRegion region = attached.lookup("data");
+            final Connection connection = attached.open(2, null);
+
+            final byte[] bytes = MessagingTest.pattern(3000, 7);
+            connection.write(region, 4096, MemorySegment.ofArray(bytes), 0, bytes.length);
+            final byte[] back = new byte[3000];
+            connection.read(region, 4096, MemorySegment.ofArray(back), 0, back.length);
+            assertArrayEquals(bytes, back);
+            final MemorySegment buffer = attached.allocateBuffer(64);
+            buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 77);
+            connection.write(region, 8, buffer, 0, 8);
+            assertEquals(77, target.localMemory(target.lookup("data")).get(ValueLayout.JAVA_LONG_UNALIGNED, 8), "zero-copy buffer");
+            assertEquals(0, connection.faa(region, 64, 3));
+            assertEquals(3, connection.cas(region, 64, 3, 4));
+
+            final ConcurrentHashMap<Long, Integer> statuses = new ConcurrentHashMap<>();
+            final Connection async = attached.open(2, (token, status, value) -> statuses.put(token, status));
+            for (int i = 0; i < 200; i++)
+            {
+                async.faaAsync(region, 128, 1, i);
+            }
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (statuses.size() < 200 && System.nanoTime() < deadline)
+            {
+                attached.poll();
+            }
+            assertEquals(200, statuses.size());
+            assertTrue(statuses.values().stream().allMatch(status -> status == RaasStatus.SUCCESS));
+            assertEquals(200, connection.faa(region, 128, 0));
+
+            final Connection messages = attached.connect(2, 4, Flags.ADAPTIVE, null);
+            final Connection server = listener.accept(WAIT);
+            messages.send(MemorySegment.ofArray(bytes), 0, 1000, Flags.ADAPTIVE);
+            final MemorySegment in = MemorySegment.ofArray(new byte[2000]);
+            assertEquals(1000, server.recv(in, 0, 2000, WAIT));
+            server.send(MemorySegment.ofArray(bytes), 0, 2500, Flags.ADAPTIVE);
+            final MemorySegment reply = MemorySegment.ofArray(new byte[3000]);
+            assertEquals(2500, messages.recv(reply, 0, 3000, WAIT));
+            assertArrayEquals(java.util.Arrays.copyOf(bytes, 2500), reply.asSlice(0, 2500).toArray(ValueLayout.JAVA_BYTE));
+
+            final RemoteRegion forged = new RemoteRegion("data", 2, region.nodeEpoch(), region.address(), region.rkey(), region.length() * 2,
+                region.access(), 1);
+            assertThrows(RaasException.class, () -> connection.read(forged, 0, MemorySegment.ofArray(new byte[8]), 0, 8),
+                "regions not obtained from the driver are refused");
+        }
+    }
+
+    @Test
+    void twoProcessesShareOneDriverAndTheirIncrementsAllCount() throws Exception
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
+            Raas target = Raas.embedded(RaasPair.context("shm", 2), directory);
+            ChildProcess first = ChildProcess.start("first client", List.of(), RaasChild.class);
+            ChildProcess second = ChildProcess.start("second client", List.of(), RaasChild.class))
+        {
+            target.malloc(2, 4096, "counter");
+            for (final ChildProcess child : List.of(first, second))
+            {
+                child.call("attach " + name);
+                child.call("lookup counter");
+                child.call("open 2");
+            }
+            assertEquals(2, driver.clientCount());
+            first.send("faa 5000");
+            second.send("faa 5000");
+            first.awaitOk("faa", Duration.ofSeconds(60));
+            second.awaitOk("faa", Duration.ofSeconds(60));
+            final Connection check = target.open(2, null);
+            assertEquals(10_000, check.faa(target.lookup("counter"), 0, 0));
+        }
+    }
+
+    @Test
+    void theDriverFreesWhatADeadClientHeld() throws Exception
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
+            ChildProcess client = ChildProcess.start("doomed client", List.of(), RaasChild.class))
+        {
+            client.call("attach " + name);
+            client.call("malloc 4096 doomed-region");
+            client.call("open 1");
+            assertEquals(1, driver.clientCount());
+            assertTrue(directory.region("doomed-region") != null);
+            final int connectionsBefore = driver.driver().connectionCount();
+
+            client.kill();
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while ((driver.clientCount() > 0 || directory.region("doomed-region") != null) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(0, driver.clientCount(), "the dead client was removed");
+            assertEquals(null, directory.region("doomed-region"), "its region was freed and withdrawn");
+            assertEquals(connectionsBefore - 1, driver.driver().connectionCount(), "its connection was closed");
+        }
+    }
+
+    @Test
+    void aClientFailsItsCallsClearlyWhenItsDriverDies() throws Exception
+    {
+        final String name = uniqueName();
+        try (ChildProcess driverProcess = ChildProcess.start("driver", List.of(), RaasChild.class))
+        {
+            driverProcess.call("driver shm " + name + " 9");
+            final Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(500));
+            final RemoteRegion region = attached.lookup("shared");
+            final Connection connection = attached.open(9, null);
+            assertEquals(0, connection.faa(region, 0, 1));
+
+            driverProcess.kill();
+            final RaasException error = assertThrows(RaasException.class, () ->
+            {
+                final long deadline = System.nanoTime() + WAIT.toNanos();
+                while (System.nanoTime() < deadline)
+                {
+                    connection.faa(region, 0, 1);
+                }
+            });
+            assertTrue(error.getMessage().contains("driver '" + name + "'"), error.getMessage());
+            assertTrue(error.getMessage().contains("not been alive") || error.getMessage().contains("shut down"), error.getMessage());
+            attached.close();
+        }
+    }
+
+    @Test
+    void attachingWhereNoDriverRunsSaysHowToStartOne()
+    {
+        final RaasException error = assertThrows(RaasException.class, () -> Raas.attach(clientContext(uniqueName())));
+        assertTrue(error.getMessage().contains("./dkv driver"), error.getMessage());
+    }
+
+    @Test
+    void twoDriversCannotShareAName()
+    {
+        final String name = uniqueName();
+        try (StandaloneDriver first = StandaloneDriver.launch(driverContext("shm", name, 1), new StaticDirectory()))
+        {
+            final RaasException error = assertThrows(RaasException.class,
+                () -> StandaloneDriver.launch(driverContext("shm", name, 2).verbs(new VerbsContext().provider("shm")), new StaticDirectory()));
+            assertTrue(error.getMessage().contains("already runs"), error.getMessage());
+            assertEquals(0, first.clientCount());
+        }
+    }
+}
