@@ -1,6 +1,7 @@
 package io.dkv.load;
 
 import io.dkv.load.bench.BenchCommand;
+import io.dkv.load.driver.DriverCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Spec;
     description = "dkv, a disaggregated key-value store: benchmarks and tools.",
     subcommands = {
         BenchCommand.class,
+        DriverCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class DkvMain implements Runnable

@@ -1,0 +1,60 @@
+package io.dkv.load.driver;
+
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.StandaloneDriver;
+import io.dkv.verbs.VerbsContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs a standalone RaaS driver until interrupted: every process of the host that attaches
+ * ({@code Raas.attach}) shares its queue pair pool and its connections.
+ */
+@Command(
+    name = "driver",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run the host's standalone RaaS driver. Applications attach to it through its command-and-control file " +
+            "(Raas.attach with the same --name) and share its queue pairs and connections; it removes clients that die.",
+        "Stop it with Ctrl-C."
+    })
+public final class DriverCommand implements Callable<Integer>
+{
+    @Option(names = "--name", defaultValue = "default", description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
+    private String name;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    private String address;
+
+    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    private long nodeId;
+
+    public Integer call() throws InterruptedException
+    {
+        final RaasContext context = new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .nodeId(nodeId)
+            .driverName(name);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        try (StandaloneDriver driver = StandaloneDriver.launch(context, new StaticDirectory()))
+        {
+            System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +
+                driver.driver().self().address() + "; applications attach through " + driver.directory());
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                driver.close();
+                stopped.countDown();
+            }));
+            stopped.await();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * {@code dkv driver}: the standalone RaaS driver of a host, which applications attach to.
+ */
+package io.dkv.load.driver;
