@@ -84,25 +84,25 @@ final class DriverConnection implements Connection
     public void read(final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
     {
         final RequestSlot slot = oneSided(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, true, 0);
-        driver.awaitSync(slot, describe("READ", region, offset, length));
+        awaitSync(slot, region, offset, length);
     }
 
     public void write(final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
     {
         final RequestSlot slot = oneSided(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, true, 0);
-        driver.awaitSync(slot, describe("WRITE", region, offset, length));
+        awaitSync(slot, region, offset, length);
     }
 
     public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
     {
         final RequestSlot slot = oneSided(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, true, 0);
-        return driver.awaitSync(slot, describe("CAS", region, offset, 8));
+        return awaitSync(slot, region, offset, 8);
     }
 
     public long faa(final RemoteRegion region, final long offset, final long delta)
     {
         final RequestSlot slot = oneSided(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, true, 0);
-        return driver.awaitSync(slot, describe("FAA", region, offset, 8));
+        return awaitSync(slot, region, offset, 8);
     }
 
     public void readAsync(
@@ -130,6 +130,22 @@ final class DriverConnection implements Connection
     public void flush()
     {
         driver.drainSubmissions();
+    }
+
+    /**
+     * Wait for a synchronous request; its description is built only if it fails.
+     */
+    private long awaitSync(final RequestSlot slot, final RemoteRegion region, final long offset, final int length)
+    {
+        final Opcode opcode = slot.opcode;
+        final int status = driver.awaitStatus(slot);
+        final long value = slot.value;
+        driver.releaseSlot(slot);
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(describe(opcode.name(), region, offset, length) + " failed: " + RaasStatus.describe(status));
+        }
+        return value;
     }
 
     private String describe(final String operation, final RemoteRegion region, final long offset, final int length)

@@ -265,7 +265,7 @@ final class MessageChannel
         {
             driver.submit(slot);
         }
-        driver.awaitSync(slot, describe("SEND", length));
+        awaitSent(slot, "SEND", length);
     }
 
     private void sendByWrite(final MemorySegment src, final long offset, final int length, final int callFlags)
@@ -328,7 +328,7 @@ final class MessageChannel
                 slot.wr.remote(peerAdvertAddress + at, peerAdvertRkey);
                 driver.submit(slot);
             }
-            driver.awaitSync(slot, describe("WRITE", length));
+            awaitSent(slot, "WRITE", length);
         }
         finally
         {
@@ -387,7 +387,7 @@ final class MessageChannel
             {
                 driver.submit(slot);
             }
-            driver.awaitSync(slot, describe("READ request", length));
+            awaitSent(slot, "READ request", length);
             final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
             int spins = 0;
             while (!wait.done)
@@ -411,6 +411,17 @@ final class MessageChannel
             {
                 source.deregister();
             }
+        }
+    }
+
+    /** Wait until a message request completed; its description is built only on failure. */
+    private void awaitSent(final RequestSlot slot, final String how, final int length)
+    {
+        final int status = driver.awaitStatus(slot);
+        driver.releaseSlot(slot);
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(describe(how, length) + " failed: " + RaasStatus.describe(status));
         }
     }
 

@@ -994,7 +994,15 @@ public final class RaasDriver implements Raas
         {
             slot.status = status;
             slot.value = value;
-            slot.done = true;
+            if (slot.markDone())
+            {
+                slot.done = true;
+            }
+            else
+            {
+                // its waiter gave up on it: nobody else will release it
+                releaseSlot(slot);
+            }
             return;
         }
         final CompletionHandler handler = slot.handler;
@@ -1013,20 +1021,7 @@ public final class RaasDriver implements Raas
      */
     long awaitSync(final RequestSlot slot, final String what)
     {
-        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
-        int spins = 0;
-        while (!slot.done)
-        {
-            if (poll() == 0 && drainSubmissions() == 0)
-            {
-                idle(++spins);
-                if ((spins & 1023) == 0 && System.nanoTime() > deadline)
-                {
-                    throw new RaasException(what + " did not complete within " + context.timeoutMs() + " ms");
-                }
-            }
-        }
-        final int status = slot.status;
+        final int status = awaitStatus(slot);
         final long value = slot.value;
         releaseSlot(slot);
         if (status != RaasStatus.SUCCESS)
@@ -1034,6 +1029,32 @@ public final class RaasDriver implements Raas
             throw new RaasException(what + " failed: " + RaasStatus.describe(status));
         }
         return value;
+    }
+
+    /**
+     * Wait for a synchronous request, polling meanwhile; the slot stays the caller's.
+     *
+     * @return its status.
+     * @throws RaasException on timeout: the request is abandoned, and its slot is released when it
+     *                       completes.
+     */
+    int awaitStatus(final RequestSlot slot)
+    {
+        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        int spins = 0;
+        while (!slot.done)
+        {
+            if (poll() == 0 && drainSubmissions() == 0)
+            {
+                idle(++spins);
+                if ((spins & 1023) == 0 && System.nanoTime() > deadline && slot.abandon())
+                {
+                    throw new RaasException("request to node " + (slot.route == null ? "?" : slot.route.node.id()) +
+                        " did not complete within " + context.timeoutMs() + " ms");
+                }
+            }
+        }
+        return slot.status;
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -50,10 +50,42 @@ final class RequestSlot
     /** What a message or control request needs when it completes. */
     Object attachment;
 
+    static final int WAITING = 0;
+    static final int DONE = 1;
+    static final int ABANDONED = 2;
+    private static final java.lang.invoke.VarHandle SYNC_STATE;
+
+    static
+    {
+        try
+        {
+            SYNC_STATE = java.lang.invoke.MethodHandles.lookup().findVarHandle(RequestSlot.class, "syncState", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     int status;
     long value;
     boolean sync;
     volatile boolean done;
+    /** Of a synchronous request: WAITING, then DONE by the completion or ABANDONED by a waiter that timed out. */
+    @SuppressWarnings("unused")
+    private volatile int syncState;
+
+    /** @return true when the completion got there first; false when the waiter abandoned the slot to it. */
+    boolean markDone()
+    {
+        return SYNC_STATE.compareAndSet(this, WAITING, DONE);
+    }
+
+    /** @return true when the waiter abandoned the slot before it completed. */
+    boolean abandon()
+    {
+        return SYNC_STATE.compareAndSet(this, WAITING, ABANDONED);
+    }
 
     RequestSlot(final int index, final MemorySegment staging, final long stagingOffset)
     {
@@ -82,6 +114,7 @@ final class RequestSlot
         atomicResult = false;
         sync = false;
         done = false;
+        syncState = WAITING;
         wr.reset();
     }
 }
