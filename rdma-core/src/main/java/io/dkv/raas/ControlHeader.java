@@ -69,7 +69,7 @@ public final class ControlHeader
      *  80  advertAddr   long   (CONNECT) the buffer the sender advertises for WRITE_WITH_IMM
      *  88  advertRkey   int
      *  92  advertBytes  int
-     *  96  qpn          int    (RC_CONNECT) the sender's RC queue pair
+     *  96  qpn          int    the sender's RC queue pair (RC_CONNECT) or UD queue pair (CONNECT)
      */
     public static final int CONNECT_SERVICE_OFFSET = LENGTH;
     public static final int CONNECT_ROLE_OFFSET = LENGTH + 4;
@@ -86,11 +86,15 @@ public final class ControlHeader
     public static final int CONNECT_QPN_OFFSET = LENGTH + 80;
     public static final int CONNECT_LENGTH = 84;
 
-    /* ACCEPT: the acceptor's advertised buffer (its vQPN is in srcVqpn, its credits in credits). */
+    /* ACCEPT: the acceptor's advertised buffer and UD QP (its vQPN is in srcVqpn, its credits in credits). */
     public static final int ACCEPT_ADDRESS_OFFSET = LENGTH;
     public static final int ACCEPT_RKEY_OFFSET = LENGTH + 8;
     public static final int ACCEPT_BYTES_OFFSET = LENGTH + 12;
-    public static final int ACCEPT_LENGTH = 16;
+    public static final int ACCEPT_UD_QPN_OFFSET = LENGTH + 16;
+    public static final int ACCEPT_LENGTH = 20;
+
+    /** Queue key of every RaaS driver's UD queue pair. */
+    public static final int UD_QKEY = 0x444B5655;
 
     /* READ_REQUEST: where the message waits; READ_DONE echoes the token. */
     public static final int READ_ADDRESS_OFFSET = LENGTH;

@@ -164,6 +164,30 @@ class MessagingTest
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
+    void datagramsCarrySmallMessagesWhenForcedAndLargerOnesAreRefused(final String provider)
+    {
+        try (RaasPair pair = new RaasPair(provider); Listener listener = pair.b.listen(8))
+        {
+            final Connection client = pair.a.connect(pair.b.self().id(), 8, Flags.FORCE_UD, null);
+            final Connection server = listener.accept(WAIT);
+            final MemorySegment in = MemorySegment.ofArray(new byte[4096]);
+            for (int i = 0; i < 200; i++)
+            {
+                final byte[] message = pattern(1 + i * 13, i);
+                client.send(MemorySegment.ofArray(message), 0, message.length, Flags.ADAPTIVE);
+                assertEquals(message.length, server.recv(in, 0, 4096, WAIT));
+                assertArrayEquals(message, in.asSlice(0, message.length).toArray(ValueLayout.JAVA_BYTE));
+            }
+            final RaasException tooLarge = assertThrows(RaasException.class,
+                () -> client.send(MemorySegment.ofArray(new byte[5000]), 0, 5000, Flags.FORCE_UD));
+            assertTrue(tooLarge.getMessage().contains("MTU"), tooLarge.getMessage());
+            server.send(MemorySegment.ofArray(new byte[]{9}), 0, 1, Flags.FORCE_UD);
+            assertEquals(1, client.recv(in, 0, 16, WAIT));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
     void connectingToAServiceNobodyListensOnIsRefusedAndClosingIsSeenByThePeer(final String provider)
     {
         try (RaasPair pair = new RaasPair(provider); Listener listener = pair.b.listen(5))

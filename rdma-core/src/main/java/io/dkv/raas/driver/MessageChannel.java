@@ -45,6 +45,7 @@ final class MessageChannel
     private final int flags;
     private volatile int state = CONNECTING;
     private volatile int peerVqpn;
+    private volatile int peerUdQpn;
     private volatile boolean peerClosed;
 
     private final AtomicInteger sendCredits = new AtomicInteger();
@@ -108,9 +109,11 @@ final class MessageChannel
         staging.set(INT, bytesOffset, (int)advert.length());
     }
 
-    void establish(final int peerVqpn, final int credits, final long advertAddress, final int advertRkey, final int advertBytes)
+    void establish(
+        final int peerVqpn, final int credits, final long advertAddress, final int advertRkey, final int advertBytes, final int peerUdQpn)
     {
         this.peerVqpn = peerVqpn;
+        this.peerUdQpn = peerUdQpn;
         this.peerAdvertAddress = advertAddress;
         this.peerAdvertRkey = advertRkey;
         this.peerAdvertBytes = advertBytes;
@@ -154,7 +157,8 @@ final class MessageChannel
         final int all = callFlags | flags;
         if ((all & Flags.FORCE_UD) != 0)
         {
-            throw new RaasException("FORCE_UD needs a datagram endpoint; this connection is reliable (use FORCE_DC or FORCE_RC)");
+            sendByDatagram(src, offset, length, all);
+            return;
         }
         final boolean fitsSend = length + LENGTH <= messaging.bufferBytes;
         if ((all & Flags.USE_READ) != 0 || (length > peerAdvertBytes && (all & Flags.USE_SEND) == 0 && !fitsSend))
@@ -266,6 +270,52 @@ final class MessageChannel
             driver.submit(slot);
         }
         awaitSent(slot, "SEND", length);
+    }
+
+    /**
+     * A message as a UD datagram through the driver's UD queue pair: at most one MTU (header
+     * included), counted against the same message credits as a SEND so the receiver has a buffer
+     * for it.
+     */
+    private void sendByDatagram(final MemorySegment src, final long offset, final int length, final int callFlags)
+    {
+        final int total = LENGTH + length;
+        final int limit = Math.min(driver.device.attributes().mtu(), messaging.bufferBytes);
+        if (total > limit)
+        {
+            throw new RaasException("datagram of " + length + " bytes exceeds the " + (limit - LENGTH) +
+                " payload bytes a UD message may carry (MTU " + driver.device.attributes().mtu() + ")");
+        }
+        if (peerUdQpn == 0)
+        {
+            throw new RaasException(String.format("node %d has no UD queue pair for vQPN 0x%x", connection.nodeId(), connection.vqpn()));
+        }
+        acquireMessageCredit();
+        final RequestSlot slot = messageSlot(Opcode.SEND_WITH_IMM);
+        slot.udQpn = peerUdQpn;
+        final Messaging.SendBuffer buffer = total <= driver.stagingSlotBytes ? null : messaging.acquireSendBuffer();
+        if (buffer == null)
+        {
+            writeHeader(slot.staging, 0, TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, slot.staging, LENGTH, length);
+            slot.wr.local(driver.staging, slot.stagingOffset, total);
+            if ((callFlags & Flags.INLINE) != 0 && total <= 64)
+            {
+                slot.wr.sendFlags(SendFlags.SIGNALED | SendFlags.INLINE);
+            }
+        }
+        else
+        {
+            slot.sendBuffer = buffer.index;
+            writeHeader(messaging.sendPool.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset + LENGTH, length);
+            slot.wr.local(messaging.sendPool, buffer.offset, total);
+        }
+        synchronized (sendLock)
+        {
+            driver.submit(slot);
+        }
+        awaitSent(slot, "UD send", length);
     }
 
     private void sendByWrite(final MemorySegment src, final long offset, final int length, final int callFlags)
@@ -479,7 +529,8 @@ final class MessageChannel
             case TYPE_ACCEPT -> establish(srcVqpn, credits,
                 memory.get(LONG, base + ACCEPT_ADDRESS_OFFSET),
                 memory.get(INT, base + ACCEPT_RKEY_OFFSET),
-                memory.get(INT, base + ACCEPT_BYTES_OFFSET));
+                memory.get(INT, base + ACCEPT_BYTES_OFFSET),
+                memory.get(INT, base + ACCEPT_UD_QPN_OFFSET));
             case TYPE_REFUSE -> state = REFUSED;
             case TYPE_CREDIT ->
             {

@@ -320,6 +320,7 @@ final class Messaging
         }
         writeSelf(slot.staging, service);
         channel.writeAdvert(slot.staging, CONNECT_ADVERT_ADDRESS_OFFSET, CONNECT_ADVERT_RKEY_OFFSET, CONNECT_ADVERT_BYTES_OFFSET);
+        slot.staging.set(INT, CONNECT_QPN_OFFSET, driver.ud.qp.qpNum());
         postControl(slot, CONNECT_LENGTH);
         channel.awaitEstablished(Duration.ofMillis(driver.context.timeoutMs()), service);
     }
@@ -448,7 +449,8 @@ final class Messaging
         channel.establish(srcVqpn, credits,
             memory.get(LONG, base + CONNECT_ADVERT_ADDRESS_OFFSET),
             memory.get(INT, base + CONNECT_ADVERT_RKEY_OFFSET),
-            memory.get(INT, base + CONNECT_ADVERT_BYTES_OFFSET));
+            memory.get(INT, base + CONNECT_ADVERT_BYTES_OFFSET),
+            memory.get(INT, base + CONNECT_QPN_OFFSET));
         final RequestSlot slot = controlSlot(route, srcVqpn, TYPE_ACCEPT, connection.vqpn(), channel.grantedCredits(), ACCEPT_LENGTH);
         if (slot == null)
         {
@@ -457,6 +459,7 @@ final class Messaging
             return;
         }
         channel.writeAdvert(slot.staging, ACCEPT_ADDRESS_OFFSET, ACCEPT_RKEY_OFFSET, ACCEPT_BYTES_OFFSET);
+        slot.staging.set(INT, ACCEPT_UD_QPN_OFFSET, driver.ud.qp.qpNum());
         postControl(slot, ACCEPT_LENGTH);
         listener.offer(connection);
     }

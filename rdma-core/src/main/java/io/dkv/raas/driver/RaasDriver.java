@@ -83,6 +83,8 @@ public final class RaasDriver implements Raas
     final ManyToManyConcurrentArrayQueue<RequestSlot> freeSlots;
     final ManyToOneConcurrentArrayQueue<RequestSlot> pending;
     final PooledQp[] dcis;
+    /** The driver's datagram queue pair, for messages sent with FORCE_UD. */
+    final PooledQp ud;
     final List<PooledQp> pooled = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicBoolean submitting = new AtomicBoolean();
     private final AtomicBoolean polling = new AtomicBoolean();
@@ -143,6 +145,13 @@ public final class RaasDriver implements Raas
                 dcis[i] = new PooledQp(qp, depth, depth);
                 pooled.add(dcis[i]);
             }
+            final QueuePair udQp = pd.createQp(new QpInitAttributes().type(QpType.UD).sendCq(sendCq).recvCq(recvCq).srq(srq)
+                .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
+            udQp.modify(QpAttributes.init(0).qkey(io.dkv.raas.ControlHeader.UD_QKEY));
+            udQp.modify(QpAttributes.rtr());
+            udQp.modify(QpAttributes.rts());
+            ud = new PooledQp(udQp, depth, depth);
+            pooled.add(ud);
             for (int i = 0; i < sendCompletions.length; i++)
             {
                 sendCompletions[i] = new WorkCompletion();
@@ -794,6 +803,10 @@ public final class RaasDriver implements Raas
 
     private PooledQp chooseQp(final RequestSlot slot)
     {
+        if (slot.udQpn != 0)
+        {
+            return ud;
+        }
         final NodeRoute route = slot.route;
         final PooledQp rc = route.rc;
         if (rc != null && !rc.broken && slot.kind != RequestSlot.KIND_CONTROL)
@@ -813,6 +826,10 @@ public final class RaasDriver implements Raas
         if (qp.type == QpType.RC)
         {
             slot.wr.dc(null, 0, 0);
+        }
+        else if (qp.type == QpType.UD)
+        {
+            slot.wr.ud(slot.route.ah, slot.udQpn, io.dkv.raas.ControlHeader.UD_QKEY);
         }
         else
         {
@@ -1070,6 +1087,22 @@ public final class RaasDriver implements Raas
         if (qp.type == QpType.RC)
         {
             messaging.dropRc(qp);
+            return;
+        }
+        if (qp.type == QpType.UD)
+        {
+            try
+            {
+                qp.qp.modify(QpAttributes.reset());
+                qp.qp.modify(QpAttributes.init(0).qkey(io.dkv.raas.ControlHeader.UD_QKEY));
+                qp.qp.modify(QpAttributes.rtr());
+                qp.qp.modify(QpAttributes.rts());
+                qp.broken = false;
+            }
+            catch (final RuntimeException ex)
+            {
+                // stays broken; the next turn tries again
+            }
             return;
         }
         try

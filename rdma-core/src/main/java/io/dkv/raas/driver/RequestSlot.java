@@ -49,6 +49,8 @@ final class RequestSlot
     int sendBuffer = -1;
     /** What a message or control request needs when it completes. */
     Object attachment;
+    /** For a datagram: the peer's UD queue pair; 0 otherwise. */
+    int udQpn;
 
     static final int WAITING = 0;
     static final int DONE = 1;
@@ -111,6 +113,7 @@ final class RequestSlot
         retries = 0;
         sendBuffer = -1;
         attachment = null;
+        udQpn = 0;
         atomicResult = false;
         sync = false;
         done = false;

@@ -172,10 +172,11 @@ public final class StandaloneDriver implements AutoCloseable
         try
         {
             Files.deleteIfExists(cncFile);
+            Files.deleteIfExists(directory);
         }
         catch (final IOException ignore)
         {
-            // the next driver start replaces it
+            // clients' files still there, or the next driver start replaces them
         }
         arena.close();
     }
