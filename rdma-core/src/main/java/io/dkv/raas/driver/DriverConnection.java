@@ -25,6 +25,8 @@ final class DriverConnection implements Connection
     private final CompletionHandler handler;
     private final AtomicInteger outstanding = new AtomicInteger();
     private volatile NodeRoute route;
+    /** The region of the last request, known to be owned: repeated requests skip the lookup. */
+    private RemoteRegion lastOwned;
     private volatile boolean closed;
     volatile MessageChannel channel;
 
@@ -207,7 +209,7 @@ final class DriverConnection implements Connection
         }
         final int required = opcode == Opcode.RDMA_READ ? Access.REMOTE_READ :
             opcode.isAtomic() ? Access.REMOTE_ATOMIC : Access.REMOTE_WRITE;
-        final int verdict = driver.check(region, offset, length, required, opcode.isAtomic());
+        final int verdict = driver.check(region, offset, length, required, opcode.isAtomic(), region == lastOwned);
         if (verdict != RaasStatus.SUCCESS)
         {
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: " + RaasStatus.describe(verdict));
@@ -222,6 +224,7 @@ final class DriverConnection implements Connection
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: local buffer of " +
                 local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
         }
+        lastOwned = region;
         acquireCredit();
         final RequestSlot slot = driver.acquireSlot();
         slot.sync = sync;

@@ -17,7 +17,7 @@ final class PollerAgent implements Agent
 
     public int doWork()
     {
-        return driver.poll();
+        return driver.pollFromAgent();
     }
 
     public String roleName()

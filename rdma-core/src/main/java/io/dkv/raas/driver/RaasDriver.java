@@ -63,6 +63,20 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class RaasDriver implements Raas
 {
+    private static final java.lang.invoke.VarHandle CALLER_POLLED;
+
+    static
+    {
+        try
+        {
+            CALLER_POLLED = java.lang.invoke.MethodHandles.lookup().findVarHandle(RaasDriver.class, "callerPolled", boolean.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     static final ValueLayout.OfLong BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final int VQPN_INDEX_BITS = 20;
     static final int MAX_CONNECTIONS = 1 << VQPN_INDEX_BITS;
@@ -100,6 +114,9 @@ public final class RaasDriver implements Raas
     final Messaging messaging;
     private final List<PooledQp> toPost = new ArrayList<>();
     private int nextConnectionIndex = 1;
+    private int pollTurn;
+    @SuppressWarnings("unused")
+    private boolean callerPolled;
     private volatile long clockMillis = System.currentTimeMillis();
     private AgentRunner worker;
     private AgentRunner poller;
@@ -556,7 +573,22 @@ public final class RaasDriver implements Raas
      */
     int check(final RemoteRegion region, final long offset, final int length, final int requiredAccess, final boolean atomic)
     {
-        if (!owns(region))
+        return check(region, offset, length, requiredAccess, atomic, false);
+    }
+
+    /**
+     * @param knownOwned the caller checked this very region object before (ownership only grows until
+     *                   the region is freed, when its node refuses requests anyway).
+     */
+    int check(
+        final RemoteRegion region,
+        final long offset,
+        final int length,
+        final int requiredAccess,
+        final boolean atomic,
+        final boolean knownOwned)
+    {
+        if (!knownOwned && !owns(region))
         {
             return RaasStatus.NOT_OWNED;
         }
@@ -885,7 +917,28 @@ public final class RaasDriver implements Raas
     // ---------------------------------------------------------------------------------------------
     // completions
 
+    /**
+     * The Poller agent's turn: skipped when a caller polled since the last turn, because a caller
+     * waiting for its request polls anyway, and two threads polling one queue only pass its cache
+     * lines back and forth.
+     */
+    int pollFromAgent()
+    {
+        if ((boolean)CALLER_POLLED.getOpaque(this))
+        {
+            CALLER_POLLED.setOpaque(this, false);
+            return 0;
+        }
+        return pollCompletions();
+    }
+
     public int poll()
+    {
+        CALLER_POLLED.setOpaque(this, true);
+        return pollCompletions();
+    }
+
+    private int pollCompletions()
     {
         if (!polling.compareAndSet(false, true))
         {
@@ -899,12 +952,18 @@ public final class RaasDriver implements Raas
             {
                 onSendCompletion(sendCompletions[i]);
             }
-            final int received = recvCq.poll(recvCompletions);
-            for (int i = 0; i < received; i++)
+            // receives are looked at on every other turn that completed sends, and on every idle one:
+            // a busy requester pays for the receive queue half as often, and nothing waits long
+            if (sent == 0 || (++pollTurn & 1) == 0)
             {
-                messaging.onReceive(recvCompletions[i]);
+                final int received = recvCq.poll(recvCompletions);
+                for (int i = 0; i < received; i++)
+                {
+                    messaging.onReceive(recvCompletions[i]);
+                }
+                count = received;
             }
-            count = sent + received;
+            count += sent;
         }
         catch (final RuntimeException ex)
         {

@@ -45,11 +45,18 @@ final class ShmDcTarget extends SoftDcTarget implements Progressor
         return number & (shm.control().endpointCapacity() - 1);
     }
 
-    public synchronized void progress()
+    public void progress()
     {
-        if (!destroyed)
+        if (destroyed || !receiver.hasMessages())
         {
-            receiver.drain();
+            return;
+        }
+        synchronized (this)
+        {
+            if (!destroyed)
+            {
+                receiver.drain();
+            }
         }
     }
 

@@ -408,6 +408,11 @@ final class ShmQueuePair extends SoftQueuePair
         region.segment().set(BIG_ENDIAN_LONG_UNALIGNED, slot.sgeAddr[0] - region.address(), original);
     }
 
+    protected boolean needsProgress()
+    {
+        return hasOutstandingNow() || (receiver != null && receiver.hasMessages());
+    }
+
     protected void progressTransport()
     {
         if (hasOutstanding() && kind != KIND_UD)

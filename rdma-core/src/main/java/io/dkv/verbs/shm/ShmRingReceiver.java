@@ -68,6 +68,12 @@ final class ShmRingReceiver implements ControlledMessageHandler
         this.dcKey = dcKey;
     }
 
+    /** @return true when messages wait in the ring (read without locks: a hint for pollers). */
+    boolean hasMessages()
+    {
+        return queue.ring().consumerPosition() != queue.ring().producerPosition();
+    }
+
     int drain()
     {
         return queue.ring().controlledRead(this, DRAIN_LIMIT);

@@ -690,7 +690,7 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
 
     public final void progress()
     {
-        if (destroyed)
+        if (destroyed || !needsProgress())
         {
             return;
         }
@@ -742,6 +742,15 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
     /** Requests were handed to the transport in this turn: flush what was batched. */
     protected void afterTransmit()
     {
+    }
+
+    /**
+     * Whether a progress turn could do anything, judged without the monitor: pollers call progress
+     * on every poll of every queue pair attached to their CQ, and most have nothing to do.
+     */
+    protected boolean needsProgress()
+    {
+        return true;
     }
 
     /** Provider work on each progress turn (collect acknowledgements, deliver receives). */
