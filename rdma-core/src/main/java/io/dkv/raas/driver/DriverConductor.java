@@ -190,17 +190,15 @@ final class DriverConductor implements Agent, MessageHandler
             case ONE_SIDED -> oneSided(buffer, index, length, session, correlation);
             case OPEN ->
             {
+                // inline: opening costs at most a metadata read (one-sided, microseconds), and joining fast is the point
                 final long nodeId = buffer.getLong(index + OPEN_NODE_OFFSET);
-                blocking(session, correlation, () ->
+                final DriverConnection connection = (DriverConnection)driver.open(nodeId,
+                    (token, status, value) -> session.completion(token, status, value));
+                synchronized (session)
                 {
-                    final DriverConnection connection = (DriverConnection)driver.open(nodeId,
-                        (token, status, value) -> session.completion(token, status, value));
-                    synchronized (session)
-                    {
-                        session.connections.put(connection.vqpn(), connection);
-                    }
-                    session.ok(correlation, connection.vqpn(), 0);
-                });
+                    session.connections.put(connection.vqpn(), connection);
+                }
+                session.ok(correlation, connection.vqpn(), 0);
             }
             case CONNECT ->
             {
@@ -306,17 +304,15 @@ final class DriverConductor implements Agent, MessageHandler
             }
             case LOOKUP ->
             {
+                // inline, as OPEN: a lookup is a one-sided read of the directory
                 final String name = string(buffer, index + LOOKUP_NAME_LENGTH_OFFSET, index + LOOKUP_NAME_OFFSET, index + length);
-                blocking(session, correlation, () ->
+                final RemoteRegion region = driver.lookup(name);
+                final int handle;
+                synchronized (session)
                 {
-                    final RemoteRegion region = driver.lookup(name);
-                    final int handle;
-                    synchronized (session)
-                    {
-                        handle = session.addRegion(region);
-                    }
-                    session.region(correlation, handle, region);
-                });
+                    handle = session.addRegion(region);
+                }
+                session.region(correlation, handle, region);
             }
             case MALLOC ->
             {
