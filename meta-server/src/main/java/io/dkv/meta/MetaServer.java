@@ -218,6 +218,12 @@ public final class MetaServer implements AutoCloseable
         return state.region(name);
     }
 
+    /** @return RPC frames this server has handled, well-formed or not. */
+    public long requestsHandled()
+    {
+        return handler.requestsHandled();
+    }
+
     /** @return full state transfers this server received from its peer. */
     public long snapshotsInstalled()
     {

@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
@@ -58,7 +59,7 @@ final class PeerLink
     private final MetaMessageReader reader = new MetaMessageReader();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private Connection connection;
-    private long nextRequestId = 1;
+    private long nextRequestId = ThreadLocalRandom.current().nextLong();
     private long nextAttemptNanos;
     private boolean behind;
     private boolean pushWanted;

@@ -36,6 +36,7 @@ final class RequestHandler
     private List<NodeRecord> incomingNodes;
     private List<RemoteRegion> incomingRegions;
     private volatile long snapshotsInstalled;
+    private volatile long requestsHandled;
 
     /**
      * @param state             the records.
@@ -89,6 +90,12 @@ final class RequestHandler
         return pushRequested;
     }
 
+    /** @return frames handled so far, well-formed or not (any thread may look). */
+    long requestsHandled()
+    {
+        return requestsHandled;
+    }
+
     /** @return full state transfers from the peer installed so far. */
     long snapshotsInstalled()
     {
@@ -105,6 +112,7 @@ final class RequestHandler
     {
         replicationLength = 0;
         pushRequested = false;
+        requestsHandled++;
         long requestId = 0;
         try
         {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -84,7 +85,7 @@ final class MetaTestSupport
 
     static MetaDirectoryContext directoryContext(final MetaEndpoint... endpoints)
     {
-        return new MetaDirectoryContext().endpoints(endpoints).epochCheckMs(20).relinkMs(200).rpcTimeoutMs(3000);
+        return new MetaDirectoryContext().endpoints(endpoints).epochCheckMs(20).relinkMs(200).rpcTimeoutMs(2000).heartbeatMs(300);
     }
 
     /** A node whose directory is the MetaServer(s) at these endpoints. */
@@ -95,12 +96,17 @@ final class MetaTestSupport
 
     static void await(final String what, final Duration timeout, final BooleanSupplier condition)
     {
+        await(what, timeout, condition, () -> "");
+    }
+
+    static void await(final String what, final Duration timeout, final BooleanSupplier condition, final Supplier<String> detail)
+    {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() > deadline)
             {
-                fail(what + " did not happen within " + timeout.toMillis() + " ms");
+                fail(what + " did not happen within " + timeout.toMillis() + " ms " + detail.get());
             }
             try
             {

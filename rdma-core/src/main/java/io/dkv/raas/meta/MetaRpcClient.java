@@ -6,6 +6,7 @@ import io.dkv.raas.RaasException;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
@@ -22,7 +23,8 @@ public final class MetaRpcClient
     private final Duration timeout;
     private final MetaMessageWriter writer = new MetaMessageWriter();
     private final MetaMessageReader reader = new MetaMessageReader();
-    private long nextRequestId = 1;
+    /** Random start: a reply that strays to another connection (its peer restarted) matches no call there. */
+    private long nextRequestId = ThreadLocalRandom.current().nextLong();
     private long requestId;
     private byte type;
 

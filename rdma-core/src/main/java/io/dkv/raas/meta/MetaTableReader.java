@@ -28,13 +28,14 @@ public final class MetaTableReader
     private final Connection connection;
     private final RemoteRegion tables;
     private final MemorySegment buffer;
+    private final int tornRetries;
     private int nodeSlots;
     private int regionSlots;
     private int nodeProbeLimit;
     private int regionProbeLimit;
     private long epoch;
-    private long reads;
-    private long tornReads;
+    private volatile long reads;
+    private volatile long tornReads;
 
     /**
      * @param connection a connection to the MetaServer.
@@ -43,6 +44,18 @@ public final class MetaTableReader
      */
     public MetaTableReader(final Connection connection, final RemoteRegion tables, final MemorySegment buffer)
     {
+        this(connection, tables, buffer, TORN_RETRIES);
+    }
+
+    /**
+     * @param tornRetries reads of a slot found mid-write before the lookup gives up.
+     */
+    public MetaTableReader(final Connection connection, final RemoteRegion tables, final MemorySegment buffer, final int tornRetries)
+    {
+        if (tornRetries < 1)
+        {
+            throw new IllegalArgumentException("tornRetries " + tornRetries + " must be at least 1");
+        }
         if (buffer.byteSize() < BUFFER_BYTES)
         {
             throw new IllegalArgumentException("reader buffer of " + buffer.byteSize() + " bytes is smaller than " + BUFFER_BYTES);
@@ -50,6 +63,7 @@ public final class MetaTableReader
         this.connection = connection;
         this.tables = tables;
         this.buffer = buffer;
+        this.tornRetries = tornRetries;
     }
 
     /**
@@ -111,7 +125,7 @@ public final class MetaTableReader
         return ((long)nodeProbeLimit << 32) | regionProbeLimit;
     }
 
-    /** @return READs issued so far. */
+    /** @return READs issued so far (any thread may look). */
     public long reads()
     {
         return reads;
@@ -204,7 +218,7 @@ public final class MetaTableReader
     /** Read one slot again until the copy is of one published write. */
     private int reread(final long offset, final int length, final long into, final int checksumOffset)
     {
-        for (int attempt = 0; attempt < TORN_RETRIES; attempt++)
+        for (int attempt = 0; attempt < tornRetries; attempt++)
         {
             tornReads++;
             Thread.onSpinWait();
@@ -216,7 +230,7 @@ public final class MetaTableReader
             }
         }
         throw new RaasException("slot at offset " + offset + " of region '" + tables.name() + "' on node " + tables.nodeId() +
-            " was mid-write in " + TORN_RETRIES + " reads");
+            " was mid-write in " + tornRetries + " reads");
     }
 
     private void read(final long offset, final int length, final long into)
