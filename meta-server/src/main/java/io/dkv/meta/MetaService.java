@@ -146,7 +146,7 @@ final class MetaService implements Agent
     {
         if (peer != null && handler.pushRequested())
         {
-            peer.requestPush();
+            peer.reconnectNow();
         }
         final int replicationLength = handler.replicationLength();
         if (replicationLength > 0 && peer != null)

@@ -23,12 +23,14 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 /**
  * This MetaServer's link to the other one. Writes are forwarded in order over one connection and
  * each is acknowledged to its node only when the peer acknowledged it; when the peer does not
- * answer the link goes down, what waits is acknowledged at once (applied here alone), and the
- * peer is behind. When the link comes back the peer gets this server's full state, ahead of any
- * later write on the same connection, so it never applies a write older than the state it holds.
+ * answer the link goes down and what waits is acknowledged at once (applied here alone).
  *
- * <p>At start a server asks its peer for the peer's state (CATCH_UP); the server that has served
- * longer sends it, the other declines. Driven by the service's thread only.
+ * <p>Each time the link comes up the two servers settle who is current: the connecting side sends
+ * CATCH_UP with the time it started serving, and the server that has served longer sends its full
+ * state to the other, on its own link, ahead of any later write on that connection (so the other
+ * never applies a write older than the state it holds). A restarted server is the younger one, so
+ * it takes the state of the server that stayed up, including what that server applied alone. Driven
+ * by the service's thread only.
  */
 final class PeerLink
 {
@@ -61,9 +63,7 @@ final class PeerLink
     private Connection connection;
     private long nextRequestId = ThreadLocalRandom.current().nextLong();
     private long nextAttemptNanos;
-    private boolean behind;
     private boolean pushWanted;
-    private boolean catchUpToAsk = true;
     private volatile boolean catchUpSettled;
     private volatile boolean up;
     private volatile long snapshotsSent;
@@ -98,22 +98,15 @@ final class PeerLink
         return snapshotsSent;
     }
 
-    /** A write was applied while the peer could not hear of it. */
-    void markBehind()
-    {
-        behind = true;
-    }
-
     /**
-     * The peer asked for this server's state (it just started): its old connection is to an
-     * incarnation that is gone, so connect anew now and send the state.
+     * The peer asked who is current and this server is: the peer may have restarted, so the
+     * connection to it is connected anew (which settles it again, and sends the state).
      */
-    void requestPush()
+    void reconnectNow()
     {
-        pushWanted = true;
         if (connection != null)
         {
-            down("the peer restarted");
+            down("the peer asks for this server's state");
         }
         nextAttemptNanos = System.nanoTime();
     }
@@ -127,7 +120,6 @@ final class PeerLink
     {
         if (connection == null)
         {
-            behind = true;
             return false;
         }
         final long requestId = nextRequestId++;
@@ -163,7 +155,7 @@ final class PeerLink
             connect();
             work++;
         }
-        if (connection != null && (pushWanted || behind))
+        if (connection != null && pushWanted)
         {
             pushState();
             work++;
@@ -181,23 +173,28 @@ final class PeerLink
         {
             nextAttemptNanos = System.nanoTime() + retryNanos;
             report(false, "peer MetaServer " + peer.nodeId() + " unreachable: " + ex.getMessage());
-            if (catchUpToAsk)
-            {
-                catchUpToAsk = false;
-                catchUpSettled = true;
-            }
+            catchUpSettled = true;
             return;
         }
         up = true;
         report(true, "peer MetaServer " + peer.nodeId() + " reachable");
-        if (catchUpToAsk)
+        final int length = writer.wrap(sendBuffer).request(TYPE_CATCH_UP, (short)0, 0).putLong(servingSince).finish();
+        if (!forward(sendBuffer, length, this::onSettled))
         {
-            catchUpToAsk = false;
-            final int length = writer.wrap(sendBuffer).request(TYPE_CATCH_UP, (short)0, 0).putLong(servingSince).finish();
-            if (!forward(sendBuffer, length, status -> catchUpSettled = status != STATUS_OK))
-            {
-                catchUpSettled = true;
-            }
+            catchUpSettled = true;
+        }
+    }
+
+    /** The peer's answer to CATCH_UP: it sends its state (OK), or this server is the current one (DECLINED). */
+    private void onSettled(final short status)
+    {
+        if (status == STATUS_DECLINED)
+        {
+            pushWanted = true;
+        }
+        if (status != STATUS_OK)
+        {
+            catchUpSettled = true;
         }
     }
 
@@ -238,8 +235,8 @@ final class PeerLink
             }
             if (status != STATUS_OK && status != STATUS_DECLINED)
             {
-                // the peer could not apply a write: it is behind until it gets the whole state
-                behind = true;
+                System.err.println("MetaServer: peer MetaServer " + peer.nodeId() + " refused request " + head.requestId + ": " +
+                    statusName(status));
             }
             head.handler.onReply(status);
         }
@@ -250,7 +247,6 @@ final class PeerLink
     private void pushState()
     {
         pushWanted = false;
-        behind = false;
         final MetaState.Snapshot snapshot = state.snapshot();
         final List<NodeRecord> nodes = snapshot.nodes();
         final List<RemoteRegion> regions = snapshot.regions();
@@ -303,7 +299,6 @@ final class PeerLink
         final Connection current = connection;
         connection = null;
         up = false;
-        behind = true;
         nextAttemptNanos = System.nanoTime() + retryNanos;
         if (current != null)
         {

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LeaseExpiryTest
 {
-    private static final int LEASE_MS = 400;
+    private static final int LEASE_MS = 600;
 
     @TempDir
     Path dir;
@@ -33,7 +33,8 @@ class LeaseExpiryTest
         final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
         try (MetaServer server = MetaServer.start(context);
             Raas observer = MetaTestSupport.node(provider, 1, server.endpoint());
-            Raas renewing = MetaTestSupport.node(provider, 2, server.endpoint());
+            Raas renewing = Raas.embedded(MetaTestSupport.nodeContext(provider, 2),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(LEASE_MS / 4)));
             // registers, then never renews: as a node that hangs or dies without a word
             Raas silent = Raas.embedded(MetaTestSupport.nodeContext(provider, 3),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(3_600_000))))

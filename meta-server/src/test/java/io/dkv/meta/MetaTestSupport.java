@@ -66,6 +66,52 @@ final class MetaTestSupport
         return context;
     }
 
+    /** Two MetaServers that replicate each other, A started last so that it has taken B's state. */
+    record Pair(MetaServer a, MetaServer b, VerbsContext addressA, Path dirA) implements AutoCloseable
+    {
+        /** Start A again, as it was configured. */
+        MetaServer restartA()
+        {
+            return MetaServer.start(serverContext(addressA, a.endpoint().nodeId(), dirA).peer(b.endpoint()));
+        }
+
+        public void close()
+        {
+            a.close();
+            b.close();
+        }
+    }
+
+    /**
+     * Each server needs the other's endpoint, which exists once the other started: start A alone
+     * to learn its endpoint, start B with it, start A again with B's; A's endpoint stays the same.
+     */
+    static Pair startPair(final String provider, final Path dirA, final Path dirB)
+    {
+        final VerbsContext addressA = fixedAddress(provider);
+        final MetaEndpoint endpointA;
+        try (MetaServer alone = MetaServer.start(serverContext(addressA, 101, dirA)))
+        {
+            endpointA = alone.endpoint();
+        }
+        final MetaServer b = MetaServer.start(serverContext(fixedAddress(provider), 102, dirB).peer(endpointA));
+        try
+        {
+            final MetaServer a = MetaServer.start(serverContext(addressA, 101, dirA).peer(b.endpoint()));
+            if (!a.endpoint().equals(endpointA))
+            {
+                a.close();
+                throw new AssertionError("A's endpoint moved across a restart: " + endpointA + " then " + a.endpoint());
+            }
+            return new Pair(a, b, addressA, dirA);
+        }
+        catch (final RuntimeException ex)
+        {
+            b.close();
+            throw ex;
+        }
+    }
+
     static RaasContext nodeContext(final String provider, final long nodeId)
     {
         return nodeContext(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"), nodeId);
