@@ -116,14 +116,14 @@ final class RequestHandler
         long requestId = 0;
         try
         {
-            if (length > MAX_FRAME_LENGTH)
-            {
-                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes exceeds " + MAX_FRAME_LENGTH);
-            }
-            reader.wrap(frame, 0, (int)length);
+            reader.wrap(frame, 0, (int)Math.min(length, Integer.MAX_VALUE));
             if (length >= HEADER_LENGTH)
             {
                 requestId = reader.requestId();
+            }
+            if (length > MAX_FRAME_LENGTH)
+            {
+                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes exceeds " + MAX_FRAME_LENGTH);
             }
             if (length >= HEADER_LENGTH && reader.version() != PROTOCOL_VERSION)
             {
