@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -95,10 +96,7 @@ public final class MetaDirectory implements Directory
             }
             this.raas = raas;
             this.buffers = MetaSegments.allocate(raas);
-            if (usableLink() == null)
-            {
-                throw new RaasException("no MetaServer answered: " + describeLinks());
-            }
+            openFirstLink();
             final long leaseMs = links[preferred].leaseMs();
             final long periodMs = context.heartbeatMs() > 0 ? context.heartbeatMs() : Math.max(10, leaseMs / 3);
             heartbeats = Executors.newSingleThreadScheduledExecutor(runnable ->
@@ -113,6 +111,31 @@ public final class MetaDirectory implements Directory
         finally
         {
             io.unlock();
+        }
+    }
+
+    /**
+     * Open a link to a MetaServer, trying each at least twice: a first attempt can be lost (a server
+     * still holding a connection to whoever had this node's address before answers into it).
+     */
+    private void openFirstLink()
+    {
+        final long deadline = System.nanoTime() + rpcTimeout.toNanos();
+        for (int round = 0; ; round++)
+        {
+            for (int i = 0; i < links.length; i++)
+            {
+                if (open(links[i]))
+                {
+                    prefer(i);
+                    return;
+                }
+            }
+            if (round >= 1 && System.nanoTime() - deadline > 0)
+            {
+                throw new RaasException("no MetaServer answered: " + describeLinks());
+            }
+            LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
         }
     }
 
