@@ -73,8 +73,10 @@ class LeaseExpiryTest
         {
             late.malloc(late.self().id(), 4096, "late.region");
             MetaTestSupport.await("the late node's removal", Duration.ofSeconds(5), () -> server.node(4) == null);
-            MetaTestSupport.await("the late node's return", Duration.ofSeconds(5),
-                () -> server.node(4) != null && server.region("late.region") != null);
+            final MetaDirectory directory = (MetaDirectory)late.directory();
+            MetaTestSupport.await("the late node's return", Duration.ofSeconds(10),
+                () -> server.node(4) != null && server.region("late.region") != null,
+                () -> "last renewal failure: " + directory.lastHeartbeatFailure());
         }
     }
 }

@@ -701,6 +701,7 @@ public final class RaasDriver implements Raas
         int posted = 0;
         while ((!pending.isEmpty() || needsMaintenance()) && submitting.compareAndSet(false, true))
         {
+            final int before = posted;
             try
             {
                 posted += retryDeferred();
@@ -715,6 +716,11 @@ public final class RaasDriver implements Raas
             finally
             {
                 submitting.set(false);
+            }
+            if (posted == before)
+            {
+                // nothing could move: what waits needs completions first, and only a poll brings them
+                break;
             }
         }
         return posted;
