@@ -92,6 +92,7 @@ public final class MetaServer implements AutoCloseable
             // nodes may only read the tables: the bootstrap hands out a read-only descriptor
             tables = new RemoteRegion(owned.name(), owned.nodeId(), owned.nodeEpoch(), owned.address(), owned.rkey(),
                 owned.length(), Access.REMOTE_READ, MetaTableDescriptor.LAYOUT_VERSION);
+            state.putRegion(tables);
 
             handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),
                 context.leaseMs(), servingSince, tables,

@@ -48,6 +48,10 @@ class OneSidedLookupTest
             assertEquals(found, directory.node(owner.self().id()));
             assertEquals(published, directory.region("lookup.region"));
             assertEquals(lookupsBefore + 2, directory.tableLookups(), "found again in the cache");
+
+            final RemoteRegion tables = reader.lookup(MetaServer.TABLES_NAME_PREFIX + server.endpoint().nodeId());
+            assertEquals(server.tables(), tables, "the tables are listed too, and nodes may only read them");
+            assertEquals(io.dkv.verbs.Access.REMOTE_READ, tables.access());
         }
     }
 
