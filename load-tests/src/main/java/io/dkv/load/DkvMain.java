@@ -2,6 +2,7 @@ package io.dkv.load;
 
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.driver.DriverCommand;
+import io.dkv.load.meta.MetaCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,10 +16,11 @@ import picocli.CommandLine.Spec;
     name = "dkv",
     mixinStandardHelpOptions = true,
     versionProvider = ManifestVersionProvider.class,
-    description = "dkv, a disaggregated key-value store: benchmarks and tools.",
+    description = "dkv, a disaggregated key-value store: its roles, benchmarks and tools.",
     subcommands = {
         BenchCommand.class,
         DriverCommand.class,
+        MetaCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class DkvMain implements Runnable

@@ -31,6 +31,15 @@ class DkvMainTest
     }
 
     @Test
+    void helpListsTheMetaServer()
+    {
+        assertEquals(0, dkv("--help"));
+        assertTrue(out.toString().contains("meta"), out::toString);
+        assertEquals(0, dkv("meta", "--help"));
+        assertTrue(out.toString().contains("--peer"), out::toString);
+    }
+
+    @Test
     void aGroupWithoutSubcommandIsAUsageError()
     {
         assertEquals(2, dkv());

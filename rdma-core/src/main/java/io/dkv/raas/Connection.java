@@ -67,6 +67,13 @@ public interface Connection extends AutoCloseable
     int recv(MemorySegment dst, long offset, int maxLength, Duration timeout);
 
     /**
+     * @return true when {@link #recv} would not wait: a message is there, or this end or the peer
+     * closed the connection (recv then throws). Lets one thread serve many connections, waiting on
+     * none of them.
+     */
+    boolean isReadable();
+
+    /**
      * Receive the next message without copying it.
      *
      * @return the message; release it once read.

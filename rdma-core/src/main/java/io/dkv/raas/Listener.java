@@ -15,5 +15,10 @@ public interface Listener extends AutoCloseable
      */
     Connection accept(Duration timeout);
 
+    /**
+     * @return the next connection a peer opened to this service, or null when none waits; never waits.
+     */
+    Connection poll();
+
     void close();
 }

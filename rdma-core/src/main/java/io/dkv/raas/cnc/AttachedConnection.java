@@ -326,6 +326,22 @@ final class AttachedConnection implements Connection
         }
     }
 
+    public boolean isReadable()
+    {
+        if (!isMessaging())
+        {
+            return closed;
+        }
+        final ClientSlot slot = raas.acquire();
+        final int index = raas.claim(READABLE, CLOSE_LENGTH, slot);
+        raas.commandBuffer().putInt(index + CLOSE_ID_OFFSET, vqpn);
+        raas.commit(index);
+        raas.await(slot, String.format("readiness of vQPN 0x%x", vqpn));
+        final boolean readable = slot.value != 0;
+        raas.release(slot);
+        return readable;
+    }
+
     public void close()
     {
         if (!closed)

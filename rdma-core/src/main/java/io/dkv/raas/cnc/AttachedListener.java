@@ -43,6 +43,19 @@ final class AttachedListener implements Listener
         return new AttachedConnection(raas, vqpn, nodeId, true, null);
     }
 
+    public Connection poll()
+    {
+        final ClientSlot slot = raas.acquire();
+        final int index = raas.claim(POLL_ACCEPT, CLOSE_LENGTH, slot);
+        raas.commandBuffer().putInt(index + CLOSE_ID_OFFSET, service);
+        raas.commit(index);
+        raas.await(slot, "poll of the listener on service " + service);
+        final int vqpn = (int)slot.value;
+        final long nodeId = slot.value2;
+        raas.release(slot);
+        return vqpn == 0 ? null : new AttachedConnection(raas, vqpn, nodeId, true, null);
+    }
+
     public void close()
     {
         if (!closed)

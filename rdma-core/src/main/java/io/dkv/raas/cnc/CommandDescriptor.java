@@ -21,6 +21,8 @@ package io.dkv.raas.cnc;
  *   LOOKUP                   16 nameLength int, 20 name
  *   MALLOC                   16 nodeId long, 24 size long, 32 nameLength int, 36 name
  *   FREE                     16 regionHandle int
+ *   READABLE                 16 vqpn int                     answered OK(1 or 0)
+ *   POLL_ACCEPT              16 listenerId int               answered OK(vqpn, nodeId), vqpn 0 when none waits
  *
  * every response             0 clientId long, 8 correlationId long, 16 body
  *   OK                       16 value long, 24 value2 long
@@ -49,6 +51,8 @@ public final class CommandDescriptor
     public static final int LOOKUP = 12;
     public static final int MALLOC = 13;
     public static final int FREE = 14;
+    public static final int READABLE = 15;
+    public static final int POLL_ACCEPT = 16;
 
     public static final int RSP_OK = 101;
     public static final int RSP_ERROR = 102;

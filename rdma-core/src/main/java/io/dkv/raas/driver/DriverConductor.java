@@ -351,6 +351,35 @@ final class DriverConductor implements Agent, MessageHandler
                 driver.free(region);
                 session.ok(correlation, 0, 0);
             }
+            case READABLE ->
+            {
+                final Connection connection = ownedConnection(session, buffer.getInt(index + CLOSE_ID_OFFSET));
+                session.ok(correlation, connection.isReadable() ? 1 : 0, 0);
+            }
+            case POLL_ACCEPT ->
+            {
+                final Listener listener;
+                synchronized (session)
+                {
+                    listener = session.listeners.get(buffer.getInt(index + CLOSE_ID_OFFSET));
+                }
+                if (listener == null)
+                {
+                    session.error(correlation, "no listener on service " + buffer.getInt(index + CLOSE_ID_OFFSET) + " for this client");
+                    return;
+                }
+                final DriverConnection connection = (DriverConnection)listener.poll();
+                if (connection == null)
+                {
+                    session.ok(correlation, 0, 0);
+                    return;
+                }
+                synchronized (session)
+                {
+                    session.connections.put(connection.vqpn(), connection);
+                }
+                session.ok(correlation, connection.vqpn(), connection.nodeId());
+            }
             default -> session.error(correlation, "unknown command type " + type);
         }
     }

@@ -294,6 +294,12 @@ final class DriverConnection implements Connection
         return requireChannel().recv(dst, offset, maxLength, timeout);
     }
 
+    public boolean isReadable()
+    {
+        final MessageChannel channel = this.channel;
+        return closed || (channel != null && channel.isReadable());
+    }
+
     public ReceivedMessage recvZeroCopy(final Duration timeout)
     {
         return requireChannel().recvZeroCopy(timeout);

@@ -59,6 +59,15 @@ final class DriverListener implements Listener
         }
     }
 
+    public Connection poll()
+    {
+        if (closed)
+        {
+            throw new RaasException("listener on service " + service + " is closed");
+        }
+        return accepted.poll();
+    }
+
     public void close()
     {
         closed = true;

@@ -34,6 +34,7 @@ final class MessageChannel
     static final int ESTABLISHED = 1;
     static final int REFUSED = 2;
     static final int CLOSED = 3;
+    static final int UNREACHABLE = 4;
 
     private static final int KIND_SEND = 0;
     private static final int KIND_WRITTEN = 1;
@@ -47,6 +48,7 @@ final class MessageChannel
     private volatile int peerVqpn;
     private volatile int peerUdQpn;
     private volatile boolean peerClosed;
+    private volatile int connectStatus;
 
     private final AtomicInteger sendCredits = new AtomicInteger();
     private final AtomicLong peerFreed = new AtomicLong();
@@ -102,6 +104,12 @@ final class MessageChannel
         return state == ESTABLISHED;
     }
 
+    /** @return true when a message waits, or recv would throw at once because either end closed. */
+    boolean isReadable()
+    {
+        return !inbox.isEmpty() || peerClosed || state != ESTABLISHED;
+    }
+
     void writeAdvert(final MemorySegment staging, final int addressOffset, final int rkeyOffset, final int bytesOffset)
     {
         staging.set(LONG, addressOffset, advert.address());
@@ -140,6 +148,11 @@ final class MessageChannel
         if (state == REFUSED)
         {
             throw new RaasException("node " + connection.nodeId() + " refused a connect to service " + service + ": no listener");
+        }
+        if (state == UNREACHABLE)
+        {
+            throw new RaasException("connect to service " + service + " of node " + connection.nodeId() + " failed: " +
+                RaasStatus.describe(connectStatus));
         }
     }
 
@@ -485,6 +498,12 @@ final class MessageChannel
         if (status == RaasStatus.CLOSED)
         {
             peerClosed = true;
+        }
+        else if (state == CONNECTING)
+        {
+            // the CONNECT itself was not delivered (node gone, or its DC key changed): no answer will come
+            connectStatus = status;
+            state = UNREACHABLE;
         }
     }
 

@@ -318,6 +318,8 @@ final class Messaging
                 RaasDriver.idle(++spins);
             }
         }
+        // the connection hears of a CONNECT that could not be delivered, so the connect fails at once
+        slot.connection = connection;
         writeSelf(slot.staging, service);
         channel.writeAdvert(slot.staging, CONNECT_ADVERT_ADDRESS_OFFSET, CONNECT_ADVERT_RKEY_OFFSET, CONNECT_ADVERT_BYTES_OFFSET);
         slot.staging.set(INT, CONNECT_QPN_OFFSET, driver.ud.qp.qpNum());

@@ -424,14 +424,24 @@ public final class RaasDriver implements Raas
             {
                 return existing;
             }
-            final NodeRecord node = directory.node(nodeId);
-            if (node == null)
+        }
+        // not under the lock: a directory may read the MetaServer through this driver, and the poller
+        // that completes that READ takes the lock when a CONNECT arrives
+        final NodeRecord node = directory.node(nodeId);
+        if (node == null)
+        {
+            throw new RaasException("node " + nodeId + " is not in the directory");
+        }
+        if (!node.address().provider().equals(device.provider()))
+        {
+            throw new RaasException("node " + nodeId + " is at " + node.address() + "; this driver uses " + device.provider());
+        }
+        synchronized (routes)
+        {
+            final NodeRoute existing = routes.get(nodeId);
+            if (existing != null && !existing.stale)
             {
-                throw new RaasException("node " + nodeId + " is not in the directory");
-            }
-            if (!node.address().provider().equals(device.provider()))
-            {
-                throw new RaasException("node " + nodeId + " is at " + node.address() + "; this driver uses " + device.provider());
+                return existing;
             }
             final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
                 existing.ah : pd.createAh(node.address());
@@ -740,6 +750,7 @@ public final class RaasDriver implements Raas
         int posted = 0;
         while ((!pending.isEmpty() || needsMaintenance()) && submitting.compareAndSet(false, true))
         {
+            final int before = posted;
             try
             {
                 posted += retryDeferred();
@@ -754,6 +765,11 @@ public final class RaasDriver implements Raas
             finally
             {
                 submitting.set(false);
+            }
+            if (posted == before)
+            {
+                // nothing could move: what waits needs completions first, and only a poll brings them
+                break;
             }
         }
         return posted;
@@ -1018,8 +1034,9 @@ public final class RaasDriver implements Raas
             }
             return;
         }
-        if (status == WcStatus.RETRY_EXC_ERR)
+        if (status == WcStatus.RETRY_EXC_ERR || (status == WcStatus.REM_ACCESS_ERR && qp.type == QpType.DCI))
         {
+            // gone, or (over DC) answering with another DC key: a new incarnation, or another node at its address
             markStale(slot.route);
         }
         complete(slot, status.code(), 0);

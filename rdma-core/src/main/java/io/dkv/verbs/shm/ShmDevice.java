@@ -189,6 +189,10 @@ public final class ShmDevice extends SoftDevice
         synchronized (remotes)
         {
             ShmRemoteDevice remote = remotes.get(id);
+            if (remote != null && id != deviceId && !remote.isReachable())
+            {
+                remote = reattach(remote);
+            }
             if (remote == null)
             {
                 remote = ShmRemoteDevice.attach(root, id);
@@ -200,6 +204,34 @@ public final class ShmDevice extends SoftDevice
             }
             return remote;
         }
+    }
+
+    /**
+     * A device that closed or died may have started again under the same id (a restarted node
+     * keeps its device id): map the new incarnation in its place.
+     *
+     * @return the new incarnation, or the old device when none took its place (yet).
+     */
+    private ShmRemoteDevice reattach(final ShmRemoteDevice stale)
+    {
+        final ShmRemoteDevice fresh;
+        try
+        {
+            fresh = ShmRemoteDevice.attach(root, stale.deviceId());
+        }
+        catch (final VerbsException none)
+        {
+            return stale;
+        }
+        if (fresh.isClosed() || (!stale.isClosed() && fresh.pid() == stale.pid()))
+        {
+            // the same files as before (a process that died without closing), or a device closing now
+            return stale;
+        }
+        ShmPeerWatchdog.unwatch(stale);
+        ShmPeerWatchdog.watch(fresh);
+        remotes.put(fresh.deviceId(), fresh);
+        return fresh;
     }
 
     protected RegionMemory allocateMemory(final int key, final long size, final int access)

@@ -259,7 +259,7 @@ final class ShmQueuePair extends SoftQueuePair
     private ShmRemoteDevice route(final SoftAddressHandle ah)
     {
         final Object route = ah.route();
-        if (route != null)
+        if (route != null && ((ShmRemoteDevice)route).isReachable())
         {
             return (ShmRemoteDevice)route;
         }

@@ -66,6 +66,12 @@ final class ShmRemoteDevice
         return deviceId;
     }
 
+    /** @return the process that owns the device. */
+    long pid()
+    {
+        return pid;
+    }
+
     ShmControlFile control()
     {
         return control;

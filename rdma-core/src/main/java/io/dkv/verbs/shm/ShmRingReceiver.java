@@ -38,6 +38,7 @@ final class ShmRingReceiver implements ControlledMessageHandler
     private long ackDeviceId = -1;
     private int ackQpn;
     private ShmQueueFile ackQueue;
+    private ShmRemoteDevice ackDevice;
 
     ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind, final int maxSge)
     {
@@ -168,16 +169,19 @@ final class ShmRingReceiver implements ControlledMessageHandler
         {
             target = peerQueue;
         }
-        else if (srcDeviceId == ackDeviceId && srcQpn == ackQpn)
+        else if (srcDeviceId == ackDeviceId && srcQpn == ackQpn && ackDevice != null && ackDevice.isReachable())
         {
             target = ackQueue;
         }
         else
         {
+            // not the cached sender, or the cached one is gone: a restarted device keeps its id and QP numbers
             ShmQueueFile found = null;
+            ShmRemoteDevice sender = null;
             try
             {
-                found = device.remote(srcDeviceId).queue(srcQpn, scratch);
+                sender = device.remote(srcDeviceId);
+                found = sender.queue(srcQpn, scratch);
             }
             catch (final RuntimeException ignore)
             {
@@ -186,6 +190,7 @@ final class ShmRingReceiver implements ControlledMessageHandler
             ackDeviceId = srcDeviceId;
             ackQpn = srcQpn;
             ackQueue = found;
+            ackDevice = sender;
             target = found;
         }
         if (target != null)

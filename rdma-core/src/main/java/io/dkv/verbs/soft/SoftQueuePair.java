@@ -456,6 +456,9 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
      */
     protected final void pump()
     {
+        // retire what finished first: a transport that waits for the outstanding requests to finish
+        // (a DCI changing target) must not count a finished one it would never be asked about again
+        emit();
         final long firstTransmitted = txNext;
         while (txNext < tail && !errorPending && state == QpState.RTS)
         {

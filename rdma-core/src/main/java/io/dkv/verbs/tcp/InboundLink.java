@@ -266,6 +266,16 @@ final class InboundLink extends TcpLink
                 invalid(srcQpn, psn, dst);
                 return;
             }
+            if (qp.requesterLink == null || qp.requesterLink.isClosed())
+            {
+                qp.requesterLink = this;
+            }
+            else if (qp.requesterLink != this)
+            {
+                // the peer's requests come over its own link: another link claiming to be it is an impostor
+                invalid(srcQpn, psn, dst);
+                return;
+            }
             if (!qp.acceptsRequests())
             {
                 respond(TYPE_RESPONSE, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);

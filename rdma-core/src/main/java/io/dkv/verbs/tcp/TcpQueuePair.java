@@ -45,6 +45,8 @@ final class TcpQueuePair extends SoftQueuePair
     /** Responder side, engine thread only: the requester's incarnation, and whether it was answered with an error. */
     int requesterIncarnation = -1;
     boolean requesterErrored;
+    /** Responder side, engine thread only: the link the connected peer's requests arrive on. */
+    InboundLink requesterLink;
     private volatile byte incarnation;
 
     TcpQueuePair(final TcpDevice tcp, final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)

@@ -1,0 +1,4 @@
+/**
+ * {@code dkv meta}: runs a MetaServer from the command line until it is interrupted.
+ */
+package io.dkv.load.meta;

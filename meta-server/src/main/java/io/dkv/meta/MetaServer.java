@@ -1,0 +1,256 @@
+package io.dkv.meta;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.MetaRpcDescriptor;
+import io.dkv.raas.meta.MetaTableDescriptor;
+import io.dkv.verbs.Access;
+import io.dkv.verbs.PortAddress;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The MetaServer: a RaaS application with a fixed node id and DC key (role
+ * {@link NodeRecord#ROLE_META}) that keeps node records and region descriptors in registered
+ * memory for nodes to read one-sided, takes writes as RPCs on service
+ * {@link MetaRpcDescriptor#SERVICE}, keeps them in RocksDB, expires nodes whose lease ran out, and
+ * replicates every write to a second MetaServer when one is configured.
+ *
+ * <p>Its endpoint ({@link MetaEndpoint}) is all a node needs to reach it; it is written to
+ * {@code <data dir>/endpoint} and stays the same across restarts when the device address is fixed
+ * (a tcp port, or the shm device id the server keeps in its store).
+ */
+public final class MetaServer implements AutoCloseable
+{
+    /** Prefix of the name the tables are published under; the server's node id follows. */
+    public static final String TABLES_NAME_PREFIX = "dkv.meta.tables.";
+    public static final String ENDPOINT_FILE = "endpoint";
+
+    private static final String DC_KEY_SETTING = "dcKey";
+    private static final String SHM_DEVICE_SETTING = "shmDeviceId";
+
+    private final MetaServerContext context;
+    private final MetaStore store;
+    private final MetaState state;
+    private final Raas raas;
+    private final RemoteRegion tables;
+    private final RequestHandler handler;
+    private final PeerLink peer;
+    private final AgentRunner runner;
+    private final MetaEndpoint endpoint;
+
+    private MetaServer(final MetaServerContext context)
+    {
+        this.context = context.conclude();
+        final Path dataDir = context.dataDir();
+        try
+        {
+            Files.createDirectories(dataDir);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create MetaServer data directory " + dataDir, ex);
+        }
+        store = MetaStore.open(dataDir.resolve("rocksdb"));
+        MetaState createdState = null;
+        Raas startedRaas = null;
+        try
+        {
+            final long servingSince = System.currentTimeMillis();
+            createdState = new MetaState(context.nodeId(), store, servingSince * 1000);
+            state = createdState;
+            state.load(servingSince, context.leaseMs());
+
+            final RaasContext raasContext = context.raas()
+                .nodeId(context.nodeId())
+                .role(NodeRecord.ROLE_META)
+                .dcKey(keptSetting(DC_KEY_SETTING, context.dcKey()));
+            if (PortAddress.SHM.equals(raasContext.verbs().provider()))
+            {
+                raasContext.verbs().shmDeviceId(keptSetting(SHM_DEVICE_SETTING, raasContext.verbs().shmDeviceId()));
+            }
+            startedRaas = Raas.embedded(raasContext, new ServerDirectory(state, context.peer()));
+            raas = startedRaas;
+
+            final long length = MetaTableDescriptor.regionLength(context.nodeSlots(), context.regionSlots());
+            final RemoteRegion owned = raas.malloc(raas.self().id(), length, TABLES_NAME_PREFIX + context.nodeId());
+            state.attachTables(new MetaTables(raas.localMemory(owned), context.nodeSlots(), context.regionSlots(),
+                context.nodeId(), state.epoch()));
+            // nodes may only read the tables: the bootstrap hands out a read-only descriptor
+            tables = new RemoteRegion(owned.name(), owned.nodeId(), owned.nodeEpoch(), owned.address(), owned.rkey(),
+                owned.length(), Access.REMOTE_READ, MetaTableDescriptor.LAYOUT_VERSION);
+            state.putRegion(tables);
+
+            handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),
+                context.leaseMs(), servingSince, tables,
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH), raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH));
+            peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
+            final MetaService service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
+            runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000),
+                Throwable::printStackTrace, null, service);
+            AgentRunner.startOnThread(runner);
+            endpoint = MetaEndpoint.of(raas.self());
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(startedRaas);
+            store.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Start a MetaServer: open its store, start its driver, fill its tables, and, when a peer is
+     * configured and answers, take the peer's state if the peer has served longer.
+     */
+    public static MetaServer start(final MetaServerContext context)
+    {
+        final MetaServer server = new MetaServer(context);
+        try
+        {
+            server.awaitCatchUp();
+            server.writeEndpoint();
+        }
+        catch (final RuntimeException ex)
+        {
+            server.close();
+            throw ex;
+        }
+        return server;
+    }
+
+    /** The setting as given, else as stored, else drawn now; kept in the store either way. */
+    private long keptSetting(final String key, final long given)
+    {
+        long value = given != 0 ? given : store.setting(key);
+        while (value == 0)
+        {
+            value = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+        }
+        if (value != store.setting(key))
+        {
+            store.setting(key, value);
+        }
+        return value;
+    }
+
+    private void awaitCatchUp()
+    {
+        if (peer == null)
+        {
+            return;
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(context.catchUpTimeoutMs());
+        while (!peer.catchUpSettled() && handler.snapshotsInstalled() == 0 && System.nanoTime() < deadline)
+        {
+            try
+            {
+                Thread.sleep(5);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void writeEndpoint()
+    {
+        final Path file = context.dataDir().resolve(ENDPOINT_FILE);
+        final Path temporary = context.dataDir().resolve(ENDPOINT_FILE + ".tmp");
+        try
+        {
+            Files.writeString(temporary, endpoint + System.lineSeparator(), StandardCharsets.UTF_8);
+            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write the MetaServer endpoint to " + file, ex);
+        }
+    }
+
+    /** @return what nodes need to reach this server. */
+    public MetaEndpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    /** @return the server's driver. */
+    public Raas raas()
+    {
+        return raas;
+    }
+
+    /** @return the table region, as the bootstrap hands it to nodes. */
+    public RemoteRegion tables()
+    {
+        return tables;
+    }
+
+    /** @return the table epoch now. */
+    public long epoch()
+    {
+        return state.epoch();
+    }
+
+    /** @return the node's record as this server holds it, or null. */
+    public NodeRecord node(final long nodeId)
+    {
+        return state.node(nodeId);
+    }
+
+    /** @return the region of that name as this server holds it, or null. */
+    public RemoteRegion region(final String name)
+    {
+        return state.region(name);
+    }
+
+    /** @return RPC frames this server has handled, well-formed or not. */
+    public long requestsHandled()
+    {
+        return handler.requestsHandled();
+    }
+
+    /** @return full state transfers this server received from its peer. */
+    public long snapshotsInstalled()
+    {
+        return handler.snapshotsInstalled();
+    }
+
+    /** @return full state transfers this server sent to its peer. */
+    public long snapshotsSent()
+    {
+        return peer == null ? 0 : peer.snapshotsSent();
+    }
+
+    /** @return true when a peer is configured and its link is up. */
+    public boolean peerUp()
+    {
+        return peer != null && peer.isUp();
+    }
+
+    MetaState state()
+    {
+        return state;
+    }
+
+    public void close()
+    {
+        CloseHelper.quietCloseAll(runner, raas);
+        store.close();
+    }
+}

@@ -1,0 +1,85 @@
+package io.dkv.meta;
+
+/**
+ * Configuration properties of a MetaServer: system property names and defaults, from which a
+ * {@link MetaServerContext} starts.
+ */
+public final class MetaServerConfiguration
+{
+    /** The MetaServer's node id: fixed, so that its endpoint stays the same across restarts. */
+    public static final String NODE_ID_PROP_NAME = "dkv.meta.server.node.id";
+    public static final long NODE_ID_DEFAULT = 1;
+
+    /** Directory of the RocksDB store and the endpoint file. */
+    public static final String DATA_DIR_PROP_NAME = "dkv.meta.server.data.dir";
+    public static final String DATA_DIR_DEFAULT = "dkv-meta";
+
+    /** How long a node stays registered without renewing its lease, in milliseconds. */
+    public static final String LEASE_MS_PROP_NAME = "dkv.meta.server.lease.ms";
+    public static final int LEASE_MS_DEFAULT = 5000;
+
+    /** How often leases are checked for expiry, in milliseconds. */
+    public static final String LEASE_CHECK_MS_PROP_NAME = "dkv.meta.server.lease.check.ms";
+    public static final int LEASE_CHECK_MS_DEFAULT = 250;
+
+    /** Endpoint of the other MetaServer, which every write is replicated to; empty for none. */
+    public static final String PEER_PROP_NAME = "dkv.meta.server.peer";
+
+    /** DC key of the server's driver; 0 draws one at the first start and keeps it in the store. */
+    public static final String DC_KEY_PROP_NAME = "dkv.meta.server.dc.key";
+
+    /** Slots of the node table (a power of two). */
+    public static final String NODE_SLOTS_PROP_NAME = "dkv.meta.server.node.slots";
+    public static final int NODE_SLOTS_DEFAULT = 1024;
+
+    /** Slots of the region table (a power of two). */
+    public static final String REGION_SLOTS_PROP_NAME = "dkv.meta.server.region.slots";
+    public static final int REGION_SLOTS_DEFAULT = 4096;
+
+    /** A write forwarded to the peer and not acknowledged within this long counts the peer as down, in milliseconds. */
+    public static final String FORWARD_TIMEOUT_MS_PROP_NAME = "dkv.meta.server.forward.timeout.ms";
+    public static final int FORWARD_TIMEOUT_MS_DEFAULT = 1000;
+
+    /** A peer counted as down is tried again after this long, in milliseconds. */
+    public static final String PEER_RETRY_MS_PROP_NAME = "dkv.meta.server.peer.retry.ms";
+    public static final int PEER_RETRY_MS_DEFAULT = 1000;
+
+    /** How long a starting server waits for the live peer's state before it serves its own, in milliseconds. */
+    public static final String CATCH_UP_TIMEOUT_MS_PROP_NAME = "dkv.meta.server.catch.up.timeout.ms";
+    public static final int CATCH_UP_TIMEOUT_MS_DEFAULT = 5000;
+
+    /** A client connection silent for this long is closed (its node may be gone), in milliseconds. */
+    public static final String IDLE_CONNECTION_MS_PROP_NAME = "dkv.meta.server.idle.connection.ms";
+    public static final int IDLE_CONNECTION_MS_DEFAULT = 120_000;
+
+    private MetaServerConfiguration()
+    {
+    }
+
+    static long longProperty(final String name, final long defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        try
+        {
+            return Long.decode(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+    }
+
+    static int intProperty(final String name, final int defaultValue)
+    {
+        final long value = longProperty(name, defaultValue);
+        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("property " + name + "=" + value + " is out of range");
+        }
+        return (int)value;
+    }
+}

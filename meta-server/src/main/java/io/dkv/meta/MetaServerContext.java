@@ -1,0 +1,229 @@
+package io.dkv.meta;
+
+import io.dkv.raas.RaasConfiguration;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.MetaEndpoint;
+
+import java.nio.file.Path;
+
+import static io.dkv.meta.MetaServerConfiguration.*;
+
+/**
+ * What a {@link MetaServer} is started with. Starts from {@link MetaServerConfiguration} (system
+ * properties, then defaults); every setter is fluent. The driver's settings, including the
+ * provider and device address, are in {@link #raas()}.
+ */
+public final class MetaServerContext
+{
+    /** Per-connection buffer a client may WRITE large messages into: RPC frames are small. */
+    private static final int ADVERTISED_BYTES = 128 * 1024;
+
+    private final RaasContext raas = new RaasContext();
+    private long nodeId = longProperty(NODE_ID_PROP_NAME, NODE_ID_DEFAULT);
+    private Path dataDir = Path.of(System.getProperty(DATA_DIR_PROP_NAME, DATA_DIR_DEFAULT));
+    private int leaseMs = intProperty(LEASE_MS_PROP_NAME, LEASE_MS_DEFAULT);
+    private int leaseCheckMs = intProperty(LEASE_CHECK_MS_PROP_NAME, LEASE_CHECK_MS_DEFAULT);
+    private MetaEndpoint peer = parsePeer(System.getProperty(PEER_PROP_NAME, ""));
+    private long dcKey = longProperty(DC_KEY_PROP_NAME, 0);
+    private int nodeSlots = intProperty(NODE_SLOTS_PROP_NAME, NODE_SLOTS_DEFAULT);
+    private int regionSlots = intProperty(REGION_SLOTS_PROP_NAME, REGION_SLOTS_DEFAULT);
+    private int forwardTimeoutMs = intProperty(FORWARD_TIMEOUT_MS_PROP_NAME, FORWARD_TIMEOUT_MS_DEFAULT);
+    private int peerRetryMs = intProperty(PEER_RETRY_MS_PROP_NAME, PEER_RETRY_MS_DEFAULT);
+    private int catchUpTimeoutMs = intProperty(CATCH_UP_TIMEOUT_MS_PROP_NAME, CATCH_UP_TIMEOUT_MS_DEFAULT);
+    private int idleConnectionMs = intProperty(IDLE_CONNECTION_MS_PROP_NAME, IDLE_CONNECTION_MS_DEFAULT);
+
+    public MetaServerContext()
+    {
+        if (System.getProperty(RaasConfiguration.ADVERTISED_BYTES_PROP_NAME) == null)
+        {
+            raas.advertisedBytes(ADVERTISED_BYTES);
+        }
+    }
+
+    private static MetaEndpoint parsePeer(final String text)
+    {
+        return text.isBlank() ? null : MetaEndpoint.parse(text);
+    }
+
+    /**
+     * Check the settings together.
+     *
+     * @return this.
+     */
+    public MetaServerContext conclude()
+    {
+        if (nodeId == 0)
+        {
+            throw new IllegalArgumentException("a MetaServer needs a fixed, non-zero node id");
+        }
+        if (peer != null && peer.nodeId() == nodeId)
+        {
+            throw new IllegalArgumentException("peer endpoint " + peer + " has this server's own node id " + nodeId);
+        }
+        requireRange("leaseMs", leaseMs, 10, 3_600_000);
+        requireRange("leaseCheckMs", leaseCheckMs, 1, 3_600_000);
+        requirePowerOfTwo("nodeSlots", nodeSlots, 4, 1 << 20);
+        requirePowerOfTwo("regionSlots", regionSlots, 4, 1 << 20);
+        requireRange("forwardTimeoutMs", forwardTimeoutMs, 1, 600_000);
+        requireRange("peerRetryMs", peerRetryMs, 1, 600_000);
+        requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
+        requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
+        return this;
+    }
+
+    private static void requireRange(final String name, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
+        }
+    }
+
+    private static void requirePowerOfTwo(final String name, final int value, final int min, final int max)
+    {
+        if (Integer.bitCount(value) != 1 || value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " must be a power of two in " + min + ".." + max);
+        }
+    }
+
+    /** @return the driver's settings: provider, device address (tcp address, shm device id) and limits. */
+    public RaasContext raas()
+    {
+        return raas;
+    }
+
+    public long nodeId()
+    {
+        return nodeId;
+    }
+
+    public MetaServerContext nodeId(final long nodeId)
+    {
+        this.nodeId = nodeId;
+        return this;
+    }
+
+    public Path dataDir()
+    {
+        return dataDir;
+    }
+
+    public MetaServerContext dataDir(final Path dataDir)
+    {
+        this.dataDir = dataDir;
+        return this;
+    }
+
+    public int leaseMs()
+    {
+        return leaseMs;
+    }
+
+    public MetaServerContext leaseMs(final int leaseMs)
+    {
+        this.leaseMs = leaseMs;
+        return this;
+    }
+
+    public int leaseCheckMs()
+    {
+        return leaseCheckMs;
+    }
+
+    public MetaServerContext leaseCheckMs(final int leaseCheckMs)
+    {
+        this.leaseCheckMs = leaseCheckMs;
+        return this;
+    }
+
+    /** @return the other MetaServer, or null. */
+    public MetaEndpoint peer()
+    {
+        return peer;
+    }
+
+    public MetaServerContext peer(final MetaEndpoint peer)
+    {
+        this.peer = peer;
+        return this;
+    }
+
+    public long dcKey()
+    {
+        return dcKey;
+    }
+
+    /** Use this DC key (0: draw one at the first start and keep it in the store). */
+    public MetaServerContext dcKey(final long dcKey)
+    {
+        this.dcKey = dcKey;
+        return this;
+    }
+
+    public int nodeSlots()
+    {
+        return nodeSlots;
+    }
+
+    public MetaServerContext nodeSlots(final int nodeSlots)
+    {
+        this.nodeSlots = nodeSlots;
+        return this;
+    }
+
+    public int regionSlots()
+    {
+        return regionSlots;
+    }
+
+    public MetaServerContext regionSlots(final int regionSlots)
+    {
+        this.regionSlots = regionSlots;
+        return this;
+    }
+
+    public int forwardTimeoutMs()
+    {
+        return forwardTimeoutMs;
+    }
+
+    public MetaServerContext forwardTimeoutMs(final int forwardTimeoutMs)
+    {
+        this.forwardTimeoutMs = forwardTimeoutMs;
+        return this;
+    }
+
+    public int peerRetryMs()
+    {
+        return peerRetryMs;
+    }
+
+    public MetaServerContext peerRetryMs(final int peerRetryMs)
+    {
+        this.peerRetryMs = peerRetryMs;
+        return this;
+    }
+
+    public int catchUpTimeoutMs()
+    {
+        return catchUpTimeoutMs;
+    }
+
+    public MetaServerContext catchUpTimeoutMs(final int catchUpTimeoutMs)
+    {
+        this.catchUpTimeoutMs = catchUpTimeoutMs;
+        return this;
+    }
+
+    public int idleConnectionMs()
+    {
+        return idleConnectionMs;
+    }
+
+    public MetaServerContext idleConnectionMs(final int idleConnectionMs)
+    {
+        this.idleConnectionMs = idleConnectionMs;
+        return this;
+    }
+}

@@ -1,0 +1,220 @@
+package io.dkv.meta;
+
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Listener;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.ReceivedMessage;
+import io.dkv.raas.meta.MetaMessageWriter;
+import io.dkv.raas.meta.MetaRpcDescriptor;
+import org.agrona.concurrent.Agent;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The MetaServer's one thread of work: accepts connections to the RPC service, serves the requests
+ * waiting on any of them without blocking on one, forwards writes to the peer and answers them
+ * when the peer did, and expires leases. One thread means one writer of the tables, which the
+ * seqlock needs, and no locks on the request path.
+ */
+final class MetaService implements Agent
+{
+    /** Requests served from one connection per turn, so that one busy node cannot starve the others. */
+    private static final int BURST = 16;
+
+    private static final class Inbound
+    {
+        final Connection connection;
+        long lastActivityNanos;
+        boolean closed;
+
+        Inbound(final Connection connection, final long nowNanos)
+        {
+            this.connection = connection;
+            this.lastActivityNanos = nowNanos;
+        }
+    }
+
+    private final Raas raas;
+    private final Listener listener;
+    private final RequestHandler handler;
+    private final PeerLink peer;
+    private final MetaState state;
+    private final long leaseCheckNanos;
+    private final long idleNanos;
+    private final List<Inbound> inbound = new ArrayList<>();
+    private final MetaMessageWriter removal = new MetaMessageWriter();
+    private final MemorySegment removalBuffer;
+    private long nextLeaseCheckNanos;
+
+    MetaService(
+        final Raas raas,
+        final Listener listener,
+        final RequestHandler handler,
+        final PeerLink peer,
+        final MetaState state,
+        final MetaServerContext context)
+    {
+        this.raas = raas;
+        this.listener = listener;
+        this.handler = handler;
+        this.peer = peer;
+        this.state = state;
+        this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
+        this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
+        this.removalBuffer = raas.allocateBuffer(64);
+    }
+
+    public String roleName()
+    {
+        return "meta-service-" + raas.self().id();
+    }
+
+    public int doWork()
+    {
+        final long now = System.nanoTime();
+        int work = raas.poll();
+        Connection accepted;
+        while ((accepted = listener.poll()) != null)
+        {
+            inbound.add(new Inbound(accepted, now));
+            work++;
+        }
+        for (int i = inbound.size() - 1; i >= 0; i--)
+        {
+            final Inbound connection = inbound.get(i);
+            if (!connection.closed)
+            {
+                work += serve(connection, now);
+            }
+            if (connection.closed)
+            {
+                inbound.remove(i);
+            }
+        }
+        if (peer != null)
+        {
+            work += peer.doWork(now);
+        }
+        if (now - nextLeaseCheckNanos >= 0)
+        {
+            nextLeaseCheckNanos = now + leaseCheckNanos;
+            work += expireLeases();
+        }
+        return work;
+    }
+
+    private int serve(final Inbound in, final long now)
+    {
+        int served = 0;
+        while (served < BURST && in.connection.isReadable())
+        {
+            final int replyLength;
+            try (ReceivedMessage message = in.connection.recvZeroCopy(Duration.ZERO))
+            {
+                final MemorySegment request = message.payload();
+                replyLength = handler.handle(request, request.byteSize(), in.connection.nodeId());
+            }
+            catch (final RaasException closed)
+            {
+                close(in);
+                return served + 1;
+            }
+            served++;
+            in.lastActivityNanos = now;
+            respond(in, replyLength);
+            if (in.closed)
+            {
+                return served;
+            }
+        }
+        if (served == 0 && now - in.lastActivityNanos > idleNanos)
+        {
+            close(in);
+        }
+        return served;
+    }
+
+    /** Answer now, or once the peer has the write too. */
+    private void respond(final Inbound in, final int replyLength)
+    {
+        if (peer != null && handler.pushRequested())
+        {
+            peer.reconnectNow();
+        }
+        final int replicationLength = handler.replicationLength();
+        if (replicationLength > 0 && peer != null)
+        {
+            final byte[] reply = handler.replyBuffer().asSlice(0, replyLength).toArray(ValueLayout.JAVA_BYTE);
+            if (peer.forward(handler.replicationBuffer(), replicationLength, status -> send(in, MemorySegment.ofArray(reply), reply.length)))
+            {
+                return;
+            }
+        }
+        send(in, handler.replyBuffer(), replyLength);
+    }
+
+    private void send(final Inbound in, final MemorySegment reply, final int length)
+    {
+        if (in.closed)
+        {
+            return;
+        }
+        try
+        {
+            in.connection.send(reply, 0, length, Flags.ADAPTIVE);
+        }
+        catch (final RaasException ex)
+        {
+            close(in);
+        }
+    }
+
+    private int expireLeases()
+    {
+        final List<Long> expired = state.expire(System.currentTimeMillis());
+        for (final long nodeId : expired)
+        {
+            if (peer != null)
+            {
+                final int length = removal.wrap(removalBuffer)
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(nodeId).finish();
+                peer.forward(removalBuffer, length, status -> { });
+            }
+        }
+        return expired.size();
+    }
+
+    private static void close(final Inbound in)
+    {
+        in.closed = true;
+        try
+        {
+            in.connection.close();
+        }
+        catch (final RaasException ignore)
+        {
+            // the node is gone already
+        }
+    }
+
+    public void onClose()
+    {
+        for (final Inbound in : inbound)
+        {
+            close(in);
+        }
+        inbound.clear();
+        listener.close();
+        if (peer != null)
+        {
+            peer.close();
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package io.dkv.meta;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MetaMessageReader;
+import io.dkv.raas.meta.MetaMessageWriter;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The MetaServer's durable state in RocksDB: membership (node records), region descriptors and
+ * the server's own settings that must survive a restart (DC key, shm device id). Records are
+ * stored in their RPC encoding. Every write is synced to the WAL before it is acknowledged; lease
+ * renewals are not written at all (a restarted server grants every node a fresh lease).
+ *
+ * <pre>
+ *   'n' + node id (8 bytes, big-endian)   node record
+ *   'r' + UTF-8 name                      region descriptor
+ *   'c' + UTF-8 key                       a setting (8-byte big-endian value)
+ * </pre>
+ */
+final class MetaStore implements AutoCloseable
+{
+    private static final byte NODE = 'n';
+    private static final byte REGION = 'r';
+    private static final byte CONFIG = 'c';
+
+    static
+    {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path path;
+    private final Options options;
+    private final WriteOptions syncWrites;
+    private final RocksDB db;
+    private final MetaMessageWriter writer = new MetaMessageWriter();
+    private final MetaMessageReader reader = new MetaMessageReader();
+    private final MemorySegment encoding = MemorySegment.ofArray(new byte[1024]);
+
+    private MetaStore(final Path path, final Options options, final WriteOptions syncWrites, final RocksDB db)
+    {
+        this.path = path;
+        this.options = options;
+        this.syncWrites = syncWrites;
+        this.db = db;
+    }
+
+    static MetaStore open(final Path path)
+    {
+        final Options options = new Options().setCreateIfMissing(true);
+        final WriteOptions syncWrites = new WriteOptions().setSync(true);
+        try
+        {
+            return new MetaStore(path, options, syncWrites, RocksDB.open(options, path.toString()));
+        }
+        catch (final RocksDBException ex)
+        {
+            syncWrites.close();
+            options.close();
+            throw new IllegalStateException("cannot open the MetaServer store at " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // reading at start
+
+    List<NodeRecord> nodes()
+    {
+        final List<NodeRecord> nodes = new ArrayList<>();
+        scan(NODE, value -> nodes.add(reader.wrap(MemorySegment.ofArray(value), 0, value.length).getNode()));
+        return nodes;
+    }
+
+    List<RemoteRegion> regions()
+    {
+        final List<RemoteRegion> regions = new ArrayList<>();
+        scan(REGION, value -> regions.add(reader.wrap(MemorySegment.ofArray(value), 0, value.length).getRegion()));
+        return regions;
+    }
+
+    private void scan(final byte prefix, final Consumer<byte[]> consumer)
+    {
+        try (RocksIterator iterator = db.newIterator())
+        {
+            for (iterator.seek(new byte[]{prefix}); iterator.isValid() && iterator.key()[0] == prefix; iterator.next())
+            {
+                consumer.accept(iterator.value());
+            }
+        }
+    }
+
+    /** @return the setting, or 0 when never stored. */
+    long setting(final String key)
+    {
+        try
+        {
+            final byte[] value = db.get(key(CONFIG, key));
+            return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw failed("read setting " + key, ex);
+        }
+    }
+
+    void setting(final String key, final long value)
+    {
+        write("store setting " + key, batch -> batch.put(key(CONFIG, key), ByteBuffer.allocate(8).putLong(value).array()));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // writing
+
+    void putNode(final NodeRecord node)
+    {
+        write("store node " + node.id(), batch -> batch.put(nodeKey(node.id()), encode(node)));
+    }
+
+    /** Remove a node and, in the same write, the regions that went with it. */
+    void removeNode(final long nodeId, final Collection<String> regionNames)
+    {
+        write("remove node " + nodeId, batch ->
+        {
+            batch.delete(nodeKey(nodeId));
+            for (final String name : regionNames)
+            {
+                batch.delete(key(REGION, name));
+            }
+        });
+    }
+
+    void putRegion(final RemoteRegion region)
+    {
+        write("store region '" + region.name() + "'", batch -> batch.put(key(REGION, region.name()), encode(region)));
+    }
+
+    void removeRegions(final Collection<String> names)
+    {
+        write("remove regions " + names, batch ->
+        {
+            for (final String name : names)
+            {
+                batch.delete(key(REGION, name));
+            }
+        });
+    }
+
+    /** Replace all records with these, in one write (a state transfer from the peer). */
+    void replaceAll(final Collection<NodeRecord> nodes, final Collection<RemoteRegion> regions)
+    {
+        final List<byte[]> stale = new ArrayList<>();
+        try (RocksIterator iterator = db.newIterator())
+        {
+            for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
+            {
+                final byte kind = iterator.key()[0];
+                if (kind == NODE || kind == REGION)
+                {
+                    stale.add(iterator.key());
+                }
+            }
+        }
+        write("replace all records", batch ->
+        {
+            for (final byte[] key : stale)
+            {
+                batch.delete(key);
+            }
+            for (final NodeRecord node : nodes)
+            {
+                batch.put(nodeKey(node.id()), encode(node));
+            }
+            for (final RemoteRegion region : regions)
+            {
+                batch.put(key(REGION, region.name()), encode(region));
+            }
+        });
+    }
+
+    private interface BatchWork
+    {
+        void fill(WriteBatch batch) throws RocksDBException;
+    }
+
+    private void write(final String what, final BatchWork work)
+    {
+        try (WriteBatch batch = new WriteBatch())
+        {
+            work.fill(batch);
+            db.write(syncWrites, batch);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw failed(what, ex);
+        }
+    }
+
+    private IllegalStateException failed(final String what, final RocksDBException ex)
+    {
+        return new IllegalStateException("MetaServer store at " + path + " failed to " + what + ": " + ex.getMessage(), ex);
+    }
+
+    private byte[] encode(final NodeRecord node)
+    {
+        final int length = writer.wrap(encoding).putNode(node).position();
+        return encoding.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private byte[] encode(final RemoteRegion region)
+    {
+        final int length = writer.wrap(encoding).putRegion(region).position();
+        return encoding.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static byte[] nodeKey(final long nodeId)
+    {
+        return ByteBuffer.allocate(9).put(NODE).putLong(nodeId).array();
+    }
+
+    private static byte[] key(final byte prefix, final String name)
+    {
+        final byte[] text = name.getBytes(StandardCharsets.UTF_8);
+        final byte[] key = new byte[text.length + 1];
+        key[0] = prefix;
+        System.arraycopy(text, 0, key, 1, text.length);
+        return key;
+    }
+
+    public void close()
+    {
+        db.close();
+        syncWrites.close();
+        options.close();
+    }
+}

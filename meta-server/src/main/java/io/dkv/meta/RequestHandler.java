@@ -1,0 +1,370 @@
+package io.dkv.meta;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MetaMessageReader;
+import io.dkv.raas.meta.MetaMessageWriter;
+import io.dkv.raas.meta.MetaRpcException;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.dkv.raas.meta.MetaRpcDescriptor.*;
+
+/**
+ * Turns one RPC frame into one reply: checks the frame as untrusted input (any malformed frame is
+ * answered with an error status, never an exception), applies the request to the state, and
+ * writes what the peer MetaServer must apply to stay the same (the resulting record, not the
+ * request: a forwarded write is idempotent and the peer needs no rules of its own).
+ */
+final class RequestHandler
+{
+    private final MetaState state;
+    private final long selfId;
+    private final long peerId;
+    private final long leaseMs;
+    private final long servingSince;
+    private final RemoteRegion tablesForClients;
+    private final MetaMessageReader reader = new MetaMessageReader();
+    private final MetaMessageWriter reply = new MetaMessageWriter();
+    private final MetaMessageWriter replication = new MetaMessageWriter();
+    private final MemorySegment replyBuffer;
+    private final MemorySegment replicationBuffer;
+    private int replicationLength;
+    private boolean pushRequested;
+    private List<NodeRecord> incomingNodes;
+    private List<RemoteRegion> incomingRegions;
+    private volatile long snapshotsInstalled;
+    private volatile long requestsHandled;
+
+    /**
+     * @param state             the records.
+     * @param selfId            this MetaServer's node id.
+     * @param peerId            the peer MetaServer's node id, or 0.
+     * @param leaseMs           the lease granted on register and heartbeat.
+     * @param servingSince      when this server started serving (wall-clock millis): the older server's state wins.
+     * @param tablesForClients  the table region as bootstrap hands it out.
+     * @param replyBuffer       where replies are written.
+     * @param replicationBuffer where forwarded writes are written.
+     */
+    RequestHandler(
+        final MetaState state,
+        final long selfId,
+        final long peerId,
+        final long leaseMs,
+        final long servingSince,
+        final RemoteRegion tablesForClients,
+        final MemorySegment replyBuffer,
+        final MemorySegment replicationBuffer)
+    {
+        this.state = state;
+        this.selfId = selfId;
+        this.peerId = peerId;
+        this.leaseMs = leaseMs;
+        this.servingSince = servingSince;
+        this.tablesForClients = tablesForClients;
+        this.replyBuffer = replyBuffer;
+        this.replicationBuffer = replicationBuffer;
+    }
+
+    MemorySegment replyBuffer()
+    {
+        return replyBuffer;
+    }
+
+    MemorySegment replicationBuffer()
+    {
+        return replicationBuffer;
+    }
+
+    /** @return bytes of the write to forward to the peer after the last request, 0 for none. */
+    int replicationLength()
+    {
+        return replicationLength;
+    }
+
+    /** @return true when the last request was the peer asking for this server's state, and it gets it. */
+    boolean pushRequested()
+    {
+        return pushRequested;
+    }
+
+    /** @return frames handled so far, well-formed or not (any thread may look). */
+    long requestsHandled()
+    {
+        return requestsHandled;
+    }
+
+    /** @return full state transfers from the peer installed so far. */
+    long snapshotsInstalled()
+    {
+        return snapshotsInstalled;
+    }
+
+    /**
+     * @param frame  the request as received.
+     * @param length its length.
+     * @param sender the node the connection comes from.
+     * @return the reply's length in {@link #replyBuffer()}.
+     */
+    int handle(final MemorySegment frame, final long length, final long sender)
+    {
+        replicationLength = 0;
+        pushRequested = false;
+        requestsHandled++;
+        long requestId = 0;
+        try
+        {
+            reader.wrap(frame, 0, (int)Math.min(length, Integer.MAX_VALUE));
+            if (length >= HEADER_LENGTH)
+            {
+                requestId = reader.requestId();
+            }
+            if (length > MAX_FRAME_LENGTH)
+            {
+                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes exceeds " + MAX_FRAME_LENGTH);
+            }
+            if (length >= HEADER_LENGTH && reader.version() != PROTOCOL_VERSION)
+            {
+                throw new MetaRpcException(STATUS_UNSUPPORTED_VERSION, "protocol version " + reader.version() + ", this server speaks " +
+                    PROTOCOL_VERSION);
+            }
+            reader.body();
+            final byte type = reader.type();
+            return switch (type)
+            {
+                case TYPE_BOOTSTRAP -> bootstrap(requestId);
+                case TYPE_REGISTER_NODE -> register(requestId);
+                case TYPE_HEARTBEAT -> heartbeat(requestId);
+                case TYPE_DEREGISTER_NODE -> deregister(requestId);
+                case TYPE_PUBLISH_REGION -> publish(requestId);
+                case TYPE_WITHDRAW_REGION -> withdraw(requestId);
+                case TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION, TYPE_REPLICATE_REGION_REMOVAL,
+                     TYPE_SNAPSHOT, TYPE_CATCH_UP -> fromPeer(type, sender, requestId);
+                default -> throw new MetaRpcException(STATUS_UNKNOWN_TYPE, "request type " + type + " (" + typeName(type) + ")");
+            };
+        }
+        catch (final MetaRpcException ex)
+        {
+            replicationLength = 0;
+            return reply.wrap(replyBuffer).error((short)ex.status(), requestId, ex.getMessage());
+        }
+        catch (final RuntimeException ex)
+        {
+            replicationLength = 0;
+            return reply.wrap(replyBuffer).error(STATUS_INTERNAL, requestId, ex.toString());
+        }
+    }
+
+    private int ok(final long requestId)
+    {
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).finish();
+    }
+
+    private MetaMessageWriter replicate(final byte type)
+    {
+        return replication.wrap(replicationBuffer).request(type, (short)0, 0);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // from nodes
+
+    private int bootstrap(final long requestId)
+    {
+        reader.requireEnd("BOOTSTRAP");
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId)
+            .putLong(selfId).putLong(state.epoch()).putLong(leaseMs).putInt(1).putRegion(tablesForClients)
+            .finish();
+    }
+
+    private int register(final long requestId)
+    {
+        final NodeRecord node = reader.getNode();
+        reader.requireEnd("REGISTER_NODE");
+        if (node.id() == selfId || node.id() == peerId)
+        {
+            throw new MetaRpcException(STATUS_MALFORMED, "node id " + node.id() + " is a MetaServer's");
+        }
+        final NodeRecord leased = node.withLease(System.currentTimeMillis() + leaseMs);
+        state.putNode(leased);
+        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).finish();
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).finish();
+    }
+
+    private int heartbeat(final long requestId)
+    {
+        final long nodeId = reader.getLong();
+        final long epoch = reader.getLong();
+        reader.requireEnd("HEARTBEAT");
+        final NodeRecord existing = state.node(nodeId);
+        if (existing == null || existing.epoch() != epoch)
+        {
+            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " of epoch " + epoch + " is not registered" +
+                (existing == null ? "" : " (epoch " + existing.epoch() + " is)"));
+        }
+        final NodeRecord leased = existing.withLease(System.currentTimeMillis() + leaseMs);
+        state.putNode(leased);
+        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).finish();
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).finish();
+    }
+
+    private int deregister(final long requestId)
+    {
+        final long nodeId = reader.getLong();
+        final long epoch = reader.getLong();
+        reader.requireEnd("DEREGISTER_NODE");
+        final NodeRecord existing = state.node(nodeId);
+        if (existing == null)
+        {
+            return ok(requestId);
+        }
+        if (existing.epoch() != epoch || nodeId == selfId)
+        {
+            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " is registered with epoch " + existing.epoch() +
+                ", not " + epoch);
+        }
+        state.removeNode(nodeId);
+        replicationLength = replicate(TYPE_REPLICATE_NODE_REMOVAL).putLong(nodeId).finish();
+        return ok(requestId);
+    }
+
+    private int publish(final long requestId)
+    {
+        final RemoteRegion region = reader.getRegion();
+        reader.requireEnd("PUBLISH_REGION");
+        final NodeRecord owner = state.node(region.nodeId());
+        if (owner == null || owner.epoch() != region.nodeEpoch())
+        {
+            throw new MetaRpcException(STATUS_NOT_REGISTERED, "region '" + region.name() + "' belongs to node " + region.nodeId() +
+                " of epoch " + region.nodeEpoch() + ", which is not registered" + (owner == null ? "" : " (epoch " + owner.epoch() + " is)"));
+        }
+        if (region.nodeId() == selfId)
+        {
+            throw new MetaRpcException(STATUS_NAME_TAKEN, "only MetaServer " + selfId + " publishes its own regions");
+        }
+        final RemoteRegion existing = state.region(region.name());
+        if (existing != null && existing.nodeId() != region.nodeId())
+        {
+            throw new MetaRpcException(STATUS_NAME_TAKEN, "region '" + region.name() + "' is published by node " + existing.nodeId());
+        }
+        state.putRegion(region);
+        replicationLength = replicate(TYPE_REPLICATE_REGION).putRegion(region).finish();
+        return ok(requestId);
+    }
+
+    private int withdraw(final long requestId)
+    {
+        final String name = reader.getName();
+        reader.requireEnd("WITHDRAW_REGION");
+        final RemoteRegion existing = state.region(name);
+        if (existing == null)
+        {
+            return ok(requestId);
+        }
+        if (existing.nodeId() == selfId || existing.nodeId() == peerId)
+        {
+            throw new MetaRpcException(STATUS_NAME_TAKEN, "region '" + name + "' belongs to MetaServer " + existing.nodeId());
+        }
+        state.removeRegion(name);
+        replicationLength = replicate(TYPE_REPLICATE_REGION_REMOVAL).putName(name).finish();
+        return ok(requestId);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // from the peer MetaServer
+
+    private int fromPeer(final byte type, final long sender, final long requestId)
+    {
+        if (peerId == 0 || sender != peerId)
+        {
+            throw new MetaRpcException(STATUS_NOT_PEER, typeName(type) + " from node " + sender + ", and the peer MetaServer is " +
+                (peerId == 0 ? "not configured" : "node " + peerId));
+        }
+        switch (type)
+        {
+            case TYPE_REPLICATE_NODE ->
+            {
+                final NodeRecord node = reader.getNode();
+                reader.requireEnd("REPLICATE_NODE");
+                state.putNode(node);
+            }
+            case TYPE_REPLICATE_NODE_REMOVAL ->
+            {
+                final long nodeId = reader.getLong();
+                reader.requireEnd("REPLICATE_NODE_REMOVAL");
+                if (nodeId != selfId)
+                {
+                    state.removeNode(nodeId);
+                }
+            }
+            case TYPE_REPLICATE_REGION ->
+            {
+                final RemoteRegion region = reader.getRegion();
+                reader.requireEnd("REPLICATE_REGION");
+                state.putRegion(region);
+            }
+            case TYPE_REPLICATE_REGION_REMOVAL ->
+            {
+                final String name = reader.getName();
+                reader.requireEnd("REPLICATE_REGION_REMOVAL");
+                state.removeRegion(name);
+            }
+            case TYPE_SNAPSHOT -> snapshotPart(reader.flags());
+            default ->
+            {
+                final long peerServingSince = reader.getLong();
+                reader.requireEnd("CATCH_UP");
+                final boolean olderHere = servingSince < peerServingSince || (servingSince == peerServingSince && selfId < peerId);
+                if (!olderHere)
+                {
+                    throw new MetaRpcException(STATUS_DECLINED, "MetaServer " + selfId + " serves since " + servingSince +
+                        ", not before " + peerServingSince);
+                }
+                pushRequested = true;
+            }
+        }
+        return ok(requestId);
+    }
+
+    private void snapshotPart(final short flags)
+    {
+        final int nodeCount = reader.getInt();
+        final int regionCount = reader.getInt();
+        if (nodeCount < 0 || regionCount < 0 || (long)nodeCount + regionCount > reader.remaining())
+        {
+            throw new MetaRpcException(STATUS_MALFORMED, "SNAPSHOT of " + nodeCount + " nodes and " + regionCount + " regions in " +
+                reader.remaining() + " bytes");
+        }
+        if ((flags & FLAG_FIRST) != 0)
+        {
+            incomingNodes = new ArrayList<>();
+            incomingRegions = new ArrayList<>();
+        }
+        else if (incomingNodes == null)
+        {
+            throw new MetaRpcException(STATUS_MALFORMED, "SNAPSHOT part without a first part");
+        }
+        final List<NodeRecord> nodes = new ArrayList<>(nodeCount);
+        final List<RemoteRegion> regions = new ArrayList<>(regionCount);
+        for (int i = 0; i < nodeCount; i++)
+        {
+            nodes.add(reader.getNode());
+        }
+        for (int i = 0; i < regionCount; i++)
+        {
+            regions.add(reader.getRegion());
+        }
+        reader.requireEnd("SNAPSHOT");
+        incomingNodes.addAll(nodes);
+        incomingRegions.addAll(regions);
+        if ((flags & FLAG_LAST) != 0)
+        {
+            final MetaState.Snapshot snapshot = new MetaState.Snapshot(incomingNodes, incomingRegions);
+            incomingNodes = null;
+            incomingRegions = null;
+            state.install(snapshot);
+            snapshotsInstalled++;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.dkv.meta;
+
+import io.dkv.raas.Raas;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A node stays registered while it renews its lease; one that stops renewing is removed with its
+ * regions once the lease runs out, and the removal moves the epoch so that cached entries go.
+ */
+class LeaseExpiryTest
+{
+    private static final int LEASE_MS = 600;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aNodeThatStopsRenewingIsRemovedWithItsRegionsAndTheEpochMoves(final String provider) throws Exception
+    {
+        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
+        try (MetaServer server = MetaServer.start(context);
+            Raas observer = MetaTestSupport.node(provider, 1, server.endpoint());
+            Raas renewing = Raas.embedded(MetaTestSupport.nodeContext(provider, 2),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(LEASE_MS / 4)));
+            // registers, then never renews: as a node that hangs or dies without a word
+            Raas silent = Raas.embedded(MetaTestSupport.nodeContext(provider, 3),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(3_600_000))))
+        {
+            renewing.malloc(renewing.self().id(), 4096, "renewing.region");
+            silent.malloc(silent.self().id(), 4096, "silent.region");
+            final MetaDirectory directory = (MetaDirectory)MetaTestSupport.directoryOf(observer);
+            assertNotNull(directory.node(3));
+            assertNotNull(directory.region("silent.region"));
+            final long epochBefore = server.epoch();
+            final long leaseBefore = ((MetaDirectory)MetaTestSupport.directoryOf(renewing)).leaseExpiry();
+
+            MetaTestSupport.await("the silent node's removal", Duration.ofSeconds(5), () -> server.node(3) == null);
+            assertNull(server.region("silent.region"), "its region went with it");
+            assertTrue(server.epoch() > epochBefore, "the removal moved the epoch");
+            MetaTestSupport.await("the observer's cache to forget the silent node", Duration.ofSeconds(2),
+                () -> directory.node(3) == null && directory.region("silent.region") == null);
+
+            Thread.sleep(3L * LEASE_MS);
+            assertNotNull(server.node(2), "the renewing node outlived several leases");
+            assertNotNull(directory.node(2));
+            assertNotNull(directory.region("renewing.region"));
+            assertTrue(((MetaDirectory)MetaTestSupport.directoryOf(renewing)).leaseExpiry() > leaseBefore + 2L * LEASE_MS, "its lease moved on");
+        }
+    }
+
+    @Test
+    void aNodeRemovedWhileAliveRegistersAgainWithItsRegionsOnItsNextRenewal()
+    {
+        final String provider = "shm";
+        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
+        final MetaDirectoryContext slowRenewal = MetaTestSupport.directoryContext().heartbeatMs(3 * LEASE_MS);
+        try (MetaServer server = MetaServer.start(context);
+            Raas late = Raas.embedded(MetaTestSupport.nodeContext(provider, 4),
+                new MetaDirectory(slowRenewal.endpoints(server.endpoint()))))
+        {
+            late.malloc(late.self().id(), 4096, "late.region");
+            MetaTestSupport.await("the late node's removal", Duration.ofSeconds(5), () -> server.node(4) == null);
+            final MetaDirectory directory = (MetaDirectory)MetaTestSupport.directoryOf(late);
+            MetaTestSupport.await("the late node's return", Duration.ofSeconds(10),
+                () -> server.node(4) != null && server.region("late.region") != null,
+                () -> "last renewal failure: " + directory.lastHeartbeatFailure());
+        }
+    }
+}

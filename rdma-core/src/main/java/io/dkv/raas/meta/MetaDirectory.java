@@ -1,0 +1,600 @@
+package io.dkv.raas.meta;
+
+import io.dkv.raas.Directory;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RemoteRegion;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * A directory kept by one or two MetaServers. Lookups are one-sided READs of the MetaServer's
+ * tables, cached; the cache is dropped when the table epoch moves (checked with one 16-byte READ
+ * at most every {@link MetaDirectoryContext#epochCheckMs()}, and at once after
+ * {@link #invalidate}). Writes (register, publish, withdraw) and lease renewals are RPCs; a
+ * scheduled task renews the lease and, when the MetaServer forgot this node (it expired, or the
+ * server lost it), registers it again with the regions it published.
+ *
+ * <p>Reads and RPCs go to the first MetaServer that answers; when it fails they go to the other,
+ * and the first is tried again every {@link MetaDirectoryContext#relinkMs()}. A cached record is
+ * safe to use after its node restarted: requests to it carry the old DC key, which the node's new
+ * incarnation (or another node at its address) refuses, and the failure invalidates the entry.
+ *
+ * <p>One directory serves one driver.
+ */
+public final class MetaDirectory implements Directory
+{
+    private final MetaDirectoryContext context;
+    private final MetaServerLink[] links;
+    private final ReentrantLock io = new ReentrantLock();
+    private final Object cacheLock = new Object();
+    private final Long2ObjectHashMap<NodeRecord> nodeCache = new Long2ObjectHashMap<>();
+    private final HashMap<String, RemoteRegion> regionCache = new HashMap<>();
+    private final Map<String, RemoteRegion> published = new ConcurrentHashMap<>();
+    private final AtomicLong tableLookups = new AtomicLong();
+    private final AtomicLong epochReads = new AtomicLong();
+    private final long epochCheckNanos;
+    private final long relinkNanos;
+    private final Duration rpcTimeout;
+    private volatile boolean epochCheckDue = true;
+    private volatile long nextEpochCheckNanos;
+    private long knownEpoch;
+    private int preferred = -1;
+    private Raas raas;
+    private MetaSegments buffers;
+    private ScheduledExecutorService heartbeats;
+    private volatile boolean attached;
+    private volatile NodeRecord self;
+    private volatile long leaseExpiry;
+    private volatile String lastHeartbeatFailure;
+
+    public MetaDirectory(final MetaDirectoryContext context)
+    {
+        this.context = context.conclude();
+        final List<MetaEndpoint> endpoints = context.endpoints();
+        this.links = new MetaServerLink[endpoints.size()];
+        for (int i = 0; i < links.length; i++)
+        {
+            links[i] = new MetaServerLink(endpoints.get(i));
+        }
+        this.epochCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.epochCheckMs());
+        this.relinkNanos = TimeUnit.MILLISECONDS.toNanos(context.relinkMs());
+        this.rpcTimeout = Duration.ofMillis(context.rpcTimeoutMs());
+    }
+
+    /** @return a directory of the MetaServers at these endpoints, with the other settings as configured. */
+    public static MetaDirectory of(final MetaEndpoint... endpoints)
+    {
+        return new MetaDirectory(new MetaDirectoryContext().endpoints(endpoints));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // lifecycle
+
+    public void attach(final Raas raas)
+    {
+        io.lock();
+        try
+        {
+            if (this.raas != null)
+            {
+                throw new IllegalStateException("MetaDirectory already serves node " + this.raas.self().id());
+            }
+            this.raas = raas;
+            this.buffers = MetaSegments.allocate(raas);
+            openFirstLink();
+            final long leaseMs = links[preferred].leaseMs();
+            final long periodMs = context.heartbeatMs() > 0 ? context.heartbeatMs() : Math.max(10, leaseMs / 3);
+            heartbeats = Executors.newSingleThreadScheduledExecutor(runnable ->
+            {
+                final Thread thread = new Thread(runnable, "dkv-meta-heartbeat-" + raas.self().id());
+                thread.setDaemon(true);
+                return thread;
+            });
+            attached = true;
+            heartbeats.scheduleWithFixedDelay(this::heartbeat, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /**
+     * Open a link to a MetaServer, trying each at least twice: a first attempt can be lost (a server
+     * still holding a connection to whoever had this node's address before answers into it).
+     */
+    private void openFirstLink()
+    {
+        final long deadline = System.nanoTime() + rpcTimeout.toNanos();
+        for (int round = 0; ; round++)
+        {
+            for (int i = 0; i < links.length; i++)
+            {
+                if (open(links[i]))
+                {
+                    prefer(i);
+                    return;
+                }
+            }
+            if (round >= 1 && System.nanoTime() - deadline > 0)
+            {
+                throw new RaasException("no MetaServer answered: " + describeLinks());
+            }
+            LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+    }
+
+    public void detach()
+    {
+        attached = false;
+        final ScheduledExecutorService scheduler = heartbeats;
+        if (scheduler != null)
+        {
+            scheduler.shutdownNow();
+            try
+            {
+                scheduler.awaitTermination(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        io.lock();
+        try
+        {
+            final NodeRecord me = self;
+            self = null;
+            if (me != null)
+            {
+                try
+                {
+                    withLink(link ->
+                    {
+                        link.deregister(me);
+                        return null;
+                    });
+                }
+                catch (final RaasException ignore)
+                {
+                    // no MetaServer answers: the lease expires instead
+                }
+            }
+            for (final MetaServerLink link : links)
+            {
+                link.close();
+            }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // lookups: one-sided READs, cached until the epoch moves
+
+    public NodeRecord node(final long nodeId)
+    {
+        for (final MetaServerLink link : links)
+        {
+            if (link.endpoint.nodeId() == nodeId)
+            {
+                return link.record;
+            }
+        }
+        refreshEpochIfDue();
+        synchronized (cacheLock)
+        {
+            final NodeRecord cached = nodeCache.get(nodeId);
+            if (cached != null)
+            {
+                return cached;
+            }
+        }
+        io.lock();
+        try
+        {
+            NodeRecord found = lookup(reader -> reader.node(nodeId));
+            if (found == null && refreshEpochLocked())
+            {
+                found = lookup(reader -> reader.node(nodeId));
+            }
+            if (found != null)
+            {
+                synchronized (cacheLock)
+                {
+                    nodeCache.put(nodeId, found);
+                }
+            }
+            return found;
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    public RemoteRegion region(final String name)
+    {
+        refreshEpochIfDue();
+        synchronized (cacheLock)
+        {
+            final RemoteRegion cached = regionCache.get(name);
+            if (cached != null)
+            {
+                return cached;
+            }
+        }
+        io.lock();
+        try
+        {
+            RemoteRegion found = lookup(reader -> reader.region(name));
+            if (found == null && refreshEpochLocked())
+            {
+                found = lookup(reader -> reader.region(name));
+            }
+            if (found != null)
+            {
+                synchronized (cacheLock)
+                {
+                    regionCache.put(name, found);
+                }
+            }
+            return found;
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    public void invalidate(final long nodeId)
+    {
+        // called by the driver's poller when a request failed: drop, do not read here
+        synchronized (cacheLock)
+        {
+            nodeCache.remove(nodeId);
+            regionCache.values().removeIf(region -> region.nodeId() == nodeId);
+        }
+        epochCheckDue = true;
+    }
+
+    private <T> T lookup(final Function<MetaTableReader, T> read)
+    {
+        tableLookups.incrementAndGet();
+        return withLink(link -> read.apply(link.reader()));
+    }
+
+    private void refreshEpochIfDue()
+    {
+        if (!epochCheckDue && System.nanoTime() - nextEpochCheckNanos < 0)
+        {
+            return;
+        }
+        io.lock();
+        try
+        {
+            if (epochCheckDue || System.nanoTime() - nextEpochCheckNanos >= 0)
+            {
+                refreshEpochLocked();
+            }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /**
+     * Read the epoch; drop the cache if it moved.
+     *
+     * @return true when the epoch or the probe limits moved (a lookup that missed may now hit).
+     */
+    private boolean refreshEpochLocked()
+    {
+        epochCheckDue = false;
+        nextEpochCheckNanos = System.nanoTime() + epochCheckNanos;
+        epochReads.incrementAndGet();
+        final long[] limitsBefore = new long[1];
+        final long epoch = withLink(link ->
+        {
+            limitsBefore[0] = link.reader().probeLimits();
+            return link.reader().refreshEpoch();
+        });
+        final boolean limitsMoved = links[preferred].reader().probeLimits() != limitsBefore[0];
+        if (epoch != knownEpoch)
+        {
+            knownEpoch = epoch;
+            clearCache();
+            return true;
+        }
+        return limitsMoved;
+    }
+
+    private void clearCache()
+    {
+        synchronized (cacheLock)
+        {
+            nodeCache.clear();
+            regionCache.clear();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // writes: RPCs
+
+    public void register(final NodeRecord self)
+    {
+        io.lock();
+        try
+        {
+            leaseExpiry = withLink(link -> link.register(self));
+            this.self = self;
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    public void publish(final RemoteRegion region)
+    {
+        io.lock();
+        try
+        {
+            withLink(link ->
+            {
+                link.publish(region);
+                return null;
+            });
+            published.put(region.name(), region);
+            synchronized (cacheLock)
+            {
+                regionCache.put(region.name(), region);
+            }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    public void withdraw(final String name)
+    {
+        io.lock();
+        try
+        {
+            withLink(link ->
+            {
+                link.withdraw(name);
+                return null;
+            });
+            published.remove(name);
+            synchronized (cacheLock)
+            {
+                regionCache.remove(name);
+            }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /** Renew the lease; register again (with this node's regions) if the MetaServer forgot the node. */
+    private void heartbeat()
+    {
+        if (!attached)
+        {
+            return;
+        }
+        io.lock();
+        try
+        {
+            reviveLinks();
+            final NodeRecord me = self;
+            if (me == null)
+            {
+                return;
+            }
+            try
+            {
+                leaseExpiry = withLink(link -> link.heartbeat(me));
+            }
+            catch (final MetaRpcException ex)
+            {
+                if (ex.status() != MetaRpcDescriptor.STATUS_NOT_REGISTERED)
+                {
+                    throw ex;
+                }
+                leaseExpiry = withLink(link -> link.register(me));
+                for (final RemoteRegion region : new ArrayList<>(published.values()))
+                {
+                    withLink(link ->
+                    {
+                        link.publish(region);
+                        return null;
+                    });
+                }
+            }
+            lastHeartbeatFailure = null;
+        }
+        catch (final RuntimeException ex)
+        {
+            // the next period tries again; the lease outlives a few missed renewals
+            lastHeartbeatFailure = ex.getMessage();
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // links
+
+    /** Run an operation on the preferred MetaServer, moving to the other when one fails. Holds io. */
+    private <T> T withLink(final Function<MetaServerLink, T> operation)
+    {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt <= links.length; attempt++)
+        {
+            final MetaServerLink link = usableLink();
+            if (link == null)
+            {
+                break;
+            }
+            try
+            {
+                return operation.apply(link);
+            }
+            catch (final MetaRpcException ex)
+            {
+                throw ex;
+            }
+            catch (final RaasException ex)
+            {
+                last = ex;
+                link.fail(ex, relinkNanos);
+            }
+        }
+        throw new RaasException("no MetaServer answered: " + describeLinks(), last);
+    }
+
+    /** @return the preferred link if up, else another that is up or opens now, else null. */
+    private MetaServerLink usableLink()
+    {
+        if (preferred >= 0 && links[preferred].isUp())
+        {
+            return links[preferred];
+        }
+        for (int i = 0; i < links.length; i++)
+        {
+            if (links[i].isUp())
+            {
+                prefer(i);
+                return links[i];
+            }
+        }
+        final long now = System.nanoTime();
+        for (int i = 0; i < links.length; i++)
+        {
+            if (links[i].isDue(now) && open(links[i]))
+            {
+                prefer(i);
+                return links[i];
+            }
+        }
+        return null;
+    }
+
+    /** Reopen failed links that are due; go back to the first MetaServer once it answers again. */
+    private void reviveLinks()
+    {
+        final long now = System.nanoTime();
+        for (int i = 0; i < links.length; i++)
+        {
+            if (!links[i].isUp() && links[i].isDue(now) && open(links[i]) && i < preferred)
+            {
+                prefer(i);
+            }
+        }
+    }
+
+    private boolean open(final MetaServerLink link)
+    {
+        try
+        {
+            link.open(raas, buffers, rpcTimeout);
+            return true;
+        }
+        catch (final RaasException ex)
+        {
+            link.fail(ex, relinkNanos);
+            return false;
+        }
+    }
+
+    /** Read from another MetaServer: its epochs are its own, so nothing cached carries over. */
+    private void prefer(final int index)
+    {
+        if (preferred != index)
+        {
+            preferred = index;
+            knownEpoch = links[index].reader().epoch();
+            clearCache();
+        }
+    }
+
+    private String describeLinks()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final MetaServerLink link : links)
+        {
+            text.append(text.isEmpty() ? "" : "; ").append(link);
+        }
+        return text.toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // what tools and tests look at
+
+    /** @return the node id of the MetaServer reads and RPCs go to, or 0 when none answers. */
+    public long currentServer()
+    {
+        io.lock();
+        try
+        {
+            return preferred >= 0 && links[preferred].isUp() ? links[preferred].endpoint.nodeId() : 0;
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /** @return the lease expiry (wall-clock millis) last granted to this node. */
+    public long leaseExpiry()
+    {
+        return leaseExpiry;
+    }
+
+    /** @return why the last lease renewal failed, or null when it succeeded. */
+    public String lastHeartbeatFailure()
+    {
+        return lastHeartbeatFailure;
+    }
+
+    /** @return lookups that missed the cache and read the tables. */
+    public long tableLookups()
+    {
+        return tableLookups.get();
+    }
+
+    /** @return epoch checks (one READ each). */
+    public long epochReads()
+    {
+        return epochReads.get();
+    }
+
+    public String toString()
+    {
+        return "MetaDirectory{" + describeLinks() + "}";
+    }
+}

@@ -1,0 +1,163 @@
+package io.dkv.raas.meta;
+
+/**
+ * Wire format of the MetaServer's RPCs, carried as RaaS messages to service {@link #SERVICE}. One
+ * message is one frame; every request gets exactly one reply frame with the same request id. All
+ * numbers are little-endian; names and messages are UTF-8.
+ *
+ * <pre>
+ * request                                   reply
+ *    0  type        byte   TYPE_*              0  type        byte   TYPE_REPLY
+ *    1  version     byte   PROTOCOL_VERSION    1  version     byte   PROTOCOL_VERSION
+ *    2  flags       short  FLAG_*              2  status      short  STATUS_*
+ *    4  bodyLength  int    frame length - 16   4  bodyLength  int
+ *    8  requestId   long                       8  requestId   long   the request's (0 if unreadable)
+ *   16  body                                  16  body: per type when OK, else the error message
+ * </pre>
+ *
+ * <p>Bodies ({@code node}, {@code region} and {@code name} as encoded by {@link MetaMessageWriter}):
+ * <pre>
+ *   node:    nodeId long, role int, dctNumber int, dcKey long, epoch long, leaseExpiry long,
+ *            providerLength short, addressLength short, provider bytes, address bytes
+ *   region:  nodeId long, nodeEpoch long, address long, length long, rkey int, access int,
+ *            layoutVersion int, name
+ *   name:    nameLength int (at most {@link #MAX_NAME_BYTES}), UTF-8 bytes
+ *
+ *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int, region x count
+ *   REGISTER_NODE          node (its lease ignored)  -> leaseExpiry long, leaseMs long
+ *   HEARTBEAT              nodeId long, epoch long   -> leaseExpiry long, leaseMs long
+ *   DEREGISTER_NODE        nodeId long, epoch long   -> ()
+ *   PUBLISH_REGION         region                    -> ()
+ *   WITHDRAW_REGION        name                      -> ()
+ *
+ *   between the two MetaServers only (refused from any other node):
+ *   REPLICATE_NODE         node (lease as given)     -> ()
+ *   REPLICATE_NODE_REMOVAL nodeId long               -> ()
+ *   REPLICATE_REGION       region                    -> ()
+ *   REPLICATE_REGION_REMOVAL name                    -> ()
+ *   SNAPSHOT               nodeCount int, regionCount int, node x nodeCount, region x regionCount;
+ *                          FLAG_FIRST starts a full state transfer, FLAG_LAST installs it -> ()
+ *   CATCH_UP               servingSince long         -> () when a SNAPSHOT follows, STATUS_DECLINED when not
+ * </pre>
+ */
+public final class MetaRpcDescriptor
+{
+    /** The RaaS service number MetaServers listen on. */
+    public static final int SERVICE = 1;
+    public static final byte PROTOCOL_VERSION = 1;
+
+    public static final int TYPE_OFFSET = 0;
+    public static final int VERSION_OFFSET = 1;
+    public static final int FLAGS_OFFSET = 2;
+    public static final int STATUS_OFFSET = 2;
+    public static final int BODY_LENGTH_OFFSET = 4;
+    public static final int REQUEST_ID_OFFSET = 8;
+    public static final int HEADER_LENGTH = 16;
+
+    /** Longest frame a MetaServer accepts; larger ones are answered with {@link #STATUS_MALFORMED}. */
+    public static final int MAX_FRAME_LENGTH = 64 * 1024;
+    /** Longest region name, in UTF-8 bytes. */
+    public static final int MAX_NAME_BYTES = MetaTableDescriptor.REGION_NAME_MAX;
+    /** Longest error message a reply carries, in UTF-8 bytes. */
+    public static final int MAX_ERROR_BYTES = 512;
+
+    public static final byte TYPE_BOOTSTRAP = 1;
+    public static final byte TYPE_REGISTER_NODE = 2;
+    public static final byte TYPE_HEARTBEAT = 3;
+    public static final byte TYPE_DEREGISTER_NODE = 4;
+    public static final byte TYPE_PUBLISH_REGION = 5;
+    public static final byte TYPE_WITHDRAW_REGION = 6;
+    public static final byte TYPE_REPLICATE_NODE = 16;
+    public static final byte TYPE_REPLICATE_NODE_REMOVAL = 17;
+    public static final byte TYPE_REPLICATE_REGION = 18;
+    public static final byte TYPE_REPLICATE_REGION_REMOVAL = 19;
+    public static final byte TYPE_SNAPSHOT = 20;
+    public static final byte TYPE_CATCH_UP = 21;
+    public static final byte TYPE_REPLY = 127;
+
+    public static final short FLAG_FIRST = 1;
+    public static final short FLAG_LAST = 2;
+
+    public static final short STATUS_OK = 0;
+    /** The frame cannot be read: too short or long, lengths that disagree, a field out of range. */
+    public static final short STATUS_MALFORMED = 1;
+    public static final short STATUS_UNKNOWN_TYPE = 2;
+    public static final short STATUS_UNSUPPORTED_VERSION = 3;
+    public static final short STATUS_NAME_TOO_LONG = 4;
+    /** The node is not registered, or registered as another incarnation: register (again). */
+    public static final short STATUS_NOT_REGISTERED = 5;
+    /** A live node of another id publishes a region of that name. */
+    public static final short STATUS_NAME_TAKEN = 6;
+    public static final short STATUS_TABLE_FULL = 7;
+    /** Only the configured peer MetaServer may send this. */
+    public static final short STATUS_NOT_PEER = 8;
+    /** CATCH_UP: this server will not send its state (the asker has served longer). */
+    public static final short STATUS_DECLINED = 9;
+    /** The server failed to apply a valid request (e.g. its store failed). */
+    public static final short STATUS_INTERNAL = 10;
+
+    /* node body */
+    public static final int NODE_ID_OFFSET = 0;
+    public static final int NODE_ROLE_OFFSET = 8;
+    public static final int NODE_DCT_NUMBER_OFFSET = 12;
+    public static final int NODE_DC_KEY_OFFSET = 16;
+    public static final int NODE_EPOCH_OFFSET = 24;
+    public static final int NODE_LEASE_EXPIRY_OFFSET = 32;
+    public static final int NODE_PROVIDER_LENGTH_OFFSET = 40;
+    public static final int NODE_ADDRESS_LENGTH_OFFSET = 42;
+    public static final int NODE_FIXED_LENGTH = 44;
+
+    /* region body */
+    public static final int REGION_NODE_ID_OFFSET = 0;
+    public static final int REGION_NODE_EPOCH_OFFSET = 8;
+    public static final int REGION_ADDRESS_OFFSET = 16;
+    public static final int REGION_LENGTH_OFFSET = 24;
+    public static final int REGION_RKEY_OFFSET = 32;
+    public static final int REGION_ACCESS_OFFSET = 36;
+    public static final int REGION_LAYOUT_VERSION_OFFSET = 40;
+    public static final int REGION_NAME_OFFSET = 44;
+
+    private MetaRpcDescriptor()
+    {
+    }
+
+    public static String typeName(final int type)
+    {
+        return switch (type)
+        {
+            case TYPE_BOOTSTRAP -> "BOOTSTRAP";
+            case TYPE_REGISTER_NODE -> "REGISTER_NODE";
+            case TYPE_HEARTBEAT -> "HEARTBEAT";
+            case TYPE_DEREGISTER_NODE -> "DEREGISTER_NODE";
+            case TYPE_PUBLISH_REGION -> "PUBLISH_REGION";
+            case TYPE_WITHDRAW_REGION -> "WITHDRAW_REGION";
+            case TYPE_REPLICATE_NODE -> "REPLICATE_NODE";
+            case TYPE_REPLICATE_NODE_REMOVAL -> "REPLICATE_NODE_REMOVAL";
+            case TYPE_REPLICATE_REGION -> "REPLICATE_REGION";
+            case TYPE_REPLICATE_REGION_REMOVAL -> "REPLICATE_REGION_REMOVAL";
+            case TYPE_SNAPSHOT -> "SNAPSHOT";
+            case TYPE_CATCH_UP -> "CATCH_UP";
+            case TYPE_REPLY -> "REPLY";
+            default -> "TYPE_" + type;
+        };
+    }
+
+    public static String statusName(final int status)
+    {
+        return switch (status)
+        {
+            case STATUS_OK -> "OK";
+            case STATUS_MALFORMED -> "MALFORMED";
+            case STATUS_UNKNOWN_TYPE -> "UNKNOWN_TYPE";
+            case STATUS_UNSUPPORTED_VERSION -> "UNSUPPORTED_VERSION";
+            case STATUS_NAME_TOO_LONG -> "NAME_TOO_LONG";
+            case STATUS_NOT_REGISTERED -> "NOT_REGISTERED";
+            case STATUS_NAME_TAKEN -> "NAME_TAKEN";
+            case STATUS_TABLE_FULL -> "TABLE_FULL";
+            case STATUS_NOT_PEER -> "NOT_PEER";
+            case STATUS_DECLINED -> "DECLINED";
+            case STATUS_INTERNAL -> "INTERNAL";
+            default -> "STATUS_" + status;
+        };
+    }
+}

@@ -1,0 +1,182 @@
+package io.dkv.raas.meta;
+
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.driver.RaasDriver;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+import static io.dkv.raas.meta.MetaRpcDescriptor.*;
+
+/**
+ * A directory's link to one MetaServer: one RaaS connection that carries both the RPCs and the
+ * one-sided READs of the tables, opened by a bootstrap that learns where the tables are. A link that
+ * failed is closed and opened anew later (the server may have restarted with new tables).
+ */
+final class MetaServerLink
+{
+    final MetaEndpoint endpoint;
+    final NodeRecord record;
+    private Connection connection;
+    private MetaRpcClient rpc;
+    private MetaTableReader reader;
+    private RemoteRegion tables;
+    private long leaseMs;
+    private long nextAttemptNanos;
+    private String lastFailure = "never opened";
+
+    MetaServerLink(final MetaEndpoint endpoint)
+    {
+        this.endpoint = endpoint;
+        this.record = endpoint.toNodeRecord();
+    }
+
+    boolean isUp()
+    {
+        return connection != null;
+    }
+
+    boolean isDue(final long nowNanos)
+    {
+        return nowNanos - nextAttemptNanos >= 0;
+    }
+
+    String lastFailure()
+    {
+        return lastFailure;
+    }
+
+    MetaTableReader reader()
+    {
+        return reader;
+    }
+
+    long leaseMs()
+    {
+        return leaseMs;
+    }
+
+    /**
+     * Connect, bootstrap and read the table header.
+     *
+     * @throws RaasException when the server cannot be reached or answers with no tables.
+     */
+    void open(final Raas raas, final MetaSegments buffers, final Duration rpcTimeout)
+    {
+        final Connection opened = raas.connect(endpoint.nodeId(), SERVICE, Flags.ADAPTIVE, null);
+        try
+        {
+            final MetaRpcClient client = new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout);
+            client.begin(TYPE_BOOTSTRAP);
+            final MetaMessageReader reply = client.call();
+            final long serverNodeId = reply.getLong();
+            reply.getLong();
+            final long lease = reply.getLong();
+            final int count = reply.getInt();
+            if (serverNodeId != endpoint.nodeId() || count < 1)
+            {
+                throw new RaasException("MetaServer at " + endpoint + " answered the bootstrap as node " + serverNodeId + " with " +
+                    count + " table regions");
+            }
+            final RemoteRegion region = reply.getRegion();
+            if (!(raas instanceof RaasDriver driver))
+            {
+                throw new RaasException("a MetaDirectory reads tables through an embedded driver, not " + raas.getClass().getName());
+            }
+            driver.trust(region);
+            final MetaTableReader tableReader = new MetaTableReader(opened, region, buffers.read());
+            tableReader.readHeader();
+            connection = opened;
+            rpc = client;
+            reader = tableReader;
+            tables = region;
+            leaseMs = lease;
+        }
+        catch (final RuntimeException ex)
+        {
+            opened.close();
+            throw ex;
+        }
+    }
+
+    /** Mark the link failed: closed now, tried again once {@code retryNanos} passed. */
+    void fail(final RuntimeException cause, final long retryNanos)
+    {
+        lastFailure = cause.getMessage();
+        nextAttemptNanos = System.nanoTime() + retryNanos;
+        close();
+    }
+
+    void close()
+    {
+        final Connection current = connection;
+        connection = null;
+        rpc = null;
+        reader = null;
+        tables = null;
+        if (current != null)
+        {
+            try
+            {
+                current.close();
+            }
+            catch (final RuntimeException ignore)
+            {
+                // the server is gone already
+            }
+        }
+    }
+
+    RemoteRegion tables()
+    {
+        return tables;
+    }
+
+    /** @return the lease expiry granted. */
+    long register(final NodeRecord self)
+    {
+        rpc.begin(TYPE_REGISTER_NODE).putNode(self);
+        final MetaMessageReader reply = rpc.call();
+        final long expiry = reply.getLong();
+        leaseMs = reply.getLong();
+        return expiry;
+    }
+
+    /** @return the lease expiry granted. */
+    long heartbeat(final NodeRecord self)
+    {
+        rpc.begin(TYPE_HEARTBEAT).putLong(self.id()).putLong(self.epoch());
+        final MetaMessageReader reply = rpc.call();
+        final long expiry = reply.getLong();
+        leaseMs = reply.getLong();
+        return expiry;
+    }
+
+    void deregister(final NodeRecord self)
+    {
+        rpc.begin(TYPE_DEREGISTER_NODE).putLong(self.id()).putLong(self.epoch());
+        rpc.call();
+    }
+
+    void publish(final RemoteRegion region)
+    {
+        rpc.begin(TYPE_PUBLISH_REGION).putRegion(region);
+        rpc.call();
+    }
+
+    void withdraw(final String name)
+    {
+        rpc.begin(TYPE_WITHDRAW_REGION).putName(name);
+        rpc.call();
+    }
+
+    public String toString()
+    {
+        return "MetaServer " + endpoint + (isUp() ? " (up)" : " (down: " + lastFailure + ")");
+    }
+}

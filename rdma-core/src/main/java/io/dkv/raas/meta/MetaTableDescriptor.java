@@ -1,0 +1,223 @@
+package io.dkv.raas.meta;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Layout of the MetaServer's tables: one region of registered memory that clients read with
+ * one-sided READs and only the MetaServer writes. All numbers are little-endian.
+ *
+ * <pre>
+ * region:  +--------+---------------------------+-------------------------------+
+ *          | header | node slots                | region slots                  |
+ *          | 64 B   | nodeSlots x 128 B         | regionSlots x 256 B           |
+ *          +--------+---------------------------+-------------------------------+
+ *
+ * header:
+ *    0  magic              long   {@link #MAGIC}
+ *    8  layoutVersion      int    {@link #LAYOUT_VERSION}
+ *   12  nodeSlots          int    power of two
+ *   16  regionSlots        int    power of two
+ *   20  reserved           int
+ *   24  serverNodeId       long
+ *   32  epoch              long   bumped on every membership or region change
+ *   40  nodeProbeLimit     int    no live node sits further than this from its home slot
+ *   44  regionProbeLimit   int    the same for regions
+ *   48  reserved           16 bytes
+ *
+ * node slot (home slot: mix(nodeId) mod nodeSlots, then linear probing):
+ *    0  version            long   seqlock: odd while being written, 0 when never written
+ *    8  state              int    EMPTY, LIVE or REMOVED (a tombstone probing walks past)
+ *   12  role               int
+ *   16  nodeId             long
+ *   24  dcKey              long
+ *   32  epoch              long   incarnation of the node
+ *   40  leaseExpiry        long   wall-clock millis
+ *   48  dctNumber          int
+ *   52  addressLength      int
+ *   56  provider           8 bytes, ASCII, zero padded
+ *   64  address            32 bytes
+ *   96  checksum           long   of the version it was sealed with and bytes 8..96
+ *  104  unused, to 128
+ *
+ * region slot (home slot: hash(UTF-8 name) mod regionSlots, then linear probing):
+ *    0  version            long   seqlock
+ *    8  state              int
+ *   12  nameLength         int    UTF-8 bytes
+ *   16  nodeId             long
+ *   24  nodeEpoch          long
+ *   32  address            long
+ *   40  length             long
+ *   48  rkey               int
+ *   52  access             int
+ *   56  layoutVersion      int
+ *   60  nameHash           int
+ *   64  name               128 bytes
+ *  192  checksum           long   of the version it was sealed with and bytes 8..192
+ *  200  unused, to 256
+ * </pre>
+ *
+ * <p>Why a checksum besides the seqlock version: a READ of a slot is one snapshot only if the
+ * device copies the bytes in address order, which RDMA does not promise. The writer makes the
+ * version odd, writes the fields, seals the checksum with the next even version, then publishes
+ * that version; a reader accepts a slot only when its version is even and the checksum matches the
+ * version and fields it read, so a copy that mixes two writes is caught whatever order the bytes
+ * were copied in.
+ *
+ * <p>Why probe limits: removed records stay as tombstones (moving live records would let a
+ * concurrent reader miss one), so an absent key is not always ended by an empty slot; the header
+ * says how far any live record sits from its home slot.
+ */
+public final class MetaTableDescriptor
+{
+    public static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** "dkvmeta1" read as a little-endian long. */
+    public static final long MAGIC = 0x316174656d766b64L;
+    public static final int LAYOUT_VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int LAYOUT_VERSION_OFFSET = 8;
+    public static final int NODE_SLOTS_OFFSET = 12;
+    public static final int REGION_SLOTS_OFFSET = 16;
+    public static final int SERVER_NODE_ID_OFFSET = 24;
+    public static final int EPOCH_OFFSET = 32;
+    public static final int NODE_PROBE_LIMIT_OFFSET = 40;
+    public static final int REGION_PROBE_LIMIT_OFFSET = 44;
+    public static final int HEADER_LENGTH = 64;
+
+    /** What a client reads to learn whether anything changed: epoch and both probe limits. */
+    public static final int EPOCH_READ_LENGTH = 16;
+
+    public static final int STATE_EMPTY = 0;
+    public static final int STATE_LIVE = 1;
+    public static final int STATE_REMOVED = 2;
+    /** Not a state a slot holds: what {@link #readState} says of a copy that mixes two writes. */
+    public static final int TORN = -1;
+
+    public static final int VERSION_OFFSET = 0;
+    public static final int STATE_OFFSET = 8;
+    /** Fields covered by the checksum start here, in both kinds of slot. */
+    public static final int FIELDS_OFFSET = 8;
+
+    public static final int NODE_ROLE_OFFSET = 12;
+    public static final int NODE_ID_OFFSET = 16;
+    public static final int NODE_DC_KEY_OFFSET = 24;
+    public static final int NODE_EPOCH_OFFSET = 32;
+    public static final int NODE_LEASE_EXPIRY_OFFSET = 40;
+    public static final int NODE_DCT_NUMBER_OFFSET = 48;
+    public static final int NODE_ADDRESS_LENGTH_OFFSET = 52;
+    public static final int NODE_PROVIDER_OFFSET = 56;
+    public static final int NODE_PROVIDER_MAX = 8;
+    public static final int NODE_ADDRESS_OFFSET = 64;
+    public static final int NODE_ADDRESS_MAX = 32;
+    public static final int NODE_CHECKSUM_OFFSET = 96;
+    public static final int NODE_SLOT_LENGTH = 128;
+
+    public static final int REGION_NAME_LENGTH_OFFSET = 12;
+    public static final int REGION_NODE_ID_OFFSET = 16;
+    public static final int REGION_NODE_EPOCH_OFFSET = 24;
+    public static final int REGION_ADDRESS_OFFSET = 32;
+    public static final int REGION_LENGTH_OFFSET = 40;
+    public static final int REGION_RKEY_OFFSET = 48;
+    public static final int REGION_ACCESS_OFFSET = 52;
+    public static final int REGION_LAYOUT_VERSION_OFFSET = 56;
+    public static final int REGION_NAME_HASH_OFFSET = 60;
+    public static final int REGION_NAME_OFFSET = 64;
+    public static final int REGION_NAME_MAX = 128;
+    public static final int REGION_CHECKSUM_OFFSET = 192;
+    public static final int REGION_SLOT_LENGTH = 256;
+
+    private MetaTableDescriptor()
+    {
+    }
+
+    /** @return bytes of a table region with these slot counts. */
+    public static long regionLength(final int nodeSlots, final int regionSlots)
+    {
+        return HEADER_LENGTH + (long)nodeSlots * NODE_SLOT_LENGTH + (long)regionSlots * REGION_SLOT_LENGTH;
+    }
+
+    public static long nodeSlotOffset(final int slot)
+    {
+        return HEADER_LENGTH + (long)slot * NODE_SLOT_LENGTH;
+    }
+
+    public static long regionSlotOffset(final int nodeSlots, final int slot)
+    {
+        return HEADER_LENGTH + (long)nodeSlots * NODE_SLOT_LENGTH + (long)slot * REGION_SLOT_LENGTH;
+    }
+
+    /** @return the home slot of a node id (slots is a power of two). */
+    public static int nodeHome(final long nodeId, final int slots)
+    {
+        return (int)(mix(nodeId) & (slots - 1));
+    }
+
+    /** @return the home slot of a region name whose {@link #nameHash} is given. */
+    public static int regionHome(final int nameHash, final int slots)
+    {
+        return (int)(mix(nameHash & 0xffff_ffffL) & (slots - 1));
+    }
+
+    /** @return FNV-1a over the UTF-8 bytes of a name. */
+    public static int nameHash(final byte[] utf8)
+    {
+        int hash = 0x811c9dc5;
+        for (final byte b : utf8)
+        {
+            hash ^= b & 0xff;
+            hash *= 0x01000193;
+        }
+        return hash;
+    }
+
+    /** A 64-bit finaliser (SplitMix64's) spreading ids and hashes over the slots. */
+    public static long mix(final long value)
+    {
+        long z = value + 0x9e3779b97f4a7c15L;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * @param memory   where the slot is.
+     * @param slotBase offset of the slot.
+     * @param version  the even version the slot is (to be) published with.
+     * @param end      end of the fields: {@link #NODE_CHECKSUM_OFFSET} or {@link #REGION_CHECKSUM_OFFSET}.
+     * @return the checksum of the version and the fields [8, end) of the slot.
+     */
+    public static long checksum(final MemorySegment memory, final long slotBase, final long version, final int end)
+    {
+        long hash = mix(version);
+        for (int offset = FIELDS_OFFSET; offset < end; offset += 8)
+        {
+            hash = Long.rotateLeft(hash ^ memory.get(LONG, slotBase + offset) * 0xc2b2ae3d27d4eb4fL, 31) * 0x9e3779b97f4a7c15L;
+        }
+        return mix(hash);
+    }
+
+    /**
+     * Judge a slot a READ copied.
+     *
+     * @return the slot's state ({@link #STATE_EMPTY} for a slot never written, version 0), or
+     * {@link #TORN} when the copy is not of one published write: the version is odd, or the
+     * checksum does not match the version and fields.
+     */
+    public static int readState(final MemorySegment memory, final long slotBase, final int checksumOffset)
+    {
+        final long version = memory.get(LONG, slotBase + VERSION_OFFSET);
+        if (version == 0)
+        {
+            return STATE_EMPTY;
+        }
+        if ((version & 1) != 0 || memory.get(LONG, slotBase + checksumOffset) != checksum(memory, slotBase, version, checksumOffset))
+        {
+            return TORN;
+        }
+        return memory.get(INT, slotBase + STATE_OFFSET);
+    }
+}

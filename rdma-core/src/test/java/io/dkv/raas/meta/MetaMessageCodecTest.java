@@ -1,0 +1,76 @@
+package io.dkv.raas.meta;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.verbs.PortAddress;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+import static io.dkv.raas.meta.MetaRpcDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Records travel in RPC frames and table slots unchanged; a reader refuses what cannot be a field.
+ */
+class MetaMessageCodecTest
+{
+    private static final NodeRecord NODE = new NodeRecord(42, NodeRecord.ROLE_MEMORY,
+        PortAddress.tcp(new InetSocketAddress("127.0.0.1", 7000)), 0x2001, 0xabcdefL, 17, 123_456);
+    private static final RemoteRegion REGION = new RemoteRegion("index.subtable.7", 42, 17, 0x7f00_0000_1000L, 0x901, 1 << 20, 7, 3);
+
+    @Test
+    void recordsReadBackFromAFrame()
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_PUBLISH_REGION, (short)0, 99)
+            .putNode(NODE).putRegion(REGION).putName("é-name").finish();
+        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
+        assertEquals(TYPE_PUBLISH_REGION, reader.type());
+        assertEquals(PROTOCOL_VERSION, reader.version());
+        assertEquals(99, reader.requestId());
+        assertEquals(NODE, reader.getNode());
+        assertEquals(REGION, reader.getRegion());
+        assertEquals("é-name", reader.getName());
+        reader.requireEnd("test frame");
+    }
+
+    @Test
+    void recordsReadBackFromTableSlots()
+    {
+        final MemorySegment slots = MemorySegment.ofArray(new byte[MetaTableDescriptor.REGION_SLOT_LENGTH]);
+        MetaSlots.encodeNode(slots, 0, MetaTableDescriptor.STATE_LIVE, NODE);
+        assertEquals(NODE, MetaSlots.decodeNode(slots, 0));
+        final byte[] name = REGION.name().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MetaSlots.encodeRegion(slots, 0, MetaTableDescriptor.STATE_LIVE, REGION, name);
+        assertEquals(REGION, MetaSlots.decodeRegion(slots, 0));
+        assertEquals(true, MetaSlots.hasName(slots, 0, name, MetaTableDescriptor.nameHash(name)));
+    }
+
+    @Test
+    void aNameOverOneHundredTwentyEightBytesIsRefusedBeforeItIsSent()
+    {
+        final MetaMessageWriter writer = new MetaMessageWriter().wrap(MemorySegment.ofArray(new byte[4096]));
+        final MetaRpcException refused = assertThrows(MetaRpcException.class, () -> writer.putName("é".repeat(65)));
+        assertEquals(STATUS_NAME_TOO_LONG, refused.status());
+    }
+
+    @Test
+    void aTruncatedFieldIsMalformed()
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REGISTER_NODE, (short)0, 1).putNode(NODE).finish();
+        for (int cut = HEADER_LENGTH; cut < length; cut++)
+        {
+            final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, cut);
+            final MetaRpcException refused = assertThrows(MetaRpcException.class, () ->
+            {
+                reader.body();
+                reader.getNode();
+            });
+            assertEquals(STATUS_MALFORMED, refused.status(), "cut at " + cut);
+        }
+    }
+}
