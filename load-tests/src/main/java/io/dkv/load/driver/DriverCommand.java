@@ -37,6 +37,11 @@ public final class DriverCommand implements Callable<Integer>
     @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
+        description = "MetaServer endpoint(s) to join the cluster through (as ./dkv meta prints them); without one the driver " +
+            "knows only its own node.")
+    private java.util.List<String> meta;
+
     public Integer call() throws InterruptedException
     {
         final RaasContext context = new RaasContext()
@@ -44,7 +49,10 @@ public final class DriverCommand implements Callable<Integer>
             .nodeId(nodeId)
             .driverName(name);
         final CountDownLatch stopped = new CountDownLatch(1);
-        try (StandaloneDriver driver = StandaloneDriver.launch(context, new StaticDirectory()))
+        final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
+            io.dkv.raas.meta.MetaDirectory.of(meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)
+                .toArray(io.dkv.raas.meta.MetaEndpoint[]::new));
+        try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
         {
             System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +
                 driver.driver().self().address() + "; applications attach through " + driver.directory());
