@@ -183,6 +183,19 @@ class StandaloneDriverTest
             assertTrue(error.getMessage().contains("not been alive") || error.getMessage().contains("shut down"), error.getMessage());
             attached.close();
         }
+        finally
+        {
+            // a killed driver leaves its files for the next driver of that name to sweep: this test has no next one
+            final java.nio.file.Path directory = io.dkv.raas.cnc.CncDescriptor.driverDirectory(clientContext(name).cncDirectory(), name);
+            try (var files = java.nio.file.Files.list(directory))
+            {
+                for (final java.nio.file.Path file : files.toList())
+                {
+                    java.nio.file.Files.deleteIfExists(file);
+                }
+            }
+            java.nio.file.Files.deleteIfExists(directory);
+        }
     }
 
     @Test
