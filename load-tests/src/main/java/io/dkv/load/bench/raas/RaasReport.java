@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.Formats;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Provider;
@@ -9,6 +10,8 @@ import io.dkv.raas.RaasConfiguration;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +20,6 @@ import java.util.Locale;
 import static io.dkv.load.bench.Formats.count;
 import static io.dkv.load.bench.Formats.nanos;
 import static io.dkv.load.bench.Formats.opsPerSecond;
-import static io.dkv.load.bench.Formats.ratio;
 
 /**
  * The results of {@code dkv bench raas}: the machine, the method, a table per part measured, the
@@ -379,6 +381,19 @@ final class RaasReport
             case -1 -> largeWay;
             default -> "tie";
         };
+    }
+
+    /**
+     * @return a ratio such as {@code 1.05x}; below 0.1 with two significant digits, such as
+     * {@code 0.0044x}, since a raw baseline can be hundreds of times slower.
+     */
+    static String ratio(final double ratio)
+    {
+        if (ratio > 0 && ratio < 0.1)
+        {
+            return new BigDecimal(ratio).round(new MathContext(2)).toPlainString() + "x";
+        }
+        return Formats.ratio(ratio);
     }
 
     private static String signed(final long nanos)

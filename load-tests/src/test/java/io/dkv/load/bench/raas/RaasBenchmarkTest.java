@@ -152,7 +152,7 @@ class RaasBenchmarkTest
     {
         for (final int column : columns)
         {
-            assertTrue(row[column].matches("\\d+\\.\\d\\dx"), () -> "ratio column " + column + ": " + Arrays.toString(row));
+            assertTrue(row[column].matches("\\d+\\.\\d+x"), () -> "ratio column " + column + ": " + Arrays.toString(row));
         }
     }
 
