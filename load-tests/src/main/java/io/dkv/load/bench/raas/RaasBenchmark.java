@@ -81,7 +81,7 @@ public final class RaasBenchmark implements Callable<Integer>
 
     @Option(names = "--scale-ops", defaultValue = "100000", paramLabel = "READS",
         description = "scale: READs timed per count and side with up to " + LARGE_COUNT + " connections, in " +
-            ScaleBenchmark.REPEATS + " runs whose median is kept (default: ${DEFAULT-VALUE}).")
+            ScaleBenchmark.REPEATS + " rounds whose median is kept (default: ${DEFAULT-VALUE}).")
     private int scaleOps;
 
     @Option(names = "--scale-ops-large", defaultValue = "25000", paramLabel = "READS",
@@ -266,8 +266,8 @@ public final class RaasBenchmark implements Callable<Integer>
             lines.add(String.format(Locale.ROOT, "scale: one thread, %d READs of %d B in flight, request i to connection " +
                 "(or queue pair) i mod N, each completion replaced at once; RaaS: readAsync and flush, completions counted by " +
                 "the handler; raw: one postSend per request; %,d READs per count and side up to %,d connections, %,d above, " +
-                "timed in %d runs of which the median throughput is kept, after %d ms of warm-up (and one unmeasured run " +
-                "first, to compile the code)",
+                "timed in %d rounds of which the median throughput is kept; every count of every side (RaaS per path, raw) " +
+                "is set up first, warmed up for %d ms, then timed in turn in each round",
                 window, READ_SIZE, scaleOps, LARGE_COUNT, scaleOpsLarge, ScaleBenchmark.REPEATS, warmupMillis));
         }
         if (selected.contains(Part.SHARING))

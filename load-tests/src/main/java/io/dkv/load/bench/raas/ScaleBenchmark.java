@@ -8,10 +8,10 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.QueuePair;
 import io.dkv.verbs.VerbsException;
+import org.agrona.CloseHelper;
 
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,19 +24,18 @@ import java.util.function.UnaryOperator;
  * driver's queue pairs, against as many raw RC queue pairs, each connected to its own on the target.
  * Memory per connection is the heap growth from opening them, per raw queue pair the growth from
  * creating and connecting both ends.
+ *
+ * <p>Every count of every side is set up first and then timed in rounds, a run of each in turn per
+ * round, the median of the rounds kept: the ratios between counts and sides then compare runs made
+ * moments apart rather than a minute apart on a machine whose load changes.
  */
 final class ScaleBenchmark
 {
     static final String REGION_NAME = "dkv-bench-scale";
     /** Warm-ups run in calls of this many READs, so that the loops are compiled whole. */
     static final int WARMUP_CHUNK = 1000;
-    /**
-     * Each count's READs are timed in this many runs and the median throughput kept: a burst of
-     * other work on a shared machine then spoils one run, not the figure.
-     */
+    /** Rounds each subject is timed in; the median throughput is kept. */
     static final int REPEATS = 5;
-    /** The unmeasured run before the first count lasts this many warm-ups: it compiles the code. */
-    static final int CODE_WARMUPS = 3;
 
     private final UnaryOperator<RaasContext> driverSettings;
     private final List<Integer> connectionCounts;
@@ -85,167 +84,202 @@ final class ScaleBenchmark
         return driverHeapBytes;
     }
 
+    /** Something timed: a window of READs over a set of {@code count} connections or queue pairs. */
+    private record Subject(String name, int count, IntToLongFunction run)
+    {
+    }
+
     /**
      * @return a row per path and count, in that order.
      */
     List<ScaleRow> run(final Provider provider, final List<RaasPath> paths)
     {
         final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
-        final List<List<RaasRun>> raasRuns = new ArrayList<>();
-        for (final RaasPath path : paths)
-        {
-            raasRuns.add(runRaas(provider, path, offsets));
-        }
-        final List<RawRun> rawRuns = new ArrayList<>();
-        warmUpRawCode(provider, offsets);
-        for (final int count : connectionCounts)
-        {
-            progress.printf("[scale] %s raw verbs, %,d RC queue pairs%n", provider, count);
-            progress.flush();
-            try
-            {
-                rawRuns.add(runRaw(provider, count, offsets));
-            }
-            catch (final VerbsException ex)
-            {
-                rawRuns.add(new RawRun(Double.NaN, null, ex.getMessage()));
-            }
-        }
-        final List<ScaleRow> rows = new ArrayList<>();
-        for (int p = 0; p < paths.size(); p++)
-        {
-            for (int c = 0; c < connectionCounts.size(); c++)
-            {
-                final RaasRun raas = raasRuns.get(p).get(c);
-                final RawRun raw = rawRuns.get(c);
-                rows.add(new ScaleRow(provider, paths.get(p), connectionCounts.get(c), operations.applyAsInt(connectionCounts.get(c)),
-                    raas.opsPerSecond, raas.memory, raw.opsPerSecond, raw.memory, raw.failure));
-            }
-        }
-        return rows;
-    }
-
-    private record RaasRun(double opsPerSecond, MemoryFootprint memory)
-    {
-    }
-
-    private record RawRun(double opsPerSecond, MemoryFootprint memory, String failure)
-    {
-    }
-
-    private List<RaasRun> runRaas(final Provider provider, final RaasPath path, final long[] offsets)
-    {
-        final List<RaasRun> runs = new ArrayList<>();
-        final MemorySample beforeDrivers = MemorySample.take();
-        try (RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
-            Arena arena = Arena.ofShared())
-        {
-            driverHeapBytes = (MemorySample.take().heapBytes() - beforeDrivers.heapBytes()) / 2;
-            final Raas client = nodes.client();
-            final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
-            nodes.server().localMemory(owned).fill((byte)0);
-            final RemoteRegion region = client.lookup(REGION_NAME);
-            final MemorySegment buffers = arena.allocate((long)RaasReadWindow.slotStride(size) * window, 64);
-            final RaasReadWindow reads = new RaasReadWindow(client, region, buffers, size, window, offsets);
-            warmUpCode(reads, client.open(nodes.serverId(), reads));
-            for (final int count : connectionCounts)
-            {
-                progress.printf("[scale] %s RaaS over %s, %,d logical connections%n", provider, path, count);
-                progress.flush();
-                final Connection[] connections = new Connection[count];
-                final MemorySample before = MemorySample.take();
-                for (int i = 0; i < count; i++)
-                {
-                    connections[i] = client.open(nodes.serverId(), reads);
-                }
-                final MemoryFootprint memory = MemorySample.take().perUnitSince(before, count);
-                try
-                {
-                    reads.use(connections);
-                    final double opsPerSecond = measure(reads::run, operations.applyAsInt(count));
-                    nodes.requirePath(path, String.format("%s RaaS scale run over %,d connections", provider, count));
-                    runs.add(new RaasRun(opsPerSecond, memory));
-                }
-                finally
-                {
-                    for (final Connection connection : connections)
-                    {
-                        connection.close();
-                    }
-                }
-            }
-        }
-        return runs;
-    }
-
-    /**
-     * Run the code once before the first count is measured, so that the first count's warm-up is no
-     * shorter than the others' in effect: it would otherwise also pay for compiling the driver.
-     */
-    private void warmUpCode(final RaasReadWindow reads, final Connection connection)
-    {
+        final List<AutoCloseable> resources = new ArrayList<>();
         try
         {
-            reads.use(new Connection[]{connection});
-            warmUp(reads::run, CODE_WARMUPS * warmupMillis);
+            final List<List<Subject>> raasSubjects = new ArrayList<>();
+            final List<List<MemoryFootprint>> raasMemory = new ArrayList<>();
+            for (final RaasPath path : paths)
+            {
+                final List<Subject> subjects = new ArrayList<>();
+                final List<MemoryFootprint> memory = new ArrayList<>();
+                openRaas(provider, path, offsets, resources, subjects, memory);
+                raasSubjects.add(subjects);
+                raasMemory.add(memory);
+            }
+            final List<Subject> rawSubjects = new ArrayList<>();
+            final List<MemoryFootprint> rawMemory = new ArrayList<>();
+            final List<String> rawFailures = new ArrayList<>();
+            for (final int count : connectionCounts)
+            {
+                openRaw(provider, count, offsets, resources, rawSubjects, rawMemory, rawFailures);
+            }
+
+            final List<Subject> all = new ArrayList<>();
+            for (int c = 0; c < connectionCounts.size(); c++)
+            {
+                for (final List<Subject> subjects : raasSubjects)
+                {
+                    all.add(subjects.get(c));
+                }
+                if (rawSubjects.get(c) != null)
+                {
+                    all.add(rawSubjects.get(c));
+                }
+            }
+            final double[] opsPerSecond = measure(provider, all);
+
+            final List<ScaleRow> rows = new ArrayList<>();
+            for (int p = 0; p < paths.size(); p++)
+            {
+                for (int c = 0; c < connectionCounts.size(); c++)
+                {
+                    final int count = connectionCounts.get(c);
+                    final Subject raw = rawSubjects.get(c);
+                    rows.add(new ScaleRow(provider, paths.get(p), count, operations.applyAsInt(count),
+                        opsPerSecond[all.indexOf(raasSubjects.get(p).get(c))], raasMemory.get(p).get(c),
+                        raw == null ? Double.NaN : opsPerSecond[all.indexOf(raw)], rawMemory.get(c), rawFailures.get(c)));
+                }
+            }
+            return rows;
         }
         finally
         {
-            connection.close();
+            CloseHelper.closeAll(resources.reversed());
         }
     }
 
-    private RawRun runRaw(final Provider provider, final int count, final long[] offsets)
+    /**
+     * Start a driver pair on the path and open each count's connections, measuring the heap they
+     * take, with a window of READs over each set.
+     */
+    private void openRaas(
+        final Provider provider,
+        final RaasPath path,
+        final long[] offsets,
+        final List<AutoCloseable> resources,
+        final List<Subject> subjects,
+        final List<MemoryFootprint> memory)
     {
-        try (RawVerbsPair pair = openRawPair(provider, count))
+        progress.printf("[scale] %s RaaS over %s: opening %s logical connections%n", provider, path, connectionCounts);
+        progress.flush();
+        final MemorySample beforeDrivers = MemorySample.take();
+        final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        resources.add(nodes);
+        driverHeapBytes = (MemorySample.take().heapBytes() - beforeDrivers.heapBytes()) / 2;
+        final Arena arena = Arena.ofShared();
+        resources.add(arena);
+        final Raas client = nodes.client();
+        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+        nodes.server().localMemory(owned).fill((byte)0);
+        final RemoteRegion region = client.lookup(REGION_NAME);
+        for (final int count : connectionCounts)
         {
+            final RaasReadWindow reads = new RaasReadWindow(
+                client, region, arena.allocate((long)RaasReadWindow.slotStride(size) * window, 64), size, window, offsets);
+            final Connection[] connections = new Connection[count];
+            final MemorySample before = MemorySample.take();
+            for (int i = 0; i < count; i++)
+            {
+                connections[i] = client.open(nodes.serverId(), reads);
+            }
+            memory.add(MemorySample.take().perUnitSince(before, count));
+            resources.add(() -> closeAll(connections));
+            reads.use(connections);
+            final String name = String.format("%s RaaS over %s, %,d connections", provider, path, count);
+            subjects.add(new Subject(name, count, ops ->
+            {
+                final long elapsed = reads.run(ops);
+                nodes.requirePath(path, name);
+                return elapsed;
+            }));
+        }
+    }
+
+    private static void closeAll(final Connection[] connections)
+    {
+        for (final Connection connection : connections)
+        {
+            if (connection != null)
+            {
+                connection.close();
+            }
+        }
+    }
+
+    /**
+     * Open a raw device pair with {@code count} connected queue pairs, measuring the memory they
+     * take, with a window of READs over them; or record why the pair could not be set up.
+     */
+    private void openRaw(
+        final Provider provider,
+        final int count,
+        final long[] offsets,
+        final List<AutoCloseable> resources,
+        final List<Subject> subjects,
+        final List<MemoryFootprint> memory,
+        final List<String> failures)
+    {
+        progress.printf("[scale] %s raw verbs: %,d RC queue pairs%n", provider, count);
+        progress.flush();
+        RawVerbsPair pair = null;
+        try
+        {
+            pair = new RawVerbsPair(provider, count, regionLength, (long)RaasReadWindow.slotStride(size) * window, 2 * window);
             final QueuePair[] qps = new QueuePair[count];
             final QueuePair[] peers = new QueuePair[count];
             final MemorySample before = MemorySample.take();
             pair.connect(qps, peers, window);
-            final MemoryFootprint memory = MemorySample.take().perUnitSince(before, 2 * count);
+            memory.add(MemorySample.take().perUnitSince(before, 2 * count));
+            resources.add(pair);
             final RawReadWindow reads = new RawReadWindow(pair.cq(), pair.local(), pair.remote(), size, window, offsets);
             reads.use(qps);
-            return new RawRun(measure(reads::run, operations.applyAsInt(count)), memory, null);
+            subjects.add(new Subject(String.format("%s raw verbs, %,d queue pairs", provider, count), count, reads::run));
+            failures.add(null);
+        }
+        catch (final VerbsException ex)
+        {
+            CloseHelper.quietClose(pair);
+            subjects.add(null);
+            memory.add(null);
+            failures.add(ex.getMessage());
         }
     }
 
     /**
-     * Run the raw baseline once, unmeasured, as for RaaS: the first raw count would otherwise also
-     * pay for compiling the provider's paths.
+     * Warm every subject up, then time them in {@link #REPEATS} rounds, a share of each subject's
+     * READs per round. No subject is timed before all have warmed up, so none is timed while the
+     * code is still being compiled.
+     *
+     * @return the median throughput of each subject, in the order given.
      */
-    private void warmUpRawCode(final Provider provider, final long[] offsets)
+    private double[] measure(final Provider provider, final List<Subject> subjects)
     {
-        try (RawVerbsPair pair = openRawPair(provider, 1))
+        progress.printf("[scale] %s warming up %d subjects%n", provider, subjects.size());
+        progress.flush();
+        for (final Subject subject : subjects)
         {
-            final QueuePair[] qps = new QueuePair[1];
-            pair.connect(qps, new QueuePair[1], window);
-            final RawReadWindow reads = new RawReadWindow(pair.cq(), pair.local(), pair.remote(), size, window, offsets);
-            reads.use(qps);
-            warmUp(reads::run, CODE_WARMUPS * warmupMillis);
+            warmUp(subject.run, warmupMillis);
         }
-    }
-
-    private RawVerbsPair openRawPair(final Provider provider, final int count)
-    {
-        return new RawVerbsPair(provider, count, regionLength, (long)RaasReadWindow.slotStride(size) * window, 2 * window);
-    }
-
-    /**
-     * @return the median throughput of {@link #REPEATS} timed runs, each of a share of {@code ops},
-     * after a warm-up.
-     */
-    private double measure(final IntToLongFunction run, final int ops)
-    {
-        warmUp(run, warmupMillis);
-        final int share = Math.max(1, ops / REPEATS);
-        final double[] opsPerSecond = new double[REPEATS];
-        for (int i = 0; i < REPEATS; i++)
+        final double[][] rounds = new double[subjects.size()][REPEATS];
+        for (int round = 0; round < REPEATS; round++)
         {
-            opsPerSecond[i] = share * 1e9 / run.applyAsLong(share);
+            progress.printf("[scale] %s round %d of %d%n", provider, round + 1, REPEATS);
+            progress.flush();
+            for (int i = 0; i < subjects.size(); i++)
+            {
+                final int share = Math.max(1, operations.applyAsInt(subjects.get(i).count) / REPEATS);
+                rounds[i][round] = share * 1e9 / subjects.get(i).run.applyAsLong(share);
+            }
         }
-        Arrays.sort(opsPerSecond);
-        return opsPerSecond[REPEATS / 2];
+        final double[] medians = new double[subjects.size()];
+        for (int i = 0; i < subjects.size(); i++)
+        {
+            Arrays.sort(rounds[i]);
+            medians[i] = rounds[i][REPEATS / 2];
+        }
+        return medians;
     }
 
     private static void warmUp(final IntToLongFunction run, final long millis)

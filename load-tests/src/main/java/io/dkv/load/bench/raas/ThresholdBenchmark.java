@@ -88,32 +88,68 @@ final class ThresholdBenchmark
             {
                 try
                 {
-                    progress.printf("[thresholds] %s over %s, warming up%n", provider, path);
-                    progress.flush();
-                    InterleavedLatency.warmUp(List.of(
-                        ways(client, echo, out, in, sizes.get(0), maxSendPayload),
-                        ways(client, echo, out, in, maxSize, maxSendPayload)).stream().flatMap(List::stream).toList(),
-                        codeWarmupMillis);
-                    for (final int size : sizes)
-                    {
-                        progress.printf("[thresholds] %s over %s, message round trips of %,d B%n", provider, path, size);
-                        progress.flush();
-                        final boolean sendFits = size <= maxSendPayload;
-                        final List<Latency> latencies = runner.measure(ways(client, echo, out, in, size, maxSendPayload));
-                        final int first = sendFits ? 1 : 0;
-                        rows.add(new ThresholdRow(provider, path, size, sendFits ? latencies.get(0) : null,
-                            latencies.get(first), latencies.get(first + 1)));
-                    }
+                    measure(provider, path, client, echo, out, in, maxSendPayload, rows);
                     nodes.requirePath(path, provider + " message round trips");
                 }
-                finally
+                catch (final RuntimeException ex)
                 {
-                    // an empty message stops the echo
-                    client.send(out, 0, 0, Flags.USE_SEND);
+                    stopQuietly(client, out, ex);
+                    throw ex;
                 }
+                stop(client, out);
             }
         }
         return rows;
+    }
+
+    private void measure(
+        final Provider provider,
+        final RaasPath path,
+        final Connection client,
+        final MessageEcho echo,
+        final MemorySegment out,
+        final MemorySegment in,
+        final int maxSendPayload,
+        final List<ThresholdRow> rows)
+    {
+        progress.printf("[thresholds] %s over %s, warming up%n", provider, path);
+        progress.flush();
+        InterleavedLatency.warmUp(List.of(
+            ways(client, echo, out, in, sizes.get(0), maxSendPayload),
+            ways(client, echo, out, in, maxSize, maxSendPayload)).stream().flatMap(List::stream).toList(),
+            codeWarmupMillis);
+        for (final int size : sizes)
+        {
+            progress.printf("[thresholds] %s over %s, message round trips of %,d B%n", provider, path, size);
+            progress.flush();
+            final boolean sendFits = size <= maxSendPayload;
+            final List<Latency> latencies = runner.measure(ways(client, echo, out, in, size, maxSendPayload));
+            final int first = sendFits ? 1 : 0;
+            rows.add(new ThresholdRow(provider, path, size, sendFits ? latencies.get(0) : null,
+                latencies.get(first), latencies.get(first + 1)));
+        }
+    }
+
+    /** An empty message stops the echo. */
+    private static void stop(final Connection client, final MemorySegment out)
+    {
+        client.send(out, 0, 0, Flags.USE_SEND);
+    }
+
+    /**
+     * Stop the echo after a failure, keeping the failure as what is reported: the echo may be what
+     * failed, and stopping it then fails too.
+     */
+    private static void stopQuietly(final Connection client, final MemorySegment out, final RuntimeException failure)
+    {
+        try
+        {
+            stop(client, out);
+        }
+        catch (final RuntimeException ex)
+        {
+            failure.addSuppressed(ex);
+        }
     }
 
     /**
