@@ -68,6 +68,7 @@ final class OverheadBenchmark
                 final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
                 nodes.server().localMemory(owned).fill((byte)0);
                 final RemoteRegion region = nodes.client().lookup(REGION_NAME);
+                nodes.settlePath(path, region);
                 final Connection connection = nodes.client().open(nodes.serverId(), null);
                 subjects.add(new RaasSyncReads(connection, region, arena.allocate(slot, 64), size, offsets));
             }

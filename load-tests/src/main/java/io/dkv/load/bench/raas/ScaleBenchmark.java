@@ -174,6 +174,7 @@ final class ScaleBenchmark
         final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
         nodes.server().localMemory(owned).fill((byte)0);
         final RemoteRegion region = client.lookup(REGION_NAME);
+        nodes.settlePath(path, region);
         for (final int count : connectionCounts)
         {
             final RaasReadWindow reads = new RaasReadWindow(

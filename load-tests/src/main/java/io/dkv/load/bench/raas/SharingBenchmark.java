@@ -115,6 +115,7 @@ final class SharingBenchmark
             final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
             nodes.server().localMemory(owned).fill((byte)0);
             final RemoteRegion region = nodes.client().lookup(REGION_NAME);
+            nodes.settlePath(path, region);
             final MemorySegment buffers = arena.allocate((long)stride * maxThreads, 64);
             for (final int threads : threadCounts)
             {

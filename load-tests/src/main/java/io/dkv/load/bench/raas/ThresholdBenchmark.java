@@ -81,6 +81,7 @@ final class ThresholdBenchmark
             final Connection client = nodes.client().connect(
                 nodes.serverId(), SERVICE, path == RaasPath.RC ? Flags.FORCE_RC : Flags.ADAPTIVE, null);
             final Connection server = listener.accept(MessageEcho.WAIT);
+            nodes.awaitPath(path);
             final MemorySegment out = arena.allocate(maxSize, 64);
             final MemorySegment in = arena.allocate(maxSize, 64);
             fill(out);
