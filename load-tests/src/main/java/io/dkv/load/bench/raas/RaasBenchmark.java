@@ -291,7 +291,8 @@ public final class RaasBenchmark implements Callable<Integer>
                 "buffers; the drivers' copy threshold is raised to the largest size so that COPY stays a copy",
                 warmupMillis, messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
         }
-        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f at start, %.2f at end; other work running " +
+        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end, which " +
+            "counts this benchmark's own threads (waiting ones yield, so they count as runnable); other work running " +
             "meanwhile makes the figures noisy", loadAtStart, loadAtEnd));
         return lines;
     }
