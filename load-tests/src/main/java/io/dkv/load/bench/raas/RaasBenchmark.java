@@ -256,7 +256,7 @@ public final class RaasBenchmark implements Callable<Integer>
             "requests in flight fail with RETRY_EXC_ERR) and the RC promotion threshold, which fixes the path");
         lines.add("path: " + RaasPath.describe() + "; each run checks at its end that its requests travel on its path");
         lines.add("raw baseline: two devices of the same provider, " + RawVerbsPair.describeQueuePair() +
-            " queue pairs, one CQ on the initiator");
+            ", one CQ on the initiator");
         lines.add("waiting: every measured loop, RaaS and raw, waits between empty polls the same way: " + Waiting.describe() +
             "; the drivers' agents back off (BackoffIdleStrategy)");
         lines.add(String.format(Locale.ROOT, "targets: random 8-byte-aligned offsets in a %d MiB region, drawn before " +

@@ -117,7 +117,7 @@ final class RawVerbsPair implements AutoCloseable
 
     static String describeQueuePair()
     {
-        return "RC, 1 SGE, no inline data, 1 receive WR";
+        return "RC queue pairs with 1 SGE, no inline data and 1 receive WR";
     }
 
     private static void bringUp(final QueuePair qp, final Device peer, final QueuePair peerQp)
