@@ -98,7 +98,8 @@ public final class RaasBenchmark implements Callable<Integer>
     private List<Integer> threadCounts;
 
     @Option(names = "--sharing-millis", defaultValue = "1000", paramLabel = "MILLIS",
-        description = "sharing: how long reads are counted in each run (default: ${DEFAULT-VALUE}).")
+        description = "sharing: how long reads are counted per thread count and side, in " + SharingBenchmark.ROUNDS +
+            " runs taken in turn with the other sides' (default: ${DEFAULT-VALUE}).")
     private long sharingMillis;
 
     @Option(names = "--latency-ops", defaultValue = "50000", paramLabel = "READS",
@@ -272,9 +273,11 @@ public final class RaasBenchmark implements Callable<Integer>
         }
         if (selected.contains(Part.SHARING))
         {
-            lines.add(String.format(Locale.ROOT, "sharing: each thread issues synchronous %d B READs for %,d ms after %d ms " +
-                "of warm-up; RaaS: Connection.read on its own logical connection; raw: one RC queue pair and its CQ, each " +
-                "thread holding a ReentrantLock from postSend to its completion", READ_SIZE, sharingMillis, warmupMillis));
+            lines.add(String.format(Locale.ROOT, "sharing: each thread issues synchronous %d B READs; RaaS: Connection.read " +
+                "on its own logical connection; raw: one RC queue pair and its CQ, each thread holding a ReentrantLock from " +
+                "postSend to its completion; per thread count, every side (RaaS per path, raw) runs in turn %d times for " +
+                "%,d ms in all, after %d ms of warm-up the first time", READ_SIZE, SharingBenchmark.ROUNDS, sharingMillis,
+                warmupMillis));
         }
         if (selected.contains(Part.OVERHEAD))
         {

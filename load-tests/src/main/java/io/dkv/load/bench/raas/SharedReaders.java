@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,11 +27,61 @@ final class SharedReaders
     }
 
     /**
-     * @param opsPerSecond   reads per second of all threads together.
-     * @param slowestShare   the slowest thread's reads over the even share (1.0 when all did as many).
+     * What the threads did while the clock ran.
+     *
+     * @param counts       reads of each thread.
+     * @param elapsedNanos how long the clock ran.
      */
-    record Result(double opsPerSecond, double slowestShare)
+    record Result(long[] counts, long elapsedNanos)
     {
+        Result
+        {
+            counts = counts.clone();
+        }
+
+        /** @return reads per second of all threads together. */
+        double opsPerSecond()
+        {
+            return total() * 1e9 / elapsedNanos;
+        }
+
+        /** @return the slowest thread's reads over the even share (1.0 when all did as many). */
+        double slowestShare()
+        {
+            long slowest = Long.MAX_VALUE;
+            for (final long count : counts)
+            {
+                slowest = Math.min(slowest, count);
+            }
+            return (double)slowest * counts.length / total();
+        }
+
+        /**
+         * @return this and another run of the same threads, as if they had been one run.
+         */
+        Result plus(final Result other)
+        {
+            if (other.counts.length != counts.length)
+            {
+                throw new IllegalArgumentException("a run of " + counts.length + " threads and one of " + other.counts.length);
+            }
+            final long[] sum = counts.clone();
+            for (int i = 0; i < sum.length; i++)
+            {
+                sum[i] += other.counts[i];
+            }
+            return new Result(sum, elapsedNanos + other.elapsedNanos);
+        }
+
+        private long total()
+        {
+            long total = 0;
+            for (final long count : counts)
+            {
+                total += count;
+            }
+            return total;
+        }
     }
 
     private static final int WARMUP = 0;
@@ -111,18 +162,11 @@ final class SharedReaders
         {
             throw new IllegalStateException(name + ": a reader failed", failure.get());
         }
-        long total = 0;
-        long slowest = Long.MAX_VALUE;
-        for (final long count : counts)
-        {
-            total += count;
-            slowest = Math.min(slowest, count);
-        }
-        if (total == 0)
+        if (Arrays.stream(counts).sum() == 0)
         {
             throw new IllegalStateException(name + ": " + threads + " threads completed no read in " + measureMillis + " ms");
         }
-        return new Result(total * 1e9 / elapsed, (double)slowest * threads / total);
+        return new Result(counts, elapsed);
     }
 
     /**

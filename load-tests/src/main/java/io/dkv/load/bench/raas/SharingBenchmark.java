@@ -12,6 +12,7 @@ import io.dkv.verbs.QueuePair;
 import io.dkv.verbs.SendFlags;
 import io.dkv.verbs.SendWorkRequest;
 import io.dkv.verbs.WorkCompletion;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.PrintWriter;
@@ -19,9 +20,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * Sharing: several threads issuing synchronous READs at once. With RaaS each thread has its own
@@ -32,6 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class SharingBenchmark
 {
     static final String REGION_NAME = "dkv-bench-sharing";
+    /** Runs each subject is timed in, taken in turn with the other subjects'. */
+    static final int ROUNDS = 3;
 
     private final UnaryOperator<RaasContext> driverSettings;
     private final List<Integer> threadCounts;
@@ -62,6 +65,11 @@ final class SharingBenchmark
         this.progress = progress;
     }
 
+    /** Something timed: threads reading over their own connections, or taking turns on a locked queue pair. */
+    private record Subject(String name, SharedReaders.ReaderFactory readers)
+    {
+    }
+
     /**
      * @return a row per path and thread count, in that order.
      */
@@ -70,80 +78,142 @@ final class SharingBenchmark
         final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
         final int maxThreads = threadCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
         final int stride = RaasReadWindow.slotStride(size);
-        final List<List<SharedReaders.Result>> raasResults = new ArrayList<>();
-        for (final RaasPath path : paths)
+        final List<AutoCloseable> resources = new ArrayList<>();
+        try
         {
-            raasResults.add(runRaas(provider, path, offsets, maxThreads, stride));
-        }
-
-        final List<SharedReaders.Result> lockedResults = new ArrayList<>();
-        try (RawVerbsPair pair = new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads))
-        {
+            final List<RaasSide> raasSides = new ArrayList<>();
+            for (final RaasPath path : paths)
+            {
+                raasSides.add(openRaas(provider, path, maxThreads, stride, resources));
+            }
+            final RawVerbsPair pair = new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads);
+            resources.add(pair);
             final QueuePair[] qps = new QueuePair[1];
             pair.connect(qps, new QueuePair[1], maxThreads);
+
+            final List<SharingRow> rows = new ArrayList<>();
+            final List<List<SharedReaders.Result>> raasResults = new ArrayList<>();
+            final List<SharedReaders.Result> lockedResults = new ArrayList<>();
             for (final int threads : threadCounts)
             {
-                progress.printf("[sharing] %s raw verbs, %d threads, one RC queue pair under a lock%n", provider, threads);
-                progress.flush();
+                final List<Subject> subjects = new ArrayList<>();
+                for (final RaasSide side : raasSides)
+                {
+                    final Connection[] connections = side.open(threads);
+                    subjects.add(new Subject(String.format("%s RaaS over %s, %d threads", provider, side.path, threads),
+                        index -> raasReader(connections[index], side.region, side.buffers.asSlice((long)index * stride, stride),
+                            offsets, index * (offsets.length / threads))));
+                }
                 final ReentrantLock lock = new ReentrantLock();
-                lockedResults.add(SharedReaders.run(threads,
+                subjects.add(new Subject(String.format("%s raw verbs, %d threads on one locked queue pair", provider, threads),
                     index -> lockedReader(lock, qps[0], pair.cq(), pair.local(), pair.remote(), index, stride, offsets,
-                        index * (offsets.length / threads)),
-                    warmupMillis, measureMillis, "dkv-bench-locked-reader"));
+                        index * (offsets.length / threads))));
+                final List<SharedReaders.Result> results = measure(threads, subjects);
+                for (int p = 0; p < raasSides.size(); p++)
+                {
+                    raasSides.get(p).nodes.requirePath(paths.get(p), subjects.get(p).name);
+                    raasSides.get(p).closeConnections();
+                }
+                raasResults.add(results.subList(0, raasSides.size()));
+                lockedResults.add(results.get(raasSides.size()));
             }
-        }
-
-        final List<SharingRow> rows = new ArrayList<>();
-        for (int p = 0; p < paths.size(); p++)
-        {
-            for (int t = 0; t < threadCounts.size(); t++)
+            for (int p = 0; p < paths.size(); p++)
             {
-                rows.add(new SharingRow(provider, paths.get(p), threadCounts.get(t), raasResults.get(p).get(t), lockedResults.get(t)));
+                for (int t = 0; t < threadCounts.size(); t++)
+                {
+                    rows.add(new SharingRow(provider, paths.get(p), threadCounts.get(t), raasResults.get(t).get(p),
+                        lockedResults.get(t)));
+                }
             }
+            return rows;
         }
-        return rows;
+        finally
+        {
+            CloseHelper.closeAll(resources.reversed());
+        }
     }
 
-    private List<SharedReaders.Result> runRaas(
-        final Provider provider, final RaasPath path, final long[] offsets, final int maxThreads, final int stride)
-        throws InterruptedException
+    /**
+     * Run every subject in turn, {@link #ROUNDS} times, each time for a share of the measured time:
+     * the ratio between RaaS and the locked queue pair then compares runs made moments apart.
+     *
+     * @return each subject's runs added up, in the order given.
+     */
+    private List<SharedReaders.Result> measure(final int threads, final List<Subject> subjects) throws InterruptedException
     {
-        final List<SharedReaders.Result> results = new ArrayList<>();
-        try (RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
-            Arena arena = Arena.ofShared())
+        final SharedReaders.Result[] totals = new SharedReaders.Result[subjects.size()];
+        for (int round = 0; round < ROUNDS; round++)
         {
-            final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
-            nodes.server().localMemory(owned).fill((byte)0);
-            final RemoteRegion region = nodes.client().lookup(REGION_NAME);
-            nodes.settlePath(path, region);
-            final MemorySegment buffers = arena.allocate((long)stride * maxThreads, 64);
-            for (final int threads : threadCounts)
+            for (int i = 0; i < subjects.size(); i++)
             {
-                progress.printf("[sharing] %s RaaS over %s, %d threads, a logical connection each%n", provider, path, threads);
+                final Subject subject = subjects.get(i);
+                progress.printf("[sharing] %s, round %d of %d%n", subject.name, round + 1, ROUNDS);
                 progress.flush();
-                final Connection[] connections = new Connection[threads];
-                for (int i = 0; i < threads; i++)
-                {
-                    connections[i] = nodes.client().open(nodes.serverId(), null);
-                }
-                try
-                {
-                    results.add(SharedReaders.run(threads,
-                        index -> raasReader(connections[index], region, buffers.asSlice((long)index * stride, stride), offsets,
-                            index * (offsets.length / threads)),
-                        warmupMillis, measureMillis, "dkv-bench-raas-reader"));
-                    nodes.requirePath(path, provider + " RaaS sharing run with " + threads + " threads");
-                }
-                finally
-                {
-                    for (final Connection connection : connections)
-                    {
-                        connection.close();
-                    }
-                }
+                final SharedReaders.Result result = SharedReaders.run(threads, subject.readers,
+                    round == 0 ? warmupMillis : warmupMillis / ROUNDS, Math.max(1, measureMillis / ROUNDS), "dkv-bench-reader");
+                totals[i] = totals[i] == null ? result : totals[i].plus(result);
             }
         }
-        return results;
+        return List.of(totals);
+    }
+
+    /**
+     * A driver pair on one path, with a region to read and a buffer per thread; the connections of
+     * the threads are opened for each thread count and closed after it.
+     */
+    private final class RaasSide
+    {
+        final RaasPath path;
+        final RaasNodes nodes;
+        final RemoteRegion region;
+        final MemorySegment buffers;
+        private Connection[] connections = new Connection[0];
+
+        RaasSide(final RaasPath path, final RaasNodes nodes, final RemoteRegion region, final MemorySegment buffers)
+        {
+            this.path = path;
+            this.nodes = nodes;
+            this.region = region;
+            this.buffers = buffers;
+        }
+
+        Connection[] open(final int threads)
+        {
+            connections = new Connection[threads];
+            for (int i = 0; i < threads; i++)
+            {
+                connections[i] = nodes.client().open(nodes.serverId(), null);
+            }
+            return connections;
+        }
+
+        void closeConnections()
+        {
+            for (final Connection connection : connections)
+            {
+                if (connection != null)
+                {
+                    connection.close();
+                }
+            }
+            connections = new Connection[0];
+        }
+    }
+
+    private RaasSide openRaas(
+        final Provider provider, final RaasPath path, final int maxThreads, final int stride, final List<AutoCloseable> resources)
+    {
+        final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        resources.add(nodes);
+        final Arena arena = Arena.ofShared();
+        resources.add(arena);
+        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+        nodes.server().localMemory(owned).fill((byte)0);
+        final RemoteRegion region = nodes.client().lookup(REGION_NAME);
+        nodes.settlePath(path, region);
+        final RaasSide side = new RaasSide(path, nodes, region, arena.allocate((long)stride * maxThreads, 64));
+        resources.add(side::closeConnections);
+        return side;
     }
 
     private SharedReaders.Reader raasReader(
