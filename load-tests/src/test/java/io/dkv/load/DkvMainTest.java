@@ -22,12 +22,13 @@ class DkvMainTest
     }
 
     @Test
-    void helpListsTheBenchGroupAndItsVerbsBenchmark()
+    void helpListsTheBenchGroupAndItsBenchmarks()
     {
         assertEquals(0, dkv("--help"));
         assertTrue(out.toString().contains("bench"), out::toString);
         assertEquals(0, dkv("bench", "--help"));
         assertTrue(out.toString().contains("verbs"), out::toString);
+        assertTrue(out.toString().contains("raas"), out::toString);
     }
 
     @Test

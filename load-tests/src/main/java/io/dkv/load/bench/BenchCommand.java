@@ -1,5 +1,6 @@
 package io.dkv.load.bench;
 
+import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Run a benchmark; each figure is reported beside a floor measured in the same run.",
     subcommands = {
-        VerbsBenchmark.class
+        VerbsBenchmark.class,
+        RaasBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

@@ -32,6 +32,17 @@ public record MachineInfo(int cores, String cpuModel, String jdk, String os)
             System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
     }
 
+    /**
+     * @return the machine as a report shows it, one line each for the processors, the JDK and the system.
+     */
+    public List<String> lines()
+    {
+        return List.of(
+            "machine: " + cores + " cores, " + cpuModel,
+            "jdk: " + jdk,
+            "os: " + os);
+    }
+
     static String cpuModel(final Path cpuInfo)
     {
         final List<String> lines;

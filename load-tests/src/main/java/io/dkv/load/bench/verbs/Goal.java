@@ -1,5 +1,7 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.bench.Provider;
+
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@ interface ProbeFactory extends AutoCloseable
     /**
      * @param operation what the probe runs.
      * @param size      bytes per operation.
-     * @param offsets   where in the subject's region each operation goes, see {@link RandomOffsets}.
+     * @param offsets   where in the subject's region each operation goes, see {@link io.dkv.load.bench.RandomOffsets}.
      * @return a probe, closed by the caller.
      */
     Probe probe(Operation operation, int size, long[] offsets);

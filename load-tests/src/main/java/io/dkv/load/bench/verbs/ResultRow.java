@@ -1,6 +1,7 @@
 package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.Provider;
 
 /**
  * One line of the report: an operation of one size on one provider, beside its floor.

@@ -1,15 +1,19 @@
 package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.TextTable;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+
+import static io.dkv.load.bench.Formats.nanos;
+import static io.dkv.load.bench.Formats.opsPerSecond;
+import static io.dkv.load.bench.Formats.ratio;
 
 /**
  * The verbs benchmark's results, with the machine, the method and the goals, for a terminal or
@@ -81,7 +85,7 @@ final class ResultsReport
     {
         out.println(TITLE);
         out.println();
-        for (final String line : machineLines())
+        for (final String line : machine.lines())
         {
             out.println(line);
         }
@@ -103,7 +107,7 @@ final class ResultsReport
     {
         out.println("## " + TITLE);
         out.println();
-        for (final String line : machineLines())
+        for (final String line : machine.lines())
         {
             out.println("- " + line);
         }
@@ -128,41 +132,6 @@ final class ResultsReport
      */
     void writeMarkdown(final Path file) throws IOException
     {
-        final Path parent = file.toAbsolutePath().getParent();
-        if (parent != null)
-        {
-            Files.createDirectories(parent);
-        }
-        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file)))
-        {
-            printMarkdown(out);
-            if (out.checkError())
-            {
-                throw new IOException("cannot write the Markdown results to " + file);
-            }
-        }
-    }
-
-    private List<String> machineLines()
-    {
-        return List.of(
-            "machine: " + machine.cores() + " cores, " + machine.cpuModel(),
-            "jdk: " + machine.jdk(),
-            "os: " + machine.os());
-    }
-
-    private static String nanos(final long nanos)
-    {
-        return String.format(Locale.ROOT, "%,d", nanos);
-    }
-
-    private static String ratio(final double ratio)
-    {
-        return String.format(Locale.ROOT, "%.2fx", ratio);
-    }
-
-    private static String opsPerSecond(final double opsPerSecond)
-    {
-        return String.format(Locale.ROOT, "%,.0f", opsPerSecond);
+        MarkdownFile.write(file, this::printMarkdown);
     }
 }

@@ -2,6 +2,8 @@ package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.RandomOffsets;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

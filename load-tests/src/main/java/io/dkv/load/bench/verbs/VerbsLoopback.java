@@ -1,5 +1,6 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.bench.Provider;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.Device;

@@ -1,6 +1,7 @@
 package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.Provider;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

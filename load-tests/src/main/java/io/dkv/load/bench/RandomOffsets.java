@@ -1,4 +1,4 @@
-package io.dkv.load.bench.verbs;
+package io.dkv.load.bench;
 
 import java.util.SplittableRandom;
 
@@ -6,11 +6,11 @@ import java.util.SplittableRandom;
  * Random 8-byte-aligned offsets into a region, drawn before a measurement so that no random
  * number is generated on the timed path.
  */
-final class RandomOffsets
+public final class RandomOffsets
 {
     /** A power of two, so that probes cycle through the offsets with a mask. */
-    static final int COUNT = 1 << 20;
-    static final int ALIGNMENT = 8;
+    public static final int COUNT = 1 << 20;
+    public static final int ALIGNMENT = 8;
 
     private RandomOffsets()
     {
@@ -22,7 +22,7 @@ final class RandomOffsets
      * @param accessLength bytes of each access; every access lies wholly inside the region.
      * @return {@link #COUNT} offsets.
      */
-    static long[] generate(final long seed, final long regionLength, final int accessLength)
+    public static long[] generate(final long seed, final long regionLength, final int accessLength)
     {
         if (accessLength <= 0 || accessLength > regionLength)
         {

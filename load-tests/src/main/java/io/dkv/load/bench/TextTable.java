@@ -1,4 +1,4 @@
-package io.dkv.load.bench.verbs;
+package io.dkv.load.bench;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -7,13 +7,13 @@ import java.util.List;
 /**
  * A table of text cells, printed either with padded columns for a terminal or as Markdown.
  */
-final class TextTable
+public final class TextTable
 {
     /**
      * @param header       the column's title.
      * @param rightAligned numbers are right-aligned, text left-aligned.
      */
-    record Column(String header, boolean rightAligned)
+    public record Column(String header, boolean rightAligned)
     {
     }
 
@@ -22,12 +22,12 @@ final class TextTable
     private final List<Column> columns;
     private final List<String[]> rows = new ArrayList<>();
 
-    TextTable(final List<Column> columns)
+    public TextTable(final List<Column> columns)
     {
         this.columns = List.copyOf(columns);
     }
 
-    void addRow(final String... cells)
+    public void addRow(final String... cells)
     {
         if (cells.length != columns.size())
         {
@@ -36,12 +36,12 @@ final class TextTable
         rows.add(cells.clone());
     }
 
-    int rowCount()
+    public int rowCount()
     {
         return rows.size();
     }
 
-    void printText(final PrintWriter out)
+    public void printText(final PrintWriter out)
     {
         final int[] widths = new int[columns.size()];
         for (int c = 0; c < widths.length; c++)
@@ -82,7 +82,7 @@ final class TextTable
         out.println(line.toString().stripTrailing());
     }
 
-    void printMarkdown(final PrintWriter out)
+    public void printMarkdown(final PrintWriter out)
     {
         final StringBuilder header = new StringBuilder("|");
         final StringBuilder rule = new StringBuilder("|");

@@ -1,9 +1,9 @@
-package io.dkv.load.bench.verbs;
+package io.dkv.load.bench;
 
 import java.util.Locale;
 
 /**
- * The verbs providers the benchmark measures, each with the floor it is compared with.
+ * The verbs providers the benchmarks measure, each with the floor the verbs benchmark compares it with.
  */
 public enum Provider
 {

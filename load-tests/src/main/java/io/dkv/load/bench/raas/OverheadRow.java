@@ -1,0 +1,27 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Provider;
+
+/**
+ * The latency of a synchronous READ through the embedded driver on one path beside the same READ
+ * on a raw queue pair, timed in alternating blocks with it.
+ *
+ * @param provider the provider.
+ * @param path     the driver's queue pairs the RaaS requests travelled on.
+ * @param size     bytes per READ.
+ * @param raas     RaaS latency.
+ * @param raw      raw verbs latency.
+ */
+record OverheadRow(Provider provider, RaasPath path, int size, Latency raas, Latency raw)
+{
+    /** @return nanoseconds RaaS adds at the median. */
+    long addedP50Nanos()
+    {
+        return raas.p50Nanos() - raw.p50Nanos();
+    }
+
+    long addedP99Nanos()
+    {
+        return raas.p99Nanos() - raw.p99Nanos();
+    }
+}

@@ -1,0 +1,19 @@
+package io.dkv.load.bench.raas;
+
+import java.util.Locale;
+
+/**
+ * The sub-benchmarks of {@code dkv bench raas}, selectable with {@code --only}.
+ */
+public enum Part
+{
+    SCALE,
+    SHARING,
+    OVERHEAD,
+    THRESHOLDS;
+
+    public String toString()
+    {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,302 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.Provider;
+import io.dkv.raas.RaasConfiguration;
+import io.dkv.raas.RaasContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+
+/**
+ * {@code dkv bench raas}: RDMA as a Service against the raw verbs layer on the same provider, each
+ * figure beside its raw baseline measured in the same run.
+ */
+@Command(
+    name = "raas",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+        "Measure RDMA as a Service (embedded driver) against the raw verbs layer on the software providers, each figure " +
+            "beside its raw baseline measured in the same run.",
+        "scale: 64 B READs from one thread over 1 to 10,000 logical connections sharing the driver's queue pairs, against " +
+            "as many raw RC queue pairs; memory per connection and per queue pair.",
+        "sharing: threads each reading over their own logical connection (lock-free multiplexing), against the same " +
+            "threads sharing one raw queue pair under a lock.",
+        "overhead: latency of a synchronous 8 B READ through the embedded driver against the raw verbs READ.",
+        "thresholds: message round trips from 64 B to 64 KiB, SEND against WRITE_WITH_IMM and COPY against REGISTER; the " +
+            "crossovers are what SEND_THRESHOLD_DEFAULT and COPY_THRESHOLD_DEFAULT should be.",
+        "All traffic stays on 127.0.0.1 (tcp) or in local shared memory (shm)."
+    })
+public final class RaasBenchmark implements Callable<Integer>
+{
+    static final int READ_SIZE = 64;
+    static final int OVERHEAD_SIZE = 8;
+    static final int MAX_CONNECTIONS = 100_000;
+    static final int MAX_THREADS = 64;
+    static final int MAX_WINDOW = 1024;
+    /** Messages must fit the buffer a receiver advertises (1 MiB by default) with room to spare in its ring. */
+    static final int MAX_MESSAGE_SIZE = 256 * 1024;
+    static final int MAX_REGION_MIB = 16 * 1024;
+    static final long MAX_MILLIS = 600_000;
+    /** Counts above this take {@code --scale-ops-large} READs: their raw baseline is slow. */
+    static final int LARGE_COUNT = 1000;
+    static final int LATENCY_BLOCKS = 10;
+    /**
+     * The drivers keep an RC queue pair this long without traffic. The default (2 s) retires the
+     * target's end, on which it never posts, while the client still sends on it; requests in flight
+     * then fail with RETRY_EXC_ERR.
+     */
+    static final int RC_IDLE_MS = 600_000;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--provider", split = ",", defaultValue = "shm,tcp", paramLabel = "NAME",
+        description = "Providers to measure, comma-separated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    private List<Provider> providers;
+
+    @Option(names = "--only", split = ",", defaultValue = "scale,sharing,overhead,thresholds", paramLabel = "PART",
+        description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
+    private List<Part> parts;
+
+    @Option(names = "--connections", split = ",", defaultValue = "1,100,1000,10000", paramLabel = "N",
+        description = "scale: logical connections (and raw queue pairs) of each run, comma-separated (default: ${DEFAULT-VALUE}).")
+    private List<Integer> connectionCounts;
+
+    @Option(names = "--scale-ops", defaultValue = "100000", paramLabel = "READS",
+        description = "scale: READs timed per count and side with up to " + LARGE_COUNT + " connections, in " +
+            ScaleBenchmark.REPEATS + " rounds whose median is kept (default: ${DEFAULT-VALUE}).")
+    private int scaleOps;
+
+    @Option(names = "--scale-ops-large", defaultValue = "25000", paramLabel = "READS",
+        description = "scale: READs timed per count and side with more than " + LARGE_COUNT + " connections, whose raw " +
+            "baseline is slow (default: ${DEFAULT-VALUE}).")
+    private int scaleOpsLarge;
+
+    @Option(names = "--window", defaultValue = "16", paramLabel = "READS",
+        description = "scale: READs in flight (default: ${DEFAULT-VALUE}).")
+    private int window;
+
+    @Option(names = "--threads", split = ",", defaultValue = "3,6", paramLabel = "T",
+        description = "sharing: reading threads of each run, comma-separated (default: ${DEFAULT-VALUE}).")
+    private List<Integer> threadCounts;
+
+    @Option(names = "--sharing-millis", defaultValue = "1000", paramLabel = "MILLIS",
+        description = "sharing: how long reads are counted per thread count and side, in " + SharingBenchmark.ROUNDS +
+            " runs taken in turn with the other sides' (default: ${DEFAULT-VALUE}).")
+    private long sharingMillis;
+
+    @Option(names = "--latency-ops", defaultValue = "50000", paramLabel = "READS",
+        description = "overhead: READs timed on each side (default: ${DEFAULT-VALUE}).")
+    private int latencyOps;
+
+    @Option(names = "--message-sizes", split = ",", defaultValue = "64,128,256,512,1024,2048,4096,8192,16384,32768,65536",
+        paramLabel = "BYTES", description = "thresholds: message sizes, comma-separated (default: 64 B to 64 KiB by powers of two).")
+    private List<Integer> messageSizes;
+
+    @Option(names = "--message-millis", defaultValue = "200", paramLabel = "MILLIS",
+        description = "thresholds: about how long the round trips timed per size and way take, their count judged " +
+            "from the warm-up (default: ${DEFAULT-VALUE}).")
+    private long messageMillis;
+
+    @Option(names = "--warmup", defaultValue = "300", paramLabel = "MILLIS",
+        description = "Milliseconds each subject runs, discarded, before it is timed (default: ${DEFAULT-VALUE}).")
+    private long warmupMillis;
+
+    @Option(names = "--paths", split = ",", defaultValue = "dc,rc", paramLabel = "PATH",
+        description = "The drivers' queue pairs RaaS requests travel on, each measured in turn: dc (the shared DC " +
+            "initiators) and rc (the RC queue pair the driver gives a hot peer, shared by all its connections) " +
+            "(default: ${DEFAULT-VALUE}).")
+    private List<RaasPath> paths;
+
+    @Option(names = "--region-mib", defaultValue = "64", paramLabel = "MIB",
+        description = "Size of the region READs go to, in MiB (default: ${DEFAULT-VALUE}).")
+    private int regionMib;
+
+    @Option(names = "--seed", defaultValue = "42",
+        description = "Seed of the random offsets and message bytes, so that runs use the same ones (default: ${DEFAULT-VALUE}).")
+    private long seed;
+
+    @Option(names = "--markdown", paramLabel = "FILE",
+        description = "Also write the results as Markdown to this file.")
+    private Path markdown;
+
+    public Integer call() throws IOException, InterruptedException
+    {
+        validate();
+        final double loadAtStart = loadAverage();
+        final List<Provider> selectedProviders = List.copyOf(new LinkedHashSet<>(providers));
+        final List<RaasPath> selectedPaths = List.copyOf(new LinkedHashSet<>(paths));
+        final Set<Part> selectedParts = EnumSet.copyOf(parts);
+        final long regionLength = (long)regionMib << 20;
+        final PrintWriter progress = spec.commandLine().getErr();
+        final UnaryOperator<RaasContext> driverSettings = RaasBenchmark::driverSettings;
+        final RaasResults results = new RaasResults(selectedParts);
+        final InterleavedLatency latencyRunner = InterleavedLatency.ofIterations(warmupMillis, latencyOps, LATENCY_BLOCKS);
+        final ThresholdBenchmark thresholds = new ThresholdBenchmark(driverSettings, messageSizes,
+            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS), warmupMillis, seed, progress);
+
+        for (final Provider provider : selectedProviders)
+        {
+            if (selectedParts.contains(Part.SCALE))
+            {
+                final ScaleBenchmark scale = new ScaleBenchmark(driverSettings, distinct(connectionCounts),
+                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window, warmupMillis, regionLength, seed,
+                    progress);
+                results.scale.addAll(scale.run(provider, selectedPaths));
+                results.driverHeapBytes.put(provider, scale.driverHeapBytes());
+            }
+            if (selectedParts.contains(Part.SHARING))
+            {
+                results.sharing.addAll(new SharingBenchmark(driverSettings, distinct(threadCounts), READ_SIZE, warmupMillis,
+                    sharingMillis, regionLength, seed, progress).run(provider, selectedPaths));
+            }
+            if (selectedParts.contains(Part.OVERHEAD))
+            {
+                results.overhead.addAll(new OverheadBenchmark(driverSettings, OVERHEAD_SIZE, latencyRunner, regionLength, seed,
+                    progress).run(provider, selectedPaths));
+            }
+            if (selectedParts.contains(Part.THRESHOLDS))
+            {
+                for (final RaasPath path : selectedPaths)
+                {
+                    results.thresholds.addAll(thresholds.run(provider, path));
+                }
+            }
+        }
+
+        final RaasReport report = new RaasReport(MachineInfo.current(),
+            method(selectedParts, regionLength, loadAtStart, loadAverage()), results, selectedProviders, selectedPaths,
+            thresholds.maxSendPayload());
+        report.printText(spec.commandLine().getOut());
+        if (markdown != null)
+        {
+            report.writeMarkdown(markdown);
+        }
+        return 0;
+    }
+
+    /**
+     * @return the warm-up of each size and way: shorter than the others, as the code has been
+     * compiled by the warm-up that comes before the first size.
+     */
+    private long messageWarmupMillis()
+    {
+        return warmupMillis / 3;
+    }
+
+    private static RaasContext driverSettings(final RaasContext context)
+    {
+        return context.rcIdleMs(RC_IDLE_MS);
+    }
+
+    private static List<Integer> distinct(final List<Integer> values)
+    {
+        return List.copyOf(new LinkedHashSet<>(values));
+    }
+
+    private static double loadAverage()
+    {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private void validate()
+    {
+        requireRange("--scale-ops", scaleOps, 1, Integer.MAX_VALUE);
+        requireRange("--scale-ops-large", scaleOpsLarge, 1, Integer.MAX_VALUE);
+        requireRange("--window", window, 1, MAX_WINDOW);
+        requireRange("--sharing-millis", sharingMillis, 1, MAX_MILLIS);
+        requireRange("--latency-ops", latencyOps, 1, Integer.MAX_VALUE);
+        requireRange("--message-millis", messageMillis, 1, MAX_MILLIS);
+        requireRange("--warmup", warmupMillis, 0, MAX_MILLIS);
+        requireRange("--region-mib", regionMib, 1, MAX_REGION_MIB);
+        for (final int count : connectionCounts)
+        {
+            requireRange("--connections", count, 1, MAX_CONNECTIONS);
+        }
+        for (final int threads : threadCounts)
+        {
+            requireRange("--threads", threads, 1, MAX_THREADS);
+        }
+        for (final int size : messageSizes)
+        {
+            requireRange("--message-sizes", size, 1, MAX_MESSAGE_SIZE);
+        }
+    }
+
+    private void requireRange(final String option, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new ParameterException(spec.commandLine(), option + " " + value + " is outside " + min + ".." + max);
+        }
+    }
+
+    private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart, final double loadAtEnd)
+    {
+        final List<String> lines = new ArrayList<>();
+        lines.add("drivers: a client and a server driver embedded in this process per part, provider and path, default " +
+            "settings except rcIdleMs " + RaasConfiguration.RC_IDLE_MS_DEFAULT + " -> " + RC_IDLE_MS + " (the default " +
+            "retires the server's end of the RC queue pair, on which it never posts, while the client still uses it: " +
+            "requests in flight fail with RETRY_EXC_ERR) and the RC promotion threshold, which fixes the path");
+        lines.add("path: " + RaasPath.describe() + "; each run checks at its end that its requests travel on its path");
+        lines.add("raw baseline: two devices of the same provider, " + RawVerbsPair.describeQueuePair() +
+            ", one CQ on the initiator");
+        lines.add("waiting: every measured loop, RaaS and raw, waits between empty polls the same way: " + Waiting.describe() +
+            "; the drivers' agents back off (BackoffIdleStrategy)");
+        lines.add(String.format(Locale.ROOT, "targets: random 8-byte-aligned offsets in a %d MiB region, drawn before " +
+            "timing (seed %d), the same for both sides", regionLength >> 20, seed));
+        if (selected.contains(Part.SCALE))
+        {
+            lines.add(String.format(Locale.ROOT, "scale: one thread, %d READs of %d B in flight, request i to connection " +
+                "(or queue pair) i mod N, each completion replaced at once; RaaS: readAsync and flush, completions counted by " +
+                "the handler; raw: one postSend per request; %,d READs per count and side up to %,d connections, %,d above, " +
+                "timed in %d rounds of which the median throughput is kept; every count of every side (RaaS per path, raw) " +
+                "is set up first, warmed up for %d ms, then timed in turn in each round",
+                window, READ_SIZE, scaleOps, LARGE_COUNT, scaleOpsLarge, ScaleBenchmark.REPEATS, warmupMillis));
+        }
+        if (selected.contains(Part.SHARING))
+        {
+            lines.add(String.format(Locale.ROOT, "sharing: each thread issues synchronous %d B READs; RaaS: Connection.read " +
+                "on its own logical connection; raw: one RC queue pair and its CQ, each thread holding a ReentrantLock from " +
+                "postSend to its completion; per thread count, every side (RaaS per path, raw) runs in turn %d times for " +
+                "%,d ms in all, after %d ms of warm-up the first time", READ_SIZE, SharingBenchmark.ROUNDS, sharingMillis,
+                warmupMillis));
+        }
+        if (selected.contains(Part.OVERHEAD))
+        {
+            lines.add(String.format(Locale.ROOT, "overhead: one %d B READ in flight, System.nanoTime around each: " +
+                "Connection.read against postSend and polling the CQ of a raw RC queue pair; %,d each after %d ms of " +
+                "warm-up, timed in %d alternating blocks", OVERHEAD_SIZE, latencyOps, warmupMillis, LATENCY_BLOCKS));
+        }
+        if (selected.contains(Part.THRESHOLDS))
+        {
+            lines.add(String.format(Locale.ROOT, "thresholds: round trip of one message in flight (send, the server's echo " +
+                "thread receives it and sends it back the same way, recv); every way runs %d ms at the smallest and at the " +
+                "largest size first, then per size and way: %d ms of warm-up and about %,d ms of round trips, in %d " +
+                "alternating blocks; SEND = USE_SEND, WRITE and COPY = USE_WRITE|COPY, REGISTER = USE_WRITE|REGISTER; native " +
+                "buffers; the drivers' copy threshold is raised to the largest size so that COPY stays a copy",
+                warmupMillis, messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
+        }
+        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end, which " +
+            "counts this benchmark's own threads (waiting ones yield, so they count as runnable); other work running " +
+            "meanwhile makes the figures noisy", loadAtStart, loadAtEnd));
+        return lines;
+    }
+}

@@ -1,0 +1,108 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Provider;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The targets RaaS is held to, evaluated against a run's results: one line per provider and path,
+ * met or missed with the measured figure, or not measured when its part did not run.
+ */
+final class RaasGoals
+{
+    /** The most connections may lose against the fewest, as a share of the fewest's throughput. */
+    static final double MAX_SCALE_LOSS = 0.10;
+    /** Heap a logical connection may take. */
+    static final long MAX_BYTES_PER_CONNECTION = 256;
+    /** Latency the embedded driver may add to a READ, as a share of the raw READ's. */
+    static final double MAX_ADDED_LATENCY = 0.10;
+
+    private RaasGoals()
+    {
+    }
+
+    static List<String> evaluate(final RaasResults results, final List<Provider> providers, final List<RaasPath> paths)
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final Provider provider : providers)
+        {
+            for (final RaasPath path : paths)
+            {
+                scale(results, provider, path, lines);
+            }
+        }
+        for (final Provider provider : providers)
+        {
+            for (final RaasPath path : paths)
+            {
+                memory(results, provider, path, lines);
+            }
+        }
+        for (final Provider provider : providers)
+        {
+            for (final RaasPath path : paths)
+            {
+                overhead(results, provider, path, lines);
+            }
+        }
+        return lines;
+    }
+
+    private static void scale(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    {
+        final String title = provider + " " + path + " scale: most connections within " + percent(MAX_SCALE_LOSS) +
+            " of the fewest";
+        final List<ScaleRow> rows = results.scale(provider, path);
+        if (rows.size() < 2)
+        {
+            lines.add(title + ": NOT MEASURED (" + (results.parts.contains(Part.SCALE) ?
+                "fewer than two connection counts" : "scale was not selected") + ")");
+            return;
+        }
+        final ScaleRow fewest = rows.get(0);
+        final ScaleRow most = rows.get(rows.size() - 1);
+        final double ratio = most.raasOpsPerSecond() / fewest.raasOpsPerSecond();
+        lines.add(String.format(Locale.ROOT, "%s, %,d against %,d: %s (measured %.2fx)",
+            title, most.connections(), fewest.connections(), ratio >= 1.0 - MAX_SCALE_LOSS ? "MET" : "MISSED", ratio));
+    }
+
+    private static void memory(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    {
+        final String title = provider + " " + path + " memory: <= " + MAX_BYTES_PER_CONNECTION +
+            " B of heap per logical connection";
+        final List<ScaleRow> rows = results.scale(provider, path);
+        if (rows.isEmpty())
+        {
+            lines.add(title + ": NOT MEASURED (scale was not selected)");
+            return;
+        }
+        final ScaleRow most = rows.get(rows.size() - 1);
+        final long bytes = most.raasMemory().heapBytes();
+        lines.add(String.format(Locale.ROOT, "%s, at %,d: %s (measured %,d B)",
+            title, most.connections(), bytes <= MAX_BYTES_PER_CONNECTION ? "MET" : "MISSED", bytes));
+    }
+
+    private static void overhead(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    {
+        final String title = provider + " " + path + " overhead: embedded READ p50 <= " +
+            String.format(Locale.ROOT, "%.2f", 1.0 + MAX_ADDED_LATENCY) + "x raw verbs";
+        for (final OverheadRow row : results.overhead)
+        {
+            if (row.provider() == provider && row.path() == path)
+            {
+                final double ratio = row.raas().p50Ratio(row.raw());
+                lines.add(String.format(Locale.ROOT, "%s, %d B: %s (measured %.2fx, %+,d ns)",
+                    title, row.size(), ratio <= 1.0 + MAX_ADDED_LATENCY ? "MET" : "MISSED", ratio, row.addedP50Nanos()));
+                return;
+            }
+        }
+        lines.add(title + ": NOT MEASURED (overhead was not selected)");
+    }
+
+    private static String percent(final double share)
+    {
+        return String.format(Locale.ROOT, "%.0f%%", share * 100);
+    }
+}

@@ -1,0 +1,458 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Formats;
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownFile;
+import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.TextTable;
+import io.dkv.raas.ControlHeader;
+import io.dkv.raas.RaasConfiguration;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import static io.dkv.load.bench.Formats.count;
+import static io.dkv.load.bench.Formats.nanos;
+import static io.dkv.load.bench.Formats.opsPerSecond;
+
+/**
+ * The results of {@code dkv bench raas}: the machine, the method, a table per part measured, the
+ * threshold crossovers and the goals, for a terminal or as Markdown.
+ */
+final class RaasReport
+{
+    static final String TITLE = "dkv bench raas";
+    static final String NOT_APPLICABLE = "-";
+    static final String DECISIVE_NOTE = String.format(Locale.ROOT, "no slower: in how many of the alternating blocks " +
+        "its median was at most the other's; faster: the way that was so in at least %.0f%% of them with a p50 at least " +
+        "%.0f%% lower, else a tie", Crossover.DECISIVE_SHARE * 100, Crossover.MIN_GAIN * 100);
+
+    private final MachineInfo machine;
+    private final List<String> method;
+    private final List<ReportSection> sections = new ArrayList<>();
+    private final List<String> goalLines;
+
+    /**
+     * @param machine        where it ran.
+     * @param method         how it measured, one point per line.
+     * @param results        what it measured.
+     * @param providers      the providers selected.
+     * @param paths          the paths selected.
+     * @param maxSendPayload the largest message a SEND carried.
+     */
+    RaasReport(
+        final MachineInfo machine,
+        final List<String> method,
+        final RaasResults results,
+        final List<Provider> providers,
+        final List<RaasPath> paths,
+        final int maxSendPayload)
+    {
+        this.machine = machine;
+        this.method = List.copyOf(method);
+        if (!results.scale.isEmpty())
+        {
+            sections.add(scaleThroughput(results));
+            sections.add(scaleMemory(results));
+        }
+        if (!results.sharing.isEmpty())
+        {
+            sections.add(sharing(results, machine.cores()));
+        }
+        if (!results.overhead.isEmpty())
+        {
+            sections.add(overhead(results));
+        }
+        if (!results.thresholds.isEmpty())
+        {
+            sections.add(sendOrWrite(results, maxSendPayload));
+            sections.add(copyOrRegister(results));
+            sections.add(crossovers(results, maxSendPayload));
+        }
+        goalLines = RaasGoals.evaluate(results, providers, paths);
+    }
+
+    List<ReportSection> sections()
+    {
+        return sections;
+    }
+
+    List<String> goalLines()
+    {
+        return goalLines;
+    }
+
+    private static ReportSection scaleThroughput(final RaasResults results)
+    {
+        final int fewest = results.scale.get(0).connections();
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("connections", true),
+            new TextTable.Column("READs", true),
+            new TextTable.Column("RaaS ops/s", true),
+            new TextTable.Column("RaaS / " + fewest + " conn", true),
+            new TextTable.Column("raw ops/s", true),
+            new TextTable.Column("raw / " + fewest + " QP", true),
+            new TextTable.Column("RaaS / raw", true)));
+        final List<String> notes = new ArrayList<>();
+        for (final ScaleRow group : results.scaleGroups())
+        {
+            final List<ScaleRow> rows = results.scale(group.provider(), group.path());
+            final ScaleRow first = rows.get(0);
+            for (final ScaleRow row : rows)
+            {
+                table.addRow(
+                    row.provider().toString(),
+                    row.path().toString(),
+                    count(row.connections()),
+                    count(row.operations()),
+                    opsPerSecond(row.raasOpsPerSecond()),
+                    ratio(row.raasOpsPerSecond() / first.raasOpsPerSecond()),
+                    row.hasRaw() ? opsPerSecond(row.rawOpsPerSecond()) : NOT_APPLICABLE,
+                    row.hasRaw() && first.hasRaw() ? ratio(row.rawOpsPerSecond() / first.rawOpsPerSecond()) : NOT_APPLICABLE,
+                    row.hasRaw() ? ratio(row.raasToRaw()) : NOT_APPLICABLE);
+                if (!row.hasRaw())
+                {
+                    final String failure = String.format(Locale.ROOT, "%s raw verbs with %,d queue pairs could not be set up: %s",
+                        row.provider(), row.connections(), row.rawFailure());
+                    if (!notes.contains(failure))
+                    {
+                        notes.add(failure);
+                    }
+                }
+            }
+        }
+        notes.add("path: the driver's queue pairs the RaaS requests travelled on; the raw figures were measured once per " +
+            "count and are repeated for each path");
+        notes.add("RaaS / " + fewest + " conn and raw / " + fewest + " QP: throughput against the fewest connections of " +
+            "the same side; RaaS / raw: against the raw queue pairs at the same count; higher is better");
+        return new ReportSection("scale: 64 B READs over N logical connections (RaaS) or N RC queue pairs (raw)", notes, table);
+    }
+
+    private static ReportSection scaleMemory(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("connections", true),
+            new TextTable.Column("RaaS heap B/conn", true),
+            new TextTable.Column("RaaS mapped B/conn", true),
+            new TextTable.Column("raw heap B/QP", true),
+            new TextTable.Column("raw mapped B/QP", true),
+            new TextTable.Column("raw shm resident B/QP", true),
+            new TextTable.Column("raw / RaaS heap", true)));
+        final List<RaasPath> shown = new ArrayList<>();
+        for (final ScaleRow row : results.scale)
+        {
+            final RaasPath firstPath = results.scaleGroups().stream()
+                .filter(group -> group.provider() == row.provider()).findFirst().orElseThrow().path();
+            if (row.path() != firstPath)
+            {
+                continue;
+            }
+            if (!shown.contains(firstPath))
+            {
+                shown.add(firstPath);
+            }
+            final MemoryFootprint raas = row.raasMemory();
+            final MemoryFootprint raw = row.rawMemory();
+            table.addRow(
+                row.provider().toString(),
+                count(row.connections()),
+                count(raas.heapBytes()),
+                count(raas.mappedBytes()),
+                raw == null ? NOT_APPLICABLE : count(raw.heapBytes()),
+                raw == null ? NOT_APPLICABLE : count(raw.mappedBytes()),
+                raw == null || raw.shmResidentBytes() < 0 ? NOT_APPLICABLE : count(raw.shmResidentBytes()),
+                raw == null || raas.heapBytes() <= 0 ? NOT_APPLICABLE : ratio((double)raw.heapBytes() / raas.heapBytes()));
+        }
+        final List<String> notes = new ArrayList<>();
+        notes.add("growth from before to after opening them, divided by the count: heap live after full collections " +
+            "(the heap pools' usage after collection), files mapped (the mapped buffer pool, virtual size) and resident " +
+            "shared memory (RssShmem); a count of 1 also carries state made once");
+        notes.add("a raw connection is two queue pairs, one per end, and the figures are per queue pair; a logical " +
+            "connection holds nothing on the target");
+        notes.add("RaaS figures from the runs over " + shown.stream().map(RaasPath::toString).distinct().toList() +
+            "; what a connection holds does not depend on the path");
+        for (final var entry : results.driverHeapBytes.entrySet())
+        {
+            notes.add(String.format(Locale.ROOT, "%s: a started driver holds %,d B of heap before any connection " +
+                "(its tables, request slots and pools), whatever the number of connections", entry.getKey(), entry.getValue()));
+        }
+        return new ReportSection("scale: memory per logical connection (RaaS) and per queue pair (raw)", notes, table);
+    }
+
+    private static ReportSection sharing(final RaasResults results, final int cores)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("threads", true),
+            new TextTable.Column("RaaS ops/s", true),
+            new TextTable.Column("locked QP ops/s", true),
+            new TextTable.Column("RaaS / locked", true),
+            new TextTable.Column("RaaS slowest thread", true),
+            new TextTable.Column("locked slowest thread", true)));
+        int maxThreads = 0;
+        for (final SharingRow row : results.sharing)
+        {
+            maxThreads = Math.max(maxThreads, row.threads());
+            table.addRow(
+                row.provider().toString(),
+                row.path().toString(),
+                count(row.threads()),
+                opsPerSecond(row.raas().opsPerSecond()),
+                opsPerSecond(row.locked().opsPerSecond()),
+                ratio(row.ratio()),
+                ratio(row.raas().slowestShare()),
+                ratio(row.locked().slowestShare()));
+        }
+        final List<String> notes = new ArrayList<>();
+        notes.add("slowest thread: its reads against an even share of the total (1.00x = all threads did as many); " +
+            "the locked figures were measured once per thread count and are repeated for each path");
+        if (maxThreads > cores)
+        {
+            notes.add("this machine has " + cores + " cores: up to " + maxThreads + " reading threads (and the drivers' " +
+                "and providers' own threads) take turns on them, so these figures show contention more than parallelism");
+        }
+        return new ReportSection("sharing: threads issuing 64 B READs, a logical connection each (RaaS) or one RC queue pair " +
+            "under a lock (raw)", notes, table);
+    }
+
+    private static ReportSection overhead(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("size", true),
+            new TextTable.Column("RaaS p50", true),
+            new TextTable.Column("raw p50", true),
+            new TextTable.Column("p50 ratio", true),
+            new TextTable.Column("added p50 ns", true),
+            new TextTable.Column("RaaS p99", true),
+            new TextTable.Column("raw p99", true),
+            new TextTable.Column("p99 ratio", true),
+            new TextTable.Column("added p99 ns", true)));
+        for (final OverheadRow row : results.overhead)
+        {
+            table.addRow(
+                row.provider().toString(),
+                row.path().toString(),
+                row.size() + " B",
+                nanos(row.raas().p50Nanos()),
+                nanos(row.raw().p50Nanos()),
+                ratio(row.raas().p50Ratio(row.raw())),
+                signed(row.addedP50Nanos()),
+                nanos(row.raas().p99Nanos()),
+                nanos(row.raw().p99Nanos()),
+                ratio(row.raas().p99Ratio(row.raw())),
+                signed(row.addedP99Nanos()));
+        }
+        return new ReportSection("overhead: synchronous READ through the embedded driver against the raw verbs READ, ns",
+            List.of("ratio: RaaS / raw, lower is better; added: RaaS - raw; the raw READs were timed in the same " +
+                "alternating blocks as every path's and are repeated for each"), table);
+    }
+
+    private static ReportSection sendOrWrite(final RaasResults results, final int maxSendPayload)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("size", true),
+            new TextTable.Column("SEND p50", true),
+            new TextTable.Column("WRITE p50", true),
+            new TextTable.Column("WRITE / SEND p50", true),
+            new TextTable.Column("SEND p99", true),
+            new TextTable.Column("WRITE p99", true),
+            new TextTable.Column("SEND no slower", true),
+            new TextTable.Column("faster", false)));
+        for (final ThresholdRow row : results.thresholds)
+        {
+            if (row.hasSend())
+            {
+                table.addRow(
+                    row.provider().toString(),
+                    row.path().toString(),
+                    count(row.size()) + " B",
+                    nanos(row.send().p50Nanos()),
+                    nanos(row.writeCopy().p50Nanos()),
+                    ratio(row.writeCopy().p50Ratio(row.send())),
+                    nanos(row.send().p99Nanos()),
+                    nanos(row.writeCopy().p99Nanos()),
+                    blocks(row.send(), row.writeCopy()),
+                    verdict(new Crossover.Point(row.size(), row.send(), row.writeCopy()), "SEND", "WRITE"));
+            }
+        }
+        return new ReportSection("thresholds: message round trip, SEND against WRITE_WITH_IMM (both copied), ns",
+            List.of(String.format(Locale.ROOT, "sizes a SEND carries: up to %,d B (a receive buffer less the %d-byte header)",
+                maxSendPayload, ControlHeader.LENGTH), DECISIVE_NOTE), table);
+    }
+
+    private static ReportSection copyOrRegister(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("size", true),
+            new TextTable.Column("COPY p50", true),
+            new TextTable.Column("REGISTER p50", true),
+            new TextTable.Column("REGISTER / COPY p50", true),
+            new TextTable.Column("COPY p99", true),
+            new TextTable.Column("REGISTER p99", true),
+            new TextTable.Column("COPY no slower", true),
+            new TextTable.Column("faster", false)));
+        for (final ThresholdRow row : results.thresholds)
+        {
+            table.addRow(
+                row.provider().toString(),
+                row.path().toString(),
+                count(row.size()) + " B",
+                nanos(row.writeCopy().p50Nanos()),
+                nanos(row.writeRegister().p50Nanos()),
+                ratio(row.writeRegister().p50Ratio(row.writeCopy())),
+                nanos(row.writeCopy().p99Nanos()),
+                nanos(row.writeRegister().p99Nanos()),
+                blocks(row.writeCopy(), row.writeRegister()),
+                verdict(new Crossover.Point(row.size(), row.writeCopy(), row.writeRegister()), "COPY", "REGISTER"));
+        }
+        return new ReportSection("thresholds: message round trip by WRITE_WITH_IMM, COPY against REGISTER (native buffers), ns",
+            List.of("REGISTER sends from the caller's buffer, registered on first use and found in the driver's cache after",
+                DECISIVE_NOTE), table);
+    }
+
+    private static ReportSection crossovers(final RaasResults results, final int maxSendPayload)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("path", false),
+            new TextTable.Column("SEND -> WRITE_WITH_IMM", false),
+            new TextTable.Column("SEND_THRESHOLD", true),
+            new TextTable.Column("COPY -> REGISTER", false),
+            new TextTable.Column("COPY_THRESHOLD", true)));
+        final List<String> notes = new ArrayList<>();
+        for (final ThresholdRow group : results.thresholdGroups())
+        {
+            final Provider provider = group.provider();
+            final List<ThresholdRow> rows = results.thresholds(provider, group.path());
+            final Crossover send = ThresholdBenchmark.sendCrossover(rows);
+            final Crossover copy = ThresholdBenchmark.copyCrossover(rows);
+            table.addRow(
+                provider.toString(),
+                group.path().toString(),
+                send == null ? NOT_APPLICABLE : send.describe("SEND", "WRITE_WITH_IMM"),
+                send == null ? NOT_APPLICABLE : count(send.threshold()),
+                copy.describe("COPY", "REGISTER"),
+                count(copy.threshold()));
+            if (send != null && send.smallWayThroughout() && send.largestSize() < maxSendPayload)
+            {
+                notes.add(provider + " " + group.path() + ": SEND was chosen up to the largest size measured that a SEND carries; a SEND carries " +
+                    "up to " + count(maxSendPayload) + " B, sizes between were not measured");
+            }
+            if (copy.smallWayThroughout())
+            {
+                notes.add(provider + " " + group.path() + ": COPY was chosen at every size measured; the threshold is at least the largest size");
+            }
+        }
+        notes.add("threshold: the largest measured size still sent the first way, chosen to lose the least latency " +
+            "summed over the sizes where one way was decisively faster (each weighed by how much slower the way chosen for " +
+            "it was), the largest of equally good ones (on a tie the first way is the cheaper for the system); 0 = never " +
+            "the first way");
+        notes.add(String.format(Locale.ROOT, "defaults now: RaasConfiguration.SEND_THRESHOLD_DEFAULT = %,d, " +
+            "COPY_THRESHOLD_DEFAULT = %,d", RaasConfiguration.SEND_THRESHOLD_DEFAULT, RaasConfiguration.COPY_THRESHOLD_DEFAULT));
+        return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes, table);
+    }
+
+    private static String blocks(final Latency first, final Latency second)
+    {
+        return first.blocksNoSlowerThan(second) + "/" + first.blocksWith(second);
+    }
+
+    private static String verdict(final Crossover.Point point, final String smallWay, final String largeWay)
+    {
+        return switch (point.verdict())
+        {
+            case 1 -> smallWay;
+            case -1 -> largeWay;
+            default -> "tie";
+        };
+    }
+
+    /**
+     * @return a ratio such as {@code 1.05x}; below 0.1 with two significant digits, such as
+     * {@code 0.0044x}, since a raw baseline can be hundreds of times slower.
+     */
+    static String ratio(final double ratio)
+    {
+        if (ratio > 0 && ratio < 0.1)
+        {
+            return new BigDecimal(ratio).round(new MathContext(2)).toPlainString() + "x";
+        }
+        return Formats.ratio(ratio);
+    }
+
+    private static String signed(final long nanos)
+    {
+        return String.format(Locale.ROOT, "%+,d", nanos);
+    }
+
+    void printText(final PrintWriter out)
+    {
+        out.println(TITLE);
+        out.println();
+        for (final String line : machine.lines())
+        {
+            out.println(line);
+        }
+        for (final String line : method)
+        {
+            out.println(line);
+        }
+        out.println();
+        for (final ReportSection section : sections)
+        {
+            section.printText(out);
+        }
+        for (final String line : goalLines)
+        {
+            out.println("goal " + line);
+        }
+        out.flush();
+    }
+
+    void printMarkdown(final PrintWriter out)
+    {
+        out.println("## " + TITLE);
+        out.println();
+        for (final String line : machine.lines())
+        {
+            out.println("- " + line);
+        }
+        for (final String line : method)
+        {
+            out.println("- " + line);
+        }
+        out.println();
+        for (final ReportSection section : sections)
+        {
+            section.printMarkdown(out);
+        }
+        out.println("Goals:");
+        out.println();
+        for (final String line : goalLines)
+        {
+            out.println("- " + line);
+        }
+        out.flush();
+    }
+
+    void writeMarkdown(final Path file) throws IOException
+    {
+        MarkdownFile.write(file, this::printMarkdown);
+    }
+}

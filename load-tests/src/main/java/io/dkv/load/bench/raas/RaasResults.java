@@ -1,0 +1,69 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Provider;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a run of {@code dkv bench raas} measured, collected as the parts finish.
+ */
+final class RaasResults
+{
+    final Set<Part> parts;
+    final List<ScaleRow> scale = new ArrayList<>();
+    final Map<Provider, Long> driverHeapBytes = new EnumMap<>(Provider.class);
+    final List<SharingRow> sharing = new ArrayList<>();
+    final List<OverheadRow> overhead = new ArrayList<>();
+    final List<ThresholdRow> thresholds = new ArrayList<>();
+
+    /**
+     * @param parts the parts that were run.
+     */
+    RaasResults(final Set<Part> parts)
+    {
+        this.parts = parts.isEmpty() ? EnumSet.noneOf(Part.class) : EnumSet.copyOf(parts);
+    }
+
+    List<ScaleRow> scale(final Provider provider, final RaasPath path)
+    {
+        return scale.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
+    }
+
+    List<ThresholdRow> thresholds(final Provider provider, final RaasPath path)
+    {
+        return thresholds.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
+    }
+
+    /** @return the (provider, path) pairs the scale part measured, in the order measured. */
+    List<ScaleRow> scaleGroups()
+    {
+        final List<ScaleRow> firsts = new ArrayList<>();
+        for (final ScaleRow row : scale)
+        {
+            if (firsts.stream().noneMatch(first -> first.provider() == row.provider() && first.path() == row.path()))
+            {
+                firsts.add(row);
+            }
+        }
+        return firsts;
+    }
+
+    /** @return the (provider, path) pairs the thresholds part measured, in the order measured. */
+    List<ThresholdRow> thresholdGroups()
+    {
+        final List<ThresholdRow> firsts = new ArrayList<>();
+        for (final ThresholdRow row : thresholds)
+        {
+            if (firsts.stream().noneMatch(first -> first.provider() == row.provider() && first.path() == row.path()))
+            {
+                firsts.add(row);
+            }
+        }
+        return firsts;
+    }
+}

@@ -1,0 +1,293 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.RandomOffsets;
+import io.dkv.raas.Connection;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.verbs.CompletionQueue;
+import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.Opcode;
+import io.dkv.verbs.QueuePair;
+import io.dkv.verbs.SendFlags;
+import io.dkv.verbs.SendWorkRequest;
+import io.dkv.verbs.WorkCompletion;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
+
+/**
+ * Sharing: several threads issuing synchronous READs at once. With RaaS each thread has its own
+ * logical connection and the driver multiplexes them on its queue pairs without a lock; without
+ * RaaS the threads share one RC queue pair and take turns under a lock, each holding it from post to
+ * completion, as the queue pair and its CQ cannot be used by two threads at once.
+ */
+final class SharingBenchmark
+{
+    static final String REGION_NAME = "dkv-bench-sharing";
+    /** Runs each subject is timed in, taken in turn with the other subjects'. */
+    static final int ROUNDS = 3;
+
+    private final UnaryOperator<RaasContext> driverSettings;
+    private final List<Integer> threadCounts;
+    private final int size;
+    private final long warmupMillis;
+    private final long measureMillis;
+    private final long regionLength;
+    private final long seed;
+    private final PrintWriter progress;
+
+    SharingBenchmark(
+        final UnaryOperator<RaasContext> driverSettings,
+        final List<Integer> threadCounts,
+        final int size,
+        final long warmupMillis,
+        final long measureMillis,
+        final long regionLength,
+        final long seed,
+        final PrintWriter progress)
+    {
+        this.driverSettings = driverSettings;
+        this.threadCounts = List.copyOf(threadCounts);
+        this.size = size;
+        this.warmupMillis = warmupMillis;
+        this.measureMillis = measureMillis;
+        this.regionLength = regionLength;
+        this.seed = seed;
+        this.progress = progress;
+    }
+
+    /** Something timed: threads reading over their own connections, or taking turns on a locked queue pair. */
+    private record Subject(String name, SharedReaders.ReaderFactory readers)
+    {
+    }
+
+    /**
+     * @return a row per path and thread count, in that order.
+     */
+    List<SharingRow> run(final Provider provider, final List<RaasPath> paths) throws InterruptedException
+    {
+        final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
+        final int maxThreads = threadCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
+        final int stride = RaasReadWindow.slotStride(size);
+        final List<AutoCloseable> resources = new ArrayList<>();
+        try
+        {
+            final List<RaasSide> raasSides = new ArrayList<>();
+            for (final RaasPath path : paths)
+            {
+                raasSides.add(openRaas(provider, path, maxThreads, stride, resources));
+            }
+            final RawVerbsPair pair = new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads);
+            resources.add(pair);
+            final QueuePair[] qps = new QueuePair[1];
+            pair.connect(qps, new QueuePair[1], maxThreads);
+
+            final List<SharingRow> rows = new ArrayList<>();
+            final List<List<SharedReaders.Result>> raasResults = new ArrayList<>();
+            final List<SharedReaders.Result> lockedResults = new ArrayList<>();
+            for (final int threads : threadCounts)
+            {
+                final List<Subject> subjects = new ArrayList<>();
+                for (final RaasSide side : raasSides)
+                {
+                    final Connection[] connections = side.open(threads);
+                    subjects.add(new Subject(String.format("%s RaaS over %s, %d threads", provider, side.path, threads),
+                        index -> raasReader(connections[index], side.region, side.buffers.asSlice((long)index * stride, stride),
+                            offsets, index * (offsets.length / threads))));
+                }
+                final ReentrantLock lock = new ReentrantLock();
+                subjects.add(new Subject(String.format("%s raw verbs, %d threads on one locked queue pair", provider, threads),
+                    index -> lockedReader(lock, qps[0], pair.cq(), pair.local(), pair.remote(), index, stride, offsets,
+                        index * (offsets.length / threads))));
+                final List<SharedReaders.Result> results = measure(threads, subjects);
+                for (int p = 0; p < raasSides.size(); p++)
+                {
+                    raasSides.get(p).nodes.requirePath(paths.get(p), subjects.get(p).name);
+                    raasSides.get(p).closeConnections();
+                }
+                raasResults.add(results.subList(0, raasSides.size()));
+                lockedResults.add(results.get(raasSides.size()));
+            }
+            for (int p = 0; p < paths.size(); p++)
+            {
+                for (int t = 0; t < threadCounts.size(); t++)
+                {
+                    rows.add(new SharingRow(provider, paths.get(p), threadCounts.get(t), raasResults.get(t).get(p),
+                        lockedResults.get(t)));
+                }
+            }
+            return rows;
+        }
+        finally
+        {
+            CloseHelper.closeAll(resources.reversed());
+        }
+    }
+
+    /**
+     * Run every subject in turn, {@link #ROUNDS} times, each time for a share of the measured time:
+     * the ratio between RaaS and the locked queue pair then compares runs made moments apart.
+     *
+     * @return each subject's runs added up, in the order given.
+     */
+    private List<SharedReaders.Result> measure(final int threads, final List<Subject> subjects) throws InterruptedException
+    {
+        final SharedReaders.Result[] totals = new SharedReaders.Result[subjects.size()];
+        for (int round = 0; round < ROUNDS; round++)
+        {
+            for (int i = 0; i < subjects.size(); i++)
+            {
+                final Subject subject = subjects.get(i);
+                progress.printf("[sharing] %s, round %d of %d%n", subject.name, round + 1, ROUNDS);
+                progress.flush();
+                final SharedReaders.Result result = SharedReaders.run(threads, subject.readers,
+                    round == 0 ? warmupMillis : warmupMillis / ROUNDS, Math.max(1, measureMillis / ROUNDS), "dkv-bench-reader");
+                totals[i] = totals[i] == null ? result : totals[i].plus(result);
+            }
+        }
+        return List.of(totals);
+    }
+
+    /**
+     * A driver pair on one path, with a region to read and a buffer per thread; the connections of
+     * the threads are opened for each thread count and closed after it.
+     */
+    private final class RaasSide
+    {
+        final RaasPath path;
+        final RaasNodes nodes;
+        final RemoteRegion region;
+        final MemorySegment buffers;
+        private Connection[] connections = new Connection[0];
+
+        RaasSide(final RaasPath path, final RaasNodes nodes, final RemoteRegion region, final MemorySegment buffers)
+        {
+            this.path = path;
+            this.nodes = nodes;
+            this.region = region;
+            this.buffers = buffers;
+        }
+
+        Connection[] open(final int threads)
+        {
+            connections = new Connection[threads];
+            for (int i = 0; i < threads; i++)
+            {
+                connections[i] = nodes.client().open(nodes.serverId(), null);
+            }
+            return connections;
+        }
+
+        void closeConnections()
+        {
+            for (final Connection connection : connections)
+            {
+                if (connection != null)
+                {
+                    connection.close();
+                }
+            }
+            connections = new Connection[0];
+        }
+    }
+
+    private RaasSide openRaas(
+        final Provider provider, final RaasPath path, final int maxThreads, final int stride, final List<AutoCloseable> resources)
+    {
+        final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        resources.add(nodes);
+        final Arena arena = Arena.ofShared();
+        resources.add(arena);
+        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+        nodes.server().localMemory(owned).fill((byte)0);
+        final RemoteRegion region = nodes.client().lookup(REGION_NAME);
+        nodes.settlePath(path, region);
+        final RaasSide side = new RaasSide(path, nodes, region, arena.allocate((long)stride * maxThreads, 64));
+        resources.add(side::closeConnections);
+        return side;
+    }
+
+    private SharedReaders.Reader raasReader(
+        final Connection connection, final RemoteRegion region, final MemorySegment buffer, final long[] offsets, final int first)
+    {
+        final int mask = offsets.length - 1;
+        final int[] cursor = {first};
+        return () -> connection.read(region, offsets[cursor[0]++ & mask], buffer, 0, size);
+    }
+
+    private SharedReaders.Reader lockedReader(
+        final ReentrantLock lock,
+        final QueuePair qp,
+        final CompletionQueue cq,
+        final MemoryRegion local,
+        final MemoryRegion remote,
+        final int index,
+        final int stride,
+        final long[] offsets,
+        final int first)
+    {
+        final int mask = offsets.length - 1;
+        final long remoteBase = remote.address();
+        final int rkey = remote.rkey();
+        final SendWorkRequest request = new SendWorkRequest(1)
+            .wrId(index)
+            .opcode(Opcode.RDMA_READ)
+            .sendFlags(SendFlags.SIGNALED)
+            .local(local, (long)index * stride, size);
+        final WorkCompletion[] completion = {new WorkCompletion()};
+        final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
+        final int[] cursor = {first};
+        return () ->
+        {
+            lock.lock();
+            try
+            {
+                request.remote(remoteBase + offsets[cursor[0]++ & mask], rkey);
+                qp.postSend(request);
+                awaitCompletion(cq, completion, idleStrategy, index);
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        };
+    }
+
+    /**
+     * Poll until the one request in flight completes: whoever holds the lock has the only one.
+     */
+    private static void awaitCompletion(
+        final CompletionQueue cq, final WorkCompletion[] completion, final IdleStrategy idleStrategy, final int index)
+    {
+        idleStrategy.reset();
+        final long start = System.nanoTime();
+        int emptyWaits = 0;
+        while (cq.poll(completion, 1) == 0)
+        {
+            if (++emptyWaits == Waiting.WAITS_PER_CLOCK_CHECK)
+            {
+                emptyWaits = 0;
+                final long waited = System.nanoTime() - start;
+                if (waited > Waiting.TIMEOUT_NANOS)
+                {
+                    throw new IllegalStateException("thread " + index + ": READ on the shared queue pair did not complete within " +
+                        TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+                }
+            }
+            idleStrategy.idle();
+        }
+        if (!completion[0].isSuccess() || completion[0].wrId() != index)
+        {
+            throw new IllegalStateException("thread " + index + ": expected a successful completion of its READ, got " + completion[0]);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.dkv.load.bench.raas;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How every measured loop waits, RaaS and raw alike, so that neither side is favoured by waiting
+ * differently: a few spins, then {@link Thread#yield}, as the driver's own waits do. On two cores a
+ * waiter that only spins would keep the thread it waits for (a NIC engine, an echo) off the CPU.
+ */
+final class Waiting
+{
+    /** A request or message that has not completed by then will not: the provider is broken or the peer gone. */
+    static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final int SPINS = 64;
+    /** Empty waits between two looks at the clock. */
+    static final int WAITS_PER_CLOCK_CHECK = 1 << 10;
+
+    private Waiting()
+    {
+    }
+
+    /**
+     * @return a new idle strategy that spins {@link #SPINS} times, then yields on every call until reset.
+     */
+    static IdleStrategy newIdleStrategy()
+    {
+        return new BackoffIdleStrategy(SPINS, Long.MAX_VALUE, 1, 1);
+    }
+
+    static String describe()
+    {
+        return SPINS + " spins (Thread.onSpinWait), then Thread.yield";
+    }
+}

@@ -1,0 +1,213 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.DkvMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv bench raas} end to end with tiny counts: every part runs on both providers and both
+ * paths, every table has a row for each provider, path and size or count asked for, in the text
+ * and in the Markdown file, and bad options are refused.
+ */
+class RaasBenchmarkTest
+{
+    private static final String[] TINY = {
+        "--connections", "1,10", "--scale-ops", "500", "--scale-ops-large", "500", "--window", "4",
+        "--threads", "2", "--sharing-millis", "30",
+        "--latency-ops", "200",
+        "--message-sizes", "64,8192", "--message-millis", "5",
+        "--warmup", "10", "--region-mib", "1"};
+
+    private static final String SCALE = "scale: 64 B READs";
+    private static final String MEMORY = "scale: memory";
+    private static final String SHARING = "sharing:";
+    private static final String OVERHEAD = "overhead:";
+    private static final String SEND_OR_WRITE = "thresholds: message round trip, SEND";
+    private static final String COPY_OR_REGISTER = "thresholds: message round trip by WRITE_WITH_IMM";
+    private static final String CROSSOVERS = "thresholds: crossovers";
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int dkv(final String... args)
+    {
+        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+    }
+
+    private static String[] args(final String... extra)
+    {
+        final List<String> all = new ArrayList<>(List.of("bench", "raas"));
+        all.addAll(Arrays.asList(TINY));
+        all.addAll(Arrays.asList(extra));
+        return all.toArray(String[]::new);
+    }
+
+    @Test
+    @Timeout(60)
+    void runsEveryPartOnBothProvidersAndPathsAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
+    {
+        final Path markdown = dir.resolve("results").resolve("raas.md");
+        final int exitCode = dkv(args("--markdown", markdown.toString()));
+
+        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
+        final Map<String, List<String[]>> tables = tables(out.toString());
+        final List<String> providerPaths = List.of("shm dc", "shm rc", "tcp dc", "tcp rc");
+
+        assertEquals(keys(providerPaths, "1", "10"), keys(tables.get(SCALE), 3), out::toString);
+        assertEquals(List.of("shm 1", "shm 10", "tcp 1", "tcp 10"), keys(tables.get(MEMORY), 2), out::toString);
+        assertEquals(keys(providerPaths, "2"), keys(tables.get(SHARING), 3), out::toString);
+        assertEquals(keys(providerPaths, "8 B"), keys(tables.get(OVERHEAD), 3), out::toString);
+        assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), out::toString);
+        assertEquals(keys(providerPaths, "64 B", "8,192 B"), keys(tables.get(COPY_OR_REGISTER), 3), out::toString);
+        assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), out::toString);
+
+        for (final String[] row : tables.get(SCALE))
+        {
+            assertTrue(number(row[4]) > 0 && number(row[6]) > 0, () -> "throughputs: " + Arrays.toString(row));
+            assertRatios(row, 5, 7, 8);
+        }
+        for (final String[] row : tables.get(MEMORY))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[4]) > 0, () -> "memory per connection and QP: " + Arrays.toString(row));
+        }
+        for (final String[] row : tables.get(SHARING))
+        {
+            assertRatios(row, 5, 6, 7);
+        }
+        for (final String[] row : tables.get(OVERHEAD))
+        {
+            assertTrue(number(row[3]) > 0 && number(row[7]) >= number(row[3]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[4]) > 0 && number(row[8]) >= number(row[4]), () -> "raw p50 <= p99: " + Arrays.toString(row));
+            assertRatios(row, 5, 9);
+        }
+        for (final String[] row : tables.get(COPY_OR_REGISTER))
+        {
+            assertTrue(row[8].matches("\\d+/10"), () -> "blocks: " + Arrays.toString(row));
+            assertTrue(List.of("COPY", "REGISTER", "tie").contains(row[9]), () -> "verdict: " + Arrays.toString(row));
+        }
+        for (final String[] row : tables.get(CROSSOVERS))
+        {
+            assertTrue(row[3].matches("[\\d,]+") && row[5].matches("[\\d,]+"), () -> "thresholds: " + Arrays.toString(row));
+        }
+
+        final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(12, goals.size(), out::toString);
+        for (final String goal : goals)
+        {
+            assertTrue(goal.matches("goal (shm|tcp) (dc|rc) (scale|memory|overhead): .*: (MET|MISSED) \\(measured .*\\)"), goal);
+        }
+        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"), out::toString);
+
+        final String markdownText = Files.readString(markdown);
+        for (final String title : tables.keySet())
+        {
+            assertTrue(markdownText.contains("### " + title), () -> title + " in\n" + markdownText);
+        }
+        final long tableRows = tables.values().stream().mapToLong(List::size).sum();
+        // every table adds a header and a rule line to its rows
+        assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(), markdownText);
+        assertEquals(12, markdownText.lines().filter(line -> line.matches("- (shm|tcp) (dc|rc) .*: (MET|MISSED) .*")).count(),
+            markdownText);
+    }
+
+    @Test
+    @Timeout(30)
+    void runsOnlyThePartsAskedFor()
+    {
+        assertEquals(0, dkv(args("--provider", "shm", "--paths", "rc", "--only", "overhead")), err::toString);
+        final Map<String, List<String[]>> tables = tables(out.toString());
+        assertEquals(List.of(OVERHEAD), List.copyOf(tables.keySet()), out::toString);
+        assertEquals(List.of("shm rc 8 B"), keys(tables.get(OVERHEAD), 3), out::toString);
+        assertTrue(out.toString().contains("goal shm rc scale: most connections within 10% of the fewest: NOT MEASURED"),
+            out::toString);
+        assertFalse(out.toString().contains("tcp"), out::toString);
+    }
+
+    @Test
+    void refusesAnUnknownPartAndCountsOutOfRange()
+    {
+        assertEquals(2, dkv("bench", "raas", "--only", "speed"));
+        assertTrue(err.toString().contains("speed"), err::toString);
+        assertEquals(2, dkv("bench", "raas", "--connections", "0"));
+        assertTrue(err.toString().contains("--connections 0"), err::toString);
+    }
+
+    private static void assertRatios(final String[] row, final int... columns)
+    {
+        for (final int column : columns)
+        {
+            assertTrue(row[column].matches("\\d+\\.\\d+x"), () -> "ratio column " + column + ": " + Arrays.toString(row));
+        }
+    }
+
+    private static List<String> keys(final List<String> prefixes, final String... suffixes)
+    {
+        final List<String> keys = new ArrayList<>();
+        for (final String prefix : prefixes)
+        {
+            for (final String suffix : suffixes)
+            {
+                keys.add(prefix + " " + suffix);
+            }
+        }
+        return keys;
+    }
+
+    private static List<String> keys(final List<String[]> rows, final int cells)
+    {
+        assertTrue(rows != null && !rows.isEmpty(), "a table with rows");
+        return rows.stream().map(row -> String.join(" ", Arrays.copyOf(row, cells))).toList();
+    }
+
+    /**
+     * @return the rows of each table of the text report by the start of its title: a title line,
+     * a blank line, the header, then rows until an indented note or a blank line; cells are two or
+     * more spaces apart.
+     */
+    private static Map<String, List<String[]>> tables(final String text)
+    {
+        final List<String> titles = List.of(SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS);
+        final Map<String, List<String[]>> tables = new LinkedHashMap<>();
+        final List<String> lines = text.lines().toList();
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final String line = lines.get(i);
+            final String title = titles.stream().filter(line::startsWith).findFirst().orElse(null);
+            if (title == null)
+            {
+                continue;
+            }
+            final int columns = lines.get(i + 2).trim().split(" {2,}").length;
+            final List<String[]> rows = new ArrayList<>();
+            for (int r = i + 3; r < lines.size() && !lines.get(r).isBlank() && !lines.get(r).startsWith("  "); r++)
+            {
+                final String[] cells = lines.get(r).trim().split(" {2,}");
+                assertEquals(columns, cells.length, "cells of " + lines.get(r));
+                rows.add(cells);
+            }
+            tables.put(title, rows);
+        }
+        return tables;
+    }
+
+    private static double number(final String cell)
+    {
+        return Double.parseDouble(cell.replace(",", ""));
+    }
+}
