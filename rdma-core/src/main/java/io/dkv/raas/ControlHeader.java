@@ -49,6 +49,8 @@ public final class ControlHeader
     public static final byte TYPE_RC_REFUSE = 11;
     /** Close the RC queue pair whose number is in the payload; the peer goes back to DC. */
     public static final byte TYPE_RC_CLOSE = 12;
+    /** The sender drained and closed its end of the RC queue pair whose number is in the payload. */
+    public static final byte TYPE_RC_CLOSED = 15;
     /** Allocate a named region on the receiving node: payload is size, token and name. */
     public static final byte TYPE_MALLOC = 13;
     /** The region was allocated: payload is token, address, rkey, length and epoch; or an error. */

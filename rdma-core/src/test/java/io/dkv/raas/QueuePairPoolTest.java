@@ -71,6 +71,32 @@ class QueuePairPoolTest
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
+    void theEndThatOnlyServesNeverClosesTheQueuePairUnderItsPeer(final String provider) throws Exception
+    {
+        try (RaasPair pair = new RaasPair(provider, context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(50)))
+        {
+            final RaasDriver a = (RaasDriver)pair.a;
+            final long target = pair.b.self().id();
+            pair.b.malloc(target, 4096, "served");
+            final RemoteRegion region = pair.a.lookup("served");
+            final Connection connection = pair.a.open(target, null);
+            long increments = 0;
+            final long end = System.nanoTime() + 2_000_000_000L;
+            boolean promoted = false;
+            while (System.nanoTime() < end)
+            {
+                connection.faa(region, 0, 1);
+                increments++;
+                promoted |= a.usesRc(target);
+            }
+            assertTrue(promoted, "the hot peer was promoted");
+            assertEquals(increments, connection.faa(region, 0, 0),
+                "two seconds of requests (forty times the idle limit of the serving end) all counted, none failed");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
     void forcingRcPromotesAtConnectAndThePoolStaysBounded(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();

@@ -412,6 +412,7 @@ final class Messaging
             case TYPE_RC_ACCEPT -> onRcAccept(base, srcVqpn);
             case TYPE_RC_REFUSE -> onRcRefuse(base, srcVqpn);
             case TYPE_RC_CLOSE -> onRcClose(base);
+            case TYPE_RC_CLOSED -> onRcClosed(base);
             case TYPE_MALLOC -> onMalloc(base, byteLen);
             case TYPE_MALLOC_DONE -> onMallocDone(base);
             default ->
@@ -504,6 +505,7 @@ final class Messaging
             route.promoting = false;
             return;
         }
+        rc.initiatedHere = true;
         final RequestSlot slot = controlSlot(route, 0, TYPE_RC_CONNECT, 0, 0, CONNECT_LENGTH);
         if (slot == null)
         {
@@ -621,56 +623,103 @@ final class Messaging
         route.rc = rc;
     }
 
+    /** The peer retires its end: stop posting here, drain, then close and say so. */
     private void onRcClose(final long base)
     {
-        final int qpn = receive.segment().get(INT, base + RC_QPN_OFFSET);
-        for (final PooledQp rc : rcs)
+        final PooledQp rc = byPeerQpn(receive.segment().get(INT, base + RC_QPN_OFFSET));
+        if (rc != null)
         {
-            if (rc.peerQpn == qpn)
-            {
-                retire(rc, false);
-                return;
-            }
+            rc.answerClosed = true;
+            rc.closeReady = true;
+            retire(rc, false);
         }
     }
 
+    /** The peer drained and closed its end: this end may close once its own requests are done. */
+    private void onRcClosed(final long base)
+    {
+        final PooledQp rc = byPeerQpn(receive.segment().get(INT, base + RC_QPN_OFFSET));
+        if (rc != null)
+        {
+            rc.closeReady = true;
+            driver.requestMaintenance();
+        }
+    }
+
+    private PooledQp byPeerQpn(final int peerQpn)
+    {
+        for (final PooledQp rc : rcs)
+        {
+            if (rc.peerQpn == peerQpn)
+            {
+                return rc;
+            }
+        }
+        return null;
+    }
+
     /**
-     * Take an RC queue pair out of use: its route goes back to DC; it closes once nothing is
-     * outstanding on it (the submitter checks).
+     * Take an RC queue pair out of use gracefully: its route goes back to DC at once, but the queue
+     * pair closes only when this end's requests on it have all completed and the peer closed (or
+     * asked to close) its end, so no request that may have executed is ever flushed.
      */
     private void retire(final PooledQp rc, final boolean tellPeer)
     {
+        if (rc.retired)
+        {
+            return;
+        }
         if (rc.peer.rc == rc)
         {
             rc.peer.rc = null;
         }
+        rc.retiredAtMillis = driver.clockMillis();
+        rc.retired = true;
         if (tellPeer)
         {
-            sendRcClose(rc);
+            sendRcControl(rc, TYPE_RC_CLOSE);
         }
-        rc.retired = true;
-        rc.broken = true;
         driver.requestMaintenance();
     }
 
-    private void sendRcClose(final PooledQp rc)
+    private void sendRcControl(final PooledQp rc, final byte type)
     {
-        final RequestSlot slot = controlSlot(rc.peer, 0, TYPE_RC_CLOSE, 0, 0, RC_LENGTH);
-        if (slot != null)
+        final RequestSlot slot = controlSlot(rc.peer, 0, type, 0, 0, RC_LENGTH);
+        if (slot == null)
         {
-            slot.staging.set(INT, RC_QPN_OFFSET, rc.qp.qpNum());
-            postControl(slot, RC_LENGTH);
+            backlog.add(() -> sendRcControl(rc, type));
+            return;
         }
+        slot.staging.set(INT, RC_QPN_OFFSET, rc.qp.qpNum());
+        postControl(slot, RC_LENGTH);
     }
 
-    /** A broken RC queue pair with nothing outstanding: close it; the route stays on DC. */
+    /**
+     * A retired RC queue pair's turn (the submitter's, with nothing of its own outstanding on it):
+     * close it when the peer is done with it too, or when the peer stayed silent too long.
+     *
+     * @return true when it was closed.
+     */
+    boolean closeIfDrained(final PooledQp rc, final long nowMillis)
+    {
+        if (rc.outstanding.get() != 0 || (!rc.closeReady && nowMillis - rc.retiredAtMillis < 10L * driver.context.rcIdleMs()))
+        {
+            return false;
+        }
+        close(rc);
+        return true;
+    }
+
+    /** A broken RC queue pair with nothing outstanding: close it now; the route stays on DC. */
     void dropRc(final PooledQp rc)
     {
-        if (!rc.retired)
-        {
-            rcRecycles.incrementAndGet();
-            retire(rc, true);
-        }
+        rcRecycles.incrementAndGet();
+        retire(rc, true);
+        close(rc);
+    }
+
+    private void close(final PooledQp rc)
+    {
         rcByQpn.remove(rc.qp.qpNum());
         rcs.remove(rc);
         driver.pooled.remove(rc);
@@ -680,6 +729,10 @@ final class Messaging
         while ((slot = deferred.poll()) != null)
         {
             driver.requeue(slot);
+        }
+        if (rc.answerClosed)
+        {
+            sendRcControl(rc, TYPE_RC_CLOSED);
         }
         rc.qp.close();
     }
@@ -863,10 +916,17 @@ final class Messaging
         final long idle = driver.context.rcIdleMs();
         for (final PooledQp rc : rcs)
         {
-            if (!rc.retired && nowMillis - rc.lastUsedMillis > idle && rc.outstanding.get() == 0)
+            // the end that asked for the queue pair knows when it went idle; the other end sees only its
+            // own requests (one-sided traffic to it is invisible), so it waits far longer before asking
+            final long limit = rc.initiatedHere ? idle : 10L * idle;
+            if (!rc.retired && nowMillis - rc.lastUsedMillis > limit && rc.outstanding.get() == 0)
             {
                 retire(rc, true);
                 work++;
+            }
+            else if (rc.retired)
+            {
+                driver.requestMaintenance();
             }
         }
         if (work > 0)

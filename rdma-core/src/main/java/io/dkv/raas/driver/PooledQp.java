@@ -23,6 +23,13 @@ final class PooledQp
     volatile boolean broken;
     /** An RC queue pair taken out of use (idle, or its peer closed it): closed once nothing is outstanding. */
     volatile boolean retired;
+    /** This end asked for the RC queue pair (it demotes it when idle; the other end waits to be told). */
+    boolean initiatedHere;
+    /** The peer has closed its end (or asked this end to close): this end may close once drained. */
+    volatile boolean closeReady;
+    /** Tell the peer when this end closes (it asked for the close and waits for the answer). */
+    volatile boolean answerClosed;
+    long retiredAtMillis;
     int recycles;
     long lastUsedMillis;
     /** The doorbell batch being built by the submitter. */

@@ -805,9 +805,23 @@ public final class RaasDriver implements Raas
         }
         maintenance = false;
         int moved = 0;
-        for (int i = 0, n = pooled.size(); i < n; i++)
+        // from the end: a queue pair closed in this turn leaves the list (only the submitter removes)
+        for (int i = pooled.size() - 1; i >= 0; i--)
         {
             final PooledQp qp = pooled.get(i);
+            if (qp.retired)
+            {
+                RequestSlot waiting;
+                while ((waiting = qp.deferred.poll()) != null)
+                {
+                    requeue(waiting);
+                }
+                if (!messaging.closeIfDrained(qp, clockMillis))
+                {
+                    maintenance = true;
+                }
+                continue;
+            }
             if (qp.broken)
             {
                 if (qp.outstanding.get() == 0)
