@@ -79,6 +79,14 @@ class TcpEngineBadInputTest
         friendThread.start();
         // the friend's link in, and the victim's link out to the friend (registered by the engine)
         awaitLinks(2);
+        // the victim's QP takes requests from the link its peer spoke on first: let the friend speak first
+        final long deadline = System.nanoTime() + CUT_OFF_WAIT.toNanos();
+        while (friendOperations.get() == 0 && friendFailure.get() == null && System.nanoTime() < deadline)
+        {
+            Thread.yield();
+        }
+        assertNull(friendFailure.get(), "the well-behaved peer saw an error before any attack");
+        assertTrue(friendOperations.get() > 0, "the well-behaved peer completed an operation before any attack");
     }
 
     @AfterEach
@@ -384,7 +392,7 @@ class TcpEngineBadInputTest
             attacker.close();
         }
         awaitLinks(linksBefore);
-        assertEquals(buffersBefore, engine.linkBufferBytes(), "closed links gave their buffers back");
+        awaitBuffers(buffersBefore);
         assertFriendUnharmed();
     }
 
@@ -437,8 +445,19 @@ class TcpEngineBadInputTest
             }
         }
         awaitLinks(linksBefore);
-        assertEquals(buffersBefore, engine.linkBufferBytes());
+        awaitBuffers(buffersBefore);
         assertFriendUnharmed();
+    }
+
+    /** A link leaves the count when it closes and gives its buffers back right after, on the engine thread. */
+    private void awaitBuffers(final long expected)
+    {
+        final long deadline = System.nanoTime() + CUT_OFF_WAIT.toNanos();
+        while (engine.linkBufferBytes() != expected && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(expected, engine.linkBufferBytes(), "closed links gave their buffers back");
     }
 
     private void awaitLinks(final int expected)

@@ -199,11 +199,31 @@ public final class ShmDevice extends SoftDevice
                 remotes.put(id, remote);
                 if (id != deviceId)
                 {
-                    ShmPeerWatchdog.watch(remote);
+                    ShmPeerWatchdog.watch(remote, forgetting(remote));
                 }
             }
             return remote;
         }
+    }
+
+    /**
+     * @return what drops a peer that closed from the devices this one has mapped, so that its
+     * mappings can go once no queue pair or address handle refers to it; a peer whose process died
+     * without closing stays, as requests to it must find the same files until a new incarnation
+     * takes its id.
+     */
+    private Runnable forgetting(final ShmRemoteDevice remote)
+    {
+        return () ->
+        {
+            if (remote.isClosed())
+            {
+                synchronized (remotes)
+                {
+                    remotes.remove(remote.deviceId(), remote);
+                }
+            }
+        };
     }
 
     /**
@@ -229,7 +249,7 @@ public final class ShmDevice extends SoftDevice
             return stale;
         }
         ShmPeerWatchdog.unwatch(stale);
-        ShmPeerWatchdog.watch(fresh);
+        ShmPeerWatchdog.watch(fresh, forgetting(fresh));
         remotes.put(fresh.deviceId(), fresh);
         return fresh;
     }

@@ -219,8 +219,12 @@ final class ShmQueuePair extends SoftQueuePair
             slot.status = WcStatus.RETRY_EXC_ERR;
             return TX_DONE;
         }
-        final ShmQueueFile targetQueue = target.queue(slot.dctNumber, endpointEntry);
-        if (targetQueue == null || endpointEntry.kind != KIND_DCT)
+        // only messages go through the target's queue: a READ, WRITE or atomic needs its endpoint entry
+        // alone, so that reaching a new target maps no more files than it must
+        final boolean message = slot.opcode.isTwoSided() || slot.opcode == Opcode.RDMA_WRITE_WITH_IMM;
+        final ShmQueueFile targetQueue = message ? target.queue(slot.dctNumber, endpointEntry) : null;
+        final boolean found = message ? targetQueue != null : target.control().readEndpoint(slot.dctNumber, endpointEntry);
+        if (!found || endpointEntry.kind != KIND_DCT)
         {
             slot.status = WcStatus.RETRY_EXC_ERR;
             return TX_DONE;

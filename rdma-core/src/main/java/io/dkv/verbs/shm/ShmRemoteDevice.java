@@ -4,7 +4,6 @@ import io.dkv.verbs.VerbsException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -48,7 +47,7 @@ final class ShmRemoteDevice
     {
         final Path directory = ShmDevice.deviceDirectory(root, deviceId);
         final Path controlPath = directory.resolve(ShmDevice.CONTROL_FILE);
-        final MemorySegment segment = Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
+        final MemorySegment segment = ShmFiles.map(controlPath, Arena.ofAuto());
         if (segment == null)
         {
             throw new VerbsException(String.format("no shm device %016x on this host (looked for %s)", deviceId, controlPath));

@@ -581,8 +581,10 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
     }
 
     /**
-     * Move to ERROR: every outstanding send and receive request completes with WR_FLUSH_ERR.
-     * Call with the monitor held.
+     * Move to ERROR: every outstanding send and receive request completes with WR_FLUSH_ERR, except
+     * a send the transport already finished with success and could not report yet (completions go
+     * out in order, behind one still outstanding): it took effect, and a flush would invite its
+     * sender to do it again (an FAA counted twice). Call with the monitor held.
      */
     protected final void enterError()
     {
@@ -591,7 +593,17 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         while (head < tail)
         {
             final SendSlot slot = slots[(int)head & mask];
-            pushSendCompletion(slot, WcStatus.WR_FLUSH_ERR);
+            if (slot.state == SendSlot.DONE && slot.status == WcStatus.SUCCESS)
+            {
+                if (slot.signaled)
+                {
+                    pushSendCompletion(slot, WcStatus.SUCCESS);
+                }
+            }
+            else
+            {
+                pushSendCompletion(slot, WcStatus.WR_FLUSH_ERR);
+            }
             release(slot);
             head++;
         }
