@@ -33,6 +33,14 @@ public final class RaasConfiguration
     public static final String RC_IDLE_MS_PROP_NAME = "dkv.raas.rc.idle.ms";
     public static final int RC_IDLE_MS_DEFAULT = 2000;
 
+    /**
+     * A shared queue pair whose requests have made no progress for this long (a peer that neither
+     * answers nor fails, ahead of others' requests) is recycled: its oldest request fails
+     * UNREACHABLE, the others go again.
+     */
+    public static final String QP_STALL_MS_PROP_NAME = "dkv.raas.qp.stall.ms";
+    public static final int QP_STALL_MS_DEFAULT = 2000;
+
     /** One-sided requests a logical connection may have outstanding. */
     public static final String CONNECTION_CREDITS_PROP_NAME = "dkv.raas.connection.credits";
     public static final int CONNECTION_CREDITS_DEFAULT = 64;
@@ -63,17 +71,58 @@ public final class RaasConfiguration
 
     /**
      * Messages up to this size go as SEND, larger ones as WRITE_WITH_IMM into the receiver's
-     * advertised buffer. Measured per provider with {@code ./dkv bench raas}.
+     * advertised buffer. Unset, it depends on the provider: {@link #sendThresholdDefault}.
      */
     public static final String SEND_THRESHOLD_PROP_NAME = "dkv.raas.send.threshold";
-    public static final int SEND_THRESHOLD_DEFAULT = 2048;
+    /**
+     * shm: WRITE_WITH_IMM was 3-14% faster than SEND at every size from 64 B up over DC (the default
+     * path), so messages never go as SEND by size ({@code ./dkv bench raas}, docs/BENCHMARKS.md).
+     */
+    public static final int SEND_THRESHOLD_SHM_DEFAULT = 0;
+    /** tcp: the two ways tie within the noise up to 2 KiB; SEND is the cheaper for the receiver. */
+    public static final int SEND_THRESHOLD_TCP_DEFAULT = 2048;
+    /** verbs (a real RNIC): not measured on the machines this was built on; a common inline-and-SEND bound. */
+    public static final int SEND_THRESHOLD_VERBS_DEFAULT = 2048;
 
     /**
      * Sends up to this size are copied into registered memory, larger ones use the caller's memory
-     * registered (and cached). Measured per provider with {@code ./dkv bench raas}.
+     * registered (and cached). Unset, it depends on the provider: {@link #copyThresholdDefault}.
      */
     public static final String COPY_THRESHOLD_PROP_NAME = "dkv.raas.copy.threshold";
-    public static final int COPY_THRESHOLD_DEFAULT = 16 * 1024;
+    /** shm: sending from the caller's (cached) registration won from 128-256 B up on both paths. */
+    public static final int COPY_THRESHOLD_SHM_DEFAULT = 128;
+    /** tcp: the two tie up to 8 KiB; above, the caller's registration was ahead more often. */
+    public static final int COPY_THRESHOLD_TCP_DEFAULT = 8192;
+    /** verbs (a real RNIC): not measured here; registering costs microseconds on hardware, so copy more. */
+    public static final int COPY_THRESHOLD_VERBS_DEFAULT = 16 * 1024;
+
+    /**
+     * @param provider a verbs provider name.
+     * @return the SEND threshold measured for it.
+     */
+    public static int sendThresholdDefault(final String provider)
+    {
+        return switch (provider)
+        {
+            case "shm" -> SEND_THRESHOLD_SHM_DEFAULT;
+            case "tcp" -> SEND_THRESHOLD_TCP_DEFAULT;
+            default -> SEND_THRESHOLD_VERBS_DEFAULT;
+        };
+    }
+
+    /**
+     * @param provider a verbs provider name.
+     * @return the copy threshold measured for it.
+     */
+    public static int copyThresholdDefault(final String provider)
+    {
+        return switch (provider)
+        {
+            case "shm" -> COPY_THRESHOLD_SHM_DEFAULT;
+            case "tcp" -> COPY_THRESHOLD_TCP_DEFAULT;
+            default -> COPY_THRESHOLD_VERBS_DEFAULT;
+        };
+    }
 
     /** How long a synchronous call waits for its completion, in milliseconds. */
     public static final String TIMEOUT_MS_PROP_NAME = "dkv.raas.timeout.ms";

@@ -21,6 +21,7 @@ public final class RaasContext
     private int rcPromoteRequests = intProperty(RC_PROMOTE_REQUESTS_PROP_NAME, RC_PROMOTE_REQUESTS_DEFAULT);
     private int rcPromoteWindowMs = intProperty(RC_PROMOTE_WINDOW_MS_PROP_NAME, RC_PROMOTE_WINDOW_MS_DEFAULT);
     private int rcIdleMs = intProperty(RC_IDLE_MS_PROP_NAME, RC_IDLE_MS_DEFAULT);
+    private int qpStallMs = intProperty(QP_STALL_MS_PROP_NAME, QP_STALL_MS_DEFAULT);
     private int connectionCredits = intProperty(CONNECTION_CREDITS_PROP_NAME, CONNECTION_CREDITS_DEFAULT);
     private int requestSlots = intProperty(REQUEST_SLOTS_PROP_NAME, REQUEST_SLOTS_DEFAULT);
     private int stagingBytes = intProperty(STAGING_BYTES_PROP_NAME, STAGING_BYTES_DEFAULT);
@@ -28,8 +29,9 @@ public final class RaasContext
     private int receiveBufferBytes = intProperty(RECEIVE_BUFFER_BYTES_PROP_NAME, RECEIVE_BUFFER_BYTES_DEFAULT);
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
     private int advertisedBytes = intProperty(ADVERTISED_BYTES_PROP_NAME, ADVERTISED_BYTES_DEFAULT);
-    private int sendThreshold = intProperty(SEND_THRESHOLD_PROP_NAME, SEND_THRESHOLD_DEFAULT);
-    private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, COPY_THRESHOLD_DEFAULT);
+    /** -1 until set: conclude() takes the provider's measured default. */
+    private int sendThreshold = intProperty(SEND_THRESHOLD_PROP_NAME, -1);
+    private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, -1);
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private boolean startAgents = true;
     private long dcKey;
@@ -58,6 +60,7 @@ public final class RaasContext
         requireRange("rcPromoteRequests", rcPromoteRequests, 0, Integer.MAX_VALUE);
         requireRange("rcPromoteWindowMs", rcPromoteWindowMs, 1, 600_000);
         requireRange("rcIdleMs", rcIdleMs, 1, 3_600_000);
+        requireRange("qpStallMs", qpStallMs, 10, 3_600_000);
         requireRange("connectionCredits", connectionCredits, 1, 16 * 1024);
         requireRange("requestSlots", requestSlots, 16, 1 << 20);
         requireRange("stagingBytes", stagingBytes, 8, 1 << 20);
@@ -65,6 +68,14 @@ public final class RaasContext
         requireRange("receiveBufferBytes", receiveBufferBytes, 256, verbs.maxSendSize());
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
         requireRange("advertisedBytes", advertisedBytes, 4096, 1 << 30);
+        if (sendThreshold < 0)
+        {
+            sendThreshold = Math.min(sendThresholdDefault(verbs.provider()), receiveBufferBytes - ControlHeader.LENGTH);
+        }
+        if (copyThreshold < 0)
+        {
+            copyThreshold = copyThresholdDefault(verbs.provider());
+        }
         requireRange("sendThreshold", sendThreshold, 0, receiveBufferBytes - ControlHeader.LENGTH);
         requireRange("copyThreshold", copyThreshold, 0, Integer.MAX_VALUE);
         requireRange("timeoutMs", timeoutMs, 1, 3_600_000);
@@ -178,6 +189,18 @@ public final class RaasContext
         return this;
     }
 
+    /** @return how long a shared queue pair may make no progress before it is recycled. */
+    public int qpStallMs()
+    {
+        return qpStallMs;
+    }
+
+    public RaasContext qpStallMs(final int qpStallMs)
+    {
+        this.qpStallMs = qpStallMs;
+        return this;
+    }
+
     public int rcIdleMs()
     {
         return rcIdleMs;
@@ -266,6 +289,7 @@ public final class RaasContext
         return this;
     }
 
+    /** @return the SEND threshold; before {@link #conclude()}, -1 when left to the provider's default. */
     public int sendThreshold()
     {
         return sendThreshold;
@@ -277,6 +301,7 @@ public final class RaasContext
         return this;
     }
 
+    /** @return the copy threshold; before {@link #conclude()}, -1 when left to the provider's default. */
     public int copyThreshold()
     {
         return copyThreshold;

@@ -47,6 +47,8 @@ final class Messaging
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    /** After a promotion the peer did not answer, it stays on DC this many stall periods. */
+    static final int PROMOTION_BACKOFF_STALLS = 10;
 
     final RaasDriver driver;
     final MemoryRegion receive;
@@ -171,6 +173,27 @@ final class Messaging
         {
             slot.connection.channel.onSendFailed(status);
         }
+        if (status != RaasStatus.SUCCESS && slot.kind == RequestSlot.KIND_CONTROL &&
+            slot.staging.get(BYTE, TYPE_OFFSET) == TYPE_RC_CONNECT)
+        {
+            onPromotionFailed(slot.route, slot.staging.get(INT, CONNECT_QPN_OFFSET));
+        }
+    }
+
+    /**
+     * The peer did not take the request for an RC queue pair: drop the end made for it (else it
+     * holds a place in the bounded pool for good) and leave the peer on DC for a while, so that a
+     * peer that takes no messages is not asked again on every burst.
+     */
+    private void onPromotionFailed(final NodeRoute route, final int ourQpn)
+    {
+        final PooledQp rc = rcByQpn.get(ourQpn);
+        if (rc != null && rc.peer == route && route.rc != rc)
+        {
+            discardRc(rc);
+        }
+        route.promoteNotBeforeMillis = driver.clockMillis() + PROMOTION_BACKOFF_STALLS * driver.context.qpStallMs();
+        route.promoting = false;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -473,7 +496,7 @@ final class Messaging
     void countForPromotion(final NodeRoute route, final long nowMillis)
     {
         final int threshold = driver.context.rcPromoteRequests();
-        if (threshold == 0 || route.rc != null || route.promoting)
+        if (threshold == 0 || route.rc != null || route.promoting || nowMillis < route.promoteNotBeforeMillis)
         {
             return;
         }

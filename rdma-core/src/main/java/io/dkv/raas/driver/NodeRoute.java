@@ -16,6 +16,8 @@ final class NodeRoute
     volatile PooledQp rc;
     volatile boolean stale;
     boolean promoting;
+    /** A promotion the peer did not answer: no new one before this (carried over to a route replacing this one). */
+    volatile long promoteNotBeforeMillis;
     long windowStartMillis;
     int windowRequests;
 

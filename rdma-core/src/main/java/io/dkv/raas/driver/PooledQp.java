@@ -32,6 +32,13 @@ final class PooledQp
     long retiredAtMillis;
     int recycles;
     long lastUsedMillis;
+    /**
+     * When its requests last made progress (a completion, or a post to it while idle): written by
+     * the submitter and the poller, read by housekeeping, which recycles it when it stalls.
+     */
+    volatile long progressMillis;
+    /** Forced to ERROR as stalled: the first request flushed is the one it stalled on, and fails. */
+    volatile boolean stalled;
     /** The doorbell batch being built by the submitter. */
     int batchCount;
     io.dkv.verbs.SendWorkRequest batchHead;

@@ -81,6 +81,7 @@ public final class RaasDriver implements Raas
     static final int VQPN_INDEX_BITS = 20;
     static final int MAX_CONNECTIONS = 1 << VQPN_INDEX_BITS;
     static final int MAX_RETRIES = 8;
+    private static final System.Logger LOG = System.getLogger(RaasDriver.class.getName());
 
     final RaasContext context;
     final Directory directory;
@@ -242,6 +243,16 @@ public final class RaasDriver implements Raas
     public NodeRecord self()
     {
         return self;
+    }
+
+    /**
+     * @return the protection domain the driver's regions are registered in, for raw verbs beside the
+     * driver on the same memory (benchmarks, diagnostics); what the caller creates in it is the
+     * caller's to close, before the driver closes.
+     */
+    public ProtectionDomain protectionDomain()
+    {
+        return pd;
     }
 
     public Directory directory()
@@ -446,6 +457,10 @@ public final class RaasDriver implements Raas
             final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
                 existing.ah : pd.createAh(node.address());
             final NodeRoute route = new NodeRoute(node, ah, dcis[(int)(Long.hashCode(nodeId) & 0x7fffffff) % dcis.length]);
+            if (existing != null)
+            {
+                route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
+            }
             routes.put(nodeId, route);
             return route;
         }
@@ -467,6 +482,10 @@ public final class RaasDriver implements Raas
             final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
                 existing.ah : pd.createAh(node.address());
             final NodeRoute route = new NodeRoute(node, ah, dcis[(int)(Long.hashCode(node.id()) & 0x7fffffff) % dcis.length]);
+            if (existing != null)
+            {
+                route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
+            }
             routes.put(node.id(), route);
             return route;
         }
@@ -923,7 +942,10 @@ public final class RaasDriver implements Raas
             qp.batchHead = null;
             qp.batchTail = null;
             qp.batchCount = 0;
-            qp.outstanding.addAndGet(count);
+            if (qp.outstanding.getAndAdd(count) == 0)
+            {
+                qp.progressMillis = clockMillis;
+            }
             qp.lastUsedMillis = clockMillis;
             try
             {
@@ -1031,11 +1053,23 @@ public final class RaasDriver implements Raas
         final WcStatus status = wc.status();
         if (status == WcStatus.SUCCESS)
         {
+            if (qp.progressMillis != clockMillis)
+            {
+                qp.progressMillis = clockMillis;
+            }
             onSuccess(slot, wc);
             return;
         }
         qp.broken = true;
         maintenance = true;
+        if (qp.stalled)
+        {
+            // the request the queue pair stalled on: its peer neither answers nor fails, so it does not go again
+            qp.stalled = false;
+            markStale(slot.route);
+            complete(slot, RaasStatus.UNREACHABLE, 0);
+            return;
+        }
         if (status == WcStatus.WR_FLUSH_ERR && slot.retries < MAX_RETRIES && !(slot.connection != null && slot.connection.isClosed()))
         {
             // flushed behind another connection's failure: never executed, so it goes again on a recycled queue pair
@@ -1234,10 +1268,64 @@ public final class RaasDriver implements Raas
         }
     }
 
+    /**
+     * @return what the driver holds and waits on now, one line, for diagnosing a request that does
+     * not complete: requests pending and deferred, free request slots, and each pooled queue pair.
+     */
+    public String describeState()
+    {
+        final StringBuilder text = new StringBuilder(256);
+        text.append("node ").append(self.id()).append(": pending ").append(pending.size())
+            .append(", deferred ").append(deferredCount.get())
+            .append(", free slots ").append(freeSlots.size()).append(" of ").append(slots.length)
+            .append(", submitting ").append(submitting.get())
+            .append(", polling ").append(polling.get())
+            .append(", maintenance ").append(maintenance);
+        for (final PooledQp qp : pooled)
+        {
+            text.append("; ").append(qp).append(" deferred ").append(qp.deferred.size());
+        }
+        return text.toString();
+    }
+
     int housekeeping()
     {
-        clockMillis = System.currentTimeMillis();
-        return messaging.housekeeping(clockMillis);
+        final long now = System.currentTimeMillis();
+        clockMillis = now;
+        return recycleStalled(now) + messaging.housekeeping(now);
+    }
+
+    /**
+     * A shared queue pair completes in order: a request that never completes (a message to a peer
+     * that takes none, retried without end) holds back every request behind it, whoever made them.
+     * Force such a queue pair to ERROR: the stalled request fails UNREACHABLE, the others are
+     * flushed and go again on the recycled queue pair.
+     */
+    private int recycleStalled(final long nowMillis)
+    {
+        final long stallMillis = context.qpStallMs();
+        int recycled = 0;
+        for (int i = 0, n = pooled.size(); i < n; i++)
+        {
+            final PooledQp qp = pooled.get(i);
+            if (qp.outstanding.get() > 0 && !qp.broken && !qp.stalled && nowMillis - qp.progressMillis > stallMillis)
+            {
+                qp.stalled = true;
+                try
+                {
+                    qp.qp.modify(QpAttributes.error());
+                }
+                catch (final RuntimeException ex)
+                {
+                    qp.stalled = false;
+                    continue;
+                }
+                LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + (nowMillis - qp.progressMillis) +
+                    " ms: recycled, its oldest request fails UNREACHABLE");
+                recycled++;
+            }
+        }
+        return recycled;
     }
 
     long clockMillis()

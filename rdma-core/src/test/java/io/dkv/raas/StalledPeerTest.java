@@ -1,0 +1,93 @@
+package io.dkv.raas;
+
+import io.dkv.raas.driver.RaasDriver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A peer whose driver takes no messages (its process runs no agents, is stopped, or is stuck)
+ * never acknowledges one sent to it over shm, where delivery is the receiver's work: the message
+ * stays outstanding on the shared DC initiator and, queue pairs completing in order, every request
+ * behind it waits. The driver recycles a queue pair that made no progress for
+ * {@code qpStallMs}: the message fails, the others go again; and a peer that did not answer a
+ * promotion is not asked again at once.
+ */
+class StalledPeerTest
+{
+    private static final int STALL_MS = 200;
+
+    private static RaasContext context(final long nodeId, final boolean agents)
+    {
+        // one DC initiator: every peer's requests share it, as many peers share each one in a large cluster
+        return RaasPair.context("shm", nodeId).dciCount(1).qpStallMs(STALL_MS).startAgents(agents).timeoutMs(5_000);
+    }
+
+    @Test
+    @Timeout(60)
+    void aPeerThatTakesNoMessagesDoesNotHoldBackRequestsToOthers() throws Exception
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        try (Raas client = Raas.embedded(context(1, true), directory);
+            Raas silent = Raas.embedded(context(2, false), directory);
+            Raas healthy = Raas.embedded(context(3, true), directory))
+        {
+            final RemoteRegion owned = healthy.malloc(3, 4096, "healthy");
+            healthy.localMemory(owned).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5eed);
+            final RemoteRegion region = client.lookup("healthy");
+            final Connection toHealthy = client.open(3, null);
+            final MemorySegment buffer = MemorySegment.ofArray(new byte[8]);
+            toHealthy.read(region, 0, buffer, 0, 8);
+
+            // a CONNECT to the silent peer is a message it never takes
+            final CompletableFuture<Connection> connecting = CompletableFuture.supplyAsync(() -> client.connect(2, 7, Flags.ADAPTIVE, null));
+            Thread.sleep(50);
+
+            final long start = System.nanoTime();
+            for (int i = 0; i < 100; i++)
+            {
+                buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0);
+                toHealthy.read(region, 0, buffer, 0, 8);
+                assertEquals(0x5eed, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "READ " + i + " brought the healthy peer's word");
+            }
+            final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 20L * STALL_MS, "READs behind the stalled message completed after " + millis + " ms");
+            assertTrue(((RaasDriver)client).recycledQueuePairs() >= 1, "the stalled initiator was recycled");
+
+            final Exception failed = assertThrows(Exception.class, () -> connecting.get(20, TimeUnit.SECONDS));
+            assertTrue(String.valueOf(failed.getMessage()).length() > 0, "the connect failed with a reason");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aHotPeerThatDoesNotAnswerAPromotionStaysOnDcAndCostsOneStall()
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        try (Raas client = Raas.embedded(context(1, true).rcPromoteRequests(100).rcPromoteWindowMs(10_000), directory);
+            Raas silent = Raas.embedded(context(2, false), directory))
+        {
+            silent.malloc(2, 4096, "silent");
+            final RemoteRegion region = client.lookup("silent");
+            final Connection connection = client.open(2, null);
+            final RaasDriver driver = (RaasDriver)client;
+            long sum = 0;
+            for (int i = 0; i < 5_000; i++)
+            {
+                sum += connection.faa(region, 0, 1);
+            }
+            assertEquals(5_000L * 4_999 / 2, sum, "every increment counted once, in order");
+            assertEquals(1, driver.recycledQueuePairs(), "one stall, then no promotion asked again");
+            assertEquals(0, driver.rcQueuePairs(), "the end made for the promotion was dropped");
+            assertTrue(!driver.usesRc(2), "the peer stays on DC");
+        }
+    }
+}
