@@ -7,6 +7,7 @@ import java.util.Locale;
  */
 public enum Part
 {
+    JOIN,
     SCALE,
     SHARING,
     OVERHEAD,

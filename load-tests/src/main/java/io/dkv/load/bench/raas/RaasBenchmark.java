@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
@@ -32,15 +33,19 @@ import java.util.function.UnaryOperator;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Measure RDMA as a Service (embedded driver) against the raw verbs layer on the software providers, each figure " +
+        "Measure RDMA as a Service against the raw verbs layer on the software providers, each figure " +
             "beside its raw baseline measured in the same run.",
+        "join: this process, attached to a standalone driver (dkv driver, its own process), reaches memory nodes it never " +
+            "talked to: metadata read from the MetaServer, logical connection, first 8 B READ; against creating and " +
+            "connecting a fresh RC queue pair pair to the same node and its first READ.",
         "scale: 64 B READs from one thread over 1 to 10,000 logical connections sharing the driver's queue pairs, against " +
             "as many raw RC queue pairs; memory per connection and per queue pair.",
         "sharing: threads each reading over their own logical connection (lock-free multiplexing), against the same " +
             "threads sharing one raw queue pair under a lock.",
-        "overhead: latency of a synchronous 8 B READ through the embedded driver against the raw verbs READ.",
+        "overhead: latency of a synchronous 8 B READ through the embedded driver and through a standalone one against the " +
+            "raw verbs READ.",
         "thresholds: message round trips from 64 B to 64 KiB, SEND against WRITE_WITH_IMM and COPY against REGISTER; the " +
-            "crossovers are what SEND_THRESHOLD_DEFAULT and COPY_THRESHOLD_DEFAULT should be.",
+            "crossovers are what each provider's SEND and COPY threshold defaults should be.",
         "All traffic stays on 127.0.0.1 (tcp) or in local shared memory (shm)."
     })
 public final class RaasBenchmark implements Callable<Integer>
@@ -48,6 +53,9 @@ public final class RaasBenchmark implements Callable<Integer>
     static final int READ_SIZE = 64;
     static final int OVERHEAD_SIZE = 8;
     static final int MAX_CONNECTIONS = 100_000;
+    static final int MAX_JOIN_NODES = 100_000;
+    /** Each memory node is an embedded driver of about 10 MB of heap. */
+    static final int MAX_JOIN_BATCH = 200;
     static final int MAX_THREADS = 64;
     static final int MAX_WINDOW = 1024;
     /** Messages must fit the buffer a receiver advertises (1 MiB by default) with room to spare in its ring. */
@@ -58,9 +66,9 @@ public final class RaasBenchmark implements Callable<Integer>
     static final int LARGE_COUNT = 1000;
     static final int LATENCY_BLOCKS = 10;
     /**
-     * The drivers keep an RC queue pair this long without traffic. The default (2 s) retires the
-     * target's end, on which it never posts, while the client still sends on it; requests in flight
-     * then fail with RETRY_EXC_ERR.
+     * The drivers keep an RC queue pair this long without traffic, so that a run on the RC path stays
+     * on it while other subjects are timed: with the default (2 s) a pause between blocks would move
+     * the peer back to DC, and the run would measure both paths.
      */
     static final int RC_IDLE_MS = 600_000;
 
@@ -71,9 +79,21 @@ public final class RaasBenchmark implements Callable<Integer>
         description = "Providers to measure, comma-separated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     private List<Provider> providers;
 
-    @Option(names = "--only", split = ",", defaultValue = "scale,sharing,overhead,thresholds", paramLabel = "PART",
+    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds", paramLabel = "PART",
         description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
     private List<Part> parts;
+
+    @Option(names = "--join-nodes", defaultValue = "200", paramLabel = "N",
+        description = "join: memory nodes reached for the first time, each way, timed (default: ${DEFAULT-VALUE}).")
+    private int joinNodes;
+
+    @Option(names = "--join-batch", defaultValue = "50", paramLabel = "N",
+        description = "join: memory nodes running at once; each batch stops before the next starts (default: ${DEFAULT-VALUE}).")
+    private int joinBatch;
+
+    @Option(names = "--join-warmup", defaultValue = "50", paramLabel = "N",
+        description = "join: memory nodes reached each way before timing starts (default: ${DEFAULT-VALUE}).")
+    private int joinWarmup;
 
     @Option(names = "--connections", split = ",", defaultValue = "1,100,1000,10000", paramLabel = "N",
         description = "scale: logical connections (and raw queue pairs) of each run, comma-separated (default: ${DEFAULT-VALUE}).")
@@ -154,6 +174,10 @@ public final class RaasBenchmark implements Callable<Integer>
 
         for (final Provider provider : selectedProviders)
         {
+            if (selectedParts.contains(Part.JOIN))
+            {
+                results.join.add(new JoinBenchmark(joinNodes, joinBatch, joinWarmup, progress).run(provider));
+            }
             if (selectedParts.contains(Part.SCALE))
             {
                 final ScaleBenchmark scale = new ScaleBenchmark(driverSettings, distinct(connectionCounts),
@@ -169,7 +193,7 @@ public final class RaasBenchmark implements Callable<Integer>
             }
             if (selectedParts.contains(Part.OVERHEAD))
             {
-                results.overhead.addAll(new OverheadBenchmark(driverSettings, OVERHEAD_SIZE, latencyRunner, regionLength, seed,
+                results.overhead.addAll(new OverheadBenchmark(driverSettings, driverProperties(), OVERHEAD_SIZE, latencyRunner, regionLength, seed,
                     progress).run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
@@ -206,6 +230,12 @@ public final class RaasBenchmark implements Callable<Integer>
         return context.rcIdleMs(RC_IDLE_MS);
     }
 
+    /** @return {@link #driverSettings} as system properties, for the standalone drivers' processes. */
+    private static Map<String, String> driverProperties()
+    {
+        return Map.of(RaasConfiguration.RC_IDLE_MS_PROP_NAME, Integer.toString(RC_IDLE_MS));
+    }
+
     private static List<Integer> distinct(final List<Integer> values)
     {
         return List.copyOf(new LinkedHashSet<>(values));
@@ -218,6 +248,9 @@ public final class RaasBenchmark implements Callable<Integer>
 
     private void validate()
     {
+        requireRange("--join-nodes", joinNodes, 1, MAX_JOIN_NODES);
+        requireRange("--join-batch", joinBatch, 1, MAX_JOIN_BATCH);
+        requireRange("--join-warmup", joinWarmup, 0, MAX_JOIN_NODES);
         requireRange("--scale-ops", scaleOps, 1, Integer.MAX_VALUE);
         requireRange("--scale-ops-large", scaleOpsLarge, 1, Integer.MAX_VALUE);
         requireRange("--window", window, 1, MAX_WINDOW);
@@ -251,10 +284,10 @@ public final class RaasBenchmark implements Callable<Integer>
     private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart, final double loadAtEnd)
     {
         final List<String> lines = new ArrayList<>();
-        lines.add("drivers: a client and a server driver embedded in this process per part, provider and path, default " +
-            "settings except rcIdleMs " + RaasConfiguration.RC_IDLE_MS_DEFAULT + " -> " + RC_IDLE_MS + " (the default " +
-            "retires the server's end of the RC queue pair, on which it never posts, while the client still uses it: " +
-            "requests in flight fail with RETRY_EXC_ERR) and the RC promotion threshold, which fixes the path");
+        lines.add("drivers: a client and a server driver embedded in this process per part, provider and path (overhead " +
+            "adds a standalone driver per path, join one with default settings, each in a JVM of its own); default " +
+            "settings except rcIdleMs " + RaasConfiguration.RC_IDLE_MS_DEFAULT + " -> " + RC_IDLE_MS + " (so that a pause " +
+            "between timed blocks does not move an RC peer back to DC) and the RC promotion threshold, which fixes the path");
         lines.add("path: " + RaasPath.describe() + "; each run checks at its end that its requests travel on its path");
         lines.add("raw baseline: two devices of the same provider, " + RawVerbsPair.describeQueuePair() +
             ", one CQ on the initiator");
@@ -262,6 +295,20 @@ public final class RaasBenchmark implements Callable<Integer>
             "; the drivers' agents back off (BackoffIdleStrategy)");
         lines.add(String.format(Locale.ROOT, "targets: random 8-byte-aligned offsets in a %d MiB region, drawn before " +
             "timing (seed %d), the same for both sides", regionLength >> 20, seed));
+        if (selected.contains(Part.JOIN))
+        {
+            lines.add(String.format(Locale.ROOT, "join: per provider, a MetaServer in this process, a standalone driver " +
+                "(dkv driver with default settings, in a JVM of its own) this process attaches to, and %,d memory nodes " +
+                "(embedded drivers without agent threads, ids never used before) started %d at a time, each registering " +
+                "itself and a %,d B region; RaaS: lookup(region), open(node), read 8 B, timed together; raw: an RC queue " +
+                "pair created on a device of this process and one on the node's device, both taken to RTS (the numbers " +
+                "handed over by a method call, where hosts would need a network round trip), one 8 B READ posted and " +
+                "polled; each node reached once each way, which first alternating; warm-up, not timed: on one node %,d " +
+                "lookups, opens and READs answered from the driver's cache, %,d READs and %,d raw queue pair pairs made, " +
+                "connected and used, then %d new nodes reached each way; every READ checked to bring the node's own id",
+                joinNodes, joinBatch, JoinBenchmark.REGION_BYTES, JoinBenchmark.WARMUP_LOOKUPS, JoinBenchmark.WARMUP_READS,
+                JoinBenchmark.WARMUP_RAW_JOINS, joinWarmup));
+        }
         if (selected.contains(Part.SCALE))
         {
             lines.add(String.format(Locale.ROOT, "scale: one thread, %d READs of %d B in flight, request i to connection " +
@@ -282,8 +329,11 @@ public final class RaasBenchmark implements Callable<Integer>
         if (selected.contains(Part.OVERHEAD))
         {
             lines.add(String.format(Locale.ROOT, "overhead: one %d B READ in flight, System.nanoTime around each: " +
-                "Connection.read against postSend and polling the CQ of a raw RC queue pair; %,d each after %d ms of " +
-                "warm-up, timed in %d alternating blocks", OVERHEAD_SIZE, latencyOps, warmupMillis, LATENCY_BLOCKS));
+                "Connection.read against postSend and polling the CQ of a raw RC queue pair; embedded: the driver in this " +
+                "process; standalone: this process attached to dkv driver in a JVM of its own, reading a memory node of " +
+                "this process through it (the MetaServer too is in this process), into a buffer from allocateBuffer; " +
+                "%,d each after %d ms of warm-up, timed in %d alternating blocks", OVERHEAD_SIZE, latencyOps, warmupMillis,
+                LATENCY_BLOCKS));
         }
         if (selected.contains(Part.THRESHOLDS))
         {

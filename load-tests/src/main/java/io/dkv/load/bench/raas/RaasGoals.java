@@ -16,8 +16,12 @@ final class RaasGoals
     static final double MAX_SCALE_LOSS = 0.10;
     /** Heap a logical connection may take. */
     static final long MAX_BYTES_PER_CONNECTION = 256;
+    /** Median of reaching a node for the first time through a standalone driver. */
+    static final long MAX_JOIN_P50_NANOS = 10_000;
     /** Latency the embedded driver may add to a READ, as a share of the raw READ's. */
     static final double MAX_ADDED_LATENCY = 0.10;
+    /** Latency a standalone driver may add to a READ. */
+    static final long MAX_STANDALONE_ADDED_NANOS = 2_000;
 
     private RaasGoals()
     {
@@ -26,6 +30,10 @@ final class RaasGoals
     static List<String> evaluate(final RaasResults results, final List<Provider> providers, final List<RaasPath> paths)
     {
         final List<String> lines = new ArrayList<>();
+        for (final Provider provider : providers)
+        {
+            join(results, provider, lines);
+        }
         for (final Provider provider : providers)
         {
             for (final RaasPath path : paths)
@@ -47,7 +55,38 @@ final class RaasGoals
                 overhead(results, provider, path, lines);
             }
         }
+        for (final Provider provider : providers)
+        {
+            for (final RaasPath path : paths)
+            {
+                standaloneOverhead(results, provider, path, lines);
+            }
+        }
         return lines;
+    }
+
+    private static void join(final RaasResults results, final Provider provider, final List<String> lines)
+    {
+        final String title = provider + " join: first READ from a new node through a standalone driver, p50 <= " +
+            nanosText(MAX_JOIN_P50_NANOS);
+        for (final JoinRow row : results.join)
+        {
+            if (row.provider() == provider)
+            {
+                final long p50 = row.raas().p50Nanos();
+                lines.add(String.format(Locale.ROOT, "%s: %s (measured %s, %.2fx a fresh RC queue pair's %s; the " +
+                    "provider's own first READ to the node, from a ready DC initiator, takes %s)", title,
+                    p50 <= MAX_JOIN_P50_NANOS ? "MET" : "MISSED", nanosText(p50), row.raas().p50Ratio(row.raw()),
+                    nanosText(row.raw().p50Nanos()), nanosText(row.floor().p50Nanos())));
+                return;
+            }
+        }
+        lines.add(title + ": NOT MEASURED (join was not selected)");
+    }
+
+    private static String nanosText(final long nanos)
+    {
+        return String.format(Locale.ROOT, "%.1f us", nanos / 1000.0);
     }
 
     private static void scale(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
@@ -90,11 +129,29 @@ final class RaasGoals
             String.format(Locale.ROOT, "%.2f", 1.0 + MAX_ADDED_LATENCY) + "x raw verbs";
         for (final OverheadRow row : results.overhead)
         {
-            if (row.provider() == provider && row.path() == path)
+            if (row.provider() == provider && row.path() == path && row.driver() == DriverMode.EMBEDDED)
             {
                 final double ratio = row.raas().p50Ratio(row.raw());
                 lines.add(String.format(Locale.ROOT, "%s, %d B: %s (measured %.2fx, %+,d ns)",
                     title, row.size(), ratio <= 1.0 + MAX_ADDED_LATENCY ? "MET" : "MISSED", ratio, row.addedP50Nanos()));
+                return;
+            }
+        }
+        lines.add(title + ": NOT MEASURED (overhead was not selected)");
+    }
+
+    private static void standaloneOverhead(
+        final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    {
+        final String title = provider + " " + path + " standalone: standalone driver READ p50 <= raw verbs + " +
+            nanosText(MAX_STANDALONE_ADDED_NANOS);
+        for (final OverheadRow row : results.overhead)
+        {
+            if (row.provider() == provider && row.path() == path && row.driver() == DriverMode.STANDALONE)
+            {
+                final long added = row.addedP50Nanos();
+                lines.add(String.format(Locale.ROOT, "%s, %d B: %s (measured %+,d ns, %.2fx)", title, row.size(),
+                    added <= MAX_STANDALONE_ADDED_NANOS ? "MET" : "MISSED", added, row.raas().p50Ratio(row.raw())));
                 return;
             }
         }

@@ -24,6 +24,14 @@ public enum RaasPath
         return context.rcPromoteRequests(this == DC ? 0 : 1);
     }
 
+    /**
+     * @return the same settings as system properties, for a standalone driver's process.
+     */
+    java.util.Map<String, String> properties()
+    {
+        return java.util.Map.of(io.dkv.raas.RaasConfiguration.RC_PROMOTE_REQUESTS_PROP_NAME, this == DC ? "0" : "1");
+    }
+
     static String describe()
     {
         return "DC = the driver's shared DC initiators (RC promotion off); RC = the one RC queue pair the driver gives a hot " +

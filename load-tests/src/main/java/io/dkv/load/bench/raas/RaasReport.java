@@ -56,6 +56,10 @@ final class RaasReport
     {
         this.machine = machine;
         this.method = List.copyOf(method);
+        if (!results.join.isEmpty())
+        {
+            sections.add(join(results));
+        }
         if (!results.scale.isEmpty())
         {
             sections.add(scaleThroughput(results));
@@ -86,6 +90,53 @@ final class RaasReport
     List<String> goalLines()
     {
         return goalLines;
+    }
+
+    private static ReportSection join(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("nodes", true),
+            new TextTable.Column("RaaS p50", true),
+            new TextTable.Column("fresh RC p50", true),
+            new TextTable.Column("p50 ratio", true),
+            new TextTable.Column("RaaS p99", true),
+            new TextTable.Column("fresh RC p99", true),
+            new TextTable.Column("p99 ratio", true),
+            new TextTable.Column("RaaS no slower", true),
+            new TextTable.Column("DC floor p50", true),
+            new TextTable.Column("RaaS - floor", true),
+            new TextTable.Column("lookup p50", true),
+            new TextTable.Column("open p50", true),
+            new TextTable.Column("READ p50", true)));
+        for (final JoinRow row : results.join)
+        {
+            table.addRow(
+                row.provider().toString(),
+                count(row.raas().samples()),
+                nanos(row.raas().p50Nanos()),
+                nanos(row.raw().p50Nanos()),
+                ratio(row.raas().p50Ratio(row.raw())),
+                nanos(row.raas().p99Nanos()),
+                nanos(row.raw().p99Nanos()),
+                ratio(row.raas().p99Ratio(row.raw())),
+                blocks(row.raas(), row.raw()),
+                nanos(row.floor().p50Nanos()),
+                signed(row.addedToFloorP50Nanos()),
+                nanos(row.lookup().p50Nanos()),
+                nanos(row.open().p50Nanos()),
+                nanos(row.read().p50Nanos()));
+        }
+        return new ReportSection("join: first 8 B READ from a node never talked to, through a standalone driver (RaaS) or " +
+            "a fresh RC queue pair (raw), ns",
+            List.of("RaaS: region and node read from the MetaServer by the driver, logical connection opened, READ; fresh RC: " +
+                    "a queue pair on each end created and connected, READ; ratio: RaaS / fresh RC, lower is better",
+                "no slower: in how many batches of nodes the RaaS median was at most the fresh RC one",
+                "DC floor: the first READ from a ready raw DC initiator of this process, handed the node's DC target: what " +
+                    "the provider costs to meet a device it never met (shm maps the device's control file and the region's " +
+                    "file; tcp opens a connection), which every way pays; RaaS - floor: what RaaS adds to it",
+                "lookup, open, READ: the RaaS join's steps, each timed alone (their medians need not add up to the whole's); " +
+                    "the READ is where the driver's provider meets the node's device"), table);
     }
 
     private static ReportSection scaleThroughput(final RaasResults results)
@@ -230,6 +281,7 @@ final class RaasReport
         final TextTable table = new TextTable(List.of(
             new TextTable.Column("provider", false),
             new TextTable.Column("path", false),
+            new TextTable.Column("driver", false),
             new TextTable.Column("size", true),
             new TextTable.Column("RaaS p50", true),
             new TextTable.Column("raw p50", true),
@@ -244,6 +296,7 @@ final class RaasReport
             table.addRow(
                 row.provider().toString(),
                 row.path().toString(),
+                row.driver().toString(),
                 row.size() + " B",
                 nanos(row.raas().p50Nanos()),
                 nanos(row.raw().p50Nanos()),
@@ -254,7 +307,8 @@ final class RaasReport
                 ratio(row.raas().p99Ratio(row.raw())),
                 signed(row.addedP99Nanos()));
         }
-        return new ReportSection("overhead: synchronous READ through the embedded driver against the raw verbs READ, ns",
+        return new ReportSection("overhead: synchronous READ through the driver, embedded or standalone, against the raw " +
+            "verbs READ, ns",
             List.of("ratio: RaaS / raw, lower is better; added: RaaS - raw; the raw READs were timed in the same " +
                 "alternating blocks as every path's and are repeated for each"), table);
     }
@@ -363,8 +417,9 @@ final class RaasReport
             "summed over the sizes where one way was decisively faster (each weighed by how much slower the way chosen for " +
             "it was), the largest of equally good ones (on a tie the first way is the cheaper for the system); 0 = never " +
             "the first way");
-        notes.add(String.format(Locale.ROOT, "defaults now: RaasConfiguration.SEND_THRESHOLD_DEFAULT = %,d, " +
-            "COPY_THRESHOLD_DEFAULT = %,d", RaasConfiguration.SEND_THRESHOLD_DEFAULT, RaasConfiguration.COPY_THRESHOLD_DEFAULT));
+        notes.add(String.format(Locale.ROOT, "defaults now (RaasConfiguration, per provider): shm SEND %,d, COPY %,d; " +
+            "tcp SEND %,d, COPY %,d", RaasConfiguration.SEND_THRESHOLD_SHM_DEFAULT, RaasConfiguration.COPY_THRESHOLD_SHM_DEFAULT,
+            RaasConfiguration.SEND_THRESHOLD_TCP_DEFAULT, RaasConfiguration.COPY_THRESHOLD_TCP_DEFAULT));
         return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes, table);
     }
 

@@ -15,6 +15,7 @@ import java.util.Set;
 final class RaasResults
 {
     final Set<Part> parts;
+    final List<JoinRow> join = new ArrayList<>();
     final List<ScaleRow> scale = new ArrayList<>();
     final Map<Provider, Long> driverHeapBytes = new EnumMap<>(Provider.class);
     final List<SharingRow> sharing = new ArrayList<>();

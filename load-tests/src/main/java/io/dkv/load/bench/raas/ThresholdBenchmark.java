@@ -20,7 +20,7 @@ import java.util.function.UnaryOperator;
  * Thresholds: the round trip of a message between two embedded drivers, one message in flight,
  * for each size and each way of carrying it (SEND or WRITE_WITH_IMM; copied or registered), the
  * ways of one size timed in alternating blocks. The crossovers are what
- * {@code RaasConfiguration.SEND_THRESHOLD_DEFAULT} and {@code COPY_THRESHOLD_DEFAULT} should be.
+ * each provider's {@code RaasConfiguration} SEND and COPY threshold defaults should be.
  */
 final class ThresholdBenchmark
 {

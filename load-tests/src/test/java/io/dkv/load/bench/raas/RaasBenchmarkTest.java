@@ -28,12 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RaasBenchmarkTest
 {
     private static final String[] TINY = {
+        "--join-nodes", "4", "--join-batch", "2", "--join-warmup", "2",
         "--connections", "1,10", "--scale-ops", "500", "--scale-ops-large", "500", "--window", "4",
         "--threads", "2", "--sharing-millis", "30",
         "--latency-ops", "200",
         "--message-sizes", "64,8192", "--message-millis", "5",
         "--warmup", "10", "--region-mib", "1"};
 
+    private static final String JOIN = "join: first 8 B READ";
     private static final String SCALE = "scale: 64 B READs";
     private static final String MEMORY = "scale: memory";
     private static final String SHARING = "sharing:";
@@ -59,7 +61,7 @@ class RaasBenchmarkTest
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(180)
     void runsEveryPartOnBothProvidersAndPathsAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("results").resolve("raas.md");
@@ -69,14 +71,26 @@ class RaasBenchmarkTest
         final Map<String, List<String[]>> tables = tables(out.toString());
         final List<String> providerPaths = List.of("shm dc", "shm rc", "tcp dc", "tcp rc");
 
+        assertEquals(List.of("shm 4", "tcp 4"), keys(tables.get(JOIN), 2), out::toString);
         assertEquals(keys(providerPaths, "1", "10"), keys(tables.get(SCALE), 3), out::toString);
         assertEquals(List.of("shm 1", "shm 10", "tcp 1", "tcp 10"), keys(tables.get(MEMORY), 2), out::toString);
         assertEquals(keys(providerPaths, "2"), keys(tables.get(SHARING), 3), out::toString);
-        assertEquals(keys(providerPaths, "8 B"), keys(tables.get(OVERHEAD), 3), out::toString);
+        assertEquals(List.of("shm dc embedded 8 B", "shm rc embedded 8 B", "shm dc standalone 8 B", "shm rc standalone 8 B",
+            "tcp dc embedded 8 B", "tcp rc embedded 8 B", "tcp dc standalone 8 B", "tcp rc standalone 8 B"),
+            keys(tables.get(OVERHEAD), 4), out::toString);
         assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), out::toString);
         assertEquals(keys(providerPaths, "64 B", "8,192 B"), keys(tables.get(COPY_OR_REGISTER), 3), out::toString);
         assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), out::toString);
 
+        for (final String[] row : tables.get(JOIN))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[3]) > 0 && number(row[6]) >= number(row[3]), () -> "fresh RC p50 <= p99: " + Arrays.toString(row));
+            assertRatios(row, 4, 7);
+            assertTrue(row[8].matches("\\d+/2"), () -> "batches: " + Arrays.toString(row));
+            assertTrue(number(row[9]) > 0 && number(row[11]) > 0 && number(row[12]) > 0 && number(row[13]) > 0,
+                () -> "floor and steps: " + Arrays.toString(row));
+        }
         for (final String[] row : tables.get(SCALE))
         {
             assertTrue(number(row[4]) > 0 && number(row[6]) > 0, () -> "throughputs: " + Arrays.toString(row));
@@ -92,9 +106,9 @@ class RaasBenchmarkTest
         }
         for (final String[] row : tables.get(OVERHEAD))
         {
-            assertTrue(number(row[3]) > 0 && number(row[7]) >= number(row[3]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
-            assertTrue(number(row[4]) > 0 && number(row[8]) >= number(row[4]), () -> "raw p50 <= p99: " + Arrays.toString(row));
-            assertRatios(row, 5, 9);
+            assertTrue(number(row[4]) > 0 && number(row[8]) >= number(row[4]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[5]) > 0 && number(row[9]) >= number(row[5]), () -> "raw p50 <= p99: " + Arrays.toString(row));
+            assertRatios(row, 6, 10);
         }
         for (final String[] row : tables.get(COPY_OR_REGISTER))
         {
@@ -107,10 +121,11 @@ class RaasBenchmarkTest
         }
 
         final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(12, goals.size(), out::toString);
+        assertEquals(18, goals.size(), out::toString);
         for (final String goal : goals)
         {
-            assertTrue(goal.matches("goal (shm|tcp) (dc|rc) (scale|memory|overhead): .*: (MET|MISSED) \\(measured .*\\)"), goal);
+            assertTrue(goal.matches("goal (shm|tcp) (join|(dc|rc) (scale|memory|overhead|standalone)): .*: (MET|MISSED) " +
+                "\\(measured .*\\)"), goal);
         }
         assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"), out::toString);
 
@@ -122,7 +137,7 @@ class RaasBenchmarkTest
         final long tableRows = tables.values().stream().mapToLong(List::size).sum();
         // every table adds a header and a rule line to its rows
         assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(), markdownText);
-        assertEquals(12, markdownText.lines().filter(line -> line.matches("- (shm|tcp) (dc|rc) .*: (MET|MISSED) .*")).count(),
+        assertEquals(18, markdownText.lines().filter(line -> line.matches("- (shm|tcp) (join|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
             markdownText);
     }
 
@@ -133,7 +148,7 @@ class RaasBenchmarkTest
         assertEquals(0, dkv(args("--provider", "shm", "--paths", "rc", "--only", "overhead")), err::toString);
         final Map<String, List<String[]>> tables = tables(out.toString());
         assertEquals(List.of(OVERHEAD), List.copyOf(tables.keySet()), out::toString);
-        assertEquals(List.of("shm rc 8 B"), keys(tables.get(OVERHEAD), 3), out::toString);
+        assertEquals(List.of("shm rc embedded 8 B", "shm rc standalone 8 B"), keys(tables.get(OVERHEAD), 4), out::toString);
         assertTrue(out.toString().contains("goal shm rc scale: most connections within 10% of the fewest: NOT MEASURED"),
             out::toString);
         assertFalse(out.toString().contains("tcp"), out::toString);
@@ -146,6 +161,8 @@ class RaasBenchmarkTest
         assertTrue(err.toString().contains("speed"), err::toString);
         assertEquals(2, dkv("bench", "raas", "--connections", "0"));
         assertTrue(err.toString().contains("--connections 0"), err::toString);
+        assertEquals(2, dkv("bench", "raas", "--join-batch", "0"));
+        assertTrue(err.toString().contains("--join-batch 0"), err::toString);
     }
 
     private static void assertRatios(final String[] row, final int... columns)
@@ -182,7 +199,7 @@ class RaasBenchmarkTest
      */
     private static Map<String, List<String[]>> tables(final String text)
     {
-        final List<String> titles = List.of(SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS);
+        final List<String> titles = List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS);
         final Map<String, List<String[]>> tables = new LinkedHashMap<>();
         final List<String> lines = text.lines().toList();
         for (int i = 0; i < lines.size(); i++)
