@@ -38,13 +38,16 @@ final class DriverProcess implements AutoCloseable
     private final Process process;
     private final Path log;
     private final long nodeId;
+    /** Stops the driver when this JVM is stopped (Ctrl-C) before the benchmark closes it. */
+    private final Thread stopOnExit;
 
-    private DriverProcess(final String name, final Process process, final Path log, final long nodeId)
+    private DriverProcess(final String name, final Process process, final Path log, final long nodeId, final Thread stopOnExit)
     {
         this.name = name;
         this.process = process;
         this.log = log;
         this.nodeId = nodeId;
+        this.stopOnExit = stopOnExit;
     }
 
     /**
@@ -84,13 +87,16 @@ final class DriverProcess implements AutoCloseable
         {
             throw new UncheckedIOException("cannot start the standalone driver '" + name + "': " + ex.getMessage(), ex);
         }
+        final Thread stopOnExit = new Thread(process::destroy, "dkv-bench-stop-" + name);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         try
         {
-            return new DriverProcess(name, process, log, awaitServing(name, process, log));
+            return new DriverProcess(name, process, log, awaitServing(name, process, log), stopOnExit);
         }
         catch (final RuntimeException ex)
         {
             process.destroyForcibly();
+            removeHook(stopOnExit);
             throw ex;
         }
     }
@@ -124,6 +130,18 @@ final class DriverProcess implements AutoCloseable
                 Thread.currentThread().interrupt();
                 throw new RaasException("interrupted while starting standalone driver '" + name + "'", ex);
             }
+        }
+    }
+
+    private static void removeHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // the hook runs anyway
         }
     }
 
@@ -174,6 +192,7 @@ final class DriverProcess implements AutoCloseable
      */
     public void close()
     {
+        removeHook(stopOnExit);
         process.destroy();
         try
         {
