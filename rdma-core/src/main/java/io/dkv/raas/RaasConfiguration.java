@@ -156,38 +156,4 @@ public final class RaasConfiguration
     private RaasConfiguration()
     {
     }
-
-    static int intProperty(final String name, final int defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
-
-    static long longProperty(final String name, final long defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
 }

@@ -5,6 +5,8 @@ import io.dkv.verbs.VerbsContext;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.dkv.raas.RaasConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.longProperty;
 
 /**
  * What a RaaS driver is started with. Starts from {@link RaasConfiguration} (system properties,

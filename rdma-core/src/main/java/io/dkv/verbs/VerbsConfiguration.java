@@ -100,38 +100,4 @@ public final class VerbsConfiguration
     {
         return System.getProperty(TCP_ADDRESS_PROP_NAME, TCP_ADDRESS_DEFAULT);
     }
-
-    static int intProperty(final String name, final int defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
-
-    static long longProperty(final String name, final long defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
 }

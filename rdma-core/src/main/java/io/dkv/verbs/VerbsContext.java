@@ -5,6 +5,8 @@ import org.agrona.BitUtil;
 import java.nio.file.Path;
 
 import static io.dkv.verbs.VerbsConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.longProperty;
 
 /**
  * What a device is opened with: the provider and its limits. Starts from {@link VerbsConfiguration}

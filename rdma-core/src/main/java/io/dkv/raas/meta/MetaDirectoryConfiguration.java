@@ -33,21 +33,4 @@ public final class MetaDirectoryConfiguration
     {
         return System.getProperty(ENDPOINTS_PROP_NAME, "");
     }
-
-    static int intProperty(final String name, final int defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.dkv.raas.meta.MetaDirectoryConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
 
 /**
  * What a {@link MetaDirectory} is started with. Starts from {@link MetaDirectoryConfiguration}
