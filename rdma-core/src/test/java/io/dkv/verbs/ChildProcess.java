@@ -176,15 +176,15 @@ public final class ChildProcess implements AutoCloseable
         return line;
     }
 
-    /**
-     * @return an assertion error that names the child and carries what it printed on stderr.
-     */
     /** @return the child's process id (of the JVM itself when started without a prefix). */
     public long pid()
     {
         return process.pid();
     }
 
+    /**
+     * @return an assertion error that names the child and carries what it printed on stderr.
+     */
     public AssertionError failure(final String what)
     {
         return new AssertionError(name + " " + what + "; " + describe());

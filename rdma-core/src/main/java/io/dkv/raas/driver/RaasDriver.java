@@ -142,7 +142,7 @@ public final class RaasDriver implements Raas
             self = new NodeRecord(context.nodeId(), context.role(), device.address(), dct.dctNumber(), dcKey,
                 System.currentTimeMillis(), 0);
 
-            stagingSlotBytes = (int)BitUtil.align(Math.max(context.stagingBytes(), 256), 64);
+            stagingSlotBytes = BitUtil.align(Math.max(context.stagingBytes(), 256), 64);
             staging = pd.allocate((long)stagingSlotBytes * context.requestSlots(), Access.LOCAL_WRITE);
             slots = new RequestSlot[context.requestSlots()];
             freeSlots = new ManyToManyConcurrentArrayQueue<>(BitUtil.findNextPositivePowerOfTwo(context.requestSlots()));
@@ -454,15 +454,7 @@ public final class RaasDriver implements Raas
             {
                 return existing;
             }
-            final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
-                existing.ah : pd.createAh(node.address());
-            final NodeRoute route = new NodeRoute(node, ah, dcis[(int)(Long.hashCode(nodeId) & 0x7fffffff) % dcis.length]);
-            if (existing != null)
-            {
-                route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
-            }
-            routes.put(nodeId, route);
-            return route;
+            return replaceRoute(existing, node);
         }
     }
 
@@ -479,16 +471,26 @@ public final class RaasDriver implements Raas
             {
                 return existing;
             }
-            final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
-                existing.ah : pd.createAh(node.address());
-            final NodeRoute route = new NodeRoute(node, ah, dcis[(int)(Long.hashCode(node.id()) & 0x7fffffff) % dcis.length]);
-            if (existing != null)
-            {
-                route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
-            }
-            routes.put(node.id(), route);
-            return route;
+            return replaceRoute(existing, node);
         }
+    }
+
+    /**
+     * A route to the node as its record now says, in place of the one there was (stale, or of an
+     * older incarnation), keeping its address handle when the address is the same and its
+     * promotion back-off. Called holding the routes' lock.
+     */
+    private NodeRoute replaceRoute(final NodeRoute existing, final NodeRecord node)
+    {
+        final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
+            existing.ah : pd.createAh(node.address());
+        final NodeRoute route = new NodeRoute(node, ah, dcis[(Long.hashCode(node.id()) & 0x7fffffff) % dcis.length]);
+        if (existing != null)
+        {
+            route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
+        }
+        routes.put(node.id(), route);
+        return route;
     }
 
     /** A request to the node failed as if its metadata were stale: read it anew next time. */

@@ -506,7 +506,7 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
      */
     protected final boolean rewind(final int psn)
     {
-        final long position = txNext - (int)((int)txNext - psn);
+        final long position = txNext - ((int)txNext - psn);
         if (position < head || position >= txNext)
         {
             return false;
