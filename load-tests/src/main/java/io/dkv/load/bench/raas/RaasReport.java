@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.Formats;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownFile;
@@ -458,52 +459,13 @@ final class RaasReport
 
     void printText(final PrintWriter out)
     {
-        out.println(TITLE);
-        out.println();
-        for (final String line : machine.lines())
-        {
-            out.println(line);
-        }
-        for (final String line : method)
-        {
-            out.println(line);
-        }
-        out.println();
-        for (final ReportSection section : sections)
-        {
-            section.printText(out);
-        }
-        for (final String line : goalLines)
-        {
-            out.println("goal " + line);
-        }
-        out.flush();
+        BenchReport.printText(out, TITLE, machine, method, text -> sections.forEach(section -> section.printText(text)), goalLines);
     }
 
     void printMarkdown(final PrintWriter out)
     {
-        out.println("## " + TITLE);
-        out.println();
-        for (final String line : machine.lines())
-        {
-            out.println("- " + line);
-        }
-        for (final String line : method)
-        {
-            out.println("- " + line);
-        }
-        out.println();
-        for (final ReportSection section : sections)
-        {
-            section.printMarkdown(out);
-        }
-        out.println("Goals:");
-        out.println();
-        for (final String line : goalLines)
-        {
-            out.println("- " + line);
-        }
-        out.flush();
+        BenchReport.printMarkdown(out, TITLE, machine, method, markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
+            goalLines);
     }
 
     void writeMarkdown(final Path file) throws IOException

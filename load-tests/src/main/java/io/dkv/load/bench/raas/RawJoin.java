@@ -10,7 +10,6 @@ import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
-import io.dkv.verbs.PortAddress;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpAttributes;
 import io.dkv.verbs.QpInitAttributes;
@@ -80,13 +79,13 @@ final class RawJoin implements AutoCloseable
     {
         final ProtectionDomain targetPd = node.protectionDomain();
         final long start = System.nanoTime();
-        final QueuePair qp = pd.createQp(queuePair(cq));
+        final QueuePair qp = pd.createQp(RawVerbsPair.lean(cq, 1));
         QueuePair peer = null;
         try
         {
-            peer = targetPd.createQp(queuePair(targetCq));
-            connect(qp, targetPd.device().address(), peer.qpNum());
-            connect(peer, device.address(), qp.qpNum());
+            peer = targetPd.createQp(RawVerbsPair.lean(targetCq, 1));
+            RawVerbsPair.connect(qp, targetPd.device().address(), peer.qpNum());
+            RawVerbsPair.connect(peer, device.address(), qp.qpNum());
             read.wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(local, 0, Long.BYTES)
                 .remote(region.address(), region.rkey());
             qp.postSend(read);
@@ -131,18 +130,6 @@ final class RawJoin implements AutoCloseable
     long lastValue()
     {
         return local.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-    }
-
-    private static QpInitAttributes queuePair(final CompletionQueue cq)
-    {
-        return new QpInitAttributes().type(QpType.RC).cq(cq).maxSendWr(1).maxRecvWr(1).maxSendSge(1).maxRecvSge(1).maxInlineData(0);
-    }
-
-    private static void connect(final QueuePair qp, final PortAddress peer, final int peerQpNum)
-    {
-        qp.modify(QpAttributes.init(Access.ALL));
-        qp.modify(QpAttributes.rtr(peer, peerQpNum));
-        qp.modify(QpAttributes.rts());
     }
 
     private void await(final QueuePair qp, final long start)

@@ -5,6 +5,7 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.PortAddress;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpAttributes;
 import io.dkv.verbs.QpInitAttributes;
@@ -103,7 +104,7 @@ final class RawVerbsPair implements AutoCloseable
      * The smallest queue pair that does the job, so that the baseline's memory is not inflated by
      * defaults it does not need: one SGE, no inline data, one receive.
      */
-    private static QpInitAttributes lean(final CompletionQueue cq, final int maxSendWr)
+    static QpInitAttributes lean(final CompletionQueue cq, final int maxSendWr)
     {
         return new QpInitAttributes()
             .type(QpType.RC)
@@ -122,8 +123,14 @@ final class RawVerbsPair implements AutoCloseable
 
     private static void bringUp(final QueuePair qp, final Device peer, final QueuePair peerQp)
     {
+        connect(qp, peer.address(), peerQp.qpNum());
+    }
+
+    /** Take an RC queue pair from RESET to RTS, connected to the peer's queue pair. */
+    static void connect(final QueuePair qp, final PortAddress peer, final int peerQpNum)
+    {
         qp.modify(QpAttributes.init(Access.ALL));
-        qp.modify(QpAttributes.rtr(peer.address(), peerQp.qpNum()));
+        qp.modify(QpAttributes.rtr(peer, peerQpNum));
         qp.modify(QpAttributes.rts());
     }
 

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Measurement;
@@ -83,48 +84,20 @@ final class ResultsReport
 
     void printText(final PrintWriter out)
     {
-        out.println(TITLE);
-        out.println();
-        for (final String line : machine.lines())
+        BenchReport.printText(out, TITLE, machine, method, text ->
         {
-            out.println(line);
-        }
-        for (final String line : method)
-        {
-            out.println(line);
-        }
-        out.println();
-        table.printText(out);
-        out.println();
-        for (final String line : goalLines)
-        {
-            out.println("goal " + line);
-        }
-        out.flush();
+            table.printText(text);
+            text.println();
+        }, goalLines);
     }
 
     void printMarkdown(final PrintWriter out)
     {
-        out.println("## " + TITLE);
-        out.println();
-        for (final String line : machine.lines())
+        BenchReport.printMarkdown(out, TITLE, machine, method, markdown ->
         {
-            out.println("- " + line);
-        }
-        for (final String line : method)
-        {
-            out.println("- " + line);
-        }
-        out.println();
-        table.printMarkdown(out);
-        out.println();
-        out.println("Goals:");
-        out.println();
-        for (final String line : goalLines)
-        {
-            out.println("- " + line);
-        }
-        out.flush();
+            table.printMarkdown(markdown);
+            markdown.println();
+        }, goalLines);
     }
 
     /**
