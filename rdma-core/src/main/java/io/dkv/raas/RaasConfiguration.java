@@ -41,7 +41,11 @@ public final class RaasConfiguration
     public static final String QP_STALL_MS_PROP_NAME = "dkv.raas.qp.stall.ms";
     public static final int QP_STALL_MS_DEFAULT = 2000;
 
-    /** One-sided requests a logical connection may have outstanding. */
+    /**
+     * Asynchronous one-sided requests a logical connection may have outstanding. A synchronous call
+     * takes no credit: its thread waits for it, so each calling thread has at most one outstanding,
+     * and the driver's request slots bound them all.
+     */
     public static final String CONNECTION_CREDITS_PROP_NAME = "dkv.raas.connection.credits";
     public static final int CONNECTION_CREDITS_DEFAULT = 64;
 

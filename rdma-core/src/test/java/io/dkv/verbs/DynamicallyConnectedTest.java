@@ -110,4 +110,33 @@ class DynamicallyConnectedTest
         good.postSend(write.dc(ah, dct.dctNumber(), 77));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(initiator.cq).status());
     }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void everyRegionOfATargetWithManyIsReachable(final String provider)
+    {
+        final TestNode initiator = node(provider);
+        final TestNode target = node(provider);
+        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
+        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(5));
+        final List<MemoryRegion> regions = new ArrayList<>();
+        for (int i = 0; i < 70; i++)
+        {
+            final MemoryRegion region = target.pd.allocate(4096, Access.ALL);
+            region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 64, 7000 + i);
+            regions.add(region);
+        }
+        final AddressHandle ah = initiator.pd.createAh(target.device.address());
+        final QueuePair dci = initiator.dci();
+        final SendWorkRequest read = new SendWorkRequest();
+        // from the last registered down: a peer meets high table indexes before low ones
+        for (int i = regions.size() - 1; i >= 0; i--)
+        {
+            final MemoryRegion region = regions.get(i);
+            dci.postSend(read.reset().wrId(i).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+                .local(initiator.region, 0, 8).remote(region.address() + 64, region.rkey()).dc(ah, dct.dctNumber(), 5));
+            assertEquals(WcStatus.SUCCESS, new Completions(initiator.cq).awaitOne(initiator.cq).status());
+            assertEquals(7000 + i, initiator.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "region " + i);
+        }
+    }
 }

@@ -225,7 +225,10 @@ final class DriverConnection implements Connection
                 local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
         }
         lastOwned = region;
-        acquireCredit();
+        if (!sync)
+        {
+            acquireCredit();
+        }
         final RequestSlot slot = driver.acquireSlot();
         slot.sync = sync;
         slot.token = token;

@@ -725,7 +725,7 @@ final class Messaging
      */
     boolean closeIfDrained(final PooledQp rc, final long nowMillis)
     {
-        if (rc.outstanding.get() != 0 || (!rc.closeReady && nowMillis - rc.retiredAtMillis < 10L * driver.context.rcIdleMs()))
+        if (rc.outstanding() != 0 || (!rc.closeReady && nowMillis - rc.retiredAtMillis < 10L * driver.context.rcIdleMs()))
         {
             return false;
         }
@@ -942,7 +942,7 @@ final class Messaging
             // the end that asked for the queue pair knows when it went idle; the other end sees only its
             // own requests (one-sided traffic to it is invisible), so it waits far longer before asking
             final long limit = rc.initiatedHere ? idle : 10L * idle;
-            if (!rc.retired && nowMillis - rc.lastUsedMillis > limit && rc.outstanding.get() == 0)
+            if (!rc.retired && nowMillis - rc.lastUsedMillis > limit && rc.outstanding() == 0)
             {
                 retire(rc, true);
                 work++;

@@ -3,7 +3,8 @@ package io.dkv.raas.driver;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.QueuePair;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A physical queue pair of the pool, shared by many logical connections. The driver never lets
@@ -12,9 +13,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class PooledQp
 {
+    private static final VarHandle POSTED;
+    private static final VarHandle COMPLETED;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            POSTED = lookup.findVarHandle(PooledQp.class, "posted", long.class);
+            COMPLETED = lookup.findVarHandle(PooledQp.class, "completed", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     final QpType type;
     final int depth;
-    final AtomicInteger outstanding = new AtomicInteger();
+    /**
+     * Requests posted, written only by the submitter, and completed, written only by the poller: one
+     * writer each, so neither needs an atomic read-modify-write on the request path.
+     */
+    private volatile long posted;
+    private volatile long completed;
     final SlotQueue deferred;
     QueuePair qp;
     /** The peer of an RC queue pair, and its queue pair number. */
@@ -52,13 +75,40 @@ final class PooledQp
         this.deferred = new SlotQueue(deferredCapacity);
     }
 
+    /** @return requests posted and not yet completed. */
+    int outstanding()
+    {
+        final long completedNow = completed;
+        return (int)(posted - completedNow);
+    }
+
+    /** Submitter only. @return requests that were outstanding before these. */
+    int addPosted(final int count)
+    {
+        final int before = outstanding();
+        POSTED.setRelease(this, posted + count);
+        return before;
+    }
+
+    /** Submitter only: a request counted as posted never reached the queue pair. */
+    void unpost()
+    {
+        POSTED.setRelease(this, posted - 1);
+    }
+
+    /** Poller only. */
+    void addCompleted()
+    {
+        COMPLETED.setRelease(this, completed + 1);
+    }
+
     boolean hasCredit(final int batched)
     {
-        return outstanding.get() + batched < depth;
+        return outstanding() + batched < depth;
     }
 
     public String toString()
     {
-        return String.format("%s qp 0x%x (outstanding %d of %d%s)", type, qp.qpNum(), outstanding.get(), depth, broken ? ", broken" : "");
+        return String.format("%s qp 0x%x (outstanding %d of %d%s)", type, qp.qpNum(), outstanding(), depth, broken ? ", broken" : "");
     }
 }

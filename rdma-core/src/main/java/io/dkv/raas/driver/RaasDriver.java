@@ -42,7 +42,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,7 +113,9 @@ public final class RaasDriver implements Raas
     private final Map<RemoteRegion, Boolean> knownRegions = new ConcurrentHashMap<>();
     private final Map<String, MemoryRegion> localRegions = new ConcurrentHashMap<>();
     final Messaging messaging;
-    private final List<PooledQp> toPost = new ArrayList<>();
+    /** Queue pairs with a doorbell batch being built by the submitter (an array: this is on every request's path). */
+    private PooledQp[] toPost = new PooledQp[8];
+    private int toPostCount;
     private int nextConnectionIndex = 1;
     private int pollTurn;
     @SuppressWarnings("unused")
@@ -741,7 +743,7 @@ public final class RaasDriver implements Raas
             }
             finally
             {
-                submitting.set(false);
+                submitting.setRelease(false);
             }
             if (!pending.isEmpty())
             {
@@ -785,7 +787,7 @@ public final class RaasDriver implements Raas
             }
             finally
             {
-                submitting.set(false);
+                submitting.setRelease(false);
             }
             if (posted == before)
             {
@@ -845,7 +847,7 @@ public final class RaasDriver implements Raas
             }
             if (qp.broken)
             {
-                if (qp.outstanding.get() == 0)
+                if (qp.outstanding() == 0)
                 {
                     recycle(qp);
                 }
@@ -922,7 +924,11 @@ public final class RaasDriver implements Raas
         if (qp.batchCount == 0)
         {
             qp.batchHead = slot.wr;
-            toPost.add(qp);
+            if (toPostCount == toPost.length)
+            {
+                toPost = Arrays.copyOf(toPost, toPostCount * 2);
+            }
+            toPost[toPostCount++] = qp;
         }
         else
         {
@@ -936,15 +942,16 @@ public final class RaasDriver implements Raas
 
     private void postBatches()
     {
-        for (int i = 0, n = toPost.size(); i < n; i++)
+        for (int i = 0, n = toPostCount; i < n; i++)
         {
-            final PooledQp qp = toPost.get(i);
+            final PooledQp qp = toPost[i];
+            toPost[i] = null;
             final int count = qp.batchCount;
             final SendWorkRequest head = qp.batchHead;
             qp.batchHead = null;
             qp.batchTail = null;
             qp.batchCount = 0;
-            if (qp.outstanding.getAndAdd(count) == 0)
+            if (qp.addPosted(count) == 0)
             {
                 qp.progressMillis = clockMillis;
             }
@@ -959,13 +966,13 @@ public final class RaasDriver implements Raas
                 qp.broken = true;
                 for (SendWorkRequest wr = head; wr != null; wr = wr.next())
                 {
-                    qp.outstanding.decrementAndGet();
+                    qp.unpost();
                     final RequestSlot slot = slots[(int)wr.wrId()];
                     complete(slot, RaasStatus.UNREACHABLE, 0);
                 }
             }
         }
-        toPost.clear();
+        toPostCount = 0;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -988,7 +995,11 @@ public final class RaasDriver implements Raas
 
     public int poll()
     {
-        CALLER_POLLED.setOpaque(this, true);
+        // read before writing: a store on every poll would take the line from the Poller agent's core each time
+        if (!(boolean)CALLER_POLLED.getOpaque(this))
+        {
+            CALLER_POLLED.setOpaque(this, true);
+        }
         return pollCompletions();
     }
 
@@ -1028,7 +1039,7 @@ public final class RaasDriver implements Raas
         }
         finally
         {
-            polling.set(false);
+            polling.setRelease(false);
         }
         if (count > 0 && (deferredCount.get() > 0 || !pending.isEmpty()))
         {
@@ -1051,7 +1062,7 @@ public final class RaasDriver implements Raas
             return;
         }
         final PooledQp qp = slot.postedOn;
-        qp.outstanding.decrementAndGet();
+        qp.addCompleted();
         final WcStatus status = wc.status();
         if (status == WcStatus.SUCCESS)
         {
@@ -1101,9 +1112,25 @@ public final class RaasDriver implements Raas
         }
         else if (slot.copyBack != null)
         {
-            MemorySegment.copy(slot.bounce, 0, slot.copyBack, slot.copyBackOffset, slot.length);
+            copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
         }
         complete(slot, RaasStatus.SUCCESS, value);
+    }
+
+    /**
+     * A READ's result into the caller's memory. A word goes by one load and store: the bulk copy's
+     * overlap and size checks cost more than copying the 8 bytes a lookup or a CAS-guarded read brings.
+     */
+    private static void copyBack(final MemorySegment from, final MemorySegment to, final long toOffset, final int length)
+    {
+        if (length == Long.BYTES)
+        {
+            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        }
+        else
+        {
+            MemorySegment.copy(from, 0, to, toOffset, length);
+        }
     }
 
     /**
@@ -1118,7 +1145,7 @@ public final class RaasDriver implements Raas
         }
         if (slot.kind == RequestSlot.KIND_ONE_SIDED)
         {
-            if (connection != null)
+            if (connection != null && !slot.sync)
             {
                 connection.onCompleted();
             }
@@ -1139,7 +1166,7 @@ public final class RaasDriver implements Raas
             slot.value = value;
             if (slot.markDone())
             {
-                slot.done = true;
+                slot.signalDone();
             }
             else
             {
@@ -1185,7 +1212,7 @@ public final class RaasDriver implements Raas
     {
         final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
         int spins = 0;
-        while (!slot.done)
+        while (!slot.isDone())
         {
             if (poll() == 0 && drainSubmissions() == 0)
             {
@@ -1310,7 +1337,7 @@ public final class RaasDriver implements Raas
         for (int i = 0, n = pooled.size(); i < n; i++)
         {
             final PooledQp qp = pooled.get(i);
-            if (qp.outstanding.get() > 0 && !qp.broken && !qp.stalled && nowMillis - qp.progressMillis > stallMillis)
+            if (qp.outstanding() > 0 && !qp.broken && !qp.stalled && nowMillis - qp.progressMillis > stallMillis)
             {
                 qp.stalled = true;
                 try

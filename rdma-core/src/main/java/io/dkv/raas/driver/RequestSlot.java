@@ -5,6 +5,8 @@ import io.dkv.verbs.Opcode;
 import io.dkv.verbs.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One request the driver is carrying: its work request (wr_id = vQPN &lt;&lt; 32 | slot index), its
@@ -55,13 +57,16 @@ final class RequestSlot
     static final int WAITING = 0;
     static final int DONE = 1;
     static final int ABANDONED = 2;
-    private static final java.lang.invoke.VarHandle SYNC_STATE;
+    private static final VarHandle SYNC_STATE;
+    private static final VarHandle DONE_FLAG;
 
     static
     {
         try
         {
-            SYNC_STATE = java.lang.invoke.MethodHandles.lookup().findVarHandle(RequestSlot.class, "syncState", int.class);
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            SYNC_STATE = lookup.findVarHandle(RequestSlot.class, "syncState", int.class);
+            DONE_FLAG = lookup.findVarHandle(RequestSlot.class, "done", boolean.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -72,15 +77,31 @@ final class RequestSlot
     int status;
     long value;
     boolean sync;
-    volatile boolean done;
+    /**
+     * Set (release) once status and value are written; read (acquire) by the waiter. Plain writes
+     * reset it and syncState: a slot is handed on through the free queue, which publishes them.
+     */
+    private boolean done;
     /** Of a synchronous request: WAITING, then DONE by the completion or ABANDONED by a waiter that timed out. */
     @SuppressWarnings("unused")
-    private volatile int syncState;
+    private int syncState;
 
     /** @return true when the completion got there first; false when the waiter abandoned the slot to it. */
     boolean markDone()
     {
         return SYNC_STATE.compareAndSet(this, WAITING, DONE);
+    }
+
+    /** Completer: status and value are written. */
+    void signalDone()
+    {
+        DONE_FLAG.setRelease(this, true);
+    }
+
+    /** Waiter. */
+    boolean isDone()
+    {
+        return (boolean)DONE_FLAG.getAcquire(this);
     }
 
     /** @return true when the waiter abandoned the slot before it completed. */

@@ -53,6 +53,10 @@ final class ShmFiles
      */
     static MemorySegment map(final Path path, final Arena arena)
     {
+        if (NativeMapping.isAvailable())
+        {
+            return NativeMapping.map(path, arena);
+        }
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
             return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);

@@ -1,10 +1,12 @@
 package io.dkv.verbs.shm;
 
 import io.dkv.verbs.VerbsException;
+import org.agrona.BitUtil;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * A shm device as its peers see it: its control file and the files of its regions and queues,
@@ -14,11 +16,22 @@ import java.nio.file.Path;
  */
 final class ShmRemoteDevice
 {
+    /**
+     * Mapping tables start this small and grow on demand: sized to the peer's capacities (thousands
+     * of entries) they cost tens of KiB per peer met and, in a fresh heap, a page fault per 4 KiB on
+     * the first request to it.
+     */
+    static final int INITIAL_MAPPINGS = 16;
+
     private final long deviceId;
     private final Path directory;
     private final ShmControlFile control;
-    private final RegionMapping[] regions;
-    private final QueueMapping[] queues;
+    /** Mapped regions by MR table index, grown as higher indexes are met (a peer registers few of what it may). */
+    private volatile RegionMapping[] regions = new RegionMapping[INITIAL_MAPPINGS];
+    /** Mapped queues by endpoint number modulo the endpoint capacity, grown as regions are. */
+    private volatile QueueMapping[] queues = new QueueMapping[INITIAL_MAPPINGS];
+    private final int mrCapacity;
+    private final int endpointCapacity;
     private final long pid;
     private volatile boolean alive = true;
 
@@ -35,8 +48,8 @@ final class ShmRemoteDevice
         this.deviceId = deviceId;
         this.directory = directory;
         this.control = control;
-        this.regions = new RegionMapping[control.mrCapacity()];
-        this.queues = new QueueMapping[control.endpointCapacity()];
+        this.mrCapacity = control.mrCapacity();
+        this.endpointCapacity = control.endpointCapacity();
         this.pid = control.pid();
     }
 
@@ -104,7 +117,8 @@ final class ShmRemoteDevice
      */
     MemorySegment region(final int index, final long fileSeq)
     {
-        final RegionMapping mapping = regions[index];
+        final RegionMapping[] regions = this.regions;
+        final RegionMapping mapping = index < regions.length ? regions[index] : null;
         if (mapping != null && mapping.fileSeq == fileSeq)
         {
             return mapping.segment;
@@ -114,6 +128,10 @@ final class ShmRemoteDevice
 
     private synchronized MemorySegment mapRegion(final int index, final long fileSeq)
     {
+        if (index >= regions.length)
+        {
+            regions = Arrays.copyOf(regions, grownLength(index, mrCapacity));
+        }
         final RegionMapping mapping = regions[index];
         if (mapping != null && mapping.fileSeq == fileSeq)
         {
@@ -142,8 +160,9 @@ final class ShmRemoteDevice
         {
             return null;
         }
-        final int index = number & (queues.length - 1);
-        final QueueMapping mapping = queues[index];
+        final int index = number & (endpointCapacity - 1);
+        final QueueMapping[] queues = this.queues;
+        final QueueMapping mapping = index < queues.length ? queues[index] : null;
         if (mapping != null && mapping.fileSeq == scratch.fileSeq)
         {
             return mapping.file;
@@ -153,6 +172,10 @@ final class ShmRemoteDevice
 
     private synchronized ShmQueueFile mapQueue(final int index, final long fileSeq)
     {
+        if (index >= queues.length)
+        {
+            queues = Arrays.copyOf(queues, grownLength(index, endpointCapacity));
+        }
         final QueueMapping mapping = queues[index];
         if (mapping != null && mapping.fileSeq == fileSeq)
         {
@@ -167,6 +190,12 @@ final class ShmRemoteDevice
         final ShmQueueFile file = ShmQueueFile.attach(segment, path.toString());
         queues[index] = new QueueMapping(fileSeq, file);
         return file;
+    }
+
+    /** @return a power of two that holds {@code index}, at most {@code capacity} (itself a power of two). */
+    private static int grownLength(final int index, final int capacity)
+    {
+        return Math.min(capacity, BitUtil.findNextPositivePowerOfTwo(index + 1));
     }
 
     public String toString()

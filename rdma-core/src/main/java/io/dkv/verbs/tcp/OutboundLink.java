@@ -25,6 +25,8 @@ final class OutboundLink extends TcpLink
     static final int SENT = 0;
     static final int BLOCKED = 1;
     static final int FAILED = 2;
+    /** How long a link may go unread before a request on it reads it first (one system call per period at most). */
+    static final long IDLE_LOOK_NANOS = 1_000_000L;
 
     private static final int EXPECT_HEADER = 0;
     private static final int EXPECT_PAYLOAD = 1;
@@ -42,7 +44,8 @@ final class OutboundLink extends TcpLink
     private boolean sinkFailed;
     volatile String pendingCloseReason;
     private final AtomicBoolean reading = new AtomicBoolean();
-    private boolean broken;
+    private volatile boolean broken;
+    private long lastLookNanos = System.nanoTime();
 
     OutboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final PortAddress peer)
     {
@@ -231,6 +234,35 @@ final class OutboundLink extends TcpLink
         {
             reading.set(false);
         }
+    }
+
+    /**
+     * Whether requests may go out on this link. Only pollers that wait for responses read a link, so
+     * a peer that closed an idle link (it stopped, and a new node may listen at its address now) goes
+     * unseen until a request is lost on it: a link not looked at for {@link #IDLE_LOOK_NANOS} is read
+     * first, which finds the close. What the read brings stays buffered for the pollers: parsing
+     * completes requests, which takes queue pairs' monitors, and the caller may hold one.
+     */
+    boolean isUsable()
+    {
+        final long now = System.nanoTime();
+        if (now - lastLookNanos > IDLE_LOOK_NANOS && !closed && !broken && reading.compareAndSet(false, true))
+        {
+            lastLookNanos = now;
+            try
+            {
+                readAvailable();
+            }
+            catch (final IOException ex)
+            {
+                fail(ex.getMessage());
+            }
+            finally
+            {
+                reading.set(false);
+            }
+        }
+        return !closed && !broken;
     }
 
     /** Stop reading and have the engine close the link (it owns the link list). */

@@ -107,7 +107,7 @@ public final class TcpDevice extends SoftDevice
         synchronized (links)
         {
             final OutboundLink existing = links.get(peer);
-            if (existing != null && !existing.isClosed())
+            if (existing != null && existing.isUsable())
             {
                 return existing;
             }

@@ -170,7 +170,7 @@ final class TcpQueuePair extends SoftQueuePair
 
     private OutboundLink route(final SoftAddressHandle ah)
     {
-        if (ah.route() instanceof OutboundLink cached && !cached.isClosed())
+        if (ah.route() instanceof OutboundLink cached && cached.isUsable())
         {
             return cached;
         }

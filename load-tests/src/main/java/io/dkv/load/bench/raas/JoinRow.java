@@ -14,8 +14,11 @@ import io.dkv.load.bench.Provider;
  * @param lookup   the RaaS join's first step: the region's descriptor (lookup).
  * @param open     its second: the logical connection to the region's node (open).
  * @param read     its third: the first READ, which meets the node's device for the first time.
+ * @param freshDriverP50Nanos median RaaS join over the first batch of warm-up nodes, the first nodes a
+ *                 just-started driver meets (its join path not yet compiled); -1 without warm-up nodes.
  */
-record JoinRow(Provider provider, Latency raas, Latency raw, Latency floor, Latency lookup, Latency open, Latency read)
+record JoinRow(
+    Provider provider, Latency raas, Latency raw, Latency floor, Latency lookup, Latency open, Latency read, long freshDriverP50Nanos)
 {
     /** @return nanoseconds the RaaS join takes beyond the provider's first READ, at the median. */
     long addedToFloorP50Nanos()

@@ -91,8 +91,9 @@ public final class RaasBenchmark implements Callable<Integer>
         description = "join: memory nodes running at once; each batch stops before the next starts (default: ${DEFAULT-VALUE}).")
     private int joinBatch;
 
-    @Option(names = "--join-warmup", defaultValue = "50", paramLabel = "N",
-        description = "join: memory nodes reached each way before timing starts (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--join-warmup", defaultValue = "500", paramLabel = "N",
+        description = "join: memory nodes reached each way before timing starts, so that the driver's join path is compiled " +
+            "as the raw side's is (default: ${DEFAULT-VALUE}).")
     private int joinWarmup;
 
     @Option(names = "--connections", split = ",", defaultValue = "1,100,1000,10000", paramLabel = "N",

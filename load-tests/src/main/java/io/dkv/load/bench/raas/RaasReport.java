@@ -109,7 +109,8 @@ final class RaasReport
             new TextTable.Column("RaaS - floor", true),
             new TextTable.Column("lookup p50", true),
             new TextTable.Column("open p50", true),
-            new TextTable.Column("READ p50", true)));
+            new TextTable.Column("READ p50", true),
+            new TextTable.Column("fresh driver p50", true)));
         for (final JoinRow row : results.join)
         {
             table.addRow(
@@ -126,7 +127,8 @@ final class RaasReport
                 signed(row.addedToFloorP50Nanos()),
                 nanos(row.lookup().p50Nanos()),
                 nanos(row.open().p50Nanos()),
-                nanos(row.read().p50Nanos()));
+                nanos(row.read().p50Nanos()),
+                row.freshDriverP50Nanos() < 0 ? "-" : nanos(row.freshDriverP50Nanos()));
         }
         return new ReportSection("join: first 8 B READ from a node never talked to, through a standalone driver (RaaS) or " +
             "a fresh RC queue pair (raw), ns",
@@ -137,7 +139,9 @@ final class RaasReport
                     "the provider costs to meet a device it never met (shm maps the device's control file and the region's " +
                     "file; tcp opens a connection), which every way pays; RaaS - floor: what RaaS adds to it",
                 "lookup, open, READ: the RaaS join's steps, each timed alone (their medians need not add up to the whole's); " +
-                    "the READ is where the driver's provider meets the node's device"), table);
+                    "the READ is where the driver's provider meets the node's device",
+                "fresh driver: the RaaS median over the first batch of warm-up nodes, the first nodes the just-started " +
+                    "driver ever meets: its join path still runs interpreted, as on a compute node that has just started"), table);
     }
 
     private static ReportSection scaleThroughput(final RaasResults results)
