@@ -1,0 +1,71 @@
+package io.dkv.client;
+
+import java.util.Arrays;
+
+import static io.dkv.client.KvClientConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
+
+/**
+ * Which memory nodes a client spreads keys over, and its limits.
+ */
+public final class KvClientContext
+{
+    private long[] memoryNodes = new long[0];
+    private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
+    private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
+
+    /** @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. */
+    public KvClientContext memoryNodes(final long... nodeIds)
+    {
+        this.memoryNodes = nodeIds.clone();
+        return this;
+    }
+
+    public long[] memoryNodes()
+    {
+        return memoryNodes.clone();
+    }
+
+    public int timeoutMs()
+    {
+        return timeoutMs;
+    }
+
+    public KvClientContext timeoutMs(final int timeoutMs)
+    {
+        this.timeoutMs = timeoutMs;
+        return this;
+    }
+
+    public int maxRetries()
+    {
+        return maxRetries;
+    }
+
+    public KvClientContext maxRetries(final int maxRetries)
+    {
+        this.maxRetries = maxRetries;
+        return this;
+    }
+
+    public KvClientContext conclude()
+    {
+        if (memoryNodes.length == 0)
+        {
+            throw new IllegalArgumentException("no memory nodes given (KvClientContext.memoryNodes)");
+        }
+        if (Arrays.stream(memoryNodes).distinct().count() != memoryNodes.length)
+        {
+            throw new IllegalArgumentException("memory nodes " + Arrays.toString(memoryNodes) + " name one node twice");
+        }
+        if (timeoutMs < 1)
+        {
+            throw new IllegalArgumentException("timeoutMs " + timeoutMs + " is not positive (" + TIMEOUT_MS_PROP_NAME + ")");
+        }
+        if (maxRetries < 1)
+        {
+            throw new IllegalArgumentException("maxRetries " + maxRetries + " is not positive (" + MAX_RETRIES_PROP_NAME + ")");
+        }
+        return this;
+    }
+}

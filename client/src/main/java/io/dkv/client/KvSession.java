@@ -1,0 +1,676 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.ChunkProtocol;
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One thread's side of a client: its logical connections to the memory nodes, its heap chunks,
+ * its registered buffers, and the index protocol run with them.
+ *
+ * <p>The protocol keeps at most one committed slot per key, so a reader takes the first committed
+ * slot of the key it finds and a writer swaps that one slot. An update or a delete is one CAS on
+ * it. An insert goes in two steps: a CAS puts a tentative slot (invisible to readers) into an empty
+ * slot of a candidate bucket, the candidates are read again, and the insert is committed (a CAS
+ * setting the committed bit) only if no committed slot of the key appeared and this tentative slot
+ * comes first, in address order, among the key's tentative ones; it clears the later ones first.
+ * A tentative slot that is not first is withdrawn and the write starts over (as an update if a
+ * committed slot appeared meanwhile). A miss is answered only when two reads of the candidates
+ * in a row saw the same words (blocks are never rewritten, so equal words mean an unchanged state
+ * between the reads).
+ */
+final class KvSession implements CompletionHandler, AutoCloseable
+{
+    private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
+    private static final int MAX_BLOCK = KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
+    private static final int NO_MATCH = 0;
+    private static final int MATCH = 1;
+
+    private final Raas raas;
+    private final KvClientContext context;
+    private final MemoryNodeView[] nodes;
+    private final long[] nodeIds;
+    private final Connection[] connections;
+    private final Connection[] chunkConnections;
+    private final long[] chunkOffset;
+    private final int[] chunkUsed;
+    private final int[] chunkLength;
+    private final MemorySegment buckets;
+    private final MemorySegment rpc;
+    private MemorySegment block;
+    private MemorySegment out;
+
+    private final AtomicInteger completions = new AtomicInteger();
+    private volatile long generation;
+    private volatile int failure;
+
+    /** The candidate slots last read, in address order: their offsets in the index region and their words. */
+    private final long[] slotOffsets = new long[CANDIDATE_SLOTS];
+    private final long[] words = new long[CANDIDATE_SLOTS];
+    private final long[] previousWords = new long[CANDIDATE_SLOTS];
+    private int slotCount;
+    private int previousCount;
+    /** Of the last scan: the key's committed slot (index into the arrays) or -1, and its tentative ones (bits). */
+    private int committedAt;
+    private int tentatives;
+
+    KvSession(final Raas raas, final KvClientContext context, final MemoryNodeView[] nodes)
+    {
+        this.raas = raas;
+        this.context = context;
+        this.nodes = nodes;
+        this.nodeIds = new long[nodes.length];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodeIds[i] = nodes[i].nodeId;
+        }
+        this.connections = new Connection[nodes.length];
+        this.chunkConnections = new Connection[nodes.length];
+        this.chunkOffset = new long[nodes.length];
+        this.chunkUsed = new int[nodes.length];
+        this.chunkLength = new int[nodes.length];
+        this.buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
+        this.rpc = raas.allocateBuffer(ChunkProtocol.REPLY_LENGTH + ChunkProtocol.REQUEST_LENGTH);
+        this.block = raas.allocateBuffer(4096);
+        this.out = raas.allocateBuffer(4096);
+    }
+
+    public void onCompletion(final long token, final int status, final long value)
+    {
+        if (token != generation)
+        {
+            // a request of an operation that timed out: nobody waits for it
+            return;
+        }
+        if (status != RaasStatus.SUCCESS && failure == RaasStatus.SUCCESS)
+        {
+            failure = status;
+        }
+        completions.incrementAndGet();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // operations
+
+    byte[] get(final byte[] key)
+    {
+        final long hash = KeyHash.hash(key);
+        final int node = node(hash);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        previousCount = -1;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            readCandidates(node, hash);
+            for (int i = 0; i < slotCount; i++)
+            {
+                final long word = words[i];
+                if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint && readBlock(node, word, key) == MATCH)
+                {
+                    return KvBlockLayout.value(block, 0);
+                }
+            }
+            if (unchangedSincePrevious())
+            {
+                return null;
+            }
+            keepAsPrevious();
+        }
+        throw retriesExhausted("get", node, key);
+    }
+
+    boolean delete(final byte[] key)
+    {
+        final long hash = KeyHash.hash(key);
+        final int node = node(hash);
+        previousCount = -1;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            readCandidates(node, hash);
+            scan(node, hash, key, 0);
+            if (committedAt < 0)
+            {
+                if (unchangedSincePrevious())
+                {
+                    return false;
+                }
+                keepAsPrevious();
+                continue;
+            }
+            previousCount = -1;
+            if (cas(node, slotOffsets[committedAt], words[committedAt], SlotWord.EMPTY) == words[committedAt])
+            {
+                return true;
+            }
+        }
+        throw retriesExhausted("delete", node, key);
+    }
+
+    /**
+     * @param expected for compare-and-set: the value the key must hold, or null for "absent"; ignored by put.
+     * @param put      true: write whatever the key holds (upsert); false: only if it holds {@code expected}.
+     * @return true when written.
+     */
+    boolean write(final byte[] key, final byte[] value, final byte[] expected, final boolean put)
+    {
+        final long hash = KeyHash.hash(key);
+        final int node = node(hash);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final int length = KvBlockLayout.blockLength(key.length, value.length);
+        final long blockOffset = writeBlock(node, key, value, length);
+        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length);
+        final long tentativeWord = SlotWord.tentative(committedWord);
+        long blockedBy = 0;
+        long blockedSince = 0;
+        previousCount = -1;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            readCandidates(node, hash);
+            scan(node, hash, key, tentativeWord);
+            if (committedAt >= 0)
+            {
+                if (!put && (expected == null || !committedHolds(node, key, expected)))
+                {
+                    return false;
+                }
+                if (cas(node, slotOffsets[committedAt], words[committedAt], committedWord) == words[committedAt])
+                {
+                    return true;
+                }
+                continue;
+            }
+            if (!put && expected != null)
+            {
+                // the key must hold a value and none was seen: answer only once two reads agree
+                if (unchangedSincePrevious())
+                {
+                    return false;
+                }
+                keepAsPrevious();
+                continue;
+            }
+            final int empty = emptySlot();
+            if (empty < 0)
+            {
+                throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key %s " +
+                    "(%d slots each; the index does not split subtables yet: give the node more index groups)",
+                    nodes[node].nodeId, describe(key), IndexLayout.SLOTS_PER_COMBINED_BUCKET));
+            }
+            final long mySlot = slotOffsets[empty];
+            if (cas(node, mySlot, SlotWord.EMPTY, tentativeWord) != SlotWord.EMPTY)
+            {
+                continue;
+            }
+            readCandidates(node, hash);
+            scan(node, hash, key, tentativeWord);
+            final int mine = indexOf(mySlot);
+            if (mine < 0 || words[mine] != tentativeWord)
+            {
+                // another insert of the key came first and cleared this one
+                continue;
+            }
+            if (committedAt >= 0)
+            {
+                withdraw(node, mySlot, tentativeWord);
+                continue;
+            }
+            final int earlier = tentatives & ((1 << mine) - 1);
+            if (earlier != 0)
+            {
+                final int first = Integer.numberOfTrailingZeros(earlier);
+                final long now = System.nanoTime();
+                if (words[first] != blockedBy)
+                {
+                    blockedBy = words[first];
+                    blockedSince = now;
+                }
+                else if (now - blockedSince > context.timeoutMs() * 1_000_000L)
+                {
+                    // the same tentative slot has stood for longer than an operation may last: its writer died
+                    cas(node, slotOffsets[first], blockedBy, SlotWord.EMPTY);
+                }
+                withdraw(node, mySlot, tentativeWord);
+                Thread.onSpinWait();
+                continue;
+            }
+            if (clearLaterTentatives(node, mine) && cas(node, mySlot, tentativeWord, committedWord) == tentativeWord)
+            {
+                return true;
+            }
+            withdraw(node, mySlot, tentativeWord);
+        }
+        throw retriesExhausted(put ? "put" : "compareAndSet", node, key);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // reading the index
+
+    private int node(final long hash)
+    {
+        return nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds);
+    }
+
+    /**
+     * Read the key's two candidate combined buckets in one doorbell batch, and list their slots in
+     * address order (a candidate pair in one group shares the overflow bucket: its slots once).
+     */
+    private void readCandidates(final int node, final long hash)
+    {
+        final MemoryNodeView view = nodes[node];
+        final Connection connection = connection(node);
+        final long first = view.subtableOffset +
+            IndexLayout.combinedBucketOffset(KeyHash.group(hash, 0, view.groups), KeyHash.side(hash, 0));
+        final long second = view.subtableOffset +
+            IndexLayout.combinedBucketOffset(KeyHash.group(hash, 1, view.groups), KeyHash.side(hash, 1));
+        final long token = generation + 1;
+        // the generation first: a late completion of an abandoned read must not count for this one
+        generation = token;
+        completions.set(0);
+        failure = RaasStatus.SUCCESS;
+        try
+        {
+            connection.readAsync(view.index, first, buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            connection.readAsync(view.index, second, buckets, IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            connection.flush();
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+        await(node, 2);
+        slotCount = 0;
+        addSlots(first, 0);
+        addSlots(second, IndexLayout.COMBINED_BUCKET_LENGTH);
+    }
+
+    private void addSlots(final long bucketOffset, final int bufferOffset)
+    {
+        for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
+        {
+            final int inBucket = IndexLayout.slotOffsetInCombined(i);
+            final long offset = bucketOffset + inBucket;
+            final long word = buckets.get(SLOT, bufferOffset + inBucket);
+            int at = slotCount;
+            while (at > 0 && slotOffsets[at - 1] > offset)
+            {
+                at--;
+            }
+            if (at > 0 && slotOffsets[at - 1] == offset)
+            {
+                continue;
+            }
+            System.arraycopy(slotOffsets, at, slotOffsets, at + 1, slotCount - at);
+            System.arraycopy(words, at, words, at + 1, slotCount - at);
+            slotOffsets[at] = offset;
+            words[at] = word;
+            slotCount++;
+        }
+    }
+
+    private void await(final int node, final int expected)
+    {
+        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        int idle = 0;
+        while (completions.get() < expected)
+        {
+            if (raas.poll() == 0)
+            {
+                if (++idle < 64)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                    if (System.nanoTime() > deadline)
+                    {
+                        generation++;
+                        throw new KvException("memory node " + nodes[node].nodeId + " did not answer within " + context.timeoutMs() + " ms");
+                    }
+                }
+            }
+        }
+        if (failure != RaasStatus.SUCCESS)
+        {
+            throw new KvException("reading the index of memory node " + nodes[node].nodeId + " failed: " + RaasStatus.describe(failure));
+        }
+    }
+
+    /**
+     * Find the key among the candidate slots whose fingerprint matches: its committed slot and its
+     * tentative ones (other than {@code ownTentative}, which is known without reading its block).
+     */
+    private void scan(final int node, final long hash, final byte[] key, final long ownTentative)
+    {
+        final int fingerprint = KeyHash.fingerprint(hash);
+        committedAt = -1;
+        tentatives = 0;
+        for (int i = 0; i < slotCount; i++)
+        {
+            final long word = words[i];
+            if (SlotWord.isEmpty(word) || SlotWord.fingerprint(word) != fingerprint)
+            {
+                continue;
+            }
+            if (word == ownTentative)
+            {
+                tentatives |= 1 << i;
+                continue;
+            }
+            if (readBlock(node, word, key) != MATCH)
+            {
+                continue;
+            }
+            if (SlotWord.isCommitted(word))
+            {
+                if (committedAt < 0)
+                {
+                    committedAt = i;
+                }
+            }
+            else
+            {
+                tentatives |= 1 << i;
+            }
+        }
+    }
+
+    private boolean committedHolds(final int node, final byte[] key, final byte[] expected)
+    {
+        return readBlock(node, words[committedAt], key) == MATCH && KvBlockLayout.hasValue(block, 0, expected);
+    }
+
+    /**
+     * Read the block a slot points at into the block buffer.
+     *
+     * @return {@link #MATCH} when it holds {@code key}.
+     * @throws KvException when the block is not whole: blocks are written before any slot points at
+     *                     them and never rewritten, so this is a broken heap.
+     */
+    private int readBlock(final int node, final long word, final byte[] key)
+    {
+        final MemoryNodeView view = nodes[node];
+        final long offset = SlotWord.blockOffset(word);
+        int length = SlotWord.lengthHint(word);
+        final Connection connection = connection(node);
+        try
+        {
+            if (length == 0)
+            {
+                connection.read(view.heap, offset, block, 0, SlotWord.UNIT);
+                final int keyLength = KvBlockLayout.keyLength(block, 0);
+                final int valueLength = KvBlockLayout.valueLength(block, 0);
+                if (keyLength <= 0 || keyLength > KvBlockLayout.MAX_KEY_LENGTH || valueLength < 0 ||
+                    valueLength > KvBlockLayout.MAX_VALUE_LENGTH)
+                {
+                    throw brokenBlock(node, offset);
+                }
+                length = KvBlockLayout.blockLength(keyLength, valueLength);
+            }
+            if (block.byteSize() < length)
+            {
+                block = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)block.byteSize() * 2)));
+            }
+            connection.read(view.heap, offset, block, 0, length);
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+        if (!KvBlockLayout.isWhole(block, 0, length))
+        {
+            throw brokenBlock(node, offset);
+        }
+        return KvBlockLayout.hasKey(block, 0, key) ? MATCH : NO_MATCH;
+    }
+
+    private boolean unchangedSincePrevious()
+    {
+        if (previousCount != slotCount)
+        {
+            return false;
+        }
+        for (int i = 0; i < slotCount; i++)
+        {
+            if (previousWords[i] != words[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void keepAsPrevious()
+    {
+        System.arraycopy(words, 0, previousWords, 0, slotCount);
+        previousCount = slotCount;
+    }
+
+    private int indexOf(final long slotOffset)
+    {
+        for (int i = 0; i < slotCount; i++)
+        {
+            if (slotOffsets[i] == slotOffset)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** @return the first empty candidate slot in address order, or -1. */
+    private int emptySlot()
+    {
+        for (int i = 0; i < slotCount; i++)
+        {
+            if (SlotWord.isEmpty(words[i]))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // writing
+
+    private boolean clearLaterTentatives(final int node, final int mine)
+    {
+        int later = tentatives & ~((2 << mine) - 1);
+        while (later != 0)
+        {
+            final int i = Integer.numberOfTrailingZeros(later);
+            later &= later - 1;
+            final long before = cas(node, slotOffsets[i], words[i], SlotWord.EMPTY);
+            if (before != words[i] && before != SlotWord.EMPTY)
+            {
+                // it was committed meanwhile, or the slot was taken again: start over
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void withdraw(final int node, final long slot, final long tentativeWord)
+    {
+        cas(node, slot, tentativeWord, SlotWord.EMPTY);
+    }
+
+    private long cas(final int node, final long slot, final long expected, final long desired)
+    {
+        try
+        {
+            return connection(node).cas(nodes[node].index, slot, expected, desired);
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+    }
+
+    /**
+     * Write a whole block into this thread's chunk of the node's heap (a new chunk when it is
+     * full).
+     *
+     * @return the block's offset in the heap region.
+     */
+    private long writeBlock(final int node, final byte[] key, final byte[] value, final int length)
+    {
+        if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+        {
+            allocateChunk(node, length);
+        }
+        if (out.byteSize() < length)
+        {
+            out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
+        }
+        KvBlockLayout.write(out, 0, key, value);
+        final long offset = chunkOffset[node] + chunkUsed[node];
+        try
+        {
+            connection(node).write(nodes[node].heap, offset, out, 0, length);
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+        chunkUsed[node] += length;
+        return offset;
+    }
+
+    private void allocateChunk(final int node, final int needed)
+    {
+        final long nodeId = nodes[node].nodeId;
+        try
+        {
+            Connection connection = chunkConnections[node];
+            if (connection == null)
+            {
+                connection = raas.connect(nodeId, ChunkProtocol.SERVICE, Flags.ADAPTIVE, null);
+                chunkConnections[node] = connection;
+            }
+            final long correlation = generation;
+            rpc.set(INT, ChunkProtocol.TYPE_OFFSET, ChunkProtocol.ALLOCATE);
+            rpc.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CORRELATION_OFFSET, correlation);
+            connection.send(rpc, 0, ChunkProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
+            final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(context.timeoutMs()));
+            if (length < ChunkProtocol.REPLY_LENGTH)
+            {
+                throw new KvException("memory node " + nodeId + " answered a chunk request with " + length + " bytes");
+            }
+            final int status = rpc.get(INT, ChunkProtocol.STATUS_OFFSET);
+            if (status == ChunkProtocol.FULL)
+            {
+                throw new KvException("memory node " + nodeId + " is full: no heap chunk left for new values");
+            }
+            if (status != ChunkProtocol.OK)
+            {
+                throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
+            }
+            final int granted = rpc.get(INT, ChunkProtocol.CHUNK_LENGTH_OFFSET);
+            if (needed > granted)
+            {
+                throw new IllegalArgumentException("a block of " + needed + " bytes does not fit memory node " + nodeId +
+                    "'s heap chunks of " + granted + " bytes");
+            }
+            chunkOffset[node] = rpc.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CHUNK_OFFSET_OFFSET);
+            chunkLength[node] = granted;
+            chunkUsed[node] = 0;
+        }
+        catch (final RaasException ex)
+        {
+            throw new KvException("cannot get a heap chunk from memory node " + nodeId + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private Connection connection(final int node)
+    {
+        Connection connection = connections[node];
+        if (connection == null)
+        {
+            try
+            {
+                connection = raas.open(nodes[node].nodeId, this);
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+            connections[node] = connection;
+        }
+        return connection;
+    }
+
+    private KvException unreachable(final int node, final RaasException cause)
+    {
+        return new KvException("memory node " + nodes[node].nodeId + ": " + cause.getMessage(), cause);
+    }
+
+    private KvException brokenBlock(final int node, final long offset)
+    {
+        return new KvException("the block at heap offset " + offset + " of memory node " + nodes[node].nodeId +
+            " is not whole (checksum or lengths): the heap is damaged");
+    }
+
+    private KvException retriesExhausted(final String operation, final int node, final byte[] key)
+    {
+        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodes[node].nodeId + " lost " +
+            context.maxRetries() + " races in a row");
+    }
+
+    static String describe(final byte[] key)
+    {
+        final int shown = Math.min(key.length, 32);
+        final StringBuilder text = new StringBuilder(shown + 16).append('\'');
+        for (int i = 0; i < shown; i++)
+        {
+            final int b = key[i] & 0xff;
+            if (b >= 0x20 && b < 0x7f && b != '\'')
+            {
+                text.append((char)b);
+            }
+            else
+            {
+                text.append(String.format("\\x%02x", b));
+            }
+        }
+        text.append('\'');
+        if (key.length > shown)
+        {
+            text.append("... (").append(key.length).append(" bytes)");
+        }
+        return text.toString();
+    }
+
+    public void close()
+    {
+        for (int i = 0; i < connections.length; i++)
+        {
+            if (connections[i] != null)
+            {
+                connections[i].close();
+            }
+            if (chunkConnections[i] != null)
+            {
+                chunkConnections[i].close();
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.dkv.client.layout;
+
+/**
+ * The KV heap a memory node keeps in one registered region. Its CPU hands out chunks (by RPC, see
+ * {@link ChunkProtocol}); each client writes blocks into its own chunks only, so no two writers
+ * share a chunk.
+ *
+ * <pre>
+ * region
+ *   0  magic        long   "DKVHEAP1"
+ *   8  chunkLength  int    bytes of every chunk
+ *  12  chunks       int    chunks in the region
+ *  64  chunk 0      chunkLength bytes (chunk i at 64 + i x chunkLength)
+ * </pre>
+ */
+public final class HeapLayout
+{
+    public static final long MAGIC = 0x3150414548564b44L;
+    public static final int MAGIC_OFFSET = 0;
+    public static final int CHUNK_LENGTH_OFFSET = 8;
+    public static final int CHUNKS_OFFSET = 12;
+    public static final int HEADER_LENGTH = 64;
+
+    private HeapLayout()
+    {
+    }
+
+    public static long chunkOffset(final int chunk, final int chunkLength)
+    {
+        return HEADER_LENGTH + (long)chunk * chunkLength;
+    }
+
+    public static long regionLength(final int chunks, final int chunkLength)
+    {
+        return HEADER_LENGTH + (long)chunks * chunkLength;
+    }
+
+    /** @return the index region's name on a memory node. */
+    public static String indexRegionName(final long nodeId)
+    {
+        return "dkv-index-" + nodeId;
+    }
+
+    /** @return the heap region's name on a memory node. */
+    public static String heapRegionName(final long nodeId)
+    {
+        return "dkv-heap-" + nodeId;
+    }
+}

@@ -1,0 +1,115 @@
+package io.dkv.client.layout;
+
+/**
+ * The hash index a memory node keeps in one registered region, read and updated by clients with
+ * one-sided READ and CAS (RACE hashing: extendible hashing whose directory points at subtables of
+ * bucket groups). Words are big-endian, as the RDMA atomics that update them see them.
+ *
+ * <pre>
+ * region
+ *   0  magic              long   "DKVINDX1"
+ *   8  layoutVersion      int
+ *  12  groupsPerSubtable  int    bucket groups in each subtable (a power of two)
+ *  16  subtables          int    subtables in use
+ *  20  globalDepth        int    low bits of a key's hash that pick its directory entry
+ *  24  maxGlobalDepth     int    the directory holds 2^maxGlobalDepth entries
+ *  64  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
+ *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
+ *
+ * bucket group (192 bytes): two main buckets share the overflow bucket between them, so that each
+ * combined bucket (main + overflow) is 128 contiguous bytes, read by one READ
+ *   0  main bucket 0      64 B    combined bucket 0 = bytes 0..127
+ *  64  overflow bucket    64 B
+ * 128  main bucket 1      64 B    combined bucket 1 = bytes 64..191
+ *
+ * bucket (64 bytes)
+ *   0  header             long   localDepth (8 bits) | suffix (56 bits): which hashes live here
+ *   8  7 slots            long each, see {@link SlotWord}
+ * </pre>
+ *
+ * A key has two candidate combined buckets (two hash functions); its slot is in one of them.
+ */
+public final class IndexLayout
+{
+    public static final long MAGIC = 0x31584e4449564b44L;
+    public static final int LAYOUT_VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int LAYOUT_VERSION_OFFSET = 8;
+    public static final int GROUPS_PER_SUBTABLE_OFFSET = 12;
+    public static final int SUBTABLES_OFFSET = 16;
+    public static final int GLOBAL_DEPTH_OFFSET = 20;
+    public static final int MAX_GLOBAL_DEPTH_OFFSET = 24;
+    public static final int HEADER_LENGTH = 64;
+    public static final int DIRECTORY_OFFSET = HEADER_LENGTH;
+    public static final int DIRECTORY_ENTRY_LENGTH = 8;
+
+    public static final int BUCKET_LENGTH = 64;
+    public static final int BUCKET_HEADER_LENGTH = 8;
+    public static final int SLOTS_PER_BUCKET = 7;
+    public static final int SLOT_LENGTH = 8;
+    public static final int GROUP_LENGTH = 3 * BUCKET_LENGTH;
+    public static final int COMBINED_BUCKET_LENGTH = 2 * BUCKET_LENGTH;
+    public static final int SLOTS_PER_COMBINED_BUCKET = 2 * SLOTS_PER_BUCKET;
+    public static final int MAX_GLOBAL_DEPTH = 16;
+
+    private IndexLayout()
+    {
+    }
+
+    public static long directoryLength(final int maxGlobalDepth)
+    {
+        return (long)DIRECTORY_ENTRY_LENGTH << maxGlobalDepth;
+    }
+
+    /** @return where the subtables start: after the directory, 64-byte aligned. */
+    public static long subtablesOffset(final int maxGlobalDepth)
+    {
+        return (DIRECTORY_OFFSET + directoryLength(maxGlobalDepth) + 63) & ~63L;
+    }
+
+    public static long subtableLength(final int groupsPerSubtable)
+    {
+        return (long)groupsPerSubtable * GROUP_LENGTH;
+    }
+
+    /** @return bytes of an index region with room for {@code subtables} subtables. */
+    public static long regionLength(final int maxGlobalDepth, final int groupsPerSubtable, final int subtables)
+    {
+        return subtablesOffset(maxGlobalDepth) + subtables * subtableLength(groupsPerSubtable);
+    }
+
+    public static long directoryEntry(final int localDepth, final long subtableOffset)
+    {
+        return ((long)localDepth << 56) | subtableOffset;
+    }
+
+    public static int localDepth(final long directoryEntry)
+    {
+        return (int)(directoryEntry >>> 56);
+    }
+
+    public static long subtableOffset(final long directoryEntry)
+    {
+        return directoryEntry & 0x00ff_ffff_ffff_ffffL;
+    }
+
+    /**
+     * @param side 0 or 1: which main bucket of the group.
+     * @return the offset of a combined bucket within its subtable.
+     */
+    public static long combinedBucketOffset(final int group, final int side)
+    {
+        return (long)group * GROUP_LENGTH + (long)side * BUCKET_LENGTH;
+    }
+
+    /**
+     * @param index 0..13 within a combined bucket read whole.
+     * @return the slot's offset within the combined bucket (skipping the buckets' headers).
+     */
+    public static int slotOffsetInCombined(final int index)
+    {
+        final int bucket = index / SLOTS_PER_BUCKET;
+        return bucket * BUCKET_LENGTH + BUCKET_HEADER_LENGTH + (index % SLOTS_PER_BUCKET) * SLOT_LENGTH;
+    }
+}

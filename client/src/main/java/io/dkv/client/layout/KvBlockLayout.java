@@ -1,0 +1,123 @@
+package io.dkv.client.layout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * A key and its value as written out of place into the writer's heap chunk, then published by a
+ * CAS on an index slot. Never changed once published; the checksum lets a reader tell a whole
+ * block from one it read while it was being written or after it was recycled.
+ *
+ * <pre>
+ *   0  keyLength    int
+ *   4  valueLength  int
+ *   8  checksum     long   "DKVB" (high 32 bits) | CRC32C of bytes 0..7, the key and the value
+ *  16  key          keyLength bytes
+ *  ..  value        valueLength bytes
+ *  ..  padding to a multiple of 64 bytes
+ * </pre>
+ */
+public final class KvBlockLayout
+{
+    public static final int KEY_LENGTH_OFFSET = 0;
+    public static final int VALUE_LENGTH_OFFSET = 4;
+    public static final int CHECKSUM_OFFSET = 8;
+    public static final int HEADER_LENGTH = 16;
+    public static final int MAX_KEY_LENGTH = 64 * 1024;
+    public static final int MAX_VALUE_LENGTH = 1024 * 1024;
+    private static final long CHECKSUM_TAG = 0x444b5642L << 32;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private KvBlockLayout()
+    {
+    }
+
+    /** @return bytes of the block, a multiple of 64. */
+    public static int blockLength(final int keyLength, final int valueLength)
+    {
+        return (HEADER_LENGTH + keyLength + valueLength + SlotWord.UNIT - 1) & ~(SlotWord.UNIT - 1);
+    }
+
+    /** Write a whole block at {@code offset} of {@code buffer}. */
+    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value)
+    {
+        buffer.set(INT, offset + KEY_LENGTH_OFFSET, key.length);
+        buffer.set(INT, offset + VALUE_LENGTH_OFFSET, value.length);
+        MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
+        MemorySegment.copy(value, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH + key.length, value.length);
+        buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, value.length));
+    }
+
+    public static int keyLength(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(INT, offset + KEY_LENGTH_OFFSET);
+    }
+
+    public static int valueLength(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(INT, offset + VALUE_LENGTH_OFFSET);
+    }
+
+    /**
+     * @param available bytes of the block in the buffer.
+     * @return true when the block's lengths fit {@code available} and its checksum matches.
+     */
+    public static boolean isWhole(final MemorySegment buffer, final long offset, final int available)
+    {
+        if (available < HEADER_LENGTH)
+        {
+            return false;
+        }
+        final int keyLength = keyLength(buffer, offset);
+        final int valueLength = valueLength(buffer, offset);
+        if (keyLength <= 0 || keyLength > MAX_KEY_LENGTH || valueLength < 0 || valueLength > MAX_VALUE_LENGTH ||
+            HEADER_LENGTH + (long)keyLength + valueLength > available)
+        {
+            return false;
+        }
+        return buffer.get(LONG, offset + CHECKSUM_OFFSET) == checksum(buffer, offset, keyLength, valueLength);
+    }
+
+    /** @return true when the (whole) block holds {@code key}. */
+    public static boolean hasKey(final MemorySegment buffer, final long offset, final byte[] key)
+    {
+        if (keyLength(buffer, offset) != key.length)
+        {
+            return false;
+        }
+        return MemorySegment.mismatch(buffer, offset + HEADER_LENGTH, offset + HEADER_LENGTH + key.length,
+            MemorySegment.ofArray(key), 0, key.length) == -1;
+    }
+
+    public static byte[] value(final MemorySegment buffer, final long offset)
+    {
+        final int keyLength = keyLength(buffer, offset);
+        final int valueLength = valueLength(buffer, offset);
+        final byte[] value = new byte[valueLength];
+        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH + keyLength, value, 0, valueLength);
+        return value;
+    }
+
+    /** @return true when the (whole) block's value equals {@code expected}. */
+    public static boolean hasValue(final MemorySegment buffer, final long offset, final byte[] expected)
+    {
+        final int keyLength = keyLength(buffer, offset);
+        if (valueLength(buffer, offset) != expected.length)
+        {
+            return false;
+        }
+        final long start = offset + HEADER_LENGTH + keyLength;
+        return MemorySegment.mismatch(buffer, start, start + expected.length, MemorySegment.ofArray(expected), 0, expected.length) == -1;
+    }
+
+    private static long checksum(final MemorySegment buffer, final long offset, final int keyLength, final int valueLength)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.asSlice(offset, 8).asByteBuffer());
+        crc.update(buffer.asSlice(offset + HEADER_LENGTH, (long)keyLength + valueLength).asByteBuffer());
+        return CHECKSUM_TAG | crc.getValue();
+    }
+}

@@ -1,0 +1,69 @@
+package io.dkv.memory;
+
+import static io.dkv.memory.MemoryNodeConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
+
+/**
+ * How a memory node sizes its index and heap.
+ */
+public final class MemoryNodeContext
+{
+    private int indexGroups = intProperty(INDEX_GROUPS_PROP_NAME, INDEX_GROUPS_DEFAULT);
+    private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
+    private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
+
+    public int indexGroups()
+    {
+        return indexGroups;
+    }
+
+    public MemoryNodeContext indexGroups(final int indexGroups)
+    {
+        this.indexGroups = indexGroups;
+        return this;
+    }
+
+    public int chunkBytes()
+    {
+        return chunkBytes;
+    }
+
+    public MemoryNodeContext chunkBytes(final int chunkBytes)
+    {
+        this.chunkBytes = chunkBytes;
+        return this;
+    }
+
+    public int heapChunks()
+    {
+        return heapChunks;
+    }
+
+    public MemoryNodeContext heapChunks(final int heapChunks)
+    {
+        this.heapChunks = heapChunks;
+        return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the setting that is out of range.
+     */
+    public MemoryNodeContext conclude()
+    {
+        if (indexGroups < 1 || Integer.bitCount(indexGroups) != 1 || indexGroups > (1 << 24))
+        {
+            throw new IllegalArgumentException("indexGroups " + indexGroups + " is not a power of two in [1, 2^24] (" +
+                INDEX_GROUPS_PROP_NAME + ")");
+        }
+        if (chunkBytes < 4096 || (chunkBytes & 63) != 0)
+        {
+            throw new IllegalArgumentException("chunkBytes " + chunkBytes + " is not a multiple of 64 of at least 4096 (" +
+                CHUNK_BYTES_PROP_NAME + ")");
+        }
+        if (heapChunks < 1)
+        {
+            throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" + HEAP_CHUNKS_PROP_NAME + ")");
+        }
+        return this;
+    }
+}
