@@ -16,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -39,6 +40,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
     private static final int MAX_BLOCK = KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
+    private static final int FIRST_CHUNK = 64 * 1024;
+    private static final int LARGEST_CHUNK_ASKED = 1 << 30;
     private static final int NO_MATCH = 0;
     private static final int MATCH = 1;
 
@@ -51,6 +54,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final long[] chunkOffset;
     private final int[] chunkUsed;
     private final int[] chunkLength;
+    /** The size of the next chunk to ask each node for: small first, doubling as this thread writes more. */
+    private final int[] nextChunk;
     private final MemorySegment buckets;
     private final MemorySegment rpc;
     private MemorySegment block;
@@ -85,6 +90,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         this.chunkOffset = new long[nodes.length];
         this.chunkUsed = new int[nodes.length];
         this.chunkLength = new int[nodes.length];
+        this.nextChunk = new int[nodes.length];
+        Arrays.fill(nextChunk, FIRST_CHUNK);
         this.buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
         this.rpc = raas.allocateBuffer(ChunkProtocol.REPLY_LENGTH + ChunkProtocol.REQUEST_LENGTH);
         this.block = raas.allocateBuffer(4096);
@@ -565,7 +572,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 chunkConnections[node] = connection;
             }
             final long correlation = generation;
+            final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
             rpc.set(INT, ChunkProtocol.TYPE_OFFSET, ChunkProtocol.ALLOCATE);
+            rpc.set(INT, ChunkProtocol.LENGTH_OFFSET, wanted);
             rpc.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CORRELATION_OFFSET, correlation);
             connection.send(rpc, 0, ChunkProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
             final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(context.timeoutMs()));
@@ -576,7 +585,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final int status = rpc.get(INT, ChunkProtocol.STATUS_OFFSET);
             if (status == ChunkProtocol.FULL)
             {
-                throw new KvException("memory node " + nodeId + " is full: no heap chunk left for new values");
+                throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
+                    " more bytes of values");
             }
             if (status != ChunkProtocol.OK)
             {
@@ -591,6 +601,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             chunkOffset[node] = rpc.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CHUNK_OFFSET_OFFSET);
             chunkLength[node] = granted;
             chunkUsed[node] = 0;
+            nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
         }
         catch (final RaasException ex)
         {

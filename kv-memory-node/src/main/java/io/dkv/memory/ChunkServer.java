@@ -80,18 +80,21 @@ final class ChunkServer implements Agent
         final long correlation = length >= ChunkProtocol.REQUEST_LENGTH ? request.get(LONG, ChunkProtocol.CORRELATION_OFFSET) : 0;
         int status = ChunkProtocol.BAD_REQUEST;
         long offset = -1;
-        if (length >= ChunkProtocol.REQUEST_LENGTH && request.get(INT, ChunkProtocol.TYPE_OFFSET) == ChunkProtocol.ALLOCATE)
+        final int wanted = length >= ChunkProtocol.REQUEST_LENGTH ?
+            Math.min(request.get(INT, ChunkProtocol.LENGTH_OFFSET), chunks.maxChunkLength()) : 0;
+        if (length >= ChunkProtocol.REQUEST_LENGTH && request.get(INT, ChunkProtocol.TYPE_OFFSET) == ChunkProtocol.ALLOCATE &&
+            chunks.isValidLength(wanted))
         {
-            offset = chunks.allocate();
+            offset = chunks.allocate(wanted);
             status = offset < 0 ? ChunkProtocol.FULL : ChunkProtocol.OK;
             if (offset < 0)
             {
-                LOG.log(System.Logger.Level.WARNING, "heap full: all " + chunks.capacity() + " chunks of " + chunks.chunkLength() +
-                    " bytes are handed out");
+                LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
+                    " bytes handed out, a chunk of " + wanted + " asked for");
             }
         }
         reply.set(INT, ChunkProtocol.STATUS_OFFSET, status);
-        reply.set(INT, ChunkProtocol.CHUNK_LENGTH_OFFSET, chunks.chunkLength());
+        reply.set(INT, ChunkProtocol.CHUNK_LENGTH_OFFSET, status == ChunkProtocol.OK ? wanted : chunks.maxChunkLength());
         reply.set(LONG, ChunkProtocol.REPLY_CORRELATION_OFFSET, correlation);
         reply.set(LONG, ChunkProtocol.CHUNK_OFFSET_OFFSET, offset);
         client.send(reply, 0, ChunkProtocol.REPLY_LENGTH, Flags.ADAPTIVE);

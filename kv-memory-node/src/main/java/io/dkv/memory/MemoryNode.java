@@ -41,7 +41,7 @@ public final class MemoryNode implements AutoCloseable
         heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()), HeapLayout.heapRegionName(nodeId));
         formatIndex(raas.localMemory(index), groups);
         formatHeap(raas.localMemory(heap), context.chunkBytes(), context.heapChunks());
-        chunks = new ChunkAllocator(context.chunkBytes(), context.heapChunks());
+        chunks = new ChunkAllocator(context.chunkBytes(), heap.length());
         listener = raas.listen(ChunkProtocol.SERVICE);
         final ChunkServer server = new ChunkServer(listener, chunks,
             raas.allocateBuffer(ChunkProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(ChunkProtocol.REPLY_LENGTH));
@@ -75,8 +75,8 @@ public final class MemoryNode implements AutoCloseable
 
     private static void formatHeap(final MemorySegment memory, final int chunkLength, final int chunks)
     {
-        memory.set(INT, HeapLayout.CHUNK_LENGTH_OFFSET, chunkLength);
-        memory.set(INT, HeapLayout.CHUNKS_OFFSET, chunks);
+        memory.set(INT, HeapLayout.MAX_CHUNK_LENGTH_OFFSET, chunkLength);
+        memory.set(INT, HeapLayout.MAX_CHUNKS_OFFSET, chunks);
         VarHandle.releaseFence();
         memory.set(LONG, HeapLayout.MAGIC_OFFSET, HeapLayout.MAGIC);
     }
@@ -96,7 +96,7 @@ public final class MemoryNode implements AutoCloseable
         return heap;
     }
 
-    /** @return heap chunks handed out to clients so far. */
+    /** @return heap chunks handed out to clients so far (of any size). */
     public int chunksAllocated()
     {
         return chunks.allocated();

@@ -9,11 +9,14 @@ public final class MemoryNodeConfiguration
     public static final String INDEX_GROUPS_PROP_NAME = "dkv.memory.index.groups";
     public static final int INDEX_GROUPS_DEFAULT = 1 << 14;
 
-    /** Bytes of each heap chunk a client is given to write its blocks into; the largest block (64 KiB key, 1 MiB value) must fit. */
+    /**
+     * Bytes of the largest heap chunk a client is given to write its blocks into (its first chunks are
+     * smaller); the largest block (64 KiB key, 1 MiB value) must fit.
+     */
     public static final String CHUNK_BYTES_PROP_NAME = "dkv.memory.chunk.bytes";
     public static final int CHUNK_BYTES_DEFAULT = 2 << 20;
 
-    /** Heap chunks; the heap is their number times their size. */
+    /** Size of the heap in largest chunks. */
     public static final String HEAP_CHUNKS_PROP_NAME = "dkv.memory.heap.chunks";
     public static final int HEAP_CHUNKS_DEFAULT = 128;
 

@@ -167,6 +167,7 @@ class KeyValueOperationsTest
     @Test
     void aFullHeapIsAClearErrorNotAHang()
     {
+        // a heap of 8 KiB: chunks are granted at most 4 KiB, the first one asked for being larger
         try (KvCluster cluster = new KvCluster("shm", context -> context.chunkBytes(4096).heapChunks(2)))
         {
             final byte[] value = new byte[1000];
@@ -178,6 +179,7 @@ class KeyValueOperationsTest
                 }
             });
             assertTrue(full.getMessage().contains("memory node 1 is full"), full.getMessage());
+            assertTrue(cluster.memoryNode.chunksAllocated() >= 1);
             assertArrayEquals(value, cluster.client.get(bytes("k0")));
             assertTrue(Arrays.equals(value, cluster.client.get(bytes("k5"))));
         }

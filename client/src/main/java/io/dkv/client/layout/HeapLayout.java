@@ -2,32 +2,27 @@ package io.dkv.client.layout;
 
 /**
  * The KV heap a memory node keeps in one registered region. Its CPU hands out chunks (by RPC, see
- * {@link ChunkProtocol}); each client writes blocks into its own chunks only, so no two writers
- * share a chunk.
+ * {@link ChunkProtocol}) one after the other; each client writes blocks into its own chunks only,
+ * so no two writers share a chunk.
  *
  * <pre>
  * region
- *   0  magic        long   "DKVHEAP1"
- *   8  chunkLength  int    bytes of every chunk
- *  12  chunks       int    chunks in the region
- *  64  chunk 0      chunkLength bytes (chunk i at 64 + i x chunkLength)
+ *   0  magic          long   "DKVHEAP1"
+ *   8  maxChunkLength int    bytes of the largest chunk it hands out
+ *  12  maxChunks      int    the heap's size in largest chunks
+ *  64  chunks         in the order they were handed out, each 64-byte aligned
  * </pre>
  */
 public final class HeapLayout
 {
     public static final long MAGIC = 0x3150414548564b44L;
     public static final int MAGIC_OFFSET = 0;
-    public static final int CHUNK_LENGTH_OFFSET = 8;
-    public static final int CHUNKS_OFFSET = 12;
+    public static final int MAX_CHUNK_LENGTH_OFFSET = 8;
+    public static final int MAX_CHUNKS_OFFSET = 12;
     public static final int HEADER_LENGTH = 64;
 
     private HeapLayout()
     {
-    }
-
-    public static long chunkOffset(final int chunk, final int chunkLength)
-    {
-        return HEADER_LENGTH + (long)chunk * chunkLength;
     }
 
     public static long regionLength(final int chunks, final int chunkLength)

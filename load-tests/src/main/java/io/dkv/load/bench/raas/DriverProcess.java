@@ -1,53 +1,33 @@
 package io.dkv.load.bench.raas;
 
-import io.dkv.load.DkvMain;
 import io.dkv.load.bench.Provider;
+import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.meta.MetaEndpoint;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A standalone driver as operators run it, {@code dkv driver}, in a JVM of its own started with this
- * JVM's class path and the flags dkv needs; its output goes to a log file, whose end every error
- * shows.
+ * A standalone driver as operators run it, {@code dkv driver}, in a JVM of its own (a
+ * {@link RoleProcess}).
  */
 final class DriverProcess implements AutoCloseable
 {
-    static final long START_TIMEOUT_MS = 30_000;
-    static final long EXIT_TIMEOUT_MS = 10_000;
-    static final String HEAP = "-Xmx512m";
+    static final String HEAP = "512m";
     private static final Pattern SERVING = Pattern.compile("serving node (\\d+) at ");
-    /** The JVM options of this process that the child needs as well: module access and the collector. */
-    private static final List<String> INHERITED_PREFIXES = List.of(
-        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
-    private static final int LOG_TAIL_CHARS = 4096;
 
     private final String name;
-    private final Process process;
-    private final Path log;
+    private final RoleProcess process;
     private final long nodeId;
-    /** Stops the driver when this JVM is stopped (Ctrl-C) before the benchmark closes it. */
-    private final Thread stopOnExit;
 
-    private DriverProcess(final String name, final Process process, final Path log, final long nodeId, final Thread stopOnExit)
+    private DriverProcess(final String name, final RoleProcess process)
     {
         this.name = name;
         this.process = process;
-        this.log = log;
-        this.nodeId = nodeId;
-        this.stopOnExit = stopOnExit;
+        this.nodeId = Long.parseLong(process.readyGroup(1));
     }
 
     /**
@@ -62,111 +42,22 @@ final class DriverProcess implements AutoCloseable
     static DriverProcess start(
         final Provider provider, final String name, final MetaEndpoint meta, final Map<String, String> properties, final Path log)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
-            {
-                command.add(option);
-            }
-        }
-        command.add(HEAP);
-        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(DkvMain.class.getName());
-        command.addAll(List.of("driver", "--name", name, "--provider", provider.verbsName(),
-            "--address", RaasNodes.LOOPBACK_ADDRESS, "--meta", meta.toString()));
-        final Process process;
         try
         {
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            return new DriverProcess(name, RoleProcess.start("standalone driver '" + name + "'", HEAP, properties,
+                List.of("driver", "--name", name, "--provider", provider.verbsName(), "--address", RaasNodes.LOOPBACK_ADDRESS,
+                    "--meta", meta.toString()), SERVING, log));
         }
-        catch (final IOException ex)
+        catch (final IllegalStateException ex)
         {
-            throw new UncheckedIOException("cannot start the standalone driver '" + name + "': " + ex.getMessage(), ex);
+            throw new RaasException(ex.getMessage(), ex);
         }
-        final Thread stopOnExit = new Thread(process::destroy, "dkv-bench-stop-" + name);
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
-        try
-        {
-            return new DriverProcess(name, process, log, awaitServing(name, process, log), stopOnExit);
-        }
-        catch (final RuntimeException ex)
-        {
-            process.destroyForcibly();
-            removeHook(stopOnExit);
-            throw ex;
-        }
-    }
-
-    private static long awaitServing(final String name, final Process process, final Path log)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        while (true)
-        {
-            final Matcher matcher = SERVING.matcher(read(log));
-            if (matcher.find())
-            {
-                return Long.parseLong(matcher.group(1));
-            }
-            if (!process.isAlive())
-            {
-                throw new RaasException("standalone driver '" + name + "' exited with " + process.exitValue() +
-                    " before serving:\n" + tail(log));
-            }
-            if (System.nanoTime() > deadline)
-            {
-                throw new RaasException("standalone driver '" + name + "' did not serve within " + START_TIMEOUT_MS + " ms:\n" +
-                    tail(log));
-            }
-            try
-            {
-                Thread.sleep(20);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new RaasException("interrupted while starting standalone driver '" + name + "'", ex);
-            }
-        }
-    }
-
-    private static void removeHook(final Thread hook)
-    {
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        }
-        catch (final IllegalStateException shuttingDown)
-        {
-            // the hook runs anyway
-        }
-    }
-
-    private static String read(final Path log)
-    {
-        try
-        {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        }
-        catch (final IOException ex)
-        {
-            return "";
-        }
-    }
-
-    private static String tail(final Path log)
-    {
-        final String text = read(log);
-        return text.length() <= LOG_TAIL_CHARS ? text : "..." + text.substring(text.length() - LOG_TAIL_CHARS);
     }
 
     /** @return the end of what the driver wrote, for an error about it. */
     String logTail()
     {
-        return tail(log);
+        return process.logTail();
     }
 
     String name()
@@ -192,19 +83,6 @@ final class DriverProcess implements AutoCloseable
      */
     public void close()
     {
-        removeHook(stopOnExit);
-        process.destroy();
-        try
-        {
-            if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
-            {
-                process.destroyForcibly().waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 }

@@ -1,0 +1,67 @@
+package io.dkv.client.layout;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A block carries its key and value whole, and its checksum tells a whole block from a damaged one.
+ */
+class KvBlockLayoutTest
+{
+    private static final byte[] KEY = "user:42".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] VALUE = "a value of some length".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void aWrittenBlockIsWholeAndHoldsItsKeyAndValue()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int length = KvBlockLayout.blockLength(KEY.length, VALUE.length);
+            assertEquals(64, length);
+            final MemorySegment buffer = arena.allocate(length + 64);
+            KvBlockLayout.write(buffer, 64, KEY, VALUE);
+            assertTrue(KvBlockLayout.isWhole(buffer, 64, length));
+            assertTrue(KvBlockLayout.hasKey(buffer, 64, KEY));
+            assertFalse(KvBlockLayout.hasKey(buffer, 64, "user:43".getBytes(StandardCharsets.UTF_8)));
+            assertArrayEquals(VALUE, KvBlockLayout.value(buffer, 64));
+            assertTrue(KvBlockLayout.hasValue(buffer, 64, VALUE));
+            assertFalse(KvBlockLayout.hasValue(buffer, 64, KEY));
+        }
+    }
+
+    @Test
+    void anyChangedByteOrAShortReadBreaksTheBlock()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int length = KvBlockLayout.blockLength(KEY.length, VALUE.length);
+            final MemorySegment buffer = arena.allocate(length);
+            for (int at = 0; at < KvBlockLayout.HEADER_LENGTH + KEY.length + VALUE.length; at++)
+            {
+                KvBlockLayout.write(buffer, 0, KEY, VALUE);
+                buffer.set(ValueLayout.JAVA_BYTE, at, (byte)(buffer.get(ValueLayout.JAVA_BYTE, at) ^ 0x10));
+                assertFalse(KvBlockLayout.isWhole(buffer, 0, length), "byte " + at + " changed");
+            }
+            KvBlockLayout.write(buffer, 0, KEY, VALUE);
+            assertFalse(KvBlockLayout.isWhole(buffer, 0, 20), "fewer bytes than the block says it has");
+            assertFalse(KvBlockLayout.isWhole(MemorySegment.ofArray(new byte[64]), 0, 64), "zeroes are no block");
+        }
+    }
+
+    @Test
+    void blocksAreWholeUnitsOf64Bytes()
+    {
+        assertEquals(64, KvBlockLayout.blockLength(1, 0));
+        assertEquals(64, KvBlockLayout.blockLength(1, 47));
+        assertEquals(128, KvBlockLayout.blockLength(1, 48));
+    }
+}

@@ -1,0 +1,94 @@
+package io.dkv.load.memory;
+
+import io.dkv.client.layout.HeapLayout;
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeConfiguration;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.verbs.VerbsContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs a memory node until interrupted: its driver registers the node with the MetaServer, and
+ * the index and heap are published there for clients to find.
+ */
+@Command(
+    name = "memory-node",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run a memory node: the hash index and the KV heap in registered memory, published through the MetaServer. " +
+            "Clients read and write them with one-sided requests; this process only hands out heap chunks.",
+        "Stop it with Ctrl-C."
+    })
+public final class MemoryNodeCommand implements Callable<Integer>
+{
+    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    private long nodeId;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    private String address;
+
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
+        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
+    private List<String> meta;
+
+    @Option(names = "--index-groups", defaultValue = "" + MemoryNodeConfiguration.INDEX_GROUPS_DEFAULT,
+        description = "Bucket groups of the index, a power of two; each holds 21 keys (default: ${DEFAULT-VALUE}).")
+    private int indexGroups;
+
+    @Option(names = "--chunk-bytes", defaultValue = "" + MemoryNodeConfiguration.CHUNK_BYTES_DEFAULT,
+        description = "Bytes of each heap chunk a client writes into (default: ${DEFAULT-VALUE}).")
+    private int chunkBytes;
+
+    @Option(names = "--heap-chunks", defaultValue = "" + MemoryNodeConfiguration.HEAP_CHUNKS_DEFAULT,
+        description = "Chunks in the heap (default: ${DEFAULT-VALUE}).")
+    private int heapChunks;
+
+    public Integer call() throws InterruptedException
+    {
+        final RaasContext context = new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .nodeId(nodeId)
+            .role(NodeRecord.ROLE_MEMORY);
+        final MetaDirectory directory = MetaDirectory.of(meta.stream().map(MetaEndpoint::parse).toArray(MetaEndpoint[]::new));
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final Raas raas = Raas.embedded(context, directory);
+        final MemoryNode node;
+        try
+        {
+            node = MemoryNode.start(raas,
+                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks));
+        }
+        catch (final RuntimeException ex)
+        {
+            raas.close();
+            throw ex;
+        }
+        System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s%n",
+            node.nodeId(), HeapLayout.indexRegionName(node.nodeId()), (long)indexGroups * 3 * IndexLayout.SLOTS_PER_BUCKET,
+            HeapLayout.heapRegionName(node.nodeId()), ((long)chunkBytes * heapChunks) >> 20, raas.self().address());
+        System.out.flush();
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            node.close();
+            raas.close();
+            stopped.countDown();
+        }, "dkv-memory-node-stop"));
+        stopped.await();
+        return 0;
+    }
+}

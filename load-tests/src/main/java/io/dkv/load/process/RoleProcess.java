@@ -1,0 +1,214 @@
+package io.dkv.load.process;
+
+import io.dkv.load.DkvMain;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A dkv role ({@code dkv driver}, {@code dkv meta}, {@code dkv memory-node}, ...) in a JVM of its own,
+ * started with this JVM's class path and the flags dkv needs. Its output goes to a log file, whose
+ * end every error about it shows; it is stopped with this JVM (Ctrl-C included).
+ */
+public final class RoleProcess implements AutoCloseable
+{
+    public static final long START_TIMEOUT_MS = 30_000;
+    public static final long EXIT_TIMEOUT_MS = 10_000;
+    /** The JVM options of this process that the child needs as well: module access and the collector. */
+    private static final List<String> INHERITED_PREFIXES = List.of(
+        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
+    private static final int LOG_TAIL_CHARS = 4096;
+
+    private final String name;
+    private final Process process;
+    private final Path log;
+    private final Matcher ready;
+    private final Thread stopOnExit;
+
+    private RoleProcess(final String name, final Process process, final Path log, final Matcher ready, final Thread stopOnExit)
+    {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+        this.ready = ready;
+        this.stopOnExit = stopOnExit;
+    }
+
+    /**
+     * Start {@code dkv <arguments>} and wait until its output matches {@code readyLine}.
+     *
+     * @param name       what to call it in messages.
+     * @param heap       its -Xmx value, e.g. "512m".
+     * @param properties system properties for the child.
+     * @param log        where its stdout and stderr go.
+     * @throws IllegalStateException when it exits or stays silent before it is ready, with its log's end.
+     */
+    public static RoleProcess start(
+        final String name,
+        final String heap,
+        final Map<String, String> properties,
+        final List<String> arguments,
+        final Pattern readyLine,
+        final Path log)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
+            {
+                command.add(option);
+            }
+        }
+        command.add("-Xmx" + heap);
+        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(DkvMain.class.getName());
+        command.addAll(arguments);
+        final Process process;
+        try
+        {
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start " + name + ": " + ex.getMessage(), ex);
+        }
+        final Thread stopOnExit = new Thread(process::destroy, "dkv-stop-" + name);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        try
+        {
+            return new RoleProcess(name, process, log, awaitReady(name, process, log, readyLine), stopOnExit);
+        }
+        catch (final RuntimeException ex)
+        {
+            process.destroyForcibly();
+            removeHook(stopOnExit);
+            throw ex;
+        }
+    }
+
+    private static Matcher awaitReady(final String name, final Process process, final Path log, final Pattern readyLine)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        while (true)
+        {
+            final Matcher matcher = readyLine.matcher(read(log));
+            if (matcher.find())
+            {
+                return matcher;
+            }
+            if (!process.isAlive())
+            {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + " before it was ready:\n" + tail(log));
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException(name + " was not ready within " + START_TIMEOUT_MS + " ms:\n" + tail(log));
+            }
+            try
+            {
+                Thread.sleep(20);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting " + name, ex);
+            }
+        }
+    }
+
+    private static void removeHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // the hook runs anyway
+        }
+    }
+
+    private static String read(final Path log)
+    {
+        try
+        {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            return "";
+        }
+    }
+
+    private static String tail(final Path log)
+    {
+        final String text = read(log);
+        return text.length() <= LOG_TAIL_CHARS ? text : "..." + text.substring(text.length() - LOG_TAIL_CHARS);
+    }
+
+    /** @return group {@code group} of the line that said it was ready. */
+    public String readyGroup(final int group)
+    {
+        return ready.group(group);
+    }
+
+    /** @return the end of what it wrote, for an error about it. */
+    public String logTail()
+    {
+        return tail(log);
+    }
+
+    public Path log()
+    {
+        return log;
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    public boolean isAlive()
+    {
+        return process.isAlive();
+    }
+
+    /**
+     * Stop it as Ctrl-C does (it closes cleanly), killing it when it does not exit in time.
+     */
+    public void close()
+    {
+        removeHook(stopOnExit);
+        process.destroy();
+        try
+        {
+            if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            {
+                process.destroyForcibly().waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

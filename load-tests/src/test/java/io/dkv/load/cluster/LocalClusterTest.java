@@ -1,0 +1,77 @@
+package io.dkv.load.cluster;
+
+import io.dkv.load.DkvMain;
+import io.dkv.load.process.RoleProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv up} starts a MetaServer, memory nodes and a driver as processes; {@code dkv put}, {@code get}
+ * and {@code del} from another process reach the data through the driver; stopping {@code up} stops
+ * them all.
+ */
+class LocalClusterTest
+{
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int dkv(final String... args)
+    {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+    }
+
+    @Test
+    void keysArePutReadAndDeletedThroughTheLocalCluster(@TempDir final Path dir) throws Exception
+    {
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess up = RoleProcess.start("dkv up", "256m", Map.of(),
+            List.of("up", "--dir", dir.resolve("run").toString(), "--cluster", clusterFile.toString(), "--index-groups", "1024",
+                "--heap-chunks", "8"),
+            Pattern.compile("Ctrl-C stops the cluster"), dir.resolve("up.log"));
+        try
+        {
+            final String cluster = "--cluster=" + clusterFile;
+            assertTrue(Files.exists(clusterFile), up::logTail);
+            for (int i = 0; i < 20; i++)
+            {
+                assertEquals(0, dkv("put", cluster, "key-" + i, "value-" + i), err::toString);
+                assertEquals("OK", out.toString().trim());
+            }
+            for (int i = 0; i < 20; i++)
+            {
+                assertEquals(0, dkv("get", cluster, "key-" + i), err::toString);
+                assertEquals("value-" + i, out.toString().trim());
+            }
+            assertEquals(0, dkv("del", cluster, "key-3"));
+            assertEquals("1", out.toString().trim());
+            assertEquals(0, dkv("del", cluster, "key-3"));
+            assertEquals("0", out.toString().trim());
+            assertEquals(1, dkv("get", cluster, "key-3"), "a key without a value exits with 1");
+            assertEquals("(nil)", out.toString().trim());
+            final String log = up.logTail();
+            assertTrue(log.contains("memory node") && log.contains("node 101") && log.contains("node 102"), log);
+        }
+        finally
+        {
+            up.close();
+        }
+        assertFalse(Files.exists(clusterFile), "the cluster file goes with the cluster");
+        assertTrue(up.logTail().contains("stopped 4 processes"), up::logTail);
+        assertEquals(1, dkv("get", "--cluster=" + clusterFile, "key-1"));
+        assertTrue(err.toString().contains("start one with ./dkv up"), err::toString);
+    }
+}
