@@ -3,14 +3,24 @@ package io.dkv.client;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.raas.Raas;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The KV store's client: keys of 1 B to 64 KiB, values of 0 B to 1 MiB, spread over memory nodes by
  * rendezvous hashing and read and written with one-sided requests through RaaS. Operations on one
  * key are linearizable. Thread-safe: each thread has its own logical connections, buffers and heap
- * chunks.
+ * chunks. The asynchronous forms run the same operations on the client's own threads
+ * ({@code dkv.client.async.threads}), so that a caller can have several in flight.
  */
 public final class KvClient implements AutoCloseable
 {
@@ -19,6 +29,7 @@ public final class KvClient implements AutoCloseable
     private final MemoryNodeView[] nodes;
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
+    private final ExecutorService asyncExecutor;
     private volatile boolean closed;
 
     private KvClient(final Raas raas, final KvClientContext context)
@@ -32,6 +43,13 @@ public final class KvClient implements AutoCloseable
             nodes[i] = MemoryNodeView.read(raas, ids[i]);
         }
         this.session = ThreadLocal.withInitial(this::newSession);
+        final AtomicInteger threads = new AtomicInteger();
+        this.asyncExecutor = Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
+        {
+            final Thread thread = new Thread(runnable, "dkv-client-async-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
@@ -51,12 +69,47 @@ public final class KvClient implements AutoCloseable
         return session().get(key);
     }
 
+    /**
+     * Copy the key's value into {@code dst}, as much of it as fits.
+     *
+     * @return the value's length (larger than {@code dst} when only part of it was copied), or -1
+     * when the key has none.
+     */
+    public int get(final MemorySegment key, final MemorySegment dst)
+    {
+        final byte[] keyBytes = keyBytes(key);
+        return session().get(keyBytes, dst);
+    }
+
+    /**
+     * Read several keys; each node's share goes out in doorbell batches of candidate-bucket reads.
+     *
+     * @return the values in the keys' order, null where a key has none.
+     */
+    public List<byte[]> multiGet(final List<byte[]> keys)
+    {
+        final byte[][] array = keys.toArray(new byte[0][]);
+        for (final byte[] key : array)
+        {
+            checkKey(key);
+        }
+        return Arrays.asList(session().multiGet(array));
+    }
+
     /** Set the key's value, whatever it held. */
     public void put(final byte[] key, final byte[] value)
     {
         checkKey(key);
         checkValue(value);
-        session().write(key, value, null, true);
+        session().write(key, MemorySegment.ofArray(value), null, true);
+    }
+
+    /** Set the key's value from memory, whatever it held (the value is copied straight into the block). */
+    public void put(final MemorySegment key, final MemorySegment value)
+    {
+        final byte[] keyBytes = keyBytes(key);
+        checkValueLength(value.byteSize());
+        session().write(keyBytes, value, null, true);
     }
 
     /** @return true when the key had a value (it has none now). */
@@ -64,6 +117,11 @@ public final class KvClient implements AutoCloseable
     {
         checkKey(key);
         return session().delete(key);
+    }
+
+    public boolean delete(final MemorySegment key)
+    {
+        return session().delete(keyBytes(key));
     }
 
     /**
@@ -80,7 +138,54 @@ public final class KvClient implements AutoCloseable
         {
             checkValue(expected);
         }
-        return session().write(key, value, expected, false);
+        return session().write(key, MemorySegment.ofArray(value), expected, false);
+    }
+
+    // ---- asynchronous: the operation runs on one of the client's threads ----
+
+    public CompletableFuture<byte[]> getAsync(final byte[] key)
+    {
+        return async(() -> get(key));
+    }
+
+    public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
+    {
+        return async(() -> multiGet(keys));
+    }
+
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
+    {
+        return async(() ->
+        {
+            put(key, value);
+            return null;
+        });
+    }
+
+    public CompletableFuture<Boolean> deleteAsync(final byte[] key)
+    {
+        return async(() -> delete(key));
+    }
+
+    public CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final byte[] expected, final byte[] value)
+    {
+        return async(() -> compareAndSet(key, expected, value));
+    }
+
+    private <T> CompletableFuture<T> async(final Supplier<T> operation)
+    {
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new KvException("the client is closed"));
+        }
+        try
+        {
+            return CompletableFuture.supplyAsync(operation, asyncExecutor);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return CompletableFuture.failedFuture(new KvException("the client is closed", ex));
+        }
     }
 
     private KvSession session()
@@ -113,17 +218,37 @@ public final class KvClient implements AutoCloseable
 
     private static void checkValue(final byte[] value)
     {
-        if (value == null || value.length > KvBlockLayout.MAX_VALUE_LENGTH)
+        if (value == null)
+        {
+            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this one is null");
+        }
+        checkValueLength(value.length);
+    }
+
+    private static void checkValueLength(final long length)
+    {
+        if (length > KvBlockLayout.MAX_VALUE_LENGTH)
         {
             throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this one is " +
-                (value == null ? "null" : value.length + " bytes"));
+                length + " bytes");
         }
+    }
+
+    private static byte[] keyBytes(final MemorySegment key)
+    {
+        if (key.byteSize() == 0 || key.byteSize() > KvBlockLayout.MAX_KEY_LENGTH)
+        {
+            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one is " +
+                key.byteSize() + " bytes");
+        }
+        return key.toArray(ValueLayout.JAVA_BYTE);
     }
 
     /** Close every thread's connections; the Raas handle stays open. */
     public void close()
     {
         closed = true;
+        asyncExecutor.shutdown();
         synchronized (sessions)
         {
             sessions.forEach(KvSession::close);

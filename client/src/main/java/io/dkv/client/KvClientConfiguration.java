@@ -13,6 +13,10 @@ public final class KvClientConfiguration
     public static final String MAX_RETRIES_PROP_NAME = "dkv.client.max.retries";
     public static final int MAX_RETRIES_DEFAULT = 10_000;
 
+    /** Threads that run the asynchronous operations (each with its own connections and chunks). */
+    public static final String ASYNC_THREADS_PROP_NAME = "dkv.client.async.threads";
+    public static final int ASYNC_THREADS_DEFAULT = 4;
+
     private KvClientConfiguration()
     {
     }

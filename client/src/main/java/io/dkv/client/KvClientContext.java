@@ -13,6 +13,7 @@ public final class KvClientContext
     private long[] memoryNodes = new long[0];
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
+    private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
 
     /** @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. */
     public KvClientContext memoryNodes(final long... nodeIds)
@@ -48,8 +49,23 @@ public final class KvClientContext
         return this;
     }
 
+    public int asyncThreads()
+    {
+        return asyncThreads;
+    }
+
+    public KvClientContext asyncThreads(final int asyncThreads)
+    {
+        this.asyncThreads = asyncThreads;
+        return this;
+    }
+
     public KvClientContext conclude()
     {
+        if (asyncThreads < 1)
+        {
+            throw new IllegalArgumentException("asyncThreads " + asyncThreads + " is not positive (" + ASYNC_THREADS_PROP_NAME + ")");
+        }
         if (memoryNodes.length == 0)
         {
             throw new IllegalArgumentException("no memory nodes given (KvClientContext.memoryNodes)");

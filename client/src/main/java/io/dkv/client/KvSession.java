@@ -40,6 +40,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
     private static final int MAX_BLOCK = KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
+    /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
+    static final int BATCH = 16;
     private static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
     private static final int NO_MATCH = 0;
@@ -58,6 +60,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final int[] nextChunk;
     private final MemorySegment buckets;
     private final MemorySegment rpc;
+    private MemorySegment batchBuckets;
     private MemorySegment block;
     private MemorySegment out;
 
@@ -117,6 +120,102 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     byte[] get(final byte[] key)
     {
+        return find(key) ? KvBlockLayout.value(block, 0) : null;
+    }
+
+    /**
+     * @return the value's length (as much of it as fits is copied into {@code dst}), or -1 when the
+     * key has none.
+     */
+    int get(final byte[] key, final MemorySegment dst)
+    {
+        return find(key) ? KvBlockLayout.copyValue(block, 0, dst) : -1;
+    }
+
+    /**
+     * Read several keys, the candidate buckets of up to {@link #BATCH} keys of a node in one doorbell
+     * batch.
+     *
+     * @return the values in the keys' order, null where a key has none.
+     */
+    byte[][] multiGet(final byte[][] keys)
+    {
+        final byte[][] values = new byte[keys.length][];
+        final long[] hashes = new long[keys.length];
+        final int[] nodeOf = new int[keys.length];
+        for (int k = 0; k < keys.length; k++)
+        {
+            hashes[k] = KeyHash.hash(keys[k]);
+            nodeOf[k] = node(hashes[k]);
+        }
+        final int[] batch = new int[BATCH];
+        for (int node = 0; node < nodes.length; node++)
+        {
+            int count = 0;
+            for (int k = 0; k < keys.length; k++)
+            {
+                if (nodeOf[k] != node)
+                {
+                    continue;
+                }
+                batch[count++] = k;
+                if (count == BATCH)
+                {
+                    readBatch(node, keys, hashes, batch, count, values);
+                    count = 0;
+                }
+            }
+            if (count > 0)
+            {
+                readBatch(node, keys, hashes, batch, count, values);
+            }
+        }
+        return values;
+    }
+
+    private void readBatch(
+        final int node, final byte[][] keys, final long[] hashes, final int[] batch, final int count, final byte[][] values)
+    {
+        if (batchBuckets == null)
+        {
+            batchBuckets = raas.allocateBuffer(BATCH * 2 * IndexLayout.COMBINED_BUCKET_LENGTH);
+        }
+        final long token = startRequests();
+        final Connection connection = connection(node);
+        try
+        {
+            for (int j = 0; j < count; j++)
+            {
+                final long hash = hashes[batch[j]];
+                final long offset = (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH;
+                connection.readAsync(nodes[node].index, candidateOffset(node, hash, 0), batchBuckets, offset,
+                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.readAsync(nodes[node].index, candidateOffset(node, hash, 1), batchBuckets,
+                    offset + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            }
+            connection.flush();
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+        await(node, 2 * count);
+        for (int j = 0; j < count; j++)
+        {
+            final int k = batch[j];
+            final long hash = hashes[k];
+            collectSlots(node, hash, batchBuckets, (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH);
+            final int found = firstCommitted(node, KeyHash.fingerprint(hash), keys[k]);
+            // a miss needs two agreeing reads: the single-key path makes them
+            values[k] = found >= 0 ? KvBlockLayout.value(block, 0) : get(keys[k]);
+        }
+    }
+
+    /**
+     * @return true when the key has a value, which is then in the block buffer.
+     */
+    private boolean find(final byte[] key)
+    {
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -124,21 +223,31 @@ final class KvSession implements CompletionHandler, AutoCloseable
         for (int attempt = 0; attempt < context.maxRetries(); attempt++)
         {
             readCandidates(node, hash);
-            for (int i = 0; i < slotCount; i++)
+            if (firstCommitted(node, fingerprint, key) >= 0)
             {
-                final long word = words[i];
-                if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint && readBlock(node, word, key) == MATCH)
-                {
-                    return KvBlockLayout.value(block, 0);
-                }
+                return true;
             }
             if (unchangedSincePrevious())
             {
-                return null;
+                return false;
             }
             keepAsPrevious();
         }
         throw retriesExhausted("get", node, key);
+    }
+
+    /** @return the candidate slot holding the key's value (its block then in the block buffer), or -1. */
+    private int firstCommitted(final int node, final int fingerprint, final byte[] key)
+    {
+        for (int i = 0; i < slotCount; i++)
+        {
+            final long word = words[i];
+            if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint && readBlock(node, word, key) == MATCH)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     boolean delete(final byte[] key)
@@ -173,12 +282,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
      * @param put      true: write whatever the key holds (upsert); false: only if it holds {@code expected}.
      * @return true when written.
      */
-    boolean write(final byte[] key, final byte[] value, final byte[] expected, final boolean put)
+    boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put)
     {
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
-        final int length = KvBlockLayout.blockLength(key.length, value.length);
+        final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = writeBlock(node, key, value, length);
         final long committedWord = SlotWord.committed(fingerprint, blockOffset, length);
         final long tentativeWord = SlotWord.tentative(committedWord);
@@ -280,19 +389,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         final MemoryNodeView view = nodes[node];
         final Connection connection = connection(node);
-        final long first = view.subtableOffset +
-            IndexLayout.combinedBucketOffset(KeyHash.group(hash, 0, view.groups), KeyHash.side(hash, 0));
-        final long second = view.subtableOffset +
-            IndexLayout.combinedBucketOffset(KeyHash.group(hash, 1, view.groups), KeyHash.side(hash, 1));
-        final long token = generation + 1;
-        // the generation first: a late completion of an abandoned read must not count for this one
-        generation = token;
-        completions.set(0);
-        failure = RaasStatus.SUCCESS;
+        final long token = startRequests();
         try
         {
-            connection.readAsync(view.index, first, buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
-            connection.readAsync(view.index, second, buckets, IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
+                IndexLayout.COMBINED_BUCKET_LENGTH, token);
             connection.flush();
         }
         catch (final RaasException ex)
@@ -300,18 +402,43 @@ final class KvSession implements CompletionHandler, AutoCloseable
             throw unreachable(node, ex);
         }
         await(node, 2);
-        slotCount = 0;
-        addSlots(first, 0);
-        addSlots(second, IndexLayout.COMBINED_BUCKET_LENGTH);
+        collectSlots(node, hash, buckets, 0);
     }
 
-    private void addSlots(final long bucketOffset, final int bufferOffset)
+    /** @return the token of a new round of asynchronous requests, whose completions are counted from zero. */
+    private long startRequests()
+    {
+        final long token = generation + 1;
+        // the generation first: a late completion of an abandoned read must not count for this one
+        generation = token;
+        completions.set(0);
+        failure = RaasStatus.SUCCESS;
+        return token;
+    }
+
+    /** @return the offset in the index region of the key's candidate combined bucket 0 or 1. */
+    private long candidateOffset(final int node, final long hash, final int candidate)
+    {
+        final MemoryNodeView view = nodes[node];
+        return view.subtableOffset + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, view.groups),
+            KeyHash.side(hash, candidate));
+    }
+
+    /** List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in address order. */
+    private void collectSlots(final int node, final long hash, final MemorySegment buffer, final long offset)
+    {
+        slotCount = 0;
+        addSlots(candidateOffset(node, hash, 0), buffer, offset);
+        addSlots(candidateOffset(node, hash, 1), buffer, offset + IndexLayout.COMBINED_BUCKET_LENGTH);
+    }
+
+    private void addSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset)
     {
         for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
         {
             final int inBucket = IndexLayout.slotOffsetInCombined(i);
             final long offset = bucketOffset + inBucket;
-            final long word = buckets.get(SLOT, bufferOffset + inBucket);
+            final long word = buffer.get(SLOT, bufferOffset + inBucket);
             int at = slotCount;
             while (at > 0 && slotOffsets[at - 1] > offset)
             {
@@ -536,7 +663,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      *
      * @return the block's offset in the heap region.
      */
-    private long writeBlock(final int node, final byte[] key, final byte[] value, final int length)
+    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length)
     {
         if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
         {

@@ -7,34 +7,53 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * A memory node and a client node, each with an embedded driver, sharing a directory: the usual
+ * Memory nodes and a client node, each with an embedded driver, sharing a directory: the usual
  * setting of a store test.
  */
 final class KvCluster implements AutoCloseable
 {
     static final long MEMORY_NODE_ID = 1;
-    static final long CLIENT_NODE_ID = 2;
+    static final long CLIENT_NODE_ID = 100;
 
     final StaticDirectory directory = new StaticDirectory();
+    final List<Raas> memoryRaases = new ArrayList<>();
+    final List<MemoryNode> memoryNodes = new ArrayList<>();
+    /** The first memory node and its driver. */
     final Raas memoryRaas;
-    final Raas clientRaas;
     final MemoryNode memoryNode;
+    final Raas clientRaas;
     final KvClient client;
 
     KvCluster(final String provider)
     {
-        this(provider, UnaryOperator.identity());
+        this(provider, 1, UnaryOperator.identity());
     }
 
     KvCluster(final String provider, final UnaryOperator<MemoryNodeContext> tune)
     {
-        memoryRaas = Raas.embedded(context(provider, MEMORY_NODE_ID), directory);
+        this(provider, 1, tune);
+    }
+
+    /** @param memoryNodeCount memory nodes, ids 1 to count. */
+    KvCluster(final String provider, final int memoryNodeCount, final UnaryOperator<MemoryNodeContext> tune)
+    {
+        final long[] ids = new long[memoryNodeCount];
+        for (int i = 0; i < memoryNodeCount; i++)
+        {
+            ids[i] = MEMORY_NODE_ID + i;
+            final Raas raas = Raas.embedded(context(provider, ids[i]), directory);
+            memoryRaases.add(raas);
+            memoryNodes.add(MemoryNode.start(raas, tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8))));
+        }
+        memoryRaas = memoryRaases.get(0);
+        memoryNode = memoryNodes.get(0);
         clientRaas = Raas.embedded(context(provider, CLIENT_NODE_ID), directory);
-        memoryNode = MemoryNode.start(memoryRaas, tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8)));
-        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(10_000));
+        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids).timeoutMs(10_000));
     }
 
     static RaasContext context(final String provider, final long nodeId)
@@ -50,8 +69,8 @@ final class KvCluster implements AutoCloseable
     public void close()
     {
         client.close();
-        memoryNode.close();
+        memoryNodes.forEach(MemoryNode::close);
         clientRaas.close();
-        memoryRaas.close();
+        memoryRaases.forEach(Raas::close);
     }
 }

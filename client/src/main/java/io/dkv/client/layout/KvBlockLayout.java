@@ -44,11 +44,30 @@ public final class KvBlockLayout
     /** Write a whole block at {@code offset} of {@code buffer}. */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value)
     {
+        write(buffer, offset, key, MemorySegment.ofArray(value));
+    }
+
+    /** Write a whole block whose value comes from memory (no copy of it on the heap). */
+    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final MemorySegment value)
+    {
+        final int valueLength = (int)value.byteSize();
         buffer.set(INT, offset + KEY_LENGTH_OFFSET, key.length);
-        buffer.set(INT, offset + VALUE_LENGTH_OFFSET, value.length);
+        buffer.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
         MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
-        MemorySegment.copy(value, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH + key.length, value.length);
-        buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, value.length));
+        MemorySegment.copy(value, 0, buffer, offset + HEADER_LENGTH + key.length, valueLength);
+        buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, valueLength));
+    }
+
+    /**
+     * Copy the (whole) block's value into {@code dst}, as much of it as fits.
+     *
+     * @return the value's length.
+     */
+    public static int copyValue(final MemorySegment buffer, final long offset, final MemorySegment dst)
+    {
+        final int valueLength = valueLength(buffer, offset);
+        MemorySegment.copy(buffer, offset + HEADER_LENGTH + keyLength(buffer, offset), dst, 0, Math.min(valueLength, dst.byteSize()));
+        return valueLength;
     }
 
     public static int keyLength(final MemorySegment buffer, final long offset)
