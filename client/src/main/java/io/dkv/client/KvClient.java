@@ -41,6 +41,11 @@ public final class KvClient implements AutoCloseable
         for (int i = 0; i < ids.length; i++)
         {
             nodes[i] = MemoryNodeView.read(raas, ids[i]);
+            if (context.durability() != Durability.NONE && !nodes[i].persistent)
+            {
+                throw new KvException("memory node " + ids[i] + " keeps nothing on disk (start it with a data directory), so " +
+                    "durability " + context.durability().name().toLowerCase() + " cannot be had");
+            }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
         final AtomicInteger threads = new AtomicInteger();

@@ -17,6 +17,10 @@ public final class KvClientConfiguration
     public static final String ASYNC_THREADS_PROP_NAME = "dkv.client.async.threads";
     public static final int ASYNC_THREADS_DEFAULT = 4;
 
+    /** none, async or sync: see {@link Durability}. */
+    public static final String DURABILITY_PROP_NAME = "dkv.client.durability";
+    public static final String DURABILITY_DEFAULT = "none";
+
     private KvClientConfiguration()
     {
     }

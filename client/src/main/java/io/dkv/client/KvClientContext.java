@@ -14,6 +14,7 @@ public final class KvClientContext
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
+    private Durability durability = Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
     /** @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. */
     public KvClientContext memoryNodes(final long... nodeIds)
@@ -46,6 +47,18 @@ public final class KvClientContext
     public KvClientContext maxRetries(final int maxRetries)
     {
         this.maxRetries = maxRetries;
+        return this;
+    }
+
+    public Durability durability()
+    {
+        return durability;
+    }
+
+    /** @param durability what a write's acknowledgement promises; ASYNC and SYNC need memory nodes with a data directory. */
+    public KvClientContext durability(final Durability durability)
+    {
+        this.durability = durability;
         return this;
     }
 

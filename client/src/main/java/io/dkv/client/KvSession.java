@@ -1,6 +1,6 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.ChunkProtocol;
+import io.dkv.client.layout.MemoryNodeProtocol;
 import io.dkv.client.layout.IndexLayout;
 import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.KvBlockLayout;
@@ -38,6 +38,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 {
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
     private static final int MAX_BLOCK = KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
@@ -49,10 +50,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private final Raas raas;
     private final KvClientContext context;
+    /** The nodes as this thread last read them: read again after a request to one failed (it may have restarted). */
     private final MemoryNodeView[] nodes;
     private final long[] nodeIds;
     private final Connection[] connections;
-    private final Connection[] chunkConnections;
+    /** Message connections to the nodes' CPUs (chunks, persistence). */
+    private final Connection[] requestConnections;
+    /** Nodes whose last request failed: their view and connections are made again before the next one. */
+    private final boolean[] stale;
+    private long requestCorrelation;
     private final long[] chunkOffset;
     private final int[] chunkUsed;
     private final int[] chunkLength;
@@ -82,21 +88,22 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         this.raas = raas;
         this.context = context;
-        this.nodes = nodes;
+        this.nodes = nodes.clone();
         this.nodeIds = new long[nodes.length];
         for (int i = 0; i < nodes.length; i++)
         {
             nodeIds[i] = nodes[i].nodeId;
         }
         this.connections = new Connection[nodes.length];
-        this.chunkConnections = new Connection[nodes.length];
+        this.requestConnections = new Connection[nodes.length];
+        this.stale = new boolean[nodes.length];
         this.chunkOffset = new long[nodes.length];
         this.chunkUsed = new int[nodes.length];
         this.chunkLength = new int[nodes.length];
         this.nextChunk = new int[nodes.length];
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
-        this.rpc = raas.allocateBuffer(ChunkProtocol.REPLY_LENGTH + ChunkProtocol.REQUEST_LENGTH);
+        this.rpc = raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH + MemoryNodeProtocol.REQUEST_LENGTH);
         this.block = raas.allocateBuffer(4096);
         this.out = raas.allocateBuffer(4096);
     }
@@ -271,6 +278,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             previousCount = -1;
             if (cas(node, slotOffsets[committedAt], words[committedAt], SlotWord.EMPTY) == words[committedAt])
             {
+                persist(node, SlotWord.blockOffset(words[committedAt]));
                 return true;
             }
         }
@@ -306,6 +314,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 }
                 if (cas(node, slotOffsets[committedAt], words[committedAt], committedWord) == words[committedAt])
                 {
+                    persist(node, blockOffset);
                     return true;
                 }
                 continue;
@@ -366,6 +375,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             }
             if (clearLaterTentatives(node, mine) && cas(node, mySlot, tentativeWord, committedWord) == tentativeWord)
             {
+                persist(node, blockOffset);
                 return true;
             }
             withdraw(node, mySlot, tentativeWord);
@@ -378,7 +388,45 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private int node(final long hash)
     {
-        return nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds);
+        final int node = nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds);
+        if (stale[node])
+        {
+            refresh(node);
+        }
+        return node;
+    }
+
+    /**
+     * A request to the node failed: it may have restarted with new regions, so read its view again
+     * and start over with new connections and chunks. While it stays unreachable this fails, and
+     * the next operation tries again.
+     */
+    private void refresh(final int node)
+    {
+        close(connections, node);
+        close(requestConnections, node);
+        chunkLength[node] = 0;
+        chunkUsed[node] = 0;
+        nextChunk[node] = FIRST_CHUNK;
+        nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+        stale[node] = false;
+    }
+
+    private static void close(final Connection[] connections, final int node)
+    {
+        final Connection connection = connections[node];
+        connections[node] = null;
+        if (connection != null)
+        {
+            try
+            {
+                connection.close();
+            }
+            catch (final RaasException ignore)
+            {
+                // its node is gone already
+            }
+        }
     }
 
     /**
@@ -474,6 +522,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     if (System.nanoTime() > deadline)
                     {
                         generation++;
+                        stale[node] = true;
                         throw new KvException("memory node " + nodes[node].nodeId + " did not answer within " + context.timeoutMs() + " ms");
                     }
                 }
@@ -481,6 +530,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         if (failure != RaasStatus.SUCCESS)
         {
+            stale[node] = true;
             throw new KvException("reading the index of memory node " + nodes[node].nodeId + " failed: " + RaasStatus.describe(failure));
         }
     }
@@ -690,49 +740,96 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private void allocateChunk(final int node, final int needed)
     {
         final long nodeId = nodes[node].nodeId;
+        final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
+        final int status = request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");
+        if (status == MemoryNodeProtocol.FULL)
+        {
+            throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted + " more bytes of values");
+        }
+        if (status != MemoryNodeProtocol.OK)
+        {
+            throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
+        }
+        final int granted = rpc.get(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET);
+        if (needed > granted)
+        {
+            throw new IllegalArgumentException("a block of " + needed + " bytes does not fit memory node " + nodeId +
+                "'s heap chunks of " + granted + " bytes");
+        }
+        chunkOffset[node] = rpc.get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
+        chunkLength[node] = granted;
+        chunkUsed[node] = 0;
+        nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
+    }
+
+    /**
+     * Tell the node a key changed (its block, new or deleted, at {@code blockOffset}), as the
+     * client's durability asks: not at all, without waiting, or waiting until it is on disk.
+     */
+    private void persist(final int node, final long blockOffset)
+    {
+        if (context.durability() == Durability.NONE)
+        {
+            return;
+        }
+        final boolean sync = context.durability() == Durability.SYNC;
+        final int status = request(node, MemoryNodeProtocol.PERSIST, sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset,
+            sync, "the key on disk");
+        if (status != MemoryNodeProtocol.OK)
+        {
+            throw new KvException("memory node " + nodes[node].nodeId + " did not write the key to disk (status " + status + ")" +
+                (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
+        }
+    }
+
+    /**
+     * One request to the node's CPU over this thread's message connection to it.
+     *
+     * @param answered true: wait for the answer (into the rpc buffer); false: return OK once sent.
+     * @return the answer's status.
+     */
+    private int request(
+        final int node, final int type, final int argument, final long block, final boolean answered, final String what)
+    {
+        final long nodeId = nodes[node].nodeId;
         try
         {
-            Connection connection = chunkConnections[node];
+            Connection connection = requestConnections[node];
             if (connection == null)
             {
-                connection = raas.connect(nodeId, ChunkProtocol.SERVICE, Flags.ADAPTIVE, null);
-                chunkConnections[node] = connection;
+                connection = raas.connect(nodeId, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+                requestConnections[node] = connection;
             }
-            final long correlation = generation;
-            final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
-            rpc.set(INT, ChunkProtocol.TYPE_OFFSET, ChunkProtocol.ALLOCATE);
-            rpc.set(INT, ChunkProtocol.LENGTH_OFFSET, wanted);
-            rpc.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CORRELATION_OFFSET, correlation);
-            connection.send(rpc, 0, ChunkProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
-            final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(context.timeoutMs()));
-            if (length < ChunkProtocol.REPLY_LENGTH)
+            final long correlation = ++requestCorrelation;
+            rpc.set(INT, MemoryNodeProtocol.TYPE_OFFSET, type);
+            rpc.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, argument);
+            rpc.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, correlation);
+            rpc.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, block);
+            connection.send(rpc, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
+            if (!answered)
             {
-                throw new KvException("memory node " + nodeId + " answered a chunk request with " + length + " bytes");
+                return MemoryNodeProtocol.OK;
             }
-            final int status = rpc.get(INT, ChunkProtocol.STATUS_OFFSET);
-            if (status == ChunkProtocol.FULL)
+            final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+            while (true)
             {
-                throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
-                    " more bytes of values");
+                final long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+                final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(left));
+                if (length < MemoryNodeProtocol.REPLY_LENGTH)
+                {
+                    throw new KvException("memory node " + nodeId + " answered a request for " + what + " with " + length + " bytes");
+                }
+                // an answer to a request this thread gave up on (it timed out) is skipped
+                if (rpc.get(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET) == correlation)
+                {
+                    return rpc.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
+                }
             }
-            if (status != ChunkProtocol.OK)
-            {
-                throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
-            }
-            final int granted = rpc.get(INT, ChunkProtocol.CHUNK_LENGTH_OFFSET);
-            if (needed > granted)
-            {
-                throw new IllegalArgumentException("a block of " + needed + " bytes does not fit memory node " + nodeId +
-                    "'s heap chunks of " + granted + " bytes");
-            }
-            chunkOffset[node] = rpc.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), ChunkProtocol.CHUNK_OFFSET_OFFSET);
-            chunkLength[node] = granted;
-            chunkUsed[node] = 0;
-            nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
         }
         catch (final RaasException ex)
         {
-            throw new KvException("cannot get a heap chunk from memory node " + nodeId + ": " + ex.getMessage(), ex);
+            stale[node] = true;
+            throw new KvException("memory node " + nodeId + " did not answer a request for " + what + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -758,6 +855,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private KvException unreachable(final int node, final RaasException cause)
     {
+        stale[node] = true;
         return new KvException("memory node " + nodes[node].nodeId + ": " + cause.getMessage(), cause);
     }
 
@@ -805,9 +903,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
             {
                 connections[i].close();
             }
-            if (chunkConnections[i] != null)
+            if (requestConnections[i] != null)
             {
-                chunkConnections[i].close();
+                requestConnections[i].close();
             }
         }
     }

@@ -26,10 +26,19 @@ final class MemoryNodeView
     final int groups;
     final int globalDepth;
     final long subtableOffset;
+    /** The node writes keys to disk when asked. */
+    final boolean persistent;
 
     private MemoryNodeView(
-        final long nodeId, final RemoteRegion index, final RemoteRegion heap, final int groups, final int globalDepth, final long subtableOffset)
+        final long nodeId,
+        final RemoteRegion index,
+        final RemoteRegion heap,
+        final int groups,
+        final int globalDepth,
+        final long subtableOffset,
+        final boolean persistent)
     {
+        this.persistent = persistent;
         this.nodeId = nodeId;
         this.index = index;
         this.heap = heap;
@@ -79,6 +88,6 @@ final class MemoryNodeView
         }
         final long entry = header.get(LONG, IndexLayout.DIRECTORY_OFFSET);
         return new MemoryNodeView(nodeId, index, heap, header.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET), globalDepth,
-            IndexLayout.subtableOffset(entry));
+            IndexLayout.subtableOffset(entry), (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0);
     }
 }

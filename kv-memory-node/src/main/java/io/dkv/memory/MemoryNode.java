@@ -1,8 +1,9 @@
 package io.dkv.memory;
 
-import io.dkv.client.layout.ChunkProtocol;
 import io.dkv.client.layout.HeapLayout;
 import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.MemoryNodeProtocol;
 import io.dkv.raas.Listener;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
@@ -17,8 +18,9 @@ import java.nio.ByteOrder;
 
 /**
  * A memory node: allocates the hash index and the KV heap in its driver's registered memory,
- * publishes both as named regions ({@link HeapLayout#indexRegionName}, {@link HeapLayout#heapRegionName})
- * and hands out heap chunks. Clients do everything else with one-sided requests.
+ * publishes both as named regions ({@link HeapLayout#indexRegionName}, {@link HeapLayout#heapRegionName}),
+ * hands out heap chunks and, given a data directory, writes keys to RocksDB when clients ask and
+ * loads them back when it starts again. Clients do everything else with one-sided requests.
  */
 public final class MemoryNode implements AutoCloseable
 {
@@ -29,6 +31,9 @@ public final class MemoryNode implements AutoCloseable
     private final RemoteRegion index;
     private final RemoteRegion heap;
     private final ChunkAllocator chunks;
+    private final KeyStore store;
+    private final long keysRecovered;
+    private final PersistStats persistStats = new PersistStats();
     private final Listener listener;
     private final AgentRunner runner;
 
@@ -37,15 +42,68 @@ public final class MemoryNode implements AutoCloseable
         this.raas = raas;
         final long nodeId = raas.self().id();
         final int groups = context.indexGroups();
-        index = raas.malloc(nodeId, IndexLayout.regionLength(0, groups, 1), HeapLayout.indexRegionName(nodeId));
-        heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()), HeapLayout.heapRegionName(nodeId));
-        formatIndex(raas.localMemory(index), groups);
-        formatHeap(raas.localMemory(heap), context.chunkBytes(), context.heapChunks());
-        chunks = new ChunkAllocator(context.chunkBytes(), heap.length());
-        listener = raas.listen(ChunkProtocol.SERVICE);
-        final ChunkServer server = new ChunkServer(listener, chunks,
-            raas.allocateBuffer(ChunkProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(ChunkProtocol.REPLY_LENGTH));
-        runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000), Throwable::printStackTrace, null, server);
+        store = context.dataDir() == null ? null : KeyStore.open(context.dataDir());
+        try
+        {
+            index = raas.malloc(nodeId, IndexLayout.regionLength(0, groups, 1), HeapLayout.indexRegionName(nodeId));
+            heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()),
+                HeapLayout.heapRegionName(nodeId));
+            final MemorySegment indexMemory = raas.localMemory(index);
+            final MemorySegment heapMemory = raas.localMemory(heap);
+            formatHeap(heapMemory, context.chunkBytes(), context.heapChunks());
+            chunks = new ChunkAllocator(context.chunkBytes(), heap.length());
+            final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, IndexLayout.subtablesOffset(0));
+            keysRecovered = store == null ? 0 : recover(store, local, chunks);
+            formatIndex(indexMemory, groups, store != null);
+            listener = raas.listen(MemoryNodeProtocol.SERVICE);
+            final RequestServer server = new RequestServer(listener, chunks, local, store,
+                raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
+                persistStats);
+            runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000), Throwable::printStackTrace, null, server);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(store);
+            throw ex;
+        }
+    }
+
+    /**
+     * Put every key of the key store back: its block into a chunk of the node's own, its slot into
+     * the index (before the index is announced, so no client sees it half done).
+     *
+     * @return keys put back.
+     */
+    private static long recover(final KeyStore store, final LocalIndex index, final ChunkAllocator chunks)
+    {
+        final long[] count = new long[1];
+        final long[] chunk = {-1, 0, 0};
+        store.forEach((key, value) ->
+        {
+            final int length = KvBlockLayout.blockLength(key.length, value.length);
+            if (chunk[0] < 0 || chunk[1] + length > chunk[2])
+            {
+                final int chunkLength = Math.max(chunks.maxChunkLength(), length);
+                chunk[0] = chunks.allocate(chunkLength);
+                if (chunk[0] < 0)
+                {
+                    throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" + count[0] +
+                        " put back so far): start the node with a larger heap");
+                }
+                chunk[1] = 0;
+                chunk[2] = chunkLength;
+            }
+            final long offset = chunk[0] + chunk[1];
+            KvBlockLayout.write(index.heap(), offset, key, value);
+            if (!index.restore(key, offset, length))
+            {
+                throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() + " (" + count[0] +
+                    " put back so far): start the node with more index groups");
+            }
+            chunk[1] += length;
+            count[0]++;
+        });
+        return count[0];
     }
 
     /**
@@ -60,9 +118,10 @@ public final class MemoryNode implements AutoCloseable
     }
 
     /** One subtable at global depth 0: every hash maps to it until subtables split. */
-    private static void formatIndex(final MemorySegment memory, final int groups)
+    private static void formatIndex(final MemorySegment memory, final int groups, final boolean persistent)
     {
         memory.set(INT, IndexLayout.LAYOUT_VERSION_OFFSET, IndexLayout.LAYOUT_VERSION);
+        memory.set(INT, IndexLayout.FLAGS_OFFSET, persistent ? IndexLayout.FLAG_PERSISTENT : 0);
         memory.set(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET, groups);
         memory.set(INT, IndexLayout.SUBTABLES_OFFSET, 1);
         memory.set(INT, IndexLayout.GLOBAL_DEPTH_OFFSET, 0);
@@ -96,6 +155,24 @@ public final class MemoryNode implements AutoCloseable
         return heap;
     }
 
+    /** @return keys loaded from disk when the node started. */
+    public long keysRecovered()
+    {
+        return keysRecovered;
+    }
+
+    /** @return how writes to disk go (nothing when the node keeps nothing on disk). */
+    public PersistStats persistStats()
+    {
+        return persistStats;
+    }
+
+    /** @return true when the node writes keys to disk (it was given a data directory). */
+    public boolean isPersistent()
+    {
+        return store != null;
+    }
+
     /** @return heap chunks handed out to clients so far (of any size). */
     public int chunksAllocated()
     {
@@ -104,6 +181,6 @@ public final class MemoryNode implements AutoCloseable
 
     public void close()
     {
-        CloseHelper.quietCloseAll(runner, listener);
+        CloseHelper.quietCloseAll(runner, listener, store);
     }
 }

@@ -20,6 +20,9 @@ public final class MemoryNodeConfiguration
     public static final String HEAP_CHUNKS_PROP_NAME = "dkv.memory.heap.chunks";
     public static final int HEAP_CHUNKS_DEFAULT = 128;
 
+    /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
+    public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
+
     private MemoryNodeConfiguration()
     {
     }

@@ -1,5 +1,7 @@
 package io.dkv.memory;
 
+import java.nio.file.Path;
+
 import static io.dkv.memory.MemoryNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
 
@@ -11,6 +13,7 @@ public final class MemoryNodeContext
     private int indexGroups = intProperty(INDEX_GROUPS_PROP_NAME, INDEX_GROUPS_DEFAULT);
     private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
     private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
+    private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
     public int indexGroups()
     {
@@ -42,6 +45,18 @@ public final class MemoryNodeContext
     public MemoryNodeContext heapChunks(final int heapChunks)
     {
         this.heapChunks = heapChunks;
+        return this;
+    }
+
+    /** @return where keys are kept on disk, or null: nowhere (durability none only). */
+    public Path dataDir()
+    {
+        return dataDir;
+    }
+
+    public MemoryNodeContext dataDir(final Path dataDir)
+    {
+        this.dataDir = dataDir;
         return this;
     }
 

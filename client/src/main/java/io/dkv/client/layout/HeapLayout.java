@@ -2,7 +2,7 @@ package io.dkv.client.layout;
 
 /**
  * The KV heap a memory node keeps in one registered region. Its CPU hands out chunks (by RPC, see
- * {@link ChunkProtocol}) one after the other; each client writes blocks into its own chunks only,
+ * {@link MemoryNodeProtocol}) one after the other; each client writes blocks into its own chunks only,
  * so no two writers share a chunk.
  *
  * <pre>

@@ -304,9 +304,15 @@ public final class RaasDriver implements Raas
     /** Allocate and publish a region of this node's memory. */
     RemoteRegion allocateLocal(final long size, final String name)
     {
-        if (!name.isEmpty() && (localRegions.containsKey(name) || directory.region(name) != null))
+        if (!name.isEmpty() && localRegions.containsKey(name))
         {
             throw new RaasException("a region named '" + name + "' already exists");
+        }
+        final RemoteRegion published = name.isEmpty() ? null : directory.region(name);
+        // a node that restarted with its id takes back the names its previous incarnation published
+        if (published != null && (published.nodeId() != self.id() || published.nodeEpoch() == self.epoch()))
+        {
+            throw new RaasException("a region named '" + name + "' already exists (on node " + published.nodeId() + ")");
         }
         final MemoryRegion memory = pd.allocate(size, Access.ALL);
         final RemoteRegion region = new RemoteRegion(name, self.id(), self.epoch(), memory.address(), memory.rkey(),

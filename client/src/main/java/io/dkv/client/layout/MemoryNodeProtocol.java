@@ -1,0 +1,56 @@
+package io.dkv.client.layout;
+
+/**
+ * What a client asks of a memory node's CPU, over a RaaS message connection to {@link #SERVICE}:
+ * a chunk of the heap of its own (ALLOCATE), and that a key's state be written to disk (PERSIST).
+ * Chunks are sized to demand: a client asks for a small one first and for larger ones as it writes
+ * more, so that short-lived clients (a command line's one put) do not each hold a large chunk.
+ * PERSIST names a block of the key (the one just published, or the one just deleted); the node
+ * looks the key up in its own index and writes what it holds now, so notifications may arrive in
+ * any order and the disk still ends with the latest value.
+ *
+ * <pre>
+ * request (24 bytes)
+ *   0  type        int    ALLOCATE or PERSIST
+ *   4  argument    int    ALLOCATE: bytes wanted, a multiple of 64 (the node grants at most its largest
+ *                         chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
+ *   8  correlation long
+ *  16  block       long   PERSIST: offset in the heap region of a block of the key
+ *
+ * reply (24 bytes)
+ *   0  status      int    OK, FULL (no room for the chunk), BAD_REQUEST or NOT_PERSISTENT
+ *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
+ *   8  correlation long
+ *  16  offset      long   ALLOCATE: of the chunk in the heap region
+ * </pre>
+ */
+public final class MemoryNodeProtocol
+{
+    public static final int SERVICE = 0x4b56;
+
+    public static final int ALLOCATE = 1;
+    public static final int PERSIST = 2;
+    /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
+    public static final int ANSWER_WHEN_DURABLE = 1;
+
+    public static final int OK = 0;
+    public static final int FULL = 1;
+    public static final int BAD_REQUEST = 2;
+    public static final int NOT_PERSISTENT = 3;
+
+    public static final int TYPE_OFFSET = 0;
+    public static final int ARGUMENT_OFFSET = 4;
+    public static final int CORRELATION_OFFSET = 8;
+    public static final int BLOCK_OFFSET = 16;
+    public static final int REQUEST_LENGTH = 24;
+
+    public static final int STATUS_OFFSET = 0;
+    public static final int CHUNK_LENGTH_OFFSET = 4;
+    public static final int REPLY_CORRELATION_OFFSET = 8;
+    public static final int CHUNK_OFFSET_OFFSET = 16;
+    public static final int REPLY_LENGTH = 24;
+
+    private MemoryNodeProtocol()
+    {
+    }
+}

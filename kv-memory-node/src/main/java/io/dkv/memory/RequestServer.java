@@ -1,0 +1,222 @@
+package io.dkv.memory;
+
+import io.dkv.client.layout.MemoryNodeProtocol;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Listener;
+import io.dkv.raas.RaasException;
+import org.agrona.concurrent.Agent;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The memory node's duty cycle: accept clients' message connections and answer what they ask of
+ * its CPU: heap chunks, and writing keys to disk. Reads and writes of data never come here.
+ * Keys to persist are gathered over one turn and written in one batch (one fsync for all that
+ * asked for durability sync), each with what the index holds for it at that moment.
+ */
+final class RequestServer implements Agent
+{
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final System.Logger LOG = System.getLogger(RequestServer.class.getName());
+    private static final int MAX_BATCH = 1024;
+
+    private final Listener listener;
+    private final ChunkAllocator chunks;
+    private final LocalIndex index;
+    /** Null when the node keeps nothing on disk. */
+    private final KeyStore store;
+    private final MemorySegment request;
+    private final MemorySegment reply;
+    private final List<Connection> clients = new ArrayList<>();
+    private final List<byte[]> batchKeys = new ArrayList<>();
+    private final List<Connection> answerTo = new ArrayList<>();
+    private final List<Long> answerCorrelations = new ArrayList<>();
+    private final PersistStats stats;
+
+    RequestServer(
+        final Listener listener,
+        final ChunkAllocator chunks,
+        final LocalIndex index,
+        final KeyStore store,
+        final MemorySegment request,
+        final MemorySegment reply,
+        final PersistStats stats)
+    {
+        this.listener = listener;
+        this.chunks = chunks;
+        this.index = index;
+        this.store = store;
+        this.request = request;
+        this.reply = reply;
+        this.stats = stats;
+    }
+
+    public String roleName()
+    {
+        return "dkv-memory-requests";
+    }
+
+    public int doWork()
+    {
+        int work = 0;
+        Connection accepted;
+        while ((accepted = listener.poll()) != null)
+        {
+            clients.add(accepted);
+            work++;
+        }
+        final long turnStart = System.nanoTime();
+        for (int i = clients.size() - 1; i >= 0 && batchKeys.size() < MAX_BATCH; i--)
+        {
+            final Connection client = clients.get(i);
+            try
+            {
+                while (client.isReadable() && batchKeys.size() < MAX_BATCH)
+                {
+                    final int length = client.recv(request, 0, (int)request.byteSize(), Duration.ZERO);
+                    handle(client, length);
+                    work++;
+                }
+            }
+            catch (final RaasException gone)
+            {
+                // the client closed its end (or went away); its chunks stay written, as their blocks may be published
+                clients.remove(i);
+                client.close();
+            }
+        }
+        if (!batchKeys.isEmpty())
+        {
+            persistBatch(turnStart);
+        }
+        return work;
+    }
+
+    private void handle(final Connection client, final int length)
+    {
+        if (length < MemoryNodeProtocol.REQUEST_LENGTH)
+        {
+            answer(client, 0, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            return;
+        }
+        final long correlation = request.get(LONG, MemoryNodeProtocol.CORRELATION_OFFSET);
+        final int argument = request.get(INT, MemoryNodeProtocol.ARGUMENT_OFFSET);
+        switch (request.get(INT, MemoryNodeProtocol.TYPE_OFFSET))
+        {
+            case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
+            case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
+            default -> answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+        }
+    }
+
+    private void allocate(final Connection client, final long correlation, final int asked)
+    {
+        final int wanted = Math.min(asked, chunks.maxChunkLength());
+        if (!chunks.isValidLength(wanted))
+        {
+            answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            return;
+        }
+        final long offset = chunks.allocate(wanted);
+        if (offset < 0)
+        {
+            LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
+                " bytes handed out, a chunk of " + wanted + " asked for");
+            answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
+            return;
+        }
+        answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset);
+    }
+
+    private void persist(final Connection client, final long correlation, final int argument, final long block)
+    {
+        final boolean wantsAnswer = (argument & MemoryNodeProtocol.ANSWER_WHEN_DURABLE) != 0;
+        final byte[] key = store == null ? null : index.keyAt(block);
+        if (key == null)
+        {
+            if (wantsAnswer)
+            {
+                answer(client, correlation, store == null ? MemoryNodeProtocol.NOT_PERSISTENT : MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            }
+            return;
+        }
+        batchKeys.add(key);
+        if (wantsAnswer)
+        {
+            answerTo.add(client);
+            answerCorrelations.add(correlation);
+        }
+    }
+
+    private void persistBatch(final long turnStart)
+    {
+        final boolean sync = !answerTo.isEmpty();
+        try (WriteBatch batch = new WriteBatch())
+        {
+            for (final byte[] key : batchKeys)
+            {
+                final long block = index.findCommitted(key);
+                if (block >= 0)
+                {
+                    batch.put(key, index.valueAt(block));
+                }
+                else
+                {
+                    batch.delete(key);
+                }
+            }
+            store.write(batch, sync);
+        }
+        catch (final RocksDBException | IllegalStateException ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "cannot persist " + batchKeys.size() + " keys: " + ex.getMessage());
+            answerAll(MemoryNodeProtocol.BAD_REQUEST);
+            batchKeys.clear();
+            return;
+        }
+        stats.onBatch(batchKeys.size(), System.nanoTime() - turnStart);
+        batchKeys.clear();
+        answerAll(MemoryNodeProtocol.OK);
+    }
+
+    private void answerAll(final int status)
+    {
+        for (int i = 0; i < answerTo.size(); i++)
+        {
+            try
+            {
+                answer(answerTo.get(i), answerCorrelations.get(i), status, 0, -1);
+            }
+            catch (final RaasException gone)
+            {
+                // the client went away after asking; it is removed on its next turn
+            }
+        }
+        answerTo.clear();
+        answerCorrelations.clear();
+    }
+
+    private void answer(final Connection client, final long correlation, final int status, final int chunkLength, final long offset)
+    {
+        reply.set(INT, MemoryNodeProtocol.STATUS_OFFSET, status);
+        reply.set(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET, chunkLength);
+        reply.set(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET, correlation);
+        reply.set(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET, offset);
+        client.send(reply, 0, MemoryNodeProtocol.REPLY_LENGTH, Flags.ADAPTIVE);
+    }
+
+    public void onClose()
+    {
+        clients.forEach(Connection::close);
+        clients.clear();
+    }
+}

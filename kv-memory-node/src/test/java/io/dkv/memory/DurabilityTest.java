@@ -1,0 +1,165 @@
+package io.dkv.memory;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A memory node with a data directory comes back from a restart with every key a client wrote
+ * under durability sync (or async, once written), holding its last value; a client keeps working
+ * across the restart.
+ */
+class DurabilityTest
+{
+    private static final long NODE = 7;
+    private static final long CLIENT = 70;
+
+    private final StaticDirectory directory = new StaticDirectory();
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Raas raas(final long nodeId)
+    {
+        return Raas.embedded(KvCluster.context("shm", nodeId), directory);
+    }
+
+    private static MemoryNodeContext node(final Path data)
+    {
+        return new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data);
+    }
+
+    @Test
+    void keysWrittenUnderSyncComeBackAfterARestartWithTheirLastValues(@TempDir final Path data)
+    {
+        Raas memoryRaas = raas(NODE);
+        MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
+        try (Raas clientRaas = raas(CLIENT);
+            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                client.put(bytes("k" + i), bytes("first " + i));
+            }
+            for (int i = 0; i < 200; i += 3)
+            {
+                client.put(bytes("k" + i), bytes("second " + i));
+            }
+            for (int i = 1; i < 200; i += 5)
+            {
+                assertTrue(client.delete(bytes("k" + i)));
+            }
+            assertTrue(client.compareAndSet(bytes("k0"), bytes("second 0"), bytes("third 0")));
+            assertTrue(memoryNode.persistStats().keysPersisted() >= 200 + 67 + 40 + 1);
+
+            memoryNode.close();
+            memoryRaas.close();
+            memoryRaas = raas(NODE);
+            memoryNode = MemoryNode.start(memoryRaas, node(data));
+            assertEquals(200 - 40, memoryNode.keysRecovered());
+
+            // the client finds the node's new regions by itself, after at most a failed operation per thread
+            assertArrayEquals(bytes("third 0"), eventually(() -> client.get(bytes("k0"))));
+            for (int i = 1; i < 200; i++)
+            {
+                final byte[] value = client.get(bytes("k" + i));
+                if (i % 5 == 1)
+                {
+                    assertNull(value, "k" + i + " was deleted");
+                }
+                else
+                {
+                    assertArrayEquals(bytes((i % 3 == 0 ? "second " : "first ") + i), value, "k" + i);
+                }
+            }
+            client.put(bytes("after"), bytes("restart"));
+            assertArrayEquals(bytes("restart"), client.get(bytes("after")));
+        }
+        finally
+        {
+            memoryNode.close();
+            memoryRaas.close();
+        }
+    }
+
+    @Test
+    void keysWrittenUnderAsyncAreOnDiskSoonAfter(@TempDir final Path data) throws Exception
+    {
+        Raas memoryRaas = raas(NODE);
+        MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
+        try (Raas clientRaas = raas(CLIENT);
+            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                client.put(bytes("a" + i), bytes("v" + i));
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (memoryNode.persistStats().keysPersisted() < 100 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(5);
+            }
+            assertEquals(100, memoryNode.persistStats().keysPersisted());
+            assertTrue(memoryNode.persistStats().maxLagNanos() > 0);
+            memoryNode.close();
+            memoryRaas.close();
+            memoryRaas = raas(NODE);
+            memoryNode = MemoryNode.start(memoryRaas, node(data));
+            assertEquals(100, memoryNode.keysRecovered());
+        }
+        finally
+        {
+            memoryNode.close();
+            memoryRaas.close();
+        }
+    }
+
+    @Test
+    void durabilityIsRefusedByANodeThatKeepsNothingOnDisk()
+    {
+        try (Raas memoryRaas = raas(NODE);
+            MemoryNode ignored = MemoryNode.start(memoryRaas, node(null));
+            Raas clientRaas = raas(CLIENT))
+        {
+            final KvException refused = assertThrows(KvException.class,
+                () -> KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)));
+            assertTrue(refused.getMessage().contains("memory node 7 keeps nothing on disk"), refused.getMessage());
+            KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.NONE)).close();
+        }
+    }
+
+    private static byte[] eventually(final Supplier<byte[]> operation)
+    {
+        KvException last = null;
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            try
+            {
+                return operation.get();
+            }
+            catch (final KvException ex)
+            {
+                last = ex;
+            }
+        }
+        throw last;
+    }
+}
