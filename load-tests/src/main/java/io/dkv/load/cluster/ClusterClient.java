@@ -1,5 +1,6 @@
 package io.dkv.load.cluster;
 
+import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
@@ -36,7 +37,9 @@ public final class ClusterClient implements AutoCloseable
         final Raas raas = Raas.attach(new RaasContext().driverName(cluster.driverName()));
         try
         {
-            return new ClusterClient(raas, KvClient.connect(raas, new KvClientContext().memoryNodes(cluster.memoryNodes())));
+            // a command line's OK means stored: on disk before it returns
+            return new ClusterClient(raas, KvClient.connect(raas,
+                new KvClientContext().memoryNodes(cluster.memoryNodes()).durability(Durability.SYNC)));
         }
         catch (final RuntimeException ex)
         {

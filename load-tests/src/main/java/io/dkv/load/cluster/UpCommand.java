@@ -32,7 +32,7 @@ public final class UpCommand implements Callable<Integer>
     static final long FIRST_MEMORY_NODE_ID = 101;
     static final String DRIVER_NAME = "dkv-up";
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at (\\S+)");
+    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
 
     @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
@@ -103,7 +103,8 @@ public final class UpCommand implements Callable<Integer>
                 nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
                     List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta", endpoint,
-                        "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks)),
+                        "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
+                        "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
                     MEMORY_NODE_READY, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
                 started.add(node);
                 nodes.add(node);

@@ -14,6 +14,7 @@ import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -54,6 +55,11 @@ public final class MemoryNodeCommand implements Callable<Integer>
         description = "Bytes of each heap chunk a client writes into (default: ${DEFAULT-VALUE}).")
     private int chunkBytes;
 
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "Where keys are kept on disk (RocksDB) for clients that ask for durability async or sync, and loaded " +
+            "back from when the node starts; without it the node keeps keys in memory only.")
+    private Path dataDir;
+
     @Option(names = "--heap-chunks", defaultValue = "" + MemoryNodeConfiguration.HEAP_CHUNKS_DEFAULT,
         description = "Chunks in the heap (default: ${DEFAULT-VALUE}).")
     private int heapChunks;
@@ -71,16 +77,17 @@ public final class MemoryNodeCommand implements Callable<Integer>
         try
         {
             node = MemoryNode.start(raas,
-                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks));
+                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks).dataDir(dataDir));
         }
         catch (final RuntimeException ex)
         {
             raas.close();
             throw ex;
         }
-        System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s%n",
+        System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s; %s%n",
             node.nodeId(), HeapLayout.indexRegionName(node.nodeId()), (long)indexGroups * 3 * IndexLayout.SLOTS_PER_BUCKET,
-            HeapLayout.heapRegionName(node.nodeId()), ((long)chunkBytes * heapChunks) >> 20, raas.self().address());
+            HeapLayout.heapRegionName(node.nodeId()), ((long)chunkBytes * heapChunks) >> 20, raas.self().address(),
+            dataDir == null ? "keys in memory only" : String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {

@@ -191,6 +191,21 @@ public final class RoleProcess implements AutoCloseable
         return process.isAlive();
     }
 
+    /** Kill it with SIGKILL, as a crash would: nothing of it runs after this returns. */
+    public void kill()
+    {
+        removeHook(stopOnExit);
+        process.destroyForcibly();
+        try
+        {
+            process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Stop it as Ctrl-C does (it closes cleanly), killing it when it does not exit in time.
      */
