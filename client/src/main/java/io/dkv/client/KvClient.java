@@ -41,6 +41,11 @@ public final class KvClient implements AutoCloseable
         for (int i = 0; i < ids.length; i++)
         {
             nodes[i] = MemoryNodeView.read(raas, ids[i]);
+            if (context.timeoutMs() >= nodes[i].graceMs)
+            {
+                throw new KvException("this client's operation timeout of " + context.timeoutMs() + " ms is not shorter than memory node " +
+                    ids[i] + "'s grace period of " + nodes[i].graceMs + " ms, after which it reuses replaced blocks");
+            }
             if (context.durability() != Durability.NONE && !nodes[i].persistent)
             {
                 throw new KvException("memory node " + ids[i] + " keeps nothing on disk (start it with a data directory), so " +

@@ -207,6 +207,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             throw unreachable(node, ex);
         }
         await(node, 2 * count);
+        final long started = System.nanoTime();
         for (int j = 0; j < count; j++)
         {
             final int k = batch[j];
@@ -214,6 +215,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             collectSlots(node, hash, batchBuckets, (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH);
             final int found = firstCommitted(node, KeyHash.fingerprint(hash), keys[k]);
             // a miss needs two agreeing reads: the single-key path makes them
+            if (found >= 0)
+            {
+                requireWithinDeadline(started, node, keys[k]);
+            }
             values[k] = found >= 0 ? KvBlockLayout.value(block, 0) : get(keys[k]);
         }
     }
@@ -223,6 +228,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private boolean find(final byte[] key)
     {
+        final long started = System.nanoTime();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -232,6 +238,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             readCandidates(node, hash);
             if (firstCommitted(node, fingerprint, key) >= 0)
             {
+                requireWithinDeadline(started, node, key);
                 return true;
             }
             if (unchangedSincePrevious())
@@ -740,6 +747,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private void allocateChunk(final int node, final int needed)
     {
         final long nodeId = nodes[node].nodeId;
+        if (chunkLength[node] > 0)
+        {
+            // no more blocks go into the full one: the node takes it back once no slot points into it
+            request(node, MemoryNodeProtocol.RETIRE, 0, chunkOffset[node], false, "retiring a chunk");
+            chunkLength[node] = 0;
+        }
         final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
         final int status = request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");
         if (status == MemoryNodeProtocol.FULL)
@@ -857,6 +870,20 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         stale[node] = true;
         return new KvException("memory node " + nodes[node].nodeId + ": " + cause.getMessage(), cause);
+    }
+
+    /**
+     * A block read after its slot may have been replaced meanwhile; the node reuses its memory only
+     * after a grace period longer than the operation timeout, so an operation that took longer
+     * must not answer with what it read.
+     */
+    private void requireWithinDeadline(final long startedNanos, final int node, final byte[] key)
+    {
+        if (System.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
+        {
+            throw new KvException("reading key " + describe(key) + " on memory node " + nodes[node].nodeId + " took longer than " +
+                context.timeoutMs() + " ms: what it read may have been reused, so it is not answered");
+        }
     }
 
     private KvException brokenBlock(final int node, final long offset)

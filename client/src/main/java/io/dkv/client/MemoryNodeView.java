@@ -28,6 +28,8 @@ final class MemoryNodeView
     final long subtableOffset;
     /** The node writes keys to disk when asked. */
     final boolean persistent;
+    /** The node reuses a block's memory no sooner than this after it was replaced. */
+    final int graceMs;
 
     private MemoryNodeView(
         final long nodeId,
@@ -36,9 +38,11 @@ final class MemoryNodeView
         final int groups,
         final int globalDepth,
         final long subtableOffset,
-        final boolean persistent)
+        final boolean persistent,
+        final int graceMs)
     {
         this.persistent = persistent;
+        this.graceMs = graceMs;
         this.nodeId = nodeId;
         this.index = index;
         this.heap = heap;
@@ -88,6 +92,7 @@ final class MemoryNodeView
         }
         final long entry = header.get(LONG, IndexLayout.DIRECTORY_OFFSET);
         return new MemoryNodeView(nodeId, index, heap, header.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET), globalDepth,
-            IndexLayout.subtableOffset(entry), (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0);
+            IndexLayout.subtableOffset(entry), (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
+            header.get(INT, IndexLayout.GRACE_MS_OFFSET));
     }
 }

@@ -7,6 +7,7 @@ import io.dkv.client.layout.SlotWord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -18,6 +19,15 @@ import java.nio.ByteOrder;
 final class LocalIndex
 {
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** Slots are 8-byte aligned: swapped with the same atomic instruction the RDMA CAS uses on this memory. */
+    private static final VarHandle SLOT_ATOMIC = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
+
+    /** Receives a slot's offset in the index region and its word. */
+    @FunctionalInterface
+    interface SlotVisitor
+    {
+        void visit(long slot, long word);
+    }
 
     private final MemorySegment index;
     private final MemorySegment heap;
@@ -99,6 +109,31 @@ final class LocalIndex
             }
         }
         return false;
+    }
+
+    /** Visit every non-empty slot of the subtable. */
+    void forEachSlot(final SlotVisitor visitor)
+    {
+        final long buckets = (long)groups * 3;
+        for (long bucket = 0; bucket < buckets; bucket++)
+        {
+            final long first = subtableOffset + bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH;
+            for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
+            {
+                final long slot = first + (long)i * IndexLayout.SLOT_LENGTH;
+                final long word = index.get(SLOT, slot);
+                if (!SlotWord.isEmpty(word))
+                {
+                    visitor.visit(slot, word);
+                }
+            }
+        }
+    }
+
+    /** @return true when the slot held {@code word} and is empty now. */
+    boolean clearSlot(final long slot, final long word)
+    {
+        return SLOT_ATOMIC.compareAndSet(index, slot, word, SlotWord.EMPTY);
     }
 
     MemorySegment heap()

@@ -30,7 +30,7 @@ public final class MemoryNode implements AutoCloseable
     private final Raas raas;
     private final RemoteRegion index;
     private final RemoteRegion heap;
-    private final ChunkAllocator chunks;
+    private final HeapChunks chunks;
     private final KeyStore store;
     private final long keysRecovered;
     private final PersistStats persistStats = new PersistStats();
@@ -51,10 +51,10 @@ public final class MemoryNode implements AutoCloseable
             final MemorySegment indexMemory = raas.localMemory(index);
             final MemorySegment heapMemory = raas.localMemory(heap);
             formatHeap(heapMemory, context.chunkBytes(), context.heapChunks());
-            chunks = new ChunkAllocator(context.chunkBytes(), heap.length());
+            chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L);
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, IndexLayout.subtablesOffset(0));
             keysRecovered = store == null ? 0 : recover(store, local, chunks);
-            formatIndex(indexMemory, groups, store != null);
+            formatIndex(indexMemory, groups, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             final RequestServer server = new RequestServer(listener, chunks, local, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
@@ -74,7 +74,7 @@ public final class MemoryNode implements AutoCloseable
      *
      * @return keys put back.
      */
-    private static long recover(final KeyStore store, final LocalIndex index, final ChunkAllocator chunks)
+    private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks)
     {
         final long[] count = new long[1];
         final long[] chunk = {-1, 0, 0};
@@ -84,7 +84,11 @@ public final class MemoryNode implements AutoCloseable
             if (chunk[0] < 0 || chunk[1] + length > chunk[2])
             {
                 final int chunkLength = Math.max(chunks.maxChunkLength(), length);
-                chunk[0] = chunks.allocate(chunkLength);
+                if (chunk[0] >= 0)
+                {
+                    chunks.retire(chunk[0], null, System.nanoTime());
+                }
+                chunk[0] = chunks.allocate(chunkLength, null);
                 if (chunk[0] < 0)
                 {
                     throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" + count[0] +
@@ -103,6 +107,11 @@ public final class MemoryNode implements AutoCloseable
             chunk[1] += length;
             count[0]++;
         });
+        if (chunk[0] >= 0)
+        {
+            // the node writes no more into its chunks: they go back once clients replaced or deleted their keys
+            chunks.retire(chunk[0], null, System.nanoTime());
+        }
         return count[0];
     }
 
@@ -118,8 +127,9 @@ public final class MemoryNode implements AutoCloseable
     }
 
     /** One subtable at global depth 0: every hash maps to it until subtables split. */
-    private static void formatIndex(final MemorySegment memory, final int groups, final boolean persistent)
+    private static void formatIndex(final MemorySegment memory, final int groups, final boolean persistent, final int graceMs)
     {
+        memory.set(INT, IndexLayout.GRACE_MS_OFFSET, graceMs);
         memory.set(INT, IndexLayout.LAYOUT_VERSION_OFFSET, IndexLayout.LAYOUT_VERSION);
         memory.set(INT, IndexLayout.FLAGS_OFFSET, persistent ? IndexLayout.FLAG_PERSISTENT : 0);
         memory.set(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET, groups);
@@ -177,6 +187,12 @@ public final class MemoryNode implements AutoCloseable
     public int chunksAllocated()
     {
         return chunks.allocated();
+    }
+
+    /** @return chunks that came back (no slot pointed into them for the grace period) since the node started. */
+    public long chunksReclaimed()
+    {
+        return chunks.reclaimed();
     }
 
     public void close()

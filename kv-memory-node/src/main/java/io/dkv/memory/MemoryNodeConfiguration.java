@@ -20,6 +20,13 @@ public final class MemoryNodeConfiguration
     public static final String HEAP_CHUNKS_PROP_NAME = "dkv.memory.heap.chunks";
     public static final int HEAP_CHUNKS_DEFAULT = 128;
 
+    /**
+     * How long a heap chunk no slot points into waits before it is handed out again: longer than any
+     * client's operation may last, so that no reader returns a block written over meanwhile.
+     */
+    public static final String GRACE_MS_PROP_NAME = "dkv.memory.grace.ms";
+    public static final int GRACE_MS_DEFAULT = 10_000;
+
     /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
     public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
 

@@ -13,6 +13,7 @@ public final class MemoryNodeContext
     private int indexGroups = intProperty(INDEX_GROUPS_PROP_NAME, INDEX_GROUPS_DEFAULT);
     private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
     private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
+    private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
     private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
     public int indexGroups()
@@ -48,6 +49,19 @@ public final class MemoryNodeContext
         return this;
     }
 
+    /** @return how long a chunk no slot points into waits before it is handed out again. */
+    public int graceMs()
+    {
+        return graceMs;
+    }
+
+    /** @param graceMs longer than any client's operation timeout (clients with a longer one are refused). */
+    public MemoryNodeContext graceMs(final int graceMs)
+    {
+        this.graceMs = graceMs;
+        return this;
+    }
+
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -74,6 +88,10 @@ public final class MemoryNodeContext
         {
             throw new IllegalArgumentException("chunkBytes " + chunkBytes + " is not a multiple of 64 of at least 4096 (" +
                 CHUNK_BYTES_PROP_NAME + ")");
+        }
+        if (graceMs < 1)
+        {
+            throw new IllegalArgumentException("graceMs " + graceMs + " is not positive (" + GRACE_MS_PROP_NAME + ")");
         }
         if (heapChunks < 1)
         {

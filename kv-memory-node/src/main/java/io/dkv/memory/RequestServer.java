@@ -30,7 +30,7 @@ final class RequestServer implements Agent
     private static final int MAX_BATCH = 1024;
 
     private final Listener listener;
-    private final ChunkAllocator chunks;
+    private final HeapChunks chunks;
     private final LocalIndex index;
     /** Null when the node keeps nothing on disk. */
     private final KeyStore store;
@@ -41,10 +41,12 @@ final class RequestServer implements Agent
     private final List<Connection> answerTo = new ArrayList<>();
     private final List<Long> answerCorrelations = new ArrayList<>();
     private final PersistStats stats;
+    private final long scanIntervalNanos;
+    private long nextScanNanos;
 
     RequestServer(
         final Listener listener,
-        final ChunkAllocator chunks,
+        final HeapChunks chunks,
         final LocalIndex index,
         final KeyStore store,
         final MemorySegment request,
@@ -58,6 +60,8 @@ final class RequestServer implements Agent
         this.request = request;
         this.reply = reply;
         this.stats = stats;
+        // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
+        this.scanIntervalNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
     }
 
     public String roleName()
@@ -89,14 +93,26 @@ final class RequestServer implements Agent
             }
             catch (final RaasException gone)
             {
-                // the client closed its end (or went away); its chunks stay written, as their blocks may be published
+                // the client closed its end (or went away): its chunks get no more blocks, and are reclaimed once unused
                 clients.remove(i);
                 client.close();
+                chunks.ownerGone(client, turnStart);
             }
         }
         if (!batchKeys.isEmpty())
         {
             persistBatch(turnStart);
+        }
+        return work + reclaim(turnStart);
+    }
+
+    private int reclaim(final long nowNanos)
+    {
+        int work = chunks.release(nowNanos);
+        if (chunks.hasRetired() && nowNanos - nextScanNanos >= 0)
+        {
+            nextScanNanos = nowNanos + scanIntervalNanos;
+            work += chunks.reclaim(index, nowNanos);
         }
         return work;
     }
@@ -114,6 +130,7 @@ final class RequestServer implements Agent
         {
             case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
             case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
+            case MemoryNodeProtocol.RETIRE -> chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, System.nanoTime());
             default -> answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
         }
     }
@@ -126,7 +143,7 @@ final class RequestServer implements Agent
             answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             return;
         }
-        final long offset = chunks.allocate(wanted);
+        final long offset = chunks.allocate(wanted, client);
         if (offset < 0)
         {
             LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +

@@ -43,17 +43,21 @@ final class KvCluster implements AutoCloseable
     KvCluster(final String provider, final int memoryNodeCount, final UnaryOperator<MemoryNodeContext> tune)
     {
         final long[] ids = new long[memoryNodeCount];
+        int graceMs = Integer.MAX_VALUE;
         for (int i = 0; i < memoryNodeCount; i++)
         {
             ids[i] = MEMORY_NODE_ID + i;
             final Raas raas = Raas.embedded(context(provider, ids[i]), directory);
             memoryRaases.add(raas);
-            memoryNodes.add(MemoryNode.start(raas, tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8))));
+            final MemoryNodeContext nodeContext = tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8));
+            graceMs = Math.min(graceMs, nodeContext.graceMs());
+            memoryNodes.add(MemoryNode.start(raas, nodeContext));
         }
         memoryRaas = memoryRaases.get(0);
         memoryNode = memoryNodes.get(0);
         clientRaas = Raas.embedded(context(provider, CLIENT_NODE_ID), directory);
-        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids).timeoutMs(10_000));
+        // operations must time out before the nodes reuse replaced blocks
+        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids).timeoutMs(Math.min(5_000, graceMs / 2)));
     }
 
     static RaasContext context(final String provider, final long nodeId)

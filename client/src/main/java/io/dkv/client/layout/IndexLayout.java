@@ -14,6 +14,8 @@ package io.dkv.client.layout;
  *  20  globalDepth        int    low bits of a key's hash that pick its directory entry
  *  24  maxGlobalDepth     int    the directory holds 2^maxGlobalDepth entries
  *  28  flags              int    PERSISTENT: the node writes keys to disk when asked (durability async, sync)
+ *  32  graceMs            int    a block is reused no sooner than this after no slot points at it: an
+ *                                operation that takes longer must fail rather than return what it read
  *  64  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
@@ -43,6 +45,7 @@ public final class IndexLayout
     public static final int MAX_GLOBAL_DEPTH_OFFSET = 24;
     public static final int FLAGS_OFFSET = 28;
     public static final int FLAG_PERSISTENT = 1;
+    public static final int GRACE_MS_OFFSET = 32;
     public static final int HEADER_LENGTH = 64;
     public static final int DIRECTORY_OFFSET = HEADER_LENGTH;
     public static final int DIRECTORY_ENTRY_LENGTH = 8;

@@ -10,12 +10,13 @@ package io.dkv.client.layout;
  * any order and the disk still ends with the latest value.
  *
  * <pre>
- * request (24 bytes)
+ * request (32 bytes)
  *   0  type        int    ALLOCATE or PERSIST
  *   4  argument    int    ALLOCATE: bytes wanted, a multiple of 64 (the node grants at most its largest
  *                         chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
  *   8  correlation long
- *  16  block       long   PERSIST: offset in the heap region of a block of the key
+ *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset
+ *  24  reserved    long
  *
  * reply (24 bytes)
  *   0  status      int    OK, FULL (no room for the chunk), BAD_REQUEST or NOT_PERSISTENT
@@ -30,6 +31,7 @@ public final class MemoryNodeProtocol
 
     public static final int ALLOCATE = 1;
     public static final int PERSIST = 2;
+    public static final int RETIRE = 3;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;
 
@@ -42,7 +44,7 @@ public final class MemoryNodeProtocol
     public static final int ARGUMENT_OFFSET = 4;
     public static final int CORRELATION_OFFSET = 8;
     public static final int BLOCK_OFFSET = 16;
-    public static final int REQUEST_LENGTH = 24;
+    public static final int REQUEST_LENGTH = 32;
 
     public static final int STATUS_OFFSET = 0;
     public static final int CHUNK_LENGTH_OFFSET = 4;

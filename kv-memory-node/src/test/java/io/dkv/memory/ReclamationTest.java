@@ -1,0 +1,177 @@
+package io.dkv.memory;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.Raas;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Replaced and deleted blocks come back: a chunk no slot points into is handed out again after the
+ * grace period, so a small heap takes many times its size in updates; what a client that went away
+ * left half done (blocks never published, a tentative slot) is never seen and is reclaimed too.
+ */
+class ReclamationTest
+{
+    private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aSmallHeapTakesManyTimesItsSizeInUpdates() throws Exception
+    {
+        // 16 chunks of 4 KiB, four 1 KiB blocks each: 64 blocks, and 240 puts
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.chunkBytes(4096).heapChunks(16).graceMs(300)))
+        {
+            try (KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
+                .timeoutMs(200)))
+            {
+                final byte[] value = new byte[900];
+                for (int i = 0; i < 240; i++)
+                {
+                    value[0] = (byte)i;
+                    putWaitingForRoom(client, bytes("key-" + (i % 8)), value);
+                }
+                for (int k = 0; k < 8; k++)
+                {
+                    final byte[] read = client.get(bytes("key-" + k));
+                    assertEquals(900, read.length);
+                    assertEquals((byte)(232 + k), read[0], "key-" + k + " holds its last value");
+                }
+            }
+            assertTrue(cluster.memoryNode.chunksReclaimed() >= 40, cluster.memoryNode.chunksReclaimed() + " chunks came back");
+        }
+    }
+
+    @Test
+    void whatAClientThatWentAwayLeftHalfDoneIsNeverSeenAndIsReclaimed() throws Exception
+    {
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(300)))
+        {
+            final long ghostBlock;
+            try (Raas goneRaas = Raas.embedded(KvCluster.context("shm", 200), cluster.directory);
+                KvClient gone = KvClient.connect(goneRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)))
+            {
+                // its block is written into the chunk, and never published
+                assertFalse(gone.compareAndSet(bytes("ghost"), bytes("not there"), bytes("never seen")));
+                gone.put(bytes("kept"), bytes("published"));
+                // the first chunk handed out starts after the heap's header: its first block is the unpublished one
+                ghostBlock = 64;
+                final long tentative = SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock, 64));
+                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                // as if it had died between its tentative CAS and its commit
+                index.set(SLOT, firstEmptySlot(index), tentative);
+                assertNull(gone.get(bytes("ghost")));
+            }
+            try (KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
+                .timeoutMs(200)))
+            {
+                assertArrayEquals(bytes("published"), client.get(bytes("kept")));
+                assertNull(client.get(bytes("ghost")), "a tentative slot is never seen");
+                assertEquals(0, cluster.memoryNode.chunksReclaimed(), "a published block keeps its chunk");
+                assertTrue(client.delete(bytes("kept")));
+                awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
+                assertNull(client.get(bytes("ghost")));
+                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                assertEquals(0, slotsPointingAt(index, ghostBlock), "the unfinished insert's slot was cleared");
+            }
+        }
+    }
+
+    @Test
+    void aClientWhoseTimeoutIsNotShorterThanTheGracePeriodIsRefused()
+    {
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(300)))
+        {
+            final KvException refused = assertThrows(KvException.class, () ->
+                KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(300)));
+            assertTrue(refused.getMessage().contains("grace period of 300 ms"), refused.getMessage());
+        }
+    }
+
+    private static void putWaitingForRoom(final KvClient client, final byte[] key, final byte[] value) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true)
+        {
+            try
+            {
+                client.put(key, value);
+                return;
+            }
+            catch (final KvException ex)
+            {
+                if (!ex.getMessage().contains("is full") || System.nanoTime() > deadline)
+                {
+                    throw ex;
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    private static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s");
+            Thread.sleep(10);
+        }
+    }
+
+    private static long firstEmptySlot(final MemorySegment index)
+    {
+        final long subtable = IndexLayout.subtablesOffset(0);
+        for (long slot = subtable + IndexLayout.BUCKET_HEADER_LENGTH; ; slot += IndexLayout.SLOT_LENGTH)
+        {
+            if ((slot - subtable) % IndexLayout.BUCKET_LENGTH == 0)
+            {
+                continue;
+            }
+            if (index.get(SLOT, slot) == SlotWord.EMPTY)
+            {
+                return slot;
+            }
+        }
+    }
+
+    private static int slotsPointingAt(final MemorySegment index, final long block)
+    {
+        final long subtable = IndexLayout.subtablesOffset(0);
+        int count = 0;
+        for (long slot = subtable; slot < index.byteSize(); slot += IndexLayout.SLOT_LENGTH)
+        {
+            if ((slot - subtable) % IndexLayout.BUCKET_LENGTH == 0)
+            {
+                continue;
+            }
+            final long word = index.get(SLOT, slot);
+            if (word != SlotWord.EMPTY && SlotWord.blockOffset(word) == block)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+}
