@@ -1,0 +1,88 @@
+package io.dkv.load.memory;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.load.process.RoleProcess;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.verbs.VerbsContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A memory node that stops answering (its process paused with SIGSTOP, over tcp, where its NIC
+ * engine is its own thread) makes operations fail within the client's timeout with an error that
+ * names it, not hang; once it runs again, operations succeed.
+ */
+class UnreachableMemoryNodeTest
+{
+    private static final long MEMORY_NODE = 211;
+    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
+    private static final Pattern NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
+
+    @Test
+    void aPausedNodeTimesOutByNameAndServesAgainWhenResumed(@TempDir final Path dir) throws Exception
+    {
+        try (RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
+                List.of("meta", "--node-id", "1", "--provider", "tcp", "--data-dir", dir.resolve("meta").toString()), META_READY,
+                dir.resolve("meta.log"));
+            RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(),
+                List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE), "--provider", "tcp", "--meta", meta.readyGroup(1),
+                    "--index-groups", "1024", "--heap-chunks", "4"), NODE_READY, dir.resolve("node.log"));
+            Raas raas = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
+                .nodeId(311).timeoutMs(1_000), MetaDirectory.of(MetaEndpoint.parse(meta.readyGroup(1))));
+            KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(MEMORY_NODE).timeoutMs(1_000)))
+        {
+            final byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+            client.put(key, "before".getBytes(StandardCharsets.UTF_8));
+            signal(node.pid(), "STOP");
+            try
+            {
+                final long start = System.nanoTime();
+                final KvException timedOut = assertThrows(KvException.class, () -> client.get(key));
+                final long millis = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(timedOut.getMessage().contains("memory node " + MEMORY_NODE), timedOut.getMessage());
+                assertTrue(millis < 5_000, "failed after " + millis + " ms");
+            }
+            finally
+            {
+                signal(node.pid(), "CONT");
+            }
+            byte[] read = null;
+            for (int attempt = 0; attempt < 5 && read == null; attempt++)
+            {
+                try
+                {
+                    read = client.get(key);
+                }
+                catch (final KvException stillCatchingUp)
+                {
+                    Thread.sleep(100);
+                }
+            }
+            assertArrayEquals("before".getBytes(StandardCharsets.UTF_8), read);
+        }
+    }
+
+    private static void signal(final long pid, final String signal) throws Exception
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+        }
+    }
+}
