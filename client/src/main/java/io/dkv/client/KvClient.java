@@ -1,7 +1,9 @@
 package io.dkv.client;
 
 import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -36,7 +38,7 @@ public final class KvClient implements AutoCloseable
     {
         this.raas = raas;
         this.context = context;
-        final long[] ids = context.memoryNodes();
+        final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(raas);
         this.nodes = new MemoryNodeView[ids.length];
         for (int i = 0; i < ids.length; i++)
         {
@@ -62,8 +64,28 @@ public final class KvClient implements AutoCloseable
         });
     }
 
+    /** @return the memory nodes registered in the directory (the MetaServer), by id. */
+    private static long[] membership(final Raas raas)
+    {
+        final long[] ids;
+        try
+        {
+            ids = raas.nodes(NodeRecord.ROLE_MEMORY).stream().mapToLong(NodeRecord::id).sorted().toArray();
+        }
+        catch (final RaasException ex)
+        {
+            throw new KvException("no memory nodes given, and the directory does not list them: " + ex.getMessage(), ex);
+        }
+        if (ids.length == 0)
+        {
+            throw new KvException("no memory node is registered in the directory (start one with ./dkv memory-node)");
+        }
+        return ids;
+    }
+
     /**
-     * Reach the memory nodes the context names through {@code raas} (which stays the caller's).
+     * Reach the memory nodes the context names (or, when it names none, those the directory lists:
+     * the MetaServer's membership) through {@code raas} (which stays the caller's).
      *
      * @throws KvException when a node publishes no index the client can read.
      */

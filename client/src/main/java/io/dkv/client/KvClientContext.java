@@ -16,7 +16,10 @@ public final class KvClientContext
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private Durability durability = Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
-    /** @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. */
+    /**
+     * @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. None given:
+     *                the memory nodes the directory (the MetaServer) lists when the client connects.
+     */
     public KvClientContext memoryNodes(final long... nodeIds)
     {
         this.memoryNodes = nodeIds.clone();
@@ -78,10 +81,6 @@ public final class KvClientContext
         if (asyncThreads < 1)
         {
             throw new IllegalArgumentException("asyncThreads " + asyncThreads + " is not positive (" + ASYNC_THREADS_PROP_NAME + ")");
-        }
-        if (memoryNodes.length == 0)
-        {
-            throw new IllegalArgumentException("no memory nodes given (KvClientContext.memoryNodes)");
         }
         if (Arrays.stream(memoryNodes).distinct().count() != memoryNodes.length)
         {

@@ -1,5 +1,7 @@
 package io.dkv.memory;
 
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -61,6 +63,27 @@ class ClientApiTest
                 {
                     assertNull(values.get(i), "k" + i);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aClientGivenNoNodesSpreadsKeysOverTheMembersTheDirectoryLists()
+    {
+        try (KvCluster cluster = new KvCluster("shm", 3, context -> context);
+            KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().timeoutMs(2_000)))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                client.put(bytes("m" + i), bytes("v" + i));
+            }
+            for (final MemoryNode node : cluster.memoryNodes)
+            {
+                assertTrue(node.chunksAllocated() > 0, "memory node " + node.nodeId() + " got keys");
+            }
+            for (int i = 0; i < 100; i++)
+            {
+                assertArrayEquals(bytes("v" + i), cluster.client.get(bytes("m" + i)), "the client given the ids finds them too");
             }
         }
     }

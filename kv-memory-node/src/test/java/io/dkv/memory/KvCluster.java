@@ -2,6 +2,7 @@ package io.dkv.memory;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
@@ -47,7 +48,7 @@ final class KvCluster implements AutoCloseable
         for (int i = 0; i < memoryNodeCount; i++)
         {
             ids[i] = MEMORY_NODE_ID + i;
-            final Raas raas = Raas.embedded(context(provider, ids[i]), directory);
+            final Raas raas = Raas.embedded(context(provider, ids[i]).role(NodeRecord.ROLE_MEMORY), directory);
             memoryRaases.add(raas);
             final MemoryNodeContext nodeContext = tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8));
             graceMs = Math.min(graceMs, nodeContext.graceMs());

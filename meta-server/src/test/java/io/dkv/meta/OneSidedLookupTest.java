@@ -9,6 +9,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -75,6 +79,28 @@ class OneSidedLookupTest
             }
             MetaTestSupport.await("the cache to drop the node that left", java.time.Duration.ofSeconds(5),
                 () -> directory.node(9) == null && directory.region("late.region") == null);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void theNodesOfARoleAreListedFromTheTables(final String provider)
+    {
+        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+            Raas memoryA = Raas.embedded(MetaTestSupport.nodeContext(provider, 21).role(NodeRecord.ROLE_MEMORY),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
+            Raas memoryB = Raas.embedded(MetaTestSupport.nodeContext(provider, 22).role(NodeRecord.ROLE_MEMORY),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
+            Raas reader = MetaTestSupport.node(provider, 23, server.endpoint()))
+        {
+            final long requestsBefore = server.requestsHandled();
+            assertEquals(Set.of(21L, 22L), reader.nodes(NodeRecord.ROLE_MEMORY).stream().map(NodeRecord::id)
+                .collect(Collectors.toSet()));
+            assertEquals(List.of(23L), reader.nodes(NodeRecord.ROLE_CLIENT).stream().map(NodeRecord::id).toList());
+            assertEquals(requestsBefore, server.requestsHandled(), "listed by one-sided READs");
+            memoryB.close();
+            MetaTestSupport.await("the node that left to be unlisted", Duration.ofSeconds(5),
+                () -> reader.nodes(NodeRecord.ROLE_MEMORY).stream().map(NodeRecord::id).toList().equals(List.of(21L)));
         }
     }
 }

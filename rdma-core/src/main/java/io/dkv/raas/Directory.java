@@ -1,5 +1,7 @@
 package io.dkv.raas;
 
+import java.util.List;
+
 /**
  * Where a driver learns how to reach nodes and where named regions are: the MetaServer, or a
  * fixed set given by the application.
@@ -25,6 +27,15 @@ public interface Directory
      * @return the node's record, or null when no such node is known.
      */
     NodeRecord node(long nodeId);
+
+    /**
+     * @return the live nodes of a role ({@link NodeRecord#ROLE_MEMORY}, ...).
+     * @throws UnsupportedOperationException when this directory cannot list its nodes.
+     */
+    default List<NodeRecord> nodes(final int role)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot list its nodes");
+    }
 
     /**
      * @return the region published under that name, or null.

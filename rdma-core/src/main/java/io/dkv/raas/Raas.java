@@ -3,6 +3,7 @@ package io.dkv.raas;
 import io.dkv.raas.driver.RaasDriver;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * An application's handle on RDMA as a Service: connections to nodes, named regions and
@@ -56,6 +57,13 @@ public interface Raas extends AutoCloseable
      * this node's memory can be allocated by this call; other nodes allocate their own.
      */
     RemoteRegion malloc(long nodeId, long size, String name);
+
+    /**
+     * @return the live nodes of a role ({@link NodeRecord#ROLE_MEMORY}, ...), as the directory
+     * lists them (the MetaServer's node table, read one-sided).
+     * @throws RaasException when the directory cannot list nodes.
+     */
+    List<NodeRecord> nodes(int role);
 
     /** @return the region published under {@code name}. */
     RemoteRegion lookup(String name);

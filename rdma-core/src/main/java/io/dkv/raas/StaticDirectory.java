@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -30,6 +31,11 @@ public final class StaticDirectory implements Directory
     public void publish(final RemoteRegion region)
     {
         regions.put(region.name(), region);
+    }
+
+    public List<NodeRecord> nodes(final int role)
+    {
+        return nodes.values().stream().filter(node -> node.role() == role).toList();
     }
 
     public void withdraw(final String name)

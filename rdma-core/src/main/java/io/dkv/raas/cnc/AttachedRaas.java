@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -510,6 +511,12 @@ public final class AttachedRaas implements Raas, MessageHandler
         commit(index);
         await(slot, "malloc of " + size + " bytes named '" + name + "' on node " + nodeId);
         return remember(slot);
+    }
+
+    public List<NodeRecord> nodes(final int role)
+    {
+        throw new RaasException("a client attached to driver '" + driverName + "' cannot list nodes yet: give it the " +
+            "nodes' ids");
     }
 
     public RemoteRegion lookup(final String name)

@@ -331,6 +331,19 @@ public final class RaasDriver implements Raas
         return region.name().isEmpty() ? "#" + region.rkey() : region.name();
     }
 
+    public List<NodeRecord> nodes(final int role)
+    {
+        requireOpen();
+        try
+        {
+            return directory.nodes(role);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            throw new RaasException(ex.getMessage(), ex);
+        }
+    }
+
     public RemoteRegion lookup(final String name)
     {
         requireOpen();

@@ -230,6 +230,20 @@ public final class MetaDirectory implements Directory
         }
     }
 
+    /** Reads the whole node table (not cached: membership is asked for rarely). */
+    public List<NodeRecord> nodes(final int role)
+    {
+        io.lock();
+        try
+        {
+            return lookup(reader -> reader.nodes(role));
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
     public RemoteRegion region(final String name)
     {
         refreshEpochIfDue();

@@ -7,6 +7,8 @@ import io.dkv.raas.RemoteRegion;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import static io.dkv.raas.meta.MetaTableDescriptor.*;
 
@@ -171,6 +173,39 @@ public final class MetaTableReader
             probed += run;
         }
         return null;
+    }
+
+    /**
+     * Walk the whole node table.
+     *
+     * @return the live nodes of the role, in table order.
+     */
+    public List<NodeRecord> nodes(final int role)
+    {
+        final List<NodeRecord> found = new ArrayList<>();
+        for (int first = 0; first < nodeSlots; first += PROBE_BATCH)
+        {
+            final int run = Math.min(PROBE_BATCH, nodeSlots - first);
+            read(nodeSlotOffset(first), run * NODE_SLOT_LENGTH, 0);
+            for (int i = 0; i < run; i++)
+            {
+                final long base = (long)i * NODE_SLOT_LENGTH;
+                int state = readState(buffer, base, NODE_CHECKSUM_OFFSET);
+                if (state == TORN)
+                {
+                    state = reread(nodeSlotOffset(first + i), NODE_SLOT_LENGTH, base, NODE_CHECKSUM_OFFSET);
+                }
+                if (state == STATE_LIVE)
+                {
+                    final NodeRecord node = MetaSlots.decodeNode(buffer, base);
+                    if (node.role() == role)
+                    {
+                        found.add(node);
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     /**
