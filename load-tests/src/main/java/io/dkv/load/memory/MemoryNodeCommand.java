@@ -5,6 +5,7 @@ import io.dkv.client.layout.IndexLayout;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.memory.MemoryNodeContext;
+import io.dkv.memory.PersistStats;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a memory node until interrupted: its driver registers the node with the MetaServer, and
@@ -33,6 +35,8 @@ import java.util.concurrent.CountDownLatch;
     })
 public final class MemoryNodeCommand implements Callable<Integer>
 {
+    private static final long REPORT_INTERVAL_SECONDS = 10;
+
     @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
@@ -95,7 +99,19 @@ public final class MemoryNodeCommand implements Callable<Integer>
             raas.close();
             stopped.countDown();
         }, "dkv-memory-node-stop"));
-        stopped.await();
+        long reported = 0;
+        while (!stopped.await(REPORT_INTERVAL_SECONDS, TimeUnit.SECONDS))
+        {
+            final PersistStats stats = node.persistStats();
+            if (stats.keysPersisted() != reported)
+            {
+                reported = stats.keysPersisted();
+                System.out.printf("persisted %,d key writes in %,d batches; the last %.1f ms behind its requests, at most %.1f ms; " +
+                    "%,d heap chunks handed out, %,d came back%n", reported, stats.batches(), stats.lastLagNanos() / 1e6,
+                    stats.maxLagNanos() / 1e6, node.chunksAllocated(), node.chunksReclaimed());
+                System.out.flush();
+            }
+        }
         return 0;
     }
 }
