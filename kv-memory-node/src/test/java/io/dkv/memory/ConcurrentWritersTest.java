@@ -37,36 +37,14 @@ class ConcurrentWritersTest
         {
             final int rounds = 1000;
             final CyclicBarrier start = new CyclicBarrier(THREADS);
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++)
+            runThreads(thread ->
             {
-                final int thread = t;
-                threads.add(Thread.ofPlatform().start(() ->
+                for (int round = 0; round < rounds; round++)
                 {
-                    try
-                    {
-                        for (int round = 0; round < rounds; round++)
-                        {
-                            start.await();
-                            cluster.client.put(key(round), ("round " + round + " thread " + thread).getBytes(StandardCharsets.UTF_8));
-                        }
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                        start.reset();
-                    }
-                }));
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join();
-            }
-            if (failure.get() != null)
-            {
-                throw new AssertionError(failure.get());
-            }
+                    start.await();
+                    cluster.client.put(key(round), ("round " + round + " thread " + thread).getBytes(StandardCharsets.UTF_8));
+                }
+            }, start::reset);
             final Map<String, Integer> slots = committedSlotsByKey(cluster);
             assertEquals(rounds, slots.size());
             for (int round = 0; round < rounds; round++)
@@ -87,42 +65,22 @@ class ConcurrentWritersTest
             final byte[] counter = "counter".getBytes(StandardCharsets.UTF_8);
             final int perThread = 500;
             final AtomicInteger successes = new AtomicInteger();
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++)
+            runThreads(thread ->
             {
-                threads.add(Thread.ofPlatform().start(() ->
+                for (int i = 0; i < perThread; i++)
                 {
-                    try
+                    while (true)
                     {
-                        for (int i = 0; i < perThread; i++)
+                        final byte[] current = cluster.client.get(counter);
+                        final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
+                        if (cluster.client.compareAndSet(counter, current, Long.toString(next).getBytes(StandardCharsets.UTF_8)))
                         {
-                            while (true)
-                            {
-                                final byte[] current = cluster.client.get(counter);
-                                final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
-                                if (cluster.client.compareAndSet(counter, current, Long.toString(next).getBytes(StandardCharsets.UTF_8)))
-                                {
-                                    successes.incrementAndGet();
-                                    break;
-                                }
-                            }
+                            successes.incrementAndGet();
+                            break;
                         }
                     }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                    }
-                }));
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join();
-            }
-            if (failure.get() != null)
-            {
-                throw new AssertionError(failure.get());
-            }
+                }
+            }, () -> { });
             assertEquals(THREADS * perThread, successes.get());
             assertEquals(Long.toString(THREADS * perThread), new String(cluster.client.get(counter), StandardCharsets.UTF_8));
             assertEquals(Map.of("counter", 1), committedSlotsByKey(cluster));
@@ -136,42 +94,21 @@ class ConcurrentWritersTest
         {
             final int keys = 8;
             final int operations = 600;
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++)
+            runThreads(thread ->
             {
-                final int thread = t;
-                threads.add(Thread.ofPlatform().start(() ->
+                for (int i = 0; i < operations; i++)
                 {
-                    try
+                    final byte[] key = key((i * 7 + thread) % keys);
+                    if ((i + thread) % 3 == 0)
                     {
-                        for (int i = 0; i < operations; i++)
-                        {
-                            final byte[] key = key((i * 7 + thread) % keys);
-                            if ((i + thread) % 3 == 0)
-                            {
-                                cluster.client.delete(key);
-                            }
-                            else
-                            {
-                                cluster.client.put(key, ("t" + thread + " i" + i).getBytes(StandardCharsets.UTF_8));
-                            }
-                        }
+                        cluster.client.delete(key);
                     }
-                    catch (final Throwable ex)
+                    else
                     {
-                        failure.compareAndSet(null, ex);
+                        cluster.client.put(key, ("t" + thread + " i" + i).getBytes(StandardCharsets.UTF_8));
                     }
-                }));
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join();
-            }
-            if (failure.get() != null)
-            {
-                throw new AssertionError(failure.get());
-            }
+                }
+            }, () -> { });
             final Map<String, Integer> slots = committedSlotsByKey(cluster);
             for (int k = 0; k < keys; k++)
             {
@@ -188,6 +125,49 @@ class ConcurrentWritersTest
                 }
             }
             assertEquals(0, tentativeSlots(cluster));
+        }
+    }
+
+    /** What each thread does, given its number. */
+    @FunctionalInterface
+    private interface ThreadBody
+    {
+        void run(int thread) throws Exception;
+    }
+
+    /**
+     * Run the body on {@link #THREADS} threads and wait for them.
+     *
+     * @param onFailure run when a thread fails, so that the others do not wait for it.
+     * @throws AssertionError with the first failure.
+     */
+    private static void runThreads(final ThreadBody body, final Runnable onFailure) throws InterruptedException
+    {
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++)
+        {
+            final int thread = t;
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    body.run(thread);
+                }
+                catch (final Throwable ex)
+                {
+                    failure.compareAndSet(null, ex);
+                    onFailure.run();
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError(failure.get());
         }
     }
 

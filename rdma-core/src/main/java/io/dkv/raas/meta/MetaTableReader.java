@@ -156,11 +156,7 @@ public final class MetaTableReader
             for (int i = 0; i < run; i++)
             {
                 final long base = (long)i * NODE_SLOT_LENGTH;
-                int state = readState(buffer, base, NODE_CHECKSUM_OFFSET);
-                if (state == TORN)
-                {
-                    state = reread(nodeSlotOffset(first + i), NODE_SLOT_LENGTH, base, NODE_CHECKSUM_OFFSET);
-                }
+                final int state = nodeSlotState(first + i, base);
                 if (state == STATE_EMPTY)
                 {
                     return null;
@@ -190,12 +186,7 @@ public final class MetaTableReader
             for (int i = 0; i < run; i++)
             {
                 final long base = (long)i * NODE_SLOT_LENGTH;
-                int state = readState(buffer, base, NODE_CHECKSUM_OFFSET);
-                if (state == TORN)
-                {
-                    state = reread(nodeSlotOffset(first + i), NODE_SLOT_LENGTH, base, NODE_CHECKSUM_OFFSET);
-                }
-                if (state == STATE_LIVE)
+                if (nodeSlotState(first + i, base) == STATE_LIVE)
                 {
                     final NodeRecord node = MetaSlots.decodeNode(buffer, base);
                     if (node.role() == role)
@@ -251,6 +242,13 @@ public final class MetaTableReader
     }
 
     /** Read one slot again until the copy is of one published write. */
+    /** @return the state of the node slot read into the buffer at {@code base}, read again while torn. */
+    private int nodeSlotState(final int slot, final long base)
+    {
+        final int state = readState(buffer, base, NODE_CHECKSUM_OFFSET);
+        return state == TORN ? reread(nodeSlotOffset(slot), NODE_SLOT_LENGTH, base, NODE_CHECKSUM_OFFSET) : state;
+    }
+
     private int reread(final long offset, final int length, final long into, final int checksumOffset)
     {
         for (int attempt = 0; attempt < tornRetries; attempt++)
