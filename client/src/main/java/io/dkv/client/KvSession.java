@@ -67,6 +67,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final MemorySegment buckets;
     private final MemorySegment rpc;
     private MemorySegment batchBuckets;
+    /** The slot word whose block (of the key asked for) the block buffer holds, or EMPTY. */
+    private long blockInBuffer;
     private MemorySegment block;
     private MemorySegment out;
 
@@ -583,7 +585,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private boolean committedHolds(final int node, final byte[] key, final byte[] expected)
     {
-        return readBlock(node, words[committedAt], key) == MATCH && KvBlockLayout.hasValue(block, 0, expected);
+        // the scan read the committed block last unless a tentative slot of the key came after it
+        final boolean inBuffer = blockInBuffer == words[committedAt];
+        return (inBuffer || readBlock(node, words[committedAt], key) == MATCH) && KvBlockLayout.hasValue(block, 0, expected);
     }
 
     /**
@@ -598,6 +602,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final MemoryNodeView view = nodes[node];
         final long offset = SlotWord.blockOffset(word);
         int length = SlotWord.lengthHint(word);
+        blockInBuffer = SlotWord.EMPTY;
         final Connection connection = connection(node);
         try
         {
@@ -625,9 +630,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         if (!KvBlockLayout.isWhole(block, 0, length))
         {
+            blockInBuffer = SlotWord.EMPTY;
             throw brokenBlock(node, offset);
         }
-        return KvBlockLayout.hasKey(block, 0, key) ? MATCH : NO_MATCH;
+        final boolean match = KvBlockLayout.hasKey(block, 0, key);
+        blockInBuffer = match ? word : SlotWord.EMPTY;
+        return match ? MATCH : NO_MATCH;
     }
 
     private boolean unchangedSincePrevious()

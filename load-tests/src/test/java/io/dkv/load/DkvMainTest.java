@@ -29,6 +29,7 @@ class DkvMainTest
         assertEquals(0, dkv("bench", "--help"));
         assertTrue(out.toString().contains("verbs"), out::toString);
         assertTrue(out.toString().contains("raas"), out::toString);
+        assertTrue(out.toString().contains("ycsb"), out::toString);
     }
 
     @Test

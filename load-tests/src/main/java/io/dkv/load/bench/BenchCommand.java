@@ -2,6 +2,7 @@ package io.dkv.load.bench;
 
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
+import io.dkv.load.bench.ycsb.YcsbBenchmark;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -16,7 +17,8 @@ import picocli.CommandLine.Spec;
     description = "Run a benchmark; each figure is reported beside a floor measured in the same run.",
     subcommands = {
         VerbsBenchmark.class,
-        RaasBenchmark.class
+        RaasBenchmark.class,
+        YcsbBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

@@ -18,6 +18,12 @@ public final class Formats
         return String.format(Locale.ROOT, "%,d", nanos);
     }
 
+    /** @return nanoseconds as microseconds with one decimal. */
+    public static String micros(final long nanos)
+    {
+        return String.format(Locale.ROOT, "%,.1f", nanos / 1000.0);
+    }
+
     /** @return a ratio such as {@code 1.05x}. */
     public static String ratio(final double ratio)
     {

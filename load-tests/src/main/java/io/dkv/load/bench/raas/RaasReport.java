@@ -5,6 +5,7 @@ import io.dkv.load.bench.Formats;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.TextTable;
 import io.dkv.raas.ControlHeader;
 import io.dkv.raas.RaasConfiguration;

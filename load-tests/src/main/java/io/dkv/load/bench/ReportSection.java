@@ -1,6 +1,4 @@
-package io.dkv.load.bench.raas;
-
-import io.dkv.load.bench.TextTable;
+package io.dkv.load.bench;
 
 import java.io.PrintWriter;
 import java.util.List;
@@ -12,14 +10,14 @@ import java.util.List;
  * @param notes one point per line, printed under the table.
  * @param table the figures.
  */
-record ReportSection(String title, List<String> notes, TextTable table)
+public record ReportSection(String title, List<String> notes, TextTable table)
 {
-    ReportSection
+    public ReportSection
     {
         notes = List.copyOf(notes);
     }
 
-    void printText(final PrintWriter out)
+    public void printText(final PrintWriter out)
     {
         out.println(title);
         out.println();
@@ -31,7 +29,7 @@ record ReportSection(String title, List<String> notes, TextTable table)
         out.println();
     }
 
-    void printMarkdown(final PrintWriter out)
+    public void printMarkdown(final PrintWriter out)
     {
         out.println("### " + title);
         out.println();

@@ -1,0 +1,155 @@
+package io.dkv.load.bench.ycsb;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.verbs.VerbsContext;
+
+/**
+ * A dkv store in this JVM: one memory node and one client node, each with its own embedded driver
+ * on the {@code shm} provider, finding each other through a shared directory. The client reaches
+ * the memory node's index and heap exactly as a client on another host would, through RaaS.
+ */
+public final class InProcessStore implements AutoCloseable
+{
+    public static final long MEMORY_NODE_ID = 1;
+    public static final long CLIENT_NODE_ID = 2;
+    static final String PROVIDER = "shm";
+    /** Shorter than the memory node's grace period (10 s), as a client's timeout must be. */
+    static final int TIMEOUT_MS = 5_000;
+
+    private final Raas memoryRaas;
+    private final Raas clientRaas;
+    private final MemoryNode memoryNode;
+    private final KvClient client;
+    private final MemoryNodeContext memoryNodeContext;
+
+    private InProcessStore(final MemoryNodeContext memoryNodeContext)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        this.memoryNodeContext = memoryNodeContext;
+        Raas memory = null;
+        Raas clientSide = null;
+        MemoryNode node = null;
+        try
+        {
+            memory = Raas.embedded(driver(MEMORY_NODE_ID), directory);
+            clientSide = Raas.embedded(driver(CLIENT_NODE_ID), directory);
+            node = MemoryNode.start(memory, memoryNodeContext);
+            this.client = KvClient.connect(clientSide, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
+        }
+        catch (final RuntimeException ex)
+        {
+            try
+            {
+                closeQuietly(node, clientSide, memory);
+            }
+            catch (final RuntimeException closing)
+            {
+                ex.addSuppressed(closing);
+            }
+            throw ex;
+        }
+        this.memoryRaas = memory;
+        this.clientRaas = clientSide;
+        this.memoryNode = node;
+    }
+
+    /**
+     * @param memoryNode the memory node's index and heap.
+     */
+    public static InProcessStore start(final MemoryNodeContext memoryNode)
+    {
+        return new InProcessStore(memoryNode);
+    }
+
+    /**
+     * @param keys       keys the store will hold at most.
+     * @param blockBytes bytes the heap will take at most, summed over every block ever written
+     *                   (blocks are written out of place, and a replaced one comes back only after
+     *                   the grace period: a run's writes are held whole, so no run waits for room).
+     * @param writers    threads that will write: each holds a chunk of its own.
+     * @return a memory node for them: an index whose candidate buckets stay far from full (it does
+     * not split subtables yet) and a heap with room to spare.
+     */
+    public static MemoryNodeContext sizedFor(final long keys, final long blockBytes, final int writers)
+    {
+        final int chunkBytes = 2 << 20;
+        final long slots = keys * 4;
+        final long groups = Math.max(64, Long.highestOneBit(Math.max(1, (slots + 20) / 21 - 1)) << 1);
+        final long chunks = (blockBytes + blockBytes / 4 + chunkBytes - 1) / chunkBytes + 2L * (writers + 1);
+        if (groups > 1 << 24 || chunks > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException(String.format("a store of %,d keys and %,d B of blocks needs %,d index groups " +
+                "(at most 2^24) and %,d heap chunks", keys, blockBytes, groups, chunks));
+        }
+        return new MemoryNodeContext().indexGroups((int)groups).chunkBytes(chunkBytes).heapChunks((int)chunks);
+    }
+
+    private static RaasContext driver(final long nodeId)
+    {
+        return new RaasContext()
+            .verbs(new VerbsContext().provider(PROVIDER))
+            .nodeId(nodeId)
+            .timeoutMs(TIMEOUT_MS);
+    }
+
+    public KvClient client()
+    {
+        return client;
+    }
+
+    /** @return the client node's RaaS handle, for reads of the memory node beside the client's. */
+    public Raas clientRaas()
+    {
+        return clientRaas;
+    }
+
+    public MemoryNode memoryNode()
+    {
+        return memoryNode;
+    }
+
+    /** @return the memory node's settings, for the report. */
+    public MemoryNodeContext memoryNodeContext()
+    {
+        return memoryNodeContext;
+    }
+
+    public void close()
+    {
+        client.close();
+        closeQuietly(memoryNode, clientRaas, memoryRaas);
+    }
+
+    private static void closeQuietly(final AutoCloseable... closeables)
+    {
+        RuntimeException failure = null;
+        for (final AutoCloseable closeable : closeables)
+        {
+            if (closeable == null)
+            {
+                continue;
+            }
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ex)
+            {
+                if (failure == null)
+                {
+                    failure = new IllegalStateException("closing the in-process store: " + ex.getMessage(), ex);
+                }
+            }
+        }
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+}

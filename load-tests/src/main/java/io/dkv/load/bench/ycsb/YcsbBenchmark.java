@@ -1,0 +1,320 @@
+package io.dkv.load.bench.ycsb;
+
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.ycsb.DkvYcsbClient;
+import io.dkv.load.ycsb.RecordCodec;
+import io.dkv.load.ycsb.RedisYcsbClient;
+import io.dkv.memory.MemoryNodeContext;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import site.ycsb.DB;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * {@code dkv bench ycsb}: YCSB's core workloads on a dkv store in this process and on Redis,
+ * alternating, each figure beside Redis's and the GET beside its memory floor.
+ */
+@Command(
+    name = "ycsb",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+        "Run YCSB's core workloads (site.ycsb CoreWorkload) on a dkv store started in this process (a memory node and " +
+            "a client, each with an embedded driver on shm) and on Redis (Debian's redis-server, started on 127.0.0.1), " +
+            "the same workload on both, alternating; report throughput, per client thread too, and p50/p99 latency as " +
+            "ratios dkv / Redis, and a dkv GET beside the floor of its three memory accesses measured in the same run.",
+        "Workloads: a (50% reads, 50% updates), b (95% reads, 5% updates), c (reads only), d (95% reads of the latest, " +
+            "5% inserts), f (50% reads, 50% read-modify-writes); e (scans) has no counterpart in a hash index."
+    })
+public final class YcsbBenchmark implements Callable<Integer>
+{
+    static final long MAX_RECORDS = 10_000_000;
+    static final int MAX_THREADS = 64;
+    static final int MAX_FIELDS = 1000;
+    /** A YCSB key as CoreWorkload builds it: "user" and a hashed 64-bit number of up to 19 digits. */
+    static final String LONGEST_KEY = "user" + Long.MAX_VALUE;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--workload", split = ",", defaultValue = "c", paramLabel = "W",
+        description = "Workloads to run, comma-separated or repeated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    private List<YcsbWorkload> workloads;
+
+    @Option(names = "--records", defaultValue = "100000", paramLabel = "N",
+        description = "Records loaded into each store before the workloads (default: ${DEFAULT-VALUE}).")
+    private long records;
+
+    @Option(names = "--operations", defaultValue = "100000", paramLabel = "N",
+        description = "Operations of each timed run (one workload, thread count and store), split evenly over its " +
+            "threads (default: ${DEFAULT-VALUE}).")
+    private long operations;
+
+    @Option(names = "--threads", split = ",", defaultValue = "1,2,4", paramLabel = "T",
+        description = "Client threads of each run, comma-separated (default: ${DEFAULT-VALUE}).")
+    private List<Integer> threadCounts;
+
+    @Option(names = "--field-count", defaultValue = "10", paramLabel = "N",
+        description = "Fields per record, as YCSB's fieldcount (default: ${DEFAULT-VALUE}).")
+    private int fieldCount;
+
+    @Option(names = "--field-length", defaultValue = "100", paramLabel = "BYTES",
+        description = "Bytes per field, as YCSB's fieldlength (default: ${DEFAULT-VALUE}).")
+    private int fieldLength;
+
+    @Option(names = "--warmup", defaultValue = "20000", paramLabel = "N",
+        description = "Operations of each workload each store runs untimed, with the most threads, before the first " +
+            "timed run (default: ${DEFAULT-VALUE}).")
+    private long warmupOperations;
+
+    @Option(names = "--floor-reads", defaultValue = "50000", paramLabel = "N",
+        description = "Triples of READs timed for the GET's memory floor, after as many untimed (default: ${DEFAULT-VALUE}).")
+    private int floorReads;
+
+    @Option(names = "--redis", defaultValue = "auto", paramLabel = "MODE",
+        description = "auto: start redis-server (Debian's; on 127.0.0.1, a free port, no persistence, stopped at the end " +
+            "and on Ctrl-C) and run every workload on it too, or run dkv alone if it is not installed; off: dkv alone " +
+            "(default: ${DEFAULT-VALUE}).")
+    private RedisMode redisMode;
+
+    @Option(names = "--markdown", paramLabel = "FILE",
+        description = "Also write the results as Markdown to this file.")
+    private Path markdown;
+
+    public Integer call() throws IOException, InterruptedException
+    {
+        validate();
+        final double loadAtStart = loadAverage();
+        final List<YcsbWorkload> selected = List.copyOf(new LinkedHashSet<>(workloads));
+        final List<Integer> threads = List.copyOf(new LinkedHashSet<>(threadCounts));
+        final int maxThreads = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Optional<Path> redisBinary = redisMode == RedisMode.AUTO ? RedisServer.find() : Optional.empty();
+        if (redisMode == RedisMode.AUTO && redisBinary.isEmpty())
+        {
+            err.println("dkv bench ycsb: " + RedisServer.BINARY + " is not installed, so dkv runs alone; for the side-by-side " +
+                "run install it (" + RedisServer.INSTALL_HINT + ")");
+            err.flush();
+        }
+        final int valueBytes = recordBytes();
+        final int blockBytes = KvBlockLayout.blockLength(DkvYcsbClient.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
+        final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
+            records + expectedInserts(selected, threads.size()), (records + expectedWrites(selected, threads.size())) * blockBytes,
+            maxThreads);
+
+        final List<SideBySide> runs = new ArrayList<>();
+        final Histogram floor;
+        final String redisLine;
+        final ProgressBar progress = new ProgressBar(err);
+        try (InProcessStore store = InProcessStore.start(memoryNode);
+            RedisServer redis = redisBinary.isPresent() ? RedisServer.start(redisBinary.get()) : null;
+            YcsbRunner runner = new YcsbRunner(maxThreads, progress))
+        {
+            final Supplier<DB> dkvClients = () -> new DkvYcsbClient(store.client());
+            final Supplier<DB> redisClients = RedisYcsbClient::new;
+            final Map<String, String> redisProperties = redis == null ? Map.of() : Map.of(
+                RedisYcsbClient.HOST_PROPERTY, RedisServer.HOST, RedisYcsbClient.PORT_PROPERTY, Integer.toString(redis.port()));
+            redisLine = redis == null ? "Redis: off (" + (redisMode == RedisMode.OFF ? "--redis off" :
+                RedisServer.BINARY + " is not installed: " + RedisServer.INSTALL_HINT) + ")" :
+                String.format(Locale.ROOT, "Redis: redis-server %s (%s) on %s:%d, its own process, started with --save \"\" " +
+                    "--appendonly no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
+                    redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
+
+            final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
+            final RunResult dkvLoad = runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads);
+            final RunResult redisLoad = redis == null ? null :
+                runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads);
+            runs.add(new SideBySide(null, maxThreads, dkvLoad, redisLoad));
+
+            if (warmupOperations > 0)
+            {
+                for (final YcsbWorkload workload : selected)
+                {
+                    final Properties warmup = properties(workload, warmupOperations, redisProperties);
+                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads, warmupOperations);
+                    if (redis != null)
+                    {
+                        runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup, maxThreads,
+                            warmupOperations);
+                    }
+                }
+            }
+
+            floor = MemoryFloor.measure(store.clientRaas(), InProcessStore.MEMORY_NODE_ID, memoryNode.indexGroups(),
+                (long)store.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes, floorReads, floorReads);
+
+            boolean dkvFirst = true;
+            for (final YcsbWorkload workload : selected)
+            {
+                final Properties properties = properties(workload, operations, redisProperties);
+                for (final int count : threads)
+                {
+                    final String suffix = " " + workload.title() + ", " + count + " thread" + (count == 1 ? "" : "s");
+                    RunResult other = null;
+                    if (!dkvFirst && redis != null)
+                    {
+                        other = runner.transactions("Redis" + suffix, Store.REDIS, redisClients, properties, count, operations);
+                    }
+                    final RunResult dkv = runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations);
+                    if (dkvFirst && redis != null)
+                    {
+                        other = runner.transactions("Redis" + suffix, Store.REDIS, redisClients, properties, count, operations);
+                    }
+                    dkvFirst = !dkvFirst;
+                    runs.add(new SideBySide(workload, count, dkv, other));
+                }
+            }
+        }
+
+        final YcsbReport report = new YcsbReport(MachineInfo.current(),
+            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, loadAtStart, loadAverage()),
+            runs, floor, redisLine.startsWith("Redis: redis-server"));
+        report.printText(spec.commandLine().getOut());
+        if (markdown != null)
+        {
+            report.writeMarkdown(markdown);
+        }
+        return 0;
+    }
+
+    private Properties properties(final YcsbWorkload workload, final long operationCount, final Map<String, String> extra)
+    {
+        final Properties properties = workload.properties(records, operationCount, fieldCount, fieldLength);
+        extra.forEach(properties::setProperty);
+        return properties;
+    }
+
+    /** @return bytes of one record as one dkv value. */
+    private int recordBytes()
+    {
+        final Map<String, byte[]> fields = new LinkedHashMap<>();
+        for (int i = 0; i < fieldCount; i++)
+        {
+            fields.put("field" + i, new byte[fieldLength]);
+        }
+        return RecordCodec.encode(fields).length;
+    }
+
+    /** @return records inserted after the load, at most: workload d's inserts, in its warm-up and its runs. */
+    private long expectedInserts(final List<YcsbWorkload> selected, final int threadCounts)
+    {
+        double inserts = 0;
+        for (final YcsbWorkload workload : selected)
+        {
+            inserts += workload.insertShare() * (warmupOperations + operations * threadCounts);
+        }
+        return (long)Math.ceil(inserts * 1.1);
+    }
+
+    /**
+     * @return records written after the load, at most: blocks are written out of place, and the heap
+     * is sized to hold them all rather than wait for replaced ones to come back after the grace period.
+     */
+    private long expectedWrites(final List<YcsbWorkload> selected, final int threadCounts)
+    {
+        double writes = 0;
+        for (final YcsbWorkload workload : selected)
+        {
+            writes += workload.writeShare() * (warmupOperations + operations * threadCounts);
+        }
+        // a share is an average: a run may write a little more
+        return (long)Math.ceil(writes * 1.1);
+    }
+
+    private void validate()
+    {
+        requireRange("--records", records, 1, MAX_RECORDS);
+        requireRange("--operations", operations, 1, Integer.MAX_VALUE);
+        requireRange("--field-count", fieldCount, 1, MAX_FIELDS);
+        requireRange("--field-length", fieldLength, 1, KvBlockLayout.MAX_VALUE_LENGTH);
+        requireRange("--warmup", warmupOperations, 0, Integer.MAX_VALUE);
+        requireRange("--floor-reads", floorReads, 1, 10_000_000);
+        for (final int count : threadCounts)
+        {
+            requireRange("--threads", count, 1, MAX_THREADS);
+        }
+        final long recordBytes = (long)fieldCount * fieldLength;
+        if (recordBytes > KvBlockLayout.MAX_VALUE_LENGTH / 2)
+        {
+            throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "--field-count %d x --field-length %d " +
+                "= %,d B per record; a record must stay under %,d B", fieldCount, fieldLength, recordBytes,
+                KvBlockLayout.MAX_VALUE_LENGTH / 2));
+        }
+    }
+
+    private void requireRange(final String option, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new ParameterException(spec.commandLine(), option + " " + value + " is outside " + min + ".." + max);
+        }
+    }
+
+    private static double loadAverage()
+    {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private List<String> method(
+        final List<YcsbWorkload> selected,
+        final List<Integer> threads,
+        final int maxThreads,
+        final MemoryNodeContext memoryNode,
+        final int valueBytes,
+        final int blockBytes,
+        final String redisLine,
+        final double loadAtStart,
+        final double loadAtEnd)
+    {
+        final List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d " +
+            "chunks of %,d B) and a client node, each with an embedded driver on %s; YCSB's DB interface on KvClient " +
+            "(DkvYcsbClient): a record is one value, an update a read and a compare-and-set of the whole record",
+            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER));
+        lines.add(redisLine);
+        lines.add(String.format(Locale.ROOT, "records: %,d of %d fields of %d B (keys usertable:user<hash>); as a dkv value " +
+            "%,d B (RecordCodec), a %,d B block with its key; loaded with %d threads through CoreWorkload.doInsert, " +
+            "dkv first", records, fieldCount, fieldLength, valueBytes, blockBytes, maxThreads));
+        final StringBuilder shapes = new StringBuilder();
+        for (final YcsbWorkload workload : selected)
+        {
+            shapes.append(shapes.isEmpty() ? "" : "; ").append(workload.name().toLowerCase(Locale.ROOT)).append(": ")
+                .append(workload.description());
+        }
+        lines.add("workloads: YCSB's core workloads as its files workloads/workloada..f set them (" + shapes +
+            "); reads of all fields, updates of one");
+        lines.add(String.format(Locale.ROOT, "runs: per workload and thread count (%s), %,d operations split over the " +
+            "threads, each thread calling CoreWorkload.doTransaction on a DB instance of its own; dkv and Redis alternate, " +
+            "the one going first changing from run to run; before the first, each store ran %,d untimed operations of " +
+            "every workload with %d threads", threads.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElseThrow(),
+            operations, warmupOperations, maxThreads));
+        lines.add("measuring: System.nanoTime around every call into the store (HdrHistogram); throughput: operations " +
+            "over the time from the threads' common start to the last one's end; a progress line on stderr meanwhile");
+        lines.add(String.format(Locale.ROOT, "floor: after the warm-up, %,d triples of synchronous READs (2 x %d B of the " +
+            "index, %,d B of the heap) through the client node's driver, timed after as many untimed",
+            floorReads, MemoryFloor.BUCKET_READ, blockBytes));
+        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end; dkv's " +
+            "client threads, its two drivers' agents and the memory node share the cores with redis-server and the Redis " +
+            "client threads, all on this machine", loadAtStart, loadAtEnd));
+        return lines;
+    }
+}

@@ -1,0 +1,170 @@
+package io.dkv.load.bench.ycsb;
+
+import io.dkv.load.bench.BenchReport;
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownFile;
+import io.dkv.load.bench.ReportSection;
+import io.dkv.load.bench.TextTable;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import static io.dkv.load.bench.Formats.count;
+import static io.dkv.load.bench.Formats.micros;
+import static io.dkv.load.bench.Formats.opsPerSecond;
+import static io.dkv.load.bench.Formats.ratio;
+
+/**
+ * The results of {@code dkv bench ycsb}: the machine, the method, throughput and latency of every
+ * phase on dkv beside Redis, the GET's memory floor and the goals, for a terminal or as Markdown.
+ */
+final class YcsbReport
+{
+    static final String TITLE = "dkv bench ycsb";
+    static final String THROUGHPUT = "throughput: YCSB operations per second, dkv beside Redis";
+    static final String LATENCY = "latency: every call into the store, us";
+    static final String FLOOR = "floor: a dkv GET against its three memory accesses alone, us";
+    static final String NOT_RUN = "-";
+
+    private final MachineInfo machine;
+    private final List<String> method;
+    private final List<ReportSection> sections = new ArrayList<>();
+    private final List<String> goalLines;
+
+    YcsbReport(final MachineInfo machine, final List<String> method, final List<SideBySide> runs, final Histogram floor,
+        final boolean redis)
+    {
+        this.machine = machine;
+        this.method = List.copyOf(method);
+        sections.add(throughput(runs));
+        sections.add(latency(runs));
+        sections.add(floor(runs, floor));
+        goalLines = YcsbGoals.evaluate(runs, floor, redis);
+    }
+
+    private static ReportSection throughput(final List<SideBySide> runs)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("workload", false),
+            new TextTable.Column("threads", true),
+            new TextTable.Column("operations", true),
+            new TextTable.Column("dkv ops/s", true),
+            new TextTable.Column("Redis ops/s", true),
+            new TextTable.Column("dkv / Redis", true),
+            new TextTable.Column("dkv ops/s/thread", true),
+            new TextTable.Column("Redis ops/s/thread", true)));
+        for (final SideBySide run : runs)
+        {
+            table.addRow(
+                run.title(),
+                count(run.threads()),
+                count(run.dkv().operations()),
+                opsPerSecond(run.dkv().opsPerSecond()),
+                run.hasRedis() ? opsPerSecond(run.redis().opsPerSecond()) : NOT_RUN,
+                run.hasRedis() ? ratio(run.throughputRatio()) : NOT_RUN,
+                opsPerSecond(run.dkv().opsPerSecondPerThread()),
+                run.hasRedis() ? opsPerSecond(run.redis().opsPerSecondPerThread()) : NOT_RUN);
+        }
+        return new ReportSection(THROUGHPUT, List.of(
+            "dkv / Redis: throughput ratio at the same thread count, higher is better for dkv; per thread: ops/s over " +
+                "client threads",
+            "load: the records inserted before the workloads, through YCSB's load phase"), table);
+    }
+
+    private static ReportSection latency(final List<SideBySide> runs)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("workload", false),
+            new TextTable.Column("threads", true),
+            new TextTable.Column("dkv p50", true),
+            new TextTable.Column("Redis p50", true),
+            new TextTable.Column("p50 dkv / Redis", true),
+            new TextTable.Column("dkv p99", true),
+            new TextTable.Column("Redis p99", true),
+            new TextTable.Column("p99 dkv / Redis", true),
+            new TextTable.Column("dkv failed", true),
+            new TextTable.Column("Redis failed", true)));
+        final List<String> notes = new ArrayList<>();
+        notes.add("every read, update and insert timed alone (a read-modify-write is a read and an update); ratio: dkv / " +
+            "Redis, lower is better for dkv");
+        for (final SideBySide run : runs)
+        {
+            table.addRow(
+                run.title(),
+                count(run.threads()),
+                micros(run.dkv().p50Nanos()),
+                run.hasRedis() ? micros(run.redis().p50Nanos()) : NOT_RUN,
+                run.hasRedis() ? ratio(run.p50Ratio()) : NOT_RUN,
+                micros(run.dkv().p99Nanos()),
+                run.hasRedis() ? micros(run.redis().p99Nanos()) : NOT_RUN,
+                run.hasRedis() ? ratio(run.p99Ratio()) : NOT_RUN,
+                count(run.dkv().failures()),
+                run.hasRedis() ? count(run.redis().failures()) : NOT_RUN);
+            failureNote(run, run.dkv(), notes);
+            if (run.hasRedis())
+            {
+                failureNote(run, run.redis(), notes);
+            }
+        }
+        return new ReportSection(LATENCY, notes, table);
+    }
+
+    private static void failureNote(final SideBySide run, final RunResult result, final List<String> notes)
+    {
+        if (result.failures() > 0)
+        {
+            notes.add(String.format(Locale.ROOT, "%s %s, %d threads: %,d calls did not answer OK; the first: %s",
+                result.store(), run.title(), run.threads(), result.failures(), result.firstFailure()));
+        }
+    }
+
+    private static ReportSection floor(final List<SideBySide> runs, final Histogram floor)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("GET from", false),
+            new TextTable.Column("GET p50", true),
+            new TextTable.Column("floor p50", true),
+            new TextTable.Column("floor p99", true),
+            new TextTable.Column("GET p50 / floor p50", true)));
+        final SideBySide reads = YcsbGoals.readsForFloor(runs);
+        final long floorP50 = floor.getValueAtPercentile(50.0);
+        table.addRow(
+            reads == null ? NOT_RUN : reads.title() + ", " + reads.threads() + " thread" + (reads.threads() == 1 ? "" : "s"),
+            reads == null ? NOT_RUN : micros(reads.dkv().readP50Nanos()),
+            micros(floorP50),
+            micros(floor.getValueAtPercentile(99.0)),
+            reads == null ? NOT_RUN : ratio((double)reads.dkv().readP50Nanos() / floorP50));
+        return new ReportSection(FLOOR, List.of(
+            "floor: three synchronous one-sided READs one after the other through the client node's driver: two " +
+                MemoryFloor.BUCKET_READ + " B combined buckets of the index and a block-sized READ of the heap, at random " +
+                "places among those in use",
+            "GET: a YCSB read through the binding (KvClient.get and decoding the record's fields), with the fewest " +
+                "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"), table);
+    }
+
+    List<String> goalLines()
+    {
+        return goalLines;
+    }
+
+    void printText(final PrintWriter out)
+    {
+        BenchReport.printText(out, TITLE, machine, method, text -> sections.forEach(section -> section.printText(text)), goalLines);
+    }
+
+    void printMarkdown(final PrintWriter out)
+    {
+        BenchReport.printMarkdown(out, TITLE, machine, method, markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
+            goalLines);
+    }
+
+    void writeMarkdown(final Path file) throws IOException
+    {
+        MarkdownFile.write(file, this::printMarkdown);
+    }
+}

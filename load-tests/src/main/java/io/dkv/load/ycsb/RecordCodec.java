@@ -1,0 +1,182 @@
+package io.dkv.load.ycsb;
+
+import site.ycsb.ByteArrayByteIterator;
+import site.ycsb.ByteIterator;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A YCSB record (field names to values) as one dkv value. Big-endian, lengths before bytes:
+ *
+ * <pre>
+ * record := fieldCount:u16 field{fieldCount}
+ * field  := nameLength:u16 name:UTF-8{nameLength} valueLength:i32 value{valueLength}
+ * </pre>
+ *
+ * Field order is the map's; a name appears at most once. YCSB's default record (10 fields named
+ * field0..field9 of 100 B) takes 1,000 B of values and 122 B of framing.
+ */
+public final class RecordCodec
+{
+    static final int MAX_FIELDS = 0xffff;
+    static final int MAX_NAME_LENGTH = 0xffff;
+    private static final int COUNT_LENGTH = 2;
+    private static final int NAME_LENGTH_LENGTH = 2;
+    private static final int VALUE_LENGTH_LENGTH = 4;
+
+    private RecordCodec()
+    {
+    }
+
+    /**
+     * @param fields the record's fields; names of at most {@value #MAX_NAME_LENGTH} UTF-8 bytes.
+     * @return the record as one value.
+     */
+    public static byte[] encode(final Map<String, byte[]> fields)
+    {
+        if (fields.size() > MAX_FIELDS)
+        {
+            throw new IllegalArgumentException("a record holds up to " + MAX_FIELDS + " fields; this one has " + fields.size());
+        }
+        final byte[][] names = new byte[fields.size()][];
+        long length = COUNT_LENGTH;
+        int i = 0;
+        for (final Map.Entry<String, byte[]> field : fields.entrySet())
+        {
+            final byte[] name = field.getKey().getBytes(StandardCharsets.UTF_8);
+            if (name.length > MAX_NAME_LENGTH)
+            {
+                throw new IllegalArgumentException("field name of " + name.length + " bytes exceeds " + MAX_NAME_LENGTH);
+            }
+            names[i++] = name;
+            length += NAME_LENGTH_LENGTH + name.length + VALUE_LENGTH_LENGTH + field.getValue().length;
+        }
+        if (length > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("record of " + length + " bytes does not fit one value");
+        }
+        final byte[] record = new byte[(int)length];
+        int at = putShort(record, 0, fields.size());
+        i = 0;
+        for (final byte[] value : fields.values())
+        {
+            final byte[] name = names[i++];
+            at = putShort(record, at, name.length);
+            System.arraycopy(name, 0, record, at, name.length);
+            at = putInt(record, at + name.length, value.length);
+            System.arraycopy(value, 0, record, at, value.length);
+            at += value.length;
+        }
+        return record;
+    }
+
+    /**
+     * @return every field of the record, in its order, each value copied out.
+     */
+    public static Map<String, byte[]> decode(final byte[] record)
+    {
+        final Map<String, byte[]> fields = new LinkedHashMap<>();
+        final int count = fieldCount(record);
+        int at = COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int nameLength = nameLength(record, at, i);
+            final String name = new String(record, at + NAME_LENGTH_LENGTH, nameLength, StandardCharsets.UTF_8);
+            at += NAME_LENGTH_LENGTH + nameLength;
+            final int valueLength = valueLength(record, at, i);
+            at += VALUE_LENGTH_LENGTH;
+            final byte[] value = new byte[valueLength];
+            System.arraycopy(record, at, value, 0, valueLength);
+            fields.put(name, value);
+            at += valueLength;
+        }
+        return fields;
+    }
+
+    /**
+     * Put the record's fields named in {@code wanted} (all when null) into {@code result}, each an
+     * iterator over the record's own bytes (no copy).
+     */
+    public static void decodeInto(final byte[] record, final Set<String> wanted, final Map<String, ByteIterator> result)
+    {
+        final int count = fieldCount(record);
+        int at = COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int nameLength = nameLength(record, at, i);
+            final String name = new String(record, at + NAME_LENGTH_LENGTH, nameLength, StandardCharsets.UTF_8);
+            at += NAME_LENGTH_LENGTH + nameLength;
+            final int valueLength = valueLength(record, at, i);
+            at += VALUE_LENGTH_LENGTH;
+            if (wanted == null || wanted.contains(name))
+            {
+                result.put(name, new ByteArrayByteIterator(record, at, valueLength));
+            }
+            at += valueLength;
+        }
+    }
+
+    private static int fieldCount(final byte[] record)
+    {
+        require(record, 0, COUNT_LENGTH, "its field count");
+        return getShort(record, 0);
+    }
+
+    private static int nameLength(final byte[] record, final int at, final int field)
+    {
+        require(record, at, NAME_LENGTH_LENGTH, "the name length of field " + field);
+        final int length = getShort(record, at);
+        require(record, at + NAME_LENGTH_LENGTH, length + VALUE_LENGTH_LENGTH, "the name and value length of field " + field);
+        return length;
+    }
+
+    private static int valueLength(final byte[] record, final int at, final int field)
+    {
+        final int length = getInt(record, at);
+        if (length < 0)
+        {
+            throw new IllegalArgumentException("record of " + record.length + " bytes gives field " + field +
+                " a value length of " + length + " at offset " + at);
+        }
+        require(record, at + VALUE_LENGTH_LENGTH, length, "the value of field " + field);
+        return length;
+    }
+
+    private static void require(final byte[] record, final int at, final long bytes, final String what)
+    {
+        if (at + bytes > record.length)
+        {
+            throw new IllegalArgumentException("record of " + record.length + " bytes ends before " + what + " (" + bytes +
+                " bytes at offset " + at + "): not a record");
+        }
+    }
+
+    private static int putShort(final byte[] bytes, final int at, final int value)
+    {
+        bytes[at] = (byte)(value >>> 8);
+        bytes[at + 1] = (byte)value;
+        return at + 2;
+    }
+
+    private static int putInt(final byte[] bytes, final int at, final int value)
+    {
+        bytes[at] = (byte)(value >>> 24);
+        bytes[at + 1] = (byte)(value >>> 16);
+        bytes[at + 2] = (byte)(value >>> 8);
+        bytes[at + 3] = (byte)value;
+        return at + 4;
+    }
+
+    private static int getShort(final byte[] bytes, final int at)
+    {
+        return (bytes[at] & 0xff) << 8 | bytes[at + 1] & 0xff;
+    }
+
+    private static int getInt(final byte[] bytes, final int at)
+    {
+        return (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 | bytes[at + 3] & 0xff;
+    }
+}

@@ -1,0 +1,156 @@
+package io.dkv.load.bench.ycsb;
+
+import io.dkv.load.DkvMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv bench ycsb} end to end with tiny counts and dkv alone: every workload asked for runs
+ * at every thread count, the tables hold their rows in the text and in the Markdown file, the
+ * goals say what was not measured, and bad options are refused.
+ */
+class YcsbBenchmarkTest
+{
+    static final String[] TINY = {"--records", "300", "--operations", "400", "--warmup", "100", "--floor-reads", "200"};
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    int dkv(final String... args)
+    {
+        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+    }
+
+    static String[] args(final String... extra)
+    {
+        final List<String> all = new ArrayList<>(List.of("bench", "ycsb"));
+        all.addAll(Arrays.asList(TINY));
+        all.addAll(Arrays.asList(extra));
+        return all.toArray(String[]::new);
+    }
+
+    @Test
+    @Timeout(60)
+    void runsEveryWorkloadAtEveryThreadCountAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
+    {
+        final Path markdown = dir.resolve("ycsb.md");
+        final int exitCode = dkv(args("--workload", "a,c", "--workload", "d,f,b", "--threads", "1,2", "--redis", "off",
+            "--markdown", markdown.toString()));
+
+        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
+        final Map<String, List<String[]>> tables = tables(out.toString());
+        final List<String> runs = List.of("load 2", "YCSB-A 1", "YCSB-A 2", "YCSB-C 1", "YCSB-C 2", "YCSB-D 1", "YCSB-D 2",
+            "YCSB-F 1", "YCSB-F 2", "YCSB-B 1", "YCSB-B 2");
+        assertEquals(runs, keys(tables.get(YcsbReport.THROUGHPUT)), out::toString);
+        assertEquals(runs, keys(tables.get(YcsbReport.LATENCY)), out::toString);
+        for (final String[] row : tables.get(YcsbReport.THROUGHPUT))
+        {
+            assertEquals("load".equals(row[0]) ? "300" : "400", row[2], () -> Arrays.toString(row));
+            assertTrue(number(row[3]) > 0 && number(row[6]) > 0, () -> "dkv throughput: " + Arrays.toString(row));
+            assertEquals(List.of("-", "-", "-"), List.of(row[4], row[5], row[7]), () -> "Redis off: " + Arrays.toString(row));
+        }
+        for (final String[] row : tables.get(YcsbReport.LATENCY))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]), () -> "dkv p50 <= p99: " + Arrays.toString(row));
+            assertEquals("0", row[8], () -> "dkv failures: " + Arrays.toString(row));
+        }
+        final String[] floor = tables.get(YcsbReport.FLOOR).get(0);
+        assertEquals("YCSB-C, 1 thread", floor[0], () -> Arrays.toString(floor));
+        assertTrue(number(floor[1]) > 0 && number(floor[2]) > 0 && floor[4].matches("\\d+\\.\\d+x"), () -> Arrays.toString(floor));
+
+        final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(List.of(
+            "goal YCSB-C: dkv ops/s per client thread >= 10x Redis's: NOT MEASURED (Redis was off)",
+            "goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED (Redis was off)"), goals.subList(0, 2));
+        assertTrue(goals.get(2).matches("goal dkv GET p50 <= 3x the floor of its three memory accesses: (MET|MISSED) " +
+            "\\(measured .*\\)"), goals.get(2));
+        assertTrue(out.toString().contains("Redis: off (--redis off)"), out::toString);
+
+        final String markdownText = Files.readString(markdown);
+        for (final String title : tables.keySet())
+        {
+            assertTrue(markdownText.contains("### " + title), () -> title + " in\n" + markdownText);
+        }
+        // every table adds a header and a rule line to its rows
+        assertEquals(2 * (runs.size() + 2) + 1 + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(),
+            markdownText);
+    }
+
+    @Test
+    @Timeout(30)
+    void runsWorkloadCByDefaultAndShowsProgress()
+    {
+        assertEquals(0, dkv(args("--threads", "1", "--redis", "off")), err::toString);
+
+        assertEquals(List.of("load 1", "YCSB-C 1"), keys(tables(out.toString()).get(YcsbReport.THROUGHPUT)), out::toString);
+        assertTrue(out.toString().contains("goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED " +
+            "(workload a was not selected)"), out::toString);
+        assertTrue(err.toString().contains("\rdkv YCSB-C, 1 thread [") || err.toString().contains("\rdkv load ["), err::toString);
+    }
+
+    @Test
+    void refusesAnUnknownWorkloadAndCountsOutOfRange()
+    {
+        assertEquals(2, dkv("bench", "ycsb", "--workload", "e"));
+        assertTrue(err.toString().contains("e"), err::toString);
+        assertEquals(2, dkv("bench", "ycsb", "--threads", "0"));
+        assertTrue(err.toString().contains("--threads 0 is outside 1..64"), err::toString);
+        assertEquals(2, dkv("bench", "ycsb", "--field-count", "1000", "--field-length", "1000"));
+        assertTrue(err.toString().contains("--field-count 1000 x --field-length 1000"), err::toString);
+    }
+
+    static List<String> keys(final List<String[]> rows)
+    {
+        assertTrue(rows != null && !rows.isEmpty(), "a table with rows");
+        return rows.stream().map(row -> row[0] + " " + row[1]).toList();
+    }
+
+    /**
+     * @return the rows of each table of the text report by its title: a title line, a blank line,
+     * the header, then rows until an indented note or a blank line; cells are two or more spaces apart.
+     */
+    static Map<String, List<String[]>> tables(final String text)
+    {
+        final List<String> titles = List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.FLOOR);
+        final Map<String, List<String[]>> tables = new LinkedHashMap<>();
+        final List<String> lines = text.lines().toList();
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final String title = lines.get(i);
+            if (!titles.contains(title))
+            {
+                continue;
+            }
+            final int columns = lines.get(i + 2).trim().split(" {2,}").length;
+            final List<String[]> rows = new ArrayList<>();
+            for (int r = i + 3; r < lines.size() && !lines.get(r).isBlank() && !lines.get(r).startsWith("  "); r++)
+            {
+                final String[] cells = lines.get(r).trim().split(" {2,}");
+                assertEquals(columns, cells.length, "cells of " + lines.get(r));
+                rows.add(cells);
+            }
+            tables.put(title, rows);
+        }
+        return tables;
+    }
+
+    static double number(final String cell)
+    {
+        return Double.parseDouble(cell.replace(",", ""));
+    }
+}
