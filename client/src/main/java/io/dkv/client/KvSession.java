@@ -45,6 +45,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     static final int BATCH = 16;
     private static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
+    private static final int BUCKETS_HOLD_KEY = 0;
+    private static final int BUCKETS_LOCKED = 1;
+    private static final int BUCKETS_MOVED = 2;
     private static final int NO_MATCH = 0;
     private static final int MATCH = 1;
 
@@ -214,7 +217,14 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             final int k = batch[j];
             final long hash = hashes[k];
-            collectSlots(node, hash, batchBuckets, (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH);
+            final long offset = (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH;
+            if (bucketsState(hash, batchBuckets, offset) != BUCKETS_HOLD_KEY)
+            {
+                // a split meanwhile: the single-key path waits for it or reads the directory again
+                values[k] = get(keys[k]);
+                continue;
+            }
+            collectSlots(node, hash, batchBuckets, offset);
             final int found = firstCommitted(node, KeyHash.fingerprint(hash), keys[k]);
             // a miss needs two agreeing reads: the single-key path makes them
             if (found >= 0)
@@ -341,9 +351,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final int empty = emptySlot();
             if (empty < 0)
             {
-                throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key %s " +
-                    "(%d slots each; the index does not split subtables yet: give the node more index groups)",
-                    nodes[node].nodeId, describe(key), IndexLayout.SLOTS_PER_COMBINED_BUCKET));
+                split(node, hash, key);
+                continue;
             }
             final long mySlot = slotOffsets[empty];
             if (cas(node, mySlot, SlotWord.EMPTY, tentativeWord) != SlotWord.EMPTY)
@@ -353,7 +362,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
             readCandidates(node, hash);
             scan(node, hash, key, tentativeWord);
             final int mine = indexOf(mySlot);
-            if (mine < 0 || words[mine] != tentativeWord)
+            if (mine < 0)
+            {
+                // the subtable split meanwhile and the key's buckets are elsewhere now: start there
+                withdraw(node, mySlot, tentativeWord);
+                continue;
+            }
+            if (words[mine] != tentativeWord)
             {
                 // another insert of the key came first and cleared this one
                 continue;
@@ -444,22 +459,69 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private void readCandidates(final int node, final long hash)
     {
-        final MemoryNodeView view = nodes[node];
-        final Connection connection = connection(node);
-        final long token = startRequests();
-        try
+        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        while (true)
         {
-            connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
-            connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
-                IndexLayout.COMBINED_BUCKET_LENGTH, token);
-            connection.flush();
+            final MemoryNodeView view = nodes[node];
+            final Connection connection = connection(node);
+            final long token = startRequests();
+            try
+            {
+                connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
+                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+            await(node, 2);
+            final int state = bucketsState(hash, buckets, 0);
+            if (state == BUCKETS_HOLD_KEY)
+            {
+                collectSlots(node, hash, buckets, 0);
+                return;
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new KvException("memory node " + nodes[node].nodeId + " kept the key's buckets " +
+                    (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() + " ms");
+            }
+            if (state == BUCKETS_LOCKED)
+            {
+                // the node is splitting the subtable: a few microseconds to a millisecond
+                Thread.yield();
+            }
+            else
+            {
+                // the subtable split since this thread read the directory
+                nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+            }
         }
-        catch (final RaasException ex)
+    }
+
+    /**
+     * @return whether the candidate buckets read into {@code buffer} at {@code offset} are the key's
+     * (BUCKETS_HOLD_KEY), are being split (BUCKETS_LOCKED), or hold other keys now (BUCKETS_MOVED:
+     * the directory this thread read is older than a split).
+     */
+    private static int bucketsState(final long hash, final MemorySegment buffer, final long offset)
+    {
+        int state = BUCKETS_HOLD_KEY;
+        for (int bucket = 0; bucket < 4; bucket++)
         {
-            throw unreachable(node, ex);
+            final long header = buffer.get(SLOT, offset + (long)bucket * IndexLayout.BUCKET_LENGTH);
+            if (IndexLayout.isLocked(header))
+            {
+                return BUCKETS_LOCKED;
+            }
+            if (!IndexLayout.holds(header, hash))
+            {
+                state = BUCKETS_MOVED;
+            }
         }
-        await(node, 2);
-        collectSlots(node, hash, buckets, 0);
+        return state;
     }
 
     /** @return the token of a new round of asynchronous requests, whose completions are counted from zero. */
@@ -477,7 +539,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private long candidateOffset(final int node, final long hash, final int candidate)
     {
         final MemoryNodeView view = nodes[node];
-        return view.subtableOffset + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, view.groups),
+        return view.subtableFor(hash) + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, view.groups),
             KeyHash.side(hash, candidate));
     }
 
@@ -781,6 +843,31 @@ final class KvSession implements CompletionHandler, AutoCloseable
         chunkLength[node] = granted;
         chunkUsed[node] = 0;
         nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
+    }
+
+    /**
+     * Both candidate buckets of the key are full: ask the node to split their subtable, and read its
+     * directory again.
+     *
+     * @throws KvException when the subtable cannot split any more.
+     */
+    private void split(final int node, final long hash, final byte[] key)
+    {
+        final long subtable = nodes[node].subtableFor(hash);
+        // with the depth this thread saw: when another split came first, the node only says so
+        final int status = request(node, MemoryNodeProtocol.SPLIT, nodes[node].localDepthFor(hash), subtable, true,
+            "a subtable split");
+        if (status == MemoryNodeProtocol.FULL)
+        {
+            throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key %s " +
+                "(%d slots each) and its index cannot split further (it is at its largest directory): give the node more index " +
+                "groups or a deeper directory", nodes[node].nodeId, describe(key), IndexLayout.SLOTS_PER_COMBINED_BUCKET));
+        }
+        if (status != MemoryNodeProtocol.OK)
+        {
+            throw new KvException("memory node " + nodes[node].nodeId + " refused to split a subtable (status " + status + ")");
+        }
+        nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
     }
 
     /**

@@ -19,6 +19,7 @@ import java.nio.ByteOrder;
 final class LocalIndex
 {
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** Slots are 8-byte aligned: swapped with the same atomic instruction the RDMA CAS uses on this memory. */
     private static final VarHandle SLOT_ATOMIC = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
 
@@ -29,17 +30,181 @@ final class LocalIndex
         void visit(long slot, long word);
     }
 
+    static final int SPLIT_DONE = 0;
+    static final int SPLIT_FULL = 1;
+
     private final MemorySegment index;
     private final MemorySegment heap;
     private final int groups;
-    private final long subtableOffset;
+    private final int maxGlobalDepth;
 
-    LocalIndex(final MemorySegment index, final MemorySegment heap, final int groups, final long subtableOffset)
+    /**
+     * @param index a formatted index (see {@link IndexLayout}); its directory and headers are this
+     *              node's to change, its slots everyone's.
+     */
+    LocalIndex(final MemorySegment index, final MemorySegment heap, final int groups, final int maxGlobalDepth)
     {
         this.index = index;
         this.heap = heap;
         this.groups = groups;
-        this.subtableOffset = subtableOffset;
+        this.maxGlobalDepth = maxGlobalDepth;
+    }
+
+    private int globalDepth()
+    {
+        return index.get(INT, IndexLayout.GLOBAL_DEPTH_OFFSET);
+    }
+
+    private int subtables()
+    {
+        return index.get(INT, IndexLayout.SUBTABLES_OFFSET);
+    }
+
+    private long subtableAt(final int number)
+    {
+        return IndexLayout.subtablesOffset(maxGlobalDepth) + number * IndexLayout.subtableLength(groups);
+    }
+
+    private long directoryEntry(final long position)
+    {
+        return index.get(SLOT, IndexLayout.DIRECTORY_OFFSET + position * IndexLayout.DIRECTORY_ENTRY_LENGTH);
+    }
+
+    private void directoryEntry(final long position, final long entry)
+    {
+        index.set(SLOT, IndexLayout.DIRECTORY_OFFSET + position * IndexLayout.DIRECTORY_ENTRY_LENGTH, entry);
+    }
+
+    /** @return the offset of the subtable that holds keys of this hash. */
+    long subtableFor(final long hash)
+    {
+        return IndexLayout.subtableOffset(directoryEntry(hash & ((1L << globalDepth()) - 1)));
+    }
+
+    /** @return the local depth of the subtable at {@code subtable}, or -1 when the directory does not point at it. */
+    int localDepthOf(final long subtable)
+    {
+        final long entries = 1L << globalDepth();
+        for (long j = 0; j < entries; j++)
+        {
+            final long entry = directoryEntry(j);
+            if (IndexLayout.subtableOffset(entry) == subtable)
+            {
+                return IndexLayout.localDepth(entry);
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Split a subtable of local depth d in two of depth d + 1, while clients keep using the index:
+     * lock its buckets (clients wait while they see the lock), move the slots of keys whose hash
+     * has bit d set to the same places in a new subtable (by CAS, so a client's CAS on a slot either
+     * comes before the move, which then moves what it wrote, or fails and the client reads again),
+     * clear the tentative slots of those keys (their inserts start over), point the directory at
+     * both halves (doubling it when d is the global depth), and unlock the buckets with their new
+     * depth and suffix. Only the node's thread calls this.
+     *
+     * @param seenDepth the subtable's depth when the asker found its buckets full, or -1: when it
+     *                  has split since, the asker reads the directory again instead.
+     * @return SPLIT_DONE, or SPLIT_FULL when the subtable is at the largest depth or no subtable is left.
+     */
+    int split(final long subtable, final int seenDepth)
+    {
+        final int depth = localDepthOf(subtable);
+        if (depth < 0 || (seenDepth >= 0 && depth != seenDepth))
+        {
+            return SPLIT_DONE;
+        }
+        final int count = subtables();
+        if (depth >= maxGlobalDepth || count >= 1 << maxGlobalDepth)
+        {
+            return SPLIT_FULL;
+        }
+        final long sibling = subtableAt(count);
+        index.set(INT, IndexLayout.SUBTABLES_OFFSET, count + 1);
+        final long suffix = index.get(SLOT, subtable) & ((1L << depth) - 1);
+        final long buckets = (long)groups * 3;
+        for (long bucket = 0; bucket < buckets; bucket++)
+        {
+            index.set(SLOT, sibling + bucket * IndexLayout.BUCKET_LENGTH, IndexLayout.bucketHeader(depth + 1, suffix | (1L << depth)));
+            final long header = subtable + bucket * IndexLayout.BUCKET_LENGTH;
+            SLOT_ATOMIC.setVolatile(index, header, index.get(SLOT, header) | IndexLayout.BUCKET_LOCKED);
+        }
+        for (long bucket = 0; bucket < buckets; bucket++)
+        {
+            final long first = bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH;
+            for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
+            {
+                final long relative = first + (long)i * IndexLayout.SLOT_LENGTH;
+                moveIfItsKeyGoes(subtable + relative, sibling + relative, depth);
+            }
+        }
+        publishSplit(subtable, sibling, depth);
+        for (long bucket = 0; bucket < buckets; bucket++)
+        {
+            SLOT_ATOMIC.setVolatile(index, subtable + bucket * IndexLayout.BUCKET_LENGTH, IndexLayout.bucketHeader(depth + 1, suffix));
+        }
+        return SPLIT_DONE;
+    }
+
+    private void moveIfItsKeyGoes(final long from, final long to, final int depth)
+    {
+        while (true)
+        {
+            final long word = (long)SLOT_ATOMIC.getVolatile(index, from);
+            if (SlotWord.isEmpty(word))
+            {
+                return;
+            }
+            final byte[] key = keyAt(SlotWord.blockOffset(word));
+            if (key == null || ((KeyHash.hash(key) >>> depth) & 1) == 0)
+            {
+                return;
+            }
+            if (!SlotWord.isCommitted(word))
+            {
+                if (clearSlot(from, word))
+                {
+                    return;
+                }
+                continue;
+            }
+            SLOT_ATOMIC.setVolatile(index, to, word);
+            if (SLOT_ATOMIC.compareAndSet(index, from, word, SlotWord.EMPTY))
+            {
+                return;
+            }
+            // a client swapped it meanwhile: move what it holds now
+            SLOT_ATOMIC.setVolatile(index, to, SlotWord.EMPTY);
+        }
+    }
+
+    /** Point the directory's entries of the split subtable at its two halves, under the directory's version. */
+    private void publishSplit(final long subtable, final long sibling, final int depth)
+    {
+        final long version = index.get(SLOT, IndexLayout.DIRECTORY_VERSION_OFFSET);
+        SLOT_ATOMIC.setVolatile(index, IndexLayout.DIRECTORY_VERSION_OFFSET, version + 1);
+        int global = globalDepth();
+        if (depth == global)
+        {
+            final long entries = 1L << global;
+            for (long j = 0; j < entries; j++)
+            {
+                directoryEntry(j + entries, directoryEntry(j));
+            }
+            global++;
+            index.set(INT, IndexLayout.GLOBAL_DEPTH_OFFSET, global);
+        }
+        final long entries = 1L << global;
+        for (long j = 0; j < entries; j++)
+        {
+            if (IndexLayout.subtableOffset(directoryEntry(j)) == subtable)
+            {
+                directoryEntry(j, IndexLayout.directoryEntry(depth + 1, ((j >>> depth) & 1) == 0 ? subtable : sibling));
+            }
+        }
+        SLOT_ATOMIC.setVolatile(index, IndexLayout.DIRECTORY_VERSION_OFFSET, version + 2);
     }
 
     /** @return the key of the whole block at {@code blockOffset}, or null when there is none there. */
@@ -89,35 +254,42 @@ final class LocalIndex
      * Put a key back while no client runs yet: its block at {@code blockOffset} (written by the
      * caller) and a committed slot in the first empty candidate slot.
      *
-     * @return false when both candidate buckets are full.
+     * @return false when both candidate buckets are full and their subtable cannot split.
      */
     boolean restore(final byte[] key, final long blockOffset, final int blockLength)
     {
         final long hash = KeyHash.hash(key);
         final long word = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, blockLength);
-        for (int candidate = 0; candidate < 2; candidate++)
+        while (true)
         {
-            final long bucket = candidateOffset(hash, candidate);
-            for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
+            for (int candidate = 0; candidate < 2; candidate++)
             {
-                final long slot = bucket + IndexLayout.slotOffsetInCombined(i);
-                if (SlotWord.isEmpty(index.get(SLOT, slot)))
+                final long bucket = candidateOffset(hash, candidate);
+                for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
                 {
-                    index.set(SLOT, slot, word);
-                    return true;
+                    final long slot = bucket + IndexLayout.slotOffsetInCombined(i);
+                    if (SlotWord.isEmpty(index.get(SLOT, slot)))
+                    {
+                        index.set(SLOT, slot, word);
+                        return true;
+                    }
                 }
             }
+            if (split(subtableFor(hash), -1) == SPLIT_FULL)
+            {
+                return false;
+            }
         }
-        return false;
     }
 
-    /** Visit every non-empty slot of the subtable. */
+    /** Visit every non-empty slot of every subtable. */
     void forEachSlot(final SlotVisitor visitor)
     {
-        final long buckets = (long)groups * 3;
+        final long buckets = (long)groups * 3 * subtables();
+        final long start = subtableAt(0);
         for (long bucket = 0; bucket < buckets; bucket++)
         {
-            final long first = subtableOffset + bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH;
+            final long first = start + bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH;
             for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
             {
                 final long slot = first + (long)i * IndexLayout.SLOT_LENGTH;
@@ -143,6 +315,6 @@ final class LocalIndex
 
     private long candidateOffset(final long hash, final int candidate)
     {
-        return subtableOffset + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, groups), KeyHash.side(hash, candidate));
+        return subtableFor(hash) + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, groups), KeyHash.side(hash, candidate));
     }
 }

@@ -45,16 +45,18 @@ public final class MemoryNode implements AutoCloseable
         store = context.dataDir() == null ? null : KeyStore.open(context.dataDir());
         try
         {
-            index = raas.malloc(nodeId, IndexLayout.regionLength(0, groups, 1), HeapLayout.indexRegionName(nodeId));
+            final int maxDepth = context.maxGlobalDepth();
+            index = raas.malloc(nodeId, IndexLayout.regionLength(maxDepth, groups, 1 << maxDepth), HeapLayout.indexRegionName(nodeId));
             heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()),
                 HeapLayout.heapRegionName(nodeId));
             final MemorySegment indexMemory = raas.localMemory(index);
             final MemorySegment heapMemory = raas.localMemory(heap);
             formatHeap(heapMemory, context.chunkBytes(), context.heapChunks());
             chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L);
-            final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, IndexLayout.subtablesOffset(0));
+            formatIndex(indexMemory, groups, maxDepth);
+            final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
             keysRecovered = store == null ? 0 : recover(store, local, chunks);
-            formatIndex(indexMemory, groups, store != null, context.graceMs());
+            announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             final RequestServer server = new RequestServer(listener, chunks, local, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
@@ -127,17 +129,21 @@ public final class MemoryNode implements AutoCloseable
     }
 
     /** One subtable at global depth 0: every hash maps to it until subtables split. */
-    private static void formatIndex(final MemorySegment memory, final int groups, final boolean persistent, final int graceMs)
+    private static void formatIndex(final MemorySegment memory, final int groups, final int maxGlobalDepth)
     {
-        memory.set(INT, IndexLayout.GRACE_MS_OFFSET, graceMs);
         memory.set(INT, IndexLayout.LAYOUT_VERSION_OFFSET, IndexLayout.LAYOUT_VERSION);
-        memory.set(INT, IndexLayout.FLAGS_OFFSET, persistent ? IndexLayout.FLAG_PERSISTENT : 0);
         memory.set(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET, groups);
         memory.set(INT, IndexLayout.SUBTABLES_OFFSET, 1);
         memory.set(INT, IndexLayout.GLOBAL_DEPTH_OFFSET, 0);
-        memory.set(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET, 0);
-        memory.set(LONG, IndexLayout.DIRECTORY_OFFSET, IndexLayout.directoryEntry(0, IndexLayout.subtablesOffset(0)));
-        // written last: a client that sees the magic sees a formatted index
+        memory.set(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET, maxGlobalDepth);
+        memory.set(LONG, IndexLayout.DIRECTORY_OFFSET, IndexLayout.directoryEntry(0, IndexLayout.subtablesOffset(maxGlobalDepth)));
+    }
+
+    /** Written last: a client that sees the magic sees a formatted index, with the keys loaded from disk. */
+    private static void announceIndex(final MemorySegment memory, final boolean persistent, final int graceMs)
+    {
+        memory.set(INT, IndexLayout.FLAGS_OFFSET, persistent ? IndexLayout.FLAG_PERSISTENT : 0);
+        memory.set(INT, IndexLayout.GRACE_MS_OFFSET, graceMs);
         VarHandle.releaseFence();
         memory.set(LONG, IndexLayout.MAGIC_OFFSET, IndexLayout.MAGIC);
     }

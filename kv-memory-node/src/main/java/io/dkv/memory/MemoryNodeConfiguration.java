@@ -10,6 +10,13 @@ public final class MemoryNodeConfiguration
     public static final int INDEX_GROUPS_DEFAULT = 1 << 14;
 
     /**
+     * How many times the index may double by splitting subtables: its region is sized (sparse) for
+     * 2^depth subtables of the configured groups.
+     */
+    public static final String MAX_GLOBAL_DEPTH_PROP_NAME = "dkv.memory.index.max.depth";
+    public static final int MAX_GLOBAL_DEPTH_DEFAULT = 6;
+
+    /**
      * Bytes of the largest heap chunk a client is given to write its blocks into (its first chunks are
      * smaller); the largest block (64 KiB key, 1 MiB value) must fit.
      */

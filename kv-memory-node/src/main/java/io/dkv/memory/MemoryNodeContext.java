@@ -14,6 +14,7 @@ public final class MemoryNodeContext
     private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
     private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
+    private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
     public int indexGroups()
@@ -46,6 +47,18 @@ public final class MemoryNodeContext
     public MemoryNodeContext heapChunks(final int heapChunks)
     {
         this.heapChunks = heapChunks;
+        return this;
+    }
+
+    /** @return how many times the index may double: it holds up to 2^maxGlobalDepth subtables. */
+    public int maxGlobalDepth()
+    {
+        return maxGlobalDepth;
+    }
+
+    public MemoryNodeContext maxGlobalDepth(final int maxGlobalDepth)
+    {
+        this.maxGlobalDepth = maxGlobalDepth;
         return this;
     }
 
@@ -88,6 +101,11 @@ public final class MemoryNodeContext
         {
             throw new IllegalArgumentException("chunkBytes " + chunkBytes + " is not a multiple of 64 of at least 4096 (" +
                 CHUNK_BYTES_PROP_NAME + ")");
+        }
+        if (maxGlobalDepth < 0 || maxGlobalDepth > 12)
+        {
+            throw new IllegalArgumentException("maxGlobalDepth " + maxGlobalDepth + " is not in [0, 12] (" +
+                MAX_GLOBAL_DEPTH_PROP_NAME + ")");
         }
         if (graceMs < 1)
         {

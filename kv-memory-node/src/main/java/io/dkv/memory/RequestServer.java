@@ -131,6 +131,9 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
             case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
             case MemoryNodeProtocol.RETIRE -> chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, System.nanoTime());
+            case MemoryNodeProtocol.SPLIT -> answer(client, correlation,
+                index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) == LocalIndex.SPLIT_FULL ?
+                    MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
             default -> answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
         }
     }

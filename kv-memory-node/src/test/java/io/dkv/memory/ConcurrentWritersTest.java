@@ -1,13 +1,11 @@
 package io.dkv.memory;
 
-import io.dkv.client.layout.IndexLayout;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ConcurrentWritersTest
 {
-    private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int THREADS = 4;
 
     @Test
@@ -209,16 +206,6 @@ class ConcurrentWritersTest
 
     private static void forEachSlot(final KvCluster cluster, final java.util.function.LongConsumer action)
     {
-        final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
-        final long subtable = IndexLayout.subtablesOffset(0);
-        final int groups = index.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
-        for (int bucket = 0; bucket < groups * 3; bucket++)
-        {
-            for (int slot = 0; slot < IndexLayout.SLOTS_PER_BUCKET; slot++)
-            {
-                action.accept(index.get(SLOT, subtable + (long)bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH +
-                    (long)slot * IndexLayout.SLOT_LENGTH));
-            }
-        }
+        IndexInspector.forEachSlot(cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion()), (slot, word) -> action.accept(word));
     }
 }

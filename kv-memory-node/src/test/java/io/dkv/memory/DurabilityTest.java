@@ -133,6 +133,38 @@ class DurabilityTest
     }
 
     @Test
+    void aRestartedNodeSplitsItsIndexAsItLoadsMoreKeysThanOneSubtableHolds(@TempDir final Path data)
+    {
+        final MemoryNodeContext small = new MemoryNodeContext().indexGroups(1).maxGlobalDepth(8).chunkBytes(2 << 20).heapChunks(8)
+            .dataDir(data);
+        Raas memoryRaas = raas(NODE);
+        MemoryNode memoryNode = MemoryNode.start(memoryRaas, small);
+        try (Raas clientRaas = raas(CLIENT);
+            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                client.put(bytes("s" + i), bytes("v" + i));
+            }
+            memoryNode.close();
+            memoryRaas.close();
+            memoryRaas = raas(NODE);
+            memoryNode = MemoryNode.start(memoryRaas, small);
+            assertEquals(300, memoryNode.keysRecovered());
+            assertArrayEquals(bytes("v0"), eventually(() -> client.get(bytes("s0"))));
+            for (int i = 1; i < 300; i++)
+            {
+                assertArrayEquals(bytes("v" + i), client.get(bytes("s" + i)), "s" + i);
+            }
+        }
+        finally
+        {
+            memoryNode.close();
+            memoryRaas.close();
+        }
+    }
+
+    @Test
     void durabilityIsRefusedByANodeThatKeepsNothingOnDisk()
     {
         try (Raas memoryRaas = raas(NODE);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
@@ -132,10 +133,39 @@ class KeyValueOperationsTest
     }
 
     @Test
-    void aFullBucketPairIsAClearErrorAndLosesNothing()
+    void aFullSubtableSplitsAndEveryKeyStaysFound()
     {
-        // one bucket group: every key's candidates are among its two combined buckets, 21 slots in all
-        try (KvCluster cluster = new KvCluster("shm", context -> context.indexGroups(1)))
+        // one bucket group per subtable: 21 slots each, so 500 keys take many splits
+        try (KvCluster cluster = new KvCluster("shm", context -> context.indexGroups(1).maxGlobalDepth(8)))
+        {
+            for (int i = 0; i < 500; i++)
+            {
+                cluster.client.put(bytes("k" + i), bytes("v" + i));
+            }
+            final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+            assertTrue(IndexInspector.subtables(index) > 24, IndexInspector.subtables(index) + " subtables");
+            for (int i = 0; i < 500; i++)
+            {
+                assertArrayEquals(bytes("v" + i), cluster.client.get(bytes("k" + i)), "k" + i);
+            }
+            for (int i = 0; i < 500; i += 2)
+            {
+                assertTrue(cluster.client.delete(bytes("k" + i)));
+                cluster.client.put(bytes("k" + (i + 1)), bytes("w" + i));
+            }
+            for (int i = 0; i < 500; i += 2)
+            {
+                assertNull(cluster.client.get(bytes("k" + i)));
+                assertArrayEquals(bytes("w" + i), cluster.client.get(bytes("k" + (i + 1))));
+            }
+        }
+    }
+
+    @Test
+    void aFullBucketPairThatCannotSplitIsAClearErrorAndLosesNothing()
+    {
+        // one bucket group and no room to split: every key's candidates are among its two combined buckets, 21 slots in all
+        try (KvCluster cluster = new KvCluster("shm", context -> context.indexGroups(1).maxGlobalDepth(0)))
         {
             int stored = 0;
             KvException full = null;
@@ -151,7 +181,7 @@ class KeyValueOperationsTest
                     full = ex;
                 }
             }
-            assertTrue(full != null && full.getMessage().contains("no free slot"), String.valueOf(full));
+            assertTrue(full != null && full.getMessage().contains("cannot split further"), String.valueOf(full));
             assertTrue(full.getMessage().contains("memory node " + KvCluster.MEMORY_NODE_ID), full.getMessage());
             // a key whose two candidates are the same combined bucket sees 14 of the 21 slots
             assertTrue(stored >= 14 && stored <= 21, stored + " keys stored");

@@ -3,7 +3,6 @@ package io.dkv.memory;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
-import io.dkv.client.layout.IndexLayout;
 import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.SlotWord;
 import io.dkv.raas.Raas;
@@ -80,7 +79,7 @@ class ReclamationTest
                 final long tentative = SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock, 64));
                 final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
                 // as if it had died between its tentative CAS and its commit
-                index.set(SLOT, firstEmptySlot(index), tentative);
+                index.set(SLOT, IndexInspector.firstEmptySlot(index), tentative);
                 assertNull(gone.get(bytes("ghost")));
             }
             try (KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
@@ -140,38 +139,16 @@ class ReclamationTest
         }
     }
 
-    private static long firstEmptySlot(final MemorySegment index)
-    {
-        final long subtable = IndexLayout.subtablesOffset(0);
-        for (long slot = subtable + IndexLayout.BUCKET_HEADER_LENGTH; ; slot += IndexLayout.SLOT_LENGTH)
-        {
-            if ((slot - subtable) % IndexLayout.BUCKET_LENGTH == 0)
-            {
-                continue;
-            }
-            if (index.get(SLOT, slot) == SlotWord.EMPTY)
-            {
-                return slot;
-            }
-        }
-    }
-
     private static int slotsPointingAt(final MemorySegment index, final long block)
     {
-        final long subtable = IndexLayout.subtablesOffset(0);
-        int count = 0;
-        for (long slot = subtable; slot < index.byteSize(); slot += IndexLayout.SLOT_LENGTH)
+        final int[] count = new int[1];
+        IndexInspector.forEachSlot(index, (slot, word) ->
         {
-            if ((slot - subtable) % IndexLayout.BUCKET_LENGTH == 0)
-            {
-                continue;
-            }
-            final long word = index.get(SLOT, slot);
             if (word != SlotWord.EMPTY && SlotWord.blockOffset(word) == block)
             {
-                count++;
+                count[0]++;
             }
-        }
-        return count;
+        });
+        return count[0];
     }
 }

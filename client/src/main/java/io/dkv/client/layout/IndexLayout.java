@@ -16,6 +16,7 @@ package io.dkv.client.layout;
  *  28  flags              int    PERSISTENT: the node writes keys to disk when asked (durability async, sync)
  *  32  graceMs            int    a block is reused no sooner than this after no slot points at it: an
  *                                operation that takes longer must fail rather than return what it read
+ *  40  directoryVersion   long   odd while the node changes the directory: a reader reads it before and after
  *  64  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
@@ -26,11 +27,18 @@ package io.dkv.client.layout;
  * 128  main bucket 1      64 B    combined bucket 1 = bytes 64..191
  *
  * bucket (64 bytes)
- *   0  header             long   localDepth (8 bits) | suffix (56 bits): which hashes live here
+ *   0  header             long   locked (1 bit) | localDepth (7 bits) | suffix (56 bits): the hashes whose low
+ *                                localDepth bits are the suffix live here; locked while its subtable splits
  *   8  7 slots            long each, see {@link SlotWord}
  * </pre>
  *
- * A key has two candidate combined buckets (two hash functions); its slot is in one of them.
+ * A key has two candidate combined buckets (two hash functions, at the same places in every
+ * subtable); its slot is in one of them, in the subtable the directory entry of its hash's low
+ * globalDepth bits points at. A subtable of local depth d splits in two of depth d + 1: the node
+ * locks its buckets, moves the slots of keys whose hash has bit d set to the same places in a new
+ * subtable, points the directory at both, and unlocks the buckets with their new depth and suffix.
+ * A client whose directory is older finds a bucket header that does not hold its hash, and reads
+ * the directory again.
  */
 public final class IndexLayout
 {
@@ -46,6 +54,9 @@ public final class IndexLayout
     public static final int FLAGS_OFFSET = 28;
     public static final int FLAG_PERSISTENT = 1;
     public static final int GRACE_MS_OFFSET = 32;
+    public static final int DIRECTORY_VERSION_OFFSET = 40;
+    public static final long BUCKET_LOCKED = 1L << 63;
+    private static final long SUFFIX_MASK = (1L << 56) - 1;
     public static final int HEADER_LENGTH = 64;
     public static final int DIRECTORY_OFFSET = HEADER_LENGTH;
     public static final int DIRECTORY_ENTRY_LENGTH = 8;
@@ -83,6 +94,29 @@ public final class IndexLayout
     public static long regionLength(final int maxGlobalDepth, final int groupsPerSubtable, final int subtables)
     {
         return subtablesOffset(maxGlobalDepth) + subtables * subtableLength(groupsPerSubtable);
+    }
+
+    /** @return a bucket header: unlocked, for the hashes whose low {@code localDepth} bits are {@code suffix}. */
+    public static long bucketHeader(final int localDepth, final long suffix)
+    {
+        return ((long)localDepth << 56) | (suffix & SUFFIX_MASK);
+    }
+
+    public static boolean isLocked(final long bucketHeader)
+    {
+        return (bucketHeader & BUCKET_LOCKED) != 0;
+    }
+
+    public static int bucketLocalDepth(final long bucketHeader)
+    {
+        return (int)((bucketHeader >>> 56) & 0x7f);
+    }
+
+    /** @return true when the bucket holds keys of this hash (its subtable is theirs). */
+    public static boolean holds(final long bucketHeader, final long hash)
+    {
+        final int depth = bucketLocalDepth(bucketHeader);
+        return (hash & ((1L << depth) - 1)) == (bucketHeader & SUFFIX_MASK);
     }
 
     public static long directoryEntry(final int localDepth, final long subtableOffset)

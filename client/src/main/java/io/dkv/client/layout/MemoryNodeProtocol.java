@@ -15,11 +15,12 @@ package io.dkv.client.layout;
  *   4  argument    int    ALLOCATE: bytes wanted, a multiple of 64 (the node grants at most its largest
  *                         chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
  *   8  correlation long
- *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset
+ *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
+ *                         SPLIT: the subtable's offset in the index region
  *  24  reserved    long
  *
  * reply (24 bytes)
- *   0  status      int    OK, FULL (no room for the chunk), BAD_REQUEST or NOT_PERSISTENT
+ *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST or NOT_PERSISTENT
  *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
  *   8  correlation long
  *  16  offset      long   ALLOCATE: of the chunk in the heap region
@@ -32,6 +33,8 @@ public final class MemoryNodeProtocol
     public static final int ALLOCATE = 1;
     public static final int PERSIST = 2;
     public static final int RETIRE = 3;
+    /** The subtable at {@code block} (an offset in the index region) has a key with no free candidate slot: split it. */
+    public static final int SPLIT = 4;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;
 

@@ -1,0 +1,64 @@
+package io.dkv.memory;
+
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.SlotWord;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Reads a memory node's index in its own memory, for tests that check what clients left in it.
+ */
+final class IndexInspector
+{
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** Receives a slot's offset and its word. */
+    @FunctionalInterface
+    interface SlotVisitor
+    {
+        void visit(long slot, long word);
+    }
+
+    private IndexInspector()
+    {
+    }
+
+    /** Visit every slot (empty ones too) of every subtable in use. */
+    static void forEachSlot(final MemorySegment index, final SlotVisitor visitor)
+    {
+        final int groups = index.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
+        final int subtables = index.get(INT, IndexLayout.SUBTABLES_OFFSET);
+        final long start = IndexLayout.subtablesOffset(index.get(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET));
+        final long buckets = (long)groups * 3 * subtables;
+        for (long bucket = 0; bucket < buckets; bucket++)
+        {
+            for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
+            {
+                final long slot = start + bucket * IndexLayout.BUCKET_LENGTH + IndexLayout.BUCKET_HEADER_LENGTH +
+                    (long)i * IndexLayout.SLOT_LENGTH;
+                visitor.visit(slot, index.get(LONG, slot));
+            }
+        }
+    }
+
+    static long firstEmptySlot(final MemorySegment index)
+    {
+        final long[] found = {-1};
+        forEachSlot(index, (slot, word) ->
+        {
+            if (found[0] < 0 && word == SlotWord.EMPTY)
+            {
+                found[0] = slot;
+            }
+        });
+        return found[0];
+    }
+
+    static int subtables(final MemorySegment index)
+    {
+        return index.get(INT, IndexLayout.SUBTABLES_OFFSET);
+    }
+}
