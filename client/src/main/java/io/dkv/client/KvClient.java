@@ -173,6 +173,25 @@ public final class KvClient implements AutoCloseable
         return session().write(key, MemorySegment.ofArray(value), expected, false);
     }
 
+    /**
+     * Set the key's value from memory only if it holds {@code expected} now.
+     *
+     * @param expected the value it must hold, or null: it must have none.
+     * @return true when the value was set.
+     */
+    public boolean compareAndSet(final MemorySegment key, final MemorySegment expected, final MemorySegment value)
+    {
+        final byte[] keyBytes = keyBytes(key);
+        checkValueLength(value.byteSize());
+        byte[] expectedBytes = null;
+        if (expected != null)
+        {
+            checkValueLength(expected.byteSize());
+            expectedBytes = expected.toArray(ValueLayout.JAVA_BYTE);
+        }
+        return session().write(keyBytes, value, expectedBytes, false);
+    }
+
     // ---- asynchronous: the operation runs on one of the client's threads ----
 
     public CompletableFuture<byte[]> getAsync(final byte[] key)

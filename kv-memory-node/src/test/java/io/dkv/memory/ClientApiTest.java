@@ -135,8 +135,14 @@ class ClientApiTest
             assertEquals(1000, cluster.client.get(key, part), "the whole length, though 100 bytes were copied");
             assertEquals(-1, part.mismatch(value.asSlice(0, 100)));
 
+            final MemorySegment other = arena.allocate(10);
+            assertFalse(cluster.client.compareAndSet(key, other, other), "it holds the 1,000 bytes, not these 10");
+            assertTrue(cluster.client.compareAndSet(key, value, other));
+            assertEquals(10, cluster.client.get(key, whole));
+
             assertTrue(cluster.client.delete(key));
             assertEquals(-1, cluster.client.get(key, whole));
+            assertTrue(cluster.client.compareAndSet(key, null, value), "absent, as expected");
         }
     }
 }
