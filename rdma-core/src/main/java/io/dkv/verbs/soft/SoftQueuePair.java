@@ -78,7 +78,13 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
     private volatile int qkey;
     private volatile PortAddress destAddress;
     private volatile int destQpn;
+    /** Polls that may pass over a queue pair a thread is posting to before one waits for the poster. */
+    private static final int MAX_PROGRESS_SKIPPED = 64;
     private volatile boolean destroyed;
+    /** A thread is inside postSend, which pumps the send queue on its way out. */
+    private volatile boolean posting;
+    /** Polls that found a poster inside and did not wait for it, in a row (racy: a hint, not a count). */
+    private int progressSkipped;
 
     protected SoftQueuePair(
         final SoftDevice device,
@@ -255,6 +261,7 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         {
             throw new VerbsException(String.format("QP 0x%x is in state %s; posting a send needs RTS", number, current));
         }
+        posting = true;
         try
         {
             for (SendWorkRequest wr = first; wr != null; wr = wr.next())
@@ -265,6 +272,7 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         finally
         {
             pump();
+            posting = false;
         }
     }
 
@@ -709,6 +717,13 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         {
             return;
         }
+        // a thread posting to this queue pair pumps its sends before it lets go: a poller need not wait
+        // for it, though now and then it does, as acknowledgements and receives come only this way
+        if (posting && ++progressSkipped < MAX_PROGRESS_SKIPPED)
+        {
+            return;
+        }
+        progressSkipped = 0;
         synchronized (this)
         {
             if (!destroyed)
