@@ -1,6 +1,7 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.Provider;
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
@@ -206,7 +207,7 @@ public final class RaasBenchmark implements Callable<Integer>
             }
         }
 
-        final RaasReport report = new RaasReport(MachineInfo.current(),
+        final SectionedReport report = RaasReport.of(MachineInfo.current(),
             method(selectedParts, regionLength, loadAtStart, loadAverage()), results, selectedProviders, selectedPaths,
             thresholds.maxSendPayload());
         report.printText(spec.commandLine().getOut());

@@ -1,17 +1,14 @@
 package io.dkv.load.bench.raas;
 
-import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.Formats;
 import io.dkv.load.bench.MachineInfo;
-import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Provider;
 import io.dkv.load.bench.ReportSection;
+import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.TextTable;
 import io.dkv.raas.ControlHeader;
 import io.dkv.raas.RaasConfiguration;
 
-import java.io.IOException;
-import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.nio.file.Path;
@@ -24,8 +21,8 @@ import static io.dkv.load.bench.Formats.nanos;
 import static io.dkv.load.bench.Formats.opsPerSecond;
 
 /**
- * The results of {@code dkv bench raas}: the machine, the method, a table per part measured, the
- * threshold crossovers and the goals, for a terminal or as Markdown.
+ * Builds the report of {@code dkv bench raas}: a table per part measured, the threshold crossovers
+ * and the goals, in the frame of a {@link SectionedReport}.
  */
 final class RaasReport
 {
@@ -35,10 +32,9 @@ final class RaasReport
         "its median was at most the other's; faster: the way that was so in at least %.0f%% of them with a p50 at least " +
         "%.0f%% lower, else a tie", Crossover.DECISIVE_SHARE * 100, Crossover.MIN_GAIN * 100);
 
-    private final MachineInfo machine;
-    private final List<String> method;
-    private final List<ReportSection> sections = new ArrayList<>();
-    private final List<String> goalLines;
+    private RaasReport()
+    {
+    }
 
     /**
      * @param machine        where it ran.
@@ -48,7 +44,7 @@ final class RaasReport
      * @param paths          the paths selected.
      * @param maxSendPayload the largest message a SEND carried.
      */
-    RaasReport(
+    static SectionedReport of(
         final MachineInfo machine,
         final List<String> method,
         final RaasResults results,
@@ -56,8 +52,7 @@ final class RaasReport
         final List<RaasPath> paths,
         final int maxSendPayload)
     {
-        this.machine = machine;
-        this.method = List.copyOf(method);
+        final List<ReportSection> sections = new ArrayList<>();
         if (!results.join.isEmpty())
         {
             sections.add(join(results));
@@ -81,17 +76,7 @@ final class RaasReport
             sections.add(copyOrRegister(results));
             sections.add(crossovers(results, maxSendPayload));
         }
-        goalLines = RaasGoals.evaluate(results, providers, paths);
-    }
-
-    List<ReportSection> sections()
-    {
-        return sections;
-    }
-
-    List<String> goalLines()
-    {
-        return goalLines;
+        return new SectionedReport(TITLE, machine, method, sections, RaasGoals.evaluate(results, providers, paths));
     }
 
     private static ReportSection join(final RaasResults results)
@@ -460,21 +445,5 @@ final class RaasReport
     private static String signed(final long nanos)
     {
         return String.format(Locale.ROOT, "%+,d", nanos);
-    }
-
-    void printText(final PrintWriter out)
-    {
-        BenchReport.printText(out, TITLE, machine, method, text -> sections.forEach(section -> section.printText(text)), goalLines);
-    }
-
-    void printMarkdown(final PrintWriter out)
-    {
-        BenchReport.printMarkdown(out, TITLE, machine, method, markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
-            goalLines);
-    }
-
-    void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
     }
 }

@@ -2,6 +2,7 @@ package io.dkv.load.bench.ycsb;
 
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.ycsb.DkvYcsbClient;
 import io.dkv.load.ycsb.RecordCodec;
 import io.dkv.load.ycsb.RedisYcsbClient;
@@ -185,7 +186,7 @@ public final class YcsbBenchmark implements Callable<Integer>
             }
         }
 
-        final YcsbReport report = new YcsbReport(MachineInfo.current(),
+        final SectionedReport report = YcsbReport.of(MachineInfo.current(),
             method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, loadAtStart, loadAverage()),
             runs, floor, redisLine.startsWith("Redis: redis-server"));
         report.printText(spec.commandLine().getOut());

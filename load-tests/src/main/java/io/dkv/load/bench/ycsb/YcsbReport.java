@@ -1,15 +1,11 @@
 package io.dkv.load.bench.ycsb;
 
-import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.MachineInfo;
-import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.ReportSection;
+import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.TextTable;
 import org.HdrHistogram.Histogram;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +16,8 @@ import static io.dkv.load.bench.Formats.opsPerSecond;
 import static io.dkv.load.bench.Formats.ratio;
 
 /**
- * The results of {@code dkv bench ycsb}: the machine, the method, throughput and latency of every
- * phase on dkv beside Redis, the GET's memory floor and the goals, for a terminal or as Markdown.
+ * Builds the report of {@code dkv bench ycsb}: throughput and latency of every phase on dkv beside
+ * Redis, the GET's memory floor and the goals, in the frame of a {@link SectionedReport}.
  */
 final class YcsbReport
 {
@@ -31,20 +27,18 @@ final class YcsbReport
     static final String FLOOR = "floor: a dkv GET against its three memory accesses alone, us";
     static final String NOT_RUN = "-";
 
-    private final MachineInfo machine;
-    private final List<String> method;
-    private final List<ReportSection> sections = new ArrayList<>();
-    private final List<String> goalLines;
+    private YcsbReport()
+    {
+    }
 
-    YcsbReport(final MachineInfo machine, final List<String> method, final List<SideBySide> runs, final Histogram floor,
+    static SectionedReport of(final MachineInfo machine, final List<String> method, final List<SideBySide> runs, final Histogram floor,
         final boolean redis)
     {
-        this.machine = machine;
-        this.method = List.copyOf(method);
+        final List<ReportSection> sections = new ArrayList<>();
         sections.add(throughput(runs));
         sections.add(latency(runs));
         sections.add(floor(runs, floor));
-        goalLines = YcsbGoals.evaluate(runs, floor, redis);
+        return new SectionedReport(TITLE, machine, method, sections, YcsbGoals.evaluate(runs, floor, redis));
     }
 
     private static ReportSection throughput(final List<SideBySide> runs)
@@ -145,26 +139,5 @@ final class YcsbReport
                 "places among those in use",
             "GET: a YCSB read through the binding (KvClient.get and decoding the record's fields), with the fewest " +
                 "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"), table);
-    }
-
-    List<String> goalLines()
-    {
-        return goalLines;
-    }
-
-    void printText(final PrintWriter out)
-    {
-        BenchReport.printText(out, TITLE, machine, method, text -> sections.forEach(section -> section.printText(text)), goalLines);
-    }
-
-    void printMarkdown(final PrintWriter out)
-    {
-        BenchReport.printMarkdown(out, TITLE, machine, method, markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
-            goalLines);
-    }
-
-    void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
     }
 }
