@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -216,5 +217,46 @@ class StandaloneDriverTest
             assertTrue(error.getMessage().contains("already runs"), error.getMessage());
             assertEquals(0, first.clientCount());
         }
+    }
+
+    @Test
+    void aDriverThatCannotStartLeavesNoDirectoryBehind()
+    {
+        final String name = uniqueName();
+        final RaasContext context = driverContext("shm", name, 1);
+        final Directory unreachable = new Directory()
+        {
+            public NodeRecord node(final long nodeId)
+            {
+                return null;
+            }
+
+            public RemoteRegion region(final String regionName)
+            {
+                return null;
+            }
+
+            public void register(final NodeRecord self)
+            {
+                throw new RaasException("no MetaServer answered");
+            }
+
+            public void publish(final RemoteRegion region)
+            {
+            }
+
+            public void withdraw(final String regionName)
+            {
+            }
+
+            public void invalidate(final long nodeId)
+            {
+            }
+        };
+        final RaasException error = assertThrows(RaasException.class, () -> StandaloneDriver.launch(context, unreachable));
+        assertTrue(error.getMessage().contains("no MetaServer answered"), error.getMessage());
+        assertFalse(java.nio.file.Files.exists(io.dkv.raas.cnc.CncDescriptor.driverDirectory(context.cncDirectory(), name)),
+            "the driver's directory is gone");
+        assertThrows(RaasException.class, () -> Raas.attach(clientContext(name)));
     }
 }

@@ -46,7 +46,16 @@ public final class StandaloneDriver implements AutoCloseable
         this.directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
         this.cncFile = this.directory.resolve(CncDescriptor.CNC_FILE);
         prepareDirectory(context);
-        this.driver = RaasDriver.start(context, directory);
+        try
+        {
+            this.driver = RaasDriver.start(context, directory);
+        }
+        catch (final RuntimeException ex)
+        {
+            // nothing runs under the name: leave no directory that says otherwise
+            removeIfEmpty(this.directory);
+            throw ex;
+        }
         try
         {
             final int ringLength = context.commandRingBytes();
@@ -85,6 +94,18 @@ public final class StandaloneDriver implements AutoCloseable
         {
             driver.close();
             throw ex;
+        }
+    }
+
+    private static void removeIfEmpty(final Path directory)
+    {
+        try
+        {
+            Files.deleteIfExists(directory);
+        }
+        catch (final IOException notEmpty)
+        {
+            // files of an earlier driver are there: the next start under the name sweeps them
         }
     }
 
