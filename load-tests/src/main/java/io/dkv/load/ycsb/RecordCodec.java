@@ -4,6 +4,7 @@ import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -79,20 +80,7 @@ public final class RecordCodec
     public static Map<String, byte[]> decode(final byte[] record)
     {
         final Map<String, byte[]> fields = new LinkedHashMap<>();
-        final int count = fieldCount(record);
-        int at = COUNT_LENGTH;
-        for (int i = 0; i < count; i++)
-        {
-            final int nameLength = nameLength(record, at, i);
-            final String name = new String(record, at + NAME_LENGTH_LENGTH, nameLength, StandardCharsets.UTF_8);
-            at += NAME_LENGTH_LENGTH + nameLength;
-            final int valueLength = valueLength(record, at, i);
-            at += VALUE_LENGTH_LENGTH;
-            final byte[] value = new byte[valueLength];
-            System.arraycopy(record, at, value, 0, valueLength);
-            fields.put(name, value);
-            at += valueLength;
-        }
+        forEachField(record, (name, offset, length) -> fields.put(name, Arrays.copyOfRange(record, offset, offset + length)));
         return fields;
     }
 
@@ -101,6 +89,25 @@ public final class RecordCodec
      * iterator over the record's own bytes (no copy).
      */
     public static void decodeInto(final byte[] record, final Set<String> wanted, final Map<String, ByteIterator> result)
+    {
+        forEachField(record, (name, offset, length) ->
+        {
+            if (wanted == null || wanted.contains(name))
+            {
+                result.put(name, new ByteArrayByteIterator(record, offset, length));
+            }
+        });
+    }
+
+    /** Receives a field's name and where its value lies in the record. */
+    @FunctionalInterface
+    private interface FieldVisitor
+    {
+        void visit(String name, int valueOffset, int valueLength);
+    }
+
+    /** Walk the record's fields in order, checking every length against the record's bytes. */
+    private static void forEachField(final byte[] record, final FieldVisitor visitor)
     {
         final int count = fieldCount(record);
         int at = COUNT_LENGTH;
@@ -111,10 +118,7 @@ public final class RecordCodec
             at += NAME_LENGTH_LENGTH + nameLength;
             final int valueLength = valueLength(record, at, i);
             at += VALUE_LENGTH_LENGTH;
-            if (wanted == null || wanted.contains(name))
-            {
-                result.put(name, new ByteArrayByteIterator(record, at, valueLength));
-            }
+            visitor.visit(name, at, valueLength);
             at += valueLength;
         }
     }

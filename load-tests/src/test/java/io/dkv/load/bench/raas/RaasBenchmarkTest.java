@@ -1,6 +1,7 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.DkvMain;
+import io.dkv.load.bench.ReportTables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -192,35 +192,9 @@ class RaasBenchmarkTest
         return rows.stream().map(row -> String.join(" ", Arrays.copyOf(row, cells))).toList();
     }
 
-    /**
-     * @return the rows of each table of the text report by the start of its title: a title line,
-     * a blank line, the header, then rows until an indented note or a blank line; cells are two or
-     * more spaces apart.
-     */
     private static Map<String, List<String[]>> tables(final String text)
     {
-        final List<String> titles = List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS);
-        final Map<String, List<String[]>> tables = new LinkedHashMap<>();
-        final List<String> lines = text.lines().toList();
-        for (int i = 0; i < lines.size(); i++)
-        {
-            final String line = lines.get(i);
-            final String title = titles.stream().filter(line::startsWith).findFirst().orElse(null);
-            if (title == null)
-            {
-                continue;
-            }
-            final int columns = lines.get(i + 2).trim().split(" {2,}").length;
-            final List<String[]> rows = new ArrayList<>();
-            for (int r = i + 3; r < lines.size() && !lines.get(r).isBlank() && !lines.get(r).startsWith("  "); r++)
-            {
-                final String[] cells = lines.get(r).trim().split(" {2,}");
-                assertEquals(columns, cells.length, "cells of " + lines.get(r));
-                rows.add(cells);
-            }
-            tables.put(title, rows);
-        }
-        return tables;
+        return ReportTables.tables(text, List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS));
     }
 
     private static double number(final String cell)

@@ -1,6 +1,7 @@
 package io.dkv.load.bench.ycsb;
 
 import io.dkv.load.DkvMain;
+import io.dkv.load.bench.ReportTables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -120,33 +120,9 @@ class YcsbBenchmarkTest
         return rows.stream().map(row -> row[0] + " " + row[1]).toList();
     }
 
-    /**
-     * @return the rows of each table of the text report by its title: a title line, a blank line,
-     * the header, then rows until an indented note or a blank line; cells are two or more spaces apart.
-     */
     static Map<String, List<String[]>> tables(final String text)
     {
-        final List<String> titles = List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.FLOOR);
-        final Map<String, List<String[]>> tables = new LinkedHashMap<>();
-        final List<String> lines = text.lines().toList();
-        for (int i = 0; i < lines.size(); i++)
-        {
-            final String title = lines.get(i);
-            if (!titles.contains(title))
-            {
-                continue;
-            }
-            final int columns = lines.get(i + 2).trim().split(" {2,}").length;
-            final List<String[]> rows = new ArrayList<>();
-            for (int r = i + 3; r < lines.size() && !lines.get(r).isBlank() && !lines.get(r).startsWith("  "); r++)
-            {
-                final String[] cells = lines.get(r).trim().split(" {2,}");
-                assertEquals(columns, cells.length, "cells of " + lines.get(r));
-                rows.add(cells);
-            }
-            tables.put(title, rows);
-        }
-        return tables;
+        return ReportTables.tables(text, List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.FLOOR));
     }
 
     static double number(final String cell)
