@@ -543,34 +543,39 @@ final class KvSession implements CompletionHandler, AutoCloseable
             KeyHash.side(hash, candidate));
     }
 
-    /** List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in address order. */
+    /**
+     * List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in
+     * address order. Two combined buckets start 0, 64 or at least 128 bytes apart: the same one,
+     * the two of one group (sharing its overflow bucket), or apart.
+     */
     private void collectSlots(final int node, final long hash, final MemorySegment buffer, final long offset)
     {
+        final long first = candidateOffset(node, hash, 0);
+        final long second = candidateOffset(node, hash, 1);
+        final boolean firstIsLower = first <= second;
+        final long lower = firstIsLower ? first : second;
+        final long upper = firstIsLower ? second : first;
+        final long lowerAt = firstIsLower ? offset : offset + IndexLayout.COMBINED_BUCKET_LENGTH;
+        final long upperAt = firstIsLower ? offset + IndexLayout.COMBINED_BUCKET_LENGTH : offset;
         slotCount = 0;
-        addSlots(candidateOffset(node, hash, 0), buffer, offset);
-        addSlots(candidateOffset(node, hash, 1), buffer, offset + IndexLayout.COMBINED_BUCKET_LENGTH);
+        appendSlots(lower, buffer, lowerAt, 0);
+        if (upper == lower + IndexLayout.BUCKET_LENGTH)
+        {
+            appendSlots(upper, buffer, upperAt, IndexLayout.SLOTS_PER_BUCKET);
+        }
+        else if (upper != lower)
+        {
+            appendSlots(upper, buffer, upperAt, 0);
+        }
     }
 
-    private void addSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset)
+    private void appendSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset, final int fromSlot)
     {
-        for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
+        for (int i = fromSlot; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
         {
             final int inBucket = IndexLayout.slotOffsetInCombined(i);
-            final long offset = bucketOffset + inBucket;
-            final long word = buffer.get(SLOT, bufferOffset + inBucket);
-            int at = slotCount;
-            while (at > 0 && slotOffsets[at - 1] > offset)
-            {
-                at--;
-            }
-            if (at > 0 && slotOffsets[at - 1] == offset)
-            {
-                continue;
-            }
-            System.arraycopy(slotOffsets, at, slotOffsets, at + 1, slotCount - at);
-            System.arraycopy(words, at, words, at + 1, slotCount - at);
-            slotOffsets[at] = offset;
-            words[at] = word;
+            slotOffsets[slotCount] = bucketOffset + inBucket;
+            words[slotCount] = buffer.get(SLOT, bufferOffset + inBucket);
             slotCount++;
         }
     }
