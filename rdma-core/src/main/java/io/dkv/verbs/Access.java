@@ -19,6 +19,12 @@ public final class Access
     {
     }
 
+    /** @return the remote access a one-sided request with this opcode needs of the region it reaches. */
+    public static int requiredFor(final Opcode opcode)
+    {
+        return opcode == Opcode.RDMA_READ ? REMOTE_READ : opcode.isAtomic() ? REMOTE_ATOMIC : REMOTE_WRITE;
+    }
+
     public static boolean isRemote(final int access)
     {
         return (access & REMOTE_MASK) != 0;

@@ -6,6 +6,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.verbs.Access;
 import io.dkv.verbs.Opcode;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -415,7 +416,7 @@ final class DriverConductor implements Agent, MessageHandler
             session.completion(correlation, RaasStatus.NOT_OWNED, 0);
             return;
         }
-        final int verdict = driver.check(region, offset, bytes, requiredAccess(opcode), opcode.isAtomic());
+        final int verdict = driver.check(region, offset, bytes, Access.requiredFor(opcode), opcode.isAtomic());
         if (verdict != RaasStatus.SUCCESS)
         {
             session.completion(correlation, verdict, 0);
@@ -423,12 +424,6 @@ final class DriverConductor implements Agent, MessageHandler
         }
         connection.submitRegistered(opcode, region, offset, session.dataRegion, dataOffset, bytes,
             buffer.getLong(index + ONE_SIDED_COMPARE_OFFSET), buffer.getLong(index + ONE_SIDED_SWAP_OFFSET), correlation);
-    }
-
-    private static int requiredAccess(final Opcode opcode)
-    {
-        return opcode == Opcode.RDMA_READ ? io.dkv.verbs.Access.REMOTE_READ :
-            opcode.isAtomic() ? io.dkv.verbs.Access.REMOTE_ATOMIC : io.dkv.verbs.Access.REMOTE_WRITE;
     }
 
     private static Connection ownedConnection(final ClientSession session, final int vqpn)

@@ -207,9 +207,7 @@ final class DriverConnection implements Connection
         {
             throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
         }
-        final int required = opcode == Opcode.RDMA_READ ? Access.REMOTE_READ :
-            opcode.isAtomic() ? Access.REMOTE_ATOMIC : Access.REMOTE_WRITE;
-        final int verdict = driver.check(region, offset, length, required, opcode.isAtomic(), region == lastOwned);
+        final int verdict = driver.check(region, offset, length, Access.requiredFor(opcode), opcode.isAtomic(), region == lastOwned);
         if (verdict != RaasStatus.SUCCESS)
         {
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: " + RaasStatus.describe(verdict));

@@ -259,6 +259,16 @@ final class MessageChannel
     {
         acquireMessageCredit();
         final RequestSlot slot = messageSlot(Opcode.SEND_WITH_IMM);
+        stageAndSend(slot, src, offset, length, callFlags, "SEND");
+    }
+
+    /**
+     * Put the message (header and payload) into the slot's staging memory, or a send buffer when it
+     * does not fit, post it and wait until it was sent.
+     */
+    private void stageAndSend(
+        final RequestSlot slot, final MemorySegment src, final long offset, final int length, final int callFlags, final String what)
+    {
         final int total = LENGTH + length;
         if (total <= driver.stagingSlotBytes)
         {
@@ -282,7 +292,7 @@ final class MessageChannel
         {
             driver.submit(slot);
         }
-        awaitSent(slot, "SEND", length);
+        awaitSent(slot, what, length);
     }
 
     /**
@@ -306,29 +316,7 @@ final class MessageChannel
         acquireMessageCredit();
         final RequestSlot slot = messageSlot(Opcode.SEND_WITH_IMM);
         slot.udQpn = peerUdQpn;
-        final Messaging.SendBuffer buffer = total <= driver.stagingSlotBytes ? null : messaging.acquireSendBuffer();
-        if (buffer == null)
-        {
-            writeHeader(slot.staging, 0, TYPE_DATA, connection.vqpn(), length);
-            MemorySegment.copy(src, offset, slot.staging, LENGTH, length);
-            slot.wr.local(driver.staging, slot.stagingOffset, total);
-            if ((callFlags & Flags.INLINE) != 0 && total <= 64)
-            {
-                slot.wr.sendFlags(SendFlags.SIGNALED | SendFlags.INLINE);
-            }
-        }
-        else
-        {
-            slot.sendBuffer = buffer.index;
-            writeHeader(messaging.sendPool.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
-            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset + LENGTH, length);
-            slot.wr.local(messaging.sendPool, buffer.offset, total);
-        }
-        synchronized (sendLock)
-        {
-            driver.submit(slot);
-        }
-        awaitSent(slot, "UD send", length);
+        stageAndSend(slot, src, offset, length, callFlags, "UD send");
     }
 
     private void sendByWrite(final MemorySegment src, final long offset, final int length, final int callFlags)

@@ -325,8 +325,7 @@ final class ShmQueuePair extends SoftQueuePair
         final ShmRemoteDevice target, final SendSlot slot, final int responderPd, final int responderAccess, final ShmQueueFile targetQueue)
     {
         final Opcode opcode = slot.opcode;
-        final int required = opcode == Opcode.RDMA_READ ? Access.REMOTE_READ :
-            opcode.isAtomic() ? Access.REMOTE_ATOMIC : Access.REMOTE_WRITE;
+        final int required = Access.requiredFor(opcode);
 
         ManyToOneRingBuffer ring = null;
         int claimed = -1;
