@@ -10,7 +10,6 @@ import io.dkv.verbs.WorkCompletion;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.IdleStrategy;
 
-import java.util.concurrent.TimeUnit;
 
 /**
  * READs on a raw RC queue pair, one at a time: posted signaled, the CQ polled until it completes,
@@ -27,12 +26,14 @@ final class RawSyncReads implements TimedLoop
     private final int rkey;
     private final long[] offsets;
     private final int offsetMask;
+    private final String description;
     private int cursor;
 
     RawSyncReads(
         final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote, final int size, final long[] offsets)
     {
         this.qp = qp;
+        this.description = "READ on " + qp;
         this.cq = cq;
         this.request = new SendWorkRequest(1).wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(local, 0, size);
         this.remoteBase = remote.address();
@@ -56,22 +57,7 @@ final class RawSyncReads implements TimedLoop
 
     private void await(final long start)
     {
-        idleStrategy.reset();
-        int emptyWaits = 0;
-        while (cq.poll(completion, 1) == 0)
-        {
-            if (++emptyWaits == Waiting.WAITS_PER_CLOCK_CHECK)
-            {
-                emptyWaits = 0;
-                final long waited = System.nanoTime() - start;
-                if (waited > Waiting.TIMEOUT_NANOS)
-                {
-                    throw new IllegalStateException("READ on " + qp + " did not complete within " +
-                        TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
-                }
-            }
-            idleStrategy.idle();
-        }
+        Waiting.awaitOne(cq, completion, idleStrategy, start, description);
         if (!completion[0].isSuccess())
         {
             throw new IllegalStateException("READ on " + qp + " failed: " + completion[0]);

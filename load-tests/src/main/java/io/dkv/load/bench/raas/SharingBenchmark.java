@@ -20,7 +20,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
@@ -246,6 +245,7 @@ final class SharingBenchmark
         final WorkCompletion[] completion = {new WorkCompletion()};
         final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
         final int[] cursor = {first};
+        final String description = "thread " + index + ": READ on the shared queue pair";
         return () ->
         {
             lock.lock();
@@ -253,7 +253,7 @@ final class SharingBenchmark
             {
                 request.remote(remoteBase + offsets[cursor[0]++ & mask], rkey);
                 qp.postSend(request);
-                awaitCompletion(cq, completion, idleStrategy, index);
+                awaitCompletion(cq, completion, idleStrategy, index, description);
             }
             finally
             {
@@ -266,25 +266,13 @@ final class SharingBenchmark
      * Poll until the one request in flight completes: whoever holds the lock has the only one.
      */
     private static void awaitCompletion(
-        final CompletionQueue cq, final WorkCompletion[] completion, final IdleStrategy idleStrategy, final int index)
+        final CompletionQueue cq,
+        final WorkCompletion[] completion,
+        final IdleStrategy idleStrategy,
+        final int index,
+        final String description)
     {
-        idleStrategy.reset();
-        final long start = System.nanoTime();
-        int emptyWaits = 0;
-        while (cq.poll(completion, 1) == 0)
-        {
-            if (++emptyWaits == Waiting.WAITS_PER_CLOCK_CHECK)
-            {
-                emptyWaits = 0;
-                final long waited = System.nanoTime() - start;
-                if (waited > Waiting.TIMEOUT_NANOS)
-                {
-                    throw new IllegalStateException("thread " + index + ": READ on the shared queue pair did not complete within " +
-                        TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
-                }
-            }
-            idleStrategy.idle();
-        }
+        Waiting.awaitOne(cq, completion, idleStrategy, System.nanoTime(), description);
         if (!completion[0].isSuccess() || completion[0].wrId() != index)
         {
             throw new IllegalStateException("thread " + index + ": expected a successful completion of its READ, got " + completion[0]);

@@ -1,5 +1,7 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.verbs.CompletionQueue;
+import io.dkv.verbs.WorkCompletion;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -28,6 +30,33 @@ final class Waiting
     static IdleStrategy newIdleStrategy()
     {
         return new BackoffIdleStrategy(SPINS, Long.MAX_VALUE, 1, 1);
+    }
+
+    /**
+     * Poll until the one request in flight completes, waiting as every measured loop does.
+     *
+     * @param what names the request, for the error when it does not complete.
+     * @throws IllegalStateException when nothing completes within {@link #TIMEOUT_NANOS}.
+     */
+    static void awaitOne(
+        final CompletionQueue cq, final WorkCompletion[] completion, final IdleStrategy idleStrategy, final long startNanos,
+        final String what)
+    {
+        idleStrategy.reset();
+        int emptyWaits = 0;
+        while (cq.poll(completion, 1) == 0)
+        {
+            if (++emptyWaits == WAITS_PER_CLOCK_CHECK)
+            {
+                emptyWaits = 0;
+                final long waited = System.nanoTime() - startNanos;
+                if (waited > TIMEOUT_NANOS)
+                {
+                    throw new IllegalStateException(what + " did not complete within " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+                }
+            }
+            idleStrategy.idle();
+        }
     }
 
     static String describe()
