@@ -28,6 +28,8 @@ public final class KvBlockLayout
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
     private static final long CHECKSUM_TAG = 0x444b5642L << 32;
+    /** Every block read is checked: one checksum object per thread rather than one per block. */
+    private static final ThreadLocal<CRC32C> CRC = ThreadLocal.withInitial(CRC32C::new);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -134,7 +136,8 @@ public final class KvBlockLayout
 
     private static long checksum(final MemorySegment buffer, final long offset, final int keyLength, final int valueLength)
     {
-        final CRC32C crc = new CRC32C();
+        final CRC32C crc = CRC.get();
+        crc.reset();
         crc.update(buffer.asSlice(offset, 8).asByteBuffer());
         crc.update(buffer.asSlice(offset + HEADER_LENGTH, (long)keyLength + valueLength).asByteBuffer());
         return CHECKSUM_TAG | crc.getValue();
