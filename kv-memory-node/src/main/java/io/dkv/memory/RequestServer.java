@@ -5,6 +5,7 @@ import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
+import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -39,7 +40,7 @@ final class RequestServer implements Agent
     private final List<Connection> clients = new ArrayList<>();
     private final List<byte[]> batchKeys = new ArrayList<>();
     private final List<Connection> answerTo = new ArrayList<>();
-    private final List<Long> answerCorrelations = new ArrayList<>();
+    private final LongArrayList answerCorrelations = new LongArrayList();
     private final PersistStats stats;
     private final long scanIntervalNanos;
     private long nextScanNanos;
@@ -173,7 +174,7 @@ final class RequestServer implements Agent
         if (wantsAnswer)
         {
             answerTo.add(client);
-            answerCorrelations.add(correlation);
+            answerCorrelations.addLong(correlation);
         }
     }
 
@@ -214,7 +215,7 @@ final class RequestServer implements Agent
         {
             try
             {
-                answer(answerTo.get(i), answerCorrelations.get(i), status, 0, -1);
+                answer(answerTo.get(i), answerCorrelations.getLong(i), status, 0, -1);
             }
             catch (final RaasException gone)
             {
