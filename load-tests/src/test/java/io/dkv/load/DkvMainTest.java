@@ -1,9 +1,15 @@
 package io.dkv.load;
 
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.IllegalFormatException;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,6 +45,40 @@ class DkvMainTest
         assertTrue(out.toString().contains("meta"), out::toString);
         assertEquals(0, dkv("meta", "--help"));
         assertTrue(out.toString().contains("--peer"), out::toString);
+    }
+
+    @Test
+    void everyHelpTextIsAValidFormatString()
+    {
+        // picocli formats help lines with String.format: a bare '%' prints a warning and the raw text
+        final List<String> broken = new ArrayList<>();
+        collectBrokenHelp(DkvMain.commandLine(), broken);
+        assertTrue(broken.isEmpty(), () -> "help lines that are not format strings: " + broken);
+    }
+
+    private static void collectBrokenHelp(final CommandLine command, final List<String> broken)
+    {
+        final CommandSpec spec = command.getCommandSpec();
+        final List<String> lines = new ArrayList<>();
+        lines.addAll(List.of(spec.usageMessage().description()));
+        lines.addAll(List.of(spec.usageMessage().header()));
+        lines.addAll(List.of(spec.usageMessage().footer()));
+        for (final OptionSpec option : spec.options())
+        {
+            lines.addAll(List.of(option.description()));
+        }
+        for (final String line : lines)
+        {
+            try
+            {
+                String.format(line.replace("${DEFAULT-VALUE}", "").replace("${COMPLETION-CANDIDATES}", ""));
+            }
+            catch (final IllegalFormatException ex)
+            {
+                broken.add(spec.qualifiedName() + ": " + line);
+            }
+        }
+        command.getSubcommands().values().forEach(sub -> collectBrokenHelp(sub, broken));
     }
 
     @Test

@@ -119,6 +119,12 @@ final class RedisServer implements AutoCloseable
         }
     }
 
+    /** @return the server process's CPU time. */
+    CpuClock cpu()
+    {
+        return CpuClock.of(process.toHandle());
+    }
+
     int port()
     {
         return port;

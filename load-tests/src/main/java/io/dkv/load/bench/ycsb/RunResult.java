@@ -13,11 +13,30 @@ import org.HdrHistogram.Histogram;
  * @param reads        the reads among them.
  * @param failures     calls that did not answer OK.
  * @param firstFailure what the first of them answered, or null.
+ * @param cpu          CPU time the run took, by whom.
  */
 record RunResult(
     Store store, int threads, long operations, long elapsedNanos, Histogram latency, Histogram reads, long failures,
-    String firstFailure)
+    String firstFailure, CpuTimes cpu)
 {
+    /** @return CPU time of the client threads per operation, in nanoseconds. */
+    double clientCpuNanosPerOperation()
+    {
+        return (double)cpu.clientNanos() / operations;
+    }
+
+    /** @return CPU time of this process and the store's own process (if apart) per operation, in nanoseconds. */
+    double allCpuNanosPerOperation()
+    {
+        return (double)(cpu.processNanos() + cpu.serverNanos()) / operations;
+    }
+
+    /** @return cores kept busy on average over the run, by this process and the store's own. */
+    double coresBusy()
+    {
+        return (double)(cpu.processNanos() + cpu.serverNanos()) / elapsedNanos;
+    }
+
     double opsPerSecond()
     {
         return operations * 1e9 / elapsedNanos;

@@ -26,6 +26,8 @@ final class TimedDb extends DB
     final Histogram reads = new Histogram(SIGNIFICANT_DIGITS);
     long failures;
     String firstFailure;
+    /** CPU time of the client thread over its share of a run. */
+    long cpuNanos;
 
     TimedDb(final DB store)
     {

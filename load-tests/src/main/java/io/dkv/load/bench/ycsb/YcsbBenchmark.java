@@ -43,8 +43,8 @@ import java.util.function.Supplier;
             "a client, each with an embedded driver on shm) and on Redis (Debian's redis-server, started on 127.0.0.1), " +
             "the same workload on both, alternating; report throughput, per client thread too, and p50/p99 latency as " +
             "ratios dkv / Redis, and a dkv GET beside the floor of its three memory accesses measured in the same run.",
-        "Workloads: a (50% reads, 50% updates), b (95% reads, 5% updates), c (reads only), d (95% reads of the latest, " +
-            "5% inserts), f (50% reads, 50% read-modify-writes); e (scans) has no counterpart in a hash index."
+        "Workloads: a (50%% reads, 50%% updates), b (95%% reads, 5%% updates), c (reads only), d (95%% reads of the latest, " +
+            "5%% inserts), f (50%% reads, 50%% read-modify-writes); e (scans) has no counterpart in a hash index."
     })
 public final class YcsbBenchmark implements Callable<Integer>
 {
@@ -141,9 +141,9 @@ public final class YcsbBenchmark implements Callable<Integer>
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
             final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
-            final RunResult dkvLoad = runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads);
+            final RunResult dkvLoad = runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
             final RunResult redisLoad = redis == null ? null :
-                runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads);
+                runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads, redis.cpu());
             runs.add(new SideBySide(null, maxThreads, dkvLoad, redisLoad));
 
             if (warmupOperations > 0)
@@ -151,11 +151,12 @@ public final class YcsbBenchmark implements Callable<Integer>
                 for (final YcsbWorkload workload : selected)
                 {
                     final Properties warmup = properties(workload, warmupOperations, redisProperties);
-                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads, warmupOperations);
+                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads, warmupOperations,
+                        CpuClock.NONE);
                     if (redis != null)
                     {
                         runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup, maxThreads,
-                            warmupOperations);
+                            warmupOperations, redis.cpu());
                     }
                 }
             }
@@ -173,12 +174,15 @@ public final class YcsbBenchmark implements Callable<Integer>
                     RunResult other = null;
                     if (!dkvFirst && redis != null)
                     {
-                        other = runner.transactions("Redis" + suffix, Store.REDIS, redisClients, properties, count, operations);
+                        other = runner.transactions(
+                            "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
                     }
-                    final RunResult dkv = runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations);
+                    final RunResult dkv = runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations,
+                        CpuClock.NONE);
                     if (dkvFirst && redis != null)
                     {
-                        other = runner.transactions("Redis" + suffix, Store.REDIS, redisClients, properties, count, operations);
+                        other = runner.transactions(
+                            "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
                     }
                     dkvFirst = !dkvFirst;
                     runs.add(new SideBySide(workload, count, dkv, other));

@@ -24,6 +24,7 @@ final class YcsbReport
     static final String TITLE = "dkv bench ycsb";
     static final String THROUGHPUT = "throughput: YCSB operations per second, dkv beside Redis";
     static final String LATENCY = "latency: every call into the store, us";
+    static final String CPU = "cpu: what an operation costs in CPU time, us";
     static final String FLOOR = "floor: a dkv GET against its three memory accesses alone, us";
     static final String NOT_RUN = "-";
 
@@ -37,6 +38,7 @@ final class YcsbReport
         final List<ReportSection> sections = new ArrayList<>();
         sections.add(throughput(runs));
         sections.add(latency(runs));
+        sections.add(cpu(runs));
         sections.add(floor(runs, floor));
         return new SectionedReport(TITLE, machine, method, sections, YcsbGoals.evaluate(runs, floor, redis));
     }
@@ -106,6 +108,50 @@ final class YcsbReport
             }
         }
         return new ReportSection(LATENCY, notes, table);
+    }
+
+    private static ReportSection cpu(final List<SideBySide> runs)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("workload", false),
+            new TextTable.Column("threads", true),
+            new TextTable.Column("dkv client", true),
+            new TextTable.Column("dkv all", true),
+            new TextTable.Column("dkv cores busy", true),
+            new TextTable.Column("Redis client", true),
+            new TextTable.Column("Redis all", true),
+            new TextTable.Column("Redis cores busy", true),
+            new TextTable.Column("dkv ops/s per client core", true),
+            new TextTable.Column("that / Redis ops/s/thread", true)));
+        for (final SideBySide run : runs)
+        {
+            final double dkvPerClientCore = 1e9 / run.dkv().clientCpuNanosPerOperation();
+            table.addRow(
+                run.title(),
+                count(run.threads()),
+                micros(Math.round(run.dkv().clientCpuNanosPerOperation())),
+                micros(Math.round(run.dkv().allCpuNanosPerOperation())),
+                cores(run.dkv().coresBusy()),
+                run.hasRedis() ? micros(Math.round(run.redis().clientCpuNanosPerOperation())) : NOT_RUN,
+                run.hasRedis() ? micros(Math.round(run.redis().allCpuNanosPerOperation())) : NOT_RUN,
+                run.hasRedis() ? cores(run.redis().coresBusy()) : NOT_RUN,
+                opsPerSecond(dkvPerClientCore),
+                run.hasRedis() ? ratio(dkvPerClientCore / run.redis().opsPerSecondPerThread()) : NOT_RUN);
+        }
+        return new ReportSection(CPU, List.of(
+            "client: CPU time of the client threads (YCSB's generator, the binding and the store's client library) per " +
+                "operation; all: of every thread of the benchmark's process over the run (for dkv this includes its two " +
+                "drivers' agents and the memory node) plus, for Redis, redis-server's process",
+            "cores busy: all CPU time over the run's wall time; near the machine's cores, the run was short of CPU, and " +
+                "per-thread throughput then falls with every thread added whatever the store does",
+            "dkv ops/s per client core: what one client thread would do with a core of its own (1 / client CPU per " +
+                "operation; a dkv client thread waits for completions by spinning, so its CPU time is its working time), " +
+                "beside Redis's per-thread throughput in the same run"), table);
+    }
+
+    private static String cores(final double cores)
+    {
+        return String.format(Locale.ROOT, "%.2f", cores);
     }
 
     private static void failureNote(final SideBySide run, final RunResult result, final List<String> notes)

@@ -54,21 +54,24 @@ final class YcsbRunner implements AutoCloseable
     /**
      * Insert records {@code 0 .. recordcount - 1} of the properties, as YCSB's load phase does.
      */
-    RunResult load(final String label, final Store store, final Supplier<DB> dbs, final Properties properties, final int threads)
-        throws InterruptedException
+    RunResult load(
+        final String label, final Store store, final Supplier<DB> dbs, final Properties properties, final int threads,
+        final CpuClock server) throws InterruptedException
     {
         final long records = Long.parseLong(properties.getProperty("recordcount"));
-        return run(label, store, dbs, properties, threads, records, true);
+        return run(label, store, dbs, properties, threads, records, true, server);
     }
 
     /**
      * Run {@code operations} transactions of the workload the properties describe, split over the threads.
+     *
+     * @param server the CPU time of the store's own process when it runs apart from this one, else {@link CpuClock#NONE}.
      */
     RunResult transactions(
         final String label, final Store store, final Supplier<DB> dbs, final Properties properties, final int threads,
-        final long operations) throws InterruptedException
+        final long operations, final CpuClock server) throws InterruptedException
     {
-        return run(label, store, dbs, properties, threads, operations, false);
+        return run(label, store, dbs, properties, threads, operations, false, server);
     }
 
     private RunResult run(
@@ -78,7 +81,8 @@ final class YcsbRunner implements AutoCloseable
         final Properties properties,
         final int threads,
         final long operations,
-        final boolean load) throws InterruptedException
+        final boolean load,
+        final CpuClock server) throws InterruptedException
     {
         if (threads > pool.getCorePoolSize())
         {
@@ -104,9 +108,11 @@ final class YcsbRunner implements AutoCloseable
                     final Object state = workload.initThread(properties, thread, threads);
                     ready.countDown();
                     start.await();
+                    final long cpuAtStart = CpuClock.currentThreadNanos();
                     try
                     {
                         runOperations(workload, db, state, share, load, done);
+                        db.cpuNanos = CpuClock.currentThreadNanos() - cpuAtStart;
                     }
                     finally
                     {
@@ -122,6 +128,8 @@ final class YcsbRunner implements AutoCloseable
             }));
         }
         ready.await();
+        final long processCpuAtStart = CpuClock.PROCESS.nanos();
+        final long serverCpuAtStart = server.nanos();
         final long startNanos = System.nanoTime();
         start.countDown();
         progress.show(label, 0, operations, 0);
@@ -130,8 +138,9 @@ final class YcsbRunner implements AutoCloseable
             progress.show(label, done.sum(), operations, System.nanoTime() - startNanos);
         }
         final long elapsedNanos = System.nanoTime() - startNanos;
+        final CpuTimes cpu = new CpuTimes(0, CpuClock.PROCESS.nanos() - processCpuAtStart, server.nanos() - serverCpuAtStart);
         progress.clear();
-        return result(label, store, threads, operations, elapsedNanos, clients);
+        return result(label, store, threads, operations, elapsedNanos, cpu, clients);
     }
 
     private static void runOperations(
@@ -159,11 +168,12 @@ final class YcsbRunner implements AutoCloseable
 
     private static RunResult result(
         final String label, final Store store, final int threads, final long operations, final long elapsedNanos,
-        final List<Future<TimedDb>> clients) throws InterruptedException
+        final CpuTimes cpu, final List<Future<TimedDb>> clients) throws InterruptedException
     {
         final Histogram latency = new Histogram(3);
         final Histogram reads = new Histogram(3);
         long failures = 0;
+        long clientCpuNanos = 0;
         String firstFailure = null;
         for (final Future<TimedDb> client : clients)
         {
@@ -179,12 +189,14 @@ final class YcsbRunner implements AutoCloseable
             latency.add(db.latency);
             reads.add(db.reads);
             failures += db.failures;
+            clientCpuNanos += db.cpuNanos;
             if (firstFailure == null)
             {
                 firstFailure = db.firstFailure;
             }
         }
-        return new RunResult(store, threads, operations, elapsedNanos, latency, reads, failures, firstFailure);
+        return new RunResult(store, threads, operations, elapsedNanos, latency, reads, failures, firstFailure,
+            new CpuTimes(clientCpuNanos, cpu.processNanos(), cpu.serverNanos()));
     }
 
     private static Workload workload(final Properties properties)

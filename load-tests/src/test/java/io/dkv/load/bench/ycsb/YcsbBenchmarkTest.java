@@ -69,6 +69,14 @@ class YcsbBenchmarkTest
             assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]), () -> "dkv p50 <= p99: " + Arrays.toString(row));
             assertEquals("0", row[8], () -> "dkv failures: " + Arrays.toString(row));
         }
+        assertEquals(runs, keys(tables.get(YcsbReport.CPU)), out::toString);
+        for (final String[] row : tables.get(YcsbReport.CPU))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[3]) > 0 && number(row[4]) > 0 && number(row[8]) > 0,
+                () -> "dkv CPU time: " + Arrays.toString(row));
+            assertEquals(List.of("-", "-", "-", "-"), List.of(row[5], row[6], row[7], row[9]),
+                () -> "Redis off: " + Arrays.toString(row));
+        }
         final String[] floor = tables.get(YcsbReport.FLOOR).get(0);
         assertEquals("YCSB-C, 1 thread", floor[0], () -> Arrays.toString(floor));
         assertTrue(number(floor[1]) > 0 && number(floor[2]) > 0 && floor[4].matches("\\d+\\.\\d+x"), () -> Arrays.toString(floor));
@@ -87,7 +95,7 @@ class YcsbBenchmarkTest
             assertTrue(markdownText.contains("### " + title), () -> title + " in\n" + markdownText);
         }
         // every table adds a header and a rule line to its rows
-        assertEquals(2 * (runs.size() + 2) + 1 + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(),
+        assertEquals(3 * (runs.size() + 2) + 1 + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(),
             markdownText);
     }
 
@@ -122,7 +130,7 @@ class YcsbBenchmarkTest
 
     static Map<String, List<String[]>> tables(final String text)
     {
-        return ReportTables.tables(text, List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.FLOOR));
+        return ReportTables.tables(text, List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.CPU, YcsbReport.FLOOR));
     }
 
     static double number(final String cell)
