@@ -157,7 +157,7 @@ public final class HistoryJson
         }
         catch (final IOException ex)
         {
-            throw new IllegalArgumentException("not a history event (" + ex.getOriginalMessage() + "): " + line, ex);
+            throw new IllegalArgumentException("not a history event (" + ex.getMessage() + "): " + line, ex);
         }
     }
 
