@@ -1,6 +1,8 @@
 package io.dkv.load;
 
 import io.dkv.load.bench.BenchCommand;
+import io.dkv.load.check.harness.CheckClientCommand;
+import io.dkv.load.check.harness.CheckCommand;
 import io.dkv.load.cluster.DelCommand;
 import io.dkv.load.cluster.GetCommand;
 import io.dkv.load.cluster.PutCommand;
@@ -32,6 +34,8 @@ import picocli.CommandLine.Spec;
         DriverCommand.class,
         MetaCommand.class,
         MemoryNodeCommand.class,
+        CheckCommand.class,
+        CheckClientCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class DkvMain implements Runnable

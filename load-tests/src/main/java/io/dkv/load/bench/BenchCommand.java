@@ -1,5 +1,6 @@
 package io.dkv.load.bench;
 
+import io.dkv.load.bench.check.CheckBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import io.dkv.load.bench.ycsb.YcsbBenchmark;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
         VerbsBenchmark.class,
         RaasBenchmark.class,
-        YcsbBenchmark.class
+        YcsbBenchmark.class,
+        CheckBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

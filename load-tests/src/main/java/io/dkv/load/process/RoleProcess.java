@@ -61,7 +61,23 @@ public final class RoleProcess implements AutoCloseable
         final Pattern readyLine,
         final Path log)
     {
-        final List<String> command = new ArrayList<>();
+        return start(name, heap, properties, arguments, readyLine, log, List.of());
+    }
+
+    /**
+     * As {@link #start(String, String, Map, List, Pattern, Path)}, the JVM started through a prefix that
+     * execs it (e.g. {@code ip netns exec <namespace>}, to run it on a test host), so it keeps the pid.
+     */
+    public static RoleProcess start(
+        final String name,
+        final String heap,
+        final Map<String, String> properties,
+        final List<String> arguments,
+        final Pattern readyLine,
+        final Path log,
+        final List<String> prefix)
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {

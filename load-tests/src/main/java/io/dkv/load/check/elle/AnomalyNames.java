@@ -27,13 +27,16 @@ public final class AnomalyNames
     public static final String DUPLICATE_ELEMENTS = "duplicate-elements";
     /** A read of an element that no transaction appended. */
     public static final String GARBAGE_READ = "garbage-read";
+    /** An element an ok transaction appended that no read saw, though a read of the key began after it completed. */
+    public static final String LOST_APPEND = "lost-append";
     /** Appended to a cycle's name when the cycle needs a real-time dependency: it breaks strict serializability only. */
     public static final String REALTIME_SUFFIX = "-realtime";
 
     /** Every name, in the order reports list them. */
     public static final List<String> ALL = List.of(
         G0, G0 + REALTIME_SUFFIX, G1A, G1B, G1C, G1C + REALTIME_SUFFIX, G_SINGLE, G_SINGLE + REALTIME_SUFFIX,
-        G2_ITEM, G2_ITEM + REALTIME_SUFFIX, INCOMPATIBLE_ORDER, INTERNAL, DUPLICATE_ELEMENTS, GARBAGE_READ);
+        G2_ITEM, G2_ITEM + REALTIME_SUFFIX, INCOMPATIBLE_ORDER, INTERNAL, DUPLICATE_ELEMENTS, GARBAGE_READ,
+        LOST_APPEND);
 
     private AnomalyNames()
     {

@@ -79,6 +79,10 @@ public final class ElleChecker
         final VersionOrders orders = VersionOrders.of(transactions, findings);
         ReadAnomalies.find(transactions, writers, orders, findings);
         InternalConsistency.find(transactions, findings);
+        if (model.realtime)
+        {
+            LostAppends.find(transactions, orders, findings);
+        }
 
         final DependencyGraph.Builder builder = new DependencyGraph.Builder(transactions.count());
         DataDependencies.add(transactions, writers, orders, builder);

@@ -19,13 +19,24 @@ import java.util.List;
  */
 public final class HistoryRecorder implements AutoCloseable
 {
-    private final long startNanos = System.nanoTime();
+    private final long originNanos;
     private final List<Op> ops = new ArrayList<>();
     private final BufferedWriter out;
 
     /** @param file where to write the events as they come, or null to keep them in memory only. */
     public HistoryRecorder(final Path file)
     {
+        this(file, System.nanoTime());
+    }
+
+    /**
+     * @param file        where to write the events as they come, or null to keep them in memory only.
+     * @param originNanos the {@link System#nanoTime()} at which the history began: processes of one host share
+     *                    the clock, so recorders in several processes given one origin write comparable times.
+     */
+    public HistoryRecorder(final Path file, final long originNanos)
+    {
+        this.originNanos = originNanos;
         try
         {
             this.out = file == null ? null : Files.newBufferedWriter(file, StandardCharsets.UTF_8);
@@ -60,13 +71,15 @@ public final class HistoryRecorder implements AutoCloseable
     private synchronized Op add(
         final OpType type, final int process, final String f, final String key, final Object value, final String error)
     {
-        final Op op = new Op(ops.size(), type, process, f, key, value, System.nanoTime() - startNanos, error);
+        final Op op = new Op(ops.size(), type, process, f, key, value, System.nanoTime() - originNanos, error);
         ops.add(op);
         if (out != null)
         {
             try
             {
                 HistoryJson.writeLine(op, out);
+                // an invocation must be on file before the operation runs: an effect without it would read as impossible
+                out.flush();
             }
             catch (final IOException ex)
             {

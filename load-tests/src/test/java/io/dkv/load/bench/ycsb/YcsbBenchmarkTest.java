@@ -72,7 +72,8 @@ class YcsbBenchmarkTest
         assertEquals(runs, keys(tables.get(YcsbReport.CPU)), out::toString);
         for (final String[] row : tables.get(YcsbReport.CPU))
         {
-            assertTrue(number(row[2]) > 0 && number(row[3]) > 0 && number(row[4]) > 0 && number(row[8]) > 0,
+            // the process's CPU time comes in clock ticks (10 ms): a run this short may show none
+            assertTrue(number(row[2]) > 0 && number(row[3]) >= 0 && number(row[4]) >= 0 && number(row[8]) > 0,
                 () -> "dkv CPU time: " + Arrays.toString(row));
             assertEquals(List.of("-", "-", "-", "-"), List.of(row[5], row[6], row[7], row[9]),
                 () -> "Redis off: " + Arrays.toString(row));

@@ -96,6 +96,35 @@ class ElleCheckerTest
     }
 
     @Test
+    void anAppendThatCompletedButNoLaterReadSeesIsALostAppend()
+    {
+        final TxnHistory history = new TxnHistory();
+        history.ok(0, 10, append("x", 1));
+        final int lost = history.ok(20, 30, read("x", 1), append("x", 2));
+        final int reader = history.ok(40, 50, read("x", 1));
+
+        final ElleResult strict = STRICT.check(history.history());
+
+        assertEquals(List.of(AnomalyNames.LOST_APPEND), strict.anomalyNames(), strict.toText());
+        final Witness witness = onlyWitness(strict, AnomalyNames.LOST_APPEND);
+        assertEquals(Set.of(lost, reader), processes(witness.transactions()));
+        assertTrue(witness.explanation().contains("appended 2 to x"), witness.explanation());
+        // without real time the read may be ordered before the append
+        assertTrue(SERIALIZABLE.check(history.history()).isValid());
+    }
+
+    @Test
+    void anAppendNobodyReadAfterItCompletedIsNotLost()
+    {
+        final TxnHistory history = new TxnHistory();
+        history.ok(0, 10, append("x", 1));
+        history.ok(20, 40, append("x", 2));
+        history.ok(30, 50, read("x", 1));
+
+        assertTrue(STRICT.check(history.history()).isValid());
+    }
+
+    @Test
     void appendsOrderedOppositelyOnTwoKeysAreAWriteCycleG0()
     {
         final TxnHistory history = new TxnHistory();

@@ -1,0 +1,75 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.load.check.history.HistoryRecorder;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code dkv check-client}: one client process of {@code dkv check}. It attaches to the host's
+ * driver, runs the workload until SIGTERM, and writes every invocation and completion to its own
+ * history file as it happens (a SIGKILL leaves the history up to that moment).
+ */
+@Command(name = "check-client", hidden = true, mixinStandardHelpOptions = true,
+    description = "A client process of dkv check (started by it): runs a workload and records its history.")
+public final class CheckClientCommand implements Callable<Integer>
+{
+    static final String READY = "dkv check client ready";
+
+    @Option(names = "--driver", required = true, description = "Name of the host's driver to attach to.")
+    private String driverName;
+
+    @Option(names = "--memory-nodes", required = true, split = ",", description = "Memory node ids, comma-separated.")
+    private long[] memoryNodes;
+
+    @Option(names = "--workload", defaultValue = RegisterWorkload.NAME, description = "register or list-append.")
+    private String workload;
+
+    @Option(names = "--keys", defaultValue = "8", description = "Keys the workload uses.")
+    private int keys;
+
+    @Option(names = "--threads", defaultValue = "3", description = "Worker threads, each a process of the history.")
+    private int threads;
+
+    @Option(names = "--rate", defaultValue = "50", description = "Operations per second of this client.")
+    private double rate;
+
+    @Option(names = "--process-base", required = true, description = "First process number of the history.")
+    private int processBase;
+
+    @Option(names = "--origin-nanos", required = true, description = "System.nanoTime at which the history began.")
+    private long originNanos;
+
+    @Option(names = "--history", required = true, description = "JSON lines file for the events.")
+    private Path history;
+
+    @Option(names = "--timeout-ms", defaultValue = "2000", description = "Deadline of one operation.")
+    private int timeoutMs;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload's randomness.")
+    private long seed;
+
+    public Integer call() throws InterruptedException
+    {
+        final Workload chosen = Workloads.of(workload, keys);
+        final KvCheckedStore store = new KvCheckedStore(driverName, memoryNodes, timeoutMs);
+        final HistoryRecorder recorder = new HistoryRecorder(history, originNanos);
+        final WorkloadRunner runner = new WorkloadRunner(chosen, store, recorder, threads, rate, processBase, timeoutMs, seed);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            runner.close();
+            recorder.close();
+            store.close();
+            stopped.countDown();
+        }, "check-client-stop"));
+        runner.start();
+        System.out.println(READY + ": " + threads + " workers, " + chosen.name() + " over " + keys + " keys, history in " + history);
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

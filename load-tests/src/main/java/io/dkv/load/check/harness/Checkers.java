@@ -1,0 +1,79 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.load.check.elle.ElleChecker;
+import io.dkv.load.check.elle.ElleResult;
+import io.dkv.load.check.elle.Witness;
+import io.dkv.load.check.history.History;
+import io.dkv.load.check.history.Operation;
+import io.dkv.load.check.linear.LinearizabilityChecker;
+import io.dkv.load.check.linear.LinearizabilityResult;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The checker for each workload's histories: registers for linearizability, lists by the
+ * list-append checker under strict serializability (one key per transaction here, so real time is
+ * what ties keys together).
+ */
+final class Checkers
+{
+    static final String LINEARIZABILITY = "linearizability";
+    static final String LIST_APPEND = "list-append, strict serializability";
+
+    private Checkers()
+    {
+    }
+
+    static CheckResult check(final String workload, final History history, final Duration budget)
+    {
+        return switch (workload)
+        {
+            case RegisterWorkload.NAME -> linearizability(history, budget);
+            case ListAppendWorkload.NAME -> listAppend(history);
+            default -> throw new IllegalArgumentException("no checker for workload '" + workload + "': expected one of " +
+                Workloads.NAMES);
+        };
+    }
+
+    private static CheckResult linearizability(final History history, final Duration budget)
+    {
+        final LinearizabilityResult result = new LinearizabilityChecker(budget).check(history);
+        final Verdict verdict = switch (result.verdict())
+        {
+            case VALID -> Verdict.VALID;
+            case INVALID -> Verdict.INVALID;
+            case UNKNOWN -> Verdict.UNKNOWN;
+        };
+        return new CheckResult(LINEARIZABILITY, verdict, result.toText(), invocations(result.failingOperations()));
+    }
+
+    private static CheckResult listAppend(final History history)
+    {
+        final ElleResult result = new ElleChecker(ElleChecker.Model.STRICT_SERIALIZABLE).check(history);
+        final Set<Long> failing = new HashSet<>();
+        for (final List<Witness> witnesses : result.anomalies().values())
+        {
+            for (final Witness witness : witnesses)
+            {
+                failing.addAll(invocations(witness.transactions()));
+            }
+        }
+        return new CheckResult(LIST_APPEND, result.isValid() ? Verdict.VALID : Verdict.INVALID, result.toText(), failing);
+    }
+
+    private static Set<Long> invocations(final List<Operation> operations)
+    {
+        final Set<Long> indices = new HashSet<>();
+        if (operations != null)
+        {
+            for (final Operation operation : operations)
+            {
+                indices.add(operation.invoke().index());
+            }
+        }
+        return indices;
+    }
+}

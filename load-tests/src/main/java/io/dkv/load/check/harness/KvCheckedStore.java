@@ -1,0 +1,149 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The real store under test: a {@link KvClient} attached to the host's driver, with every write
+ * under durability sync (a memory node killed and restarted keeps what it acknowledged). After a
+ * failure the next operation attaches afresh, since the driver itself may have been restarted.
+ */
+public final class KvCheckedStore implements CheckedStore, AutoCloseable
+{
+    private final String driverName;
+    private final long[] memoryNodes;
+    private final int timeoutMs;
+    // threads may still be inside an operation on a broken attachment: it is released at close only
+    private final List<Attachment> broken = new ArrayList<>();
+    private Attachment attachment;
+    private boolean closed;
+
+    public KvCheckedStore(final String driverName, final long[] memoryNodes, final int timeoutMs)
+    {
+        this.driverName = driverName;
+        this.memoryNodes = memoryNodes.clone();
+        this.timeoutMs = timeoutMs;
+    }
+
+    public byte[] get(final String key)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            return current.client.get(bytes(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    public void put(final String key, final byte[] value)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            current.client.put(bytes(key), value);
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            return current.client.compareAndSet(bytes(key), expected, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    private synchronized Attachment attachment()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the store is closed");
+        }
+        if (attachment == null)
+        {
+            final Raas raas = Raas.attach(new RaasContext().driverName(driverName));
+            try
+            {
+                attachment = new Attachment(raas, KvClient.connect(raas,
+                    new KvClientContext().memoryNodes(memoryNodes).durability(Durability.SYNC).timeoutMs(timeoutMs)));
+            }
+            catch (final RuntimeException ex)
+            {
+                raas.close();
+                throw ex;
+            }
+        }
+        return attachment;
+    }
+
+    /** Attach afresh for the next operation, unless another thread did already. */
+    private synchronized void broken(final Attachment failed)
+    {
+        if (attachment == failed)
+        {
+            attachment = null;
+            broken.add(failed);
+        }
+    }
+
+    public synchronized void close()
+    {
+        closed = true;
+        if (attachment != null)
+        {
+            broken.add(attachment);
+            attachment = null;
+        }
+        broken.forEach(Attachment::close);
+        broken.clear();
+    }
+
+    private static byte[] bytes(final String key)
+    {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private record Attachment(Raas raas, KvClient client)
+    {
+        void close()
+        {
+            try
+            {
+                client.close();
+            }
+            catch (final RuntimeException ignored)
+            {
+                // its driver or node is gone: nothing left to release there
+            }
+            try
+            {
+                raas.close();
+            }
+            catch (final RuntimeException ignored)
+            {
+                // as above
+            }
+        }
+    }
+}

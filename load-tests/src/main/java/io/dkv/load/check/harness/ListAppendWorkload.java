@@ -1,0 +1,114 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.load.check.history.Op;
+import org.agrona.collections.Long2LongHashMap;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Lists under a few keys, appended to by compare-and-set loops and read whole: checked by the
+ * list-append checker. A transaction is one micro-operation, since the store's atomic unit is one
+ * key; the checker still finds cycles through real time across keys.
+ */
+public final class ListAppendWorkload implements Workload
+{
+    public static final String NAME = "list-append";
+    /** Elements of one process are {@code process * ELEMENTS_PER_PROCESS + n}: unique across processes. */
+    private static final long ELEMENTS_PER_PROCESS = 1L << 32;
+
+    private final int keys;
+    private final double readShare;
+    private final Long2LongHashMap appendedBy = new Long2LongHashMap(0);
+
+    /**
+     * @param keys      keys {@code l0 .. l<keys-1>}.
+     * @param readShare share of reads; the rest are appends.
+     */
+    public ListAppendWorkload(final int keys, final double readShare)
+    {
+        if (keys < 1 || readShare < 0 || readShare > 1)
+        {
+            throw new IllegalArgumentException("list-append workload: keys " + keys + ", read share " + readShare +
+                ": keys must be positive and the share in [0, 1]");
+        }
+        this.keys = keys;
+        this.readShare = readShare;
+    }
+
+    public String name()
+    {
+        return NAME;
+    }
+
+    public Invocation next(final Random random, final int process)
+    {
+        final String key = "l" + random.nextInt(keys);
+        if (random.nextDouble() < readShare)
+        {
+            return new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, key, List.of())));
+        }
+        final long element = process * ELEMENTS_PER_PROCESS + nextOf(process);
+        return new Invocation(Op.TXN, null, List.of(List.of(Op.APPEND, key, element)));
+    }
+
+    public Object execute(final CheckedStore store, final Invocation invocation, final long deadlineNanos)
+    {
+        final List<?> microOp = (List<?>)((List<?>)invocation.value()).get(0);
+        final String key = (String)microOp.get(1);
+        if (Op.READ_LIST.equals(microOp.get(0)))
+        {
+            final byte[] value = store.get(key);
+            final List<Object> read = new ArrayList<>(3);
+            read.add(Op.READ_LIST);
+            read.add(key);
+            read.add(value == null ? null : decode(value));
+            return List.of(read);
+        }
+        final long element = (Long)microOp.get(2);
+        while (true)
+        {
+            final byte[] current = store.get(key);
+            if (store.compareAndSet(key, current, append(current, element)))
+            {
+                return invocation.value();
+            }
+            if (System.nanoTime() > deadlineNanos)
+            {
+                // every compare-and-set found another list: none of them took effect
+                throw new FailedOperation("the list under " + key + " kept changing until the deadline");
+            }
+        }
+    }
+
+    static byte[] append(final byte[] list, final long element)
+    {
+        final int length = list == null ? 0 : list.length;
+        final ByteBuffer appended = ByteBuffer.allocate(length + Long.BYTES);
+        if (list != null)
+        {
+            appended.put(list);
+        }
+        return appended.putLong(element).array();
+    }
+
+    static List<Long> decode(final byte[] list)
+    {
+        final ByteBuffer elements = ByteBuffer.wrap(list);
+        final List<Long> decoded = new ArrayList<>(list.length / Long.BYTES);
+        while (elements.remaining() >= Long.BYTES)
+        {
+            decoded.add(elements.getLong());
+        }
+        return decoded;
+    }
+
+    private synchronized long nextOf(final long process)
+    {
+        final long number = appendedBy.get(process);
+        appendedBy.put(process, number + 1);
+        return number;
+    }
+}

@@ -1,0 +1,146 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.load.process.RoleProcess;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.regex.Pattern;
+
+/**
+ * One role of the cluster under test (MetaServer, memory node, driver, client) as a process that
+ * a nemesis may kill and restart or pause and resume; each incarnation logs to a file of its own.
+ */
+public final class Role
+{
+    private final String name;
+    private final String heap;
+    private final IntFunction<List<String>> arguments;
+    private final Pattern readyLine;
+    private final Path logDirectory;
+    private final String logName;
+    private final List<String> prefix;
+    private RoleProcess process;
+    private int incarnation;
+    private boolean paused;
+
+    /**
+     * @param arguments the {@code dkv} arguments of an incarnation (numbered from 0).
+     * @param prefix    what runs the JVM on its host (empty: this one).
+     */
+    Role(final String name, final String heap, final IntFunction<List<String>> arguments, final Pattern readyLine,
+        final Path logDirectory, final String logName, final List<String> prefix)
+    {
+        this.prefix = List.copyOf(prefix);
+        this.name = name;
+        this.heap = heap;
+        this.arguments = arguments;
+        this.readyLine = readyLine;
+        this.logDirectory = logDirectory;
+        this.logName = logName;
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    /** Start the next incarnation and wait until it says it is ready. */
+    public synchronized Role start()
+    {
+        if (process != null && process.isAlive())
+        {
+            throw new IllegalStateException(name + " runs already (process " + process.pid() + ")");
+        }
+        process = RoleProcess.start(name, heap, Map.of(), arguments.apply(incarnation), readyLine,
+            logDirectory.resolve(logName + (incarnation == 0 ? "" : "." + incarnation) + ".log"), prefix);
+        incarnation++;
+        paused = false;
+        return this;
+    }
+
+    /** @return the group of the line that said it was ready, of the current incarnation. */
+    public synchronized String readyGroup(final int group)
+    {
+        return process.readyGroup(group);
+    }
+
+    /** SIGKILL: gone at once, as in a crash. */
+    public synchronized void kill()
+    {
+        if (process != null)
+        {
+            process.kill();
+            paused = false;
+        }
+    }
+
+    /** SIGSTOP: frozen, its connections open, as a long GC pause or an overloaded host would leave it. */
+    public synchronized void pause()
+    {
+        if (process != null && process.isAlive() && !paused)
+        {
+            signal("STOP");
+            paused = true;
+        }
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public synchronized void resume()
+    {
+        if (process != null && paused)
+        {
+            signal("CONT");
+            paused = false;
+        }
+    }
+
+    public synchronized boolean isAlive()
+    {
+        return process != null && process.isAlive();
+    }
+
+    public synchronized long pid()
+    {
+        return process == null ? -1 : process.pid();
+    }
+
+    /** Stop it the gentle way (SIGTERM after resuming it), waiting for it to exit. */
+    public synchronized void stop()
+    {
+        if (process != null)
+        {
+            resume();
+            process.close();
+        }
+    }
+
+    private void signal(final String signal)
+    {
+        try
+        {
+            final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+            if (exit != 0)
+            {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") exited with " + exit);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot signal " + name + ": " + ex.getMessage(), ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, ex);
+        }
+    }
+
+    public String toString()
+    {
+        return name;
+    }
+}

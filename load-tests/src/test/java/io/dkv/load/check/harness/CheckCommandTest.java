@@ -1,0 +1,61 @@
+package io.dkv.load.check.harness;
+
+import io.dkv.load.DkvMain;
+import io.dkv.load.check.history.History;
+import io.dkv.load.check.history.HistoryJson;
+import io.dkv.load.check.history.Operation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A short {@code dkv check} against the real store: a cluster of processes, clients in processes of
+ * their own, memory nodes, driver, MetaServer and clients killed and paused while they run; the
+ * history must be linearizable and the result directory complete.
+ */
+class CheckCommandTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(180)
+    void theStoreStaysLinearizableWhileItsProcessesAreKilledAndPaused() throws Exception
+    {
+        final Path results = dir.resolve("results");
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--time", "16s", "--nemesis", "kill,pause", "--interval", "3s", "--rate", "150", "--keys", "4",
+            "--seed", "7", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        assertTrue(verdict.startsWith("VALID"), verdict);
+        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        final long ok = history.operations().stream().filter(Operation::isOk).count();
+        assertTrue(ok > 500, () -> ok + " operations completed ok of " + history.operations().size());
+        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
+        assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"fault\""), "faults on the timeline");
+    }
+
+    @Test
+    void refusesUnknownNemesesAndWorkloads()
+    {
+        final StringWriter err = new StringWriter();
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--nemesis", "flood",
+            "--dir", dir.toString()));
+        assertTrue(err.toString().contains("unknown nemesis 'flood'"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--workload", "bank",
+            "--dir", dir.toString()));
+        assertTrue(err.toString().contains("unknown workload 'bank'"), err::toString);
+    }
+}
