@@ -48,6 +48,27 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(180)
+    void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
+    {
+        final Path results = dir.resolve("partitions");
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--workload", "list-append", "--time", "14s", "--nemesis", "partition,pause", "--interval", "2s",
+            "--rate", "150", "--keys", "4", "--seed", "11", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        // on a machine that cannot make test hosts the run says why and goes on without partitions
+        assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partition skipped: test hosts"), nemesis);
+        if (nemesis.contains("partition skipped"))
+        {
+            System.out.println("partitions skipped: " + nemesis.lines().filter(line -> line.contains("skipped")).findFirst().orElse(""));
+        }
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         final StringWriter err = new StringWriter();
