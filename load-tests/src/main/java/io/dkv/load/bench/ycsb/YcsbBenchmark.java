@@ -82,7 +82,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         description = "Bytes per field, as YCSB's fieldlength (default: ${DEFAULT-VALUE}).")
     private int fieldLength;
 
-    @Option(names = "--warmup", defaultValue = "20000", paramLabel = "N",
+    @Option(names = "--warmup", defaultValue = "100000", paramLabel = "N",
         description = "Operations of each workload each store runs untimed, with the most threads, before the first " +
             "timed run (default: ${DEFAULT-VALUE}).")
     private long warmupOperations;
