@@ -52,12 +52,17 @@ public final class CheckClientCommand implements Callable<Integer>
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload's randomness.")
     private long seed;
 
+    @Option(names = "--inject", defaultValue = "none", description = "A fault between this client and the store: none, " +
+        FaultyStores.NAMES + ".")
+    private String inject;
+
     public Integer call() throws InterruptedException
     {
         final Workload chosen = Workloads.of(workload, keys);
         final KvCheckedStore store = new KvCheckedStore(driverName, memoryNodes, timeoutMs);
         final HistoryRecorder recorder = new HistoryRecorder(history, originNanos);
-        final WorkloadRunner runner = new WorkloadRunner(chosen, store, recorder, threads, rate, processBase, timeoutMs, seed);
+        final WorkloadRunner runner = new WorkloadRunner(
+            chosen, FaultyStores.inject(inject, store), recorder, threads, rate, processBase, timeoutMs, seed);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {

@@ -95,6 +95,11 @@ public final class CheckCommand implements Callable<Integer>
     @Option(names = "--dir", description = "Result directory (default: <tmp>/dkv-check/<date-time>).")
     private Path dir;
 
+    @Option(names = "--inject", defaultValue = "none",
+        description = "To test the harness itself: a deliberately faulty layer in every client between it and the store, " +
+            FaultyStores.NAMES + "; the verdict must then be invalid (default: ${DEFAULT-VALUE}).")
+    private String inject;
+
     public Integer call() throws Exception
     {
         validate();
@@ -167,7 +172,7 @@ public final class CheckCommand implements Callable<Integer>
                         "--rate", Double.toString(rate * threads / concurrency),
                         "--process-base", Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
                         "--origin-nanos", Long.toString(origin), "--history", history.toString(),
-                        "--timeout-ms", Long.toString(timeout.toMillis()),
+                        "--timeout-ms", Long.toString(timeout.toMillis()), "--inject", inject,
                         "--seed", Long.toString(seed * 7919 + client * 31L + incarnation));
                 }, CLIENT_READY, logs, "client-" + i, on(hosts, driverHost));
                 clientRoles.add(role.start());
@@ -228,6 +233,7 @@ public final class CheckCommand implements Callable<Integer>
             throw new IllegalArgumentException("--rate " + rate + " and --keys " + keys + " must be positive");
         }
         Workloads.of(workload, keys);
+        FaultyStores.requireKnown(inject);
         for (final String kind : nemesis)
         {
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))

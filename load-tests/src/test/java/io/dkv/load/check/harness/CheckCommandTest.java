@@ -69,6 +69,22 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(120)
+    void exitsNonZeroWithTheWitnessesMarkedWhenTheClientsSeeAFaultyStore() throws Exception
+    {
+        final Path results = dir.resolve("faulty");
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS, "--rate", "300", "--keys", "2",
+            "--seed", "3", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(Verdict.INVALID.exitCode(), exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        assertTrue(verdict.startsWith("INVALID"), verdict);
+        assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"bad\""), "witnesses marked");
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         final StringWriter err = new StringWriter();
@@ -78,5 +94,8 @@ class CheckCommandTest
         assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--workload", "bank",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown workload 'bank'"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--inject", "fire",
+            "--dir", dir.toString()));
+        assertTrue(err.toString().contains("unknown fault 'fire'"), err::toString);
     }
 }

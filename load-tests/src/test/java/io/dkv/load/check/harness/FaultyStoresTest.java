@@ -41,7 +41,7 @@ class FaultyStoresTest
     @Timeout(60)
     void aStoreServingStaleReadsIsCaught() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new StaleReadStore(30));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), 30));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertEquals(3, result.verdict().exitCode());
@@ -55,7 +55,7 @@ class FaultyStoresTest
     void aStoreLosingConcurrentUpdatesIsCaught() throws Exception
     {
         // mostly compare-and-sets on two keys, so two of them often meet in the window
-        final CheckResult result = check(new RegisterWorkload(2, 0.3, 0.1), new LostUpdateStore());
+        final CheckResult result = check(new RegisterWorkload(2, 0.3, 0.1), new FaultyStores.LostUpdates(new MapStore(), 200_000));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
     }
@@ -67,7 +67,7 @@ class FaultyStoresTest
         final CheckResult valid = check(new ListAppendWorkload(4, 0.5), new MapStore());
         assertEquals(Verdict.VALID, valid.verdict(), valid::text);
 
-        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), new StaleReadStore(30));
+        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), new FaultyStores.StaleReads(new MapStore(), 30));
         assertEquals(Verdict.INVALID, stale.verdict(), stale::text);
     }
 
@@ -75,7 +75,7 @@ class FaultyStoresTest
     @Timeout(60)
     void appendsLostByConcurrentUpdatesAreCaught() throws Exception
     {
-        final CheckResult result = check(new ListAppendWorkload(2, 0.3), new LostUpdateStore());
+        final CheckResult result = check(new ListAppendWorkload(2, 0.3), new FaultyStores.LostUpdates(new MapStore(), 200_000));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertTrue(result.text().contains("lost-append"), result::text);
@@ -85,7 +85,7 @@ class FaultyStoresTest
     @Timeout(60)
     void theResultDirectoryHoldsTheHistoryTheVerdictAndTheTimeline() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new StaleReadStore(30));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), 30));
 
         final History written = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
         assertTrue(written.operations().size() > 100, () -> written.operations().size() + " operations");
