@@ -1,18 +1,15 @@
 package io.dkv.verbs;
 
+import io.dkv.verbs.tcp.NetworkNamespaces;
+import io.dkv.verbs.tcp.NetworkNamespaces.CommandResult;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
@@ -37,7 +34,6 @@ class TcpNetworkNamespaceTest
     private static final long RESULT_OFFSET = REGION_BYTES - 128;
     private static final long WORD_OFFSET = REGION_BYTES - 64;
     private static final long DC_KEY = 0x5eed_d0c5_0000_0001L;
-    private static final long COMMAND_TIMEOUT_SECONDS = 10;
     private static final Pattern NAMESPACE_NAME = Pattern.compile("dkvt-(\\d+)-[ab]");
 
     /** A child JVM's device as its peer sees it. */
@@ -45,25 +41,21 @@ class TcpNetworkNamespaceTest
     {
     }
 
-    private record CommandResult(int exitCode, String output)
-    {
-    }
-
     @Test
     @Timeout(60)
     void rcAndDcRequestsCrossBetweenJvmsInTwoNetworkNamespaces()
     {
-        final String ip = ipBinary();
-        skipIf(unavailableReason(ip));
+        final String ip = NetworkNamespaces.ipBinary();
+        skipIf(NetworkNamespaces.unavailableReason());
 
-        removeNamespacesOfDeadRuns(ip);
+        NetworkNamespaces.removeThoseOfDeadRuns(ip, NAMESPACE_NAME);
         final long pid = ProcessHandle.current().pid();
         final String nsA = "dkvt-" + pid + "-a";
         final String nsB = "dkvt-" + pid + "-b";
         final List<String> created = new ArrayList<>();
         try
         {
-            final CommandResult add = run(ip, "netns", "add", nsA);
+            final CommandResult add = NetworkNamespaces.run(ip, "netns", "add", nsA);
             skipIf(add.exitCode() == 0 ? null : "'ip netns add' failed (" + add.exitCode() + "): " + add.output().strip());
             created.add(nsA);
             require(ip, "netns", "add", nsB);
@@ -105,7 +97,7 @@ class TcpNetworkNamespaceTest
             final boolean interrupted = Thread.interrupted();
             for (final String ns : created)
             {
-                final CommandResult deleted = run(ip, "netns", "del", ns);
+                final CommandResult deleted = NetworkNamespaces.run(ip, "netns", "del", ns);
                 if (deleted.exitCode() != 0)
                 {
                     System.err.println("could not delete network namespace " + ns + ": " + deleted.output());
@@ -114,27 +106,6 @@ class TcpNetworkNamespaceTest
             if (interrupted)
             {
                 Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * A test JVM killed outright cannot delete its namespaces; the next run does, going by the pid
-     * in their names, and leaves those of runs still alive alone.
-     */
-    private static void removeNamespacesOfDeadRuns(final String ip)
-    {
-        final CommandResult list = run(ip, "netns", "list");
-        if (list.exitCode() != 0)
-        {
-            return;
-        }
-        for (final String line : list.output().split("\n"))
-        {
-            final Matcher matcher = NAMESPACE_NAME.matcher(line.strip().split(" ")[0]);
-            if (matcher.matches() && ProcessHandle.of(Long.parseLong(matcher.group(1))).isEmpty())
-            {
-                run(ip, "netns", "del", matcher.group());
             }
         }
     }
@@ -253,57 +224,6 @@ class TcpNetworkNamespaceTest
         }
     }
 
-    private static String unavailableReason(final String ip)
-    {
-        final String os = System.getProperty("os.name");
-        if (!os.startsWith("Linux"))
-        {
-            return "network namespaces need Linux, this is " + os;
-        }
-        if (ip == null)
-        {
-            return "no ip binary (iproute2) in /usr/sbin, /sbin, /usr/bin, /bin or PATH";
-        }
-        try
-        {
-            final int uid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-            if (uid != 0)
-            {
-                return "creating network namespaces needs root, this process runs as uid " + uid;
-            }
-        }
-        catch (final IOException | UnsupportedOperationException ex)
-        {
-            return "cannot tell whether this process runs as root: " + ex;
-        }
-        return null;
-    }
-
-    private static String ipBinary()
-    {
-        final List<Path> candidates = new ArrayList<>(
-            List.of(Path.of("/usr/sbin/ip"), Path.of("/sbin/ip"), Path.of("/usr/bin/ip"), Path.of("/bin/ip")));
-        final String path = System.getenv("PATH");
-        if (path != null)
-        {
-            for (final String dir : path.split(":"))
-            {
-                if (!dir.isEmpty())
-                {
-                    candidates.add(Path.of(dir, "ip"));
-                }
-            }
-        }
-        for (final Path candidate : candidates)
-        {
-            if (Files.isExecutable(candidate))
-            {
-                return candidate.toString();
-            }
-        }
-        return null;
-    }
-
     /**
      * The namespaces are fresh, so their addresses cannot collide with anything; the subnet still
      * avoids any the host itself uses, so that captures and logs on the host stay unambiguous.
@@ -345,37 +265,11 @@ class TcpNetworkNamespaceTest
 
     private static String require(final String... command)
     {
-        final CommandResult result = run(command);
+        final CommandResult result = NetworkNamespaces.run(command);
         if (result.exitCode() != 0)
         {
             throw new AssertionError(String.join(" ", command) + " exited with " + result.exitCode() + ": " + result.output());
         }
         return result.output();
-    }
-
-    private static CommandResult run(final String... command)
-    {
-        try
-        {
-            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            process.getOutputStream().close();
-            // short commands whose output fits the pipe, so waiting before reading cannot deadlock
-            if (!process.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-            {
-                process.destroyForcibly();
-                return new CommandResult(-1, "did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
-            }
-            final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            return new CommandResult(process.exitValue(), output);
-        }
-        catch (final IOException ex)
-        {
-            return new CommandResult(-1, ex.toString());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return new CommandResult(-1, "interrupted");
-        }
     }
 }

@@ -1,14 +1,11 @@
 package io.dkv.load.check.harness;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.dkv.verbs.tcp.NetworkNamespaces;
+import io.dkv.verbs.tcp.NetworkNamespaces.CommandResult;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -22,7 +19,6 @@ final class TestHosts implements AutoCloseable
 {
     private static final String SUBNET = "10.231.0.";
     private static final Pattern OUR_NAMESPACE = Pattern.compile("dkvc-(\\d+)-\\w+");
-    private static final long COMMAND_TIMEOUT_SECONDS = 10;
 
     private final String ip;
     private final String bridgeNamespace;
@@ -41,27 +37,7 @@ final class TestHosts implements AutoCloseable
      */
     static String unavailableReason()
     {
-        if (!System.getProperty("os.name").startsWith("Linux"))
-        {
-            return "network namespaces need Linux, this is " + System.getProperty("os.name");
-        }
-        if (ipBinary() == null)
-        {
-            return "no ip binary (iproute2): apt-get install iproute2";
-        }
-        try
-        {
-            final int uid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-            if (uid != 0)
-            {
-                return "creating network namespaces needs root, this process runs as uid " + uid;
-            }
-        }
-        catch (final IOException | UnsupportedOperationException ex)
-        {
-            return "cannot tell whether this process runs as root: " + ex;
-        }
-        return null;
+        return NetworkNamespaces.unavailableReason();
     }
 
     /**
@@ -71,8 +47,8 @@ final class TestHosts implements AutoCloseable
      */
     static TestHosts create(final int count)
     {
-        final String ip = ipBinary();
-        removeNamespacesOfDeadRuns(ip);
+        final String ip = NetworkNamespaces.ipBinary();
+        NetworkNamespaces.removeThoseOfDeadRuns(ip, OUR_NAMESPACE);
         final long pid = ProcessHandle.current().pid();
         final List<String> namespaces = new ArrayList<>();
         for (int i = 1; i <= count; i++)
@@ -175,7 +151,7 @@ final class TestHosts implements AutoCloseable
     {
         for (int i = created.size() - 1; i >= 0; i--)
         {
-            command(ip, "netns", "del", created.get(i));
+            NetworkNamespaces.run(ip, "netns", "del", created.get(i));
         }
         created.clear();
     }
@@ -196,64 +172,11 @@ final class TestHosts implements AutoCloseable
         final List<String> command = new ArrayList<>();
         command.add(ip);
         command.addAll(List.of(arguments));
-        final CommandResult result = command(command.toArray(String[]::new));
+        final CommandResult result = NetworkNamespaces.run(command.toArray(String[]::new));
         if (result.exitCode() != 0)
         {
             throw new IllegalStateException("'" + String.join(" ", command) + "' failed (" + result.exitCode() + "): " +
                 result.output().strip());
-        }
-    }
-
-    private static void removeNamespacesOfDeadRuns(final String ip)
-    {
-        final CommandResult list = command(ip, "netns", "list");
-        for (final String line : list.output().split("\n"))
-        {
-            final Matcher matcher = OUR_NAMESPACE.matcher(line.trim().split("\\s")[0]);
-            if (matcher.matches() && ProcessHandle.of(Long.parseLong(matcher.group(1))).isEmpty())
-            {
-                command(ip, "netns", "del", matcher.group());
-            }
-        }
-    }
-
-    private static String ipBinary()
-    {
-        for (final String candidate : List.of("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"))
-        {
-            if (Files.isExecutable(Path.of(candidate)))
-            {
-                return candidate;
-            }
-        }
-        return null;
-    }
-
-    private record CommandResult(int exitCode, String output)
-    {
-    }
-
-    private static CommandResult command(final String... command)
-    {
-        try
-        {
-            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-            {
-                process.destroyForcibly();
-                return new CommandResult(-1, String.join(" ", command) + " did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
-            }
-            return new CommandResult(process.exitValue(), output);
-        }
-        catch (final IOException ex)
-        {
-            return new CommandResult(-1, ex.getMessage());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return new CommandResult(-1, "interrupted");
         }
     }
 }
