@@ -188,6 +188,17 @@ class LinearizabilityCheckerTest
     }
 
     @Test
+    void aDirtyReadOfAFailedWriteIsNotLinearizable()
+    {
+        final LinearizabilityResult result = assertInvalid(new TestHistory()
+            .write("k", 1L, 0, 10)
+            .add(Op.WRITE, "k", 2L, 2L, OpType.FAIL, 20, 30)
+            .read("k", 2L, 25, 40));
+
+        assertBlocked(result, "read k -> 2 (#3) cannot come next: the register holds 1, last written by write k 1 (#0)");
+    }
+
+    @Test
     void aReadOfAWriteNotYetInvokedIsNotLinearizable()
     {
         final LinearizabilityResult result = assertInvalid(new TestHistory().read("k", 5L, 0, 10).write("k", 5L, 20, 30));
