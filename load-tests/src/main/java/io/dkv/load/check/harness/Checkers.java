@@ -6,6 +6,7 @@ import io.dkv.load.check.elle.Witness;
 import io.dkv.load.check.history.History;
 import io.dkv.load.check.history.Operation;
 import io.dkv.load.check.linear.LinearizabilityChecker;
+import io.dkv.load.check.linear.LinearizabilityExplanation;
 import io.dkv.load.check.linear.LinearizabilityResult;
 
 import java.time.Duration;
@@ -47,7 +48,34 @@ final class Checkers
             case INVALID -> Verdict.INVALID;
             case UNKNOWN -> Verdict.UNKNOWN;
         };
-        return new CheckResult(LINEARIZABILITY, verdict, result.toText(), invocations(result.failingOperations()));
+        return new CheckResult(LINEARIZABILITY, verdict, result.toText(), witnesses(result));
+    }
+
+    /**
+     * @return where no order could go on: the operations that could not come next, the write that left
+     * the value they contradict, and the one that bounds them by real time; the whole sub-history of
+     * the failing key when the search gave no such point.
+     */
+    private static Set<Long> witnesses(final LinearizabilityResult result)
+    {
+        final LinearizabilityExplanation explanation = result.explanation();
+        if (explanation == null || explanation.blocked().isEmpty())
+        {
+            return invocations(result.failingOperations());
+        }
+        final Set<Long> indices = new HashSet<>();
+        for (final LinearizabilityExplanation.Blocked blocked : explanation.blocked())
+        {
+            indices.add(blocked.operation().invoke().index());
+        }
+        for (final Operation operation : new Operation[] {explanation.lastWrite(), explanation.firstToComplete()})
+        {
+            if (operation != null)
+            {
+                indices.add(operation.invoke().index());
+            }
+        }
+        return indices;
     }
 
     private static CheckResult listAppend(final History history)

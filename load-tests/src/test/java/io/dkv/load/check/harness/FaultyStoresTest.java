@@ -46,6 +46,8 @@ class FaultyStoresTest
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertEquals(3, result.verdict().exitCode());
         assertFalse(result.failing().isEmpty(), "the witnesses are marked: " + result.text());
+        // where the search got stuck, not the whole key's history of thousands
+        assertTrue(result.failing().size() < 50, () -> result.failing().size() + " operations marked");
         assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"bad\""),
             "the timeline marks the failing operations");
     }
