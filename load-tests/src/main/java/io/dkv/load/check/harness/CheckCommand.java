@@ -47,55 +47,60 @@ public final class CheckCommand implements Callable<Integer>
     private static final int PROCESSES_PER_CLIENT = 1_000_000;
     private static final int PROCESSES_PER_INCARNATION = 10_000;
 
-    @Option(names = "--time", defaultValue = "60s", converter = DurationConverter.class,
+    @Option(names = "--time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "How long the clients run under the nemesis, e.g. 30s, 2m (default: ${DEFAULT-VALUE}).")
     private Duration time;
 
-    @Option(names = "--nemesis", defaultValue = "kill,pause", split = ",",
-        description = "Faults: kill, pause, partition, or none (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--nemesis", paramLabel = "KIND", defaultValue = "kill,pause", split = ",",
+        description = "Faults: kill, pause, partition, or none; partitions put the roles on test hosts in network " +
+            "namespaces (tcp provider) and need root, else they are skipped with the reason (default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
-    @Option(names = "--workload", defaultValue = RegisterWorkload.NAME,
+    @Option(names = "--workload", paramLabel = "NAME", defaultValue = RegisterWorkload.NAME,
         description = "register (read, write, compare-and-set; linearizability) or list-append (appends by " +
             "compare-and-set loops and reads; Elle) (default: ${DEFAULT-VALUE}).")
     private String workload;
 
-    @Option(names = "--clients", defaultValue = "2", description = "Client processes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "2",
+        description = "Client processes (default: ${DEFAULT-VALUE}).")
     private int clients;
 
-    @Option(names = "--concurrency", defaultValue = "6",
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "6",
         description = "Worker threads over all clients, each a process of the history (default: ${DEFAULT-VALUE}).")
     private int concurrency;
 
-    @Option(names = "--rate", defaultValue = "100",
+    @Option(names = "--rate", paramLabel = "OPS", defaultValue = "100",
         description = "Operations per second over all clients (default: ${DEFAULT-VALUE}).")
     private double rate;
 
-    @Option(names = "--keys", defaultValue = "8", description = "Keys the workload uses (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--keys", paramLabel = "N", defaultValue = "8",
+        description = "Keys the workload uses (default: ${DEFAULT-VALUE}).")
     private int keys;
 
-    @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--memory-nodes", paramLabel = "N", defaultValue = "2",
+        description = "Memory nodes (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
 
-    @Option(names = "--interval", defaultValue = "6s", converter = DurationConverter.class,
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "6s", converter = DurationConverter.class,
         description = "Mean quiet time between faults (default: ${DEFAULT-VALUE}).")
     private Duration interval;
 
-    @Option(names = "--timeout", defaultValue = "2s", converter = DurationConverter.class,
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "2s", converter = DurationConverter.class,
         description = "Deadline of one client operation (default: ${DEFAULT-VALUE}).")
     private Duration timeout;
 
-    @Option(names = "--check-budget", defaultValue = "60s", converter = DurationConverter.class,
+    @Option(names = "--check-budget", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "Time the checker may take before it answers unknown (default: ${DEFAULT-VALUE}).")
     private Duration budget;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the nemesis (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+        description = "Seed of the workload and the nemesis (default: ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--dir", description = "Result directory (default: <tmp>/dkv-check/<date-time>).")
+    @Option(names = "--dir", paramLabel = "DIR", description = "Result directory (default: <tmp>/dkv-check/<date-time>).")
     private Path dir;
 
-    @Option(names = "--inject", defaultValue = "none",
+    @Option(names = "--inject", paramLabel = "FAULT", defaultValue = "none",
         description = "To test the harness itself: a deliberately faulty layer in every client between it and the store, " +
             FaultyStores.NAMES + "; the verdict must then be invalid (default: ${DEFAULT-VALUE}).")
     private String inject;
