@@ -26,23 +26,29 @@ import java.util.function.Supplier;
  */
 public final class KvClient implements AutoCloseable
 {
-    private final Raas raas;
+    private final Raas[] lanes;
     private final KvClientContext context;
-    private final MemoryNodeView[] nodes;
+    /** The memory nodes as each lane looked them up: a lane's connections use regions it looked up itself. */
+    private final MemoryNodeView[][] nodesByLane;
+    private final AtomicInteger nextLane = new AtomicInteger();
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
     private final ExecutorService asyncExecutor;
     private volatile boolean closed;
 
-    private KvClient(final Raas raas, final KvClientContext context)
+    private KvClient(final Raas[] lanes, final KvClientContext context)
     {
-        this.raas = raas;
+        this.lanes = lanes;
         this.context = context;
-        final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(raas);
-        this.nodes = new MemoryNodeView[ids.length];
+        final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
+        this.nodesByLane = new MemoryNodeView[lanes.length][ids.length];
+        final MemoryNodeView[] nodes = nodesByLane[0];
         for (int i = 0; i < ids.length; i++)
         {
-            nodes[i] = MemoryNodeView.read(raas, ids[i]);
+            for (int lane = 0; lane < lanes.length; lane++)
+            {
+                nodesByLane[lane][i] = MemoryNodeView.read(lanes[lane], ids[i]);
+            }
             if (context.timeoutMs() >= nodes[i].graceMs)
             {
                 throw new KvException("this client's operation timeout of " + context.timeoutMs() + " ms is not shorter than memory node " +
@@ -91,7 +97,24 @@ public final class KvClient implements AutoCloseable
      */
     public static KvClient connect(final Raas raas, final KvClientContext context)
     {
-        return new KvClient(raas, context.conclude());
+        return connect(List.of(raas), context);
+    }
+
+    /**
+     * As {@link #connect(Raas, KvClientContext)}, spreading the client's threads over several RaaS
+     * handles ("lanes", e.g. an embedded driver per core, as a queue pair pool per CPU): each thread
+     * keeps to the lane it was given, so threads of different lanes share no queue pair, completion
+     * queue or request slot. Threads of one lane share them as RaaS connections do.
+     *
+     * @param lanes the handles, which stay the caller's; the first also answers for membership.
+     */
+    public static KvClient connect(final List<Raas> lanes, final KvClientContext context)
+    {
+        if (lanes.isEmpty())
+        {
+            throw new IllegalArgumentException("a client needs at least one RaaS handle");
+        }
+        return new KvClient(lanes.toArray(Raas[]::new), context.conclude());
     }
 
     /** @return the key's value, or null when it has none. */
@@ -250,7 +273,8 @@ public final class KvClient implements AutoCloseable
 
     private KvSession newSession()
     {
-        final KvSession created = new KvSession(raas, context, nodes);
+        final int lane = Math.floorMod(nextLane.getAndIncrement(), lanes.length);
+        final KvSession created = new KvSession(lanes[lane], context, nodesByLane[lane]);
         synchronized (sessions)
         {
             sessions.add(created);

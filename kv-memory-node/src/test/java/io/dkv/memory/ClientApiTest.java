@@ -2,6 +2,7 @@ package io.dkv.memory;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.raas.Raas;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -63,6 +65,61 @@ class ClientApiTest
                 {
                     assertNull(values.get(i), "k" + i);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aClientSpreadOverLanesKeepsOneStoreWhateverLaneAThreadIsOn() throws Exception
+    {
+        try (KvCluster cluster = new KvCluster("shm", 2, context -> context);
+            Raas secondLane = Raas.embedded(KvCluster.context("shm", KvCluster.CLIENT_NODE_ID + 1), cluster.directory);
+            KvClient client = KvClient.connect(List.of(cluster.clientRaas, secondLane),
+                new KvClientContext().memoryNodes(cluster.memoryNodes.stream().mapToLong(MemoryNode::nodeId).toArray()).timeoutMs(2_000)))
+        {
+            final byte[] counter = bytes("lanes-counter");
+            final int threads = 4;
+            final int perThread = 200;
+            final List<Thread> workers = new ArrayList<>();
+            final List<Throwable> failures = new CopyOnWriteArrayList<>();
+            for (int t = 0; t < threads; t++)
+            {
+                final int thread = t;
+                workers.add(Thread.ofPlatform().start(() ->
+                {
+                    try
+                    {
+                        client.put(bytes("lane-key-" + thread), bytes("from thread " + thread));
+                        for (int i = 0; i < perThread; i++)
+                        {
+                            while (true)
+                            {
+                                final byte[] current = client.get(counter);
+                                final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
+                                if (client.compareAndSet(counter, current, bytes(Long.toString(next))))
+                                {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failures.add(ex);
+                    }
+                }));
+            }
+            for (final Thread worker : workers)
+            {
+                worker.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            assertEquals(List.of(), failures);
+            // four threads on two lanes: increments from both lanes meet on one counter, none lost
+            assertEquals(Long.toString(threads * perThread), new String(client.get(counter), StandardCharsets.UTF_8));
+            for (int t = 0; t < threads; t++)
+            {
+                assertArrayEquals(bytes("from thread " + t), cluster.client.get(bytes("lane-key-" + t)), "written on a lane, " +
+                    "read by another client");
             }
         }
     }

@@ -9,6 +9,9 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A dkv store in this JVM: one memory node and one client node, each with its own embedded driver
  * on the {@code shm} provider, finding each other through a shared directory. The client reaches
@@ -23,12 +26,13 @@ public final class InProcessStore implements AutoCloseable
     static final int TIMEOUT_MS = 5_000;
 
     private final Raas memoryRaas;
+    private final List<Raas> clientLanes = new ArrayList<>();
     private final Raas clientRaas;
     private final MemoryNode memoryNode;
     private final KvClient client;
     private final MemoryNodeContext memoryNodeContext;
 
-    private InProcessStore(final MemoryNodeContext memoryNodeContext)
+    private InProcessStore(final MemoryNodeContext memoryNodeContext, final int lanes)
     {
         final StaticDirectory directory = new StaticDirectory();
         this.memoryNodeContext = memoryNodeContext;
@@ -39,14 +43,20 @@ public final class InProcessStore implements AutoCloseable
         {
             memory = Raas.embedded(driver(MEMORY_NODE_ID), directory);
             clientSide = Raas.embedded(driver(CLIENT_NODE_ID), directory);
+            clientLanes.add(clientSide);
+            for (int lane = 1; lane < lanes; lane++)
+            {
+                clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane), directory));
+            }
             node = MemoryNode.start(memory, memoryNodeContext);
-            this.client = KvClient.connect(clientSide, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
+            this.client = KvClient.connect(clientLanes, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
         }
         catch (final RuntimeException ex)
         {
             try
             {
-                closeQuietly(node, clientSide, memory);
+                closeQuietly(node, memory);
+                closeQuietly(clientLanes.toArray(AutoCloseable[]::new));
             }
             catch (final RuntimeException closing)
             {
@@ -64,7 +74,16 @@ public final class InProcessStore implements AutoCloseable
      */
     public static InProcessStore start(final MemoryNodeContext memoryNode)
     {
-        return new InProcessStore(memoryNode);
+        return start(memoryNode, 1);
+    }
+
+    /**
+     * @param memoryNode the memory node's index and heap.
+     * @param lanes      client drivers the client spreads its threads over ({@link KvClient#connect(List, KvClientContext)}).
+     */
+    public static InProcessStore start(final MemoryNodeContext memoryNode, final int lanes)
+    {
+        return new InProcessStore(memoryNode, lanes);
     }
 
     /**
@@ -123,7 +142,9 @@ public final class InProcessStore implements AutoCloseable
     public void close()
     {
         client.close();
-        closeQuietly(memoryNode, clientRaas, memoryRaas);
+        closeQuietly(memoryNode);
+        closeQuietly(clientLanes.toArray(AutoCloseable[]::new));
+        closeQuietly(memoryRaas);
     }
 
     private static void closeQuietly(final AutoCloseable... closeables)

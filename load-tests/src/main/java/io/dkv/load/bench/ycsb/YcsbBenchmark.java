@@ -82,6 +82,11 @@ public final class YcsbBenchmark implements Callable<Integer>
         description = "Bytes per field, as YCSB's fieldlength (default: ${DEFAULT-VALUE}).")
     private int fieldLength;
 
+    @Option(names = "--lanes", paramLabel = "N",
+        description = "Embedded drivers (lanes) dkv's client spreads its threads over, a thread keeping to one; threads " +
+            "of a lane share its queue pairs and completion queue (default: one per core).")
+    private Integer lanes;
+
     @Option(names = "--warmup", defaultValue = "100000", paramLabel = "N",
         description = "Operations of each workload each store runs untimed, with the most threads, before the first " +
             "timed run (default: ${DEFAULT-VALUE}).")
@@ -126,7 +131,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         final Histogram floor;
         final String redisLine;
         final ProgressBar progress = new ProgressBar(err);
-        try (InProcessStore store = InProcessStore.start(memoryNode);
+        try (InProcessStore store = InProcessStore.start(memoryNode, lanes());
             RedisServer redis = redisBinary.isPresent() ? RedisServer.start(redisBinary.get()) : null;
             YcsbRunner runner = new YcsbRunner(maxThreads, progress))
         {
@@ -140,6 +145,8 @@ public final class YcsbBenchmark implements Callable<Integer>
                     "--appendonly no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
+            // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
+            runner.onEachThreadInOrder(() -> store.client().get(DkvYcsbClient.key(YcsbWorkload.TABLE, "lane")));
             final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
             final RunResult dkvLoad = runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
             final RunResult redisLoad = redis == null ? null :
@@ -252,6 +259,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         requireRange("--field-count", fieldCount, 1, MAX_FIELDS);
         requireRange("--field-length", fieldLength, 1, KvBlockLayout.MAX_VALUE_LENGTH);
         requireRange("--warmup", warmupOperations, 0, Integer.MAX_VALUE);
+        requireRange("--lanes", lanes(), 1, 64);
         requireRange("--floor-reads", floorReads, 1, 10_000_000);
         for (final int count : threadCounts)
         {
@@ -274,6 +282,11 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
     }
 
+    private int lanes()
+    {
+        return lanes != null ? lanes : Runtime.getRuntime().availableProcessors();
+    }
+
     private static double loadAverage()
     {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -292,9 +305,11 @@ public final class YcsbBenchmark implements Callable<Integer>
     {
         final List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.ROOT, "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d " +
-            "chunks of %,d B) and a client node, each with an embedded driver on %s; YCSB's DB interface on KvClient " +
-            "(DkvYcsbClient): a record is one value, an update a read and a compare-and-set of the whole record",
-            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER));
+            "chunks of %,d B) with an embedded driver on %s, and a client over %d lane%s (embedded drivers, a client thread " +
+            "keeping to one); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one value, an update a read and " +
+            "a compare-and-set of the whole record",
+            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER, lanes(),
+            lanes() == 1 ? "" : "s"));
         lines.add(redisLine);
         lines.add(String.format(Locale.ROOT, "records: %,d of %d fields of %d B (keys usertable:user<hash>); as a dkv value " +
             "%,d B (RecordCodec), a %,d B block with its key; loaded with %d threads through CoreWorkload.doInsert, " +
@@ -318,7 +333,7 @@ public final class YcsbBenchmark implements Callable<Integer>
             "index, %,d B of the heap) through the client node's driver, timed after as many untimed",
             floorReads, MemoryFloor.BUCKET_READ, blockBytes));
         lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end; dkv's " +
-            "client threads, its two drivers' agents and the memory node share the cores with redis-server and the Redis " +
+            "client threads, its drivers' agents and the memory node share the cores with redis-server and the Redis " +
             "client threads, all on this machine", loadAtStart, loadAtEnd));
         return lines;
     }

@@ -140,7 +140,7 @@ final class YcsbReport
         }
         return new ReportSection(CPU, List.of(
             "client: CPU time of the client threads (YCSB's generator, the binding and the store's client library) per " +
-                "operation; all: of every thread of the benchmark's process over the run (for dkv this includes its two " +
+                "operation; all: of every thread of the benchmark's process over the run (for dkv this includes its " +
                 "drivers' agents and the memory node) plus, for Redis, redis-server's process (both in 10 ms clock ticks)",
             "cores busy: all CPU time over the run's wall time; near the machine's cores, the run was short of CPU, and " +
                 "per-thread throughput then falls with every thread added whatever the store does",

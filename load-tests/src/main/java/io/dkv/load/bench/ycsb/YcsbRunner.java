@@ -13,10 +13,9 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -25,8 +24,10 @@ import java.util.function.Supplier;
  * calling {@link CoreWorkload#doInsert} (load) or {@link CoreWorkload#doTransaction} (a workload)
  * through a {@link TimedDb}, with a progress bar on the terminal while they run.
  *
- * <p>The threads are pooled and kept for the whole benchmark: a dkv client keeps per-thread
- * sessions (connections, buffers, heap chunks), which fresh threads for every run would pile up.
+ * <p>The threads are kept for the whole benchmark: a dkv client keeps per-thread sessions
+ * (connections, buffers, heap chunks), which fresh threads for every run would pile up. A run of n
+ * threads always uses the first n, so that what a thread was given (a dkv client's lane) is the same
+ * from run to run.
  */
 final class YcsbRunner implements AutoCloseable
 {
@@ -34,21 +35,43 @@ final class YcsbRunner implements AutoCloseable
     /** Operations a thread does between updates of the shared progress count. */
     private static final int PROGRESS_BATCH = 64;
 
-    private final ThreadPoolExecutor pool;
+    private final ExecutorService[] threads;
     private final ProgressBar progress;
 
     YcsbRunner(final int maxThreads, final ProgressBar progress)
     {
-        final AtomicInteger created = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(maxThreads, maxThreads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-            task ->
+        this.threads = new ExecutorService[maxThreads];
+        for (int i = 0; i < maxThreads; i++)
+        {
+            final String name = "ycsb-client-" + (i + 1);
+            threads[i] = Executors.newSingleThreadExecutor(task ->
             {
-                final Thread thread = new Thread(task, "ycsb-client-" + created.incrementAndGet());
+                final Thread thread = new Thread(task, name);
                 thread.setDaemon(true);
                 return thread;
             });
-        pool.prestartAllCoreThreads();
+        }
         this.progress = progress;
+    }
+
+    /**
+     * Run {@code task} on each client thread in turn, the first thread first, each done before the
+     * next starts: what a thread takes on first use (a dkv client's lane, given in order) then goes
+     * by the thread's number.
+     */
+    void onEachThreadInOrder(final Runnable task) throws InterruptedException
+    {
+        for (final ExecutorService thread : threads)
+        {
+            try
+            {
+                thread.submit(task).get();
+            }
+            catch (final ExecutionException ex)
+            {
+                throw new IllegalStateException("a client thread failed: " + ex.getCause(), ex.getCause());
+            }
+        }
     }
 
     /**
@@ -84,9 +107,9 @@ final class YcsbRunner implements AutoCloseable
         final boolean load,
         final CpuClock server) throws InterruptedException
     {
-        if (threads > pool.getCorePoolSize())
+        if (threads > this.threads.length)
         {
-            throw new IllegalArgumentException(threads + " threads asked of a runner of " + pool.getCorePoolSize());
+            throw new IllegalArgumentException(threads + " threads asked of a runner of " + this.threads.length);
         }
         final Workload workload = workload(properties);
         final CountDownLatch ready = new CountDownLatch(threads);
@@ -98,7 +121,7 @@ final class YcsbRunner implements AutoCloseable
         {
             final int thread = i;
             final long share = operations / threads + (i < operations % threads ? 1 : 0);
-            clients.add(pool.submit(() ->
+            clients.add(this.threads[i].submit(() ->
             {
                 try
                 {
@@ -217,6 +240,9 @@ final class YcsbRunner implements AutoCloseable
 
     public void close()
     {
-        pool.shutdownNow();
+        for (final ExecutorService thread : threads)
+        {
+            thread.shutdownNow();
+        }
     }
 }
