@@ -65,7 +65,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         description = "Records loaded into each store before the workloads (default: ${DEFAULT-VALUE}).")
     private long records;
 
-    @Option(names = "--operations", defaultValue = "100000", paramLabel = "N",
+    @Option(names = "--operations", defaultValue = "300000", paramLabel = "N",
         description = "Operations of each timed run (one workload, thread count and store), split evenly over its " +
             "threads (default: ${DEFAULT-VALUE}).")
     private long operations;
