@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A dkv role ({@code dkv driver}, {@code dkv meta}, {@code dkv memory-node}, ...) in a JVM of its own,
@@ -205,6 +207,75 @@ public final class RoleProcess implements AutoCloseable
     public boolean isAlive()
     {
         return process.isAlive();
+    }
+
+    /**
+     * Freeze it with SIGSTOP, as a long pause would: its sockets and memory stay, nothing of it runs
+     * after this returns (kill returns before every thread has stopped, so this waits until they have).
+     */
+    public void pause()
+    {
+        signal("STOP");
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
+        while (!allThreadsStopped())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException(name + " (process " + process.pid() + ") did not stop within " + EXIT_TIMEOUT_MS +
+                    " ms of SIGSTOP");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    /** Let it run again with SIGCONT after {@link #pause()}. */
+    public void resume()
+    {
+        signal("CONT");
+    }
+
+    private boolean allThreadsStopped()
+    {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task")))
+        {
+            for (final Path task : (Iterable<Path>)tasks::iterator)
+            {
+                final String stat = Files.readString(task.resolve("stat"));
+                // the state follows the command name, which is in parentheses and may hold spaces
+                final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't')
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            // gone (it cannot run then either) or a thread ended while listed: look again unless gone
+            return !process.isAlive();
+        }
+    }
+
+    private void signal(final String signal)
+    {
+        try
+        {
+            final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+            if (exit != 0)
+            {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") exited with " + exit);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot signal " + name + ": " + ex.getMessage(), ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, ex);
+        }
     }
 
     /** Kill it with SIGKILL, as a crash would: nothing of it runs after this returns. */

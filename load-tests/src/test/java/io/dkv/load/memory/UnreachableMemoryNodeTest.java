@@ -48,7 +48,7 @@ class UnreachableMemoryNodeTest
         {
             final byte[] key = "k".getBytes(StandardCharsets.UTF_8);
             client.put(key, "before".getBytes(StandardCharsets.UTF_8));
-            signal(node.pid(), "STOP");
+            node.pause();
             try
             {
                 final long start = System.nanoTime();
@@ -59,7 +59,7 @@ class UnreachableMemoryNodeTest
             }
             finally
             {
-                signal(node.pid(), "CONT");
+                node.resume();
             }
             byte[] read = null;
             for (int attempt = 0; attempt < 5 && read == null; attempt++)
@@ -74,15 +74,6 @@ class UnreachableMemoryNodeTest
                 }
             }
             assertArrayEquals("before".getBytes(StandardCharsets.UTF_8), read);
-        }
-    }
-
-    private static void signal(final long pid, final String signal) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        if (kill.waitFor() != 0)
-        {
-            throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
         }
     }
 }

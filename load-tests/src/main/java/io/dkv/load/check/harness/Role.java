@@ -2,8 +2,6 @@ package io.dkv.load.check.harness;
 
 import io.dkv.load.process.RoleProcess;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +81,7 @@ public final class Role
     {
         if (process != null && process.isAlive() && !paused)
         {
-            signal("STOP");
+            process.pause();
             paused = true;
         }
     }
@@ -93,7 +91,7 @@ public final class Role
     {
         if (process != null && paused)
         {
-            signal("CONT");
+            process.resume();
             paused = false;
         }
     }
@@ -115,27 +113,6 @@ public final class Role
         {
             resume();
             process.close();
-        }
-    }
-
-    private void signal(final String signal)
-    {
-        try
-        {
-            final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
-            if (exit != 0)
-            {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") exited with " + exit);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot signal " + name + ": " + ex.getMessage(), ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling " + name, ex);
         }
     }
 
