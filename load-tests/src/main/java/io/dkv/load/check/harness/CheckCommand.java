@@ -11,13 +11,10 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * {@code dkv check}: a Jepsen-style test of the store. It starts a cluster as processes (a
@@ -38,14 +35,6 @@ import java.util.stream.Collectors;
     })
 public final class CheckCommand implements Callable<Integer>
 {
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
-    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
-    private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
-    private static final long FIRST_MEMORY_NODE_ID = 101;
-    private static final int META_PORT = 7400;
-    private static final int PROCESSES_PER_CLIENT = 1_000_000;
-    private static final int PROCESSES_PER_INCARNATION = 10_000;
 
     @Option(names = "--time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "How long the clients run under the nemesis, e.g. 30s, 2m (default: ${DEFAULT-VALUE}).")
@@ -111,22 +100,14 @@ public final class CheckCommand implements Callable<Integer>
         final Path results = dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"), "dkv-check",
             LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
         Files.createDirectories(results);
-        final Path logs = Files.createDirectories(results.resolve("logs"));
-        final Path data = Files.createDirectories(results.resolve("data"));
-        final Path histories = Files.createDirectories(results.resolve("histories"));
         final PrintStream out = System.out;
         final List<String> nemesisLog = Collections.synchronizedList(new ArrayList<>());
         final List<String> kinds = faultKinds();
         final TestHosts hosts = kinds.contains(Nemesis.PARTITION) ? testHosts(out, nemesisLog, kinds) : null;
-        final String provider = hosts == null ? "shm" : "tcp";
-        // hosts: the MetaServer, each memory node, then the driver with the clients
-        final int driverHost = memoryNodes + 1;
-
         final long origin = System.nanoTime();
-        final List<Role> cluster = new ArrayList<>();
-        final List<Role> clientRoles = new ArrayList<>();
-        final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
-        final Thread stopOnExit = new Thread(() -> stopAll(clientRoles, cluster, hosts), "dkv-check-stop");
+        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes,
+            new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed), origin);
+        final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         final List<NemesisEvent> faults;
         try
@@ -135,68 +116,16 @@ public final class CheckCommand implements Callable<Integer>
                 "%s; results in %s%n", workload, clients, concurrency / clients, rate, keys, format(time),
                 kinds.isEmpty() ? "none" : String.join(",", kinds),
                 hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)", results);
-            final String driverName = "dkv-check-" + ProcessHandle.current().pid();
-            final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
-                "--data-dir", data.resolve("meta").toString()));
-            if (hosts != null)
-            {
-                // a fixed port: a restarted MetaServer must be found where the others know it
-                metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
-            }
-            final Role meta = new Role("MetaServer", "256m", incarnation -> metaArguments, META_READY, logs, "meta", on(hosts, 0))
-                .start();
-            cluster.add(meta);
-            final String endpoint = meta.readyGroup(1);
-            final long[] nodeIds = new long[memoryNodes];
-            for (int i = 0; i < memoryNodes; i++)
-            {
-                final long id = FIRST_MEMORY_NODE_ID + i;
-                final int host = i + 1;
-                nodeIds[i] = id;
-                cluster.add(new Role("memory node " + id, "512m",
-                    incarnation -> List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
-                        "--address", (hosts == null ? "127.0.0.1" : hosts.address(host)) + ":0",
-                        "--index-groups", "1024", "--heap-chunks", "32", "--data-dir", data.resolve("memory-node-" + id).toString()),
-                    MEMORY_NODE_READY, logs, "memory-node-" + id, on(hosts, host)).start());
-            }
-            cluster.add(new Role("driver", "512m",
-                incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
-                    "--address", (hosts == null ? "127.0.0.1" : hosts.address(driverHost)) + ":0"),
-                DRIVER_READY, logs, "driver", on(hosts, driverHost)).start());
-            final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
-            for (int i = 0; i < clients; i++)
-            {
-                final int client = i;
-                final int threads = concurrency / clients + (i < concurrency % clients ? 1 : 0);
-                final Role role = new Role("client " + i, "256m", incarnation ->
-                {
-                    final Path history = histories.resolve("client-" + client + "." + incarnation + ".jsonl");
-                    historyFiles.add(history);
-                    return List.of("check-client", "--driver", driverName, "--memory-nodes", nodes, "--workload", workload,
-                        "--keys", Integer.toString(keys), "--threads", Integer.toString(threads),
-                        "--rate", Double.toString(rate * threads / concurrency),
-                        "--process-base", Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
-                        "--origin-nanos", Long.toString(origin), "--history", history.toString(),
-                        "--timeout-ms", Long.toString(timeout.toMillis()), "--inject", inject,
-                        "--seed", Long.toString(seed * 7919 + client * 31L + incarnation));
-                }, CLIENT_READY, logs, "client-" + i, on(hosts, driverHost));
-                clientRoles.add(role.start());
-            }
+            cluster.start();
             out.printf("dkv check: cluster up (MetaServer, %d memory nodes, driver '%s') and %d clients; running %s%n",
-                memoryNodes, driverName, clients, format(time));
+                memoryNodes, cluster.driverName(), clients, format(time));
 
-            final List<Role> targets = new ArrayList<>(cluster);
-            targets.addAll(clientRoles);
-            final List<String> hostNames = new ArrayList<>();
-            for (int host = 0; host <= driverHost; host++)
-            {
-                hostNames.add(host == 0 ? "MetaServer" : host == driverHost ? "driver and clients" : cluster.get(host).name());
-            }
-            final Nemesis strikes = new Nemesis(kinds, targets, hosts, hostNames, origin, interval.toMillis(), seed, line ->
-            {
-                nemesisLog.add(line);
-                out.println(line);
-            });
+            final Nemesis strikes = new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
+                seed, line ->
+                {
+                    nemesisLog.add(line);
+                    out.println(line);
+                });
             final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
             nemesisThread.start();
             sleepShowingProgress(out, time);
@@ -207,11 +136,11 @@ public final class CheckCommand implements Callable<Integer>
         }
         finally
         {
-            stopAll(clientRoles, cluster, hosts);
+            cluster.close();
             removeHook(stopOnExit);
         }
 
-        final History history = HistoryMerger.merge(historyFiles.stream().filter(Files::exists).toList());
+        final History history = HistoryMerger.merge(cluster.historyFiles());
         out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(), format(budget));
         final CheckResult result = ResultDirectory.checkAndWrite(results,
             "dkv check: " + workload + ", nemesis " + (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
@@ -286,10 +215,6 @@ public final class CheckCommand implements Callable<Integer>
         return null;
     }
 
-    private static List<String> on(final TestHosts hosts, final int host)
-    {
-        return hosts == null ? List.of() : hosts.exec(host);
-    }
 
     private static void sleepShowingProgress(final PrintStream out, final Duration time) throws InterruptedException
     {
@@ -303,23 +228,6 @@ public final class CheckCommand implements Callable<Integer>
                 out.printf("dkv check: %d s of %d s%n", time.toSeconds() - (end - System.nanoTime()) / 1_000_000_000L, time.toSeconds());
                 nextReport += 10_000_000_000L;
             }
-        }
-    }
-
-    private static void stopAll(final List<Role> clients, final List<Role> cluster, final TestHosts hosts)
-    {
-        // clients first, so their last operations still find the cluster
-        for (final Role role : clients)
-        {
-            role.stop();
-        }
-        for (int i = cluster.size() - 1; i >= 0; i--)
-        {
-            cluster.get(i).stop();
-        }
-        if (hosts != null)
-        {
-            hosts.close();
         }
     }
 
