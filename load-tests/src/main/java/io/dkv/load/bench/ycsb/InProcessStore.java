@@ -13,9 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A dkv store in this JVM: one memory node and one client node, each with its own embedded driver
- * on the {@code shm} provider, finding each other through a shared directory. The client reaches
- * the memory node's index and heap exactly as a client on another host would, through RaaS.
+ * A dkv store in this JVM: one memory node with an embedded driver on the {@code shm} provider, and
+ * a client over one or more lanes (embedded drivers of its own), finding each other through a
+ * shared directory. The client reaches the memory node's index and heap exactly as a client on
+ * another host would, through RaaS.
  */
 public final class InProcessStore implements AutoCloseable
 {
@@ -27,7 +28,6 @@ public final class InProcessStore implements AutoCloseable
 
     private final Raas memoryRaas;
     private final List<Raas> clientLanes = new ArrayList<>();
-    private final Raas clientRaas;
     private final MemoryNode memoryNode;
     private final KvClient client;
     private final MemoryNodeContext memoryNodeContext;
@@ -37,14 +37,11 @@ public final class InProcessStore implements AutoCloseable
         final StaticDirectory directory = new StaticDirectory();
         this.memoryNodeContext = memoryNodeContext;
         Raas memory = null;
-        Raas clientSide = null;
         MemoryNode node = null;
         try
         {
             memory = Raas.embedded(driver(MEMORY_NODE_ID), directory);
-            clientSide = Raas.embedded(driver(CLIENT_NODE_ID), directory);
-            clientLanes.add(clientSide);
-            for (int lane = 1; lane < lanes; lane++)
+            for (int lane = 0; lane < lanes; lane++)
             {
                 clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane), directory));
             }
@@ -65,7 +62,6 @@ public final class InProcessStore implements AutoCloseable
             throw ex;
         }
         this.memoryRaas = memory;
-        this.clientRaas = clientSide;
         this.memoryNode = node;
     }
 
@@ -125,7 +121,7 @@ public final class InProcessStore implements AutoCloseable
     /** @return the client node's RaaS handle, for reads of the memory node beside the client's. */
     public Raas clientRaas()
     {
-        return clientRaas;
+        return clientLanes.get(0);
     }
 
     public MemoryNode memoryNode()

@@ -161,9 +161,10 @@ final class YcsbRunner implements AutoCloseable
             progress.show(label, done.sum(), operations, System.nanoTime() - startNanos);
         }
         final long elapsedNanos = System.nanoTime() - startNanos;
-        final CpuTimes cpu = new CpuTimes(0, CpuClock.PROCESS.nanos() - processCpuAtStart, server.nanos() - serverCpuAtStart);
+        final long processCpuNanos = CpuClock.PROCESS.nanos() - processCpuAtStart;
+        final long serverCpuNanos = server.nanos() - serverCpuAtStart;
         progress.clear();
-        return result(label, store, threads, operations, elapsedNanos, cpu, clients);
+        return result(label, store, threads, operations, elapsedNanos, processCpuNanos, serverCpuNanos, clients);
     }
 
     private static void runOperations(
@@ -191,7 +192,7 @@ final class YcsbRunner implements AutoCloseable
 
     private static RunResult result(
         final String label, final Store store, final int threads, final long operations, final long elapsedNanos,
-        final CpuTimes cpu, final List<Future<TimedDb>> clients) throws InterruptedException
+        final long processCpuNanos, final long serverCpuNanos, final List<Future<TimedDb>> clients) throws InterruptedException
     {
         final Histogram latency = new Histogram(3);
         final Histogram reads = new Histogram(3);
@@ -219,7 +220,7 @@ final class YcsbRunner implements AutoCloseable
             }
         }
         return new RunResult(store, threads, operations, elapsedNanos, latency, reads, failures, firstFailure,
-            new CpuTimes(clientCpuNanos, cpu.processNanos(), cpu.serverNanos()));
+            new CpuTimes(clientCpuNanos, processCpuNanos, serverCpuNanos));
     }
 
     private static Workload workload(final Properties properties)

@@ -1,5 +1,7 @@
 package io.dkv.load.check.harness;
 
+import java.util.Arrays;
+
 /**
  * The store under test, as a workload sees it: bytes under string keys. The real one is a
  * {@link io.dkv.client.KvClient}; tests put deliberately faulty ones in its place.
@@ -19,4 +21,14 @@ public interface CheckedStore
      * @return true when the value was set.
      */
     boolean compareAndSet(String key, byte[] expected, byte[] value);
+
+    /**
+     * @param current  what a key holds, or null for nothing.
+     * @param expected what a compare-and-set expects, or null for nothing.
+     * @return whether the compare-and-set would find what it expects.
+     */
+    static boolean holds(final byte[] current, final byte[] expected)
+    {
+        return expected == null ? current == null : current != null && Arrays.equals(current, expected);
+    }
 }

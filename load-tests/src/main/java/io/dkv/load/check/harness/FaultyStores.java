@@ -1,6 +1,6 @@
 package io.dkv.load.check.harness;
 
-import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -15,6 +15,8 @@ public final class FaultyStores
     public static final String STALE_READS = "stale-reads";
     public static final String LOST_UPDATES = "lost-updates";
     public static final String NAMES = STALE_READS + ", " + LOST_UPDATES;
+    private static final String NONE = "none";
+    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES);
 
     private FaultyStores()
     {
@@ -25,7 +27,7 @@ public final class FaultyStores
      */
     public static void requireKnown(final String fault)
     {
-        if (!"none".equals(fault) && !STALE_READS.equals(fault) && !LOST_UPDATES.equals(fault))
+        if (!KNOWN.contains(fault))
         {
             throw new IllegalArgumentException("unknown fault '" + fault + "': expected none, " + NAMES);
         }
@@ -36,12 +38,12 @@ public final class FaultyStores
      */
     public static CheckedStore inject(final String fault, final CheckedStore store)
     {
+        requireKnown(fault);
         return switch (fault)
         {
-            case "none" -> store;
             case STALE_READS -> new StaleReads(store, 50);
             case LOST_UPDATES -> new LostUpdates(store, TimeUnit.MILLISECONDS.toNanos(2));
-            default -> throw new IllegalArgumentException("unknown fault '" + fault + "': expected none, " + NAMES);
+            default -> store;
         };
     }
 
@@ -117,7 +119,7 @@ public final class FaultyStores
         public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
         {
             final byte[] current = store.get(key);
-            if (expected == null ? current != null : current == null || !Arrays.equals(current, expected))
+            if (!CheckedStore.holds(current, expected))
             {
                 return false;
             }

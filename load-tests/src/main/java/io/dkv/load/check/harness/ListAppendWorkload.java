@@ -1,12 +1,12 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.load.check.history.Op;
-import org.agrona.collections.Long2LongHashMap;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Lists under a few keys, appended to by compare-and-set loops and read whole: checked by the
@@ -16,12 +16,15 @@ import java.util.Random;
 public final class ListAppendWorkload implements Workload
 {
     public static final String NAME = "list-append";
-    /** Elements of one process are {@code process * ELEMENTS_PER_PROCESS + n}: unique across processes. */
+    /**
+     * Elements are {@code process * ELEMENTS_PER_PROCESS + n}, n counted by this JVM: processes of other
+     * client JVMs have other numbers, so elements are unique across all of them.
+     */
     private static final long ELEMENTS_PER_PROCESS = 1L << 32;
 
     private final int keys;
     private final double readShare;
-    private final Long2LongHashMap appendedBy = new Long2LongHashMap(0);
+    private final AtomicLong appended = new AtomicLong();
 
     /**
      * @param keys      keys {@code l0 .. l<keys-1>}.
@@ -50,7 +53,7 @@ public final class ListAppendWorkload implements Workload
         {
             return new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, key, List.of())));
         }
-        final long element = process * ELEMENTS_PER_PROCESS + nextOf(process);
+        final long element = process * ELEMENTS_PER_PROCESS + appended.getAndIncrement();
         return new Invocation(Op.TXN, null, List.of(List.of(Op.APPEND, key, element)));
     }
 
@@ -86,12 +89,12 @@ public final class ListAppendWorkload implements Workload
     static byte[] append(final byte[] list, final long element)
     {
         final int length = list == null ? 0 : list.length;
-        final ByteBuffer appended = ByteBuffer.allocate(length + Long.BYTES);
+        final ByteBuffer longer = ByteBuffer.allocate(length + Long.BYTES);
         if (list != null)
         {
-            appended.put(list);
+            longer.put(list);
         }
-        return appended.putLong(element).array();
+        return longer.putLong(element).array();
     }
 
     static List<Long> decode(final byte[] list)
@@ -103,12 +106,5 @@ public final class ListAppendWorkload implements Workload
             decoded.add(elements.getLong());
         }
         return decoded;
-    }
-
-    private synchronized long nextOf(final long process)
-    {
-        final long number = appendedBy.get(process);
-        appendedBy.put(process, number + 1);
-        return number;
     }
 }

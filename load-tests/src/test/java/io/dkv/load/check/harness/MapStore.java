@@ -1,6 +1,5 @@
 package io.dkv.load.check.harness;
 
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -26,7 +25,7 @@ class MapStore implements CheckedStore
         final boolean[] set = new boolean[1];
         values.compute(key, (k, current) ->
         {
-            if (expected == null ? current == null : current != null && Arrays.equals(current, expected))
+            if (CheckedStore.holds(current, expected))
             {
                 set[0] = true;
                 return value.clone();
