@@ -47,9 +47,9 @@ public final class ControlHeader
     public static final byte TYPE_RC_ACCEPT = 10;
     /** No RC queue pair now (pool full): stay on DC. */
     public static final byte TYPE_RC_REFUSE = 11;
-    /** Close the RC queue pair whose number is in the payload; the peer goes back to DC. */
+    /** Close the receiver's RC queue pair named in the payload (see {@link #RC_PEER_QPN_OFFSET}); the peer goes back to DC. */
     public static final byte TYPE_RC_CLOSE = 12;
-    /** The sender drained and closed its end of the RC queue pair whose number is in the payload. */
+    /** The sender drained and closed its end of the receiver's RC queue pair named in the payload. */
     public static final byte TYPE_RC_CLOSED = 15;
     /** Allocate a named region on the receiving node: payload is size, token and name. */
     public static final byte TYPE_MALLOC = 13;
@@ -104,9 +104,18 @@ public final class ControlHeader
     public static final int READ_TOKEN_OFFSET = LENGTH + 12;
     public static final int READ_LENGTH = 16;
 
-    /* RC_ACCEPT, RC_REFUSE, RC_CLOSE: a QP number. */
+    /* RC_ACCEPT, RC_REFUSE: a QP number. */
     public static final int RC_QPN_OFFSET = LENGTH;
     public static final int RC_LENGTH = 4;
+
+    /*
+     * RC_CLOSE, RC_CLOSED: the receiver's QP number (at RC_QPN_OFFSET), then the sender's. QP numbers
+     * are unique per device only: a node with RC queue pairs to several peers may hold two whose
+     * peers' numbers are equal, so the receiver finds the queue pair by its own number and checks
+     * that its peer is the sender's.
+     */
+    public static final int RC_PEER_QPN_OFFSET = LENGTH + 4;
+    public static final int RC_CLOSE_LENGTH = 8;
 
     /* MALLOC: size, token, name length, name (UTF-8). MALLOC_DONE: token, status, address, rkey, length, epoch. */
     public static final int MALLOC_SIZE_OFFSET = LENGTH;

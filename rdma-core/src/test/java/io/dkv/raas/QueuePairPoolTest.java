@@ -97,6 +97,75 @@ class QueuePairPoolTest
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
+    void aPeerClosingItsQueuePairClosesNoOtherPeersWhoseQueuePairHasTheSameNumber(final String provider)
+    {
+        // two clients made alike number their queue pairs alike: the server holds two RC queue pairs
+        // whose peers' numbers are equal, and must tell them apart by the peer too
+        final StaticDirectory directory = new StaticDirectory();
+        final java.util.function.UnaryOperator<RaasContext> hot = context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000);
+        try (Raas server = Raas.embedded(RaasPair.context(provider, 2), directory);
+            Raas busy = Raas.embedded(hot.apply(RaasPair.context(provider, 1)), directory);
+            Raas leaving = Raas.embedded(hot.apply(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
+        {
+            final long target = server.self().id();
+            server.malloc(target, 4096, "shared");
+            final Connection busyConnection = busy.open(target, null);
+            final Connection leavingConnection = leaving.open(target, null);
+            final RemoteRegion region = busy.lookup("shared");
+            long increments = 0;
+            while (!(((RaasDriver)busy).usesRc(target) && ((RaasDriver)leaving).usesRc(target)) && increments < 100_000)
+            {
+                busyConnection.faa(region, 0, 1);
+                leavingConnection.faa(leaving.lookup("shared"), 8, 1);
+                increments++;
+            }
+            assertTrue(((RaasDriver)busy).usesRc(target) && ((RaasDriver)leaving).usesRc(target), "both clients promoted");
+            assertEquals(2, ((RaasDriver)server).rcQueuePairs());
+
+            // the leaving client goes idle and gives its queue pair back; the busy one never stops
+            final long end = System.nanoTime() + 1_500_000_000L;
+            while (System.nanoTime() < end)
+            {
+                busyConnection.faa(region, 0, 1);
+                increments++;
+                leaving.poll();
+            }
+            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1, "the server closing the leaving client's queue pair");
+            assertFalse(((RaasDriver)leaving).usesRc(target), "the idle client is back on DC");
+            assertTrue(((RaasDriver)busy).usesRc(target), "the busy client keeps its queue pair");
+            assertEquals(increments, busyConnection.faa(region, 0, 0), "every request of the busy client counted, none failed");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aPeerThatRefusesAnRcQueuePairIsNotAskedAgainOnEveryRequest(final String provider)
+    {
+        // a queue pair is a costly thing to make and drop (a file mapped and unmapped on shm): a hot
+        // peer that says no must not be asked again with every request that follows
+        final StaticDirectory directory = new StaticDirectory();
+        try (Raas full = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(0), directory);
+            Raas asking = Raas.embedded(RaasPair.context(provider, 1).rcPromoteRequests(100).rcPromoteWindowMs(10_000), directory))
+        {
+            final long target = full.self().id();
+            full.malloc(target, 4096, "counted");
+            final RemoteRegion region = asking.lookup("counted");
+            final Connection connection = asking.open(target, null);
+            for (int i = 0; i < 20_000; i++)
+            {
+                connection.faa(region, 0, 1);
+            }
+            final RaasDriver driver = (RaasDriver)asking;
+            assertFalse(driver.usesRc(target), "the peer has no room for an RC queue pair");
+            assertEquals(0, driver.rcQueuePairs());
+            assertTrue(driver.rcPromotions() >= 1 && driver.rcPromotions() <= 2,
+                "asked " + driver.rcPromotions() + " times in 20,000 requests; after a refusal the peer stays on DC for a while");
+            assertEquals(20_000, connection.faa(region, 0, 0), "every request went over DC");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
     void forcingRcPromotesAtConnectAndThePoolStaysBounded(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();

@@ -47,7 +47,7 @@ final class Messaging
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    /** After a promotion the peer did not answer, it stays on DC this many stall periods. */
+    /** After a promotion the peer did not answer or refused, it stays on DC this many stall periods. */
     static final int PROMOTION_BACKOFF_STALLS = 10;
 
     final RaasDriver driver;
@@ -66,6 +66,7 @@ final class Messaging
     private final CopyOnWriteArrayList<PooledQp> rcs = new CopyOnWriteArrayList<>();
     private final Map<Integer, PooledQp> rcByQpn = new ConcurrentHashMap<>();
     private final AtomicInteger rcRecycles = new AtomicInteger();
+    private final AtomicLong rcPromotions = new AtomicLong();
 
     /** A registered buffer messages are copied into before they are sent. */
     static final class SendBuffer
@@ -507,6 +508,9 @@ final class Messaging
         }
         if (++route.windowRequests >= threshold)
         {
+            // one attempt per window's worth of requests, whatever comes of it: not one per request
+            route.windowStartMillis = nowMillis;
+            route.windowRequests = 0;
             promote(route);
         }
     }
@@ -522,20 +526,25 @@ final class Messaging
             }
             route.promoting = true;
         }
+        // the message first: a queue pair is costly to make and to drop (on shm a file mapped, then
+        // unmapped with every thread of the process stopped), so none is made that cannot be asked for
+        final RequestSlot slot = controlSlot(route, 0, TYPE_RC_CONNECT, 0, 0, CONNECT_LENGTH);
+        if (slot == null)
+        {
+            // every request slot is in use, or one is on its way back: again after a window, not at once
+            route.promoteNotBeforeMillis = driver.clockMillis() + driver.context.rcPromoteWindowMs();
+            route.promoting = false;
+            return;
+        }
         final PooledQp rc = createRc(route);
         if (rc == null)
         {
+            driver.releaseSlot(slot);
             route.promoting = false;
             return;
         }
         rc.initiatedHere = true;
-        final RequestSlot slot = controlSlot(route, 0, TYPE_RC_CONNECT, 0, 0, CONNECT_LENGTH);
-        if (slot == null)
-        {
-            discardRc(rc);
-            route.promoting = false;
-            return;
-        }
+        rcPromotions.incrementAndGet();
         writeSelf(slot.staging, 0);
         slot.staging.set(INT, CONNECT_QPN_OFFSET, rc.qp.qpNum());
         postControl(slot, CONNECT_LENGTH);
@@ -627,12 +636,14 @@ final class Messaging
         rc.peer.promoting = false;
     }
 
+    /** The peer has no room for an RC queue pair (or holds one with us still): stay on DC for a while. */
     private void onRcRefuse(final long base, final int ignored)
     {
         final int ourQpn = receive.segment().get(INT, base + RC_QPN_OFFSET);
         final PooledQp rc = rcByQpn.get(ourQpn);
         if (rc != null)
         {
+            rc.peer.promoteNotBeforeMillis = driver.clockMillis() + PROMOTION_BACKOFF_STALLS * driver.context.qpStallMs();
             rc.peer.promoting = false;
             discardRc(rc);
         }
@@ -649,7 +660,7 @@ final class Messaging
     /** The peer retires its end: stop posting here, drain, then close and say so. */
     private void onRcClose(final long base)
     {
-        final PooledQp rc = byPeerQpn(receive.segment().get(INT, base + RC_QPN_OFFSET));
+        final PooledQp rc = namedBySender(base);
         if (rc != null)
         {
             rc.answerClosed = true;
@@ -661,7 +672,7 @@ final class Messaging
     /** The peer drained and closed its end: this end may close once its own requests are done. */
     private void onRcClosed(final long base)
     {
-        final PooledQp rc = byPeerQpn(receive.segment().get(INT, base + RC_QPN_OFFSET));
+        final PooledQp rc = namedBySender(base);
         if (rc != null)
         {
             rc.closeReady = true;
@@ -669,16 +680,14 @@ final class Messaging
         }
     }
 
-    private PooledQp byPeerQpn(final int peerQpn)
+    /**
+     * @return the RC queue pair an RC_CLOSE or RC_CLOSED names: this end's, by its own number, and only
+     * if its peer is the sender's queue pair (else the message is about one closed already).
+     */
+    private PooledQp namedBySender(final long base)
     {
-        for (final PooledQp rc : rcs)
-        {
-            if (rc.peerQpn == peerQpn)
-            {
-                return rc;
-            }
-        }
-        return null;
+        final PooledQp rc = rcByQpn.get(receive.segment().get(INT, base + RC_QPN_OFFSET));
+        return rc != null && rc.peerQpn == receive.segment().get(INT, base + RC_PEER_QPN_OFFSET) ? rc : null;
     }
 
     /**
@@ -707,14 +716,15 @@ final class Messaging
 
     private void sendRcControl(final PooledQp rc, final byte type)
     {
-        final RequestSlot slot = controlSlot(rc.peer, 0, type, 0, 0, RC_LENGTH);
+        final RequestSlot slot = controlSlot(rc.peer, 0, type, 0, 0, RC_CLOSE_LENGTH);
         if (slot == null)
         {
             backlog.add(() -> sendRcControl(rc, type));
             return;
         }
-        slot.staging.set(INT, RC_QPN_OFFSET, rc.qp.qpNum());
-        postControl(slot, RC_LENGTH);
+        slot.staging.set(INT, RC_QPN_OFFSET, rc.peerQpn);
+        slot.staging.set(INT, RC_PEER_QPN_OFFSET, rc.qp.qpNum());
+        postControl(slot, RC_CLOSE_LENGTH);
     }
 
     /**
@@ -763,6 +773,11 @@ final class Messaging
     int rcRecycles()
     {
         return rcRecycles.get();
+    }
+
+    long rcPromotions()
+    {
+        return rcPromotions.get();
     }
 
     /** @return RC queue pairs in use now. */

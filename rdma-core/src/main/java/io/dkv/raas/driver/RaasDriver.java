@@ -1300,6 +1300,12 @@ public final class RaasDriver implements Raas
         return total + messaging.rcRecycles();
     }
 
+    /** @return RC queue pairs this driver asked peers for since it started (promotions begun). */
+    public long rcPromotions()
+    {
+        return messaging.rcPromotions();
+    }
+
     /** @return RC queue pairs to hot peers in use now (bounded by the RC pool size). */
     public int rcQueuePairs()
     {
