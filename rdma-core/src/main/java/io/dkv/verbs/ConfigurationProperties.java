@@ -51,4 +51,26 @@ public final class ConfigurationProperties
             throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
         }
     }
+
+    /**
+     * @return the property as true or false, or the default when it is unset.
+     * @throws IllegalArgumentException when it is set and neither.
+     */
+    public static boolean booleanProperty(final String name, final boolean defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        switch (value.trim().toLowerCase(java.util.Locale.ROOT))
+        {
+            case "true":
+                return true;
+            case "false":
+                return false;
+            default:
+                throw new IllegalArgumentException("property " + name + "='" + value + "' is neither true nor false");
+        }
+    }
 }

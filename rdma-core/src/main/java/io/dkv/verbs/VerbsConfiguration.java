@@ -42,6 +42,14 @@ public final class VerbsConfiguration
     public static final String SHM_RING_CAPACITY_PROP_NAME = "dkv.verbs.shm.ring.capacity";
     public static final int SHM_RING_CAPACITY_DEFAULT = 1024 * 1024;
 
+    /**
+     * Whether shm gives a region all its memory when it is allocated, as an RNIC's registration
+     * pins a region's pages; false leaves pages to be allocated when first reached (on hosts short
+     * of memory, for large regions mostly unused).
+     */
+    public static final String SHM_POPULATE_PROP_NAME = "dkv.verbs.shm.populate";
+    public static final boolean SHM_POPULATE_DEFAULT = true;
+
     /** Bytes of each tcp link's transmit and receive staging buffers. */
     public static final String TCP_LINK_BUFFER_PROP_NAME = "dkv.verbs.tcp.link.buffer";
     public static final int TCP_LINK_BUFFER_DEFAULT = 256 * 1024;

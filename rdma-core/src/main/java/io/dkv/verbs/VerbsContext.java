@@ -5,6 +5,7 @@ import org.agrona.BitUtil;
 import java.nio.file.Path;
 
 import static io.dkv.verbs.VerbsConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.booleanProperty;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
 import static io.dkv.verbs.ConfigurationProperties.longProperty;
 
@@ -24,6 +25,7 @@ public final class VerbsContext
     private int maxSendSize = intProperty(MAX_SEND_SIZE_PROP_NAME, MAX_SEND_SIZE_DEFAULT);
     private long maxMessageSize = longProperty(MAX_MESSAGE_SIZE_PROP_NAME, MAX_MESSAGE_SIZE_DEFAULT);
     private int shmRingCapacity = intProperty(SHM_RING_CAPACITY_PROP_NAME, SHM_RING_CAPACITY_DEFAULT);
+    private boolean shmPopulate = booleanProperty(SHM_POPULATE_PROP_NAME, SHM_POPULATE_DEFAULT);
     private int tcpLinkBuffer = intProperty(TCP_LINK_BUFFER_PROP_NAME, TCP_LINK_BUFFER_DEFAULT);
     private int tcpMaxLinks = intProperty(TCP_MAX_LINKS_PROP_NAME, TCP_MAX_LINKS_DEFAULT);
     private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
@@ -186,6 +188,17 @@ public final class VerbsContext
     public VerbsContext shmRingCapacity(final int shmRingCapacity)
     {
         this.shmRingCapacity = shmRingCapacity;
+        return this;
+    }
+
+    public boolean shmPopulate()
+    {
+        return shmPopulate;
+    }
+
+    public VerbsContext shmPopulate(final boolean shmPopulate)
+    {
+        this.shmPopulate = shmPopulate;
         return this;
     }
 

@@ -31,12 +31,15 @@ final class NativeMapping
     private static final int PROT_READ_WRITE = 1 | 2;
     private static final int MAP_SHARED = 1;
     private static final int ENOENT = 2;
+    /** Linux 5.14: fault every page in writable, allocating what the file lacks. */
+    private static final int MADV_POPULATE_WRITE = 23;
 
     private static final MethodHandle OPEN;
     private static final MethodHandle LSEEK;
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
     private static final MethodHandle CLOSE;
+    private static final MethodHandle MADVISE;
     private static final StructLayout CALL_STATE;
     private static final VarHandle ERRNO;
 
@@ -52,6 +55,7 @@ final class NativeMapping
         MethodHandle mmap = null;
         MethodHandle munmap = null;
         MethodHandle close = null;
+        MethodHandle madvise = null;
         if (libc.find("open").isPresent() && libc.find("mmap").isPresent())
         {
             open = linker.downcallHandle(libc.find("open").orElseThrow(),
@@ -64,11 +68,16 @@ final class NativeMapping
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
             close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
         }
+        if (libc.find("madvise").isPresent())
+        {
+            madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        }
         OPEN = open;
         LSEEK = lseek;
         MMAP = mmap;
         MUNMAP = munmap;
         CLOSE = close;
+        MADVISE = madvise;
     }
 
     private NativeMapping()
@@ -131,6 +140,27 @@ final class NativeMapping
         catch (final Throwable ex)
         {
             throw new VerbsException("cannot map shm file " + path + ": " + ex, ex);
+        }
+    }
+
+    /**
+     * Fault in every page of a mapping, writable, in one system call.
+     *
+     * @return false when the kernel or libc cannot (before Linux 5.14): the caller touches the pages itself.
+     */
+    static boolean populate(final MemorySegment mapping)
+    {
+        if (MADVISE == null)
+        {
+            return false;
+        }
+        try
+        {
+            return (int)MADVISE.invokeExact(mapping, mapping.byteSize(), MADV_POPULATE_WRITE) == 0;
+        }
+        catch (final Throwable ex)
+        {
+            return false;
         }
     }
 

@@ -263,6 +263,10 @@ public final class ShmDevice extends SoftDevice
         try
         {
             mapped = ShmFiles.create(path, ShmFiles.pageAligned(size), arena);
+            if (context.shmPopulate())
+            {
+                ShmFiles.populate(mapped);
+            }
         }
         catch (final RuntimeException ex)
         {

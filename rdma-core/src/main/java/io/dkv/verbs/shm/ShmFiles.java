@@ -5,6 +5,7 @@ import io.dkv.verbs.VerbsException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -43,6 +44,23 @@ final class ShmFiles
         catch (final IOException ex)
         {
             throw new VerbsException("cannot create shm file " + path + " of " + length + " bytes: " + ex, ex);
+        }
+    }
+
+    /**
+     * Give every page of a new region's file its memory now, as an RNIC's registration pins a
+     * region's pages: otherwise the first request to reach each page pays for allocating and
+     * zeroing it, and writes into fresh memory (a KV heap filling up) cost several times what
+     * they do later.
+     */
+    static void populate(final MemorySegment mapping)
+    {
+        if (!NativeMapping.populate(mapping))
+        {
+            for (long offset = 0; offset < mapping.byteSize(); offset += PAGE)
+            {
+                mapping.set(ValueLayout.JAVA_BYTE, offset, (byte)0);
+            }
         }
     }
 
