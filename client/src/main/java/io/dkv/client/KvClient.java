@@ -215,6 +215,40 @@ public final class KvClient implements AutoCloseable
         return session().write(keyBytes, value, expectedBytes, false);
     }
 
+    /**
+     * Read the key's value with its version, for {@link #compareAndSetVersion}: an optimistic
+     * read-modify-write that needs no second read of the key to write.
+     *
+     * @return the value and its version, or null when the key has none.
+     */
+    public Versioned getVersioned(final byte[] key)
+    {
+        checkKey(key);
+        return session().getVersioned(key);
+    }
+
+    /**
+     * Set the key's value only if nobody wrote the key since {@code expected} was read (no put,
+     * delete or compare-and-set came between, not even one writing the same bytes). It costs the
+     * write of the new block and one CAS, where {@link #compareAndSet(byte[], byte[], byte[])} reads
+     * the key's buckets and block again first. A version read longer ago than the memory node's
+     * grace period less this client's timeout is compared by its value instead, as
+     * {@code compareAndSet} would.
+     *
+     * @param expected what {@link #getVersioned} returned for this key.
+     * @return true when the value was set.
+     */
+    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value)
+    {
+        checkKey(key);
+        checkValue(value);
+        if (expected == null)
+        {
+            throw new IllegalArgumentException("no version given: for a key that must have no value, use compareAndSet(key, null, value)");
+        }
+        return session().writeIfVersion(key, MemorySegment.ofArray(value), expected);
+    }
+
     // ---- asynchronous: the operation runs on one of the client's threads ----
 
     public CompletableFuture<byte[]> getAsync(final byte[] key)
@@ -244,6 +278,16 @@ public final class KvClient implements AutoCloseable
     public CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final byte[] expected, final byte[] value)
     {
         return async(() -> compareAndSet(key, expected, value));
+    }
+
+    public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
+    {
+        return async(() -> getVersioned(key));
+    }
+
+    public CompletableFuture<Boolean> compareAndSetVersionAsync(final byte[] key, final Versioned expected, final byte[] value)
+    {
+        return async(() -> compareAndSetVersion(key, expected, value));
     }
 
     private <T> CompletableFuture<T> async(final Supplier<T> operation)

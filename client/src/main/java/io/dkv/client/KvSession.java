@@ -88,6 +88,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** Of the last scan: the key's committed slot (index into the arrays) or -1, and its tentative ones (bits). */
     private int committedAt;
     private int tentatives;
+    /** Of the last find that found its key: the node, the slot holding the key and its word. */
+    private int foundNode;
+    private long foundSlot;
+    private long foundWord;
 
     KvSession(final Raas raas, final KvClientContext context, final MemoryNodeView[] nodes)
     {
@@ -142,6 +146,20 @@ final class KvSession implements CompletionHandler, AutoCloseable
     int get(final byte[] key, final MemorySegment dst)
     {
         return find(key) ? KvBlockLayout.copyValue(block, 0, dst) : -1;
+    }
+
+    /**
+     * @return the key's value with the slot and word that pointed at it, or null when it has none.
+     */
+    Versioned getVersioned(final byte[] key)
+    {
+        final long started = System.nanoTime();
+        if (!find(key))
+        {
+            return null;
+        }
+        return new Versioned(KvBlockLayout.value(block, 0), nodeIds[foundNode], nodes[foundNode].index.nodeEpoch(), foundSlot,
+            foundWord, started);
     }
 
     /**
@@ -248,9 +266,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
         for (int attempt = 0; attempt < context.maxRetries(); attempt++)
         {
             readCandidates(node, hash);
-            if (firstCommitted(node, fingerprint, key) >= 0)
+            final int found = firstCommitted(node, fingerprint, key);
+            if (found >= 0)
             {
                 requireWithinDeadline(started, node, key);
+                foundNode = node;
+                foundSlot = slotOffsets[found];
+                foundWord = words[found];
                 return true;
             }
             if (unchangedSincePrevious())
@@ -405,6 +427,68 @@ final class KvSession implements CompletionHandler, AutoCloseable
             withdraw(node, mySlot, tentativeWord);
         }
         throw retriesExhausted(put ? "put" : "compareAndSet", node, key);
+    }
+
+    /**
+     * Write the key's value only if its slot still holds the word {@code expected} was read with:
+     * the new block, then one CAS of that slot. A failed CAS is looked into once more, as a split
+     * may have moved the slot, word unchanged, to the subtable's other half.
+     *
+     * @return true when written.
+     */
+    boolean writeIfVersion(final byte[] key, final MemorySegment value, final Versioned expected)
+    {
+        final long hash = KeyHash.hash(key);
+        final int node = node(hash);
+        final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
+        if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
+        {
+            // its block may have been reused since, or the node is another incarnation: the value decides
+            return write(key, value, expected.value(), false);
+        }
+        final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
+        final long blockOffset = writeBlock(node, key, value, length);
+        final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length);
+        long slot = expected.slotOffset;
+        boolean swap = true;
+        previousCount = -1;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            if (swap)
+            {
+                // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
+                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
+                {
+                    return write(key, value, expected.value(), false);
+                }
+                if (cas(node, slot, expected.word, committedWord) == expected.word)
+                {
+                    persist(node, blockOffset);
+                    return true;
+                }
+            }
+            readCandidates(node, hash);
+            scan(node, hash, key, 0);
+            if (committedAt < 0)
+            {
+                // the key must hold that version and none was seen: answer only once two reads agree
+                if (unchangedSincePrevious())
+                {
+                    return false;
+                }
+                keepAsPrevious();
+                swap = false;
+                continue;
+            }
+            if (words[committedAt] != expected.word)
+            {
+                return false;
+            }
+            slot = slotOffsets[committedAt];
+            swap = true;
+            previousCount = -1;
+        }
+        throw retriesExhausted("compareAndSetVersion", node, key);
     }
 
     // ---------------------------------------------------------------------------------------------

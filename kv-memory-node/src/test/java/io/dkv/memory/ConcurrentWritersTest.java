@@ -2,6 +2,7 @@ package io.dkv.memory;
 
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
+import io.dkv.client.Versioned;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -79,6 +80,34 @@ class ConcurrentWritersTest
                 }
             }, () -> { });
             assertEquals(THREADS * perThread, successes.get());
+            assertEquals(Long.toString(THREADS * perThread), new String(cluster.client.get(counter), StandardCharsets.UTF_8));
+            assertEquals(Map.of("counter", 1), committedSlotsByKey(cluster));
+        }
+    }
+
+    @Test
+    void versionedIncrementsAreNeverLost() throws Exception
+    {
+        try (KvCluster cluster = new KvCluster("shm"))
+        {
+            final byte[] counter = "counter".getBytes(StandardCharsets.UTF_8);
+            cluster.client.put(counter, "0".getBytes(StandardCharsets.UTF_8));
+            final int perThread = 500;
+            runThreads(thread ->
+            {
+                for (int i = 0; i < perThread; i++)
+                {
+                    while (true)
+                    {
+                        final Versioned current = cluster.client.getVersioned(counter);
+                        final long next = Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                        if (cluster.client.compareAndSetVersion(counter, current, Long.toString(next).getBytes(StandardCharsets.UTF_8)))
+                        {
+                            break;
+                        }
+                    }
+                }
+            }, () -> { });
             assertEquals(Long.toString(THREADS * perThread), new String(cluster.client.get(counter), StandardCharsets.UTF_8));
             assertEquals(Map.of("counter", 1), committedSlotsByKey(cluster));
         }

@@ -1,6 +1,7 @@
 package io.dkv.memory;
 
 import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -62,6 +63,61 @@ class KeyValueOperationsTest
             assertArrayEquals(bytes("b"), cluster.client.get(key));
             assertFalse(cluster.client.compareAndSet(bytes("absent"), bytes("b"), bytes("c")), "an absent key holds no value");
             assertNull(cluster.client.get(bytes("absent")));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aVersionedWriteSucceedsOnlyIfNobodyWroteTheKeySince(final String provider)
+    {
+        try (KvCluster cluster = new KvCluster(provider))
+        {
+            final byte[] key = bytes("doc");
+            assertNull(cluster.client.getVersioned(key));
+            cluster.client.put(key, bytes("v1"));
+
+            final Versioned first = cluster.client.getVersioned(key);
+            assertArrayEquals(bytes("v1"), first.value());
+            assertTrue(cluster.client.compareAndSetVersion(key, first, bytes("v2")), "nobody wrote it since");
+            assertArrayEquals(bytes("v2"), cluster.client.get(key));
+            assertFalse(cluster.client.compareAndSetVersion(key, first, bytes("v3")), "the version was replaced by v2");
+
+            final Versioned second = cluster.client.getVersioned(key);
+            cluster.client.put(key, bytes("v2"));
+            assertFalse(cluster.client.compareAndSetVersion(key, second, bytes("v3")), "rewritten with the same bytes: another version");
+            assertArrayEquals(bytes("v2"), cluster.client.get(key));
+
+            final Versioned third = cluster.client.getVersioned(key);
+            assertTrue(cluster.client.delete(key));
+            assertFalse(cluster.client.compareAndSetVersion(key, third, bytes("v3")), "deleted since");
+            assertNull(cluster.client.get(key), "a failed versioned write leaves nothing");
+
+            cluster.client.put(key, bytes("v4"));
+            assertFalse(cluster.client.compareAndSetVersion(key, third, bytes("v5")), "put again since: another version");
+            assertArrayEquals(bytes("v4"), cluster.client.get(key));
+            assertThrows(IllegalArgumentException.class, () -> cluster.client.compareAndSetVersion(key, null, bytes("x")));
+        }
+    }
+
+    @Test
+    void aVersionOlderThanTheGracePeriodAllowsIsComparedByItsValue() throws Exception
+    {
+        // grace period 2 s, client timeout 1 s: a version is compared as a word for 1 s
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(2_000)))
+        {
+            final byte[] key = bytes("slow reader");
+            cluster.client.put(key, bytes("same"));
+            final Versioned young = cluster.client.getVersioned(key);
+            cluster.client.put(key, bytes("same"));
+            assertFalse(cluster.client.compareAndSetVersion(key, young, bytes("next")), "a young version is its word");
+
+            final Versioned old = cluster.client.getVersioned(key);
+            cluster.client.put(key, bytes("same"));
+            Thread.sleep(1_200);
+            assertTrue(cluster.client.compareAndSetVersion(key, old, bytes("next")),
+                "an old version's word may name a reused block: its value, still the same, decides");
+            assertArrayEquals(bytes("next"), cluster.client.get(key));
+            assertFalse(cluster.client.compareAndSetVersion(key, old, bytes("later")), "by value too, it no longer holds");
         }
     }
 
@@ -157,6 +213,32 @@ class KeyValueOperationsTest
             {
                 assertNull(cluster.client.get(bytes("k" + i)));
                 assertArrayEquals(bytes("w" + i), cluster.client.get(bytes("k" + (i + 1))));
+            }
+        }
+    }
+
+    @Test
+    void aVersionReadBeforeSplitsMovedItsSlotStillWrites()
+    {
+        try (KvCluster cluster = new KvCluster("shm", context -> context.indexGroups(1).maxGlobalDepth(8)))
+        {
+            final Versioned[] versions = new Versioned[20];
+            for (int i = 0; i < versions.length; i++)
+            {
+                cluster.client.put(bytes("early" + i), bytes("v" + i));
+                versions[i] = cluster.client.getVersioned(bytes("early" + i));
+            }
+            for (int i = 0; i < 500; i++)
+            {
+                cluster.client.put(bytes("k" + i), bytes("v" + i));
+            }
+            final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+            assertTrue(IndexInspector.subtables(index) > 24, IndexInspector.subtables(index) + " subtables");
+            // each split moved about half of a subtable's keys, with their words, to its new half
+            for (int i = 0; i < versions.length; i++)
+            {
+                assertTrue(cluster.client.compareAndSetVersion(bytes("early" + i), versions[i], bytes("w" + i)), "early" + i);
+                assertArrayEquals(bytes("w" + i), cluster.client.get(bytes("early" + i)));
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.client.Versioned;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
 import org.junit.jupiter.api.Test;
@@ -21,9 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Subtables split while other threads insert, increment counters by compare-and-set and read: a
- * key once written is found by every read after, no increment is lost, and every key ends with
- * one committed slot.
+ * Subtables split while other threads insert, increment counters by compare-and-set (of values
+ * and of versions) and read: a key once written is found by every read after, no increment is
+ * lost, and every key ends with one committed slot.
  */
 class SplitWhileClientsRunTest
 {
@@ -44,6 +45,7 @@ class SplitWhileClientsRunTest
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final AtomicIntegerArray inserted = new AtomicIntegerArray(INSERTERS);
             final AtomicIntegerArray increments = new AtomicIntegerArray(COUNTERS);
+            final AtomicIntegerArray versionedIncrements = new AtomicIntegerArray(COUNTERS);
             final AtomicBoolean inserting = new AtomicBoolean(true);
             final AtomicInteger reads = new AtomicInteger();
             final List<Thread> threads = new ArrayList<>();
@@ -69,6 +71,22 @@ class SplitWhileClientsRunTest
                     if (cluster.client.compareAndSet(counter, current, bytes(Long.toString(next))))
                     {
                         increments.incrementAndGet(n % COUNTERS);
+                    }
+                }
+            }));
+            threads.add(start(failure, () ->
+            {
+                for (int n = 0; inserting.get(); n++)
+                {
+                    final byte[] counter = bytes("versioned-" + (n % COUNTERS));
+                    final Versioned current = cluster.client.getVersioned(counter);
+                    final long next = current == null ? 1 : Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                    final boolean written = current == null ?
+                        cluster.client.compareAndSet(counter, null, bytes(Long.toString(next))) :
+                        cluster.client.compareAndSetVersion(counter, current, bytes(Long.toString(next)));
+                    if (written)
+                    {
+                        versionedIncrements.incrementAndGet(n % COUNTERS);
                     }
                 }
             }));
@@ -120,6 +138,9 @@ class SplitWhileClientsRunTest
                 final byte[] value = cluster.client.get(bytes("counter-" + c));
                 assertEquals(increments.get(c), value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8)),
                     "counter-" + c);
+                final byte[] versioned = cluster.client.get(bytes("versioned-" + c));
+                assertEquals(versionedIncrements.get(c), versioned == null ? 0 : Long.parseLong(new String(versioned, StandardCharsets.UTF_8)),
+                    "versioned-" + c);
             }
             final Map<String, Integer> committed = new HashMap<>();
             final int[] tentative = new int[1];
@@ -142,7 +163,7 @@ class SplitWhileClientsRunTest
             });
             assertEquals(0, tentative[0], "tentative slots left");
             committed.forEach((key, count) -> assertEquals(1, count, "committed slots of " + key));
-            assertEquals(INSERTERS * KEYS_EACH + COUNTERS, committed.size());
+            assertEquals(INSERTERS * KEYS_EACH + 2 * COUNTERS, committed.size());
         }
     }
 

@@ -1,0 +1,53 @@
+package io.dkv.client;
+
+/**
+ * A value as {@link KvClient#getVersioned} read it, with its version: the index slot that pointed
+ * at it and the slot's word then. Blocks are written out of place and never rewritten, so the word
+ * names the write that put the value there; {@link KvClient#compareAndSetVersion} swaps the slot
+ * from that word, with no second read of the key.
+ *
+ * <p>A word could name another write only once its block has been reclaimed and reused, which the
+ * memory node does a grace period after the block was replaced; a version is therefore compared as
+ * a word only while younger than the grace period less the client's operation timeout, and by its
+ * value after that.
+ */
+public final class Versioned
+{
+    private final byte[] value;
+    final long nodeId;
+    final long nodeEpoch;
+    final long slotOffset;
+    final long word;
+    final long readNanos;
+
+    Versioned(final byte[] value, final long nodeId, final long nodeEpoch, final long slotOffset, final long word, final long readNanos)
+    {
+        this.value = value;
+        this.nodeId = nodeId;
+        this.nodeEpoch = nodeEpoch;
+        this.slotOffset = slotOffset;
+        this.word = word;
+        this.readNanos = readNanos;
+    }
+
+    /** @return the value read; the array is the caller's. */
+    public byte[] value()
+    {
+        return value;
+    }
+
+    /**
+     * @return true when the word still names this version on that node: the same incarnation of it,
+     * and young enough that its block cannot have been reused.
+     */
+    boolean comparableAsWord(final long nodeId, final long nodeEpoch, final long nowNanos, final long lifetimeNanos)
+    {
+        return this.nodeId == nodeId && this.nodeEpoch == nodeEpoch && nowNanos - readNanos < lifetimeNanos;
+    }
+
+    public String toString()
+    {
+        return "Versioned{" + value.length + " bytes, node " + nodeId + ", slot at index offset " + slotOffset +
+            ", word 0x" + Long.toHexString(word) + "}";
+    }
+}
