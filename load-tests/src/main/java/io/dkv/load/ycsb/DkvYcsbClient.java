@@ -2,6 +2,7 @@ package io.dkv.load.ycsb;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
@@ -17,9 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * YCSB's DB interface on a dkv {@link KvClient}: a record is one value (see {@link RecordCodec})
- * under the key {@code table:key}. An update reads the record, replaces the fields given and
- * writes it back by compare-and-set, again from the read when another writer came between, so
- * that concurrent updates of different fields of a record are all kept. Scans are not offered: the
+ * under the key {@code table:key}. An update reads the record with its version, replaces the
+ * fields given and writes it back if nobody wrote it since (compare-and-set of the version), again
+ * from a fresh read when another writer came between, so that concurrent updates of different
+ * fields of a record are all kept. Scans are not offered: the
  * index is a hash.
  *
  * <p>YCSB makes one instance per client thread, reflectively through the no-argument constructor,
@@ -34,6 +36,7 @@ public final class DkvYcsbClient extends DB
 
     private static final AtomicReference<KvClient> HANDED_OVER = new AtomicReference<>();
 
+    private final FieldNames names = new FieldNames();
     private KvClient client;
 
     /** For YCSB's reflective construction: the client is the one handed over when {@link #init()} runs. */
@@ -78,7 +81,7 @@ public final class DkvYcsbClient extends DB
             {
                 return Status.NOT_FOUND;
             }
-            RecordCodec.decodeInto(record, fields, result);
+            RecordCodec.decodeInto(record, fields, result, names);
             return Status.OK;
         }
         catch (final KvException | IllegalArgumentException ex)
@@ -105,14 +108,12 @@ public final class DkvYcsbClient extends DB
         {
             for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++)
             {
-                final byte[] before = client.get(dkvKey);
+                final Versioned before = client.getVersioned(dkvKey);
                 if (before == null)
                 {
                     return Status.NOT_FOUND;
                 }
-                final Map<String, byte[]> fields = RecordCodec.decode(before);
-                fields.putAll(changes);
-                if (client.compareAndSet(dkvKey, before, RecordCodec.encode(fields)))
+                if (client.compareAndSetVersion(dkvKey, before, RecordCodec.withChanges(before.value(), changes, names)))
                 {
                     return Status.OK;
                 }

@@ -79,8 +79,17 @@ public final class RecordCodec
      */
     public static Map<String, byte[]> decode(final byte[] record)
     {
+        return decode(record, null);
+    }
+
+    /**
+     * @param names the decoding thread's field names, or null to decode each name anew.
+     * @return every field of the record, in its order, each value copied out.
+     */
+    public static Map<String, byte[]> decode(final byte[] record, final FieldNames names)
+    {
         final Map<String, byte[]> fields = new LinkedHashMap<>();
-        forEachField(record, (name, offset, length) -> fields.put(name, Arrays.copyOfRange(record, offset, offset + length)));
+        forEachField(record, names, (name, offset, length) -> fields.put(name, Arrays.copyOfRange(record, offset, offset + length)));
         return fields;
     }
 
@@ -90,13 +99,93 @@ public final class RecordCodec
      */
     public static void decodeInto(final byte[] record, final Set<String> wanted, final Map<String, ByteIterator> result)
     {
-        forEachField(record, (name, offset, length) ->
+        decodeInto(record, wanted, result, null);
+    }
+
+    /**
+     * As {@link #decodeInto(byte[], Set, Map)}, the names taken from {@code names} when they are
+     * the ones it saw last at their positions.
+     *
+     * @param names the decoding thread's field names, or null to decode each name anew.
+     */
+    public static void decodeInto(
+        final byte[] record, final Set<String> wanted, final Map<String, ByteIterator> result, final FieldNames names)
+    {
+        forEachField(record, names, (name, offset, length) ->
         {
             if (wanted == null || wanted.contains(name))
             {
                 result.put(name, new ByteArrayByteIterator(record, offset, length));
             }
         });
+    }
+
+    /**
+     * The record with some fields' values replaced: every field keeps its place, a changed one
+     * takes its new value, a change naming a field the record lacks is added after the others. The
+     * unchanged fields are copied as bytes, nothing decoded but their names.
+     *
+     * @param names the decoding thread's field names, or null to decode each name anew.
+     * @return a new record; {@code record} is not modified.
+     */
+    public static byte[] withChanges(final byte[] record, final Map<String, byte[]> changes, final FieldNames names)
+    {
+        final int count = fieldCount(record);
+        long length = record.length;
+        int replaced = 0;
+        int at = COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int nameLength = nameLength(record, at, i);
+            final String name = name(names, i, record, at + NAME_LENGTH_LENGTH, nameLength);
+            at += NAME_LENGTH_LENGTH + nameLength;
+            final int valueLength = valueLength(record, at, i);
+            at += VALUE_LENGTH_LENGTH + valueLength;
+            final byte[] change = changes.get(name);
+            if (change != null)
+            {
+                length += change.length - valueLength;
+                replaced++;
+            }
+        }
+        if (replaced < changes.size())
+        {
+            // new fields: rare (YCSB updates fields every record has), so the plain way
+            final Map<String, byte[]> fields = decode(record, names);
+            fields.putAll(changes);
+            return encode(fields);
+        }
+        if (length > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("record of " + length + " bytes does not fit one value");
+        }
+        final byte[] changed = new byte[(int)length];
+        System.arraycopy(record, 0, changed, 0, COUNT_LENGTH);
+        int from = COUNT_LENGTH;
+        int to = COUNT_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            final int nameLength = getShort(record, from);
+            final int nameEnd = from + NAME_LENGTH_LENGTH + nameLength;
+            final String name = name(names, i, record, from + NAME_LENGTH_LENGTH, nameLength);
+            System.arraycopy(record, from, changed, to, nameEnd - from);
+            to += nameEnd - from;
+            final int valueLength = getInt(record, nameEnd);
+            final byte[] change = changes.get(name);
+            if (change == null)
+            {
+                System.arraycopy(record, nameEnd, changed, to, VALUE_LENGTH_LENGTH + valueLength);
+                to += VALUE_LENGTH_LENGTH + valueLength;
+            }
+            else
+            {
+                to = putInt(changed, to, change.length);
+                System.arraycopy(change, 0, changed, to, change.length);
+                to += change.length;
+            }
+            from = nameEnd + VALUE_LENGTH_LENGTH + valueLength;
+        }
+        return changed;
     }
 
     /** Receives a field's name and where its value lies in the record. */
@@ -107,14 +196,14 @@ public final class RecordCodec
     }
 
     /** Walk the record's fields in order, checking every length against the record's bytes. */
-    private static void forEachField(final byte[] record, final FieldVisitor visitor)
+    private static void forEachField(final byte[] record, final FieldNames names, final FieldVisitor visitor)
     {
         final int count = fieldCount(record);
         int at = COUNT_LENGTH;
         for (int i = 0; i < count; i++)
         {
             final int nameLength = nameLength(record, at, i);
-            final String name = new String(record, at + NAME_LENGTH_LENGTH, nameLength, StandardCharsets.UTF_8);
+            final String name = name(names, i, record, at + NAME_LENGTH_LENGTH, nameLength);
             at += NAME_LENGTH_LENGTH + nameLength;
             final int valueLength = valueLength(record, at, i);
             at += VALUE_LENGTH_LENGTH;
@@ -123,17 +212,31 @@ public final class RecordCodec
         }
     }
 
+    private static String name(final FieldNames names, final int position, final byte[] record, final int offset, final int length)
+    {
+        return names == null ? new String(record, offset, length, StandardCharsets.UTF_8) : names.name(position, record, offset, length);
+    }
+
     private static int fieldCount(final byte[] record)
     {
-        require(record, 0, COUNT_LENGTH, "its field count");
+        if (record.length < COUNT_LENGTH)
+        {
+            throw truncated(record, 0, COUNT_LENGTH, "its field count");
+        }
         return getShort(record, 0);
     }
 
     private static int nameLength(final byte[] record, final int at, final int field)
     {
-        require(record, at, NAME_LENGTH_LENGTH, "the name length of field " + field);
+        if (at + NAME_LENGTH_LENGTH > record.length)
+        {
+            throw truncated(record, at, NAME_LENGTH_LENGTH, "the name length of field " + field);
+        }
         final int length = getShort(record, at);
-        require(record, at + NAME_LENGTH_LENGTH, length + VALUE_LENGTH_LENGTH, "the name and value length of field " + field);
+        if (at + NAME_LENGTH_LENGTH + length + VALUE_LENGTH_LENGTH > record.length)
+        {
+            throw truncated(record, at + NAME_LENGTH_LENGTH, length + VALUE_LENGTH_LENGTH, "the name and value length of field " + field);
+        }
         return length;
     }
 
@@ -145,17 +248,18 @@ public final class RecordCodec
             throw new IllegalArgumentException("record of " + record.length + " bytes gives field " + field +
                 " a value length of " + length + " at offset " + at);
         }
-        require(record, at + VALUE_LENGTH_LENGTH, length, "the value of field " + field);
+        if ((long)at + VALUE_LENGTH_LENGTH + length > record.length)
+        {
+            throw truncated(record, at + VALUE_LENGTH_LENGTH, length, "the value of field " + field);
+        }
         return length;
     }
 
-    private static void require(final byte[] record, final int at, final long bytes, final String what)
+    /** Built only when a record is found wanting: a read checks every length of every field. */
+    private static IllegalArgumentException truncated(final byte[] record, final int at, final long bytes, final String what)
     {
-        if (at + bytes > record.length)
-        {
-            throw new IllegalArgumentException("record of " + record.length + " bytes ends before " + what + " (" + bytes +
-                " bytes at offset " + at + "): not a record");
-        }
+        return new IllegalArgumentException("record of " + record.length + " bytes ends before " + what + " (" + bytes +
+            " bytes at offset " + at + "): not a record");
     }
 
     private static int putShort(final byte[] bytes, final int at, final int value)

@@ -62,4 +62,62 @@ class RecordCodecTest
         assertTrue(ex.getMessage().contains("record of " + truncated.length + " bytes ends before the value of field 2"),
             ex.getMessage());
     }
+
+    @Test
+    void replacesChangedFieldsInPlaceKeepingTheOthersAndTheirOrder()
+    {
+        final Map<String, byte[]> changes = Map.of("empty", "now set".getBytes(StandardCharsets.UTF_8), "field0", new byte[0]);
+
+        final byte[] changed = RecordCodec.withChanges(RecordCodec.encode(record()), changes, new FieldNames());
+
+        final Map<String, byte[]> expected = record();
+        expected.putAll(changes);
+        assertArrayEquals(RecordCodec.encode(expected), changed);
+    }
+
+    @Test
+    void addsAChangedFieldTheRecordLacksAfterTheOthers()
+    {
+        final Map<String, byte[]> changes = new LinkedHashMap<>();
+        changes.put("größe", new byte[]{9});
+        changes.put("new", new byte[]{1, 2});
+
+        final Map<String, byte[]> decoded = RecordCodec.decode(RecordCodec.withChanges(RecordCodec.encode(record()), changes, null));
+
+        assertEquals(List.of("field0", "empty", "größe", "new"), List.copyOf(decoded.keySet()));
+        assertArrayEquals(new byte[]{9}, decoded.get("größe"));
+        assertArrayEquals(new byte[]{1, 2}, decoded.get("new"));
+    }
+
+    @Test
+    void aThreadsFieldNamesFollowRecordsWhoseFieldsDiffer()
+    {
+        final FieldNames names = new FieldNames();
+        final Map<String, byte[]> other = new LinkedHashMap<>();
+        other.put("field1", new byte[]{1});
+        other.put("größe", new byte[]{2});
+
+        final Map<String, ByteIterator> first = new HashMap<>();
+        RecordCodec.decodeInto(RecordCodec.encode(record()), null, first, names);
+        final Map<String, ByteIterator> second = new HashMap<>();
+        RecordCodec.decodeInto(RecordCodec.encode(other), null, second, names);
+        final Map<String, ByteIterator> third = new HashMap<>();
+        RecordCodec.decodeInto(RecordCodec.encode(record()), null, third, names);
+
+        assertEquals(Set.of("field0", "empty", "größe"), first.keySet());
+        assertEquals(Set.of("field1", "größe"), second.keySet());
+        assertArrayEquals(new byte[]{2}, second.get("größe").toArray());
+        assertEquals(Set.of("field0", "empty", "größe"), third.keySet());
+    }
+
+    @Test
+    void refusesToChangeATruncatedRecord()
+    {
+        final byte[] encoded = RecordCodec.encode(record());
+        final byte[] truncated = Arrays.copyOf(encoded, 10);
+
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> RecordCodec.withChanges(truncated, Map.of("empty", new byte[1]), new FieldNames()));
+        assertTrue(ex.getMessage().contains("record of 10 bytes ends before the name and value length of field 0"), ex.getMessage());
+    }
 }
