@@ -9,6 +9,7 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -89,20 +90,28 @@ public final class InProcessStore implements AutoCloseable
      *                   the grace period: a run's writes are held whole, so no run waits for room).
      * @param writers    threads that will write: each holds a chunk of its own.
      * @return a memory node for them: an index whose candidate buckets stay far from full (it does
-     * not split subtables yet) and a heap with room to spare.
+     * not split subtables yet) and a heap with room to spare, but of at most a quarter of the
+     * machine's memory (registered memory is resident): longer runs live on reclaimed blocks.
      */
     public static MemoryNodeContext sizedFor(final long keys, final long blockBytes, final int writers)
     {
         final int chunkBytes = 2 << 20;
         final long slots = keys * 4;
         final long groups = Math.max(64, Long.highestOneBit(Math.max(1, (slots + 20) / 21 - 1)) << 1);
-        final long chunks = (blockBytes + blockBytes / 4 + chunkBytes - 1) / chunkBytes + 2L * (writers + 1);
+        final long wanted = (blockBytes + blockBytes / 4 + chunkBytes - 1) / chunkBytes + 2L * (writers + 1);
+        final long chunks = Math.max(Math.min(wanted, physicalMemoryBytes() / 4 / chunkBytes), 2L * (writers + 1) + 1);
         if (groups > 1 << 24 || chunks > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException(String.format("a store of %,d keys and %,d B of blocks needs %,d index groups " +
                 "(at most 2^24) and %,d heap chunks", keys, blockBytes, groups, chunks));
         }
         return new MemoryNodeContext().indexGroups((int)groups).chunkBytes(chunkBytes).heapChunks((int)chunks);
+    }
+
+    private static long physicalMemoryBytes()
+    {
+        final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean bean ? bean.getTotalMemorySize() : 4L << 30;
     }
 
     private static RaasContext driver(final long nodeId)

@@ -84,7 +84,8 @@ public final class YcsbBenchmark implements Callable<Integer>
 
     @Option(names = "--lanes", paramLabel = "N",
         description = "Embedded drivers (lanes) dkv's client spreads its threads over, a thread keeping to one; threads " +
-            "of a lane share its queue pairs and completion queue (default: one per core).")
+            "of a lane share its queue pairs and completion queue, and take turns posting and polling for each other " +
+            "(default: one per client thread of the largest run, as Redis has a connection per client thread).")
     private Integer lanes;
 
     @Option(names = "--warmup", defaultValue = "100000", paramLabel = "N",
@@ -259,12 +260,13 @@ public final class YcsbBenchmark implements Callable<Integer>
         requireRange("--field-count", fieldCount, 1, MAX_FIELDS);
         requireRange("--field-length", fieldLength, 1, KvBlockLayout.MAX_VALUE_LENGTH);
         requireRange("--warmup", warmupOperations, 0, Integer.MAX_VALUE);
-        requireRange("--lanes", lanes(), 1, 64);
-        requireRange("--floor-reads", floorReads, 1, 10_000_000);
         for (final int count : threadCounts)
         {
             requireRange("--threads", count, 1, MAX_THREADS);
         }
+        // after the thread counts: one lane per thread of the largest run is the default
+        requireRange("--lanes", lanes(), 1, 64);
+        requireRange("--floor-reads", floorReads, 1, 10_000_000);
         final long recordBytes = (long)fieldCount * fieldLength;
         if (recordBytes > KvBlockLayout.MAX_VALUE_LENGTH / 2)
         {
@@ -282,9 +284,14 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
     }
 
+    /**
+     * One lane per client thread unless told otherwise: threads sharing a lane take turns posting and
+     * polling for each other, and with more threads than cores a thread descheduled in its turn holds
+     * up the others until it runs again (docs/BENCHMARKS.md has the figures).
+     */
     private int lanes()
     {
-        return lanes != null ? lanes : Runtime.getRuntime().availableProcessors();
+        return lanes != null ? lanes : threadCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
     }
 
     private static double loadAverage()
@@ -306,11 +313,15 @@ public final class YcsbBenchmark implements Callable<Integer>
         final List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.ROOT, "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d " +
             "chunks of %,d B) with an embedded driver on %s, and a client over %d lane%s (embedded drivers, a client thread " +
-            "keeping to one); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one value, an update a read and " +
-            "a compare-and-set of the whole record",
+            "keeping to one, given in thread order); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one " +
+            "value, an update a versioned read, the changed field spliced into the record's bytes and a compare-and-set " +
+            "of the version (KvClient.compareAndSetVersion)",
             memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER, lanes(),
             lanes() == 1 ? "" : "s"));
         lines.add(redisLine);
+        lines.add("jvm: " + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(argument -> argument.startsWith("-Xm") || argument.startsWith("-XX:+Use") || argument.contains("PreTouch"))
+            .toList()) + " (the launcher's settings for benchmarks: a fixed heap, touched at start)");
         lines.add(String.format(Locale.ROOT, "records: %,d of %d fields of %d B (keys usertable:user<hash>); as a dkv value " +
             "%,d B (RecordCodec), a %,d B block with its key; loaded with %d threads through CoreWorkload.doInsert, " +
             "dkv first", records, fieldCount, fieldLength, valueBytes, blockBytes, maxThreads));
