@@ -108,10 +108,11 @@ public final class InProcessStore implements AutoCloseable
         return new MemoryNodeContext().indexGroups((int)groups).chunkBytes(chunkBytes).heapChunks((int)chunks);
     }
 
+    /** @return the machine's memory, or 4 GiB where the JVM does not say. */
     private static long physicalMemoryBytes()
     {
-        final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        return os instanceof com.sun.management.OperatingSystemMXBean bean ? bean.getTotalMemorySize() : 4L << 30;
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os ?
+            os.getTotalMemorySize() : 4L << 30;
     }
 
     private static RaasContext driver(final long nodeId)
