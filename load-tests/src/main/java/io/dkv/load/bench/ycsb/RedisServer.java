@@ -3,14 +3,12 @@ package io.dkv.load.bench.ycsb;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisException;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -49,13 +47,7 @@ final class RedisServer implements AutoCloseable
     /** @return the redis-server on the PATH (or in /usr/bin, /usr/sbin), if one is installed. */
     static Optional<Path> find()
     {
-        final List<String> directories = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-        directories.addAll(List.of("/usr/bin", "/usr/sbin", "/usr/local/bin"));
-        return directories.stream()
-            .filter(directory -> !directory.isEmpty())
-            .map(directory -> Path.of(directory, BINARY))
-            .filter(Files::isExecutable)
-            .findFirst();
+        return Executables.find(BINARY);
     }
 
     /**

@@ -101,7 +101,15 @@ public final class YcsbBenchmark implements Callable<Integer>
         description = "auto: start redis-server (Debian's; on 127.0.0.1, a free port, no persistence, stopped at the end " +
             "and on Ctrl-C) and run every workload on it too, or run dkv alone if it is not installed; off: dkv alone " +
             "(default: ${DEFAULT-VALUE}).")
-    private RedisMode redisMode;
+    private AutoOff redisMode;
+
+    @Option(names = "--keep-awake", defaultValue = "off", paramLabel = "MODE",
+        description = "auto: a busy loop per core at idle priority (chrt --idle) throughout, so that no core halts " +
+            "between requests, as a virtual machine's halt-polling does (where it is off, waking a halted core costs tens " +
+            "of microseconds, which Redis's sleeping client and server pay on nearly every request and dkv's spinning " +
+            "clients never do); the loops run only when nothing else wants a core, but a dkv thread that yields while it " +
+            "waits may lose its core to one for a scheduler slice; off: the machine as it is (default: ${DEFAULT-VALUE}).")
+    private AutoOff keepAwake;
 
     @Option(names = "--markdown", paramLabel = "FILE",
         description = "Also write the results as Markdown to this file.")
@@ -115,8 +123,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         final List<Integer> threads = List.copyOf(new LinkedHashSet<>(threadCounts));
         final int maxThreads = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
         final PrintWriter err = spec.commandLine().getErr();
-        final Optional<Path> redisBinary = redisMode == RedisMode.AUTO ? RedisServer.find() : Optional.empty();
-        if (redisMode == RedisMode.AUTO && redisBinary.isEmpty())
+        final Optional<Path> redisBinary = redisMode == AutoOff.AUTO ? RedisServer.find() : Optional.empty();
+        if (redisMode == AutoOff.AUTO && redisBinary.isEmpty())
         {
             err.println("dkv bench ycsb: " + RedisServer.BINARY + " is not installed, so dkv runs alone; for the side-by-side " +
                 "run install it (" + RedisServer.INSTALL_HINT + ")");
@@ -128,11 +136,30 @@ public final class YcsbBenchmark implements Callable<Integer>
             records + expectedInserts(selected, threads.size()), (records + expectedWrites(selected, threads.size())) * blockBytes,
             maxThreads);
 
+        final Optional<Path> chrt = keepAwake == AutoOff.AUTO ? Executables.find(AwakeCores.BINARY) : Optional.empty();
+        if (keepAwake == AutoOff.AUTO && chrt.isEmpty())
+        {
+            err.println("dkv bench ycsb: " + AwakeCores.BINARY + " is not installed, so idle cores may halt between requests " +
+                "(" + AwakeCores.INSTALL_HINT + ")");
+            err.flush();
+        }
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final String awakeLine = chrt.isPresent() ? String.format(Locale.ROOT, "cores kept awake: %d busy loop%s at idle " +
+            "priority (chrt --idle) throughout, run only when nothing else wants a core; without them a core with nothing " +
+            "to do halts, and on a virtual machine waking it costs tens of microseconds, which Redis's sleeping client and " +
+            "server pay on nearly every request and dkv's spinning clients never do; a dkv thread that yields while it " +
+            "waits may lose its core to a loop for a scheduler slice",
+            cores, cores == 1 ? "" : "s") :
+            "cores kept awake: none (" + (keepAwake == AutoOff.OFF ? "the default; --keep-awake auto keeps them" :
+            AwakeCores.BINARY + " is not installed") + "): a core with nothing to do halts, as this machine is set to, and a " +
+            "Redis request may pay for waking one";
+
         final List<SideBySide> runs = new ArrayList<>();
         final Histogram floor;
         final String redisLine;
         final ProgressBar progress = new ProgressBar(err);
-        try (InProcessStore store = InProcessStore.start(memoryNode, lanes());
+        try (AwakeCores awake = chrt.isPresent() ? AwakeCores.start(chrt.get(), cores) : null;
+            InProcessStore store = InProcessStore.start(memoryNode, lanes());
             RedisServer redis = redisBinary.isPresent() ? RedisServer.start(redisBinary.get()) : null;
             YcsbRunner runner = new YcsbRunner(maxThreads, progress))
         {
@@ -140,7 +167,7 @@ public final class YcsbBenchmark implements Callable<Integer>
             final Supplier<DB> redisClients = RedisYcsbClient::new;
             final Map<String, String> redisProperties = redis == null ? Map.of() : Map.of(
                 RedisYcsbClient.HOST_PROPERTY, RedisServer.HOST, RedisYcsbClient.PORT_PROPERTY, Integer.toString(redis.port()));
-            redisLine = redis == null ? "Redis: off (" + (redisMode == RedisMode.OFF ? "--redis off" :
+            redisLine = redis == null ? "Redis: off (" + (redisMode == AutoOff.OFF ? "--redis off" :
                 RedisServer.BINARY + " is not installed: " + RedisServer.INSTALL_HINT) + ")" :
                 String.format(Locale.ROOT, "Redis: redis-server %s (%s) on %s:%d, its own process, started with --save \"\" " +
                     "--appendonly no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
@@ -199,7 +226,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
 
         final SectionedReport report = YcsbReport.of(MachineInfo.current(),
-            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, loadAtStart, loadAverage()),
+            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, awakeLine, loadAtStart, loadAverage()),
             runs, floor, redisLine.startsWith("Redis: redis-server"));
         report.printText(spec.commandLine().getOut());
         if (markdown != null)
@@ -307,6 +334,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         final int valueBytes,
         final int blockBytes,
         final String redisLine,
+        final String awakeLine,
         final double loadAtStart,
         final double loadAtEnd)
     {
@@ -319,6 +347,7 @@ public final class YcsbBenchmark implements Callable<Integer>
             memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER, lanes(),
             lanes() == 1 ? "" : "s"));
         lines.add(redisLine);
+        lines.add(awakeLine);
         lines.add("jvm: " + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
             .filter(argument -> argument.startsWith("-Xm") || argument.startsWith("-XX:+Use") || argument.contains("PreTouch"))
             .toList()) + " (the launcher's settings for benchmarks: a fixed heap, touched at start)");
