@@ -130,24 +130,19 @@ public final class RecordCodec
      */
     public static byte[] withChanges(final byte[] record, final Map<String, byte[]> changes, final FieldNames names)
     {
-        final int count = fieldCount(record);
-        long length = record.length;
-        int replaced = 0;
-        int at = COUNT_LENGTH;
-        for (int i = 0; i < count; i++)
+        // the new record's length and how many changes name fields the record has
+        final long[] sizing = {record.length, 0};
+        forEachField(record, names, (name, offset, valueLength) ->
         {
-            final int nameLength = nameLength(record, at, i);
-            final String name = name(names, i, record, at + NAME_LENGTH_LENGTH, nameLength);
-            at += NAME_LENGTH_LENGTH + nameLength;
-            final int valueLength = valueLength(record, at, i);
-            at += VALUE_LENGTH_LENGTH + valueLength;
             final byte[] change = changes.get(name);
             if (change != null)
             {
-                length += change.length - valueLength;
-                replaced++;
+                sizing[0] += change.length - valueLength;
+                sizing[1]++;
             }
-        }
+        });
+        final long length = sizing[0];
+        final long replaced = sizing[1];
         if (replaced < changes.size())
         {
             // new fields: rare (YCSB updates fields every record has), so the plain way
@@ -159,6 +154,7 @@ public final class RecordCodec
         {
             throw new IllegalArgumentException("record of " + length + " bytes does not fit one value");
         }
+        final int count = fieldCount(record);
         final byte[] changed = new byte[(int)length];
         System.arraycopy(record, 0, changed, 0, COUNT_LENGTH);
         int from = COUNT_LENGTH;

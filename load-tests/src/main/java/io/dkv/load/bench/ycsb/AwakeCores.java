@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A busy loop per core at idle priority ({@code SCHED_IDLE}, set by util-linux's {@code chrt}) for
@@ -20,7 +19,6 @@ final class AwakeCores implements AutoCloseable
 {
     static final String BINARY = "chrt";
     static final String INSTALL_HINT = "apt-get install util-linux";
-    private static final long STOP_TIMEOUT_MS = 5_000;
     private static final long START_CHECK_MS = 50;
 
     private final List<Process> loops;
@@ -29,8 +27,7 @@ final class AwakeCores implements AutoCloseable
     private AwakeCores(final List<Process> loops)
     {
         this.loops = loops;
-        this.stopOnExit = new Thread(this::stop, "awake-cores-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        this.stopOnExit = ChildProcesses.stopOnExit(() -> ChildProcesses.stop(loops), "awake-cores-stop");
     }
 
     /**
@@ -68,34 +65,7 @@ final class AwakeCores implements AutoCloseable
 
     public void close()
     {
-        stop();
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        }
-        catch (final IllegalStateException ex)
-        {
-            // the JVM is exiting: the hook runs (or ran) anyway
-        }
-    }
-
-    private void stop()
-    {
-        loops.forEach(Process::destroy);
-        try
-        {
-            for (final Process loop : loops)
-            {
-                if (!loop.waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS))
-                {
-                    loop.destroyForcibly().waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                }
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            loops.forEach(Process::destroyForcibly);
-            Thread.currentThread().interrupt();
-        }
+        ChildProcesses.stop(loops);
+        ChildProcesses.closed(stopOnExit);
     }
 }

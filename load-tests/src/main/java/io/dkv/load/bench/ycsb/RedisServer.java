@@ -40,8 +40,7 @@ final class RedisServer implements AutoCloseable
         this.directory = directory;
         this.port = port;
         this.version = version;
-        this.stopOnExit = new Thread(this::stop, "redis-server-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        this.stopOnExit = ChildProcesses.stopOnExit(this::stop, "redis-server-stop");
     }
 
     /** @return the redis-server on the PATH (or in /usr/bin, /usr/sbin), if one is installed. */
@@ -130,31 +129,12 @@ final class RedisServer implements AutoCloseable
     public void close()
     {
         stop();
-        try
-        {
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        }
-        catch (final IllegalStateException ex)
-        {
-            // the JVM is exiting: the hook runs (or ran) anyway
-        }
+        ChildProcesses.closed(stopOnExit);
     }
 
     private void stop()
     {
-        process.destroy();
-        try
-        {
-            if (!process.waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS))
-            {
-                process.destroyForcibly().waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildProcesses.stop(List.of(process));
         delete(directory);
     }
 
