@@ -166,6 +166,40 @@ class QueuePairPoolTest
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
+    void aConnectionThatForcesRcGetsItOnceThePeerHasRoom(final String provider)
+    {
+        // the peer's pool holds one RC queue pair, taken by another client: asked at connect, it refuses;
+        // the connection still wants RC, so it is asked again until the peer has room
+        final StaticDirectory directory = new StaticDirectory();
+        try (Raas server = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(1), directory);
+            Raas other = Raas.embedded(RaasPair.context(provider, 3).rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(300),
+                directory);
+            Raas client = Raas.embedded(RaasPair.context(provider, 1), directory))
+        {
+            final long target = server.self().id();
+            server.listen(1);
+            server.malloc(target, 4096, "taken");
+            final Connection otherConnection = other.open(target, null);
+            final RemoteRegion region = other.lookup("taken");
+            while (!((RaasDriver)other).usesRc(target))
+            {
+                otherConnection.faa(region, 0, 1);
+            }
+            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1, "the other client holding the peer's one RC queue pair");
+
+            client.connect(target, 1, Flags.FORCE_RC, null);
+            final RaasDriver driver = (RaasDriver)client;
+            await(client, () -> driver.rcPromotions() >= 1, "the connection asking for RC");
+            assertFalse(driver.usesRc(target), "refused while the peer's pool is full");
+
+            // the other client goes idle: its queue pair is demoted and the peer has room again
+            await(client, () -> driver.usesRc(target), "RC for the connection that asked for it");
+            assertTrue(driver.rcPromotions() >= 2, "asked again after the refusal");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
     void forcingRcPromotesAtConnectAndThePoolStaysBounded(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();

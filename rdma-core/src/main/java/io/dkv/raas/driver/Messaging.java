@@ -29,6 +29,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,8 +48,10 @@ final class Messaging
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    /** After a promotion the peer did not answer or refused, it stays on DC this many stall periods. */
+    /** After a promotion the peer did not answer, it stays on DC this many stall periods. */
     static final int PROMOTION_BACKOFF_STALLS = 10;
+    /** After a peer refused a promotion (no room in its pool, or an RC queue pair with us still closing), this many windows. */
+    static final int REFUSAL_BACKOFF_WINDOWS = 10;
 
     final RaasDriver driver;
     final MemoryRegion receive;
@@ -67,6 +70,12 @@ final class Messaging
     private final Map<Integer, PooledQp> rcByQpn = new ConcurrentHashMap<>();
     private final AtomicInteger rcRecycles = new AtomicInteger();
     private final AtomicLong rcPromotions = new AtomicLong();
+    /**
+     * Nodes a connection forced to RC ({@link Flags#FORCE_RC}) whose RC queue pair has not held yet:
+     * asked again on each housekeeping turn the back-off allows, so that one refusal or one message
+     * short of a slot at connect does not leave the connection on DC for good.
+     */
+    private final Set<Long> rcWanted = ConcurrentHashMap.newKeySet();
 
     /** A registered buffer messages are copied into before they are sent. */
     static final class SendBuffer
@@ -331,6 +340,7 @@ final class Messaging
         final NodeRoute route = connection.route();
         if ((flags & Flags.FORCE_RC) != 0)
         {
+            rcWanted.add(route.node.id());
             promote(route);
         }
         RequestSlot slot;
@@ -643,7 +653,7 @@ final class Messaging
         final PooledQp rc = rcByQpn.get(ourQpn);
         if (rc != null)
         {
-            rc.peer.promoteNotBeforeMillis = driver.clockMillis() + PROMOTION_BACKOFF_STALLS * driver.context.qpStallMs();
+            rc.peer.promoteNotBeforeMillis = driver.clockMillis() + (long)REFUSAL_BACKOFF_WINDOWS * driver.context.rcPromoteWindowMs();
             rc.peer.promoting = false;
             discardRc(rc);
         }
@@ -651,6 +661,7 @@ final class Messaging
 
     private void activate(final NodeRoute route, final PooledQp rc)
     {
+        rcWanted.remove(route.node.id());
         rc.lastUsedMillis = driver.clockMillis();
         rcs.add(rc);
         driver.pooled.add(rc);
@@ -950,6 +961,18 @@ final class Messaging
         {
             task.run();
             work++;
+        }
+        if (!rcWanted.isEmpty())
+        {
+            for (final Long nodeId : rcWanted)
+            {
+                final NodeRoute route = driver.knownRoute(nodeId);
+                if (route != null && route.rc == null && !route.promoting && nowMillis >= route.promoteNotBeforeMillis)
+                {
+                    promote(route);
+                    work++;
+                }
+            }
         }
         final long idle = driver.context.rcIdleMs();
         for (final PooledQp rc : rcs)

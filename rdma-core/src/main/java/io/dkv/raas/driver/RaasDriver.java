@@ -1312,6 +1312,15 @@ public final class RaasDriver implements Raas
         return messaging.rcCount();
     }
 
+    /** @return the route to the node as it stands, or null when none was made. */
+    NodeRoute knownRoute(final long nodeId)
+    {
+        synchronized (routes)
+        {
+            return routes.get(nodeId);
+        }
+    }
+
     /** @return true when requests to the node travel over an RC queue pair now. */
     public boolean usesRc(final long nodeId)
     {
