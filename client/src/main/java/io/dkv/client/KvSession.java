@@ -275,11 +275,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 foundWord = words[found];
                 return true;
             }
-            if (unchangedSincePrevious())
+            if (absenceConfirmed())
             {
                 return false;
             }
-            keepAsPrevious();
         }
         throw retriesExhausted("get", node, key);
     }
@@ -309,11 +308,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             scan(node, hash, key, 0);
             if (committedAt < 0)
             {
-                if (unchangedSincePrevious())
+                if (absenceConfirmed())
                 {
                     return false;
                 }
-                keepAsPrevious();
                 continue;
             }
             previousCount = -1;
@@ -362,12 +360,11 @@ final class KvSession implements CompletionHandler, AutoCloseable
             }
             if (!put && expected != null)
             {
-                // the key must hold a value and none was seen: answer only once two reads agree
-                if (unchangedSincePrevious())
+                // the key must hold a value and none was seen
+                if (absenceConfirmed())
                 {
                     return false;
                 }
-                keepAsPrevious();
                 continue;
             }
             final int empty = emptySlot();
@@ -471,12 +468,11 @@ final class KvSession implements CompletionHandler, AutoCloseable
             scan(node, hash, key, 0);
             if (committedAt < 0)
             {
-                // the key must hold that version and none was seen: answer only once two reads agree
-                if (unchangedSincePrevious())
+                // the key must hold that version and none was seen
+                if (absenceConfirmed())
                 {
                     return false;
                 }
-                keepAsPrevious();
                 swap = false;
                 continue;
             }
@@ -789,26 +785,22 @@ final class KvSession implements CompletionHandler, AutoCloseable
         return match ? MATCH : NO_MATCH;
     }
 
-    private boolean unchangedSincePrevious()
+    /**
+     * The key was not seen in this read of its candidates: a miss is answered only when two reads in
+     * a row saw the same slot words (a slot moving under the read, by a split or a racing insert, makes
+     * them differ).
+     *
+     * @return true when the previous read saw these words too; else they are kept for the next read.
+     */
+    private boolean absenceConfirmed()
     {
-        if (previousCount != slotCount)
+        if (previousCount == slotCount && Arrays.equals(previousWords, 0, slotCount, words, 0, slotCount))
         {
-            return false;
+            return true;
         }
-        for (int i = 0; i < slotCount; i++)
-        {
-            if (previousWords[i] != words[i])
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void keepAsPrevious()
-    {
         System.arraycopy(words, 0, previousWords, 0, slotCount);
         previousCount = slotCount;
+        return false;
     }
 
     private int indexOf(final long slotOffset)

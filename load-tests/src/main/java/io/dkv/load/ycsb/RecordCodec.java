@@ -154,23 +154,19 @@ public final class RecordCodec
         {
             throw new IllegalArgumentException("record of " + length + " bytes does not fit one value");
         }
-        final int count = fieldCount(record);
         final byte[] changed = new byte[(int)length];
         System.arraycopy(record, 0, changed, 0, COUNT_LENGTH);
-        int from = COUNT_LENGTH;
-        int to = COUNT_LENGTH;
-        for (int i = 0; i < count; i++)
+        // where the next field starts in the record and in the new one
+        final int[] cursor = {COUNT_LENGTH, COUNT_LENGTH};
+        forEachField(record, names, (name, offset, valueLength) ->
         {
-            final int nameLength = getShort(record, from);
-            final int nameEnd = from + NAME_LENGTH_LENGTH + nameLength;
-            final String name = name(names, i, record, from + NAME_LENGTH_LENGTH, nameLength);
-            System.arraycopy(record, from, changed, to, nameEnd - from);
-            to += nameEnd - from;
-            final int valueLength = getInt(record, nameEnd);
+            final int header = offset - cursor[0];
+            System.arraycopy(record, cursor[0], changed, cursor[1], header - VALUE_LENGTH_LENGTH);
+            int to = cursor[1] + header - VALUE_LENGTH_LENGTH;
             final byte[] change = changes.get(name);
             if (change == null)
             {
-                System.arraycopy(record, nameEnd, changed, to, VALUE_LENGTH_LENGTH + valueLength);
+                System.arraycopy(record, offset - VALUE_LENGTH_LENGTH, changed, to, VALUE_LENGTH_LENGTH + valueLength);
                 to += VALUE_LENGTH_LENGTH + valueLength;
             }
             else
@@ -179,8 +175,9 @@ public final class RecordCodec
                 System.arraycopy(change, 0, changed, to, change.length);
                 to += change.length;
             }
-            from = nameEnd + VALUE_LENGTH_LENGTH + valueLength;
-        }
+            cursor[0] = offset + valueLength;
+            cursor[1] = to;
+        });
         return changed;
     }
 
