@@ -6,6 +6,7 @@ import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.MemoryNodeProtocol;
 import io.dkv.raas.Listener;
 import io.dkv.raas.Raas;
+import io.dkv.verbs.Access;
 import io.dkv.raas.RemoteRegion;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -46,9 +47,11 @@ public final class MemoryNode implements AutoCloseable
         try
         {
             final int maxDepth = context.maxGlobalDepth();
-            index = raas.malloc(nodeId, IndexLayout.regionLength(maxDepth, groups, 1 << maxDepth), HeapLayout.indexRegionName(nodeId));
+            // clients READ and swap slots of the index, and READ and WRITE blocks of the heap: nothing more
+            index = raas.malloc(nodeId, IndexLayout.regionLength(maxDepth, groups, 1 << maxDepth), HeapLayout.indexRegionName(nodeId),
+                Access.REMOTE_READ | Access.REMOTE_ATOMIC);
             heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()),
-                HeapLayout.heapRegionName(nodeId));
+                HeapLayout.heapRegionName(nodeId), Access.REMOTE_READ | Access.REMOTE_WRITE);
             final MemorySegment indexMemory = raas.localMemory(index);
             final MemorySegment heapMemory = raas.localMemory(heap);
             formatHeap(heapMemory, context.chunkBytes(), context.heapChunks());

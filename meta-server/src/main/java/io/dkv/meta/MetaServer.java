@@ -86,12 +86,12 @@ public final class MetaServer implements AutoCloseable
             raas = startedRaas;
 
             final long length = MetaTableDescriptor.regionLength(context.nodeSlots(), context.regionSlots());
-            final RemoteRegion owned = raas.malloc(raas.self().id(), length, TABLES_NAME_PREFIX + context.nodeId());
+            // nodes may only read the tables: registered for remote READ alone, the NIC refuses anything else
+            final RemoteRegion owned = raas.malloc(raas.self().id(), length, TABLES_NAME_PREFIX + context.nodeId(),
+                Access.REMOTE_READ);
             state.attachTables(new MetaTables(raas.localMemory(owned), context.nodeSlots(), context.regionSlots(),
                 context.nodeId(), state.epoch()));
-            // nodes may only read the tables: the bootstrap hands out a read-only descriptor
-            tables = new RemoteRegion(owned.name(), owned.nodeId(), owned.nodeEpoch(), owned.address(), owned.rkey(),
-                owned.length(), Access.REMOTE_READ, MetaTableDescriptor.LAYOUT_VERSION);
+            tables = owned.withLayoutVersion(MetaTableDescriptor.LAYOUT_VERSION);
             state.putRegion(tables);
 
             handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),

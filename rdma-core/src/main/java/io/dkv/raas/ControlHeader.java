@@ -117,18 +117,24 @@ public final class ControlHeader
     public static final int RC_PEER_QPN_OFFSET = LENGTH + 4;
     public static final int RC_CLOSE_LENGTH = 8;
 
-    /* MALLOC: size, token, name length, name (UTF-8). MALLOC_DONE: token, status, address, rkey, length, epoch. */
+    /*
+     * MALLOC: size, token, the remote rights asked for, name length, name (UTF-8).
+     * MALLOC_DONE: token, status, address, rkey, length, epoch, the remote rights granted.
+     */
     public static final int MALLOC_SIZE_OFFSET = LENGTH;
     public static final int MALLOC_TOKEN_OFFSET = LENGTH + 8;
-    public static final int MALLOC_NAME_LENGTH_OFFSET = LENGTH + 12;
-    public static final int MALLOC_NAME_OFFSET = LENGTH + 16;
+    public static final int MALLOC_ACCESS_OFFSET = LENGTH + 12;
+    public static final int MALLOC_NAME_LENGTH_OFFSET = LENGTH + 16;
+    public static final int MALLOC_NAME_OFFSET = LENGTH + 20;
+    public static final int MALLOC_FIXED_LENGTH = 20;
     public static final int MALLOC_DONE_TOKEN_OFFSET = LENGTH;
     public static final int MALLOC_DONE_STATUS_OFFSET = LENGTH + 4;
     public static final int MALLOC_DONE_ADDRESS_OFFSET = LENGTH + 8;
     public static final int MALLOC_DONE_RKEY_OFFSET = LENGTH + 16;
     public static final int MALLOC_DONE_LENGTH_OFFSET = LENGTH + 20;
     public static final int MALLOC_DONE_EPOCH_OFFSET = LENGTH + 28;
-    public static final int MALLOC_DONE_LENGTH = 36;
+    public static final int MALLOC_DONE_ACCESS_OFFSET = LENGTH + 36;
+    public static final int MALLOC_DONE_LENGTH = 40;
 
     private ControlHeader()
     {

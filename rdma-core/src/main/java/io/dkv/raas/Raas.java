@@ -53,10 +53,25 @@ public interface Raas extends AutoCloseable
     Listener listen(int service);
 
     /**
-     * Allocate {@code size} bytes on a node and publish them under {@code name} (LITE's malloc). Only
-     * this node's memory can be allocated by this call; other nodes allocate their own.
+     * Allocate {@code size} bytes on a node and publish them under {@code name} (LITE's malloc),
+     * registered with exactly the remote rights peers are given: the NIC refuses every other access
+     * to it, whatever rights a peer claims.
+     *
+     * @param access the remote rights ({@link io.dkv.verbs.Access#REMOTE_READ}, {@code REMOTE_WRITE},
+     *               {@code REMOTE_ATOMIC}) peers need, and no more.
+     * @throws RaasException when {@code access} names no remote right or a local one, or the node
+     *                       refuses.
      */
-    RemoteRegion malloc(long nodeId, long size, String name);
+    RemoteRegion malloc(long nodeId, long size, String name, int access);
+
+    /**
+     * Allocate a region every remote right may reach: for regions whose users read, write and swap
+     * words alike. Give the rights the users need with {@link #malloc(long, long, String, int)}.
+     */
+    default RemoteRegion malloc(final long nodeId, final long size, final String name)
+    {
+        return malloc(nodeId, size, name, io.dkv.verbs.Access.REMOTE_MASK);
+    }
 
     /**
      * @return the live nodes of a role ({@link NodeRecord#ROLE_MEMORY}, ...), as the directory

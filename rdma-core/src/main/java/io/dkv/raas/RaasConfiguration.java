@@ -70,6 +70,13 @@ public final class RaasConfiguration
     public static final int MESSAGE_CREDITS_DEFAULT = 16;
 
     /** Bytes of the buffer a receiver advertises to each connection for large messages. */
+    /**
+     * Bytes of its memory a driver allocates for peers that ask (a remote malloc), in all: peers are
+     * not authenticated at this layer, so by default a node allocates only for itself.
+     */
+    public static final String REMOTE_MALLOC_BYTES_PROP_NAME = "dkv.raas.remote.malloc.bytes";
+    public static final long REMOTE_MALLOC_BYTES_DEFAULT = 0;
+
     public static final String ADVERTISED_BYTES_PROP_NAME = "dkv.raas.advertised.bytes";
     public static final int ADVERTISED_BYTES_DEFAULT = 1024 * 1024;
 

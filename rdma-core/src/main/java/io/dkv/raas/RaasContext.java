@@ -31,6 +31,7 @@ public final class RaasContext
     private int receiveBufferBytes = intProperty(RECEIVE_BUFFER_BYTES_PROP_NAME, RECEIVE_BUFFER_BYTES_DEFAULT);
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
     private int advertisedBytes = intProperty(ADVERTISED_BYTES_PROP_NAME, ADVERTISED_BYTES_DEFAULT);
+    private long remoteMallocBytes = longProperty(REMOTE_MALLOC_BYTES_PROP_NAME, REMOTE_MALLOC_BYTES_DEFAULT);
     /** -1 until set: conclude() takes the provider's measured default. */
     private int sendThreshold = intProperty(SEND_THRESHOLD_PROP_NAME, -1);
     private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, -1);
@@ -70,6 +71,7 @@ public final class RaasContext
         requireRange("receiveBufferBytes", receiveBufferBytes, 256, verbs.maxSendSize());
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
         requireRange("advertisedBytes", advertisedBytes, 4096, 1 << 30);
+        requireRange("remoteMallocBytes", remoteMallocBytes, 0, Long.MAX_VALUE);
         if (sendThreshold < 0)
         {
             sendThreshold = Math.min(sendThresholdDefault(verbs.provider()), receiveBufferBytes - ControlHeader.LENGTH);
@@ -277,6 +279,18 @@ public final class RaasContext
     public RaasContext messageCredits(final int messageCredits)
     {
         this.messageCredits = messageCredits;
+        return this;
+    }
+
+    /** @return bytes of this node's memory the driver allocates for peers that ask, in all (0: none). */
+    public long remoteMallocBytes()
+    {
+        return remoteMallocBytes;
+    }
+
+    public RaasContext remoteMallocBytes(final long remoteMallocBytes)
+    {
+        this.remoteMallocBytes = remoteMallocBytes;
         return this;
     }
 

@@ -31,6 +31,39 @@ public record RemoteRegion(
     }
 
     /**
+     * Describe registered memory for peers, refusing to hand its rkey out with rights it was not
+     * registered for (a peer handed more would only meet the NIC's refusal, as hardware refuses).
+     *
+     * @param memory the registered memory the region names.
+     * @param access the remote rights to hand out: at most those {@code memory} was registered with.
+     * @throws IllegalArgumentException naming the rights, when {@code access} exceeds the registration.
+     */
+    public static RemoteRegion of(
+        final io.dkv.verbs.MemoryRegion memory,
+        final String name,
+        final long nodeId,
+        final long nodeEpoch,
+        final int access,
+        final int layoutVersion)
+    {
+        final int beyond = access & ~(memory.access() & io.dkv.verbs.Access.REMOTE_MASK);
+        if (beyond != 0 || access == 0)
+        {
+            throw new IllegalArgumentException("region '" + name + "' is registered for " +
+                io.dkv.verbs.Access.describe(memory.access()) + ": its rkey cannot be handed out with " +
+                io.dkv.verbs.Access.describe(access));
+        }
+        return new RemoteRegion(name, nodeId, nodeEpoch, memory.address(), memory.rkey(), memory.length(), access,
+            layoutVersion);
+    }
+
+    /** @return this region as users of another layout version of its content know it. */
+    public RemoteRegion withLayoutVersion(final int version)
+    {
+        return new RemoteRegion(name, nodeId, nodeEpoch, address, rkey, length, access, version);
+    }
+
+    /**
      * @return true when [offset, offset + bytes) lies inside the region.
      */
     public boolean contains(final long offset, final long bytes)

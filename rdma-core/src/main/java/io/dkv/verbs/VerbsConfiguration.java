@@ -62,6 +62,28 @@ public final class VerbsConfiguration
     public static final String TCP_MAX_INVALID_FRAMES_PROP_NAME = "dkv.verbs.tcp.max.invalid.frames";
     public static final int TCP_MAX_INVALID_FRAMES_DEFAULT = 16;
 
+    /**
+     * How long a link peers opened may take to send its first frame (HELLO) before it is closed: a
+     * connection that says nothing holds a socket and a place among the links for no one.
+     */
+    public static final String TCP_HELLO_TIMEOUT_MS_PROP_NAME = "dkv.verbs.tcp.hello.timeout.ms";
+    public static final int TCP_HELLO_TIMEOUT_MS_DEFAULT = 5000;
+
+    /**
+     * Most links one source IP address may hold at once: one host cannot take every place among the
+     * links. A host holds one link per device (process) that talks to this one.
+     */
+    public static final String TCP_MAX_LINKS_PER_ADDRESS_PROP_NAME = "dkv.verbs.tcp.max.links.per.address";
+    public static final int TCP_MAX_LINKS_PER_ADDRESS_DEFAULT = 256;
+
+    /**
+     * Most DC initiators of one link whose state the responder holds at once (those whose requests
+     * failed, or wait for a retransmission after receiver-not-ready): a real host has a few DC
+     * initiators, so a link naming more than this is cut off rather than given memory.
+     */
+    public static final String TCP_MAX_DC_SOURCES_PER_LINK_PROP_NAME = "dkv.verbs.tcp.max.dc.sources.per.link";
+    public static final int TCP_MAX_DC_SOURCES_PER_LINK_DEFAULT = 1024;
+
     public static final String TCP_CONNECT_TIMEOUT_MS_PROP_NAME = "dkv.verbs.tcp.connect.timeout.ms";
     public static final int TCP_CONNECT_TIMEOUT_MS_DEFAULT = 2000;
 

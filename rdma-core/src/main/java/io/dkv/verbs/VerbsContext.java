@@ -30,6 +30,9 @@ public final class VerbsContext
     private int tcpMaxLinks = intProperty(TCP_MAX_LINKS_PROP_NAME, TCP_MAX_LINKS_DEFAULT);
     private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
     private int tcpConnectTimeoutMs = intProperty(TCP_CONNECT_TIMEOUT_MS_PROP_NAME, TCP_CONNECT_TIMEOUT_MS_DEFAULT);
+    private int tcpHelloTimeoutMs = intProperty(TCP_HELLO_TIMEOUT_MS_PROP_NAME, TCP_HELLO_TIMEOUT_MS_DEFAULT);
+    private int tcpMaxLinksPerAddress = intProperty(TCP_MAX_LINKS_PER_ADDRESS_PROP_NAME, TCP_MAX_LINKS_PER_ADDRESS_DEFAULT);
+    private int tcpMaxDcSourcesPerLink = intProperty(TCP_MAX_DC_SOURCES_PER_LINK_PROP_NAME, TCP_MAX_DC_SOURCES_PER_LINK_DEFAULT);
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
@@ -62,6 +65,9 @@ public final class VerbsContext
         requireRange("tcpMaxLinks", tcpMaxLinks, 1, 1 << 16);
         requireRange("tcpMaxInvalidFrames", tcpMaxInvalidFrames, 0, Integer.MAX_VALUE);
         requireRange("tcpConnectTimeoutMs", tcpConnectTimeoutMs, 1, 600_000);
+        requireRange("tcpHelloTimeoutMs", tcpHelloTimeoutMs, 1, 600_000);
+        requireRange("tcpMaxLinksPerAddress", tcpMaxLinksPerAddress, 1, 1 << 16);
+        requireRange("tcpMaxDcSourcesPerLink", tcpMaxDcSourcesPerLink, 1, 1 << 20);
         requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
         requireRange("retryTimeoutMs", retryTimeoutMs, 1, 600_000);
         requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
@@ -243,6 +249,42 @@ public final class VerbsContext
     public VerbsContext tcpConnectTimeoutMs(final int tcpConnectTimeoutMs)
     {
         this.tcpConnectTimeoutMs = tcpConnectTimeoutMs;
+        return this;
+    }
+
+    /** @return ms a link peers opened may take to send its HELLO before it is closed. */
+    public int tcpHelloTimeoutMs()
+    {
+        return tcpHelloTimeoutMs;
+    }
+
+    public VerbsContext tcpHelloTimeoutMs(final int tcpHelloTimeoutMs)
+    {
+        this.tcpHelloTimeoutMs = tcpHelloTimeoutMs;
+        return this;
+    }
+
+    /** @return most links one source IP address may hold at once. */
+    public int tcpMaxLinksPerAddress()
+    {
+        return tcpMaxLinksPerAddress;
+    }
+
+    public VerbsContext tcpMaxLinksPerAddress(final int tcpMaxLinksPerAddress)
+    {
+        this.tcpMaxLinksPerAddress = tcpMaxLinksPerAddress;
+        return this;
+    }
+
+    /** @return most DC initiators of one link whose error or retransmission state is held at once. */
+    public int tcpMaxDcSourcesPerLink()
+    {
+        return tcpMaxDcSourcesPerLink;
+    }
+
+    public VerbsContext tcpMaxDcSourcesPerLink(final int tcpMaxDcSourcesPerLink)
+    {
+        this.tcpMaxDcSourcesPerLink = tcpMaxDcSourcesPerLink;
         return this;
     }
 

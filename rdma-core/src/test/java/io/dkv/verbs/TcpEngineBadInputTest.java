@@ -9,23 +9,22 @@ import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
+import static io.dkv.verbs.RawTcpPeer.awaitClosedByPeer;
+import static io.dkv.verbs.RawTcpPeer.hello;
+import static io.dkv.verbs.RawTcpPeer.request;
+import static io.dkv.verbs.RawTcpPeer.send;
 import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -38,6 +37,7 @@ class TcpEngineBadInputTest
     private static final Duration CUT_OFF_WAIT = Duration.ofSeconds(5);
 
     private TestNode victim;
+    private WellBehavedPeer friendly;
     private TestNode friend;
     private QueuePair[] friendQps;
     private TcpDevice engine;
@@ -62,173 +62,34 @@ class TcpEngineBadInputTest
         {
         }
     };
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicLong friendOperations = new AtomicLong();
-    private final AtomicReference<Throwable> friendFailure = new AtomicReference<>();
-    private Thread friendThread;
 
     @BeforeEach
     void start()
     {
         engineLog.addHandler(logCapture);
         victim = TestNode.open(TestNode.context("tcp").tcpMaxLinks(8));
-        friend = TestNode.open("tcp");
         engine = (TcpDevice)victim.device;
-        friendQps = friend.connectRc(victim);
-        friendThread = new Thread(this::friendTraffic, "well-behaved-peer");
-        friendThread.start();
+        friendly = WellBehavedPeer.start(victim);
+        friend = friendly.node;
+        friendQps = friendly.qps;
         // the friend's link in, and the victim's link out to the friend (registered by the engine)
         awaitLinks(2);
-        // the victim's QP takes requests from the link its peer spoke on first: let the friend speak first
-        final long deadline = System.nanoTime() + CUT_OFF_WAIT.toNanos();
-        while (friendOperations.get() == 0 && friendFailure.get() == null && System.nanoTime() < deadline)
-        {
-            Thread.yield();
-        }
-        assertNull(friendFailure.get(), "the well-behaved peer saw an error before any attack");
-        assertTrue(friendOperations.get() > 0, "the well-behaved peer completed an operation before any attack");
     }
 
     @AfterEach
     void stop() throws InterruptedException
     {
-        running.set(false);
-        if (friendThread != null)
+        if (friendly != null)
         {
-            friendThread.join(10_000);
+            friendly.close();
         }
         engineLog.removeHandler(logCapture);
-        friend.close();
         victim.close();
-    }
-
-    /**
-     * WRITE a counter into the victim, READ it back, check it: the whole time the attacks go on.
-     */
-    private void friendTraffic()
-    {
-        final WorkCompletion[] wcs = {new WorkCompletion()};
-        final SendWorkRequest write = new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
-            .local(friend.region, 0, 8).remote(victim.region.address() + 8192, victim.region.rkey());
-        final SendWorkRequest read = new SendWorkRequest().opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
-            .local(friend.region, 64, 8).remote(victim.region.address() + 8192, victim.region.rkey());
-        try
-        {
-            long value = 1;
-            while (running.get())
-            {
-                friend.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);
-                friendQps[0].postSend(write);
-                await(wcs);
-                friendQps[0].postSend(read);
-                await(wcs);
-                final long readBack = friend.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 64);
-                if (readBack != value)
-                {
-                    throw new AssertionError("read back " + readBack + " after writing " + value);
-                }
-                friendOperations.addAndGet(2);
-                value++;
-            }
-        }
-        catch (final Throwable ex)
-        {
-            friendFailure.set(ex);
-        }
-    }
-
-    private void await(final WorkCompletion[] wcs)
-    {
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (friend.cq.poll(wcs) == 0)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("a well-behaved operation took more than 5 s");
-            }
-            Thread.onSpinWait();
-        }
-        if (!wcs[0].isSuccess())
-        {
-            throw new AssertionError("a well-behaved operation failed: " + wcs[0]);
-        }
     }
 
     private SocketChannel attacker() throws IOException
     {
-        final SocketChannel channel = SocketChannel.open(victim.device.address().tcpSocketAddress());
-        channel.configureBlocking(true);
-        return channel;
-    }
-
-    private static ByteBuffer hello(final PortAddress claimed)
-    {
-        final ByteBuffer frame = ByteBuffer.allocate(HELLO_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        final byte[] address = claimed.bytes();
-        frame.putInt(FRAME_LENGTH_OFFSET, HELLO_LENGTH).put(TYPE_OFFSET, TYPE_HELLO).putLong(HELLO_MAGIC_OFFSET, HELLO_MAGIC)
-            .putInt(HELLO_VERSION_OFFSET, PROTOCOL_VERSION).putInt(HELLO_ADDRESS_LENGTH_OFFSET, address.length)
-            .put(HELLO_ADDRESS_OFFSET, address);
-        return frame;
-    }
-
-    private static ByteBuffer request(
-        final int frameLength, final int opcode, final int transport, final int srcQpn, final int dst, final int psn,
-        final int length, final long remoteAddr, final int rkey)
-    {
-        final ByteBuffer frame = ByteBuffer.allocate(REQUEST_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        frame.putInt(FRAME_LENGTH_OFFSET, frameLength).put(TYPE_OFFSET, TYPE_REQUEST).put(REQ_OPCODE_OFFSET, (byte)opcode)
-            .put(REQ_TRANSPORT_OFFSET, (byte)transport).putInt(REQ_SRC_QPN_OFFSET, srcQpn).putInt(REQ_DST_OFFSET, dst)
-            .putInt(REQ_PSN_OFFSET, psn).putInt(REQ_LENGTH_OFFSET, length).putLong(REQ_REMOTE_ADDR_OFFSET, remoteAddr)
-            .putInt(REQ_RKEY_OFFSET, rkey);
-        return frame;
-    }
-
-    private static void send(final SocketChannel channel, final ByteBuffer... frames)
-    {
-        try
-        {
-            for (final ByteBuffer frame : frames)
-            {
-                frame.clear();
-                while (frame.hasRemaining())
-                {
-                    channel.write(frame);
-                }
-            }
-        }
-        catch (final IOException cutOffMidWrite)
-        {
-            // the engine may cut the attacker off before it finished sending
-        }
-    }
-
-    /** @return true once the engine closed the attacker's connection. */
-    private static boolean awaitClosedByPeer(final SocketChannel channel) throws IOException
-    {
-        channel.socket().setSoTimeout((int)CUT_OFF_WAIT.toMillis());
-        final ByteBuffer sink = ByteBuffer.allocate(4096);
-        final long deadline = System.nanoTime() + CUT_OFF_WAIT.toNanos();
-        try (var in = channel.socket().getInputStream())
-        {
-            final byte[] bytes = new byte[4096];
-            while (System.nanoTime() < deadline)
-            {
-                if (in.read(bytes) < 0)
-                {
-                    return true;
-                }
-            }
-        }
-        catch (final java.net.SocketTimeoutException ex)
-        {
-            return false;
-        }
-        catch (final IOException reset)
-        {
-            return true;
-        }
-        sink.clear();
-        return false;
+        return RawTcpPeer.connect(victim.device.address());
     }
 
     private void assertCutOffAndLogged(final SocketChannel attacker, final long cutsBefore, final String reasonFragment)
@@ -263,14 +124,7 @@ class TcpEngineBadInputTest
 
     private void assertFriendUnharmed() throws InterruptedException
     {
-        final long before = friendOperations.get();
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (friendOperations.get() < before + 100 && System.nanoTime() < deadline && friendFailure.get() == null)
-        {
-            Thread.sleep(1);
-        }
-        assertNull(friendFailure.get(), "the well-behaved peer saw an error");
-        assertTrue(friendOperations.get() >= before + 100, "the well-behaved peer kept going");
+        friendly.assertUnharmed();
     }
 
     @Test
@@ -342,7 +196,7 @@ class TcpEngineBadInputTest
         }
         assertCutOffAndLogged(attacker, cuts, "may not use");
         assertFriendUnharmed();
-        assertArrayEquals(stripFriendWord(before), stripFriendWord(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before), WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
             "no attacker frame wrote anything");
     }
 
@@ -367,7 +221,7 @@ class TcpEngineBadInputTest
         }
         assertCutOffAndLogged(attacker, cuts, "may not use");
         assertFriendUnharmed();
-        assertArrayEquals(stripFriendWord(before), stripFriendWord(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before), WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
             "no impostor frame wrote anything");
     }
 
@@ -469,13 +323,4 @@ class TcpEngineBadInputTest
         }
         assertEquals(expected, engine.linkCount());
     }
-
-    /** The friend writes its counter at offset 8192: everything else must be as it was. */
-    private static byte[] stripFriendWord(final byte[] region)
-    {
-        final byte[] copy = region.clone();
-        java.util.Arrays.fill(copy, 8192, 8200, (byte)0);
-        return copy;
-    }
-
 }

@@ -498,7 +498,7 @@ public final class AttachedRaas implements Raas, MessageHandler
         return new AttachedListener(this, service);
     }
 
-    public RemoteRegion malloc(final long nodeId, final long size, final String name)
+    public RemoteRegion malloc(final long nodeId, final long size, final String name, final int access)
     {
         final byte[] bytes = name(name);
         final ClientSlot slot = acquire();
@@ -506,6 +506,7 @@ public final class AttachedRaas implements Raas, MessageHandler
         final MutableDirectBuffer buffer = commandBuffer();
         buffer.putLong(index + MALLOC_NODE_OFFSET, nodeId);
         buffer.putLong(index + MALLOC_SIZE_OFFSET, size);
+        buffer.putInt(index + MALLOC_ACCESS_OFFSET, access);
         buffer.putInt(index + MALLOC_NAME_LENGTH_OFFSET, bytes.length);
         buffer.putBytes(index + MALLOC_NAME_OFFSET, bytes);
         commit(index);

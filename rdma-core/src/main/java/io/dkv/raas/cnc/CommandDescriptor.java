@@ -19,7 +19,7 @@ package io.dkv.raas.cnc;
  *   SEND                     16 vqpn int, 20 flags int, 24 length int, 32 dataOffset long
  *   RECV                     16 vqpn int, 20 timeoutMs int, 24 maxLength int, 32 dataOffset long
  *   LOOKUP                   16 nameLength int, 20 name
- *   MALLOC                   16 nodeId long, 24 size long, 32 nameLength int, 36 name
+ *   MALLOC                   16 nodeId long, 24 size long, 32 access int, 36 nameLength int, 40 name
  *   FREE                     16 regionHandle int
  *   READABLE                 16 vqpn int                     answered OK(1 or 0)
  *   POLL_ACCEPT              16 listenerId int               answered OK(vqpn, nodeId), vqpn 0 when none waits
@@ -109,8 +109,9 @@ public final class CommandDescriptor
 
     public static final int MALLOC_NODE_OFFSET = 16;
     public static final int MALLOC_SIZE_OFFSET = 24;
-    public static final int MALLOC_NAME_LENGTH_OFFSET = 32;
-    public static final int MALLOC_NAME_OFFSET = 36;
+    public static final int MALLOC_ACCESS_OFFSET = 32;
+    public static final int MALLOC_NAME_LENGTH_OFFSET = 36;
+    public static final int MALLOC_NAME_OFFSET = 40;
 
     public static final int FREE_REGION_OFFSET = 16;
     public static final int FREE_LENGTH = 20;

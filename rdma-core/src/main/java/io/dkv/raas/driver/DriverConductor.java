@@ -319,10 +319,11 @@ final class DriverConductor implements Agent, MessageHandler
             {
                 final long nodeId = buffer.getLong(index + MALLOC_NODE_OFFSET);
                 final long size = buffer.getLong(index + MALLOC_SIZE_OFFSET);
+                final int access = buffer.getInt(index + MALLOC_ACCESS_OFFSET);
                 final String name = string(buffer, index + MALLOC_NAME_LENGTH_OFFSET, index + MALLOC_NAME_OFFSET, index + length);
                 blocking(session, correlation, () ->
                 {
-                    final RemoteRegion region = driver.malloc(nodeId, size, name);
+                    final RemoteRegion region = driver.malloc(nodeId, size, name, access);
                     final int handle;
                     synchronized (session)
                     {

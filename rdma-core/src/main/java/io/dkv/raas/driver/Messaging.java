@@ -90,6 +90,9 @@ final class Messaging
         }
     }
 
+    /** Bytes this node allocated for peers that asked: bounded by the context's remoteMallocBytes. */
+    private final AtomicLong remoteMallocBytes = new AtomicLong();
+
     private static final class MallocWait
     {
         volatile boolean done;
@@ -98,6 +101,7 @@ final class Messaging
         int rkey;
         long length;
         long epoch;
+        int access;
     }
 
     Messaging(final RaasDriver driver)
@@ -800,7 +804,7 @@ final class Messaging
     // ---------------------------------------------------------------------------------------------
     // remote malloc
 
-    RemoteRegion remoteMalloc(final NodeRoute route, final long size, final String name)
+    RemoteRegion remoteMalloc(final NodeRoute route, final long size, final String name, final int access)
     {
         final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
         if (nameBytes.length > RemoteRegion.MAX_NAME_LENGTH)
@@ -817,7 +821,7 @@ final class Messaging
         {
             RequestSlot slot;
             int spins = 0;
-            while ((slot = controlSlot(route, 0, TYPE_MALLOC, 0, 0, 16 + nameBytes.length)) == null)
+            while ((slot = controlSlot(route, 0, TYPE_MALLOC, 0, 0, MALLOC_FIXED_LENGTH + nameBytes.length)) == null)
             {
                 if (driver.poll() == 0)
                 {
@@ -826,10 +830,11 @@ final class Messaging
             }
             slot.staging.set(LONG, MALLOC_SIZE_OFFSET, size);
             slot.staging.set(INT, MALLOC_TOKEN_OFFSET, (int)token);
+            slot.staging.set(INT, MALLOC_ACCESS_OFFSET, access);
             slot.staging.set(INT, MALLOC_NAME_LENGTH_OFFSET, nameBytes.length);
             MemorySegment.copy(MemorySegment.ofArray(nameBytes), 0, slot.staging, MALLOC_NAME_OFFSET, nameBytes.length);
             writeSelfForReply(slot);
-            postControl(slot, 16 + nameBytes.length + REPLY_TO_LENGTH);
+            postControl(slot, MALLOC_FIXED_LENGTH + nameBytes.length + REPLY_TO_LENGTH);
             final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
             int waitSpins = 0;
             while (!wait.done)
@@ -847,10 +852,12 @@ final class Messaging
             if (wait.status != RaasStatus.SUCCESS)
             {
                 throw new RaasException("node " + route.node.id() + " refused malloc of " + size + " bytes named '" + name + "': " +
-                    (wait.status == RaasStatus.NOT_PERMITTED ? "name taken or too large" : RaasStatus.describe(wait.status)));
+                    (wait.status == RaasStatus.NOT_PERMITTED ?
+                    "the name is taken, or the node allocates no more than that for peers (remoteMallocBytes)" :
+                    RaasStatus.describe(wait.status)));
             }
             final RemoteRegion region = new RemoteRegion(name, route.node.id(), wait.epoch, wait.address, wait.rkey, wait.length,
-                Access.REMOTE_MASK, 1);
+                wait.access, 1);
             driver.trust(region);
             return region;
         }
@@ -884,6 +891,7 @@ final class Messaging
         final MemorySegment memory = receive.segment();
         final long size = memory.get(LONG, base + MALLOC_SIZE_OFFSET);
         final int token = memory.get(INT, base + MALLOC_TOKEN_OFFSET);
+        final int access = memory.get(INT, base + MALLOC_ACCESS_OFFSET);
         final int nameLength = memory.get(INT, base + MALLOC_NAME_LENGTH_OFFSET);
         if (nameLength < 0 || nameLength > RemoteRegion.MAX_NAME_LENGTH ||
             byteLen < MALLOC_NAME_OFFSET + nameLength + CONNECT_LENGTH)
@@ -901,13 +909,22 @@ final class Messaging
         final String name = new String(nameBytes, StandardCharsets.UTF_8);
         int status = RaasStatus.SUCCESS;
         RemoteRegion region = null;
-        try
-        {
-            region = driver.allocateLocal(size, name);
-        }
-        catch (final RuntimeException ex)
+        // a peer is not authenticated here: it gets no more of this node's memory than the budget for peers
+        if (size <= 0 || size > driver.context.remoteMallocBytes() - remoteMallocBytes.get())
         {
             status = RaasStatus.NOT_PERMITTED;
+        }
+        else
+        {
+            try
+            {
+                region = driver.allocateLocal(size, name, access);
+                remoteMallocBytes.addAndGet(region.length());
+            }
+            catch (final RuntimeException ex)
+            {
+                status = RaasStatus.NOT_PERMITTED;
+            }
         }
         final RequestSlot slot = controlSlot(route, 0, TYPE_MALLOC_DONE, 0, 0, MALLOC_DONE_LENGTH);
         if (slot == null)
@@ -922,6 +939,7 @@ final class Messaging
             slot.staging.set(INT, MALLOC_DONE_RKEY_OFFSET, region.rkey());
             slot.staging.set(LONG, MALLOC_DONE_LENGTH_OFFSET, region.length());
             slot.staging.set(LONG, MALLOC_DONE_EPOCH_OFFSET, region.nodeEpoch());
+            slot.staging.set(INT, MALLOC_DONE_ACCESS_OFFSET, region.access());
         }
         postControl(slot, MALLOC_DONE_LENGTH);
     }
@@ -944,6 +962,7 @@ final class Messaging
         wait.rkey = memory.get(INT, base + MALLOC_DONE_RKEY_OFFSET);
         wait.length = memory.get(LONG, base + MALLOC_DONE_LENGTH_OFFSET);
         wait.epoch = memory.get(LONG, base + MALLOC_DONE_EPOCH_OFFSET);
+        wait.access = memory.get(INT, base + MALLOC_DONE_ACCESS_OFFSET);
         wait.done = true;
     }
 

@@ -291,18 +291,28 @@ public final class RaasDriver implements Raas
         return messaging.listen(service);
     }
 
-    public RemoteRegion malloc(final long nodeId, final long size, final String name)
+    public RemoteRegion malloc(final long nodeId, final long size, final String name, final int access)
     {
         requireOpen();
+        requireRemoteRights(access, name);
         if (nodeId != self.id())
         {
-            return messaging.remoteMalloc(route(nodeId), size, name);
+            return messaging.remoteMalloc(route(nodeId), size, name, access);
         }
-        return allocateLocal(size, name);
+        return allocateLocal(size, name, access);
     }
 
-    /** Allocate and publish a region of this node's memory. */
-    RemoteRegion allocateLocal(final long size, final String name)
+    static void requireRemoteRights(final int access, final String name)
+    {
+        if (access == 0 || (access & ~Access.REMOTE_MASK) != 0)
+        {
+            throw new RaasException("region '" + name + "' asks for access " + Access.describe(access) +
+                ": give the remote rights its users need (REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC), and only those");
+        }
+    }
+
+    /** Allocate and publish a region of this node's memory, registered with only the remote rights given. */
+    RemoteRegion allocateLocal(final long size, final String name, final int access)
     {
         if (!name.isEmpty() && localRegions.containsKey(name))
         {
@@ -314,9 +324,11 @@ public final class RaasDriver implements Raas
         {
             throw new RaasException("a region named '" + name + "' already exists (on node " + published.nodeId() + ")");
         }
-        final MemoryRegion memory = pd.allocate(size, Access.ALL);
-        final RemoteRegion region = new RemoteRegion(name, self.id(), self.epoch(), memory.address(), memory.rkey(),
-            memory.length(), Access.REMOTE_MASK, 1);
+        requireRemoteRights(access, name);
+        // remote writes and atomics need local write too (ibv_reg_mr refuses them without it)
+        final int local = (access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? Access.LOCAL_WRITE : 0;
+        final MemoryRegion memory = pd.allocate(size, local | access);
+        final RemoteRegion region = RemoteRegion.of(memory, name, self.id(), self.epoch(), access, 1);
         localRegions.put(regionKey(region), memory);
         knownRegions.put(region, Boolean.TRUE);
         if (!name.isEmpty())
@@ -383,6 +395,12 @@ public final class RaasDriver implements Raas
             throw new RaasException("region '" + region.name() + "' is not memory of this node");
         }
         return memory.segment();
+    }
+
+    /** @return the device under the driver, for its own figures (a tcp engine's links, say). */
+    public Device device()
+    {
+        return device;
     }
 
     public MemorySegment allocateBuffer(final int size)

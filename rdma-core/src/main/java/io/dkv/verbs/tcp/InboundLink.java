@@ -12,12 +12,13 @@ import io.dkv.verbs.soft.RemoteAccess;
 import io.dkv.verbs.soft.SoftDcTarget;
 import io.dkv.verbs.soft.SoftEndpoint;
 import io.dkv.verbs.soft.SoftMemoryRegion;
-import org.agrona.collections.Int2IntHashMap;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -47,11 +48,13 @@ final class InboundLink extends TcpLink
     private final long maxFrameLength;
     private final ScatterList sink = new ScatterList();
     private final ReceiveSlot receiveSlot = new ReceiveSlot(16);
-    private final Int2IntHashMap dcAwaitedPsn = new Int2IntHashMap(-1);
-    private final Int2IntHashMap dcIncarnation = new Int2IntHashMap(-1);
-    private final Int2IntHashMap dcErrored = new Int2IntHashMap(-1);
+    private final DcSourceStates dcStates;
+    private final InetAddress sourceAddress;
+    private final long acceptedNanos;
+    private ByteBuffer helloBytes = ByteBuffer.allocate(HELLO_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private TcpQueuePair requestRcQp;
     private int requestDcSource = -1;
+    private int requestDcIncarnation;
     private int state = EXPECT_HELLO;
     private long payloadRemaining;
     private int onEnd;
@@ -66,33 +69,71 @@ final class InboundLink extends TcpLink
     private int invalidFrames;
     private boolean readPaused;
 
-    InboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final String name)
+    /**
+     * @param sourceAddress the IP address the connection came from.
+     * @param acceptedNanos when it was accepted: it has until then plus the HELLO timeout to say HELLO.
+     */
+    InboundLink(
+        final TcpNicEngine engine,
+        final TcpDevice device,
+        final SocketChannel channel,
+        final String name,
+        final InetAddress sourceAddress,
+        final long acceptedNanos)
     {
         super(engine, channel, name, device.context().tcpLinkBuffer(), true);
         this.device = device;
+        this.sourceAddress = sourceAddress;
+        this.acceptedNanos = acceptedNanos;
         this.maxInvalidFrames = device.context().tcpMaxInvalidFrames();
         this.maxFrameLength = REQUEST_HEADER_LENGTH + device.attributes().maxMessageSize();
+        this.dcStates = new DcSourceStates(engine, device.context().tcpMaxDcSourcesPerLink());
+    }
+
+    InetAddress sourceAddress()
+    {
+        return sourceAddress;
+    }
+
+    long acceptedNanos()
+    {
+        return acceptedNanos;
+    }
+
+    boolean saidHello()
+    {
+        return state != EXPECT_HELLO;
     }
 
     void onReady(final int readyOps)
     {
         try
         {
+            if (state == EXPECT_HELLO && !readHello())
+            {
+                return;
+            }
             if ((readyOps & SelectionKey.OP_READ) != 0)
             {
                 readAndParse();
             }
-            if (closed)
+            // answer everything already received: a request whose bytes are here waits for no more bytes
+            while (!closed)
             {
-                return;
-            }
-            if (hasUnsent())
-            {
-                flushTransmit();
-                if (rxAvailable() > 0)
+                if (hasUnsent() && !flushTransmit())
                 {
-                    parse();
-                    flushTransmit();
+                    break;
+                }
+                final int consumedBefore = rxHead;
+                final int stateBefore = state;
+                if (rxAvailable() == 0)
+                {
+                    break;
+                }
+                parse();
+                if (rxHead == consumedBefore && state == stateBefore && !hasUnsent())
+                {
+                    break;
                 }
             }
             if (closed)
@@ -144,21 +185,6 @@ final class InboundLink extends TcpLink
             }
             final int frameLength = rxBuffer.getInt(rxHead + FRAME_LENGTH_OFFSET);
             final byte type = rxBuffer.getByte(rxHead + TYPE_OFFSET);
-            if (state == EXPECT_HELLO)
-            {
-                if (type != TYPE_HELLO || frameLength != HELLO_LENGTH)
-                {
-                    close(String.format("malformed frame: expected HELLO, got type %d length %d", type, frameLength));
-                    return;
-                }
-                if (rxAvailable() < HELLO_LENGTH)
-                {
-                    return;
-                }
-                onHello();
-                rxHead += HELLO_LENGTH;
-                continue;
-            }
             if (type != TYPE_REQUEST || frameLength < REQUEST_HEADER_LENGTH || frameLength > maxFrameLength)
             {
                 close(String.format("malformed frame: type %d length %d", type, frameLength));
@@ -185,20 +211,47 @@ final class InboundLink extends TcpLink
         }
     }
 
-    private void onHello()
+    /**
+     * Read the first frame into a buffer of its own size: the link gets its staging buffers only once
+     * it has said a valid HELLO.
+     *
+     * @return true once the HELLO is complete and valid.
+     */
+    private boolean readHello() throws IOException
     {
-        final long magic = rxBuffer.getLong(rxHead + HELLO_MAGIC_OFFSET);
-        final int version = rxBuffer.getInt(rxHead + HELLO_VERSION_OFFSET);
-        final int addressLength = rxBuffer.getInt(rxHead + HELLO_ADDRESS_LENGTH_OFFSET);
+        if (channel.read(helloBytes) < 0)
+        {
+            throw new IOException("peer closed the connection");
+        }
+        if (helloBytes.position() >= TYPE_OFFSET + 1)
+        {
+            final int frameLength = helloBytes.getInt(FRAME_LENGTH_OFFSET);
+            final byte type = helloBytes.get(TYPE_OFFSET);
+            if (type != TYPE_HELLO || frameLength != HELLO_LENGTH)
+            {
+                close(String.format("malformed frame: expected HELLO, got type %d length %d", type, frameLength));
+                return false;
+            }
+        }
+        if (helloBytes.hasRemaining())
+        {
+            return false;
+        }
+        final long magic = helloBytes.getLong(HELLO_MAGIC_OFFSET);
+        final int version = helloBytes.getInt(HELLO_VERSION_OFFSET);
+        final int addressLength = helloBytes.getInt(HELLO_ADDRESS_LENGTH_OFFSET);
         if (magic != HELLO_MAGIC || version != PROTOCOL_VERSION || (addressLength != 6 && addressLength != 18))
         {
             close(String.format("malformed HELLO: magic 0x%x version %d address length %d", magic, version, addressLength));
-            return;
+            return false;
         }
         final byte[] address = new byte[addressLength];
-        rxBuffer.getBytes(rxHead + HELLO_ADDRESS_OFFSET, address);
+        helloBytes.get(HELLO_ADDRESS_OFFSET, address);
         peerAddress = PortAddress.of(PortAddress.TCP, address);
+        helloBytes = null;
+        allocateBuffers();
         state = EXPECT_HEADER;
+        return true;
     }
 
     private void onRequest(final int frameLength)
@@ -319,26 +372,12 @@ final class InboundLink extends TcpLink
                 }
                 return;
             }
-            if (dcIncarnation.get(srcQpn) != incarnation)
-            {
-                dcIncarnation.put(srcQpn, incarnation);
-                dcErrored.remove(srcQpn);
-                dcAwaitedPsn.remove(srcQpn);
-            }
-            if (dcErrored.containsKey(srcQpn))
+            if (!dcStates.admit(srcQpn, incarnation, psn))
             {
                 return;
             }
             requestDcSource = srcQpn;
-            final int awaited = dcAwaitedPsn.get(srcQpn);
-            if (awaited != -1)
-            {
-                if (psn != awaited)
-                {
-                    return;
-                }
-                dcAwaitedPsn.remove(srcQpn);
-            }
+            requestDcIncarnation = incarnation;
         }
         execute(endpoint, transport, opcode, srcQpn, psn, length, remoteAddr, rkey, immData, compareAdd, swap);
     }
@@ -521,11 +560,11 @@ final class InboundLink extends TcpLink
             qp.awaitingPsn = true;
             qp.awaitedPsn = psn;
         }
-        else
-        {
-            dcAwaitedPsn.put(srcQpn, psn);
-        }
         respond(TYPE_RNR_NAK, WcStatus.SUCCESS, srcQpn, psn, 0);
+        if (transport != TRANSPORT_RC && !dcStates.awaiting(srcQpn, requestDcIncarnation, psn))
+        {
+            closeForDcSources();
+        }
     }
 
     private void prepareReceiveEnd(
@@ -584,18 +623,6 @@ final class InboundLink extends TcpLink
 
     private void respond(final byte type, final WcStatus status, final int qpn, final int psn, final long original)
     {
-        if (type == TYPE_RESPONSE && status != WcStatus.SUCCESS)
-        {
-            // the requester's QP goes to ERROR on this answer: drop what it already sent behind the request
-            if (requestRcQp != null)
-            {
-                requestRcQp.requesterErrored = true;
-            }
-            else if (requestDcSource >= 0)
-            {
-                dcErrored.put(requestDcSource, 1);
-            }
-        }
         final int offset = txTail;
         txBuffer.putInt(offset + FRAME_LENGTH_OFFSET, RESPONSE_HEADER_LENGTH);
         txBuffer.putByte(offset + TYPE_OFFSET, type);
@@ -605,6 +632,25 @@ final class InboundLink extends TcpLink
         txBuffer.putInt(offset + RESP_PSN_OFFSET, psn);
         txBuffer.putLong(offset + RESP_ORIGINAL_OFFSET, original);
         txTail += RESPONSE_HEADER_LENGTH;
+        if (type == TYPE_RESPONSE && status != WcStatus.SUCCESS)
+        {
+            // the requester's QP goes to ERROR on this answer: drop what it already sent behind the request
+            if (requestRcQp != null)
+            {
+                requestRcQp.requesterErrored = true;
+            }
+            else if (requestDcSource >= 0 && !dcStates.errored(requestDcSource, requestDcIncarnation))
+            {
+                closeForDcSources();
+            }
+        }
+    }
+
+    /** After the answer is staged: closing gives the staging buffers back. */
+    private void closeForDcSources()
+    {
+        close(String.format("more than %d DC initiators in error or awaiting a retransmission at once (last 0x%x)",
+            device.context().tcpMaxDcSourcesPerLink(), requestDcSource));
     }
 
     private void respondWithPayload(final int qpn, final int psn, final int length)
@@ -620,6 +666,7 @@ final class InboundLink extends TcpLink
             return;
         }
         closeChannel();
+        dcStates.clear();
         pendingPayload.clear();
         sink.clear();
         engine.onClosed(this, reason);

@@ -50,6 +50,7 @@ final class OutboundLink extends TcpLink
     OutboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final PortAddress peer)
     {
         super(engine, channel, "link to " + peer, device.context().tcpLinkBuffer(), false);
+        allocateBuffers();
         this.device = device;
         this.peerAddress = peer;
         this.maxFrameLength = RESPONSE_HEADER_LENGTH + device.attributes().maxMessageSize();

@@ -92,6 +92,12 @@ public final class TcpDevice extends SoftDevice
         return engine.linkBufferBytes();
     }
 
+    /** @return DC initiators of peers whose state (an error, an awaited retransmission) the links hold now. */
+    public long dcSourceStates()
+    {
+        return engine.dcSourceStates();
+    }
+
     TcpNicEngine engine()
     {
         return engine;

@@ -23,15 +23,16 @@ abstract class TcpLink
     protected final TcpNicEngine engine;
     protected final SocketChannel channel;
     protected final String name;
-    protected final ByteBuffer rx;
-    protected final MemorySegment rxSegment;
-    protected final UnsafeBuffer rxBuffer;
-    protected final ByteBuffer tx;
-    protected final MemorySegment txSegment;
-    protected final UnsafeBuffer txBuffer;
     protected final ScatterList pendingPayload = new ScatterList();
-    private final Arena buffers;
+    protected ByteBuffer rx;
+    protected MemorySegment rxSegment;
+    protected UnsafeBuffer rxBuffer;
+    protected ByteBuffer tx;
+    protected MemorySegment txSegment;
+    protected UnsafeBuffer txBuffer;
+    private final int bufferLength;
     private final boolean releaseOnClose;
+    private Arena buffers;
     protected int rxHead;
     protected int rxTail;
     protected int txHead;
@@ -58,14 +59,23 @@ abstract class TcpLink
         this.engine = engine;
         this.channel = channel;
         this.name = name;
-        this.buffers = releaseOnClose ? Arena.ofShared() : Arena.ofAuto();
-        this.rxSegment = buffers.allocate(bufferLength, 64);
-        this.rx = rxSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        this.rxBuffer = new UnsafeBuffer(rx);
-        this.txSegment = buffers.allocate(bufferLength, 64);
-        this.tx = txSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        this.txBuffer = new UnsafeBuffer(tx);
+        this.bufferLength = bufferLength;
         this.releaseOnClose = releaseOnClose;
+    }
+
+    /**
+     * Give the link its staging buffers: at once for links this device opens, only after a valid
+     * HELLO for links peers open, so that a connection that has proven nothing holds no memory.
+     */
+    protected final void allocateBuffers()
+    {
+        buffers = releaseOnClose ? Arena.ofShared() : Arena.ofAuto();
+        rxSegment = buffers.allocate(bufferLength, 64);
+        rx = rxSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        rxBuffer = new UnsafeBuffer(rx);
+        txSegment = buffers.allocate(bufferLength, 64);
+        tx = txSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        txBuffer = new UnsafeBuffer(tx);
         engine.onBuffersAllocated(2L * bufferLength);
     }
 
@@ -265,7 +275,7 @@ abstract class TcpLink
      */
     protected final void releaseBuffers()
     {
-        if (buffers.scope().isAlive() && !buffersReleased)
+        if (buffers != null && buffers.scope().isAlive() && !buffersReleased)
         {
             buffersReleased = true;
             engine.onBuffersAllocated(-rxSegment.byteSize() - txSegment.byteSize());

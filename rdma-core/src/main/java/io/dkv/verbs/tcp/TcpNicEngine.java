@@ -2,6 +2,7 @@ package io.dkv.verbs.tcp;
 
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
+import org.agrona.collections.Object2IntHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
@@ -9,6 +10,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedSelectorException;
@@ -36,6 +38,10 @@ final class TcpNicEngine implements Agent
     private final ServerSocketChannel server;
     private final InetSocketAddress boundAddress;
     private final int maxLinks;
+    private final int maxLinksPerAddress;
+    private final long helloTimeoutNanos;
+    private final Object2IntHashMap<InetAddress> linksPerAddress = new Object2IntHashMap<>(0);
+    private final ArrayList<InboundLink> awaitingHello = new ArrayList<>();
     private final long spinNanos;
     private final ManyToOneConcurrentArrayQueue<TcpLink> registrations = new ManyToOneConcurrentArrayQueue<>(1024);
     private final ManyToOneConcurrentArrayQueue<OutboundLink> flushRequests = new ManyToOneConcurrentArrayQueue<>(4096);
@@ -49,6 +55,7 @@ final class TcpNicEngine implements Agent
     private final Consumer<OutboundLink> onFlushRequest = OutboundLink::flushFromEngine;
     private final AtomicLong linksCutOff = new AtomicLong();
     private final AtomicLong linkBufferBytes = new AtomicLong();
+    private final AtomicLong dcSourceStates = new AtomicLong();
     private final AgentRunner runner;
     private int selectedCount;
     private boolean eventsHandledWhileIdle;
@@ -58,6 +65,8 @@ final class TcpNicEngine implements Agent
     {
         this.device = device;
         this.maxLinks = device.context().tcpMaxLinks();
+        this.maxLinksPerAddress = device.context().tcpMaxLinksPerAddress();
+        this.helloTimeoutNanos = device.context().tcpHelloTimeoutMs() * 1_000_000L;
         this.spinNanos = device.context().tcpEngineSpinUs() * 1000L;
         this.selector = Selector.open();
         this.server = ServerSocketChannel.open();
@@ -114,6 +123,17 @@ final class TcpNicEngine implements Agent
         return linkBufferBytes.get();
     }
 
+    void onDcSourceStates(final int delta)
+    {
+        dcSourceStates.addAndGet(delta);
+    }
+
+    /** @return DC initiators whose state the engine's links hold now. */
+    long dcSourceStates()
+    {
+        return dcSourceStates.get();
+    }
+
     long linksCutOff()
     {
         return linksCutOff.get();
@@ -159,7 +179,33 @@ final class TcpNicEngine implements Agent
         {
             work += expireRnrTimers();
         }
+        if (!awaitingHello.isEmpty())
+        {
+            work += closeSilentLinks();
+        }
         return work;
+    }
+
+    /** Links that said nothing within the HELLO timeout go: they hold a socket and a place for no one. */
+    private int closeSilentLinks()
+    {
+        final long now = System.nanoTime();
+        int closed = 0;
+        for (int i = awaitingHello.size() - 1; i >= 0; i--)
+        {
+            final InboundLink link = awaitingHello.get(i);
+            if (link.saidHello() || link.isClosed())
+            {
+                awaitingHello.remove(i);
+            }
+            else if (now - link.acceptedNanos() > helloTimeoutNanos)
+            {
+                awaitingHello.remove(i);
+                link.close("no HELLO within " + helloTimeoutNanos / 1_000_000 + " ms");
+                closed++;
+            }
+        }
+        return closed;
     }
 
     private int expireRnrTimers()
@@ -220,16 +266,29 @@ final class TcpNicEngine implements Agent
             String peer = "?";
             try
             {
-                peer = String.valueOf(channel.getRemoteAddress());
+                final InetSocketAddress remote = (InetSocketAddress)channel.getRemoteAddress();
+                peer = String.valueOf(remote);
                 if (links.size() >= maxLinks)
                 {
                     cutOff("link from " + peer, "engine already has " + links.size() + " links (maxLinks)");
                     channel.close();
                     continue;
                 }
+                final InetAddress source = remote.getAddress();
+                final int fromSource = linksPerAddress.getValue(source);
+                if (fromSource >= maxLinksPerAddress)
+                {
+                    cutOff("link from " + peer, "address " + source.getHostAddress() + " already has " + fromSource +
+                        " links (maxLinksPerAddress)");
+                    channel.close();
+                    continue;
+                }
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                register(new InboundLink(this, device, channel, "link from " + peer));
+                final InboundLink link = new InboundLink(this, device, channel, "link from " + peer, source, System.nanoTime());
+                linksPerAddress.put(source, fromSource + 1);
+                awaitingHello.add(link);
+                register(link);
             }
             catch (final IOException ex)
             {
@@ -303,6 +362,18 @@ final class TcpNicEngine implements Agent
     void onClosed(final TcpLink link, final String reason)
     {
         links.remove(link);
+        if (link instanceof InboundLink inbound)
+        {
+            final int fromSource = linksPerAddress.getValue(inbound.sourceAddress()) - 1;
+            if (fromSource <= 0)
+            {
+                linksPerAddress.removeKey(inbound.sourceAddress());
+            }
+            else
+            {
+                linksPerAddress.put(inbound.sourceAddress(), fromSource);
+            }
+        }
         if (!(link instanceof OutboundLink))
         {
             link.releaseBuffers();
