@@ -1,6 +1,7 @@
 package io.dkv.load.bench;
 
 import io.dkv.load.bench.check.CheckBenchmark;
+import io.dkv.load.bench.hostile.HostileBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import io.dkv.load.bench.ycsb.YcsbBenchmark;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Spec;
         VerbsBenchmark.class,
         RaasBenchmark.class,
         YcsbBenchmark.class,
-        CheckBenchmark.class
+        CheckBenchmark.class,
+        HostileBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

@@ -32,6 +32,7 @@ final class TcpNicEngine implements Agent
 {
     private static final System.Logger LOG = System.getLogger(TcpNicEngine.class.getName());
     private static final int ACCEPTS_PER_TURN = 8;
+    private static final int CUT_OFF_LINES_PER_SECOND = 10;
 
     private final TcpDevice device;
     private final Selector selector;
@@ -58,6 +59,9 @@ final class TcpNicEngine implements Agent
     private final AtomicLong dcSourceStates = new AtomicLong();
     private final AgentRunner runner;
     private int selectedCount;
+    private long cutOffLogSecondStart = System.nanoTime() - 2_000_000_000L;
+    private int cutOffLinesThisSecond;
+    private long cutOffLinesSuppressed;
     private boolean eventsHandledWhileIdle;
     private volatile String lastCutOffReason;
 
@@ -384,11 +388,34 @@ final class TcpNicEngine implements Agent
         }
     }
 
+    /**
+     * Count a link cut off, and say so in the log at most {@link #CUT_OFF_LINES_PER_SECOND} times a
+     * second: a peer that gets itself cut off in a loop must not flood the log too.
+     */
     private void cutOff(final String link, final String reason)
     {
         lastCutOffReason = reason;
-        LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + link + ": " + reason);
         linksCutOff.incrementAndGet();
+        final long now = System.nanoTime();
+        if (now - cutOffLogSecondStart > 1_000_000_000L)
+        {
+            if (cutOffLinesSuppressed > 0)
+            {
+                LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + cutOffLinesSuppressed +
+                    " more links in the last second without saying so (last: " + link + ": " + reason + ")");
+            }
+            cutOffLogSecondStart = now;
+            cutOffLinesThisSecond = 0;
+            cutOffLinesSuppressed = 0;
+        }
+        if (++cutOffLinesThisSecond <= CUT_OFF_LINES_PER_SECOND)
+        {
+            LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + link + ": " + reason);
+        }
+        else
+        {
+            cutOffLinesSuppressed++;
+        }
     }
 
     public void onClose()
