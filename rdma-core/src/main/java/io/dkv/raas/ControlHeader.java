@@ -30,7 +30,7 @@ public final class ControlHeader
     public static final byte TYPE_CONNECT = 2;
     /** The service accepted: payload is the advertised buffer (address, rkey, length). */
     public static final byte TYPE_ACCEPT = 3;
-    /** The service refused: payload says why (see the refuse offsets): no listener, or a bound on inbound connections. */
+    /** The service refused: why in the payload: no listener, or a bound on inbound connections. */
     public static final byte TYPE_REFUSE = 4;
     /** Credits given back; length is advertised-buffer bytes freed. */
     public static final byte TYPE_CREDIT = 5;
@@ -130,8 +130,8 @@ public final class ControlHeader
     public static final int REFUSE_PEER_LIMIT = 2;
     /** The refuser holds as many inbound connections as it takes in all. */
     public static final int REFUSE_DRIVER_LIMIT = 3;
-    /** The refuser is closing, or had no request slot for the answer. */
-    public static final int REFUSE_BUSY = 4;
+    /** The refuser is closing. */
+    public static final int REFUSE_CLOSING = 4;
 
     /**
      * @return why a peer refused a connection, in words, from a REFUSE's reason and figures.
@@ -143,7 +143,7 @@ public final class ControlHeader
             case REFUSE_NO_LISTENER -> "no listener";
             case REFUSE_PEER_LIMIT -> "it holds " + held + " connections from this peer (limit " + limit + ")";
             case REFUSE_DRIVER_LIMIT -> "it holds " + held + " inbound connections (limit " + limit + ")";
-            case REFUSE_BUSY -> "it is closing or short of request slots";
+            case REFUSE_CLOSING -> "it is closing";
             default -> "reason " + reason;
         };
     }

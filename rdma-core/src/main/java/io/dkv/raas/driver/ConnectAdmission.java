@@ -139,7 +139,8 @@ final class ConnectAdmission
      * @param decision filled in: {@code admitted} (to be given its connection), or the refusal; and the
      *                 unused connections reclaimed to make room, which the caller closes.
      */
-    synchronized void admit(final PortAddress address, final DriverListener listener, final long nowMillis, final Decision decision)
+    synchronized void admit(
+        final PortAddress address, final DriverListener listener, final long nowMillis, final Decision decision)
     {
         decision.clear();
         Peer peer = peers.get(address);

@@ -325,6 +325,12 @@ final class DriverConnection implements Connection
     /** Close: by the application, or by the driver reclaiming an unused inbound connection (either may come first). */
     public void close()
     {
+        close(true);
+    }
+
+    /** @param tellPeer whether the peer hears of it (a CLOSE): not when a flood's connection makes room. */
+    void close(final boolean tellPeer)
+    {
         if (!CLOSED.compareAndSet(this, false, true))
         {
             return;
@@ -332,7 +338,7 @@ final class DriverConnection implements Connection
         final MessageChannel channel = this.channel;
         if (channel != null)
         {
-            channel.close(true);
+            channel.close(tellPeer);
         }
         releaseAll();
     }

@@ -249,7 +249,7 @@ final class MessageChannel
             return;
         }
         final boolean fitsSend = length + LENGTH <= messaging.bufferBytes;
-        // until the peer advertised a buffer (an acceptor does once the connection was used) there is nothing to WRITE into
+        // until the peer advertised a buffer (an acceptor does once the connection was used), nothing to WRITE into
         final int advertised = peerAdvertBytes;
         if ((all & Flags.USE_READ) != 0 || (length > advertised && (all & Flags.USE_SEND) == 0 && !fitsSend))
         {
@@ -596,7 +596,7 @@ final class MessageChannel
         final MemoryRegion advert = this.advert;
         if (advert == null)
         {
-            // a WRITE_WITH_IMM where no buffer was advertised (a zero-length one needs no rkey): the peer broke the protocol
+            // a WRITE_WITH_IMM with no buffer advertised (a zero-length one needs no rkey): the peer broke the protocol
             peerClosed = true;
             return;
         }
@@ -614,7 +614,8 @@ final class MessageChannel
         }
     }
 
-    void onControl(final byte type, final long base, final int srcVqpn, final int credits, final int length, final int byteLen)
+    void onControl(
+        final byte type, final long base, final int srcVqpn, final int credits, final int length, final int byteLen)
     {
         final MemorySegment memory = messaging.receive.segment();
         switch (type)

@@ -482,14 +482,15 @@ final class Messaging
         if (listener == null || driver.isClosed())
         {
             admission.countRefusal();
-            refuse(route, srcVqpn, service, listener == null ? REFUSE_NO_LISTENER : REFUSE_BUSY, 0, 0);
+            refuse(route, srcVqpn, service, listener == null ? REFUSE_NO_LISTENER : REFUSE_CLOSING, 0, 0);
             return;
         }
         final ConnectAdmission.Decision decision = this.decision;
         admission.admit(sender.address(), listener, driver.clockMillis(), decision);
         final ConnectAdmission.Inbound admitted = decision.admitted;
-        closeReclaimed(decision.reclaimedOfPeer);
-        closeReclaimed(decision.reclaimedInDriver);
+        // a CLOSE for each would double what a flood costs in answers
+        closeReclaimed(decision.reclaimedOfPeer, false);
+        closeReclaimed(decision.reclaimedInDriver, false);
         if (admitted == null)
         {
             refuse(route, srcVqpn, service, decision.reason, decision.held, decision.limit);
@@ -503,7 +504,8 @@ final class Messaging
         catch (final RaasException noVqpn)
         {
             admission.release(admitted);
-            refuse(route, srcVqpn, service, REFUSE_DRIVER_LIMIT, driver.connectionCount(), RaasDriver.MAX_CONNECTIONS - 1);
+            refuse(route, srcVqpn, service, REFUSE_DRIVER_LIMIT, driver.connectionCount(),
+                RaasDriver.MAX_CONNECTIONS - 1);
             return;
         }
         admitted.connection = connection;
@@ -515,28 +517,46 @@ final class Messaging
             memory.get(INT, base + CONNECT_ADVERT_RKEY_OFFSET),
             memory.get(INT, base + CONNECT_ADVERT_BYTES_OFFSET),
             memory.get(INT, base + CONNECT_QPN_OFFSET));
-        final RequestSlot slot = controlSlot(route, srcVqpn, TYPE_ACCEPT, connection.vqpn(), channel.grantedCredits(), ACCEPT_LENGTH);
+        listener.offer(connection);
+        accept(connection, route, srcVqpn);
+    }
+
+    /**
+     * Answer a CONNECT with an ACCEPT: now if a slot is free, else soon. Answers to a flood may hold every
+     * slot for a while; a real node's CONNECT then waits for one rather than being refused, and what waits
+     * is bounded, each a connection admission counts.
+     */
+    private void accept(final DriverConnection connection, final NodeRoute route, final int connectorVqpn)
+    {
+        final MessageChannel channel = connection.channel;
+        if (connection.isClosed() || channel == null)
+        {
+            return;
+        }
+        final RequestSlot slot =
+            controlSlot(route, connectorVqpn, TYPE_ACCEPT, connection.vqpn(), channel.grantedCredits(), ACCEPT_LENGTH);
         if (slot == null)
         {
-            connection.closeQuietly();
-            admission.countRefusal();
-            backlog.add(() -> refuse(route, srcVqpn, service, REFUSE_BUSY, 0, 0));
+            backlog.add(() -> accept(connection, route, connectorVqpn));
             return;
         }
         // no buffer advertised until the connection is used: see ConnectAdmission
         channel.writeAdvert(slot.staging, ACCEPT_ADDRESS_OFFSET, ACCEPT_RKEY_OFFSET, ACCEPT_BYTES_OFFSET);
         slot.staging.set(INT, ACCEPT_UD_QPN_OFFSET, driver.ud.qp.qpNum());
         postControl(slot, ACCEPT_LENGTH);
-        listener.offer(connection);
     }
 
-    /** Answer a CONNECT with a REFUSE saying why: now if a slot is free, else soon. */
-    private void refuse(final NodeRoute route, final int connectorVqpn, final int service, final int reason, final int held, final int limit)
+    /**
+     * Answer a CONNECT with a REFUSE saying why, if a slot is free: refusals are what a flood gets, so none
+     * waits for a slot (that would let a flood grow the backlog without bound); the connector's connect then
+     * times out instead.
+     */
+    private void refuse(
+        final NodeRoute route, final int connectorVqpn, final int service, final int reason, final int held, final int limit)
     {
         final RequestSlot slot = controlSlot(route, connectorVqpn, TYPE_REFUSE, 0, 0, REFUSE_LENGTH);
         if (slot == null)
         {
-            backlog.add(() -> refuse(route, connectorVqpn, service, reason, held, limit));
             return;
         }
         slot.staging.set(INT, REFUSE_SERVICE_OFFSET, service);
@@ -550,17 +570,18 @@ final class Messaging
      * Close an inbound connection admission reclaimed (unused past its deadline, or its place taken): not
      * under admission's lock, since closing waits for a receiver that may be polling.
      */
-    private static void closeReclaimed(final ConnectAdmission.Inbound reclaimed)
+    private static void closeReclaimed(final ConnectAdmission.Inbound reclaimed, final boolean tellPeer)
     {
         if (reclaimed != null && reclaimed.connection != null)
         {
             reclaimed.listener.forget(reclaimed.connection);
-            reclaimed.connection.close();
+            reclaimed.connection.close(tellPeer);
         }
     }
 
     /** Tell the peer where it may WRITE, once the connection was used: now if a slot is free, else soon. */
-    void sendAdvert(final NodeRoute route, final int peerVqpn, final int vqpn, final long address, final int rkey, final int bytes)
+    void sendAdvert(
+        final NodeRoute route, final int peerVqpn, final int vqpn, final long address, final int rkey, final int bytes)
     {
         final RequestSlot slot = controlSlot(route, peerVqpn, TYPE_ADVERT, vqpn, 0, ADVERT_LENGTH);
         if (slot == null)
@@ -1033,12 +1054,14 @@ final class Messaging
         while (expired != null)
         {
             final ConnectAdmission.Inbound next = expired.newerInDriver;
-            closeReclaimed(expired);
+            // past the deadline: most likely a slow real node, which should hear of it
+            closeReclaimed(expired, true);
             expired = next;
             work++;
         }
         Runnable task;
-        while ((task = backlog.poll()) != null)
+        // what was there when the turn began: a task finding no free slot goes back for the next turn
+        for (int waiting = backlog.size(); waiting > 0 && (task = backlog.poll()) != null; waiting--)
         {
             task.run();
             work++;

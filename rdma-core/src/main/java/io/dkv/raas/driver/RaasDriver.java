@@ -1312,7 +1312,7 @@ public final class RaasDriver implements Raas
         return messaging.admission.inbound();
     }
 
-    /** @return inbound connections accepted but not used yet (no message either way): they hold no advertised buffer. */
+    /** @return inbound connections accepted but not used yet (no message either way): they hold no buffer. */
     public int unusedInboundConnections()
     {
         return messaging.admission.unused();
@@ -1336,7 +1336,7 @@ public final class RaasDriver implements Raas
         return messaging.admission.refusals();
     }
 
-    /** @return inbound connections closed unused since the driver started: past their deadline, or their place taken. */
+    /** @return inbound connections closed unused since the driver started: past their deadline, or made room. */
     public long unusedConnectionsReclaimed()
     {
         return messaging.admission.reclaims();
