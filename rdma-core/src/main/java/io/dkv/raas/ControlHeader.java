@@ -30,7 +30,7 @@ public final class ControlHeader
     public static final byte TYPE_CONNECT = 2;
     /** The service accepted: payload is the advertised buffer (address, rkey, length). */
     public static final byte TYPE_ACCEPT = 3;
-    /** The service refused: no listener, or the driver is full. */
+    /** The service refused: why in the payload: no listener, or a bound on inbound connections. */
     public static final byte TYPE_REFUSE = 4;
     /** Credits given back; length is advertised-buffer bytes freed. */
     public static final byte TYPE_CREDIT = 5;
@@ -51,6 +51,11 @@ public final class ControlHeader
     public static final byte TYPE_RC_CLOSE = 12;
     /** The sender drained and closed its end of the receiver's RC queue pair named in the payload. */
     public static final byte TYPE_RC_CLOSED = 15;
+    /**
+     * The acceptor's buffer for WRITE_WITH_IMM, sent once the connection was used (an unused one holds
+     * none): payload as ACCEPT's address, rkey and bytes.
+     */
+    public static final byte TYPE_ADVERT = 16;
     /** Allocate a named region on the receiving node: payload is size, token and name. */
     public static final byte TYPE_MALLOC = 13;
     /** The region was allocated: payload is token, address, rkey, length and epoch; or an error. */
@@ -88,12 +93,60 @@ public final class ControlHeader
     public static final int CONNECT_QPN_OFFSET = LENGTH + 80;
     public static final int CONNECT_LENGTH = 84;
 
-    /* ACCEPT: the acceptor's advertised buffer and UD QP (its vQPN is in srcVqpn, its credits in credits). */
+    /*
+     * ACCEPT: the acceptor's advertised buffer and UD QP (its vQPN is in srcVqpn, its credits in credits).
+     * An acceptor advertises no buffer (0 bytes) until the connection is used, then sends ADVERT with the
+     * first three fields; until then the connector sends what fits a receive buffer as SEND, the rest by READ.
+     *
+     *  16  advertAddr   long
+     *  24  advertRkey   int
+     *  28  advertBytes  int
+     *  32  udQpn        int    (ACCEPT only)
+     */
     public static final int ACCEPT_ADDRESS_OFFSET = LENGTH;
     public static final int ACCEPT_RKEY_OFFSET = LENGTH + 8;
     public static final int ACCEPT_BYTES_OFFSET = LENGTH + 12;
     public static final int ACCEPT_UD_QPN_OFFSET = LENGTH + 16;
     public static final int ACCEPT_LENGTH = 20;
+
+    public static final int ADVERT_LENGTH = 16;
+
+    /*
+     * REFUSE: which service, why, and the figures behind a bound (imm is the connector's vQPN):
+     *
+     *  16  service      int
+     *  20  reason       int    REFUSE_*
+     *  24  held         int    the connections the refuser holds that the bound counts
+     *  28  limit        int    the bound
+     */
+    public static final int REFUSE_SERVICE_OFFSET = LENGTH;
+    public static final int REFUSE_REASON_OFFSET = LENGTH + 4;
+    public static final int REFUSE_HELD_OFFSET = LENGTH + 8;
+    public static final int REFUSE_LIMIT_OFFSET = LENGTH + 12;
+    public static final int REFUSE_LENGTH = 16;
+    /** No listener on the service. */
+    public static final int REFUSE_NO_LISTENER = 1;
+    /** The refuser holds as many inbound connections from the connector's address as it takes from one peer. */
+    public static final int REFUSE_PEER_LIMIT = 2;
+    /** The refuser holds as many inbound connections as it takes in all. */
+    public static final int REFUSE_DRIVER_LIMIT = 3;
+    /** The refuser is closing. */
+    public static final int REFUSE_CLOSING = 4;
+
+    /**
+     * @return why a peer refused a connection, in words, from a REFUSE's reason and figures.
+     */
+    public static String describeRefusal(final int reason, final int held, final int limit)
+    {
+        return switch (reason)
+        {
+            case REFUSE_NO_LISTENER -> "no listener";
+            case REFUSE_PEER_LIMIT -> "it holds " + held + " connections from this peer (limit " + limit + ")";
+            case REFUSE_DRIVER_LIMIT -> "it holds " + held + " inbound connections (limit " + limit + ")";
+            case REFUSE_CLOSING -> "it is closing";
+            default -> "reason " + reason;
+        };
+    }
 
     /** Queue key of every RaaS driver's UD queue pair. */
     public static final int UD_QKEY = 0x444B5655;

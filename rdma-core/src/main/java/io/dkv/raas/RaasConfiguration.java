@@ -80,6 +80,43 @@ public final class RaasConfiguration
     public static final String ADVERTISED_BYTES_PROP_NAME = "dkv.raas.advertised.bytes";
     public static final int ADVERTISED_BYTES_DEFAULT = 1024 * 1024;
 
+    /*
+     * Admission of CONNECTs. A CONNECT is one message to its sender and a connection to the listener's
+     * driver, so what inbound connections hold is bounded: per peer (the address the CONNECT claims, where
+     * the answer goes) and in all. A connection accepted but not used yet (no message either way) holds no
+     * advertised buffer, and is reclaimed when it outstays its deadline or when a newer one needs its place.
+     */
+
+    /** Inbound connections one peer (address) may hold; a CONNECT beyond is refused. */
+    public static final String INBOUND_PER_PEER_PROP_NAME = "dkv.raas.inbound.per.peer";
+    public static final int INBOUND_PER_PEER_DEFAULT = 1024;
+
+    /** Inbound connections a driver may hold in all; a CONNECT beyond is refused. */
+    public static final String INBOUND_MAX_PROP_NAME = "dkv.raas.inbound.max";
+    public static final int INBOUND_MAX_DEFAULT = 65_536;
+
+    /**
+     * Inbound connections accepted but not used yet that one peer may hold; a CONNECT beyond reclaims the
+     * peer's oldest (one that never refuses: a forger claiming a real node's address cannot lock it out).
+     */
+    public static final String UNUSED_PER_PEER_PROP_NAME = "dkv.raas.unused.per.peer";
+    public static final int UNUSED_PER_PEER_DEFAULT = 64;
+
+    /** Inbound connections accepted but not used yet a driver may hold in all; a CONNECT beyond reclaims the oldest. */
+    public static final String UNUSED_MAX_PROP_NAME = "dkv.raas.unused.max";
+    public static final int UNUSED_MAX_DEFAULT = 1024;
+
+    /** An inbound connection not used this long after it was accepted is reclaimed, in milliseconds. */
+    public static final String UNUSED_MS_PROP_NAME = "dkv.raas.unused.ms";
+    public static final int UNUSED_MS_DEFAULT = 5000;
+
+    /**
+     * Bytes of advertised buffers inbound connections may hold in all (and never more than half the device's
+     * regions); a connection used beyond carries its messages without one (SEND, or READ when larger).
+     */
+    public static final String INBOUND_ADVERT_BYTES_PROP_NAME = "dkv.raas.inbound.advert.bytes";
+    public static final long INBOUND_ADVERT_BYTES_DEFAULT = 64L * 1024 * 1024;
+
     /**
      * Messages up to this size go as SEND, larger ones as WRITE_WITH_IMM into the receiver's
      * advertised buffer. Unset, it depends on the provider: {@link #sendThresholdDefault}.

@@ -32,6 +32,12 @@ public final class RaasContext
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
     private int advertisedBytes = intProperty(ADVERTISED_BYTES_PROP_NAME, ADVERTISED_BYTES_DEFAULT);
     private long remoteMallocBytes = longProperty(REMOTE_MALLOC_BYTES_PROP_NAME, REMOTE_MALLOC_BYTES_DEFAULT);
+    private int inboundPerPeer = intProperty(INBOUND_PER_PEER_PROP_NAME, INBOUND_PER_PEER_DEFAULT);
+    private int inboundMax = intProperty(INBOUND_MAX_PROP_NAME, INBOUND_MAX_DEFAULT);
+    private int unusedPerPeer = intProperty(UNUSED_PER_PEER_PROP_NAME, UNUSED_PER_PEER_DEFAULT);
+    private int unusedMax = intProperty(UNUSED_MAX_PROP_NAME, UNUSED_MAX_DEFAULT);
+    private int unusedMs = intProperty(UNUSED_MS_PROP_NAME, UNUSED_MS_DEFAULT);
+    private long inboundAdvertBytes = longProperty(INBOUND_ADVERT_BYTES_PROP_NAME, INBOUND_ADVERT_BYTES_DEFAULT);
     /** -1 until set: conclude() takes the provider's measured default. */
     private int sendThreshold = intProperty(SEND_THRESHOLD_PROP_NAME, -1);
     private int copyThreshold = intProperty(COPY_THRESHOLD_PROP_NAME, -1);
@@ -72,6 +78,13 @@ public final class RaasContext
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
         requireRange("advertisedBytes", advertisedBytes, 4096, 1 << 30);
         requireRange("remoteMallocBytes", remoteMallocBytes, 0, Long.MAX_VALUE);
+        // a driver has 2^20 - 1 vQPNs in all; the unused bounds sit inside the inbound ones
+        requireRange("inboundMax", inboundMax, 1, (1 << 20) - 1);
+        requireRange("inboundPerPeer", inboundPerPeer, 1, inboundMax);
+        requireRange("unusedMax", unusedMax, 1, inboundMax);
+        requireRange("unusedPerPeer", unusedPerPeer, 1, Math.min(unusedMax, inboundPerPeer));
+        requireRange("unusedMs", unusedMs, 10, 3_600_000);
+        requireRange("inboundAdvertBytes", inboundAdvertBytes, 0, 1L << 40);
         if (sendThreshold < 0)
         {
             sendThreshold = Math.min(sendThresholdDefault(verbs.provider()), receiveBufferBytes - ControlHeader.LENGTH);
@@ -302,6 +315,78 @@ public final class RaasContext
     public RaasContext advertisedBytes(final int advertisedBytes)
     {
         this.advertisedBytes = advertisedBytes;
+        return this;
+    }
+
+    /** @return inbound connections one peer (the address its CONNECTs claim) may hold; beyond, a CONNECT is refused. */
+    public int inboundPerPeer()
+    {
+        return inboundPerPeer;
+    }
+
+    public RaasContext inboundPerPeer(final int inboundPerPeer)
+    {
+        this.inboundPerPeer = inboundPerPeer;
+        return this;
+    }
+
+    /** @return inbound connections the driver may hold in all; beyond, a CONNECT is refused. */
+    public int inboundMax()
+    {
+        return inboundMax;
+    }
+
+    public RaasContext inboundMax(final int inboundMax)
+    {
+        this.inboundMax = inboundMax;
+        return this;
+    }
+
+    /** @return accepted but unused inbound connections one peer may hold; beyond, its oldest is reclaimed. */
+    public int unusedPerPeer()
+    {
+        return unusedPerPeer;
+    }
+
+    public RaasContext unusedPerPeer(final int unusedPerPeer)
+    {
+        this.unusedPerPeer = unusedPerPeer;
+        return this;
+    }
+
+    /** @return accepted but unused inbound connections the driver may hold in all; beyond, the oldest is reclaimed. */
+    public int unusedMax()
+    {
+        return unusedMax;
+    }
+
+    public RaasContext unusedMax(final int unusedMax)
+    {
+        this.unusedMax = unusedMax;
+        return this;
+    }
+
+    /** @return how long an inbound connection may stay unused after it was accepted before it is reclaimed. */
+    public int unusedMs()
+    {
+        return unusedMs;
+    }
+
+    public RaasContext unusedMs(final int unusedMs)
+    {
+        this.unusedMs = unusedMs;
+        return this;
+    }
+
+    /** @return bytes of advertised buffers inbound connections may hold in all. */
+    public long inboundAdvertBytes()
+    {
+        return inboundAdvertBytes;
+    }
+
+    public RaasContext inboundAdvertBytes(final long inboundAdvertBytes)
+    {
+        this.inboundAdvertBytes = inboundAdvertBytes;
         return this;
     }
 

@@ -20,6 +20,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class DriverConnection implements Connection
 {
+    private static final java.lang.invoke.VarHandle CLOSED;
+
+    static
+    {
+        try
+        {
+            CLOSED = java.lang.invoke.MethodHandles.lookup().findVarHandle(DriverConnection.class, "closed", boolean.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final RaasDriver driver;
     private final int vqpn;
     private final CompletionHandler handler;
@@ -29,6 +43,8 @@ final class DriverConnection implements Connection
     private RemoteRegion lastOwned;
     private volatile boolean closed;
     volatile MessageChannel channel;
+    /** What admission counts of a connection a peer opened to a listener here; null for one opened here. */
+    ConnectAdmission.Inbound inbound;
 
     DriverConnection(final RaasDriver driver, final int vqpn, final NodeRoute route, final CompletionHandler handler)
     {
@@ -306,25 +322,43 @@ final class DriverConnection implements Connection
         return requireChannel().recvZeroCopy(timeout);
     }
 
+    /** Close: by the application, or by the driver reclaiming an unused inbound connection (either may come first). */
     public void close()
     {
-        if (closed)
+        close(true);
+    }
+
+    /** @param tellPeer whether the peer hears of it (a CLOSE): not when a flood's connection makes room. */
+    void close(final boolean tellPeer)
+    {
+        if (!CLOSED.compareAndSet(this, false, true))
         {
             return;
         }
-        closed = true;
         final MessageChannel channel = this.channel;
         if (channel != null)
         {
-            channel.close(true);
+            channel.close(tellPeer);
         }
-        driver.release(this);
+        releaseAll();
     }
 
     void closeQuietly()
     {
-        closed = true;
+        if (CLOSED.compareAndSet(this, false, true))
+        {
+            releaseAll();
+        }
+    }
+
+    private void releaseAll()
+    {
         driver.release(this);
+        final ConnectAdmission.Inbound inbound = this.inbound;
+        if (inbound != null)
+        {
+            driver.messaging.admission.release(inbound);
+        }
     }
 
     public String toString()

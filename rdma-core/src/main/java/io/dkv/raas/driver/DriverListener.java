@@ -33,6 +33,23 @@ final class DriverListener implements Listener
         accepted.add(connection);
     }
 
+    /** The driver reclaimed the connection before the application took it. */
+    void forget(final DriverConnection connection)
+    {
+        accepted.remove(connection);
+    }
+
+    /** @return the oldest connection waiting that the driver did not close meanwhile, or null. */
+    private DriverConnection next()
+    {
+        DriverConnection connection;
+        while ((connection = accepted.poll()) != null && connection.isClosed())
+        {
+            // reclaimed while it waited
+        }
+        return connection;
+    }
+
     public Connection accept(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
@@ -43,7 +60,7 @@ final class DriverListener implements Listener
             {
                 throw new RaasException("listener on service " + service + " is closed");
             }
-            final DriverConnection connection = accepted.poll();
+            final DriverConnection connection = next();
             if (connection != null)
             {
                 return connection;
@@ -65,7 +82,7 @@ final class DriverListener implements Listener
         {
             throw new RaasException("listener on service " + service + " is closed");
         }
-        return accepted.poll();
+        return next();
     }
 
     public void close()

@@ -30,6 +30,20 @@ import static io.dkv.raas.driver.Messaging.LONG;
  */
 final class MessageChannel
 {
+    private static final java.lang.invoke.VarHandle ADVERT;
+
+    static
+    {
+        try
+        {
+            ADVERT = java.lang.invoke.MethodHandles.lookup().findVarHandle(MessageChannel.class, "advert", MemoryRegion.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     static final int CONNECTING = 0;
     static final int ESTABLISHED = 1;
     static final int REFUSED = 2;
@@ -49,16 +63,26 @@ final class MessageChannel
     private volatile int peerUdQpn;
     private volatile boolean peerClosed;
     private volatile int connectStatus;
+    private volatile int refusalReason;
+    private volatile int refusalHeld;
+    private volatile int refusalLimit;
 
     private final AtomicInteger sendCredits = new AtomicInteger();
     private final AtomicLong peerFreed = new AtomicLong();
     private final Object sendLock = new Object();
     private long peerAdvertAddress;
     private int peerAdvertRkey;
-    private int peerAdvertBytes;
+    /** 0 until the peer advertised a buffer: an acceptor does once the connection is used. */
+    private volatile int peerAdvertBytes;
     private long sendPosition;
 
-    private final MemoryRegion advert;
+    /**
+     * The buffer the peer WRITEs into. A connection opened here has it from the start; one a peer opened
+     * gets it when first used, if admission leaves room ({@link ConnectAdmission}): null until then.
+     */
+    private volatile MemoryRegion advert;
+    /** Admission's entry for a connection a peer opened; null for one opened here. */
+    private final ConnectAdmission.Inbound inbound;
     private final LongQueue inbox;
     private final LongQueue writtenEnds;
     private final ArrayDeque<ReadIn> readIns = new ArrayDeque<>();
@@ -82,13 +106,18 @@ final class MessageChannel
         volatile boolean done;
     }
 
-    MessageChannel(final Messaging messaging, final DriverConnection connection, final int flags)
+    MessageChannel(
+        final Messaging messaging, final DriverConnection connection, final int flags, final ConnectAdmission.Inbound inbound)
     {
         this.messaging = messaging;
         this.driver = messaging.driver;
         this.connection = connection;
         this.flags = flags;
-        this.advert = driver.pd.allocate(driver.context.advertisedBytes(), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        this.inbound = inbound;
+        if (inbound == null)
+        {
+            this.advert = driver.pd.allocate(driver.context.advertisedBytes(), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        }
         final int credits = driver.context.messageCredits();
         this.inbox = new LongQueue(credits * 2 + 8);
         this.writtenEnds = new LongQueue(credits * 2 + 8);
@@ -110,11 +139,55 @@ final class MessageChannel
         return !inbox.isEmpty() || peerClosed || state != ESTABLISHED;
     }
 
+    /** Write where the peer may WRITE into a CONNECT or ACCEPT: nothing (0 bytes) when there is no buffer yet. */
     void writeAdvert(final MemorySegment staging, final int addressOffset, final int rkeyOffset, final int bytesOffset)
     {
-        staging.set(LONG, addressOffset, advert.address());
-        staging.set(INT, rkeyOffset, advert.rkey());
-        staging.set(INT, bytesOffset, (int)advert.length());
+        final MemoryRegion advert = this.advert;
+        staging.set(LONG, addressOffset, advert == null ? 0 : advert.address());
+        staging.set(INT, rkeyOffset, advert == null ? 0 : advert.rkey());
+        staging.set(INT, bytesOffset, advert == null ? 0 : (int)advert.length());
+    }
+
+    /**
+     * A message went or came on a connection a peer opened: it leaves admission's unused connections and,
+     * room allowing, gets its advertised buffer, which the peer hears of in an ADVERT.
+     */
+    private void used()
+    {
+        final ConnectAdmission.Inbound inbound = this.inbound;
+        if (inbound == null || inbound.state != ConnectAdmission.UNUSED)
+        {
+            return;
+        }
+        final long bytes = messaging.admission.onUsed(inbound, driver.context.advertisedBytes());
+        if (bytes == 0)
+        {
+            return;
+        }
+        final MemoryRegion allocated;
+        try
+        {
+            allocated = driver.pd.allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        }
+        catch (final RuntimeException noRoom)
+        {
+            // the device is out of regions or memory: the connection carries its messages without a buffer
+            messaging.admission.onAdvertGone(inbound);
+            return;
+        }
+        advert = allocated;
+        if (state == CLOSED)
+        {
+            // closed meanwhile: whoever takes the buffer out deregisters it
+            final MemoryRegion taken = (MemoryRegion)ADVERT.getAndSet(this, (MemoryRegion)null);
+            if (taken != null)
+            {
+                taken.deregister();
+            }
+            return;
+        }
+        messaging.sendAdvert(connection.route(), peerVqpn, connection.vqpn(), allocated.address(), allocated.rkey(),
+            (int)allocated.length());
     }
 
     void establish(
@@ -147,7 +220,8 @@ final class MessageChannel
         }
         if (state == REFUSED)
         {
-            throw new RaasException("node " + connection.nodeId() + " refused a connect to service " + service + ": no listener");
+            throw new RaasException("node " + connection.nodeId() + " refused the connection to service " + service + ": " +
+                describeRefusal(refusalReason, refusalHeld, refusalLimit));
         }
         if (state == UNREACHABLE)
         {
@@ -167,6 +241,7 @@ final class MessageChannel
             throw new RaasException("send of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
         }
         requireOpen();
+        used();
         final int all = callFlags | flags;
         if ((all & Flags.FORCE_UD) != 0)
         {
@@ -174,11 +249,14 @@ final class MessageChannel
             return;
         }
         final boolean fitsSend = length + LENGTH <= messaging.bufferBytes;
-        if ((all & Flags.USE_READ) != 0 || (length > peerAdvertBytes && (all & Flags.USE_SEND) == 0 && !fitsSend))
+        // until the peer advertised a buffer (an acceptor does once the connection was used), nothing to WRITE into
+        final int advertised = peerAdvertBytes;
+        if ((all & Flags.USE_READ) != 0 || (length > advertised && (all & Flags.USE_SEND) == 0 && !fitsSend))
         {
             sendByRead(src, offset, length, all);
         }
-        else if ((all & Flags.USE_WRITE) != 0 || ((all & Flags.USE_SEND) == 0 && (length > driver.context.sendThreshold() || !fitsSend)))
+        else if (advertised > 0 &&
+            ((all & Flags.USE_WRITE) != 0 || ((all & Flags.USE_SEND) == 0 && (length > driver.context.sendThreshold() || !fitsSend))))
         {
             sendByWrite(src, offset, length, all);
         }
@@ -505,6 +583,7 @@ final class MessageChannel
 
     void onData(final int buffer, final int length)
     {
+        used();
         if (!inbox.offer(entry(KIND_SEND, buffer, length)))
         {
             // more messages than the credits granted: the peer broke the protocol; the message is dropped
@@ -514,6 +593,13 @@ final class MessageChannel
 
     void onWritten(final int length)
     {
+        final MemoryRegion advert = this.advert;
+        if (advert == null)
+        {
+            // a WRITE_WITH_IMM with no buffer advertised (a zero-length one needs no rkey): the peer broke the protocol
+            peerClosed = true;
+            return;
+        }
         final long ring = advert.length();
         final long physical = receivePosition % ring;
         if (physical + length > ring)
@@ -528,28 +614,51 @@ final class MessageChannel
         }
     }
 
-    void onControl(final byte type, final long base, final int srcVqpn, final int credits, final int length)
+    void onControl(
+        final byte type, final long base, final int srcVqpn, final int credits, final int length, final int byteLen)
     {
         final MemorySegment memory = messaging.receive.segment();
         switch (type)
         {
+            case TYPE_REFUSE ->
+            {
+                if (byteLen >= LENGTH + REFUSE_LENGTH)
+                {
+                    refusalReason = memory.get(INT, base + REFUSE_REASON_OFFSET);
+                    refusalHeld = memory.get(INT, base + REFUSE_HELD_OFFSET);
+                    refusalLimit = memory.get(INT, base + REFUSE_LIMIT_OFFSET);
+                }
+                state = REFUSED;
+            }
+            case TYPE_ADVERT ->
+            {
+                if (byteLen >= LENGTH + ADVERT_LENGTH && peerAdvertBytes == 0 && state == ESTABLISHED)
+                {
+                    peerAdvertAddress = memory.get(LONG, base + ACCEPT_ADDRESS_OFFSET);
+                    peerAdvertRkey = memory.get(INT, base + ACCEPT_RKEY_OFFSET);
+                    peerAdvertBytes = memory.get(INT, base + ACCEPT_BYTES_OFFSET);
+                }
+            }
             case TYPE_ACCEPT -> establish(srcVqpn, credits,
                 memory.get(LONG, base + ACCEPT_ADDRESS_OFFSET),
                 memory.get(INT, base + ACCEPT_RKEY_OFFSET),
                 memory.get(INT, base + ACCEPT_BYTES_OFFSET),
                 memory.get(INT, base + ACCEPT_UD_QPN_OFFSET));
-            case TYPE_REFUSE -> state = REFUSED;
             case TYPE_CREDIT ->
             {
                 sendCredits.addAndGet(credits);
                 peerFreed.addAndGet(length & 0xffff_ffffL);
             }
             case TYPE_CLOSE -> peerClosed = true;
-            case TYPE_READ_REQUEST -> startReadIn(
-                memory.get(LONG, base + READ_ADDRESS_OFFSET),
-                memory.get(INT, base + READ_RKEY_OFFSET),
-                memory.get(INT, base + READ_TOKEN_OFFSET),
-                length);
+            case TYPE_READ_REQUEST ->
+            {
+                used();
+                startReadIn(
+                    memory.get(LONG, base + READ_ADDRESS_OFFSET),
+                    memory.get(INT, base + READ_RKEY_OFFSET),
+                    memory.get(INT, base + READ_TOKEN_OFFSET),
+                    length);
+            }
             case TYPE_READ_DONE ->
             {
                 final ReadOut wait = readOuts.get(memory.get(INT, base + READ_TOKEN_OFFSET));
@@ -769,7 +878,9 @@ final class MessageChannel
             }
         }
         creditsToReturn++;
-        if (creditsToReturn >= Math.max(1, grantedCredits() / 2) || bytesToReturn >= advert.length() / 4 || inbox.isEmpty())
+        final MemoryRegion advert = this.advert;
+        if (creditsToReturn >= Math.max(1, grantedCredits() / 2) || (advert != null && bytesToReturn >= advert.length() / 4) ||
+            inbox.isEmpty())
         {
             messaging.sendSimple(connection.route(), peerVqpn, TYPE_CREDIT, connection.vqpn(), creditsToReturn, (int)bytesToReturn);
             creditsToReturn = 0;
@@ -797,6 +908,10 @@ final class MessageChannel
                 }
             }
         }
-        advert.deregister();
+        final MemoryRegion taken = (MemoryRegion)ADVERT.getAndSet(this, (MemoryRegion)null);
+        if (taken != null)
+        {
+            taken.deregister();
+        }
     }
 }

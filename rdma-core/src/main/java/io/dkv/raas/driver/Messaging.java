@@ -76,6 +76,9 @@ final class Messaging
      * short of a slot at connect does not leave the connection on DC for good.
      */
     private final Set<Long> rcWanted = ConcurrentHashMap.newKeySet();
+    final ConnectAdmission admission;
+    /** Admission's answer to the CONNECT being delivered: only the thread delivering completions uses it. */
+    private final ConnectAdmission.Decision decision = new ConnectAdmission.Decision();
 
     /** A registered buffer messages are copied into before they are sent. */
     static final class SendBuffer
@@ -107,6 +110,7 @@ final class Messaging
     Messaging(final RaasDriver driver)
     {
         this.driver = driver;
+        this.admission = new ConnectAdmission(driver.context, driver.device.attributes().maxMr());
         final int buffers = driver.context.receiveBuffers();
         this.bufferBytes = driver.context.receiveBufferBytes();
         this.receive = driver.pd.allocate((long)buffers * bufferBytes, Access.LOCAL_WRITE);
@@ -339,7 +343,7 @@ final class Messaging
         {
             throw new RaasException("service numbers start at 1, got " + service);
         }
-        final MessageChannel channel = new MessageChannel(this, connection, flags);
+        final MessageChannel channel = new MessageChannel(this, connection, flags, null);
         connection.channel = channel;
         final NodeRoute route = connection.route();
         if ((flags & Flags.FORCE_RC) != 0)
@@ -433,7 +437,7 @@ final class Messaging
         }
         try
         {
-            channel.onControl(type, base, srcVqpn, credits, length);
+            channel.onControl(type, base, srcVqpn, credits, length, wc.byteLen());
         }
         finally
         {
@@ -481,28 +485,118 @@ final class Messaging
         }
         if (listener == null || driver.isClosed())
         {
-            sendSimple(route, srcVqpn, TYPE_REFUSE, 0, 0, service);
+            admission.countRefusal();
+            refuse(route, srcVqpn, service, listener == null ? REFUSE_NO_LISTENER : REFUSE_CLOSING, 0, 0);
             return;
         }
-        final DriverConnection connection = driver.newConnection(route, null);
-        final MessageChannel channel = new MessageChannel(this, connection, 0);
+        final ConnectAdmission.Decision decision = this.decision;
+        admission.admit(sender.address(), listener, driver.clockMillis(), decision);
+        final ConnectAdmission.Inbound admitted = decision.admitted;
+        // a CLOSE for each would double what a flood costs in answers
+        closeReclaimed(decision.reclaimedOfPeer, false);
+        closeReclaimed(decision.reclaimedInDriver, false);
+        if (admitted == null)
+        {
+            refuse(route, srcVqpn, service, decision.reason, decision.held, decision.limit);
+            return;
+        }
+        final DriverConnection connection;
+        try
+        {
+            connection = driver.newConnection(route, null);
+        }
+        catch (final RaasException noVqpn)
+        {
+            admission.release(admitted);
+            refuse(route, srcVqpn, service, REFUSE_DRIVER_LIMIT, driver.connectionCount(),
+                RaasDriver.MAX_CONNECTIONS - 1);
+            return;
+        }
+        admitted.connection = connection;
+        connection.inbound = admitted;
+        final MessageChannel channel = new MessageChannel(this, connection, 0, admitted);
         connection.channel = channel;
         channel.establish(srcVqpn, credits,
             memory.get(LONG, base + CONNECT_ADVERT_ADDRESS_OFFSET),
             memory.get(INT, base + CONNECT_ADVERT_RKEY_OFFSET),
             memory.get(INT, base + CONNECT_ADVERT_BYTES_OFFSET),
             memory.get(INT, base + CONNECT_QPN_OFFSET));
-        final RequestSlot slot = controlSlot(route, srcVqpn, TYPE_ACCEPT, connection.vqpn(), channel.grantedCredits(), ACCEPT_LENGTH);
-        if (slot == null)
+        listener.offer(connection);
+        accept(connection, route, srcVqpn);
+    }
+
+    /**
+     * Answer a CONNECT with an ACCEPT: now if a slot is free, else soon. Answers to a flood may hold every
+     * slot for a while; a real node's CONNECT then waits for one rather than being refused, and what waits
+     * is bounded, each a connection admission counts.
+     */
+    private void accept(final DriverConnection connection, final NodeRoute route, final int connectorVqpn)
+    {
+        final MessageChannel channel = connection.channel;
+        if (connection.isClosed() || channel == null)
         {
-            connection.closeQuietly();
-            backlog.add(() -> sendSimple(route, srcVqpn, TYPE_REFUSE, 0, 0, service));
             return;
         }
+        final RequestSlot slot =
+            controlSlot(route, connectorVqpn, TYPE_ACCEPT, connection.vqpn(), channel.grantedCredits(), ACCEPT_LENGTH);
+        if (slot == null)
+        {
+            backlog.add(() -> accept(connection, route, connectorVqpn));
+            return;
+        }
+        // no buffer advertised until the connection is used: see ConnectAdmission
         channel.writeAdvert(slot.staging, ACCEPT_ADDRESS_OFFSET, ACCEPT_RKEY_OFFSET, ACCEPT_BYTES_OFFSET);
         slot.staging.set(INT, ACCEPT_UD_QPN_OFFSET, driver.ud.qp.qpNum());
         postControl(slot, ACCEPT_LENGTH);
-        listener.offer(connection);
+    }
+
+    /**
+     * Answer a CONNECT with a REFUSE saying why, if a slot is free: refusals are what a flood gets, so none
+     * waits for a slot (that would let a flood grow the backlog without bound); the connector's connect then
+     * times out instead.
+     */
+    private void refuse(
+        final NodeRoute route, final int connectorVqpn, final int service, final int reason, final int held, final int limit)
+    {
+        final RequestSlot slot = controlSlot(route, connectorVqpn, TYPE_REFUSE, 0, 0, REFUSE_LENGTH);
+        if (slot == null)
+        {
+            return;
+        }
+        slot.staging.set(INT, REFUSE_SERVICE_OFFSET, service);
+        slot.staging.set(INT, REFUSE_REASON_OFFSET, reason);
+        slot.staging.set(INT, REFUSE_HELD_OFFSET, held);
+        slot.staging.set(INT, REFUSE_LIMIT_OFFSET, limit);
+        postControl(slot, REFUSE_LENGTH);
+    }
+
+    /**
+     * Close an inbound connection admission reclaimed (unused past its deadline, or its place taken): not
+     * under admission's lock, since closing waits for a receiver that may be polling.
+     */
+    private static void closeReclaimed(final ConnectAdmission.Inbound reclaimed, final boolean tellPeer)
+    {
+        if (reclaimed != null && reclaimed.connection != null)
+        {
+            reclaimed.listener.forget(reclaimed.connection);
+            reclaimed.connection.close(tellPeer);
+        }
+    }
+
+    /** Tell the peer where it may WRITE, once the connection was used: now if a slot is free, else soon. */
+    void sendAdvert(
+        final NodeRoute route, final int peerVqpn, final int vqpn, final long address, final int rkey, final int bytes)
+    {
+        final RequestSlot slot = controlSlot(route, peerVqpn, TYPE_ADVERT, vqpn, 0, ADVERT_LENGTH);
+        if (slot == null)
+        {
+            backlog.add(() -> sendAdvert(route, peerVqpn, vqpn, address, rkey, bytes));
+            return;
+        }
+        slot.staging.set(LONG, ACCEPT_ADDRESS_OFFSET, address);
+        slot.staging.set(INT, ACCEPT_RKEY_OFFSET, rkey);
+        slot.staging.set(INT, ACCEPT_BYTES_OFFSET, bytes);
+        postControl(slot, ADVERT_LENGTH);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -975,8 +1069,18 @@ final class Messaging
     int housekeeping(final long nowMillis)
     {
         int work = 0;
+        ConnectAdmission.Inbound expired = admission.reclaimExpired(nowMillis);
+        while (expired != null)
+        {
+            final ConnectAdmission.Inbound next = expired.newerInDriver;
+            // past the deadline: most likely a slow real node, which should hear of it
+            closeReclaimed(expired, true);
+            expired = next;
+            work++;
+        }
         Runnable task;
-        while ((task = backlog.poll()) != null)
+        // what was there when the turn began: a task finding no free slot goes back for the next turn
+        for (int waiting = backlog.size(); waiting > 0 && (task = backlog.poll()) != null; waiting--)
         {
             task.run();
             work++;

@@ -1324,6 +1324,42 @@ public final class RaasDriver implements Raas
         return messaging.rcPromotions();
     }
 
+    /** @return connections peers opened to listeners here that are open now (bounded per peer and in all). */
+    public int inboundConnections()
+    {
+        return messaging.admission.inbound();
+    }
+
+    /** @return inbound connections accepted but not used yet (no message either way): they hold no buffer. */
+    public int unusedInboundConnections()
+    {
+        return messaging.admission.unused();
+    }
+
+    /** @return advertised buffers (registered regions) inbound connections hold now. */
+    public int inboundAdverts()
+    {
+        return messaging.admission.adverts();
+    }
+
+    /** @return bytes of the advertised buffers inbound connections hold now. */
+    public long inboundAdvertisedBytes()
+    {
+        return messaging.admission.advertBytes();
+    }
+
+    /** @return CONNECTs refused since the driver started: no listener, a bound on inbound connections, or busy. */
+    public long connectRefusals()
+    {
+        return messaging.admission.refusals();
+    }
+
+    /** @return inbound connections closed unused since the driver started: past their deadline, or made room. */
+    public long unusedConnectionsReclaimed()
+    {
+        return messaging.admission.reclaims();
+    }
+
     /** @return RC queue pairs to hot peers in use now (bounded by the RC pool size). */
     public int rcQueuePairs()
     {
@@ -1361,7 +1397,10 @@ public final class RaasDriver implements Raas
             .append(", free slots ").append(freeSlots.size()).append(" of ").append(slots.length)
             .append(", submitting ").append(submitting.get())
             .append(", polling ").append(polling.get())
-            .append(", maintenance ").append(maintenance);
+            .append(", maintenance ").append(maintenance)
+            .append(", inbound ").append(inboundConnections())
+            .append(" (unused ").append(unusedInboundConnections())
+            .append(", adverts ").append(inboundAdverts()).append(')');
         for (final PooledQp qp : pooled)
         {
             text.append("; ").append(qp).append(" deferred ").append(qp.deferred.size());
