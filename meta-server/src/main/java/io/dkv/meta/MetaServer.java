@@ -5,6 +5,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaTableDescriptor;
 import io.dkv.verbs.Access;
@@ -96,7 +97,8 @@ public final class MetaServer implements AutoCloseable
 
             handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),
                 context.leaseMs(), servingSince, tables,
-                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH), raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH));
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH), raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
             final MetaService service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
             runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000),
@@ -223,6 +225,24 @@ public final class MetaServer implements AutoCloseable
     public long requestsHandled()
     {
         return handler.requestsHandled();
+    }
+
+    /** @return requests refused as not authentic (another cluster secret, a stale timestamp, a replayed request id). */
+    public long unauthenticatedRequests()
+    {
+        return handler.unauthenticatedRequests();
+    }
+
+    /** @return authentic requests refused for changing a node's records without its token. */
+    public long forbiddenRequests()
+    {
+        return handler.forbiddenRequests();
+    }
+
+    /** @return the node's token as this server holds it, or null (for tests: it never leaves the MetaServers). */
+    byte[] token(final long nodeId)
+    {
+        return state.token(nodeId);
     }
 
     /** @return full state transfers this server received from its peer. */

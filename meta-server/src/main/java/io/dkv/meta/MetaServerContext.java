@@ -2,7 +2,11 @@ package io.dkv.meta;
 
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.ClusterSecret;
+import io.dkv.raas.meta.MetaDirectoryConfiguration;
 import io.dkv.raas.meta.MetaEndpoint;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.nio.file.Path;
 
@@ -12,6 +16,10 @@ import static io.dkv.meta.MetaServerConfiguration.*;
  * What a {@link MetaServer} is started with. Starts from {@link MetaServerConfiguration} (system
  * properties, then defaults); every setter is fluent. The driver's settings, including the
  * provider and device address, are in {@link #raas()}.
+ *
+ * <p>A cluster secret is required: {@link #clusterSecret(byte[])}, {@link #clusterSecretFile(Path)}
+ * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
+ * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
  */
 public final class MetaServerContext
 {
@@ -31,6 +39,12 @@ public final class MetaServerContext
     private int peerRetryMs = intProperty(PEER_RETRY_MS_PROP_NAME, PEER_RETRY_MS_DEFAULT);
     private int catchUpTimeoutMs = intProperty(CATCH_UP_TIMEOUT_MS_PROP_NAME, CATCH_UP_TIMEOUT_MS_DEFAULT);
     private int idleConnectionMs = intProperty(IDLE_CONNECTION_MS_PROP_NAME, IDLE_CONNECTION_MS_DEFAULT);
+    private int authWindowMs = intProperty(MetaDirectoryConfiguration.AUTH_WINDOW_MS_PROP_NAME,
+        MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT);
+    private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
+    private byte[] clusterSecret;
+    private boolean noClusterSecret;
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
 
     public MetaServerContext()
     {
@@ -68,6 +82,83 @@ public final class MetaServerContext
         requireRange("peerRetryMs", peerRetryMs, 1, 600_000);
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
+        requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
+        if (clusterSecret == null && !noClusterSecret)
+        {
+            if (clusterSecretFile == null)
+            {
+                throw new IllegalArgumentException("a MetaServer needs the cluster secret: set clusterSecretFile (or -D" +
+                    MetaDirectoryConfiguration.CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
+            }
+            clusterSecret = ClusterSecret.read(clusterSecretFile);
+        }
+        return this;
+    }
+
+    /** @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}). */
+    public byte[] clusterSecret()
+    {
+        return clusterSecret;
+    }
+
+    /** Authenticate RPCs, from nodes and from the peer MetaServer, with this secret. */
+    public MetaServerContext clusterSecret(final byte[] clusterSecret)
+    {
+        if (clusterSecret.length < ClusterSecret.MIN_BYTES)
+        {
+            throw new IllegalArgumentException("a cluster secret of " + clusterSecret.length + " bytes, fewer than " +
+                ClusterSecret.MIN_BYTES);
+        }
+        this.clusterSecret = clusterSecret.clone();
+        this.noClusterSecret = false;
+        return this;
+    }
+
+    public Path clusterSecretFile()
+    {
+        return clusterSecretFile;
+    }
+
+    /** Read the cluster secret from this file ({@link ClusterSecret}) when concluded. */
+    public MetaServerContext clusterSecretFile(final Path clusterSecretFile)
+    {
+        this.clusterSecretFile = clusterSecretFile;
+        return this;
+    }
+
+    /**
+     * Use no cluster secret (a fixed public key): for tests and programs that run every party in one
+     * process. Nodes must then use none either; anything on a network needs a secret.
+     */
+    public MetaServerContext noClusterSecret()
+    {
+        this.noClusterSecret = true;
+        this.clusterSecret = null;
+        this.clusterSecretFile = null;
+        return this;
+    }
+
+    public int authWindowMs()
+    {
+        return authWindowMs;
+    }
+
+    /** Refuse frames whose timestamp is further than this from {@link #epochClock()}, in milliseconds. */
+    public MetaServerContext authWindowMs(final int authWindowMs)
+    {
+        this.authWindowMs = authWindowMs;
+        return this;
+    }
+
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** The clock frames are timestamped with and checked against. */
+    public MetaServerContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
         return this;
     }
 

@@ -31,6 +31,7 @@ final class MetaService implements Agent
     private static final class Inbound
     {
         final Connection connection;
+        final RequestSequence sequence = new RequestSequence();
         long lastActivityNanos;
         boolean closed;
 
@@ -68,7 +69,7 @@ final class MetaService implements Agent
         this.state = state;
         this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
-        this.removalBuffer = raas.allocateBuffer(64);
+        this.removalBuffer = raas.allocateBuffer(128);
     }
 
     public String roleName()
@@ -119,7 +120,7 @@ final class MetaService implements Agent
             try (ReceivedMessage message = in.connection.recvZeroCopy(Duration.ZERO))
             {
                 final MemorySegment request = message.payload();
-                replyLength = handler.handle(request, request.byteSize(), in.connection.nodeId());
+                replyLength = handler.handle(request, request.byteSize(), in.connection.nodeId(), in.sequence);
             }
             catch (final RaasException closed)
             {

@@ -7,6 +7,7 @@ import io.dkv.raas.meta.MetaRpcException;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,18 +21,20 @@ import java.util.Set;
  * table epoch; lease renewals only rewrite the node's slot.
  *
  * <p>A node that registers with a new epoch is a new incarnation: the regions of the old one are
- * dropped, since the memory behind them is gone.
+ * dropped, since the memory behind them is gone. Each node's token is kept beside its record, in
+ * the maps and the store, never in the tables.
  */
 final class MetaState
 {
     /** What a full state transfer carries. */
-    record Snapshot(List<NodeRecord> nodes, List<RemoteRegion> regions)
+    record Snapshot(List<Member> nodes, List<RemoteRegion> regions)
     {
     }
 
     private final long selfId;
     private final MetaStore store;
     private final Long2ObjectHashMap<NodeRecord> nodes = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<byte[]> tokens = new Long2ObjectHashMap<>();
     private final Map<String, RemoteRegion> regions = new HashMap<>();
     private MetaTables tables;
     private long epoch;
@@ -49,9 +52,11 @@ final class MetaState
      */
     synchronized void load(final long nowMillis, final long leaseMs)
     {
-        for (final NodeRecord node : store.nodes())
+        for (final Member member : store.nodes())
         {
+            final NodeRecord node = member.node();
             nodes.put(node.id(), node.leaseExpiry() == Long.MAX_VALUE ? node : node.withLease(nowMillis + leaseMs));
+            putToken(node.id(), member.token());
         }
         for (final RemoteRegion region : store.regions())
         {
@@ -87,6 +92,12 @@ final class MetaState
         return nodes.get(nodeId);
     }
 
+    /** @return the node's token, or null when it has none or is not here. */
+    synchronized byte[] token(final long nodeId)
+    {
+        return tokens.get(nodeId);
+    }
+
     synchronized RemoteRegion region(final String name)
     {
         return regions.get(name);
@@ -104,7 +115,12 @@ final class MetaState
 
     synchronized Snapshot snapshot()
     {
-        return new Snapshot(new ArrayList<>(nodes.values()), new ArrayList<>(regions.values()));
+        final List<Member> members = new ArrayList<>(nodes.size());
+        for (final NodeRecord node : nodes.values())
+        {
+            members.add(new Member(node, tokens.get(node.id())));
+        }
+        return new Snapshot(members, new ArrayList<>(regions.values()));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -115,7 +131,7 @@ final class MetaState
      *
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free.
      */
-    synchronized void putNode(final NodeRecord node)
+    synchronized void putNode(final NodeRecord node, final byte[] token)
     {
         final NodeRecord existing = nodes.get(node.id());
         if (tables != null)
@@ -123,7 +139,9 @@ final class MetaState
             requireSlot(tables.putNode(node), "node " + node.id());
         }
         nodes.put(node.id(), node);
-        if (existing != null && existing.withLease(node.leaseExpiry()).equals(node))
+        final boolean sameToken = Arrays.equals(tokens.get(node.id()), token);
+        putToken(node.id(), token);
+        if (existing != null && sameToken && existing.withLease(node.leaseExpiry()).equals(node))
         {
             return;
         }
@@ -131,7 +149,7 @@ final class MetaState
         {
             dropRegionsOf(node.id());
         }
-        store.putNode(node);
+        store.putNode(node, token);
         bumpEpoch();
     }
 
@@ -146,6 +164,7 @@ final class MetaState
         {
             return false;
         }
+        tokens.remove(nodeId);
         final List<String> names = regionsOf(nodeId);
         for (final String name : names)
         {
@@ -230,12 +249,18 @@ final class MetaState
     synchronized void install(final Snapshot snapshot)
     {
         final Long2ObjectHashMap<NodeRecord> newNodes = new Long2ObjectHashMap<>();
+        final Long2ObjectHashMap<byte[]> newTokens = new Long2ObjectHashMap<>();
         final Map<String, RemoteRegion> newRegions = new HashMap<>();
-        for (final NodeRecord node : snapshot.nodes())
+        for (final Member member : snapshot.nodes())
         {
+            final NodeRecord node = member.node();
             if (node.id() != selfId)
             {
                 newNodes.put(node.id(), node);
+                if (member.token() != null)
+                {
+                    newTokens.put(node.id(), member.token());
+                }
             }
         }
         for (final RemoteRegion region : snapshot.regions())
@@ -288,13 +313,32 @@ final class MetaState
         }
         nodes.clear();
         nodes.putAll(newNodes);
+        tokens.clear();
+        tokens.putAll(newTokens);
         regions.clear();
         regions.putAll(newRegions);
-        store.replaceAll(newNodes.values(), newRegions.values());
+        final List<Member> members = new ArrayList<>(nodes.size());
+        for (final NodeRecord node : nodes.values())
+        {
+            members.add(new Member(node, tokens.get(node.id())));
+        }
+        store.replaceAll(members, newRegions.values());
         bumpEpoch();
     }
 
     // ---------------------------------------------------------------------------------------------
+
+    private void putToken(final long nodeId, final byte[] token)
+    {
+        if (token == null)
+        {
+            tokens.remove(nodeId);
+        }
+        else
+        {
+            tokens.put(nodeId, token);
+        }
+    }
 
     private void dropRegionsOf(final long nodeId)
     {

@@ -21,6 +21,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
 
+import static io.dkv.raas.meta.MetaRpcDescriptor.TOKEN_LENGTH;
+
 /**
  * The MetaServer's durable state in RocksDB: membership (node records), region descriptors and
  * the server's own settings that must survive a restart (DC key, shm device id). Records are
@@ -28,7 +30,7 @@ import java.util.function.Consumer;
  * renewals are not written at all (a restarted server grants every node a fresh lease).
  *
  * <pre>
- *   'n' + node id (8 bytes, big-endian)   node record
+ *   'n' + node id (8 bytes, big-endian)   node record, then its token (absent when it has none)
  *   'r' + UTF-8 name                      region descriptor
  *   'c' + UTF-8 key                       a setting (8-byte big-endian value)
  * </pre>
@@ -79,10 +81,14 @@ final class MetaStore implements AutoCloseable
     // ---------------------------------------------------------------------------------------------
     // reading at start
 
-    List<NodeRecord> nodes()
+    List<Member> nodes()
     {
-        final List<NodeRecord> nodes = new ArrayList<>();
-        scan(NODE, value -> nodes.add(reader.wrap(MemorySegment.ofArray(value), 0, value.length).getNode()));
+        final List<Member> nodes = new ArrayList<>();
+        scan(NODE, value ->
+        {
+            final NodeRecord node = reader.wrap(MemorySegment.ofArray(value), 0, value.length).getNode();
+            nodes.add(new Member(node, reader.remaining() >= TOKEN_LENGTH ? reader.getToken() : null));
+        });
         return nodes;
     }
 
@@ -126,9 +132,9 @@ final class MetaStore implements AutoCloseable
     // ---------------------------------------------------------------------------------------------
     // writing
 
-    void putNode(final NodeRecord node)
+    void putNode(final NodeRecord node, final byte[] token)
     {
-        write("store node " + node.id(), batch -> batch.put(nodeKey(node.id()), encode(node)));
+        write("store node " + node.id(), batch -> batch.put(nodeKey(node.id()), encode(node, token)));
     }
 
     /** Remove a node and, in the same write, the regions that went with it. */
@@ -161,7 +167,7 @@ final class MetaStore implements AutoCloseable
     }
 
     /** Replace all records with these, in one write (a state transfer from the peer). */
-    void replaceAll(final Collection<NodeRecord> nodes, final Collection<RemoteRegion> regions)
+    void replaceAll(final Collection<Member> nodes, final Collection<RemoteRegion> regions)
     {
         final List<byte[]> stale = new ArrayList<>();
         try (RocksIterator iterator = db.newIterator())
@@ -181,9 +187,9 @@ final class MetaStore implements AutoCloseable
             {
                 batch.delete(key);
             }
-            for (final NodeRecord node : nodes)
+            for (final Member member : nodes)
             {
-                batch.put(nodeKey(node.id()), encode(node));
+                batch.put(nodeKey(member.node().id()), encode(member.node(), member.token()));
             }
             for (final RemoteRegion region : regions)
             {
@@ -215,9 +221,14 @@ final class MetaStore implements AutoCloseable
         return new IllegalStateException("MetaServer store at " + path + " failed to " + what + ": " + ex.getMessage(), ex);
     }
 
-    private byte[] encode(final NodeRecord node)
+    private byte[] encode(final NodeRecord node, final byte[] token)
     {
-        final int length = writer.wrap(encoding).putNode(node).position();
+        writer.wrap(encoding).putNode(node);
+        if (token != null)
+        {
+            writer.putToken(token);
+        }
+        final int length = writer.position();
         return encoding.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
     }
 

@@ -2,11 +2,11 @@ package io.dkv.meta;
 
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
-import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaTableDescriptor;
@@ -31,6 +31,9 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.*;
  * never applies a write older than the state it holds). A restarted server is the younger one, so
  * it takes the state of the server that stayed up, including what that server applied alone. Driven
  * by the service's thread only.
+ *
+ * <p>Frames both ways are sealed and checked with the cluster secret like any node's; a reply that
+ * is not authentic takes the link down (the peer has another secret).
  */
 final class PeerLink
 {
@@ -59,6 +62,7 @@ final class PeerLink
     private final MemorySegment replyBuffer;
     private final MetaMessageWriter writer = new MetaMessageWriter();
     private final MetaMessageReader reader = new MetaMessageReader();
+    private final MetaFrameAuthenticator authenticator;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private Connection connection;
     private long nextRequestId = ThreadLocalRandom.current().nextLong();
@@ -79,6 +83,7 @@ final class PeerLink
         this.retryNanos = TimeUnit.MILLISECONDS.toNanos(context.peerRetryMs());
         this.sendBuffer = raas.allocateBuffer(MAX_FRAME_LENGTH);
         this.replyBuffer = raas.allocateBuffer(MAX_FRAME_LENGTH);
+        this.authenticator = new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs());
     }
 
     boolean isUp()
@@ -114,6 +119,8 @@ final class PeerLink
     /**
      * Forward a write; the handler hears the peer's answer, or {@link #APPLIED_ALONE}.
      *
+     * @param frame  the write, finished but not sealed, with room for the mac.
+     * @param length its length without the mac.
      * @return false when the link is down (the write is applied here alone and the caller acknowledges it now).
      */
     boolean forward(final MemorySegment frame, final int length, final ReplyHandler handler)
@@ -126,7 +133,7 @@ final class PeerLink
         frame.set(MetaTableDescriptor.LONG, REQUEST_ID_OFFSET, requestId);
         try
         {
-            connection.send(frame, 0, length, Flags.ADAPTIVE);
+            connection.send(frame, 0, authenticator.seal(frame, length), Flags.ADAPTIVE);
         }
         catch (final RaasException ex)
         {
@@ -214,10 +221,16 @@ final class PeerLink
                 return replies;
             }
             replies++;
-            reader.wrap(replyBuffer, 0, length);
-            if (length < HEADER_LENGTH || reader.type() != TYPE_REPLY)
+            reader.wrap(replyBuffer, 0, Math.max(0, length - MAC_LENGTH));
+            if (length < HEADER_LENGTH + MAC_LENGTH || reader.type() != TYPE_REPLY)
             {
                 down("the peer answered with a " + length + "-byte frame that is no reply");
+                return replies;
+            }
+            final String forged = authenticator.verify(replyBuffer, length);
+            if (forged != null)
+            {
+                down("the peer's reply is not authentic: " + forged);
                 return replies;
             }
             final Pending head = pending.peek();
@@ -227,10 +240,11 @@ final class PeerLink
             }
             pending.poll();
             final short status = reader.status();
-            if (status == STATUS_NOT_PEER)
+            if (status == STATUS_NOT_PEER || status == STATUS_UNAUTHENTICATED)
             {
                 head.handler.onReply(status);
-                down("MetaServer " + peer.nodeId() + " does not have this server as its peer");
+                down(status == STATUS_NOT_PEER ? "MetaServer " + peer.nodeId() + " does not have this server as its peer" :
+                    "MetaServer " + peer.nodeId() + " refused a frame as not authentic");
                 return replies;
             }
             if (status != STATUS_OK && status != STATUS_DECLINED)
@@ -248,7 +262,7 @@ final class PeerLink
     {
         pushWanted = false;
         final MetaState.Snapshot snapshot = state.snapshot();
-        final List<NodeRecord> nodes = snapshot.nodes();
+        final List<Member> nodes = snapshot.nodes();
         final List<RemoteRegion> regions = snapshot.regions();
         int nextNode = 0;
         int nextRegion = 0;
@@ -260,7 +274,8 @@ final class PeerLink
             int regionCount = 0;
             while (nextNode < nodes.size() && writer.position() + LARGEST_RECORD < SNAPSHOT_FRAME_BYTES)
             {
-                writer.putNode(nodes.get(nextNode++));
+                final Member member = nodes.get(nextNode++);
+                writer.putNode(member.node()).putToken(member.token());
                 nodeCount++;
             }
             while (nextRegion < regions.size() && writer.position() + LARGEST_RECORD < SNAPSHOT_FRAME_BYTES)

@@ -2,11 +2,14 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcException;
 
 import java.lang.foreign.MemorySegment;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,9 +17,11 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
 /**
  * Turns one RPC frame into one reply: checks the frame as untrusted input (any malformed frame is
- * answered with an error status, never an exception), applies the request to the state, and
- * writes what the peer MetaServer must apply to stay the same (the resulting record, not the
- * request: a forwarded write is idempotent and the peer needs no rules of its own).
+ * answered with an error status, never an exception), checks that it is authentic and fresh (its
+ * mac, timestamp and request id) and that a change to a node's records carries the node's token,
+ * applies the request to the state, and writes what the peer MetaServer must apply to stay the same
+ * (the resulting record, not the request: a forwarded write is idempotent and the peer needs no
+ * rules of its own). Replies are sealed here; forwarded writes are sealed by the {@link PeerLink}.
  */
 final class RequestHandler
 {
@@ -26,6 +31,8 @@ final class RequestHandler
     private final long leaseMs;
     private final long servingSince;
     private final RemoteRegion tablesForClients;
+    private final MetaFrameAuthenticator authenticator;
+    private final SecureRandom random = new SecureRandom();
     private final MetaMessageReader reader = new MetaMessageReader();
     private final MetaMessageWriter reply = new MetaMessageWriter();
     private final MetaMessageWriter replication = new MetaMessageWriter();
@@ -33,10 +40,13 @@ final class RequestHandler
     private final MemorySegment replicationBuffer;
     private int replicationLength;
     private boolean pushRequested;
-    private List<NodeRecord> incomingNodes;
+    private List<Member> incomingNodes;
     private List<RemoteRegion> incomingRegions;
     private volatile long snapshotsInstalled;
     private volatile long requestsHandled;
+    private volatile long unauthenticatedRequests;
+    private volatile long forbiddenRequests;
+    private boolean operator;
 
     /**
      * @param state             the records.
@@ -47,6 +57,7 @@ final class RequestHandler
      * @param tablesForClients  the table region as bootstrap hands it out.
      * @param replyBuffer       where replies are written.
      * @param replicationBuffer where forwarded writes are written.
+     * @param authenticator     checks requests and seals replies.
      */
     RequestHandler(
         final MetaState state,
@@ -56,8 +67,10 @@ final class RequestHandler
         final long servingSince,
         final RemoteRegion tablesForClients,
         final MemorySegment replyBuffer,
-        final MemorySegment replicationBuffer)
+        final MemorySegment replicationBuffer,
+        final MetaFrameAuthenticator authenticator)
     {
+        this.authenticator = authenticator;
         this.state = state;
         this.selfId = selfId;
         this.peerId = peerId;
@@ -96,6 +109,18 @@ final class RequestHandler
         return requestsHandled;
     }
 
+    /** @return requests refused as not authentic: a bad mac, a stale timestamp, a replayed request id. */
+    long unauthenticatedRequests()
+    {
+        return unauthenticatedRequests;
+    }
+
+    /** @return authentic requests refused for changing a node's records without its token. */
+    long forbiddenRequests()
+    {
+        return forbiddenRequests;
+    }
+
     /** @return full state transfers from the peer installed so far. */
     long snapshotsInstalled()
     {
@@ -103,20 +128,27 @@ final class RequestHandler
     }
 
     /**
-     * @param frame  the request as received.
-     * @param length its length.
-     * @param sender the node the connection comes from.
-     * @return the reply's length in {@link #replyBuffer()}.
+     * @param frame    the request as received.
+     * @param length   its length.
+     * @param sender   the node the connection comes from.
+     * @param sequence the request ids seen on the connection.
+     * @return the reply's length in {@link #replyBuffer()}, sealed.
      */
-    int handle(final MemorySegment frame, final long length, final long sender)
+    int handle(final MemorySegment frame, final long length, final long sender, final RequestSequence sequence)
+    {
+        return authenticator.seal(replyBuffer, handleUnsealed(frame, length, sender, sequence));
+    }
+
+    private int handleUnsealed(final MemorySegment frame, final long length, final long sender, final RequestSequence sequence)
     {
         replicationLength = 0;
         pushRequested = false;
+        operator = false;
         requestsHandled++;
         long requestId = 0;
         try
         {
-            reader.wrap(frame, 0, (int)Math.min(length, Integer.MAX_VALUE));
+            reader.wrap(frame, 0, (int)Math.max(0, Math.min(length - MAC_LENGTH, Integer.MAX_VALUE)));
             if (length >= HEADER_LENGTH)
             {
                 requestId = reader.requestId();
@@ -130,6 +162,22 @@ final class RequestHandler
                 throw new MetaRpcException(STATUS_UNSUPPORTED_VERSION, "protocol version " + reader.version() + ", this server speaks " +
                     PROTOCOL_VERSION);
             }
+            if (length < HEADER_LENGTH + MAC_LENGTH)
+            {
+                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes is shorter than the " + HEADER_LENGTH +
+                    "-byte header and the " + MAC_LENGTH + "-byte mac");
+            }
+            String refused = authenticator.verify(frame, (int)length);
+            if (refused == null)
+            {
+                refused = sequence.accept(requestId);
+            }
+            if (refused != null)
+            {
+                unauthenticatedRequests++;
+                throw new MetaRpcException(STATUS_UNAUTHENTICATED, refused);
+            }
+            operator = reader.type() != TYPE_REPLY && (reader.flags() & FLAG_OPERATOR) != 0;
             reader.body();
             final byte type = reader.type();
             return switch (type)
@@ -148,6 +196,10 @@ final class RequestHandler
         catch (final MetaRpcException ex)
         {
             replicationLength = 0;
+            if (ex.status() == STATUS_FORBIDDEN)
+            {
+                forbiddenRequests++;
+            }
             return reply.wrap(replyBuffer).error((short)ex.status(), requestId, ex.getMessage());
         }
         catch (final RuntimeException ex)
@@ -181,31 +233,53 @@ final class RequestHandler
     private int register(final long requestId)
     {
         final NodeRecord node = reader.getNode();
+        final byte[] proposed = reader.getToken();
         reader.requireEnd("REGISTER_NODE");
         if (node.id() == selfId || node.id() == peerId)
         {
             throw new MetaRpcException(STATUS_MALFORMED, "node id " + node.id() + " is a MetaServer's");
         }
-        final NodeRecord leased = node.withLease(System.currentTimeMillis() + leaseMs);
-        state.putNode(leased);
-        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).finish();
-        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).finish();
+        final long now = System.currentTimeMillis();
+        final NodeRecord existing = state.node(node.id());
+        final byte[] held = state.token(node.id());
+        final boolean holder = held != null && matches(held, proposed);
+        if (existing != null && held != null && !holder && existing.leaseExpiry() >= now)
+        {
+            throw new MetaRpcException(STATUS_FORBIDDEN, "node " + node.id() + "'s records can be changed only by node " + node.id() +
+                " (token mismatch): it is registered from " + existing.address() + " and its lease lapses in " +
+                (existing.leaseExpiry() - now) + " ms unless renewed; register again then, or keep the node's token");
+        }
+        final byte[] token = proposed != null ? proposed : newToken();
+        final NodeRecord leased = node.withLease(now + leaseMs);
+        state.putNode(leased, token);
+        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token).finish();
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).putToken(token)
+            .finish();
     }
 
     private int heartbeat(final long requestId)
     {
         final long nodeId = reader.getLong();
         final long epoch = reader.getLong();
+        final byte[] token = reader.getToken();
         reader.requireEnd("HEARTBEAT");
         final NodeRecord existing = state.node(nodeId);
-        if (existing == null || existing.epoch() != epoch)
+        final byte[] held = state.token(nodeId);
+        if (existing == null || held == null)
+        {
+            // a record without a token (stored before tokens existed) is taken over by registering again
+            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " of epoch " + epoch + " is not registered" +
+                (existing == null ? "" : " with a token"));
+        }
+        requireToken(nodeId, held, token);
+        if (existing.epoch() != epoch)
         {
             throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " of epoch " + epoch + " is not registered" +
-                (existing == null ? "" : " (epoch " + existing.epoch() + " is)"));
+                " (epoch " + existing.epoch() + " is)");
         }
         final NodeRecord leased = existing.withLease(System.currentTimeMillis() + leaseMs);
-        state.putNode(leased);
-        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).finish();
+        state.putNode(leased, held);
+        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held).finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).finish();
     }
 
@@ -213,13 +287,22 @@ final class RequestHandler
     {
         final long nodeId = reader.getLong();
         final long epoch = reader.getLong();
+        final byte[] token = reader.getToken();
         reader.requireEnd("DEREGISTER_NODE");
         final NodeRecord existing = state.node(nodeId);
         if (existing == null)
         {
             return ok(requestId);
         }
-        if (existing.epoch() != epoch || nodeId == selfId)
+        if (nodeId == selfId || nodeId == peerId)
+        {
+            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " is a MetaServer, registered by itself");
+        }
+        if (!operator)
+        {
+            requireToken(nodeId, state.token(nodeId), token);
+        }
+        if (existing.epoch() != epoch && !(operator && epoch == 0))
         {
             throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " is registered with epoch " + existing.epoch() +
                 ", not " + epoch);
@@ -232,6 +315,7 @@ final class RequestHandler
     private int publish(final long requestId)
     {
         final RemoteRegion region = reader.getRegion();
+        final byte[] token = reader.getToken();
         reader.requireEnd("PUBLISH_REGION");
         final NodeRecord owner = state.node(region.nodeId());
         if (owner == null || owner.epoch() != region.nodeEpoch())
@@ -243,6 +327,7 @@ final class RequestHandler
         {
             throw new MetaRpcException(STATUS_NAME_TAKEN, "only MetaServer " + selfId + " publishes its own regions");
         }
+        requireToken(region.nodeId(), state.token(region.nodeId()), token);
         final RemoteRegion existing = state.region(region.name());
         if (existing != null && existing.nodeId() != region.nodeId())
         {
@@ -256,6 +341,7 @@ final class RequestHandler
     private int withdraw(final long requestId)
     {
         final String name = reader.getName();
+        final byte[] token = reader.getToken();
         reader.requireEnd("WITHDRAW_REGION");
         final RemoteRegion existing = state.region(name);
         if (existing == null)
@@ -266,9 +352,35 @@ final class RequestHandler
         {
             throw new MetaRpcException(STATUS_NAME_TAKEN, "region '" + name + "' belongs to MetaServer " + existing.nodeId());
         }
+        if (!operator)
+        {
+            requireToken(existing.nodeId(), state.token(existing.nodeId()), token);
+        }
         state.removeRegion(name);
         replicationLength = replicate(TYPE_REPLICATE_REGION_REMOVAL).putName(name).finish();
         return ok(requestId);
+    }
+
+    /** @throws MetaRpcException with {@link io.dkv.raas.meta.MetaRpcDescriptor#STATUS_FORBIDDEN} unless the token is the node's. */
+    private static void requireToken(final long nodeId, final byte[] held, final byte[] presented)
+    {
+        if (held == null || !matches(held, presented))
+        {
+            throw new MetaRpcException(STATUS_FORBIDDEN, "node " + nodeId + "'s records can be changed only by node " + nodeId +
+                " (token mismatch)");
+        }
+    }
+
+    private static boolean matches(final byte[] held, final byte[] presented)
+    {
+        return presented != null && MessageDigest.isEqual(held, presented);
+    }
+
+    private byte[] newToken()
+    {
+        final byte[] token = new byte[TOKEN_LENGTH];
+        random.nextBytes(token);
+        return token;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -286,8 +398,9 @@ final class RequestHandler
             case TYPE_REPLICATE_NODE ->
             {
                 final NodeRecord node = reader.getNode();
+                final byte[] token = reader.getToken();
                 reader.requireEnd("REPLICATE_NODE");
-                state.putNode(node);
+                state.putNode(node, token);
             }
             case TYPE_REPLICATE_NODE_REMOVAL ->
             {
@@ -345,11 +458,12 @@ final class RequestHandler
         {
             throw new MetaRpcException(STATUS_MALFORMED, "SNAPSHOT part without a first part");
         }
-        final List<NodeRecord> nodes = new ArrayList<>(nodeCount);
+        final List<Member> nodes = new ArrayList<>(nodeCount);
         final List<RemoteRegion> regions = new ArrayList<>(regionCount);
         for (int i = 0; i < nodeCount; i++)
         {
-            nodes.add(reader.getNode());
+            final NodeRecord node = reader.getNode();
+            nodes.add(new Member(node, reader.getToken()));
         }
         for (int i = 0; i < regionCount; i++)
         {

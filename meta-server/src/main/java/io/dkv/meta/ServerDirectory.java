@@ -37,7 +37,7 @@ final class ServerDirectory implements Directory
     /** The server's own node: it does not expire. */
     public void register(final NodeRecord self)
     {
-        state.putNode(self.withLease(Long.MAX_VALUE));
+        state.putNode(self.withLease(Long.MAX_VALUE), null);
     }
 
     public void publish(final RemoteRegion region)

@@ -5,9 +5,12 @@ import io.dkv.raas.Flags;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.verbs.PortAddress;
+import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,18 +34,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The MetaServer takes RPC frames as untrusted input: ten thousand malformed ones, crafted and
  * random, each get an error reply naming what is wrong, nothing of them is applied, and the server
- * serves normal requests afterwards.
+ * serves normal requests afterwards. Frames of a header or more are sealed with the cluster secret as
+ * they are sent (with a fresh request id), so that what is checked is what comes after the mac.
  */
 class MalformedRpcTest
 {
     private static final int FRAMES = 10_000;
+    private static final byte[] TOKEN = new byte[TOKEN_LENGTH];
+
+    static
+    {
+        Arrays.fill(TOKEN, (byte)0x5a);
+    }
 
     @TempDir
     Path dir;
 
-    /** A frame and the status its reply must carry (-1: any status, the body was random). */
-    private record Frame(String what, byte[] bytes, int expected)
+    /**
+     * A frame and the status its reply must carry (-1: any status, the body was random).
+     *
+     * @param raw sent as it is, not sealed.
+     */
+    private record Frame(String what, byte[] bytes, int expected, boolean raw)
     {
+        Frame(final String what, final byte[] bytes, final int expected)
+        {
+            this(what, bytes, expected, bytes.length < HEADER_LENGTH || bytes.length + MAC_LENGTH > MAX_FRAME_LENGTH);
+        }
     }
 
     @ParameterizedTest
@@ -50,7 +68,8 @@ class MalformedRpcTest
     void tenThousandMalformedRequestsAreEachRefusedAndTheServerKeepsServing(final String provider)
     {
         try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
-            Raas attacker = MetaTestSupport.node(provider, 66, server.endpoint()))
+            Raas attacker = Raas.embedded(MetaTestSupport.nodeContext(provider, 66),
+                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).nodeToken(TOKEN))))
         {
             final Connection connection = attacker.connect(server.endpoint().nodeId(), SERVICE, Flags.ADAPTIVE, null);
             final List<Frame> frames = crafted(attacker.self());
@@ -61,16 +80,32 @@ class MalformedRpcTest
             }
             final long handledBefore = server.requestsHandled();
             final MemorySegment reply = attacker.allocateBuffer(MAX_FRAME_LENGTH);
+            final MemorySegment request = attacker.allocateBuffer(MAX_FRAME_LENGTH);
             final MetaMessageReader reader = new MetaMessageReader();
+            final MetaFrameAuthenticator authenticator =
+                new MetaFrameAuthenticator(MetaTestSupport.SECRET, SystemEpochClock.INSTANCE, 30_000);
+            long sealedRequestId = 1;
             int refused = 0;
             for (final Frame frame : frames)
             {
-                connection.send(MemorySegment.ofArray(frame.bytes), 0, frame.bytes.length, Flags.ADAPTIVE);
+                final long requestId;
+                if (frame.raw)
+                {
+                    connection.send(MemorySegment.ofArray(frame.bytes), 0, frame.bytes.length, Flags.ADAPTIVE);
+                    requestId = frame.bytes.length >= HEADER_LENGTH ?
+                        ByteBuffer.wrap(frame.bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(REQUEST_ID_OFFSET) : 0;
+                }
+                else
+                {
+                    requestId = sealedRequestId++;
+                    MemorySegment.copy(frame.bytes, 0, request, ValueLayout.JAVA_BYTE, 0, frame.bytes.length);
+                    request.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), REQUEST_ID_OFFSET, requestId);
+                    connection.send(request, 0, authenticator.seal(request, frame.bytes.length), Flags.ADAPTIVE);
+                }
                 final int length = connection.recv(reply, 0, MAX_FRAME_LENGTH, Duration.ofSeconds(5));
-                reader.wrap(reply, 0, length).body();
+                assertEquals(null, authenticator.verify(reply, length), "the reply is sealed: " + frame.what);
+                reader.wrap(reply, 0, length - MAC_LENGTH).body();
                 assertEquals(TYPE_REPLY, reader.type(), frame.what);
-                final long requestId = frame.bytes.length >= HEADER_LENGTH ?
-                    ByteBuffer.wrap(frame.bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(REQUEST_ID_OFFSET) : 0;
                 assertEquals(requestId, reader.requestId(), frame.what);
                 final short status = reader.status();
                 final String why = reader.remaining() > 0 ? reader.getRemainingText() : "";
@@ -107,8 +142,11 @@ class MalformedRpcTest
         {
             frames.add(new Frame(length + " bytes, shorter than a header", new byte[length], STATUS_MALFORMED));
         }
-        frames.add(new Frame("protocol version 2", patch(request(TYPE_BOOTSTRAP, w -> { }), VERSION_OFFSET, (byte)2),
+        frames.add(new Frame("protocol version 1", patch(request(TYPE_BOOTSTRAP, w -> { }), VERSION_OFFSET, (byte)1),
             STATUS_UNSUPPORTED_VERSION));
+        frames.add(new Frame("a header without a mac", request(TYPE_BOOTSTRAP, w -> { }), STATUS_MALFORMED, true));
+        frames.add(new Frame("a bootstrap with a zero mac", Arrays.copyOf(request(TYPE_BOOTSTRAP, w -> { }), HEADER_LENGTH + MAC_LENGTH),
+            STATUS_UNAUTHENTICATED, true));
         for (final int delta : new int[]{1, -1, 1000})
         {
             frames.add(new Frame("body length off by " + delta, withBodyLength(request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1)), 16 + delta),
@@ -128,7 +166,7 @@ class MalformedRpcTest
 
         final NodeRecord node = new NodeRecord(500, NodeRecord.ROLE_MEMORY, PortAddress.tcp(new java.net.InetSocketAddress("127.0.0.1", 7000)),
             3, 99, 1, 0);
-        final byte[] register = request(TYPE_REGISTER_NODE, w -> w.putNode(node));
+        final byte[] register = request(TYPE_REGISTER_NODE, w -> w.putNode(node).putToken(null));
         for (int cut = HEADER_LENGTH; cut < register.length; cut++)
         {
             frames.add(new Frame("a registration cut at " + cut, withBodyLength(Arrays.copyOf(register, cut), cut - HEADER_LENGTH),
@@ -154,19 +192,21 @@ class MalformedRpcTest
             .putLong(0).putShort((short)3).putShort((short)7).putBytes("shm".getBytes(), 0, 3).putBytes(new byte[7], 0, 7)), STATUS_MALFORMED));
         frames.add(new Frame("registering the MetaServer's own id", patchLong(register, HEADER_LENGTH + NODE_ID_OFFSET, 100), STATUS_MALFORMED));
 
-        frames.add(new Frame("a heartbeat of 15 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putInt(1).putShort((short)1).putBytes(new byte[1], 0, 1)),
+        frames.add(new Frame("a heartbeat of 31 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putBytes(new byte[15], 0, 15)),
             STATUS_MALFORMED));
-        frames.add(new Frame("a heartbeat of 17 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putBytes(new byte[1], 0, 1)),
-            STATUS_MALFORMED));
-        frames.add(new Frame("a heartbeat of a node never registered", request(TYPE_HEARTBEAT, w -> w.putLong(12345).putLong(1)),
-            STATUS_NOT_REGISTERED));
-        frames.add(new Frame("a heartbeat of another incarnation", request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch() + 1)),
-            STATUS_NOT_REGISTERED));
+        frames.add(new Frame("a heartbeat of 33 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putToken(TOKEN)
+            .putBytes(new byte[1], 0, 1)), STATUS_MALFORMED));
+        frames.add(new Frame("a heartbeat of a node never registered", request(TYPE_HEARTBEAT, w -> w.putLong(12345).putLong(1)
+            .putToken(TOKEN)), STATUS_NOT_REGISTERED));
+        frames.add(new Frame("a heartbeat of another incarnation", request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch() + 1)
+            .putToken(TOKEN)), STATUS_NOT_REGISTERED));
+        frames.add(new Frame("a heartbeat without the node's token", request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch())
+            .putToken(null)), STATUS_FORBIDDEN));
         frames.add(new Frame("a deregistration of another incarnation", request(TYPE_DEREGISTER_NODE,
-            w -> w.putLong(self.id()).putLong(self.epoch() + 1)), STATUS_NOT_REGISTERED));
+            w -> w.putLong(self.id()).putLong(self.epoch() + 1).putToken(TOKEN)), STATUS_NOT_REGISTERED));
 
         final RemoteRegion region = new RemoteRegion("fine.name", self.id(), self.epoch(), 0x1000, 5, 4096, 7, 1);
-        final byte[] publish = request(TYPE_PUBLISH_REGION, w -> w.putRegion(region));
+        final byte[] publish = request(TYPE_PUBLISH_REGION, w -> w.putRegion(region).putToken(TOKEN));
         final int nameLengthAt = HEADER_LENGTH + REGION_NAME_OFFSET;
         for (final int nameLength : new int[]{129, 5000, Integer.MAX_VALUE})
         {
@@ -175,7 +215,8 @@ class MalformedRpcTest
         frames.add(new Frame("a negative name length", patchInt(publish, nameLengthAt, -1), STATUS_MALFORMED));
         frames.add(new Frame("a name longer than the frame", patchInt(publish, nameLengthAt, 100), STATUS_MALFORMED));
         frames.add(new Frame("a 129-byte name that is there", request(TYPE_PUBLISH_REGION, w -> w.putLong(self.id()).putLong(self.epoch())
-            .putLong(0x1000).putLong(4096).putInt(5).putInt(7).putInt(1).putInt(129).putBytes(new byte[129], 0, 129)), STATUS_NAME_TOO_LONG));
+            .putLong(0x1000).putLong(4096).putInt(5).putInt(7).putInt(1).putInt(129).putBytes(new byte[129], 0, 129).putToken(TOKEN)),
+            STATUS_NAME_TOO_LONG));
         frames.add(new Frame("a name that is not UTF-8", patch(patch(publish, nameLengthAt + 4, (byte)0xc3), nameLengthAt + 5, (byte)0x28),
             STATUS_MALFORMED));
         frames.add(new Frame("a region of length 0", patchLong(publish, HEADER_LENGTH + REGION_LENGTH_OFFSET, 0), STATUS_MALFORMED));
@@ -186,13 +227,14 @@ class MalformedRpcTest
         frames.add(new Frame("a region of another incarnation", patchLong(publish, HEADER_LENGTH + REGION_NODE_EPOCH_OFFSET, self.epoch() + 1),
             STATUS_NOT_REGISTERED));
         frames.add(new Frame("a region claiming the MetaServer's tables", request(TYPE_PUBLISH_REGION, w -> w.putRegion(
-            new RemoteRegion(MetaServer.TABLES_NAME_PREFIX + 100, self.id(), self.epoch(), 0x1000, 5, 4096, 7, 1))), STATUS_NAME_TAKEN));
-        frames.add(new Frame("withdrawing the MetaServer's tables", request(TYPE_WITHDRAW_REGION, w -> w.putName(MetaServer.TABLES_NAME_PREFIX + 100)),
+            new RemoteRegion(MetaServer.TABLES_NAME_PREFIX + 100, self.id(), self.epoch(), 0x1000, 5, 4096, 7, 1)).putToken(TOKEN)),
             STATUS_NAME_TAKEN));
+        frames.add(new Frame("withdrawing the MetaServer's tables", request(TYPE_WITHDRAW_REGION, w -> w.putName(MetaServer.TABLES_NAME_PREFIX + 100)
+            .putToken(TOKEN)), STATUS_NAME_TAKEN));
         frames.add(new Frame("withdrawing a 200-byte name", request(TYPE_WITHDRAW_REGION, w -> w.putInt(200).putBytes(new byte[200], 0, 200)),
             STATUS_NAME_TOO_LONG));
 
-        frames.add(new Frame("a replicated node from a node that is no MetaServer", request(TYPE_REPLICATE_NODE, w -> w.putNode(node)),
+        frames.add(new Frame("a replicated node from a node that is no MetaServer", request(TYPE_REPLICATE_NODE, w -> w.putNode(node).putToken(TOKEN)),
             STATUS_NOT_PEER));
         frames.add(new Frame("an empty full state from a node that is no MetaServer", flags(request(TYPE_SNAPSHOT, w -> w.putInt(0).putInt(0)),
             (short)(FLAG_FIRST | FLAG_LAST)), STATUS_NOT_PEER));
@@ -215,7 +257,7 @@ class MalformedRpcTest
             bytes[VERSION_OFFSET]++;
         }
         final int expected = bytes.length < HEADER_LENGTH ? STATUS_MALFORMED : STATUS_UNSUPPORTED_VERSION;
-        return new Frame("random bytes " + Arrays.toString(Arrays.copyOf(bytes, Math.min(24, bytes.length))), bytes, expected);
+        return new Frame("random bytes " + Arrays.toString(Arrays.copyOf(bytes, Math.min(24, bytes.length))), bytes, expected, true);
     }
 
     private static Frame randomBody(final Random random)

@@ -24,6 +24,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 final class MetaTestSupport
 {
+    /** The cluster secret of the tests' servers and nodes. */
+    static final byte[] SECRET = java.util.HexFormat.of().parseHex(
+        "6b1f0c2a9e8d7c6b5a49382716050f1e2d3c4b5a69788796a5b4c3d2e1f00112");
+
     private MetaTestSupport()
     {
     }
@@ -55,6 +59,7 @@ final class MetaTestSupport
     {
         final MetaServerContext context = new MetaServerContext()
             .nodeId(nodeId)
+            .clusterSecret(SECRET)
             .dataDir(dataDir)
             .nodeSlots(256)
             .regionSlots(512)
@@ -131,7 +136,7 @@ final class MetaTestSupport
 
     static MetaDirectoryContext directoryContext(final MetaEndpoint... endpoints)
     {
-        return new MetaDirectoryContext().endpoints(endpoints).epochCheckMs(20).relinkMs(200).rpcTimeoutMs(2000).heartbeatMs(300);
+        return new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoints).epochCheckMs(20).relinkMs(200).rpcTimeoutMs(2000).heartbeatMs(300);
     }
 
     /** A node whose directory is the MetaServer(s) at these endpoints. */

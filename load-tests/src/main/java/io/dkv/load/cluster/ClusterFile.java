@@ -21,8 +21,10 @@ import java.util.Properties;
  * @param driverName  the standalone driver clients attach to.
  * @param memoryNodes the memory nodes' ids.
  * @param meta        the MetaServer's endpoint.
+ * @param secretFile  the cluster secret file (for commands that call the MetaServer themselves, such as
+ *                    {@code dkv meta evict}; put, get and del go through the driver, which holds it).
  */
-public record ClusterFile(long upPid, String provider, String driverName, long[] memoryNodes, String meta)
+public record ClusterFile(long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile)
 {
     /** @return where {@code dkv up} writes it unless told otherwise. */
     public static Path defaultPath()
@@ -55,7 +57,8 @@ public record ClusterFile(long upPid, String provider, String driverName, long[]
                 properties.getProperty("provider"),
                 properties.getProperty("driver.name"),
                 Arrays.stream(properties.getProperty("memory.nodes").split(",")).mapToLong(Long::parseLong).toArray(),
-                properties.getProperty("meta"));
+                properties.getProperty("meta"),
+                properties.getProperty("cluster.secret.file", ""));
         }
         catch (final RuntimeException ex)
         {
@@ -72,6 +75,7 @@ public record ClusterFile(long upPid, String provider, String driverName, long[]
         properties.setProperty("driver.name", driverName);
         properties.setProperty("memory.nodes", String.join(",", Arrays.stream(memoryNodes).mapToObj(Long::toString).toList()));
         properties.setProperty("meta", meta);
+        properties.setProperty("cluster.secret.file", secretFile);
         try
         {
             Files.createDirectories(path.getParent());

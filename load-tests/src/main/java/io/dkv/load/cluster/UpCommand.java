@@ -1,6 +1,7 @@
 package io.dkv.load.cluster;
 
 import io.dkv.load.process.RoleProcess;
+import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,12 +26,15 @@ import java.util.regex.Pattern;
     description = {
         "Start a local cluster: a MetaServer, memory nodes and a standalone driver, each a process of this host, and " +
             "say how to use it (./dkv put, get, del attach to its driver). Ctrl-C stops them all.",
-        "Logs and the MetaServer's data go to --dir, which starts empty each time."
+        "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
+            "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
+            UpCommand.SECRET_FILE + ", mode 0600) and kept."
     })
 public final class UpCommand implements Callable<Integer>
 {
     static final long FIRST_MEMORY_NODE_ID = 101;
     static final String DRIVER_NAME = "dkv-up";
+    static final String SECRET_FILE = "cluster-secret";
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
@@ -75,6 +79,17 @@ public final class UpCommand implements Callable<Integer>
             }
             Files.delete(clusterPath);
         }
+        final Path secretFile = clusterPath.toAbsolutePath().getParent().resolve(SECRET_FILE);
+        try
+        {
+            ClusterSecret.readOrGenerate(secretFile);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("dkv up: " + ex.getMessage());
+            return 1;
+        }
+        final String secret = secretFile.toString();
         final Path runDir = dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run");
         IoUtil.delete(runDir.toFile(), true);
         Files.createDirectories(runDir);
@@ -92,7 +107,8 @@ public final class UpCommand implements Callable<Integer>
             System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" + (memoryNodes == 1 ? "" : "s") +
                 " and a driver (" + provider + ")...");
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString()),
+                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString(),
+                    "--cluster-secret-file", secret),
                 META_READY, runDir.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
@@ -103,6 +119,7 @@ public final class UpCommand implements Callable<Integer>
                 nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
                     List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta", endpoint,
+                        "--cluster-secret-file", secret,
                         "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
                         "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
                     MEMORY_NODE_READY, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
@@ -110,10 +127,10 @@ public final class UpCommand implements Callable<Integer>
                 nodes.add(node);
             }
             final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
-                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint),
+                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
                 DRIVER_READY, runDir.resolve("driver.log"));
             started.add(driver);
-            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint).write(clusterPath);
+            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, runDir, clusterPath);
         }
         catch (final RuntimeException ex)

@@ -1,10 +1,15 @@
 package io.dkv.load.driver;
 
+import io.dkv.load.meta.ClusterSecretOption;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 
 import java.util.concurrent.Callable;
@@ -24,6 +29,12 @@ import java.util.concurrent.CountDownLatch;
     })
 public final class DriverCommand implements Callable<Integer>
 {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterSecretOption secret;
+
     @Option(names = "--name", defaultValue = "default", description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
     private String name;
 
@@ -49,8 +60,13 @@ public final class DriverCommand implements Callable<Integer>
             .nodeId(nodeId)
             .driverName(name);
         final CountDownLatch stopped = new CountDownLatch(1);
+        if (meta != null && !meta.isEmpty() && secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--meta needs --cluster-secret-file: the file with the cluster " +
+                "secret the MetaServer authenticates RPCs with");
+        }
         final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
-            io.dkv.raas.meta.MetaDirectory.of(meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)
+            io.dkv.raas.meta.MetaDirectory.of(secret.file(), meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)
                 .toArray(io.dkv.raas.meta.MetaEndpoint[]::new));
         try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
         {

@@ -9,10 +9,17 @@ import io.dkv.memory.PersistStats;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.load.meta.ClusterSecretOption;
 import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.NodeTokenFile;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -36,6 +43,12 @@ import java.util.concurrent.TimeUnit;
 public final class MemoryNodeCommand implements Callable<Integer>
 {
     private static final long REPORT_INTERVAL_SECONDS = 10;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterSecretOption secret;
 
     @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
@@ -74,7 +87,16 @@ public final class MemoryNodeCommand implements Callable<Integer>
             .verbs(new VerbsContext().provider(provider).tcpAddress(address))
             .nodeId(nodeId)
             .role(NodeRecord.ROLE_MEMORY);
-        final MetaDirectory directory = MetaDirectory.of(meta.stream().map(MetaEndpoint::parse).toArray(MetaEndpoint[]::new));
+        if (secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
+                "secret the MetaServer authenticates RPCs with");
+        }
+        // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at once
+        final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
+            .clusterSecretFile(secret.file())
+            .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
+            .endpoints(meta.stream().map(MetaEndpoint::parse).toList()));
         final CountDownLatch stopped = new CountDownLatch(1);
         final Raas raas = Raas.embedded(context, directory);
         final MemoryNode node;

@@ -6,6 +6,7 @@ import io.dkv.meta.MetaServerContext;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.PortAddress;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -27,12 +28,18 @@ import java.util.concurrent.CountDownLatch;
         "Run a MetaServer: node and region metadata that nodes read with one-sided RDMA, durable in RocksDB.",
         "Prints the endpoint nodes need (also written to <data-dir>/endpoint) and serves until Ctrl-C.",
         "Two servers replicate each other: start A, start B with --peer <A's endpoint>, restart A with --peer <B's>",
-        "(an endpoint stays the same across restarts when the address is fixed)."
-    })
+        "(an endpoint stays the same across restarts when the address is fixed).",
+        "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove records " +
+            "as an operator."
+    },
+    subcommands = {MetaEvictCommand.class, MetaWithdrawCommand.class})
 public final class MetaCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    ClusterSecretOption secret;
 
     @Option(names = "--node-id", defaultValue = "1", description = "The server's node id, fixed across restarts (default: ${DEFAULT-VALUE}).")
     long nodeId;
@@ -80,6 +87,12 @@ public final class MetaCommand implements Callable<Integer>
             .leaseCheckMs(leaseCheckMs)
             .nodeSlots(nodeSlots)
             .regionSlots(regionSlots);
+        if (secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
+                "secret every MetaServer RPC is authenticated with (./dkv up writes one)");
+        }
+        context.clusterSecretFile(secret.file());
         context.raas().verbs().provider(provider);
         switch (provider)
         {

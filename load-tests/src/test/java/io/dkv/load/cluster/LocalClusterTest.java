@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -20,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code dkv up} starts a MetaServer, memory nodes and a driver as processes; {@code dkv put}, {@code get}
  * and {@code del} from another process reach the data through the driver; stopping {@code up} stops
- * them all.
+ * them all. The cluster secret {@code up} generates is readable by its owner only, and is what an
+ * operator removes records with.
  */
 class LocalClusterTest
 {
@@ -62,6 +64,18 @@ class LocalClusterTest
             assertEquals("0", out.toString().trim());
             assertEquals(1, dkv("get", cluster, "key-3"), "a key without a value exits with 1");
             assertEquals("(nil)", out.toString().trim());
+            final Path secret = dir.resolve(UpCommand.SECRET_FILE);
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)), "the secret file's mode");
+            final String meta = ClusterFile.read(clusterFile).meta();
+            assertEquals(secret.toString(), ClusterFile.read(clusterFile).secretFile());
+            assertEquals(0, dkv("meta", "withdraw", "--meta", meta, "--cluster-secret-file", secret.toString(), "--region", "nothing"),
+                err::toString);
+            assertEquals("withdrew region 'nothing'", out.toString().trim());
+            final Path wrong = dir.resolve("wrong-secret");
+            Files.writeString(wrong, "cd".repeat(32));
+            Files.setPosixFilePermissions(wrong, PosixFilePermissions.fromString("rw-------"));
+            assertTrue(dkv("meta", "evict", "--meta", meta, "--cluster-secret-file", wrong.toString(), "--node", "101") != 0);
+            assertTrue(err.toString().contains("the cluster secret differs"), err::toString);
             final String log = up.logTail();
             assertTrue(log.contains("memory node") && log.contains("node 101") && log.contains("node 102"), log);
         }

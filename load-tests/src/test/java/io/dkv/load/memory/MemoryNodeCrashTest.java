@@ -7,6 +7,7 @@ import io.dkv.client.KvException;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
@@ -41,16 +42,20 @@ class MemoryNodeCrashTest
     @Test
     void everyAcknowledgedPutSurvivesAKillAndRestart(@TempDir final Path dir) throws Exception
     {
+        final Path secret = dir.resolve("cluster-secret");
+        ClusterSecret.generate(secret);
         final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-            List.of("meta", "--node-id", "1", "--data-dir", dir.resolve("meta").toString()), META_READY, dir.resolve("meta.log"));
+            List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--data-dir", dir.resolve("meta").toString()),
+            META_READY, dir.resolve("meta.log"));
         final String endpoint = meta.readyGroup(1);
-        final List<String> nodeArguments = List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE), "--meta", endpoint,
+        final List<String> nodeArguments = List.of("memory-node", "--cluster-secret-file", secret.toString(),
+            "--node-id", Long.toString(MEMORY_NODE), "--meta", endpoint,
             "--data-dir", dir.resolve("data").toString(), "--index-groups", "1024", "--heap-chunks", "16");
         RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY, dir.resolve("node-1.log"));
         final Map<String, String> acknowledged = new HashMap<>();
         final Map<String, Set<String>> unknown = new HashMap<>();
         final RaasContext context = new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(CLIENT_NODE).timeoutMs(2_000);
-        try (Raas raas = Raas.embedded(context, MetaDirectory.of(MetaEndpoint.parse(endpoint)));
+        try (Raas raas = Raas.embedded(context, MetaDirectory.of(secret, MetaEndpoint.parse(endpoint)));
             KvClient client = KvClient.connect(raas,
                 new KvClientContext().memoryNodes(MEMORY_NODE).durability(Durability.SYNC).timeoutMs(2_000)))
         {

@@ -6,6 +6,7 @@ import io.dkv.client.KvException;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
@@ -36,14 +37,18 @@ class UnreachableMemoryNodeTest
     @Test
     void aPausedNodeTimesOutByNameAndServesAgainWhenResumed(@TempDir final Path dir) throws Exception
     {
+        final Path secret = dir.resolve("cluster-secret");
+        ClusterSecret.generate(secret);
         try (RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-                List.of("meta", "--node-id", "1", "--provider", "tcp", "--data-dir", dir.resolve("meta").toString()), META_READY,
+                List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--provider", "tcp",
+                    "--data-dir", dir.resolve("meta").toString()), META_READY,
                 dir.resolve("meta.log"));
             RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(),
-                List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE), "--provider", "tcp", "--meta", meta.readyGroup(1),
+                List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(MEMORY_NODE),
+                    "--provider", "tcp", "--meta", meta.readyGroup(1),
                     "--index-groups", "1024", "--heap-chunks", "4"), NODE_READY, dir.resolve("node.log"));
             Raas raas = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
-                .nodeId(311).timeoutMs(1_000), MetaDirectory.of(MetaEndpoint.parse(meta.readyGroup(1))));
+                .nodeId(311).timeoutMs(1_000), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));
             KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(MEMORY_NODE).timeoutMs(1_000)))
         {
             final byte[] key = "k".getBytes(StandardCharsets.UTF_8);

@@ -7,6 +7,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,11 @@ import java.util.function.Function;
  * safe to use after its node restarted: requests to it carry the old DC key, which the node's new
  * incarnation (or another node at its address) refuses, and the failure invalidates the entry.
  *
+ * <p>Every RPC is sealed with the cluster secret, and every change to this node's records carries its
+ * token ({@link MetaDirectoryContext#nodeToken}). While the MetaServer holds a live record of this node
+ * id under another token (this node crashed and came back without the token it had), registering is
+ * refused; it is tried again until that record's lease lapses.
+ *
  * <p>One directory serves one driver.
  */
 public final class MetaDirectory implements Directory
@@ -50,6 +56,8 @@ public final class MetaDirectory implements Directory
     private final long epochCheckNanos;
     private final long relinkNanos;
     private final Duration rpcTimeout;
+    private final MetaFrameAuthenticator authenticator;
+    private final byte[] token;
     private volatile boolean epochCheckDue = true;
     private volatile long nextEpochCheckNanos;
     private long knownEpoch;
@@ -74,12 +82,24 @@ public final class MetaDirectory implements Directory
         this.epochCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.epochCheckMs());
         this.relinkNanos = TimeUnit.MILLISECONDS.toNanos(context.relinkMs());
         this.rpcTimeout = Duration.ofMillis(context.rpcTimeoutMs());
+        this.authenticator = new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs());
+        this.token = context.nodeToken() != null ? context.nodeToken() : newToken();
     }
 
-    /** @return a directory of the MetaServers at these endpoints, with the other settings as configured. */
-    public static MetaDirectory of(final MetaEndpoint... endpoints)
+    private static byte[] newToken()
     {
-        return new MetaDirectory(new MetaDirectoryContext().endpoints(endpoints));
+        final byte[] token = new byte[MetaRpcDescriptor.TOKEN_LENGTH];
+        new SecureRandom().nextBytes(token);
+        return token;
+    }
+
+    /**
+     * @return a directory of the MetaServers at these endpoints, authenticated with the secret in this file,
+     * with the other settings as configured.
+     */
+    public static MetaDirectory of(final java.nio.file.Path clusterSecretFile, final MetaEndpoint... endpoints)
+    {
+        return new MetaDirectory(new MetaDirectoryContext().clusterSecretFile(clusterSecretFile).endpoints(endpoints));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -166,7 +186,7 @@ public final class MetaDirectory implements Directory
                 {
                     withLink(link ->
                     {
-                        link.deregister(me);
+                        link.deregister(me, token);
                         return null;
                     });
                 }
@@ -358,7 +378,25 @@ public final class MetaDirectory implements Directory
         io.lock();
         try
         {
-            leaseExpiry = withLink(link -> link.register(self));
+            final long leaseNanos = TimeUnit.MILLISECONDS.toNanos(preferred >= 0 ? links[preferred].leaseMs() : 0);
+            final long deadline = System.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
+            while (true)
+            {
+                try
+                {
+                    leaseExpiry = withLink(link -> link.register(self, token));
+                    break;
+                }
+                catch (final MetaRpcException ex)
+                {
+                    // another holder's record of this id is live: it may be this node before a crash, whose lease lapses
+                    if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || System.nanoTime() - deadline > 0)
+                    {
+                        throw ex;
+                    }
+                    LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
+                }
+            }
             this.self = self;
         }
         finally
@@ -374,7 +412,7 @@ public final class MetaDirectory implements Directory
         {
             withLink(link ->
             {
-                link.publish(region);
+                link.publish(region, token);
                 return null;
             });
             published.put(region.name(), region);
@@ -396,7 +434,7 @@ public final class MetaDirectory implements Directory
         {
             withLink(link ->
             {
-                link.withdraw(name);
+                link.withdraw(name, token);
                 return null;
             });
             published.remove(name);
@@ -429,7 +467,7 @@ public final class MetaDirectory implements Directory
             }
             try
             {
-                leaseExpiry = withLink(link -> link.heartbeat(me));
+                leaseExpiry = withLink(link -> link.heartbeat(me, token));
             }
             catch (final MetaRpcException ex)
             {
@@ -437,12 +475,12 @@ public final class MetaDirectory implements Directory
                 {
                     throw ex;
                 }
-                leaseExpiry = withLink(link -> link.register(me));
+                leaseExpiry = withLink(link -> link.register(me, token));
                 for (final RemoteRegion region : new ArrayList<>(published.values()))
                 {
                     withLink(link ->
                     {
-                        link.publish(region);
+                        link.publish(region, token);
                         return null;
                     });
                 }
@@ -535,7 +573,7 @@ public final class MetaDirectory implements Directory
     {
         try
         {
-            link.open(raas, buffers, rpcTimeout);
+            link.open(raas, buffers, rpcTimeout, authenticator);
             return true;
         }
         catch (final RaasException ex)

@@ -25,8 +25,25 @@ public final class MetaDirectoryConfiguration
     public static final String RELINK_MS_PROP_NAME = "dkv.meta.relink.ms";
     public static final int RELINK_MS_DEFAULT = 1000;
 
+    /**
+     * File holding the cluster secret ({@link ClusterSecret}) that MetaServer RPCs are authenticated with;
+     * read by MetaDirectoryContext and MetaServerContext when none is set on them.
+     */
+    public static final String CLUSTER_SECRET_FILE_PROP_NAME = "dkv.cluster.secret.file";
+
+    /** A frame whose timestamp is further than this from the receiver's clock is refused, in milliseconds. */
+    public static final String AUTH_WINDOW_MS_PROP_NAME = "dkv.meta.auth.window.ms";
+    public static final int AUTH_WINDOW_MS_DEFAULT = 30_000;
+
     private MetaDirectoryConfiguration()
     {
+    }
+
+    /** @return the cluster secret file configured, or null. */
+    public static java.nio.file.Path clusterSecretFile()
+    {
+        final String file = System.getProperty(CLUSTER_SECRET_FILE_PROP_NAME, "");
+        return file.isBlank() ? null : java.nio.file.Path.of(file);
     }
 
     static String endpoints()

@@ -1,5 +1,9 @@
 package io.dkv.raas.meta;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +13,10 @@ import static io.dkv.verbs.ConfigurationProperties.intProperty;
 /**
  * What a {@link MetaDirectory} is started with. Starts from {@link MetaDirectoryConfiguration}
  * (system properties, then defaults); every setter is fluent.
+ *
+ * <p>A cluster secret is required: {@link #clusterSecret(byte[])}, {@link #clusterSecretFile(Path)}
+ * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
+ * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
  */
 public final class MetaDirectoryContext
 {
@@ -17,6 +25,12 @@ public final class MetaDirectoryContext
     private int heartbeatMs = intProperty(HEARTBEAT_MS_PROP_NAME, HEARTBEAT_MS_DEFAULT);
     private int rpcTimeoutMs = intProperty(RPC_TIMEOUT_MS_PROP_NAME, RPC_TIMEOUT_MS_DEFAULT);
     private int relinkMs = intProperty(RELINK_MS_PROP_NAME, RELINK_MS_DEFAULT);
+    private int authWindowMs = intProperty(AUTH_WINDOW_MS_PROP_NAME, AUTH_WINDOW_MS_DEFAULT);
+    private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
+    private byte[] clusterSecret;
+    private boolean noClusterSecret;
+    private byte[] nodeToken;
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
 
     /**
      * Check the settings together.
@@ -37,6 +51,20 @@ public final class MetaDirectoryContext
         requireRange("heartbeatMs", heartbeatMs, 0, 3_600_000);
         requireRange("rpcTimeoutMs", rpcTimeoutMs, 1, 3_600_000);
         requireRange("relinkMs", relinkMs, 1, 3_600_000);
+        requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
+        if (clusterSecret == null && !noClusterSecret)
+        {
+            if (clusterSecretFile == null)
+            {
+                throw new IllegalArgumentException("a MetaDirectory needs the cluster secret: set clusterSecretFile (or -D" +
+                    CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
+            }
+            clusterSecret = ClusterSecret.read(clusterSecretFile);
+        }
+        if (nodeToken != null && nodeToken.length != MetaRpcDescriptor.TOKEN_LENGTH)
+        {
+            throw new IllegalArgumentException("a node token has " + MetaRpcDescriptor.TOKEN_LENGTH + " bytes, not " + nodeToken.length);
+        }
         return this;
     }
 
@@ -96,6 +124,91 @@ public final class MetaDirectoryContext
     public MetaDirectoryContext rpcTimeoutMs(final int rpcTimeoutMs)
     {
         this.rpcTimeoutMs = rpcTimeoutMs;
+        return this;
+    }
+
+    /** @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}). */
+    public byte[] clusterSecret()
+    {
+        return clusterSecret;
+    }
+
+    /** Authenticate RPCs with this secret (at least {@link ClusterSecret#MIN_BYTES} bytes). */
+    public MetaDirectoryContext clusterSecret(final byte[] clusterSecret)
+    {
+        if (clusterSecret.length < ClusterSecret.MIN_BYTES)
+        {
+            throw new IllegalArgumentException("a cluster secret of " + clusterSecret.length + " bytes, fewer than " +
+                ClusterSecret.MIN_BYTES);
+        }
+        this.clusterSecret = clusterSecret.clone();
+        this.noClusterSecret = false;
+        return this;
+    }
+
+    public Path clusterSecretFile()
+    {
+        return clusterSecretFile;
+    }
+
+    /** Read the cluster secret from this file ({@link ClusterSecret}) when concluded. */
+    public MetaDirectoryContext clusterSecretFile(final Path clusterSecretFile)
+    {
+        this.clusterSecretFile = clusterSecretFile;
+        return this;
+    }
+
+    /**
+     * Use no cluster secret: frames are sealed with a fixed public key, so a MetaServer with no secret
+     * takes them and one with a secret refuses them. For tests and programs that run every party in
+     * one process; anything on a network needs a secret.
+     */
+    public MetaDirectoryContext noClusterSecret()
+    {
+        this.noClusterSecret = true;
+        this.clusterSecret = null;
+        this.clusterSecretFile = null;
+        return this;
+    }
+
+    /** @return the token this node proposes when it registers, or null to draw one when the directory starts. */
+    public byte[] nodeToken()
+    {
+        return nodeToken;
+    }
+
+    /**
+     * Prove this node's identity with this token ({@link MetaRpcDescriptor#TOKEN_LENGTH} bytes): a node that
+     * keeps it across restarts (in its data directory) takes its record back at once after a crash; one that
+     * draws a new token waits for its old record's lease to lapse.
+     */
+    public MetaDirectoryContext nodeToken(final byte[] nodeToken)
+    {
+        this.nodeToken = nodeToken == null ? null : nodeToken.clone();
+        return this;
+    }
+
+    public int authWindowMs()
+    {
+        return authWindowMs;
+    }
+
+    /** Refuse frames whose timestamp is further than this from {@link #epochClock()}, in milliseconds. */
+    public MetaDirectoryContext authWindowMs(final int authWindowMs)
+    {
+        this.authWindowMs = authWindowMs;
+        return this;
+    }
+
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** The clock frames are timestamped with and checked against. */
+    public MetaDirectoryContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
         return this;
     }
 

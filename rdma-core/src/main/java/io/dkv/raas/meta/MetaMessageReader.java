@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
 /**
- * Reads one RPC frame ({@link MetaRpcDescriptor}) that may be anything a peer sent: every read is
- * bounds-checked, and whatever cannot be a valid field ends in a {@link MetaRpcException} naming the
+ * Reads one RPC frame ({@link MetaRpcDescriptor}) that may be anything a peer sent, wrapped without
+ * its mac (checked before, by {@link MetaFrameAuthenticator#verify}): every read is bounds-checked, and whatever cannot be a valid field ends in a {@link MetaRpcException} naming the
  * status the reply should carry.
  */
 public final class MetaMessageReader
@@ -145,6 +145,25 @@ public final class MetaMessageReader
         MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, position, bytes, 0, length);
         position += length;
         return bytes;
+    }
+
+    public long timestamp()
+    {
+        return buffer.get(LONG, start + TIMESTAMP_OFFSET);
+    }
+
+    /** @return a node's token, or null for the all-zero token (none). */
+    public byte[] getToken()
+    {
+        final byte[] token = getBytes(TOKEN_LENGTH);
+        for (final byte b : token)
+        {
+            if (b != 0)
+            {
+                return token;
+            }
+        }
+        return null;
     }
 
     /** @return the rest of the frame as text (an error reply's message). */

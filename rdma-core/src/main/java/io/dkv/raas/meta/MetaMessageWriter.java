@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
 /**
- * Writes one RPC frame ({@link MetaRpcDescriptor}) into a buffer the caller reuses.
+ * Writes one RPC frame ({@link MetaRpcDescriptor}) into a buffer the caller reuses, leaving room for
+ * the mac that {@link MetaFrameAuthenticator#seal} appends once the frame is finished.
  */
 public final class MetaMessageWriter
 {
@@ -54,6 +55,7 @@ public final class MetaMessageWriter
         buffer.set(SHORT, FLAGS_OFFSET, flagsOrStatus);
         buffer.set(INT, BODY_LENGTH_OFFSET, 0);
         buffer.set(LONG, REQUEST_ID_OFFSET, requestId);
+        buffer.set(LONG, TIMESTAMP_OFFSET, 0L);
         position = HEADER_LENGTH;
         return this;
     }
@@ -112,6 +114,23 @@ public final class MetaMessageWriter
         return this;
     }
 
+    /** A node's token; null writes the all-zero token, which is none. */
+    public MetaMessageWriter putToken(final byte[] token)
+    {
+        ensure(TOKEN_LENGTH);
+        if (token == null)
+        {
+            buffer.asSlice(position, TOKEN_LENGTH).fill((byte)0);
+            position += TOKEN_LENGTH;
+            return this;
+        }
+        if (token.length != TOKEN_LENGTH)
+        {
+            throw new IllegalArgumentException("a node token has " + TOKEN_LENGTH + " bytes, not " + token.length);
+        }
+        return putBytes(token, 0, TOKEN_LENGTH);
+    }
+
     /** Overwrite an int written earlier (a count known only at the end). */
     public void putIntAt(final int at, final int value)
     {
@@ -152,7 +171,7 @@ public final class MetaMessageWriter
     /**
      * Set the body length.
      *
-     * @return the frame length.
+     * @return the frame length, without the mac still to be appended.
      */
     public int finish()
     {
@@ -162,9 +181,10 @@ public final class MetaMessageWriter
 
     private void ensure(final int bytes)
     {
-        if (position + (long)bytes > buffer.byteSize())
+        if (position + (long)bytes + MAC_LENGTH > buffer.byteSize())
         {
-            throw new IllegalStateException("frame of " + (position + bytes) + " bytes exceeds the " + buffer.byteSize() + "-byte buffer");
+            throw new IllegalStateException("frame of " + (position + bytes) + " bytes and its mac exceed the " + buffer.byteSize() +
+                "-byte buffer");
         }
     }
 }

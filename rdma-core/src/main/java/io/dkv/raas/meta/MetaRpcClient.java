@@ -12,7 +12,8 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
 /**
  * Calls a MetaServer over one RaaS connection: one request at a time, each answered by the reply
- * carrying its request id (a late reply to an earlier call that timed out is skipped). Not
+ * carrying its request id (a late reply to an earlier call that timed out is skipped). Requests are
+ * sealed and replies checked with the cluster secret ({@link MetaFrameAuthenticator}). Not
  * thread-safe.
  */
 public final class MetaRpcClient
@@ -21,6 +22,7 @@ public final class MetaRpcClient
     private final MemorySegment requestBuffer;
     private final MemorySegment replyBuffer;
     private final Duration timeout;
+    private final MetaFrameAuthenticator authenticator;
     private final MetaMessageWriter writer = new MetaMessageWriter();
     private final MetaMessageReader reader = new MetaMessageReader();
     /** Random start: a reply that strays to another connection (its peer restarted) matches no call there. */
@@ -33,13 +35,20 @@ public final class MetaRpcClient
      * @param requestBuffer where requests are written.
      * @param replyBuffer   where replies are received; up to {@link MetaRpcDescriptor#MAX_FRAME_LENGTH} bytes.
      * @param timeout       how long a reply may take.
+     * @param authenticator seals requests and checks replies.
      */
-    public MetaRpcClient(final Connection connection, final MemorySegment requestBuffer, final MemorySegment replyBuffer, final Duration timeout)
+    public MetaRpcClient(
+        final Connection connection,
+        final MemorySegment requestBuffer,
+        final MemorySegment replyBuffer,
+        final Duration timeout,
+        final MetaFrameAuthenticator authenticator)
     {
         this.connection = connection;
         this.requestBuffer = requestBuffer;
         this.replyBuffer = replyBuffer;
         this.timeout = timeout;
+        this.authenticator = authenticator;
     }
 
     public Connection connection()
@@ -58,15 +67,25 @@ public final class MetaRpcClient
     }
 
     /**
+     * Start an operator's request ({@link MetaRpcDescriptor#FLAG_OPERATOR}): sealed with the operator
+     * key, it may remove any node or region.
+     */
+    public MetaMessageWriter beginOperator(final byte type)
+    {
+        return begin(type).flags(FLAG_OPERATOR);
+    }
+
+    /**
      * Send the request begun and wait for its reply.
      *
      * @return a reader positioned at the reply body.
-     * @throws MetaRpcException when the server answered with an error status.
+     * @throws MetaRpcException when the server answered with an error status, or the reply is not
+     *                          authentic ({@link MetaRpcDescriptor#STATUS_UNAUTHENTICATED}).
      * @throws RaasException    when the connection failed or no reply came in time.
      */
     public MetaMessageReader call()
     {
-        final int length = writer.finish();
+        final int length = authenticator.seal(requestBuffer, writer.finish());
         connection.send(requestBuffer, 0, length, Flags.ADAPTIVE);
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true)
@@ -78,8 +97,8 @@ public final class MetaRpcClient
                     " had no reply within " + timeout.toMillis() + " ms");
             }
             final int received = connection.recv(replyBuffer, 0, (int)Math.min(replyBuffer.byteSize(), Integer.MAX_VALUE), Duration.ofNanos(left));
-            reader.wrap(replyBuffer, 0, received);
-            if (received < HEADER_LENGTH || reader.type() != TYPE_REPLY)
+            reader.wrap(replyBuffer, 0, Math.max(0, received - MAC_LENGTH));
+            if (received < HEADER_LENGTH + MAC_LENGTH || reader.type() != TYPE_REPLY)
             {
                 throw new RaasException("MetaServer " + connection.nodeId() + " answered " + typeName(type) + " with a " + received +
                     "-byte frame that is no reply");
@@ -89,6 +108,12 @@ public final class MetaRpcClient
                 continue;
             }
             final short status = reader.status();
+            final String forged = authenticator.verify(replyBuffer, received);
+            if (forged != null)
+            {
+                throw new MetaRpcException(STATUS_UNAUTHENTICATED, "the reply to " + typeName(type) + " from MetaServer " +
+                    connection.nodeId() + " is not authentic: " + forged + " (unverified, it says " + statusName(status) + ")");
+            }
             reader.body();
             if (status != STATUS_OK)
             {

@@ -10,32 +10,48 @@ package io.dkv.raas.meta;
  *    0  type        byte   TYPE_*              0  type        byte   TYPE_REPLY
  *    1  version     byte   PROTOCOL_VERSION    1  version     byte   PROTOCOL_VERSION
  *    2  flags       short  FLAG_*              2  status      short  STATUS_*
- *    4  bodyLength  int    frame length - 16   4  bodyLength  int
+ *    4  bodyLength  int    frame - 24 - 32     4  bodyLength  int
  *    8  requestId   long                       8  requestId   long   the request's (0 if unreadable)
- *   16  body                                  16  body: per type when OK, else the error message
+ *   16  timestamp   long   sender's clock, ms 16  timestamp   long   the server's clock, ms
+ *   24  body                                  24  body: per type when OK, else the error message
+ *   24 + bodyLength: mac, 32 bytes            24 + bodyLength: mac, 32 bytes
  * </pre>
+ *
+ * <p>Every frame, both ways and between the two MetaServers too, ends in an HMAC-SHA256 over all
+ * the bytes before it (header and body), keyed by the cluster secret (see {@link MetaFrameAuthenticator}).
+ * A request with {@link #FLAG_OPERATOR} is keyed instead by the operator key derived from the
+ * secret, and may remove any node or region. The receiver refuses a frame whose mac does not match,
+ * whose timestamp is further than the window from its own clock, or whose requestId is not above the
+ * last one on its connection ({@link #STATUS_UNAUTHENTICATED}), so a captured frame cannot be
+ * replayed later or twice.
+ *
+ * <p>A node's records change only with its token ({@link #TOKEN_LENGTH} random bytes, all zero for
+ * none): the node proposes it at REGISTER_NODE, the server keeps it with the record (never in the
+ * tables nodes read) and answers with the token in force; HEARTBEAT, DEREGISTER_NODE,
+ * PUBLISH_REGION and WITHDRAW_REGION must carry it ({@link #STATUS_FORBIDDEN} otherwise).
  *
  * <p>Bodies ({@code node}, {@code region} and {@code name} as encoded by {@link MetaMessageWriter}):
  * <pre>
  *   node:    nodeId long, role int, dctNumber int, dcKey long, epoch long, leaseExpiry long,
  *            providerLength short, addressLength short, provider bytes, address bytes
+ *   token:   {@link #TOKEN_LENGTH} bytes, all zero for none
  *   region:  nodeId long, nodeEpoch long, address long, length long, rkey int, access int,
  *            layoutVersion int, name
  *   name:    nameLength int (at most {@link #MAX_NAME_BYTES}), UTF-8 bytes
  *
  *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int, region x count
- *   REGISTER_NODE          node (its lease ignored)  -> leaseExpiry long, leaseMs long
- *   HEARTBEAT              nodeId long, epoch long   -> leaseExpiry long, leaseMs long
- *   DEREGISTER_NODE        nodeId long, epoch long   -> ()
- *   PUBLISH_REGION         region                    -> ()
- *   WITHDRAW_REGION        name                      -> ()
+ *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token
+ *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
+ *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
+ *   PUBLISH_REGION         region, token                             -> ()
+ *   WITHDRAW_REGION        name, token                               -> ()     (operator: any region)
  *
  *   between the two MetaServers only (refused from any other node):
- *   REPLICATE_NODE         node (lease as given)     -> ()
+ *   REPLICATE_NODE         node (lease as given), token -> ()
  *   REPLICATE_NODE_REMOVAL nodeId long               -> ()
  *   REPLICATE_REGION       region                    -> ()
  *   REPLICATE_REGION_REMOVAL name                    -> ()
- *   SNAPSHOT               nodeCount int, regionCount int, node x nodeCount, region x regionCount;
+ *   SNAPSHOT               nodeCount int, regionCount int, (node, token) x nodeCount, region x regionCount;
  *                          FLAG_FIRST starts a full state transfer, FLAG_LAST installs it -> ()
  *   CATCH_UP               servingSince long         -> () when a SNAPSHOT follows, STATUS_DECLINED when not
  * </pre>
@@ -44,7 +60,8 @@ public final class MetaRpcDescriptor
 {
     /** The RaaS service number MetaServers listen on. */
     public static final int SERVICE = 1;
-    public static final byte PROTOCOL_VERSION = 1;
+    /** 2: frames carry a timestamp and a mac; node records changes carry the node's token. */
+    public static final byte PROTOCOL_VERSION = 2;
 
     public static final int TYPE_OFFSET = 0;
     public static final int VERSION_OFFSET = 1;
@@ -52,7 +69,12 @@ public final class MetaRpcDescriptor
     public static final int STATUS_OFFSET = 2;
     public static final int BODY_LENGTH_OFFSET = 4;
     public static final int REQUEST_ID_OFFSET = 8;
-    public static final int HEADER_LENGTH = 16;
+    public static final int TIMESTAMP_OFFSET = 16;
+    public static final int HEADER_LENGTH = 24;
+    /** The HMAC-SHA256 that ends every frame. */
+    public static final int MAC_LENGTH = 32;
+    /** A node's token: what proves a change to its records comes from it. */
+    public static final int TOKEN_LENGTH = 16;
 
     /** Longest frame a MetaServer accepts; larger ones are answered with {@link #STATUS_MALFORMED}. */
     public static final int MAX_FRAME_LENGTH = 64 * 1024;
@@ -77,6 +99,8 @@ public final class MetaRpcDescriptor
 
     public static final short FLAG_FIRST = 1;
     public static final short FLAG_LAST = 2;
+    /** The request comes from an operator: its mac is keyed by the operator key, and it may remove any record. */
+    public static final short FLAG_OPERATOR = 4;
 
     public static final short STATUS_OK = 0;
     /** The frame cannot be read: too short or long, lengths that disagree, a field out of range. */
@@ -95,6 +119,10 @@ public final class MetaRpcDescriptor
     public static final short STATUS_DECLINED = 9;
     /** The server failed to apply a valid request (e.g. its store failed). */
     public static final short STATUS_INTERNAL = 10;
+    /** The frame's mac does not match (another cluster secret), or its timestamp or requestId is stale. */
+    public static final short STATUS_UNAUTHENTICATED = 11;
+    /** A node's records changed without its token. */
+    public static final short STATUS_FORBIDDEN = 12;
 
     /* node body */
     public static final int NODE_ID_OFFSET = 0;
@@ -157,6 +185,8 @@ public final class MetaRpcDescriptor
             case STATUS_NOT_PEER -> "NOT_PEER";
             case STATUS_DECLINED -> "DECLINED";
             case STATUS_INTERNAL -> "INTERNAL";
+            case STATUS_UNAUTHENTICATED -> "UNAUTHENTICATED";
+            case STATUS_FORBIDDEN -> "FORBIDDEN";
             default -> "STATUS_" + status;
         };
     }

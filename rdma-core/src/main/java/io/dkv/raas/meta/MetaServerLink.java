@@ -66,12 +66,12 @@ final class MetaServerLink
      *
      * @throws RaasException when the server cannot be reached or answers with no tables.
      */
-    void open(final Raas raas, final MetaSegments buffers, final Duration rpcTimeout)
+    void open(final Raas raas, final MetaSegments buffers, final Duration rpcTimeout, final MetaFrameAuthenticator authenticator)
     {
         final Connection opened = raas.connect(endpoint.nodeId(), SERVICE, Flags.ADAPTIVE, null);
         try
         {
-            final MetaRpcClient client = new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout);
+            final MetaRpcClient client = new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout, authenticator);
             client.begin(TYPE_BOOTSTRAP);
             final MetaMessageReader reply = client.call();
             final long serverNodeId = reply.getLong();
@@ -137,10 +137,15 @@ final class MetaServerLink
         return tables;
     }
 
-    /** @return the lease expiry granted. */
-    long register(final NodeRecord self)
+    /**
+     * @param token the token this node proposes (the server keeps the one it holds when the record is this node's).
+     * @return the lease expiry granted.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_FORBIDDEN} while another holder's record of
+     *                          this id is live.
+     */
+    long register(final NodeRecord self, final byte[] token)
     {
-        rpc.begin(TYPE_REGISTER_NODE).putNode(self);
+        rpc.begin(TYPE_REGISTER_NODE).putNode(self).putToken(token);
         final MetaMessageReader reply = rpc.call();
         final long expiry = reply.getLong();
         leaseMs = reply.getLong();
@@ -148,30 +153,30 @@ final class MetaServerLink
     }
 
     /** @return the lease expiry granted. */
-    long heartbeat(final NodeRecord self)
+    long heartbeat(final NodeRecord self, final byte[] token)
     {
-        rpc.begin(TYPE_HEARTBEAT).putLong(self.id()).putLong(self.epoch());
+        rpc.begin(TYPE_HEARTBEAT).putLong(self.id()).putLong(self.epoch()).putToken(token);
         final MetaMessageReader reply = rpc.call();
         final long expiry = reply.getLong();
         leaseMs = reply.getLong();
         return expiry;
     }
 
-    void deregister(final NodeRecord self)
+    void deregister(final NodeRecord self, final byte[] token)
     {
-        rpc.begin(TYPE_DEREGISTER_NODE).putLong(self.id()).putLong(self.epoch());
+        rpc.begin(TYPE_DEREGISTER_NODE).putLong(self.id()).putLong(self.epoch()).putToken(token);
         rpc.call();
     }
 
-    void publish(final RemoteRegion region)
+    void publish(final RemoteRegion region, final byte[] token)
     {
-        rpc.begin(TYPE_PUBLISH_REGION).putRegion(region);
+        rpc.begin(TYPE_PUBLISH_REGION).putRegion(region).putToken(token);
         rpc.call();
     }
 
-    void withdraw(final String name)
+    void withdraw(final String name, final byte[] token)
     {
-        rpc.begin(TYPE_WITHDRAW_REGION).putName(name);
+        rpc.begin(TYPE_WITHDRAW_REGION).putName(name).putToken(token);
         rpc.call();
     }
 

@@ -36,17 +36,23 @@ final class DriverProcess implements AutoCloseable
      * @param provider   the provider its device opens.
      * @param name       the driver's name, which clients attach by.
      * @param meta       the MetaServer it joins the cluster through.
+     * @param secretFile the cluster secret file.
      * @param properties system properties for the child (driver settings, see {@code RaasConfiguration}).
      * @param log        where its stdout and stderr go.
      */
     static DriverProcess start(
-        final Provider provider, final String name, final MetaEndpoint meta, final Map<String, String> properties, final Path log)
+        final Provider provider,
+        final String name,
+        final MetaEndpoint meta,
+        final Path secretFile,
+        final Map<String, String> properties,
+        final Path log)
     {
         try
         {
             return new DriverProcess(name, RoleProcess.start("standalone driver '" + name + "'", HEAP, properties,
                 List.of("driver", "--name", name, "--provider", provider.verbsName(), "--address", RaasNodes.LOOPBACK_ADDRESS,
-                    "--meta", meta.toString()), SERVING, log));
+                    "--meta", meta.toString(), "--cluster-secret-file", secretFile.toString()), SERVING, log));
         }
         catch (final IllegalStateException ex)
         {

@@ -39,6 +39,7 @@ final class StandaloneCluster implements AutoCloseable
     private final MetaServer meta;
     private final List<AutoCloseable> started = new ArrayList<>();
     private int driverCount;
+    private final Path secretFile;
 
     /**
      * Start the MetaServer.
@@ -56,7 +57,10 @@ final class StandaloneCluster implements AutoCloseable
         {
             throw new UncheckedIOException("cannot create a directory for the benchmark's MetaServer", ex);
         }
+        // the drivers are processes of their own: they prove membership with a secret in a file only they can read
+        secretFile = workDir.resolve("cluster-secret");
         final MetaServerContext context = new MetaServerContext()
+            .clusterSecret(io.dkv.raas.meta.ClusterSecret.generate(secretFile))
             .nodeId(META_NODE_ID)
             .dataDir(workDir.resolve("meta"))
             .leaseMs(LEASE_MS);
@@ -91,7 +95,7 @@ final class StandaloneCluster implements AutoCloseable
     DriverProcess startDriver(final String label, final Map<String, String> properties)
     {
         final String name = "dkv-bench-" + ProcessHandle.current().pid() + "-" + label + "-" + driverCount++;
-        final DriverProcess driver = DriverProcess.start(provider, name, meta.endpoint(), properties,
+        final DriverProcess driver = DriverProcess.start(provider, name, meta.endpoint(), secretFile, properties,
             workDir.resolve(name + ".log"));
         started.add(driver);
         return driver;
@@ -124,7 +128,7 @@ final class StandaloneCluster implements AutoCloseable
             .requestSlots(256)
             .receiveBuffers(64)
             .advertisedBytes(64 * 1024);
-        final RaasDriver node = RaasDriver.start(tune.apply(context), MetaDirectory.of(meta.endpoint()));
+        final RaasDriver node = RaasDriver.start(tune.apply(context), MetaDirectory.of(secretFile, meta.endpoint()));
         started.add(node);
         return node;
     }

@@ -1,5 +1,7 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.raas.meta.ClusterSecret;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,8 +73,11 @@ final class CheckCluster implements AutoCloseable
     /** Start every role and wait until each says it is ready. */
     void start()
     {
+        final Path secretFile = data.resolve("cluster-secret");
+        ClusterSecret.readOrGenerate(secretFile);
+        final String secret = secretFile.toString();
         final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
-            "--data-dir", data.resolve("meta").toString()));
+            "--data-dir", data.resolve("meta").toString(), "--cluster-secret-file", secret));
         if (hosts != null)
         {
             // a fixed port: a restarted MetaServer must be found where the others know it
@@ -89,12 +94,14 @@ final class CheckCluster implements AutoCloseable
             nodeIds[i] = id;
             cluster.add(new Role("memory node " + id, "512m",
                 incarnation -> List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
+                    "--cluster-secret-file", secret,
                     "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
                     "--data-dir", data.resolve("memory-node-" + id).toString()),
                 MEMORY_NODE_READY, logs, "memory-node-" + id, on(host)).start());
         }
         cluster.add(new Role("driver", "512m",
             incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
+                "--cluster-secret-file", secret,
                 "--address", address(driverHost()) + ":0"),
             DRIVER_READY, logs, "driver", on(driverHost())).start());
         final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
