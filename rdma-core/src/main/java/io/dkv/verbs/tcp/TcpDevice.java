@@ -92,6 +92,18 @@ public final class TcpDevice extends SoftDevice
         return engine.linkBufferBytes();
     }
 
+    /** @return links peers opened to this device that the engine serves now. */
+    public int inboundLinkCount()
+    {
+        return engine.inboundLinkCount();
+    }
+
+    /** @return bytes of staging buffers held by links peers opened: what peers can make the engine hold. */
+    public long inboundLinkBufferBytes()
+    {
+        return engine.inboundBufferBytes();
+    }
+
     /** @return DC initiators of peers whose state (an error, an awaited retransmission) the links hold now. */
     public long dcSourceStates()
     {

@@ -76,7 +76,7 @@ abstract class TcpLink
         txSegment = buffers.allocate(bufferLength, 64);
         tx = txSegment.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         txBuffer = new UnsafeBuffer(tx);
-        engine.onBuffersAllocated(2L * bufferLength);
+        engine.onBuffersAllocated(2L * bufferLength, releaseOnClose);
     }
 
     final String name()
@@ -278,7 +278,7 @@ abstract class TcpLink
         if (buffers != null && buffers.scope().isAlive() && !buffersReleased)
         {
             buffersReleased = true;
-            engine.onBuffersAllocated(-rxSegment.byteSize() - txSegment.byteSize());
+            engine.onBuffersAllocated(-rxSegment.byteSize() - txSegment.byteSize(), releaseOnClose);
             if (releaseOnClose)
             {
                 buffers.close();

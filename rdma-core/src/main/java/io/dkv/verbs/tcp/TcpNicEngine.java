@@ -57,6 +57,8 @@ final class TcpNicEngine implements Agent
     private final AtomicLong linksCutOff = new AtomicLong();
     private final AtomicLong linkBufferBytes = new AtomicLong();
     private final AtomicLong dcSourceStates = new AtomicLong();
+    private final AtomicLong inboundBufferBytes = new AtomicLong();
+    private volatile int inboundLinks;
     private final AgentRunner runner;
     private int selectedCount;
     private long cutOffLogSecondStart = System.nanoTime() - 2_000_000_000L;
@@ -116,9 +118,29 @@ final class TcpNicEngine implements Agent
         return runner.thread();
     }
 
-    void onBuffersAllocated(final long bytes)
+    /**
+     * @param peerOpened true for links peers opened: what a peer can make the engine hold is counted
+     *                   apart from what the device itself opened.
+     */
+    void onBuffersAllocated(final long bytes, final boolean peerOpened)
     {
         linkBufferBytes.addAndGet(bytes);
+        if (peerOpened)
+        {
+            inboundBufferBytes.addAndGet(bytes);
+        }
+    }
+
+    /** @return bytes of staging buffers of links peers opened. */
+    long inboundBufferBytes()
+    {
+        return inboundBufferBytes.get();
+    }
+
+    /** @return links peers opened that the engine serves now. */
+    int inboundLinkCount()
+    {
+        return inboundLinks;
     }
 
     /** @return bytes of link staging buffers currently allocated. */
@@ -313,6 +335,10 @@ final class TcpNicEngine implements Agent
             final int ops = link instanceof OutboundLink ? SelectionKey.OP_WRITE : SelectionKey.OP_READ;
             link.key(link.channel.register(selector, ops, link));
             links.add(link);
+            if (link instanceof InboundLink)
+            {
+                inboundLinks++;
+            }
         }
         catch (final IOException ex)
         {
@@ -365,7 +391,10 @@ final class TcpNicEngine implements Agent
 
     void onClosed(final TcpLink link, final String reason)
     {
-        links.remove(link);
+        if (links.remove(link) && link instanceof InboundLink)
+        {
+            inboundLinks--;
+        }
         if (link instanceof InboundLink inbound)
         {
             final int fromSource = linksPerAddress.getValue(inbound.sourceAddress()) - 1;

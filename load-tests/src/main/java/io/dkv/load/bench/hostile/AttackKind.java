@@ -17,7 +17,11 @@ enum AttackKind
     /** Valid READs from DC initiators numbered at random, each leaving state if the engine kept it. */
     MADE_UP_QPNS("made-up DC initiators", false),
     /** Connections that never say HELLO, and more links from one address than it may hold. */
-    CONNECTION_FLOOD("connection flood", false);
+    CONNECTION_FLOOD("connection flood", false),
+    /** MetaServer RPCs against a member's records without the cluster secret, some of them mutated. */
+    UNAUTHENTICATED_RPCS("unauthenticated MetaServer RPCs", true),
+    /** RaaS CONNECTs to the MetaServer's service, held and never used. */
+    CONNECT_FLOOD("CONNECT flood on the MetaServer", false);
 
     private final String label;
     private final boolean unauthorized;

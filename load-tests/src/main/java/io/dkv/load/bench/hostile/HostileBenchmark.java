@@ -58,6 +58,14 @@ public final class HostileBenchmark implements Callable<Integer>
         description = "Connections of the garbage attack, and of the flood that never says HELLO (default: ${DEFAULT-VALUE}).")
     private int connections;
 
+    @Option(names = "--rpcs", defaultValue = "10000",
+        description = "MetaServer RPCs without the cluster secret (default: ${DEFAULT-VALUE}).")
+    private int rpcs;
+
+    @Option(names = "--connects", defaultValue = "2000",
+        description = "RaaS CONNECTs to the MetaServer's service, held and never used (default: ${DEFAULT-VALUE}).")
+    private int connects;
+
     @Option(names = "--clients", defaultValue = "2", description = "Legitimate client threads (default: ${DEFAULT-VALUE}).")
     private int clients;
 
@@ -69,10 +77,10 @@ public final class HostileBenchmark implements Callable<Integer>
 
     public Integer call() throws Exception
     {
-        if (frames < 1000 || connections < 1 || clients < 1)
+        if (frames < 1000 || connections < 1 || clients < 1 || rpcs < 1 || connects < 1)
         {
             throw new IllegalArgumentException("--frames " + frames + " (at least 1000), --connections " + connections +
-                ", --clients " + clients + ": out of range");
+                ", --rpcs " + rpcs + ", --connects " + connects + ", --clients " + clients + ": out of range");
         }
         final PrintWriter err = spec.commandLine().getErr();
         final Path dataDir = Files.createTempDirectory("dkv-bench-hostile");
@@ -96,11 +104,17 @@ public final class HostileBenchmark implements Callable<Integer>
                 Thread.sleep(3_000);
                 final double baselineRate = (legitimate.operations() - baselineOps) * 1e9 / (System.nanoTime() - baselineStart);
 
+                final NodeRecord memoryBefore = cluster.meta().node(HostileCluster.MEMORY_ID);
                 final EnginePeaks peaks = new EnginePeaks(cluster);
                 final long attackOps = legitimate.operations();
                 final long attackStart = System.nanoTime();
                 attack(targets, tallies, err);
+                final long joinNanos = attackMeta(cluster, tallies, err);
                 final long attackNanos = System.nanoTime() - attackStart;
+                final NodeRecord memoryAfter = cluster.meta().node(HostileCluster.MEMORY_ID);
+                final boolean recordsKept = memoryAfter != null && memoryBefore.withLease(0).equals(memoryAfter.withLease(0)) &&
+                    cluster.meta().region(cluster.memoryNode().indexRegion().name()) != null &&
+                    cluster.meta().region(cluster.memoryNode().heapRegion().name()) != null;
                 final double attackRate = (legitimate.operations() - attackOps) * 1e9 / attackNanos;
                 peaks.close();
 
@@ -112,7 +126,7 @@ public final class HostileBenchmark implements Callable<Integer>
                     cluster.metaDevice().engineThread().isAlive() && cluster.meta().node(HostileCluster.MEMORY_ID) != null;
                 legitimate.close();
                 report = report(tallies, before, after, enginesBefore, peaks, enginesAfter, reclaimed, alive, legitimate,
-                    baselineRate, attackRate, attackNanos);
+                    baselineRate, attackRate, attackNanos, recordsKept, joinNanos, cluster.meta().unauthenticatedRequests());
             }
         }
         finally
@@ -150,7 +164,7 @@ public final class HostileBenchmark implements Callable<Integer>
     }
 
     private void attack(final Targets targets, final Map<AttackKind, AttackTally> tallies, final PrintWriter err)
-        throws InterruptedException
+        throws InterruptedException, java.io.IOException
     {
         final TcpAttacker attacker = new TcpAttacker(seed);
         final long mutated = frames / 10;
@@ -171,6 +185,33 @@ public final class HostileBenchmark implements Callable<Integer>
         attacker.connectionFlood(targets.memoryIndex(), tallies.get(AttackKind.CONNECTION_FLOOD), connections, "127.0.0.2");
     }
 
+    /**
+     * RPCs without the secret against the memory node's records, then a CONNECT flood held while a
+     * new node joins.
+     *
+     * @return how long the new node took to join during the flood, or -1 when it could not.
+     */
+    private long attackMeta(final HostileCluster cluster, final Map<AttackKind, AttackTally> tallies, final PrintWriter err)
+    {
+        try (MetaAttacker attacker = new MetaAttacker(cluster.meta().endpoint(), seed))
+        {
+            err.printf(Locale.ROOT, "hostile: %,d MetaServer RPCs without the cluster secret...%n", rpcs);
+            attacker.rpcs(tallies.get(AttackKind.UNAUTHENTICATED_RPCS), cluster.meta().node(HostileCluster.MEMORY_ID),
+                cluster.memoryNode().indexRegion(), rpcs);
+            err.printf(Locale.ROOT, "hostile: %,d CONNECTs to the MetaServer, held, and a new node joining...%n", connects);
+            attacker.connects(tallies.get(AttackKind.CONNECT_FLOOD), connects);
+            try
+            {
+                return cluster.joinNewNode(HostileCluster.NEWCOMER_ID);
+            }
+            catch (final RuntimeException ex)
+            {
+                err.println("hostile: the new node could not join during the flood: " + ex.getMessage());
+                return -1;
+            }
+        }
+    }
+
     private SectionedReport report(
         final Map<AttackKind, AttackTally> tallies,
         final ProcessFigures before,
@@ -183,7 +224,10 @@ public final class HostileBenchmark implements Callable<Integer>
         final LegitimateClients legitimate,
         final double baselineRate,
         final double attackRate,
-        final long attackNanos)
+        final long attackNanos,
+        final boolean recordsKept,
+        final long joinNanos,
+        final long unauthenticatedRefused)
     {
         final TextTable attacks = new TextTable(List.of(
             new TextTable.Column("attack", false),
@@ -209,18 +253,20 @@ public final class HostileBenchmark implements Callable<Integer>
             new TextTable.Column("attack peak", true),
             new TextTable.Column("after", true),
             new TextTable.Column("after / before", true)));
-        held.addRow("heap in use after GC (KiB)", count(before.heapBytes() >> 10), "-", count(after.heapBytes() >> 10),
+        held.addRow("heap live after a full GC (KiB)", count(before.heapBytes() >> 10), "-", count(after.heapBytes() >> 10),
             ratio((double)after.heapBytes() / before.heapBytes()));
         held.addRow("open file descriptors", count(before.fds()), "-", count(after.fds()), ratio((double)after.fds() / before.fds()));
         held.addRow("threads", count(before.threads()), "-", count(after.threads()),
             ratio((double)after.threads() / before.threads()));
-        held.addRow("engine links (memory node + MetaServer)", count(enginesBefore.links()), count(peaks.links()),
+        held.addRow("links peers opened (memory node + MetaServer)", count(enginesBefore.links()), count(peaks.links()),
             count(enginesAfter.links()), ratio((double)enginesAfter.links() / Math.max(1, enginesBefore.links())));
-        held.addRow("engine link buffers (KiB)", count(enginesBefore.bufferBytes() >> 10), count(peaks.bufferBytes() >> 10),
+        held.addRow("their staging buffers (KiB)", count(enginesBefore.bufferBytes() >> 10), count(peaks.bufferBytes() >> 10),
             count(enginesAfter.bufferBytes() >> 10),
             ratio((double)enginesAfter.bufferBytes() / Math.max(1, enginesBefore.bufferBytes())));
         held.addRow("DC initiators with state", count(enginesBefore.dcSources()), count(peaks.dcSources()),
             count(enginesAfter.dcSources()), "-");
+        held.addRow("MetaServer's inbound RaaS connections", count(enginesBefore.metaInbound()), count(peaks.metaInbound()),
+            count(enginesAfter.metaInbound()), "-");
         final TextTable clientsTable = new TextTable(List.of(
             new TextTable.Column("legitimate clients", false),
             new TextTable.Column("value", true)));
@@ -237,7 +283,11 @@ public final class HostileBenchmark implements Callable<Integer>
         goals.add(goal(String.format(Locale.ROOT, "every attack frame asked for sent (--frames %,d; sent %,d)", frames,
             totalFrames), totalFrames >= frames));
         goals.add(goal("0 crashes: both NIC engines alive and the memory node still in the directory", alive));
-        goals.add(goal(String.format(Locale.ROOT, "0 successful unauthorized accesses (%,d)", breaches), breaches == 0));
+        goals.add(goal(String.format(Locale.ROOT, "0 successful unauthorized accesses (%,d; the MetaServer refused %,d " +
+            "RPCs as unauthenticated)", breaches, unauthenticatedRefused), breaches == 0));
+        goals.add(goal("the memory node's record and regions in the MetaServer are as they were", recordsKept));
+        goals.add(goal(String.format(Locale.ROOT, "a new node joins during the CONNECT flood (%s)",
+            joinNanos < 0 ? "it could not" : String.format(Locale.ROOT, "in %.1f ms", joinNanos / 1e6)), joinNanos >= 0));
         goals.add(goal(String.format(Locale.ROOT, "0 errors or wrong values for legitimate clients (%,d errors, %,d wrong%s)",
             legitimate.errors(), legitimate.wrongValues(),
             legitimate.firstProblem() == null ? "" : "; first: " + legitimate.firstProblem()),
@@ -254,7 +304,9 @@ public final class HostileBenchmark implements Callable<Integer>
             "attacks, one after another from this process: random bytes; WRITEs and atomics with a byte or two changed; " +
                 "WRITEs (empty or not), adds of 0 and swaps of a word for itself on the MetaServer's read-only tables with " +
                 "its real DC key, and on the memory node's heap with made-up rkeys; valid READs of the index from DC " +
-                "initiators numbered at random; connections from 127.0.0.2 that never say HELLO",
+                "initiators numbered at random; connections from 127.0.0.2 that never say HELLO; MetaServer RPCs that " +
+                "re-register, deregister, evict or strip the memory node, sealed with a wrong secret (one in eight also " +
+                "mutated); RaaS CONNECTs to the MetaServer held and never used, while a new node joins",
             String.format(Locale.ROOT, "attack time %.1f s; figures before and after are taken after System.gc(), with the " +
                 "legitimate clients running", attackNanos / 1e9));
         return new SectionedReport(TITLE, MachineInfo.current(), method, List.of(
@@ -281,15 +333,16 @@ public final class HostileBenchmark implements Callable<Integer>
         }
     }
 
-    /** Links, link buffers and DC initiator state of both engines at one moment. */
-    private record EngineFigures(long links, long bufferBytes, long dcSources)
+    /** Links, link buffers and DC initiator state of both engines, and the MetaServer's connections, at one moment. */
+    private record EngineFigures(long links, long bufferBytes, long dcSources, long metaInbound)
     {
         static EngineFigures of(final HostileCluster cluster)
         {
             final TcpDevice memory = cluster.memoryDevice();
             final TcpDevice meta = cluster.metaDevice();
-            return new EngineFigures(memory.linkCount() + meta.linkCount(), memory.linkBufferBytes() + meta.linkBufferBytes(),
-                memory.dcSourceStates() + meta.dcSourceStates());
+            return new EngineFigures(memory.inboundLinkCount() + meta.inboundLinkCount(),
+                memory.inboundLinkBufferBytes() + meta.inboundLinkBufferBytes(),
+                memory.dcSourceStates() + meta.dcSourceStates(), cluster.metaDriver().inboundConnections());
         }
 
         static boolean awaitBack(final HostileCluster cluster, final EngineFigures before, final long timeoutMs)
@@ -299,7 +352,8 @@ public final class HostileBenchmark implements Callable<Integer>
             while (System.currentTimeMillis() < deadline)
             {
                 final EngineFigures now = of(cluster);
-                if (now.links <= before.links && now.bufferBytes <= before.bufferBytes && now.dcSources == 0)
+                if (now.links <= before.links && now.bufferBytes <= before.bufferBytes && now.dcSources == 0 &&
+                    now.metaInbound <= before.metaInbound)
                 {
                     return true;
                 }
@@ -316,6 +370,7 @@ public final class HostileBenchmark implements Callable<Integer>
         private long links;
         private long bufferBytes;
         private long dcSources;
+        private long metaInbound;
         private final Thread sampler;
 
         EnginePeaks(final HostileCluster cluster)
@@ -330,6 +385,7 @@ public final class HostileBenchmark implements Callable<Integer>
                         links = Math.max(links, now.links);
                         bufferBytes = Math.max(bufferBytes, now.bufferBytes);
                         dcSources = Math.max(dcSources, now.dcSources);
+                        metaInbound = Math.max(metaInbound, now.metaInbound);
                     }
                     try
                     {
@@ -356,6 +412,11 @@ public final class HostileBenchmark implements Callable<Integer>
         synchronized long dcSources()
         {
             return dcSources;
+        }
+
+        synchronized long metaInbound()
+        {
+            return metaInbound;
         }
 
         public void close() throws InterruptedException

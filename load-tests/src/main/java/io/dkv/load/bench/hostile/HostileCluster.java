@@ -11,6 +11,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.verbs.VerbsContext;
 import io.dkv.verbs.tcp.TcpDevice;
@@ -28,6 +29,7 @@ final class HostileCluster implements AutoCloseable
     static final long META_ID = 100;
     static final long MEMORY_ID = 1;
     static final long CLIENT_ID = 2;
+    static final long NEWCOMER_ID = 3;
     private static final int TIMEOUT_MS = 5_000;
 
     private final MetaServer meta;
@@ -36,20 +38,24 @@ final class HostileCluster implements AutoCloseable
     private final Raas clientRaas;
     private final KvClient client;
 
+    private final byte[] secret;
+
     HostileCluster(final Path dataDir)
     {
+        secret = ClusterSecret.generate(dataDir.resolve("cluster-secret"));
         MetaServer startedMeta = null;
         Raas startedMemory = null;
         MemoryNode startedNode = null;
         Raas startedClient = null;
         try
         {
-            final MetaServerContext metaContext = new MetaServerContext().nodeId(META_ID).dataDir(dataDir.resolve("meta"));
+            final MetaServerContext metaContext = new MetaServerContext().nodeId(META_ID).dataDir(dataDir.resolve("meta"))
+                .clusterSecret(secret);
             metaContext.raas().verbs(tcp()).timeoutMs(TIMEOUT_MS);
             startedMeta = MetaServer.start(metaContext);
-            startedMemory = Raas.embedded(node(MEMORY_ID).role(NodeRecord.ROLE_MEMORY), directory(startedMeta));
+            startedMemory = Raas.embedded(node(MEMORY_ID).role(NodeRecord.ROLE_MEMORY), directory(startedMeta, secret));
             startedNode = MemoryNode.start(startedMemory, new MemoryNodeContext().indexGroups(1024).heapChunks(64));
-            startedClient = Raas.embedded(node(CLIENT_ID), directory(startedMeta));
+            startedClient = Raas.embedded(node(CLIENT_ID), directory(startedMeta, secret));
             client = KvClient.connect(startedClient, new KvClientContext().memoryNodes(MEMORY_ID).timeoutMs(TIMEOUT_MS));
         }
         catch (final RuntimeException ex)
@@ -73,9 +79,30 @@ final class HostileCluster implements AutoCloseable
         return new RaasContext().verbs(tcp()).nodeId(nodeId).timeoutMs(TIMEOUT_MS);
     }
 
-    private static MetaDirectory directory(final MetaServer meta)
+    private static MetaDirectory directory(final MetaServer meta, final byte[] secret)
     {
-        return new MetaDirectory(new MetaDirectoryContext().endpoints(meta.endpoint()));
+        return new MetaDirectory(new MetaDirectoryContext().clusterSecret(secret).endpoints(meta.endpoint()));
+    }
+
+    /**
+     * A node joins the cluster now, as a new memory node would: it registers with the MetaServer and
+     * reads the directory, then leaves.
+     *
+     * @return how long joining took, in nanoseconds.
+     */
+    long joinNewNode(final long nodeId)
+    {
+        final long start = System.nanoTime();
+        try (Raas joined = Raas.embedded(node(nodeId), directory(meta, secret)))
+        {
+            joined.nodes(NodeRecord.ROLE_MEMORY);
+            return System.nanoTime() - start;
+        }
+    }
+
+    RaasDriver metaDriver()
+    {
+        return (RaasDriver)meta.raas();
     }
 
     KvClient client()

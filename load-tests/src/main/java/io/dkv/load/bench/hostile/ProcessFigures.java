@@ -2,15 +2,19 @@ package io.dkv.load.bench.hostile;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * What this process holds at a moment: heap in use after a collection, open file descriptors,
+ * What this process holds at a moment: heap live after a full collection, open file descriptors,
  * threads. Taken before an attack and after it, the difference is what the attack left behind.
  *
- * @param heapBytes heap in use after {@code System.gc()}.
+ * @param heapBytes heap each pool held right after the full collection {@code System.gc()} made (its
+ *                  collection usage): the live set, not what was allocated since.
  * @param fds       open file descriptors ({@code /proc/self/fd}), -1 where that cannot be read.
  * @param threads   live threads.
  */
@@ -22,8 +26,21 @@ record ProcessFigures(long heapBytes, long fds, int threads)
         {
             System.gc();
         }
-        return new ProcessFigures(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), openFds(),
-            ManagementFactory.getThreadMXBean().getThreadCount());
+        return new ProcessFigures(liveHeapBytes(), openFds(), ManagementFactory.getThreadMXBean().getThreadCount());
+    }
+
+    private static long liveHeapBytes()
+    {
+        long bytes = 0;
+        for (final MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans())
+        {
+            final MemoryUsage afterCollection = pool.getType() == MemoryType.HEAP ? pool.getCollectionUsage() : null;
+            if (afterCollection != null)
+            {
+                bytes += afterCollection.getUsed();
+            }
+        }
+        return bytes;
     }
 
     private static long openFds()

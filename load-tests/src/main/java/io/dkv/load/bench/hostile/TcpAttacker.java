@@ -9,6 +9,8 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +90,8 @@ final class TcpAttacker
             }
             tally.connections.incrementAndGet();
             final AtomicLong answered = new AtomicLong();
-            final Thread reader = Thread.ofVirtual().start(() -> countResponses(channel, tally, answered));
+            // platform threads: virtual ones would leave the JDK's pollers (file descriptors) behind in the figures
+            final Thread reader = Thread.ofPlatform().daemon().start(() -> countResponses(channel, tally, answered));
             long sentHere = 0;
             try
             {
@@ -212,23 +215,24 @@ final class TcpAttacker
 
     /**
      * Open connections from one address and never say HELLO: the engine must refuse those beyond the
-     * address's share and close the rest at the HELLO deadline.
-     *
+     * address's share and close the rest at the HELLO deadline. One selector watches them all end.
      */
     void connectionFlood(final Target target, final AttackTally tally, final int connections, final String fromAddress)
-        throws InterruptedException
+        throws IOException
     {
         final List<SocketChannel> open = new ArrayList<>();
-        try
+        try (Selector selector = Selector.open())
         {
             for (int i = 0; i < connections; i++)
             {
                 try
                 {
                     final SocketChannel channel = SocketChannel.open();
+                    open.add(channel);
                     channel.bind(new InetSocketAddress(fromAddress, 0));
                     channel.connect(target.engine().tcpSocketAddress());
-                    open.add(channel);
+                    channel.configureBlocking(false);
+                    channel.register(selector, SelectionKey.OP_READ);
                     tally.connections.incrementAndGet();
                 }
                 catch (final IOException ex)
@@ -236,34 +240,38 @@ final class TcpAttacker
                     tally.refused.incrementAndGet();
                 }
             }
-            final List<Thread> waiters = new ArrayList<>();
-            for (final SocketChannel channel : open)
+            final ByteBuffer sink = ByteBuffer.allocate(4096);
+            final long deadline = System.nanoTime() + 60_000_000_000L;
+            int ended = 0;
+            while (ended < tally.connections.get() && System.nanoTime() < deadline)
             {
-                waiters.add(Thread.ofVirtual().start(() ->
+                selector.select(100);
+                for (final SelectionKey key : selector.selectedKeys())
                 {
-                    if (awaitEnd(channel, 60_000) == 0)
+                    int read;
+                    try
                     {
+                        read = ((SocketChannel)key.channel()).read(sink.clear());
+                    }
+                    catch (final IOException reset)
+                    {
+                        read = -1;
+                    }
+                    if (read < 0)
+                    {
+                        key.cancel();
+                        ended++;
                         tally.cutOff.incrementAndGet();
                     }
-                }));
-            }
-            for (final Thread waiter : waiters)
-            {
-                waiter.join(60_000);
+                }
+                selector.selectedKeys().clear();
             }
         }
         finally
         {
             for (final SocketChannel channel : open)
             {
-                try
-                {
-                    channel.close();
-                }
-                catch (final IOException ignore)
-                {
-                    // closing anyway
-                }
+                channel.close();
             }
         }
     }
