@@ -77,6 +77,14 @@ public final class RaasConfiguration
     public static final String REMOTE_MALLOC_BYTES_PROP_NAME = "dkv.raas.remote.malloc.bytes";
     public static final long REMOTE_MALLOC_BYTES_DEFAULT = 0;
 
+    /**
+     * Routes (a node's record and address handle) a driver keeps: beyond, one without an RC queue
+     * pair makes room, so that node ids a peer makes up in its messages cannot fill memory. A route
+     * given up is made again from the directory when next needed.
+     */
+    public static final String MAX_ROUTES_PROP_NAME = "dkv.raas.max.routes";
+    public static final int MAX_ROUTES_DEFAULT = 65_536;
+
     public static final String ADVERTISED_BYTES_PROP_NAME = "dkv.raas.advertised.bytes";
     public static final int ADVERTISED_BYTES_DEFAULT = 1024 * 1024;
 

@@ -32,6 +32,7 @@ public final class RaasContext
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
     private int advertisedBytes = intProperty(ADVERTISED_BYTES_PROP_NAME, ADVERTISED_BYTES_DEFAULT);
     private long remoteMallocBytes = longProperty(REMOTE_MALLOC_BYTES_PROP_NAME, REMOTE_MALLOC_BYTES_DEFAULT);
+    private int maxRoutes = intProperty(MAX_ROUTES_PROP_NAME, MAX_ROUTES_DEFAULT);
     private int inboundPerPeer = intProperty(INBOUND_PER_PEER_PROP_NAME, INBOUND_PER_PEER_DEFAULT);
     private int inboundMax = intProperty(INBOUND_MAX_PROP_NAME, INBOUND_MAX_DEFAULT);
     private int unusedPerPeer = intProperty(UNUSED_PER_PEER_PROP_NAME, UNUSED_PER_PEER_DEFAULT);
@@ -78,6 +79,7 @@ public final class RaasContext
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
         requireRange("advertisedBytes", advertisedBytes, 4096, 1 << 30);
         requireRange("remoteMallocBytes", remoteMallocBytes, 0, Long.MAX_VALUE);
+        requireRange("maxRoutes", maxRoutes, 16, 1 << 24);
         // a driver has 2^20 - 1 vQPNs in all; the unused bounds sit inside the inbound ones
         requireRange("inboundMax", inboundMax, 1, (1 << 20) - 1);
         requireRange("inboundPerPeer", inboundPerPeer, 1, inboundMax);
@@ -292,6 +294,18 @@ public final class RaasContext
     public RaasContext messageCredits(final int messageCredits)
     {
         this.messageCredits = messageCredits;
+        return this;
+    }
+
+    /** @return routes to nodes the driver keeps at most. */
+    public int maxRoutes()
+    {
+        return maxRoutes;
+    }
+
+    public RaasContext maxRoutes(final int maxRoutes)
+    {
+        this.maxRoutes = maxRoutes;
         return this;
     }
 

@@ -106,6 +106,7 @@ public final class RaasDriver implements Raas
     private final WorkCompletion[] sendCompletions = new WorkCompletion[64];
     private final WorkCompletion[] recvCompletions = new WorkCompletion[64];
     private final Long2ObjectHashMap<NodeRoute> routes = new Long2ObjectHashMap<>();
+    private long routesGivenUp;
     private final AtomicReferenceArray<DriverConnection> connections;
     private final int[] connectionGenerations;
     private final AtomicInteger deferredCount = new AtomicInteger();
@@ -528,8 +529,50 @@ public final class RaasDriver implements Raas
         {
             route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;
         }
+        else if (routes.size() >= context.maxRoutes())
+        {
+            giveUpARoute();
+        }
         routes.put(node.id(), route);
         return route;
+    }
+
+    /**
+     * Make room for a route: node ids cost a peer nothing to make up, one per message. A route without
+     * an RC queue pair is given up (connections that hold it keep using it; the next lookup of its node
+     * makes it again from the directory). Called holding the routes' lock.
+     */
+    private void giveUpARoute()
+    {
+        final Long2ObjectHashMap<NodeRoute>.ValueIterator candidates = routes.values().iterator();
+        while (candidates.hasNext())
+        {
+            final NodeRoute candidate = candidates.next();
+            if (candidate.rc == null && !candidate.promoting && candidate.node.id() != self.id())
+            {
+                candidates.remove();
+                routesGivenUp++;
+                return;
+            }
+        }
+    }
+
+    /** @return routes given up to keep within maxRoutes. */
+    public long routesGivenUp()
+    {
+        synchronized (routes)
+        {
+            return routesGivenUp;
+        }
+    }
+
+    /** @return routes to nodes the driver keeps now. */
+    public int routeCount()
+    {
+        synchronized (routes)
+        {
+            return routes.size();
+        }
     }
 
     /** A request to the node failed as if its metadata were stale: read it anew next time. */

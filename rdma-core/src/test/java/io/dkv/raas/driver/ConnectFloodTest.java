@@ -227,6 +227,33 @@ class ConnectFloodTest
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     @Timeout(180)
+    void forgedNodeIdsLeaveNoMoreRoutesThanTheBoundAndRealPeersStillConnect(final String provider) throws Exception
+    {
+        final int maxRoutes = 32;
+        final StaticDirectory directory = new StaticDirectory();
+        try (RaasDriver flooded = (RaasDriver)Raas.embedded(bounded(provider, 1).maxRoutes(maxRoutes), directory);
+            RaasDriver hostile = (RaasDriver)Raas.embedded(context(provider, 2), directory);
+            Raas legitimate = Raas.embedded(context(provider, 4), directory);
+            EchoServer ignored = new EchoServer(flooded))
+        {
+            exchange(legitimate, 1, 0);
+            int mostRoutes = 0;
+            for (int sent = 0; sent < FLOOD; sent += 100)
+            {
+                ForgedConnects.send(hostile, 1, SERVICE, 3_000_000 + sent, 100);
+                ForgedConnects.awaitSent(hostile);
+                mostRoutes = Math.max(mostRoutes, flooded.routeCount());
+                exchange(legitimate, 1, 1 + sent);
+            }
+            assertTrue(mostRoutes <= maxRoutes, "routes held after " + FLOOD + " forged node ids: " + mostRoutes);
+            awaitNothingInbound(flooded);
+            exchange(legitimate, 1, FLOOD + 1);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    @Timeout(180)
     void aFloodFromManyAddressesIsBoundedInTotal(final String provider) throws Exception
     {
         final StaticDirectory directory = new StaticDirectory();

@@ -40,7 +40,7 @@ import static io.dkv.load.bench.Formats.ratio;
             "while legitimate clients run and check every value; report crashes, unauthorized accesses that " +
             "succeeded, the clients' errors, and heap and file descriptors after the attack against before it.",
         "Goals: 0 crashes, 0 successful unauthorized accesses, 0 errors or wrong values for legitimate clients, heap " +
-            "and fds back within 10% of their start. Exits 3 when a goal is missed."
+            "and fds back within 10%% of their start. Exits 3 when a goal is missed."
     })
 public final class HostileBenchmark implements Callable<Integer>
 {

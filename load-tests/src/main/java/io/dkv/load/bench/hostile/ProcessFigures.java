@@ -1,10 +1,9 @@
 package io.dkv.load.bench.hostile;
 
+import io.dkv.load.bench.LiveHeap;
+
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -26,21 +25,7 @@ record ProcessFigures(long heapBytes, long fds, int threads)
         {
             System.gc();
         }
-        return new ProcessFigures(liveHeapBytes(), openFds(), ManagementFactory.getThreadMXBean().getThreadCount());
-    }
-
-    private static long liveHeapBytes()
-    {
-        long bytes = 0;
-        for (final MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans())
-        {
-            final MemoryUsage afterCollection = pool.getType() == MemoryType.HEAP ? pool.getCollectionUsage() : null;
-            if (afterCollection != null)
-            {
-                bytes += afterCollection.getUsed();
-            }
-        }
-        return bytes;
+        return new ProcessFigures(LiveHeap.afterLastCollection(), openFds(), ManagementFactory.getThreadMXBean().getThreadCount());
     }
 
     private static long openFds()

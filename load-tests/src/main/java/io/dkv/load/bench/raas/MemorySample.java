@@ -1,12 +1,11 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.LiveHeap;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -68,7 +67,7 @@ record MemorySample(long heapBytes, long mappedBytes, long shmResidentBytes)
         }
         System.gc();
         return new MemorySample(
-            heapAfterCollection(),
+            LiveHeap.afterLastCollection(),
             mappedFileBytes(),
             shmResidentBytes(STATUS));
     }
@@ -91,20 +90,6 @@ record MemorySample(long heapBytes, long mappedBytes, long shmResidentBytes)
             (mappedBytes - before.mappedBytes) / units,
             shm,
             units);
-    }
-
-    private static long heapAfterCollection()
-    {
-        long total = 0;
-        for (final MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans())
-        {
-            final MemoryUsage afterCollection = pool.getCollectionUsage();
-            if (pool.getType() == MemoryType.HEAP && afterCollection != null)
-            {
-                total += afterCollection.getUsed();
-            }
-        }
-        return total;
     }
 
     private static long mappedFileBytes()

