@@ -83,15 +83,7 @@ public final class MetaServerContext
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
-        if (clusterSecret == null && !noClusterSecret)
-        {
-            if (clusterSecretFile == null)
-            {
-                throw new IllegalArgumentException("a MetaServer needs the cluster secret: set clusterSecretFile (or -D" +
-                    MetaDirectoryConfiguration.CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
-            }
-            clusterSecret = ClusterSecret.read(clusterSecretFile);
-        }
+        clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaServer");
         return this;
     }
 
@@ -104,12 +96,7 @@ public final class MetaServerContext
     /** Authenticate RPCs, from nodes and from the peer MetaServer, with this secret. */
     public MetaServerContext clusterSecret(final byte[] clusterSecret)
     {
-        if (clusterSecret.length < ClusterSecret.MIN_BYTES)
-        {
-            throw new IllegalArgumentException("a cluster secret of " + clusterSecret.length + " bytes, fewer than " +
-                ClusterSecret.MIN_BYTES);
-        }
-        this.clusterSecret = clusterSecret.clone();
+        this.clusterSecret = ClusterSecret.checked(clusterSecret);
         this.noClusterSecret = false;
         return this;
     }

@@ -121,6 +121,40 @@ public final class ClusterSecret
         return secret;
     }
 
+    /**
+     * @return a copy of a secret given in code, once its length is checked.
+     * @throws IllegalArgumentException naming the length, when it is shorter than {@link #MIN_BYTES}.
+     */
+    public static byte[] checked(final byte[] secret)
+    {
+        if (secret.length < MIN_BYTES)
+        {
+            throw new IllegalArgumentException("a cluster secret of " + secret.length + " bytes, fewer than " + MIN_BYTES);
+        }
+        return secret.clone();
+    }
+
+    /**
+     * The secret a context ends with: as given in code, else read from its file, else none when the
+     * context chose none.
+     *
+     * @param who what needs it, for the error that says how to give it ("a MetaServer").
+     * @return the secret, or null for none.
+     */
+    public static byte[] resolve(final byte[] given, final Path file, final boolean none, final String who)
+    {
+        if (given != null || none)
+        {
+            return given;
+        }
+        if (file == null)
+        {
+            throw new IllegalArgumentException(who + " needs the cluster secret: set clusterSecretFile (or -D" +
+                MetaDirectoryConfiguration.CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
+        }
+        return read(file);
+    }
+
     /** @return the file's secret, generated first when the file does not exist. */
     public static byte[] readOrGenerate(final Path file)
     {

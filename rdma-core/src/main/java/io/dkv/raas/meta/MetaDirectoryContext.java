@@ -52,15 +52,7 @@ public final class MetaDirectoryContext
         requireRange("rpcTimeoutMs", rpcTimeoutMs, 1, 3_600_000);
         requireRange("relinkMs", relinkMs, 1, 3_600_000);
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
-        if (clusterSecret == null && !noClusterSecret)
-        {
-            if (clusterSecretFile == null)
-            {
-                throw new IllegalArgumentException("a MetaDirectory needs the cluster secret: set clusterSecretFile (or -D" +
-                    CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
-            }
-            clusterSecret = ClusterSecret.read(clusterSecretFile);
-        }
+        clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaDirectory");
         if (nodeToken != null && nodeToken.length != MetaRpcDescriptor.TOKEN_LENGTH)
         {
             throw new IllegalArgumentException("a node token has " + MetaRpcDescriptor.TOKEN_LENGTH + " bytes, not " + nodeToken.length);
@@ -136,12 +128,7 @@ public final class MetaDirectoryContext
     /** Authenticate RPCs with this secret (at least {@link ClusterSecret#MIN_BYTES} bytes). */
     public MetaDirectoryContext clusterSecret(final byte[] clusterSecret)
     {
-        if (clusterSecret.length < ClusterSecret.MIN_BYTES)
-        {
-            throw new IllegalArgumentException("a cluster secret of " + clusterSecret.length + " bytes, fewer than " +
-                ClusterSecret.MIN_BYTES);
-        }
-        this.clusterSecret = clusterSecret.clone();
+        this.clusterSecret = ClusterSecret.checked(clusterSecret);
         this.noClusterSecret = false;
         return this;
     }
