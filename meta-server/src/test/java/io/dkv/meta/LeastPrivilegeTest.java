@@ -40,14 +40,16 @@ class LeastPrivilegeTest
     @ValueSource(strings = {"shm", "tcp"})
     void theTablesRefuseZeroLengthWritesAddsOfZeroAndSwapsOfAWordForItself(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider),
+            100, dir));
             Raas peer = MetaTestSupport.node(provider, 7, server.endpoint());
             Arena arena = Arena.ofConfined())
         {
             final RemoteRegion handedOut = peer.lookup(MetaServer.TABLES_NAME_PREFIX + server.endpoint().nodeId());
             assertEquals(Access.REMOTE_READ, handedOut.access());
             final RemoteRegion claimed = new RemoteRegion(handedOut.name(), handedOut.nodeId(), handedOut.nodeEpoch(),
-                handedOut.address(), handedOut.rkey(), handedOut.length(), Access.REMOTE_MASK, handedOut.layoutVersion());
+                handedOut.address(), handedOut.rkey(), handedOut.length(), Access.REMOTE_MASK,
+                    handedOut.layoutVersion());
             ((RaasDriver)peer).trust(claimed);
             final MemorySegment before = arena.allocate(4096);
             final MemorySegment after = arena.allocate(4096);

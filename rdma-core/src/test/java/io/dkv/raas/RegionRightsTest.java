@@ -31,7 +31,8 @@ class RegionRightsTest
             final RemoteRegion owned = pair.b.malloc(pair.b.self().id(), 4096, "read-only", Access.REMOTE_READ);
             assertEquals(Access.REMOTE_READ, pair.a.lookup("read-only").access());
             pair.b.localMemory(owned).fill((byte)7);
-            final RemoteRegion claimed = new RemoteRegion(owned.name(), owned.nodeId(), owned.nodeEpoch(), owned.address(),
+            final RemoteRegion claimed = new RemoteRegion(owned.name(), owned.nodeId(), owned.nodeEpoch(),
+                owned.address(),
                 owned.rkey(), owned.length(), Access.REMOTE_MASK, owned.layoutVersion());
             ((RaasDriver)pair.a).trust(claimed);
             final MemorySegment buffer = MemorySegment.ofArray(new byte[64]);
@@ -55,7 +56,8 @@ class RegionRightsTest
         {
             final RaasException local = assertThrows(RaasException.class,
                 () -> pair.b.malloc(pair.b.self().id(), 4096, "local", Access.LOCAL_WRITE | Access.REMOTE_READ));
-            assertTrue(local.getMessage().contains("'local' asks for access LOCAL_WRITE|REMOTE_READ"), local.getMessage());
+            assertTrue(local.getMessage().contains("'local' asks for access LOCAL_WRITE|REMOTE_READ"),
+                local.getMessage());
             final RaasException none = assertThrows(RaasException.class,
                 () -> pair.b.malloc(pair.b.self().id(), 4096, "none", 0));
             assertTrue(none.getMessage().contains("access NONE"), none.getMessage());
@@ -91,7 +93,8 @@ class RegionRightsTest
         }
         try (RaasPair generous = new RaasPair(provider, context -> context.remoteMallocBytes(64 * 1024)))
         {
-            final RemoteRegion granted = generous.a.malloc(generous.b.self().id(), 32 * 1024, "granted", Access.REMOTE_READ);
+            final RemoteRegion granted = generous.a.malloc(generous.b.self().id(), 32 * 1024, "granted",
+                Access.REMOTE_READ);
             assertEquals(Access.REMOTE_READ, granted.access());
             assertEquals(granted, generous.a.lookup("granted"));
             assertThrows(RaasException.class,

@@ -57,7 +57,8 @@ final class RawTcpPeer
     static ByteBuffer dcRead(
         final int srcQpn, final DcTarget dct, final int psn, final int length, final long remoteAddr, final int rkey)
     {
-        return request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_DC, srcQpn, dct.dctNumber(), psn, length,
+        return request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_DC, srcQpn, dct.dctNumber(), psn,
+            length,
             remoteAddr, rkey).putLong(REQ_KEY_OFFSET, dct.dcKey());
     }
 

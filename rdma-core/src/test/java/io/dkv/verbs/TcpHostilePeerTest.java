@@ -176,7 +176,8 @@ class TcpHostilePeerTest
                 final Completions completions = new Completions(newcomer.cq);
                 qps[0].postSend(new SendWorkRequest().wrId(7).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
                     .local(newcomer.region, 0, 64).remote(victim.region.address(), victim.region.rkey()));
-                assertEquals(WcStatus.SUCCESS, completions.awaitOne(newcomer.cq).status(), "a peer from another address");
+                assertEquals(WcStatus.SUCCESS, completions.awaitOne(newcomer.cq).status(),
+                    "a peer from another address");
             }
             friendly.assertUnharmed();
         }

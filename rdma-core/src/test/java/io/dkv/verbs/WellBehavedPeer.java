@@ -34,7 +34,8 @@ final class WellBehavedPeer implements AutoCloseable
         thread.start();
     }
 
-    /** Start the traffic and wait for its first operation (the victim's QP takes requests from the link spoken on first). */
+    /** Start the traffic and wait for its first operation (the victim's QP takes requests from the link spoken on
+     * first). */
     static WellBehavedPeer start(final TestNode victim)
     {
         final WellBehavedPeer peer = new WellBehavedPeer(victim);

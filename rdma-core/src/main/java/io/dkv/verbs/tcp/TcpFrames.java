@@ -23,7 +23,8 @@ public final class TcpFrames
     {
         final ByteBuffer frame = ByteBuffer.allocate(HELLO_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         final byte[] address = claimed.bytes();
-        frame.putInt(FRAME_LENGTH_OFFSET, HELLO_LENGTH).put(TYPE_OFFSET, TYPE_HELLO).putLong(HELLO_MAGIC_OFFSET, HELLO_MAGIC)
+        frame.putInt(FRAME_LENGTH_OFFSET, HELLO_LENGTH).put(TYPE_OFFSET, TYPE_HELLO)
+            .putLong(HELLO_MAGIC_OFFSET, HELLO_MAGIC)
             .putInt(HELLO_VERSION_OFFSET, PROTOCOL_VERSION).putInt(HELLO_ADDRESS_LENGTH_OFFSET, address.length)
             .put(HELLO_ADDRESS_OFFSET, address);
         return frame;
@@ -38,14 +39,16 @@ public final class TcpFrames
         return putRequest(frame, 0, frameLength, opcode, transport, srcQpn, dst, psn, length, remoteAddr, rkey);
     }
 
-    /** Write a request header at {@code offset} of {@code frame} (little-endian), leaving the other fields as they are. */
+    /** Write a request header at {@code offset} of {@code frame} (little-endian); other fields stay as they are. */
     public static ByteBuffer putRequest(
-        final ByteBuffer frame, final int offset, final int frameLength, final int opcode, final int transport, final int srcQpn,
+        final ByteBuffer frame, final int offset, final int frameLength, final int opcode, final int transport,
+        final int srcQpn,
         final int dst, final int psn, final int length, final long remoteAddr, final int rkey)
     {
         frame.putInt(offset + FRAME_LENGTH_OFFSET, frameLength).put(offset + TYPE_OFFSET, TYPE_REQUEST)
             .put(offset + REQ_OPCODE_OFFSET, (byte)opcode).put(offset + REQ_TRANSPORT_OFFSET, (byte)transport)
-            .putInt(offset + REQ_SRC_QPN_OFFSET, srcQpn).putInt(offset + REQ_DST_OFFSET, dst).putInt(offset + REQ_PSN_OFFSET, psn)
+            .putInt(offset + REQ_SRC_QPN_OFFSET, srcQpn).putInt(offset + REQ_DST_OFFSET, dst)
+            .putInt(offset + REQ_PSN_OFFSET, psn)
             .putInt(offset + REQ_LENGTH_OFFSET, length).putLong(offset + REQ_REMOTE_ADDR_OFFSET, remoteAddr)
             .putInt(offset + REQ_RKEY_OFFSET, rkey);
         return frame;

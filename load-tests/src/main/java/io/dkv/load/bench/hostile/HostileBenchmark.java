@@ -55,7 +55,8 @@ public final class HostileBenchmark implements Callable<Integer>
     private long frames;
 
     @Option(names = "--connections", defaultValue = "1000",
-        description = "Connections of the garbage attack, and of the flood that never says HELLO (default: ${DEFAULT-VALUE}).")
+        description = "Connections of the garbage attack, and of the flood that never says HELLO " +
+            "(default: ${DEFAULT-VALUE}).")
     private int connections;
 
     @Option(names = "--rpcs", defaultValue = "10000",
@@ -66,10 +67,12 @@ public final class HostileBenchmark implements Callable<Integer>
         description = "RaaS CONNECTs to the MetaServer's service, held and never used (default: ${DEFAULT-VALUE}).")
     private int connects;
 
-    @Option(names = "--clients", defaultValue = "2", description = "Legitimate client threads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--clients", defaultValue = "2",
+        description = "Legitimate client threads (default: ${DEFAULT-VALUE}).")
     private int clients;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the attacks' random choices (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "1",
+        description = "Seed of the attacks' random choices (default: ${DEFAULT-VALUE}).")
     private long seed;
 
     @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
@@ -102,7 +105,8 @@ public final class HostileBenchmark implements Callable<Integer>
                 final long baselineOps = legitimate.operations();
                 final long baselineStart = System.nanoTime();
                 Thread.sleep(3_000);
-                final double baselineRate = (legitimate.operations() - baselineOps) * 1e9 / (System.nanoTime() - baselineStart);
+                final double baselineRate =
+                    (legitimate.operations() - baselineOps) * 1e9 / (System.nanoTime() - baselineStart);
 
                 final NodeRecord memoryBefore = cluster.meta().node(HostileCluster.MEMORY_ID);
                 final EnginePeaks peaks = new EnginePeaks(cluster);
@@ -112,7 +116,8 @@ public final class HostileBenchmark implements Callable<Integer>
                 final long joinNanos = attackMeta(cluster, tallies, err);
                 final long attackNanos = System.nanoTime() - attackStart;
                 final NodeRecord memoryAfter = cluster.meta().node(HostileCluster.MEMORY_ID);
-                final boolean recordsKept = memoryAfter != null && memoryBefore.withLease(0).equals(memoryAfter.withLease(0)) &&
+                final boolean recordsKept = memoryAfter != null && memoryBefore.withLease(0)
+                    .equals(memoryAfter.withLease(0)) &&
                     cluster.meta().region(cluster.memoryNode().indexRegion().name()) != null &&
                     cluster.meta().region(cluster.memoryNode().heapRegion().name()) != null;
                 final double attackRate = (legitimate.operations() - attackOps) * 1e9 / attackNanos;
@@ -123,10 +128,13 @@ public final class HostileBenchmark implements Callable<Integer>
                 final ProcessFigures after = ProcessFigures.now();
                 final EngineFigures enginesAfter = EngineFigures.of(cluster);
                 final boolean alive = cluster.memoryDevice().engineThread().isAlive() &&
-                    cluster.metaDevice().engineThread().isAlive() && cluster.meta().node(HostileCluster.MEMORY_ID) != null;
+                    cluster.metaDevice().engineThread().isAlive() && cluster.meta()
+                        .node(HostileCluster.MEMORY_ID) != null;
                 legitimate.close();
-                report = report(tallies, before, after, enginesBefore, peaks, enginesAfter, reclaimed, alive, legitimate,
-                    baselineRate, attackRate, attackNanos, recordsKept, joinNanos, cluster.meta().unauthenticatedRequests());
+                report = report(tallies, before, after, enginesBefore, peaks, enginesAfter, reclaimed, alive,
+                    legitimate,
+                    baselineRate, attackRate, attackNanos, recordsKept, joinNanos, cluster.meta()
+                        .unauthenticatedRequests());
             }
         }
         finally
@@ -155,11 +163,14 @@ public final class HostileBenchmark implements Callable<Integer>
         final RemoteRegion index = cluster.memoryNode().indexRegion();
         final RemoteRegion heap = cluster.memoryNode().heapRegion();
         return new Targets(
-            new Target("MetaServer tables (read-only)", meta.address(), meta.dctNumber(), meta.dcKey(), tables.address(),
+            new Target("MetaServer tables (read-only)", meta.address(), meta.dctNumber(), meta.dcKey(),
+                tables.address(),
                 tables.rkey(), tables.length()),
-            new Target("memory node index", memory.address(), memory.dctNumber(), memory.dcKey(), index.address(), index.rkey(),
+            new Target("memory node index", memory.address(), memory.dctNumber(), memory.dcKey(), index.address(),
+                index.rkey(),
                 index.length()),
-            new Target("memory node heap", memory.address(), memory.dctNumber(), memory.dcKey(), heap.address(), heap.rkey(),
+            new Target("memory node heap", memory.address(), memory.dctNumber(), memory.dcKey(), heap.address(),
+                heap.rkey(),
                 heap.length()));
     }
 
@@ -174,15 +185,18 @@ public final class HostileBenchmark implements Callable<Integer>
         attacker.garbage(targets.memoryIndex(), tallies.get(AttackKind.GARBAGE), connections / 2);
         attacker.garbage(targets.metaTables(), tallies.get(AttackKind.GARBAGE), connections - connections / 2);
         err.printf(Locale.ROOT, "hostile: %,d mutated requests...%n", mutated);
-        attacker.requests(AttackKind.MUTATED, List.of(targets.metaTables(), targets.memoryHeap()), tallies.get(AttackKind.MUTATED),
+        attacker.requests(AttackKind.MUTATED, List.of(targets.metaTables(), targets.memoryHeap()),
+            tallies.get(AttackKind.MUTATED),
             mutated);
         err.printf(Locale.ROOT, "hostile: %,d unauthorized requests...%n", unauthorized);
         attacker.requests(AttackKind.UNAUTHORIZED, List.of(targets.metaTables(), targets.memoryHeap()),
             tallies.get(AttackKind.UNAUTHORIZED), unauthorized);
         err.printf(Locale.ROOT, "hostile: %,d READs from made-up DC initiators...%n", madeUp);
-        attacker.requests(AttackKind.MADE_UP_QPNS, List.of(targets.memoryIndex()), tallies.get(AttackKind.MADE_UP_QPNS), madeUp);
+        attacker.requests(AttackKind.MADE_UP_QPNS, List.of(targets.memoryIndex()), tallies.get(AttackKind.MADE_UP_QPNS),
+            madeUp);
         err.printf(Locale.ROOT, "hostile: %,d connections that never say HELLO...%n", connections);
-        attacker.connectionFlood(targets.memoryIndex(), tallies.get(AttackKind.CONNECTION_FLOOD), connections, "127.0.0.2");
+        attacker.connectionFlood(targets.memoryIndex(), tallies.get(AttackKind.CONNECTION_FLOOD), connections,
+            "127.0.0.2");
     }
 
     /**
@@ -191,14 +205,16 @@ public final class HostileBenchmark implements Callable<Integer>
      *
      * @return how long the new node took to join during the flood, or -1 when it could not.
      */
-    private long attackMeta(final HostileCluster cluster, final Map<AttackKind, AttackTally> tallies, final PrintWriter err)
+    private long attackMeta(final HostileCluster cluster, final Map<AttackKind, AttackTally> tallies,
+        final PrintWriter err)
     {
         try (MetaAttacker attacker = new MetaAttacker(cluster.meta().endpoint(), seed))
         {
             err.printf(Locale.ROOT, "hostile: %,d MetaServer RPCs without the cluster secret...%n", rpcs);
             attacker.rpcs(tallies.get(AttackKind.UNAUTHENTICATED_RPCS), cluster.meta().node(HostileCluster.MEMORY_ID),
                 cluster.memoryNode().indexRegion(), rpcs);
-            err.printf(Locale.ROOT, "hostile: %,d CONNECTs to the MetaServer, held, and a new node joining...%n", connects);
+            err.printf(Locale.ROOT, "hostile: %,d CONNECTs to the MetaServer, held, and a new node joining...%n",
+                connects);
             attacker.connects(tallies.get(AttackKind.CONNECT_FLOOD), connects);
             try
             {
@@ -244,7 +260,8 @@ public final class HostileBenchmark implements Callable<Integer>
             totalFrames += tally.frames.get();
             breaches += tally.breaches();
             attacks.addRow(tally.kind.label(), count(tally.frames.get()), count(tally.connections.get()),
-                count(tally.responses.get()), count(tally.successes.get()), tally.kind.unauthorized() ? count(tally.breaches()) : "-",
+                count(tally.responses.get()), count(tally.successes.get()),
+                    tally.kind.unauthorized() ? count(tally.breaches()) : "-",
                 count(tally.cutOff.get() + tally.refused.get()));
         }
         final TextTable held = new TextTable(List.of(
@@ -253,19 +270,23 @@ public final class HostileBenchmark implements Callable<Integer>
             new TextTable.Column("attack peak", true),
             new TextTable.Column("after", true),
             new TextTable.Column("after / before", true)));
-        held.addRow("heap live after a full GC (KiB)", count(before.heapBytes() >> 10), "-", count(after.heapBytes() >> 10),
+        held.addRow("heap live after a full GC (KiB)", count(before.heapBytes() >> 10), "-",
+            count(after.heapBytes() >> 10),
             ratio((double)after.heapBytes() / before.heapBytes()));
-        held.addRow("open file descriptors", count(before.fds()), "-", count(after.fds()), ratio((double)after.fds() / before.fds()));
+        held.addRow("open file descriptors", count(before.fds()), "-", count(after.fds()),
+            ratio((double)after.fds() / before.fds()));
         held.addRow("threads", count(before.threads()), "-", count(after.threads()),
             ratio((double)after.threads() / before.threads()));
         held.addRow("links peers opened (memory node + MetaServer)", count(enginesBefore.links()), count(peaks.links()),
             count(enginesAfter.links()), ratio((double)enginesAfter.links() / Math.max(1, enginesBefore.links())));
-        held.addRow("their staging buffers (KiB)", count(enginesBefore.bufferBytes() >> 10), count(peaks.bufferBytes() >> 10),
+        held.addRow("their staging buffers (KiB)", count(enginesBefore.bufferBytes() >> 10),
+            count(peaks.bufferBytes() >> 10),
             count(enginesAfter.bufferBytes() >> 10),
             ratio((double)enginesAfter.bufferBytes() / Math.max(1, enginesBefore.bufferBytes())));
         held.addRow("DC initiators with state", count(enginesBefore.dcSources()), count(peaks.dcSources()),
             count(enginesAfter.dcSources()), "-");
-        held.addRow("MetaServer's inbound RaaS connections", count(enginesBefore.metaInbound()), count(peaks.metaInbound()),
+        held.addRow("MetaServer's inbound RaaS connections", count(enginesBefore.metaInbound()),
+            count(peaks.metaInbound()),
             count(enginesAfter.metaInbound()), "-");
         final TextTable clientsTable = new TextTable(List.of(
             new TextTable.Column("legitimate clients", false),
@@ -283,36 +304,46 @@ public final class HostileBenchmark implements Callable<Integer>
         goals.add(goal(String.format(Locale.ROOT, "every attack frame asked for sent (--frames %,d; sent %,d)", frames,
             totalFrames), totalFrames >= frames));
         goals.add(goal("0 crashes: both NIC engines alive and the memory node still in the directory", alive));
-        goals.add(goal(String.format(Locale.ROOT, "0 successful unauthorized accesses (%,d; the MetaServer refused %,d " +
+        goals.add(goal(String.format(Locale.ROOT,
+            "0 successful unauthorized accesses (%,d; the MetaServer refused %,d " +
             "RPCs as unauthenticated)", breaches, unauthenticatedRefused), breaches == 0));
         goals.add(goal("the memory node's record and regions in the MetaServer are as they were", recordsKept));
         goals.add(goal(String.format(Locale.ROOT, "a new node joins during the CONNECT flood (%s)",
-            joinNanos < 0 ? "it could not" : String.format(Locale.ROOT, "in %.1f ms", joinNanos / 1e6)), joinNanos >= 0));
-        goals.add(goal(String.format(Locale.ROOT, "0 errors or wrong values for legitimate clients (%,d errors, %,d wrong%s)",
+            joinNanos < 0 ? "it could not" : String.format(Locale.ROOT, "in %.1f ms", joinNanos / 1e6)),
+                joinNanos >= 0));
+        goals.add(goal(String.format(Locale.ROOT,
+            "0 errors or wrong values for legitimate clients (%,d errors, %,d wrong%s)",
             legitimate.errors(), legitimate.wrongValues(),
             legitimate.firstProblem() == null ? "" : "; first: " + legitimate.firstProblem()),
             legitimate.errors() == 0 && legitimate.wrongValues() == 0));
         goals.add(goal(String.format(Locale.ROOT, "heap back within 10%% of its start (%s)",
             ratio((double)after.heapBytes() / before.heapBytes())), heapBack));
-        goals.add(goal(String.format(Locale.ROOT, "fds back within 10%% of their start (%,d -> %,d)", before.fds(), after.fds()),
+        goals.add(goal(String.format(Locale.ROOT, "fds back within 10%% of their start (%,d -> %,d)", before.fds(),
+            after.fds()),
             fdsBack));
         goals.add(goal("the engines gave back every link and DC initiator the attack made them hold", reclaimed));
         final List<String> method = List.of(
-            "cluster: a MetaServer, a memory node and a client node in this JVM, each with a tcp NIC engine on 127.0.0.1",
-            String.format(Locale.ROOT, "legitimate clients: %d threads, each writing values never written before to keys of " +
+            "cluster: a MetaServer, a memory node and a client node in this JVM, each with a tcp NIC engine on " +
+                "127.0.0.1",
+            String.format(Locale.ROOT,
+                "legitimate clients: %d threads, each writing values never written before to keys of " +
                 "its own, reading each back, swapping it by compare-and-set and reading again", clients),
-            "attacks, one after another from this process: random bytes; WRITEs and atomics with a byte or two changed; " +
-                "WRITEs (empty or not), adds of 0 and swaps of a word for itself on the MetaServer's read-only tables with " +
-                "its real DC key, and on the memory node's heap with made-up rkeys; valid READs of the index from DC " +
-                "initiators numbered at random; connections from 127.0.0.2 that never say HELLO; MetaServer RPCs that " +
-                "re-register, deregister, evict or strip the memory node, sealed with a wrong secret (one in eight also " +
-                "mutated); RaaS CONNECTs to the MetaServer held and never used, while a new node joins",
-            String.format(Locale.ROOT, "attack time %.1f s; figures before and after are taken after System.gc(), with the " +
+            "attacks, one after another from this process: random bytes; WRITEs and atomics with a byte or two " +
+                "changed; WRITEs (empty or not), adds of 0 and swaps of a word for itself on the MetaServer's " +
+                "read-only tables with its real DC key, and on the memory node's heap with made-up rkeys; valid READs " +
+                "of the index from DC initiators numbered at random; connections from 127.0.0.2 that never say HELLO; " +
+                "MetaServer RPCs that re-register, deregister, evict or strip the memory node, sealed with a wrong " +
+                "secret (one in eight also mutated); RaaS CONNECTs to the MetaServer held and never used, while a new " +
+                "node joins",
+            String.format(Locale.ROOT,
+                "attack time %.1f s; figures before and after are taken after System.gc(), with the " +
                 "legitimate clients running", attackNanos / 1e9));
         return new SectionedReport(TITLE, MachineInfo.current(), method, List.of(
-            new ReportSection("attacks", List.of("unauthorized SUCCESS: answers of SUCCESS to a frame the peer had no right " +
+            new ReportSection("attacks",
+                List.of("unauthorized SUCCESS: answers of SUCCESS to a frame the peer had no right " +
                 "to send (must be 0)"), attacks),
-            new ReportSection("what the process held", List.of("peaks are sampled every 10 ms during the attack"), held),
+            new ReportSection("what the process held", List.of("peaks are sampled every 10 ms during the attack"),
+                held),
             new ReportSection("legitimate clients", List.of(), clientsTable)), goals);
     }
 

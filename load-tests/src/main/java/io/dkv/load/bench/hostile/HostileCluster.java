@@ -49,14 +49,16 @@ final class HostileCluster implements AutoCloseable
         Raas startedClient = null;
         try
         {
-            final MetaServerContext metaContext = new MetaServerContext().nodeId(META_ID).dataDir(dataDir.resolve("meta"))
+            final MetaServerContext metaContext = new MetaServerContext().nodeId(META_ID)
+                .dataDir(dataDir.resolve("meta"))
                 .clusterSecret(secret);
             metaContext.raas().verbs(tcp()).timeoutMs(TIMEOUT_MS);
             startedMeta = MetaServer.start(metaContext);
             startedMemory = Raas.embedded(node(MEMORY_ID).role(NodeRecord.ROLE_MEMORY), directory(startedMeta, secret));
             startedNode = MemoryNode.start(startedMemory, new MemoryNodeContext().indexGroups(1024).heapChunks(64));
             startedClient = Raas.embedded(node(CLIENT_ID), directory(startedMeta, secret));
-            client = KvClient.connect(startedClient, new KvClientContext().memoryNodes(MEMORY_ID).timeoutMs(TIMEOUT_MS));
+            client = KvClient.connect(startedClient, new KvClientContext().memoryNodes(MEMORY_ID)
+                .timeoutMs(TIMEOUT_MS));
         }
         catch (final RuntimeException ex)
         {

@@ -42,7 +42,8 @@ final class LegitimateClients implements AutoCloseable
         long sequence = 0;
         while (running.get())
         {
-            final byte[] key = ("legit-" + thread + "-" + (sequence % KEYS_PER_THREAD)).getBytes(StandardCharsets.UTF_8);
+            final byte[] key = ("legit-" + thread + "-" + (sequence % KEYS_PER_THREAD))
+                .getBytes(StandardCharsets.UTF_8);
             final byte[] value = ("value-" + thread + "-" + sequence).getBytes(StandardCharsets.UTF_8);
             final byte[] swapped = ("swapped-" + thread + "-" + sequence).getBytes(StandardCharsets.UTF_8);
             sequence++;
@@ -69,8 +70,9 @@ final class LegitimateClients implements AutoCloseable
     {
         if (!Arrays.equals(expected, actual))
         {
-            problem(wrongValues, "read " + (actual == null ? "(nil)" : new String(actual, StandardCharsets.UTF_8)) + " from " +
-                new String(key, StandardCharsets.UTF_8) + " after writing " + new String(expected, StandardCharsets.UTF_8));
+            final String read = actual == null ? "(nil)" : new String(actual, StandardCharsets.UTF_8);
+            problem(wrongValues, "read " + read + " from " + new String(key, StandardCharsets.UTF_8) + " after writing " +
+                new String(expected, StandardCharsets.UTF_8));
         }
     }
 

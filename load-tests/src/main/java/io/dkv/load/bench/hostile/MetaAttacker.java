@@ -42,7 +42,8 @@ final class MetaAttacker implements AutoCloseable
         this.random = new SplittableRandom(seed);
         final StaticDirectory directory = new StaticDirectory();
         directory.register(meta.toNodeRecord());
-        this.stranger = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
+        this.stranger = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp")
+            .tcpAddress("127.0.0.1:0"))
             .nodeId(STRANGER_ID).timeoutMs(5_000).advertisedBytes(4096), directory);
     }
 
@@ -74,20 +75,23 @@ final class MetaAttacker implements AutoCloseable
                 writer.wrap(buffer);
                 switch (i % 4)
                 {
-                    case 0 -> writer.request(TYPE_REGISTER_NODE, (short)0, requestId++).putNode(new NodeRecord(victim.id(),
+                    case 0 -> writer.request(TYPE_REGISTER_NODE, (short)0, requestId++)
+                        .putNode(new NodeRecord(victim.id(),
                         victim.role(), stranger.self().address(), 1, 2, victim.epoch() + 1, 0)).putToken(wrongToken);
                     case 1 -> writer.request(TYPE_DEREGISTER_NODE, (short)0, requestId++).putLong(victim.id())
                         .putLong(victim.epoch()).putToken(wrongToken);
                     case 2 -> writer.request(TYPE_WITHDRAW_REGION, (short)0, requestId++).putName(victimRegion.name())
                         .putToken(wrongToken);
-                    default -> writer.request(TYPE_DEREGISTER_NODE, FLAG_OPERATOR, requestId++).putLong(victim.id()).putLong(0)
+                    default -> writer.request(TYPE_DEREGISTER_NODE, FLAG_OPERATOR, requestId++).putLong(victim.id())
+                        .putLong(0)
                         .putToken(null);
                 }
                 final int length = wrong.seal(buffer, writer.finish());
                 if (i % 8 == 7)
                 {
                     final long at = random.nextLong(length);
-                    buffer.set(ValueLayout.JAVA_BYTE, at, (byte)(buffer.get(ValueLayout.JAVA_BYTE, at) ^ (1 << random.nextInt(8))));
+                    final byte flipped = (byte)(buffer.get(ValueLayout.JAVA_BYTE, at) ^ (1 << random.nextInt(8)));
+                    buffer.set(ValueLayout.JAVA_BYTE, at, flipped);
                 }
                 tally.frames.incrementAndGet();
                 try

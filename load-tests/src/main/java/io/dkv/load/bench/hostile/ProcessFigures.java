@@ -25,7 +25,8 @@ record ProcessFigures(long heapBytes, long fds, int threads)
         {
             System.gc();
         }
-        return new ProcessFigures(LiveHeap.afterLastCollection(), openFds(), ManagementFactory.getThreadMXBean().getThreadCount());
+        return new ProcessFigures(LiveHeap.afterLastCollection(), openFds(), ManagementFactory.getThreadMXBean()
+            .getThreadCount());
     }
 
     private static long openFds()

@@ -74,7 +74,8 @@ final class TcpAttacker
     {
         long sent = 0;
         int qpn = 1;
-        final ByteBuffer batch = ByteBuffer.allocate(BATCH * (REQUEST_HEADER_LENGTH + 8)).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer batch = ByteBuffer.allocate(BATCH * (REQUEST_HEADER_LENGTH + 8))
+            .order(ByteOrder.LITTLE_ENDIAN);
         while (sent < frames)
         {
             final Target target = targets.get((int)(tally.connections.get() % targets.size()));
@@ -180,7 +181,8 @@ final class TcpAttacker
     private void unauthorized(final ByteBuffer batch, final int offset, final int qpn, final Target target)
     {
         final long at = target.address() + (random.nextLong(target.length() / 8) * 8);
-        final int rkey = target.name().contains("read-only") ? target.rkey() : target.rkey() ^ (1 + random.nextInt(1 << 20));
+        final int madeUp = target.rkey() ^ (1 + random.nextInt(1 << 20));
+        final int rkey = target.name().contains("read-only") ? target.rkey() : madeUp;
         switch (random.nextInt(4))
         {
             case 0 -> dcRequest(batch, offset, Opcode.RDMA_WRITE, qpn, target, 0, at, rkey, 0, 0);
@@ -202,11 +204,13 @@ final class TcpAttacker
     }
 
     private static void dcRequest(
-        final ByteBuffer batch, final int offset, final Opcode opcode, final int qpn, final Target target, final int length,
+        final ByteBuffer batch, final int offset, final Opcode opcode, final int qpn, final Target target,
+        final int length,
         final long remoteAddr, final int rkey, final long compareAdd, final long swap)
     {
         final int payload = opcode.carriesPayload() ? length : 0;
-        TcpFrames.putRequest(batch, offset, REQUEST_HEADER_LENGTH + payload, opcode.code(), TRANSPORT_DC, qpn, target.dctNumber(),
+        TcpFrames.putRequest(batch, offset, REQUEST_HEADER_LENGTH + payload, opcode.code(), TRANSPORT_DC, qpn,
+            target.dctNumber(),
             qpn, length, remoteAddr, rkey);
         batch.putInt(offset + REQ_IMM_OFFSET, 0).putLong(offset + REQ_COMPARE_ADD_OFFSET, compareAdd)
             .putLong(offset + REQ_SWAP_OFFSET, swap).putLong(offset + REQ_KEY_OFFSET, target.dcKey())

@@ -26,7 +26,8 @@ class HostileBenchmarkTest
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
         final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000", "--connects", "500");
+            .execute("bench", "hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000", "--connects",
+                "500");
 
         final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(9, goals.size(), out::toString);
