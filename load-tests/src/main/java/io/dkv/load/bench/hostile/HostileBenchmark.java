@@ -35,10 +35,11 @@ import static io.dkv.load.bench.Formats.ratio;
  */
 @Command(name = "hostile", mixinStandardHelpOptions = true,
     description = {
-        "Attack a cluster on the tcp provider as a peer on the network would (garbage, near-valid mutated requests, " +
-            "unauthorized WRITEs and atomics, valid READs from made-up DC initiators, connections that never speak) " +
-            "while legitimate clients run and check every value; report crashes, unauthorized accesses that " +
-            "succeeded, the clients' errors, and heap and file descriptors after the attack against before it.",
+        "Attack a cluster on the tcp provider as a peer on the network would (garbage, near-valid mutated " +
+            "requests, unauthorized WRITEs and atomics, valid READs from made-up DC initiators, connections that " +
+            "never speak, MetaServer RPCs without the cluster secret, a flood of RaaS CONNECTs) while legitimate " +
+            "clients run and check every value; report crashes, unauthorized accesses that succeeded, the clients' " +
+            "errors, and heap and file descriptors after the attack against before it.",
         "Goals: 0 crashes, 0 successful unauthorized accesses, 0 errors or wrong values for legitimate clients, heap " +
             "and fds back within 10%% of their start. Exits 3 when a goal is missed."
     })
