@@ -23,9 +23,19 @@ import java.util.function.Supplier;
  * key are linearizable. Thread-safe: each thread has its own logical connections, buffers and heap
  * chunks. The asynchronous forms run the same operations on the client's own threads
  * ({@code dkv.client.async.threads}), so that a caller can have several in flight.
+ *
+ * <p>Expiry: a write may give its value an expiry time, in epoch milliseconds ({@code expireAtMillis},
+ * {@link #NO_EXPIRY} for none), kept in the value's block. From then on the key has no value for
+ * every read and write, as redis's expired keys, judged by the context's {@code epochClock}. A write
+ * that gives no expiry writes a value without one (redis's SET); to keep the key's expiry (KEEPTTL,
+ * INCR) pass {@link Versioned#expireAtMillis()} of the version read to
+ * {@link #compareAndSetVersion(byte[], Versioned, byte[], long)}.
  */
 public final class KvClient implements AutoCloseable
 {
+    /** The expiry time of a value that never expires. */
+    public static final long NO_EXPIRY = KvBlockLayout.NEVER;
+
     private final Raas[] lanes;
     private final KvClientContext context;
     /** The memory nodes as each lane looked them up: a lane's connections use regions it looked up itself. */
@@ -151,20 +161,101 @@ public final class KvClient implements AutoCloseable
         return Arrays.asList(session().multiGet(array));
     }
 
-    /** Set the key's value, whatever it held. */
+    /** Set the key's value, whatever it held, with no expiry. */
     public void put(final byte[] key, final byte[] value)
+    {
+        put(key, value, NO_EXPIRY);
+    }
+
+    /**
+     * Set the key's value, whatever it held, until {@code expireAtMillis} (redis's SET EX/PX/EXAT/PXAT
+     * give it; one in the past leaves the key with no value).
+     *
+     * @param expireAtMillis epoch milliseconds from which the key has no value, or {@link #NO_EXPIRY}.
+     */
+    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
     {
         checkKey(key);
         checkValue(value);
-        session().write(key, MemorySegment.ofArray(value), null, true);
+        checkExpiry(expireAtMillis);
+        session().write(key, MemorySegment.ofArray(value), null, true, expireAtMillis);
     }
 
     /** Set the key's value from memory, whatever it held (the value is copied straight into the block). */
     public void put(final MemorySegment key, final MemorySegment value)
     {
+        put(key, value, NO_EXPIRY);
+    }
+
+    /** As {@link #put(byte[], byte[], long)}, the value from memory. */
+    public void put(final MemorySegment key, final MemorySegment value, final long expireAtMillis)
+    {
         final byte[] keyBytes = keyBytes(key);
         checkValueLength(value.byteSize());
-        session().write(keyBytes, value, null, true);
+        checkExpiry(expireAtMillis);
+        session().write(keyBytes, value, null, true, expireAtMillis);
+    }
+
+    /**
+     * @return milliseconds until the key's value expires, -1 when it never does, -2 when the key has
+     * no value (redis's PTTL; TTL is this rounded up to seconds).
+     */
+    public long ttlMillis(final byte[] key)
+    {
+        checkKey(key);
+        return session().ttlMillis(key);
+    }
+
+    /**
+     * Give the key's value a new expiry time, keeping the value (redis's EXPIRE, PEXPIREAT...; one in
+     * the past leaves the key with no value): a versioned read and a compare-and-set of a block with
+     * the new expiry, again while other writes come between.
+     *
+     * @param expireAtMillis epoch milliseconds, or {@link #NO_EXPIRY}.
+     * @return false when the key has no value.
+     */
+    public boolean expireAt(final byte[] key, final long expireAtMillis)
+    {
+        checkKey(key);
+        checkExpiry(expireAtMillis);
+        final KvSession session = session();
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            final Versioned current = session.getVersioned(key);
+            if (current == null)
+            {
+                return false;
+            }
+            if (session.writeIfVersion(key, MemorySegment.ofArray(current.value()), current, expireAtMillis))
+            {
+                return true;
+            }
+        }
+        throw new KvException("expiring key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row");
+    }
+
+    /**
+     * Take the key's expiry away, keeping its value (redis's PERSIST).
+     *
+     * @return true when the key had an expiry; false when it had none or no value.
+     */
+    public boolean persist(final byte[] key)
+    {
+        checkKey(key);
+        final KvSession session = session();
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            final Versioned current = session.getVersioned(key);
+            if (current == null || current.expireAtMillis() == NO_EXPIRY)
+            {
+                return false;
+            }
+            if (session.writeIfVersion(key, MemorySegment.ofArray(current.value()), current, NO_EXPIRY))
+            {
+                return true;
+            }
+        }
+        throw new KvException("persisting key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row");
     }
 
     /** @return true when the key had a value (it has none now). */
@@ -187,13 +278,25 @@ public final class KvClient implements AutoCloseable
      */
     public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value)
     {
+        return compareAndSet(key, expected, value, NO_EXPIRY);
+    }
+
+    /**
+     * As {@link #compareAndSet(byte[], byte[], byte[])}, the new value expiring at {@code expireAtMillis}
+     * (redis's SET NX/XX with EX). An expired value is no value: {@code expected} null matches it.
+     *
+     * @param expireAtMillis epoch milliseconds, or {@link #NO_EXPIRY}.
+     */
+    public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value, final long expireAtMillis)
+    {
         checkKey(key);
         checkValue(value);
+        checkExpiry(expireAtMillis);
         if (expected != null)
         {
             checkValue(expected);
         }
-        return session().write(key, MemorySegment.ofArray(value), expected, false);
+        return session().write(key, MemorySegment.ofArray(value), expected, false, expireAtMillis);
     }
 
     /**
@@ -212,14 +315,14 @@ public final class KvClient implements AutoCloseable
             checkValueLength(expected.byteSize());
             expectedBytes = expected.toArray(ValueLayout.JAVA_BYTE);
         }
-        return session().write(keyBytes, value, expectedBytes, false);
+        return session().write(keyBytes, value, expectedBytes, false, NO_EXPIRY);
     }
 
     /**
      * Read the key's value with its version, for {@link #compareAndSetVersion}: an optimistic
      * read-modify-write that needs no second read of the key to write.
      *
-     * @return the value and its version, or null when the key has none.
+     * @return the value, its expiry and its version, or null when the key has none.
      */
     public Versioned getVersioned(final byte[] key)
     {
@@ -235,18 +338,34 @@ public final class KvClient implements AutoCloseable
      * grace period less this client's timeout is compared by its value instead, as
      * {@code compareAndSet} would.
      *
+     * The new value has no expiry, whatever {@code expected}'s was.
+     *
      * @param expected what {@link #getVersioned} returned for this key.
      * @return true when the value was set.
      */
     public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value)
     {
+        return compareAndSetVersion(key, expected, value, NO_EXPIRY);
+    }
+
+    /**
+     * As {@link #compareAndSetVersion(byte[], Versioned, byte[])}, the new value expiring at
+     * {@code expireAtMillis}: {@code expected.expireAtMillis()} keeps the key's expiry (KEEPTTL, INCR,
+     * GETSET... as redis), another changes it (EXPIRE, PERSIST). False when {@code expected} has
+     * expired since it was read: the key has no value then.
+     *
+     * @param expireAtMillis epoch milliseconds, or {@link #NO_EXPIRY}.
+     */
+    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
+    {
         checkKey(key);
         checkValue(value);
+        checkExpiry(expireAtMillis);
         if (expected == null)
         {
             throw new IllegalArgumentException("no version given: for a key that must have no value, use compareAndSet(key, null, value)");
         }
-        return session().writeIfVersion(key, MemorySegment.ofArray(value), expected);
+        return session().writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAtMillis);
     }
 
     // ---- asynchronous: the operation runs on one of the client's threads ----
@@ -268,6 +387,42 @@ public final class KvClient implements AutoCloseable
             put(key, value);
             return null;
         });
+    }
+
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        return async(() ->
+        {
+            put(key, value, expireAtMillis);
+            return null;
+        });
+    }
+
+    public CompletableFuture<Long> ttlMillisAsync(final byte[] key)
+    {
+        return async(() -> ttlMillis(key));
+    }
+
+    public CompletableFuture<Boolean> expireAtAsync(final byte[] key, final long expireAtMillis)
+    {
+        return async(() -> expireAt(key, expireAtMillis));
+    }
+
+    public CompletableFuture<Boolean> persistAsync(final byte[] key)
+    {
+        return async(() -> persist(key));
+    }
+
+    public CompletableFuture<Boolean> compareAndSetAsync(
+        final byte[] key, final byte[] expected, final byte[] value, final long expireAtMillis)
+    {
+        return async(() -> compareAndSet(key, expected, value, expireAtMillis));
+    }
+
+    public CompletableFuture<Boolean> compareAndSetVersionAsync(
+        final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
+    {
+        return async(() -> compareAndSetVersion(key, expected, value, expireAtMillis));
     }
 
     public CompletableFuture<Boolean> deleteAsync(final byte[] key)
@@ -332,6 +487,15 @@ public final class KvClient implements AutoCloseable
         {
             throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one is " +
                 (key == null ? "null" : key.length + " bytes"));
+        }
+    }
+
+    private static void checkExpiry(final long expireAtMillis)
+    {
+        if (expireAtMillis < 0)
+        {
+            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + NO_EXPIRY + " for none; this one is " +
+                expireAtMillis);
         }
     }
 

@@ -1,5 +1,8 @@
 package io.dkv.client;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+
 import java.util.Arrays;
 
 import static io.dkv.client.KvClientConfiguration.*;
@@ -14,6 +17,7 @@ public final class KvClientContext
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private Durability durability = Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
     /**
@@ -65,6 +69,21 @@ public final class KvClientContext
         return this;
     }
 
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /**
+     * @param epochClock what this client judges keys' expiry times by (epoch milliseconds); a test moves its
+     *                   own clock rather than waiting.
+     */
+    public KvClientContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
+        return this;
+    }
+
     public int asyncThreads()
     {
         return asyncThreads;
@@ -89,6 +108,10 @@ public final class KvClientContext
         if (timeoutMs < 1)
         {
             throw new IllegalArgumentException("timeoutMs " + timeoutMs + " is not positive (" + TIMEOUT_MS_PROP_NAME + ")");
+        }
+        if (epochClock == null)
+        {
+            throw new IllegalArgumentException("no epochClock given");
         }
         if (maxRetries < 1)
         {

@@ -11,6 +11,7 @@ import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
+import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,6 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * committed slot appeared meanwhile). A miss is answered only when two reads of the candidates
  * in a row saw the same words (blocks are never rewritten, so equal words mean an unchanged state
  * between the reads).
+ *
+ * <p>A committed slot whose block's expiry has passed is a miss to every operation: readers take it
+ * out of the index by CAS (as redis expires a key it touches), writers replace it as they would an
+ * absent key's slot. Expiry is judged by the context's clock read when the operation starts.
  */
 final class KvSession implements CompletionHandler, AutoCloseable
 {
@@ -53,6 +58,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private final Raas raas;
     private final KvClientContext context;
+    private final EpochClock clock;
     /** The nodes as this thread last read them: read again after a request to one failed (it may have restarted). */
     private final MemoryNodeView[] nodes;
     private final long[] nodeIds;
@@ -87,6 +93,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private int previousCount;
     /** Of the last scan: the key's committed slot (index into the arrays) or -1, and its tentative ones (bits). */
     private int committedAt;
+    /** Of the last scan that found a committed slot: its block's expiry time. */
+    private long committedExpireAt;
+    /** The context's clock when the current operation started: expiry is judged by it. */
+    private long nowMillis;
     private int tentatives;
     /** Of the last find that found its key: the node, the slot holding the key and its word. */
     private int foundNode;
@@ -97,6 +107,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         this.raas = raas;
         this.context = context;
+        this.clock = context.epochClock();
         this.nodes = nodes.clone();
         this.nodeIds = new long[nodes.length];
         for (int i = 0; i < nodes.length; i++)
@@ -149,7 +160,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     }
 
     /**
-     * @return the key's value with the slot and word that pointed at it, or null when it has none.
+     * @return the key's value with its expiry and the slot and word that pointed at it, or null when it has none.
      */
     Versioned getVersioned(final byte[] key)
     {
@@ -158,8 +169,19 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             return null;
         }
-        return new Versioned(KvBlockLayout.value(block, 0), nodeIds[foundNode], nodes[foundNode].index.nodeEpoch(), foundSlot,
-            foundWord, started);
+        return new Versioned(KvBlockLayout.value(block, 0), KvBlockLayout.expireAt(block, 0), nodeIds[foundNode],
+            nodes[foundNode].index.nodeEpoch(), foundSlot, foundWord, started);
+    }
+
+    /** @return milliseconds the key has left, -1 when it never expires, -2 when it has no value (redis's PTTL). */
+    long ttlMillis(final byte[] key)
+    {
+        if (!find(key))
+        {
+            return -2;
+        }
+        final long expireAt = KvBlockLayout.expireAt(block, 0);
+        return expireAt == KvBlockLayout.NEVER ? -1 : expireAt - nowMillis;
     }
 
     /**
@@ -170,6 +192,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     byte[][] multiGet(final byte[][] keys)
     {
+        nowMillis = clock.time();
         final byte[][] values = new byte[keys.length][];
         final long[] hashes = new long[keys.length];
         final int[] nodeOf = new int[keys.length];
@@ -245,11 +268,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
             collectSlots(node, hash, batchBuckets, offset);
             final int found = firstCommitted(node, KeyHash.fingerprint(hash), keys[k]);
             // a miss needs two agreeing reads: the single-key path makes them
-            if (found >= 0)
+            if (found < 0)
             {
-                requireWithinDeadline(started, node, keys[k]);
+                values[k] = get(keys[k]);
+                continue;
             }
-            values[k] = found >= 0 ? KvBlockLayout.value(block, 0) : get(keys[k]);
+            requireWithinDeadline(started, node, keys[k]);
+            values[k] = removedIfExpired(node, found) ? null : KvBlockLayout.value(block, 0);
         }
     }
 
@@ -258,6 +283,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private boolean find(final byte[] key)
     {
+        nowMillis = clock.time();
         final long started = System.nanoTime();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
@@ -270,6 +296,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (found >= 0)
             {
                 requireWithinDeadline(started, node, key);
+                if (removedIfExpired(node, found))
+                {
+                    return false;
+                }
                 foundNode = node;
                 foundSlot = slotOffsets[found];
                 foundWord = words[found];
@@ -297,8 +327,26 @@ final class KvSession implements CompletionHandler, AutoCloseable
         return -1;
     }
 
+    /**
+     * The key's committed slot, found at {@code found} with its block in the block buffer: when the
+     * block has expired the key has no value, and its slot is emptied by CAS so that its chunk can
+     * be reclaimed (a failed CAS means a write replaced it since the read, which stands).
+     *
+     * @return true when the block has expired.
+     */
+    private boolean removedIfExpired(final int node, final int found)
+    {
+        if (!KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis))
+        {
+            return false;
+        }
+        cas(node, slotOffsets[found], words[found], SlotWord.EMPTY);
+        return true;
+    }
+
     boolean delete(final byte[] key)
     {
+        nowMillis = clock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         previousCount = -1;
@@ -317,8 +365,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             previousCount = -1;
             if (cas(node, slotOffsets[committedAt], words[committedAt], SlotWord.EMPTY) == words[committedAt])
             {
+                // an expired key had no value to delete: its slot is only reclaimed
+                final boolean expired = committedExpired();
                 persist(node, SlotWord.blockOffset(words[committedAt]));
-                return true;
+                return !expired;
             }
         }
         throw retriesExhausted("delete", node, key);
@@ -327,16 +377,18 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /**
      * @param expected for compare-and-set: the value the key must hold, or null for "absent"; ignored by put.
      * @param put      true: write whatever the key holds (upsert); false: only if it holds {@code expected}.
+     * @param expireAt epoch milliseconds from which the new value is gone, or {@link KvBlockLayout#NEVER}.
      * @return true when written.
      */
-    boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put)
+    boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put, final long expireAt)
     {
+        nowMillis = clock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = writeBlock(node, key, value, length);
-        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length);
+        final long blockOffset = writeBlock(node, key, value, length, expireAt);
+        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length, expireAt != KvBlockLayout.NEVER);
         final long tentativeWord = SlotWord.tentative(committedWord);
         long blockedBy = 0;
         long blockedSince = 0;
@@ -347,7 +399,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
             scan(node, hash, key, tentativeWord);
             if (committedAt >= 0)
             {
-                if (!put && (expected == null || !committedHolds(node, key, expected)))
+                // an expired value is an absent one: replaced as such
+                if (!put && (expected == null ? !committedExpired() : committedExpired() || !committedHolds(node, key, expected)))
                 {
                     return false;
                 }
@@ -433,19 +486,24 @@ final class KvSession implements CompletionHandler, AutoCloseable
      *
      * @return true when written.
      */
-    boolean writeIfVersion(final byte[] key, final MemorySegment value, final Versioned expected)
+    boolean writeIfVersion(final byte[] key, final MemorySegment value, final Versioned expected, final long expireAt)
     {
+        if (KvBlockLayout.isExpired(expected.expireAtMillis(), clock.time()))
+        {
+            // that version is gone whether or not its slot still names it: the key has no value now
+            return false;
+        }
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
         if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
-            return write(key, value, expected.value(), false);
+            return write(key, value, expected.value(), false, expireAt);
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = writeBlock(node, key, value, length);
-        final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length);
+        final long blockOffset = writeBlock(node, key, value, length, expireAt);
+        final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length, expireAt != KvBlockLayout.NEVER);
         long slot = expected.slotOffset;
         boolean swap = true;
         previousCount = -1;
@@ -456,7 +514,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
                 if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
                 {
-                    return write(key, value, expected.value(), false);
+                    return write(key, value, expected.value(), false, expireAt);
                 }
                 if (cas(node, slot, expected.word, committedWord) == expected.word)
                 {
@@ -721,6 +779,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 if (committedAt < 0)
                 {
                     committedAt = i;
+                    committedExpireAt = KvBlockLayout.expireAt(block, 0);
                 }
             }
             else
@@ -728,6 +787,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 tentatives |= 1 << i;
             }
         }
+    }
+
+    /** @return true when the committed slot the last scan found names a block whose expiry has passed. */
+    private boolean committedExpired()
+    {
+        return KvBlockLayout.isExpired(committedExpireAt, nowMillis);
     }
 
     private boolean committedHolds(final int node, final byte[] key, final byte[] expected)
@@ -871,7 +936,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      *
      * @return the block's offset in the heap region.
      */
-    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length)
+    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length, final long expireAt)
     {
         if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
         {
@@ -881,7 +946,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
         }
-        KvBlockLayout.write(out, 0, key, value);
+        KvBlockLayout.write(out, 0, key, value, expireAt);
         final long offset = chunkOffset[node] + chunkUsed[node];
         try
         {

@@ -10,19 +10,32 @@ package io.dkv.client;
  * memory node does a grace period after the block was replaced; a version is therefore compared as
  * a word only while younger than the grace period less the client's operation timeout, and by its
  * value after that.
+ *
+ * <p>It also says when the value expires ({@link #expireAtMillis()}), so that a write that keeps
+ * the key's expiry (redis's KEEPTTL, INCR) or changes only that (EXPIRE, PERSIST) is one
+ * {@link KvClient#compareAndSetVersion(byte[], Versioned, byte[], long)}.
  */
 public final class Versioned
 {
     private final byte[] value;
+    private final long expireAtMillis;
     final long nodeId;
     final long nodeEpoch;
     final long slotOffset;
     final long word;
     final long readNanos;
 
-    Versioned(final byte[] value, final long nodeId, final long nodeEpoch, final long slotOffset, final long word, final long readNanos)
+    Versioned(
+        final byte[] value,
+        final long expireAtMillis,
+        final long nodeId,
+        final long nodeEpoch,
+        final long slotOffset,
+        final long word,
+        final long readNanos)
     {
         this.value = value;
+        this.expireAtMillis = expireAtMillis;
         this.nodeId = nodeId;
         this.nodeEpoch = nodeEpoch;
         this.slotOffset = slotOffset;
@@ -34,6 +47,12 @@ public final class Versioned
     public byte[] value()
     {
         return value;
+    }
+
+    /** @return epoch milliseconds from which the value is gone, or {@link KvClient#NO_EXPIRY}. */
+    public long expireAtMillis()
+    {
+        return expireAtMillis;
     }
 
     /**
@@ -48,6 +67,7 @@ public final class Versioned
     public String toString()
     {
         return "Versioned{" + value.length + " bytes, node " + nodeId + ", slot at index offset " + slotOffset +
-            ", word 0x" + Long.toHexString(word) + "}";
+            ", word 0x" + Long.toHexString(word) +
+            (expireAtMillis == KvClient.NO_EXPIRY ? "" : ", expires at " + expireAtMillis) + "}";
     }
 }

@@ -7,19 +7,42 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.BiConsumer;
+import java.util.Arrays;
 
 /**
  * The memory node's keys on disk (RocksDB): what a restarted node loads back into its index and
  * heap. Written by the chunk server's thread only.
+ *
+ * <pre>
+ * key                 value
+ * (empty)             format    int    {@link #FORMAT}; no client key is empty, so it names no key
+ * a client's key      expireAt  long   epoch milliseconds, 0: never (as the block's, {@code KvBlockLayout})
+ *                     value     the rest
+ * </pre>
+ *
+ * A store of another format (format 1 kept values alone, with no format key) is refused when
+ * opened rather than read wrongly.
  */
 final class KeyStore implements AutoCloseable
 {
     static
     {
         RocksDB.loadLibrary();
+    }
+
+    /** 2: values carry their expiry. */
+    static final int FORMAT = 2;
+    private static final byte[] FORMAT_KEY = new byte[0];
+    private static final int EXPIRE_AT_LENGTH = Long.BYTES;
+
+    /** Receives a stored key, its expiry time and its value. */
+    @FunctionalInterface
+    interface StoredKeyVisitor
+    {
+        void visit(byte[] key, long expireAt, byte[] value);
     }
 
     private final Path path;
@@ -46,13 +69,58 @@ final class KeyStore implements AutoCloseable
         try
         {
             Files.createDirectories(path);
-            return new KeyStore(path, options, RocksDB.open(options, path.toString()));
+            final RocksDB db = RocksDB.open(options, path.toString());
+            try
+            {
+                checkFormat(path, db);
+            }
+            catch (final RuntimeException | RocksDBException ex)
+            {
+                db.close();
+                throw ex;
+            }
+            return new KeyStore(path, options, db);
+        }
+        catch (final IllegalStateException ex)
+        {
+            options.close();
+            throw ex;
         }
         catch (final RocksDBException | java.io.IOException ex)
         {
             options.close();
             throw new IllegalStateException("cannot open the memory node's key store in " + path + ": " + ex.getMessage(), ex);
         }
+    }
+
+    private static void checkFormat(final Path path, final RocksDB db) throws RocksDBException
+    {
+        final byte[] format = db.get(FORMAT_KEY);
+        if (format == null)
+        {
+            try (RocksIterator iterator = db.newIterator())
+            {
+                iterator.seekToFirst();
+                if (iterator.isValid())
+                {
+                    throw new IllegalStateException("the key store in " + path + " holds keys of format 1 (values with no " +
+                        "expiry), and this node reads format " + FORMAT + ": move it away, or start a node of its version");
+                }
+            }
+            db.put(FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+        }
+        else if (format.length != Integer.BYTES || ByteBuffer.wrap(format).getInt() != FORMAT)
+        {
+            throw new IllegalStateException("the key store in " + path + " is of format " +
+                (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) : Arrays.toString(format)) +
+                ", and this node reads format " + FORMAT);
+        }
+    }
+
+    /** Add the key's state to {@code batch}: its value and expiry time. */
+    static void put(final WriteBatch batch, final byte[] key, final long expireAt, final byte[] value) throws RocksDBException
+    {
+        batch.put(key, ByteBuffer.allocate(EXPIRE_AT_LENGTH + value.length).putLong(expireAt).put(value).array());
     }
 
     /**
@@ -70,14 +138,21 @@ final class KeyStore implements AutoCloseable
         }
     }
 
-    /** Hand every stored key and value to {@code action}, in key order. */
-    void forEach(final BiConsumer<byte[], byte[]> action)
+    /** Hand every stored key, with its expiry time and value, to {@code visitor}, in key order. */
+    void forEach(final StoredKeyVisitor visitor)
     {
         try (RocksIterator iterator = db.newIterator())
         {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
             {
-                action.accept(iterator.key(), iterator.value());
+                final byte[] key = iterator.key();
+                if (key.length == 0)
+                {
+                    continue;
+                }
+                final byte[] stored = iterator.value();
+                final long expireAt = ByteBuffer.wrap(stored).getLong();
+                visitor.visit(key, expireAt, Arrays.copyOfRange(stored, EXPIRE_AT_LENGTH, stored.length));
             }
         }
     }

@@ -244,6 +244,12 @@ final class LocalIndex
         return -1;
     }
 
+    /** @return the expiry time of the whole block at {@code blockOffset} (see {@link KvBlockLayout#expireAt}). */
+    long expireAtOf(final long blockOffset)
+    {
+        return KvBlockLayout.expireAt(heap, blockOffset);
+    }
+
     /** @return the value of the whole block at {@code blockOffset}. */
     byte[] valueAt(final long blockOffset)
     {
@@ -256,10 +262,10 @@ final class LocalIndex
      *
      * @return false when both candidate buckets are full and their subtable cannot split.
      */
-    boolean restore(final byte[] key, final long blockOffset, final int blockLength)
+    boolean restore(final byte[] key, final long blockOffset, final int blockLength, final boolean expires)
     {
         final long hash = KeyHash.hash(key);
-        final long word = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, blockLength);
+        final long word = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, blockLength, expires);
         while (true)
         {
             for (int candidate = 0; candidate < 2; candidate++)

@@ -9,13 +9,18 @@ import io.dkv.raas.Raas;
 import io.dkv.verbs.Access;
 import io.dkv.raas.RemoteRegion;
 import org.agrona.CloseHelper;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A memory node: allocates the hash index and the KV heap in its driver's registered memory,
@@ -32,6 +37,7 @@ public final class MemoryNode implements AutoCloseable
     private final RemoteRegion index;
     private final RemoteRegion heap;
     private final HeapChunks chunks;
+    private final ExpirySweep expirySweep;
     private final KeyStore store;
     private final long keysRecovered;
     private final PersistStats persistStats = new PersistStats();
@@ -58,10 +64,11 @@ public final class MemoryNode implements AutoCloseable
             chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L);
             formatIndex(indexMemory, groups, maxDepth);
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
-            keysRecovered = store == null ? 0 : recover(store, local, chunks);
+            keysRecovered = store == null ? 0 : recover(store, local, chunks, context.epochClock());
+            expirySweep = new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L, System.nanoTime());
             announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
-            final RequestServer server = new RequestServer(listener, chunks, local, store,
+            final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats);
             runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000), Throwable::printStackTrace, null, server);
@@ -75,16 +82,24 @@ public final class MemoryNode implements AutoCloseable
 
     /**
      * Put every key of the key store back: its block into a chunk of the node's own, its slot into
-     * the index (before the index is announced, so no client sees it half done).
+     * the index (before the index is announced, so no client sees it half done). A key whose expiry
+     * has passed is not put back, and goes from the disk too.
      *
      * @return keys put back.
      */
-    private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks)
+    private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks, final EpochClock clock)
     {
         final long[] count = new long[1];
         final long[] chunk = {-1, 0, 0};
-        store.forEach((key, value) ->
+        final long nowMillis = clock.time();
+        final List<byte[]> expired = new ArrayList<>();
+        store.forEach((key, expireAt, value) ->
         {
+            if (KvBlockLayout.isExpired(expireAt, nowMillis))
+            {
+                expired.add(key);
+                return;
+            }
             final int length = KvBlockLayout.blockLength(key.length, value.length);
             if (chunk[0] < 0 || chunk[1] + length > chunk[2])
             {
@@ -103,8 +118,8 @@ public final class MemoryNode implements AutoCloseable
                 chunk[2] = chunkLength;
             }
             final long offset = chunk[0] + chunk[1];
-            KvBlockLayout.write(index.heap(), offset, key, value);
-            if (!index.restore(key, offset, length))
+            KvBlockLayout.write(index.heap(), offset, key, value, expireAt);
+            if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() + " (" + count[0] +
                     " put back so far): start the node with more index groups");
@@ -116,6 +131,22 @@ public final class MemoryNode implements AutoCloseable
         {
             // the node writes no more into its chunks: they go back once clients replaced or deleted their keys
             chunks.retire(chunk[0], null, System.nanoTime());
+        }
+        if (!expired.isEmpty())
+        {
+            try (WriteBatch batch = new WriteBatch())
+            {
+                for (final byte[] key : expired)
+                {
+                    batch.delete(key);
+                }
+                store.write(batch, true);
+            }
+            catch (final RocksDBException ex)
+            {
+                throw new IllegalStateException("cannot delete " + expired.size() + " expired keys from the key store in " +
+                    store.path() + ": " + ex.getMessage(), ex);
+            }
         }
         return count[0];
     }
@@ -196,6 +227,12 @@ public final class MemoryNode implements AutoCloseable
     public int chunksAllocated()
     {
         return chunks.allocated();
+    }
+
+    /** @return keys whose slots this node's scan emptied because their expiry had passed (clients empty others). */
+    public long keysExpired()
+    {
+        return expirySweep.keysExpired();
     }
 
     /** @return chunks that came back (no slot pointed into them for the grace period) since the node started. */

@@ -34,6 +34,14 @@ public final class MemoryNodeConfiguration
     public static final String GRACE_MS_PROP_NAME = "dkv.memory.grace.ms";
     public static final int GRACE_MS_DEFAULT = 10_000;
 
+    /**
+     * How often the node walks its index for keys whose expiry has passed and empties their slots, so
+     * that a key that expired and is never read again gives its block back (clients that read one
+     * empty its slot themselves).
+     */
+    public static final String EXPIRY_SCAN_MS_PROP_NAME = "dkv.memory.expiry.scan.ms";
+    public static final int EXPIRY_SCAN_MS_DEFAULT = 1_000;
+
     /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
     public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
 

@@ -1,5 +1,8 @@
 package io.dkv.memory;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+
 import java.nio.file.Path;
 
 import static io.dkv.memory.MemoryNodeConfiguration.*;
@@ -15,6 +18,8 @@ public final class MemoryNodeContext
     private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
+    private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
     public int indexGroups()
@@ -75,6 +80,30 @@ public final class MemoryNodeContext
         return this;
     }
 
+    /** @return how often the node empties the slots of keys whose expiry has passed. */
+    public int expiryScanMs()
+    {
+        return expiryScanMs;
+    }
+
+    public MemoryNodeContext expiryScanMs(final int expiryScanMs)
+    {
+        this.expiryScanMs = expiryScanMs;
+        return this;
+    }
+
+    /** @return what the node judges keys' expiry by (its scan, and which keys on disk it loads back). */
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    public MemoryNodeContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
+        return this;
+    }
+
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -110,6 +139,14 @@ public final class MemoryNodeContext
         if (graceMs < 1)
         {
             throw new IllegalArgumentException("graceMs " + graceMs + " is not positive (" + GRACE_MS_PROP_NAME + ")");
+        }
+        if (expiryScanMs < 1)
+        {
+            throw new IllegalArgumentException("expiryScanMs " + expiryScanMs + " is not positive (" + EXPIRY_SCAN_MS_PROP_NAME + ")");
+        }
+        if (epochClock == null)
+        {
+            throw new IllegalArgumentException("no epochClock given");
         }
         if (heapChunks < 1)
         {

@@ -33,6 +33,7 @@ final class RequestServer implements Agent
     private final Listener listener;
     private final HeapChunks chunks;
     private final LocalIndex index;
+    private final ExpirySweep expirySweep;
     /** Null when the node keeps nothing on disk. */
     private final KeyStore store;
     private final MemorySegment request;
@@ -49,6 +50,7 @@ final class RequestServer implements Agent
         final Listener listener,
         final HeapChunks chunks,
         final LocalIndex index,
+        final ExpirySweep expirySweep,
         final KeyStore store,
         final MemorySegment request,
         final MemorySegment reply,
@@ -57,6 +59,7 @@ final class RequestServer implements Agent
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
+        this.expirySweep = expirySweep;
         this.store = store;
         this.request = request;
         this.reply = reply;
@@ -100,6 +103,8 @@ final class RequestServer implements Agent
                 chunks.ownerGone(client, turnStart);
             }
         }
+        // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
+        work += expirySweep.sweep(turnStart, store == null ? null : batchKeys);
         if (!batchKeys.isEmpty())
         {
             persistBatch(turnStart);
@@ -188,7 +193,7 @@ final class RequestServer implements Agent
                 final long block = index.findCommitted(key);
                 if (block >= 0)
                 {
-                    batch.put(key, index.valueAt(block));
+                    KeyStore.put(batch, key, index.expireAtOf(block), index.valueAt(block));
                 }
                 else
                 {

@@ -7,7 +7,7 @@ package io.dkv.client.layout;
  *
  * <pre>
  * region
- *   0  magic          long   "DKVHEAP1"
+ *   0  magic          long   "DKVHEAP2" (blocks of {@link KvBlockLayout} with an expiry; "DKVHEAP1" before)
  *   8  maxChunkLength int    bytes of the largest chunk it hands out
  *  12  maxChunks      int    the heap's size in largest chunks
  *  64  chunks         in the order they were handed out, each 64-byte aligned
@@ -15,7 +15,7 @@ package io.dkv.client.layout;
  */
 public final class HeapLayout
 {
-    public static final long MAGIC = 0x3150414548564b44L;
+    public static final long MAGIC = 0x3250414548564b44L;
     public static final int MAGIC_OFFSET = 0;
     public static final int MAX_CHUNK_LENGTH_OFFSET = 8;
     public static final int MAX_CHUNKS_OFFSET = 12;

@@ -8,7 +8,7 @@ package io.dkv.client.layout;
  * <pre>
  * region
  *   0  magic              long   "DKVINDX1"
- *   8  layoutVersion      int
+ *   8  layoutVersion      int    of the index, its slots and the blocks they point at (2: blocks carry an expiry)
  *  12  groupsPerSubtable  int    bucket groups in each subtable (a power of two)
  *  16  subtables          int    subtables in use
  *  20  globalDepth        int    low bits of a key's hash that pick its directory entry
@@ -43,7 +43,7 @@ package io.dkv.client.layout;
 public final class IndexLayout
 {
     public static final long MAGIC = 0x31584e4449564b44L;
-    public static final int LAYOUT_VERSION = 1;
+    public static final int LAYOUT_VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;

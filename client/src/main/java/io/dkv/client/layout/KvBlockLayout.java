@@ -13,21 +13,30 @@ import java.util.zip.CRC32C;
  * <pre>
  *   0  keyLength    int
  *   4  valueLength  int
- *   8  checksum     long   "DKVB" (high 32 bits) | CRC32C of bytes 0..7, the key and the value
- *  16  key          keyLength bytes
+ *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires
+ *  16  checksum     long   "DKB2" (high 32 bits) | CRC32C of bytes 0..15, the key and the value
+ *  24  key          keyLength bytes
  *  ..  value        valueLength bytes
  *  ..  padding to a multiple of 64 bytes
  * </pre>
+ *
+ * The expiry is in the block, not the slot: a block is immutable, so changing a key's expiry is
+ * writing a new block and swapping the slot, as any other write (the slot's {@link SlotWord}
+ * says only whether the block has one, for the node's scan). The tag changed with the expiry
+ * field ("DKVB" before): a block of the older layout is never taken as whole.
  */
 public final class KvBlockLayout
 {
     public static final int KEY_LENGTH_OFFSET = 0;
     public static final int VALUE_LENGTH_OFFSET = 4;
-    public static final int CHECKSUM_OFFSET = 8;
-    public static final int HEADER_LENGTH = 16;
+    public static final int EXPIRE_AT_OFFSET = 8;
+    public static final int CHECKSUM_OFFSET = 16;
+    public static final int HEADER_LENGTH = 24;
+    /** The expireAt of a block that never expires. */
+    public static final long NEVER = 0;
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
-    private static final long CHECKSUM_TAG = 0x444b5642L << 32;
+    private static final long CHECKSUM_TAG = 0x444b4232L << 32;
     /** Every block read is checked: one checksum object per thread rather than one per block. */
     private static final ThreadLocal<CRC32C> CRC = ThreadLocal.withInitial(CRC32C::new);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -44,17 +53,24 @@ public final class KvBlockLayout
     }
 
     /** Write a whole block at {@code offset} of {@code buffer}. */
-    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value)
+    public static void write(
+        final MemorySegment buffer, final long offset, final byte[] key, final byte[] value, final long expireAt)
     {
-        write(buffer, offset, key, MemorySegment.ofArray(value));
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt);
     }
 
-    /** Write a whole block whose value comes from memory (no copy of it on the heap). */
-    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final MemorySegment value)
+    /**
+     * Write a whole block whose value comes from memory (no copy of it on the heap).
+     *
+     * @param expireAt epoch milliseconds from which the key has no value, or {@link #NEVER}.
+     */
+    public static void write(
+        final MemorySegment buffer, final long offset, final byte[] key, final MemorySegment value, final long expireAt)
     {
         final int valueLength = (int)value.byteSize();
         buffer.set(INT, offset + KEY_LENGTH_OFFSET, key.length);
         buffer.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
+        buffer.set(LONG, offset + EXPIRE_AT_OFFSET, expireAt);
         MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
         MemorySegment.copy(value, 0, buffer, offset + HEADER_LENGTH + key.length, valueLength);
         buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, valueLength));
@@ -80,6 +96,18 @@ public final class KvBlockLayout
     public static int valueLength(final MemorySegment buffer, final long offset)
     {
         return buffer.get(INT, offset + VALUE_LENGTH_OFFSET);
+    }
+
+    /** @return epoch milliseconds from which the block is a miss, or {@link #NEVER}. */
+    public static long expireAt(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(LONG, offset + EXPIRE_AT_OFFSET);
+    }
+
+    /** @return true when a block of this expireAt is a miss at {@code nowMillis} (redis: expired once now reaches it). */
+    public static boolean isExpired(final long expireAt, final long nowMillis)
+    {
+        return expireAt != NEVER && expireAt <= nowMillis;
     }
 
     /**
@@ -138,7 +166,7 @@ public final class KvBlockLayout
     {
         final CRC32C crc = CRC.get();
         crc.reset();
-        crc.update(buffer.asSlice(offset, 8).asByteBuffer());
+        crc.update(buffer.asSlice(offset, CHECKSUM_OFFSET).asByteBuffer());
         crc.update(buffer.asSlice(offset + HEADER_LENGTH, (long)keyLength + valueLength).asByteBuffer());
         return CHECKSUM_TAG | crc.getValue();
     }

@@ -13,12 +13,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A block carries its key and value whole, and its checksum tells a whole block from a damaged one.
+ * A block carries its key, value and expiry whole, and its checksum (over the expiry too) tells a
+ * whole block from a damaged one.
  */
 class KvBlockLayoutTest
 {
     private static final byte[] KEY = "user:42".getBytes(StandardCharsets.UTF_8);
     private static final byte[] VALUE = "a value of some length".getBytes(StandardCharsets.UTF_8);
+    private static final long EXPIRE_AT = 1_767_225_600_000L;
 
     @Test
     void aWrittenBlockIsWholeAndHoldsItsKeyAndValue()
@@ -28,8 +30,9 @@ class KvBlockLayoutTest
             final int length = KvBlockLayout.blockLength(KEY.length, VALUE.length);
             assertEquals(64, length);
             final MemorySegment buffer = arena.allocate(length + 64);
-            KvBlockLayout.write(buffer, 64, KEY, VALUE);
+            KvBlockLayout.write(buffer, 64, KEY, VALUE, EXPIRE_AT);
             assertTrue(KvBlockLayout.isWhole(buffer, 64, length));
+            assertEquals(EXPIRE_AT, KvBlockLayout.expireAt(buffer, 64));
             assertTrue(KvBlockLayout.hasKey(buffer, 64, KEY));
             assertFalse(KvBlockLayout.hasKey(buffer, 64, "user:43".getBytes(StandardCharsets.UTF_8)));
             assertArrayEquals(VALUE, KvBlockLayout.value(buffer, 64));
@@ -47,11 +50,11 @@ class KvBlockLayoutTest
             final MemorySegment buffer = arena.allocate(length);
             for (int at = 0; at < KvBlockLayout.HEADER_LENGTH + KEY.length + VALUE.length; at++)
             {
-                KvBlockLayout.write(buffer, 0, KEY, VALUE);
+                KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT);
                 buffer.set(ValueLayout.JAVA_BYTE, at, (byte)(buffer.get(ValueLayout.JAVA_BYTE, at) ^ 0x10));
                 assertFalse(KvBlockLayout.isWhole(buffer, 0, length), "byte " + at + " changed");
             }
-            KvBlockLayout.write(buffer, 0, KEY, VALUE);
+            KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT);
             assertFalse(KvBlockLayout.isWhole(buffer, 0, 20), "fewer bytes than the block says it has");
             assertFalse(KvBlockLayout.isWhole(MemorySegment.ofArray(new byte[64]), 0, 64), "zeroes are no block");
         }
@@ -61,7 +64,15 @@ class KvBlockLayoutTest
     void blocksAreWholeUnitsOf64Bytes()
     {
         assertEquals(64, KvBlockLayout.blockLength(1, 0));
-        assertEquals(64, KvBlockLayout.blockLength(1, 47));
-        assertEquals(128, KvBlockLayout.blockLength(1, 48));
+        assertEquals(64, KvBlockLayout.blockLength(1, 39));
+        assertEquals(128, KvBlockLayout.blockLength(1, 40));
+    }
+
+    @Test
+    void aBlockExpiresWhenTheClockReachesItsTimeAndNeverWithoutOne()
+    {
+        assertFalse(KvBlockLayout.isExpired(EXPIRE_AT, EXPIRE_AT - 1));
+        assertTrue(KvBlockLayout.isExpired(EXPIRE_AT, EXPIRE_AT));
+        assertFalse(KvBlockLayout.isExpired(KvBlockLayout.NEVER, Long.MAX_VALUE));
     }
 }

@@ -25,6 +25,18 @@ class SlotWordTest
     }
 
     @Test
+    void theExpiresBitIsKeptApartFromTheBlock()
+    {
+        final long largest = 64 * ((1L << 47) - 1);
+        final long word = SlotWord.committed(0xff, largest, 64, true);
+        assertTrue(SlotWord.expires(word));
+        assertEquals(largest, SlotWord.blockOffset(word));
+        assertFalse(SlotWord.expires(SlotWord.committed(0xff, largest, 64)));
+        assertTrue(SlotWord.expires(SlotWord.tentative(word)));
+        assertThrows(IllegalArgumentException.class, () -> SlotWord.committed(1, 64L << 47, 64, false));
+    }
+
+    @Test
     void theTentativeFormDiffersOnlyInTheCommittedBit()
     {
         final long committed = SlotWord.committed(7, 64, 64);

@@ -1,0 +1,73 @@
+package io.dkv.memory;
+
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import org.agrona.concurrent.EpochClock;
+
+import java.util.List;
+
+/**
+ * Empties the slots of keys whose expiry has passed, so that a key nobody reads again after it
+ * expired still gives its block (and in time its chunk) back: clients treat such a slot as a miss
+ * and empty it when they come across it, this finds the rest. Only slots whose word says their
+ * block expires have their block looked at. One caller: the request server's thread, which alone
+ * reclaims chunks, so no block it reads is reused under it.
+ */
+final class ExpirySweep
+{
+    private final LocalIndex index;
+    private final EpochClock clock;
+    private final long intervalNanos;
+    private long nextNanos;
+    /** Written here only; read by anyone who asks. */
+    private volatile long keysExpired;
+
+    ExpirySweep(final LocalIndex index, final EpochClock clock, final long intervalNanos, final long nowNanos)
+    {
+        this.index = index;
+        this.clock = clock;
+        this.intervalNanos = intervalNanos;
+        this.nextNanos = nowNanos + intervalNanos;
+    }
+
+    /**
+     * Walk the index when the interval has passed since the last walk.
+     *
+     * @param removedKeys gets the key of each slot emptied, for the key store (null: the node keeps none).
+     * @return slots emptied.
+     */
+    int sweep(final long nowNanos, final List<byte[]> removedKeys)
+    {
+        if (nowNanos - nextNanos < 0)
+        {
+            return 0;
+        }
+        nextNanos = nowNanos + intervalNanos;
+        final long nowMillis = clock.time();
+        final int[] count = new int[1];
+        index.forEachSlot((slot, word) ->
+        {
+            if (!SlotWord.isCommitted(word) || !SlotWord.expires(word))
+            {
+                return;
+            }
+            final long block = SlotWord.blockOffset(word);
+            // a CAS, as a client's: a write that replaced the slot since it was read stands
+            if (KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis) && index.clearSlot(slot, word))
+            {
+                count[0]++;
+                if (removedKeys != null)
+                {
+                    removedKeys.add(index.keyAt(block));
+                }
+            }
+        });
+        keysExpired = keysExpired + count[0];
+        return count[0];
+    }
+
+    long keysExpired()
+    {
+        return keysExpired;
+    }
+}

@@ -1,0 +1,401 @@
+package io.dkv.memory;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import org.agrona.concurrent.CachedEpochClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keys with an expiry time: read back until the clock reaches it, a miss to every operation after,
+ * their expiry kept, changed or taken away by compare-and-set, their slots and chunks reclaimed
+ * when nobody reads them again, and dropped rather than loaded back by a restarted node. Time is
+ * the tests' own clock ({@link CachedEpochClock}), moved by hand: nothing waits for an expiry.
+ */
+class ExpiryTest
+{
+    private static final long START = 1_767_225_600_000L;
+    private static final long NODE = 9;
+    private static final long CLIENT = 90;
+
+    private final CachedEpochClock clock = new CachedEpochClock();
+
+    ExpiryTest()
+    {
+        clock.update(START);
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private KvClient client(final KvCluster cluster)
+    {
+        return KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)
+            .epochClock(clock));
+    }
+
+    /** A node whose scan for expired keys does not run during a test (readers' own reclamation shows alone). */
+    private KvCluster clusterWithoutScan()
+    {
+        return new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(Integer.MAX_VALUE).graceMs(300));
+    }
+
+    @Test
+    void aKeyReadsBackUntilItsExpiryThenIsAMissToEveryOperation() throws Exception
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("session");
+            client.put(key, bytes("token"), START + 1_000);
+            client.put(bytes("other"), bytes("stays"));
+            assertArrayEquals(bytes("token"), client.get(key));
+            assertEquals(1_000, client.ttlMillis(key));
+            clock.advance(999);
+            assertArrayEquals(bytes("token"), client.get(key));
+            assertArrayEquals(bytes("token"), client.multiGet(List.of(key)).get(0));
+            assertEquals(START + 1_000, client.getVersioned(key).expireAtMillis());
+            assertEquals(1, client.ttlMillis(key));
+
+            clock.advance(1);
+            assertNull(client.get(key));
+            assertNull(client.getAsync(key).get());
+            final List<byte[]> both = client.multiGet(List.of(key, bytes("other")));
+            assertNull(both.get(0));
+            assertArrayEquals(bytes("stays"), both.get(1));
+            assertNull(client.getVersioned(key));
+            assertEquals(-2, client.ttlMillis(key));
+            final MemorySegment dst = MemorySegment.ofArray(new byte[16]);
+            assertEquals(-1, client.get(MemorySegment.ofArray(key), dst));
+            assertFalse(client.compareAndSet(key, bytes("token"), bytes("swapped")), "an expired value matches nothing");
+            assertFalse(client.delete(key), "an expired key has nothing to delete");
+            assertFalse(client.expireAt(key, START + 100_000));
+            assertFalse(client.persist(key));
+            assertNull(client.get(key));
+        }
+    }
+
+    @Test
+    void anExpiredKeyIsAnAbsentOneToCompareAndSetAndPut()
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("lock");
+            client.put(key, bytes("holder 1"), START + 10);
+            assertFalse(client.compareAndSet(key, null, bytes("holder 2"), START + 20), "SET NX while it holds a value");
+            clock.advance(10);
+            assertTrue(client.compareAndSet(key, null, bytes("holder 2"), START + 20), "SET NX once it expired");
+            assertArrayEquals(bytes("holder 2"), client.get(key));
+            assertEquals(10, client.ttlMillis(key));
+            clock.advance(10);
+            client.put(key, bytes("holder 3"));
+            assertArrayEquals(bytes("holder 3"), client.get(key));
+            assertEquals(-1, client.ttlMillis(key), "a put gives no expiry: the key has none now");
+            assertEquals(1, committedSlots(cluster, key), "the put replaced the expired slot");
+        }
+    }
+
+    @Test
+    void ttlIsMinusTwoForNoKeyMinusOneForNoExpiryElseTheMillisecondsLeft()
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            assertEquals(-2, client.ttlMillis(bytes("missing")));
+            client.put(bytes("forever"), bytes("v"));
+            assertEquals(-1, client.ttlMillis(bytes("forever")));
+            client.put(MemorySegment.ofArray(bytes("soon")), MemorySegment.ofArray(bytes("v")), START + 12_345);
+            assertEquals(12_345, client.ttlMillis(bytes("soon")));
+            clock.advance(345);
+            assertEquals(12_000, client.ttlMillis(bytes("soon")));
+            client.put(bytes("past"), bytes("v"), START - 1);
+            assertNull(client.get(bytes("past")), "an expiry in the past leaves no value");
+            assertEquals(-2, client.ttlMillis(bytes("past")));
+            assertThrows(IllegalArgumentException.class, () -> client.put(bytes("k"), bytes("v"), -5));
+        }
+    }
+
+    @Test
+    void anExpiryIsKeptChangedOrTakenAwayWithTheValueKept()
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("counter");
+            client.put(key, bytes("1"), START + 5_000);
+
+            // INCR, SET ... KEEPTTL: the version's expiry goes with the new value
+            final Versioned read = client.getVersioned(key);
+            assertTrue(client.compareAndSetVersion(key, read, bytes("2"), read.expireAtMillis()));
+            assertEquals(5_000, client.ttlMillis(key));
+            assertArrayEquals(bytes("2"), client.get(key));
+
+            // EXPIRE / PEXPIREAT on an existing key, and on a missing one
+            assertTrue(client.expireAt(key, START + 60_000));
+            assertArrayEquals(bytes("2"), client.get(key));
+            assertEquals(60_000, client.ttlMillis(key));
+            assertFalse(client.expireAt(bytes("missing"), START + 60_000));
+            assertNull(client.get(bytes("missing")), "expiring a missing key makes none");
+
+            // PERSIST: true once, false when there is no expiry to take away
+            assertTrue(client.persist(key));
+            assertEquals(-1, client.ttlMillis(key));
+            assertFalse(client.persist(key));
+            assertArrayEquals(bytes("2"), client.get(key));
+
+            // SET without KEEPTTL clears it; compareAndSetVersion without an expiry too
+            assertTrue(client.expireAt(key, START + 1_000));
+            final Versioned withExpiry = client.getVersioned(key);
+            assertTrue(client.compareAndSetVersion(key, withExpiry, bytes("3")));
+            assertEquals(-1, client.ttlMillis(key));
+
+            // a version that expired since it was read names no value any more
+            assertTrue(client.expireAt(key, START + 1_000));
+            final Versioned expiring = client.getVersioned(key);
+            clock.advance(1_000);
+            assertFalse(client.compareAndSetVersion(key, expiring, bytes("4"), expiring.expireAtMillis()));
+            assertNull(client.get(key));
+
+            // EXPIRE with a time in the past removes the key
+            client.put(key, bytes("5"));
+            assertTrue(client.expireAt(key, START));
+            assertEquals(-2, client.ttlMillis(key));
+        }
+    }
+
+    @Test
+    void racingIncrementsAndExpiryChangesLoseNothing() throws Exception
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("hits");
+            client.put(key, bytes("0"), START + 1_000_000);
+            final int perThread = 300;
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            final List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++)
+            {
+                final boolean incrementer = t % 2 == 0;
+                final int thread = t;
+                threads.add(Thread.ofPlatform().start(() ->
+                {
+                    try
+                    {
+                        for (int i = 0; i < perThread; i++)
+                        {
+                            if (incrementer)
+                            {
+                                // INCR: keeps whatever expiry the key has when it is read
+                                while (true)
+                                {
+                                    final Versioned current = client.getVersioned(key);
+                                    final long next = Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                                    if (client.compareAndSetVersion(key, current, bytes(Long.toString(next)), current.expireAtMillis()))
+                                    {
+                                        break;
+                                    }
+                                }
+                            }
+                            else if (i % 2 == 0)
+                            {
+                                assertTrue(client.expireAt(key, START + 2_000_000 + thread * 10_000L + i));
+                            }
+                            else
+                            {
+                                client.persist(key);
+                            }
+                        }
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failure.compareAndSet(null, ex);
+                    }
+                }));
+            }
+            for (final Thread thread : threads)
+            {
+                thread.join();
+            }
+            if (failure.get() != null)
+            {
+                throw new AssertionError(failure.get());
+            }
+            assertArrayEquals(bytes(Long.toString(2L * perThread)), client.get(key), "no increment lost to an EXPIRE or PERSIST");
+            final long ttl = client.ttlMillis(key);
+            assertTrue(ttl == -1 || ttl > 1_000_000, "the last EXPIRE or PERSIST stands: " + ttl);
+            assertEquals(1, committedSlots(cluster, key));
+        }
+    }
+
+    @Test
+    void aReaderEmptiesTheSlotOfAnExpiredKey() throws Exception
+    {
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("read after expiry");
+            client.put(key, bytes("v"), START + 1);
+            assertEquals(1, committedSlots(cluster, key));
+            clock.advance(1);
+            assertNull(client.get(key));
+            assertEquals(0, committedSlots(cluster, key), "the reader took its slot out of the index");
+            assertEquals(0, cluster.memoryNode.keysExpired());
+        }
+    }
+
+    @Test
+    void anExpiredKeyNobodyReadsIsReclaimedByTheNode() throws Exception
+    {
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(10).graceMs(300)))
+        {
+            final byte[] key = bytes("written once, never read");
+            // a client that goes away: its chunk is retired, and comes back once no slot points into it
+            try (KvClient writer = client(cluster))
+            {
+                writer.put(key, new byte[900], START + 1_000);
+            }
+            assertEquals(1, committedSlots(cluster, key));
+            assertEquals(0, cluster.memoryNode.chunksReclaimed(), "an unexpired key keeps its chunk");
+            clock.advance(1_000);
+            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            assertEquals(0, committedSlots(cluster, key), "the node's scan emptied its slot");
+            awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
+            try (KvClient reader = client(cluster))
+            {
+                assertNull(reader.get(key));
+            }
+        }
+    }
+
+    @Test
+    void aRestartedNodeKeepsUnexpiredExpiriesAndDropsExpiredKeys(@TempDir final Path data)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final MemoryNodeContext nodeContext = new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data)
+            .epochClock(clock).expiryScanMs(Integer.MAX_VALUE);
+        Raas memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+        MemoryNode memoryNode = MemoryNode.start(memoryRaas, nodeContext);
+        try (Raas clientRaas = Raas.embedded(KvCluster.context("shm", CLIENT), directory);
+            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)
+                .epochClock(clock)))
+        {
+            client.put(bytes("short"), bytes("a"), START + 1_000);
+            client.put(bytes("long"), bytes("b"), START + 100_000);
+            client.put(bytes("forever"), bytes("c"));
+            client.put(bytes("kept ttl"), bytes("d"), START + 50_000);
+            final Versioned read = client.getVersioned(bytes("kept ttl"));
+            assertTrue(client.compareAndSetVersion(bytes("kept ttl"), read, bytes("e"), read.expireAtMillis()));
+            clock.advance(2_000);
+
+            memoryNode.close();
+            memoryRaas.close();
+            memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+            memoryNode = MemoryNode.start(memoryRaas, nodeContext);
+            assertEquals(3, memoryNode.keysRecovered(), "the expired key is not loaded back");
+            assertNull(eventually(() -> client.get(bytes("short"))));
+            assertArrayEquals(bytes("b"), client.get(bytes("long")));
+            assertEquals(98_000, client.ttlMillis(bytes("long")));
+            assertEquals(-1, client.ttlMillis(bytes("forever")));
+            assertArrayEquals(bytes("e"), client.get(bytes("kept ttl")));
+            assertEquals(48_000, client.ttlMillis(bytes("kept ttl")));
+
+            // gone from the disk too: with the clock put back, it still does not come back
+            clock.update(START);
+            memoryNode.close();
+            memoryRaas.close();
+            memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+            memoryNode = MemoryNode.start(memoryRaas, nodeContext);
+            assertEquals(3, memoryNode.keysRecovered());
+            assertNull(eventually(() -> client.get(bytes("short"))));
+        }
+        finally
+        {
+            memoryNode.close();
+            memoryRaas.close();
+        }
+    }
+
+    @Test
+    void aKeyStoreOfTheFormatWithoutExpiryIsRefused(@TempDir final Path data) throws Exception
+    {
+        try (Options options = new Options().setCreateIfMissing(true); RocksDB old = RocksDB.open(options, data.toString()))
+        {
+            old.put(bytes("key"), bytes("a value of format 1"));
+        }
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> KeyStore.open(data));
+        assertTrue(refused.getMessage().contains("format 1"), refused.getMessage());
+    }
+
+    private static int committedSlots(final KvCluster cluster, final byte[] key)
+    {
+        final MemorySegment heap = cluster.memoryRaas.localMemory(cluster.memoryNode.heapRegion());
+        final int[] count = new int[1];
+        IndexInspector.forEachSlot(cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion()), (slot, word) ->
+        {
+            if (SlotWord.isCommitted(word))
+            {
+                final long block = SlotWord.blockOffset(word);
+                final byte[] held = heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
+                    .toArray(ValueLayout.JAVA_BYTE);
+                if (Arrays.equals(held, key))
+                {
+                    count[0]++;
+                }
+            }
+        });
+        return count[0];
+    }
+
+    private static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s");
+            Thread.sleep(10);
+        }
+    }
+
+    private static byte[] eventually(final Supplier<byte[]> operation)
+    {
+        KvException last = null;
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            try
+            {
+                return operation.get();
+            }
+            catch (final KvException ex)
+            {
+                last = ex;
+            }
+        }
+        throw last;
+    }
+}
