@@ -72,12 +72,20 @@ final class RedisServer implements AutoCloseable
         return port;
     }
 
-    public void close() throws InterruptedException
+    public void close()
     {
         process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS))
+        try
+        {
+            if (!process.waitFor(10, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+            }
+        }
+        catch (final InterruptedException ex)
         {
             process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }
