@@ -1,5 +1,6 @@
 package io.dkv.load;
 
+import io.dkv.compute.ComputeNodeCommand;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.check.harness.CheckClientCommand;
 import io.dkv.load.check.harness.CheckCommand;
@@ -34,6 +35,7 @@ import picocli.CommandLine.Spec;
         DriverCommand.class,
         MetaCommand.class,
         MemoryNodeCommand.class,
+        ComputeNodeCommand.class,
         CheckCommand.class,
         CheckClientCommand.class,
         CommandLine.HelpCommand.class

@@ -1,0 +1,118 @@
+package io.dkv.compute;
+
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.verbs.VerbsContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code ./dkv compute-node}: joins the cluster through the MetaServer as role compute, serves RESP until interrupted,
+ * then drains and deregisters.
+ */
+@Command(
+    name = "compute-node",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run a compute node: a stateless RESP server that redis-cli, redis-benchmark, Jedis and Lettuce use unchanged, " +
+            "serving the cluster's memory nodes through the KV client. It registers with the MetaServer as role compute.",
+        "Stop it with Ctrl-C or SIGTERM: it stops accepting, answers what it has read, closes and deregisters."
+    })
+public final class ComputeNodeCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
+        description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
+    private int port;
+
+    @Option(names = "--bind", defaultValue = ComputeNodeConfiguration.BIND_DEFAULT,
+        description = "Address the RESP server listens on (default: ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
+        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
+    private List<String> meta;
+
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE", required = true,
+        description = "File with the cluster secret (at least 64 hex digits, mode 0600) that MetaServer RPCs are " +
+            "authenticated with.")
+    private Path secretFile;
+
+    @Option(names = "--requirepass", paramLabel = "PASS",
+        description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
+    private String requirePass;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    private String address;
+
+    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    private long nodeId;
+
+    @Option(names = "--max-clients", defaultValue = "" + ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT,
+        description = "Connections served at once (default: ${DEFAULT-VALUE}).")
+    private int maxClients;
+
+    public Integer call() throws InterruptedException
+    {
+        if (!secretFile.toFile().canRead())
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file " + secretFile + " cannot be read");
+        }
+        final MetaDirectory directory = MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse)
+            .toArray(MetaEndpoint[]::new));
+        final Raas raas = Raas.embedded(new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .nodeId(nodeId)
+            .role(NodeRecord.ROLE_COMPUTE), directory);
+        final ComputeNode node;
+        try
+        {
+            node = ComputeNode.start(new ComputeNodeContext()
+                .port(port)
+                .bindAddress(bind)
+                .maxClients(maxClients)
+                .requirePass(requirePass)
+                .raas(raas, true));
+        }
+        catch (final RuntimeException ex)
+        {
+            raas.close();
+            throw ex;
+        }
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            node.close();
+            stopped.countDown();
+        }, "dkv-compute-node-stop"));
+        System.out.printf("dkv compute node %d serving RESP on %s:%d (%s) over %d memory node(s)%s%n", node.nodeId(), bind,
+            node.port(), ComputeNode.epoll() ? "epoll" : "nio", raas.nodes(NodeRecord.ROLE_MEMORY).size(),
+            requirePass == null ? "" : "; AUTH required");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(new CommandLine(new ComputeNodeCommand()).execute(args));
+    }
+}

@@ -1,0 +1,49 @@
+package io.dkv.compute;
+
+import io.dkv.client.layout.KvBlockLayout;
+
+/**
+ * A compute node's settings and their defaults, each a system property that a {@link ComputeNodeContext} starts from.
+ */
+public final class ComputeNodeConfiguration
+{
+    /** Port of the RESP server; 0 takes a free one. */
+    public static final String PORT_PROP_NAME = "dkv.compute.port";
+    public static final int PORT_DEFAULT = 6379;
+
+    /** Address the RESP server listens on: loopback unless told otherwise, as redis's protected mode would have it. */
+    public static final String BIND_PROP_NAME = "dkv.compute.bind";
+    public static final String BIND_DEFAULT = "127.0.0.1";
+
+    /** Connections served at once (redis's maxclients); one more is answered with an error and closed. */
+    public static final String MAX_CLIENTS_PROP_NAME = "dkv.compute.max.clients";
+    public static final int MAX_CLIENTS_DEFAULT = 10_000;
+
+    /** Bytes of one argument at most (redis's proto-max-bulk-len): the store's largest value. */
+    public static final String MAX_BULK_PROP_NAME = "dkv.compute.max.bulk.bytes";
+    public static final int MAX_BULK_DEFAULT = KvBlockLayout.MAX_VALUE_LENGTH;
+
+    /** Arguments of one request at most. */
+    public static final String MAX_ARGS_PROP_NAME = "dkv.compute.max.args";
+    public static final int MAX_ARGS_DEFAULT = 65_536;
+
+    /** Bytes of all the arguments of one request at most: what one connection can make the node hold. */
+    public static final String MAX_COMMAND_PROP_NAME = "dkv.compute.max.command.bytes";
+    public static final long MAX_COMMAND_DEFAULT = 16L << 20;
+
+    /** A request begun and not finished within this long closes its connection: a stalled peer holds nothing. */
+    public static final String PARTIAL_TIMEOUT_PROP_NAME = "dkv.compute.partial.timeout.ms";
+    public static final long PARTIAL_TIMEOUT_DEFAULT = 10_000;
+
+    /** Event loop threads; each runs its connections' commands, and the client gives each its own session. */
+    public static final String IO_THREADS_PROP_NAME = "dkv.compute.io.threads";
+    public static final int IO_THREADS_DEFAULT = Math.max(1, Runtime.getRuntime().availableProcessors());
+
+    /** How long close waits for connections to finish their commands before the event loops stop. */
+    public static final String DRAIN_TIMEOUT_PROP_NAME = "dkv.compute.drain.timeout.ms";
+    public static final long DRAIN_TIMEOUT_DEFAULT = 5_000;
+
+    private ComputeNodeConfiguration()
+    {
+    }
+}

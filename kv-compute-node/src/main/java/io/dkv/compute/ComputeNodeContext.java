@@ -1,0 +1,220 @@
+package io.dkv.compute;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.raas.Raas;
+
+import static io.dkv.compute.ComputeNodeConfiguration.*;
+
+/**
+ * How a compute node is made: where it listens, its bounds on what peers can make it hold, its password, and the store
+ * it serves (a RaaS handle it makes its client over, or a client given as is).
+ */
+public final class ComputeNodeContext
+{
+    private int port = Integer.getInteger(PORT_PROP_NAME, PORT_DEFAULT);
+    private String bindAddress = System.getProperty(BIND_PROP_NAME, BIND_DEFAULT);
+    private int maxClients = Integer.getInteger(MAX_CLIENTS_PROP_NAME, MAX_CLIENTS_DEFAULT);
+    private int maxBulkBytes = Integer.getInteger(MAX_BULK_PROP_NAME, MAX_BULK_DEFAULT);
+    private int maxArgs = Integer.getInteger(MAX_ARGS_PROP_NAME, MAX_ARGS_DEFAULT);
+    private long maxCommandBytes = Long.getLong(MAX_COMMAND_PROP_NAME, MAX_COMMAND_DEFAULT);
+    private long partialTimeoutMs = Long.getLong(PARTIAL_TIMEOUT_PROP_NAME, PARTIAL_TIMEOUT_DEFAULT);
+    private int ioThreads = Integer.getInteger(IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
+    private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
+    private String requirePass;
+    private Raas raas;
+    private boolean ownsRaas;
+    private KvClient client;
+    private KvClientContext clientContext = new KvClientContext();
+    private boolean concluded;
+
+    public ComputeNodeContext conclude()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("context already concluded");
+        }
+        if (port < 0 || port > 65_535)
+        {
+            throw new IllegalArgumentException("port must be 0 to 65535, got " + port);
+        }
+        if (maxClients < 1 || maxBulkBytes < 1 || maxArgs < 1 || maxCommandBytes < maxBulkBytes)
+        {
+            throw new IllegalArgumentException("bounds must be positive and a command must hold a bulk: maxClients=" +
+                maxClients + " maxBulkBytes=" + maxBulkBytes + " maxArgs=" + maxArgs + " maxCommandBytes=" + maxCommandBytes);
+        }
+        if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0)
+        {
+            throw new IllegalArgumentException("partialTimeoutMs=" + partialTimeoutMs + " ioThreads=" + ioThreads +
+                " drainTimeoutMs=" + drainTimeoutMs + ": the first two must be positive, the last not negative");
+        }
+        if ((raas == null) == (client == null))
+        {
+            throw new IllegalArgumentException("a compute node serves either a RaaS handle (raas) or a client (client), " +
+                "exactly one: raas=" + raas + " client=" + client);
+        }
+        if (requirePass != null && requirePass.isEmpty())
+        {
+            throw new IllegalArgumentException("an empty password would let anyone in: give none, or a non-empty one");
+        }
+        concluded = true;
+        return this;
+    }
+
+    public int port()
+    {
+        return port;
+    }
+
+    public ComputeNodeContext port(final int port)
+    {
+        this.port = port;
+        return this;
+    }
+
+    public String bindAddress()
+    {
+        return bindAddress;
+    }
+
+    public ComputeNodeContext bindAddress(final String bindAddress)
+    {
+        this.bindAddress = bindAddress;
+        return this;
+    }
+
+    public int maxClients()
+    {
+        return maxClients;
+    }
+
+    public ComputeNodeContext maxClients(final int maxClients)
+    {
+        this.maxClients = maxClients;
+        return this;
+    }
+
+    public int maxBulkBytes()
+    {
+        return maxBulkBytes;
+    }
+
+    public ComputeNodeContext maxBulkBytes(final int maxBulkBytes)
+    {
+        this.maxBulkBytes = maxBulkBytes;
+        return this;
+    }
+
+    public int maxArgs()
+    {
+        return maxArgs;
+    }
+
+    public ComputeNodeContext maxArgs(final int maxArgs)
+    {
+        this.maxArgs = maxArgs;
+        return this;
+    }
+
+    public long maxCommandBytes()
+    {
+        return maxCommandBytes;
+    }
+
+    public ComputeNodeContext maxCommandBytes(final long maxCommandBytes)
+    {
+        this.maxCommandBytes = maxCommandBytes;
+        return this;
+    }
+
+    public long partialTimeoutMs()
+    {
+        return partialTimeoutMs;
+    }
+
+    public ComputeNodeContext partialTimeoutMs(final long partialTimeoutMs)
+    {
+        this.partialTimeoutMs = partialTimeoutMs;
+        return this;
+    }
+
+    public int ioThreads()
+    {
+        return ioThreads;
+    }
+
+    public ComputeNodeContext ioThreads(final int ioThreads)
+    {
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    public long drainTimeoutMs()
+    {
+        return drainTimeoutMs;
+    }
+
+    public ComputeNodeContext drainTimeoutMs(final long drainTimeoutMs)
+    {
+        this.drainTimeoutMs = drainTimeoutMs;
+        return this;
+    }
+
+    /** @return the password AUTH must give, or null: none required. */
+    public String requirePass()
+    {
+        return requirePass;
+    }
+
+    public ComputeNodeContext requirePass(final String requirePass)
+    {
+        this.requirePass = requirePass;
+        return this;
+    }
+
+    public Raas raas()
+    {
+        return raas;
+    }
+
+    /**
+     * @param raas the node's RaaS handle, registered with the MetaServer as role compute; the node makes its client
+     *             over it, of the memory nodes the directory lists.
+     * @param owns true when the node closes it on close, which deregisters the node.
+     */
+    public ComputeNodeContext raas(final Raas raas, final boolean owns)
+    {
+        this.raas = raas;
+        this.ownsRaas = owns;
+        return this;
+    }
+
+    public boolean ownsRaas()
+    {
+        return ownsRaas;
+    }
+
+    public KvClient client()
+    {
+        return client;
+    }
+
+    /** @param client a client to serve, which the node does not close (tests, or a process that shares one). */
+    public ComputeNodeContext client(final KvClient client)
+    {
+        this.client = client;
+        return this;
+    }
+
+    public KvClientContext clientContext()
+    {
+        return clientContext;
+    }
+
+    /** @param clientContext how the node's own client is made over {@link #raas()}. */
+    public ComputeNodeContext clientContext(final KvClientContext clientContext)
+    {
+        this.clientContext = clientContext;
+        return this;
+    }
+}

@@ -1,0 +1,152 @@
+package io.dkv.compute;
+
+import io.dkv.compute.command.CommandTable;
+import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.command.Session;
+import io.dkv.compute.resp.RespDecoder;
+import io.dkv.compute.resp.RespProtocolError;
+import io.dkv.compute.resp.RespReplies;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One client connection, after the decoder: runs its requests in order on its event loop, writes their replies
+ * together when a read is done (so a pipeline goes out in one write), closes it after a protocol error or QUIT, and
+ * after the partial-request deadline when a peer began a request and stopped.
+ */
+final class RespConnection extends ChannelInboundHandlerAdapter
+{
+    private final CommandTable table;
+    private final NodeStats stats;
+    private final RespDecoder decoder;
+    private final Session session;
+    private final long partialTimeoutNanos;
+    private ByteBuf pending;
+    private boolean closing;
+    private ScheduledFuture<?> deadline;
+    private long decodedAtArm;
+
+    RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
+        final long partialTimeoutMs)
+    {
+        this.table = table;
+        this.stats = stats;
+        this.decoder = decoder;
+        this.session = session;
+        this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
+    }
+
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        if (closing)
+        {
+            return;
+        }
+        if (pending == null)
+        {
+            pending = ctx.alloc().ioBuffer();
+        }
+        if (msg instanceof byte[][] args)
+        {
+            table.execute(session, args, pending);
+            closing = session.closeAfterReply();
+        }
+        else if (msg instanceof RespProtocolError error)
+        {
+            stats.protocolError();
+            RespReplies.error(pending, error.message());
+            closing = true;
+        }
+    }
+
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        flush(ctx);
+        if (!closing)
+        {
+            watchPartial(ctx);
+        }
+    }
+
+    private void flush(final ChannelHandlerContext ctx)
+    {
+        final ByteBuf out = pending;
+        pending = null;
+        if (out != null && out.isReadable())
+        {
+            ctx.writeAndFlush(out).addListener(closing ? ChannelFutureListener.CLOSE : ChannelFutureListener.CLOSE_ON_FAILURE);
+        }
+        else
+        {
+            if (out != null)
+            {
+                out.release();
+            }
+            if (closing)
+            {
+                ctx.close();
+            }
+        }
+    }
+
+    /** A request begun and not finished arms the deadline; one that completes (or none begun) disarms it. */
+    private void watchPartial(final ChannelHandlerContext ctx)
+    {
+        if (!decoder.partial())
+        {
+            if (deadline != null)
+            {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            return;
+        }
+        if (deadline == null)
+        {
+            decodedAtArm = decoder.commandsDecoded();
+            deadline = ctx.executor().schedule(() -> expire(ctx), partialTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** A peer that is still sending requests gets a new deadline for the one under way; a stalled one is closed. */
+    private void expire(final ChannelHandlerContext ctx)
+    {
+        deadline = null;
+        if (!decoder.partial())
+        {
+            return;
+        }
+        if (decoder.commandsDecoded() != decodedAtArm)
+        {
+            watchPartial(ctx);
+            return;
+        }
+        closing = true;
+        ctx.close();
+    }
+
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        if (deadline != null)
+        {
+            deadline.cancel(false);
+        }
+        if (pending != null)
+        {
+            pending.release();
+            pending = null;
+        }
+        ctx.fireChannelInactive();
+    }
+
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        // a reset by the peer or a failed write: the connection is gone, the node is not
+        ctx.close();
+    }
+}

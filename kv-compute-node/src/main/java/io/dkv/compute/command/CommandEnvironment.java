@@ -1,0 +1,27 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.KvClient;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What commands may use beyond their connection: the store (through the embedded client), the password, the node's
+ * figures and the settings CONFIG GET and INFO report.
+ *
+ * @param client      the store.
+ * @param requirePass the password AUTH must give, or null when none is required.
+ * @param stats       the node's figures.
+ * @param port        the port served, for INFO and CONFIG GET.
+ * @param maxClients  connections served at most.
+ * @param maxBulk     bytes of a value at most (proto-max-bulk-len).
+ * @param nodeId      the node's id in the cluster, or 0 when it has none.
+ */
+public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
+    int maxBulk, long nodeId)
+{
+    boolean passwordMatches(final byte[] given)
+    {
+        return requirePass != null &&
+            java.security.MessageDigest.isEqual(requirePass.getBytes(StandardCharsets.UTF_8), given);
+    }
+}

@@ -1,0 +1,218 @@
+package io.dkv.compute.command;
+
+import io.dkv.compute.resp.RespReplies;
+import io.netty.buffer.ByteBuf;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * What clients ask of the server itself: COMMAND (COUNT, DOCS, INFO) so that redis-cli starts, CONFIG GET with the
+ * settings that benchmarks and clients read, and INFO with the node's own figures.
+ */
+final class ServerCommands
+{
+    private final CommandEnvironment environment;
+    private final CommandTable table;
+
+    ServerCommands(final CommandEnvironment environment, final CommandTable table)
+    {
+        this.environment = environment;
+        this.table = table;
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            new CommandSpec("command", -1, false, this::commandList, Map.of(
+                "count", spec("command|count", 2, (session, args, out) -> RespReplies.integer(out, table.commands().size())),
+                "docs", spec("command|docs", -2, (session, args, out) -> RespReplies.mapHeader(out, 0, session.protocol())),
+                "info", spec("command|info", -2, this::commandInfo))),
+            new CommandSpec("config", -2, false, null, Map.of(
+                "get", spec("config|get", -3, this::configGet),
+                "set", spec("config|set", -4, (session, args, out) -> RespReplies.error(out,
+                    "ERR CONFIG SET is not supported by this dkv compute node: it is configured when started")),
+                "resetstat", spec("config|resetstat", 2, (session, args, out) -> RespReplies.ok(out)))),
+            spec("info", -1, this::info));
+    }
+
+    private void commandList(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        RespReplies.arrayHeader(out, table.commands().size());
+        for (final CommandSpec spec : table.commands())
+        {
+            describe(spec, session.protocol(), out);
+        }
+    }
+
+    private void commandInfo(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        RespReplies.arrayHeader(out, args.length - 2);
+        for (int i = 2; i < args.length; i++)
+        {
+            final CommandSpec spec = table.commands().stream()
+                .filter(candidate -> candidate.name().equals(CommandTable.lowerCase(args[2])))
+                .findFirst().orElse(null);
+            if (spec == null)
+            {
+                RespReplies.nullReply(out, session.protocol());
+            }
+            else
+            {
+                describe(spec, session.protocol(), out);
+            }
+        }
+    }
+
+    /** redis 7's COMMAND entry: name, arity, flags, first key, last key, step, ACL categories, tips, key specs, subs. */
+    private static void describe(final CommandSpec spec, final int protocol, final ByteBuf out)
+    {
+        final boolean keyed = KEYED.containsKey(spec.name());
+        final int[] keys = KEYED.getOrDefault(spec.name(), new int[]{0, 0, 0});
+        RespReplies.arrayHeader(out, 10);
+        RespReplies.bulk(out, spec.name());
+        RespReplies.integer(out, spec.arity());
+        RespReplies.setHeader(out, keyed ? 0 : 1, protocol);
+        if (!keyed)
+        {
+            RespReplies.simple(out, "fast");
+        }
+        RespReplies.integer(out, keys[0]);
+        RespReplies.integer(out, keys[1]);
+        RespReplies.integer(out, keys[2]);
+        RespReplies.setHeader(out, 0, protocol);
+        RespReplies.arrayHeader(out, 0);
+        RespReplies.arrayHeader(out, 0);
+        RespReplies.arrayHeader(out, 0);
+    }
+
+    /** first key, last key, step: what clients that route by key read from COMMAND. */
+    private static final Map<String, int[]> KEYED = Map.ofEntries(
+        Map.entry("get", new int[]{1, 1, 1}), Map.entry("set", new int[]{1, 1, 1}),
+        Map.entry("getset", new int[]{1, 1, 1}), Map.entry("getdel", new int[]{1, 1, 1}),
+        Map.entry("append", new int[]{1, 1, 1}), Map.entry("strlen", new int[]{1, 1, 1}),
+        Map.entry("incr", new int[]{1, 1, 1}), Map.entry("decr", new int[]{1, 1, 1}),
+        Map.entry("incrby", new int[]{1, 1, 1}), Map.entry("decrby", new int[]{1, 1, 1}),
+        Map.entry("mget", new int[]{1, -1, 1}), Map.entry("del", new int[]{1, -1, 1}),
+        Map.entry("exists", new int[]{1, -1, 1}), Map.entry("mset", new int[]{1, -1, 2}),
+        Map.entry("msetnx", new int[]{1, -1, 2}));
+
+    private Map<String, String> settings()
+    {
+        final Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("save", "");
+        settings.put("appendonly", "no");
+        settings.put("appendfsync", "everysec");
+        settings.put("maxmemory", "0");
+        settings.put("maxmemory-policy", "noeviction");
+        settings.put("databases", "1");
+        settings.put("maxclients", Integer.toString(environment.maxClients()));
+        settings.put("port", Integer.toString(environment.port()));
+        settings.put("timeout", "0");
+        settings.put("proto-max-bulk-len", Integer.toString(environment.maxBulk()));
+        settings.put("cluster-enabled", "no");
+        settings.put("protected-mode", "no");
+        settings.put("io-threads", "1");
+        return settings;
+    }
+
+    private void configGet(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final List<Map.Entry<String, String>> matched = new ArrayList<>();
+        for (final Map.Entry<String, String> setting : settings().entrySet())
+        {
+            for (int i = 2; i < args.length; i++)
+            {
+                if (Glob.matches(CommandTable.lowerCase(args[i]), setting.getKey()))
+                {
+                    matched.add(setting);
+                    break;
+                }
+            }
+        }
+        RespReplies.mapHeader(out, matched.size(), session.protocol());
+        for (final Map.Entry<String, String> setting : matched)
+        {
+            RespReplies.bulk(out, setting.getKey());
+            RespReplies.bulk(out, setting.getValue());
+        }
+    }
+
+    private void info(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final NodeStats stats = environment.stats();
+        final Runtime runtime = Runtime.getRuntime();
+        final Map<String, String> sections = new LinkedHashMap<>();
+        sections.put("server", "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n" +
+            "dkv_role:compute\r\n" +
+            "dkv_node_id:" + environment.nodeId() + "\r\n" +
+            "redis_mode:standalone\r\n" +
+            "os:" + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "\r\n" +
+            "process_id:" + ProcessHandle.current().pid() + "\r\n" +
+            "tcp_port:" + environment.port() + "\r\n" +
+            "uptime_in_seconds:" + stats.uptimeSeconds() + "\r\n" +
+            "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n");
+        sections.put("clients", "connected_clients:" + stats.connectedNow() + "\r\n" +
+            "maxclients:" + environment.maxClients() + "\r\n");
+        sections.put("memory", "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
+            "total_system_memory:" + runtime.maxMemory() + "\r\n" +
+            "maxmemory:0\r\n" +
+            "maxmemory_policy:noeviction\r\n");
+        sections.put("stats", "total_connections_received:" + stats.connectionsReceived() + "\r\n" +
+            "total_commands_processed:" + stats.commandsProcessed() + "\r\n" +
+            "instantaneous_ops_per_sec:" + stats.instantaneousOpsPerSec() + "\r\n" +
+            "rejected_connections:" + stats.connectionsRejected() + "\r\n" +
+            "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n");
+        sections.put("persistence", "loading:0\r\naof_enabled:0\r\n");
+        sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
+        sections.put("keyspace", "");
+        final StringBuilder text = new StringBuilder();
+        for (final Map.Entry<String, String> section : sections.entrySet())
+        {
+            if (wanted(args, section.getKey()))
+            {
+                if (!text.isEmpty())
+                {
+                    text.append("\r\n");
+                }
+                text.append("# ").append(Character.toUpperCase(section.getKey().charAt(0)))
+                    .append(section.getKey(), 1, section.getKey().length()).append("\r\n").append(section.getValue());
+            }
+        }
+        // INFO is a verbatim string in RESP3 and a bulk string in RESP2
+        final byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
+        if (session.protocol() == 3)
+        {
+            out.writeByte('=');
+            out.writeCharSequence(Integer.toString(body.length + 4) + "\r\ntxt:", StandardCharsets.US_ASCII);
+            out.writeBytes(body);
+            out.writeCharSequence("\r\n", StandardCharsets.US_ASCII);
+        }
+        else
+        {
+            RespReplies.bulk(out, body);
+        }
+    }
+
+    private static boolean wanted(final byte[][] args, final String section)
+    {
+        if (args.length == 1)
+        {
+            return true;
+        }
+        for (int i = 1; i < args.length; i++)
+        {
+            final String asked = CommandTable.lowerCase(args[i]);
+            if (asked.equals(section) || asked.equals("all") || asked.equals("everything") || asked.equals("default"))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,85 @@
+package io.dkv.compute.command;
+
+/**
+ * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
+ * authenticated, and whether it asked to be closed. Touched by the connection's event loop thread only.
+ */
+public final class Session
+{
+    private final long id;
+    private final AuthListener authListener;
+    private boolean authenticated;
+    private int protocol = 2;
+    private byte[] name;
+    private boolean closeAfterReply;
+
+    /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
+    @FunctionalInterface
+    public interface AuthListener
+    {
+        void authenticated();
+    }
+
+    /**
+     * @param id            the connection's id, as CLIENT ID and HELLO give it.
+     * @param authenticated true when no password is required.
+     * @param authListener  told when the connection authenticates.
+     */
+    public Session(final long id, final boolean authenticated, final AuthListener authListener)
+    {
+        this.id = id;
+        this.authenticated = authenticated;
+        this.authListener = authListener;
+    }
+
+    public long id()
+    {
+        return id;
+    }
+
+    public boolean authenticated()
+    {
+        return authenticated;
+    }
+
+    void authenticate()
+    {
+        if (!authenticated)
+        {
+            authenticated = true;
+            authListener.authenticated();
+        }
+    }
+
+    /** @return 2 or 3, as HELLO chose. */
+    public int protocol()
+    {
+        return protocol;
+    }
+
+    void protocol(final int protocol)
+    {
+        this.protocol = protocol;
+    }
+
+    byte[] name()
+    {
+        return name;
+    }
+
+    void name(final byte[] name)
+    {
+        this.name = name == null || name.length == 0 ? null : name;
+    }
+
+    /** @return true once QUIT asked for the connection to be closed after its reply. */
+    public boolean closeAfterReply()
+    {
+        return closeAfterReply;
+    }
+
+    void closeAfterReply(final boolean closeAfterReply)
+    {
+        this.closeAfterReply = closeAfterReply;
+    }
+}

@@ -1,0 +1,244 @@
+package io.dkv.compute.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import java.util.List;
+
+/**
+ * Decodes requests as redis-server reads them (multibulk arrays of bulk strings, or inline lines) into {@code byte[][]}
+ * arguments, bounding what a peer can make it hold before holding it: the argument count, each bulk's length, the
+ * command's bytes and a line's length are checked when announced, and a request that breaks a bound or the protocol
+ * becomes a {@link RespProtocolError} with redis's text, after which the connection's input is dropped.
+ *
+ * <p>Written by hand rather than with netty-codec-redis: its array aggregator sizes a list by the count a peer announces
+ * (one {@code *2147483647} line takes gigabytes), its errors are not redis's, and it has no notion of the unauthenticated
+ * limits redis applies (10 arguments, 16 KiB bulks) before AUTH.
+ */
+public final class RespDecoder extends ByteToMessageDecoder
+{
+    /** redis's PROTO_INLINE_MAX_SIZE: a line (inline request, or a count) longer than this is refused. */
+    public static final int INLINE_MAX_BYTES = 64 * 1024;
+    static final int UNAUTHENTICATED_MAX_ARGS = 10;
+    static final int UNAUTHENTICATED_MAX_BULK = 16 * 1024;
+    private static final int INITIAL_ARGS = 16;
+
+    private final int maxArgs;
+    private final int maxBulkBytes;
+    private final long maxCommandBytes;
+    private boolean authenticated;
+    private boolean failed;
+
+    private byte[][] args;
+    private int argCount;
+    private int argIndex;
+    private int bulkLength = -1;
+    private long commandBytes;
+    private long commandsDecoded;
+
+    /**
+     * @param maxArgs         arguments of one request at most.
+     * @param maxBulkBytes    bytes of one argument at most (a value's limit).
+     * @param maxCommandBytes bytes of all the arguments of one request at most.
+     * @param authenticated   false while the connection must still AUTH: redis's tighter limits apply until then.
+     */
+    public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes, final boolean authenticated)
+    {
+        this.maxArgs = maxArgs;
+        this.maxBulkBytes = maxBulkBytes;
+        this.maxCommandBytes = maxCommandBytes;
+        this.authenticated = authenticated;
+    }
+
+    /** The connection authenticated: the configured bounds apply from the next request on. */
+    public void authenticated(final boolean authenticated)
+    {
+        this.authenticated = authenticated;
+    }
+
+    /** @return true while part of a request has arrived and the rest has not. */
+    public boolean partial()
+    {
+        return !failed && (argCount > 0 || actualReadableBytes() > 0);
+    }
+
+    /** @return requests decoded so far, for telling a slow request from a stalled one. */
+    public long commandsDecoded()
+    {
+        return commandsDecoded;
+    }
+
+    protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out)
+    {
+        while (!failed && in.isReadable())
+        {
+            final Object decoded = argCount == 0 ? (in.getByte(in.readerIndex()) == '*' ? multibulkHeader(in) : inline(in)) :
+                bulk(in);
+            if (decoded == null)
+            {
+                return;
+            }
+            if (decoded instanceof RespProtocolError)
+            {
+                failed = true;
+                args = null;
+                argCount = 0;
+                in.skipBytes(in.readableBytes());
+            }
+            else if (decoded != Boolean.TRUE)
+            {
+                commandsDecoded++;
+            }
+            if (decoded != Boolean.TRUE)
+            {
+                out.add(decoded);
+            }
+        }
+        if (failed)
+        {
+            in.skipBytes(in.readableBytes());
+        }
+    }
+
+    /** @return null for more input, TRUE when a header was consumed, else a request or an error. */
+    private Object multibulkHeader(final ByteBuf in)
+    {
+        final int cr = in.indexOf(in.readerIndex(), in.writerIndex(), (byte)'\r');
+        if (cr < 0)
+        {
+            return in.readableBytes() > INLINE_MAX_BYTES ? error("too big mbulk count string") : null;
+        }
+        if (cr - in.readerIndex() > INLINE_MAX_BYTES)
+        {
+            return error("too big mbulk count string");
+        }
+        if (in.writerIndex() < cr + 2)
+        {
+            return null;
+        }
+        final long count = RespNumbers.parseLong(in, in.readerIndex() + 1, cr);
+        if (count == RespNumbers.INVALID || count > Integer.MAX_VALUE)
+        {
+            return error("invalid multibulk length");
+        }
+        if (!authenticated && count > UNAUTHENTICATED_MAX_ARGS)
+        {
+            return error("unauthenticated multibulk length");
+        }
+        if (count > maxArgs)
+        {
+            return error("invalid multibulk length");
+        }
+        in.readerIndex(cr + 2);
+        if (count > 0)
+        {
+            argCount = (int)count;
+            argIndex = 0;
+            commandBytes = 0;
+            args = new byte[Math.min(argCount, INITIAL_ARGS)][];
+        }
+        return Boolean.TRUE;
+    }
+
+    private Object bulk(final ByteBuf in)
+    {
+        if (bulkLength < 0)
+        {
+            final int cr = in.indexOf(in.readerIndex(), in.writerIndex(), (byte)'\r');
+            if (cr < 0)
+            {
+                return in.readableBytes() > INLINE_MAX_BYTES ? error("too big bulk count string") : null;
+            }
+            if (cr - in.readerIndex() > INLINE_MAX_BYTES)
+            {
+                return error("too big bulk count string");
+            }
+            final byte type = in.getByte(in.readerIndex());
+            if (type != '$')
+            {
+                return error("expected '$', got '" + (char)(type & 0xFF) + "'");
+            }
+            if (in.writerIndex() < cr + 2)
+            {
+                return null;
+            }
+            final long length = RespNumbers.parseLong(in, in.readerIndex() + 1, cr);
+            if (length == RespNumbers.INVALID || length < 0 || length > maxBulkBytes)
+            {
+                return error("invalid bulk length");
+            }
+            if (!authenticated && length > UNAUTHENTICATED_MAX_BULK)
+            {
+                return error("unauthenticated bulk length");
+            }
+            commandBytes += length;
+            if (commandBytes > maxCommandBytes)
+            {
+                return new RespProtocolError("ERR Protocol error: a command of more than " + maxCommandBytes +
+                    " bytes of arguments");
+            }
+            in.readerIndex(cr + 2);
+            bulkLength = (int)length;
+        }
+        if (in.readableBytes() < bulkLength + 2)
+        {
+            return null;
+        }
+        final byte[] arg = new byte[bulkLength];
+        in.readBytes(arg);
+        in.skipBytes(2);
+        bulkLength = -1;
+        if (argIndex == args.length)
+        {
+            final byte[][] grown = new byte[Math.min(argCount, args.length * 2)][];
+            System.arraycopy(args, 0, grown, 0, args.length);
+            args = grown;
+        }
+        args[argIndex++] = arg;
+        if (argIndex < argCount)
+        {
+            return Boolean.TRUE;
+        }
+        final byte[][] request = args;
+        args = null;
+        argCount = 0;
+        return request;
+    }
+
+    private Object inline(final ByteBuf in)
+    {
+        final int lf = in.indexOf(in.readerIndex(), in.writerIndex(), (byte)'\n');
+        if (lf < 0)
+        {
+            return in.readableBytes() > INLINE_MAX_BYTES ? error("too big inline request") : null;
+        }
+        if (lf - in.readerIndex() > INLINE_MAX_BYTES)
+        {
+            return error("too big inline request");
+        }
+        int end = lf;
+        if (end > in.readerIndex() && in.getByte(end - 1) == '\r')
+        {
+            end--;
+        }
+        final byte[] line = new byte[end - in.readerIndex()];
+        in.getBytes(in.readerIndex(), line);
+        in.readerIndex(lf + 1);
+        final List<byte[]> split = InlineSplitter.split(line);
+        if (split == null)
+        {
+            return error("unbalanced quotes in request");
+        }
+        if (split.isEmpty())
+        {
+            return Boolean.TRUE;
+        }
+        return split.toArray(new byte[0][]);
+    }
+
+    private static RespProtocolError error(final String what)
+    {
+        return new RespProtocolError("ERR Protocol error: " + what);
+    }
+}

@@ -1,0 +1,104 @@
+package io.dkv.compute;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Redis's own tools and libraries work against a compute node unchanged: redis-cli (the real binary) and Jedis, with a
+ * password required as {@code --requirepass} sets it.
+ */
+class RedisClientsTest
+{
+    private static final String PASSWORD = "s3cret";
+    private static TestStore store;
+
+    @BeforeAll
+    static void start()
+    {
+        store = new TestStore(new ComputeNodeContext().requirePass(PASSWORD));
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        if (store != null)
+        {
+            store.close();
+        }
+    }
+
+    @Test
+    void redisCliPingsSetsAndGets() throws Exception
+    {
+        final String cli = RedisServer.binary("redis-cli");
+        if (cli == null)
+        {
+            System.out.println("RedisClientsTest.redisCliPingsSetsAndGets skipped: redis-cli is not installed");
+        }
+        Assumptions.assumeTrue(cli != null, "redis-cli is not installed (.ci/run installs redis-server, which has it)");
+        assertEquals("PONG", redisCli(cli, "ping"));
+        assertEquals("OK", redisCli(cli, "set", "cli-key", "from redis-cli"));
+        assertEquals("from redis-cli", redisCli(cli, "get", "cli-key"));
+        assertEquals("3", redisCli(cli, "incrby", "cli-counter", "3"));
+        assertEquals("", redisCli(cli, "get", "cli-missing"));
+    }
+
+    private static String redisCli(final String cli, final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new java.util.ArrayList<>(List.of(cli, "-p", Integer.toString(store.port()),
+            "--no-auth-warning", "-a", PASSWORD));
+        command.addAll(Arrays.asList(args));
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "redis-cli did not finish");
+        assertEquals(0, process.exitValue(), () -> "redis-cli " + command + " said: " + output);
+        return output;
+    }
+
+    @Test
+    void jedisWorksUnchanged()
+    {
+        try (Jedis jedis = new Jedis("127.0.0.1", store.port()))
+        {
+            assertTrue(assertThrows(Exception.class, () -> jedis.get("j")).getMessage().contains("NOAUTH"));
+            assertTrue(assertThrows(Exception.class, () -> jedis.auth("wrong")).getMessage().contains("WRONGPASS"));
+            assertEquals("OK", jedis.auth(PASSWORD));
+            assertEquals("PONG", jedis.ping());
+            assertEquals("OK", jedis.set("j", "v1"));
+            assertEquals("v1", jedis.get("j"));
+            assertEquals(5, jedis.incrBy("j-counter", 5));
+            assertEquals(4, jedis.decr("j-counter"));
+            assertEquals(Arrays.asList("v1", null, "4"), jedis.mget("j", "j-none", "j-counter"));
+            assertEquals(1, jedis.msetnx("j-a", "1", "j-b", "2"));
+            assertEquals(0, jedis.msetnx("j-b", "3", "j-c", "4"));
+            assertNull(jedis.get("j-c"), "a refused MSETNX sets none of its keys");
+            assertEquals(2, jedis.exists("j-a", "j-b"));
+            assertEquals(5, jedis.append("j", "+v2"));
+            assertEquals("v1+v2", jedis.getDel("j"));
+            assertEquals(0, jedis.del("j"));
+            final Pipeline pipeline = jedis.pipelined();
+            for (int i = 0; i < 100; i++)
+            {
+                pipeline.incr("j-pipelined");
+            }
+            final List<Object> replies = pipeline.syncAndReturnAll();
+            assertEquals(100L, replies.get(99));
+            assertTrue(jedis.info("stats").contains("total_commands_processed:"));
+        }
+    }
+}

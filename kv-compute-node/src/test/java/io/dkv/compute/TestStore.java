@@ -1,0 +1,60 @@
+package io.dkv.compute;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.verbs.VerbsContext;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A store in this JVM for the tests: one memory node and a client on the shm provider, found through a shared static
+ * directory, and a compute node serving that client on a free loopback port.
+ */
+final class TestStore implements AutoCloseable
+{
+    private final Raas memoryRaas;
+    private final Raas clientRaas;
+    private final MemoryNode memoryNode;
+    private final KvClient client;
+    private final ComputeNode computeNode;
+
+    TestStore(final ComputeNodeContext computeNode)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
+        memoryRaas = Raas.embedded(driver(memoryId), directory);
+        clientRaas = Raas.embedded(driver(memoryId + 1), directory);
+        memoryNode = MemoryNode.start(memoryRaas, new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48));
+        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000));
+        this.computeNode = ComputeNode.start(computeNode.client(client).port(0).bindAddress("127.0.0.1").ioThreads(1));
+    }
+
+    private static RaasContext driver(final long nodeId)
+    {
+        return new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).timeoutMs(5_000);
+    }
+
+    int port()
+    {
+        return computeNode.port();
+    }
+
+    ComputeNode computeNode()
+    {
+        return computeNode;
+    }
+
+    public void close()
+    {
+        computeNode.close();
+        client.close();
+        memoryNode.close();
+        clientRaas.close();
+        memoryRaas.close();
+    }
+}
