@@ -4,6 +4,7 @@ import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
+import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -125,6 +126,15 @@ public final class KvClient implements AutoCloseable
             throw new IllegalArgumentException("a client needs at least one RaaS handle");
         }
         return new KvClient(lanes.toArray(Raas[]::new), context.conclude());
+    }
+
+    /**
+     * @return the clock this client judges expiry by, so that a caller turning a relative time into an expiry time
+     * (redis's EXPIRE, SET EX) uses the same one.
+     */
+    public EpochClock epochClock()
+    {
+        return context.epochClock();
     }
 
     /** @return the key's value, or null when it has none. */

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.params.SetParams;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -91,6 +92,12 @@ class RedisClientsTest
             assertEquals(5, jedis.append("j", "+v2"));
             assertEquals("v1+v2", jedis.getDel("j"));
             assertEquals(0, jedis.del("j"));
+            assertEquals("OK", jedis.set("j-ttl", "v", SetParams.setParams().ex(1_000)));
+            assertTrue(jedis.ttl("j-ttl") > 900, "a key set with EX 1000 has about 1000 s left");
+            assertEquals(1, jedis.pexpire("j-ttl", 2_000_000));
+            assertTrue(jedis.pttl("j-ttl") > 1_900_000, "PEXPIRE sets the time left");
+            assertEquals(1, jedis.persist("j-ttl"));
+            assertEquals(-1, jedis.ttl("j-ttl"));
             final Pipeline pipeline = jedis.pipelined();
             for (int i = 0; i < 100; i++)
             {

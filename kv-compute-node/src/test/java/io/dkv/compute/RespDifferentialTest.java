@@ -10,16 +10,20 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A compute node answers as redis-server 7 does: seeded random sequences of the commands it serves, over a small key
- * space and with their options and misuses (wrong arity, non-integers, overflow, NX on existing keys, unknown commands
- * and subcommands), get the same replies from both, byte for byte: values, types and error texts.
+ * space and with their options and misuses (wrong arity, non-integers, overflow, NX on existing keys, expiry options
+ * and conditions that conflict, times past or overflowing, unknown commands and subcommands), get the same replies
+ * from both, byte for byte: values, types and error texts. Only the times left (TTL, PTTL) and expiry times of keys
+ * given relative expiries may differ, by the moment between the two servers' reading their clocks.
  */
 class RespDifferentialTest
 {
@@ -29,9 +33,19 @@ class RespDifferentialTest
         "x y", "01", " 3", "3.5", ""};
     private static final String[] NUMBERS = {"1", "-3", "10", "abc", "9223372036854775807", "-9223372036854775808",
         "1.5", " 2", "+4", "0", "-0", "007"};
-    private static final String[] EXPIRY_ARGS = {"10", "0", "-5", "abc", "9223372036854775807", "1.5"};
     private static final String[] SET_OPTIONS = {"NX", "XX", "GET", "KEEPTTL", "EX", "PX", "EXAT", "PXAT", "nx", "get",
-        "BOGUS"};
+        "keepttl", "PERSIST", "BOGUS"};
+    private static final String[] GETEX_OPTIONS = {"EX", "PX", "EXAT", "PXAT", "PERSIST", "persist", "pxat", "KEEPTTL",
+        "NX", "GET", "BOGUS"};
+    private static final String[] EXPIRE_OPTIONS = {"NX", "XX", "GT", "LT", "gt", "lt", "nx", "BOGUS"};
+    /** Absolute times (seconds or milliseconds, as the command reads them) long past or in the year 2100 and after. */
+    private static final String[] ABSOLUTE_TIMES = {"4102444800", "4102448400", "4102444800500", "1", "1000000000",
+        "9223372036854775807", "-9223372036854775808", "-9223372036854775"};
+    /** Times redis refuses, or that delete the key, whichever command they are given to. */
+    private static final String[] BAD_TIMES = {"0", "-5", "abc", "1.5", "", " 5", "9223372036854775807",
+        "-9223372036854775808"};
+    /** Seconds that overflow once made milliseconds (or, relative, once now is added); as milliseconds, valid. */
+    private static final String[] SECONDS_OVERFLOW = {"9223372036854775", "-9223372036854776"};
 
     @TempDir
     static Path dir;
@@ -68,7 +82,7 @@ class RespDifferentialTest
     @ValueSource(longs = {1, 2, 3})
     void randomCommandSequencesGetRedisServersReplies(final long seed) throws Exception
     {
-        final Random random = new Random(seed);
+        final Generator generator = new Generator(new Random(seed));
         try (RawResp expected = new RawResp(redis.port()); RawResp actual = new RawResp(store.port()))
         {
             for (final String key : KEYS)
@@ -79,22 +93,36 @@ class RespDifferentialTest
             final List<String> history = new ArrayList<>();
             for (int i = 0; i < COMMANDS_PER_SEED; i++)
             {
-                final String[] command = generate(random);
+                final String[] command = generator.generate();
                 history.add(String.join(" ", command));
-                final String ours = actual.call(command);
-                if (ours.contains("key expiry is not supported by this dkv compute node yet"))
-                {
-                    // redis would set a key with a TTL, which dkv does not store yet: not sent there
-                    assertTrue(String.join(" ", command).toUpperCase().matches(".*(EX|PX|EXAT|PXAT|KEEPTTL).*"),
-                        () -> "expiry refused for a command without expiry: " + history);
-                    continue;
-                }
                 final String theirs = expected.call(command);
+                final String ours = actual.call(command);
                 final int at = i;
-                assertEquals(theirs, ours, () -> "seed " + seed + ", command " + at + " " + String.join(" ", command) +
-                    " after " + history.subList(Math.max(0, history.size() - 12), history.size()));
+                assertTrue(sameReply(command[0], theirs, ours), () -> "seed " + seed + ", command " + at + " " +
+                    String.join(" ", command) + ": redis answered " + theirs + ", dkv " + ours + " after " +
+                    history.subList(Math.max(0, history.size() - 12), history.size()));
             }
         }
+    }
+
+    /**
+     * Replies are the same bytes, but for the times left or expiry times of keys given a relative expiry: the two
+     * servers read their clocks a moment apart, so those may differ by that moment, rounded; -1 and -2 may not.
+     */
+    static boolean sameReply(final String command, final String theirs, final String ours)
+    {
+        if (theirs.equals(ours))
+        {
+            return true;
+        }
+        final String name = command.toUpperCase();
+        final long tolerance = name.equals("TTL") || name.equals("EXPIRETIME") ? 1 :
+            name.equals("PTTL") || name.equals("PEXPIRETIME") ? 1000 : 0;
+        if (tolerance == 0 || !theirs.matches(":[0-9]+") || !ours.matches(":[0-9]+"))
+        {
+            return false;
+        }
+        return Math.abs(Long.parseLong(theirs.substring(1)) - Long.parseLong(ours.substring(1))) <= tolerance;
     }
 
     @Test
@@ -102,124 +130,226 @@ class RespDifferentialTest
     {
         try (RawResp actual = new RawResp(store.port()))
         {
-            assertEquals("-ERR command 'EXPIRE' is not supported by this dkv compute node yet",
-                actual.call("expire", "k0", "10"));
+            assertEquals("-ERR command 'SETEX' is not supported by this dkv compute node yet",
+                actual.call("setex", "k0", "10", "v"));
             assertEquals("-ERR command 'CLUSTER' is not supported by this dkv compute node yet",
                 actual.call("CLUSTER", "SLOTS"));
         }
     }
 
-    private static String[] generate(final Random random)
+    /**
+     * Random commands over the key space. Relative expiry times are long (minutes to days) so that no key expires
+     * during a run, and each is drawn once per run and {@link #SPACING_MS} apart from the others: EXPIRE's GT and LT
+     * then compare times that differ by far more than the two servers' clocks do, never two from the same number
+     * read at different moments.
+     */
+    private static final class Generator
     {
-        final String key = pick(random, KEYS);
-        final String value = pick(random, VALUES);
-        return switch (random.nextInt(30))
-        {
-            case 0, 1, 2 -> new String[]{"GET", key};
-            case 3, 4, 5 -> set(random, key, value);
-            case 6 -> new String[]{"GETSET", key, value};
-            case 7 -> new String[]{"GETDEL", key};
-            case 8 -> keys(random, "DEL");
-            case 9 -> keys(random, "EXISTS");
-            case 10 -> keys(random, "MGET");
-            case 11 -> pairs(random, random.nextBoolean() ? "MSET" : "MSETNX");
-            case 12, 13 -> new String[]{random.nextBoolean() ? "INCR" : "decr", key};
-            case 14, 15 -> new String[]{random.nextBoolean() ? "INCRBY" : "DECRBY", key, pick(random, NUMBERS)};
-            case 16 -> new String[]{"APPEND", key, value};
-            case 17 -> new String[]{"STRLEN", key};
-            case 18 -> new String[]{"SELECT", pick(random, new String[]{"0", "1", "abc", "-1", "99999999999"})};
-            case 19 -> random.nextBoolean() ? new String[]{"PING"} : new String[]{"ping", value};
-            case 20 -> new String[]{"ECHO", value};
-            case 21 -> new String[]{"FOO", key, value};
-            case 22 -> wrongArity(random, key);
-            case 23 -> client(random, value);
-            case 24 -> auth(random);
-            case 25 -> new String[]{"HELLO", pick(random, new String[]{"4", "1", "abc", "-1"})};
-            case 26 -> new String[]{"CONFIG", pick(random, new String[]{"FOO", "help2"})};
-            case 27 -> new String[]{"COMMAND", "NOPE"};
-            case 28 -> new String[]{"SET", key, value, "EX", pick(random, EXPIRY_ARGS)};
-            default -> new String[]{"GET", key};
-        };
-    }
+        private static final long SPACING_MS = 100_000;
+        private static final int RELATIVE_TIMES = 2_000;
 
-    private static String[] set(final Random random, final String key, final String value)
-    {
-        final List<String> command = new ArrayList<>(List.of("SET", key, value));
-        final int options = random.nextInt(4);
-        for (int i = 0; i < options; i++)
+        private final Random random;
+        private final Set<Integer> relativeTimesUsed = new HashSet<>();
+
+        Generator(final Random random)
         {
-            final String option = pick(random, SET_OPTIONS);
-            command.add(option);
-            if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
+            this.random = random;
+        }
+
+        String[] generate()
+        {
+            final String key = pick(KEYS);
+            final String value = pick(VALUES);
+            return switch (random.nextInt(40))
             {
-                command.add(pick(random, EXPIRY_ARGS));
+                case 0, 1, 2 -> new String[]{"GET", key};
+                case 3, 4, 5 -> set(key, value);
+                case 6 -> new String[]{"GETSET", key, value};
+                case 7 -> new String[]{"GETDEL", key};
+                case 8 -> keys("DEL");
+                case 9 -> keys("EXISTS");
+                case 10 -> keys("MGET");
+                case 11 -> pairs(random.nextBoolean() ? "MSET" : "MSETNX");
+                case 12, 13 -> new String[]{random.nextBoolean() ? "INCR" : "decr", key};
+                case 14, 15 -> new String[]{random.nextBoolean() ? "INCRBY" : "DECRBY", key, pick(NUMBERS)};
+                case 16 -> new String[]{"APPEND", key, value};
+                case 17 -> new String[]{"STRLEN", key};
+                case 18 -> new String[]{"SELECT", pick(new String[]{"0", "1", "abc", "-1", "99999999999"})};
+                case 19 -> random.nextBoolean() ? new String[]{"PING"} : new String[]{"ping", value};
+                case 20 -> new String[]{"ECHO", value};
+                case 21 -> new String[]{"FOO", key, value};
+                case 22 -> wrongArity(key);
+                case 23 -> client(value);
+                case 24 -> auth();
+                case 25 -> new String[]{"HELLO", pick(new String[]{"4", "1", "abc", "-1"})};
+                case 26 -> new String[]{"CONFIG", pick(new String[]{"FOO", "help2"})};
+                case 27 -> new String[]{"COMMAND", "NOPE"};
+                case 28 -> set(key, value, pick(new String[]{"EX", "PX", "EXAT", "PXAT"}));
+                case 29, 30, 31 -> expire(key);
+                case 32, 33 -> new String[]{pick(new String[]{"TTL", "PTTL", "ttl"}), key};
+                case 34 -> new String[]{pick(new String[]{"EXPIRETIME", "PEXPIRETIME"}), key};
+                case 35 -> new String[]{"PERSIST", key};
+                case 36, 37 -> getEx(key);
+                default -> new String[]{"GET", key};
+            };
+        }
+
+        private String[] set(final String key, final String value, final String expiry)
+        {
+            return new String[]{"SET", key, value, expiry, time(expiry)};
+        }
+
+        private String[] set(final String key, final String value)
+        {
+            final List<String> command = new ArrayList<>(List.of("SET", key, value));
+            final int options = random.nextInt(4);
+            for (int i = 0; i < options; i++)
+            {
+                final String option = pick(SET_OPTIONS);
+                command.add(option);
+                if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
+                {
+                    command.add(time(option));
+                }
             }
+            return command.toArray(String[]::new);
         }
-        return command.toArray(String[]::new);
-    }
 
-    private static String[] keys(final Random random, final String name)
-    {
-        final List<String> command = new ArrayList<>(List.of(name));
-        final int count = random.nextInt(4);
-        for (int i = 0; i < count; i++)
+        private String[] getEx(final String key)
         {
-            command.add(pick(random, KEYS));
+            final List<String> command = new ArrayList<>(List.of("GETEX", key));
+            final int options = random.nextInt(3);
+            for (int i = 0; i < options; i++)
+            {
+                final String option = pick(GETEX_OPTIONS);
+                command.add(option);
+                if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
+                {
+                    command.add(time(option));
+                }
+            }
+            return command.toArray(String[]::new);
         }
-        return command.toArray(String[]::new);
-    }
 
-    private static String[] pairs(final Random random, final String name)
-    {
-        final List<String> command = new ArrayList<>(List.of(name));
-        final int count = random.nextInt(6);
-        for (int i = 0; i < count; i++)
+        /** EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT, with times valid, past, malformed or overflowing, and options. */
+        private String[] expire(final String key)
         {
-            command.add(i % 2 == 0 ? pick(random, KEYS) : pick(random, VALUES));
+            final String name = pick(new String[]{"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "pexpire"});
+            final List<String> command = new ArrayList<>(List.of(name, key, time(name)));
+            final int options = random.nextInt(10) < 6 ? random.nextInt(2) : random.nextInt(4);
+            for (int i = 0; i < options; i++)
+            {
+                command.add(pick(EXPIRE_OPTIONS));
+            }
+            return command.toArray(String[]::new);
         }
-        return command.toArray(String[]::new);
-    }
 
-    private static String[] wrongArity(final Random random, final String key)
-    {
-        return switch (random.nextInt(8))
+        /**
+         * A time for an expiry option or command: mostly a valid one (a long relative time, or an absolute one far in
+         * the past or future), else one redis refuses or that deletes the key. A relative time is only ever one from
+         * {@link #relativeTime}, so that no two commands ask for the same one.
+         *
+         * @param unitAndBase EX, PX, EXAT or PXAT, or an EXPIRE command's name: whether the time is relative and its
+         *                    unit.
+         */
+        private String time(final String unitAndBase)
         {
-            case 0 -> new String[]{"GET"};
-            case 1 -> new String[]{"GET", key, key};
-            case 2 -> new String[]{"SET", key};
-            case 3 -> new String[]{"INCR"};
-            case 4 -> new String[]{"INCRBY", key};
-            case 5 -> new String[]{"STRLEN", key, "x"};
-            case 6 -> new String[]{"PING", "a", "b"};
-            default -> new String[]{"ECHO"};
-        };
-    }
+            final String name = unitAndBase.toUpperCase();
+            final boolean seconds = !name.startsWith("P");
+            final boolean relative = !name.endsWith("AT");
+            final int kind = random.nextInt(10);
+            if (kind < 7)
+            {
+                return relative ? relativeTime(seconds) : pick(ABSOLUTE_TIMES);
+            }
+            return kind == 7 && seconds ? pick(SECONDS_OVERFLOW) : pick(BAD_TIMES);
+        }
 
-    private static String[] client(final Random random, final String value)
-    {
-        return switch (random.nextInt(5))
+        private String relativeTime(final boolean seconds)
         {
-            case 0 -> new String[]{"CLIENT", "SETNAME", value.isEmpty() ? "name" : value};
-            case 1 -> new String[]{"CLIENT", "GETNAME"};
-            case 2 -> new String[]{"CLIENT", "FOO"};
-            case 3 -> new String[]{"CLIENT"};
-            default -> new String[]{"CLIENT", "SETNAME"};
-        };
-    }
+            if (relativeTimesUsed.size() == RELATIVE_TIMES)
+            {
+                throw new IllegalStateException("all " + RELATIVE_TIMES + " relative times used in one run");
+            }
+            int slot;
+            do
+            {
+                slot = 1 + random.nextInt(RELATIVE_TIMES);
+            }
+            while (!relativeTimesUsed.add(slot));
+            final long millis = slot * SPACING_MS;
+            return Long.toString(seconds ? millis / 1000 : millis);
+        }
 
-    private static String[] auth(final Random random)
-    {
-        return switch (random.nextInt(4))
+        private String[] keys(final String name)
         {
-            case 0 -> new String[]{"AUTH", "secret"};
-            case 1 -> new String[]{"AUTH", "default", "anything"};
-            case 2 -> new String[]{"AUTH", "someone", "secret"};
-            default -> new String[]{"AUTH", "a", "b", "c"};
-        };
-    }
+            final List<String> command = new ArrayList<>(List.of(name));
+            final int count = random.nextInt(4);
+            for (int i = 0; i < count; i++)
+            {
+                command.add(pick(KEYS));
+            }
+            return command.toArray(String[]::new);
+        }
 
-    private static String pick(final Random random, final String[] from)
-    {
-        return from[random.nextInt(from.length)];
+        private String[] pairs(final String name)
+        {
+            final List<String> command = new ArrayList<>(List.of(name));
+            final int count = random.nextInt(6);
+            for (int i = 0; i < count; i++)
+            {
+                command.add(i % 2 == 0 ? pick(KEYS) : pick(VALUES));
+            }
+            return command.toArray(String[]::new);
+        }
+
+        private String[] wrongArity(final String key)
+        {
+            return switch (random.nextInt(14))
+            {
+                case 0 -> new String[]{"GET"};
+                case 1 -> new String[]{"GET", key, key};
+                case 2 -> new String[]{"SET", key};
+                case 3 -> new String[]{"INCR"};
+                case 4 -> new String[]{"INCRBY", key};
+                case 5 -> new String[]{"STRLEN", key, "x"};
+                case 6 -> new String[]{"PING", "a", "b"};
+                case 7 -> new String[]{"EXPIRE", key};
+                case 8 -> new String[]{"PEXPIREAT"};
+                case 9 -> new String[]{"TTL", key, key};
+                case 10 -> new String[]{"PERSIST"};
+                case 11 -> new String[]{"GETEX"};
+                case 12 -> new String[]{"EXPIRETIME", key, "1"};
+                default -> new String[]{"ECHO"};
+            };
+        }
+
+        private String[] client(final String value)
+        {
+            return switch (random.nextInt(5))
+            {
+                case 0 -> new String[]{"CLIENT", "SETNAME", value.isEmpty() ? "name" : value};
+                case 1 -> new String[]{"CLIENT", "GETNAME"};
+                case 2 -> new String[]{"CLIENT", "FOO"};
+                case 3 -> new String[]{"CLIENT"};
+                default -> new String[]{"CLIENT", "SETNAME"};
+            };
+        }
+
+        private String[] auth()
+        {
+            return switch (random.nextInt(4))
+            {
+                case 0 -> new String[]{"AUTH", "secret"};
+                case 1 -> new String[]{"AUTH", "default", "anything"};
+                case 2 -> new String[]{"AUTH", "someone", "secret"};
+                default -> new String[]{"AUTH", "a", "b", "c"};
+            };
+        }
+
+        private String pick(final String[] from)
+        {
+            return from[random.nextInt(from.length)];
+        }
     }
 }

@@ -8,12 +8,15 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A store in this JVM for the tests: one memory node and a client on the shm provider, found through a shared static
- * directory, and a compute node serving that client on a free loopback port.
+ * directory, and a compute node serving that client on a free loopback port. The memory node and the client judge
+ * expiry by one clock, which a test may move itself.
  */
 final class TestStore implements AutoCloseable
 {
@@ -25,12 +28,19 @@ final class TestStore implements AutoCloseable
 
     TestStore(final ComputeNodeContext computeNode)
     {
+        this(computeNode, SystemEpochClock.INSTANCE);
+    }
+
+    TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock)
+    {
         final StaticDirectory directory = new StaticDirectory();
         final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
         memoryRaas = Raas.embedded(driver(memoryId), directory);
         clientRaas = Raas.embedded(driver(memoryId + 1), directory);
-        memoryNode = MemoryNode.start(memoryRaas, new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48));
-        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000));
+        memoryNode = MemoryNode.start(memoryRaas,
+            new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48).epochClock(epochClock));
+        client = KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000).epochClock(epochClock));
         this.computeNode = ComputeNode.start(computeNode.client(client).port(0).bindAddress("127.0.0.1").ioThreads(1));
     }
 

@@ -20,7 +20,6 @@ public final class CommandTable
      * command error, so that a client sees what is missing.
      */
     static final Set<String> NOT_YET = Set.of(
-        "expire", "pexpire", "expireat", "pexpireat", "expiretime", "pexpiretime", "ttl", "pttl", "persist", "getex",
         "setex", "psetex", "setnx", "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type",
         "rename", "renamenx", "unlink", "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object",
         "dump", "restore", "wait", "watch", "unwatch", "multi", "exec", "discard", "subscribe", "unsubscribe", "publish",
@@ -41,6 +40,7 @@ public final class CommandTable
         add(new StringCommands(environment.client()).commands());
         add(new SetCommand(environment.client()).commands());
         add(new CounterCommands(environment.client()).commands());
+        add(new ExpireCommands(environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
     }
 

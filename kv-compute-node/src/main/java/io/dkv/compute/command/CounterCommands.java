@@ -13,7 +13,8 @@ import static io.dkv.compute.command.CommandTable.spec;
 
 /**
  * INCR, DECR, INCRBY and DECRBY: a compare-and-set loop on the key's version (read it, add, write it back only if
- * nobody wrote the key since), so concurrent increments through any compute nodes are never lost.
+ * nobody wrote the key since), so concurrent increments through any compute nodes are never lost. The key keeps its
+ * expiry, as in redis.
  */
 final class CounterCommands
 {
@@ -71,8 +72,9 @@ final class CounterCommands
             }
             final long sum = value + by;
             final byte[] written = Long.toString(sum).getBytes(StandardCharsets.US_ASCII);
-            if (current == null ? client.compareAndSet(key, null, written) :
-                client.compareAndSetVersion(key, current, written))
+            final boolean swapped = current == null ? client.compareAndSet(key, null, written) :
+                client.compareAndSetVersion(key, current, written, current.expireAtMillis());
+            if (swapped)
             {
                 RespReplies.integer(out, sum);
                 return;

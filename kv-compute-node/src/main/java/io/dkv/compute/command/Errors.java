@@ -19,6 +19,12 @@ final class Errors
     {
     }
 
+    /** redis's addReplyErrorExpireTime: it names the command as redis does, lower case whatever the request's case. */
+    static String invalidExpireTime(final String command)
+    {
+        return "ERR invalid expire time in '" + command + "' command";
+    }
+
     static String arity(final String fullName)
     {
         return "ERR wrong number of arguments for '" + fullName + "' command";

@@ -100,7 +100,12 @@ final class ServerCommands
         Map.entry("incrby", new int[]{1, 1, 1}), Map.entry("decrby", new int[]{1, 1, 1}),
         Map.entry("mget", new int[]{1, -1, 1}), Map.entry("del", new int[]{1, -1, 1}),
         Map.entry("exists", new int[]{1, -1, 1}), Map.entry("mset", new int[]{1, -1, 2}),
-        Map.entry("msetnx", new int[]{1, -1, 2}));
+        Map.entry("msetnx", new int[]{1, -1, 2}), Map.entry("expire", new int[]{1, 1, 1}),
+        Map.entry("pexpire", new int[]{1, 1, 1}), Map.entry("expireat", new int[]{1, 1, 1}),
+        Map.entry("pexpireat", new int[]{1, 1, 1}), Map.entry("ttl", new int[]{1, 1, 1}),
+        Map.entry("pttl", new int[]{1, 1, 1}), Map.entry("expiretime", new int[]{1, 1, 1}),
+        Map.entry("pexpiretime", new int[]{1, 1, 1}), Map.entry("persist", new int[]{1, 1, 1}),
+        Map.entry("getex", new int[]{1, 1, 1}));
 
     private Map<String, String> settings()
     {

@@ -2,38 +2,33 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
+import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
 
-import static io.dkv.compute.command.CommandTable.is;
 import static io.dkv.compute.command.CommandTable.spec;
+import static io.dkv.compute.command.StringOptions.GET;
+import static io.dkv.compute.command.StringOptions.KEEPTTL;
+import static io.dkv.compute.command.StringOptions.NX;
+import static io.dkv.compute.command.StringOptions.XX;
 
 /**
  * SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL], its options parsed and checked exactly as redis 7
- * does (the same syntax errors, in the same order); an expiry that redis would accept is answered with an error naming
- * the option, as key expiry is not stored yet. NX, XX and GET are compare-and-set loops on the key's version, so each
- * SET is atomic for its key.
+ * does (the same errors, in the same order). As in redis, a SET without KEEPTTL leaves the key with the expiry it gives
+ * or none; an expiry time already past sets a key that has no value. NX, XX, GET and KEEPTTL are compare-and-set
+ * loops on the key's version, so each SET is atomic for its key, the expiry it keeps included.
  */
 final class SetCommand
 {
-    private static final int NX = 1;
-    private static final int XX = 2;
-    private static final int GET = 4;
-    private static final int KEEPTTL = 8;
-    private static final int EX = 16;
-    private static final int PX = 32;
-    private static final int EXAT = 64;
-    private static final int PXAT = 128;
-    private static final int ANY_EXPIRY = EX | PX | EXAT | PXAT;
-
     private final KvClient client;
+    private final EpochClock clock;
 
     SetCommand(final KvClient client)
     {
         this.client = client;
+        this.clock = client.epochClock();
     }
 
     List<CommandSpec> commands()
@@ -43,75 +38,36 @@ final class SetCommand
 
     private void set(final Session session, final byte[][] args, final ByteBuf out)
     {
-        int flags = 0;
-        byte[] expire = null;
-        for (int j = 3; j < args.length; j++)
+        final StringOptions options = new StringOptions();
+        if (!options.parse(args, 3, true))
         {
-            final byte[] opt = args[j];
-            final boolean hasNext = j < args.length - 1;
-            if (is(opt, "nx") && (flags & XX) == 0)
-            {
-                flags |= NX;
-            }
-            else if (is(opt, "xx") && (flags & NX) == 0)
-            {
-                flags |= XX;
-            }
-            else if (is(opt, "get"))
-            {
-                flags |= GET;
-            }
-            else if (is(opt, "keepttl") && (flags & ANY_EXPIRY) == 0)
-            {
-                flags |= KEEPTTL;
-            }
-            else if (hasNext && expiryOption(opt) != 0 && (flags & (KEEPTTL | (ANY_EXPIRY & ~expiryOption(opt)))) == 0)
-            {
-                flags |= expiryOption(opt);
-                expire = args[++j];
-            }
-            else
-            {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
-            }
-        }
-        if (expire != null)
-        {
-            if (!RespNumbers.isLong(expire))
-            {
-                RespReplies.error(out, Errors.NOT_INTEGER);
-                return;
-            }
-            final long amount = RespNumbers.parseLong(expire);
-            final boolean seconds = (flags & (EX | EXAT)) != 0;
-            if (amount <= 0 || seconds && amount > Long.MAX_VALUE / 1000 ||
-                (flags & (EX | PX)) != 0 && (seconds ? amount * 1000 : amount) > Long.MAX_VALUE - System.currentTimeMillis())
-            {
-                RespReplies.error(out, "ERR invalid expire time in 'set' command");
-                return;
-            }
-        }
-        if ((flags & (ANY_EXPIRY | KEEPTTL)) != 0)
-        {
-            RespReplies.error(out, "ERR SET " + optionName(flags) + ": key expiry is not supported by this dkv " +
-                "compute node yet");
+            RespReplies.error(out, Errors.SYNTAX);
             return;
         }
-        write(session, args[1], args[2], flags, out);
+        final String invalid = options.resolveExpiry(clock.time(), "set");
+        if (invalid != null)
+        {
+            RespReplies.error(out, invalid);
+            return;
+        }
+        write(session, args[1], args[2], options, out);
     }
 
-    private void write(final Session session, final byte[] key, final byte[] value, final int flags, final ByteBuf out)
+    private void write(
+        final Session session, final byte[] key, final byte[] value, final StringOptions options, final ByteBuf out)
     {
-        if ((flags & (NX | XX | GET)) == 0)
+        final long expireAt = options.expireAtMillis();
+        final boolean get = options.has(GET);
+        if (!options.has(NX | XX | GET | KEEPTTL))
         {
-            client.put(key, value);
+            client.put(key, value, expireAt);
             RespReplies.ok(out);
             return;
         }
-        if (flags == NX)
+        if (options.has(NX) && !get)
         {
-            if (client.compareAndSet(key, null, value))
+            // a key that has no value has no expiry for KEEPTTL to keep
+            if (client.compareAndSet(key, null, value, expireAt))
             {
                 RespReplies.ok(out);
             }
@@ -125,14 +81,17 @@ final class SetCommand
         {
             final Versioned current = client.getVersioned(key);
             final byte[] old = current == null ? null : current.value();
-            if ((flags & NX) != 0 && current != null || (flags & XX) != 0 && current == null)
+            if (options.has(NX) && current != null || options.has(XX) && current == null)
             {
-                RespReplies.bulkOrNull(out, (flags & GET) != 0 ? old : null, session.protocol());
+                RespReplies.bulkOrNull(out, get ? old : null, session.protocol());
                 return;
             }
-            if (current == null ? client.compareAndSet(key, null, value) : client.compareAndSetVersion(key, current, value))
+            final boolean written = current == null ? client.compareAndSet(key, null, value, expireAt) :
+                client.compareAndSetVersion(key, current, value,
+                    options.has(KEEPTTL) ? current.expireAtMillis() : expireAt);
+            if (written)
             {
-                if ((flags & GET) != 0)
+                if (get)
                 {
                     RespReplies.bulkOrNull(out, old, session.protocol());
                 }
@@ -143,28 +102,5 @@ final class SetCommand
                 return;
             }
         }
-    }
-
-    private static int expiryOption(final byte[] opt)
-    {
-        if (is(opt, "ex"))
-        {
-            return EX;
-        }
-        if (is(opt, "px"))
-        {
-            return PX;
-        }
-        if (is(opt, "exat"))
-        {
-            return EXAT;
-        }
-        return is(opt, "pxat") ? PXAT : 0;
-    }
-
-    private static String optionName(final int flags)
-    {
-        return (flags & EX) != 0 ? "EX" : (flags & PX) != 0 ? "PX" : (flags & EXAT) != 0 ? "EXAT" :
-            (flags & PXAT) != 0 ? "PXAT" : "KEEPTTL";
     }
 }

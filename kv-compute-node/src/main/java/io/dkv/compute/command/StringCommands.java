@@ -16,9 +16,9 @@ import java.util.Map;
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
- * The string and key commands but SET and the counters: GET, GETSET, GETDEL, APPEND, STRLEN, MGET, MSET, MSETNX, DEL
- * and EXISTS. Read-modify-writes are compare-and-set loops on the key's version, so each is atomic for its key as in
- * redis; what holds across keys is said per command.
+ * The string and key commands but SET, the counters and the expiry commands: GET, GETSET, GETDEL, APPEND, STRLEN,
+ * MGET, MSET, MSETNX, DEL and EXISTS. Read-modify-writes are compare-and-set loops on the key's version, so each is
+ * atomic for its key as in redis; what holds across keys is said per command.
  */
 final class StringCommands
 {
@@ -44,6 +44,7 @@ final class StringCommands
             spec("exists", -2, this::exists));
     }
 
+    /** As redis's, it leaves the key with no expiry: the new value is written without one. */
     private void getSet(final Session session, final byte[][] args, final ByteBuf out)
     {
         while (true)
@@ -58,20 +59,26 @@ final class StringCommands
         }
     }
 
-    /**
-     * The client has no delete conditional on a version, so the value returned is the one read just before the
-     * delete: a write landing between the two is deleted without being returned (redis would return it).
-     */
+    /** The version read is the one deleted, by compare-and-set, so the value returned is the value removed. */
     private void getDel(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final byte[] value = client.get(args[1]);
-        if (value != null)
+        while (true)
         {
-            client.delete(args[1]);
+            final Versioned current = client.getVersioned(args[1]);
+            if (current == null)
+            {
+                RespReplies.nullReply(out, session.protocol());
+                return;
+            }
+            if (ExpireCommands.deleteVersion(client, args[1], current))
+            {
+                RespReplies.bulk(out, current.value());
+                return;
+            }
         }
-        RespReplies.bulkOrNull(out, value, session.protocol());
     }
 
+    /** The key keeps its expiry, as in redis. */
     private void append(final Session session, final byte[][] args, final ByteBuf out)
     {
         while (true)
@@ -86,7 +93,7 @@ final class StringCommands
             final byte[] appended = Arrays.copyOf(old, old.length + args[2].length);
             System.arraycopy(args[2], 0, appended, old.length, args[2].length);
             if (current == null ? client.compareAndSet(args[1], null, appended) :
-                client.compareAndSetVersion(args[1], current, appended))
+                client.compareAndSetVersion(args[1], current, appended, current.expireAtMillis()))
             {
                 RespReplies.integer(out, appended.length);
                 return;

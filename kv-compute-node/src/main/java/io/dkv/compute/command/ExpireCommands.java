@@ -1,0 +1,238 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.Versioned;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.netty.buffer.ByteBuf;
+import org.agrona.concurrent.EpochClock;
+
+import java.util.List;
+
+import static io.dkv.compute.command.CommandTable.is;
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * The commands that read or change a key's expiry: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (with NX, XX, GT and LT),
+ * TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST and GETEX, answering as redis 7 does. Relative times are made absolute
+ * with the client's clock, the one it judges expiry by, read once per command. Each change is a compare-and-set of
+ * the version read, so the conditions it was checked against still hold when it lands; a time already past deletes
+ * the key, as in redis.
+ */
+final class ExpireCommands
+{
+    private static final int NX = 1;
+    private static final int XX = 2;
+    private static final int GT = 4;
+    private static final int LT = 8;
+    private static final int REFUSED = -1;
+    /** An expiry time long past, that no clock reads as the future; never 0, which is "no expiry". */
+    private static final long LONG_AGO = 1;
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final KvClient client;
+    private final EpochClock clock;
+
+    ExpireCommands(final KvClient client)
+    {
+        this.client = client;
+        this.clock = client.epochClock();
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            spec("expire", -3, (session, args, out) -> expire(args, true, true, "expire", out)),
+            spec("pexpire", -3, (session, args, out) -> expire(args, false, true, "pexpire", out)),
+            spec("expireat", -3, (session, args, out) -> expire(args, true, false, "expireat", out)),
+            spec("pexpireat", -3, (session, args, out) -> expire(args, false, false, "pexpireat", out)),
+            spec("ttl", 2, (session, args, out) -> ttl(args[1], false, out)),
+            spec("pttl", 2, (session, args, out) -> ttl(args[1], true, out)),
+            spec("expiretime", 2, (session, args, out) -> expireTime(args[1], false, out)),
+            spec("pexpiretime", 2, (session, args, out) -> expireTime(args[1], true, out)),
+            spec("persist", 2, (session, args, out) -> RespReplies.integer(out, client.persist(args[1]) ? 1 : 0)),
+            spec("getex", -2, this::getEx));
+    }
+
+    /**
+     * Delete the key if it still holds {@code version}: an empty value that has already expired takes its place by
+     * compare-and-set, which the client has no delete for; readers and the memory node's scan then empty its slot.
+     *
+     * @return false when another write came first.
+     */
+    static boolean deleteVersion(final KvClient client, final byte[] key, final Versioned version)
+    {
+        return client.compareAndSetVersion(key, version, NO_VALUE, LONG_AGO);
+    }
+
+    private void expire(
+        final byte[][] args, final boolean seconds, final boolean relative, final String name, final ByteBuf out)
+    {
+        final int conditions = conditions(args, out);
+        if (conditions == REFUSED)
+        {
+            return;
+        }
+        if (!RespNumbers.isLong(args[2]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        final long now = clock.time();
+        long when = RespNumbers.parseLong(args[2]);
+        // negative times are allowed, as in redis; only what overflows is refused
+        if (seconds && (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000))
+        {
+            RespReplies.error(out, Errors.invalidExpireTime(name));
+            return;
+        }
+        when = seconds ? when * 1000 : when;
+        if (relative && when > Long.MAX_VALUE - now)
+        {
+            RespReplies.error(out, Errors.invalidExpireTime(name));
+            return;
+        }
+        when = relative ? when + now : when;
+        while (true)
+        {
+            final Versioned current = client.getVersioned(args[1]);
+            if (current == null || !conditionsHold(conditions, current.expireAtMillis(), when))
+            {
+                RespReplies.integer(out, 0);
+                return;
+            }
+            if (when <= now ? deleteVersion(client, args[1], current) :
+                client.compareAndSetVersion(args[1], current, current.value(), when))
+            {
+                RespReplies.integer(out, 1);
+                return;
+            }
+        }
+    }
+
+    /** redis's parseExtendedExpireArgumentsOrReply: every option checked before any combination. */
+    private static int conditions(final byte[][] args, final ByteBuf out)
+    {
+        int conditions = 0;
+        for (int j = 3; j < args.length; j++)
+        {
+            final byte[] opt = args[j];
+            if (is(opt, "nx"))
+            {
+                conditions |= NX;
+            }
+            else if (is(opt, "xx"))
+            {
+                conditions |= XX;
+            }
+            else if (is(opt, "gt"))
+            {
+                conditions |= GT;
+            }
+            else if (is(opt, "lt"))
+            {
+                conditions |= LT;
+            }
+            else
+            {
+                RespReplies.error(out, "ERR Unsupported option " + Errors.text(opt));
+                return REFUSED;
+            }
+        }
+        if ((conditions & NX) != 0 && (conditions & (XX | GT | LT)) != 0)
+        {
+            RespReplies.error(out, "ERR NX and XX, GT or LT options at the same time are not compatible");
+            return REFUSED;
+        }
+        if ((conditions & (GT | LT)) == (GT | LT))
+        {
+            RespReplies.error(out, "ERR GT and LT options at the same time are not compatible");
+            return REFUSED;
+        }
+        return conditions;
+    }
+
+    /** As redis: no expiry counts as an infinite one for GT and LT. */
+    private static boolean conditionsHold(final int conditions, final long expireAtMillis, final long when)
+    {
+        final boolean expires = expireAtMillis != KvClient.NO_EXPIRY;
+        return !((conditions & NX) != 0 && expires ||
+            (conditions & XX) != 0 && !expires ||
+            (conditions & GT) != 0 && (!expires || when <= expireAtMillis) ||
+            (conditions & LT) != 0 && expires && when >= expireAtMillis);
+    }
+
+    private void ttl(final byte[] key, final boolean millis, final ByteBuf out)
+    {
+        final long left = client.ttlMillis(key);
+        RespReplies.integer(out, left < 0 || millis ? left : roundedSeconds(left));
+    }
+
+    private void expireTime(final byte[] key, final boolean millis, final ByteBuf out)
+    {
+        final Versioned current = client.getVersioned(key);
+        if (current == null)
+        {
+            RespReplies.integer(out, -2);
+            return;
+        }
+        final long at = current.expireAtMillis();
+        RespReplies.integer(out, at == KvClient.NO_EXPIRY ? -1 : millis ? at : roundedSeconds(at));
+    }
+
+    /** redis's (ms + 500) / 1000 without the overflow near Long.MAX_VALUE, where redis answers the rounded-up value. */
+    private static long roundedSeconds(final long millis)
+    {
+        return millis / 1000 + (millis % 1000 + 500) / 1000;
+    }
+
+    /**
+     * GETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST]: the value returned is the version whose expiry was changed. As in
+     * redis, a key with no value answers nil before its time is checked.
+     */
+    private void getEx(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final StringOptions options = new StringOptions();
+        if (!options.parse(args, 2, false))
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return;
+        }
+        final long now = clock.time();
+        final String invalid = options.resolveExpiry(now, "getex");
+        final long when = options.expireAtMillis();
+        while (true)
+        {
+            final Versioned current = client.getVersioned(args[1]);
+            if (current == null)
+            {
+                RespReplies.nullReply(out, session.protocol());
+                return;
+            }
+            if (invalid != null)
+            {
+                RespReplies.error(out, invalid);
+                return;
+            }
+            final boolean done;
+            if (options.hasExpiry())
+            {
+                done = when <= now ? deleteVersion(client, args[1], current) :
+                    client.compareAndSetVersion(args[1], current, current.value(), when);
+            }
+            else if (options.has(StringOptions.PERSIST) && current.expireAtMillis() != KvClient.NO_EXPIRY)
+            {
+                done = client.compareAndSetVersion(args[1], current, current.value(), KvClient.NO_EXPIRY);
+            }
+            else
+            {
+                done = true;
+            }
+            if (done)
+            {
+                RespReplies.bulkOrNull(out, current.value(), session.protocol());
+                return;
+            }
+        }
+    }
+}
