@@ -9,6 +9,7 @@ import io.dkv.compute.resp.RespDecoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -91,9 +92,14 @@ public final class ComputeNode implements AutoCloseable
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new Initializer());
-            final Channel bound = bootstrap.bind(new InetSocketAddress(context.bindAddress(), context.port()))
-                .syncUninterruptibly().channel();
-            this.serverChannel = bound;
+            final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(context.bindAddress(), context.port()))
+                .awaitUninterruptibly();
+            if (!bound.isSuccess())
+            {
+                throw new IllegalStateException("cannot serve RESP on " + context.bindAddress() + ":" + context.port() +
+                    " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one", bound.cause());
+            }
+            this.serverChannel = bound.channel();
             this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port(),
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id()));
             this.sampler = bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);

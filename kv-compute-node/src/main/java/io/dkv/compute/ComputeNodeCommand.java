@@ -8,15 +8,11 @@ import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code ./dkv compute-node}: joins the cluster through the MetaServer as role compute, serves RESP until interrupted,
@@ -32,9 +28,6 @@ import java.util.concurrent.CountDownLatch;
     })
 public final class ComputeNodeCommand implements Callable<Integer>
 {
-    @Spec
-    private CommandSpec spec;
-
     @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
         description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
     private int port;
@@ -74,7 +67,9 @@ public final class ComputeNodeCommand implements Callable<Integer>
     {
         if (!secretFile.toFile().canRead())
         {
-            throw new ParameterException(spec.commandLine(), "--cluster-secret-file " + secretFile + " cannot be read");
+            // one line, as for a secret the file holds wrongly: the usage text would bury it
+            throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
+                " cannot be read by this user" : " does not exist") + " (./dkv up writes one beside its cluster file)");
         }
         final MetaDirectory directory = MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse)
             .toArray(MetaEndpoint[]::new));
@@ -97,17 +92,23 @@ public final class ComputeNodeCommand implements Callable<Integer>
             raas.close();
             throw ex;
         }
-        final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
-        {
-            node.close();
-            stopped.countDown();
-        }, "dkv-compute-node-stop"));
-        System.out.printf("dkv compute node %d serving RESP on %s:%d (%s) over %d memory node(s)%s%n", node.nodeId(), bind,
+        // once serving, not before: a command that fails to start leaves its JVM's signals as they were
+        final StopSignals signals = StopSignals.install();
+        // any other way out of the JVM (SIGHUP, System.exit) drains as well
+        final Thread drainOnExit = new Thread(node::close, "dkv-compute-node-stop");
+        Runtime.getRuntime().addShutdownHook(drainOnExit);
+        final long id = node.nodeId();
+        System.out.printf("dkv compute node %d serving RESP on %s:%d (%s) over %d memory node(s)%s%n", id, bind,
             node.port(), ComputeNode.epoll() ? "epoll" : "nio", raas.nodes(NodeRecord.ROLE_MEMORY).size(),
             requirePass == null ? "" : "; AUTH required");
         System.out.flush();
-        stopped.await();
+        signals.await();
+        System.out.printf("dkv compute node %d: %s, draining %d connection(s)%n", id, signals.received(),
+            node.connections());
+        System.out.flush();
+        node.close();
+        System.out.printf("dkv compute node %d stopped and deregistered%n", id);
+        System.out.flush();
         return 0;
     }
 

@@ -23,8 +23,10 @@ import java.util.Properties;
  * @param meta        the MetaServer's endpoint.
  * @param secretFile  the cluster secret file (for commands that call the MetaServer themselves, such as
  *                    {@code dkv meta evict}; put, get and del go through the driver, which holds it).
+ * @param computePorts the loopback ports the compute nodes serve RESP on (redis-cli -p PORT), none when it runs none.
  */
-public record ClusterFile(long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile)
+public record ClusterFile(
+    long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile, int[] computePorts)
 {
     /** @return where {@code dkv up} writes it unless told otherwise. */
     public static Path defaultPath()
@@ -58,7 +60,9 @@ public record ClusterFile(long upPid, String provider, String driverName, long[]
                 properties.getProperty("driver.name"),
                 Arrays.stream(properties.getProperty("memory.nodes").split(",")).mapToLong(Long::parseLong).toArray(),
                 properties.getProperty("meta"),
-                properties.getProperty("cluster.secret.file", ""));
+                properties.getProperty("cluster.secret.file", ""),
+                Arrays.stream(properties.getProperty("compute.ports", "").split(",")).filter(port -> !port.isEmpty())
+                    .mapToInt(Integer::parseInt).toArray());
         }
         catch (final RuntimeException ex)
         {
@@ -76,6 +80,7 @@ public record ClusterFile(long upPid, String provider, String driverName, long[]
         properties.setProperty("memory.nodes", String.join(",", Arrays.stream(memoryNodes).mapToObj(Long::toString).toList()));
         properties.setProperty("meta", meta);
         properties.setProperty("cluster.secret.file", secretFile);
+        properties.setProperty("compute.ports", String.join(",", Arrays.stream(computePorts).mapToObj(Integer::toString).toList()));
         try
         {
             Files.createDirectories(path.getParent());

@@ -1,5 +1,6 @@
 package io.dkv.load.cluster;
 
+import io.dkv.compute.StopSignals;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
@@ -14,7 +15,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.regex.Pattern;
 
 /**
@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
     name = "up",
     mixinStandardHelpOptions = true,
     description = {
-        "Start a local cluster: a MetaServer, memory nodes and a standalone driver, each a process of this host, and " +
-            "say how to use it (./dkv put, get, del attach to its driver). Ctrl-C stops them all.",
+        "Start a local cluster: a MetaServer, memory nodes, a standalone driver and a compute node, each a process of " +
+            "this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks to the " +
+            "compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
         "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
             "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
             UpCommand.SECRET_FILE + ", mode 0600) and kept."
@@ -33,11 +34,13 @@ import java.util.regex.Pattern;
 public final class UpCommand implements Callable<Integer>
 {
     static final long FIRST_MEMORY_NODE_ID = 101;
+    static final long FIRST_COMPUTE_NODE_ID = 201;
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
+    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
     @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
@@ -61,11 +64,28 @@ public final class UpCommand implements Callable<Integer>
         description = "2 MiB heap chunks of each memory node (default: ${DEFAULT-VALUE}).")
     private int heapChunks;
 
+    @Option(names = "--compute", defaultValue = "1",
+        description = "Compute nodes (RESP servers) to start; 0 for none (default: ${DEFAULT-VALUE}).")
+    private int computeNodes;
+
+    @Option(names = "--compute-port", defaultValue = "6379",
+        description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
+            "node takes the next free port after it. 0 takes any free ports (default: ${DEFAULT-VALUE}).")
+    private int computePort;
+
     public Integer call() throws Exception
     {
         if (memoryNodes < 1 || memoryNodes > 16)
         {
             throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 16]");
+        }
+        if (computeNodes < 0 || computeNodes > 16)
+        {
+            throw new IllegalArgumentException("--compute " + computeNodes + " is not in [0, 16]");
+        }
+        if (computePort < 0 || computePort > 65_535)
+        {
+            throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
         }
         final Path clusterPath = cluster != null ? cluster : ClusterFile.defaultPath();
         if (Files.exists(clusterPath))
@@ -95,17 +115,12 @@ public final class UpCommand implements Callable<Integer>
         Files.createDirectories(runDir);
 
         final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
-        final CountDownLatch stopped = new CountDownLatch(1);
-        final Thread stopAll = new Thread(() ->
-        {
-            stop(started, clusterPath);
-            stopped.countDown();
-        }, "dkv-up-stop");
+        final Thread stopAll = new Thread(() -> stop(started, clusterPath), "dkv-up-stop");
         Runtime.getRuntime().addShutdownHook(stopAll);
         try
         {
             System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" + (memoryNodes == 1 ? "" : "s") +
-                " and a driver (" + provider + ")...");
+                ", a driver and " + computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") + " (" + provider + ")...");
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
                 List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret),
@@ -130,8 +145,10 @@ public final class UpCommand implements Callable<Integer>
                 List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
                 DRIVER_READY, runDir.resolve("driver.log"));
             started.add(driver);
-            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret).write(clusterPath);
-            describe(System.out, meta, endpoint, nodes, driver, runDir, clusterPath);
+            final List<ComputeNodeProcess> computes = startComputeNodes(endpoint, secret, runDir, started);
+            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret,
+                computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
+            describe(System.out, meta, endpoint, nodes, driver, computes, runDir, clusterPath);
         }
         catch (final RuntimeException ex)
         {
@@ -140,8 +157,45 @@ public final class UpCommand implements Callable<Integer>
             stop(started, clusterPath);
             return 1;
         }
-        stopped.await();
+        // Ctrl-C now stops the roles in order, compute nodes first, while their MetaServer still takes deregistrations
+        // and their memory nodes still answer the requests they drain; the exit hooks would signal them all at once
+        final StopSignals signals = StopSignals.install();
+        signals.await();
+        stop(started, clusterPath);
         return 0;
+    }
+
+    /**
+     * Start the compute nodes, each registered with the MetaServer with the cluster secret and embedding a driver of
+     * its own (its node is the one clients see registered as compute), and wait until each answers PING.
+     */
+    private List<ComputeNodeProcess> startComputeNodes(
+        final String endpoint,
+        final String secret,
+        final Path runDir,
+        final List<RoleProcess> started) throws InterruptedException
+    {
+        final List<ComputeNodeProcess> computes = new ArrayList<>();
+        int nextPort = computePort;
+        for (int i = 0; i < computeNodes; i++)
+        {
+            final long nodeId = FIRST_COMPUTE_NODE_ID + i;
+            final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
+            final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", Map.of(),
+                List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
+                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
+                COMPUTE_NODE_READY, runDir.resolve("compute-node-" + nodeId + ".log"));
+            started.add(process);
+            final int served = Integer.parseInt(process.readyGroup(2));
+            RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+            if (computePort != 0 && served != nextPort)
+            {
+                System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " + served);
+            }
+            computes.add(new ComputeNodeProcess(process, served));
+            nextPort = served + 1;
+        }
+        return computes;
     }
 
     private static void describe(
@@ -150,6 +204,7 @@ public final class UpCommand implements Callable<Integer>
         final String endpoint,
         final List<RoleProcess> nodes,
         final RoleProcess driver,
+        final List<ComputeNodeProcess> computes,
         final Path runDir,
         final Path clusterPath)
     {
@@ -163,14 +218,30 @@ public final class UpCommand implements Callable<Integer>
         }
         out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(), "attach as '" + DRIVER_NAME + "', node " + driver.readyGroup(1),
             driver.log().getFileName());
+        for (final ComputeNodeProcess compute : computes)
+        {
+            out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
+                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+        }
         out.println();
         out.println("logs in " + runDir + "; cluster described in " + clusterPath);
         out.println("try it (in another terminal):");
         out.println("  ./dkv put greeting hello");
         out.println("  ./dkv get greeting");
         out.println("  ./dkv del greeting");
+        if (!computes.isEmpty())
+        {
+            final int port = computes.getFirst().port();
+            out.println("  redis-cli -p " + port + " set greeting hello");
+            out.println("  redis-cli -p " + port + " get greeting");
+        }
         out.println("Ctrl-C stops the cluster.");
         out.flush();
+    }
+
+    /** A compute node and the port it serves RESP on. */
+    private record ComputeNodeProcess(RoleProcess process, int port)
+    {
     }
 
     private static String shorten(final String text)

@@ -298,11 +298,22 @@ public final class RoleProcess implements AutoCloseable
      */
     public void close()
     {
+        stop(EXIT_TIMEOUT_MS);
+    }
+
+    /**
+     * Stop it with SIGTERM, as {@link #close()} does, and say how it ended.
+     *
+     * @param timeoutMs how long it may take to exit before it is killed.
+     * @return its exit status: 0 for a clean stop, 137 when it had to be killed, -1 when not even that ended it.
+     */
+    public int stop(final long timeoutMs)
+    {
         removeHook(stopOnExit);
         process.destroy();
         try
         {
-            if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
             {
                 process.destroyForcibly().waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             }
@@ -312,5 +323,6 @@ public final class RoleProcess implements AutoCloseable
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        return process.isAlive() ? -1 : process.exitValue();
     }
 }

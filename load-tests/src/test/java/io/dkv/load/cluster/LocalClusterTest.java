@@ -17,17 +17,30 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * {@code dkv up} starts a MetaServer, memory nodes and a driver as processes; {@code dkv put}, {@code get}
- * and {@code del} from another process reach the data through the driver; stopping {@code up} stops
- * them all. The cluster secret {@code up} generates is readable by its owner only, and is what an
- * operator removes records with.
+ * {@code dkv up} starts a MetaServer, memory nodes, a driver and a compute node as processes; {@code dkv put},
+ * {@code get} and {@code del} from another process reach the data through the driver, and redis-cli reaches the same
+ * data through the compute node; stopping {@code up} stops them all. The cluster secret {@code up} generates is
+ * readable by its owner only, and is what an operator removes records with.
  */
 class LocalClusterTest
 {
+    /** Long enough for any machine: what is checked is that it ends well, never how fast. */
+    private static final long STOP_TIMEOUT_MS = 120_000;
+
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
+
+    /** {@code dkv up} in a process of its own, on any free port (a redis-server may hold 6379), stopped by the test. */
+    private static RoleProcess up(final Path dir, final Path clusterFile)
+    {
+        return RoleProcess.start("dkv up", "256m", Map.of(),
+            List.of("up", "--dir", dir.resolve("run").toString(), "--cluster", clusterFile.toString(), "--index-groups", "1024",
+                "--heap-chunks", "8", "--compute-port", "0"),
+            Pattern.compile("Ctrl-C stops the cluster"), dir.resolve("up.log"));
+    }
 
     private int dkv(final String... args)
     {
@@ -40,10 +53,7 @@ class LocalClusterTest
     void keysArePutReadAndDeletedThroughTheLocalCluster(@TempDir final Path dir) throws Exception
     {
         final Path clusterFile = dir.resolve("cluster.properties");
-        final RoleProcess up = RoleProcess.start("dkv up", "256m", Map.of(),
-            List.of("up", "--dir", dir.resolve("run").toString(), "--cluster", clusterFile.toString(), "--index-groups", "1024",
-                "--heap-chunks", "8"),
-            Pattern.compile("Ctrl-C stops the cluster"), dir.resolve("up.log"));
+        final RoleProcess up = up(dir, clusterFile);
         try
         {
             final String cluster = "--cluster=" + clusterFile;
@@ -81,11 +91,51 @@ class LocalClusterTest
         }
         finally
         {
-            up.close();
+            assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly on SIGTERM, as on Ctrl-C");
         }
         assertFalse(Files.exists(clusterFile), "the cluster file goes with the cluster");
-        assertTrue(up.logTail().contains("stopped 4 processes"), up::logTail);
+        assertTrue(up.logTail().contains("stopped 5 processes"), up::logTail);
         assertEquals(1, dkv("get", "--cluster=" + clusterFile, "key-1"));
         assertTrue(err.toString().contains("start one with ./dkv up"), err::toString);
+    }
+
+    @Test
+    void redisCliAndDkvPutAndGetShareTheStoreThroughTheComputeNode(@TempDir final Path dir) throws Exception
+    {
+        final String missing = RedisCli.missingReason();
+        if (missing != null)
+        {
+            System.out.println("LocalClusterTest: redis-cli checks skipped: " + missing);
+        }
+        assumeTrue(missing == null, missing);
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess up = up(dir, clusterFile);
+        try
+        {
+            final int[] ports = ClusterFile.read(clusterFile).computePorts();
+            assertEquals(1, ports.length, "one compute node by default");
+            final RedisCli redisCli = new RedisCli(ports[0]);
+            assertTrue(up.logTail().contains("redis-cli -p " + ports[0] + " set greeting hello"), up::logTail);
+            final String cluster = "--cluster=" + clusterFile;
+
+            assertEquals("OK", redisCli.call("set", "greeting", "hello"));
+            assertEquals("hello", redisCli.call("get", "greeting"));
+            assertEquals(0, dkv("get", cluster, "greeting"), err::toString);
+            assertEquals("hello", out.toString().trim(), "what redis-cli set, dkv get reads");
+
+            assertEquals(0, dkv("put", cluster, "from-dkv", "put by dkv"), err::toString);
+            assertEquals("put by dkv", redisCli.call("get", "from-dkv"), "what dkv put set, redis-cli reads");
+
+            assertEquals("1", redisCli.call("del", "from-dkv"));
+            assertEquals(1, dkv("get", cluster, "from-dkv"), "what redis-cli deleted, dkv get does not find");
+            assertEquals("", redisCli.call("get", "absent"), "redis-cli prints nothing for a nil reply when piped");
+        }
+        finally
+        {
+            assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly on SIGTERM, as on Ctrl-C");
+        }
+        final String computeLog = Files.readString(dir.resolve("run").resolve("compute-node-" +
+            UpCommand.FIRST_COMPUTE_NODE_ID + ".log"));
+        assertTrue(computeLog.contains("stopped and deregistered"), computeLog);
     }
 }
