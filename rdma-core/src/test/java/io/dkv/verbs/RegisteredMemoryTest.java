@@ -16,13 +16,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class RegisteredMemoryTest
 {
-    private static final Path MEMINFO = Path.of("/proc/meminfo");
+    private static final Path STATUS = Path.of("/proc/self/status");
     private static final long REGION = 64L << 20;
 
     @Test
     void anShmRegionIsBackedByMemoryOnceAllocated()
     {
-        assumeTrue(Files.isReadable(MEMINFO), "no /proc/meminfo here: shared memory in use cannot be read");
+        assumeTrue(Files.isReadable(STATUS), "no /proc/self/status here: resident shared memory cannot be read");
         try (Device device = Verbs.open(TestNode.context("shm")))
         {
             final ProtectionDomain pd = device.allocPd();
@@ -37,7 +37,7 @@ class RegisteredMemoryTest
     @Test
     void withoutPopulatingAnShmRegionGetsMemoryOnlyWhereTouched()
     {
-        assumeTrue(Files.isReadable(MEMINFO), "no /proc/meminfo here: shared memory in use cannot be read");
+        assumeTrue(Files.isReadable(STATUS), "no /proc/self/status here: resident shared memory cannot be read");
         try (Device device = Verbs.open(TestNode.context("shm").shmPopulate(false)))
         {
             final ProtectionDomain pd = device.allocPd();
@@ -49,14 +49,17 @@ class RegisteredMemoryTest
         }
     }
 
-    /** @return "Shmem" of /proc/meminfo: the memory tmpfs files (and shm regions) hold, machine-wide. */
+    /**
+     * @return "RssShmem" of /proc/self/status: shared memory (shm regions) resident in this process's
+     * mappings. Not the machine-wide "Shmem" of /proc/meminfo, which other processes move meanwhile.
+     */
     private static long sharedMemoryBytes()
     {
         try
         {
-            for (final String line : Files.readAllLines(MEMINFO))
+            for (final String line : Files.readAllLines(STATUS))
             {
-                if (line.startsWith("Shmem:"))
+                if (line.startsWith("RssShmem:"))
                 {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
@@ -64,8 +67,8 @@ class RegisteredMemoryTest
         }
         catch (final IOException ex)
         {
-            throw new AssertionError("cannot read " + MEMINFO + ": " + ex, ex);
+            throw new AssertionError("cannot read " + STATUS + ": " + ex, ex);
         }
-        throw new AssertionError(MEMINFO + " has no Shmem line");
+        throw new AssertionError(STATUS + " has no RssShmem line");
     }
 }
