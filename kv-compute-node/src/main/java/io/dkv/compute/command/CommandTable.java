@@ -20,7 +20,7 @@ public final class CommandTable
      * command error, so that a client sees what is missing.
      */
     static final Set<String> NOT_YET = Set.of(
-        "setex", "psetex", "setnx", "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type",
+        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type",
         "rename", "renamenx", "unlink", "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object",
         "dump", "restore", "wait", "watch", "unwatch", "multi", "exec", "discard", "subscribe", "unsubscribe", "publish",
         "psubscribe", "punsubscribe", "eval", "evalsha", "script", "function", "fcall", "cluster", "readonly",
