@@ -52,6 +52,11 @@ public final class CommandTable
         }
     }
 
+    CommandEnvironment environment()
+    {
+        return environment;
+    }
+
     /** @return the commands served, for COMMAND. */
     Collection<CommandSpec> commands()
     {

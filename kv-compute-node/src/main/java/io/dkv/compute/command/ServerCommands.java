@@ -173,7 +173,9 @@ final class ServerCommands
             "total_commands_processed:" + stats.commandsProcessed() + "\r\n" +
             "instantaneous_ops_per_sec:" + stats.instantaneousOpsPerSec() + "\r\n" +
             "rejected_connections:" + stats.connectionsRejected() + "\r\n" +
-            "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n");
+            "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
+            "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
+            "dkv_get_batches:" + stats.readBatches() + "\r\n");
         sections.put("persistence", "loading:0\r\naof_enabled:0\r\n");
         sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
         sections.put("keyspace", "");
