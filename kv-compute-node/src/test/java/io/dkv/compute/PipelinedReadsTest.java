@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
@@ -53,7 +54,7 @@ class PipelinedReadsTest
     {
         stats = new NodeStats();
         final CommandTable table = new CommandTable(new CommandEnvironment(store.client(), null, stats, 0, 100,
-            1 << 20, 0));
+            1 << 20, 0, ClusterView.alone(new ClusterView.Member(ClusterView.Member.id(1), "127.0.0.1", 0))));
         final RespDecoder decoder = new RespDecoder(1024, 1 << 20, 1 << 24, true);
         channel = new EmbeddedChannel(decoder,
             new RespConnection(table, stats, decoder, new Session(1, true, () -> { }), 10_000));

@@ -132,8 +132,8 @@ class RespDifferentialTest
         {
             assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
                 actual.call("setrange", "k0", "1", "v"));
-            assertEquals("-ERR command 'CLUSTER' is not supported by this dkv compute node yet",
-                actual.call("CLUSTER", "SLOTS"));
+            assertEquals("-ERR command 'MULTI' is not supported by this dkv compute node yet",
+                actual.call("MULTI"));
         }
     }
 
