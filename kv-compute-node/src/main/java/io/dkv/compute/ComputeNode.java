@@ -1,6 +1,7 @@
 package io.dkv.compute;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
@@ -31,6 +32,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -61,6 +63,7 @@ public final class ComputeNode implements AutoCloseable
     private final Channel serverChannel;
     private final ScheduledFuture<?> sampler;
     private final CommandTable table;
+    private final RaasClusterView cluster;
     private boolean closed;
 
     private ComputeNode(final ComputeNodeContext context)
@@ -71,6 +74,7 @@ public final class ComputeNode implements AutoCloseable
         this.workerGroup = new MultiThreadIoEventLoopGroup(context.ioThreads(),
             epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         KvClient made = null;
+        RaasClusterView published = null;
         try
         {
             if (context.client() != null)
@@ -100,12 +104,23 @@ public final class ComputeNode implements AutoCloseable
                     " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one", bound.cause());
             }
             this.serverChannel = bound.channel();
+            published = context.raas() == null ? null :
+                new RaasClusterView(context.raas(), context.bindAddress(), port());
+            this.cluster = published;
+            final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
+                ClusterView.Member.id(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)),
+                RaasClusterView.announcedHost(context.bindAddress()), port()));
             this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port(),
-                context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id()));
+                context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
+                view));
             this.sampler = bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
         }
         catch (final RuntimeException ex)
         {
+            if (published != null)
+            {
+                published.close();
+            }
             bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             if (made != null && context.client() == null)
@@ -169,6 +184,10 @@ public final class ComputeNode implements AutoCloseable
         if (ownsClient)
         {
             client.close();
+        }
+        if (cluster != null)
+        {
+            cluster.close();
         }
         if (context.ownsRaas())
         {

@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.command.PipelinedReads;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespProtocolError;
@@ -15,8 +16,9 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client connection, after the decoder: runs its requests in order on its event loop, writes their replies
- * together when a read is done (so a pipeline goes out in one write), closes it after a protocol error or QUIT, and
+ * One client connection, after the decoder: runs its requests in order on its event loop, the runs of GETs and MGETs
+ * among those read together looked up together ({@link PipelinedReads}), writes their replies together when a read is
+ * done (so a pipeline goes out in one write), closes it after a protocol error or QUIT, and
  * after the partial-request deadline when a peer began a request and stopped.
  */
 final class RespConnection extends ChannelInboundHandlerAdapter
@@ -25,6 +27,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final NodeStats stats;
     private final RespDecoder decoder;
     private final Session session;
+    private final PipelinedReads reads;
     private final long partialTimeoutNanos;
     private ByteBuf pending;
     private boolean closing;
@@ -38,6 +41,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         this.stats = stats;
         this.decoder = decoder;
         this.session = session;
+        this.reads = new PipelinedReads(table);
         this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
     }
 
@@ -53,11 +57,17 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (msg instanceof byte[][] args)
         {
+            if (reads.offer(session, args, pending))
+            {
+                return;
+            }
+            reads.run(session, pending);
             table.execute(session, args, pending);
             closing = session.closeAfterReply();
         }
         else if (msg instanceof RespProtocolError error)
         {
+            reads.run(session, pending);
             stats.protocolError();
             RespReplies.error(pending, error.message());
             closing = true;
@@ -66,6 +76,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
+        if (pending != null)
+        {
+            reads.run(session, pending);
+        }
         flush(ctx);
         if (!closing)
         {

@@ -39,13 +39,23 @@ final class RedisServer implements AutoCloseable
 
     static RedisServer start(final String binary, final Path dir) throws IOException, InterruptedException
     {
+        return start(binary, dir, new String[0]);
+    }
+
+    /** @param extra further options, e.g. {@code --cluster-enabled yes}. */
+    static RedisServer start(final String binary, final Path dir, final String... extra)
+        throws IOException, InterruptedException
+    {
         final int port;
         try (ServerSocket socket = new ServerSocket(0))
         {
             port = socket.getLocalPort();
         }
-        final Process process = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-            "--save", "", "--appendonly", "no", "--databases", "1", "--dir", dir.toString())
+        final java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(binary, "--port",
+            Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "1",
+            "--dir", dir.toString()));
+        command.addAll(java.util.List.of(extra));
+        final Process process = new ProcessBuilder(command)
             .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true)

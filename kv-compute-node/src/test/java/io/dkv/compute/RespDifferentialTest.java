@@ -130,10 +130,10 @@ class RespDifferentialTest
     {
         try (RawResp actual = new RawResp(store.port()))
         {
-            assertEquals("-ERR command 'SETEX' is not supported by this dkv compute node yet",
-                actual.call("setex", "k0", "10", "v"));
-            assertEquals("-ERR command 'CLUSTER' is not supported by this dkv compute node yet",
-                actual.call("CLUSTER", "SLOTS"));
+            assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
+                actual.call("setrange", "k0", "1", "v"));
+            assertEquals("-ERR command 'MULTI' is not supported by this dkv compute node yet",
+                actual.call("MULTI"));
         }
     }
 
@@ -190,6 +190,8 @@ class RespDifferentialTest
                 case 34 -> new String[]{pick(new String[]{"EXPIRETIME", "PEXPIRETIME"}), key};
                 case 35 -> new String[]{"PERSIST", key};
                 case 36, 37 -> getEx(key);
+                case 38 -> setIn(key, value);
+                case 39 -> new String[]{pick(new String[]{"SETNX", "setnx"}), key, value};
                 default -> new String[]{"GET", key};
             };
         }
@@ -213,6 +215,13 @@ class RespDifferentialTest
                 }
             }
             return command.toArray(String[]::new);
+        }
+
+        /** SETEX or PSETEX, with times valid, refused or overflowing as SET's EX and PX take them. */
+        private String[] setIn(final String key, final String value)
+        {
+            final boolean seconds = random.nextBoolean();
+            return new String[]{seconds ? "SETEX" : "psetex", key, time(seconds ? "EX" : "PX"), value};
         }
 
         private String[] getEx(final String key)
@@ -305,7 +314,7 @@ class RespDifferentialTest
 
         private String[] wrongArity(final String key)
         {
-            return switch (random.nextInt(14))
+            return switch (random.nextInt(17))
             {
                 case 0 -> new String[]{"GET"};
                 case 1 -> new String[]{"GET", key, key};
@@ -320,6 +329,9 @@ class RespDifferentialTest
                 case 10 -> new String[]{"PERSIST"};
                 case 11 -> new String[]{"GETEX"};
                 case 12 -> new String[]{"EXPIRETIME", key, "1"};
+                case 13 -> new String[]{"SETEX", key, "10"};
+                case 14 -> new String[]{"PSETEX", key, "10", "v", "x"};
+                case 15 -> new String[]{"SETNX", key};
                 default -> new String[]{"ECHO"};
             };
         }

@@ -28,10 +28,20 @@ final class TestStore implements AutoCloseable
 
     TestStore(final ComputeNodeContext computeNode)
     {
-        this(computeNode, SystemEpochClock.INSTANCE);
+        this(computeNode, SystemEpochClock.INSTANCE, 0);
+    }
+
+    TestStore(final ComputeNodeContext computeNode, final int port)
+    {
+        this(computeNode, SystemEpochClock.INSTANCE, port);
     }
 
     TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock)
+    {
+        this(computeNode, epochClock, 0);
+    }
+
+    TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock, final int port)
     {
         final StaticDirectory directory = new StaticDirectory();
         final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
@@ -41,7 +51,7 @@ final class TestStore implements AutoCloseable
             new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48).epochClock(epochClock));
         client = KvClient.connect(clientRaas,
             new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000).epochClock(epochClock));
-        this.computeNode = ComputeNode.start(computeNode.client(client).port(0).bindAddress("127.0.0.1").ioThreads(1));
+        this.computeNode = ComputeNode.start(computeNode.client(client).port(port).bindAddress("127.0.0.1").ioThreads(1));
     }
 
     private static RaasContext driver(final long nodeId)
@@ -52,6 +62,11 @@ final class TestStore implements AutoCloseable
     int port()
     {
         return computeNode.port();
+    }
+
+    KvClient client()
+    {
+        return client;
     }
 
     ComputeNode computeNode()

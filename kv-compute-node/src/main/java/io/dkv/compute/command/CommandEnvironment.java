@@ -15,9 +15,10 @@ import java.nio.charset.StandardCharsets;
  * @param maxClients  connections served at most.
  * @param maxBulk     bytes of a value at most (proto-max-bulk-len).
  * @param nodeId      the node's id in the cluster, or 0 when it has none.
+ * @param cluster     the compute nodes CLUSTER answers with.
  */
 public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
-    int maxBulk, long nodeId)
+    int maxBulk, long nodeId, ClusterView cluster)
 {
     boolean passwordMatches(final byte[] given)
     {

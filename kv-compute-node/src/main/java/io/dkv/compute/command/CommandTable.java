@@ -20,15 +20,15 @@ public final class CommandTable
      * command error, so that a client sees what is missing.
      */
     static final Set<String> NOT_YET = Set.of(
-        "setex", "psetex", "setnx", "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type",
-        "rename", "renamenx", "unlink", "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object",
-        "dump", "restore", "wait", "watch", "unwatch", "multi", "exec", "discard", "subscribe", "unsubscribe", "publish",
-        "psubscribe", "punsubscribe", "eval", "evalsha", "script", "function", "fcall", "cluster", "readonly",
-        "readwrite", "asking", "save", "bgsave", "bgrewriteaof", "lastsave", "shutdown", "monitor", "slowlog",
-        "latency", "memory", "debug", "acl", "time", "role", "replicaof", "slaveof", "reset", "lpush", "rpush", "lpop",
-        "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel", "hmset", "hmget", "hincrby", "sadd", "srem",
-        "smembers", "sismember", "scard", "zadd", "zrange", "zrem", "zscore", "zcard", "xadd", "xread", "xrange",
-        "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort", "geoadd", "swapdb");
+        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type", "rename", "renamenx", "unlink",
+        "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object", "dump", "restore", "wait",
+        "watch", "unwatch", "multi", "exec", "discard", "subscribe", "unsubscribe", "publish", "psubscribe",
+        "punsubscribe", "eval", "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof",
+        "lastsave", "shutdown", "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof",
+        "slaveof", "reset", "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel",
+        "hmset", "hmget", "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem",
+        "zscore", "zcard", "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort",
+        "geoadd", "swapdb");
 
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
@@ -42,6 +42,7 @@ public final class CommandTable
         add(new CounterCommands(environment.client()).commands());
         add(new ExpireCommands(environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
+        add(new ClusterCommands(environment.cluster()).commands());
     }
 
     private void add(final Collection<CommandSpec> specs)
@@ -50,6 +51,11 @@ public final class CommandTable
         {
             commands.put(spec.name(), spec);
         }
+    }
+
+    CommandEnvironment environment()
+    {
+        return environment;
     }
 
     /** @return the commands served, for COMMAND. */

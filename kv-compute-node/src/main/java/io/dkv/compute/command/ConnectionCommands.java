@@ -205,7 +205,7 @@ final class ConnectionCommands
         RespReplies.bulk(out, "id");
         RespReplies.integer(out, session.id());
         RespReplies.bulk(out, "mode");
-        RespReplies.bulk(out, "standalone");
+        RespReplies.bulk(out, "cluster");
         RespReplies.bulk(out, "role");
         RespReplies.bulk(out, "master");
         RespReplies.bulk(out, "modules");

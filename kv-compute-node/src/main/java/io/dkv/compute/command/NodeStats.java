@@ -17,6 +17,8 @@ public final class NodeStats
     private final LongAdder connectionsRejected = new LongAdder();
     private final LongAdder commands = new LongAdder();
     private final LongAdder protocolErrors = new LongAdder();
+    private final LongAdder batchedReads = new LongAdder();
+    private final LongAdder readBatches = new LongAdder();
     private final long[] opsPerSecSamples = new long[SAMPLES];
     private int sampleIndex;
     private long lastSampleCommands;
@@ -48,6 +50,25 @@ public final class NodeStats
     void command()
     {
         commands.increment();
+    }
+
+    /** @param requests pipelined GETs and MGETs answered by one lookup. */
+    void readsBatched(final int requests)
+    {
+        batchedReads.add(requests);
+        readBatches.increment();
+    }
+
+    /** @return GETs and MGETs answered together with others of their pipeline. */
+    public long batchedReads()
+    {
+        return batchedReads.sum();
+    }
+
+    /** @return lookups (multiGets) that answered them. */
+    public long readBatches()
+    {
+        return readBatches.sum();
     }
 
     /** Take one sample of the command rate; called every 100 ms by the node. */

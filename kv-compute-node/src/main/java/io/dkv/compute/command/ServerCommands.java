@@ -3,7 +3,6 @@ package io.dkv.compute.command;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,7 +104,8 @@ final class ServerCommands
         Map.entry("pexpireat", new int[]{1, 1, 1}), Map.entry("ttl", new int[]{1, 1, 1}),
         Map.entry("pttl", new int[]{1, 1, 1}), Map.entry("expiretime", new int[]{1, 1, 1}),
         Map.entry("pexpiretime", new int[]{1, 1, 1}), Map.entry("persist", new int[]{1, 1, 1}),
-        Map.entry("getex", new int[]{1, 1, 1}));
+        Map.entry("getex", new int[]{1, 1, 1}), Map.entry("setex", new int[]{1, 1, 1}),
+        Map.entry("psetex", new int[]{1, 1, 1}), Map.entry("setnx", new int[]{1, 1, 1}));
 
     private Map<String, String> settings()
     {
@@ -120,7 +120,7 @@ final class ServerCommands
         settings.put("port", Integer.toString(environment.port()));
         settings.put("timeout", "0");
         settings.put("proto-max-bulk-len", Integer.toString(environment.maxBulk()));
-        settings.put("cluster-enabled", "no");
+        settings.put("cluster-enabled", "yes");
         settings.put("protected-mode", "no");
         settings.put("io-threads", "1");
         return settings;
@@ -156,7 +156,7 @@ final class ServerCommands
         sections.put("server", "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n" +
             "dkv_role:compute\r\n" +
             "dkv_node_id:" + environment.nodeId() + "\r\n" +
-            "redis_mode:standalone\r\n" +
+            "redis_mode:cluster\r\n" +
             "os:" + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "\r\n" +
             "process_id:" + ProcessHandle.current().pid() + "\r\n" +
             "tcp_port:" + environment.port() + "\r\n" +
@@ -172,9 +172,12 @@ final class ServerCommands
             "total_commands_processed:" + stats.commandsProcessed() + "\r\n" +
             "instantaneous_ops_per_sec:" + stats.instantaneousOpsPerSec() + "\r\n" +
             "rejected_connections:" + stats.connectionsRejected() + "\r\n" +
-            "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n");
+            "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
+            "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
+            "dkv_get_batches:" + stats.readBatches() + "\r\n");
         sections.put("persistence", "loading:0\r\naof_enabled:0\r\n");
         sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
+        sections.put("cluster", "cluster_enabled:1\r\n");
         sections.put("keyspace", "");
         final StringBuilder text = new StringBuilder();
         for (final Map.Entry<String, String> section : sections.entrySet())
@@ -189,19 +192,7 @@ final class ServerCommands
                     .append(section.getKey(), 1, section.getKey().length()).append("\r\n").append(section.getValue());
             }
         }
-        // INFO is a verbatim string in RESP3 and a bulk string in RESP2
-        final byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
-        if (session.protocol() == 3)
-        {
-            out.writeByte('=');
-            out.writeCharSequence(Integer.toString(body.length + 4) + "\r\ntxt:", StandardCharsets.US_ASCII);
-            out.writeBytes(body);
-            out.writeCharSequence("\r\n", StandardCharsets.US_ASCII);
-        }
-        else
-        {
-            RespReplies.bulk(out, body);
-        }
+        RespReplies.text(out, text.toString(), session.protocol());
     }
 
     private static boolean wanted(final byte[][] args, final String section)

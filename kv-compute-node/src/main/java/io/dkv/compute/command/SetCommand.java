@@ -15,10 +15,11 @@ import static io.dkv.compute.command.StringOptions.NX;
 import static io.dkv.compute.command.StringOptions.XX;
 
 /**
- * SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL], its options parsed and checked exactly as redis 7
- * does (the same errors, in the same order). As in redis, a SET without KEEPTTL leaves the key with the expiry it gives
- * or none; an expiry time already past sets a key that has no value. NX, XX, GET and KEEPTTL are compare-and-set
- * loops on the key's version, so each SET is atomic for its key, the expiry it keeps included.
+ * SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] and its older forms SETEX, PSETEX and SETNX, its
+ * options parsed and checked exactly as redis 7 does (the same errors, in the same order). As in redis, a SET without
+ * KEEPTTL leaves the key with the expiry it gives or none; an expiry time already past sets a key that has no value.
+ * NX, XX, GET and KEEPTTL are compare-and-set loops on the key's version, so each SET is atomic for its key, the expiry
+ * it keeps included; SETNX is one compare-and-set from "no value".
  */
 final class SetCommand
 {
@@ -33,7 +34,32 @@ final class SetCommand
 
     List<CommandSpec> commands()
     {
-        return List.of(spec("set", -3, this::set));
+        return List.of(
+            spec("set", -3, this::set),
+            spec("setex", 4, (session, args, out) -> setIn(session, args, true, "setex", out)),
+            spec("psetex", 4, (session, args, out) -> setIn(session, args, false, "psetex", out)),
+            spec("setnx", 3, this::setNx));
+    }
+
+    /** SETEX key seconds value and PSETEX key ms value: redis's SET with EX or PX, the time checked alike. */
+    private void setIn(
+        final Session session, final byte[][] args, final boolean seconds, final String name, final ByteBuf out)
+    {
+        final StringOptions options = new StringOptions().expireIn(args[2], seconds);
+        final String invalid = options.resolveExpiry(clock.time(), name);
+        if (invalid != null)
+        {
+            RespReplies.error(out, invalid);
+            return;
+        }
+        client.put(args[1], args[3], options.expireAtMillis());
+        RespReplies.ok(out);
+    }
+
+    /** SETNX key value: SET NX answering 1 or 0 rather than OK or nil. */
+    private void setNx(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        RespReplies.integer(out, client.compareAndSet(args[1], null, args[2], KvClient.NO_EXPIRY) ? 1 : 0);
     }
 
     private void set(final Session session, final byte[][] args, final ByteBuf out)

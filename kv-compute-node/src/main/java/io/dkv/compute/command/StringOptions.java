@@ -75,6 +75,20 @@ final class StringOptions
         return true;
     }
 
+    /**
+     * Take a relative expiry given as its own argument, as SETEX and PSETEX do, as if EX or PX had named it.
+     *
+     * @param time    the argument.
+     * @param seconds true for seconds (SETEX), false for milliseconds (PSETEX).
+     * @return this.
+     */
+    StringOptions expireIn(final byte[] time, final boolean seconds)
+    {
+        flags |= seconds ? EX : PX;
+        expire = time;
+        return this;
+    }
+
     boolean has(final int flag)
     {
         return (flags & flag) != 0;

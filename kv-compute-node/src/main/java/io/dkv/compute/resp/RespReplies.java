@@ -63,6 +63,23 @@ public final class RespReplies
         bulk(out, value.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Text for people (INFO, CLUSTER NODES): RESP3's verbatim string of format txt, a bulk string in RESP2. */
+    public static void text(final ByteBuf out, final String text, final int protocol)
+    {
+        final byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        if (protocol != 3)
+        {
+            bulk(out, body);
+            return;
+        }
+        out.writeByte('=');
+        writeLong(out, body.length + 4);
+        out.writeBytes(CRLF);
+        out.writeCharSequence("txt:", StandardCharsets.US_ASCII);
+        out.writeBytes(body);
+        out.writeBytes(CRLF);
+    }
+
     /** A bulk string, or the protocol's null when there is no value. */
     public static void bulkOrNull(final ByteBuf out, final byte[] value, final int protocol)
     {

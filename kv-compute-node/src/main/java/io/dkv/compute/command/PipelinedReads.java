@@ -1,0 +1,112 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.KvClient;
+import io.dkv.compute.resp.RespReplies;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.dkv.compute.command.CommandTable.is;
+
+/**
+ * A connection's run of pipelined reads (GET and MGET), held while the requests read from the socket together are
+ * taken one by one, and looked up together by one {@link KvClient#multiGet}: the candidate buckets of all their keys
+ * go out in doorbell batches rather than a round trip per GET. Anything else ends the run: the connection runs the
+ * reads held first, then that request, so that a write between two reads is seen by the second and replies keep the
+ * requests' order. Touched by the connection's event loop thread only.
+ */
+public final class PipelinedReads
+{
+    /** Keys held at most: a run this long is looked up before more are taken. */
+    static final int MAX_KEYS = 1024;
+
+    private final CommandTable table;
+    private final KvClient client;
+    private final NodeStats stats;
+    private final List<byte[][]> requests = new ArrayList<>();
+    private final List<byte[]> keys = new ArrayList<>();
+
+    public PipelinedReads(final CommandTable table)
+    {
+        this.table = table;
+        this.client = table.environment().client();
+        this.stats = table.environment().stats();
+    }
+
+    /**
+     * Take a request into the run when it is a read that may join it.
+     *
+     * @return false when it is not (the caller runs the run, then the request).
+     */
+    public boolean offer(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        // a connection yet to authenticate gets NOAUTH from the table, in order
+        if (!session.authenticated() || !(args.length == 2 && is(args[0], "get") || args.length >= 2 && is(args[0],
+            "mget")))
+        {
+            return false;
+        }
+        requests.add(args);
+        for (int i = 1; i < args.length; i++)
+        {
+            keys.add(args[i]);
+        }
+        if (keys.size() >= MAX_KEYS)
+        {
+            run(session, out);
+        }
+        return true;
+    }
+
+    /** Answer the reads held, in their order, and begin a new run. */
+    public void run(final Session session, final ByteBuf out)
+    {
+        if (requests.size() == 1)
+        {
+            table.execute(session, requests.get(0), out);
+        }
+        else if (!requests.isEmpty())
+        {
+            lookUpTogether(session, out);
+        }
+        requests.clear();
+        keys.clear();
+    }
+
+    private void lookUpTogether(final Session session, final ByteBuf out)
+    {
+        final List<byte[]> values;
+        try
+        {
+            values = client.multiGet(keys);
+        }
+        catch (final RuntimeException ex)
+        {
+            // a key the client refuses (an empty one) or a store error: each request gets its own reply, as alone
+            for (final byte[][] request : requests)
+            {
+                table.execute(session, request, out);
+            }
+            return;
+        }
+        stats.readsBatched(requests.size());
+        int next = 0;
+        for (final byte[][] request : requests)
+        {
+            stats.command();
+            if (is(request[0], "get"))
+            {
+                RespReplies.bulkOrNull(out, values.get(next++), session.protocol());
+            }
+            else
+            {
+                RespReplies.arrayHeader(out, request.length - 1);
+                for (int i = 1; i < request.length; i++)
+                {
+                    RespReplies.bulkOrNull(out, values.get(next++), session.protocol());
+                }
+            }
+        }
+    }
+}
