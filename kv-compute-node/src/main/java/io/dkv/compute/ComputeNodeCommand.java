@@ -32,6 +32,13 @@ import java.util.concurrent.CountDownLatch;
     })
 public final class ComputeNodeCommand implements Callable<Integer>
 {
+    /**
+     * When true, the node prints, before its ready line, the {@code System.nanoTime} at which each phase of its start
+     * ended: {@code dkv bench compute} times a join with it (the clock is the host's monotonic one, so a parent's
+     * reading at exec is comparable).
+     */
+    public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
+
     @Spec
     private CommandSpec spec;
 
@@ -72,6 +79,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
+        final long calledNs = System.nanoTime();
         if (!secretFile.toFile().canRead())
         {
             throw new ParameterException(spec.commandLine(), "--cluster-secret-file " + secretFile + " cannot be read");
@@ -82,6 +90,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
             .verbs(new VerbsContext().provider(provider).tcpAddress(address))
             .nodeId(nodeId)
             .role(NodeRecord.ROLE_COMPUTE), directory);
+        final long raasNs = System.nanoTime();
         final ComputeNode node;
         try
         {
@@ -96,6 +105,11 @@ public final class ComputeNodeCommand implements Callable<Integer>
         {
             raas.close();
             throw ex;
+        }
+        if (Boolean.getBoolean(PRINT_STARTUP_PROP_NAME))
+        {
+            System.out.printf("dkv compute node startup nanoTime: called=%d raas=%d serving=%d%n", calledNs, raasNs,
+                System.nanoTime());
         }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
