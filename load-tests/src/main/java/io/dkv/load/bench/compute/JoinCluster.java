@@ -46,13 +46,15 @@ final class JoinCluster implements AutoCloseable
         try
         {
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-                List.of("meta", "--node-id", "1", "--provider", PROVIDER, "--data-dir", directory.resolve("meta-data").toString(),
+                List.of("meta", "--node-id", "1", "--provider", PROVIDER,
+                    "--data-dir", directory.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret.toString()),
                 META_READY, directory.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
             started.add(RoleProcess.start("memory node", "256m", Map.of(),
-                List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE_ID), "--provider", PROVIDER, "--meta", endpoint,
+                List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE_ID), "--provider", PROVIDER,
+                    "--meta", endpoint,
                     "--cluster-secret-file", secret.toString(), "--index-groups", "1024", "--heap-chunks", "8",
                     "--data-dir", directory.resolve("memory-node-data").toString()),
                 MEMORY_NODE_READY, directory.resolve("memory-node.log")));

@@ -289,7 +289,8 @@ final class JoinPart
         {
             final long median = Percentiles.of(series.totalsNs(), 50);
             starts.addRow(series.name(), series.timed(), Integer.toString(series.totalsNs().length), millis(median),
-                millis(Percentiles.of(series.totalsNs(), 99)), millis(java.util.Arrays.stream(series.totalsNs()).min().orElseThrow()),
+                millis(Percentiles.of(series.totalsNs(), 99)),
+                millis(java.util.Arrays.stream(series.totalsNs()).min().orElseThrow()),
                 ratio((double)median / Percentiles.of(jvm.totalsNs(), 50)),
                 ratio((double)median / Percentiles.of(redis.totalsNs(), 50)));
         }

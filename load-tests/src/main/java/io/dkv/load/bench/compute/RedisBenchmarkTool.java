@@ -72,7 +72,8 @@ final class RedisBenchmarkTool
             if (!process.waitFor(RUN_TIMEOUT_MS, TimeUnit.MILLISECONDS))
             {
                 ChildProcesses.stop(List.of(process));
-                throw new IllegalStateException(String.join(" ", command) + " did not finish within " + RUN_TIMEOUT_MS + " ms");
+                throw new IllegalStateException(String.join(" ", command) + " did not finish within " + RUN_TIMEOUT_MS +
+                    " ms");
             }
             final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (process.exitValue() != 0)
