@@ -28,6 +28,13 @@ import java.util.concurrent.Callable;
     })
 public final class ComputeNodeCommand implements Callable<Integer>
 {
+    /**
+     * When true, the node prints, before its ready line, the {@code System.nanoTime} at which each phase of its start
+     * ended: {@code dkv bench compute} times a join with it (the clock is the host's monotonic one, so a parent's
+     * reading at exec is comparable).
+     */
+    public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
+
     @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
         description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
     private int port;
@@ -65,6 +72,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
+        final long calledNs = System.nanoTime();
         if (!secretFile.toFile().canRead())
         {
             // one line, as for a secret the file holds wrongly: the usage text would bury it
@@ -77,6 +85,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
             .verbs(new VerbsContext().provider(provider).tcpAddress(address))
             .nodeId(nodeId)
             .role(NodeRecord.ROLE_COMPUTE), directory);
+        final long raasNs = System.nanoTime();
         final ComputeNode node;
         try
         {
@@ -91,6 +100,11 @@ public final class ComputeNodeCommand implements Callable<Integer>
         {
             raas.close();
             throw ex;
+        }
+        if (Boolean.getBoolean(PRINT_STARTUP_PROP_NAME))
+        {
+            System.out.printf("dkv compute node startup nanoTime: called=%d raas=%d serving=%d%n", calledNs, raasNs,
+                System.nanoTime());
         }
         // once serving, not before: a command that fails to start leaves its JVM's signals as they were
         final StopSignals signals = StopSignals.install();

@@ -1,6 +1,7 @@
 package io.dkv.load.bench;
 
 import io.dkv.load.bench.check.CheckBenchmark;
+import io.dkv.load.bench.compute.ComputeBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
         RaasBenchmark.class,
         YcsbBenchmark.class,
         CheckBenchmark.class,
-        HostileBenchmark.class
+        HostileBenchmark.class,
+        ComputeBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

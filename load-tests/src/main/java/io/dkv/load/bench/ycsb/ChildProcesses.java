@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
  * The benchmark's own child processes (redis-server, the loops that keep cores awake): stopped when
  * their owner closes, or by a shutdown hook when the JVM exits first (Ctrl-C).
  */
-final class ChildProcesses
+public final class ChildProcesses
 {
     private static final long STOP_TIMEOUT_MS = 5_000;
 
@@ -16,7 +16,7 @@ final class ChildProcesses
     }
 
     /** @return the hook that runs {@code stop} when the JVM exits, registered. */
-    static Thread stopOnExit(final Runnable stop, final String name)
+    public static Thread stopOnExit(final Runnable stop, final String name)
     {
         final Thread hook = new Thread(stop, name);
         Runtime.getRuntime().addShutdownHook(hook);
@@ -24,7 +24,7 @@ final class ChildProcesses
     }
 
     /** The owner closed: the hook is no longer needed. */
-    static void closed(final Thread hook)
+    public static void closed(final Thread hook)
     {
         try
         {
@@ -37,7 +37,7 @@ final class ChildProcesses
     }
 
     /** Ask each process to end, and make it end if it has not within the timeout. */
-    static void stop(final List<Process> processes)
+    public static void stop(final List<Process> processes)
     {
         processes.forEach(Process::destroy);
         try

@@ -10,14 +10,14 @@ import java.util.Optional;
 /**
  * Finds the machine's programs the benchmark starts.
  */
-final class Executables
+public final class Executables
 {
     private Executables()
     {
     }
 
     /** @return the program on the PATH (or in /usr/bin, /usr/sbin, /usr/local/bin), if one is installed. */
-    static Optional<Path> find(final String name)
+    public static Optional<Path> find(final String name)
     {
         final List<String> directories = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
         directories.addAll(List.of("/usr/bin", "/usr/sbin", "/usr/local/bin"));

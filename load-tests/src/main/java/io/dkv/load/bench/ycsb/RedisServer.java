@@ -19,11 +19,11 @@ import java.util.stream.Stream;
  * Debian's {@code redis-server}, started for one benchmark: on 127.0.0.1 at a free port, without
  * persistence, in a temporary directory; stopped when closed, or when the JVM exits (Ctrl-C).
  */
-final class RedisServer implements AutoCloseable
+public final class RedisServer implements AutoCloseable
 {
-    static final String BINARY = "redis-server";
-    static final String HOST = "127.0.0.1";
-    static final String INSTALL_HINT = "apt-get install redis-server";
+    public static final String BINARY = "redis-server";
+    public static final String HOST = "127.0.0.1";
+    public static final String INSTALL_HINT = "apt-get install redis-server";
     private static final long START_TIMEOUT_MS = 10_000;
     private static final long STOP_TIMEOUT_MS = 5_000;
     private static final int START_ATTEMPTS = 3;
@@ -44,7 +44,7 @@ final class RedisServer implements AutoCloseable
     }
 
     /** @return the redis-server on the PATH (or in /usr/bin, /usr/sbin), if one is installed. */
-    static Optional<Path> find()
+    public static Optional<Path> find()
     {
         return Executables.find(BINARY);
     }
@@ -52,7 +52,7 @@ final class RedisServer implements AutoCloseable
     /**
      * @throws IllegalStateException when it does not answer a PING in time, with the end of its log.
      */
-    static RedisServer start(final Path binary) throws IOException, InterruptedException
+    public static RedisServer start(final Path binary) throws IOException, InterruptedException
     {
         IllegalStateException failure = null;
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++)
@@ -116,12 +116,12 @@ final class RedisServer implements AutoCloseable
         return CpuClock.of(process.toHandle());
     }
 
-    int port()
+    public int port()
     {
         return port;
     }
 
-    String version()
+    public String version()
     {
         return version;
     }

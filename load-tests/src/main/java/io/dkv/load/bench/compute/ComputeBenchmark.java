@@ -1,0 +1,137 @@
+package io.dkv.load.bench.compute;
+
+import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.ReportSection;
+import io.dkv.load.bench.SectionedReport;
+import io.dkv.load.bench.ycsb.RedisServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code dkv bench compute}: a compute node against redis-server on the same machine in the same run, under
+ * redis-benchmark (throughput) and from a new process's exec to its first served request (join).
+ */
+@Command(name = "compute", mixinStandardHelpOptions = true,
+    description = {
+        "A compute node against redis-server (Debian's, started on a free loopback port), side by side in one run.",
+        "throughput: redis-benchmark SET then GET at -c 1, -c 50 and -c 50 -P 16 against a compute node over a dkv " +
+            "store in this process (a memory node and client on shm) and against redis-server. Goals: ops/s >= 1.0x " +
+            "redis-server's and p50 <= redis-server's at every setting.",
+        "join: exec of a new ./dkv compute-node process (same JVM flags) joining a running MetaServer, memory node and " +
+            "driver, to its first served GET, beside java -version (to exit) and redis-server (to its first PING). " +
+            "Goal: median <= 150 ms."
+    })
+public final class ComputeBenchmark implements Callable<Integer>
+{
+    static final String TITLE = "dkv bench compute";
+    static final String THROUGHPUT = "throughput";
+    static final String JOIN = "join";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--only", split = ",", paramLabel = "PART", defaultValue = THROUGHPUT + "," + JOIN,
+        description = "Parts to run: throughput, join (default: ${DEFAULT-VALUE}).")
+    private List<String> only;
+
+    @Option(names = "--requests", defaultValue = "50000",
+        description = "Requests of each redis-benchmark run at -c 1; -c 50 makes 4x, -c 50 -P 16 makes 16x, so each " +
+            "lasts seconds (default: ${DEFAULT-VALUE}).")
+    private long requests;
+
+    @Option(names = "--keyspace", defaultValue = "100000",
+        description = "Keys redis-benchmark picks from at random (-r) (default: ${DEFAULT-VALUE}).")
+    private long keyspace;
+
+    @Option(names = "--value-size", defaultValue = "3",
+        description = "Bytes of each SET's value (-d; redis-benchmark's default) (default: ${DEFAULT-VALUE}).")
+    private int valueSize;
+
+    @Option(names = "--starts", defaultValue = "20",
+        description = "Timed starts of each process for join, after one untimed (default: ${DEFAULT-VALUE}).")
+    private int starts;
+
+    @Option(names = "--aot", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Also time compute nodes started with a JDK AOT cache trained in the run (--no-aot: not).")
+    private boolean aot;
+
+    @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
+    private Path markdown;
+
+    public Integer call() throws Exception
+    {
+        final Set<String> parts = new LinkedHashSet<>(only);
+        if (!Set.of(THROUGHPUT, JOIN).containsAll(parts) || requests < 1 || keyspace < 1 || valueSize < 1 || starts < 1)
+        {
+            throw new ParameterException(spec.commandLine(), "--only " + only + " (parts: throughput, join), --requests " +
+                requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " + starts +
+                ": parts must be known and numbers positive");
+        }
+        final Optional<Path> redisServer = RedisServer.find();
+        final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
+        if (redisServer.isEmpty() || parts.contains(THROUGHPUT) && redisBenchmark.isEmpty())
+        {
+            throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
+                (parts.contains(THROUGHPUT) ? " and " + RedisBenchmarkTool.BINARY + " (" + RedisBenchmarkTool.INSTALL_HINT +
+                ")" : "") + ": found " + redisServer.map(Path::toString).orElse("no redis-server") + ", " +
+                redisBenchmark.map(Path::toString).orElse("no redis-benchmark"));
+        }
+        final double loadAtStart = loadAverage();
+        final List<String> method = new ArrayList<>();
+        final List<ReportSection> sections = new ArrayList<>();
+        final List<String> goals = new ArrayList<>();
+        if (parts.contains(THROUGHPUT))
+        {
+            final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
+            final ThroughputPart.Result result = new ThroughputPart(tool, redisServer.orElseThrow(), requests, keyspace,
+                valueSize, spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "throughput: %s, -t set,get (SET over random keys, then GET of the " +
+                "same), -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, then " +
+                "redis-server, at each setting", tool.version(), keyspace, valueSize, requests));
+            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, over an in-process dkv " +
+                "store (one memory node and the client on the shm provider, in this JVM as well); redis-server %s, " +
+                "no persistence; all on 127.0.0.1", result.ioThreads(), result.redisVersion()));
+            sections.add(ThroughputPart.section(result));
+            goals.addAll(ThroughputPart.goals(result));
+        }
+        if (parts.contains(JOIN))
+        {
+            final JoinPart.Result result = new JoinPart(redisServer.orElseThrow(), starts, aot, spec.commandLine().getErr())
+                .run();
+            method.add(String.format(Locale.ROOT, "join: a MetaServer, a memory node and a standalone driver, each a " +
+                "process (shm provider); %d rounds, each execs java -version, redis-server and ./dkv compute-node " +
+                "--port 0 (a JVM with the flags ./dkv gives roles, default heap)%s, after one untimed round",
+                starts, result.find(JoinPart.COMPUTE_AOT) == null ? "" : " and one with the AOT cache"));
+            sections.addAll(JoinPart.sections(result));
+            goals.addAll(JoinPart.goals(result));
+        }
+        method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
+            loadAverage()));
+        final SectionedReport report = new SectionedReport(TITLE, MachineInfo.current(), method, sections, goals);
+        report.printText(spec.commandLine().getOut());
+        if (markdown != null)
+        {
+            report.writeMarkdown(markdown);
+        }
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private static double loadAverage()
+    {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+}

@@ -1,0 +1,95 @@
+package io.dkv.load.bench.compute;
+
+import io.dkv.load.process.RoleProcess;
+import io.dkv.raas.meta.ClusterSecret;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The cluster new compute nodes join: a MetaServer, one memory node and the host's standalone driver, each a process
+ * of this host started as {@code ./dkv up} starts them, on the shm provider.
+ */
+final class JoinCluster implements AutoCloseable
+{
+    static final String PROVIDER = "shm";
+    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
+    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
+    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
+    private static final long MEMORY_NODE_ID = 101;
+
+    private final List<RoleProcess> started;
+    private final String metaEndpoint;
+    private final Path secretFile;
+
+    private JoinCluster(final List<RoleProcess> started, final String metaEndpoint, final Path secretFile)
+    {
+        this.started = started;
+        this.metaEndpoint = metaEndpoint;
+        this.secretFile = secretFile;
+    }
+
+    /**
+     * @param directory where the logs, the secret and the MetaServer's data go; empty.
+     * @throws IllegalStateException when a role does not start, with its log's end.
+     */
+    static JoinCluster start(final Path directory) throws IOException
+    {
+        final Path secret = directory.resolve("cluster-secret");
+        ClusterSecret.readOrGenerate(secret);
+        final List<RoleProcess> started = new ArrayList<>();
+        try
+        {
+            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
+                List.of("meta", "--node-id", "1", "--provider", PROVIDER,
+                    "--data-dir", directory.resolve("meta-data").toString(),
+                    "--cluster-secret-file", secret.toString()),
+                META_READY, directory.resolve("meta.log"));
+            started.add(meta);
+            final String endpoint = meta.readyGroup(1);
+            started.add(RoleProcess.start("memory node", "256m", Map.of(),
+                List.of("memory-node", "--node-id", Long.toString(MEMORY_NODE_ID), "--provider", PROVIDER,
+                    "--meta", endpoint,
+                    "--cluster-secret-file", secret.toString(), "--index-groups", "1024", "--heap-chunks", "8",
+                    "--data-dir", directory.resolve("memory-node-data").toString()),
+                MEMORY_NODE_READY, directory.resolve("memory-node.log")));
+            started.add(RoleProcess.start("driver", "256m", Map.of(),
+                List.of("driver", "--name", "dkv-bench-compute", "--provider", PROVIDER, "--meta", endpoint,
+                    "--cluster-secret-file", secret.toString()),
+                DRIVER_READY, directory.resolve("driver.log")));
+            return new JoinCluster(started, endpoint, secret);
+        }
+        catch (final RuntimeException ex)
+        {
+            stop(started);
+            throw ex;
+        }
+    }
+
+    String metaEndpoint()
+    {
+        return metaEndpoint;
+    }
+
+    Path secretFile()
+    {
+        return secretFile;
+    }
+
+    public void close()
+    {
+        stop(started);
+    }
+
+    private static void stop(final List<RoleProcess> started)
+    {
+        final List<RoleProcess> reversed = new ArrayList<>(started);
+        Collections.reverse(reversed);
+        reversed.forEach(RoleProcess::close);
+    }
+}

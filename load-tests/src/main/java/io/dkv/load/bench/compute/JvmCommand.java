@@ -1,0 +1,64 @@
+package io.dkv.load.bench.compute;
+
+import io.dkv.load.DkvMain;
+
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A java command line with the flags {@code ./dkv} gives a role: those of this JVM that every dkv process needs
+ * (module access, native access, the collector; as {@code RoleProcess} picks them), not the benchmark's fixed heap.
+ */
+final class JvmCommand
+{
+    private static final List<String> INHERITED_PREFIXES = List.of(
+        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
+
+    private JvmCommand()
+    {
+    }
+
+    /** @return java and the flags every dkv process runs with. */
+    static List<String> java()
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
+            {
+                command.add(option);
+            }
+        }
+        return command;
+    }
+
+    /**
+     * @param options   JVM options after the common ones.
+     * @param arguments the dkv subcommand and its arguments.
+     * @return {@code ./dkv <arguments>} as a java command line, on this JVM's class path.
+     */
+    static List<String> dkv(final List<String> options, final List<String> arguments)
+    {
+        final List<String> command = java();
+        command.addAll(options);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(DkvMain.class.getName());
+        command.addAll(arguments);
+        return command;
+    }
+
+    /** @return the class path's entries that are not JAR files: a JDK's AOT cache takes JARs only. */
+    static List<String> nonJarClassPath()
+    {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.endsWith(".jar") || Files.isDirectory(Path.of(entry)))
+            .toList();
+    }
+}

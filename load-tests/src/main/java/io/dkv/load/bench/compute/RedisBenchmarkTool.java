@@ -1,0 +1,91 @@
+package io.dkv.load.bench.compute;
+
+import io.dkv.load.bench.ycsb.ChildProcesses;
+import io.dkv.load.bench.ycsb.Executables;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Debian's {@code redis-benchmark} (redis-tools), run against one server for SET then GET over the same keys.
+ */
+final class RedisBenchmarkTool
+{
+    static final String BINARY = "redis-benchmark";
+    static final String INSTALL_HINT = "apt-get install redis-tools";
+    private static final long RUN_TIMEOUT_MS = 600_000;
+
+    private final Path binary;
+
+    RedisBenchmarkTool(final Path binary)
+    {
+        this.binary = binary;
+    }
+
+    static Optional<Path> find()
+    {
+        return Executables.find(BINARY);
+    }
+
+    /** @return what {@code redis-benchmark --version} says, e.g. "redis-benchmark 7.0.15". */
+    String version() throws IOException, InterruptedException
+    {
+        return run(List.of(binary.toString(), "--version")).strip();
+    }
+
+    /**
+     * SET over random keys of the keyspace, then GET over the same: the GETs find values.
+     *
+     * @return the figures of SET and of GET.
+     * @throws IllegalStateException when it fails or prints no figures for either, with its output.
+     */
+    Map<String, RedisBenchmarkFigures> setThenGet(
+        final String host, final int port, final Setting setting, final long requests, final long keyspace,
+        final int valueBytes) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of(binary.toString(), "-h", host, "-p", Integer.toString(port),
+            "-t", "set,get", "-n", Long.toString(requests * setting.multiplier()), "-c", Integer.toString(setting.clients()),
+            "-P", Integer.toString(setting.pipeline()), "-r", Long.toString(keyspace), "-d", Integer.toString(valueBytes),
+            "--csv"));
+        final String output = run(command);
+        final Map<String, RedisBenchmarkFigures> figures = RedisBenchmarkFigures.parse(output);
+        if (!figures.containsKey("SET") || !figures.containsKey("GET"))
+        {
+            throw new IllegalStateException(String.join(" ", command) + " printed no SET and GET figures:\n" + output);
+        }
+        return figures;
+    }
+
+    private static String run(final List<String> command) throws IOException, InterruptedException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Thread stopOnExit = ChildProcesses.stopOnExit(process::destroyForcibly, "redis-benchmark-stop");
+        try
+        {
+            // its output is a few lines: read whole once it exits (the pipe holds them meanwhile)
+            if (!process.waitFor(RUN_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            {
+                ChildProcesses.stop(List.of(process));
+                throw new IllegalStateException(String.join(" ", command) + " did not finish within " + RUN_TIMEOUT_MS +
+                    " ms");
+            }
+            final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (process.exitValue() != 0)
+            {
+                throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n" +
+                    output);
+            }
+            return output;
+        }
+        finally
+        {
+            ChildProcesses.closed(stopOnExit);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.dkv.load.bench.compute;
+
+import io.dkv.load.DkvMain;
+import io.dkv.load.bench.ReportTables;
+import io.dkv.load.bench.ycsb.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code dkv bench compute} runs both parts briefly and reports each figure beside redis-server's and its goals; no
+ * figure is judged here.
+ */
+class ComputeBenchmarkTest
+{
+    @Test
+    @Timeout(300)
+    void reportsThroughputAndJoinBesideRedisServer()
+    {
+        final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
+        if (!redis)
+        {
+            System.out.println("ComputeBenchmarkTest skipped: " + RedisServer.BINARY + " or " + RedisBenchmarkTool.BINARY +
+                " is not installed (" + RedisServer.INSTALL_HINT + ", " + RedisBenchmarkTool.INSTALL_HINT + ")");
+        }
+        assumeTrue(redis, "redis-server or redis-benchmark is not installed");
+
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("bench", "compute", "--requests", "500", "--keyspace", "100", "--starts", "3");
+
+        assertEquals(0, exit, () -> out + "\n" + err);
+        final String text = out.toString();
+        final Map<String, List<String[]>> tables = ReportTables.tables(text,
+            List.of(ThroughputPart.TITLE, JoinPart.TITLE, JoinPart.PHASES));
+        final List<String[]> throughput = tables.get(ThroughputPart.TITLE);
+        assertEquals(2 * Setting.ALL.size(), throughput.size(), text);
+        for (final String[] row : throughput)
+        {
+            assertTrue(row[4].endsWith("x") && row[7].endsWith("x"), () -> String.join(" | ", row));
+        }
+        final List<String[]> join = tables.get(JoinPart.TITLE);
+        // under surefire the class path holds directories, so no AOT cache: three rows
+        assertEquals(List.of(JoinPart.JVM, JoinPart.REDIS, JoinPart.COMPUTE), join.stream().map(row -> row[0]).toList(),
+            text);
+        for (final String[] row : join)
+        {
+            assertEquals("3", row[2], () -> String.join(" | ", row));
+            assertTrue(row[6].endsWith("x") && row[7].endsWith("x"), () -> String.join(" | ", row));
+        }
+        assertEquals(JoinPart.PHASE_NAMES.size(), tables.get(JoinPart.PHASES).size(), text);
+        assertTrue(text.contains("AOT cache: not tried"), text);
+        final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(3, goals.size(), text);
+        assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
+    }
+}
