@@ -3,28 +3,20 @@ package io.dkv.compute;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
-import io.dkv.meta.MetaServerContext;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
-import io.dkv.raas.meta.MetaDirectory;
-import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
-import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 
 import java.nio.file.Path;
-import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Two compute nodes over one store answer CLUSTER as one cluster of both, the slots split between them: a cluster
@@ -33,9 +25,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class JedisClusterTest
 {
-    private static final byte[] SECRET = HexFormat.of().parseHex(
-        "6b1f0c2a9e8d7c6b5a49382716050f1e2d3c4b5a69788796a5b4c3d2e1f00112");
-
     @TempDir
     Path dir;
 
@@ -43,17 +32,15 @@ class JedisClusterTest
     void jedisClusterSetsAndGetsThroughTwoComputeNodesThatListEachOther() throws Exception
     {
         final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
-        final MetaServerContext serverContext = new MetaServerContext().nodeId(base).clusterSecret(SECRET).dataDir(dir)
-            .nodeSlots(64).regionSlots(128).leaseMs(5_000).leaseCheckMs(50);
-        serverContext.raas().verbs(new VerbsContext().provider("shm").shmDeviceId(base)).timeoutMs(3_000);
-        try (MetaServer server = MetaServer.start(serverContext);
-            Raas memoryRaas = node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
+        try (MetaServer server = MetaCluster.metaServer(base, dir);
+            Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
             MemoryNode memory = MemoryNode.start(memoryRaas,
                 new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
             ComputeNode first = compute(server.endpoint(), base + 2);
             ComputeNode second = compute(server.endpoint(), base + 3))
         {
-            await("each node lists both", () -> slotsListing(first.port()) == 2 && slotsListing(second.port()) == 2);
+            MetaCluster.await("each node lists both",
+                () -> slotsListing(first.port()) == 2 && slotsListing(second.port()) == 2);
             try (RawResp resp = new RawResp(first.port()))
             {
                 final String slots = resp.call("CLUSTER", "SLOTS");
@@ -83,7 +70,7 @@ class JedisClusterTest
                     "read through either node");
             }
             second.close();
-            await("the node closed leaves the other's reply", () -> slotsListing(first.port()) == 1);
+            MetaCluster.await("the node closed leaves the other's reply", () -> slotsListing(first.port()) == 1);
         }
     }
 
@@ -103,26 +90,6 @@ class JedisClusterTest
     private static ComputeNode compute(final MetaEndpoint endpoint, final long nodeId)
     {
         return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
-            .raas(node(endpoint, nodeId, NodeRecord.ROLE_COMPUTE), true));
-    }
-
-    private static Raas node(final MetaEndpoint endpoint, final long nodeId, final int role)
-    {
-        return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
-            .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoint)
-            .epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
-    }
-
-    private static void await(final String what, final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail(what + " did not happen within 60 s");
-            }
-            Thread.sleep(20);
-        }
+            .raas(MetaCluster.node(endpoint, nodeId, NodeRecord.ROLE_COMPUTE), true));
     }
 }
