@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,7 +76,7 @@ class DurabilityTest
             assertEquals(200 - 40, memoryNode.keysRecovered());
 
             // the client finds the node's new regions by itself, after at most a failed operation per thread
-            assertArrayEquals(bytes("third 0"), eventually(() -> client.get(bytes("k0"))));
+            assertArrayEquals(bytes("third 0"), KvCluster.afterRestart(() -> client.get(bytes("k0"))));
             for (int i = 1; i < 200; i++)
             {
                 final byte[] value = client.get(bytes("k" + i));
@@ -151,7 +150,7 @@ class DurabilityTest
             memoryRaas = raas(NODE);
             memoryNode = MemoryNode.start(memoryRaas, small);
             assertEquals(300, memoryNode.keysRecovered());
-            assertArrayEquals(bytes("v0"), eventually(() -> client.get(bytes("s0"))));
+            assertArrayEquals(bytes("v0"), KvCluster.afterRestart(() -> client.get(bytes("s0"))));
             for (int i = 1; i < 300; i++)
             {
                 assertArrayEquals(bytes("v" + i), client.get(bytes("s" + i)), "s" + i);
@@ -176,22 +175,5 @@ class DurabilityTest
             assertTrue(refused.getMessage().contains("memory node 7 keeps nothing on disk"), refused.getMessage());
             KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.NONE)).close();
         }
-    }
-
-    private static byte[] eventually(final Supplier<byte[]> operation)
-    {
-        KvException last = null;
-        for (int attempt = 0; attempt < 5; attempt++)
-        {
-            try
-            {
-                return operation.get();
-            }
-            catch (final KvException ex)
-            {
-                last = ex;
-            }
-        }
-        throw last;
     }
 }

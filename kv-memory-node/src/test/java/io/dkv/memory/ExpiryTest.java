@@ -3,7 +3,6 @@ package io.dkv.memory;
 import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
-import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
@@ -25,7 +24,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -318,7 +316,7 @@ class ExpiryTest
             memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
             memoryNode = MemoryNode.start(memoryRaas, nodeContext);
             assertEquals(3, memoryNode.keysRecovered(), "the expired key is not loaded back");
-            assertNull(eventually(() -> client.get(bytes("short"))));
+            assertNull(KvCluster.afterRestart(() -> client.get(bytes("short"))));
             assertArrayEquals(bytes("b"), client.get(bytes("long")));
             assertEquals(98_000, client.ttlMillis(bytes("long")));
             assertEquals(-1, client.ttlMillis(bytes("forever")));
@@ -332,7 +330,7 @@ class ExpiryTest
             memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
             memoryNode = MemoryNode.start(memoryRaas, nodeContext);
             assertEquals(3, memoryNode.keysRecovered());
-            assertNull(eventually(() -> client.get(bytes("short"))));
+            assertNull(KvCluster.afterRestart(() -> client.get(bytes("short"))));
         }
         finally
         {
@@ -380,22 +378,5 @@ class ExpiryTest
             assertTrue(System.nanoTime() < deadline, "not within 10 s");
             Thread.sleep(10);
         }
-    }
-
-    private static byte[] eventually(final Supplier<byte[]> operation)
-    {
-        KvException last = null;
-        for (int attempt = 0; attempt < 5; attempt++)
-        {
-            try
-            {
-                return operation.get();
-            }
-            catch (final KvException ex)
-            {
-                last = ex;
-            }
-        }
-        throw last;
     }
 }

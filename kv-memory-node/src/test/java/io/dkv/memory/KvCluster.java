@@ -61,6 +61,27 @@ final class KvCluster implements AutoCloseable
         client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids).timeoutMs(Math.min(5_000, graceMs / 2)));
     }
 
+    /**
+     * The result of an operation a client may have to repeat once after a memory node restarted: its
+     * first attempt can fail while it finds the node's new regions.
+     */
+    static byte[] afterRestart(final java.util.function.Supplier<byte[]> operation)
+    {
+        io.dkv.client.KvException last = null;
+        for (int attempt = 0; attempt < 5; attempt++)
+        {
+            try
+            {
+                return operation.get();
+            }
+            catch (final io.dkv.client.KvException ex)
+            {
+                last = ex;
+            }
+        }
+        throw last;
+    }
+
     static RaasContext context(final String provider, final long nodeId)
     {
         return new RaasContext()
