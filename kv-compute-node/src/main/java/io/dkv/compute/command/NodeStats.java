@@ -31,6 +31,12 @@ public final class NodeStats
         return connected.incrementAndGet();
     }
 
+    /** @return connections open now, those being refused included: what maxclients counts. */
+    public long open()
+    {
+        return connected.get();
+    }
+
     public void disconnected()
     {
         connected.decrementAndGet();
