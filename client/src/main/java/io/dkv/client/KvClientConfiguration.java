@@ -21,6 +21,13 @@ public final class KvClientConfiguration
     public static final String DURABILITY_PROP_NAME = "dkv.client.durability";
     public static final String DURABILITY_DEFAULT = "none";
 
+    /**
+     * The memory nodes' ids, comma-separated, for a client made by a program that does not name them (a compute node):
+     * a client that reads the directory's membership instead hashes keys over whatever nodes hold a lease as it starts,
+     * so one started while a memory node is down would put that node's keys elsewhere. Empty: the directory's.
+     */
+    public static final String MEMORY_NODES_PROP_NAME = "dkv.client.memory.nodes";
+
     private KvClientConfiguration()
     {
     }

@@ -13,7 +13,8 @@ import static io.dkv.verbs.ConfigurationProperties.intProperty;
  */
 public final class KvClientContext
 {
-    private long[] memoryNodes = new long[0];
+    private long[] memoryNodes = Arrays.stream(System.getProperty(MEMORY_NODES_PROP_NAME, "").split(","))
+        .map(String::strip).filter(id -> !id.isEmpty()).mapToLong(Long::parseLong).toArray();
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);

@@ -6,20 +6,24 @@ import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
+import java.util.Arrays;
 import java.util.List;
 
 import static io.dkv.compute.command.CommandTable.spec;
 import static io.dkv.compute.command.StringOptions.GET;
+import static io.dkv.compute.command.StringOptions.IFEQ;
 import static io.dkv.compute.command.StringOptions.KEEPTTL;
 import static io.dkv.compute.command.StringOptions.NX;
 import static io.dkv.compute.command.StringOptions.XX;
 
 /**
- * SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] and its older forms SETEX, PSETEX and SETNX, its
- * options parsed and checked exactly as redis 7 does (the same errors, in the same order). As in redis, a SET without
- * KEEPTTL leaves the key with the expiry it gives or none; an expiry time already past sets a key that has no value.
- * NX, XX, GET and KEEPTTL are compare-and-set loops on the key's version, so each SET is atomic for its key, the expiry
- * it keeps included; SETNX is one compare-and-set from "no value".
+ * SET key value [NX|XX|IFEQ comparison-value] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] and its older forms SETEX,
+ * PSETEX and SETNX, its options parsed and checked exactly as redis 7 does (the same errors, in the same order), IFEQ
+ * as Valkey 8.1 does: it sets only a key that holds exactly the comparison value, else answers nil (GET: the old value
+ * or nil) and leaves the key as it was. As in redis, a SET without KEEPTTL leaves the key with the expiry it gives or
+ * none; an expiry time already past sets a key that has no value. NX, XX, IFEQ, GET and KEEPTTL are compare-and-set
+ * loops on the key's version, so each SET is atomic for its key, the expiry it keeps included; SETNX is one
+ * compare-and-set from "no value".
  */
 final class SetCommand
 {
@@ -84,7 +88,7 @@ final class SetCommand
     {
         final long expireAt = options.expireAtMillis();
         final boolean get = options.has(GET);
-        if (!options.has(NX | XX | GET | KEEPTTL))
+        if (!options.has(NX | XX | IFEQ | GET | KEEPTTL))
         {
             client.put(key, value, expireAt);
             RespReplies.ok(out);
@@ -107,7 +111,8 @@ final class SetCommand
         {
             final Versioned current = client.getVersioned(key);
             final byte[] old = current == null ? null : current.value();
-            if (options.has(NX) && current != null || options.has(XX) && current == null)
+            if (options.has(NX) && current != null || options.has(XX) && current == null ||
+                options.has(IFEQ) && (current == null || !Arrays.equals(old, options.comparison())))
             {
                 RespReplies.bulkOrNull(out, get ? old : null, session.protocol());
                 return;

@@ -9,7 +9,8 @@ import static io.dkv.compute.command.CommandTable.is;
  * The options of SET and GETEX as redis 7's parseExtendedStringArgumentsOrReply takes them: [NX|XX] [GET] and KEEPTTL
  * (SET only), PERSIST (GETEX only), [EX s|PX ms|EXAT s|PXAT ms] (both; given twice, the last wins), refused with the
  * same syntax error in the same cases, and the expiry time they name, checked as its getExpireMillisecondsOrReply
- * does. One per request: it holds what that request asked.
+ * does. SET also takes Valkey 8.1's IFEQ comparison-value, which redis 7 does not know: given once, and neither with
+ * NX nor with XX (else the syntax error, as from Valkey). One per request: it holds what that request asked.
  */
 final class StringOptions
 {
@@ -18,6 +19,7 @@ final class StringOptions
     static final int GET = 4;
     static final int KEEPTTL = 8;
     static final int PERSIST = 16;
+    static final int IFEQ = 512;
     private static final int EX = 32;
     private static final int PX = 64;
     private static final int EXAT = 128;
@@ -26,6 +28,7 @@ final class StringOptions
 
     private int flags;
     private byte[] expire;
+    private byte[] comparison;
     private long expireAtMillis = KvClient.NO_EXPIRY;
 
     /**
@@ -41,13 +44,18 @@ final class StringOptions
         {
             final byte[] opt = args[j];
             final int expiry = expiryOption(opt);
-            if (set && is(opt, "nx") && (flags & XX) == 0)
+            if (set && is(opt, "nx") && (flags & (XX | IFEQ)) == 0)
             {
                 flags |= NX;
             }
-            else if (set && is(opt, "xx") && (flags & NX) == 0)
+            else if (set && is(opt, "xx") && (flags & (NX | IFEQ)) == 0)
             {
                 flags |= XX;
+            }
+            else if (set && is(opt, "ifeq") && j < args.length - 1 && (flags & (NX | XX | IFEQ)) == 0)
+            {
+                flags |= IFEQ;
+                comparison = args[++j];
             }
             else if (set && is(opt, "get"))
             {
@@ -92,6 +100,12 @@ final class StringOptions
     boolean has(final int flag)
     {
         return (flags & flag) != 0;
+    }
+
+    /** @return the value IFEQ compares the key's with, or null when IFEQ was not given. */
+    byte[] comparison()
+    {
+        return comparison;
     }
 
     /** @return true when EX, PX, EXAT or PXAT was given. */

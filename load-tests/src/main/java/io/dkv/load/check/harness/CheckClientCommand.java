@@ -5,12 +5,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code dkv check-client}: one client process of {@code dkv check}. It attaches to the host's
- * driver, runs the workload until SIGTERM, and writes every invocation and completion to its own
+ * driver (or, with {@code --compute}, talks RESP to compute nodes), runs the workload until
+ * SIGTERM, and writes every invocation and completion to its own
  * history file as it happens (a SIGKILL leaves the history up to that moment).
  */
 @Command(name = "check-client", hidden = true, mixinStandardHelpOptions = true,
@@ -19,11 +21,15 @@ public final class CheckClientCommand implements Callable<Integer>
 {
     static final String READY = "dkv check client ready";
 
-    @Option(names = "--driver", required = true, description = "Name of the host's driver to attach to.")
+    @Option(names = "--driver", description = "Name of the host's driver to attach to.")
     private String driverName;
 
-    @Option(names = "--memory-nodes", required = true, split = ",", description = "Memory node ids, comma-separated.")
+    @Option(names = "--memory-nodes", split = ",", description = "Memory node ids, comma-separated (with --driver).")
     private long[] memoryNodes;
+
+    @Option(names = "--compute", split = ",", paramLabel = "HOST:PORT",
+        description = "Compute nodes to talk RESP to instead of a driver, the one to use first first.")
+    private List<String> computeNodes;
 
     @Option(names = "--workload", defaultValue = RegisterWorkload.NAME, description = "register or list-append.")
     private String workload;
@@ -59,7 +65,7 @@ public final class CheckClientCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final Workload chosen = Workloads.of(workload, keys);
-        final KvCheckedStore store = new KvCheckedStore(driverName, memoryNodes, timeoutMs);
+        final CheckedStore store = store();
         final HistoryRecorder recorder = new HistoryRecorder(history, originNanos);
         final WorkloadRunner runner = new WorkloadRunner(
             chosen, FaultyStores.inject(inject, store), recorder, threads, rate, processBase, timeoutMs, seed);
@@ -68,7 +74,7 @@ public final class CheckClientCommand implements Callable<Integer>
         {
             runner.close();
             recorder.close();
-            store.close();
+            closeQuietly(store);
             stopped.countDown();
         }, "check-client-stop"));
         runner.start();
@@ -76,5 +82,28 @@ public final class CheckClientCommand implements Callable<Integer>
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    private CheckedStore store()
+    {
+        if ((computeNodes == null) == (driverName == null || memoryNodes == null))
+        {
+            throw new IllegalArgumentException("either --driver and --memory-nodes or --compute, " +
+                "not both or neither: driver " + driverName + ", compute nodes " + computeNodes);
+        }
+        return computeNodes != null ? new RespCheckedStore(computeNodes, timeoutMs) :
+            new KvCheckedStore(driverName, memoryNodes, timeoutMs);
+    }
+
+    private static void closeQuietly(final CheckedStore store)
+    {
+        try
+        {
+            ((AutoCloseable)store).close();
+        }
+        catch (final Exception ex)
+        {
+            System.out.println("closing the store: " + ex);
+        }
     }
 }

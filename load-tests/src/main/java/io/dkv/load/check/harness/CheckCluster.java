@@ -1,31 +1,45 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.client.Durability;
+import io.dkv.client.KvClientConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
  * The cluster {@code dkv check} tests, as processes: a MetaServer, memory nodes (each with a data
  * directory, so that a killed one comes back with what it acknowledged), the host's driver and the
- * client processes. On test hosts the MetaServer, each memory node, and the driver with the clients
- * get a host each and talk over the tcp provider; otherwise all run here on shm.
+ * client processes; or, through compute nodes, compute nodes in place of the driver (each writing
+ * under durability sync, serving RESP on a port of its own that a restart takes again) and clients
+ * that talk RESP to them, each preferring another. On test hosts the MetaServer, each memory node,
+ * and the driver or compute nodes with the clients get a host each and talk over the tcp provider;
+ * otherwise all run here on shm.
  */
 final class CheckCluster implements AutoCloseable
 {
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
+    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on ");
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
     private static final long FIRST_MEMORY_NODE_ID = 101;
+    private static final long FIRST_COMPUTE_NODE_ID = 201;
     private static final int META_PORT = 7400;
+    private static final int FIRST_COMPUTE_PORT_ON_TEST_HOSTS = 6400;
     private static final int PROCESSES_PER_CLIENT = 1_000_000;
     private static final int PROCESSES_PER_INCARNATION = 10_000;
 
@@ -45,6 +59,7 @@ final class CheckCluster implements AutoCloseable
     private final Path histories;
     private final TestHosts hosts;
     private final int memoryNodes;
+    private final int computeNodes;
     private final Clients clients;
     private final long originNanos;
     private final String provider;
@@ -52,14 +67,18 @@ final class CheckCluster implements AutoCloseable
     private final List<Role> cluster = Collections.synchronizedList(new ArrayList<>());
     private final List<Role> clientRoles = Collections.synchronizedList(new ArrayList<>());
     private final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> computeEndpoints = new ArrayList<>();
 
     /**
-     * @param hosts       test hosts to run on, or null for this host.
-     * @param originNanos when the history began, for the clients' clocks.
+     * @param hosts        test hosts to run on, or null for this host.
+     * @param computeNodes compute nodes the clients talk RESP to, or 0: the clients attach to the driver.
+     * @param originNanos  when the history began, for the clients' clocks.
      */
-    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final Clients clients, final long originNanos)
+    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int computeNodes,
+        final Clients clients, final long originNanos)
         throws IOException
     {
+        this.computeNodes = computeNodes;
         this.logs = Files.createDirectories(results.resolve("logs"));
         this.data = Files.createDirectories(results.resolve("data"));
         this.histories = Files.createDirectories(results.resolve("histories"));
@@ -99,16 +118,74 @@ final class CheckCluster implements AutoCloseable
                     "--data-dir", data.resolve("memory-node-" + id).toString()),
                 MEMORY_NODE_READY, logs, "memory-node-" + id, on(host)).start());
         }
-        cluster.add(new Role("driver", "512m",
-            incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
-                "--cluster-secret-file", secret,
-                "--address", address(driverHost()) + ":0"),
-            DRIVER_READY, logs, "driver", on(driverHost())).start());
         final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
+        if (computeNodes == 0)
+        {
+            cluster.add(new Role("driver", "512m",
+                incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
+                    "--cluster-secret-file", secret,
+                    "--address", address(driverHost()) + ":0"),
+                DRIVER_READY, logs, "driver", on(driverHost())).start());
+        }
+        for (int i = 0; i < computeNodes; i++)
+        {
+            cluster.add(computeNode(i, endpoint, secret, nodes).start());
+        }
         for (int i = 0; i < clients.count(); i++)
         {
             clientRoles.add(client(i, nodes).start());
         }
+    }
+
+    /**
+     * A compute node on the clients' host, its port chosen once, so that each incarnation serves where the clients
+     * reconnect. Its embedded client writes under durability sync, as the clients through the driver do, and is given
+     * the memory nodes rather than reading the directory's membership: a compute node restarted while a memory node's
+     * lease has run out would otherwise hash keys over the others alone.
+     */
+    private Role computeNode(final int index, final String meta, final String secret, final String nodes)
+    {
+        final long id = FIRST_COMPUTE_NODE_ID + index;
+        final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS + index;
+        computeEndpoints.add(address(driverHost()) + ":" + port);
+        final Map<String, String> properties = Map.of(
+            KvClientConfiguration.DURABILITY_PROP_NAME, Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs()),
+            KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
+        return new Role("compute node " + id, "384m", properties,
+            incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),
+                "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
+                "--cluster-secret-file", secret, "--address", address(driverHost()) + ":0"),
+            COMPUTE_NODE_READY, logs, "compute-node-" + id, on(driverHost()));
+    }
+
+    private static int freePort()
+    {
+        try (ServerSocket socket = new ServerSocket())
+        {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("no free port for a compute node: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** @return how client {@code client} reaches the store: the driver, or the compute nodes from its own on. */
+    private List<String> storeArguments(final int client, final String nodes)
+    {
+        if (computeNodes == 0)
+        {
+            return List.of("--driver", driverName, "--memory-nodes", nodes);
+        }
+        final List<String> endpoints = new ArrayList<>();
+        for (int i = 0; i < computeNodes; i++)
+        {
+            endpoints.add(computeEndpoints.get((client + i) % computeNodes));
+        }
+        return List.of("--compute", String.join(",", endpoints));
     }
 
     private Role client(final int client, final String nodes)
@@ -118,19 +195,24 @@ final class CheckCluster implements AutoCloseable
         {
             final Path history = histories.resolve("client-" + client + "." + incarnation + ".jsonl");
             historyFiles.add(history);
-            return List.of("check-client", "--driver", driverName, "--memory-nodes", nodes, "--workload", clients.workload(),
+            final List<String> arguments = new ArrayList<>(List.of("check-client"));
+            arguments.addAll(storeArguments(client, nodes));
+            arguments.addAll(List.of("--workload", clients.workload(),
                 "--keys", Integer.toString(clients.keys()), "--threads", Integer.toString(threads),
                 "--rate", Double.toString(clients.rate() * threads / clients.concurrency()),
                 "--process-base", Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
                 "--origin-nanos", Long.toString(originNanos), "--history", history.toString(),
                 "--timeout-ms", Long.toString(clients.timeoutMs()), "--inject", clients.inject(),
-                "--seed", Long.toString(clients.seed() * 7919 + client * 31L + incarnation));
+                "--seed", Long.toString(clients.seed() * 7919 + client * 31L + incarnation)));
+            return arguments;
         }, CLIENT_READY, logs, "client-" + client, on(driverHost()));
     }
 
-    String driverName()
+    /** @return what the clients go through: the driver by name, or the compute nodes' endpoints. */
+    String storeName()
     {
-        return driverName;
+        return computeNodes == 0 ? "driver '" + driverName + "'" :
+            "compute nodes " + String.join(", ", computeEndpoints);
     }
 
     /** @return every role, the nemesis's targets. */
@@ -147,7 +229,8 @@ final class CheckCluster implements AutoCloseable
         final List<String> names = new ArrayList<>();
         for (int host = 0; host <= driverHost(); host++)
         {
-            names.add(host == 0 ? "MetaServer" : host == driverHost() ? "driver and clients" : cluster.get(host).name());
+            names.add(host == 0 ? "MetaServer" : host == driverHost() ?
+                (computeNodes == 0 ? "driver" : "compute nodes") + " and clients" : cluster.get(host).name());
         }
         return names;
     }
@@ -187,7 +270,7 @@ final class CheckCluster implements AutoCloseable
         }
     }
 
-    // hosts: the MetaServer, each memory node, then the driver with the clients
+    // hosts: the MetaServer, each memory node, then the driver or the compute nodes with the clients
     private int driverHost()
     {
         return memoryNodes + 1;

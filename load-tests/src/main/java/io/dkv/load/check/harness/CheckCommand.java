@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
         "Test the store the Jepsen way: a cluster of processes (MetaServer, memory nodes with data directories, the " +
             "host's driver) and client processes running a workload under faults (SIGKILL and restart, SIGSTOP and " +
             "SIGCONT, partitions), then the history checked: registers for linearizability, lists by the list-append " +
-            "(Elle) checker.",
+            "(Elle) checker. With --through compute the clients talk RESP to compute node processes, which the " +
+            "nemesis strikes too.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
         "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test could not run, " +
@@ -35,6 +36,9 @@ import java.util.concurrent.Callable;
     })
 public final class CheckCommand implements Callable<Integer>
 {
+    private static final String DRIVER = "driver";
+    private static final String COMPUTE = "compute";
+    private static final int COMPUTE_NODES_DEFAULT = 2;
 
     @Option(names = "--time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "How long the clients run under the nemesis, e.g. 30s, 2m (default: ${DEFAULT-VALUE}).")
@@ -69,6 +73,16 @@ public final class CheckCommand implements Callable<Integer>
     @Option(names = "--memory-nodes", paramLabel = "N", defaultValue = "2",
         description = "Memory nodes (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
+
+    @Option(names = "--through", paramLabel = "PATH", defaultValue = DRIVER,
+        description = "What the clients use: driver (a KvClient attached to the host's driver) or compute (RESP to " +
+            "compute node processes: GET, SET, SET IFEQ; the nemesis kills and pauses them too) " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String through;
+
+    @Option(names = "--compute-nodes", paramLabel = "N",
+        description = "Compute nodes with --through compute, the clients spread over them (default: 2).")
+    private Integer computeNodes;
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "6s", converter = DurationConverter.class,
         description = "Mean quiet time between faults (default: ${DEFAULT-VALUE}).")
@@ -105,20 +119,22 @@ public final class CheckCommand implements Callable<Integer>
         final List<String> kinds = faultKinds();
         final TestHosts hosts = kinds.contains(Nemesis.PARTITION) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
-        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes,
+        final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
+        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, computes,
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed), origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         final List<NemesisEvent> faults;
         try
         {
-            out.printf("dkv check: %s workload, %d client processes x %d workers, %.0f ops/s over %d keys, %s, nemesis %s, " +
-                "%s; results in %s%n", workload, clients, concurrency / clients, rate, keys, format(time),
+            out.printf("dkv check: %s workload through %s, %d client processes x %d workers, %.0f ops/s over %d " +
+                "keys, %s, nemesis %s, %s; results in %s%n", workload, through, clients, concurrency / clients, rate,
+                keys, format(time),
                 kinds.isEmpty() ? "none" : String.join(",", kinds),
                 hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)", results);
             cluster.start();
-            out.printf("dkv check: cluster up (MetaServer, %d memory nodes, driver '%s') and %d clients; running %s%n",
-                memoryNodes, cluster.driverName(), clients, format(time));
+            out.printf("dkv check: cluster up (MetaServer, %d memory nodes, %s) and %d clients; running %s%n",
+                memoryNodes, cluster.storeName(), clients, format(time));
 
             final Nemesis strikes = new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
                 seed, line ->
@@ -143,7 +159,8 @@ public final class CheckCommand implements Callable<Integer>
         final History history = HistoryMerger.merge(cluster.historyFiles());
         out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(), format(budget));
         final CheckResult result = ResultDirectory.checkAndWrite(results,
-            "dkv check: " + workload + ", nemesis " + (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
+            "dkv check: " + workload + " through " + through + ", nemesis " +
+                (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
             faults, nemesisLog, budget);
         out.println(result.text());
         out.printf("dkv check: %s (%s): %,d operations, %d faults; history, verdict and timeline in %s%n",
@@ -165,6 +182,15 @@ public final class CheckCommand implements Callable<Integer>
         if (rate <= 0 || keys < 1)
         {
             throw new IllegalArgumentException("--rate " + rate + " and --keys " + keys + " must be positive");
+        }
+        if (!DRIVER.equals(through) && !COMPUTE.equals(through))
+        {
+            throw new IllegalArgumentException("unknown --through '" + through + "': expected driver or compute");
+        }
+        if (computeNodes != null && (!COMPUTE.equals(through) || computeNodes < 1 || computeNodes > 8))
+        {
+            throw new IllegalArgumentException("--compute-nodes " + computeNodes +
+                " needs --through compute and is in [1, 8]");
         }
         Workloads.of(workload, keys);
         FaultyStores.requireKnown(inject);

@@ -21,6 +21,7 @@ public final class Role
     private final Path logDirectory;
     private final String logName;
     private final List<String> prefix;
+    private final Map<String, String> properties;
     private RoleProcess process;
     private int incarnation;
     private boolean paused;
@@ -32,7 +33,18 @@ public final class Role
     Role(final String name, final String heap, final IntFunction<List<String>> arguments, final Pattern readyLine,
         final Path logDirectory, final String logName, final List<String> prefix)
     {
+        this(name, heap, Map.of(), arguments, readyLine, logDirectory, logName, prefix);
+    }
+
+    /**
+     * @param properties system properties of its JVM.
+     */
+    Role(final String name, final String heap, final Map<String, String> properties,
+        final IntFunction<List<String>> arguments, final Pattern readyLine, final Path logDirectory,
+        final String logName, final List<String> prefix)
+    {
         this.prefix = List.copyOf(prefix);
+        this.properties = Map.copyOf(properties);
         this.name = name;
         this.heap = heap;
         this.arguments = arguments;
@@ -53,7 +65,7 @@ public final class Role
         {
             throw new IllegalStateException(name + " runs already (process " + process.pid() + ")");
         }
-        process = RoleProcess.start(name, heap, Map.of(), arguments.apply(incarnation), readyLine,
+        process = RoleProcess.start(name, heap, properties, arguments.apply(incarnation), readyLine,
             logDirectory.resolve(logName + (incarnation == 0 ? "" : "." + incarnation) + ".log"), prefix);
         incarnation++;
         paused = false;

@@ -49,6 +49,42 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void registersStayLinearizableThroughComputeNodesWhileTheProcessesAreKilledAndPaused() throws Exception
+    {
+        final Path results = dir.resolve("compute");
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--through", "compute", "--time", "15s", "--nemesis", "kill,pause", "--interval", "2s",
+            "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        assertTrue(verdict.startsWith("VALID"), verdict);
+        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        final long casOk = history.operations().stream().filter(op -> op.isOk() && "cas".equals(op.f())).count();
+        assertTrue(casOk > 0, () -> "no SET IFEQ succeeded in " + history.operations().size() + " operations");
+        assertTrue(Files.exists(results.resolve("logs").resolve("compute-node-201.log")), "compute nodes ran");
+        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
+    }
+
+    @Test
+    @Timeout(120)
+    void staleReadsInjectedBetweenClientsAndComputeNodesAreCaught() throws Exception
+    {
+        final Path results = dir.resolve("compute-faulty");
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--through", "compute", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS,
+            "--rate", "300", "--keys", "8", "--seed", "3", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(Verdict.INVALID.exitCode(), exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        assertTrue(verdict.startsWith("INVALID"), verdict);
+    }
+
+    @Test
+    @Timeout(180)
     void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
     {
         final Path results = dir.resolve("partitions");
@@ -99,5 +135,11 @@ class CheckCommandTest
         assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--inject", "fire",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown fault 'fire'"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through", "proxy",
+            "--dir", dir.toString()));
+        assertTrue(err.toString().contains("unknown --through 'proxy'"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check",
+            "--compute-nodes", "2", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("--compute-nodes 2 needs --through compute"), err::toString);
     }
 }

@@ -1,0 +1,152 @@
+package io.dkv.load.check.harness;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One blocking RESP2 connection to a compute node, a request and its reply at a time: enough for GET and SET, whose
+ * replies are a simple string, a bulk string or nil. Any way a call goes wrong (the connection broken or refused, no
+ * reply within the timeout, an error reply, a reply of another kind) throws, and the connection is then of no further
+ * use: a late reply would answer the next request.
+ */
+final class RespSocket implements AutoCloseable
+{
+    /** A simple string reply, told apart from a bulk string of the same bytes. */
+    record Simple(String text)
+    {
+    }
+
+    private final String endpoint;
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    /**
+     * @param endpoint  host:port.
+     * @param timeoutMs how long connecting and each reply may take.
+     */
+    RespSocket(final String endpoint, final int timeoutMs)
+    {
+        this.endpoint = endpoint;
+        final int colon = endpoint.lastIndexOf(':');
+        socket = new Socket();
+        try
+        {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(endpoint.substring(0, colon),
+                Integer.parseInt(endpoint.substring(colon + 1))), timeoutMs);
+            socket.setSoTimeout(timeoutMs);
+            in = new BufferedInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+        }
+        catch (final IOException ex)
+        {
+            close();
+            throw new UncheckedIOException("cannot connect to the compute node at " + endpoint + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    String endpoint()
+    {
+        return endpoint;
+    }
+
+    /**
+     * @return the reply: a {@link Simple} string, the bytes of a bulk string, or null for nil.
+     * @throws IllegalStateException for an error reply or a reply that is none of those.
+     * @throws UncheckedIOException when the connection broke or no reply came in time.
+     */
+    Object call(final byte[]... args)
+    {
+        try
+        {
+            final ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.writeBytes(ascii("*" + args.length + "\r\n"));
+            for (final byte[] arg : args)
+            {
+                request.writeBytes(ascii("$" + arg.length + "\r\n"));
+                request.writeBytes(arg);
+                request.writeBytes(ascii("\r\n"));
+            }
+            out.write(request.toByteArray());
+            out.flush();
+            return reply();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("compute node " + endpoint + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private Object reply() throws IOException
+    {
+        final int type = in.read();
+        if (type < 0)
+        {
+            throw new IOException("the connection closed before the reply");
+        }
+        final String line = line();
+        return switch (type)
+        {
+            case '+' -> new Simple(line);
+            case '-' -> throw new IllegalStateException("compute node " + endpoint + " answered " + line);
+            case '$' ->
+            {
+                final int length = Integer.parseInt(line);
+                if (length < 0)
+                {
+                    yield null;
+                }
+                final byte[] body = in.readNBytes(length);
+                if (body.length < length || in.readNBytes(2).length < 2)
+                {
+                    throw new IOException("the connection closed in a bulk reply of " + length + " bytes");
+                }
+                yield body;
+            }
+            case '_' -> null;
+            default -> throw new IllegalStateException("compute node " + endpoint + " gave a reply of type '" +
+                (char)type + "': " + line);
+        };
+    }
+
+    private String line() throws IOException
+    {
+        final ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) != '\r')
+        {
+            if (b < 0)
+            {
+                throw new IOException("the connection closed in a reply line: " + line);
+            }
+            line.write(b);
+        }
+        in.read();
+        return line.toString(StandardCharsets.UTF_8);
+    }
+
+    public void close()
+    {
+        try
+        {
+            socket.close();
+        }
+        catch (final IOException ignored)
+        {
+            // closing what is broken: nothing left to do
+        }
+    }
+
+    private static byte[] ascii(final String text)
+    {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+}
