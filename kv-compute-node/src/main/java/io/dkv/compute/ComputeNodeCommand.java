@@ -11,7 +11,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -124,6 +127,89 @@ public final class ComputeNodeCommand implements Callable<Integer>
         System.out.printf("dkv compute node %d stopped and deregistered%n", id);
         System.out.flush();
         return 0;
+    }
+
+    /**
+     * Parse the common case without picocli: building its model of this command (reflection over the options and their
+     * annotations, whose proxies the JDK generates at run time) took about 180 ms of a compute node's start. Only
+     * {@code --name value} and {@code --name=value} of the options below, each once ({@code --meta} as often as
+     * wanted), with values that parse: anything else (help, a typo, a missing or repeated option, a new option not
+     * added here) gives null, and the caller parses with picocli, which says what is wrong as it always did.
+     *
+     * @return the command, or null when picocli must parse these arguments.
+     */
+    public static ComputeNodeCommand parseSimple(final String[] args)
+    {
+        final ComputeNodeCommand command = new ComputeNodeCommand();
+        command.port = ComputeNodeConfiguration.PORT_DEFAULT;
+        command.bind = ComputeNodeConfiguration.BIND_DEFAULT;
+        command.provider = "shm";
+        command.address = "127.0.0.1:0";
+        command.maxClients = ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT;
+        final Set<String> seen = new HashSet<>();
+        final List<String> meta = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < args.length; i++)
+            {
+                final int equals = args[i].indexOf('=');
+                final String name = equals < 0 ? args[i] : args[i].substring(0, equals);
+                final String value;
+                if (equals >= 0)
+                {
+                    value = args[i].substring(equals + 1);
+                }
+                else if (i + 1 < args.length && !args[i + 1].startsWith("-"))
+                {
+                    value = args[++i];
+                }
+                else
+                {
+                    return null;
+                }
+                if (!seen.add(name) && !"--meta".equals(name))
+                {
+                    return null;
+                }
+                switch (name)
+                {
+                    case "--port" -> command.port = Integer.parseInt(decimal(value));
+                    case "--bind" -> command.bind = value;
+                    case "--meta" -> meta.addAll(List.of(value.split(",")));
+                    case "--cluster-secret-file" -> command.secretFile = Path.of(value);
+                    case "--requirepass" -> command.requirePass = value;
+                    case "--provider" -> command.provider = value;
+                    case "--address" -> command.address = value;
+                    case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
+                    case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
+                    default ->
+                    {
+                        return null;
+                    }
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // a value that does not parse: picocli's message names the option
+            return null;
+        }
+        if (meta.isEmpty() || command.secretFile == null)
+        {
+            return null;
+        }
+        command.meta = meta;
+        return command;
+    }
+
+    /** Plain decimal only: picocli reads other forms (hex, octal, signs) its own way, and so it parses those. */
+    private static String decimal(final String value)
+    {
+        if (!value.matches("0|[1-9][0-9]{0,17}"))
+        {
+            throw new NumberFormatException(value);
+        }
+        return value;
     }
 
     public static void main(final String[] args)

@@ -18,6 +18,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
+import java.util.Arrays;
+
 /**
  * The {@code dkv} command: runs whichever subcommand it is given.
  */
@@ -42,6 +44,8 @@ import picocli.CommandLine.Spec;
     })
 public final class DkvMain implements Runnable
 {
+    private static final String COMPUTE_NODE = "compute-node";
+
     @Spec
     private CommandSpec spec;
 
@@ -66,7 +70,12 @@ public final class DkvMain implements Runnable
      */
     private static int reportFailure(final Exception ex, final CommandLine commandLine, final ParseResult parseResult)
     {
-        commandLine.getErr().println("dkv " + commandLine.getCommandName() + ": " + ex.getMessage());
+        return reportFailure("dkv " + commandLine.getCommandName(), ex, commandLine);
+    }
+
+    private static int reportFailure(final String name, final Exception ex, final CommandLine commandLine)
+    {
+        commandLine.getErr().println(name + ": " + ex.getMessage());
         if (System.getenv("DKV_DEBUG") != null)
         {
             ex.printStackTrace(commandLine.getErr());
@@ -75,8 +84,42 @@ public final class DkvMain implements Runnable
         return 1;
     }
 
+    /**
+     * The command line of {@code dkv compute-node} alone, with dkv's parsing rules: what {@link #main} runs for it.
+     * Picocli reflects over every subcommand's options, and loads their classes, when it builds a command line:
+     * {@link #commandLine()} takes about 350 ms before any command runs, most of a compute node's join time.
+     */
+    public static CommandLine computeNodeCommandLine()
+    {
+        final String name = "dkv " + COMPUTE_NODE;
+        return new CommandLine(new ComputeNodeCommand())
+            .setCommandName(name)
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .setExecutionExceptionHandler((ex, commandLine, parseResult) -> reportFailure(name, ex, commandLine));
+    }
+
+    /** As picocli's execute calls a command: its exit status, or one line saying why it failed and 1. */
+    static int callComputeNode(final ComputeNodeCommand command)
+    {
+        try
+        {
+            return command.call();
+        }
+        catch (final Exception ex)
+        {
+            final CommandLine commandLine = computeNodeCommandLine();
+            return reportFailure(commandLine.getCommandName(), ex, commandLine);
+        }
+    }
+
     public static void main(final String[] args)
     {
+        if (args.length > 0 && COMPUTE_NODE.equals(args[0]))
+        {
+            final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+            final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(rest);
+            System.exit(simple == null ? computeNodeCommandLine().execute(rest) : callComputeNode(simple));
+        }
         System.exit(commandLine().execute(args));
     }
 }

@@ -110,6 +110,11 @@ class ComputeNodeProcessTest
 
         assertEquals(1, dkv("compute-node", "--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
         assertOneLine("absent does not exist", "./dkv up writes one");
+        // what DkvMain.main runs for compute-node, without the other subcommands, fails alike
+        err.getBuffer().setLength(0);
+        assertEquals(1, DkvMain.computeNodeCommandLine().setErr(new PrintWriter(err, true))
+            .execute("--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
+        assertOneLine("absent does not exist", "./dkv up writes one");
 
         final Path notHex = dir.resolve("not-hex");
         Files.writeString(notHex, "not a secret");

@@ -59,7 +59,9 @@ final class JoinCluster implements AutoCloseable
                     "--data-dir", directory.resolve("memory-node-data").toString()),
                 MEMORY_NODE_READY, directory.resolve("memory-node.log")));
             started.add(RoleProcess.start("driver", "256m", Map.of(),
-                List.of("driver", "--name", "dkv-bench-compute", "--provider", PROVIDER, "--meta", endpoint,
+                // a driver's name is the host's: this JVM's pid keeps two benchmarks (or a test and one) apart
+                List.of("driver", "--name", "dkv-bench-compute-" + ProcessHandle.current().pid(),
+                    "--provider", PROVIDER, "--meta", endpoint,
                     "--cluster-secret-file", secret.toString()),
                 DRIVER_READY, directory.resolve("driver.log")));
             return new JoinCluster(started, endpoint, secret);

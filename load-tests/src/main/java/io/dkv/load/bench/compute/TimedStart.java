@@ -168,7 +168,9 @@ final class TimedStart implements AutoCloseable
      */
     int closeWithin(final long timeoutMs) throws InterruptedException
     {
-        process.destroy();
+        // not Process.destroy: it closes our end of the pipe as well, and a training JVM assembles its AOT cache in a
+        // child JVM at exit that writes to that pipe: it died of SIGPIPE (status 141) and left no cache
+        process.toHandle().destroy();
         try
         {
             if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
