@@ -1,12 +1,8 @@
 package io.dkv.load.cluster;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import io.dkv.load.resp.RespSocket;
+
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,7 +11,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class RespPing
 {
-    private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final String PONG = "+PONG";
     private static final int SOCKET_TIMEOUT_MS = 5_000;
     private static final long RETRY_MS = 50;
@@ -51,28 +46,14 @@ final class RespPing
 
     private static String ping(final int port)
     {
-        try (Socket socket = new Socket())
+        try
         {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), SOCKET_TIMEOUT_MS);
-            socket.setSoTimeout(SOCKET_TIMEOUT_MS);
-            final OutputStream out = socket.getOutputStream();
-            out.write(PING);
-            out.flush();
-            return readLine(socket.getInputStream());
+            final String loopback = InetAddress.getLoopbackAddress().getHostAddress();
+            return RespSocket.callOnce(loopback, port, SOCKET_TIMEOUT_MS, "PING");
         }
-        catch (final IOException ex)
+        catch (final RuntimeException ex)
         {
-            return ex.toString();
+            return ex.getMessage();
         }
-    }
-
-    private static String readLine(final InputStream in) throws IOException
-    {
-        final StringBuilder line = new StringBuilder();
-        for (int b = in.read(); b != -1 && b != '\r' && line.length() < 256; b = in.read())
-        {
-            line.append((char)b);
-        }
-        return line.toString();
     }
 }

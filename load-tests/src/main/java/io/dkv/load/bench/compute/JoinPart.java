@@ -4,6 +4,7 @@ import io.dkv.compute.ComputeNodeCommand;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.TextTable;
 import io.dkv.load.bench.ycsb.RedisServer;
+import io.dkv.load.resp.RespSocket;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -28,6 +29,8 @@ import static io.dkv.load.bench.Formats.ratio;
  */
 final class JoinPart
 {
+    /** How long a new server may take to answer its first request. */
+    private static final int PROBE_TIMEOUT_MS = 30_000;
     static final String TITLE = "join: exec of a new process to its first served request";
     static final String PHASES = "join: a compute node's start, phase by phase";
     static final String KEY = "dkv-bench-compute-join";
@@ -118,7 +121,7 @@ final class JoinPart
                 final int trainingExit;
                 try (TimedStart start = TimedStart.start(JvmCommand.dkv(training, arguments), COMPUTE_READY))
                 {
-                    RespProbe.call(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), "GET", KEY);
+                    probe(start, "GET", KEY);
                     trainingExit = start.closeWithin(AOT_EXIT_TIMEOUT_MS);
                     trainingOutput = start.output();
                 }
@@ -198,7 +201,7 @@ final class JoinPart
             "--port", Integer.toString(port), "--save", "", "--appendonly", "no", "--daemonize", "no",
             "--dir", directory.toString(), "--logfile", ""), REDIS_READY))
         {
-            final String reply = RespProbe.call(RedisServer.HOST, port, "PING");
+            final String reply = RespSocket.callOnce(RedisServer.HOST, port, PROBE_TIMEOUT_MS, "PING");
             final long answeredNs = System.nanoTime();
             if (!"+PONG".equals(reply))
             {
@@ -213,7 +216,7 @@ final class JoinPart
     {
         try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), COMPUTE_READY))
         {
-            final String reply = RespProbe.call(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), "GET", KEY);
+            final String reply = probe(start, "GET", KEY);
             final long answeredNs = System.nanoTime();
             if (!reply.startsWith("$") || reply.equals("$-1"))
             {
@@ -239,8 +242,14 @@ final class JoinPart
     {
         try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), COMPUTE_READY))
         {
-            return RespProbe.call(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), request);
+            return probe(start, request);
         }
+    }
+
+    /** @return the first line of the reply to the first request a started compute node serves. */
+    private static String probe(final TimedStart start, final String... request)
+    {
+        return RespSocket.callOnce(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), PROBE_TIMEOUT_MS, request);
     }
 
     private static long sum(final long[] values)

@@ -1,5 +1,7 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.load.resp.RespSocket;
+
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Queue;

@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.resp;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -11,15 +11,15 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One blocking RESP2 connection to a compute node, a request and its reply at a time: enough for GET and SET, whose
- * replies are a simple string, a bulk string or nil. Any way a call goes wrong (the connection broken or refused, no
- * reply within the timeout, an error reply, a reply of another kind) throws, and the connection is then of no further
- * use: a late reply would answer the next request.
+ * One blocking RESP2 connection to a server (a compute node, redis-server), a request and its reply at a time: enough
+ * for PING, GET and SET, whose replies are a simple string, a bulk string or nil. Any way a call goes wrong (the
+ * connection broken or refused, no reply within the timeout, an error reply, a reply of another kind) throws, and the
+ * connection is then of no further use: a late reply would answer the next request.
  */
-final class RespSocket implements AutoCloseable
+public final class RespSocket implements AutoCloseable
 {
     /** A simple string reply, told apart from a bulk string of the same bytes. */
-    record Simple(String text)
+    public record Simple(String text)
     {
     }
 
@@ -32,7 +32,7 @@ final class RespSocket implements AutoCloseable
      * @param endpoint  host:port.
      * @param timeoutMs how long connecting and each reply may take.
      */
-    RespSocket(final String endpoint, final int timeoutMs)
+    public RespSocket(final String endpoint, final int timeoutMs)
     {
         this.endpoint = endpoint;
         final int colon = endpoint.lastIndexOf(':');
@@ -49,13 +49,33 @@ final class RespSocket implements AutoCloseable
         catch (final IOException ex)
         {
             close();
-            throw new UncheckedIOException("cannot connect to the compute node at " + endpoint + ": " + ex.getMessage(), ex);
+            throw new UncheckedIOException("cannot connect to " + endpoint + ": " + ex.getMessage(), ex);
         }
     }
 
-    String endpoint()
+    public String endpoint()
     {
         return endpoint;
+    }
+
+    /**
+     * One request on a new connection.
+     *
+     * @return the reply's first line as RESP writes it ("+PONG", "$5", "$-1"), the reply read whole.
+     */
+    public static String callOnce(final String host, final int port, final int timeoutMs, final String... arguments)
+    {
+        try (RespSocket socket = new RespSocket(host + ":" + port, timeoutMs))
+        {
+            final byte[][] args = new byte[arguments.length][];
+            for (int i = 0; i < arguments.length; i++)
+            {
+                args[i] = arguments[i].getBytes(StandardCharsets.UTF_8);
+            }
+            final Object reply = socket.call(args);
+            return reply instanceof Simple simple ? "+" + simple.text() :
+                reply == null ? "$-1" : "$" + ((byte[])reply).length;
+        }
     }
 
     /**
@@ -63,7 +83,7 @@ final class RespSocket implements AutoCloseable
      * @throws IllegalStateException for an error reply or a reply that is none of those.
      * @throws UncheckedIOException when the connection broke or no reply came in time.
      */
-    Object call(final byte[]... args)
+    public Object call(final byte[]... args)
     {
         try
         {
@@ -81,7 +101,7 @@ final class RespSocket implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("compute node " + endpoint + ": " + ex.getMessage(), ex);
+            throw new UncheckedIOException(endpoint + ": " + ex.getMessage(), ex);
         }
     }
 
@@ -96,7 +116,7 @@ final class RespSocket implements AutoCloseable
         return switch (type)
         {
             case '+' -> new Simple(line);
-            case '-' -> throw new IllegalStateException("compute node " + endpoint + " answered " + line);
+            case '-' -> throw new IllegalStateException(endpoint + " answered -" + line);
             case '$' ->
             {
                 final int length = Integer.parseInt(line);
@@ -112,7 +132,7 @@ final class RespSocket implements AutoCloseable
                 yield body;
             }
             case '_' -> null;
-            default -> throw new IllegalStateException("compute node " + endpoint + " gave a reply of type '" +
+            default -> throw new IllegalStateException(endpoint + " gave a reply of type '" +
                 (char)type + "': " + line);
         };
     }
