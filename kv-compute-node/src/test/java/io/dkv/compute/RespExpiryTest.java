@@ -17,7 +17,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class RespExpiryTest
 {
-    private static final long EPOCH_2100_MILLIS = 4_102_444_800_000L;
     private static final long BETWEEN_TESTS_MILLIS = 1_000_000;
 
     private static final CachedEpochClock CLOCK = new CachedEpochClock();
@@ -28,8 +27,7 @@ class RespExpiryTest
     @BeforeAll
     static void startStore()
     {
-        CLOCK.update(EPOCH_2100_MILLIS);
-        store = new TestStore(new ComputeNodeContext(), CLOCK);
+        store = TestStore.withClockHeldAt2100(CLOCK);
     }
 
     @AfterAll

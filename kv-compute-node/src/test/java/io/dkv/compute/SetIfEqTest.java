@@ -24,8 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SetIfEqTest
 {
-    private static final long EPOCH_2100_MILLIS = 4_102_444_800_000L;
-
     private static final CachedEpochClock CLOCK = new CachedEpochClock();
     private static TestStore store;
     private RawResp resp;
@@ -33,8 +31,7 @@ class SetIfEqTest
     @BeforeAll
     static void startStore()
     {
-        CLOCK.update(EPOCH_2100_MILLIS);
-        store = new TestStore(new ComputeNodeContext(), CLOCK);
+        store = TestStore.withClockHeldAt2100(CLOCK);
     }
 
     @AfterAll

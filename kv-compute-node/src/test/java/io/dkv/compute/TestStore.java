@@ -8,6 +8,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
 
@@ -34,6 +35,19 @@ final class TestStore implements AutoCloseable
     TestStore(final ComputeNodeContext computeNode, final int port)
     {
         this(computeNode, SystemEpochClock.INSTANCE, port);
+    }
+
+    /**
+     * Far ahead of the real clock: a store whose clock is held there expires nothing that another clock (the
+     * memory node's own sweep) judges before a test moves it.
+     */
+    static final long YEAR_2100_MILLIS = 4_102_444_800_000L;
+
+    /** @return a store whose client and memory node judge expiry by {@code clock}, first held at 2100. */
+    static TestStore withClockHeldAt2100(final CachedEpochClock clock)
+    {
+        clock.update(YEAR_2100_MILLIS);
+        return new TestStore(new ComputeNodeContext(), clock);
     }
 
     TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock)
