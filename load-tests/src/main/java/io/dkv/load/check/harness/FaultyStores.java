@@ -3,6 +3,7 @@ package io.dkv.load.check.harness;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -17,6 +18,9 @@ public final class FaultyStores
     public static final String NAMES = STALE_READS + ", " + LOST_UPDATES;
     private static final String NONE = "none";
     private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES);
+
+    /** Of every this many reads of a key, one reaches the store under {@link #STALE_READS}. */
+    static final int STALE_READS_PER_REFRESH = 4;
 
     private FaultyStores()
     {
@@ -41,43 +45,44 @@ public final class FaultyStores
         requireKnown(fault);
         return switch (fault)
         {
-            case STALE_READS -> new StaleReads(store, 50);
+            case STALE_READS -> new StaleReads(store, STALE_READS_PER_REFRESH);
             case LOST_UPDATES -> new LostUpdates(store, TimeUnit.MILLISECONDS.toNanos(2));
             default -> store;
         };
     }
 
     /**
-     * Reads served from a copy of what was last read, refreshed only every so often, as a cache
-     * without invalidation would; writes go through.
+     * Reads served from a copy of what was last read, refreshed only every so many reads of the key,
+     * as a cache without invalidation would; writes go through. Counting reads rather than time
+     * keeps the fault as frequent on a busy machine, where operations slow down, as on an idle one.
      */
     public static final class StaleReads implements CheckedStore
     {
         private static final byte[] ABSENT = new byte[0];
 
         private final CheckedStore store;
-        private final long refreshNanos;
+        private final int readsPerRefresh;
         private final ConcurrentHashMap<String, byte[]> cached = new ConcurrentHashMap<>();
-        private final ConcurrentHashMap<String, Long> cachedAt = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, AtomicInteger> readsSince = new ConcurrentHashMap<>();
 
-        public StaleReads(final CheckedStore store, final long refreshMs)
+        /** @param readsPerRefresh reads of a key of which one goes to the store, the rest to its copy. */
+        public StaleReads(final CheckedStore store, final int readsPerRefresh)
         {
             this.store = store;
-            this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(refreshMs);
+            this.readsPerRefresh = readsPerRefresh;
         }
 
         public byte[] get(final String key)
         {
-            final Long at = cachedAt.get(key);
-            if (at == null || System.nanoTime() - at > refreshNanos)
+            final int read = readsSince.computeIfAbsent(key, ignored -> new AtomicInteger()).getAndIncrement();
+            final byte[] copy = cached.get(key);
+            if (copy == null || read % readsPerRefresh == 0)
             {
                 final byte[] value = store.get(key);
                 cached.put(key, value == null ? ABSENT : value);
-                cachedAt.put(key, System.nanoTime());
                 return value;
             }
-            final byte[] value = cached.get(key);
-            return value == ABSENT ? null : value;
+            return copy == ABSENT ? null : copy;
         }
 
         public void put(final String key, final byte[] value)

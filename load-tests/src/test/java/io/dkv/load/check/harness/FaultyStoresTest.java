@@ -41,7 +41,7 @@ class FaultyStoresTest
     @Timeout(60)
     void aStoreServingStaleReadsIsCaught() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), 30));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertEquals(3, result.verdict().exitCode());
@@ -69,7 +69,7 @@ class FaultyStoresTest
         final CheckResult valid = check(new ListAppendWorkload(4, 0.5), new MapStore());
         assertEquals(Verdict.VALID, valid.verdict(), valid::text);
 
-        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), new FaultyStores.StaleReads(new MapStore(), 30));
+        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
         assertEquals(Verdict.INVALID, stale.verdict(), stale::text);
     }
 
@@ -87,7 +87,7 @@ class FaultyStoresTest
     @Timeout(60)
     void theResultDirectoryHoldsTheHistoryTheVerdictAndTheTimeline() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), 30));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
 
         final History written = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
         assertTrue(written.operations().size() > 100, () -> written.operations().size() + " operations");
