@@ -35,13 +35,29 @@ final class RawResp implements AutoCloseable
         return read();
     }
 
+    /** A request whose arguments are any bytes (binary keys), not text. */
+    String call(final byte[]... args) throws IOException
+    {
+        send(args);
+        return read();
+    }
+
     void send(final String... args) throws IOException
+    {
+        final byte[][] bytes = new byte[args.length][];
+        for (int i = 0; i < args.length; i++)
+        {
+            bytes[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        send(bytes);
+    }
+
+    void send(final byte[]... args) throws IOException
     {
         final ByteArrayOutputStream request = new ByteArrayOutputStream();
         request.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        for (final String arg : args)
+        for (final byte[] bytes : args)
         {
-            final byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
             request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
             request.writeBytes(bytes);
             request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));

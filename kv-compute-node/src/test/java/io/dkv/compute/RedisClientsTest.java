@@ -4,14 +4,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.params.SetParams;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,6 +31,9 @@ class RedisClientsTest
 {
     private static final String PASSWORD = "s3cret";
     private static TestStore store;
+
+    @TempDir
+    Path dir;
 
     @BeforeAll
     static void start()
@@ -59,12 +66,71 @@ class RedisClientsTest
         assertEquals("", redisCli(cli, "get", "cli-missing"));
     }
 
+    /**
+     * {@code redis-cli -c} over two compute nodes of one store: keys of both nodes' slot ranges are set through one and
+     * read through the other, each served where it was sent, so no reply is a redirection (MOVED or ASK, which
+     * redis-cli would follow and print) and none loops. {@code redis-cli --cluster check} finds both nodes, agreeing
+     * on the slots and covering all 16384; it reports DBSIZE's error (dkv keeps no count of keys), and goes on.
+     */
+    @Test
+    void redisCliInClusterModeSetsAndGetsKeysOfBothNodesSlotsThroughEitherNode() throws Exception
+    {
+        final String cli = RedisServer.binary("redis-cli");
+        Assumptions.assumeTrue(cli != null, "redis-cli is not installed (.ci/run installs redis-server, which has it)");
+        try (TwoComputeNodes nodes = new TwoComputeNodes(dir, PASSWORD))
+        {
+            final int keys = 40;
+            final StringBuilder sets = new StringBuilder();
+            final StringBuilder gets = new StringBuilder();
+            for (int i = 0; i < keys; i++)
+            {
+                sets.append("SET cli-cluster-").append(i).append(" v").append(i).append('\n');
+                gets.append("CLUSTER KEYSLOT cli-cluster-").append(i).append("\nGET cli-cluster-").append(i)
+                    .append('\n');
+            }
+            final String set = redisCli(cli, nodes.first().port(), sets.toString(), "-c");
+            assertEquals(String.join("\n", java.util.Collections.nCopies(keys, "OK")), set);
+            final List<String> got = redisCli(cli, nodes.second().port(), gets.toString(), "-c").lines().toList();
+            assertEquals(2 * keys, got.size(), () -> "a slot and a value per key, no redirection: " + got);
+            final Set<Integer> owners = new TreeSet<>();
+            for (int i = 0; i < keys; i++)
+            {
+                owners.add(nodes.portOfSlot(Integer.parseInt(got.get(2 * i))));
+                assertEquals("v" + i, got.get(2 * i + 1));
+            }
+            assertEquals(Set.of(nodes.first().port(), nodes.second().port()), owners, "keys of both nodes' slots");
+
+            final String check = redisCli(cli, 0, "", "--cluster", "check", "127.0.0.1:" + nodes.first().port());
+            assertTrue(check.contains(nodes.first().port() + "\n   slots:[0-8191] (8192 slots) master") &&
+                check.contains(nodes.second().port() + "\n   slots:[8192-16383] (8192 slots) master") &&
+                check.contains("[OK] All nodes agree about slots configuration.") &&
+                check.contains("[OK] All 16384 slots covered."), check);
+        }
+    }
+
     private static String redisCli(final String cli, final String... args) throws IOException, InterruptedException
     {
-        final List<String> command = new java.util.ArrayList<>(List.of(cli, "-p", Integer.toString(store.port()),
-            "--no-auth-warning", "-a", PASSWORD));
+        return redisCli(cli, store.port(), "", args);
+    }
+
+    /**
+     * @param port  the node's port, or 0 to give none (as for {@code --cluster check HOST:PORT}).
+     * @param stdin the commands for it to read, one a line, or "" for none.
+     */
+    private static String redisCli(final String cli, final int port, final String stdin, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new java.util.ArrayList<>(List.of(cli, "--no-auth-warning", "-a", PASSWORD));
+        if (port != 0)
+        {
+            command.addAll(List.of("-p", Integer.toString(port)));
+        }
         command.addAll(Arrays.asList(args));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (var in = process.getOutputStream())
+        {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
         final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "redis-cli did not finish");
         assertEquals(0, process.exitValue(), () -> "redis-cli " + command + " said: " + output);

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +26,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 class RespBadInputTest
 {
     private static final int MAX_CLIENTS = 16;
+    private static final int FLOOD = 10_000;
+    private static final int FLOOD_THREADS = 4;
+    private static final int FLOOD_OPEN_AT_ONCE = 1_000;
+    private static final long LEAK_BOUND_BYTES = 8L << 20;
     private static TestStore store;
     private static RawResp wellBehaved;
 
@@ -109,19 +115,8 @@ class RespBadInputTest
     }
 
     @Test
-    void connectionsBeyondMaxClientsAreRefusedAndFloodsLeaveNothingBehind() throws Exception
+    void connectionsBeyondMaxClientsAreRefusedAndASlotFreesWhenOneLeaves() throws Exception
     {
-        for (int i = 0; i < 200; i++)
-        {
-            try (Socket socket = new Socket())
-            {
-                socket.connect(new InetSocketAddress("127.0.0.1", store.port()), 10_000);
-                if (i % 2 == 0)
-                {
-                    socket.getOutputStream().write("*3\r\n$3\r\nSET".getBytes(StandardCharsets.US_ASCII));
-                }
-            }
-        }
         assertSteady();
         final List<RawResp> held = new ArrayList<>();
         try
@@ -154,6 +149,154 @@ class RespBadInputTest
         }
     }
 
+    /**
+     * 10,000 connections from several threads, in waves (no more than {@link #FLOOD_OPEN_AT_ONCE} open at once),
+     * each dropped after nothing, half a request, garbage (a protocol error the node answers and closes on) or half a
+     * request and a reset: a well-behaved client beside them counts exactly throughout, and afterwards the node is up,
+     * its connections are back to what they were, and the JVM's heap after a full GC has not grown by
+     * {@link #LEAK_BOUND_BYTES}. A connection held open costs the node about 2 KB of heap (its channel, pipeline,
+     * decoder and session: 2,000 held half requests measured 1.7 to 2.2 KB each beyond the client's sockets), so
+     * 10,000 leaked would be about 20 MB; what the heap holds after a full GC does not depend on the machine's load.
+     * Netty's allocator is not the measure: it keeps the chunks that the most connections open at once took, and
+     * how many were open at once does depend on load.
+     */
+    @Test
+    void tenThousandConnectionsOpenedAndDroppedLeaveNothingBehind() throws Exception
+    {
+        // its own node, so that no flood connection meets maxclients: a refusal is another test's subject
+        try (TestStore flooded = new TestStore(new ComputeNodeContext().maxClients(2 * FLOOD));
+            RawResp steady = new RawResp(flooded.port()))
+        {
+            assertEquals("+OK", steady.call("SET", "flood-steady", "0"));
+            // a first wave warms up what is made once (classes, the allocator's chunks, caches) before the measure
+            final long warmUp = flood(flooded.port(), FLOOD_OPEN_AT_ONCE, steady, 0);
+            awaitConnections(flooded, 1);
+            final long heapBefore = heapAfterGc();
+            final long started = System.nanoTime();
+            final long counted = flood(flooded.port(), FLOOD, steady, warmUp);
+            System.out.printf("RespBadInputTest: %,d connections opened and dropped in %,d ms; the well-behaved " +
+                "client counted %,d times beside them%n", FLOOD, (System.nanoTime() - started) / 1_000_000, counted);
+            try (RawResp client = new RawResp(flooded.port()))
+            {
+                assertEquals("+PONG", client.call("PING"), "the node is up");
+            }
+            awaitConnections(flooded, 1);
+            final long heapAfter = heapAfterGc();
+            System.out.printf("RespBadInputTest: heap after a full GC %,d bytes before the flood, %,d after%n",
+                heapBefore, heapAfter);
+            assertTrue(heapAfter - heapBefore < LEAK_BOUND_BYTES, () -> "the heap after a full GC grew by " +
+                (heapAfter - heapBefore) + " bytes over the flood");
+        }
+    }
+
+    /**
+     * @param connections how many to open and drop, over {@link #FLOOD_THREADS} threads.
+     * @param steady      the well-behaved client, which counts on the calling thread until the flood is over.
+     * @param counted     what its counter holds now.
+     * @return how many times it counted.
+     */
+    private static long flood(final int port, final int connections, final RawResp steady, final long counted)
+        throws Exception
+    {
+        final List<Thread> threads = new ArrayList<>();
+        final List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < FLOOD_THREADS; t++)
+        {
+            final int thread = t;
+            threads.add(Thread.ofPlatform().name("flood-" + t).start(() ->
+            {
+                try
+                {
+                    floodWaves(port, connections / FLOOD_THREADS, thread);
+                }
+                catch (final Throwable ex)
+                {
+                    failures.add(ex);
+                }
+            }));
+        }
+        long count = counted;
+        do
+        {
+            assertEquals(":" + (count + 1), steady.call("INCR", "flood-steady"));
+            count++;
+        }
+        while (threads.stream().anyMatch(Thread::isAlive));
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        if (!failures.isEmpty())
+        {
+            final AssertionError error = new AssertionError("a flood thread failed: " + failures.getFirst());
+            failures.forEach(error::addSuppressed);
+            throw error;
+        }
+        return count - counted;
+    }
+
+    /**
+     * Waves of sockets opened together, each sent nothing, half a request, garbage, or half a request and then reset,
+     * then all dropped. A socket closed from this side first, with nothing unread, stays in TIME_WAIT for a minute,
+     * holding its ephemeral port: half of the 11,000 here (5,502 counted by {@code ss}; a close with the node's error
+     * unread, or with SO_LINGER 0, resets instead), well within Linux's default range (32768-60999), and on loopback
+     * {@code tcp_tw_reuse} (2, the default) lets new connections reuse them anyway.
+     */
+    private static void floodWaves(final int port, final int connections, final int thread) throws IOException
+    {
+        final int wave = FLOOD_OPEN_AT_ONCE / FLOOD_THREADS;
+        final byte[] half = "*3\r\n$3\r\nSET".getBytes(StandardCharsets.US_ASCII);
+        final byte[] garbage = "*abc\r\n".getBytes(StandardCharsets.US_ASCII);
+        final List<Socket> open = new ArrayList<>(wave);
+        try
+        {
+            for (int done = 0; done < connections; )
+            {
+                for (int i = 0; i < wave && done < connections; i++, done++)
+                {
+                    final Socket socket = new Socket();
+                    open.add(socket);
+                    socket.connect(new InetSocketAddress("127.0.0.1", port), 30_000);
+                    switch ((done + thread) % 4)
+                    {
+                        case 1 -> socket.getOutputStream().write(half);
+                        case 2 -> socket.getOutputStream().write(garbage);
+                        case 3 ->
+                        {
+                            socket.getOutputStream().write(half);
+                            socket.setSoLinger(true, 0); // its close resets the connection: no TIME_WAIT
+                        }
+                        default ->
+                        {
+                        }
+                    }
+                }
+                closeAll(open);
+            }
+        }
+        finally
+        {
+            closeAll(open);
+        }
+    }
+
+    private static void closeAll(final List<Socket> sockets) throws IOException
+    {
+        for (final Socket socket : sockets)
+        {
+            socket.close();
+        }
+        sockets.clear();
+    }
+
+    private static long heapAfterGc()
+    {
+        final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        memory.gc();
+        memory.gc();
+        return memory.getHeapMemoryUsage().getUsed();
+    }
+
     private static void assertRefused(final String request, final String error) throws Exception
     {
         try (RawResp client = new RawResp(store.port()))
@@ -174,7 +317,12 @@ class RespBadInputTest
 
     private static void awaitConnections(final int expected) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + 30_000_000_000L;
+        awaitConnections(store, expected);
+    }
+
+    private static void awaitConnections(final TestStore store, final int expected) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + 60_000_000_000L;
         while (store.computeNode().connections() != expected)
         {
             if (System.nanoTime() > deadline)

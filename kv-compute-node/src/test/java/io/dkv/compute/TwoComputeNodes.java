@@ -1,0 +1,116 @@
+package io.dkv.compute;
+
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.meta.MetaServer;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A store of one memory node and two compute nodes registered with one MetaServer, the setting in which compute nodes
+ * answer CLUSTER as a cluster of both: the first (the lower id) serves slots 0-8191 in their replies, the second
+ * 8192-16383. Ready once each lists both.
+ */
+final class TwoComputeNodes implements AutoCloseable
+{
+    private final String password;
+    private MetaServer server;
+    private Raas memoryRaas;
+    private MemoryNode memory;
+    private ComputeNode first;
+    private ComputeNode second;
+
+    /**
+     * @param dir      where the MetaServer keeps its state.
+     * @param password what the compute nodes require ({@code --requirepass}), or null for none.
+     */
+    TwoComputeNodes(final Path dir, final String password) throws InterruptedException
+    {
+        this.password = password;
+        final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
+        try
+        {
+            server = MetaCluster.metaServer(base, dir);
+            memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
+            memory = MemoryNode.start(memoryRaas,
+                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            first = compute(base + 2);
+            second = compute(base + 3);
+            MetaCluster.await("each node lists both",
+                () -> slotsListed(first.port()) == 2 && slotsListed(second.port()) == 2);
+        }
+        catch (final RuntimeException | InterruptedException | AssertionError ex)
+        {
+            close();
+            throw ex;
+        }
+    }
+
+    ComputeNode first()
+    {
+        return first;
+    }
+
+    ComputeNode second()
+    {
+        return second;
+    }
+
+    /** @return the port of the node whose range in CLUSTER SLOTS holds {@code slot}. */
+    int portOfSlot(final int slot)
+    {
+        return slot < 8_192 ? first.port() : second.port();
+    }
+
+    /** @return how many nodes the node on {@code port} lists in CLUSTER SLOTS. */
+    int slotsListed(final int port)
+    {
+        try (RawResp resp = new RawResp(port))
+        {
+            if (password != null)
+            {
+                resp.call("AUTH", password);
+            }
+            final String slots = resp.call("CLUSTER", "SLOTS");
+            return Integer.parseInt(slots.substring(1, slots.indexOf('[')));
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException("CLUSTER SLOTS of port " + port, ex);
+        }
+    }
+
+    private ComputeNode compute(final long nodeId)
+    {
+        return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
+            .requirePass(password).raas(MetaCluster.node(server.endpoint(), nodeId, NodeRecord.ROLE_COMPUTE), true));
+    }
+
+    /** Closes what was started, in the reverse order. */
+    public void close()
+    {
+        if (second != null)
+        {
+            second.close();
+        }
+        if (first != null)
+        {
+            first.close();
+        }
+        if (memory != null)
+        {
+            memory.close();
+        }
+        if (memoryRaas != null)
+        {
+            memoryRaas.close();
+        }
+        if (server != null)
+        {
+            server.close();
+        }
+    }
+}
