@@ -6,6 +6,9 @@ import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.metrics.CommandLatency;
+import io.dkv.compute.metrics.MetricsEndpoint;
+import io.dkv.compute.metrics.PrometheusText;
 import io.dkv.compute.resp.RespDecoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -20,17 +23,23 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +54,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Requests run on the connection's event loop thread: the client's operations are one-sided requests of a few
  * microseconds, and each loop thread has its own client session, so no hand-off is cheaper.
+ *
+ * <p>With {@link ComputeNodeContext#reusePort(boolean)} the RESP port is bound with SO_REUSEPORT, so that several
+ * nodes of one host share it and the kernel spreads new connections among them; one that closes stops accepting
+ * first and the others go on serving the port. With {@link ComputeNodeContext#metricsPort(int)} the acceptor loop
+ * also serves the Prometheus text endpoint ({@link MetricsEndpoint}).
  */
 public final class ComputeNode implements AutoCloseable
 {
@@ -62,6 +76,8 @@ public final class ComputeNode implements AutoCloseable
     private final AtomicLong connectionIds = new AtomicLong();
     private final Channel serverChannel;
     private final ScheduledFuture<?> sampler;
+    private final ScheduledFuture<?> windowSampler;
+    private final MetricsEndpoint metrics;
     private final CommandTable table;
     private final RaasClusterView cluster;
     private boolean closed;
@@ -73,8 +89,15 @@ public final class ComputeNode implements AutoCloseable
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(context.ioThreads(),
             epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        for (final EventExecutor loop : workerGroup)
+        {
+            // each loop makes its recorder (and loads HdrHistogram) while this thread goes on starting the node
+            loop.execute(() -> stats.latency().recorderFor(loop));
+        }
         KvClient made = null;
         RaasClusterView published = null;
+        Channel listening = null;
+        MetricsEndpoint serving = null;
         try
         {
             if (context.client() != null)
@@ -94,16 +117,34 @@ public final class ComputeNode implements AutoCloseable
                 .group(bossGroup, workerGroup)
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 1024)
+                // accepting waits for the command table: with SO_REUSEPORT, connections come as soon as it is bound
+                .option(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new Initializer());
+            if (context.reusePort())
+            {
+                reusePort(bootstrap, epoll);
+            }
             final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(context.bindAddress(), context.port()))
                 .awaitUninterruptibly();
             if (!bound.isSuccess())
             {
                 throw new IllegalStateException("cannot serve RESP on " + context.bindAddress() + ":" + context.port() +
-                    " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one", bound.cause());
+                    " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one" +
+                    (context.reusePort() ? "" : ", or --reuse-port to each node that is to share it"), bound.cause());
             }
-            this.serverChannel = bound.channel();
+            listening = bound.channel();
+            this.serverChannel = listening;
+            if (context.reusePort() && !reusingPort(serverChannel, epoll))
+            {
+                throw new IllegalStateException("SO_REUSEPORT was asked for (--reuse-port) but the " +
+                    (epoll ? "epoll" : "nio") + " transport did not set it on " + context.bindAddress() + ":" + port() +
+                    ": this platform does not support it");
+            }
+            // only here is the endpoint's class (and through it Netty's HTTP) loaded
+            serving = context.metricsPort() < 0 ? null : MetricsEndpoint.start(bossGroup, channelClass,
+                context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId()));
+            this.metrics = serving;
             published = context.raas() == null ? null :
                 new RaasClusterView(context.raas(), context.bindAddress(), port());
             this.cluster = published;
@@ -114,12 +155,25 @@ public final class ComputeNode implements AutoCloseable
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
                 view));
             this.sampler = bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
+            final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
+            this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
+                TimeUnit.MILLISECONDS);
+            serverChannel.config().setAutoRead(true);
         }
         catch (final RuntimeException ex)
         {
             if (published != null)
             {
                 published.close();
+            }
+            // the ports are free again when start has failed, for a caller that tries another way
+            if (serving != null)
+            {
+                serving.close();
+            }
+            if (listening != null)
+            {
+                listening.close().syncUninterruptibly();
             }
             bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -147,6 +201,12 @@ public final class ComputeNode implements AutoCloseable
         return ((InetSocketAddress)serverChannel.localAddress()).getPort();
     }
 
+    /** @return the port of the metrics endpoint (the one bound when the context asked for 0), or -1 when none. */
+    public int metricsPort()
+    {
+        return metrics == null ? -1 : metrics.port();
+    }
+
     /**
      * @return connections open now, as maxclients counts them: one counts until its close has run to
      * the end, so a test that waits for this figure never finds a place still taken.
@@ -168,6 +228,41 @@ public final class ComputeNode implements AutoCloseable
         return Epoll.isAvailable();
     }
 
+    /**
+     * @return whether this platform lets a listening socket share its port (SO_REUSEPORT), as the JDK finds by asking
+     * the kernel; the epoll transport sets it through the same call.
+     */
+    public static boolean reusePortSupported()
+    {
+        try (ServerSocketChannel probe = ServerSocketChannel.open())
+        {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    private static void reusePort(final ServerBootstrap bootstrap, final boolean epoll)
+    {
+        if (epoll)
+        {
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
+        else
+        {
+            bootstrap.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
+        }
+    }
+
+    /** Netty sets an option the platform lacks by logging a warning: whether it took is read back from the socket. */
+    private static boolean reusingPort(final Channel channel, final boolean epoll)
+    {
+        return Boolean.TRUE.equals(epoll ? channel.config().getOption(EpollChannelOption.SO_REUSEPORT) :
+            channel.config().getOption(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT)));
+    }
+
     public void close()
     {
         synchronized (this)
@@ -178,10 +273,18 @@ public final class ComputeNode implements AutoCloseable
             }
             closed = true;
         }
+        stats.drainBegan();
         sampler.cancel(false);
+        windowSampler.cancel(false);
+        // with SO_REUSEPORT the kernel resets what this listener's accept queue holds; new connections go to the others
         serverChannel.close().syncUninterruptibly();
         // each close runs on the connection's loop after the read under way: the requests it read are answered first
         connections.close().awaitUninterruptibly(context.drainTimeoutMs(), TimeUnit.MILLISECONDS);
+        if (metrics != null)
+        {
+            // scraped until now, it showed the drain
+            metrics.close();
+        }
         workerGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS).syncUninterruptibly();
         bossGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS).syncUninterruptibly();
         if (ownsClient)

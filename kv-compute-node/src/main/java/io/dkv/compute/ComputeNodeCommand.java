@@ -38,6 +38,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
      */
     public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
 
+    private static final String REUSE_PORT = "--reuse-port";
+
     @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
         description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
     private int port;
@@ -69,6 +71,16 @@ public final class ComputeNodeCommand implements Callable<Integer>
     @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
+    @Option(names = "--reuse-port",
+        description = "Bind the RESP port with SO_REUSEPORT: compute nodes of this host that are each given it " +
+            "listen on the same --port and the kernel spreads new connections among them.")
+    private boolean reusePort;
+
+    @Option(names = "--metrics-port", defaultValue = "" + ComputeNodeConfiguration.METRICS_PORT_DEFAULT,
+        description = "Port of a Prometheus endpoint (GET /metrics) on the --bind address; 0 takes a free one, -1 " +
+            "serves none (default: ${DEFAULT-VALUE}).")
+    private int metricsPort;
+
     @Option(names = "--max-clients", defaultValue = "" + ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT,
         description = "Connections served at once (default: ${DEFAULT-VALUE}).")
     private int maxClients;
@@ -96,6 +108,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
                 .port(port)
                 .bindAddress(bind)
                 .maxClients(maxClients)
+                .reusePort(reusePort)
+                .metricsPort(metricsPort)
                 .requirePass(requirePass)
                 .raas(raas, true));
         }
@@ -115,9 +129,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
         final Thread drainOnExit = new Thread(node::close, "dkv-compute-node-stop");
         Runtime.getRuntime().addShutdownHook(drainOnExit);
         final long id = node.nodeId();
-        System.out.printf("dkv compute node %d serving RESP on %s:%d (%s) over %d memory node(s)%s%n", id, bind,
-            node.port(), ComputeNode.epoll() ? "epoll" : "nio", raas.nodes(NodeRecord.ROLE_MEMORY).size(),
-            requirePass == null ? "" : "; AUTH required");
+        System.out.println(readyLine(id, bind, node.port(), ComputeNode.epoll() ? "epoll" : "nio",
+            raas.nodes(NodeRecord.ROLE_MEMORY).size(), requirePass != null, node.metricsPort()));
         System.out.flush();
         signals.await();
         System.out.printf("dkv compute node %d: %s, draining %d connection(s)%n", id, signals.received(),
@@ -130,11 +143,27 @@ public final class ComputeNodeCommand implements Callable<Integer>
     }
 
     /**
+     * The line that says the node serves. Scripts and dkv's own launchers match its start ({@code dkv compute node ID
+     * serving RESP on HOST:PORT }), so what is added goes at its end.
+     *
+     * @param metricsPort the metrics endpoint's port, or -1 when it serves none.
+     */
+    static String readyLine(final long id, final String bind, final int port, final String transport,
+        final int memoryNodes, final boolean authRequired, final int metricsPort)
+    {
+        return String.format("dkv compute node %d serving RESP on %s:%d (%s) over %d memory node(s)%s%s", id, bind,
+            port, transport, memoryNodes, authRequired ? "; AUTH required" : "",
+            metricsPort < 0 ? "" : "; metrics on http://" + (bind.indexOf(':') >= 0 ? "[" + bind + "]" : bind) + ":" +
+                metricsPort + "/metrics");
+    }
+
+    /**
      * Parse the common case without picocli: building its model of this command (reflection over the options and their
      * annotations, whose proxies the JDK generates at run time) took about 180 ms of a compute node's start. Only
-     * {@code --name value} and {@code --name=value} of the options below, each once ({@code --meta} as often as
-     * wanted), with values that parse: anything else (help, a typo, a missing or repeated option, a new option not
-     * added here) gives null, and the caller parses with picocli, which says what is wrong as it always did.
+     * {@code --name value} and {@code --name=value} of the options below, and the flag {@code --reuse-port} alone,
+     * each once ({@code --meta} as often as wanted), with values that parse: anything else (help, a typo, a missing or
+     * repeated option, a flag given a value, a new option not added here) gives null, and the caller parses with
+     * picocli, which says what is wrong as it always did.
      *
      * @return the command, or null when picocli must parse these arguments.
      */
@@ -146,12 +175,22 @@ public final class ComputeNodeCommand implements Callable<Integer>
         command.provider = "shm";
         command.address = "127.0.0.1:0";
         command.maxClients = ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT;
+        command.metricsPort = ComputeNodeConfiguration.METRICS_PORT_DEFAULT;
         final Set<String> seen = new HashSet<>();
         final List<String> meta = new ArrayList<>();
         try
         {
             for (int i = 0; i < args.length; i++)
             {
+                if (REUSE_PORT.equals(args[i]))
+                {
+                    if (!seen.add(REUSE_PORT))
+                    {
+                        return null;
+                    }
+                    command.reusePort = true;
+                    continue;
+                }
                 final int equals = args[i].indexOf('=');
                 final String name = equals < 0 ? args[i] : args[i].substring(0, equals);
                 final String value;
@@ -182,6 +221,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--address" -> command.address = value;
                     case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
                     case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
+                    case "--metrics-port" -> command.metricsPort = Integer.parseInt(decimal(value));
                     default ->
                     {
                         return null;

@@ -43,6 +43,27 @@ public final class ComputeNodeConfiguration
     public static final String DRAIN_TIMEOUT_PROP_NAME = "dkv.compute.drain.timeout.ms";
     public static final long DRAIN_TIMEOUT_DEFAULT = 5_000;
 
+    /**
+     * Bind the RESP port with SO_REUSEPORT, so that several compute nodes of this host listen on one port and the
+     * kernel spreads new connections among them; each must ask for it (and run as the same user).
+     */
+    public static final String REUSE_PORT_PROP_NAME = "dkv.compute.reuse.port";
+    public static final boolean REUSE_PORT_DEFAULT = false;
+
+    /**
+     * Port of the Prometheus text endpoint ({@code GET /metrics}) on the RESP server's address: -1 serves none (and
+     * loads none of its classes), 0 takes a free one.
+     */
+    public static final String METRICS_PORT_PROP_NAME = "dkv.compute.metrics.port";
+    public static final int METRICS_PORT_DEFAULT = -1;
+
+    /**
+     * The recent window that the command-duration quantiles and the CPU utilization cover, kept as ten intervals that
+     * rotate: long enough to smooth a burst, short enough for an autoscaler to see a change within it.
+     */
+    public static final String METRICS_WINDOW_PROP_NAME = "dkv.compute.metrics.window.ms";
+    public static final long METRICS_WINDOW_DEFAULT = 10_000;
+
     private ComputeNodeConfiguration()
     {
     }

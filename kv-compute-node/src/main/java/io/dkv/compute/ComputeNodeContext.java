@@ -12,6 +12,9 @@ import static io.dkv.compute.ComputeNodeConfiguration.*;
  */
 public final class ComputeNodeContext
 {
+    /** Ten intervals of 10 ms at least: shorter ones would be mostly the rotation's own cost. */
+    private static final long MIN_METRICS_WINDOW_MS = 100;
+
     private int port = Integer.getInteger(PORT_PROP_NAME, PORT_DEFAULT);
     private String bindAddress = System.getProperty(BIND_PROP_NAME, BIND_DEFAULT);
     private int maxClients = Integer.getInteger(MAX_CLIENTS_PROP_NAME, MAX_CLIENTS_DEFAULT);
@@ -21,6 +24,10 @@ public final class ComputeNodeContext
     private long partialTimeoutMs = Long.getLong(PARTIAL_TIMEOUT_PROP_NAME, PARTIAL_TIMEOUT_DEFAULT);
     private int ioThreads = Integer.getInteger(IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
     private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
+    private boolean reusePort = Boolean.parseBoolean(
+        System.getProperty(REUSE_PORT_PROP_NAME, Boolean.toString(REUSE_PORT_DEFAULT)));
+    private int metricsPort = Integer.getInteger(METRICS_PORT_PROP_NAME, METRICS_PORT_DEFAULT);
+    private long metricsWindowMs = Long.getLong(METRICS_WINDOW_PROP_NAME, METRICS_WINDOW_DEFAULT);
     private String requirePass;
     private Raas raas;
     private boolean ownsRaas;
@@ -37,6 +44,16 @@ public final class ComputeNodeContext
         if (port < 0 || port > 65_535)
         {
             throw new IllegalArgumentException("port must be 0 to 65535, got " + port);
+        }
+        if (metricsPort < -1 || metricsPort > 65_535)
+        {
+            throw new IllegalArgumentException("metricsPort must be -1 (none), 0 (a free one) or a port to 65535, " +
+                "got " + metricsPort);
+        }
+        if (metricsWindowMs < MIN_METRICS_WINDOW_MS)
+        {
+            throw new IllegalArgumentException("metricsWindowMs must be at least " + MIN_METRICS_WINDOW_MS +
+                " (ten intervals of 10 ms), got " + metricsWindowMs);
         }
         if (maxClients < 1 || maxBulkBytes < 1 || maxArgs < 1 || maxCommandBytes < maxBulkBytes)
         {
@@ -157,6 +174,46 @@ public final class ComputeNodeContext
     public ComputeNodeContext drainTimeoutMs(final long drainTimeoutMs)
     {
         this.drainTimeoutMs = drainTimeoutMs;
+        return this;
+    }
+
+    public boolean reusePort()
+    {
+        return reusePort;
+    }
+
+    /**
+     * @param reusePort bind the RESP port with SO_REUSEPORT: several nodes of this host (each asking for it) share the
+     *                  port and the kernel spreads new connections among them.
+     */
+    public ComputeNodeContext reusePort(final boolean reusePort)
+    {
+        this.reusePort = reusePort;
+        return this;
+    }
+
+    /** @return the metrics endpoint's port: -1 for none, 0 for a free one. */
+    public int metricsPort()
+    {
+        return metricsPort;
+    }
+
+    /** @param metricsPort port of {@code GET /metrics} on the RESP bind address: -1 for none, 0 for a free one. */
+    public ComputeNodeContext metricsPort(final int metricsPort)
+    {
+        this.metricsPort = metricsPort;
+        return this;
+    }
+
+    public long metricsWindowMs()
+    {
+        return metricsWindowMs;
+    }
+
+    /** @param metricsWindowMs the recent window of the duration quantiles and the CPU utilization. */
+    public ComputeNodeContext metricsWindowMs(final long metricsWindowMs)
+    {
+        this.metricsWindowMs = metricsWindowMs;
         return this;
     }
 

@@ -4,6 +4,7 @@ import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.PipelinedReads;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.metrics.LatencyRecorder;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespProtocolError;
 import io.dkv.compute.resp.RespReplies;
@@ -13,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,6 +22,11 @@ import java.util.concurrent.TimeUnit;
  * among those read together looked up together ({@link PipelinedReads}), writes their replies together when a read is
  * done (so a pipeline goes out in one write), closes it after a protocol error or QUIT, and
  * after the partial-request deadline when a peer began a request and stopped.
+ *
+ * <p>Each request's duration, from its decoding to its reply's write, goes to its event loop's
+ * {@link LatencyRecorder}: requests decoded from one read share a decoding time, so they are kept as runs (a time and
+ * a count, a few per write) and recorded when their replies are written, a batch of GETs answered by one lookup
+ * included, each from its own read.
  */
 final class RespConnection extends ChannelInboundHandlerAdapter
 {
@@ -33,6 +40,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private boolean closing;
     private ScheduledFuture<?> deadline;
     private long decodedAtArm;
+    private LatencyRecorder latency;
+    private long[] runDecodedNanos = new long[4];
+    private int[] runRequests = new int[4];
+    private int runs;
 
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
         final long partialTimeoutMs)
@@ -43,6 +54,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         this.session = session;
         this.reads = new PipelinedReads(table);
         this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
+    }
+
+    public void handlerAdded(final ChannelHandlerContext ctx)
+    {
+        latency = stats.latency().recorderFor(ctx.channel().eventLoop());
     }
 
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
@@ -57,6 +73,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (msg instanceof byte[][] args)
         {
+            decoded(decoder.decodedAtNanos());
             if (reads.offer(session, args, pending))
             {
                 return;
@@ -91,6 +108,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         final ByteBuf out = pending;
         pending = null;
+        if (runs > 0)
+        {
+            written(System.nanoTime());
+        }
         if (out != null && out.isReadable())
         {
             ctx.writeAndFlush(out).addListener(closing ? ChannelFutureListener.CLOSE : ChannelFutureListener.CLOSE_ON_FAILURE);
@@ -106,6 +127,35 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 ctx.close();
             }
         }
+    }
+
+    /** A request decoded at {@code nanos}: one more of the last run, or the first of a new one. */
+    private void decoded(final long nanos)
+    {
+        if (runs > 0 && runDecodedNanos[runs - 1] == nanos)
+        {
+            runRequests[runs - 1]++;
+            return;
+        }
+        if (runs == runDecodedNanos.length)
+        {
+            // a few reads between two writes: the arrays grow rarely, to the most a connection has seen
+            runDecodedNanos = Arrays.copyOf(runDecodedNanos, runs * 2);
+            runRequests = Arrays.copyOf(runRequests, runs * 2);
+        }
+        runDecodedNanos[runs] = nanos;
+        runRequests[runs] = 1;
+        runs++;
+    }
+
+    /** The replies of the requests held are written now. */
+    private void written(final long nanos)
+    {
+        for (int i = 0; i < runs; i++)
+        {
+            latency.record(runDecodedNanos[i], runRequests[i], nanos);
+        }
+        runs = 0;
     }
 
     /** A request begun and not finished arms the deadline; one that completes (or none begun) disarms it. */
@@ -155,6 +205,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             pending.release();
             pending = null;
         }
+        runs = 0;
         ctx.fireChannelInactive();
     }
 

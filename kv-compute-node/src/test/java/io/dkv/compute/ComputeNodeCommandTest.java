@@ -6,15 +6,18 @@ import picocli.CommandLine.Option;
 
 import java.lang.reflect.Field;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link ComputeNodeCommand#parseSimple}, the parse that spares a compute node's start picocli's model, sets every
  * option as picocli does, defaults included (an option added to the command but not to it shows here), and leaves
- * to picocli whatever it does not take plainly.
+ * to picocli whatever it does not take plainly. The ready line keeps the start that launchers match.
  */
 class ComputeNodeCommandTest
 {
@@ -27,7 +30,9 @@ class ComputeNodeCommandTest
             List.of("--meta", META, "--cluster-secret-file", "/tmp/secret"),
             List.of("--port", "0", "--meta", META + "," + META, "--cluster-secret-file=/tmp/s", "--bind", "0.0.0.0"),
             List.of("--meta=" + META, "--meta", META, "--cluster-secret-file", "s", "--requirepass", "pw",
-                "--provider", "tcp", "--address", "127.0.0.1:7000", "--node-id", "42", "--max-clients", "10")))
+                "--provider", "tcp", "--address", "127.0.0.1:7000", "--node-id", "42", "--max-clients", "10"),
+            List.of("--reuse-port", "--meta", META, "--cluster-secret-file", "s", "--metrics-port", "0"),
+            List.of("--meta", META, "--metrics-port=9100", "--cluster-secret-file", "s", "--reuse-port")))
         {
             final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(args.toArray(String[]::new));
             assertNotNull(simple, args.toString());
@@ -56,9 +61,33 @@ class ComputeNodeCommandTest
             List.of("--meta", META, "--cluster-secret-file", "s", "--port", "-1"),
             List.of("--meta", META, "--cluster-secret-file", "s", "--port", "1", "--port", "2"),
             List.of("--meta", META, "--cluster-secret-file", "s", "--prot", "1"),
-            List.of("--meta", META, "--cluster-secret-file", "s", "extra")))
+            List.of("--meta", META, "--cluster-secret-file", "s", "extra"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--reuse-port=true"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--reuse-port", "--reuse-port"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--reuse-port", "yes"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--metrics-port", "-1"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--metrics-port")))
         {
             assertNull(ComputeNodeCommand.parseSimple(args.toArray(String[]::new)), args.toString());
         }
+    }
+
+    @Test
+    void theReadyLineKeepsItsStartAndEndsWithTheMetricsAddressWhenServed()
+    {
+        assertEquals("dkv compute node 7 serving RESP on 127.0.0.1:6380 (epoll) over 2 memory node(s)",
+            ComputeNodeCommand.readyLine(7, "127.0.0.1", 6380, "epoll", 2, false, -1));
+        assertEquals("dkv compute node 7 serving RESP on 127.0.0.1:6380 (nio) over 2 memory node(s); AUTH required",
+            ComputeNodeCommand.readyLine(7, "127.0.0.1", 6380, "nio", 2, true, -1));
+        final String withMetrics = ComputeNodeCommand.readyLine(7, "10.0.0.5", 6380, "epoll", 2, true, 9100);
+        assertEquals("dkv compute node 7 serving RESP on 10.0.0.5:6380 (epoll) over 2 memory node(s); AUTH required; " +
+            "metrics on http://10.0.0.5:9100/metrics", withMetrics);
+        assertTrue(ComputeNodeCommand.readyLine(7, "::1", 6380, "epoll", 2, false, 9100)
+            .endsWith(" over 2 memory node(s); metrics on http://[::1]:9100/metrics"), "an IPv6 host in brackets");
+        // as ./dkv up (UpCommand) and the join benchmark (JoinPart) read it
+        final Matcher ready = Pattern.compile("dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) ")
+            .matcher(withMetrics);
+        assertTrue(ready.lookingAt(), withMetrics);
+        assertEquals(List.of("7", "10.0.0.5", "6380"), List.of(ready.group(1), ready.group(2), ready.group(3)));
     }
 }

@@ -1,11 +1,15 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.metrics.CommandLatency;
+import io.dkv.compute.metrics.ProcessCpu;
+
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A compute node's own figures for INFO: connections and commands, and the operations a second sampled as redis does
- * (the mean of the last 16 samples taken every 100 ms).
+ * A compute node's own figures for INFO and its metrics endpoint: connections and commands, the operations a second
+ * sampled as redis does (the mean of the last 16 samples taken every 100 ms), how long commands take and how busy the
+ * process's CPUs are over a recent window, and whether the node is draining.
  */
 public final class NodeStats
 {
@@ -19,10 +23,44 @@ public final class NodeStats
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
+    private final CommandLatency latency = new CommandLatency();
+    private final ProcessCpu cpu = new ProcessCpu();
     private final long[] opsPerSecSamples = new long[SAMPLES];
     private int sampleIndex;
     private long lastSampleCommands;
     private long lastSampleNanos = System.nanoTime();
+    private volatile boolean draining;
+
+    /** @return how long commands take, recorded by each event loop into its own recorder. */
+    public CommandLatency latency()
+    {
+        return latency;
+    }
+
+    /** @return how busy the process keeps the host's processors. */
+    public ProcessCpu cpu()
+    {
+        return cpu;
+    }
+
+    /** End one interval of the recent window (a tenth of it): the node calls this from one thread. */
+    public void sampleWindow()
+    {
+        latency.rotate();
+        cpu.sample();
+    }
+
+    /** The node began to close: it accepts no more connections. */
+    public void drainBegan()
+    {
+        draining = true;
+    }
+
+    /** @return whether the node began to close. */
+    public boolean draining()
+    {
+        return draining;
+    }
 
     /** @return connections open now, after counting this one in. */
     public long connected()
@@ -88,7 +126,7 @@ public final class NodeStats
         lastSampleNanos = now;
     }
 
-    synchronized long instantaneousOpsPerSec()
+    public synchronized long instantaneousOpsPerSec()
     {
         long sum = 0;
         for (final long sample : opsPerSecSamples)
@@ -98,32 +136,32 @@ public final class NodeStats
         return sum / SAMPLES;
     }
 
-    long connectedNow()
+    public long connectedNow()
     {
         return connected.get();
     }
 
-    long connectionsReceived()
+    public long connectionsReceived()
     {
         return connectionsReceived.sum();
     }
 
-    long connectionsRejected()
+    public long connectionsRejected()
     {
         return connectionsRejected.sum();
     }
 
-    long commandsProcessed()
+    public long commandsProcessed()
     {
         return commands.sum();
     }
 
-    long protocolErrors()
+    public long protocolErrors()
     {
         return protocolErrors.sum();
     }
 
-    long uptimeSeconds()
+    public long uptimeSeconds()
     {
         return (System.currentTimeMillis() - startMillis) / 1000;
     }

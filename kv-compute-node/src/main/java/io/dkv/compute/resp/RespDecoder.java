@@ -36,6 +36,7 @@ public final class RespDecoder extends ByteToMessageDecoder
     private int bulkLength = -1;
     private long commandBytes;
     private long commandsDecoded;
+    private long readNanos;
 
     /**
      * @param maxArgs         arguments of one request at most.
@@ -67,6 +68,22 @@ public final class RespDecoder extends ByteToMessageDecoder
     public long commandsDecoded()
     {
         return commandsDecoded;
+    }
+
+    /** @return when the bytes that completed the requests being handed on now arrived ({@link System#nanoTime()}). */
+    public long decodedAtNanos()
+    {
+        return readNanos;
+    }
+
+    /**
+     * Note when bytes arrive, once a read rather than once a request: the requests they complete are decoded and
+     * handed on within this call, before the next read's bytes, so this is their decoding time to within the decoding.
+     */
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg) throws Exception
+    {
+        readNanos = System.nanoTime();
+        super.channelRead(ctx, msg);
     }
 
     protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out)

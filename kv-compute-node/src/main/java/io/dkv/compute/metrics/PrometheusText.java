@@ -1,0 +1,112 @@
+package io.dkv.compute.metrics;
+
+import io.dkv.compute.command.NodeStats;
+
+import java.math.BigDecimal;
+
+/**
+ * A compute node's figures in the Prometheus text exposition format 0.0.4, each with its HELP and TYPE: what an
+ * autoscaler reads to tell whether nodes should come or go. The names are fixed; others parse them.
+ */
+public final class PrometheusText
+{
+    /** The format's content type, as Prometheus asks for it. */
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    private static final String DURATION = "dkv_compute_command_duration_seconds";
+
+    private final NodeStats stats;
+    private final long nodeId;
+
+    /**
+     * @param stats  the node's figures.
+     * @param nodeId the node's id, 0 when it has none.
+     */
+    public PrometheusText(final NodeStats stats, final long nodeId)
+    {
+        this.stats = stats;
+        this.nodeId = nodeId;
+    }
+
+    /** @return the exposition, read now. */
+    public String render()
+    {
+        final LatencySnapshot latency = stats.latency().snapshot();
+        final ProcessCpu cpu = stats.cpu();
+        final StringBuilder out = new StringBuilder(4096);
+        metric(out, "dkv_compute_ops_per_second", "gauge", stats.instantaneousOpsPerSec(),
+            "Commands a second: the mean of the last 16 samples, one each 100 ms (INFO instantaneous_ops_per_sec).");
+        metric(out, "dkv_compute_commands_total", "counter", stats.commandsProcessed(),
+            "Commands processed since start (INFO total_commands_processed).");
+        header(out, DURATION, "summary", "Time from a request decoded to its reply written: quantiles over the " +
+            "recent window (NaN when it holds none), sum and count since start.");
+        sample(out, DURATION + "{quantile=\"0.5\"}", seconds(latency.windowCount(), latency.p50Nanos()));
+        sample(out, DURATION + "{quantile=\"0.99\"}", seconds(latency.windowCount(), latency.p99Nanos()));
+        sample(out, DURATION + "_sum", number(latency.sumNanos() / 1e9));
+        sample(out, DURATION + "_count", Long.toString(latency.count()));
+        metric(out, "dkv_compute_cpu_utilization", "gauge", cpu.utilization(),
+            "This process's CPU time over wall time times available processors, over the recent window: 0 to 1.");
+        metric(out, "dkv_compute_connections", "gauge", stats.connectedNow(), "RESP connections open now.");
+        metric(out, "dkv_compute_connections_received_total", "counter", stats.connectionsReceived(),
+            "RESP connections accepted since start.");
+        metric(out, "dkv_compute_connections_rejected_total", "counter", stats.connectionsRejected(),
+            "RESP connections refused since start, beyond maxclients.");
+        metric(out, "dkv_compute_protocol_errors_total", "counter", stats.protocolErrors(),
+            "RESP protocol errors since start, each of which closed its connection.");
+        metric(out, "dkv_compute_draining", "gauge", stats.draining() ? 1 : 0,
+            "1 once the node began to close (it accepts no more connections), else 0.");
+        metric(out, "dkv_compute_node_id", "gauge", nodeId, "The node's id in the cluster (0 when it has none).");
+        metric(out, "process_cpu_seconds_total", "counter", cpu.cpuSeconds(),
+            "Total user and system CPU time spent in seconds.");
+        metric(out, "process_start_time_seconds", "gauge", cpu.startTimeSeconds(),
+            "Start time of the process since unix epoch in seconds.");
+        return out.toString();
+    }
+
+    private static void metric(final StringBuilder out, final String name, final String type, final long value,
+        final String help)
+    {
+        header(out, name, type, help);
+        sample(out, name, Long.toString(value));
+    }
+
+    private static void metric(final StringBuilder out, final String name, final String type, final double value,
+        final String help)
+    {
+        header(out, name, type, help);
+        sample(out, name, number(value));
+    }
+
+    private static void header(final StringBuilder out, final String name, final String type, final String help)
+    {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static void sample(final StringBuilder out, final String name, final String value)
+    {
+        out.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static String seconds(final long count, final long nanos)
+    {
+        return count == 0 ? "NaN" : number(nanos / 1e9);
+    }
+
+    /**
+     * A plain decimal ({@code 0.0000125}, {@code 1795403781.84}), never Java's exponent form: Prometheus would read
+     * that too, but a reader that parses figures by hand may not.
+     */
+    static String number(final double value)
+    {
+        if (Double.isNaN(value))
+        {
+            return "NaN";
+        }
+        if (Double.isInfinite(value))
+        {
+            return value > 0 ? "+Inf" : "-Inf";
+        }
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+    }
+}
