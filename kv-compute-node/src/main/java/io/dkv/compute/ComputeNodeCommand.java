@@ -252,8 +252,31 @@ public final class ComputeNodeCommand implements Callable<Integer>
         return value;
     }
 
+    /**
+     * As {@code ./dkv compute-node} runs it (what the autoscaler starts): the hand parser when it can, else picocli; a
+     * failure is one line naming what was wrong, its stack trace only with DKV_DEBUG set.
+     */
     public static void main(final String[] args)
     {
-        System.exit(new CommandLine(new ComputeNodeCommand()).execute(args));
+        final ComputeNodeCommand simple = parseSimple(args);
+        if (simple == null)
+        {
+            System.exit(new CommandLine(new ComputeNodeCommand()).setCommandName("dkv compute-node").execute(args));
+        }
+        int status;
+        try
+        {
+            status = simple.call();
+        }
+        catch (final Exception ex)
+        {
+            System.err.println("dkv compute-node: " + ex.getMessage());
+            if (System.getenv("DKV_DEBUG") != null)
+            {
+                ex.printStackTrace();
+            }
+            status = 1;
+        }
+        System.exit(status);
     }
 }

@@ -1,6 +1,7 @@
 package io.dkv.load;
 
 import io.dkv.compute.ComputeNodeCommand;
+import io.dkv.compute.autoscale.AutoscaleCommand;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.check.harness.CheckClientCommand;
 import io.dkv.load.check.harness.CheckCommand;
@@ -38,6 +39,7 @@ import java.util.Arrays;
         MetaCommand.class,
         MemoryNodeCommand.class,
         ComputeNodeCommand.class,
+        AutoscaleCommand.class,
         CheckCommand.class,
         CheckClientCommand.class,
         CommandLine.HelpCommand.class

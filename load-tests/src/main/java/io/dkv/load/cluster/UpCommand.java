@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -40,6 +41,9 @@ public final class UpCommand implements Callable<Integer>
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
+    private static final Pattern AUTOSCALER_READY = Pattern.compile(
+        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
+    private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
     private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
     @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
@@ -64,9 +68,13 @@ public final class UpCommand implements Callable<Integer>
         description = "2 MiB heap chunks of each memory node (default: ${DEFAULT-VALUE}).")
     private int heapChunks;
 
-    @Option(names = "--compute", defaultValue = "1",
-        description = "Compute nodes (RESP servers) to start; 0 for none (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--compute", defaultValue = "1", paramLabel = "N|MIN..MAX",
+        description = "Compute nodes (RESP servers) to start; 0 for none; MIN..MAX runs ./dkv autoscale, which keeps " +
+            "between MIN and MAX of them on one port and scales them by their load (default: ${DEFAULT-VALUE}).")
+    private String compute;
+
     private int computeNodes;
+    private int computeMax;
 
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
@@ -79,10 +87,7 @@ public final class UpCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 16]");
         }
-        if (computeNodes < 0 || computeNodes > 16)
-        {
-            throw new IllegalArgumentException("--compute " + computeNodes + " is not in [0, 16]");
-        }
+        parseCompute();
         if (computePort < 0 || computePort > 65_535)
         {
             throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
@@ -120,7 +125,8 @@ public final class UpCommand implements Callable<Integer>
         try
         {
             System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" + (memoryNodes == 1 ? "" : "s") +
-                ", a driver and " + computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") + " (" + provider + ")...");
+                ", a driver and " + (computeMax < 0 ? computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") :
+                computeNodes + ".." + computeMax + " compute nodes (autoscaled)") + " (" + provider + ")...");
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
                 List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret),
@@ -145,7 +151,9 @@ public final class UpCommand implements Callable<Integer>
                 List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
                 DRIVER_READY, runDir.resolve("driver.log"));
             started.add(driver);
-            final List<ComputeNodeProcess> computes = startComputeNodes(endpoint, secret, runDir, started);
+            final List<ComputeNodeProcess> computes = computeMax < 0 ?
+                startComputeNodes(endpoint, secret, runDir, started) :
+                List.of(startAutoscaler(endpoint, secret, runDir, started));
             new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, computes, runDir, clusterPath);
@@ -163,6 +171,48 @@ public final class UpCommand implements Callable<Integer>
         signals.await();
         stop(started, clusterPath);
         return 0;
+    }
+
+    /** {@code N} or {@code MIN..MAX}, each in [0, 16] (MIN at least 1 in a range), else an error naming the value. */
+    private void parseCompute()
+    {
+        final Matcher range = COMPUTE_RANGE.matcher(compute.strip());
+        if (!range.matches())
+        {
+            throw new IllegalArgumentException("--compute " + compute + " is neither a number of nodes nor MIN..MAX");
+        }
+        computeNodes = Integer.parseInt(range.group(1));
+        computeMax = range.group(2) == null ? -1 : Integer.parseInt(range.group(2));
+        if (computeNodes > 16 || computeMax > 16 || (computeMax >= 0 && (computeNodes < 1 || computeMax < computeNodes)))
+        {
+            throw new IllegalArgumentException("--compute " + compute + ": nodes must be in [0, 16], and a range " +
+                "MIN..MAX needs 1 <= MIN <= MAX");
+        }
+    }
+
+    /**
+     * Start {@code ./dkv autoscale} with MIN..MAX compute nodes on one port (SO_REUSEPORT) and wait until it serves.
+     */
+    private ComputeNodeProcess startAutoscaler(
+        final String endpoint,
+        final String secret,
+        final Path runDir,
+        final List<RoleProcess> started) throws InterruptedException
+    {
+        final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
+        final RoleProcess process = RoleProcess.start("autoscaler", "128m", Map.of(),
+            List.of("autoscale", "--min", Integer.toString(computeNodes), "--max", Integer.toString(computeMax),
+                "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
+                "--cluster-secret-file", secret, "--log-dir", runDir.resolve("autoscale").toString()),
+            AUTOSCALER_READY, runDir.resolve("autoscale.log"));
+        started.add(process);
+        final int served = Integer.parseInt(process.readyGroup(1));
+        RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+        if (computePort != 0 && served != computePort)
+        {
+            System.out.println("dkv up: port " + computePort + " is taken; the compute nodes serve on " + served);
+        }
+        return new ComputeNodeProcess(process, served);
     }
 
     /**
@@ -220,6 +270,12 @@ public final class UpCommand implements Callable<Integer>
             driver.log().getFileName());
         for (final ComputeNodeProcess compute : computes)
         {
+            if (compute.process().name().equals("autoscaler"))
+            {
+                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(), compute.process().readyGroup(2) +
+                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+                continue;
+            }
             out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
                 compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
         }

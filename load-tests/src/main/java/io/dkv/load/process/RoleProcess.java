@@ -30,6 +30,8 @@ public final class RoleProcess implements AutoCloseable
     private static final List<String> INHERITED_PREFIXES = List.of(
         "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
     private static final int LOG_TAIL_CHARS = 4096;
+    /** Where {@code ./dkv} names the JDK AOT cache of compute nodes, once trained (ProcessNodeLauncher reads it too). */
+    private static final String AOT_CACHE_ENV = "DKV_AOT_CACHE";
 
     private final String name;
     private final Process process;
@@ -87,6 +89,13 @@ public final class RoleProcess implements AutoCloseable
             {
                 command.add(option);
             }
+        }
+        final String aotCache = System.getenv(AOT_CACHE_ENV);
+        if (!arguments.isEmpty() && "compute-node".equals(arguments.getFirst()) && aotCache != null &&
+            Files.isRegularFile(Path.of(aotCache)))
+        {
+            // as ./dkv compute-node starts: with the cache its first run trained, for a join without class loading
+            command.addAll(List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot=off", "-Xlog:cds=off"));
         }
         command.add("-Xmx" + heap);
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));

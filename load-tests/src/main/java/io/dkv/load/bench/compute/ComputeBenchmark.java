@@ -11,6 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -32,20 +33,42 @@ import java.util.concurrent.Callable;
             "redis-server's and p50 <= redis-server's at every setting.",
         "join: exec of a new ./dkv compute-node process (same JVM flags) joining a running MetaServer, memory node and " +
             "driver, to its first served GET, beside java -version (to exit) and redis-server (to its first PING). " +
-            "Goal: median <= 150 ms."
+            "Goal: median <= 150 ms.",
+        "scale: a scale-out step: a second compute node starts on the first's port (SO_REUSEPORT) while clients " +
+            "that reconnect now and then send GETs and SETs at a fixed rate. Goals: p99 during the step <= 2x the " +
+            "steady p99; no failed request."
     })
 public final class ComputeBenchmark implements Callable<Integer>
 {
     static final String TITLE = "dkv bench compute";
     static final String THROUGHPUT = "throughput";
     static final String JOIN = "join";
+    static final String SCALE = "scale";
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--only", split = ",", paramLabel = "PART", defaultValue = THROUGHPUT + "," + JOIN,
-        description = "Parts to run: throughput, join (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--only", split = ",", paramLabel = "PART", defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE,
+        description = "Parts to run: throughput, join, scale (default: ${DEFAULT-VALUE}).")
     private List<String> only;
+
+    @Option(names = "--scale-rate", defaultValue = "2000",
+        description = "Requests a second of the scale step's clients, all together (default: ${DEFAULT-VALUE}).")
+    private int scaleRate;
+
+    @Option(names = "--scale-clients", defaultValue = "4",
+        description = "Client threads of the scale step (default: ${DEFAULT-VALUE}).")
+    private int scaleClients;
+
+    @Option(names = "--scale-phase-ms", defaultValue = "10000",
+        description = "Length of the scale step's steady and after phases, and of its settling time (default: " +
+            "${DEFAULT-VALUE}).")
+    private long scalePhaseMs;
+
+    @Option(names = "--connection-life-ms", defaultValue = "200",
+        description = "How long a scale step client keeps a connection before opening another (default: " +
+            "${DEFAULT-VALUE}).")
+    private long connectionLifeMs;
 
     @Option(names = "--requests", defaultValue = "50000",
         description = "Requests of each redis-benchmark run at -c 1; -c 50 makes 4x, -c 50 -P 16 makes 16x, so each " +
@@ -74,10 +97,13 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN).containsAll(parts) || requests < 1 || keyspace < 1 || valueSize < 1 || starts < 1)
+        if (!Set.of(THROUGHPUT, JOIN, SCALE).containsAll(parts) || requests < 1 || keyspace < 1 || valueSize < 1 ||
+            starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || connectionLifeMs < 1)
         {
-            throw new ParameterException(spec.commandLine(), "--only " + only + " (parts: throughput, join), --requests " +
-                requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " + starts +
+            throw new ParameterException(spec.commandLine(), "--only " + only + " (parts: throughput, join, scale), " +
+                "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
+                starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
+                scalePhaseMs + ", --connection-life-ms " + connectionLifeMs +
                 ": parts must be known and numbers positive");
         }
         final Optional<Path> redisServer = RedisServer.find();
@@ -117,6 +143,19 @@ public final class ComputeBenchmark implements Callable<Integer>
                 starts, result.find(JoinPart.COMPUTE_AOT) == null ? "" : " and one with the AOT cache"));
             sections.addAll(JoinPart.sections(result));
             goals.addAll(JoinPart.goals(result));
+        }
+        if (parts.contains(SCALE))
+        {
+            final Path directory = Files.createTempDirectory("dkv-bench-scale-");
+            final ScaleStepPart.Result result = new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs, connectionLifeMs,
+                spec.commandLine().getErr()).run(directory);
+            method.add(String.format(Locale.ROOT, "scale: a MetaServer, a memory node and a driver, each a process " +
+                "(shm); compute node 1, then 2, each ./dkv compute-node --reuse-port on one loopback port; %d client " +
+                "threads at %,d requests/s in all (80%% GET, 20%% SET of %,d keys), each opening a new connection " +
+                "every %d ms; phases of %,d ms (logs in %s)", scaleClients, scaleRate, 10_000, connectionLifeMs,
+                scalePhaseMs, directory));
+            sections.add(ScaleStepPart.section(result));
+            goals.addAll(ScaleStepPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             loadAverage()));

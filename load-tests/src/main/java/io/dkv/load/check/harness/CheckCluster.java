@@ -1,8 +1,14 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.client.Durability;
+import io.dkv.compute.autoscale.Autoscaler;
+import io.dkv.compute.autoscale.AutoscalerContext;
+import io.dkv.compute.autoscale.ProcessNodeLauncher;
+import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +23,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -54,6 +61,17 @@ final class CheckCluster implements AutoCloseable
     {
     }
 
+    /**
+     * Compute nodes run by an {@link Autoscaler} on the clients' host, all on one port, instead of a fixed number: it
+     * decides every {@link #SYNC_PERIOD_MS} and scales down after {@link #DOWN_WINDOW_MS}; the nemesis moves its
+     * target (see {@link Nemesis#SCALE}), so it adds and drains nodes while the clients run.
+     */
+    record Autoscale(int min, int max, Consumer<String> events)
+    {
+        static final long SYNC_PERIOD_MS = 500;
+        static final long DOWN_WINDOW_MS = 2_000;
+    }
+
     private final Path logs;
     private final Path data;
     private final Path histories;
@@ -68,6 +86,9 @@ final class CheckCluster implements AutoCloseable
     private final List<Role> clientRoles = Collections.synchronizedList(new ArrayList<>());
     private final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
     private final List<String> computeEndpoints = new ArrayList<>();
+    private final Autoscale autoscale;
+    private Autoscaler autoscaler;
+    private AgentRunner autoscalerRunner;
 
     /**
      * @param hosts        test hosts to run on, or null for this host.
@@ -78,7 +99,16 @@ final class CheckCluster implements AutoCloseable
         final Clients clients, final long originNanos)
         throws IOException
     {
+        this(results, hosts, memoryNodes, computeNodes, null, clients, originNanos);
+    }
+
+    /** @param autoscale the autoscaler's bounds, with {@code computeNodes} 1 (the clients' one endpoint); or null. */
+    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int computeNodes,
+        final Autoscale autoscale, final Clients clients, final long originNanos)
+        throws IOException
+    {
         this.computeNodes = computeNodes;
+        this.autoscale = autoscale;
         this.logs = Files.createDirectories(results.resolve("logs"));
         this.data = Files.createDirectories(results.resolve("data"));
         this.histories = Files.createDirectories(results.resolve("histories"));
@@ -127,9 +157,16 @@ final class CheckCluster implements AutoCloseable
                     "--address", address(driverHost()) + ":0"),
                 DRIVER_READY, logs, "driver", on(driverHost())).start());
         }
-        for (int i = 0; i < computeNodes; i++)
+        if (autoscale != null)
         {
-            cluster.add(computeNode(i, endpoint, secret, nodes).start());
+            startAutoscaler(endpoint, secret, nodes);
+        }
+        else
+        {
+            for (int i = 0; i < computeNodes; i++)
+            {
+                cluster.add(computeNode(i, endpoint, secret, nodes).start());
+            }
         }
         for (int i = 0; i < clients.count(); i++)
         {
@@ -157,6 +194,80 @@ final class CheckCluster implements AutoCloseable
                 "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
                 "--cluster-secret-file", secret, "--address", address(driverHost()) + ":0"),
             COMPUTE_NODE_READY, logs, "compute-node-" + id, on(driverHost()));
+    }
+
+    /**
+     * The autoscaler in this JVM, its compute nodes processes on the clients' host with the settings {@link
+     * #computeNode} gives one, all serving one port; returns once its minimum serves.
+     */
+    private void startAutoscaler(final String meta, final String secret, final String nodes)
+    {
+        final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS;
+        final String host = address(driverHost());
+        computeEndpoints.add(host + ":" + port);
+        final ProcessNodeLauncher launcher = new ProcessNodeLauncher(on(driverHost()), List.of(
+            "-D" + KvClientConfiguration.DURABILITY_PROP_NAME + "=" + Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            "-D" + KvClientConfiguration.TIMEOUT_MS_PROP_NAME + "=" + clients.timeoutMs(),
+            "-D" + KvClientConfiguration.MEMORY_NODES_PROP_NAME + "=" + nodes),
+            List.of("--port", Integer.toString(port), "--bind", host, "--reuse-port", "--metrics-port", "0",
+                "--provider", provider, "--meta", meta, "--cluster-secret-file", secret, "--address", host + ":0"),
+            "384m", logs.resolve("autoscaled"));
+        autoscaler = new Autoscaler(new AutoscalerContext()
+            .minNodes(autoscale.min())
+            .maxNodes(autoscale.max())
+            .metric(ScalingMetric.OPS)
+            .target(calmTarget())
+            .syncPeriodMs(Autoscale.SYNC_PERIOD_MS)
+            .downWindowMs(Autoscale.DOWN_WINDOW_MS)
+            .metricsHost(host)
+            .launcher(launcher)
+            .events(line -> autoscale.events().accept("autoscaler: " + line)));
+        final long deadline = System.nanoTime() + 120_000_000_000L;
+        while (autoscaler.serving() < autoscale.min())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                autoscaler.close();
+                throw new IllegalStateException("the autoscaler's " + autoscale.min() + " compute node(s) did not " +
+                    "serve within 120 s; logs in " + logs.resolve("autoscaled"));
+            }
+            autoscaler.doWork();
+            sleepMs(20);
+        }
+        autoscalerRunner = new AgentRunner(new SleepingMillisIdleStrategy(20), ex -> autoscale.events()
+            .accept("autoscaler: error: " + ex), null, autoscaler);
+        AgentRunner.startOnThread(autoscalerRunner);
+    }
+
+    /** @return a target per node no load of the run reaches: the autoscaler keeps its minimum. */
+    double calmTarget()
+    {
+        return clients.rate() * 10;
+    }
+
+    /** @return a target per node far under the run's load: the autoscaler goes to its maximum. */
+    double surgeTarget()
+    {
+        return Math.max(0.5, clients.rate() / (4.0 * autoscale.max()));
+    }
+
+    /** @return the autoscaler running the compute nodes, or null when their number is fixed. */
+    Autoscaler autoscaler()
+    {
+        return autoscaler;
+    }
+
+    private static void sleepMs(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the autoscaler's compute nodes started", ex);
+        }
     }
 
     private static int freePort()
@@ -211,7 +322,8 @@ final class CheckCluster implements AutoCloseable
     /** @return what the clients go through: the driver by name, or the compute nodes' endpoints. */
     String storeName()
     {
-        return computeNodes == 0 ? "driver '" + driverName + "'" :
+        return computeNodes == 0 ? "driver '" + driverName + "'" : autoscale != null ? "compute nodes autoscaled " +
+            autoscale.min() + ".." + autoscale.max() + " on " + computeEndpoints.getFirst() :
             "compute nodes " + String.join(", ", computeEndpoints);
     }
 
@@ -250,6 +362,15 @@ final class CheckCluster implements AutoCloseable
         for (final Role role : roles(clientRoles))
         {
             role.stop();
+        }
+        if (autoscalerRunner != null)
+        {
+            // drains every compute node (the agent's onClose), while the memory nodes and MetaServer still serve
+            autoscalerRunner.close();
+        }
+        else if (autoscaler != null)
+        {
+            autoscaler.close();
         }
         final List<Role> roles = roles(cluster);
         for (int i = roles.size() - 1; i >= 0; i--)

@@ -15,6 +15,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code dkv check}: a Jepsen-style test of the store. It starts a cluster as processes (a
@@ -45,8 +47,9 @@ public final class CheckCommand implements Callable<Integer>
     private Duration time;
 
     @Option(names = "--nemesis", paramLabel = "KIND", defaultValue = "kill,pause", split = ",",
-        description = "Faults: kill, pause, partition, or none; partitions put the roles on test hosts in network " +
-            "namespaces (tcp provider) and need root, else they are skipped with the reason (default: ${DEFAULT-VALUE}).")
+        description = "Faults: kill, pause, partition, scale (with --autoscale), or none; partitions put the roles on " +
+            "test hosts in network namespaces (tcp provider) and need root, else they are skipped with the reason " +
+            "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = RegisterWorkload.NAME,
@@ -84,6 +87,12 @@ public final class CheckCommand implements Callable<Integer>
         description = "Compute nodes with --through compute, the clients spread over them (default: 2).")
     private Integer computeNodes;
 
+    @Option(names = "--autoscale", paramLabel = "MIN..MAX",
+        description = "With --through compute: the compute nodes are run by an autoscaler between MIN and MAX, all on " +
+            "one port, instead of --compute-nodes; the nemesis kills and pauses the nodes it runs, and its scale fault " +
+            "makes it add and drain nodes.")
+    private String autoscale;
+
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "6s", converter = DurationConverter.class,
         description = "Mean quiet time between faults (default: ${DEFAULT-VALUE}).")
     private Duration interval;
@@ -120,7 +129,13 @@ public final class CheckCommand implements Callable<Integer>
         final TestHosts hosts = kinds.contains(Nemesis.PARTITION) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
         final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
-        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, computes,
+        final int[] bounds = autoscaleBounds();
+        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, bounds == null ? computes : 1,
+            bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], line ->
+            {
+                nemesisLog.add(line);
+                out.println(line);
+            }),
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed), origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -141,7 +156,7 @@ public final class CheckCommand implements Callable<Integer>
                 {
                     nemesisLog.add(line);
                     out.println(line);
-                });
+                }, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(), bounds == null ? 0 : cluster.surgeTarget());
             final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
             nemesisThread.start();
             sleepShowingProgress(out, time);
@@ -192,15 +207,44 @@ public final class CheckCommand implements Callable<Integer>
             throw new IllegalArgumentException("--compute-nodes " + computeNodes +
                 " needs --through compute and is in [1, 8]");
         }
+        if (autoscale != null && (!COMPUTE.equals(through) || computeNodes != null))
+        {
+            throw new IllegalArgumentException("--autoscale " + autoscale + " needs --through compute and takes the " +
+                "place of --compute-nodes");
+        }
+        autoscaleBounds();
+        if (nemesis.contains(Nemesis.SCALE) && autoscale == null)
+        {
+            throw new IllegalArgumentException("nemesis 'scale' needs --autoscale MIN..MAX (and --through compute)");
+        }
         Workloads.of(workload, keys);
         FaultyStores.requireKnown(inject);
         for (final String kind : nemesis)
         {
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
-                throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition or none");
+                throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
+                    "scale or none");
             }
         }
+    }
+
+    /** @return {MIN, MAX} of --autoscale, or null without it; an error naming the value when it is not 1 <= MIN <= MAX <= 8. */
+    private int[] autoscaleBounds()
+    {
+        if (autoscale == null)
+        {
+            return null;
+        }
+        final Matcher range = Pattern.compile("(\\d{1,2})\\.\\.(\\d{1,2})")
+            .matcher(autoscale.strip());
+        final int min = range.matches() ? Integer.parseInt(range.group(1)) : -1;
+        final int max = range.matches() ? Integer.parseInt(range.group(2)) : -1;
+        if (min < 1 || max < min || max > 8)
+        {
+            throw new IllegalArgumentException("--autoscale " + autoscale + " is not MIN..MAX with 1 <= MIN <= MAX <= 8");
+        }
+        return new int[]{min, max};
     }
 
     private List<String> faultKinds()

@@ -1,5 +1,8 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.compute.autoscale.Autoscaler;
+import io.dkv.compute.autoscale.ManagedNode;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -12,14 +15,20 @@ import java.util.function.Consumer;
  * Strikes the cluster while clients run: now and then it picks a fault among those asked for and a
  * role to hit, holds the fault a second or three, and heals it. Kills are SIGKILL and a restart of
  * the same role (its data directory kept); pauses are SIGSTOP and SIGCONT; partitions cut the test
- * hosts in two groups that cannot reach each other.
+ * hosts in two groups that cannot reach each other. Where an autoscaler runs the compute nodes, the nodes it runs
+ * are killed and paused too (it replaces the killed ones itself), and a scale fault moves its target so far under the
+ * load that it starts nodes up to its maximum, then back above it, so that it drains them again.
  */
 final class Nemesis implements Runnable
 {
     static final String KILL = "kill";
     static final String PAUSE = "pause";
     static final String PARTITION = "partition";
-    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION);
+    static final String SCALE = "scale";
+    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE);
+
+    /** How long a surge lasts beyond its hold: time for new compute nodes' JVMs to start and join. */
+    private static final long SCALE_JOIN_MS = 3_000;
 
     private final List<String> kinds;
     private final List<Role> targets;
@@ -29,6 +38,9 @@ final class Nemesis implements Runnable
     private final long quietMs;
     private final Random random;
     private final Consumer<String> log;
+    private final Autoscaler autoscaler;
+    private final double calmTarget;
+    private final double surgeTarget;
     private final List<NemesisEvent> events = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean running = true;
 
@@ -42,10 +54,29 @@ final class Nemesis implements Runnable
     Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
         final long originNanos, final long quietMs, final long seed, final Consumer<String> log)
     {
+        this(kinds, targets, hosts, hostNames, originNanos, quietMs, seed, log, null, 0, 0);
+    }
+
+    /**
+     * @param autoscaler  the autoscaler of the compute nodes, whose nodes are struck too; or null.
+     * @param calmTarget  its target per node under which the run's load keeps its minimum.
+     * @param surgeTarget its target per node under which the run's load asks for its maximum.
+     */
+    Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
+        final long originNanos, final long quietMs, final long seed, final Consumer<String> log,
+        final Autoscaler autoscaler, final double calmTarget, final double surgeTarget)
+    {
         if (kinds.contains(PARTITION) && hosts == null)
         {
             throw new IllegalArgumentException("partitions need test hosts");
         }
+        if (kinds.contains(SCALE) && autoscaler == null)
+        {
+            throw new IllegalArgumentException("scale faults need compute nodes run by an autoscaler");
+        }
+        this.autoscaler = autoscaler;
+        this.calmTarget = calmTarget;
+        this.surgeTarget = surgeTarget;
         this.kinds = List.copyOf(kinds);
         this.targets = List.copyOf(targets);
         this.hosts = hosts;
@@ -66,13 +97,23 @@ final class Nemesis implements Runnable
             }
             final String kind = kinds.get(random.nextInt(kinds.size()));
             final long holdMs = 1_000 + random.nextLong(2_000);
+            final List<ManagedNode> scaled = autoscaler == null ? List.of() : autoscaler.servingNodes();
+            final int pick = random.nextInt(targets.size() + scaled.size());
             if (PARTITION.equals(kind))
             {
                 partition(holdMs);
             }
+            else if (SCALE.equals(kind))
+            {
+                scale(holdMs);
+            }
+            else if (pick >= targets.size())
+            {
+                strike(kind, scaled.get(pick - targets.size()), holdMs);
+            }
             else
             {
-                strike(kind, targets.get(random.nextInt(targets.size())), holdMs);
+                strike(kind, targets.get(pick), holdMs);
             }
         }
     }
@@ -99,6 +140,50 @@ final class Nemesis implements Runnable
             default -> throw new IllegalArgumentException("nemesis cannot " + kind);
         }
         events.add(new NemesisEvent(kind, target.name(), start, System.nanoTime() - originNanos, detail));
+    }
+
+    /** A node the autoscaler runs: killed for good (the autoscaler replaces it below its minimum) or paused. */
+    private void strike(final String kind, final ManagedNode target, final long holdMs)
+    {
+        final long start = System.nanoTime() - originNanos;
+        log.accept(String.format(Locale.ROOT, "nemesis: %s %s for %d ms", kind, target.describe(), holdMs));
+        String detail = "";
+        switch (kind)
+        {
+            case KILL ->
+            {
+                target.kill();
+                sleep(holdMs);
+                detail = "not restarted: the autoscaler replaces what it lost";
+            }
+            case PAUSE ->
+            {
+                target.pause();
+                sleep(holdMs);
+                target.resume();
+            }
+            default -> throw new IllegalArgumentException("nemesis cannot " + kind);
+        }
+        events.add(new NemesisEvent(kind, "compute node " + target.nodeId(), start, System.nanoTime() - originNanos,
+            detail));
+    }
+
+    /**
+     * The load surges past what the nodes are held to, for the hold and the time for new nodes to join, then calms:
+     * the autoscaler starts nodes up to its maximum, then drains them after its scale-down window.
+     */
+    private void scale(final long holdMs)
+    {
+        final long start = System.nanoTime() - originNanos;
+        final int before = autoscaler.running();
+        log.accept(String.format(Locale.ROOT, "nemesis: scale: target %.4g ops/s per node (was %.4g) for %d ms",
+            surgeTarget, calmTarget, holdMs + SCALE_JOIN_MS));
+        autoscaler.retarget(surgeTarget);
+        sleep(holdMs + SCALE_JOIN_MS);
+        final int during = autoscaler.running();
+        autoscaler.retarget(calmTarget);
+        events.add(new NemesisEvent(SCALE, "compute nodes", start, System.nanoTime() - originNanos,
+            before + " running before, " + during + " at the surge's end"));
     }
 
     private void partition(final long holdMs)
