@@ -137,6 +137,17 @@ class RespDifferentialTest
         }
     }
 
+    @Test
+    void commandInfoDescribesEachCommandNamedInItsOrder() throws Exception
+    {
+        try (RawResp actual = new RawResp(store.port()))
+        {
+            final String reply = actual.call("COMMAND", "INFO", "get", "SET", "nope");
+            assertTrue(reply.startsWith("*3[*10[$get, :2, ") && reply.contains("], *10[$set, :-3, ") &&
+                reply.endsWith(", $nil]"), reply);
+        }
+    }
+
     /**
      * Random commands over the key space. Relative expiry times are long (minutes to days) so that no key expires
      * during a run, and each is drawn once per run and {@link #SPACING_MS} apart from the others: EXPIRE's GT and LT

@@ -56,8 +56,9 @@ final class ServerCommands
         RespReplies.arrayHeader(out, args.length - 2);
         for (int i = 2; i < args.length; i++)
         {
+            final String name = CommandTable.lowerCase(args[i]);
             final CommandSpec spec = table.commands().stream()
-                .filter(candidate -> candidate.name().equals(CommandTable.lowerCase(args[2])))
+                .filter(candidate -> candidate.name().equals(name))
                 .findFirst().orElse(null);
             if (spec == null)
             {
