@@ -150,8 +150,8 @@ public final class AutoscaleCommand implements Callable<Integer>
                 idle.idle(autoscaler.doWork());
             }
             print(String.format("serving RESP on %s:%d through %d compute node(s) (between %d and %d; metric %s, " +
-                "target %.4g per node; logs in %s)", bind, servedPort, autoscaler.serving(), min, max,
-                context.metric(), context.target(), logs));
+                "target %s per node; logs in %s)", bind, servedPort, autoscaler.serving(), min, max,
+                context.metric(), Autoscaler.figure(context.target()), logs));
             while (signals.received() == null)
             {
                 idle.idle(autoscaler.doWork());

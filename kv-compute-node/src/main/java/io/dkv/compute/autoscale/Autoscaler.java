@@ -142,7 +142,7 @@ public final class Autoscaler implements Agent, AutoCloseable
         {
             newTarget = Double.NaN;
             policy.target(retargeted);
-            event(String.format(Locale.ROOT, "target now %.4g %s per node", retargeted, context.metric().unit()));
+            event("target now " + figure(retargeted) + " " + context.metric().unit() + " per node");
         }
         int reported = 0;
         for (final Tracked tracked : nodes)
@@ -186,10 +186,17 @@ public final class Autoscaler implements Agent, AutoCloseable
 
     private String why(final ScalingPolicy.Decision decision, final int running)
     {
-        return String.format(Locale.ROOT, "%d -> %d compute nodes: %s per node %.4g against a target of %.4g " +
+        return String.format(Locale.ROOT, "%d -> %d compute nodes: %s per node %s against a target of %s " +
             "(ratio %.2f, tolerance %.2f; %d reported, %d without a figure)", running, decision.desired(),
-            context.metric().unit(), decision.perNode(), policy.target(), decision.ratio(), context.tolerance(),
-            decision.reported(), decision.missing());
+            context.metric().unit(), figure(decision.perNode()), figure(policy.target()), decision.ratio(),
+            context.tolerance(), decision.reported(), decision.missing());
+    }
+
+    /** @return a figure as an operator reads it: whole above 1,000 (ops/s, connections), else four digits. */
+    public static String figure(final double value)
+    {
+        return Math.abs(value) >= 1_000 ? String.format(Locale.ROOT, "%,.0f", value) :
+            String.format(Locale.ROOT, "%.4g", value);
     }
 
     private void launch(final int count, final long now, final String why)
@@ -351,7 +358,14 @@ public final class Autoscaler implements Agent, AutoCloseable
         while (!nodes.isEmpty())
         {
             final long now = context.clock().nanoTime();
-            nodes.removeIf(tracked -> tracked.node.poll() == State.EXITED);
+            for (final Tracked tracked : nodes)
+            {
+                if (tracked.node.poll() == State.EXITED)
+                {
+                    nodes.remove(tracked);
+                    event(tracked.node.describe() + " drained and exited");
+                }
+            }
             if (nanosSince(start, now) > context.drainTimeoutMs())
             {
                 for (final Tracked tracked : nodes)

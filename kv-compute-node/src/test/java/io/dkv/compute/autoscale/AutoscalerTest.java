@@ -71,7 +71,7 @@ class AutoscalerTest
             assertEquals(5, launched.size(), "ceil(2 x 2.5) = 5");
             assertEquals(1, autoscaler.scaleUps());
             assertTrue(events.stream().anyMatch(line -> line.contains("2 -> 5 compute nodes") &&
-                line.contains("ops/s per node 2500")), events::toString);
+                line.contains("ops/s per node 2,500")), events::toString);
         }
     }
 

@@ -2,6 +2,7 @@ package io.dkv.load.cluster;
 
 import io.dkv.load.DkvMain;
 import io.dkv.load.process.RoleProcess;
+import io.dkv.load.resp.RespSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -10,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -34,12 +36,43 @@ class LocalClusterTest
     private final StringWriter err = new StringWriter();
 
     /** {@code dkv up} in a process of its own, on any free port (a redis-server may hold 6379), stopped by the test. */
-    private static RoleProcess up(final Path dir, final Path clusterFile)
+    private static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
     {
-        return RoleProcess.start("dkv up", "256m", Map.of(),
-            List.of("up", "--dir", dir.resolve("run").toString(), "--cluster", clusterFile.toString(), "--index-groups", "1024",
-                "--heap-chunks", "8", "--compute-port", "0"),
-            Pattern.compile("Ctrl-C stops the cluster"), dir.resolve("up.log"));
+        final List<String> arguments = new ArrayList<>(List.of("up", "--dir", dir.resolve("run").toString(),
+            "--cluster", clusterFile.toString(), "--index-groups", "1024", "--heap-chunks", "8", "--compute-port", "0"));
+        arguments.addAll(List.of(more));
+        return RoleProcess.start("dkv up", "256m", Map.of(), arguments, Pattern.compile("Ctrl-C stops the cluster"),
+            dir.resolve("up.log"));
+    }
+
+    @Test
+    void aComputeRangeRunsTheAutoscalerWithItsNodesOnOnePort(@TempDir final Path dir) throws Exception
+    {
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess up = up(dir, clusterFile, "--compute", "1..2");
+        try
+        {
+            final int[] ports = ClusterFile.read(clusterFile).computePorts();
+            assertEquals(1, ports.length, "the autoscaler's nodes share one port");
+            assertTrue(up.logTail().contains("autoscaler") && up.logTail().contains("1 compute node(s), RESP on " +
+                "127.0.0.1:" + ports[0]), up::logTail);
+            try (RespSocket socket = new RespSocket("127.0.0.1:" + ports[0], 30_000))
+            {
+                assertEquals("OK", ((RespSocket.Simple)socket.call("SET".getBytes(), "scaled".getBytes(),
+                    "yes".getBytes())).text());
+            }
+            assertEquals(0, dkv("get", "--cluster=" + clusterFile, "scaled"), err::toString);
+            assertEquals("yes", out.toString().trim(), "what the autoscaled node set, dkv get reads");
+        }
+        finally
+        {
+            assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly on SIGTERM, as on Ctrl-C");
+        }
+        final String autoscaleLog = Files.readString(dir.resolve("run").resolve("autoscale.log"));
+        assertTrue(autoscaleLog.contains("SIGTERM: draining 1 compute node(s)") && autoscaleLog.contains("stopped"),
+            autoscaleLog);
+        final String nodeLog = Files.readString(dir.resolve("run").resolve("autoscale").resolve("compute-node-0.log"));
+        assertTrue(nodeLog.contains("stopped and deregistered"), nodeLog);
     }
 
     private int dkv(final String... args)

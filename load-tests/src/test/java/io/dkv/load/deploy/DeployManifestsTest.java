@@ -11,7 +11,6 @@ import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaEndpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,24 +43,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DeployManifestsTest
 {
-    /**
-     * ALLOWANCE PENDING A MERGE, TO BE REMOVED WITH IT. Flags that {@code compute-node} is being given in a branch not
-     * merged into this tree: {@code --metrics-port} (the Prometheus endpoint the autoscaler's metric is read from,
-     * which compute-node.yaml passes) and {@code --reuse-port}. While this tree's compute-node lacks one, the checker
-     * takes it (with its value) off compute-node's command line before picocli parses it; for any other subcommand or
-     * flag an unknown flag fails as ever, and a flag compute-node has is parsed as any other.
-     * {@link #thePendingMergeAllowancesAreStillNeeded} fails once compute-node has them: then delete this map, the
-     * checker's parameter for it, {@link #thePendingFlagsAreAllowedToComputeNodeAlone} and that test.
-     */
-    static final Map<String, Integer> COMPUTE_NODE_FLAGS_PENDING_MERGE = Map.of("--metrics-port", 1, "--reuse-port", 0);
-
-    /**
-     * ALLOWANCE PENDING THE SAME MERGE, TO BE REMOVED WITH IT. The metric the autoscaler scales on, which the same
-     * branch has compute-node serve: until then no source of kv-compute-node names it, and the autoscaler test takes
-     * it on trust. {@link #thePendingMergeAllowancesAreStillNeeded} fails once a source names it: then delete this set.
-     */
-    static final Set<String> COMPUTE_NODE_METRICS_PENDING_MERGE = Set.of("dkv_compute_ops_per_second");
-
     private static final Path REPOSITORY = repositoryRoot();
     private static final DeployTree DEPLOY = DeployTree.load(REPOSITORY.resolve("deploy"));
     private static final Pattern ENDPOINT_HOST = Pattern.compile("meta:\\d+@tcp:(.+):(\\d+)#.*");
@@ -124,7 +105,7 @@ class DeployManifestsTest
     {
         final List<String> problems = new ArrayList<>();
         final List<Invocation> resolved = invocations.resolve(problems);
-        problems.addAll(DkvInvocations.check(resolved, DkvMain.commandLine(), COMPUTE_NODE_FLAGS_PENDING_MERGE));
+        problems.addAll(DkvInvocations.check(resolved, DkvMain.commandLine()));
         return problems;
     }
 
@@ -140,7 +121,6 @@ class DeployManifestsTest
     @Test
     void aMadeUpFlagIsNamedWithItsFileObjectAndContainer()
     {
-        // on compute-node, whose pending flags are allowed: any other unknown flag is not
         final List<String> problems = checkInline("made-up.yaml", deployment("""
             args: [compute-node, --port, "6379", --meta, "$(META)", --cluster-secret-file, /etc/dkv/s, --made-up, "1"]
             """));
@@ -162,16 +142,6 @@ class DeployManifestsTest
         assertEquals(1, problems.size(), problems::toString);
         assertTrue(problems.getFirst().startsWith("made-up.yaml: Deployment/made-up, container node: dkv has no " +
             "subcommand 'memory-nod'"), problems.getFirst());
-    }
-
-    @Test
-    void thePendingFlagsAreAllowedToComputeNodeAlone()
-    {
-        final List<String> problems = checkInline("pending.yaml", deployment("""
-            args: [memory-node, --metrics-port, "9121", --meta, "$(META)", --cluster-secret-file, /etc/dkv/s]
-            """));
-        assertEquals(1, problems.size(), problems::toString);
-        assertTrue(problems.getFirst().contains("--metrics-port"), problems.getFirst());
     }
 
     @Test
@@ -376,7 +346,7 @@ class DeployManifestsTest
         final String sources = computeNodeSources();
         for (final String metric : podsMetrics)
         {
-            assertTrue(COMPUTE_NODE_METRICS_PENDING_MERGE.contains(metric) || names(sources, metric),
+            assertTrue(names(sources, metric),
                 () -> autoscaler.where() + ": no source of kv-compute-node names the metric " + metric);
             assertTrue(adapterServes(metric), () -> "no prometheus-adapter rule under deploy/ serves " + metric);
         }
@@ -645,22 +615,5 @@ class DeployManifestsTest
     {
         return containers(workload).stream().flatMap(container -> YamlNodes.maps(container.get("ports")).stream())
             .toList();
-    }
-
-    @Test
-    void thePendingMergeAllowancesAreStillNeeded()
-    {
-        final CommandLine computeNode = DkvMain.commandLine().getSubcommands().get(DkvInvocations.COMPUTE_NODE);
-        for (final String flag : COMPUTE_NODE_FLAGS_PENDING_MERGE.keySet())
-        {
-            assertFalse(computeNode.getCommandSpec().optionsMap().containsKey(flag), () -> "compute-node has " + flag +
-                " now: delete COMPUTE_NODE_FLAGS_PENDING_MERGE (and DkvInvocations.check's parameter for it)");
-        }
-        final String sources = computeNodeSources();
-        for (final String metric : COMPUTE_NODE_METRICS_PENDING_MERGE)
-        {
-            assertFalse(names(sources, metric), () -> "kv-compute-node names " + metric + " now: delete " +
-                "COMPUTE_NODE_METRICS_PENDING_MERGE");
-        }
     }
 }

@@ -132,13 +132,10 @@ final class DkvInvocations
     }
 
     /**
-     * @param dkv     the {@code dkv} command line ({@code DkvMain.commandLine()}).
-     * @param pending flags that {@code compute-node} is known to be getting in a branch not merged yet, with their
-     *                arity: taken off before parsing while {@code compute-node} lacks them, and nowhere else.
+     * @param dkv the {@code dkv} command line ({@code DkvMain.commandLine()}).
      * @return what picocli refuses, one problem per invocation.
      */
-    static List<String> check(final List<Invocation> invocations, final CommandLine dkv,
-        final Map<String, Integer> pending)
+    static List<String> check(final List<Invocation> invocations, final CommandLine dkv)
     {
         final List<String> problems = new ArrayList<>();
         for (final Invocation invocation : invocations)
@@ -151,11 +148,7 @@ final class DkvInvocations
                     dkv.getSubcommands().keySet() + ")");
                 continue;
             }
-            List<String> args = invocation.args().subList(1, invocation.args().size());
-            if (name.equals(COMPUTE_NODE))
-            {
-                args = withoutPending(args, subcommand, pending);
-            }
+            final List<String> args = invocation.args().subList(1, invocation.args().size());
             final List<String> all = new ArrayList<>(List.of(name));
             all.addAll(args);
             try
@@ -175,27 +168,6 @@ final class DkvInvocations
             }
         }
         return problems;
-    }
-
-    private static List<String> withoutPending(final List<String> args, final CommandLine subcommand,
-        final Map<String, Integer> pending)
-    {
-        final List<String> kept = new ArrayList<>();
-        for (int i = 0; i < args.size(); i++)
-        {
-            final String arg = args.get(i);
-            final String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-            final Integer arity = pending.get(flag);
-            if (arity == null || subcommand.getCommandSpec().optionsMap().containsKey(flag))
-            {
-                kept.add(arg);
-            }
-            else if (!arg.contains("="))
-            {
-                i += arity;
-            }
-        }
-        return kept;
     }
 
     private Map<String, String> environment(final K8sObject workload, final Map<String, Object> container,

@@ -69,6 +69,29 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(240)
+    void registersStayLinearizableWhileTheAutoscalerAddsAndDrainsComputeNodesUnderTheNemesis() throws Exception
+    {
+        final Path results = dir.resolve("autoscaled");
+        final StringWriter err = new StringWriter();
+        // seed 3: the first fault is a surge (scale), so the autoscaler both adds and drains nodes within the run
+        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+            "check", "--through", "compute", "--autoscale", "1..3", "--time", "20s", "--nemesis", "scale,kill,pause",
+            "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
+
+        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
+        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
+        assertTrue(verdict.startsWith("VALID"), verdict);
+        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        assertTrue(nemesis.contains("nemesis: scale"), nemesis);
+        assertTrue(nemesis.contains("compute nodes: 1 -> 3 compute nodes"), () -> "no scale-up:\n" + nemesis);
+        assertTrue(nemesis.contains("autoscaler: draining"), () -> "no scale-down:\n" + nemesis);
+        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        final long ok = history.operations().stream().filter(Operation::isOk).count();
+        assertTrue(ok > 300, () -> ok + " operations completed ok of " + history.operations().size());
+    }
+
+    @Test
     @Timeout(120)
     void staleReadsInjectedBetweenClientsAndComputeNodesAreCaught() throws Exception
     {
@@ -141,5 +164,14 @@ class CheckCommandTest
         assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check",
             "--compute-nodes", "2", "--dir", dir.toString()));
         assertTrue(err.toString().contains("--compute-nodes 2 needs --through compute"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through",
+            "compute", "--nemesis", "scale", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("nemesis 'scale' needs --autoscale MIN..MAX"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--autoscale",
+            "1..2", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("--autoscale 1..2 needs --through compute"), err::toString);
+        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through",
+            "compute", "--autoscale", "3..2", "--dir", dir.toString()));
+        assertTrue(err.toString().contains("--autoscale 3..2 is not MIN..MAX"), err::toString);
     }
 }
