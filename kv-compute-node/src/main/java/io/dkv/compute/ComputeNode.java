@@ -33,6 +33,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -41,6 +42,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,6 +79,7 @@ public final class ComputeNode implements AutoCloseable
     private final AtomicLong connectionIds = new AtomicLong();
     private final Channel serverChannel;
     private final ScheduledFuture<?> sampler;
+    private Throwable warmUpFailure;
     private final ScheduledFuture<?> windowSampler;
     private final MetricsEndpoint metrics;
     private final CommandTable table;
@@ -117,48 +121,48 @@ public final class ComputeNode implements AutoCloseable
                 .group(bossGroup, workerGroup)
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 1024)
-                // accepting waits for the command table: with SO_REUSEPORT, connections come as soon as it is bound
-                .option(ChannelOption.AUTO_READ, false)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new Initializer());
             if (context.reusePort())
             {
                 reusePort(bootstrap, epoll);
             }
-            final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(context.bindAddress(), context.port()))
-                .awaitUninterruptibly();
-            if (!bound.isSuccess())
+            // A port given is bound last, once the node can serve: with SO_REUSEPORT the kernel queues connections for
+            // a socket as soon as it is bound, and a client the node then left waiting would see the whole start (on 2
+            // busy cores, half a second) as one request's latency. Port 0 is bound first to learn which it is, with
+            // accepting held until the command table exists; no other node shares a port chosen so.
+            if (context.port() == 0)
             {
-                throw new IllegalStateException("cannot serve RESP on " + context.bindAddress() + ":" + context.port() +
-                    " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one" +
-                    (context.reusePort() ? "" : ", or --reuse-port to each node that is to share it"), bound.cause());
+                listening = bind(bootstrap.option(ChannelOption.AUTO_READ, false), epoll);
             }
-            listening = bound.channel();
-            this.serverChannel = listening;
-            if (context.reusePort() && !reusingPort(serverChannel, epoll))
-            {
-                throw new IllegalStateException("SO_REUSEPORT was asked for (--reuse-port) but the " +
-                    (epoll ? "epoll" : "nio") + " transport did not set it on " + context.bindAddress() + ":" + port() +
-                    ": this platform does not support it");
-            }
+            final int port = listening == null ? context.port() : ((InetSocketAddress)listening.localAddress()).getPort();
             // only here is the endpoint's class (and through it Netty's HTTP) loaded
             serving = context.metricsPort() < 0 ? null : MetricsEndpoint.start(bossGroup, channelClass,
                 context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId()));
             this.metrics = serving;
             published = context.raas() == null ? null :
-                new RaasClusterView(context.raas(), context.bindAddress(), port());
+                new RaasClusterView(context.raas(), context.bindAddress(), port);
             this.cluster = published;
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
                 ClusterView.Member.id(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)),
-                RaasClusterView.announcedHost(context.bindAddress()), port()));
-            this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port(),
+                RaasClusterView.announcedHost(context.bindAddress()), port));
+            this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port,
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
                 view));
             this.sampler = bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
             this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
                 TimeUnit.MILLISECONDS);
-            serverChannel.config().setAutoRead(true);
+            warmUp(view, port);
+            if (listening == null)
+            {
+                listening = bind(bootstrap, epoll);
+            }
+            else
+            {
+                listening.config().setAutoRead(true);
+            }
+            this.serverChannel = listening;
         }
         catch (final RuntimeException ex)
         {
@@ -183,6 +187,67 @@ public final class ComputeNode implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /** Bind the RESP port, checking that SO_REUSEPORT took where it was asked for. */
+    private Channel bind(final ServerBootstrap bootstrap, final boolean epoll)
+    {
+        final ChannelFuture bound = bootstrap.bind(new InetSocketAddress(context.bindAddress(), context.port()))
+            .awaitUninterruptibly();
+        if (!bound.isSuccess())
+        {
+            throw new IllegalStateException("cannot serve RESP on " + context.bindAddress() + ":" + context.port() +
+                " (" + bound.cause().getMessage() + "); give another --port, or 0 for a free one" +
+                (context.reusePort() ? "" : ", or --reuse-port to each node that is to share it"), bound.cause());
+        }
+        final Channel channel = bound.channel();
+        if (context.reusePort() && !reusingPort(channel, epoll))
+        {
+            channel.close().syncUninterruptibly();
+            throw new IllegalStateException("SO_REUSEPORT was asked for (--reuse-port) but the " +
+                (epoll ? "epoll" : "nio") + " transport did not set it on " + context.bindAddress() + ":" +
+                ((InetSocketAddress)channel.localAddress()).getPort() + ": this platform does not support it");
+        }
+        return channel;
+    }
+
+    /**
+     * Run the RESP path on every event loop before the first client comes ({@link WarmUp}), its commands counted apart
+     * from the node's. A warm-up that fails (the store out of reach a moment) leaves the node to serve cold: the
+     * failure is kept for {@link #warmUpFailure()}, and the clients' own requests will say what is wrong.
+     */
+    private void warmUp(final ClusterView view, final int port)
+    {
+        final int rounds = context.warmupRounds();
+        if (rounds <= 0)
+        {
+            return;
+        }
+        final NodeStats scratch = new NodeStats();
+        final CommandTable warmTable = new CommandTable(new CommandEnvironment(client, null, scratch, port,
+            context.maxClients(), context.maxBulkBytes(), nodeId(), view));
+        // a node given a client in place of a RaaS handle (tests) has no id: its port tells it from others of the host
+        final String owner = nodeId() != 0 ? Long.toUnsignedString(nodeId()) : "port-" + port;
+        final List<Future<?>> done = new ArrayList<>();
+        int index = 0;
+        for (final EventExecutor loop : workerGroup)
+        {
+            final int loopIndex = index++;
+            done.add(loop.submit(() -> WarmUp.run(warmTable, scratch, owner, loopIndex, rounds)));
+        }
+        for (final Future<?> future : done)
+        {
+            if (!future.awaitUninterruptibly().isSuccess() && warmUpFailure == null)
+            {
+                warmUpFailure = future.cause();
+            }
+        }
+    }
+
+    /** @return why the warm-up before serving failed, or null when it ran (or was not asked for). */
+    public Throwable warmUpFailure()
+    {
+        return warmUpFailure;
     }
 
     /**

@@ -64,6 +64,13 @@ public final class ComputeNodeConfiguration
     public static final String METRICS_WINDOW_PROP_NAME = "dkv.compute.metrics.window.ms";
     public static final long METRICS_WINDOW_DEFAULT = 10_000;
 
+    /**
+     * Rounds of requests each event loop runs through the node's own RESP path before the port accepts ({@link
+     * WarmUp}); 0 for none. Each round is nine commands, a write, a read and a compare-and-set among them.
+     */
+    public static final String WARMUP_ROUNDS_PROP_NAME = "dkv.compute.warmup.rounds";
+    public static final int WARMUP_ROUNDS_DEFAULT = 20;
+
     private ComputeNodeConfiguration()
     {
     }

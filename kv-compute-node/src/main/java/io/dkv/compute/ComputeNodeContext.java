@@ -24,6 +24,7 @@ public final class ComputeNodeContext
     private long partialTimeoutMs = Long.getLong(PARTIAL_TIMEOUT_PROP_NAME, PARTIAL_TIMEOUT_DEFAULT);
     private int ioThreads = Integer.getInteger(IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
     private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
+    private int warmupRounds = Integer.getInteger(WARMUP_ROUNDS_PROP_NAME, WARMUP_ROUNDS_DEFAULT);
     private boolean reusePort = Boolean.parseBoolean(
         System.getProperty(REUSE_PORT_PROP_NAME, Boolean.toString(REUSE_PORT_DEFAULT)));
     private int metricsPort = Integer.getInteger(METRICS_PORT_PROP_NAME, METRICS_PORT_DEFAULT);
@@ -60,10 +61,11 @@ public final class ComputeNodeContext
             throw new IllegalArgumentException("bounds must be positive and a command must hold a bulk: maxClients=" +
                 maxClients + " maxBulkBytes=" + maxBulkBytes + " maxArgs=" + maxArgs + " maxCommandBytes=" + maxCommandBytes);
         }
-        if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0)
+        if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0 || warmupRounds < 0)
         {
             throw new IllegalArgumentException("partialTimeoutMs=" + partialTimeoutMs + " ioThreads=" + ioThreads +
-                " drainTimeoutMs=" + drainTimeoutMs + ": the first two must be positive, the last not negative");
+                " drainTimeoutMs=" + drainTimeoutMs + " warmupRounds=" + warmupRounds +
+                ": the first two must be positive, the others not negative");
         }
         if ((raas == null) == (client == null))
         {
@@ -218,6 +220,18 @@ public final class ComputeNodeContext
     }
 
     /** @return the password AUTH must give, or null: none required. */
+    public int warmupRounds()
+    {
+        return warmupRounds;
+    }
+
+    /** @param warmupRounds rounds of requests each event loop runs before the port accepts; 0 for none. */
+    public ComputeNodeContext warmupRounds(final int warmupRounds)
+    {
+        this.warmupRounds = warmupRounds;
+        return this;
+    }
+
     public String requirePass()
     {
         return requirePass;
