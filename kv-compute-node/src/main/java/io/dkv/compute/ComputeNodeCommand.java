@@ -94,6 +94,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
             throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
                 " cannot be read by this user" : " does not exist") + " (./dkv up writes one beside its cluster file)");
         }
+        // the RESP server's classes and native transport load on another core while this one attaches to RaaS
+        ComputeNode.preload(metricsPort >= 0);
         final MetaDirectory directory = MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse)
             .toArray(MetaEndpoint[]::new));
         final Raas raas = Raas.embedded(new RaasContext()
