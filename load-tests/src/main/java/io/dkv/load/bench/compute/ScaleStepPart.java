@@ -321,7 +321,7 @@ final class ScaleStepPart
 
     static List<String> goals(final Result result)
     {
-        final double ratio = result.step().latencies().getValueAtPercentile(99) /
+        final double ratio = (double)result.step().latencies().getValueAtPercentile(99) /
             result.steady().latencies().getValueAtPercentile(99);
         final long failed = result.phases().stream().mapToLong(Phase::failed).sum();
         return List.of(

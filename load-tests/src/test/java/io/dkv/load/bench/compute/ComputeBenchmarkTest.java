@@ -36,7 +36,8 @@ class ComputeBenchmarkTest
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
         final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "compute", "--requests", "500", "--keyspace", "100", "--starts", "3");
+            .execute("bench", "compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
+                "--starts", "3");
 
         assertEquals(0, exit, () -> out + "\n" + err);
         final String text = out.toString();
@@ -61,6 +62,26 @@ class ComputeBenchmarkTest
         assertTrue(text.contains("AOT cache: not tried"), text);
         final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(3, goals.size(), text);
+        assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
+    }
+
+    @Test
+    @Timeout(300)
+    void reportsAScaleOutStepPhaseByPhaseWithItsGoals()
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("bench", "compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
+                "--scale-clients", "2");
+
+        assertEquals(0, exit, () -> out + "\n" + err);
+        final String text = out.toString();
+        final List<String[]> phases = ReportTables.tables(text, List.of(ScaleStepPart.TITLE)).get(ScaleStepPart.TITLE);
+        assertEquals(3, phases.size(), text);
+        assertEquals("1.00x", phases.getFirst()[8], text);
+        final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(2, goals.size(), text);
         assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
     }
 }
