@@ -24,6 +24,11 @@ public final class RaasStatus
     public static final int CLOSED = 105;
     /** The request did not complete in time. */
     public static final int TIMED_OUT = 106;
+    /**
+     * An atomic flushed behind a request the transport gave up on: it may or may not have been executed, and is not
+     * sent again (done twice, a compare-and-swap would fail on its own word).
+     */
+    public static final int OUTCOME_UNKNOWN = 107;
 
     private RaasStatus()
     {
@@ -46,6 +51,7 @@ public final class RaasStatus
             case UNREACHABLE -> "UNREACHABLE";
             case CLOSED -> "CLOSED";
             case TIMED_OUT -> "TIMED_OUT";
+            case OUTCOME_UNKNOWN -> "OUTCOME_UNKNOWN";
             default -> status > 0 && status < 100 ? WcStatus.fromCode(status).name() : "STATUS_" + status;
         };
     }

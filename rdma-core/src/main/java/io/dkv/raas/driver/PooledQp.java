@@ -62,6 +62,11 @@ final class PooledQp
     volatile long progressMillis;
     /** Forced to ERROR as stalled: the first request flushed is the one it stalled on, and fails. */
     volatile boolean stalled;
+    /**
+     * Broken by the transport (a stall, retries exceeded), not by a responder's answer: requests flushed behind the
+     * failed one may have been executed with their answers lost, so an atomic among them must not go again.
+     */
+    volatile boolean outcomeUnknown;
     /** The doorbell batch being built by the submitter. */
     int batchCount;
     io.dkv.verbs.SendWorkRequest batchHead;

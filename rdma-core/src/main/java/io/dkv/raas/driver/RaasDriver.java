@@ -1159,13 +1159,26 @@ public final class RaasDriver implements Raas
         {
             // the request the queue pair stalled on: its peer neither answers nor fails, so it does not go again
             qp.stalled = false;
+            qp.outcomeUnknown = true;
             markStale(slot.route);
             complete(slot, RaasStatus.UNREACHABLE, 0);
             return;
         }
+        if (status == WcStatus.RETRY_EXC_ERR)
+        {
+            qp.outcomeUnknown = true;
+        }
+        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && slot.opcode.isAtomic())
+        {
+            // flushed behind a request the transport gave up on: it may have been executed and its answer lost, and
+            // a compare-and-swap or fetch-and-add done twice is wrong (a second CAS fails on the first one's word)
+            complete(slot, RaasStatus.OUTCOME_UNKNOWN, 0);
+            return;
+        }
         if (status == WcStatus.WR_FLUSH_ERR && slot.retries < MAX_RETRIES && !(slot.connection != null && slot.connection.isClosed()))
         {
-            // flushed behind another connection's failure: never executed, so it goes again on a recycled queue pair
+            // flushed behind a failure the responder answered (which drops what follows) or unexecuted, or a READ or
+            // WRITE, which may run twice: it goes again on a recycled queue pair
             slot.retries++;
             slot.state = RequestSlot.PENDING;
             slot.postedOn = null;
@@ -1312,7 +1325,8 @@ public final class RaasDriver implements Raas
 
     /**
      * A shared queue pair broke (a request failed on it): bring it back. Its other requests were
-     * flushed unexecuted and go again. Called by the submitter once nothing is outstanding on it.
+     * flushed and go again, but for atomics behind a transport failure. Called by the submitter once
+     * nothing is outstanding on it.
      */
     private void recycle(final PooledQp qp)
     {
@@ -1330,6 +1344,7 @@ public final class RaasDriver implements Raas
                 qp.qp.modify(QpAttributes.init(0).qkey(io.dkv.raas.ControlHeader.UD_QKEY));
                 qp.qp.modify(QpAttributes.rtr());
                 qp.qp.modify(QpAttributes.rts());
+                qp.outcomeUnknown = false;
                 qp.broken = false;
             }
             catch (final RuntimeException ex)
@@ -1342,6 +1357,7 @@ public final class RaasDriver implements Raas
         {
             qp.qp.modify(QpAttributes.reset());
             bringUp(qp.qp);
+            qp.outcomeUnknown = false;
             qp.broken = false;
         }
         catch (final RuntimeException ex)
