@@ -265,43 +265,32 @@ public final class Autoscaler implements Agent, AutoCloseable
     /** @return nodes starting or serving: those a decision counts. */
     public int running()
     {
-        int running = 0;
-        for (final Tracked tracked : nodes)
-        {
-            if (tracked.state == State.STARTING || tracked.state == State.SERVING)
-            {
-                running++;
-            }
-        }
-        return running;
+        return count(State.STARTING) + count(State.SERVING);
     }
 
     /** @return nodes serving now. */
     public int serving()
     {
-        int serving = 0;
-        for (final Tracked tracked : nodes)
-        {
-            if (tracked.state == State.SERVING)
-            {
-                serving++;
-            }
-        }
-        return serving;
+        return count(State.SERVING);
     }
 
     /** @return nodes draining now. */
     public int draining()
     {
-        int draining = 0;
+        return count(State.DRAINING);
+    }
+
+    private int count(final State state)
+    {
+        int count = 0;
         for (final Tracked tracked : nodes)
         {
-            if (tracked.state == State.DRAINING)
+            if (tracked.state == state)
             {
-                draining++;
+                count++;
             }
         }
-        return draining;
+        return count;
     }
 
     /** @return the nodes not yet exited, oldest first; any thread may call it. */
