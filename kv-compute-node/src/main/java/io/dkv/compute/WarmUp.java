@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  * Without it the first requests of a new node are its slowest by far: measured under load on 2 cores, a node's first
  * request on a loop took 260 to 500 ms (classes linked, its session's queue pairs made, code run for the first time),
  * and a client that lands on it during a scale-out waits that long. It writes and deletes one key of its own per loop
- * ({@code dkv:compute:warmup:<node id>:<loop>}); its commands count in a statistics object of their own, not the node's.
+ * ({@code dkv:compute:warmup:<node id>:<loop>}); its commands count in a statistics object of their own, not the
+ * node's.
  */
 final class WarmUp
 {

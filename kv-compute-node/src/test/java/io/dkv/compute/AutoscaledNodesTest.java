@@ -113,7 +113,8 @@ class AutoscaledNodesTest
                 runner.close();
             }
             assertEquals(0, autoscaler.nodes().size());
-            MetaCluster.await("no compute node registered once the autoscaler stopped", () -> computeNodes(observer) == 0);
+            MetaCluster.await("no compute node registered once the autoscaler stopped",
+                () -> computeNodes(observer) == 0);
         }
     }
 

@@ -33,6 +33,7 @@ public final class VerbsContext
     private int tcpHelloTimeoutMs = intProperty(TCP_HELLO_TIMEOUT_MS_PROP_NAME, TCP_HELLO_TIMEOUT_MS_DEFAULT);
     private int tcpMaxLinksPerAddress = intProperty(TCP_MAX_LINKS_PER_ADDRESS_PROP_NAME, TCP_MAX_LINKS_PER_ADDRESS_DEFAULT);
     private int tcpMaxDcSourcesPerLink = intProperty(TCP_MAX_DC_SOURCES_PER_LINK_PROP_NAME, TCP_MAX_DC_SOURCES_PER_LINK_DEFAULT);
+    private TcpAnswerLoss tcpAnswerLoss = TcpAnswerLoss.NONE;
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
@@ -285,6 +286,19 @@ public final class VerbsContext
     public VerbsContext tcpMaxDcSourcesPerLink(final int tcpMaxDcSourcesPerLink)
     {
         this.tcpMaxDcSourcesPerLink = tcpMaxDcSourcesPerLink;
+        return this;
+    }
+
+    /** @return which atomic answers the tcp NIC engine loses after executing them: none but in tests. */
+    public TcpAnswerLoss tcpAnswerLoss()
+    {
+        return tcpAnswerLoss;
+    }
+
+    /** @param tcpAnswerLoss atomics the tcp NIC engine executes and never answers, for tests of a lost answer. */
+    public VerbsContext tcpAnswerLoss(final TcpAnswerLoss tcpAnswerLoss)
+    {
+        this.tcpAnswerLoss = tcpAnswerLoss;
         return this;
     }
 

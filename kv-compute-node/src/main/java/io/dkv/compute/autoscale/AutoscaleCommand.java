@@ -31,9 +31,9 @@ import java.util.concurrent.Callable;
     mixinStandardHelpOptions = true,
     description = {
         "Run this host's compute nodes between --min and --max, all serving one RESP port (SO_REUSEPORT), and scale " +
-            "them by their load as Kubernetes' HorizontalPodAutoscaler does: every --sync-period it reads each node's " +
-            "metrics endpoint and wants ceil(nodes x mean/target) nodes, doing nothing within --tolerance of the " +
-            "target, scaling down only to the highest recommendation of the --scale-down-window.",
+            "them by their load as Kubernetes' HorizontalPodAutoscaler does: every --sync-period it reads each " +
+            "node's metrics endpoint and wants ceil(nodes x mean/target) nodes, doing nothing within --tolerance of " +
+            "the target, scaling down only to the highest recommendation of the --scale-down-window.",
         "Stop it with Ctrl-C or SIGTERM: it drains every node (each stops accepting, answers what it read, " +
             "deregisters)."
     })

@@ -43,7 +43,8 @@ public final class AutoscalerContext
     {
         if (minNodes < 1 || maxNodes < minNodes || maxNodes > MAX_NODES_LIMIT)
         {
-            throw new IllegalArgumentException("compute nodes " + minNodes + ".." + maxNodes + ": need 1 <= MIN <= MAX <= " +
+            throw new IllegalArgumentException("compute nodes " + minNodes + ".." + maxNodes +
+                ": need 1 <= MIN <= MAX <= " +
                 MAX_NODES_LIMIT);
         }
         if (Double.isNaN(target))

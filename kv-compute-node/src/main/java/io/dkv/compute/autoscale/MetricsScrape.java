@@ -37,7 +37,8 @@ public final class MetricsScrape
      */
     public Map<String, Double> scrape(final int port) throws IOException
     {
-        final URI uri = URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port + "/metrics");
+        final String address = host.contains(":") ? "[" + host + "]" : host;
+        final URI uri = URI.create("http://" + address + ":" + port + "/metrics");
         final HttpURLConnection connection = (HttpURLConnection)uri.toURL().openConnection();
         connection.setConnectTimeout(timeoutMs);
         connection.setReadTimeout(timeoutMs);

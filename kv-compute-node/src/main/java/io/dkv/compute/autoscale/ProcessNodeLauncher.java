@@ -192,7 +192,8 @@ public final class ProcessNodeLauncher implements NodeLauncher
         {
             try
             {
-                final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
+                final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start()
+                    .waitFor();
                 if (exit != 0 && process.isAlive())
                 {
                     throw new IllegalStateException("kill -" + signal + " " + process.pid() + " exited with " + exit);

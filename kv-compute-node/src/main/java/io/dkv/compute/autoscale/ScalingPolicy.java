@@ -102,7 +102,8 @@ public final class ScalingPolicy
         return new Decision(desired, raw, perNode, ratio, reported, missing);
     }
 
-    private int withMissing(final double ratio, final double sum, final int reported, final int missing, final int current)
+    private int withMissing(
+        final double ratio, final double sum, final int reported, final int missing, final int current)
     {
         if (missing == 0)
         {

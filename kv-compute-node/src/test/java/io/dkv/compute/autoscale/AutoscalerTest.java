@@ -145,7 +145,8 @@ class AutoscalerTest
             advance(autoscaler, 1);
             assertTrue(launched.getFirst().killed, "did not serve within the start timeout");
             assertEquals(2, launched.size(), "replaced");
-            assertTrue(events.stream().anyMatch(line -> line.contains("did not serve within 60000 ms")), events::toString);
+            assertTrue(events.stream().anyMatch(line -> line.contains("did not serve within 60000 ms")),
+                events::toString);
         }
     }
 

@@ -504,6 +504,11 @@ final class InboundLink extends TcpLink
                         status = WcStatus.REM_ACCESS_ERR;
                     }
                 }
+                if (status == WcStatus.SUCCESS && device.context().tcpAnswerLoss().loseAtomicAnswer(srcQpn, psn))
+                {
+                    // executed, its answer lost on the way back (tests of a link cut between the two)
+                    return;
+                }
                 respond(TYPE_RESPONSE, status, srcQpn, psn, original);
                 return;
             }

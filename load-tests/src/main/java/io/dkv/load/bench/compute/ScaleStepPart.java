@@ -180,7 +180,7 @@ final class ScaleStepPart
         }
     }
 
-    /** One client: requests at its share of the rate, each timed from when it was due, a new connection now and then. */
+    /** One client: requests at its share of the rate, each timed from when it was due, a new connection at times. */
     private void load(final int port, final Histogram[] histograms, final long[] failed,
         final AtomicReference<String> firstFailure)
     {
@@ -223,7 +223,8 @@ final class ScaleStepPart
                     }
                     if (current >= 0)
                     {
-                        histograms[current].recordValue(Math.min(System.nanoTime() - due, TimeUnit.SECONDS.toNanos(60)));
+                        histograms[current].recordValue(
+                            Math.min(System.nanoTime() - due, TimeUnit.SECONDS.toNanos(60)));
                     }
                 }
                 catch (final RuntimeException ex)

@@ -1,0 +1,90 @@
+package io.dkv.raas;
+
+import io.dkv.raas.driver.RaasDriver;
+import io.dkv.verbs.VerbsContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A link cut between a requester and a responder that has executed its requests: the answers are lost, the shared
+ * queue pair stalls and is recycled. The request it stalled on fails UNREACHABLE; a compare-and-swap flushed behind it
+ * was executed too, and sent again it would fail on its own word (its caller would take its write for a lost race),
+ * so it fails OUTCOME_UNKNOWN and is done once; a READ behind it goes again and brings the word.
+ */
+class LostAnswerTest
+{
+    private static final int STALL_MS = 200;
+    private static final long FIRST = 0;
+    private static final long SECOND = 8;
+    /** Atomics keep their words big-endian, as on the wire. */
+    private static final ValueLayout.OfLong BIG_ENDIAN =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
+
+    /** A volatile read: the word is written by the NIC engine's thread. */
+    private static long word(final MemorySegment words, final long offset)
+    {
+        return (long)WORD.getVolatile(words, offset);
+    }
+
+    @Test
+    @Timeout(60)
+    void aCompareAndSwapFlushedBehindALostAnswerIsNotDoneTwice() throws Exception
+    {
+        final AtomicBoolean answersLost = new AtomicBoolean(true);
+        final StaticDirectory directory = new StaticDirectory();
+        // one DC initiator, never promoted to RC: both requests travel on it, in order
+        final RaasContext requester = RaasPair.context("tcp", 1).dciCount(1).rcPromoteRequests(0).qpStallMs(STALL_MS);
+        final RaasContext responder = RaasPair.context("tcp", 2)
+            .verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0")
+                .tcpAnswerLoss((requesterQpn, psn) -> answersLost.get()));
+        try (Raas a = Raas.embedded(requester, directory);
+            Raas b = Raas.embedded(responder, directory))
+        {
+            final RemoteRegion owned = b.malloc(2, 4096, "words");
+            final MemorySegment words = b.localMemory(owned);
+            final RemoteRegion region = a.lookup("words");
+            final ConcurrentHashMap<Long, long[]> completed = new ConcurrentHashMap<>();
+            final Connection connection = a.open(2, (token, status, value) -> completed.put(token, new long[]{status,
+                value}));
+
+            connection.casAsync(region, FIRST, 0, 1, 1);
+            connection.casAsync(region, SECOND, 0, 1, 2);
+            // both executed: their answers are what is lost
+            final long deadline = System.nanoTime() + 20_000_000_000L;
+            while (word(words, FIRST) != 1 || word(words, SECOND) != 1)
+            {
+                assertTrue(System.nanoTime() < deadline, () -> "not executed: " + word(words, FIRST) + " " +
+                    word(words, SECOND) + " completed " + completed.keySet() + "\n" + ((RaasDriver)a).describeState());
+                Thread.sleep(1);
+            }
+            answersLost.set(false);
+            while (completed.size() < 2)
+            {
+                a.poll();
+                Thread.sleep(1);
+            }
+
+            assertEquals(RaasStatus.UNREACHABLE, (int)completed.get(1L)[0], "the request the queue pair stalled on");
+            assertEquals(RaasStatus.OUTCOME_UNKNOWN, (int)completed.get(2L)[0],
+                () -> "the CAS flushed behind it: " + RaasStatus.describe((int)completed.get(2L)[0]) + ", value " +
+                    completed.get(2L)[1]);
+            assertEquals(1, word(words, SECOND), "done once");
+
+            final MemorySegment buffer = MemorySegment.ofArray(new byte[8]);
+            final Connection again = a.open(2, null);
+            again.read(region, SECOND, buffer, 0, 8);
+            assertEquals(1, buffer.get(BIG_ENDIAN, 0), "a READ after the recycle");
+        }
+    }
+}
