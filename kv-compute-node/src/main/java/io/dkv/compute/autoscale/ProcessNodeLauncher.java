@@ -4,7 +4,6 @@ import io.dkv.compute.ComputeNodeCommand;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,18 +14,13 @@ import java.util.regex.Pattern;
 
 /**
  * Starts each compute node as {@code java ... ComputeNodeCommand ARGS}, a JVM of its own with this JVM's class path and
- * the flags dkv's processes need, its output in a log file of its own. The launcher of {@code ./dkv} names its JDK AOT
- * cache in {@code DKV_AOT_CACHE} once trained, and the nodes then start with it, as {@code ./dkv compute-node} does.
+ * the flags dkv's processes need ({@link ChildJvm}: the trained AOT cache too, as {@code ./dkv compute-node} has), its
+ * output in a log file of its own.
  */
 public final class ProcessNodeLauncher implements NodeLauncher
 {
-    /** The environment variable in which {@code ./dkv} names the trained AOT cache of compute nodes. */
-    public static final String AOT_CACHE_ENV = "DKV_AOT_CACHE";
     private static final Pattern READY = Pattern.compile(
         "dkv compute node (\\d+) serving RESP on \\S+:(\\d+) .*; metrics on http://\\S+:(\\d+)/metrics");
-    /** The JVM options of this process that a node needs as well: module access, native access, the collector. */
-    private static final List<String> INHERITED_PREFIXES = List.of(
-        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
     private static final int LOG_TAIL_CHARS = 2048;
 
     private final List<String> prefix;
@@ -60,19 +54,8 @@ public final class ProcessNodeLauncher implements NodeLauncher
         this.arguments = List.copyOf(arguments);
         this.logDir = logDir;
         final List<String> command = new ArrayList<>(exec);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
-            {
-                command.add(option);
-            }
-        }
-        final String aotCache = System.getenv(AOT_CACHE_ENV);
-        if (aotCache != null && Files.isRegularFile(Path.of(aotCache)))
-        {
-            command.addAll(List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot=off", "-Xlog:cds=off"));
-        }
+        command.addAll(ChildJvm.java());
+        command.addAll(ChildJvm.computeNodeAotCache());
         command.add("-Xmx" + heap);
         command.addAll(jvmOptions);
         command.add("-cp");

@@ -1,10 +1,10 @@
 package io.dkv.load.process;
 
+import io.dkv.compute.autoscale.ChildJvm;
 import io.dkv.load.DkvMain;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,12 +26,7 @@ public final class RoleProcess implements AutoCloseable
 {
     public static final long START_TIMEOUT_MS = 30_000;
     public static final long EXIT_TIMEOUT_MS = 10_000;
-    /** The JVM options of this process that the child needs as well: module access and the collector. */
-    private static final List<String> INHERITED_PREFIXES = List.of(
-        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
     private static final int LOG_TAIL_CHARS = 4096;
-    /** Where {@code ./dkv} names the JDK AOT cache of compute nodes, once trained (ProcessNodeLauncher reads it too). */
-    private static final String AOT_CACHE_ENV = "DKV_AOT_CACHE";
 
     private final String name;
     private final Process process;
@@ -82,20 +77,11 @@ public final class RoleProcess implements AutoCloseable
         final List<String> prefix)
     {
         final List<String> command = new ArrayList<>(prefix);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
-            {
-                command.add(option);
-            }
-        }
-        final String aotCache = System.getenv(AOT_CACHE_ENV);
-        if (!arguments.isEmpty() && "compute-node".equals(arguments.getFirst()) && aotCache != null &&
-            Files.isRegularFile(Path.of(aotCache)))
+        command.addAll(ChildJvm.java());
+        if (!arguments.isEmpty() && "compute-node".equals(arguments.getFirst()))
         {
             // as ./dkv compute-node starts: with the cache its first run trained, for a join without class loading
-            command.addAll(List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot=off", "-Xlog:cds=off"));
+            command.addAll(ChildJvm.computeNodeAotCache());
         }
         command.add("-Xmx" + heap);
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));

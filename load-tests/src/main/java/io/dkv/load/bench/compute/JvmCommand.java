@@ -1,24 +1,20 @@
 package io.dkv.load.bench.compute;
 
+import io.dkv.compute.autoscale.ChildJvm;
 import io.dkv.load.DkvMain;
 
 import java.io.File;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * A java command line with the flags {@code ./dkv} gives a role: those of this JVM that every dkv process needs
- * (module access, native access, the collector; as {@code RoleProcess} picks them), not the benchmark's fixed heap.
+ * (module access, native access, the collector: {@code ChildJvm}), not the benchmark's fixed heap.
  */
 final class JvmCommand
 {
-    private static final List<String> INHERITED_PREFIXES = List.of(
-        "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
-
     private JvmCommand()
     {
     }
@@ -26,16 +22,7 @@ final class JvmCommand
     /** @return java and the flags every dkv process runs with. */
     static List<String> java()
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (INHERITED_PREFIXES.stream().anyMatch(option::startsWith))
-            {
-                command.add(option);
-            }
-        }
-        return command;
+        return ChildJvm.java();
     }
 
     /**
