@@ -232,6 +232,7 @@ final class Messaging
         slot.kind = RequestSlot.KIND_CONTROL;
         slot.route = route;
         slot.vqpn = 0;
+        slot.opcode = Opcode.SEND_WITH_IMM;
         final MemorySegment staging = slot.staging;
         staging.set(BYTE, TYPE_OFFSET, type);
         staging.set(BYTE, FLAGS_OFFSET, (byte)0);

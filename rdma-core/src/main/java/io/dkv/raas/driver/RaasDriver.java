@@ -1168,7 +1168,7 @@ public final class RaasDriver implements Raas
         {
             qp.outcomeUnknown = true;
         }
-        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && slot.opcode.isAtomic())
+        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && slot.wr.opcode().isAtomic())
         {
             // flushed behind a request the transport gave up on: it may have been executed and its answer lost, and
             // a compare-and-swap or fetch-and-add done twice is wrong (a second CAS fails on the first one's word)
