@@ -76,6 +76,14 @@ public final class ComputeNode implements AutoCloseable
         "io.netty.channel.epoll.EpollSocketChannel",
         "io.netty.channel.nio.NioIoHandler",
         "io.netty.buffer.PooledByteBufAllocator",
+        // the first channel's: the default allocator's magazines, the ids (read from the network interfaces) and the
+        // pipeline, 30-60 ms of the bind on 2 cores when made on the starting thread
+        "io.netty.buffer.ByteBufAllocator",
+        "io.netty.channel.DefaultChannelId",
+        "io.netty.channel.DefaultChannelPipeline",
+        "io.netty.channel.AbstractChannelHandlerContext",
+        "io.netty.channel.ChannelOutboundBuffer",
+        "io.netty.channel.DefaultChannelConfig",
         "io.netty.channel.embedded.EmbeddedChannel",
         "org.HdrHistogram.SingleWriterRecorder",
         RespDecoder.class.getName(),

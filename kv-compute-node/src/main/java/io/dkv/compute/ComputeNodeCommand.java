@@ -37,6 +37,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
      * reading at exec is comparable).
      */
     public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
+    static final String NETTY_JFR_PROP_NAME = "io.netty.jfr.enabled";
 
     private static final String REUSE_PORT = "--reuse-port";
 
@@ -93,6 +94,12 @@ public final class ComputeNodeCommand implements Callable<Integer>
             // one line, as for a secret the file holds wrongly: the usage text would bury it
             throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
                 " cannot be read by this user" : " does not exist") + " (./dkv up writes one beside its cluster file)");
+        }
+        // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
+        // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
+        if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
+        {
+            System.setProperty(NETTY_JFR_PROP_NAME, "false");
         }
         // the RESP server's classes and native transport load on another core while this one attaches to RaaS
         ComputeNode.preload(metricsPort >= 0);

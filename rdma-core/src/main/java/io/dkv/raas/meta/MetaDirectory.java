@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -56,7 +58,11 @@ public final class MetaDirectory implements Directory
     private final long epochCheckNanos;
     private final long relinkNanos;
     private final Duration rpcTimeout;
-    private final MetaFrameAuthenticator authenticator;
+    /**
+     * Made on a thread of its own: the first HMAC of a process loads the JDK's security providers, 50-60 ms of a
+     * compute node's join on 2 cores, and nothing needs it until the first link opens, after the NIC is up.
+     */
+    private final FutureTask<MetaFrameAuthenticator> authenticator;
     private final byte[] token;
     private volatile boolean epochCheckDue = true;
     private volatile long nextEpochCheckNanos;
@@ -82,8 +88,31 @@ public final class MetaDirectory implements Directory
         this.epochCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.epochCheckMs());
         this.relinkNanos = TimeUnit.MILLISECONDS.toNanos(context.relinkMs());
         this.rpcTimeout = Duration.ofMillis(context.rpcTimeoutMs());
-        this.authenticator = new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs());
+        this.authenticator = new FutureTask<>(() ->
+            new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
+        Thread.ofPlatform().daemon().name("dkv-meta-authenticator").start(authenticator);
         this.token = context.nodeToken() != null ? context.nodeToken() : newToken();
+    }
+
+    private MetaFrameAuthenticator authenticator()
+    {
+        try
+        {
+            return authenticator.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new RaasException("interrupted while the MetaServer frame authenticator was made", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException failure)
+            {
+                throw failure;
+            }
+            throw new IllegalStateException("cannot make the MetaServer frame authenticator", ex.getCause());
+        }
     }
 
     private static byte[] newToken()
@@ -573,7 +602,7 @@ public final class MetaDirectory implements Directory
     {
         try
         {
-            link.open(raas, buffers, rpcTimeout, authenticator);
+            link.open(raas, buffers, rpcTimeout, authenticator());
             return true;
         }
         catch (final RaasException ex)

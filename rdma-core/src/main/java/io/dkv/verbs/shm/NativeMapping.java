@@ -12,6 +12,7 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -20,8 +21,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Maps an existing shm file with four system calls (open, lseek, mmap, close) through libc. A peer
  * meets a new device by mapping its files, and on hosts where a system call costs microseconds
- * (virtual machines) FileChannel's extra calls and objects double what that costs. Unavailable
- * (no libc symbols) means {@link #isAvailable()} is false and callers map through FileChannel.
+ * (virtual machines) FileChannel's extra calls and objects double what that costs.
+ *
+ * <p>The downcall handles are linked on a thread of their own ({@link #prepare()}, at a process's first
+ * device): the JVM generates their classes at run time, which an AOT cache cannot hold, and on 2 cores that
+ * took 170-180 ms of a compute node's join when done on the thread that starts the node. Until they are
+ * ready, or where libc lacks the symbols, {@link #isAvailable()} is false and callers map through FileChannel.
  */
 final class NativeMapping
 {
@@ -34,59 +39,90 @@ final class NativeMapping
     /** Linux 5.14: fault every page in writable, allocating what the file lacks. */
     private static final int MADV_POPULATE_WRITE = 23;
 
-    private static final MethodHandle OPEN;
-    private static final MethodHandle LSEEK;
-    private static final MethodHandle MMAP;
-    private static final MethodHandle MUNMAP;
-    private static final MethodHandle CLOSE;
-    private static final MethodHandle MADVISE;
-    private static final StructLayout CALL_STATE;
-    private static final VarHandle ERRNO;
+    private static final AtomicBoolean PREPARING = new AtomicBoolean();
+    private static volatile Handles handles;
 
-    static
+    /** The linked calls; a field is null where libc lacks the symbol. */
+    private record Handles(
+        MethodHandle open,
+        MethodHandle lseek,
+        MethodHandle mmap,
+        MethodHandle munmap,
+        MethodHandle close,
+        MethodHandle madvise,
+        StructLayout callState,
+        VarHandle errno)
     {
-        final Linker linker = Linker.nativeLinker();
-        final SymbolLookup libc = linker.defaultLookup();
-        final Linker.Option errno = Linker.Option.captureCallState("errno");
-        CALL_STATE = Linker.Option.captureStateLayout();
-        ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        MethodHandle open = null;
-        MethodHandle lseek = null;
-        MethodHandle mmap = null;
-        MethodHandle munmap = null;
-        MethodHandle close = null;
-        MethodHandle madvise = null;
-        if (libc.find("open").isPresent() && libc.find("mmap").isPresent())
+        static Handles link()
         {
-            open = linker.downcallHandle(libc.find("open").orElseThrow(),
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2), errno);
-            lseek = linker.downcallHandle(libc.find("lseek").orElseThrow(),
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), errno);
-            mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(),
-                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), errno);
-            munmap = linker.downcallHandle(libc.find("munmap").orElseThrow(),
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-            close = linker.downcallHandle(libc.find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+            final Linker linker = Linker.nativeLinker();
+            final SymbolLookup libc = linker.defaultLookup();
+            final Linker.Option errno = Linker.Option.captureCallState("errno");
+            final StructLayout callState = Linker.Option.captureStateLayout();
+            MethodHandle open = null;
+            MethodHandle lseek = null;
+            MethodHandle mmap = null;
+            MethodHandle munmap = null;
+            MethodHandle close = null;
+            MethodHandle madvise = null;
+            if (libc.find("open").isPresent() && libc.find("mmap").isPresent())
+            {
+                open = linker.downcallHandle(libc.find("open").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
+                    errno);
+                lseek = linker.downcallHandle(libc.find("lseek").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), errno);
+                mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(),
+                    FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), errno);
+                munmap = linker.downcallHandle(libc.find("munmap").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+                close = linker.downcallHandle(libc.find("close").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+            }
+            if (libc.find("madvise").isPresent())
+            {
+                madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+            }
+            return new Handles(open, lseek, mmap, munmap, close, madvise, callState,
+                callState.varHandle(MemoryLayout.PathElement.groupElement("errno")));
         }
-        if (libc.find("madvise").isPresent())
-        {
-            madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-        }
-        OPEN = open;
-        LSEEK = lseek;
-        MMAP = mmap;
-        MUNMAP = munmap;
-        CLOSE = close;
-        MADVISE = madvise;
     }
 
     private NativeMapping()
     {
     }
 
+    /**
+     * Link the calls on a daemon thread of their own, once per process; later calls return at once.
+     */
+    static void prepare()
+    {
+        if (PREPARING.compareAndSet(false, true))
+        {
+            Thread.ofPlatform().daemon().name("dkv-shm-native-mapping").start(NativeMapping::link);
+        }
+    }
+
+    /** Link the calls on this thread (for tests and for callers that want them now). */
+    static void link()
+    {
+        try
+        {
+            handles = Handles.link();
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            // no native access (--enable-native-access not given) or no libc: FileChannel maps instead
+            handles = new Handles(null, null, null, null, null, null, null, null);
+        }
+    }
+
+    /** @return whether {@link #map} can be called: linked, and libc has the calls. */
     static boolean isAvailable()
     {
-        return OPEN != null;
+        final Handles linked = handles;
+        return linked != null && linked.open() != null;
     }
 
     /**
@@ -95,13 +131,14 @@ final class NativeMapping
      */
     static MemorySegment map(final Path path, final Arena arena)
     {
+        final Handles linked = handles;
         try (Arena call = Arena.ofConfined())
         {
-            final MemorySegment state = call.allocate(CALL_STATE);
-            final int fd = (int)OPEN.invokeExact(state, call.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC, 0);
+            final MemorySegment state = call.allocate(linked.callState());
+            final int fd = (int)linked.open().invokeExact(state, call.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC, 0);
             if (fd < 0)
             {
-                final int error = errno(state);
+                final int error = errno(linked, state);
                 if (error == ENOENT)
                 {
                     return null;
@@ -112,26 +149,26 @@ final class NativeMapping
             final MemorySegment address;
             try
             {
-                length = (long)LSEEK.invokeExact(state, fd, 0L, SEEK_END);
+                length = (long)linked.lseek().invokeExact(state, fd, 0L, SEEK_END);
                 if (length < 0)
                 {
-                    throw new VerbsException("cannot size shm file " + path + ": errno " + errno(state));
+                    throw new VerbsException("cannot size shm file " + path + ": errno " + errno(linked, state));
                 }
                 if (length == 0)
                 {
                     throw new VerbsException("shm file " + path + " is empty");
                 }
-                address = (MemorySegment)MMAP.invokeExact(state, MemorySegment.NULL, length, PROT_READ_WRITE, MAP_SHARED, fd, 0L);
+                address = (MemorySegment)linked.mmap().invokeExact(state, MemorySegment.NULL, length, PROT_READ_WRITE, MAP_SHARED, fd, 0L);
                 if (address.address() == -1L)
                 {
-                    throw new VerbsException("cannot map shm file " + path + " (" + length + " bytes): errno " + errno(state));
+                    throw new VerbsException("cannot map shm file " + path + " (" + length + " bytes): errno " + errno(linked, state));
                 }
             }
             finally
             {
-                final int ignored = (int)CLOSE.invokeExact(fd);
+                final int ignored = (int)linked.close().invokeExact(fd);
             }
-            return address.reinterpret(length, arena, mapping -> unmap(mapping.address(), length));
+            return address.reinterpret(length, arena, mapping -> unmap(linked, mapping.address(), length));
         }
         catch (final VerbsException ex)
         {
@@ -150,13 +187,14 @@ final class NativeMapping
      */
     static boolean populate(final MemorySegment mapping)
     {
-        if (MADVISE == null)
+        final Handles linked = handles;
+        if (linked == null || linked.madvise() == null)
         {
             return false;
         }
         try
         {
-            return (int)MADVISE.invokeExact(mapping, mapping.byteSize(), MADV_POPULATE_WRITE) == 0;
+            return (int)linked.madvise().invokeExact(mapping, mapping.byteSize(), MADV_POPULATE_WRITE) == 0;
         }
         catch (final Throwable ex)
         {
@@ -164,11 +202,11 @@ final class NativeMapping
         }
     }
 
-    private static void unmap(final long address, final long length)
+    private static void unmap(final Handles linked, final long address, final long length)
     {
         try
         {
-            final int ignored = (int)MUNMAP.invokeExact(MemorySegment.ofAddress(address), length);
+            final int ignored = (int)linked.munmap().invokeExact(MemorySegment.ofAddress(address), length);
         }
         catch (final Throwable ex)
         {
@@ -176,8 +214,8 @@ final class NativeMapping
         }
     }
 
-    private static int errno(final MemorySegment state)
+    private static int errno(final Handles linked, final MemorySegment state)
     {
-        return (int)ERRNO.get(state, 0L);
+        return (int)linked.errno().get(state, 0L);
     }
 }

@@ -19,6 +19,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -31,6 +32,7 @@ public final class ShmDevice extends SoftDevice
     static final String ROOT_NAME = "dkv-shm";
     static final String CONTROL_FILE = "control";
     static final int MAX_INLINE_DATA = 1024;
+    private static final AtomicBoolean SWEEPING = new AtomicBoolean();
 
     private final Path root;
     private final long deviceId;
@@ -45,6 +47,7 @@ public final class ShmDevice extends SoftDevice
     ShmDevice(final VerbsContext context)
     {
         super(context, MAX_INLINE_DATA);
+        NativeMapping.prepare();
         this.root = context.shmDirectory().resolve(ROOT_NAME);
         try
         {
@@ -54,7 +57,7 @@ public final class ShmDevice extends SoftDevice
         {
             throw new VerbsException("cannot create shm root " + root + ": " + ex, ex);
         }
-        sweepDeadDevices(root);
+        sweepInBackground(root);
         long id;
         Path dir;
         while (true)
@@ -102,6 +105,30 @@ public final class ShmDevice extends SoftDevice
     static String queueFileName(final long fileSeq)
     {
         return String.format("q-%016x", fileSeq);
+    }
+
+    /**
+     * Sweep on a daemon thread: judging each device maps its control file, and a start that did it first spent
+     * about 60 ms on it (2 cores, a few devices) before it could serve. Nothing waits for the sweep; a directory it
+     * has not reached yet only takes disk space a while longer. One sweep runs at a time in a process: devices
+     * opened meanwhile (tests open hundreds) find the one under way.
+     */
+    private static void sweepInBackground(final Path root)
+    {
+        if (SWEEPING.compareAndSet(false, true))
+        {
+            Thread.ofPlatform().daemon().name("dkv-shm-sweep").start(() ->
+            {
+                try
+                {
+                    sweepDeadDevices(root);
+                }
+                finally
+                {
+                    SWEEPING.set(false);
+                }
+            });
+        }
     }
 
     /**

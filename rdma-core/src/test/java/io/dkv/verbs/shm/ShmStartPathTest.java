@@ -1,0 +1,79 @@
+package io.dkv.verbs.shm;
+
+import io.dkv.verbs.Device;
+import io.dkv.verbs.Verbs;
+import io.dkv.verbs.VerbsContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What an shm device's start leaves to threads of its own, so that the thread opening it does not wait: linking the
+ * libc calls files are mapped with, and sweeping the directories of devices whose process died. Both still happen.
+ */
+class ShmStartPathTest
+{
+    @TempDir
+    Path shm;
+
+    @Test
+    @Timeout(60)
+    void aDeadDevicesDirectoryIsSweptAfterTheNextDeviceOpens() throws Exception
+    {
+        final Path root = shm.resolve(ShmDevice.ROOT_NAME);
+        final Path dead = root.resolve("00000000000000aa");
+        Files.createDirectories(dead);
+        Files.writeString(dead.resolve("mr-0000000000000001"), "left by a process that was killed");
+        // no control file and untouched for a minute: a device that died before it could write one
+        Files.setLastModifiedTime(dead, FileTime.from(Instant.now().minusSeconds(120)));
+
+        try (Device device = Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm)))
+        {
+            while (Files.exists(dead))
+            {
+                Thread.sleep(5);
+            }
+            assertTrue(Files.isDirectory(root.resolve(String.format("%016x", ((ShmDevice)device).deviceId()))),
+                "the live device's own directory stays");
+        }
+    }
+
+    @Test
+    void theLinkedCallsMapAFileAsFileChannelDoes() throws Exception
+    {
+        NativeMapping.link();
+        assertTrue(NativeMapping.isAvailable(), "libc's open, lseek, mmap and close on Linux");
+        final Path file = shm.resolve("mapped");
+        final byte[] bytes = new byte[8192];
+        for (int i = 0; i < bytes.length; i++)
+        {
+            bytes[i] = (byte)(i * 31);
+        }
+        Files.write(file, bytes);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment mapping = NativeMapping.map(file, arena);
+            assertEquals(bytes.length, mapping.byteSize());
+            assertArrayEquals(bytes, mapping.toArray(ValueLayout.JAVA_BYTE));
+            mapping.set(ValueLayout.JAVA_BYTE, 0, (byte)7);
+            // refused before Linux 5.14 (false, and callers touch the pages): either way the contents stay
+            NativeMapping.populate(mapping);
+            assertEquals(7, mapping.get(ValueLayout.JAVA_BYTE, 0), "the mapping is the file's pages, writable");
+            assertNull(NativeMapping.map(shm.resolve("missing"), arena), "no file: null, as ShmFiles.map expects");
+        }
+        assertEquals(7, Files.readAllBytes(file)[0], "shared: the write reached the file");
+    }
+}
