@@ -1,5 +1,5 @@
 /**
- * Consistency checking, Jepsen style: recorded histories of operations, the checkers that judge
- * them, and the harness that runs a real cluster under faults to record them.
+ * Consistency checking, Jepsen style: the harness that runs a real cluster under faults and records its histories;
+ * the history model and the checkers that judge them are the checker module's ({@code io.dkv.checker}).
  */
 package io.dkv.load.check;

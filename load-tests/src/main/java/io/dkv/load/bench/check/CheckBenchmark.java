@@ -1,17 +1,17 @@
 package io.dkv.load.bench.check;
 
+import io.dkv.checker.elle.ElleChecker;
+import io.dkv.checker.elle.ElleResult;
+import io.dkv.checker.elle.ListAppendHistoryGenerator;
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.HistoryJson;
+import io.dkv.checker.linear.LinearizabilityChecker;
+import io.dkv.checker.linear.LinearizabilityResult;
+import io.dkv.checker.linear.RegisterHistoryGenerator;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.TextTable;
-import io.dkv.load.check.elle.ElleChecker;
-import io.dkv.load.check.elle.ElleResult;
-import io.dkv.load.check.elle.ListAppendHistoryGenerator;
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.HistoryJson;
-import io.dkv.load.check.linear.LinearizabilityChecker;
-import io.dkv.load.check.linear.LinearizabilityResult;
-import io.dkv.load.check.linear.RegisterHistoryGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

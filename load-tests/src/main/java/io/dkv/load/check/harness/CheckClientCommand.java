@@ -1,6 +1,6 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.HistoryRecorder;
+import io.dkv.checker.history.HistoryRecorder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,13 +1,13 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.elle.ElleChecker;
-import io.dkv.load.check.elle.ElleResult;
-import io.dkv.load.check.elle.Witness;
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.Operation;
-import io.dkv.load.check.linear.LinearizabilityChecker;
-import io.dkv.load.check.linear.LinearizabilityExplanation;
-import io.dkv.load.check.linear.LinearizabilityResult;
+import io.dkv.checker.elle.ElleChecker;
+import io.dkv.checker.elle.ElleResult;
+import io.dkv.checker.elle.Witness;
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.Operation;
+import io.dkv.checker.linear.LinearizabilityChecker;
+import io.dkv.checker.linear.LinearizabilityExplanation;
+import io.dkv.checker.linear.LinearizabilityResult;
 
 import java.time.Duration;
 import java.util.HashSet;

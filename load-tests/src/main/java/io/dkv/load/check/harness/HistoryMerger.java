@@ -1,8 +1,8 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.HistoryJson;
-import io.dkv.load.check.history.Op;
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.HistoryJson;
+import io.dkv.checker.history.Op;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

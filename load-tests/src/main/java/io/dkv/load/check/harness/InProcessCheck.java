@@ -1,7 +1,7 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.HistoryRecorder;
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.HistoryRecorder;
 
 import java.time.Duration;
 

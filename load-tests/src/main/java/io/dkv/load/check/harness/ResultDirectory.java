@@ -1,7 +1,10 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.HistoryJson;
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.HistoryJson;
+import io.dkv.checker.timeline.Fault;
+import io.dkv.checker.timeline.Judgement;
+import io.dkv.checker.timeline.TimelineHtml;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,13 +53,31 @@ public final class ResultDirectory
             Files.writeString(directory.resolve(VERDICT), result.verdict() + " (" + result.checker() + ")\n" + result.text() + "\n",
                 StandardCharsets.UTF_8);
             Files.write(directory.resolve(NEMESIS), faultLines(faults, notes), StandardCharsets.UTF_8);
-            Files.writeString(directory.resolve(TIMELINE), TimelineHtml.render(title, history, result, faults), StandardCharsets.UTF_8);
+            final String timeline = TimelineHtml.render(title, history, judgement(result), timelineFaults(faults));
+            Files.writeString(directory.resolve(TIMELINE), timeline, StandardCharsets.UTF_8);
             return result;
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot write the results to " + directory + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /** @return the result in the timeline's terms: the checker library knows neither the harness nor its verdicts. */
+    private static Judgement judgement(final CheckResult result)
+    {
+        return new Judgement(result.checker(), result.verdict().name(), result.text(), result.failing());
+    }
+
+    /** @return the nemesis's faults in the timeline's terms. */
+    private static List<Fault> timelineFaults(final List<NemesisEvent> faults)
+    {
+        final List<Fault> timelineFaults = new ArrayList<>(faults.size());
+        for (final NemesisEvent fault : faults)
+        {
+            timelineFaults.add(new Fault(fault.kind(), fault.target(), fault.start(), fault.end(), fault.detail()));
+        }
+        return timelineFaults;
     }
 
     private static List<String> faultLines(final List<NemesisEvent> faults, final List<String> notes)

@@ -1,6 +1,6 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.Op;
+import io.dkv.checker.history.Op;
 
 import java.util.Random;
 

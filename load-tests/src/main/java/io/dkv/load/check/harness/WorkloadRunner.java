@@ -1,7 +1,7 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.load.check.history.HistoryRecorder;
-import io.dkv.load.check.history.Op;
+import io.dkv.checker.history.HistoryRecorder;
+import io.dkv.checker.history.Op;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.checker.history.History;
+import io.dkv.checker.history.HistoryJson;
+import io.dkv.checker.history.Operation;
 import io.dkv.load.DkvMain;
-import io.dkv.load.check.history.History;
-import io.dkv.load.check.history.HistoryJson;
-import io.dkv.load.check.history.Operation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
