@@ -65,9 +65,11 @@ public final class Role
         {
             throw new IllegalStateException(name + " runs already (process " + process.pid() + ")");
         }
-        process = RoleProcess.start(name, heap, properties, arguments.apply(incarnation), readyLine,
-            logDirectory.resolve(logName + (incarnation == 0 ? "" : "." + incarnation) + ".log"), prefix);
-        incarnation++;
+        // numbered before it starts: one that fails or is interrupted has had its arguments made (a client's history
+        // file listed for the merge), and the next must not be given the same ones, or the merge reads a file twice
+        final int starting = incarnation++;
+        process = RoleProcess.start(name, heap, properties, arguments.apply(starting), readyLine,
+            logDirectory.resolve(logName + (starting == 0 ? "" : "." + starting) + ".log"), prefix);
         paused = false;
         return this;
     }
