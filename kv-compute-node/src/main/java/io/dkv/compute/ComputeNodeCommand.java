@@ -3,6 +3,7 @@ package io.dkv.compute;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
@@ -10,6 +11,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,6 +41,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
     public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
     static final String NETTY_JFR_PROP_NAME = "io.netty.jfr.enabled";
 
+    private static final String NAME = "dkv compute-node";
     private static final String REUSE_PORT = "--reuse-port";
 
     @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
@@ -263,30 +266,37 @@ public final class ComputeNodeCommand implements Callable<Integer>
     }
 
     /**
-     * As {@code ./dkv compute-node} runs it (what the autoscaler starts): the hand parser when it can, else picocli; a
-     * failure is one line naming what was wrong, its stack trace only with DKV_DEBUG set.
+     * The command line of {@code dkv compute-node} alone, with dkv's rules: what {@link #main} parses with when
+     * {@link #parseSimple} cannot. {@code ./dkv compute-node} runs that main rather than {@code ./dkv}'s command line:
+     * picocli reflects over every subcommand's options, and loads their classes, when it builds one, about 350 ms
+     * before any command runs, most of a compute node's join time.
+     */
+    public static CommandLine commandLine()
+    {
+        return DkvCommandLine.of(new ComputeNodeCommand());
+    }
+
+    /**
+     * The compute node's own main, as Aeron's {@code MediaDriver} has one, and what {@code ./dkv compute-node}, the
+     * autoscaler and {@code ./dkv up} run: the hand parser when it can, else picocli; a failure is one line naming what
+     * was wrong, its stack trace only with DKV_DEBUG set.
      */
     public static void main(final String[] args)
     {
         final ComputeNodeCommand simple = parseSimple(args);
-        if (simple == null)
-        {
-            System.exit(new CommandLine(new ComputeNodeCommand()).setCommandName("dkv compute-node").execute(args));
-        }
-        int status;
+        System.exit(simple == null ? commandLine().execute(args) : callSimple(simple));
+    }
+
+    /** As picocli's execute calls a command: its exit status, or one line saying why it failed and 1. */
+    private static int callSimple(final ComputeNodeCommand command)
+    {
         try
         {
-            status = simple.call();
+            return command.call();
         }
         catch (final Exception ex)
         {
-            System.err.println("dkv compute-node: " + ex.getMessage());
-            if (System.getenv("DKV_DEBUG") != null)
-            {
-                ex.printStackTrace();
-            }
-            status = 1;
+            return DkvCommandLine.reportFailure(NAME, ex, new PrintWriter(System.err, true));
         }
-        System.exit(status);
     }
 }

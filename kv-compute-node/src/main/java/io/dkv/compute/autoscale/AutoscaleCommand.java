@@ -2,9 +2,9 @@ package io.dkv.compute.autoscale;
 
 import io.dkv.compute.ComputeNodeConfiguration;
 import io.dkv.compute.StopSignals;
+import io.dkv.raas.command.DkvCommandLine;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -193,8 +193,13 @@ public final class AutoscaleCommand implements Callable<Integer>
         }
     }
 
+    /**
+     * The autoscaler's own main, as Aeron's {@code MediaDriver} has one: {@code java -cp ... AutoscaleCommand ARGS}
+     * runs what {@code ./dkv autoscale ARGS} runs, with the same rules (a failure is one line), without the rest of the
+     * dkv command line.
+     */
     public static void main(final String[] args)
     {
-        System.exit(new CommandLine(new AutoscaleCommand()).execute(args));
+        DkvCommandLine.run(new AutoscaleCommand(), args);
     }
 }

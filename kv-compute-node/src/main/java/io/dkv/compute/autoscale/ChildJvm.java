@@ -10,7 +10,9 @@ import java.util.List;
  * How a dkv process starts another dkv process's JVM: this JVM's java, the options of this JVM that every dkv process
  * needs (module access, native access, the collector; not its heap or anything a benchmark added), and, for a compute
  * node, the JDK AOT cache that {@code ./dkv} names in {@link #AOT_CACHE_ENV} once its first compute node trained one.
- * The autoscaler, {@code ./dkv up}, the check harness and the benchmarks start their children so.
+ * The autoscaler, {@code ./dkv up}, the check harness and the benchmarks start their children so, each child on this
+ * JVM's class path with its role's own main ({@code ComputeNodeCommand}, {@code MetaCommand}, ...), not {@code ./dkv}'s
+ * top-level command, which lives in a module that depends on them all.
  */
 public final class ChildJvm
 {

@@ -1,7 +1,12 @@
 package io.dkv.load.process;
 
+import io.dkv.compute.ComputeNodeCommand;
+import io.dkv.compute.autoscale.AutoscaleCommand;
 import io.dkv.compute.autoscale.ChildJvm;
-import io.dkv.load.DkvMain;
+import io.dkv.load.check.harness.CheckClientCommand;
+import io.dkv.memory.command.MemoryNodeCommand;
+import io.dkv.meta.command.MetaCommand;
+import io.dkv.raas.command.DriverCommand;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,6 +26,10 @@ import java.util.stream.Stream;
  * A dkv role ({@code dkv driver}, {@code dkv meta}, {@code dkv memory-node}, ...) in a JVM of its own,
  * started with this JVM's class path and the flags dkv needs. Its output goes to a log file, whose
  * end every error about it shows; it is stopped with this JVM (Ctrl-C included).
+ * <p>
+ * Each role runs from its own main (as Aeron's {@code MediaDriver} does), not through {@code ./dkv}'s
+ * top-level command: that lives in the {@code cli} module, which depends on this one, and its picocli
+ * model of every command would add to each start.
  */
 public final class RoleProcess implements AutoCloseable
 {
@@ -44,7 +53,27 @@ public final class RoleProcess implements AutoCloseable
     }
 
     /**
-     * Start {@code dkv <arguments>} and wait until its output matches {@code readyLine}.
+     * @param subcommand a role as {@code ./dkv} names it, e.g. {@code meta}.
+     * @return the class whose main runs that role alone, as {@code ./dkv <subcommand>} does.
+     * @throws IllegalArgumentException for a subcommand that is no role.
+     */
+    public static String mainClass(final String subcommand)
+    {
+        return switch (subcommand)
+        {
+            case "driver" -> DriverCommand.class.getName();
+            case "meta" -> MetaCommand.class.getName();
+            case "memory-node" -> MemoryNodeCommand.class.getName();
+            case "compute-node" -> ComputeNodeCommand.class.getName();
+            case "autoscale" -> AutoscaleCommand.class.getName();
+            case "check-client" -> CheckClientCommand.class.getName();
+            default -> throw new IllegalArgumentException("dkv " + subcommand + " is no role with a main of its own");
+        };
+    }
+
+    /**
+     * Start {@code dkv <arguments>} and wait until its output matches {@code readyLine}: the role that
+     * {@code arguments} begin with, run by its own main ({@link #mainClass(String)}).
      *
      * @param name       what to call it in messages.
      * @param heap       its -Xmx value, e.g. "512m".
@@ -76,9 +105,30 @@ public final class RoleProcess implements AutoCloseable
         final Path log,
         final List<String> prefix)
     {
+        return start(name, heap, properties, mainClass(arguments.getFirst()), arguments.subList(1, arguments.size()),
+            readyLine, log, prefix);
+    }
+
+    /**
+     * As {@link #start(String, String, Map, List, Pattern, Path, List)}, for a main that is not a role's own,
+     * e.g. {@code ./dkv}'s top-level command running {@code dkv up}.
+     *
+     * @param mainClass the class whose main the JVM runs.
+     * @param arguments that main's arguments.
+     */
+    public static RoleProcess start(
+        final String name,
+        final String heap,
+        final Map<String, String> properties,
+        final String mainClass,
+        final List<String> arguments,
+        final Pattern readyLine,
+        final Path log,
+        final List<String> prefix)
+    {
         final List<String> command = new ArrayList<>(prefix);
         command.addAll(ChildJvm.java());
-        if (!arguments.isEmpty() && "compute-node".equals(arguments.getFirst()))
+        if (ComputeNodeCommand.class.getName().equals(mainClass))
         {
             // as ./dkv compute-node starts: with the cache its first run trained, for a join without class loading
             command.addAll(ChildJvm.computeNodeAotCache());
@@ -87,7 +137,7 @@ public final class RoleProcess implements AutoCloseable
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(DkvMain.class.getName());
+        command.add(mainClass);
         command.addAll(arguments);
         final Process process;
         try

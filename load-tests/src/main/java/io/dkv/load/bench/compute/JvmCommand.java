@@ -1,7 +1,7 @@
 package io.dkv.load.bench.compute;
 
 import io.dkv.compute.autoscale.ChildJvm;
-import io.dkv.load.DkvMain;
+import io.dkv.load.process.RoleProcess;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -27,8 +27,9 @@ final class JvmCommand
 
     /**
      * @param options   JVM options after the common ones.
-     * @param arguments the dkv subcommand and its arguments.
-     * @return {@code ./dkv <arguments>} as a java command line, on this JVM's class path.
+     * @param arguments the dkv subcommand, a role, and its arguments.
+     * @return {@code ./dkv <arguments>} as a java command line, on this JVM's class path: the role's own main, which
+     * {@code ./dkv} runs for a compute node too.
      */
     static List<String> dkv(final List<String> options, final List<String> arguments)
     {
@@ -36,8 +37,8 @@ final class JvmCommand
         command.addAll(options);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(DkvMain.class.getName());
-        command.addAll(arguments);
+        command.add(RoleProcess.mainClass(arguments.getFirst()));
+        command.addAll(arguments.subList(1, arguments.size()));
         return command;
     }
 

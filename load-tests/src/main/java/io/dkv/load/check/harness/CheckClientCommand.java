@@ -1,6 +1,7 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.HistoryRecorder;
+import io.dkv.raas.command.DkvCommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -105,5 +106,14 @@ public final class CheckClientCommand implements Callable<Integer>
         {
             System.out.println("closing the store: " + ex);
         }
+    }
+
+    /**
+     * What {@code dkv check} starts each client process with ({@code RoleProcess}): this command alone, as
+     * {@code ./dkv check-client} runs it, without picocli's model of every other dkv command.
+     */
+    public static void main(final String[] args)
+    {
+        DkvCommandLine.run(new CheckClientCommand(), args);
     }
 }

@@ -1,7 +1,8 @@
 package io.dkv.load.bench.check;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,8 +25,9 @@ class CheckBenchmarkTest
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "check", "--operations", "3000", "--keys", "50", "--runs", "1");
+        final int exit = DkvCommandLine.of(new BenchCommand())
+            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("check", "--operations", "3000", "--keys", "50", "--runs", "1");
 
         assertEquals(0, exit, () -> out + "\n" + err);
         final Map<String, List<String[]>> tables = ReportTables.tables(out.toString(), List.of(CheckBenchmark.TIMES));

@@ -1,8 +1,9 @@
 package io.dkv.load.bench.compute;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.load.bench.ycsb.RedisServer;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,8 +36,9 @@ class ComputeBenchmarkTest
 
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
+        final int exit = DkvCommandLine.of(new BenchCommand())
+            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
                 "--starts", "3");
 
         assertEquals(0, exit, () -> out + "\n" + err);
@@ -71,8 +73,9 @@ class ComputeBenchmarkTest
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
+        final int exit = DkvCommandLine.of(new BenchCommand())
+            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
                 "--scale-clients", "2");
 
         assertEquals(0, exit, () -> out + "\n" + err);

@@ -1,6 +1,7 @@
 package io.dkv.load.bench.hostile;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,8 +26,9 @@ class HostileBenchmarkTest
     {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("bench", "hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000", "--connects",
+        final int exit = DkvCommandLine.of(new BenchCommand())
+            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute("hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000", "--connects",
                 "500");
 
         final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();

@@ -1,7 +1,8 @@
 package io.dkv.load.bench.raas;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,12 +50,13 @@ class RaasBenchmarkTest
 
     private int dkv(final String... args)
     {
-        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+            .execute(args);
     }
 
     private static String[] args(final String... extra)
     {
-        final List<String> all = new ArrayList<>(List.of("bench", "raas"));
+        final List<String> all = new ArrayList<>(List.of("raas"));
         all.addAll(Arrays.asList(TINY));
         all.addAll(Arrays.asList(extra));
         return all.toArray(String[]::new);
@@ -159,11 +161,11 @@ class RaasBenchmarkTest
     @Test
     void refusesAnUnknownPartAndCountsOutOfRange()
     {
-        assertEquals(2, dkv("bench", "raas", "--only", "speed"));
+        assertEquals(2, dkv("raas", "--only", "speed"));
         assertTrue(err.toString().contains("speed"), err::toString);
-        assertEquals(2, dkv("bench", "raas", "--connections", "0"));
+        assertEquals(2, dkv("raas", "--connections", "0"));
         assertTrue(err.toString().contains("--connections 0"), err::toString);
-        assertEquals(2, dkv("bench", "raas", "--join-batch", "0"));
+        assertEquals(2, dkv("raas", "--join-batch", "0"));
         assertTrue(err.toString().contains("--join-batch 0"), err::toString);
     }
 

@@ -1,6 +1,7 @@
 package io.dkv.load.bench.verbs;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +42,8 @@ class VerbsBenchmarkTest
 
     private int dkv(final String... args)
     {
-        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+            .execute(args);
     }
 
     @Test
@@ -49,7 +51,7 @@ class VerbsBenchmarkTest
     void measuresEveryOperationOnBothProvidersAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("docs").resolve("results.md");
-        final int exitCode = dkv("bench", "verbs", "--iterations", "300", "--warmup", "10", "--region-mib", "4",
+        final int exitCode = dkv("verbs", "--iterations", "300", "--warmup", "10", "--region-mib", "4",
             "--markdown", markdown.toString());
 
         assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
@@ -83,14 +85,14 @@ class VerbsBenchmarkTest
     @Test
     void refusesAnUnknownProvider()
     {
-        assertEquals(2, dkv("bench", "verbs", "--provider", "rdma"));
+        assertEquals(2, dkv("verbs", "--provider", "rdma"));
         assertTrue(err.toString().contains("rdma"), err::toString);
     }
 
     @Test
     void refusesASizeLargerThanItSupports()
     {
-        assertEquals(2, dkv("bench", "verbs", "--sizes", "8," + (VerbsBenchmark.MAX_SIZE + 1)));
+        assertEquals(2, dkv("verbs", "--sizes", "8," + (VerbsBenchmark.MAX_SIZE + 1)));
         assertTrue(err.toString().contains("--sizes " + (VerbsBenchmark.MAX_SIZE + 1)), err::toString);
     }
 

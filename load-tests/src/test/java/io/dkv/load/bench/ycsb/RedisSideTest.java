@@ -1,6 +1,8 @@
 package io.dkv.load.bench.ycsb;
 
+import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.ycsb.RedisYcsbClient;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import site.ycsb.ByteIterator;
@@ -76,7 +78,8 @@ class RedisSideTest
         redisServer();
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int exitCode = io.dkv.load.DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        final int exitCode = DkvCommandLine.of(new BenchCommand())
+            .setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
             .execute(YcsbBenchmarkTest.args("--workload", "a,c", "--threads", "1", "--redis", "auto"));
 
         assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);

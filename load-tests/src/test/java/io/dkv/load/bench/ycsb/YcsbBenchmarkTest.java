@@ -1,7 +1,8 @@
 package io.dkv.load.bench.ycsb;
 
-import io.dkv.load.DkvMain;
+import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,12 +34,13 @@ class YcsbBenchmarkTest
 
     int dkv(final String... args)
     {
-        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+            .execute(args);
     }
 
     static String[] args(final String... extra)
     {
-        final List<String> all = new ArrayList<>(List.of("bench", "ycsb"));
+        final List<String> all = new ArrayList<>(List.of("ycsb"));
         all.addAll(Arrays.asList(TINY));
         all.addAll(Arrays.asList(extra));
         return all.toArray(String[]::new);
@@ -115,11 +117,11 @@ class YcsbBenchmarkTest
     @Test
     void refusesAnUnknownWorkloadAndCountsOutOfRange()
     {
-        assertEquals(2, dkv("bench", "ycsb", "--workload", "e"));
+        assertEquals(2, dkv("ycsb", "--workload", "e"));
         assertTrue(err.toString().contains("e"), err::toString);
-        assertEquals(2, dkv("bench", "ycsb", "--threads", "0"));
+        assertEquals(2, dkv("ycsb", "--threads", "0"));
         assertTrue(err.toString().contains("--threads 0 is outside 1..64"), err::toString);
-        assertEquals(2, dkv("bench", "ycsb", "--field-count", "1000", "--field-length", "1000"));
+        assertEquals(2, dkv("ycsb", "--field-count", "1000", "--field-length", "1000"));
         assertTrue(err.toString().contains("--field-count 1000 x --field-length 1000"), err::toString);
     }
 

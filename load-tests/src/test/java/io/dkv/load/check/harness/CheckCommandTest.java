@@ -3,10 +3,11 @@ package io.dkv.load.check.harness;
 import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
-import io.dkv.load.DkvMain;
+import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -26,14 +27,20 @@ class CheckCommandTest
     @TempDir
     Path dir;
 
+    /** @return {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails in {@code err}. */
+    private static CommandLine check(final StringWriter err)
+    {
+        return DkvCommandLine.of(new CheckCommand()).setErr(new PrintWriter(err, true));
+    }
+
     @Test
     @Timeout(180)
     void theStoreStaysLinearizableWhileItsProcessesAreKilledAndPaused() throws Exception
     {
         final Path results = dir.resolve("results");
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
-            "check", "--time", "16s", "--nemesis", "kill,pause", "--interval", "3s", "--rate", "150", "--keys", "4",
+        final int exit = check(err).execute(
+            "--time", "16s", "--nemesis", "kill,pause", "--interval", "3s", "--rate", "150", "--keys", "4",
             "--seed", "7", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -53,8 +60,8 @@ class CheckCommandTest
     {
         final Path results = dir.resolve("compute");
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
-            "check", "--through", "compute", "--time", "15s", "--nemesis", "kill,pause", "--interval", "2s",
+        final int exit = check(err).execute(
+            "--through", "compute", "--time", "15s", "--nemesis", "kill,pause", "--interval", "2s",
             "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -75,8 +82,8 @@ class CheckCommandTest
         final Path results = dir.resolve("autoscaled");
         final StringWriter err = new StringWriter();
         // seed 3: the first fault is a surge (scale), so the autoscaler both adds and drains nodes within the run
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
-            "check", "--through", "compute", "--autoscale", "1..3", "--time", "20s", "--nemesis", "scale,kill,pause",
+        final int exit = check(err).execute(
+            "--through", "compute", "--autoscale", "1..3", "--time", "20s", "--nemesis", "scale,kill,pause",
             "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -97,8 +104,8 @@ class CheckCommandTest
     {
         final Path results = dir.resolve("compute-faulty");
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
-            "check", "--through", "compute", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS,
+        final int exit = check(err).execute(
+            "--through", "compute", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS,
             "--rate", "300", "--keys", "8", "--seed", "3", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -112,8 +119,8 @@ class CheckCommandTest
     {
         final Path results = dir.resolve("partitions");
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
-            "check", "--workload", "list-append", "--time", "14s", "--nemesis", "partition,pause", "--interval", "2s",
+        final int exit = check(err).execute(
+            "--workload", "list-append", "--time", "14s", "--nemesis", "partition,pause", "--interval", "2s",
             "--rate", "150", "--keys", "4", "--seed", "11", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -133,10 +140,10 @@ class CheckCommandTest
     {
         final Path results = dir.resolve("faulty");
         final StringWriter err = new StringWriter();
-        final int exit = DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute(
+        final int exit = check(err).execute(
             // eight keys: any one proven invalid decides, and a key's history stays short enough that a stretch of
             // slow operations (a client stalled while the machine is busy) cannot make its search run out of memory
-            "check", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS, "--rate", "300", "--keys", "8",
+            "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS, "--rate", "300", "--keys", "8",
             "--seed", "3", "--dir", results.toString());
 
         final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
@@ -149,28 +156,28 @@ class CheckCommandTest
     void refusesUnknownNemesesAndWorkloads()
     {
         final StringWriter err = new StringWriter();
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--nemesis", "flood",
+        assertEquals(1, check(err).execute("--nemesis", "flood",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown nemesis 'flood'"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--workload", "bank",
+        assertEquals(1, check(err).execute("--workload", "bank",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown workload 'bank'"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--inject", "fire",
+        assertEquals(1, check(err).execute("--inject", "fire",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown fault 'fire'"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through", "proxy",
+        assertEquals(1, check(err).execute("--through", "proxy",
             "--dir", dir.toString()));
         assertTrue(err.toString().contains("unknown --through 'proxy'"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check",
+        assertEquals(1, check(err).execute(
             "--compute-nodes", "2", "--dir", dir.toString()));
         assertTrue(err.toString().contains("--compute-nodes 2 needs --through compute"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through",
+        assertEquals(1, check(err).execute("--through",
             "compute", "--nemesis", "scale", "--dir", dir.toString()));
         assertTrue(err.toString().contains("nemesis 'scale' needs --autoscale MIN..MAX"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--autoscale",
+        assertEquals(1, check(err).execute("--autoscale",
             "1..2", "--dir", dir.toString()));
         assertTrue(err.toString().contains("--autoscale 1..2 needs --through compute"), err::toString);
-        assertEquals(1, DkvMain.commandLine().setErr(new PrintWriter(err, true)).execute("check", "--through",
+        assertEquals(1, check(err).execute("--through",
             "compute", "--autoscale", "3..2", "--dir", dir.toString()));
         assertTrue(err.toString().contains("--autoscale 3..2 is not MIN..MAX"), err::toString);
     }

@@ -1,0 +1,37 @@
+package io.dkv.cli.cluster;
+
+import io.dkv.client.KvClient;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+
+/**
+ * What {@code dkv put}, {@code get} and {@code del} share: the cluster to attach to and the key.
+ */
+abstract class KeyCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterClient.Options cluster;
+
+    @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8).")
+    private String key;
+
+    public final Integer call()
+    {
+        try (ClusterClient attached = ClusterClient.attach(cluster))
+        {
+            return run(attached.client(), key.getBytes(StandardCharsets.UTF_8), spec.commandLine().getOut());
+        }
+    }
+
+    /** @return the exit status. */
+    abstract int run(KvClient client, byte[] key, PrintWriter out);
+}

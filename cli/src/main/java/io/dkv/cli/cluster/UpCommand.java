@@ -1,0 +1,334 @@
+package io.dkv.cli.cluster;
+
+import io.dkv.compute.StopSignals;
+import io.dkv.load.process.RoleProcess;
+import io.dkv.raas.meta.ClusterSecret;
+import org.agrona.IoUtil;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code dkv up}: a local cluster, each role a process of this host, stopped together on Ctrl-C.
+ */
+@Command(
+    name = "up",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Start a local cluster: a MetaServer, memory nodes, a standalone driver and a compute node, each a process of " +
+            "this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks to the " +
+            "compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
+        "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
+            "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
+            UpCommand.SECRET_FILE + ", mode 0600) and kept."
+    })
+public final class UpCommand implements Callable<Integer>
+{
+    static final long FIRST_MEMORY_NODE_ID = 101;
+    static final long FIRST_COMPUTE_NODE_ID = 201;
+    static final String DRIVER_NAME = "dkv-up";
+    static final String SECRET_FILE = "cluster-secret";
+    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
+    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
+    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
+    private static final Pattern AUTOSCALER_READY = Pattern.compile(
+        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
+    private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
+    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
+
+    @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
+    private int memoryNodes;
+
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider: shm (processes of one host) or tcp (over loopback) (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--dir", description = "Where logs and the MetaServer's data go (default: <tmp>/dkv-up).")
+    private Path dir;
+
+    @Option(names = "--index-groups", defaultValue = "16384",
+        description = "Bucket groups of each memory node's index; each holds 21 keys (default: ${DEFAULT-VALUE}).")
+    private int indexGroups;
+
+    @Option(names = "--cluster", paramLabel = "FILE",
+        description = "Where to describe the cluster for ./dkv put, get and del (default: <tmp>/dkv-up/cluster.properties).")
+    private Path cluster;
+
+    @Option(names = "--heap-chunks", defaultValue = "128",
+        description = "2 MiB heap chunks of each memory node (default: ${DEFAULT-VALUE}).")
+    private int heapChunks;
+
+    @Option(names = "--compute", defaultValue = "1", paramLabel = "N|MIN..MAX",
+        description = "Compute nodes (RESP servers) to start; 0 for none; MIN..MAX runs ./dkv autoscale, which keeps " +
+            "between MIN and MAX of them on one port and scales them by their load (default: ${DEFAULT-VALUE}).")
+    private String compute;
+
+    private int computeNodes;
+    private int computeMax;
+
+    @Option(names = "--compute-port", defaultValue = "6379",
+        description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
+            "node takes the next free port after it. 0 takes any free ports (default: ${DEFAULT-VALUE}).")
+    private int computePort;
+
+    public Integer call() throws Exception
+    {
+        if (memoryNodes < 1 || memoryNodes > 16)
+        {
+            throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 16]");
+        }
+        parseCompute();
+        if (computePort < 0 || computePort > 65_535)
+        {
+            throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
+        }
+        final Path clusterPath = cluster != null ? cluster : ClusterFile.defaultPath();
+        if (Files.exists(clusterPath))
+        {
+            final ClusterFile running = ClusterFile.read(clusterPath);
+            if (running.isLive())
+            {
+                System.err.println("dkv up: a local cluster already runs (dkv up is process " + running.upPid() +
+                    "); stop it with Ctrl-C there, or kill " + running.upPid());
+                return 1;
+            }
+            Files.delete(clusterPath);
+        }
+        final Path secretFile = clusterPath.toAbsolutePath().getParent().resolve(SECRET_FILE);
+        try
+        {
+            ClusterSecret.readOrGenerate(secretFile);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("dkv up: " + ex.getMessage());
+            return 1;
+        }
+        final String secret = secretFile.toString();
+        final Path runDir = dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run");
+        IoUtil.delete(runDir.toFile(), true);
+        Files.createDirectories(runDir);
+
+        final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
+        final Thread stopAll = new Thread(() -> stop(started, clusterPath), "dkv-up-stop");
+        Runtime.getRuntime().addShutdownHook(stopAll);
+        try
+        {
+            System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" + (memoryNodes == 1 ? "" : "s") +
+                ", a driver and " + (computeMax < 0 ? computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") :
+                computeNodes + ".." + computeMax + " compute nodes (autoscaled)") + " (" + provider + ")...");
+            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
+                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString(),
+                    "--cluster-secret-file", secret),
+                META_READY, runDir.resolve("meta.log"));
+            started.add(meta);
+            final String endpoint = meta.readyGroup(1);
+            final long[] nodeIds = new long[memoryNodes];
+            final List<RoleProcess> nodes = new ArrayList<>();
+            for (int i = 0; i < memoryNodes; i++)
+            {
+                nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
+                final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
+                    List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta", endpoint,
+                        "--cluster-secret-file", secret,
+                        "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
+                        "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
+                    MEMORY_NODE_READY, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
+                started.add(node);
+                nodes.add(node);
+            }
+            final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
+                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
+                DRIVER_READY, runDir.resolve("driver.log"));
+            started.add(driver);
+            final List<ComputeNodeProcess> computes = computeMax < 0 ?
+                startComputeNodes(endpoint, secret, runDir, started) :
+                List.of(startAutoscaler(endpoint, secret, runDir, started));
+            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret,
+                computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
+            describe(System.out, meta, endpoint, nodes, driver, computes, runDir, clusterPath);
+        }
+        catch (final RuntimeException ex)
+        {
+            System.err.println("dkv up: " + ex.getMessage());
+            Runtime.getRuntime().removeShutdownHook(stopAll);
+            stop(started, clusterPath);
+            return 1;
+        }
+        // Ctrl-C now stops the roles in order, compute nodes first, while their MetaServer still takes deregistrations
+        // and their memory nodes still answer the requests they drain; the exit hooks would signal them all at once
+        final StopSignals signals = StopSignals.install();
+        signals.await();
+        stop(started, clusterPath);
+        return 0;
+    }
+
+    /** {@code N} or {@code MIN..MAX}, each in [0, 16] (MIN at least 1 in a range), else an error naming the value. */
+    private void parseCompute()
+    {
+        final Matcher range = COMPUTE_RANGE.matcher(compute.strip());
+        if (!range.matches())
+        {
+            throw new IllegalArgumentException("--compute " + compute + " is neither a number of nodes nor MIN..MAX");
+        }
+        computeNodes = Integer.parseInt(range.group(1));
+        computeMax = range.group(2) == null ? -1 : Integer.parseInt(range.group(2));
+        if (computeNodes > 16 || computeMax > 16 || (computeMax >= 0 && (computeNodes < 1 || computeMax < computeNodes)))
+        {
+            throw new IllegalArgumentException("--compute " + compute + ": nodes must be in [0, 16], and a range " +
+                "MIN..MAX needs 1 <= MIN <= MAX");
+        }
+    }
+
+    /**
+     * Start {@code ./dkv autoscale} with MIN..MAX compute nodes on one port (SO_REUSEPORT) and wait until it serves.
+     */
+    private ComputeNodeProcess startAutoscaler(
+        final String endpoint,
+        final String secret,
+        final Path runDir,
+        final List<RoleProcess> started) throws InterruptedException
+    {
+        final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
+        final RoleProcess process = RoleProcess.start("autoscaler", "128m", Map.of(),
+            List.of("autoscale", "--min", Integer.toString(computeNodes), "--max", Integer.toString(computeMax),
+                "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
+                "--cluster-secret-file", secret, "--log-dir", runDir.resolve("autoscale").toString()),
+            AUTOSCALER_READY, runDir.resolve("autoscale.log"));
+        started.add(process);
+        final int served = Integer.parseInt(process.readyGroup(1));
+        RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+        if (computePort != 0 && served != computePort)
+        {
+            System.out.println("dkv up: port " + computePort + " is taken; the compute nodes serve on " + served);
+        }
+        return new ComputeNodeProcess(process, served);
+    }
+
+    /**
+     * Start the compute nodes, each registered with the MetaServer with the cluster secret and embedding a driver of
+     * its own (its node is the one clients see registered as compute), and wait until each answers PING.
+     */
+    private List<ComputeNodeProcess> startComputeNodes(
+        final String endpoint,
+        final String secret,
+        final Path runDir,
+        final List<RoleProcess> started) throws InterruptedException
+    {
+        final List<ComputeNodeProcess> computes = new ArrayList<>();
+        int nextPort = computePort;
+        for (int i = 0; i < computeNodes; i++)
+        {
+            final long nodeId = FIRST_COMPUTE_NODE_ID + i;
+            final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
+            final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", Map.of(),
+                List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
+                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
+                COMPUTE_NODE_READY, runDir.resolve("compute-node-" + nodeId + ".log"));
+            started.add(process);
+            final int served = Integer.parseInt(process.readyGroup(2));
+            RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+            if (computePort != 0 && served != nextPort)
+            {
+                System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " + served);
+            }
+            computes.add(new ComputeNodeProcess(process, served));
+            nextPort = served + 1;
+        }
+        return computes;
+    }
+
+    private static void describe(
+        final PrintStream out,
+        final RoleProcess meta,
+        final String endpoint,
+        final List<RoleProcess> nodes,
+        final RoleProcess driver,
+        final List<ComputeNodeProcess> computes,
+        final Path runDir,
+        final Path clusterPath)
+    {
+        out.println();
+        out.printf("%-14s %-8s %-40s %s%n", "role", "pid", "where", "log");
+        out.printf("%-14s %-8d %-40s %s%n", "MetaServer", meta.pid(), shorten(endpoint), meta.log().getFileName());
+        for (final RoleProcess node : nodes)
+        {
+            out.printf("%-14s %-8d %-40s %s%n", "memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
+                shorten(node.readyGroup(2)), node.log().getFileName());
+        }
+        out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(), "attach as '" + DRIVER_NAME + "', node " + driver.readyGroup(1),
+            driver.log().getFileName());
+        for (final ComputeNodeProcess compute : computes)
+        {
+            if (compute.process().name().equals("autoscaler"))
+            {
+                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(), compute.process().readyGroup(2) +
+                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+                continue;
+            }
+            out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
+                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+        }
+        out.println();
+        out.println("logs in " + runDir + "; cluster described in " + clusterPath);
+        out.println("try it (in another terminal):");
+        out.println("  ./dkv put greeting hello");
+        out.println("  ./dkv get greeting");
+        out.println("  ./dkv del greeting");
+        if (!computes.isEmpty())
+        {
+            final int port = computes.getFirst().port();
+            out.println("  redis-cli -p " + port + " set greeting hello");
+            out.println("  redis-cli -p " + port + " get greeting");
+        }
+        out.println("Ctrl-C stops the cluster.");
+        out.flush();
+    }
+
+    /** A compute node and the port it serves RESP on. */
+    private record ComputeNodeProcess(RoleProcess process, int port)
+    {
+    }
+
+    private static String shorten(final String text)
+    {
+        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
+    }
+
+    private static void stop(final List<RoleProcess> started, final Path clusterPath)
+    {
+        try
+        {
+            Files.deleteIfExists(clusterPath);
+        }
+        catch (final java.io.IOException ignore)
+        {
+            // the next dkv up finds its process gone and removes it
+        }
+        final List<RoleProcess> reversed;
+        synchronized (started)
+        {
+            reversed = new ArrayList<>(started);
+            started.clear();
+        }
+        Collections.reverse(reversed);
+        for (final RoleProcess process : reversed)
+        {
+            process.close();
+        }
+        if (!reversed.isEmpty())
+        {
+            System.out.println("dkv up: stopped " + reversed.size() + " processes");
+        }
+    }
+}

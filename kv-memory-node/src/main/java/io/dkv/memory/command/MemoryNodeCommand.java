@@ -1,0 +1,149 @@
+package io.dkv.memory.command;
+
+import io.dkv.client.layout.HeapLayout;
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeConfiguration;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.memory.PersistStats;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.NodeTokenFile;
+import io.dkv.verbs.VerbsContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a memory node until interrupted: its driver registers the node with the MetaServer, and
+ * the index and heap are published there for clients to find.
+ */
+@Command(
+    name = "memory-node",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run a memory node: the hash index and the KV heap in registered memory, published through the MetaServer. " +
+            "Clients read and write them with one-sided requests; this process only hands out heap chunks.",
+        "Stop it with Ctrl-C."
+    })
+public final class MemoryNodeCommand implements Callable<Integer>
+{
+    private static final long REPORT_INTERVAL_SECONDS = 10;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterSecretOption secret;
+
+    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    private long nodeId;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    private String address;
+
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
+        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
+    private List<String> meta;
+
+    @Option(names = "--index-groups", defaultValue = "" + MemoryNodeConfiguration.INDEX_GROUPS_DEFAULT,
+        description = "Bucket groups of the index, a power of two; each holds 21 keys (default: ${DEFAULT-VALUE}).")
+    private int indexGroups;
+
+    @Option(names = "--chunk-bytes", defaultValue = "" + MemoryNodeConfiguration.CHUNK_BYTES_DEFAULT,
+        description = "Bytes of each heap chunk a client writes into (default: ${DEFAULT-VALUE}).")
+    private int chunkBytes;
+
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "Where keys are kept on disk (RocksDB) for clients that ask for durability async or sync, and loaded " +
+            "back from when the node starts; without it the node keeps keys in memory only.")
+    private Path dataDir;
+
+    @Option(names = "--heap-chunks", defaultValue = "" + MemoryNodeConfiguration.HEAP_CHUNKS_DEFAULT,
+        description = "Chunks in the heap (default: ${DEFAULT-VALUE}).")
+    private int heapChunks;
+
+    public Integer call() throws InterruptedException
+    {
+        final RaasContext context = new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .nodeId(nodeId)
+            .role(NodeRecord.ROLE_MEMORY);
+        if (secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
+                "secret the MetaServer authenticates RPCs with");
+        }
+        // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at once
+        final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
+            .clusterSecretFile(secret.file())
+            .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
+            .endpoints(meta.stream().map(MetaEndpoint::parse).toList()));
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final Raas raas = Raas.embedded(context, directory);
+        final MemoryNode node;
+        try
+        {
+            node = MemoryNode.start(raas,
+                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks).dataDir(dataDir));
+        }
+        catch (final RuntimeException ex)
+        {
+            raas.close();
+            throw ex;
+        }
+        System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s; %s%n",
+            node.nodeId(), HeapLayout.indexRegionName(node.nodeId()), (long)indexGroups * 3 * IndexLayout.SLOTS_PER_BUCKET,
+            HeapLayout.heapRegionName(node.nodeId()), ((long)chunkBytes * heapChunks) >> 20, raas.self().address(),
+            dataDir == null ? "keys in memory only" : String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
+        System.out.flush();
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            node.close();
+            raas.close();
+            stopped.countDown();
+        }, "dkv-memory-node-stop"));
+        long reported = 0;
+        while (!stopped.await(REPORT_INTERVAL_SECONDS, TimeUnit.SECONDS))
+        {
+            final PersistStats stats = node.persistStats();
+            if (stats.keysPersisted() != reported)
+            {
+                reported = stats.keysPersisted();
+                System.out.printf("persisted %,d key writes in %,d batches; the last %.1f ms behind its requests, at most %.1f ms; " +
+                    "%,d heap chunks handed out, %,d came back%n", reported, stats.batches(), stats.lastLagNanos() / 1e6,
+                    stats.maxLagNanos() / 1e6, node.chunksAllocated(), node.chunksReclaimed());
+                System.out.flush();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The memory node's own main, as Aeron's {@code MediaDriver} has one: {@code java -cp ... MemoryNodeCommand ARGS}
+     * runs what {@code ./dkv memory-node ARGS} runs, without the rest of the dkv command line.
+     */
+    public static void main(final String[] args)
+    {
+        DkvCommandLine.run(new MemoryNodeCommand(), args);
+    }
+}

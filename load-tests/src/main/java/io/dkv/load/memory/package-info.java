@@ -1,4 +1,0 @@
-/**
- * {@code dkv memory-node}: a memory node as its own process.
- */
-package io.dkv.load.memory;

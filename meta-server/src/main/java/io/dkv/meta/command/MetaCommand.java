@@ -1,0 +1,173 @@
+package io.dkv.meta.command;
+
+import io.dkv.meta.MetaServer;
+import io.dkv.meta.MetaServerConfiguration;
+import io.dkv.meta.MetaServerContext;
+import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.verbs.PortAddress;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code dkv meta}: start a MetaServer, print its endpoint, and serve until Ctrl-C.
+ */
+@Command(
+    name = "meta",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run a MetaServer: node and region metadata that nodes read with one-sided RDMA, durable in RocksDB.",
+        "Prints the endpoint nodes need (also written to <data-dir>/endpoint) and serves until Ctrl-C.",
+        "Two servers replicate each other: start A, start B with --peer <A's endpoint>, restart A with --peer <B's>",
+        "(an endpoint stays the same across restarts when the address is fixed).",
+        "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove records " +
+            "as an operator."
+    },
+    subcommands = {MetaEvictCommand.class, MetaWithdrawCommand.class})
+public final class MetaCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    ClusterSecretOption secret;
+
+    @Option(names = "--node-id", defaultValue = "1", description = "The server's node id, fixed across restarts (default: ${DEFAULT-VALUE}).")
+    long nodeId;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm (one host) or tcp (default: ${DEFAULT-VALUE}).")
+    String provider;
+
+    @Option(names = "--address", description = {
+        "tcp: ip:port to listen on (a fixed port keeps the endpoint across restarts; default 127.0.0.1:0, a new port each start).",
+        "shm: the device id in hex (default: drawn at the first start and kept in the data directory)."})
+    String address;
+
+    @Option(names = "--data-dir", description = "RocksDB store and endpoint file (default: dkv-meta-<node id>).")
+    Path dataDir;
+
+    @Option(names = "--lease-ms", defaultValue = "" + MetaServerConfiguration.LEASE_MS_DEFAULT,
+        description = "How long a node stays registered without renewing, in ms (default: ${DEFAULT-VALUE}).")
+    int leaseMs;
+
+    @Option(names = "--lease-check-ms", defaultValue = "" + MetaServerConfiguration.LEASE_CHECK_MS_DEFAULT,
+        description = "How often leases are checked, in ms (default: ${DEFAULT-VALUE}).")
+    int leaseCheckMs;
+
+    @Option(names = "--peer", description = "Endpoint of the other MetaServer, which every write is replicated to.")
+    String peer;
+
+    @Option(names = "--node-slots", defaultValue = "" + MetaServerConfiguration.NODE_SLOTS_DEFAULT,
+        description = "Slots of the node table, a power of two (default: ${DEFAULT-VALUE}).")
+    int nodeSlots;
+
+    @Option(names = "--region-slots", defaultValue = "" + MetaServerConfiguration.REGION_SLOTS_DEFAULT,
+        description = "Slots of the region table, a power of two (default: ${DEFAULT-VALUE}).")
+    int regionSlots;
+
+    /**
+     * @return the server's settings as the options give them.
+     * @throws ParameterException naming the option that cannot be used.
+     */
+    MetaServerContext context()
+    {
+        final MetaServerContext context = new MetaServerContext()
+            .nodeId(nodeId)
+            .dataDir(dataDir != null ? dataDir : Path.of("dkv-meta-" + nodeId))
+            .leaseMs(leaseMs)
+            .leaseCheckMs(leaseCheckMs)
+            .nodeSlots(nodeSlots)
+            .regionSlots(regionSlots);
+        if (secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
+                "secret every MetaServer RPC is authenticated with (./dkv up writes one)");
+        }
+        context.clusterSecretFile(secret.file());
+        context.raas().verbs().provider(provider);
+        switch (provider)
+        {
+            case PortAddress.TCP -> context.raas().verbs().tcpAddress(address != null ? address : "127.0.0.1:0");
+            case PortAddress.SHM ->
+            {
+                if (address != null)
+                {
+                    context.raas().verbs().shmDeviceId(parseDeviceId(address));
+                }
+            }
+            default -> throw new ParameterException(spec.commandLine(), "--provider must be shm or tcp, not '" + provider + "'");
+        }
+        if (peer != null)
+        {
+            try
+            {
+                context.peer(MetaEndpoint.parse(peer));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ParameterException(spec.commandLine(), "--peer: " + ex.getMessage());
+            }
+        }
+        try
+        {
+            return context.conclude();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+    }
+
+    private long parseDeviceId(final String text)
+    {
+        try
+        {
+            return HexFormat.fromHexDigitsToLong(text.startsWith("shm:") ? text.substring(4) : text);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "--address for shm is a device id in hex, not '" + text + "'");
+        }
+    }
+
+    public Integer call() throws InterruptedException
+    {
+        final MetaServerContext context = context();
+        final MetaServer server = MetaServer.start(context);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            server.close();
+            stopped.countDown();
+        }, "dkv-meta-shutdown"));
+        final PrintWriter out = spec.commandLine().getOut();
+        out.println(server.endpoint());
+        out.flush();
+        System.err.printf("MetaServer %d serving on %s, data in %s, lease %d ms%s; Ctrl-C stops it%n",
+            context.nodeId(), server.endpoint().address(), context.dataDir().toAbsolutePath(), context.leaseMs(),
+            context.peer() == null ? "" : ", peer " + context.peer());
+        stopped.await();
+        return 0;
+    }
+
+    /**
+     * The MetaServer's own main, as Aeron's {@code MediaDriver} has one: {@code java -cp ... MetaCommand ARGS} runs
+     * what {@code ./dkv meta ARGS} runs ({@code evict} and {@code withdraw} included), without the rest of the dkv
+     * command line.
+     */
+    public static void main(final String[] args)
+    {
+        DkvCommandLine.run(new MetaCommand(), args);
+    }
+}

@@ -1,0 +1,129 @@
+package io.dkv.meta.command;
+
+import io.dkv.meta.MetaServerContext;
+import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.ClusterSecret;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv meta} turns its options into a MetaServer's settings and refuses those it cannot use,
+ * a cluster secret file that is missing, too short or open to others included.
+ */
+class MetaCommandTest
+{
+    private final StringWriter err = new StringWriter();
+
+    @TempDir
+    Path dir;
+
+    private String secret;
+
+    @BeforeEach
+    void writeSecret()
+    {
+        final Path file = dir.resolve("cluster-secret");
+        ClusterSecret.generate(file);
+        secret = file.toString();
+    }
+
+    /** @return {@code dkv meta}'s command line, as its own main and {@code ./dkv meta} run it. */
+    private static CommandLine meta()
+    {
+        return DkvCommandLine.of(new MetaCommand());
+    }
+
+    private int execute(final String... args)
+    {
+        err.getBuffer().setLength(0);
+        return meta().setErr(new PrintWriter(err)).execute(args);
+    }
+
+    private MetaServerContext parse(final String... args)
+    {
+        final CommandLine commandLine = meta().setErr(new PrintWriter(err));
+        commandLine.parseArgs(args);
+        return ((MetaCommand)commandLine.getCommand()).context();
+    }
+
+    @Test
+    void optionsBecomeTheServersSettings()
+    {
+        final String peer = "meta:2@tcp:127.0.0.1:7002#00002001:00000000000000ab";
+        final MetaServerContext context = parse("--cluster-secret-file", secret, "--node-id", "7", "--provider", "tcp",
+            "--address", "127.0.0.1:7001",
+            "--data-dir", "/tmp/meta-seven", "--lease-ms", "3000", "--peer", peer);
+        assertEquals(7, context.nodeId());
+        assertEquals("tcp", context.raas().verbs().provider());
+        assertEquals("127.0.0.1:7001", context.raas().verbs().tcpAddress());
+        assertEquals(Path.of("/tmp/meta-seven"), context.dataDir());
+        assertEquals(3000, context.leaseMs());
+        assertEquals(MetaEndpoint.parse(peer), context.peer());
+        assertEquals(ClusterSecret.MIN_BYTES, context.clusterSecret().length, "the secret is read from the file");
+    }
+
+    @Test
+    void anShmDeviceIdIsGivenInHex()
+    {
+        final MetaServerContext context = parse("--cluster-secret-file", secret, "--address", "00000000000000ff");
+        assertEquals(0xff, context.raas().verbs().shmDeviceId());
+        assertEquals(Path.of("dkv-meta-1"), context.dataDir());
+    }
+
+    @Test
+    void unusableOptionsAreUsageErrorsNamingTheOption()
+    {
+        assertEquals(2, meta().setErr(new PrintWriter(err))
+            .execute("--cluster-secret-file", secret, "--provider", "verbs"));
+        assertTrue(err.toString().contains("--provider"), err::toString);
+        assertEquals(2, meta().setErr(new PrintWriter(err))
+            .execute("--cluster-secret-file", secret, "--peer", "meta:nonsense"));
+        assertTrue(err.toString().contains("--peer"), err::toString);
+        assertEquals(2, meta().setErr(new PrintWriter(err))
+            .execute("--cluster-secret-file", secret, "--node-slots", "1000"));
+        assertTrue(err.toString().contains("nodeSlots"), err::toString);
+    }
+
+    @Test
+    void aMissingShortOrOpenClusterSecretFileIsRefusedNamingThePath() throws Exception
+    {
+        assertEquals(2, execute());
+        assertTrue(err.toString().contains("--cluster-secret-file is required"), err::toString);
+
+        final Path missing = dir.resolve("no-such-secret");
+        assertEquals(2, execute("--cluster-secret-file", missing.toString()));
+        assertTrue(err.toString().contains("cluster secret file " + missing + " does not exist"), err::toString);
+
+        final Path open = dir.resolve("open-secret");
+        Files.writeString(open, "ab".repeat(32));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals(2, execute("--cluster-secret-file", open.toString()));
+        assertTrue(err.toString().contains("cluster secret file " + open + " is open to group or others"), err::toString);
+        assertTrue(err.toString().contains("chmod 600 " + open), err::toString);
+
+        final Path shortSecret = dir.resolve("short-secret");
+        Files.writeString(shortSecret, "ab".repeat(31));
+        Files.setPosixFilePermissions(shortSecret, PosixFilePermissions.fromString("rw-------"));
+        assertEquals(2, execute("--cluster-secret-file", shortSecret.toString()));
+        assertTrue(err.toString().contains("cluster secret file " + shortSecret + " holds 31 bytes"), err::toString);
+
+        final Path notHex = dir.resolve("not-hex");
+        Files.writeString(notHex, "secret".repeat(20));
+        Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("rw-------"));
+        assertEquals(2, execute("--cluster-secret-file", notHex.toString()));
+        assertTrue(err.toString().contains("cluster secret file " + notHex + " does not hold hex digits"), err::toString);
+        assertTrue(!err.toString().contains("secretsecret"), "the file's content is never printed");
+    }
+}

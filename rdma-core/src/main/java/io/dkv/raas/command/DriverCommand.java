@@ -1,0 +1,92 @@
+package io.dkv.raas.command;
+
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.StandaloneDriver;
+import io.dkv.verbs.VerbsContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Option;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs a standalone RaaS driver until interrupted: every process of the host that attaches
+ * ({@code Raas.attach}) shares its queue pair pool and its connections.
+ */
+@Command(
+    name = "driver",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run the host's standalone RaaS driver. Applications attach to it through its command-and-control file " +
+            "(Raas.attach with the same --name) and share its queue pairs and connections; it removes clients that die.",
+        "Stop it with Ctrl-C."
+    })
+public final class DriverCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterSecretOption secret;
+
+    @Option(names = "--name", defaultValue = "default", description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
+    private String name;
+
+    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    private String address;
+
+    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    private long nodeId;
+
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
+        description = "MetaServer endpoint(s) to join the cluster through (as ./dkv meta prints them); without one the driver " +
+            "knows only its own node.")
+    private java.util.List<String> meta;
+
+    public Integer call() throws InterruptedException
+    {
+        final RaasContext context = new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .nodeId(nodeId)
+            .driverName(name);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        if (meta != null && !meta.isEmpty() && secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(), "--meta needs --cluster-secret-file: the file with the cluster " +
+                "secret the MetaServer authenticates RPCs with");
+        }
+        final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
+            io.dkv.raas.meta.MetaDirectory.of(secret.file(), meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)
+                .toArray(io.dkv.raas.meta.MetaEndpoint[]::new));
+        try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
+        {
+            System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +
+                driver.driver().self().address() + "; applications attach through " + driver.directory());
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                driver.close();
+                stopped.countDown();
+            }));
+            stopped.await();
+        }
+        return 0;
+    }
+
+    /**
+     * The driver's own main, as Aeron's {@code MediaDriver} has one: {@code java -cp ... DriverCommand --name N} runs
+     * what {@code ./dkv driver --name N} runs, without the rest of the dkv command line.
+     */
+    public static void main(final String[] args)
+    {
+        DkvCommandLine.run(new DriverCommand(), args);
+    }
+}
