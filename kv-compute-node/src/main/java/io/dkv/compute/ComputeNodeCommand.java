@@ -11,7 +11,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,6 +42,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
      */
     public static final String PRINT_STARTUP_PROP_NAME = "dkv.compute.print.startup";
     static final String NETTY_JFR_PROP_NAME = "io.netty.jfr.enabled";
+    /** Set by the launcher on the run that trains the AOT cache: a file this run writes once it serves. */
+    static final String AOT_SERVED_MARKER_PROP_NAME = "dkv.compute.aot.served.marker";
 
     private static final String NAME = "dkv compute-node";
     private static final String REUSE_PORT = "--reuse-port";
@@ -144,6 +148,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
         System.out.println(readyLine(id, bind, node.port(), ComputeNode.epoll() ? "epoll" : "nio",
             raas.nodes(NodeRecord.ROLE_MEMORY).size(), requirePass != null, node.metricsPort()));
         System.out.flush();
+        markServed();
         signals.await();
         System.out.printf("dkv compute node %d: %s, draining %d connection(s)%n", id, signals.received(),
             node.connections());
@@ -152,6 +157,26 @@ public final class ComputeNodeCommand implements Callable<Integer>
         System.out.printf("dkv compute node %d stopped and deregistered%n", id);
         System.out.flush();
         return 0;
+    }
+
+    /**
+     * Tell the launcher that this run, which trains the JDK AOT cache, got as far as serving: a cache from a run that
+     * failed at once holds little, and the launcher drops it rather than start every later node with it.
+     */
+    private static void markServed()
+    {
+        final String marker = System.getProperty(AOT_SERVED_MARKER_PROP_NAME);
+        if (marker != null)
+        {
+            try
+            {
+                Files.writeString(Path.of(marker), "served\n");
+            }
+            catch (final IOException ex)
+            {
+                // without the mark the launcher only trains again: nothing is lost
+            }
+        }
     }
 
     /**
