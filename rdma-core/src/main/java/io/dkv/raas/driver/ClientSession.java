@@ -4,7 +4,6 @@ import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.cnc.CncDescriptor;
-import io.dkv.verbs.Access;
 import io.dkv.verbs.MemoryRegion;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -44,7 +43,7 @@ final class ClientSession
     long lastHeartbeat;
     volatile boolean closed;
 
-    ClientSession(final RaasDriver driver, final long clientId, final Path file, final Arena arena, final MemorySegment mapping)
+    ClientSession(final Registrations registrations, final long clientId, final Path file, final Arena arena, final MemorySegment mapping)
     {
         this.clientId = clientId;
         this.file = file;
@@ -57,8 +56,7 @@ final class ClientSession
         this.responses = new ManyToOneRingBuffer(new UnsafeBuffer(
             mapping.address() + CncDescriptor.CLIENT_HEADER_LENGTH, responseLength + RingBufferDescriptor.TRAILER_LENGTH));
         this.data = mapping.asSlice(CncDescriptor.dataOffset(responseLength), dataLength);
-        this.dataRegion = driver.pd.register(data, Access.LOCAL_WRITE);
-        driver.registrations.pin(dataRegion);
+        this.dataRegion = registrations.registerPinned(data);
         this.lastHeartbeat = heartbeat();
     }
 
@@ -209,10 +207,9 @@ final class ClientSession
         header.putIntVolatile(CncDescriptor.CLIENT_CLOSED_OFFSET, 1);
     }
 
-    void release(final RaasDriver driver)
+    void release(final Registrations registrations)
     {
-        driver.registrations.unpin(dataRegion);
-        dataRegion.deregister();
+        registrations.deregisterPinned(dataRegion);
         arena.close();
     }
 

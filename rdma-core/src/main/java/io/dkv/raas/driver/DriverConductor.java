@@ -42,6 +42,8 @@ final class DriverConductor implements Agent, MessageHandler
     private static final System.Logger LOG = System.getLogger(DriverConductor.class.getName());
 
     private final RaasDriver driver;
+    private final Registrations registrations;
+    private final long clientTimeoutMs;
     private final Path directory;
     private final UnsafeBuffer cnc;
     private final ManyToOneRingBuffer commands;
@@ -49,9 +51,16 @@ final class DriverConductor implements Agent, MessageHandler
     private final List<ClientSession> toRemove = new ArrayList<>();
     private long nextHeartbeat;
 
-    DriverConductor(final RaasDriver driver, final Path directory, final UnsafeBuffer cnc, final ManyToOneRingBuffer commands)
+    DriverConductor(
+        final RaasDriver driver,
+        final long clientTimeoutMs,
+        final Path directory,
+        final UnsafeBuffer cnc,
+        final ManyToOneRingBuffer commands)
     {
         this.driver = driver;
+        this.registrations = driver.registrations();
+        this.clientTimeoutMs = clientTimeoutMs;
         this.directory = directory;
         this.cnc = cnc;
         this.commands = commands;
@@ -94,7 +103,7 @@ final class DriverConductor implements Agent, MessageHandler
 
     private int checkClients(final long now)
     {
-        final long timeout = driver.context.clientTimeoutMs();
+        final long timeout = clientTimeoutMs;
         for (final ClientSession session : sessions.values())
         {
             final long heartbeat = session.heartbeat();
@@ -143,7 +152,7 @@ final class DriverConductor implements Agent, MessageHandler
             session.listeners.clear();
             session.allocated.clear();
         }
-        session.release(driver);
+        session.release(registrations);
         try
         {
             Files.deleteIfExists(session.file);
@@ -497,7 +506,7 @@ final class DriverConductor implements Agent, MessageHandler
                 arena.close();
                 return;
             }
-            final ClientSession session = new ClientSession(driver, clientId, file, arena, mapping);
+            final ClientSession session = new ClientSession(registrations, clientId, file, arena, mapping);
             sessions.put(clientId, session);
             LOG.log(System.Logger.Level.INFO, "attached " + session);
             session.ready(correlation, driver.self());

@@ -1,12 +1,14 @@
 package io.dkv.raas.driver;
 
 import io.dkv.raas.Flags;
+import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
+import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.SendFlags;
 
 import java.lang.foreign.MemorySegment;
@@ -17,9 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.dkv.raas.ControlHeader.*;
-import static io.dkv.raas.driver.Messaging.BYTE;
-import static io.dkv.raas.driver.Messaging.INT;
-import static io.dkv.raas.driver.Messaging.LONG;
+import static io.dkv.raas.driver.ControlMessages.BYTE;
+import static io.dkv.raas.driver.ControlMessages.INT;
+import static io.dkv.raas.driver.ControlMessages.LONG;
 
 /**
  * The messaging state of a connection. Small messages go as SEND_WITH_IMM into the peer's shared
@@ -54,8 +56,15 @@ final class MessageChannel
     private static final int KIND_WRITTEN = 1;
     private static final int KIND_READ = 2;
 
-    private final Messaging messaging;
-    private final RaasDriver driver;
+    private final RaasContext context;
+    private final ProtectionDomain pd;
+    private final int mtu;
+    private final RequestPipeline pipeline;
+    private final ControlMessages control;
+    private final ReceiveBuffers receiveBuffers;
+    private final SendBuffers sendBuffers;
+    private final Registrations registrations;
+    private final ConnectAdmission admission;
     private final DriverConnection connection;
     private final int flags;
     private volatile int state = CONNECTING;
@@ -107,25 +116,43 @@ final class MessageChannel
     }
 
     MessageChannel(
-        final Messaging messaging, final DriverConnection connection, final int flags, final ConnectAdmission.Inbound inbound)
+        final RaasContext context,
+        final ProtectionDomain pd,
+        final int mtu,
+        final RequestPipeline pipeline,
+        final ControlMessages control,
+        final ReceiveBuffers receiveBuffers,
+        final SendBuffers sendBuffers,
+        final Registrations registrations,
+        final ConnectAdmission admission,
+        final DriverConnection connection,
+        final int flags,
+        final ConnectAdmission.Inbound inbound)
     {
-        this.messaging = messaging;
-        this.driver = messaging.driver;
+        this.context = context;
+        this.pd = pd;
+        this.mtu = mtu;
+        this.pipeline = pipeline;
+        this.control = control;
+        this.receiveBuffers = receiveBuffers;
+        this.sendBuffers = sendBuffers;
+        this.registrations = registrations;
+        this.admission = admission;
         this.connection = connection;
         this.flags = flags;
         this.inbound = inbound;
         if (inbound == null)
         {
-            this.advert = driver.pd.allocate(driver.context.advertisedBytes(), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            this.advert = pd.allocate(context.advertisedBytes(), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         }
-        final int credits = driver.context.messageCredits();
+        final int credits = context.messageCredits();
         this.inbox = new LongQueue(credits * 2 + 8);
         this.writtenEnds = new LongQueue(credits * 2 + 8);
     }
 
     int grantedCredits()
     {
-        return driver.context.messageCredits();
+        return context.messageCredits();
     }
 
     boolean isEstablished()
@@ -159,7 +186,7 @@ final class MessageChannel
         {
             return;
         }
-        final long bytes = messaging.admission.onUsed(inbound, driver.context.advertisedBytes());
+        final long bytes = admission.onUsed(inbound, context.advertisedBytes());
         if (bytes == 0)
         {
             return;
@@ -167,12 +194,12 @@ final class MessageChannel
         final MemoryRegion allocated;
         try
         {
-            allocated = driver.pd.allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            allocated = pd.allocate(bytes, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         }
         catch (final RuntimeException noRoom)
         {
             // the device is out of regions or memory: the connection carries its messages without a buffer
-            messaging.admission.onAdvertGone(inbound);
+            admission.onAdvertGone(inbound);
             return;
         }
         advert = allocated;
@@ -186,8 +213,24 @@ final class MessageChannel
             }
             return;
         }
-        messaging.sendAdvert(connection.route(), peerVqpn, connection.vqpn(), allocated.address(), allocated.rkey(),
+        sendAdvert(connection.route(), peerVqpn, connection.vqpn(), allocated.address(), allocated.rkey(),
             (int)allocated.length());
+    }
+
+    /** Tell the peer where it may WRITE, once the connection was used: now if a slot is free, else soon. */
+    private void sendAdvert(
+        final NodeRoute route, final int peerVqpn, final int vqpn, final long address, final int rkey, final int bytes)
+    {
+        final RequestSlot slot = control.controlSlot(route, peerVqpn, TYPE_ADVERT, vqpn, 0, ADVERT_LENGTH);
+        if (slot == null)
+        {
+            control.later(() -> sendAdvert(route, peerVqpn, vqpn, address, rkey, bytes));
+            return;
+        }
+        slot.staging.set(LONG, ACCEPT_ADDRESS_OFFSET, address);
+        slot.staging.set(INT, ACCEPT_RKEY_OFFSET, rkey);
+        slot.staging.set(INT, ACCEPT_BYTES_OFFSET, bytes);
+        control.post(slot, ADVERT_LENGTH);
     }
 
     void establish(
@@ -208,9 +251,9 @@ final class MessageChannel
         int spins = 0;
         while (state == CONNECTING)
         {
-            if (driver.poll() == 0)
+            if (pipeline.poll() == 0)
             {
-                RaasDriver.idle(++spins);
+                RequestPipeline.idle(++spins);
                 if (System.nanoTime() > deadline)
                 {
                     throw new RaasException("node " + connection.nodeId() + " did not answer a connect to service " + service +
@@ -248,7 +291,7 @@ final class MessageChannel
             sendByDatagram(src, offset, length, all);
             return;
         }
-        final boolean fitsSend = length + LENGTH <= messaging.bufferBytes;
+        final boolean fitsSend = length + LENGTH <= receiveBuffers.bufferBytes();
         // until the peer advertised a buffer (an acceptor does once the connection was used), nothing to WRITE into
         final int advertised = peerAdvertBytes;
         if ((all & Flags.USE_READ) != 0 || (length > advertised && (all & Flags.USE_SEND) == 0 && !fitsSend))
@@ -256,7 +299,7 @@ final class MessageChannel
             sendByRead(src, offset, length, all);
         }
         else if (advertised > 0 &&
-            ((all & Flags.USE_WRITE) != 0 || ((all & Flags.USE_SEND) == 0 && (length > driver.context.sendThreshold() || !fitsSend))))
+            ((all & Flags.USE_WRITE) != 0 || ((all & Flags.USE_SEND) == 0 && (length > context.sendThreshold() || !fitsSend))))
         {
             sendByWrite(src, offset, length, all);
         }
@@ -265,7 +308,7 @@ final class MessageChannel
             if (!fitsSend)
             {
                 throw new RaasException("SEND of " + length + " bytes exceeds the receive buffers of " +
-                    (messaging.bufferBytes - LENGTH) + " payload bytes");
+                    (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
             }
             sendBySend(src, offset, length, all);
         }
@@ -285,7 +328,7 @@ final class MessageChannel
 
     private void acquireMessageCredit()
     {
-        final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
         int spins = 0;
         while (true)
         {
@@ -299,13 +342,13 @@ final class MessageChannel
                 continue;
             }
             requireOpen();
-            if (driver.poll() == 0)
+            if (pipeline.poll() == 0)
             {
-                RaasDriver.idle(++spins);
+                RequestPipeline.idle(++spins);
                 if ((spins & 1023) == 0 && System.nanoTime() > deadline)
                 {
                     throw new RaasException(String.format("node %d granted no message credit to vQPN 0x%x within %d ms",
-                        connection.nodeId(), connection.vqpn(), driver.context.timeoutMs()));
+                        connection.nodeId(), connection.vqpn(), context.timeoutMs()));
                 }
             }
         }
@@ -313,7 +356,7 @@ final class MessageChannel
 
     private RequestSlot messageSlot(final Opcode opcode)
     {
-        final RequestSlot slot = driver.acquireSlot();
+        final RequestSlot slot = pipeline.acquireSlot();
         slot.kind = RequestSlot.KIND_MESSAGE;
         slot.connection = connection;
         slot.route = connection.route();
@@ -348,11 +391,11 @@ final class MessageChannel
         final RequestSlot slot, final MemorySegment src, final long offset, final int length, final int callFlags, final String what)
     {
         final int total = LENGTH + length;
-        if (total <= driver.stagingSlotBytes)
+        if (total <= slot.staging.byteSize())
         {
             writeHeader(slot.staging, 0, TYPE_DATA, connection.vqpn(), length);
             MemorySegment.copy(src, offset, slot.staging, LENGTH, length);
-            slot.wr.local(driver.staging, slot.stagingOffset, total);
+            slot.sendStaged(total);
             if ((callFlags & Flags.INLINE) != 0 && total <= 64)
             {
                 slot.wr.sendFlags(SendFlags.SIGNALED | SendFlags.INLINE);
@@ -360,15 +403,15 @@ final class MessageChannel
         }
         else
         {
-            final Messaging.SendBuffer buffer = messaging.acquireSendBuffer();
+            final SendBuffers.SendBuffer buffer = sendBuffers.acquire(pipeline);
             slot.sendBuffer = buffer.index;
-            writeHeader(messaging.sendPool.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
-            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset + LENGTH, length);
-            slot.wr.local(messaging.sendPool, buffer.offset, total);
+            writeHeader(sendBuffers.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset + LENGTH, length);
+            slot.wr.local(sendBuffers.region(), buffer.offset, total);
         }
         synchronized (sendLock)
         {
-            driver.submit(slot);
+            pipeline.submit(slot);
         }
         awaitSent(slot, what, length);
     }
@@ -381,11 +424,11 @@ final class MessageChannel
     private void sendByDatagram(final MemorySegment src, final long offset, final int length, final int callFlags)
     {
         final int total = LENGTH + length;
-        final int limit = Math.min(driver.device.attributes().mtu(), messaging.bufferBytes);
+        final int limit = Math.min(mtu, receiveBuffers.bufferBytes());
         if (total > limit)
         {
             throw new RaasException("datagram of " + length + " bytes exceeds the " + (limit - LENGTH) +
-                " payload bytes a UD message may carry (MTU " + driver.device.attributes().mtu() + ")");
+                " payload bytes a UD message may carry (MTU " + mtu + ")");
         }
         if (peerUdQpn == 0)
         {
@@ -407,22 +450,22 @@ final class MessageChannel
         acquireMessageCredit();
         final RequestSlot slot = messageSlot(Opcode.RDMA_WRITE_WITH_IMM);
         MemoryRegion temporary = null;
-        if (length <= messaging.sendBufferBytes && (callFlags & Flags.REGISTER) == 0 &&
-            (length <= driver.context.copyThreshold() || (callFlags & Flags.COPY) != 0 || !src.isNative()))
+        if (length <= sendBuffers.bufferBytes() && (callFlags & Flags.REGISTER) == 0 &&
+            (length <= context.copyThreshold() || (callFlags & Flags.COPY) != 0 || !src.isNative()))
         {
-            final Messaging.SendBuffer buffer = messaging.acquireSendBuffer();
+            final SendBuffers.SendBuffer buffer = sendBuffers.acquire(pipeline);
             slot.sendBuffer = buffer.index;
-            MemorySegment.copy(src, offset, messaging.sendPool.segment(), buffer.offset, length);
-            slot.wr.local(messaging.sendPool, buffer.offset, length);
+            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset, length);
+            slot.wr.local(sendBuffers.region(), buffer.offset, length);
         }
         else if (src.isNative())
         {
-            final MemoryRegion registered = driver.registrations.registered(src);
+            final MemoryRegion registered = registrations.registered(src);
             slot.wr.local(registered, src.address() - registered.address() + offset, length);
         }
         else
         {
-            temporary = driver.pd.allocate(length, Access.LOCAL_WRITE);
+            temporary = pd.allocate(length, Access.LOCAL_WRITE);
             MemorySegment.copy(src, offset, temporary.segment(), 0, length);
             slot.wr.local(temporary, 0, length);
         }
@@ -433,7 +476,7 @@ final class MessageChannel
                 final long ring = peerAdvertBytes;
                 final long physical = sendPosition % ring;
                 final long skip = physical + length > ring ? ring - physical : 0;
-                final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+                final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
                 int spins = 0;
                 // bytes skipped at the end of the ring are free once everything before them is: an empty
                 // ring takes any message, otherwise what is skipped and written must fit what is free
@@ -441,13 +484,13 @@ final class MessageChannel
                 while ((used = sendPosition - peerFreed.get()) != 0 && ring - used < skip + length)
                 {
                     requireOpen();
-                    if (driver.poll() == 0)
+                    if (pipeline.poll() == 0)
                     {
-                        RaasDriver.idle(++spins);
+                        RequestPipeline.idle(++spins);
                         if ((spins & 1023) == 0 && System.nanoTime() > deadline)
                         {
                             throw new RaasException(describe("WRITE", length) + ": the peer's buffer stayed full for " +
-                                driver.context.timeoutMs() + " ms");
+                                context.timeoutMs() + " ms");
                         }
                     }
                 }
@@ -455,7 +498,7 @@ final class MessageChannel
                 final long at = sendPosition % ring;
                 sendPosition += length;
                 slot.wr.remote(peerAdvertAddress + at, peerAdvertRkey);
-                driver.submit(slot);
+                pipeline.submit(slot);
             }
             awaitSent(slot, "WRITE", length);
         }
@@ -475,13 +518,13 @@ final class MessageChannel
         final boolean temporary;
         if (src.isNative() && (callFlags & Flags.COPY) == 0)
         {
-            source = driver.registrations.registered(src);
+            source = registrations.registered(src);
             sourceOffset = src.address() - source.address() + offset;
             temporary = false;
         }
         else
         {
-            source = driver.pd.allocate(Math.max(1, length), Access.LOCAL_WRITE | Access.REMOTE_READ);
+            source = pd.allocate(Math.max(1, length), Access.LOCAL_WRITE | Access.REMOTE_READ);
             MemorySegment.copy(src, offset, source.segment(), 0, length);
             sourceOffset = 0;
             temporary = true;
@@ -491,7 +534,7 @@ final class MessageChannel
         {
             try
             {
-                readable = driver.registrations.readable(source);
+                readable = registrations.readable(source);
             }
             catch (final io.dkv.verbs.VerbsException providerRefused)
             {
@@ -511,24 +554,24 @@ final class MessageChannel
             slot.staging.set(LONG, READ_ADDRESS_OFFSET, readable.address() + sourceOffset);
             slot.staging.set(INT, READ_RKEY_OFFSET, readable.rkey());
             slot.staging.set(INT, READ_TOKEN_OFFSET, token);
-            slot.wr.local(driver.staging, slot.stagingOffset, LENGTH + READ_LENGTH);
+            slot.sendStaged(LENGTH + READ_LENGTH);
             synchronized (sendLock)
             {
-                driver.submit(slot);
+                pipeline.submit(slot);
             }
             awaitSent(slot, "READ request", length);
-            final long deadline = System.nanoTime() + driver.context.timeoutMs() * 1_000_000L;
+            final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
             int spins = 0;
             while (!wait.done)
             {
                 requireOpen();
-                if (driver.poll() == 0)
+                if (pipeline.poll() == 0)
                 {
-                    RaasDriver.idle(++spins);
+                    RequestPipeline.idle(++spins);
                     if ((spins & 1023) == 0 && System.nanoTime() > deadline)
                     {
                         throw new RaasException(describe("READ", length) + ": the peer did not read it within " +
-                            driver.context.timeoutMs() + " ms");
+                            context.timeoutMs() + " ms");
                     }
                 }
             }
@@ -546,8 +589,8 @@ final class MessageChannel
     /** Wait until a message request completed; its description is built only on failure. */
     private void awaitSent(final RequestSlot slot, final String how, final int length)
     {
-        final int status = driver.awaitStatus(slot);
-        driver.releaseSlot(slot);
+        final int status = pipeline.awaitStatus(slot);
+        pipeline.releaseSlot(slot);
         if (status != RaasStatus.SUCCESS)
         {
             throw new RaasException(describe(how, length) + " failed: " + RaasStatus.describe(status));
@@ -587,7 +630,7 @@ final class MessageChannel
         if (!inbox.offer(entry(KIND_SEND, buffer, length)))
         {
             // more messages than the credits granted: the peer broke the protocol; the message is dropped
-            messaging.repost(buffer);
+            receiveBuffers.repost(buffer);
         }
     }
 
@@ -617,7 +660,7 @@ final class MessageChannel
     void onControl(
         final byte type, final long base, final int srcVqpn, final int credits, final int length, final int byteLen)
     {
-        final MemorySegment memory = messaging.receive.segment();
+        final MemorySegment memory = receiveBuffers.memory();
         switch (type)
         {
             case TYPE_REFUSE ->
@@ -680,18 +723,17 @@ final class MessageChannel
      */
     private void startReadIn(final long address, final int rkey, final int token, final int length)
     {
-        final RequestSlot slot = driver.freeSlots.poll();
+        final RequestSlot slot = pipeline.tryAcquireSlot();
         if (slot == null || length < 0)
         {
             if (slot != null)
             {
-                driver.releaseSlot(slot);
+                pipeline.releaseSlot(slot);
             }
             peerClosed = true;
             return;
         }
-        final MemoryRegion destination = driver.pd.allocate(Math.max(1, length), Access.LOCAL_WRITE);
-        slot.state = RequestSlot.PENDING;
+        final MemoryRegion destination = pd.allocate(Math.max(1, length), Access.LOCAL_WRITE);
         slot.kind = RequestSlot.KIND_READ_IN;
         slot.connection = connection;
         slot.route = connection.route();
@@ -702,7 +744,7 @@ final class MessageChannel
         slot.attachment = destination;
         slot.wr.reset().wrId(slot.wrId()).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(destination, 0, length).remote(address, rkey);
-        driver.submit(slot);
+        pipeline.submit(slot);
     }
 
     /** The READ of a message the peer left completed. Called by the poller. */
@@ -723,11 +765,11 @@ final class MessageChannel
         {
             peerClosed = true;
         }
-        final RequestSlot done = messaging.controlSlot(slot.route, peerVqpn, TYPE_READ_DONE, connection.vqpn(), 0, READ_LENGTH);
+        final RequestSlot done = control.controlSlot(slot.route, peerVqpn, TYPE_READ_DONE, connection.vqpn(), 0, READ_LENGTH);
         if (done != null)
         {
             done.staging.set(INT, READ_TOKEN_OFFSET, (int)slot.token);
-            messaging.postControl(done, READ_LENGTH);
+            control.post(done, READ_LENGTH);
         }
     }
 
@@ -824,9 +866,9 @@ final class MessageChannel
             {
                 throw new RaasException(String.format("node %d closed connection vQPN 0x%x", connection.nodeId(), connection.vqpn()));
             }
-            if (driver.poll() == 0)
+            if (pipeline.poll() == 0)
             {
-                RaasDriver.idle(++spins);
+                RequestPipeline.idle(++spins);
                 if ((spins & 255) == 0 && System.nanoTime() > deadline)
                 {
                     throw new RaasException(String.format("no message on vQPN 0x%x from node %d within %d ms",
@@ -841,7 +883,7 @@ final class MessageChannel
     {
         return switch (kind)
         {
-            case KIND_SEND -> messaging.receive.segment().asSlice(messaging.bufferOffset((int)at) + LENGTH, length);
+            case KIND_SEND -> receiveBuffers.memory().asSlice(receiveBuffers.offset((int)at) + LENGTH, length);
             case KIND_WRITTEN -> advert.segment().asSlice(at, length);
             default ->
             {
@@ -859,7 +901,7 @@ final class MessageChannel
         inbox.remove();
         switch (kind)
         {
-            case KIND_SEND -> messaging.repost((int)at);
+            case KIND_SEND -> receiveBuffers.repost((int)at);
             case KIND_WRITTEN ->
             {
                 final long end = writtenEnds.peek();
@@ -882,7 +924,7 @@ final class MessageChannel
         if (creditsToReturn >= Math.max(1, grantedCredits() / 2) || (advert != null && bytesToReturn >= advert.length() / 4) ||
             inbox.isEmpty())
         {
-            messaging.sendSimple(connection.route(), peerVqpn, TYPE_CREDIT, connection.vqpn(), creditsToReturn, (int)bytesToReturn);
+            control.sendSimple(connection.route(), peerVqpn, TYPE_CREDIT, connection.vqpn(), creditsToReturn, (int)bytesToReturn);
             creditsToReturn = 0;
             bytesToReturn = 0;
         }
@@ -894,7 +936,7 @@ final class MessageChannel
         state = CLOSED;
         if (tellPeer && previous == ESTABLISHED && !peerClosed)
         {
-            messaging.sendSimple(connection.route(), peerVqpn, TYPE_CLOSE, connection.vqpn(), 0, 0);
+            control.sendSimple(connection.route(), peerVqpn, TYPE_CLOSE, connection.vqpn(), 0, 0);
         }
         synchronized (recvLock)
         {
@@ -904,7 +946,7 @@ final class MessageChannel
                 inbox.remove();
                 if ((int)(entry >>> 62) == KIND_SEND)
                 {
-                    messaging.repost((int)((entry >>> 32) & 0x3fff_ffffL));
+                    receiveBuffers.repost((int)((entry >>> 32) & 0x3fff_ffffL));
                 }
             }
         }

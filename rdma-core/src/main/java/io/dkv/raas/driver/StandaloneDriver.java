@@ -80,7 +80,7 @@ public final class StandaloneDriver implements AutoCloseable
             final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            conductor = new DriverConductor(driver, this.directory, cnc, commands);
+            conductor = new DriverConductor(driver, context.clientTimeoutMs(), this.directory, cnc, commands);
             runner = new AgentRunner(new BackoffIdleStrategy(100, 1000, 1_000, 100_000), error ->
                 LOG.log(System.Logger.Level.ERROR, "standalone driver error", error), (AtomicCounter)null, conductor);
             AgentRunner.startOnThread(runner);
