@@ -56,7 +56,8 @@ final class ConnectionTable
                     }
                     generations[index] = generation;
                     final int vqpn = generation << VQPN_INDEX_BITS | index;
-                    final DriverConnection connection = new DriverConnection(this, pipeline, regions, vqpn, route, handler);
+                    final DriverConnection connection =
+                        new DriverConnection(this, pipeline, regions, vqpn, route, handler);
                     connections.set(index, connection);
                     return connection;
                 }

@@ -2,6 +2,7 @@ package io.dkv.raas.driver;
 
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
+import io.dkv.raas.ControlHeader;
 import io.dkv.raas.Directory;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Listener;
@@ -9,7 +10,6 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
-import io.dkv.raas.ControlHeader;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.CompletionQueue;

@@ -33,7 +33,7 @@ final class RcPromotion
 {
     /** After a promotion the peer did not answer, it stays on DC this many stall periods. */
     static final int PROMOTION_BACKOFF_STALLS = 10;
-    /** After a peer refused a promotion (no room in its pool, or an RC queue pair with us closing): this many windows. */
+    /** After a peer refused a promotion (no room in its pool, or an RC pair with us closing): this many windows. */
     static final int REFUSAL_BACKOFF_WINDOWS = 10;
 
     private final RaasContext context;
