@@ -7,7 +7,6 @@ import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.Opcode;
-import org.agrona.MutableDirectBuffer;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -21,6 +20,8 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
 final class AttachedConnection implements Connection
 {
     private final AttachedRaas raas;
+    private final ClientConductor conductor;
+    private final ClientDataArea area;
     private final int vqpn;
     private final long nodeId;
     private final boolean messaging;
@@ -28,9 +29,18 @@ final class AttachedConnection implements Connection
     private final AtomicInteger outstanding = new AtomicInteger();
     private volatile boolean closed;
 
-    AttachedConnection(final AttachedRaas raas, final int vqpn, final long nodeId, final boolean messaging, final CompletionHandler handler)
+    AttachedConnection(
+        final AttachedRaas raas,
+        final ClientConductor conductor,
+        final ClientDataArea area,
+        final int vqpn,
+        final long nodeId,
+        final boolean messaging,
+        final CompletionHandler handler)
     {
         this.raas = raas;
+        this.conductor = conductor;
+        this.area = area;
         this.vqpn = vqpn;
         this.nodeId = nodeId;
         this.messaging = messaging;
@@ -64,13 +74,15 @@ final class AttachedConnection implements Connection
 
     // ---- one-sided ----
 
-    public void read(final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    public void read(
+        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
     {
         final ClientSlot slot = submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, false, 0);
         finishSync(slot, "READ", region, offset, length, dst, dstOffset);
     }
 
-    public void write(final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    public void write(
+        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
     {
         final ClientSlot slot = submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, false, 0);
         finishSync(slot, "WRITE", region, offset, length, null, 0);
@@ -78,7 +90,8 @@ final class AttachedConnection implements Connection
 
     public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
     {
-        final ClientSlot slot = submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, false, 0);
+        final ClientSlot slot =
+            submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, false, 0);
         return finishSync(slot, "CAS", region, offset, 8, null, 0);
     }
 
@@ -89,18 +102,29 @@ final class AttachedConnection implements Connection
     }
 
     public void readAsync(
-        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length, final long token)
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment dst,
+        final long dstOffset,
+        final int length,
+        final long token)
     {
         submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, true, token);
     }
 
     public void writeAsync(
-        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length, final long token)
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment src,
+        final long srcOffset,
+        final int length,
+        final long token)
     {
         submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, true, token);
     }
 
-    public void casAsync(final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
+    public void casAsync(
+        final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
     {
         submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, true, token);
     }
@@ -139,20 +163,21 @@ final class AttachedConnection implements Connection
         }
         if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
         {
-            throw new RaasException("local buffer of " + local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
+            throw new RaasException(
+                "local buffer of " + local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
         }
         acquireCredit();
-        final ClientSlot slot = raas.acquire();
+        final ClientSlot slot = conductor.acquire();
         slot.async = async;
         slot.handler = handler;
         slot.userToken = token;
         slot.connection = async ? this : null;
         slot.length = length;
-        final long dataOffset = raas.placeData(slot, local, localOffset, length);
+        final long dataOffset = area.place(slot, local, localOffset, length);
         slot.dataOffset = dataOffset;
         if (local != null)
         {
-            final boolean inPlace = local.isNative() && local.address() + localOffset == raas.data.address() + dataOffset;
+            final boolean inPlace = area.isInPlace(local, localOffset, dataOffset);
             if (opcode == Opcode.RDMA_READ)
             {
                 if (!inPlace)
@@ -163,26 +188,24 @@ final class AttachedConnection implements Connection
             }
             else if (!inPlace)
             {
-                MemorySegment.copy(local, localOffset, raas.data, dataOffset, length);
+                MemorySegment.copy(local, localOffset, area.memory(), dataOffset, length);
             }
         }
-        final int index = raas.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot);
-        final MutableDirectBuffer buffer = raas.commandBuffer();
-        buffer.putInt(index + ONE_SIDED_VQPN_OFFSET, vqpn);
-        buffer.putInt(index + ONE_SIDED_OPCODE_OFFSET, opcode.code());
-        buffer.putInt(index + ONE_SIDED_REGION_OFFSET, handle);
-        buffer.putInt(index + ONE_SIDED_LENGTH_OFFSET, length);
-        buffer.putLong(index + ONE_SIDED_OFFSET_OFFSET, offset);
-        buffer.putLong(index + ONE_SIDED_DATA_OFFSET, dataOffset);
-        buffer.putLong(index + ONE_SIDED_COMPARE_OFFSET, compareAdd);
-        buffer.putLong(index + ONE_SIDED_SWAP_OFFSET, swap);
-        raas.commit(index);
+        conductor.commit(conductor.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot, slot.oneSided)
+            .vqpn(vqpn)
+            .opcode(opcode.code())
+            .regionHandle(handle)
+            .length(length)
+            .remoteOffset(offset)
+            .dataOffset(dataOffset)
+            .compareAdd(compareAdd)
+            .swap(swap));
         return slot;
     }
 
     private void acquireCredit()
     {
-        final int credits = raas.context.connectionCredits();
+        final int credits = raas.connectionCredits();
         int spins = 0;
         while (true)
         {
@@ -195,9 +218,9 @@ final class AttachedConnection implements Connection
                 }
                 continue;
             }
-            if (raas.poll() == 0)
+            if (conductor.poll() == 0)
             {
-                AttachedRaas.idle(++spins);
+                ClientConductor.idle(++spins);
             }
         }
     }
@@ -211,10 +234,11 @@ final class AttachedConnection implements Connection
         final MemorySegment readInto,
         final long readOffset)
     {
-        final String what = operation + " of " + length + " bytes at offset " + offset + " of region '" + region.name() + "'";
+        final String what =
+            operation + " of " + length + " bytes at offset " + offset + " of region '" + region.name() + "'";
         try
         {
-            raas.await(slot, what);
+            conductor.await(slot, what);
         }
         finally
         {
@@ -224,9 +248,9 @@ final class AttachedConnection implements Connection
         final long value = slot.value;
         if (status == RaasStatus.SUCCESS && slot.copyBack != null)
         {
-            MemorySegment.copy(raas.data, slot.dataOffset, readInto, readOffset, length);
+            MemorySegment.copy(area.memory(), slot.dataOffset, readInto, readOffset, length);
         }
-        raas.release(slot);
+        conductor.release(slot);
         if (status != RaasStatus.SUCCESS)
         {
             throw new RaasException(what + " failed: " + RaasStatus.describe(status));
@@ -239,21 +263,16 @@ final class AttachedConnection implements Connection
     public void send(final MemorySegment src, final long offset, final int length, final int flags)
     {
         requireMessaging();
-        final ClientSlot slot = raas.acquire();
-        final long dataOffset = raas.placeData(slot, src, offset, length);
-        if (!(src.isNative() && src.address() + offset == raas.data.address() + dataOffset))
+        final ClientSlot slot = conductor.acquire();
+        final long dataOffset = area.place(slot, src, offset, length);
+        if (!area.isInPlace(src, offset, dataOffset))
         {
-            MemorySegment.copy(src, offset, raas.data, dataOffset, length);
+            MemorySegment.copy(src, offset, area.memory(), dataOffset, length);
         }
-        final int index = raas.claim(SEND, SEND_MESSAGE_LENGTH, slot);
-        final MutableDirectBuffer buffer = raas.commandBuffer();
-        buffer.putInt(index + SEND_VQPN_OFFSET, vqpn);
-        buffer.putInt(index + SEND_FLAGS_OFFSET, flags);
-        buffer.putInt(index + SEND_LENGTH_OFFSET, length);
-        buffer.putLong(index + SEND_DATA_OFFSET, dataOffset);
-        raas.commit(index);
-        raas.await(slot, String.format("send of %d bytes on vQPN 0x%x", length, vqpn));
-        raas.release(slot);
+        conductor.commit(conductor.claim(SEND, SEND_MESSAGE_LENGTH, slot, new SendFlyweight())
+            .vqpn(vqpn).flags(flags).length(length).dataOffset(dataOffset));
+        conductor.await(slot, String.format("send of %d bytes on vQPN 0x%x", length, vqpn));
+        conductor.release(slot);
     }
 
     public int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
@@ -261,19 +280,19 @@ final class AttachedConnection implements Connection
         final Received received = receive(maxLength, timeout);
         try
         {
-            MemorySegment.copy(raas.data, received.dataOffset, dst, offset, received.length);
+            MemorySegment.copy(area.memory(), received.dataOffset, dst, offset, received.length);
             return received.length;
         }
         finally
         {
-            raas.release(received.slot);
+            conductor.release(received.slot);
         }
     }
 
     public ReceivedMessage recvZeroCopy(final Duration timeout)
     {
-        final Received received = receive(raas.context.advertisedBytes(), timeout);
-        final MemorySegment payload = raas.data.asSlice(received.dataOffset, received.length);
+        final Received received = receive(raas.advertisedBytes(), timeout);
+        final MemorySegment payload = area.memory().asSlice(received.dataOffset, received.length);
         return new ReceivedMessage()
         {
             private boolean released;
@@ -292,7 +311,7 @@ final class AttachedConnection implements Connection
                 if (!released)
                 {
                     released = true;
-                    raas.release(received.slot);
+                    conductor.release(received.slot);
                 }
             }
         };
@@ -305,16 +324,15 @@ final class AttachedConnection implements Connection
     private Received receive(final int maxLength, final Duration timeout)
     {
         requireMessaging();
-        final ClientSlot slot = raas.acquire();
-        final long dataOffset = raas.placeData(slot, null, 0, maxLength);
-        final int index = raas.claim(RECV, RECV_MESSAGE_LENGTH, slot);
-        final MutableDirectBuffer buffer = raas.commandBuffer();
-        buffer.putInt(index + RECV_VQPN_OFFSET, vqpn);
-        buffer.putInt(index + RECV_TIMEOUT_OFFSET, (int)Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        buffer.putInt(index + RECV_MAX_LENGTH_OFFSET, maxLength);
-        buffer.putLong(index + RECV_DATA_OFFSET, dataOffset);
-        raas.commit(index);
-        raas.awaitUntil(slot, String.format("receive on vQPN 0x%x", vqpn), System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
+        final ClientSlot slot = conductor.acquire();
+        final long dataOffset = area.place(slot, null, 0, maxLength);
+        conductor.commit(conductor.claim(RECV, RECV_MESSAGE_LENGTH, slot, new RecvFlyweight())
+            .vqpn(vqpn)
+            .timeoutMs((int)Math.min(Integer.MAX_VALUE, timeout.toMillis()))
+            .maxLength(maxLength)
+            .dataOffset(dataOffset));
+        conductor.awaitUntil(
+            slot, String.format("receive on vQPN 0x%x", vqpn), System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
         return new Received(slot, dataOffset, (int)slot.value);
     }
 
@@ -332,13 +350,11 @@ final class AttachedConnection implements Connection
         {
             return closed;
         }
-        final ClientSlot slot = raas.acquire();
-        final int index = raas.claim(READABLE, CLOSE_LENGTH, slot);
-        raas.commandBuffer().putInt(index + CLOSE_ID_OFFSET, vqpn);
-        raas.commit(index);
-        raas.await(slot, String.format("readiness of vQPN 0x%x", vqpn));
+        final ClientSlot slot = conductor.acquire();
+        conductor.commit(conductor.claim(READABLE, TARGET_LENGTH, slot, new TargetFlyweight()).targetId(vqpn));
+        conductor.await(slot, String.format("readiness of vQPN 0x%x", vqpn));
         final boolean readable = slot.value != 0;
-        raas.release(slot);
+        conductor.release(slot);
         return readable;
     }
 

@@ -2,7 +2,6 @@ package io.dkv.raas.cnc;
 
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
-import org.agrona.MutableDirectBuffer;
 
 import java.time.Duration;
 
@@ -14,12 +13,14 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
 final class AttachedListener implements Listener
 {
     private final AttachedRaas raas;
+    private final ClientConductor conductor;
     private final int service;
     private boolean closed;
 
-    AttachedListener(final AttachedRaas raas, final int service)
+    AttachedListener(final AttachedRaas raas, final ClientConductor conductor, final int service)
     {
         this.raas = raas;
+        this.conductor = conductor;
         this.service = service;
     }
 
@@ -30,30 +31,26 @@ final class AttachedListener implements Listener
 
     public Connection accept(final Duration timeout)
     {
-        final ClientSlot slot = raas.acquire();
-        final int index = raas.claim(ACCEPT, ACCEPT_LENGTH, slot);
-        final MutableDirectBuffer buffer = raas.commandBuffer();
-        buffer.putInt(index + ACCEPT_LISTENER_OFFSET, service);
-        buffer.putInt(index + ACCEPT_TIMEOUT_OFFSET, (int)Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        raas.commit(index);
-        raas.awaitUntil(slot, "accept on service " + service, System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
+        final ClientSlot slot = conductor.acquire();
+        final AcceptFlyweight command = conductor.claim(ACCEPT, ACCEPT_LENGTH, slot, new AcceptFlyweight());
+        conductor.commit(command.listenerId(service).timeoutMs((int)Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+        conductor.awaitUntil(
+            slot, "accept on service " + service, System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
         final int vqpn = (int)slot.value;
         final long nodeId = slot.value2;
-        raas.release(slot);
-        return new AttachedConnection(raas, vqpn, nodeId, true, null);
+        conductor.release(slot);
+        return raas.connection(vqpn, nodeId, true, null);
     }
 
     public Connection poll()
     {
-        final ClientSlot slot = raas.acquire();
-        final int index = raas.claim(POLL_ACCEPT, CLOSE_LENGTH, slot);
-        raas.commandBuffer().putInt(index + CLOSE_ID_OFFSET, service);
-        raas.commit(index);
-        raas.await(slot, "poll of the listener on service " + service);
+        final ClientSlot slot = conductor.acquire();
+        conductor.commit(conductor.claim(POLL_ACCEPT, TARGET_LENGTH, slot, new TargetFlyweight()).targetId(service));
+        conductor.await(slot, "poll of the listener on service " + service);
         final int vqpn = (int)slot.value;
         final long nodeId = slot.value2;
-        raas.release(slot);
-        return vqpn == 0 ? null : new AttachedConnection(raas, vqpn, nodeId, true, null);
+        conductor.release(slot);
+        return vqpn == 0 ? null : raas.connection(vqpn, nodeId, true, null);
     }
 
     public void close()

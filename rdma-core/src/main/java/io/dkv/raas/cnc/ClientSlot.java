@@ -15,6 +15,11 @@ final class ClientSlot
 {
     final int index;
     final long chunkOffset;
+    /**
+     * The flyweight a one-sided request's command is written with: the slot is its request's alone
+     * from acquire to release, and a request made on every thread's hot path must not allocate one.
+     */
+    final OneSidedFlyweight oneSided = new OneSidedFlyweight();
     int generation;
 
     volatile boolean done;

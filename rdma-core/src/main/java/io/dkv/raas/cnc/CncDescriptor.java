@@ -7,7 +7,9 @@ import java.nio.file.Path;
 /**
  * Files of a standalone driver, in {@code <dir>/<driver name>/}: the driver's {@code cnc} file,
  * which clients write commands into, and one {@code client-<id>} file per attached client, which
- * the driver writes responses and data into.
+ * the driver writes responses and data into. Their headers are read and written through
+ * {@link CncHeaderFlyweight} and {@link ClientHeaderFlyweight}; the messages in their rings are
+ * described by {@link CommandDescriptor}.
  *
  * <pre>
  * cnc

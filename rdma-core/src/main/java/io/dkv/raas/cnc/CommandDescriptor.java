@@ -1,38 +1,51 @@
 package io.dkv.raas.cnc;
 
 /**
- * Messages between clients and a standalone driver. The ring buffer's message type tells which;
- * every message starts with the client id and a correlation id, which the response echoes (for
- * one-sided requests the correlation id is the completion's token).
+ * Messages between clients and a standalone driver: their type ids and layout, the one place the
+ * offsets are written down. The ring buffer's message type tells which message it is; every message
+ * starts with the client id and a correlation id, which the response echoes (for one-sided requests
+ * the correlation id is the completion's token). Each message is encoded and decoded by its
+ * flyweight, named after it ({@link CorrelatedFlyweight} and those that extend it).
  *
  * <pre>
- * every command              0 clientId long, 8 correlationId long, 16 body
- *   ADD_CLIENT, REMOVE_CLIENT  -
- *   OPEN                     16 nodeId long
- *   CONNECT                  16 nodeId long, 24 service int, 28 flags int
- *   LISTEN                   16 service int
- *   ACCEPT                   16 listenerId int, 20 timeoutMs int
- *   CLOSE_LISTENER           16 listenerId int
- *   CLOSE_CONNECTION         16 vqpn int
- *   ONE_SIDED                16 vqpn int, 20 opcode int, 24 regionHandle int, 28 length int,
- *                            32 offset long, 40 dataOffset long, 48 compareAdd long, 56 swap long
- *   SEND                     16 vqpn int, 20 flags int, 24 length int, 32 dataOffset long
- *   RECV                     16 vqpn int, 20 timeoutMs int, 24 maxLength int, 32 dataOffset long
- *   LOOKUP                   16 nameLength int, 20 name
- *   MALLOC                   16 nodeId long, 24 size long, 32 access int, 36 nameLength int, 40 name
- *   FREE                     16 regionHandle int
- *   READABLE                 16 vqpn int                     answered OK(1 or 0)
- *   POLL_ACCEPT              16 listenerId int               answered OK(vqpn, nodeId), vqpn 0 when none waits
+ * every command              0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
+ *   ADD_CLIENT, REMOVE_CLIENT  -                                                CorrelatedFlyweight
+ *   OPEN                     16 nodeId long                                     OpenFlyweight
+ *   CONNECT                  16 nodeId long, 24 service int, 28 flags int       ConnectFlyweight
+ *   LISTEN                   16 service int                                     ListenFlyweight
+ *   ACCEPT                   16 listenerId int, 20 timeoutMs int                AcceptFlyweight
+ *   CLOSE_LISTENER           16 targetId int: the listener's service            TargetFlyweight
+ *   CLOSE_CONNECTION         16 targetId int: the connection's vQPN             TargetFlyweight
+ *   READABLE                 16 targetId int: the connection's vQPN             TargetFlyweight
+ *                            answered OK(1 or 0)
+ *   POLL_ACCEPT              16 targetId int: the listener's service            TargetFlyweight
+ *                            answered OK(vqpn, nodeId), vqpn 0 when none waits
+ *   ONE_SIDED                16 vqpn int, 20 opcode int, 24 regionHandle int,   OneSidedFlyweight
+ *                            28 length int, 32 remoteOffset long,
+ *                            40 dataOffset long, 48 compareAdd long, 56 swap long
+ *                            answered COMPLETION
+ *   SEND                     16 vqpn int, 20 flags int, 24 length int,          SendFlyweight
+ *                            32 dataOffset long
+ *   RECV                     16 vqpn int, 20 timeoutMs int, 24 maxLength int,   RecvFlyweight
+ *                            32 dataOffset long
+ *   LOOKUP                   16 nameLength int, 20 name                         LookupFlyweight
+ *                            answered REGION
+ *   MALLOC                   16 nodeId long, 24 size long, 32 access int,       MallocFlyweight
+ *                            36 nameLength int, 40 name
+ *                            answered REGION
+ *   FREE                     16 regionHandle int                                FreeFlyweight
  *
- * every response             0 clientId long, 8 correlationId long, 16 body
- *   OK                       16 value long, 24 value2 long
- *   ERROR                    16 messageLength int, 20 message (UTF-8)
- *   COMPLETION               16 status int, 24 value long
- *   REGION                   16 handle int, 20 rkey int, 24 nodeId long, 32 nodeEpoch long,
- *                            40 address long, 48 length long, 56 access int, 60 layoutVersion int,
+ * every response             0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
+ *   OK                       16 value long, 24 value2 long                      OkFlyweight
+ *   ERROR                    16 messageLength int, 20 message (UTF-8)           ErrorFlyweight
+ *   COMPLETION               16 status int, 24 value long                       CompletionFlyweight
+ *   REGION                   16 handle int, 20 rkey int, 24 nodeId long,        RegionFlyweight
+ *                            32 nodeEpoch long, 40 address long, 48 length long,
+ *                            56 access int, 60 layoutVersion int,
  *                            64 nameLength int, 68 name
- *   CLIENT_READY             16 nodeId long, 24 role int, 28 dct int, 32 dcKey long, 40 epoch long,
- *                            48 addressLength int, 52 provider length int, 56 address, then provider name
+ *   CLIENT_READY             16 nodeId long, 24 role int, 28 dct int,           ClientReadyFlyweight
+ *                            32 dcKey long, 40 epoch long, 48 addressLength int,
+ *                            52 providerLength int, 56 address, then provider name
  * </pre>
  */
 public final class CommandDescriptor
@@ -79,14 +92,14 @@ public final class CommandDescriptor
     public static final int ACCEPT_TIMEOUT_OFFSET = 20;
     public static final int ACCEPT_LENGTH = 24;
 
-    public static final int CLOSE_ID_OFFSET = 16;
-    public static final int CLOSE_LENGTH = 20;
+    public static final int TARGET_ID_OFFSET = 16;
+    public static final int TARGET_LENGTH = 20;
 
     public static final int ONE_SIDED_VQPN_OFFSET = 16;
     public static final int ONE_SIDED_OPCODE_OFFSET = 20;
     public static final int ONE_SIDED_REGION_OFFSET = 24;
     public static final int ONE_SIDED_LENGTH_OFFSET = 28;
-    public static final int ONE_SIDED_OFFSET_OFFSET = 32;
+    public static final int ONE_SIDED_REMOTE_OFFSET_OFFSET = 32;
     public static final int ONE_SIDED_DATA_OFFSET = 40;
     public static final int ONE_SIDED_COMPARE_OFFSET = 48;
     public static final int ONE_SIDED_SWAP_OFFSET = 56;

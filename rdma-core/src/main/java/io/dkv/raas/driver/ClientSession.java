@@ -2,9 +2,16 @@ package io.dkv.raas.driver;
 
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.cnc.ClientHeaderFlyweight;
+import io.dkv.raas.cnc.ClientReadyFlyweight;
 import io.dkv.raas.cnc.CncDescriptor;
-import io.dkv.verbs.Access;
+import io.dkv.raas.cnc.CompletionFlyweight;
+import io.dkv.raas.cnc.CorrelatedFlyweight;
+import io.dkv.raas.cnc.ErrorFlyweight;
+import io.dkv.raas.cnc.OkFlyweight;
+import io.dkv.raas.cnc.RegionFlyweight;
 import io.dkv.verbs.MemoryRegion;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -23,6 +30,11 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  * area, the data area registered once), and the connections, listeners and regions it obtained,
  * which the driver frees when the client closes or dies. Only regions the client obtained can be
  * named in its requests: they are addressed by handle.
+ *
+ * <p>Responses are written by whichever thread has one to give (the conductor, the thread that
+ * polled a completion, a blocking call's thread), so each is encoded by a flyweight of its own: one
+ * shared by those threads would be wrapped by one while another writes through it. The flyweight
+ * does not escape the method, which the JIT compiles to stores into the ring.
  */
 final class ClientSession
 {
@@ -30,8 +42,7 @@ final class ClientSession
     final long pid;
     final Path file;
     private final Arena arena;
-    private final MemorySegment mapping;
-    private final UnsafeBuffer header;
+    private final ClientHeaderFlyweight header;
     private final ManyToOneRingBuffer responses;
     final MemorySegment data;
     final MemoryRegion dataRegion;
@@ -39,37 +50,36 @@ final class ClientSession
     final Int2ObjectHashMap<Listener> listeners = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<RemoteRegion> regions = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<RemoteRegion> allocated = new Int2ObjectHashMap<>();
-    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[ERROR_MESSAGE_OFFSET + MAX_ERROR_LENGTH + 256]);
     private int nextHandle = 1;
-    long lastHeartbeat;
     volatile boolean closed;
 
-    ClientSession(final RaasDriver driver, final long clientId, final Path file, final Arena arena, final MemorySegment mapping)
+    /**
+     * @param header the client's file's header, checked by the caller.
+     */
+    ClientSession(
+        final Registrations registrations,
+        final long clientId,
+        final Path file,
+        final Arena arena,
+        final MemorySegment mapping,
+        final ClientHeaderFlyweight header)
     {
         this.clientId = clientId;
         this.file = file;
         this.arena = arena;
-        this.mapping = mapping;
-        this.header = new UnsafeBuffer(mapping.address(), CncDescriptor.CLIENT_HEADER_LENGTH);
-        this.pid = header.getLong(CncDescriptor.CLIENT_PID_OFFSET);
-        final int responseLength = header.getInt(CncDescriptor.RESPONSE_LENGTH_OFFSET);
-        final int dataLength = header.getInt(CncDescriptor.DATA_LENGTH_OFFSET);
-        this.responses = new ManyToOneRingBuffer(new UnsafeBuffer(
-            mapping.address() + CncDescriptor.CLIENT_HEADER_LENGTH, responseLength + RingBufferDescriptor.TRAILER_LENGTH));
-        this.data = mapping.asSlice(CncDescriptor.dataOffset(responseLength), dataLength);
-        this.dataRegion = driver.pd.register(data, Access.LOCAL_WRITE);
-        driver.registrations.pin(dataRegion);
-        this.lastHeartbeat = heartbeat();
+        this.header = header;
+        this.pid = header.pid();
+        final int responseLength = header.responseLength();
+        final long ringAddress = mapping.address() + CncDescriptor.CLIENT_HEADER_LENGTH;
+        this.responses = new ManyToOneRingBuffer(
+            new UnsafeBuffer(ringAddress, responseLength + RingBufferDescriptor.TRAILER_LENGTH));
+        this.data = mapping.asSlice(CncDescriptor.dataOffset(responseLength), header.dataLength());
+        this.dataRegion = registrations.registerPinned(data);
     }
 
     long heartbeat()
     {
-        return header.getLongVolatile(CncDescriptor.CLIENT_HEARTBEAT_OFFSET);
-    }
-
-    MemorySegment mapping()
-    {
-        return mapping;
+        return header.heartbeat();
     }
 
     boolean inData(final long offset, final long length)
@@ -88,137 +98,97 @@ final class ClientSession
 
     void ok(final long correlation, final long value, final long value2)
     {
-        final int index = claim(RSP_OK, OK_LENGTH);
-        if (index < 0)
+        final OkFlyweight ok = claim(RSP_OK, OK_LENGTH, correlation, new OkFlyweight());
+        if (ok != null)
         {
-            return;
+            commit(ok.value(value).value2(value2));
         }
-        final var buffer = responses.buffer();
-        buffer.putLong(index + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(index + CORRELATION_OFFSET, correlation);
-        buffer.putLong(index + OK_VALUE_OFFSET, value);
-        buffer.putLong(index + OK_VALUE2_OFFSET, value2);
-        responses.commit(index);
     }
 
     void completion(final long correlation, final int status, final long value)
     {
-        final int index = claim(RSP_COMPLETION, COMPLETION_LENGTH);
-        if (index < 0)
+        final CompletionFlyweight completion =
+            claim(RSP_COMPLETION, COMPLETION_LENGTH, correlation, new CompletionFlyweight());
+        if (completion != null)
         {
-            return;
+            commit(completion.status(status).value(value));
         }
-        final var buffer = responses.buffer();
-        buffer.putLong(index + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(index + CORRELATION_OFFSET, correlation);
-        buffer.putInt(index + COMPLETION_STATUS_OFFSET, status);
-        buffer.putLong(index + COMPLETION_VALUE_OFFSET, value);
-        responses.commit(index);
     }
 
     void error(final long correlation, final String message)
     {
         final byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
         final int length = Math.min(bytes.length, MAX_ERROR_LENGTH);
-        final int index = claim(RSP_ERROR, ERROR_MESSAGE_OFFSET + length);
-        if (index < 0)
+        final ErrorFlyweight error = claim(RSP_ERROR, ErrorFlyweight.length(length), correlation, new ErrorFlyweight());
+        if (error != null)
         {
-            return;
+            commit(error.message(bytes, length));
         }
-        final var buffer = responses.buffer();
-        buffer.putLong(index + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(index + CORRELATION_OFFSET, correlation);
-        buffer.putInt(index + ERROR_MESSAGE_LENGTH_OFFSET, length);
-        buffer.putBytes(index + ERROR_MESSAGE_OFFSET, bytes, 0, length);
-        responses.commit(index);
     }
 
     void region(final long correlation, final int handle, final RemoteRegion region)
     {
         final byte[] name = region.name().getBytes(StandardCharsets.UTF_8);
-        final int index = claim(RSP_REGION, REGION_NAME_OFFSET + name.length);
-        if (index < 0)
+        final RegionFlyweight response =
+            claim(RSP_REGION, RegionFlyweight.length(name.length), correlation, new RegionFlyweight());
+        if (response != null)
         {
-            return;
+            commit(response.handle(handle).region(region, name));
         }
-        final var buffer = responses.buffer();
-        buffer.putLong(index + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(index + CORRELATION_OFFSET, correlation);
-        buffer.putInt(index + REGION_HANDLE_OFFSET, handle);
-        buffer.putInt(index + REGION_RKEY_OFFSET, region.rkey());
-        buffer.putLong(index + REGION_NODE_OFFSET, region.nodeId());
-        buffer.putLong(index + REGION_EPOCH_OFFSET, region.nodeEpoch());
-        buffer.putLong(index + REGION_ADDRESS_OFFSET, region.address());
-        buffer.putLong(index + REGION_LENGTH_OFFSET, region.length());
-        buffer.putInt(index + REGION_ACCESS_OFFSET, region.access());
-        buffer.putInt(index + REGION_LAYOUT_OFFSET, region.layoutVersion());
-        buffer.putInt(index + REGION_NAME_LENGTH_OFFSET, name.length);
-        buffer.putBytes(index + REGION_NAME_OFFSET, name);
-        responses.commit(index);
     }
 
-    void ready(final long correlation, final io.dkv.raas.NodeRecord self)
+    void ready(final long correlation, final NodeRecord self)
     {
-        final byte[] address = self.address().bytes();
-        final byte[] provider = self.address().provider().getBytes(StandardCharsets.UTF_8);
-        final int index = claim(RSP_CLIENT_READY, READY_ADDRESS_OFFSET + address.length + provider.length);
-        if (index < 0)
+        final ClientReadyFlyweight ready =
+            claim(RSP_CLIENT_READY, ClientReadyFlyweight.length(self), correlation, new ClientReadyFlyweight());
+        if (ready != null)
         {
-            return;
+            commit(ready.node(self));
         }
-        final var buffer = responses.buffer();
-        buffer.putLong(index + CLIENT_ID_OFFSET, clientId);
-        buffer.putLong(index + CORRELATION_OFFSET, correlation);
-        buffer.putLong(index + READY_NODE_OFFSET, self.id());
-        buffer.putInt(index + READY_ROLE_OFFSET, self.role());
-        buffer.putInt(index + READY_DCT_OFFSET, self.dctNumber());
-        buffer.putLong(index + READY_DC_KEY_OFFSET, self.dcKey());
-        buffer.putLong(index + READY_EPOCH_OFFSET, self.epoch());
-        buffer.putInt(index + READY_ADDRESS_LENGTH_OFFSET, address.length);
-        buffer.putInt(index + READY_PROVIDER_LENGTH_OFFSET, provider.length);
-        buffer.putBytes(index + READY_ADDRESS_OFFSET, address);
-        buffer.putBytes(index + READY_ADDRESS_OFFSET + address.length, provider);
-        responses.commit(index);
     }
 
     /**
-     * Room for a response; a client that stopped reading its responses cannot make the driver
-     * wait: after a short while the response is dropped (the client will time out and be removed).
+     * Room for a response, wrapped by its flyweight with the client id and correlation id written; a
+     * client that stopped reading its responses cannot make the driver wait: after a short while the
+     * response is dropped (the client will time out and be removed).
+     *
+     * @return the flyweight, or null when the response is dropped.
      */
-    private int claim(final int type, final int length)
+    private <T extends CorrelatedFlyweight> T claim(
+        final int type, final int length, final long correlation, final T response)
     {
         if (closed)
         {
-            return -1;
+            return null;
         }
         for (int attempt = 0; attempt < 100_000; attempt++)
         {
             final int index = responses.tryClaim(type, length);
             if (index >= 0)
             {
-                return index;
+                response.wrap(responses.buffer(), index).clientId(clientId).correlationId(correlation);
+                return response;
             }
             Thread.onSpinWait();
         }
-        return -1;
+        return null;
+    }
+
+    private void commit(final CorrelatedFlyweight response)
+    {
+        responses.commit(response.offset());
     }
 
     void markClosed()
     {
         closed = true;
-        header.putIntVolatile(CncDescriptor.CLIENT_CLOSED_OFFSET, 1);
+        header.markClosed();
     }
 
-    void release(final RaasDriver driver)
+    void release(final Registrations registrations)
     {
-        driver.registrations.unpin(dataRegion);
-        dataRegion.deregister();
+        registrations.deregisterPinned(dataRegion);
         arena.close();
-    }
-
-    UnsafeBuffer scratch()
-    {
-        return scratch;
     }
 
     Connection connection(final int vqpn)

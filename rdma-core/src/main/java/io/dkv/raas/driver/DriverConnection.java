@@ -11,6 +11,8 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,13 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class DriverConnection implements Connection
 {
-    private static final java.lang.invoke.VarHandle CLOSED;
+    private static final VarHandle CLOSED;
 
     static
     {
         try
         {
-            CLOSED = java.lang.invoke.MethodHandles.lookup().findVarHandle(DriverConnection.class, "closed", boolean.class);
+            CLOSED = MethodHandles.lookup().findVarHandle(DriverConnection.class, "closed", boolean.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -34,7 +36,9 @@ final class DriverConnection implements Connection
         }
     }
 
-    private final RaasDriver driver;
+    private final ConnectionTable table;
+    private final RequestPipeline pipeline;
+    private final RegionTable regions;
     private final int vqpn;
     private final CompletionHandler handler;
     private final AtomicInteger outstanding = new AtomicInteger();
@@ -42,13 +46,21 @@ final class DriverConnection implements Connection
     /** The region of the last request, known to be owned: repeated requests skip the lookup. */
     private RemoteRegion lastOwned;
     private volatile boolean closed;
-    volatile MessageChannel channel;
+    private volatile MessageChannel channel;
     /** What admission counts of a connection a peer opened to a listener here; null for one opened here. */
-    ConnectAdmission.Inbound inbound;
+    private ConnectAdmission.Inbound inbound;
 
-    DriverConnection(final RaasDriver driver, final int vqpn, final NodeRoute route, final CompletionHandler handler)
+    DriverConnection(
+        final ConnectionTable table,
+        final RequestPipeline pipeline,
+        final RegionTable regions,
+        final int vqpn,
+        final NodeRoute route,
+        final CompletionHandler handler)
     {
-        this.driver = driver;
+        this.table = table;
+        this.pipeline = pipeline;
+        this.regions = regions;
         this.vqpn = vqpn;
         this.route = route;
         this.handler = handler;
@@ -71,7 +83,7 @@ final class DriverConnection implements Connection
         {
             try
             {
-                route = driver.route(current.node.id());
+                route = table.currentRoute(current.node.id());
             }
             catch (final RaasException gone)
             {
@@ -79,6 +91,29 @@ final class DriverConnection implements Connection
             }
         }
         return route;
+    }
+
+    /** The connection carries messages from now on (connect, or a peer's CONNECT accepted). */
+    void attach(final MessageChannel channel)
+    {
+        this.channel = channel;
+    }
+
+    /** @return its messaging state, or null for a connection that carries no messages. */
+    MessageChannel channel()
+    {
+        return channel;
+    }
+
+    /** A peer opened the connection to a listener here: what admission counts of it, given back on close. */
+    void admittedAs(final ConnectAdmission.Inbound inbound)
+    {
+        this.inbound = inbound;
+    }
+
+    ConnectAdmission.Inbound inbound()
+    {
+        return inbound;
     }
 
     public boolean isMessaging()
@@ -99,92 +134,75 @@ final class DriverConnection implements Connection
 
     // ---- one-sided ----
 
-    public void read(final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    public void read(
+        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
     {
-        final RequestSlot slot = oneSided(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, true, 0);
+        refuseUnlessAllowed(Opcode.RDMA_READ, region, offset, length, dst, dstOffset);
+        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.RDMA_READ, region, offset, length);
+        pipeline.submit(slot.localMemory(dst, dstOffset).awaited());
         awaitSync(slot, region, offset, length);
     }
 
-    public void write(final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    public void write(
+        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
     {
-        final RequestSlot slot = oneSided(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, true, 0);
+        refuseUnlessAllowed(Opcode.RDMA_WRITE, region, offset, length, src, srcOffset);
+        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.RDMA_WRITE, region, offset, length);
+        pipeline.submit(slot.localMemory(src, srcOffset).awaited());
         awaitSync(slot, region, offset, length);
     }
 
     public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
     {
-        final RequestSlot slot = oneSided(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, true, 0);
+        refuseUnlessAllowed(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, null, 0);
+        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8);
+        pipeline.submit(slot.operands(expected, desired).awaited());
         return awaitSync(slot, region, offset, 8);
     }
 
     public long faa(final RemoteRegion region, final long offset, final long delta)
     {
-        final RequestSlot slot = oneSided(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, true, 0);
+        refuseUnlessAllowed(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, null, 0);
+        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8);
+        pipeline.submit(slot.operands(delta, 0).awaited());
         return awaitSync(slot, region, offset, 8);
     }
 
     public void readAsync(
-        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length, final long token)
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment dst,
+        final long dstOffset,
+        final int length,
+        final long token)
     {
-        oneSided(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, false, token);
+        refuseUnlessAllowed(Opcode.RDMA_READ, region, offset, length, dst, dstOffset);
+        pipeline.submit(asyncSlot(Opcode.RDMA_READ, region, offset, length, token).localMemory(dst, dstOffset));
     }
 
     public void writeAsync(
-        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length, final long token)
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment src,
+        final long srcOffset,
+        final int length,
+        final long token)
     {
-        oneSided(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, false, token);
+        refuseUnlessAllowed(Opcode.RDMA_WRITE, region, offset, length, src, srcOffset);
+        pipeline.submit(asyncSlot(Opcode.RDMA_WRITE, region, offset, length, token).localMemory(src, srcOffset));
     }
 
-    public void casAsync(final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
+    public void casAsync(
+        final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
     {
-        oneSided(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, false, token);
+        refuseUnlessAllowed(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, null, 0);
+        pipeline.submit(asyncSlot(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, token).operands(expected, desired));
     }
 
     public void faaAsync(final RemoteRegion region, final long offset, final long delta, final long token)
     {
-        oneSided(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, false, token);
-    }
-
-    public void flush()
-    {
-        driver.drainSubmissions();
-    }
-
-    /**
-     * Wait for a synchronous request; its description is built only if it fails.
-     */
-    private long awaitSync(final RequestSlot slot, final RemoteRegion region, final long offset, final int length)
-    {
-        final Opcode opcode = slot.opcode;
-        final int status = driver.awaitStatus(slot);
-        final long value = slot.value;
-        driver.releaseSlot(slot);
-        if (status != RaasStatus.SUCCESS)
-        {
-            throw new RaasException(describe(opcode.name(), region, offset, length) + " failed: " + RaasStatus.describe(status));
-        }
-        return value;
-    }
-
-    private String describe(final String operation, final RemoteRegion region, final long offset, final int length)
-    {
-        return String.format("%s of %d bytes at offset %d of region '%s' on node %d (vQPN 0x%x)",
-            operation, length, offset, region.name(), region.nodeId(), vqpn);
-    }
-
-    private RequestSlot oneSided(
-        final Opcode opcode,
-        final RemoteRegion region,
-        final long offset,
-        final MemorySegment local,
-        final long localOffset,
-        final int length,
-        final long compareAdd,
-        final long swap,
-        final boolean sync,
-        final long token)
-    {
-        return oneSided(opcode, region, offset, local, localOffset, length, compareAdd, swap, sync, token, null, 0);
+        refuseUnlessAllowed(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, null, 0);
+        pipeline.submit(asyncSlot(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, token).operands(delta, 0));
     }
 
     /**
@@ -202,36 +220,69 @@ final class DriverConnection implements Connection
         final long swap,
         final long token)
     {
-        oneSided(opcode, region, offset, null, 0, length, compareAdd, swap, false, token, localRegion, localOffset);
+        refuseUnlessAllowed(opcode, region, offset, length, null, 0);
+        final RequestSlot slot =
+            asyncSlot(opcode, region, offset, length, token).registeredMemory(localRegion, localOffset);
+        pipeline.submit(opcode.isAtomic() ? slot.operands(compareAdd, swap) : slot);
     }
 
-    private RequestSlot oneSided(
+    public void flush()
+    {
+        pipeline.drainSubmissions();
+    }
+
+    /**
+     * Wait for a synchronous request; its description is built only if it fails.
+     */
+    private long awaitSync(final RequestSlot slot, final RemoteRegion region, final long offset, final int length)
+    {
+        final Opcode opcode = slot.opcode;
+        final int status = pipeline.awaitStatus(slot);
+        final long value = slot.value;
+        pipeline.releaseSlot(slot);
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(
+                describe(opcode.name(), region, offset, length) + " failed: " + RaasStatus.describe(status));
+        }
+        return value;
+    }
+
+    private String describe(final String operation, final RemoteRegion region, final long offset, final int length)
+    {
+        return String.format("%s of %d bytes at offset %d of region '%s' on node %d (vQPN 0x%x)",
+            operation, length, offset, region.name(), region.nodeId(), vqpn);
+    }
+
+    /**
+     * The checks a one-sided request passes before it takes a slot: the connection is open, the region
+     * is one this driver's users may name, on this connection's node, and the local buffer has the bytes.
+     *
+     * @throws RaasException saying why the request is refused.
+     */
+    private void refuseUnlessAllowed(
         final Opcode opcode,
         final RemoteRegion region,
         final long offset,
-        final MemorySegment local,
-        final long localOffset,
         final int length,
-        final long compareAdd,
-        final long swap,
-        final boolean sync,
-        final long token,
-        final MemoryRegion registeredLocal,
-        final long registeredOffset)
+        final MemorySegment local,
+        final long localOffset)
     {
         if (closed)
         {
             throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
         }
-        final int verdict = driver.check(region, offset, length, Access.requiredFor(opcode), opcode.isAtomic(), region == lastOwned);
+        final int verdict =
+            regions.check(region, offset, length, Access.requiredFor(opcode), opcode.isAtomic(), region == lastOwned);
         if (verdict != RaasStatus.SUCCESS)
         {
-            throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: " + RaasStatus.describe(verdict));
+            throw new RaasException(
+                describe(opcode.name(), region, offset, length) + " refused: " + RaasStatus.describe(verdict));
         }
         if (region.nodeId() != route.node.id())
         {
-            throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: the connection goes to node " +
-                route.node.id());
+            throw new RaasException(describe(opcode.name(), region, offset, length) +
+                " refused: the connection goes to node " + route.node.id());
         }
         if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
         {
@@ -239,27 +290,19 @@ final class DriverConnection implements Connection
                 local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
         }
         lastOwned = region;
-        if (!sync)
-        {
-            acquireCredit();
-        }
-        final RequestSlot slot = driver.acquireSlot();
-        slot.sync = sync;
-        slot.token = token;
-        slot.handler = handler;
-        driver.prepareOneSided(slot, this, opcode, region, offset, local, localOffset, length, registeredLocal, registeredOffset);
-        if (opcode.isAtomic())
-        {
-            slot.wr.compareAdd(compareAdd).swap(swap);
-        }
-        driver.countRequest(slot.route);
-        driver.submit(slot);
-        return slot;
+    }
+
+    /** A slot for an asynchronous request, once the connection has a credit for it. */
+    private RequestSlot asyncSlot(
+        final Opcode opcode, final RemoteRegion region, final long offset, final int length, final long token)
+    {
+        acquireCredit();
+        return pipeline.acquireSlot().oneSided(this, opcode, region, offset, length).notifying(token, handler);
     }
 
     private void acquireCredit()
     {
-        final int credits = driver.context.connectionCredits();
+        final int credits = table.connectionCredits();
         int spins = 0;
         while (true)
         {
@@ -272,9 +315,9 @@ final class DriverConnection implements Connection
                 }
                 continue;
             }
-            if (driver.poll() == 0)
+            if (pipeline.poll() == 0)
             {
-                RaasDriver.idle(++spins);
+                RequestPipeline.idle(++spins);
             }
             if (closed)
             {
@@ -295,8 +338,8 @@ final class DriverConnection implements Connection
         final MessageChannel channel = this.channel;
         if (channel == null || !channel.isEstablished())
         {
-            throw new RaasException(String.format("connection vQPN 0x%x to node %d carries no messages (open it with connect)",
-                vqpn, nodeId()));
+            throw new RaasException(String.format(
+                "connection vQPN 0x%x to node %d carries no messages (open it with connect)", vqpn, nodeId()));
         }
         return channel;
     }
@@ -353,12 +396,7 @@ final class DriverConnection implements Connection
 
     private void releaseAll()
     {
-        driver.release(this);
-        final ConnectAdmission.Inbound inbound = this.inbound;
-        if (inbound != null)
-        {
-            driver.messaging.admission.release(inbound);
-        }
+        table.release(this);
     }
 
     public String toString()

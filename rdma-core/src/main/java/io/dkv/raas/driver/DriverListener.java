@@ -12,14 +12,16 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class DriverListener implements Listener
 {
-    private final Messaging messaging;
+    private final MessageService messages;
+    private final RequestPipeline pipeline;
     private final int service;
     private final ConcurrentLinkedQueue<DriverConnection> accepted = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
-    DriverListener(final Messaging messaging, final int service)
+    DriverListener(final MessageService messages, final RequestPipeline pipeline, final int service)
     {
-        this.messaging = messaging;
+        this.messages = messages;
+        this.pipeline = pipeline;
         this.service = service;
     }
 
@@ -65,12 +67,13 @@ final class DriverListener implements Listener
             {
                 return connection;
             }
-            if (messaging.driver.poll() == 0)
+            if (pipeline.poll() == 0)
             {
-                RaasDriver.idle(++spins);
+                RequestPipeline.idle(++spins);
                 if (System.nanoTime() > deadline)
                 {
-                    throw new RaasException("no connection to service " + service + " within " + timeout.toMillis() + " ms");
+                    throw new RaasException(
+                        "no connection to service " + service + " within " + timeout.toMillis() + " ms");
                 }
             }
         }
@@ -88,7 +91,7 @@ final class DriverListener implements Listener
     public void close()
     {
         closed = true;
-        messaging.removeListener(this);
+        messages.removeListener(this);
         DriverConnection connection;
         while ((connection = accepted.poll()) != null)
         {

@@ -114,6 +114,7 @@ final class PooledQp
 
     public String toString()
     {
-        return String.format("%s qp 0x%x (outstanding %d of %d%s)", type, qp.qpNum(), outstanding(), depth, broken ? ", broken" : "");
+        return String.format("%s qp 0x%x (outstanding %d of %d%s)",
+            type, qp.qpNum(), outstanding(), depth, broken ? ", broken" : "");
     }
 }

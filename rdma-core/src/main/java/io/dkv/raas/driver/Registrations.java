@@ -3,6 +3,7 @@ package io.dkv.raas.driver;
 import io.dkv.raas.RaasException;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.ProtectionDomain;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
@@ -14,13 +15,28 @@ import java.lang.foreign.MemorySegment;
  */
 final class Registrations
 {
-    private final RaasDriver driver;
+    private final ProtectionDomain pd;
     private final Long2ObjectHashMap<MemoryRegion> byAddress = new Long2ObjectHashMap<>();
     private volatile MemoryRegion[] pinned = new MemoryRegion[0];
 
-    Registrations(final RaasDriver driver)
+    Registrations(final ProtectionDomain pd)
     {
-        this.driver = driver;
+        this.pd = pd;
+    }
+
+    /** Register memory for good (a client's shared data area): requests into it use this registration. */
+    MemoryRegion registerPinned(final MemorySegment segment)
+    {
+        final MemoryRegion region = pd.register(segment, Access.LOCAL_WRITE);
+        pin(region);
+        return region;
+    }
+
+    /** Memory registered for good is given back (its client went away). */
+    void deregisterPinned(final MemoryRegion region)
+    {
+        unpin(region);
+        region.deregister();
     }
 
     /**
@@ -45,7 +61,8 @@ final class Registrations
         final long address = segment.address();
         for (final MemoryRegion region : pinned)
         {
-            if (region.isRegistered() && address >= region.address() && address - region.address() <= region.length() - segment.byteSize())
+            if (region.isRegistered() && address >= region.address() &&
+                address - region.address() <= region.length() - segment.byteSize())
             {
                 return region;
             }
@@ -75,7 +92,8 @@ final class Registrations
         }
         final long address = segment.address();
         final MemoryRegion cached = byAddress.get(address);
-        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() && cached.length() >= segment.byteSize())
+        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() &&
+            cached.length() >= segment.byteSize())
         {
             return cached;
         }
@@ -84,7 +102,7 @@ final class Registrations
             byAddress.remove(address);
             cached.deregister();
         }
-        final MemoryRegion region = driver.pd.register(segment, Access.LOCAL_WRITE);
+        final MemoryRegion region = pd.register(segment, Access.LOCAL_WRITE);
         byAddress.put(address, region);
         return region;
     }
@@ -96,11 +114,12 @@ final class Registrations
     {
         final long key = -local.address();
         final MemoryRegion cached = byAddress.get(key);
-        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() && cached.length() >= local.length())
+        if (cached != null && cached.isRegistered() && cached.segment().scope().isAlive() &&
+            cached.length() >= local.length())
         {
             return cached;
         }
-        final MemoryRegion region = driver.pd.register(local.segment(), Access.LOCAL_WRITE | Access.REMOTE_READ);
+        final MemoryRegion region = pd.register(local.segment(), Access.LOCAL_WRITE | Access.REMOTE_READ);
         byAddress.put(key, region);
         return region;
     }

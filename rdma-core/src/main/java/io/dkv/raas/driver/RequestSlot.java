@@ -1,7 +1,10 @@
 package io.dkv.raas.driver;
 
 import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
+import io.dkv.verbs.SendFlags;
 import io.dkv.verbs.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
@@ -11,6 +14,11 @@ import java.lang.invoke.VarHandle;
 /**
  * One request the driver is carrying: its work request (wr_id = vQPN &lt;&lt; 32 | slot index), its
  * staging memory for the copy path, and what its completion must do. Preallocated, recycled.
+ *
+ * <p>A slot is also the description of its request: a connection fills one in ({@link #oneSided},
+ * {@link #localMemory}, {@link #operands}, {@link #awaited} or {@link #notifying}) and hands it to
+ * {@link RequestPipeline#submit}, the one entry for a request, so no request travels as a list of
+ * arguments and none allocates.
  */
 final class RequestSlot
 {
@@ -26,8 +34,9 @@ final class RequestSlot
 
     final int index;
     final SendWorkRequest wr = new SendWorkRequest(1);
-    /** Registered staging memory of this slot. */
+    /** Registered staging memory of this slot: its bytes of {@link #stagingRegion}, from {@link #stagingOffset}. */
     final MemorySegment staging;
+    final MemoryRegion stagingRegion;
     final long stagingOffset;
 
     int state = FREE;
@@ -53,6 +62,11 @@ final class RequestSlot
     Object attachment;
     /** For a datagram: the peer's UD queue pair; 0 otherwise. */
     int udQpn;
+    /** Of a one-sided request not yet staged: the caller's memory, or registered memory in place of it. */
+    MemorySegment local;
+    long localOffset;
+    MemoryRegion registered;
+    long registeredOffset;
 
     static final int WAITING = 0;
     static final int DONE = 1;
@@ -110,16 +124,90 @@ final class RequestSlot
         return SYNC_STATE.compareAndSet(this, WAITING, ABANDONED);
     }
 
-    RequestSlot(final int index, final MemorySegment staging, final long stagingOffset)
+    RequestSlot(final int index, final MemoryRegion stagingRegion, final long stagingOffset, final int stagingBytes)
     {
         this.index = index;
-        this.staging = staging;
+        this.stagingRegion = stagingRegion;
         this.stagingOffset = stagingOffset;
+        this.staging = stagingRegion.segment().asSlice(stagingOffset, stagingBytes);
     }
 
     long wrId()
     {
         return ((long)vqpn << 32) | index;
+    }
+
+    /**
+     * Describe a one-sided request of a connection: its work request goes to the region's memory;
+     * where its local bytes live is left to {@link RequestStaging} when the pipeline takes it.
+     */
+    RequestSlot oneSided(
+        final DriverConnection connection,
+        final Opcode opcode,
+        final RemoteRegion region,
+        final long offset,
+        final int length)
+    {
+        kind = KIND_ONE_SIDED;
+        this.connection = connection;
+        route = connection.route();
+        vqpn = connection.vqpn();
+        this.opcode = opcode;
+        this.length = length;
+        wr.reset().wrId(wrId()).opcode(opcode).sendFlags(SendFlags.SIGNALED)
+            .remote(region.address() + offset, region.rkey());
+        return this;
+    }
+
+    /** The caller's memory a one-sided request reads into or writes from. */
+    RequestSlot localMemory(final MemorySegment memory, final long offset)
+    {
+        local = memory;
+        localOffset = offset;
+        return this;
+    }
+
+    /** Registered memory a one-sided request uses as it is (a standalone driver's client data area). */
+    RequestSlot registeredMemory(final MemoryRegion region, final long offset)
+    {
+        registered = region;
+        registeredOffset = offset;
+        return this;
+    }
+
+    /** The operands of a compare-and-swap (compare, swap) or fetch-and-add (add, unused). */
+    RequestSlot operands(final long compareAdd, final long swap)
+    {
+        wr.compareAdd(compareAdd).swap(swap);
+        return this;
+    }
+
+    /** The caller waits for the outcome ({@link RequestPipeline#awaitStatus}). */
+    RequestSlot awaited()
+    {
+        sync = true;
+        return this;
+    }
+
+    /** The outcome goes to the handler, with the caller's token. */
+    RequestSlot notifying(final long token, final CompletionHandler handler)
+    {
+        sync = false;
+        this.token = token;
+        this.handler = handler;
+        return this;
+    }
+
+    /** Send the first {@code bytes} of the staging memory (a control message, or a message that fits). */
+    void sendStaged(final int bytes)
+    {
+        wr.local(stagingRegion, stagingOffset, bytes);
+    }
+
+    /** Address the work request to the route's DC target. */
+    void targetRoute()
+    {
+        wr.dc(route.ah, route.node.dctNumber(), route.node.dcKey());
     }
 
     void clear()
@@ -135,6 +223,8 @@ final class RequestSlot
         sendBuffer = -1;
         attachment = null;
         udQpn = 0;
+        local = null;
+        registered = null;
         atomicResult = false;
         sync = false;
         done = false;

@@ -4,6 +4,7 @@ import io.dkv.raas.Directory;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.raas.cnc.CncHeaderFlyweight;
 import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -35,7 +36,7 @@ public final class StandaloneDriver implements AutoCloseable
     private final Path directory;
     private final Path cncFile;
     private final Arena arena = Arena.ofShared();
-    private final UnsafeBuffer cnc;
+    private final CncHeaderFlyweight cnc = new CncHeaderFlyweight();
     private final DriverConductor conductor;
     private final AgentRunner runner;
     private volatile boolean closed;
@@ -62,25 +63,24 @@ public final class StandaloneDriver implements AutoCloseable
             final long length = CncDescriptor.cncLength(ringLength);
             final Path temporary = this.directory.resolve(CncDescriptor.CNC_FILE + ".new");
             final MemorySegment mapping;
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.READ, StandardOpenOption.WRITE))
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE))
             {
                 channel.truncate(length);
                 mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
             }
-            cnc = new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH);
-            cnc.putInt(CncDescriptor.VERSION_OFFSET, CncDescriptor.VERSION);
-            cnc.putInt(CncDescriptor.TO_DRIVER_LENGTH_OFFSET, ringLength);
-            cnc.putLong(CncDescriptor.DRIVER_PID_OFFSET, ProcessHandle.current().pid());
-            cnc.putLong(CncDescriptor.HEARTBEAT_OFFSET, System.currentTimeMillis());
-            cnc.putLong(CncDescriptor.NODE_ID_OFFSET, driver.self().id());
-            cnc.putInt(CncDescriptor.CLIENT_TIMEOUT_OFFSET, context.clientTimeoutMs());
-            cnc.putInt(CncDescriptor.DRIVER_TIMEOUT_OFFSET, context.driverTimeoutMs());
-            cnc.putLongOrdered(CncDescriptor.MAGIC_OFFSET, CncDescriptor.CNC_MAGIC);
+            cnc.wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH))
+                .toDriverLength(ringLength)
+                .driverPid(ProcessHandle.current().pid())
+                .heartbeat(System.currentTimeMillis())
+                .nodeId(driver.self().id())
+                .clientTimeoutMs(context.clientTimeoutMs())
+                .driverTimeoutMs(context.driverTimeoutMs())
+                .publish();
             final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            conductor = new DriverConductor(driver, this.directory, cnc, commands);
+            conductor = new DriverConductor(driver, context.clientTimeoutMs(), this.directory, cnc, commands);
             runner = new AgentRunner(new BackoffIdleStrategy(100, 1000, 1_000, 100_000), error ->
                 LOG.log(System.Logger.Level.ERROR, "standalone driver error", error), (AtomicCounter)null, conductor);
             AgentRunner.startOnThread(runner);
@@ -129,15 +129,17 @@ public final class StandaloneDriver implements AutoCloseable
                 {
                     if (channel.size() >= CncDescriptor.CNC_HEADER_LENGTH)
                     {
-                        final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, CncDescriptor.CNC_HEADER_LENGTH, probe);
-                        final long pid = header.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, CncDescriptor.DRIVER_PID_OFFSET);
-                        final int closedFlag = header.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, CncDescriptor.CLOSED_OFFSET);
-                        final long heartbeat = header.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, CncDescriptor.HEARTBEAT_OFFSET);
-                        final boolean beating = System.currentTimeMillis() - heartbeat <= context.driverTimeoutMs();
-                        if (closedFlag == 0 && beating && ProcessLiveness.isAlive(pid))
+                        final MemorySegment mapped =
+                            channel.map(FileChannel.MapMode.READ_ONLY, 0, CncDescriptor.CNC_HEADER_LENGTH, probe);
+                        final CncHeaderFlyweight header = new CncHeaderFlyweight()
+                            .wrap(new UnsafeBuffer(mapped.address(), CncDescriptor.CNC_HEADER_LENGTH));
+                        final long pid = header.driverPid();
+                        final boolean beating =
+                            System.currentTimeMillis() - header.heartbeat() <= context.driverTimeoutMs();
+                        if (!header.isClosed() && beating && ProcessLiveness.isAlive(pid))
                         {
-                            throw new RaasException("a driver named '" + context.driverName() + "' already runs (pid " + pid + ", " +
-                                cncFile + ")");
+                            throw new RaasException("a driver named '" + context.driverName() + "' already runs (pid " +
+                                pid + ", " + cncFile + ")");
                         }
                     }
                 }
@@ -188,7 +190,7 @@ public final class StandaloneDriver implements AutoCloseable
         }
         closed = true;
         CloseHelper.quietClose(runner);
-        cnc.putIntVolatile(CncDescriptor.CLOSED_OFFSET, 1);
+        cnc.markClosed();
         driver.close();
         try
         {

@@ -5,8 +5,8 @@ import io.dkv.raas.NodeRecord;
 import java.lang.foreign.MemorySegment;
 
 import static io.dkv.raas.ControlHeader.*;
-import static io.dkv.raas.driver.Messaging.INT;
-import static io.dkv.raas.driver.Messaging.LONG;
+import static io.dkv.raas.driver.ControlMessages.INT;
+import static io.dkv.raas.driver.ControlMessages.LONG;
 
 /**
  * What a hostile driver can send: CONNECTs claiming node ids that are not its own, each a message
@@ -17,7 +17,7 @@ import static io.dkv.raas.driver.Messaging.LONG;
 final class ForgedConnects
 {
     /** A vQPN the sender never hands out: answers to it find no connection. */
-    private static final int NO_CONNECTION = RaasDriver.MAX_CONNECTIONS - 1;
+    private static final int NO_CONNECTION = ConnectionTable.MAX_CONNECTIONS - 1;
 
     private ForgedConnects()
     {
@@ -29,13 +29,14 @@ final class ForgedConnects
      */
     static void send(final RaasDriver from, final long target, final int service, final long firstNodeId, final int count)
     {
-        final NodeRoute route = from.route(target);
+        final NodeRoute route = from.routes().route(target);
+        final ControlMessages control = from.controlMessages();
         final NodeRecord self = from.self();
         final byte[] address = self.address().bytes();
         for (int i = 0; i < count; i++)
         {
             RequestSlot slot;
-            while ((slot = from.messaging.controlSlot(route, 0, TYPE_CONNECT, NO_CONNECTION, 16, CONNECT_LENGTH)) == null)
+            while ((slot = control.controlSlot(route, 0, TYPE_CONNECT, NO_CONNECTION, 16, CONNECT_LENGTH)) == null)
             {
                 from.poll();
                 Thread.onSpinWait();
@@ -52,15 +53,15 @@ final class ForgedConnects
             staging.set(LONG, CONNECT_ADVERT_ADDRESS_OFFSET, 0);
             staging.set(INT, CONNECT_ADVERT_RKEY_OFFSET, 0);
             staging.set(INT, CONNECT_ADVERT_BYTES_OFFSET, 4096);
-            staging.set(INT, CONNECT_QPN_OFFSET, from.ud.qp.qpNum());
-            from.messaging.postControl(slot, CONNECT_LENGTH);
+            staging.set(INT, CONNECT_QPN_OFFSET, from.udQpn());
+            control.post(slot, CONNECT_LENGTH);
         }
     }
 
     /** Wait until every CONNECT sent has completed at the sender (delivered, or failed). */
     static void awaitSent(final RaasDriver from)
     {
-        while (from.freeSlots.size() < from.slots.length)
+        while (!from.pipeline().isIdle())
         {
             from.poll();
             Thread.onSpinWait();

@@ -1,0 +1,330 @@
+package io.dkv.raas.cnc;
+
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+import org.agrona.BitUtil;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.dkv.raas.cnc.CommandDescriptor.*;
+
+/**
+ * An attached client's side of the conversation with its driver: the request slots (a slot's
+ * correlation id names its command's response), commands claimed in the driver's ring, responses
+ * read from the client's own ring by whichever thread waits (the polling role), and the driver's
+ * liveness, which every wait checks so that a dead driver fails calls rather than hanging them.
+ */
+final class ClientConductor implements MessageHandler
+{
+    private final long clientId;
+    private final String driverName;
+    private final long timeoutMs;
+    private final long driverTimeoutMs;
+    private final CncHeaderFlyweight cnc;
+    private final ClientHeaderFlyweight clientHeader;
+    private final ManyToOneRingBuffer commands;
+    private final ManyToOneRingBuffer responses;
+    private final ClientDataArea area;
+    private final ClientSlot[] slots;
+    private final ManyToManyConcurrentArrayQueue<ClientSlot> freeSlots;
+    private final AtomicBoolean polling = new AtomicBoolean();
+    /** Decoders of responses: only the thread holding the polling role reads responses. */
+    private final CorrelatedFlyweight response = new CorrelatedFlyweight();
+    private final OkFlyweight ok = new OkFlyweight();
+    private final ErrorFlyweight error = new ErrorFlyweight();
+    private final CompletionFlyweight completion = new CompletionFlyweight();
+    private final RegionFlyweight region = new RegionFlyweight();
+    private final ClientReadyFlyweight ready = new ClientReadyFlyweight();
+    private volatile boolean closed;
+
+    ClientConductor(
+        final long clientId,
+        final String driverName,
+        final long timeoutMs,
+        final long driverTimeoutMs,
+        final CncHeaderFlyweight cnc,
+        final ClientHeaderFlyweight clientHeader,
+        final ManyToOneRingBuffer commands,
+        final ManyToOneRingBuffer responses,
+        final ClientDataArea area,
+        final int slotCount)
+    {
+        this.clientId = clientId;
+        this.driverName = driverName;
+        this.timeoutMs = timeoutMs;
+        this.driverTimeoutMs = driverTimeoutMs;
+        this.cnc = cnc;
+        this.clientHeader = clientHeader;
+        this.commands = commands;
+        this.responses = responses;
+        this.area = area;
+        slots = new ClientSlot[slotCount];
+        freeSlots = new ManyToManyConcurrentArrayQueue<>(BitUtil.findNextPositivePowerOfTwo(slotCount));
+        for (int i = 0; i < slotCount; i++)
+        {
+            slots[i] = new ClientSlot(i, (long)i * ClientDataArea.CHUNK_BYTES);
+            freeSlots.offer(slots[i]);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // liveness
+
+    /**
+     * @throws RaasException when the driver closed or stopped heartbeating, or removed this client.
+     */
+    void requireDriver()
+    {
+        requireDriver(cnc, driverName, driverTimeoutMs);
+        if (clientHeader.isClosed())
+        {
+            throw new RaasException("standalone driver '" + driverName + "' removed this client");
+        }
+    }
+
+    /**
+     * @throws RaasException when the driver closed or stopped heartbeating.
+     */
+    static void requireDriver(final CncHeaderFlyweight cnc, final String driverName, final long driverTimeoutMs)
+    {
+        if (cnc.isClosed())
+        {
+            throw new RaasException(
+                "standalone driver '" + driverName + "' (pid " + cnc.driverPid() + ") has shut down");
+        }
+        final long silent = System.currentTimeMillis() - cnc.heartbeat();
+        if (silent > driverTimeoutMs)
+        {
+            throw new RaasException("standalone driver '" + driverName + "' (pid " + cnc.driverPid() +
+                ") has not been alive for " + silent + " ms");
+        }
+    }
+
+    /** The attachment closes: commands not yet claimed fail. */
+    void markClosed()
+    {
+        closed = true;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    private void requireOpen()
+    {
+        if (closed)
+        {
+            throw new RaasException("this attachment to driver '" + driverName + "' is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // slots and commands
+
+    ClientSlot acquire()
+    {
+        ClientSlot slot;
+        int spins = 0;
+        while ((slot = freeSlots.poll()) == null)
+        {
+            if (poll() == 0)
+            {
+                idle(++spins);
+            }
+        }
+        slot.reset();
+        return slot;
+    }
+
+    void release(final ClientSlot slot)
+    {
+        if (slot.block >= 0)
+        {
+            area.release(slot.block);
+            slot.block = -1;
+        }
+        slot.handler = null;
+        slot.connection = null;
+        slot.copyBack = null;
+        freeSlots.offer(slot);
+    }
+
+    /**
+     * Room for a command in the driver's ring, wrapped by the command's flyweight, with the client id
+     * and the slot's correlation id written.
+     *
+     * @return the flyweight, to write the command's fields with, then {@link #commit} it.
+     */
+    <T extends CorrelatedFlyweight> T claim(final int type, final int length, final ClientSlot slot, final T command)
+    {
+        int spins = 0;
+        while (true)
+        {
+            final int index = commands.tryClaim(type, length);
+            if (index >= 0)
+            {
+                command.wrap(commands.buffer(), index).clientId(clientId).correlationId(slot.correlation());
+                return command;
+            }
+            requireOpen();
+            requireDriver();
+            idle(++spins);
+        }
+    }
+
+    /** The command is written: the driver may read it. */
+    void commit(final CorrelatedFlyweight command)
+    {
+        commands.commit(command.offset());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // responses
+
+    /**
+     * Wait for a command's response, reading responses meanwhile.
+     *
+     * @throws RaasException with the driver's message when the command failed.
+     */
+    void await(final ClientSlot slot, final String what)
+    {
+        awaitUntil(slot, what, System.nanoTime() + timeoutMs * 1_000_000L);
+    }
+
+    void awaitUntil(final ClientSlot slot, final String what, final long deadline)
+    {
+        int spins = 0;
+        while (!slot.done)
+        {
+            if (poll() == 0)
+            {
+                idle(++spins);
+                if ((spins & 255) == 0)
+                {
+                    requireDriver();
+                    if (System.nanoTime() > deadline)
+                    {
+                        throw new RaasException(what + ": no answer from driver '" + driverName + "' within " +
+                            timeoutMs + " ms");
+                    }
+                }
+            }
+        }
+        if (slot.error != null)
+        {
+            final String error = slot.error;
+            release(slot);
+            throw new RaasException(what + ": " + error);
+        }
+    }
+
+    static void idle(final int spins)
+    {
+        if (spins < 64)
+        {
+            Thread.onSpinWait();
+        }
+        else
+        {
+            Thread.yield();
+        }
+    }
+
+    /** Read the responses that arrived, if no other thread is. @return responses read. */
+    int poll()
+    {
+        if (!polling.compareAndSet(false, true))
+        {
+            return 0;
+        }
+        try
+        {
+            return responses.read(this, 64);
+        }
+        finally
+        {
+            polling.set(false);
+        }
+    }
+
+    public void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final long correlation = response.wrap(buffer, index).correlationId();
+        final int slotIndex = (int)correlation;
+        if (slotIndex < 0 || slotIndex >= slots.length)
+        {
+            return;
+        }
+        final ClientSlot slot = slots[slotIndex];
+        if (slot.generation != (int)(correlation >>> 32) || slot.done)
+        {
+            return;
+        }
+        switch (type)
+        {
+            case RSP_OK ->
+            {
+                ok.wrap(buffer, index);
+                slot.value = ok.value();
+                slot.value2 = ok.value2();
+            }
+            case RSP_ERROR ->
+            {
+                slot.error = error.wrap(buffer, index).message(length);
+                slot.status = RaasStatus.UNREACHABLE;
+            }
+            case RSP_COMPLETION ->
+            {
+                completion.wrap(buffer, index);
+                slot.status = completion.status();
+                slot.value = completion.value();
+                if (slot.async)
+                {
+                    completeAsync(slot);
+                    return;
+                }
+            }
+            case RSP_REGION ->
+            {
+                region.wrap(buffer, index);
+                slot.regionHandle = region.handle();
+                slot.region = region.region();
+            }
+            case RSP_CLIENT_READY -> slot.ready = ready.wrap(buffer, index).node();
+            default ->
+            {
+                return;
+            }
+        }
+        slot.done = true;
+    }
+
+    private void completeAsync(final ClientSlot slot)
+    {
+        if (slot.status == RaasStatus.SUCCESS && slot.copyBack != null)
+        {
+            MemorySegment.copy(area.memory(), slot.dataOffset, slot.copyBack, slot.copyBackOffset, slot.length);
+        }
+        final CompletionHandler handler = slot.handler;
+        final long token = slot.userToken;
+        final int status = slot.status;
+        final long value = slot.value;
+        final AttachedConnection connection = slot.connection;
+        release(slot);
+        if (connection != null)
+        {
+            connection.onCompleted();
+        }
+        if (handler != null)
+        {
+            handler.onCompletion(token, status, value);
+        }
+    }
+}

@@ -1,0 +1,355 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.Connection;
+import io.dkv.raas.Listener;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.cnc.AcceptFlyweight;
+import io.dkv.raas.cnc.ConnectFlyweight;
+import io.dkv.raas.cnc.FreeFlyweight;
+import io.dkv.raas.cnc.ListenFlyweight;
+import io.dkv.raas.cnc.LookupFlyweight;
+import io.dkv.raas.cnc.MallocFlyweight;
+import io.dkv.raas.cnc.OneSidedFlyweight;
+import io.dkv.raas.cnc.OpenFlyweight;
+import io.dkv.raas.cnc.RecvFlyweight;
+import io.dkv.raas.cnc.SendFlyweight;
+import io.dkv.raas.cnc.TargetFlyweight;
+import io.dkv.verbs.Access;
+import io.dkv.verbs.Opcode;
+import org.agrona.MutableDirectBuffer;
+
+import java.time.Duration;
+
+import static io.dkv.raas.cnc.CommandDescriptor.*;
+
+/**
+ * A standalone driver's clients' commands, decoded by their flyweights and carried out on the
+ * driver's behalf of the client that sent them, within what the client owns (its connections,
+ * listeners, region handles and data area). Commands that wait on a peer (connect, accept, send,
+ * receive, malloc) run on virtual threads, so that the conductor's duty cycle never blocks.
+ */
+final class ClientCommandAdapter
+{
+    private final RaasDriver driver;
+    /** Decoders of commands: only the conductor's thread reads commands. */
+    private final OpenFlyweight open = new OpenFlyweight();
+    private final ConnectFlyweight connect = new ConnectFlyweight();
+    private final ListenFlyweight listen = new ListenFlyweight();
+    private final AcceptFlyweight accept = new AcceptFlyweight();
+    private final TargetFlyweight target = new TargetFlyweight();
+    private final OneSidedFlyweight oneSided = new OneSidedFlyweight();
+    private final SendFlyweight send = new SendFlyweight();
+    private final RecvFlyweight recv = new RecvFlyweight();
+    private final LookupFlyweight lookup = new LookupFlyweight();
+    private final MallocFlyweight malloc = new MallocFlyweight();
+    private final FreeFlyweight free = new FreeFlyweight();
+
+    ClientCommandAdapter(final RaasDriver driver)
+    {
+        this.driver = driver;
+    }
+
+    /**
+     * Carry out a client's command; what it returns goes back in a response with its correlation id.
+     *
+     * @throws RuntimeException when it fails at once: the conductor answers it with an ERROR.
+     */
+    void onCommand(
+        final int type,
+        final MutableDirectBuffer buffer,
+        final int index,
+        final int length,
+        final ClientSession session,
+        final long correlation)
+    {
+        switch (type)
+        {
+            case ONE_SIDED -> oneSided(oneSided.wrap(buffer, index), length, session, correlation);
+            case OPEN ->
+            {
+                // inline: opening costs at most a metadata read (one-sided, microseconds), and joining fast is
+                // the point
+                final long nodeId = open.wrap(buffer, index).nodeId();
+                final DriverConnection connection = (DriverConnection)driver.open(nodeId,
+                    (token, status, value) -> session.completion(token, status, value));
+                synchronized (session)
+                {
+                    session.connections.put(connection.vqpn(), connection);
+                }
+                session.ok(correlation, connection.vqpn(), 0);
+            }
+            case CONNECT ->
+            {
+                connect.wrap(buffer, index);
+                final long nodeId = connect.nodeId();
+                final int service = connect.service();
+                final int flags = connect.flags();
+                blocking(session, correlation, () ->
+                {
+                    final DriverConnection connection = (DriverConnection)driver.connect(nodeId, service, flags,
+                        (token, status, value) -> session.completion(token, status, value));
+                    synchronized (session)
+                    {
+                        session.connections.put(connection.vqpn(), connection);
+                    }
+                    session.ok(correlation, connection.vqpn(), 0);
+                });
+            }
+            case LISTEN ->
+            {
+                final int service = listen.wrap(buffer, index).service();
+                final Listener listener = driver.listen(service);
+                synchronized (session)
+                {
+                    session.listeners.put(service, listener);
+                }
+                session.ok(correlation, service, 0);
+            }
+            case ACCEPT ->
+            {
+                accept.wrap(buffer, index);
+                final int service = accept.listenerId();
+                final int timeoutMs = accept.timeoutMs();
+                final Listener listener;
+                synchronized (session)
+                {
+                    listener = session.listeners.get(service);
+                }
+                if (listener == null)
+                {
+                    session.error(correlation, "no listener on service " + service + " for this client");
+                    return;
+                }
+                blocking(session, correlation, () ->
+                {
+                    final DriverConnection connection = (DriverConnection)listener.accept(Duration.ofMillis(timeoutMs));
+                    synchronized (session)
+                    {
+                        session.connections.put(connection.vqpn(), connection);
+                    }
+                    session.ok(correlation, connection.vqpn(), connection.nodeId());
+                });
+            }
+            case CLOSE_LISTENER ->
+            {
+                final Listener listener;
+                synchronized (session)
+                {
+                    listener = session.listeners.remove(target.wrap(buffer, index).targetId());
+                }
+                if (listener != null)
+                {
+                    listener.close();
+                }
+                session.ok(correlation, 0, 0);
+            }
+            case CLOSE_CONNECTION ->
+            {
+                final DriverConnection connection;
+                synchronized (session)
+                {
+                    connection = session.connections.remove(target.wrap(buffer, index).targetId());
+                }
+                if (connection != null)
+                {
+                    connection.close();
+                }
+                session.ok(correlation, 0, 0);
+            }
+            case SEND ->
+            {
+                send.wrap(buffer, index);
+                final Connection connection = ownedConnection(session, send.vqpn());
+                final int flags = send.flags();
+                final int messageLength = send.length();
+                final long dataOffset = send.dataOffset();
+                requireData(session, dataOffset, messageLength);
+                blocking(session, correlation, () ->
+                {
+                    connection.send(session.data, dataOffset, messageLength, flags);
+                    session.ok(correlation, messageLength, 0);
+                });
+            }
+            case RECV ->
+            {
+                recv.wrap(buffer, index);
+                final Connection connection = ownedConnection(session, recv.vqpn());
+                final int timeoutMs = recv.timeoutMs();
+                final int maxLength = recv.maxLength();
+                final long dataOffset = recv.dataOffset();
+                requireData(session, dataOffset, maxLength);
+                blocking(session, correlation, () ->
+                {
+                    final int received =
+                        connection.recv(session.data, dataOffset, maxLength, Duration.ofMillis(timeoutMs));
+                    session.ok(correlation, received, 0);
+                });
+            }
+            case LOOKUP ->
+            {
+                // inline, as OPEN: a lookup is a one-sided read of the directory
+                final String name = lookup.wrap(buffer, index).name(length);
+                final RemoteRegion region = driver.lookup(name);
+                final int handle;
+                synchronized (session)
+                {
+                    handle = session.addRegion(region);
+                }
+                session.region(correlation, handle, region);
+            }
+            case MALLOC ->
+            {
+                malloc.wrap(buffer, index);
+                final long nodeId = malloc.nodeId();
+                final long size = malloc.size();
+                final int access = malloc.access();
+                final String name = malloc.name(length);
+                blocking(session, correlation, () ->
+                {
+                    final RemoteRegion region = driver.malloc(nodeId, size, name, access);
+                    final int handle;
+                    synchronized (session)
+                    {
+                        handle = session.addRegion(region);
+                        if (nodeId == driver.self().id())
+                        {
+                            session.allocated.put(handle, region);
+                        }
+                    }
+                    session.region(correlation, handle, region);
+                });
+            }
+            case FREE ->
+            {
+                final int handle = free.wrap(buffer, index).regionHandle();
+                final RemoteRegion region;
+                synchronized (session)
+                {
+                    region = session.allocated.remove(handle);
+                    session.regions.remove(handle);
+                }
+                if (region == null)
+                {
+                    session.error(correlation,
+                        "region handle " + handle + " was not allocated by this client on this node");
+                    return;
+                }
+                driver.free(region);
+                session.ok(correlation, 0, 0);
+            }
+            case READABLE ->
+            {
+                final Connection connection = ownedConnection(session, target.wrap(buffer, index).targetId());
+                session.ok(correlation, connection.isReadable() ? 1 : 0, 0);
+            }
+            case POLL_ACCEPT ->
+            {
+                final int service = target.wrap(buffer, index).targetId();
+                final Listener listener;
+                synchronized (session)
+                {
+                    listener = session.listeners.get(service);
+                }
+                if (listener == null)
+                {
+                    session.error(correlation, "no listener on service " + service + " for this client");
+                    return;
+                }
+                final DriverConnection connection = (DriverConnection)listener.poll();
+                if (connection == null)
+                {
+                    session.ok(correlation, 0, 0);
+                    return;
+                }
+                synchronized (session)
+                {
+                    session.connections.put(connection.vqpn(), connection);
+                }
+                session.ok(correlation, connection.vqpn(), connection.nodeId());
+            }
+            default -> session.error(correlation, "unknown command type " + type);
+        }
+    }
+
+    /**
+     * A one-sided request: checked against what this client owns (its connection, its region
+     * handle, its data area) and handed to the driver without a copy; the completion goes back to
+     * the client by the correlation id.
+     */
+    private void oneSided(
+        final OneSidedFlyweight request, final int length, final ClientSession session, final long correlation)
+    {
+        if (length < ONE_SIDED_MESSAGE_LENGTH)
+        {
+            session.completion(correlation, RaasStatus.NOT_OWNED, 0);
+            return;
+        }
+        final int vqpn = request.vqpn();
+        final Opcode opcode = Opcode.fromCode(request.opcode());
+        final int handle = request.regionHandle();
+        final int bytes = request.length();
+        final long offset = request.remoteOffset();
+        final long dataOffset = request.dataOffset();
+        final DriverConnection connection;
+        final RemoteRegion region;
+        synchronized (session)
+        {
+            connection = session.connections.get(vqpn);
+            region = session.regions.get(handle);
+        }
+        if (connection == null || region == null || opcode == null || opcode.isTwoSided() ||
+            opcode == Opcode.RDMA_WRITE_WITH_IMM || !session.inData(dataOffset, bytes))
+        {
+            session.completion(correlation, RaasStatus.NOT_OWNED, 0);
+            return;
+        }
+        final int verdict = driver.check(region, offset, bytes, Access.requiredFor(opcode), opcode.isAtomic());
+        if (verdict != RaasStatus.SUCCESS)
+        {
+            session.completion(correlation, verdict, 0);
+            return;
+        }
+        connection.submitRegistered(opcode, region, offset, session.dataRegion, dataOffset, bytes,
+            request.compareAdd(), request.swap(), correlation);
+    }
+
+    private static Connection ownedConnection(final ClientSession session, final int vqpn)
+    {
+        final Connection connection;
+        synchronized (session)
+        {
+            connection = session.connection(vqpn);
+        }
+        if (connection == null)
+        {
+            throw new RaasException(String.format("vQPN 0x%x is not a connection of this client", vqpn));
+        }
+        return connection;
+    }
+
+    private static void requireData(final ClientSession session, final long offset, final long length)
+    {
+        if (!session.inData(offset, length))
+        {
+            throw new RaasException("range [" + offset + ", " + (offset + length) +
+                ") is outside the client's data area of " + session.data.byteSize() + " bytes");
+        }
+    }
+
+    private static void blocking(final ClientSession session, final long correlation, final Runnable call)
+    {
+        Thread.ofVirtual().name("dkv-raas-call-" + correlation).start(() ->
+        {
+            try
+            {
+                call.run();
+            }
+            catch (final RuntimeException ex)
+            {
+                session.error(correlation, String.valueOf(ex.getMessage()));
+            }
+        });
+    }
+}

@@ -1,0 +1,299 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.RaasStatus;
+import io.dkv.verbs.CompletionQueue;
+import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.QpType;
+import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.WorkCompletion;
+import org.agrona.concurrent.CachedEpochClock;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The completion side of the request pipeline: whichever thread holds the polling role (a waiting
+ * caller, or the Poller agent) drains the completion queues and finishes each request: its outcome
+ * goes to the waiting caller or its connection's handler, a request flushed behind a failure goes
+ * again, and receives go to the {@link MessageService}.
+ */
+final class CompletionPoller
+{
+    static final ValueLayout.OfLong BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** How often a request flushed behind another's failure goes again before it fails. */
+    static final int MAX_RETRIES = 8;
+    private static final VarHandle CALLER_POLLED;
+
+    static
+    {
+        try
+        {
+            CALLER_POLLED = MethodHandles.lookup().findVarHandle(CompletionPoller.class, "callerPolled", boolean.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final RequestPipeline pipeline;
+    private final MessageService messages;
+    private final Routes routes;
+    private final SendBuffers sendBuffers;
+    private final CachedEpochClock clock;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final AtomicBoolean polling = new AtomicBoolean();
+    private final WorkCompletion[] sendCompletions = new WorkCompletion[64];
+    private final WorkCompletion[] recvCompletions = new WorkCompletion[64];
+    private int pollTurn;
+    @SuppressWarnings("unused")
+    private boolean callerPolled;
+
+    CompletionPoller(
+        final RequestPipeline pipeline,
+        final MessageService messages,
+        final Routes routes,
+        final SendBuffers sendBuffers,
+        final CachedEpochClock clock,
+        final CompletionQueue sendCq,
+        final CompletionQueue recvCq)
+    {
+        this.pipeline = pipeline;
+        this.messages = messages;
+        this.routes = routes;
+        this.sendBuffers = sendBuffers;
+        this.clock = clock;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        for (int i = 0; i < sendCompletions.length; i++)
+        {
+            sendCompletions[i] = new WorkCompletion();
+            recvCompletions[i] = new WorkCompletion();
+        }
+    }
+
+    /**
+     * The Poller agent's turn: skipped when a caller polled since the last turn, because a caller
+     * waiting for its request polls anyway, and two threads polling one queue only pass its cache
+     * lines back and forth.
+     */
+    int pollFromAgent()
+    {
+        if ((boolean)CALLER_POLLED.getOpaque(this))
+        {
+            CALLER_POLLED.setOpaque(this, false);
+            return 0;
+        }
+        return pollCompletions();
+    }
+
+    /** A caller's poll. @return completions delivered. */
+    int poll()
+    {
+        // read before writing: a store on every poll would take the line from the Poller agent's core each time
+        if (!(boolean)CALLER_POLLED.getOpaque(this))
+        {
+            CALLER_POLLED.setOpaque(this, true);
+        }
+        return pollCompletions();
+    }
+
+    boolean isPolling()
+    {
+        return polling.get();
+    }
+
+    private int pollCompletions()
+    {
+        if (!polling.compareAndSet(false, true))
+        {
+            return 0;
+        }
+        int count = 0;
+        try
+        {
+            final int sent = sendCq.poll(sendCompletions);
+            for (int i = 0; i < sent; i++)
+            {
+                onSendCompletion(sendCompletions[i]);
+            }
+            // receives are looked at on every other turn that completed sends, and on every idle one:
+            // a busy requester pays for the receive queue half as often, and nothing waits long
+            if (sent == 0 || (++pollTurn & 1) == 0)
+            {
+                final int received = recvCq.poll(recvCompletions);
+                for (int i = 0; i < received; i++)
+                {
+                    messages.onReceive(recvCompletions[i]);
+                }
+                count = received;
+            }
+            count += sent;
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!pipeline.isClosed())
+            {
+                throw ex;
+            }
+        }
+        finally
+        {
+            polling.setRelease(false);
+        }
+        if (count > 0 && pipeline.hasWaiting())
+        {
+            pipeline.drainSubmissions();
+        }
+        return count;
+    }
+
+    private void onSendCompletion(final WorkCompletion wc)
+    {
+        final RequestSlot slot = pipeline.postedSlot(wc.wrId());
+        if (slot == null)
+        {
+            return;
+        }
+        final PooledQp qp = slot.postedOn;
+        qp.addCompleted();
+        final WcStatus status = wc.status();
+        if (status == WcStatus.SUCCESS)
+        {
+            final long now = clock.time();
+            if (qp.progressMillis != now)
+            {
+                qp.progressMillis = now;
+            }
+            onSuccess(slot, wc);
+            return;
+        }
+        qp.broken = true;
+        pipeline.requestMaintenance();
+        if (qp.stalled)
+        {
+            // the request the queue pair stalled on: its peer neither answers nor fails, so it does not go again
+            qp.stalled = false;
+            qp.outcomeUnknown = true;
+            routes.markStale(slot.route);
+            complete(slot, RaasStatus.UNREACHABLE, 0);
+            return;
+        }
+        if (status == WcStatus.RETRY_EXC_ERR)
+        {
+            qp.outcomeUnknown = true;
+        }
+        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && slot.wr.opcode().isAtomic())
+        {
+            // flushed behind a request the transport gave up on: it may have been executed and its answer lost, and
+            // a compare-and-swap or fetch-and-add done twice is wrong (a second CAS fails on the first one's word)
+            complete(slot, RaasStatus.OUTCOME_UNKNOWN, 0);
+            return;
+        }
+        if (status == WcStatus.WR_FLUSH_ERR && slot.retries < MAX_RETRIES &&
+            !(slot.connection != null && slot.connection.isClosed()))
+        {
+            // flushed behind a failure the responder answered (which drops what follows) or unexecuted, or a READ or
+            // WRITE, which may run twice: it goes again on a recycled queue pair
+            slot.retries++;
+            slot.state = RequestSlot.PENDING;
+            slot.postedOn = null;
+            pipeline.resubmit(slot);
+            return;
+        }
+        if (status == WcStatus.RETRY_EXC_ERR || (status == WcStatus.REM_ACCESS_ERR && qp.type == QpType.DCI))
+        {
+            // gone, or (over DC) answering with another DC key: a new incarnation, or another node at its address
+            routes.markStale(slot.route);
+        }
+        complete(slot, status.code(), 0);
+    }
+
+    private void onSuccess(final RequestSlot slot, final WorkCompletion wc)
+    {
+        long value = wc.byteLen();
+        if (slot.atomicResult)
+        {
+            value = slot.staging.get(BIG_ENDIAN_LONG, 0);
+        }
+        else if (slot.copyBack != null)
+        {
+            copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
+        }
+        complete(slot, RaasStatus.SUCCESS, value);
+    }
+
+    /**
+     * A READ's result into the caller's memory. A word goes by one load and store: the bulk copy's
+     * overlap and size checks cost more than copying the 8 bytes a lookup or a CAS-guarded read brings.
+     */
+    private static void copyBack(
+        final MemorySegment from, final MemorySegment to, final long toOffset, final int length)
+    {
+        if (length == Long.BYTES)
+        {
+            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        }
+        else
+        {
+            MemorySegment.copy(from, 0, to, toOffset, length);
+        }
+    }
+
+    /**
+     * Finish a request: hand its outcome to the waiting caller or to its connection's handler.
+     */
+    void complete(final RequestSlot slot, final int status, final long value)
+    {
+        final DriverConnection connection = slot.connection;
+        if (slot.kind != RequestSlot.KIND_ONE_SIDED)
+        {
+            messages.onSent(slot, status);
+        }
+        if (slot.kind == RequestSlot.KIND_ONE_SIDED)
+        {
+            if (connection != null && !slot.sync)
+            {
+                connection.onCompleted();
+            }
+            if (slot.sendBuffer >= 0)
+            {
+                sendBuffers.release(slot.sendBuffer);
+                slot.sendBuffer = -1;
+            }
+            if (slot.attachment instanceof MemoryRegion temporary)
+            {
+                temporary.deregister();
+                slot.attachment = null;
+            }
+        }
+        if (slot.sync)
+        {
+            slot.status = status;
+            slot.value = value;
+            if (slot.markDone())
+            {
+                slot.signalDone();
+            }
+            else
+            {
+                // its waiter gave up on it: nobody else will release it
+                pipeline.releaseSlot(slot);
+            }
+            return;
+        }
+        final CompletionHandler handler = slot.handler;
+        final long token = slot.token;
+        pipeline.releaseSlot(slot);
+        if (handler != null)
+        {
+            handler.onCompletion(token, status, value);
+        }
+    }
+}

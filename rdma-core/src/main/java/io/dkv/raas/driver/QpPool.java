@@ -1,0 +1,198 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.ControlHeader;
+import io.dkv.raas.RaasContext;
+import io.dkv.verbs.CompletionQueue;
+import io.dkv.verbs.ProtectionDomain;
+import io.dkv.verbs.QpAttributes;
+import io.dkv.verbs.QpInitAttributes;
+import io.dkv.verbs.QpType;
+import io.dkv.verbs.QueuePair;
+import io.dkv.verbs.SharedReceiveQueue;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The physical queue pairs every logical connection shares: DC initiators (each node's requests go
+ * through one of them, always the same, which keeps them in order), the datagram queue pair for
+ * messages sent with FORCE_UD, and the RC queue pairs to hot peers while they last. Broken queue
+ * pairs are brought back here, and ones that stalled are forced to fail.
+ */
+final class QpPool
+{
+    private static final System.Logger LOG = System.getLogger(QpPool.class.getName());
+
+    private final PooledQp[] dcis;
+    /** The driver's datagram queue pair, for messages sent with FORCE_UD. */
+    private final PooledQp ud;
+    /** Every queue pair requests go through: added to by promotion, removed from only by the submitter. */
+    private final List<PooledQp> pooled = new CopyOnWriteArrayList<>();
+    private final long stallMillis;
+
+    QpPool(
+        final RaasContext context,
+        final ProtectionDomain pd,
+        final CompletionQueue sendCq,
+        final CompletionQueue recvCq,
+        final SharedReceiveQueue srq)
+    {
+        final int depth = context.qpDepth();
+        stallMillis = context.qpStallMs();
+        dcis = new PooledQp[context.dciCount()];
+        for (int i = 0; i < dcis.length; i++)
+        {
+            final QueuePair qp = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(sendCq)
+                .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
+            bringUp(qp);
+            dcis[i] = new PooledQp(qp, depth, depth);
+            pooled.add(dcis[i]);
+        }
+        final QueuePair udQp = pd.createQp(new QpInitAttributes().type(QpType.UD).sendCq(sendCq).recvCq(recvCq).srq(srq)
+            .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
+        bringUpUd(udQp);
+        ud = new PooledQp(udQp, depth, depth);
+        pooled.add(ud);
+    }
+
+    private static void bringUp(final QueuePair qp)
+    {
+        qp.modify(QpAttributes.init(0));
+        qp.modify(QpAttributes.rtr());
+        qp.modify(QpAttributes.rts());
+    }
+
+    private static void bringUpUd(final QueuePair qp)
+    {
+        qp.modify(QpAttributes.init(0).qkey(ControlHeader.UD_QKEY));
+        qp.modify(QpAttributes.rtr());
+        qp.modify(QpAttributes.rts());
+    }
+
+    /** @return the DC initiator a node's requests go through. */
+    PooledQp dciFor(final long nodeId)
+    {
+        return dcis[(Long.hashCode(nodeId) & 0x7fffffff) % dcis.length];
+    }
+
+    PooledQp ud()
+    {
+        return ud;
+    }
+
+    /** @return the UD queue pair's number, which CONNECT and ACCEPT tell peers. */
+    int udQpn()
+    {
+        return ud.qp.qpNum();
+    }
+
+    int size()
+    {
+        return pooled.size();
+    }
+
+    PooledQp get(final int index)
+    {
+        return pooled.get(index);
+    }
+
+    /** An RC queue pair to a hot peer joins the pool. */
+    void add(final PooledQp rc)
+    {
+        pooled.add(rc);
+    }
+
+    void remove(final PooledQp rc)
+    {
+        pooled.remove(rc);
+    }
+
+    /**
+     * A shared queue pair broke (a request failed on it): bring it back. Its other requests were
+     * flushed and go again, but for atomics behind a transport failure. Called by the submitter once
+     * nothing is outstanding on it.
+     *
+     * @return false for an RC queue pair, which is not brought back: its peer's end is gone with it.
+     */
+    boolean recycle(final PooledQp qp)
+    {
+        qp.recycles++;
+        if (qp.type == QpType.RC)
+        {
+            return false;
+        }
+        try
+        {
+            qp.qp.modify(QpAttributes.reset());
+            if (qp.type == QpType.UD)
+            {
+                bringUpUd(qp.qp);
+            }
+            else
+            {
+                bringUp(qp.qp);
+            }
+            qp.outcomeUnknown = false;
+            qp.broken = false;
+        }
+        catch (final RuntimeException ex)
+        {
+            // stays broken; the next turn tries again
+        }
+        return true;
+    }
+
+    /**
+     * A shared queue pair completes in order: a request that never completes (a message to a peer
+     * that takes none, retried without end) holds back every request behind it, whoever made them.
+     * Force such a queue pair to ERROR: the stalled request fails UNREACHABLE, the others are
+     * flushed and go again on the recycled queue pair.
+     *
+     * @return queue pairs forced to ERROR.
+     */
+    int recycleStalled(final long nowMillis)
+    {
+        int recycled = 0;
+        for (int i = 0, n = pooled.size(); i < n; i++)
+        {
+            final PooledQp qp = pooled.get(i);
+            if (qp.outstanding() > 0 && !qp.broken && !qp.stalled && nowMillis - qp.progressMillis > stallMillis)
+            {
+                qp.stalled = true;
+                try
+                {
+                    qp.qp.modify(QpAttributes.error());
+                }
+                catch (final RuntimeException ex)
+                {
+                    qp.stalled = false;
+                    continue;
+                }
+                LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + (nowMillis - qp.progressMillis) +
+                    " ms: recycled, its oldest request fails UNREACHABLE");
+                recycled++;
+            }
+        }
+        return recycled;
+    }
+
+    /** @return how often queue pairs in the pool now were recycled after errors. */
+    int recycles()
+    {
+        int total = 0;
+        for (int i = 0; i < pooled.size(); i++)
+        {
+            total += pooled.get(i).recycles;
+        }
+        return total;
+    }
+
+    /** Each queue pair and what waits on it, for {@link RaasDriver#describeState}. */
+    void describe(final StringBuilder text)
+    {
+        for (final PooledQp qp : pooled)
+        {
+            text.append("; ").append(qp).append(" deferred ").append(qp.deferred.size());
+        }
+    }
+}
