@@ -36,7 +36,8 @@ public final class RaasConfiguration
     /**
      * A shared queue pair whose requests have made no progress for this long (a peer that neither
      * answers nor fails, ahead of others' requests) is recycled: its oldest request fails
-     * UNREACHABLE, the others go again.
+     * UNREACHABLE, the others go again. The time is housekeeping's own watch, over at least 50 of its
+     * checks (about one a millisecond), so a process that was paused looks again before it recycles.
      */
     public static final String QP_STALL_MS_PROP_NAME = "dkv.raas.qp.stall.ms";
     public static final int QP_STALL_MS_DEFAULT = 2000;

@@ -7,7 +7,6 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
-import org.agrona.concurrent.CachedEpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -45,7 +44,6 @@ final class CompletionPoller
     private final MessageService messages;
     private final Routes routes;
     private final SendBuffers sendBuffers;
-    private final CachedEpochClock clock;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final AtomicBoolean polling = new AtomicBoolean();
@@ -60,7 +58,6 @@ final class CompletionPoller
         final MessageService messages,
         final Routes routes,
         final SendBuffers sendBuffers,
-        final CachedEpochClock clock,
         final CompletionQueue sendCq,
         final CompletionQueue recvCq)
     {
@@ -68,7 +65,6 @@ final class CompletionPoller
         this.messages = messages;
         this.routes = routes;
         this.sendBuffers = sendBuffers;
-        this.clock = clock;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         for (int i = 0; i < sendCompletions.length; i++)
@@ -166,11 +162,6 @@ final class CompletionPoller
         final WcStatus status = wc.status();
         if (status == WcStatus.SUCCESS)
         {
-            final long now = clock.time();
-            if (qp.progressMillis != now)
-            {
-                qp.progressMillis = now;
-            }
             onSuccess(slot, wc);
             return;
         }

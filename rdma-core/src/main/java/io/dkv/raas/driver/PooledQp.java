@@ -55,11 +55,8 @@ final class PooledQp
     long retiredAtMillis;
     int recycles;
     long lastUsedMillis;
-    /**
-     * When its requests last made progress (a completion, or a post to it while idle): written by
-     * the submitter and the poller, read by housekeeping, which recycles it when it stalls.
-     */
-    volatile long progressMillis;
+    /** Housekeeping's watch for a stall: owned by its thread, fed the counts above. */
+    final StallDetector stall;
     /** Forced to ERROR as stalled: the first request flushed is the one it stalled on, and fails. */
     volatile boolean stalled;
     /**
@@ -72,8 +69,9 @@ final class PooledQp
     io.dkv.verbs.SendWorkRequest batchHead;
     io.dkv.verbs.SendWorkRequest batchTail;
 
-    PooledQp(final QueuePair qp, final int depth, final int deferredCapacity)
+    PooledQp(final QueuePair qp, final int depth, final int deferredCapacity, final long stallMillis)
     {
+        this.stall = new StallDetector(stallMillis);
         this.qp = qp;
         this.type = qp.type();
         this.depth = depth;
@@ -99,6 +97,12 @@ final class PooledQp
     void unpost()
     {
         POSTED.setRelease(this, posted - 1);
+    }
+
+    /** @return completions so far, of any status: a count that only grows. */
+    long completedCount()
+    {
+        return completed;
     }
 
     /** Poller only. */

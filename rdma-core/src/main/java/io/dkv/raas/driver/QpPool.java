@@ -45,13 +45,13 @@ final class QpPool
             final QueuePair qp = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(sendCq)
                 .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
             bringUp(qp);
-            dcis[i] = new PooledQp(qp, depth, depth);
+            dcis[i] = new PooledQp(qp, depth, depth, stallMillis);
             pooled.add(dcis[i]);
         }
         final QueuePair udQp = pd.createQp(new QpInitAttributes().type(QpType.UD).sendCq(sendCq).recvCq(recvCq).srq(srq)
             .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
         bringUpUd(udQp);
-        ud = new PooledQp(udQp, depth, depth);
+        ud = new PooledQp(udQp, depth, depth, stallMillis);
         pooled.add(ud);
     }
 
@@ -156,7 +156,13 @@ final class QpPool
         for (int i = 0, n = pooled.size(); i < n; i++)
         {
             final PooledQp qp = pooled.get(i);
-            if (qp.outstanding() > 0 && !qp.broken && !qp.stalled && nowMillis - qp.progressMillis > stallMillis)
+            if (qp.broken || qp.stalled)
+            {
+                // being recycled: its flushes complete, and the watch starts again once it is back in use
+                qp.stall.restart();
+                continue;
+            }
+            if (qp.stall.check(nowMillis, qp.outstanding(), qp.completedCount()))
             {
                 qp.stalled = true;
                 try
@@ -168,8 +174,8 @@ final class QpPool
                     qp.stalled = false;
                     continue;
                 }
-                LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + (nowMillis - qp.progressMillis) +
-                    " ms: recycled, its oldest request fails UNREACHABLE");
+                LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + qp.stall.quietMillis(nowMillis) +
+                    " ms over " + qp.stall.quietChecks() + " checks: recycled, its oldest request fails UNREACHABLE");
                 recycled++;
             }
         }

@@ -109,7 +109,7 @@ public final class RaasDriver implements Raas
             messages = new MessageService(context, pd, device.attributes().mtu(), pipeline, control, receiveBuffers,
                 sendBuffers, registrations, connections, routes, admission, promotion, allocation, clock,
                 qpPool.udQpn(), self.id());
-            completions = new CompletionPoller(pipeline, messages, routes, sendBuffers, clock, sendCq, recvCq);
+            completions = new CompletionPoller(pipeline, messages, routes, sendBuffers, sendCq, recvCq);
             pipeline.bind(completions, promotion);
         }
         catch (final RuntimeException ex)

@@ -162,7 +162,7 @@ final class RcPromotion
         final QueuePair qp = pd.createQp(new QpInitAttributes().type(QpType.RC).sendCq(sendCq)
             .recvCq(recvCq).srq(srq).maxSendWr(context.qpDepth()).maxSendSge(2).maxInlineData(64));
         qp.modify(QpAttributes.init(Access.REMOTE_MASK));
-        final PooledQp pooled = new PooledQp(qp, context.qpDepth(), context.qpDepth());
+        final PooledQp pooled = new PooledQp(qp, context.qpDepth(), context.qpDepth(), context.qpStallMs());
         pooled.peer = route;
         pooled.lastUsedMillis = clock.time();
         rcByQpn.put(qp.qpNum(), pooled);

@@ -378,10 +378,7 @@ final class RequestPipeline
             qp.batchHead = null;
             qp.batchTail = null;
             qp.batchCount = 0;
-            if (qp.addPosted(count) == 0)
-            {
-                qp.progressMillis = now;
-            }
+            qp.addPosted(count);
             qp.lastUsedMillis = now;
             try
             {
