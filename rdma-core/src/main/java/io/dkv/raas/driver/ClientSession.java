@@ -32,12 +32,17 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  * named in its requests: they are addressed by handle.
  *
  * <p>Responses are written by whichever thread has one to give (the conductor, the thread that
- * polled a completion, a blocking call's thread), so each is encoded by a flyweight of its own: one
- * shared by those threads would be wrapped by one while another writes through it. The flyweight
- * does not escape the method, which the JIT compiles to stores into the ring.
+ * polled a completion, a blocking call's thread), so each thread encodes them with flyweights of its
+ * own: one shared by those threads would be wrapped by one while another writes through it. The two
+ * a request's path writes (OK, COMPLETION) are kept per thread, so that path allocates nothing
+ * whether or not the JIT proves a new one does not escape; the rare ones are made per response.
  */
 final class ClientSession
 {
+    private static final ThreadLocal<OkFlyweight> OK = ThreadLocal.withInitial(OkFlyweight::new);
+    private static final ThreadLocal<CompletionFlyweight> COMPLETION =
+        ThreadLocal.withInitial(CompletionFlyweight::new);
+
     final long clientId;
     final long pid;
     final Path file;
@@ -98,7 +103,7 @@ final class ClientSession
 
     void ok(final long correlation, final long value, final long value2)
     {
-        final OkFlyweight ok = claim(RSP_OK, OK_LENGTH, correlation, new OkFlyweight());
+        final OkFlyweight ok = claim(RSP_OK, OK_LENGTH, correlation, OK.get());
         if (ok != null)
         {
             commit(ok.value(value).value2(value2));
@@ -108,7 +113,7 @@ final class ClientSession
     void completion(final long correlation, final int status, final long value)
     {
         final CompletionFlyweight completion =
-            claim(RSP_COMPLETION, COMPLETION_LENGTH, correlation, new CompletionFlyweight());
+            claim(RSP_COMPLETION, COMPLETION_LENGTH, correlation, COMPLETION.get());
         if (completion != null)
         {
             commit(completion.status(status).value(value));
