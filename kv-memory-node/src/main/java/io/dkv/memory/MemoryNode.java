@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.agent.IdleStrategies;
 import io.dkv.client.layout.HeapLayout;
 import io.dkv.client.layout.IndexLayout;
 import io.dkv.client.layout.KvBlockLayout;
@@ -12,7 +13,6 @@ import org.agrona.CloseHelper;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
@@ -71,7 +71,7 @@ public final class MemoryNode implements AutoCloseable
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats);
-            runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000), Throwable::printStackTrace, null, server);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), Throwable::printStackTrace, null, server);
         }
         catch (final RuntimeException ex)
         {

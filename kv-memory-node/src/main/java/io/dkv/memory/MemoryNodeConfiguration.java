@@ -45,6 +45,13 @@ public final class MemoryNodeConfiguration
     /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
     public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
 
+    /**
+     * How the request server (allocations, frees) waits for requests ({@link io.dkv.agent.IdleStrategies}):
+     * backing off to parking, as a memory node has almost nothing to do per request.
+     */
+    public static final String IDLE_STRATEGY_PROP_NAME = "dkv.memory.idle.strategy";
+    public static final String IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;
+
     private MemoryNodeConfiguration()
     {
     }

@@ -19,6 +19,7 @@ public final class MemoryNodeContext
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
+    private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
@@ -152,6 +153,19 @@ public final class MemoryNodeContext
         {
             throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" + HEAP_CHUNKS_PROP_NAME + ")");
         }
+        io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
+        return this;
+    }
+
+    public String idleStrategy()
+    {
+        return idleStrategy;
+    }
+
+    /** @param spec how the request server waits for requests, as {@link io.dkv.agent.IdleStrategies} reads it. */
+    public MemoryNodeContext idleStrategy(final String spec)
+    {
+        this.idleStrategy = spec;
         return this;
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -12,7 +13,6 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.PortAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,8 +101,8 @@ public final class MetaServer implements AutoCloseable
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
             final MetaService service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
-            runner = new AgentRunner(new BackoffIdleStrategy(100, 100, 1_000, 1_000_000),
-                Throwable::printStackTrace, null, service);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), Throwable::printStackTrace, null,
+                service);
             AgentRunner.startOnThread(runner);
             endpoint = MetaEndpoint.of(raas.self());
         }

@@ -52,6 +52,10 @@ public final class MetaServerConfiguration
     public static final String IDLE_CONNECTION_MS_PROP_NAME = "dkv.meta.server.idle.connection.ms";
     public static final int IDLE_CONNECTION_MS_DEFAULT = 120_000;
 
+    /** How the MetaServer's agent waits for RPCs ({@link io.dkv.agent.IdleStrategies}): backing off to parking. */
+    public static final String IDLE_STRATEGY_PROP_NAME = "dkv.meta.idle.strategy";
+    public static final String IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;
+
     private MetaServerConfiguration()
     {
     }

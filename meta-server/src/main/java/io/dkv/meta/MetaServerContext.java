@@ -39,6 +39,7 @@ public final class MetaServerContext
     private int peerRetryMs = intProperty(PEER_RETRY_MS_PROP_NAME, PEER_RETRY_MS_DEFAULT);
     private int catchUpTimeoutMs = intProperty(CATCH_UP_TIMEOUT_MS_PROP_NAME, CATCH_UP_TIMEOUT_MS_DEFAULT);
     private int idleConnectionMs = intProperty(IDLE_CONNECTION_MS_PROP_NAME, IDLE_CONNECTION_MS_DEFAULT);
+    private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     private int authWindowMs = intProperty(MetaDirectoryConfiguration.AUTH_WINDOW_MS_PROP_NAME,
         MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT);
     private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
@@ -84,6 +85,19 @@ public final class MetaServerContext
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
         clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaServer");
+        io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
+        return this;
+    }
+
+    public String idleStrategy()
+    {
+        return idleStrategy;
+    }
+
+    /** @param spec how the MetaServer's agent waits for RPCs, as {@link io.dkv.agent.IdleStrategies} reads it. */
+    public MetaServerContext idleStrategy(final String spec)
+    {
+        this.idleStrategy = spec;
         return this;
     }
 

@@ -210,6 +210,21 @@ public final class RaasConfiguration
     public static final String COMMAND_RING_BYTES_PROP_NAME = "dkv.raas.command.ring.bytes";
     public static final int COMMAND_RING_BYTES_DEFAULT = 1024 * 1024;
 
+    /**
+     * How the embedded driver's Worker and Poller agents wait for work ({@link io.dkv.agent.IdleStrategies}):
+     * back off to parking by default, so that the processes of a small host share its cores.
+     */
+    public static final String WORKER_IDLE_STRATEGY_PROP_NAME = "dkv.raas.worker.idle.strategy";
+    public static final String POLLER_IDLE_STRATEGY_PROP_NAME = "dkv.raas.poller.idle.strategy";
+    public static final String AGENT_IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;
+
+    /**
+     * How a standalone driver's conductor waits for its clients' commands: more yields and a tenth of the
+     * park of the agents above, as it answers attached processes on this host.
+     */
+    public static final String CONDUCTOR_IDLE_STRATEGY_PROP_NAME = "dkv.raas.conductor.idle.strategy";
+    public static final String CONDUCTOR_IDLE_STRATEGY_DEFAULT = "backoff:100,1000,1000,100000";
+
     private RaasConfiguration()
     {
     }

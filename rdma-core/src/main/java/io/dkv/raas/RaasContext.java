@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.agent.IdleStrategies;
 import io.dkv.verbs.VerbsContext;
 
 import java.util.concurrent.ThreadLocalRandom;
@@ -51,6 +52,10 @@ public final class RaasContext
     private int driverTimeoutMs = intProperty(DRIVER_TIMEOUT_MS_PROP_NAME, DRIVER_TIMEOUT_MS_DEFAULT);
     private int clientDataBytes = intProperty(CLIENT_DATA_BYTES_PROP_NAME, CLIENT_DATA_BYTES_DEFAULT);
     private int commandRingBytes = intProperty(COMMAND_RING_BYTES_PROP_NAME, COMMAND_RING_BYTES_DEFAULT);
+    private String workerIdleStrategy = System.getProperty(WORKER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
+    private String pollerIdleStrategy = System.getProperty(POLLER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
+    private String conductorIdleStrategy =
+        System.getProperty(CONDUCTOR_IDLE_STRATEGY_PROP_NAME, CONDUCTOR_IDLE_STRATEGY_DEFAULT);
 
     /**
      * Check the settings together and fill in what was left to choose.
@@ -109,6 +114,11 @@ public final class RaasContext
         {
             throw new IllegalArgumentException("driver name '" + driverName + "' must be letters, digits, '.', '_' or '-'");
         }
+        // parsed here so that a wrong one fails the start, not an agent's thread
+        IdleStrategies.require("workerIdleStrategy (" + WORKER_IDLE_STRATEGY_PROP_NAME + ")", workerIdleStrategy);
+        IdleStrategies.require("pollerIdleStrategy (" + POLLER_IDLE_STRATEGY_PROP_NAME + ")", pollerIdleStrategy);
+        IdleStrategies.require("conductorIdleStrategy (" + CONDUCTOR_IDLE_STRATEGY_PROP_NAME + ")",
+            conductorIdleStrategy);
         return this;
     }
 
@@ -531,6 +541,42 @@ public final class RaasContext
     public RaasContext startAgents(final boolean startAgents)
     {
         this.startAgents = startAgents;
+        return this;
+    }
+
+    public String workerIdleStrategy()
+    {
+        return workerIdleStrategy;
+    }
+
+    /** @param spec how the Worker agent waits for work, as {@link IdleStrategies#parse(String)} reads it. */
+    public RaasContext workerIdleStrategy(final String spec)
+    {
+        this.workerIdleStrategy = spec;
+        return this;
+    }
+
+    public String pollerIdleStrategy()
+    {
+        return pollerIdleStrategy;
+    }
+
+    /** @param spec how the Poller agent waits for completions, as {@link IdleStrategies#parse(String)} reads it. */
+    public RaasContext pollerIdleStrategy(final String spec)
+    {
+        this.pollerIdleStrategy = spec;
+        return this;
+    }
+
+    public String conductorIdleStrategy()
+    {
+        return conductorIdleStrategy;
+    }
+
+    /** @param spec how a standalone driver's conductor waits for commands ({@link IdleStrategies#parse(String)}). */
+    public RaasContext conductorIdleStrategy(final String spec)
+    {
+        this.conductorIdleStrategy = spec;
         return this;
     }
 }

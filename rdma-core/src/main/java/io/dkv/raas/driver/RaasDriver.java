@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
 import io.dkv.raas.ControlHeader;
@@ -23,7 +24,7 @@ import io.dkv.verbs.Verbs;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
 
@@ -129,7 +130,7 @@ public final class RaasDriver implements Raas
         {
             if (context.startAgents())
             {
-                driver.startAgents();
+                driver.startAgents(context);
             }
             directory.attach(driver);
             directory.register(driver.self);
@@ -142,10 +143,10 @@ public final class RaasDriver implements Raas
         return driver;
     }
 
-    private void startAgents()
+    private void startAgents(final RaasContext context)
     {
-        final BackoffIdleStrategy workerIdle = new BackoffIdleStrategy(100, 100, 1_000, 1_000_000);
-        final BackoffIdleStrategy pollerIdle = new BackoffIdleStrategy(100, 100, 1_000, 1_000_000);
+        final IdleStrategy workerIdle = IdleStrategies.parse(context.workerIdleStrategy());
+        final IdleStrategy pollerIdle = IdleStrategies.parse(context.pollerIdleStrategy());
         worker = new AgentRunner(workerIdle, Throwable::printStackTrace, (AtomicCounter)null, new WorkerAgent(this));
         poller = new AgentRunner(pollerIdle, Throwable::printStackTrace, (AtomicCounter)null, new PollerAgent(this));
         AgentRunner.startOnThread(worker, daemonThreads());

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.Directory;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
@@ -8,7 +9,6 @@ import io.dkv.raas.cnc.CncHeaderFlyweight;
 import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -81,7 +81,7 @@ public final class StandaloneDriver implements AutoCloseable
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             conductor = new DriverConductor(driver, context.clientTimeoutMs(), this.directory, cnc, commands);
-            runner = new AgentRunner(new BackoffIdleStrategy(100, 1000, 1_000, 100_000), error ->
+            runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), error ->
                 LOG.log(System.Logger.Level.ERROR, "standalone driver error", error), (AtomicCounter)null, conductor);
             AgentRunner.startOnThread(runner);
         }

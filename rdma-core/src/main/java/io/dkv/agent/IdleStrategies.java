@@ -1,0 +1,139 @@
+package io.dkv.agent;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+
+/**
+ * Idle strategies by name, as a property or an option gives them, so that an operator picks how an agent waits for
+ * work: spinning costs a core and answers soonest; backing off to parking shares the cores, which is what a small
+ * host (2 cores, several dkv processes) needs.
+ *
+ * <pre>
+ *   backoff                                  Agrona's BackoffIdleStrategy with dkv's defaults (below)
+ *   backoff:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS
+ *   sleep-ns:NS                              park for NS nanoseconds each idle turn
+ *   yield                                    Thread.yield()
+ *   busy-spin                                Thread.onSpinWait()
+ *   noop                                     return at once
+ * </pre>
+ */
+public final class IdleStrategies
+{
+    /** 100 spins, 100 yields, then parking from 1 µs up to 1 ms: light on a shared host, a few µs after idling. */
+    public static final String BACKOFF_DEFAULT = "backoff:100,100,1000,1000000";
+
+    private IdleStrategies()
+    {
+    }
+
+    /**
+     * @param spec a strategy as above.
+     * @return a new strategy (each agent needs its own: they keep state).
+     * @throws IllegalArgumentException naming the spec and what is wrong with it.
+     */
+    public static IdleStrategy parse(final String spec)
+    {
+        if (spec == null || spec.isBlank())
+        {
+            throw new IllegalArgumentException("no idle strategy given: one of " + names());
+        }
+        final String text = spec.trim();
+        final int colon = text.indexOf(':');
+        final String name = colon < 0 ? text : text.substring(0, colon);
+        final String arguments = colon < 0 ? null : text.substring(colon + 1);
+        return switch (name)
+        {
+            case "backoff" -> arguments == null ? parse(BACKOFF_DEFAULT) : backoff(spec, arguments);
+            case "sleep-ns" -> new SleepingIdleStrategy(positive(spec, required(spec, arguments, "NS"), "NS"));
+            case "yield" -> none(spec, arguments, new YieldingIdleStrategy());
+            case "busy-spin" -> none(spec, arguments, new BusySpinIdleStrategy());
+            case "noop" -> none(spec, arguments, new NoOpIdleStrategy());
+            default -> throw new IllegalArgumentException("unknown idle strategy '" + spec + "': one of " + names());
+        };
+    }
+
+    /**
+     * Check a configured strategy.
+     *
+     * @param setting the setting and property it came from, for the message.
+     * @throws IllegalArgumentException naming the setting, the spec and what is wrong.
+     */
+    public static void require(final String setting, final String spec)
+    {
+        try
+        {
+            parse(spec);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(setting + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static IdleStrategy backoff(final String spec, final String arguments)
+    {
+        final String[] values = arguments.split(",", -1);
+        if (values.length != 4)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec +
+                "' needs four values: backoff:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS");
+        }
+        final long spins = positive(spec, values[0], "SPINS");
+        final long yields = positive(spec, values[1], "YIELDS");
+        final long minPark = positive(spec, values[2], "MIN_PARK_NS");
+        final long maxPark = positive(spec, values[3], "MAX_PARK_NS");
+        if (maxPark < minPark)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': MAX_PARK_NS " + maxPark +
+                " is less than MIN_PARK_NS " + minPark);
+        }
+        return new BackoffIdleStrategy(spins, yields, minPark, maxPark);
+    }
+
+    private static String required(final String spec, final String arguments, final String what)
+    {
+        if (arguments == null)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "' needs " + what + " after a ':'");
+        }
+        return arguments;
+    }
+
+    private static IdleStrategy none(final String spec, final String arguments, final IdleStrategy strategy)
+    {
+        if (arguments != null)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "' takes no values");
+        }
+        return strategy;
+    }
+
+    private static long positive(final String spec, final String value, final String what)
+    {
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': " + what + " '" + value +
+                "' is not a number", ex);
+        }
+        if (parsed < 0 || ("NS".equals(what) || what.endsWith("PARK_NS")) && parsed == 0)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': " + what + " must be " +
+                (what.endsWith("NS") ? "above 0" : "0 or more") + ", not " + parsed);
+        }
+        return parsed;
+    }
+
+    private static String names()
+    {
+        return "backoff[:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS], sleep-ns:NS, yield, busy-spin, noop";
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * What dkv's Agrona agents (drivers' workers and pollers, the standalone driver's conductor, a memory node's
+ * request server, the MetaServer) share: their idle strategies, named in configuration rather than in code.
+ */
+package io.dkv.agent;
