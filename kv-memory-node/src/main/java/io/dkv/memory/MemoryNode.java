@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.client.layout.HeapLayout;
 import io.dkv.client.layout.IndexLayout;
@@ -14,6 +15,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -43,6 +45,8 @@ public final class MemoryNode implements AutoCloseable
     private final PersistStats persistStats = new PersistStats();
     private final Listener listener;
     private final AgentRunner runner;
+    /** The request server's errors: counted and kept, then told once when the node closes. */
+    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
 
     private MemoryNode(final Raas raas, final MemoryNodeContext context)
     {
@@ -71,7 +75,7 @@ public final class MemoryNode implements AutoCloseable
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats);
-            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), Throwable::printStackTrace, null, server);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, server);
         }
         catch (final RuntimeException ex)
         {
@@ -241,8 +245,19 @@ public final class MemoryNode implements AutoCloseable
         return chunks.reclaimed();
     }
 
+    /** @return the request server's errors, counted and kept. */
+    public ErrorLog errorLog()
+    {
+        return errorLog;
+    }
+
     public void close()
     {
         CloseHelper.quietCloseAll(runner, listener, store);
+        if (errorLog.errors() > 0)
+        {
+            System.err.print("dkv memory node recorded " + errorLog.errors() + " error(s) in its request server:\n" +
+                errorLog.describe());
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -13,6 +14,7 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.PortAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,6 +53,8 @@ public final class MetaServer implements AutoCloseable
     private final RequestHandler handler;
     private final PeerLink peer;
     private final AgentRunner runner;
+    /** The service agent's errors: counted and kept, then told once when the server closes. */
+    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
     private final MetaEndpoint endpoint;
 
     private MetaServer(final MetaServerContext context)
@@ -101,8 +105,7 @@ public final class MetaServer implements AutoCloseable
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
             final MetaService service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
-            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), Throwable::printStackTrace, null,
-                service);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, service);
             AgentRunner.startOnThread(runner);
             endpoint = MetaEndpoint.of(raas.self());
         }
@@ -268,9 +271,20 @@ public final class MetaServer implements AutoCloseable
         return state;
     }
 
+    /** @return the service agent's errors, counted and kept. */
+    public ErrorLog errorLog()
+    {
+        return errorLog;
+    }
+
     public void close()
     {
         CloseHelper.quietCloseAll(runner, raas);
         store.close();
+        if (errorLog.errors() > 0)
+        {
+            System.err.print("dkv MetaServer recorded " + errorLog.errors() + " error(s) in its service agent:\n" +
+                errorLog.describe());
+        }
     }
 }

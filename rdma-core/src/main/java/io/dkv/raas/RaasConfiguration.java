@@ -225,6 +225,10 @@ public final class RaasConfiguration
     public static final String CONDUCTOR_IDLE_STRATEGY_PROP_NAME = "dkv.raas.conductor.idle.strategy";
     public static final String CONDUCTOR_IDLE_STRATEGY_DEFAULT = "backoff:100,1000,1000,100000";
 
+    /** Bytes of a standalone driver's error log in its cnc file (distinct errors, each with its stack trace). */
+    public static final String ERROR_LOG_BYTES_PROP_NAME = "dkv.raas.error.log.bytes";
+    public static final int ERROR_LOG_BYTES_DEFAULT = 1024 * 1024;
+
     private RaasConfiguration()
     {
     }

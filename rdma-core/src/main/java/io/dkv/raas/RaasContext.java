@@ -52,6 +52,7 @@ public final class RaasContext
     private int driverTimeoutMs = intProperty(DRIVER_TIMEOUT_MS_PROP_NAME, DRIVER_TIMEOUT_MS_DEFAULT);
     private int clientDataBytes = intProperty(CLIENT_DATA_BYTES_PROP_NAME, CLIENT_DATA_BYTES_DEFAULT);
     private int commandRingBytes = intProperty(COMMAND_RING_BYTES_PROP_NAME, COMMAND_RING_BYTES_DEFAULT);
+    private int errorLogBytes = intProperty(ERROR_LOG_BYTES_PROP_NAME, ERROR_LOG_BYTES_DEFAULT);
     private String workerIdleStrategy = System.getProperty(WORKER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String pollerIdleStrategy = System.getProperty(POLLER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String conductorIdleStrategy =
@@ -113,6 +114,11 @@ public final class RaasContext
         if (driverName.isEmpty() || !driverName.matches("[A-Za-z0-9._-]+"))
         {
             throw new IllegalArgumentException("driver name '" + driverName + "' must be letters, digits, '.', '_' or '-'");
+        }
+        if (errorLogBytes < 4096 || errorLogBytes > (1 << 30) || (errorLogBytes & 7) != 0)
+        {
+            throw new IllegalArgumentException("errorLogBytes " + errorLogBytes + " must be a multiple of 8 in " +
+                "4096..1073741824 (" + ERROR_LOG_BYTES_PROP_NAME + ")");
         }
         // parsed here so that a wrong one fails the start, not an agent's thread
         IdleStrategies.require("workerIdleStrategy (" + WORKER_IDLE_STRATEGY_PROP_NAME + ")", workerIdleStrategy);
@@ -541,6 +547,18 @@ public final class RaasContext
     public RaasContext startAgents(final boolean startAgents)
     {
         this.startAgents = startAgents;
+        return this;
+    }
+
+    public int errorLogBytes()
+    {
+        return errorLogBytes;
+    }
+
+    /** @param errorLogBytes bytes of a standalone driver's error log, in its cnc file. */
+    public RaasContext errorLogBytes(final int errorLogBytes)
+    {
+        this.errorLogBytes = errorLogBytes;
         return this;
     }
 

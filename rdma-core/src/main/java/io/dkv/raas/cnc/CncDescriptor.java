@@ -22,7 +22,10 @@ import java.nio.file.Path;
  *  40  clientTimeoutMs  int    a client silent this long is removed
  *  44  driverTimeoutMs  int    a driver silent this long is dead to its clients
  *  48  closed           int    1 once the driver shut down
+ *  52  errorLogLength   int    bytes of the error log
  * 128  command ring     many-to-one ring buffer (toDriverLength + trailer)
+ *  ..  error log        64-byte aligned: the driver's distinct errors (Agrona's DistinctErrorLog), read by
+ *                       ./dkv driver --errors; kept after a stop that recorded errors
  *
  * client-&lt;id&gt;
  *   0  magic            long   "DKVCLNT1"
@@ -40,7 +43,7 @@ public final class CncDescriptor
 {
     public static final long CNC_MAGIC = 0x3153414152564b44L;
     public static final long CLIENT_MAGIC = 0x31544e4c4356_4b44L;
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -51,6 +54,7 @@ public final class CncDescriptor
     public static final int CLIENT_TIMEOUT_OFFSET = 40;
     public static final int DRIVER_TIMEOUT_OFFSET = 44;
     public static final int CLOSED_OFFSET = 48;
+    public static final int ERROR_LOG_LENGTH_OFFSET = 52;
     public static final int CNC_HEADER_LENGTH = 128;
 
     public static final int CLIENT_ID_OFFSET = 8;
@@ -67,9 +71,14 @@ public final class CncDescriptor
     {
     }
 
-    public static long cncLength(final int toDriverLength)
+    public static long errorLogOffset(final int toDriverLength)
     {
-        return CNC_HEADER_LENGTH + toDriverLength + RingBufferDescriptor.TRAILER_LENGTH;
+        return (CNC_HEADER_LENGTH + toDriverLength + RingBufferDescriptor.TRAILER_LENGTH + 63) & ~63L;
+    }
+
+    public static long cncLength(final int toDriverLength, final int errorLogLength)
+    {
+        return errorLogOffset(toDriverLength) + errorLogLength;
     }
 
     public static long dataOffset(final int responseLength)

@@ -99,6 +99,17 @@ public final class CncHeaderFlyweight
         return this;
     }
 
+    public int errorLogLength()
+    {
+        return buffer.getInt(ERROR_LOG_LENGTH_OFFSET);
+    }
+
+    public CncHeaderFlyweight errorLogLength(final int length)
+    {
+        buffer.putInt(ERROR_LOG_LENGTH_OFFSET, length);
+        return this;
+    }
+
     /** @return true once the driver shut down. */
     public boolean isClosed()
     {

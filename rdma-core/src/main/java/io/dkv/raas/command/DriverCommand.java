@@ -2,6 +2,8 @@ package io.dkv.raas.command;
 
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.raas.cnc.DriverErrors;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
@@ -52,8 +54,18 @@ public final class DriverCommand implements Callable<Integer>
             "knows only its own node.")
     private java.util.List<String> meta;
 
+    @Option(names = "--errors",
+        description = "Print the errors the driver named by --name recorded (each distinct one with how often and " +
+            "when it was seen), from its command-and-control file, and exit; the driver runs on undisturbed.")
+    private boolean errors;
+
     public Integer call() throws InterruptedException
     {
+        if (errors)
+        {
+            System.out.print(DriverErrors.report(CncDescriptor.driverDirectory(new RaasContext().cncDirectory(), name)));
+            return 0;
+        }
         final RaasContext context = new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress(address))
             .nodeId(nodeId)

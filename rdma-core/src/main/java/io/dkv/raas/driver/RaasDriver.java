@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
@@ -25,6 +26,7 @@ import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
 
@@ -70,6 +72,8 @@ public final class RaasDriver implements Raas
     private final CompletionPoller completions;
     private AgentRunner worker;
     private AgentRunner poller;
+    /** The agents' errors: counted and kept, then told once when the driver closes. */
+    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
 
     private RaasDriver(final RaasContext context, final Directory directory)
     {
@@ -143,12 +147,18 @@ public final class RaasDriver implements Raas
         return driver;
     }
 
+    /** @return the Worker's and Poller's errors, counted and kept. */
+    public ErrorLog errorLog()
+    {
+        return errorLog;
+    }
+
     private void startAgents(final RaasContext context)
     {
         final IdleStrategy workerIdle = IdleStrategies.parse(context.workerIdleStrategy());
         final IdleStrategy pollerIdle = IdleStrategies.parse(context.pollerIdleStrategy());
-        worker = new AgentRunner(workerIdle, Throwable::printStackTrace, (AtomicCounter)null, new WorkerAgent(this));
-        poller = new AgentRunner(pollerIdle, Throwable::printStackTrace, (AtomicCounter)null, new PollerAgent(this));
+        worker = new AgentRunner(workerIdle, errorLog, (AtomicCounter)null, new WorkerAgent(this));
+        poller = new AgentRunner(pollerIdle, errorLog, (AtomicCounter)null, new PollerAgent(this));
         AgentRunner.startOnThread(worker, daemonThreads());
         AgentRunner.startOnThread(poller, daemonThreads());
     }
@@ -296,6 +306,11 @@ public final class RaasDriver implements Raas
         }
         pipeline.markClosed();
         CloseHelper.quietCloseAll(worker, poller);
+        if (errorLog.errors() > 0)
+        {
+            System.err.print("dkv RaaS driver of node " + self.id() + " recorded " + errorLog.errors() +
+                " error(s) in its agents:\n" + errorLog.describe());
+        }
         connections.closeAll();
         device.close();
     }

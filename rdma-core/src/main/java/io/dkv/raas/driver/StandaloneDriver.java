@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.Directory;
 import io.dkv.raas.RaasContext;
@@ -9,6 +10,7 @@ import io.dkv.raas.cnc.CncHeaderFlyweight;
 import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -30,7 +32,6 @@ import java.util.stream.Stream;
  */
 public final class StandaloneDriver implements AutoCloseable
 {
-    private static final System.Logger LOG = System.getLogger(StandaloneDriver.class.getName());
 
     private final RaasDriver driver;
     private final Path directory;
@@ -39,6 +40,7 @@ public final class StandaloneDriver implements AutoCloseable
     private final CncHeaderFlyweight cnc = new CncHeaderFlyweight();
     private final DriverConductor conductor;
     private final AgentRunner runner;
+    private ErrorLog errorLog;
     private volatile boolean closed;
 
     private StandaloneDriver(final RaasContext context, final Directory directory)
@@ -60,7 +62,8 @@ public final class StandaloneDriver implements AutoCloseable
         try
         {
             final int ringLength = context.commandRingBytes();
-            final long length = CncDescriptor.cncLength(ringLength);
+            final int errorLogLength = context.errorLogBytes();
+            final long length = CncDescriptor.cncLength(ringLength, errorLogLength);
             final Path temporary = this.directory.resolve(CncDescriptor.CNC_FILE + ".new");
             final MemorySegment mapping;
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
@@ -76,13 +79,16 @@ public final class StandaloneDriver implements AutoCloseable
                 .nodeId(driver.self().id())
                 .clientTimeoutMs(context.clientTimeoutMs())
                 .driverTimeoutMs(context.driverTimeoutMs())
+                .errorLogLength(errorLogLength)
                 .publish();
             final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             conductor = new DriverConductor(driver, context.clientTimeoutMs(), this.directory, cnc, commands);
-            runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), error ->
-                LOG.log(System.Logger.Level.ERROR, "standalone driver error", error), (AtomicCounter)null, conductor);
+            errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
+                errorLogLength), SystemEpochClock.INSTANCE);
+            runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,
+                (AtomicCounter)null, conductor);
             AgentRunner.startOnThread(runner);
         }
         catch (final IOException ex)
@@ -176,6 +182,12 @@ public final class StandaloneDriver implements AutoCloseable
         return directory;
     }
 
+    /** @return the conductor's errors, kept in the cnc file. */
+    public ErrorLog errorLog()
+    {
+        return errorLog;
+    }
+
     /** @return clients attached now. */
     public int clientCount()
     {
@@ -192,6 +204,14 @@ public final class StandaloneDriver implements AutoCloseable
         CloseHelper.quietClose(runner);
         cnc.markClosed();
         driver.close();
+        if (errorLog != null && errorLog.errors() > 0)
+        {
+            // the file stays, marked closed, for ./dkv driver --errors; the next start under the name replaces it
+            System.err.println("dkv driver '" + directory.getFileName() + "' recorded " + errorLog.errors() +
+                " error(s): ./dkv driver --errors --name " + directory.getFileName() + " shows them");
+            arena.close();
+            return;
+        }
         try
         {
             Files.deleteIfExists(cncFile);
