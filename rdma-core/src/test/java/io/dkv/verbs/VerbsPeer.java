@@ -38,7 +38,7 @@ import java.util.SplittableRandom;
  * go                                                 ok FAA CAS CAS_RETRIES START_MS END_MS
  * </pre>
  */
-final class VerbsPeer
+public final class VerbsPeer
 {
     static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 

@@ -1,7 +1,6 @@
 package io.dkv.load.check.harness;
 
-import io.dkv.verbs.tcp.NetworkNamespaces;
-import io.dkv.verbs.tcp.NetworkNamespaces.CommandResult;
+import io.dkv.load.check.harness.NetworkNamespaces.CommandResult;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.dkv.verbs.tcp;
+package io.dkv.load.check.harness;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 
 /**
  * What it takes to make test hosts for the tcp provider on one machine: network namespaces,
+ * beside {@link TestHosts}, which makes them for {@code dkv check}; the tcp provider's own cross-host test uses it too,
  * created with iproute2's {@code ip}, which needs Linux and root. Tests and {@code dkv check}
  * ask {@link #unavailableReason()} first and say it when they go on without.
  */

@@ -1,7 +1,9 @@
-package io.dkv.verbs;
+package io.dkv.load.check.harness;
 
-import io.dkv.verbs.tcp.NetworkNamespaces;
-import io.dkv.verbs.tcp.NetworkNamespaces.CommandResult;
+import io.dkv.load.check.harness.NetworkNamespaces.CommandResult;
+import io.dkv.verbs.ChildProcess;
+import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.VerbsPeer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
