@@ -62,13 +62,15 @@ public final class KvClient implements AutoCloseable
             }
             if (context.timeoutMs() >= nodes[i].graceMs)
             {
-                throw new KvException("this client's operation timeout of " + context.timeoutMs() + " ms is not shorter than memory node " +
+                throw new KvException("this client's operation timeout of " + context.timeoutMs() +
+                    " ms is not shorter than memory node " +
                     ids[i] + "'s grace period of " + nodes[i].graceMs + " ms, after which it reuses replaced blocks");
             }
             if (context.durability() != Durability.NONE && !nodes[i].persistent)
             {
-                throw new KvException("memory node " + ids[i] + " keeps nothing on disk (start it with a data directory), so " +
-                    "durability " + context.durability().name().toLowerCase() + " cannot be had");
+                throw new KvException("memory node " + ids[i] +
+                    " keeps nothing on disk (start it with a data directory), so durability " +
+                    context.durability().name().toLowerCase() + " cannot be had");
             }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
@@ -91,7 +93,8 @@ public final class KvClient implements AutoCloseable
         }
         catch (final RaasException ex)
         {
-            throw new KvException("no memory nodes given, and the directory does not list them: " + ex.getMessage(), ex);
+            throw new KvException("no memory nodes given, and the directory does not list them: " + ex.getMessage(),
+                ex);
         }
         if (ids.length == 0)
         {
@@ -241,7 +244,8 @@ public final class KvClient implements AutoCloseable
                 return true;
             }
         }
-        throw new KvException("expiring key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row");
+        throw new KvException("expiring key " + KvSession.describe(key) + " lost " + context.maxRetries() +
+            " races in a row");
     }
 
     /**
@@ -265,7 +269,8 @@ public final class KvClient implements AutoCloseable
                 return true;
             }
         }
-        throw new KvException("persisting key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row");
+        throw new KvException("persisting key " + KvSession.describe(key) + " lost " + context.maxRetries() +
+            " races in a row");
     }
 
     /** @return true when the key had a value (it has none now). */
@@ -366,14 +371,16 @@ public final class KvClient implements AutoCloseable
      *
      * @param expireAtMillis epoch milliseconds, or {@link #NO_EXPIRY}.
      */
-    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
+    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value,
+        final long expireAtMillis)
     {
         checkKey(key);
         checkValue(value);
         checkExpiry(expireAtMillis);
         if (expected == null)
         {
-            throw new IllegalArgumentException("no version given: for a key that must have no value, use compareAndSet(key, null, value)");
+            throw new IllegalArgumentException("no version given: for a key that must have no value, use " +
+                "compareAndSet(key, null, value)");
         }
         return session().writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAtMillis);
     }
@@ -450,7 +457,8 @@ public final class KvClient implements AutoCloseable
         return async(() -> getVersioned(key));
     }
 
-    public CompletableFuture<Boolean> compareAndSetVersionAsync(final byte[] key, final Versioned expected, final byte[] value)
+    public CompletableFuture<Boolean> compareAndSetVersionAsync(final byte[] key, final Versioned expected,
+        final byte[] value)
     {
         return async(() -> compareAndSetVersion(key, expected, value));
     }
@@ -495,8 +503,8 @@ public final class KvClient implements AutoCloseable
     {
         if (key == null || key.length == 0 || key.length > KvBlockLayout.MAX_KEY_LENGTH)
         {
-            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one is " +
-                (key == null ? "null" : key.length + " bytes"));
+            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH +
+                " bytes; this one is " + (key == null ? "null" : key.length + " bytes"));
         }
     }
 
@@ -504,8 +512,8 @@ public final class KvClient implements AutoCloseable
     {
         if (expireAtMillis < 0)
         {
-            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + NO_EXPIRY + " for none; this one is " +
-                expireAtMillis);
+            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + NO_EXPIRY +
+                " for none; this one is " + expireAtMillis);
         }
     }
 
@@ -513,7 +521,8 @@ public final class KvClient implements AutoCloseable
     {
         if (value == null)
         {
-            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this one is null");
+            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH +
+                " bytes; this one is null");
         }
         checkValueLength(value.length);
     }
@@ -522,8 +531,8 @@ public final class KvClient implements AutoCloseable
     {
         if (length > KvBlockLayout.MAX_VALUE_LENGTH)
         {
-            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this one is " +
-                length + " bytes");
+            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH +
+                " bytes; this one is " + length + " bytes");
         }
     }
 
@@ -531,8 +540,8 @@ public final class KvClient implements AutoCloseable
     {
         if (key.byteSize() == 0 || key.byteSize() > KvBlockLayout.MAX_KEY_LENGTH)
         {
-            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one is " +
-                key.byteSize() + " bytes");
+            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH +
+                " bytes; this one is " + key.byteSize() + " bytes");
         }
         return key.toArray(ValueLayout.JAVA_BYTE);
     }

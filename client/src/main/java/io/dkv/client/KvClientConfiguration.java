@@ -9,7 +9,10 @@ public final class KvClientConfiguration
     public static final String TIMEOUT_MS_PROP_NAME = "dkv.client.timeout.ms";
     public static final int TIMEOUT_MS_DEFAULT = 5_000;
 
-    /** Rounds an operation retries after losing a CAS race before it gives up (a livelock guard, not a limit anyone should meet). */
+    /**
+     * Rounds an operation retries after losing a CAS race before it gives up (a livelock guard, not a limit anyone
+     * should meet).
+     */
     public static final String MAX_RETRIES_PROP_NAME = "dkv.client.max.retries";
     public static final int MAX_RETRIES_DEFAULT = 10_000;
 

@@ -19,7 +19,8 @@ public final class KvClientContext
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private Durability durability = Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
+    private Durability durability =
+        Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
     /**
      * @param nodeIds the memory nodes, by their RaaS node ids; keys go to them by rendezvous hashing. None given:
@@ -63,7 +64,10 @@ public final class KvClientContext
         return durability;
     }
 
-    /** @param durability what a write's acknowledgement promises; ASYNC and SYNC need memory nodes with a data directory. */
+    /**
+     * @param durability what a write's acknowledgement promises; ASYNC and SYNC need memory nodes with a data
+     * directory.
+     */
     public KvClientContext durability(final Durability durability)
     {
         this.durability = durability;
@@ -100,7 +104,8 @@ public final class KvClientContext
     {
         if (asyncThreads < 1)
         {
-            throw new IllegalArgumentException("asyncThreads " + asyncThreads + " is not positive (" + ASYNC_THREADS_PROP_NAME + ")");
+            throw new IllegalArgumentException("asyncThreads " + asyncThreads + " is not positive (" +
+                ASYNC_THREADS_PROP_NAME + ")");
         }
         if (Arrays.stream(memoryNodes).distinct().count() != memoryNodes.length)
         {
@@ -108,7 +113,8 @@ public final class KvClientContext
         }
         if (timeoutMs < 1)
         {
-            throw new IllegalArgumentException("timeoutMs " + timeoutMs + " is not positive (" + TIMEOUT_MS_PROP_NAME + ")");
+            throw new IllegalArgumentException("timeoutMs " + timeoutMs + " is not positive (" + TIMEOUT_MS_PROP_NAME +
+                ")");
         }
         if (epochClock == null)
         {
@@ -116,7 +122,8 @@ public final class KvClientContext
         }
         if (maxRetries < 1)
         {
-            throw new IllegalArgumentException("maxRetries " + maxRetries + " is not positive (" + MAX_RETRIES_PROP_NAME + ")");
+            throw new IllegalArgumentException("maxRetries " + maxRetries + " is not positive (" +
+                MAX_RETRIES_PROP_NAME + ")");
         }
         return this;
     }

@@ -45,7 +45,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
-    private static final int MAX_BLOCK = KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
+    private static final int MAX_BLOCK =
+        KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
     static final int BATCH = 16;
     private static final int FIRST_CHUNK = 64 * 1024;
@@ -227,7 +228,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     }
 
     private void readBatch(
-        final int node, final byte[][] keys, final long[] hashes, final int[] batch, final int count, final byte[][] values)
+        final int node, final byte[][] keys, final long[] hashes, final int[] batch, final int count,
+        final byte[][] values)
     {
         if (batchBuckets == null)
         {
@@ -319,7 +321,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         for (int i = 0; i < slotCount; i++)
         {
             final long word = words[i];
-            if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint && readBlock(node, word, key) == MATCH)
+            if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint &&
+                readBlock(node, word, key) == MATCH)
             {
                 return i;
             }
@@ -380,7 +383,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
      * @param expireAt epoch milliseconds from which the new value is gone, or {@link KvBlockLayout#NEVER}.
      * @return true when written.
      */
-    boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put, final long expireAt)
+    boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
+        final long expireAt)
     {
         nowMillis = clock.time();
         final long hash = KeyHash.hash(key);
@@ -388,7 +392,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = writeBlock(node, key, value, length, expireAt);
-        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length, expireAt != KvBlockLayout.NEVER);
+        final long committedWord =
+            SlotWord.committed(fingerprint, blockOffset, length, expireAt != KvBlockLayout.NEVER);
         final long tentativeWord = SlotWord.tentative(committedWord);
         long blockedBy = 0;
         long blockedSince = 0;
@@ -400,7 +405,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (committedAt >= 0)
             {
                 // an expired value is an absent one: replaced as such
-                if (!put && (expected == null ? !committedExpired() : committedExpired() || !committedHolds(node, key, expected)))
+                if (!put &&
+                    (expected == null ? !committedExpired() :
+                        committedExpired() || !committedHolds(node, key, expected)))
                 {
                     return false;
                 }
@@ -503,7 +510,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = writeBlock(node, key, value, length, expireAt);
-        final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length, expireAt != KvBlockLayout.NEVER);
+        final long committedWord =
+            SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length, expireAt != KvBlockLayout.NEVER);
         long slot = expected.slotOffset;
         boolean swap = true;
         previousCount = -1;
@@ -512,7 +520,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (swap)
             {
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
-                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
+                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(),
+                    lifetimeNanos))
                 {
                     return write(key, value, expected.value(), false, expireAt);
                 }
@@ -605,8 +614,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final long token = startRequests();
             try
             {
-                connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
-                connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
+                connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0,
+                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets,
+                    IndexLayout.COMBINED_BUCKET_LENGTH,
                     IndexLayout.COMBINED_BUCKET_LENGTH, token);
                 connection.flush();
             }
@@ -624,7 +635,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (System.nanoTime() > deadline)
             {
                 throw new KvException("memory node " + nodes[node].nodeId + " kept the key's buckets " +
-                    (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() + " ms");
+                    (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() +
+                    " ms");
             }
             if (state == BUCKETS_LOCKED)
             {
@@ -707,7 +719,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
     }
 
-    private void appendSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset, final int fromSlot)
+    private void appendSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset,
+        final int fromSlot)
     {
         for (int i = fromSlot; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
         {
@@ -737,7 +750,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     {
                         generation++;
                         stale[node] = true;
-                        throw new KvException("memory node " + nodes[node].nodeId + " did not answer within " + context.timeoutMs() + " ms");
+                        throw new KvException("memory node " + nodes[node].nodeId + " did not answer within " +
+                            context.timeoutMs() + " ms");
                     }
                 }
             }
@@ -745,7 +759,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         if (failure != RaasStatus.SUCCESS)
         {
             stale[node] = true;
-            throw new KvException("reading the index of memory node " + nodes[node].nodeId + " failed: " + RaasStatus.describe(failure));
+            throw new KvException("reading the index of memory node " + nodes[node].nodeId + " failed: " +
+                RaasStatus.describe(failure));
         }
     }
 
@@ -799,7 +814,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         // the scan read the committed block last unless a tentative slot of the key came after it
         final boolean inBuffer = blockInBuffer == words[committedAt];
-        return (inBuffer || readBlock(node, words[committedAt], key) == MATCH) && KvBlockLayout.hasValue(block, 0, expected);
+        return (inBuffer || readBlock(node, words[committedAt], key) == MATCH) &&
+            KvBlockLayout.hasValue(block, 0, expected);
     }
 
     /**
@@ -936,7 +952,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
      *
      * @return the block's offset in the heap region.
      */
-    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length, final long expireAt)
+    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt)
     {
         if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
         {
@@ -973,7 +990,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final int status = request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");
         if (status == MemoryNodeProtocol.FULL)
         {
-            throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted + " more bytes of values");
+            throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
+                " more bytes of values");
         }
         if (status != MemoryNodeProtocol.OK)
         {
@@ -1005,13 +1023,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
             "a subtable split");
         if (status == MemoryNodeProtocol.FULL)
         {
-            throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key %s " +
-                "(%d slots each) and its index cannot split further (it is at its largest directory): give the node more index " +
-                "groups or a deeper directory", nodes[node].nodeId, describe(key), IndexLayout.SLOTS_PER_COMBINED_BUCKET));
+            throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key " +
+                "%s (%d slots each) and its index cannot split further (it is at its largest directory): give the " +
+                "node more index groups or a deeper directory", nodes[node].nodeId, describe(key),
+                IndexLayout.SLOTS_PER_COMBINED_BUCKET));
         }
         if (status != MemoryNodeProtocol.OK)
         {
-            throw new KvException("memory node " + nodes[node].nodeId + " refused to split a subtable (status " + status + ")");
+            throw new KvException("memory node " + nodes[node].nodeId + " refused to split a subtable (status " +
+                status + ")");
         }
         nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
     }
@@ -1027,11 +1047,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
             return;
         }
         final boolean sync = context.durability() == Durability.SYNC;
-        final int status = request(node, MemoryNodeProtocol.PERSIST, sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset,
+        final int status =
+            request(node, MemoryNodeProtocol.PERSIST, sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset,
             sync, "the key on disk");
         if (status != MemoryNodeProtocol.OK)
         {
-            throw new KvException("memory node " + nodes[node].nodeId + " did not write the key to disk (status " + status + ")" +
+            throw new KvException("memory node " + nodes[node].nodeId + " did not write the key to disk (status " +
+                status + ")" +
                 (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
         }
     }
@@ -1071,7 +1093,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(left));
                 if (length < MemoryNodeProtocol.REPLY_LENGTH)
                 {
-                    throw new KvException("memory node " + nodeId + " answered a request for " + what + " with " + length + " bytes");
+                    throw new KvException("memory node " + nodeId + " answered a request for " + what + " with " +
+                        length + " bytes");
                 }
                 // an answer to a request this thread gave up on (it timed out) is skipped
                 if (rpc.get(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET) == correlation)
@@ -1083,7 +1106,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         catch (final RaasException ex)
         {
             stale[node] = true;
-            throw new KvException("memory node " + nodeId + " did not answer a request for " + what + ": " + ex.getMessage(), ex);
+            throw new KvException("memory node " + nodeId + " did not answer a request for " + what + ": " +
+                ex.getMessage(), ex);
         }
     }
 
@@ -1122,8 +1146,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         if (System.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
         {
-            throw new KvException("reading key " + describe(key) + " on memory node " + nodes[node].nodeId + " took longer than " +
-                context.timeoutMs() + " ms: what it read may have been reused, so it is not answered");
+            throw new KvException("reading key " + describe(key) + " on memory node " + nodes[node].nodeId +
+                " took longer than " + context.timeoutMs() +
+                " ms: what it read may have been reused, so it is not answered");
         }
     }
 
@@ -1135,8 +1160,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private KvException retriesExhausted(final String operation, final int node, final byte[] key)
     {
-        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodes[node].nodeId + " lost " +
-            context.maxRetries() + " races in a row");
+        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodes[node].nodeId +
+            " lost " + context.maxRetries() + " races in a row");
     }
 
     static String describe(final byte[] key)

@@ -67,7 +67,8 @@ final class MemoryNodeView
         }
         catch (final RaasException ex)
         {
-            throw new KvException("memory node " + nodeId + " publishes no index and heap (is it a memory node, and running?): " +
+            throw new KvException("memory node " + nodeId +
+                " publishes no index and heap (is it a memory node, and running?): " +
                 ex.getMessage(), ex);
         }
         try (Connection connection = raas.open(nodeId, null))
@@ -81,8 +82,8 @@ final class MemoryNodeView
                 final int version = header.get(INT, IndexLayout.LAYOUT_VERSION_OFFSET);
                 if (magic != IndexLayout.MAGIC || version != IndexLayout.LAYOUT_VERSION)
                 {
-                    throw new KvException(String.format("memory node %d's index has magic 0x%x, layout version %d; this client " +
-                        "reads layout version %d", nodeId, magic, version, IndexLayout.LAYOUT_VERSION));
+                    throw new KvException(String.format("memory node %d's index has magic 0x%x, layout version %d; " +
+                        "this client reads layout version %d", nodeId, magic, version, IndexLayout.LAYOUT_VERSION));
                 }
                 final long directoryVersion = header.get(LONG, IndexLayout.DIRECTORY_VERSION_OFFSET);
                 final int globalDepth = header.get(INT, IndexLayout.GLOBAL_DEPTH_OFFSET);
@@ -92,7 +93,8 @@ final class MemoryNodeView
                     continue;
                 }
                 final int entries = 1 << globalDepth;
-                final MemorySegment entryBuffer = MemorySegment.ofArray(new byte[entries * IndexLayout.DIRECTORY_ENTRY_LENGTH]);
+                final MemorySegment entryBuffer =
+                    MemorySegment.ofArray(new byte[entries * IndexLayout.DIRECTORY_ENTRY_LENGTH]);
                 connection.read(index, IndexLayout.DIRECTORY_OFFSET, entryBuffer, 0, (int)entryBuffer.byteSize());
                 final MemorySegment versionAfter = MemorySegment.ofArray(new byte[Long.BYTES]);
                 connection.read(index, IndexLayout.DIRECTORY_VERSION_OFFSET, versionAfter, 0, Long.BYTES);
@@ -106,7 +108,8 @@ final class MemoryNodeView
                 {
                     directory[i] = entryBuffer.get(LONG, (long)i * IndexLayout.DIRECTORY_ENTRY_LENGTH);
                 }
-                return new MemoryNodeView(nodeId, index, heap, header.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET), globalDepth,
+                return new MemoryNodeView(nodeId, index, heap, header.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET),
+                    globalDepth,
                     directory, (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
                     header.get(INT, IndexLayout.GRACE_MS_OFFSET));
             }
@@ -115,7 +118,8 @@ final class MemoryNodeView
         {
             throw new KvException("cannot read the index header of memory node " + nodeId + ": " + ex.getMessage(), ex);
         }
-        throw new KvException("memory node " + nodeId + "'s directory kept changing while it was read " + DIRECTORY_READ_ATTEMPTS +
+        throw new KvException("memory node " + nodeId + "'s directory kept changing while it was read " +
+            DIRECTORY_READ_ATTEMPTS +
             " times");
     }
 

@@ -112,7 +112,8 @@ public final class ComputeNode implements AutoCloseable
     {
         this.context = context;
         final boolean epoll = Epoll.isAvailable();
-        this.bossGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.bossGroup =
+            new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         this.workerGroup = new MultiThreadIoEventLoopGroup(context.ioThreads(),
             epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         for (final EventExecutor loop : workerGroup)
@@ -157,7 +158,8 @@ public final class ComputeNode implements AutoCloseable
             {
                 listening = bind(bootstrap.option(ChannelOption.AUTO_READ, false), epoll);
             }
-            final int port = listening == null ? context.port() : ((InetSocketAddress)listening.localAddress()).getPort();
+            final int port =
+                listening == null ? context.port() : ((InetSocketAddress)listening.localAddress()).getPort();
             // only here is the endpoint's class (and through it Netty's HTTP) loaded
             serving = context.metricsPort() < 0 ? null : MetricsEndpoint.start(bossGroup, channelClass,
                 context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId()));
@@ -171,7 +173,8 @@ public final class ComputeNode implements AutoCloseable
             this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port,
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
                 view));
-            this.sampler = bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
+            this.sampler =
+                bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
             this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
                 TimeUnit.MILLISECONDS);
@@ -446,7 +449,8 @@ public final class ComputeNode implements AutoCloseable
             final boolean open = context.requirePass() == null;
             final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
                 context.maxCommandBytes(), open);
-            final Session session = new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
+            final Session session =
+                new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
                 context.partialTimeoutMs()));
         }

@@ -29,8 +29,9 @@ import java.util.concurrent.Callable;
     name = "compute-node",
     mixinStandardHelpOptions = true,
     description = {
-        "Run a compute node: a stateless RESP server that redis-cli, redis-benchmark, Jedis and Lettuce use unchanged, " +
-            "serving the cluster's memory nodes through the KV client. It registers with the MetaServer as role compute.",
+        "Run a compute node: a stateless RESP server that redis-cli, redis-benchmark, Jedis and Lettuce use " +
+            "unchanged, serving the cluster's memory nodes through the KV client. It registers with the MetaServer " +
+            "as role compute.",
         "Stop it with Ctrl-C or SIGTERM: it stops accepting, answers what it has read, closes and deregisters."
     })
 public final class ComputeNodeCommand implements Callable<Integer>
@@ -69,14 +70,16 @@ public final class ComputeNodeCommand implements Callable<Integer>
         description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
     private String requirePass;
 
-    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
     private String provider;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
     private String address;
 
-    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--node-id", defaultValue = "0",
+        description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
     @Option(names = "--reuse-port",

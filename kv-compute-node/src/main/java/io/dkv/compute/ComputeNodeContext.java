@@ -59,7 +59,8 @@ public final class ComputeNodeContext
         if (maxClients < 1 || maxBulkBytes < 1 || maxArgs < 1 || maxCommandBytes < maxBulkBytes)
         {
             throw new IllegalArgumentException("bounds must be positive and a command must hold a bulk: maxClients=" +
-                maxClients + " maxBulkBytes=" + maxBulkBytes + " maxArgs=" + maxArgs + " maxCommandBytes=" + maxCommandBytes);
+                maxClients + " maxBulkBytes=" + maxBulkBytes + " maxArgs=" + maxArgs + " maxCommandBytes=" +
+                maxCommandBytes);
         }
         if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0 || warmupRounds < 0)
         {
@@ -69,8 +70,8 @@ public final class ComputeNodeContext
         }
         if ((raas == null) == (client == null))
         {
-            throw new IllegalArgumentException("a compute node serves either a RaaS handle (raas) or a client (client), " +
-                "exactly one: raas=" + raas + " client=" + client);
+            throw new IllegalArgumentException("a compute node serves either a RaaS handle (raas) or a client " +
+                "(client), exactly one: raas=" + raas + " client=" + client);
         }
         if (requirePass != null && requirePass.isEmpty())
         {

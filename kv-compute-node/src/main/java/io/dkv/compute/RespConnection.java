@@ -114,7 +114,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (out != null && out.isReadable())
         {
-            ctx.writeAndFlush(out).addListener(closing ? ChannelFutureListener.CLOSE : ChannelFutureListener.CLOSE_ON_FAILURE);
+            ctx.writeAndFlush(out)
+                .addListener(closing ? ChannelFutureListener.CLOSE : ChannelFutureListener.CLOSE_ON_FAILURE);
         }
         else
         {

@@ -69,7 +69,8 @@ class RespBadInputTest
     void requestsOverTheBoundsAreRefusedBeforeTheirBytesAreHeld() throws Exception
     {
         // a bulk one byte over the largest value, an array of more arguments than allowed, a line that never ends
-        assertRefused("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + (1024 * 1024 + 1) + "\r\n", "-ERR Protocol error: invalid bulk length");
+        assertRefused("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + (1024 * 1024 + 1) + "\r\n",
+            "-ERR Protocol error: invalid bulk length");
         assertRefused("*2147483647\r\n", "-ERR Protocol error: invalid multibulk length");
         assertRefused("*1\r\n$" + "9".repeat(70_000), "-ERR Protocol error: too big bulk count string");
         assertRefused("a".repeat(70_000), "-ERR Protocol error: too big inline request");

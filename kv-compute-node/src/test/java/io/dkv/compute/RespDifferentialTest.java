@@ -29,7 +29,8 @@ class RespDifferentialTest
 {
     private static final int COMMANDS_PER_SEED = 1_500;
     private static final String[] KEYS = {"k0", "k1", "k2", "k3", "counter"};
-    private static final String[] VALUES = {"a", "hello", "12", "-7", "0", "9223372036854775806", "-9223372036854775807",
+    private static final String[] VALUES =
+        {"a", "hello", "12", "-7", "0", "9223372036854775806", "-9223372036854775807",
         "x y", "01", " 3", "3.5", ""};
     private static final String[] NUMBERS = {"1", "-3", "10", "abc", "9223372036854775807", "-9223372036854775808",
         "1.5", " 2", "+4", "0", "-0", "007"};

@@ -160,7 +160,8 @@ class SetIfEqTest
         assertEquals("+OK", resp.call("SET", "k", "a"));
 
         assertEquals("-ERR invalid expire time in 'set' command", resp.call("SET", "k", "b", "IFEQ", "zzz", "EX", "0"));
-        assertEquals("-ERR value is not an integer or out of range", resp.call("SET", "k", "b", "IFEQ", "a", "PX", "x"));
+        assertEquals("-ERR value is not an integer or out of range",
+            resp.call("SET", "k", "b", "IFEQ", "a", "PX", "x"));
         assertEquals("$a", resp.call("GET", "k"));
     }
 

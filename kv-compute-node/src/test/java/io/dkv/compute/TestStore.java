@@ -65,7 +65,8 @@ final class TestStore implements AutoCloseable
             new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48).epochClock(epochClock));
         client = KvClient.connect(clientRaas,
             new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000).epochClock(epochClock));
-        this.computeNode = ComputeNode.start(computeNode.client(client).port(port).bindAddress("127.0.0.1").ioThreads(1));
+        this.computeNode =
+            ComputeNode.start(computeNode.client(client).port(port).bindAddress("127.0.0.1").ioThreads(1));
     }
 
     private static RaasContext driver(final long nodeId)

@@ -61,7 +61,8 @@ final class KeyStore implements AutoCloseable
     }
 
     /**
-     * @throws IllegalStateException naming the directory when it cannot be opened (another node has it open, no space...).
+     * @throws IllegalStateException naming the directory when it cannot be opened (another node has it open, no
+     * space...).
      */
     static KeyStore open(final Path path)
     {
@@ -89,7 +90,8 @@ final class KeyStore implements AutoCloseable
         catch (final RocksDBException | java.io.IOException ex)
         {
             options.close();
-            throw new IllegalStateException("cannot open the memory node's key store in " + path + ": " + ex.getMessage(), ex);
+            throw new IllegalStateException("cannot open the memory node's key store in " + path + ": " +
+                ex.getMessage(), ex);
         }
     }
 
@@ -103,8 +105,9 @@ final class KeyStore implements AutoCloseable
                 iterator.seekToFirst();
                 if (iterator.isValid())
                 {
-                    throw new IllegalStateException("the key store in " + path + " holds keys of format 1 (values with no " +
-                        "expiry), and this node reads format " + FORMAT + ": move it away, or start a node of its version");
+                    throw new IllegalStateException("the key store in " + path +
+                        " holds keys of format 1 (values with no expiry), and this node reads format " + FORMAT +
+                        ": move it away, or start a node of its version");
                 }
             }
             db.put(FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
@@ -112,13 +115,15 @@ final class KeyStore implements AutoCloseable
         else if (format.length != Integer.BYTES || ByteBuffer.wrap(format).getInt() != FORMAT)
         {
             throw new IllegalStateException("the key store in " + path + " is of format " +
-                (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) : Arrays.toString(format)) +
+                (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) :
+                    Arrays.toString(format)) +
                 ", and this node reads format " + FORMAT);
         }
     }
 
     /** Add the key's state to {@code batch}: its value and expiry time. */
-    static void put(final WriteBatch batch, final byte[] key, final long expireAt, final byte[] value) throws RocksDBException
+    static void put(final WriteBatch batch, final byte[] key, final long expireAt,
+        final byte[] value) throws RocksDBException
     {
         batch.put(key, ByteBuffer.allocate(EXPIRE_AT_LENGTH + value.length).putLong(expireAt).put(value).array());
     }

@@ -127,7 +127,8 @@ final class LocalIndex
         final long buckets = (long)groups * 3;
         for (long bucket = 0; bucket < buckets; bucket++)
         {
-            index.set(SLOT, sibling + bucket * IndexLayout.BUCKET_LENGTH, IndexLayout.bucketHeader(depth + 1, suffix | (1L << depth)));
+            index.set(SLOT, sibling + bucket * IndexLayout.BUCKET_LENGTH,
+                IndexLayout.bucketHeader(depth + 1, suffix | (1L << depth)));
             final long header = subtable + bucket * IndexLayout.BUCKET_LENGTH;
             SLOT_ATOMIC.setVolatile(index, header, index.get(SLOT, header) | IndexLayout.BUCKET_LOCKED);
         }
@@ -143,7 +144,8 @@ final class LocalIndex
         publishSplit(subtable, sibling, depth);
         for (long bucket = 0; bucket < buckets; bucket++)
         {
-            SLOT_ATOMIC.setVolatile(index, subtable + bucket * IndexLayout.BUCKET_LENGTH, IndexLayout.bucketHeader(depth + 1, suffix));
+            SLOT_ATOMIC.setVolatile(index, subtable + bucket * IndexLayout.BUCKET_LENGTH,
+                IndexLayout.bucketHeader(depth + 1, suffix));
         }
         return SPLIT_DONE;
     }
@@ -321,6 +323,7 @@ final class LocalIndex
 
     private long candidateOffset(final long hash, final int candidate)
     {
-        return subtableFor(hash) + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, groups), KeyHash.side(hash, candidate));
+        return subtableFor(hash) +
+            IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, groups), KeyHash.side(hash, candidate));
     }
 }

@@ -58,7 +58,8 @@ public final class MemoryNode implements AutoCloseable
         {
             final int maxDepth = context.maxGlobalDepth();
             // clients READ and swap slots of the index, and READ and WRITE blocks of the heap: nothing more
-            index = raas.malloc(nodeId, IndexLayout.regionLength(maxDepth, groups, 1 << maxDepth), HeapLayout.indexRegionName(nodeId),
+            index = raas.malloc(nodeId, IndexLayout.regionLength(maxDepth, groups, 1 << maxDepth),
+                HeapLayout.indexRegionName(nodeId),
                 Access.REMOTE_READ | Access.REMOTE_ATOMIC);
             heap = raas.malloc(nodeId, HeapLayout.regionLength(context.heapChunks(), context.chunkBytes()),
                 HeapLayout.heapRegionName(nodeId), Access.REMOTE_READ | Access.REMOTE_WRITE);
@@ -69,11 +70,13 @@ public final class MemoryNode implements AutoCloseable
             formatIndex(indexMemory, groups, maxDepth);
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
             keysRecovered = store == null ? 0 : recover(store, local, chunks, context.epochClock());
-            expirySweep = new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L, System.nanoTime());
+            expirySweep =
+                new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L, System.nanoTime());
             announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
-                raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4), raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
+                raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
+                raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats);
             runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, server);
         }
@@ -91,7 +94,8 @@ public final class MemoryNode implements AutoCloseable
      *
      * @return keys put back.
      */
-    private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks, final EpochClock clock)
+    private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks,
+        final EpochClock clock)
     {
         final long[] count = new long[1];
         final long[] chunk = {-1, 0, 0};
@@ -115,7 +119,8 @@ public final class MemoryNode implements AutoCloseable
                 chunk[0] = chunks.allocate(chunkLength, null);
                 if (chunk[0] < 0)
                 {
-                    throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" + count[0] +
+                    throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" +
+                        count[0] +
                         " put back so far): start the node with a larger heap");
                 }
                 chunk[1] = 0;
@@ -125,7 +130,8 @@ public final class MemoryNode implements AutoCloseable
             KvBlockLayout.write(index.heap(), offset, key, value, expireAt);
             if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER))
             {
-                throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() + " (" + count[0] +
+                throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +
+                    " (" + count[0] +
                     " put back so far): start the node with more index groups");
             }
             chunk[1] += length;
@@ -148,7 +154,8 @@ public final class MemoryNode implements AutoCloseable
             }
             catch (final RocksDBException ex)
             {
-                throw new IllegalStateException("cannot delete " + expired.size() + " expired keys from the key store in " +
+                throw new IllegalStateException("cannot delete " + expired.size() +
+                    " expired keys from the key store in " +
                     store.path() + ": " + ex.getMessage(), ex);
             }
         }
@@ -174,7 +181,8 @@ public final class MemoryNode implements AutoCloseable
         memory.set(INT, IndexLayout.SUBTABLES_OFFSET, 1);
         memory.set(INT, IndexLayout.GLOBAL_DEPTH_OFFSET, 0);
         memory.set(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET, maxGlobalDepth);
-        memory.set(LONG, IndexLayout.DIRECTORY_OFFSET, IndexLayout.directoryEntry(0, IndexLayout.subtablesOffset(maxGlobalDepth)));
+        memory.set(LONG, IndexLayout.DIRECTORY_OFFSET,
+            IndexLayout.directoryEntry(0, IndexLayout.subtablesOffset(maxGlobalDepth)));
     }
 
     /** Written last: a client that sees the magic sees a formatted index, with the keys loaded from disk. */

@@ -21,7 +21,8 @@ public final class MemoryNodeContext
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private Path dataDir = System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
+    private Path dataDir =
+        System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
 
     public int indexGroups()
     {
@@ -129,7 +130,8 @@ public final class MemoryNodeContext
         }
         if (chunkBytes < 4096 || (chunkBytes & 63) != 0)
         {
-            throw new IllegalArgumentException("chunkBytes " + chunkBytes + " is not a multiple of 64 of at least 4096 (" +
+            throw new IllegalArgumentException("chunkBytes " + chunkBytes +
+                " is not a multiple of 64 of at least 4096 (" +
                 CHUNK_BYTES_PROP_NAME + ")");
         }
         if (maxGlobalDepth < 0 || maxGlobalDepth > 12)
@@ -143,7 +145,8 @@ public final class MemoryNodeContext
         }
         if (expiryScanMs < 1)
         {
-            throw new IllegalArgumentException("expiryScanMs " + expiryScanMs + " is not positive (" + EXPIRY_SCAN_MS_PROP_NAME + ")");
+            throw new IllegalArgumentException("expiryScanMs " + expiryScanMs + " is not positive (" +
+                EXPIRY_SCAN_MS_PROP_NAME + ")");
         }
         if (epochClock == null)
         {
@@ -151,7 +154,8 @@ public final class MemoryNodeContext
         }
         if (heapChunks < 1)
         {
-            throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" + HEAP_CHUNKS_PROP_NAME + ")");
+            throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" +
+                HEAP_CHUNKS_PROP_NAME + ")");
         }
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;

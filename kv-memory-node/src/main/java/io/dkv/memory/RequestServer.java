@@ -97,7 +97,8 @@ final class RequestServer implements Agent
             }
             catch (final RaasException gone)
             {
-                // the client closed its end (or went away): its chunks get no more blocks, and are reclaimed once unused
+                // the client closed its end (or went away): its chunks get no more blocks, and are reclaimed once
+                // unused
                 clients.remove(i);
                 client.close();
                 chunks.ownerGone(client, turnStart);
@@ -135,8 +136,10 @@ final class RequestServer implements Agent
         switch (request.get(INT, MemoryNodeProtocol.TYPE_OFFSET))
         {
             case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
-            case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
-            case MemoryNodeProtocol.RETIRE -> chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, System.nanoTime());
+            case MemoryNodeProtocol.PERSIST ->
+                persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
+            case MemoryNodeProtocol.RETIRE ->
+                chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, System.nanoTime());
             case MemoryNodeProtocol.SPLIT -> answer(client, correlation,
                 index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) == LocalIndex.SPLIT_FULL ?
                     MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
@@ -171,7 +174,8 @@ final class RequestServer implements Agent
         {
             if (wantsAnswer)
             {
-                answer(client, correlation, store == null ? MemoryNodeProtocol.NOT_PERSISTENT : MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+                answer(client, correlation,
+                    store == null ? MemoryNodeProtocol.NOT_PERSISTENT : MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             }
             return;
         }
@@ -231,7 +235,8 @@ final class RequestServer implements Agent
         answerCorrelations.clear();
     }
 
-    private void answer(final Connection client, final long correlation, final int status, final int chunkLength, final long offset)
+    private void answer(final Connection client, final long correlation, final int status, final int chunkLength,
+        final long offset)
     {
         reply.set(INT, MemoryNodeProtocol.STATUS_OFFSET, status);
         reply.set(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET, chunkLength);

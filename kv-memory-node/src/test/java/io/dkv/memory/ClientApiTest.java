@@ -75,7 +75,8 @@ class ClientApiTest
         try (KvCluster cluster = new KvCluster("shm", 2, context -> context);
             Raas secondLane = Raas.embedded(KvCluster.context("shm", KvCluster.CLIENT_NODE_ID + 1), cluster.directory);
             KvClient client = KvClient.connect(List.of(cluster.clientRaas, secondLane),
-                new KvClientContext().memoryNodes(cluster.memoryNodes.stream().mapToLong(MemoryNode::nodeId).toArray()).timeoutMs(2_000)))
+                new KvClientContext().memoryNodes(cluster.memoryNodes.stream().mapToLong(MemoryNode::nodeId).toArray())
+                .timeoutMs(2_000)))
         {
             final byte[] counter = bytes("lanes-counter");
             final int threads = 4;
@@ -95,7 +96,9 @@ class ClientApiTest
                             while (true)
                             {
                                 final byte[] current = client.get(counter);
-                                final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
+                                final long next =
+                                    current == null ? 1 :
+                                    Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
                                 if (client.compareAndSet(counter, current, bytes(Long.toString(next))))
                                 {
                                     break;
@@ -118,8 +121,8 @@ class ClientApiTest
             assertEquals(Long.toString(threads * perThread), new String(client.get(counter), StandardCharsets.UTF_8));
             for (int t = 0; t < threads; t++)
             {
-                assertArrayEquals(bytes("from thread " + t), cluster.client.get(bytes("lane-key-" + t)), "written on a lane, " +
-                    "read by another client");
+                assertArrayEquals(bytes("from thread " + t), cluster.client.get(bytes("lane-key-" + t)),
+                    "written on a lane, read by another client");
             }
         }
     }
@@ -140,7 +143,8 @@ class ClientApiTest
             }
             for (int i = 0; i < 100; i++)
             {
-                assertArrayEquals(bytes("v" + i), cluster.client.get(bytes("m" + i)), "the client given the ids finds them too");
+                assertArrayEquals(bytes("v" + i), cluster.client.get(bytes("m" + i)),
+                    "the client given the ids finds them too");
             }
         }
     }
@@ -160,8 +164,10 @@ class ClientApiTest
             {
                 assertArrayEquals(bytes("x" + i), cluster.client.getAsync(bytes("a" + i)).get(10, TimeUnit.SECONDS));
             }
-            assertTrue(cluster.client.compareAndSetAsync(bytes("a1"), bytes("x1"), bytes("y1")).get(10, TimeUnit.SECONDS));
-            assertFalse(cluster.client.compareAndSetAsync(bytes("a1"), bytes("x1"), bytes("z1")).get(10, TimeUnit.SECONDS));
+            assertTrue(cluster.client.compareAndSetAsync(bytes("a1"), bytes("x1"), bytes("y1"))
+                .get(10, TimeUnit.SECONDS));
+            assertFalse(cluster.client.compareAndSetAsync(bytes("a1"), bytes("x1"), bytes("z1"))
+                .get(10, TimeUnit.SECONDS));
             assertTrue(cluster.client.deleteAsync(bytes("a2")).get(10, TimeUnit.SECONDS));
             assertNull(cluster.client.multiGetAsync(List.of(bytes("a2"))).get(10, TimeUnit.SECONDS).get(0));
 
@@ -183,7 +189,8 @@ class ClientApiTest
                 value.set(ValueLayout.JAVA_BYTE, i, (byte)i);
             }
             cluster.client.put(key, value);
-            assertArrayEquals(value.toArray(ValueLayout.JAVA_BYTE), cluster.client.get(bytes("segment-key")), "the same key as bytes");
+            assertArrayEquals(value.toArray(ValueLayout.JAVA_BYTE), cluster.client.get(bytes("segment-key")),
+                "the same key as bytes");
 
             final MemorySegment whole = arena.allocate(1000);
             assertEquals(1000, cluster.client.get(key, whole));

@@ -40,14 +40,16 @@ class ConcurrentWritersTest
                 for (int round = 0; round < rounds; round++)
                 {
                     start.await();
-                    cluster.client.put(key(round), ("round " + round + " thread " + thread).getBytes(StandardCharsets.UTF_8));
+                    cluster.client.put(key(round),
+                        ("round " + round + " thread " + thread).getBytes(StandardCharsets.UTF_8));
                 }
             }, start::reset);
             final Map<String, Integer> slots = committedSlotsByKey(cluster);
             assertEquals(rounds, slots.size());
             for (int round = 0; round < rounds; round++)
             {
-                assertEquals(1, slots.get(new String(key(round), StandardCharsets.UTF_8)), "committed slots of round " + round);
+                assertEquals(1, slots.get(new String(key(round), StandardCharsets.UTF_8)),
+                    "committed slots of round " + round);
                 final String value = new String(cluster.client.get(key(round)), StandardCharsets.UTF_8);
                 assertTrue(value.startsWith("round " + round + " thread "), value);
             }
@@ -70,8 +72,10 @@ class ConcurrentWritersTest
                     while (true)
                     {
                         final byte[] current = cluster.client.get(counter);
-                        final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
-                        if (cluster.client.compareAndSet(counter, current, Long.toString(next).getBytes(StandardCharsets.UTF_8)))
+                        final long next =
+                            current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
+                        if (cluster.client.compareAndSet(counter, current,
+                            Long.toString(next).getBytes(StandardCharsets.UTF_8)))
                         {
                             successes.incrementAndGet();
                             break;
@@ -80,7 +84,8 @@ class ConcurrentWritersTest
                 }
             }, () -> { });
             assertEquals(THREADS * perThread, successes.get());
-            assertEquals(Long.toString(THREADS * perThread), new String(cluster.client.get(counter), StandardCharsets.UTF_8));
+            assertEquals(Long.toString(THREADS * perThread),
+                new String(cluster.client.get(counter), StandardCharsets.UTF_8));
             assertEquals(Map.of("counter", 1), committedSlotsByKey(cluster));
         }
     }
@@ -101,14 +106,16 @@ class ConcurrentWritersTest
                     {
                         final Versioned current = cluster.client.getVersioned(counter);
                         final long next = Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
-                        if (cluster.client.compareAndSetVersion(counter, current, Long.toString(next).getBytes(StandardCharsets.UTF_8)))
+                        if (cluster.client.compareAndSetVersion(counter, current,
+                            Long.toString(next).getBytes(StandardCharsets.UTF_8)))
                         {
                             break;
                         }
                     }
                 }
             }, () -> { });
-            assertEquals(Long.toString(THREADS * perThread), new String(cluster.client.get(counter), StandardCharsets.UTF_8));
+            assertEquals(Long.toString(THREADS * perThread),
+                new String(cluster.client.get(counter), StandardCharsets.UTF_8));
             assertEquals(Map.of("counter", 1), committedSlotsByKey(cluster));
         }
     }
@@ -213,7 +220,8 @@ class ConcurrentWritersTest
             {
                 final long offset = SlotWord.blockOffset(word);
                 final int keyLength = KvBlockLayout.keyLength(heap, offset);
-                final byte[] key = heap.asSlice(offset + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
+                final byte[] key =
+                    heap.asSlice(offset + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
                 counts.merge(new String(key, StandardCharsets.UTF_8), 1, Integer::sum);
             }
         });
@@ -235,6 +243,7 @@ class ConcurrentWritersTest
 
     private static void forEachSlot(final KvCluster cluster, final java.util.function.LongConsumer action)
     {
-        IndexInspector.forEachSlot(cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion()), (slot, word) -> action.accept(word));
+        IndexInspector.forEachSlot(cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion()),
+            (slot, word) -> action.accept(word));
     }
 }

@@ -52,7 +52,8 @@ class DurabilityTest
         Raas memoryRaas = raas(NODE);
         MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
         try (Raas clientRaas = raas(CLIENT);
-            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+            KvClient client =
+                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
         {
             for (int i = 0; i < 200; i++)
             {
@@ -105,7 +106,8 @@ class DurabilityTest
         Raas memoryRaas = raas(NODE);
         MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
         try (Raas clientRaas = raas(CLIENT);
-            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+            KvClient client =
+                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
         {
             for (int i = 0; i < 100; i++)
             {
@@ -134,12 +136,14 @@ class DurabilityTest
     @Test
     void aRestartedNodeSplitsItsIndexAsItLoadsMoreKeysThanOneSubtableHolds(@TempDir final Path data)
     {
-        final MemoryNodeContext small = new MemoryNodeContext().indexGroups(1).maxGlobalDepth(8).chunkBytes(2 << 20).heapChunks(8)
+        final MemoryNodeContext small =
+            new MemoryNodeContext().indexGroups(1).maxGlobalDepth(8).chunkBytes(2 << 20).heapChunks(8)
             .dataDir(data);
         Raas memoryRaas = raas(NODE);
         MemoryNode memoryNode = MemoryNode.start(memoryRaas, small);
         try (Raas clientRaas = raas(CLIENT);
-            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+            KvClient client =
+                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
         {
             for (int i = 0; i < 300; i++)
             {
@@ -171,7 +175,8 @@ class DurabilityTest
             Raas clientRaas = raas(CLIENT))
         {
             final KvException refused = assertThrows(KvException.class,
-                () -> KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)));
+                () -> KvClient.connect(clientRaas,
+                    new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)));
             assertTrue(refused.getMessage().contains("memory node 7 keeps nothing on disk"), refused.getMessage());
             KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.NONE)).close();
         }

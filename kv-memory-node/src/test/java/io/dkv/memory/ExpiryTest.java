@@ -58,14 +58,16 @@ class ExpiryTest
 
     private KvClient client(final KvCluster cluster)
     {
-        return KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)
+        return KvClient.connect(cluster.clientRaas,
+            new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)
             .epochClock(clock));
     }
 
     /** A node whose scan for expired keys does not run during a test (readers' own reclamation shows alone). */
     private KvCluster clusterWithoutScan()
     {
-        return new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(Integer.MAX_VALUE).graceMs(300));
+        return new KvCluster("shm", 1,
+            context -> context.epochClock(clock).expiryScanMs(Integer.MAX_VALUE).graceMs(300));
     }
 
     @Test
@@ -94,7 +96,8 @@ class ExpiryTest
             assertEquals(-2, client.ttlMillis(key));
             final MemorySegment dst = MemorySegment.ofArray(new byte[16]);
             assertEquals(-1, client.get(MemorySegment.ofArray(key), dst));
-            assertFalse(client.compareAndSet(key, bytes("token"), bytes("swapped")), "an expired value matches nothing");
+            assertFalse(client.compareAndSet(key, bytes("token"), bytes("swapped")),
+                "an expired value matches nothing");
             assertFalse(client.delete(key), "an expired key has nothing to delete");
             assertFalse(client.expireAt(key, START + 100_000));
             assertFalse(client.persist(key));
@@ -109,7 +112,8 @@ class ExpiryTest
         {
             final byte[] key = bytes("lock");
             client.put(key, bytes("holder 1"), START + 10);
-            assertFalse(client.compareAndSet(key, null, bytes("holder 2"), START + 20), "SET NX while it holds a value");
+            assertFalse(client.compareAndSet(key, null, bytes("holder 2"), START + 20),
+                "SET NX while it holds a value");
             clock.advance(10);
             assertTrue(client.compareAndSet(key, null, bytes("holder 2"), START + 20), "SET NX once it expired");
             assertArrayEquals(bytes("holder 2"), client.get(key));
@@ -214,8 +218,10 @@ class ExpiryTest
                                 while (true)
                                 {
                                     final Versioned current = client.getVersioned(key);
-                                    final long next = Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
-                                    if (client.compareAndSetVersion(key, current, bytes(Long.toString(next)), current.expireAtMillis()))
+                                    final long next =
+                                        Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                                    if (client.compareAndSetVersion(key, current, bytes(Long.toString(next)),
+                                        current.expireAtMillis()))
                                     {
                                         break;
                                     }
@@ -245,7 +251,8 @@ class ExpiryTest
             {
                 throw new AssertionError(failure.get());
             }
-            assertArrayEquals(bytes(Long.toString(2L * perThread)), client.get(key), "no increment lost to an EXPIRE or PERSIST");
+            assertArrayEquals(bytes(Long.toString(2L * perThread)), client.get(key),
+                "no increment lost to an EXPIRE or PERSIST");
             final long ttl = client.ttlMillis(key);
             assertTrue(ttl == -1 || ttl > 1_000_000, "the last EXPIRE or PERSIST stands: " + ttl);
             assertEquals(1, committedSlots(cluster, key));
@@ -270,7 +277,8 @@ class ExpiryTest
     @Test
     void anExpiredKeyNobodyReadsIsReclaimedByTheNode() throws Exception
     {
-        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(10).graceMs(300)))
+        try (KvCluster cluster =
+            new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(10).graceMs(300)))
         {
             final byte[] key = bytes("written once, never read");
             // a client that goes away: its chunk is retired, and comes back once no slot points into it
@@ -295,12 +303,14 @@ class ExpiryTest
     void aRestartedNodeKeepsUnexpiredExpiriesAndDropsExpiredKeys(@TempDir final Path data)
     {
         final StaticDirectory directory = new StaticDirectory();
-        final MemoryNodeContext nodeContext = new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data)
+        final MemoryNodeContext nodeContext =
+            new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data)
             .epochClock(clock).expiryScanMs(Integer.MAX_VALUE);
         Raas memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
         MemoryNode memoryNode = MemoryNode.start(memoryRaas, nodeContext);
         try (Raas clientRaas = Raas.embedded(KvCluster.context("shm", CLIENT), directory);
-            KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)
+            KvClient client =
+                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)
                 .epochClock(clock)))
         {
             client.put(bytes("short"), bytes("a"), START + 1_000);
@@ -342,7 +352,8 @@ class ExpiryTest
     @Test
     void aKeyStoreOfTheFormatWithoutExpiryIsRefused(@TempDir final Path data) throws Exception
     {
-        try (Options options = new Options().setCreateIfMissing(true); RocksDB old = RocksDB.open(options, data.toString()))
+        try (Options options = new Options().setCreateIfMissing(true); RocksDB old =
+            RocksDB.open(options, data.toString()))
         {
             old.put(bytes("key"), bytes("a value of format 1"));
         }
@@ -359,7 +370,8 @@ class ExpiryTest
             if (SlotWord.isCommitted(word))
             {
                 final long block = SlotWord.blockOffset(word);
-                final byte[] held = heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
+                final byte[] held =
+                    heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
                     .toArray(ValueLayout.JAVA_BYTE);
                 if (Arrays.equals(held, key))
                 {

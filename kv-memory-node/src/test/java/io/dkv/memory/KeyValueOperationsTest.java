@@ -61,7 +61,8 @@ class KeyValueOperationsTest
             assertArrayEquals(bytes("a"), cluster.client.get(key));
             assertTrue(cluster.client.compareAndSet(key, bytes("a"), bytes("b")));
             assertArrayEquals(bytes("b"), cluster.client.get(key));
-            assertFalse(cluster.client.compareAndSet(bytes("absent"), bytes("b"), bytes("c")), "an absent key holds no value");
+            assertFalse(cluster.client.compareAndSet(bytes("absent"), bytes("b"), bytes("c")),
+                "an absent key holds no value");
             assertNull(cluster.client.get(bytes("absent")));
         }
     }
@@ -84,7 +85,8 @@ class KeyValueOperationsTest
 
             final Versioned second = cluster.client.getVersioned(key);
             cluster.client.put(key, bytes("v2"));
-            assertFalse(cluster.client.compareAndSetVersion(key, second, bytes("v3")), "rewritten with the same bytes: another version");
+            assertFalse(cluster.client.compareAndSetVersion(key, second, bytes("v3")),
+                "rewritten with the same bytes: another version");
             assertArrayEquals(bytes("v2"), cluster.client.get(key));
 
             final Versioned third = cluster.client.getVersioned(key);
@@ -93,9 +95,11 @@ class KeyValueOperationsTest
             assertNull(cluster.client.get(key), "a failed versioned write leaves nothing");
 
             cluster.client.put(key, bytes("v4"));
-            assertFalse(cluster.client.compareAndSetVersion(key, third, bytes("v5")), "put again since: another version");
+            assertFalse(cluster.client.compareAndSetVersion(key, third, bytes("v5")),
+                "put again since: another version");
             assertArrayEquals(bytes("v4"), cluster.client.get(key));
-            assertThrows(IllegalArgumentException.class, () -> cluster.client.compareAndSetVersion(key, null, bytes("x")));
+            assertThrows(IllegalArgumentException.class,
+                () -> cluster.client.compareAndSetVersion(key, null, bytes("x")));
         }
     }
 
@@ -117,7 +121,8 @@ class KeyValueOperationsTest
             assertTrue(cluster.client.compareAndSetVersion(key, old, bytes("next")),
                 "an old version's word may name a reused block: its value, still the same, decides");
             assertArrayEquals(bytes("next"), cluster.client.get(key));
-            assertFalse(cluster.client.compareAndSetVersion(key, old, bytes("later")), "by value too, it no longer holds");
+            assertFalse(cluster.client.compareAndSetVersion(key, old, bytes("later")),
+                "by value too, it no longer holds");
         }
     }
 
@@ -127,7 +132,8 @@ class KeyValueOperationsTest
         try (KvCluster cluster = new KvCluster("shm"))
         {
             final ThreadLocalRandom random = ThreadLocalRandom.current();
-            final int[][] sizes = {{1, 0}, {1, 1}, {7, 57}, {100, 1000}, {65_536, 10}, {16, 1 << 20}, {65_536, 1 << 20}};
+            final int[][] sizes =
+                {{1, 0}, {1, 1}, {7, 57}, {100, 1000}, {65_536, 10}, {16, 1 << 20}, {65_536, 1 << 20}};
             for (final int[] size : sizes)
             {
                 final byte[] key = new byte[size[0]];
@@ -135,7 +141,8 @@ class KeyValueOperationsTest
                 random.nextBytes(key);
                 random.nextBytes(value);
                 cluster.client.put(key, value);
-                assertArrayEquals(value, cluster.client.get(key), "key of " + size[0] + " B, value of " + size[1] + " B");
+                assertArrayEquals(value, cluster.client.get(key),
+                    "key of " + size[0] + " B, value of " + size[1] + " B");
             }
         }
     }
@@ -237,7 +244,8 @@ class KeyValueOperationsTest
             // each split moved about half of a subtable's keys, with their words, to its new half
             for (int i = 0; i < versions.length; i++)
             {
-                assertTrue(cluster.client.compareAndSetVersion(bytes("early" + i), versions[i], bytes("w" + i)), "early" + i);
+                assertTrue(cluster.client.compareAndSetVersion(bytes("early" + i), versions[i], bytes("w" + i)),
+                    "early" + i);
                 assertArrayEquals(bytes("w" + i), cluster.client.get(bytes("early" + i)));
             }
         }
@@ -246,7 +254,8 @@ class KeyValueOperationsTest
     @Test
     void aFullBucketPairThatCannotSplitIsAClearErrorAndLosesNothing()
     {
-        // one bucket group and no room to split: every key's candidates are among its two combined buckets, 21 slots in all
+        // one bucket group and no room to split: every key's candidates are among its two combined buckets, 21 slots in
+        // all
         try (KvCluster cluster = new KvCluster("shm", context -> context.indexGroups(1).maxGlobalDepth(0)))
         {
             int stored = 0;

@@ -50,7 +50,8 @@ final class KvCluster implements AutoCloseable
             ids[i] = MEMORY_NODE_ID + i;
             final Raas raas = Raas.embedded(context(provider, ids[i]).role(NodeRecord.ROLE_MEMORY), directory);
             memoryRaases.add(raas);
-            final MemoryNodeContext nodeContext = tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8));
+            final MemoryNodeContext nodeContext =
+                tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8));
             graceMs = Math.min(graceMs, nodeContext.graceMs());
             memoryNodes.add(MemoryNode.start(raas, nodeContext));
         }
@@ -58,7 +59,8 @@ final class KvCluster implements AutoCloseable
         memoryNode = memoryNodes.get(0);
         clientRaas = Raas.embedded(context(provider, CLIENT_NODE_ID), directory);
         // operations must time out before the nodes reuse replaced blocks
-        client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids).timeoutMs(Math.min(5_000, graceMs / 2)));
+        client = KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(ids).timeoutMs(Math.min(5_000, graceMs / 2)));
     }
 
     /**

@@ -40,9 +40,11 @@ class ReclamationTest
     void aSmallHeapTakesManyTimesItsSizeInUpdates() throws Exception
     {
         // 16 chunks of 4 KiB, four 1 KiB blocks each: 64 blocks, and 240 puts
-        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.chunkBytes(4096).heapChunks(16).graceMs(300)))
+        try (KvCluster cluster =
+            new KvCluster("shm", 1, context -> context.chunkBytes(4096).heapChunks(16).graceMs(300)))
         {
-            try (KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
+            try (KvClient client =
+                KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
                 .timeoutMs(200)))
             {
                 final byte[] value = new byte[900];
@@ -58,7 +60,8 @@ class ReclamationTest
                     assertEquals((byte)(232 + k), read[0], "key-" + k + " holds its last value");
                 }
             }
-            assertTrue(cluster.memoryNode.chunksReclaimed() >= 40, cluster.memoryNode.chunksReclaimed() + " chunks came back");
+            assertTrue(cluster.memoryNode.chunksReclaimed() >= 40,
+                cluster.memoryNode.chunksReclaimed() + " chunks came back");
         }
     }
 
@@ -69,20 +72,25 @@ class ReclamationTest
         {
             final long ghostBlock;
             try (Raas goneRaas = Raas.embedded(KvCluster.context("shm", 200), cluster.directory);
-                KvClient gone = KvClient.connect(goneRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)))
+                KvClient gone =
+                    KvClient.connect(goneRaas,
+                        new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)))
             {
                 // its block is written into the chunk, and never published
                 assertFalse(gone.compareAndSet(bytes("ghost"), bytes("not there"), bytes("never seen")));
                 gone.put(bytes("kept"), bytes("published"));
                 // the first chunk handed out starts after the heap's header: its first block is the unpublished one
                 ghostBlock = 64;
-                final long tentative = SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock, 64));
+                final long tentative =
+                    SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock,
+                        64));
                 final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
                 // as if it had died between its tentative CAS and its commit
                 index.set(SLOT, IndexInspector.firstEmptySlot(index), tentative);
                 assertNull(gone.get(bytes("ghost")));
             }
-            try (KvClient client = KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
+            try (KvClient client =
+                KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID)
                 .timeoutMs(200)))
             {
                 assertArrayEquals(bytes("published"), client.get(bytes("kept")));
@@ -103,12 +111,14 @@ class ReclamationTest
         try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(300)))
         {
             final KvException refused = assertThrows(KvException.class, () ->
-                KvClient.connect(cluster.clientRaas, new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(300)));
+                KvClient.connect(cluster.clientRaas,
+                    new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(300)));
             assertTrue(refused.getMessage().contains("grace period of 300 ms"), refused.getMessage());
         }
     }
 
-    private static void putWaitingForRoom(final KvClient client, final byte[] key, final byte[] value) throws InterruptedException
+    private static void putWaitingForRoom(final KvClient client, final byte[] key,
+        final byte[] value) throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true)

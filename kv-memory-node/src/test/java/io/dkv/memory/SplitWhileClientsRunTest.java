@@ -67,7 +67,8 @@ class SplitWhileClientsRunTest
                 {
                     final byte[] counter = bytes("counter-" + (n % COUNTERS));
                     final byte[] current = cluster.client.get(counter);
-                    final long next = current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
+                    final long next =
+                        current == null ? 1 : Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
                     if (cluster.client.compareAndSet(counter, current, bytes(Long.toString(next))))
                     {
                         increments.incrementAndGet(n % COUNTERS);
@@ -80,7 +81,8 @@ class SplitWhileClientsRunTest
                 {
                     final byte[] counter = bytes("versioned-" + (n % COUNTERS));
                     final Versioned current = cluster.client.getVersioned(counter);
-                    final long next = current == null ? 1 : Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                    final long next =
+                        current == null ? 1 : Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
                     final boolean written = current == null ?
                         cluster.client.compareAndSet(counter, null, bytes(Long.toString(next))) :
                         cluster.client.compareAndSetVersion(counter, current, bytes(Long.toString(next)));
@@ -130,16 +132,19 @@ class SplitWhileClientsRunTest
             {
                 for (int i = 0; i < KEYS_EACH; i++)
                 {
-                    assertArrayEquals(bytes("value " + t + "-" + i), cluster.client.get(bytes("t" + t + "-" + i)), "t" + t + "-" + i);
+                    assertArrayEquals(bytes("value " + t + "-" + i), cluster.client.get(bytes("t" + t + "-" + i)),
+                        "t" + t + "-" + i);
                 }
             }
             for (int c = 0; c < COUNTERS; c++)
             {
                 final byte[] value = cluster.client.get(bytes("counter-" + c));
-                assertEquals(increments.get(c), value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8)),
+                assertEquals(increments.get(c),
+                    value == null ? 0 : Long.parseLong(new String(value, StandardCharsets.UTF_8)),
                     "counter-" + c);
                 final byte[] versioned = cluster.client.get(bytes("versioned-" + c));
-                assertEquals(versionedIncrements.get(c), versioned == null ? 0 : Long.parseLong(new String(versioned, StandardCharsets.UTF_8)),
+                assertEquals(versionedIncrements.get(c),
+                    versioned == null ? 0 : Long.parseLong(new String(versioned, StandardCharsets.UTF_8)),
                     "versioned-" + c);
             }
             final Map<String, Integer> committed = new HashMap<>();
@@ -157,7 +162,8 @@ class SplitWhileClientsRunTest
                     return;
                 }
                 final long block = SlotWord.blockOffset(word);
-                final byte[] key = heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
+                final byte[] key =
+                    heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
                     .toArray(ValueLayout.JAVA_BYTE);
                 committed.merge(new String(key, StandardCharsets.UTF_8), 1, Integer::sum);
             });

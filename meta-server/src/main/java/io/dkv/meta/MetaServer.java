@@ -101,10 +101,12 @@ public final class MetaServer implements AutoCloseable
 
             handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),
                 context.leaseMs(), servingSince, tables,
-                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH), raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
-            final MetaService service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
+            final MetaService service =
+                new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
             runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, service);
             AgentRunner.startOnThread(runner);
             endpoint = MetaEndpoint.of(raas.self());

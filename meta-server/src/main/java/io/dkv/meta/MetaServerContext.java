@@ -101,7 +101,9 @@ public final class MetaServerContext
         return this;
     }
 
-    /** @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}). */
+    /**
+     * @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}).
+     */
     public byte[] clusterSecret()
     {
         return clusterSecret;

@@ -153,7 +153,8 @@ final class MetaService implements Agent
         if (replicationLength > 0 && peer != null)
         {
             final byte[] reply = handler.replyBuffer().asSlice(0, replyLength).toArray(ValueLayout.JAVA_BYTE);
-            if (peer.forward(handler.replicationBuffer(), replicationLength, status -> send(in, MemorySegment.ofArray(reply), reply.length)))
+            if (peer.forward(handler.replicationBuffer(), replicationLength,
+                status -> send(in, MemorySegment.ofArray(reply), reply.length)))
             {
                 return;
             }

@@ -126,7 +126,8 @@ final class MetaStore implements AutoCloseable
 
     void setting(final String key, final long value)
     {
-        write("store setting " + key, batch -> batch.put(key(CONFIG, key), ByteBuffer.allocate(8).putLong(value).array()));
+        write("store setting " + key,
+            batch -> batch.put(key(CONFIG, key), ByteBuffer.allocate(8).putLong(value).array()));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -218,7 +219,8 @@ final class MetaStore implements AutoCloseable
 
     private IllegalStateException failed(final String what, final RocksDBException ex)
     {
-        return new IllegalStateException("MetaServer store at " + path + " failed to " + what + ": " + ex.getMessage(), ex);
+        return new IllegalStateException("MetaServer store at " + path + " failed to " + what + ": " + ex.getMessage(),
+            ex);
     }
 
     private byte[] encode(final NodeRecord node, final byte[] token)

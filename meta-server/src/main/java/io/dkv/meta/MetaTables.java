@@ -27,16 +27,19 @@ final class MetaTables
     /**
      * Lay out empty tables over {@code memory}.
      */
-    MetaTables(final MemorySegment memory, final int nodeSlots, final int regionSlots, final long serverNodeId, final long epoch)
+    MetaTables(final MemorySegment memory, final int nodeSlots, final int regionSlots, final long serverNodeId,
+        final long epoch)
     {
         if (Integer.bitCount(nodeSlots) != 1 || Integer.bitCount(regionSlots) != 1)
         {
-            throw new IllegalArgumentException("slot counts must be powers of two, got " + nodeSlots + " and " + regionSlots);
+            throw new IllegalArgumentException("slot counts must be powers of two, got " + nodeSlots + " and " +
+                regionSlots);
         }
         final long length = regionLength(nodeSlots, regionSlots);
         if (memory.byteSize() < length)
         {
-            throw new IllegalArgumentException("tables of " + length + " bytes do not fit " + memory.byteSize() + " bytes");
+            throw new IllegalArgumentException("tables of " + length + " bytes do not fit " + memory.byteSize() +
+                " bytes");
         }
         this.memory = memory;
         this.nodeSlots = nodeSlots;

@@ -73,7 +73,8 @@ final class PeerLink
     private volatile long snapshotsSent;
     private Boolean reportedUp;
 
-    PeerLink(final Raas raas, final MetaEndpoint peer, final MetaState state, final long servingSince, final MetaServerContext context)
+    PeerLink(final Raas raas, final MetaEndpoint peer, final MetaState state, final long servingSince,
+        final MetaServerContext context)
     {
         this.raas = raas;
         this.peer = peer;
@@ -83,7 +84,8 @@ final class PeerLink
         this.retryNanos = TimeUnit.MILLISECONDS.toNanos(context.peerRetryMs());
         this.sendBuffer = raas.allocateBuffer(MAX_FRAME_LENGTH);
         this.replyBuffer = raas.allocateBuffer(MAX_FRAME_LENGTH);
-        this.authenticator = new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs());
+        this.authenticator =
+            new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs());
     }
 
     boolean isUp()
@@ -243,13 +245,15 @@ final class PeerLink
             if (status == STATUS_NOT_PEER || status == STATUS_UNAUTHENTICATED)
             {
                 head.handler.onReply(status);
-                down(status == STATUS_NOT_PEER ? "MetaServer " + peer.nodeId() + " does not have this server as its peer" :
+                down(status == STATUS_NOT_PEER ?
+                    "MetaServer " + peer.nodeId() + " does not have this server as its peer" :
                     "MetaServer " + peer.nodeId() + " refused a frame as not authentic");
                 return replies;
             }
             if (status != STATUS_OK && status != STATUS_DECLINED)
             {
-                System.err.println("MetaServer: peer MetaServer " + peer.nodeId() + " refused request " + head.requestId + ": " +
+                System.err.println("MetaServer: peer MetaServer " + peer.nodeId() + " refused request " +
+                    head.requestId + ": " +
                     statusName(status));
             }
             head.handler.onReply(status);
@@ -306,7 +310,8 @@ final class PeerLink
         }
         while (true);
         snapshotsSent++;
-        System.err.println("MetaServer: sent " + nodes.size() + " nodes and " + regions.size() + " regions to peer MetaServer " + peer.nodeId());
+        System.err.println("MetaServer: sent " + nodes.size() + " nodes and " + regions.size() +
+            " regions to peer MetaServer " + peer.nodeId());
     }
 
     private void down(final String reason)

@@ -139,7 +139,8 @@ final class RequestHandler
         return authenticator.seal(replyBuffer, handleUnsealed(frame, length, sender, sequence));
     }
 
-    private int handleUnsealed(final MemorySegment frame, final long length, final long sender, final RequestSequence sequence)
+    private int handleUnsealed(final MemorySegment frame, final long length, final long sender,
+        final RequestSequence sequence)
     {
         replicationLength = 0;
         pushRequested = false;
@@ -155,16 +156,19 @@ final class RequestHandler
             }
             if (length > MAX_FRAME_LENGTH)
             {
-                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes exceeds " + MAX_FRAME_LENGTH);
+                throw new MetaRpcException(STATUS_MALFORMED,
+                    "frame of " + length + " bytes exceeds " + MAX_FRAME_LENGTH);
             }
             if (length >= HEADER_LENGTH && reader.version() != PROTOCOL_VERSION)
             {
-                throw new MetaRpcException(STATUS_UNSUPPORTED_VERSION, "protocol version " + reader.version() + ", this server speaks " +
+                throw new MetaRpcException(STATUS_UNSUPPORTED_VERSION,
+                    "protocol version " + reader.version() + ", this server speaks " +
                     PROTOCOL_VERSION);
             }
             if (length < HEADER_LENGTH + MAC_LENGTH)
             {
-                throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length + " bytes is shorter than the " + HEADER_LENGTH +
+                throw new MetaRpcException(STATUS_MALFORMED,
+                    "frame of " + length + " bytes is shorter than the " + HEADER_LENGTH +
                     "-byte header and the " + MAC_LENGTH + "-byte mac");
             }
             String refused = authenticator.verify(frame, (int)length);
@@ -188,9 +192,11 @@ final class RequestHandler
                 case TYPE_DEREGISTER_NODE -> deregister(requestId);
                 case TYPE_PUBLISH_REGION -> publish(requestId);
                 case TYPE_WITHDRAW_REGION -> withdraw(requestId);
-                case TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION, TYPE_REPLICATE_REGION_REMOVAL,
+                case TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION,
+                    TYPE_REPLICATE_REGION_REMOVAL,
                      TYPE_SNAPSHOT, TYPE_CATCH_UP -> fromPeer(type, sender, requestId);
-                default -> throw new MetaRpcException(STATUS_UNKNOWN_TYPE, "request type " + type + " (" + typeName(type) + ")");
+                default -> throw new MetaRpcException(STATUS_UNKNOWN_TYPE,
+                    "request type " + type + " (" + typeName(type) + ")");
             };
         }
         catch (final MetaRpcException ex)
@@ -245,7 +251,8 @@ final class RequestHandler
         final boolean holder = held != null && matches(held, proposed);
         if (existing != null && held != null && !holder && existing.leaseExpiry() >= now)
         {
-            throw new MetaRpcException(STATUS_FORBIDDEN, "node " + node.id() + "'s records can be changed only by node " + node.id() +
+            throw new MetaRpcException(STATUS_FORBIDDEN,
+                "node " + node.id() + "'s records can be changed only by node " + node.id() +
                 " (token mismatch): it is registered from " + existing.address() + " and its lease lapses in " +
                 (existing.leaseExpiry() - now) + " ms unless renewed; register again then, or keep the node's token");
         }
@@ -253,7 +260,8 @@ final class RequestHandler
         final NodeRecord leased = node.withLease(now + leaseMs);
         state.putNode(leased, token);
         replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token).finish();
-        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).putToken(token)
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
+            .putToken(token)
             .finish();
     }
 
@@ -268,19 +276,22 @@ final class RequestHandler
         if (existing == null || held == null)
         {
             // a record without a token (stored before tokens existed) is taken over by registering again
-            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " of epoch " + epoch + " is not registered" +
+            throw new MetaRpcException(STATUS_NOT_REGISTERED,
+                "node " + nodeId + " of epoch " + epoch + " is not registered" +
                 (existing == null ? "" : " with a token"));
         }
         requireToken(nodeId, held, token);
         if (existing.epoch() != epoch)
         {
-            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " of epoch " + epoch + " is not registered" +
+            throw new MetaRpcException(STATUS_NOT_REGISTERED,
+                "node " + nodeId + " of epoch " + epoch + " is not registered" +
                 " (epoch " + existing.epoch() + " is)");
         }
         final NodeRecord leased = existing.withLease(System.currentTimeMillis() + leaseMs);
         state.putNode(leased, held);
         replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held).finish();
-        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs).finish();
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
+            .finish();
     }
 
     private int deregister(final long requestId)
@@ -296,7 +307,8 @@ final class RequestHandler
         }
         if (nodeId == selfId || nodeId == peerId)
         {
-            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " is a MetaServer, registered by itself");
+            throw new MetaRpcException(STATUS_NOT_REGISTERED,
+                "node " + nodeId + " is a MetaServer, registered by itself");
         }
         if (!operator)
         {
@@ -304,7 +316,8 @@ final class RequestHandler
         }
         if (existing.epoch() != epoch && !(operator && epoch == 0))
         {
-            throw new MetaRpcException(STATUS_NOT_REGISTERED, "node " + nodeId + " is registered with epoch " + existing.epoch() +
+            throw new MetaRpcException(STATUS_NOT_REGISTERED,
+                "node " + nodeId + " is registered with epoch " + existing.epoch() +
                 ", not " + epoch);
         }
         state.removeNode(nodeId);
@@ -320,8 +333,10 @@ final class RequestHandler
         final NodeRecord owner = state.node(region.nodeId());
         if (owner == null || owner.epoch() != region.nodeEpoch())
         {
-            throw new MetaRpcException(STATUS_NOT_REGISTERED, "region '" + region.name() + "' belongs to node " + region.nodeId() +
-                " of epoch " + region.nodeEpoch() + ", which is not registered" + (owner == null ? "" : " (epoch " + owner.epoch() + " is)"));
+            throw new MetaRpcException(STATUS_NOT_REGISTERED,
+                "region '" + region.name() + "' belongs to node " + region.nodeId() +
+                " of epoch " + region.nodeEpoch() + ", which is not registered" +
+                (owner == null ? "" : " (epoch " + owner.epoch() + " is)"));
         }
         if (region.nodeId() == selfId)
         {
@@ -331,7 +346,8 @@ final class RequestHandler
         final RemoteRegion existing = state.region(region.name());
         if (existing != null && existing.nodeId() != region.nodeId())
         {
-            throw new MetaRpcException(STATUS_NAME_TAKEN, "region '" + region.name() + "' is published by node " + existing.nodeId());
+            throw new MetaRpcException(STATUS_NAME_TAKEN,
+                "region '" + region.name() + "' is published by node " + existing.nodeId());
         }
         state.putRegion(region);
         replicationLength = replicate(TYPE_REPLICATE_REGION).putRegion(region).finish();
@@ -350,7 +366,8 @@ final class RequestHandler
         }
         if (existing.nodeId() == selfId || existing.nodeId() == peerId)
         {
-            throw new MetaRpcException(STATUS_NAME_TAKEN, "region '" + name + "' belongs to MetaServer " + existing.nodeId());
+            throw new MetaRpcException(STATUS_NAME_TAKEN,
+                "region '" + name + "' belongs to MetaServer " + existing.nodeId());
         }
         if (!operator)
         {
@@ -361,12 +378,16 @@ final class RequestHandler
         return ok(requestId);
     }
 
-    /** @throws MetaRpcException with {@link io.dkv.raas.meta.MetaRpcDescriptor#STATUS_FORBIDDEN} unless the token is the node's. */
+    /**
+     * @throws MetaRpcException with {@link io.dkv.raas.meta.MetaRpcDescriptor#STATUS_FORBIDDEN} unless the token is the
+     * node's.
+     */
     private static void requireToken(final long nodeId, final byte[] held, final byte[] presented)
     {
         if (held == null || !matches(held, presented))
         {
-            throw new MetaRpcException(STATUS_FORBIDDEN, "node " + nodeId + "'s records can be changed only by node " + nodeId +
+            throw new MetaRpcException(STATUS_FORBIDDEN,
+                "node " + nodeId + "'s records can be changed only by node " + nodeId +
                 " (token mismatch)");
         }
     }
@@ -390,7 +411,8 @@ final class RequestHandler
     {
         if (peerId == 0 || sender != peerId)
         {
-            throw new MetaRpcException(STATUS_NOT_PEER, typeName(type) + " from node " + sender + ", and the peer MetaServer is " +
+            throw new MetaRpcException(STATUS_NOT_PEER,
+                typeName(type) + " from node " + sender + ", and the peer MetaServer is " +
                 (peerId == 0 ? "not configured" : "node " + peerId));
         }
         switch (type)
@@ -428,10 +450,12 @@ final class RequestHandler
             {
                 final long peerServingSince = reader.getLong();
                 reader.requireEnd("CATCH_UP");
-                final boolean olderHere = servingSince < peerServingSince || (servingSince == peerServingSince && selfId < peerId);
+                final boolean olderHere =
+                    servingSince < peerServingSince || (servingSince == peerServingSince && selfId < peerId);
                 if (!olderHere)
                 {
-                    throw new MetaRpcException(STATUS_DECLINED, "MetaServer " + selfId + " serves since " + servingSince +
+                    throw new MetaRpcException(STATUS_DECLINED,
+                        "MetaServer " + selfId + " serves since " + servingSince +
                         ", not before " + peerServingSince);
                 }
                 pushRequested = true;
@@ -446,7 +470,8 @@ final class RequestHandler
         final int regionCount = reader.getInt();
         if (nodeCount < 0 || regionCount < 0 || (long)nodeCount + regionCount > reader.remaining())
         {
-            throw new MetaRpcException(STATUS_MALFORMED, "SNAPSHOT of " + nodeCount + " nodes and " + regionCount + " regions in " +
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "SNAPSHOT of " + nodeCount + " nodes and " + regionCount + " regions in " +
                 reader.remaining() + " bytes");
         }
         if ((flags & FLAG_FIRST) != 0)

@@ -18,7 +18,8 @@ final class RequestSequence
         // compared as a difference: ids start at random and may wrap
         if (any && requestId - last <= 0)
         {
-            return "request id " + requestId + " is not above " + last + ", the last on this connection (a replayed frame)";
+            return "request id " + requestId + " is not above " + last +
+                ", the last on this connection (a replayed frame)";
         }
         any = true;
         last = requestId;

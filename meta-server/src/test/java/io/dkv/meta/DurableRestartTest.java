@@ -34,7 +34,8 @@ class DurableRestartTest
         final VerbsContext address = MetaTestSupport.fixedAddress(provider);
         final MetaServer first = MetaServer.start(MetaTestSupport.serverContext(address, 100, dir));
         final MetaEndpoint endpoint = first.endpoint();
-        assertEquals(endpoint, MetaEndpoint.parse(Files.readString(dir.resolve(MetaServer.ENDPOINT_FILE))), "the endpoint file");
+        assertEquals(endpoint, MetaEndpoint.parse(Files.readString(dir.resolve(MetaServer.ENDPOINT_FILE))),
+            "the endpoint file");
         final RemoteRegion firstTables = first.tables();
         final NodeRecord registered;
         final RemoteRegion published;
@@ -60,7 +61,8 @@ class DurableRestartTest
                 final MetaDirectory memberDirectory = (MetaDirectory)MetaTestSupport.directoryOf(member);
                 final long lease = memberDirectory.leaseExpiry();
                 MetaTestSupport.await("the member to renew its lease with the restarted server", Duration.ofSeconds(10),
-                    () -> memberDirectory.leaseExpiry() > lease, () -> "last failure: " + memberDirectory.lastHeartbeatFailure());
+                    () -> memberDirectory.leaseExpiry() > lease,
+                    () -> "last failure: " + memberDirectory.lastHeartbeatFailure());
             }
         }
     }

@@ -31,7 +31,8 @@ class EndToEndTest
     @ValueSource(strings = {"shm", "tcp"})
     void twoNodesFindEachOtherThroughTheMetaServerAndReadARegionThePeerPublished(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas a = MetaTestSupport.node(provider, 1, server.endpoint());
             Raas b = MetaTestSupport.node(provider, 2, server.endpoint()))
         {
@@ -53,7 +54,8 @@ class EndToEndTest
             assertArrayEquals(text, back);
 
             connection.faa(found, 0, 7);
-            assertEquals(7, b.localMemory(owned).get(ValueLayout.JAVA_LONG.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0));
+            assertEquals(7,
+                b.localMemory(owned).get(ValueLayout.JAVA_LONG.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0));
         }
     }
 }

@@ -86,18 +86,22 @@ class HostilePeerTest
             new MetaFrameAuthenticator(null, SystemEpochClock.INSTANCE, WINDOW_MS)})
         {
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC: the cluster secret differs", wrong, TYPE_REGISTER_NODE, 0,
-                w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0)).putToken(null));
+                w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0))
+                .putToken(null));
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC", wrong, TYPE_REGISTER_NODE, 0,
-                w -> w.putNode(new NodeRecord(777, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0)).putToken(null));
+                w -> w.putNode(new NodeRecord(777, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0))
+                .putToken(null));
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC", wrong, TYPE_HEARTBEAT, 0,
                 w -> w.putLong(MEMBER).putLong(before.epoch()).putToken(WRONG_TOKEN));
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC", wrong, TYPE_WITHDRAW_REGION, 0,
                 w -> w.putName("member.region").putToken(WRONG_TOKEN));
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC", wrong, TYPE_PUBLISH_REGION, 0,
-                w -> w.putRegion(new RemoteRegion("member.other", MEMBER, before.epoch(), 0x1000, 5, 4096, 7, 1)).putToken(WRONG_TOKEN));
+                w -> w.putRegion(new RemoteRegion("member.other", MEMBER, before.epoch(), 0x1000, 5, 4096, 7, 1))
+                .putToken(WRONG_TOKEN));
             peer.expect(STATUS_UNAUTHENTICATED, "bad MAC", wrong, TYPE_DEREGISTER_NODE, 0,
                 w -> w.putLong(MEMBER).putLong(before.epoch()).putToken(WRONG_TOKEN));
-            peer.expect(STATUS_UNAUTHENTICATED, "bad MAC for an operator request", wrong, TYPE_DEREGISTER_NODE, FLAG_OPERATOR,
+            peer.expect(STATUS_UNAUTHENTICATED, "bad MAC for an operator request", wrong, TYPE_DEREGISTER_NODE,
+                FLAG_OPERATOR,
                 w -> w.putLong(MEMBER).putLong(0).putToken(null));
         }
         assertEquals(before, server.node(MEMBER), "the member's record is unchanged");
@@ -114,10 +118,12 @@ class HostilePeerTest
         final MetaFrameAuthenticator member = peer.authenticator;
         final long forbiddenBefore = server.forbiddenRequests();
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_REGISTER_NODE, 0,
-            w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0)).putToken(WRONG_TOKEN));
+            w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0))
+            .putToken(WRONG_TOKEN));
         assertTrue(peer.lastMessage.contains("its lease lapses in"), peer.lastMessage);
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_REGISTER_NODE, 0,
-            w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0)).putToken(null));
+            w -> w.putNode(new NodeRecord(MEMBER, NodeRecord.ROLE_MEMORY, stranger.self().address(), 1, 2, 3, 0))
+            .putToken(null));
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_DEREGISTER_NODE, 0,
             w -> w.putLong(MEMBER).putLong(before.epoch()).putToken(WRONG_TOKEN));
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_HEARTBEAT, 0,
@@ -125,7 +131,8 @@ class HostilePeerTest
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_WITHDRAW_REGION, 0,
             w -> w.putName("member.region").putToken(WRONG_TOKEN));
         peer.expect(STATUS_FORBIDDEN, why, member, TYPE_PUBLISH_REGION, 0,
-            w -> w.putRegion(new RemoteRegion("member.other", MEMBER, before.epoch(), 0x1000, 5, 4096, 7, 1)).putToken(WRONG_TOKEN));
+            w -> w.putRegion(new RemoteRegion("member.other", MEMBER, before.epoch(), 0x1000, 5, 4096, 7, 1))
+            .putToken(WRONG_TOKEN));
         assertEquals(6, server.forbiddenRequests() - forbiddenBefore, "each refusal is counted");
         assertEquals(before, server.node(MEMBER), "the member's record is unchanged");
         assertEquals(region, server.region("member.region"));
@@ -134,7 +141,8 @@ class HostilePeerTest
         final byte[] token = server.token(MEMBER);
         assertNotNull(token, "the member registered with a token");
         peer.expect(STATUS_OK, "", member, TYPE_REGISTER_NODE, 0, w -> w.putNode(before).putToken(token));
-        assertEquals(before.epoch(), server.node(MEMBER).epoch(), "the token's holder registers again at once (a restart)");
+        assertEquals(before.epoch(), server.node(MEMBER).epoch(),
+            "the token's holder registers again at once (a restart)");
     }
 
     @Test
@@ -159,8 +167,10 @@ class HostilePeerTest
     void anOperatorRemovesAnyNodeOrRegionWithTheSecretAlone()
     {
         final RemoteRegion second = member.malloc(member.self().id(), 4096, "member.second");
-        final MetaRpcClient operator = new MetaRpcClient(peer.connection, peer.buffer, stranger.allocateBuffer(MAX_FRAME_LENGTH),
-            Duration.ofSeconds(5), new MetaFrameAuthenticator(MetaTestSupport.SECRET, SystemEpochClock.INSTANCE, WINDOW_MS));
+        final MetaRpcClient operator =
+            new MetaRpcClient(peer.connection, peer.buffer, stranger.allocateBuffer(MAX_FRAME_LENGTH),
+            Duration.ofSeconds(5),
+            new MetaFrameAuthenticator(MetaTestSupport.SECRET, SystemEpochClock.INSTANCE, WINDOW_MS));
         assertEquals(second, server.region("member.second"));
         operator.beginOperator(TYPE_WITHDRAW_REGION).putName("member.second").putToken(null);
         operator.call();
@@ -176,8 +186,10 @@ class HostilePeerTest
     {
         final RaasException refused = assertThrows(RaasException.class, () -> Raas.embedded(
             MetaTestSupport.nodeContext("shm", 68),
-            new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).clusterSecret(WRONG_SECRET).rpcTimeoutMs(500))));
-        assertTrue(refused.getMessage().contains("is not authentic: bad MAC: the cluster secret differs"), refused.getMessage());
+            new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).clusterSecret(WRONG_SECRET)
+                .rpcTimeoutMs(500))));
+        assertTrue(refused.getMessage().contains("is not authentic: bad MAC: the cluster secret differs"),
+            refused.getMessage());
         assertTrue(server.unauthenticatedRequests() > 0);
     }
 
@@ -207,7 +219,8 @@ class HostilePeerTest
             }
             MemorySegment.copy(frame, 0, peer.buffer, ValueLayout.JAVA_BYTE, 0, frame.length);
             final short status = peer.sendRaw(frame.length);
-            assertTrue(status == STATUS_UNAUTHENTICATED || status == STATUS_MALFORMED, statusName(status) + ": " + peer.lastMessage);
+            assertTrue(status == STATUS_UNAUTHENTICATED || status == STATUS_MALFORMED,
+                statusName(status) + ": " + peer.lastMessage);
             mutated++;
         }
         assertTrue(server.unauthenticatedRequests() - refusedBefore > mutated / 2, "refused as not authentic");

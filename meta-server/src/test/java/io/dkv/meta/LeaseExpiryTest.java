@@ -30,7 +30,8 @@ class LeaseExpiryTest
     @ValueSource(strings = {"shm", "tcp"})
     void aNodeThatStopsRenewingIsRemovedWithItsRegionsAndTheEpochMoves(final String provider) throws Exception
     {
-        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
+        final MetaServerContext context =
+            MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
         try (MetaServer server = MetaServer.start(context);
             Raas observer = MetaTestSupport.node(provider, 1, server.endpoint());
             Raas renewing = Raas.embedded(MetaTestSupport.nodeContext(provider, 2),
@@ -57,7 +58,8 @@ class LeaseExpiryTest
             assertNotNull(server.node(2), "the renewing node outlived several leases");
             assertNotNull(directory.node(2));
             assertNotNull(directory.region("renewing.region"));
-            assertTrue(((MetaDirectory)MetaTestSupport.directoryOf(renewing)).leaseExpiry() > leaseBefore + 2L * LEASE_MS, "its lease moved on");
+            assertTrue(((MetaDirectory)MetaTestSupport.directoryOf(renewing)).leaseExpiry() > leaseBefore +
+                2L * LEASE_MS, "its lease moved on");
         }
     }
 
@@ -65,7 +67,8 @@ class LeaseExpiryTest
     void aNodeRemovedWhileAliveRegistersAgainWithItsRegionsOnItsNextRenewal()
     {
         final String provider = "shm";
-        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
+        final MetaServerContext context =
+            MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
         final MetaDirectoryContext slowRenewal = MetaTestSupport.directoryContext().heartbeatMs(3 * LEASE_MS);
         try (MetaServer server = MetaServer.start(context);
             Raas late = Raas.embedded(MetaTestSupport.nodeContext(provider, 4),

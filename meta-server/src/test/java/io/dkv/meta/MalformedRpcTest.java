@@ -67,7 +67,8 @@ class MalformedRpcTest
     @ValueSource(strings = {"shm", "tcp"})
     void tenThousandMalformedRequestsAreEachRefusedAndTheServerKeepsServing(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas attacker = Raas.embedded(MetaTestSupport.nodeContext(provider, 66),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).nodeToken(TOKEN))))
         {
@@ -99,7 +100,8 @@ class MalformedRpcTest
                 {
                     requestId = sealedRequestId++;
                     MemorySegment.copy(frame.bytes, 0, request, ValueLayout.JAVA_BYTE, 0, frame.bytes.length);
-                    request.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), REQUEST_ID_OFFSET, requestId);
+                    request.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), REQUEST_ID_OFFSET,
+                        requestId);
                     connection.send(request, 0, authenticator.seal(request, frame.bytes.length), Flags.ADAPTIVE);
                 }
                 final int length = connection.recv(reply, 0, MAX_FRAME_LENGTH, Duration.ofSeconds(5));
@@ -120,9 +122,11 @@ class MalformedRpcTest
                 }
             }
             final long handled = server.requestsHandled() - handledBefore;
-            assertTrue(handled >= FRAMES, "every frame was read and answered (with the attacker's own lease renewals): " + handled);
+            assertTrue(handled >= FRAMES,
+                "every frame was read and answered (with the attacker's own lease renewals): " + handled);
             assertTrue(refused > FRAMES * 3 / 4, "refused " + refused);
-            assertEquals(2, server.state().nodeCount(), "no frame registered a node (the server and the attacker are all)");
+            assertEquals(2, server.state().nodeCount(),
+                "no frame registered a node (the server and the attacker are all)");
             assertEquals(1, server.state().regionCount(), "no frame published a region (the tables are all)");
 
             try (Raas member = MetaTestSupport.node(provider, 67, server.endpoint()))
@@ -145,18 +149,23 @@ class MalformedRpcTest
         frames.add(new Frame("protocol version 1", patch(request(TYPE_BOOTSTRAP, w -> { }), VERSION_OFFSET, (byte)1),
             STATUS_UNSUPPORTED_VERSION));
         frames.add(new Frame("a header without a mac", request(TYPE_BOOTSTRAP, w -> { }), STATUS_MALFORMED, true));
-        frames.add(new Frame("a bootstrap with a zero mac", Arrays.copyOf(request(TYPE_BOOTSTRAP, w -> { }), HEADER_LENGTH + MAC_LENGTH),
+        frames.add(new Frame("a bootstrap with a zero mac",
+            Arrays.copyOf(request(TYPE_BOOTSTRAP, w -> { }), HEADER_LENGTH + MAC_LENGTH),
             STATUS_UNAUTHENTICATED, true));
         for (final int delta : new int[]{1, -1, 1000})
         {
-            frames.add(new Frame("body length off by " + delta, withBodyLength(request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1)), 16 + delta),
+            frames.add(new Frame("body length off by " + delta,
+                withBodyLength(request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1)), 16 + delta),
                 STATUS_MALFORMED));
         }
-        frames.add(new Frame("negative body length", withBodyLength(request(TYPE_BOOTSTRAP, w -> { }), -1), STATUS_MALFORMED));
-        frames.add(new Frame("huge body length", withBodyLength(request(TYPE_BOOTSTRAP, w -> { }), Integer.MAX_VALUE), STATUS_MALFORMED));
+        frames.add(new Frame("negative body length", withBodyLength(request(TYPE_BOOTSTRAP, w -> { }), -1),
+            STATUS_MALFORMED));
+        frames.add(new Frame("huge body length", withBodyLength(request(TYPE_BOOTSTRAP, w -> { }), Integer.MAX_VALUE),
+            STATUS_MALFORMED));
         for (int type = -128; type < 128; type++)
         {
-            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_WITHDRAW_REGION) && !(type >= TYPE_REPLICATE_NODE && type <= TYPE_CATCH_UP))
+            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_WITHDRAW_REGION) &&
+                !(type >= TYPE_REPLICATE_NODE && type <= TYPE_CATCH_UP))
             {
                 final byte unknown = (byte)type;
                 frames.add(new Frame("type " + type, request(unknown, w -> { }), STATUS_UNKNOWN_TYPE));
@@ -164,15 +173,19 @@ class MalformedRpcTest
         }
         frames.add(new Frame("a bootstrap with a body", request(TYPE_BOOTSTRAP, w -> w.putInt(7)), STATUS_MALFORMED));
 
-        final NodeRecord node = new NodeRecord(500, NodeRecord.ROLE_MEMORY, PortAddress.tcp(new java.net.InetSocketAddress("127.0.0.1", 7000)),
+        final NodeRecord node =
+            new NodeRecord(500, NodeRecord.ROLE_MEMORY,
+                PortAddress.tcp(new java.net.InetSocketAddress("127.0.0.1", 7000)),
             3, 99, 1, 0);
         final byte[] register = request(TYPE_REGISTER_NODE, w -> w.putNode(node).putToken(null));
         for (int cut = HEADER_LENGTH; cut < register.length; cut++)
         {
-            frames.add(new Frame("a registration cut at " + cut, withBodyLength(Arrays.copyOf(register, cut), cut - HEADER_LENGTH),
+            frames.add(new Frame("a registration cut at " + cut,
+                withBodyLength(Arrays.copyOf(register, cut), cut - HEADER_LENGTH),
                 STATUS_MALFORMED));
         }
-        frames.add(new Frame("a registration with a trailing byte", withBodyLength(Arrays.copyOf(register, register.length + 1),
+        frames.add(new Frame("a registration with a trailing byte",
+            withBodyLength(Arrays.copyOf(register, register.length + 1),
             register.length + 1 - HEADER_LENGTH), STATUS_MALFORMED));
         for (final short providerLength : new short[]{0, 9, -1, Short.MAX_VALUE})
         {
@@ -184,23 +197,34 @@ class MalformedRpcTest
             frames.add(new Frame("address of " + addressLength + " bytes",
                 patchShort(register, HEADER_LENGTH + NODE_ADDRESS_LENGTH_OFFSET, addressLength), STATUS_MALFORMED));
         }
-        frames.add(new Frame("a provider name in capitals", patch(register, HEADER_LENGTH + NODE_FIXED_LENGTH, (byte)'T'), STATUS_MALFORMED));
+        frames.add(new Frame("a provider name in capitals",
+            patch(register, HEADER_LENGTH + NODE_FIXED_LENGTH, (byte)'T'), STATUS_MALFORMED));
         frames.add(new Frame("node id 0", patchLong(register, HEADER_LENGTH + NODE_ID_OFFSET, 0), STATUS_MALFORMED));
-        frames.add(new Frame("a tcp address of 5 bytes", request(TYPE_REGISTER_NODE, w -> w.putLong(501).putInt(2).putInt(1).putLong(1).putLong(1)
-            .putLong(0).putShort((short)3).putShort((short)5).putBytes("tcp".getBytes(), 0, 3).putBytes(new byte[5], 0, 5)), STATUS_MALFORMED));
-        frames.add(new Frame("an shm address of 7 bytes", request(TYPE_REGISTER_NODE, w -> w.putLong(501).putInt(2).putInt(1).putLong(1).putLong(1)
-            .putLong(0).putShort((short)3).putShort((short)7).putBytes("shm".getBytes(), 0, 3).putBytes(new byte[7], 0, 7)), STATUS_MALFORMED));
-        frames.add(new Frame("registering the MetaServer's own id", patchLong(register, HEADER_LENGTH + NODE_ID_OFFSET, 100), STATUS_MALFORMED));
+        frames.add(new Frame("a tcp address of 5 bytes",
+            request(TYPE_REGISTER_NODE, w -> w.putLong(501).putInt(2).putInt(1).putLong(1).putLong(1)
+            .putLong(0).putShort((short)3).putShort((short)5).putBytes("tcp".getBytes(), 0, 3)
+            .putBytes(new byte[5], 0, 5)), STATUS_MALFORMED));
+        frames.add(new Frame("an shm address of 7 bytes",
+            request(TYPE_REGISTER_NODE, w -> w.putLong(501).putInt(2).putInt(1).putLong(1).putLong(1)
+            .putLong(0).putShort((short)3).putShort((short)7).putBytes("shm".getBytes(), 0, 3)
+            .putBytes(new byte[7], 0, 7)), STATUS_MALFORMED));
+        frames.add(new Frame("registering the MetaServer's own id",
+            patchLong(register, HEADER_LENGTH + NODE_ID_OFFSET, 100), STATUS_MALFORMED));
 
-        frames.add(new Frame("a heartbeat of 31 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putBytes(new byte[15], 0, 15)),
+        frames.add(new Frame("a heartbeat of 31 bytes",
+            request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putBytes(new byte[15], 0, 15)),
             STATUS_MALFORMED));
-        frames.add(new Frame("a heartbeat of 33 bytes", request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putToken(TOKEN)
+        frames.add(new Frame("a heartbeat of 33 bytes",
+            request(TYPE_HEARTBEAT, w -> w.putLong(1).putLong(1).putToken(TOKEN)
             .putBytes(new byte[1], 0, 1)), STATUS_MALFORMED));
-        frames.add(new Frame("a heartbeat of a node never registered", request(TYPE_HEARTBEAT, w -> w.putLong(12345).putLong(1)
+        frames.add(new Frame("a heartbeat of a node never registered",
+            request(TYPE_HEARTBEAT, w -> w.putLong(12345).putLong(1)
             .putToken(TOKEN)), STATUS_NOT_REGISTERED));
-        frames.add(new Frame("a heartbeat of another incarnation", request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch() + 1)
+        frames.add(new Frame("a heartbeat of another incarnation",
+            request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch() + 1)
             .putToken(TOKEN)), STATUS_NOT_REGISTERED));
-        frames.add(new Frame("a heartbeat without the node's token", request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch())
+        frames.add(new Frame("a heartbeat without the node's token",
+            request(TYPE_HEARTBEAT, w -> w.putLong(self.id()).putLong(self.epoch())
             .putToken(null)), STATUS_FORBIDDEN));
         frames.add(new Frame("a deregistration of another incarnation", request(TYPE_DEREGISTER_NODE,
             w -> w.putLong(self.id()).putLong(self.epoch() + 1).putToken(TOKEN)), STATUS_NOT_REGISTERED));
@@ -210,37 +234,53 @@ class MalformedRpcTest
         final int nameLengthAt = HEADER_LENGTH + REGION_NAME_OFFSET;
         for (final int nameLength : new int[]{129, 5000, Integer.MAX_VALUE})
         {
-            frames.add(new Frame("a name of " + nameLength + " bytes", patchInt(publish, nameLengthAt, nameLength), STATUS_NAME_TOO_LONG));
+            frames.add(new Frame("a name of " + nameLength + " bytes", patchInt(publish, nameLengthAt, nameLength),
+                STATUS_NAME_TOO_LONG));
         }
         frames.add(new Frame("a negative name length", patchInt(publish, nameLengthAt, -1), STATUS_MALFORMED));
         frames.add(new Frame("a name longer than the frame", patchInt(publish, nameLengthAt, 100), STATUS_MALFORMED));
-        frames.add(new Frame("a 129-byte name that is there", request(TYPE_PUBLISH_REGION, w -> w.putLong(self.id()).putLong(self.epoch())
-            .putLong(0x1000).putLong(4096).putInt(5).putInt(7).putInt(1).putInt(129).putBytes(new byte[129], 0, 129).putToken(TOKEN)),
+        frames.add(new Frame("a 129-byte name that is there",
+            request(TYPE_PUBLISH_REGION, w -> w.putLong(self.id()).putLong(self.epoch())
+            .putLong(0x1000).putLong(4096).putInt(5).putInt(7).putInt(1).putInt(129).putBytes(new byte[129], 0, 129)
+            .putToken(TOKEN)),
             STATUS_NAME_TOO_LONG));
-        frames.add(new Frame("a name that is not UTF-8", patch(patch(publish, nameLengthAt + 4, (byte)0xc3), nameLengthAt + 5, (byte)0x28),
+        frames.add(new Frame("a name that is not UTF-8",
+            patch(patch(publish, nameLengthAt + 4, (byte)0xc3), nameLengthAt + 5, (byte)0x28),
             STATUS_MALFORMED));
-        frames.add(new Frame("a region of length 0", patchLong(publish, HEADER_LENGTH + REGION_LENGTH_OFFSET, 0), STATUS_MALFORMED));
-        frames.add(new Frame("a region of negative length", patchLong(publish, HEADER_LENGTH + REGION_LENGTH_OFFSET, -4096), STATUS_MALFORMED));
-        frames.add(new Frame("a region of node 0", patchLong(publish, HEADER_LENGTH + REGION_NODE_ID_OFFSET, 0), STATUS_MALFORMED));
-        frames.add(new Frame("a region of an unregistered node", patchLong(publish, HEADER_LENGTH + REGION_NODE_ID_OFFSET, 777),
+        frames.add(new Frame("a region of length 0", patchLong(publish, HEADER_LENGTH + REGION_LENGTH_OFFSET, 0),
+            STATUS_MALFORMED));
+        frames.add(new Frame("a region of negative length",
+            patchLong(publish, HEADER_LENGTH + REGION_LENGTH_OFFSET, -4096), STATUS_MALFORMED));
+        frames.add(new Frame("a region of node 0", patchLong(publish, HEADER_LENGTH + REGION_NODE_ID_OFFSET, 0),
+            STATUS_MALFORMED));
+        frames.add(new Frame("a region of an unregistered node",
+            patchLong(publish, HEADER_LENGTH + REGION_NODE_ID_OFFSET, 777),
             STATUS_NOT_REGISTERED));
-        frames.add(new Frame("a region of another incarnation", patchLong(publish, HEADER_LENGTH + REGION_NODE_EPOCH_OFFSET, self.epoch() + 1),
+        frames.add(new Frame("a region of another incarnation",
+            patchLong(publish, HEADER_LENGTH + REGION_NODE_EPOCH_OFFSET, self.epoch() + 1),
             STATUS_NOT_REGISTERED));
         frames.add(new Frame("a region claiming the MetaServer's tables", request(TYPE_PUBLISH_REGION, w -> w.putRegion(
-            new RemoteRegion(MetaServer.TABLES_NAME_PREFIX + 100, self.id(), self.epoch(), 0x1000, 5, 4096, 7, 1)).putToken(TOKEN)),
+            new RemoteRegion(MetaServer.TABLES_NAME_PREFIX + 100, self.id(), self.epoch(), 0x1000, 5, 4096, 7, 1))
+            .putToken(TOKEN)),
             STATUS_NAME_TAKEN));
-        frames.add(new Frame("withdrawing the MetaServer's tables", request(TYPE_WITHDRAW_REGION, w -> w.putName(MetaServer.TABLES_NAME_PREFIX + 100)
+        frames.add(new Frame("withdrawing the MetaServer's tables",
+            request(TYPE_WITHDRAW_REGION, w -> w.putName(MetaServer.TABLES_NAME_PREFIX + 100)
             .putToken(TOKEN)), STATUS_NAME_TAKEN));
-        frames.add(new Frame("withdrawing a 200-byte name", request(TYPE_WITHDRAW_REGION, w -> w.putInt(200).putBytes(new byte[200], 0, 200)),
+        frames.add(new Frame("withdrawing a 200-byte name",
+            request(TYPE_WITHDRAW_REGION, w -> w.putInt(200).putBytes(new byte[200], 0, 200)),
             STATUS_NAME_TOO_LONG));
 
-        frames.add(new Frame("a replicated node from a node that is no MetaServer", request(TYPE_REPLICATE_NODE, w -> w.putNode(node).putToken(TOKEN)),
+        frames.add(new Frame("a replicated node from a node that is no MetaServer",
+            request(TYPE_REPLICATE_NODE, w -> w.putNode(node).putToken(TOKEN)),
             STATUS_NOT_PEER));
-        frames.add(new Frame("an empty full state from a node that is no MetaServer", flags(request(TYPE_SNAPSHOT, w -> w.putInt(0).putInt(0)),
+        frames.add(new Frame("an empty full state from a node that is no MetaServer",
+            flags(request(TYPE_SNAPSHOT, w -> w.putInt(0).putInt(0)),
             (short)(FLAG_FIRST | FLAG_LAST)), STATUS_NOT_PEER));
-        frames.add(new Frame("a node removal from a node that is no MetaServer", request(TYPE_REPLICATE_NODE_REMOVAL, w -> w.putLong(self.id())),
+        frames.add(new Frame("a node removal from a node that is no MetaServer",
+            request(TYPE_REPLICATE_NODE_REMOVAL, w -> w.putLong(self.id())),
             STATUS_NOT_PEER));
-        frames.add(new Frame("a catch-up from a node that is no MetaServer", request(TYPE_CATCH_UP, w -> w.putLong(0)), STATUS_NOT_PEER));
+        frames.add(new Frame("a catch-up from a node that is no MetaServer", request(TYPE_CATCH_UP, w -> w.putLong(0)),
+            STATUS_NOT_PEER));
 
         final byte[] oversized = new byte[MAX_FRAME_LENGTH + 4000];
         new Random(1).nextBytes(oversized);
@@ -257,12 +297,14 @@ class MalformedRpcTest
             bytes[VERSION_OFFSET]++;
         }
         final int expected = bytes.length < HEADER_LENGTH ? STATUS_MALFORMED : STATUS_UNSUPPORTED_VERSION;
-        return new Frame("random bytes " + Arrays.toString(Arrays.copyOf(bytes, Math.min(24, bytes.length))), bytes, expected, true);
+        return new Frame("random bytes " + Arrays.toString(Arrays.copyOf(bytes, Math.min(24, bytes.length))), bytes,
+            expected, true);
     }
 
     private static Frame randomBody(final Random random)
     {
-        final byte[] types = {TYPE_BOOTSTRAP, TYPE_REGISTER_NODE, TYPE_HEARTBEAT, TYPE_DEREGISTER_NODE, TYPE_PUBLISH_REGION,
+        final byte[] types =
+            {TYPE_BOOTSTRAP, TYPE_REGISTER_NODE, TYPE_HEARTBEAT, TYPE_DEREGISTER_NODE, TYPE_PUBLISH_REGION,
             TYPE_WITHDRAW_REGION, TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION,
             TYPE_REPLICATE_REGION_REMOVAL, TYPE_SNAPSHOT, TYPE_CATCH_UP};
         final byte type = types[random.nextInt(types.length)];

@@ -136,7 +136,8 @@ final class MetaTestSupport
 
     static MetaDirectoryContext directoryContext(final MetaEndpoint... endpoints)
     {
-        return new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoints).epochCheckMs(20).relinkMs(200).rpcTimeoutMs(2000).heartbeatMs(300);
+        return new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoints).epochCheckMs(20).relinkMs(200)
+            .rpcTimeoutMs(2000).heartbeatMs(300);
     }
 
     /** A node whose directory is the MetaServer(s) at these endpoints. */
@@ -150,7 +151,8 @@ final class MetaTestSupport
         await(what, timeout, condition, () -> "");
     }
 
-    static void await(final String what, final Duration timeout, final BooleanSupplier condition, final Supplier<String> detail)
+    static void await(final String what, final Duration timeout, final BooleanSupplier condition,
+        final Supplier<String> detail)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean())

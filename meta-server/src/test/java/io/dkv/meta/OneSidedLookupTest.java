@@ -32,7 +32,8 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void aRegisteredNodeAndAPublishedRegionAreReadOneSidedThenServedFromTheCache(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas owner = MetaTestSupport.node(provider, 7, server.endpoint());
             Raas reader = MetaTestSupport.node(provider, 8, server.endpoint()))
         {
@@ -63,7 +64,8 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void aNodeUnknownAtFirstIsFoundOnceItRegistersAndGoneOnceItLeaves(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas reader = MetaTestSupport.node(provider, 8, server.endpoint()))
         {
             final MetaDirectory directory = (MetaDirectory)MetaTestSupport.directoryOf(reader);
@@ -86,7 +88,8 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void theNodesOfARoleAreListedFromTheTables(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas memoryA = Raas.embedded(MetaTestSupport.nodeContext(provider, 21).role(NodeRecord.ROLE_MEMORY),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
             Raas memoryB = Raas.embedded(MetaTestSupport.nodeContext(provider, 22).role(NodeRecord.ROLE_MEMORY),

@@ -73,7 +73,8 @@ class ReplicationTest
             assertNotNull(readerDirectory.node(writer.self().id()));
             final long lease = writerDirectory.leaseExpiry();
             MetaTestSupport.await("the writer to renew its lease with B", Duration.ofSeconds(5),
-                () -> writerDirectory.leaseExpiry() > lease, () -> "last failure: " + writerDirectory.lastHeartbeatFailure());
+                () -> writerDirectory.leaseExpiry() > lease,
+                () -> "last failure: " + writerDirectory.lastHeartbeatFailure());
 
             a = pair.restartA();
             assertEquals(during, a.region("during.region"), "A took B's state before serving");

@@ -38,7 +38,8 @@ class StaleCacheTest
     @ValueSource(strings = {"shm", "tcp"})
     void aStaleEntryIsRefusedByWhoeverHoldsTheOldAddressAndTheNewIncarnationIsReached(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server =
+            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
             Raas reader = MetaTestSupport.node(provider, 1, server.endpoint()))
         {
             final VerbsContext oldAddress = MetaTestSupport.fixedAddress(provider);
@@ -82,21 +83,27 @@ class StaleCacheTest
                 assertEquals("node 3, at node 2's old address", seen, "node 3 is reached at that address");
 
                 // the worst case: through the stale entry, a WRITE aimed at memory node 3 really has at that address
-                final RemoteRegion aimed = new RemoteRegion("b.data", 2, stale.nodeEpoch(), squatterRegion.address(), squatterRegion.rkey(),
+                final RemoteRegion aimed =
+                    new RemoteRegion("b.data", 2, stale.nodeEpoch(), squatterRegion.address(), squatterRegion.rkey(),
                     squatterRegion.length(), squatterRegion.access(), 1);
                 ((RaasDriver)reader).trust(aimed);
                 final byte[] evil = "written through a stale entry".getBytes(StandardCharsets.UTF_8);
                 final RaasException refused = assertThrows(RaasException.class,
-                    () -> connection.write(aimed, 0, MemorySegment.ofArray(evil), 0, evil.length), "a WRITE through the stale entry fails");
-                assertTrue(refused.getMessage().contains("REM_ACCESS_ERR"), "refused for its DC key: " + refused.getMessage());
-                assertEquals("node 3, at node 2's old address", text(squatter.localMemory(squatterRegion)), "node 3 was not touched");
+                    () -> connection.write(aimed, 0, MemorySegment.ofArray(evil), 0, evil.length),
+                    "a WRITE through the stale entry fails");
+                assertTrue(refused.getMessage().contains("REM_ACCESS_ERR"),
+                    "refused for its DC key: " + refused.getMessage());
+                assertEquals("node 3, at node 2's old address", text(squatter.localMemory(squatterRegion)),
+                    "node 3 was not touched");
                 assertThrows(RaasException.class, () -> read(connection, stale), "the stale region is refused too");
 
                 final RemoteRegion current = reader.lookup("b.data");
                 assertNotEquals(stale, current);
-                assertEquals(secondIncarnation.self().dcKey(), MetaTestSupport.directoryOf(reader).node(2).dcKey(), "the entry was read anew");
+                assertEquals(secondIncarnation.self().dcKey(), MetaTestSupport.directoryOf(reader).node(2).dcKey(),
+                    "the entry was read anew");
                 assertEquals("second incarnation of node 2", read(reader.open(2, null), current));
-                assertEquals("second incarnation of node 2", read(connection, current), "the old connection follows it too");
+                assertEquals("second incarnation of node 2", read(connection, current),
+                    "the old connection follows it too");
             }
         }
     }

@@ -69,7 +69,8 @@ class TornReadTest
 
         MetaTableReader tableReader(final int tornRetries)
         {
-            final MetaTableReader tableReader = new MetaTableReader(connection, region, reader.allocateBuffer(MetaTableReader.BUFFER_BYTES),
+            final MetaTableReader tableReader =
+                new MetaTableReader(connection, region, reader.allocateBuffer(MetaTableReader.BUFFER_BYTES),
                 tornRetries);
             tableReader.readHeader();
             return tableReader;
@@ -108,7 +109,8 @@ class TornReadTest
             }, "table-writer");
             writer.start();
 
-            // the same slot read raw, without the version and checksum checks: shows the writes really overlap the READs
+            // the same slot read raw, without the version and checksum checks: shows the writes really overlap the
+            // READs
             final MemorySegment raw = setup.reader.allocateBuffer(NODE_SLOT_LENGTH);
             final long slotOffset = nodeSlotOffset(nodeHome(NODE_ID, SLOTS));
             long checkedReads = 0;
@@ -139,7 +141,8 @@ class TornReadTest
                 stop.set(true);
                 writer.join(10_000);
             }
-            System.out.printf("%s: %d checked reads (%d torn copies read again), %d of as many raw reads mixed two writes%n",
+            System.out.printf("%s: %d checked reads (%d torn copies read again), %d of as many raw reads mixed two " +
+                "writes%n",
                 provider, checkedReads, reader.tornReads(), rawMixes);
             assertNull(writerFailure.get());
             assertEquals(0, mixedReturned, "mixed records returned, e.g. " + mixedExample);
@@ -202,9 +205,11 @@ class TornReadTest
         final RemoteRegion second = new RemoteRegion("spliced", 7, 2, 0x9000, 12, 8192, 3, 2);
         final long regionBase = regionSlotOffset(SLOTS, regionHome(nameHash("spliced".getBytes()), SLOTS));
         tables.putRegion(first);
-        final byte[] regionBefore = tables.memory().asSlice(regionBase, REGION_SLOT_LENGTH).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] regionBefore =
+            tables.memory().asSlice(regionBase, REGION_SLOT_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         tables.putRegion(second);
-        final byte[] regionAfter = tables.memory().asSlice(regionBase, REGION_SLOT_LENGTH).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] regionAfter =
+            tables.memory().asSlice(regionBase, REGION_SLOT_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         assertSplicesAreTorn(regionBefore, regionAfter, REGION_CHECKSUM_OFFSET);
     }
 
@@ -219,7 +224,8 @@ class TornReadTest
                 final byte[] spliced = olderFirst ? after.clone() : before.clone();
                 System.arraycopy(olderFirst ? before : after, 0, spliced, 0, split);
                 assertEquals(TORN, MetaTableDescriptor.readState(MemorySegment.ofArray(spliced), 0, checksumOffset),
-                    "bytes [0, " + split + ") of the " + (olderFirst ? "older" : "newer") + " write, the rest of the other");
+                    "bytes [0, " + split + ") of the " + (olderFirst ? "older" : "newer") +
+                    " write, the rest of the other");
             }
         }
     }

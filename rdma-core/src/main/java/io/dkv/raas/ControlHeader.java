@@ -36,7 +36,9 @@ public final class ControlHeader
     public static final byte TYPE_CREDIT = 5;
     /** The peer closed its end. */
     public static final byte TYPE_CLOSE = 6;
-    /** A large message waits in the sender's buffer: payload is (address, rkey, token); READ it, then answer READ_DONE. */
+    /**
+     * A large message waits in the sender's buffer: payload is (address, rkey, token); READ it, then answer READ_DONE.
+     */
     public static final byte TYPE_READ_REQUEST = 7;
     /** The receiver has read the message named by the token in the payload. */
     public static final byte TYPE_READ_DONE = 8;
@@ -47,7 +49,10 @@ public final class ControlHeader
     public static final byte TYPE_RC_ACCEPT = 10;
     /** No RC queue pair now (pool full): stay on DC. */
     public static final byte TYPE_RC_REFUSE = 11;
-    /** Close the receiver's RC queue pair named in the payload (see {@link #RC_PEER_QPN_OFFSET}); the peer goes back to DC. */
+    /**
+     * Close the receiver's RC queue pair named in the payload (see {@link #RC_PEER_QPN_OFFSET}); the peer goes back to
+     * DC.
+     */
     public static final byte TYPE_RC_CLOSE = 12;
     /** The sender drained and closed its end of the receiver's RC queue pair named in the payload. */
     public static final byte TYPE_RC_CLOSED = 15;

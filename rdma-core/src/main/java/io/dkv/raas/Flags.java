@@ -9,7 +9,10 @@ public final class Flags
     /** Let RaaS choose everything. */
     public static final int ADAPTIVE = 0;
 
-    /** Use a dedicated RC queue pair to the peer: promote now, and again until it holds, rather than when the peer turns hot. */
+    /**
+     * Use a dedicated RC queue pair to the peer: promote now, and again until it holds, rather than when the peer turns
+     * hot.
+     */
     public static final int FORCE_RC = 1;
     /** Use the shared DC initiators even for a hot peer. */
     public static final int FORCE_DC = 1 << 1;

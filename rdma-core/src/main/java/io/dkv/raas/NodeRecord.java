@@ -15,7 +15,8 @@ import io.dkv.verbs.PortAddress;
  * @param epoch        incarnation of the node: bumped each time it registers anew.
  * @param leaseExpiry  wall-clock millis after which the node counts as gone unless renewed.
  */
-public record NodeRecord(long id, int role, PortAddress address, int dctNumber, long dcKey, long epoch, long leaseExpiry)
+public record NodeRecord(long id, int role, PortAddress address, int dctNumber, long dcKey, long epoch,
+    long leaseExpiry)
 {
     public static final int ROLE_META = 1;
     public static final int ROLE_MEMORY = 2;
@@ -53,6 +54,7 @@ public record NodeRecord(long id, int role, PortAddress address, int dctNumber, 
 
     public String toString()
     {
-        return String.format("node{id=%d, role=%s, address=%s, dct=0x%x, epoch=%d}", id, roleName(role), address, dctNumber, epoch);
+        return String.format("node{id=%d, role=%s, address=%s, dct=0x%x, epoch=%d}", id, roleName(role), address,
+            dctNumber, epoch);
     }
 }

@@ -109,11 +109,13 @@ public final class RaasContext
         requireRange("clientDataBytes", clientDataBytes, 64 * 1024, 1 << 30);
         if (Integer.bitCount(commandRingBytes) != 1 || commandRingBytes < 64 * 1024)
         {
-            throw new IllegalArgumentException("commandRingBytes " + commandRingBytes + " must be a power of two of at least 65536");
+            throw new IllegalArgumentException("commandRingBytes " + commandRingBytes +
+                " must be a power of two of at least 65536");
         }
         if (driverName.isEmpty() || !driverName.matches("[A-Za-z0-9._-]+"))
         {
-            throw new IllegalArgumentException("driver name '" + driverName + "' must be letters, digits, '.', '_' or '-'");
+            throw new IllegalArgumentException("driver name '" + driverName +
+                "' must be letters, digits, '.', '_' or '-'");
         }
         if (errorLogBytes < 4096 || errorLogBytes > (1 << 30) || (errorLogBytes & 7) != 0)
         {

@@ -22,7 +22,8 @@ public record RemoteRegion(
     {
         if (name.length() > MAX_NAME_LENGTH)
         {
-            throw new IllegalArgumentException("region name of " + name.length() + " characters exceeds " + MAX_NAME_LENGTH);
+            throw new IllegalArgumentException("region name of " + name.length() + " characters exceeds " +
+                MAX_NAME_LENGTH);
         }
         if (length <= 0)
         {
@@ -73,6 +74,7 @@ public record RemoteRegion(
 
     public String toString()
     {
-        return String.format("region{'%s' on node %d, addr=0x%x, rkey=0x%x, length=%d}", name, nodeId, address, rkey, length);
+        return String.format("region{'%s' on node %d, addr=0x%x, rkey=0x%x, length=%d}", name, nodeId, address, rkey,
+            length);
     }
 }

@@ -40,7 +40,8 @@ public final class PortAddress
     public static PortAddress tcp(final InetSocketAddress address)
     {
         final byte[] ip = address.getAddress().getAddress();
-        return new PortAddress(TCP, ByteBuffer.allocate(ip.length + 2).put(ip).putShort((short)address.getPort()).array());
+        return new PortAddress(TCP,
+            ByteBuffer.allocate(ip.length + 2).put(ip).putShort((short)address.getPort()).array());
     }
 
     /**
@@ -104,7 +105,8 @@ public final class PortAddress
                 }
 
             default:
-                throw new IllegalArgumentException("port address '" + text + "' has unknown provider '" + provider + "'");
+                throw new IllegalArgumentException("port address '" + text + "' has unknown provider '" + provider +
+                    "'");
         }
     }
 
@@ -176,7 +178,8 @@ public final class PortAddress
             default:
                 if (bytes.length == 0 || bytes.length > 32)
                 {
-                    throw new IllegalArgumentException("address of provider '" + provider + "' has " + bytes.length + " bytes");
+                    throw new IllegalArgumentException("address of provider '" + provider + "' has " + bytes.length +
+                        " bytes");
                 }
         }
     }

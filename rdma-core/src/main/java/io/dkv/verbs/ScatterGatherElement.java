@@ -61,6 +61,7 @@ public final class ScatterGatherElement
 
     public String toString()
     {
-        return "sge{addr=0x" + Long.toHexString(addr) + ", length=" + length + ", lkey=0x" + Integer.toHexString(lkey) + '}';
+        return "sge{addr=0x" + Long.toHexString(addr) + ", length=" + length + ", lkey=0x" + Integer.toHexString(lkey) +
+            '}';
     }
 }

@@ -286,6 +286,7 @@ public final class SendWorkRequest
     public String toString()
     {
         return "send_wr{wrId=" + wrId + ", opcode=" + opcode + ", flags=0x" + Integer.toHexString(sendFlags) +
-            ", numSge=" + numSge + ", remoteAddr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" + Integer.toHexString(rkey) + '}';
+            ", numSge=" + numSge + ", remoteAddr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" +
+            Integer.toHexString(rkey) + '}';
     }
 }

@@ -123,7 +123,8 @@ public final class VerbsConfiguration
             return Path.of(configured);
         }
         final Path devShm = Path.of("/dev/shm");
-        return Files.isDirectory(devShm) && Files.isWritable(devShm) ? devShm : Path.of(System.getProperty("java.io.tmpdir"));
+        return Files.isDirectory(devShm) && Files.isWritable(devShm) ? devShm :
+            Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     public static String tcpAddress()

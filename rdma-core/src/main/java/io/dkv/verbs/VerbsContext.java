@@ -31,8 +31,10 @@ public final class VerbsContext
     private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
     private int tcpConnectTimeoutMs = intProperty(TCP_CONNECT_TIMEOUT_MS_PROP_NAME, TCP_CONNECT_TIMEOUT_MS_DEFAULT);
     private int tcpHelloTimeoutMs = intProperty(TCP_HELLO_TIMEOUT_MS_PROP_NAME, TCP_HELLO_TIMEOUT_MS_DEFAULT);
-    private int tcpMaxLinksPerAddress = intProperty(TCP_MAX_LINKS_PER_ADDRESS_PROP_NAME, TCP_MAX_LINKS_PER_ADDRESS_DEFAULT);
-    private int tcpMaxDcSourcesPerLink = intProperty(TCP_MAX_DC_SOURCES_PER_LINK_PROP_NAME, TCP_MAX_DC_SOURCES_PER_LINK_DEFAULT);
+    private int tcpMaxLinksPerAddress =
+        intProperty(TCP_MAX_LINKS_PER_ADDRESS_PROP_NAME, TCP_MAX_LINKS_PER_ADDRESS_DEFAULT);
+    private int tcpMaxDcSourcesPerLink =
+        intProperty(TCP_MAX_DC_SOURCES_PER_LINK_PROP_NAME, TCP_MAX_DC_SOURCES_PER_LINK_DEFAULT);
     private TcpAnswerLoss tcpAnswerLoss = TcpAnswerLoss.NONE;
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
@@ -51,7 +53,8 @@ public final class VerbsContext
         requireRange("maxSendSize", maxSendSize, mtu, 1 << 26);
         if (maxMessageSize < maxSendSize || maxMessageSize > Integer.MAX_VALUE)
         {
-            throw new IllegalArgumentException("maxMessageSize " + maxMessageSize + " must be in " + maxSendSize + ".." + Integer.MAX_VALUE);
+            throw new IllegalArgumentException("maxMessageSize " + maxMessageSize + " must be in " + maxSendSize +
+                ".." + Integer.MAX_VALUE);
         }
         if (!BitUtil.isPowerOfTwo(shmRingCapacity) || shmRingCapacity < 8 * (maxSendSize + 64))
         {
@@ -61,7 +64,8 @@ public final class VerbsContext
         requireRange("tcpLinkBuffer", tcpLinkBuffer, 16 * 1024, 1 << 28);
         if (tcpLinkBuffer < mtu + 1024)
         {
-            throw new IllegalArgumentException("tcpLinkBuffer " + tcpLinkBuffer + " must exceed mtu + 1024 = " + (mtu + 1024));
+            throw new IllegalArgumentException("tcpLinkBuffer " + tcpLinkBuffer + " must exceed mtu + 1024 = " +
+                (mtu + 1024));
         }
         requireRange("tcpMaxLinks", tcpMaxLinks, 1, 1 << 16);
         requireRange("tcpMaxInvalidFrames", tcpMaxInvalidFrames, 0, Integer.MAX_VALUE);

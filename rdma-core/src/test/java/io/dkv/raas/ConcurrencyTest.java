@@ -70,7 +70,8 @@ class ConcurrencyTest
                                     buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, thread * 1_000_000L + i);
                                     connection.write(region, 1024 + thread * 64L, buffer, 0, 8);
                                     connection.read(region, 1024 + thread * 64L, buffer, 8, 8);
-                                    assertEquals(thread * 1_000_000L + i, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
+                                    assertEquals(thread * 1_000_000L + i,
+                                        buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
                                 }
                                 default -> connection.flush();
                             }

@@ -99,7 +99,8 @@ class IsolationTest
             assertEquals((long)GOOD * INCREMENTS, goodCompletions.get());
             for (int i = 0; i < GOOD; i++)
             {
-                assertEquals(INCREMENTS, good.get(i).faa(counters, i * 8L, 0), "increments counted for connection " + i);
+                assertEquals(INCREMENTS, good.get(i).faa(counters, i * 8L, 0),
+                    "increments counted for connection " + i);
             }
             assertTrue(badErrors.get() > 0, "the misbehaving connection saw its errors");
             assertTrue(((RaasDriver)pair.a).recycledQueuePairs() > 0, "the shared queue pair broke and was recycled");

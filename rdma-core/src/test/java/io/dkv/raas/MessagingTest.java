@@ -37,7 +37,8 @@ class MessagingTest
             assertTrue(server.isMessaging());
 
             final int[] sizes = {0, 1, 100, 2000, 4000, 10_000, 100_000, 250_000};
-            final int[] flags = {Flags.ADAPTIVE, Flags.USE_SEND, Flags.USE_WRITE, Flags.USE_READ, Flags.INLINE | Flags.USE_SEND};
+            final int[] flags =
+                {Flags.ADAPTIVE, Flags.USE_SEND, Flags.USE_WRITE, Flags.USE_READ, Flags.INLINE | Flags.USE_SEND};
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Thread receiver = new Thread(() ->
             {
@@ -54,7 +55,8 @@ class MessagingTest
                             }
                             final int length = server.recv(into, 0, 300_000, WAIT);
                             assertEquals(size, length, "size with flags " + flag);
-                            assertArrayEquals(pattern(size, size * 31L + flag), into.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+                            assertArrayEquals(pattern(size, size * 31L + flag),
+                                into.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
                         }
                     }
                 }

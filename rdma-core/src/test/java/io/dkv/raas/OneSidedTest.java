@@ -39,7 +39,8 @@ class OneSidedTest
             final byte[] data = new byte[3000];
             ThreadLocalRandom.current().nextBytes(data);
             connection.write(region, 4096, MemorySegment.ofArray(data), 0, data.length);
-            assertArrayEquals(data, pair.b.localMemory(owned).asSlice(4096, data.length).toArray(ValueLayout.JAVA_BYTE));
+            assertArrayEquals(data,
+                pair.b.localMemory(owned).asSlice(4096, data.length).toArray(ValueLayout.JAVA_BYTE));
 
             final byte[] back = new byte[3000];
             connection.read(region, 4096, MemorySegment.ofArray(back), 0, back.length);
@@ -130,7 +131,8 @@ class OneSidedTest
             assertTrue(assertThrows(RaasException.class, () -> connection.read(forged, 0, buffer, 0, 8))
                 .getMessage().contains("NOT_OWNED"));
             assertEquals(0, connection.faa(region, 8, 1), "the connection still works");
-            assertEquals(0, ((io.dkv.raas.driver.RaasDriver)pair.a).recycledQueuePairs(), "nothing reached a shared queue pair");
+            assertEquals(0, ((io.dkv.raas.driver.RaasDriver)pair.a).recycledQueuePairs(),
+                "nothing reached a shared queue pair");
         }
     }
 }

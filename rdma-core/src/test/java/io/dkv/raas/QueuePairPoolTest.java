@@ -37,7 +37,8 @@ class QueuePairPoolTest
     @ValueSource(strings = {"shm", "tcp"})
     void aHotPeerIsPromotedToRcAndDemotedWhenIdle(final String provider)
     {
-        try (RaasPair pair = new RaasPair(provider, context -> context.rcPromoteRequests(200).rcPromoteWindowMs(10_000).rcIdleMs(200)))
+        try (RaasPair pair =
+            new RaasPair(provider, context -> context.rcPromoteRequests(200).rcPromoteWindowMs(10_000).rcIdleMs(200)))
         {
             final RaasDriver a = (RaasDriver)pair.a;
             final RaasDriver b = (RaasDriver)pair.b;
@@ -73,7 +74,8 @@ class QueuePairPoolTest
     @ValueSource(strings = {"shm", "tcp"})
     void theEndThatOnlyServesNeverClosesTheQueuePairUnderItsPeer(final String provider) throws Exception
     {
-        try (RaasPair pair = new RaasPair(provider, context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(50)))
+        try (RaasPair pair =
+            new RaasPair(provider, context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(50)))
         {
             final RaasDriver a = (RaasDriver)pair.a;
             final long target = pair.b.self().id();
@@ -102,7 +104,8 @@ class QueuePairPoolTest
         // two clients made alike number their queue pairs alike: the server holds two RC queue pairs
         // whose peers' numbers are equal, and must tell them apart by the peer too
         final StaticDirectory directory = new StaticDirectory();
-        final java.util.function.UnaryOperator<RaasContext> hot = context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000);
+        final java.util.function.UnaryOperator<RaasContext> hot = context ->
+            context.rcPromoteRequests(100).rcPromoteWindowMs(10_000);
         try (Raas server = Raas.embedded(RaasPair.context(provider, 2), directory);
             Raas busy = Raas.embedded(hot.apply(RaasPair.context(provider, 1)), directory);
             Raas leaving = Raas.embedded(hot.apply(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
@@ -119,7 +122,8 @@ class QueuePairPoolTest
                 leavingConnection.faa(leaving.lookup("shared"), 8, 1);
                 increments++;
             }
-            assertTrue(((RaasDriver)busy).usesRc(target) && ((RaasDriver)leaving).usesRc(target), "both clients promoted");
+            assertTrue(((RaasDriver)busy).usesRc(target) && ((RaasDriver)leaving).usesRc(target),
+                "both clients promoted");
             assertEquals(2, ((RaasDriver)server).rcQueuePairs());
 
             // the leaving client goes idle and gives its queue pair back; the busy one never stops
@@ -130,10 +134,12 @@ class QueuePairPoolTest
                 increments++;
                 leaving.poll();
             }
-            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1, "the server closing the leaving client's queue pair");
+            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1,
+                "the server closing the leaving client's queue pair");
             assertFalse(((RaasDriver)leaving).usesRc(target), "the idle client is back on DC");
             assertTrue(((RaasDriver)busy).usesRc(target), "the busy client keeps its queue pair");
-            assertEquals(increments, busyConnection.faa(region, 0, 0), "every request of the busy client counted, none failed");
+            assertEquals(increments, busyConnection.faa(region, 0, 0),
+                "every request of the busy client counted, none failed");
         }
     }
 
@@ -145,7 +151,9 @@ class QueuePairPoolTest
         // peer that says no must not be asked again with every request that follows
         final StaticDirectory directory = new StaticDirectory();
         try (Raas full = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(0), directory);
-            Raas asking = Raas.embedded(RaasPair.context(provider, 1).rcPromoteRequests(100).rcPromoteWindowMs(10_000), directory))
+            Raas asking =
+                Raas.embedded(RaasPair.context(provider, 1).rcPromoteRequests(100).rcPromoteWindowMs(10_000),
+                    directory))
         {
             final long target = full.self().id();
             full.malloc(target, 4096, "counted");
@@ -159,7 +167,8 @@ class QueuePairPoolTest
             assertFalse(driver.usesRc(target), "the peer has no room for an RC queue pair");
             assertEquals(0, driver.rcQueuePairs());
             assertTrue(driver.rcPromotions() >= 1 && driver.rcPromotions() <= 2,
-                "asked " + driver.rcPromotions() + " times in 20,000 requests; after a refusal the peer stays on DC for a while");
+                "asked " + driver.rcPromotions() +
+                " times in 20,000 requests; after a refusal the peer stays on DC for a while");
             assertEquals(20_000, connection.faa(region, 0, 0), "every request went over DC");
         }
     }
@@ -172,7 +181,9 @@ class QueuePairPoolTest
         // the connection still wants RC, so it is asked again until the peer has room
         final StaticDirectory directory = new StaticDirectory();
         try (Raas server = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(1), directory);
-            Raas other = Raas.embedded(RaasPair.context(provider, 3).rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(300),
+            Raas other =
+                Raas.embedded(RaasPair.context(provider, 3).rcPromoteRequests(100).rcPromoteWindowMs(10_000)
+                    .rcIdleMs(300),
                 directory);
             Raas client = Raas.embedded(RaasPair.context(provider, 1), directory))
         {
@@ -185,7 +196,8 @@ class QueuePairPoolTest
             {
                 otherConnection.faa(region, 0, 1);
             }
-            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1, "the other client holding the peer's one RC queue pair");
+            await(server, () -> ((RaasDriver)server).rcQueuePairs() == 1,
+                "the other client holding the peer's one RC queue pair");
 
             client.connect(target, 1, Flags.FORCE_RC, null);
             final RaasDriver driver = (RaasDriver)client;

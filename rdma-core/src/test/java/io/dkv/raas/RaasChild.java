@@ -41,14 +41,16 @@ final class RaasChild
                     {
                         final RaasContext context = new RaasContext()
                             .verbs(new VerbsContext().provider(words[1]).tcpAddress("127.0.0.1:0"))
-                            .driverName(words[2]).nodeId(Long.parseLong(words[3])).clientTimeoutMs(1000).requestSlots(1024);
+                            .driverName(words[2]).nodeId(Long.parseLong(words[3])).clientTimeoutMs(1000)
+                            .requestSlots(1024);
                         driver = StandaloneDriver.launch(context, new StaticDirectory());
                         driver.driver().malloc(driver.driver().self().id(), 4096, "shared");
                         System.out.println("ok");
                     }
                     case "attach" ->
                     {
-                        raas = Raas.attach(new RaasContext().driverName(words[1]).requestSlots(1024).clientDataBytes(1 << 20));
+                        raas = Raas.attach(new RaasContext().driverName(words[1]).requestSlots(1024)
+                            .clientDataBytes(1 << 20));
                         System.out.println("ok " + raas.self().id());
                     }
                     case "lookup" ->

@@ -73,7 +73,8 @@ class SharedInitiatorTest
         }
     }
 
-    private static Thread echo(final Connection connection, final AtomicBoolean stop, final AtomicReference<Throwable> failure)
+    private static Thread echo(final Connection connection, final AtomicBoolean stop,
+        final AtomicReference<Throwable> failure)
     {
         final Thread thread = new Thread(() ->
         {

@@ -48,7 +48,8 @@ class StalledPeerTest
             toHealthy.read(region, 0, buffer, 0, 8);
 
             // a CONNECT to the silent peer is a message it never takes
-            final CompletableFuture<Connection> connecting = CompletableFuture.supplyAsync(() -> client.connect(2, 7, Flags.ADAPTIVE, null));
+            final CompletableFuture<Connection> connecting =
+                CompletableFuture.supplyAsync(() -> client.connect(2, 7, Flags.ADAPTIVE, null));
             Thread.sleep(50);
 
             final long start = System.nanoTime();
@@ -56,7 +57,8 @@ class StalledPeerTest
             {
                 buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0);
                 toHealthy.read(region, 0, buffer, 0, 8);
-                assertEquals(0x5eed, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "READ " + i + " brought the healthy peer's word");
+                assertEquals(0x5eed, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0),
+                    "READ " + i + " brought the healthy peer's word");
             }
             final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(millis < 20L * STALL_MS, "READs behind the stalled message completed after " + millis + " ms");

@@ -69,7 +69,8 @@ class StandaloneDriverTest
             final MemorySegment buffer = attached.allocateBuffer(64);
             buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 77);
             connection.write(region, 8, buffer, 0, 8);
-            assertEquals(77, target.localMemory(target.lookup("data")).get(ValueLayout.JAVA_LONG_UNALIGNED, 8), "zero-copy buffer");
+            assertEquals(77, target.localMemory(target.lookup("data")).get(ValueLayout.JAVA_LONG_UNALIGNED, 8),
+                "zero-copy buffer");
             assertEquals(0, connection.faa(region, 64, 3));
             assertEquals(3, connection.cas(region, 64, 3, 4));
 
@@ -96,11 +97,14 @@ class StandaloneDriverTest
             server.send(MemorySegment.ofArray(bytes), 0, 2500, Flags.ADAPTIVE);
             final MemorySegment reply = MemorySegment.ofArray(new byte[3000]);
             assertEquals(2500, messages.recv(reply, 0, 3000, WAIT));
-            assertArrayEquals(java.util.Arrays.copyOf(bytes, 2500), reply.asSlice(0, 2500).toArray(ValueLayout.JAVA_BYTE));
+            assertArrayEquals(java.util.Arrays.copyOf(bytes, 2500),
+                reply.asSlice(0, 2500).toArray(ValueLayout.JAVA_BYTE));
 
-            final RemoteRegion forged = new RemoteRegion("data", 2, region.nodeEpoch(), region.address(), region.rkey(), region.length() * 2,
+            final RemoteRegion forged =
+                new RemoteRegion("data", 2, region.nodeEpoch(), region.address(), region.rkey(), region.length() * 2,
                 region.access(), 1);
-            assertThrows(RaasException.class, () -> connection.read(forged, 0, MemorySegment.ofArray(new byte[8]), 0, 8),
+            assertThrows(RaasException.class,
+                () -> connection.read(forged, 0, MemorySegment.ofArray(new byte[8]), 0, 8),
                 "regions not obtained from the driver are refused");
         }
     }
@@ -149,7 +153,8 @@ class StandaloneDriverTest
 
             client.kill();
             final long deadline = System.nanoTime() + WAIT.toNanos();
-            while ((driver.clientCount() > 0 || directory.region("doomed-region") != null) && System.nanoTime() < deadline)
+            while ((driver.clientCount() > 0 || directory.region("doomed-region") != null) &&
+                System.nanoTime() < deadline)
             {
                 Thread.sleep(10);
             }
@@ -181,13 +186,15 @@ class StandaloneDriverTest
                 }
             });
             assertTrue(error.getMessage().contains("driver '" + name + "'"), error.getMessage());
-            assertTrue(error.getMessage().contains("not been alive") || error.getMessage().contains("shut down"), error.getMessage());
+            assertTrue(error.getMessage().contains("not been alive") || error.getMessage().contains("shut down"),
+                error.getMessage());
             attached.close();
         }
         finally
         {
             // a killed driver leaves its files for the next driver of that name to sweep: this test has no next one
-            final java.nio.file.Path directory = io.dkv.raas.cnc.CncDescriptor.driverDirectory(clientContext(name).cncDirectory(), name);
+            final java.nio.file.Path directory =
+                io.dkv.raas.cnc.CncDescriptor.driverDirectory(clientContext(name).cncDirectory(), name);
             try (var files = java.nio.file.Files.list(directory))
             {
                 for (final java.nio.file.Path file : files.toList())
@@ -213,7 +220,8 @@ class StandaloneDriverTest
         try (StandaloneDriver first = StandaloneDriver.launch(driverContext("shm", name, 1), new StaticDirectory()))
         {
             final RaasException error = assertThrows(RaasException.class,
-                () -> StandaloneDriver.launch(driverContext("shm", name, 2).verbs(new VerbsContext().provider("shm")), new StaticDirectory()));
+                () -> StandaloneDriver.launch(driverContext("shm", name, 2).verbs(new VerbsContext().provider("shm")),
+                    new StaticDirectory()));
             assertTrue(error.getMessage().contains("already runs"), error.getMessage());
             assertEquals(0, first.clientCount());
         }
@@ -253,9 +261,11 @@ class StandaloneDriverTest
             {
             }
         };
-        final RaasException error = assertThrows(RaasException.class, () -> StandaloneDriver.launch(context, unreachable));
+        final RaasException error =
+            assertThrows(RaasException.class, () -> StandaloneDriver.launch(context, unreachable));
         assertTrue(error.getMessage().contains("no MetaServer answered"), error.getMessage());
-        assertFalse(java.nio.file.Files.exists(io.dkv.raas.cnc.CncDescriptor.driverDirectory(context.cncDirectory(), name)),
+        assertFalse(java.nio.file.Files.exists(io.dkv.raas.cnc.CncDescriptor.driverDirectory(context.cncDirectory(),
+            name)),
             "the driver's directory is gone");
         assertThrows(RaasException.class, () -> Raas.attach(clientContext(name)));
     }

@@ -68,7 +68,8 @@ public final class ChildProcess implements AutoCloseable
      * @param args         its arguments.
      * @return the running child.
      */
-    public static ChildProcess start(final String name, final List<String> launchPrefix, final Class<?> mainClass, final String... args)
+    public static ChildProcess start(final String name, final List<String> launchPrefix, final Class<?> mainClass,
+        final String... args)
     {
         final List<String> command = new ArrayList<>(launchPrefix);
         command.add(javaExecutable());
@@ -261,7 +262,8 @@ public final class ChildProcess implements AutoCloseable
 
     private void pumpStdout()
     {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+        try (BufferedReader reader =
+            new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
         {
             String line;
             while ((line = reader.readLine()) != null)

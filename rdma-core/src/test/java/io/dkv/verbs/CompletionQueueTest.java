@@ -23,7 +23,9 @@ class CompletionQueueTest extends TwoNodeTest
     {
         open(provider);
         final CompletionQueue small = a.device.createCq(4);
-        final QueuePair[] qps = a.connectRc(b, new QpInitAttributes().type(QpType.RC).cq(small), new QpInitAttributes().type(QpType.RC).cq(b.cq));
+        final QueuePair[] qps =
+            a.connectRc(b, new QpInitAttributes().type(QpType.RC).cq(small),
+                new QpInitAttributes().type(QpType.RC).cq(b.cq));
         final SendWorkRequest write = new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey());
         for (int i = 0; i < 10; i++)

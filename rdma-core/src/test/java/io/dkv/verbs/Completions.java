@@ -13,7 +13,8 @@ import java.util.Map;
 final class Completions
 {
     /** A completion copied out of the reused {@link WorkCompletion}. */
-    record Wc(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, boolean hasImm, int qpNum, int srcQp)
+    record Wc(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, boolean hasImm, int qpNum,
+        int srcQp)
     {
     }
 
@@ -52,7 +53,8 @@ final class Completions
             for (int i = 0; i < n; i++)
             {
                 final WorkCompletion wc = scratch[i];
-                collected.get(cq).add(new Wc(wc.wrId(), wc.status(), wc.opcode(), wc.byteLen(), wc.immData(), wc.hasImm(),
+                collected.get(cq)
+                    .add(new Wc(wc.wrId(), wc.status(), wc.opcode(), wc.byteLen(), wc.immData(), wc.hasImm(),
                     wc.qpNum(), wc.srcQp()));
             }
         }
@@ -75,7 +77,8 @@ final class Completions
             pollAll();
             if (System.nanoTime() > deadline)
             {
-                throw new AssertionError("waited " + timeout + " for " + count + " completions on " + cq + ", got " + list);
+                throw new AssertionError("waited " + timeout + " for " + count + " completions on " + cq + ", got " +
+                    list);
             }
             Thread.onSpinWait();
         }

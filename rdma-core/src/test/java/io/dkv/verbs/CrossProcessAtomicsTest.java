@@ -55,7 +55,8 @@ class CrossProcessAtomicsTest
             try
             {
                 own = VerbsPeer.increment(
-                    initiator, node.cq, node.region, RESULT_OFFSET, wordAddress, rkey, FAA_PER_PROCESS, CAS_PER_PROCESS);
+                    initiator, node.cq, node.region, RESULT_OFFSET, wordAddress, rkey, FAA_PER_PROCESS,
+                    CAS_PER_PROCESS);
             }
             catch (final IllegalStateException ex)
             {

@@ -66,12 +66,14 @@ class DynamicallyConnectedTest
             assertEquals(WcStatus.SUCCESS, completions.awaitOne(initiator.cq).status());
             assertEquals(1000 + i, target.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 128));
 
-            dci.postSend(wr.reset().wrId(i * 10 + 1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).compareAdd(5).sendFlags(SendFlags.SIGNALED)
+            dci.postSend(wr.reset().wrId(i * 10 + 1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).compareAdd(5)
+                .sendFlags(SendFlags.SIGNALED)
                 .local(initiator.region, 8, 8).remote(target.region.address() + 256, target.region.rkey())
                 .dc(ah, dct.dctNumber(), dct.dcKey()));
             assertEquals(WcStatus.SUCCESS, completions.awaitOne(initiator.cq).status());
 
-            dci.postSend(wr.reset().wrId(i * 10 + 2).opcode(Opcode.SEND_WITH_IMM).immData(i).sendFlags(SendFlags.SIGNALED)
+            dci.postSend(wr.reset().wrId(i * 10 + 2).opcode(Opcode.SEND_WITH_IMM).immData(i)
+                .sendFlags(SendFlags.SIGNALED)
                 .local(initiator.region, 0, 8).dc(ah, dct.dctNumber(), dct.dcKey()));
             final Completions.Wc received = completions.awaitOne(target.cq);
             assertEquals(500 + i, received.wrId());
@@ -99,8 +101,10 @@ class DynamicallyConnectedTest
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 9);
 
         final QueuePair bad = initiator.dci();
-        final SendWorkRequest write = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
-            .local(initiator.region, 0, 8).remote(target.region.address(), target.region.rkey()).dc(ah, dct.dctNumber(), 78);
+        final SendWorkRequest write =
+            new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+            .local(initiator.region, 0, 8).remote(target.region.address(), target.region.rkey())
+            .dc(ah, dct.dctNumber(), 78);
         bad.postSend(write);
         assertEquals(WcStatus.REM_ACCESS_ERR, completions.awaitOne(initiator.cq).status());
         assertEquals(QpState.ERROR, bad.state());

@@ -92,7 +92,8 @@ class OneSidedOperationsTest extends TwoNodeTest
         final Completions completions = new Completions(a.cq, b.cq);
         b.region.segment().set(BE_LONG, 64, 40);
 
-        final SendWorkRequest wr = new SendWorkRequest().wrId(1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED)
+        final SendWorkRequest wr =
+            new SendWorkRequest().wrId(1).opcode(Opcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address() + 64, b.region.rkey()).compareAdd(2);
         qp.postSend(wr);
         final Completions.Wc faa = completions.awaitOne(a.cq);
@@ -155,7 +156,8 @@ class OneSidedOperationsTest extends TwoNodeTest
         final QueuePair qp = connect(provider);
         final Completions completions = new Completions(a.cq, b.cq);
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x1122334455667788L);
-        qp.postSend(new SendWorkRequest().wrId(5).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)
+        qp.postSend(new SendWorkRequest().wrId(5).opcode(Opcode.RDMA_WRITE)
+            .sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0);
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());

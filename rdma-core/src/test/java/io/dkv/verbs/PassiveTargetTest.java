@@ -55,7 +55,8 @@ class PassiveTargetTest
                 rc.postSend(wr.reset().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
                     .local(node.region, 0, 4096).remote(base, rkey));
                 assertEquals(WcStatus.SUCCESS, completions.awaitOne(node.cq).status());
-                assertArrayEquals(VerbsPeer.pattern(4096, 7), node.region.segment().asSlice(0, 4096).toArray(ValueLayout.JAVA_BYTE));
+                assertArrayEquals(VerbsPeer.pattern(4096, 7),
+                    node.region.segment().asSlice(0, 4096).toArray(ValueLayout.JAVA_BYTE));
 
                 node.region.segment().asSlice(8192, 4096).copyFrom(MemorySegment.ofArray(VerbsPeer.pattern(4096, 8)));
                 rc.postSend(wr.reset().wrId(2).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
@@ -75,7 +76,8 @@ class PassiveTargetTest
                 dci.postSend(wr.reset().wrId(5).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
                     .local(node.region, 40960, 4096).remote(base + 8192, rkey).dc(ah, dctNumber, 4242));
                 assertEquals(WcStatus.SUCCESS, completions.awaitOne(node.cq).status());
-                assertArrayEquals(VerbsPeer.pattern(4096, 8), node.region.segment().asSlice(40960, 4096).toArray(ValueLayout.JAVA_BYTE));
+                assertArrayEquals(VerbsPeer.pattern(4096, 8),
+                    node.region.segment().asSlice(40960, 4096).toArray(ValueLayout.JAVA_BYTE));
                 assertEquals('T', processState(target.pid()), "the target stayed stopped throughout");
             }
             finally

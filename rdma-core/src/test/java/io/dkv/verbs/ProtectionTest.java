@@ -122,7 +122,8 @@ class ProtectionTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aMisalignedAtomicIsAnInvalidRequestAndChangesNothing(final String provider)
     {
-        assertViolation(provider, WcStatus.REM_INV_REQ_ERR, r -> r, r -> new SendWorkRequest().opcode(Opcode.ATOMIC_CMP_AND_SWP)
+        assertViolation(provider, WcStatus.REM_INV_REQ_ERR, r -> r,
+            r -> new SendWorkRequest().opcode(Opcode.ATOMIC_CMP_AND_SWP)
             .compareAdd(CANARY).swap(1).local(a.region, 0, 8).remote(r.address() + 4, r.rkey()));
     }
 
@@ -159,7 +160,8 @@ class ProtectionTest extends TwoNodeTest
         final MemoryRegion doomed = b.pd.allocate(4096, Access.ALL);
         final QueuePair[] qps = a.connectRc(b);
         final Completions completions = new Completions(a.cq, b.cq);
-        final SendWorkRequest read = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+        final SendWorkRequest read =
+            new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(doomed.address(), doomed.rkey());
         qps[0].postSend(read);
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
@@ -174,7 +176,8 @@ class ProtectionTest extends TwoNodeTest
         final MemoryRegion successor = b.pd.allocate(4096, Access.ALL);
         final QueuePair[] fresh = a.connectRc(b);
         fresh[0].postSend(read.wrId(3));
-        assertEquals(WcStatus.REM_ACCESS_ERR, completions.awaitOne(a.cq).status(), "a stale rkey never reaches a new region");
+        assertEquals(WcStatus.REM_ACCESS_ERR, completions.awaitOne(a.cq).status(),
+            "a stale rkey never reaches a new region");
         fresh[0].modify(QpAttributes.reset());
         assertEquals(QpState.RESET, fresh[0].state());
         successor.deregister();
@@ -201,9 +204,11 @@ class ProtectionTest extends TwoNodeTest
     void registrationChecksItsArguments(final String provider)
     {
         a = TestNode.open(provider);
-        assertThrows(VerbsException.class, () -> a.pd.allocate(4096, Access.REMOTE_WRITE), "remote write needs local write");
+        assertThrows(VerbsException.class, () -> a.pd.allocate(4096, Access.REMOTE_WRITE),
+            "remote write needs local write");
         assertThrows(VerbsException.class, () -> a.pd.allocate(0, Access.ALL));
-        assertThrows(VerbsException.class, () -> a.pd.register(MemorySegment.ofArray(new byte[64]), Access.LOCAL_WRITE));
+        assertThrows(VerbsException.class,
+            () -> a.pd.register(MemorySegment.ofArray(new byte[64]), Access.LOCAL_WRITE));
         final byte[] bytes = new byte[16];
         Arrays.fill(bytes, (byte)1);
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined())

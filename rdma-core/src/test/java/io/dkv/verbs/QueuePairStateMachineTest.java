@@ -151,9 +151,11 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b,
-            new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(4), new QpInitAttributes().type(QpType.RC).cq(b.cq));
+            new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(4),
+            new QpInitAttributes().type(QpType.RC).cq(b.cq));
         final Completions completions = new Completions(a.cq, b.cq);
-        final SendWorkRequest send = new SendWorkRequest().opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8);
+        final SendWorkRequest send =
+            new SendWorkRequest().opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8);
         for (int i = 0; i < 4; i++)
         {
             qps[0].postSend(send.wrId(i));

@@ -29,7 +29,8 @@ class RegisteredMemoryTest
             final long before = sharedMemoryBytes();
             final MemoryRegion region = pd.allocate(REGION, Access.ALL);
             final long grown = sharedMemoryBytes() - before;
-            assertTrue(grown >= REGION * 9 / 10, "shared memory grew by " + grown + " B for a region of " + REGION + " B");
+            assertTrue(grown >= REGION * 9 / 10,
+                "shared memory grew by " + grown + " B for a region of " + REGION + " B");
             region.deregister();
         }
     }
@@ -44,7 +45,8 @@ class RegisteredMemoryTest
             final long before = sharedMemoryBytes();
             final MemoryRegion region = pd.allocate(REGION, Access.ALL);
             final long grown = sharedMemoryBytes() - before;
-            assertTrue(grown < REGION / 4, "shared memory grew by " + grown + " B for an untouched region of " + REGION + " B");
+            assertTrue(grown < REGION / 4,
+                "shared memory grew by " + grown + " B for an untouched region of " + REGION + " B");
             region.deregister();
         }
     }

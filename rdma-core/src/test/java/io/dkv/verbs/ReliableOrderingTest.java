@@ -58,7 +58,8 @@ class ReliableOrderingTest extends TwoNodeTest
                 }
                 else
                 {
-                    wr.reset().opcode(Opcode.RDMA_WRITE).local(a.region, 4096 + slot * 8L, 8).remote(counterAddress, b.region.rkey());
+                    wr.reset().opcode(Opcode.RDMA_WRITE).local(a.region, 4096 + slot * 8L, 8)
+                        .remote(counterAddress, b.region.rkey());
                 }
                 qps[0].postSend(wr.wrId(n).sendFlags(SendFlags.SIGNALED));
                 posted++;
@@ -74,11 +75,14 @@ class ReliableOrderingTest extends TwoNodeTest
             for (int i = 0; i < r; i++)
             {
                 assertEquals(WcStatus.SUCCESS, wcs[i].status());
-                final long value = b.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 512 * 1024 + (wcs[i].wrId() % (depth * 2)) * 8L);
+                final long value =
+                    b.region.segment()
+                    .get(ValueLayout.JAVA_LONG_UNALIGNED, 512 * 1024 + (wcs[i].wrId() % (depth * 2)) * 8L);
                 assertEquals(nextExpectedSend * 8 + 7, value, "each SEND arrives once, in order");
                 nextExpectedSend++;
                 receivedSends++;
-                qps[1].postRecv(new RecvWorkRequest().wrId(wcs[i].wrId()).local(b.region, 512 * 1024 + (wcs[i].wrId() % (depth * 2)) * 8L, 8));
+                qps[1].postRecv(new RecvWorkRequest().wrId(wcs[i].wrId())
+                    .local(b.region, 512 * 1024 + (wcs[i].wrId() % (depth * 2)) * 8L, 8));
                 if (b.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0) < value - 1)
                 {
                     throw new AssertionError("a SEND overtook the WRITE posted before it");

@@ -54,14 +54,16 @@ class TcpAddressReuseTest
     }
 
     private static void readOnce(
-        final TestNode initiator, final QueuePair dci, final Completions completions, final TestNode target, final long value)
+        final TestNode initiator, final QueuePair dci, final Completions completions, final TestNode target,
+        final long value)
     {
         final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
         final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(value));
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);
         final AddressHandle ah = initiator.pd.createAh(target.device.address());
         dci.postSend(new SendWorkRequest().wrId(value).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
-            .local(initiator.region, 0, 8).remote(target.region.address(), target.region.rkey()).dc(ah, dct.dctNumber(), dct.dcKey()));
+            .local(initiator.region, 0, 8).remote(target.region.address(), target.region.rkey())
+            .dc(ah, dct.dctNumber(), dct.dcKey()));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(initiator.cq).status());
         assertEquals(value, initiator.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
     }

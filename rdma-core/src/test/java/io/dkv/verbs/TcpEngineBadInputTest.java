@@ -145,13 +145,15 @@ class TcpEngineBadInputTest
         final long cuts = engine.linksCutOff();
         final SocketChannel attacker = attacker();
         send(attacker, hello(friend.device.address()),
-            request(Integer.MIN_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(), friendQps[1].qpNum(), 0, 8, 0, 0));
+            request(Integer.MIN_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
+                friendQps[1].qpNum(), 0, 8, 0, 0));
         assertCutOffAndLogged(attacker, cuts, "length -2147483648");
 
         final long cutsAgain = engine.linksCutOff();
         final SocketChannel second = attacker();
         send(second, hello(friend.device.address()),
-            request(Integer.MAX_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(), friendQps[1].qpNum(), 0,
+            request(Integer.MAX_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
+                friendQps[1].qpNum(), 0,
                 Integer.MAX_VALUE - REQUEST_HEADER_LENGTH, 0, 0));
         assertCutOffAndLogged(second, cutsAgain, "malformed");
         assertFriendUnharmed();
@@ -162,12 +164,14 @@ class TcpEngineBadInputTest
     {
         final long cuts = engine.linksCutOff();
         final SocketChannel attacker = attacker();
-        send(attacker, hello(friend.device.address()), request(REQUEST_HEADER_LENGTH, 99, TRANSPORT_RC, 1, 1, 0, 0, 0, 0));
+        send(attacker, hello(friend.device.address()),
+            request(REQUEST_HEADER_LENGTH, 99, TRANSPORT_RC, 1, 1, 0, 0, 0, 0));
         assertCutOffAndLogged(attacker, cuts, "opcode 99");
 
         final long cutsAgain = engine.linksCutOff();
         final SocketChannel second = attacker();
-        final ByteBuffer unknownType = request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0);
+        final ByteBuffer unknownType =
+            request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0);
         unknownType.put(TYPE_OFFSET, (byte)77);
         send(second, hello(friend.device.address()), unknownType);
         assertCutOffAndLogged(second, cutsAgain, "type 77");
@@ -196,7 +200,8 @@ class TcpEngineBadInputTest
         }
         assertCutOffAndLogged(attacker, cuts, "may not use");
         assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before), WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
+            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
             "no attacker frame wrote anything");
     }
 
@@ -216,12 +221,15 @@ class TcpEngineBadInputTest
             {
                 rkey = random.nextInt();
             }
-            send(attacker, request(REQUEST_HEADER_LENGTH + 32, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
-                friendQps[1].qpNum(), 1_000_000 + i, 32, victim.region.address() + random.nextInt(1 << 20), rkey), payload);
+            send(attacker,
+                request(REQUEST_HEADER_LENGTH + 32, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
+                friendQps[1].qpNum(), 1_000_000 + i, 32, victim.region.address() + random.nextInt(1 << 20), rkey),
+                payload);
         }
         assertCutOffAndLogged(attacker, cuts, "may not use");
         assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before), WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
+            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
             "no impostor frame wrote anything");
     }
 

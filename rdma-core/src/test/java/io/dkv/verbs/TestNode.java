@@ -67,7 +67,8 @@ final class TestNode implements AutoCloseable
      */
     QueuePair[] connectRc(final TestNode peer)
     {
-        return connectRc(peer, new QpInitAttributes().type(QpType.RC).cq(cq), new QpInitAttributes().type(QpType.RC).cq(peer.cq));
+        return connectRc(peer, new QpInitAttributes().type(QpType.RC).cq(cq),
+            new QpInitAttributes().type(QpType.RC).cq(peer.cq));
     }
 
     QueuePair[] connectRc(final TestNode peer, final QpInitAttributes local, final QpInitAttributes remote)

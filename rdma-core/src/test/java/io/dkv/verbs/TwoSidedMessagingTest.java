@@ -92,7 +92,8 @@ class TwoSidedMessagingTest extends TwoNodeTest
         recv.sge(1).set(b.region, 100_000, 60_000);
         qps[1].postRecv(recv);
 
-        qps[0].postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, data.length));
+        qps[0].postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, data.length));
         final Completions.Wc wc = completions.awaitOne(b.cq);
         assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(data.length, wc.byteLen());
@@ -112,7 +113,8 @@ class TwoSidedMessagingTest extends TwoNodeTest
         qps[1].postRecv(new RecvWorkRequest().wrId(77).numSge(0));
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5555_6666_7777_8888L);
 
-        qps[0].postSend(new SendWorkRequest().wrId(3).opcode(Opcode.RDMA_WRITE_WITH_IMM).immData(0x1234).sendFlags(SendFlags.SIGNALED)
+        qps[0].postSend(new SendWorkRequest().wrId(3).opcode(Opcode.RDMA_WRITE_WITH_IMM).immData(0x1234)
+            .sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address() + 512, b.region.rkey()));
         final Completions.Wc received = completions.awaitOne(b.cq);
         assertEquals(77, received.wrId());
@@ -133,8 +135,10 @@ class TwoSidedMessagingTest extends TwoNodeTest
         final QueuePair[] qps = connect(provider);
         final Completions completions = new Completions(a.cq, b.cq);
         a.region.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, 99);
-        qps[0].postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 4));
-        assertTrue(completions.drain(a.cq, Duration.ofMillis(300)).isEmpty(), "no completion before the receiver is ready");
+        qps[0].postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 4));
+        assertTrue(completions.drain(a.cq, Duration.ofMillis(300)).isEmpty(),
+            "no completion before the receiver is ready");
 
         qps[1].postRecv(new RecvWorkRequest().wrId(9).local(b.region, 64, 4));
         assertEquals(9, completions.awaitOne(b.cq).wrId());
@@ -149,7 +153,8 @@ class TwoSidedMessagingTest extends TwoNodeTest
         final QueuePair[] qps = connect(provider);
         final Completions completions = new Completions(a.cq, b.cq);
         qps[1].postRecv(new RecvWorkRequest().wrId(5).local(b.region, 0, 16));
-        qps[0].postSend(new SendWorkRequest().wrId(6).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 100));
+        qps[0].postSend(new SendWorkRequest().wrId(6).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 100));
 
         final Completions.Wc received = completions.awaitOne(b.cq);
         assertEquals(5, received.wrId());
@@ -188,8 +193,10 @@ class TwoSidedMessagingTest extends TwoNodeTest
             srq.postRecv(new RecvWorkRequest().wrId(i).local(b.region, i * 64L, 64));
         }
         final Completions completions = new Completions(a.cq, b.cq);
-        first[0].postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8));
-        second[0].postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8));
+        first[0].postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 8));
+        second[0].postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 8));
         final List<Completions.Wc> received = completions.await(b.cq, 2);
         assertEquals(java.util.Set.of(first[1].qpNum(), second[1].qpNum()),
             java.util.Set.of(received.get(0).qpNum(), received.get(1).qpNum()));

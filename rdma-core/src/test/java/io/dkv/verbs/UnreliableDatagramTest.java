@@ -41,7 +41,8 @@ class UnreliableDatagramTest extends TwoNodeTest
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 4242);
 
         final int mtu = a.device.attributes().mtu();
-        sender.postSend(new SendWorkRequest().wrId(10).opcode(Opcode.SEND_WITH_IMM).immData(5).sendFlags(SendFlags.SIGNALED)
+        sender.postSend(new SendWorkRequest().wrId(10).opcode(Opcode.SEND_WITH_IMM).immData(5)
+            .sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, mtu).ud(ah, receiver.qpNum(), QKEY));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
         final Completions.Wc wc = completions.awaitOne(b.cq);

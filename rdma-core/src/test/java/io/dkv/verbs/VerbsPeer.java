@@ -131,7 +131,8 @@ public final class VerbsPeer
 
     private String open(final String provider, final String tcpAddress, final long regionBytes, final int maxSendSize)
     {
-        final VerbsContext context = new VerbsContext().provider(provider).tcpAddress(tcpAddress).maxSendSize(maxSendSize);
+        final VerbsContext context =
+            new VerbsContext().provider(provider).tcpAddress(tcpAddress).maxSendSize(maxSendSize);
         // a shm receive ring must hold several of the largest SENDs
         final int ringCapacity = BitUtil.findNextPositivePowerOfTwo(8 * (maxSendSize + 64));
         context.shmRingCapacity(Math.max(context.shmRingCapacity(), ringCapacity));
@@ -271,8 +272,8 @@ public final class VerbsPeer
     {
         final Increments result = increment(rc, sendCq, region, Long.parseLong(armed[1]), Long.parseLong(armed[2]),
             Integer.parseInt(armed[3]), Integer.parseInt(armed[4]), Integer.parseInt(armed[5]));
-        return "ok " + result.faa() + " " + result.cas() + " " + result.casRetries() + " " + result.startMillis() + " " +
-            result.endMillis();
+        return "ok " + result.faa() + " " + result.cas() + " " + result.casRetries() + " " + result.startMillis() +
+            " " + result.endMillis();
     }
 
     /**
@@ -359,7 +360,8 @@ public final class VerbsPeer
         {
             if (System.nanoTime() - deadline > 0)
             {
-                throw new IllegalStateException(wr + " did not complete within the increment budget " + INCREMENT_BUDGET);
+                throw new IllegalStateException(wr + " did not complete within the increment budget " +
+                    INCREMENT_BUDGET);
             }
             if (Thread.currentThread().isInterrupted())
             {

@@ -83,16 +83,20 @@ class ZeroAllocationTest extends TwoNodeTest
             final long remote = b.region.address();
             final int rkey = b.region.rkey();
             read.opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8).remote(remote + 64, rkey);
-            write.opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED).local(a.region, 64, 64).remote(remote + 128, rkey);
+            write.opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED).local(a.region, 64, 64)
+                .remote(remote + 128, rkey);
             inline.opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED | SendFlags.INLINE).local(a.region, 64, 32)
                 .remote(remote + 256, rkey);
-            cas.opcode(Opcode.ATOMIC_CMP_AND_SWP).sendFlags(SendFlags.SIGNALED).local(a.region, 8, 8).remote(remote, rkey)
+            cas.opcode(Opcode.ATOMIC_CMP_AND_SWP).sendFlags(SendFlags.SIGNALED).local(a.region, 8, 8)
+                .remote(remote, rkey)
                 .compareAdd(0).swap(0);
-            faa.opcode(Opcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED).local(a.region, 16, 8).remote(remote + 8, rkey)
+            faa.opcode(Opcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED).local(a.region, 16, 8)
+                .remote(remote + 8, rkey)
                 .compareAdd(1);
             for (int i = 0; i < batch.length; i++)
             {
-                batch[i] = new SendWorkRequest().opcode(Opcode.RDMA_WRITE).local(a.region, 64, 8).remote(remote + 512 + i * 8L, rkey);
+                batch[i] = new SendWorkRequest().opcode(Opcode.RDMA_WRITE).local(a.region, 64, 8)
+                    .remote(remote + 512 + i * 8L, rkey);
                 if (i > 0)
                 {
                     batch[i - 1].next(batch[i]);

@@ -31,8 +31,8 @@ public final class ClusterClient implements AutoCloseable
         final ClusterFile cluster = ClusterFile.read(options.path());
         if (!cluster.isLive())
         {
-            throw new IllegalStateException("the local cluster described in " + options.path() + " is gone (dkv up, process " +
-                cluster.upPid() + ", no longer runs): start one with ./dkv up");
+            throw new IllegalStateException("the local cluster described in " + options.path() +
+                " is gone (dkv up, process " + cluster.upPid() + ", no longer runs): start one with ./dkv up");
         }
         final Raas raas = Raas.attach(new RaasContext().driverName(cluster.driverName()));
         try

@@ -26,7 +26,8 @@ import java.util.Properties;
  * @param computePorts the loopback ports the compute nodes serve RESP on (redis-cli -p PORT), none when it runs none.
  */
 public record ClusterFile(
-    long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile, int[] computePorts)
+    long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile,
+    int[] computePorts)
 {
     /** @return where {@code dkv up} writes it unless told otherwise. */
     public static Path defaultPath()
@@ -46,7 +47,8 @@ public record ClusterFile(
         }
         catch (final NoSuchFileException ex)
         {
-            throw new IllegalStateException("no local cluster runs (" + path + " does not exist): start one with ./dkv up");
+            throw new IllegalStateException("no local cluster runs (" + path +
+                " does not exist): start one with ./dkv up");
         }
         catch (final IOException ex)
         {
@@ -77,10 +79,12 @@ public record ClusterFile(
         properties.setProperty("up.pid", Long.toString(upPid));
         properties.setProperty("provider", provider);
         properties.setProperty("driver.name", driverName);
-        properties.setProperty("memory.nodes", String.join(",", Arrays.stream(memoryNodes).mapToObj(Long::toString).toList()));
+        properties.setProperty("memory.nodes",
+            String.join(",", Arrays.stream(memoryNodes).mapToObj(Long::toString).toList()));
         properties.setProperty("meta", meta);
         properties.setProperty("cluster.secret.file", secretFile);
-        properties.setProperty("compute.ports", String.join(",", Arrays.stream(computePorts).mapToObj(Integer::toString).toList()));
+        properties.setProperty("compute.ports",
+            String.join(",", Arrays.stream(computePorts).mapToObj(Integer::toString).toList()));
         try
         {
             Files.createDirectories(path.getParent());

@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * {@code dkv put KEY VALUE} against the local cluster.
  */
-@Command(name = "put", mixinStandardHelpOptions = true, description = "Set a key's value in the local cluster (./dkv up); prints OK.")
+@Command(name = "put", mixinStandardHelpOptions = true,
+    description = "Set a key's value in the local cluster (./dkv up); prints OK.")
 public final class PutCommand extends KeyCommand
 {
     @Parameters(index = "1", paramLabel = "VALUE", description = "The value (UTF-8).")

@@ -37,7 +37,8 @@ final class RespPing
             }
             if (System.nanoTime() - deadline > 0)
             {
-                throw new IllegalStateException("the compute node on port " + port + " did not answer PING with " + PONG +
+                throw new IllegalStateException("the compute node on port " + port + " did not answer PING with " +
+                    PONG +
                     " within " + timeout + " ms; last: " + last);
             }
             Thread.sleep(RETRY_MS);

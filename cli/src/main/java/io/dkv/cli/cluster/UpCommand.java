@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
     name = "up",
     mixinStandardHelpOptions = true,
     description = {
-        "Start a local cluster: a MetaServer, memory nodes, a standalone driver and a compute node, each a process of " +
-            "this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks to the " +
-            "compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
+        "Start a local cluster: a MetaServer, memory nodes, a standalone driver and a compute node, each a process " +
+            "of this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks " +
+            "to the compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
         "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
             "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
             UpCommand.SECRET_FILE + ", mode 0600) and kept."
@@ -39,14 +39,17 @@ public final class UpCommand implements Callable<Integer>
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
+    private static final Pattern MEMORY_NODE_READY =
+        Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
     private static final Pattern AUTOSCALER_READY = Pattern.compile(
         "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
     private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
-    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
+    private static final Pattern COMPUTE_NODE_READY =
+        Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
-    @Option(names = "--memory-nodes", defaultValue = "2", description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--memory-nodes", defaultValue = "2",
+        description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
 
     @Option(names = "--provider", defaultValue = "shm",
@@ -61,7 +64,8 @@ public final class UpCommand implements Callable<Integer>
     private int indexGroups;
 
     @Option(names = "--cluster", paramLabel = "FILE",
-        description = "Where to describe the cluster for ./dkv put, get and del (default: <tmp>/dkv-up/cluster.properties).")
+        description =
+            "Where to describe the cluster for ./dkv put, get and del (default: <tmp>/dkv-up/cluster.properties).")
     private Path cluster;
 
     @Option(names = "--heap-chunks", defaultValue = "128",
@@ -124,11 +128,13 @@ public final class UpCommand implements Callable<Integer>
         Runtime.getRuntime().addShutdownHook(stopAll);
         try
         {
-            System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" + (memoryNodes == 1 ? "" : "s") +
+            System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" +
+                (memoryNodes == 1 ? "" : "s") +
                 ", a driver and " + (computeMax < 0 ? computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") :
                 computeNodes + ".." + computeMax + " compute nodes (autoscaled)") + " (" + provider + ")...");
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir", runDir.resolve("meta-data").toString(),
+                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir",
+                    runDir.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret),
                 META_READY, runDir.resolve("meta.log"));
             started.add(meta);
@@ -139,7 +145,8 @@ public final class UpCommand implements Callable<Integer>
             {
                 nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
-                    List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta", endpoint,
+                    List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta",
+                        endpoint,
                         "--cluster-secret-file", secret,
                         "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
                         "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
@@ -148,7 +155,8 @@ public final class UpCommand implements Callable<Integer>
                 nodes.add(node);
             }
             final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
-                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
+                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint,
+                    "--cluster-secret-file", secret),
                 DRIVER_READY, runDir.resolve("driver.log"));
             started.add(driver);
             final List<ComputeNodeProcess> computes = computeMax < 0 ?
@@ -183,7 +191,8 @@ public final class UpCommand implements Callable<Integer>
         }
         computeNodes = Integer.parseInt(range.group(1));
         computeMax = range.group(2) == null ? -1 : Integer.parseInt(range.group(2));
-        if (computeNodes > 16 || computeMax > 16 || (computeMax >= 0 && (computeNodes < 1 || computeMax < computeNodes)))
+        if (computeNodes > 16 || computeMax > 16 ||
+            (computeMax >= 0 && (computeNodes < 1 || computeMax < computeNodes)))
         {
             throw new IllegalArgumentException("--compute " + compute + ": nodes must be in [0, 16], and a range " +
                 "MIN..MAX needs 1 <= MIN <= MAX");
@@ -240,7 +249,8 @@ public final class UpCommand implements Callable<Integer>
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
             if (computePort != 0 && served != nextPort)
             {
-                System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " + served);
+                System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " +
+                    served);
             }
             computes.add(new ComputeNodeProcess(process, served));
             nextPort = served + 1;
@@ -266,18 +276,21 @@ public final class UpCommand implements Callable<Integer>
             out.printf("%-14s %-8d %-40s %s%n", "memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
                 shorten(node.readyGroup(2)), node.log().getFileName());
         }
-        out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(), "attach as '" + DRIVER_NAME + "', node " + driver.readyGroup(1),
+        out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(),
+            "attach as '" + DRIVER_NAME + "', node " + driver.readyGroup(1),
             driver.log().getFileName());
         for (final ComputeNodeProcess compute : computes)
         {
             if (compute.process().name().equals("autoscaler"))
             {
-                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(), compute.process().readyGroup(2) +
+                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(),
+                    compute.process().readyGroup(2) +
                     " compute node(s), RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
                 continue;
             }
             out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
-                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(),
+                compute.process().log().getFileName());
         }
         out.println();
         out.println("logs in " + runDir + "; cluster described in " + clusterPath);

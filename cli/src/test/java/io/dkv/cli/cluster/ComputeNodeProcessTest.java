@@ -44,7 +44,8 @@ class ComputeNodeProcessTest
     private static final long LISTED_TIMEOUT_MS = 120_000;
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
-    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
+    private static final Pattern COMPUTE_NODE_READY =
+        Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -56,7 +57,8 @@ class ComputeNodeProcessTest
     {
         out.getBuffer().setLength(0);
         err.getBuffer().setLength(0);
-        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute(args);
     }
 
     @Test
@@ -77,13 +79,15 @@ class ComputeNodeProcessTest
                 MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1)))))
         {
             final RoleProcess compute = RoleProcess.start("compute node", "256m", Map.of(),
-                List.of("compute-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(computeId),
+                List.of("compute-node", "--cluster-secret-file", secret.toString(), "--node-id",
+                    Long.toString(computeId),
                     "--meta", meta.readyGroup(1), "--port", "0"),
                 COMPUTE_NODE_READY, dir.resolve("compute.log"));
             final int port = Integer.parseInt(compute.readyGroup(2));
             awaitListed(observer, computeId, compute);
 
-            assertEquals(1, dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", meta.readyGroup(1),
+            assertEquals(1,
+                dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", meta.readyGroup(1),
                 "--port", Integer.toString(port)), "a second node on a port in use");
             assertOneLine(port + " (", "Address already in use");
 
@@ -109,7 +113,8 @@ class ComputeNodeProcessTest
         ClusterSecret.generate(secret);
         final String nobody = "meta:1@shm:0123456789abcdef#00002001:0123456789abcdef";
 
-        assertEquals(1, dkv("compute-node", "--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
+        assertEquals(1,
+            dkv("compute-node", "--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
         assertOneLine("absent does not exist", "./dkv up writes one");
         // what DkvMain.main runs for compute-node (its own main), without the other subcommands, fails alike
         err.getBuffer().setLength(0);
@@ -123,7 +128,8 @@ class ComputeNodeProcessTest
         assertEquals(1, dkv("compute-node", "--cluster-secret-file", notHex.toString(), "--meta", nobody));
         assertOneLine("not-hex", "hex digits");
 
-        assertEquals(1, dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", nobody, "--port", "0"));
+        assertEquals(1,
+            dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", nobody, "--port", "0"));
         assertOneLine("no MetaServer answered", nobody);
     }
 

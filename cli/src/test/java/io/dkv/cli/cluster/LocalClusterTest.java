@@ -39,7 +39,8 @@ class LocalClusterTest
     private static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
     {
         final List<String> arguments = new ArrayList<>(List.of("up", "--dir", dir.resolve("run").toString(),
-            "--cluster", clusterFile.toString(), "--index-groups", "1024", "--heap-chunks", "8", "--compute-port", "0"));
+            "--cluster", clusterFile.toString(), "--index-groups", "1024", "--heap-chunks", "8", "--compute-port",
+            "0"));
         arguments.addAll(List.of(more));
         return RoleProcess.start("dkv up", "256m", Map.of(), DkvMain.class.getName(), arguments,
             Pattern.compile("Ctrl-C stops the cluster"), dir.resolve("up.log"), List.of());
@@ -79,7 +80,8 @@ class LocalClusterTest
     {
         out.getBuffer().setLength(0);
         err.getBuffer().setLength(0);
-        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
+        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
+            .execute(args);
     }
 
     @Test
@@ -108,16 +110,20 @@ class LocalClusterTest
             assertEquals(1, dkv("get", cluster, "key-3"), "a key without a value exits with 1");
             assertEquals("(nil)", out.toString().trim());
             final Path secret = dir.resolve(UpCommand.SECRET_FILE);
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)), "the secret file's mode");
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)),
+                "the secret file's mode");
             final String meta = ClusterFile.read(clusterFile).meta();
             assertEquals(secret.toString(), ClusterFile.read(clusterFile).secretFile());
-            assertEquals(0, dkv("meta", "withdraw", "--meta", meta, "--cluster-secret-file", secret.toString(), "--region", "nothing"),
+            assertEquals(0,
+                dkv("meta", "withdraw", "--meta", meta, "--cluster-secret-file", secret.toString(), "--region",
+                    "nothing"),
                 err::toString);
             assertEquals("withdrew region 'nothing'", out.toString().trim());
             final Path wrong = dir.resolve("wrong-secret");
             Files.writeString(wrong, "cd".repeat(32));
             Files.setPosixFilePermissions(wrong, PosixFilePermissions.fromString("rw-------"));
-            assertTrue(dkv("meta", "evict", "--meta", meta, "--cluster-secret-file", wrong.toString(), "--node", "101") != 0);
+            assertTrue(dkv("meta", "evict", "--meta", meta, "--cluster-secret-file", wrong.toString(), "--node",
+                "101") != 0);
             assertTrue(err.toString().contains("the cluster secret differs"), err::toString);
             final String log = up.logTail();
             assertTrue(log.contains("memory node") && log.contains("node 101") && log.contains("node 102"), log);

@@ -84,7 +84,8 @@ public final class KvBlockLayout
     public static int copyValue(final MemorySegment buffer, final long offset, final MemorySegment dst)
     {
         final int valueLength = valueLength(buffer, offset);
-        MemorySegment.copy(buffer, offset + HEADER_LENGTH + keyLength(buffer, offset), dst, 0, Math.min(valueLength, dst.byteSize()));
+        MemorySegment.copy(buffer, offset + HEADER_LENGTH + keyLength(buffer, offset), dst, 0,
+            Math.min(valueLength, dst.byteSize()));
         return valueLength;
     }
 
@@ -104,7 +105,9 @@ public final class KvBlockLayout
         return buffer.get(LONG, offset + EXPIRE_AT_OFFSET);
     }
 
-    /** @return true when a block of this expireAt is a miss at {@code nowMillis} (redis: expired once now reaches it). */
+    /**
+     * @return true when a block of this expireAt is a miss at {@code nowMillis} (redis: expired once now reaches it).
+     */
     public static boolean isExpired(final long expireAt, final long nowMillis)
     {
         return expireAt != NEVER && expireAt <= nowMillis;
@@ -159,10 +162,12 @@ public final class KvBlockLayout
             return false;
         }
         final long start = offset + HEADER_LENGTH + keyLength;
-        return MemorySegment.mismatch(buffer, start, start + expected.length, MemorySegment.ofArray(expected), 0, expected.length) == -1;
+        return MemorySegment.mismatch(buffer, start, start + expected.length, MemorySegment.ofArray(expected), 0,
+            expected.length) == -1;
     }
 
-    private static long checksum(final MemorySegment buffer, final long offset, final int keyLength, final int valueLength)
+    private static long checksum(final MemorySegment buffer, final long offset, final int keyLength,
+        final int valueLength)
     {
         final CRC32C crc = CRC.get();
         crc.reset();

@@ -33,7 +33,9 @@ public final class MemoryNodeProtocol
     public static final int ALLOCATE = 1;
     public static final int PERSIST = 2;
     public static final int RETIRE = 3;
-    /** The subtable at {@code block} (an offset in the index region) has a key with no free candidate slot: split it. */
+    /**
+     * The subtable at {@code block} (an offset in the index region) has a key with no free candidate slot: split it.
+     */
     public static final int SPLIT = 4;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;

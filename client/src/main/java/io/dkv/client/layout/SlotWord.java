@@ -38,7 +38,8 @@ public final class SlotWord
      * @param blockLength bytes of the block.
      * @param expires     true when the block has an expiry time.
      */
-    public static long committed(final int fingerprint, final long blockOffset, final int blockLength, final boolean expires)
+    public static long committed(final int fingerprint, final long blockOffset, final int blockLength,
+        final boolean expires)
     {
         if ((blockOffset & (UNIT - 1)) != 0 || blockOffset <= 0 || (blockOffset / UNIT) > BLOCK_MASK)
         {

@@ -65,7 +65,8 @@ final class CounterCommands
                 }
                 value = RespNumbers.parseLong(current.value());
             }
-            if (by < 0 && value < 0 && by < Long.MIN_VALUE - value || by > 0 && value > 0 && by > Long.MAX_VALUE - value)
+            if (by < 0 && value < 0 && by < Long.MIN_VALUE - value ||
+                by > 0 && value > 0 && by > Long.MAX_VALUE - value)
             {
                 RespReplies.error(out, Errors.OVERFLOW);
                 return;

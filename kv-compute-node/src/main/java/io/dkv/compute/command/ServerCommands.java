@@ -31,8 +31,10 @@ final class ServerCommands
     {
         return List.of(
             new CommandSpec("command", -1, false, this::commandList, Map.of(
-                "count", spec("command|count", 2, (session, args, out) -> RespReplies.integer(out, table.commands().size())),
-                "docs", spec("command|docs", -2, (session, args, out) -> RespReplies.mapHeader(out, 0, session.protocol())),
+                "count", spec("command|count", 2,
+                    (session, args, out) -> RespReplies.integer(out, table.commands().size())),
+                "docs", spec("command|docs", -2,
+                    (session, args, out) -> RespReplies.mapHeader(out, 0, session.protocol())),
                 "info", spec("command|info", -2, this::commandInfo))),
             new CommandSpec("config", -2, false, null, Map.of(
                 "get", spec("config|get", -3, this::configGet),
@@ -71,7 +73,9 @@ final class ServerCommands
         }
     }
 
-    /** redis 7's COMMAND entry: name, arity, flags, first key, last key, step, ACL categories, tips, key specs, subs. */
+    /**
+     * redis 7's COMMAND entry: name, arity, flags, first key, last key, step, ACL categories, tips, key specs, subs.
+     */
     private static void describe(final CommandSpec spec, final int protocol, final ByteBuf out)
     {
         final boolean keyed = KEYED.containsKey(spec.name());

@@ -32,7 +32,8 @@ final class StringCommands
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("get", 2, (session, args, out) -> RespReplies.bulkOrNull(out, client.get(args[1]), session.protocol())),
+            spec("get", 2,
+                (session, args, out) -> RespReplies.bulkOrNull(out, client.get(args[1]), session.protocol())),
             spec("getset", 3, this::getSet),
             spec("getdel", 2, this::getDel),
             spec("append", 3, this::append),

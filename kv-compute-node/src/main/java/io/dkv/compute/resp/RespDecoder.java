@@ -12,9 +12,9 @@ import java.util.List;
  * command's bytes and a line's length are checked when announced, and a request that breaks a bound or the protocol
  * becomes a {@link RespProtocolError} with redis's text, after which the connection's input is dropped.
  *
- * <p>Written by hand rather than with netty-codec-redis: its array aggregator sizes a list by the count a peer announces
- * (one {@code *2147483647} line takes gigabytes), its errors are not redis's, and it has no notion of the unauthenticated
- * limits redis applies (10 arguments, 16 KiB bulks) before AUTH.
+ * <p>Written by hand rather than with netty-codec-redis: its array aggregator sizes a list by the count a peer
+ * announces (one {@code *2147483647} line takes gigabytes), its errors are not redis's, and it has no notion of the
+ * unauthenticated limits redis applies (10 arguments, 16 KiB bulks) before AUTH.
  */
 public final class RespDecoder extends ByteToMessageDecoder
 {
@@ -44,7 +44,8 @@ public final class RespDecoder extends ByteToMessageDecoder
      * @param maxCommandBytes bytes of all the arguments of one request at most.
      * @param authenticated   false while the connection must still AUTH: redis's tighter limits apply until then.
      */
-    public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes, final boolean authenticated)
+    public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes,
+        final boolean authenticated)
     {
         this.maxArgs = maxArgs;
         this.maxBulkBytes = maxBulkBytes;
@@ -90,7 +91,8 @@ public final class RespDecoder extends ByteToMessageDecoder
     {
         while (!failed && in.isReadable())
         {
-            final Object decoded = argCount == 0 ? (in.getByte(in.readerIndex()) == '*' ? multibulkHeader(in) : inline(in)) :
+            final Object decoded =
+                argCount == 0 ? (in.getByte(in.readerIndex()) == '*' ? multibulkHeader(in) : inline(in)) :
                 bulk(in);
             if (decoded == null)
             {

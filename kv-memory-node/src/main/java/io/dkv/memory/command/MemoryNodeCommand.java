@@ -51,10 +51,12 @@ public final class MemoryNodeCommand implements Callable<Integer>
     @Mixin
     private ClusterSecretOption secret;
 
-    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--node-id", defaultValue = "0",
+        description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
-    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
     private String provider;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
@@ -74,7 +76,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
     private int chunkBytes;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-        description = "Where keys are kept on disk (RocksDB) for clients that ask for durability async or sync, and loaded " +
+        description =
+            "Where keys are kept on disk (RocksDB) for clients that ask for durability async or sync, and loaded " +
             "back from when the node starts; without it the node keeps keys in memory only.")
     private Path dataDir;
 
@@ -90,10 +93,12 @@ public final class MemoryNodeCommand implements Callable<Integer>
             .role(NodeRecord.ROLE_MEMORY);
         if (secret.file() == null)
         {
-            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
-                "secret the MetaServer authenticates RPCs with");
+            throw new ParameterException(spec.commandLine(),
+                "--cluster-secret-file is required: the file with the cluster secret the MetaServer authenticates " +
+                "RPCs with");
         }
-        // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at once
+        // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at
+        // once
         final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
             .clusterSecretFile(secret.file())
             .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
@@ -104,7 +109,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
         try
         {
             node = MemoryNode.start(raas,
-                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks).dataDir(dataDir));
+                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks)
+                .dataDir(dataDir));
         }
         catch (final RuntimeException ex)
         {
@@ -112,9 +118,11 @@ public final class MemoryNodeCommand implements Callable<Integer>
             throw ex;
         }
         System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s; %s%n",
-            node.nodeId(), HeapLayout.indexRegionName(node.nodeId()), (long)indexGroups * 3 * IndexLayout.SLOTS_PER_BUCKET,
+            node.nodeId(), HeapLayout.indexRegionName(node.nodeId()),
+            (long)indexGroups * 3 * IndexLayout.SLOTS_PER_BUCKET,
             HeapLayout.heapRegionName(node.nodeId()), ((long)chunkBytes * heapChunks) >> 20, raas.self().address(),
-            dataDir == null ? "keys in memory only" : String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
+            dataDir == null ? "keys in memory only" :
+            String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -129,8 +137,9 @@ public final class MemoryNodeCommand implements Callable<Integer>
             if (stats.keysPersisted() != reported)
             {
                 reported = stats.keysPersisted();
-                System.out.printf("persisted %,d key writes in %,d batches; the last %.1f ms behind its requests, at most %.1f ms; " +
-                    "%,d heap chunks handed out, %,d came back%n", reported, stats.batches(), stats.lastLagNanos() / 1e6,
+                System.out.printf("persisted %,d key writes in %,d batches; the last %.1f ms behind its requests, at " +
+                    "most %.1f ms; %,d heap chunks handed out, %,d came back%n", reported, stats.batches(),
+                    stats.lastLagNanos() / 1e6,
                     stats.maxLagNanos() / 1e6, node.chunksAllocated(), node.chunksReclaimed());
                 System.out.flush();
             }

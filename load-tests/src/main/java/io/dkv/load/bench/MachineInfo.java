@@ -28,8 +28,10 @@ public record MachineInfo(int cores, String cpuModel, String jdk, String os)
         return new MachineInfo(
             Runtime.getRuntime().availableProcessors(),
             cpuModel(CPU_INFO),
-            Runtime.version() + " (" + System.getProperty("java.vm.name") + ", " + System.getProperty("java.vm.vendor") + ")",
-            System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+            Runtime.version() + " (" + System.getProperty("java.vm.name") + ", " +
+            System.getProperty("java.vm.vendor") + ")",
+            System.getProperty("os.name") + " " + System.getProperty("os.version") + " " +
+            System.getProperty("os.arch"));
     }
 
     /**

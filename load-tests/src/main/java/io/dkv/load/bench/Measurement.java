@@ -27,7 +27,8 @@ public record Measurement(long p50Nanos, long p99Nanos, double opsPerSecond, lon
         }
         if (elapsedNanos <= 0)
         {
-            throw new IllegalArgumentException("throughput run of " + operations + " operations took " + elapsedNanos + " ns");
+            throw new IllegalArgumentException("throughput run of " + operations + " operations took " + elapsedNanos +
+                " ns");
         }
         return new Measurement(
             latencies.getValueAtPercentile(50.0),

@@ -38,12 +38,14 @@ public final class SectionedReport
 
     public void printText(final PrintWriter out)
     {
-        BenchReport.printText(out, title, machine, method, text -> sections.forEach(section -> section.printText(text)), goalLines);
+        BenchReport.printText(out, title, machine, method, text -> sections.forEach(section -> section.printText(text)),
+            goalLines);
     }
 
     public void printMarkdown(final PrintWriter out)
     {
-        BenchReport.printMarkdown(out, title, machine, method, markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
+        BenchReport.printMarkdown(out, title, machine, method,
+            markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
             goalLines);
     }
 

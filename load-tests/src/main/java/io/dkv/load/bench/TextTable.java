@@ -31,7 +31,8 @@ public final class TextTable
     {
         if (cells.length != columns.size())
         {
-            throw new IllegalArgumentException("row of " + cells.length + " cells for a table of " + columns.size() + " columns");
+            throw new IllegalArgumentException("row of " + cells.length + " cells for a table of " + columns.size() +
+                " columns");
         }
         rows.add(cells.clone());
     }

@@ -43,7 +43,8 @@ public final class RoleProcess implements AutoCloseable
     private final Matcher ready;
     private final Thread stopOnExit;
 
-    private RoleProcess(final String name, final Process process, final Path log, final Matcher ready, final Thread stopOnExit)
+    private RoleProcess(final String name, final Process process, final Path log, final Matcher ready,
+        final Thread stopOnExit)
     {
         this.name = name;
         this.process = process;
@@ -174,11 +175,13 @@ public final class RoleProcess implements AutoCloseable
             }
             if (!process.isAlive())
             {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + " before it was ready:\n" + tail(log));
+                throw new IllegalStateException(name + " exited with " + process.exitValue() +
+                    " before it was ready:\n" + tail(log));
             }
             if (System.nanoTime() > deadline)
             {
-                throw new IllegalStateException(name + " was not ready within " + START_TIMEOUT_MS + " ms:\n" + tail(log));
+                throw new IllegalStateException(name + " was not ready within " + START_TIMEOUT_MS + " ms:\n" +
+                    tail(log));
             }
             try
             {
@@ -266,7 +269,8 @@ public final class RoleProcess implements AutoCloseable
         {
             if (System.nanoTime() > deadline)
             {
-                throw new IllegalStateException(name + " (process " + process.pid() + ") did not stop within " + EXIT_TIMEOUT_MS +
+                throw new IllegalStateException(name + " (process " + process.pid() + ") did not stop within " +
+                    EXIT_TIMEOUT_MS +
                     " ms of SIGSTOP");
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
@@ -306,10 +310,12 @@ public final class RoleProcess implements AutoCloseable
     {
         try
         {
-            final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+            final int exit =
+                new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
             if (exit != 0)
             {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") exited with " + exit);
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name +
+                    ") exited with " + exit);
             }
         }
         catch (final IOException ex)

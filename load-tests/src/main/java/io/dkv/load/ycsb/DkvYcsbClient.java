@@ -67,12 +67,14 @@ public final class DkvYcsbClient extends DB
             client = HANDED_OVER.get();
             if (client == null)
             {
-                throw new DBException("no dkv client was handed over (DkvYcsbClient.handOver) before YCSB started its threads");
+                throw new DBException("no dkv client was handed over (DkvYcsbClient.handOver) before YCSB started " +
+                    "its threads");
             }
         }
     }
 
-    public Status read(final String table, final String key, final Set<String> fields, final Map<String, ByteIterator> result)
+    public Status read(final String table, final String key, final Set<String> fields,
+        final Map<String, ByteIterator> result)
     {
         try
         {
@@ -113,7 +115,8 @@ public final class DkvYcsbClient extends DB
                 {
                     return Status.NOT_FOUND;
                 }
-                if (client.compareAndSetVersion(dkvKey, before, RecordCodec.withChanges(before.value(), changes, names)))
+                if (client.compareAndSetVersion(dkvKey, before,
+                    RecordCodec.withChanges(before.value(), changes, names)))
                 {
                     return Status.OK;
                 }

@@ -40,7 +40,8 @@ public final class RecordCodec
     {
         if (fields.size() > MAX_FIELDS)
         {
-            throw new IllegalArgumentException("a record holds up to " + MAX_FIELDS + " fields; this one has " + fields.size());
+            throw new IllegalArgumentException("a record holds up to " + MAX_FIELDS + " fields; this one has " +
+                fields.size());
         }
         final byte[][] names = new byte[fields.size()][];
         long length = COUNT_LENGTH;
@@ -50,7 +51,8 @@ public final class RecordCodec
             final byte[] name = field.getKey().getBytes(StandardCharsets.UTF_8);
             if (name.length > MAX_NAME_LENGTH)
             {
-                throw new IllegalArgumentException("field name of " + name.length + " bytes exceeds " + MAX_NAME_LENGTH);
+                throw new IllegalArgumentException("field name of " + name.length + " bytes exceeds " +
+                    MAX_NAME_LENGTH);
             }
             names[i++] = name;
             length += NAME_LENGTH_LENGTH + name.length + VALUE_LENGTH_LENGTH + field.getValue().length;
@@ -89,7 +91,8 @@ public final class RecordCodec
     public static Map<String, byte[]> decode(final byte[] record, final FieldNames names)
     {
         final Map<String, byte[]> fields = new LinkedHashMap<>();
-        forEachField(record, names, (name, offset, length) -> fields.put(name, Arrays.copyOfRange(record, offset, offset + length)));
+        forEachField(record, names,
+            (name, offset, length) -> fields.put(name, Arrays.copyOfRange(record, offset, offset + length)));
         return fields;
     }
 
@@ -205,9 +208,11 @@ public final class RecordCodec
         }
     }
 
-    private static String name(final FieldNames names, final int position, final byte[] record, final int offset, final int length)
+    private static String name(final FieldNames names, final int position, final byte[] record, final int offset,
+        final int length)
     {
-        return names == null ? new String(record, offset, length, StandardCharsets.UTF_8) : names.name(position, record, offset, length);
+        return names == null ? new String(record, offset, length, StandardCharsets.UTF_8) :
+            names.name(position, record, offset, length);
     }
 
     private static int fieldCount(final byte[] record)
@@ -228,7 +233,8 @@ public final class RecordCodec
         final int length = getShort(record, at);
         if (at + NAME_LENGTH_LENGTH + length + VALUE_LENGTH_LENGTH > record.length)
         {
-            throw truncated(record, at + NAME_LENGTH_LENGTH, length + VALUE_LENGTH_LENGTH, "the name and value length of field " + field);
+            throw truncated(record, at + NAME_LENGTH_LENGTH, length + VALUE_LENGTH_LENGTH,
+                "the name and value length of field " + field);
         }
         return length;
     }
@@ -249,7 +255,8 @@ public final class RecordCodec
     }
 
     /** Built only when a record is found wanting: a read checks every length of every field. */
-    private static IllegalArgumentException truncated(final byte[] record, final int at, final long bytes, final String what)
+    private static IllegalArgumentException truncated(final byte[] record, final int at, final long bytes,
+        final String what)
     {
         return new IllegalArgumentException("record of " + record.length + " bytes ends before " + what + " (" + bytes +
             " bytes at offset " + at + "): not a record");
@@ -278,6 +285,7 @@ public final class RecordCodec
 
     private static int getInt(final byte[] bytes, final int at)
     {
-        return (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 | bytes[at + 3] & 0xff;
+        return (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 |
+            bytes[at + 3] & 0xff;
     }
 }

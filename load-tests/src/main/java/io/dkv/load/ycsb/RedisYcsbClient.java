@@ -60,7 +60,8 @@ public final class RedisYcsbClient extends DB
         }
     }
 
-    public Status read(final String table, final String key, final Set<String> fields, final Map<String, ByteIterator> result)
+    public Status read(final String table, final String key, final Set<String> fields,
+        final Map<String, ByteIterator> result)
     {
         try
         {
@@ -74,7 +75,8 @@ public final class RedisYcsbClient extends DB
                 }
                 for (final Map.Entry<byte[], byte[]> field : hash.entrySet())
                 {
-                    result.put(new String(field.getKey(), StandardCharsets.UTF_8), new ByteArrayByteIterator(field.getValue()));
+                    result.put(new String(field.getKey(), StandardCharsets.UTF_8),
+                        new ByteArrayByteIterator(field.getValue()));
                 }
                 return Status.OK;
             }
@@ -136,7 +138,8 @@ public final class RedisYcsbClient extends DB
         }
     }
 
-    private Status write(final String operation, final String table, final String key, final Map<String, ByteIterator> values)
+    private Status write(final String operation, final String table, final String key,
+        final Map<String, ByteIterator> values)
     {
         final Map<byte[], byte[]> hash = new HashMap<>(values.size() * 2);
         for (final Map.Entry<String, ByteIterator> value : values.entrySet())

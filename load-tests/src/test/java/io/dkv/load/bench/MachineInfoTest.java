@@ -23,7 +23,8 @@ class MachineInfoTest
     void readsTheModelNameOfTheFirstProcessor(@TempDir final Path dir) throws IOException
     {
         final Path cpuInfo = Files.writeString(dir.resolve("cpuinfo"),
-            "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\nprocessor\t: 1\nmodel name\t: other\n");
+            "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\nprocessor\t: 1\nmodel name\t: " +
+            "other\n");
         assertEquals("AMD EPYC 7B13", MachineInfo.cpuModel(cpuInfo));
     }
 

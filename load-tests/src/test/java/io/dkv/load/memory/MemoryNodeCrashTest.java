@@ -45,16 +45,19 @@ class MemoryNodeCrashTest
         final Path secret = dir.resolve("cluster-secret");
         ClusterSecret.generate(secret);
         final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-            List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--data-dir", dir.resolve("meta").toString()),
+            List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--data-dir",
+                dir.resolve("meta").toString()),
             META_READY, dir.resolve("meta.log"));
         final String endpoint = meta.readyGroup(1);
         final List<String> nodeArguments = List.of("memory-node", "--cluster-secret-file", secret.toString(),
             "--node-id", Long.toString(MEMORY_NODE), "--meta", endpoint,
             "--data-dir", dir.resolve("data").toString(), "--index-groups", "1024", "--heap-chunks", "16");
-        RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY, dir.resolve("node-1.log"));
+        RoleProcess node =
+            RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY, dir.resolve("node-1.log"));
         final Map<String, String> acknowledged = new HashMap<>();
         final Map<String, Set<String>> unknown = new HashMap<>();
-        final RaasContext context = new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(CLIENT_NODE).timeoutMs(2_000);
+        final RaasContext context =
+            new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(CLIENT_NODE).timeoutMs(2_000);
         try (Raas raas = Raas.embedded(context, MetaDirectory.of(secret, MetaEndpoint.parse(endpoint)));
             KvClient client = KvClient.connect(raas,
                 new KvClientContext().memoryNodes(MEMORY_NODE).durability(Durability.SYNC).timeoutMs(2_000)))
@@ -72,7 +75,8 @@ class MemoryNodeCrashTest
             }
             assertEquals(20, failures, "puts to a dead node fail");
 
-            node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY, dir.resolve("node-2.log"));
+            node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY,
+                dir.resolve("node-2.log"));
             assertEquals(KEYS, Integer.parseInt(node.readyGroup(2)), "keys loaded from disk");
             final int after = written + 500;
             int succeeded = 0;
@@ -83,7 +87,8 @@ class MemoryNodeCrashTest
             assertTrue(succeeded >= 490, succeeded + " of 500 puts after the restart succeeded");
 
             node.kill();
-            node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY, dir.resolve("node-3.log"));
+            node = RoleProcess.start("memory node", "256m", Map.of(), nodeArguments, NODE_READY,
+                dir.resolve("node-3.log"));
             for (int k = 0; k < KEYS; k++)
             {
                 final String key = "key-" + k;
@@ -104,7 +109,8 @@ class MemoryNodeCrashTest
 
     /** @return true when acknowledged; a failed put's value may or may not have been written. */
     private static boolean put(
-        final KvClient client, final int i, final Map<String, String> acknowledged, final Map<String, Set<String>> unknown)
+        final KvClient client, final int i, final Map<String, String> acknowledged,
+        final Map<String, Set<String>> unknown)
     {
         final String key = "key-" + (i % KEYS);
         final String value = "value-" + i;

@@ -44,10 +44,12 @@ class UnreachableMemoryNodeTest
                     "--data-dir", dir.resolve("meta").toString()), META_READY,
                 dir.resolve("meta.log"));
             RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(),
-                List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(MEMORY_NODE),
+                List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id",
+                    Long.toString(MEMORY_NODE),
                     "--provider", "tcp", "--meta", meta.readyGroup(1),
                     "--index-groups", "1024", "--heap-chunks", "4"), NODE_READY, dir.resolve("node.log"));
-            Raas raas = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
+            Raas raas =
+                Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
                 .nodeId(311).timeoutMs(1_000), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));
             KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(MEMORY_NODE).timeoutMs(1_000)))
         {

@@ -58,15 +58,18 @@ class RecordCodecTest
         final byte[] encoded = RecordCodec.encode(record());
         final byte[] truncated = Arrays.copyOf(encoded, encoded.length - 1);
 
-        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> RecordCodec.decode(truncated));
-        assertTrue(ex.getMessage().contains("record of " + truncated.length + " bytes ends before the value of field 2"),
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> RecordCodec.decode(truncated));
+        assertTrue(ex.getMessage()
+            .contains("record of " + truncated.length + " bytes ends before the value of field 2"),
             ex.getMessage());
     }
 
     @Test
     void replacesChangedFieldsInPlaceKeepingTheOthersAndTheirOrder()
     {
-        final Map<String, byte[]> changes = Map.of("empty", "now set".getBytes(StandardCharsets.UTF_8), "field0", new byte[0]);
+        final Map<String, byte[]> changes =
+            Map.of("empty", "now set".getBytes(StandardCharsets.UTF_8), "field0", new byte[0]);
 
         final byte[] changed = RecordCodec.withChanges(RecordCodec.encode(record()), changes, new FieldNames());
 
@@ -82,7 +85,8 @@ class RecordCodecTest
         changes.put("größe", new byte[]{9});
         changes.put("new", new byte[]{1, 2});
 
-        final Map<String, byte[]> decoded = RecordCodec.decode(RecordCodec.withChanges(RecordCodec.encode(record()), changes, null));
+        final Map<String, byte[]> decoded =
+            RecordCodec.decode(RecordCodec.withChanges(RecordCodec.encode(record()), changes, null));
 
         assertEquals(List.of("field0", "empty", "größe", "new"), List.copyOf(decoded.keySet()));
         assertArrayEquals(new byte[]{9}, decoded.get("größe"));
@@ -118,6 +122,7 @@ class RecordCodecTest
 
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
             () -> RecordCodec.withChanges(truncated, Map.of("empty", new byte[1]), new FieldNames()));
-        assertTrue(ex.getMessage().contains("record of 10 bytes ends before the name and value length of field 0"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("record of 10 bytes ends before the name and value length of field 0"),
+            ex.getMessage());
     }
 }

@@ -31,8 +31,8 @@ import java.util.concurrent.CountDownLatch;
         "Prints the endpoint nodes need (also written to <data-dir>/endpoint) and serves until Ctrl-C.",
         "Two servers replicate each other: start A, start B with --peer <A's endpoint>, restart A with --peer <B's>",
         "(an endpoint stays the same across restarts when the address is fixed).",
-        "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove records " +
-            "as an operator."
+        "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove " +
+            "records as an operator."
     },
     subcommands = {MetaEvictCommand.class, MetaWithdrawCommand.class})
 public final class MetaCommand implements Callable<Integer>
@@ -43,14 +43,17 @@ public final class MetaCommand implements Callable<Integer>
     @Mixin
     ClusterSecretOption secret;
 
-    @Option(names = "--node-id", defaultValue = "1", description = "The server's node id, fixed across restarts (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--node-id", defaultValue = "1",
+        description = "The server's node id, fixed across restarts (default: ${DEFAULT-VALUE}).")
     long nodeId;
 
-    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm (one host) or tcp (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider: shm (one host) or tcp (default: ${DEFAULT-VALUE}).")
     String provider;
 
     @Option(names = "--address", description = {
-        "tcp: ip:port to listen on (a fixed port keeps the endpoint across restarts; default 127.0.0.1:0, a new port each start).",
+        "tcp: ip:port to listen on (a fixed port keeps the endpoint across restarts; default 127.0.0.1:0, a new port " +
+            "each start).",
         "shm: the device id in hex (default: drawn at the first start and kept in the data directory)."})
     String address;
 
@@ -91,8 +94,9 @@ public final class MetaCommand implements Callable<Integer>
             .regionSlots(regionSlots);
         if (secret.file() == null)
         {
-            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: the file with the cluster " +
-                "secret every MetaServer RPC is authenticated with (./dkv up writes one)");
+            throw new ParameterException(spec.commandLine(),
+                "--cluster-secret-file is required: the file with the cluster secret every MetaServer RPC is " +
+                "authenticated with (./dkv up writes one)");
         }
         context.clusterSecretFile(secret.file());
         context.raas().verbs().provider(provider);
@@ -106,7 +110,8 @@ public final class MetaCommand implements Callable<Integer>
                     context.raas().verbs().shmDeviceId(parseDeviceId(address));
                 }
             }
-            default -> throw new ParameterException(spec.commandLine(), "--provider must be shm or tcp, not '" + provider + "'");
+            default -> throw new ParameterException(spec.commandLine(),
+                "--provider must be shm or tcp, not '" + provider + "'");
         }
         if (peer != null)
         {
@@ -137,7 +142,8 @@ public final class MetaCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new ParameterException(spec.commandLine(), "--address for shm is a device id in hex, not '" + text + "'");
+            throw new ParameterException(spec.commandLine(),
+                "--address for shm is a device id in hex, not '" + text + "'");
         }
     }
 

@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
  * its token (a node gone for good, or an id to free before its lease lapses).
  */
 @Command(name = "evict", mixinStandardHelpOptions = true,
-    description = "Remove a node and its regions from the MetaServer as an operator (authenticated with the cluster secret).")
+    description =
+        "Remove a node and its regions from the MetaServer as an operator (authenticated with the cluster secret).")
 public final class MetaEvictCommand extends MetaOperatorCall
 {
     @Option(names = "--node", required = true, description = "The node id to remove.")

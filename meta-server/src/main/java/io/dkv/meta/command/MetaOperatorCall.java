@@ -37,7 +37,8 @@ abstract class MetaOperatorCall implements Callable<Integer>
     @Mixin
     ClusterSecretOption secret;
 
-    @Option(names = "--meta", required = true, paramLabel = "ENDPOINT", description = "The MetaServer's endpoint, as ./dkv meta prints it.")
+    @Option(names = "--meta", required = true, paramLabel = "ENDPOINT",
+        description = "The MetaServer's endpoint, as ./dkv meta prints it.")
     String meta;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
@@ -48,8 +49,8 @@ abstract class MetaOperatorCall implements Callable<Integer>
     {
         if (secret.file() == null)
         {
-            throw new ParameterException(spec.commandLine(), "--cluster-secret-file is required: an operator proves itself " +
-                "with the cluster secret");
+            throw new ParameterException(spec.commandLine(),
+                "--cluster-secret-file is required: an operator proves itself with the cluster secret");
         }
         final byte[] key;
         final MetaEndpoint endpoint;
@@ -68,10 +69,14 @@ abstract class MetaOperatorCall implements Callable<Integer>
             .verbs(new VerbsContext().provider(endpoint.address().provider()).tcpAddress(address));
         try (Raas raas = Raas.embedded(context, directory))
         {
-            final Connection connection = raas.connect(endpoint.nodeId(), MetaRpcDescriptor.SERVICE, Flags.ADAPTIVE, null);
-            final MetaRpcClient client = new MetaRpcClient(connection, raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
-                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH), Duration.ofMillis(MetaDirectoryConfiguration.RPC_TIMEOUT_MS_DEFAULT),
-                new MetaFrameAuthenticator(key, SystemEpochClock.INSTANCE, MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT));
+            final Connection connection =
+                raas.connect(endpoint.nodeId(), MetaRpcDescriptor.SERVICE, Flags.ADAPTIVE, null);
+            final MetaRpcClient client =
+                new MetaRpcClient(connection, raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                Duration.ofMillis(MetaDirectoryConfiguration.RPC_TIMEOUT_MS_DEFAULT),
+                new MetaFrameAuthenticator(key, SystemEpochClock.INSTANCE,
+                    MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT));
             body(client.beginOperator(type()));
             client.call();
             connection.close();

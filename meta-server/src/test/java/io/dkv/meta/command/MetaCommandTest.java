@@ -110,7 +110,8 @@ class MetaCommandTest
         Files.writeString(open, "ab".repeat(32));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
         assertEquals(2, execute("--cluster-secret-file", open.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + open + " is open to group or others"), err::toString);
+        assertTrue(err.toString().contains("cluster secret file " + open + " is open to group or others"),
+            err::toString);
         assertTrue(err.toString().contains("chmod 600 " + open), err::toString);
 
         final Path shortSecret = dir.resolve("short-secret");
@@ -123,7 +124,8 @@ class MetaCommandTest
         Files.writeString(notHex, "secret".repeat(20));
         Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("rw-------"));
         assertEquals(2, execute("--cluster-secret-file", notHex.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + notHex + " does not hold hex digits"), err::toString);
+        assertTrue(err.toString().contains("cluster secret file " + notHex + " does not hold hex digits"),
+            err::toString);
         assertTrue(!err.toString().contains("secretsecret"), "the file's content is never printed");
     }
 }

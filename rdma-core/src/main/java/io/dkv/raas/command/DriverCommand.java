@@ -25,7 +25,8 @@ import java.util.concurrent.CountDownLatch;
     mixinStandardHelpOptions = true,
     description = {
         "Run the host's standalone RaaS driver. Applications attach to it through its command-and-control file " +
-            "(Raas.attach with the same --name) and share its queue pairs and connections; it removes clients that die.",
+            "(Raas.attach with the same --name) and share its queue pairs and connections; it removes clients that " +
+            "die.",
         "Stop it with Ctrl-C."
     })
 public final class DriverCommand implements Callable<Integer>
@@ -36,21 +37,25 @@ public final class DriverCommand implements Callable<Integer>
     @Mixin
     private ClusterSecretOption secret;
 
-    @Option(names = "--name", defaultValue = "default", description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--name", defaultValue = "default",
+        description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
     private String name;
 
-    @Option(names = "--provider", defaultValue = "shm", description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
     private String provider;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
     private String address;
 
-    @Option(names = "--node-id", defaultValue = "0", description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--node-id", defaultValue = "0",
+        description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
     private long nodeId;
 
     @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
-        description = "MetaServer endpoint(s) to join the cluster through (as ./dkv meta prints them); without one the driver " +
+        description =
+            "MetaServer endpoint(s) to join the cluster through (as ./dkv meta prints them); without one the driver " +
             "knows only its own node.")
     private java.util.List<String> meta;
 
@@ -63,7 +68,8 @@ public final class DriverCommand implements Callable<Integer>
     {
         if (errors)
         {
-            System.out.print(DriverErrors.report(CncDescriptor.driverDirectory(new RaasContext().cncDirectory(), name)));
+            System.out.print(DriverErrors.report(CncDescriptor.driverDirectory(new RaasContext().cncDirectory(),
+                name)));
             return 0;
         }
         final RaasContext context = new RaasContext()
@@ -73,8 +79,9 @@ public final class DriverCommand implements Callable<Integer>
         final CountDownLatch stopped = new CountDownLatch(1);
         if (meta != null && !meta.isEmpty() && secret.file() == null)
         {
-            throw new ParameterException(spec.commandLine(), "--meta needs --cluster-secret-file: the file with the cluster " +
-                "secret the MetaServer authenticates RPCs with");
+            throw new ParameterException(spec.commandLine(),
+                "--meta needs --cluster-secret-file: the file with the cluster secret the MetaServer authenticates " +
+                "RPCs with");
         }
         final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
             io.dkv.raas.meta.MetaDirectory.of(secret.file(), meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)

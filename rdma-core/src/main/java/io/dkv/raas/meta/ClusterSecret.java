@@ -108,7 +108,8 @@ public final class ClusterSecret
             {
                 Files.createFile(file);
             }
-            Files.writeString(file, HexFormat.of().formatHex(secret) + System.lineSeparator(), StandardCharsets.US_ASCII);
+            Files.writeString(file, HexFormat.of().formatHex(secret) + System.lineSeparator(),
+                StandardCharsets.US_ASCII);
         }
         catch (final FileAlreadyExistsException ex)
         {
@@ -129,7 +130,8 @@ public final class ClusterSecret
     {
         if (secret.length < MIN_BYTES)
         {
-            throw new IllegalArgumentException("a cluster secret of " + secret.length + " bytes, fewer than " + MIN_BYTES);
+            throw new IllegalArgumentException("a cluster secret of " + secret.length + " bytes, fewer than " +
+                MIN_BYTES);
         }
         return secret.clone();
     }
@@ -150,7 +152,8 @@ public final class ClusterSecret
         if (file == null)
         {
             throw new IllegalArgumentException(who + " needs the cluster secret: set clusterSecretFile (or -D" +
-                MetaDirectoryConfiguration.CLUSTER_SECRET_FILE_PROP_NAME + "), or noClusterSecret() for in-process use");
+                MetaDirectoryConfiguration.CLUSTER_SECRET_FILE_PROP_NAME +
+                "), or noClusterSecret() for in-process use");
         }
         return read(file);
     }

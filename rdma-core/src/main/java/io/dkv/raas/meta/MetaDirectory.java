@@ -418,7 +418,8 @@ public final class MetaDirectory implements Directory
                 }
                 catch (final MetaRpcException ex)
                 {
-                    // another holder's record of this id is live: it may be this node before a crash, whose lease lapses
+                    // another holder's record of this id is live: it may be this node before a crash, whose lease
+                    // lapses
                     if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || System.nanoTime() - deadline > 0)
                     {
                         throw ex;

@@ -20,7 +20,8 @@ import static io.dkv.verbs.ConfigurationProperties.intProperty;
  */
 public final class MetaDirectoryContext
 {
-    private final List<MetaEndpoint> endpoints = new ArrayList<>(MetaEndpoint.parseList(MetaDirectoryConfiguration.endpoints()));
+    private final List<MetaEndpoint> endpoints =
+        new ArrayList<>(MetaEndpoint.parseList(MetaDirectoryConfiguration.endpoints()));
     private int epochCheckMs = intProperty(EPOCH_CHECK_MS_PROP_NAME, EPOCH_CHECK_MS_DEFAULT);
     private int heartbeatMs = intProperty(HEARTBEAT_MS_PROP_NAME, HEARTBEAT_MS_DEFAULT);
     private int rpcTimeoutMs = intProperty(RPC_TIMEOUT_MS_PROP_NAME, RPC_TIMEOUT_MS_DEFAULT);
@@ -41,7 +42,8 @@ public final class MetaDirectoryContext
     {
         if (endpoints.isEmpty() || endpoints.size() > 2)
         {
-            throw new IllegalArgumentException("a MetaDirectory needs one or two MetaServer endpoints, got " + endpoints);
+            throw new IllegalArgumentException("a MetaDirectory needs one or two MetaServer endpoints, got " +
+                endpoints);
         }
         if (endpoints.size() == 2 && endpoints.get(0).nodeId() == endpoints.get(1).nodeId())
         {
@@ -55,7 +57,8 @@ public final class MetaDirectoryContext
         clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaDirectory");
         if (nodeToken != null && nodeToken.length != MetaRpcDescriptor.TOKEN_LENGTH)
         {
-            throw new IllegalArgumentException("a node token has " + MetaRpcDescriptor.TOKEN_LENGTH + " bytes, not " + nodeToken.length);
+            throw new IllegalArgumentException("a node token has " + MetaRpcDescriptor.TOKEN_LENGTH + " bytes, not " +
+                nodeToken.length);
         }
         return this;
     }
@@ -119,7 +122,9 @@ public final class MetaDirectoryContext
         return this;
     }
 
-    /** @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}). */
+    /**
+     * @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}).
+     */
     public byte[] clusterSecret()
     {
         return clusterSecret;

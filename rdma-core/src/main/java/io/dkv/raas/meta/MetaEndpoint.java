@@ -58,13 +58,15 @@ public record MetaEndpoint(long nodeId, PortAddress address, int dctNumber, long
         final int hash = trimmed.lastIndexOf('#');
         if (!trimmed.startsWith(PREFIX) || at < 0 || hash < at)
         {
-            throw new IllegalArgumentException("MetaServer endpoint '" + text + "' is not meta:<nodeId>@<address>#<dct>:<dcKey>");
+            throw new IllegalArgumentException("MetaServer endpoint '" + text +
+                "' is not meta:<nodeId>@<address>#<dct>:<dcKey>");
         }
         final String reach = trimmed.substring(hash + 1);
         final int colon = reach.indexOf(':');
         if (colon < 0)
         {
-            throw new IllegalArgumentException("MetaServer endpoint '" + text + "' lacks ':' between DCT number and DC key");
+            throw new IllegalArgumentException("MetaServer endpoint '" + text +
+                "' lacks ':' between DCT number and DC key");
         }
         try
         {
@@ -76,7 +78,8 @@ public record MetaEndpoint(long nodeId, PortAddress address, int dctNumber, long
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalArgumentException("MetaServer endpoint '" + text + "' is malformed: " + ex.getMessage(), ex);
+            throw new IllegalArgumentException("MetaServer endpoint '" + text + "' is malformed: " + ex.getMessage(),
+                ex);
         }
     }
 
@@ -105,6 +108,7 @@ public record MetaEndpoint(long nodeId, PortAddress address, int dctNumber, long
 
     public String toString()
     {
-        return PREFIX + nodeId + '@' + address + '#' + HexFormat.of().toHexDigits(dctNumber) + ':' + HexFormat.of().toHexDigits(dcKey);
+        return PREFIX + nodeId + '@' + address + '#' + HexFormat.of().toHexDigits(dctNumber) + ':' +
+            HexFormat.of().toHexDigits(dcKey);
     }
 }

@@ -63,7 +63,8 @@ public final class MetaFrameAuthenticator
     /**
      * Write the timestamp and append the mac.
      *
-     * @param frame  a frame whose header and body are written, with {@link MetaRpcDescriptor#MAC_LENGTH} bytes to spare.
+     * @param frame  a frame whose header and body are written, with {@link MetaRpcDescriptor#MAC_LENGTH} bytes to
+     * spare.
      * @param length its length so far.
      * @return its length with the mac.
      */
@@ -88,7 +89,8 @@ public final class MetaFrameAuthenticator
      * Check a frame's mac and timestamp.
      *
      * @param frame  the frame, at offset 0.
-     * @param length its length including the mac; at least {@link MetaRpcDescriptor#HEADER_LENGTH} + {@link MetaRpcDescriptor#MAC_LENGTH}.
+     * @param length its length including the mac; at least {@link MetaRpcDescriptor#HEADER_LENGTH} + {@link
+     * MetaRpcDescriptor#MAC_LENGTH}.
      * @return null when the frame is authentic and fresh, else why not.
      */
     public String verify(final MemorySegment frame, final int length)
@@ -122,7 +124,8 @@ public final class MetaFrameAuthenticator
     private Mac macFor(final MemorySegment frame)
     {
         final byte type = frame.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET);
-        final short flags = frame.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), FLAGS_OFFSET);
+        final short flags =
+            frame.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), FLAGS_OFFSET);
         return type != TYPE_REPLY && (flags & FLAG_OPERATOR) != 0 ? operatorMac : memberMac;
     }
 

@@ -16,8 +16,8 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 
 /**
  * Reads one RPC frame ({@link MetaRpcDescriptor}) that may be anything a peer sent, wrapped without
- * its mac (checked before, by {@link MetaFrameAuthenticator#verify}): every read is bounds-checked, and whatever cannot be a valid field ends in a {@link MetaRpcException} naming the
- * status the reply should carry.
+ * its mac (checked before, by {@link MetaFrameAuthenticator#verify}): every read is bounds-checked, and whatever cannot
+ * be a valid field ends in a {@link MetaRpcException} naming the status the reply should carry.
  */
 public final class MetaMessageReader
 {
@@ -90,11 +90,13 @@ public final class MetaMessageReader
     {
         if (length() < HEADER_LENGTH)
         {
-            throw new MetaRpcException(STATUS_MALFORMED, "frame of " + length() + " bytes is shorter than the " + HEADER_LENGTH + "-byte header");
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "frame of " + length() + " bytes is shorter than the " + HEADER_LENGTH + "-byte header");
         }
         if (bodyLength() != length() - HEADER_LENGTH)
         {
-            throw new MetaRpcException(STATUS_MALFORMED, "header says " + bodyLength() + " body bytes, the frame has " + (length() - HEADER_LENGTH));
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "header says " + bodyLength() + " body bytes, the frame has " + (length() - HEADER_LENGTH));
         }
         position = start + HEADER_LENGTH;
         return this;
@@ -184,18 +186,21 @@ public final class MetaMessageReader
         final int addressLength = getShort();
         if (providerLength < 1 || providerLength > MetaTableDescriptor.NODE_PROVIDER_MAX)
         {
-            throw new MetaRpcException(STATUS_MALFORMED, "node " + id + " has a provider name of " + providerLength + " bytes");
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "node " + id + " has a provider name of " + providerLength + " bytes");
         }
         if (addressLength < 1 || addressLength > MetaTableDescriptor.NODE_ADDRESS_MAX)
         {
-            throw new MetaRpcException(STATUS_MALFORMED, "node " + id + " has an address of " + addressLength + " bytes");
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "node " + id + " has an address of " + addressLength + " bytes");
         }
         final byte[] provider = getBytes(providerLength);
         for (final byte b : provider)
         {
             if (!((b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || b == '-' || b == '_'))
             {
-                throw new MetaRpcException(STATUS_MALFORMED, "node " + id + " has a provider name that is not [a-z0-9_-]");
+                throw new MetaRpcException(STATUS_MALFORMED,
+                    "node " + id + " has a provider name that is not [a-z0-9_-]");
             }
         }
         final byte[] address = getBytes(addressLength);
@@ -205,7 +210,8 @@ public final class MetaMessageReader
         }
         try
         {
-            return new NodeRecord(id, role, PortAddress.of(new String(provider, StandardCharsets.US_ASCII), address), dct, dcKey,
+            return new NodeRecord(id, role, PortAddress.of(new String(provider, StandardCharsets.US_ASCII), address),
+                dct, dcKey,
                 epoch, leaseExpiry);
         }
         catch (final IllegalArgumentException ex)
@@ -269,7 +275,8 @@ public final class MetaMessageReader
         if (bytes < 0 || position + bytes > limit)
         {
             throw new MetaRpcException(STATUS_MALFORMED,
-                "field of " + bytes + " bytes at offset " + (position - start) + " runs past the " + length() + "-byte frame");
+                "field of " + bytes + " bytes at offset " + (position - start) + " runs past the " + length() +
+                "-byte frame");
         }
     }
 }

@@ -183,7 +183,8 @@ public final class MetaMessageWriter
     {
         if (position + (long)bytes + MAC_LENGTH > buffer.byteSize())
         {
-            throw new IllegalStateException("frame of " + (position + bytes) + " bytes and its mac exceed the " + buffer.byteSize() +
+            throw new IllegalStateException("frame of " + (position + bytes) + " bytes and its mac exceed the " +
+                buffer.byteSize() +
                 "-byte buffer");
         }
     }

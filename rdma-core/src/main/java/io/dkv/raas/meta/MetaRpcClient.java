@@ -93,14 +93,18 @@ public final class MetaRpcClient
             final long left = deadline - System.nanoTime();
             if (left <= 0)
             {
-                throw new RaasException(typeName(type) + " request " + requestId + " to MetaServer " + connection.nodeId() +
+                throw new RaasException(typeName(type) + " request " + requestId + " to MetaServer " +
+                    connection.nodeId() +
                     " had no reply within " + timeout.toMillis() + " ms");
             }
-            final int received = connection.recv(replyBuffer, 0, (int)Math.min(replyBuffer.byteSize(), Integer.MAX_VALUE), Duration.ofNanos(left));
+            final int received =
+                connection.recv(replyBuffer, 0, (int)Math.min(replyBuffer.byteSize(), Integer.MAX_VALUE),
+                    Duration.ofNanos(left));
             reader.wrap(replyBuffer, 0, Math.max(0, received - MAC_LENGTH));
             if (received < HEADER_LENGTH + MAC_LENGTH || reader.type() != TYPE_REPLY)
             {
-                throw new RaasException("MetaServer " + connection.nodeId() + " answered " + typeName(type) + " with a " + received +
+                throw new RaasException("MetaServer " + connection.nodeId() + " answered " + typeName(type) +
+                    " with a " + received +
                     "-byte frame that is no reply");
             }
             if (reader.requestId() != requestId)
@@ -111,13 +115,16 @@ public final class MetaRpcClient
             final String forged = authenticator.verify(replyBuffer, received);
             if (forged != null)
             {
-                throw new MetaRpcException(STATUS_UNAUTHENTICATED, "the reply to " + typeName(type) + " from MetaServer " +
-                    connection.nodeId() + " is not authentic: " + forged + " (unverified, it says " + statusName(status) + ")");
+                throw new MetaRpcException(STATUS_UNAUTHENTICATED,
+                    "the reply to " + typeName(type) + " from MetaServer " +
+                    connection.nodeId() + " is not authentic: " + forged + " (unverified, it says " +
+                    statusName(status) + ")");
             }
             reader.body();
             if (status != STATUS_OK)
             {
-                throw new MetaRpcException(status, typeName(type) + " refused by MetaServer " + connection.nodeId() + ": " +
+                throw new MetaRpcException(status,
+                    typeName(type) + " refused by MetaServer " + connection.nodeId() + ": " +
                     reader.getRemainingText());
             }
             return reader;

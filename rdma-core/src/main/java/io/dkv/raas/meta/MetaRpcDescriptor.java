@@ -39,7 +39,8 @@ package io.dkv.raas.meta;
  *            layoutVersion int, name
  *   name:    nameLength int (at most {@link #MAX_NAME_BYTES}), UTF-8 bytes
  *
- *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int, region x count
+ *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int,
+ *                                                        region x count
  *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token
  *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)

@@ -66,12 +66,14 @@ final class MetaServerLink
      *
      * @throws RaasException when the server cannot be reached or answers with no tables.
      */
-    void open(final Raas raas, final MetaSegments buffers, final Duration rpcTimeout, final MetaFrameAuthenticator authenticator)
+    void open(final Raas raas, final MetaSegments buffers, final Duration rpcTimeout,
+        final MetaFrameAuthenticator authenticator)
     {
         final Connection opened = raas.connect(endpoint.nodeId(), SERVICE, Flags.ADAPTIVE, null);
         try
         {
-            final MetaRpcClient client = new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout, authenticator);
+            final MetaRpcClient client =
+                new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout, authenticator);
             client.begin(TYPE_BOOTSTRAP);
             final MetaMessageReader reply = client.call();
             final long serverNodeId = reply.getLong();
@@ -80,13 +82,15 @@ final class MetaServerLink
             final int count = reply.getInt();
             if (serverNodeId != endpoint.nodeId() || count < 1)
             {
-                throw new RaasException("MetaServer at " + endpoint + " answered the bootstrap as node " + serverNodeId + " with " +
+                throw new RaasException("MetaServer at " + endpoint + " answered the bootstrap as node " +
+                    serverNodeId + " with " +
                     count + " table regions");
             }
             final RemoteRegion region = reply.getRegion();
             if (!(raas instanceof RaasDriver driver))
             {
-                throw new RaasException("a MetaDirectory reads tables through an embedded driver, not " + raas.getClass().getName());
+                throw new RaasException("a MetaDirectory reads tables through an embedded driver, not " +
+                    raas.getClass().getName());
             }
             driver.trust(region);
             final MetaTableReader tableReader = new MetaTableReader(opened, region, buffers.read());

@@ -28,7 +28,8 @@ public final class MetaSlots
         final byte[] address = node.address().bytes();
         if (provider.length > NODE_PROVIDER_MAX || address.length > NODE_ADDRESS_MAX)
         {
-            throw new IllegalArgumentException("node " + node.id() + " address " + node.address() + " does not fit a slot");
+            throw new IllegalArgumentException("node " + node.id() + " address " + node.address() +
+                " does not fit a slot");
         }
         memory.set(INT, base + STATE_OFFSET, state);
         memory.set(INT, base + NODE_ROLE_OFFSET, node.role());
@@ -67,7 +68,8 @@ public final class MetaSlots
             throw new RaasException("node slot of node " + nodeId + " has address length " + addressLength);
         }
         int providerLength = 0;
-        while (providerLength < NODE_PROVIDER_MAX && memory.get(ValueLayout.JAVA_BYTE, base + NODE_PROVIDER_OFFSET + providerLength) != 0)
+        while (providerLength < NODE_PROVIDER_MAX &&
+            memory.get(ValueLayout.JAVA_BYTE, base + NODE_PROVIDER_OFFSET + providerLength) != 0)
         {
             providerLength++;
         }
@@ -88,16 +90,19 @@ public final class MetaSlots
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new RaasException("node slot of node " + nodeId + " does not hold a node record: " + ex.getMessage(), ex);
+            throw new RaasException("node slot of node " + nodeId + " does not hold a node record: " + ex.getMessage(),
+                ex);
         }
     }
 
     /** Write the fields of a region slot (not its version or checksum). */
-    public static void encodeRegion(final MemorySegment memory, final long base, final int state, final RemoteRegion region, final byte[] name)
+    public static void encodeRegion(final MemorySegment memory, final long base, final int state,
+        final RemoteRegion region, final byte[] name)
     {
         if (name.length > REGION_NAME_MAX)
         {
-            throw new IllegalArgumentException("region name of " + name.length + " UTF-8 bytes exceeds " + REGION_NAME_MAX);
+            throw new IllegalArgumentException("region name of " + name.length + " UTF-8 bytes exceeds " +
+                REGION_NAME_MAX);
         }
         memory.set(INT, base + STATE_OFFSET, state);
         memory.set(INT, base + REGION_NAME_LENGTH_OFFSET, name.length);
@@ -116,7 +121,8 @@ public final class MetaSlots
     /** @return true when the region slot holds exactly this UTF-8 name. */
     public static boolean hasName(final MemorySegment memory, final long base, final byte[] name, final int hash)
     {
-        if (memory.get(INT, base + REGION_NAME_LENGTH_OFFSET) != name.length || memory.get(INT, base + REGION_NAME_HASH_OFFSET) != hash)
+        if (memory.get(INT, base + REGION_NAME_LENGTH_OFFSET) != name.length ||
+            memory.get(INT, base + REGION_NAME_HASH_OFFSET) != hash)
         {
             return false;
         }

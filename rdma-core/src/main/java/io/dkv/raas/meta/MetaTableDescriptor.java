@@ -195,7 +195,8 @@ public final class MetaTableDescriptor
         long hash = mix(version);
         for (int offset = FIELDS_OFFSET; offset < end; offset += 8)
         {
-            hash = Long.rotateLeft(hash ^ memory.get(LONG, slotBase + offset) * 0xc2b2ae3d27d4eb4fL, 31) * 0x9e3779b97f4a7c15L;
+            hash = Long.rotateLeft(hash ^ memory.get(LONG, slotBase + offset) * 0xc2b2ae3d27d4eb4fL, 31) *
+                0x9e3779b97f4a7c15L;
         }
         return mix(hash);
     }
@@ -214,7 +215,8 @@ public final class MetaTableDescriptor
         {
             return STATE_EMPTY;
         }
-        if ((version & 1) != 0 || memory.get(LONG, slotBase + checksumOffset) != checksum(memory, slotBase, version, checksumOffset))
+        if ((version & 1) != 0 ||
+            memory.get(LONG, slotBase + checksumOffset) != checksum(memory, slotBase, version, checksumOffset))
         {
             return TORN;
         }

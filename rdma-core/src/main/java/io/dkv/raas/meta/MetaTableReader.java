@@ -52,7 +52,8 @@ public final class MetaTableReader
     /**
      * @param tornRetries reads of a slot found mid-write before the lookup gives up.
      */
-    public MetaTableReader(final Connection connection, final RemoteRegion tables, final MemorySegment buffer, final int tornRetries)
+    public MetaTableReader(final Connection connection, final RemoteRegion tables, final MemorySegment buffer,
+        final int tornRetries)
     {
         if (tornRetries < 1)
         {
@@ -60,7 +61,8 @@ public final class MetaTableReader
         }
         if (buffer.byteSize() < BUFFER_BYTES)
         {
-            throw new IllegalArgumentException("reader buffer of " + buffer.byteSize() + " bytes is smaller than " + BUFFER_BYTES);
+            throw new IllegalArgumentException("reader buffer of " + buffer.byteSize() + " bytes is smaller than " +
+                BUFFER_BYTES);
         }
         this.connection = connection;
         this.tables = tables;
@@ -82,12 +84,15 @@ public final class MetaTableReader
         final int regions = buffer.get(INT, REGION_SLOTS_OFFSET);
         if (magic != MAGIC || layout != LAYOUT_VERSION)
         {
-            throw new RaasException(String.format("region '%s' on node %d holds no MetaServer tables of layout %d (magic 0x%x, layout %d)",
+            throw new RaasException(String.format("region '%s' on node %d holds no MetaServer tables of layout %d " +
+                "(magic 0x%x, layout %d)",
                 tables.name(), tables.nodeId(), LAYOUT_VERSION, magic, layout));
         }
-        if (Integer.bitCount(nodes) != 1 || Integer.bitCount(regions) != 1 || regionLength(nodes, regions) > tables.length())
+        if (Integer.bitCount(nodes) != 1 || Integer.bitCount(regions) != 1 ||
+            regionLength(nodes, regions) > tables.length())
         {
-            throw new RaasException("MetaServer tables of " + nodes + " node and " + regions + " region slots do not fit region " + tables);
+            throw new RaasException("MetaServer tables of " + nodes + " node and " + regions +
+                " region slots do not fit region " + tables);
         }
         nodeSlots = nodes;
         regionSlots = regions;
@@ -225,7 +230,8 @@ public final class MetaTableReader
                 int state = readState(buffer, base, REGION_CHECKSUM_OFFSET);
                 if (state == TORN)
                 {
-                    state = reread(regionSlotOffset(nodeSlots, first + i), REGION_SLOT_LENGTH, base, REGION_CHECKSUM_OFFSET);
+                    state = reread(regionSlotOffset(nodeSlots, first + i), REGION_SLOT_LENGTH, base,
+                        REGION_CHECKSUM_OFFSET);
                 }
                 if (state == STATE_EMPTY)
                 {
@@ -262,7 +268,8 @@ public final class MetaTableReader
                 return state;
             }
         }
-        throw new RaasException("slot at offset " + offset + " of region '" + tables.name() + "' on node " + tables.nodeId() +
+        throw new RaasException("slot at offset " + offset + " of region '" + tables.name() + "' on node " +
+            tables.nodeId() +
             " was mid-write in " + tornRetries + " reads");
     }
 

@@ -37,8 +37,8 @@ public final class NodeTokenFile
                 final byte[] token = HexFormat.of().parseHex(Files.readString(file, StandardCharsets.US_ASCII).strip());
                 if (token.length != MetaRpcDescriptor.TOKEN_LENGTH)
                 {
-                    throw new IllegalArgumentException("node token file " + file + " holds " + token.length + " bytes, not " +
-                        MetaRpcDescriptor.TOKEN_LENGTH);
+                    throw new IllegalArgumentException("node token file " + file + " holds " + token.length +
+                        " bytes, not " + MetaRpcDescriptor.TOKEN_LENGTH);
                 }
                 return token;
             }
@@ -49,9 +49,11 @@ public final class NodeTokenFile
             Files.deleteIfExists(partial);
             if (dataDir.getFileSystem().supportedFileAttributeViews().contains("posix"))
             {
-                Files.createFile(partial, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(partial,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             }
-            Files.writeString(partial, HexFormat.of().formatHex(token) + System.lineSeparator(), StandardCharsets.US_ASCII);
+            Files.writeString(partial, HexFormat.of().formatHex(token) + System.lineSeparator(),
+                StandardCharsets.US_ASCII);
             Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE);
             return token;
         }

@@ -135,7 +135,8 @@ final class NativeMapping
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment state = call.allocate(linked.callState());
-            final int fd = (int)linked.open().invokeExact(state, call.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC, 0);
+            final int fd =
+                (int)linked.open().invokeExact(state, call.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC, 0);
             if (fd < 0)
             {
                 final int error = errno(linked, state);
@@ -158,10 +159,12 @@ final class NativeMapping
                 {
                     throw new VerbsException("shm file " + path + " is empty");
                 }
-                address = (MemorySegment)linked.mmap().invokeExact(state, MemorySegment.NULL, length, PROT_READ_WRITE, MAP_SHARED, fd, 0L);
+                address = (MemorySegment)linked.mmap()
+                    .invokeExact(state, MemorySegment.NULL, length, PROT_READ_WRITE, MAP_SHARED, fd, 0L);
                 if (address.address() == -1L)
                 {
-                    throw new VerbsException("cannot map shm file " + path + " (" + length + " bytes): errno " + errno(linked, state));
+                    throw new VerbsException("cannot map shm file " + path + " (" + length + " bytes): errno " +
+                        errno(linked, state));
                 }
             }
             finally

@@ -36,7 +36,8 @@ final class ShmControlFile
     }
 
     static ShmControlFile create(
-        final MemorySegment segment, final long deviceId, final long pid, final int mrCapacity, final int endpointCapacity)
+        final MemorySegment segment, final long deviceId, final long pid, final int mrCapacity,
+        final int endpointCapacity)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(segment.address(), (int)segment.byteSize());
         buffer.putLong(DEVICE_ID_OFFSET, deviceId);
@@ -65,7 +66,8 @@ final class ShmControlFile
         final long expected = fileLength(buffer.getInt(MR_CAPACITY_OFFSET), buffer.getInt(ENDPOINT_CAPACITY_OFFSET));
         if (segment.byteSize() < expected)
         {
-            throw new VerbsException("shm control file " + name + " is " + segment.byteSize() + " bytes; its tables need " + expected);
+            throw new VerbsException("shm control file " + name + " is " + segment.byteSize() +
+                " bytes; its tables need " + expected);
         }
         return new ShmControlFile(segment);
     }
@@ -101,7 +103,8 @@ final class ShmControlFile
     }
 
     void putRegion(
-        final int index, final int key, final int pdId, final long base, final long length, final int access, final long fileSeq)
+        final int index, final int key, final int pdId, final long base, final long length, final int access,
+        final long fileSeq)
     {
         final int offset = (int)(mrOffset + (long)index * ENTRY_LENGTH);
         beginWrite(offset);

@@ -24,7 +24,8 @@ final class ShmDcTarget extends SoftDcTarget implements Progressor
     private final ShmRingReceiver receiver;
     private volatile boolean destroyed;
 
-    ShmDcTarget(final ShmDevice shm, final SoftProtectionDomain pd, final int number, final DctInitAttributes attributes)
+    ShmDcTarget(final ShmDevice shm, final SoftProtectionDomain pd, final int number,
+        final DctInitAttributes attributes)
     {
         super(shm, pd, number, attributes);
         this.shm = shm;

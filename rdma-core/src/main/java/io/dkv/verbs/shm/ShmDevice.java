@@ -62,7 +62,8 @@ public final class ShmDevice extends SoftDevice
         Path dir;
         while (true)
         {
-            id = context.shmDeviceId() != 0 ? context.shmDeviceId() : ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+            id = context.shmDeviceId() != 0 ? context.shmDeviceId() :
+                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
             dir = deviceDirectory(root, id);
             try
             {
@@ -73,7 +74,8 @@ public final class ShmDevice extends SoftDevice
             {
                 if (context.shmDeviceId() != 0)
                 {
-                    throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id, dir));
+                    throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id,
+                        dir));
                 }
             }
             catch (final IOException ex)
@@ -88,7 +90,8 @@ public final class ShmDevice extends SoftDevice
         final int endpointCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxQp() + 1);
         this.regionFileSeq = new long[mrCapacity];
         final MemorySegment segment = ShmFiles.create(
-            directory.resolve(CONTROL_FILE), ShmControlDescriptor.fileLength(mrCapacity, endpointCapacity), controlArena);
+            directory.resolve(CONTROL_FILE), ShmControlDescriptor.fileLength(mrCapacity, endpointCapacity),
+            controlArena);
         this.control = ShmControlFile.create(segment, id, ProcessHandle.current().pid(), mrCapacity, endpointCapacity);
     }
 
@@ -143,7 +146,8 @@ public final class ShmDevice extends SoftDevice
                 final Path controlPath = dir.resolve(CONTROL_FILE);
                 try
                 {
-                    final MemorySegment segment = Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
+                    final MemorySegment segment =
+                        Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
                     final boolean dead;
                     if (segment == null || segment.byteSize() < ShmControlDescriptor.HEADER_LENGTH)
                     {
@@ -312,8 +316,8 @@ public final class ShmDevice extends SoftDevice
     {
         if (io.dkv.verbs.Access.isRemote(access))
         {
-            throw new VerbsException("shm peers reach only memory from ProtectionDomain.allocate(); caller memory may be " +
-                "registered for local access only, not " + io.dkv.verbs.Access.describe(access));
+            throw new VerbsException("shm peers reach only memory from ProtectionDomain.allocate(); caller memory " +
+                "may be registered for local access only, not " + io.dkv.verbs.Access.describe(access));
         }
     }
 
@@ -322,7 +326,8 @@ public final class ShmDevice extends SoftDevice
         final int index = region.lkey() >>> 8;
         final long fileSeq = regionFileSeq[index];
         regionFileSeq[index] = 0;
-        control.putRegion(index, region.lkey(), region.pd().id(), region.address(), region.length(), region.access(), fileSeq);
+        control.putRegion(index, region.lkey(), region.pd().id(), region.address(), region.length(), region.access(),
+            fileSeq);
     }
 
     protected void onDeregistered(final SoftMemoryRegion region)
@@ -330,12 +335,14 @@ public final class ShmDevice extends SoftDevice
         control.clearRegion(region.lkey() >>> 8);
     }
 
-    protected SoftQueuePair newQueuePair(final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
+    protected SoftQueuePair newQueuePair(final SoftProtectionDomain pd, final int number,
+        final QpInitAttributes attributes)
     {
         return new ShmQueuePair(this, pd, number, attributes);
     }
 
-    protected SoftDcTarget newDcTarget(final SoftProtectionDomain pd, final int number, final DctInitAttributes attributes)
+    protected SoftDcTarget newDcTarget(final SoftProtectionDomain pd, final int number,
+        final DctInitAttributes attributes)
     {
         return new ShmDcTarget(this, pd, number, attributes);
     }

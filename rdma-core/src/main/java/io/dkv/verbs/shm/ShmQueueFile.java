@@ -63,7 +63,8 @@ final class ShmQueueFile
         final long expected = fileLength(buffer.getInt(ACK_SLOTS_OFFSET), buffer.getInt(RING_LENGTH_OFFSET));
         if (segment.byteSize() < expected)
         {
-            throw new VerbsException("shm queue file " + name + " is " + segment.byteSize() + " bytes; it needs " + expected);
+            throw new VerbsException("shm queue file " + name + " is " + segment.byteSize() + " bytes; it needs " +
+                expected);
         }
         return new ShmQueueFile(segment);
     }

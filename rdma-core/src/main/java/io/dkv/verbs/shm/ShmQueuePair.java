@@ -41,7 +41,8 @@ import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
 final class ShmQueuePair extends SoftQueuePair
 {
     static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
-    static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final ShmDevice shm;
     private final int kind;
@@ -56,7 +57,8 @@ final class ShmQueuePair extends SoftQueuePair
     private ShmQueueFile peerQueue;
     private long notReadySince;
 
-    ShmQueuePair(final ShmDevice shm, final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
+    ShmQueuePair(final ShmDevice shm, final SoftProtectionDomain pd, final int number,
+        final QpInitAttributes attributes)
     {
         super(shm, pd, number, attributes);
         this.shm = shm;
@@ -71,7 +73,8 @@ final class ShmQueuePair extends SoftQueuePair
         final int ringLength = kind == KIND_DCI ? 0 : shm.ringCapacity();
         final long fileSeq = shm.nextFileSeq();
         this.queuePath = shm.directory().resolve(ShmDevice.queueFileName(fileSeq));
-        final MemorySegment segment = ShmFiles.create(queuePath, ShmQueueDescriptor.fileLength(ackSlots, ringLength), arena);
+        final MemorySegment segment =
+            ShmFiles.create(queuePath, ShmQueueDescriptor.fileLength(ackSlots, ringLength), arena);
         this.queue = ShmQueueFile.create(segment, kind, number, ackSlots, ringLength);
         this.receiver = ringLength == 0 ? null : new ShmRingReceiver(shm, this, queue, kind, attributes.maxRecvSge());
         shm.control().putEndpoint(
@@ -223,7 +226,8 @@ final class ShmQueuePair extends SoftQueuePair
         // alone, so that reaching a new target maps no more files than it must
         final boolean message = slot.opcode.isTwoSided() || slot.opcode == Opcode.RDMA_WRITE_WITH_IMM;
         final ShmQueueFile targetQueue = message ? target.queue(slot.dctNumber, endpointEntry) : null;
-        final boolean found = message ? targetQueue != null : target.control().readEndpoint(slot.dctNumber, endpointEntry);
+        final boolean found =
+            message ? targetQueue != null : target.control().readEndpoint(slot.dctNumber, endpointEntry);
         if (!found || endpointEntry.kind != KIND_DCT)
         {
             slot.status = WcStatus.RETRY_EXC_ERR;
@@ -306,7 +310,8 @@ final class ShmQueuePair extends SoftQueuePair
         return type == QpType.UD ? TX_DONE : TX_SENT;
     }
 
-    private void putHeader(final AtomicBuffer buffer, final int index, final SendSlot slot, final int qkey, final long dcKey)
+    private void putHeader(final AtomicBuffer buffer, final int index, final SendSlot slot, final int qkey,
+        final long dcKey)
     {
         buffer.putLong(index + SRC_DEVICE_OFFSET, shm.deviceId());
         buffer.putInt(index + SRC_QPN_OFFSET, number);
@@ -322,7 +327,8 @@ final class ShmQueuePair extends SoftQueuePair
      * Execute a one-sided request on the target's memory after the responder's checks.
      */
     private int oneSided(
-        final ShmRemoteDevice target, final SendSlot slot, final int responderPd, final int responderAccess, final ShmQueueFile targetQueue)
+        final ShmRemoteDevice target, final SendSlot slot, final int responderPd, final int responderAccess,
+        final ShmQueueFile targetQueue)
     {
         final Opcode opcode = slot.opcode;
         final int required = Access.requiredFor(opcode);
@@ -378,7 +384,8 @@ final class ShmQueuePair extends SoftQueuePair
                     break;
 
                 case ATOMIC_CMP_AND_SWP:
-                    writeAtomicResult(slot, (long)BIG_ENDIAN_LONG.compareAndExchange(memory, offset, slot.compareAdd, slot.swap));
+                    writeAtomicResult(slot,
+                        (long)BIG_ENDIAN_LONG.compareAndExchange(memory, offset, slot.compareAdd, slot.swap));
                     break;
 
                 case ATOMIC_FETCH_AND_ADD:

@@ -63,12 +63,14 @@ final class ShmRemoteDevice
         final MemorySegment segment = ShmFiles.map(controlPath, Arena.ofAuto());
         if (segment == null)
         {
-            throw new VerbsException(String.format("no shm device %016x on this host (looked for %s)", deviceId, controlPath));
+            throw new VerbsException(String.format("no shm device %016x on this host (looked for %s)", deviceId,
+                controlPath));
         }
         final ShmControlFile control = ShmControlFile.attach(segment, controlPath.toString());
         if (control.deviceId() != deviceId)
         {
-            throw new VerbsException(String.format("%s belongs to device %016x, not %016x", controlPath, control.deviceId(), deviceId));
+            throw new VerbsException(String.format("%s belongs to device %016x, not %016x", controlPath,
+                control.deviceId(), deviceId));
         }
         return new ShmRemoteDevice(deviceId, directory, control);
     }
@@ -141,7 +143,8 @@ final class ShmRemoteDevice
         {
             return null;
         }
-        final MemorySegment segment = ShmFiles.map(directory.resolve(ShmDevice.regionFileName(fileSeq)), Arena.ofAuto());
+        final MemorySegment segment =
+            ShmFiles.map(directory.resolve(ShmDevice.regionFileName(fileSeq)), Arena.ofAuto());
         if (segment != null)
         {
             regions[index] = new RegionMapping(fileSeq, segment);

@@ -40,7 +40,8 @@ final class ShmRingReceiver implements ControlledMessageHandler
     private ShmQueueFile ackQueue;
     private ShmRemoteDevice ackDevice;
 
-    ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind, final int maxSge)
+    ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind,
+        final int maxSge)
     {
         this.device = device;
         this.endpoint = endpoint;

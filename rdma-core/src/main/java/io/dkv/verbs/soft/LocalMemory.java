@@ -28,7 +28,8 @@ public final class LocalMemory
      * @param writes true when the operation writes into them (READ and atomic results).
      * @return SUCCESS or LOC_PROT_ERR.
      */
-    static WcStatus resolveSend(final SoftDevice device, final SoftProtectionDomain pd, final SendSlot slot, final boolean writes)
+    static WcStatus resolveSend(final SoftDevice device, final SoftProtectionDomain pd, final SendSlot slot,
+        final boolean writes)
     {
         for (int i = 0; i < slot.numSge; i++)
         {

@@ -17,7 +17,9 @@ public final class ProcessLiveness
     {
         final Linker linker = Linker.nativeLinker();
         KILL = linker.defaultLookup().find("kill")
-            .map(address -> linker.downcallHandle(address, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT)))
+            .map(address ->
+                linker.downcallHandle(address,
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT)))
             .orElse(null);
     }
 

@@ -58,7 +58,9 @@ public final class SoftCompletionQueue implements CompletionQueue
         this.depth = depth;
         this.capacity = BitUtil.findNextPositivePowerOfTwo(depth);
         this.mask = capacity - 1;
-        this.entries = new UnsafeBuffer(arena.allocate((long)capacity * ENTRY_LENGTH, ENTRY_LENGTH).address(), capacity * ENTRY_LENGTH);
+        this.entries =
+            new UnsafeBuffer(arena.allocate((long)capacity * ENTRY_LENGTH, ENTRY_LENGTH).address(),
+                capacity * ENTRY_LENGTH);
         for (int i = 0; i < capacity; i++)
         {
             entries.putLong(i * ENTRY_LENGTH + SEQUENCE_OFFSET, i);
@@ -143,7 +145,8 @@ public final class SoftCompletionQueue implements CompletionQueue
         }
         if (overrun)
         {
-            throw new VerbsException("CQ " + id + " overran: more than " + capacity + " completions were pending (depth " + depth + ")");
+            throw new VerbsException("CQ " + id + " overran: more than " + capacity +
+                " completions were pending (depth " + depth + ")");
         }
 
         final UnsafeBuffer entries = this.entries;

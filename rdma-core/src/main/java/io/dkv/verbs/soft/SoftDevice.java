@@ -58,7 +58,8 @@ public abstract class SoftDevice implements Device
         this.endpointIndexBits = Integer.numberOfTrailingZeros(maxQp);
         if (endpointIndexBits > 20)
         {
-            throw new VerbsException("maxQp " + context.maxQp() + " leaves too few bits of a 24-bit QP number for generations");
+            throw new VerbsException("maxQp " + context.maxQp() +
+                " leaves too few bits of a 24-bit QP number for generations");
         }
         this.regions = new AtomicReferenceArray<>(maxMr);
         this.regionTags = new int[maxMr];
@@ -154,7 +155,8 @@ public abstract class SoftDevice implements Device
         checkAccess(access);
         if (!segment.isNative())
         {
-            throw new VerbsException("only native memory can be registered; got a heap segment of " + segment.byteSize() + " bytes");
+            throw new VerbsException("only native memory can be registered; got a heap segment of " +
+                segment.byteSize() + " bytes");
         }
         if (segment.byteSize() == 0)
         {
@@ -238,7 +240,8 @@ public abstract class SoftDevice implements Device
         {
             requireOwned(attributes.recvCq(), "receive CQ");
         }
-        if (attributes.srq() != null && (!(attributes.srq() instanceof SoftSharedReceiveQueue srq) || srq.pd().softDevice() != this))
+        if (attributes.srq() != null &&
+            (!(attributes.srq() instanceof SoftSharedReceiveQueue srq) || srq.pd().softDevice() != this))
         {
             throw new VerbsException("SRQ belongs to another device");
         }
@@ -316,7 +319,8 @@ public abstract class SoftDevice implements Device
                 return index;
             }
         }
-        throw new VerbsException("device has " + (capacity - 1) + " queue pairs and DC targets; no room for another (maxQp)");
+        throw new VerbsException("device has " + (capacity - 1) +
+            " queue pairs and DC targets; no room for another (maxQp)");
     }
 
     private int endpointNumber(final int index)

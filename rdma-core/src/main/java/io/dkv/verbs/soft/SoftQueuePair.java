@@ -99,7 +99,8 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
             (SoftCompletionQueue)attributes.recvCq(),
             (SoftSharedReceiveQueue)attributes.srq(),
             attributes.srq() == null && attributes.type() != QpType.DCI ?
-                new ReceiveQueue(String.format("QP 0x%x", number), attributes.maxRecvWr(), attributes.maxRecvSge()) : null);
+                new ReceiveQueue(String.format("QP 0x%x", number), attributes.maxRecvWr(), attributes.maxRecvSge()) :
+                null);
         this.type = attributes.type();
         this.sendCq = (SoftCompletionQueue)attributes.sendCq();
         this.limits = device.attributes();
@@ -114,7 +115,8 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         final MemorySegment inline = maxInlineData > 0 ? inlineArena.allocate((long)capacity * maxInlineData, 8) : null;
         for (int i = 0; i < capacity; i++)
         {
-            slots[i] = new SendSlot(maxSendSge, inline == null ? null : inline.asSlice((long)i * maxInlineData, maxInlineData));
+            slots[i] = new SendSlot(maxSendSge,
+                inline == null ? null : inline.asSlice((long)i * maxInlineData, maxInlineData));
         }
         this.flushScratch = new ReceiveSlot(Math.max(1, attributes.maxRecvSge()));
     }
@@ -207,7 +209,8 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
                     if (peer == null || attributes.destQpn() == 0)
                     {
                         throw new VerbsException(String.format(
-                            "QP 0x%x: RC needs destAddress and destQpn to move to RTR (got %s, 0x%x)", number, peer, attributes.destQpn()));
+                            "QP 0x%x: RC needs destAddress and destQpn to move to RTR (got %s, 0x%x)", number, peer,
+                            attributes.destQpn()));
                     }
                     if (!peer.provider().equals(device.provider()))
                     {
@@ -259,7 +262,8 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         }
         if (current != QpState.RTS)
         {
-            throw new VerbsException(String.format("QP 0x%x is in state %s; posting a send needs RTS", number, current));
+            throw new VerbsException(String.format("QP 0x%x is in state %s; posting a send needs RTS", number,
+                current));
         }
         posting = true;
         try
@@ -350,14 +354,16 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
     {
         if (type == QpType.UD && !opcode.isTwoSided())
         {
-            throw new VerbsException(String.format("UD QP 0x%x supports SEND only, not %s (wrId=%d)", number, opcode, wr.wrId()));
+            throw new VerbsException(String.format("UD QP 0x%x supports SEND only, not %s (wrId=%d)", number, opcode,
+                wr.wrId()));
         }
         if (type != QpType.RC)
         {
             if (!(wr.ah() instanceof SoftAddressHandle ah) || ah.isClosed())
             {
                 throw new VerbsException(String.format(
-                    "%s request wrId=%d on QP 0x%x needs an open address handle of this device", type, wr.wrId(), number));
+                    "%s request wrId=%d on QP 0x%x needs an open address handle of this device", type, wr.wrId(),
+                    number));
             }
             if (ah.pd().softDevice() != device)
             {
@@ -375,7 +381,8 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
             if (wr.numSge() != 1 || total != 8)
             {
                 throw new VerbsException(String.format(
-                    "atomic request wrId=%d needs one 8-byte local buffer, got %d SGEs of %d bytes", wr.wrId(), wr.numSge(), total));
+                    "atomic request wrId=%d needs one 8-byte local buffer, got %d SGEs of %d bytes", wr.wrId(),
+                    wr.numSge(), total));
             }
         }
         else if (opcode.isTwoSided())
@@ -388,13 +395,15 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
             if (total > limits.maxSendSize())
             {
                 throw new VerbsException(String.format(
-                    "SEND of %d bytes exceeds max send size %d (QP 0x%x); use RDMA WRITE", total, limits.maxSendSize(), number));
+                    "SEND of %d bytes exceeds max send size %d (QP 0x%x); use RDMA WRITE", total, limits.maxSendSize(),
+                    number));
             }
         }
         else if (total > limits.maxMessageSize())
         {
             throw new VerbsException(String.format(
-                "%s of %d bytes exceeds max message size %d (QP 0x%x)", opcode, total, limits.maxMessageSize(), number));
+                "%s of %d bytes exceeds max message size %d (QP 0x%x)", opcode, total, limits.maxMessageSize(),
+                number));
         }
     }
 
@@ -404,12 +413,14 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         if (rq == null)
         {
             throw new VerbsException(String.format(
-                "QP 0x%x has no receive queue of its own (%s); post to its SRQ", number, srq != null ? "it uses an SRQ" : type));
+                "QP 0x%x has no receive queue of its own (%s); post to its SRQ", number,
+                srq != null ? "it uses an SRQ" : type));
         }
         final QpState current = state;
         if (current == QpState.RESET)
         {
-            throw new VerbsException(String.format("QP 0x%x is in state RESET; posting a receive needs INIT or later", number));
+            throw new VerbsException(String.format("QP 0x%x is in state RESET; posting a receive needs INIT or later",
+                number));
         }
         if (current == QpState.ERROR)
         {

@@ -242,7 +242,8 @@ final class InboundLink extends TcpLink
         final int addressLength = helloBytes.getInt(HELLO_ADDRESS_LENGTH_OFFSET);
         if (magic != HELLO_MAGIC || version != PROTOCOL_VERSION || (addressLength != 6 && addressLength != 18))
         {
-            close(String.format("malformed HELLO: magic 0x%x version %d address length %d", magic, version, addressLength));
+            close(String.format("malformed HELLO: magic 0x%x version %d address length %d", magic, version,
+                addressLength));
             return false;
         }
         final byte[] address = new byte[addressLength];
@@ -275,13 +276,15 @@ final class InboundLink extends TcpLink
 
         if (opcode == null || transport < TRANSPORT_RC || transport > TRANSPORT_DC)
         {
-            close(String.format("malformed request: opcode %d transport %d", rxBuffer.getByte(base + REQ_OPCODE_OFFSET), transport));
+            close(String.format("malformed request: opcode %d transport %d", rxBuffer.getByte(base + REQ_OPCODE_OFFSET),
+                transport));
             return;
         }
         final int payload = opcode.carriesPayload() ? length : 0;
         if (length < 0 || frameLength != REQUEST_HEADER_LENGTH + payload || !withinLimits(opcode, transport, length))
         {
-            close(String.format("malformed request: %s of length %d in a frame of %d bytes", opcode, length, frameLength));
+            close(String.format("malformed request: %s of length %d in a frame of %d bytes", opcode, length,
+                frameLength));
             return;
         }
         payloadRemaining = payload;
@@ -404,7 +407,8 @@ final class InboundLink extends TcpLink
         respond(TYPE_RESPONSE, WcStatus.RETRY_EXC_ERR, srcQpn, psn, 0);
         if (++invalidFrames > maxInvalidFrames)
         {
-            close(String.format("%d requests addressed queue pairs or DC targets it may not use (last 0x%x)", invalidFrames, dst));
+            close(String.format("%d requests addressed queue pairs or DC targets it may not use (last 0x%x)",
+                invalidFrames, dst));
         }
     }
 
@@ -433,7 +437,8 @@ final class InboundLink extends TcpLink
             case RDMA_READ:
             {
                 final SoftMemoryRegion region = device.localRegion(rkey);
-                final WcStatus status = RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_READ, remoteAddr, length);
+                final WcStatus status =
+                    RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_READ, remoteAddr, length);
                 if (status != WcStatus.SUCCESS)
                 {
                     respond(TYPE_RESPONSE, status, srcQpn, psn, 0);
@@ -453,7 +458,8 @@ final class InboundLink extends TcpLink
             case RDMA_WRITE_WITH_IMM:
             {
                 final SoftMemoryRegion region = device.localRegion(rkey);
-                final WcStatus status = RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_WRITE, remoteAddr, length);
+                final WcStatus status =
+                    RemoteAccess.check(region, rkey, pdId, access, Access.REMOTE_WRITE, remoteAddr, length);
                 if (status != WcStatus.SUCCESS)
                 {
                     respond(TYPE_RESPONSE, status, srcQpn, psn, 0);
@@ -523,9 +529,11 @@ final class InboundLink extends TcpLink
                 final WcStatus receiveStatus = LocalMemory.checkReceive(device, endpoint.pd(), receiveSlot, length);
                 if (receiveStatus != WcStatus.SUCCESS)
                 {
-                    endpoint.completeReceive(receiveSlot, receiveStatus, false, opcode.carriesImmediate(), length, immData, srcQpn);
+                    endpoint.completeReceive(receiveSlot, receiveStatus, false, opcode.carriesImmediate(), length,
+                        immData, srcQpn);
                     respond(TYPE_RESPONSE,
-                        receiveStatus == WcStatus.LOC_LEN_ERR ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR, srcQpn, psn, 0);
+                        receiveStatus == WcStatus.LOC_LEN_ERR ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR, srcQpn,
+                        psn, 0);
                     return;
                 }
                 prepareReceiveEnd(endpoint, false, opcode.carriesImmediate(), length, immData);
@@ -535,10 +543,12 @@ final class InboundLink extends TcpLink
         }
     }
 
-    private void onDatagram(final Opcode opcode, final int srcQpn, final int dst, final int qkey, final int length, final int immData)
+    private void onDatagram(final Opcode opcode, final int srcQpn, final int dst, final int qkey, final int length,
+        final int immData)
     {
         final SoftEndpoint endpoint = device.endpoint(dst);
-        if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.UD || !qp.acceptsRequests() || qp.qkey() != qkey)
+        if (!(endpoint instanceof TcpQueuePair qp) || qp.type() != QpType.UD || !qp.acceptsRequests() ||
+            qp.qkey() != qkey)
         {
             return;
         }
@@ -573,7 +583,8 @@ final class InboundLink extends TcpLink
     }
 
     private void prepareReceiveEnd(
-        final SoftEndpoint endpoint, final boolean writeWithImm, final boolean withImm, final int length, final int immData)
+        final SoftEndpoint endpoint, final boolean writeWithImm, final boolean withImm, final int length,
+        final int immData)
     {
         endEndpoint = endpoint;
         endWriteWithImm = writeWithImm;

@@ -38,7 +38,8 @@ public final class TcpDevice extends SoftDevice
         final InetSocketAddress bind = requested.tcpSocketAddress();
         if (bind.getAddress().isAnyLocalAddress())
         {
-            throw new VerbsException("tcp address " + context.tcpAddress() + " is a wildcard; give the IP peers reach this host at");
+            throw new VerbsException("tcp address " + context.tcpAddress() +
+                " is a wildcard; give the IP peers reach this host at");
         }
         try
         {
@@ -46,7 +47,8 @@ public final class TcpDevice extends SoftDevice
         }
         catch (final IOException ex)
         {
-            throw new VerbsException("tcp NIC engine cannot listen on " + context.tcpAddress() + ": " + ex.getMessage(), ex);
+            throw new VerbsException("tcp NIC engine cannot listen on " + context.tcpAddress() + ": " + ex.getMessage(),
+                ex);
         }
         this.address = PortAddress.tcp(engine.boundAddress());
         engine.start();
@@ -152,7 +154,8 @@ public final class TcpDevice extends SoftDevice
                         // already failing
                     }
                 }
-                throw new VerbsException("cannot reach " + peer + " within " + context.tcpConnectTimeoutMs() + " ms: " + ex.getMessage(), ex);
+                throw new VerbsException("cannot reach " + peer + " within " + context.tcpConnectTimeoutMs() + " ms: " +
+                    ex.getMessage(), ex);
             }
             final OutboundLink link = new OutboundLink(engine, this, channel, peer);
             links.put(peer, link);
@@ -189,12 +192,14 @@ public final class TcpDevice extends SoftDevice
         // the engine reaches any native memory of this process
     }
 
-    protected SoftQueuePair newQueuePair(final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
+    protected SoftQueuePair newQueuePair(final SoftProtectionDomain pd, final int number,
+        final QpInitAttributes attributes)
     {
         return new TcpQueuePair(this, pd, number, attributes);
     }
 
-    protected SoftDcTarget newDcTarget(final SoftProtectionDomain pd, final int number, final DctInitAttributes attributes)
+    protected SoftDcTarget newDcTarget(final SoftProtectionDomain pd, final int number,
+        final DctInitAttributes attributes)
     {
         return new TcpDcTarget(this, pd, number, attributes);
     }
@@ -212,7 +217,8 @@ public final class TcpDevice extends SoftDevice
 
     static final class TcpDcTarget extends SoftDcTarget
     {
-        TcpDcTarget(final TcpDevice device, final SoftProtectionDomain pd, final int number, final DctInitAttributes attributes)
+        TcpDcTarget(final TcpDevice device, final SoftProtectionDomain pd, final int number,
+            final DctInitAttributes attributes)
         {
             super(device, pd, number, attributes);
         }

@@ -25,8 +25,8 @@ import java.util.function.Consumer;
 /**
  * The NIC engine of a tcp device: one agent thread that accepts links, serves every request that
  * arrives on them (application threads are never involved), finishes transmissions the posting
- * threads could not, and retransmits after receiver-not-ready NAKs. It polls for a few microseconds after work, then blocks in the selector: these machines
- * may have two cores.
+ * threads could not, and retransmits after receiver-not-ready NAKs. It polls for a few microseconds after work, then
+ * blocks in the selector: these machines may have two cores.
  */
 final class TcpNicEngine implements Agent
 {
@@ -88,7 +88,8 @@ final class TcpNicEngine implements Agent
             CloseHelper.quietCloseAll(server, selector);
             throw ex;
         }
-        final ErrorHandler errorHandler = error -> LOG.log(System.Logger.Level.ERROR, "tcp NIC engine " + boundAddress + " error", error);
+        final ErrorHandler errorHandler = error ->
+            LOG.log(System.Logger.Level.ERROR, "tcp NIC engine " + boundAddress + " error", error);
         this.runner = new AgentRunner(new EngineIdleStrategy(), errorHandler, (AtomicCounter)null, this);
     }
 
@@ -311,7 +312,8 @@ final class TcpNicEngine implements Agent
                 }
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                final InboundLink link = new InboundLink(this, device, channel, "link from " + peer, source, System.nanoTime());
+                final InboundLink link =
+                    new InboundLink(this, device, channel, "link from " + peer, source, System.nanoTime());
                 linksPerAddress.put(source, fromSource + 1);
                 awaitingHello.add(link);
                 register(link);
@@ -430,7 +432,8 @@ final class TcpNicEngine implements Agent
         {
             if (cutOffLinesSuppressed > 0)
             {
-                LOG.log(System.Logger.Level.WARNING, "tcp NIC engine " + boundAddress + " cut off " + cutOffLinesSuppressed +
+                LOG.log(System.Logger.Level.WARNING,
+                    "tcp NIC engine " + boundAddress + " cut off " + cutOffLinesSuppressed +
                     " more links in the last second without saying so (last: " + link + ": " + reason + ")");
             }
             cutOffLogSecondStart = now;

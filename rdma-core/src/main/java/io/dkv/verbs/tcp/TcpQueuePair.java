@@ -25,7 +25,8 @@ import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
  */
 final class TcpQueuePair extends SoftQueuePair
 {
-    private static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final TcpDevice tcp;
     private final long rnrTimerNanos;
@@ -39,7 +40,9 @@ final class TcpQueuePair extends SoftQueuePair
     private int dcTargetNumber;
     private long rnrDeadline;
 
-    /** Responder side, engine thread only: after a receiver-not-ready NAK, frames are dropped until this psn returns. */
+    /**
+     * Responder side, engine thread only: after a receiver-not-ready NAK, frames are dropped until this psn returns.
+     */
     boolean awaitingPsn;
     int awaitedPsn;
     /** Responder side, engine thread only: the requester's incarnation, and whether it was answered with an error. */
@@ -49,7 +52,8 @@ final class TcpQueuePair extends SoftQueuePair
     InboundLink requesterLink;
     private volatile byte incarnation;
 
-    TcpQueuePair(final TcpDevice tcp, final SoftProtectionDomain pd, final int number, final QpInitAttributes attributes)
+    TcpQueuePair(final TcpDevice tcp, final SoftProtectionDomain pd, final int number,
+        final QpInitAttributes attributes)
     {
         super(tcp, pd, number, attributes);
         this.tcp = tcp;
@@ -296,7 +300,8 @@ final class TcpQueuePair extends SoftQueuePair
     /** A link closed: requests that depended on it fail. */
     synchronized void onLinkClosed(final OutboundLink closedLink)
     {
-        final boolean affected = link == closedLink || (type == QpType.DCI && dcTargetLink == closedLink && head != txNext);
+        final boolean affected =
+            link == closedLink || (type == QpType.DCI && dcTargetLink == closedLink && head != txNext);
         if (affected)
         {
             fail(WcStatus.RETRY_EXC_ERR);

@@ -168,7 +168,8 @@ class ConnectFloodTest
 
     private static void awaitNothingInbound(final RaasDriver flooded)
     {
-        await(() -> flooded.inboundConnections() == 0 && flooded.connectionCount() == 0 && flooded.inboundAdverts() == 0,
+        await(() ->
+            flooded.inboundConnections() == 0 && flooded.connectionCount() == 0 && flooded.inboundAdverts() == 0,
             () -> "the flooded driver to hold no connection (" + flooded.describeState() + ", " +
                 flooded.connectionCount() + " connections)");
         assertEquals(0, flooded.unusedInboundConnections());
@@ -214,8 +215,10 @@ class ConnectFloodTest
             flood.get();
             // each hostile address holds at most its unused places; the legitimate node at most its connections
             assertTrue(mostUnused <= 2 * UNUSED_PER_PEER + 1, "unused inbound connections held: " + mostUnused);
-            assertTrue(mostInbound <= 2 * UNUSED_PER_PEER + INBOUND_PER_PEER, "inbound connections held: " + mostInbound);
-            assertTrue(mostAdverts <= INBOUND_PER_PEER, "advertised buffers held (only used connections have one): " + mostAdverts);
+            assertTrue(mostInbound <= 2 * UNUSED_PER_PEER + INBOUND_PER_PEER,
+                "inbound connections held: " + mostInbound);
+            assertTrue(mostAdverts <= INBOUND_PER_PEER,
+                "advertised buffers held (only used connections have one): " + mostAdverts);
 
             awaitNothingInbound(flooded);
             assertEquals(2L * FLOOD, flooded.unusedConnectionsReclaimed() + flooded.connectRefusals(),
@@ -257,7 +260,8 @@ class ConnectFloodTest
     void aFloodFromManyAddressesIsBoundedInTotal(final String provider) throws Exception
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (RaasDriver flooded = (RaasDriver)Raas.embedded(bounded(provider, 1).unusedMax(2 * UNUSED_PER_PEER), directory);
+        try (RaasDriver flooded =
+            (RaasDriver)Raas.embedded(bounded(provider, 1).unusedMax(2 * UNUSED_PER_PEER), directory);
             RaasDriver first = (RaasDriver)Raas.embedded(context(provider, 2), directory);
             RaasDriver second = (RaasDriver)Raas.embedded(context(provider, 3), directory);
             RaasDriver third = (RaasDriver)Raas.embedded(context(provider, 4), directory);
@@ -303,7 +307,8 @@ class ConnectFloodTest
             }
             assertEquals(0, listening.connectRefusals());
 
-            final RaasException refused = assertThrows(RaasException.class, () -> peer.connect(7, SERVICE, Flags.ADAPTIVE, null));
+            final RaasException refused =
+                assertThrows(RaasException.class, () -> peer.connect(7, SERVICE, Flags.ADAPTIVE, null));
             assertEquals("node 7 refused the connection to service 1: it holds " + INBOUND_PER_PEER +
                 " connections from this peer (limit " + INBOUND_PER_PEER + ")", refused.getMessage());
             assertEquals(1, listening.connectRefusals());
@@ -322,7 +327,8 @@ class ConnectFloodTest
     void usedConnectionsBeyondTheAdvertBudgetCarryLargeMessagesWithoutABuffer(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (RaasDriver listening = (RaasDriver)Raas.embedded(bounded(provider, 7).inboundAdvertBytes(2L * ADVERT), directory);
+        try (RaasDriver listening =
+            (RaasDriver)Raas.embedded(bounded(provider, 7).inboundAdvertBytes(2L * ADVERT), directory);
             Raas peer = Raas.embedded(context(provider, 8), directory);
             EchoServer ignored = new EchoServer(listening))
         {

@@ -27,7 +27,8 @@ final class ForgedConnects
      * Send {@code count} CONNECTs to a service of the target node, claiming node ids
      * {@code firstNodeId}, {@code firstNodeId + 1}, ...
      */
-    static void send(final RaasDriver from, final long target, final int service, final long firstNodeId, final int count)
+    static void send(final RaasDriver from, final long target, final int service, final long firstNodeId,
+        final int count)
     {
         final NodeRoute route = from.routes().route(target);
         final ControlMessages control = from.controlMessages();

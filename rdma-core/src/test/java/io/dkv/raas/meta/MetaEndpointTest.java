@@ -19,7 +19,8 @@ class MetaEndpointTest
     @Test
     void anEndpointReadsBackAsWritten()
     {
-        final MetaEndpoint tcp = new MetaEndpoint(7, PortAddress.tcp(new InetSocketAddress("10.0.0.2", 7000)), 0x2001, 0x5be0cd19137e2179L);
+        final MetaEndpoint tcp =
+            new MetaEndpoint(7, PortAddress.tcp(new InetSocketAddress("10.0.0.2", 7000)), 0x2001, 0x5be0cd19137e2179L);
         assertEquals("meta:7@tcp:10.0.0.2:7000#00002001:5be0cd19137e2179", tcp.toString());
         assertEquals(tcp, MetaEndpoint.parse(tcp.toString()));
         final MetaEndpoint ipv6 = new MetaEndpoint(8, PortAddress.tcp(new InetSocketAddress("::1", 7001)), 1, -1L);
@@ -46,9 +47,11 @@ class MetaEndpointTest
     void malformedEndpointsAreRefusedWithTheText()
     {
         for (final String text : new String[]{"", "7@shm:0000000000000001#1:2", "meta:x@shm:0000000000000001#1:2",
-            "meta:7@shm:0000000000000001", "meta:7@shm:0000000000000001#12", "meta:7@udp:1.2.3.4:5#1:2", "meta:0@shm:0000000000000001#1:2"})
+            "meta:7@shm:0000000000000001", "meta:7@shm:0000000000000001#12", "meta:7@udp:1.2.3.4:5#1:2",
+            "meta:0@shm:0000000000000001#1:2"})
         {
-            final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> MetaEndpoint.parse(text), text);
+            final IllegalArgumentException refused =
+                assertThrows(IllegalArgumentException.class, () -> MetaEndpoint.parse(text), text);
             assertTrue(refused.getMessage().contains("MetaServer"), refused.getMessage());
         }
     }

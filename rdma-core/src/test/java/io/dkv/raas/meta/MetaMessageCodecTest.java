@@ -19,7 +19,8 @@ class MetaMessageCodecTest
 {
     private static final NodeRecord NODE = new NodeRecord(42, NodeRecord.ROLE_MEMORY,
         PortAddress.tcp(new InetSocketAddress("127.0.0.1", 7000)), 0x2001, 0xabcdefL, 17, 123_456);
-    private static final RemoteRegion REGION = new RemoteRegion("index.subtable.7", 42, 17, 0x7f00_0000_1000L, 0x901, 1 << 20, 7, 3);
+    private static final RemoteRegion REGION =
+        new RemoteRegion("index.subtable.7", 42, 17, 0x7f00_0000_1000L, 0x901, 1 << 20, 7, 3);
 
     @Test
     void recordsReadBackFromAFrame()
@@ -61,7 +62,8 @@ class MetaMessageCodecTest
     void aTruncatedFieldIsMalformed()
     {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
-        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REGISTER_NODE, (short)0, 1).putNode(NODE).finish();
+        final int length =
+            new MetaMessageWriter().wrap(buffer).request(TYPE_REGISTER_NODE, (short)0, 1).putNode(NODE).finish();
         for (int cut = HEADER_LENGTH; cut < length; cut++)
         {
             final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, cut);

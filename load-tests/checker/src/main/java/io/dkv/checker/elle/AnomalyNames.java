@@ -11,7 +11,9 @@ public final class AnomalyNames
     public static final String G0 = "G0";
     /** A read of an element appended by a transaction that failed (aborted read). */
     public static final String G1A = "G1a";
-    /** A read ending at an element its transaction later followed with another append to the key (intermediate read). */
+    /**
+     * A read ending at an element its transaction later followed with another append to the key (intermediate read).
+     */
     public static final String G1B = "G1b";
     /** A cycle of write-write and write-read dependencies, at least one write-read (circular information flow). */
     public static final String G1C = "G1c";
@@ -29,7 +31,9 @@ public final class AnomalyNames
     public static final String GARBAGE_READ = "garbage-read";
     /** An element an ok transaction appended that no read saw, though a read of the key began after it completed. */
     public static final String LOST_APPEND = "lost-append";
-    /** Appended to a cycle's name when the cycle needs a real-time dependency: it breaks strict serializability only. */
+    /**
+     * Appended to a cycle's name when the cycle needs a real-time dependency: it breaks strict serializability only.
+     */
     public static final String REALTIME_SUFFIX = "-realtime";
 
     /** Every name, in the order reports list them. */

@@ -40,7 +40,8 @@ final class CycleExplainer
             final int next = (i + 1) % nodes.length;
             final Dependency dependency = dependency(cycle, i, i + 1, members.get(i), next + 1, members.get(next));
             dependencies.add(dependency);
-            text.append("  T").append(i + 1).append(" -").append(dependency.type().shortName()).append("-> T").append(next + 1)
+            text.append("  T").append(i + 1).append(" -").append(dependency.type().shortName()).append("-> T")
+                .append(next + 1)
                 .append(": ").append(dependency.explanation()).append(i + 1 < nodes.length ? "\n" : "");
         }
         return new Witness(anomaly, members, dependencies, text.toString());
@@ -61,11 +62,13 @@ final class CycleExplainer
         }
         final boolean realtime = cycle.count(graph, DependencyGraph.REALTIME) > 0;
         return anomaly + ": a cycle of " + cycle.nodes().length + " transactions with " + kind +
-            (realtime ? ", closed by real-time order (not strictly serializable, though perhaps serializable)" : "") + ":";
+            (realtime ? ", closed by real-time order (not strictly serializable, though perhaps serializable)" : "") +
+            ":";
     }
 
     private Dependency dependency(
-        final Cycle cycle, final int index, final int fromNumber, final Operation from, final int toNumber, final Operation to)
+        final Cycle cycle, final int index, final int fromNumber, final Operation from, final int toNumber,
+        final Operation to)
     {
         final String fromLabel = Describe.label(fromNumber, from);
         final String toLabel = Describe.label(toNumber, to);
@@ -73,7 +76,8 @@ final class CycleExplainer
         final DependencyType type = DependencyType.ofBit(cycle.type(graph, index));
         if (type == DependencyType.REALTIME)
         {
-            return new Dependency(from, to, type, null, null, fromLabel + " completed at " + from.completeTime() + " before " +
+            return new Dependency(from, to, type, null, null,
+                fromLabel + " completed at " + from.completeTime() + " before " +
                 toLabel + " was invoked at " + to.invokeTime() + " (realtime)");
         }
         final String key = transactions.keyName(graph.reasonKey(edge));
@@ -82,14 +86,16 @@ final class CycleExplainer
         return switch (type)
         {
             case WW -> new Dependency(from, to, type, key, order[position + 1],
-                toLabel + " appended " + order[position + 1] + " to " + key + " right after " + fromLabel + " appended " +
-                order[position] + " (ww on " + key + ")");
+                toLabel + " appended " + order[position + 1] + " to " + key + " right after " + fromLabel +
+                " appended " + order[position] + " (ww on " + key + ")");
             case WR -> new Dependency(from, to, type, key, order[position],
-                toLabel + " read " + key + " = " + Describe.prefix(order, position + 1) + ", ending at " + order[position] +
+                toLabel + " read " + key + " = " + Describe.prefix(order, position + 1) + ", ending at " +
+                order[position] +
                 ", which " + fromLabel + " appended (wr on " + key + ")");
             default -> new Dependency(from, to, type, key, order[position],
-                fromLabel + " read " + key + (position == 0 ? " empty" : " = " + Describe.prefix(order, position)) + " and " +
-                toLabel + " appended " + order[position] + (position == 0 ? ", its first element" : ", the next element") +
+                fromLabel + " read " + key + (position == 0 ? " empty" : " = " + Describe.prefix(order, position)) +
+                " and " + toLabel + " appended " + order[position] +
+                (position == 0 ? ", its first element" : ", the next element") +
                 " (rw on " + key + ")");
         };
     }

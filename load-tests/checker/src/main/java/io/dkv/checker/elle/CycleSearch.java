@@ -34,7 +34,8 @@ final class CycleSearch
     private StronglyConnectedComponents parts;
     private PathFinder paths;
 
-    CycleSearch(final DependencyGraph graph, final Transactions transactions, final boolean realtime, final long edgeBudget)
+    CycleSearch(final DependencyGraph graph, final Transactions transactions, final boolean realtime,
+        final long edgeBudget)
     {
         this.graph = graph;
         this.transactions = transactions;
@@ -172,14 +173,17 @@ final class CycleSearch
         }
     }
 
-    private Cycle find(final int cycleClass, final int[] component, final int[] scope, final int scopeId, final int extra)
+    private Cycle find(final int cycleClass, final int[] component, final int[] scope, final int scopeId,
+        final int extra)
     {
         return switch (cycleClass)
         {
             case 0 -> cycleWithin(component, DependencyGraph.WW | extra, scope, scopeId);
             case 1 ->
-                cycleThrough(component, DependencyGraph.WW | DependencyGraph.WR | extra, DependencyGraph.WR, scope, scopeId);
-            case 2 -> cycleWithOneAntiDependency(component, DependencyGraph.WW | DependencyGraph.WR | extra, scope, scopeId);
+                cycleThrough(component, DependencyGraph.WW | DependencyGraph.WR | extra, DependencyGraph.WR, scope,
+                    scopeId);
+            case 2 -> cycleWithOneAntiDependency(component, DependencyGraph.WW | DependencyGraph.WR | extra, scope,
+                scopeId);
             default -> cycleWithAntiDependencies(component, DependencyGraph.DATA | extra, scope, scopeId);
         };
     }
@@ -272,7 +276,8 @@ final class CycleSearch
                 final int target = graph.target(edge);
                 if (graph.type(edge) == DependencyGraph.RW && scope[target] == scopeId)
                 {
-                    final int[] back = paths.shortestPath(target, node, edgeMask, DependencyGraph.RW, scope, scopeId, true);
+                    final int[] back =
+                        paths.shortestPath(target, node, edgeMask, DependencyGraph.RW, scope, scopeId, true);
                     if (back != null)
                     {
                         final Cycle cycle = Cycle.of(graph, node, PathFinder.prepend(edge, back));

@@ -12,7 +12,8 @@ final class DataDependencies
     }
 
     static void add(
-        final Transactions transactions, final Writers writers, final VersionOrders orders, final DependencyGraph.Builder graph)
+        final Transactions transactions, final Writers writers, final VersionOrders orders,
+        final DependencyGraph.Builder graph)
     {
         for (int key = 0; key < transactions.keyCount(); key++)
         {

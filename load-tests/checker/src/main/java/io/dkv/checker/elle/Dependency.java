@@ -13,6 +13,7 @@ import io.dkv.checker.history.Operation;
  *                    {@code to} for wr), or null for a real-time dependency.
  * @param explanation the evidence in words, naming the transactions as in the witness.
  */
-public record Dependency(Operation from, Operation to, DependencyType type, String key, Long element, String explanation)
+public record Dependency(Operation from, Operation to, DependencyType type, String key, Long element,
+    String explanation)
 {
 }

@@ -61,7 +61,8 @@ public final class ElleChecker
     {
         if (model == null || witnessLimit < 1)
         {
-            throw new IllegalArgumentException("a checker needs a model and a witness limit of 1 or more: model " + model +
+            throw new IllegalArgumentException("a checker needs a model and a witness limit of 1 or more: model " +
+                model +
                 ", witness limit " + witnessLimit);
         }
         this.model = model;

@@ -45,7 +45,9 @@ public final class ElleResult
         return anomalies.isEmpty();
     }
 
-    /** @return the names of the anomalies found (see {@link AnomalyNames}), in the order of {@link AnomalyNames#ALL}. */
+    /**
+     * @return the names of the anomalies found (see {@link AnomalyNames}), in the order of {@link AnomalyNames#ALL}.
+     */
     public List<String> anomalyNames()
     {
         return List.copyOf(anomalies.keySet());

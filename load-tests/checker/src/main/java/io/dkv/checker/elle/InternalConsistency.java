@@ -93,7 +93,8 @@ final class InternalConsistency
         return true;
     }
 
-    private static String expected(final Transactions transactions, final int earlierRead, final LongArrayList ownAppends)
+    private static String expected(final Transactions transactions, final int earlierRead,
+        final LongArrayList ownAppends)
     {
         final List<Object> expected = new ArrayList<>(transactions.readList(earlierRead));
         expected.addAll(ownAppends);
@@ -101,7 +102,8 @@ final class InternalConsistency
     }
 
     private static void report(
-        final Transactions transactions, final Findings findings, final int read, final int earlierRead, final String expected)
+        final Transactions transactions, final Findings findings, final int read, final int earlierRead,
+        final String expected)
     {
         final LongArrayList appends = new LongArrayList();
         for (int earlier = transactions.previousOnKey(read); earlier >= 0 && earlier != earlierRead;
@@ -118,8 +120,8 @@ final class InternalConsistency
                 (appends.isEmpty() ? "" : " and appending " + appends) + ", so it should have read " + expected :
                 "after appending " + appends + " to it, so the list should have ended with " + expected;
             return new Witness(AnomalyNames.INTERNAL, List.of(transaction), List.of(),
-                Describe.label(1, transaction) + " read " + key + " = " + Describe.list(transactions.readList(read)) + " " +
-                before + " (internal inconsistency)");
+                Describe.label(1, transaction) + " read " + key + " = " + Describe.list(transactions.readList(read)) +
+                " " + before + " (internal inconsistency)");
         });
     }
 }

@@ -44,7 +44,8 @@ public final class ListAppendHistoryGenerator
      */
     public static History generate(final long seed, final int operations, final int keys, final int processes)
     {
-        return new ListAppendHistoryGenerator().seed(seed).transactions(operations).keys(keys).processes(processes).generate();
+        return new ListAppendHistoryGenerator().seed(seed).transactions(operations).keys(keys).processes(processes)
+            .generate();
     }
 
     public ListAppendHistoryGenerator seed(final long seed)
@@ -214,10 +215,12 @@ public final class ListAppendHistoryGenerator
                 final int key = random.nextInt(keys);
                 slot.keys[i] = key;
                 slot.invocation.add(random.nextDouble() < appendFraction ?
-                    List.of(Op.APPEND, keyNames[key], nextElement[key]++) : Arrays.asList(Op.READ_LIST, keyNames[key], null));
+                    List.of(Op.APPEND, keyNames[key], nextElement[key]++) :
+                    Arrays.asList(Op.READ_LIST, keyNames[key], null));
             }
             final double outcome = random.nextDouble();
-            slot.outcome = outcome < failFraction ? OpType.FAIL : outcome < failFraction + infoFraction ? OpType.INFO : OpType.OK;
+            slot.outcome =
+                outcome < failFraction ? OpType.FAIL : outcome < failFraction + infoFraction ? OpType.INFO : OpType.OK;
             slot.takesEffect = slot.outcome == OpType.OK || (slot.outcome == OpType.INFO && random.nextBoolean());
             events.add(new Op(0, OpType.INVOKE, slot.process, Op.TXN, null, slot.invocation, slot.time, null));
             if (slot.takesEffect)
@@ -250,7 +253,8 @@ public final class ListAppendHistoryGenerator
                 else
                 {
                     final List<Long> list = lists.get(key);
-                    slot.completion.add(Arrays.asList(Op.READ_LIST, keyNames[key], list == null ? null : List.copyOf(list)));
+                    slot.completion.add(Arrays.asList(Op.READ_LIST, keyNames[key],
+                        list == null ? null : List.copyOf(list)));
                 }
             }
             schedule(slot, Step.COMPLETE, slot.time + 1 + random.nextInt(MAX_STEP_NANOS));

@@ -64,8 +64,9 @@ final class LostAppends
                     final Operation reader = transactions.operation(transactions.transactionOf(read));
                     return new Witness(AnomalyNames.LOST_APPEND, List.of(writer, reader), List.of(),
                         Describe.label(1, writer) + " appended " + element + " to " + transactions.keyName(key) +
-                        " and completed, yet no read ever saw it, not even " + Describe.label(2, reader) + ", which began " +
-                        "after it and read " + transactions.keyName(key) + " = " + Describe.list(transactions.readList(read)) +
+                        " and completed, yet no read ever saw it, not even " + Describe.label(2, reader) +
+                        ", which began after it and read " + transactions.keyName(key) + " = " +
+                        Describe.list(transactions.readList(read)) +
                         " (lost append)");
                 });
             }

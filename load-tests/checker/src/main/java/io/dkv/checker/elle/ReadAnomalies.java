@@ -18,7 +18,8 @@ final class ReadAnomalies
     {
     }
 
-    static void find(final Transactions transactions, final Writers writers, final VersionOrders orders, final Findings findings)
+    static void find(final Transactions transactions, final Writers writers, final VersionOrders orders,
+        final Findings findings)
     {
         final int[] firstAborted = new int[transactions.keyCount()];
         final int[] firstGarbage = new int[transactions.keyCount()];
@@ -63,7 +64,8 @@ final class ReadAnomalies
                 {
                     final long last = transactions.readElement(read, length - 1);
                     final int writer = writers.writer(key, last);
-                    if (writer != Writers.NONE && writer != transactions.transactionOf(read) && writers.isIntermediate(key, last))
+                    if (writer != Writers.NONE && writer != transactions.transactionOf(read) &&
+                        writers.isIntermediate(key, last))
                     {
                         reportIntermediateRead(transactions, findings, read, writer, last);
                     }
@@ -73,7 +75,8 @@ final class ReadAnomalies
     }
 
     /** @return the position of the first element written by a failed transaction (or by none), or NOWHERE. */
-    private static int scan(final Transactions transactions, final Writers writers, final int read, final boolean aborted)
+    private static int scan(final Transactions transactions, final Writers writers, final int read,
+        final boolean aborted)
     {
         final int key = transactions.key(read);
         for (int position = 0; position < transactions.readLength(read); position++)
@@ -102,7 +105,8 @@ final class ReadAnomalies
             final Operation reader = transactions.operation(transactions.transactionOf(read));
             final Operation failed = transactions.operation(writer);
             return new Witness(AnomalyNames.G1A, List.of(reader, failed), List.of(),
-                readText(transactions, read) + ", which holds " + element + ", appended by " + Describe.label(2, failed) +
+                readText(transactions, read) + ", which holds " + element + ", appended by " +
+                Describe.label(2, failed) +
                 ", a transaction that failed (aborted read)");
         });
     }

@@ -71,7 +71,8 @@ final class Transactions
         {
             if (!(microOp instanceof List<?> parts) || parts.size() != 3 || !(parts.get(1) instanceof String key))
             {
-                throw new IllegalArgumentException("a micro-operation must be [f, key, value]: " + microOp + " in " + operation);
+                throw new IllegalArgumentException("a micro-operation must be [f, key, value]: " + microOp + " in " +
+                    operation);
             }
             grow();
             final int index = microOpCount++;
@@ -86,7 +87,8 @@ final class Transactions
             {
                 if (!(parts.get(2) instanceof Number element))
                 {
-                    throw new IllegalArgumentException("an append needs an integer element: " + microOp + " in " + operation);
+                    throw new IllegalArgumentException("an append needs an integer element: " + microOp + " in " +
+                        operation);
                 }
                 kinds[index] = APPEND;
                 appended[index] = element.longValue();
@@ -99,7 +101,8 @@ final class Transactions
             }
             else
             {
-                throw new IllegalArgumentException("unknown micro-operation '" + f + "', expected append or r: " + microOp +
+                throw new IllegalArgumentException("unknown micro-operation '" + f + "', expected append or r: " +
+                    microOp +
                     " in " + operation);
             }
         }

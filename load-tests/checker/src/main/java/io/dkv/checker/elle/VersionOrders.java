@@ -33,7 +33,8 @@ final class VersionOrders
             if (transactions.isKnownRead(microOp))
             {
                 final int key = transactions.key(microOp);
-                if (longestRead[key] < 0 || transactions.readLength(microOp) > transactions.readLength(longestRead[key]))
+                if (longestRead[key] < 0 ||
+                    transactions.readLength(microOp) > transactions.readLength(longestRead[key]))
                 {
                     longestRead[key] = microOp;
                 }

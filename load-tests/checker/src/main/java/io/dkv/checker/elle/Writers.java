@@ -88,11 +88,14 @@ final class Writers
             final Operation firstWriter = transactions.operation(first);
             final Operation secondWriter = transactions.operation(second);
             final String text = first == second ?
-                Describe.label(1, firstWriter) + " appended " + element + " to " + transactions.keyName(key) + " twice" :
-                Describe.label(1, firstWriter) + " and " + Describe.label(2, secondWriter) + " both appended " + element +
+                Describe.label(1, firstWriter) + " appended " + element + " to " + transactions.keyName(key) +
+                " twice" :
+                Describe.label(1, firstWriter) + " and " + Describe.label(2, secondWriter) + " both appended " +
+                element +
                 " to " + transactions.keyName(key);
             return new Witness(
-                AnomalyNames.DUPLICATE_ELEMENTS, first == second ? List.of(firstWriter) : List.of(firstWriter, secondWriter),
+                AnomalyNames.DUPLICATE_ELEMENTS,
+                first == second ? List.of(firstWriter) : List.of(firstWriter, secondWriter),
                 List.of(), text);
         });
     }

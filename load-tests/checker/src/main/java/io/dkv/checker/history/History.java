@@ -44,7 +44,8 @@ public final class History
             final Op op = event.withIndex(ops.size());
             if (op.time() < lastTime)
             {
-                throw new IllegalArgumentException("time goes back at " + op + ": the previous event was at " + lastTime);
+                throw new IllegalArgumentException("time goes back at " + op + ": the previous event was at " +
+                    lastTime);
             }
             lastTime = op.time();
             if (op.isInvoke())
@@ -68,11 +69,13 @@ public final class History
                 final Op invoke = open.remove(op.process());
                 if (invoke == null)
                 {
-                    throw new IllegalArgumentException(op + " completes nothing: process " + op.process() + " has no open invocation");
+                    throw new IllegalArgumentException(op + " completes nothing: process " + op.process() +
+                        " has no open invocation");
                 }
                 if (!invoke.f().equals(op.f()) || !Objects.equals(invoke.key(), op.key()))
                 {
-                    throw new IllegalArgumentException(op + " does not complete " + invoke + ": function or key differ");
+                    throw new IllegalArgumentException(op + " does not complete " + invoke +
+                        ": function or key differ");
                 }
                 operations.set(openPosition.remove(op.process()), new Operation(invoke, op));
                 if (op.type() == OpType.INFO)
@@ -98,7 +101,9 @@ public final class History
         return operations;
     }
 
-    /** @return the operations on each key (in invocation order), keys in the order first seen; transactions left out. */
+    /**
+     * @return the operations on each key (in invocation order), keys in the order first seen; transactions left out.
+     */
     public Map<String, List<Operation>> byKey()
     {
         final Map<String, List<Operation>> byKey = new LinkedHashMap<>();

@@ -193,7 +193,8 @@ public final class HistoryJson
                 }
                 json.writeEndArray();
             }
-            default -> throw new IllegalArgumentException("not a history value: " + value + " (" + value.getClass().getName() + ")");
+            default -> throw new IllegalArgumentException("not a history value: " + value + " (" +
+                value.getClass().getName() + ")");
         }
     }
 
@@ -213,7 +214,8 @@ public final class HistoryJson
                 }
                 yield list;
             }
-            default -> throw new IllegalArgumentException("not a history value: " + json.currentToken() + " " + json.getText());
+            default -> throw new IllegalArgumentException("not a history value: " + json.currentToken() + " " +
+                json.getText());
         };
     }
 }

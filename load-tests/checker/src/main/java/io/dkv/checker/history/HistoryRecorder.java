@@ -78,7 +78,8 @@ public final class HistoryRecorder implements AutoCloseable
             try
             {
                 HistoryJson.writeLine(op, out);
-                // an invocation must be on file before the operation runs: an effect without it would read as impossible
+                // an invocation must be on file before the operation runs: an effect without it would read as
+                // impossible
                 out.flush();
             }
             catch (final IOException ex)

@@ -33,7 +33,8 @@ public record Op(long index, OpType type, int process, String f, String key, Obj
     {
         if (type == null || f == null)
         {
-            throw new IllegalArgumentException("an op needs a type and a function: index " + index + ", type " + type + ", f " + f);
+            throw new IllegalArgumentException("an op needs a type and a function: index " + index + ", type " + type +
+                ", f " + f);
         }
     }
 

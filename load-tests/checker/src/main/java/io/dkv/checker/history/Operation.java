@@ -64,8 +64,9 @@ public record Operation(Op invoke, Op completion)
 
     public String toString()
     {
-        return "p" + process() + " " + f() + (key() == null ? "" : " " + key()) + " " + HistoryJson.valueText(value()) + " " +
-            outcome().jsonName() + " [" + invoke.time() + ", " + (outcome() == OpType.INFO ? "never" : completion.time()) + "] " +
+        return "p" + process() + " " + f() + (key() == null ? "" : " " + key()) + " " + HistoryJson.valueText(value()) +
+            " " + outcome().jsonName() + " [" + invoke.time() + ", " +
+            (outcome() == OpType.INFO ? "never" : completion.time()) + "] " +
             "(#" + invoke.index() + ")";
     }
 }

@@ -93,7 +93,8 @@ final class ConfigurationCache
         }
 
         final int length = HEADER_WORDS + (hi - lo) + infoWords;
-        if ((arenaUsed + length > arena.length && !growArena(length)) || ((size + 1) * 2 > slotOffsets.length && !growTable()))
+        if ((arenaUsed + length > arena.length && !growArena(length)) ||
+            ((size + 1) * 2 > slotOffsets.length && !growTable()))
         {
             return FULL;
         }

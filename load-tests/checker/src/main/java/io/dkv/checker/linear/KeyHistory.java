@@ -165,7 +165,8 @@ final class KeyHistory
             values[op] = keptValues[k];
             newValues[op] = keptNewValues[k];
         }
-        return new KeyHistory(key, subHistory, placed, kinds, values, newValues, determinate, entryOrder(placed, determinate));
+        return new KeyHistory(key, subHistory, placed, kinds, values, newValues, determinate,
+            entryOrder(placed, determinate));
     }
 
     /** @return whether an indeterminate operation taking effect could make a difference. */

@@ -26,12 +26,14 @@ record KeyVerdict(
 {
     static KeyVerdict valid(final KeyHistory history, final long configurations)
     {
-        return new KeyVerdict(history.key, history.subHistory, Verdict.VALID, configurations, null, List.of(), List.of());
+        return new KeyVerdict(history.key, history.subHistory, Verdict.VALID, configurations, null, List.of(),
+            List.of());
     }
 
     static KeyVerdict unknown(final KeyHistory history, final long configurations, final String reason)
     {
-        return new KeyVerdict(history.key, history.subHistory, Verdict.UNKNOWN, configurations, reason, List.of(), List.of());
+        return new KeyVerdict(history.key, history.subHistory, Verdict.UNKNOWN, configurations, reason, List.of(),
+            List.of());
     }
 
     static KeyVerdict invalid(final KeyHistory history, final long configurations, final List<Operation> longestPrefix)

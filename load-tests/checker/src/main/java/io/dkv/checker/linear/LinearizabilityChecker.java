@@ -94,7 +94,8 @@ public final class LinearizabilityChecker
                     final Map.Entry<String, List<Operation>> key = keys.get(index);
                     final KeyHistory keyHistory = KeyHistory.compile(key.getKey(), key.getValue());
                     verdicts[index] = System.nanoTime() - deadline >= 0 ?
-                        KeyVerdict.unknown(keyHistory, 0, "the time budget (" + budgetText + ") ran out before its turn") :
+                        KeyVerdict.unknown(keyHistory, 0,
+                            "the time budget (" + budgetText + ") ran out before its turn") :
                         search.check(keyHistory, deadline, budgetText);
                 }
                 catch (final RuntimeException | Error ex)

@@ -186,7 +186,9 @@ public final class LinearizabilityExplanation
         return blocked;
     }
 
-    /** @return the operation left whose completion comes first: all still to place that came after it must follow it. */
+    /**
+     * @return the operation left whose completion comes first: all still to place that came after it must follow it.
+     */
     public Operation firstToComplete()
     {
         return firstToComplete;
@@ -225,7 +227,8 @@ public final class LinearizabilityExplanation
             }
             for (int i = first; i < longestPrefix.size(); i++)
             {
-                text.append("  ").append(i + 1).append(". ").append(OperationText.of(longestPrefix.get(i))).append('\n');
+                text.append("  ").append(i + 1).append(". ").append(OperationText.of(longestPrefix.get(i)))
+                    .append('\n');
             }
             text.append("none of the operations that could come next can:\n");
         }

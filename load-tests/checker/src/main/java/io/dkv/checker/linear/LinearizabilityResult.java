@@ -76,7 +76,8 @@ public final class LinearizabilityResult
                 }
             }
         }
-        final Verdict overall = !invalid.isEmpty() ? Verdict.INVALID : !unknown.isEmpty() ? Verdict.UNKNOWN : Verdict.VALID;
+        final Verdict overall =
+            !invalid.isEmpty() ? Verdict.INVALID : !unknown.isEmpty() ? Verdict.UNKNOWN : Verdict.VALID;
         return new LinearizabilityResult(overall, verdicts.length, valid, Collections.unmodifiableList(invalid),
             Collections.unmodifiableMap(unknown), smallestFailing, configurations, elapsed);
     }
@@ -158,7 +159,8 @@ public final class LinearizabilityResult
             .append(validKeys).append(" valid, ").append(invalidKeys.size())
             .append(" invalid, ").append(unknownKeys.size()).append(" unknown; ").append(configurations)
             .append(" configurations in ").append(elapsed.toMillis()).append(" ms\n");
-        unknownKeys.forEach((key, reason) -> text.append("unknown ").append(key).append(": ").append(reason).append('\n'));
+        unknownKeys.forEach((key, reason) ->
+            text.append("unknown ").append(key).append(": ").append(reason).append('\n'));
         if (failingKey != null)
         {
             if (invalidKeys.size() > 1)

@@ -127,7 +127,8 @@ public final class RegisterHistoryGenerator
             spoiled = stale[1];
         }
         final Op read = events.get(position);
-        events.set(position, new Op(read.index(), read.type(), read.process(), read.f(), read.key(), spoiled, read.time(),
+        events.set(position,
+            new Op(read.index(), read.type(), read.process(), read.f(), read.key(), spoiled, read.time(),
             read.error()));
         final History history = History.of(events);
         for (final Operation operation : history.operations())
@@ -184,7 +185,8 @@ public final class RegisterHistoryGenerator
      * @return the value of a write that completed before another write was invoked, which completed before the
      * read was invoked, when no other operation writes that value; null when there is none.
      */
-    private static Long staleValue(final Operation read, final List<Operation> okWrites, final Map<Long, Integer> producers)
+    private static Long staleValue(final Operation read, final List<Operation> okWrites,
+        final Map<Long, Integer> producers)
     {
         Operation overwrite = null;
         for (final Operation write : okWrites)
@@ -280,7 +282,8 @@ public final class RegisterHistoryGenerator
             }
             planned.info = random.nextDouble() < infoFraction;
             final long duration = 2 + random.nextInt(Math.max(1, maxDuration - 1));
-            events.add(new Op(0, OpType.INVOKE, planned.process, planned.f, planned.key, planned.invokeValue(), time, null));
+            events.add(new Op(0, OpType.INVOKE, planned.process, planned.f, planned.key, planned.invokeValue(), time,
+                null));
             if (!planned.info)
             {
                 schedule(StepKind.EFFECT, time + 1 + random.nextLong(duration - 1), slot, planned);
@@ -317,7 +320,8 @@ public final class RegisterHistoryGenerator
             {
                 if (random.nextDouble() >= INFO_NEVER_COMPLETES)
                 {
-                    events.add(new Op(0, OpType.INFO, planned.process, planned.f, planned.key, planned.invokeValue(), time,
+                    events.add(new Op(0, OpType.INFO, planned.process, planned.f, planned.key, planned.invokeValue(),
+                        time,
                         "timeout"));
                 }
                 processOfSlot[slot] = nextProcess++;
@@ -334,7 +338,8 @@ public final class RegisterHistoryGenerator
             }
             else
             {
-                events.add(new Op(0, OpType.OK, planned.process, planned.f, planned.key, planned.invokeValue(), time, null));
+                events.add(new Op(0, OpType.OK, planned.process, planned.f, planned.key, planned.invokeValue(), time,
+                    null));
             }
             schedule(StepKind.INVOKE, time + 1 + random.nextInt(maxGap), slot, null);
         }
@@ -383,7 +388,8 @@ public final class RegisterHistoryGenerator
     }
 
     /** A step of the simulation; steps at the same time run in the order they were scheduled. */
-    private record Step(long time, long sequence, StepKind kind, int slot, Planned operation) implements Comparable<Step>
+    private record Step(long time, long sequence, StepKind kind, int slot,
+        Planned operation) implements Comparable<Step>
     {
         public int compareTo(final Step other)
         {

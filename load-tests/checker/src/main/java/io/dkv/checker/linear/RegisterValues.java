@@ -44,7 +44,8 @@ final class RegisterValues
         final String f = operation.f();
         if (!Op.READ.equals(f) && !Op.WRITE.equals(f) && !Op.CAS.equals(f))
         {
-            throw new IllegalArgumentException("the register checker knows read, write and cas, not '" + f + "': " + operation);
+            throw new IllegalArgumentException("the register checker knows read, write and cas, not '" + f + "': " +
+                operation);
         }
         if (operation.key() == null)
         {

@@ -63,7 +63,8 @@ final class WglSearch
         {
             if ((++steps & DEADLINE_CHECK_MASK) == 0 && System.nanoTime() - deadlineNanos > 0)
             {
-                return KeyVerdict.unknown(keyHistory, cache.size(), "the time budget (" + budgetText + ") ran out after " +
+                return KeyVerdict.unknown(keyHistory, cache.size(),
+                    "the time budget (" + budgetText + ") ran out after " +
                     cache.size() + " configurations");
             }
             boolean forced = false;
@@ -105,7 +106,8 @@ final class WglSearch
                     linearized.remove(op);
                     if (added == ConfigurationCache.FULL)
                     {
-                        return KeyVerdict.unknown(keyHistory, cache.size(), "the cache of configurations reached its limit of " +
+                        return KeyVerdict.unknown(keyHistory, cache.size(),
+                            "the cache of configurations reached its limit of " +
                             (limitBytes >> 20) + " MiB after " + cache.size() + " configurations");
                     }
                 }

@@ -60,8 +60,10 @@ public final class TimelineHtml
         final int height = TOP + rowCount * ROW + 20;
 
         final StringBuilder html = new StringBuilder(256 + history.operations().size() * 160);
-        html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>").append(escape(title)).append("</title>\n")
-            .append("<style>body{font:13px sans-serif;margin:16px} pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:24em}")
+        html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>").append(escape(title))
+            .append("</title>\n")
+            .append("<style>body{font:13px sans-serif;margin:16px} " +
+                "pre{background:#f6f6f6;padding:8px;overflow:auto;max-height:24em}")
             .append("</style></head><body>\n")
             .append("<h2>").append(escape(title)).append("</h2>\n")
             .append("<p>Verdict: <b>").append(result.verdict()).append("</b> (").append(escape(result.checker()))
@@ -74,27 +76,32 @@ public final class TimelineHtml
             .append("<div style=\"overflow-x:auto\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width)
             .append("\" height=\"").append(height).append("\">\n")
             // the drawing's own style, so that it reads the same cut out of the page
-            .append("<style>.ok{fill:#4caf50} .fail{fill:#bbb} .info{fill:#ff9800} .bad{fill:#e53935;stroke:#000;stroke-width:1}")
+            .append("<style>.ok{fill:#4caf50} .fail{fill:#bbb} .info{fill:#ff9800} " +
+                ".bad{fill:#e53935;stroke:#000;stroke-width:1}")
             .append(" .fault{fill:#3f51b5;opacity:.12} text{font:11px sans-serif}</style>\n")
             .append("<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n");
         for (int second = 0; second * 1e9 <= end; second += 5)
         {
             final double x = LEFT + second * PIXELS_PER_SECOND;
-            html.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>" +
-                "<text x=\"%.1f\" y=\"%d\">%d s</text>%n", x, TOP - 12, x, height, x + 2, TOP - 16, second));
+            html.append(String.format(Locale.ROOT,
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%d\">%d " +
+                "s</text>%n", x, TOP - 12, x, height, x + 2, TOP - 16, second));
         }
         for (final Fault fault : faults)
         {
             final double x = LEFT + fault.start() * scale;
             final double w = Math.max(2, (fault.end() - fault.start()) * scale);
-            html.append(String.format(Locale.ROOT, "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">" +
-                "<title>%s</title></rect><text x=\"%.1f\" y=\"%d\">%s</text>%n", x, TOP - 8, w, height - TOP + 8,
+            html.append(String.format(Locale.ROOT,
+                "<rect class=\"fault\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" " +
+                "height=\"%d\"><title>%s</title></rect><text x=\"%.1f\" y=\"%d\">%s</text>%n", x, TOP - 8, w,
+                height - TOP + 8,
                 escape(fault.kind() + " " + fault.target() + " " + fault.detail()), x + 2, TOP - 2,
                 escape(fault.kind() + " " + fault.target())));
         }
         for (int row = 0; row < rowCount; row++)
         {
-            html.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">row %d</text>%n", TOP + row * ROW + 10, row));
+            html.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">row %d</text>%n", TOP + row * ROW + 10,
+                row));
         }
         for (final Operation operation : history.operations())
         {
@@ -108,8 +115,9 @@ public final class TimelineHtml
             final long stop = barEnd(operation, end);
             final double x = LEFT + operation.invokeTime() * scale;
             final double w = Math.max(1.5, (stop - operation.invokeTime()) * scale);
-            html.append(String.format(Locale.ROOT, "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\">" +
-                "<title>%s</title></rect>%n", style, x, TOP + rows.get(operation.process()) * ROW + 2, w, ROW - 4,
+            html.append(String.format(Locale.ROOT,
+                "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\"><title>%s</title></rect>%n", style,
+                x, TOP + rows.get(operation.process()) * ROW + 2, w, ROW - 4,
                 escape(describe(operation))));
         }
         html.append("</svg></div>\n</body></html>\n");
@@ -165,9 +173,10 @@ public final class TimelineHtml
     private static String describe(final Operation operation)
     {
         return "#" + operation.invoke().index() + " p" + operation.process() + " " + operation.f() +
-            (operation.key() == null ? "" : " " + operation.key()) + " " + HistoryJson.valueText(operation.value()) + " -> " +
-            operation.outcome().jsonName() +
-            (operation.completion() != null && operation.completion().error() != null ? " (" + operation.completion().error() + ")" : "") +
+            (operation.key() == null ? "" : " " + operation.key()) + " " + HistoryJson.valueText(operation.value()) +
+            " -> " + operation.outcome().jsonName() +
+            (operation.completion() != null && operation.completion().error() != null ?
+                " (" + operation.completion().error() + ")" : "") +
             String.format(Locale.ROOT, " [%.3f s, %s]", operation.invokeTime() / 1e9,
                 operation.completeTime() == Long.MAX_VALUE ? "never" :
                     String.format(Locale.ROOT, "%.3f s", operation.completeTime() / 1e9));

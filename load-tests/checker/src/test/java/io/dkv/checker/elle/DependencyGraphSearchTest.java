@@ -40,7 +40,8 @@ class DependencyGraphSearchTest
                 for (int v = 0; v < nodes; v++)
                 {
                     final boolean together = components.componentOf()[u] == components.componentOf()[v];
-                    assertEquals(u == v || (reaches[u][v] && reaches[v][u]), together, "round " + round + ": " + u + ", " + v);
+                    assertEquals(u == v || (reaches[u][v] && reaches[v][u]), together,
+                        "round " + round + ": " + u + ", " + v);
                 }
             }
             for (final int[] component : found)

@@ -138,7 +138,8 @@ class ElleCheckerTest
         final Witness witness = onlyWitness(result, AnomalyNames.G0);
         assertEquals(Set.of(t1, t2), processes(witness.transactions()));
         assertEquals(2, witness.cycle().size());
-        assertEquals(List.of(DependencyType.WW, DependencyType.WW), witness.cycle().stream().map(Dependency::type).toList());
+        assertEquals(List.of(DependencyType.WW, DependencyType.WW),
+            witness.cycle().stream().map(Dependency::type).toList());
         assertEquals(Set.of("x", "y"), Set.of(witness.cycle().get(0).key(), witness.cycle().get(1).key()));
         assertTrue(witness.explanation().contains("(ww on x)"), witness.explanation());
         assertTrue(witness.explanation().contains("(ww on y)"), witness.explanation());
@@ -248,11 +249,13 @@ class ElleCheckerTest
         final ElleResult strict = STRICT.check(history.history());
         final ElleResult serializable = SERIALIZABLE.check(history.history());
 
-        assertEquals(List.of(AnomalyNames.G_SINGLE + AnomalyNames.REALTIME_SUFFIX), strict.anomalyNames(), strict.toText());
+        assertEquals(List.of(AnomalyNames.G_SINGLE + AnomalyNames.REALTIME_SUFFIX), strict.anomalyNames(),
+            strict.toText());
         final Witness witness = onlyWitness(strict, "G-single-realtime");
         assertEquals(List.of(stale, writer), processList(witness.transactions()));
         assertEquals(List.of(DependencyType.RW, DependencyType.REALTIME), typesFrom(witness, stale));
-        assertTrue(witness.explanation().contains("T2 (#0) completed at 10 before T1 (#4) was invoked at 20 (realtime)"),
+        assertTrue(witness.explanation()
+            .contains("T2 (#0) completed at 10 before T1 (#4) was invoked at 20 (realtime)"),
             witness.explanation());
         assertTrue(serializable.isValid(), serializable.toText());
     }
@@ -288,7 +291,8 @@ class ElleCheckerTest
         final ElleResult result = STRICT.check(history.history());
 
         assertEquals(List.of(AnomalyNames.INCOMPATIBLE_ORDER), result.anomalyNames(), result.toText());
-        assertEquals(List.of(other, longest), processList(onlyWitness(result, AnomalyNames.INCOMPATIBLE_ORDER).transactions()));
+        assertEquals(List.of(other, longest),
+            processList(onlyWitness(result, AnomalyNames.INCOMPATIBLE_ORDER).transactions()));
     }
 
     @Test
@@ -343,7 +347,8 @@ class ElleCheckerTest
         final ElleResult appendResult = STRICT.check(appendedTwice.history());
 
         assertTrue(readResult.anomalyNames().contains(AnomalyNames.DUPLICATE_ELEMENTS), readResult.toText());
-        assertEquals(List.of(reader), processList(onlyWitness(readResult, AnomalyNames.DUPLICATE_ELEMENTS).transactions()));
+        assertEquals(List.of(reader),
+            processList(onlyWitness(readResult, AnomalyNames.DUPLICATE_ELEMENTS).transactions()));
         assertEquals(List.of(AnomalyNames.DUPLICATE_ELEMENTS), appendResult.anomalyNames(), appendResult.toText());
         final Witness duplicateAppend = onlyWitness(appendResult, AnomalyNames.DUPLICATE_ELEMENTS);
         assertEquals(List.of(first, second), processList(duplicateAppend.transactions()));
@@ -437,9 +442,11 @@ class ElleCheckerTest
             new Op(0, OpType.INVOKE, 0, Op.TXN, null, List.of(bad), 0, null),
             new Op(0, OpType.OK, 0, Op.TXN, null, List.of(bad), 1, null)));
 
-        final IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class, () -> STRICT.check(history));
+        final IllegalArgumentException thrown =
+            assertThrows(IllegalArgumentException.class, () -> STRICT.check(history));
 
-        assertTrue(thrown.getMessage().contains("delete") && thrown.getMessage().contains("p0 txn"), thrown.getMessage());
+        assertTrue(thrown.getMessage().contains("delete") && thrown.getMessage().contains("p0 txn"),
+            thrown.getMessage());
     }
 
     private static Witness onlyWitness(final ElleResult result, final String anomaly)

@@ -98,7 +98,8 @@ class ListAppendHistoryGeneratorTest
     @Test
     void staleReadsInAGeneratedHistoryBreakStrictSerializabilityAndAStrictCheckReportsAllASerializableOneDoes()
     {
-        final History history = withStaleReads(ListAppendHistoryGenerator.generate(7, TRANSACTIONS, KEYS, PROCESSES), 100);
+        final History history =
+            withStaleReads(ListAppendHistoryGenerator.generate(7, TRANSACTIONS, KEYS, PROCESSES), 100);
 
         final ElleResult strict = new ElleChecker().check(history);
         final ElleResult serializable = new ElleChecker(ElleChecker.Model.SERIALIZABLE).check(history);

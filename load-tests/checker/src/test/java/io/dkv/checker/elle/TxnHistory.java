@@ -67,7 +67,8 @@ final class TxnHistory
         final List<Object> invocation = new ArrayList<>(microOps.length);
         for (final List<?> microOp : microOps)
         {
-            invocation.add(Op.READ_LIST.equals(microOp.get(0)) ? Arrays.asList(Op.READ_LIST, microOp.get(1), null) : microOp);
+            invocation.add(Op.READ_LIST.equals(microOp.get(0)) ? Arrays.asList(Op.READ_LIST, microOp.get(1), null) :
+                microOp);
         }
         final Op invoke = new Op(0, OpType.INVOKE, process, Op.TXN, null, invocation, invokeTime, null);
         events.add(new Event(invokeTime, events.size(), invoke));
@@ -75,7 +76,8 @@ final class TxnHistory
         {
             final Object value = outcome == OpType.OK ? List.of(microOps) : invocation;
             events.add(new Event(completeTime, events.size(),
-                new Op(0, outcome, process, Op.TXN, null, value, completeTime, outcome == OpType.OK ? null : "unknown")));
+                new Op(0, outcome, process, Op.TXN, null, value, completeTime,
+                    outcome == OpType.OK ? null : "unknown")));
         }
         return process;
     }

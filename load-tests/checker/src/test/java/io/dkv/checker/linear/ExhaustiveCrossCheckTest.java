@@ -49,7 +49,8 @@ class ExhaustiveCrossCheckTest
             {
                 invalid++;
                 final int prefix = result.explanation().longestPrefix().size();
-                assertTrue(result.explanation().blocked().stream().noneMatch(next -> next.reason().startsWith("could come")),
+                assertTrue(result.explanation().blocked().stream()
+                    .noneMatch(next -> next.reason().startsWith("could come")),
                     result::toText);
                 assertTrue(prefix < history.operations().size(), result::toText);
             }

@@ -44,7 +44,8 @@ class LinearizabilityCheckerTest
         final List<String> blocked = result.explanation().blocked().stream()
             .map(LinearizabilityExplanation.Blocked::toText)
             .toList();
-        assertTrue(blocked.contains(line), () -> "expected the line \"" + line + "\" among " + blocked + "\n" + result.toText());
+        assertTrue(blocked.contains(line),
+            () -> "expected the line \"" + line + "\" among " + blocked + "\n" + result.toText());
         assertTrue(result.toText().contains(line), result::toText);
     }
 
@@ -155,7 +156,8 @@ class LinearizabilityCheckerTest
         assertEquals(3, result.failingOperations().size());
         assertEquals(2, result.explanation().longestPrefix().size());
         assertEquals(2L, result.explanation().valueAfterPrefix());
-        assertBlocked(result, "read k -> 1 (#4) cannot come next: the register holds 2, last written by write k 2 (#2)");
+        assertBlocked(result,
+            "read k -> 1 (#4) cannot come next: the register holds 2, last written by write k 2 (#2)");
     }
 
     @Test
@@ -182,9 +184,11 @@ class LinearizabilityCheckerTest
     @Test
     void aReadOfAValueNeverWrittenIsNotLinearizable()
     {
-        final LinearizabilityResult result = assertInvalid(new TestHistory().write("k", 1L, 0, 10).read("k", 7L, 20, 30));
+        final LinearizabilityResult result =
+            assertInvalid(new TestHistory().write("k", 1L, 0, 10).read("k", 7L, 20, 30));
 
-        assertBlocked(result, "read k -> 7 (#2) cannot come next: the register holds 1, last written by write k 1 (#0)");
+        assertBlocked(result,
+            "read k -> 7 (#2) cannot come next: the register holds 1, last written by write k 1 (#0)");
     }
 
     @Test
@@ -195,13 +199,15 @@ class LinearizabilityCheckerTest
             .add(Op.WRITE, "k", 2L, 2L, OpType.FAIL, 20, 30)
             .read("k", 2L, 25, 40));
 
-        assertBlocked(result, "read k -> 2 (#3) cannot come next: the register holds 1, last written by write k 1 (#0)");
+        assertBlocked(result,
+            "read k -> 2 (#3) cannot come next: the register holds 1, last written by write k 1 (#0)");
     }
 
     @Test
     void aReadOfAWriteNotYetInvokedIsNotLinearizable()
     {
-        final LinearizabilityResult result = assertInvalid(new TestHistory().read("k", 5L, 0, 10).write("k", 5L, 20, 30));
+        final LinearizabilityResult result =
+            assertInvalid(new TestHistory().read("k", 5L, 0, 10).write("k", 5L, 20, 30));
 
         final LinearizabilityExplanation explanation = result.explanation();
         assertTrue(explanation.longestPrefix().isEmpty());
@@ -228,7 +234,8 @@ class LinearizabilityCheckerTest
     @Test
     void aValueWrittenToAnotherKeyIsNotVisible()
     {
-        final LinearizabilityResult result = assertInvalid(new TestHistory().write("a", 1L, 0, 10).read("b", 1L, 20, 30));
+        final LinearizabilityResult result =
+            assertInvalid(new TestHistory().write("a", 1L, 0, 10).read("b", 1L, 20, 30));
 
         assertEquals("b", result.failingKey());
         assertEquals(List.of("b"), result.invalidKeys());
@@ -269,7 +276,8 @@ class LinearizabilityCheckerTest
             for (int key = 0; key < 100; key++)
             {
                 // the same values on every key, overlapping across keys
-                history.write("k" + key, (long) round, time, time + 3).read("k" + key, (long) round, time + 2, time + 5);
+                history.write("k" + key, (long) round, time, time + 3)
+                    .read("k" + key, (long) round, time + 2, time + 5);
                 time += 4;
             }
         }
@@ -284,7 +292,8 @@ class LinearizabilityCheckerTest
     @Test
     void aSearchThatOutrunsItsTimeBudgetIsUnknown()
     {
-        final LinearizabilityResult result = new LinearizabilityChecker(Duration.ofMillis(1)).check(pathological("hard"));
+        final LinearizabilityResult result =
+            new LinearizabilityChecker(Duration.ofMillis(1)).check(pathological("hard"));
 
         assertEquals(Verdict.UNKNOWN, result.verdict(), result::toText);
         assertEquals(List.of("hard"), result.unknownKeys());
@@ -311,7 +320,8 @@ class LinearizabilityCheckerTest
         events.add(new Op(0, OpType.INVOKE, 1000, Op.READ, "small", null, end + 10, null));
         events.add(new Op(0, OpType.OK, 1000, Op.READ, "small", 3L, end + 20, null));
 
-        final LinearizabilityResult result = new LinearizabilityChecker(Duration.ofMillis(300)).check(History.of(events));
+        final LinearizabilityResult result =
+            new LinearizabilityChecker(Duration.ofMillis(300)).check(History.of(events));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::toText);
         assertEquals("small", result.failingKey());
@@ -325,7 +335,8 @@ class LinearizabilityCheckerTest
             new Op(0, OpType.INVOKE, 0, Op.TXN, null, List.of(List.of(Op.APPEND, "k", 1L)), 0, null),
             new Op(0, OpType.OK, 0, Op.TXN, null, List.of(List.of(Op.APPEND, "k", 1L)), 1, null)));
 
-        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> CHECKER.check(history));
+        final IllegalArgumentException refused =
+            assertThrows(IllegalArgumentException.class, () -> CHECKER.check(history));
 
         assertTrue(refused.getMessage().contains("'txn'"), refused.getMessage());
     }

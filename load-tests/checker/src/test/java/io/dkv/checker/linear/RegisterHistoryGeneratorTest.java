@@ -24,7 +24,8 @@ class RegisterHistoryGeneratorTest
         for (long seed = 1; seed <= 4; seed++)
         {
             final History history = RegisterHistoryGenerator.builder()
-                .seed(seed).operations(20_000).keys(200).processes(5 + 5 * (int) seed).infoFraction(0.05).build().generate();
+                .seed(seed).operations(20_000).keys(200).processes(5 + 5 * (int) seed).infoFraction(0.05).build()
+                .generate();
 
             final LinearizabilityResult result = CHECKER.check(history);
 
@@ -52,7 +53,8 @@ class RegisterHistoryGeneratorTest
         assertTrue(history.operations().stream().anyMatch(Operation::isFail), "a failed cas");
         assertTrue(history.operations().stream().anyMatch(operation -> operation.outcome() == OpType.INFO &&
             operation.completion() != null), "an info");
-        assertTrue(history.operations().stream().anyMatch(operation -> operation.completion() == null), "no completion");
+        assertTrue(history.operations().stream().anyMatch(operation -> operation.completion() == null),
+            "no completion");
         assertTrue(history.operations().stream().anyMatch(operation -> Op.WRITE.equals(operation.f()) &&
             operation.value() == null), "a delete");
         assertEquals(5_000, history.operations().size());
@@ -108,7 +110,8 @@ class RegisterHistoryGeneratorTest
         HistoryJson.write(corrupted.history(), directory.resolve("corrupted.jsonl"));
 
         final LinearizabilityResult validAgain = CHECKER.check(HistoryJson.read(directory.resolve("valid.jsonl")));
-        final LinearizabilityResult corruptedAgain = CHECKER.check(HistoryJson.read(directory.resolve("corrupted.jsonl")));
+        final LinearizabilityResult corruptedAgain =
+            CHECKER.check(HistoryJson.read(directory.resolve("corrupted.jsonl")));
 
         assertEquals(Verdict.VALID, validAgain.verdict(), validAgain::toText);
         assertEquals(Verdict.INVALID, corruptedAgain.verdict(), corruptedAgain::toText);

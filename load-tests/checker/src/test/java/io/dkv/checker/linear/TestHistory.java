@@ -44,17 +44,20 @@ final class TestHistory
         return add(Op.READ, key, null, null, OpType.INFO, invoked, completed);
     }
 
-    TestHistory cas(final String key, final Long expected, final Long newValue, final long invoked, final long completed)
+    TestHistory cas(final String key, final Long expected, final Long newValue, final long invoked,
+        final long completed)
     {
         return add(Op.CAS, key, pair(expected, newValue), pair(expected, newValue), OpType.OK, invoked, completed);
     }
 
-    TestHistory casFailed(final String key, final Long expected, final Long newValue, final long invoked, final long completed)
+    TestHistory casFailed(final String key, final Long expected, final Long newValue, final long invoked,
+        final long completed)
     {
         return add(Op.CAS, key, pair(expected, newValue), pair(expected, newValue), OpType.FAIL, invoked, completed);
     }
 
-    TestHistory casInfo(final String key, final Long expected, final Long newValue, final long invoked, final long completed)
+    TestHistory casInfo(final String key, final Long expected, final Long newValue, final long invoked,
+        final long completed)
     {
         return add(Op.CAS, key, pair(expected, newValue), pair(expected, newValue), OpType.INFO, invoked, completed);
     }
@@ -73,7 +76,8 @@ final class TestHistory
         events.add(new Op(0, OpType.INVOKE, process, f, key, invokeValue, invoked, null));
         if (outcome != null)
         {
-            events.add(new Op(0, outcome, process, f, key, outcome == OpType.OK ? completionValue : invokeValue, completed,
+            events.add(new Op(0, outcome, process, f, key, outcome == OpType.OK ? completionValue : invokeValue,
+                completed,
                 outcome == OpType.OK ? null : "test"));
         }
         return this;

@@ -53,16 +53,19 @@ public final class CheckBenchmark implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--operations", defaultValue = "100000", description = "Operations of each history (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--operations", defaultValue = "100000",
+        description = "Operations of each history (default: ${DEFAULT-VALUE}).")
     private int operations;
 
     @Option(names = "--keys", defaultValue = "1000", description = "Keys of each history (default: ${DEFAULT-VALUE}).")
     private int keys;
 
-    @Option(names = "--processes", defaultValue = "10", description = "Concurrent processes (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--processes", defaultValue = "10",
+        description = "Concurrent processes (default: ${DEFAULT-VALUE}).")
     private int processes;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Timed runs of each checker, after one untimed (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", defaultValue = "3",
+        description = "Timed runs of each checker, after one untimed (default: ${DEFAULT-VALUE}).")
     private int runs;
 
     @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
@@ -72,17 +75,20 @@ public final class CheckBenchmark implements Callable<Integer>
     {
         if (operations < 1 || keys < 1 || processes < 1 || runs < 1)
         {
-            throw new IllegalArgumentException("--operations " + operations + ", --keys " + keys + ", --processes " + processes +
+            throw new IllegalArgumentException("--operations " + operations + ", --keys " + keys + ", --processes " +
+                processes +
                 ", --runs " + runs + ": all must be positive");
         }
         final List<Row> rows = new ArrayList<>();
-        rows.add(measure("linearizability (registers)", seed -> RegisterHistoryGenerator.generate(seed, operations, keys, processes),
+        rows.add(measure("linearizability (registers)",
+            seed -> RegisterHistoryGenerator.generate(seed, operations, keys, processes),
             history ->
             {
                 final LinearizabilityResult result = new LinearizabilityChecker(Duration.ofMinutes(5)).check(history);
                 return result.verdict().name();
             }));
-        rows.add(measure("list-append (Elle)", seed -> ListAppendHistoryGenerator.generate(seed, operations, keys, processes),
+        rows.add(measure("list-append (Elle)",
+            seed -> ListAppendHistoryGenerator.generate(seed, operations, keys, processes),
             history ->
             {
                 final ElleResult result = new ElleChecker().check(history);
@@ -102,23 +108,30 @@ public final class CheckBenchmark implements Callable<Integer>
         final List<String> goals = new ArrayList<>();
         for (final Row row : rows)
         {
-            table.addRow(row.name, count(row.operations), count(keys), row.verdict, millis(row.medianNanos), millis(row.fastestNanos),
+            table.addRow(row.name, count(row.operations), count(keys), row.verdict, millis(row.medianNanos),
+                millis(row.fastestNanos),
                 opsPerSecond(row.operations * 1e9 / row.medianNanos), millis(row.readNanos),
                 ratio((double)row.medianNanos / row.readNanos));
-            goals.add(String.format(Locale.ROOT, "%s: %,d operations over %,d keys checked in under 10 s: %s (measured %.2f s)",
-                row.name, row.operations, keys, row.medianNanos < GOAL_NANOS && "VALID".equals(row.verdict) ? "MET" : "MISSED",
+            goals.add(String.format(Locale.ROOT,
+                "%s: %,d operations over %,d keys checked in under 10 s: %s (measured %.2f s)",
+                row.name, row.operations, keys,
+                row.medianNanos < GOAL_NANOS && "VALID".equals(row.verdict) ? "MET" : "MISSED",
                 row.medianNanos / 1e9));
         }
         final Runtime runtime = Runtime.getRuntime();
         final SectionedReport report = new SectionedReport(TITLE, MachineInfo.current(), List.of(
-            String.format(Locale.ROOT, "histories: generated valid ones (a simulated store that takes each operation at a point " +
-                "inside its interval), %,d operations over %,d keys by %d concurrent processes, some of unknown outcome; a " +
-                "new seed for every run", operations, keys, processes),
-            "linearizability: per-key decomposition, then a WGL search with memoisation on the checker's threads; list-append: " +
-                "version orders from reads, dependency graph (ww, wr, rw, real time), cycle search",
-            "read: the same history from JSON lines into memory (parsing and pairing), the floor under checking a recorded one",
-            String.format(Locale.ROOT, "runs: one untimed, then %d timed; JVM heap at most %,d MiB", runs, runtime.maxMemory() >> 20)),
-            List.of(new ReportSection(TIMES, List.of("check / read: the checker's time over reading the history, lower is better"),
+            String.format(Locale.ROOT,
+                "histories: generated valid ones (a simulated store that takes each operation at a point inside its " +
+                "interval), %,d operations over %,d keys by %d concurrent processes, some of unknown outcome; a new " +
+                "seed for every run", operations, keys, processes),
+            "linearizability: per-key decomposition, then a WGL search with memoisation on the checker's threads; " +
+                "list-append: version orders from reads, dependency graph (ww, wr, rw, real time), cycle search",
+            "read: the same history from JSON lines into memory (parsing and pairing), the floor under checking a " +
+            "recorded one",
+            String.format(Locale.ROOT, "runs: one untimed, then %d timed; JVM heap at most %,d MiB", runs,
+                runtime.maxMemory() >> 20)),
+            List.of(new ReportSection(TIMES,
+                List.of("check / read: the checker's time over reading the history, lower is better"),
                 table)), goals);
         report.printText(spec.commandLine().getOut());
         if (markdown != null)
@@ -129,10 +142,12 @@ public final class CheckBenchmark implements Callable<Integer>
         return 0;
     }
 
-    private Row measure(final String name, final LongFunction<History> generator, final Function<History, String> checker)
+    private Row measure(final String name, final LongFunction<History> generator,
+        final Function<History, String> checker)
         throws Exception
     {
-        spec.commandLine().getErr().printf("%s: generating and checking %d histories of %,d operations...%n", name, runs + 1, operations);
+        spec.commandLine().getErr()
+            .printf("%s: generating and checking %d histories of %,d operations...%n", name, runs + 1, operations);
         checker.apply(generator.apply(1));
         final long[] nanos = new long[runs];
         String verdict = null;

@@ -31,9 +31,9 @@ import java.util.concurrent.Callable;
         "throughput: redis-benchmark SET then GET at -c 1, -c 50 and -c 50 -P 16 against a compute node over a dkv " +
             "store in this process (a memory node and client on shm) and against redis-server. Goals: ops/s >= 1.0x " +
             "redis-server's and p50 <= redis-server's at every setting.",
-        "join: exec of a new ./dkv compute-node process (same JVM flags) joining a running MetaServer, memory node and " +
-            "driver, to its first served GET, beside java -version (to exit) and redis-server (to its first PING). " +
-            "Goal: median <= 150 ms.",
+        "join: exec of a new ./dkv compute-node process (same JVM flags) joining a running MetaServer, memory node " +
+            "and driver, to its first served GET, beside java -version (to exit) and redis-server (to its first " +
+            "PING). Goal: median <= 150 ms.",
         "scale: a scale-out step: a second compute node starts on the first's port (SO_REUSEPORT) while clients " +
             "that reconnect now and then send GETs and SETs at a fixed rate. Goals: p99 during the step <= 2x the " +
             "steady p99; no failed request."
@@ -111,7 +111,8 @@ public final class ComputeBenchmark implements Callable<Integer>
         if (redisServer.isEmpty() || parts.contains(THROUGHPUT) && redisBenchmark.isEmpty())
         {
             throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
-                (parts.contains(THROUGHPUT) ? " and " + RedisBenchmarkTool.BINARY + " (" + RedisBenchmarkTool.INSTALL_HINT +
+                (parts.contains(THROUGHPUT) ?
+                    " and " + RedisBenchmarkTool.BINARY + " (" + RedisBenchmarkTool.INSTALL_HINT +
                 ")" : "") + ": found " + redisServer.map(Path::toString).orElse("no redis-server") + ", " +
                 redisBenchmark.map(Path::toString).orElse("no redis-benchmark"));
         }
@@ -125,8 +126,8 @@ public final class ComputeBenchmark implements Callable<Integer>
             final ThroughputPart.Result result = new ThroughputPart(tool, redisServer.orElseThrow(), requests, keyspace,
                 valueSize, spec.commandLine().getErr()).run();
             method.add(String.format(Locale.ROOT, "throughput: %s, -t set,get (SET over random keys, then GET of the " +
-                "same), -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, then " +
-                "redis-server, at each setting", tool.version(), keyspace, valueSize, requests));
+                "same), -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, " +
+                "then redis-server, at each setting", tool.version(), keyspace, valueSize, requests));
             method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, over an in-process dkv " +
                 "store (one memory node and the client on the shm provider, in this JVM as well); redis-server %s, " +
                 "no persistence; all on 127.0.0.1", result.ioThreads(), result.redisVersion()));
@@ -135,7 +136,8 @@ public final class ComputeBenchmark implements Callable<Integer>
         }
         if (parts.contains(JOIN))
         {
-            final JoinPart.Result result = new JoinPart(redisServer.orElseThrow(), starts, aot, spec.commandLine().getErr())
+            final JoinPart.Result result =
+                new JoinPart(redisServer.orElseThrow(), starts, aot, spec.commandLine().getErr())
                 .run();
             method.add(String.format(Locale.ROOT, "join: a MetaServer, a memory node and a standalone driver, each a " +
                 "process (shm provider); %d rounds, each execs java -version, redis-server and ./dkv compute-node " +
@@ -147,7 +149,8 @@ public final class ComputeBenchmark implements Callable<Integer>
         if (parts.contains(SCALE))
         {
             final Path directory = Files.createTempDirectory("dkv-bench-scale-");
-            final ScaleStepPart.Result result = new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs, connectionLifeMs,
+            final ScaleStepPart.Result result =
+                new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs, connectionLifeMs,
                 spec.commandLine().getErr()).run(directory);
             method.add(String.format(Locale.ROOT, "scale: a MetaServer, a memory node and a driver, each a process " +
                 "(shm); compute node 1, then 2, each ./dkv compute-node --reuse-port on one loopback port; %d client " +

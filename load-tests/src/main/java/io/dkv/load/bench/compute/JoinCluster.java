@@ -19,7 +19,8 @@ final class JoinCluster implements AutoCloseable
 {
     static final String PROVIDER = "shm";
     private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
+    private static final Pattern MEMORY_NODE_READY =
+        Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
     private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
     private static final long MEMORY_NODE_ID = 101;
 

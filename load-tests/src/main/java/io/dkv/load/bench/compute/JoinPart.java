@@ -35,7 +35,8 @@ final class JoinPart
     static final String PHASES = "join: a compute node's start, phase by phase";
     static final String KEY = "dkv-bench-compute-join";
     static final double GOAL_MS = 150;
-    private static final Pattern COMPUTE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) ");
+    private static final Pattern COMPUTE_READY =
+        Pattern.compile("dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) ");
     private static final Pattern COMPUTE_PHASES = Pattern.compile(
         "dkv compute node startup nanoTime: called=(\\d+) raas=(\\d+) serving=(\\d+)");
     private static final Pattern REDIS_READY = Pattern.compile("Ready to accept connections");
@@ -107,12 +108,14 @@ final class JoinPart
             }
             else if (!nonJars.isEmpty())
             {
-                aotNote = "not tried: an AOT cache takes a class path of JAR files only, this one has " + nonJars.get(0);
+                aotNote = "not tried: an AOT cache takes a class path of JAR files only, this one has " +
+                    nonJars.get(0);
             }
             else
             {
                 final Path cache = directory.resolve("compute-node.aot");
-                progress.println("join: training an AOT cache (one start, a GET, a stop; the JVM writes it at exit)...");
+                progress.println("join: training an AOT cache (one start, a GET, a stop; the JVM writes it at " +
+                    "exit)...");
                 progress.flush();
                 final List<String> training = new ArrayList<>(plain);
                 training.add("-XX:AOTCacheOutput=" + cache);
@@ -188,7 +191,8 @@ final class JoinPart
         if (!process.waitFor(TRIVIAL_TIMEOUT_MS, TimeUnit.MILLISECONDS) || process.exitValue() != 0)
         {
             process.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not exit with 0 within " + TRIVIAL_TIMEOUT_MS +
+            throw new IllegalStateException(String.join(" ", command) + " did not exit with 0 within " +
+                TRIVIAL_TIMEOUT_MS +
                 " ms");
         }
         return System.nanoTime() - execNs;
@@ -220,8 +224,8 @@ final class JoinPart
             final long answeredNs = System.nanoTime();
             if (!reply.startsWith("$") || reply.equals("$-1"))
             {
-                throw new IllegalStateException("GET " + KEY + " on a new compute node answered " + reply + "; it wrote:\n" +
-                    start.output());
+                throw new IllegalStateException("GET " + KEY + " on a new compute node answered " + reply +
+                    "; it wrote:\n" + start.output());
             }
             final Matcher phases = COMPUTE_PHASES.matcher(start.output());
             if (!phases.find())
@@ -237,7 +241,8 @@ final class JoinPart
         }
     }
 
-    private static String computeRequest(final List<String> options, final List<String> arguments, final String... request)
+    private static String computeRequest(final List<String> options, final List<String> arguments,
+        final String... request)
         throws IOException
     {
         try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), COMPUTE_READY))
@@ -249,7 +254,8 @@ final class JoinPart
     /** @return the first line of the reply to the first request a started compute node serves. */
     private static String probe(final TimedStart start, final String... request)
     {
-        return RespSocket.callOnce(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), PROBE_TIMEOUT_MS, request);
+        return RespSocket.callOnce(RedisServer.HOST, Integer.parseInt(start.ready().group(3)), PROBE_TIMEOUT_MS,
+            request);
     }
 
     private static long sum(final long[] values)

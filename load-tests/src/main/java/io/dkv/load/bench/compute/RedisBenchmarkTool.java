@@ -49,9 +49,12 @@ final class RedisBenchmarkTool
         final String host, final int port, final Setting setting, final long requests, final long keyspace,
         final int valueBytes) throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>(List.of(binary.toString(), "-h", host, "-p", Integer.toString(port),
-            "-t", "set,get", "-n", Long.toString(requests * setting.multiplier()), "-c", Integer.toString(setting.clients()),
-            "-P", Integer.toString(setting.pipeline()), "-r", Long.toString(keyspace), "-d", Integer.toString(valueBytes),
+        final List<String> command =
+            new ArrayList<>(List.of(binary.toString(), "-h", host, "-p", Integer.toString(port),
+            "-t", "set,get", "-n", Long.toString(requests * setting.multiplier()), "-c",
+            Integer.toString(setting.clients()),
+            "-P", Integer.toString(setting.pipeline()), "-r", Long.toString(keyspace), "-d",
+            Integer.toString(valueBytes),
             "--csv"));
         final String output = run(command);
         final Map<String, RedisBenchmarkFigures> figures = RedisBenchmarkFigures.parse(output);
@@ -78,8 +81,8 @@ final class RedisBenchmarkTool
             final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (process.exitValue() != 0)
             {
-                throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n" +
-                    output);
+                throw new IllegalStateException(String.join(" ", command) + " exited with " + process.exitValue() +
+                    ":\n" + output);
             }
             return output;
         }

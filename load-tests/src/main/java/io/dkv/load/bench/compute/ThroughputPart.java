@@ -72,7 +72,8 @@ final class ThroughputPart
         }
         final int ioThreads = ComputeNodeConfiguration.IO_THREADS_DEFAULT;
         final List<Row> rows = new ArrayList<>();
-        final var memoryNode = InProcessStore.sizedFor(keyspace, sets * KvBlockLayout.blockLength(KEY_BYTES, valueBytes),
+        final var memoryNode =
+            InProcessStore.sizedFor(keyspace, sets * KvBlockLayout.blockLength(KEY_BYTES, valueBytes),
             ioThreads);
         try (InProcessStore store = InProcessStore.start(memoryNode);
             ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).client(store.client()));
@@ -85,7 +86,8 @@ final class ThroughputPart
                 progress.flush();
                 final Map<String, RedisBenchmarkFigures> dkv = tool.setThenGet(RedisServer.HOST, node.port(), setting,
                     requests, keyspace, valueBytes);
-                final Map<String, RedisBenchmarkFigures> baseline = tool.setThenGet(RedisServer.HOST, redis.port(), setting,
+                final Map<String, RedisBenchmarkFigures> baseline =
+                    tool.setThenGet(RedisServer.HOST, redis.port(), setting,
                     requests, keyspace, valueBytes);
                 for (final String test : List.of("SET", "GET"))
                 {
@@ -112,14 +114,16 @@ final class ThroughputPart
             new TextTable.Column("p99 ratio", true)));
         for (final Row row : result.rows())
         {
-            table.addRow(row.setting().label(), row.test(), opsPerSecond(row.dkv().rps()), opsPerSecond(row.redis().rps()),
+            table.addRow(row.setting().label(), row.test(), opsPerSecond(row.dkv().rps()),
+                opsPerSecond(row.redis().rps()),
                 ratio(row.dkv().rps() / row.redis().rps()), micros(row.dkv().p50Ms()), micros(row.redis().p50Ms()),
-                ratioOrDash(row.dkv().p50Ms(), row.redis().p50Ms()), micros(row.dkv().p99Ms()), micros(row.redis().p99Ms()),
+                ratioOrDash(row.dkv().p50Ms(), row.redis().p50Ms()), micros(row.dkv().p99Ms()),
+                micros(row.redis().p99Ms()),
                 ratioOrDash(row.dkv().p99Ms(), row.redis().p99Ms()));
         }
         return new ReportSection(TITLE, List.of(
-            "ops/s ratio: dkv's over redis-server's, higher is better; p50 and p99 ratios: dkv's over redis-server's, " +
-                "lower is better",
+            "ops/s ratio: dkv's over redis-server's, higher is better; p50 and p99 ratios: dkv's over " +
+                "redis-server's, lower is better",
             "latencies are redis-benchmark's, per request from its send to the reply (pipelined: per batch member), " +
                 "to its resolution of 1 us; - where this redis-benchmark prints none"), table);
     }
@@ -146,9 +150,11 @@ final class ThroughputPart
             lowestRate.test(), lowestRate.setting().label()));
         final double p50 = p50Ratio(worstP50);
         goals.add(Double.isNaN(p50) ? "compute node p50 <= redis-server's at every setting: NOT MEASURED (this " +
-            "redis-benchmark prints no p50)" : String.format(Locale.ROOT, "compute node p50 <= redis-server's at every " +
+            "redis-benchmark prints no p50)" :
+            String.format(Locale.ROOT, "compute node p50 <= redis-server's at every " +
             "setting: %s (highest %.2fx, %s %s: %s us against %s us)", p50 <= 1.0 ? "MET" : "MISSED", p50,
-            worstP50.test(), worstP50.setting().label(), micros(worstP50.dkv().p50Ms()), micros(worstP50.redis().p50Ms())));
+            worstP50.test(), worstP50.setting().label(), micros(worstP50.dkv().p50Ms()),
+            micros(worstP50.redis().p50Ms())));
         return goals;
     }
 

@@ -331,11 +331,11 @@ public final class HostileBenchmark implements Callable<Integer>
                 "its own, reading each back, swapping it by compare-and-set and reading again", clients),
             "attacks, one after another from this process: random bytes; WRITEs and atomics with a byte or two " +
                 "changed; WRITEs (empty or not), adds of 0 and swaps of a word for itself on the MetaServer's " +
-                "read-only tables with its real DC key, and on the memory node's heap with made-up rkeys; valid READs " +
-                "of the index from DC initiators numbered at random; connections from 127.0.0.2 that never say HELLO; " +
-                "MetaServer RPCs that re-register, deregister, evict or strip the memory node, sealed with a wrong " +
-                "secret (one in eight also mutated); RaaS CONNECTs to the MetaServer held and never used, while a new " +
-                "node joins",
+                "read-only tables with its real DC key, and on the memory node's heap with made-up rkeys; valid " +
+                "READs of the index from DC initiators numbered at random; connections from 127.0.0.2 that never say " +
+                "HELLO; MetaServer RPCs that re-register, deregister, evict or strip the memory node, sealed with a " +
+                "wrong secret (one in eight also mutated); RaaS CONNECTs to the MetaServer held and never used, " +
+                "while a new node joins",
             String.format(Locale.ROOT,
                 "attack time %.1f s; figures before and after are taken after System.gc(), with the " +
                 "legitimate clients running", attackNanos / 1e9));

@@ -71,7 +71,8 @@ final class LegitimateClients implements AutoCloseable
         if (!Arrays.equals(expected, actual))
         {
             final String read = actual == null ? "(nil)" : new String(actual, StandardCharsets.UTF_8);
-            problem(wrongValues, "read " + read + " from " + new String(key, StandardCharsets.UTF_8) + " after writing " +
+            problem(wrongValues,
+                "read " + read + " from " + new String(key, StandardCharsets.UTF_8) + " after writing " +
                 new String(expected, StandardCharsets.UTF_8));
         }
     }

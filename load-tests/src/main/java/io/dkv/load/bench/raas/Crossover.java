@@ -8,8 +8,8 @@ import java.util.Locale;
  * sizes. At each size the two ways were timed in alternating blocks; one is decisively faster when
  * its block median was no higher in at least {@link #DECISIVE_SHARE} of the blocks and its overall
  * median is at least {@link #MIN_GAIN} lower, else the size is a tie: a difference that is steady
- * but tiny is not worth a threshold. The threshold (the largest size still carried the small-message way) is the one that loses
- * least over all sizes, each decisive size weighing the relative latency lost where the slower way
+ * but tiny is not worth a threshold. The threshold (the largest size still carried the small-message way) is the one
+ * that loses least over all sizes, each decisive size weighing the relative latency lost where the slower way
  * is chosen for it. Among equally good thresholds the largest is taken: on a tie the small-message
  * way is preferred, as it is the cheaper one for the system (a SEND leaves the receiver's advertised
  * buffer free; a copy pins and registers no caller memory).
@@ -139,12 +139,14 @@ record Crossover(int threshold, int firstLargeSize, int smallestSize, int larges
         }
         if (smallWayThroughout())
         {
-            return String.format(Locale.ROOT, "%s at every size measured (%,d to %,d B)", smallWay, smallestSize, largestSize);
+            return String.format(Locale.ROOT, "%s at every size measured (%,d to %,d B)", smallWay, smallestSize,
+                largestSize);
         }
         if (largeWayThroughout())
         {
             return String.format(Locale.ROOT, "%s from the smallest size measured (%,d B)", largeWay, smallestSize);
         }
-        return String.format(Locale.ROOT, "%s up to %,d B, %s from %,d B", smallWay, threshold, largeWay, firstLargeSize);
+        return String.format(Locale.ROOT, "%s up to %,d B, %s from %,d B", smallWay, threshold, largeWay,
+            firstLargeSize);
     }
 }

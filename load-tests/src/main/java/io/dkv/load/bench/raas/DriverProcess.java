@@ -51,7 +51,8 @@ final class DriverProcess implements AutoCloseable
         try
         {
             return new DriverProcess(name, RoleProcess.start("standalone driver '" + name + "'", HEAP, properties,
-                List.of("driver", "--name", name, "--provider", provider.verbsName(), "--address", RaasNodes.LOOPBACK_ADDRESS,
+                List.of("driver", "--name", name, "--provider", provider.verbsName(), "--address",
+                    RaasNodes.LOOPBACK_ADDRESS,
                     "--meta", meta.toString(), "--cluster-secret-file", secretFile.toString()), SERVING, log));
         }
         catch (final IllegalStateException ex)

@@ -29,7 +29,8 @@ final class InterleavedLatency
     {
         if (warmupMillis < 0 || blocks <= 0)
         {
-            throw new IllegalArgumentException("warmup " + warmupMillis + " ms must be >= 0 and blocks " + blocks + " > 0");
+            throw new IllegalArgumentException("warmup " + warmupMillis + " ms must be >= 0 and blocks " + blocks +
+                " > 0");
         }
         this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(warmupMillis);
         this.iterations = iterations;
@@ -107,7 +108,9 @@ final class InterleavedLatency
             final long start = System.nanoTime();
             final long operations = runFor(subjects.get(i), warmupNanos, discarded);
             final long elapsed = Math.max(1, System.nanoTime() - start);
-            counts[i] = iterations > 0 ? iterations : (int)Math.min(Integer.MAX_VALUE, Math.max(blocks, operations * budgetNanos / elapsed));
+            counts[i] =
+                iterations > 0 ? iterations :
+                (int)Math.min(Integer.MAX_VALUE, Math.max(blocks, operations * budgetNanos / elapsed));
         }
         final List<Histogram> histograms = new ArrayList<>();
         final long[][] blockMedians = new long[subjects.size()][];

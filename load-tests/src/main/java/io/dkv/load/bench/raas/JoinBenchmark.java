@@ -67,8 +67,8 @@ final class JoinBenchmark
 
     JoinRow run(final Provider provider)
     {
-        progress.printf("[join] %s: %d memory nodes in batches of %d (after %d not timed), each reached once through the " +
-            "standalone driver and once by a fresh RC queue pair%n", provider, nodes, batch, warmupNodes);
+        progress.printf("[join] %s: %d memory nodes in batches of %d (after %d not timed), each reached once through " +
+            "the standalone driver and once by a fresh RC queue pair%n", provider, nodes, batch, warmupNodes);
         progress.flush();
         try (StandaloneCluster cluster = new StandaloneCluster(provider);
             RawJoin raw = new RawJoin(provider);
@@ -85,7 +85,8 @@ final class JoinBenchmark
                 warmUp(cluster, client, buffer, raw, floor);
                 for (int done = 0; done < warmupNodes; done += batch)
                 {
-                    round(cluster, client, buffer, raw, floor, Math.min(batch, warmupNodes - done), done == 0 ? freshDriver : null);
+                    round(cluster, client, buffer, raw, floor, Math.min(batch, warmupNodes - done),
+                        done == 0 ? freshDriver : null);
                 }
                 for (int done = 0; done < nodes; done += batch)
                 {
@@ -101,7 +102,8 @@ final class JoinBenchmark
     }
 
     private void warmUp(
-        final StandaloneCluster cluster, final Raas client, final MemorySegment buffer, final RawJoin raw, final RawJoin floor)
+        final StandaloneCluster cluster, final Raas client, final MemorySegment buffer, final RawJoin raw,
+        final RawJoin floor)
     {
         final long nodeId = nextNodeId++;
         // with agents: the READs make it hot, and it answers the driver's promotion as a running node does
@@ -214,7 +216,8 @@ final class JoinBenchmark
         return new long[]{read - start, found - start, opened - found, read - opened};
     }
 
-    private static long rawJoin(final RawJoin raw, final RaasDriver node, final RemoteRegion region, final CompletionQueue targetCq)
+    private static long rawJoin(final RawJoin raw, final RaasDriver node, final RemoteRegion region,
+        final CompletionQueue targetCq)
     {
         final long nanos = raw.joinRc(node, region, targetCq);
         requireValue("a fresh RC queue pair", node.self().id(), raw.lastValue());
@@ -233,7 +236,8 @@ final class JoinBenchmark
     {
         if (value != nodeId)
         {
-            throw new IllegalStateException("the first READ of node " + nodeId + " through " + way + " brought " + value +
+            throw new IllegalStateException("the first READ of node " + nodeId + " through " + way + " brought " +
+                value +
                 ", not the node's id");
         }
     }
@@ -291,8 +295,10 @@ final class JoinBenchmark
 
         JoinRow row(final Provider provider, final long freshDriverP50Nanos)
         {
-            return new JoinRow(provider, latency(raas[0], raasBlocks.get(0)), latency(raw, rawBlocks), latency(floor, floorBlocks),
-                latency(raas[1], raasBlocks.get(1)), latency(raas[2], raasBlocks.get(2)), latency(raas[3], raasBlocks.get(3)),
+            return new JoinRow(provider, latency(raas[0], raasBlocks.get(0)), latency(raw, rawBlocks),
+                latency(floor, floorBlocks),
+                latency(raas[1], raasBlocks.get(1)), latency(raas[2], raasBlocks.get(2)),
+                latency(raas[3], raasBlocks.get(3)),
                 freshDriverP50Nanos);
         }
 

@@ -18,7 +18,8 @@ import io.dkv.load.bench.Provider;
  *                 just-started driver meets (its join path not yet compiled); -1 without warm-up nodes.
  */
 record JoinRow(
-    Provider provider, Latency raas, Latency raw, Latency floor, Latency lookup, Latency open, Latency read, long freshDriverP50Nanos)
+    Provider provider, Latency raas, Latency raw, Latency floor, Latency lookup, Latency open, Latency read,
+    long freshDriverP50Nanos)
 {
     /** @return nanoseconds the RaaS join takes beyond the provider's first READ, at the median. */
     long addedToFloorP50Nanos()

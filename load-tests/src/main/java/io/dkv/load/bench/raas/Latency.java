@@ -28,7 +28,8 @@ record Latency(long p50Nanos, long p99Nanos, long samples, long[] blockMedians)
         {
             throw new IllegalArgumentException("no latency was recorded");
         }
-        return new Latency(histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(99.0), histogram.getTotalCount(),
+        return new Latency(histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(99.0),
+            histogram.getTotalCount(),
             blockMedians);
     }
 

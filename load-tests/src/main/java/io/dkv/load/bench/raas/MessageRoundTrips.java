@@ -23,7 +23,8 @@ final class MessageRoundTrips implements TimedLoop
      * @param in  where the echo is received, at least {@code size} bytes.
      */
     MessageRoundTrips(
-        final Connection connection, final MessageEcho echo, final MessageMode mode, final MemorySegment out, final MemorySegment in,
+        final Connection connection, final MessageEcho echo, final MessageMode mode, final MemorySegment out,
+        final MemorySegment in,
         final int size)
     {
         this.connection = connection;
@@ -48,12 +49,14 @@ final class MessageRoundTrips implements TimedLoop
             latencies.recordValue(Math.min(System.nanoTime() - start, highest));
             if (received != size)
             {
-                throw new IllegalStateException(mode.label() + ": sent " + size + " bytes, the echo returned " + received);
+                throw new IllegalStateException(mode.label() + ": sent " + size + " bytes, the echo returned " +
+                    received);
             }
         }
         if (MemorySegment.mismatch(out, 0, size, in, 0, size) >= 0)
         {
-            throw new IllegalStateException(mode.label() + ": the echo of a " + size + "-byte message differs from what was sent");
+            throw new IllegalStateException(mode.label() + ": the echo of a " + size +
+                "-byte message differs from what was sent");
         }
     }
 

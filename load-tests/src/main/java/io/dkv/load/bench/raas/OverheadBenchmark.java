@@ -82,7 +82,8 @@ final class OverheadBenchmark
             final List<TimedLoop> subjects = new ArrayList<>();
             for (final RaasPath path : paths)
             {
-                final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+                final RaasNodes nodes =
+                    new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
                 nodesByPath.add(nodes);
                 final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
                 nodes.server().localMemory(owned).fill((byte)0);
@@ -134,7 +135,8 @@ final class OverheadBenchmark
             for (int i = 0; i < paths.size(); i++)
             {
                 requirePath(memoryNode, drivers.get(i), paths.get(i));
-                rows.add(new OverheadRow(provider, paths.get(i), DriverMode.STANDALONE, size, latencies.get(paths.size() + i), raw));
+                rows.add(new OverheadRow(provider, paths.get(i), DriverMode.STANDALONE, size,
+                    latencies.get(paths.size() + i), raw));
             }
             return rows;
         }
@@ -156,7 +158,8 @@ final class OverheadBenchmark
             if (System.nanoTime() > deadline)
             {
                 throw new IllegalStateException("standalone driver '" + driver.name() + "' was meant to reach node " +
-                    MEMORY_NODE_ID + " over " + path + " but does not " + TimeUnit.NANOSECONDS.toMillis(PATH_TIMEOUT_NANOS) +
+                    MEMORY_NODE_ID + " over " + path + " but does not " +
+                    TimeUnit.NANOSECONDS.toMillis(PATH_TIMEOUT_NANOS) +
                     " ms after its first READ");
             }
             Thread.yield();
@@ -168,7 +171,8 @@ final class OverheadBenchmark
         if (memoryNode.usesRc(driver.nodeId()) != (path == RaasPath.RC))
         {
             throw new IllegalStateException("standalone driver '" + driver.name() + "' was meant to run over " + path +
-                " but node " + MEMORY_NODE_ID + " now serves it over " + (path == RaasPath.RC ? RaasPath.DC : RaasPath.RC));
+                " but node " + MEMORY_NODE_ID + " now serves it over " +
+                (path == RaasPath.RC ? RaasPath.DC : RaasPath.RC));
         }
     }
 }

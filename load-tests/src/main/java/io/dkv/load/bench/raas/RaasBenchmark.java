@@ -36,17 +36,17 @@ import java.util.function.UnaryOperator;
     description = {
         "Measure RDMA as a Service against the raw verbs layer on the software providers, each figure " +
             "beside its raw baseline measured in the same run.",
-        "join: this process, attached to a standalone driver (dkv driver, its own process), reaches memory nodes it never " +
-            "talked to: metadata read from the MetaServer, logical connection, first 8 B READ; against creating and " +
-            "connecting a fresh RC queue pair pair to the same node and its first READ.",
-        "scale: 64 B READs from one thread over 1 to 10,000 logical connections sharing the driver's queue pairs, against " +
-            "as many raw RC queue pairs; memory per connection and per queue pair.",
+        "join: this process, attached to a standalone driver (dkv driver, its own process), reaches memory nodes it " +
+            "never talked to: metadata read from the MetaServer, logical connection, first 8 B READ; against " +
+            "creating and connecting a fresh RC queue pair pair to the same node and its first READ.",
+        "scale: 64 B READs from one thread over 1 to 10,000 logical connections sharing the driver's queue pairs, " +
+            "against as many raw RC queue pairs; memory per connection and per queue pair.",
         "sharing: threads each reading over their own logical connection (lock-free multiplexing), against the same " +
             "threads sharing one raw queue pair under a lock.",
-        "overhead: latency of a synchronous 8 B READ through the embedded driver and through a standalone one against the " +
-            "raw verbs READ.",
-        "thresholds: message round trips from 64 B to 64 KiB, SEND against WRITE_WITH_IMM and COPY against REGISTER; the " +
-            "crossovers are what each provider's SEND and COPY threshold defaults should be.",
+        "overhead: latency of a synchronous 8 B READ through the embedded driver and through a standalone one " +
+            "against the raw verbs READ.",
+        "thresholds: message round trips from 64 B to 64 KiB, SEND against WRITE_WITH_IMM and COPY against REGISTER; " +
+            "the crossovers are what each provider's SEND and COPY threshold defaults should be.",
         "All traffic stays on 127.0.0.1 (tcp) or in local shared memory (shm)."
     })
 public final class RaasBenchmark implements Callable<Integer>
@@ -89,16 +89,20 @@ public final class RaasBenchmark implements Callable<Integer>
     private int joinNodes;
 
     @Option(names = "--join-batch", defaultValue = "50", paramLabel = "N",
-        description = "join: memory nodes running at once; each batch stops before the next starts (default: ${DEFAULT-VALUE}).")
+        description =
+            "join: memory nodes running at once; each batch stops before the next starts (default: ${DEFAULT-VALUE}).")
     private int joinBatch;
 
     @Option(names = "--join-warmup", defaultValue = "500", paramLabel = "N",
-        description = "join: memory nodes reached each way before timing starts, so that the driver's join path is compiled " +
-            "as the raw side's is (default: ${DEFAULT-VALUE}).")
+        description =
+            "join: memory nodes reached each way before timing starts, so that the driver's join path is compiled as " +
+            "the raw side's is (default: ${DEFAULT-VALUE}).")
     private int joinWarmup;
 
     @Option(names = "--connections", split = ",", defaultValue = "1,100,1000,10000", paramLabel = "N",
-        description = "scale: logical connections (and raw queue pairs) of each run, comma-separated (default: ${DEFAULT-VALUE}).")
+        description =
+            "scale: logical connections (and raw queue pairs) of each run, comma-separated (default: " +
+            "${DEFAULT-VALUE}).")
     private List<Integer> connectionCounts;
 
     @Option(names = "--scale-ops", defaultValue = "100000", paramLabel = "READS",
@@ -107,7 +111,8 @@ public final class RaasBenchmark implements Callable<Integer>
     private int scaleOps;
 
     @Option(names = "--scale-ops-large", defaultValue = "25000", paramLabel = "READS",
-        description = "scale: READs timed per count and side with more than " + LARGE_COUNT + " connections, whose raw " +
+        description =
+            "scale: READs timed per count and side with more than " + LARGE_COUNT + " connections, whose raw " +
             "baseline is slow (default: ${DEFAULT-VALUE}).")
     private int scaleOpsLarge;
 
@@ -128,8 +133,10 @@ public final class RaasBenchmark implements Callable<Integer>
         description = "overhead: READs timed on each side (default: ${DEFAULT-VALUE}).")
     private int latencyOps;
 
-    @Option(names = "--message-sizes", split = ",", defaultValue = "64,128,256,512,1024,2048,4096,8192,16384,32768,65536",
-        paramLabel = "BYTES", description = "thresholds: message sizes, comma-separated (default: 64 B to 64 KiB by powers of two).")
+    @Option(names = "--message-sizes", split = ",",
+        defaultValue = "64,128,256,512,1024,2048,4096,8192,16384,32768,65536",
+        paramLabel = "BYTES",
+        description = "thresholds: message sizes, comma-separated (default: 64 B to 64 KiB by powers of two).")
     private List<Integer> messageSizes;
 
     @Option(names = "--message-millis", defaultValue = "200", paramLabel = "MILLIS",
@@ -152,7 +159,8 @@ public final class RaasBenchmark implements Callable<Integer>
     private int regionMib;
 
     @Option(names = "--seed", defaultValue = "42",
-        description = "Seed of the random offsets and message bytes, so that runs use the same ones (default: ${DEFAULT-VALUE}).")
+        description =
+            "Seed of the random offsets and message bytes, so that runs use the same ones (default: ${DEFAULT-VALUE}).")
     private long seed;
 
     @Option(names = "--markdown", paramLabel = "FILE",
@@ -170,9 +178,11 @@ public final class RaasBenchmark implements Callable<Integer>
         final PrintWriter progress = spec.commandLine().getErr();
         final UnaryOperator<RaasContext> driverSettings = RaasBenchmark::driverSettings;
         final RaasResults results = new RaasResults(selectedParts);
-        final InterleavedLatency latencyRunner = InterleavedLatency.ofIterations(warmupMillis, latencyOps, LATENCY_BLOCKS);
+        final InterleavedLatency latencyRunner =
+            InterleavedLatency.ofIterations(warmupMillis, latencyOps, LATENCY_BLOCKS);
         final ThresholdBenchmark thresholds = new ThresholdBenchmark(driverSettings, messageSizes,
-            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS), warmupMillis, seed, progress);
+            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS), warmupMillis, seed,
+            progress);
 
         for (final Provider provider : selectedProviders)
         {
@@ -183,19 +193,22 @@ public final class RaasBenchmark implements Callable<Integer>
             if (selectedParts.contains(Part.SCALE))
             {
                 final ScaleBenchmark scale = new ScaleBenchmark(driverSettings, distinct(connectionCounts),
-                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window, warmupMillis, regionLength, seed,
+                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window, warmupMillis,
+                    regionLength, seed,
                     progress);
                 results.scale.addAll(scale.run(provider, selectedPaths));
                 results.driverHeapBytes.put(provider, scale.driverHeapBytes());
             }
             if (selectedParts.contains(Part.SHARING))
             {
-                results.sharing.addAll(new SharingBenchmark(driverSettings, distinct(threadCounts), READ_SIZE, warmupMillis,
+                results.sharing.addAll(new SharingBenchmark(driverSettings, distinct(threadCounts), READ_SIZE,
+                    warmupMillis,
                     sharingMillis, regionLength, seed, progress).run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.OVERHEAD))
             {
-                results.overhead.addAll(new OverheadBenchmark(driverSettings, driverProperties(), OVERHEAD_SIZE, latencyRunner, regionLength, seed,
+                results.overhead.addAll(new OverheadBenchmark(driverSettings, driverProperties(), OVERHEAD_SIZE,
+                    latencyRunner, regionLength, seed,
                     progress).run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
@@ -283,72 +296,84 @@ public final class RaasBenchmark implements Callable<Integer>
         }
     }
 
-    private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart, final double loadAtEnd)
+    private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart,
+        final double loadAtEnd)
     {
         final List<String> lines = new ArrayList<>();
-        lines.add("drivers: a client and a server driver embedded in this process per part, provider and path (overhead " +
-            "adds a standalone driver per path, join one with default settings, each in a JVM of its own); default " +
-            "settings except rcIdleMs " + RaasConfiguration.RC_IDLE_MS_DEFAULT + " -> " + RC_IDLE_MS + " (so that a pause " +
-            "between timed blocks does not move an RC peer back to DC) and the RC promotion threshold, which fixes the path");
+        lines.add("drivers: a client and a server driver embedded in this process per part, provider and path " +
+            "(overhead adds a standalone driver per path, join one with default settings, each in a JVM of its own); " +
+            "default settings except rcIdleMs " + RaasConfiguration.RC_IDLE_MS_DEFAULT + " -> " + RC_IDLE_MS +
+            " (so that a pause between timed blocks does not move an RC peer back to DC) and the RC promotion " +
+            "threshold, which fixes the path");
         lines.add("path: " + RaasPath.describe() + "; each run checks at its end that its requests travel on its path");
         lines.add("raw baseline: two devices of the same provider, " + RawVerbsPair.describeQueuePair() +
             ", one CQ on the initiator");
-        lines.add("waiting: every measured loop, RaaS and raw, waits between empty polls the same way: " + Waiting.describe() +
+        lines.add("waiting: every measured loop, RaaS and raw, waits between empty polls the same way: " +
+            Waiting.describe() +
             "; the drivers' agents back off (BackoffIdleStrategy)");
-        lines.add(String.format(Locale.ROOT, "targets: random 8-byte-aligned offsets in a %d MiB region, drawn before " +
-            "timing (seed %d), the same for both sides", regionLength >> 20, seed));
+        lines.add(String.format(Locale.ROOT,
+            "targets: random 8-byte-aligned offsets in a %d MiB region, drawn before timing (seed %d), the same for " +
+            "both sides", regionLength >> 20, seed));
         if (selected.contains(Part.JOIN))
         {
-            lines.add(String.format(Locale.ROOT, "join: per provider, a MetaServer in this process, a standalone driver " +
-                "(dkv driver with default settings, in a JVM of its own) this process attaches to, and %,d memory nodes " +
-                "(embedded drivers without agent threads, ids never used before) started %d at a time, each registering " +
-                "itself and a %,d B region; RaaS: lookup(region), open(node), read 8 B, timed together; raw: an RC queue " +
-                "pair created on a device of this process and one on the node's device, both taken to RTS (the numbers " +
+            lines.add(String.format(Locale.ROOT,
+                "join: per provider, a MetaServer in this process, a standalone driver (dkv driver with default " +
+                "settings, in a JVM of its own) this process attaches to, and %,d memory nodes (embedded drivers " +
+                "without agent threads, ids never used before) started %d at a time, each registering itself and a " +
+                "%,d B region; RaaS: lookup(region), open(node), read 8 B, timed together; raw: an RC queue pair " +
+                "created on a device of this process and one on the node's device, both taken to RTS (the numbers " +
                 "handed over by a method call, where hosts would need a network round trip), one 8 B READ posted and " +
-                "polled; each node reached once each way, which first alternating; warm-up, not timed: on one node %,d " +
-                "lookups, opens and READs answered from the driver's cache, %,d READs and %,d raw queue pair pairs made, " +
-                "connected and used, then %d new nodes reached each way; every READ checked to bring the node's own id",
-                joinNodes, joinBatch, JoinBenchmark.REGION_BYTES, JoinBenchmark.WARMUP_LOOKUPS, JoinBenchmark.WARMUP_READS,
+                "polled; each node reached once each way, which first alternating; warm-up, not timed: on one node " +
+                "%,d lookups, opens and READs answered from the driver's cache, %,d READs and %,d raw queue pair " +
+                "pairs made, connected and used, then %d new nodes reached each way; every READ checked to bring the " +
+                "node's own id",
+                joinNodes, joinBatch, JoinBenchmark.REGION_BYTES, JoinBenchmark.WARMUP_LOOKUPS,
+                JoinBenchmark.WARMUP_READS,
                 JoinBenchmark.WARMUP_RAW_JOINS, joinWarmup));
         }
         if (selected.contains(Part.SCALE))
         {
-            lines.add(String.format(Locale.ROOT, "scale: one thread, %d READs of %d B in flight, request i to connection " +
-                "(or queue pair) i mod N, each completion replaced at once; RaaS: readAsync and flush, completions counted by " +
-                "the handler; raw: one postSend per request; %,d READs per count and side up to %,d connections, %,d above, " +
-                "timed in %d rounds of which the median throughput is kept; every count of every side (RaaS per path, raw) " +
+            lines.add(String.format(Locale.ROOT,
+                "scale: one thread, %d READs of %d B in flight, request i to connection (or queue pair) i mod N, " +
+                "each completion replaced at once; RaaS: readAsync and flush, completions counted by the handler; " +
+                "raw: one postSend per request; %,d READs per count and side up to %,d connections, %,d above, timed " +
+                "in %d rounds of which the median throughput is kept; every count of every side (RaaS per path, raw) " +
                 "is set up first, warmed up for %d ms, then timed in turn in each round",
                 window, READ_SIZE, scaleOps, LARGE_COUNT, scaleOpsLarge, ScaleBenchmark.REPEATS, warmupMillis));
         }
         if (selected.contains(Part.SHARING))
         {
-            lines.add(String.format(Locale.ROOT, "sharing: each thread issues synchronous %d B READs; RaaS: Connection.read " +
-                "on its own logical connection; raw: one RC queue pair and its CQ, each thread holding a ReentrantLock from " +
-                "postSend to its completion; per thread count, every side (RaaS per path, raw) runs in turn %d times for " +
-                "%,d ms in all, after %d ms of warm-up the first time", READ_SIZE, SharingBenchmark.ROUNDS, sharingMillis,
+            lines.add(String.format(Locale.ROOT,
+                "sharing: each thread issues synchronous %d B READs; RaaS: Connection.read on its own logical " +
+                "connection; raw: one RC queue pair and its CQ, each thread holding a ReentrantLock from postSend to " +
+                "its completion; per thread count, every side (RaaS per path, raw) runs in turn %d times for %,d ms " +
+                "in all, after %d ms of warm-up the first time", READ_SIZE, SharingBenchmark.ROUNDS, sharingMillis,
                 warmupMillis));
         }
         if (selected.contains(Part.OVERHEAD))
         {
             lines.add(String.format(Locale.ROOT, "overhead: one %d B READ in flight, System.nanoTime around each: " +
-                "Connection.read against postSend and polling the CQ of a raw RC queue pair; embedded: the driver in this " +
-                "process; standalone: this process attached to dkv driver in a JVM of its own, reading a memory node of " +
-                "this process through it (the MetaServer too is in this process), into a buffer from allocateBuffer; " +
-                "%,d each after %d ms of warm-up, timed in %d alternating blocks", OVERHEAD_SIZE, latencyOps, warmupMillis,
+                "Connection.read against postSend and polling the CQ of a raw RC queue pair; embedded: the driver in " +
+                "this process; standalone: this process attached to dkv driver in a JVM of its own, reading a memory " +
+                "node of this process through it (the MetaServer too is in this process), into a buffer from " +
+                "allocateBuffer; %,d each after %d ms of warm-up, timed in %d alternating blocks", OVERHEAD_SIZE,
+                latencyOps, warmupMillis,
                 LATENCY_BLOCKS));
         }
         if (selected.contains(Part.THRESHOLDS))
         {
-            lines.add(String.format(Locale.ROOT, "thresholds: round trip of one message in flight (send, the server's echo " +
-                "thread receives it and sends it back the same way, recv); every way runs %d ms at the smallest and at the " +
-                "largest size first, then per size and way: %d ms of warm-up and about %,d ms of round trips, in %d " +
-                "alternating blocks; SEND = USE_SEND, WRITE and COPY = USE_WRITE|COPY, REGISTER = USE_WRITE|REGISTER; native " +
+            lines.add(String.format(Locale.ROOT,
+                "thresholds: round trip of one message in flight (send, the server's echo thread receives it and " +
+                "sends it back the same way, recv); every way runs %d ms at the smallest and at the largest size " +
+                "first, then per size and way: %d ms of warm-up and about %,d ms of round trips, in %d alternating " +
+                "blocks; SEND = USE_SEND, WRITE and COPY = USE_WRITE|COPY, REGISTER = USE_WRITE|REGISTER; native " +
                 "buffers; the drivers' copy threshold is raised to the largest size so that COPY stays a copy",
                 warmupMillis, messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
         }
-        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end, which " +
-            "counts this benchmark's own threads (waiting ones yield, so they count as runnable); other work running " +
-            "meanwhile makes the figures noisy", loadAtStart, loadAtEnd));
+        lines.add(String.format(Locale.ROOT,
+            "system load average (1 min): %.2f before the run, %.2f at its end, which counts this benchmark's own " +
+            "threads (waiting ones yield, so they count as runnable); other work running meanwhile makes the figures " +
+            "noisy", loadAtStart, loadAtEnd));
         return lines;
     }
 }

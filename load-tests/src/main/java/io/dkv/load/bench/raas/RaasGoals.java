@@ -89,7 +89,8 @@ final class RaasGoals
         return String.format(Locale.ROOT, "%.1f us", nanos / 1000.0);
     }
 
-    private static void scale(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    private static void scale(final RaasResults results, final Provider provider, final RaasPath path,
+        final List<String> lines)
     {
         final String title = provider + " " + path + " scale: most connections within " + percent(MAX_SCALE_LOSS) +
             " of the fewest";
@@ -107,7 +108,8 @@ final class RaasGoals
             title, most.connections(), fewest.connections(), ratio >= 1.0 - MAX_SCALE_LOSS ? "MET" : "MISSED", ratio));
     }
 
-    private static void memory(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    private static void memory(final RaasResults results, final Provider provider, final RaasPath path,
+        final List<String> lines)
     {
         final String title = provider + " " + path + " memory: <= " + MAX_BYTES_PER_CONNECTION +
             " B of heap per logical connection";
@@ -123,7 +125,8 @@ final class RaasGoals
             title, most.connections(), bytes <= MAX_BYTES_PER_CONNECTION ? "MET" : "MISSED", bytes));
     }
 
-    private static void overhead(final RaasResults results, final Provider provider, final RaasPath path, final List<String> lines)
+    private static void overhead(final RaasResults results, final Provider provider, final RaasPath path,
+        final List<String> lines)
     {
         final String title = provider + " " + path + " overhead: embedded READ p50 <= " +
             String.format(Locale.ROOT, "%.2f", 1.0 + MAX_ADDED_LATENCY) + "x raw verbs";
@@ -133,7 +136,8 @@ final class RaasGoals
             {
                 final double ratio = row.raas().p50Ratio(row.raw());
                 lines.add(String.format(Locale.ROOT, "%s, %d B: %s (measured %.2fx, %+,d ns)",
-                    title, row.size(), ratio <= 1.0 + MAX_ADDED_LATENCY ? "MET" : "MISSED", ratio, row.addedP50Nanos()));
+                    title, row.size(), ratio <= 1.0 + MAX_ADDED_LATENCY ? "MET" : "MISSED", ratio,
+                    row.addedP50Nanos()));
                 return;
             }
         }

@@ -101,7 +101,8 @@ final class RaasNodes implements AutoCloseable
             if (System.nanoTime() > deadline)
             {
                 throw new IllegalStateException("the client's requests to node " + serverId() + " still travel over " +
-                    currentPath() + " " + TimeUnit.NANOSECONDS.toMillis(PATH_TIMEOUT_NANOS) + " ms after asking for " + path);
+                    currentPath() + " " + TimeUnit.NANOSECONDS.toMillis(PATH_TIMEOUT_NANOS) + " ms after asking for " +
+                    path);
             }
             Thread.yield();
         }
@@ -119,7 +120,8 @@ final class RaasNodes implements AutoCloseable
         final RaasPath actual = currentPath();
         if (actual != null && actual != expected)
         {
-            throw new IllegalStateException(what + " was meant to run over " + expected + " but its requests travel over " + actual);
+            throw new IllegalStateException(what + " was meant to run over " + expected +
+                " but its requests travel over " + actual);
         }
     }
 

@@ -13,7 +13,10 @@ public enum RaasPath
 {
     /** The driver's shared DC initiators: RC promotion off. */
     DC,
-    /** The one RC queue pair the driver gives a hot peer, shared by all its logical connections: promoted on the first request. */
+    /**
+     * The one RC queue pair the driver gives a hot peer, shared by all its logical connections: promoted on the first
+     * request.
+     */
     RC;
 
     /**
@@ -34,8 +37,9 @@ public enum RaasPath
 
     static String describe()
     {
-        return "DC = the driver's shared DC initiators (RC promotion off); RC = the one RC queue pair the driver gives a hot " +
-            "peer, shared by all its logical connections (promoted on the first request instead of after 10,000 in 100 ms)";
+        return "DC = the driver's shared DC initiators (RC promotion off); RC = the one RC queue pair the driver " +
+            "gives a hot peer, shared by all its logical connections (promoted on the first request instead of after " +
+            "10,000 in 100 ms)";
     }
 
     public String toString()

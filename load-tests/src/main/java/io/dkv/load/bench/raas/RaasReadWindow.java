@@ -43,11 +43,13 @@ final class RaasReadWindow implements CompletionHandler
      * @param offsets offsets into the region, see {@link io.dkv.load.bench.RandomOffsets}.
      */
     RaasReadWindow(
-        final Raas raas, final RemoteRegion region, final MemorySegment buffers, final int size, final int window, final long[] offsets)
+        final Raas raas, final RemoteRegion region, final MemorySegment buffers, final int size, final int window,
+        final long[] offsets)
     {
         if ((long)slotStride(size) * window > buffers.byteSize())
         {
-            throw new IllegalArgumentException(window + " slots for " + size + "-byte READs do not fit " + buffers.byteSize() + " bytes");
+            throw new IllegalArgumentException(window + " slots for " + size + "-byte READs do not fit " +
+                buffers.byteSize() + " bytes");
         }
         this.raas = raas;
         this.region = region;
@@ -109,7 +111,8 @@ final class RaasReadWindow implements CompletionHandler
                 {
                     nextConnection = 0;
                 }
-                connection.readAsync(region, offsets[cursor++ & offsetMask], buffers, (long)nextBuffer * stride, size, issued);
+                connection.readAsync(region, offsets[cursor++ & offsetMask], buffers, (long)nextBuffer * stride, size,
+                    issued);
                 if (++nextBuffer == window)
                 {
                     nextBuffer = 0;
@@ -150,8 +153,9 @@ final class RaasReadWindow implements CompletionHandler
         final long waited = System.nanoTime() - since;
         if (waited > Waiting.TIMEOUT_NANOS)
         {
-            throw new IllegalStateException("no READ completed for " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms over " +
-                connections.length + " connections: " + done + " of " + count + " completed, " + issued + " issued");
+            throw new IllegalStateException("no READ completed for " + TimeUnit.NANOSECONDS.toMillis(waited) +
+                " ms over " + connections.length + " connections: " + done + " of " + count + " completed, " + issued +
+                " issued");
         }
     }
 }

@@ -29,8 +29,8 @@ final class RaasReport
     static final String TITLE = "dkv bench raas";
     static final String NOT_APPLICABLE = "-";
     static final String DECISIVE_NOTE = String.format(Locale.ROOT, "no slower: in how many of the alternating blocks " +
-        "its median was at most the other's; faster: the way that was so in at least %.0f%% of them with a p50 at least " +
-        "%.0f%% lower, else a tie", Crossover.DECISIVE_SHARE * 100, Crossover.MIN_GAIN * 100);
+        "its median was at most the other's; faster: the way that was so in at least %.0f%% of them with a p50 at " +
+        "least %.0f%% lower, else a tie", Crossover.DECISIVE_SHARE * 100, Crossover.MIN_GAIN * 100);
 
     private RaasReport()
     {
@@ -116,18 +116,21 @@ final class RaasReport
                 nanos(row.read().p50Nanos()),
                 row.freshDriverP50Nanos() < 0 ? "-" : nanos(row.freshDriverP50Nanos()));
         }
-        return new ReportSection("join: first 8 B READ from a node never talked to, through a standalone driver (RaaS) or " +
-            "a fresh RC queue pair (raw), ns",
-            List.of("RaaS: region and node read from the MetaServer by the driver, logical connection opened, READ; fresh RC: " +
-                    "a queue pair on each end created and connected, READ; ratio: RaaS / fresh RC, lower is better",
+        return new ReportSection("join: first 8 B READ from a node never talked to, through a standalone driver " +
+            "(RaaS) or a fresh RC queue pair (raw), ns",
+            List.of("RaaS: region and node read from the MetaServer by the driver, logical connection opened, READ; " +
+                    "fresh RC: a queue pair on each end created and connected, READ; ratio: RaaS / fresh RC, lower " +
+                    "is better",
                 "no slower: in how many batches of nodes the RaaS median was at most the fresh RC one",
-                "DC floor: the first READ from a ready raw DC initiator of this process, handed the node's DC target: what " +
-                    "the provider costs to meet a device it never met (shm maps the device's control file and the region's " +
-                    "file; tcp opens a connection), which every way pays; RaaS - floor: what RaaS adds to it",
-                "lookup, open, READ: the RaaS join's steps, each timed alone (their medians need not add up to the whole's); " +
-                    "the READ is where the driver's provider meets the node's device",
-                "fresh driver: the RaaS median over the first batch of warm-up nodes, the first nodes the just-started " +
-                    "driver ever meets: its join path still runs interpreted, as on a compute node that has just started"), table);
+                "DC floor: the first READ from a ready raw DC initiator of this process, handed the node's DC " +
+                    "target: what the provider costs to meet a device it never met (shm maps the device's control " +
+                    "file and the region's file; tcp opens a connection), which every way pays; RaaS - floor: what " +
+                    "RaaS adds to it",
+                "lookup, open, READ: the RaaS join's steps, each timed alone (their medians need not add up to the " +
+                    "whole's); the READ is where the driver's provider meets the node's device",
+                "fresh driver: the RaaS median over the first batch of warm-up nodes, the first nodes the " +
+                    "just-started driver ever meets: its join path still runs interpreted, as on a compute node that " +
+                    "has just started"), table);
     }
 
     private static ReportSection scaleThroughput(final RaasResults results)
@@ -158,11 +161,13 @@ final class RaasReport
                     opsPerSecond(row.raasOpsPerSecond()),
                     ratio(row.raasOpsPerSecond() / first.raasOpsPerSecond()),
                     row.hasRaw() ? opsPerSecond(row.rawOpsPerSecond()) : NOT_APPLICABLE,
-                    row.hasRaw() && first.hasRaw() ? ratio(row.rawOpsPerSecond() / first.rawOpsPerSecond()) : NOT_APPLICABLE,
+                    row.hasRaw() && first.hasRaw() ? ratio(row.rawOpsPerSecond() / first.rawOpsPerSecond()) :
+                    NOT_APPLICABLE,
                     row.hasRaw() ? ratio(row.raasToRaw()) : NOT_APPLICABLE);
                 if (!row.hasRaw())
                 {
-                    final String failure = String.format(Locale.ROOT, "%s raw verbs with %,d queue pairs could not be set up: %s",
+                    final String failure =
+                        String.format(Locale.ROOT, "%s raw verbs with %,d queue pairs could not be set up: %s",
                         row.provider(), row.connections(), row.rawFailure());
                     if (!notes.contains(failure))
                     {
@@ -171,11 +176,13 @@ final class RaasReport
                 }
             }
         }
-        notes.add("path: the driver's queue pairs the RaaS requests travelled on; the raw figures were measured once per " +
-            "count and are repeated for each path");
-        notes.add("RaaS / " + fewest + " conn and raw / " + fewest + " QP: throughput against the fewest connections of " +
-            "the same side; RaaS / raw: against the raw queue pairs at the same count; higher is better");
-        return new ReportSection("scale: 64 B READs over N logical connections (RaaS) or N RC queue pairs (raw)", notes, table);
+        notes.add("path: the driver's queue pairs the RaaS requests travelled on; the raw figures were measured once " +
+            "per count and are repeated for each path");
+        notes.add("RaaS / " + fewest + " conn and raw / " + fewest +
+            " QP: throughput against the fewest connections of the same side; RaaS / raw: against the raw queue " +
+            "pairs at the same count; higher is better");
+        return new ReportSection("scale: 64 B READs over N logical connections (RaaS) or N RC queue pairs (raw)", notes,
+            table);
     }
 
     private static ReportSection scaleMemory(final RaasResults results)
@@ -212,12 +219,13 @@ final class RaasReport
                 raw == null ? NOT_APPLICABLE : count(raw.heapBytes()),
                 raw == null ? NOT_APPLICABLE : count(raw.mappedBytes()),
                 raw == null || raw.shmResidentBytes() < 0 ? NOT_APPLICABLE : count(raw.shmResidentBytes()),
-                raw == null || raas.heapBytes() <= 0 ? NOT_APPLICABLE : ratio((double)raw.heapBytes() / raas.heapBytes()));
+                raw == null || raas.heapBytes() <= 0 ? NOT_APPLICABLE :
+                ratio((double)raw.heapBytes() / raas.heapBytes()));
         }
         final List<String> notes = new ArrayList<>();
         notes.add("growth from before to after opening them, divided by the count: heap live after full collections " +
-            "(the heap pools' usage after collection), files mapped (the mapped buffer pool, virtual size) and resident " +
-            "shared memory (RssShmem); a count of 1 also carries state made once");
+            "(the heap pools' usage after collection), files mapped (the mapped buffer pool, virtual size) and " +
+            "resident shared memory (RssShmem); a count of 1 also carries state made once");
         notes.add("a raw connection is two queue pairs, one per end, and the figures are per queue pair; a logical " +
             "connection holds nothing on the target");
         notes.add("RaaS figures from the runs over " + shown.stream().map(RaasPath::toString).distinct().toList() +
@@ -225,7 +233,8 @@ final class RaasReport
         for (final var entry : results.driverHeapBytes.entrySet())
         {
             notes.add(String.format(Locale.ROOT, "%s: a started driver holds %,d B of heap before any connection " +
-                "(its tables, request slots and pools), whatever the number of connections", entry.getKey(), entry.getValue()));
+                "(its tables, request slots and pools), whatever the number of connections", entry.getKey(),
+                entry.getValue()));
         }
         return new ReportSection("scale: memory per logical connection (RaaS) and per queue pair (raw)", notes, table);
     }
@@ -260,11 +269,12 @@ final class RaasReport
             "the locked figures were measured once per thread count and are repeated for each path");
         if (maxThreads > cores)
         {
-            notes.add("this machine has " + cores + " cores: up to " + maxThreads + " reading threads (and the drivers' " +
-                "and providers' own threads) take turns on them, so these figures show contention more than parallelism");
+            notes.add("this machine has " + cores + " cores: up to " + maxThreads +
+                " reading threads (and the drivers' and providers' own threads) take turns on them, so these figures " +
+                "show contention more than parallelism");
         }
-        return new ReportSection("sharing: threads issuing 64 B READs, a logical connection each (RaaS) or one RC queue pair " +
-            "under a lock (raw)", notes, table);
+        return new ReportSection("sharing: threads issuing 64 B READs, a logical connection each (RaaS) or one RC " +
+            "queue pair under a lock (raw)", notes, table);
     }
 
     private static ReportSection overhead(final RaasResults results)
@@ -298,8 +308,8 @@ final class RaasReport
                 ratio(row.raas().p99Ratio(row.raw())),
                 signed(row.addedP99Nanos()));
         }
-        return new ReportSection("overhead: synchronous READ through the driver, embedded or standalone, against the raw " +
-            "verbs READ, ns",
+        return new ReportSection("overhead: synchronous READ through the driver, embedded or standalone, against the " +
+            "raw verbs READ, ns",
             List.of("ratio: RaaS / raw, lower is better; added: RaaS - raw; the raw READs were timed in the same " +
                 "alternating blocks as every path's and are repeated for each"), table);
     }
@@ -335,7 +345,8 @@ final class RaasReport
             }
         }
         return new ReportSection("thresholds: message round trip, SEND against WRITE_WITH_IMM (both copied), ns",
-            List.of(String.format(Locale.ROOT, "sizes a SEND carries: up to %,d B (a receive buffer less the %d-byte header)",
+            List.of(String.format(Locale.ROOT,
+                "sizes a SEND carries: up to %,d B (a receive buffer less the %d-byte header)",
                 maxSendPayload, ControlHeader.LENGTH), DECISIVE_NOTE), table);
     }
 
@@ -366,8 +377,10 @@ final class RaasReport
                 blocks(row.writeCopy(), row.writeRegister()),
                 verdict(new Crossover.Point(row.size(), row.writeCopy(), row.writeRegister()), "COPY", "REGISTER"));
         }
-        return new ReportSection("thresholds: message round trip by WRITE_WITH_IMM, COPY against REGISTER (native buffers), ns",
-            List.of("REGISTER sends from the caller's buffer, registered on first use and found in the driver's cache after",
+        return new ReportSection("thresholds: message round trip by WRITE_WITH_IMM, COPY against REGISTER (native " +
+            "buffers), ns",
+            List.of("REGISTER sends from the caller's buffer, registered on first use and found in the driver's " +
+                "cache after",
                 DECISIVE_NOTE), table);
     }
 
@@ -396,22 +409,26 @@ final class RaasReport
                 count(copy.threshold()));
             if (send != null && send.smallWayThroughout() && send.largestSize() < maxSendPayload)
             {
-                notes.add(provider + " " + group.path() + ": SEND was chosen up to the largest size measured that a SEND carries; a SEND carries " +
-                    "up to " + count(maxSendPayload) + " B, sizes between were not measured");
+                notes.add(provider + " " + group.path() +
+                    ": SEND was chosen up to the largest size measured that a SEND carries; a SEND carries up to " +
+                    count(maxSendPayload) + " B, sizes between were not measured");
             }
             if (copy.smallWayThroughout())
             {
-                notes.add(provider + " " + group.path() + ": COPY was chosen at every size measured; the threshold is at least the largest size");
+                notes.add(provider + " " + group.path() +
+                    ": COPY was chosen at every size measured; the threshold is at least the largest size");
             }
         }
         notes.add("threshold: the largest measured size still sent the first way, chosen to lose the least latency " +
-            "summed over the sizes where one way was decisively faster (each weighed by how much slower the way chosen for " +
-            "it was), the largest of equally good ones (on a tie the first way is the cheaper for the system); 0 = never " +
-            "the first way");
-        notes.add(String.format(Locale.ROOT, "defaults now (RaasConfiguration, per provider): shm SEND %,d, COPY %,d; " +
-            "tcp SEND %,d, COPY %,d", RaasConfiguration.SEND_THRESHOLD_SHM_DEFAULT, RaasConfiguration.COPY_THRESHOLD_SHM_DEFAULT,
+            "summed over the sizes where one way was decisively faster (each weighed by how much slower the way " +
+            "chosen for it was), the largest of equally good ones (on a tie the first way is the cheaper for the " +
+            "system); 0 = never the first way");
+        notes.add(String.format(Locale.ROOT,
+            "defaults now (RaasConfiguration, per provider): shm SEND %,d, COPY %,d; tcp SEND %,d, COPY %,d",
+            RaasConfiguration.SEND_THRESHOLD_SHM_DEFAULT, RaasConfiguration.COPY_THRESHOLD_SHM_DEFAULT,
             RaasConfiguration.SEND_THRESHOLD_TCP_DEFAULT, RaasConfiguration.COPY_THRESHOLD_TCP_DEFAULT));
-        return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes, table);
+        return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes,
+            table);
     }
 
     private static String blocks(final Latency first, final Latency second)

@@ -20,7 +20,8 @@ final class RaasSyncReads implements TimedLoop
     private final int offsetMask;
     private int cursor;
 
-    RaasSyncReads(final Connection connection, final RemoteRegion region, final MemorySegment buffer, final int size, final long[] offsets)
+    RaasSyncReads(final Connection connection, final RemoteRegion region, final MemorySegment buffer, final int size,
+        final long[] offsets)
     {
         this.connection = connection;
         this.region = region;

@@ -54,7 +54,8 @@ final class RawJoin implements AutoCloseable
             pd = device.allocPd();
             cq = device.createCq(4);
             local = pd.allocate(Long.BYTES, Access.LOCAL_WRITE);
-            dci = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(cq).maxSendWr(1).maxSendSge(1).maxInlineData(0));
+            dci = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(cq).maxSendWr(1).maxSendSge(1)
+                .maxInlineData(0));
             dci.modify(QpAttributes.init(0));
             dci.modify(QpAttributes.rtr());
             dci.modify(QpAttributes.rts());

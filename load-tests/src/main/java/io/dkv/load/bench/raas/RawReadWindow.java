@@ -39,12 +39,14 @@ final class RawReadWindow
      * @param offsets offsets into the region, see {@link io.dkv.load.bench.RandomOffsets}.
      */
     RawReadWindow(
-        final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote, final int size, final int window, final long[] offsets)
+        final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote, final int size, final int window,
+        final long[] offsets)
     {
         final int stride = RaasReadWindow.slotStride(size);
         if ((long)stride * window > local.length())
         {
-            throw new IllegalArgumentException(window + " slots for " + size + "-byte READs do not fit " + local.length() + " bytes");
+            throw new IllegalArgumentException(window + " slots for " + size + "-byte READs do not fit " +
+                local.length() + " bytes");
         }
         this.cq = cq;
         this.remoteBase = remote.address();
@@ -139,8 +141,8 @@ final class RawReadWindow
         final long waited = System.nanoTime() - since;
         if (waited > Waiting.TIMEOUT_NANOS)
         {
-            throw new IllegalStateException("no READ completed for " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms over " +
-                qps.length + " queue pairs: " + completed + " of " + count + " completed");
+            throw new IllegalStateException("no READ completed for " + TimeUnit.NANOSECONDS.toMillis(waited) +
+                " ms over " + qps.length + " queue pairs: " + completed + " of " + count + " completed");
         }
     }
 }

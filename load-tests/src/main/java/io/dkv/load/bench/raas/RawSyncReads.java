@@ -30,12 +30,14 @@ final class RawSyncReads implements TimedLoop
     private int cursor;
 
     RawSyncReads(
-        final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote, final int size, final long[] offsets)
+        final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote,
+        final int size, final long[] offsets)
     {
         this.qp = qp;
         this.description = "READ on " + qp;
         this.cq = cq;
-        this.request = new SendWorkRequest(1).wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(local, 0, size);
+        this.request =
+            new SendWorkRequest(1).wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(local, 0, size);
         this.remoteBase = remote.address();
         this.rkey = remote.rkey();
         this.offsets = offsets;

@@ -41,7 +41,8 @@ final class RawVerbsPair implements AutoCloseable
      * @param localLength  bytes of the initiator's local buffers.
      * @param cqDepth      completions the initiator's CQ holds.
      */
-    RawVerbsPair(final Provider provider, final int maxQps, final long regionLength, final long localLength, final int cqDepth)
+    RawVerbsPair(final Provider provider, final int maxQps, final long regionLength, final long localLength,
+        final int cqDepth)
     {
         this.provider = provider;
         initiator = open(provider, maxQps + SPARE_QPS);
@@ -73,7 +74,8 @@ final class RawVerbsPair implements AutoCloseable
 
     private static Device open(final Provider provider, final int maxQp)
     {
-        return Verbs.open(new VerbsContext().provider(provider.verbsName()).tcpAddress(RaasNodes.LOOPBACK_ADDRESS).maxQp(maxQp));
+        return Verbs.open(new VerbsContext().provider(provider.verbsName()).tcpAddress(RaasNodes.LOOPBACK_ADDRESS)
+            .maxQp(maxQp));
     }
 
     /**
@@ -87,7 +89,8 @@ final class RawVerbsPair implements AutoCloseable
     {
         if (initiatorQps.length != targetQps.length)
         {
-            throw new IllegalArgumentException(initiatorQps.length + " initiator queue pairs for " + targetQps.length + " target ones");
+            throw new IllegalArgumentException(initiatorQps.length + " initiator queue pairs for " + targetQps.length +
+                " target ones");
         }
         for (int i = 0; i < initiatorQps.length; i++)
         {

@@ -139,7 +139,8 @@ final class ScaleBenchmark
                     final Subject raw = rawSubjects.get(c);
                     rows.add(new ScaleRow(provider, paths.get(p), count, operations.applyAsInt(count),
                         opsPerSecond[all.indexOf(raasSubjects.get(p).get(c))], raasMemory.get(p).get(c),
-                        raw == null ? Double.NaN : opsPerSecond[all.indexOf(raw)], rawMemory.get(c), rawFailures.get(c)));
+                        raw == null ? Double.NaN : opsPerSecond[all.indexOf(raw)], rawMemory.get(c),
+                        rawFailures.get(c)));
                 }
             }
             return rows;
@@ -178,7 +179,8 @@ final class ScaleBenchmark
         for (final int count : connectionCounts)
         {
             final RaasReadWindow reads = new RaasReadWindow(
-                client, region, arena.allocate((long)RaasReadWindow.slotStride(size) * window, 64), size, window, offsets);
+                client, region, arena.allocate((long)RaasReadWindow.slotStride(size) * window, 64), size, window,
+                offsets);
             final Connection[] connections = new Connection[count];
             final MemorySample before = MemorySample.take();
             for (int i = 0; i < count; i++)
@@ -227,16 +229,19 @@ final class ScaleBenchmark
         RawVerbsPair pair = null;
         try
         {
-            pair = new RawVerbsPair(provider, count, regionLength, (long)RaasReadWindow.slotStride(size) * window, 2 * window);
+            pair = new RawVerbsPair(provider, count, regionLength, (long)RaasReadWindow.slotStride(size) * window,
+                2 * window);
             final QueuePair[] qps = new QueuePair[count];
             final QueuePair[] peers = new QueuePair[count];
             final MemorySample before = MemorySample.take();
             pair.connect(qps, peers, window);
             memory.add(MemorySample.take().perUnitSince(before, 2 * count));
             resources.add(pair);
-            final RawReadWindow reads = new RawReadWindow(pair.cq(), pair.local(), pair.remote(), size, window, offsets);
+            final RawReadWindow reads =
+                new RawReadWindow(pair.cq(), pair.local(), pair.remote(), size, window, offsets);
             reads.use(qps);
-            subjects.add(new Subject(String.format("%s raw verbs, %,d queue pairs", provider, count), count, reads::run));
+            subjects.add(new Subject(String.format("%s raw verbs, %,d queue pairs", provider, count), count,
+                reads::run));
             failures.add(null);
         }
         catch (final VerbsException ex)

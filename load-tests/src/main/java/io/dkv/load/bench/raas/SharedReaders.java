@@ -63,7 +63,8 @@ final class SharedReaders
         {
             if (other.counts.length != counts.length)
             {
-                throw new IllegalArgumentException("a run of " + counts.length + " threads and one of " + other.counts.length);
+                throw new IllegalArgumentException("a run of " + counts.length + " threads and one of " +
+                    other.counts.length);
             }
             final long[] sum = counts.clone();
             for (int i = 0; i < sum.length; i++)
@@ -103,14 +104,16 @@ final class SharedReaders
      * @param name           thread name prefix, also used in errors.
      */
     static Result run(
-        final int threads, final ReaderFactory factory, final long warmupMillis, final long measureMillis, final String name)
+        final int threads, final ReaderFactory factory, final long warmupMillis, final long measureMillis,
+        final String name)
         throws InterruptedException
     {
         return new SharedReaders().measure(threads, factory, warmupMillis, measureMillis, name);
     }
 
     private Result measure(
-        final int threads, final ReaderFactory factory, final long warmupMillis, final long measureMillis, final String name)
+        final int threads, final ReaderFactory factory, final long warmupMillis, final long measureMillis,
+        final String name)
         throws InterruptedException
     {
         final long[] counts = new long[threads];
@@ -155,7 +158,8 @@ final class SharedReaders
             worker.join(JOIN_TIMEOUT_MILLIS);
             if (worker.isAlive())
             {
-                throw new IllegalStateException(worker.getName() + " did not stop within " + JOIN_TIMEOUT_MILLIS + " ms");
+                throw new IllegalStateException(worker.getName() + " did not stop within " + JOIN_TIMEOUT_MILLIS +
+                    " ms");
             }
         }
         if (failure.get() != null)
@@ -164,7 +168,8 @@ final class SharedReaders
         }
         if (Arrays.stream(counts).sum() == 0)
         {
-            throw new IllegalStateException(name + ": " + threads + " threads completed no read in " + measureMillis + " ms");
+            throw new IllegalStateException(name + ": " + threads + " threads completed no read in " + measureMillis +
+                " ms");
         }
         return new Result(counts, elapsed);
     }

@@ -85,7 +85,8 @@ final class SharingBenchmark
             {
                 raasSides.add(openRaas(provider, path, maxThreads, stride, resources));
             }
-            final RawVerbsPair pair = new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads);
+            final RawVerbsPair pair =
+                new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads);
             resources.add(pair);
             final QueuePair[] qps = new QueuePair[1];
             pair.connect(qps, new QueuePair[1], maxThreads);
@@ -100,11 +101,13 @@ final class SharingBenchmark
                 {
                     final Connection[] connections = side.open(threads);
                     subjects.add(new Subject(String.format("%s RaaS over %s, %d threads", provider, side.path, threads),
-                        index -> raasReader(connections[index], side.region, side.buffers.asSlice((long)index * stride, stride),
+                        index -> raasReader(connections[index], side.region,
+                            side.buffers.asSlice((long)index * stride, stride),
                             offsets, index * (offsets.length / threads))));
                 }
                 final ReentrantLock lock = new ReentrantLock();
-                subjects.add(new Subject(String.format("%s raw verbs, %d threads on one locked queue pair", provider, threads),
+                subjects.add(new Subject(String.format("%s raw verbs, %d threads on one locked queue pair", provider,
+                    threads),
                     index -> lockedReader(lock, qps[0], pair.cq(), pair.local(), pair.remote(), index, stride, offsets,
                         index * (offsets.length / threads))));
                 final List<SharedReaders.Result> results = measure(threads, subjects);
@@ -138,7 +141,8 @@ final class SharingBenchmark
      *
      * @return each subject's runs added up, in the order given.
      */
-    private List<SharedReaders.Result> measure(final int threads, final List<Subject> subjects) throws InterruptedException
+    private List<SharedReaders.Result> measure(final int threads,
+        final List<Subject> subjects) throws InterruptedException
     {
         final SharedReaders.Result[] totals = new SharedReaders.Result[subjects.size()];
         for (int round = 0; round < ROUNDS; round++)
@@ -149,7 +153,8 @@ final class SharingBenchmark
                 progress.printf("[sharing] %s, round %d of %d%n", subject.name, round + 1, ROUNDS);
                 progress.flush();
                 final SharedReaders.Result result = SharedReaders.run(threads, subject.readers,
-                    round == 0 ? warmupMillis : warmupMillis / ROUNDS, Math.max(1, measureMillis / ROUNDS), "dkv-bench-reader");
+                    round == 0 ? warmupMillis : warmupMillis / ROUNDS, Math.max(1, measureMillis / ROUNDS),
+                    "dkv-bench-reader");
                 totals[i] = totals[i] == null ? result : totals[i].plus(result);
             }
         }
@@ -200,7 +205,8 @@ final class SharingBenchmark
     }
 
     private RaasSide openRaas(
-        final Provider provider, final RaasPath path, final int maxThreads, final int stride, final List<AutoCloseable> resources)
+        final Provider provider, final RaasPath path, final int maxThreads, final int stride,
+        final List<AutoCloseable> resources)
     {
         final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
         resources.add(nodes);
@@ -216,7 +222,8 @@ final class SharingBenchmark
     }
 
     private SharedReaders.Reader raasReader(
-        final Connection connection, final RemoteRegion region, final MemorySegment buffer, final long[] offsets, final int first)
+        final Connection connection, final RemoteRegion region, final MemorySegment buffer, final long[] offsets,
+        final int first)
     {
         final int mask = offsets.length - 1;
         final int[] cursor = {first};
@@ -275,7 +282,8 @@ final class SharingBenchmark
         Waiting.awaitOne(cq, completion, idleStrategy, System.nanoTime(), description);
         if (!completion[0].isSuccess() || completion[0].wrId() != index)
         {
-            throw new IllegalStateException("thread " + index + ": expected a successful completion of its READ, got " + completion[0]);
+            throw new IllegalStateException("thread " + index + ": expected a successful completion of its READ, got " +
+                completion[0]);
         }
     }
 }

@@ -151,7 +151,8 @@ final class StandaloneCluster implements AutoCloseable
         {
             if (each instanceof DriverProcess driver)
             {
-                logs.append(System.lineSeparator()).append("standalone driver '").append(driver.name()).append("' (pid ")
+                logs.append(System.lineSeparator()).append("standalone driver '").append(driver.name())
+                    .append("' (pid ")
                     .append(driver.pid()).append(") said:").append(System.lineSeparator()).append(driver.logTail());
             }
         }

@@ -54,7 +54,8 @@ final class ThresholdBenchmark
         this.sizes = sizes.stream().sorted().distinct().toList();
         this.maxSize = this.sizes.get(this.sizes.size() - 1);
         // a COPY larger than the driver's send buffers (sized by the copy threshold) would be registered instead
-        this.driverSettings = context -> driverSettings.apply(context).copyThreshold(Math.max(context.copyThreshold(), maxSize));
+        this.driverSettings = context ->
+            driverSettings.apply(context).copyThreshold(Math.max(context.copyThreshold(), maxSize));
         this.runner = runner;
         this.codeWarmupMillis = codeWarmupMillis;
         this.seed = seed;
@@ -157,7 +158,8 @@ final class ThresholdBenchmark
      * @return the ways a message of {@code size} bytes can go, SEND first when it fits a receive buffer.
      */
     private static List<TimedLoop> ways(
-        final Connection client, final MessageEcho echo, final MemorySegment out, final MemorySegment in, final int size,
+        final Connection client, final MessageEcho echo, final MemorySegment out, final MemorySegment in,
+        final int size,
         final int maxSendPayload)
     {
         final List<TimedLoop> ways = new ArrayList<>();

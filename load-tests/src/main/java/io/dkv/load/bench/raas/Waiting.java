@@ -39,7 +39,8 @@ final class Waiting
      * @throws IllegalStateException when nothing completes within {@link #TIMEOUT_NANOS}.
      */
     static void awaitOne(
-        final CompletionQueue cq, final WorkCompletion[] completion, final IdleStrategy idleStrategy, final long startNanos,
+        final CompletionQueue cq, final WorkCompletion[] completion, final IdleStrategy idleStrategy,
+        final long startNanos,
         final String what)
     {
         idleStrategy.reset();
@@ -52,7 +53,8 @@ final class Waiting
                 final long waited = System.nanoTime() - startNanos;
                 if (waited > TIMEOUT_NANOS)
                 {
-                    throw new IllegalStateException(what + " did not complete within " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+                    throw new IllegalStateException(what + " did not complete within " +
+                        TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
                 }
             }
             idleStrategy.idle();

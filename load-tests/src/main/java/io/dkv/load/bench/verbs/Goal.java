@@ -24,7 +24,8 @@ record Goal(Provider provider, Operation operation, double maxP50Ratio, String f
 
     String title()
     {
-        return provider + " " + operation + " p50 <= " + BigDecimal.valueOf(maxP50Ratio).stripTrailingZeros().toPlainString() +
+        return provider + " " + operation + " p50 <= " +
+            BigDecimal.valueOf(maxP50Ratio).stripTrailingZeros().toPlainString() +
             "x " + floorLabel;
     }
 

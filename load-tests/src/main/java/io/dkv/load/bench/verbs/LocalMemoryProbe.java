@@ -25,11 +25,13 @@ final class LocalMemoryProbe implements Probe
     private int cursor;
 
     LocalMemoryProbe(
-        final Operation operation, final int size, final MemorySegment region, final MemorySegment buffer, final long[] offsets)
+        final Operation operation, final int size, final MemorySegment region, final MemorySegment buffer,
+        final long[] offsets)
     {
         if (size > buffer.byteSize())
         {
-            throw new IllegalArgumentException(size + "-byte accesses do not fit a buffer of " + buffer.byteSize() + " bytes");
+            throw new IllegalArgumentException(size + "-byte accesses do not fit a buffer of " + buffer.byteSize() +
+                " bytes");
         }
         this.operation = operation;
         this.size = size;
@@ -77,7 +79,8 @@ final class LocalMemoryProbe implements Probe
         final long witnessed = (long)BIG_ENDIAN_LONG.compareAndExchange(region, offset, 0L, 0L);
         if (witnessed != 0)
         {
-            throw new IllegalStateException("word at offset " + offset + " of the local region is " + witnessed + ", not 0");
+            throw new IllegalStateException("word at offset " + offset + " of the local region is " + witnessed +
+                ", not 0");
         }
     }
 }

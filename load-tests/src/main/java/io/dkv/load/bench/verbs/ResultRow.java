@@ -13,7 +13,8 @@ import io.dkv.load.bench.Provider;
  * @param verbs     the provider's figures.
  * @param floor     the floor's figures.
  */
-record ResultRow(Provider provider, Operation operation, int size, String floorName, Measurement verbs, Measurement floor)
+record ResultRow(Provider provider, Operation operation, int size, String floorName, Measurement verbs,
+    Measurement floor)
 {
     /** @return verbs p50 / floor p50: how many times slower than the floor; lower is better. */
     double p50Ratio()

@@ -48,7 +48,8 @@ final class ResultsReport
      * @param rows    the results.
      * @param goals   the goals to evaluate against the results.
      */
-    ResultsReport(final MachineInfo machine, final List<String> method, final List<ResultRow> rows, final List<Goal> goals)
+    ResultsReport(final MachineInfo machine, final List<String> method, final List<ResultRow> rows,
+        final List<Goal> goals)
     {
         this.machine = machine;
         this.method = List.copyOf(method);

@@ -58,11 +58,13 @@ public final class VerbsBenchmark implements Callable<Integer>
     private List<Operation> operations;
 
     @Option(names = "--warmup", defaultValue = "500", paramLabel = "MILLIS",
-        description = "Milliseconds of operations run and discarded before each timed part (default: ${DEFAULT-VALUE}).")
+        description =
+            "Milliseconds of operations run and discarded before each timed part (default: ${DEFAULT-VALUE}).")
     private long warmupMillis;
 
     @Option(names = "--iterations", defaultValue = "100000", paramLabel = "OPS",
-        description = "Operations of each timed part: the latency run and the throughput run (default: ${DEFAULT-VALUE}).")
+        description =
+            "Operations of each timed part: the latency run and the throughput run (default: ${DEFAULT-VALUE}).")
     private int iterations;
 
     @Option(names = "--window", defaultValue = "16", paramLabel = "REQUESTS",
@@ -75,7 +77,8 @@ public final class VerbsBenchmark implements Callable<Integer>
     private PollIdle pollIdle;
 
     @Option(names = "--region-mib", defaultValue = "64", paramLabel = "MIB",
-        description = "Size of the remote region, and of the shm floor's local region, in MiB (default: ${DEFAULT-VALUE}).")
+        description =
+            "Size of the remote region, and of the shm floor's local region, in MiB (default: ${DEFAULT-VALUE}).")
     private int regionMib;
 
     @Option(names = "--seed", defaultValue = "42",
@@ -206,7 +209,8 @@ public final class VerbsBenchmark implements Callable<Integer>
     }
 
     private static Measurement measure(
-        final ProbeRunner runner, final ProbeFactory factory, final Operation operation, final int size, final long[] offsets)
+        final ProbeRunner runner, final ProbeFactory factory, final Operation operation, final int size,
+        final long[] offsets)
     {
         try (Probe probe = factory.probe(operation, size, offsets))
         {
@@ -220,15 +224,19 @@ public final class VerbsBenchmark implements Callable<Integer>
         return List.of(
             "latency: one request in flight, posted signaled, CQ polled until it completes (" + pollIdle.call() +
                 " after an empty poll); System.nanoTime around each; " + counts,
-            "throughput: single thread, " + window + " signaled requests in flight; the completions of each CQ poll are " +
-                "replaced by one doorbell (one chained postSend), polling as for latency; " + counts,
-            "targets: random 8-byte-aligned offsets in a " + (regionLength >> 20) + " MiB remote region, drawn before timing " +
-                "(seed " + seed + "); the floor uses the same offsets",
-            "shm floor: the same accesses by the same thread on a local region of the same size (MemorySegment.copy; CAS: " +
-                "VarHandle compareAndExchange on a big-endian word), timed per op for latency and back to back for throughput",
-            "tcp floor: blocking SocketChannel ping-pong over 127.0.0.1 with TCP_NODELAY and an echo thread; READ sends " +
-                PingPongExchange.READ_REQUEST_LENGTH + " B and gets the size back, WRITE and CAS send and get the size; " +
-                "throughput with the same window, the replies of each read replaced by one write",
+            "throughput: single thread, " + window +
+                " signaled requests in flight; the completions of each CQ poll are replaced by one doorbell (one " +
+                "chained postSend), polling as for latency; " + counts,
+            "targets: random 8-byte-aligned offsets in a " + (regionLength >> 20) +
+                " MiB remote region, drawn before timing (seed " + seed + "); the floor uses the same offsets",
+            "shm floor: the same accesses by the same thread on a local region of the same size (MemorySegment.copy; " +
+                "CAS: VarHandle compareAndExchange on a big-endian word), timed per op for latency and back to back " +
+                "for throughput",
+            "tcp floor: blocking SocketChannel ping-pong over 127.0.0.1 with TCP_NODELAY and an echo thread; READ " +
+            "sends " +
+                PingPongExchange.READ_REQUEST_LENGTH +
+                " B and gets the size back, WRITE and CAS send and get the size; throughput with the same window, " +
+                "the replies of each read replaced by one write",
             "ratio: verbs / floor; latency ratios lower is better, ops/s ratio higher is better");
     }
 }

@@ -50,7 +50,8 @@ final class VerbsLoopback implements ProbeFactory
      * @param maxSize      the largest request size probes will use.
      * @param pollIdle     what probes do between empty polls of the CQ.
      */
-    VerbsLoopback(final Provider provider, final long regionLength, final int window, final int maxSize, final PollIdle pollIdle)
+    VerbsLoopback(final Provider provider, final long regionLength, final int window, final int maxSize,
+        final PollIdle pollIdle)
     {
         this.provider = provider;
         this.window = window;
@@ -116,8 +117,9 @@ final class VerbsLoopback implements ProbeFactory
             {
                 if (System.nanoTime() - start > VerbsProbe.COMPLETION_TIMEOUT_NANOS)
                 {
-                    throw new IllegalStateException(provider + ": prefault WRITE of " + chunk + " bytes at remote offset " +
-                        offset + " did not complete within " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+                    throw new IllegalStateException(provider + ": prefault WRITE of " + chunk +
+                        " bytes at remote offset " + offset + " did not complete within " +
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
                 }
                 idleStrategy.idle();
             }
@@ -132,7 +134,8 @@ final class VerbsLoopback implements ProbeFactory
     public Probe probe(final Operation operation, final int size, final long[] offsets)
     {
         final String subject = provider + " " + operation + " of " + size + " B";
-        return new VerbsProbe(subject, qp, cq, idleStrategy, local, slotStride, remote, operation, size, window, offsets);
+        return new VerbsProbe(subject, qp, cq, idleStrategy, local, slotStride, remote, operation, size, window,
+            offsets);
     }
 
     public String describe(final Operation operation, final int size)

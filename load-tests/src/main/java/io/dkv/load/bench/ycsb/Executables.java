@@ -19,7 +19,8 @@ public final class Executables
     /** @return the program on the PATH (or in /usr/bin, /usr/sbin, /usr/local/bin), if one is installed. */
     public static Optional<Path> find(final String name)
     {
-        final List<String> directories = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+        final List<String> directories =
+            new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
         directories.addAll(List.of("/usr/bin", "/usr/sbin", "/usr/local/bin"));
         return directories.stream()
             .filter(directory -> !directory.isEmpty())

@@ -47,7 +47,8 @@ public final class InProcessStore implements AutoCloseable
                 clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane), directory));
             }
             node = MemoryNode.start(memory, memoryNodeContext);
-            this.client = KvClient.connect(clientLanes, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
+            this.client =
+                KvClient.connect(clientLanes, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
         }
         catch (final RuntimeException ex)
         {
@@ -76,7 +77,8 @@ public final class InProcessStore implements AutoCloseable
 
     /**
      * @param memoryNode the memory node's index and heap.
-     * @param lanes      client drivers the client spreads its threads over ({@link KvClient#connect(List, KvClientContext)}).
+     * @param lanes      client drivers the client spreads its threads over
+     *                   ({@link KvClient#connect(List, KvClientContext)}).
      */
     public static InProcessStore start(final MemoryNodeContext memoryNode, final int lanes)
     {
@@ -102,8 +104,8 @@ public final class InProcessStore implements AutoCloseable
         final long chunks = Math.max(Math.min(wanted, physicalMemoryBytes() / 4 / chunkBytes), 2L * (writers + 1) + 1);
         if (groups > 1 << 24 || chunks > Integer.MAX_VALUE)
         {
-            throw new IllegalArgumentException(String.format("a store of %,d keys and %,d B of blocks needs %,d index groups " +
-                "(at most 2^24) and %,d heap chunks", keys, blockBytes, groups, chunks));
+            throw new IllegalArgumentException(String.format("a store of %,d keys and %,d B of blocks needs %,d " +
+                "index groups (at most 2^24) and %,d heap chunks", keys, blockBytes, groups, chunks));
         }
         return new MemoryNodeContext().indexGroups((int)groups).chunkBytes(chunkBytes).heapChunks((int)chunks);
     }

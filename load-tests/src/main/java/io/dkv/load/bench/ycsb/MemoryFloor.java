@@ -36,14 +36,16 @@ final class MemoryFloor
      * @return the latency of each triple, in nanoseconds.
      */
     static Histogram measure(
-        final Raas raas, final long nodeId, final int groups, final long heapInUse, final int valueReads, final int warmups, final int samples)
+        final Raas raas, final long nodeId, final int groups, final long heapInUse, final int valueReads,
+        final int warmups, final int samples)
     {
         final RemoteRegion index = raas.lookup(HeapLayout.indexRegionName(nodeId));
         final RemoteRegion heap = raas.lookup(HeapLayout.heapRegionName(nodeId));
         final long heapEnd = Math.min(heap.length(), HeapLayout.HEADER_LENGTH + heapInUse);
         if (heapEnd - HeapLayout.HEADER_LENGTH < valueReads)
         {
-            throw new IllegalArgumentException("the heap holds " + heapInUse + " bytes of blocks; a READ of " + valueReads +
+            throw new IllegalArgumentException("the heap holds " + heapInUse + " bytes of blocks; a READ of " +
+                valueReads +
                 " bytes needs more");
         }
         final SplittableRandom random = new SplittableRandom(SEED);

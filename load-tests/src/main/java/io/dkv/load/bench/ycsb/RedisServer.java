@@ -103,7 +103,8 @@ public final class RedisServer implements AutoCloseable
                     final String tail = tail(log);
                     process.destroyForcibly().waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                     delete(directory);
-                    throw new IllegalStateException(binary + " on " + HOST + ":" + port + " " + reason + "; its log ends:\n" + tail);
+                    throw new IllegalStateException(binary + " on " + HOST + ":" + port + " " + reason +
+                        "; its log ends:\n" + tail);
                 }
                 Thread.sleep(20);
             }

@@ -50,7 +50,8 @@ final class TimedDb extends DB
         store.cleanup();
     }
 
-    public Status read(final String table, final String key, final Set<String> fields, final Map<String, ByteIterator> result)
+    public Status read(final String table, final String key, final Set<String> fields,
+        final Map<String, ByteIterator> result)
     {
         final long start = System.nanoTime();
         final Status status = store.read(table, key, fields, result);

@@ -39,12 +39,14 @@ import java.util.function.Supplier;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Run YCSB's core workloads (site.ycsb CoreWorkload) on a dkv store started in this process (a memory node and " +
-            "a client, each with an embedded driver on shm) and on Redis (Debian's redis-server, started on 127.0.0.1), " +
-            "the same workload on both, alternating; report throughput, per client thread too, and p50/p99 latency as " +
-            "ratios dkv / Redis, and a dkv GET beside the floor of its three memory accesses measured in the same run.",
-        "Workloads: a (50%% reads, 50%% updates), b (95%% reads, 5%% updates), c (reads only), d (95%% reads of the latest, " +
-            "5%% inserts), f (50%% reads, 50%% read-modify-writes); e (scans) has no counterpart in a hash index."
+        "Run YCSB's core workloads (site.ycsb CoreWorkload) on a dkv store started in this process (a memory node " +
+            "and a client, each with an embedded driver on shm) and on Redis (Debian's redis-server, started on " +
+            "127.0.0.1), the same workload on both, alternating; report throughput, per client thread too, and " +
+            "p50/p99 latency as ratios dkv / Redis, and a dkv GET beside the floor of its three memory accesses " +
+            "measured in the same run.",
+        "Workloads: a (50%% reads, 50%% updates), b (95%% reads, 5%% updates), c (reads only), d (95%% reads of the " +
+            "latest, 5%% inserts), f (50%% reads, 50%% read-modify-writes); e (scans) has no counterpart in a hash " +
+            "index."
     })
 public final class YcsbBenchmark implements Callable<Integer>
 {
@@ -58,7 +60,8 @@ public final class YcsbBenchmark implements Callable<Integer>
     private CommandSpec spec;
 
     @Option(names = "--workload", split = ",", defaultValue = "c", paramLabel = "W",
-        description = "Workloads to run, comma-separated or repeated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+        description =
+            "Workloads to run, comma-separated or repeated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     private List<YcsbWorkload> workloads;
 
     @Option(names = "--records", defaultValue = "100000", paramLabel = "N",
@@ -83,8 +86,9 @@ public final class YcsbBenchmark implements Callable<Integer>
     private int fieldLength;
 
     @Option(names = "--lanes", paramLabel = "N",
-        description = "Embedded drivers (lanes) dkv's client spreads its threads over, a thread keeping to one; threads " +
-            "of a lane share its queue pairs and completion queue, and take turns posting and polling for each other " +
+        description =
+            "Embedded drivers (lanes) dkv's client spreads its threads over, a thread keeping to one; threads of a " +
+            "lane share its queue pairs and completion queue, and take turns posting and polling for each other " +
             "(default: one per client thread of the largest run, as Redis has a connection per client thread).")
     private Integer lanes;
 
@@ -94,21 +98,24 @@ public final class YcsbBenchmark implements Callable<Integer>
     private long warmupOperations;
 
     @Option(names = "--floor-reads", defaultValue = "50000", paramLabel = "N",
-        description = "Triples of READs timed for the GET's memory floor, after as many untimed (default: ${DEFAULT-VALUE}).")
+        description =
+            "Triples of READs timed for the GET's memory floor, after as many untimed (default: ${DEFAULT-VALUE}).")
     private int floorReads;
 
     @Option(names = "--redis", defaultValue = "auto", paramLabel = "MODE",
-        description = "auto: start redis-server (Debian's; on 127.0.0.1, a free port, no persistence, stopped at the end " +
-            "and on Ctrl-C) and run every workload on it too, or run dkv alone if it is not installed; off: dkv alone " +
+        description =
+            "auto: start redis-server (Debian's; on 127.0.0.1, a free port, no persistence, stopped at the end and " +
+            "on Ctrl-C) and run every workload on it too, or run dkv alone if it is not installed; off: dkv alone " +
             "(default: ${DEFAULT-VALUE}).")
     private AutoOff redisMode;
 
     @Option(names = "--keep-awake", defaultValue = "off", paramLabel = "MODE",
         description = "auto: a busy loop per core at idle priority (chrt --idle) throughout, so that no core halts " +
-            "between requests, as a virtual machine's halt-polling does (where it is off, waking a halted core costs tens " +
-            "of microseconds, which Redis's sleeping client and server pay on nearly every request and dkv's spinning " +
-            "clients never do); the loops run only when nothing else wants a core, but a dkv thread that yields while it " +
-            "waits may lose its core to one for a scheduler slice; off: the machine as it is (default: ${DEFAULT-VALUE}).")
+            "between requests, as a virtual machine's halt-polling does (where it is off, waking a halted core costs " +
+            "tens of microseconds, which Redis's sleeping client and server pay on nearly every request and dkv's " +
+            "spinning clients never do); the loops run only when nothing else wants a core, but a dkv thread that " +
+            "yields while it waits may lose its core to one for a scheduler slice; off: the machine as it is " +
+            "(default: ${DEFAULT-VALUE}).")
     private AutoOff keepAwake;
 
     @Option(names = "--markdown", paramLabel = "FILE",
@@ -126,33 +133,37 @@ public final class YcsbBenchmark implements Callable<Integer>
         final Optional<Path> redisBinary = redisMode == AutoOff.AUTO ? RedisServer.find() : Optional.empty();
         if (redisMode == AutoOff.AUTO && redisBinary.isEmpty())
         {
-            err.println("dkv bench ycsb: " + RedisServer.BINARY + " is not installed, so dkv runs alone; for the side-by-side " +
-                "run install it (" + RedisServer.INSTALL_HINT + ")");
+            err.println("dkv bench ycsb: " + RedisServer.BINARY +
+                " is not installed, so dkv runs alone; for the side-by-side run install it (" +
+                RedisServer.INSTALL_HINT + ")");
             err.flush();
         }
         final int valueBytes = recordBytes();
-        final int blockBytes = KvBlockLayout.blockLength(DkvYcsbClient.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
+        final int blockBytes =
+            KvBlockLayout.blockLength(DkvYcsbClient.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
         final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
-            records + expectedInserts(selected, threads.size()), (records + expectedWrites(selected, threads.size())) * blockBytes,
+            records + expectedInserts(selected, threads.size()),
+            (records + expectedWrites(selected, threads.size())) * blockBytes,
             maxThreads);
 
         final Optional<Path> chrt = keepAwake == AutoOff.AUTO ? Executables.find(AwakeCores.BINARY) : Optional.empty();
         if (keepAwake == AutoOff.AUTO && chrt.isEmpty())
         {
-            err.println("dkv bench ycsb: " + AwakeCores.BINARY + " is not installed, so idle cores may halt between requests " +
-                "(" + AwakeCores.INSTALL_HINT + ")");
+            err.println("dkv bench ycsb: " + AwakeCores.BINARY +
+                " is not installed, so idle cores may halt between requests (" + AwakeCores.INSTALL_HINT + ")");
             err.flush();
         }
         final int cores = Runtime.getRuntime().availableProcessors();
-        final String awakeLine = chrt.isPresent() ? String.format(Locale.ROOT, "cores kept awake: %d busy loop%s at idle " +
-            "priority (chrt --idle) throughout, run only when nothing else wants a core; without them a core with nothing " +
-            "to do halts, and on a virtual machine waking it costs tens of microseconds, which Redis's sleeping client and " +
-            "server pay on nearly every request and dkv's spinning clients never do; a dkv thread that yields while it " +
-            "waits may lose its core to a loop for a scheduler slice",
+        final String awakeLine =
+            chrt.isPresent() ? String.format(Locale.ROOT, "cores kept awake: %d busy loop%s at idle " +
+            "priority (chrt --idle) throughout, run only when nothing else wants a core; without them a core with " +
+            "nothing to do halts, and on a virtual machine waking it costs tens of microseconds, which Redis's " +
+            "sleeping client and server pay on nearly every request and dkv's spinning clients never do; a dkv " +
+            "thread that yields while it waits may lose its core to a loop for a scheduler slice",
             cores, cores == 1 ? "" : "s") :
             "cores kept awake: none (" + (keepAwake == AutoOff.OFF ? "the default; --keep-awake auto keeps them" :
-            AwakeCores.BINARY + " is not installed") + "): a core with nothing to do halts, as this machine is set to, and a " +
-            "Redis request may pay for waking one";
+            AwakeCores.BINARY + " is not installed") +
+            "): a core with nothing to do halts, as this machine is set to, and a Redis request may pay for waking one";
 
         final List<SideBySide> runs = new ArrayList<>();
         final Histogram floor;
@@ -166,17 +177,20 @@ public final class YcsbBenchmark implements Callable<Integer>
             final Supplier<DB> dkvClients = () -> new DkvYcsbClient(store.client());
             final Supplier<DB> redisClients = RedisYcsbClient::new;
             final Map<String, String> redisProperties = redis == null ? Map.of() : Map.of(
-                RedisYcsbClient.HOST_PROPERTY, RedisServer.HOST, RedisYcsbClient.PORT_PROPERTY, Integer.toString(redis.port()));
+                RedisYcsbClient.HOST_PROPERTY, RedisServer.HOST, RedisYcsbClient.PORT_PROPERTY,
+                Integer.toString(redis.port()));
             redisLine = redis == null ? "Redis: off (" + (redisMode == AutoOff.OFF ? "--redis off" :
                 RedisServer.BINARY + " is not installed: " + RedisServer.INSTALL_HINT) + ")" :
-                String.format(Locale.ROOT, "Redis: redis-server %s (%s) on %s:%d, its own process, started with --save \"\" " +
-                    "--appendonly no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
+                String.format(Locale.ROOT,
+                    "Redis: redis-server %s (%s) on %s:%d, its own process, started with --save \"\" --appendonly " +
+                    "no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
             // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
             runner.onEachThreadInOrder(() -> store.client().get(DkvYcsbClient.key(YcsbWorkload.TABLE, "lane")));
             final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
-            final RunResult dkvLoad = runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
+            final RunResult dkvLoad =
+                runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
             final RunResult redisLoad = redis == null ? null :
                 runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads, redis.cpu());
             runs.add(new SideBySide(null, maxThreads, dkvLoad, redisLoad));
@@ -186,18 +200,21 @@ public final class YcsbBenchmark implements Callable<Integer>
                 for (final YcsbWorkload workload : selected)
                 {
                     final Properties warmup = properties(workload, warmupOperations, redisProperties);
-                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads, warmupOperations,
+                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads,
+                        warmupOperations,
                         CpuClock.NONE);
                     if (redis != null)
                     {
-                        runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup, maxThreads,
+                        runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup,
+                            maxThreads,
                             warmupOperations, redis.cpu());
                     }
                 }
             }
 
             floor = MemoryFloor.measure(store.clientRaas(), InProcessStore.MEMORY_NODE_ID, memoryNode.indexGroups(),
-                (long)store.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes, floorReads, floorReads);
+                (long)store.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes, floorReads,
+                floorReads);
 
             boolean dkvFirst = true;
             for (final YcsbWorkload workload : selected)
@@ -212,7 +229,8 @@ public final class YcsbBenchmark implements Callable<Integer>
                         other = runner.transactions(
                             "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
                     }
-                    final RunResult dkv = runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations,
+                    final RunResult dkv =
+                        runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations,
                         CpuClock.NONE);
                     if (dkvFirst && redis != null)
                     {
@@ -226,7 +244,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
 
         final SectionedReport report = YcsbReport.of(MachineInfo.current(),
-            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, awakeLine, loadAtStart, loadAverage()),
+            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, awakeLine, loadAtStart,
+                loadAverage()),
             runs, floor, redisLine.startsWith("Redis: redis-server"));
         report.printText(spec.commandLine().getOut());
         if (markdown != null)
@@ -236,7 +255,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         return 0;
     }
 
-    private Properties properties(final YcsbWorkload workload, final long operationCount, final Map<String, String> extra)
+    private Properties properties(final YcsbWorkload workload, final long operationCount,
+        final Map<String, String> extra)
     {
         final Properties properties = workload.properties(records, operationCount, fieldCount, fieldLength);
         extra.forEach(properties::setProperty);
@@ -297,7 +317,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         final long recordBytes = (long)fieldCount * fieldLength;
         if (recordBytes > KvBlockLayout.MAX_VALUE_LENGTH / 2)
         {
-            throw new ParameterException(spec.commandLine(), String.format(Locale.ROOT, "--field-count %d x --field-length %d " +
+            throw new ParameterException(spec.commandLine(),
+                String.format(Locale.ROOT, "--field-count %d x --field-length %d " +
                 "= %,d B per record; a record must stay under %,d B", fieldCount, fieldLength, recordBytes,
                 KvBlockLayout.MAX_VALUE_LENGTH / 2));
         }
@@ -339,21 +360,25 @@ public final class YcsbBenchmark implements Callable<Integer>
         final double loadAtEnd)
     {
         final List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d " +
-            "chunks of %,d B) with an embedded driver on %s, and a client over %d lane%s (embedded drivers, a client thread " +
-            "keeping to one, given in thread order); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one " +
-            "value, an update a versioned read, the changed field spliced into the record's bytes and a compare-and-set " +
-            "of the version (KvClient.compareAndSetVersion)",
-            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER, lanes(),
+        lines.add(String.format(Locale.ROOT,
+            "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d chunks of %,d B) with an " +
+            "embedded driver on %s, and a client over %d lane%s (embedded drivers, a client thread keeping to one, " +
+            "given in thread order); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one value, an " +
+            "update a versioned read, the changed field spliced into the record's bytes and a compare-and-set of the " +
+            "version (KvClient.compareAndSetVersion)",
+            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER,
+            lanes(),
             lanes() == 1 ? "" : "s"));
         lines.add(redisLine);
         lines.add(awakeLine);
         lines.add("jvm: " + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-            .filter(argument -> argument.startsWith("-Xm") || argument.startsWith("-XX:+Use") || argument.contains("PreTouch"))
+            .filter(argument ->
+                argument.startsWith("-Xm") || argument.startsWith("-XX:+Use") || argument.contains("PreTouch"))
             .toList()) + " (the launcher's settings for benchmarks: a fixed heap, touched at start)");
-        lines.add(String.format(Locale.ROOT, "records: %,d of %d fields of %d B (keys usertable:user<hash>); as a dkv value " +
-            "%,d B (RecordCodec), a %,d B block with its key; loaded with %d threads through CoreWorkload.doInsert, " +
-            "dkv first", records, fieldCount, fieldLength, valueBytes, blockBytes, maxThreads));
+        lines.add(String.format(Locale.ROOT,
+            "records: %,d of %d fields of %d B (keys usertable:user<hash>); as a dkv value %,d B (RecordCodec), a " +
+            "%,d B block with its key; loaded with %d threads through CoreWorkload.doInsert, dkv first", records,
+            fieldCount, fieldLength, valueBytes, blockBytes, maxThreads));
         final StringBuilder shapes = new StringBuilder();
         for (final YcsbWorkload workload : selected)
         {
@@ -362,19 +387,23 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
         lines.add("workloads: YCSB's core workloads as its files workloads/workloada..f set them (" + shapes +
             "); reads of all fields, updates of one");
-        lines.add(String.format(Locale.ROOT, "runs: per workload and thread count (%s), %,d operations split over the " +
-            "threads, each thread calling CoreWorkload.doTransaction on a DB instance of its own; dkv and Redis alternate, " +
-            "the one going first changing from run to run; before the first, each store ran %,d untimed operations of " +
-            "every workload with %d threads", threads.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElseThrow(),
+        lines.add(String.format(Locale.ROOT,
+            "runs: per workload and thread count (%s), %,d operations split over the threads, each thread calling " +
+            "CoreWorkload.doTransaction on a DB instance of its own; dkv and Redis alternate, the one going first " +
+            "changing from run to run; before the first, each store ran %,d untimed operations of every workload " +
+            "with %d threads", threads.stream().map(String::valueOf).reduce((a, b) -> a + "," + b).orElseThrow(),
             operations, warmupOperations, maxThreads));
-        lines.add("measuring: System.nanoTime around every call into the store (HdrHistogram); throughput: operations " +
-            "over the time from the threads' common start to the last one's end; a progress line on stderr meanwhile");
-        lines.add(String.format(Locale.ROOT, "floor: after the warm-up, %,d triples of synchronous READs (2 x %d B of the " +
-            "index, %,d B of the heap) through the client node's driver, timed after as many untimed",
+        lines.add("measuring: System.nanoTime around every call into the store (HdrHistogram); throughput: " +
+            "operations over the time from the threads' common start to the last one's end; a progress line on " +
+            "stderr meanwhile");
+        lines.add(String.format(Locale.ROOT,
+            "floor: after the warm-up, %,d triples of synchronous READs (2 x %d B of the index, %,d B of the heap) " +
+            "through the client node's driver, timed after as many untimed",
             floorReads, MemoryFloor.BUCKET_READ, blockBytes));
-        lines.add(String.format(Locale.ROOT, "system load average (1 min): %.2f before the run, %.2f at its end; dkv's " +
-            "client threads, its drivers' agents and the memory node share the cores with redis-server and the Redis " +
-            "client threads, all on this machine", loadAtStart, loadAtEnd));
+        lines.add(String.format(Locale.ROOT,
+            "system load average (1 min): %.2f before the run, %.2f at its end; dkv's client threads, its drivers' " +
+            "agents and the memory node share the cores with redis-server and the Redis client threads, all on this " +
+            "machine", loadAtStart, loadAtEnd));
         return lines;
     }
 }

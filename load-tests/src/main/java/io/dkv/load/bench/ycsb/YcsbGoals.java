@@ -33,21 +33,25 @@ final class YcsbGoals
     }
 
     private static void againstRedis(
-        final List<SideBySide> runs, final YcsbWorkload workload, final double minRatio, final boolean redis, final List<String> lines)
+        final List<SideBySide> runs, final YcsbWorkload workload, final double minRatio, final boolean redis,
+        final List<String> lines)
     {
-        final String title = String.format(Locale.ROOT, "%s: dkv ops/s per client thread >= %.0fx Redis's", workload.title(),
+        final String title =
+            String.format(Locale.ROOT, "%s: dkv ops/s per client thread >= %.0fx Redis's", workload.title(),
             minRatio);
         final List<SideBySide> measured = runs.stream().filter(run -> run.phase() == workload).toList();
         if (measured.isEmpty() || !redis)
         {
-            lines.add(title + ": NOT MEASURED (" + (measured.isEmpty() ? "workload " + workload.name().toLowerCase(Locale.ROOT) +
+            lines.add(title + ": NOT MEASURED (" +
+                (measured.isEmpty() ? "workload " + workload.name().toLowerCase(Locale.ROOT) +
                 " was not selected" : "Redis was off") + ")");
             return;
         }
         for (final SideBySide run : measured)
         {
             final double ratio = run.throughputRatio();
-            lines.add(String.format(Locale.ROOT, "%s, %d thread%s: %s (measured %.2fx: dkv %,.0f, Redis %,.0f ops/s per thread)",
+            lines.add(String.format(Locale.ROOT,
+                "%s, %d thread%s: %s (measured %.2fx: dkv %,.0f, Redis %,.0f ops/s per thread)",
                 title, run.threads(), run.threads() == 1 ? "" : "s", ratio >= minRatio ? "MET" : "MISSED", ratio,
                 run.dkv().opsPerSecondPerThread(), run.redis().opsPerSecondPerThread()));
         }
@@ -66,7 +70,8 @@ final class YcsbGoals
         final long get = reads.dkv().readP50Nanos();
         final long floorP50 = floor.getValueAtPercentile(50.0);
         final double ratio = (double)get / floorP50;
-        lines.add(String.format(Locale.ROOT, "%s: %s (measured %.2fx: GET p50 %.1f us in %s with %d thread%s, floor p50 %.1f us)",
+        lines.add(String.format(Locale.ROOT,
+            "%s: %s (measured %.2fx: GET p50 %.1f us in %s with %d thread%s, floor p50 %.1f us)",
             title, ratio <= MAX_GET_TO_FLOOR ? "MET" : "MISSED", ratio, get / 1000.0, reads.title(), reads.threads(),
             reads.threads() == 1 ? "" : "s", floorP50 / 1000.0));
     }

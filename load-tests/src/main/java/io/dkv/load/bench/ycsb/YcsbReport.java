@@ -32,7 +32,8 @@ final class YcsbReport
     {
     }
 
-    static SectionedReport of(final MachineInfo machine, final List<String> method, final List<SideBySide> runs, final Histogram floor,
+    static SectionedReport of(final MachineInfo machine, final List<String> method, final List<SideBySide> runs,
+        final Histogram floor,
         final boolean redis)
     {
         final List<ReportSection> sections = new ArrayList<>();
@@ -67,8 +68,8 @@ final class YcsbReport
                 run.hasRedis() ? opsPerSecond(run.redis().opsPerSecondPerThread()) : NOT_RUN);
         }
         return new ReportSection(THROUGHPUT, List.of(
-            "dkv / Redis: throughput ratio at the same thread count, higher is better for dkv; per thread: ops/s over " +
-                "client threads",
+            "dkv / Redis: throughput ratio at the same thread count, higher is better for dkv; per thread: ops/s " +
+                "over client threads",
             "load: the records inserted before the workloads, through YCSB's load phase"), table);
     }
 
@@ -86,8 +87,8 @@ final class YcsbReport
             new TextTable.Column("dkv failed", true),
             new TextTable.Column("Redis failed", true)));
         final List<String> notes = new ArrayList<>();
-        notes.add("every read, update and insert timed alone (a read-modify-write is a read and an update); ratio: dkv / " +
-            "Redis, lower is better for dkv");
+        notes.add("every read, update and insert timed alone (a read-modify-write is a read and an update); ratio: " +
+            "dkv / Redis, lower is better for dkv");
         for (final SideBySide run : runs)
         {
             table.addRow(
@@ -139,14 +140,15 @@ final class YcsbReport
                 run.hasRedis() ? ratio(dkvPerClientCore / run.redis().opsPerSecondPerThread()) : NOT_RUN);
         }
         return new ReportSection(CPU, List.of(
-            "client: CPU time of the client threads (YCSB's generator, the binding and the store's client library) per " +
-                "operation; all: of every thread of the benchmark's process over the run (for dkv this includes its " +
-                "drivers' agents and the memory node) plus, for Redis, redis-server's process (both in 10 ms clock ticks)",
-            "cores busy: all CPU time over the run's wall time; near the machine's cores, the run was short of CPU, and " +
-                "per-thread throughput then falls with every thread added whatever the store does",
+            "client: CPU time of the client threads (YCSB's generator, the binding and the store's client library) " +
+                "per operation; all: of every thread of the benchmark's process over the run (for dkv this includes " +
+                "its drivers' agents and the memory node) plus, for Redis, redis-server's process (both in 10 ms " +
+                "clock ticks)",
+            "cores busy: all CPU time over the run's wall time; near the machine's cores, the run was short of CPU, " +
+                "and per-thread throughput then falls with every thread added whatever the store does",
             "dkv ops/s per client core: what one client thread would do with a core of its own (1 / client CPU per " +
-                "operation; a dkv client thread waits for completions by spinning, so its CPU time is its working time), " +
-                "beside Redis's per-thread throughput in the same run"), table);
+                "operation; a dkv client thread waits for completions by spinning, so its CPU time is its working " +
+                "time), beside Redis's per-thread throughput in the same run"), table);
     }
 
     private static String cores(final double cores)
@@ -174,16 +176,19 @@ final class YcsbReport
         final SideBySide reads = YcsbGoals.readsForFloor(runs);
         final long floorP50 = floor.getValueAtPercentile(50.0);
         table.addRow(
-            reads == null ? NOT_RUN : reads.title() + ", " + reads.threads() + " thread" + (reads.threads() == 1 ? "" : "s"),
+            reads == null ? NOT_RUN :
+            reads.title() + ", " + reads.threads() + " thread" + (reads.threads() == 1 ? "" : "s"),
             reads == null ? NOT_RUN : micros(reads.dkv().readP50Nanos()),
             micros(floorP50),
             micros(floor.getValueAtPercentile(99.0)),
             reads == null ? NOT_RUN : ratio((double)reads.dkv().readP50Nanos() / floorP50));
         return new ReportSection(FLOOR, List.of(
             "floor: three synchronous one-sided READs one after the other through the client node's driver: two " +
-                MemoryFloor.BUCKET_READ + " B combined buckets of the index and a block-sized READ of the heap, at random " +
-                "places among those in use",
+                MemoryFloor.BUCKET_READ +
+                " B combined buckets of the index and a block-sized READ of the heap, at random places among those " +
+                "in use",
             "GET: a YCSB read through the binding (KvClient.get and decoding the record's fields), with the fewest " +
-                "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"), table);
+                "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"),
+                table);
     }
 }

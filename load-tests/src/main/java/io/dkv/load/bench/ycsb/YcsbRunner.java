@@ -88,7 +88,8 @@ final class YcsbRunner implements AutoCloseable
     /**
      * Run {@code operations} transactions of the workload the properties describe, split over the threads.
      *
-     * @param server the CPU time of the store's own process when it runs apart from this one, else {@link CpuClock#NONE}.
+     * @param server the CPU time of the store's own process when it runs apart from this one, else {@link
+     * CpuClock#NONE}.
      */
     RunResult transactions(
         final String label, final Store store, final Supplier<DB> dbs, final Properties properties, final int threads,
@@ -168,7 +169,8 @@ final class YcsbRunner implements AutoCloseable
     }
 
     private static void runOperations(
-        final Workload workload, final DB db, final Object state, final long operations, final boolean load, final LongAdder done)
+        final Workload workload, final DB db, final Object state, final long operations, final boolean load,
+        final LongAdder done)
     {
         int unreported = 0;
         for (long i = 0; i < operations; i++)
@@ -192,7 +194,8 @@ final class YcsbRunner implements AutoCloseable
 
     private static RunResult result(
         final String label, final Store store, final int threads, final long operations, final long elapsedNanos,
-        final long processCpuNanos, final long serverCpuNanos, final List<Future<TimedDb>> clients) throws InterruptedException
+        final long processCpuNanos, final long serverCpuNanos,
+        final List<Future<TimedDb>> clients) throws InterruptedException
     {
         final Histogram latency = new Histogram(3);
         final Histogram reads = new Histogram(3);

@@ -59,7 +59,8 @@ public final class CheckClientCommand implements Callable<Integer>
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload's randomness.")
     private long seed;
 
-    @Option(names = "--inject", defaultValue = "none", description = "A fault between this client and the store: none, " +
+    @Option(names = "--inject", defaultValue = "none",
+        description = "A fault between this client and the store: none, " +
         FaultyStores.NAMES + ".")
     private String inject;
 
@@ -79,7 +80,8 @@ public final class CheckClientCommand implements Callable<Integer>
             stopped.countDown();
         }, "check-client-stop"));
         runner.start();
-        System.out.println(READY + ": " + threads + " workers, " + chosen.name() + " over " + keys + " keys, history in " + history);
+        System.out.println(READY + ": " + threads + " workers, " + chosen.name() + " over " + keys +
+            " keys, history in " + history);
         System.out.flush();
         stopped.await();
         return 0;

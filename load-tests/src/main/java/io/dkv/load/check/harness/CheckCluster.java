@@ -57,7 +57,8 @@ final class CheckCluster implements AutoCloseable
      * @param rate        operations per second over all clients.
      * @param inject      a deliberately faulty layer between the clients and the store, or "none".
      */
-    record Clients(int count, String workload, int keys, int concurrency, double rate, long timeoutMs, String inject, long seed)
+    record Clients(int count, String workload, int keys, int concurrency, double rate, long timeoutMs, String inject,
+        long seed)
     {
     }
 
@@ -132,7 +133,8 @@ final class CheckCluster implements AutoCloseable
             // a fixed port: a restarted MetaServer must be found where the others know it
             metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
         }
-        final Role meta = new Role("MetaServer", "256m", incarnation -> metaArguments, META_READY, logs, "meta", on(0)).start();
+        final Role meta =
+            new Role("MetaServer", "256m", incarnation -> metaArguments, META_READY, logs, "meta", on(0)).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
         final long[] nodeIds = new long[memoryNodes];
@@ -142,7 +144,8 @@ final class CheckCluster implements AutoCloseable
             final int host = i + 1;
             nodeIds[i] = id;
             cluster.add(new Role("memory node " + id, "512m",
-                incarnation -> List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
+                incarnation ->
+                    List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret,
                     "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
                     "--data-dir", data.resolve("memory-node-" + id).toString()),
@@ -301,7 +304,8 @@ final class CheckCluster implements AutoCloseable
 
     private Role client(final int client, final String nodes)
     {
-        final int threads = clients.concurrency() / clients.count() + (client < clients.concurrency() % clients.count() ? 1 : 0);
+        final int threads =
+            clients.concurrency() / clients.count() + (client < clients.concurrency() % clients.count() ? 1 : 0);
         return new Role("client " + client, "256m", incarnation ->
         {
             final Path history = histories.resolve("client-" + client + "." + incarnation + ".jsonl");
@@ -311,7 +315,8 @@ final class CheckCluster implements AutoCloseable
             arguments.addAll(List.of("--workload", clients.workload(),
                 "--keys", Integer.toString(clients.keys()), "--threads", Integer.toString(threads),
                 "--rate", Double.toString(clients.rate() * threads / clients.concurrency()),
-                "--process-base", Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
+                "--process-base",
+                Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
                 "--origin-nanos", Long.toString(originNanos), "--history", history.toString(),
                 "--timeout-ms", Long.toString(clients.timeoutMs()), "--inject", clients.inject(),
                 "--seed", Long.toString(clients.seed() * 7919 + client * 31L + incarnation)));

@@ -33,8 +33,8 @@ import java.util.regex.Pattern;
             "nemesis strikes too.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
-        "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test could not run, " +
-            "2 a usage error."
+        "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test " +
+            "could not run, 2 a usage error."
     })
 public final class CheckCommand implements Callable<Integer>
 {
@@ -47,8 +47,9 @@ public final class CheckCommand implements Callable<Integer>
     private Duration time;
 
     @Option(names = "--nemesis", paramLabel = "KIND", defaultValue = "kill,pause", split = ",",
-        description = "Faults: kill, pause, partition, scale (with --autoscale), or none; partitions put the roles on " +
-            "test hosts in network namespaces (tcp provider) and need root, else they are skipped with the reason " +
+        description =
+            "Faults: kill, pause, partition, scale (with --autoscale), or none; partitions put the roles on test " +
+            "hosts in network namespaces (tcp provider) and need root, else they are skipped with the reason " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -88,8 +89,9 @@ public final class CheckCommand implements Callable<Integer>
     private Integer computeNodes;
 
     @Option(names = "--autoscale", paramLabel = "MIN..MAX",
-        description = "With --through compute: the compute nodes are run by an autoscaler between MIN and MAX, all on " +
-            "one port, instead of --compute-nodes; the nemesis kills and pauses the nodes it runs, and its scale fault " +
+        description =
+            "With --through compute: the compute nodes are run by an autoscaler between MIN and MAX, all on one " +
+            "port, instead of --compute-nodes; the nemesis kills and pauses the nodes it runs, and its scale fault " +
             "makes it add and drain nodes.")
     private String autoscale;
 
@@ -101,7 +103,8 @@ public final class CheckCommand implements Callable<Integer>
         description = "Deadline of one client operation (default: ${DEFAULT-VALUE}).")
     private Duration timeout;
 
-    @Option(names = "--check-budget", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
+    @Option(names = "--check-budget", paramLabel = "DURATION", defaultValue = "60s",
+        converter = DurationConverter.class,
         description = "Time the checker may take before it answers unknown (default: ${DEFAULT-VALUE}).")
     private Duration budget;
 
@@ -109,11 +112,13 @@ public final class CheckCommand implements Callable<Integer>
         description = "Seed of the workload and the nemesis (default: ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--dir", paramLabel = "DIR", description = "Result directory (default: <tmp>/dkv-check/<date-time>).")
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "Result directory (default: <tmp>/dkv-check/<date-time>).")
     private Path dir;
 
     @Option(names = "--inject", paramLabel = "FAULT", defaultValue = "none",
-        description = "To test the harness itself: a deliberately faulty layer in every client between it and the store, " +
+        description =
+            "To test the harness itself: a deliberately faulty layer in every client between it and the store, " +
             FaultyStores.NAMES + "; the verdict must then be invalid (default: ${DEFAULT-VALUE}).")
     private String inject;
 
@@ -136,7 +141,8 @@ public final class CheckCommand implements Callable<Integer>
                 nemesisLog.add(line);
                 out.println(line);
             }),
-            new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed), origin);
+            new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed),
+            origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         final List<NemesisEvent> faults;
@@ -146,17 +152,20 @@ public final class CheckCommand implements Callable<Integer>
                 "keys, %s, nemesis %s, %s; results in %s%n", workload, through, clients, concurrency / clients, rate,
                 keys, format(time),
                 kinds.isEmpty() ? "none" : String.join(",", kinds),
-                hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)", results);
+                hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)",
+                results);
             cluster.start();
             out.printf("dkv check: cluster up (MetaServer, %d memory nodes, %s) and %d clients; running %s%n",
                 memoryNodes, cluster.storeName(), clients, format(time));
 
-            final Nemesis strikes = new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
+            final Nemesis strikes =
+                new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
                 seed, line ->
                 {
                     nemesisLog.add(line);
                     out.println(line);
-                }, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(), bounds == null ? 0 : cluster.surgeTarget());
+                }, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
+                    bounds == null ? 0 : cluster.surgeTarget());
             final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
             nemesisThread.start();
             sleepShowingProgress(out, time);
@@ -172,7 +181,8 @@ public final class CheckCommand implements Callable<Integer>
         }
 
         final History history = HistoryMerger.merge(cluster.historyFiles());
-        out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(), format(budget));
+        out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(),
+            format(budget));
         final CheckResult result = ResultDirectory.checkAndWrite(results,
             "dkv check: " + workload + " through " + through + ", nemesis " +
                 (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
@@ -229,7 +239,10 @@ public final class CheckCommand implements Callable<Integer>
         }
     }
 
-    /** @return {MIN, MAX} of --autoscale, or null without it; an error naming the value when it is not 1 <= MIN <= MAX <= 8. */
+    /**
+     * @return {MIN, MAX} of --autoscale, or null without it; an error naming the value when it is not 1 <= MIN <= MAX
+     * <= 8.
+     */
     private int[] autoscaleBounds()
     {
         if (autoscale == null)
@@ -242,7 +255,8 @@ public final class CheckCommand implements Callable<Integer>
         final int max = range.matches() ? Integer.parseInt(range.group(2)) : -1;
         if (min < 1 || max < min || max > 8)
         {
-            throw new IllegalArgumentException("--autoscale " + autoscale + " is not MIN..MAX with 1 <= MIN <= MAX <= 8");
+            throw new IllegalArgumentException("--autoscale " + autoscale +
+                " is not MIN..MAX with 1 <= MIN <= MAX <= 8");
         }
         return new int[]{min, max};
     }
@@ -277,7 +291,8 @@ public final class CheckCommand implements Callable<Integer>
                 reason = ex.getMessage();
             }
         }
-        final String skipped = "nemesis: partition skipped: test hosts in network namespaces cannot be made here (" + reason +
+        final String skipped =
+            "nemesis: partition skipped: test hosts in network namespaces cannot be made here (" + reason +
             "); the cluster runs on this host with the shm provider";
         out.println(skipped);
         nemesisLog.add(skipped);
@@ -295,7 +310,8 @@ public final class CheckCommand implements Callable<Integer>
             Thread.sleep(Math.min(200, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
             if (System.nanoTime() > nextReport && System.nanoTime() < end)
             {
-                out.printf("dkv check: %d s of %d s%n", time.toSeconds() - (end - System.nanoTime()) / 1_000_000_000L, time.toSeconds());
+                out.printf("dkv check: %d s of %d s%n", time.toSeconds() - (end - System.nanoTime()) / 1_000_000_000L,
+                    time.toSeconds());
                 nextReport += 10_000_000_000L;
             }
         }

@@ -34,8 +34,8 @@ final class Checkers
         {
             case RegisterWorkload.NAME -> linearizability(history, budget);
             case ListAppendWorkload.NAME -> listAppend(history);
-            default -> throw new IllegalArgumentException("no checker for workload '" + workload + "': expected one of " +
-                Workloads.NAMES);
+            default -> throw new IllegalArgumentException("no checker for workload '" + workload +
+                "': expected one of " + Workloads.NAMES);
         };
     }
 
@@ -89,7 +89,8 @@ final class Checkers
                 failing.addAll(invocations(witness.transactions()));
             }
         }
-        return new CheckResult(LIST_APPEND, result.isValid() ? Verdict.VALID : Verdict.INVALID, result.toText(), failing);
+        return new CheckResult(LIST_APPEND, result.isValid() ? Verdict.VALID : Verdict.INVALID, result.toText(),
+            failing);
     }
 
     private static Set<Long> invocations(final List<Operation> operations)

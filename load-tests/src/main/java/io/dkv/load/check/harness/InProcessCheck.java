@@ -24,7 +24,8 @@ public final class InProcessCheck
     {
         try (HistoryRecorder recorder = new HistoryRecorder(null))
         {
-            final WorkloadRunner runner = new WorkloadRunner(workload, store, recorder, threads, rate, 0, 1_000, seed).start();
+            final WorkloadRunner runner =
+                new WorkloadRunner(workload, store, recorder, threads, rate, 0, 1_000, seed).start();
             Thread.sleep(time.toMillis());
             runner.close();
             return recorder.history();

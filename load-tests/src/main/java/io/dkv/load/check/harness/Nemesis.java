@@ -122,7 +122,8 @@ final class Nemesis implements Runnable
     {
         final long start = System.nanoTime() - originNanos;
         String detail = "";
-        log.accept(String.format(Locale.ROOT, "nemesis: %s %s (process %d) for %d ms", kind, target, target.pid(), holdMs));
+        log.accept(String.format(Locale.ROOT, "nemesis: %s %s (process %d) for %d ms", kind, target, target.pid(),
+            holdMs));
         switch (kind)
         {
             case KILL ->

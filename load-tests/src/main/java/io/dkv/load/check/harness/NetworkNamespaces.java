@@ -116,7 +116,8 @@ public final class NetworkNamespaces
             if (!process.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS))
             {
                 process.destroyForcibly();
-                return new CommandResult(-1, String.join(" ", command) + " did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
+                return new CommandResult(-1,
+                    String.join(" ", command) + " did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
             }
             final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             return new CommandResult(process.exitValue(), output);

@@ -50,7 +50,8 @@ public final class ResultDirectory
             Files.createDirectories(directory);
             HistoryJson.write(history, directory.resolve(HISTORY));
             final CheckResult result = Checkers.check(workload, history, budget);
-            Files.writeString(directory.resolve(VERDICT), result.verdict() + " (" + result.checker() + ")\n" + result.text() + "\n",
+            Files.writeString(directory.resolve(VERDICT),
+                result.verdict() + " (" + result.checker() + ")\n" + result.text() + "\n",
                 StandardCharsets.UTF_8);
             Files.write(directory.resolve(NEMESIS), faultLines(faults, notes), StandardCharsets.UTF_8);
             final String timeline = TimelineHtml.render(title, history, judgement(result), timelineFaults(faults));
@@ -86,7 +87,8 @@ public final class ResultDirectory
         lines.add("");
         for (final NemesisEvent fault : faults)
         {
-            lines.add(String.format(Locale.ROOT, "%9.3f s .. %9.3f s  %-5s %s %s", fault.start() / 1e9, fault.end() / 1e9,
+            lines.add(String.format(Locale.ROOT, "%9.3f s .. %9.3f s  %-5s %s %s", fault.start() / 1e9,
+                fault.end() / 1e9,
                 fault.kind(), fault.target(), fault.detail()));
         }
         return lines;

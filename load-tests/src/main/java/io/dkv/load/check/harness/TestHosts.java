@@ -78,7 +78,8 @@ final class TestHosts implements AutoCloseable
             final String port = "port" + (i + 1);
             addNamespace(namespace);
             // created inside the namespaces, so the names cannot clash with the machine's interfaces
-            run("link", "add", port, "netns", bridgeNamespace, "type", "veth", "peer", "name", "eth0", "netns", namespace);
+            run("link", "add", port, "netns", bridgeNamespace, "type", "veth", "peer", "name", "eth0", "netns",
+                namespace);
             run("-n", bridgeNamespace, "link", "set", port, "master", "br0");
             run("-n", bridgeNamespace, "link", "set", port, "up");
             run("-n", namespace, "addr", "add", address(i) + "/24", "dev", "eth0");

@@ -45,7 +45,8 @@ public final class WorkloadRunner implements AutoCloseable
     {
         if (threads < 1 || rate <= 0)
         {
-            throw new IllegalArgumentException("a workload needs at least one thread and a positive rate: threads " + threads +
+            throw new IllegalArgumentException("a workload needs at least one thread and a positive rate: threads " +
+                threads +
                 ", rate " + rate);
         }
         this.workload = workload;

@@ -36,7 +36,8 @@ class CheckBenchmarkTest
         for (final String[] row : rows)
         {
             assertEquals("VALID", row[3], () -> String.join(" | ", row));
-            assertTrue(Double.parseDouble(row[4].replace(",", "")) >= 0 && row[8].endsWith("x"), () -> String.join(" | ", row));
+            assertTrue(Double.parseDouble(row[4].replace(",", "")) >= 0 && row[8].endsWith("x"),
+                () -> String.join(" | ", row));
         }
         assertEquals(2, out.toString().lines().filter(line -> line.startsWith("goal ")).count(), out::toString);
     }

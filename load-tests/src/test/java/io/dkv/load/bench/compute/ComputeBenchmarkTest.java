@@ -29,7 +29,8 @@ class ComputeBenchmarkTest
         final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
         if (!redis)
         {
-            System.out.println("ComputeBenchmarkTest skipped: " + RedisServer.BINARY + " or " + RedisBenchmarkTool.BINARY +
+            System.out.println("ComputeBenchmarkTest skipped: " + RedisServer.BINARY + " or " +
+                RedisBenchmarkTool.BINARY +
                 " is not installed (" + RedisServer.INSTALL_HINT + ", " + RedisBenchmarkTool.INSTALL_HINT + ")");
         }
         assumeTrue(redis, "redis-server or redis-benchmark is not installed");

@@ -43,7 +43,8 @@ class CrossoverTest
     void aSmallReversalAmongClearWinsDoesNotMoveIt()
     {
         final Crossover crossover = Crossover.of(List.of(
-            point(64, 100, 150), point(128, 110, 100), point(256, 100, 150), point(512, 200, 100), point(1024, 300, 100)));
+            point(64, 100, 150), point(128, 110, 100), point(256, 100, 150), point(512, 200, 100),
+            point(1024, 300, 100)));
 
         assertEquals(256, crossover.threshold());
     }
@@ -55,7 +56,8 @@ class CrossoverTest
 
         assertEquals(256, ties.threshold());
         assertEquals(0, ties.decisiveSizes());
-        assertTrue(ties.describe("COPY", "REGISTER").startsWith("no decisive difference"), ties.describe("COPY", "REGISTER"));
+        assertTrue(ties.describe("COPY", "REGISTER").startsWith("no decisive difference"),
+            ties.describe("COPY", "REGISTER"));
     }
 
     @Test
@@ -63,7 +65,8 @@ class CrossoverTest
     {
         final long[] mixed = {100, 100, 100, 100, 100, 200, 200, 200, 200, 200};
         final Latency small = new Latency(150, 300, 1000, mixed);
-        final Crossover crossover = Crossover.of(List.of(new Crossover.Point(64, small, steady(150)), point(128, 100, 200)));
+        final Crossover crossover =
+            Crossover.of(List.of(new Crossover.Point(64, small, steady(150)), point(128, 100, 200)));
 
         assertEquals(0, new Crossover.Point(64, small, steady(150)).verdict());
         assertEquals(128, crossover.threshold());

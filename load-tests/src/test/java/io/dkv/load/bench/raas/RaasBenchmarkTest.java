@@ -77,7 +77,8 @@ class RaasBenchmarkTest
         assertEquals(keys(providerPaths, "1", "10"), keys(tables.get(SCALE), 3), out::toString);
         assertEquals(List.of("shm 1", "shm 10", "tcp 1", "tcp 10"), keys(tables.get(MEMORY), 2), out::toString);
         assertEquals(keys(providerPaths, "2"), keys(tables.get(SHARING), 3), out::toString);
-        assertEquals(List.of("shm dc embedded 8 B", "shm rc embedded 8 B", "shm dc standalone 8 B", "shm rc standalone 8 B",
+        assertEquals(List.of("shm dc embedded 8 B", "shm rc embedded 8 B", "shm dc standalone 8 B",
+            "shm rc standalone 8 B",
             "tcp dc embedded 8 B", "tcp rc embedded 8 B", "tcp dc standalone 8 B", "tcp rc standalone 8 B"),
             keys(tables.get(OVERHEAD), 4), out::toString);
         assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), out::toString);
@@ -86,8 +87,10 @@ class RaasBenchmarkTest
 
         for (final String[] row : tables.get(JOIN))
         {
-            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
-            assertTrue(number(row[3]) > 0 && number(row[6]) >= number(row[3]), () -> "fresh RC p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]),
+                () -> "RaaS p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[3]) > 0 && number(row[6]) >= number(row[3]),
+                () -> "fresh RC p50 <= p99: " + Arrays.toString(row));
             assertRatios(row, 4, 7);
             assertTrue(row[8].matches("\\d+/2"), () -> "batches: " + Arrays.toString(row));
             assertTrue(number(row[9]) > 0 && number(row[11]) > 0 && number(row[12]) > 0 && number(row[13]) > 0,
@@ -100,7 +103,8 @@ class RaasBenchmarkTest
         }
         for (final String[] row : tables.get(MEMORY))
         {
-            // one connection's few hundred bytes are within what a full collection leaves over from one sample to the next
+            // one connection's few hundred bytes are within what a full collection leaves over from one sample to the
+            // next
             assertTrue((number(row[1]) < 10 || number(row[2]) > 0) && number(row[4]) > 0,
                 () -> "memory per connection and QP: " + Arrays.toString(row));
         }
@@ -110,8 +114,10 @@ class RaasBenchmarkTest
         }
         for (final String[] row : tables.get(OVERHEAD))
         {
-            assertTrue(number(row[4]) > 0 && number(row[8]) >= number(row[4]), () -> "RaaS p50 <= p99: " + Arrays.toString(row));
-            assertTrue(number(row[5]) > 0 && number(row[9]) >= number(row[5]), () -> "raw p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[4]) > 0 && number(row[8]) >= number(row[4]),
+                () -> "RaaS p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[5]) > 0 && number(row[9]) >= number(row[5]),
+                () -> "raw p50 <= p99: " + Arrays.toString(row));
             assertRatios(row, 6, 10);
         }
         for (final String[] row : tables.get(COPY_OR_REGISTER))
@@ -121,17 +127,19 @@ class RaasBenchmarkTest
         }
         for (final String[] row : tables.get(CROSSOVERS))
         {
-            assertTrue(row[3].matches("[\\d,]+") && row[5].matches("[\\d,]+"), () -> "thresholds: " + Arrays.toString(row));
+            assertTrue(row[3].matches("[\\d,]+") && row[5].matches("[\\d,]+"),
+                () -> "thresholds: " + Arrays.toString(row));
         }
 
         final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(18, goals.size(), out::toString);
         for (final String goal : goals)
         {
-            assertTrue(goal.matches("goal (shm|tcp) (join|(dc|rc) (scale|memory|overhead|standalone)): .*: (MET|MISSED) " +
-                "\\(measured .*\\)"), goal);
+            assertTrue(goal.matches("goal (shm|tcp) (join|(dc|rc) (scale|memory|overhead|standalone)): .*: " +
+                "(MET|MISSED) \\(measured .*\\)"), goal);
         }
-        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"), out::toString);
+        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
+            out::toString);
 
         final String markdownText = Files.readString(markdown);
         for (final String title : tables.keySet())
@@ -140,8 +148,10 @@ class RaasBenchmarkTest
         }
         final long tableRows = tables.values().stream().mapToLong(List::size).sum();
         // every table adds a header and a rule line to its rows
-        assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(), markdownText);
-        assertEquals(18, markdownText.lines().filter(line -> line.matches("- (shm|tcp) (join|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
+        assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(),
+            markdownText);
+        assertEquals(18,
+            markdownText.lines().filter(line -> line.matches("- (shm|tcp) (join|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
             markdownText);
     }
 
@@ -152,8 +162,10 @@ class RaasBenchmarkTest
         assertEquals(0, dkv(args("--provider", "shm", "--paths", "rc", "--only", "overhead")), err::toString);
         final Map<String, List<String[]>> tables = tables(out.toString());
         assertEquals(List.of(OVERHEAD), List.copyOf(tables.keySet()), out::toString);
-        assertEquals(List.of("shm rc embedded 8 B", "shm rc standalone 8 B"), keys(tables.get(OVERHEAD), 4), out::toString);
-        assertTrue(out.toString().contains("goal shm rc scale: most connections within 10% of the fewest: NOT MEASURED"),
+        assertEquals(List.of("shm rc embedded 8 B", "shm rc standalone 8 B"), keys(tables.get(OVERHEAD), 4),
+            out::toString);
+        assertTrue(out.toString()
+            .contains("goal shm rc scale: most connections within 10% of the fewest: NOT MEASURED"),
             out::toString);
         assertFalse(out.toString().contains("tcp"), out::toString);
     }
@@ -173,7 +185,8 @@ class RaasBenchmarkTest
     {
         for (final int column : columns)
         {
-            assertTrue(row[column].matches("\\d+\\.\\d+x"), () -> "ratio column " + column + ": " + Arrays.toString(row));
+            assertTrue(row[column].matches("\\d+\\.\\d+x"),
+                () -> "ratio column " + column + ": " + Arrays.toString(row));
         }
     }
 
@@ -198,7 +211,8 @@ class RaasBenchmarkTest
 
     private static Map<String, List<String[]>> tables(final String text)
     {
-        return ReportTables.tables(text, List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS));
+        return ReportTables.tables(text,
+            List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS));
     }
 
     private static double number(final String cell)

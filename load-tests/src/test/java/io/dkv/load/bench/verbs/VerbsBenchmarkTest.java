@@ -56,29 +56,35 @@ class VerbsBenchmarkTest
 
         assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
         final List<String[]> rows = tableRows(out.toString().lines().toList());
-        assertEquals(EXPECTED_ROWS, rows.stream().map(row -> row[0] + " " + row[1] + " " + row[2]).toList(), out::toString);
+        assertEquals(EXPECTED_ROWS, rows.stream().map(row -> row[0] + " " + row[1] + " " + row[2]).toList(),
+            out::toString);
         for (final String[] row : rows)
         {
             final String floorKind = row[3].replaceAll(" \\d.*", "");
             assertEquals(row[0].equals("shm") ? "local memory" : "ping-pong", floorKind, Arrays.toString(row));
-            assertTrue(number(row[4]) > 0 && number(row[7]) >= number(row[4]), () -> "verbs p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[4]) > 0 && number(row[7]) >= number(row[4]),
+                () -> "verbs p50 <= p99: " + Arrays.toString(row));
             assertTrue(number(row[8]) >= number(row[5]), () -> "floor p50 <= p99: " + Arrays.toString(row));
             assertTrue(number(row[10]) > 0 && number(row[11]) > 0, () -> "throughputs: " + Arrays.toString(row));
             for (final int ratio : new int[]{6, 9, 12})
             {
-                assertTrue(row[ratio].matches("\\d+\\.\\d\\dx"), () -> "ratio column " + ratio + ": " + Arrays.toString(row));
+                assertTrue(row[ratio].matches("\\d+\\.\\d\\dx"),
+                    () -> "ratio column " + ratio + ": " + Arrays.toString(row));
             }
         }
         assertGoals(out.toString(), "goal ");
-        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"), out::toString);
+        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
+            out::toString);
 
         final String markdownText = Files.readString(markdown);
         for (final String row : EXPECTED_ROWS)
         {
             final String[] cells = row.split(" ", 3);
-            assertTrue(markdownText.contains("| " + String.join(" | ", cells) + " |"), () -> row + " in\n" + markdownText);
+            assertTrue(markdownText.contains("| " + String.join(" | ", cells) + " |"),
+                () -> row + " in\n" + markdownText);
         }
-        assertEquals(EXPECTED_ROWS.size() + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(), markdownText);
+        assertEquals(EXPECTED_ROWS.size() + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(),
+            markdownText);
         assertGoals(markdownText, "- ");
     }
 

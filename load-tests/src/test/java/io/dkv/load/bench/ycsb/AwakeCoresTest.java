@@ -28,7 +28,8 @@ class AwakeCoresTest
         final Optional<Path> chrt = Executables.find(AwakeCores.BINARY);
         if (chrt.isEmpty())
         {
-            System.out.println("AwakeCoresTest skipped: " + AwakeCores.BINARY + " is not installed (" + AwakeCores.INSTALL_HINT + ")");
+            System.out.println("AwakeCoresTest skipped: " + AwakeCores.BINARY + " is not installed (" +
+                AwakeCores.INSTALL_HINT + ")");
         }
         assumeTrue(chrt.isPresent(), AwakeCores.BINARY + " is not installed");
 

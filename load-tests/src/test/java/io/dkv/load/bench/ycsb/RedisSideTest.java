@@ -35,7 +35,8 @@ class RedisSideTest
         final Optional<Path> binary = RedisServer.find();
         if (binary.isEmpty())
         {
-            System.out.println("RedisSideTest skipped: " + RedisServer.BINARY + " is not installed (" + RedisServer.INSTALL_HINT + ")");
+            System.out.println("RedisSideTest skipped: " + RedisServer.BINARY + " is not installed (" +
+                RedisServer.INSTALL_HINT + ")");
         }
         assumeTrue(binary.isPresent(), RedisServer.BINARY + " is not installed (" + RedisServer.INSTALL_HINT + ")");
         return binary.get();
@@ -57,7 +58,8 @@ class RedisSideTest
             {
                 assertEquals(Status.OK, db.insert("usertable", "user1",
                     StringByteIterator.getByteIteratorMap(Map.of("field0", "a", "field1", "bb"))));
-                assertEquals(Status.OK, db.update("usertable", "user1", StringByteIterator.getByteIteratorMap(Map.of("field1", "new"))));
+                assertEquals(Status.OK,
+                    db.update("usertable", "user1", StringByteIterator.getByteIteratorMap(Map.of("field1", "new"))));
                 assertEquals(Map.of("field0", "a", "field1", "new"), read(db, "user1", null));
                 assertEquals(Map.of("field1", "new"), read(db, "user1", Set.of("field1")));
                 assertEquals(Status.OK, db.delete("usertable", "user1"));
@@ -87,13 +89,15 @@ class RedisSideTest
         assertEquals(List.of("load 1", "YCSB-A 1", "YCSB-C 1"), YcsbBenchmarkTest.keys(rows), out::toString);
         for (final String[] row : rows)
         {
-            assertTrue(YcsbBenchmarkTest.number(row[4]) > 0 && row[5].matches("\\d+\\.\\d+x"), () -> String.join(" | ", row));
+            assertTrue(YcsbBenchmarkTest.number(row[4]) > 0 && row[5].matches("\\d+\\.\\d+x"),
+                () -> String.join(" | ", row));
         }
         for (final String[] row : YcsbBenchmarkTest.tables(out.toString()).get(YcsbReport.LATENCY))
         {
             assertEquals("0", row[9], () -> "Redis failures: " + String.join(" | ", row));
         }
-        assertTrue(out.toString().lines().anyMatch(line -> line.matches("goal YCSB-C: .*, 1 thread: (MET|MISSED) \\(measured .*")),
+        assertTrue(out.toString().lines()
+            .anyMatch(line -> line.matches("goal YCSB-C: .*, 1 thread: (MET|MISSED) \\(measured .*")),
             out::toString);
         final String port = out.toString().replaceAll("(?s).*on 127\\.0\\.0\\.1:(\\d+), its own process.*", "$1");
         assertFalse(reachable(Integer.parseInt(port)), "redis-server on port " + port + " still answers after the run");

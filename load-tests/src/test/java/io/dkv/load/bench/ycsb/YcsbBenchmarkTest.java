@@ -56,7 +56,8 @@ class YcsbBenchmarkTest
 
         assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
         final Map<String, List<String[]>> tables = tables(out.toString());
-        final List<String> runs = List.of("load 2", "YCSB-A 1", "YCSB-A 2", "YCSB-C 1", "YCSB-C 2", "YCSB-D 1", "YCSB-D 2",
+        final List<String> runs =
+            List.of("load 2", "YCSB-A 1", "YCSB-A 2", "YCSB-C 1", "YCSB-C 2", "YCSB-D 1", "YCSB-D 2",
             "YCSB-F 1", "YCSB-F 2", "YCSB-B 1", "YCSB-B 2");
         assertEquals(runs, keys(tables.get(YcsbReport.THROUGHPUT)), out::toString);
         assertEquals(runs, keys(tables.get(YcsbReport.LATENCY)), out::toString);
@@ -64,11 +65,13 @@ class YcsbBenchmarkTest
         {
             assertEquals("load".equals(row[0]) ? "300" : "400", row[2], () -> Arrays.toString(row));
             assertTrue(number(row[3]) > 0 && number(row[6]) > 0, () -> "dkv throughput: " + Arrays.toString(row));
-            assertEquals(List.of("-", "-", "-"), List.of(row[4], row[5], row[7]), () -> "Redis off: " + Arrays.toString(row));
+            assertEquals(List.of("-", "-", "-"), List.of(row[4], row[5], row[7]),
+                () -> "Redis off: " + Arrays.toString(row));
         }
         for (final String[] row : tables.get(YcsbReport.LATENCY))
         {
-            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]), () -> "dkv p50 <= p99: " + Arrays.toString(row));
+            assertTrue(number(row[2]) > 0 && number(row[5]) >= number(row[2]),
+                () -> "dkv p50 <= p99: " + Arrays.toString(row));
             assertEquals("0", row[8], () -> "dkv failures: " + Arrays.toString(row));
         }
         assertEquals(runs, keys(tables.get(YcsbReport.CPU)), out::toString);
@@ -82,12 +85,14 @@ class YcsbBenchmarkTest
         }
         final String[] floor = tables.get(YcsbReport.FLOOR).get(0);
         assertEquals("YCSB-C, 1 thread", floor[0], () -> Arrays.toString(floor));
-        assertTrue(number(floor[1]) > 0 && number(floor[2]) > 0 && floor[4].matches("\\d+\\.\\d+x"), () -> Arrays.toString(floor));
+        assertTrue(number(floor[1]) > 0 && number(floor[2]) > 0 && floor[4].matches("\\d+\\.\\d+x"),
+            () -> Arrays.toString(floor));
 
         final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(List.of(
             "goal YCSB-C: dkv ops/s per client thread >= 10x Redis's: NOT MEASURED (Redis was off)",
-            "goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED (Redis was off)"), goals.subList(0, 2));
+            "goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED (Redis was off)"),
+            goals.subList(0, 2));
         assertTrue(goals.get(2).matches("goal dkv GET p50 <= 3x the floor of its three memory accesses: (MET|MISSED) " +
             "\\(measured .*\\)"), goals.get(2));
         assertTrue(out.toString().contains("Redis: off (--redis off)"), out::toString);
@@ -108,10 +113,12 @@ class YcsbBenchmarkTest
     {
         assertEquals(0, dkv(args("--threads", "1", "--redis", "off")), err::toString);
 
-        assertEquals(List.of("load 1", "YCSB-C 1"), keys(tables(out.toString()).get(YcsbReport.THROUGHPUT)), out::toString);
+        assertEquals(List.of("load 1", "YCSB-C 1"), keys(tables(out.toString()).get(YcsbReport.THROUGHPUT)),
+            out::toString);
         assertTrue(out.toString().contains("goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED " +
             "(workload a was not selected)"), out::toString);
-        assertTrue(err.toString().contains("\rdkv YCSB-C, 1 thread [") || err.toString().contains("\rdkv load ["), err::toString);
+        assertTrue(err.toString().contains("\rdkv YCSB-C, 1 thread [") || err.toString().contains("\rdkv load ["),
+            err::toString);
     }
 
     @Test
@@ -133,7 +140,8 @@ class YcsbBenchmarkTest
 
     static Map<String, List<String[]>> tables(final String text)
     {
-        return ReportTables.tables(text, List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.CPU, YcsbReport.FLOOR));
+        return ReportTables.tables(text,
+            List.of(YcsbReport.THROUGHPUT, YcsbReport.LATENCY, YcsbReport.CPU, YcsbReport.FLOOR));
     }
 
     static double number(final String cell)

@@ -28,7 +28,9 @@ class CheckCommandTest
     Path dir;
 
     /** @return {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails in {@code err}. */
-    /** History events (an invocation and a completion each) a faulty-store run needs to say anything: 1,000 operations. */
+    /**
+     * History events (an invocation and a completion each) a faulty-store run needs to say anything: 1,000 operations.
+     */
     private static final long MIN_FAULTY_RUN_EVENTS = 2_000;
 
     private static CommandLine check(final StringWriter err)
@@ -54,7 +56,8 @@ class CheckCommandTest
         assertTrue(ok > 500, () -> ok + " operations completed ok of " + history.operations().size());
         final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
         assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
-        assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"fault\""), "faults on the timeline");
+        assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"fault\""),
+            "faults on the timeline");
     }
 
     @Test
@@ -130,10 +133,12 @@ class CheckCommandTest
         assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
         final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
         // on a machine that cannot make test hosts the run says why and goes on without partitions
-        assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partition skipped: test hosts"), nemesis);
+        assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partition skipped: test hosts"),
+            nemesis);
         if (nemesis.contains("partition skipped"))
         {
-            System.out.println("partitions skipped: " + nemesis.lines().filter(line -> line.contains("skipped")).findFirst().orElse(""));
+            System.out.println("partitions skipped: " +
+                nemesis.lines().filter(line -> line.contains("skipped")).findFirst().orElse(""));
         }
     }
 

@@ -41,7 +41,9 @@ class FaultyStoresTest
     @Timeout(60)
     void aStoreServingStaleReadsIsCaught() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult result =
+            check(new RegisterWorkload(4, 0.5, 0.25),
+                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertEquals(3, result.verdict().exitCode());
@@ -57,7 +59,8 @@ class FaultyStoresTest
     void aStoreLosingConcurrentUpdatesIsCaught() throws Exception
     {
         // mostly compare-and-sets on two keys, so two of them often meet in the window
-        final CheckResult result = check(new RegisterWorkload(2, 0.3, 0.1), new FaultyStores.LostUpdates(new MapStore(), 200_000));
+        final CheckResult result =
+            check(new RegisterWorkload(2, 0.3, 0.1), new FaultyStores.LostUpdates(new MapStore(), 200_000));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
     }
@@ -69,7 +72,9 @@ class FaultyStoresTest
         final CheckResult valid = check(new ListAppendWorkload(4, 0.5), new MapStore());
         assertEquals(Verdict.VALID, valid.verdict(), valid::text);
 
-        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult stale =
+            check(new ListAppendWorkload(4, 0.5),
+                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
         assertEquals(Verdict.INVALID, stale.verdict(), stale::text);
     }
 
@@ -77,7 +82,8 @@ class FaultyStoresTest
     @Timeout(60)
     void appendsLostByConcurrentUpdatesAreCaught() throws Exception
     {
-        final CheckResult result = check(new ListAppendWorkload(2, 0.3), new FaultyStores.LostUpdates(new MapStore(), 200_000));
+        final CheckResult result =
+            check(new ListAppendWorkload(2, 0.3), new FaultyStores.LostUpdates(new MapStore(), 200_000));
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertTrue(result.text().contains("lost-append"), result::text);
@@ -87,7 +93,9 @@ class FaultyStoresTest
     @Timeout(60)
     void theResultDirectoryHoldsTheHistoryTheVerdictAndTheTimeline() throws Exception
     {
-        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult result =
+            check(new RegisterWorkload(4, 0.5, 0.25),
+                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
 
         final History written = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
         assertTrue(written.operations().size() > 100, () -> written.operations().size() + " operations");
@@ -100,6 +108,7 @@ class FaultyStoresTest
     private CheckResult check(final Workload workload, final CheckedStore store) throws Exception
     {
         final History history = InProcessCheck.run(workload, store, 6, 3_000, RUN, 42);
-        return ResultDirectory.checkAndWrite(results, "faulty store", workload.name(), history, List.of(), List.of(), BUDGET);
+        return ResultDirectory.checkAndWrite(results, "faulty store", workload.name(), history, List.of(), List.of(),
+            BUDGET);
     }
 }

@@ -58,7 +58,8 @@ class TcpNetworkNamespaceTest
         try
         {
             final CommandResult add = NetworkNamespaces.run(ip, "netns", "add", nsA);
-            skipIf(add.exitCode() == 0 ? null : "'ip netns add' failed (" + add.exitCode() + "): " + add.output().strip());
+            skipIf(add.exitCode() == 0 ? null :
+                "'ip netns add' failed (" + add.exitCode() + "): " + add.output().strip());
             created.add(nsA);
             require(ip, "netns", "add", nsB);
             created.add(nsB);
@@ -73,8 +74,10 @@ class TcpNetworkNamespaceTest
             awaitCarrier(ip, nsA, "dkva");
             awaitCarrier(ip, nsB, "dkvb");
 
-            try (ChildProcess a = ChildProcess.start("peer in " + nsA, List.of(ip, "netns", "exec", nsA), VerbsPeer.class);
-                ChildProcess b = ChildProcess.start("peer in " + nsB, List.of(ip, "netns", "exec", nsB), VerbsPeer.class))
+            try (ChildProcess a =
+                ChildProcess.start("peer in " + nsA, List.of(ip, "netns", "exec", nsA), VerbsPeer.class);
+                ChildProcess b =
+                    ChildProcess.start("peer in " + nsB, List.of(ip, "netns", "exec", nsB), VerbsPeer.class))
             {
                 final Peer peerA = open(a, addressA);
                 final Peer peerB = open(b, addressB);
@@ -127,11 +130,13 @@ class TcpNetworkNamespaceTest
         for (final int size : SIZES)
         {
             from.call("fill " + SOURCE_AREA + " " + size + " " + (seed + size));
-            from.call(post("rc", "RDMA_WRITE", SOURCE_AREA, size, target.regionAddress() + WRITE_AREA, target.rkey(), 0, 0));
+            from.call(post("rc", "RDMA_WRITE", SOURCE_AREA, size, target.regionAddress() + WRITE_AREA, target.rkey(), 0,
+                0));
             to.call("check " + WRITE_AREA + " " + size + " " + (seed + size));
 
             to.call("fill " + READ_AREA + " " + size + " " + (seed + size + 1));
-            from.call(post("rc", "RDMA_READ", READ_AREA, size, target.regionAddress() + READ_AREA, target.rkey(), 0, 0));
+            from.call(post("rc", "RDMA_READ", READ_AREA, size, target.regionAddress() + READ_AREA, target.rkey(), 0,
+                0));
             from.call("check " + READ_AREA + " " + size + " " + (seed + size + 1));
 
             to.call("recv rc " + RECV_AREA + " " + size);
@@ -147,7 +152,8 @@ class TcpNetworkNamespaceTest
         // an addend beyond 32 bits shows the whole 64-bit word takes part
         final long addend = 1L << 40;
         to.call("set-word " + WORD_OFFSET + " 1000");
-        assertOriginal(1000, from.call(post("rc", "ATOMIC_FETCH_AND_ADD", RESULT_OFFSET, 8, word, rkey, addend, 0)), from);
+        assertOriginal(1000, from.call(post("rc", "ATOMIC_FETCH_AND_ADD", RESULT_OFFSET, 8, word, rkey, addend, 0)),
+            from);
         assertOriginal(addend + 1000, to.call("word " + WORD_OFFSET), to);
         assertOriginal(addend + 1000,
             from.call(post("rc", "ATOMIC_CMP_AND_SWP", RESULT_OFFSET, 8, word, rkey, addend + 1000, -7)), from);
@@ -177,7 +183,8 @@ class TcpNetworkNamespaceTest
         to.call("check " + (RECV_AREA + small) + " " + large + " " + (seed + 1));
 
         from.call("fill " + SOURCE_AREA + " " + large + " " + (seed + 2));
-        from.call(post("dc", "RDMA_WRITE", SOURCE_AREA, large, target.regionAddress() + WRITE_AREA, target.rkey(), 0, 0));
+        from.call(post("dc", "RDMA_WRITE", SOURCE_AREA, large, target.regionAddress() + WRITE_AREA, target.rkey(), 0,
+            0));
         to.call("check " + WRITE_AREA + " " + large + " " + (seed + 2));
 
         to.call("fill " + READ_AREA + " " + large + " " + (seed + 3));
@@ -186,16 +193,20 @@ class TcpNetworkNamespaceTest
 
         to.call("set-word " + WORD_OFFSET + " 41");
         assertOriginal(41, from.call(post(
-            "dc", "ATOMIC_FETCH_AND_ADD", RESULT_OFFSET, 8, target.regionAddress() + WORD_OFFSET, target.rkey(), 1, 0)), from);
+            "dc", "ATOMIC_FETCH_AND_ADD", RESULT_OFFSET, 8, target.regionAddress() + WORD_OFFSET, target.rkey(), 1, 0)),
+            from);
         assertOriginal(42, to.call("word " + WORD_OFFSET), to);
     }
 
-    private static void assertReceivedAtLeast(final String ip, final String ns, final String device, final long minimumBytes)
+    private static void assertReceivedAtLeast(final String ip, final String ns, final String device,
+        final long minimumBytes)
     {
-        final String counter = require(ip, "netns", "exec", ns, "cat", "/sys/class/net/" + device + "/statistics/rx_bytes");
+        final String counter =
+            require(ip, "netns", "exec", ns, "cat", "/sys/class/net/" + device + "/statistics/rx_bytes");
         final long received = Long.parseLong(counter.strip());
         assertTrue(received >= minimumBytes,
-            () -> device + " in " + ns + " received " + received + " bytes, the traffic needs at least " + minimumBytes);
+            () -> device + " in " + ns + " received " + received + " bytes, the traffic needs at least " +
+            minimumBytes);
     }
 
     private static String post(
@@ -208,8 +219,8 @@ class TcpNetworkNamespaceTest
         final long compareAdd,
         final long swap)
     {
-        return "post " + via + " " + opcode + " " + localOffset + " " + length + " " + remoteAddress + " " + rkey + " " +
-            compareAdd + " " + swap;
+        return "post " + via + " " + opcode + " " + localOffset + " " + length + " " + remoteAddress + " " + rkey +
+            " " + compareAdd + " " + swap;
     }
 
     private static void assertOriginal(final long expected, final String[] reply, final ChildProcess child)
@@ -270,7 +281,8 @@ class TcpNetworkNamespaceTest
         final CommandResult result = NetworkNamespaces.run(command);
         if (result.exitCode() != 0)
         {
-            throw new AssertionError(String.join(" ", command) + " exited with " + result.exitCode() + ": " + result.output());
+            throw new AssertionError(String.join(" ", command) + " exited with " + result.exitCode() + ": " +
+                result.output());
         }
         return result.output();
     }
