@@ -11,11 +11,11 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.command.ClusterSecretOption;
 import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.raas.command.NodeOptions;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.NodeTokenFile;
-import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,17 +51,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
     @Mixin
     private ClusterSecretOption secret;
 
-    @Option(names = "--node-id", defaultValue = "0",
-        description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
-    private long nodeId;
-
-    @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
-    private String provider;
-
-    @Option(names = "--address", defaultValue = "127.0.0.1:0",
-        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
-    private String address;
+    @Mixin
+    private NodeOptions node;
 
     @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
         description = "MetaServer endpoint(s), as ./dkv meta prints them.")
@@ -87,9 +78,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
-        final RaasContext context = new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
-            .nodeId(nodeId)
+        final RaasContext context = node.raasContext()
             .role(NodeRecord.ROLE_MEMORY);
         if (secret.file() == null)
         {

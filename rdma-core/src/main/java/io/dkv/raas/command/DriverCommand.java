@@ -5,7 +5,6 @@ import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.cnc.CncDescriptor;
 import io.dkv.raas.cnc.DriverErrors;
 import io.dkv.raas.driver.StandaloneDriver;
-import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,21 +36,12 @@ public final class DriverCommand implements Callable<Integer>
     @Mixin
     private ClusterSecretOption secret;
 
+    @Mixin
+    private NodeOptions node;
+
     @Option(names = "--name", defaultValue = "default",
         description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
     private String name;
-
-    @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
-    private String provider;
-
-    @Option(names = "--address", defaultValue = "127.0.0.1:0",
-        description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
-    private String address;
-
-    @Option(names = "--node-id", defaultValue = "0",
-        description = "This node's id; 0 draws one (default: ${DEFAULT-VALUE}).")
-    private long nodeId;
 
     @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
         description =
@@ -72,9 +62,7 @@ public final class DriverCommand implements Callable<Integer>
                 name)));
             return 0;
         }
-        final RaasContext context = new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
-            .nodeId(nodeId)
+        final RaasContext context = node.raasContext()
             .driverName(name);
         final CountDownLatch stopped = new CountDownLatch(1);
         if (meta != null && !meta.isEmpty() && secret.file() == null)
