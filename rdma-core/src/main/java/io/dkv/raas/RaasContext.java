@@ -2,6 +2,10 @@ package io.dkv.raas;
 
 import io.dkv.agent.IdleStrategies;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -12,6 +16,10 @@ import static io.dkv.verbs.ConfigurationProperties.longProperty;
 /**
  * What a RaaS driver is started with. Starts from {@link RaasConfiguration} (system properties,
  * then defaults); every setter is fluent.
+ *
+ * <p>A driver (embedded or standalone), an attached client and the verbs device under a driver read the time only
+ * from this context's {@link #epochClock()} and {@link #nanoClock()}, so a test can drive time; the device runs on
+ * the same clocks ({@link #conclude()} hands them to the {@link VerbsContext}).
  */
 public final class RaasContext
 {
@@ -57,6 +65,9 @@ public final class RaasContext
     private String pollerIdleStrategy = System.getProperty(POLLER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String conductorIdleStrategy =
         System.getProperty(CONDUCTOR_IDLE_STRATEGY_PROP_NAME, CONDUCTOR_IDLE_STRATEGY_DEFAULT);
+    /** null until set: conclude() takes the verbs context's, else the system's. */
+    private EpochClock epochClock;
+    private NanoClock nanoClock;
 
     /**
      * Check the settings together and fill in what was left to choose.
@@ -65,6 +76,17 @@ public final class RaasContext
      */
     public RaasContext conclude()
     {
+        // one setting governs the process: the driver's clocks are its device's (one set on the verbs context
+        // alone is taken for both)
+        if (epochClock == null)
+        {
+            epochClock = verbs.epochClock() != null ? verbs.epochClock() : SystemEpochClock.INSTANCE;
+        }
+        if (nanoClock == null)
+        {
+            nanoClock = verbs.nanoClock() != null ? verbs.nanoClock() : SystemNanoClock.INSTANCE;
+        }
+        verbs.epochClock(epochClock).nanoClock(nanoClock);
         verbs.conclude();
         if (nodeId == 0)
         {
@@ -549,6 +571,46 @@ public final class RaasContext
     public RaasContext startAgents(final boolean startAgents)
     {
         this.startAgents = startAgents;
+        return this;
+    }
+
+    /**
+     * @return the wall clock (heartbeats, node epochs, housekeeping); before {@link #conclude()}, null when left to
+     * the default.
+     */
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /**
+     * Read wall-clock time from this clock (default {@link SystemEpochClock}): the heartbeats of a standalone driver
+     * and its clients and how long either has been silent, a node's epoch, the clock requests and the pool's
+     * housekeeping read. The driver's device takes it too.
+     */
+    public RaasContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
+        return this;
+    }
+
+    /**
+     * @return the monotonic clock (deadlines of calls that wait); before {@link #conclude()}, null when left to the
+     * default.
+     */
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * Read monotonic time from this clock (default {@link SystemNanoClock}): the deadline of every call that waits
+     * (a synchronous request, a receive, an accept, a remote malloc, a command to a standalone driver) and the
+     * Worker's housekeeping period. The driver's device takes it too.
+     */
+    public RaasContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 

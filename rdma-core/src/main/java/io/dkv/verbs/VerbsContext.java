@@ -1,6 +1,10 @@
 package io.dkv.verbs;
 
 import org.agrona.BitUtil;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 
@@ -12,6 +16,9 @@ import static io.dkv.verbs.ConfigurationProperties.longProperty;
 /**
  * What a device is opened with: the provider and its limits. Starts from {@link VerbsConfiguration}
  * (system properties, then defaults); every setter is fluent.
+ *
+ * <p>A device reads the time only from {@link #epochClock()} and {@link #nanoClock()}, so a test can drive time; a
+ * RaaS driver gives its device its own clocks.
  */
 public final class VerbsContext
 {
@@ -39,6 +46,9 @@ public final class VerbsContext
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
+    /** null until set: conclude() takes the system's. */
+    private EpochClock epochClock;
+    private NanoClock nanoClock;
 
     /**
      * Check the settings together; called by {@link Verbs#open(VerbsContext)}.
@@ -76,6 +86,14 @@ public final class VerbsContext
         requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
         requireRange("retryTimeoutMs", retryTimeoutMs, 1, 600_000);
         requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
+        if (epochClock == null)
+        {
+            epochClock = SystemEpochClock.INSTANCE;
+        }
+        if (nanoClock == null)
+        {
+            nanoClock = SystemNanoClock.INSTANCE;
+        }
         return this;
     }
 
@@ -336,6 +354,35 @@ public final class VerbsContext
     public VerbsContext tcpEngineSpinUs(final int tcpEngineSpinUs)
     {
         this.tcpEngineSpinUs = tcpEngineSpinUs;
+        return this;
+    }
+
+    /** @return the wall clock; before {@link #conclude()}, null when left to the default. */
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** Read wall-clock time from this clock (default {@link SystemEpochClock}): the shm sweep of dead devices. */
+    public VerbsContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
+        return this;
+    }
+
+    /** @return the monotonic clock; before {@link #conclude()}, null when left to the default. */
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * Read monotonic time from this clock (default {@link SystemNanoClock}): the retry timeout of a request to a
+     * queue pair not ready yet, the tcp engine's receiver-not-ready timers, HELLO timeout, idle spin and link checks.
+     */
+    public VerbsContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 }

@@ -2,6 +2,7 @@ package io.dkv.raas;
 
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -9,10 +10,16 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -85,6 +92,50 @@ class LostAnswerTest
             final Connection again = a.open(2, null);
             again.read(region, SECOND, buffer, 0, 8);
             assertEquals(1, buffer.get(BIG_ENDIAN, 0), "a READ after the recycle");
+        }
+    }
+
+    /**
+     * A synchronous request whose answer is lost waits out the driver's timeout on the context's clock: an hour on
+     * the wall clock, no time at all once the clock is moved past it.
+     */
+    @Test
+    @Timeout(60)
+    void aSynchronousRequestTimesOutOnTheContextsClock() throws Exception
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        // far from the system's nanoTime, so that a deadline taken on one and checked on the other shows
+        final AtomicLong jump = new AtomicLong(-1_000_000_000_000_000L);
+        final NanoClock clock = () -> System.nanoTime() + jump.get();
+        final int hourMs = 3_600_000;
+        // neither a stall nor a promotion ends the request: only its timeout can
+        final RaasContext requester = RaasPair.context("tcp", 1).dciCount(1).rcPromoteRequests(0)
+            .qpStallMs(hourMs).timeoutMs(hourMs).nanoClock(clock);
+        final RaasContext responder = RaasPair.context("tcp", 2)
+            .verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0")
+                .tcpAnswerLoss((requesterQpn, psn) -> true));
+        try (Raas a = Raas.embedded(requester, directory);
+            Raas b = Raas.embedded(responder, directory))
+        {
+            final MemorySegment words = b.localMemory(b.malloc(2, 4096, "words"));
+            final RemoteRegion region = a.lookup("words");
+            final Connection connection = a.open(2, null);
+            final CompletableFuture<Long> cas =
+                CompletableFuture.supplyAsync(() -> connection.cas(region, FIRST, 0, 1));
+            final long deadline = System.nanoTime() + 20_000_000_000L;
+            while (word(words, FIRST) != 1)
+            {
+                assertTrue(System.nanoTime() < deadline, "not executed");
+                Thread.sleep(1);
+            }
+            Thread.sleep(200);
+            assertFalse(cas.isDone(), "its answer is lost: the request waits");
+
+            jump.addAndGet(2L * hourMs * 1_000_000L);
+            final Throwable failed = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> cas.get(20, TimeUnit.SECONDS)).getCause();
+            assertInstanceOf(RaasException.class, failed);
+            assertTrue(failed.getMessage().contains("did not complete within " + hourMs + " ms"), failed.getMessage());
         }
     }
 }

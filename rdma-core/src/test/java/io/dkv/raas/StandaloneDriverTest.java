@@ -3,7 +3,9 @@ package io.dkv.raas;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.ChildProcess;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.EpochClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StandaloneDriverTest
 {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    /** How far the clocks of the tests of time are set from the wall clock: any mix-up of the two shows. */
+    private static final long DAY_MS = 86_400_000L;
 
     private static String uniqueName()
     {
@@ -203,6 +208,66 @@ class StandaloneDriverTest
                 }
             }
             java.nio.file.Files.deleteIfExists(directory);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void theDriverHeartbeatsByItsOwnClockAndAClientJudgesItByItsOwn()
+    {
+        final String name = uniqueName();
+        final EpochClock dayBehind = () -> System.currentTimeMillis() - DAY_MS;
+        final AtomicLong clientJump = new AtomicLong();
+        final EpochClock clientClock = () -> System.currentTimeMillis() - DAY_MS + clientJump.get();
+        try (StandaloneDriver driver =
+            StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(dayBehind), new StaticDirectory()))
+        {
+            // by the wall clock the driver has been silent for a day
+            final RaasException stale = assertThrows(RaasException.class,
+                () -> Raas.attach(clientContext(name).driverTimeoutMs(5_000)));
+            assertTrue(stale.getMessage().contains("not been alive"), stale.getMessage());
+
+            try (Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000).epochClock(clientClock)))
+            {
+                final RemoteRegion region = attached.malloc(1, 4096, "clocked");
+                assertEquals(0, attached.open(1, null).faa(region, 0, 1), "the driver is alive by the client's clock");
+                final Listener listener = attached.listen(6);
+
+                // the client's clock runs past the driver's timeout: the driver is silent by it, though it beats on
+                clientJump.set(10_000);
+                final RaasException silent =
+                    assertThrows(RaasException.class, () -> listener.accept(Duration.ofSeconds(30)));
+                assertTrue(silent.getMessage().contains("not been alive"), silent.getMessage());
+                assertEquals(1, driver.clientCount(), "the driver keeps the client: its heartbeats are in the future");
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void theDriverRemovesAClientSilentByTheDriversClock() throws Exception
+    {
+        final String name = uniqueName();
+        final EpochClock dayBehind = () -> System.currentTimeMillis() - DAY_MS;
+        final AtomicLong driverJump = new AtomicLong();
+        final EpochClock driverClock = () -> System.currentTimeMillis() - DAY_MS + driverJump.get();
+        try (StandaloneDriver driver =
+            StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(driverClock), new StaticDirectory());
+            Raas attached = Raas.attach(clientContext(name).epochClock(dayBehind)))
+        {
+            attached.open(1, null);
+            assertEquals(1, driver.clientCount());
+            // by the wall clock the client's heartbeats are a day old: a driver reading it would remove the client
+            Thread.sleep(500);
+            assertEquals(1, driver.clientCount(), "the driver judges the client's heartbeats by its own clock");
+
+            driverJump.set(60_000);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (driver.clientCount() > 0 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(0, driver.clientCount(), "a minute passed on the driver's clock, past clientTimeoutMs");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.dkv.verbs;
 
 import io.dkv.verbs.tcp.TcpDevice;
+import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import static io.dkv.verbs.RawTcpPeer.awaitClosedByPeer;
@@ -152,6 +154,32 @@ class TcpHostilePeerTest
         awaitValue(() -> engine.linkCount(), links);
         assertTrue(engine.lastCutOffReason().contains("HELLO"), engine.lastCutOffReason());
         friendly.assertUnharmed();
+    }
+
+    @Test
+    void aSilentLinksDeadlineRunsOnTheDevicesClock() throws Exception
+    {
+        // far from the system's nanoTime, so that a time taken on one and compared on the other shows
+        final AtomicLong jump = new AtomicLong(-1_000_000_000_000_000L);
+        final NanoClock clock = () -> System.nanoTime() + jump.get();
+        final int helloTimeoutMs = 600_000;
+        try (TestNode clocked = TestNode.open(TestNode.context("tcp").tcpHelloTimeoutMs(helloTimeoutMs)
+            .nanoClock(clock)))
+        {
+            final TcpDevice device = (TcpDevice)clocked.device;
+            final int links = device.linkCount();
+            try (SocketChannel silent = RawTcpPeer.connect(clocked.device.address()))
+            {
+                awaitValue(device::linkCount, links + 1);
+                Thread.sleep(300);
+                assertEquals(links + 1, device.linkCount(), "ten minutes to say HELLO have not passed on the clock");
+
+                jump.addAndGet((helloTimeoutMs + 1_000) * 1_000_000L);
+                assertTrue(awaitClosedByPeer(silent), "they have now: the link is closed");
+                awaitValue(device::linkCount, links);
+                assertTrue(device.lastCutOffReason().contains("HELLO"), device.lastCutOffReason());
+            }
+        }
     }
 
     @Test

@@ -332,7 +332,7 @@ final class AttachedConnection implements Connection
             .maxLength(maxLength)
             .dataOffset(dataOffset));
         conductor.awaitUntil(
-            slot, String.format("receive on vQPN 0x%x", vqpn), System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
+            slot, String.format("receive on vQPN 0x%x", vqpn), conductor.deadlineAfter(timeout));
         return new Received(slot, dataOffset, (int)slot.value);
     }
 

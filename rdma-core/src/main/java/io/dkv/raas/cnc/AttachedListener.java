@@ -34,8 +34,7 @@ final class AttachedListener implements Listener
         final ClientSlot slot = conductor.acquire();
         final AcceptFlyweight command = conductor.claim(ACCEPT, ACCEPT_LENGTH, slot, new AcceptFlyweight());
         conductor.commit(command.listenerId(service).timeoutMs((int)Math.min(Integer.MAX_VALUE, timeout.toMillis())));
-        conductor.awaitUntil(
-            slot, "accept on service " + service, System.nanoTime() + timeout.toNanos() + 1_000_000_000L);
+        conductor.awaitUntil(slot, "accept on service " + service, conductor.deadlineAfter(timeout));
         final int vqpn = (int)slot.value;
         final long nodeId = slot.value2;
         conductor.release(slot);

@@ -9,6 +9,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -39,6 +40,7 @@ public final class AttachedRaas implements Raas
     private static final long HEARTBEAT_INTERVAL_MS = 100;
 
     private final RaasContext context;
+    private final EpochClock epochClock;
     private final ClientConductor conductor;
     private final ClientDataArea area;
     private final String driverName;
@@ -54,6 +56,7 @@ public final class AttachedRaas implements Raas
     private AttachedRaas(final RaasContext context)
     {
         this.context = context;
+        this.epochClock = context.epochClock();
         this.driverName = context.driverName();
         final Path directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
         final Path cncFile = directory.resolve(CncDescriptor.CNC_FILE);
@@ -79,7 +82,7 @@ public final class AttachedRaas implements Raas
             arena.close();
             throw new RaasException("cannot map " + cncFile + ": " + ex, ex);
         }
-        ClientConductor.requireDriver(cnc, driverName, context.driverTimeoutMs());
+        ClientConductor.requireDriver(cnc, driverName, context.driverTimeoutMs(), epochClock);
 
         final int responseLength = context.commandRingBytes();
         final long chunks = (long)context.requestSlots() * ClientDataArea.CHUNK_BYTES;
@@ -102,14 +105,14 @@ public final class AttachedRaas implements Raas
             .wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CLIENT_HEADER_LENGTH))
             .clientId(clientId)
             .pid(ProcessHandle.current().pid())
-            .heartbeat(System.currentTimeMillis())
+            .heartbeat(epochClock.time())
             .responseLength(responseLength)
             .dataLength(dataLength)
             .publish();
         area = new ClientDataArea(mapping.asSlice(CncDescriptor.dataOffset(responseLength), dataLength), chunks);
-        conductor = new ClientConductor(clientId, driverName, context.timeoutMs(), context.driverTimeoutMs(), cnc,
-            clientHeader, commands, ring(mapping, CncDescriptor.CLIENT_HEADER_LENGTH, responseLength), area,
-            context.requestSlots());
+        conductor = new ClientConductor(clientId, driverName, context.timeoutMs(), context.driverTimeoutMs(),
+            epochClock, context.nanoClock(), cnc, clientHeader, commands,
+            ring(mapping, CncDescriptor.CLIENT_HEADER_LENGTH, responseLength), area, context.requestSlots());
 
         heartbeat = Thread.ofPlatform().daemon().name("dkv-raas-client-heartbeat").start(this::beat);
         final ClientSlot slot = conductor.acquire();
@@ -142,7 +145,7 @@ public final class AttachedRaas implements Raas
     {
         while (!conductor.isClosed())
         {
-            clientHeader.heartbeat(System.currentTimeMillis());
+            clientHeader.heartbeat(epochClock.time());
             try
             {
                 Thread.sleep(HEARTBEAT_INTERVAL_MS);

@@ -5,11 +5,14 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import org.agrona.BitUtil;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
@@ -26,6 +29,8 @@ final class ClientConductor implements MessageHandler
     private final String driverName;
     private final long timeoutMs;
     private final long driverTimeoutMs;
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
     private final CncHeaderFlyweight cnc;
     private final ClientHeaderFlyweight clientHeader;
     private final ManyToOneRingBuffer commands;
@@ -48,6 +53,8 @@ final class ClientConductor implements MessageHandler
         final String driverName,
         final long timeoutMs,
         final long driverTimeoutMs,
+        final EpochClock epochClock,
+        final NanoClock nanoClock,
         final CncHeaderFlyweight cnc,
         final ClientHeaderFlyweight clientHeader,
         final ManyToOneRingBuffer commands,
@@ -59,6 +66,8 @@ final class ClientConductor implements MessageHandler
         this.driverName = driverName;
         this.timeoutMs = timeoutMs;
         this.driverTimeoutMs = driverTimeoutMs;
+        this.epochClock = epochClock;
+        this.nanoClock = nanoClock;
         this.cnc = cnc;
         this.clientHeader = clientHeader;
         this.commands = commands;
@@ -81,7 +90,7 @@ final class ClientConductor implements MessageHandler
      */
     void requireDriver()
     {
-        requireDriver(cnc, driverName, driverTimeoutMs);
+        requireDriver(cnc, driverName, driverTimeoutMs, epochClock);
         if (clientHeader.isClosed())
         {
             throw new RaasException("standalone driver '" + driverName + "' removed this client");
@@ -89,16 +98,18 @@ final class ClientConductor implements MessageHandler
     }
 
     /**
+     * @param clock the client's clock, which the driver's last heartbeat is judged by.
      * @throws RaasException when the driver closed or stopped heartbeating.
      */
-    static void requireDriver(final CncHeaderFlyweight cnc, final String driverName, final long driverTimeoutMs)
+    static void requireDriver(
+        final CncHeaderFlyweight cnc, final String driverName, final long driverTimeoutMs, final EpochClock clock)
     {
         if (cnc.isClosed())
         {
             throw new RaasException(
                 "standalone driver '" + driverName + "' (pid " + cnc.driverPid() + ") has shut down");
         }
-        final long silent = System.currentTimeMillis() - cnc.heartbeat();
+        final long silent = clock.time() - cnc.heartbeat();
         if (silent > driverTimeoutMs)
         {
             throw new RaasException("standalone driver '" + driverName + "' (pid " + cnc.driverPid() +
@@ -195,7 +206,16 @@ final class ClientConductor implements MessageHandler
      */
     void await(final ClientSlot slot, final String what)
     {
-        awaitUntil(slot, what, System.nanoTime() + timeoutMs * 1_000_000L);
+        awaitUntil(slot, what, nanoClock.nanoTime() + timeoutMs * 1_000_000L);
+    }
+
+    /**
+     * @param driverTimeout how long the driver waits on a command it times itself (a receive, an accept).
+     * @return the deadline for {@link #awaitUntil}: the driver's timeout and a second more, by this client's clock.
+     */
+    long deadlineAfter(final Duration driverTimeout)
+    {
+        return nanoClock.nanoTime() + driverTimeout.toNanos() + 1_000_000_000L;
     }
 
     void awaitUntil(final ClientSlot slot, final String what, final long deadline)
@@ -209,7 +229,7 @@ final class ClientConductor implements MessageHandler
                 if ((spins & 255) == 0)
                 {
                     requireDriver();
-                    if (System.nanoTime() > deadline)
+                    if (nanoClock.nanoTime() > deadline)
                     {
                         throw new RaasException(what + ": no answer from driver '" + driverName + "' within " +
                             timeoutMs + " ms");

@@ -71,9 +71,14 @@ public final class DriverCommand implements Callable<Integer>
                 "--meta needs --cluster-secret-file: the file with the cluster secret the MetaServer authenticates " +
                 "RPCs with");
         }
+        // concluded here for its clocks, which the MetaDirectory takes too: one setting governs the process
+        context.conclude();
         final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
-            io.dkv.raas.meta.MetaDirectory.of(secret.file(), meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse)
-                .toArray(io.dkv.raas.meta.MetaEndpoint[]::new));
+            new io.dkv.raas.meta.MetaDirectory(new io.dkv.raas.meta.MetaDirectoryContext()
+                .clusterSecretFile(secret.file())
+                .endpoints(meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse).toList())
+                .epochClock(context.epochClock())
+                .nanoClock(context.nanoClock()));
         try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
         {
             System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +

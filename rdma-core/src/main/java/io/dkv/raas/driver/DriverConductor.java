@@ -10,6 +10,7 @@ import io.dkv.raas.cnc.CorrelatedFlyweight;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -38,6 +39,7 @@ final class DriverConductor implements Agent, MessageHandler
     private static final System.Logger LOG = System.getLogger(DriverConductor.class.getName());
 
     private final RaasDriver driver;
+    private final EpochClock epochClock;
     private final Registrations registrations;
     private final long clientTimeoutMs;
     private final Path directory;
@@ -52,12 +54,14 @@ final class DriverConductor implements Agent, MessageHandler
 
     DriverConductor(
         final RaasDriver driver,
+        final EpochClock epochClock,
         final long clientTimeoutMs,
         final Path directory,
         final CncHeaderFlyweight cnc,
         final ManyToOneRingBuffer commands)
     {
         this.driver = driver;
+        this.epochClock = epochClock;
         this.commandAdapter = new ClientCommandAdapter(driver);
         this.registrations = driver.registrations();
         this.clientTimeoutMs = clientTimeoutMs;
@@ -76,7 +80,7 @@ final class DriverConductor implements Agent, MessageHandler
         int work = commands.read(this, 64);
         work += driver.drainSubmissions();
         work += driver.poll();
-        final long now = System.currentTimeMillis();
+        final long now = epochClock.time();
         if (now >= nextHeartbeat)
         {
             nextHeartbeat = now + HEARTBEAT_INTERVAL_MS;

@@ -3,6 +3,7 @@ package io.dkv.raas.driver;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
+import org.agrona.concurrent.NanoClock;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,6 +15,7 @@ final class DriverListener implements Listener
 {
     private final MessageService messages;
     private final RequestPipeline pipeline;
+    private final NanoClock nanoClock;
     private final int service;
     private final ConcurrentLinkedQueue<DriverConnection> accepted = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
@@ -22,6 +24,7 @@ final class DriverListener implements Listener
     {
         this.messages = messages;
         this.pipeline = pipeline;
+        this.nanoClock = pipeline.nanoClock();
         this.service = service;
     }
 
@@ -54,7 +57,7 @@ final class DriverListener implements Listener
 
     public Connection accept(final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (true)
         {
@@ -70,7 +73,7 @@ final class DriverListener implements Listener
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
-                if (System.nanoTime() > deadline)
+                if (nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException(
                         "no connection to service " + service + " within " + timeout.toMillis() + " ms");

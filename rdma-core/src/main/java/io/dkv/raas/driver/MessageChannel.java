@@ -7,6 +7,7 @@ import io.dkv.raas.ReceivedMessage;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.ProtectionDomain;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -49,6 +50,7 @@ final class MessageChannel
     static final int UNREACHABLE = 4;
 
     private final RaasContext context;
+    private final NanoClock nanoClock;
     private final ProtectionDomain pd;
     private final RequestPipeline pipeline;
     private final ControlMessages control;
@@ -88,6 +90,7 @@ final class MessageChannel
         final ConnectAdmission.Inbound inbound)
     {
         this.context = context;
+        this.nanoClock = context.nanoClock();
         this.pd = pd;
         this.pipeline = pipeline;
         this.control = control;
@@ -240,14 +243,14 @@ final class MessageChannel
 
     void awaitEstablished(final Duration timeout, final int service)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (state == CONNECTING)
         {
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
-                if (System.nanoTime() > deadline)
+                if (nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException("node " + connection.nodeId() + " did not answer a connect to service " +
                         service + " within " + timeout.toMillis() + " ms");

@@ -8,6 +8,7 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.SendFlags;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -30,6 +31,7 @@ final class MessageInbox
 
     private final ProtectionDomain pd;
     private final RequestPipeline pipeline;
+    private final NanoClock nanoClock;
     private final ControlMessages control;
     private final ReceiveBuffers receiveBuffers;
     private final MessageChannel channel;
@@ -60,6 +62,7 @@ final class MessageInbox
     {
         this.pd = pd;
         this.pipeline = pipeline;
+        this.nanoClock = pipeline.nanoClock();
         this.control = control;
         this.receiveBuffers = receiveBuffers;
         this.channel = channel;
@@ -251,7 +254,7 @@ final class MessageInbox
 
     private long awaitMessage(final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (inbox.isEmpty())
         {
@@ -267,7 +270,7 @@ final class MessageInbox
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
-                if ((spins & 255) == 0 && System.nanoTime() > deadline)
+                if ((spins & 255) == 0 && nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException(String.format("no message on vQPN 0x%x from node %d within %d ms",
                         connection.vqpn(), connection.nodeId(), timeout.toMillis()));

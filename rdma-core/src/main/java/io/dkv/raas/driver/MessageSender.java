@@ -9,6 +9,7 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.SendFlags;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +31,7 @@ import static io.dkv.raas.driver.ControlMessages.LONG;
 final class MessageSender
 {
     private final RaasContext context;
+    private final NanoClock nanoClock;
     private final ProtectionDomain pd;
     private final int mtu;
     private final RequestPipeline pipeline;
@@ -69,6 +71,7 @@ final class MessageSender
         final int flags)
     {
         this.context = context;
+        this.nanoClock = context.nanoClock();
         this.pd = pd;
         this.mtu = mtu;
         this.pipeline = pipeline;
@@ -161,7 +164,7 @@ final class MessageSender
 
     private void acquireMessageCredit()
     {
-        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         int spins = 0;
         while (true)
         {
@@ -178,7 +181,7 @@ final class MessageSender
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
-                if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                if ((spins & 1023) == 0 && nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException(String.format("node %d granted no message credit to vQPN 0x%x within %d ms",
                         connection.nodeId(), connection.vqpn(), context.timeoutMs()));
@@ -317,7 +320,7 @@ final class MessageSender
                 final long ring = peerAdvertBytes;
                 final long physical = sendPosition % ring;
                 final long skip = physical + length > ring ? ring - physical : 0;
-                final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+                final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
                 int spins = 0;
                 // bytes skipped at the end of the ring are free once everything before them is: an empty
                 // ring takes any message, otherwise what is skipped and written must fit what is free
@@ -328,7 +331,7 @@ final class MessageSender
                     if (pipeline.poll() == 0)
                     {
                         RequestPipeline.idle(++spins);
-                        if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                        if ((spins & 1023) == 0 && nanoClock.nanoTime() > deadline)
                         {
                             throw new RaasException(describe("WRITE", length) + ": the peer's buffer stayed full for " +
                                 context.timeoutMs() + " ms");
@@ -401,7 +404,7 @@ final class MessageSender
                 pipeline.submit(slot);
             }
             awaitSent(slot, "READ request", length);
-            final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+            final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
             int spins = 0;
             while (!wait.done)
             {
@@ -409,7 +412,7 @@ final class MessageSender
                 if (pipeline.poll() == 0)
                 {
                     RequestPipeline.idle(++spins);
-                    if ((spins & 1023) == 0 && System.nanoTime() > deadline)
+                    if ((spins & 1023) == 0 && nanoClock.nanoTime() > deadline)
                     {
                         throw new RaasException(describe("READ", length) + ": the peer did not read it within " +
                             context.timeoutMs() + " ms");

@@ -26,8 +26,9 @@ import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
@@ -57,6 +58,9 @@ public final class RaasDriver implements Raas
     private final Device device;
     private final ProtectionDomain pd;
     private final NodeRecord self;
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
+    /** The context's epoch clock as housekeeping last read it: what requests and the pool's timers read. */
     private final CachedEpochClock clock = new CachedEpochClock();
     private final Registrations registrations;
     private final QpPool qpPool;
@@ -73,16 +77,19 @@ public final class RaasDriver implements Raas
     private AgentRunner worker;
     private AgentRunner poller;
     /** The agents' errors: counted and kept, then told once when the driver closes. */
-    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
+    private final ErrorLog errorLog;
 
     private RaasDriver(final RaasContext context, final Directory directory)
     {
         context.conclude();
+        this.epochClock = context.epochClock();
+        this.nanoClock = context.nanoClock();
+        this.errorLog = ErrorLog.inMemory(epochClock);
         this.directory = directory;
         this.device = Verbs.open(context.verbs());
         try
         {
-            clock.update(System.currentTimeMillis());
+            clock.update(epochClock.time());
             pd = device.allocPd();
             final int maxCqe = device.attributes().maxCqe();
             final CompletionQueue sendCq = device.createCq(Math.min(maxCqe, BitUtil.findNextPositivePowerOfTwo(
@@ -93,7 +100,7 @@ public final class RaasDriver implements Raas
             final DcTarget dct = pd.createDct(
                 new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey).accessFlags(Access.REMOTE_MASK));
             self = new NodeRecord(context.nodeId(), context.role(), device.address(), dct.dctNumber(), dcKey,
-                System.currentTimeMillis(), 0);
+                epochClock.time(), 0);
 
             registrations = new Registrations(pd);
             final SendBuffers sendBuffers = new SendBuffers(pd,
@@ -157,7 +164,7 @@ public final class RaasDriver implements Raas
     {
         final IdleStrategy workerIdle = IdleStrategies.parse(context.workerIdleStrategy());
         final IdleStrategy pollerIdle = IdleStrategies.parse(context.pollerIdleStrategy());
-        worker = new AgentRunner(workerIdle, errorLog, (AtomicCounter)null, new WorkerAgent(this));
+        worker = new AgentRunner(workerIdle, errorLog, (AtomicCounter)null, new WorkerAgent(this, nanoClock));
         poller = new AgentRunner(pollerIdle, errorLog, (AtomicCounter)null, new PollerAgent(this));
         AgentRunner.startOnThread(worker, daemonThreads());
         AgentRunner.startOnThread(poller, daemonThreads());
@@ -341,7 +348,7 @@ public final class RaasDriver implements Raas
      */
     int housekeeping()
     {
-        final long now = System.currentTimeMillis();
+        final long now = epochClock.time();
         clock.update(now);
         return qpPool.recycleStalled(now) + messages.housekeeping(now);
     }

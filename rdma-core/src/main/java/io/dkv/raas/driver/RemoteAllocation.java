@@ -5,6 +5,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.RemoteRegion;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,7 @@ final class RemoteAllocation
     private final RegionTable regions;
     private final Routes routes;
     private final RequestPipeline pipeline;
+    private final NanoClock nanoClock;
     private final long timeoutMs;
     private final long remoteMallocBudget;
     private final Long2ObjectHashMap<MallocWait> mallocs = new Long2ObjectHashMap<>();
@@ -66,6 +68,7 @@ final class RemoteAllocation
         this.regions = regions;
         this.routes = routes;
         this.pipeline = pipeline;
+        this.nanoClock = pipeline.nanoClock();
         this.timeoutMs = timeoutMs;
         this.remoteMallocBudget = remoteMallocBudget;
     }
@@ -120,14 +123,14 @@ final class RemoteAllocation
 
     private void awaitAnswer(final MallocWait wait, final NodeRoute route, final long size, final String name)
     {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + timeoutMs * 1_000_000L;
         int spins = 0;
         while (!wait.done)
         {
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
-                if (System.nanoTime() > deadline)
+                if (nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException("malloc of " + size + " bytes named '" + name + "' on node " +
                         route.node.id() + " got no answer within " + timeoutMs + " ms");

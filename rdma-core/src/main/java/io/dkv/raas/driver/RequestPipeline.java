@@ -12,6 +12,7 @@ import org.agrona.BitUtil;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,6 +35,7 @@ final class RequestPipeline
     private final long timeoutMs;
     private final QpPool qpPool;
     private final CachedEpochClock clock;
+    private final NanoClock nanoClock;
     private final RequestStaging staging;
     private final RequestSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<RequestSlot> freeSlots;
@@ -62,6 +64,7 @@ final class RequestPipeline
         this.timeoutMs = context.timeoutMs();
         this.qpPool = qpPool;
         this.clock = clock;
+        this.nanoClock = context.nanoClock();
         final int stagingBytes = BitUtil.align(Math.max(context.stagingBytes(), 256), 64);
         final MemoryRegion stagingRegion = pd.allocate((long)stagingBytes * context.requestSlots(), Access.LOCAL_WRITE);
         slots = new RequestSlot[context.requestSlots()];
@@ -401,6 +404,12 @@ final class RequestPipeline
     // ---------------------------------------------------------------------------------------------
     // waiting
 
+    /** @return the clock of the deadlines callers wait to: the context's, for the parts that share the pipeline. */
+    NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
     /** Deliver what completed (see {@link CompletionPoller#poll}): what a waiting caller does meanwhile. */
     int poll()
     {
@@ -416,14 +425,14 @@ final class RequestPipeline
      */
     int awaitStatus(final RequestSlot slot)
     {
-        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + timeoutMs * 1_000_000L;
         int spins = 0;
         while (!slot.isDone())
         {
             if (poll() == 0 && drainSubmissions() == 0)
             {
                 idle(++spins);
-                if ((spins & 1023) == 0 && System.nanoTime() > deadline && slot.abandon())
+                if ((spins & 1023) == 0 && nanoClock.nanoTime() > deadline && slot.abandon())
                 {
                     throw new RaasException("request to node " + (slot.route == null ? "?" : slot.route.node.id()) +
                         " did not complete within " + timeoutMs + " ms");

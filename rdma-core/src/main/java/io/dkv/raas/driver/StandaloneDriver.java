@@ -10,7 +10,6 @@ import io.dkv.raas.cnc.CncHeaderFlyweight;
 import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -75,7 +74,7 @@ public final class StandaloneDriver implements AutoCloseable
             cnc.wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH))
                 .toDriverLength(ringLength)
                 .driverPid(ProcessHandle.current().pid())
-                .heartbeat(System.currentTimeMillis())
+                .heartbeat(context.epochClock().time())
                 .nodeId(driver.self().id())
                 .clientTimeoutMs(context.clientTimeoutMs())
                 .driverTimeoutMs(context.driverTimeoutMs())
@@ -84,9 +83,10 @@ public final class StandaloneDriver implements AutoCloseable
             final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            conductor = new DriverConductor(driver, context.clientTimeoutMs(), this.directory, cnc, commands);
+            conductor = new DriverConductor(
+                driver, context.epochClock(), context.clientTimeoutMs(), this.directory, cnc, commands);
             errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
-                errorLogLength), SystemEpochClock.INSTANCE);
+                errorLogLength), context.epochClock());
             runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,
                 (AtomicCounter)null, conductor);
             AgentRunner.startOnThread(runner);
@@ -141,7 +141,7 @@ public final class StandaloneDriver implements AutoCloseable
                             .wrap(new UnsafeBuffer(mapped.address(), CncDescriptor.CNC_HEADER_LENGTH));
                         final long pid = header.driverPid();
                         final boolean beating =
-                            System.currentTimeMillis() - header.heartbeat() <= context.driverTimeoutMs();
+                            context.epochClock().time() - header.heartbeat() <= context.driverTimeoutMs();
                         if (!header.isClosed() && beating && ProcessLiveness.isAlive(pid))
                         {
                             throw new RaasException("a driver named '" + context.driverName() + "' already runs (pid " +

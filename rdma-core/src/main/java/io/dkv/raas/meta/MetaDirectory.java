@@ -6,6 +6,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -47,6 +48,7 @@ import java.util.function.Function;
 public final class MetaDirectory implements Directory
 {
     private final MetaDirectoryContext context;
+    private final NanoClock nanoClock;
     private final MetaServerLink[] links;
     private final ReentrantLock io = new ReentrantLock();
     private final Object cacheLock = new Object();
@@ -79,11 +81,12 @@ public final class MetaDirectory implements Directory
     public MetaDirectory(final MetaDirectoryContext context)
     {
         this.context = context.conclude();
+        this.nanoClock = context.nanoClock();
         final List<MetaEndpoint> endpoints = context.endpoints();
         this.links = new MetaServerLink[endpoints.size()];
         for (int i = 0; i < links.length; i++)
         {
-            links[i] = new MetaServerLink(endpoints.get(i));
+            links[i] = new MetaServerLink(endpoints.get(i), nanoClock);
         }
         this.epochCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.epochCheckMs());
         this.relinkNanos = TimeUnit.MILLISECONDS.toNanos(context.relinkMs());
@@ -169,7 +172,7 @@ public final class MetaDirectory implements Directory
      */
     private void openFirstLink()
     {
-        final long deadline = System.nanoTime() + rpcTimeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + rpcTimeout.toNanos();
         for (int round = 0; ; round++)
         {
             for (int i = 0; i < links.length; i++)
@@ -180,7 +183,7 @@ public final class MetaDirectory implements Directory
                     return;
                 }
             }
-            if (round >= 1 && System.nanoTime() - deadline > 0)
+            if (round >= 1 && nanoClock.nanoTime() - deadline > 0)
             {
                 throw new RaasException("no MetaServer answered: " + describeLinks());
             }
@@ -346,14 +349,14 @@ public final class MetaDirectory implements Directory
 
     private void refreshEpochIfDue()
     {
-        if (!epochCheckDue && System.nanoTime() - nextEpochCheckNanos < 0)
+        if (!epochCheckDue && nanoClock.nanoTime() - nextEpochCheckNanos < 0)
         {
             return;
         }
         io.lock();
         try
         {
-            if (epochCheckDue || System.nanoTime() - nextEpochCheckNanos >= 0)
+            if (epochCheckDue || nanoClock.nanoTime() - nextEpochCheckNanos >= 0)
             {
                 refreshEpochLocked();
             }
@@ -372,7 +375,7 @@ public final class MetaDirectory implements Directory
     private boolean refreshEpochLocked()
     {
         epochCheckDue = false;
-        nextEpochCheckNanos = System.nanoTime() + epochCheckNanos;
+        nextEpochCheckNanos = nanoClock.nanoTime() + epochCheckNanos;
         epochReads.incrementAndGet();
         final long[] limitsBefore = new long[1];
         final long epoch = withLink(link ->
@@ -408,7 +411,7 @@ public final class MetaDirectory implements Directory
         try
         {
             final long leaseNanos = TimeUnit.MILLISECONDS.toNanos(preferred >= 0 ? links[preferred].leaseMs() : 0);
-            final long deadline = System.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
+            final long deadline = nanoClock.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
             while (true)
             {
                 try
@@ -420,7 +423,7 @@ public final class MetaDirectory implements Directory
                 {
                     // another holder's record of this id is live: it may be this node before a crash, whose lease
                     // lapses
-                    if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || System.nanoTime() - deadline > 0)
+                    if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || nanoClock.nanoTime() - deadline > 0)
                     {
                         throw ex;
                     }
@@ -574,7 +577,7 @@ public final class MetaDirectory implements Directory
                 return links[i];
             }
         }
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         for (int i = 0; i < links.length; i++)
         {
             if (links[i].isDue(now) && open(links[i]))
@@ -589,7 +592,7 @@ public final class MetaDirectory implements Directory
     /** Reopen failed links that are due; go back to the first MetaServer once it answers again. */
     private void reviveLinks()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         for (int i = 0; i < links.length; i++)
         {
             if (!links[i].isUp() && links[i].isDue(now) && open(links[i]) && i < preferred)

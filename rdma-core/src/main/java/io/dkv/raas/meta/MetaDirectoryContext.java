@@ -1,7 +1,9 @@
 package io.dkv.raas.meta;
 
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +19,10 @@ import static io.dkv.verbs.ConfigurationProperties.intProperty;
  * <p>A cluster secret is required: {@link #clusterSecret(byte[])}, {@link #clusterSecretFile(Path)}
  * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
  * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
+ *
+ * <p>The directory reads the time only from {@link #epochClock()} and {@link #nanoClock()}. Give a directory that
+ * serves a driver the driver's clocks ({@link io.dkv.raas.RaasContext#epochClock()}, as {@code ./dkv driver} does),
+ * so that one setting governs the process.
  */
 public final class MetaDirectoryContext
 {
@@ -32,6 +38,7 @@ public final class MetaDirectoryContext
     private boolean noClusterSecret;
     private byte[] nodeToken;
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
     /**
      * Check the settings together.
@@ -201,6 +208,21 @@ public final class MetaDirectoryContext
     public MetaDirectoryContext epochClock(final EpochClock epochClock)
     {
         this.epochClock = epochClock;
+        return this;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * The clock of the directory's due times and deadlines: the next epoch check, a failed MetaServer's next
+     * attempt, an RPC's timeout, how long registering waits out another holder's lease.
+     */
+    public MetaDirectoryContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 

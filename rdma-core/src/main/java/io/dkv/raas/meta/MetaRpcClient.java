@@ -3,6 +3,8 @@ package io.dkv.raas.meta;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.RaasException;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -22,6 +24,7 @@ public final class MetaRpcClient
     private final MemorySegment requestBuffer;
     private final MemorySegment replyBuffer;
     private final Duration timeout;
+    private final NanoClock nanoClock;
     private final MetaFrameAuthenticator authenticator;
     private final MetaMessageWriter writer = new MetaMessageWriter();
     private final MetaMessageReader reader = new MetaMessageReader();
@@ -31,11 +34,9 @@ public final class MetaRpcClient
     private byte type;
 
     /**
-     * @param connection    a messaging connection to the MetaServer's {@link MetaRpcDescriptor#SERVICE}.
-     * @param requestBuffer where requests are written.
-     * @param replyBuffer   where replies are received; up to {@link MetaRpcDescriptor#MAX_FRAME_LENGTH} bytes.
-     * @param timeout       how long a reply may take.
-     * @param authenticator seals requests and checks replies.
+     * A client whose timeouts run on the system's clock, for tools with no context to take one from.
+     *
+     * @see #MetaRpcClient(Connection, MemorySegment, MemorySegment, Duration, NanoClock, MetaFrameAuthenticator)
      */
     public MetaRpcClient(
         final Connection connection,
@@ -44,10 +45,30 @@ public final class MetaRpcClient
         final Duration timeout,
         final MetaFrameAuthenticator authenticator)
     {
+        this(connection, requestBuffer, replyBuffer, timeout, SystemNanoClock.INSTANCE, authenticator);
+    }
+
+    /**
+     * @param connection    a messaging connection to the MetaServer's {@link MetaRpcDescriptor#SERVICE}.
+     * @param requestBuffer where requests are written.
+     * @param replyBuffer   where replies are received; up to {@link MetaRpcDescriptor#MAX_FRAME_LENGTH} bytes.
+     * @param timeout       how long a reply may take.
+     * @param nanoClock     the clock the timeout runs on ({@link MetaDirectoryContext#nanoClock()}).
+     * @param authenticator seals requests and checks replies.
+     */
+    public MetaRpcClient(
+        final Connection connection,
+        final MemorySegment requestBuffer,
+        final MemorySegment replyBuffer,
+        final Duration timeout,
+        final NanoClock nanoClock,
+        final MetaFrameAuthenticator authenticator)
+    {
         this.connection = connection;
         this.requestBuffer = requestBuffer;
         this.replyBuffer = replyBuffer;
         this.timeout = timeout;
+        this.nanoClock = nanoClock;
         this.authenticator = authenticator;
     }
 
@@ -87,10 +108,10 @@ public final class MetaRpcClient
     {
         final int length = authenticator.seal(requestBuffer, writer.finish());
         connection.send(requestBuffer, 0, length, Flags.ADAPTIVE);
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + timeout.toNanos();
         while (true)
         {
-            final long left = deadline - System.nanoTime();
+            final long left = deadline - nanoClock.nanoTime();
             if (left <= 0)
             {
                 throw new RaasException(typeName(type) + " request " + requestId + " to MetaServer " +

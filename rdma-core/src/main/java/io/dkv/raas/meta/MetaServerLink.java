@@ -7,6 +7,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -22,6 +23,7 @@ final class MetaServerLink
 {
     final MetaEndpoint endpoint;
     final NodeRecord record;
+    private final NanoClock nanoClock;
     private Connection connection;
     private MetaRpcClient rpc;
     private MetaTableReader reader;
@@ -30,10 +32,13 @@ final class MetaServerLink
     private long nextAttemptNanos;
     private String lastFailure = "never opened";
 
-    MetaServerLink(final MetaEndpoint endpoint)
+    MetaServerLink(final MetaEndpoint endpoint, final NanoClock nanoClock)
     {
         this.endpoint = endpoint;
         this.record = endpoint.toNodeRecord();
+        this.nanoClock = nanoClock;
+        // due at once, whatever the clock's origin (a nanoTime may be negative)
+        this.nextAttemptNanos = nanoClock.nanoTime();
     }
 
     boolean isUp()
@@ -73,7 +78,7 @@ final class MetaServerLink
         try
         {
             final MetaRpcClient client =
-                new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout, authenticator);
+                new MetaRpcClient(opened, buffers.request(), buffers.reply(), rpcTimeout, nanoClock, authenticator);
             client.begin(TYPE_BOOTSTRAP);
             final MetaMessageReader reply = client.call();
             final long serverNodeId = reply.getLong();
@@ -112,7 +117,7 @@ final class MetaServerLink
     void fail(final RuntimeException cause, final long retryNanos)
     {
         lastFailure = cause.getMessage();
-        nextAttemptNanos = System.nanoTime() + retryNanos;
+        nextAttemptNanos = nanoClock.nanoTime() + retryNanos;
         close();
     }
 

@@ -12,6 +12,7 @@ import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.BitUtil;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -57,7 +58,7 @@ public final class ShmDevice extends SoftDevice
         {
             throw new VerbsException("cannot create shm root " + root + ": " + ex, ex);
         }
-        sweepInBackground(root);
+        sweepInBackground(root, context.epochClock());
         long id;
         Path dir;
         while (true)
@@ -116,7 +117,7 @@ public final class ShmDevice extends SoftDevice
      * has not reached yet only takes disk space a while longer. One sweep runs at a time in a process: devices
      * opened meanwhile (tests open hundreds) find the one under way.
      */
-    private static void sweepInBackground(final Path root)
+    private static void sweepInBackground(final Path root, final EpochClock clock)
     {
         if (SWEEPING.compareAndSet(false, true))
         {
@@ -124,7 +125,7 @@ public final class ShmDevice extends SoftDevice
             {
                 try
                 {
-                    sweepDeadDevices(root);
+                    sweepDeadDevices(root, clock);
                 }
                 finally
                 {
@@ -136,8 +137,10 @@ public final class ShmDevice extends SoftDevice
 
     /**
      * Remove the directories of devices whose process is gone (killed before it could clean up).
+     *
+     * @param clock the device's clock: a directory with no control file is judged by its age on it.
      */
-    private static void sweepDeadDevices(final Path root)
+    private static void sweepDeadDevices(final Path root, final EpochClock clock)
     {
         try (Stream<Path> dirs = Files.list(root))
         {
@@ -151,7 +154,7 @@ public final class ShmDevice extends SoftDevice
                     final boolean dead;
                     if (segment == null || segment.byteSize() < ShmControlDescriptor.HEADER_LENGTH)
                     {
-                        dead = Files.getLastModifiedTime(dir).toMillis() < System.currentTimeMillis() - 60_000;
+                        dead = Files.getLastModifiedTime(dir).toMillis() < clock.time() - 60_000;
                     }
                     else
                     {

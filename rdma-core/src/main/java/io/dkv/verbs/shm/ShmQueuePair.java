@@ -17,6 +17,7 @@ import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.foreign.Arena;
@@ -53,6 +54,7 @@ final class ShmQueuePair extends SoftQueuePair
     private final ShmEndpointEntry endpointEntry = new ShmEndpointEntry();
     private final ShmRegionEntry regionEntry = new ShmRegionEntry();
     private final long retryTimeoutNanos;
+    private final NanoClock nanoClock;
     private ShmRemoteDevice peer;
     private ShmQueueFile peerQueue;
     private long notReadySince;
@@ -63,6 +65,7 @@ final class ShmQueuePair extends SoftQueuePair
         super(shm, pd, number, attributes);
         this.shm = shm;
         this.retryTimeoutNanos = shm.context().retryTimeoutMs() * 1_000_000L;
+        this.nanoClock = shm.context().nanoClock();
         this.kind = switch (attributes.type())
         {
             case RC -> KIND_RC;
@@ -200,7 +203,7 @@ final class ShmQueuePair extends SoftQueuePair
             slot.status = WcStatus.RETRY_EXC_ERR;
             return TX_DONE;
         }
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         if (notReadySince == 0)
         {
             notReadySince = now;

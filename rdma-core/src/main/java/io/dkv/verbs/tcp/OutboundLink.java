@@ -4,6 +4,7 @@ import io.dkv.verbs.PortAddress;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.soft.SendSlot;
 import io.dkv.verbs.soft.SoftEndpoint;
+import org.agrona.concurrent.NanoClock;
 
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
@@ -45,13 +46,16 @@ final class OutboundLink extends TcpLink
     volatile String pendingCloseReason;
     private final AtomicBoolean reading = new AtomicBoolean();
     private volatile boolean broken;
-    private long lastLookNanos = System.nanoTime();
+    private final NanoClock nanoClock;
+    private long lastLookNanos;
 
     OutboundLink(final TcpNicEngine engine, final TcpDevice device, final SocketChannel channel, final PortAddress peer)
     {
         super(engine, channel, "link to " + peer, device.context().tcpLinkBuffer(), false);
         allocateBuffers();
         this.device = device;
+        this.nanoClock = device.context().nanoClock();
+        this.lastLookNanos = nanoClock.nanoTime();
         this.peerAddress = peer;
         this.maxFrameLength = RESPONSE_HEADER_LENGTH + device.attributes().maxMessageSize();
         writeHello(device.address());
@@ -246,7 +250,7 @@ final class OutboundLink extends TcpLink
      */
     boolean isUsable()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         if (now - lastLookNanos > IDLE_LOOK_NANOS && !closed && !broken && reading.compareAndSet(false, true))
         {
             lastLookNanos = now;

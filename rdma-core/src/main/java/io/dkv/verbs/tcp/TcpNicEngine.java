@@ -7,6 +7,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
@@ -35,6 +36,7 @@ final class TcpNicEngine implements Agent
     private static final int CUT_OFF_LINES_PER_SECOND = 10;
 
     private final TcpDevice device;
+    private final NanoClock nanoClock;
     private final Selector selector;
     private final ServerSocketChannel server;
     private final InetSocketAddress boundAddress;
@@ -61,7 +63,7 @@ final class TcpNicEngine implements Agent
     private volatile int inboundLinks;
     private final AgentRunner runner;
     private int selectedCount;
-    private long cutOffLogSecondStart = System.nanoTime() - 2_000_000_000L;
+    private long cutOffLogSecondStart;
     private int cutOffLinesThisSecond;
     private long cutOffLinesSuppressed;
     private boolean eventsHandledWhileIdle;
@@ -70,6 +72,8 @@ final class TcpNicEngine implements Agent
     TcpNicEngine(final TcpDevice device, final InetSocketAddress bindAddress) throws IOException
     {
         this.device = device;
+        this.nanoClock = device.context().nanoClock();
+        this.cutOffLogSecondStart = nanoClock.nanoTime() - 2_000_000_000L;
         this.maxLinks = device.context().tcpMaxLinks();
         this.maxLinksPerAddress = device.context().tcpMaxLinksPerAddress();
         this.helloTimeoutNanos = device.context().tcpHelloTimeoutMs() * 1_000_000L;
@@ -216,7 +220,7 @@ final class TcpNicEngine implements Agent
     /** Links that said nothing within the HELLO timeout go: they hold a socket and a place for no one. */
     private int closeSilentLinks()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         int closed = 0;
         for (int i = awaitingHello.size() - 1; i >= 0; i--)
         {
@@ -237,7 +241,7 @@ final class TcpNicEngine implements Agent
 
     private int expireRnrTimers()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         int expired = 0;
         for (int i = rnrWaiting.size() - 1; i >= 0; i--)
         {
@@ -313,7 +317,7 @@ final class TcpNicEngine implements Agent
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 final InboundLink link =
-                    new InboundLink(this, device, channel, "link from " + peer, source, System.nanoTime());
+                    new InboundLink(this, device, channel, "link from " + peer, source, nanoClock.nanoTime());
                 linksPerAddress.put(source, fromSource + 1);
                 awaitingHello.add(link);
                 register(link);
@@ -427,7 +431,7 @@ final class TcpNicEngine implements Agent
     {
         lastCutOffReason = reason;
         linksCutOff.incrementAndGet();
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         if (now - cutOffLogSecondStart > 1_000_000_000L)
         {
             if (cutOffLinesSuppressed > 0)
@@ -484,7 +488,7 @@ final class TcpNicEngine implements Agent
 
         public void idle()
         {
-            final long now = System.nanoTime();
+            final long now = nanoClock.nanoTime();
             if (idleSince == 0)
             {
                 idleSince = now;

@@ -11,6 +11,7 @@ import io.dkv.verbs.soft.SoftAddressHandle;
 import io.dkv.verbs.soft.SoftMemoryRegion;
 import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -31,6 +32,7 @@ final class TcpQueuePair extends SoftQueuePair
     private final TcpDevice tcp;
     private final long rnrTimerNanos;
     private final long retryTimeoutNanos;
+    private final NanoClock nanoClock;
     private long notReadySince;
     private final OutboundLink[] dirty = new OutboundLink[4];
     private int dirtyCount;
@@ -59,6 +61,7 @@ final class TcpQueuePair extends SoftQueuePair
         this.tcp = tcp;
         this.rnrTimerNanos = tcp.context().tcpRnrTimerUs() * 1000L;
         this.retryTimeoutNanos = tcp.context().retryTimeoutMs() * 1_000_000L;
+        this.nanoClock = tcp.context().nanoClock();
         if (type != QpType.UD)
         {
             sendCq.addProgressor(responsePoller);
@@ -265,7 +268,7 @@ final class TcpQueuePair extends SoftQueuePair
      */
     synchronized void onReceiverNotReady(final int psn, final boolean qpNotReady)
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         if (qpNotReady)
         {
             if (notReadySince == 0)
