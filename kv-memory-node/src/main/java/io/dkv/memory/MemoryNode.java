@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.agent.ErrorFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.client.layout.HeapLayout;
@@ -15,7 +16,6 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.SystemEpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -32,6 +32,9 @@ import java.util.List;
  */
 public final class MemoryNode implements AutoCloseable
 {
+    /** How the names of memory nodes' error files start; the node id follows. */
+    public static final String ERROR_FILE_PREFIX = "memory-node-";
+
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -45,14 +48,18 @@ public final class MemoryNode implements AutoCloseable
     private final PersistStats persistStats = new PersistStats();
     private final Listener listener;
     private final AgentRunner runner;
-    /** The request server's errors: counted and kept, then told once when the node closes. */
-    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
+    /** The request server's errors: counted and kept, in a file other processes read when the context names one. */
+    private final ErrorFile errorFile;
+    private final ErrorLog errorLog;
 
     private MemoryNode(final Raas raas, final MemoryNodeContext context)
     {
         this.raas = raas;
         final long nodeId = raas.self().id();
         final int groups = context.indexGroups();
+        errorFile = context.errorDirectory() == null ? null : ErrorFile.create(context.errorDirectory(),
+            errorFileName(nodeId), ErrorLog.IN_MEMORY_BYTES, context.epochClock());
+        errorLog = errorFile == null ? ErrorLog.inMemory(context.epochClock()) : errorFile.errorLog();
         store = context.dataDir() == null ? null : KeyStore.open(context.dataDir());
         try
         {
@@ -82,9 +89,15 @@ public final class MemoryNode implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietClose(store);
+            CloseHelper.quietCloseAll(store, errorFile);
             throw ex;
         }
+    }
+
+    /** @return the name of a memory node's error file, without its ending. */
+    public static String errorFileName(final long nodeId)
+    {
+        return ERROR_FILE_PREFIX + nodeId;
     }
 
     /**
@@ -264,8 +277,9 @@ public final class MemoryNode implements AutoCloseable
         CloseHelper.quietCloseAll(runner, listener, store);
         if (errorLog.errors() > 0)
         {
-            System.err.print("dkv memory node recorded " + errorLog.errors() + " error(s) in its request server:\n" +
-                errorLog.describe());
+            System.err.print("dkv memory node recorded " + errorLog.errors() + " error(s) in its request server" +
+                (errorFile == null ? "" : " (kept in " + errorFile.file() + ")") + ":\n" + errorLog.describe());
         }
+        CloseHelper.quietClose(errorFile);
     }
 }

@@ -23,6 +23,7 @@ public final class MemoryNodeContext
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
+    private Path errorDirectory;
 
     public int indexGroups()
     {
@@ -170,6 +171,23 @@ public final class MemoryNodeContext
     public MemoryNodeContext idleStrategy(final String spec)
     {
         this.idleStrategy = spec;
+        return this;
+    }
+
+    /** @return where the node keeps its error file for other processes to read; null keeps errors in memory. */
+    public Path errorDirectory()
+    {
+        return errorDirectory;
+    }
+
+    /**
+     * @param errorDirectory the host's error files ({@link io.dkv.agent.ErrorFile#hostDirectory}): the node keeps
+     *                       its request server's errors in {@code memory-node-<id>.errors} there, where
+     *                       {@code ./dkv memory-node --errors} reads them; null keeps them in memory.
+     */
+    public MemoryNodeContext errorDirectory(final Path errorDirectory)
+    {
+        this.errorDirectory = errorDirectory;
         return this;
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.agent.ErrorFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.NodeRecord;
@@ -14,7 +15,6 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.PortAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,6 +38,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MetaServer implements AutoCloseable
 {
+    /** How the names of MetaServers' error files start; the node id follows. */
+    public static final String ERROR_FILE_PREFIX = "meta-server-";
+
     /** Prefix of the name the tables are published under; the server's node id follows. */
     public static final String TABLES_NAME_PREFIX = "dkv.meta.tables.";
     public static final String ENDPOINT_FILE = "endpoint";
@@ -53,8 +56,9 @@ public final class MetaServer implements AutoCloseable
     private final RequestHandler handler;
     private final PeerLink peer;
     private final AgentRunner runner;
-    /** The service agent's errors: counted and kept, then told once when the server closes. */
-    private final ErrorLog errorLog = ErrorLog.inMemory(SystemEpochClock.INSTANCE);
+    /** The service agent's errors: counted and kept, in a file other processes read when the context names one. */
+    private final ErrorFile errorFile;
+    private final ErrorLog errorLog;
     private final MetaEndpoint endpoint;
 
     private MetaServer(final MetaServerContext context)
@@ -70,6 +74,9 @@ public final class MetaServer implements AutoCloseable
             throw new UncheckedIOException("cannot create MetaServer data directory " + dataDir, ex);
         }
         store = MetaStore.open(dataDir.resolve("rocksdb"));
+        errorFile = context.errorDirectory() == null ? null : ErrorFile.create(context.errorDirectory(),
+            errorFileName(context.nodeId()), ErrorLog.IN_MEMORY_BYTES, context.epochClock());
+        errorLog = errorFile == null ? ErrorLog.inMemory(context.epochClock()) : errorFile.errorLog();
         MetaState createdState = null;
         Raas startedRaas = null;
         try
@@ -113,10 +120,16 @@ public final class MetaServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietClose(startedRaas);
+            CloseHelper.quietCloseAll(startedRaas, errorFile);
             store.close();
             throw ex;
         }
+    }
+
+    /** @return the name of a MetaServer's error file, without its ending. */
+    public static String errorFileName(final long nodeId)
+    {
+        return ERROR_FILE_PREFIX + nodeId;
     }
 
     /**
@@ -285,8 +298,9 @@ public final class MetaServer implements AutoCloseable
         store.close();
         if (errorLog.errors() > 0)
         {
-            System.err.print("dkv MetaServer recorded " + errorLog.errors() + " error(s) in its service agent:\n" +
-                errorLog.describe());
+            System.err.print("dkv MetaServer recorded " + errorLog.errors() + " error(s) in its service agent" +
+                (errorFile == null ? "" : " (kept in " + errorFile.file() + ")") + ":\n" + errorLog.describe());
         }
+        CloseHelper.quietClose(errorFile);
     }
 }

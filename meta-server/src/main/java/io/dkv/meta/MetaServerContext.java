@@ -46,6 +46,7 @@ public final class MetaServerContext
     private byte[] clusterSecret;
     private boolean noClusterSecret;
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private Path errorDirectory;
 
     public MetaServerContext()
     {
@@ -318,6 +319,23 @@ public final class MetaServerContext
     public MetaServerContext idleConnectionMs(final int idleConnectionMs)
     {
         this.idleConnectionMs = idleConnectionMs;
+        return this;
+    }
+
+    /** @return where the server keeps its error file for other processes to read; null keeps errors in memory. */
+    public Path errorDirectory()
+    {
+        return errorDirectory;
+    }
+
+    /**
+     * @param errorDirectory the host's error files ({@link io.dkv.agent.ErrorFile#hostDirectory}): the server keeps
+     *                       its service agent's errors in {@code meta-server-<id>.errors} there, where
+     *                       {@code ./dkv meta --errors} reads them; null keeps them in memory.
+     */
+    public MetaServerContext errorDirectory(final Path errorDirectory)
+    {
+        this.errorDirectory = errorDirectory;
         return this;
     }
 }

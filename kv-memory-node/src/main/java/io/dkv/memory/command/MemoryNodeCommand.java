@@ -1,5 +1,6 @@
 package io.dkv.memory.command;
 
+import io.dkv.agent.ErrorFile;
 import io.dkv.client.layout.HeapLayout;
 import io.dkv.client.layout.IndexLayout;
 import io.dkv.memory.MemoryNode;
@@ -54,9 +55,15 @@ public final class MemoryNodeCommand implements Callable<Integer>
     @Mixin
     private NodeOptions node;
 
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
-        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
+        description = "MetaServer endpoint(s), as ./dkv meta prints them; required unless --errors.")
     private List<String> meta;
+
+    @Option(names = "--errors",
+        description = "Print the errors the memory nodes of this host recorded (each distinct one with how often and " +
+            "when it was seen), those running and those that stopped after recording some, or with --node-id that " +
+            "node's only, and exit; the nodes run on undisturbed.")
+    private boolean errors;
 
     @Option(names = "--index-groups", defaultValue = "" + MemoryNodeConfiguration.INDEX_GROUPS_DEFAULT,
         description = "Bucket groups of the index, a power of two; each holds 21 keys (default: ${DEFAULT-VALUE}).")
@@ -80,6 +87,18 @@ public final class MemoryNodeCommand implements Callable<Integer>
     {
         final RaasContext context = node.raasContext()
             .role(NodeRecord.ROLE_MEMORY);
+        final Path errorDirectory = ErrorFile.hostDirectory(context.verbs().shmDirectory());
+        if (errors)
+        {
+            System.out.print(context.nodeId() == 0 ? ErrorFile.reportAll(errorDirectory, MemoryNode.ERROR_FILE_PREFIX) :
+                ErrorFile.report(ErrorFile.fileOf(errorDirectory, MemoryNode.errorFileName(context.nodeId()))));
+            return 0;
+        }
+        if (meta == null || meta.isEmpty())
+        {
+            throw new ParameterException(spec.commandLine(),
+                "--meta is required: the MetaServer endpoint(s) the node publishes its index and heap through");
+        }
         if (secret.file() == null)
         {
             throw new ParameterException(spec.commandLine(),
@@ -99,7 +118,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
         {
             node = MemoryNode.start(raas,
                 new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks)
-                .dataDir(dataDir));
+                .dataDir(dataDir).errorDirectory(errorDirectory));
         }
         catch (final RuntimeException ex)
         {

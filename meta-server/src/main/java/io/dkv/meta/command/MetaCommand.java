@@ -1,5 +1,6 @@
 package io.dkv.meta.command;
 
+import io.dkv.agent.ErrorFile;
 import io.dkv.meta.MetaServer;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.meta.MetaServerContext;
@@ -7,6 +8,7 @@ import io.dkv.raas.command.ClusterSecretOption;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,6 +58,12 @@ public final class MetaCommand implements Callable<Integer>
             "each start).",
         "shm: the device id in hex (default: drawn at the first start and kept in the data directory)."})
     String address;
+
+    @Option(names = "--errors",
+        description = "Print the errors the MetaServers of this host recorded (each distinct one with how often and " +
+            "when it was seen), those running and those that stopped after recording some, or with --node-id that " +
+            "server's only, and exit; the servers run on undisturbed.")
+    boolean errors;
 
     @Option(names = "--data-dir", description = "RocksDB store and endpoint file (default: dkv-meta-<node id>).")
     Path dataDir;
@@ -149,7 +157,16 @@ public final class MetaCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
-        final MetaServerContext context = context();
+        final Path errorDirectory = ErrorFile.hostDirectory(new VerbsContext().shmDirectory());
+        if (errors)
+        {
+            final boolean oneNode = spec.commandLine().getParseResult().hasMatchedOption("--node-id");
+            System.out.print(oneNode ?
+                ErrorFile.report(ErrorFile.fileOf(errorDirectory, MetaServer.errorFileName(nodeId))) :
+                ErrorFile.reportAll(errorDirectory, MetaServer.ERROR_FILE_PREFIX));
+            return 0;
+        }
+        final MetaServerContext context = context().errorDirectory(errorDirectory);
         final MetaServer server = MetaServer.start(context);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

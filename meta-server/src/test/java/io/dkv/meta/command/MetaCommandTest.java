@@ -128,4 +128,14 @@ class MetaCommandTest
             err::toString);
         assertTrue(!err.toString().contains("secretsecret"), "the file's content is never printed");
     }
+
+    @Test
+    void errorsNeedNoClusterSecretAndSayWhenTheServerLeftNone()
+    {
+        final long nodeId = 1_000_000 + ProcessHandle.current().pid();
+        assertEquals(1, execute("--errors", "--node-id", Long.toString(nodeId)));
+        assertTrue(err.toString().startsWith("dkv meta: no error file "), err.toString());
+        assertTrue(err.toString().contains("meta-server-" + nodeId + ".errors: no such agent runs on this host, nor " +
+            "left errors"), err.toString());
+    }
 }
