@@ -16,8 +16,29 @@ import java.util.Objects;
  *
  * <p>The longest order is one no operation can extend: an operation the register allowed next would have made a
  * longer one. So each operation listed as blocked is refused by the register itself.
+ *
+ * @param key              the key.
+ * @param operationCount   how many operations the key has.
+ * @param placedCount      how many of them the search had to place (the others are left out: failed ones,
+ *                         indeterminate reads, indeterminate writes nobody observed).
+ * @param longestPrefix    the longest order of operations found linearizable, first the earliest.
+ * @param valueAfterPrefix the register value after the longest prefix; null when the key is absent.
+ * @param lastWrite        the write or cas of the longest prefix that set the value after it, or null when none did.
+ * @param blocked          every operation real time allows next, each with why the register does not.
+ * @param firstToComplete  the operation left whose completion comes first: all still to place that came after it
+ *                         must follow it.
+ * @param mustComeAfter    the operations still to place that were invoked after {@code firstToComplete} completed.
  */
-public final class LinearizabilityExplanation
+public record LinearizabilityExplanation(
+    String key,
+    int operationCount,
+    int placedCount,
+    List<Operation> longestPrefix,
+    Long valueAfterPrefix,
+    Operation lastWrite,
+    List<Blocked> blocked,
+    Operation firstToComplete,
+    List<Operation> mustComeAfter)
 {
     private static final int PREFIX_LINES = 20;
     private static final int FOLLOWERS_NAMED = 5;
@@ -35,38 +56,6 @@ public final class LinearizabilityExplanation
         {
             return OperationText.of(operation) + " " + reason;
         }
-    }
-
-    private final String key;
-    private final int operationCount;
-    private final int placedCount;
-    private final List<Operation> longestPrefix;
-    private final Long valueAfterPrefix;
-    private final Operation lastWrite;
-    private final List<Blocked> blocked;
-    private final Operation firstToComplete;
-    private final List<Operation> mustComeAfter;
-
-    private LinearizabilityExplanation(
-        final String key,
-        final int operationCount,
-        final int placedCount,
-        final List<Operation> longestPrefix,
-        final Long valueAfterPrefix,
-        final Operation lastWrite,
-        final List<Blocked> blocked,
-        final Operation firstToComplete,
-        final List<Operation> mustComeAfter)
-    {
-        this.key = key;
-        this.operationCount = operationCount;
-        this.placedCount = placedCount;
-        this.longestPrefix = longestPrefix;
-        this.valueAfterPrefix = valueAfterPrefix;
-        this.lastWrite = lastWrite;
-        this.blocked = blocked;
-        this.firstToComplete = firstToComplete;
-        this.mustComeAfter = mustComeAfter;
     }
 
     static LinearizabilityExplanation of(final KeyVerdict verdict)
@@ -155,49 +144,6 @@ public final class LinearizabilityExplanation
         }
         return lastWrite == null ? "the key is absent, nothing written to it yet" : "the key is absent, deleted by " +
             OperationText.of(lastWrite);
-    }
-
-    public String key()
-    {
-        return key;
-    }
-
-    /** @return the longest order of operations found linearizable, first the earliest. */
-    public List<Operation> longestPrefix()
-    {
-        return longestPrefix;
-    }
-
-    /** @return the register value after the longest prefix; null when the key is absent. */
-    public Long valueAfterPrefix()
-    {
-        return valueAfterPrefix;
-    }
-
-    /** @return the write or cas of the longest prefix that set the value after it, or null when none did. */
-    public Operation lastWrite()
-    {
-        return lastWrite;
-    }
-
-    /** @return every operation real time allows next, each with why the register does not. */
-    public List<Blocked> blocked()
-    {
-        return blocked;
-    }
-
-    /**
-     * @return the operation left whose completion comes first: all still to place that came after it must follow it.
-     */
-    public Operation firstToComplete()
-    {
-        return firstToComplete;
-    }
-
-    /** @return the operations still to place that were invoked after {@link #firstToComplete()} completed. */
-    public List<Operation> mustComeAfter()
-    {
-        return mustComeAfter;
     }
 
     public String toText()

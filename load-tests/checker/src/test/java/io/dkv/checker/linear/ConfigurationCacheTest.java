@@ -2,10 +2,8 @@ package io.dkv.checker.linear;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,40 +17,18 @@ class ConfigurationCacheTest
     @Test
     void aConfigurationIsAddedOnceAndFoundAfter()
     {
-        final Random random = new Random(9);
         final ConfigurationCache cache = new ConfigurationCache(1 << 28);
         cache.reset(DETERMINATE + INDETERMINATE);
-        final LinearizedSet set = new LinearizedSet();
-        set.reset(DETERMINATE, INDETERMINATE);
-        final BitSet members = new BitSet();
+        final SearchWalk walk = new SearchWalk(9, DETERMINATE, INDETERMINATE, 3, 6, 5, 2);
         final Set<List<Object>> seen = new HashSet<>();
         for (int step = 0; step < 100_000; step++)
         {
-            final int op = random.nextInt(3) == 0 ? random.nextInt(DETERMINATE + INDETERMINATE) :
-                Math.min(DETERMINATE - 1, members.nextClearBit(0) + random.nextInt(6));
-            if (members.get(op))
-            {
-                set.remove(op);
-                members.clear(op);
-            }
-            else
-            {
-                set.add(op);
-                members.set(op);
-            }
-            if (members.cardinality() > DETERMINATE - 5)
-            {
-                members.stream().filter(member -> random.nextBoolean()).forEach(member ->
-                {
-                    set.remove(member);
-                    members.clear(member);
-                });
-            }
-            final int state = random.nextInt(3);
-            final boolean isNew = seen.add(List.of(members.clone(), state));
+            walk.step();
+            final int state = walk.random.nextInt(3);
+            final boolean isNew = seen.add(List.of(walk.expected.clone(), state));
 
-            assertEquals(isNew ? ConfigurationCache.ADDED : ConfigurationCache.PRESENT, cache.add(state, set),
-                "step " + step + ": " + members + " holding " + state);
+            assertEquals(isNew ? ConfigurationCache.ADDED : ConfigurationCache.PRESENT, cache.add(state, walk.set),
+                "step " + step + ": " + walk.expected + " holding " + state);
         }
         assertEquals(seen.size(), cache.size());
         assertTrue(cache.size() > 20_000, "distinct configurations " + cache.size());

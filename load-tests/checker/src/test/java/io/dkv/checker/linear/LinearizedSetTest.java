@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -19,42 +18,17 @@ class LinearizedSetTest
     @Test
     void theWindowAlwaysSeparatesFullWordsBelowFromEmptyWordsAbove()
     {
-        final Random random = new Random(5);
-        final LinearizedSet set = new LinearizedSet();
-        set.reset(DETERMINATE, INDETERMINATE);
-        final BitSet expected = new BitSet();
+        // mostly the way a search goes: the lowest operations first, now and then one taken back
+        final SearchWalk walk = new SearchWalk(5, DETERMINATE, INDETERMINATE, 4, 8, 10, 3);
         final Map<BitSet, Long> hashes = new HashMap<>();
         for (int step = 0; step < 50_000; step++)
         {
-            // mostly the way a search goes: the lowest operations first, now and then one taken back
-            final int op = random.nextInt(4) == 0 ? random.nextInt(DETERMINATE + INDETERMINATE) :
-                Math.min(DETERMINATE - 1, expected.nextClearBit(0) + random.nextInt(8));
-            if (expected.get(op))
-            {
-                set.remove(op);
-                expected.clear(op);
-            }
-            else
-            {
-                set.add(op);
-                expected.set(op);
-            }
-            if (expected.cardinality() > DETERMINATE - 10)
-            {
-                for (int i = 0; i < DETERMINATE + INDETERMINATE; i++)
-                {
-                    if (expected.get(i) && random.nextInt(3) == 0)
-                    {
-                        set.remove(i);
-                        expected.clear(i);
-                    }
-                }
-            }
-            assertConsistent(set, expected);
-            final Long earlier = hashes.putIfAbsent((BitSet) expected.clone(), set.hash());
+            walk.step();
+            assertConsistent(walk.set, walk.expected);
+            final Long earlier = hashes.putIfAbsent((BitSet)walk.expected.clone(), walk.set.hash());
             if (earlier != null)
             {
-                assertEquals(earlier, set.hash(), "the same set has the same hash");
+                assertEquals(earlier, walk.set.hash(), "the same set has the same hash");
             }
         }
         assertTrue(hashes.size() > 10_000, "distinct sets " + hashes.size());
