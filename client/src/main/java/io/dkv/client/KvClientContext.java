@@ -1,7 +1,9 @@
 package io.dkv.client;
 
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.Arrays;
 
@@ -19,6 +21,7 @@ public final class KvClientContext
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Durability durability =
         Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
@@ -89,6 +92,21 @@ public final class KvClientContext
         return this;
     }
 
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * @param nanoClock what this client measures its operations' durations by: their timeout, and how long a version
+     *                  read stays comparable by its slot word.
+     */
+    public KvClientContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
+        return this;
+    }
+
     public int asyncThreads()
     {
         return asyncThreads;
@@ -119,6 +137,10 @@ public final class KvClientContext
         if (epochClock == null)
         {
             throw new IllegalArgumentException("no epochClock given");
+        }
+        if (nanoClock == null)
+        {
+            throw new IllegalArgumentException("no nanoClock given");
         }
         if (maxRetries < 1)
         {

@@ -12,6 +12,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,7 +60,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private final Raas raas;
     private final KvClientContext context;
-    private final EpochClock clock;
+    private final EpochClock epochClock;
+    /** What operations' deadlines and versions' ages are measured by. */
+    private final NanoClock nanoClock;
     /** The nodes as this thread last read them: read again after a request to one failed (it may have restarted). */
     private final MemoryNodeView[] nodes;
     private final long[] nodeIds;
@@ -108,7 +111,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         this.raas = raas;
         this.context = context;
-        this.clock = context.epochClock();
+        this.epochClock = context.epochClock();
+        this.nanoClock = context.nanoClock();
         this.nodes = nodes.clone();
         this.nodeIds = new long[nodes.length];
         for (int i = 0; i < nodes.length; i++)
@@ -165,7 +169,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     Versioned getVersioned(final byte[] key)
     {
-        final long started = System.nanoTime();
+        final long started = nanoClock.nanoTime();
         if (!find(key))
         {
             return null;
@@ -193,7 +197,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     byte[][] multiGet(final byte[][] keys)
     {
-        nowMillis = clock.time();
+        nowMillis = epochClock.time();
         final byte[][] values = new byte[keys.length][];
         final long[] hashes = new long[keys.length];
         final int[] nodeOf = new int[keys.length];
@@ -255,7 +259,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             throw unreachable(node, ex);
         }
         await(node, 2 * count);
-        final long started = System.nanoTime();
+        final long started = nanoClock.nanoTime();
         for (int j = 0; j < count; j++)
         {
             final int k = batch[j];
@@ -285,8 +289,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private boolean find(final byte[] key)
     {
-        nowMillis = clock.time();
-        final long started = System.nanoTime();
+        nowMillis = epochClock.time();
+        final long started = nanoClock.nanoTime();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -349,7 +353,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     boolean delete(final byte[] key)
     {
-        nowMillis = clock.time();
+        nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         previousCount = -1;
@@ -386,7 +390,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
-        nowMillis = clock.time();
+        nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -461,7 +465,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (earlier != 0)
             {
                 final int first = Integer.numberOfTrailingZeros(earlier);
-                final long now = System.nanoTime();
+                final long now = nanoClock.nanoTime();
                 if (words[first] != blockedBy)
                 {
                     blockedBy = words[first];
@@ -495,7 +499,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     boolean writeIfVersion(final byte[] key, final MemorySegment value, final Versioned expected, final long expireAt)
     {
-        if (KvBlockLayout.isExpired(expected.expireAtMillis(), clock.time()))
+        if (KvBlockLayout.isExpired(expected.expireAtMillis(), epochClock.time()))
         {
             // that version is gone whether or not its slot still names it: the key has no value now
             return false;
@@ -503,7 +507,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
-        if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(), lifetimeNanos))
+        if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), nanoClock.nanoTime(),
+            lifetimeNanos))
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
             return write(key, value, expected.value(), false, expireAt);
@@ -520,7 +525,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (swap)
             {
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
-                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), System.nanoTime(),
+                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), nanoClock.nanoTime(),
                     lifetimeNanos))
                 {
                     return write(key, value, expected.value(), false, expireAt);
@@ -606,7 +611,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private void readCandidates(final int node, final long hash)
     {
-        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         while (true)
         {
             final MemoryNodeView view = nodes[node];
@@ -632,7 +637,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 collectSlots(node, hash, buckets, 0);
                 return;
             }
-            if (System.nanoTime() > deadline)
+            if (nanoClock.nanoTime() > deadline)
             {
                 throw new KvException("memory node " + nodes[node].nodeId + " kept the key's buckets " +
                     (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() +
@@ -733,7 +738,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private void await(final int node, final int expected)
     {
-        final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         int idle = 0;
         while (completions.get() < expected)
         {
@@ -746,7 +751,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 else
                 {
                     Thread.yield();
-                    if (System.nanoTime() > deadline)
+                    if (nanoClock.nanoTime() > deadline)
                     {
                         generation++;
                         stale[node] = true;
@@ -1086,10 +1091,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             {
                 return MemoryNodeProtocol.OK;
             }
-            final long deadline = System.nanoTime() + context.timeoutMs() * 1_000_000L;
+            final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
             while (true)
             {
-                final long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+                final long left = Math.max(1, (deadline - nanoClock.nanoTime()) / 1_000_000L);
                 final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(left));
                 if (length < MemoryNodeProtocol.REPLY_LENGTH)
                 {
@@ -1144,7 +1149,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private void requireWithinDeadline(final long startedNanos, final int node, final byte[] key)
     {
-        if (System.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
+        if (nanoClock.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
         {
             throw new KvException("reading key " + describe(key) + " on memory node " + nodes[node].nodeId +
                 " took longer than " + context.timeoutMs() +

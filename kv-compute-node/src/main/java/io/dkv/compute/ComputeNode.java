@@ -94,7 +94,7 @@ public final class ComputeNode implements AutoCloseable
     private final ComputeNodeContext context;
     private final KvClient client;
     private final boolean ownsClient;
-    private final NodeStats stats = new NodeStats();
+    private final NodeStats stats;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -111,6 +111,7 @@ public final class ComputeNode implements AutoCloseable
     private ComputeNode(final ComputeNodeContext context)
     {
         this.context = context;
+        this.stats = new NodeStats(context.epochClock(), context.nanoClock());
         final boolean epoll = Epoll.isAvailable();
         this.bossGroup =
             new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -248,7 +249,7 @@ public final class ComputeNode implements AutoCloseable
         {
             return;
         }
-        final NodeStats scratch = new NodeStats();
+        final NodeStats scratch = new NodeStats(context.epochClock(), context.nanoClock());
         final CommandTable warmTable = new CommandTable(new CommandEnvironment(client, null, scratch, port,
             context.maxClients(), context.maxBulkBytes(), nodeId(), view));
         // a node given a client in place of a RaaS handle (tests) has no id: its port tells it from others of the host
@@ -448,7 +449,7 @@ public final class ComputeNode implements AutoCloseable
             channel.closeFuture().addListener(future -> stats.disconnected());
             final boolean open = context.requirePass() == null;
             final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
-                context.maxCommandBytes(), open);
+                context.maxCommandBytes(), open, context.nanoClock());
             final Session session =
                 new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,

@@ -3,6 +3,10 @@ package io.dkv.compute;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import static io.dkv.compute.ComputeNodeConfiguration.*;
 
@@ -34,6 +38,8 @@ public final class ComputeNodeContext
     private boolean ownsRaas;
     private KvClient client;
     private KvClientContext clientContext = new KvClientContext();
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private boolean concluded;
 
     public ComputeNodeContext conclude()
@@ -76,6 +82,16 @@ public final class ComputeNodeContext
         if (requirePass != null && requirePass.isEmpty())
         {
             throw new IllegalArgumentException("an empty password would let anyone in: give none, or a non-empty one");
+        }
+        if (epochClock == null || nanoClock == null)
+        {
+            throw new IllegalArgumentException("a compute node needs both clocks: epochClock=" + epochClock +
+                " nanoClock=" + nanoClock);
+        }
+        if (raas != null)
+        {
+            // one process, one time: the client the node makes runs on the node's clocks
+            clientContext.epochClock(epochClock).nanoClock(nanoClock);
         }
         concluded = true;
         return this;
@@ -283,10 +299,37 @@ public final class ComputeNodeContext
         return clientContext;
     }
 
-    /** @param clientContext how the node's own client is made over {@link #raas()}. */
+    /** @param clientContext how the node's own client is made over {@link #raas()}, on the node's clocks. */
     public ComputeNodeContext clientContext(final KvClientContext clientContext)
     {
         this.clientContext = clientContext;
+        return this;
+    }
+
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** @param epochClock the node's wall clock: its uptime, and its own client's (what that judges expiry by). */
+    public ComputeNodeContext epochClock(final EpochClock epochClock)
+    {
+        this.epochClock = epochClock;
+        return this;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * @param nanoClock what the node measures durations by: each command's, the command rate's sampling intervals,
+     *                  the CPU utilization's window, and its own client's operations.
+     */
+    public ComputeNodeContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 }

@@ -13,6 +13,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 {
     private final CommandTable table;
     private final NodeStats stats;
+    /** The node's, which the decoder stamps requests with too. */
+    private final NanoClock clock;
     private final RespDecoder decoder;
     private final Session session;
     private final PipelinedReads reads;
@@ -50,6 +53,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         this.table = table;
         this.stats = stats;
+        this.clock = stats.nanoClock();
         this.decoder = decoder;
         this.session = session;
         this.reads = new PipelinedReads(table);
@@ -110,7 +114,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         pending = null;
         if (runs > 0)
         {
-            written(System.nanoTime());
+            written(clock.nanoTime());
         }
         if (out != null && out.isReadable())
         {

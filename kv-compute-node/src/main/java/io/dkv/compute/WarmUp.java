@@ -38,7 +38,7 @@ final class WarmUp
     static void run(final CommandTable table, final NodeStats stats, final String owner, final int loop,
         final int rounds)
     {
-        final RespDecoder decoder = new RespDecoder(16, 1 << 16, 1 << 20, true);
+        final RespDecoder decoder = new RespDecoder(16, 1 << 16, 1 << 20, true, stats.nanoClock());
         final Session session = new Session(0, true, () -> decoder.authenticated(true));
         final EmbeddedChannel channel = new EmbeddedChannel(decoder, new RespConnection(table, stats, decoder, session,
             60_000));

@@ -5,6 +5,7 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import org.agrona.concurrent.CachedEpochClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A compute node joins the cluster as the real command does: its RaaS handle registers it with the MetaServer as role
- * compute, its client finds the memory nodes the MetaServer lists, and closing it drains and deregisters it.
+ * compute, its client finds the memory nodes the MetaServer lists and runs on the node's clocks, and closing it drains
+ * and deregisters it.
  */
 class ComputeNodeRegistrationTest
 {
@@ -33,8 +35,10 @@ class ComputeNodeRegistrationTest
             Raas observer = MetaCluster.node(server.endpoint(), base + 2, NodeRecord.ROLE_CLIENT))
         {
             final Raas computeRaas = MetaCluster.node(server.endpoint(), base + 3, NodeRecord.ROLE_COMPUTE);
+            final CachedEpochClock clock = new CachedEpochClock();
+            clock.update(TestStore.YEAR_2100_MILLIS);
             final ComputeNode compute = ComputeNode.start(new ComputeNodeContext().port(0).ioThreads(1)
-                .raas(computeRaas, true));
+                .epochClock(clock).raas(computeRaas, true));
             try
             {
                 MetaCluster.await("the compute node listed", () -> listed(observer, base + 3));
@@ -42,6 +46,11 @@ class ComputeNodeRegistrationTest
                 {
                     assertEquals("+OK", client.call("SET", "joined", "yes"));
                     assertEquals("$yes", client.call("GET", "joined"));
+                    // an expiry set and judged by the node's clock: the client it made was handed that clock
+                    assertEquals("+OK", client.call("SET", "brief", "v", "PX", "1000"));
+                    assertEquals("$v", client.call("GET", "brief"));
+                    clock.advance(1_000);
+                    assertEquals("$nil", client.call("GET", "brief"));
                 }
             }
             finally

@@ -2,6 +2,10 @@ package io.dkv.compute;
 
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.metrics.PrometheusText;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -20,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -157,7 +162,7 @@ class MetricsEndpointTest
     @Test
     void theExpositionShowsADrainingNodeAndItsId()
     {
-        final NodeStats stats = new NodeStats();
+        final NodeStats stats = new NodeStats(SystemEpochClock.INSTANCE, SystemNanoClock.INSTANCE);
         final String before = new PrometheusText(stats, 42).render();
         assertTrue(before.contains("\ndkv_compute_draining 0\n"), before);
         assertTrue(before.contains("\ndkv_compute_node_id 42\n"), before);
@@ -165,6 +170,28 @@ class MetricsEndpointTest
             "has it\n" + before);
         stats.drainBegan();
         assertTrue(new PrometheusText(stats, 42).render().contains("\ndkv_compute_draining 1\n"));
+    }
+
+    @Test
+    void aNodeCountsItsUptimeAndTimesItsCommandsByTheClocksItIsGiven() throws Exception
+    {
+        final CachedEpochClock epochClock = new CachedEpochClock();
+        final CachedNanoClock nanoClock = new CachedNanoClock();
+        try (TestStore store =
+            new TestStore(new ComputeNodeContext().metricsPort(0).epochClock(epochClock).nanoClock(nanoClock));
+            RawResp resp = new RawResp(store.port()))
+        {
+            assertEquals("+PONG", resp.call("PING"));
+            assertEquals("+OK", resp.call("SET", "clocked", "v"));
+            epochClock.advance(TimeUnit.DAYS.toMillis(3) + 5_999);
+            final String info = resp.call("INFO", "server");
+            assertEquals(TimeUnit.DAYS.toSeconds(3) + 5, infoField(info, "uptime_in_seconds"), info);
+            assertEquals(3, infoField(info, "uptime_in_days"), info);
+            final Scrape scrape = new Scrape(get(store.computeNode().metricsPort(), "/metrics").body());
+            assertEquals(3, scrape.value("dkv_compute_command_duration_seconds_count"));
+            assertEquals(0, scrape.value("dkv_compute_command_duration_seconds_sum"),
+                "by a clock that stands still, commands take no time");
+        }
     }
 
     private HttpResponse<String> get(final int port, final String path) throws IOException, InterruptedException

@@ -5,10 +5,15 @@ import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.resp.RespDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +24,7 @@ import redis.clients.jedis.Pipeline;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -26,11 +32,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * GETs and MGETs pipelined on one connection, read from the socket together, are looked up together (one multiGet
  * for a run of them) and answered in the requests' order; any other request ends a run, so that a write between two
  * reads is seen by the second. The requests arrive in one read here by construction: an embedded channel hands the
- * connection one buffer holding them all.
+ * connection one buffer holding them all. The node's figures of them (durations, rate, uptime) are by its clocks, which
+ * the tests hold still or move.
  */
 class PipelinedReadsTest
 {
     private static TestStore store;
+    private final CachedEpochClock epochClock = new CachedEpochClock();
+    private final CachedNanoClock nanoClock = new CachedNanoClock();
     private NodeStats stats;
     private EmbeddedChannel channel;
 
@@ -52,10 +61,10 @@ class PipelinedReadsTest
     @BeforeEach
     void connect()
     {
-        stats = new NodeStats();
+        stats = new NodeStats(epochClock, nanoClock);
         final CommandTable table = new CommandTable(new CommandEnvironment(store.client(), null, stats, 0, 100,
             1 << 20, 0, ClusterView.alone(new ClusterView.Member(ClusterView.Member.id(1), "127.0.0.1", 0))));
-        final RespDecoder decoder = new RespDecoder(1024, 1 << 20, 1 << 24, true);
+        final RespDecoder decoder = new RespDecoder(1024, 1 << 20, 1 << 24, true, nanoClock);
         channel = new EmbeddedChannel(decoder,
             new RespConnection(table, stats, decoder, new Session(1, true, () -> { }), 10_000));
     }
@@ -134,6 +143,33 @@ class PipelinedReadsTest
             }
             assertEquals(expected, pipeline.syncAndReturnAll());
         }
+    }
+
+    @Test
+    void commandsAreTimedAndTheRateAndUptimeTakenByTheNodesClocks()
+    {
+        // the clock moves a millisecond as each request goes from the decoder to the connection
+        channel.pipeline().addAfter(channel.pipeline().context(RespDecoder.class).name(), "a millisecond a request",
+            new ChannelInboundHandlerAdapter()
+            {
+                public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+                {
+                    nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(1));
+                    ctx.fireChannelRead(msg);
+                }
+            });
+        assertEquals("+PONG\r\n".repeat(8), send("PING", "|", "PING", "|", "PING", "|", "PING", "|", "PING", "|",
+            "PING", "|", "PING", "|", "PING"));
+        final LatencySnapshot latency = stats.latency().snapshot();
+        assertEquals(8, latency.count());
+        assertEquals(TimeUnit.MILLISECONDS.toNanos(8 * 8), latency.sumNanos(),
+            "decoded from one read, answered in one write 8 ms later: 8 ms each");
+
+        nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(100 - 8));
+        stats.sample();
+        assertEquals(8 * 10 / 16, stats.instantaneousOpsPerSec(), "8 commands in 100 ms, the first of 16 samples");
+        epochClock.advance(TimeUnit.DAYS.toMillis(2) + 999);
+        assertEquals(TimeUnit.DAYS.toSeconds(2), stats.uptimeSeconds());
     }
 
     /** Send the requests (their words, "|" between them) in one buffer, and return all the replies written. */

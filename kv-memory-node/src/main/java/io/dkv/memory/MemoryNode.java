@@ -15,7 +15,7 @@ import org.agrona.CloseHelper;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -76,15 +76,15 @@ public final class MemoryNode implements AutoCloseable
             chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L);
             formatIndex(indexMemory, groups, maxDepth);
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
-            keysRecovered = store == null ? 0 : recover(store, local, chunks, context.epochClock());
-            expirySweep =
-                new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L, System.nanoTime());
+            keysRecovered = store == null ? 0 : recover(store, local, chunks, context);
+            expirySweep = new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L,
+                context.nanoClock().nanoTime());
             announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
-                persistStats);
+                persistStats, context.nanoClock());
             runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, server);
         }
         catch (final RuntimeException ex)
@@ -108,11 +108,12 @@ public final class MemoryNode implements AutoCloseable
      * @return keys put back.
      */
     private static long recover(final KeyStore store, final LocalIndex index, final HeapChunks chunks,
-        final EpochClock clock)
+        final MemoryNodeContext context)
     {
         final long[] count = new long[1];
         final long[] chunk = {-1, 0, 0};
-        final long nowMillis = clock.time();
+        final long nowMillis = context.epochClock().time();
+        final NanoClock nanoClock = context.nanoClock();
         final List<byte[]> expired = new ArrayList<>();
         store.forEach((key, expireAt, value) ->
         {
@@ -127,7 +128,7 @@ public final class MemoryNode implements AutoCloseable
                 final int chunkLength = Math.max(chunks.maxChunkLength(), length);
                 if (chunk[0] >= 0)
                 {
-                    chunks.retire(chunk[0], null, System.nanoTime());
+                    chunks.retire(chunk[0], null, nanoClock.nanoTime());
                 }
                 chunk[0] = chunks.allocate(chunkLength, null);
                 if (chunk[0] < 0)
@@ -153,7 +154,7 @@ public final class MemoryNode implements AutoCloseable
         if (chunk[0] >= 0)
         {
             // the node writes no more into its chunks: they go back once clients replaced or deleted their keys
-            chunks.retire(chunk[0], null, System.nanoTime());
+            chunks.retire(chunk[0], null, nanoClock.nanoTime());
         }
         if (!expired.isEmpty())
         {

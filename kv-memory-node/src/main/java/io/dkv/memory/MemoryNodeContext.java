@@ -1,7 +1,9 @@
 package io.dkv.memory;
 
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 
@@ -21,6 +23,7 @@ public final class MemoryNodeContext
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;
@@ -107,6 +110,21 @@ public final class MemoryNodeContext
         return this;
     }
 
+    /**
+     * @return what the node measures its intervals by: a retired chunk's grace period, the expiry scan's interval, a
+     * batch's time to disk.
+     */
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    public MemoryNodeContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
+        return this;
+    }
+
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -152,6 +170,10 @@ public final class MemoryNodeContext
         if (epochClock == null)
         {
             throw new IllegalArgumentException("no epochClock given");
+        }
+        if (nanoClock == null)
+        {
+            throw new IllegalArgumentException("no nanoClock given");
         }
         if (heapChunks < 1)
         {

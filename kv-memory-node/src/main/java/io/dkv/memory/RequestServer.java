@@ -7,6 +7,7 @@ import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
@@ -43,6 +44,7 @@ final class RequestServer implements Agent
     private final List<Connection> answerTo = new ArrayList<>();
     private final LongArrayList answerCorrelations = new LongArrayList();
     private final PersistStats stats;
+    private final NanoClock clock;
     private final long scanIntervalNanos;
     private long nextScanNanos;
 
@@ -54,7 +56,8 @@ final class RequestServer implements Agent
         final KeyStore store,
         final MemorySegment request,
         final MemorySegment reply,
-        final PersistStats stats)
+        final PersistStats stats,
+        final NanoClock clock)
     {
         this.listener = listener;
         this.chunks = chunks;
@@ -64,6 +67,7 @@ final class RequestServer implements Agent
         this.request = request;
         this.reply = reply;
         this.stats = stats;
+        this.clock = clock;
         // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
         this.scanIntervalNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
     }
@@ -82,7 +86,7 @@ final class RequestServer implements Agent
             clients.add(accepted);
             work++;
         }
-        final long turnStart = System.nanoTime();
+        final long turnStart = clock.nanoTime();
         for (int i = clients.size() - 1; i >= 0 && batchKeys.size() < MAX_BATCH; i--)
         {
             final Connection client = clients.get(i);
@@ -139,7 +143,7 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.PERSIST ->
                 persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
             case MemoryNodeProtocol.RETIRE ->
-                chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, System.nanoTime());
+                chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, clock.nanoTime());
             case MemoryNodeProtocol.SPLIT -> answer(client, correlation,
                 index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) == LocalIndex.SPLIT_FULL ?
                     MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
@@ -213,7 +217,7 @@ final class RequestServer implements Agent
             batchKeys.clear();
             return;
         }
-        stats.onBatch(batchKeys.size(), System.nanoTime() - turnStart);
+        stats.onBatch(batchKeys.size(), clock.nanoTime() - turnStart);
         batchKeys.clear();
         answerAll(MemoryNodeProtocol.OK);
     }

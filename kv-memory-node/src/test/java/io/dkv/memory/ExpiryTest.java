@@ -9,6 +9,7 @@ import io.dkv.client.layout.SlotWord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
 import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
@@ -36,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Keys with an expiry time: read back until the clock reaches it, a miss to every operation after,
  * their expiry kept, changed or taken away by compare-and-set, their slots and chunks reclaimed
  * when nobody reads them again, and dropped rather than loaded back by a restarted node. Time is
- * the tests' own clock ({@link CachedEpochClock}), moved by hand: nothing waits for an expiry.
+ * the tests' own clock ({@link CachedEpochClock}), moved by hand: nothing waits for an expiry. The node's scan
+ * comes each interval of its own clock ({@link CachedNanoClock}), moved by hand too.
  */
 class ExpiryTest
 {
@@ -296,6 +298,25 @@ class ExpiryTest
             {
                 assertNull(reader.get(key));
             }
+        }
+    }
+
+    @Test
+    void theNodesScanComesOnceAnIntervalOfItsClockHasPassed() throws Exception
+    {
+        final int scanMs = 60_000;
+        final CachedNanoClock scanClock = new CachedNanoClock();
+        try (KvCluster cluster = new KvCluster("shm", 1,
+            context -> context.epochClock(clock).nanoClock(scanClock).expiryScanMs(scanMs).graceMs(300));
+            KvClient client = client(cluster))
+        {
+            final byte[] key = bytes("expired, never read");
+            client.put(key, bytes("v"), START + 1_000);
+            clock.advance(1_000);
+            assertEquals(1, committedSlots(cluster, key), "expired, and no scan yet");
+            scanClock.advance(TimeUnit.MILLISECONDS.toNanos(scanMs));
+            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            assertEquals(0, committedSlots(cluster, key), "the scan emptied its slot");
         }
     }
 

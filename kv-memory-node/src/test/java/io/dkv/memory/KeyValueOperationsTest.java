@@ -1,7 +1,10 @@
 package io.dkv.memory;
 
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -10,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,24 +108,28 @@ class KeyValueOperationsTest
     }
 
     @Test
-    void aVersionOlderThanTheGracePeriodAllowsIsComparedByItsValue() throws Exception
+    void aVersionOlderThanTheGracePeriodAllowsIsComparedByItsValue()
     {
-        // grace period 2 s, client timeout 1 s: a version is compared as a word for 1 s
-        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(2_000)))
+        // grace period 2 s, client timeout 1 s: a version is compared as a word for 1 s of the client's clock
+        final CachedNanoClock clock = new CachedNanoClock();
+        try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(2_000));
+            KvClient client = KvClient.connect(cluster.clientRaas,
+                new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(1_000).nanoClock(clock)))
         {
             final byte[] key = bytes("slow reader");
-            cluster.client.put(key, bytes("same"));
-            final Versioned young = cluster.client.getVersioned(key);
-            cluster.client.put(key, bytes("same"));
-            assertFalse(cluster.client.compareAndSetVersion(key, young, bytes("next")), "a young version is its word");
+            client.put(key, bytes("same"));
+            final Versioned young = client.getVersioned(key);
+            client.put(key, bytes("same"));
+            clock.advance(TimeUnit.MILLISECONDS.toNanos(999));
+            assertFalse(client.compareAndSetVersion(key, young, bytes("next")), "a young version is its word");
 
-            final Versioned old = cluster.client.getVersioned(key);
-            cluster.client.put(key, bytes("same"));
-            Thread.sleep(1_200);
-            assertTrue(cluster.client.compareAndSetVersion(key, old, bytes("next")),
+            final Versioned old = client.getVersioned(key);
+            client.put(key, bytes("same"));
+            clock.advance(TimeUnit.MILLISECONDS.toNanos(1_000));
+            assertTrue(client.compareAndSetVersion(key, old, bytes("next")),
                 "an old version's word may name a reused block: its value, still the same, decides");
-            assertArrayEquals(bytes("next"), cluster.client.get(key));
-            assertFalse(cluster.client.compareAndSetVersion(key, old, bytes("later")),
+            assertArrayEquals(bytes("next"), client.get(key));
+            assertFalse(client.compareAndSetVersion(key, old, bytes("later")),
                 "by value too, it no longer holds");
         }
     }

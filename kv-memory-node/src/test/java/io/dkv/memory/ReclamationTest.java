@@ -6,6 +6,7 @@ import io.dkv.client.KvException;
 import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.SlotWord;
 import io.dkv.raas.Raas;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Replaced and deleted blocks come back: a chunk no slot points into is handed out again after the
  * grace period, so a small heap takes many times its size in updates; what a client that went away
- * left half done (blocks never published, a tentative slot) is never seen and is reclaimed too.
+ * left half done (blocks never published, a tentative slot) is never seen and is reclaimed too. The grace period is
+ * the node's clock's to measure.
  */
 class ReclamationTest
 {
@@ -102,6 +104,26 @@ class ReclamationTest
                 final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
                 assertEquals(0, slotsPointingAt(index, ghostBlock), "the unfinished insert's slot was cleared");
             }
+        }
+    }
+
+    @Test
+    void aChunkComesBackOnceTheNodesClockSaysTheGracePeriodIsOver() throws Exception
+    {
+        final int graceMs = 60_000;
+        final CachedNanoClock clock = new CachedNanoClock();
+        try (KvCluster cluster = new KvCluster("shm", 1,
+            context -> context.chunkBytes(4096).heapChunks(16).graceMs(graceMs).nanoClock(clock));
+            KvClient writer = KvClient.connect(cluster.clientRaas,
+                new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)))
+        {
+            writer.put(bytes("deleted"), bytes("its block is the first chunk's only one"));
+            assertTrue(cluster.client.delete(bytes("deleted")));
+            // too big for what the first chunk has left: the writer retires it, then is granted another
+            writer.put(bytes("next"), new byte[4_000]);
+            assertEquals(0, cluster.memoryNode.chunksReclaimed(), "held for a grace period of the node's clock");
+            clock.advance(TimeUnit.MILLISECONDS.toNanos(graceMs));
+            awaitTrue(() -> cluster.memoryNode.chunksReclaimed() == 1);
         }
     }
 

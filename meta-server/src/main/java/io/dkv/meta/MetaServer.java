@@ -15,6 +15,7 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.PortAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.NanoClock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -81,20 +82,12 @@ public final class MetaServer implements AutoCloseable
         Raas startedRaas = null;
         try
         {
-            final long servingSince = System.currentTimeMillis();
+            final long servingSince = context.epochClock().time();
             createdState = new MetaState(context.nodeId(), store, servingSince * 1000);
             state = createdState;
             state.load(servingSince, context.leaseMs());
 
-            final RaasContext raasContext = context.raas()
-                .nodeId(context.nodeId())
-                .role(NodeRecord.ROLE_META)
-                .dcKey(keptSetting(DC_KEY_SETTING, context.dcKey()));
-            if (PortAddress.SHM.equals(raasContext.verbs().provider()))
-            {
-                raasContext.verbs().shmDeviceId(keptSetting(SHM_DEVICE_SETTING, raasContext.verbs().shmDeviceId()));
-            }
-            startedRaas = Raas.embedded(raasContext, new ServerDirectory(state, context.peer()));
+            startedRaas = Raas.embedded(driverContext(), new ServerDirectory(state, context.peer()));
             raas = startedRaas;
 
             final long length = MetaTableDescriptor.regionLength(context.nodeSlots(), context.regionSlots());
@@ -107,7 +100,7 @@ public final class MetaServer implements AutoCloseable
             state.putRegion(tables);
 
             handler = new RequestHandler(state, context.nodeId(), context.peer() == null ? 0 : context.peer().nodeId(),
-                context.leaseMs(), servingSince, tables,
+                context.leaseMs(), servingSince, context.epochClock(), tables,
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
@@ -152,6 +145,23 @@ public final class MetaServer implements AutoCloseable
         return server;
     }
 
+    /**
+     * The driver's settings with what the server's own settings decide of them: its node id, role, DC key and (on
+     * shm) device id, the last two kept in the store so that a restart keeps its endpoint.
+     */
+    private RaasContext driverContext()
+    {
+        final RaasContext raasContext = context.raas()
+            .nodeId(context.nodeId())
+            .role(NodeRecord.ROLE_META)
+            .dcKey(keptSetting(DC_KEY_SETTING, context.dcKey()));
+        if (PortAddress.SHM.equals(raasContext.verbs().provider()))
+        {
+            raasContext.verbs().shmDeviceId(keptSetting(SHM_DEVICE_SETTING, raasContext.verbs().shmDeviceId()));
+        }
+        return raasContext;
+    }
+
     /** The setting as given, else as stored, else drawn now; kept in the store either way. */
     private long keptSetting(final String key, final long given)
     {
@@ -173,8 +183,9 @@ public final class MetaServer implements AutoCloseable
         {
             return;
         }
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(context.catchUpTimeoutMs());
-        while (!peer.catchUpSettled() && handler.snapshotsInstalled() == 0 && System.nanoTime() < deadline)
+        final NanoClock clock = context.nanoClock();
+        final long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(context.catchUpTimeoutMs());
+        while (!peer.catchUpSettled() && handler.snapshotsInstalled() == 0 && clock.nanoTime() - deadline < 0)
         {
             try
             {

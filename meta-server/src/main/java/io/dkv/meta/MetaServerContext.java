@@ -6,7 +6,9 @@ import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectoryConfiguration;
 import io.dkv.raas.meta.MetaEndpoint;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 
@@ -46,6 +48,7 @@ public final class MetaServerContext
     private byte[] clusterSecret;
     private boolean noClusterSecret;
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Path errorDirectory;
 
     public MetaServerContext()
@@ -85,6 +88,11 @@ public final class MetaServerContext
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
+        if (epochClock == null || nanoClock == null)
+        {
+            throw new IllegalArgumentException("a MetaServer needs both clocks: epochClock=" + epochClock +
+                " nanoClock=" + nanoClock);
+        }
         clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaServer");
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
@@ -159,10 +167,28 @@ public final class MetaServerContext
         return epochClock;
     }
 
-    /** The clock frames are timestamped with and checked against. */
+    /**
+     * The server's wall clock: frames are timestamped with and checked against it, leases granted and expired by it,
+     * and the time it began serving (the older of two peers wins) read from it.
+     */
     public MetaServerContext epochClock(final EpochClock epochClock)
     {
         this.epochClock = epochClock;
+        return this;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * What the server measures its intervals by: between lease checks, an idle connection's, a forwarded write's
+     * timeout, between attempts to reach the peer, and the wait for the peer's state at start.
+     */
+    public MetaServerContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 

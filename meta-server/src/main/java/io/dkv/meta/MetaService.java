@@ -9,6 +9,8 @@ import io.dkv.raas.ReceivedMessage;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -47,6 +49,10 @@ final class MetaService implements Agent
     private final RequestHandler handler;
     private final PeerLink peer;
     private final MetaState state;
+    /** What leases are judged by. */
+    private final EpochClock epochClock;
+    /** What the service's intervals are measured by. */
+    private final NanoClock nanoClock;
     private final long leaseCheckNanos;
     private final long idleNanos;
     private final List<Inbound> inbound = new ArrayList<>();
@@ -67,6 +73,8 @@ final class MetaService implements Agent
         this.handler = handler;
         this.peer = peer;
         this.state = state;
+        this.epochClock = context.epochClock();
+        this.nanoClock = context.nanoClock();
         this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
         this.removalBuffer = raas.allocateBuffer(128);
@@ -79,7 +87,7 @@ final class MetaService implements Agent
 
     public int doWork()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         int work = raas.poll();
         Connection accepted;
         while ((accepted = listener.poll()) != null)
@@ -180,7 +188,7 @@ final class MetaService implements Agent
 
     private int expireLeases()
     {
-        final List<Long> expired = state.expire(System.currentTimeMillis());
+        final List<Long> expired = state.expire(epochClock.time());
         for (final long nodeId : expired)
         {
             if (peer != null)

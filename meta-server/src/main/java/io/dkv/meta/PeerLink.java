@@ -10,6 +10,7 @@ import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaTableDescriptor;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -56,6 +57,7 @@ final class PeerLink
     private final MetaEndpoint peer;
     private final MetaState state;
     private final long servingSince;
+    private final NanoClock clock;
     private final long forwardTimeoutNanos;
     private final long retryNanos;
     private final MemorySegment sendBuffer;
@@ -80,6 +82,7 @@ final class PeerLink
         this.peer = peer;
         this.state = state;
         this.servingSince = servingSince;
+        this.clock = context.nanoClock();
         this.forwardTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(context.forwardTimeoutMs());
         this.retryNanos = TimeUnit.MILLISECONDS.toNanos(context.peerRetryMs());
         this.sendBuffer = raas.allocateBuffer(MAX_FRAME_LENGTH);
@@ -115,7 +118,7 @@ final class PeerLink
         {
             down("the peer asks for this server's state");
         }
-        nextAttemptNanos = System.nanoTime();
+        nextAttemptNanos = clock.nanoTime();
     }
 
     /**
@@ -142,7 +145,7 @@ final class PeerLink
             down("forwarding failed: " + ex.getMessage());
             return false;
         }
-        pending.add(new Pending(requestId, System.nanoTime(), handler));
+        pending.add(new Pending(requestId, clock.nanoTime(), handler));
         return true;
     }
 
@@ -180,7 +183,7 @@ final class PeerLink
         }
         catch (final RaasException ex)
         {
-            nextAttemptNanos = System.nanoTime() + retryNanos;
+            nextAttemptNanos = clock.nanoTime() + retryNanos;
             report(false, "peer MetaServer " + peer.nodeId() + " unreachable: " + ex.getMessage());
             catchUpSettled = true;
             return;
@@ -319,7 +322,7 @@ final class PeerLink
         final Connection current = connection;
         connection = null;
         up = false;
-        nextAttemptNanos = System.nanoTime() + retryNanos;
+        nextAttemptNanos = clock.nanoTime() + retryNanos;
         if (current != null)
         {
             try

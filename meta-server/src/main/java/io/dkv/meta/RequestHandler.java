@@ -6,6 +6,7 @@ import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcException;
+import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.security.MessageDigest;
@@ -30,6 +31,7 @@ final class RequestHandler
     private final long peerId;
     private final long leaseMs;
     private final long servingSince;
+    private final EpochClock clock;
     private final RemoteRegion tablesForClients;
     private final MetaFrameAuthenticator authenticator;
     private final SecureRandom random = new SecureRandom();
@@ -54,6 +56,7 @@ final class RequestHandler
      * @param peerId            the peer MetaServer's node id, or 0.
      * @param leaseMs           the lease granted on register and heartbeat.
      * @param servingSince      when this server started serving (wall-clock millis): the older server's state wins.
+     * @param clock             what leases are granted and judged by.
      * @param tablesForClients  the table region as bootstrap hands it out.
      * @param replyBuffer       where replies are written.
      * @param replicationBuffer where forwarded writes are written.
@@ -65,6 +68,7 @@ final class RequestHandler
         final long peerId,
         final long leaseMs,
         final long servingSince,
+        final EpochClock clock,
         final RemoteRegion tablesForClients,
         final MemorySegment replyBuffer,
         final MemorySegment replicationBuffer,
@@ -76,6 +80,7 @@ final class RequestHandler
         this.peerId = peerId;
         this.leaseMs = leaseMs;
         this.servingSince = servingSince;
+        this.clock = clock;
         this.tablesForClients = tablesForClients;
         this.replyBuffer = replyBuffer;
         this.replicationBuffer = replicationBuffer;
@@ -245,7 +250,7 @@ final class RequestHandler
         {
             throw new MetaRpcException(STATUS_MALFORMED, "node id " + node.id() + " is a MetaServer's");
         }
-        final long now = System.currentTimeMillis();
+        final long now = clock.time();
         final NodeRecord existing = state.node(node.id());
         final byte[] held = state.token(node.id());
         final boolean holder = held != null && matches(held, proposed);
@@ -287,7 +292,7 @@ final class RequestHandler
                 "node " + nodeId + " of epoch " + epoch + " is not registered" +
                 " (epoch " + existing.epoch() + " is)");
         }
-        final NodeRecord leased = existing.withLease(System.currentTimeMillis() + leaseMs);
+        final NodeRecord leased = existing.withLease(clock.time() + leaseMs);
         state.putNode(leased, held);
         replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held).finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)

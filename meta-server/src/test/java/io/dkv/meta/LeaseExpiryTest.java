@@ -3,6 +3,8 @@ package io.dkv.meta;
 import io.dkv.raas.Raas;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,18 +12,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A node stays registered while it renews its lease; one that stops renewing is removed with its
- * regions once the lease runs out, and the removal moves the epoch so that cached entries go.
+ * regions once the lease runs out, and the removal moves the epoch so that cached entries go. Leases are the server's
+ * clocks' to grant and judge: moved by a test, they decide alone.
  */
 class LeaseExpiryTest
 {
     private static final int LEASE_MS = 600;
+    /** Far ahead of the real clock: nothing granted by that one could pass for a grant by the test's. */
+    private static final long YEAR_2100_MILLIS = 4_102_444_800_000L;
 
     @TempDir
     Path dir;
@@ -80,6 +87,34 @@ class LeaseExpiryTest
             MetaTestSupport.await("the late node's return", Duration.ofSeconds(10),
                 () -> server.node(4) != null && server.region("late.region") != null,
                 () -> "last renewal failure: " + directory.lastHeartbeatFailure());
+        }
+    }
+
+    @Test
+    void leasesAreGrantedCheckedAndExpiredByTheServersClocksNotTheHosts()
+    {
+        final int leaseMs = 3_600_000;
+        final int leaseCheckMs = 60_000;
+        final CachedEpochClock epochClock = new CachedEpochClock();
+        final CachedNanoClock nanoClock = new CachedNanoClock();
+        epochClock.update(YEAR_2100_MILLIS);
+        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir)
+            .leaseMs(leaseMs).leaseCheckMs(leaseCheckMs).epochClock(epochClock).nanoClock(nanoClock);
+        // the node's frames are stamped by the same clock, or the server would refuse them as stale
+        final MetaDirectoryContext silentRenewal =
+            MetaTestSupport.directoryContext().heartbeatMs(3_600_000).epochClock(epochClock);
+        try (MetaServer server = MetaServer.start(context);
+            Raas silent = Raas.embedded(MetaTestSupport.nodeContext("shm", 5),
+                new MetaDirectory(silentRenewal.endpoints(server.endpoint()))))
+        {
+            silent.malloc(silent.self().id(), 4096, "silent.region");
+            assertEquals(YEAR_2100_MILLIS + leaseMs, server.node(5).leaseExpiry(), "granted by the server's clock");
+
+            epochClock.advance(leaseMs + 1);
+            nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(leaseCheckMs));
+            MetaTestSupport.await("the node's removal once both clocks say its lease ran out", Duration.ofSeconds(5),
+                () -> server.node(5) == null);
+            assertNull(server.region("silent.region"), "its region went with it");
         }
     }
 }

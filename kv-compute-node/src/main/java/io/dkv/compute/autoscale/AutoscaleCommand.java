@@ -3,6 +3,7 @@ package io.dkv.compute.autoscale;
 import io.dkv.compute.ComputeNodeConfiguration;
 import io.dkv.compute.StopSignals;
 import io.dkv.raas.command.DkvCommandLine;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import picocli.CommandLine.Command;
@@ -15,11 +16,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.LocalTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 
 /**
  * {@code ./dkv autoscale}: runs this host's compute nodes, between a minimum and a maximum, all on one RESP port
@@ -139,8 +143,10 @@ public final class AutoscaleCommand implements Callable<Integer>
             .upWindowMs(Durations.parseMillis("--scale-up-window", upWindow))
             .downWindowMs(Durations.parseMillis("--scale-down-window", downWindow))
             .metricsHost(bind.equals("0.0.0.0") || bind.equals("::") ? "127.0.0.1" : bind)
-            .events(AutoscaleCommand::print)
             .launcher(new ProcessNodeLauncher(List.of(), nodeJvmOptions, arguments, nodeHeap, logs));
+        // stamped by the autoscaler's clock: its context's, filled in once the autoscaler concluded it
+        final Consumer<String> out = line -> print(context.epochClock(), line);
+        context.events(out);
         final StopSignals signals = StopSignals.install();
         final IdleStrategy idle = new SleepingMillisIdleStrategy(20);
         try (Autoscaler autoscaler = new Autoscaler(context))
@@ -149,22 +155,23 @@ public final class AutoscaleCommand implements Callable<Integer>
             {
                 idle.idle(autoscaler.doWork());
             }
-            print(String.format("serving RESP on %s:%d through %d compute node(s) (between %d and %d; metric %s, " +
-                "target %s per node; logs in %s)", bind, servedPort, autoscaler.serving(), min, max,
+            out.accept(String.format("serving RESP on %s:%d through %d compute node(s) (between %d and %d; metric " +
+                "%s, target %s per node; logs in %s)", bind, servedPort, autoscaler.serving(), min, max,
                 context.metric(), Autoscaler.figure(context.target()), logs));
             while (signals.received() == null)
             {
                 idle.idle(autoscaler.doWork());
             }
-            print(signals.received() + ": draining " + autoscaler.running() + " compute node(s)");
+            out.accept(signals.received() + ": draining " + autoscaler.running() + " compute node(s)");
         }
-        print("stopped");
+        out.accept("stopped");
         return 0;
     }
 
-    private static void print(final String line)
+    private static void print(final EpochClock clock, final String line)
     {
-        System.out.println("dkv autoscale " + LocalTime.now().format(TIME) + ": " + line);
+        final LocalTime time = LocalTime.ofInstant(Instant.ofEpochMilli(clock.time()), ZoneId.systemDefault());
+        System.out.println("dkv autoscale " + time.format(TIME) + ": " + line);
         System.out.flush();
     }
 

@@ -2,6 +2,7 @@ package io.dkv.compute.autoscale;
 
 import io.dkv.compute.autoscale.ManagedNode.State;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
 
 import java.io.IOException;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 public final class Autoscaler implements Agent, AutoCloseable
 {
     private final AutoscalerContext context;
+    private final NanoClock clock;
     private final ScalingPolicy policy;
     /** Written by the duty cycle only; copied on write so that other threads may list the nodes. */
     private final List<Tracked> nodes = new CopyOnWriteArrayList<>();
@@ -44,10 +46,11 @@ public final class Autoscaler implements Agent, AutoCloseable
     public Autoscaler(final AutoscalerContext context)
     {
         this.context = context.conclude();
+        this.clock = context.nanoClock();
         this.policy = new ScalingPolicy(context.minNodes(), context.maxNodes(), context.target(), context.tolerance(),
             context.upWindowMs(), context.downWindowMs());
         this.figures = new double[context.maxNodes() * 2];
-        final long now = context.clock().nanoTime();
+        final long now = clock.nanoTime();
         // the first decision waits a period, as HPA's first sync: the nodes just started have no load yet
         this.nextSyncNs = now + TimeUnit.MILLISECONDS.toNanos(context.syncPeriodMs());
         launch(context.minNodes(), now, "the minimum");
@@ -70,7 +73,7 @@ public final class Autoscaler implements Agent, AutoCloseable
         {
             return 0;
         }
-        final long now = context.clock().nanoTime();
+        final long now = clock.nanoTime();
         int work = watch(now);
         final int running = running();
         if (running < context.minNodes())
@@ -338,7 +341,7 @@ public final class Autoscaler implements Agent, AutoCloseable
             return;
         }
         closed = true;
-        final long start = context.clock().nanoTime();
+        final long start = clock.nanoTime();
         for (final Tracked tracked : nodes)
         {
             tracked.node.drain();
@@ -346,7 +349,7 @@ public final class Autoscaler implements Agent, AutoCloseable
         }
         while (!nodes.isEmpty())
         {
-            final long now = context.clock().nanoTime();
+            final long now = clock.nanoTime();
             for (final Tracked tracked : nodes)
             {
                 if (tracked.node.poll() == State.EXITED)

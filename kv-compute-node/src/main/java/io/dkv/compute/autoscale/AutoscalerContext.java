@@ -1,6 +1,8 @@
 package io.dkv.compute.autoscale;
 
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
@@ -29,7 +31,8 @@ public final class AutoscalerContext
     private String metricsHost = "127.0.0.1";
     private NodeLauncher launcher;
     private LoadReader loadReader;
-    private NanoClock clock;
+    private EpochClock epochClock;
+    private NanoClock nanoClock;
     private Consumer<String> events;
 
     /** Reads one node's metrics: its samples by series. */
@@ -82,9 +85,13 @@ public final class AutoscalerContext
             final MetricsScrape scrape = new MetricsScrape(metricsHost, scrapeTimeoutMs);
             loadReader = node -> scrape.scrape(node.metricsPort());
         }
-        if (clock == null)
+        if (epochClock == null)
         {
-            clock = new SystemNanoClock();
+            epochClock = SystemEpochClock.INSTANCE;
+        }
+        if (nanoClock == null)
+        {
+            nanoClock = SystemNanoClock.INSTANCE;
         }
         if (events == null)
         {
@@ -250,14 +257,27 @@ public final class AutoscalerContext
         return this;
     }
 
-    public NanoClock clock()
+    public EpochClock epochClock()
     {
-        return clock;
+        return epochClock;
     }
 
-    public AutoscalerContext clock(final NanoClock clock)
+    /** @param epochClock the autoscaler's wall clock: its lines are stamped with the time of day it reads. */
+    public AutoscalerContext epochClock(final EpochClock epochClock)
     {
-        this.clock = clock;
+        this.epochClock = epochClock;
+        return this;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /** @param nanoClock what the periods, windows and timeouts are measured by; the system's by default. */
+    public AutoscalerContext nanoClock(final NanoClock nanoClock)
+    {
+        this.nanoClock = nanoClock;
         return this;
     }
 

@@ -2,6 +2,8 @@ package io.dkv.compute.command;
 
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.ProcessCpu;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -9,13 +11,15 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A compute node's own figures for INFO and its metrics endpoint: connections and commands, the operations a second
  * sampled as redis does (the mean of the last 16 samples taken every 100 ms), how long commands take and how busy the
- * process's CPUs are over a recent window, and whether the node is draining.
+ * process's CPUs are over a recent window, and whether the node is draining. Time is the node's clocks'.
  */
 public final class NodeStats
 {
     private static final int SAMPLES = 16;
 
-    private final long startMillis = System.currentTimeMillis();
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
+    private final long startMillis;
     private final AtomicLong connected = new AtomicLong();
     private final LongAdder connectionsReceived = new LongAdder();
     private final LongAdder connectionsRejected = new LongAdder();
@@ -24,12 +28,32 @@ public final class NodeStats
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
     private final CommandLatency latency = new CommandLatency();
-    private final ProcessCpu cpu = new ProcessCpu();
+    private final ProcessCpu cpu;
     private final long[] opsPerSecSamples = new long[SAMPLES];
     private int sampleIndex;
     private long lastSampleCommands;
-    private long lastSampleNanos = System.nanoTime();
+    private long lastSampleNanos;
     private volatile boolean draining;
+
+    /**
+     * @param epochClock what the node's uptime is counted by.
+     * @param nanoClock  what the node's durations are measured by: the command rate's intervals, the commands', the
+     *                   CPU utilization's window.
+     */
+    public NodeStats(final EpochClock epochClock, final NanoClock nanoClock)
+    {
+        this.epochClock = epochClock;
+        this.nanoClock = nanoClock;
+        this.startMillis = epochClock.time();
+        this.lastSampleNanos = nanoClock.nanoTime();
+        this.cpu = new ProcessCpu(epochClock, nanoClock);
+    }
+
+    /** @return what the node's durations are measured by. */
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
 
     /** @return how long commands take, recorded by each event loop into its own recorder. */
     public CommandLatency latency()
@@ -118,7 +142,7 @@ public final class NodeStats
     /** Take one sample of the command rate; called every 100 ms by the node. */
     public synchronized void sample()
     {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         final long total = commands.sum();
         final long elapsed = Math.max(1, now - lastSampleNanos);
         opsPerSecSamples[sampleIndex++ % SAMPLES] = (total - lastSampleCommands) * 1_000_000_000L / elapsed;
@@ -163,6 +187,6 @@ public final class NodeStats
 
     public long uptimeSeconds()
     {
-        return (System.currentTimeMillis() - startMillis) / 1000;
+        return (epochClock.time() - startMillis) / 1000;
     }
 }

@@ -25,7 +25,7 @@ public final class LatencyRecorder
     /**
      * Record requests answered together; the owning event loop thread only.
      *
-     * @param decodedNanos when they were decoded ({@link System#nanoTime()}).
+     * @param decodedNanos when they were decoded, by the node's clock.
      * @param requests     how many were decoded then.
      * @param writtenNanos when their replies were written.
      */

@@ -1,6 +1,8 @@
 package io.dkv.compute.metrics;
 
 import com.sun.management.OperatingSystemMXBean;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +22,8 @@ public final class ProcessCpu
     private static final int SAMPLES = CommandLatency.INTERVALS + 1;
 
     private final int processors = Runtime.getRuntime().availableProcessors();
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
     private final long[] wallNanos = new long[SAMPLES];
     private final long[] cpuNanos = new long[SAMPLES];
     private int next;
@@ -27,11 +31,21 @@ public final class ProcessCpu
     private OperatingSystemMXBean os;
     private long startMillis;
 
+    /**
+     * @param epochClock what the time since the process started is read by, for the first sample.
+     * @param nanoClock  what the wall time between samples is measured by.
+     */
+    public ProcessCpu(final EpochClock epochClock, final NanoClock nanoClock)
+    {
+        this.epochClock = epochClock;
+        this.nanoClock = nanoClock;
+    }
+
     /** Take a sample: the node calls this once an interval, from one thread. */
     public synchronized void sample()
     {
         start();
-        add(System.nanoTime(), os.getProcessCpuTime());
+        add(nanoClock.nanoTime(), os.getProcessCpuTime());
     }
 
     /** @return CPU time over wall time times processors, 0 to 1, over the last window until now; NaN if unknown. */
@@ -39,7 +53,7 @@ public final class ProcessCpu
     {
         start();
         final long cpu = os.getProcessCpuTime();
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         final int oldest = taken < SAMPLES ? 0 : next;
         final long wall = now - wallNanos[oldest];
         if (cpu < 0 || cpuNanos[oldest] < 0)
@@ -77,9 +91,9 @@ public final class ProcessCpu
         os = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
         startMillis = ProcessHandle.current().info().startInstant().map(java.time.Instant::toEpochMilli)
             .orElseGet(() -> ManagementFactory.getRuntimeMXBean().getStartTime());
-        final long sinceStartMillis = Math.max(0, System.currentTimeMillis() - startMillis);
+        final long sinceStartMillis = Math.max(0, epochClock.time() - startMillis);
         final long sinceStartNanos = TimeUnit.MILLISECONDS.toNanos(sinceStartMillis);
-        add(System.nanoTime() - sinceStartNanos, 0);
+        add(nanoClock.nanoTime() - sinceStartNanos, 0);
     }
 
     private void add(final long wall, final long cpu)

@@ -3,6 +3,7 @@ package io.dkv.compute.resp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.List;
 
@@ -27,6 +28,7 @@ public final class RespDecoder extends ByteToMessageDecoder
     private final int maxArgs;
     private final int maxBulkBytes;
     private final long maxCommandBytes;
+    private final NanoClock clock;
     private boolean authenticated;
     private boolean failed;
 
@@ -43,14 +45,16 @@ public final class RespDecoder extends ByteToMessageDecoder
      * @param maxBulkBytes    bytes of one argument at most (a value's limit).
      * @param maxCommandBytes bytes of all the arguments of one request at most.
      * @param authenticated   false while the connection must still AUTH: redis's tighter limits apply until then.
+     * @param clock           what the time bytes arrive is read from: the node's, as its commands' durations are.
      */
     public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes,
-        final boolean authenticated)
+        final boolean authenticated, final NanoClock clock)
     {
         this.maxArgs = maxArgs;
         this.maxBulkBytes = maxBulkBytes;
         this.maxCommandBytes = maxCommandBytes;
         this.authenticated = authenticated;
+        this.clock = clock;
     }
 
     /** The connection authenticated: the configured bounds apply from the next request on. */
@@ -71,7 +75,7 @@ public final class RespDecoder extends ByteToMessageDecoder
         return commandsDecoded;
     }
 
-    /** @return when the bytes that completed the requests being handed on now arrived ({@link System#nanoTime()}). */
+    /** @return when the bytes that completed the requests being handed on now arrived, by the decoder's clock. */
     public long decodedAtNanos()
     {
         return readNanos;
@@ -83,7 +87,7 @@ public final class RespDecoder extends ByteToMessageDecoder
      */
     public void channelRead(final ChannelHandlerContext ctx, final Object msg) throws Exception
     {
-        readNanos = System.nanoTime();
+        readNanos = clock.nanoTime();
         super.channelRead(ctx, msg);
     }
 

@@ -36,7 +36,7 @@ class AutoscalerTest
             .downWindowMs(300_000)
             .startTimeoutMs(60_000)
             .drainTimeoutMs(30_000)
-            .clock(clock)
+            .nanoClock(clock)
             .events(events::add)
             .launcher(ordinal ->
             {
