@@ -155,6 +155,15 @@ public final class MetaServer implements AutoCloseable
             .nodeId(context.nodeId())
             .role(NodeRecord.ROLE_META)
             .dcKey(keptSetting(DC_KEY_SETTING, context.dcKey()));
+        // one setting governs the process: the driver runs on the server's clocks unless given its own
+        if (raasContext.epochClock() == null)
+        {
+            raasContext.epochClock(context.epochClock());
+        }
+        if (raasContext.nanoClock() == null)
+        {
+            raasContext.nanoClock(context.nanoClock());
+        }
         if (PortAddress.SHM.equals(raasContext.verbs().provider()))
         {
             raasContext.verbs().shmDeviceId(keptSetting(SHM_DEVICE_SETTING, raasContext.verbs().shmDeviceId()));

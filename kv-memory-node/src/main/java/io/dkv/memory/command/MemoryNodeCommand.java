@@ -110,14 +110,15 @@ public final class MemoryNodeCommand implements Callable<Integer>
         final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
             .clusterSecretFile(secret.file())
             .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
-            .endpoints(meta.stream().map(MetaEndpoint::parse).toList()));
+            .endpoints(meta.stream().map(MetaEndpoint::parse).toList())
+            .clocksOf(context.conclude()));
         final CountDownLatch stopped = new CountDownLatch(1);
         final Raas raas = Raas.embedded(context, directory);
         final MemoryNode node;
         try
         {
             node = MemoryNode.start(raas,
-                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks)
+                new MemoryNodeContext().epochClock(context.epochClock()).nanoClock(context.nanoClock()).indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks)
                 .dataDir(dataDir).errorDirectory(errorDirectory));
         }
         catch (final RuntimeException ex)

@@ -77,8 +77,7 @@ public final class DriverCommand implements Callable<Integer>
             new io.dkv.raas.meta.MetaDirectory(new io.dkv.raas.meta.MetaDirectoryContext()
                 .clusterSecretFile(secret.file())
                 .endpoints(meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse).toList())
-                .epochClock(context.epochClock())
-                .nanoClock(context.nanoClock()));
+                .clocksOf(context));
         try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
         {
             System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +

@@ -226,6 +226,20 @@ public final class MetaDirectoryContext
         return this;
     }
 
+    /**
+     * Take the clocks of the driver this directory serves, so that one setting governs the process.
+     *
+     * @param driver the driver's context, concluded (its clocks filled in).
+     */
+    public MetaDirectoryContext clocksOf(final io.dkv.raas.RaasContext driver)
+    {
+        if (driver.epochClock() == null || driver.nanoClock() == null)
+        {
+            throw new IllegalStateException("the driver's context is not concluded: it has no clocks to hand on yet");
+        }
+        return epochClock(driver.epochClock()).nanoClock(driver.nanoClock());
+    }
+
     public int relinkMs()
     {
         return relinkMs;
