@@ -69,10 +69,11 @@ class OneSidedOperationsTest extends TwoNodeTest
         a.region.segment().asSlice(0, length).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
 
         final SendWorkRequest wr = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
-            .remote(b.region.address() + 100, b.region.rkey()).numSge(3);
-        wr.sge(0).set(a.region, 0, 1000);
-        wr.sge(1).set(a.region, 1000, 299_000);
-        wr.sge(2).set(a.region, 300_000, 300_000);
+            .remote(b.region.address() + 100, b.region.rkey());
+        final ScatterGatherList sgList = wr.sgList().numSge(3);
+        sgList.sge(0).set(a.region, 0, 1000);
+        sgList.sge(1).set(a.region, 1000, 299_000);
+        sgList.sge(2).set(a.region, 300_000, 300_000);
         qp.postSend(wr);
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
         assertArrayEquals(data, b.region.segment().asSlice(100, length).toArray(ValueLayout.JAVA_BYTE));

@@ -192,7 +192,7 @@ class ProtectionTest extends TwoNodeTest
         final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest wr = new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey());
-        wr.sge(0).lkey(a.region.lkey() + 1);
+        wr.sgList().sge(0).lkey(a.region.lkey() + 1);
         qps[0].postSend(wr);
         final Completions.Wc wc = completions.awaitOne(a.cq);
         assertEquals(WcStatus.LOC_PROT_ERR, wc.status());

@@ -175,8 +175,9 @@ class QueuePairStateMachineTest extends TwoNodeTest
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendSge(2).maxInlineData(16),
             new QpInitAttributes().type(QpType.RC).cq(b.cq));
-        final VerbsException tooManySges = assertThrows(VerbsException.class,
-            () -> qps[0].postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).numSge(3)));
+        final SendWorkRequest threeSges = new SendWorkRequest().opcode(Opcode.RDMA_WRITE);
+        threeSges.sgList().numSge(3);
+        final VerbsException tooManySges = assertThrows(VerbsException.class, () -> qps[0].postSend(threeSges));
         assertTrue(tooManySges.getMessage().contains("3 SGEs"), tooManySges.getMessage());
         final VerbsException inlineTooLarge = assertThrows(VerbsException.class, () -> qps[0].postSend(
             new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.INLINE).local(a.region, 0, 17)));

@@ -87,9 +87,9 @@ class TwoSidedMessagingTest extends TwoNodeTest
         final byte[] data = new byte[50_000];
         ThreadLocalRandom.current().nextBytes(data);
         a.region.segment().asSlice(0, data.length).copyFrom(MemorySegment.ofArray(data));
-        final RecvWorkRequest recv = new RecvWorkRequest().wrId(1).numSge(2);
-        recv.sge(0).set(b.region, 0, 10_000);
-        recv.sge(1).set(b.region, 100_000, 60_000);
+        final RecvWorkRequest recv = new RecvWorkRequest().wrId(1);
+        recv.sgList().numSge(2).sge(0).set(b.region, 0, 10_000);
+        recv.sgList().sge(1).set(b.region, 100_000, 60_000);
         qps[1].postRecv(recv);
 
         qps[0].postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
@@ -110,7 +110,9 @@ class TwoSidedMessagingTest extends TwoNodeTest
     {
         final QueuePair[] qps = connect(provider);
         final Completions completions = new Completions(a.cq, b.cq);
-        qps[1].postRecv(new RecvWorkRequest().wrId(77).numSge(0));
+        final RecvWorkRequest noBuffer = new RecvWorkRequest().wrId(77);
+        noBuffer.sgList().numSge(0);
+        qps[1].postRecv(noBuffer);
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5555_6666_7777_8888L);
 
         qps[0].postSend(new SendWorkRequest().wrId(3).opcode(Opcode.RDMA_WRITE_WITH_IMM).immData(0x1234)
