@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -14,21 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * One DC initiator reaches any DC target from its address, number and key alone: no handshake per
  * target. Wrong keys are refused and break only the initiator that used them.
  */
-class DynamicallyConnectedTest
+class DynamicallyConnectedTest extends MultiNodeTest
 {
-    private final List<TestNode> nodes = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        nodes.forEach(TestNode::close);
-    }
-
     private TestNode node(final String provider)
     {
-        final TestNode node = TestNode.open(provider);
-        nodes.add(node);
-        return node;
+        return node(TestNode.context(provider));
     }
 
     @ParameterizedTest

@@ -49,9 +49,9 @@ class QueuePairStateMachineTest extends TwoNodeTest
     void aRequestToAResponderStillBeingSetUpIsRetriedUntilItIsReady(final String provider) throws InterruptedException
     {
         open(provider);
-        final QueuePair qp = a.qp(QpType.RC);
-        final QueuePair peer = b.qp(QpType.RC);
-        a.bringUp(qp, b.device.address(), peer.qpNum());
+        final QueuePair[] qps = a.connectRcToPeerInReset(b);
+        final QueuePair qp = qps[0];
+        final QueuePair peer = qps[1];
         peer.modify(QpAttributes.init(Access.ALL));
         final Completions completions = new Completions(a.cq, b.cq);
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
@@ -70,9 +70,7 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         a = TestNode.open(TestNode.context(provider).retryTimeoutMs(200));
         b = TestNode.open(provider);
-        final QueuePair qp = a.qp(QpType.RC);
-        final QueuePair peer = b.qp(QpType.RC);
-        a.bringUp(qp, b.device.address(), peer.qpNum());
+        final QueuePair qp = a.connectRcToPeerInReset(b)[0];
         final Completions completions = new Completions(a.cq, b.cq);
         final long start = System.nanoTime();
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)

@@ -122,6 +122,20 @@ class TcpEngineBadInputTest
         }
     }
 
+    /**
+     * Frames that looked valid but named what the attacker may not use: its link was cut off, the friend
+     * still works, and the victim's region holds what it held before (but for the friend's counter).
+     */
+    private void assertRefusedAndCutOff(
+        final SocketChannel attacker, final long cutsBefore, final byte[] before, final String nothingWritten)
+        throws IOException, InterruptedException
+    {
+        assertCutOffAndLogged(attacker, cutsBefore, "may not use");
+        assertFriendUnharmed();
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
+            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)), nothingWritten);
+    }
+
     private void assertFriendUnharmed() throws InterruptedException
     {
         friendly.assertUnharmed();
@@ -198,11 +212,7 @@ class TcpEngineBadInputTest
                 random.nextInt(1 << 24), random.nextInt(1 << 24), i, 64, random.nextLong(), random.nextInt());
             send(attacker, header, payload);
         }
-        assertCutOffAndLogged(attacker, cuts, "may not use");
-        assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
-            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
-            "no attacker frame wrote anything");
+        assertRefusedAndCutOff(attacker, cuts, before, "no attacker frame wrote anything");
     }
 
     @Test
@@ -226,11 +236,7 @@ class TcpEngineBadInputTest
                 friendQps[1].qpNum(), 1_000_000 + i, 32, victim.region.address() + random.nextInt(1 << 20), rkey),
                 payload);
         }
-        assertCutOffAndLogged(attacker, cuts, "may not use");
-        assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
-            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
-            "no impostor frame wrote anything");
+        assertRefusedAndCutOff(attacker, cuts, before, "no impostor frame wrote anything");
     }
 
     @Test
