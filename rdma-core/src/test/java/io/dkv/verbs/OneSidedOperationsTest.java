@@ -31,7 +31,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void writeThenReadMovesTheBytesAndReportsWrId(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final byte[] data = new byte[64];
         ThreadLocalRandom.current().nextBytes(data);
         a.region.segment().asSlice(0, 64).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
@@ -62,7 +61,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void largeTransfersSpanManyBuffersAndSges(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final int length = 600_000;
         final byte[] data = new byte[length];
         ThreadLocalRandom.current().nextBytes(data);
@@ -90,7 +88,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void compareAndSwapAndFetchAndAddReturnTheOriginalWord(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         b.region.segment().set(BE_LONG, 64, 40);
 
         final SendWorkRequest wr =
@@ -123,7 +120,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void aBatchCompletesInOrderAndUnsignaledRequestsStaySilent(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest[] batch = new SendWorkRequest[32];
         for (int i = 0; i < batch.length; i++)
         {
@@ -155,7 +151,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void inlineDataIsTakenAtPostTime(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x1122334455667788L);
         qp.postSend(new SendWorkRequest().wrId(5).opcode(Opcode.RDMA_WRITE)
             .sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)

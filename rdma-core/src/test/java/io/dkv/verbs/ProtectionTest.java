@@ -49,7 +49,6 @@ class ProtectionTest extends TwoNodeTest
         a.region.segment().fill((byte)0x5A);
 
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         qps[0].postSend(request.apply(target).wrId(42).sendFlags(SendFlags.SIGNALED));
         final Completions.Wc wc = completions.awaitOne(a.cq);
         assertEquals(42, wc.wrId());
@@ -139,7 +138,6 @@ class ProtectionTest extends TwoNodeTest
         final QueuePair peer = qps[1];
         peer.modify(QpAttributes.init(Access.REMOTE_READ));
         peer.modify(QpAttributes.rtr(a.device.address(), qp.qpNum()));
-        final Completions completions = new Completions(a.cq, b.cq);
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
         assertEquals(WcStatus.REM_ACCESS_ERR, completions.awaitOne(a.cq).status());
@@ -152,7 +150,6 @@ class ProtectionTest extends TwoNodeTest
         open(provider);
         final MemoryRegion doomed = b.pd.allocate(4096, Access.ALL);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest read =
             new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(doomed.address(), doomed.rkey());
@@ -182,7 +179,6 @@ class ProtectionTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest wr = new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey());
         wr.sgList().sge(0).lkey(a.region.lkey() + 1);

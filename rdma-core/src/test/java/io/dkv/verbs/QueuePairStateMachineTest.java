@@ -53,7 +53,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
         final QueuePair qp = qps[0];
         final QueuePair peer = qps[1];
         peer.modify(QpAttributes.init(Access.ALL));
-        final Completions completions = new Completions(a.cq, b.cq);
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
         assertTrue(completions.drain(a.cq, Duration.ofMillis(100)).isEmpty(), "waits while the responder is in INIT");
@@ -68,10 +67,8 @@ class QueuePairStateMachineTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aResponderThatNeverBecomesReadyFailsTheRequestAfterTheRetryTimeout(final String provider)
     {
-        a = TestNode.open(TestNode.context(provider).retryTimeoutMs(200));
-        b = TestNode.open(provider);
+        open(TestNode.context(provider).retryTimeoutMs(200), TestNode.context(provider));
         final QueuePair qp = a.connectRcToPeerInReset(b)[0];
-        final Completions completions = new Completions(a.cq, b.cq);
         final long start = System.nanoTime();
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
@@ -103,7 +100,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         qps[0].modify(QpAttributes.error());
 
         final SendWorkRequest second = new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_READ)
@@ -124,7 +120,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         for (int i = 0; i < 3; i++)
         {
             qps[0].postRecv(new RecvWorkRequest().wrId(100 + i).local(a.region, 0, 8));
@@ -151,7 +146,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(4),
             new QpInitAttributes().type(QpType.RC).cq(b.cq));
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest send =
             new SendWorkRequest().opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8);
         for (int i = 0; i < 4; i++)

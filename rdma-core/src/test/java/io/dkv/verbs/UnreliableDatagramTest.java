@@ -46,7 +46,6 @@ class UnreliableDatagramTest extends TwoNodeTest
     void datagramsReachAnyUdQpHoldingTheQueueKey(final String provider)
     {
         openUd(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 4096));
         receiver.postRecv(new RecvWorkRequest().wrId(2).local(b.region, 4096, 4096));
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 4242);
@@ -81,7 +80,6 @@ class UnreliableDatagramTest extends TwoNodeTest
     void aWrongQueueKeyIsDroppedAndOneSidedOpcodesAreRefused(final String provider)
     {
         openUd(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 64));
         sender.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).ud(ah, receiver.qpNum(), QKEY + 1));
