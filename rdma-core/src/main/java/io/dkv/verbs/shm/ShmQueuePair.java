@@ -20,9 +20,6 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 import static io.dkv.verbs.shm.ShmControlDescriptor.KIND_DCI;
@@ -39,8 +36,6 @@ import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
  */
 final class ShmQueuePair extends SoftQueuePair
 {
-    static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
-
     private final ShmDevice shm;
     private final int kind;
     private final Path queuePath;
@@ -381,13 +376,9 @@ final class ShmQueuePair extends SoftQueuePair
                     break;
 
                 case ATOMIC_CMP_AND_SWP:
-                    LocalMemory.storeAtomicResult(slot,
-                        (long)BIG_ENDIAN_LONG.compareAndExchange(memory, offset, slot.compareAdd, slot.swap));
-                    break;
-
                 case ATOMIC_FETCH_AND_ADD:
-                    LocalMemory.storeAtomicResult(slot,
-                        (long)BIG_ENDIAN_LONG.getAndAdd(memory, offset, slot.compareAdd));
+                    LocalMemory.storeAtomicResult(
+                        slot, RemoteAccess.atomic(opcode, memory, offset, slot.compareAdd, slot.swap));
                     break;
 
                 default:
