@@ -83,8 +83,7 @@ class DynamicallyConnectedTest extends MultiNodeTest
     {
         final TestNode initiator = node(provider);
         final TestNode target = node(provider);
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(77));
+        final DcTarget dct = target.dct(77);
         final AddressHandle ah = initiator.pd.createAh(target.device.address());
         final Completions completions = new Completions(initiator.cq, target.cq);
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 9);
@@ -110,8 +109,7 @@ class DynamicallyConnectedTest extends MultiNodeTest
     {
         final TestNode initiator = node(provider);
         final TestNode target = node(provider);
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(5));
+        final DcTarget dct = target.dct(5);
         final List<MemoryRegion> regions = new ArrayList<>();
         for (int i = 0; i < 70; i++)
         {

@@ -43,8 +43,7 @@ class TcpAddressReuseTest extends MultiNodeTest
         final TestNode initiator, final QueuePair dci, final Completions completions, final TestNode target,
         final long value)
     {
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(value));
+        final DcTarget dct = target.dct(value);
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);
         final AddressHandle ah = initiator.pd.createAh(target.device.address());
         dci.postSend(new SendWorkRequest().wrId(value).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)

@@ -114,6 +114,15 @@ class TcpEngineBadInputTest
         attacker.close();
     }
 
+    /** A new attacker sends the frames: the engine cuts its link off for the reason given. */
+    private void assertNewAttackerCutOff(final String reasonFragment, final ByteBuffer... frames) throws IOException
+    {
+        final long cuts = engine.linksCutOff();
+        final SocketChannel attacker = attacker();
+        send(attacker, frames);
+        assertCutOffAndLogged(attacker, cuts, reasonFragment);
+    }
+
     private boolean wasLogged(final String reasonFragment)
     {
         synchronized (logged)
@@ -144,56 +153,38 @@ class TcpEngineBadInputTest
     @Test
     void randomBytesAreCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
         final byte[] garbage = new byte[64 * 1024];
         ThreadLocalRandom.current().nextBytes(garbage);
-        final SocketChannel attacker = attacker();
-        send(attacker, ByteBuffer.wrap(garbage));
-        assertCutOffAndLogged(attacker, cuts, "malformed");
+        assertNewAttackerCutOff("malformed", ByteBuffer.wrap(garbage));
         assertFriendUnharmed();
     }
 
     @Test
     void aLengthOfTwoToTheThirtyFirstIsCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
-        final SocketChannel attacker = attacker();
-        send(attacker, hello(friend.device.address()),
+        assertNewAttackerCutOff("length -2147483648", hello(friend.device.address()),
             request(Integer.MIN_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
                 friendQps[1].qpNum(), 0, 8, 0, 0));
-        assertCutOffAndLogged(attacker, cuts, "length -2147483648");
-
-        final long cutsAgain = engine.linksCutOff();
-        final SocketChannel second = attacker();
-        send(second, hello(friend.device.address()),
+        assertNewAttackerCutOff("malformed", hello(friend.device.address()),
             request(Integer.MAX_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
                 friendQps[1].qpNum(), 0,
                 Integer.MAX_VALUE - REQUEST_HEADER_LENGTH, 0, 0));
-        assertCutOffAndLogged(second, cutsAgain, "malformed");
         assertFriendUnharmed();
     }
 
     @Test
     void unknownOpcodesAndFrameTypesAreCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
-        final SocketChannel attacker = attacker();
-        send(attacker, hello(friend.device.address()),
+        assertNewAttackerCutOff("opcode 99", hello(friend.device.address()),
             request(REQUEST_HEADER_LENGTH, 99, TRANSPORT_RC, 1, 1, 0, 0, 0, 0));
-        assertCutOffAndLogged(attacker, cuts, "opcode 99");
 
-        final long cutsAgain = engine.linksCutOff();
-        final SocketChannel second = attacker();
         final ByteBuffer unknownType =
             request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0);
         unknownType.put(TYPE_OFFSET, (byte)77);
-        send(second, hello(friend.device.address()), unknownType);
-        assertCutOffAndLogged(second, cutsAgain, "type 77");
+        assertNewAttackerCutOff("type 77", hello(friend.device.address()), unknownType);
 
-        final long cutsThird = engine.linksCutOff();
-        final SocketChannel third = attacker();
-        send(third, request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0));
-        assertCutOffAndLogged(third, cutsThird, "expected HELLO");
+        assertNewAttackerCutOff("expected HELLO",
+            request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0));
         assertFriendUnharmed();
     }
 

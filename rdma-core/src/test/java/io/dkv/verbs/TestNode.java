@@ -94,6 +94,13 @@ final class TestNode implements AutoCloseable
         return new QueuePair[]{qp, peerQp};
     }
 
+    /** @return a DC target with that key, completing into this node's CQ, with a small SRQ of its own. */
+    DcTarget dct(final long dcKey)
+    {
+        final SharedReceiveQueue srq = pd.createSrq(4, 1);
+        return pd.createDct(new DctInitAttributes().cq(cq).srq(srq).dcKey(dcKey));
+    }
+
     /** @return a DC initiator completing into this node's CQ, in RTS. */
     QueuePair dci()
     {
