@@ -21,26 +21,91 @@ public interface Connection extends AutoCloseable
     // ---- one-sided, synchronous ----
 
     /** READ {@code length} bytes at {@code offset} of the region into {@code dst}. */
-    void read(RemoteRegion region, long offset, MemorySegment dst, long dstOffset, int length);
+    default void read(
+        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    {
+        oneSided(OneSidedOperation.READ, region, offset, dst, dstOffset, length, 0, 0);
+    }
 
     /** WRITE {@code length} bytes of {@code src} at {@code offset} of the region. */
-    void write(RemoteRegion region, long offset, MemorySegment src, long srcOffset, int length);
+    default void write(
+        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    {
+        oneSided(OneSidedOperation.WRITE, region, offset, src, srcOffset, length, 0, 0);
+    }
 
     /** @return the word before the compare-and-swap (it swapped only if that equals {@code expected}). */
-    long cas(RemoteRegion region, long offset, long expected, long desired);
+    default long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
+    {
+        return oneSided(OneSidedOperation.CAS, region, offset, null, 0, Long.BYTES, expected, desired);
+    }
 
     /** @return the word before {@code delta} was added. */
-    long faa(RemoteRegion region, long offset, long delta);
+    default long faa(final RemoteRegion region, final long offset, final long delta)
+    {
+        return oneSided(OneSidedOperation.FAA, region, offset, null, 0, Long.BYTES, delta, 0);
+    }
+
+    /**
+     * The one entry of a synchronous one-sided request, which {@link #read}, {@link #write}, {@link #cas}
+     * and {@link #faa} call: it makes every check of the connection, submits the request and waits for it.
+     *
+     * @param local       the caller's memory a READ lands in or a WRITE comes from; null for an atomic.
+     * @param localOffset where in {@code local}.
+     * @param length      bytes to transfer; 8 for an atomic.
+     * @param compareAdd  what a CAS compares with or an FAA adds; 0 otherwise.
+     * @param swap        what a CAS swaps in; 0 otherwise.
+     * @return the word before an atomic; nothing of use for READ and WRITE.
+     * @throws RaasException saying why the request was refused or failed.
+     */
+    long oneSided(
+        OneSidedOperation operation, RemoteRegion region, long offset, MemorySegment local, long localOffset,
+        int length, long compareAdd, long swap);
 
     // ---- one-sided, asynchronous: the handler hears of each by its token ----
 
-    void readAsync(RemoteRegion region, long offset, MemorySegment dst, long dstOffset, int length, long token);
+    default void readAsync(
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment dst,
+        final long dstOffset,
+        final int length,
+        final long token)
+    {
+        oneSidedAsync(OneSidedOperation.READ, region, offset, dst, dstOffset, length, 0, 0, token);
+    }
 
-    void writeAsync(RemoteRegion region, long offset, MemorySegment src, long srcOffset, int length, long token);
+    default void writeAsync(
+        final RemoteRegion region,
+        final long offset,
+        final MemorySegment src,
+        final long srcOffset,
+        final int length,
+        final long token)
+    {
+        oneSidedAsync(OneSidedOperation.WRITE, region, offset, src, srcOffset, length, 0, 0, token);
+    }
 
-    void casAsync(RemoteRegion region, long offset, long expected, long desired, long token);
+    default void casAsync(
+        final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
+    {
+        oneSidedAsync(OneSidedOperation.CAS, region, offset, null, 0, Long.BYTES, expected, desired, token);
+    }
 
-    void faaAsync(RemoteRegion region, long offset, long delta, long token);
+    default void faaAsync(final RemoteRegion region, final long offset, final long delta, final long token)
+    {
+        oneSidedAsync(OneSidedOperation.FAA, region, offset, null, 0, Long.BYTES, delta, 0, token);
+    }
+
+    /**
+     * The one entry of an asynchronous one-sided request, as {@link #oneSided} but the outcome goes to
+     * the connection's handler with {@code token} and the caller does not wait for it.
+     *
+     * @throws RaasException saying why the request was refused.
+     */
+    void oneSidedAsync(
+        OneSidedOperation operation, RemoteRegion region, long offset, MemorySegment local, long localOffset,
+        int length, long compareAdd, long swap, long token);
 
     /** Submit the asynchronous requests made since the last flush in one doorbell batch. */
     void flush();

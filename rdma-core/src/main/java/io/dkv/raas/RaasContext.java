@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import static io.dkv.raas.RaasConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
 import static io.dkv.verbs.ConfigurationProperties.longProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * What a RaaS driver is started with. Starts from {@link RaasConfiguration} (system properties,
@@ -150,14 +151,6 @@ public final class RaasContext
         IdleStrategies.require("conductorIdleStrategy (" + CONDUCTOR_IDLE_STRATEGY_PROP_NAME + ")",
             conductorIdleStrategy);
         return this;
-    }
-
-    private static void requireRange(final String name, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
-        }
     }
 
     public VerbsContext verbs()

@@ -2,7 +2,8 @@ package io.dkv.verbs;
 
 /**
  * The system properties every {@code *Configuration} of this module reads its defaults from: an
- * unset property takes the default, a malformed one is an error naming it.
+ * unset property takes the default, a malformed one is an error naming it. Also the range check
+ * every {@code *Context} makes of its settings.
  */
 public final class ConfigurationProperties
 {
@@ -16,19 +17,7 @@ public final class ConfigurationProperties
      */
     public static int intProperty(final String name, final int defaultValue)
     {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
+        return (int)integerProperty(name, defaultValue, Integer.MIN_VALUE, Integer.MAX_VALUE);
     }
 
     /**
@@ -37,19 +26,7 @@ public final class ConfigurationProperties
      */
     public static long longProperty(final String name, final long defaultValue)
     {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
+        return integerProperty(name, defaultValue, Long.MIN_VALUE, Long.MAX_VALUE);
     }
 
     /**
@@ -72,5 +49,41 @@ public final class ConfigurationProperties
             default:
                 throw new IllegalArgumentException("property " + name + "='" + value + "' is neither true nor false");
         }
+    }
+
+    /**
+     * Check a setting of a context once it is concluded, whether a property or a setter gave it.
+     *
+     * @throws IllegalArgumentException naming the setting, its value and the range.
+     */
+    public static void requireRange(final String name, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
+        }
+    }
+
+    private static long integerProperty(final String name, final long defaultValue, final long min, final long max)
+    {
+        final String value = System.getProperty(name);
+        if (value == null)
+        {
+            return defaultValue;
+        }
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
+        }
+        if (parsed < min || parsed > max)
+        {
+            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer");
+        }
+        return parsed;
     }
 }

@@ -6,8 +6,7 @@ package io.dkv.verbs;
  */
 public final class RecvWorkRequest
 {
-    private final ScatterGatherElement[] sgList;
-    private int numSge;
+    private final ScatterGatherList sgList;
     private long wrId;
     private RecvWorkRequest next;
 
@@ -16,38 +15,18 @@ public final class RecvWorkRequest
         this(4);
     }
 
+    /**
+     * @param maxSge how many scatter/gather entries this request can carry.
+     */
     public RecvWorkRequest(final int maxSge)
     {
-        sgList = new ScatterGatherElement[maxSge];
-        for (int i = 0; i < maxSge; i++)
-        {
-            sgList[i] = new ScatterGatherElement();
-        }
+        sgList = new ScatterGatherList(maxSge);
     }
 
-    public ScatterGatherElement sge(final int index)
+    /** @return where an incoming message is scattered. */
+    public ScatterGatherList sgList()
     {
-        return sgList[index];
-    }
-
-    public int maxSge()
-    {
-        return sgList.length;
-    }
-
-    public int numSge()
-    {
-        return numSge;
-    }
-
-    public RecvWorkRequest numSge(final int numSge)
-    {
-        if (numSge < 0 || numSge > sgList.length)
-        {
-            throw new IllegalArgumentException("numSge " + numSge + " outside 0.." + sgList.length);
-        }
-        this.numSge = numSge;
-        return this;
+        return sgList;
     }
 
     /**
@@ -60,8 +39,7 @@ public final class RecvWorkRequest
      */
     public RecvWorkRequest local(final MemoryRegion region, final long offset, final int length)
     {
-        sgList[0].set(region, offset, length);
-        numSge = 1;
+        sgList.set(region, offset, length);
         return this;
     }
 

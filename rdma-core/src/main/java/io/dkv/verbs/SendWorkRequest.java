@@ -10,8 +10,7 @@ package io.dkv.verbs;
  */
 public final class SendWorkRequest
 {
-    private final ScatterGatherElement[] sgList;
-    private int numSge;
+    private final ScatterGatherList sgList;
     private long wrId;
     private Opcode opcode = Opcode.SEND;
     private int sendFlags;
@@ -38,11 +37,7 @@ public final class SendWorkRequest
      */
     public SendWorkRequest(final int maxSge)
     {
-        sgList = new ScatterGatherElement[maxSge];
-        for (int i = 0; i < maxSge; i++)
-        {
-            sgList[i] = new ScatterGatherElement();
-        }
+        sgList = new ScatterGatherList(maxSge);
     }
 
     /**
@@ -52,7 +47,7 @@ public final class SendWorkRequest
      */
     public SendWorkRequest reset()
     {
-        numSge = 0;
+        sgList.numSge(0);
         wrId = 0;
         opcode = Opcode.SEND;
         sendFlags = 0;
@@ -70,29 +65,10 @@ public final class SendWorkRequest
         return this;
     }
 
-    public ScatterGatherElement sge(final int index)
+    /** @return the local memory the request sends from, or where a READ or an atomic's result lands. */
+    public ScatterGatherList sgList()
     {
-        return sgList[index];
-    }
-
-    public int maxSge()
-    {
-        return sgList.length;
-    }
-
-    public int numSge()
-    {
-        return numSge;
-    }
-
-    public SendWorkRequest numSge(final int numSge)
-    {
-        if (numSge < 0 || numSge > sgList.length)
-        {
-            throw new IllegalArgumentException("numSge " + numSge + " outside 0.." + sgList.length);
-        }
-        this.numSge = numSge;
-        return this;
+        return sgList;
     }
 
     /**
@@ -105,8 +81,7 @@ public final class SendWorkRequest
      */
     public SendWorkRequest local(final MemoryRegion region, final long offset, final int length)
     {
-        sgList[0].set(region, offset, length);
-        numSge = 1;
+        sgList.set(region, offset, length);
         return this;
     }
 
@@ -272,21 +247,10 @@ public final class SendWorkRequest
         return this;
     }
 
-    /** @return the total number of bytes described by the scatter/gather list. */
-    public long totalLength()
-    {
-        long total = 0;
-        for (int i = 0; i < numSge; i++)
-        {
-            total += sgList[i].length();
-        }
-        return total;
-    }
-
     public String toString()
     {
         return "send_wr{wrId=" + wrId + ", opcode=" + opcode + ", flags=0x" + Integer.toHexString(sendFlags) +
-            ", numSge=" + numSge + ", remoteAddr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" +
+            ", numSge=" + sgList.numSge() + ", remoteAddr=0x" + Long.toHexString(remoteAddr) + ", rkey=0x" +
             Integer.toHexString(rkey) + '}';
     }
 }

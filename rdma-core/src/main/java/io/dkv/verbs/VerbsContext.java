@@ -12,6 +12,7 @@ import static io.dkv.verbs.VerbsConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.booleanProperty;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
 import static io.dkv.verbs.ConfigurationProperties.longProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * What a device is opened with: the provider and its limits. Starts from {@link VerbsConfiguration}
@@ -95,14 +96,6 @@ public final class VerbsContext
             nanoClock = SystemNanoClock.INSTANCE;
         }
         return this;
-    }
-
-    private static void requireRange(final String name, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
-        }
     }
 
     public String provider()

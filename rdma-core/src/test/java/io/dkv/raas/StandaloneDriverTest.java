@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -111,6 +112,63 @@ class StandaloneDriverTest
             assertThrows(RaasException.class,
                 () -> connection.read(forged, 0, MemorySegment.ofArray(new byte[8]), 0, 8),
                 "regions not obtained from the driver are refused");
+        }
+    }
+
+    /**
+     * The asynchronous operations enter a connection as the synchronous ones do: each lands what its
+     * synchronous twin would, and the handler hears of each by its token, on a connection of an
+     * attached application as on one of an embedded driver.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    @Timeout(120)
+    void everyAsynchronousOperationDoesWhatItsSynchronousOneDoes(final boolean attachedApplication)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
+            Raas target = Raas.embedded(RaasPair.context("shm", 2), directory);
+            Raas initiator = attachedApplication ?
+                Raas.attach(clientContext(name)) : Raas.embedded(RaasPair.context("shm", 3), directory))
+        {
+            target.malloc(2, 1 << 16, "data");
+            final RemoteRegion region = initiator.lookup("data");
+            final ConcurrentHashMap<Long, Integer> statuses = new ConcurrentHashMap<>();
+            final ConcurrentHashMap<Long, Long> values = new ConcurrentHashMap<>();
+            final Connection connection = initiator.open(2, (token, status, value) ->
+            {
+                values.put(token, value);
+                statuses.put(token, status);
+            });
+
+            final byte[] bytes = MessagingTest.pattern(3000, 11);
+            connection.writeAsync(region, 0, MemorySegment.ofArray(bytes), 0, bytes.length, 1);
+            connection.faaAsync(region, 4096, 5, 2);
+            awaitCompletions(initiator, connection, statuses, 2);
+            final byte[] back = new byte[3000];
+            connection.readAsync(region, 0, MemorySegment.ofArray(back), 0, back.length, 3);
+            connection.casAsync(region, 4096, 5, 9, 4);
+            awaitCompletions(initiator, connection, statuses, 4);
+
+            assertTrue(statuses.values().stream().allMatch(status -> status == RaasStatus.SUCCESS), statuses::toString);
+            assertArrayEquals(bytes, target.localMemory(target.lookup("data")).asSlice(0, 3000)
+                .toArray(ValueLayout.JAVA_BYTE), "WRITE");
+            assertArrayEquals(bytes, back, "READ");
+            assertEquals(0, values.get(2L), "FAA: the word before");
+            assertEquals(5, values.get(4L), "CAS: the word before, which it swapped");
+            assertEquals(9, connection.faa(region, 4096, 0));
+            assertEquals(0, connection.outstanding(), "every credit given back");
+        }
+    }
+
+    private static void awaitCompletions(
+        final Raas raas, final Connection connection, final Map<Long, Integer> statuses, final int count)
+    {
+        connection.flush();
+        while (statuses.size() < count)
+        {
+            raas.poll();
         }
     }
 

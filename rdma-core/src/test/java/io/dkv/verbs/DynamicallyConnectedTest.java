@@ -1,6 +1,5 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -14,21 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * One DC initiator reaches any DC target from its address, number and key alone: no handshake per
  * target. Wrong keys are refused and break only the initiator that used them.
  */
-class DynamicallyConnectedTest
+class DynamicallyConnectedTest extends MultiNodeTest
 {
-    private final List<TestNode> nodes = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        nodes.forEach(TestNode::close);
-    }
-
     private TestNode node(final String provider)
     {
-        final TestNode node = TestNode.open(provider);
-        nodes.add(node);
-        return node;
+        return node(TestNode.context(provider));
     }
 
     @ParameterizedTest
@@ -94,8 +83,7 @@ class DynamicallyConnectedTest
     {
         final TestNode initiator = node(provider);
         final TestNode target = node(provider);
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(77));
+        final DcTarget dct = target.dct(77);
         final AddressHandle ah = initiator.pd.createAh(target.device.address());
         final Completions completions = new Completions(initiator.cq, target.cq);
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 9);
@@ -121,8 +109,7 @@ class DynamicallyConnectedTest
     {
         final TestNode initiator = node(provider);
         final TestNode target = node(provider);
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(5));
+        final DcTarget dct = target.dct(5);
         final List<MemoryRegion> regions = new ArrayList<>();
         for (int i = 0; i < 70; i++)
         {

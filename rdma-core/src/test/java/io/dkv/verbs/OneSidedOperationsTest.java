@@ -31,7 +31,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void writeThenReadMovesTheBytesAndReportsWrId(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final byte[] data = new byte[64];
         ThreadLocalRandom.current().nextBytes(data);
         a.region.segment().asSlice(0, 64).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
@@ -62,17 +61,17 @@ class OneSidedOperationsTest extends TwoNodeTest
     void largeTransfersSpanManyBuffersAndSges(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final int length = 600_000;
         final byte[] data = new byte[length];
         ThreadLocalRandom.current().nextBytes(data);
         a.region.segment().asSlice(0, length).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
 
         final SendWorkRequest wr = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
-            .remote(b.region.address() + 100, b.region.rkey()).numSge(3);
-        wr.sge(0).set(a.region, 0, 1000);
-        wr.sge(1).set(a.region, 1000, 299_000);
-        wr.sge(2).set(a.region, 300_000, 300_000);
+            .remote(b.region.address() + 100, b.region.rkey());
+        final ScatterGatherList sgList = wr.sgList().numSge(3);
+        sgList.sge(0).set(a.region, 0, 1000);
+        sgList.sge(1).set(a.region, 1000, 299_000);
+        sgList.sge(2).set(a.region, 300_000, 300_000);
         qp.postSend(wr);
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
         assertArrayEquals(data, b.region.segment().asSlice(100, length).toArray(ValueLayout.JAVA_BYTE));
@@ -89,7 +88,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void compareAndSwapAndFetchAndAddReturnTheOriginalWord(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         b.region.segment().set(BE_LONG, 64, 40);
 
         final SendWorkRequest wr =
@@ -122,7 +120,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void aBatchCompletesInOrderAndUnsignaledRequestsStaySilent(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest[] batch = new SendWorkRequest[32];
         for (int i = 0; i < batch.length; i++)
         {
@@ -154,7 +151,6 @@ class OneSidedOperationsTest extends TwoNodeTest
     void inlineDataIsTakenAtPostTime(final String provider)
     {
         final QueuePair qp = connect(provider);
-        final Completions completions = new Completions(a.cq, b.cq);
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x1122334455667788L);
         qp.postSend(new SendWorkRequest().wrId(5).opcode(Opcode.RDMA_WRITE)
             .sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)

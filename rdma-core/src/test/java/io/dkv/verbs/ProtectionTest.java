@@ -1,12 +1,14 @@
 package io.dkv.verbs;
 
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,7 +49,6 @@ class ProtectionTest extends TwoNodeTest
         a.region.segment().fill((byte)0x5A);
 
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         qps[0].postSend(request.apply(target).wrId(42).sendFlags(SendFlags.SIGNALED));
         final Completions.Wc wc = completions.awaitOne(a.cq);
         assertEquals(42, wc.wrId());
@@ -90,31 +91,22 @@ class ProtectionTest extends TwoNodeTest
             .local(a.region, 0, 8).remote(r.address() - 8, r.rkey()));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.dkv.verbs.TestNode#providers")
-    void aWriteToARegionWithoutRemoteWriteIsARemoteAccessError(final String provider)
+    /** Each one-sided operation and the remote right it needs. */
+    static Stream<Arguments> operationsAndTheirRights()
     {
-        assertViolation(provider, WcStatus.REM_ACCESS_ERR,
-            r -> b.pd.allocate(4096, Access.LOCAL_WRITE | Access.REMOTE_READ),
-            r -> new SendWorkRequest().opcode(Opcode.RDMA_WRITE).local(a.region, 0, 8).remote(r.address(), r.rkey()));
+        return TestNode.providers().flatMap(provider -> Stream.of(
+            Arguments.of(provider, Opcode.RDMA_WRITE, Access.REMOTE_WRITE),
+            Arguments.of(provider, Opcode.RDMA_READ, Access.REMOTE_READ),
+            Arguments.of(provider, Opcode.ATOMIC_FETCH_AND_ADD, Access.REMOTE_ATOMIC)));
     }
 
     @ParameterizedTest
-    @MethodSource("io.dkv.verbs.TestNode#providers")
-    void aReadOfARegionWithoutRemoteReadIsARemoteAccessError(final String provider)
+    @MethodSource("operationsAndTheirRights")
+    void anOperationOnARegionGrantingAllButItsRightIsARemoteAccessError(
+        final String provider, final Opcode opcode, final int right)
     {
-        assertViolation(provider, WcStatus.REM_ACCESS_ERR,
-            r -> b.pd.allocate(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE),
-            r -> new SendWorkRequest().opcode(Opcode.RDMA_READ).local(a.region, 0, 8).remote(r.address(), r.rkey()));
-    }
-
-    @ParameterizedTest
-    @MethodSource("io.dkv.verbs.TestNode#providers")
-    void anAtomicOnARegionWithoutRemoteAtomicIsARemoteAccessError(final String provider)
-    {
-        assertViolation(provider, WcStatus.REM_ACCESS_ERR,
-            r -> b.pd.allocate(4096, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE),
-            r -> new SendWorkRequest().opcode(Opcode.ATOMIC_FETCH_AND_ADD).compareAdd(1).local(a.region, 0, 8)
+        assertViolation(provider, WcStatus.REM_ACCESS_ERR, r -> b.pd.allocate(4096, Access.ALL & ~right),
+            r -> new SendWorkRequest().opcode(opcode).compareAdd(1).local(a.region, 0, 8)
                 .remote(r.address(), r.rkey()));
     }
 
@@ -141,12 +133,11 @@ class ProtectionTest extends TwoNodeTest
     void aResponderQpWithoutRemoteAccessRefusesOneSidedRequests(final String provider)
     {
         open(provider);
-        final QueuePair qp = a.qp(QpType.RC);
-        final QueuePair peer = b.qp(QpType.RC);
-        a.bringUp(qp, b.device.address(), peer.qpNum());
+        final QueuePair[] qps = a.connectRcToPeerInReset(b);
+        final QueuePair qp = qps[0];
+        final QueuePair peer = qps[1];
         peer.modify(QpAttributes.init(Access.REMOTE_READ));
         peer.modify(QpAttributes.rtr(a.device.address(), qp.qpNum()));
-        final Completions completions = new Completions(a.cq, b.cq);
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
         assertEquals(WcStatus.REM_ACCESS_ERR, completions.awaitOne(a.cq).status());
@@ -159,7 +150,6 @@ class ProtectionTest extends TwoNodeTest
         open(provider);
         final MemoryRegion doomed = b.pd.allocate(4096, Access.ALL);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest read =
             new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(doomed.address(), doomed.rkey());
@@ -189,10 +179,9 @@ class ProtectionTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest wr = new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey());
-        wr.sge(0).lkey(a.region.lkey() + 1);
+        wr.sgList().sge(0).lkey(a.region.lkey() + 1);
         qps[0].postSend(wr);
         final Completions.Wc wc = completions.awaitOne(a.cq);
         assertEquals(WcStatus.LOC_PROT_ERR, wc.status());

@@ -49,11 +49,10 @@ class QueuePairStateMachineTest extends TwoNodeTest
     void aRequestToAResponderStillBeingSetUpIsRetriedUntilItIsReady(final String provider) throws InterruptedException
     {
         open(provider);
-        final QueuePair qp = a.qp(QpType.RC);
-        final QueuePair peer = b.qp(QpType.RC);
-        a.bringUp(qp, b.device.address(), peer.qpNum());
+        final QueuePair[] qps = a.connectRcToPeerInReset(b);
+        final QueuePair qp = qps[0];
+        final QueuePair peer = qps[1];
         peer.modify(QpAttributes.init(Access.ALL));
-        final Completions completions = new Completions(a.cq, b.cq);
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
         assertTrue(completions.drain(a.cq, Duration.ofMillis(100)).isEmpty(), "waits while the responder is in INIT");
@@ -68,12 +67,8 @@ class QueuePairStateMachineTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aResponderThatNeverBecomesReadyFailsTheRequestAfterTheRetryTimeout(final String provider)
     {
-        a = TestNode.open(TestNode.context(provider).retryTimeoutMs(200));
-        b = TestNode.open(provider);
-        final QueuePair qp = a.qp(QpType.RC);
-        final QueuePair peer = b.qp(QpType.RC);
-        a.bringUp(qp, b.device.address(), peer.qpNum());
-        final Completions completions = new Completions(a.cq, b.cq);
+        open(TestNode.context(provider).retryTimeoutMs(200), TestNode.context(provider));
+        final QueuePair qp = a.connectRcToPeerInReset(b)[0];
         final long start = System.nanoTime();
         qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).remote(b.region.address(), b.region.rkey()));
@@ -105,7 +100,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         qps[0].modify(QpAttributes.error());
 
         final SendWorkRequest second = new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_READ)
@@ -126,7 +120,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
     {
         open(provider);
         final QueuePair[] qps = a.connectRc(b);
-        final Completions completions = new Completions(a.cq, b.cq);
         for (int i = 0; i < 3; i++)
         {
             qps[0].postRecv(new RecvWorkRequest().wrId(100 + i).local(a.region, 0, 8));
@@ -153,7 +146,6 @@ class QueuePairStateMachineTest extends TwoNodeTest
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(4),
             new QpInitAttributes().type(QpType.RC).cq(b.cq));
-        final Completions completions = new Completions(a.cq, b.cq);
         final SendWorkRequest send =
             new SendWorkRequest().opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED).local(a.region, 0, 8);
         for (int i = 0; i < 4; i++)
@@ -175,8 +167,9 @@ class QueuePairStateMachineTest extends TwoNodeTest
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendSge(2).maxInlineData(16),
             new QpInitAttributes().type(QpType.RC).cq(b.cq));
-        final VerbsException tooManySges = assertThrows(VerbsException.class,
-            () -> qps[0].postSend(new SendWorkRequest().opcode(Opcode.RDMA_WRITE).numSge(3)));
+        final SendWorkRequest threeSges = new SendWorkRequest().opcode(Opcode.RDMA_WRITE);
+        threeSges.sgList().numSge(3);
+        final VerbsException tooManySges = assertThrows(VerbsException.class, () -> qps[0].postSend(threeSges));
         assertTrue(tooManySges.getMessage().contains("3 SGEs"), tooManySges.getMessage());
         final VerbsException inlineTooLarge = assertThrows(VerbsException.class, () -> qps[0].postSend(
             new SendWorkRequest().opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.INLINE).local(a.region, 0, 17)));

@@ -26,7 +26,6 @@ class ReliableOrderingTest extends TwoNodeTest
         final QueuePair[] qps = a.connectRc(b,
             new QpInitAttributes().type(QpType.RC).cq(a.cq).maxSendWr(depth),
             new QpInitAttributes().type(QpType.RC).cq(b.cq).maxRecvWr(depth * 2));
-        final Completions completions = new Completions(a.cq, b.cq);
         for (int i = 0; i < depth * 2; i++)
         {
             qps[1].postRecv(new RecvWorkRequest().wrId(i).local(b.region, 512 * 1024 + (i % (depth * 2)) * 8L, 8));

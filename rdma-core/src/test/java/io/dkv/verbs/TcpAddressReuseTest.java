@@ -1,11 +1,8 @@
 package io.dkv.verbs;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,21 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * node reach it, though the initiator still holds a connection to the old one that nobody has read
  * since its peer closed it.
  */
-class TcpAddressReuseTest
+class TcpAddressReuseTest extends MultiNodeTest
 {
-    private final List<TestNode> nodes = new ArrayList<>();
-
-    @AfterEach
-    void close()
-    {
-        nodes.forEach(TestNode::close);
-    }
-
     private TestNode node(final String tcpAddress)
     {
-        final TestNode node = TestNode.open(TestNode.context("tcp").tcpAddress(tcpAddress));
-        nodes.add(node);
-        return node;
+        return node(TestNode.context("tcp").tcpAddress(tcpAddress));
     }
 
     @Test
@@ -42,8 +29,7 @@ class TcpAddressReuseTest
         final TestNode first = node("127.0.0.1:0");
         final int port = first.device.address().tcpSocketAddress().getPort();
         readOnce(initiator, dci, completions, first, 11);
-        first.close();
-        nodes.remove(first);
+        close(first);
         // longer than a link may go unread before a request reads it
         LockSupport.parkNanos(20_000_000L);
 
@@ -57,8 +43,7 @@ class TcpAddressReuseTest
         final TestNode initiator, final QueuePair dci, final Completions completions, final TestNode target,
         final long value)
     {
-        final SharedReceiveQueue srq = target.pd.createSrq(4, 1);
-        final DcTarget dct = target.pd.createDct(new DctInitAttributes().cq(target.cq).srq(srq).dcKey(value));
+        final DcTarget dct = target.dct(value);
         target.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);
         final AddressHandle ah = initiator.pd.createAh(target.device.address());
         dci.postSend(new SendWorkRequest().wrId(value).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)

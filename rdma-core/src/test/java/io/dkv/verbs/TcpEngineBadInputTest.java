@@ -114,12 +114,35 @@ class TcpEngineBadInputTest
         attacker.close();
     }
 
+    /** A new attacker sends the frames: the engine cuts its link off for the reason given. */
+    private void assertNewAttackerCutOff(final String reasonFragment, final ByteBuffer... frames) throws IOException
+    {
+        final long cuts = engine.linksCutOff();
+        final SocketChannel attacker = attacker();
+        send(attacker, frames);
+        assertCutOffAndLogged(attacker, cuts, reasonFragment);
+    }
+
     private boolean wasLogged(final String reasonFragment)
     {
         synchronized (logged)
         {
             return logged.stream().anyMatch(line -> line.contains("cut off") && line.contains(reasonFragment));
         }
+    }
+
+    /**
+     * Frames that looked valid but named what the attacker may not use: its link was cut off, the friend
+     * still works, and the victim's region holds what it held before (but for the friend's counter).
+     */
+    private void assertRefusedAndCutOff(
+        final SocketChannel attacker, final long cutsBefore, final byte[] before, final String nothingWritten)
+        throws IOException, InterruptedException
+    {
+        assertCutOffAndLogged(attacker, cutsBefore, "may not use");
+        assertFriendUnharmed();
+        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
+            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)), nothingWritten);
     }
 
     private void assertFriendUnharmed() throws InterruptedException
@@ -130,56 +153,38 @@ class TcpEngineBadInputTest
     @Test
     void randomBytesAreCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
         final byte[] garbage = new byte[64 * 1024];
         ThreadLocalRandom.current().nextBytes(garbage);
-        final SocketChannel attacker = attacker();
-        send(attacker, ByteBuffer.wrap(garbage));
-        assertCutOffAndLogged(attacker, cuts, "malformed");
+        assertNewAttackerCutOff("malformed", ByteBuffer.wrap(garbage));
         assertFriendUnharmed();
     }
 
     @Test
     void aLengthOfTwoToTheThirtyFirstIsCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
-        final SocketChannel attacker = attacker();
-        send(attacker, hello(friend.device.address()),
+        assertNewAttackerCutOff("length -2147483648", hello(friend.device.address()),
             request(Integer.MIN_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
                 friendQps[1].qpNum(), 0, 8, 0, 0));
-        assertCutOffAndLogged(attacker, cuts, "length -2147483648");
-
-        final long cutsAgain = engine.linksCutOff();
-        final SocketChannel second = attacker();
-        send(second, hello(friend.device.address()),
+        assertNewAttackerCutOff("malformed", hello(friend.device.address()),
             request(Integer.MAX_VALUE, Opcode.RDMA_WRITE.code(), TRANSPORT_RC, friendQps[0].qpNum(),
                 friendQps[1].qpNum(), 0,
                 Integer.MAX_VALUE - REQUEST_HEADER_LENGTH, 0, 0));
-        assertCutOffAndLogged(second, cutsAgain, "malformed");
         assertFriendUnharmed();
     }
 
     @Test
     void unknownOpcodesAndFrameTypesAreCutOff() throws Exception
     {
-        final long cuts = engine.linksCutOff();
-        final SocketChannel attacker = attacker();
-        send(attacker, hello(friend.device.address()),
+        assertNewAttackerCutOff("opcode 99", hello(friend.device.address()),
             request(REQUEST_HEADER_LENGTH, 99, TRANSPORT_RC, 1, 1, 0, 0, 0, 0));
-        assertCutOffAndLogged(attacker, cuts, "opcode 99");
 
-        final long cutsAgain = engine.linksCutOff();
-        final SocketChannel second = attacker();
         final ByteBuffer unknownType =
             request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0);
         unknownType.put(TYPE_OFFSET, (byte)77);
-        send(second, hello(friend.device.address()), unknownType);
-        assertCutOffAndLogged(second, cutsAgain, "type 77");
+        assertNewAttackerCutOff("type 77", hello(friend.device.address()), unknownType);
 
-        final long cutsThird = engine.linksCutOff();
-        final SocketChannel third = attacker();
-        send(third, request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0));
-        assertCutOffAndLogged(third, cutsThird, "expected HELLO");
+        assertNewAttackerCutOff("expected HELLO",
+            request(REQUEST_HEADER_LENGTH, Opcode.RDMA_READ.code(), TRANSPORT_RC, 1, 1, 0, 8, 0, 0));
         assertFriendUnharmed();
     }
 
@@ -198,11 +203,7 @@ class TcpEngineBadInputTest
                 random.nextInt(1 << 24), random.nextInt(1 << 24), i, 64, random.nextLong(), random.nextInt());
             send(attacker, header, payload);
         }
-        assertCutOffAndLogged(attacker, cuts, "may not use");
-        assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
-            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
-            "no attacker frame wrote anything");
+        assertRefusedAndCutOff(attacker, cuts, before, "no attacker frame wrote anything");
     }
 
     @Test
@@ -226,11 +227,7 @@ class TcpEngineBadInputTest
                 friendQps[1].qpNum(), 1_000_000 + i, 32, victim.region.address() + random.nextInt(1 << 20), rkey),
                 payload);
         }
-        assertCutOffAndLogged(attacker, cuts, "may not use");
-        assertFriendUnharmed();
-        assertArrayEquals(WellBehavedPeer.withoutCounter(before),
-            WellBehavedPeer.withoutCounter(victim.region.segment().toArray(ValueLayout.JAVA_BYTE)),
-            "no impostor frame wrote anything");
+        assertRefusedAndCutOff(attacker, cuts, before, "no impostor frame wrote anything");
     }
 
     @Test

@@ -80,6 +80,27 @@ final class TestNode implements AutoCloseable
         return new QueuePair[]{a, b};
     }
 
+    /**
+     * Create an RC QP here, in RTS towards a new one on {@code peer} that stays in RESET: the caller
+     * brings it up as far as the test needs, or not at all.
+     *
+     * @return [this side, peer side].
+     */
+    QueuePair[] connectRcToPeerInReset(final TestNode peer)
+    {
+        final QueuePair qp = qp(QpType.RC);
+        final QueuePair peerQp = peer.qp(QpType.RC);
+        bringUp(qp, peer.device.address(), peerQp.qpNum());
+        return new QueuePair[]{qp, peerQp};
+    }
+
+    /** @return a DC target with that key, completing into this node's CQ, with a small SRQ of its own. */
+    DcTarget dct(final long dcKey)
+    {
+        final SharedReceiveQueue srq = pd.createSrq(4, 1);
+        return pd.createDct(new DctInitAttributes().cq(cq).srq(srq).dcKey(dcKey));
+    }
+
     /** @return a DC initiator completing into this node's CQ, in RTS. */
     QueuePair dci()
     {

@@ -10,12 +10,20 @@ abstract class TwoNodeTest
 {
     protected TestNode a;
     protected TestNode b;
+    /** Polls the completion queues of both. */
+    protected Completions completions;
 
     /** Open both devices with the provider under test. */
     protected void open(final String provider)
     {
-        a = TestNode.open(provider);
-        b = TestNode.open(provider);
+        open(TestNode.context(provider), TestNode.context(provider));
+    }
+
+    protected void open(final VerbsContext aContext, final VerbsContext bContext)
+    {
+        a = TestNode.open(aContext);
+        b = TestNode.open(bContext);
+        completions = new Completions(a.cq, b.cq);
     }
 
     @AfterEach

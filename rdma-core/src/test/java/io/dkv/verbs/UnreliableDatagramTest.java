@@ -18,6 +18,20 @@ class UnreliableDatagramTest extends TwoNodeTest
 {
     private static final int QKEY = 0x1111_2222;
 
+    private QueuePair sender;
+    private QueuePair receiver;
+    /** Of b's port, on a. */
+    private AddressHandle ah;
+
+    /** Open both nodes with a UD QP in RTS on each: a sends, b receives. */
+    private void openUd(final String provider)
+    {
+        open(provider);
+        sender = udQp(a);
+        receiver = udQp(b);
+        ah = a.pd.createAh(b.device.address());
+    }
+
     private QueuePair udQp(final TestNode node)
     {
         final QueuePair qp = node.qp(QpType.UD);
@@ -31,13 +45,9 @@ class UnreliableDatagramTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void datagramsReachAnyUdQpHoldingTheQueueKey(final String provider)
     {
-        open(provider);
-        final QueuePair sender = udQp(a);
-        final QueuePair receiver = udQp(b);
-        final Completions completions = new Completions(a.cq, b.cq);
+        openUd(provider);
         receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 4096));
         receiver.postRecv(new RecvWorkRequest().wrId(2).local(b.region, 4096, 4096));
-        final AddressHandle ah = a.pd.createAh(b.device.address());
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 4242);
 
         final int mtu = a.device.attributes().mtu();
@@ -57,10 +67,7 @@ class UnreliableDatagramTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aDatagramLargerThanTheMtuIsRejected(final String provider)
     {
-        open(provider);
-        final QueuePair sender = udQp(a);
-        final QueuePair receiver = udQp(b);
-        final AddressHandle ah = a.pd.createAh(b.device.address());
+        openUd(provider);
         final int mtu = a.device.attributes().mtu();
         final VerbsException error = assertThrows(VerbsException.class, () -> sender.postSend(
             new SendWorkRequest().opcode(Opcode.SEND).local(a.region, 0, mtu + 1).ud(ah, receiver.qpNum(), QKEY)));
@@ -72,12 +79,8 @@ class UnreliableDatagramTest extends TwoNodeTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void aWrongQueueKeyIsDroppedAndOneSidedOpcodesAreRefused(final String provider)
     {
-        open(provider);
-        final QueuePair sender = udQp(a);
-        final QueuePair receiver = udQp(b);
-        final Completions completions = new Completions(a.cq, b.cq);
+        openUd(provider);
         receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 64));
-        final AddressHandle ah = a.pd.createAh(b.device.address());
         sender.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 8).ud(ah, receiver.qpNum(), QKEY + 1));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status(), "UD completes locally");

@@ -2,15 +2,15 @@ package io.dkv.raas.cnc;
 
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
+import io.dkv.raas.ConnectionCredits;
+import io.dkv.raas.OneSidedOperation;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
 import io.dkv.raas.RemoteRegion;
-import io.dkv.verbs.Opcode;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -26,7 +26,7 @@ final class AttachedConnection implements Connection
     private final long nodeId;
     private final boolean messaging;
     private final CompletionHandler handler;
-    private final AtomicInteger outstanding = new AtomicInteger();
+    private final ConnectionCredits credits = new ConnectionCredits();
     private volatile boolean closed;
 
     AttachedConnection(
@@ -64,74 +64,32 @@ final class AttachedConnection implements Connection
 
     public int outstanding()
     {
-        return outstanding.get();
+        return credits.outstanding();
     }
 
     void onCompleted()
     {
-        outstanding.decrementAndGet();
+        credits.release();
     }
 
     // ---- one-sided ----
 
-    public void read(
-        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    public long oneSided(
+        final OneSidedOperation operation, final RemoteRegion region, final long offset, final MemorySegment local,
+        final long localOffset, final int length, final long compareAdd, final long swap)
     {
-        final ClientSlot slot = submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, false, 0);
-        finishSync(slot, "READ", region, offset, length, dst, dstOffset);
+        final int handle = refuseUnlessAllowed(operation, region, local, localOffset, length);
+        final ClientSlot slot = acquireSlot(false, 0);
+        submit(slot, operation, handle, offset, local, localOffset, length, compareAdd, swap);
+        return finishSync(slot, operation, region, offset, length, local, localOffset);
     }
 
-    public void write(
-        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    public void oneSidedAsync(
+        final OneSidedOperation operation, final RemoteRegion region, final long offset, final MemorySegment local,
+        final long localOffset, final int length, final long compareAdd, final long swap, final long token)
     {
-        final ClientSlot slot = submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, false, 0);
-        finishSync(slot, "WRITE", region, offset, length, null, 0);
-    }
-
-    public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
-    {
-        final ClientSlot slot =
-            submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, false, 0);
-        return finishSync(slot, "CAS", region, offset, 8, null, 0);
-    }
-
-    public long faa(final RemoteRegion region, final long offset, final long delta)
-    {
-        final ClientSlot slot = submit(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, false, 0);
-        return finishSync(slot, "FAA", region, offset, 8, null, 0);
-    }
-
-    public void readAsync(
-        final RemoteRegion region,
-        final long offset,
-        final MemorySegment dst,
-        final long dstOffset,
-        final int length,
-        final long token)
-    {
-        submit(Opcode.RDMA_READ, region, offset, dst, dstOffset, length, 0, 0, true, token);
-    }
-
-    public void writeAsync(
-        final RemoteRegion region,
-        final long offset,
-        final MemorySegment src,
-        final long srcOffset,
-        final int length,
-        final long token)
-    {
-        submit(Opcode.RDMA_WRITE, region, offset, src, srcOffset, length, 0, 0, true, token);
-    }
-
-    public void casAsync(
-        final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
-    {
-        submit(Opcode.ATOMIC_CMP_AND_SWP, region, offset, null, 0, 8, expected, desired, true, token);
-    }
-
-    public void faaAsync(final RemoteRegion region, final long offset, final long delta, final long token)
-    {
-        submit(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, null, 0, 8, delta, 0, true, token);
+        final int handle = refuseUnlessAllowed(operation, region, local, localOffset, length);
+        submit(acquireSlot(true, token), operation, handle, offset, local, localOffset, length, compareAdd, swap);
     }
 
     public void flush()
@@ -139,17 +97,19 @@ final class AttachedConnection implements Connection
         raas.poll();
     }
 
-    private ClientSlot submit(
-        final Opcode opcode,
+    /**
+     * The checks a one-sided request passes before it takes a credit: the connection is open, the region
+     * was obtained by this client, and the local buffer has the bytes. The driver checks the rest.
+     *
+     * @return the driver's handle of the region.
+     * @throws RaasException saying why the request is refused.
+     */
+    private int refuseUnlessAllowed(
+        final OneSidedOperation operation,
         final RemoteRegion region,
-        final long offset,
         final MemorySegment local,
         final long localOffset,
-        final int length,
-        final long compareAdd,
-        final long swap,
-        final boolean async,
-        final long token)
+        final int length)
     {
         if (closed)
         {
@@ -159,26 +119,55 @@ final class AttachedConnection implements Connection
         if (handle < 0)
         {
             throw new RaasException(String.format("%s of region '%s' refused: %s (obtain it with lookup or malloc)",
-                opcode, region.name(), RaasStatus.describe(RaasStatus.NOT_OWNED)));
+                operation.opcode(), region.name(), RaasStatus.describe(RaasStatus.NOT_OWNED)));
         }
         if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
         {
             throw new RaasException(
                 "local buffer of " + local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
         }
-        acquireCredit();
+        return handle;
+    }
+
+    /** A slot for a request, once the connection has a credit for it. */
+    private ClientSlot acquireSlot(final boolean async, final long token)
+    {
+        final int limit = raas.connectionCredits();
+        int spins = 0;
+        while (!credits.tryAcquire(limit))
+        {
+            if (conductor.poll() == 0)
+            {
+                ClientConductor.idle(++spins);
+            }
+        }
         final ClientSlot slot = conductor.acquire();
         slot.async = async;
         slot.handler = handler;
         slot.userToken = token;
         slot.connection = async ? this : null;
+        return slot;
+    }
+
+    /** Place the local bytes in the data area (unless they are there) and hand the request to the driver. */
+    private void submit(
+        final ClientSlot slot,
+        final OneSidedOperation operation,
+        final int handle,
+        final long offset,
+        final MemorySegment local,
+        final long localOffset,
+        final int length,
+        final long compareAdd,
+        final long swap)
+    {
         slot.length = length;
         final long dataOffset = area.place(slot, local, localOffset, length);
         slot.dataOffset = dataOffset;
         if (local != null)
         {
             final boolean inPlace = area.isInPlace(local, localOffset, dataOffset);
-            if (opcode == Opcode.RDMA_READ)
+            if (operation == OneSidedOperation.READ)
             {
                 if (!inPlace)
                 {
@@ -193,41 +182,18 @@ final class AttachedConnection implements Connection
         }
         conductor.commit(conductor.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot, slot.oneSided)
             .vqpn(vqpn)
-            .opcode(opcode.code())
+            .opcode(operation.opcode().code())
             .regionHandle(handle)
             .length(length)
             .remoteOffset(offset)
             .dataOffset(dataOffset)
             .compareAdd(compareAdd)
             .swap(swap));
-        return slot;
-    }
-
-    private void acquireCredit()
-    {
-        final int credits = raas.connectionCredits();
-        int spins = 0;
-        while (true)
-        {
-            final int current = outstanding.get();
-            if (current < credits)
-            {
-                if (outstanding.compareAndSet(current, current + 1))
-                {
-                    return;
-                }
-                continue;
-            }
-            if (conductor.poll() == 0)
-            {
-                ClientConductor.idle(++spins);
-            }
-        }
     }
 
     private long finishSync(
         final ClientSlot slot,
-        final String operation,
+        final OneSidedOperation operation,
         final RemoteRegion region,
         final long offset,
         final int length,
@@ -242,7 +208,7 @@ final class AttachedConnection implements Connection
         }
         finally
         {
-            outstanding.decrementAndGet();
+            credits.release();
         }
         final int status = slot.status;
         final long value = slot.value;

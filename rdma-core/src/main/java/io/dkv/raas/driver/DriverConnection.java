@@ -2,6 +2,8 @@ package io.dkv.raas.driver;
 
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
+import io.dkv.raas.ConnectionCredits;
+import io.dkv.raas.OneSidedOperation;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
@@ -14,7 +16,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A logical connection of the embedded driver. It is small (its vQPN, its route, its credits and
@@ -41,7 +42,7 @@ final class DriverConnection implements Connection
     private final RegionTable regions;
     private final int vqpn;
     private final CompletionHandler handler;
-    private final AtomicInteger outstanding = new AtomicInteger();
+    private final ConnectionCredits credits = new ConnectionCredits();
     private volatile NodeRoute route;
     /** The region of the last request, known to be owned: repeated requests skip the lookup. */
     private RemoteRegion lastOwned;
@@ -129,80 +130,30 @@ final class DriverConnection implements Connection
 
     public int outstanding()
     {
-        return outstanding.get();
+        return credits.outstanding();
     }
 
     // ---- one-sided ----
 
-    public void read(
-        final RemoteRegion region, final long offset, final MemorySegment dst, final long dstOffset, final int length)
+    public long oneSided(
+        final OneSidedOperation operation, final RemoteRegion region, final long offset, final MemorySegment local,
+        final long localOffset, final int length, final long compareAdd, final long swap)
     {
-        refuseUnlessAllowed(Opcode.RDMA_READ, region, offset, length, dst, dstOffset);
-        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.RDMA_READ, region, offset, length);
-        pipeline.submit(slot.localMemory(dst, dstOffset).awaited());
-        awaitSync(slot, region, offset, length);
+        final Opcode opcode = operation.opcode();
+        refuseUnlessAllowed(opcode, region, offset, length, local, localOffset);
+        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, opcode, region, offset, length);
+        pipeline.submit(slot.localMemory(local, localOffset).operands(compareAdd, swap).awaited());
+        return awaitSync(slot, region, offset, length);
     }
 
-    public void write(
-        final RemoteRegion region, final long offset, final MemorySegment src, final long srcOffset, final int length)
+    public void oneSidedAsync(
+        final OneSidedOperation operation, final RemoteRegion region, final long offset, final MemorySegment local,
+        final long localOffset, final int length, final long compareAdd, final long swap, final long token)
     {
-        refuseUnlessAllowed(Opcode.RDMA_WRITE, region, offset, length, src, srcOffset);
-        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.RDMA_WRITE, region, offset, length);
-        pipeline.submit(slot.localMemory(src, srcOffset).awaited());
-        awaitSync(slot, region, offset, length);
-    }
-
-    public long cas(final RemoteRegion region, final long offset, final long expected, final long desired)
-    {
-        refuseUnlessAllowed(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, null, 0);
-        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8);
-        pipeline.submit(slot.operands(expected, desired).awaited());
-        return awaitSync(slot, region, offset, 8);
-    }
-
-    public long faa(final RemoteRegion region, final long offset, final long delta)
-    {
-        refuseUnlessAllowed(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, null, 0);
-        final RequestSlot slot = pipeline.acquireSlot().oneSided(this, Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8);
-        pipeline.submit(slot.operands(delta, 0).awaited());
-        return awaitSync(slot, region, offset, 8);
-    }
-
-    public void readAsync(
-        final RemoteRegion region,
-        final long offset,
-        final MemorySegment dst,
-        final long dstOffset,
-        final int length,
-        final long token)
-    {
-        refuseUnlessAllowed(Opcode.RDMA_READ, region, offset, length, dst, dstOffset);
-        pipeline.submit(asyncSlot(Opcode.RDMA_READ, region, offset, length, token).localMemory(dst, dstOffset));
-    }
-
-    public void writeAsync(
-        final RemoteRegion region,
-        final long offset,
-        final MemorySegment src,
-        final long srcOffset,
-        final int length,
-        final long token)
-    {
-        refuseUnlessAllowed(Opcode.RDMA_WRITE, region, offset, length, src, srcOffset);
-        pipeline.submit(asyncSlot(Opcode.RDMA_WRITE, region, offset, length, token).localMemory(src, srcOffset));
-    }
-
-    public void casAsync(
-        final RemoteRegion region, final long offset, final long expected, final long desired, final long token)
-    {
-        refuseUnlessAllowed(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, null, 0);
-        pipeline.submit(asyncSlot(Opcode.ATOMIC_CMP_AND_SWP, region, offset, 8, token).operands(expected, desired));
-    }
-
-    public void faaAsync(final RemoteRegion region, final long offset, final long delta, final long token)
-    {
-        refuseUnlessAllowed(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, null, 0);
-        pipeline.submit(asyncSlot(Opcode.ATOMIC_FETCH_AND_ADD, region, offset, 8, token).operands(delta, 0));
+        final Opcode opcode = operation.opcode();
+        refuseUnlessAllowed(opcode, region, offset, length, local, localOffset);
+        final RequestSlot slot = asyncSlot(opcode, region, offset, length, token);
+        pipeline.submit(slot.localMemory(local, localOffset).operands(compareAdd, swap));
     }
 
     /**
@@ -302,19 +253,10 @@ final class DriverConnection implements Connection
 
     private void acquireCredit()
     {
-        final int credits = table.connectionCredits();
+        final int limit = table.connectionCredits();
         int spins = 0;
-        while (true)
+        while (!credits.tryAcquire(limit))
         {
-            final int current = outstanding.get();
-            if (current < credits)
-            {
-                if (outstanding.compareAndSet(current, current + 1))
-                {
-                    return;
-                }
-                continue;
-            }
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);
@@ -328,7 +270,7 @@ final class DriverConnection implements Connection
 
     void onCompleted()
     {
-        outstanding.decrementAndGet();
+        credits.release();
     }
 
     // ---- two-sided ----

@@ -106,7 +106,7 @@ final class ShmControlFile
         final int index, final int key, final int pdId, final long base, final long length, final int access,
         final long fileSeq)
     {
-        final int offset = (int)(mrOffset + (long)index * ENTRY_LENGTH);
+        final int offset = regionEntryOffset(index);
         beginWrite(offset);
         buffer.putInt(offset + MR_KEY_OFFSET, key);
         buffer.putInt(offset + MR_PD_OFFSET, pdId);
@@ -119,7 +119,7 @@ final class ShmControlFile
 
     void clearRegion(final int index)
     {
-        final int offset = (int)(mrOffset + (long)index * ENTRY_LENGTH);
+        final int offset = regionEntryOffset(index);
         beginWrite(offset);
         buffer.putInt(offset + MR_KEY_OFFSET, 0);
         buffer.putInt(offset + MR_ACCESS_OFFSET, 0);
@@ -136,26 +136,8 @@ final class ShmControlFile
         {
             return false;
         }
-        final int offset = (int)(mrOffset + (long)index * ENTRY_LENGTH);
-        while (true)
-        {
-            final long before = buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET);
-            if ((before & 1) == 0)
-            {
-                entry.key = buffer.getInt(offset + MR_KEY_OFFSET);
-                entry.pdId = buffer.getInt(offset + MR_PD_OFFSET);
-                entry.base = buffer.getLong(offset + MR_BASE_OFFSET);
-                entry.length = buffer.getLong(offset + MR_LENGTH_OFFSET);
-                entry.access = buffer.getInt(offset + MR_ACCESS_OFFSET);
-                entry.fileSeq = buffer.getLong(offset + MR_FILE_SEQ_OFFSET);
-                VarHandle.loadLoadFence();
-                if (buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET) == before)
-                {
-                    return true;
-                }
-            }
-            Thread.onSpinWait();
-        }
+        readConsistent(regionEntryOffset(index), entry);
+        return true;
     }
 
     void putEndpoint(
@@ -169,7 +151,7 @@ final class ShmControlFile
         final long dcKey,
         final long fileSeq)
     {
-        final int offset = (int)(endpointOffset + (long)index * ENTRY_LENGTH);
+        final int offset = endpointEntryOffset(index);
         beginWrite(offset);
         buffer.putInt(offset + EP_NUMBER_OFFSET, number);
         buffer.putInt(offset + EP_KIND_OFFSET, kind);
@@ -184,7 +166,7 @@ final class ShmControlFile
 
     void putEndpointState(final int index, final int state, final int access, final int qkey)
     {
-        final int offset = (int)(endpointOffset + (long)index * ENTRY_LENGTH);
+        final int offset = endpointEntryOffset(index);
         beginWrite(offset);
         buffer.putInt(offset + EP_STATE_OFFSET, state);
         buffer.putInt(offset + EP_ACCESS_OFFSET, access);
@@ -194,7 +176,7 @@ final class ShmControlFile
 
     void clearEndpoint(final int index)
     {
-        final int offset = (int)(endpointOffset + (long)index * ENTRY_LENGTH);
+        final int offset = endpointEntryOffset(index);
         beginWrite(offset);
         buffer.putInt(offset + EP_NUMBER_OFFSET, 0);
         buffer.putInt(offset + EP_KIND_OFFSET, 0);
@@ -208,29 +190,37 @@ final class ShmControlFile
      */
     boolean readEndpoint(final int number, final ShmEndpointEntry entry)
     {
-        final int index = number & (endpointCapacity - 1);
-        final int offset = (int)(endpointOffset + (long)index * ENTRY_LENGTH);
+        readConsistent(endpointEntryOffset(number & (endpointCapacity - 1)), entry);
+        return entry.number == number && number != 0;
+    }
+
+    /** Copy the entry at {@code offset} as it was between two writes, however often a write overlaps the copy. */
+    private void readConsistent(final int offset, final ShmTableEntry entry)
+    {
         while (true)
         {
             final long before = buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET);
             if ((before & 1) == 0)
             {
-                entry.number = buffer.getInt(offset + EP_NUMBER_OFFSET);
-                entry.kind = buffer.getInt(offset + EP_KIND_OFFSET);
-                entry.state = buffer.getInt(offset + EP_STATE_OFFSET);
-                entry.pdId = buffer.getInt(offset + EP_PD_OFFSET);
-                entry.access = buffer.getInt(offset + EP_ACCESS_OFFSET);
-                entry.qkey = buffer.getInt(offset + EP_QKEY_OFFSET);
-                entry.dcKey = buffer.getLong(offset + EP_DC_KEY_OFFSET);
-                entry.fileSeq = buffer.getLong(offset + EP_FILE_SEQ_OFFSET);
+                entry.copyFrom(buffer, offset);
                 VarHandle.loadLoadFence();
                 if (buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET) == before)
                 {
-                    return entry.number == number && number != 0;
+                    return;
                 }
             }
             Thread.onSpinWait();
         }
+    }
+
+    private int regionEntryOffset(final int index)
+    {
+        return (int)(mrOffset + (long)index * ENTRY_LENGTH);
+    }
+
+    private int endpointEntryOffset(final int index)
+    {
+        return (int)(endpointOffset + (long)index * ENTRY_LENGTH);
     }
 
     private void beginWrite(final int offset)

@@ -12,7 +12,6 @@ import io.dkv.verbs.soft.LocalMemory;
 import io.dkv.verbs.soft.RemoteAccess;
 import io.dkv.verbs.soft.SendSlot;
 import io.dkv.verbs.soft.SoftAddressHandle;
-import io.dkv.verbs.soft.SoftMemoryRegion;
 import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.BitUtil;
@@ -22,9 +21,6 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 import static io.dkv.verbs.shm.ShmControlDescriptor.KIND_DCI;
@@ -41,10 +37,6 @@ import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
  */
 final class ShmQueuePair extends SoftQueuePair
 {
-    static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
-    static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
-        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
     private final ShmDevice shm;
     private final int kind;
     private final Path queuePath;
@@ -387,12 +379,9 @@ final class ShmQueuePair extends SoftQueuePair
                     break;
 
                 case ATOMIC_CMP_AND_SWP:
-                    writeAtomicResult(slot,
-                        (long)BIG_ENDIAN_LONG.compareAndExchange(memory, offset, slot.compareAdd, slot.swap));
-                    break;
-
                 case ATOMIC_FETCH_AND_ADD:
-                    writeAtomicResult(slot, (long)BIG_ENDIAN_LONG.getAndAdd(memory, offset, slot.compareAdd));
+                    LocalMemory.storeAtomicResult(
+                        slot, RemoteAccess.atomic(opcode, memory, offset, slot.compareAdd, slot.swap));
                     break;
 
                 default:
@@ -413,12 +402,6 @@ final class ShmQueuePair extends SoftQueuePair
             return TX_SENT;
         }
         return TX_DONE;
-    }
-
-    private static void writeAtomicResult(final SendSlot slot, final long original)
-    {
-        final SoftMemoryRegion region = slot.sgeRegion[0];
-        region.segment().set(BIG_ENDIAN_LONG_UNALIGNED, slot.sgeAddr[0] - region.address(), original);
     }
 
     protected boolean needsProgress()

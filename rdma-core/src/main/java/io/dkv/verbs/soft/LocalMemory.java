@@ -1,9 +1,13 @@
 package io.dkv.verbs.soft;
 
 import io.dkv.verbs.Access;
+import io.dkv.verbs.ScatterGatherElement;
+import io.dkv.verbs.ScatterGatherList;
 import io.dkv.verbs.WcStatus;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Moves bytes between scatter/gather lists and other memory, after the checks an RNIC makes on
@@ -18,6 +22,9 @@ public final class LocalMemory
      */
     static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
+    private static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     private LocalMemory()
     {
     }
@@ -31,17 +38,7 @@ public final class LocalMemory
     static WcStatus resolveSend(final SoftDevice device, final SoftProtectionDomain pd, final SendSlot slot,
         final boolean writes)
     {
-        for (int i = 0; i < slot.numSge; i++)
-        {
-            final SoftMemoryRegion region = device.localRegion(slot.sgeLkey[i]);
-            if (region == null || region.pd() != pd || !region.contains(slot.sgeAddr[i], slot.sgeLength[i]) ||
-                (writes && (region.access() & Access.LOCAL_WRITE) == 0))
-            {
-                return WcStatus.LOC_PROT_ERR;
-            }
-            slot.sgeRegion[i] = region;
-        }
-        return WcStatus.SUCCESS;
+        return resolve(device, pd, slot.sgList, slot.sgeRegion, writes) ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR;
     }
 
     /**
@@ -52,19 +49,38 @@ public final class LocalMemory
     public static WcStatus checkReceive(
         final SoftDevice device, final SoftProtectionDomain pd, final ReceiveSlot slot, final long length)
     {
-        long capacity = 0;
-        for (int i = 0; i < slot.numSge; i++)
+        if (!resolve(device, pd, slot.sgList, slot.sgeRegion, true))
         {
-            final SoftMemoryRegion region = device.localRegion(slot.sgeLkey[i]);
-            if (region == null || region.pd() != pd || !region.contains(slot.sgeAddr[i], slot.sgeLength[i]) ||
-                (region.access() & Access.LOCAL_WRITE) == 0)
-            {
-                return WcStatus.LOC_PROT_ERR;
-            }
-            slot.sgeRegion[i] = region;
-            capacity += slot.sgeLength[i];
+            return WcStatus.LOC_PROT_ERR;
         }
-        return capacity < length ? WcStatus.LOC_LEN_ERR : WcStatus.SUCCESS;
+        return slot.sgList.totalLength() < length ? WcStatus.LOC_LEN_ERR : WcStatus.SUCCESS;
+    }
+
+    /**
+     * Find the region of each element of a list, as an RNIC checks a local key.
+     *
+     * @return false when an element's key names no region of the domain, its range is not inside the
+     * region, or the region is not writable when {@code writes}.
+     */
+    private static boolean resolve(
+        final SoftDevice device,
+        final SoftProtectionDomain pd,
+        final ScatterGatherList sgList,
+        final SoftMemoryRegion[] sgeRegion,
+        final boolean writes)
+    {
+        for (int i = 0; i < sgList.numSge(); i++)
+        {
+            final ScatterGatherElement sge = sgList.sge(i);
+            final SoftMemoryRegion region = device.localRegion(sge.lkey());
+            if (region == null || region.pd() != pd || !region.contains(sge.addr(), sge.length()) ||
+                (writes && (region.access() & Access.LOCAL_WRITE) == 0))
+            {
+                return false;
+            }
+            sgeRegion[i] = region;
+        }
+        return true;
     }
 
     /**
@@ -73,7 +89,7 @@ public final class LocalMemory
     public static void scatter(
         final MemorySegment src, final long srcOffset, final long length, final ReceiveSlot slot, final long toOffset)
     {
-        copy(src, srcOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, toOffset, true);
+        copy(src, srcOffset, length, slot.sgList, slot.sgeRegion, toOffset, true);
     }
 
     /**
@@ -87,7 +103,7 @@ public final class LocalMemory
             MemorySegment.copy(slot.inlineData, fromOffset, dst, dstOffset, length);
             return;
         }
-        copy(dst, dstOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, fromOffset, false);
+        copy(dst, dstOffset, length, slot.sgList, slot.sgeRegion, fromOffset, false);
     }
 
     /**
@@ -97,7 +113,18 @@ public final class LocalMemory
     public static void scatterIntoSend(
         final SendSlot slot, final long toOffset, final MemorySegment src, final long srcOffset, final long length)
     {
-        copy(src, srcOffset, length, slot.numSge, slot.sgeAddr, slot.sgeLength, slot.sgeRegion, toOffset, true);
+        copy(src, srcOffset, length, slot.sgList, slot.sgeRegion, toOffset, true);
+    }
+
+    /**
+     * Store the word an atomic found in the request's one 8-byte local buffer, in network order.
+     *
+     * @throws IllegalStateException when the buffer's memory was released meanwhile.
+     */
+    public static void storeAtomicResult(final SendSlot slot, final long original)
+    {
+        final SoftMemoryRegion region = slot.sgeRegion[0];
+        region.segment().set(BIG_ENDIAN_LONG_UNALIGNED, slot.sgList.sge(0).addr() - region.address(), original);
     }
 
     /**
@@ -108,18 +135,17 @@ public final class LocalMemory
         final MemorySegment other,
         final long otherOffset,
         final long length,
-        final int numSge,
-        final long[] sgeAddr,
-        final int[] sgeLength,
+        final ScatterGatherList sgList,
         final SoftMemoryRegion[] sgeRegion,
         final long skip,
         final boolean intoList)
     {
         long toSkip = skip;
         long copied = 0;
-        for (int i = 0; i < numSge && copied < length; i++)
+        for (int i = 0; i < sgList.numSge() && copied < length; i++)
         {
-            final long entryLength = sgeLength[i];
+            final ScatterGatherElement sge = sgList.sge(i);
+            final long entryLength = sge.length();
             if (toSkip >= entryLength)
             {
                 toSkip -= entryLength;
@@ -127,7 +153,7 @@ public final class LocalMemory
             }
             final long chunk = Math.min(entryLength - toSkip, length - copied);
             final SoftMemoryRegion region = sgeRegion[i];
-            final long listOffset = sgeAddr[i] - region.address() + toSkip;
+            final long listOffset = sge.addr() - region.address() + toSkip;
             if (intoList)
             {
                 MemorySegment.copy(other, otherOffset + copied, region.segment(), listOffset, chunk);

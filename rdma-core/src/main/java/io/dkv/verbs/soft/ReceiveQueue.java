@@ -1,7 +1,6 @@
 package io.dkv.verbs.soft;
 
 import io.dkv.verbs.RecvWorkRequest;
-import io.dkv.verbs.ScatterGatherElement;
 import io.dkv.verbs.VerbsException;
 import org.agrona.BitUtil;
 
@@ -43,7 +42,7 @@ public final class ReceiveQueue
     {
         for (RecvWorkRequest wr = first; wr != null; wr = wr.next())
         {
-            final int numSge = wr.numSge();
+            final int numSge = wr.sgList().numSge();
             if (numSge > maxSge)
             {
                 throw new VerbsException("receive request wrId=" + wr.wrId() + " has " + numSge + " SGEs; " + owner +
@@ -55,14 +54,7 @@ public final class ReceiveQueue
             }
             final ReceiveSlot slot = slots[(int)tail & mask];
             slot.wrId = wr.wrId();
-            slot.numSge = numSge;
-            for (int i = 0; i < numSge; i++)
-            {
-                final ScatterGatherElement sge = wr.sge(i);
-                slot.sgeAddr[i] = sge.addr();
-                slot.sgeLength[i] = sge.length();
-                slot.sgeLkey[i] = sge.lkey();
-            }
+            slot.sgList.copyFrom(wr.sgList());
             tail++;
         }
     }

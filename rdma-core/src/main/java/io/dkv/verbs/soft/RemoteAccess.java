@@ -1,7 +1,13 @@
 package io.dkv.verbs.soft;
 
 import io.dkv.verbs.Access;
+import io.dkv.verbs.Opcode;
 import io.dkv.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The responder's checks on a one-sided request, as an RNIC makes them: the rkey names a
@@ -11,8 +17,28 @@ import io.dkv.verbs.WcStatus;
  */
 public final class RemoteAccess
 {
+    /** The word an atomic addresses is in network order, as InfiniBand defines it. */
+    private static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
+
     private RemoteAccess()
     {
+    }
+
+    /**
+     * Execute a checked atomic on the responder's memory, as one indivisible step.
+     *
+     * @param opcode     ATOMIC_CMP_AND_SWP or ATOMIC_FETCH_AND_ADD.
+     * @param compareAdd what a compare-and-swap compares with, or what a fetch-and-add adds.
+     * @param swap       what a compare-and-swap stores when the word equals {@code compareAdd}.
+     * @return the word before the atomic.
+     * @throws IllegalStateException when the memory was released meanwhile.
+     */
+    public static long atomic(
+        final Opcode opcode, final MemorySegment memory, final long offset, final long compareAdd, final long swap)
+    {
+        return opcode == Opcode.ATOMIC_CMP_AND_SWP ?
+            (long)BIG_ENDIAN_LONG.compareAndExchange(memory, offset, compareAdd, swap) :
+            (long)BIG_ENDIAN_LONG.getAndAdd(memory, offset, compareAdd);
     }
 
     /**

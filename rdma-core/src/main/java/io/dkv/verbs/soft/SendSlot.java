@@ -1,6 +1,7 @@
 package io.dkv.verbs.soft;
 
 import io.dkv.verbs.Opcode;
+import io.dkv.verbs.ScatterGatherList;
 import io.dkv.verbs.WcStatus;
 
 import java.lang.foreign.MemorySegment;
@@ -25,10 +26,9 @@ public final class SendSlot
     public Opcode opcode;
     public int sendFlags;
     public boolean signaled;
-    public int numSge;
-    public final long[] sgeAddr;
-    public final int[] sgeLength;
-    public final int[] sgeLkey;
+    /** The posted request's local memory. */
+    public final ScatterGatherList sgList;
+    /** Regions the elements resolved to, filled by {@link LocalMemory#resolveSend}. */
     public final SoftMemoryRegion[] sgeRegion;
     /** Payload copied at post time for INLINE requests (null when the QP allows no inline data). */
     public final MemorySegment inlineData;
@@ -51,16 +51,14 @@ public final class SendSlot
 
     SendSlot(final int maxSge, final MemorySegment inlineData)
     {
-        sgeAddr = new long[maxSge];
-        sgeLength = new int[maxSge];
-        sgeLkey = new int[maxSge];
+        sgList = new ScatterGatherList(maxSge);
         sgeRegion = new SoftMemoryRegion[maxSge];
         this.inlineData = inlineData;
     }
 
     void clearReferences()
     {
-        for (int i = 0; i < numSge; i++)
+        for (int i = 0; i < sgList.numSge(); i++)
         {
             sgeRegion[i] = null;
         }

@@ -287,13 +287,13 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         {
             throw new VerbsException(String.format("send request wrId=%d on QP 0x%x has no opcode", wr.wrId(), number));
         }
-        final int numSge = wr.numSge();
+        final int numSge = wr.sgList().numSge();
         if (numSge > maxSendSge)
         {
             throw new VerbsException(String.format(
                 "send request wrId=%d has %d SGEs; QP 0x%x allows %d", wr.wrId(), numSge, number, maxSendSge));
         }
-        final long total = wr.totalLength();
+        final long total = wr.sgList().totalLength();
         final boolean isInline = (wr.sendFlags() & SendFlags.INLINE) != 0 && opcode.carriesPayload();
         validate(wr, opcode, total, isInline);
         if (tail - head >= maxSendWr)
@@ -308,17 +308,13 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         slot.opcode = opcode;
         slot.sendFlags = wr.sendFlags();
         slot.signaled = sqSigAll || (wr.sendFlags() & SendFlags.SIGNALED) != 0;
-        slot.numSge = numSge;
         slot.length = (int)total;
         slot.isInline = isInline;
         slot.localError = null;
         slot.status = null;
+        slot.sgList.copyFrom(wr.sgList());
         for (int i = 0; i < numSge; i++)
         {
-            final ScatterGatherElement sge = wr.sge(i);
-            slot.sgeAddr[i] = sge.addr();
-            slot.sgeLength[i] = sge.length();
-            slot.sgeLkey[i] = sge.lkey();
             slot.sgeRegion[i] = null;
         }
         if (isInline)
@@ -326,8 +322,9 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
             long offset = 0;
             for (int i = 0; i < numSge; i++)
             {
-                MemorySegment.copy(LocalMemory.EVERYTHING, slot.sgeAddr[i], slot.inlineData, offset, slot.sgeLength[i]);
-                offset += slot.sgeLength[i];
+                final ScatterGatherElement sge = slot.sgList.sge(i);
+                MemorySegment.copy(LocalMemory.EVERYTHING, sge.addr(), slot.inlineData, offset, sge.length());
+                offset += sge.length();
             }
         }
         else
@@ -378,11 +375,11 @@ public abstract class SoftQueuePair extends SoftEndpoint implements QueuePair, P
         }
         if (opcode.isAtomic())
         {
-            if (wr.numSge() != 1 || total != 8)
+            if (wr.sgList().numSge() != 1 || total != 8)
             {
                 throw new VerbsException(String.format(
                     "atomic request wrId=%d needs one 8-byte local buffer, got %d SGEs of %d bytes", wr.wrId(),
-                    wr.numSge(), total));
+                    wr.sgList().numSge(), total));
             }
         }
         else if (opcode.isTwoSided())

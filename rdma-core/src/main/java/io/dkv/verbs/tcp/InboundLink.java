@@ -15,8 +15,6 @@ import io.dkv.verbs.soft.SoftMemoryRegion;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -32,7 +30,6 @@ import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
  */
 final class InboundLink extends TcpLink
 {
-    private static final VarHandle BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).varHandle();
 
     private static final int EXPECT_HELLO = 0;
     private static final int EXPECT_HEADER = 1;
@@ -500,10 +497,8 @@ final class InboundLink extends TcpLink
                 {
                     try
                     {
-                        final long offset = remoteAddr - region.address();
-                        original = opcode == Opcode.ATOMIC_CMP_AND_SWP ?
-                            (long)BIG_ENDIAN_LONG.compareAndExchange(region.segment(), offset, compareAdd, swap) :
-                            (long)BIG_ENDIAN_LONG.getAndAdd(region.segment(), offset, compareAdd);
+                        original = RemoteAccess.atomic(
+                            opcode, region.segment(), remoteAddr - region.address(), compareAdd, swap);
                     }
                     catch (final IllegalStateException ex)
                     {

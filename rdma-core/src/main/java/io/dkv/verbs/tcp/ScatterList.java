@@ -1,5 +1,7 @@
 package io.dkv.verbs.tcp;
 
+import io.dkv.verbs.ScatterGatherElement;
+import io.dkv.verbs.ScatterGatherList;
 import io.dkv.verbs.soft.ReceiveSlot;
 import io.dkv.verbs.soft.SendSlot;
 import io.dkv.verbs.soft.SoftMemoryRegion;
@@ -57,26 +59,26 @@ final class ScatterList
             add(slot.inlineData, 0, length);
             return;
         }
-        long left = length;
-        for (int i = 0; i < slot.numSge && left > 0; i++)
-        {
-            final SoftMemoryRegion region = slot.sgeRegion[i];
-            final long chunk = Math.min(left, slot.sgeLength[i]);
-            add(region.segment(), slot.sgeAddr[i] - region.address(), chunk);
-            left -= chunk;
-        }
+        fromList(slot.sgList, slot.sgeRegion, length);
     }
 
     /** The buffers of a checked receive request. */
     void fromReceive(final ReceiveSlot slot, final long length)
     {
         clear();
+        fromList(slot.sgList, slot.sgeRegion, length);
+    }
+
+    /** The first {@code length} bytes of a scatter/gather list whose elements resolved to {@code regions}. */
+    private void fromList(final ScatterGatherList sgList, final SoftMemoryRegion[] regions, final long length)
+    {
         long left = length;
-        for (int i = 0; i < slot.numSge && left > 0; i++)
+        for (int i = 0; i < sgList.numSge() && left > 0; i++)
         {
-            final SoftMemoryRegion region = slot.sgeRegion[i];
-            final long chunk = Math.min(left, slot.sgeLength[i]);
-            add(region.segment(), slot.sgeAddr[i] - region.address(), chunk);
+            final ScatterGatherElement sge = sgList.sge(i);
+            final SoftMemoryRegion region = regions[i];
+            final long chunk = Math.min(left, sge.length());
+            add(region.segment(), sge.addr() - region.address(), chunk);
             left -= chunk;
         }
     }

@@ -5,16 +5,13 @@ import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.VerbsException;
 import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.soft.LocalMemory;
 import io.dkv.verbs.soft.Progressor;
 import io.dkv.verbs.soft.SendSlot;
 import io.dkv.verbs.soft.SoftAddressHandle;
-import io.dkv.verbs.soft.SoftMemoryRegion;
 import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.concurrent.NanoClock;
-
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
 
@@ -26,9 +23,6 @@ import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
  */
 final class TcpQueuePair extends SoftQueuePair
 {
-    private static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
-        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
     private final TcpDevice tcp;
     private final long rnrTimerNanos;
     private final long retryTimeoutNanos;
@@ -231,10 +225,9 @@ final class TcpQueuePair extends SoftQueuePair
         notReadySince = 0;
         if (status == WcStatus.SUCCESS && slot.opcode.isAtomic())
         {
-            final SoftMemoryRegion region = slot.sgeRegion[0];
             try
             {
-                region.segment().set(BIG_ENDIAN_LONG_UNALIGNED, slot.sgeAddr[0] - region.address(), original);
+                LocalMemory.storeAtomicResult(slot, original);
             }
             catch (final IllegalStateException ex)
             {
