@@ -1,15 +1,13 @@
 package io.dkv.load.bench;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
  * A benchmark's report made of sections: the frame {@link BenchReport} prints (title, machine,
  * method, goals) around its tables, for a terminal or as Markdown.
  */
-public final class SectionedReport
+public final class SectionedReport implements Report
 {
     private final String title;
     private final MachineInfo machine;
@@ -47,10 +45,5 @@ public final class SectionedReport
         BenchReport.printMarkdown(out, title, machine, method,
             markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
             goalLines);
-    }
-
-    public void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
     }
 }

@@ -2,13 +2,11 @@ package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.MachineInfo;
-import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.Report;
 import io.dkv.load.bench.TextTable;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +18,7 @@ import static io.dkv.load.bench.Formats.ratio;
  * The verbs benchmark's results, with the machine, the method and the goals, for a terminal or
  * as Markdown.
  */
-final class ResultsReport
+final class ResultsReport implements Report
 {
     static final String TITLE = "dkv bench verbs";
 
@@ -83,7 +81,7 @@ final class ResultsReport
         return goalLines;
     }
 
-    void printText(final PrintWriter out)
+    public void printText(final PrintWriter out)
     {
         BenchReport.printText(out, TITLE, machine, method, text ->
         {
@@ -92,20 +90,12 @@ final class ResultsReport
         }, goalLines);
     }
 
-    void printMarkdown(final PrintWriter out)
+    public void printMarkdown(final PrintWriter out)
     {
         BenchReport.printMarkdown(out, TITLE, machine, method, markdown ->
         {
             table.printMarkdown(markdown);
             markdown.println();
         }, goalLines);
-    }
-
-    /**
-     * Write {@link #printMarkdown} to a file, creating its directory if needed.
-     */
-    void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
     }
 }
