@@ -23,7 +23,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 
 import static io.dkv.load.bench.OptionRange.require;
 
@@ -176,13 +175,13 @@ public final class RaasBenchmark implements Callable<Integer>
         final Set<Part> selectedParts = EnumSet.copyOf(parts);
         final long regionLength = (long)regionMib << 20;
         final PrintWriter progress = spec.commandLine().getErr();
-        final UnaryOperator<RaasContext> driverSettings = RaasBenchmark::driverSettings;
+        final PartSettings settings =
+            new PartSettings(RaasBenchmark::driverSettings, warmupMillis, regionLength, seed, progress);
         final RaasResults results = new RaasResults(selectedParts);
         final InterleavedLatency latencyRunner =
             InterleavedLatency.ofIterations(warmupMillis, latencyOps, LATENCY_BLOCKS);
-        final ThresholdBenchmark thresholds = new ThresholdBenchmark(driverSettings, messageSizes,
-            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS), warmupMillis, seed,
-            progress);
+        final ThresholdBenchmark thresholds = new ThresholdBenchmark(settings, messageSizes,
+            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
 
         for (final Provider provider : selectedProviders)
         {
@@ -192,24 +191,21 @@ public final class RaasBenchmark implements Callable<Integer>
             }
             if (selectedParts.contains(Part.SCALE))
             {
-                final ScaleBenchmark scale = new ScaleBenchmark(driverSettings, distinct(connectionCounts),
-                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window, warmupMillis,
-                    regionLength, seed,
-                    progress);
+                final ScaleBenchmark scale = new ScaleBenchmark(settings, distinct(connectionCounts),
+                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window);
                 results.scale.addAll(scale.run(provider, selectedPaths));
                 results.driverHeapBytes.put(provider, scale.driverHeapBytes());
             }
             if (selectedParts.contains(Part.SHARING))
             {
-                results.sharing.addAll(new SharingBenchmark(driverSettings, distinct(threadCounts), READ_SIZE,
-                    warmupMillis,
-                    sharingMillis, regionLength, seed, progress).run(provider, selectedPaths));
+                results.sharing.addAll(new SharingBenchmark(settings, distinct(threadCounts), READ_SIZE, sharingMillis)
+                    .run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.OVERHEAD))
             {
-                results.overhead.addAll(new OverheadBenchmark(driverSettings, driverProperties(), OVERHEAD_SIZE,
-                    latencyRunner, regionLength, seed,
-                    progress).run(provider, selectedPaths));
+                results.overhead.addAll(
+                    new OverheadBenchmark(settings, driverProperties(), OVERHEAD_SIZE, latencyRunner)
+                    .run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
             {

@@ -22,9 +22,7 @@ final class ResultsReport implements Report
 {
     static final String TITLE = "dkv bench verbs";
 
-    private final MachineInfo machine;
-    private final List<String> method;
-    private final List<String> goalLines = new ArrayList<>();
+    private final BenchReport frame;
     private final TextTable table = new TextTable(List.of(
         new TextTable.Column("provider", false),
         new TextTable.Column("op", false),
@@ -49,8 +47,6 @@ final class ResultsReport implements Report
     ResultsReport(final MachineInfo machine, final List<String> method, final List<ResultRow> rows,
         final List<Goal> goals)
     {
-        this.machine = machine;
-        this.method = List.copyOf(method);
         for (final ResultRow row : rows)
         {
             final Measurement verbs = row.verbs();
@@ -70,32 +66,29 @@ final class ResultsReport implements Report
                 opsPerSecond(floor.opsPerSecond()),
                 ratio(row.throughputRatio()));
         }
+        final List<String> goalLines = new ArrayList<>();
         for (final Goal goal : goals)
         {
             goalLines.addAll(goal.evaluate(rows));
         }
-    }
-
-    List<String> goalLines()
-    {
-        return goalLines;
+        this.frame = new BenchReport(TITLE, machine, method, goalLines);
     }
 
     public void printText(final PrintWriter out)
     {
-        BenchReport.printText(out, TITLE, machine, method, text ->
+        frame.printText(out, text ->
         {
             table.printText(text);
             text.println();
-        }, goalLines);
+        });
     }
 
     public void printMarkdown(final PrintWriter out)
     {
-        BenchReport.printMarkdown(out, TITLE, machine, method, markdown ->
+        frame.printMarkdown(out, markdown ->
         {
             table.printMarkdown(markdown);
             markdown.println();
-        }, goalLines);
+        });
     }
 }

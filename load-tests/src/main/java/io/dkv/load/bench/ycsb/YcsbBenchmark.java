@@ -5,6 +5,7 @@ import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.ycsb.DkvYcsbClient;
+import io.dkv.load.ycsb.HashKeyedDb;
 import io.dkv.load.ycsb.RecordCodec;
 import io.dkv.load.ycsb.RedisYcsbClient;
 import io.dkv.memory.MemoryNodeContext;
@@ -143,7 +144,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
         final int valueBytes = recordBytes();
         final int blockBytes =
-            KvBlockLayout.blockLength(DkvYcsbClient.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
+            KvBlockLayout.blockLength(HashKeyedDb.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
         final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
             records + expectedInserts(selected, threads.size()),
             (records + expectedWrites(selected, threads.size())) * blockBytes,
@@ -190,7 +191,7 @@ public final class YcsbBenchmark implements Callable<Integer>
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
             // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
-            runner.onEachThreadInOrder(() -> store.client().get(DkvYcsbClient.key(YcsbWorkload.TABLE, "lane")));
+            runner.onEachThreadInOrder(() -> store.client().get(HashKeyedDb.key(YcsbWorkload.TABLE, "lane")));
             final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
             final RunResult dkvLoad =
                 runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
