@@ -1,12 +1,11 @@
 package io.dkv.cli;
 
+import io.dkv.load.CommandRun;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.IllegalFormatException;
 import java.util.List;
@@ -19,32 +18,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DkvMainTest
 {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int dkv(final String... args)
-    {
-        return DkvMain.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
-    }
+    private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
 
     @Test
     void helpListsTheBenchGroupAndItsBenchmarks()
     {
-        assertEquals(0, dkv("--help"));
-        assertTrue(out.toString().contains("bench"), out::toString);
-        assertEquals(0, dkv("bench", "--help"));
-        assertTrue(out.toString().contains("verbs"), out::toString);
-        assertTrue(out.toString().contains("raas"), out::toString);
-        assertTrue(out.toString().contains("ycsb"), out::toString);
+        assertEquals(0, dkv.run("--help"));
+        assertTrue(dkv.out().contains("bench"), dkv::out);
+        assertEquals(0, dkv.run("bench", "--help"));
+        assertTrue(dkv.out().contains("verbs"), dkv::out);
+        assertTrue(dkv.out().contains("raas"), dkv::out);
+        assertTrue(dkv.out().contains("ycsb"), dkv::out);
     }
 
     @Test
     void helpListsTheMetaServer()
     {
-        assertEquals(0, dkv("--help"));
-        assertTrue(out.toString().contains("meta"), out::toString);
-        assertEquals(0, dkv("meta", "--help"));
-        assertTrue(out.toString().contains("--peer"), out::toString);
+        assertEquals(0, dkv.run("--help"));
+        assertTrue(dkv.out().contains("meta"), dkv::out);
+        assertEquals(0, dkv.run("meta", "--help"));
+        assertTrue(dkv.out().contains("--peer"), dkv::out);
     }
 
     @Test
@@ -84,8 +77,8 @@ class DkvMainTest
     @Test
     void aGroupWithoutSubcommandIsAUsageError()
     {
-        assertEquals(2, dkv());
-        assertEquals(2, dkv("bench"));
-        assertTrue(err.toString().contains("Missing required subcommand"), err::toString);
+        assertEquals(2, dkv.run());
+        assertEquals(2, dkv.run("bench"));
+        assertTrue(dkv.err().contains("Missing required subcommand"), dkv::err);
     }
 }

@@ -5,10 +5,10 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaDirectory;
-import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -49,30 +49,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
     private static final String NAME = "dkv compute-node";
     private static final String REUSE_PORT = "--reuse-port";
 
-    @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
-        description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
-    private int port;
-
-    @Option(names = "--bind", defaultValue = ComputeNodeConfiguration.BIND_DEFAULT,
-        description = "Address the RESP server listens on (default: ${DEFAULT-VALUE}).")
-    private String bind;
-
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
-        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
-    private List<String> meta;
-
-    @Option(names = "--cluster-secret-file", paramLabel = "FILE", required = true,
-        description = "File with the cluster secret (at least 64 hex digits, mode 0600) that MetaServer RPCs are " +
-            "authenticated with.")
-    private Path secretFile;
-
-    @Option(names = "--requirepass", paramLabel = "PASS",
-        description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
-    private String requirePass;
-
-    @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
-    private String provider;
+    @Mixin
+    private ComputeNodeOptions options = new ComputeNodeOptions();
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
@@ -99,12 +77,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final long calledNs = System.nanoTime();
-        if (!secretFile.toFile().canRead())
-        {
-            // one line, as for a secret the file holds wrongly: the usage text would bury it
-            throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
-                " cannot be read by this user" : " does not exist") + " (./dkv up writes one beside its cluster file)");
-        }
+        options.requireReadableSecretFile();
         // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
         // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
         if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
@@ -113,10 +86,9 @@ public final class ComputeNodeCommand implements Callable<Integer>
         }
         // the RESP server's classes and native transport load on another core while this one attaches to RaaS
         ComputeNode.preload(metricsPort >= 0);
-        final MetaDirectory directory = MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse)
-            .toArray(MetaEndpoint[]::new));
+        final MetaDirectory directory = options.metaDirectory();
         final Raas raas = Raas.embedded(new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress(address))
+            .verbs(new VerbsContext().provider(options.provider()).tcpAddress(address))
             .nodeId(nodeId)
             .role(NodeRecord.ROLE_COMPUTE), directory);
         final long raasNs = System.nanoTime();
@@ -124,12 +96,12 @@ public final class ComputeNodeCommand implements Callable<Integer>
         try
         {
             node = ComputeNode.start(new ComputeNodeContext()
-                .port(port)
-                .bindAddress(bind)
+                .port(options.port())
+                .bindAddress(options.bind())
                 .maxClients(maxClients)
                 .reusePort(reusePort)
                 .metricsPort(metricsPort)
-                .requirePass(requirePass)
+                .requirePass(options.requirePass())
                 .raas(raas, true));
         }
         catch (final RuntimeException ex)
@@ -148,8 +120,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
         final Thread drainOnExit = new Thread(node::close, "dkv-compute-node-stop");
         Runtime.getRuntime().addShutdownHook(drainOnExit);
         final long id = node.nodeId();
-        System.out.println(readyLine(id, bind, node.port(), ComputeNode.epoll() ? "epoll" : "nio",
-            raas.nodes(NodeRecord.ROLE_MEMORY).size(), requirePass != null, node.metricsPort()));
+        System.out.println(readyLine(id, options.bind(), node.port(), ComputeNode.epoll() ? "epoll" : "nio",
+            raas.nodes(NodeRecord.ROLE_MEMORY).size(), options.requirePass() != null, node.metricsPort()));
         System.out.flush();
         markServed();
         signals.await();
@@ -201,19 +173,20 @@ public final class ComputeNodeCommand implements Callable<Integer>
     /**
      * Parse the common case without picocli: building its model of this command (reflection over the options and their
      * annotations, whose proxies the JDK generates at run time) took about 180 ms of a compute node's start. Only
-     * {@code --name value} and {@code --name=value} of the options below, and the flag {@code --reuse-port} alone,
-     * each once ({@code --meta} as often as wanted), with values that parse: anything else (help, a typo, a missing or
-     * repeated option, a flag given a value, a new option not added here) gives null, and the caller parses with
-     * picocli, which says what is wrong as it always did.
+     * {@code --name value} and {@code --name=value} of the options below (this command's and its
+     * {@link ComputeNodeOptions}), and the flag {@code --reuse-port} alone, each once ({@code --meta} as often as
+     * wanted), with values that parse: anything else (help, a typo, a missing or repeated option, a flag given a value,
+     * a new option not added here) gives null, and the caller parses with picocli, which says what is wrong as it
+     * always did.
      *
      * @return the command, or null when picocli must parse these arguments.
      */
     public static ComputeNodeCommand parseSimple(final String[] args)
     {
         final ComputeNodeCommand command = new ComputeNodeCommand();
-        command.port = ComputeNodeConfiguration.PORT_DEFAULT;
-        command.bind = ComputeNodeConfiguration.BIND_DEFAULT;
-        command.provider = "shm";
+        command.options.port = ComputeNodeConfiguration.PORT_DEFAULT;
+        command.options.bind = ComputeNodeConfiguration.BIND_DEFAULT;
+        command.options.provider = ComputeNodeOptions.PROVIDER_DEFAULT;
         command.address = "127.0.0.1:0";
         command.maxClients = ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT;
         command.metricsPort = ComputeNodeConfiguration.METRICS_PORT_DEFAULT;
@@ -253,12 +226,12 @@ public final class ComputeNodeCommand implements Callable<Integer>
                 }
                 switch (name)
                 {
-                    case "--port" -> command.port = Integer.parseInt(decimal(value));
-                    case "--bind" -> command.bind = value;
+                    case "--port" -> command.options.port = Integer.parseInt(decimal(value));
+                    case "--bind" -> command.options.bind = value;
                     case "--meta" -> meta.addAll(List.of(value.split(",")));
-                    case "--cluster-secret-file" -> command.secretFile = Path.of(value);
-                    case "--requirepass" -> command.requirePass = value;
-                    case "--provider" -> command.provider = value;
+                    case "--cluster-secret-file" -> command.options.secretFile = Path.of(value);
+                    case "--requirepass" -> command.options.requirePass = value;
+                    case "--provider" -> command.options.provider = value;
                     case "--address" -> command.address = value;
                     case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
                     case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
@@ -275,11 +248,11 @@ public final class ComputeNodeCommand implements Callable<Integer>
             // a value that does not parse: picocli's message names the option
             return null;
         }
-        if (meta.isEmpty() || command.secretFile == null)
+        if (meta.isEmpty() || command.options.secretFile == null)
         {
             return null;
         }
-        command.meta = meta;
+        command.options.meta = meta;
         return command;
     }
 

@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.lang.reflect.Field;
@@ -38,13 +39,23 @@ class ComputeNodeCommandTest
             assertNotNull(simple, args.toString());
             final ComputeNodeCommand parsed = new ComputeNodeCommand();
             new CommandLine(parsed).parseArgs(args.toArray(String[]::new));
-            for (final Field field : ComputeNodeCommand.class.getDeclaredFields())
+            assertSameOptions(parsed, simple, args.toString());
+        }
+    }
+
+    /** Every option of the command, those of its mixins too, holds the same value in both. */
+    private static void assertSameOptions(final Object parsed, final Object simple, final String args) throws Exception
+    {
+        for (final Field field : parsed.getClass().getDeclaredFields())
+        {
+            field.setAccessible(true);
+            if (field.isAnnotationPresent(Option.class))
             {
-                if (field.isAnnotationPresent(Option.class))
-                {
-                    field.setAccessible(true);
-                    assertEquals(field.get(parsed), field.get(simple), field.getName() + " of " + args);
-                }
+                assertEquals(field.get(parsed), field.get(simple), field.getName() + " of " + args);
+            }
+            else if (field.isAnnotationPresent(Mixin.class))
+            {
+                assertSameOptions(field.get(parsed), field.get(simple), args);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.dkv.cli.cluster;
 
 import io.dkv.compute.StopSignals;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
@@ -38,15 +39,9 @@ public final class UpCommand implements Callable<Integer>
     static final long FIRST_COMPUTE_NODE_ID = 201;
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY =
-        Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
-    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
     private static final Pattern AUTOSCALER_READY = Pattern.compile(
         "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
     private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
-    private static final Pattern COMPUTE_NODE_READY =
-        Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
     @Option(names = "--memory-nodes", defaultValue = "2",
         description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
@@ -136,7 +131,7 @@ public final class UpCommand implements Callable<Integer>
                 List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir",
                     runDir.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret),
-                META_READY, runDir.resolve("meta.log"));
+                ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
             final long[] nodeIds = new long[memoryNodes];
@@ -150,14 +145,14 @@ public final class UpCommand implements Callable<Integer>
                         "--cluster-secret-file", secret,
                         "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
                         "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
-                    MEMORY_NODE_READY, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
+                    ReadyLines.MEMORY_NODE, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
                 started.add(node);
                 nodes.add(node);
             }
             final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
                 List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret),
-                DRIVER_READY, runDir.resolve("driver.log"));
+                ReadyLines.DRIVER, runDir.resolve("driver.log"));
             started.add(driver);
             final List<ComputeNodeProcess> computes = computeMax < 0 ?
                 startComputeNodes(endpoint, secret, runDir, started) :
@@ -243,9 +238,9 @@ public final class UpCommand implements Callable<Integer>
             final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", Map.of(),
                 List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
                     "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
-                COMPUTE_NODE_READY, runDir.resolve("compute-node-" + nodeId + ".log"));
+                ReadyLines.COMPUTE_NODE, runDir.resolve("compute-node-" + nodeId + ".log"));
             started.add(process);
-            final int served = Integer.parseInt(process.readyGroup(2));
+            final int served = Integer.parseInt(process.readyGroup(3));
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
             if (computePort != 0 && served != nextPort)
             {

@@ -2,6 +2,8 @@ package io.dkv.cli.cluster;
 
 import io.dkv.cli.DkvMain;
 import io.dkv.compute.ComputeNodeCommand;
+import io.dkv.load.CommandRun;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -14,8 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +25,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,24 +41,11 @@ class ComputeNodeProcessTest
     /** Long enough for any machine: what is checked is that it ends well, never how fast. */
     private static final long STOP_TIMEOUT_MS = 120_000;
     private static final long LISTED_TIMEOUT_MS = 120_000;
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
-    private static final Pattern COMPUTE_NODE_READY =
-        Pattern.compile("dkv compute node (\\d+) serving RESP on \\S+:(\\d+) ");
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
 
     @TempDir
     Path dir;
-
-    private int dkv(final String... args)
-    {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute(args);
-    }
 
     @Test
     void onSigtermItClosesItsConnectionsDeregistersAndExitsZero() throws Exception
@@ -70,11 +56,11 @@ class ComputeNodeProcessTest
         final long computeId = base + 3;
         try (RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
                 List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(base),
-                    "--data-dir", dir.resolve("meta").toString()), META_READY, dir.resolve("meta.log"));
+                    "--data-dir", dir.resolve("meta").toString()), ReadyLines.META, dir.resolve("meta.log"));
             RoleProcess memory = RoleProcess.start("memory node", "256m", Map.of(),
                 List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(base + 1),
                     "--meta", meta.readyGroup(1), "--index-groups", "256", "--heap-chunks", "8"),
-                MEMORY_NODE_READY, dir.resolve("memory.log"));
+                ReadyLines.MEMORY_NODE, dir.resolve("memory.log"));
             Raas observer = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(base + 2),
                 MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1)))))
         {
@@ -82,12 +68,12 @@ class ComputeNodeProcessTest
                 List.of("compute-node", "--cluster-secret-file", secret.toString(), "--node-id",
                     Long.toString(computeId),
                     "--meta", meta.readyGroup(1), "--port", "0"),
-                COMPUTE_NODE_READY, dir.resolve("compute.log"));
-            final int port = Integer.parseInt(compute.readyGroup(2));
+                ReadyLines.COMPUTE_NODE, dir.resolve("compute.log"));
+            final int port = Integer.parseInt(compute.readyGroup(3));
             awaitListed(observer, computeId, compute);
 
             assertEquals(1,
-                dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", meta.readyGroup(1),
+                dkv.run("compute-node", "--cluster-secret-file", secret.toString(), "--meta", meta.readyGroup(1),
                 "--port", Integer.toString(port)), "a second node on a port in use");
             assertOneLine(port + " (", "Address already in use");
 
@@ -114,28 +100,27 @@ class ComputeNodeProcessTest
         final String nobody = "meta:1@shm:0123456789abcdef#00002001:0123456789abcdef";
 
         assertEquals(1,
-            dkv("compute-node", "--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
+            dkv.run("compute-node", "--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
         assertOneLine("absent does not exist", "./dkv up writes one");
         // what DkvMain.main runs for compute-node (its own main), without the other subcommands, fails alike
-        err.getBuffer().setLength(0);
-        assertEquals(1, ComputeNodeCommand.commandLine().setErr(new PrintWriter(err, true))
-            .execute("--cluster-secret-file", dir.resolve("absent").toString(), "--meta", nobody));
+        assertEquals(1, dkv.run(ComputeNodeCommand.commandLine(), "--cluster-secret-file",
+            dir.resolve("absent").toString(), "--meta", nobody));
         assertOneLine("absent does not exist", "./dkv up writes one");
 
         final Path notHex = dir.resolve("not-hex");
         Files.writeString(notHex, "not a secret");
         Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("rw-------"));
-        assertEquals(1, dkv("compute-node", "--cluster-secret-file", notHex.toString(), "--meta", nobody));
+        assertEquals(1, dkv.run("compute-node", "--cluster-secret-file", notHex.toString(), "--meta", nobody));
         assertOneLine("not-hex", "hex digits");
 
         assertEquals(1,
-            dkv("compute-node", "--cluster-secret-file", secret.toString(), "--meta", nobody, "--port", "0"));
+            dkv.run("compute-node", "--cluster-secret-file", secret.toString(), "--meta", nobody, "--port", "0"));
         assertOneLine("no MetaServer answered", nobody);
     }
 
     private void assertOneLine(final String... parts)
     {
-        final String text = err.toString().strip();
+        final String text = dkv.err().strip();
         assertEquals(1, text.lines().count(), text);
         assertTrue(text.startsWith("dkv compute-node: "), text);
         for (final String part : parts)

@@ -1,13 +1,12 @@
 package io.dkv.cli.cluster;
 
 import io.dkv.cli.DkvMain;
+import io.dkv.load.CommandRun;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.load.resp.RespSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -32,8 +31,7 @@ class LocalClusterTest
     /** Long enough for any machine: what is checked is that it ends well, never how fast. */
     private static final long STOP_TIMEOUT_MS = 120_000;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
 
     /** {@code dkv up} in a process of its own, on any free port (a redis-server may hold 6379), stopped by the test. */
     private static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
@@ -62,8 +60,8 @@ class LocalClusterTest
                 assertEquals("OK", ((RespSocket.Simple)socket.call("SET".getBytes(), "scaled".getBytes(),
                     "yes".getBytes())).text());
             }
-            assertEquals(0, dkv("get", "--cluster=" + clusterFile, "scaled"), err::toString);
-            assertEquals("yes", out.toString().trim(), "what the autoscaled node set, dkv get reads");
+            assertEquals(0, dkv.run("get", "--cluster=" + clusterFile, "scaled"), dkv::err);
+            assertEquals("yes", dkv.out().trim(), "what the autoscaled node set, dkv get reads");
         }
         finally
         {
@@ -74,14 +72,6 @@ class LocalClusterTest
             autoscaleLog);
         final String nodeLog = Files.readString(dir.resolve("run").resolve("autoscale").resolve("compute-node-0.log"));
         assertTrue(nodeLog.contains("stopped and deregistered"), nodeLog);
-    }
-
-    private int dkv(final String... args)
-    {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        return DkvMain.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute(args);
     }
 
     @Test
@@ -95,36 +85,36 @@ class LocalClusterTest
             assertTrue(Files.exists(clusterFile), up::logTail);
             for (int i = 0; i < 20; i++)
             {
-                assertEquals(0, dkv("put", cluster, "key-" + i, "value-" + i), err::toString);
-                assertEquals("OK", out.toString().trim());
+                assertEquals(0, dkv.run("put", cluster, "key-" + i, "value-" + i), dkv::err);
+                assertEquals("OK", dkv.out().trim());
             }
             for (int i = 0; i < 20; i++)
             {
-                assertEquals(0, dkv("get", cluster, "key-" + i), err::toString);
-                assertEquals("value-" + i, out.toString().trim());
+                assertEquals(0, dkv.run("get", cluster, "key-" + i), dkv::err);
+                assertEquals("value-" + i, dkv.out().trim());
             }
-            assertEquals(0, dkv("del", cluster, "key-3"));
-            assertEquals("1", out.toString().trim());
-            assertEquals(0, dkv("del", cluster, "key-3"));
-            assertEquals("0", out.toString().trim());
-            assertEquals(1, dkv("get", cluster, "key-3"), "a key without a value exits with 1");
-            assertEquals("(nil)", out.toString().trim());
+            assertEquals(0, dkv.run("del", cluster, "key-3"));
+            assertEquals("1", dkv.out().trim());
+            assertEquals(0, dkv.run("del", cluster, "key-3"));
+            assertEquals("0", dkv.out().trim());
+            assertEquals(1, dkv.run("get", cluster, "key-3"), "a key without a value exits with 1");
+            assertEquals("(nil)", dkv.out().trim());
             final Path secret = dir.resolve(UpCommand.SECRET_FILE);
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(secret)),
                 "the secret file's mode");
             final String meta = ClusterFile.read(clusterFile).meta();
             assertEquals(secret.toString(), ClusterFile.read(clusterFile).secretFile());
             assertEquals(0,
-                dkv("meta", "withdraw", "--meta", meta, "--cluster-secret-file", secret.toString(), "--region",
+                dkv.run("meta", "withdraw", "--meta", meta, "--cluster-secret-file", secret.toString(), "--region",
                     "nothing"),
-                err::toString);
-            assertEquals("withdrew region 'nothing'", out.toString().trim());
+                dkv::err);
+            assertEquals("withdrew region 'nothing'", dkv.out().trim());
             final Path wrong = dir.resolve("wrong-secret");
             Files.writeString(wrong, "cd".repeat(32));
             Files.setPosixFilePermissions(wrong, PosixFilePermissions.fromString("rw-------"));
-            assertTrue(dkv("meta", "evict", "--meta", meta, "--cluster-secret-file", wrong.toString(), "--node",
+            assertTrue(dkv.run("meta", "evict", "--meta", meta, "--cluster-secret-file", wrong.toString(), "--node",
                 "101") != 0);
-            assertTrue(err.toString().contains("the cluster secret differs"), err::toString);
+            assertTrue(dkv.err().contains("the cluster secret differs"), dkv::err);
             final String log = up.logTail();
             assertTrue(log.contains("memory node") && log.contains("node 101") && log.contains("node 102"), log);
         }
@@ -134,8 +124,8 @@ class LocalClusterTest
         }
         assertFalse(Files.exists(clusterFile), "the cluster file goes with the cluster");
         assertTrue(up.logTail().contains("stopped 5 processes"), up::logTail);
-        assertEquals(1, dkv("get", "--cluster=" + clusterFile, "key-1"));
-        assertTrue(err.toString().contains("start one with ./dkv up"), err::toString);
+        assertEquals(1, dkv.run("get", "--cluster=" + clusterFile, "key-1"));
+        assertTrue(dkv.err().contains("start one with ./dkv up"), dkv::err);
     }
 
     @Test
@@ -159,14 +149,14 @@ class LocalClusterTest
 
             assertEquals("OK", redisCli.call("set", "greeting", "hello"));
             assertEquals("hello", redisCli.call("get", "greeting"));
-            assertEquals(0, dkv("get", cluster, "greeting"), err::toString);
-            assertEquals("hello", out.toString().trim(), "what redis-cli set, dkv get reads");
+            assertEquals(0, dkv.run("get", cluster, "greeting"), dkv::err);
+            assertEquals("hello", dkv.out().trim(), "what redis-cli set, dkv get reads");
 
-            assertEquals(0, dkv("put", cluster, "from-dkv", "put by dkv"), err::toString);
+            assertEquals(0, dkv.run("put", cluster, "from-dkv", "put by dkv"), dkv::err);
             assertEquals("put by dkv", redisCli.call("get", "from-dkv"), "what dkv put set, redis-cli reads");
 
             assertEquals("1", redisCli.call("del", "from-dkv"));
-            assertEquals(1, dkv("get", cluster, "from-dkv"), "what redis-cli deleted, dkv get does not find");
+            assertEquals(1, dkv.run("get", cluster, "from-dkv"), "what redis-cli deleted, dkv get does not find");
             assertEquals("", redisCli.call("get", "absent"), "redis-cli prints nothing for a nil reply when piped");
         }
         finally

@@ -1,12 +1,13 @@
 package io.dkv.compute.autoscale;
 
-import io.dkv.compute.ComputeNodeConfiguration;
+import io.dkv.compute.ComputeNodeOptions;
 import io.dkv.compute.StopSignals;
 import io.dkv.raas.command.DkvCommandLine;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -33,6 +34,7 @@ import java.util.function.Consumer;
 @Command(
     name = "autoscale",
     mixinStandardHelpOptions = true,
+    resourceBundle = "io.dkv.compute.autoscale.AutoscaleCommand",
     description = {
         "Run this host's compute nodes between --min and --max, all serving one RESP port (SO_REUSEPORT), and scale " +
             "them by their load as Kubernetes' HorizontalPodAutoscaler does: every --sync-period it reads each " +
@@ -80,28 +82,9 @@ public final class AutoscaleCommand implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     private String downWindow;
 
-    @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
-        description = "The RESP port every node serves; 0 takes a free one (default: ${DEFAULT-VALUE}).")
-    private int port;
-
-    @Option(names = "--bind", defaultValue = ComputeNodeConfiguration.BIND_DEFAULT,
-        description = "Address the nodes listen on (default: ${DEFAULT-VALUE}).")
-    private String bind;
-
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
-        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
-    private List<String> meta;
-
-    @Option(names = "--cluster-secret-file", paramLabel = "FILE", required = true,
-        description = "File with the cluster secret, given to every node.")
-    private Path secretFile;
-
-    @Option(names = "--requirepass", paramLabel = "PASS", description = "Password every node asks for (AUTH).")
-    private String requirePass;
-
-    @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider of the nodes: shm or tcp (default: ${DEFAULT-VALUE}).")
-    private String provider;
+    /** Given to every node; their help, worded for the nodes this runs, is in this command's resource bundle. */
+    @Mixin
+    private ComputeNodeOptions node;
 
     @Option(names = "--node-heap", defaultValue = "256m", description = "Each node's -Xmx (default: ${DEFAULT-VALUE}).")
     private String nodeHeap;
@@ -116,22 +99,15 @@ public final class AutoscaleCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
-        if (!secretFile.toFile().canRead())
-        {
-            throw new IllegalArgumentException("--cluster-secret-file " + secretFile + " cannot be read");
-        }
-        final int servedPort = port == 0 ? freePort(bind) : port;
+        node.requireReadableSecretFile();
+        final String bind = node.bind();
+        final int servedPort = node.port() == 0 ? freePort(bind) : node.port();
         final Path logs = logDir != null ? logDir : temporaryLogDir();
-        final List<String> arguments = new ArrayList<>(List.of(
-            "--port", Integer.toString(servedPort), "--bind", bind, "--reuse-port", "--metrics-port", "0",
-            "--meta", String.join(",", meta), "--cluster-secret-file", secretFile.toString(), "--provider", provider));
-        if ("tcp".equals(provider))
+        final List<String> arguments = node.arguments(servedPort);
+        arguments.addAll(List.of("--reuse-port", "--metrics-port", "0"));
+        if ("tcp".equals(node.provider()))
         {
             arguments.addAll(List.of("--address", bind + ":0"));
-        }
-        if (requirePass != null)
-        {
-            arguments.addAll(List.of("--requirepass", requirePass));
         }
         final AutoscalerContext context = new AutoscalerContext()
             .minNodes(min)

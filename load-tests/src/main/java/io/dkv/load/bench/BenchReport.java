@@ -5,25 +5,26 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The frame every benchmark report shares: its title, the machine, the method one point per line,
- * the report's own tables, then its goals; for a terminal or as Markdown.
+ * The frame every benchmark report shares: its title, the machine, the method one point per line, the report's own
+ * tables, then its goals; for a terminal or as Markdown.
+ *
+ * @param title   what ran, e.g. {@code dkv bench verbs}.
+ * @param machine where it ran.
+ * @param method  how it measured, one point per line.
+ * @param goals   each goal with its verdict, one per line.
  */
-public final class BenchReport
+public record BenchReport(String title, MachineInfo machine, List<String> method, List<String> goals)
 {
-    private BenchReport()
+    public BenchReport
     {
+        method = List.copyOf(method);
+        goals = List.copyOf(goals);
     }
 
     /**
      * @param tables prints the report's tables, each followed by a blank line.
      */
-    public static void printText(
-        final PrintWriter out,
-        final String title,
-        final MachineInfo machine,
-        final List<String> method,
-        final Consumer<PrintWriter> tables,
-        final List<String> goals)
+    public void printText(final PrintWriter out, final Consumer<PrintWriter> tables)
     {
         out.println(title);
         out.println();
@@ -47,13 +48,7 @@ public final class BenchReport
     /**
      * @param tables prints the report's tables as Markdown, each followed by a blank line.
      */
-    public static void printMarkdown(
-        final PrintWriter out,
-        final String title,
-        final MachineInfo machine,
-        final List<String> method,
-        final Consumer<PrintWriter> tables,
-        final List<String> goals)
+    public void printMarkdown(final PrintWriter out, final Consumer<PrintWriter> tables)
     {
         out.println("## " + title);
         out.println();

@@ -2,6 +2,7 @@ package io.dkv.load.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -32,6 +33,15 @@ public record MachineInfo(int cores, String cpuModel, String jdk, String os)
             System.getProperty("java.vm.vendor") + ")",
             System.getProperty("os.name") + " " + System.getProperty("os.version") + " " +
             System.getProperty("os.arch"));
+    }
+
+    /**
+     * @return the system load average over the last minute, as a report notes it before and after a run (negative
+     * where the system does not tell).
+     */
+    public static double loadAverage()
+    {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /**

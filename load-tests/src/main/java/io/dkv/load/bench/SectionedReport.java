@@ -1,21 +1,16 @@
 package io.dkv.load.bench;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
  * A benchmark's report made of sections: the frame {@link BenchReport} prints (title, machine,
  * method, goals) around its tables, for a terminal or as Markdown.
  */
-public final class SectionedReport
+public final class SectionedReport implements Report
 {
-    private final String title;
-    private final MachineInfo machine;
-    private final List<String> method;
+    private final BenchReport frame;
     private final List<ReportSection> sections;
-    private final List<String> goalLines;
 
     public SectionedReport(
         final String title,
@@ -24,33 +19,22 @@ public final class SectionedReport
         final List<ReportSection> sections,
         final List<String> goalLines)
     {
-        this.title = title;
-        this.machine = machine;
-        this.method = List.copyOf(method);
+        this.frame = new BenchReport(title, machine, method, goalLines);
         this.sections = List.copyOf(sections);
-        this.goalLines = List.copyOf(goalLines);
     }
 
     public List<String> goalLines()
     {
-        return goalLines;
+        return frame.goals();
     }
 
     public void printText(final PrintWriter out)
     {
-        BenchReport.printText(out, title, machine, method, text -> sections.forEach(section -> section.printText(text)),
-            goalLines);
+        frame.printText(out, text -> sections.forEach(section -> section.printText(text)));
     }
 
     public void printMarkdown(final PrintWriter out)
     {
-        BenchReport.printMarkdown(out, title, machine, method,
-            markdown -> sections.forEach(section -> section.printMarkdown(markdown)),
-            goalLines);
-    }
-
-    public void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
+        frame.printMarkdown(out, markdown -> sections.forEach(section -> section.printMarkdown(markdown)));
     }
 }

@@ -4,16 +4,12 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
 import site.ycsb.ByteIterator;
-import site.ycsb.DB;
 import site.ycsb.DBException;
 import site.ycsb.Status;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.Vector;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -21,15 +17,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * under the key {@code table:key}. An update reads the record with its version, replaces the
  * fields given and writes it back if nobody wrote it since (compare-and-set of the version), again
  * from a fresh read when another writer came between, so that concurrent updates of different
- * fields of a record are all kept. Scans are not offered: the
- * index is a hash.
+ * fields of a record are all kept.
  *
  * <p>YCSB makes one instance per client thread, reflectively through the no-argument constructor,
  * and configures it only with properties, which cannot carry a client running in this JVM; such
  * instances use the client handed over with {@link #handOver(KvClient)}. A runner of its own (as
  * {@code dkv bench ycsb}) passes the client to the constructor instead.
  */
-public final class DkvYcsbClient extends DB
+public final class DkvYcsbClient extends HashKeyedDb
 {
     /** Compare-and-set rounds an update may lose to other writers of the record before it fails. */
     static final int MAX_UPDATE_ATTEMPTS = 10_000;
@@ -92,16 +87,6 @@ public final class DkvYcsbClient extends DB
         }
     }
 
-    public Status scan(
-        final String table,
-        final String startKey,
-        final int recordCount,
-        final Set<String> fields,
-        final Vector<HashMap<String, ByteIterator>> result)
-    {
-        return Status.NOT_IMPLEMENTED;
-    }
-
     public Status update(final String table, final String key, final Map<String, ByteIterator> values)
     {
         final byte[] dkvKey = key(table, key);
@@ -153,12 +138,6 @@ public final class DkvYcsbClient extends DB
         {
             return error("delete", table, key, ex);
         }
-    }
-
-    /** @return the store's key of a YCSB record: {@code table:key} in UTF-8. */
-    public static byte[] key(final String table, final String key)
-    {
-        return (table + ":" + key).getBytes(StandardCharsets.UTF_8);
     }
 
     /** @return the values' bytes: a ByteIterator can be read once, an update may need them for several rounds. */

@@ -4,7 +4,6 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisException;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
-import site.ycsb.DB;
 import site.ycsb.DBException;
 import site.ycsb.Status;
 
@@ -13,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.Vector;
 
 /**
  * YCSB's DB interface on Redis, the peer dkv is measured beside: a record is a hash under the key
@@ -24,7 +22,7 @@ import java.util.Vector;
  * <p>Properties: {@value #HOST_PROPERTY} (default {@value #HOST_DEFAULT}) and {@value #PORT_PROPERTY}
  * (default {@value #PORT_DEFAULT}).
  */
-public final class RedisYcsbClient extends DB
+public final class RedisYcsbClient extends HashKeyedDb
 {
     public static final String HOST_PROPERTY = "redis.host";
     public static final String HOST_DEFAULT = "127.0.0.1";
@@ -106,16 +104,6 @@ public final class RedisYcsbClient extends DB
         }
     }
 
-    public Status scan(
-        final String table,
-        final String startKey,
-        final int recordCount,
-        final Set<String> fields,
-        final Vector<HashMap<String, ByteIterator>> result)
-    {
-        return Status.NOT_IMPLEMENTED;
-    }
-
     public Status update(final String table, final String key, final Map<String, ByteIterator> values)
     {
         return write("update", table, key, values);
@@ -155,11 +143,6 @@ public final class RedisYcsbClient extends DB
         {
             return error(operation, table, key, ex);
         }
-    }
-
-    private static byte[] key(final String table, final String key)
-    {
-        return DkvYcsbClient.key(table, key);
     }
 
     private static Status error(final String operation, final String table, final String key, final JedisException ex)

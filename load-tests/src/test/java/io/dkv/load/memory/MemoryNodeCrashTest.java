@@ -4,6 +4,7 @@ import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -36,7 +37,6 @@ class MemoryNodeCrashTest
     private static final long MEMORY_NODE = 201;
     private static final long CLIENT_NODE = 301;
     private static final int KEYS = 300;
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
     private static final Pattern NODE_READY = Pattern.compile("dkv memory node (\\d+) serving .*, (\\d+) loaded");
 
     @Test
@@ -47,7 +47,7 @@ class MemoryNodeCrashTest
         final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
             List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--data-dir",
                 dir.resolve("meta").toString()),
-            META_READY, dir.resolve("meta.log"));
+            ReadyLines.META, dir.resolve("meta.log"));
         final String endpoint = meta.readyGroup(1);
         final List<String> nodeArguments = List.of("memory-node", "--cluster-secret-file", secret.toString(),
             "--node-id", Long.toString(MEMORY_NODE), "--meta", endpoint,

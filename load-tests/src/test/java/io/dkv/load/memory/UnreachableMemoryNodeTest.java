@@ -3,6 +3,7 @@ package io.dkv.load.memory;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -31,8 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class UnreachableMemoryNodeTest
 {
     private static final long MEMORY_NODE = 211;
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
 
     @Test
     void aPausedNodeTimesOutByNameAndServesAgainWhenResumed(@TempDir final Path dir) throws Exception
@@ -41,13 +39,13 @@ class UnreachableMemoryNodeTest
         ClusterSecret.generate(secret);
         try (RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
                 List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1", "--provider", "tcp",
-                    "--data-dir", dir.resolve("meta").toString()), META_READY,
+                    "--data-dir", dir.resolve("meta").toString()), ReadyLines.META,
                 dir.resolve("meta.log"));
             RoleProcess node = RoleProcess.start("memory node", "256m", Map.of(),
                 List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id",
                     Long.toString(MEMORY_NODE),
                     "--provider", "tcp", "--meta", meta.readyGroup(1),
-                    "--index-groups", "1024", "--heap-chunks", "4"), NODE_READY, dir.resolve("node.log"));
+                    "--index-groups", "1024", "--heap-chunks", "4"), ReadyLines.MEMORY_NODE, dir.resolve("node.log"));
             Raas raas =
                 Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
                 .nodeId(311).timeoutMs(1_000), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));

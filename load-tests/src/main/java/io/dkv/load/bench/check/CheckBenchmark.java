@@ -9,10 +9,12 @@ import io.dkv.checker.linear.LinearizabilityChecker;
 import io.dkv.checker.linear.LinearizabilityResult;
 import io.dkv.checker.linear.RegisterHistoryGenerator;
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.TextTable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -68,8 +70,8 @@ public final class CheckBenchmark implements Callable<Integer>
         description = "Timed runs of each checker, after one untimed (default: ${DEFAULT-VALUE}).")
     private int runs;
 
-    @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws Exception
     {
@@ -133,11 +135,7 @@ public final class CheckBenchmark implements Callable<Integer>
             List.of(new ReportSection(TIMES,
                 List.of("check / read: the checker's time over reading the history, lower is better"),
                 table)), goals);
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+        markdown.publish(report, spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
         return 0;
     }

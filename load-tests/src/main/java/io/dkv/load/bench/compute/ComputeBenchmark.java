@@ -1,16 +1,17 @@
 package io.dkv.load.bench.compute;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.ycsb.RedisServer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,8 +92,8 @@ public final class ComputeBenchmark implements Callable<Integer>
         description = "Also time compute nodes started with a JDK AOT cache trained in the run (--no-aot: not).")
     private boolean aot;
 
-    @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws Exception
     {
@@ -116,7 +117,7 @@ public final class ComputeBenchmark implements Callable<Integer>
                 ")" : "") + ": found " + redisServer.map(Path::toString).orElse("no redis-server") + ", " +
                 redisBenchmark.map(Path::toString).orElse("no redis-benchmark"));
         }
-        final double loadAtStart = loadAverage();
+        final double loadAtStart = MachineInfo.loadAverage();
         final List<String> method = new ArrayList<>();
         final List<ReportSection> sections = new ArrayList<>();
         final List<String> goals = new ArrayList<>();
@@ -161,19 +162,10 @@ public final class ComputeBenchmark implements Callable<Integer>
             goals.addAll(ScaleStepPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
-            loadAverage()));
+            MachineInfo.loadAverage()));
         final SectionedReport report = new SectionedReport(TITLE, MachineInfo.current(), method, sections, goals);
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+        markdown.publish(report, spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
         return 0;
-    }
-
-    private static double loadAverage()
-    {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.compute;
 
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.meta.ClusterSecret;
 
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The cluster new compute nodes join: a MetaServer, one memory node and the host's standalone driver, each a process
@@ -18,10 +18,6 @@ import java.util.regex.Pattern;
 final class JoinCluster implements AutoCloseable
 {
     static final String PROVIDER = "shm";
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY =
-        Pattern.compile("dkv memory node (\\d+) serving .* at ([^;\\s]+);");
-    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
     private static final long MEMORY_NODE_ID = 101;
 
     private final List<RoleProcess> started;
@@ -50,7 +46,7 @@ final class JoinCluster implements AutoCloseable
                 List.of("meta", "--node-id", "1", "--provider", PROVIDER,
                     "--data-dir", directory.resolve("meta-data").toString(),
                     "--cluster-secret-file", secret.toString()),
-                META_READY, directory.resolve("meta.log"));
+                ReadyLines.META, directory.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
             started.add(RoleProcess.start("memory node", "256m", Map.of(),
@@ -58,13 +54,13 @@ final class JoinCluster implements AutoCloseable
                     "--meta", endpoint,
                     "--cluster-secret-file", secret.toString(), "--index-groups", "1024", "--heap-chunks", "8",
                     "--data-dir", directory.resolve("memory-node-data").toString()),
-                MEMORY_NODE_READY, directory.resolve("memory-node.log")));
+                ReadyLines.MEMORY_NODE, directory.resolve("memory-node.log")));
             started.add(RoleProcess.start("driver", "256m", Map.of(),
                 // a driver's name is the host's: this JVM's pid keeps two benchmarks (or a test and one) apart
                 List.of("driver", "--name", "dkv-bench-compute-" + ProcessHandle.current().pid(),
                     "--provider", PROVIDER, "--meta", endpoint,
                     "--cluster-secret-file", secret.toString()),
-                DRIVER_READY, directory.resolve("driver.log")));
+                ReadyLines.DRIVER, directory.resolve("driver.log")));
             return new JoinCluster(started, endpoint, secret);
         }
         catch (final RuntimeException ex)

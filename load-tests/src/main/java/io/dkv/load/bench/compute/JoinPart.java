@@ -4,6 +4,7 @@ import io.dkv.compute.ComputeNodeCommand;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.TextTable;
 import io.dkv.load.bench.ycsb.RedisServer;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.resp.RespSocket;
 
 import java.io.IOException;
@@ -35,8 +36,6 @@ final class JoinPart
     static final String PHASES = "join: a compute node's start, phase by phase";
     static final String KEY = "dkv-bench-compute-join";
     static final double GOAL_MS = 150;
-    private static final Pattern COMPUTE_READY =
-        Pattern.compile("dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) ");
     private static final Pattern COMPUTE_PHASES = Pattern.compile(
         "dkv compute node startup nanoTime: called=(\\d+) raas=(\\d+) serving=(\\d+)");
     private static final Pattern REDIS_READY = Pattern.compile("Ready to accept connections");
@@ -122,7 +121,7 @@ final class JoinPart
                 final long trainingStart = System.nanoTime();
                 final String trainingOutput;
                 final int trainingExit;
-                try (TimedStart start = TimedStart.start(JvmCommand.dkv(training, arguments), COMPUTE_READY))
+                try (TimedStart start = TimedStart.start(JvmCommand.dkv(training, arguments), ReadyLines.COMPUTE_NODE))
                 {
                     probe(start, "GET", KEY);
                     trainingExit = start.closeWithin(AOT_EXIT_TIMEOUT_MS);
@@ -218,7 +217,7 @@ final class JoinPart
     /** @return the phases of one compute node's start to its first GET, which must find the key. */
     private static long[] computeGet(final List<String> options, final List<String> arguments) throws IOException
     {
-        try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), COMPUTE_READY))
+        try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), ReadyLines.COMPUTE_NODE))
         {
             final String reply = probe(start, "GET", KEY);
             final long answeredNs = System.nanoTime();
@@ -245,7 +244,7 @@ final class JoinPart
         final String... request)
         throws IOException
     {
-        try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), COMPUTE_READY))
+        try (TimedStart start = TimedStart.start(JvmCommand.dkv(options, arguments), ReadyLines.COMPUTE_NODE))
         {
             return probe(start, request);
         }

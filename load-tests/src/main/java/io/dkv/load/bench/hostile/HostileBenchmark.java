@@ -1,6 +1,7 @@
 package io.dkv.load.bench.hostile;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.TextTable;
@@ -9,6 +10,7 @@ import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.tcp.TcpDevice;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -76,8 +78,8 @@ public final class HostileBenchmark implements Callable<Integer>
         description = "Seed of the attacks' random choices (default: ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--markdown", paramLabel = "FILE", description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws Exception
     {
@@ -142,11 +144,7 @@ public final class HostileBenchmark implements Callable<Integer>
         {
             deleteQuietly(dataDir);
         }
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+        markdown.publish(report, spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
         return report.goalLines().stream().anyMatch(line -> line.contains("MISSED")) ? 3 : 0;
     }

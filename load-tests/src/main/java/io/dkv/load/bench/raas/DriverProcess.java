@@ -1,6 +1,7 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.Provider;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -8,7 +9,6 @@ import io.dkv.raas.meta.MetaEndpoint;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * A standalone driver as operators run it, {@code dkv driver}, in a JVM of its own (a
@@ -17,7 +17,6 @@ import java.util.regex.Pattern;
 final class DriverProcess implements AutoCloseable
 {
     static final String HEAP = "512m";
-    private static final Pattern SERVING = Pattern.compile("serving node (\\d+) at ");
 
     private final String name;
     private final RoleProcess process;
@@ -53,7 +52,8 @@ final class DriverProcess implements AutoCloseable
             return new DriverProcess(name, RoleProcess.start("standalone driver '" + name + "'", HEAP, properties,
                 List.of("driver", "--name", name, "--provider", provider.verbsName(), "--address",
                     RaasNodes.LOOPBACK_ADDRESS,
-                    "--meta", meta.toString(), "--cluster-secret-file", secretFile.toString()), SERVING, log));
+                    "--meta", meta.toString(), "--cluster-secret-file", secretFile.toString()),
+                ReadyLines.DRIVER, log));
         }
         catch (final IllegalStateException ex)
         {

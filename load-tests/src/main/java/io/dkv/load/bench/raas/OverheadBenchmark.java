@@ -1,10 +1,8 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.Provider;
-import io.dkv.load.bench.RandomOffsets;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.QueuePair;
@@ -18,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 /**
  * Overhead of the driver: a synchronous READ through a logical connection, of an embedded driver
@@ -33,34 +30,27 @@ final class OverheadBenchmark
     static final long MEMORY_NODE_ID = 2;
     static final long PATH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final UnaryOperator<RaasContext> driverSettings;
+    private final PartSettings settings;
     private final Map<String, String> driverProperties;
     private final int size;
     private final InterleavedLatency runner;
-    private final long regionLength;
-    private final long seed;
     private final PrintWriter progress;
 
     /**
-     * @param driverSettings   settings of the embedded drivers on top of the defaults (the path's come on top).
+     * @param settings         the embedded drivers' settings among them (the path's come on top).
      * @param driverProperties the same settings for the standalone drivers' processes.
      */
     OverheadBenchmark(
-        final UnaryOperator<RaasContext> driverSettings,
+        final PartSettings settings,
         final Map<String, String> driverProperties,
         final int size,
-        final InterleavedLatency runner,
-        final long regionLength,
-        final long seed,
-        final PrintWriter progress)
+        final InterleavedLatency runner)
     {
-        this.driverSettings = driverSettings;
+        this.settings = settings;
         this.driverProperties = driverProperties;
         this.size = size;
         this.runner = runner;
-        this.regionLength = regionLength;
-        this.seed = seed;
-        this.progress = progress;
+        this.progress = settings.progress();
     }
 
     /**
@@ -72,10 +62,10 @@ final class OverheadBenchmark
         progress.printf("[overhead] %s RaaS sync READ (embedded and standalone driver) over %s and raw READ of %d B%n",
             provider, paths, size);
         progress.flush();
-        final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
+        final long[] offsets = settings.offsets(size);
         final int slot = RaasReadWindow.slotStride(size);
         final List<RaasNodes> nodesByPath = new ArrayList<>();
-        try (RawVerbsPair pair = new RawVerbsPair(provider, 1, regionLength, slot, 2);
+        try (RawVerbsPair pair = new RawVerbsPair(provider, 1, settings.regionLength(), slot, 2);
             StandaloneCluster cluster = new StandaloneCluster(provider);
             Arena arena = Arena.ofShared())
         {
@@ -83,9 +73,10 @@ final class OverheadBenchmark
             for (final RaasPath path : paths)
             {
                 final RaasNodes nodes =
-                    new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+                    new RaasNodes(provider, settings.on(path));
                 nodesByPath.add(nodes);
-                final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+                final RemoteRegion owned =
+                    nodes.server().malloc(nodes.serverId(), settings.regionLength(), REGION_NAME);
                 nodes.server().localMemory(owned).fill((byte)0);
                 final RemoteRegion region = nodes.client().lookup(REGION_NAME);
                 nodes.settlePath(path, region);
@@ -93,8 +84,8 @@ final class OverheadBenchmark
                 subjects.add(new RaasSyncReads(connection, region, arena.allocate(slot, 64), size, offsets));
             }
 
-            final RaasDriver memoryNode = cluster.startMemoryNode(MEMORY_NODE_ID, true, driverSettings);
-            final RemoteRegion owned = memoryNode.malloc(MEMORY_NODE_ID, regionLength, REGION_NAME);
+            final RaasDriver memoryNode = cluster.startMemoryNode(MEMORY_NODE_ID, true, settings.driverSettings());
+            final RemoteRegion owned = memoryNode.malloc(MEMORY_NODE_ID, settings.regionLength(), REGION_NAME);
             memoryNode.localMemory(owned).fill((byte)0);
             final List<DriverProcess> drivers = new ArrayList<>();
             for (final RaasPath path : paths)

@@ -1,20 +1,20 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.ProvidersOption;
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -23,7 +23,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
+
+import static io.dkv.load.bench.OptionRange.require;
 
 /**
  * {@code dkv bench raas}: RDMA as a Service against the raw verbs layer on the same provider, each
@@ -76,9 +77,8 @@ public final class RaasBenchmark implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--provider", split = ",", defaultValue = "shm,tcp", paramLabel = "NAME",
-        description = "Providers to measure, comma-separated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    private List<Provider> providers;
+    @Mixin
+    private ProvidersOption providers;
 
     @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds", paramLabel = "PART",
         description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
@@ -163,26 +163,25 @@ public final class RaasBenchmark implements Callable<Integer>
             "Seed of the random offsets and message bytes, so that runs use the same ones (default: ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--markdown", paramLabel = "FILE",
-        description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws IOException, InterruptedException
     {
         validate();
-        final double loadAtStart = loadAverage();
-        final List<Provider> selectedProviders = List.copyOf(new LinkedHashSet<>(providers));
+        final double loadAtStart = MachineInfo.loadAverage();
+        final List<Provider> selectedProviders = providers.selected();
         final List<RaasPath> selectedPaths = List.copyOf(new LinkedHashSet<>(paths));
         final Set<Part> selectedParts = EnumSet.copyOf(parts);
         final long regionLength = (long)regionMib << 20;
         final PrintWriter progress = spec.commandLine().getErr();
-        final UnaryOperator<RaasContext> driverSettings = RaasBenchmark::driverSettings;
+        final PartSettings settings =
+            new PartSettings(RaasBenchmark::driverSettings, warmupMillis, regionLength, seed, progress);
         final RaasResults results = new RaasResults(selectedParts);
         final InterleavedLatency latencyRunner =
             InterleavedLatency.ofIterations(warmupMillis, latencyOps, LATENCY_BLOCKS);
-        final ThresholdBenchmark thresholds = new ThresholdBenchmark(driverSettings, messageSizes,
-            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS), warmupMillis, seed,
-            progress);
+        final ThresholdBenchmark thresholds = new ThresholdBenchmark(settings, messageSizes,
+            InterleavedLatency.ofMillis(messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
 
         for (final Provider provider : selectedProviders)
         {
@@ -192,24 +191,21 @@ public final class RaasBenchmark implements Callable<Integer>
             }
             if (selectedParts.contains(Part.SCALE))
             {
-                final ScaleBenchmark scale = new ScaleBenchmark(driverSettings, distinct(connectionCounts),
-                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window, warmupMillis,
-                    regionLength, seed,
-                    progress);
+                final ScaleBenchmark scale = new ScaleBenchmark(settings, distinct(connectionCounts),
+                    count -> count > LARGE_COUNT ? scaleOpsLarge : scaleOps, READ_SIZE, window);
                 results.scale.addAll(scale.run(provider, selectedPaths));
                 results.driverHeapBytes.put(provider, scale.driverHeapBytes());
             }
             if (selectedParts.contains(Part.SHARING))
             {
-                results.sharing.addAll(new SharingBenchmark(driverSettings, distinct(threadCounts), READ_SIZE,
-                    warmupMillis,
-                    sharingMillis, regionLength, seed, progress).run(provider, selectedPaths));
+                results.sharing.addAll(new SharingBenchmark(settings, distinct(threadCounts), READ_SIZE, sharingMillis)
+                    .run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.OVERHEAD))
             {
-                results.overhead.addAll(new OverheadBenchmark(driverSettings, driverProperties(), OVERHEAD_SIZE,
-                    latencyRunner, regionLength, seed,
-                    progress).run(provider, selectedPaths));
+                results.overhead.addAll(
+                    new OverheadBenchmark(settings, driverProperties(), OVERHEAD_SIZE, latencyRunner)
+                    .run(provider, selectedPaths));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
             {
@@ -221,13 +217,9 @@ public final class RaasBenchmark implements Callable<Integer>
         }
 
         final SectionedReport report = RaasReport.of(MachineInfo.current(),
-            method(selectedParts, regionLength, loadAtStart, loadAverage()), results, selectedProviders, selectedPaths,
-            thresholds.maxSendPayload());
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+            method(selectedParts, regionLength, loadAtStart, MachineInfo.loadAverage()), results, selectedProviders,
+            selectedPaths, thresholds.maxSendPayload());
+        markdown.publish(report, spec.commandLine().getOut());
         return 0;
     }
 
@@ -256,43 +248,30 @@ public final class RaasBenchmark implements Callable<Integer>
         return List.copyOf(new LinkedHashSet<>(values));
     }
 
-    private static double loadAverage()
-    {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    }
-
     private void validate()
     {
-        requireRange("--join-nodes", joinNodes, 1, MAX_JOIN_NODES);
-        requireRange("--join-batch", joinBatch, 1, MAX_JOIN_BATCH);
-        requireRange("--join-warmup", joinWarmup, 0, MAX_JOIN_NODES);
-        requireRange("--scale-ops", scaleOps, 1, Integer.MAX_VALUE);
-        requireRange("--scale-ops-large", scaleOpsLarge, 1, Integer.MAX_VALUE);
-        requireRange("--window", window, 1, MAX_WINDOW);
-        requireRange("--sharing-millis", sharingMillis, 1, MAX_MILLIS);
-        requireRange("--latency-ops", latencyOps, 1, Integer.MAX_VALUE);
-        requireRange("--message-millis", messageMillis, 1, MAX_MILLIS);
-        requireRange("--warmup", warmupMillis, 0, MAX_MILLIS);
-        requireRange("--region-mib", regionMib, 1, MAX_REGION_MIB);
+        require(spec, "--join-nodes", joinNodes, 1, MAX_JOIN_NODES);
+        require(spec, "--join-batch", joinBatch, 1, MAX_JOIN_BATCH);
+        require(spec, "--join-warmup", joinWarmup, 0, MAX_JOIN_NODES);
+        require(spec, "--scale-ops", scaleOps, 1, Integer.MAX_VALUE);
+        require(spec, "--scale-ops-large", scaleOpsLarge, 1, Integer.MAX_VALUE);
+        require(spec, "--window", window, 1, MAX_WINDOW);
+        require(spec, "--sharing-millis", sharingMillis, 1, MAX_MILLIS);
+        require(spec, "--latency-ops", latencyOps, 1, Integer.MAX_VALUE);
+        require(spec, "--message-millis", messageMillis, 1, MAX_MILLIS);
+        require(spec, "--warmup", warmupMillis, 0, MAX_MILLIS);
+        require(spec, "--region-mib", regionMib, 1, MAX_REGION_MIB);
         for (final int count : connectionCounts)
         {
-            requireRange("--connections", count, 1, MAX_CONNECTIONS);
+            require(spec, "--connections", count, 1, MAX_CONNECTIONS);
         }
         for (final int threads : threadCounts)
         {
-            requireRange("--threads", threads, 1, MAX_THREADS);
+            require(spec, "--threads", threads, 1, MAX_THREADS);
         }
         for (final int size : messageSizes)
         {
-            requireRange("--message-sizes", size, 1, MAX_MESSAGE_SIZE);
-        }
-    }
-
-    private void requireRange(final String option, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new ParameterException(spec.commandLine(), option + " " + value + " is outside " + min + ".." + max);
+            require(spec, "--message-sizes", size, 1, MAX_MESSAGE_SIZE);
         }
     }
 

@@ -23,6 +23,10 @@ final class RaasGoals
     /** Latency a standalone driver may add to a READ. */
     static final long MAX_STANDALONE_ADDED_NANOS = 2_000;
 
+    /** In the order their lines are reported, each for every provider and path. */
+    private static final List<PathGoal> PATH_GOALS =
+        List.of(RaasGoals::scale, RaasGoals::memory, RaasGoals::overhead, RaasGoals::standaloneOverhead);
+
     private RaasGoals()
     {
     }
@@ -34,35 +38,24 @@ final class RaasGoals
         {
             join(results, provider, lines);
         }
-        for (final Provider provider : providers)
+        for (final PathGoal goal : PATH_GOALS)
         {
-            for (final RaasPath path : paths)
+            for (final Provider provider : providers)
             {
-                scale(results, provider, path, lines);
-            }
-        }
-        for (final Provider provider : providers)
-        {
-            for (final RaasPath path : paths)
-            {
-                memory(results, provider, path, lines);
-            }
-        }
-        for (final Provider provider : providers)
-        {
-            for (final RaasPath path : paths)
-            {
-                overhead(results, provider, path, lines);
-            }
-        }
-        for (final Provider provider : providers)
-        {
-            for (final RaasPath path : paths)
-            {
-                standaloneOverhead(results, provider, path, lines);
+                for (final RaasPath path : paths)
+                {
+                    goal.evaluate(results, provider, path, lines);
+                }
             }
         }
         return lines;
+    }
+
+    /** A goal held per provider and path: adds its line for them. */
+    @FunctionalInterface
+    private interface PathGoal
+    {
+        void evaluate(RaasResults results, Provider provider, RaasPath path, List<String> lines);
     }
 
     private static void join(final RaasResults results, final Provider provider, final List<String> lines)

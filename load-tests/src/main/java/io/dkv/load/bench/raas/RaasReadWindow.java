@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.OffsetCursor;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
@@ -26,13 +27,11 @@ final class RaasReadWindow implements CompletionHandler
     private final MemorySegment buffers;
     private final int size;
     private final int window;
-    private final long[] offsets;
-    private final int offsetMask;
+    private final OffsetCursor offsets;
     private final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
     private Connection[] connections;
     private int nextConnection;
     private int nextBuffer;
-    private int cursor;
 
     /**
      * @param raas    the client driver.
@@ -56,8 +55,7 @@ final class RaasReadWindow implements CompletionHandler
         this.buffers = buffers;
         this.size = size;
         this.window = window;
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.offsets = new OffsetCursor(offsets);
     }
 
     static int slotStride(final int size)
@@ -111,7 +109,7 @@ final class RaasReadWindow implements CompletionHandler
                 {
                     nextConnection = 0;
                 }
-                connection.readAsync(region, offsets[cursor++ & offsetMask], buffers, (long)nextBuffer * stride, size,
+                connection.readAsync(region, offsets.next(), buffers, (long)nextBuffer * stride, size,
                     issued);
                 if (++nextBuffer == window)
                 {

@@ -32,33 +32,36 @@ final class RaasResults
 
     List<ScaleRow> scale(final Provider provider, final RaasPath path)
     {
-        return scale.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
+        return on(scale, provider, path);
     }
 
     List<ThresholdRow> thresholds(final Provider provider, final RaasPath path)
     {
-        return thresholds.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
+        return on(thresholds, provider, path);
     }
 
     /** @return the (provider, path) pairs the scale part measured, in the order measured. */
     List<ScaleRow> scaleGroups()
     {
-        final List<ScaleRow> firsts = new ArrayList<>();
-        for (final ScaleRow row : scale)
-        {
-            if (firsts.stream().noneMatch(first -> first.provider() == row.provider() && first.path() == row.path()))
-            {
-                firsts.add(row);
-            }
-        }
-        return firsts;
+        return firstOfEachPath(scale);
     }
 
     /** @return the (provider, path) pairs the thresholds part measured, in the order measured. */
     List<ThresholdRow> thresholdGroups()
     {
-        final List<ThresholdRow> firsts = new ArrayList<>();
-        for (final ThresholdRow row : thresholds)
+        return firstOfEachPath(thresholds);
+    }
+
+    private static <R extends PathRow> List<R> on(final List<R> rows, final Provider provider, final RaasPath path)
+    {
+        return rows.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
+    }
+
+    /** @return the first row of each (provider, path) pair, in the order measured. */
+    private static <R extends PathRow> List<R> firstOfEachPath(final List<R> rows)
+    {
+        final List<R> firsts = new ArrayList<>();
+        for (final R row : rows)
         {
             if (firsts.stream().noneMatch(first -> first.provider() == row.provider() && first.path() == row.path()))
             {

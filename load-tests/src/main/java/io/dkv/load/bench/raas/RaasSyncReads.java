@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.OffsetCursor;
 import io.dkv.raas.Connection;
 import io.dkv.raas.RemoteRegion;
 import org.HdrHistogram.Histogram;
@@ -16,9 +17,7 @@ final class RaasSyncReads implements TimedLoop
     private final RemoteRegion region;
     private final MemorySegment buffer;
     private final int size;
-    private final long[] offsets;
-    private final int offsetMask;
-    private int cursor;
+    private final OffsetCursor offsets;
 
     RaasSyncReads(final Connection connection, final RemoteRegion region, final MemorySegment buffer, final int size,
         final long[] offsets)
@@ -27,8 +26,7 @@ final class RaasSyncReads implements TimedLoop
         this.region = region;
         this.buffer = buffer;
         this.size = size;
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.offsets = new OffsetCursor(offsets);
     }
 
     public void run(final int count, final Histogram latencies)
@@ -36,7 +34,7 @@ final class RaasSyncReads implements TimedLoop
         final long highest = latencies.getHighestTrackableValue();
         for (int i = 0; i < count; i++)
         {
-            final long offset = offsets[cursor++ & offsetMask];
+            final long offset = offsets.next();
             final long start = System.nanoTime();
             connection.read(region, offset, buffer, 0, size);
             latencies.recordValue(Math.min(System.nanoTime() - start, highest));

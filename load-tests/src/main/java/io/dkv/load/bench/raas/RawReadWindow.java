@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.RemoteTargets;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
@@ -20,16 +21,12 @@ import java.util.concurrent.TimeUnit;
 final class RawReadWindow
 {
     private final CompletionQueue cq;
-    private final long remoteBase;
-    private final int rkey;
-    private final long[] offsets;
-    private final int offsetMask;
+    private final RemoteTargets targets;
     private final SendWorkRequest[] requests;
     private final WorkCompletion[] completions;
     private final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
     private QueuePair[] qps;
     private int nextQp;
-    private int cursor;
 
     /**
      * @param local   the initiator's buffers: request {@code i} of the window lands in slot {@code i}.
@@ -49,10 +46,7 @@ final class RawReadWindow
                 local.length() + " bytes");
         }
         this.cq = cq;
-        this.remoteBase = remote.address();
-        this.rkey = remote.rkey();
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.targets = new RemoteTargets(remote, offsets);
         this.requests = new SendWorkRequest[window];
         this.completions = new WorkCompletion[window];
         for (int i = 0; i < window; i++)
@@ -128,7 +122,7 @@ final class RawReadWindow
 
     private void post(final SendWorkRequest request)
     {
-        request.remote(remoteBase + offsets[cursor++ & offsetMask], rkey);
+        targets.aim(request);
         qps[nextQp].postSend(request);
         if (++nextQp == qps.length)
         {

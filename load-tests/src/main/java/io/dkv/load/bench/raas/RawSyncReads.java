@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.RemoteTargets;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.Opcode;
@@ -22,12 +23,8 @@ final class RawSyncReads implements TimedLoop
     private final SendWorkRequest request;
     private final WorkCompletion[] completion = {new WorkCompletion()};
     private final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
-    private final long remoteBase;
-    private final int rkey;
-    private final long[] offsets;
-    private final int offsetMask;
+    private final RemoteTargets targets;
     private final String description;
-    private int cursor;
 
     RawSyncReads(
         final QueuePair qp, final CompletionQueue cq, final MemoryRegion local, final MemoryRegion remote,
@@ -38,10 +35,7 @@ final class RawSyncReads implements TimedLoop
         this.cq = cq;
         this.request =
             new SendWorkRequest(1).wrId(1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).local(local, 0, size);
-        this.remoteBase = remote.address();
-        this.rkey = remote.rkey();
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.targets = new RemoteTargets(remote, offsets);
     }
 
     public void run(final int count, final Histogram latencies)
@@ -49,7 +43,7 @@ final class RawSyncReads implements TimedLoop
         final long highest = latencies.getHighestTrackableValue();
         for (int i = 0; i < count; i++)
         {
-            request.remote(remoteBase + offsets[cursor++ & offsetMask], rkey);
+            targets.aim(request);
             final long start = System.nanoTime();
             qp.postSend(request);
             await(start);

@@ -1,10 +1,8 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.Provider;
-import io.dkv.load.bench.RandomOffsets;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.QueuePair;
 import io.dkv.verbs.VerbsException;
@@ -17,7 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntToLongFunction;
 import java.util.function.IntUnaryOperator;
-import java.util.function.UnaryOperator;
 
 /**
  * Scale: READs from one thread spread over 1 to thousands of logical connections sharing the
@@ -37,42 +34,31 @@ final class ScaleBenchmark
     /** Rounds each subject is timed in; the median throughput is kept. */
     static final int REPEATS = 5;
 
-    private final UnaryOperator<RaasContext> driverSettings;
+    private final PartSettings settings;
     private final List<Integer> connectionCounts;
     private final IntUnaryOperator operations;
     private final int size;
     private final int window;
-    private final long warmupMillis;
-    private final long regionLength;
-    private final long seed;
     private final PrintWriter progress;
     private long driverHeapBytes = -1;
 
     /**
-     * @param driverSettings   what the drivers are started with, on top of the defaults.
      * @param connectionCounts how many connections each run uses.
      * @param operations       READs timed per count and side, by connection count.
      */
     ScaleBenchmark(
-        final UnaryOperator<RaasContext> driverSettings,
+        final PartSettings settings,
         final List<Integer> connectionCounts,
         final IntUnaryOperator operations,
         final int size,
-        final int window,
-        final long warmupMillis,
-        final long regionLength,
-        final long seed,
-        final PrintWriter progress)
+        final int window)
     {
-        this.driverSettings = driverSettings;
+        this.settings = settings;
         this.connectionCounts = List.copyOf(connectionCounts);
         this.operations = operations;
         this.size = size;
         this.window = window;
-        this.warmupMillis = warmupMillis;
-        this.regionLength = regionLength;
-        this.seed = seed;
-        this.progress = progress;
+        this.progress = settings.progress();
     }
 
     /**
@@ -94,7 +80,7 @@ final class ScaleBenchmark
      */
     List<ScaleRow> run(final Provider provider, final List<RaasPath> paths)
     {
-        final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
+        final long[] offsets = settings.offsets(size);
         final List<AutoCloseable> resources = new ArrayList<>();
         try
         {
@@ -166,13 +152,13 @@ final class ScaleBenchmark
         progress.printf("[scale] %s RaaS over %s: opening %s logical connections%n", provider, path, connectionCounts);
         progress.flush();
         final MemorySample beforeDrivers = MemorySample.take();
-        final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        final RaasNodes nodes = new RaasNodes(provider, settings.on(path));
         resources.add(nodes);
         driverHeapBytes = (MemorySample.take().heapBytes() - beforeDrivers.heapBytes()) / 2;
         final Arena arena = Arena.ofShared();
         resources.add(arena);
         final Raas client = nodes.client();
-        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), settings.regionLength(), REGION_NAME);
         nodes.server().localMemory(owned).fill((byte)0);
         final RemoteRegion region = client.lookup(REGION_NAME);
         nodes.settlePath(path, region);
@@ -229,8 +215,8 @@ final class ScaleBenchmark
         RawVerbsPair pair = null;
         try
         {
-            pair = new RawVerbsPair(provider, count, regionLength, (long)RaasReadWindow.slotStride(size) * window,
-                2 * window);
+            pair = new RawVerbsPair(provider, count, settings.regionLength(),
+                (long)RaasReadWindow.slotStride(size) * window, 2 * window);
             final QueuePair[] qps = new QueuePair[count];
             final QueuePair[] peers = new QueuePair[count];
             final MemorySample before = MemorySample.take();
@@ -266,7 +252,7 @@ final class ScaleBenchmark
         progress.flush();
         for (final Subject subject : subjects)
         {
-            warmUp(subject.run, warmupMillis);
+            warmUp(subject.run, settings.warmupMillis());
         }
         final double[][] rounds = new double[subjects.size()][REPEATS];
         for (int round = 0; round < REPEATS; round++)

@@ -25,7 +25,7 @@ record ScaleRow(
     MemoryFootprint raasMemory,
     double rawOpsPerSecond,
     MemoryFootprint rawMemory,
-    String rawFailure)
+    String rawFailure) implements PathRow
 {
     boolean hasRaw()
     {

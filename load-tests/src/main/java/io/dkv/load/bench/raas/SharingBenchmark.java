@@ -1,9 +1,9 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.OffsetCursor;
 import io.dkv.load.bench.Provider;
-import io.dkv.load.bench.RandomOffsets;
+import io.dkv.load.bench.RemoteTargets;
 import io.dkv.raas.Connection;
-import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
@@ -21,7 +21,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.UnaryOperator;
 
 /**
  * Sharing: several threads issuing synchronous READs at once. With RaaS each thread has its own
@@ -35,33 +34,27 @@ final class SharingBenchmark
     /** Runs each subject is timed in, taken in turn with the other subjects'. */
     static final int ROUNDS = 3;
 
-    private final UnaryOperator<RaasContext> driverSettings;
+    private final PartSettings settings;
     private final List<Integer> threadCounts;
     private final int size;
-    private final long warmupMillis;
     private final long measureMillis;
-    private final long regionLength;
-    private final long seed;
     private final PrintWriter progress;
 
+    /**
+     * @param threadCounts  reading threads of each run.
+     * @param measureMillis how long reads are counted per thread count and side, over all rounds.
+     */
     SharingBenchmark(
-        final UnaryOperator<RaasContext> driverSettings,
+        final PartSettings settings,
         final List<Integer> threadCounts,
         final int size,
-        final long warmupMillis,
-        final long measureMillis,
-        final long regionLength,
-        final long seed,
-        final PrintWriter progress)
+        final long measureMillis)
     {
-        this.driverSettings = driverSettings;
+        this.settings = settings;
         this.threadCounts = List.copyOf(threadCounts);
         this.size = size;
-        this.warmupMillis = warmupMillis;
         this.measureMillis = measureMillis;
-        this.regionLength = regionLength;
-        this.seed = seed;
-        this.progress = progress;
+        this.progress = settings.progress();
     }
 
     /** Something timed: threads reading over their own connections, or taking turns on a locked queue pair. */
@@ -74,7 +67,7 @@ final class SharingBenchmark
      */
     List<SharingRow> run(final Provider provider, final List<RaasPath> paths) throws InterruptedException
     {
-        final long[] offsets = RandomOffsets.generate(seed, regionLength, size);
+        final long[] offsets = settings.offsets(size);
         final int maxThreads = threadCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
         final int stride = RaasReadWindow.slotStride(size);
         final List<AutoCloseable> resources = new ArrayList<>();
@@ -86,7 +79,7 @@ final class SharingBenchmark
                 raasSides.add(openRaas(provider, path, maxThreads, stride, resources));
             }
             final RawVerbsPair pair =
-                new RawVerbsPair(provider, 1, regionLength, (long)stride * maxThreads, 2 * maxThreads);
+                new RawVerbsPair(provider, 1, settings.regionLength(), (long)stride * maxThreads, 2 * maxThreads);
             resources.add(pair);
             final QueuePair[] qps = new QueuePair[1];
             pair.connect(qps, new QueuePair[1], maxThreads);
@@ -152,6 +145,7 @@ final class SharingBenchmark
                 final Subject subject = subjects.get(i);
                 progress.printf("[sharing] %s, round %d of %d%n", subject.name, round + 1, ROUNDS);
                 progress.flush();
+                final long warmupMillis = settings.warmupMillis();
                 final SharedReaders.Result result = SharedReaders.run(threads, subject.readers,
                     round == 0 ? warmupMillis : warmupMillis / ROUNDS, Math.max(1, measureMillis / ROUNDS),
                     "dkv-bench-reader");
@@ -208,11 +202,11 @@ final class SharingBenchmark
         final Provider provider, final RaasPath path, final int maxThreads, final int stride,
         final List<AutoCloseable> resources)
     {
-        final RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        final RaasNodes nodes = new RaasNodes(provider, settings.on(path));
         resources.add(nodes);
         final Arena arena = Arena.ofShared();
         resources.add(arena);
-        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), regionLength, REGION_NAME);
+        final RemoteRegion owned = nodes.server().malloc(nodes.serverId(), settings.regionLength(), REGION_NAME);
         nodes.server().localMemory(owned).fill((byte)0);
         final RemoteRegion region = nodes.client().lookup(REGION_NAME);
         nodes.settlePath(path, region);
@@ -225,9 +219,8 @@ final class SharingBenchmark
         final Connection connection, final RemoteRegion region, final MemorySegment buffer, final long[] offsets,
         final int first)
     {
-        final int mask = offsets.length - 1;
-        final int[] cursor = {first};
-        return () -> connection.read(region, offsets[cursor[0]++ & mask], buffer, 0, size);
+        final OffsetCursor cursor = new OffsetCursor(offsets, first);
+        return () -> connection.read(region, cursor.next(), buffer, 0, size);
     }
 
     private SharedReaders.Reader lockedReader(
@@ -241,9 +234,6 @@ final class SharingBenchmark
         final long[] offsets,
         final int first)
     {
-        final int mask = offsets.length - 1;
-        final long remoteBase = remote.address();
-        final int rkey = remote.rkey();
         final SendWorkRequest request = new SendWorkRequest(1)
             .wrId(index)
             .opcode(Opcode.RDMA_READ)
@@ -251,14 +241,14 @@ final class SharingBenchmark
             .local(local, (long)index * stride, size);
         final WorkCompletion[] completion = {new WorkCompletion()};
         final IdleStrategy idleStrategy = Waiting.newIdleStrategy();
-        final int[] cursor = {first};
+        final RemoteTargets targets = new RemoteTargets(remote, offsets, first);
         final String description = "thread " + index + ": READ on the shared queue pair";
         return () ->
         {
             lock.lock();
             try
             {
-                request.remote(remoteBase + offsets[cursor[0]++ & mask], rkey);
+                targets.aim(request);
                 qp.postSend(request);
                 awaitCompletion(cq, completion, idleStrategy, index, description);
             }

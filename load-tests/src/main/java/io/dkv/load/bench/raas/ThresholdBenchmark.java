@@ -14,7 +14,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.UnaryOperator;
 
 /**
  * Thresholds: the round trip of a message between two embedded drivers, one message in flight,
@@ -26,40 +25,32 @@ final class ThresholdBenchmark
 {
     static final int SERVICE = 7;
 
-    private final UnaryOperator<RaasContext> driverSettings;
+    private final PartSettings settings;
     private final List<Integer> sizes;
     private final InterleavedLatency runner;
-    private final long codeWarmupMillis;
-    private final long seed;
     private final PrintWriter progress;
     private final int maxSize;
 
     /**
-     * @param driverSettings what the drivers are started with; the copy threshold is raised on top
-     *                       so that the copy path takes every size measured.
-     * @param sizes            message sizes, increasing.
-     * @param runner           how each size is measured.
-     * @param codeWarmupMillis how long each way runs at the smallest and at the largest size before
-     *                         the first size is measured, so that the first is not measured while
-     *                         the messaging code is still being compiled.
+     * @param settings what the drivers are started with, the copy threshold raised on top so that the copy path
+     *                 takes every size measured; the warm-up is how long each way runs at the smallest and at the
+     *                 largest size before the first size is measured, so that the first is not measured while the
+     *                 messaging code is still being compiled.
+     * @param sizes    message sizes, increasing.
+     * @param runner   how each size is measured.
      */
     ThresholdBenchmark(
-        final UnaryOperator<RaasContext> driverSettings,
+        final PartSettings settings,
         final List<Integer> sizes,
-        final InterleavedLatency runner,
-        final long codeWarmupMillis,
-        final long seed,
-        final PrintWriter progress)
+        final InterleavedLatency runner)
     {
         this.sizes = sizes.stream().sorted().distinct().toList();
         this.maxSize = this.sizes.get(this.sizes.size() - 1);
         // a COPY larger than the driver's send buffers (sized by the copy threshold) would be registered instead
-        this.driverSettings = context ->
-            driverSettings.apply(context).copyThreshold(Math.max(context.copyThreshold(), maxSize));
+        this.settings = settings.withDriverSettings(context ->
+            settings.driverSettings().apply(context).copyThreshold(Math.max(context.copyThreshold(), maxSize)));
         this.runner = runner;
-        this.codeWarmupMillis = codeWarmupMillis;
-        this.seed = seed;
-        this.progress = progress;
+        this.progress = settings.progress();
     }
 
     /**
@@ -67,14 +58,14 @@ final class ThresholdBenchmark
      */
     int maxSendPayload()
     {
-        return driverSettings.apply(new RaasContext()).receiveBufferBytes() - ControlHeader.LENGTH;
+        return settings.driverSettings().apply(new RaasContext()).receiveBufferBytes() - ControlHeader.LENGTH;
     }
 
     List<ThresholdRow> run(final Provider provider, final RaasPath path)
     {
         final int maxSendPayload = maxSendPayload();
         final List<ThresholdRow> rows = new ArrayList<>();
-        try (RaasNodes nodes = new RaasNodes(provider, context -> path.configure(driverSettings.apply(context)));
+        try (RaasNodes nodes = new RaasNodes(provider, settings.on(path));
             Listener listener = nodes.server().listen(SERVICE);
             Arena arena = Arena.ofShared())
         {
@@ -119,7 +110,7 @@ final class ThresholdBenchmark
         InterleavedLatency.warmUp(List.of(
             ways(client, echo, out, in, sizes.get(0), maxSendPayload),
             ways(client, echo, out, in, maxSize, maxSendPayload)).stream().flatMap(List::stream).toList(),
-            codeWarmupMillis);
+            settings.warmupMillis());
         for (final int size : sizes)
         {
             progress.printf("[thresholds] %s over %s, message round trips of %,d B%n", provider, path, size);
@@ -174,7 +165,7 @@ final class ThresholdBenchmark
 
     private void fill(final MemorySegment segment)
     {
-        final SplittableRandom random = new SplittableRandom(seed);
+        final SplittableRandom random = new SplittableRandom(settings.seed());
         for (long i = 0; i + 8 <= segment.byteSize(); i += 8)
         {
             segment.set(ValueLayout.JAVA_LONG_UNALIGNED, i, random.nextLong());

@@ -13,6 +13,7 @@ import io.dkv.load.bench.Provider;
  * @param writeRegister WRITE_WITH_IMM from the caller's memory, registered.
  */
 record ThresholdRow(Provider provider, RaasPath path, int size, Latency send, Latency writeCopy, Latency writeRegister)
+    implements PathRow
 {
     boolean hasSend()
     {

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.bench.OffsetCursor;
 import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.MemorySegment;
@@ -20,9 +21,7 @@ final class LocalMemoryProbe implements Probe
     private final int size;
     private final MemorySegment region;
     private final MemorySegment buffer;
-    private final long[] offsets;
-    private final int offsetMask;
-    private int cursor;
+    private final OffsetCursor offsets;
 
     LocalMemoryProbe(
         final Operation operation, final int size, final MemorySegment region, final MemorySegment buffer,
@@ -37,8 +36,7 @@ final class LocalMemoryProbe implements Probe
         this.size = size;
         this.region = region;
         this.buffer = buffer;
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.offsets = new OffsetCursor(offsets);
     }
 
     public void runTimed(final int count, final Histogram latencies)
@@ -46,7 +44,7 @@ final class LocalMemoryProbe implements Probe
         final long highest = latencies.getHighestTrackableValue();
         for (int i = 0; i < count; i++)
         {
-            final long offset = offsets[cursor++ & offsetMask];
+            final long offset = offsets.next();
             final long start = System.nanoTime();
             access(offset);
             latencies.recordValue(Math.min(System.nanoTime() - start, highest));
@@ -58,7 +56,7 @@ final class LocalMemoryProbe implements Probe
         final long start = System.nanoTime();
         for (int i = 0; i < count; i++)
         {
-            access(offsets[cursor++ & offsetMask]);
+            access(offsets.next());
         }
         return System.nanoTime() - start;
     }

@@ -2,13 +2,11 @@ package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.BenchReport;
 import io.dkv.load.bench.MachineInfo;
-import io.dkv.load.bench.MarkdownFile;
 import io.dkv.load.bench.Measurement;
+import io.dkv.load.bench.Report;
 import io.dkv.load.bench.TextTable;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,13 +18,11 @@ import static io.dkv.load.bench.Formats.ratio;
  * The verbs benchmark's results, with the machine, the method and the goals, for a terminal or
  * as Markdown.
  */
-final class ResultsReport
+final class ResultsReport implements Report
 {
     static final String TITLE = "dkv bench verbs";
 
-    private final MachineInfo machine;
-    private final List<String> method;
-    private final List<String> goalLines = new ArrayList<>();
+    private final BenchReport frame;
     private final TextTable table = new TextTable(List.of(
         new TextTable.Column("provider", false),
         new TextTable.Column("op", false),
@@ -51,8 +47,6 @@ final class ResultsReport
     ResultsReport(final MachineInfo machine, final List<String> method, final List<ResultRow> rows,
         final List<Goal> goals)
     {
-        this.machine = machine;
-        this.method = List.copyOf(method);
         for (final ResultRow row : rows)
         {
             final Measurement verbs = row.verbs();
@@ -72,40 +66,29 @@ final class ResultsReport
                 opsPerSecond(floor.opsPerSecond()),
                 ratio(row.throughputRatio()));
         }
+        final List<String> goalLines = new ArrayList<>();
         for (final Goal goal : goals)
         {
             goalLines.addAll(goal.evaluate(rows));
         }
+        this.frame = new BenchReport(TITLE, machine, method, goalLines);
     }
 
-    List<String> goalLines()
+    public void printText(final PrintWriter out)
     {
-        return goalLines;
-    }
-
-    void printText(final PrintWriter out)
-    {
-        BenchReport.printText(out, TITLE, machine, method, text ->
+        frame.printText(out, text ->
         {
             table.printText(text);
             text.println();
-        }, goalLines);
+        });
     }
 
-    void printMarkdown(final PrintWriter out)
+    public void printMarkdown(final PrintWriter out)
     {
-        BenchReport.printMarkdown(out, TITLE, machine, method, markdown ->
+        frame.printMarkdown(out, markdown ->
         {
             table.printMarkdown(markdown);
             markdown.println();
-        }, goalLines);
-    }
-
-    /**
-     * Write {@link #printMarkdown} to a file, creating its directory if needed.
-     */
-    void writeMarkdown(final Path file) throws IOException
-    {
-        MarkdownFile.write(file, this::printMarkdown);
+        });
     }
 }

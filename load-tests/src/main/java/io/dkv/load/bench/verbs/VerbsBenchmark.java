@@ -1,24 +1,27 @@
 package io.dkv.load.bench.verbs;
 
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.Measurement;
 import io.dkv.load.bench.Provider;
+import io.dkv.load.bench.ProvidersOption;
 import io.dkv.load.bench.RandomOffsets;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+
+import static io.dkv.load.bench.OptionRange.require;
 
 /**
  * {@code dkv bench verbs}: p50/p99 latency and single-thread throughput of READ, WRITE and CAS on
@@ -45,9 +48,8 @@ public final class VerbsBenchmark implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--provider", split = ",", defaultValue = "shm,tcp", paramLabel = "NAME",
-        description = "Providers to measure, comma-separated: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    private List<Provider> providers;
+    @Mixin
+    private ProvidersOption providers;
 
     @Option(names = "--sizes", split = ",", defaultValue = "8,64", paramLabel = "BYTES",
         description = "READ and WRITE sizes in bytes, comma-separated (default: ${DEFAULT-VALUE}); CAS is always 8 B.")
@@ -85,15 +87,14 @@ public final class VerbsBenchmark implements Callable<Integer>
         description = "Seed of the random offsets, so that runs access the same ones (default: ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--markdown", paramLabel = "FILE",
-        description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws IOException
     {
         validate();
         final long regionLength = (long)regionMib << 20;
-        final List<Provider> selectedProviders = List.copyOf(new LinkedHashSet<>(providers));
+        final List<Provider> selectedProviders = providers.selected();
         final List<Operation> selectedOperations = List.copyOf(new LinkedHashSet<>(operations));
         final List<Integer> selectedSizes = List.copyOf(new LinkedHashSet<>(sizes));
         final int rowCount = selectedProviders.size() * rowsPerProvider(selectedOperations, selectedSizes);
@@ -107,11 +108,7 @@ public final class VerbsBenchmark implements Callable<Integer>
 
         final ResultsReport report =
             new ResultsReport(MachineInfo.current(), method(regionLength), rows, Goal.VERBS_GOALS);
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+        markdown.publish(report, spec.commandLine().getOut());
         return 0;
     }
 
@@ -158,21 +155,13 @@ public final class VerbsBenchmark implements Callable<Integer>
 
     private void validate()
     {
-        requireRange("--iterations", iterations, 1, Integer.MAX_VALUE);
-        requireRange("--warmup", warmupMillis, 0, MAX_WARMUP_MILLIS);
-        requireRange("--window", window, 1, MAX_WINDOW);
-        requireRange("--region-mib", regionMib, 1, MAX_REGION_MIB);
+        require(spec, "--iterations", iterations, 1, Integer.MAX_VALUE);
+        require(spec, "--warmup", warmupMillis, 0, MAX_WARMUP_MILLIS);
+        require(spec, "--window", window, 1, MAX_WINDOW);
+        require(spec, "--region-mib", regionMib, 1, MAX_REGION_MIB);
         for (final int size : sizes)
         {
-            requireRange("--sizes", size, 1, MAX_SIZE);
-        }
-    }
-
-    private void requireRange(final String option, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new ParameterException(spec.commandLine(), option + " " + value + " is outside " + min + ".." + max);
+            require(spec, "--sizes", size, 1, MAX_SIZE);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.bench.RemoteTargets;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.QueuePair;
@@ -28,13 +29,9 @@ final class VerbsProbe implements Probe
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final IdleStrategy idleStrategy;
-    private final long remoteBase;
-    private final int rkey;
-    private final long[] offsets;
-    private final int offsetMask;
+    private final RemoteTargets targets;
     private final SendWorkRequest[] requests;
     private final WorkCompletion[] completions;
-    private int cursor;
 
     /**
      * @param subject what is measured, for error messages.
@@ -63,10 +60,7 @@ final class VerbsProbe implements Probe
         this.qp = qp;
         this.cq = cq;
         this.idleStrategy = idleStrategy;
-        this.remoteBase = remote.address();
-        this.rkey = remote.rkey();
-        this.offsets = offsets;
-        this.offsetMask = offsets.length - 1;
+        this.targets = new RemoteTargets(remote, offsets);
         this.requests = new SendWorkRequest[window];
         this.completions = new WorkCompletion[window];
         for (int i = 0; i < window; i++)
@@ -90,7 +84,7 @@ final class VerbsProbe implements Probe
         request.next(null);
         for (int i = 0; i < count; i++)
         {
-            request.remote(remoteBase + offsets[cursor++ & offsetMask], rkey);
+            targets.aim(request);
             final long start = System.nanoTime();
             qp.postSend(request);
             awaitOne(start);
@@ -146,7 +140,7 @@ final class VerbsProbe implements Probe
         for (int i = first + count - 1; i >= first; i--)
         {
             final SendWorkRequest request = requests[i % window];
-            request.remote(remoteBase + offsets[cursor++ & offsetMask], rkey).next(previous);
+            targets.aim(request).next(previous);
             previous = request;
         }
         qp.postSend(previous);

@@ -2,13 +2,16 @@ package io.dkv.load.bench.ycsb;
 
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.load.bench.MachineInfo;
+import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.SectionedReport;
 import io.dkv.load.ycsb.DkvYcsbClient;
+import io.dkv.load.ycsb.HashKeyedDb;
 import io.dkv.load.ycsb.RecordCodec;
 import io.dkv.load.ycsb.RedisYcsbClient;
 import io.dkv.memory.MemoryNodeContext;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -29,6 +32,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+
+import static io.dkv.load.bench.OptionRange.require;
 
 /**
  * {@code dkv bench ycsb}: YCSB's core workloads on a dkv store in this process and on Redis,
@@ -118,14 +123,13 @@ public final class YcsbBenchmark implements Callable<Integer>
             "(default: ${DEFAULT-VALUE}).")
     private AutoOff keepAwake;
 
-    @Option(names = "--markdown", paramLabel = "FILE",
-        description = "Also write the results as Markdown to this file.")
-    private Path markdown;
+    @Mixin
+    private MarkdownOption markdown;
 
     public Integer call() throws IOException, InterruptedException
     {
         validate();
-        final double loadAtStart = loadAverage();
+        final double loadAtStart = MachineInfo.loadAverage();
         final List<YcsbWorkload> selected = List.copyOf(new LinkedHashSet<>(workloads));
         final List<Integer> threads = List.copyOf(new LinkedHashSet<>(threadCounts));
         final int maxThreads = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
@@ -140,7 +144,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         }
         final int valueBytes = recordBytes();
         final int blockBytes =
-            KvBlockLayout.blockLength(DkvYcsbClient.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
+            KvBlockLayout.blockLength(HashKeyedDb.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
         final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
             records + expectedInserts(selected, threads.size()),
             (records + expectedWrites(selected, threads.size())) * blockBytes,
@@ -187,7 +191,7 @@ public final class YcsbBenchmark implements Callable<Integer>
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
             // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
-            runner.onEachThreadInOrder(() -> store.client().get(DkvYcsbClient.key(YcsbWorkload.TABLE, "lane")));
+            runner.onEachThreadInOrder(() -> store.client().get(HashKeyedDb.key(YcsbWorkload.TABLE, "lane")));
             final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
             final RunResult dkvLoad =
                 runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
@@ -245,13 +249,9 @@ public final class YcsbBenchmark implements Callable<Integer>
 
         final SectionedReport report = YcsbReport.of(MachineInfo.current(),
             method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, awakeLine, loadAtStart,
-                loadAverage()),
+                MachineInfo.loadAverage()),
             runs, floor, redisLine.startsWith("Redis: redis-server"));
-        report.printText(spec.commandLine().getOut());
-        if (markdown != null)
-        {
-            report.writeMarkdown(markdown);
-        }
+        markdown.publish(report, spec.commandLine().getOut());
         return 0;
     }
 
@@ -302,18 +302,18 @@ public final class YcsbBenchmark implements Callable<Integer>
 
     private void validate()
     {
-        requireRange("--records", records, 1, MAX_RECORDS);
-        requireRange("--operations", operations, 1, Integer.MAX_VALUE);
-        requireRange("--field-count", fieldCount, 1, MAX_FIELDS);
-        requireRange("--field-length", fieldLength, 1, KvBlockLayout.MAX_VALUE_LENGTH);
-        requireRange("--warmup", warmupOperations, 0, Integer.MAX_VALUE);
+        require(spec, "--records", records, 1, MAX_RECORDS);
+        require(spec, "--operations", operations, 1, Integer.MAX_VALUE);
+        require(spec, "--field-count", fieldCount, 1, MAX_FIELDS);
+        require(spec, "--field-length", fieldLength, 1, KvBlockLayout.MAX_VALUE_LENGTH);
+        require(spec, "--warmup", warmupOperations, 0, Integer.MAX_VALUE);
         for (final int count : threadCounts)
         {
-            requireRange("--threads", count, 1, MAX_THREADS);
+            require(spec, "--threads", count, 1, MAX_THREADS);
         }
         // after the thread counts: one lane per thread of the largest run is the default
-        requireRange("--lanes", lanes(), 1, 64);
-        requireRange("--floor-reads", floorReads, 1, 10_000_000);
+        require(spec, "--lanes", lanes(), 1, 64);
+        require(spec, "--floor-reads", floorReads, 1, 10_000_000);
         final long recordBytes = (long)fieldCount * fieldLength;
         if (recordBytes > KvBlockLayout.MAX_VALUE_LENGTH / 2)
         {
@@ -321,14 +321,6 @@ public final class YcsbBenchmark implements Callable<Integer>
                 String.format(Locale.ROOT, "--field-count %d x --field-length %d " +
                 "= %,d B per record; a record must stay under %,d B", fieldCount, fieldLength, recordBytes,
                 KvBlockLayout.MAX_VALUE_LENGTH / 2));
-        }
-    }
-
-    private void requireRange(final String option, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new ParameterException(spec.commandLine(), option + " " + value + " is outside " + min + ".." + max);
         }
     }
 
@@ -340,11 +332,6 @@ public final class YcsbBenchmark implements Callable<Integer>
     private int lanes()
     {
         return lanes != null ? lanes : threadCounts.stream().mapToInt(Integer::intValue).max().orElse(1);
-    }
-
-    private static double loadAverage()
-    {
-        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private List<String> method(

@@ -6,6 +6,7 @@ import io.dkv.compute.autoscale.AutoscalerContext;
 import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
+import io.dkv.load.process.ReadyLines;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -38,10 +39,6 @@ import java.util.stream.Collectors;
  */
 final class CheckCluster implements AutoCloseable
 {
-    private static final Pattern META_READY = Pattern.compile("(?m)^(meta:\\S+)\\s*$");
-    private static final Pattern MEMORY_NODE_READY = Pattern.compile("dkv memory node (\\d+) serving");
-    private static final Pattern DRIVER_READY = Pattern.compile("serving node (\\d+) at (\\S+);");
-    private static final Pattern COMPUTE_NODE_READY = Pattern.compile("dkv compute node (\\d+) serving RESP on ");
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
     private static final long FIRST_MEMORY_NODE_ID = 101;
     private static final long FIRST_COMPUTE_NODE_ID = 201;
@@ -134,7 +131,7 @@ final class CheckCluster implements AutoCloseable
             metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
         }
         final Role meta =
-            new Role("MetaServer", "256m", incarnation -> metaArguments, META_READY, logs, "meta", on(0)).start();
+            new Role("MetaServer", "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
         final long[] nodeIds = new long[memoryNodes];
@@ -149,7 +146,7 @@ final class CheckCluster implements AutoCloseable
                     "--cluster-secret-file", secret,
                     "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
                     "--data-dir", data.resolve("memory-node-" + id).toString()),
-                MEMORY_NODE_READY, logs, "memory-node-" + id, on(host)).start());
+                ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host)).start());
         }
         final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
         if (computeNodes == 0)
@@ -158,7 +155,7 @@ final class CheckCluster implements AutoCloseable
                 incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret,
                     "--address", address(driverHost()) + ":0"),
-                DRIVER_READY, logs, "driver", on(driverHost())).start());
+                ReadyLines.DRIVER, logs, "driver", on(driverHost())).start());
         }
         if (autoscale != null)
         {
@@ -196,7 +193,7 @@ final class CheckCluster implements AutoCloseable
             incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),
                 "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
                 "--cluster-secret-file", secret, "--address", address(driverHost()) + ":0"),
-            COMPUTE_NODE_READY, logs, "compute-node-" + id, on(driverHost()));
+            ReadyLines.COMPUTE_NODE, logs, "compute-node-" + id, on(driverHost()));
     }
 
     /**

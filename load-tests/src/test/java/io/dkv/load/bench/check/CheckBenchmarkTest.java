@@ -1,13 +1,12 @@
 package io.dkv.load.bench.check;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 
@@ -23,22 +22,19 @@ class CheckBenchmarkTest
     @Timeout(120)
     void timesBothCheckersOnValidHistoriesAndStatesTheGoal()
     {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = DkvCommandLine.of(new BenchCommand())
-            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("check", "--operations", "3000", "--keys", "50", "--runs", "1");
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("check", "--operations", "3000", "--keys", "50", "--runs", "1");
 
-        assertEquals(0, exit, () -> out + "\n" + err);
-        final Map<String, List<String[]>> tables = ReportTables.tables(out.toString(), List.of(CheckBenchmark.TIMES));
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final Map<String, List<String[]>> tables = ReportTables.tables(bench.out(), List.of(CheckBenchmark.TIMES));
         final List<String[]> rows = tables.get(CheckBenchmark.TIMES);
-        assertEquals(2, rows.size(), out::toString);
+        assertEquals(2, rows.size(), bench::out);
         for (final String[] row : rows)
         {
             assertEquals("VALID", row[3], () -> String.join(" | ", row));
             assertTrue(Double.parseDouble(row[4].replace(",", "")) >= 0 && row[8].endsWith("x"),
                 () -> String.join(" | ", row));
         }
-        assertEquals(2, out.toString().lines().filter(line -> line.startsWith("goal ")).count(), out::toString);
+        assertEquals(2, bench.out().lines().filter(line -> line.startsWith("goal ")).count(), bench::out);
     }
 }

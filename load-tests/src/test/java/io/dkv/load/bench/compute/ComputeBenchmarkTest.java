@@ -1,5 +1,6 @@
 package io.dkv.load.bench.compute;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.load.bench.ycsb.RedisServer;
@@ -7,8 +8,6 @@ import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 
@@ -35,15 +34,12 @@ class ComputeBenchmarkTest
         }
         assumeTrue(redis, "redis-server or redis-benchmark is not installed");
 
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = DkvCommandLine.of(new BenchCommand())
-            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
                 "--starts", "3");
 
-        assertEquals(0, exit, () -> out + "\n" + err);
-        final String text = out.toString();
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
         final Map<String, List<String[]>> tables = ReportTables.tables(text,
             List.of(ThroughputPart.TITLE, JoinPart.TITLE, JoinPart.PHASES));
         final List<String[]> throughput = tables.get(ThroughputPart.TITLE);
@@ -72,15 +68,12 @@ class ComputeBenchmarkTest
     @Timeout(300)
     void reportsAScaleOutStepPhaseByPhaseWithItsGoals()
     {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = DkvCommandLine.of(new BenchCommand())
-            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
                 "--scale-clients", "2");
 
-        assertEquals(0, exit, () -> out + "\n" + err);
-        final String text = out.toString();
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
         final List<String[]> phases = ReportTables.tables(text, List.of(ScaleStepPart.TITLE)).get(ScaleStepPart.TITLE);
         assertEquals(3, phases.size(), text);
         assertEquals("1.00x", phases.getFirst()[8], text);

@@ -1,12 +1,11 @@
 package io.dkv.load.bench.hostile;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,19 +23,16 @@ class HostileBenchmarkTest
     @Timeout(300)
     void aShortAttackCrashesNothingBreachesNothingHarmsNoClientAndLeavesNothingBehind()
     {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = DkvCommandLine.of(new BenchCommand())
-            .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
-            .execute("hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000", "--connects",
-                "500");
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("hostile", "--frames", "30000", "--connections", "300", "--rpcs", "2000",
+            "--connects", "500");
 
-        final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(9, goals.size(), out::toString);
+        final List<String> goals = bench.out().lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(9, goals.size(), bench::out);
         for (final String goal : goals)
         {
-            assertTrue(goal.endsWith(": MET"), () -> goal + "\n" + out);
+            assertTrue(goal.endsWith(": MET"), () -> goal + "\n" + bench.out());
         }
-        assertEquals(0, exit, () -> out + "\n" + err);
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
     }
 }

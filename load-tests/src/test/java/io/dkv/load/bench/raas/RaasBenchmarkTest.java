@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.raas.command.DkvCommandLine;
@@ -8,8 +9,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,14 +44,7 @@ class RaasBenchmarkTest
     private static final String COPY_OR_REGISTER = "thresholds: message round trip by WRITE_WITH_IMM";
     private static final String CROSSOVERS = "thresholds: crossovers";
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int dkv(final String... args)
-    {
-        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-            .execute(args);
-    }
+    private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
     private static String[] args(final String... extra)
     {
@@ -67,23 +59,23 @@ class RaasBenchmarkTest
     void runsEveryPartOnBothProvidersAndPathsAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("results").resolve("raas.md");
-        final int exitCode = dkv(args("--markdown", markdown.toString()));
+        final int exitCode = bench.run(args("--markdown", markdown.toString()));
 
-        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
-        final Map<String, List<String[]>> tables = tables(out.toString());
+        assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
+        final Map<String, List<String[]>> tables = tables(bench.out());
         final List<String> providerPaths = List.of("shm dc", "shm rc", "tcp dc", "tcp rc");
 
-        assertEquals(List.of("shm 4", "tcp 4"), keys(tables.get(JOIN), 2), out::toString);
-        assertEquals(keys(providerPaths, "1", "10"), keys(tables.get(SCALE), 3), out::toString);
-        assertEquals(List.of("shm 1", "shm 10", "tcp 1", "tcp 10"), keys(tables.get(MEMORY), 2), out::toString);
-        assertEquals(keys(providerPaths, "2"), keys(tables.get(SHARING), 3), out::toString);
+        assertEquals(List.of("shm 4", "tcp 4"), keys(tables.get(JOIN), 2), bench::out);
+        assertEquals(keys(providerPaths, "1", "10"), keys(tables.get(SCALE), 3), bench::out);
+        assertEquals(List.of("shm 1", "shm 10", "tcp 1", "tcp 10"), keys(tables.get(MEMORY), 2), bench::out);
+        assertEquals(keys(providerPaths, "2"), keys(tables.get(SHARING), 3), bench::out);
         assertEquals(List.of("shm dc embedded 8 B", "shm rc embedded 8 B", "shm dc standalone 8 B",
             "shm rc standalone 8 B",
             "tcp dc embedded 8 B", "tcp rc embedded 8 B", "tcp dc standalone 8 B", "tcp rc standalone 8 B"),
-            keys(tables.get(OVERHEAD), 4), out::toString);
-        assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), out::toString);
-        assertEquals(keys(providerPaths, "64 B", "8,192 B"), keys(tables.get(COPY_OR_REGISTER), 3), out::toString);
-        assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), out::toString);
+            keys(tables.get(OVERHEAD), 4), bench::out);
+        assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), bench::out);
+        assertEquals(keys(providerPaths, "64 B", "8,192 B"), keys(tables.get(COPY_OR_REGISTER), 3), bench::out);
+        assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), bench::out);
 
         for (final String[] row : tables.get(JOIN))
         {
@@ -131,15 +123,15 @@ class RaasBenchmarkTest
                 () -> "thresholds: " + Arrays.toString(row));
         }
 
-        final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(18, goals.size(), out::toString);
+        final List<String> goals = bench.out().lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(18, goals.size(), bench::out);
         for (final String goal : goals)
         {
             assertTrue(goal.matches("goal (shm|tcp) (join|(dc|rc) (scale|memory|overhead|standalone)): .*: " +
                 "(MET|MISSED) \\(measured .*\\)"), goal);
         }
-        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
-            out::toString);
+        assertTrue(bench.out().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
+            bench::out);
 
         final String markdownText = Files.readString(markdown);
         for (final String title : tables.keySet())
@@ -159,26 +151,26 @@ class RaasBenchmarkTest
     @Timeout(30)
     void runsOnlyThePartsAskedFor()
     {
-        assertEquals(0, dkv(args("--provider", "shm", "--paths", "rc", "--only", "overhead")), err::toString);
-        final Map<String, List<String[]>> tables = tables(out.toString());
-        assertEquals(List.of(OVERHEAD), List.copyOf(tables.keySet()), out::toString);
+        assertEquals(0, bench.run(args("--provider", "shm", "--paths", "rc", "--only", "overhead")), bench::err);
+        final Map<String, List<String[]>> tables = tables(bench.out());
+        assertEquals(List.of(OVERHEAD), List.copyOf(tables.keySet()), bench::out);
         assertEquals(List.of("shm rc embedded 8 B", "shm rc standalone 8 B"), keys(tables.get(OVERHEAD), 4),
-            out::toString);
-        assertTrue(out.toString()
+            bench::out);
+        assertTrue(bench.out()
             .contains("goal shm rc scale: most connections within 10% of the fewest: NOT MEASURED"),
-            out::toString);
-        assertFalse(out.toString().contains("tcp"), out::toString);
+            bench::out);
+        assertFalse(bench.out().contains("tcp"), bench::out);
     }
 
     @Test
     void refusesAnUnknownPartAndCountsOutOfRange()
     {
-        assertEquals(2, dkv("raas", "--only", "speed"));
-        assertTrue(err.toString().contains("speed"), err::toString);
-        assertEquals(2, dkv("raas", "--connections", "0"));
-        assertTrue(err.toString().contains("--connections 0"), err::toString);
-        assertEquals(2, dkv("raas", "--join-batch", "0"));
-        assertTrue(err.toString().contains("--join-batch 0"), err::toString);
+        assertEquals(2, bench.run("raas", "--only", "speed"));
+        assertTrue(bench.err().contains("speed"), bench::err);
+        assertEquals(2, bench.run("raas", "--connections", "0"));
+        assertTrue(bench.err().contains("--connections 0"), bench::err);
+        assertEquals(2, bench.run("raas", "--join-batch", "0"));
+        assertTrue(bench.err().contains("--join-batch 0"), bench::err);
     }
 
     private static void assertRatios(final String[] row, final int... columns)

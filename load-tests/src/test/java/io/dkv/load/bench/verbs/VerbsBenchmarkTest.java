@@ -1,5 +1,6 @@
 package io.dkv.load.bench.verbs;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
@@ -7,8 +8,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,27 +36,20 @@ class VerbsBenchmarkTest
         "tcp CAS 8 B");
     private static final int COLUMNS = 13;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int dkv(final String... args)
-    {
-        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-            .execute(args);
-    }
+    private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
     @Test
     @Timeout(60)
     void measuresEveryOperationOnBothProvidersAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("docs").resolve("results.md");
-        final int exitCode = dkv("verbs", "--iterations", "300", "--warmup", "10", "--region-mib", "4",
+        final int exitCode = bench.run("verbs", "--iterations", "300", "--warmup", "10", "--region-mib", "4",
             "--markdown", markdown.toString());
 
-        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
-        final List<String[]> rows = tableRows(out.toString().lines().toList());
+        assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
+        final List<String[]> rows = tableRows(bench.out().lines().toList());
         assertEquals(EXPECTED_ROWS, rows.stream().map(row -> row[0] + " " + row[1] + " " + row[2]).toList(),
-            out::toString);
+            bench::out);
         for (final String[] row : rows)
         {
             final String floorKind = row[3].replaceAll(" \\d.*", "");
@@ -72,9 +64,9 @@ class VerbsBenchmarkTest
                     () -> "ratio column " + ratio + ": " + Arrays.toString(row));
             }
         }
-        assertGoals(out.toString(), "goal ");
-        assertTrue(out.toString().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
-            out::toString);
+        assertGoals(bench.out(), "goal ");
+        assertTrue(bench.out().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
+            bench::out);
 
         final String markdownText = Files.readString(markdown);
         for (final String row : EXPECTED_ROWS)
@@ -91,15 +83,15 @@ class VerbsBenchmarkTest
     @Test
     void refusesAnUnknownProvider()
     {
-        assertEquals(2, dkv("verbs", "--provider", "rdma"));
-        assertTrue(err.toString().contains("rdma"), err::toString);
+        assertEquals(2, bench.run("verbs", "--provider", "rdma"));
+        assertTrue(bench.err().contains("rdma"), bench::err);
     }
 
     @Test
     void refusesASizeLargerThanItSupports()
     {
-        assertEquals(2, dkv("verbs", "--sizes", "8," + (VerbsBenchmark.MAX_SIZE + 1)));
-        assertTrue(err.toString().contains("--sizes " + (VerbsBenchmark.MAX_SIZE + 1)), err::toString);
+        assertEquals(2, bench.run("verbs", "--sizes", "8," + (VerbsBenchmark.MAX_SIZE + 1)));
+        assertTrue(bench.err().contains("--sizes " + (VerbsBenchmark.MAX_SIZE + 1)), bench::err);
     }
 
     private static void assertGoals(final String text, final String prefix)

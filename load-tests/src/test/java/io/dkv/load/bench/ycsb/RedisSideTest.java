@@ -1,5 +1,6 @@
 package io.dkv.load.bench.ycsb;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.ycsb.RedisYcsbClient;
 import io.dkv.raas.command.DkvCommandLine;
@@ -9,8 +10,6 @@ import site.ycsb.ByteIterator;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -78,28 +77,26 @@ class RedisSideTest
     void benchmarkRunsRedisBesideDkvAndStopsIt()
     {
         redisServer();
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exitCode = DkvCommandLine.of(new BenchCommand())
-            .setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-            .execute(YcsbBenchmarkTest.args("--workload", "a,c", "--threads", "1", "--redis", "auto"));
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exitCode =
+            bench.run(YcsbBenchmarkTest.args("--workload", "a,c", "--threads", "1", "--redis", "auto"));
 
-        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
-        final List<String[]> rows = YcsbBenchmarkTest.tables(out.toString()).get(YcsbReport.THROUGHPUT);
-        assertEquals(List.of("load 1", "YCSB-A 1", "YCSB-C 1"), YcsbBenchmarkTest.keys(rows), out::toString);
+        assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
+        final List<String[]> rows = YcsbBenchmarkTest.tables(bench.out()).get(YcsbReport.THROUGHPUT);
+        assertEquals(List.of("load 1", "YCSB-A 1", "YCSB-C 1"), YcsbBenchmarkTest.keys(rows), bench::out);
         for (final String[] row : rows)
         {
             assertTrue(YcsbBenchmarkTest.number(row[4]) > 0 && row[5].matches("\\d+\\.\\d+x"),
                 () -> String.join(" | ", row));
         }
-        for (final String[] row : YcsbBenchmarkTest.tables(out.toString()).get(YcsbReport.LATENCY))
+        for (final String[] row : YcsbBenchmarkTest.tables(bench.out()).get(YcsbReport.LATENCY))
         {
             assertEquals("0", row[9], () -> "Redis failures: " + String.join(" | ", row));
         }
-        assertTrue(out.toString().lines()
+        assertTrue(bench.out().lines()
             .anyMatch(line -> line.matches("goal YCSB-C: .*, 1 thread: (MET|MISSED) \\(measured .*")),
-            out::toString);
-        final String port = out.toString().replaceAll("(?s).*on 127\\.0\\.0\\.1:(\\d+), its own process.*", "$1");
+            bench::out);
+        final String port = bench.out().replaceAll("(?s).*on 127\\.0\\.0\\.1:(\\d+), its own process.*", "$1");
         assertFalse(reachable(Integer.parseInt(port)), "redis-server on port " + port + " still answers after the run");
     }
 

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.ycsb;
 
+import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.raas.command.DkvCommandLine;
@@ -8,8 +9,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,14 +28,7 @@ class YcsbBenchmarkTest
 {
     static final String[] TINY = {"--records", "300", "--operations", "400", "--warmup", "100", "--floor-reads", "200"};
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    int dkv(final String... args)
-    {
-        return DkvCommandLine.of(new BenchCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-            .execute(args);
-    }
+    private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
     static String[] args(final String... extra)
     {
@@ -51,16 +43,16 @@ class YcsbBenchmarkTest
     void runsEveryWorkloadAtEveryThreadCountAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("ycsb.md");
-        final int exitCode = dkv(args("--workload", "a,c", "--workload", "d,f,b", "--threads", "1,2", "--redis", "off",
-            "--markdown", markdown.toString()));
+        final int exitCode = bench.run(args("--workload", "a,c", "--workload", "d,f,b", "--threads", "1,2", "--redis",
+            "off", "--markdown", markdown.toString()));
 
-        assertEquals(0, exitCode, () -> "stdout:\n" + out + "\nstderr:\n" + err);
-        final Map<String, List<String[]>> tables = tables(out.toString());
+        assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
+        final Map<String, List<String[]>> tables = tables(bench.out());
         final List<String> runs =
             List.of("load 2", "YCSB-A 1", "YCSB-A 2", "YCSB-C 1", "YCSB-C 2", "YCSB-D 1", "YCSB-D 2",
             "YCSB-F 1", "YCSB-F 2", "YCSB-B 1", "YCSB-B 2");
-        assertEquals(runs, keys(tables.get(YcsbReport.THROUGHPUT)), out::toString);
-        assertEquals(runs, keys(tables.get(YcsbReport.LATENCY)), out::toString);
+        assertEquals(runs, keys(tables.get(YcsbReport.THROUGHPUT)), bench::out);
+        assertEquals(runs, keys(tables.get(YcsbReport.LATENCY)), bench::out);
         for (final String[] row : tables.get(YcsbReport.THROUGHPUT))
         {
             assertEquals("load".equals(row[0]) ? "300" : "400", row[2], () -> Arrays.toString(row));
@@ -74,7 +66,7 @@ class YcsbBenchmarkTest
                 () -> "dkv p50 <= p99: " + Arrays.toString(row));
             assertEquals("0", row[8], () -> "dkv failures: " + Arrays.toString(row));
         }
-        assertEquals(runs, keys(tables.get(YcsbReport.CPU)), out::toString);
+        assertEquals(runs, keys(tables.get(YcsbReport.CPU)), bench::out);
         for (final String[] row : tables.get(YcsbReport.CPU))
         {
             // the process's CPU time comes in clock ticks (10 ms): a run this short may show none
@@ -88,14 +80,14 @@ class YcsbBenchmarkTest
         assertTrue(number(floor[1]) > 0 && number(floor[2]) > 0 && floor[4].matches("\\d+\\.\\d+x"),
             () -> Arrays.toString(floor));
 
-        final List<String> goals = out.toString().lines().filter(line -> line.startsWith("goal ")).toList();
+        final List<String> goals = bench.out().lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(List.of(
             "goal YCSB-C: dkv ops/s per client thread >= 10x Redis's: NOT MEASURED (Redis was off)",
             "goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED (Redis was off)"),
             goals.subList(0, 2));
         assertTrue(goals.get(2).matches("goal dkv GET p50 <= 3x the floor of its three memory accesses: (MET|MISSED) " +
             "\\(measured .*\\)"), goals.get(2));
-        assertTrue(out.toString().contains("Redis: off (--redis off)"), out::toString);
+        assertTrue(bench.out().contains("Redis: off (--redis off)"), bench::out);
 
         final String markdownText = Files.readString(markdown);
         for (final String title : tables.keySet())
@@ -111,25 +103,25 @@ class YcsbBenchmarkTest
     @Timeout(30)
     void runsWorkloadCByDefaultAndShowsProgress()
     {
-        assertEquals(0, dkv(args("--threads", "1", "--redis", "off")), err::toString);
+        assertEquals(0, bench.run(args("--threads", "1", "--redis", "off")), bench::err);
 
-        assertEquals(List.of("load 1", "YCSB-C 1"), keys(tables(out.toString()).get(YcsbReport.THROUGHPUT)),
-            out::toString);
-        assertTrue(out.toString().contains("goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED " +
-            "(workload a was not selected)"), out::toString);
-        assertTrue(err.toString().contains("\rdkv YCSB-C, 1 thread [") || err.toString().contains("\rdkv load ["),
-            err::toString);
+        assertEquals(List.of("load 1", "YCSB-C 1"), keys(tables(bench.out()).get(YcsbReport.THROUGHPUT)),
+            bench::out);
+        assertTrue(bench.out().contains("goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED " +
+            "(workload a was not selected)"), bench::out);
+        assertTrue(bench.err().contains("\rdkv YCSB-C, 1 thread [") || bench.err().contains("\rdkv load ["),
+            bench::err);
     }
 
     @Test
     void refusesAnUnknownWorkloadAndCountsOutOfRange()
     {
-        assertEquals(2, dkv("ycsb", "--workload", "e"));
-        assertTrue(err.toString().contains("e"), err::toString);
-        assertEquals(2, dkv("ycsb", "--threads", "0"));
-        assertTrue(err.toString().contains("--threads 0 is outside 1..64"), err::toString);
-        assertEquals(2, dkv("ycsb", "--field-count", "1000", "--field-length", "1000"));
-        assertTrue(err.toString().contains("--field-count 1000 x --field-length 1000"), err::toString);
+        assertEquals(2, bench.run("ycsb", "--workload", "e"));
+        assertTrue(bench.err().contains("e"), bench::err);
+        assertEquals(2, bench.run("ycsb", "--threads", "0"));
+        assertTrue(bench.err().contains("--threads 0 is outside 1..64"), bench::err);
+        assertEquals(2, bench.run("ycsb", "--field-count", "1000", "--field-length", "1000"));
+        assertTrue(bench.err().contains("--field-count 1000 x --field-length 1000"), bench::err);
     }
 
     static List<String> keys(final List<String[]> rows)

@@ -3,16 +3,17 @@ package io.dkv.load.check.harness;
 import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
+import io.dkv.load.CommandRun;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,60 +25,48 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CheckCommandTest
 {
-    @TempDir
-    Path dir;
-
-    /** @return {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails in {@code err}. */
     /**
      * History events (an invocation and a completion each) a faulty-store run needs to say anything: 1,000 operations.
      */
     private static final long MIN_FAULTY_RUN_EVENTS = 2_000;
 
-    private static CommandLine check(final StringWriter err)
-    {
-        return DkvCommandLine.of(new CheckCommand()).setErr(new PrintWriter(err, true));
-    }
+    /** {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails on its standard error. */
+    private final CommandRun check = new CommandRun(() -> DkvCommandLine.of(new CheckCommand()));
+
+    @TempDir
+    Path dir;
 
     @Test
     @Timeout(180)
     void theStoreStaysLinearizableWhileItsProcessesAreKilledAndPaused() throws Exception
     {
-        final Path results = dir.resolve("results");
-        final StringWriter err = new StringWriter();
-        final int exit = check(err).execute(
+        final Run run = check("results",
             "--time", "16s", "--nemesis", "kill,pause", "--interval", "3s", "--rate", "150", "--keys", "4",
-            "--seed", "7", "--dir", results.toString());
+            "--seed", "7");
 
-        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
-        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
-        assertTrue(verdict.startsWith("VALID"), verdict);
-        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        run.assertVerdict(Verdict.VALID);
+        final History history = run.history();
         final long ok = history.operations().stream().filter(Operation::isOk).count();
         assertTrue(ok > 500, () -> ok + " operations completed ok of " + history.operations().size());
-        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
         assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
-        assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"fault\""),
-            "faults on the timeline");
+        assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"fault\""), "faults on the timeline");
     }
 
     @Test
     @Timeout(180)
     void registersStayLinearizableThroughComputeNodesWhileTheProcessesAreKilledAndPaused() throws Exception
     {
-        final Path results = dir.resolve("compute");
-        final StringWriter err = new StringWriter();
-        final int exit = check(err).execute(
+        final Run run = check("compute",
             "--through", "compute", "--time", "15s", "--nemesis", "kill,pause", "--interval", "2s",
-            "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
+            "--rate", "150", "--keys", "4", "--seed", "3");
 
-        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
-        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
-        assertTrue(verdict.startsWith("VALID"), verdict);
-        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        run.assertVerdict(Verdict.VALID);
+        final History history = run.history();
         final long casOk = history.operations().stream().filter(op -> op.isOk() && "cas".equals(op.f())).count();
         assertTrue(casOk > 0, () -> "no SET IFEQ succeeded in " + history.operations().size() + " operations");
-        assertTrue(Files.exists(results.resolve("logs").resolve("compute-node-201.log")), "compute nodes ran");
-        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        assertTrue(Files.exists(run.results().resolve("logs").resolve("compute-node-201.log")), "compute nodes ran");
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
         assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
     }
 
@@ -85,21 +74,17 @@ class CheckCommandTest
     @Timeout(240)
     void registersStayLinearizableWhileTheAutoscalerAddsAndDrainsComputeNodesUnderTheNemesis() throws Exception
     {
-        final Path results = dir.resolve("autoscaled");
-        final StringWriter err = new StringWriter();
         // seed 3: the first fault is a surge (scale), so the autoscaler both adds and drains nodes within the run
-        final int exit = check(err).execute(
+        final Run run = check("autoscaled",
             "--through", "compute", "--autoscale", "1..3", "--time", "20s", "--nemesis", "scale,kill,pause",
-            "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--dir", results.toString());
+            "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3");
 
-        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
-        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
-        assertTrue(verdict.startsWith("VALID"), verdict);
-        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
         assertTrue(nemesis.contains("nemesis: scale"), nemesis);
         assertTrue(nemesis.contains("compute nodes: 1 -> 3 compute nodes"), () -> "no scale-up:\n" + nemesis);
         assertTrue(nemesis.contains("autoscaler: draining"), () -> "no scale-down:\n" + nemesis);
-        final History history = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        final History history = run.history();
         final long ok = history.operations().stream().filter(Operation::isOk).count();
         assertTrue(ok > 300, () -> ok + " operations completed ok of " + history.operations().size());
     }
@@ -108,30 +93,22 @@ class CheckCommandTest
     @Timeout(120)
     void staleReadsInjectedBetweenClientsAndComputeNodesAreCaught() throws Exception
     {
-        final Path results = dir.resolve("compute-faulty");
-        final StringWriter err = new StringWriter();
-        final int exit = check(err).execute(
+        check("compute-faulty",
             "--through", "compute", "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS,
-            "--rate", "300", "--keys", "8", "--seed", "3", "--dir", results.toString());
-
-        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
-        assertEquals(Verdict.INVALID.exitCode(), exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
-        assertTrue(verdict.startsWith("INVALID"), verdict);
+            "--rate", "300", "--keys", "8", "--seed", "3")
+            .assertVerdict(Verdict.INVALID);
     }
 
     @Test
     @Timeout(180)
     void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
     {
-        final Path results = dir.resolve("partitions");
-        final StringWriter err = new StringWriter();
-        final int exit = check(err).execute(
+        final Run run = check("partitions",
             "--workload", "list-append", "--time", "14s", "--nemesis", "partition,pause", "--interval", "2s",
-            "--rate", "150", "--keys", "4", "--seed", "11", "--dir", results.toString());
+            "--rate", "150", "--keys", "4", "--seed", "11");
 
-        final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
-        assertEquals(0, exit, () -> "exit " + exit + ", " + err + "\n" + verdict);
-        final String nemesis = Files.readString(results.resolve(ResultDirectory.NEMESIS));
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
         // on a machine that cannot make test hosts the run says why and goes on without partitions
         assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partition skipped: test hosts"),
             nemesis);
@@ -150,31 +127,25 @@ class CheckCommandTest
         // 6 s, against about 2,850 on a quiet one, seen once in CI) says nothing about the checker, and goes again
         for (int attempt = 1; ; attempt++)
         {
-            final Path results = dir.resolve("faulty-" + attempt);
-            final StringWriter err = new StringWriter();
-            final int exit = check(err).execute(
+            final Run run = check("faulty-" + attempt,
                 // eight keys: any one proven invalid decides, and a key's history stays short enough that a stretch of
                 // slow operations (a client stalled while the machine is busy) cannot make its search run out of memory
                 "--time", "6s", "--nemesis", "none", "--inject", FaultyStores.STALE_READS, "--rate", "300", "--keys",
-                "8", "--seed", "3", "--dir", results.toString());
+                "8", "--seed", "3");
 
-            final String verdict = Files.readString(results.resolve(ResultDirectory.VERDICT));
             final long events;
-            try (var lines = Files.lines(results.resolve(ResultDirectory.HISTORY)))
+            try (var lines = Files.lines(run.results().resolve(ResultDirectory.HISTORY)))
             {
                 events = lines.count();
             }
-            if (exit == Verdict.VALID.exitCode() && events < MIN_FAULTY_RUN_EVENTS && attempt < 3)
+            if (run.exit() == Verdict.VALID.exitCode() && events < MIN_FAULTY_RUN_EVENTS && attempt < 3)
             {
                 System.out.println("faulty-store run " + attempt + " recorded " + events + " events, fewer than " +
                     MIN_FAULTY_RUN_EVENTS + ": its clients were starved; running again");
                 continue;
             }
-            assertEquals(Verdict.INVALID.exitCode(), exit, () -> "exit " + exit + " after " + events + " events, " +
-                err + "\n" + verdict);
-            assertTrue(verdict.startsWith("INVALID"), verdict);
-            assertTrue(Files.readString(results.resolve(ResultDirectory.TIMELINE)).contains("class=\"bad\""),
-                "witnesses marked");
+            run.assertVerdict(Verdict.INVALID, " after " + events + " events");
+            assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"bad\""), "witnesses marked");
             return;
         }
     }
@@ -182,30 +153,57 @@ class CheckCommandTest
     @Test
     void refusesUnknownNemesesAndWorkloads()
     {
-        final StringWriter err = new StringWriter();
-        assertEquals(1, check(err).execute("--nemesis", "flood",
-            "--dir", dir.toString()));
-        assertTrue(err.toString().contains("unknown nemesis 'flood'"), err::toString);
-        assertEquals(1, check(err).execute("--workload", "bank",
-            "--dir", dir.toString()));
-        assertTrue(err.toString().contains("unknown workload 'bank'"), err::toString);
-        assertEquals(1, check(err).execute("--inject", "fire",
-            "--dir", dir.toString()));
-        assertTrue(err.toString().contains("unknown fault 'fire'"), err::toString);
-        assertEquals(1, check(err).execute("--through", "proxy",
-            "--dir", dir.toString()));
-        assertTrue(err.toString().contains("unknown --through 'proxy'"), err::toString);
-        assertEquals(1, check(err).execute(
-            "--compute-nodes", "2", "--dir", dir.toString()));
-        assertTrue(err.toString().contains("--compute-nodes 2 needs --through compute"), err::toString);
-        assertEquals(1, check(err).execute("--through",
-            "compute", "--nemesis", "scale", "--dir", dir.toString()));
-        assertTrue(err.toString().contains("nemesis 'scale' needs --autoscale MIN..MAX"), err::toString);
-        assertEquals(1, check(err).execute("--autoscale",
-            "1..2", "--dir", dir.toString()));
-        assertTrue(err.toString().contains("--autoscale 1..2 needs --through compute"), err::toString);
-        assertEquals(1, check(err).execute("--through",
-            "compute", "--autoscale", "3..2", "--dir", dir.toString()));
-        assertTrue(err.toString().contains("--autoscale 3..2 is not MIN..MAX"), err::toString);
+        assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
+        assertRefused("unknown workload 'bank'", "--workload", "bank");
+        assertRefused("unknown fault 'fire'", "--inject", "fire");
+        assertRefused("unknown --through 'proxy'", "--through", "proxy");
+        assertRefused("--compute-nodes 2 needs --through compute", "--compute-nodes", "2");
+        assertRefused("nemesis 'scale' needs --autoscale MIN..MAX", "--through", "compute", "--nemesis", "scale");
+        assertRefused("--autoscale 1..2 needs --through compute", "--autoscale", "1..2");
+        assertRefused("--autoscale 3..2 is not MIN..MAX", "--through", "compute", "--autoscale", "3..2");
+    }
+
+    /** {@code dkv check} with these arguments exits 1 before it starts anything, saying why. */
+    private void assertRefused(final String why, final String... args)
+    {
+        final List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--dir", dir.toString()));
+        assertEquals(1, check.run(all.toArray(String[]::new)), check::err);
+        assertTrue(check.err().contains(why), check::err);
+    }
+
+    /** @return a run of {@code dkv check} with these arguments and its results in {@code name} under the test's dir. */
+    private Run check(final String name, final String... args) throws IOException
+    {
+        final Path results = dir.resolve(name);
+        final List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--dir", results.toString()));
+        final int exit = check.run(all.toArray(String[]::new));
+        return new Run(exit, check.err(), results, Files.readString(results.resolve(ResultDirectory.VERDICT)));
+    }
+
+    /**
+     * A run of {@code dkv check}: its exit status, what it said on its standard error, and its result directory with
+     * the verdict written there.
+     */
+    private record Run(int exit, String err, Path results, String verdict)
+    {
+        /** The run ended with this verdict: its exit status and the verdict it wrote say the same. */
+        void assertVerdict(final Verdict expected, final String... context)
+        {
+            assertEquals(expected.exitCode(), exit,
+                () -> "exit " + exit + String.join("", context) + ", " + err + "\n" + verdict);
+            assertTrue(verdict.startsWith(expected.name()), verdict);
+        }
+
+        String read(final String file) throws IOException
+        {
+            return Files.readString(results.resolve(file));
+        }
+
+        History history()
+        {
+            return HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
+        }
     }
 }

@@ -41,9 +41,7 @@ class FaultyStoresTest
     @Timeout(60)
     void aStoreServingStaleReadsIsCaught() throws Exception
     {
-        final CheckResult result =
-            check(new RegisterWorkload(4, 0.5, 0.25),
-                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), staleReads());
 
         assertEquals(Verdict.INVALID, result.verdict(), result::text);
         assertEquals(3, result.verdict().exitCode());
@@ -72,9 +70,7 @@ class FaultyStoresTest
         final CheckResult valid = check(new ListAppendWorkload(4, 0.5), new MapStore());
         assertEquals(Verdict.VALID, valid.verdict(), valid::text);
 
-        final CheckResult stale =
-            check(new ListAppendWorkload(4, 0.5),
-                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult stale = check(new ListAppendWorkload(4, 0.5), staleReads());
         assertEquals(Verdict.INVALID, stale.verdict(), stale::text);
     }
 
@@ -93,9 +89,7 @@ class FaultyStoresTest
     @Timeout(60)
     void theResultDirectoryHoldsTheHistoryTheVerdictAndTheTimeline() throws Exception
     {
-        final CheckResult result =
-            check(new RegisterWorkload(4, 0.5, 0.25),
-                new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH));
+        final CheckResult result = check(new RegisterWorkload(4, 0.5, 0.25), staleReads());
 
         final History written = HistoryJson.read(results.resolve(ResultDirectory.HISTORY));
         assertTrue(written.operations().size() > 100, () -> written.operations().size() + " operations");
@@ -103,6 +97,12 @@ class FaultyStoresTest
         final String timeline = Files.readString(results.resolve(ResultDirectory.TIMELINE));
         assertTrue(timeline.startsWith("<!DOCTYPE html>") && timeline.contains("<svg"), timeline.substring(0, 200));
         assertEquals(written.operations().size(), timeline.split("<rect class=\"(ok|fail|info|bad)\"").length - 1);
+    }
+
+    /** @return a correct store behind a layer that serves stale reads now and then. */
+    private static CheckedStore staleReads()
+    {
+        return new FaultyStores.StaleReads(new MapStore(), FaultyStores.STALE_READS_PER_REFRESH);
     }
 
     private CheckResult check(final Workload workload, final CheckedStore store) throws Exception

@@ -1,0 +1,104 @@
+package io.dkv.compute;
+
+import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaEndpoint;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code --port}, {@code --bind}, {@code --meta}, {@code --cluster-secret-file}, {@code --requirepass} and
+ * {@code --provider}: where a compute node serves RESP and how it joins the cluster. Shared as a picocli mixin by
+ * {@code ./dkv compute-node} and by {@code ./dkv autoscale}, which gives them to every node it starts; a command
+ * that words their help for itself does so in its resource bundle, under the option's name without dashes.
+ */
+public final class ComputeNodeOptions
+{
+    static final String PROVIDER_DEFAULT = "shm";
+
+    @Option(names = "--port", defaultValue = "" + ComputeNodeConfiguration.PORT_DEFAULT,
+        description = "Port of the RESP server; 0 takes a free one (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--bind", defaultValue = ComputeNodeConfiguration.BIND_DEFAULT,
+        description = "Address the RESP server listens on (default: ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
+        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
+    List<String> meta;
+
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE", required = true,
+        description = "File with the cluster secret (at least 64 hex digits, mode 0600) that MetaServer RPCs are " +
+            "authenticated with.")
+    Path secretFile;
+
+    @Option(names = "--requirepass", paramLabel = "PASS",
+        description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
+    String requirePass;
+
+    @Option(names = "--provider", defaultValue = PROVIDER_DEFAULT,
+        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+    String provider;
+
+    /** @return the RESP port; 0 for a free one. */
+    public int port()
+    {
+        return port;
+    }
+
+    /** @return the address the RESP server listens on. */
+    public String bind()
+    {
+        return bind;
+    }
+
+    /** @return the password clients must give with AUTH, or null when none is asked for. */
+    public String requirePass()
+    {
+        return requirePass;
+    }
+
+    /** @return the verbs provider's name. */
+    public String provider()
+    {
+        return provider;
+    }
+
+    /**
+     * Fail, in one line that says why, when the cluster secret cannot be read: before anything starts, for the
+     * usage text would bury it.
+     */
+    public void requireReadableSecretFile()
+    {
+        if (!secretFile.toFile().canRead())
+        {
+            throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
+                " cannot be read by this user" : " does not exist") + " (./dkv up writes one beside its cluster file)");
+        }
+    }
+
+    /** @return the MetaServers given, authenticated with the cluster secret. */
+    MetaDirectory metaDirectory()
+    {
+        return MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse).toArray(MetaEndpoint[]::new));
+    }
+
+    /**
+     * @param servedPort the port to give in place of {@code --port} (a free one found for a node given 0).
+     * @return these options as a compute node's command line takes them.
+     */
+    public List<String> arguments(final int servedPort)
+    {
+        final List<String> arguments = new ArrayList<>(List.of(
+            "--port", Integer.toString(servedPort), "--bind", bind, "--meta", String.join(",", meta),
+            "--cluster-secret-file", secretFile.toString(), "--provider", provider));
+        if (requirePass != null)
+        {
+            arguments.addAll(List.of("--requirepass", requirePass));
+        }
+        return arguments;
+    }
+}
