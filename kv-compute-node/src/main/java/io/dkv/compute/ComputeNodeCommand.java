@@ -86,16 +86,21 @@ public final class ComputeNodeCommand implements Callable<Integer>
         }
         // the RESP server's classes and native transport load on another core while this one attaches to RaaS
         ComputeNode.preload(metricsPort >= 0);
-        final MetaDirectory directory = options.metaDirectory();
-        final Raas raas = Raas.embedded(new RaasContext()
+        // concluded here for its clocks, which the directory and the node take too: one setting governs the process
+        final RaasContext raasContext = new RaasContext()
             .verbs(new VerbsContext().provider(options.provider()).tcpAddress(address))
             .nodeId(nodeId)
-            .role(NodeRecord.ROLE_COMPUTE), directory);
+            .role(NodeRecord.ROLE_COMPUTE)
+            .conclude();
+        final MetaDirectory directory = options.metaDirectory(raasContext);
+        final Raas raas = Raas.embedded(raasContext, directory);
         final long raasNs = System.nanoTime();
         final ComputeNode node;
         try
         {
             node = ComputeNode.start(new ComputeNodeContext()
+                .epochClock(raasContext.epochClock())
+                .nanoClock(raasContext.nanoClock())
                 .port(options.port())
                 .bindAddress(options.bind())
                 .maxClients(maxClients)

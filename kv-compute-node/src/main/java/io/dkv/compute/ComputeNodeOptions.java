@@ -1,6 +1,8 @@
 package io.dkv.compute;
 
+import io.dkv.raas.RaasContext;
 import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
 import picocli.CommandLine.Option;
 
@@ -80,10 +82,16 @@ public final class ComputeNodeOptions
         }
     }
 
-    /** @return the MetaServers given, authenticated with the cluster secret. */
-    MetaDirectory metaDirectory()
+    /**
+     * @param driver the concluded context of the driver the directory serves, whose clocks it takes.
+     * @return the MetaServers given, authenticated with the cluster secret.
+     */
+    MetaDirectory metaDirectory(final RaasContext driver)
     {
-        return MetaDirectory.of(secretFile, meta.stream().map(MetaEndpoint::parse).toArray(MetaEndpoint[]::new));
+        return new MetaDirectory(new MetaDirectoryContext()
+            .clusterSecretFile(secretFile)
+            .endpoints(meta.stream().map(MetaEndpoint::parse).toList())
+            .clocksOf(driver));
     }
 
     /**
