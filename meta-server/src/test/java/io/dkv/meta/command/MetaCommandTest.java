@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -56,6 +57,14 @@ class MetaCommandTest
         final CommandLine commandLine = meta().setErr(new PrintWriter(err));
         commandLine.parseArgs(args);
         return ((MetaCommand)commandLine.getCommand()).context();
+    }
+
+    private Path secretFile(final String name, final String content, final String permissions) throws IOException
+    {
+        final Path file = dir.resolve(name);
+        Files.writeString(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(permissions));
+        return file;
     }
 
     @Test
@@ -106,23 +115,17 @@ class MetaCommandTest
         assertEquals(2, execute("--cluster-secret-file", missing.toString()));
         assertTrue(err.toString().contains("cluster secret file " + missing + " does not exist"), err::toString);
 
-        final Path open = dir.resolve("open-secret");
-        Files.writeString(open, "ab".repeat(32));
-        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
+        final Path open = secretFile("open-secret", "ab".repeat(32), "rw-r--r--");
         assertEquals(2, execute("--cluster-secret-file", open.toString()));
         assertTrue(err.toString().contains("cluster secret file " + open + " is open to group or others"),
             err::toString);
         assertTrue(err.toString().contains("chmod 600 " + open), err::toString);
 
-        final Path shortSecret = dir.resolve("short-secret");
-        Files.writeString(shortSecret, "ab".repeat(31));
-        Files.setPosixFilePermissions(shortSecret, PosixFilePermissions.fromString("rw-------"));
+        final Path shortSecret = secretFile("short-secret", "ab".repeat(31), "rw-------");
         assertEquals(2, execute("--cluster-secret-file", shortSecret.toString()));
         assertTrue(err.toString().contains("cluster secret file " + shortSecret + " holds 31 bytes"), err::toString);
 
-        final Path notHex = dir.resolve("not-hex");
-        Files.writeString(notHex, "secret".repeat(20));
-        Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("rw-------"));
+        final Path notHex = secretFile("not-hex", "secret".repeat(20), "rw-------");
         assertEquals(2, execute("--cluster-secret-file", notHex.toString()));
         assertTrue(err.toString().contains("cluster secret file " + notHex + " does not hold hex digits"),
             err::toString);
