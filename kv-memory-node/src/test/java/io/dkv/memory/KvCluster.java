@@ -8,8 +8,10 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
@@ -82,6 +84,24 @@ final class KvCluster implements AutoCloseable
             }
         }
         throw last;
+    }
+
+    /** @return how many committed slots hold each key in the first memory node's index. */
+    Map<String, Integer> committedSlotsByKey()
+    {
+        return IndexInspector.committedSlotsByKey(index(), memoryRaas.localMemory(memoryNode.heapRegion()));
+    }
+
+    /** @return the tentative slots left in the first memory node's index. */
+    int tentativeSlots()
+    {
+        return IndexInspector.tentativeSlots(index());
+    }
+
+    /** @return the first memory node's index, in its own memory. */
+    MemorySegment index()
+    {
+        return memoryRaas.localMemory(memoryNode.indexRegion());
     }
 
     static RaasContext context(final String provider, final long nodeId)

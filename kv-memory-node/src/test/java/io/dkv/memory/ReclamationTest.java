@@ -86,7 +86,7 @@ class ReclamationTest
                 final long tentative =
                     SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock,
                         64));
-                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                final MemorySegment index = cluster.index();
                 // as if it had died between its tentative CAS and its commit
                 index.set(SLOT, IndexInspector.firstEmptySlot(index), tentative);
                 assertNull(gone.get(bytes("ghost")));
@@ -101,7 +101,7 @@ class ReclamationTest
                 assertTrue(client.delete(bytes("kept")));
                 awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
                 assertNull(client.get(bytes("ghost")));
-                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                final MemorySegment index = cluster.index();
                 assertEquals(0, slotsPointingAt(index, ghostBlock), "the unfinished insert's slot was cleared");
             }
         }
