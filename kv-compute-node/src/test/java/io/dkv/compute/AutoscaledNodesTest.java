@@ -7,7 +7,6 @@ import io.dkv.compute.autoscale.MetricsScrape;
 import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -57,8 +56,7 @@ class AutoscaledNodesTest
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
         try (MetaServer server = MetaCluster.metaServer(base, dir.resolve("meta"));
             Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            MemoryNode memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            MemoryNode memory = MetaCluster.memoryNode(memoryRaas);
             Raas observer = MetaCluster.node(server.endpoint(), base + 2, NodeRecord.ROLE_CLIENT))
         {
             final int port = freePort();

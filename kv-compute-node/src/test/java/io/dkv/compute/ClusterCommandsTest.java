@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,14 +56,7 @@ class ClusterCommandsTest
     @AfterAll
     static void stop()
     {
-        if (store != null)
-        {
-            store.close();
-        }
-        if (redis != null)
-        {
-            redis.close();
-        }
+        CloseHelper.closeAll(store, redis);
     }
 
     @Test

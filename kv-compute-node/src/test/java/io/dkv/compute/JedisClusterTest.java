@@ -1,7 +1,6 @@
 package io.dkv.compute;
 
 import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -34,8 +33,7 @@ class JedisClusterTest
         final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
         try (MetaServer server = MetaCluster.metaServer(base, dir);
             Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            MemoryNode memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            MemoryNode memory = MetaCluster.memoryNode(memoryRaas);
             ComputeNode first = compute(server.endpoint(), base + 2);
             ComputeNode second = compute(server.endpoint(), base + 3))
         {

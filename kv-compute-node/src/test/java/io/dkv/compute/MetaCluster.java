@@ -1,7 +1,10 @@
 package io.dkv.compute;
 
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.meta.MetaServerContext;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.meta.MetaDirectory;
@@ -43,6 +46,13 @@ final class MetaCluster
         return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
             .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoint)
             .epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
+    }
+
+    /** A memory node small enough for a test, over a driver registered as {@link NodeRecord#ROLE_MEMORY}. */
+    static MemoryNode memoryNode(final Raas memoryRaas)
+    {
+        return MemoryNode.start(memoryRaas,
+            new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
     }
 
     static void await(final String what, final BooleanSupplier condition) throws InterruptedException

@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,14 +70,7 @@ class RespDifferentialTest
     @AfterAll
     static void stop() throws Exception
     {
-        if (store != null)
-        {
-            store.close();
-        }
-        if (redis != null)
-        {
-            redis.close();
-        }
+        CloseHelper.closeAll(store, redis);
     }
 
     @ParameterizedTest
@@ -215,18 +209,7 @@ class RespDifferentialTest
 
         private String[] set(final String key, final String value)
         {
-            final List<String> command = new ArrayList<>(List.of("SET", key, value));
-            final int options = random.nextInt(4);
-            for (int i = 0; i < options; i++)
-            {
-                final String option = pick(SET_OPTIONS);
-                command.add(option);
-                if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
-                {
-                    command.add(time(option));
-                }
-            }
-            return command.toArray(String[]::new);
+            return withOptions(4, SET_OPTIONS, "SET", key, value);
         }
 
         /** SETEX or PSETEX, with times valid, refused or overflowing as SET's EX and PX take them. */
@@ -238,11 +221,20 @@ class RespDifferentialTest
 
         private String[] getEx(final String key)
         {
-            final List<String> command = new ArrayList<>(List.of("GETEX", key));
-            final int options = random.nextInt(3);
+            return withOptions(3, GETEX_OPTIONS, "GETEX", key);
+        }
+
+        /**
+         * The command followed by fewer than {@code bound} options picked from {@code choices}, an expiry option
+         * mostly with a time after it and sometimes without, as a client that forgot it would send.
+         */
+        private String[] withOptions(final int bound, final String[] choices, final String... start)
+        {
+            final List<String> command = new ArrayList<>(List.of(start));
+            final int options = random.nextInt(bound);
             for (int i = 0; i < options; i++)
             {
-                final String option = pick(GETEX_OPTIONS);
+                final String option = pick(choices);
                 command.add(option);
                 if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
                 {

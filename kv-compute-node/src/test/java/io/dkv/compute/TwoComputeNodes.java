@@ -1,7 +1,6 @@
 package io.dkv.compute;
 
 import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -35,8 +34,7 @@ final class TwoComputeNodes implements AutoCloseable
         {
             server = MetaCluster.metaServer(base, dir);
             memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            memory = MetaCluster.memoryNode(memoryRaas);
             first = compute(base + 2);
             second = compute(base + 3);
             MetaCluster.await("each node lists both",
