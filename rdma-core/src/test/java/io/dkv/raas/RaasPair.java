@@ -22,6 +22,19 @@ final class RaasPair implements AutoCloseable
         b = Raas.embedded(tune.apply(context(provider, 2)), directory);
     }
 
+    /** @return a region B allocates in its own memory and publishes, as A finds it by name. */
+    RemoteRegion publishedByB(final String name, final long length)
+    {
+        return published(b, a, name, length);
+    }
+
+    /** @return a region {@code owner} allocates in its own memory and publishes, as {@code reader} finds it by name. */
+    static RemoteRegion published(final Raas owner, final Raas reader, final String name, final long length)
+    {
+        owner.malloc(owner.self().id(), length, name);
+        return reader.lookup(name);
+    }
+
     static RaasContext context(final String provider, final long nodeId)
     {
         return new RaasContext()
