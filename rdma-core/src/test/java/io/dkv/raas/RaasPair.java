@@ -5,7 +5,7 @@ import io.dkv.verbs.VerbsContext;
 /**
  * Two embedded drivers sharing a directory: the usual setting of a RaaS test.
  */
-final class RaasPair implements AutoCloseable
+public final class RaasPair implements AutoCloseable
 {
     final StaticDirectory directory = new StaticDirectory();
     final Raas a;
@@ -35,7 +35,8 @@ final class RaasPair implements AutoCloseable
         return reader.lookup(name);
     }
 
-    static RaasContext context(final String provider, final long nodeId)
+    /** @return the usual context of a driver in a RaaS test; public for the tests of the driver package too. */
+    public static RaasContext context(final String provider, final long nodeId)
     {
         return new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
