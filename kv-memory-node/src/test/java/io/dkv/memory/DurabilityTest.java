@@ -11,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -145,11 +144,7 @@ class DurabilityTest
             {
                 client.put(bytes("a" + i), bytes("v" + i));
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (memoryNode.persistStats().keysPersisted() < 100 && System.nanoTime() < deadline)
-            {
-                Thread.sleep(5);
-            }
+            KvCluster.awaitTrue(() -> memoryNode.persistStats().keysPersisted() >= 100);
             assertEquals(100, memoryNode.persistStats().keysPersisted());
             assertTrue(memoryNode.persistStats().maxLagNanos() > 0);
             assertEquals(100, memory.restart().keysRecovered());

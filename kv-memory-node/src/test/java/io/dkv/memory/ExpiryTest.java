@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -263,9 +262,9 @@ class ExpiryTest
             assertEquals(1, committedSlots(cluster, key));
             assertEquals(0, cluster.memoryNode.chunksReclaimed(), "an unexpired key keeps its chunk");
             clock.advance(1_000);
-            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
             assertEquals(0, committedSlots(cluster, key), "the node's scan emptied its slot");
-            awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
             try (KvClient reader = client(cluster))
             {
                 assertNull(reader.get(key));
@@ -287,7 +286,7 @@ class ExpiryTest
             clock.advance(1_000);
             assertEquals(1, committedSlots(cluster, key), "expired, and no scan yet");
             scanClock.advance(TimeUnit.MILLISECONDS.toNanos(scanMs));
-            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
             assertEquals(0, committedSlots(cluster, key), "the scan emptied its slot");
         }
     }
@@ -357,15 +356,5 @@ class ExpiryTest
     private static int committedSlots(final KvCluster cluster, final byte[] key)
     {
         return cluster.committedSlotsByKey().getOrDefault(new String(key, StandardCharsets.UTF_8), 0);
-    }
-
-    private static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s");
-            Thread.sleep(10);
-        }
     }
 }

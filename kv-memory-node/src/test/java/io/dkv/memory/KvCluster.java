@@ -12,7 +12,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Memory nodes and a client node, each with an embedded driver, sharing a directory: the usual
@@ -102,6 +106,17 @@ final class KvCluster implements AutoCloseable
     MemorySegment index()
     {
         return memoryRaas.localMemory(memoryNode.indexRegion());
+    }
+
+    /** Wait for what the memory node does by itself (a scan, a reclamation), failing after ten seconds. */
+    static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s");
+            Thread.sleep(10);
+        }
     }
 
     static RaasContext context(final String provider, final long nodeId)
