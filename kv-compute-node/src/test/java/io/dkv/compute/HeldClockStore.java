@@ -12,8 +12,8 @@ import java.io.IOException;
 
 /**
  * A store whose clock stands still unless a test moves it, started once for a test class, and a RESP connection of
- * each test's own, opened once the keys the tests write are deleted, so that a test finds none of them left by the
- * one before it.
+ * each test's own, over which the keys the tests write are deleted first, so that a test finds none of them left by
+ * the one before it.
  */
 final class HeldClockStore implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback
 {
