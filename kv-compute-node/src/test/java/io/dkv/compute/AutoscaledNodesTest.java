@@ -6,9 +6,6 @@ import io.dkv.compute.autoscale.ManagedNode;
 import io.dkv.compute.autoscale.MetricsScrape;
 import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
-import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.AgentRunner;
@@ -28,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,16 +46,12 @@ class AutoscaledNodesTest
     @Test
     void loadStartsASecondNodeOnThePortAndItsEndDrainsItAgain() throws Exception
     {
-        final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
         final Path secret = dir.resolve("cluster-secret");
         Files.writeString(secret, HexFormat.of().formatHex(MetaCluster.SECRET) + "\n");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
-        try (MetaServer server = MetaCluster.metaServer(base, dir.resolve("meta"));
-            Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            MemoryNode memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
-            Raas observer = MetaCluster.node(server.endpoint(), base + 2, NodeRecord.ROLE_CLIENT))
+        try (MetaCluster cluster = new MetaCluster(dir.resolve("meta"));
+            Raas observer = cluster.node(cluster.base + 2, NodeRecord.ROLE_CLIENT))
         {
             final int port = freePort();
             final Autoscaler autoscaler = new Autoscaler(new AutoscalerContext()
@@ -74,7 +66,7 @@ class AutoscaledNodesTest
                 .drainTimeoutMs(60_000)
                 .events(events::add)
                 .launcher(new ProcessNodeLauncher(List.of("--port", Integer.toString(port), "--reuse-port",
-                    "--metrics-port", "0", "--meta", server.endpoint().toString(), "--cluster-secret-file",
+                    "--metrics-port", "0", "--meta", cluster.endpoint().toString(), "--cluster-secret-file",
                     secret.toString(), "--provider", "shm", "--node-id", "0"), "256m", dir.resolve("logs"))));
             final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(10), Throwable::printStackTrace,
                 null, autoscaler);

@@ -1,13 +1,10 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -25,56 +22,39 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClusterCommandsTest
 {
-    @TempDir
-    static Path dir;
-    private static RedisServer redis;
-    private static TestStore store;
+    @RegisterExtension
+    static final StoreBesideRedis SERVERS =
+        new StoreBesideRedis("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
 
     @BeforeAll
-    static void start() throws Exception
+    static void giveRedisEverySlot() throws Exception
     {
-        store = new TestStore(new ComputeNodeContext());
-        final String binary = RedisServer.binary("redis-server");
-        if (binary != null)
+        if (!SERVERS.redisInstalled())
         {
-            redis = RedisServer.start(binary, dir, "--cluster-enabled", "yes", "--cluster-config-file",
-                dir.resolve("nodes.conf").toString());
-            try (RawResp admin = new RawResp(redis.port()))
+            return;
+        }
+        try (RawResp admin = new RawResp(SERVERS.redis().port()))
+        {
+            assertEquals("+OK", admin.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
+            final long deadline = System.nanoTime() + 30_000_000_000L;
+            // redis's cluster cron marks the state ok a moment after the slots are added
+            while (!admin.call("CLUSTER", "INFO").contains("cluster_state:ok") && System.nanoTime() < deadline)
             {
-                assertEquals("+OK", admin.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383"));
-                final long deadline = System.nanoTime() + 30_000_000_000L;
-                // redis's cluster cron marks the state ok a moment after the slots are added
-                while (!admin.call("CLUSTER", "INFO").contains("cluster_state:ok") && System.nanoTime() < deadline)
-                {
-                    Thread.sleep(20);
-                }
+                Thread.sleep(20);
             }
-        }
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        if (store != null)
-        {
-            store.close();
-        }
-        if (redis != null)
-        {
-            redis.close();
         }
     }
 
     @Test
     void clusterSlotsShardsNodesAndInfoHaveTheShapesOfAOneNodeRedisCluster() throws Exception
     {
-        Assumptions.assumeTrue(redis != null, "redis-server is not installed (.ci/run installs it)");
+        final RedisServer redis = SERVERS.redis();
         for (final String protocol : new String[]{"2", "3"})
         {
             for (final String sub : new String[]{"SLOTS", "SHARDS", "NODES", "INFO", "MYID"})
             {
                 final String theirs = normalized(redis.port(), "", protocol, sub);
-                final String ours = normalized(store.port(), "127.0.0.1", protocol, sub);
+                final String ours = normalized(SERVERS.store().port(), "127.0.0.1", protocol, sub);
                 assertEquals(theirs, ours, () -> "CLUSTER " + sub + " in RESP" + protocol);
             }
         }
@@ -83,7 +63,7 @@ class ClusterCommandsTest
     @Test
     void clusterMisusesGetRedisErrors() throws Exception
     {
-        try (RawResp ours = new RawResp(store.port()))
+        try (RawResp ours = new RawResp(SERVERS.store().port()))
         {
             assertEquals("-ERR wrong number of arguments for 'cluster' command", ours.call("CLUSTER"));
             assertEquals("-ERR wrong number of arguments for 'cluster|slots' command", ours.call("CLUSTER", "SLOTS",
@@ -101,7 +81,7 @@ class ClusterCommandsTest
     {
         // CRC-16/XMODEM's check value, the examples of redis's documentation of CLUSTER KEYSLOT, and redis 7.0.15's
         // answers for tags that are not tags
-        try (RawResp ours = new RawResp(store.port()))
+        try (RawResp ours = new RawResp(SERVERS.store().port()))
         {
             assertEquals(":" + 0x31C3, ours.call("CLUSTER", "KEYSLOT", "123456789"), "CRC16's check value");
             assertEquals(":11058", ours.call("CLUSTER", "KEYSLOT", "somekey"));
@@ -118,10 +98,10 @@ class ClusterCommandsTest
     @Test
     void keySlotEqualsRedisServersForRandomKeysTagsAndBinaryBytes() throws Exception
     {
-        Assumptions.assumeTrue(redis != null, "redis-server is not installed (.ci/run installs it)");
+        final RedisServer redis = SERVERS.redis();
         final long seed = System.nanoTime();
         final Random random = new Random(seed);
-        try (RawResp theirs = new RawResp(redis.port()); RawResp ours = new RawResp(store.port()))
+        try (RawResp theirs = new RawResp(redis.port()); RawResp ours = new RawResp(SERVERS.store().port()))
         {
             for (int i = 0; i < 500; i++)
             {
@@ -138,7 +118,7 @@ class ClusterCommandsTest
     @Test
     void keySlotAndSlotCountingMisusesGetRedissErrorsByteForByte() throws Exception
     {
-        Assumptions.assumeTrue(redis != null, "redis-server is not installed (.ci/run installs it)");
+        final RedisServer redis = SERVERS.redis();
         final String[][] misuses = {
             {"CLUSTER", "KEYSLOT"}, {"CLUSTER", "KEYSLOT", "a", "b"}, {"cluster", "keyslot"},
             {"CLUSTER", "COUNTKEYSINSLOT"}, {"CLUSTER", "COUNTKEYSINSLOT", "1", "2"},
@@ -148,7 +128,7 @@ class ClusterCommandsTest
             {"CLUSTER", "GETKEYSINSLOT", "x", "1"}, {"CLUSTER", "GETKEYSINSLOT", "1", "x"},
             {"CLUSTER", "GETKEYSINSLOT", "16384", "1"}, {"CLUSTER", "GETKEYSINSLOT", "1", "-1"},
             {"CLUSTER", "GETKEYSINSLOT", "-1", "-1"}};
-        try (RawResp theirs = new RawResp(redis.port()); RawResp ours = new RawResp(store.port()))
+        try (RawResp theirs = new RawResp(redis.port()); RawResp ours = new RawResp(SERVERS.store().port()))
         {
             for (final String[] misuse : misuses)
             {
@@ -162,7 +142,7 @@ class ClusterCommandsTest
     @Test
     void countAndGetKeysInSlotAreRefusedByNameAsDkvKeepsNoIndexOfKeysBySlot() throws Exception
     {
-        try (RawResp ours = new RawResp(store.port()))
+        try (RawResp ours = new RawResp(SERVERS.store().port()))
         {
             assertEquals("-ERR command 'CLUSTER COUNTKEYSINSLOT' is not supported by this dkv compute node: it " +
                 "keeps no index of keys by slot", ours.call("CLUSTER", "COUNTKEYSINSLOT", "0"));

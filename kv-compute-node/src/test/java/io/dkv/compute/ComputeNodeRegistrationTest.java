@@ -1,8 +1,5 @@
 package io.dkv.compute;
 
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
-import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.CachedEpochClock;
@@ -10,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -27,21 +23,18 @@ class ComputeNodeRegistrationTest
     @Test
     void aComputeNodeAppearsInTheDirectoryWhileItServesAndLeavesOnClose() throws Exception
     {
-        final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
-        try (MetaServer server = MetaCluster.metaServer(base, dir);
-            Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            MemoryNode memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
-            Raas observer = MetaCluster.node(server.endpoint(), base + 2, NodeRecord.ROLE_CLIENT))
+        try (MetaCluster cluster = new MetaCluster(dir);
+            Raas observer = cluster.node(cluster.base + 2, NodeRecord.ROLE_CLIENT))
         {
-            final Raas computeRaas = MetaCluster.node(server.endpoint(), base + 3, NodeRecord.ROLE_COMPUTE);
+            final long computeId = cluster.base + 3;
+            final Raas computeRaas = cluster.node(computeId, NodeRecord.ROLE_COMPUTE);
             final CachedEpochClock clock = new CachedEpochClock();
             clock.update(TestStore.YEAR_2100_MILLIS);
             final ComputeNode compute = ComputeNode.start(new ComputeNodeContext().port(0).ioThreads(1)
                 .epochClock(clock).raas(computeRaas, true));
             try
             {
-                MetaCluster.await("the compute node listed", () -> listed(observer, base + 3));
+                MetaCluster.await("the compute node listed", () -> listed(observer, computeId));
                 try (RawResp client = new RawResp(compute.port()))
                 {
                     assertEquals("+OK", client.call("SET", "joined", "yes"));
@@ -57,7 +50,7 @@ class ComputeNodeRegistrationTest
             {
                 compute.close();
             }
-            MetaCluster.await("the compute node gone from the directory", () -> !listed(observer, base + 3));
+            MetaCluster.await("the compute node gone from the directory", () -> !listed(observer, computeId));
         }
     }
 

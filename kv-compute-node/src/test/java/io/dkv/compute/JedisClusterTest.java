@@ -1,11 +1,5 @@
 package io.dkv.compute;
 
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
-import io.dkv.meta.MetaServer;
-import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
-import io.dkv.raas.meta.MetaEndpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.HostAndPort;
@@ -13,7 +7,6 @@ import redis.clients.jedis.JedisCluster;
 
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,23 +24,17 @@ class JedisClusterTest
     @Test
     void jedisClusterSetsAndGetsThroughTwoComputeNodesThatListEachOther() throws Exception
     {
-        final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
-        try (MetaServer server = MetaCluster.metaServer(base, dir);
-            Raas memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            MemoryNode memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
-            ComputeNode first = compute(server.endpoint(), base + 2);
-            ComputeNode second = compute(server.endpoint(), base + 3))
+        try (TwoComputeNodes nodes = new TwoComputeNodes(dir, null))
         {
-            MetaCluster.await("each node lists both",
-                () -> slotsListing(first.port()) == 2 && slotsListing(second.port()) == 2);
+            final ComputeNode first = nodes.first();
+            final ComputeNode second = nodes.second();
             try (RawResp resp = new RawResp(first.port()))
             {
                 final String slots = resp.call("CLUSTER", "SLOTS");
                 assertEquals("*2[*3[:0, :8191, *4[$127.0.0.1, :" + first.port() + ", $" + String.format("%040x",
-                    base + 2) + ", *0[]]], *3[:8192, :16383, *4[$127.0.0.1, :" + second.port() + ", $" +
-                    String.format("%040x", base + 3) + ", *0[]]]]", slots, "the slots split between the nodes in " +
-                    "the order of their ids");
+                    nodes.firstId()) + ", *0[]]], *3[:8192, :16383, *4[$127.0.0.1, :" + second.port() + ", $" +
+                    String.format("%040x", nodes.secondId()) + ", *0[]]]]", slots,
+                    "the slots split between the nodes in the order of their ids");
                 assertTrue(resp.call("CLUSTER", "SHARDS").startsWith("*2["), "one shard per node");
                 assertTrue(resp.call("CLUSTER", "INFO").contains("cluster_known_nodes:2"));
             }
@@ -70,26 +57,7 @@ class JedisClusterTest
                     "read through either node");
             }
             second.close();
-            MetaCluster.await("the node closed leaves the other's reply", () -> slotsListing(first.port()) == 1);
+            MetaCluster.await("the node closed leaves the other's reply", () -> nodes.slotsListed(first.port()) == 1);
         }
-    }
-
-    private static int slotsListing(final int port)
-    {
-        try (RawResp resp = new RawResp(port))
-        {
-            final String slots = resp.call("CLUSTER", "SLOTS");
-            return Integer.parseInt(slots.substring(1, slots.indexOf('[')));
-        }
-        catch (final Exception ex)
-        {
-            throw new IllegalStateException("CLUSTER SLOTS of port " + port, ex);
-        }
-    }
-
-    private static ComputeNode compute(final MetaEndpoint endpoint, final long nodeId)
-    {
-        return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
-            .raas(MetaCluster.node(endpoint, nodeId, NodeRecord.ROLE_COMPUTE), true));
     }
 }

@@ -21,6 +21,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.protocol.ProtocolVersion;
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,10 +75,7 @@ class LettuceClientTest
         {
             client.shutdown();
         }
-        if (store != null)
-        {
-            store.close();
-        }
+        CloseHelper.close(store);
     }
 
     @Test

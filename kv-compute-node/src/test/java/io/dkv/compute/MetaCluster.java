@@ -1,48 +1,79 @@
 package io.dkv.compute;
 
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
 import io.dkv.meta.MetaServer;
 import io.dkv.meta.MetaServerContext;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.CloseHelper;
 
 import java.nio.file.Path;
 import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A MetaServer and nodes joined to it through the authenticated directory, on the shm provider: the
- * setting of the tests in which compute nodes register, list each other and leave.
+ * A MetaServer with one memory node registered, and the nodes a test joins to it through the authenticated directory,
+ * on the shm provider: the setting of the tests in which compute nodes register, list each other and leave. Node ids
+ * start at a random base, so that tests never meet each other's shm devices: the MetaServer is {@code base}, the
+ * memory node {@code base + 1}, and the test's own nodes follow.
  */
-final class MetaCluster
+final class MetaCluster implements AutoCloseable
 {
     static final byte[] SECRET = HexFormat.of().parseHex(
         "6b1f0c2a9e8d7c6b5a49382716050f1e2d3c4b5a69788796a5b4c3d2e1f00112");
 
-    private MetaCluster()
-    {
-    }
+    final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
+    private final MetaServer server;
+    private final Raas memoryRaas;
+    private final MemoryNode memory;
 
-    /** A MetaServer with node id {@code base}, on an shm device of that id, keeping its state in {@code dir}. */
-    static MetaServer metaServer(final long base, final Path dir)
+    /** @param dir where the MetaServer keeps its state. */
+    MetaCluster(final Path dir)
     {
         final MetaServerContext context = new MetaServerContext().nodeId(base).clusterSecret(SECRET).dataDir(dir)
             .nodeSlots(64).regionSlots(128).leaseMs(5_000).leaseCheckMs(50);
         context.raas().verbs(new VerbsContext().provider("shm").shmDeviceId(base)).timeoutMs(3_000);
-        return MetaServer.start(context);
+        server = MetaServer.start(context);
+        Raas raas = null;
+        try
+        {
+            raas = node(base + 1, NodeRecord.ROLE_MEMORY);
+            memory =
+                MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            memoryRaas = raas;
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(raas, server);
+            throw ex;
+        }
     }
 
-    /** A node of a role, registered with the MetaServer at {@code endpoint}. */
-    static Raas node(final MetaEndpoint endpoint, final long nodeId, final int role)
+    MetaEndpoint endpoint()
+    {
+        return server.endpoint();
+    }
+
+    /** A node of a role, registered with the MetaServer; the caller closes it. */
+    Raas node(final long nodeId, final int role)
     {
         return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
-            .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET).endpoints(endpoint)
-            .epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
+            .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET)
+            .endpoints(server.endpoint()).epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(memory, memoryRaas, server);
     }
 
     static void await(final String what, final BooleanSupplier condition) throws InterruptedException

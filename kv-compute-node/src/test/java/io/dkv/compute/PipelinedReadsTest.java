@@ -12,6 +12,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterAll;
@@ -52,10 +53,7 @@ class PipelinedReadsTest
     @AfterAll
     static void stopStore()
     {
-        if (store != null)
-        {
-            store.close();
-        }
+        CloseHelper.close(store);
     }
 
     @BeforeEach

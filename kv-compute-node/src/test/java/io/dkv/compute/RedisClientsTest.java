@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,10 +45,7 @@ class RedisClientsTest
     @AfterAll
     static void stop()
     {
-        if (store != null)
-        {
-            store.close();
-        }
+        CloseHelper.close(store);
     }
 
     @Test

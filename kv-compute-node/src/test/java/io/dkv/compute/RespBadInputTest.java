@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,14 +45,7 @@ class RespBadInputTest
     @AfterAll
     static void stop() throws IOException
     {
-        if (wellBehaved != null)
-        {
-            wellBehaved.close();
-        }
-        if (store != null)
-        {
-            store.close();
-        }
+        CloseHelper.closeAll(wellBehaved, store);
     }
 
     @Test

@@ -1,14 +1,10 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -48,43 +44,16 @@ class RespDifferentialTest
     /** Seconds that overflow once made milliseconds (or, relative, once now is added); as milliseconds, valid. */
     private static final String[] SECONDS_OVERFLOW = {"9223372036854775", "-9223372036854776"};
 
-    @TempDir
-    static Path dir;
-    private static RedisServer redis;
-    private static TestStore store;
-
-    @BeforeAll
-    static void start() throws Exception
-    {
-        final String binary = RedisServer.binary("redis-server");
-        if (binary == null)
-        {
-            System.out.println("RespDifferentialTest skipped: redis-server is not installed (.ci/run installs it)");
-        }
-        Assumptions.assumeTrue(binary != null, "redis-server is not installed (.ci/run installs it)");
-        redis = RedisServer.start(binary, dir);
-        store = new TestStore(new ComputeNodeContext());
-    }
-
-    @AfterAll
-    static void stop() throws Exception
-    {
-        if (store != null)
-        {
-            store.close();
-        }
-        if (redis != null)
-        {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final StoreBesideRedis SERVERS = new StoreBesideRedis();
 
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3})
     void randomCommandSequencesGetRedisServersReplies(final long seed) throws Exception
     {
         final Generator generator = new Generator(new Random(seed));
-        try (RawResp expected = new RawResp(redis.port()); RawResp actual = new RawResp(store.port()))
+        try (RawResp expected = new RawResp(SERVERS.redis().port());
+            RawResp actual = new RawResp(SERVERS.store().port()))
         {
             for (final String key : KEYS)
             {
@@ -129,7 +98,7 @@ class RespDifferentialTest
     @Test
     void commandsRedisHasButThisNodeDoesNotServeYetAreNamedInTheError() throws Exception
     {
-        try (RawResp actual = new RawResp(store.port()))
+        try (RawResp actual = new RawResp(SERVERS.store().port()))
         {
             assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
                 actual.call("setrange", "k0", "1", "v"));
@@ -141,7 +110,7 @@ class RespDifferentialTest
     @Test
     void commandInfoDescribesEachCommandNamedInItsOrder() throws Exception
     {
-        try (RawResp actual = new RawResp(store.port()))
+        try (RawResp actual = new RawResp(SERVERS.store().port()))
         {
             final String reply = actual.call("COMMAND", "INFO", "get", "SET", "nope");
             assertTrue(reply.startsWith("*3[*10[$get, :2, ") && reply.contains("], *10[$set, :-3, ") &&
@@ -215,18 +184,7 @@ class RespDifferentialTest
 
         private String[] set(final String key, final String value)
         {
-            final List<String> command = new ArrayList<>(List.of("SET", key, value));
-            final int options = random.nextInt(4);
-            for (int i = 0; i < options; i++)
-            {
-                final String option = pick(SET_OPTIONS);
-                command.add(option);
-                if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
-                {
-                    command.add(time(option));
-                }
-            }
-            return command.toArray(String[]::new);
+            return withOptions(4, SET_OPTIONS, "SET", key, value);
         }
 
         /** SETEX or PSETEX, with times valid, refused or overflowing as SET's EX and PX take them. */
@@ -238,11 +196,20 @@ class RespDifferentialTest
 
         private String[] getEx(final String key)
         {
-            final List<String> command = new ArrayList<>(List.of("GETEX", key));
-            final int options = random.nextInt(3);
+            return withOptions(3, GETEX_OPTIONS, "GETEX", key);
+        }
+
+        /**
+         * The command followed by fewer than {@code bound} options picked from {@code choices}, an expiry option
+         * mostly with a time after it and sometimes without, as a client that forgot it would send.
+         */
+        private String[] withOptions(final int bound, final String[] choices, final String... start)
+        {
+            final List<String> command = new ArrayList<>(List.of(start));
+            final int options = random.nextInt(bound);
             for (int i = 0; i < options; i++)
             {
-                final String option = pick(GETEX_OPTIONS);
+                final String option = pick(choices);
                 command.add(option);
                 if (option.matches("EX|PX|EXAT|PXAT") && random.nextInt(5) > 0)
                 {

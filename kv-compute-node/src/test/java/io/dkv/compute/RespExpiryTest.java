@@ -1,11 +1,10 @@
 package io.dkv.compute;
 
-import org.agrona.concurrent.CachedEpochClock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -19,166 +18,147 @@ class RespExpiryTest
 {
     private static final long BETWEEN_TESTS_MILLIS = 1_000_000;
 
-    private static final CachedEpochClock CLOCK = new CachedEpochClock();
-    private static TestStore store;
-    private RawResp resp;
+    @RegisterExtension
+    static final HeldClockStore STORE = new HeldClockStore("k", "n");
     private long start;
 
-    @BeforeAll
-    static void startStore()
-    {
-        store = TestStore.withClockHeldAt2100(CLOCK);
-    }
-
-    @AfterAll
-    static void stopStore()
-    {
-        if (store != null)
-        {
-            store.close();
-        }
-    }
-
     @BeforeEach
-    void connect() throws Exception
+    void moveClockPastTheTestBefore()
     {
-        CLOCK.advance(BETWEEN_TESTS_MILLIS);
-        start = CLOCK.time();
-        resp = new RawResp(store.port());
-        resp.call("DEL", "k", "n");
+        STORE.clock().advance(BETWEEN_TESTS_MILLIS);
+        start = STORE.clock().time();
     }
 
-    @AfterEach
-    void disconnect() throws Exception
+    private static String call(final String... args) throws IOException
     {
-        resp.close();
+        return STORE.call(args);
     }
 
     @Test
     void aKeySetWithPxReadsBackUntilItsTimeThenIsGone() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "v", "PX", "1000"));
-        assertEquals("$v", resp.call("GET", "k"));
-        assertEquals(":1000", resp.call("PTTL", "k"));
-        assertEquals(":1", resp.call("TTL", "k"));
-        assertEquals(":" + (start + 1000), resp.call("PEXPIRETIME", "k"));
+        assertEquals("+OK", call("SET", "k", "v", "PX", "1000"));
+        assertEquals("$v", call("GET", "k"));
+        assertEquals(":1000", call("PTTL", "k"));
+        assertEquals(":1", call("TTL", "k"));
+        assertEquals(":" + (start + 1000), call("PEXPIRETIME", "k"));
 
-        CLOCK.advance(999);
-        assertEquals("$v", resp.call("GET", "k"));
-        assertEquals(":1", resp.call("PTTL", "k"));
+        STORE.clock().advance(999);
+        assertEquals("$v", call("GET", "k"));
+        assertEquals(":1", call("PTTL", "k"));
 
-        CLOCK.advance(1);
-        assertEquals("$nil", resp.call("GET", "k"));
-        assertEquals(":-2", resp.call("TTL", "k"));
-        assertEquals(":-2", resp.call("PTTL", "k"));
-        assertEquals(":0", resp.call("EXISTS", "k"));
-        assertEquals(":0", resp.call("DEL", "k"));
+        STORE.clock().advance(1);
+        assertEquals("$nil", call("GET", "k"));
+        assertEquals(":-2", call("TTL", "k"));
+        assertEquals(":-2", call("PTTL", "k"));
+        assertEquals(":0", call("EXISTS", "k"));
+        assertEquals(":0", call("DEL", "k"));
     }
 
     @Test
     void expireCountsFromTheClockAndPersistTakesTheExpiryAway() throws Exception
     {
-        resp.call("SET", "k", "v");
-        assertEquals(":-1", resp.call("TTL", "k"));
-        assertEquals(":1", resp.call("EXPIRE", "k", "10"));
-        assertEquals(":10000", resp.call("PTTL", "k"));
-        assertEquals(":" + (start / 1000 + 10), resp.call("EXPIRETIME", "k"));
+        call("SET", "k", "v");
+        assertEquals(":-1", call("TTL", "k"));
+        assertEquals(":1", call("EXPIRE", "k", "10"));
+        assertEquals(":10000", call("PTTL", "k"));
+        assertEquals(":" + (start / 1000 + 10), call("EXPIRETIME", "k"));
 
-        CLOCK.advance(4_000);
-        assertEquals(":6", resp.call("TTL", "k"));
-        assertEquals(":1", resp.call("PERSIST", "k"));
-        assertEquals(":0", resp.call("PERSIST", "k"));
-        assertEquals(":-1", resp.call("PTTL", "k"));
+        STORE.clock().advance(4_000);
+        assertEquals(":6", call("TTL", "k"));
+        assertEquals(":1", call("PERSIST", "k"));
+        assertEquals(":0", call("PERSIST", "k"));
+        assertEquals(":-1", call("PTTL", "k"));
 
-        CLOCK.advance(60_000);
-        assertEquals("$v", resp.call("GET", "k"));
+        STORE.clock().advance(60_000);
+        assertEquals("$v", call("GET", "k"));
     }
 
     @Test
     void expireConditionsCompareWithTheKeysExpiry() throws Exception
     {
-        resp.call("SET", "k", "v");
-        assertEquals(":0", resp.call("EXPIRE", "k", "100", "XX"));
-        assertEquals(":0", resp.call("EXPIRE", "k", "100", "GT"));
-        assertEquals(":1", resp.call("EXPIRE", "k", "100", "LT"));
-        assertEquals(":0", resp.call("EXPIRE", "k", "200", "NX"));
-        assertEquals(":0", resp.call("EXPIRE", "k", "100", "GT"));
-        assertEquals(":1", resp.call("EXPIRE", "k", "200", "GT", "XX"));
-        assertEquals(":0", resp.call("PEXPIRE", "k", "200000", "LT"));
-        assertEquals(":1", resp.call("PEXPIREAT", "k", Long.toString(start + 50_000), "LT"));
-        assertEquals(":50000", resp.call("PTTL", "k"));
+        call("SET", "k", "v");
+        assertEquals(":0", call("EXPIRE", "k", "100", "XX"));
+        assertEquals(":0", call("EXPIRE", "k", "100", "GT"));
+        assertEquals(":1", call("EXPIRE", "k", "100", "LT"));
+        assertEquals(":0", call("EXPIRE", "k", "200", "NX"));
+        assertEquals(":0", call("EXPIRE", "k", "100", "GT"));
+        assertEquals(":1", call("EXPIRE", "k", "200", "GT", "XX"));
+        assertEquals(":0", call("PEXPIRE", "k", "200000", "LT"));
+        assertEquals(":1", call("PEXPIREAT", "k", Long.toString(start + 50_000), "LT"));
+        assertEquals(":50000", call("PTTL", "k"));
     }
 
     @Test
     void aTimeAlreadyPastDeletesTheKey() throws Exception
     {
-        resp.call("SET", "k", "v");
-        assertEquals(":1", resp.call("EXPIRE", "k", "0"));
-        assertEquals(":0", resp.call("EXISTS", "k"));
+        call("SET", "k", "v");
+        assertEquals(":1", call("EXPIRE", "k", "0"));
+        assertEquals(":0", call("EXISTS", "k"));
 
-        resp.call("SET", "k", "v");
-        assertEquals(":1", resp.call("PEXPIREAT", "k", Long.toString(start)));
-        assertEquals("$nil", resp.call("GET", "k"));
+        call("SET", "k", "v");
+        assertEquals(":1", call("PEXPIREAT", "k", Long.toString(start)));
+        assertEquals("$nil", call("GET", "k"));
 
-        resp.call("SET", "k", "v");
-        assertEquals("$v", resp.call("GETEX", "k", "EXAT", Long.toString(start / 1000 - 1)));
-        assertEquals(":-2", resp.call("TTL", "k"));
-        assertEquals(":0", resp.call("EXPIRE", "k", "10"));
+        call("SET", "k", "v");
+        assertEquals("$v", call("GETEX", "k", "EXAT", Long.toString(start / 1000 - 1)));
+        assertEquals(":-2", call("TTL", "k"));
+        assertEquals(":0", call("EXPIRE", "k", "10"));
     }
 
     @Test
     void setKeepsTheExpiryOnlyWithKeepTtl() throws Exception
     {
-        resp.call("SET", "k", "v", "EX", "100");
-        assertEquals("+OK", resp.call("SET", "k", "w", "KEEPTTL"));
-        assertEquals(":100", resp.call("TTL", "k"));
-        assertEquals("$w", resp.call("SET", "k", "x", "XX", "GET", "KEEPTTL"));
-        assertEquals(":100", resp.call("TTL", "k"));
-        assertEquals("+OK", resp.call("SET", "k", "y"));
-        assertEquals(":-1", resp.call("TTL", "k"));
+        call("SET", "k", "v", "EX", "100");
+        assertEquals("+OK", call("SET", "k", "w", "KEEPTTL"));
+        assertEquals(":100", call("TTL", "k"));
+        assertEquals("$w", call("SET", "k", "x", "XX", "GET", "KEEPTTL"));
+        assertEquals(":100", call("TTL", "k"));
+        assertEquals("+OK", call("SET", "k", "y"));
+        assertEquals(":-1", call("TTL", "k"));
 
-        assertEquals("+OK", resp.call("SET", "k", "z", "EXAT", Long.toString(start / 1000 + 30)));
-        assertEquals(":30", resp.call("TTL", "k"));
-        assertEquals("$z", resp.call("GETSET", "k", "zz"));
-        assertEquals(":-1", resp.call("TTL", "k"));
+        assertEquals("+OK", call("SET", "k", "z", "EXAT", Long.toString(start / 1000 + 30)));
+        assertEquals(":30", call("TTL", "k"));
+        assertEquals("$z", call("GETSET", "k", "zz"));
+        assertEquals(":-1", call("TTL", "k"));
     }
 
     @Test
     void countersAndAppendKeepTheExpiry() throws Exception
     {
-        resp.call("SET", "n", "1", "PX", "5000");
-        assertEquals(":2", resp.call("INCR", "n"));
-        assertEquals(":12", resp.call("INCRBY", "n", "10"));
-        assertEquals(":4", resp.call("APPEND", "n", "34"));
-        assertEquals(":5000", resp.call("PTTL", "n"));
+        call("SET", "n", "1", "PX", "5000");
+        assertEquals(":2", call("INCR", "n"));
+        assertEquals(":12", call("INCRBY", "n", "10"));
+        assertEquals(":4", call("APPEND", "n", "34"));
+        assertEquals(":5000", call("PTTL", "n"));
 
-        CLOCK.advance(5_000);
-        assertEquals(":1", resp.call("INCR", "n"));
-        assertEquals(":-1", resp.call("TTL", "n"));
+        STORE.clock().advance(5_000);
+        assertEquals(":1", call("INCR", "n"));
+        assertEquals(":-1", call("TTL", "n"));
     }
 
     @Test
     void getExSetsOrTakesAwayTheExpiryOfTheValueItReturns() throws Exception
     {
-        assertEquals("$nil", resp.call("GETEX", "k", "EX", "-1"));
-        resp.call("SET", "k", "v");
-        assertEquals("-ERR invalid expire time in 'getex' command", resp.call("GETEX", "k", "EX", "-1"));
-        assertEquals("$v", resp.call("GETEX", "k", "PX", "2500"));
-        assertEquals(":3", resp.call("TTL", "k"));
-        assertEquals("$v", resp.call("GETEX", "k"));
-        assertEquals(":2500", resp.call("PTTL", "k"));
-        assertEquals("$v", resp.call("GETEX", "k", "PERSIST"));
-        assertEquals(":-1", resp.call("PTTL", "k"));
+        assertEquals("$nil", call("GETEX", "k", "EX", "-1"));
+        call("SET", "k", "v");
+        assertEquals("-ERR invalid expire time in 'getex' command", call("GETEX", "k", "EX", "-1"));
+        assertEquals("$v", call("GETEX", "k", "PX", "2500"));
+        assertEquals(":3", call("TTL", "k"));
+        assertEquals("$v", call("GETEX", "k"));
+        assertEquals(":2500", call("PTTL", "k"));
+        assertEquals("$v", call("GETEX", "k", "PERSIST"));
+        assertEquals(":-1", call("PTTL", "k"));
     }
 
     @Test
     void getDelReturnsTheValueItDeletes() throws Exception
     {
-        resp.call("SET", "k", "v", "EX", "10");
-        assertEquals("$v", resp.call("GETDEL", "k"));
-        assertEquals(":0", resp.call("EXISTS", "k"));
-        assertEquals("$nil", resp.call("GETDEL", "k"));
-        assertEquals("+OK", resp.call("SET", "k", "again", "NX"));
-        assertEquals(":-1", resp.call("TTL", "k"));
+        call("SET", "k", "v", "EX", "10");
+        assertEquals("$v", call("GETDEL", "k"));
+        assertEquals(":0", call("EXISTS", "k"));
+        assertEquals("$nil", call("GETDEL", "k"));
+        assertEquals("+OK", call("SET", "k", "again", "NX"));
+        assertEquals(":-1", call("TTL", "k"));
     }
 }

@@ -1,13 +1,10 @@
 package io.dkv.compute;
 
-import org.agrona.concurrent.CachedEpochClock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -24,145 +21,121 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SetIfEqTest
 {
-    private static final CachedEpochClock CLOCK = new CachedEpochClock();
-    private static TestStore store;
-    private RawResp resp;
+    @RegisterExtension
+    static final HeldClockStore STORE = new HeldClockStore("k", "counter");
 
-    @BeforeAll
-    static void startStore()
+    private static String call(final String... args) throws IOException
     {
-        store = TestStore.withClockHeldAt2100(CLOCK);
-    }
-
-    @AfterAll
-    static void stopStore()
-    {
-        if (store != null)
-        {
-            store.close();
-        }
-    }
-
-    @BeforeEach
-    void connect() throws Exception
-    {
-        resp = new RawResp(store.port());
-        resp.call("DEL", "k", "counter");
-    }
-
-    @AfterEach
-    void disconnect() throws Exception
-    {
-        resp.close();
+        return STORE.call(args);
     }
 
     @Test
     void setsOnlyAKeyHoldingTheComparisonValue() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "initial"));
+        assertEquals("+OK", call("SET", "k", "initial"));
 
-        assertEquals("+OK", resp.call("SET", "k", "new", "IFEQ", "initial"));
-        assertEquals("$new", resp.call("GET", "k"));
+        assertEquals("+OK", call("SET", "k", "new", "IFEQ", "initial"));
+        assertEquals("$new", call("GET", "k"));
 
-        assertEquals("$nil", resp.call("SET", "k", "not-set", "ifeq", "initial"));
-        assertEquals("$new", resp.call("GET", "k"));
+        assertEquals("$nil", call("SET", "k", "not-set", "ifeq", "initial"));
+        assertEquals("$new", call("GET", "k"));
     }
 
     @Test
     void comparesWholeValuesByteForByte() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "value"));
+        assertEquals("+OK", call("SET", "k", "value"));
 
-        assertEquals("$nil", resp.call("SET", "k", "x", "IFEQ", "valu"));
-        assertEquals("$nil", resp.call("SET", "k", "x", "IFEQ", "value "));
-        assertEquals("$nil", resp.call("SET", "k", "x", "IFEQ", "VALUE"));
-        assertEquals("$value", resp.call("GET", "k"));
+        assertEquals("$nil", call("SET", "k", "x", "IFEQ", "valu"));
+        assertEquals("$nil", call("SET", "k", "x", "IFEQ", "value "));
+        assertEquals("$nil", call("SET", "k", "x", "IFEQ", "VALUE"));
+        assertEquals("$value", call("GET", "k"));
     }
 
     @Test
     void aKeyThatDoesNotExistIsNotSet() throws Exception
     {
-        assertEquals("$nil", resp.call("SET", "k", "v", "IFEQ", "anything"));
-        assertEquals("$nil", resp.call("SET", "k", "v", "IFEQ", ""));
-        assertEquals(":0", resp.call("EXISTS", "k"));
+        assertEquals("$nil", call("SET", "k", "v", "IFEQ", "anything"));
+        assertEquals("$nil", call("SET", "k", "v", "IFEQ", ""));
+        assertEquals(":0", call("EXISTS", "k"));
     }
 
     @Test
     void answersRespThreesNullWhenNotSet() throws Exception
     {
-        resp.call("HELLO", "3");
-        assertEquals("_", resp.call("SET", "k", "v", "IFEQ", "absent"));
-        assertEquals("+OK", resp.call("SET", "k", "a"));
-        assertEquals("_", resp.call("SET", "k", "v", "IFEQ", "b"));
-        assertEquals("+OK", resp.call("SET", "k", "v", "IFEQ", "a"));
+        call("HELLO", "3");
+        assertEquals("_", call("SET", "k", "v", "IFEQ", "absent"));
+        assertEquals("+OK", call("SET", "k", "a"));
+        assertEquals("_", call("SET", "k", "v", "IFEQ", "b"));
+        assertEquals("+OK", call("SET", "k", "v", "IFEQ", "a"));
     }
 
     @Test
     void withGetAnswersTheOldValueAndSetsOnlyOnAMatch() throws Exception
     {
-        assertEquals("$nil", resp.call("SET", "k", "new", "IFEQ", "initial", "GET"));
-        assertEquals("$nil", resp.call("GET", "k"));
+        assertEquals("$nil", call("SET", "k", "new", "IFEQ", "initial", "GET"));
+        assertEquals("$nil", call("GET", "k"));
 
-        assertEquals("+OK", resp.call("SET", "k", "initial"));
-        assertEquals("$initial", resp.call("SET", "k", "other", "GET", "IFEQ", "wrong"));
-        assertEquals("$initial", resp.call("GET", "k"));
+        assertEquals("+OK", call("SET", "k", "initial"));
+        assertEquals("$initial", call("SET", "k", "other", "GET", "IFEQ", "wrong"));
+        assertEquals("$initial", call("GET", "k"));
 
-        assertEquals("$initial", resp.call("SET", "k", "new", "IFEQ", "initial", "GET"));
-        assertEquals("$new", resp.call("GET", "k"));
+        assertEquals("$initial", call("SET", "k", "new", "IFEQ", "initial", "GET"));
+        assertEquals("$new", call("GET", "k"));
     }
 
     @Test
     void refusesIfEqWithNxOrXxOrTwiceOrWithoutItsValue() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "a"));
+        assertEquals("+OK", call("SET", "k", "a"));
 
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "IFEQ", "a", "XX"));
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "IFEQ", "a", "NX"));
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "NX", "IFEQ", "a"));
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "XX", "IFEQ", "a"));
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "IFEQ", "a", "IFEQ", "a"));
-        assertEquals("-ERR syntax error", resp.call("SET", "k", "b", "IFEQ"));
-        assertEquals("$a", resp.call("GET", "k"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "IFEQ", "a", "XX"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "IFEQ", "a", "NX"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "NX", "IFEQ", "a"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "XX", "IFEQ", "a"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "IFEQ", "a", "IFEQ", "a"));
+        assertEquals("-ERR syntax error", call("SET", "k", "b", "IFEQ"));
+        assertEquals("$a", call("GET", "k"));
     }
 
     @Test
     void takesAnExpiryOrKeepsTheOneTheKeyHad() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "a", "PX", "5000"));
+        assertEquals("+OK", call("SET", "k", "a", "PX", "5000"));
 
-        assertEquals("+OK", resp.call("SET", "k", "b", "IFEQ", "a", "KEEPTTL"));
-        assertEquals(":5000", resp.call("PTTL", "k"));
+        assertEquals("+OK", call("SET", "k", "b", "IFEQ", "a", "KEEPTTL"));
+        assertEquals(":5000", call("PTTL", "k"));
 
-        assertEquals("+OK", resp.call("SET", "k", "c", "IFEQ", "b", "EX", "100"));
-        assertEquals(":100000", resp.call("PTTL", "k"));
+        assertEquals("+OK", call("SET", "k", "c", "IFEQ", "b", "EX", "100"));
+        assertEquals(":100000", call("PTTL", "k"));
 
-        assertEquals("+OK", resp.call("SET", "k", "d", "IFEQ", "c"));
-        assertEquals(":-1", resp.call("PTTL", "k"));
+        assertEquals("+OK", call("SET", "k", "d", "IFEQ", "c"));
+        assertEquals(":-1", call("PTTL", "k"));
 
-        assertEquals("$nil", resp.call("SET", "k", "e", "IFEQ", "c", "PX", "10"));
-        assertEquals(":-1", resp.call("PTTL", "k"));
-        assertEquals("$d", resp.call("GET", "k"));
+        assertEquals("$nil", call("SET", "k", "e", "IFEQ", "c", "PX", "10"));
+        assertEquals(":-1", call("PTTL", "k"));
+        assertEquals("$d", call("GET", "k"));
     }
 
     @Test
     void anExpiredKeyHoldsNothingToCompare() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "a", "PX", "100"));
-        CLOCK.advance(100);
+        assertEquals("+OK", call("SET", "k", "a", "PX", "100"));
+        STORE.clock().advance(100);
 
-        assertEquals("$nil", resp.call("SET", "k", "b", "IFEQ", "a"));
-        assertEquals(":0", resp.call("EXISTS", "k"));
+        assertEquals("$nil", call("SET", "k", "b", "IFEQ", "a"));
+        assertEquals(":0", call("EXISTS", "k"));
     }
 
     @Test
     void theExpiryTimeIsCheckedBeforeTheComparison() throws Exception
     {
-        assertEquals("+OK", resp.call("SET", "k", "a"));
+        assertEquals("+OK", call("SET", "k", "a"));
 
-        assertEquals("-ERR invalid expire time in 'set' command", resp.call("SET", "k", "b", "IFEQ", "zzz", "EX", "0"));
+        assertEquals("-ERR invalid expire time in 'set' command", call("SET", "k", "b", "IFEQ", "zzz", "EX", "0"));
         assertEquals("-ERR value is not an integer or out of range",
-            resp.call("SET", "k", "b", "IFEQ", "a", "PX", "x"));
-        assertEquals("$a", resp.call("GET", "k"));
+            call("SET", "k", "b", "IFEQ", "a", "PX", "x"));
+        assertEquals("$a", call("GET", "k"));
     }
 
     @Test
@@ -171,7 +144,7 @@ class SetIfEqTest
     {
         final int connections = 4;
         final int incrementsEach = 100;
-        assertEquals("+OK", resp.call("SET", "counter", "0"));
+        assertEquals("+OK", call("SET", "counter", "0"));
 
         final ExecutorService pool = Executors.newFixedThreadPool(connections);
         try
@@ -186,7 +159,7 @@ class SetIfEqTest
             {
                 missed += result.get();
             }
-            assertEquals("$" + connections * incrementsEach, resp.call("GET", "counter"));
+            assertEquals("$" + connections * incrementsEach, call("GET", "counter"));
             System.out.println("SET IFEQ increments: " + connections * incrementsEach + " applied, " + missed +
                 " compare-and-sets found the counter moved on and were retried");
         }
@@ -200,7 +173,7 @@ class SetIfEqTest
     private static int increment(final int times) throws Exception
     {
         int missed = 0;
-        try (RawResp connection = new RawResp(store.port()))
+        try (RawResp connection = new RawResp(STORE.port()))
         {
             for (int i = 0; i < times; i++)
             {

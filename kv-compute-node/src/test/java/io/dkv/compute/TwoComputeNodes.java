@@ -1,13 +1,9 @@
 package io.dkv.compute;
 
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
-import io.dkv.meta.MetaServer;
 import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
+import org.agrona.CloseHelper;
 
 import java.nio.file.Path;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A store of one memory node and two compute nodes registered with one MetaServer, the setting in which compute nodes
@@ -17,9 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 final class TwoComputeNodes implements AutoCloseable
 {
     private final String password;
-    private MetaServer server;
-    private Raas memoryRaas;
-    private MemoryNode memory;
+    private final MetaCluster cluster;
     private ComputeNode first;
     private ComputeNode second;
 
@@ -30,15 +24,11 @@ final class TwoComputeNodes implements AutoCloseable
     TwoComputeNodes(final Path dir, final String password) throws InterruptedException
     {
         this.password = password;
-        final long base = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
+        cluster = new MetaCluster(dir);
         try
         {
-            server = MetaCluster.metaServer(base, dir);
-            memoryRaas = MetaCluster.node(server.endpoint(), base + 1, NodeRecord.ROLE_MEMORY);
-            memory = MemoryNode.start(memoryRaas,
-                new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
-            first = compute(base + 2);
-            second = compute(base + 3);
+            first = compute(firstId());
+            second = compute(secondId());
             MetaCluster.await("each node lists both",
                 () -> slotsListed(first.port()) == 2 && slotsListed(second.port()) == 2);
         }
@@ -57,6 +47,17 @@ final class TwoComputeNodes implements AutoCloseable
     ComputeNode second()
     {
         return second;
+    }
+
+    /** @return the first node's id: the lower, so that it serves the lower slots. */
+    long firstId()
+    {
+        return cluster.base + 2;
+    }
+
+    long secondId()
+    {
+        return cluster.base + 3;
     }
 
     /** @return the port of the node whose range in CLUSTER SLOTS holds {@code slot}. */
@@ -86,31 +87,12 @@ final class TwoComputeNodes implements AutoCloseable
     private ComputeNode compute(final long nodeId)
     {
         return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
-            .requirePass(password).raas(MetaCluster.node(server.endpoint(), nodeId, NodeRecord.ROLE_COMPUTE), true));
+            .requirePass(password).raas(cluster.node(nodeId, NodeRecord.ROLE_COMPUTE), true));
     }
 
     /** Closes what was started, in the reverse order. */
     public void close()
     {
-        if (second != null)
-        {
-            second.close();
-        }
-        if (first != null)
-        {
-            first.close();
-        }
-        if (memory != null)
-        {
-            memory.close();
-        }
-        if (memoryRaas != null)
-        {
-            memoryRaas.close();
-        }
-        if (server != null)
-        {
-            server.close();
-        }
+        CloseHelper.closeAll(second, first, cluster);
     }
 }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -81,42 +80,14 @@ class ClientApiTest
             final byte[] counter = bytes("lanes-counter");
             final int threads = 4;
             final int perThread = 200;
-            final List<Thread> workers = new ArrayList<>();
-            final List<Throwable> failures = new CopyOnWriteArrayList<>();
-            for (int t = 0; t < threads; t++)
+            Race.run(threads, thread ->
             {
-                final int thread = t;
-                workers.add(Thread.ofPlatform().start(() ->
+                client.put(bytes("lane-key-" + thread), bytes("from thread " + thread));
+                for (int i = 0; i < perThread; i++)
                 {
-                    try
-                    {
-                        client.put(bytes("lane-key-" + thread), bytes("from thread " + thread));
-                        for (int i = 0; i < perThread; i++)
-                        {
-                            while (true)
-                            {
-                                final byte[] current = client.get(counter);
-                                final long next =
-                                    current == null ? 1 :
-                                    Long.parseLong(new String(current, StandardCharsets.UTF_8)) + 1;
-                                if (client.compareAndSet(counter, current, bytes(Long.toString(next))))
-                                {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failures.add(ex);
-                    }
-                }));
-            }
-            for (final Thread worker : workers)
-            {
-                worker.join(TimeUnit.SECONDS.toMillis(60));
-            }
-            assertEquals(List.of(), failures);
+                    Counters.increment(client, counter);
+                }
+            });
             // four threads on two lanes: increments from both lanes meet on one counter, none lost
             assertEquals(Long.toString(threads * perThread), new String(client.get(counter), StandardCharsets.UTF_8));
             for (int t = 0; t < threads; t++)

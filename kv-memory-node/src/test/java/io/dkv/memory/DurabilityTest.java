@@ -11,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,14 +45,56 @@ class DurabilityTest
         return new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data);
     }
 
+    private static KvClient connect(final Raas clientRaas, final Durability durability)
+    {
+        return KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(durability));
+    }
+
+    /** The memory node with its own driver, stopped and started again over the same data directory. */
+    private final class RestartableNode implements AutoCloseable
+    {
+        private final MemoryNodeContext context;
+        private Raas raas;
+        private MemoryNode node;
+
+        RestartableNode(final MemoryNodeContext context)
+        {
+            this.context = context;
+            start();
+        }
+
+        MemoryNode node()
+        {
+            return node;
+        }
+
+        /** @return the node as it came back: what it recovered from its data directory. */
+        MemoryNode restart()
+        {
+            close();
+            start();
+            return node;
+        }
+
+        private void start()
+        {
+            raas = raas(NODE);
+            node = MemoryNode.start(raas, context);
+        }
+
+        public void close()
+        {
+            node.close();
+            raas.close();
+        }
+    }
+
     @Test
     void keysWrittenUnderSyncComeBackAfterARestartWithTheirLastValues(@TempDir final Path data)
     {
-        Raas memoryRaas = raas(NODE);
-        MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
-        try (Raas clientRaas = raas(CLIENT);
-            KvClient client =
-                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.SYNC))
         {
             for (int i = 0; i < 200; i++)
             {
@@ -68,13 +109,9 @@ class DurabilityTest
                 assertTrue(client.delete(bytes("k" + i)));
             }
             assertTrue(client.compareAndSet(bytes("k0"), bytes("second 0"), bytes("third 0")));
-            assertTrue(memoryNode.persistStats().keysPersisted() >= 200 + 67 + 40 + 1);
+            assertTrue(memory.node().persistStats().keysPersisted() >= 200 + 67 + 40 + 1);
 
-            memoryNode.close();
-            memoryRaas.close();
-            memoryRaas = raas(NODE);
-            memoryNode = MemoryNode.start(memoryRaas, node(data));
-            assertEquals(200 - 40, memoryNode.keysRecovered());
+            assertEquals(200 - 40, memory.restart().keysRecovered());
 
             // the client finds the node's new regions by itself, after at most a failed operation per thread
             assertArrayEquals(bytes("third 0"), KvCluster.afterRestart(() -> client.get(bytes("k0"))));
@@ -93,43 +130,24 @@ class DurabilityTest
             client.put(bytes("after"), bytes("restart"));
             assertArrayEquals(bytes("restart"), client.get(bytes("after")));
         }
-        finally
-        {
-            memoryNode.close();
-            memoryRaas.close();
-        }
     }
 
     @Test
     void keysWrittenUnderAsyncAreOnDiskSoonAfter(@TempDir final Path data) throws Exception
     {
-        Raas memoryRaas = raas(NODE);
-        MemoryNode memoryNode = MemoryNode.start(memoryRaas, node(data));
-        try (Raas clientRaas = raas(CLIENT);
-            KvClient client =
-                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.ASYNC))
         {
+            final MemoryNode memoryNode = memory.node();
             for (int i = 0; i < 100; i++)
             {
                 client.put(bytes("a" + i), bytes("v" + i));
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (memoryNode.persistStats().keysPersisted() < 100 && System.nanoTime() < deadline)
-            {
-                Thread.sleep(5);
-            }
+            KvCluster.awaitTrue(() -> memoryNode.persistStats().keysPersisted() >= 100);
             assertEquals(100, memoryNode.persistStats().keysPersisted());
             assertTrue(memoryNode.persistStats().maxLagNanos() > 0);
-            memoryNode.close();
-            memoryRaas.close();
-            memoryRaas = raas(NODE);
-            memoryNode = MemoryNode.start(memoryRaas, node(data));
-            assertEquals(100, memoryNode.keysRecovered());
-        }
-        finally
-        {
-            memoryNode.close();
-            memoryRaas.close();
+            assertEquals(100, memory.restart().keysRecovered());
         }
     }
 
@@ -139,31 +157,20 @@ class DurabilityTest
         final MemoryNodeContext small =
             new MemoryNodeContext().indexGroups(1).maxGlobalDepth(8).chunkBytes(2 << 20).heapChunks(8)
             .dataDir(data);
-        Raas memoryRaas = raas(NODE);
-        MemoryNode memoryNode = MemoryNode.start(memoryRaas, small);
-        try (Raas clientRaas = raas(CLIENT);
-            KvClient client =
-                KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)))
+        try (RestartableNode memory = new RestartableNode(small);
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.SYNC))
         {
             for (int i = 0; i < 300; i++)
             {
                 client.put(bytes("s" + i), bytes("v" + i));
             }
-            memoryNode.close();
-            memoryRaas.close();
-            memoryRaas = raas(NODE);
-            memoryNode = MemoryNode.start(memoryRaas, small);
-            assertEquals(300, memoryNode.keysRecovered());
+            assertEquals(300, memory.restart().keysRecovered());
             assertArrayEquals(bytes("v0"), KvCluster.afterRestart(() -> client.get(bytes("s0"))));
             for (int i = 1; i < 300; i++)
             {
                 assertArrayEquals(bytes("v" + i), client.get(bytes("s" + i)), "s" + i);
             }
-        }
-        finally
-        {
-            memoryNode.close();
-            memoryRaas.close();
         }
     }
 
@@ -174,11 +181,10 @@ class DurabilityTest
             MemoryNode ignored = MemoryNode.start(memoryRaas, node(null));
             Raas clientRaas = raas(CLIENT))
         {
-            final KvException refused = assertThrows(KvException.class,
-                () -> KvClient.connect(clientRaas,
-                    new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)));
+            final KvException refused =
+                assertThrows(KvException.class, () -> connect(clientRaas, Durability.SYNC));
             assertTrue(refused.getMessage().contains("memory node 7 keeps nothing on disk"), refused.getMessage());
-            KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.NONE)).close();
+            connect(clientRaas, Durability.NONE).close();
         }
     }
 }

@@ -4,8 +4,6 @@ import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.Versioned;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
 import org.agrona.concurrent.CachedEpochClock;
@@ -16,15 +14,10 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -202,57 +195,35 @@ class ExpiryTest
             final byte[] key = bytes("hits");
             client.put(key, bytes("0"), START + 1_000_000);
             final int perThread = 300;
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++)
+            Race.run(4, thread ->
             {
-                final boolean incrementer = t % 2 == 0;
-                final int thread = t;
-                threads.add(Thread.ofPlatform().start(() ->
+                final boolean incrementer = thread % 2 == 0;
+                for (int i = 0; i < perThread; i++)
                 {
-                    try
+                    if (incrementer)
                     {
-                        for (int i = 0; i < perThread; i++)
+                        // INCR: keeps whatever expiry the key has when it is read
+                        while (true)
                         {
-                            if (incrementer)
+                            final Versioned current = client.getVersioned(key);
+                            final long next = Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
+                            if (client.compareAndSetVersion(key, current, bytes(Long.toString(next)),
+                                current.expireAtMillis()))
                             {
-                                // INCR: keeps whatever expiry the key has when it is read
-                                while (true)
-                                {
-                                    final Versioned current = client.getVersioned(key);
-                                    final long next =
-                                        Long.parseLong(new String(current.value(), StandardCharsets.UTF_8)) + 1;
-                                    if (client.compareAndSetVersion(key, current, bytes(Long.toString(next)),
-                                        current.expireAtMillis()))
-                                    {
-                                        break;
-                                    }
-                                }
-                            }
-                            else if (i % 2 == 0)
-                            {
-                                assertTrue(client.expireAt(key, START + 2_000_000 + thread * 10_000L + i));
-                            }
-                            else
-                            {
-                                client.persist(key);
+                                break;
                             }
                         }
                     }
-                    catch (final Throwable ex)
+                    else if (i % 2 == 0)
                     {
-                        failure.compareAndSet(null, ex);
+                        assertTrue(client.expireAt(key, START + 2_000_000 + thread * 10_000L + i));
                     }
-                }));
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join();
-            }
-            if (failure.get() != null)
-            {
-                throw new AssertionError(failure.get());
-            }
+                    else
+                    {
+                        client.persist(key);
+                    }
+                }
+            });
             assertArrayEquals(bytes(Long.toString(2L * perThread)), client.get(key),
                 "no increment lost to an EXPIRE or PERSIST");
             final long ttl = client.ttlMillis(key);
@@ -291,9 +262,9 @@ class ExpiryTest
             assertEquals(1, committedSlots(cluster, key));
             assertEquals(0, cluster.memoryNode.chunksReclaimed(), "an unexpired key keeps its chunk");
             clock.advance(1_000);
-            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
             assertEquals(0, committedSlots(cluster, key), "the node's scan emptied its slot");
-            awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
             try (KvClient reader = client(cluster))
             {
                 assertNull(reader.get(key));
@@ -315,7 +286,7 @@ class ExpiryTest
             clock.advance(1_000);
             assertEquals(1, committedSlots(cluster, key), "expired, and no scan yet");
             scanClock.advance(TimeUnit.MILLISECONDS.toNanos(scanMs));
-            awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
             assertEquals(0, committedSlots(cluster, key), "the scan emptied its slot");
         }
     }
@@ -384,32 +355,6 @@ class ExpiryTest
 
     private static int committedSlots(final KvCluster cluster, final byte[] key)
     {
-        final MemorySegment heap = cluster.memoryRaas.localMemory(cluster.memoryNode.heapRegion());
-        final int[] count = new int[1];
-        IndexInspector.forEachSlot(cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion()), (slot, word) ->
-        {
-            if (SlotWord.isCommitted(word))
-            {
-                final long block = SlotWord.blockOffset(word);
-                final byte[] held =
-                    heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
-                    .toArray(ValueLayout.JAVA_BYTE);
-                if (Arrays.equals(held, key))
-                {
-                    count[0]++;
-                }
-            }
-        });
-        return count[0];
-    }
-
-    private static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s");
-            Thread.sleep(10);
-        }
+        return cluster.committedSlotsByKey().getOrDefault(new String(key, StandardCharsets.UTF_8), 0);
     }
 }

@@ -1,11 +1,15 @@
 package io.dkv.memory;
 
 import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Reads a memory node's index in its own memory, for tests that check what clients left in it.
@@ -55,6 +59,38 @@ final class IndexInspector
             }
         });
         return found[0];
+    }
+
+    /** @return how many committed slots hold each key, the key read from the block its slot points at. */
+    static Map<String, Integer> committedSlotsByKey(final MemorySegment index, final MemorySegment heap)
+    {
+        final Map<String, Integer> counts = new HashMap<>();
+        forEachSlot(index, (slot, word) ->
+        {
+            if (SlotWord.isCommitted(word))
+            {
+                final long block = SlotWord.blockOffset(word);
+                final byte[] key =
+                    heap.asSlice(block + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(heap, block))
+                    .toArray(ValueLayout.JAVA_BYTE);
+                counts.merge(new String(key, StandardCharsets.UTF_8), 1, Integer::sum);
+            }
+        });
+        return counts;
+    }
+
+    /** @return the slots a writer made tentative and has not committed or emptied since. */
+    static int tentativeSlots(final MemorySegment index)
+    {
+        final int[] count = new int[1];
+        forEachSlot(index, (slot, word) ->
+        {
+            if (!SlotWord.isEmpty(word) && !SlotWord.isCommitted(word))
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
     }
 
     static int subtables(final MemorySegment index)

@@ -213,7 +213,7 @@ class KeyValueOperationsTest
             {
                 cluster.client.put(bytes("k" + i), bytes("v" + i));
             }
-            final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+            final MemorySegment index = cluster.index();
             assertTrue(IndexInspector.subtables(index) > 24, IndexInspector.subtables(index) + " subtables");
             for (int i = 0; i < 500; i++)
             {
@@ -247,7 +247,7 @@ class KeyValueOperationsTest
             {
                 cluster.client.put(bytes("k" + i), bytes("v" + i));
             }
-            final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+            final MemorySegment index = cluster.index();
             assertTrue(IndexInspector.subtables(index) > 24, IndexInspector.subtables(index) + " subtables");
             // each split moved about half of a subtable's keys, with their words, to its new half
             for (int i = 0; i < versions.length; i++)

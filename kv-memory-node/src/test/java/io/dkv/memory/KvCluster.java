@@ -8,9 +8,15 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.verbs.VerbsContext;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Memory nodes and a client node, each with an embedded driver, sharing a directory: the usual
@@ -82,6 +88,35 @@ final class KvCluster implements AutoCloseable
             }
         }
         throw last;
+    }
+
+    /** @return how many committed slots hold each key in the first memory node's index. */
+    Map<String, Integer> committedSlotsByKey()
+    {
+        return IndexInspector.committedSlotsByKey(index(), memoryRaas.localMemory(memoryNode.heapRegion()));
+    }
+
+    /** @return the tentative slots left in the first memory node's index. */
+    int tentativeSlots()
+    {
+        return IndexInspector.tentativeSlots(index());
+    }
+
+    /** @return the first memory node's index, in its own memory. */
+    MemorySegment index()
+    {
+        return memoryRaas.localMemory(memoryNode.indexRegion());
+    }
+
+    /** Wait for what the memory node does by itself (a scan, a reclamation), failing after ten seconds. */
+    static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s");
+            Thread.sleep(10);
+        }
     }
 
     static RaasContext context(final String provider, final long nodeId)

@@ -14,7 +14,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -86,7 +85,7 @@ class ReclamationTest
                 final long tentative =
                     SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock,
                         64));
-                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                final MemorySegment index = cluster.index();
                 // as if it had died between its tentative CAS and its commit
                 index.set(SLOT, IndexInspector.firstEmptySlot(index), tentative);
                 assertNull(gone.get(bytes("ghost")));
@@ -99,9 +98,9 @@ class ReclamationTest
                 assertNull(client.get(bytes("ghost")), "a tentative slot is never seen");
                 assertEquals(0, cluster.memoryNode.chunksReclaimed(), "a published block keeps its chunk");
                 assertTrue(client.delete(bytes("kept")));
-                awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
+                KvCluster.awaitTrue(() -> cluster.memoryNode.chunksReclaimed() >= 1);
                 assertNull(client.get(bytes("ghost")));
-                final MemorySegment index = cluster.memoryRaas.localMemory(cluster.memoryNode.indexRegion());
+                final MemorySegment index = cluster.index();
                 assertEquals(0, slotsPointingAt(index, ghostBlock), "the unfinished insert's slot was cleared");
             }
         }
@@ -123,7 +122,7 @@ class ReclamationTest
             writer.put(bytes("next"), new byte[4_000]);
             assertEquals(0, cluster.memoryNode.chunksReclaimed(), "held for a grace period of the node's clock");
             clock.advance(TimeUnit.MILLISECONDS.toNanos(graceMs));
-            awaitTrue(() -> cluster.memoryNode.chunksReclaimed() == 1);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.chunksReclaimed() == 1);
         }
     }
 
@@ -161,15 +160,6 @@ class ReclamationTest
         }
     }
 
-    private static void awaitTrue(final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s");
-            Thread.sleep(10);
-        }
-    }
 
     private static int slotsPointingAt(final MemorySegment index, final long block)
     {

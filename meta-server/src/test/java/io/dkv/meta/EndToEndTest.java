@@ -31,8 +31,7 @@ class EndToEndTest
     @ValueSource(strings = {"shm", "tcp"})
     void twoNodesFindEachOtherThroughTheMetaServerAndReadARegionThePeerPublished(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas a = MetaTestSupport.node(provider, 1, server.endpoint());
             Raas b = MetaTestSupport.node(provider, 2, server.endpoint()))
         {

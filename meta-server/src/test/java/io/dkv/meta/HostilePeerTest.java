@@ -60,7 +60,7 @@ class HostilePeerTest
     {
         Arrays.fill(WRONG_SECRET, (byte)7);
         Arrays.fill(WRONG_TOKEN, (byte)9);
-        server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir));
+        server = MetaTestSupport.startServer("shm", dir);
         member = MetaTestSupport.node("shm", MEMBER, server.endpoint());
         stranger = MetaTestSupport.node("shm", STRANGER, server.endpoint());
         region = member.malloc(member.self().id(), 4096, "member.region");

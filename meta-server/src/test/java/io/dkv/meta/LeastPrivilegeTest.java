@@ -40,8 +40,7 @@ class LeastPrivilegeTest
     @ValueSource(strings = {"shm", "tcp"})
     void theTablesRefuseZeroLengthWritesAddsOfZeroAndSwapsOfAWordForItself(final String provider)
     {
-        try (MetaServer server = MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider),
-            100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas peer = MetaTestSupport.node(provider, 7, server.endpoint());
             Arena arena = Arena.ofConfined())
         {

@@ -67,8 +67,7 @@ class MalformedRpcTest
     @ValueSource(strings = {"shm", "tcp"})
     void tenThousandMalformedRequestsAreEachRefusedAndTheServerKeepsServing(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas attacker = Raas.embedded(MetaTestSupport.nodeContext(provider, 66),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).nodeToken(TOKEN))))
         {

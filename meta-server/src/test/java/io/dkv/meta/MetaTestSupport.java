@@ -71,6 +71,12 @@ final class MetaTestSupport
         return context;
     }
 
+    /** A MetaServer, node 100, at an address of its own and keeping its tables in {@code dataDir}. */
+    static MetaServer startServer(final String provider, final Path dataDir)
+    {
+        return MetaServer.start(serverContext(fixedAddress(provider), 100, dataDir));
+    }
+
     /** Two MetaServers that replicate each other, A started last so that it has taken B's state. */
     record Pair(MetaServer a, MetaServer b, VerbsContext addressA, Path dirA) implements AutoCloseable
     {
@@ -143,7 +149,13 @@ final class MetaTestSupport
     /** A node whose directory is the MetaServer(s) at these endpoints. */
     static Raas node(final String provider, final long nodeId, final MetaEndpoint... endpoints)
     {
-        return Raas.embedded(nodeContext(provider, nodeId), new MetaDirectory(directoryContext(endpoints)));
+        return node(nodeContext(provider, nodeId), endpoints);
+    }
+
+    /** A node so configured (at an address or in a role of the test's choosing), found through these endpoints. */
+    static Raas node(final RaasContext context, final MetaEndpoint... endpoints)
+    {
+        return Raas.embedded(context, new MetaDirectory(directoryContext(endpoints)));
     }
 
     static void await(final String what, final Duration timeout, final BooleanSupplier condition)

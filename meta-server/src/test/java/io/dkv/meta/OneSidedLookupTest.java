@@ -32,8 +32,7 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void aRegisteredNodeAndAPublishedRegionAreReadOneSidedThenServedFromTheCache(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas owner = MetaTestSupport.node(provider, 7, server.endpoint());
             Raas reader = MetaTestSupport.node(provider, 8, server.endpoint()))
         {
@@ -64,8 +63,7 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void aNodeUnknownAtFirstIsFoundOnceItRegistersAndGoneOnceItLeaves(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas reader = MetaTestSupport.node(provider, 8, server.endpoint()))
         {
             final MetaDirectory directory = (MetaDirectory)MetaTestSupport.directoryOf(reader);
@@ -88,12 +86,11 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void theNodesOfARoleAreListedFromTheTables(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
-            Raas memoryA = Raas.embedded(MetaTestSupport.nodeContext(provider, 21).role(NodeRecord.ROLE_MEMORY),
-                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
-            Raas memoryB = Raas.embedded(MetaTestSupport.nodeContext(provider, 22).role(NodeRecord.ROLE_MEMORY),
-                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
+            Raas memoryA = MetaTestSupport.node(MetaTestSupport.nodeContext(provider, 21).role(NodeRecord.ROLE_MEMORY),
+                server.endpoint());
+            Raas memoryB = MetaTestSupport.node(MetaTestSupport.nodeContext(provider, 22).role(NodeRecord.ROLE_MEMORY),
+                server.endpoint());
             Raas reader = MetaTestSupport.node(provider, 23, server.endpoint()))
         {
             final long requestsBefore = server.requestsHandled();

@@ -6,7 +6,6 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
-import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,16 +37,15 @@ class StaleCacheTest
     @ValueSource(strings = {"shm", "tcp"})
     void aStaleEntryIsRefusedByWhoeverHoldsTheOldAddressAndTheNewIncarnationIsReached(final String provider)
     {
-        try (MetaServer server =
-            MetaServer.start(MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir));
+        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
             Raas reader = MetaTestSupport.node(provider, 1, server.endpoint()))
         {
             final VerbsContext oldAddress = MetaTestSupport.fixedAddress(provider);
             final RemoteRegion stale;
             final NodeRecord first;
             final Connection connection;
-            try (Raas firstIncarnation = Raas.embedded(MetaTestSupport.nodeContext(oldAddress, 2),
-                new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()))))
+            try (Raas firstIncarnation = MetaTestSupport.node(MetaTestSupport.nodeContext(oldAddress, 2),
+                server.endpoint()))
             {
                 first = firstIncarnation.self();
                 mark(firstIncarnation, firstIncarnation.malloc(2, 4096, "b.data"), "first incarnation of node 2");
@@ -56,8 +54,7 @@ class StaleCacheTest
                 assertEquals("first incarnation of node 2", read(connection, stale));
             }
 
-            try (Raas squatter = Raas.embedded(MetaTestSupport.nodeContext(oldAddress, 3),
-                    new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
+            try (Raas squatter = MetaTestSupport.node(MetaTestSupport.nodeContext(oldAddress, 3), server.endpoint());
                 Raas secondIncarnation = MetaTestSupport.node(provider, 2, server.endpoint()))
             {
                 final RemoteRegion squatterRegion = squatter.malloc(3, 4096, "c.data");

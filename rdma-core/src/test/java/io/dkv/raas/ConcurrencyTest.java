@@ -32,8 +32,7 @@ class ConcurrencyTest
         try (RaasPair pair = new RaasPair(provider, context -> context.connectionCredits(8).qpDepth(32)))
         {
             final long target = pair.b.self().id();
-            pair.b.malloc(target, 1 << 16, "shared");
-            final RemoteRegion region = pair.a.lookup("shared");
+            final RemoteRegion region = pair.publishedByB("shared", 1 << 16);
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final AtomicLong asyncCompleted = new AtomicLong();
             final AtomicInteger asyncFailed = new AtomicInteger();

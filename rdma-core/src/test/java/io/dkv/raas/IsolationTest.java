@@ -32,9 +32,8 @@ class IsolationTest
         try (RaasPair pair = new RaasPair(provider, context -> context.dciCount(1).rcPromoteRequests(0)))
         {
             final long target = pair.b.self().id();
-            pair.b.malloc(target, 4096, "counters");
+            final RemoteRegion counters = pair.publishedByB("counters", 4096);
             final RemoteRegion doomedOwned = pair.b.malloc(target, 4096, "doomed");
-            final RemoteRegion counters = pair.a.lookup("counters");
             final RemoteRegion doomed = pair.a.lookup("doomed");
             pair.b.free(doomedOwned);
 

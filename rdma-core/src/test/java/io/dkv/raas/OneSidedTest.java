@@ -81,8 +81,7 @@ class OneSidedTest
     {
         try (RaasPair pair = new RaasPair(provider))
         {
-            pair.b.malloc(pair.b.self().id(), 1 << 16, "counters");
-            final RemoteRegion region = pair.a.lookup("counters");
+            final RemoteRegion region = pair.publishedByB("counters", 1 << 16);
             final ConcurrentHashMap<Long, Long> values = new ConcurrentHashMap<>();
             final AtomicInteger failures = new AtomicInteger();
             final Connection connection = pair.a.open(pair.b.self().id(), (token, status, value) ->
@@ -118,8 +117,7 @@ class OneSidedTest
     {
         try (RaasPair pair = new RaasPair(provider))
         {
-            pair.b.malloc(pair.b.self().id(), 4096, "small");
-            final RemoteRegion region = pair.a.lookup("small");
+            final RemoteRegion region = pair.publishedByB("small", 4096);
             final Connection connection = pair.a.open(pair.b.self().id(), null);
             final MemorySegment buffer = MemorySegment.ofArray(new byte[64]);
             assertTrue(assertThrows(RaasException.class, () -> connection.read(region, 4090, buffer, 0, 8))

@@ -19,6 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class QueuePairPoolTest
 {
+    /** Promoted to RC by a hundred requests within ten seconds: soon after it starts, however loaded the host. */
+    private static RaasContext hot(final RaasContext context)
+    {
+        return context.rcPromoteRequests(100).rcPromoteWindowMs(10_000);
+    }
+
     private static void await(final Raas raas, final BooleanSupplier condition, final String what)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
@@ -43,8 +49,7 @@ class QueuePairPoolTest
             final RaasDriver a = (RaasDriver)pair.a;
             final RaasDriver b = (RaasDriver)pair.b;
             final long target = pair.b.self().id();
-            pair.b.malloc(target, 4096, "hot");
-            final RemoteRegion region = pair.a.lookup("hot");
+            final RemoteRegion region = pair.publishedByB("hot", 4096);
             final Connection connection = pair.a.open(target, null);
             assertFalse(a.usesRc(target), "a new peer is reached over DC");
 
@@ -74,13 +79,11 @@ class QueuePairPoolTest
     @ValueSource(strings = {"shm", "tcp"})
     void theEndThatOnlyServesNeverClosesTheQueuePairUnderItsPeer(final String provider) throws Exception
     {
-        try (RaasPair pair =
-            new RaasPair(provider, context -> context.rcPromoteRequests(100).rcPromoteWindowMs(10_000).rcIdleMs(50)))
+        try (RaasPair pair = new RaasPair(provider, context -> hot(context).rcIdleMs(50)))
         {
             final RaasDriver a = (RaasDriver)pair.a;
             final long target = pair.b.self().id();
-            pair.b.malloc(target, 4096, "served");
-            final RemoteRegion region = pair.a.lookup("served");
+            final RemoteRegion region = pair.publishedByB("served", 4096);
             final Connection connection = pair.a.open(target, null);
             long increments = 0;
             final long end = System.nanoTime() + 2_000_000_000L;
@@ -104,17 +107,14 @@ class QueuePairPoolTest
         // two clients made alike number their queue pairs alike: the server holds two RC queue pairs
         // whose peers' numbers are equal, and must tell them apart by the peer too
         final StaticDirectory directory = new StaticDirectory();
-        final java.util.function.UnaryOperator<RaasContext> hot = context ->
-            context.rcPromoteRequests(100).rcPromoteWindowMs(10_000);
         try (Raas server = Raas.embedded(RaasPair.context(provider, 2), directory);
-            Raas busy = Raas.embedded(hot.apply(RaasPair.context(provider, 1)), directory);
-            Raas leaving = Raas.embedded(hot.apply(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
+            Raas busy = Raas.embedded(hot(RaasPair.context(provider, 1)), directory);
+            Raas leaving = Raas.embedded(hot(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
         {
             final long target = server.self().id();
-            server.malloc(target, 4096, "shared");
+            final RemoteRegion region = RaasPair.published(server, busy, "shared", 4096);
             final Connection busyConnection = busy.open(target, null);
             final Connection leavingConnection = leaving.open(target, null);
-            final RemoteRegion region = busy.lookup("shared");
             long increments = 0;
             while (!(((RaasDriver)busy).usesRc(target) && ((RaasDriver)leaving).usesRc(target)) && increments < 100_000)
             {
@@ -151,13 +151,10 @@ class QueuePairPoolTest
         // peer that says no must not be asked again with every request that follows
         final StaticDirectory directory = new StaticDirectory();
         try (Raas full = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(0), directory);
-            Raas asking =
-                Raas.embedded(RaasPair.context(provider, 1).rcPromoteRequests(100).rcPromoteWindowMs(10_000),
-                    directory))
+            Raas asking = Raas.embedded(hot(RaasPair.context(provider, 1)), directory))
         {
             final long target = full.self().id();
-            full.malloc(target, 4096, "counted");
-            final RemoteRegion region = asking.lookup("counted");
+            final RemoteRegion region = RaasPair.published(full, asking, "counted", 4096);
             final Connection connection = asking.open(target, null);
             for (int i = 0; i < 20_000; i++)
             {
@@ -181,17 +178,13 @@ class QueuePairPoolTest
         // the connection still wants RC, so it is asked again until the peer has room
         final StaticDirectory directory = new StaticDirectory();
         try (Raas server = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(1), directory);
-            Raas other =
-                Raas.embedded(RaasPair.context(provider, 3).rcPromoteRequests(100).rcPromoteWindowMs(10_000)
-                    .rcIdleMs(300),
-                directory);
+            Raas other = Raas.embedded(hot(RaasPair.context(provider, 3)).rcIdleMs(300), directory);
             Raas client = Raas.embedded(RaasPair.context(provider, 1), directory))
         {
             final long target = server.self().id();
             server.listen(1);
-            server.malloc(target, 4096, "taken");
+            final RemoteRegion region = RaasPair.published(server, other, "taken", 4096);
             final Connection otherConnection = other.open(target, null);
-            final RemoteRegion region = other.lookup("taken");
             while (!((RaasDriver)other).usesRc(target))
             {
                 otherConnection.faa(region, 0, 1);

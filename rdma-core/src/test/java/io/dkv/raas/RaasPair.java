@@ -5,7 +5,7 @@ import io.dkv.verbs.VerbsContext;
 /**
  * Two embedded drivers sharing a directory: the usual setting of a RaaS test.
  */
-final class RaasPair implements AutoCloseable
+public final class RaasPair implements AutoCloseable
 {
     final StaticDirectory directory = new StaticDirectory();
     final Raas a;
@@ -22,7 +22,21 @@ final class RaasPair implements AutoCloseable
         b = Raas.embedded(tune.apply(context(provider, 2)), directory);
     }
 
-    static RaasContext context(final String provider, final long nodeId)
+    /** @return a region B allocates in its own memory and publishes, as A finds it by name. */
+    RemoteRegion publishedByB(final String name, final long length)
+    {
+        return published(b, a, name, length);
+    }
+
+    /** @return a region {@code owner} allocates in its own memory and publishes, as {@code reader} finds it by name. */
+    static RemoteRegion published(final Raas owner, final Raas reader, final String name, final long length)
+    {
+        owner.malloc(owner.self().id(), length, name);
+        return reader.lookup(name);
+    }
+
+    /** @return the usual context of a driver in a RaaS test; public for the tests of the driver package too. */
+    public static RaasContext context(final String provider, final long nodeId)
     {
         return new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))

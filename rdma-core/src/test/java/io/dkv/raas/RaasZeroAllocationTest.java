@@ -24,8 +24,7 @@ class RaasZeroAllocationTest
         THREADS.setThreadAllocatedMemoryEnabled(true);
         try (RaasPair pair = new RaasPair(provider, context -> context.rcPromoteRequests(0).startAgents(false)))
         {
-            pair.b.malloc(pair.b.self().id(), 1 << 16, "alloc");
-            final RemoteRegion region = pair.a.lookup("alloc");
+            final RemoteRegion region = pair.publishedByB("alloc", 1 << 16);
             final long[] completed = new long[1];
             final Connection connection = pair.a.open(pair.b.self().id(), (token, status, value) -> completed[0]++);
             final MemorySegment buffer = pair.a.allocateBuffer(4096);

@@ -1,6 +1,5 @@
 package io.dkv.raas;
 
-import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,9 +23,7 @@ class SharedInitiatorTest
 
     private static RaasContext context(final String provider, final long nodeId)
     {
-        return new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
-            .nodeId(nodeId)
+        return RaasPair.context(provider, nodeId)
             .dciCount(1)
             .receiveBuffers(64)
             .requestSlots(256)

@@ -26,6 +26,16 @@ class OneSidedOperationsTest extends TwoNodeTest
         return a.connectRc(b)[0];
     }
 
+    /** @return the initiator's next completion, checked to be the success of the request with this wr_id. */
+    private Completions.Wc awaitSuccess(final long wrId, final WcOpcode opcode)
+    {
+        final Completions.Wc wc = completions.awaitOne(a.cq);
+        assertEquals(wrId, wc.wrId());
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertEquals(opcode, wc.opcode());
+        return wc;
+    }
+
     @ParameterizedTest
     @MethodSource("io.dkv.verbs.TestNode#providers")
     void writeThenReadMovesTheBytesAndReportsWrId(final String provider)
@@ -39,20 +49,13 @@ class OneSidedOperationsTest extends TwoNodeTest
             .wrId(11).opcode(Opcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, 64).remote(b.region.address() + 4096, b.region.rkey());
         qp.postSend(wr);
-        final Completions.Wc write = completions.awaitOne(a.cq);
-        assertEquals(11, write.wrId());
-        assertEquals(WcStatus.SUCCESS, write.status());
-        assertEquals(WcOpcode.RDMA_WRITE, write.opcode());
+        awaitSuccess(11, WcOpcode.RDMA_WRITE);
         assertArrayEquals(data, b.region.segment().asSlice(4096, 64).toArray(ValueLayout.JAVA_BYTE));
 
         wr.reset().wrId(12).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .local(a.region, 8192, 64).remote(b.region.address() + 4096, b.region.rkey());
         qp.postSend(wr);
-        final Completions.Wc read = completions.awaitOne(a.cq);
-        assertEquals(12, read.wrId());
-        assertEquals(WcStatus.SUCCESS, read.status());
-        assertEquals(WcOpcode.RDMA_READ, read.opcode());
-        assertEquals(64, read.byteLen());
+        assertEquals(64, awaitSuccess(12, WcOpcode.RDMA_READ).byteLen());
         assertArrayEquals(data, a.region.segment().asSlice(8192, 64).toArray(ValueLayout.JAVA_BYTE));
     }
 

@@ -7,8 +7,11 @@ import io.dkv.raas.meta.ClusterSecret;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -58,6 +61,21 @@ class MetaCommandTest
         return ((MetaCommand)commandLine.getCommand()).context();
     }
 
+    private Path secretFile(final String name, final String content, final String permissions) throws IOException
+    {
+        final Path file = dir.resolve(name);
+        Files.writeString(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(permissions));
+        return file;
+    }
+
+    /** {@code dkv meta} does not start with this cluster secret file, and says why, naming the file. */
+    private void assertSecretFileRefused(final Path file, final String why)
+    {
+        assertEquals(2, execute("--cluster-secret-file", file.toString()));
+        assertTrue(err.toString().contains("cluster secret file " + file + " " + why), err::toString);
+    }
+
     @Test
     void optionsBecomeTheServersSettings()
     {
@@ -82,18 +100,12 @@ class MetaCommandTest
         assertEquals(Path.of("dkv-meta-1"), context.dataDir());
     }
 
-    @Test
-    void unusableOptionsAreUsageErrorsNamingTheOption()
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"--provider, verbs, --provider", "--peer, meta:nonsense, --peer", "--node-slots, 1000, nodeSlots"})
+    void unusableOptionsAreUsageErrorsNamingTheOption(final String option, final String value, final String named)
     {
-        assertEquals(2, meta().setErr(new PrintWriter(err))
-            .execute("--cluster-secret-file", secret, "--provider", "verbs"));
-        assertTrue(err.toString().contains("--provider"), err::toString);
-        assertEquals(2, meta().setErr(new PrintWriter(err))
-            .execute("--cluster-secret-file", secret, "--peer", "meta:nonsense"));
-        assertTrue(err.toString().contains("--peer"), err::toString);
-        assertEquals(2, meta().setErr(new PrintWriter(err))
-            .execute("--cluster-secret-file", secret, "--node-slots", "1000"));
-        assertTrue(err.toString().contains("nodeSlots"), err::toString);
+        assertEquals(2, execute("--cluster-secret-file", secret, option, value));
+        assertTrue(err.toString().contains(named), err::toString);
     }
 
     @Test
@@ -102,30 +114,14 @@ class MetaCommandTest
         assertEquals(2, execute());
         assertTrue(err.toString().contains("--cluster-secret-file is required"), err::toString);
 
-        final Path missing = dir.resolve("no-such-secret");
-        assertEquals(2, execute("--cluster-secret-file", missing.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + missing + " does not exist"), err::toString);
+        assertSecretFileRefused(dir.resolve("no-such-secret"), "does not exist");
 
-        final Path open = dir.resolve("open-secret");
-        Files.writeString(open, "ab".repeat(32));
-        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
-        assertEquals(2, execute("--cluster-secret-file", open.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + open + " is open to group or others"),
-            err::toString);
+        final Path open = secretFile("open-secret", "ab".repeat(32), "rw-r--r--");
+        assertSecretFileRefused(open, "is open to group or others");
         assertTrue(err.toString().contains("chmod 600 " + open), err::toString);
 
-        final Path shortSecret = dir.resolve("short-secret");
-        Files.writeString(shortSecret, "ab".repeat(31));
-        Files.setPosixFilePermissions(shortSecret, PosixFilePermissions.fromString("rw-------"));
-        assertEquals(2, execute("--cluster-secret-file", shortSecret.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + shortSecret + " holds 31 bytes"), err::toString);
-
-        final Path notHex = dir.resolve("not-hex");
-        Files.writeString(notHex, "secret".repeat(20));
-        Files.setPosixFilePermissions(notHex, PosixFilePermissions.fromString("rw-------"));
-        assertEquals(2, execute("--cluster-secret-file", notHex.toString()));
-        assertTrue(err.toString().contains("cluster secret file " + notHex + " does not hold hex digits"),
-            err::toString);
+        assertSecretFileRefused(secretFile("short-secret", "ab".repeat(31), "rw-------"), "holds 31 bytes");
+        assertSecretFileRefused(secretFile("not-hex", "secret".repeat(20), "rw-------"), "does not hold hex digits");
         assertTrue(!err.toString().contains("secretsecret"), "the file's content is never printed");
     }
 

@@ -6,8 +6,8 @@ import io.dkv.raas.Listener;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasPair;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,13 +42,7 @@ class ConnectFloodTest
 
     private static RaasContext context(final String provider, final long nodeId)
     {
-        return new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
-            .nodeId(nodeId)
-            .receiveBuffers(256)
-            .requestSlots(1024)
-            .advertisedBytes(ADVERT)
-            .timeoutMs(10_000);
+        return RaasPair.context(provider, nodeId).advertisedBytes(ADVERT);
     }
 
     /** The listener's bounds: small, so that a flood of a few thousand CONNECTs passes them many times over. */
