@@ -9,6 +9,8 @@ import java.nio.file.Path;
 
 import static io.dkv.memory.MemoryNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireClocks;
+import static io.dkv.verbs.ConfigurationProperties.requirePositive;
 
 /**
  * How a memory node sizes its index and heap.
@@ -158,28 +160,10 @@ public final class MemoryNodeContext
             throw new IllegalArgumentException("maxGlobalDepth " + maxGlobalDepth + " is not in [0, 12] (" +
                 MAX_GLOBAL_DEPTH_PROP_NAME + ")");
         }
-        if (graceMs < 1)
-        {
-            throw new IllegalArgumentException("graceMs " + graceMs + " is not positive (" + GRACE_MS_PROP_NAME + ")");
-        }
-        if (expiryScanMs < 1)
-        {
-            throw new IllegalArgumentException("expiryScanMs " + expiryScanMs + " is not positive (" +
-                EXPIRY_SCAN_MS_PROP_NAME + ")");
-        }
-        if (epochClock == null)
-        {
-            throw new IllegalArgumentException("no epochClock given");
-        }
-        if (nanoClock == null)
-        {
-            throw new IllegalArgumentException("no nanoClock given");
-        }
-        if (heapChunks < 1)
-        {
-            throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" +
-                HEAP_CHUNKS_PROP_NAME + ")");
-        }
+        requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
+        requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
+        requireClocks("a memory node", epochClock, nanoClock);
+        requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
     }
