@@ -9,6 +9,8 @@ import java.util.Arrays;
 
 import static io.dkv.client.KvClientConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireClocks;
+import static io.dkv.verbs.ConfigurationProperties.requirePositive;
 
 /**
  * Which memory nodes a client spreads keys over, and its limits.
@@ -120,33 +122,14 @@ public final class KvClientContext
 
     public KvClientContext conclude()
     {
-        if (asyncThreads < 1)
-        {
-            throw new IllegalArgumentException("asyncThreads " + asyncThreads + " is not positive (" +
-                ASYNC_THREADS_PROP_NAME + ")");
-        }
+        requirePositive("asyncThreads (" + ASYNC_THREADS_PROP_NAME + ")", asyncThreads);
         if (Arrays.stream(memoryNodes).distinct().count() != memoryNodes.length)
         {
             throw new IllegalArgumentException("memory nodes " + Arrays.toString(memoryNodes) + " name one node twice");
         }
-        if (timeoutMs < 1)
-        {
-            throw new IllegalArgumentException("timeoutMs " + timeoutMs + " is not positive (" + TIMEOUT_MS_PROP_NAME +
-                ")");
-        }
-        if (epochClock == null)
-        {
-            throw new IllegalArgumentException("no epochClock given");
-        }
-        if (nanoClock == null)
-        {
-            throw new IllegalArgumentException("no nanoClock given");
-        }
-        if (maxRetries < 1)
-        {
-            throw new IllegalArgumentException("maxRetries " + maxRetries + " is not positive (" +
-                MAX_RETRIES_PROP_NAME + ")");
-        }
+        requirePositive("timeoutMs (" + TIMEOUT_MS_PROP_NAME + ")", timeoutMs);
+        requireClocks("a client", epochClock, nanoClock);
+        requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         return this;
     }
 }

@@ -9,6 +9,7 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 import static io.dkv.compute.ComputeNodeConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 
 /**
  * How a compute node is made: where it listens, its bounds on what peers can make it hold, its password, and the store
@@ -83,11 +84,7 @@ public final class ComputeNodeContext
         {
             throw new IllegalArgumentException("an empty password would let anyone in: give none, or a non-empty one");
         }
-        if (epochClock == null || nanoClock == null)
-        {
-            throw new IllegalArgumentException("a compute node needs both clocks: epochClock=" + epochClock +
-                " nanoClock=" + nanoClock);
-        }
+        requireClocks("a compute node", epochClock, nanoClock);
         if (raas != null)
         {
             // one process, one time: the client the node makes runs on the node's clocks

@@ -9,6 +9,10 @@ import java.nio.file.Path;
 
 import static io.dkv.memory.MemoryNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireClocks;
+import static io.dkv.verbs.ConfigurationProperties.requirePositive;
+import static io.dkv.verbs.ConfigurationProperties.requirePowerOfTwo;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * How a memory node sizes its index and heap.
@@ -142,44 +146,18 @@ public final class MemoryNodeContext
      */
     public MemoryNodeContext conclude()
     {
-        if (indexGroups < 1 || Integer.bitCount(indexGroups) != 1 || indexGroups > (1 << 24))
-        {
-            throw new IllegalArgumentException("indexGroups " + indexGroups + " is not a power of two in [1, 2^24] (" +
-                INDEX_GROUPS_PROP_NAME + ")");
-        }
+        requirePowerOfTwo("indexGroups (" + INDEX_GROUPS_PROP_NAME + ")", indexGroups, 1, 1 << 24);
         if (chunkBytes < 4096 || (chunkBytes & 63) != 0)
         {
             throw new IllegalArgumentException("chunkBytes " + chunkBytes +
                 " is not a multiple of 64 of at least 4096 (" +
                 CHUNK_BYTES_PROP_NAME + ")");
         }
-        if (maxGlobalDepth < 0 || maxGlobalDepth > 12)
-        {
-            throw new IllegalArgumentException("maxGlobalDepth " + maxGlobalDepth + " is not in [0, 12] (" +
-                MAX_GLOBAL_DEPTH_PROP_NAME + ")");
-        }
-        if (graceMs < 1)
-        {
-            throw new IllegalArgumentException("graceMs " + graceMs + " is not positive (" + GRACE_MS_PROP_NAME + ")");
-        }
-        if (expiryScanMs < 1)
-        {
-            throw new IllegalArgumentException("expiryScanMs " + expiryScanMs + " is not positive (" +
-                EXPIRY_SCAN_MS_PROP_NAME + ")");
-        }
-        if (epochClock == null)
-        {
-            throw new IllegalArgumentException("no epochClock given");
-        }
-        if (nanoClock == null)
-        {
-            throw new IllegalArgumentException("no nanoClock given");
-        }
-        if (heapChunks < 1)
-        {
-            throw new IllegalArgumentException("heapChunks " + heapChunks + " is not positive (" +
-                HEAP_CHUNKS_PROP_NAME + ")");
-        }
+        requireRange("maxGlobalDepth (" + MAX_GLOBAL_DEPTH_PROP_NAME + ")", maxGlobalDepth, 0, 12);
+        requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
+        requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
+        requireClocks("a memory node", epochClock, nanoClock);
+        requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
     }

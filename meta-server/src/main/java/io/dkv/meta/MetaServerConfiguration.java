@@ -59,31 +59,4 @@ public final class MetaServerConfiguration
     private MetaServerConfiguration()
     {
     }
-
-    static long longProperty(final String name, final long defaultValue)
-    {
-        final String value = System.getProperty(name);
-        if (value == null)
-        {
-            return defaultValue;
-        }
-        try
-        {
-            return Long.decode(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("property " + name + "='" + value + "' is not an integer", ex);
-        }
-    }
-
-    static int intProperty(final String name, final int defaultValue)
-    {
-        final long value = longProperty(name, defaultValue);
-        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)
-        {
-            throw new IllegalArgumentException("property " + name + "=" + value + " is out of range");
-        }
-        return (int)value;
-    }
 }

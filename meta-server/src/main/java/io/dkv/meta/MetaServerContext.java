@@ -2,17 +2,17 @@ package io.dkv.meta;
 
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
-import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectoryConfiguration;
 import io.dkv.raas.meta.MetaEndpoint;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
+import io.dkv.raas.meta.MetaPartyContext;
 
 import java.nio.file.Path;
 
 import static io.dkv.meta.MetaServerConfiguration.*;
+import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.longProperty;
+import static io.dkv.verbs.ConfigurationProperties.requirePowerOfTwo;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * What a {@link MetaServer} is started with. Starts from {@link MetaServerConfiguration} (system
@@ -22,8 +22,13 @@ import static io.dkv.meta.MetaServerConfiguration.*;
  * <p>A cluster secret is required: {@link #clusterSecret(byte[])}, {@link #clusterSecretFile(Path)}
  * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
  * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
+ *
+ * <p>{@link #epochClock()} is the server's wall clock: frames are timestamped with and checked against it, leases
+ * granted and expired by it, and the time it began serving (the older of two peers wins) read from it.
+ * {@link #nanoClock()} is what it measures its intervals by: between lease checks, an idle connection's, a forwarded
+ * write's timeout, between attempts to reach the peer, and the wait for the peer's state at start.
  */
-public final class MetaServerContext
+public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
 {
     /** Per-connection buffer a client may WRITE large messages into: RPC frames are small. */
     private static final int ADVERTISED_BYTES = 128 * 1024;
@@ -42,13 +47,6 @@ public final class MetaServerContext
     private int catchUpTimeoutMs = intProperty(CATCH_UP_TIMEOUT_MS_PROP_NAME, CATCH_UP_TIMEOUT_MS_DEFAULT);
     private int idleConnectionMs = intProperty(IDLE_CONNECTION_MS_PROP_NAME, IDLE_CONNECTION_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
-    private int authWindowMs = intProperty(MetaDirectoryConfiguration.AUTH_WINDOW_MS_PROP_NAME,
-        MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT);
-    private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
-    private byte[] clusterSecret;
-    private boolean noClusterSecret;
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Path errorDirectory;
 
     public MetaServerContext()
@@ -87,13 +85,7 @@ public final class MetaServerContext
         requireRange("peerRetryMs", peerRetryMs, 1, 600_000);
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
-        requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
-        if (epochClock == null || nanoClock == null)
-        {
-            throw new IllegalArgumentException("a MetaServer needs both clocks: epochClock=" + epochClock +
-                " nanoClock=" + nanoClock);
-        }
-        clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaServer");
+        concludeAuthentication("a MetaServer");
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
     }
@@ -108,104 +100,6 @@ public final class MetaServerContext
     {
         this.idleStrategy = spec;
         return this;
-    }
-
-    /**
-     * @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}).
-     */
-    public byte[] clusterSecret()
-    {
-        return clusterSecret;
-    }
-
-    /** Authenticate RPCs, from nodes and from the peer MetaServer, with this secret. */
-    public MetaServerContext clusterSecret(final byte[] clusterSecret)
-    {
-        this.clusterSecret = ClusterSecret.checked(clusterSecret);
-        this.noClusterSecret = false;
-        return this;
-    }
-
-    public Path clusterSecretFile()
-    {
-        return clusterSecretFile;
-    }
-
-    /** Read the cluster secret from this file ({@link ClusterSecret}) when concluded. */
-    public MetaServerContext clusterSecretFile(final Path clusterSecretFile)
-    {
-        this.clusterSecretFile = clusterSecretFile;
-        return this;
-    }
-
-    /**
-     * Use no cluster secret (a fixed public key): for tests and programs that run every party in one
-     * process. Nodes must then use none either; anything on a network needs a secret.
-     */
-    public MetaServerContext noClusterSecret()
-    {
-        this.noClusterSecret = true;
-        this.clusterSecret = null;
-        this.clusterSecretFile = null;
-        return this;
-    }
-
-    public int authWindowMs()
-    {
-        return authWindowMs;
-    }
-
-    /** Refuse frames whose timestamp is further than this from {@link #epochClock()}, in milliseconds. */
-    public MetaServerContext authWindowMs(final int authWindowMs)
-    {
-        this.authWindowMs = authWindowMs;
-        return this;
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /**
-     * The server's wall clock: frames are timestamped with and checked against it, leases granted and expired by it,
-     * and the time it began serving (the older of two peers wins) read from it.
-     */
-    public MetaServerContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * What the server measures its intervals by: between lease checks, an idle connection's, a forwarded write's
-     * timeout, between attempts to reach the peer, and the wait for the peer's state at start.
-     */
-    public MetaServerContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
-        return this;
-    }
-
-    private static void requireRange(final String name, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
-        }
-    }
-
-    private static void requirePowerOfTwo(final String name, final int value, final int min, final int max)
-    {
-        if (Integer.bitCount(value) != 1 || value < min || value > max)
-        {
-            throw new IllegalArgumentException(name + " " + value + " must be a power of two in " + min + ".." + max);
-        }
     }
 
     /** @return the driver's settings: provider, device address (tcp address, shm device id) and limits. */

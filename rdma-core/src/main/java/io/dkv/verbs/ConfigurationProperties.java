@@ -1,9 +1,12 @@
 package io.dkv.verbs;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+
 /**
  * The system properties every {@code *Configuration} of this module reads its defaults from: an
- * unset property takes the default, a malformed one is an error naming it. Also the range check
- * every {@code *Context} makes of its settings.
+ * unset property takes the default, a malformed one is an error naming it. Also the checks every
+ * {@code *Context} makes of its settings.
  */
 public final class ConfigurationProperties
 {
@@ -12,7 +15,7 @@ public final class ConfigurationProperties
     }
 
     /**
-     * @return the property as a decimal int, or the default when it is unset.
+     * @return the property as an int (decimal, or hexadecimal after {@code 0x}), or the default when it is unset.
      * @throws IllegalArgumentException when it is set and not an int.
      */
     public static int intProperty(final String name, final int defaultValue)
@@ -21,7 +24,8 @@ public final class ConfigurationProperties
     }
 
     /**
-     * @return the property as a decimal long, or the default when it is unset.
+     * @return the property as a long (decimal, or hexadecimal after {@code 0x}: a DC key reads best so), or the
+     * default when it is unset.
      * @throws IllegalArgumentException when it is set and not a long.
      */
     public static long longProperty(final String name, final long defaultValue)
@@ -64,6 +68,47 @@ public final class ConfigurationProperties
         }
     }
 
+    /**
+     * {@link #requireRange} for a setting that only has to be above 0.
+     *
+     * @throws IllegalArgumentException naming the setting and its value.
+     */
+    public static void requirePositive(final String name, final long value)
+    {
+        if (value < 1)
+        {
+            throw new IllegalArgumentException(name + " " + value + " is not positive");
+        }
+    }
+
+    /**
+     * Check that a context has both its clocks.
+     *
+     * @param party what the context starts, for the message: "a compute node".
+     * @throws IllegalArgumentException naming the clocks.
+     */
+    public static void requireClocks(final String party, final EpochClock epochClock, final NanoClock nanoClock)
+    {
+        if (epochClock == null || nanoClock == null)
+        {
+            throw new IllegalArgumentException(party + " needs both clocks: epochClock=" + epochClock + " nanoClock=" +
+                nanoClock);
+        }
+    }
+
+    /**
+     * {@link #requireRange} for a setting that must also be a power of two.
+     *
+     * @throws IllegalArgumentException naming the setting, its value and the range.
+     */
+    public static void requirePowerOfTwo(final String name, final int value, final int min, final int max)
+    {
+        if (Integer.bitCount(value) != 1 || value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " must be a power of two in " + min + ".." + max);
+        }
+    }
+
     private static long integerProperty(final String name, final long defaultValue, final long min, final long max)
     {
         final String value = System.getProperty(name);
@@ -71,10 +116,12 @@ public final class ConfigurationProperties
         {
             return defaultValue;
         }
+        final String text = value.trim();
+        final String unsigned = text.startsWith("-") || text.startsWith("+") ? text.substring(1) : text;
         final long parsed;
         try
         {
-            parsed = Long.parseLong(value.trim());
+            parsed = unsigned.regionMatches(true, 0, "0x", 0, 2) ? Long.decode(text) : Long.parseLong(text);
         }
         catch (final NumberFormatException ex)
         {

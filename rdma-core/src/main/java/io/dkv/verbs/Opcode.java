@@ -1,32 +1,31 @@
 package io.dkv.verbs;
 
 /**
- * Send work request opcodes, as {@code enum ibv_wr_opcode}.
+ * Send work request opcodes, as {@code enum ibv_wr_opcode}: declared in its order, so that an opcode's
+ * {@link #code()}, its ordinal, is its number there (RDMA_WRITE 0, RDMA_READ 4, ATOMIC_FETCH_AND_ADD 6).
  */
 public enum Opcode
 {
-    RDMA_WRITE(0, WcOpcode.RDMA_WRITE),
-    RDMA_WRITE_WITH_IMM(1, WcOpcode.RDMA_WRITE),
-    SEND(2, WcOpcode.SEND),
-    SEND_WITH_IMM(3, WcOpcode.SEND),
-    RDMA_READ(4, WcOpcode.RDMA_READ),
-    ATOMIC_CMP_AND_SWP(5, WcOpcode.COMP_SWAP),
-    ATOMIC_FETCH_AND_ADD(6, WcOpcode.FETCH_ADD);
+    RDMA_WRITE(WcOpcode.RDMA_WRITE),
+    RDMA_WRITE_WITH_IMM(WcOpcode.RDMA_WRITE),
+    SEND(WcOpcode.SEND),
+    SEND_WITH_IMM(WcOpcode.SEND),
+    RDMA_READ(WcOpcode.RDMA_READ),
+    ATOMIC_CMP_AND_SWP(WcOpcode.COMP_SWAP),
+    ATOMIC_FETCH_AND_ADD(WcOpcode.FETCH_ADD);
 
     private static final Opcode[] BY_CODE = values();
 
-    private final int code;
     private final WcOpcode completionOpcode;
 
-    Opcode(final int code, final WcOpcode completionOpcode)
+    Opcode(final WcOpcode completionOpcode)
     {
-        this.code = code;
         this.completionOpcode = completionOpcode;
     }
 
     public int code()
     {
-        return code;
+        return ordinal();
     }
 
     /**

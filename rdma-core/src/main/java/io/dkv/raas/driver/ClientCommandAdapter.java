@@ -19,8 +19,10 @@ import io.dkv.raas.cnc.TargetFlyweight;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.Opcode;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -74,11 +76,7 @@ final class ClientCommandAdapter
                 final long nodeId = open.wrap(buffer, index).nodeId();
                 final DriverConnection connection = (DriverConnection)driver.open(nodeId,
                     (token, status, value) -> session.completion(token, status, value));
-                synchronized (session)
-                {
-                    session.connections.put(connection.vqpn(), connection);
-                }
-                session.ok(correlation, connection.vqpn(), 0);
+                held(session, connection, correlation, 0);
             }
             case CONNECT ->
             {
@@ -90,11 +88,7 @@ final class ClientCommandAdapter
                 {
                     final DriverConnection connection = (DriverConnection)driver.connect(nodeId, service, flags,
                         (token, status, value) -> session.completion(token, status, value));
-                    synchronized (session)
-                    {
-                        session.connections.put(connection.vqpn(), connection);
-                    }
-                    session.ok(correlation, connection.vqpn(), 0);
+                    held(session, connection, correlation, 0);
                 });
             }
             case LISTEN ->
@@ -112,52 +106,17 @@ final class ClientCommandAdapter
                 accept.wrap(buffer, index);
                 final int service = accept.listenerId();
                 final int timeoutMs = accept.timeoutMs();
-                final Listener listener;
-                synchronized (session)
-                {
-                    listener = session.listeners.get(service);
-                }
-                if (listener == null)
-                {
-                    session.error(correlation, "no listener on service " + service + " for this client");
-                    return;
-                }
+                final Listener listener = ownedListener(session, service);
                 blocking(session, correlation, () ->
                 {
                     final DriverConnection connection = (DriverConnection)listener.accept(Duration.ofMillis(timeoutMs));
-                    synchronized (session)
-                    {
-                        session.connections.put(connection.vqpn(), connection);
-                    }
-                    session.ok(correlation, connection.vqpn(), connection.nodeId());
+                    held(session, connection, correlation, connection.nodeId());
                 });
             }
-            case CLOSE_LISTENER ->
-            {
-                final Listener listener;
-                synchronized (session)
-                {
-                    listener = session.listeners.remove(target.wrap(buffer, index).targetId());
-                }
-                if (listener != null)
-                {
-                    listener.close();
-                }
-                session.ok(correlation, 0, 0);
-            }
-            case CLOSE_CONNECTION ->
-            {
-                final DriverConnection connection;
-                synchronized (session)
-                {
-                    connection = session.connections.remove(target.wrap(buffer, index).targetId());
-                }
-                if (connection != null)
-                {
-                    connection.close();
-                }
-                session.ok(correlation, 0, 0);
-            }
+            case CLOSE_LISTENER -> closeHeld(session, session.listeners, target.wrap(buffer, index).targetId(),
+                Listener::close, correlation);
+            case CLOSE_CONNECTION -> closeHeld(session, session.connections, target.wrap(buffer, index).targetId(),
+                DriverConnection::close, correlation);
             case SEND ->
             {
                 send.wrap(buffer, index);
@@ -246,28 +205,14 @@ final class ClientCommandAdapter
             }
             case POLL_ACCEPT ->
             {
-                final int service = target.wrap(buffer, index).targetId();
-                final Listener listener;
-                synchronized (session)
-                {
-                    listener = session.listeners.get(service);
-                }
-                if (listener == null)
-                {
-                    session.error(correlation, "no listener on service " + service + " for this client");
-                    return;
-                }
+                final Listener listener = ownedListener(session, target.wrap(buffer, index).targetId());
                 final DriverConnection connection = (DriverConnection)listener.poll();
                 if (connection == null)
                 {
                     session.ok(correlation, 0, 0);
                     return;
                 }
-                synchronized (session)
-                {
-                    session.connections.put(connection.vqpn(), connection);
-                }
-                session.ok(correlation, connection.vqpn(), connection.nodeId());
+                held(session, connection, correlation, connection.nodeId());
             }
             default -> session.error(correlation, "unknown command type " + type);
         }
@@ -315,6 +260,37 @@ final class ClientCommandAdapter
             request.compareAdd(), request.swap(), correlation);
     }
 
+    /** Hold a connection the client opened (or accepted) until it closes it, and answer with its vQPN. */
+    private static void held(
+        final ClientSession session, final DriverConnection connection, final long correlation, final long value2)
+    {
+        synchronized (session)
+        {
+            session.connections.put(connection.vqpn(), connection);
+        }
+        session.ok(correlation, connection.vqpn(), value2);
+    }
+
+    /** Close a listener or connection the client holds (nothing when it holds none of that id), and answer. */
+    private static <T> void closeHeld(
+        final ClientSession session,
+        final Int2ObjectHashMap<T> held,
+        final int id,
+        final Consumer<T> close,
+        final long correlation)
+    {
+        final T closing;
+        synchronized (session)
+        {
+            closing = held.remove(id);
+        }
+        if (closing != null)
+        {
+            close.accept(closing);
+        }
+        session.ok(correlation, 0, 0);
+    }
+
     private static Connection ownedConnection(final ClientSession session, final int vqpn)
     {
         final Connection connection;
@@ -327,6 +303,20 @@ final class ClientCommandAdapter
             throw new RaasException(String.format("vQPN 0x%x is not a connection of this client", vqpn));
         }
         return connection;
+    }
+
+    private static Listener ownedListener(final ClientSession session, final int service)
+    {
+        final Listener listener;
+        synchronized (session)
+        {
+            listener = session.listeners.get(service);
+        }
+        if (listener == null)
+        {
+            throw new RaasException("no listener on service " + service + " for this client");
+        }
+        return listener;
     }
 
     private static void requireData(final ClientSession session, final long offset, final long length)

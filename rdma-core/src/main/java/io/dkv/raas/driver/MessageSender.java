@@ -246,10 +246,10 @@ final class MessageSender
         else
         {
             final SendBuffers.SendBuffer buffer = sendBuffers.acquire(pipeline);
-            slot.sendBuffer = buffer.index;
-            writeHeader(sendBuffers.segment(), buffer.offset, TYPE_DATA, connection.vqpn(), length);
-            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset + LENGTH, length);
-            slot.wr.local(sendBuffers.region(), buffer.offset, total);
+            slot.sendBuffer = buffer.index();
+            writeHeader(sendBuffers.segment(), buffer.offset(), TYPE_DATA, connection.vqpn(), length);
+            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset() + LENGTH, length);
+            slot.wr.local(sendBuffers.region(), buffer.offset(), total);
         }
         synchronized (sendLock)
         {
@@ -298,9 +298,9 @@ final class MessageSender
             (length <= context.copyThreshold() || (callFlags & Flags.COPY) != 0 || !src.isNative()))
         {
             final SendBuffers.SendBuffer buffer = sendBuffers.acquire(pipeline);
-            slot.sendBuffer = buffer.index;
-            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset, length);
-            slot.wr.local(sendBuffers.region(), buffer.offset, length);
+            slot.sendBuffer = buffer.index();
+            MemorySegment.copy(src, offset, sendBuffers.segment(), buffer.offset(), length);
+            slot.wr.local(sendBuffers.region(), buffer.offset(), length);
         }
         else if (src.isNative())
         {

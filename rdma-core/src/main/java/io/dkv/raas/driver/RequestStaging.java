@@ -81,9 +81,9 @@ final class RequestStaging
         else if (length <= sendBuffers.bufferBytes())
         {
             final SendBuffers.SendBuffer buffer = sendBuffers.acquire(pipeline);
-            slot.sendBuffer = buffer.index;
+            slot.sendBuffer = buffer.index();
             bounceRegion = sendBuffers.region();
-            bounceOffset = buffer.offset;
+            bounceOffset = buffer.offset();
             slot.bounce = sendBuffers.memory(buffer, length);
         }
         else

@@ -17,16 +17,8 @@ final class SendBuffers
     private static final int COUNT = 64;
 
     /** A registered buffer of the pool: its index, and where it starts in the pool's region. */
-    static final class SendBuffer
+    record SendBuffer(int index, long offset)
     {
-        final int index;
-        final long offset;
-
-        SendBuffer(final int index, final long offset)
-        {
-            this.index = index;
-            this.offset = offset;
-        }
     }
 
     private final MemoryRegion pool;
@@ -60,7 +52,7 @@ final class SendBuffers
     /** @return the memory of {@code length} bytes of a buffer, from its start. */
     MemorySegment memory(final SendBuffer buffer, final int length)
     {
-        return pool.segment().asSlice(buffer.offset, length);
+        return pool.segment().asSlice(buffer.offset(), length);
     }
 
     /** @return the whole pool's memory, to copy into a buffer at its offset. */

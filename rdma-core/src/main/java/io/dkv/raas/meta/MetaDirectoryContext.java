@@ -1,16 +1,12 @@
 package io.dkv.raas.meta;
 
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import static io.dkv.raas.meta.MetaDirectoryConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * What a {@link MetaDirectory} is started with. Starts from {@link MetaDirectoryConfiguration}
@@ -20,11 +16,13 @@ import static io.dkv.verbs.ConfigurationProperties.intProperty;
  * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
  * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
  *
- * <p>The directory reads the time only from {@link #epochClock()} and {@link #nanoClock()}. Give a directory that
- * serves a driver the driver's clocks ({@link io.dkv.raas.RaasContext#epochClock()}, as {@code ./dkv driver} does),
- * so that one setting governs the process.
+ * <p>The directory reads the time only from {@link #epochClock()}, which its frames are timestamped with and checked
+ * against, and {@link #nanoClock()}, the clock of its due times and deadlines: the next epoch check, a failed
+ * MetaServer's next attempt, an RPC's timeout, how long registering waits out another holder's lease. Give a
+ * directory that serves a driver the driver's clocks ({@link #clocksOf}, as {@code ./dkv driver} does), so that one
+ * setting governs the process.
  */
-public final class MetaDirectoryContext
+public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryContext>
 {
     private final List<MetaEndpoint> endpoints =
         new ArrayList<>(MetaEndpoint.parseList(MetaDirectoryConfiguration.endpoints()));
@@ -32,13 +30,7 @@ public final class MetaDirectoryContext
     private int heartbeatMs = intProperty(HEARTBEAT_MS_PROP_NAME, HEARTBEAT_MS_DEFAULT);
     private int rpcTimeoutMs = intProperty(RPC_TIMEOUT_MS_PROP_NAME, RPC_TIMEOUT_MS_DEFAULT);
     private int relinkMs = intProperty(RELINK_MS_PROP_NAME, RELINK_MS_DEFAULT);
-    private int authWindowMs = intProperty(AUTH_WINDOW_MS_PROP_NAME, AUTH_WINDOW_MS_DEFAULT);
-    private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
-    private byte[] clusterSecret;
-    private boolean noClusterSecret;
     private byte[] nodeToken;
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
 
     /**
      * Check the settings together.
@@ -60,22 +52,13 @@ public final class MetaDirectoryContext
         requireRange("heartbeatMs", heartbeatMs, 0, 3_600_000);
         requireRange("rpcTimeoutMs", rpcTimeoutMs, 1, 3_600_000);
         requireRange("relinkMs", relinkMs, 1, 3_600_000);
-        requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
-        clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, "a MetaDirectory");
+        concludeAuthentication("a MetaDirectory");
         if (nodeToken != null && nodeToken.length != MetaRpcDescriptor.TOKEN_LENGTH)
         {
             throw new IllegalArgumentException("a node token has " + MetaRpcDescriptor.TOKEN_LENGTH + " bytes, not " +
                 nodeToken.length);
         }
         return this;
-    }
-
-    private static void requireRange(final String name, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(name + " " + value + " outside " + min + ".." + max);
-        }
     }
 
     public List<MetaEndpoint> endpoints()
@@ -129,47 +112,6 @@ public final class MetaDirectoryContext
         return this;
     }
 
-    /**
-     * @return the cluster secret, or null when {@link #noClusterSecret()} (read from the file by {@link #conclude()}).
-     */
-    public byte[] clusterSecret()
-    {
-        return clusterSecret;
-    }
-
-    /** Authenticate RPCs with this secret (at least {@link ClusterSecret#MIN_BYTES} bytes). */
-    public MetaDirectoryContext clusterSecret(final byte[] clusterSecret)
-    {
-        this.clusterSecret = ClusterSecret.checked(clusterSecret);
-        this.noClusterSecret = false;
-        return this;
-    }
-
-    public Path clusterSecretFile()
-    {
-        return clusterSecretFile;
-    }
-
-    /** Read the cluster secret from this file ({@link ClusterSecret}) when concluded. */
-    public MetaDirectoryContext clusterSecretFile(final Path clusterSecretFile)
-    {
-        this.clusterSecretFile = clusterSecretFile;
-        return this;
-    }
-
-    /**
-     * Use no cluster secret: frames are sealed with a fixed public key, so a MetaServer with no secret
-     * takes them and one with a secret refuses them. For tests and programs that run every party in
-     * one process; anything on a network needs a secret.
-     */
-    public MetaDirectoryContext noClusterSecret()
-    {
-        this.noClusterSecret = true;
-        this.clusterSecret = null;
-        this.clusterSecretFile = null;
-        return this;
-    }
-
     /** @return the token this node proposes when it registers, or null to draw one when the directory starts. */
     public byte[] nodeToken()
     {
@@ -184,45 +126,6 @@ public final class MetaDirectoryContext
     public MetaDirectoryContext nodeToken(final byte[] nodeToken)
     {
         this.nodeToken = nodeToken == null ? null : nodeToken.clone();
-        return this;
-    }
-
-    public int authWindowMs()
-    {
-        return authWindowMs;
-    }
-
-    /** Refuse frames whose timestamp is further than this from {@link #epochClock()}, in milliseconds. */
-    public MetaDirectoryContext authWindowMs(final int authWindowMs)
-    {
-        this.authWindowMs = authWindowMs;
-        return this;
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /** The clock frames are timestamped with and checked against. */
-    public MetaDirectoryContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * The clock of the directory's due times and deadlines: the next epoch check, a failed MetaServer's next
-     * attempt, an RPC's timeout, how long registering waits out another holder's lease.
-     */
-    public MetaDirectoryContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 

@@ -2,6 +2,8 @@ package io.dkv.checker.elle;
 
 import io.dkv.checker.history.History;
 
+import java.util.Locale;
+
 /**
  * Checks a list-append history for the anomalies that break (strict) serializability, after Kingsbury and
  * Alvaro's Elle: each key's version order is inferred from the lists read, dependencies between transactions from
@@ -22,23 +24,20 @@ public final class ElleChecker
     public enum Model
     {
         /** Serializable, and in an order that respects real time: cycles through real-time order count. */
-        STRICT_SERIALIZABLE("strict-serializable", true),
+        STRICT_SERIALIZABLE,
         /** Serializable in some order: real-time order is ignored. */
-        SERIALIZABLE("serializable", false);
+        SERIALIZABLE;
 
-        private final String text;
-        private final boolean realtime;
-
-        Model(final String text, final boolean realtime)
-        {
-            this.text = text;
-            this.realtime = realtime;
-        }
-
-        /** @return the model's name as reports print it. */
+        /** @return the model's name as reports print it: strict-serializable, serializable. */
         public String text()
         {
-            return text;
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** @return true when cycles through real-time order count. */
+        boolean realtime()
+        {
+            return this == STRICT_SERIALIZABLE;
         }
     }
 
@@ -80,20 +79,20 @@ public final class ElleChecker
         final VersionOrders orders = VersionOrders.of(transactions, findings);
         ReadAnomalies.find(transactions, writers, orders, findings);
         InternalConsistency.find(transactions, findings);
-        if (model.realtime)
+        if (model.realtime())
         {
             LostAppends.find(transactions, orders, findings);
         }
 
         final DependencyGraph.Builder builder = new DependencyGraph.Builder(transactions.count());
         DataDependencies.add(transactions, writers, orders, builder);
-        if (model.realtime)
+        if (model.realtime())
         {
             RealtimeDependencies.add(history, transactions, builder);
         }
         final DependencyGraph graph = builder.build();
         final CycleExplainer explainer = new CycleExplainer(transactions, orders, graph);
-        new CycleSearch(graph, transactions, model.realtime, EDGE_BUDGET)
+        new CycleSearch(graph, transactions, model.realtime(), EDGE_BUDGET)
             .search((anomaly, cycle) -> findings.add(anomaly, () -> explainer.witness(anomaly, cycle)));
         return new ElleResult(model, transactions.count(), findings.witnesses(), findings.counts());
     }

@@ -1,7 +1,5 @@
 package io.dkv.checker.elle;
 
-import org.agrona.collections.Object2IntHashMap;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,33 +8,33 @@ import java.util.Map;
 
 /**
  * The verdict on a list-append history: valid, or the anomalies found, each with a bounded number of witnesses.
+ *
+ * @param model               the consistency model checked against.
+ * @param transactionsChecked the number of transactions (operations with f txn) the history held.
+ * @param anomalies           the witnesses of each anomaly found, at most the checker's limit each, in the order of
+ *                            {@link AnomalyNames#ALL}.
+ * @param counts              how many times each anomaly was found (see {@link #count}), in the same order.
  */
-public final class ElleResult
+public record ElleResult(
+    ElleChecker.Model model,
+    int transactionsChecked,
+    Map<String, List<Witness>> anomalies,
+    Map<String, Integer> counts)
 {
-    private final ElleChecker.Model model;
-    private final int transactionsChecked;
-    private final Map<String, List<Witness>> anomalies;
-    private final Map<String, Integer> counts;
-
-    ElleResult(
-        final ElleChecker.Model model,
-        final int transactionsChecked,
-        final Map<String, List<Witness>> witnesses,
-        final Object2IntHashMap<String> counts)
+    /** Orders the anomalies counted as {@link AnomalyNames#ALL} does, each with its witnesses (none if not given). */
+    public ElleResult
     {
-        this.model = model;
-        this.transactionsChecked = transactionsChecked;
-        final Map<String, List<Witness>> anomalies = new LinkedHashMap<>();
+        final Map<String, List<Witness>> orderedAnomalies = new LinkedHashMap<>();
         final Map<String, Integer> orderedCounts = new LinkedHashMap<>();
         final List<String> names = new ArrayList<>(counts.keySet());
         names.sort((left, right) -> Integer.compare(AnomalyNames.rank(left), AnomalyNames.rank(right)));
         for (final String name : names)
         {
-            anomalies.put(name, List.copyOf(witnesses.getOrDefault(name, List.of())));
-            orderedCounts.put(name, counts.getValue(name));
+            orderedAnomalies.put(name, List.copyOf(anomalies.getOrDefault(name, List.of())));
+            orderedCounts.put(name, counts.get(name));
         }
-        this.anomalies = Collections.unmodifiableMap(anomalies);
-        this.counts = Collections.unmodifiableMap(orderedCounts);
+        anomalies = Collections.unmodifiableMap(orderedAnomalies);
+        counts = Collections.unmodifiableMap(orderedCounts);
     }
 
     /** @return true when no anomaly was found. */
@@ -53,12 +51,6 @@ public final class ElleResult
         return List.copyOf(anomalies.keySet());
     }
 
-    /** @return the witnesses of each anomaly found, at most the checker's limit each. */
-    public Map<String, List<Witness>> anomalies()
-    {
-        return anomalies;
-    }
-
     /**
      * @return how many times the anomaly was found, 0 if never: cycles count once per strongly connected component,
      * except a dependency against real time, which counts each time.
@@ -66,17 +58,6 @@ public final class ElleResult
     public int count(final String anomaly)
     {
         return counts.getOrDefault(anomaly, 0);
-    }
-
-    /** @return the number of transactions (operations with f txn) the history held. */
-    public int transactionsChecked()
-    {
-        return transactionsChecked;
-    }
-
-    public ElleChecker.Model model()
-    {
-        return model;
     }
 
     /** @return the verdict, then every anomaly with its witnesses, over several lines. */
