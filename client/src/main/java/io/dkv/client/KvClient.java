@@ -39,8 +39,12 @@ public final class KvClient implements AutoCloseable
 
     private final Raas[] lanes;
     private final KvClientContext context;
-    /** The memory nodes as each lane looked them up: a lane's connections use regions it looked up itself. */
+    /**
+     * The memory nodes as each lane looked them up (null: not read yet): a lane's connections use regions it looked
+     * up itself.
+     */
     private final MemoryNodeView[][] nodesByLane;
+    private final MemoryNodeAvailability availability;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
@@ -52,25 +56,18 @@ public final class KvClient implements AutoCloseable
         this.lanes = lanes;
         this.context = context;
         final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
+        this.availability = new MemoryNodeAvailability(ids, context);
+        // a node that cannot be read now is unavailable, not fatal: the keys of the others are served
         this.nodesByLane = new MemoryNodeView[lanes.length][ids.length];
-        final MemoryNodeView[] nodes = nodesByLane[0];
         for (int i = 0; i < ids.length; i++)
         {
             for (int lane = 0; lane < lanes.length; lane++)
             {
-                nodesByLane[lane][i] = MemoryNodeView.read(lanes[lane], ids[i]);
-            }
-            if (context.timeoutMs() >= nodes[i].graceMs)
-            {
-                throw new KvException("this client's operation timeout of " + context.timeoutMs() +
-                    " ms is not shorter than memory node " +
-                    ids[i] + "'s grace period of " + nodes[i].graceMs + " ms, after which it reuses replaced blocks");
-            }
-            if (context.durability() != Durability.NONE && !nodes[i].persistent)
-            {
-                throw new KvException("memory node " + ids[i] +
-                    " keeps nothing on disk (start it with a data directory), so durability " +
-                    context.durability().name().toLowerCase() + " cannot be had");
+                nodesByLane[lane][i] = availability.readAtConnect(lanes[lane], i);
+                if (nodesByLane[lane][i] == null)
+                {
+                    break;
+                }
             }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
@@ -107,7 +104,12 @@ public final class KvClient implements AutoCloseable
      * Reach the memory nodes the context names (or, when it names none, those the directory lists:
      * the MetaServer's membership) through {@code raas} (which stays the caller's).
      *
-     * @throws KvException when a node publishes no index the client can read.
+     * A node whose view cannot be read now (it is down) is unavailable: operations on its keys fail naming it,
+     * the others' keys are served, and its view is read again as operations on its keys come
+     * ({@link KvClientContext#unavailableRetryMs(int)}), so that its keys are served once it is back.
+     *
+     * @throws KvException when the membership cannot be read, or a node that was read cannot serve this client
+     * (its grace period is not longer than the client's timeout, or it keeps nothing on disk and durability is asked).
      */
     public static KvClient connect(final Raas raas, final KvClientContext context)
     {
@@ -491,7 +493,7 @@ public final class KvClient implements AutoCloseable
     private KvSession newSession()
     {
         final int lane = Math.floorMod(nextLane.getAndIncrement(), lanes.length);
-        final KvSession created = new KvSession(lanes[lane], context, nodesByLane[lane]);
+        final KvSession created = new KvSession(lanes[lane], context, availability, nodesByLane[lane]);
         synchronized (sessions)
         {
             sessions.add(created);

@@ -20,6 +20,13 @@ public final class KvClientConfiguration
     public static final String ASYNC_THREADS_PROP_NAME = "dkv.client.async.threads";
     public static final int ASYNC_THREADS_DEFAULT = 4;
 
+    /**
+     * How often the view of a memory node that could not be read is read again: meanwhile the operations on its keys
+     * fail at once, naming it. 0: at every operation on its keys.
+     */
+    public static final String UNAVAILABLE_RETRY_MS_PROP_NAME = "dkv.client.unavailable.retry.ms";
+    public static final int UNAVAILABLE_RETRY_MS_DEFAULT = 250;
+
     /** none, async or sync: see {@link Durability}. */
     public static final String DURABILITY_PROP_NAME = "dkv.client.durability";
     public static final String DURABILITY_DEFAULT = "none";

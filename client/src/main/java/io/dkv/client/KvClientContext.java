@@ -21,6 +21,7 @@ public final class KvClientContext
         .map(String::strip).filter(id -> !id.isEmpty()).mapToLong(Long::parseLong).toArray();
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
+    private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -50,6 +51,21 @@ public final class KvClientContext
     public KvClientContext timeoutMs(final int timeoutMs)
     {
         this.timeoutMs = timeoutMs;
+        return this;
+    }
+
+    public int unavailableRetryMs()
+    {
+        return unavailableRetryMs;
+    }
+
+    /**
+     * @param unavailableRetryMs how long the operations on the keys of a memory node that could not be read fail at
+     *                           once before its view is read again (0: every operation tries).
+     */
+    public KvClientContext unavailableRetryMs(final int unavailableRetryMs)
+    {
+        this.unavailableRetryMs = unavailableRetryMs;
         return this;
     }
 
@@ -128,6 +144,11 @@ public final class KvClientContext
             throw new IllegalArgumentException("memory nodes " + Arrays.toString(memoryNodes) + " name one node twice");
         }
         requirePositive("timeoutMs (" + TIMEOUT_MS_PROP_NAME + ")", timeoutMs);
+        if (unavailableRetryMs < 0)
+        {
+            throw new IllegalArgumentException("unavailableRetryMs (" + UNAVAILABLE_RETRY_MS_PROP_NAME +
+                ") must be 0 or more: " + unavailableRetryMs);
+        }
         requireClocks("a client", epochClock, nanoClock);
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         return this;

@@ -60,10 +60,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private final Raas raas;
     private final KvClientContext context;
+    /** Which nodes could not be read, shared by the client's threads: their keys fail at once, naming them. */
+    private final MemoryNodeAvailability availability;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
-    /** The nodes as this thread last read them: read again after a request to one failed (it may have restarted). */
+    /**
+     * The nodes as this thread last read them: read again after a request to one failed (it may have restarted);
+     * null for one never read (it was down).
+     */
     private final MemoryNodeView[] nodes;
     private final long[] nodeIds;
     private final Connection[] connections;
@@ -107,21 +112,27 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private long foundSlot;
     private long foundWord;
 
-    KvSession(final Raas raas, final KvClientContext context, final MemoryNodeView[] nodes)
+    /**
+     * @param nodes the nodes' views as the client read them when it connected; null for a node that could not be read.
+     */
+    KvSession(final Raas raas, final KvClientContext context, final MemoryNodeAvailability availability,
+        final MemoryNodeView[] nodes)
     {
         this.raas = raas;
         this.context = context;
+        this.availability = availability;
         this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
         this.nodes = nodes.clone();
         this.nodeIds = new long[nodes.length];
-        for (int i = 0; i < nodes.length; i++)
-        {
-            nodeIds[i] = nodes[i].nodeId;
-        }
         this.connections = new Connection[nodes.length];
         this.requestConnections = new Connection[nodes.length];
         this.stale = new boolean[nodes.length];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodeIds[i] = availability.nodeId(i);
+            stale[i] = nodes[i] == null;
+        }
         this.chunkOffset = new long[nodes.length];
         this.chunkUsed = new int[nodes.length];
         this.chunkLength = new int[nodes.length];
@@ -573,9 +584,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
     }
 
     /**
-     * A request to the node failed: it may have restarted with new regions, so read its view again
-     * and start over with new connections and chunks. While it stays unreachable this fails, and
-     * the next operation tries again.
+     * A request to the node failed, or its view could not be read: it may have restarted with new
+     * regions, so read its view again and start over with new connections and chunks. While it
+     * stays unreachable this fails at once, naming it, and a later operation tries again
+     * ({@link MemoryNodeAvailability}).
      */
     private void refresh(final int node)
     {
@@ -584,8 +596,22 @@ final class KvSession implements CompletionHandler, AutoCloseable
         chunkLength[node] = 0;
         chunkUsed[node] = 0;
         nextChunk[node] = FIRST_CHUNK;
-        nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+        nodes[node] = availability.readAgain(raas, node);
         stale[node] = false;
+    }
+
+    /** The node's directory changed (a split): read its view again; when that fails, the node's next use does. */
+    private void readDirectoryAgain(final int node)
+    {
+        try
+        {
+            nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+        }
+        catch (final KvException ex)
+        {
+            stale[node] = true;
+            throw ex;
+        }
     }
 
     private static void close(final Connection[] connections, final int node)
@@ -639,7 +665,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             }
             if (nanoClock.nanoTime() > deadline)
             {
-                throw new KvException("memory node " + nodes[node].nodeId + " kept the key's buckets " +
+                throw new KvException("memory node " + nodeIds[node] + " kept the key's buckets " +
                     (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() +
                     " ms");
             }
@@ -651,7 +677,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             else
             {
                 // the subtable split since this thread read the directory
-                nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+                readDirectoryAgain(node);
             }
         }
     }
@@ -755,7 +781,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     {
                         generation++;
                         stale[node] = true;
-                        throw new KvException("memory node " + nodes[node].nodeId + " did not answer within " +
+                        throw new KvException("memory node " + nodeIds[node] + " did not answer within " +
                             context.timeoutMs() + " ms");
                     }
                 }
@@ -764,7 +790,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         if (failure != RaasStatus.SUCCESS)
         {
             stale[node] = true;
-            throw new KvException("reading the index of memory node " + nodes[node].nodeId + " failed: " +
+            throw new KvException("reading the index of memory node " + nodeIds[node] + " failed: " +
                 RaasStatus.describe(failure));
         }
     }
@@ -984,7 +1010,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private void allocateChunk(final int node, final int needed)
     {
-        final long nodeId = nodes[node].nodeId;
+        final long nodeId = nodeIds[node];
         if (chunkLength[node] > 0)
         {
             // no more blocks go into the full one: the node takes it back once no slot points into it
@@ -1030,15 +1056,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             throw new KvException(String.format("memory node %d has no free slot in either candidate bucket of key " +
                 "%s (%d slots each) and its index cannot split further (it is at its largest directory): give the " +
-                "node more index groups or a deeper directory", nodes[node].nodeId, describe(key),
+                "node more index groups or a deeper directory", nodeIds[node], describe(key),
                 IndexLayout.SLOTS_PER_COMBINED_BUCKET));
         }
         if (status != MemoryNodeProtocol.OK)
         {
-            throw new KvException("memory node " + nodes[node].nodeId + " refused to split a subtable (status " +
+            throw new KvException("memory node " + nodeIds[node] + " refused to split a subtable (status " +
                 status + ")");
         }
-        nodes[node] = MemoryNodeView.read(raas, nodeIds[node]);
+        readDirectoryAgain(node);
     }
 
     /**
@@ -1057,7 +1083,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             sync, "the key on disk");
         if (status != MemoryNodeProtocol.OK)
         {
-            throw new KvException("memory node " + nodes[node].nodeId + " did not write the key to disk (status " +
+            throw new KvException("memory node " + nodeIds[node] + " did not write the key to disk (status " +
                 status + ")" +
                 (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
         }
@@ -1072,7 +1098,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private int request(
         final int node, final int type, final int argument, final long block, final boolean answered, final String what)
     {
-        final long nodeId = nodes[node].nodeId;
+        final long nodeId = nodeIds[node];
         try
         {
             Connection connection = requestConnections[node];
@@ -1125,7 +1151,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             try
             {
-                connection = raas.open(nodes[node].nodeId, this);
+                connection = raas.open(nodeIds[node], this);
             }
             catch (final RaasException ex)
             {
@@ -1139,7 +1165,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private KvException unreachable(final int node, final RaasException cause)
     {
         stale[node] = true;
-        return new KvException("memory node " + nodes[node].nodeId + ": " + cause.getMessage(), cause);
+        return new KvException("memory node " + nodeIds[node] + ": " + cause.getMessage(), cause);
     }
 
     /**
@@ -1151,7 +1177,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         if (nanoClock.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
         {
-            throw new KvException("reading key " + describe(key) + " on memory node " + nodes[node].nodeId +
+            throw new KvException("reading key " + describe(key) + " on memory node " + nodeIds[node] +
                 " took longer than " + context.timeoutMs() +
                 " ms: what it read may have been reused, so it is not answered");
         }
@@ -1159,13 +1185,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private KvException brokenBlock(final int node, final long offset)
     {
-        return new KvException("the block at heap offset " + offset + " of memory node " + nodes[node].nodeId +
+        return new KvException("the block at heap offset " + offset + " of memory node " + nodeIds[node] +
             " is not whole (checksum or lengths): the heap is damaged");
     }
 
     private KvException retriesExhausted(final String operation, final int node, final byte[] key)
     {
-        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodes[node].nodeId +
+        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodeIds[node] +
             " lost " + context.maxRetries() + " races in a row");
     }
 

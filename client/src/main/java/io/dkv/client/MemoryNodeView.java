@@ -13,7 +13,8 @@ import java.nio.ByteOrder;
 
 /**
  * A memory node as a client sees it: its index and heap regions and the index's geometry, read
- * once when the client starts. Shared by the client's threads; never changed.
+ * when the client starts, and again by a thread after the node split a subtable, failed a request
+ * or could not be read. Never changed: a new reading is a new view.
  */
 final class MemoryNodeView
 {

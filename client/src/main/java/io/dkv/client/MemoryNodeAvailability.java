@@ -1,0 +1,137 @@
+package io.dkv.client;
+
+import io.dkv.raas.Raas;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Which of a client's memory nodes could not be read, why, and when to try again, shared by the
+ * client's threads: a node that is down fails the operations on its keys at once, naming it, and
+ * only the keys it holds, while its view is read again at most once per retry interval (by whichever
+ * thread comes first), so that a dead node costs neither a timeout per operation nor the other nodes'
+ * keys. A node whose view is read is checked against what the client needs of it (grace period,
+ * persistence) before any operation uses it.
+ */
+final class MemoryNodeAvailability
+{
+    private final long[] nodeIds;
+    private final KvClientContext context;
+    private final NanoClock nanoClock;
+    private final long retryIntervalNanos;
+    /** Per node: why its view could not be read last, or null while it is available. */
+    private final AtomicReferenceArray<KvException> causes;
+    /** Per node: the nano time from which its view may be read again. */
+    private final AtomicLongArray retryAt;
+
+    MemoryNodeAvailability(final long[] nodeIds, final KvClientContext context)
+    {
+        this.nodeIds = nodeIds.clone();
+        this.context = context;
+        this.nanoClock = context.nanoClock();
+        this.retryIntervalNanos = context.unavailableRetryMs() * 1_000_000L;
+        this.causes = new AtomicReferenceArray<>(nodeIds.length);
+        this.retryAt = new AtomicLongArray(nodeIds.length);
+    }
+
+    long nodeId(final int node)
+    {
+        return nodeIds[node];
+    }
+
+    /**
+     * Read the node's view as the client connects.
+     *
+     * @return the view, or null when it could not be read: the node is unavailable, with the cause kept.
+     * @throws KvException when the node was read but this client cannot use it (its grace period, its disk).
+     */
+    MemoryNodeView readAtConnect(final Raas raas, final int node)
+    {
+        final MemoryNodeView view;
+        try
+        {
+            view = MemoryNodeView.read(raas, nodeIds[node]);
+        }
+        catch (final KvException ex)
+        {
+            failed(node, ex);
+            return null;
+        }
+        return usable(view, node);
+    }
+
+    /**
+     * Read the node's view again (a request to it failed, or it was unavailable): at once when it was
+     * available, else only once the retry interval has passed since the last try.
+     *
+     * @throws KvException naming the node when it is unavailable, or cannot be used by this client.
+     */
+    MemoryNodeView readAgain(final Raas raas, final int node)
+    {
+        final KvException cause = causes.get(node);
+        if (cause != null)
+        {
+            final long now = nanoClock.nanoTime();
+            final long at = retryAt.get(node);
+            if (now - at < 0 || !retryAt.compareAndSet(node, at, now + retryIntervalNanos))
+            {
+                // tried lately, or another thread tries now: fail without waiting on the node
+                throw unavailable(node, cause);
+            }
+        }
+        final MemoryNodeView view;
+        try
+        {
+            view = MemoryNodeView.read(raas, nodeIds[node]);
+        }
+        catch (final KvException ex)
+        {
+            failed(node, ex);
+            throw unavailable(node, ex);
+        }
+        return usable(view, node);
+    }
+
+    private MemoryNodeView usable(final MemoryNodeView view, final int node)
+    {
+        try
+        {
+            requireUsable(view);
+        }
+        catch (final KvException ex)
+        {
+            failed(node, ex);
+            throw ex;
+        }
+        causes.set(node, null);
+        return view;
+    }
+
+    private void failed(final int node, final KvException cause)
+    {
+        retryAt.set(node, nanoClock.nanoTime() + retryIntervalNanos);
+        causes.set(node, cause);
+    }
+
+    private void requireUsable(final MemoryNodeView view)
+    {
+        if (context.timeoutMs() >= view.graceMs)
+        {
+            throw new KvException("this client's operation timeout of " + context.timeoutMs() +
+                " ms is not shorter than memory node " + view.nodeId + "'s grace period of " + view.graceMs +
+                " ms, after which it reuses replaced blocks");
+        }
+        if (context.durability() != Durability.NONE && !view.persistent)
+        {
+            throw new KvException("memory node " + view.nodeId +
+                " keeps nothing on disk (start it with a data directory), so durability " +
+                context.durability().name().toLowerCase() + " cannot be had");
+        }
+    }
+
+    private KvException unavailable(final int node, final KvException cause)
+    {
+        return new KvException("memory node " + nodeIds[node] + " is unavailable: " + cause.getMessage(), cause);
+    }
+}
