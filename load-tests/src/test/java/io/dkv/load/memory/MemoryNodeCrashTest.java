@@ -60,7 +60,9 @@ class MemoryNodeCrashTest
             new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(CLIENT_NODE).timeoutMs(2_000);
         try (Raas raas = Raas.embedded(context, MetaDirectory.of(secret, MetaEndpoint.parse(endpoint)));
             KvClient client = KvClient.connect(raas,
-                new KvClientContext().memoryNodes(MEMORY_NODE).durability(Durability.SYNC).timeoutMs(2_000)))
+                new KvClientContext().memoryNodes(MEMORY_NODE).durability(Durability.SYNC).timeoutMs(2_000)
+                    // reads the node anew at each put: how soon after its restart the puts succeed is not in question
+                    .unavailableRetryMs(0)))
         {
             int written = 0;
             for (; written < 1_500; written++)
