@@ -132,6 +132,10 @@ final class MemoryNodeAvailability
 
     private KvException unavailable(final int node, final KvException cause)
     {
-        return new KvException("memory node " + nodeIds[node] + " is unavailable: " + cause.getMessage(), cause);
+        final String name = "memory node " + nodeIds[node];
+        final String why = cause.getMessage();
+        // the cause names the node too: said once, "memory node 101 is unavailable: it publishes no index ..."
+        return new KvException(name + " is unavailable: " +
+            (why != null && why.startsWith(name + " ") ? "it " + why.substring(name.length() + 1) : why), cause);
     }
 }
