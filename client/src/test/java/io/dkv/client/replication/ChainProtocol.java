@@ -12,9 +12,10 @@ import java.util.List;
  * (settled), CAS the tail from it: the one writer that wins goes on, a loser tries again from the READs. The winner
  * CASes the remaining live replicas one by one toward the head and answers ok once the head holds its write. A
  * snapshot that is not settled shows a write in flight: read again, or, when its writer crashed (its lease or
- * operation deadline passed), roll its write forward one replica toward the head first. A CAS that fails in the
- * chain means the tail this writer won has died and another writer won the new tail: the write is on no live
- * replica, so it tries again (or reports failure: it took no effect). A get READs the head's slot.
+ * operation deadline passed), roll its write forward one replica toward the head first. The READs land in any
+ * order, yet a CAS in the chain cannot fail while the tail this writer won is live (the walk would stop on it).
+ * Once that tail has died, another writer may have won the new tail: then the write is on no live replica, so it
+ * tries again (or reports failure: it took no effect). A get READs the head's slot.
  */
 final class ChainProtocol
 {
@@ -84,10 +85,20 @@ final class ChainProtocol
             }
             case ModelState.READ_SLOTS ->
             {
-                next.read(writer, aux, state.live(aux) ? state.slot(aux) : ModelState.UNREAD);
-                next.pc(writer, aux + 1 < state.replicas() ? ModelState.READ_SLOTS : ModelState.DECIDE,
-                    aux + 1 < state.replicas() ? aux + 1 : 0);
-                steps.add(new Step(who + "READs replica " + aux + "'s slot: " + state.slot(aux), next));
+                // the READs go out in one batch: they land in any order
+                final int all = (1 << state.replicas()) - 1;
+                for (int i = 0; i < state.replicas(); i++)
+                {
+                    if ((aux & (1 << i)) != 0)
+                    {
+                        continue;
+                    }
+                    final ModelState read = state.copy();
+                    read.read(writer, i, state.live(i) ? state.slot(i) : ModelState.UNREAD);
+                    final int done = aux | (1 << i);
+                    read.pc(writer, done == all ? ModelState.DECIDE : ModelState.READ_SLOTS, done == all ? 0 : done);
+                    steps.add(new Step(who + "READs replica " + i + "'s slot: " + state.slot(i), read));
+                }
             }
             case ModelState.DECIDE -> decide(state, writer, next, steps);
             case ModelState.CHAIN -> chain(state, writer, next, steps);
@@ -109,6 +120,7 @@ final class ChainProtocol
             {
                 next.slot(tail, writer);
                 next.wonTail(writer);
+                next.tailWon(writer, tail);
                 next.pc(writer, ModelState.CHAIN, tail);
                 if (state.scope.variant() == Variant.ACK_AT_TAIL)
                 {
@@ -220,6 +232,14 @@ final class ChainProtocol
             next.slot(target, writer);
             next.pc(writer, ModelState.CHAIN, target);
             steps.add(new Step(who + "CASes replica " + target + " " + expected + " -> " + writer, next));
+        }
+        else if (state.live(state.tailWon(writer)))
+        {
+            // a write that changed the replica since it was read would have won the tail first, and the READ of the
+            // tail, current when this writer's tail CAS succeeded, would have shown it: the snapshot was not settled
+            throw new IllegalStateException("W" + writer + "'s CAS of replica " + target + " from " + expected +
+                " failed on " + state.slot(target) + " while the tail it won, replica " + state.tailWon(writer) +
+                ", is live " + state.replicasToString());
         }
         else
         {

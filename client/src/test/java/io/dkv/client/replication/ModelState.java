@@ -20,7 +20,8 @@ final class ModelState
     static final int CHAIN = 4;
     static final int DONE = 5;
 
-    // per writer: pc, aux (the replica a phase is at), attempts used, crashed, tail-win order, then the words read
+    // per writer: pc, aux (the replica a phase is at, or those read), attempts used, crashed, tail-win order,
+    // a late CAS, the tail it won, then the words read
     private static final int PC = 0;
     private static final int AUX = 1;
     private static final int ATTEMPTS = 2;
@@ -30,7 +31,8 @@ final class ModelState
     private static final int LATE_EXPECTED = 6;
     private static final int LATE_DESIRED = 7;
     private static final int LATE_WINS_TAIL = 8;
-    private static final int READ = 9;
+    private static final int TAIL_WON = 9;
+    private static final int READ = 10;
 
     final Scope scope;
     final int[] v;
@@ -267,6 +269,17 @@ final class ModelState
         v[w(writer, WIN_ORDER)] = ++v[3 * r + 2];
     }
 
+    /** @return the replica whose slot the writer won as the tail in its current attempt. */
+    int tailWon(final int writer)
+    {
+        return v[w(writer, TAIL_WON)];
+    }
+
+    void tailWon(final int writer, final int replica)
+    {
+        v[w(writer, TAIL_WON)] = replica;
+    }
+
     int read(final int writer, final int replica)
     {
         return v[w(writer, READ) + replica];
@@ -290,6 +303,7 @@ final class ModelState
     {
         pc(writer, DONE, 0);
         attempts(writer, 0);
+        tailWon(writer, 0);
         clearRead(writer);
     }
 
