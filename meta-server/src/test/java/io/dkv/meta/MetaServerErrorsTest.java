@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Given the host's error directory, a MetaServer keeps its service agent's errors in {@code meta-server-<id>} there,
- * where {@code ./dkv meta --errors} reads them while it runs and after it stopped; with none recorded it leaves no file.
+ * where {@code ./dkv meta --errors} reads them while it runs and after it stopped; with none recorded it leaves no
+ * file.
  */
 class MetaServerErrorsTest
 {

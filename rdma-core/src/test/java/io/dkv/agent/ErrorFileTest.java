@@ -63,7 +63,8 @@ class ErrorFileTest
         assertTrue(Files.exists(file.file()));
         file.close();
         assertFalse(Files.exists(file.file()));
-        final IllegalStateException none = assertThrows(IllegalStateException.class, () -> ErrorFile.report(file.file()));
+        final IllegalStateException none =
+            assertThrows(IllegalStateException.class, () -> ErrorFile.report(file.file()));
         assertEquals("no error file " + file.file() + ": no such agent runs on this host, nor left errors",
             none.getMessage());
         assertEquals("no meta-server-* error files in " + directory + ": none runs on this host, nor left errors\n",

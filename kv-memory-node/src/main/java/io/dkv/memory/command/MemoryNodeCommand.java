@@ -118,8 +118,14 @@ public final class MemoryNodeCommand implements Callable<Integer>
         try
         {
             node = MemoryNode.start(raas,
-                new MemoryNodeContext().epochClock(context.epochClock()).nanoClock(context.nanoClock()).indexGroups(indexGroups).chunkBytes(chunkBytes).heapChunks(heapChunks)
-                .dataDir(dataDir).errorDirectory(errorDirectory));
+                new MemoryNodeContext()
+                    .epochClock(context.epochClock())
+                    .nanoClock(context.nanoClock())
+                    .indexGroups(indexGroups)
+                    .chunkBytes(chunkBytes)
+                    .heapChunks(heapChunks)
+                    .dataDir(dataDir)
+                    .errorDirectory(errorDirectory));
         }
         catch (final RuntimeException ex)
         {
