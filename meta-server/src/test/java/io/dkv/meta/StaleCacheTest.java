@@ -101,6 +101,12 @@ class StaleCacheTest
                 assertEquals("second incarnation of node 2", read(reader.open(2, null), current));
                 assertEquals("second incarnation of node 2", read(connection, current),
                     "the old connection follows it too");
+                // now that the connection goes to the new incarnation, whose keys may be numbered as the old one's were
+                final RaasException stillStale = assertThrows(RaasException.class, () -> read(connection, stale),
+                    "a region of the old incarnation is refused at the new one too");
+                assertTrue(stillStale.getMessage().contains("refused: the region is of incarnation " +
+                    stale.nodeEpoch() + " of node 2, which is now at incarnation " + current.nodeEpoch()),
+                    stillStale.getMessage());
             }
         }
     }

@@ -235,6 +235,15 @@ final class DriverConnection implements Connection
             throw new RaasException(describe(opcode.name(), region, offset, length) +
                 " refused: the connection goes to node " + route.node.id());
         }
+        // a region of an earlier incarnation of the node: its rkey and address may name memory of the new one (a
+        // software device numbers its keys alike each time it starts), so it is refused before it is sent there
+        final long nodeEpoch = route().node.epoch();
+        if (region.nodeEpoch() != 0 && nodeEpoch != 0 && region.nodeEpoch() != nodeEpoch)
+        {
+            throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: the region is of " +
+                "incarnation " + region.nodeEpoch() + " of node " + region.nodeId() + ", which is now at incarnation " +
+                nodeEpoch + " (look the region up again)");
+        }
         if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
         {
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: local buffer of " +
