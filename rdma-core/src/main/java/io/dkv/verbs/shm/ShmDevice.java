@@ -13,6 +13,7 @@ import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.BitUtil;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -58,7 +59,9 @@ public final class ShmDevice extends SoftDevice
         {
             throw new VerbsException("cannot create shm root " + root + ": " + ex, ex);
         }
-        sweepInBackground(root, context.epochClock());
+        // file times are stamped by the host in real time: a device's own clock (a test's, or a skewed one) would
+        // judge every directory of the host dead or none
+        sweepInBackground(root, SystemEpochClock.INSTANCE);
         long id;
         Path dir;
         while (true)
@@ -138,7 +141,7 @@ public final class ShmDevice extends SoftDevice
     /**
      * Remove the directories of devices whose process is gone (killed before it could clean up).
      *
-     * @param clock the device's clock: a directory with no control file is judged by its age on it.
+     * @param clock the host's real-time clock: a directory with no control file is judged by its file time on it.
      */
     private static void sweepDeadDevices(final Path root, final EpochClock clock)
     {
