@@ -112,10 +112,12 @@ class LettuceClientTest
     @Test
     void aWrongOrMissingPasswordFailsTheConnectWithRedissError()
     {
-        assertTrue(causes(assertThrows(RedisConnectionException.class,
-            () -> client.connect(uri(store.port(), "wrong")).close())).contains("WRONGPASS"));
-        assertTrue(causes(assertThrows(RedisConnectionException.class,
-            () -> client.connect(uri(store.port(), null)).close())).contains("NOAUTH"));
+        final String wrong = causes(assertThrows(RedisConnectionException.class,
+            () -> client.connect(uri(store.port(), "wrong")).close()));
+        assertTrue(wrong.contains("WRONGPASS"), wrong);
+        final String missing = causes(assertThrows(RedisConnectionException.class,
+            () -> client.connect(uri(store.port(), null)).close()));
+        assertTrue(missing.contains("NOAUTH"), missing);
     }
 
     @Test

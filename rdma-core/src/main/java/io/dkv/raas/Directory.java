@@ -38,6 +38,17 @@ public interface Directory
     }
 
     /**
+     * @return the memory tier's members, their states and the replica count, read anew (a client
+     * asks after a request to a memory node failed, and now and then). A directory that keeps no
+     * states lists its memory nodes, each live, with one copy of each key.
+     * @throws UnsupportedOperationException when this directory cannot list its nodes.
+     */
+    default Membership membership()
+    {
+        return Membership.allLive(0, 1, nodes(NodeRecord.ROLE_MEMORY));
+    }
+
+    /**
      * @return the region published under that name, or null.
      */
     RemoteRegion region(String name);

@@ -80,6 +80,13 @@ public interface Raas extends AutoCloseable
      */
     List<NodeRecord> nodes(int role);
 
+    /**
+     * @return the memory tier's members, their states and the replica count, as the directory keeps
+     * them ({@link Directory#membership()}), read anew.
+     * @throws RaasException when the directory cannot list nodes.
+     */
+    Membership membership();
+
     /** @return the region published under {@code name}. */
     RemoteRegion lookup(String name);
 

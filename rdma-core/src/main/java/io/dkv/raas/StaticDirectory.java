@@ -12,6 +12,8 @@ public final class StaticDirectory implements Directory
 {
     private final Map<Long, NodeRecord> nodes = new ConcurrentHashMap<>();
     private final Map<String, RemoteRegion> regions = new ConcurrentHashMap<>();
+    /** Set by {@link #membership(Membership)}; null: the memory nodes registered, each live, one copy of a key. */
+    private volatile Membership membership;
 
     public NodeRecord node(final long nodeId)
     {
@@ -45,6 +47,19 @@ public final class StaticDirectory implements Directory
 
     public void invalidate(final long nodeId)
     {
+    }
+
+    public Membership membership()
+    {
+        final Membership set = membership;
+        return set != null ? set : Directory.super.membership();
+    }
+
+    /** Keep this membership from now on, as a MetaServer would: the members, their states and the replica count. */
+    public StaticDirectory membership(final Membership membership)
+    {
+        this.membership = membership;
+        return this;
     }
 
     /** Forget a node entirely (it left). */

@@ -4,6 +4,7 @@ import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Listener;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -211,6 +212,12 @@ public final class AttachedRaas implements Raas
     {
         throw new RaasException("a client attached to driver '" + driverName + "' cannot list nodes yet: give it the " +
             "nodes' ids");
+    }
+
+    public Membership membership()
+    {
+        throw new RaasException("a client attached to driver '" + driverName + "' cannot read the membership yet: " +
+            "give it the nodes' ids");
     }
 
     public RemoteRegion lookup(final String name)

@@ -8,6 +8,7 @@ import io.dkv.raas.ControlHeader;
 import io.dkv.raas.Directory;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Listener;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -255,6 +256,19 @@ public final class RaasDriver implements Raas
         try
         {
             return directory.nodes(role);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            throw new RaasException(ex.getMessage(), ex);
+        }
+    }
+
+    public Membership membership()
+    {
+        requireOpen();
+        try
+        {
+            return directory.membership();
         }
         catch (final UnsupportedOperationException ex)
         {

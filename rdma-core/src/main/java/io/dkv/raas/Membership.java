@@ -1,0 +1,122 @@
+package io.dkv.raas;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The memory tier's members as the directory keeps them: which memory nodes hold keys, in which
+ * state each is, and on how many of them each key lives. Keys are placed over the members, not
+ * over who is up: a member that is down keeps its place, and the copies on the others serve its
+ * keys; only a member joining or leaving the list moves keys.
+ *
+ * @param epoch     bumped by every change of the list, of a member's state or of the replica count.
+ * @param replicas  copies of each key the cluster keeps (its replication factor), at least 1; a key
+ *                  lives on {@code min(replicas, members)} members.
+ * @param memberIds the members, in no particular order.
+ * @param states    each member's state, {@link #LIVE}, {@link #JOINING}, {@link #DOWN} or {@link #LEAVING}.
+ */
+public record Membership(long epoch, int replicas, long[] memberIds, int[] states)
+{
+    /** Serves reads and takes writes. */
+    public static final int LIVE = 1;
+    /** Back from a failure, or new: being filled with copies; not read until the directory says it is live. */
+    public static final int JOINING = 2;
+    /** Its lease ran out: declared gone, so nobody reads or changes its memory any more; it keeps its place. */
+    public static final int DOWN = 3;
+    /** Being drained: still live, its keys moving to the members that take its place. */
+    public static final int LEAVING = 4;
+
+    public Membership
+    {
+        if (replicas < 1)
+        {
+            throw new IllegalArgumentException("a cluster keeps at least 1 copy of each key: replicas=" + replicas);
+        }
+        if (memberIds.length != states.length)
+        {
+            throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states");
+        }
+        memberIds = memberIds.clone();
+        states = states.clone();
+    }
+
+    /**
+     * @return a membership of these nodes, every one live: what a directory that keeps no states
+     * (a fixed list) says.
+     */
+    public static Membership allLive(final long epoch, final int replicas, final List<NodeRecord> nodes)
+    {
+        final long[] ids = new long[nodes.size()];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = nodes.get(i).id();
+        }
+        final int[] states = new int[ids.length];
+        Arrays.fill(states, LIVE);
+        return new Membership(epoch, replicas, ids, states);
+    }
+
+    /** @return the member's state, or 0 when the node is not a member. */
+    public int state(final long nodeId)
+    {
+        for (int i = 0; i < memberIds.length; i++)
+        {
+            if (memberIds[i] == nodeId)
+            {
+                return states[i];
+            }
+        }
+        return 0;
+    }
+
+    /** @return true when the node is a member whose copies are read: live, or leaving but not gone yet. */
+    public boolean serves(final long nodeId)
+    {
+        final int state = state(nodeId);
+        return state == LIVE || state == LEAVING;
+    }
+
+    public long[] memberIds()
+    {
+        return memberIds.clone();
+    }
+
+    public int[] states()
+    {
+        return states.clone();
+    }
+
+    public static String stateName(final int state)
+    {
+        return switch (state)
+        {
+            case LIVE -> "live";
+            case JOINING -> "joining";
+            case DOWN -> "down";
+            case LEAVING -> "leaving";
+            default -> "state-" + state;
+        };
+    }
+
+    public boolean equals(final Object other)
+    {
+        return other instanceof Membership that && epoch == that.epoch && replicas == that.replicas &&
+            Arrays.equals(memberIds, that.memberIds) && Arrays.equals(states, that.states);
+    }
+
+    public int hashCode()
+    {
+        return Long.hashCode(epoch) * 31 + Arrays.hashCode(memberIds);
+    }
+
+    public String toString()
+    {
+        final StringBuilder text = new StringBuilder("membership{epoch=").append(epoch).append(", replicas=")
+            .append(replicas).append(", members=[");
+        for (int i = 0; i < memberIds.length; i++)
+        {
+            text.append(i == 0 ? "" : ", ").append(memberIds[i]).append(' ').append(stateName(states[i]));
+        }
+        return text.append("]}").toString();
+    }
+}
