@@ -3,10 +3,12 @@ package io.dkv.meta;
 import io.dkv.agent.ErrorFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaRpcDescriptor;
@@ -56,6 +58,7 @@ public final class MetaServer implements AutoCloseable
     private final RemoteRegion tables;
     private final RequestHandler handler;
     private final PeerLink peer;
+    private final MetaService service;
     private final AgentRunner runner;
     /** The service agent's errors: counted and kept, in a file other processes read when the context names one. */
     private final ErrorFile errorFile;
@@ -85,7 +88,7 @@ public final class MetaServer implements AutoCloseable
             final long servingSince = context.epochClock().time();
             createdState = new MetaState(context.nodeId(), store, servingSince * 1000);
             state = createdState;
-            state.load(servingSince, context.leaseMs());
+            state.load(servingSince, context.leaseMs(), context.replicas());
 
             startedRaas = Raas.embedded(driverContext(), new ServerDirectory(state, context.peer()));
             raas = startedRaas;
@@ -105,8 +108,7 @@ public final class MetaServer implements AutoCloseable
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
-            final MetaService service =
-                new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
+            service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
             runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, service);
             AgentRunner.startOnThread(runner);
             endpoint = MetaEndpoint.of(raas.self());
@@ -135,6 +137,7 @@ public final class MetaServer implements AutoCloseable
         try
         {
             server.awaitCatchUp();
+            server.settleReplicas();
             server.writeEndpoint();
         }
         catch (final RuntimeException ex)
@@ -208,6 +211,32 @@ public final class MetaServer implements AutoCloseable
         }
     }
 
+    /**
+     * A replica count named at start changes the kept one; applied after the peer's state was taken (which carries
+     * the peer's count), by the service's thread so that the peer gets it too.
+     */
+    private void settleReplicas()
+    {
+        if (!context.replicasNamed())
+        {
+            return;
+        }
+        service.replicas(context.replicas());
+        // the service's thread turns all the time: it applies the count on its next turn
+        while (!service.replicasSettled() && !runner.isClosed())
+        {
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     private void writeEndpoint()
     {
         final Path file = context.dataDir().resolve(ENDPOINT_FILE);
@@ -245,6 +274,18 @@ public final class MetaServer implements AutoCloseable
     public long epoch()
     {
         return state.epoch();
+    }
+
+    /** @return the memory tier's membership as this server holds it. */
+    public Membership membership()
+    {
+        return state.membership().toMembership();
+    }
+
+    /** @return the membership with each member's incarnation, as this server holds it. */
+    public MembershipRecord membershipRecord()
+    {
+        return state.membership();
     }
 
     /** @return the node's record as this server holds it, or null. */

@@ -52,6 +52,17 @@ public final class MetaServerConfiguration
     public static final String IDLE_CONNECTION_MS_PROP_NAME = "dkv.meta.server.idle.connection.ms";
     public static final int IDLE_CONNECTION_MS_DEFAULT = 120_000;
 
+    /**
+     * Copies of each key the cluster keeps on its memory nodes (a key lives on min(replicas, members) of them). Kept
+     * in the store: the first start of a store takes this value; a later start changes it only when it is named (this
+     * property set, or {@code --replicas}). The default becomes 2 once re-replication onto a returning member is
+     * built; until then a member back from down has no one to refill its copies.
+     */
+    public static final String REPLICAS_PROP_NAME = "dkv.meta.replicas";
+    public static final int REPLICAS_DEFAULT = 1;
+    /** Most copies of a key: each write waits for every live copy. */
+    public static final int REPLICAS_MAX = 7;
+
     /** How the MetaServer's agent waits for RPCs ({@link io.dkv.agent.IdleStrategies}): backing off to parking. */
     public static final String IDLE_STRATEGY_PROP_NAME = "dkv.meta.idle.strategy";
     public static final String IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;

@@ -47,6 +47,8 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     private int catchUpTimeoutMs = intProperty(CATCH_UP_TIMEOUT_MS_PROP_NAME, CATCH_UP_TIMEOUT_MS_DEFAULT);
     private int idleConnectionMs = intProperty(IDLE_CONNECTION_MS_PROP_NAME, IDLE_CONNECTION_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
+    private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
+    private boolean replicasNamed = System.getProperty(REPLICAS_PROP_NAME) != null;
     private Path errorDirectory;
 
     public MetaServerContext()
@@ -85,6 +87,7 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
         requireRange("peerRetryMs", peerRetryMs, 1, 600_000);
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
+        requireRange("replicas", replicas, 1, REPLICAS_MAX);
         concludeAuthentication("a MetaServer");
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
@@ -240,6 +243,32 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     {
         this.idleConnectionMs = idleConnectionMs;
         return this;
+    }
+
+    /** @return copies of each key the cluster keeps; see {@link MetaServerConfiguration#REPLICAS_PROP_NAME}. */
+    public int replicas()
+    {
+        return replicas;
+    }
+
+    /**
+     * @param replicas copies of each key, 1 to {@value MetaServerConfiguration#REPLICAS_MAX}: kept at the store's first
+     *                 start, and a change of the kept count at a later one.
+     */
+    public MetaServerContext replicas(final int replicas)
+    {
+        this.replicas = replicas;
+        this.replicasNamed = true;
+        return this;
+    }
+
+    /**
+     * @return true when the replica count was named (its property set, or {@link #replicas(int)} called): a start
+     * then changes the count the store keeps; otherwise it keeps it.
+     */
+    public boolean replicasNamed()
+    {
+        return replicasNamed;
     }
 
     /** @return where the server keeps its error file for other processes to read; null keeps errors in memory. */

@@ -6,6 +6,7 @@ import io.dkv.raas.Listener;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.ReceivedMessage;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import org.agrona.concurrent.Agent;
@@ -58,6 +59,9 @@ final class MetaService implements Agent
     private final List<Inbound> inbound = new ArrayList<>();
     private final MetaMessageWriter removal = new MetaMessageWriter();
     private final MemorySegment removalBuffer;
+    /** A replica count the operator named at start, for this thread to apply and forward; 0 for none. */
+    private volatile int replicasWanted;
+    private volatile boolean replicasSettled = true;
     private long nextLeaseCheckNanos;
 
     MetaService(
@@ -77,7 +81,7 @@ final class MetaService implements Agent
         this.nanoClock = context.nanoClock();
         this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
-        this.removalBuffer = raas.allocateBuffer(128);
+        this.removalBuffer = raas.allocateBuffer(4096);
     }
 
     public String roleName()
@@ -116,7 +120,46 @@ final class MetaService implements Agent
             nextLeaseCheckNanos = now + leaseCheckNanos;
             work += expireLeases();
         }
+        if (!replicasSettled)
+        {
+            work += applyReplicas();
+        }
         return work;
+    }
+
+    /**
+     * Have this thread set the replica count, and forward it to the peer like any write (so after the
+     * peer's state was taken at start, the count the operator named still wins).
+     */
+    void replicas(final int replicas)
+    {
+        replicasWanted = replicas;
+        replicasSettled = false;
+    }
+
+    /** @return true once the count asked for by {@link #replicas(int)} is applied. */
+    boolean replicasSettled()
+    {
+        return replicasSettled;
+    }
+
+    private int applyReplicas()
+    {
+        final int before = state.membership().replicas();
+        if (state.replicas(replicasWanted))
+        {
+            System.err.println("MetaServer " + raas.self().id() + ": replicas " + before + " -> " + replicasWanted +
+                " (membership epoch " + state.membership().epoch() + ")");
+            if (peer != null)
+            {
+                final int length = removal.wrap(removalBuffer)
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_MEMBERS, (short)0, 0)
+                    .putMembership(state.replicasChange()).finish();
+                peer.forward(removalBuffer, length, status -> { });
+            }
+        }
+        replicasSettled = true;
+        return 1;
     }
 
     private int serve(final Inbound in, final long now)
@@ -193,9 +236,14 @@ final class MetaService implements Agent
         {
             if (peer != null)
             {
-                final int length = removal.wrap(removalBuffer)
-                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(nodeId).finish();
-                peer.forward(removalBuffer, length, status -> { });
+                final MetaMessageWriter forwarded = removal.wrap(removalBuffer)
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(nodeId);
+                final MembershipRecord change = state.memberChange(nodeId);
+                if (change != null)
+                {
+                    forwarded.putMembership(change);
+                }
+                peer.forward(removalBuffer, forwarded.finish(), status -> { });
             }
         }
         return expired.size();

@@ -2,6 +2,8 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MemberRecord;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -17,8 +19,12 @@ import java.util.Set;
 /**
  * The MetaServer's records, kept in three places that every change updates together: maps on the
  * heap (what the server itself consults), the tables in registered memory (what nodes read
- * one-sided) and the store (what survives a restart). Membership and region changes bump the
+ * one-sided) and the store (what survives a restart). Node, member and region changes bump the
  * table epoch; lease renewals only rewrite the node's slot.
+ *
+ * <p>The memory tier's membership ({@link Members}) follows the memory nodes' records: registering
+ * makes a node a member or brings it back, losing its record (lease or deregistration) makes it down;
+ * it stays a member either way. What the peer MetaServer forwards is its result, applied as it is.
  *
  * <p>A node that registers with a new epoch is a new incarnation: the regions of the old one are
  * dropped, since the memory behind them is gone. Each node's token is kept beside its record, in
@@ -26,8 +32,12 @@ import java.util.Set;
  */
 final class MetaState
 {
-    /** What a full state transfer carries. */
-    record Snapshot(List<Member> nodes, List<RemoteRegion> regions)
+    /**
+     * What a full state transfer carries.
+     *
+     * @param membership the whole membership, or null when the sender keeps none.
+     */
+    record Snapshot(List<Member> nodes, List<RemoteRegion> regions, MembershipRecord membership)
     {
     }
 
@@ -36,6 +46,7 @@ final class MetaState
     private final Long2ObjectHashMap<NodeRecord> nodes = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<byte[]> tokens = new Long2ObjectHashMap<>();
     private final Map<String, RemoteRegion> regions = new HashMap<>();
+    private Members members;
     private MetaTables tables;
     private long epoch;
 
@@ -50,13 +61,27 @@ final class MetaState
      * Take the stored records, granting every node a fresh lease: while this server was down its
      * nodes could not renew with it.
      */
-    synchronized void load(final long nowMillis, final long leaseMs)
+    synchronized void load(final long nowMillis, final long leaseMs, final int initialReplicas)
     {
         for (final Member member : store.nodes())
         {
             final NodeRecord node = member.node();
             nodes.put(node.id(), node.leaseExpiry() == Long.MAX_VALUE ? node : node.withLease(nowMillis + leaseMs));
             putToken(node.id(), member.token());
+        }
+        final MembershipRecord stored = store.membership();
+        members = new Members(stored != null ? stored : new MembershipRecord(1, initialReplicas, List.of()));
+        if (stored == null)
+        {
+            // a store of a server from before the membership was kept: its memory nodes are the members
+            for (final NodeRecord node : nodes.values())
+            {
+                if (node.role() == NodeRecord.ROLE_MEMORY)
+                {
+                    members.registered(node.id(), node.epoch());
+                }
+            }
+            store.putMembership(members.record());
         }
         for (final RemoteRegion region : store.regions())
         {
@@ -79,6 +104,7 @@ final class MetaState
         {
             requireSlot(tables.putRegion(region), "region '" + region.name() + "'");
         }
+        tables.putMembership(members.record());
         bumpEpoch();
     }
 
@@ -115,23 +141,64 @@ final class MetaState
 
     synchronized Snapshot snapshot()
     {
-        final List<Member> members = new ArrayList<>(nodes.size());
+        final List<Member> records = new ArrayList<>(nodes.size());
         for (final NodeRecord node : nodes.values())
         {
-            members.add(new Member(node, tokens.get(node.id())));
+            records.add(new Member(node, tokens.get(node.id())));
         }
-        return new Snapshot(members, new ArrayList<>(regions.values()));
+        return new Snapshot(records, new ArrayList<>(regions.values()), members.record());
+    }
+
+    /** @return the memory tier's membership, whole. */
+    synchronized MembershipRecord membership()
+    {
+        return members.record();
+    }
+
+    /**
+     * @return what the peer applies to hold this member as it is here (with the membership's epoch and replica
+     * count), or null when the node is no member.
+     */
+    synchronized MembershipRecord memberChange(final long nodeId)
+    {
+        final MemberRecord member = members.member(nodeId);
+        return member == null ? null : members.change(member);
+    }
+
+    /** @return what the peer applies to have this server's replica count. */
+    synchronized MembershipRecord replicasChange()
+    {
+        return members.change(null);
     }
 
     // ---------------------------------------------------------------------------------------------
     // changes
 
     /**
-     * Insert or update a node. Only its lease changing is a renewal: no epoch bump, nothing stored.
+     * Insert or update a node, applying the membership's rules to a memory node ({@link Members#registered}). Only
+     * its lease changing is a renewal: no epoch bump, nothing stored.
      *
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free.
      */
     synchronized void putNode(final NodeRecord node, final byte[] token)
+    {
+        // a memory node registering joins the membership or comes back to it; a renewal changes nothing there
+        final boolean membershipChanged =
+            node.role() == NodeRecord.ROLE_MEMORY && members.registered(node.id(), node.epoch()) != null;
+        putNode(node, token, membershipChanged);
+    }
+
+    /**
+     * Insert or update a node as the peer MetaServer did, and apply the membership change it made of it.
+     *
+     * @param change what the peer changed of the membership, or null for nothing.
+     */
+    synchronized void putNodeFromPeer(final NodeRecord node, final byte[] token, final MembershipRecord change)
+    {
+        putNode(node, token, change != null && members.apply(change));
+    }
+
+    private void putNode(final NodeRecord node, final byte[] token, final boolean membershipChanged)
     {
         final NodeRecord existing = nodes.get(node.id());
         if (tables != null)
@@ -141,7 +208,7 @@ final class MetaState
         nodes.put(node.id(), node);
         final boolean sameToken = Arrays.equals(tokens.get(node.id()), token);
         putToken(node.id(), token);
-        if (existing != null && sameToken && existing.withLease(node.leaseExpiry()).equals(node))
+        if (!membershipChanged && existing != null && sameToken && existing.withLease(node.leaseExpiry()).equals(node))
         {
             return;
         }
@@ -149,7 +216,7 @@ final class MetaState
         {
             dropRegionsOf(node.id());
         }
-        store.putNode(node, token);
+        store.putNode(node, token, membershipChanged ? publishMembership() : null);
         bumpEpoch();
     }
 
@@ -160,10 +227,37 @@ final class MetaState
      */
     synchronized boolean removeNode(final long nodeId)
     {
-        if (nodes.remove(nodeId) == null)
+        if (!nodes.containsKey(nodeId))
         {
             return false;
         }
+        return removeNode(nodeId, members.down(nodeId) != null);
+    }
+
+    /**
+     * Remove a node and its regions as the peer MetaServer did, and apply the membership change it made.
+     *
+     * @param change what the peer changed of the membership, or null for nothing.
+     * @return false when neither the node was here nor the membership changed.
+     */
+    synchronized boolean removeNodeFromPeer(final long nodeId, final MembershipRecord change)
+    {
+        final boolean membershipChanged = change != null && members.apply(change);
+        if (!nodes.containsKey(nodeId))
+        {
+            if (membershipChanged)
+            {
+                store.putMembership(publishMembership());
+                bumpEpoch();
+            }
+            return membershipChanged;
+        }
+        return removeNode(nodeId, membershipChanged);
+    }
+
+    private boolean removeNode(final long nodeId, final boolean membershipChanged)
+    {
+        nodes.remove(nodeId);
         tokens.remove(nodeId);
         final List<String> names = regionsOf(nodeId);
         for (final String name : names)
@@ -178,9 +272,50 @@ final class MetaState
         {
             tables.removeNode(nodeId);
         }
-        store.removeNode(nodeId, names);
+        store.removeNode(nodeId, names, membershipChanged ? publishMembership() : null);
         bumpEpoch();
         return true;
+    }
+
+    /**
+     * A joining member's copies were refilled: it becomes live.
+     *
+     * @return the member's change for the peer, or null when nothing changed (it was live as that incarnation).
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} when it is not joining as that
+     *                          incarnation.
+     */
+    synchronized MembershipRecord markLive(final long nodeId, final long incarnation)
+    {
+        final MemberRecord changed = members.markLive(nodeId, incarnation);
+        if (changed == null)
+        {
+            return null;
+        }
+        store.putMembership(publishMembership());
+        bumpEpoch();
+        return members.change(changed);
+    }
+
+    /** @return true when the replica count changed (and the membership epoch with it). */
+    synchronized boolean replicas(final int replicas)
+    {
+        if (!members.replicas(replicas))
+        {
+            return false;
+        }
+        store.putMembership(publishMembership());
+        bumpEpoch();
+        return true;
+    }
+
+    /** Apply what the peer MetaServer changed of the membership alone (a member marked live, the replica count). */
+    synchronized void applyMembers(final MembershipRecord change)
+    {
+        if (members.apply(change))
+        {
+            store.putMembership(publishMembership());
+            bumpEpoch();
+        }
     }
 
     /**
@@ -317,12 +452,16 @@ final class MetaState
         tokens.putAll(newTokens);
         regions.clear();
         regions.putAll(newRegions);
-        final List<Member> members = new ArrayList<>(nodes.size());
+        final List<Member> records = new ArrayList<>(nodes.size());
         for (final NodeRecord node : nodes.values())
         {
-            members.add(new Member(node, tokens.get(node.id())));
+            records.add(new Member(node, tokens.get(node.id())));
         }
-        store.replaceAll(members, newRegions.values());
+        if (snapshot.membership() != null)
+        {
+            members.adopt(snapshot.membership());
+        }
+        store.replaceAll(records, newRegions.values(), publishMembership());
         bumpEpoch();
     }
 
@@ -369,6 +508,17 @@ final class MetaState
             }
         }
         return names;
+    }
+
+    /** @return the membership now, written to the tables when they are attached. */
+    private MembershipRecord publishMembership()
+    {
+        final MembershipRecord membership = members.record();
+        if (tables != null)
+        {
+            tables.putMembership(membership);
+        }
+        return membership;
     }
 
     private void bumpEpoch()

@@ -2,6 +2,7 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
 import org.rocksdb.Options;
@@ -24,8 +25,8 @@ import java.util.function.Consumer;
 import static io.dkv.raas.meta.MetaRpcDescriptor.TOKEN_LENGTH;
 
 /**
- * The MetaServer's durable state in RocksDB: membership (node records), region descriptors and
- * the server's own settings that must survive a restart (DC key, shm device id). Records are
+ * The MetaServer's durable state in RocksDB: node records, the memory tier's membership, region
+ * descriptors and the server's own settings that must survive a restart (DC key, shm device id). Records are
  * stored in their RPC encoding. Every write is synced to the WAL before it is acknowledged; lease
  * renewals are not written at all (a restarted server grants every node a fresh lease).
  *
@@ -33,13 +34,18 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.TOKEN_LENGTH;
  *   'n' + node id (8 bytes, big-endian)   node record, then its token (absent when it has none)
  *   'r' + UTF-8 name                      region descriptor
  *   'c' + UTF-8 key                       a setting (8-byte big-endian value)
+ *   'm'                                   the membership, whole (its epoch, replica count and members)
  * </pre>
+ *
+ * <p>A change to a node and the membership change it causes are written in one batch, so a restart
+ * never finds one without the other.
  */
 final class MetaStore implements AutoCloseable
 {
     private static final byte NODE = 'n';
     private static final byte REGION = 'r';
     private static final byte CONFIG = 'c';
+    private static final byte[] MEMBERSHIP = {'m'};
 
     static
     {
@@ -52,7 +58,7 @@ final class MetaStore implements AutoCloseable
     private final RocksDB db;
     private final MetaMessageWriter writer = new MetaMessageWriter();
     private final MetaMessageReader reader = new MetaMessageReader();
-    private final MemorySegment encoding = MemorySegment.ofArray(new byte[1024]);
+    private final MemorySegment encoding = MemorySegment.ofArray(new byte[8192]);
 
     private MetaStore(final Path path, final Options options, final WriteOptions syncWrites, final RocksDB db)
     {
@@ -110,6 +116,20 @@ final class MetaStore implements AutoCloseable
         }
     }
 
+    /** @return the membership as last stored, or null when this store never held one (its first start). */
+    MembershipRecord membership()
+    {
+        try
+        {
+            final byte[] value = db.get(MEMBERSHIP);
+            return value == null ? null : reader.wrap(MemorySegment.ofArray(value), 0, value.length).getMembership();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw failed("read the membership", ex);
+        }
+    }
+
     /** @return the setting, or 0 when never stored. */
     long setting(final String key)
     {
@@ -133,13 +153,18 @@ final class MetaStore implements AutoCloseable
     // ---------------------------------------------------------------------------------------------
     // writing
 
-    void putNode(final NodeRecord node, final byte[] token)
+    /** Store a node and, in the same write, the membership it changed (null: it changed none). */
+    void putNode(final NodeRecord node, final byte[] token, final MembershipRecord membership)
     {
-        write("store node " + node.id(), batch -> batch.put(nodeKey(node.id()), encode(node, token)));
+        write("store node " + node.id(), batch ->
+        {
+            batch.put(nodeKey(node.id()), encode(node, token));
+            putMembership(batch, membership);
+        });
     }
 
-    /** Remove a node and, in the same write, the regions that went with it. */
-    void removeNode(final long nodeId, final Collection<String> regionNames)
+    /** Remove a node and, in the same write, the regions that went with it and the membership it changed. */
+    void removeNode(final long nodeId, final Collection<String> regionNames, final MembershipRecord membership)
     {
         write("remove node " + nodeId, batch ->
         {
@@ -148,7 +173,22 @@ final class MetaStore implements AutoCloseable
             {
                 batch.delete(key(REGION, name));
             }
+            putMembership(batch, membership);
         });
+    }
+
+    void putMembership(final MembershipRecord membership)
+    {
+        write("store the membership of epoch " + membership.epoch(), batch -> putMembership(batch, membership));
+    }
+
+    private void putMembership(final WriteBatch batch, final MembershipRecord membership) throws RocksDBException
+    {
+        if (membership != null)
+        {
+            final int length = writer.wrap(encoding).putMembership(membership).position();
+            batch.put(MEMBERSHIP, encoding.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+        }
     }
 
     void putRegion(final RemoteRegion region)
@@ -168,7 +208,8 @@ final class MetaStore implements AutoCloseable
     }
 
     /** Replace all records with these, in one write (a state transfer from the peer). */
-    void replaceAll(final Collection<Member> nodes, final Collection<RemoteRegion> regions)
+    void replaceAll(final Collection<Member> nodes, final Collection<RemoteRegion> regions,
+        final MembershipRecord membership)
     {
         final List<byte[]> stale = new ArrayList<>();
         try (RocksIterator iterator = db.newIterator())
@@ -196,6 +237,7 @@ final class MetaStore implements AutoCloseable
             {
                 batch.put(key(REGION, region.name()), encode(region));
             }
+            putMembership(batch, membership);
         });
     }
 

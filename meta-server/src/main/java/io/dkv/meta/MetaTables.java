@@ -2,11 +2,14 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MemberRecord;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaSlots;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static io.dkv.raas.meta.MetaTableDescriptor.*;
 
@@ -21,6 +24,7 @@ final class MetaTables
     private final MemorySegment memory;
     private final int nodeSlots;
     private final int regionSlots;
+    private final long membersBase;
     private int nodeProbeLimit;
     private int regionProbeLimit;
 
@@ -44,10 +48,12 @@ final class MetaTables
         this.memory = memory;
         this.nodeSlots = nodeSlots;
         this.regionSlots = regionSlots;
+        this.membersBase = membersOffset(nodeSlots, regionSlots);
         memory.asSlice(0, length).fill((byte)0);
         memory.set(INT, LAYOUT_VERSION_OFFSET, LAYOUT_VERSION);
         memory.set(INT, NODE_SLOTS_OFFSET, nodeSlots);
         memory.set(INT, REGION_SLOTS_OFFSET, regionSlots);
+        memory.set(INT, MEMBER_SLOTS_OFFSET, MEMBER_SLOTS);
         memory.set(LONG, SERVER_NODE_ID_OFFSET, serverNodeId);
         memory.set(LONG, EPOCH_OFFSET, epoch);
         VarHandle.releaseFence();
@@ -193,6 +199,35 @@ final class MetaTables
             }
         }
         return -1;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // members
+
+    /** Rewrite the members block whole, under its seqlock. */
+    void putMembership(final MembershipRecord membership)
+    {
+        final List<MemberRecord> members = membership.members();
+        if (members.size() > MEMBER_SLOTS)
+        {
+            throw new IllegalArgumentException("membership of epoch " + membership.epoch() + " has " + members.size() +
+                " members, the tables hold " + MEMBER_SLOTS);
+        }
+        final int checksumOffset = membersChecksumOffset(MEMBER_SLOTS);
+        final long version = beginWrite(membersBase);
+        memory.set(LONG, membersBase + MEMBERS_EPOCH_OFFSET, membership.epoch());
+        memory.set(INT, membersBase + MEMBERS_REPLICAS_OFFSET, membership.replicas());
+        memory.set(INT, membersBase + MEMBERS_COUNT_OFFSET, members.size());
+        memory.asSlice(membersBase + MEMBERS_OFFSET, (long)MEMBER_SLOTS * MEMBER_LENGTH).fill((byte)0);
+        for (int i = 0; i < members.size(); i++)
+        {
+            final MemberRecord member = members.get(i);
+            final long base = membersBase + MEMBERS_OFFSET + (long)i * MEMBER_LENGTH;
+            memory.set(LONG, base + MEMBER_NODE_ID_OFFSET, member.nodeId());
+            memory.set(LONG, base + MEMBER_INCARNATION_OFFSET, member.incarnation());
+            memory.set(INT, base + MEMBER_STATE_OFFSET, member.state());
+        }
+        endWrite(membersBase, version, checksumOffset);
     }
 
     // ---------------------------------------------------------------------------------------------

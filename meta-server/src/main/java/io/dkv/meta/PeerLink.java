@@ -291,6 +291,11 @@ final class PeerLink
                 regionCount++;
             }
             final boolean last = nextNode == nodes.size() && nextRegion == regions.size();
+            if (last && snapshot.membership() != null)
+            {
+                // at most MAX_MEMBER_SLOTS members: well inside the room the frame leaves
+                writer.putMembership(snapshot.membership());
+            }
             writer.putIntAt(HEADER_LENGTH, nodeCount);
             writer.putIntAt(HEADER_LENGTH + 4, regionCount);
             writer.flags((short)((first ? FLAG_FIRST : 0) | (last ? FLAG_LAST : 0)));

@@ -2,6 +2,7 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
@@ -197,8 +198,9 @@ final class RequestHandler
                 case TYPE_DEREGISTER_NODE -> deregister(requestId);
                 case TYPE_PUBLISH_REGION -> publish(requestId);
                 case TYPE_WITHDRAW_REGION -> withdraw(requestId);
+                case TYPE_MARK_LIVE -> markLive(requestId);
                 case TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION,
-                    TYPE_REPLICATE_REGION_REMOVAL,
+                    TYPE_REPLICATE_REGION_REMOVAL, TYPE_REPLICATE_MEMBERS,
                      TYPE_SNAPSHOT, TYPE_CATCH_UP -> fromPeer(type, sender, requestId);
                 default -> throw new MetaRpcException(STATUS_UNKNOWN_TYPE,
                     "request type " + type + " (" + typeName(type) + ")");
@@ -228,6 +230,13 @@ final class RequestHandler
     private MetaMessageWriter replicate(final byte type)
     {
         return replication.wrap(replicationBuffer).request(type, (short)0, 0);
+    }
+
+    /** Forward the node's member as it is now, when it is one: the peer applies it, changed or not. */
+    private MetaMessageWriter withMember(final MetaMessageWriter forwarded, final long nodeId)
+    {
+        final MembershipRecord change = state.memberChange(nodeId);
+        return change == null ? forwarded : forwarded.putMembership(change);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -264,7 +273,8 @@ final class RequestHandler
         final byte[] token = proposed != null ? proposed : newToken();
         final NodeRecord leased = node.withLease(now + leaseMs);
         state.putNode(leased, token);
-        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token).finish();
+        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token), node.id())
+            .finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
             .putToken(token)
             .finish();
@@ -294,7 +304,7 @@ final class RequestHandler
         }
         final NodeRecord leased = existing.withLease(clock.time() + leaseMs);
         state.putNode(leased, held);
-        replicationLength = replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held).finish();
+        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held), nodeId).finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
             .finish();
     }
@@ -326,7 +336,7 @@ final class RequestHandler
                 ", not " + epoch);
         }
         state.removeNode(nodeId);
-        replicationLength = replicate(TYPE_REPLICATE_NODE_REMOVAL).putLong(nodeId).finish();
+        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE_REMOVAL).putLong(nodeId), nodeId).finish();
         return ok(requestId);
     }
 
@@ -384,6 +394,23 @@ final class RequestHandler
     }
 
     /**
+     * No token: the party that refilled the member's copies is not the member. The incarnation guards
+     * against a late request about an earlier incarnation.
+     */
+    private int markLive(final long requestId)
+    {
+        final long nodeId = reader.getLong();
+        final long incarnation = reader.getLong();
+        reader.requireEnd("MARK_LIVE");
+        final MembershipRecord change = state.markLive(nodeId, incarnation);
+        if (change != null)
+        {
+            replicationLength = replicate(TYPE_REPLICATE_MEMBERS).putMembership(change).finish();
+        }
+        return ok(requestId);
+    }
+
+    /**
      * @throws MetaRpcException with {@link io.dkv.raas.meta.MetaRpcDescriptor#STATUS_FORBIDDEN} unless the token is the
      * node's.
      */
@@ -426,17 +453,25 @@ final class RequestHandler
             {
                 final NodeRecord node = reader.getNode();
                 final byte[] token = reader.getToken();
+                final MembershipRecord change = reader.remaining() > 0 ? reader.getMembership() : null;
                 reader.requireEnd("REPLICATE_NODE");
-                state.putNode(node, token);
+                state.putNodeFromPeer(node, token, change);
             }
             case TYPE_REPLICATE_NODE_REMOVAL ->
             {
                 final long nodeId = reader.getLong();
+                final MembershipRecord change = reader.remaining() > 0 ? reader.getMembership() : null;
                 reader.requireEnd("REPLICATE_NODE_REMOVAL");
                 if (nodeId != selfId)
                 {
-                    state.removeNode(nodeId);
+                    state.removeNodeFromPeer(nodeId, change);
                 }
+            }
+            case TYPE_REPLICATE_MEMBERS ->
+            {
+                final MembershipRecord change = reader.getMembership();
+                reader.requireEnd("REPLICATE_MEMBERS");
+                state.applyMembers(change);
             }
             case TYPE_REPLICATE_REGION ->
             {
@@ -499,12 +534,14 @@ final class RequestHandler
         {
             regions.add(reader.getRegion());
         }
+        final MembershipRecord membership =
+            (flags & FLAG_LAST) != 0 && reader.remaining() > 0 ? reader.getMembership() : null;
         reader.requireEnd("SNAPSHOT");
         incomingNodes.addAll(nodes);
         incomingRegions.addAll(regions);
         if ((flags & FLAG_LAST) != 0)
         {
-            final MetaState.Snapshot snapshot = new MetaState.Snapshot(incomingNodes, incomingRegions);
+            final MetaState.Snapshot snapshot = new MetaState.Snapshot(incomingNodes, incomingRegions, membership);
             incomingNodes = null;
             incomingRegions = null;
             state.install(snapshot);

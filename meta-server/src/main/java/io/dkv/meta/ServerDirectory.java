@@ -1,6 +1,7 @@
 package io.dkv.meta;
 
 import io.dkv.raas.Directory;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -27,6 +28,11 @@ final class ServerDirectory implements Directory
             return peer;
         }
         return state.node(nodeId);
+    }
+
+    public Membership membership()
+    {
+        return state.membership().toMembership();
     }
 
     public RemoteRegion region(final String name)

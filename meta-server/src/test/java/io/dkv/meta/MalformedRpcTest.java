@@ -163,14 +163,18 @@ class MalformedRpcTest
             STATUS_MALFORMED));
         for (int type = -128; type < 128; type++)
         {
-            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_WITHDRAW_REGION) &&
-                !(type >= TYPE_REPLICATE_NODE && type <= TYPE_CATCH_UP))
+            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_MARK_LIVE) &&
+                !(type >= TYPE_REPLICATE_NODE && type <= TYPE_REPLICATE_MEMBERS))
             {
                 final byte unknown = (byte)type;
                 frames.add(new Frame("type " + type, request(unknown, w -> { }), STATUS_UNKNOWN_TYPE));
             }
         }
         frames.add(new Frame("a bootstrap with a body", request(TYPE_BOOTSTRAP, w -> w.putInt(7)), STATUS_MALFORMED));
+        frames.add(new Frame("a mark-live without its incarnation", request(TYPE_MARK_LIVE, w -> w.putLong(500)),
+            STATUS_MALFORMED));
+        frames.add(new Frame("a mark-live with bytes after its fields",
+            request(TYPE_MARK_LIVE, w -> w.putLong(500).putLong(1).putInt(0)), STATUS_MALFORMED));
 
         final NodeRecord node =
             new NodeRecord(500, NodeRecord.ROLE_MEMORY,

@@ -1,11 +1,14 @@
 package io.dkv.meta;
 
 import io.dkv.raas.Connection;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.meta.MemberRecord;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaSlots;
 import io.dkv.raas.meta.MetaTableDescriptor;
 import io.dkv.raas.meta.MetaTableReader;
@@ -16,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -28,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A one-sided reader never returns a record mixed from two writes: not while the writer rewrites
  * it as fast as it can, not when the writer stopped half-way, and not when a copy splices two
- * published writes at any byte.
+ * published writes at any byte. The same holds of the members block, sealed whole.
  */
 class TornReadTest
 {
@@ -211,6 +215,65 @@ class TornReadTest
         final byte[] regionAfter =
             tables.memory().asSlice(regionBase, REGION_SLOT_LENGTH).toArray(ValueLayout.JAVA_BYTE);
         assertSplicesAreTorn(regionBefore, regionAfter, REGION_CHECKSUM_OFFSET);
+    }
+
+    private static MembershipRecord members(final long n)
+    {
+        return new MembershipRecord(n, (int)n, List.of(new MemberRecord(100 + n, Membership.LIVE, n * KEY_FACTOR),
+            new MemberRecord(200 + n, Membership.DOWN, n)));
+    }
+
+    @Test
+    void aMembersBlockSplicingTwoPublishedWritesAtAnyByteIsJudgedTorn()
+    {
+        final int length = (int)regionLength(SLOTS, SLOTS);
+        final MetaTables tables = new MetaTables(MemorySegment.ofArray(new byte[length]), SLOTS, SLOTS, 1, 1);
+        final long base = membersOffset(SLOTS, SLOTS);
+        final int blockLength = membersLength(MEMBER_SLOTS);
+        final int checksumOffset = membersChecksumOffset(MEMBER_SLOTS);
+        tables.putMembership(members(1));
+        final byte[] before = tables.memory().asSlice(base, blockLength).toArray(ValueLayout.JAVA_BYTE);
+        tables.putMembership(members(2));
+        final byte[] after = tables.memory().asSlice(base, blockLength).toArray(ValueLayout.JAVA_BYTE);
+        assertTrue(isSealed(MemorySegment.ofArray(before), 0, checksumOffset));
+        assertTrue(isSealed(MemorySegment.ofArray(after), 0, checksumOffset));
+        for (int split = 1; split < checksumOffset + 8; split++)
+        {
+            for (final boolean olderFirst : new boolean[]{true, false})
+            {
+                final byte[] spliced = olderFirst ? after.clone() : before.clone();
+                System.arraycopy(olderFirst ? before : after, 0, spliced, 0, split);
+                assertTrue(!isSealed(MemorySegment.ofArray(spliced), 0, checksumOffset),
+                    "bytes [0, " + split + ") of the " + (olderFirst ? "older" : "newer") +
+                    " write, the rest of the other");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aMembersBlockLeftHalfWrittenIsNeverReturnedAndItsFinishedWriteIs(final String provider)
+    {
+        try (Setup setup = new Setup(provider))
+        {
+            final MetaTableReader reader = setup.tableReader(200);
+            assertEquals(new MembershipRecord(0, 1, List.of()), reader.membership(), "none written yet");
+            setup.tables.putMembership(members(1));
+            assertEquals(members(1), reader.membership());
+
+            // a writer stopped between making the version odd and publishing the new one
+            final MemorySegment memory = setup.owner.localMemory(setup.region);
+            final long base = membersOffset(SLOTS, SLOTS);
+            memory.set(LONG, base + VERSION_OFFSET, memory.get(LONG, base + VERSION_OFFSET) + 1);
+            memory.set(INT, base + MEMBERS_REPLICAS_OFFSET, 2);
+
+            final RaasException busy = assertThrows(RaasException.class, reader::membership);
+            assertTrue(busy.getMessage().contains("mid-write"), busy.getMessage());
+            assertTrue(reader.tornReads() >= 200);
+
+            setup.tables.putMembership(members(2));
+            assertEquals(members(2), reader.membership());
+        }
     }
 
     private static void assertSplicesAreTorn(final byte[] before, final byte[] after, final int checksumOffset)

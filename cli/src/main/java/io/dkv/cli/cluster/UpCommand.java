@@ -3,6 +3,7 @@ package io.dkv.cli.cluster;
 import io.dkv.compute.StopSignals;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
+import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
 import picocli.CommandLine.Command;
@@ -29,6 +30,7 @@ import java.util.regex.Pattern;
         "Start a local cluster: a MetaServer, memory nodes, a standalone driver and a compute node, each a process " +
             "of this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks " +
             "to the compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
+        "--replicas R keeps each key on R memory nodes (at most one copy per node: with fewer nodes, fewer copies).",
         "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
             "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
             UpCommand.SECRET_FILE + ", mode 0600) and kept."
@@ -46,6 +48,12 @@ public final class UpCommand implements Callable<Integer>
     @Option(names = "--memory-nodes", defaultValue = "2",
         description = "Memory nodes to start (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
+
+    @Option(names = "--replicas", paramLabel = "R",
+        description = "Copies of each key the memory nodes keep, 1 to " + MetaServerConfiguration.REPLICAS_MAX +
+            ", passed to the MetaServer; a key lives on min(R, memory nodes) of them (default: the MetaServer's, " +
+            MetaServerConfiguration.REPLICAS_DEFAULT + ").")
+    private Integer replicas;
 
     @Option(names = "--provider", defaultValue = "shm",
         description = "Verbs provider: shm (processes of one host) or tcp (over loopback) (default: ${DEFAULT-VALUE}).")
@@ -86,6 +94,7 @@ public final class UpCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 16]");
         }
+        final String replicasNote = replicasNote(replicas, memoryNodes);
         parseCompute();
         if (computePort < 0 || computePort > 65_535)
         {
@@ -123,14 +132,21 @@ public final class UpCommand implements Callable<Integer>
         Runtime.getRuntime().addShutdownHook(stopAll);
         try
         {
+            if (replicasNote != null)
+            {
+                System.out.println(replicasNote);
+            }
             System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" +
                 (memoryNodes == 1 ? "" : "s") +
                 ", a driver and " + (computeMax < 0 ? computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") :
                 computeNodes + ".." + computeMax + " compute nodes (autoscaled)") + " (" + provider + ")...");
-            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(),
-                List.of("meta", "--node-id", "1", "--provider", provider, "--data-dir",
-                    runDir.resolve("meta-data").toString(),
-                    "--cluster-secret-file", secret),
+            final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
+                "--data-dir", runDir.resolve("meta-data").toString(), "--cluster-secret-file", secret));
+            if (replicas != null)
+            {
+                metaArguments.addAll(List.of("--replicas", replicas.toString()));
+            }
+            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(), metaArguments,
                 ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
@@ -174,6 +190,32 @@ public final class UpCommand implements Callable<Integer>
         signals.await();
         stop(started, clusterPath);
         return 0;
+    }
+
+    /**
+     * @param replicas    the copies asked for, or null for the MetaServer's default.
+     * @param memoryNodes the memory nodes started.
+     * @return what to tell the user before starting, or null: more copies than memory nodes are kept as one per node.
+     * @throws IllegalArgumentException naming the count when no MetaServer keeps it.
+     */
+    static String replicasNote(final Integer replicas, final int memoryNodes)
+    {
+        if (replicas == null)
+        {
+            return null;
+        }
+        if (replicas < 1 || replicas > MetaServerConfiguration.REPLICAS_MAX)
+        {
+            throw new IllegalArgumentException("--replicas " + replicas + " is not in [1, " +
+                MetaServerConfiguration.REPLICAS_MAX + "]: a key needs at least one copy");
+        }
+        if (replicas > memoryNodes)
+        {
+            return "dkv up: note: --replicas " + replicas + " with " + memoryNodes + " memory node" +
+                (memoryNodes == 1 ? "" : "s") + ": each key is kept on min(" + replicas + ", members) = " +
+                memoryNodes + " of them until more memory nodes join";
+        }
+        return null;
     }
 
     /** {@code N} or {@code MIN..MAX}, each in [0, 16] (MIN at least 1 in a range), else an error naming the value. */

@@ -34,9 +34,9 @@ import java.util.concurrent.CountDownLatch;
         "Two servers replicate each other: start A, start B with --peer <A's endpoint>, restart A with --peer <B's>",
         "(an endpoint stays the same across restarts when the address is fixed).",
         "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove " +
-            "records as an operator."
+            "records as an operator; members prints the memory tier's membership a running server publishes."
     },
-    subcommands = {MetaEvictCommand.class, MetaWithdrawCommand.class})
+    subcommands = {MetaMembersCommand.class, MetaEvictCommand.class, MetaWithdrawCommand.class})
 public final class MetaCommand implements Callable<Integer>
 {
     @Spec
@@ -87,6 +87,13 @@ public final class MetaCommand implements Callable<Integer>
         description = "Slots of the region table, a power of two (default: ${DEFAULT-VALUE}).")
     int regionSlots;
 
+    @Option(names = "--replicas", paramLabel = "R",
+        description = {"Copies of each key the memory nodes keep, 1 to " + MetaServerConfiguration.REPLICAS_MAX +
+            "; a key lives on min(R, members) of them.",
+            "Kept in the data directory: the first start keeps R (default " + MetaServerConfiguration.REPLICAS_DEFAULT +
+                "), a later start changes it only when given."})
+    Integer replicas;
+
     /**
      * @return the server's settings as the options give them.
      * @throws ParameterException naming the option that cannot be used.
@@ -100,6 +107,10 @@ public final class MetaCommand implements Callable<Integer>
             .leaseCheckMs(leaseCheckMs)
             .nodeSlots(nodeSlots)
             .regionSlots(regionSlots);
+        if (replicas != null)
+        {
+            context.replicas(replicas);
+        }
         if (secret.file() == null)
         {
             throw new ParameterException(spec.commandLine(),
@@ -177,17 +188,17 @@ public final class MetaCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         out.println(server.endpoint());
         out.flush();
-        System.err.printf("MetaServer %d serving on %s, data in %s, lease %d ms%s; Ctrl-C stops it%n",
+        System.err.printf("MetaServer %d serving on %s, data in %s, lease %d ms, replicas %d%s; Ctrl-C stops it%n",
             context.nodeId(), server.endpoint().address(), context.dataDir().toAbsolutePath(), context.leaseMs(),
-            context.peer() == null ? "" : ", peer " + context.peer());
+            server.membership().replicas(), context.peer() == null ? "" : ", peer " + context.peer());
         stopped.await();
         return 0;
     }
 
     /**
      * The MetaServer's own main, as Aeron's {@code MediaDriver} has one: {@code java -cp ... MetaCommand ARGS} runs
-     * what {@code ./dkv meta ARGS} runs ({@code evict} and {@code withdraw} included), without the rest of the dkv
-     * command line.
+     * what {@code ./dkv meta ARGS} runs ({@code members}, {@code evict} and {@code withdraw} included), without the
+     * rest of the dkv command line.
      */
     public static void main(final String[] args)
     {

@@ -1,89 +1,22 @@
 package io.dkv.meta.command;
 
-import io.dkv.raas.Connection;
-import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
-import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.command.ClusterSecretOption;
-import io.dkv.raas.meta.ClusterSecret;
-import io.dkv.raas.meta.MetaDirectoryConfiguration;
-import io.dkv.raas.meta.MetaEndpoint;
-import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcClient;
 import io.dkv.raas.meta.MetaRpcDescriptor;
-import io.dkv.verbs.VerbsContext;
-import org.agrona.concurrent.SystemEpochClock;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
-
-import java.time.Duration;
-import java.util.concurrent.Callable;
 
 /**
  * What {@code dkv meta evict} and {@code dkv meta withdraw} share: one operator request
  * ({@link MetaRpcDescriptor#FLAG_OPERATOR}, sealed with the operator key derived from the cluster
  * secret) to a MetaServer, from a driver of its own that registers nowhere.
  */
-abstract class MetaOperatorCall implements Callable<Integer>
+abstract class MetaOperatorCall extends MetaServerCall
 {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    ClusterSecretOption secret;
-
-    @Option(names = "--meta", required = true, paramLabel = "ENDPOINT",
-        description = "The MetaServer's endpoint, as ./dkv meta prints it.")
-    String meta;
-
-    @Option(names = "--address", defaultValue = "127.0.0.1:0",
-        description = "For tcp, the ip:port this command's NIC engine listens on (default: ${DEFAULT-VALUE}).")
-    String address;
-
-    public final Integer call()
+    final String call(final Raas raas, final MetaRpcClient client)
     {
-        if (secret.file() == null)
-        {
-            throw new ParameterException(spec.commandLine(),
-                "--cluster-secret-file is required: an operator proves itself with the cluster secret");
-        }
-        final byte[] key;
-        final MetaEndpoint endpoint;
-        try
-        {
-            key = ClusterSecret.read(secret.file());
-            endpoint = MetaEndpoint.parse(meta);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new ParameterException(spec.commandLine(), ex.getMessage());
-        }
-        final StaticDirectory directory = new StaticDirectory();
-        directory.register(endpoint.toNodeRecord());
-        final RaasContext context = new RaasContext()
-            .verbs(new VerbsContext().provider(endpoint.address().provider()).tcpAddress(address));
-        try (Raas raas = Raas.embedded(context, directory))
-        {
-            final Connection connection =
-                raas.connect(endpoint.nodeId(), MetaRpcDescriptor.SERVICE, Flags.ADAPTIVE, null);
-            final MetaRpcClient client =
-                new MetaRpcClient(connection, raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
-                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
-                Duration.ofMillis(MetaDirectoryConfiguration.RPC_TIMEOUT_MS_DEFAULT),
-                new MetaFrameAuthenticator(key, SystemEpochClock.INSTANCE,
-                    MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT));
-            body(client.beginOperator(type()));
-            client.call();
-            connection.close();
-        }
-        spec.commandLine().getOut().println(done());
-        spec.commandLine().getOut().flush();
-        return 0;
+        body(client.beginOperator(type()));
+        client.call();
+        return done();
     }
 
     /** @return the request type. */

@@ -1,6 +1,11 @@
 package io.dkv.meta.command;
 
+import io.dkv.meta.MetaServer;
+import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.meta.MetaServerContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.meta.MemberRecord;
+import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.ClusterSecret;
@@ -9,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 import java.io.IOException;
@@ -17,13 +23,16 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code dkv meta} turns its options into a MetaServer's settings and refuses those it cannot use,
- * a cluster secret file that is missing, too short or open to others included.
+ * a cluster secret file that is missing, too short or open to others included; {@code dkv meta members}
+ * prints what a running server publishes of the membership.
  */
 class MetaCommandTest
 {
@@ -90,6 +99,59 @@ class MetaCommandTest
         assertEquals(3000, context.leaseMs());
         assertEquals(MetaEndpoint.parse(peer), context.peer());
         assertEquals(ClusterSecret.MIN_BYTES, context.clusterSecret().length, "the secret is read from the file");
+    }
+
+    @Test
+    void aReplicaCountIsNamedOnlyWhenGiven()
+    {
+        final MetaServerContext named = parse("--cluster-secret-file", secret, "--replicas", "3");
+        assertEquals(3, named.replicas());
+        assertTrue(named.replicasNamed(), "a named count changes the one the store keeps");
+        final MetaServerContext unnamed = parse("--cluster-secret-file", secret);
+        assertEquals(MetaServerConfiguration.REPLICAS_DEFAULT, unnamed.replicas());
+        assertFalse(unnamed.replicasNamed(), "none named: the store keeps its count");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "8", "-1"})
+    void aReplicaCountOutsideOneToSevenIsAUsageError(final String replicas)
+    {
+        assertEquals(2, execute("--cluster-secret-file", secret, "--replicas", replicas));
+        assertTrue(err.toString().contains("replicas") && err.toString().contains(replicas), err::toString);
+    }
+
+    @Test
+    void membersPrintsTheMembershipARunningServerPublishes()
+    {
+        final MetaServerContext context = new MetaServerContext()
+            .nodeId(100)
+            .clusterSecretFile(Path.of(secret))
+            .dataDir(dir.resolve("meta"))
+            .nodeSlots(64)
+            .regionSlots(64)
+            .replicas(2);
+        context.raas().verbs().provider("shm");
+        try (MetaServer server = MetaServer.start(context))
+        {
+            final StringWriter out = new StringWriter();
+            final int status = meta().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+                .execute("members", "--meta", server.endpoint().toString(), "--cluster-secret-file", secret);
+            assertEquals(0, status, err::toString);
+            assertEquals("membership epoch " + server.membership().epoch() + ", replicas 2, 0 members",
+                out.toString().strip());
+        }
+    }
+
+    @Test
+    void membersListsEachMembersIdStateAndIncarnation()
+    {
+        final String text = MetaMembersCommand.describe(new MembershipRecord(9, 2, List.of(
+            new MemberRecord(101, Membership.LIVE, 5), new MemberRecord(102, Membership.JOINING, 17))));
+        assertEquals(String.join(System.lineSeparator(),
+            "membership epoch 9, replicas 2, 2 members",
+            "node                 state    incarnation",
+            "101                  live     5",
+            "102                  joining  17"), text);
     }
 
     @Test

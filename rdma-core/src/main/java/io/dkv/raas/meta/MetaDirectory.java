@@ -1,6 +1,7 @@
 package io.dkv.raas.meta;
 
 import io.dkv.raas.Directory;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
@@ -296,6 +297,26 @@ public final class MetaDirectory implements Directory
         }
     }
 
+    /** Reads the members block anew (not cached: it is asked for after a failed request and now and then). */
+    public Membership membership()
+    {
+        return membershipRecord().toMembership();
+    }
+
+    /** @return the membership with each member's incarnation, read anew one-sided. */
+    public MembershipRecord membershipRecord()
+    {
+        io.lock();
+        try
+        {
+            return lookup(MetaTableReader::membership);
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
     public RemoteRegion region(final String name)
     {
         refreshEpochIfDue();
@@ -475,6 +496,31 @@ public final class MetaDirectory implements Directory
             {
                 regionCache.remove(name);
             }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /**
+     * Declare a joining member's copies refilled: it becomes live, read like any other.
+     *
+     * @param nodeId      the member.
+     * @param incarnation the incarnation whose copies were refilled (its node record's epoch).
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} when the member is not joining as that
+     *                          incarnation: it restarted again, went down, or is no member.
+     */
+    public void markLive(final long nodeId, final long incarnation)
+    {
+        io.lock();
+        try
+        {
+            withLink(link ->
+            {
+                link.markLive(nodeId, incarnation);
+                return null;
+            });
         }
         finally
         {

@@ -248,6 +248,39 @@ public final class MetaMessageReader
         }
     }
 
+    /**
+     * @return a membership, whole or the members a change touched.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_MALFORMED} for more members than
+     *                          tables hold, a replica count below 1 or a state no member has.
+     */
+    public MembershipRecord getMembership()
+    {
+        final long epoch = getLong();
+        final int replicas = getInt();
+        final int count = getInt();
+        if (count < 0 || count > MetaTableDescriptor.MAX_MEMBER_SLOTS || replicas < 1)
+        {
+            throw new MetaRpcException(STATUS_MALFORMED,
+                "membership of epoch " + epoch + " with " + count + " members and " + replicas + " replicas");
+        }
+        final java.util.List<MemberRecord> members = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final long nodeId = getLong();
+            final int state = getInt();
+            final long incarnation = getLong();
+            try
+            {
+                members.add(new MemberRecord(nodeId, state, incarnation));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new MetaRpcException(STATUS_MALFORMED, ex.getMessage());
+            }
+        }
+        return new MembershipRecord(epoch, replicas, members);
+    }
+
     public String getName()
     {
         final int length = getInt();

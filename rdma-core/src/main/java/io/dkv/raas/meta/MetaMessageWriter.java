@@ -153,6 +153,17 @@ public final class MetaMessageWriter
         return putName(region.name());
     }
 
+    /** A membership, whole or (replicated) only the members a change touched. */
+    public MetaMessageWriter putMembership(final MembershipRecord membership)
+    {
+        putLong(membership.epoch()).putInt(membership.replicas()).putInt(membership.members().size());
+        for (final MemberRecord member : membership.members())
+        {
+            putLong(member.nodeId()).putInt(member.state()).putLong(member.incarnation());
+        }
+        return this;
+    }
+
     /**
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_NAME_TOO_LONG} when the name has
      * more than {@link MetaRpcDescriptor#MAX_NAME_BYTES} UTF-8 bytes.

@@ -38,6 +38,8 @@ package io.dkv.raas.meta;
  *   region:  nodeId long, nodeEpoch long, address long, length long, rkey int, access int,
  *            layoutVersion int, name
  *   name:    nameLength int (at most {@link #MAX_NAME_BYTES}), UTF-8 bytes
+ *   members: epoch long, replicas int, count int (at most {@link MetaTableDescriptor#MAX_MEMBER_SLOTS}),
+ *            (nodeId long, state int, incarnation long) x count
  *
  *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int,
  *                                                        region x count
@@ -46,13 +48,18 @@ package io.dkv.raas.meta;
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
  *   PUBLISH_REGION         region, token                             -> ()
  *   WITHDRAW_REGION        name, token                               -> ()     (operator: any region)
+ *   MARK_LIVE              nodeId long, incarnation long             -> ()     a JOINING member of that
+ *                          incarnation becomes LIVE ({@link #STATUS_CONFLICT} in any other state or incarnation);
+ *                          any party with the secret may send it (the copier that refilled the member)
  *
  *   between the two MetaServers only (refused from any other node):
- *   REPLICATE_NODE         node (lease as given), token -> ()
- *   REPLICATE_NODE_REMOVAL nodeId long               -> ()
+ *   REPLICATE_NODE         node (lease as given), token [, members changed] -> ()
+ *   REPLICATE_NODE_REMOVAL nodeId long [, members changed]             -> ()
+ *   REPLICATE_MEMBERS      members changed (none: the replica count)   -> ()
  *   REPLICATE_REGION       region                    -> ()
  *   REPLICATE_REGION_REMOVAL name                    -> ()
- *   SNAPSHOT               nodeCount int, regionCount int, (node, token) x nodeCount, region x regionCount;
+ *   SNAPSHOT               nodeCount int, regionCount int, (node, token) x nodeCount, region x regionCount
+ *                          [, members: the whole membership, in the FLAG_LAST part];
  *                          FLAG_FIRST starts a full state transfer, FLAG_LAST installs it -> ()
  *   CATCH_UP               servingSince long         -> () when a SNAPSHOT follows, STATUS_DECLINED when not
  * </pre>
@@ -90,12 +97,14 @@ public final class MetaRpcDescriptor
     public static final byte TYPE_DEREGISTER_NODE = 4;
     public static final byte TYPE_PUBLISH_REGION = 5;
     public static final byte TYPE_WITHDRAW_REGION = 6;
+    public static final byte TYPE_MARK_LIVE = 7;
     public static final byte TYPE_REPLICATE_NODE = 16;
     public static final byte TYPE_REPLICATE_NODE_REMOVAL = 17;
     public static final byte TYPE_REPLICATE_REGION = 18;
     public static final byte TYPE_REPLICATE_REGION_REMOVAL = 19;
     public static final byte TYPE_SNAPSHOT = 20;
     public static final byte TYPE_CATCH_UP = 21;
+    public static final byte TYPE_REPLICATE_MEMBERS = 22;
     public static final byte TYPE_REPLY = 127;
 
     public static final short FLAG_FIRST = 1;
@@ -124,6 +133,8 @@ public final class MetaRpcDescriptor
     public static final short STATUS_UNAUTHENTICATED = 11;
     /** A node's records changed without its token. */
     public static final short STATUS_FORBIDDEN = 12;
+    /** MARK_LIVE: the member is not joining, or joins as another incarnation than the request names. */
+    public static final short STATUS_CONFLICT = 13;
 
     /* node body */
     public static final int NODE_ID_OFFSET = 0;
@@ -160,12 +171,14 @@ public final class MetaRpcDescriptor
             case TYPE_DEREGISTER_NODE -> "DEREGISTER_NODE";
             case TYPE_PUBLISH_REGION -> "PUBLISH_REGION";
             case TYPE_WITHDRAW_REGION -> "WITHDRAW_REGION";
+            case TYPE_MARK_LIVE -> "MARK_LIVE";
             case TYPE_REPLICATE_NODE -> "REPLICATE_NODE";
             case TYPE_REPLICATE_NODE_REMOVAL -> "REPLICATE_NODE_REMOVAL";
             case TYPE_REPLICATE_REGION -> "REPLICATE_REGION";
             case TYPE_REPLICATE_REGION_REMOVAL -> "REPLICATE_REGION_REMOVAL";
             case TYPE_SNAPSHOT -> "SNAPSHOT";
             case TYPE_CATCH_UP -> "CATCH_UP";
+            case TYPE_REPLICATE_MEMBERS -> "REPLICATE_MEMBERS";
             case TYPE_REPLY -> "REPLY";
             default -> "TYPE_" + type;
         };
@@ -188,6 +201,7 @@ public final class MetaRpcDescriptor
             case STATUS_INTERNAL -> "INTERNAL";
             case STATUS_UNAUTHENTICATED -> "UNAUTHENTICATED";
             case STATUS_FORBIDDEN -> "FORBIDDEN";
+            case STATUS_CONFLICT -> "CONFLICT";
             default -> "STATUS_" + status;
         };
     }

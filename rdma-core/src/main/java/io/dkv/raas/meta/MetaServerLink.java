@@ -189,6 +189,16 @@ final class MetaServerLink
         rpc.call();
     }
 
+    /**
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} unless the member joins as that
+     *                          incarnation (or is live as it already).
+     */
+    void markLive(final long nodeId, final long incarnation)
+    {
+        rpc.begin(TYPE_MARK_LIVE).putLong(nodeId).putLong(incarnation);
+        rpc.call();
+    }
+
     public String toString()
     {
         return "MetaServer " + endpoint + (isUp() ? " (up)" : " (down: " + lastFailure + ")");

@@ -9,19 +9,19 @@ import java.nio.ByteOrder;
  * one-sided READs and only the MetaServer writes. All numbers are little-endian.
  *
  * <pre>
- * region:  +--------+---------------------------+-------------------------------+
- *          | header | node slots                | region slots                  |
- *          | 64 B   | nodeSlots x 128 B         | regionSlots x 256 B           |
- *          +--------+---------------------------+-------------------------------+
+ * region:  +--------+-------------------+---------------------+-----------------------------+
+ *          | header | node slots        | region slots        | members block               |
+ *          | 64 B   | nodeSlots x 128 B | regionSlots x 256 B | 32 B + memberSlots x 24 B   |
+ *          +--------+-------------------+---------------------+-----------------------------+
  *
  * header:
  *    0  magic              long   {@link #MAGIC}
  *    8  layoutVersion      int    {@link #LAYOUT_VERSION}
  *   12  nodeSlots          int    power of two
  *   16  regionSlots        int    power of two
- *   20  reserved           int
+ *   20  memberSlots        int    capacity of the members block, at most {@link #MAX_MEMBER_SLOTS}
  *   24  serverNodeId       long
- *   32  epoch              long   bumped on every membership or region change
+ *   32  epoch              long   bumped on every node, member or region change
  *   40  nodeProbeLimit     int    no live node sits further than this from its home slot
  *   44  regionProbeLimit   int    the same for regions
  *   48  reserved           16 bytes
@@ -56,6 +56,19 @@ import java.nio.ByteOrder;
  *   64  name               128 bytes
  *  192  checksum           long   of the version it was sealed with and bytes 8..192
  *  200  unused, to 256
+ *
+ * members block (the memory tier's membership, one seqlock for the whole list):
+ *    0  version            long   seqlock
+ *    8  epoch              long   membership epoch: bumped by every member or replica count change
+ *   16  replicas           int    copies of each key
+ *   20  count              int    members, at most memberSlots; the entries after them are zero
+ *   24  members            memberSlots x 24 B, each:
+ *                            0  nodeId       long
+ *                            8  incarnation  long   the node epoch it registered with
+ *                           16  state        int    LIVE 1, JOINING 2, DOWN 3, LEAVING 4
+ *                           20  reserved     int
+ *   24 + memberSlots x 24:
+ *       checksum           long   of the version it was sealed with and bytes 8 to the checksum
  * </pre>
  *
  * <p>Why a checksum besides the seqlock version: a READ of a slot is one snapshot only if the
@@ -64,6 +77,12 @@ import java.nio.ByteOrder;
  * that version; a reader accepts a slot only when its version is even and the checksum matches the
  * version and fields it read, so a copy that mixes two writes is caught whatever order the bytes
  * were copied in.
+ *
+ * <p>Why one block for the members rather than a slot each: placement hashes a key over the whole
+ * list, so a reader needs one list of one epoch; slots sealed one by one would give each member whole
+ * but could mix members of two epochs. The list is small ({@link #MAX_MEMBER_SLOTS} members fit the
+ * {@link MetaTableReader}'s buffer in one READ) and read rarely, after a failed request and now and
+ * then, so rewriting and reading it whole costs nothing that matters.
  *
  * <p>Why probe limits: removed records stay as tombstones (moving live records would let a
  * concurrent reader miss one), so an absent key is not always ended by an empty slot; the header
@@ -76,12 +95,14 @@ public final class MetaTableDescriptor
 
     /** "dkvmeta1" read as a little-endian long. */
     public static final long MAGIC = 0x316174656d766b64L;
-    public static final int LAYOUT_VERSION = 1;
+    /** 2: the members block, and the header's memberSlots. */
+    public static final int LAYOUT_VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;
     public static final int NODE_SLOTS_OFFSET = 12;
     public static final int REGION_SLOTS_OFFSET = 16;
+    public static final int MEMBER_SLOTS_OFFSET = 20;
     public static final int SERVER_NODE_ID_OFFSET = 24;
     public static final int EPOCH_OFFSET = 32;
     public static final int NODE_PROBE_LIMIT_OFFSET = 40;
@@ -130,14 +151,53 @@ public final class MetaTableDescriptor
     public static final int REGION_CHECKSUM_OFFSET = 192;
     public static final int REGION_SLOT_LENGTH = 256;
 
+    public static final int MEMBERS_EPOCH_OFFSET = 8;
+    public static final int MEMBERS_REPLICAS_OFFSET = 16;
+    public static final int MEMBERS_COUNT_OFFSET = 20;
+    public static final int MEMBERS_OFFSET = 24;
+    public static final int MEMBER_NODE_ID_OFFSET = 0;
+    public static final int MEMBER_INCARNATION_OFFSET = 8;
+    public static final int MEMBER_STATE_OFFSET = 16;
+    public static final int MEMBER_LENGTH = 24;
+    /** Bytes of the members block besides its entries: version, epoch, replicas, count and checksum. */
+    public static final int MEMBERS_FIXED_LENGTH = 32;
+    /** Members a MetaServer's tables hold: the memory tier's largest size. */
+    public static final int MEMBER_SLOTS = 64;
+    /** Most members any tables may hold: a block of this many fits one READ into a reader's buffer. */
+    public static final int MAX_MEMBER_SLOTS = 64;
+
     private MetaTableDescriptor()
     {
     }
 
-    /** @return bytes of a table region with these slot counts. */
+    /** @return bytes of a table region with these slot counts and {@link #MEMBER_SLOTS} members. */
     public static long regionLength(final int nodeSlots, final int regionSlots)
     {
+        return regionLength(nodeSlots, regionSlots, MEMBER_SLOTS);
+    }
+
+    /** @return bytes of a table region with these slot counts. */
+    public static long regionLength(final int nodeSlots, final int regionSlots, final int memberSlots)
+    {
+        return membersOffset(nodeSlots, regionSlots) + membersLength(memberSlots);
+    }
+
+    /** @return where the members block starts. */
+    public static long membersOffset(final int nodeSlots, final int regionSlots)
+    {
         return HEADER_LENGTH + (long)nodeSlots * NODE_SLOT_LENGTH + (long)regionSlots * REGION_SLOT_LENGTH;
+    }
+
+    /** @return bytes of a members block of that capacity. */
+    public static int membersLength(final int memberSlots)
+    {
+        return MEMBERS_FIXED_LENGTH + memberSlots * MEMBER_LENGTH;
+    }
+
+    /** @return where the checksum of a members block of that capacity is, from the block's start. */
+    public static int membersChecksumOffset(final int memberSlots)
+    {
+        return MEMBERS_OFFSET + memberSlots * MEMBER_LENGTH;
     }
 
     public static long nodeSlotOffset(final int slot)
@@ -199,6 +259,19 @@ public final class MetaTableDescriptor
                 0x9e3779b97f4a7c15L;
         }
         return mix(hash);
+    }
+
+    /**
+     * Judge a members block a READ copied.
+     *
+     * @return true when the copy is of one published write: its version is even and not 0 (never
+     * written), and the checksum matches the version and fields.
+     */
+    public static boolean isSealed(final MemorySegment memory, final long base, final int checksumOffset)
+    {
+        final long version = memory.get(LONG, base + VERSION_OFFSET);
+        return version != 0 && (version & 1) == 0 &&
+            memory.get(LONG, base + checksumOffset) == checksum(memory, base, version, checksumOffset);
     }
 
     /**

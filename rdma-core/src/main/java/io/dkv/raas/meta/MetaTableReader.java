@@ -33,6 +33,7 @@ public final class MetaTableReader
     private final int tornRetries;
     private int nodeSlots;
     private int regionSlots;
+    private int memberSlots;
     private int nodeProbeLimit;
     private int regionProbeLimit;
     private long epoch;
@@ -82,20 +83,22 @@ public final class MetaTableReader
         final int layout = buffer.get(INT, LAYOUT_VERSION_OFFSET);
         final int nodes = buffer.get(INT, NODE_SLOTS_OFFSET);
         final int regions = buffer.get(INT, REGION_SLOTS_OFFSET);
+        final int members = buffer.get(INT, MEMBER_SLOTS_OFFSET);
         if (magic != MAGIC || layout != LAYOUT_VERSION)
         {
             throw new RaasException(String.format("region '%s' on node %d holds no MetaServer tables of layout %d " +
                 "(magic 0x%x, layout %d)",
                 tables.name(), tables.nodeId(), LAYOUT_VERSION, magic, layout));
         }
-        if (Integer.bitCount(nodes) != 1 || Integer.bitCount(regions) != 1 ||
-            regionLength(nodes, regions) > tables.length())
+        if (Integer.bitCount(nodes) != 1 || Integer.bitCount(regions) != 1 || members < 0 ||
+            members > MAX_MEMBER_SLOTS || regionLength(nodes, regions, members) > tables.length())
         {
-            throw new RaasException("MetaServer tables of " + nodes + " node and " + regions +
-                " region slots do not fit region " + tables);
+            throw new RaasException("MetaServer tables of " + nodes + " node, " + regions + " region and " + members +
+                " member slots do not fit region " + tables);
         }
         nodeSlots = nodes;
         regionSlots = regions;
+        memberSlots = members;
         epoch = buffer.get(LONG, EPOCH_OFFSET);
         nodeProbeLimit = clampLimit(buffer.get(INT, NODE_PROBE_LIMIT_OFFSET), nodes);
         regionProbeLimit = clampLimit(buffer.get(INT, REGION_PROBE_LIMIT_OFFSET), regions);
@@ -247,7 +250,60 @@ public final class MetaTableReader
         return null;
     }
 
-    /** Read one slot again until the copy is of one published write. */
+    /**
+     * One READ of the members block, read again while it was copied mid-write.
+     *
+     * @return the memory tier's membership; epoch 0, one copy and no members while the server has
+     * written none.
+     * @throws RaasException when the block holds what no MetaServer writes.
+     */
+    public MembershipRecord membership()
+    {
+        final long offset = membersOffset(nodeSlots, regionSlots);
+        final int length = membersLength(memberSlots);
+        final int checksumOffset = membersChecksumOffset(memberSlots);
+        read(offset, length, 0);
+        for (int attempt = 0; !isSealed(buffer, 0, checksumOffset); attempt++)
+        {
+            if (buffer.get(LONG, VERSION_OFFSET) == 0)
+            {
+                return new MembershipRecord(0, 1, List.of());
+            }
+            if (attempt == tornRetries)
+            {
+                throw new RaasException("members block at offset " + offset + " of region '" + tables.name() +
+                    "' on node " + tables.nodeId() + " was mid-write in " + tornRetries + " reads");
+            }
+            tornReads++;
+            Thread.onSpinWait();
+            read(offset, length, 0);
+        }
+        final int count = buffer.get(INT, MEMBERS_COUNT_OFFSET);
+        final int replicas = buffer.get(INT, MEMBERS_REPLICAS_OFFSET);
+        if (count < 0 || count > memberSlots || replicas < 1)
+        {
+            throw new RaasException("members block of region '" + tables.name() + "' on node " + tables.nodeId() +
+                " holds " + count + " members of " + memberSlots + " slots and " + replicas + " replicas");
+        }
+        final List<MemberRecord> members = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final long base = MEMBERS_OFFSET + (long)i * MEMBER_LENGTH;
+            final long nodeId = buffer.get(LONG, base + MEMBER_NODE_ID_OFFSET);
+            final int state = buffer.get(INT, base + MEMBER_STATE_OFFSET);
+            try
+            {
+                members.add(new MemberRecord(nodeId, state, buffer.get(LONG, base + MEMBER_INCARNATION_OFFSET)));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new RaasException("members block of region '" + tables.name() + "' on node " +
+                    tables.nodeId() + ": " + ex.getMessage(), ex);
+            }
+        }
+        return new MembershipRecord(buffer.get(LONG, MEMBERS_EPOCH_OFFSET), replicas, members);
+    }
+
     /** @return the state of the node slot read into the buffer at {@code base}, read again while torn. */
     private int nodeSlotState(final int slot, final long base)
     {

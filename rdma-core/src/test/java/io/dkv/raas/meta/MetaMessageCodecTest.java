@@ -1,5 +1,6 @@
 package io.dkv.raas.meta;
 
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.PortAddress;
@@ -7,10 +8,12 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Records travel in RPC frames and table slots unchanged; a reader refuses what cannot be a field.
@@ -48,6 +51,44 @@ class MetaMessageCodecTest
         MetaSlots.encodeRegion(slots, 0, MetaTableDescriptor.STATE_LIVE, REGION, name);
         assertEquals(REGION, MetaSlots.decodeRegion(slots, 0));
         assertEquals(true, MetaSlots.hasName(slots, 0, name, MetaTableDescriptor.nameHash(name)));
+    }
+
+    @Test
+    void aMembershipReadsBackFromAFrame()
+    {
+        final MembershipRecord membership = new MembershipRecord(12, 2, List.of(
+            new MemberRecord(101, Membership.LIVE, 5), new MemberRecord(102, Membership.JOINING, 9),
+            new MemberRecord(103, Membership.DOWN, 1)));
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putMembership(membership).finish();
+        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
+        assertEquals(membership, reader.getMembership());
+        reader.requireEnd("test frame");
+        assertEquals(new Membership(12, 2, new long[]{101, 102, 103},
+            new int[]{Membership.LIVE, Membership.JOINING, Membership.DOWN}), membership.toMembership());
+    }
+
+    @Test
+    void aMembershipWithAStateNoMemberHasOrMoreMembersThanTablesHoldIsMalformed()
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int badState = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putLong(3).putInt(1).putInt(1).putLong(101).putInt(9).putLong(1).finish();
+        final MetaRpcException state = assertThrows(MetaRpcException.class,
+            () -> new MetaMessageReader().wrap(buffer, 0, badState).body().getMembership());
+        assertEquals(STATUS_MALFORMED, state.status());
+        assertTrue(state.getMessage().contains("member 101 has no state 9"), state.getMessage());
+
+        final int tooMany = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putLong(3).putInt(1).putInt(MetaTableDescriptor.MAX_MEMBER_SLOTS + 1).finish();
+        assertEquals(STATUS_MALFORMED, assertThrows(MetaRpcException.class,
+            () -> new MetaMessageReader().wrap(buffer, 0, tooMany).body().getMembership()).status());
+
+        final int noCopy = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putLong(3).putInt(0).putInt(0).finish();
+        assertEquals(STATUS_MALFORMED, assertThrows(MetaRpcException.class,
+            () -> new MetaMessageReader().wrap(buffer, 0, noCopy).body().getMembership()).status());
     }
 
     @Test

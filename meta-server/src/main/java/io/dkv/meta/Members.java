@@ -1,0 +1,224 @@
+package io.dkv.meta;
+
+import io.dkv.raas.Membership;
+import io.dkv.raas.meta.MemberRecord;
+import io.dkv.raas.meta.MembershipRecord;
+import io.dkv.raas.meta.MetaRpcDescriptor;
+import io.dkv.raas.meta.MetaRpcException;
+import io.dkv.raas.meta.MetaTableDescriptor;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.dkv.raas.Membership.DOWN;
+import static io.dkv.raas.Membership.JOINING;
+import static io.dkv.raas.Membership.LIVE;
+
+/**
+ * The memory tier's membership and the rules that change it; every change bumps the membership
+ * epoch. Keys are placed over the members, so a member is never dropped here: one that goes down
+ * keeps its place, and only its state says whether its copies are read.
+ *
+ * <ul>
+ *     <li>a memory node whose id was never a member registers: it joins, {@link Membership#LIVE}.</li>
+ *     <li>a {@link Membership#DOWN} member registers, or a live or joining one registers as a new incarnation
+ *     (it restarted within its lease): with 2 or more replicas it is {@link Membership#JOINING}, its copies to be
+ *     refilled from the others before it is read; with one it is live again, since its keys have no other copy
+ *     and its data directory brings them back.</li>
+ *     <li>a member's lease runs out, or it deregisters: it is {@link Membership#DOWN}.</li>
+ *     <li>{@link #markLive}: a joining member whose copies were refilled is live.</li>
+ * </ul>
+ *
+ * <p>A change replicated from the peer MetaServer is applied member by member ({@link #apply}), not
+ * as a whole list: both servers expire leases, so each may send a change the other made too, and
+ * changes to different members must not undo each other. Not thread-safe: {@link MetaState} serialises.
+ */
+final class Members
+{
+    private final Map<Long, MemberRecord> members = new LinkedHashMap<>();
+    private long epoch;
+    private int replicas;
+
+    Members(final MembershipRecord stored)
+    {
+        install(stored);
+    }
+
+    MembershipRecord record()
+    {
+        return new MembershipRecord(epoch, replicas, new ArrayList<>(members.values()));
+    }
+
+    /** @return a change carrying the member as it is now, with the epoch and replica count: what the peer applies. */
+    MembershipRecord change(final MemberRecord member)
+    {
+        return new MembershipRecord(epoch, replicas, member == null ? List.of() : List.of(member));
+    }
+
+    MemberRecord member(final long nodeId)
+    {
+        return members.get(nodeId);
+    }
+
+    long epoch()
+    {
+        return epoch;
+    }
+
+    int replicas()
+    {
+        return replicas;
+    }
+
+    /**
+     * A memory node registered as this incarnation.
+     *
+     * @return the member as it is now when it changed, else null.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when a new member finds every member
+     *                          slot taken.
+     */
+    MemberRecord registered(final long nodeId, final long incarnation)
+    {
+        final MemberRecord existing = members.get(nodeId);
+        final MemberRecord now;
+        if (existing == null)
+        {
+            if (members.size() >= MetaTableDescriptor.MEMBER_SLOTS)
+            {
+                throw new MetaRpcException(MetaRpcDescriptor.STATUS_TABLE_FULL,
+                    "memory node " + nodeId + " cannot join: the membership holds its most members, " +
+                    MetaTableDescriptor.MEMBER_SLOTS);
+            }
+            now = new MemberRecord(nodeId, LIVE, incarnation);
+        }
+        else if (existing.state() == DOWN || existing.incarnation() != incarnation)
+        {
+            now = new MemberRecord(nodeId, replicas >= 2 ? JOINING : LIVE, incarnation);
+        }
+        else
+        {
+            return null;
+        }
+        return put(now);
+    }
+
+    /**
+     * The member's lease ran out or it deregistered.
+     *
+     * @return the member as it is now when it changed, else null (no member, or down already).
+     */
+    MemberRecord down(final long nodeId)
+    {
+        final MemberRecord existing = members.get(nodeId);
+        if (existing == null || existing.state() == DOWN)
+        {
+            return null;
+        }
+        return put(existing.withState(DOWN));
+    }
+
+    /**
+     * A joining member's copies were refilled. Asking again once it is live as that incarnation changes nothing,
+     * so a copier whose reply was lost may ask again.
+     *
+     * @return the member as it is now when it changed, else null.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} naming the member's state and both
+     *                          incarnations when it is not joining (or live) as that incarnation.
+     */
+    MemberRecord markLive(final long nodeId, final long incarnation)
+    {
+        final MemberRecord existing = members.get(nodeId);
+        if (existing == null)
+        {
+            throw new MetaRpcException(MetaRpcDescriptor.STATUS_CONFLICT,
+                "node " + nodeId + " is no member of the memory tier; it cannot be marked live (incarnation " +
+                incarnation + ")");
+        }
+        final boolean sameIncarnation = existing.incarnation() == incarnation;
+        if (sameIncarnation && existing.state() == LIVE)
+        {
+            return null;
+        }
+        if (!sameIncarnation || existing.state() != JOINING)
+        {
+            throw new MetaRpcException(MetaRpcDescriptor.STATUS_CONFLICT,
+                "node " + nodeId + " is " + Membership.stateName(existing.state()) + " as incarnation " +
+                existing.incarnation() + "; it can be marked live only while joining, and as that incarnation, " +
+                "not " + incarnation);
+        }
+        return put(existing.withState(LIVE));
+    }
+
+    /** @return true when the replica count changed. */
+    boolean replicas(final int replicas)
+    {
+        if (replicas < 1)
+        {
+            throw new IllegalArgumentException("a cluster keeps at least 1 copy of each key: replicas=" + replicas);
+        }
+        if (replicas == this.replicas)
+        {
+            return false;
+        }
+        this.replicas = replicas;
+        epoch++;
+        return true;
+    }
+
+    /**
+     * Apply what the peer changed: its members as it sent them, and its replica count.
+     *
+     * @return true when anything here changed; the epoch then moves past both this one and the peer's.
+     */
+    boolean apply(final MembershipRecord change)
+    {
+        boolean changed = false;
+        for (final MemberRecord member : change.members())
+        {
+            if (!member.equals(members.get(member.nodeId())))
+            {
+                members.put(member.nodeId(), member);
+                changed = true;
+            }
+        }
+        if (change.replicas() != replicas)
+        {
+            replicas = change.replicas();
+            changed = true;
+        }
+        if (changed)
+        {
+            epoch = Math.max(epoch + 1, change.epoch());
+        }
+        return changed;
+    }
+
+    /** Take the peer's membership whole (a state transfer); the epoch only moves forward. */
+    void adopt(final MembershipRecord whole)
+    {
+        final long before = epoch;
+        install(whole);
+        epoch = Math.max(before + 1, whole.epoch());
+    }
+
+    /** Take this membership whole, as the store holds it. */
+    void install(final MembershipRecord whole)
+    {
+        members.clear();
+        for (final MemberRecord member : whole.members())
+        {
+            members.put(member.nodeId(), member);
+        }
+        epoch = whole.epoch();
+        replicas = whole.replicas();
+    }
+
+    private MemberRecord put(final MemberRecord member)
+    {
+        members.put(member.nodeId(), member);
+        epoch++;
+        return member;
+    }
+}

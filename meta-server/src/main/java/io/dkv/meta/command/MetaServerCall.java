@@ -1,0 +1,93 @@
+package io.dkv.meta.command;
+
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.meta.ClusterSecret;
+import io.dkv.raas.meta.MetaDirectoryConfiguration;
+import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.MetaFrameAuthenticator;
+import io.dkv.raas.meta.MetaRpcClient;
+import io.dkv.raas.meta.MetaRpcDescriptor;
+import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.SystemEpochClock;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * What the {@code dkv meta} subcommands that talk to a running MetaServer share: a driver of their
+ * own that registers nowhere, one connection to the server and RPCs sealed with the cluster secret.
+ */
+abstract class MetaServerCall implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ClusterSecretOption secret;
+
+    @Option(names = "--meta", required = true, paramLabel = "ENDPOINT",
+        description = "The MetaServer's endpoint, as ./dkv meta prints it.")
+    String meta;
+
+    @Option(names = "--address", defaultValue = "127.0.0.1:0",
+        description = "For tcp, the ip:port this command's NIC engine listens on (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    public final Integer call()
+    {
+        if (secret.file() == null)
+        {
+            throw new ParameterException(spec.commandLine(),
+                "--cluster-secret-file is required: a caller proves itself with the cluster secret");
+        }
+        final byte[] key;
+        final MetaEndpoint endpoint;
+        try
+        {
+            key = ClusterSecret.read(secret.file());
+            endpoint = MetaEndpoint.parse(meta);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        final StaticDirectory directory = new StaticDirectory();
+        directory.register(endpoint.toNodeRecord());
+        final RaasContext context = new RaasContext()
+            .verbs(new VerbsContext().provider(endpoint.address().provider()).tcpAddress(address));
+        final String done;
+        try (Raas raas = Raas.embedded(context, directory))
+        {
+            final Connection connection =
+                raas.connect(endpoint.nodeId(), MetaRpcDescriptor.SERVICE, Flags.ADAPTIVE, null);
+            final MetaRpcClient client =
+                new MetaRpcClient(connection, raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
+                Duration.ofMillis(MetaDirectoryConfiguration.RPC_TIMEOUT_MS_DEFAULT),
+                new MetaFrameAuthenticator(key, SystemEpochClock.INSTANCE,
+                    MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT));
+            done = call(raas, client);
+            connection.close();
+        }
+        spec.commandLine().getOut().println(done);
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    /**
+     * Do the command's work with the server.
+     *
+     * @return what to print once done.
+     */
+    abstract String call(Raas raas, MetaRpcClient client);
+}
