@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -45,6 +46,7 @@ public final class KvClient implements AutoCloseable
      */
     private final MemoryNodeView[][] nodesByLane;
     private final MemoryNodeAvailability availability;
+    private final MembershipView membership;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
@@ -57,6 +59,7 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
         this.availability = new MemoryNodeAvailability(ids, context);
+        this.membership = new MembershipView(lanes[0], ids, MembershipView.read(lanes[0]), context);
         // a node that cannot be read now is unavailable, not fatal: the keys of the others are served
         this.nodesByLane = new MemoryNodeView[lanes.length][ids.length];
         for (int i = 0; i < ids.length; i++)
@@ -131,6 +134,30 @@ public final class KvClient implements AutoCloseable
             throw new IllegalArgumentException("a client needs at least one RaaS handle");
         }
         return new KvClient(lanes.toArray(Raas[]::new), context.conclude());
+    }
+
+    /**
+     * @return the memory nodes that hold the key's copies, in placement order: the first (the head) serves its reads
+     * while it is live. As many as the client keeps copies ({@link KvClientContext#replicas(int)}, else the
+     * directory's count), whichever of them are up.
+     */
+    public long[] replicasOf(final byte[] key)
+    {
+        final long[] ids = availability.nodeIds();
+        final int[] placed = new int[membership.replicas()];
+        final int count = Rendezvous.top(KeyHash.hash(key), ids, placed.length, placed);
+        final long[] replicas = new long[count];
+        for (int p = 0; p < count; p++)
+        {
+            replicas[p] = ids[placed[p]];
+        }
+        return replicas;
+    }
+
+    /** @return copies this client keeps of each key: its context's count, else the directory's, one per node at most. */
+    public int replicas()
+    {
+        return membership.replicas();
     }
 
     /**
@@ -493,7 +520,7 @@ public final class KvClient implements AutoCloseable
     private KvSession newSession()
     {
         final int lane = Math.floorMod(nextLane.getAndIncrement(), lanes.length);
-        final KvSession created = new KvSession(lanes[lane], context, availability, nodesByLane[lane]);
+        final KvSession created = new KvSession(lanes[lane], context, availability, membership, nodesByLane[lane]);
         synchronized (sessions)
         {
             sessions.add(created);

@@ -27,6 +27,21 @@ public final class KvClientConfiguration
     public static final String UNAVAILABLE_RETRY_MS_PROP_NAME = "dkv.client.unavailable.retry.ms";
     public static final int UNAVAILABLE_RETRY_MS_DEFAULT = 250;
 
+    /**
+     * Copies of each key (1 to 7): written to that many memory nodes, read from one. 0: the directory's count (the
+     * MetaServer's cluster setting), 1 where the directory keeps none. Every client of a store must use the same.
+     */
+    public static final String REPLICAS_PROP_NAME = "dkv.client.replicas";
+    public static final int REPLICAS_DEFAULT = 0;
+    public static final int MAX_REPLICAS = 7;
+
+    /**
+     * How often a client with replicated keys reads the membership again with no failed request to prompt it (it
+     * reads it at once after one, at most every {@link #UNAVAILABLE_RETRY_MS_PROP_NAME}).
+     */
+    public static final String MEMBERSHIP_REFRESH_MS_PROP_NAME = "dkv.client.membership.refresh.ms";
+    public static final int MEMBERSHIP_REFRESH_MS_DEFAULT = 1_000;
+
     /** none, async or sync: see {@link Durability}. */
     public static final String DURABILITY_PROP_NAME = "dkv.client.durability";
     public static final String DURABILITY_DEFAULT = "none";

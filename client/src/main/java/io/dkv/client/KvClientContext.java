@@ -11,6 +11,7 @@ import static io.dkv.client.KvClientConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
 import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 import static io.dkv.verbs.ConfigurationProperties.requirePositive;
+import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * Which memory nodes a client spreads keys over, and its limits.
@@ -23,6 +24,8 @@ public final class KvClientContext
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
+    private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
+    private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Durability durability =
@@ -125,6 +128,35 @@ public final class KvClientContext
         return this;
     }
 
+    public int replicas()
+    {
+        return replicas;
+    }
+
+    /**
+     * @param replicas copies of each key (written to that many memory nodes, read from one), or 0 for the count the
+     *                 directory keeps (the MetaServer's setting): every client of a store must use the same.
+     */
+    public KvClientContext replicas(final int replicas)
+    {
+        this.replicas = replicas;
+        return this;
+    }
+
+    public int membershipRefreshMs()
+    {
+        return membershipRefreshMs;
+    }
+
+    /**
+     * @param membershipRefreshMs how often a client with replicated keys reads the membership again unprompted.
+     */
+    public KvClientContext membershipRefreshMs(final int membershipRefreshMs)
+    {
+        this.membershipRefreshMs = membershipRefreshMs;
+        return this;
+    }
+
     public int asyncThreads()
     {
         return asyncThreads;
@@ -151,6 +183,8 @@ public final class KvClientContext
         }
         requireClocks("a client", epochClock, nanoClock);
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
+        requireRange("replicas (" + REPLICAS_PROP_NAME + ")", replicas, 0, MAX_REPLICAS);
+        requirePositive("membershipRefreshMs (" + MEMBERSHIP_REFRESH_MS_PROP_NAME + ")", membershipRefreshMs);
         return this;
     }
 }

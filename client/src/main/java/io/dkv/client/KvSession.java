@@ -57,11 +57,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final int BUCKETS_MOVED = 2;
     private static final int NO_MATCH = 0;
     private static final int MATCH = 1;
+    private static final int INSERTED = 0;
+    private static final int LOST = 1;
 
     private final Raas raas;
     private final KvClientContext context;
     /** Which nodes could not be read, shared by the client's threads: their keys fail at once, naming them. */
     private final MemoryNodeAvailability availability;
+    /** Writes over a key's replicas, or null when keys have one copy (the single-node protocol below). */
+    private final ReplicaChain chain;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
@@ -102,8 +106,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private int previousCount;
     /** Of the last scan: the key's committed slot (index into the arrays) or -1, and its tentative ones (bits). */
     private int committedAt;
-    /** Of the last scan that found a committed slot: its block's expiry time. */
+    /** Of the last scan that found a committed slot: its block's expiry time and write id. */
     private long committedExpireAt;
+    private long committedWriteId;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
     private int tentatives;
@@ -111,12 +116,20 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private int foundNode;
     private long foundSlot;
     private long foundWord;
+    private long foundWriteId;
+    /** Of the last {@link #readReplica}: the key's committed slot at that node, its word and the write it names. */
+    long replicaSlot;
+    long replicaWord;
+    long replicaWriteId;
+    /** The tentative slot of another insert of the key this thread's insert waits behind, and since when. */
+    private long blockedBy;
+    private long blockedSince;
 
     /**
      * @param nodes the nodes' views as the client read them when it connected; null for a node that could not be read.
      */
     KvSession(final Raas raas, final KvClientContext context, final MemoryNodeAvailability availability,
-        final MemoryNodeView[] nodes)
+        final MembershipView membership, final MemoryNodeView[] nodes)
     {
         this.raas = raas;
         this.context = context;
@@ -142,6 +155,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         this.rpc = raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH + MemoryNodeProtocol.REQUEST_LENGTH);
         this.block = raas.allocateBuffer(4096);
         this.out = raas.allocateBuffer(4096);
+        this.chain = membership.replicas() >= 2 ? new ReplicaChain(this, membership, nodeIds, context) : null;
     }
 
     public void onCompletion(final long token, final int status, final long value)
@@ -186,7 +200,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             return null;
         }
         return new Versioned(KvBlockLayout.value(block, 0), KvBlockLayout.expireAt(block, 0), nodeIds[foundNode],
-            nodes[foundNode].index.nodeEpoch(), foundSlot, foundWord, started);
+            nodes[foundNode].index.nodeEpoch(), foundSlot, foundWord, started, foundWriteId);
     }
 
     /** @return milliseconds the key has left, -1 when it never expires, -2 when it has no value (redis's PTTL). */
@@ -215,7 +229,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         for (int k = 0; k < keys.length; k++)
         {
             hashes[k] = KeyHash.hash(keys[k]);
-            nodeOf[k] = node(hashes[k]);
+            nodeOf[k] = chain == null ? node(hashes[k]) : use(chain.head(hashes[k], keys[k]));
         }
         final int[] batch = new int[BATCH];
         for (int node = 0; node < nodes.length; node++)
@@ -301,9 +315,32 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private boolean find(final byte[] key)
     {
         nowMillis = epochClock.time();
-        final long started = nanoClock.nanoTime();
         final long hash = KeyHash.hash(key);
-        final int node = node(hash);
+        if (chain == null)
+        {
+            return findAt(node(hash), hash, key);
+        }
+        // the head alone holds the key's value: when it does not answer, wait until it does or is declared gone
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
+        while (true)
+        {
+            try
+            {
+                return findAt(use(chain.head(hash, key)), hash, key);
+            }
+            catch (final KvException ex)
+            {
+                if (!chain.awaitHead(deadline))
+                {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private boolean findAt(final int node, final long hash, final byte[] key)
+    {
+        final long started = nanoClock.nanoTime();
         final int fingerprint = KeyHash.fingerprint(hash);
         previousCount = -1;
         for (int attempt = 0; attempt < context.maxRetries(); attempt++)
@@ -320,6 +357,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 foundNode = node;
                 foundSlot = slotOffsets[found];
                 foundWord = words[found];
+                foundWriteId = KvBlockLayout.writeId(block, 0);
                 return true;
             }
             if (absenceConfirmed())
@@ -358,12 +396,20 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             return false;
         }
-        cas(node, slotOffsets[found], words[found], SlotWord.EMPTY);
+        if (chain == null)
+        {
+            // with replicas a reader changes no replica alone: the nodes' scans empty expired slots
+            cas(node, slotOffsets[found], words[found], SlotWord.EMPTY);
+        }
         return true;
     }
 
     boolean delete(final byte[] key)
     {
+        if (chain != null)
+        {
+            return chain.write(key, null, ReplicaChain.DELETE, null, null, KvBlockLayout.NEVER);
+        }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
@@ -401,17 +447,20 @@ final class KvSession implements CompletionHandler, AutoCloseable
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
+        if (chain != null)
+        {
+            return chain.write(key, value, put ? ReplicaChain.PUT : ReplicaChain.IF_VALUE, expected, null, expireAt);
+        }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = writeBlock(node, key, value, length, expireAt);
+        final long blockOffset = writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
         final long committedWord =
             SlotWord.committed(fingerprint, blockOffset, length, expireAt != KvBlockLayout.NEVER);
         final long tentativeWord = SlotWord.tentative(committedWord);
-        long blockedBy = 0;
-        long blockedSince = 0;
+        blockedBy = 0;
         previousCount = -1;
         for (int attempt = 0; attempt < context.maxRetries(); attempt++)
         {
@@ -442,63 +491,82 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 }
                 continue;
             }
-            final int empty = emptySlot();
-            if (empty < 0)
-            {
-                split(node, hash, key);
-                continue;
-            }
-            final long mySlot = slotOffsets[empty];
-            if (cas(node, mySlot, SlotWord.EMPTY, tentativeWord) != SlotWord.EMPTY)
-            {
-                continue;
-            }
-            readCandidates(node, hash);
-            scan(node, hash, key, tentativeWord);
-            final int mine = indexOf(mySlot);
-            if (mine < 0)
-            {
-                // the subtable split meanwhile and the key's buckets are elsewhere now: start there
-                withdraw(node, mySlot, tentativeWord);
-                continue;
-            }
-            if (words[mine] != tentativeWord)
-            {
-                // another insert of the key came first and cleared this one
-                continue;
-            }
-            if (committedAt >= 0)
-            {
-                withdraw(node, mySlot, tentativeWord);
-                continue;
-            }
-            final int earlier = tentatives & ((1 << mine) - 1);
-            if (earlier != 0)
-            {
-                final int first = Integer.numberOfTrailingZeros(earlier);
-                final long now = nanoClock.nanoTime();
-                if (words[first] != blockedBy)
-                {
-                    blockedBy = words[first];
-                    blockedSince = now;
-                }
-                else if (now - blockedSince > context.timeoutMs() * 1_000_000L)
-                {
-                    // the same tentative slot has stood for longer than an operation may last: its writer died
-                    cas(node, slotOffsets[first], blockedBy, SlotWord.EMPTY);
-                }
-                withdraw(node, mySlot, tentativeWord);
-                Thread.onSpinWait();
-                continue;
-            }
-            if (clearLaterTentatives(node, mine) && cas(node, mySlot, tentativeWord, committedWord) == tentativeWord)
+            if (tryInsert(node, hash, key, committedWord, tentativeWord) == INSERTED)
             {
                 persist(node, blockOffset);
                 return true;
             }
-            withdraw(node, mySlot, tentativeWord);
         }
         throw retriesExhausted(put ? "put" : "compareAndSet", node, key);
+    }
+
+    /**
+     * One attempt to insert the key at a node whose candidates were just read and scanned, with no
+     * committed slot of the key among them: a CAS of an empty slot to a tentative word (invisible to
+     * readers), a second read, and a CAS committing it if no committed slot of the key appeared and
+     * this tentative slot comes first in address order (later ones are cleared first).
+     *
+     * @return {@link #INSERTED}, or {@link #LOST}: the attempt was withdrawn (a split, a racing insert or
+     * a committed slot that appeared) and the caller reads the candidates again.
+     */
+    private int tryInsert(final int node, final long hash, final byte[] key, final long committedWord,
+        final long tentativeWord)
+    {
+        final int empty = emptySlot();
+        if (empty < 0)
+        {
+            split(node, hash, key);
+            return LOST;
+        }
+        final long mySlot = slotOffsets[empty];
+        if (cas(node, mySlot, SlotWord.EMPTY, tentativeWord) != SlotWord.EMPTY)
+        {
+            return LOST;
+        }
+        readCandidates(node, hash);
+        scan(node, hash, key, tentativeWord);
+        final int mine = indexOf(mySlot);
+        if (mine < 0)
+        {
+            // the subtable split meanwhile and the key's buckets are elsewhere now: start there
+            withdraw(node, mySlot, tentativeWord);
+            return LOST;
+        }
+        if (words[mine] != tentativeWord)
+        {
+            // another insert of the key came first and cleared this one
+            return LOST;
+        }
+        if (committedAt >= 0)
+        {
+            withdraw(node, mySlot, tentativeWord);
+            return LOST;
+        }
+        final int earlier = tentatives & ((1 << mine) - 1);
+        if (earlier != 0)
+        {
+            final int first = Integer.numberOfTrailingZeros(earlier);
+            final long now = nanoClock.nanoTime();
+            if (words[first] != blockedBy)
+            {
+                blockedBy = words[first];
+                blockedSince = now;
+            }
+            else if (now - blockedSince > context.timeoutMs() * 1_000_000L)
+            {
+                // the same tentative slot has stood for longer than an operation may last: its writer died
+                cas(node, slotOffsets[first], blockedBy, SlotWord.EMPTY);
+            }
+            withdraw(node, mySlot, tentativeWord);
+            Thread.onSpinWait();
+            return LOST;
+        }
+        if (clearLaterTentatives(node, mine) && cas(node, mySlot, tentativeWord, committedWord) == tentativeWord)
+        {
+            return INSERTED;
+        }
+        withdraw(node, mySlot, tentativeWord);
+        return LOST;
     }
 
     /**
@@ -515,6 +583,11 @@ final class KvSession implements CompletionHandler, AutoCloseable
             // that version is gone whether or not its slot still names it: the key has no value now
             return false;
         }
+        if (chain != null)
+        {
+            // replicas' slot words differ: the version is the write it read, compared by its id on the settled state
+            return chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
+        }
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
@@ -525,7 +598,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             return write(key, value, expected.value(), false, expireAt);
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = writeBlock(node, key, value, length, expireAt);
+        final long blockOffset = writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
         final long committedWord =
             SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length, expireAt != KvBlockLayout.NEVER);
         long slot = expected.slotOffset;
@@ -571,11 +644,134 @@ final class KvSession implements CompletionHandler, AutoCloseable
     }
 
     // ---------------------------------------------------------------------------------------------
+    // one replica's side, for the chain (ReplicaChain)
+
+    /**
+     * Read the key's state at one node: {@link #replicaSlot} and {@link #replicaWord} (its committed
+     * slot, or -1 and EMPTY) and {@link #replicaWriteId} (the write it names, or NO_WRITE when it has no
+     * value: none, or an expired one).
+     */
+    void readReplica(final int node, final long hash, final byte[] key)
+    {
+        readCandidates(use(node), hash);
+        scan(node, hash, key, 0);
+        if (committedAt < 0)
+        {
+            replicaSlot = -1;
+            replicaWord = SlotWord.EMPTY;
+            replicaWriteId = KvBlockLayout.NO_WRITE;
+            return;
+        }
+        replicaSlot = slotOffsets[committedAt];
+        replicaWord = words[committedAt];
+        replicaWriteId = committedExpired() ? KvBlockLayout.NO_WRITE : committedWriteId;
+    }
+
+    /**
+     * Swap the key's committed slot at a node from one word to another. A failed CAS is looked into
+     * once more, as a split may have moved the slot, word unchanged, to the subtable's other half.
+     *
+     * @return true when swapped.
+     */
+    boolean swapAt(final int node, final long hash, final byte[] key, final long slot, final long expected,
+        final long desired)
+    {
+        if (cas(use(node), slot, expected, desired) == expected)
+        {
+            return true;
+        }
+        readCandidates(node, hash);
+        scan(node, hash, key, 0);
+        return committedAt >= 0 && words[committedAt] == expected && slotOffsets[committedAt] != slot &&
+            cas(node, slotOffsets[committedAt], expected, desired) == expected;
+    }
+
+    /**
+     * Insert the key at a node where it has no committed slot, by the node's insert rule.
+     *
+     * @return true when inserted; false when a committed slot of the key is there.
+     */
+    boolean insertAt(final int node, final long hash, final byte[] key, final long committedWord)
+    {
+        final long tentativeWord = SlotWord.tentative(committedWord);
+        blockedBy = 0;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            readCandidates(use(node), hash);
+            scan(node, hash, key, tentativeWord);
+            if (committedAt >= 0)
+            {
+                return false;
+            }
+            if (tryInsert(node, hash, key, committedWord, tentativeWord) == INSERTED)
+            {
+                return true;
+            }
+        }
+        throw retriesExhausted("insert", node, key);
+    }
+
+    /**
+     * Read the block a word names at a node into the block buffer.
+     *
+     * @return its length in bytes.
+     * @throws KvException when the block does not hold the key: a word read of the key's slot names one that does.
+     */
+    int readWholeBlock(final int node, final long word, final byte[] key)
+    {
+        if (readBlock(use(node), word, key) != MATCH)
+        {
+            throw new KvException("the block of key " + describe(key) + " at heap offset " +
+                SlotWord.blockOffset(word) + " of memory node " + nodeIds[node] + " holds another key");
+        }
+        return KvBlockLayout.blockLength(KvBlockLayout.keyLength(block, 0), KvBlockLayout.valueLength(block, 0));
+    }
+
+    /** @return true when the block read last ({@link #readWholeBlock}) holds this value. */
+    boolean blockHolds(final byte[] expected)
+    {
+        return KvBlockLayout.hasValue(block, 0, expected);
+    }
+
+    /** @return the expiry time of the block read last ({@link #readWholeBlock}). */
+    long blockExpireAt()
+    {
+        return KvBlockLayout.expireAt(block, 0);
+    }
+
+    /** Start an operation: expiry is judged by the clock read now. */
+    long startOperation()
+    {
+        nowMillis = epochClock.time();
+        return nowMillis;
+    }
+
+    void persistAt(final int node, final long blockOffset)
+    {
+        persist(node, blockOffset);
+    }
+
+    long nodeId(final int node)
+    {
+        return nodeIds[node];
+    }
+
+    KvException retriesExhaustedAt(final String operation, final int node, final byte[] key)
+    {
+        return retriesExhausted(operation, node, key);
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // reading the index
 
     private int node(final long hash)
     {
-        final int node = nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds);
+        return use(nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds));
+    }
+
+    /** @return the node, its view and connections made again first when its last request failed. */
+    private int use(final int node)
+    {
         if (stale[node])
         {
             refresh(node);
@@ -826,6 +1022,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 {
                     committedAt = i;
                     committedExpireAt = KvBlockLayout.expireAt(block, 0);
+                    committedWriteId = KvBlockLayout.writeId(block, 0);
                 }
             }
             else
@@ -983,18 +1180,39 @@ final class KvSession implements CompletionHandler, AutoCloseable
      *
      * @return the block's offset in the heap region.
      */
-    private long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
-        final long expireAt)
+    long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt, final long writeId)
+    {
+        if (out.byteSize() < length)
+        {
+            out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
+        }
+        KvBlockLayout.write(out, 0, key, value, expireAt, writeId);
+        return writeOut(node, length);
+    }
+
+    /**
+     * Copy the block in the block buffer (read by {@link #readBlock}, whole) into this thread's chunk of
+     * another node's heap: a replica brought up to the write another holds, with the same write id.
+     *
+     * @return the copy's offset in that node's heap region.
+     */
+    long copyBlock(final int node, final int length)
+    {
+        if (out.byteSize() < length)
+        {
+            out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
+        }
+        MemorySegment.copy(block, 0, out, 0, length);
+        return writeOut(node, length);
+    }
+
+    private long writeOut(final int node, final int length)
     {
         if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
         {
             allocateChunk(node, length);
         }
-        if (out.byteSize() < length)
-        {
-            out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
-        }
-        KvBlockLayout.write(out, 0, key, value, expireAt);
         final long offset = chunkOffset[node] + chunkUsed[node];
         try
         {

@@ -35,6 +35,11 @@ final class MemoryNodeAvailability
         this.retryAt = new AtomicLongArray(nodeIds.length);
     }
 
+    long[] nodeIds()
+    {
+        return nodeIds.clone();
+    }
+
     long nodeId(final int node)
     {
         return nodeIds[node];

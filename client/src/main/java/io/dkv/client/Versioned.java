@@ -24,6 +24,8 @@ public final class Versioned
     final long slotOffset;
     final long word;
     final long readNanos;
+    /** The write the value came from, the same on every replica: what a replicated version is compared by. */
+    final long writeId;
 
     Versioned(
         final byte[] value,
@@ -32,8 +34,10 @@ public final class Versioned
         final long nodeEpoch,
         final long slotOffset,
         final long word,
-        final long readNanos)
+        final long readNanos,
+        final long writeId)
     {
+        this.writeId = writeId;
         this.value = value;
         this.expireAtMillis = expireAtMillis;
         this.nodeId = nodeId;

@@ -141,7 +141,9 @@ public final class MemoryNode implements AutoCloseable
                 chunk[2] = chunkLength;
             }
             final long offset = chunk[0] + chunk[1];
-            KvBlockLayout.write(index.heap(), offset, key, value, expireAt);
+            // the disk keeps no write ids: a key put back is a write of its own (a replica that restarted is refilled
+            // from the others before it is read, which compares by their ids)
+            KvBlockLayout.write(index.heap(), offset, key, value, expireAt, KvBlockLayout.drawWriteId());
             if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +

@@ -79,6 +79,24 @@ final class IndexInspector
         return counts;
     }
 
+    /** @return each key's value and write id, "value@writeId", as its committed slots' blocks hold them. */
+    static Map<String, String> committedValues(final MemorySegment index, final MemorySegment heap)
+    {
+        final Map<String, String> values = new HashMap<>();
+        forEachSlot(index, (slot, word) ->
+        {
+            if (SlotWord.isCommitted(word))
+            {
+                final long block = SlotWord.blockOffset(word);
+                final String key = new String(heap.asSlice(block + KvBlockLayout.HEADER_LENGTH,
+                    KvBlockLayout.keyLength(heap, block)).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                final String value = new String(KvBlockLayout.value(heap, block), StandardCharsets.UTF_8);
+                values.put(key, value + "@" + Long.toHexString(KvBlockLayout.writeId(heap, block)));
+            }
+        });
+        return values;
+    }
+
     /** @return the slots a writer made tentative and has not committed or emptied since. */
     static int tentativeSlots(final MemorySegment index)
     {

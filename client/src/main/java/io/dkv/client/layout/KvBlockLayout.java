@@ -3,6 +3,7 @@ package io.dkv.client.layout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
@@ -14,8 +15,9 @@ import java.util.zip.CRC32C;
  *   0  keyLength    int
  *   4  valueLength  int
  *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires
- *  16  checksum     long   "DKB2" (high 32 bits) | CRC32C of bytes 0..15, the key and the value
- *  24  key          keyLength bytes
+ *  16  writeId      long   drawn at random per write, the same in each replica's copy of it; never 0
+ *  24  checksum     long   "DKB3" (high 32 bits) | CRC32C of bytes 0..23, the key and the value
+ *  32  key          keyLength bytes
  *  ..  value        valueLength bytes
  *  ..  padding to a multiple of 64 bytes
  * </pre>
@@ -23,20 +25,28 @@ import java.util.zip.CRC32C;
  * The expiry is in the block, not the slot: a block is immutable, so changing a key's expiry is
  * writing a new block and swapping the slot, as any other write (the slot's {@link SlotWord}
  * says only whether the block has one, for the node's scan). The tag changed with the expiry
- * field ("DKVB" before): a block of the older layout is never taken as whole.
+ * field ("DKVB" before) and with the write id ("DKB2" before): a block of an older layout is never
+ * taken as whole.
+ *
+ * <p>Why a write id: with replication each replica's slot names a block in that node's own heap, so
+ * slot words cannot be compared across replicas; the write id can. Two writes of a key draw the
+ * same id with probability 2^-64.
  */
 public final class KvBlockLayout
 {
     public static final int KEY_LENGTH_OFFSET = 0;
     public static final int VALUE_LENGTH_OFFSET = 4;
     public static final int EXPIRE_AT_OFFSET = 8;
-    public static final int CHECKSUM_OFFSET = 16;
-    public static final int HEADER_LENGTH = 24;
+    public static final int WRITE_ID_OFFSET = 16;
+    public static final int CHECKSUM_OFFSET = 24;
+    public static final int HEADER_LENGTH = 32;
+    /** The write id no write has: a slot that names no block, or a key with no value. */
+    public static final long NO_WRITE = 0;
     /** The expireAt of a block that never expires. */
     public static final long NEVER = 0;
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
-    private static final long CHECKSUM_TAG = 0x444b4232L << 32;
+    private static final long CHECKSUM_TAG = 0x444b4233L << 32;
     /** Every block read is checked: one checksum object per thread rather than one per block. */
     private static final ThreadLocal<CRC32C> CRC = ThreadLocal.withInitial(CRC32C::new);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -53,24 +63,30 @@ public final class KvBlockLayout
     }
 
     /** Write a whole block at {@code offset} of {@code buffer}. */
-    public static void write(
-        final MemorySegment buffer, final long offset, final byte[] key, final byte[] value, final long expireAt)
+    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value,
+        final long expireAt, final long writeId)
     {
-        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt);
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId);
     }
 
     /**
      * Write a whole block whose value comes from memory (no copy of it on the heap).
      *
      * @param expireAt epoch milliseconds from which the key has no value, or {@link #NEVER}.
+     * @param writeId  the write's identity, not {@link #NO_WRITE}: the same in each replica's copy.
      */
-    public static void write(
-        final MemorySegment buffer, final long offset, final byte[] key, final MemorySegment value, final long expireAt)
+    public static void write(final MemorySegment buffer, final long offset, final byte[] key,
+        final MemorySegment value, final long expireAt, final long writeId)
     {
+        if (writeId == NO_WRITE)
+        {
+            throw new IllegalArgumentException("write id 0 names no write");
+        }
         final int valueLength = (int)value.byteSize();
         buffer.set(INT, offset + KEY_LENGTH_OFFSET, key.length);
         buffer.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
         buffer.set(LONG, offset + EXPIRE_AT_OFFSET, expireAt);
+        buffer.set(LONG, offset + WRITE_ID_OFFSET, writeId);
         MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
         MemorySegment.copy(value, 0, buffer, offset + HEADER_LENGTH + key.length, valueLength);
         buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, valueLength));
@@ -103,6 +119,24 @@ public final class KvBlockLayout
     public static long expireAt(final MemorySegment buffer, final long offset)
     {
         return buffer.get(LONG, offset + EXPIRE_AT_OFFSET);
+    }
+
+    /** @return a new write's id: random, never {@link #NO_WRITE}. */
+    public static long drawWriteId()
+    {
+        long id;
+        do
+        {
+            id = ThreadLocalRandom.current().nextLong();
+        }
+        while (id == NO_WRITE);
+        return id;
+    }
+
+    /** @return the write the block holds: the same id in every replica's copy of one write. */
+    public static long writeId(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(LONG, offset + WRITE_ID_OFFSET);
     }
 
     /**

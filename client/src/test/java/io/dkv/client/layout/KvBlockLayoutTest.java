@@ -10,17 +10,19 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A block carries its key, value and expiry whole, and its checksum (over the expiry too) tells a
- * whole block from a damaged one.
+ * A block carries its key, value, expiry and write id whole, and its checksum (over the header too)
+ * tells a whole block from a damaged one.
  */
 class KvBlockLayoutTest
 {
     private static final byte[] KEY = "user:42".getBytes(StandardCharsets.UTF_8);
     private static final byte[] VALUE = "a value of some length".getBytes(StandardCharsets.UTF_8);
     private static final long EXPIRE_AT = 1_767_225_600_000L;
+    private static final long WRITE_ID = 0x0123_4567_89ab_cdefL;
 
     @Test
     void aWrittenBlockIsWholeAndHoldsItsKeyAndValue()
@@ -30,9 +32,10 @@ class KvBlockLayoutTest
             final int length = KvBlockLayout.blockLength(KEY.length, VALUE.length);
             assertEquals(64, length);
             final MemorySegment buffer = arena.allocate(length + 64);
-            KvBlockLayout.write(buffer, 64, KEY, VALUE, EXPIRE_AT);
+            KvBlockLayout.write(buffer, 64, KEY, VALUE, EXPIRE_AT, WRITE_ID);
             assertTrue(KvBlockLayout.isWhole(buffer, 64, length));
             assertEquals(EXPIRE_AT, KvBlockLayout.expireAt(buffer, 64));
+            assertEquals(WRITE_ID, KvBlockLayout.writeId(buffer, 64), "the write id, the same in every replica's copy");
             assertTrue(KvBlockLayout.hasKey(buffer, 64, KEY));
             assertFalse(KvBlockLayout.hasKey(buffer, 64, "user:43".getBytes(StandardCharsets.UTF_8)));
             assertArrayEquals(VALUE, KvBlockLayout.value(buffer, 64));
@@ -50,13 +53,25 @@ class KvBlockLayoutTest
             final MemorySegment buffer = arena.allocate(length);
             for (int at = 0; at < KvBlockLayout.HEADER_LENGTH + KEY.length + VALUE.length; at++)
             {
-                KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT);
+                KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT, WRITE_ID);
                 buffer.set(ValueLayout.JAVA_BYTE, at, (byte)(buffer.get(ValueLayout.JAVA_BYTE, at) ^ 0x10));
                 assertFalse(KvBlockLayout.isWhole(buffer, 0, length), "byte " + at + " changed");
             }
-            KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT);
+            KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT, WRITE_ID);
             assertFalse(KvBlockLayout.isWhole(buffer, 0, 20), "fewer bytes than the block says it has");
             assertFalse(KvBlockLayout.isWhole(MemorySegment.ofArray(new byte[64]), 0, 64), "zeroes are no block");
+        }
+    }
+
+    @Test
+    void writeIdZeroNamesNoWriteAndIsRefused()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment buffer = arena.allocate(64);
+            final IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
+                () -> KvBlockLayout.write(buffer, 0, KEY, VALUE, EXPIRE_AT, KvBlockLayout.NO_WRITE));
+            assertTrue(thrown.getMessage().contains("write id 0"), thrown.getMessage());
         }
     }
 
@@ -64,8 +79,8 @@ class KvBlockLayoutTest
     void blocksAreWholeUnitsOf64Bytes()
     {
         assertEquals(64, KvBlockLayout.blockLength(1, 0));
-        assertEquals(64, KvBlockLayout.blockLength(1, 39));
-        assertEquals(128, KvBlockLayout.blockLength(1, 40));
+        assertEquals(64, KvBlockLayout.blockLength(1, 31));
+        assertEquals(128, KvBlockLayout.blockLength(1, 32));
     }
 
     @Test

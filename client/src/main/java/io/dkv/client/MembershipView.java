@@ -1,0 +1,149 @@
+package io.dkv.client;
+
+import io.dkv.raas.Membership;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The memory tier's membership as a client last read it, shared by its threads: how many copies a
+ * key has (fixed when the client connects) and which of the client's memory nodes serve their copies
+ * now. Read again after a request to a node failed, at most once per
+ * {@link KvClientContext#unavailableRetryMs()} (by whichever thread comes first), so that a failed
+ * node costs one read of the directory, not one per operation.
+ */
+final class MembershipView
+{
+    private final Raas raas;
+    private final long[] nodeIds;
+    private final int replicas;
+    private final NanoClock nanoClock;
+    private final long afterFailureNanos;
+    private final long periodNanos;
+    private final AtomicLong lastRead;
+    /** Per client node (index into nodeIds): its state, replaced whole by each read. */
+    private volatile int[] states;
+    private volatile long epoch;
+
+    /**
+     * @param membership what the directory said as the client connected; null when it keeps no membership (a
+     *                   client attached to a standalone driver): every node then serves, and keys have one copy
+     *                   unless the context names more.
+     */
+    MembershipView(final Raas raas, final long[] nodeIds, final Membership membership, final KvClientContext context)
+    {
+        this.raas = raas;
+        this.nodeIds = nodeIds.clone();
+        this.nanoClock = context.nanoClock();
+        this.afterFailureNanos = context.unavailableRetryMs() * 1_000_000L;
+        this.periodNanos = context.membershipRefreshMs() * 1_000_000L;
+        this.lastRead = new AtomicLong(nanoClock.nanoTime());
+        final int asked = context.replicas() > 0 ? context.replicas() : membership == null ? 1 : membership.replicas();
+        this.replicas = Math.min(asked, nodeIds.length);
+        this.states = membership == null ? allLive(nodeIds.length) : statesOf(membership);
+        this.epoch = membership == null ? 0 : membership.epoch();
+    }
+
+    /** @return the membership the directory keeps now, or null when it keeps none. */
+    static Membership read(final Raas raas)
+    {
+        try
+        {
+            return raas.membership();
+        }
+        catch (final RaasException ex)
+        {
+            return null;
+        }
+    }
+
+    /** @return copies of each key: the context's count, else the directory's, at most one per node. */
+    int replicas()
+    {
+        return replicas;
+    }
+
+    /** @return true when the node's copies are read and written: it is live (or leaving and not gone yet). */
+    boolean serves(final int node)
+    {
+        final int state = states[node];
+        return state == Membership.LIVE || state == Membership.LEAVING;
+    }
+
+    int state(final int node)
+    {
+        return states[node];
+    }
+
+    long epoch()
+    {
+        return epoch;
+    }
+
+    /**
+     * A request to a node failed: read the membership again, unless a thread did within
+     * {@link KvClientContext#unavailableRetryMs()}.
+     *
+     * @return true when it was read (whether or not it changed).
+     */
+    boolean refresh()
+    {
+        return readIfOlderThan(afterFailureNanos);
+    }
+
+    /**
+     * Read the membership again when no thread did within {@link KvClientContext#membershipRefreshMs()}: how a
+     * client learns of changes no failed request tells it of (a member back, a replica count of a new epoch).
+     */
+    void refreshIfDue()
+    {
+        if (nanoClock.nanoTime() - lastRead.get() >= periodNanos)
+        {
+            readIfOlderThan(periodNanos);
+        }
+    }
+
+    private boolean readIfOlderThan(final long ageNanos)
+    {
+        final long now = nanoClock.nanoTime();
+        final long at = lastRead.get();
+        if (now - at < ageNanos || !lastRead.compareAndSet(at, now))
+        {
+            return false;
+        }
+        final Membership membership = read(raas);
+        if (membership != null && membership.epoch() != epoch)
+        {
+            states = statesOf(membership);
+            epoch = membership.epoch();
+        }
+        return true;
+    }
+
+    private int[] statesOf(final Membership membership)
+    {
+        final int[] byNode = new int[nodeIds.length];
+        for (int i = 0; i < nodeIds.length; i++)
+        {
+            // a node the directory does not list is no member: nobody may say it still holds what it held
+            byNode[i] = membership.state(nodeIds[i]);
+        }
+        return byNode;
+    }
+
+    private static int[] allLive(final int count)
+    {
+        final int[] states = new int[count];
+        Arrays.fill(states, Membership.LIVE);
+        return states;
+    }
+
+    String describe(final int node)
+    {
+        return "memory node " + nodeIds[node] + " (" + Membership.stateName(states[node]) + " in membership epoch " +
+            epoch + ")";
+    }
+}

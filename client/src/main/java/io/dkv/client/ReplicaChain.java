@@ -1,0 +1,392 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One thread's writes of keys kept on several memory nodes (replicas), run over its session's
+ * one-sided primitives: the protocol of client/README.md, "Replication". A write puts its block on
+ * every serving replica, reads each replica's slot, goes on only from a settled state (every serving
+ * replica names the same write), wins the tail (the last serving replica in placement order) by one
+ * CAS, then swaps the others from the tail's predecessor to the head. The head's swap is the write's
+ * linearization point: readers read the head alone, and the head is never ahead of a backup. A write
+ * that found the replicas unsettled for longer than an operation may last (its writer died) rolls
+ * the tail's write forward first.
+ */
+final class ReplicaChain
+{
+    /** A write's rule for going on, judged against the head's value in a settled state. */
+    static final int PUT = 0;
+    static final int DELETE = 1;
+    static final int IF_VALUE = 2;
+    static final int IF_VERSION = 3;
+
+    private final KvSession session;
+    private final MembershipView membership;
+    private final long[] nodeIds;
+    private final KvClientContext context;
+    private final NanoClock nanoClock;
+    private final long timeoutNanos;
+    /** The key's replicas in placement order (indices into the client's nodes), and those that serve. */
+    private final int[] placed;
+    private final int[] serving;
+    private int servingCount;
+    /** Per serving replica, as read last: its committed slot, word and write id; and this write's word there. */
+    private final long[] slots;
+    private final long[] words;
+    private final long[] writeIds;
+    private final long[] newWords;
+    private final long[] blockOffsets;
+
+    ReplicaChain(final KvSession session, final MembershipView membership, final long[] nodeIds,
+        final KvClientContext context)
+    {
+        this.session = session;
+        this.membership = membership;
+        this.nodeIds = nodeIds;
+        this.context = context;
+        this.nanoClock = context.nanoClock();
+        this.timeoutNanos = context.timeoutMs() * 1_000_000L;
+        final int r = membership.replicas();
+        this.placed = new int[r];
+        this.serving = new int[r];
+        this.slots = new long[r];
+        this.words = new long[r];
+        this.writeIds = new long[r];
+        this.newWords = new long[r];
+        this.blockOffsets = new long[r];
+    }
+
+    /**
+     * @return the node reads of the key go to: its first serving replica in placement order.
+     * @throws KvException naming the key's replicas when none serves.
+     */
+    int head(final long hash, final byte[] key)
+    {
+        place(hash, key);
+        return serving[0];
+    }
+
+    /**
+     * A read of the key's head failed: wait until the head answers or the membership says it is gone,
+     * within the operation's deadline.
+     *
+     * @return true to read again (the head may have changed); false when the deadline has passed.
+     */
+    boolean awaitHead(final long deadlineNanos)
+    {
+        if (nanoClock.nanoTime() - deadlineNanos > 0)
+        {
+            return false;
+        }
+        if (!membership.refresh())
+        {
+            Thread.yield();
+        }
+        return true;
+    }
+
+    /**
+     * @param value    the new value, or null to delete the key.
+     * @param rule     {@link #PUT}, {@link #DELETE}, {@link #IF_VALUE} or {@link #IF_VERSION}.
+     * @param expected for IF_VALUE: the value the key must hold, or null for "absent".
+     * @param version  for IF_VERSION: the version it must hold.
+     * @return true when written (a delete: when the key had a value).
+     */
+    boolean write(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
+        final Versioned version, final long expireAt)
+    {
+        session.startOperation();
+        final long deadline = nanoClock.nanoTime() + timeoutNanos;
+        final long hash = KeyHash.hash(key);
+        while (true)
+        {
+            final long epoch = membership.epoch();
+            // no replica serving fails at once, naming them
+            place(hash, key);
+            try
+            {
+                return writeOnce(key, hash, value, rule, expected, version, expireAt, epoch);
+            }
+            catch (final OutcomeUnknown ex)
+            {
+                throw ex;
+            }
+            catch (final PlacementChanged ex)
+            {
+                // a replica was declared gone or came back since the blocks were written: write them again
+            }
+            catch (final KvException ex)
+            {
+                // a replica did not answer before this write won the tail, so it has taken no effect: once the
+                // membership says the replica is gone the write goes on without it, within the deadline
+                if (!awaitHead(deadline))
+                {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private boolean writeOnce(final byte[] key, final long hash, final MemorySegment value, final int rule,
+        final byte[] expected, final Versioned version, final long expireAt, final long epoch)
+    {
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final long writeId = KvBlockLayout.drawWriteId();
+        final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, (int)value.byteSize());
+        for (int p = 0; p < servingCount; p++)
+        {
+            if (value == null)
+            {
+                newWords[p] = SlotWord.EMPTY;
+                continue;
+            }
+            blockOffsets[p] = session.writeBlock(serving[p], key, value, length, expireAt, writeId);
+            newWords[p] = SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER);
+        }
+        long blockedWord = SlotWord.EMPTY;
+        long blockedId = KvBlockLayout.NO_WRITE;
+        long blockedSince = 0;
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        {
+            if (membership.epoch() != epoch)
+            {
+                throw PlacementChanged.INSTANCE;
+            }
+            final int tail = servingCount - 1;
+            for (int p = tail; p >= 0; p--)
+            {
+                session.readReplica(serving[p], hash, key);
+                slots[p] = session.replicaSlot;
+                words[p] = session.replicaWord;
+                writeIds[p] = session.replicaWriteId;
+            }
+            if (!settled())
+            {
+                final long now = nanoClock.nanoTime();
+                if (words[tail] != blockedWord || writeIds[tail] != blockedId)
+                {
+                    blockedWord = words[tail];
+                    blockedId = writeIds[tail];
+                    blockedSince = now;
+                }
+                else if (now - blockedSince > timeoutNanos)
+                {
+                    // the tail's write has stood unfinished for longer than its writer may run: it died
+                    rollForward(hash, key, fingerprint);
+                }
+                Thread.yield();
+                continue;
+            }
+            if (!holds(rule, key, expected, version))
+            {
+                return false;
+            }
+            if (!publish(tail, hash, key))
+            {
+                // another write won the tail since it was read
+                continue;
+            }
+            chain(key, hash, writeId);
+            persist(value != null);
+            return true;
+        }
+        throw session.retriesExhaustedAt(ruleName(rule), serving[0], key);
+    }
+
+    /**
+     * This write won the tail: swap the others from the tail's predecessor to the head. From here on a
+     * failure cannot be undone (the tail holds the write, and a later writer rolls it forward), so it is
+     * reported as an outcome unknown, never as a write that took no effect.
+     */
+    private void chain(final byte[] key, final long hash, final long writeId)
+    {
+        final long wonAt = nanoClock.nanoTime();
+        for (int p = servingCount - 2; p >= 0; p--)
+        {
+            if (nanoClock.nanoTime() - wonAt > timeoutNanos)
+            {
+                // past this point another writer may roll the tail's write forward: post nothing more
+                throw outcomeUnknown(key, p, "it ran past its deadline after winning the tail", null);
+            }
+            final long named;
+            try
+            {
+                if (publish(p, hash, key))
+                {
+                    continue;
+                }
+                session.readReplica(serving[p], hash, key);
+                named = session.replicaWriteId;
+            }
+            catch (final KvException ex)
+            {
+                throw outcomeUnknown(key, p, ex.getMessage(), ex);
+            }
+            if (named != writeId)
+            {
+                throw outcomeUnknown(key, p, "that replica changed under the chain", null);
+            }
+        }
+    }
+
+    /** Tell each replica's node which block changed, as the client's durability asks. */
+    private void persist(final boolean written)
+    {
+        for (int p = 0; p < servingCount; p++)
+        {
+            if (written)
+            {
+                session.persistAt(serving[p], blockOffsets[p]);
+            }
+            else if (words[p] != SlotWord.EMPTY)
+            {
+                session.persistAt(serving[p], SlotWord.blockOffset(words[p]));
+            }
+        }
+    }
+
+    /** @return true when every serving replica names the same write (or none has a value). */
+    private boolean settled()
+    {
+        for (int p = 1; p < servingCount; p++)
+        {
+            if (writeIds[p] != writeIds[0])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Judge the write's rule against the settled state, whose value the head holds. */
+    private boolean holds(final int rule, final byte[] key, final byte[] expected, final Versioned version)
+    {
+        final boolean present = writeIds[0] != KvBlockLayout.NO_WRITE;
+        return switch (rule)
+        {
+            case PUT -> true;
+            case DELETE -> present;
+            case IF_VALUE -> expected == null ? !present :
+                present && session.readWholeBlock(serving[0], words[0], key) > 0 && session.blockHolds(expected);
+            case IF_VERSION -> present && writeIds[0] == version.writeId;
+            default -> throw new IllegalArgumentException("no such write rule: " + rule);
+        };
+    }
+
+    /** Swap one replica from the word read to this write's word (an insert where it had none). */
+    private boolean publish(final int p, final long hash, final byte[] key)
+    {
+        final int node = serving[p];
+        if (words[p] != SlotWord.EMPTY)
+        {
+            return session.swapAt(node, hash, key, slots[p], words[p], newWords[p]);
+        }
+        return newWords[p] == SlotWord.EMPTY || session.insertAt(node, hash, key, newWords[p]);
+    }
+
+    /**
+     * Bring every serving replica to the write the tail names (or to no value), from the tail's
+     * predecessor to the head, each by a CAS from the word read: a copy of the tail's block, with the
+     * same write id, on each replica that names another write.
+     */
+    private void rollForward(final long hash, final byte[] key, final int fingerprint)
+    {
+        final int tail = servingCount - 1;
+        final boolean absent = writeIds[tail] == KvBlockLayout.NO_WRITE;
+        final int length = absent ? 0 : session.readWholeBlock(serving[tail], words[tail], key);
+        final long expireAt = absent ? KvBlockLayout.NEVER : session.blockExpireAt();
+        for (int p = tail - 1; p >= 0; p--)
+        {
+            if (writeIds[p] == writeIds[tail])
+            {
+                continue;
+            }
+            if (absent)
+            {
+                newWords[p] = SlotWord.EMPTY;
+            }
+            else
+            {
+                final long offset = session.copyBlock(serving[p], length);
+                newWords[p] = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
+            }
+            if (!publish(p, hash, key))
+            {
+                // changed since it was read: the next round reads it again
+                return;
+            }
+        }
+    }
+
+    /**
+     * The key's replicas in placement order, and those that serve now.
+     *
+     * @throws KvException naming the replicas when none serves.
+     */
+    private void place(final long hash, final byte[] key)
+    {
+        membership.refreshIfDue();
+        final int r = Rendezvous.top(hash, nodeIds, placed.length, placed);
+        servingCount = 0;
+        for (int p = 0; p < r; p++)
+        {
+            if (membership.serves(placed[p]))
+            {
+                serving[servingCount++] = placed[p];
+            }
+        }
+        if (servingCount == 0)
+        {
+            final StringBuilder text = new StringBuilder("key ").append(KvSession.describe(key))
+                .append(" has no serving replica: ");
+            for (int p = 0; p < r; p++)
+            {
+                text.append(p == 0 ? "" : ", ").append(membership.describe(placed[p]));
+            }
+            throw new KvException(text.toString());
+        }
+    }
+
+    private OutcomeUnknown outcomeUnknown(final byte[] key, final int p, final String why,
+        final KvException cause)
+    {
+        return new OutcomeUnknown("write of key " + KvSession.describe(key) + " won its tail but not memory node " +
+            nodeIds[serving[p]] + ": " + why + "; it may or may not take effect", cause);
+    }
+
+    /** A write that won its tail and then failed: it may yet take effect, so it is never retried as a new one. */
+    static final class OutcomeUnknown extends KvException
+    {
+        OutcomeUnknown(final String message, final KvException cause)
+        {
+            super(message, cause);
+        }
+    }
+
+    /** The membership moved while a write ran: it starts over with blocks on the replicas that serve now. */
+    private static final class PlacementChanged extends RuntimeException
+    {
+        private static final PlacementChanged INSTANCE = new PlacementChanged();
+
+        private PlacementChanged()
+        {
+            super("placement changed", null, false, false);
+        }
+    }
+
+    private static String ruleName(final int rule)
+    {
+        return switch (rule)
+        {
+            case PUT -> "put";
+            case DELETE -> "delete";
+            case IF_VALUE -> "compareAndSet";
+            default -> "compareAndSetVersion";
+        };
+    }
+}
