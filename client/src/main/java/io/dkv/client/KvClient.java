@@ -154,7 +154,7 @@ public final class KvClient implements AutoCloseable
         return replicas;
     }
 
-    /** @return copies this client keeps of each key: its context's count, else the directory's, one per node at most. */
+    /** @return copies this client keeps of each key: its context's count, else the directory's, at most one a node. */
     public int replicas()
     {
         return membership.replicas();
