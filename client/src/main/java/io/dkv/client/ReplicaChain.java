@@ -151,7 +151,11 @@ final class ReplicaChain
         long blockedWord = SlotWord.EMPTY;
         long blockedId = KvBlockLayout.NO_WRITE;
         long blockedSince = 0;
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        final long settleDeadline = nanoClock.nanoTime() + 3 * timeoutNanos;
+        // only races lost at the tail count against the retries: waiting for a write in flight ends by its
+        // writer finishing or, past an operation's time, by rolling it forward
+        int races = 0;
+        while (races < context.maxRetries())
         {
             if (membership.epoch() != epoch)
             {
@@ -179,6 +183,11 @@ final class ReplicaChain
                     // the tail's write has stood unfinished for longer than its writer may run: it died
                     rollForward(hash, key, fingerprint);
                 }
+                if (now - settleDeadline > 0)
+                {
+                    // a write cannot stay in flight this long: its writer's time and a roll forward's are both past
+                    throw unsettled(key);
+                }
                 Thread.yield();
                 continue;
             }
@@ -186,9 +195,10 @@ final class ReplicaChain
             {
                 return false;
             }
-            if (!publish(tail, hash, key))
+            if (!publish(tail, hash, key, newWords[tail]))
             {
                 // another write won the tail since it was read
+                races++;
                 continue;
             }
             chain(key, hash, writeId);
@@ -216,7 +226,7 @@ final class ReplicaChain
             final long named;
             try
             {
-                if (publish(p, hash, key))
+                if (publish(p, hash, key, newWords[p]))
                 {
                     continue;
                 }
@@ -278,15 +288,15 @@ final class ReplicaChain
         };
     }
 
-    /** Swap one replica from the word read to this write's word (an insert where it had none). */
-    private boolean publish(final int p, final long hash, final byte[] key)
+    /** Swap one replica from the word read to {@code desired} (an insert where it had none). */
+    private boolean publish(final int p, final long hash, final byte[] key, final long desired)
     {
         final int node = serving[p];
         if (words[p] != SlotWord.EMPTY)
         {
-            return session.swapAt(node, hash, key, slots[p], words[p], newWords[p]);
+            return session.swapAt(node, hash, key, slots[p], words[p], desired);
         }
-        return newWords[p] == SlotWord.EMPTY || session.insertAt(node, hash, key, newWords[p]);
+        return desired == SlotWord.EMPTY || session.insertAt(node, hash, key, desired);
     }
 
     /**
@@ -306,20 +316,16 @@ final class ReplicaChain
             {
                 continue;
             }
-            if (absent)
-            {
-                newWords[p] = SlotWord.EMPTY;
-            }
-            else
-            {
-                final long offset = session.copyBlock(serving[p], length);
-                newWords[p] = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
-            }
-            if (!publish(p, hash, key))
+            // the copy's word, not this write's: newWords still holds that for the chain that follows
+            final long offset = absent ? 0 : session.copyBlock(serving[p], length);
+            final long copied = absent ? SlotWord.EMPTY :
+                SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
+            if (!publish(p, hash, key, copied))
             {
                 // changed since it was read: the next round reads it again
                 return;
             }
+            session.persistAt(serving[p], absent ? SlotWord.blockOffset(words[p]) : offset);
         }
     }
 
@@ -350,6 +356,18 @@ final class ReplicaChain
             }
             throw new KvException(text.toString());
         }
+    }
+
+    private KvException unsettled(final byte[] key)
+    {
+        final StringBuilder text = new StringBuilder("the replicas of key ").append(KvSession.describe(key))
+            .append(" did not settle within ").append(3 * timeoutNanos / 1_000_000).append(" ms:");
+        for (int p = 0; p < servingCount; p++)
+        {
+            text.append(p == 0 ? " " : ", ").append("memory node ").append(nodeIds[serving[p]]).append(" names write ")
+                .append(Long.toHexString(writeIds[p]));
+        }
+        return new KvException(text.toString());
     }
 
     private OutcomeUnknown outcomeUnknown(final byte[] key, final int p, final String why,

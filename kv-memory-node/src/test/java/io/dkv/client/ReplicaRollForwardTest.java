@@ -1,0 +1,119 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.verbs.VerbsContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A writer that dies after winning a key's tail leaves its write on the tail alone: readers never see
+ * it (they read the head), and the next writer, finding the same unfinished write at the tail for
+ * longer than an operation may last, rolls it forward to the head before writing its own. Here the
+ * dead writer is a session of this test that stops after its tail CAS.
+ */
+class ReplicaRollForwardTest
+{
+    private static final long[] IDS = {1, 2};
+    private static final byte[] KEY = "rolled".getBytes(StandardCharsets.UTF_8);
+
+    private final StaticDirectory directory =
+        new StaticDirectory().membership(new Membership(1, 2, IDS, new int[]{Membership.LIVE, Membership.LIVE}));
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception
+    {
+        for (int i = open.size() - 1; i >= 0; i--)
+        {
+            open.get(i).close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void theNextWriterRollsADeadWritersTailForwardFirst(final String provider)
+    {
+        for (final long id : IDS)
+        {
+            final Raas raas = Raas.embedded(context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
+            open.add(raas);
+            open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
+        }
+        final Raas clientRaas = Raas.embedded(context(provider, 100), directory);
+        open.add(clientRaas);
+        // an operation may last a second: past that, a write left at the tail is taken for its writer's death
+        final KvClientContext clientContext =
+            new KvClientContext().memoryNodes(IDS).timeoutMs(1_000).maxRetries(1_000).conclude();
+        final KvClient client = KvClient.connect(clientRaas, clientContext);
+        open.add(client);
+        client.put(KEY, bytes("v1"));
+
+        final KvSession dead = session(clientRaas, clientContext);
+        open.add(dead);
+        final long[] replicas = client.replicasOf(KEY);
+        final int tail = replicas[1] == IDS[0] ? 0 : 1;
+        final long hash = KeyHash.hash(KEY);
+        final byte[] v2 = bytes("v2");
+        final int length = KvBlockLayout.blockLength(KEY.length, v2.length);
+        final long writeId = KvBlockLayout.drawWriteId();
+        final long offset = dead.writeBlock(tail, KEY, MemorySegment.ofArray(v2), length, KvBlockLayout.NEVER, writeId);
+        dead.readReplica(tail, hash, KEY);
+        assertTrue(dead.swapAt(tail, hash, KEY, dead.replicaSlot, dead.replicaWord,
+            SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false)), "the dead writer won the tail");
+
+        assertArrayEquals(bytes("v1"), client.get(KEY), "a write that reached only the tail is not read");
+        assertTrue(client.compareAndSet(KEY, v2, bytes("v3")),
+            "the dead writer's v2 was rolled forward to the head before this compare-and-set judged the value");
+        assertArrayEquals(bytes("v3"), client.get(KEY));
+        dead.readReplica(0, hash, KEY);
+        final long first = dead.replicaWriteId;
+        dead.readReplica(1, hash, KEY);
+        assertEquals(first, dead.replicaWriteId, "both replicas name the same write at rest");
+    }
+
+    private static KvSession session(final Raas raas, final KvClientContext context)
+    {
+        final MemoryNodeAvailability availability = new MemoryNodeAvailability(IDS, context);
+        final MemoryNodeView[] views = new MemoryNodeView[IDS.length];
+        for (int i = 0; i < IDS.length; i++)
+        {
+            views[i] = availability.readAtConnect(raas, i);
+        }
+        return new KvSession(raas, context, availability,
+            new MembershipView(raas, IDS, MembershipView.read(raas), context), views);
+    }
+
+    private static RaasContext context(final String provider, final long nodeId)
+    {
+        return new RaasContext()
+            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
+            .nodeId(nodeId)
+            .receiveBuffers(64)
+            .requestSlots(256)
+            .timeoutMs(10_000);
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
