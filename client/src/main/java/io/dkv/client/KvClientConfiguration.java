@@ -42,6 +42,14 @@ public final class KvClientConfiguration
     public static final String MEMBERSHIP_REFRESH_MS_PROP_NAME = "dkv.client.membership.refresh.ms";
     public static final int MEMBERSHIP_REFRESH_MS_DEFAULT = 1_000;
 
+    /**
+     * How long an operation on replicated keys waits for a memory node that does not answer to be declared down (its
+     * MetaServer lease to run out, {@code dkv.meta.server.lease.ms}, 5 s by default) before it fails: longer than the
+     * lease, so that a node's death costs a pause, not an error.
+     */
+    public static final String FAILOVER_WAIT_MS_PROP_NAME = "dkv.client.failover.wait.ms";
+    public static final int FAILOVER_WAIT_MS_DEFAULT = 10_000;
+
     /** none, async or sync: see {@link Durability}. */
     public static final String DURABILITY_PROP_NAME = "dkv.client.durability";
     public static final String DURABILITY_DEFAULT = "none";

@@ -25,6 +25,7 @@ public final class KvClientContext
     private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
+    private int failoverWaitMs = intProperty(FAILOVER_WAIT_MS_PROP_NAME, FAILOVER_WAIT_MS_DEFAULT);
     private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
@@ -143,6 +144,21 @@ public final class KvClientContext
         return this;
     }
 
+    public int failoverWaitMs()
+    {
+        return failoverWaitMs;
+    }
+
+    /**
+     * @param failoverWaitMs how long an operation on replicated keys waits for a node that does not answer to be
+     *                       declared down before it fails; longer than the MetaServer's lease.
+     */
+    public KvClientContext failoverWaitMs(final int failoverWaitMs)
+    {
+        this.failoverWaitMs = failoverWaitMs;
+        return this;
+    }
+
     public int membershipRefreshMs()
     {
         return membershipRefreshMs;
@@ -184,6 +200,7 @@ public final class KvClientContext
         requireClocks("a client", epochClock, nanoClock);
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         requireRange("replicas (" + REPLICAS_PROP_NAME + ")", replicas, 0, MAX_REPLICAS);
+        requirePositive("failoverWaitMs (" + FAILOVER_WAIT_MS_PROP_NAME + ")", failoverWaitMs);
         requirePositive("membershipRefreshMs (" + MEMBERSHIP_REFRESH_MS_PROP_NAME + ")", membershipRefreshMs);
         return this;
     }

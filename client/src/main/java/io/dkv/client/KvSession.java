@@ -321,7 +321,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             return findAt(node(hash), hash, key);
         }
         // the head alone holds the key's value: when it does not answer, wait until it does or is declared gone
-        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
         while (true)
         {
             try

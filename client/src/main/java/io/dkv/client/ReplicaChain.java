@@ -101,7 +101,7 @@ final class ReplicaChain
         final Versioned version, final long expireAt)
     {
         session.startOperation();
-        final long deadline = nanoClock.nanoTime() + timeoutNanos;
+        final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
         final long hash = KeyHash.hash(key);
         while (true)
         {

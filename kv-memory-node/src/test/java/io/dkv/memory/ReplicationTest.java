@@ -53,9 +53,7 @@ class ReplicationTest
         {
             final Raas raas = Raas.embedded(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
             raases.add(raas);
-            // a grace period long enough for the patient client of the test that waits on a dead head
-            nodes.add(MemoryNode.start(raas,
-                new MemoryNodeContext().graceMs(120_000).indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
+            nodes.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
         }
         clientRaas = Raas.embedded(KvCluster.context(provider, CLIENT), directory);
         client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS).timeoutMs(2_000)
@@ -164,7 +162,7 @@ class ReplicationTest
         }
         // a second client that waits long enough for any declaration a test makes
         try (KvClient patient = KvClient.connect(clientRaas,
-            new KvClientContext().memoryNodes(IDS).timeoutMs(60_000).unavailableRetryMs(0)))
+            new KvClientContext().memoryNodes(IDS).failoverWaitMs(60_000).unavailableRetryMs(0)))
         {
             final int onNode2 = firstKeyWhoseHeadIs(2);
             assertArrayEquals(value(onNode2, 0), patient.get(key(onNode2)));
