@@ -2,6 +2,7 @@ package io.dkv.client;
 
 import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
@@ -152,6 +153,54 @@ public final class KvClient implements AutoCloseable
             replicas[p] = ids[placed[p]];
         }
         return replicas;
+    }
+
+    /**
+     * Copy onto a joining memory node every key it should hold (the MetaServer lists it as joining: it came back
+     * from a failure, empty or with what its disk kept), each up to the write its serving replicas have settled on,
+     * while this and other clients read and write. Writes made meanwhile reach the joiner by themselves. Run by the
+     * joining node itself before it asks the MetaServer to make it live again; it blocks the calling thread. It
+     * starts after the membership refresh period and the operation timeout have passed, so that every client knows
+     * of the joiner and puts its writes there (clients of one store are taken to share these settings).
+     *
+     * @return what it did; {@link RefillReport#complete()} is false when some key had a write in flight that long
+     * or no serving replica, and the refill should run again.
+     * @throws KvException when the node is not one of this client's memory nodes, or not joining.
+     */
+    public RefillReport refill(final long nodeId)
+    {
+        final long[] ids = availability.nodeIds();
+        int joiner = -1;
+        for (int i = 0; i < ids.length; i++)
+        {
+            joiner = ids[i] == nodeId ? i : joiner;
+        }
+        if (joiner < 0)
+        {
+            throw new KvException("memory node " + nodeId + " is none of this client's memory nodes " +
+                Arrays.toString(ids));
+        }
+        membership.refreshNow();
+        if (membership.state(joiner) != Membership.JOINING || membership.replicas() < 2)
+        {
+            throw new KvException("memory node " + nodeId + " is not being refilled: " + membership.describe(joiner) +
+                ", " + membership.replicas() + " cop" + (membership.replicas() == 1 ? "y" : "ies") + " of each key");
+        }
+        // a client learns of the joiner within its membership refresh period, and a write it started before may run
+        // for an operation's timeout: writes that skip the joiner have ended by then (all clients of a store are
+        // taken to use this client's settings)
+        final long settleMs = (long)context.membershipRefreshMs() + context.timeoutMs();
+        try
+        {
+            Thread.sleep(settleMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
+        }
+        final KvSession session = session();
+        return new ReplicaCopier(session, membership, ids, context.nanoClock()).refill(joiner);
     }
 
     /** @return copies this client keeps of each key: its context's count, else the directory's, at most one a node. */

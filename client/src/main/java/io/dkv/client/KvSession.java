@@ -739,6 +739,68 @@ final class KvSession implements CompletionHandler, AutoCloseable
         return KvBlockLayout.expireAt(block, 0);
     }
 
+    /** Read bytes of a node's index region into a registered buffer of this thread's. */
+    void readIndex(final int node, final long offset, final MemorySegment dst, final int length)
+    {
+        try
+        {
+            connection(use(node)).read(nodes[node].index, offset, dst, 0, length);
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+    }
+
+    /**
+     * @return the key of the block a committed slot word names at a node, or null when the block is not whole (its
+     * slot was replaced and the block reclaimed since the word was read).
+     */
+    byte[] keyOf(final int node, final long word)
+    {
+        final MemoryNodeView view = nodes[use(node)];
+        final long offset = SlotWord.blockOffset(word);
+        try
+        {
+            final Connection connection = connection(node);
+            connection.read(view.heap, offset, block, 0, SlotWord.UNIT);
+            final int keyLength = KvBlockLayout.keyLength(block, 0);
+            final int valueLength = KvBlockLayout.valueLength(block, 0);
+            if (keyLength <= 0 || keyLength > KvBlockLayout.MAX_KEY_LENGTH || valueLength < 0 ||
+                valueLength > KvBlockLayout.MAX_VALUE_LENGTH)
+            {
+                return null;
+            }
+            final int length = KvBlockLayout.blockLength(keyLength, valueLength);
+            if (block.byteSize() < length)
+            {
+                block = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)block.byteSize() * 2)));
+            }
+            connection.read(view.heap, offset, block, 0, length);
+            blockInBuffer = SlotWord.EMPTY;
+            if (!KvBlockLayout.isWhole(block, 0, length))
+            {
+                return null;
+            }
+            return block.asSlice(KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
+        }
+        catch (final RaasException ex)
+        {
+            throw unreachable(node, ex);
+        }
+    }
+
+    MemorySegment allocateBuffer(final int size)
+    {
+        return raas.allocateBuffer(size);
+    }
+
+    /** @return the chain this thread writes replicated keys with, or null when keys have one copy. */
+    ReplicaChain chain()
+    {
+        return chain;
+    }
+
     /** Start an operation: expiry is judged by the clock read now. */
     long startOperation()
     {
@@ -1209,6 +1271,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     private long writeOut(final int node, final int length)
     {
+        // a replica's blocks are written before anything else of the operation reads it: its view is made again
+        // here when its last request failed
+        use(node);
         if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
         {
             allocateChunk(node, length);

@@ -106,6 +106,18 @@ final class MembershipView
         }
     }
 
+    /** Read the membership again now, whenever it was read last. */
+    void refreshNow()
+    {
+        lastRead.set(nanoClock.nanoTime());
+        final Membership membership = read(raas);
+        if (membership != null && membership.epoch() != epoch)
+        {
+            states = statesOf(membership);
+            epoch = membership.epoch();
+        }
+    }
+
     private boolean readIfOlderThan(final long ageNanos)
     {
         final long now = nanoClock.nanoTime();

@@ -3,6 +3,7 @@ package io.dkv.client;
 import io.dkv.client.layout.KeyHash;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.Membership;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
@@ -24,6 +25,15 @@ final class ReplicaChain
     static final int DELETE = 1;
     static final int IF_VALUE = 2;
     static final int IF_VERSION = 3;
+    /** What {@link #refill} did with a key. */
+    static final int IN_PLACE = 0;
+    static final int REFILLED = 1;
+    static final int NOT_PLACED = 2;
+    static final int NOT_SETTLED = 3;
+    private static final int REFILL_ATTEMPTS = 1_000;
+
+    /** A joiner's word when its block could not be written: it is skipped by this write. */
+    private static final long NO_JOINER_WORD = -1;
 
     private final KvSession session;
     private final MembershipView membership;
@@ -35,6 +45,11 @@ final class ReplicaChain
     private final int[] placed;
     private final int[] serving;
     private int servingCount;
+    /** The key's replicas being refilled (joining): written after the tail, never read or judged. */
+    private final int[] joining;
+    private int joiningCount;
+    private final long[] joinWords;
+    private final long[] joinOffsets;
     /** Per serving replica, as read last: its committed slot, word and write id; and this write's word there. */
     private final long[] slots;
     private final long[] words;
@@ -54,6 +69,9 @@ final class ReplicaChain
         final int r = membership.replicas();
         this.placed = new int[r];
         this.serving = new int[r];
+        this.joining = new int[r];
+        this.joinWords = new long[r];
+        this.joinOffsets = new long[r];
         this.slots = new long[r];
         this.words = new long[r];
         this.writeIds = new long[r];
@@ -148,6 +166,10 @@ final class ReplicaChain
             blockOffsets[p] = session.writeBlock(serving[p], key, value, length, expireAt, writeId);
             newWords[p] = SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER);
         }
+        for (int j = 0; j < joiningCount; j++)
+        {
+            joinWords[j] = joinerBlock(j, key, value, length, expireAt, writeId, fingerprint);
+        }
         long blockedWord = SlotWord.EMPTY;
         long blockedId = KvBlockLayout.NO_WRITE;
         long blockedSince = 0;
@@ -201,6 +223,10 @@ final class ReplicaChain
                 races++;
                 continue;
             }
+            for (int j = 0; j < joiningCount; j++)
+            {
+                forceOntoJoiner(j, hash, key, writeId);
+            }
             chain(key, hash, writeId);
             persist(value != null);
             return true;
@@ -242,6 +268,152 @@ final class ReplicaChain
                 throw outcomeUnknown(key, p, "that replica changed under the chain", null);
             }
         }
+    }
+
+    /**
+     * Write this write's block to a joining replica.
+     *
+     * @return the word naming it there, EMPTY for a delete, or NO_JOINER_WORD when the joiner did not answer.
+     */
+    private long joinerBlock(final int j, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt, final long writeId, final int fingerprint)
+    {
+        if (value == null)
+        {
+            return SlotWord.EMPTY;
+        }
+        try
+        {
+            joinOffsets[j] = session.writeBlock(joining[j], key, value, length, expireAt, writeId);
+            return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER);
+        }
+        catch (final KvException ex)
+        {
+            return NO_JOINER_WORD;
+        }
+    }
+
+    /**
+     * Put this write on a joining replica, whatever it holds: this writer holds the tail, so anything else there is
+     * older (a copy of an earlier settled write, or a key from its disk). A copier swaps from the word it read, so
+     * it never puts an older write back over this one. A joiner that does not answer is left: it is not read, and
+     * one that died comes back as another incarnation, refilled anew.
+     */
+    private void forceOntoJoiner(final int j, final long hash, final byte[] key, final long writeId)
+    {
+        if (joinWords[j] == NO_JOINER_WORD)
+        {
+            return;
+        }
+        final int node = joining[j];
+        try
+        {
+            for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+            {
+                session.readReplica(node, hash, key);
+                if (session.replicaWriteId == writeId ||
+                    (joinWords[j] == SlotWord.EMPTY && session.replicaWord == SlotWord.EMPTY))
+                {
+                    return;
+                }
+                final boolean done = session.replicaWord != SlotWord.EMPTY ?
+                    session.swapAt(node, hash, key, session.replicaSlot, session.replicaWord, joinWords[j]) :
+                    session.insertAt(node, hash, key, joinWords[j]);
+                if (done)
+                {
+                    if (session.replicaWord != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
+                    {
+                        session.persistAt(node, joinWords[j] == SlotWord.EMPTY ?
+                            SlotWord.blockOffset(session.replicaWord) : joinOffsets[j]);
+                    }
+                    return;
+                }
+            }
+        }
+        catch (final KvException ex)
+        {
+            // left behind: see above
+        }
+    }
+
+    /**
+     * Bring one key's copy on a joining replica up to the write its serving replicas have settled on: a
+     * copy of the head's block, swapped in from the word read on the joiner before the serving replicas
+     * were read, so that a writer's write that reached the joiner since is never replaced. Checked
+     * again after each swap, so a key written and deleted between the reads is not left behind.
+     *
+     * @return {@link #IN_PLACE}, {@link #REFILLED}, {@link #NOT_PLACED} (the joiner is not one of its
+     * replicas) or {@link #NOT_SETTLED} (a write in flight, or no serving replica: try it later).
+     */
+    int refill(final byte[] key, final int joiner)
+    {
+        session.startOperation();
+        final long hash = KeyHash.hash(key);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        place(hash, key);
+        if (!isJoining(joiner))
+        {
+            return NOT_PLACED;
+        }
+        boolean changed = false;
+        for (int attempt = 0; attempt < REFILL_ATTEMPTS; attempt++)
+        {
+            session.readReplica(joiner, hash, key);
+            final long joinSlot = session.replicaSlot;
+            final long joinWord = session.replicaWord;
+            final long joinId = session.replicaWriteId;
+            for (int p = servingCount - 1; p >= 0; p--)
+            {
+                session.readReplica(serving[p], hash, key);
+                slots[p] = session.replicaSlot;
+                words[p] = session.replicaWord;
+                writeIds[p] = session.replicaWriteId;
+            }
+            if (!settled())
+            {
+                Thread.yield();
+                continue;
+            }
+            if (joinId == writeIds[0])
+            {
+                return changed ? REFILLED : IN_PLACE;
+            }
+            final long desired;
+            final long offset;
+            if (writeIds[0] == KvBlockLayout.NO_WRITE)
+            {
+                desired = SlotWord.EMPTY;
+                offset = SlotWord.blockOffset(joinWord);
+            }
+            else
+            {
+                final int length = session.readWholeBlock(serving[0], words[0], key);
+                final long expireAt = session.blockExpireAt();
+                offset = session.copyBlock(joiner, length);
+                desired = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
+            }
+            final boolean swapped = joinWord != SlotWord.EMPTY ?
+                session.swapAt(joiner, hash, key, joinSlot, joinWord, desired) :
+                session.insertAt(joiner, hash, key, desired);
+            if (swapped)
+            {
+                session.persistAt(joiner, offset);
+                changed = true;
+            }
+        }
+        return NOT_SETTLED;
+    }
+
+    private boolean isJoining(final int node)
+    {
+        for (int j = 0; j < joiningCount; j++)
+        {
+            if (joining[j] == node)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Tell each replica's node which block changed, as the client's durability asks. */
@@ -339,11 +511,16 @@ final class ReplicaChain
         membership.refreshIfDue();
         final int r = Rendezvous.top(hash, nodeIds, placed.length, placed);
         servingCount = 0;
+        joiningCount = 0;
         for (int p = 0; p < r; p++)
         {
             if (membership.serves(placed[p]))
             {
                 serving[servingCount++] = placed[p];
+            }
+            else if (membership.state(placed[p]) == Membership.JOINING)
+            {
+                joining[joiningCount++] = placed[p];
             }
         }
         if (servingCount == 0)

@@ -1,0 +1,176 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.SlotWord;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Copies onto a joining memory node every key it should hold, over one thread's session: the index of
+ * each serving member is read in large one-sided READs, and each key found there whose first serving
+ * replica that member is (so each key once) and whose replicas include the joiner is brought up to its
+ * settled write ({@link ReplicaChain#refill}); the joiner's own index is scanned too, so that keys it
+ * holds from its disk but which were deleted meanwhile are cleared. A member that split a subtable
+ * during its scan (its directory version moved) is scanned again, as a key may have moved past it.
+ *
+ * <p>Writers put every write on the joiner right after winning the tail, so what was written during
+ * the scan is there whether or not the scan saw it.
+ */
+final class ReplicaCopier
+{
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** Index bytes read at once: whole buckets. */
+    private static final int CHUNK = 1024 * IndexLayout.BUCKET_LENGTH;
+    private static final int MAX_PASSES = 8;
+
+    private final KvSession session;
+    private final ReplicaChain chain;
+    private final MembershipView membership;
+    private final long[] nodeIds;
+    private final NanoClock nanoClock;
+    private final int[] placed;
+    private final MemorySegment buffer;
+    private long keysSeen;
+    private long refilled;
+    private long inPlace;
+    private long unsettled;
+
+    ReplicaCopier(final KvSession session, final MembershipView membership, final long[] nodeIds,
+        final NanoClock nanoClock)
+    {
+        this.session = session;
+        this.chain = session.chain();
+        this.membership = membership;
+        this.nodeIds = nodeIds;
+        this.nanoClock = nanoClock;
+        this.placed = new int[membership.replicas()];
+        this.buffer = session.allocateBuffer(CHUNK);
+    }
+
+    RefillReport refill(final int joiner)
+    {
+        final long started = nanoClock.nanoTime();
+        int passes = 0;
+        for (int node = 0; node < nodeIds.length; node++)
+        {
+            if (node != joiner && !membership.serves(node))
+            {
+                continue;
+            }
+            long before;
+            long after;
+            do
+            {
+                if (++passes > MAX_PASSES * nodeIds.length)
+                {
+                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its index " +
+                        "was scanned to refill memory node " + nodeIds[joiner] + ": " + passes + " scans");
+                }
+                before = directoryVersion(node);
+                scan(node, joiner);
+                after = directoryVersion(node);
+            }
+            while (before != after);
+        }
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    private long directoryVersion(final int node)
+    {
+        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
+        return buffer.get(LONG, IndexLayout.DIRECTORY_VERSION_OFFSET);
+    }
+
+    private void scan(final int node, final int joiner)
+    {
+        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
+        final int groups = buffer.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
+        final int subtables = buffer.get(INT, IndexLayout.SUBTABLES_OFFSET);
+        final long start = IndexLayout.subtablesOffset(buffer.get(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET));
+        final long end = start + (long)groups * subtables * IndexLayout.GROUP_LENGTH;
+        final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+        for (long at = start; at < end; at += CHUNK)
+        {
+            final int length = (int)Math.min(CHUNK, end - at);
+            session.readIndex(node, at, buffer, length);
+            // the words first: reading blocks and refilling keys reuses the session's buffers, not this one, but
+            // a word copied out is the snapshot the scan stands by
+            int count = 0;
+            for (int bucket = 0; bucket < length / IndexLayout.BUCKET_LENGTH; bucket++)
+            {
+                for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
+                {
+                    final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
+                        IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
+                    if (SlotWord.isCommitted(word))
+                    {
+                        committed[count++] = word;
+                    }
+                }
+            }
+            for (int c = 0; c < count; c++)
+            {
+                visit(node, joiner, committed[c]);
+            }
+        }
+    }
+
+    private void visit(final int node, final int joiner, final long word)
+    {
+        final byte[] key = session.keyOf(node, word);
+        if (key == null)
+        {
+            // replaced and reclaimed since the scan read its slot: its key's current write is elsewhere in the scan
+            return;
+        }
+        keysSeen++;
+        if (node != joiner && !firstServingReplicaIs(node, joiner, key))
+        {
+            return;
+        }
+        final int outcome;
+        try
+        {
+            outcome = chain.refill(key, joiner);
+        }
+        catch (final KvException ex)
+        {
+            unsettled++;
+            return;
+        }
+        switch (outcome)
+        {
+            case ReplicaChain.REFILLED -> refilled++;
+            case ReplicaChain.IN_PLACE -> inPlace++;
+            case ReplicaChain.NOT_SETTLED -> unsettled++;
+            default ->
+            {
+                // the joiner is none of the key's replicas: nothing to copy
+            }
+        }
+    }
+
+    /** @return true when the key's replicas include the joiner and {@code node} is its first serving one. */
+    private boolean firstServingReplicaIs(final int node, final int joiner, final byte[] key)
+    {
+        final int count = Rendezvous.top(KeyHash.hash(key), nodeIds, placed.length, placed);
+        boolean holds = false;
+        int first = -1;
+        for (int p = 0; p < count; p++)
+        {
+            holds |= placed[p] == joiner;
+            if (first < 0 && membership.serves(placed[p]))
+            {
+                first = placed[p];
+            }
+        }
+        return holds && first == node;
+    }
+}

@@ -1,0 +1,221 @@
+package io.dkv.memory;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.RefillReport;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A memory node back from a failure joins with what its disk kept, which is out of date: keys changed,
+ * deleted and added while it was down. Refilling it (as the node does before it asks to be live again)
+ * brings every key it should hold to the write its other replica settled on, clears the ones deleted,
+ * and keeps what writers put on it meanwhile; once live it serves its keys as the others do.
+ */
+class RefillTest
+{
+    private static final long[] IDS = {1, 2, 3};
+    private static final long BACK = 2;
+    private static final int KEYS = 150;
+
+    private final StaticDirectory directory = new StaticDirectory();
+    private final Raas[] raases = new Raas[IDS.length];
+    private final MemoryNode[] nodes = new MemoryNode[IDS.length];
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void close() throws Exception
+    {
+        for (int i = open.size() - 1; i >= 0; i--)
+        {
+            open.get(i).close();
+        }
+        for (int i = 0; i < IDS.length; i++)
+        {
+            if (nodes[i] != null)
+            {
+                nodes[i].close();
+            }
+            if (raases[i] != null)
+            {
+                raases[i].close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aNodeBackFromAFailureIsBroughtUpToDateWhileWritesGoOn(final String provider) throws Exception
+    {
+        directory.membership(membership(1, Membership.LIVE));
+        for (int i = 0; i < IDS.length; i++)
+        {
+            startNode(provider, i);
+        }
+        final Raas clientRaas = Raas.embedded(KvCluster.context(provider, 100), directory);
+        open.add(clientRaas);
+        final KvClient client = KvClient.connect(clientRaas, clientContext());
+        open.add(client);
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), value(k, 0));
+        }
+
+        final int down = (int)BACK - 1;
+        nodes[down].close();
+        nodes[down] = null;
+        raases[down].close();
+        raases[down] = null;
+        directory.membership(membership(2, Membership.DOWN));
+        for (int k = 0; k < KEYS; k++)
+        {
+            if (k % 3 == 0)
+            {
+                client.put(key(k), value(k, 1));
+            }
+            else if (k % 3 == 1)
+            {
+                assertTrue(client.delete(key(k)), "key " + k + " deleted while node " + BACK + " is down");
+            }
+        }
+        for (int k = KEYS; k < KEYS + 20; k++)
+        {
+            client.put(key(k), value(k, 1));
+        }
+
+        // back with its disk: every key as it was when it went down, none of the changes since
+        startNode(provider, down);
+        directory.membership(membership(3, Membership.JOINING));
+        final KvClient refiller = KvClient.connect(raases[down], clientContext());
+        open.add(refiller);
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final AtomicLong rounds = new AtomicLong();
+        final Thread writer = Thread.ofPlatform().start(() ->
+        {
+            while (writing.get())
+            {
+                final long round = 2 + rounds.getAndIncrement();
+                for (int k = 0; k < KEYS; k += 3)
+                {
+                    client.put(key(k), value(k, round));
+                }
+            }
+        });
+        final RefillReport report;
+        try
+        {
+            report = refiller.refill(BACK);
+        }
+        finally
+        {
+            writing.set(false);
+            writer.join();
+        }
+        assertTrue(report.complete(), report.toString());
+        assertTrue(report.refilled() > 0, "keys changed while it was down were refilled: " + report);
+
+        final Map<String, String> back = committedValues(down);
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            final boolean onBack = replicas[0] == BACK || replicas[1] == BACK;
+            final String held = back.get("key-" + k);
+            if (!onBack)
+            {
+                continue;
+            }
+            final long other = replicas[0] == BACK ? replicas[1] : replicas[0];
+            assertEquals(committedValues((int)other - 1).get("key-" + k), held,
+                "key " + k + ": node " + BACK + "'s copy is its other replica's, write id and all");
+            if (k < KEYS && k % 3 == 1)
+            {
+                assertNull(held, "key " + k + " was deleted while node " + BACK + " was down");
+            }
+        }
+
+        directory.membership(membership(4, Membership.LIVE));
+        final long last = rounds.get() + 1;
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final byte[] expected = k >= KEYS ? value(k, 1) : k % 3 == 0 ? value(k, last) : k % 3 == 1 ? null :
+                value(k, 0);
+            assertArrayEquals(expected, client.get(key(k)), "key " + k + " once node " + BACK + " is live again");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void onlyAJoiningNodeIsRefilled(final String provider)
+    {
+        directory.membership(membership(1, Membership.LIVE));
+        for (int i = 0; i < IDS.length; i++)
+        {
+            startNode(provider, i);
+        }
+        final KvClient client = KvClient.connect(raases[0], clientContext());
+        open.add(client);
+        final KvException live = assertThrows(KvException.class, () -> client.refill(BACK));
+        assertTrue(live.getMessage().contains("memory node 2 (live"), live.getMessage());
+        final KvException stranger = assertThrows(KvException.class, () -> client.refill(9));
+        assertTrue(stranger.getMessage().contains("memory node 9 is none of"), stranger.getMessage());
+    }
+
+    private void startNode(final String provider, final int i)
+    {
+        raases[i] = Raas.embedded(KvCluster.context(provider, IDS[i]).role(NodeRecord.ROLE_MEMORY), directory);
+        nodes[i] = MemoryNode.start(raases[i], new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20)
+            .heapChunks(16).dataDir(dir.resolve("node-" + IDS[i])));
+    }
+
+    private Map<String, String> committedValues(final int i)
+    {
+        return IndexInspector.committedValues(raases[i].localMemory(nodes[i].indexRegion()),
+            raases[i].localMemory(nodes[i].heapRegion()));
+    }
+
+    private static KvClientContext clientContext()
+    {
+        return new KvClientContext().memoryNodes(IDS).durability(Durability.SYNC).timeoutMs(1_000)
+            .unavailableRetryMs(0).membershipRefreshMs(50);
+    }
+
+    private static Membership membership(final long epoch, final int stateOfBack)
+    {
+        return new Membership(epoch, 2, IDS, new int[]{Membership.LIVE, stateOfBack, Membership.LIVE});
+    }
+
+    private static byte[] key(final int k)
+    {
+        return ("key-" + k).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(final int k, final long round)
+    {
+        return ("value-" + k + "-" + round).getBytes(StandardCharsets.UTF_8);
+    }
+}
