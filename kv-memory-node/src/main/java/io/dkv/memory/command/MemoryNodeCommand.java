@@ -139,6 +139,12 @@ public final class MemoryNodeCommand implements Callable<Integer>
             dataDir == null ? "keys in memory only" :
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
+        final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out);
+        if (rejoin.needed())
+        {
+            // its copies are refilled while it serves the ones already right: nobody reads it until it is live
+            Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             node.close();

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * With two copies of each key, a memory node killed with SIGKILL under load takes nothing with it:
  * reads of every key go on (a read of a key whose head died waits until the MetaServer declares it
  * down, then reads the other copy), writes of its keys go on once its lease has run out, no
- * acknowledged write is lost, and a client and a compute node started afterwards serve every key.
+ * acknowledged write is lost; started again, empty, it is refilled under the same load and made live,
+ * and then serves the keys it heads; a client and a compute node started afterwards serve every key.
  * Real processes: a MetaServer keeping two copies, three memory nodes, writers and readers here.
  */
 class MemoryNodeLossTest
@@ -69,7 +71,7 @@ class MemoryNodeLossTest
             RoleProcess first = memoryNode(dir, secret, meta, NODES[0]);
             RoleProcess third = memoryNode(dir, secret, meta, NODES[2]))
         {
-            final RoleProcess dying = memoryNode(dir, secret, meta, DYING_NODE);
+            RoleProcess dying = memoryNode(dir, secret, meta, DYING_NODE, "memory-232-1.log");
             try (Raas raas = raas(secret, meta, 331);
                 KvClient client = KvClient.connect(raas, clientContext()))
             {
@@ -107,24 +109,43 @@ class MemoryNodeLossTest
                 Thread.sleep(500);
                 final double afterOps = (writes.get() - writesAfter + reads.get() - readsAfter) * 1e9 /
                     (System.nanoTime() - afterStart);
+
+                // back, empty: it joins, is refilled under the same load, and is made live again
+                dying = memoryNode(dir, secret, meta, DYING_NODE, "memory-232-2.log");
+                final long restartedAt = System.nanoTime();
+                final long writesRejoin = writes.get();
+                final long readsRejoin = reads.get();
+                final long rejoinDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (raas.membership().state(DYING_NODE) != Membership.LIVE)
+                {
+                    assertTrue(System.nanoTime() < rejoinDeadline, "memory node " + DYING_NODE + " not live again " +
+                        "within 120 s: " + raas.membership());
+                    Thread.sleep(50);
+                }
+                final long rejoinNanos = System.nanoTime() - restartedAt;
+                final double rejoinOps = (writes.get() - writesRejoin + reads.get() - readsRejoin) * 1e9 / rejoinNanos;
                 running.set(false);
                 for (final Thread thread : threads)
                 {
                     thread.join();
                 }
                 System.out.printf("kill -9 of memory node %d: first write of one of its keys %d ms later; %.0f " +
-                    "ops/s before, %.0f ops/s on the survivors (one copy of its keys, none re-made yet)%n",
+                    "ops/s before, %.0f ops/s on the survivors; restarted empty, live again %d ms later (start, " +
+                    "refill of %d keys' copies), %.0f ops/s meanwhile%n",
                     DYING_NODE, TimeUnit.NANOSECONDS.toMillis(firstWriteOfDeadNodesKeyNanos.get() -
-                    killedAtNanos.get()), steadyOps, afterOps);
+                    killedAtNanos.get()), steadyOps, afterOps, TimeUnit.NANOSECONDS.toMillis(rejoinNanos), KEYS,
+                    rejoinOps);
 
                 assertEquals(List.of(), List.copyOf(readFailures), "reads never fail for a dead node");
                 assertTrue(writeFailures.size() <= WRITERS, "only writes in flight at the kill may fail: " +
                     writeFailures);
-                assertEquals(Membership.DOWN, raas.membership().state(DYING_NODE), "declared down, still a member");
+                // the keys whose head is the node that came back are read from it now: its refilled copies
                 for (int k = 0; k < KEYS; k++)
                 {
                     assertHoldsAnAcknowledgedOrTriedWrite(k, client.get(key(k)), "the running client");
                 }
+                assertTrue(IntStream.range(0, KEYS).anyMatch(k -> client.replicasOf(key(k))[0] == DYING_NODE),
+                    "some key is read from the node that came back");
                 try (Raas later = raas(secret, meta, 332);
                     KvClient laterClient = KvClient.connect(later, clientContext());
                     RoleProcess computeNode = computeNode(dir, secret, meta);
@@ -249,10 +270,16 @@ class MemoryNodeLossTest
 
     private static RoleProcess memoryNode(final Path dir, final Path secret, final RoleProcess meta, final long id)
     {
+        return memoryNode(dir, secret, meta, id, "memory-" + id + ".log");
+    }
+
+    private static RoleProcess memoryNode(
+        final Path dir, final Path secret, final RoleProcess meta, final long id, final String log)
+    {
         return RoleProcess.start("memory node " + id, "256m", Map.of(),
             List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(id),
                 "--provider", "tcp", "--meta", meta.readyGroup(1), "--index-groups", "1024", "--heap-chunks", "8"),
-            ReadyLines.MEMORY_NODE, dir.resolve("memory-" + id + ".log"));
+            ReadyLines.MEMORY_NODE, dir.resolve(log));
     }
 
     private static RoleProcess computeNode(final Path dir, final Path secret, final RoleProcess meta)

@@ -1,0 +1,87 @@
+package io.dkv.memory.command;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.RefillReport;
+import io.dkv.raas.Membership;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import io.dkv.raas.meta.MetaDirectory;
+
+import java.io.PrintStream;
+
+/**
+ * A memory node back in a cluster that keeps several copies of each key starts as joining (the
+ * MetaServer decides, seeing a member register again): nobody reads it until its copies are brought
+ * up to date. This refills them, as a client of the cluster over the node's own driver, while other
+ * clients go on, then asks the MetaServer to make this incarnation live again. A refill that leaves
+ * keys unsettled is run again; one that fails leaves the node joining, saying why.
+ */
+final class Rejoin implements Runnable
+{
+    private static final int MAX_PASSES = 10;
+
+    private final Raas raas;
+    private final MetaDirectory directory;
+    private final boolean persistent;
+    private final PrintStream out;
+
+    /**
+     * @param persistent the node keeps keys on disk: the copies it is given are written there too.
+     */
+    Rejoin(final Raas raas, final MetaDirectory directory, final boolean persistent, final PrintStream out)
+    {
+        this.raas = raas;
+        this.directory = directory;
+        this.persistent = persistent;
+        this.out = out;
+    }
+
+    /** @return true when the MetaServer lists this node as joining: a refill must run before it is read. */
+    boolean needed()
+    {
+        return directory.membership().state(raas.self().id()) == Membership.JOINING;
+    }
+
+    public void run()
+    {
+        final long nodeId = raas.self().id();
+        final long incarnation = raas.self().epoch();
+        try
+        {
+            final Membership membership = directory.membership();
+            out.printf("memory node %d joins as incarnation %d: refilling its copies of keys (%d per key) before " +
+                "it is read%n", nodeId, incarnation, membership.replicas());
+            out.flush();
+            try (KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(membership.memberIds())
+                .durability(persistent ? Durability.ASYNC : Durability.NONE)))
+            {
+                for (int pass = 1; pass <= MAX_PASSES; pass++)
+                {
+                    final RefillReport report = client.refill(nodeId);
+                    out.printf("refill pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, " +
+                        "%,d ms%n", pass, report.keysSeen(), report.refilled(), report.inPlace(), report.unsettled(),
+                        report.millis());
+                    out.flush();
+                    if (report.complete())
+                    {
+                        directory.markLive(nodeId, incarnation);
+                        out.printf("memory node %d is live again%n", nodeId);
+                        out.flush();
+                        return;
+                    }
+                }
+                out.printf("memory node %d stays joining: keys were still unsettled after %d passes; restart it to " +
+                    "try again%n", nodeId, MAX_PASSES);
+            }
+        }
+        catch (final RaasException | KvException ex)
+        {
+            out.printf("memory node %d stays joining: refilling it failed: %s; restart it to try again%n", nodeId,
+                ex.getMessage());
+        }
+        out.flush();
+    }
+}
