@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
@@ -11,50 +12,78 @@ import io.dkv.verbs.VerbsContext;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * A dkv store in this JVM: one memory node with an embedded driver on the {@code shm} provider, and
- * a client over one or more lanes (embedded drivers of its own), finding each other through a
- * shared directory. The client reaches the memory node's index and heap exactly as a client on
- * another host would, through RaaS.
+ * A dkv store in this JVM: one or more memory nodes, each with an embedded driver on the {@code shm}
+ * provider, and a client over one or more lanes (embedded drivers of its own), finding each other
+ * through a shared directory. The client reaches the memory nodes' indexes and heaps exactly as a
+ * client on another host would, through RaaS, and keeps as many copies of each key as it is told
+ * (the directory is static: there is no MetaServer to keep a replica count).
  */
 public final class InProcessStore implements AutoCloseable
 {
+    /** The first memory node; the others follow it, below the client's lanes. */
     public static final long MEMORY_NODE_ID = 1;
-    public static final long CLIENT_NODE_ID = 2;
+    /** The client's first lane; the others follow it. Above every memory node ({@link #MAX_MEMORY_NODES}). */
+    public static final long CLIENT_NODE_ID = 101;
+    public static final int MAX_MEMORY_NODES = 100;
     static final String PROVIDER = "shm";
     /** Shorter than the memory node's grace period (10 s), as a client's timeout must be. */
     static final int TIMEOUT_MS = 5_000;
 
-    private final Raas memoryRaas;
+    private final List<Raas> memoryRaas = new ArrayList<>();
     private final List<Raas> clientLanes = new ArrayList<>();
-    private final MemoryNode memoryNode;
+    private final List<MemoryNode> memoryNodes = new ArrayList<>();
     private final KvClient client;
     private final MemoryNodeContext memoryNodeContext;
 
-    private InProcessStore(final MemoryNodeContext memoryNodeContext, final int lanes)
+    private InProcessStore(
+        final MemoryNodeContext memoryNodeContext, final int lanes, final int memoryNodeCount, final int replicas)
     {
+        if (memoryNodeCount < 1 || memoryNodeCount > MAX_MEMORY_NODES || replicas < 1 || replicas > memoryNodeCount)
+        {
+            throw new IllegalArgumentException(String.format("%d replicas on %d memory nodes: a store has 1..%d " +
+                "memory nodes and 1..that many replicas", replicas, memoryNodeCount, MAX_MEMORY_NODES));
+        }
         final StaticDirectory directory = new StaticDirectory();
         this.memoryNodeContext = memoryNodeContext;
-        Raas memory = null;
-        MemoryNode node = null;
+        final long[] memoryNodeIds = new long[memoryNodeCount];
+        KvClient connected = null;
         try
         {
-            memory = Raas.embedded(driver(MEMORY_NODE_ID), directory);
+            for (int i = 0; i < memoryNodeCount; i++)
+            {
+                memoryNodeIds[i] = MEMORY_NODE_ID + i;
+                // the directory's membership lists the nodes of this role, each live: a replicated write goes only
+                // to members that serve
+                memoryRaas.add(Raas.embedded(driver(memoryNodeIds[i]).role(NodeRecord.ROLE_MEMORY), directory));
+            }
             for (int lane = 0; lane < lanes; lane++)
             {
                 clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane), directory));
             }
-            node = MemoryNode.start(memory, memoryNodeContext);
-            this.client =
-                KvClient.connect(clientLanes, new KvClientContext().memoryNodes(MEMORY_NODE_ID).timeoutMs(TIMEOUT_MS));
+            for (final Raas memory : memoryRaas)
+            {
+                memoryNodes.add(MemoryNode.start(memory, memoryNodeContext));
+            }
+            connected = KvClient.connect(clientLanes,
+                new KvClientContext().memoryNodes(memoryNodeIds).replicas(replicas).timeoutMs(TIMEOUT_MS));
+            // the client keeps at most one copy per node it knows: a count it lowered would measure the wrong thing
+            if (connected.replicas() != replicas)
+            {
+                throw new IllegalStateException(String.format("the client keeps %d copies of a key where %d were " +
+                    "asked, over memory nodes %s", connected.replicas(), replicas, Arrays.toString(memoryNodeIds)));
+            }
         }
         catch (final RuntimeException ex)
         {
             try
             {
-                closeQuietly(node, memory);
+                closeQuietly(connected);
+                closeQuietly(memoryNodes.toArray(AutoCloseable[]::new));
+                closeQuietly(memoryRaas.toArray(AutoCloseable[]::new));
                 closeQuietly(clientLanes.toArray(AutoCloseable[]::new));
             }
             catch (final RuntimeException closing)
@@ -63,8 +92,7 @@ public final class InProcessStore implements AutoCloseable
             }
             throw ex;
         }
-        this.memoryRaas = memory;
-        this.memoryNode = node;
+        this.client = connected;
     }
 
     /**
@@ -82,7 +110,20 @@ public final class InProcessStore implements AutoCloseable
      */
     public static InProcessStore start(final MemoryNodeContext memoryNode, final int lanes)
     {
-        return new InProcessStore(memoryNode, lanes);
+        return start(memoryNode, lanes, 1, 1);
+    }
+
+    /**
+     * @param memoryNode      each memory node's index and heap.
+     * @param lanes           client drivers the client spreads its threads over.
+     * @param memoryNodeCount memory nodes, each with a driver of its own.
+     * @param replicas        copies the client keeps of each key, on as many of the memory nodes
+     *                        ({@link KvClientContext#replicas(int)}): 1..memoryNodeCount.
+     */
+    public static InProcessStore start(
+        final MemoryNodeContext memoryNode, final int lanes, final int memoryNodeCount, final int replicas)
+    {
+        return new InProcessStore(memoryNode, lanes, memoryNodeCount, replicas);
     }
 
     /**
@@ -97,11 +138,23 @@ public final class InProcessStore implements AutoCloseable
      */
     public static MemoryNodeContext sizedFor(final long keys, final long blockBytes, final int writers)
     {
+        return sizedFor(keys, blockBytes, writers, 1);
+    }
+
+    /**
+     * {@link #sizedFor(long, long, int)} for each of {@code memoryNodes} nodes of this process, any
+     * of which may hold every key (with copies, a key is on several), the quarter of the machine's
+     * memory shared between them.
+     */
+    public static MemoryNodeContext sizedFor(
+        final long keys, final long blockBytes, final int writers, final int memoryNodes)
+    {
         final int chunkBytes = 2 << 20;
         final long slots = keys * 4;
         final long groups = Math.max(64, Long.highestOneBit(Math.max(1, (slots + 20) / 21 - 1)) << 1);
         final long wanted = (blockBytes + blockBytes / 4 + chunkBytes - 1) / chunkBytes + 2L * (writers + 1);
-        final long chunks = Math.max(Math.min(wanted, physicalMemoryBytes() / 4 / chunkBytes), 2L * (writers + 1) + 1);
+        final long share = physicalMemoryBytes() / 4 / memoryNodes;
+        final long chunks = Math.max(Math.min(wanted, share / chunkBytes), 2L * (writers + 1) + 1);
         if (groups > 1 << 24 || chunks > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException(String.format("a store of %,d keys and %,d B of blocks needs %,d " +
@@ -136,9 +189,16 @@ public final class InProcessStore implements AutoCloseable
         return clientLanes.get(0);
     }
 
+    /** @return the first memory node ({@link #MEMORY_NODE_ID}). */
     public MemoryNode memoryNode()
     {
-        return memoryNode;
+        return memoryNodes.get(0);
+    }
+
+    /** @return copies the client keeps of each key. */
+    public int replicas()
+    {
+        return client.replicas();
     }
 
     /** @return the memory node's settings, for the report. */
@@ -150,9 +210,9 @@ public final class InProcessStore implements AutoCloseable
     public void close()
     {
         client.close();
-        closeQuietly(memoryNode);
+        closeQuietly(memoryNodes.toArray(AutoCloseable[]::new));
         closeQuietly(clientLanes.toArray(AutoCloseable[]::new));
-        closeQuietly(memoryRaas);
+        closeQuietly(memoryRaas.toArray(AutoCloseable[]::new));
     }
 
     private static void closeQuietly(final AutoCloseable... closeables)

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.ycsb;
 
+import io.dkv.client.KvClient;
 import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
@@ -51,7 +52,10 @@ import static io.dkv.load.bench.OptionRange.require;
             "measured in the same run.",
         "Workloads: a (50%% reads, 50%% updates), b (95%% reads, 5%% updates), c (reads only), d (95%% reads of the " +
             "latest, 5%% inserts), f (50%% reads, 50%% read-modify-writes); e (scans) has no counterpart in a hash " +
-            "index."
+            "index.",
+        "Replication: --replicas 1,2 runs dkv once per count of copies of each key, each on a store of its own with " +
+            "as many memory nodes as the largest count, and reports each beside the fewest copies (the baseline, " +
+            "which alone runs beside Redis)."
     })
 public final class YcsbBenchmark implements Callable<Integer>
 {
@@ -124,11 +128,17 @@ public final class YcsbBenchmark implements Callable<Integer>
     private AutoOff keepAwake;
 
     @Mixin
+    private ReplicasOption replicasOption;
+
+    @Mixin
     private MarkdownOption markdown;
 
     public Integer call() throws IOException, InterruptedException
     {
         validate();
+        final List<Integer> replicas = replicasOption.selected(spec);
+        // every count runs on as many memory nodes as the largest needs, so that only the copies differ
+        final int memoryNodes = replicas.getLast();
         final double loadAtStart = MachineInfo.loadAverage();
         final List<YcsbWorkload> selected = List.copyOf(new LinkedHashSet<>(workloads));
         final List<Integer> threads = List.copyOf(new LinkedHashSet<>(threadCounts));
@@ -148,7 +158,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
             records + expectedInserts(selected, threads.size()),
             (records + expectedWrites(selected, threads.size())) * blockBytes,
-            maxThreads);
+            maxThreads,
+            memoryNodes * replicas.size());
 
         final Optional<Path> chrt = keepAwake == AutoOff.AUTO ? Executables.find(AwakeCores.BINARY) : Optional.empty();
         if (keepAwake == AutoOff.AUTO && chrt.isEmpty())
@@ -169,17 +180,14 @@ public final class YcsbBenchmark implements Callable<Integer>
             AwakeCores.BINARY + " is not installed") +
             "): a core with nothing to do halts, as this machine is set to, and a Redis request may pay for waking one";
 
-        final List<SideBySide> runs = new ArrayList<>();
-        final Histogram floor;
+        final List<ReplicaPass> passes = new ArrayList<>();
+        Histogram floor = null;
         final String redisLine;
         final ProgressBar progress = new ProgressBar(err);
         try (AwakeCores awake = chrt.isPresent() ? AwakeCores.start(chrt.get(), cores) : null;
-            InProcessStore store = InProcessStore.start(memoryNode, lanes());
             RedisServer redis = redisBinary.isPresent() ? RedisServer.start(redisBinary.get()) : null;
             YcsbRunner runner = new YcsbRunner(maxThreads, progress))
         {
-            final Supplier<DB> dkvClients = () -> new DkvYcsbClient(store.client());
-            final Supplier<DB> redisClients = RedisYcsbClient::new;
             final Map<String, String> redisProperties = redis == null ? Map.of() : Map.of(
                 RedisYcsbClient.HOST_PROPERTY, RedisServer.HOST, RedisYcsbClient.PORT_PROPERTY,
                 Integer.toString(redis.port()));
@@ -190,69 +198,136 @@ public final class YcsbBenchmark implements Callable<Integer>
                     "no; Jedis, one connection per client thread; a record is a hash (HSET, HGETALL, HMGET, DEL)",
                     redis.version(), redisBinary.get(), RedisServer.HOST, redis.port());
 
-            // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
-            runner.onEachThreadInOrder(() -> store.client().get(HashKeyedDb.key(YcsbWorkload.TABLE, "lane")));
-            final Properties loadProperties = properties(YcsbWorkload.C, records, redisProperties);
-            final RunResult dkvLoad =
-                runner.load("dkv load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
-            final RunResult redisLoad = redis == null ? null :
-                runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads, redis.cpu());
-            runs.add(new SideBySide(null, maxThreads, dkvLoad, redisLoad));
-
-            if (warmupOperations > 0)
+            final List<Side> sides = new ArrayList<>();
+            for (final int count : replicas)
             {
-                for (final YcsbWorkload workload : selected)
-                {
-                    final Properties warmup = properties(workload, warmupOperations, redisProperties);
-                    runner.transactions("dkv warm-up " + workload.title(), Store.DKV, dkvClients, warmup, maxThreads,
-                        warmupOperations,
-                        CpuClock.NONE);
-                    if (redis != null)
-                    {
-                        runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup,
-                            maxThreads,
-                            warmupOperations, redis.cpu());
-                    }
-                }
+                sides.add(new Side(replicas.size() == 1 ? "dkv" : "dkv r=" + count,
+                    sides.isEmpty() ? redis : null, redisProperties));
             }
-
-            floor = MemoryFloor.measure(store.clientRaas(), InProcessStore.MEMORY_NODE_ID, memoryNode.indexGroups(),
-                (long)store.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes, floorReads,
-                floorReads);
-
-            boolean dkvFirst = true;
-            for (final YcsbWorkload workload : selected)
+            try (ReplicaStores stores = new ReplicaStores(replicas, memoryNode, lanes(), memoryNodes))
             {
-                final Properties properties = properties(workload, operations, redisProperties);
-                for (final int count : threads)
+                final List<List<SideBySide>> runs = new ArrayList<>();
+                for (int i = 0; i < sides.size(); i++)
                 {
-                    final String suffix = " " + workload.title() + ", " + count + " thread" + (count == 1 ? "" : "s");
-                    RunResult other = null;
-                    if (!dkvFirst && redis != null)
-                    {
-                        other = runner.transactions(
-                            "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
-                    }
-                    final RunResult dkv =
-                        runner.transactions("dkv" + suffix, Store.DKV, dkvClients, properties, count, operations,
-                        CpuClock.NONE);
-                    if (dkvFirst && redis != null)
-                    {
-                        other = runner.transactions(
-                            "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
-                    }
-                    dkvFirst = !dkvFirst;
-                    runs.add(new SideBySide(workload, count, dkv, other));
+                    runs.add(new ArrayList<>(List.of(
+                        loadAndWarmUp(stores.stores().get(i), sides.get(i), runner, selected, maxThreads))));
+                }
+                final InProcessStore baseline = stores.stores().getFirst();
+                floor = MemoryFloor.measure(baseline.clientRaas(), InProcessStore.MEMORY_NODE_ID,
+                    memoryNode.indexGroups(),
+                    (long)baseline.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes,
+                    floorReads, floorReads);
+                timedRuns(stores.stores(), sides, runner, selected, threads, runs);
+                for (int i = 0; i < sides.size(); i++)
+                {
+                    passes.add(new ReplicaPass(stores.stores().get(i).replicas(), runs.get(i)));
                 }
             }
         }
 
         final SectionedReport report = YcsbReport.of(MachineInfo.current(),
-            method(selected, threads, maxThreads, memoryNode, valueBytes, blockBytes, redisLine, awakeLine, loadAtStart,
-                MachineInfo.loadAverage()),
-            runs, floor, redisLine.startsWith("Redis: redis-server"));
+            method(selected, threads, maxThreads, replicas, memoryNodes, memoryNode, valueBytes, blockBytes, redisLine,
+                awakeLine, loadAtStart, MachineInfo.loadAverage()),
+            passes, floor, redisLine.startsWith("Redis: redis-server"));
         markdown.publish(report, spec.commandLine().getOut());
         return 0;
+    }
+
+    /**
+     * How a pass of dkv runs: its runs' label, and Redis beside it or not.
+     *
+     * @param dkv        the label of dkv's runs.
+     * @param redis      the server that runs every phase beside dkv's, or null.
+     * @param properties what Redis's YCSB client needs to find it.
+     */
+    private record Side(String dkv, RedisServer redis, Map<String, String> properties)
+    {
+    }
+
+    /**
+     * Load the records (on Redis too when beside it), then run every workload untimed.
+     *
+     * @return the load's figures.
+     */
+    private SideBySide loadAndWarmUp(
+        final InProcessStore store, final Side side, final YcsbRunner runner, final List<YcsbWorkload> selected,
+        final int maxThreads) throws InterruptedException
+    {
+        final Supplier<DB> dkvClients = () -> new DkvYcsbClient(store.client());
+        final Supplier<DB> redisClients = RedisYcsbClient::new;
+        final RedisServer redis = side.redis();
+        // each client thread's first call gives it its session, and with it its lane: in thread order, round robin
+        runner.onEachThreadInOrder(() -> store.client().get(HashKeyedDb.key(YcsbWorkload.TABLE, "lane")));
+        final Properties loadProperties = properties(YcsbWorkload.C, records, side.properties());
+        final RunResult dkvLoad =
+            runner.load(side.dkv() + " load", Store.DKV, dkvClients, loadProperties, maxThreads, CpuClock.NONE);
+        final RunResult redisLoad = redis == null ? null :
+            runner.load("Redis load", Store.REDIS, redisClients, loadProperties, maxThreads, redis.cpu());
+
+        if (warmupOperations > 0)
+        {
+            for (final YcsbWorkload workload : selected)
+            {
+                final Properties warmup = properties(workload, warmupOperations, side.properties());
+                runner.transactions(side.dkv() + " warm-up " + workload.title(), Store.DKV, dkvClients, warmup,
+                    maxThreads, warmupOperations, CpuClock.NONE);
+                if (redis != null)
+                {
+                    runner.transactions("Redis warm-up " + workload.title(), Store.REDIS, redisClients, warmup,
+                        maxThreads,
+                        warmupOperations, redis.cpu());
+                }
+            }
+        }
+        return new SideBySide(null, maxThreads, dkvLoad, redisLoad);
+    }
+
+    /**
+     * Run every workload at every thread count on each store and, beside the first, on Redis: back to
+     * back, the order reversed from one run to the next, so that neither side always goes first.
+     *
+     * @param runs each store's runs so far, added to.
+     */
+    private void timedRuns(
+        final List<InProcessStore> stores, final List<Side> sides, final YcsbRunner runner,
+        final List<YcsbWorkload> selected, final List<Integer> threads, final List<List<SideBySide>> runs)
+        throws InterruptedException
+    {
+        final Supplier<DB> redisClients = RedisYcsbClient::new;
+        final RedisServer redis = sides.getFirst().redis();
+        boolean dkvFirst = true;
+        for (final YcsbWorkload workload : selected)
+        {
+            final Properties properties = properties(workload, operations, sides.getFirst().properties());
+            for (final int count : threads)
+            {
+                final String suffix = " " + workload.title() + ", " + count + " thread" + (count == 1 ? "" : "s");
+                RunResult other = null;
+                if (!dkvFirst && redis != null)
+                {
+                    other = runner.transactions(
+                        "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
+                }
+                final RunResult[] dkv = new RunResult[stores.size()];
+                for (int k = 0; k < stores.size(); k++)
+                {
+                    final int i = dkvFirst ? k : stores.size() - 1 - k;
+                    final KvClient client = stores.get(i).client();
+                    dkv[i] = runner.transactions(sides.get(i).dkv() + suffix, Store.DKV,
+                        () -> new DkvYcsbClient(client), properties, count, operations, CpuClock.NONE);
+                }
+                if (dkvFirst && redis != null)
+                {
+                    other = runner.transactions(
+                        "Redis" + suffix, Store.REDIS, redisClients, properties, count, operations, redis.cpu());
+                }
+                dkvFirst = !dkvFirst;
+                for (int i = 0; i < stores.size(); i++)
+                {
+                    runs.get(i).add(new SideBySide(workload, count, dkv[i], i == 0 ? other : null));
+                }
+            }
+        }
     }
 
     private Properties properties(final YcsbWorkload workload, final long operationCount,
@@ -338,6 +413,8 @@ public final class YcsbBenchmark implements Callable<Integer>
         final List<YcsbWorkload> selected,
         final List<Integer> threads,
         final int maxThreads,
+        final List<Integer> replicas,
+        final int memoryNodes,
         final MemoryNodeContext memoryNode,
         final int valueBytes,
         final int blockBytes,
@@ -348,14 +425,27 @@ public final class YcsbBenchmark implements Callable<Integer>
     {
         final List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.ROOT,
-            "dkv: in this process, a memory node (index of %,d bucket groups, heap of %,d chunks of %,d B) with an " +
+            "dkv: in this process, %s (index of %,d bucket groups, heap of %,d chunks of %,d B) with an " +
             "embedded driver on %s, and a client over %d lane%s (embedded drivers, a client thread keeping to one, " +
             "given in thread order); YCSB's DB interface on KvClient (DkvYcsbClient): a record is one value, an " +
             "update a versioned read, the changed field spliced into the record's bytes and a compare-and-set of the " +
             "version (KvClient.compareAndSetVersion)",
-            memoryNode.indexGroups(), memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER,
+            memoryNodes == 1 ? "a memory node" : memoryNodes + " memory nodes, each", memoryNode.indexGroups(),
+            memoryNode.heapChunks(), memoryNode.chunkBytes(), InProcessStore.PROVIDER,
             lanes(),
             lanes() == 1 ? "" : "s"));
+        if (!replicas.equals(List.of(1)))
+        {
+            lines.add(String.format(Locale.ROOT,
+                "replicas: %s copies of each key (KvClientContext.replicas), each count a store of its own with %d " +
+                "memory nodes, all up at once, loaded and warmed up in turn, fewest first, then each run of a " +
+                "workload and thread count on every store back to back, the order reversed from run to run; a key's " +
+                "copies are on the first r nodes of its rendezvous order: a write goes to all r (blocks and bucket " +
+                "reads, then a CAS of the tail and one toward the head per other copy), a read to the head alone; " +
+                "the tables before the replication section are of r=%d, the baseline",
+                replicas.stream().map(String::valueOf)
+                .reduce((a, b) -> a + "," + b).orElseThrow(), memoryNodes, replicas.getFirst()));
+        }
         lines.add(redisLine);
         lines.add(awakeLine);
         lines.add("jvm: " + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()

@@ -32,16 +32,27 @@ final class YcsbReport
     {
     }
 
-    static SectionedReport of(final MachineInfo machine, final List<String> method, final List<SideBySide> runs,
+    /**
+     * @param passes one per replica count, the baseline (fewest copies) first: its runs are the ones
+     *               beside Redis and the floor; with more than one, a section and goals compare them.
+     */
+    static SectionedReport of(final MachineInfo machine, final List<String> method, final List<ReplicaPass> passes,
         final Histogram floor,
         final boolean redis)
     {
+        final List<SideBySide> runs = passes.getFirst().runs();
         final List<ReportSection> sections = new ArrayList<>();
         sections.add(throughput(runs));
         sections.add(latency(runs));
         sections.add(cpu(runs));
         sections.add(floor(runs, floor));
-        return new SectionedReport(TITLE, machine, method, sections, YcsbGoals.evaluate(runs, floor, redis));
+        final List<String> goals = new ArrayList<>(YcsbGoals.evaluate(runs, floor, redis));
+        if (passes.size() > 1)
+        {
+            sections.add(ReplicationCost.section(passes));
+            goals.addAll(ReplicationCost.goals(passes));
+        }
+        return new SectionedReport(TITLE, machine, method, sections, goals);
     }
 
     private static ReportSection throughput(final List<SideBySide> runs)

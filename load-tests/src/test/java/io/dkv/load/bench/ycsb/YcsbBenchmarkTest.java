@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -109,6 +110,9 @@ class YcsbBenchmarkTest
             bench::out);
         assertTrue(bench.out().contains("goal YCSB-A: dkv ops/s per client thread >= 3x Redis's: NOT MEASURED " +
             "(workload a was not selected)"), bench::out);
+        // one replica count, the default: no replication section and no goals of it
+        assertFalse(bench.out().contains(ReplicationCost.TITLE), bench::out);
+        assertFalse(bench.out().contains("copies of each key"), bench::out);
         assertTrue(bench.err().contains("\rdkv YCSB-C, 1 thread [") || bench.err().contains("\rdkv load ["),
             bench::err);
     }
