@@ -41,10 +41,31 @@ final class MembershipView
         this.afterFailureNanos = context.unavailableRetryMs() * 1_000_000L;
         this.periodNanos = context.membershipRefreshMs() * 1_000_000L;
         this.lastRead = new AtomicLong(nanoClock.nanoTime());
+        if (context.replicas() > nodeIds.length)
+        {
+            throw new KvException("this client asks for " + context.replicas() + " copies of each key (" +
+                KvClientConfiguration.REPLICAS_PROP_NAME + ") but has " + nodeIds.length + " memory node" +
+                (nodeIds.length == 1 ? "" : "s") + " " + Arrays.toString(nodeIds) + ": at most one copy a node");
+        }
+        // the cluster's count may exceed its members (a MetaServer set to 2 with one memory node): keys then have one
+        // copy a member, as ./dkv up says when it starts
         final int asked = context.replicas() > 0 ? context.replicas() : membership == null ? 1 : membership.replicas();
         this.replicas = Math.min(asked, nodeIds.length);
         this.states = membership == null ? allLive(nodeIds.length) : statesOf(membership);
         this.epoch = membership == null ? 0 : membership.epoch();
+        if (replicas >= 2)
+        {
+            for (int i = 0; i < nodeIds.length; i++)
+            {
+                if (states[i] == 0)
+                {
+                    throw new KvException("memory node " + nodeIds[i] + " is not a member of the memory tier (" +
+                        (membership == null ? "the directory keeps no membership" : membership) + "): with " +
+                        replicas + " copies of each key every memory node of the client must be one (register " +
+                        "memory nodes with the memory role)");
+                }
+            }
+        }
     }
 
     /** @return the membership the directory keeps now, or null when it keeps none. */

@@ -187,6 +187,21 @@ class ReplicationTest
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void aClientRefusesCopiesItCannotKeep(final String provider)
+    {
+        start(provider);
+        final KvException tooMany = assertThrows(KvException.class, () -> KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(1, 2).replicas(3)));
+        assertTrue(tooMany.getMessage().contains("asks for 3 copies of each key") &&
+            tooMany.getMessage().contains("has 2 memory nodes"), tooMany.getMessage());
+        directory.membership(new Membership(5, 2, new long[]{1, 2}, new int[]{Membership.LIVE, Membership.LIVE}));
+        final KvException stranger = assertThrows(KvException.class, () -> KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(IDS)));
+        assertTrue(stranger.getMessage().contains("memory node 3 is not a member"), stranger.getMessage());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void keysWhoseReplicasAreAllDownFailNamingThem(final String provider)
     {

@@ -94,6 +94,7 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
             case JOINING -> "joining";
             case DOWN -> "down";
             case LEAVING -> "leaving";
+            case 0 -> "not a member";
             default -> "state-" + state;
         };
     }
