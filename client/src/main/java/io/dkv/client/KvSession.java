@@ -89,6 +89,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final MemorySegment buckets;
     private final MemorySegment rpc;
     private MemorySegment batchBuckets;
+    /** The candidate buckets of a key's replicas, read in one round. */
+    private MemorySegment replicaBuckets;
     /** The slot word whose block (of the key asked for) the block buffer holds, or EMPTY. */
     private long blockInBuffer;
     private MemorySegment block;
@@ -655,6 +657,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         readCandidates(use(node), hash);
         scan(node, hash, key, 0);
+        keepReplica();
+    }
+
+    /** Keep what the last scan found of the key as the replica's state. */
+    private void keepReplica()
+    {
         if (committedAt < 0)
         {
             replicaSlot = -1;
@@ -665,6 +673,103 @@ final class KvSession implements CompletionHandler, AutoCloseable
         replicaSlot = slotOffsets[committedAt];
         replicaWord = words[committedAt];
         replicaWriteId = committedExpired() ? KvBlockLayout.NO_WRITE : committedWriteId;
+    }
+
+    /**
+     * Put this write's block (the same bytes on each) into this thread's chunk of each node's heap, in one
+     * round: the writes posted together and awaited together.
+     *
+     * @param offsets filled with the block's offset in each node's heap.
+     */
+    void writeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt, final long writeId, final long[] offsets)
+    {
+        if (out.byteSize() < length)
+        {
+            out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
+        }
+        KvBlockLayout.write(out, 0, key, value, expireAt, writeId);
+        for (int p = 0; p < count; p++)
+        {
+            final int node = use(nodes[p]);
+            if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+            {
+                allocateChunk(node, length);
+            }
+            offsets[p] = chunkOffset[node] + chunkUsed[node];
+            chunkUsed[node] += length;
+        }
+        final long token = startRequests();
+        for (int p = 0; p < count; p++)
+        {
+            final int node = nodes[p];
+            try
+            {
+                final Connection connection = connection(node);
+                connection.writeAsync(this.nodes[node].heap, offsets[p], out, 0, length, token);
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+        }
+        awaitRound(nodes, count, count);
+    }
+
+    /**
+     * Read the key's state at several nodes, as {@link #readReplica} does at one, their candidate
+     * buckets in one round (posted together, awaited together), then each node's slots of the key.
+     */
+    void readReplicas(final int[] nodes, final int count, final long hash, final byte[] key, final long[] slotsOut,
+        final long[] wordsOut, final long[] idsOut)
+    {
+        final long pair = 2L * IndexLayout.COMBINED_BUCKET_LENGTH;
+        if (replicaBuckets == null || replicaBuckets.byteSize() < count * pair)
+        {
+            replicaBuckets = raas.allocateBuffer((int)(count * pair));
+        }
+        for (int p = 0; p < count; p++)
+        {
+            use(nodes[p]);
+        }
+        final long token = startRequests();
+        for (int p = 0; p < count; p++)
+        {
+            final int node = nodes[p];
+            try
+            {
+                final Connection connection = connection(node);
+                connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 0), replicaBuckets, p * pair,
+                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 1), replicaBuckets,
+                    p * pair + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+        }
+        awaitRound(nodes, count, 2 * count);
+        for (int p = 0; p < count; p++)
+        {
+            final int node = nodes[p];
+            if (bucketsState(hash, replicaBuckets, p * pair) == BUCKETS_HOLD_KEY)
+            {
+                collectSlots(node, hash, replicaBuckets, p * pair);
+                scan(node, hash, key, 0);
+                keepReplica();
+            }
+            else
+            {
+                // a split under way or since the directory was read: the single read waits for it or reads it again
+                readReplica(node, hash, key);
+            }
+            slotsOut[p] = replicaSlot;
+            wordsOut[p] = replicaWord;
+            idsOut[p] = replicaWriteId;
+        }
     }
 
     /**
@@ -1018,6 +1123,47 @@ final class KvSession implements CompletionHandler, AutoCloseable
             words[slotCount] = buffer.get(SLOT, bufferOffset + inBucket);
             slotCount++;
         }
+    }
+
+    /** As {@link #await}, for a round of requests to several nodes: a failure makes each of them read again. */
+    private void awaitRound(final int[] roundNodes, final int count, final int expected)
+    {
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
+        int idle = 0;
+        while (completions.get() < expected)
+        {
+            if (raas.poll() == 0)
+            {
+                if (++idle < 64)
+                {
+                    Thread.onSpinWait();
+                }
+                else
+                {
+                    Thread.yield();
+                    if (nanoClock.nanoTime() > deadline)
+                    {
+                        generation++;
+                        throw roundFailed(roundNodes, count, "did not all answer within " + context.timeoutMs() + " ms");
+                    }
+                }
+            }
+        }
+        if (failure != RaasStatus.SUCCESS)
+        {
+            throw roundFailed(roundNodes, count, "failed a request: " + RaasStatus.describe(failure));
+        }
+    }
+
+    private KvException roundFailed(final int[] roundNodes, final int count, final String what)
+    {
+        final StringBuilder ids = new StringBuilder();
+        for (int p = 0; p < count; p++)
+        {
+            stale[roundNodes[p]] = true;
+            ids.append(p == 0 ? "" : ", ").append(nodeIds[roundNodes[p]]);
+        }
+        return new KvException("memory nodes " + ids + " " + what);
     }
 
     private void await(final int node, final int expected)

@@ -90,6 +90,47 @@ class ReplicaRollForwardTest
         assertEquals(first, dead.replicaWriteId, "both replicas name the same write at rest");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void acknowledgingOnceTheTailIsWonIsCaughtAsAReadOfAnOlderValue(final String provider)
+    {
+        final KvClientContext clientContext = cluster(provider);
+        final KvClient client = KvClient.connect(open(Raas.embedded(context(provider, 100), directory)), clientContext);
+        open.add(client);
+        final Raas writerRaas = open(Raas.embedded(context(provider, 101), directory));
+        final KvSession broken = session(writerRaas, clientContext);
+        open.add(broken);
+        final KvSession right = session(writerRaas, clientContext);
+        open.add(right);
+
+        assertTrue(right.write(KEY, MemorySegment.ofArray(bytes("v1")), null, true, KvBlockLayout.NEVER));
+        assertTrue(right.write(KEY, MemorySegment.ofArray(bytes("v2")), null, true, KvBlockLayout.NEVER));
+        assertArrayEquals(bytes("v2"), client.get(KEY), "the protocol: an acknowledged write is read");
+
+        broken.chain().acknowledgeAtTail = true;
+        assertTrue(broken.write(KEY, MemorySegment.ofArray(bytes("v3")), null, true, KvBlockLayout.NEVER),
+            "acknowledged");
+        assertArrayEquals(bytes("v2"), client.get(KEY),
+            "the broken variant: a read after the acknowledged write still returns the value before it");
+    }
+
+    /** Two memory nodes keeping two copies of each key; @return a client context for them. */
+    private KvClientContext cluster(final String provider)
+    {
+        for (final long id : IDS)
+        {
+            final Raas raas = open(Raas.embedded(context(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+            open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
+        }
+        return new KvClientContext().memoryNodes(IDS).timeoutMs(1_000).maxRetries(1_000).conclude();
+    }
+
+    private Raas open(final Raas raas)
+    {
+        open.add(raas);
+        return raas;
+    }
+
     private static KvSession session(final Raas raas, final KvClientContext context)
     {
         final MemoryNodeAvailability availability = new MemoryNodeAvailability(IDS, context);
