@@ -1144,7 +1144,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     if (nanoClock.nanoTime() > deadline)
                     {
                         generation++;
-                        throw roundFailed(roundNodes, count, "did not all answer within " + context.timeoutMs() + " ms");
+                        throw roundFailed(roundNodes, count,
+                            "did not all answer within " + context.timeoutMs() + " ms");
                     }
                 }
             }
