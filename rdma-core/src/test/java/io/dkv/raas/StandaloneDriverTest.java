@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.cnc.MembershipFlyweight;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.ChildProcess;
 import io.dkv.verbs.VerbsContext;
@@ -49,6 +50,28 @@ class StandaloneDriverTest
     private static RaasContext clientContext(final String name)
     {
         return new RaasContext().driverName(name).requestSlots(1024).clientDataBytes(1 << 20).timeoutMs(10_000);
+    }
+
+    @Test
+    void anAttachedApplicationReadsTheMembershipItsDriversDirectoryKeeps()
+    {
+        final long[] members = new long[MembershipFlyweight.MAX_MEMBERS];
+        final int[] states = new int[members.length];
+        for (int i = 0; i < members.length; i++)
+        {
+            members[i] = 1_000 + i;
+            states[i] = i % 3 == 0 ? Membership.DOWN : i % 3 == 1 ? Membership.JOINING : Membership.LIVE;
+        }
+        final StaticDirectory directory = new StaticDirectory().membership(new Membership(42, 3, members, states));
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
+            Raas attached = Raas.attach(clientContext(name)))
+        {
+            assertEquals(new Membership(42, 3, members, states), attached.membership(), "the largest one, whole");
+            directory.membership(new Membership(43, 2, new long[]{7}, new int[]{Membership.LIVE}));
+            assertEquals(new Membership(43, 2, new long[]{7}, new int[]{Membership.LIVE}), attached.membership(),
+                "read anew");
+        }
     }
 
     @ParameterizedTest

@@ -216,8 +216,21 @@ public final class AttachedRaas implements Raas
 
     public Membership membership()
     {
-        throw new RaasException("a client attached to driver '" + driverName + "' cannot read the membership yet: " +
-            "give it the nodes' ids");
+        final ClientSlot slot = conductor.acquire();
+        final int maxLength = MembershipFlyweight.MAX_DATA_LENGTH;
+        final long dataOffset = area.place(slot, null, 0, maxLength);
+        conductor.commit(conductor.claim(MEMBERSHIP, MEMBERSHIP_LENGTH, slot, new MembershipFlyweight())
+            .maxLength(maxLength)
+            .dataOffset(dataOffset));
+        conductor.await(slot, "the membership");
+        try
+        {
+            return MembershipFlyweight.decode(area.memory(), dataOffset, (int)slot.value);
+        }
+        finally
+        {
+            conductor.release(slot);
+        }
     }
 
     public RemoteRegion lookup(final String name)

@@ -34,6 +34,8 @@ package io.dkv.raas.cnc;
  *                            36 nameLength int, 40 name
  *                            answered REGION
  *   FREE                     16 regionHandle int                                FreeFlyweight
+ *   MEMBERSHIP               16 maxLength int, 24 dataOffset long               MembershipFlyweight
+ *                            answered OK(bytes), the membership in the data area
  *
  * every response             0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
  *   OK                       16 value long, 24 value2 long                      OkFlyweight
@@ -66,6 +68,7 @@ public final class CommandDescriptor
     public static final int FREE = 14;
     public static final int READABLE = 15;
     public static final int POLL_ACCEPT = 16;
+    public static final int MEMBERSHIP = 17;
 
     public static final int RSP_OK = 101;
     public static final int RSP_ERROR = 102;
@@ -125,6 +128,10 @@ public final class CommandDescriptor
     public static final int MALLOC_ACCESS_OFFSET = 32;
     public static final int MALLOC_NAME_LENGTH_OFFSET = 36;
     public static final int MALLOC_NAME_OFFSET = 40;
+
+    public static final int MEMBERSHIP_MAX_LENGTH_OFFSET = 16;
+    public static final int MEMBERSHIP_DATA_OFFSET = 24;
+    public static final int MEMBERSHIP_LENGTH = 32;
 
     public static final int FREE_REGION_OFFSET = 16;
     public static final int FREE_LENGTH = 20;

@@ -11,6 +11,7 @@ import io.dkv.raas.cnc.FreeFlyweight;
 import io.dkv.raas.cnc.ListenFlyweight;
 import io.dkv.raas.cnc.LookupFlyweight;
 import io.dkv.raas.cnc.MallocFlyweight;
+import io.dkv.raas.cnc.MembershipFlyweight;
 import io.dkv.raas.cnc.OneSidedFlyweight;
 import io.dkv.raas.cnc.OpenFlyweight;
 import io.dkv.raas.cnc.RecvFlyweight;
@@ -46,6 +47,7 @@ final class ClientCommandAdapter
     private final RecvFlyweight recv = new RecvFlyweight();
     private final LookupFlyweight lookup = new LookupFlyweight();
     private final MallocFlyweight malloc = new MallocFlyweight();
+    private final MembershipFlyweight membership = new MembershipFlyweight();
     private final FreeFlyweight free = new FreeFlyweight();
 
     ClientCommandAdapter(final RaasDriver driver)
@@ -197,6 +199,16 @@ final class ClientCommandAdapter
                 }
                 driver.free(region);
                 session.ok(correlation, 0, 0);
+            }
+            case MEMBERSHIP ->
+            {
+                membership.wrap(buffer, index);
+                final int maxLength = membership.maxLength();
+                final long dataOffset = membership.dataOffset();
+                requireData(session, dataOffset, maxLength);
+                // a read of the directory's tables: off the conductor, as the MetaServer may be slow to answer
+                blocking(session, correlation, () -> session.ok(correlation,
+                    MembershipFlyweight.encode(driver.membership(), session.data, dataOffset, maxLength), 0));
             }
             case READABLE ->
             {
