@@ -1128,27 +1128,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** As {@link #await}, for a round of requests to several nodes: a failure makes each of them read again. */
     private void awaitRound(final int[] roundNodes, final int count, final int expected)
     {
-        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
-        int idle = 0;
-        while (completions.get() < expected)
+        if (!completed(expected))
         {
-            if (raas.poll() == 0)
-            {
-                if (++idle < 64)
-                {
-                    Thread.onSpinWait();
-                }
-                else
-                {
-                    Thread.yield();
-                    if (nanoClock.nanoTime() > deadline)
-                    {
-                        generation++;
-                        throw roundFailed(roundNodes, count,
-                            "did not all answer within " + context.timeoutMs() + " ms");
-                    }
-                }
-            }
+            throw roundFailed(roundNodes, count, "did not all answer within " + context.timeoutMs() + " ms");
         }
         if (failure != RaasStatus.SUCCESS)
         {
@@ -1167,7 +1149,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
         return new KvException("memory nodes " + ids + " " + what);
     }
 
-    private void await(final int node, final int expected)
+    /**
+     * Poll until the round's requests have completed, or the timeout passed (the round is then given up:
+     * its late completions count for nothing).
+     *
+     * @return false when the timeout passed.
+     */
+    private boolean completed(final int expected)
     {
         final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         int idle = 0;
@@ -1185,12 +1173,21 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     if (nanoClock.nanoTime() > deadline)
                     {
                         generation++;
-                        stale[node] = true;
-                        throw new KvException("memory node " + nodeIds[node] + " did not answer within " +
-                            context.timeoutMs() + " ms");
+                        return false;
                     }
                 }
             }
+        }
+        return true;
+    }
+
+    private void await(final int node, final int expected)
+    {
+        if (!completed(expected))
+        {
+            stale[node] = true;
+            throw new KvException("memory node " + nodeIds[node] + " did not answer within " + context.timeoutMs() +
+                " ms");
         }
         if (failure != RaasStatus.SUCCESS)
         {
