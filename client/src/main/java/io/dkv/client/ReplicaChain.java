@@ -32,9 +32,6 @@ final class ReplicaChain
     static final int NOT_SETTLED = 3;
     private static final int REFILL_ATTEMPTS = 1_000;
 
-    /** A joiner's word when its block could not be written: it is skipped by this write. */
-    private static final long NO_JOINER_WORD = -1;
-
     /**
      * A deliberately broken variant, for the tests that show the checks catch it: acknowledge once the tail is won,
      * leaving the rest of the chain to the next writer's roll forward. Never set outside those tests.
@@ -134,7 +131,7 @@ final class ReplicaChain
             place(hash, key);
             try
             {
-                return writeOnce(key, hash, value, rule, expected, version, expireAt, epoch);
+                return writeOnce(key, hash, value, rule, expected, version, expireAt, epoch, deadline);
             }
             catch (final OutcomeUnknown ex)
             {
@@ -157,7 +154,7 @@ final class ReplicaChain
     }
 
     private boolean writeOnce(final byte[] key, final long hash, final MemorySegment value, final int rule,
-        final byte[] expected, final Versioned version, final long expireAt, final long epoch)
+        final byte[] expected, final Versioned version, final long expireAt, final long epoch, final long deadline)
     {
         final int fingerprint = KeyHash.fingerprint(hash);
         final long writeId = KvBlockLayout.drawWriteId();
@@ -224,7 +221,7 @@ final class ReplicaChain
             }
             for (int j = 0; j < joiningCount; j++)
             {
-                forceOntoJoiner(j, hash, key, writeId);
+                forceOntoJoiner(j, hash, key, writeId, deadline);
             }
             if (acknowledgeAtTail)
             {
@@ -250,7 +247,7 @@ final class ReplicaChain
             if (nanoClock.nanoTime() - wonAt > timeoutNanos)
             {
                 // past this point another writer may roll the tail's write forward: post nothing more
-                throw outcomeUnknown(key, p, "it ran past its deadline after winning the tail", null);
+                throw outcomeUnknown(key, serving[p], "it ran past its deadline after winning the tail", null);
             }
             final long named;
             try
@@ -264,19 +261,20 @@ final class ReplicaChain
             }
             catch (final KvException ex)
             {
-                throw outcomeUnknown(key, p, ex.getMessage(), ex);
+                throw outcomeUnknown(key, serving[p], ex.getMessage(), ex);
             }
             if (named != writeId)
             {
-                throw outcomeUnknown(key, p, "that replica changed under the chain", null);
+                throw outcomeUnknown(key, serving[p], "that replica changed under the chain", null);
             }
         }
     }
 
     /**
-     * Write this write's block to a joining replica.
+     * Write this write's block to a joining replica: a joiner that does not answer holds the write up, before it
+     * won the tail, as a serving replica does, until it answers or is declared down.
      *
-     * @return the word naming it there, EMPTY for a delete, or NO_JOINER_WORD when the joiner did not answer.
+     * @return the word naming it there, or EMPTY for a delete.
      */
     private long joinerBlock(final int j, final byte[] key, final MemorySegment value, final int length,
         final long expireAt, final long writeId, final int fingerprint)
@@ -285,58 +283,76 @@ final class ReplicaChain
         {
             return SlotWord.EMPTY;
         }
-        try
-        {
-            joinOffsets[j] = session.writeBlock(joining[j], key, value, length, expireAt, writeId);
-            return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER);
-        }
-        catch (final KvException ex)
-        {
-            return NO_JOINER_WORD;
-        }
+        joinOffsets[j] = session.writeBlock(joining[j], key, value, length, expireAt, writeId);
+        return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER);
     }
 
     /**
      * Put this write on a joining replica, whatever it holds: this writer holds the tail, so anything else there is
      * older (a copy of an earlier settled write, or a key from its disk). A copier swaps from the word it read, so
-     * it never puts an older write back over this one. A joiner that does not answer is left: it is not read, and
-     * one that died comes back as another incarnation, refilled anew.
+     * it never puts an older write back over this one. A joiner that does not answer is waited for, within the
+     * failover wait, until it answers or the membership no longer lists it as joining (it was declared down, and
+     * comes back as another incarnation, refilled anew): a joiner made live must hold every write.
      */
-    private void forceOntoJoiner(final int j, final long hash, final byte[] key, final long writeId)
+    private void forceOntoJoiner(final int j, final long hash, final byte[] key, final long writeId,
+        final long deadlineNanos)
     {
-        if (joinWords[j] == NO_JOINER_WORD)
-        {
-            return;
-        }
         final int node = joining[j];
-        try
+        while (true)
         {
-            for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+            try
             {
-                session.readReplica(node, hash, key);
-                if (session.replicaWriteId == writeId ||
-                    (joinWords[j] == SlotWord.EMPTY && session.replicaWord == SlotWord.EMPTY))
+                if (forceOnce(j, node, hash, key, writeId))
                 {
                     return;
                 }
-                final boolean done = session.replicaWord != SlotWord.EMPTY ?
-                    session.swapAt(node, hash, key, session.replicaSlot, session.replicaWord, joinWords[j]) :
-                    session.insertAt(node, hash, key, joinWords[j]);
-                if (done)
+                throw outcomeUnknown(key, node, "it lost " + context.maxRetries() + " races on joining memory node " +
+                    nodeIds[node], null);
+            }
+            catch (final OutcomeUnknown ex)
+            {
+                throw ex;
+            }
+            catch (final KvException ex)
+            {
+                membership.refresh();
+                if (membership.state(node) != Membership.JOINING)
                 {
-                    if (session.replicaWord != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
-                    {
-                        session.persistAt(node, joinWords[j] == SlotWord.EMPTY ?
-                            SlotWord.blockOffset(session.replicaWord) : joinOffsets[j]);
-                    }
                     return;
                 }
+                if (nanoClock.nanoTime() - deadlineNanos > 0)
+                {
+                    throw outcomeUnknown(key, node, "joining memory node " + nodeIds[node] + " did not answer", ex);
+                }
+                Thread.yield();
             }
         }
-        catch (final KvException ex)
+    }
+
+    private boolean forceOnce(final int j, final int node, final long hash, final byte[] key, final long writeId)
+    {
+        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
         {
-            // left behind: see above
+            session.readReplica(node, hash, key);
+            if (session.replicaWriteId == writeId ||
+                (joinWords[j] == SlotWord.EMPTY && session.replicaWord == SlotWord.EMPTY))
+            {
+                return true;
+            }
+            final boolean done = session.replicaWord != SlotWord.EMPTY ?
+                session.swapAt(node, hash, key, session.replicaSlot, session.replicaWord, joinWords[j]) :
+                session.insertAt(node, hash, key, joinWords[j]);
+            if (done)
+            {
+                if (session.replicaWord != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
+                {
+                    session.persistAt(node, joinWords[j] == SlotWord.EMPTY ?
+                        SlotWord.blockOffset(session.replicaWord) : joinOffsets[j]);
+                }
+                return true;
+            }
         }
+        return false;
     }
 
     /**
@@ -550,11 +566,11 @@ final class ReplicaChain
         return new KvException(text.toString());
     }
 
-    private OutcomeUnknown outcomeUnknown(final byte[] key, final int p, final String why,
+    private OutcomeUnknown outcomeUnknown(final byte[] key, final int node, final String why,
         final KvException cause)
     {
         return new OutcomeUnknown("write of key " + KvSession.describe(key) + " won its tail but not memory node " +
-            nodeIds[serving[p]] + ": " + why + "; it may or may not take effect", cause);
+            nodeIds[node] + ": " + why + "; it may or may not take effect", cause);
     }
 
     /** A write that won its tail and then failed: it may yet take effect, so it is never retried as a new one. */

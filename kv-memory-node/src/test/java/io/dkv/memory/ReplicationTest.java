@@ -187,6 +187,54 @@ class ReplicationTest
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aWriteWaitsForADeadJoinerUntilItIsDeclaredDown(final String provider) throws Exception
+    {
+        start(provider);
+        directory.membership(membership(2, Membership.JOINING));
+        try (KvClient patient = KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(IDS).failoverWaitMs(60_000).unavailableRetryMs(0)
+                .membershipRefreshMs(1)))
+        {
+            final int onNode2 = firstKeyPlacedOn(2);
+            patient.put(key(onNode2), value(onNode2, 0));
+            assertTrue(nodeHolds(2, onNode2), "a joiner is written");
+            nodes.remove(1).close();
+            raases.remove(1).close();
+            final ExecutorService writer = Executors.newSingleThreadExecutor();
+            try
+            {
+                // a joiner made live must hold every write: one that does not answer holds the write up until it
+                // is declared down, as a serving replica would
+                final Future<?> write = writer.submit(() -> patient.put(key(onNode2), value(onNode2, 1)));
+                Thread.sleep(200);
+                assertFalse(write.isDone(), "the write waits for the joiner or its declaration");
+                directory.membership(membership(3, Membership.DOWN));
+                write.get();
+                assertArrayEquals(value(onNode2, 1), patient.get(key(onNode2)));
+            }
+            finally
+            {
+                writer.shutdownNow();
+            }
+        }
+    }
+
+    /** @return a key whose replicas include that node. */
+    private int firstKeyPlacedOn(final long nodeId)
+    {
+        for (int k = 0; k < KEYS; k++)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            if (replicas[0] == nodeId || replicas[1] == nodeId)
+            {
+                return k;
+            }
+        }
+        throw new AssertionError("no key of " + KEYS + " is placed on node " + nodeId);
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"shm"})
     void aClientRefusesCopiesItCannotKeep(final String provider)
     {
