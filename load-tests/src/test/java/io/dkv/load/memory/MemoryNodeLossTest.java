@@ -176,6 +176,7 @@ class MemoryNodeLossTest
                 for (int k = w; k < KEYS && running.get(); k += WRITERS)
                 {
                     tried.set(k, seq);
+                    final long startedAt = System.nanoTime();
                     try
                     {
                         client.put(key(k), value(k, seq));
@@ -187,8 +188,9 @@ class MemoryNodeLossTest
                     }
                     acked.set(k, seq);
                     writes.incrementAndGet();
+                    // a write that started before the kill may end after it: only one started since counts
                     final long killedAt = killedAtNanos.get();
-                    if (killedAt != 0 && holdsACopy(client, k))
+                    if (killedAt != 0 && startedAt - killedAt > 0 && holdsACopy(client, k))
                     {
                         firstWriteOfDeadNodesKeyNanos.compareAndSet(0, System.nanoTime());
                     }
