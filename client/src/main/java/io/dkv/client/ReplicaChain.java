@@ -213,7 +213,17 @@ final class ReplicaChain
             {
                 return false;
             }
-            if (!publish(tail, hash, key, newWords[tail]))
+            final boolean won;
+            try
+            {
+                won = publish(tail, hash, key, newWords[tail]);
+            }
+            catch (final KvException ex)
+            {
+                // the tail's CAS may have landed with its answer lost: starting over would apply the write twice
+                throw outcomeUnknown(key, serving[tail], "its swap of the tail got no answer: " + ex.getMessage(), ex);
+            }
+            if (!won)
             {
                 // another write won the tail since it was read
                 races++;

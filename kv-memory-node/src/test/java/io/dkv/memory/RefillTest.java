@@ -126,10 +126,16 @@ class RefillTest
                 }
             }
         });
-        final RefillReport report;
+        RefillReport report = null;
+        long refilled = 0;
         try
         {
-            report = refiller.refill(BACK);
+            // as the node does: a key a writer keeps in flight all the while one pass looks at it is left for the next
+            for (int pass = 0; pass < 10 && (report == null || !report.complete()); pass++)
+            {
+                report = refiller.refill(BACK);
+                refilled += report.refilled();
+            }
         }
         finally
         {
@@ -137,7 +143,7 @@ class RefillTest
             writer.join();
         }
         assertTrue(report.complete(), report.toString());
-        assertTrue(report.refilled() > 0, "keys changed while it was down were refilled: " + report);
+        assertTrue(refilled > 0, "keys changed while it was down were refilled: " + report);
 
         final Map<String, String> back = committedValues(down);
         for (int k = 0; k < KEYS + 20; k++)
