@@ -55,7 +55,7 @@ public final class CheckCommand implements Callable<Integer>
             "they are skipped with the reason. kill-memory: SIGKILL of one memory node, left dead for its lease " +
             "(so the MetaServer declares it down and clients use the other copies) and 1-3 s more, then restarted: " +
             "it comes back joining, refills its copies and is live again. With --replicas 2 or more no memory node " +
-            "is killed (kill or kill-memory) while another is down or joining; the strike is skipped and logged " +
+            "is killed (kill or kill-memory) while any is down or joining; the strike is skipped and logged " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 

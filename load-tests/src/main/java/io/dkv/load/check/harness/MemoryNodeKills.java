@@ -10,9 +10,11 @@ import java.util.function.Supplier;
 
 /**
  * When the nemesis may kill a memory node of a cluster that keeps several copies of each key: only
- * while every other memory node serves its copies. A node down (its lease ran out) or still joining
+ * while every memory node serves its copies. A node down (its lease ran out) or still joining
  * (restarted, its copies being refilled) holds no copy that is read, so killing a second one could
- * take every copy of a key at two per key, a fault the store does not claim to survive. With
+ * take every copy of a key at two per key, a fault the store does not claim to survive. The joining
+ * node itself is spared too: killed again before its refill ends, it would never serve, and the
+ * kill that matters comes after, when its refilled copies are the only ones some keys have. With
  * one copy per key there is nothing to guard: a killed memory node restarts from its data directory.
  */
 final class MemoryNodeKills
@@ -74,12 +76,12 @@ final class MemoryNodeKills
         }
         for (final Map.Entry<Role, Long> node : nodeIds.entrySet())
         {
-            if (node.getKey() != target && !now.serves(node.getValue()))
+            if (!now.serves(node.getValue()))
             {
                 final int state = now.state(node.getValue());
                 return node.getKey() + " is " + (state == 0 ? "no member" : Membership.stateName(state)) +
-                    " in membership epoch " + now.epoch() + ": one memory node at a time, so that no key loses " +
-                    "more than one of its " + replicas + " copies";
+                    " in membership epoch " + now.epoch() + ": no memory node is killed until every one is live " +
+                    "again, so that no key loses more than one of its " + replicas + " copies";
             }
         }
         return null;

@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * Where keys have several copies, a memory-node kill holds the node dead past its lease, so that the
  * MetaServer declares it down and clients go on with the other copies, and restarts it at the end: it
  * comes back joining, refills its copies and is live again. No memory node is killed, by either kind
- * of kill, while another is not live ({@link MemoryNodeKills}).
+ * of kill, while any is not live ({@link MemoryNodeKills}).
  */
 final class Nemesis implements Runnable
 {
@@ -179,8 +179,8 @@ final class Nemesis implements Runnable
 
     /**
      * SIGKILL of a memory node, held past its lease (declared down: clients go on with the other copies) and the hold,
-     * then a restart: it comes back joining and refills its copies itself. Skipped, saying why, while another memory
-     * node is not live.
+     * then a restart: it comes back joining and refills its copies itself. Skipped, saying why, while any memory node
+     * is not live.
      */
     private void killMemoryNode(final Role target, final long holdMs)
     {
