@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,7 +34,8 @@ import java.util.stream.Collectors;
  * directory, so that a killed one comes back with what it acknowledged), the host's driver and the
  * client processes; or, through compute nodes, compute nodes in place of the driver (each writing
  * under durability sync, serving RESP on a port of its own that a restart takes again) and clients
- * that talk RESP to them, each preferring another. On test hosts the MetaServer, each memory node,
+ * that talk RESP to them, each preferring another. The MetaServer keeps the run's count of copies of
+ * each key, and every client takes it from there. On test hosts the MetaServer, each memory node,
  * and the driver or compute nodes with the clients get a host each and talk over the tcp provider;
  * otherwise all run here on shm.
  */
@@ -75,36 +77,41 @@ final class CheckCluster implements AutoCloseable
     private final Path histories;
     private final TestHosts hosts;
     private final int memoryNodes;
+    private final int replicas;
     private final int computeNodes;
     private final Clients clients;
     private final long originNanos;
     private final String provider;
     private final String driverName = "dkv-check-" + ProcessHandle.current().pid();
     private final List<Role> cluster = Collections.synchronizedList(new ArrayList<>());
+    private final Map<Role, Long> memoryNodeIds = new LinkedHashMap<>();
     private final List<Role> clientRoles = Collections.synchronizedList(new ArrayList<>());
     private final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
     private final List<String> computeEndpoints = new ArrayList<>();
     private final Autoscale autoscale;
     private Autoscaler autoscaler;
     private AgentRunner autoscalerRunner;
+    private MembershipProbe membership;
 
     /**
      * @param hosts        test hosts to run on, or null for this host.
+     * @param replicas     copies of each key, the MetaServer's setting.
      * @param computeNodes compute nodes the clients talk RESP to, or 0: the clients attach to the driver.
      * @param originNanos  when the history began, for the clients' clocks.
      */
-    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int computeNodes,
-        final Clients clients, final long originNanos)
+    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int replicas,
+        final int computeNodes, final Clients clients, final long originNanos)
         throws IOException
     {
-        this(results, hosts, memoryNodes, computeNodes, null, clients, originNanos);
+        this(results, hosts, memoryNodes, replicas, computeNodes, null, clients, originNanos);
     }
 
     /** @param autoscale the autoscaler's bounds, with {@code computeNodes} 1 (the clients' one endpoint); or null. */
-    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int computeNodes,
-        final Autoscale autoscale, final Clients clients, final long originNanos)
+    CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int replicas,
+        final int computeNodes, final Autoscale autoscale, final Clients clients, final long originNanos)
         throws IOException
     {
+        this.replicas = replicas;
         this.computeNodes = computeNodes;
         this.autoscale = autoscale;
         this.logs = Files.createDirectories(results.resolve("logs"));
@@ -124,7 +131,8 @@ final class CheckCluster implements AutoCloseable
         ClusterSecret.readOrGenerate(secretFile);
         final String secret = secretFile.toString();
         final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
-            "--data-dir", data.resolve("meta").toString(), "--cluster-secret-file", secret));
+            "--data-dir", data.resolve("meta").toString(), "--cluster-secret-file", secret,
+            "--replicas", Integer.toString(replicas)));
         if (hosts != null)
         {
             // a fixed port: a restarted MetaServer must be found where the others know it
@@ -134,19 +142,25 @@ final class CheckCluster implements AutoCloseable
             new Role("MetaServer", "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
+        membership = new MembershipProbe(endpoint, secretFile);
         final long[] nodeIds = new long[memoryNodes];
         for (int i = 0; i < memoryNodes; i++)
         {
             final long id = FIRST_MEMORY_NODE_ID + i;
             final int host = i + 1;
             nodeIds[i] = id;
-            cluster.add(new Role("memory node " + id, "512m",
+            final Role memoryNode = new Role("memory node " + id, "512m",
                 incarnation ->
                     List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret,
                     "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
                     "--data-dir", data.resolve("memory-node-" + id).toString()),
-                ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host)).start());
+                ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host));
+            synchronized (memoryNodeIds)
+            {
+                memoryNodeIds.put(memoryNode, id);
+            }
+            cluster.add(memoryNode.start());
         }
         final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
         if (computeNodes == 0)
@@ -337,6 +351,25 @@ final class CheckCluster implements AutoCloseable
         return roles;
     }
 
+    /**
+     * @return the memory nodes and when the nemesis may kill one, by the membership read from this host; on test hosts
+     * (which this host cannot reach) it cannot be read, so with several copies per key no memory node is killed.
+     */
+    MemoryNodeKills memoryNodeKills()
+    {
+        synchronized (memoryNodeIds)
+        {
+            return new MemoryNodeKills(memoryNodeIds, replicas, () ->
+            {
+                if (hosts != null)
+                {
+                    throw new IllegalStateException("the test hosts' MetaServer cannot be reached from this host");
+                }
+                return membership.read();
+            });
+        }
+    }
+
     /** @return what runs on each test host, by host number. */
     List<String> hostNames()
     {
@@ -373,6 +406,10 @@ final class CheckCluster implements AutoCloseable
         else if (autoscaler != null)
         {
             autoscaler.close();
+        }
+        if (membership != null)
+        {
+            membership.close();
         }
         final List<Role> roles = roles(cluster);
         for (int i = roles.size() - 1; i >= 0; i--)

@@ -1,6 +1,7 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.History;
+import io.dkv.client.KvClientConfiguration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -30,7 +31,8 @@ import java.util.regex.Pattern;
             "host's driver) and client processes running a workload under faults (SIGKILL and restart, SIGSTOP and " +
             "SIGCONT, partitions), then the history checked: registers for linearizability, lists by the list-append " +
             "(Elle) checker. With --through compute the clients talk RESP to compute node processes, which the " +
-            "nemesis strikes too.",
+            "nemesis strikes too. With --replicas R each key is kept on R memory nodes, and the kill-memory " +
+            "nemesis takes one down past its lease.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
         "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test " +
@@ -48,8 +50,12 @@ public final class CheckCommand implements Callable<Integer>
 
     @Option(names = "--nemesis", paramLabel = "KIND", defaultValue = "kill,pause", split = ",",
         description =
-            "Faults: kill, pause, partition, scale (with --autoscale), or none; partitions put the roles on test " +
-            "hosts in network namespaces (tcp provider) and need root, else they are skipped with the reason " +
+            "Faults: kill, pause, partition, scale (with --autoscale), kill-memory (with --replicas 2 or more), or " +
+            "none; partitions put the roles on test hosts in network namespaces (tcp provider) and need root, else " +
+            "they are skipped with the reason. kill-memory: SIGKILL of one memory node, left dead for its lease " +
+            "(so the MetaServer declares it down and clients use the other copies) and 1-3 s more, then restarted: " +
+            "it comes back joining, refills its copies and is live again. With --replicas 2 or more no memory node " +
+            "is killed (kill or kill-memory) while any is down or joining; the strike is skipped and logged " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -77,6 +83,12 @@ public final class CheckCommand implements Callable<Integer>
     @Option(names = "--memory-nodes", paramLabel = "N", defaultValue = "2",
         description = "Memory nodes (default: ${DEFAULT-VALUE}).")
     private int memoryNodes;
+
+    @Option(names = "--replicas", paramLabel = "R", defaultValue = "1",
+        description = "Copies of each key, the MetaServer's setting (1.." + KvClientConfiguration.MAX_REPLICAS +
+            ", at most --memory-nodes; 2 or more need --through compute); every client takes it from the directory " +
+            "(default: ${DEFAULT-VALUE}).")
+    private int replicas;
 
     @Option(names = "--through", paramLabel = "PATH", defaultValue = DRIVER,
         description = "What the clients use: driver (a KvClient attached to the host's driver) or compute (RESP to " +
@@ -135,7 +147,8 @@ public final class CheckCommand implements Callable<Integer>
         final long origin = System.nanoTime();
         final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
         final int[] bounds = autoscaleBounds();
-        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, bounds == null ? computes : 1,
+        final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, replicas,
+            bounds == null ? computes : 1,
             bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], line ->
             {
                 nemesisLog.add(line);
@@ -155,8 +168,9 @@ public final class CheckCommand implements Callable<Integer>
                 hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)",
                 results);
             cluster.start();
-            out.printf("dkv check: cluster up (MetaServer, %d memory nodes, %s) and %d clients; running %s%n",
-                memoryNodes, cluster.storeName(), clients, format(time));
+            out.printf("dkv check: cluster up (MetaServer, %d memory nodes keeping %d cop%s of each key, %s) and %d " +
+                "clients; running %s%n", memoryNodes, replicas, replicas == 1 ? "y" : "ies", cluster.storeName(),
+                clients, format(time));
 
             final Nemesis strikes =
                 new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
@@ -165,7 +179,7 @@ public final class CheckCommand implements Callable<Integer>
                     nemesisLog.add(line);
                     out.println(line);
                 }, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
-                    bounds == null ? 0 : cluster.surgeTarget());
+                    bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills());
             final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
             nemesisThread.start();
             sleepShowingProgress(out, time);
@@ -184,7 +198,8 @@ public final class CheckCommand implements Callable<Integer>
         out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(),
             format(budget));
         final CheckResult result = ResultDirectory.checkAndWrite(results,
-            "dkv check: " + workload + " through " + through + ", nemesis " +
+            "dkv check: " + workload + " through " + through + (replicas == 1 ? "" : ", " + replicas + " copies") +
+                ", nemesis " +
                 (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
             faults, nemesisLog, budget);
         out.println(result.text());
@@ -203,6 +218,29 @@ public final class CheckCommand implements Callable<Integer>
         if (memoryNodes < 1 || memoryNodes > 8)
         {
             throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 8]");
+        }
+        if (replicas < 1 || replicas > KvClientConfiguration.MAX_REPLICAS || replicas > memoryNodes)
+        {
+            throw new IllegalArgumentException("--replicas " + replicas + " is not in [1, " +
+                KvClientConfiguration.MAX_REPLICAS + "] or exceeds --memory-nodes " + memoryNodes +
+                ": each copy of a key is on a memory node of its own");
+        }
+        if (replicas > 1 && DRIVER.equals(through))
+        {
+            // AttachedRaas.membership(): the KvClient then falls back to one copy per key, every node live
+            throw new IllegalArgumentException("--replicas " + replicas + " needs --through compute: a client " +
+                "attached to the host's driver cannot read the membership yet, so it would keep one copy of each " +
+                "key and never see a memory node down or joining");
+        }
+        if (nemesis.contains(Nemesis.KILL_MEMORY) && replicas < 2)
+        {
+            throw new IllegalArgumentException("nemesis 'kill-memory' needs --replicas 2 or more (it is " + replicas +
+                "): with one copy a key is unavailable while its memory node is down, and nothing refills it");
+        }
+        if (nemesis.contains(Nemesis.KILL_MEMORY) && nemesis.contains(Nemesis.PARTITION))
+        {
+            throw new IllegalArgumentException("nemesis 'kill-memory' with 'partition': the harness reads the " +
+                "membership before a memory node is killed, and cannot reach the test hosts' MetaServer");
         }
         if (rate <= 0 || keys < 1)
         {
@@ -234,7 +272,7 @@ public final class CheckCommand implements Callable<Integer>
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
                 throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale or none");
+                    "scale, kill-memory or none");
             }
         }
     }

@@ -2,6 +2,7 @@ package io.dkv.load.check.harness;
 
 import io.dkv.compute.autoscale.Autoscaler;
 import io.dkv.compute.autoscale.ManagedNode;
+import io.dkv.meta.MetaServerConfiguration;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,6 +19,11 @@ import java.util.function.Consumer;
  * hosts in two groups that cannot reach each other. Where an autoscaler runs the compute nodes, the nodes it runs
  * are killed and paused too (it replaces the killed ones itself), and a scale fault moves its target so far under the
  * load that it starts nodes up to its maximum, then back above it, so that it drains them again.
+ * <p>
+ * Where keys have several copies, a memory-node kill holds the node dead past its lease, so that the
+ * MetaServer declares it down and clients go on with the other copies, and restarts it at the end: it
+ * comes back joining, refills its copies and is live again. No memory node is killed, by either kind
+ * of kill, while any is not live ({@link MemoryNodeKills}).
  */
 final class Nemesis implements Runnable
 {
@@ -25,7 +31,15 @@ final class Nemesis implements Runnable
     static final String PAUSE = "pause";
     static final String PARTITION = "partition";
     static final String SCALE = "scale";
-    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE);
+    static final String KILL_MEMORY = "kill-memory";
+    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY);
+
+    /**
+     * How long a memory node killed by {@link #KILL_MEMORY} stays dead before its hold: its lease and the
+     * MetaServer's check of it, after which it is declared down.
+     */
+    static final long KILL_MEMORY_DOWN_MS =
+        MetaServerConfiguration.LEASE_MS_DEFAULT + MetaServerConfiguration.LEASE_CHECK_MS_DEFAULT;
 
     /** How long a surge lasts beyond its hold: time for new compute nodes' JVMs to start and join. */
     private static final long SCALE_JOIN_MS = 3_000;
@@ -41,6 +55,7 @@ final class Nemesis implements Runnable
     private final Autoscaler autoscaler;
     private final double calmTarget;
     private final double surgeTarget;
+    private final MemoryNodeKills memoryKills;
     private final List<NemesisEvent> events = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean running = true;
 
@@ -54,18 +69,26 @@ final class Nemesis implements Runnable
     Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
         final long originNanos, final long quietMs, final long seed, final Consumer<String> log)
     {
-        this(kinds, targets, hosts, hostNames, originNanos, quietMs, seed, log, null, 0, 0);
+        this(kinds, targets, hosts, hostNames, originNanos, quietMs, seed, log, null, 0, 0, MemoryNodeKills.none());
     }
 
     /**
      * @param autoscaler  the autoscaler of the compute nodes, whose nodes are struck too; or null.
      * @param calmTarget  its target per node under which the run's load keeps its minimum.
      * @param surgeTarget its target per node under which the run's load asks for its maximum.
+     * @param memoryKills the memory nodes among the targets, and when one may be killed.
      */
     Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
         final long originNanos, final long quietMs, final long seed, final Consumer<String> log,
-        final Autoscaler autoscaler, final double calmTarget, final double surgeTarget)
+        final Autoscaler autoscaler, final double calmTarget, final double surgeTarget,
+        final MemoryNodeKills memoryKills)
     {
+        if (kinds.contains(KILL_MEMORY) && (memoryKills.replicas() < 2 || memoryKills.memoryNodes().isEmpty()))
+        {
+            throw new IllegalArgumentException("kill-memory needs memory nodes keeping 2 or more copies of each key: " +
+                memoryKills.memoryNodes().size() + " memory nodes, " + memoryKills.replicas() + " copies");
+        }
+        this.memoryKills = memoryKills;
         if (kinds.contains(PARTITION) && hosts == null)
         {
             throw new IllegalArgumentException("partitions need test hosts");
@@ -107,6 +130,11 @@ final class Nemesis implements Runnable
             {
                 scale(holdMs);
             }
+            else if (KILL_MEMORY.equals(kind))
+            {
+                final List<Role> memoryNodes = memoryKills.memoryNodes();
+                killMemoryNode(memoryNodes.get(pick % memoryNodes.size()), holdMs);
+            }
             else if (pick >= targets.size())
             {
                 strike(kind, scaled.get(pick - targets.size()), holdMs);
@@ -120,6 +148,12 @@ final class Nemesis implements Runnable
 
     private void strike(final String kind, final Role target, final long holdMs)
     {
+        final String why = KILL.equals(kind) ? memoryKills.whyNot(target) : null;
+        if (why != null)
+        {
+            log.accept("nemesis: kill " + target + " skipped: " + why);
+            return;
+        }
         final long start = System.nanoTime() - originNanos;
         String detail = "";
         log.accept(String.format(Locale.ROOT, "nemesis: %s %s (process %d) for %d ms", kind, target, target.pid(),
@@ -141,6 +175,32 @@ final class Nemesis implements Runnable
             default -> throw new IllegalArgumentException("nemesis cannot " + kind);
         }
         events.add(new NemesisEvent(kind, target.name(), start, System.nanoTime() - originNanos, detail));
+    }
+
+    /**
+     * SIGKILL of a memory node, held past its lease (declared down: clients go on with the other copies) and the hold,
+     * then a restart: it comes back joining and refills its copies itself. Skipped, saying why, while any memory node
+     * is not live.
+     */
+    private void killMemoryNode(final Role target, final long holdMs)
+    {
+        final String why = memoryKills.whyNot(target);
+        if (why != null)
+        {
+            log.accept("nemesis: kill-memory " + target + " skipped: " + why);
+            return;
+        }
+        final long start = System.nanoTime() - originNanos;
+        final long downMs = KILL_MEMORY_DOWN_MS + holdMs;
+        log.accept(String.format(Locale.ROOT, "nemesis: kill-memory %s (process %d) for %d ms, then a restart to " +
+            "rejoin", target, target.pid(), downMs));
+        target.kill();
+        sleep(downMs);
+        final String before = memoryKills.describe(target);
+        final String restarted = restart(target);
+        log.accept("nemesis: " + target + " was " + before + "; " + restarted);
+        events.add(new NemesisEvent(KILL_MEMORY, target.name(), start, System.nanoTime() - originNanos,
+            "was " + before + "; " + restarted));
     }
 
     /** A node the autoscaler runs: killed for good (the autoscaler replaces it below its minimum) or paused. */

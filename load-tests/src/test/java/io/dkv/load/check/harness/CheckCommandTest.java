@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -151,6 +153,29 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(180)
+    void registersStayLinearizableWhileAMemoryNodeOfTwoCopiesIsKilledPastItsLeaseAndRejoins() throws Exception
+    {
+        // the first strike comes within 3 s and holds at most 8.25 s: it is over, its node restarted, before the end
+        final Run run = check("kill-memory",
+            "--through", "compute", "--replicas", "2", "--memory-nodes", "3", "--nemesis", "kill-memory",
+            "--time", "16s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        final Matcher kill = Pattern.compile("nemesis: kill-memory memory node (10[123]) \\(process \\d+\\) for " +
+            "\\d+ ms, then a restart to rejoin").matcher(nemesis);
+        assertTrue(kill.find(), nemesis);
+        assertTrue(nemesis.contains("nemesis: memory node " + kill.group(1) + " was "), nemesis);
+        assertTrue(Files.exists(run.results().resolve("logs").resolve("memory-node-" + kill.group(1) + ".1.log")),
+            "the killed memory node restarted");
+        assertTrue(run.read(ResultDirectory.TIMELINE).contains("kill-memory"), "the kill on the timeline");
+        final History history = run.history();
+        final long ok = history.operations().stream().filter(Operation::isOk).count();
+        assertTrue(ok > 300, () -> ok + " operations completed ok of " + history.operations().size());
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
@@ -161,6 +186,27 @@ class CheckCommandTest
         assertRefused("nemesis 'scale' needs --autoscale MIN..MAX", "--through", "compute", "--nemesis", "scale");
         assertRefused("--autoscale 1..2 needs --through compute", "--autoscale", "1..2");
         assertRefused("--autoscale 3..2 is not MIN..MAX", "--through", "compute", "--autoscale", "3..2");
+    }
+
+    @Test
+    void refusesMoreCopiesThanMemoryNodesAndKillMemoryWithoutCopiesToFallBackOn()
+    {
+        assertRefused("--replicas 3 is not in [1, 7] or exceeds --memory-nodes 2", "--through", "compute",
+            "--replicas", "3");
+        assertRefused("--replicas 8 is not in [1, 7] or exceeds --memory-nodes 8", "--through", "compute",
+            "--replicas", "8", "--memory-nodes", "8");
+        assertRefused("--replicas 0 is not in [1, 7]", "--replicas", "0");
+        assertRefused("nemesis 'kill-memory' needs --replicas 2 or more (it is 1)", "--through", "compute",
+            "--nemesis", "kill-memory");
+        assertRefused("nemesis 'kill-memory' with 'partition'", "--through", "compute", "--replicas", "2",
+            "--nemesis", "kill-memory,partition");
+    }
+
+    @Test
+    void refusesCopiesThroughTheHostsDriverWhoseClientsCannotReadTheMembership()
+    {
+        assertRefused("--replicas 2 needs --through compute: a client attached to the host's driver cannot read " +
+            "the membership yet", "--replicas", "2", "--nemesis", "kill-memory");
     }
 
     /** {@code dkv check} with these arguments exits 1 before it starts anything, saying why. */
