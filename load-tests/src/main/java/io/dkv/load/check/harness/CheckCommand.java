@@ -225,13 +225,6 @@ public final class CheckCommand implements Callable<Integer>
                 KvClientConfiguration.MAX_REPLICAS + "] or exceeds --memory-nodes " + memoryNodes +
                 ": each copy of a key is on a memory node of its own");
         }
-        if (replicas > 1 && DRIVER.equals(through))
-        {
-            // AttachedRaas.membership(): the KvClient then falls back to one copy per key, every node live
-            throw new IllegalArgumentException("--replicas " + replicas + " needs --through compute: a client " +
-                "attached to the host's driver cannot read the membership yet, so it would keep one copy of each " +
-                "key and never see a memory node down or joining");
-        }
         if (nemesis.contains(Nemesis.KILL_MEMORY) && replicas < 2)
         {
             throw new IllegalArgumentException("nemesis 'kill-memory' needs --replicas 2 or more (it is " + replicas +

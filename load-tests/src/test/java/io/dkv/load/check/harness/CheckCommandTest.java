@@ -202,13 +202,6 @@ class CheckCommandTest
             "--nemesis", "kill-memory,partition");
     }
 
-    @Test
-    void refusesCopiesThroughTheHostsDriverWhoseClientsCannotReadTheMembership()
-    {
-        assertRefused("--replicas 2 needs --through compute: a client attached to the host's driver cannot read " +
-            "the membership yet", "--replicas", "2", "--nemesis", "kill-memory");
-    }
-
     /** {@code dkv check} with these arguments exits 1 before it starts anything, saying why. */
     private void assertRefused(final String why, final String... args)
     {
