@@ -66,6 +66,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final MemoryNodeAvailability availability;
     /** Writes over a key's replicas, or null when keys have one copy (the single-node protocol below). */
     private final ReplicaChain chain;
+    private final MembershipView membership;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
@@ -157,7 +158,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
         this.rpc = raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH + MemoryNodeProtocol.REQUEST_LENGTH);
         this.block = raas.allocateBuffer(4096);
         this.out = raas.allocateBuffer(4096);
+        this.membership = membership;
         this.chain = membership.replicas() >= 2 ? new ReplicaChain(this, membership, nodeIds, context) : null;
+        if (chain != null)
+        {
+            // each node's view is read again by this thread before its first use, and its incarnation checked
+            Arrays.fill(stale, true);
+        }
     }
 
     public void onCompletion(final long token, final int status, final long value)
@@ -961,6 +968,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
         nextChunk[node] = FIRST_CHUNK;
         nodes[node] = availability.readAgain(raas, node);
         stale[node] = false;
+        final long incarnation = nodes[node].index.nodeEpoch();
+        if (chain != null && !membership.lists(node, incarnation))
+        {
+            // restarted since the membership was read: until it lists this incarnation, nothing of it is used
+            stale[node] = true;
+            throw new KvException("memory node " + nodeIds[node] + " answers as incarnation " + incarnation +
+                ", which the membership does not list (" + membership.describe(node) + "): it restarted and is " +
+                "not a replica as that incarnation yet");
+        }
     }
 
     /** The node's directory changed (a split): read its view again; when that fails, the node's next use does. */

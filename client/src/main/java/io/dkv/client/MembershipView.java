@@ -26,6 +26,8 @@ final class MembershipView
     private final AtomicLong lastRead;
     /** Per client node (index into nodeIds): its state, replaced whole by each read. */
     private volatile int[] states;
+    /** Per client node: the incarnation the membership lists it as, or 0 where it keeps none; replaced with states. */
+    private volatile long[] incarnations;
     private volatile long epoch;
 
     /**
@@ -52,6 +54,7 @@ final class MembershipView
         final int asked = context.replicas() > 0 ? context.replicas() : membership == null ? 1 : membership.replicas();
         this.replicas = Math.min(asked, nodeIds.length);
         this.states = membership == null ? allLive(nodeIds.length) : statesOf(membership);
+        this.incarnations = membership == null ? new long[nodeIds.length] : incarnationsOf(membership);
         this.epoch = membership == null ? 0 : membership.epoch();
         if (replicas >= 2)
         {
@@ -105,6 +108,23 @@ final class MembershipView
     }
 
     /**
+     * A node answered as this incarnation: when the membership lists it as another, the membership is
+     * out of date (the node restarted, and is joining as the new one), so it is read again at once.
+     *
+     * @return true when the membership lists the node as that incarnation, or keeps no incarnations.
+     */
+    boolean lists(final int node, final long incarnation)
+    {
+        final long listed = incarnations[node];
+        if (listed == 0 || listed == incarnation)
+        {
+            return true;
+        }
+        refreshNow();
+        return incarnations[node] == incarnation;
+    }
+
+    /**
      * A request to a node failed: read the membership again, unless a thread did within
      * {@link KvClientContext#unavailableRetryMs()}.
      *
@@ -134,6 +154,7 @@ final class MembershipView
         final Membership membership = read(raas);
         if (membership != null && membership.epoch() != epoch)
         {
+            incarnations = incarnationsOf(membership);
             states = statesOf(membership);
             epoch = membership.epoch();
         }
@@ -150,6 +171,7 @@ final class MembershipView
         final Membership membership = read(raas);
         if (membership != null && membership.epoch() != epoch)
         {
+            incarnations = incarnationsOf(membership);
             states = statesOf(membership);
             epoch = membership.epoch();
         }
@@ -163,6 +185,16 @@ final class MembershipView
         {
             // a node the directory does not list is no member: nobody may say it still holds what it held
             byNode[i] = membership.state(nodeIds[i]);
+        }
+        return byNode;
+    }
+
+    private long[] incarnationsOf(final Membership membership)
+    {
+        final long[] byNode = new long[nodeIds.length];
+        for (int i = 0; i < nodeIds.length; i++)
+        {
+            byNode[i] = membership.incarnation(nodeIds[i]);
         }
         return byNode;
     }

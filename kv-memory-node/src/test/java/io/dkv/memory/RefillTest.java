@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -115,15 +116,23 @@ class RefillTest
         open.add(refiller);
         final AtomicBoolean writing = new AtomicBoolean(true);
         final AtomicLong rounds = new AtomicLong();
+        final AtomicReference<Throwable> writerFailed = new AtomicReference<>();
         final Thread writer = Thread.ofPlatform().start(() ->
         {
-            while (writing.get())
+            try
             {
-                final long round = 2 + rounds.getAndIncrement();
-                for (int k = 0; k < KEYS; k += 3)
+                while (writing.get())
                 {
-                    client.put(key(k), value(k, round));
+                    final long round = 2 + rounds.getAndIncrement();
+                    for (int k = 0; k < KEYS; k += 3)
+                    {
+                        client.put(key(k), value(k, round));
+                    }
                 }
+            }
+            catch (final Throwable ex)
+            {
+                writerFailed.set(ex);
             }
         });
         RefillReport report = null;
@@ -142,6 +151,7 @@ class RefillTest
             writing.set(false);
             writer.join();
         }
+        assertNull(writerFailed.get(), () -> "the writer failed: " + writerFailed.get());
         assertTrue(report.complete(), report.toString());
         assertTrue(refilled > 0, "keys changed while it was down were refilled: " + report);
 

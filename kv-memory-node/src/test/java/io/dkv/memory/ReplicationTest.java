@@ -220,6 +220,19 @@ class ReplicationTest
         }
     }
 
+    /** @return a key whose first replica is that node, whether or not it holds a value. */
+    private int firstKeyPlacedFirstOn(final long nodeId)
+    {
+        for (int k = 0; k < KEYS; k++)
+        {
+            if (client.replicasOf(key(k))[0] == nodeId)
+            {
+                return k;
+            }
+        }
+        throw new AssertionError("no key of " + KEYS + " is placed first on node " + nodeId);
+    }
+
     /** @return a key whose replicas include that node. */
     private int firstKeyPlacedOn(final long nodeId)
     {
@@ -232,6 +245,54 @@ class ReplicationTest
             }
         }
         throw new AssertionError("no key of " + KEYS + " is placed on node " + nodeId);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aNodeBackAsAnotherIncarnationIsNotReadBeforeTheMembershipListsIt(final String provider) throws Exception
+    {
+        start(provider);
+        directory.membership(withIncarnations(2, Membership.LIVE));
+        try (KvClient patient = KvClient.connect(clientRaas,
+            new KvClientContext().memoryNodes(IDS).failoverWaitMs(60_000).unavailableRetryMs(0)))
+        {
+            final int onNode2 = firstKeyPlacedFirstOn(2);
+            patient.put(key(onNode2), value(onNode2, 0));
+            assertArrayEquals(value(onNode2, 0), patient.get(key(onNode2)));
+
+            // node 2 restarts, empty, before the MetaServer has made it joining: the membership still lists the
+            // incarnation that held the key as live
+            nodes.remove(1).close();
+            raases.remove(1).close();
+            final Raas back = Raas.embedded(KvCluster.context(provider, 2).role(NodeRecord.ROLE_MEMORY), directory);
+            raases.add(1, back);
+            nodes.add(1, MemoryNode.start(back, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20)
+                .heapChunks(16)));
+            final ExecutorService reader = Executors.newSingleThreadExecutor();
+            try
+            {
+                final Future<byte[]> read = reader.submit(() -> patient.get(key(onNode2)));
+                Thread.sleep(200);
+                assertFalse(read.isDone(), "the new incarnation is not read while the membership lists the old one");
+                directory.membership(withIncarnations(3, Membership.JOINING));
+                assertArrayEquals(value(onNode2, 0), read.get(), "read from the other copy while node 2 joins");
+            }
+            finally
+            {
+                reader.shutdownNow();
+            }
+        }
+    }
+
+    /** @return the membership with node 2 in that state, every member listed as the incarnation running now. */
+    private Membership withIncarnations(final long epoch, final int stateOfNode2)
+    {
+        final long[] incarnations = new long[IDS.length];
+        for (int i = 0; i < IDS.length; i++)
+        {
+            incarnations[i] = raases.get(i).self().epoch();
+        }
+        return new Membership(epoch, 2, IDS, new int[]{Membership.LIVE, stateOfNode2, Membership.LIVE}, incarnations);
     }
 
     @ParameterizedTest

@@ -14,8 +14,10 @@ import java.util.List;
  *                  lives on {@code min(replicas, members)} members.
  * @param memberIds the members, in no particular order.
  * @param states    each member's state, {@link #LIVE}, {@link #JOINING}, {@link #DOWN} or {@link #LEAVING}.
+ * @param incarnations each member's incarnation (its node epoch) in that state, or 0 where the directory keeps
+ *                  none: a client that meets a member as another incarnation knows its membership is out of date.
  */
-public record Membership(long epoch, int replicas, long[] memberIds, int[] states)
+public record Membership(long epoch, int replicas, long[] memberIds, int[] states, long[] incarnations)
 {
     /** Serves reads and takes writes. */
     public static final int LIVE = 1;
@@ -32,12 +34,20 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
         {
             throw new IllegalArgumentException("a cluster keeps at least 1 copy of each key: replicas=" + replicas);
         }
-        if (memberIds.length != states.length)
+        if (memberIds.length != states.length || memberIds.length != incarnations.length)
         {
-            throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states");
+            throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states and " +
+                incarnations.length + " incarnations");
         }
         memberIds = memberIds.clone();
         states = states.clone();
+        incarnations = incarnations.clone();
+    }
+
+    /** A membership whose incarnations are not known (0). */
+    public Membership(final long epoch, final int replicas, final long[] memberIds, final int[] states)
+    {
+        this(epoch, replicas, memberIds, states, new long[memberIds.length]);
     }
 
     /**
@@ -47,13 +57,15 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
     public static Membership allLive(final long epoch, final int replicas, final List<NodeRecord> nodes)
     {
         final long[] ids = new long[nodes.size()];
+        final long[] incarnations = new long[ids.length];
         for (int i = 0; i < ids.length; i++)
         {
             ids[i] = nodes.get(i).id();
+            incarnations[i] = nodes.get(i).epoch();
         }
         final int[] states = new int[ids.length];
         Arrays.fill(states, LIVE);
-        return new Membership(epoch, replicas, ids, states);
+        return new Membership(epoch, replicas, ids, states, incarnations);
     }
 
     /** @return the member's state, or 0 when the node is not a member. */
@@ -64,6 +76,19 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
             if (memberIds[i] == nodeId)
             {
                 return states[i];
+            }
+        }
+        return 0;
+    }
+
+    /** @return the member's incarnation in its state, or 0 when it is not a member or the directory keeps none. */
+    public long incarnation(final long nodeId)
+    {
+        for (int i = 0; i < memberIds.length; i++)
+        {
+            if (memberIds[i] == nodeId)
+            {
+                return incarnations[i];
             }
         }
         return 0;
@@ -86,6 +111,11 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
         return states.clone();
     }
 
+    public long[] incarnations()
+    {
+        return incarnations.clone();
+    }
+
     public static String stateName(final int state)
     {
         return switch (state)
@@ -102,7 +132,8 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
     public boolean equals(final Object other)
     {
         return other instanceof Membership that && epoch == that.epoch && replicas == that.replicas &&
-            Arrays.equals(memberIds, that.memberIds) && Arrays.equals(states, that.states);
+            Arrays.equals(memberIds, that.memberIds) && Arrays.equals(states, that.states) &&
+            Arrays.equals(incarnations, that.incarnations);
     }
 
     public int hashCode()

@@ -57,17 +57,20 @@ class StandaloneDriverTest
     {
         final long[] members = new long[MembershipFlyweight.MAX_MEMBERS];
         final int[] states = new int[members.length];
+        final long[] incarnations = new long[members.length];
         for (int i = 0; i < members.length; i++)
         {
             members[i] = 1_000 + i;
+            incarnations[i] = 1_795_000_000_000L + i;
             states[i] = i % 3 == 0 ? Membership.DOWN : i % 3 == 1 ? Membership.JOINING : Membership.LIVE;
         }
-        final StaticDirectory directory = new StaticDirectory().membership(new Membership(42, 3, members, states));
+        final StaticDirectory directory = new StaticDirectory().membership(new Membership(42, 3, members, states, incarnations));
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
             Raas attached = Raas.attach(clientContext(name)))
         {
-            assertEquals(new Membership(42, 3, members, states), attached.membership(), "the largest one, whole");
+            assertEquals(new Membership(42, 3, members, states, incarnations), attached.membership(),
+                "the largest one, whole, incarnations too");
             directory.membership(new Membership(43, 2, new long[]{7}, new int[]{Membership.LIVE}));
             assertEquals(new Membership(43, 2, new long[]{7}, new int[]{Membership.LIVE}), attached.membership(),
                 "read anew");

@@ -16,13 +16,13 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  *   0  epoch     long
  *   8  replicas  int
  *  12  members   int
- *  16  per member, 16 bytes: nodeId long, state int, 4 unused
+ *  16  per member, 24 bytes: nodeId long, state int, 4 unused, incarnation long
  * </pre>
  */
 public final class MembershipFlyweight extends CorrelatedFlyweight
 {
     public static final int DATA_HEADER_LENGTH = 16;
-    public static final int DATA_MEMBER_LENGTH = 16;
+    public static final int DATA_MEMBER_LENGTH = 24;
     /** Members a client can be told of: the MetaServer's table holds 64. */
     public static final int MAX_MEMBERS = 64;
     public static final int MAX_DATA_LENGTH = DATA_HEADER_LENGTH + MAX_MEMBERS * DATA_MEMBER_LENGTH;
@@ -68,6 +68,7 @@ public final class MembershipFlyweight extends CorrelatedFlyweight
     {
         final long[] ids = membership.memberIds();
         final int[] states = membership.states();
+        final long[] incarnations = membership.incarnations();
         final int length = DATA_HEADER_LENGTH + ids.length * DATA_MEMBER_LENGTH;
         if (length > maxLength)
         {
@@ -81,6 +82,7 @@ public final class MembershipFlyweight extends CorrelatedFlyweight
         {
             data.set(LONG, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH, ids[i]);
             data.set(INT, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH + 8, states[i]);
+            data.set(LONG, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH + 16, incarnations[i]);
         }
         return length;
     }
@@ -96,11 +98,13 @@ public final class MembershipFlyweight extends CorrelatedFlyweight
         }
         final long[] ids = new long[count];
         final int[] states = new int[count];
+        final long[] incarnations = new long[count];
         for (int i = 0; i < count; i++)
         {
             ids[i] = data.get(LONG, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH);
             states[i] = data.get(INT, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH + 8);
+            incarnations[i] = data.get(LONG, at + DATA_HEADER_LENGTH + (long)i * DATA_MEMBER_LENGTH + 16);
         }
-        return new Membership(data.get(LONG, at), data.get(INT, at + 8), ids, states);
+        return new Membership(data.get(LONG, at), data.get(INT, at + 8), ids, states, incarnations);
     }
 }

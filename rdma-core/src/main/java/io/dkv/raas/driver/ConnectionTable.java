@@ -90,6 +90,12 @@ final class ConnectionTable
         return routes.route(nodeId);
     }
 
+    /** The route names an earlier incarnation of its node than a region the application holds: read it anew. */
+    void markStale(final NodeRoute route)
+    {
+        routes.markStale(route);
+    }
+
     /** @return asynchronous requests a connection may have outstanding. */
     int connectionCredits()
     {

@@ -237,7 +237,14 @@ final class DriverConnection implements Connection
         }
         // a region of an earlier incarnation of the node: its rkey and address may name memory of the new one (a
         // software device numbers its keys alike each time it starts), so it is refused before it is sent there
-        final long nodeEpoch = route().node.epoch();
+        long nodeEpoch = route().node.epoch();
+        if (region.nodeEpoch() != 0 && nodeEpoch != 0 && region.nodeEpoch() > nodeEpoch)
+        {
+            // a region of a later incarnation than the route knows (looked up after the node restarted, before a
+            // request on the route failed): the route is what is out of date, so the node's record is read anew
+            table.markStale(route);
+            nodeEpoch = route().node.epoch();
+        }
         if (region.nodeEpoch() != 0 && nodeEpoch != 0 && region.nodeEpoch() != nodeEpoch)
         {
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: the region is of " +

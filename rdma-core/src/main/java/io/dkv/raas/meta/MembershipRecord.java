@@ -37,16 +37,18 @@ public record MembershipRecord(long epoch, int replicas, List<MemberRecord> memb
         return null;
     }
 
-    /** @return what placement reads: the members and their states, without incarnations. */
+    /** @return what placement reads: the members, their states and incarnations. */
     public Membership toMembership()
     {
         final long[] ids = new long[members.size()];
         final int[] states = new int[ids.length];
+        final long[] incarnations = new long[ids.length];
         for (int i = 0; i < ids.length; i++)
         {
             ids[i] = members.get(i).nodeId();
             states[i] = members.get(i).state();
+            incarnations[i] = members.get(i).incarnation();
         }
-        return new Membership(epoch, replicas, ids, states);
+        return new Membership(epoch, replicas, ids, states, incarnations);
     }
 }

@@ -66,7 +66,8 @@ class MetaMessageCodecTest
         assertEquals(membership, reader.getMembership());
         reader.requireEnd("test frame");
         assertEquals(new Membership(12, 2, new long[]{101, 102, 103},
-            new int[]{Membership.LIVE, Membership.JOINING, Membership.DOWN}), membership.toMembership());
+            new int[]{Membership.LIVE, Membership.JOINING, Membership.DOWN}, new long[]{5, 9, 1}),
+            membership.toMembership());
     }
 
     @Test
