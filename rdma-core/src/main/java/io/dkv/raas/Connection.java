@@ -64,6 +64,11 @@ public interface Connection extends AutoCloseable
 
     // ---- one-sided, asynchronous: the handler hears of each by its token ----
 
+    /**
+     * READ into {@code dst} without waiting. Whichever thread polls the completion writes the result,
+     * so {@code dst} must be memory any thread may write (not an {@code Arena.ofConfined()} one, which
+     * the embedded driver refuses); a synchronous {@link #read} may use its caller's confined memory.
+     */
     default void readAsync(
         final RemoteRegion region,
         final long offset,

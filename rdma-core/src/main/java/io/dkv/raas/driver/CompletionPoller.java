@@ -213,11 +213,41 @@ final class CompletionPoller
         {
             value = slot.staging.get(BIG_ENDIAN_LONG, 0);
         }
-        else if (slot.copyBack != null)
+        else if (slot.copyBack != null && !slot.sync)
+        {
+            // an asynchronous READ's result goes to its caller's memory here, as nobody waits to take it; a
+            // synchronous one's waits for its caller (see copyBackToCaller)
+            try
+            {
+                copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
+            }
+            catch (final RuntimeException ex)
+            {
+                // memory this thread may not touch (confined to the caller's thread) or already freed: the request
+                // fails, and the completions polled with it are still delivered
+                complete(slot, WcStatus.LOC_PROT_ERR.code(), 0);
+                return;
+            }
+        }
+        complete(slot, RaasStatus.SUCCESS, value);
+    }
+
+    /**
+     * A synchronous READ succeeded: its waiting caller copies the result into its own memory, which
+     * may be confined to its thread (an {@code Arena.ofConfined()}), where the thread that polled
+     * the completion (the Poller agent, another caller) could not write it; then the bounce memory
+     * goes back. Its caller only: a caller that gave up does not get its memory written later.
+     */
+    void copyBackToCaller(final RequestSlot slot)
+    {
+        try
         {
             copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
         }
-        complete(slot, RaasStatus.SUCCESS, value);
+        finally
+        {
+            releaseStaging(slot);
+        }
     }
 
     /**
@@ -237,6 +267,21 @@ final class CompletionPoller
         }
     }
 
+    /** Give back the memory a one-sided request was bounced through, if it was not the slot's own. */
+    private void releaseStaging(final RequestSlot slot)
+    {
+        if (slot.sendBuffer >= 0)
+        {
+            sendBuffers.release(slot.sendBuffer);
+            slot.sendBuffer = -1;
+        }
+        if (slot.attachment instanceof MemoryRegion temporary)
+        {
+            temporary.deregister();
+            slot.attachment = null;
+        }
+    }
+
     /**
      * Finish a request: hand its outcome to the waiting caller or to its connection's handler.
      */
@@ -253,15 +298,9 @@ final class CompletionPoller
             {
                 connection.onCompleted();
             }
-            if (slot.sendBuffer >= 0)
+            if (!(slot.sync && slot.copyBack != null && status == RaasStatus.SUCCESS))
             {
-                sendBuffers.release(slot.sendBuffer);
-                slot.sendBuffer = -1;
-            }
-            if (slot.attachment instanceof MemoryRegion temporary)
-            {
-                temporary.deregister();
-                slot.attachment = null;
+                releaseStaging(slot);
             }
         }
         if (slot.sync)
@@ -274,7 +313,8 @@ final class CompletionPoller
             }
             else
             {
-                // its waiter gave up on it: nobody else will release it
+                // its waiter gave up on it: nobody else will release it, nor its bounce memory kept for the copy back
+                releaseStaging(slot);
                 pipeline.releaseSlot(slot);
             }
             return;

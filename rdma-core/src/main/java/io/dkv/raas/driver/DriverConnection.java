@@ -24,6 +24,13 @@ import java.time.Duration;
 final class DriverConnection implements Connection
 {
     private static final VarHandle CLOSED;
+    /**
+     * A thread that owns no memory, never started: memory it may access is not confined to a thread, which an
+     * asynchronous READ's result needs, as any thread may deliver it.
+     */
+    private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() ->
+    {
+    });
 
     static
     {
@@ -152,6 +159,14 @@ final class DriverConnection implements Connection
     {
         final Opcode opcode = operation.opcode();
         refuseUnlessAllowed(opcode, region, offset, length, local, localOffset);
+        if (opcode == Opcode.RDMA_READ && local != null && !local.isAccessibleBy(NOT_THE_OWNER))
+        {
+            // nobody waits for an asynchronous READ: whichever thread polls its completion (the Poller agent, another
+            // caller) copies its result into this memory, which only its owner may write
+            throw new RaasException(describe(opcode.name(), region, offset, length) +
+                " refused: its local buffer is confined to thread " + Thread.currentThread().getName() +
+                "; an asynchronous READ needs memory any thread may write (a shared, global or automatic arena)");
+        }
         final RequestSlot slot = asyncSlot(opcode, region, offset, length, token);
         pipeline.submit(slot.localMemory(local, localOffset).operands(compareAdd, swap));
     }
@@ -255,6 +270,13 @@ final class DriverConnection implements Connection
         {
             throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: local buffer of " +
                 local.byteSize() + " bytes has no " + length + " bytes at offset " + localOffset);
+        }
+        if (local != null && !local.isAccessibleBy(Thread.currentThread()))
+        {
+            // the request would reach the NIC, and its result land where the caller's thread may not write: refused
+            // here rather than lost when its completion is delivered
+            throw new RaasException(describe(opcode.name(), region, offset, length) + " refused: its local buffer is " +
+                "confined to a thread other than " + Thread.currentThread().getName());
         }
         lastOwned = region;
     }

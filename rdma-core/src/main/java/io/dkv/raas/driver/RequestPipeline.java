@@ -417,7 +417,8 @@ final class RequestPipeline
     }
 
     /**
-     * Wait for a synchronous request, polling meanwhile; the slot stays the caller's.
+     * Wait for a synchronous request, polling meanwhile; the slot stays the caller's. A READ's result
+     * is copied into the caller's memory here, by the caller's thread.
      *
      * @return its status.
      * @throws RaasException on timeout: the request is abandoned, and its slot is released when it
@@ -439,7 +440,21 @@ final class RequestPipeline
                 }
             }
         }
-        return slot.status;
+        final int status = slot.status;
+        if (status == RaasStatus.SUCCESS && slot.copyBack != null)
+        {
+            try
+            {
+                completions.copyBackToCaller(slot);
+            }
+            catch (final RuntimeException ex)
+            {
+                // the caller's memory went away while it waited: the slot is done, and nobody else releases it
+                releaseSlot(slot);
+                throw ex;
+            }
+        }
+        return status;
     }
 
     /**
