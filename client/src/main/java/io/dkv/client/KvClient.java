@@ -60,7 +60,7 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
         this.availability = new MemoryNodeAvailability(ids, context);
-        this.membership = new MembershipView(lanes[0], ids, MembershipView.read(lanes[0]), context);
+        this.membership = new MembershipView(lanes[0], ids, MembershipView.readAtConnect(lanes[0], context), context);
         // a node that cannot be read now is unavailable, not fatal: the keys of the others are served
         this.nodesByLane = new MemoryNodeView[lanes.length][ids.length];
         for (int i = 0; i < ids.length; i++)

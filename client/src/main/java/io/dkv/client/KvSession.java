@@ -235,11 +235,18 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final byte[][] values = new byte[keys.length][];
         final long[] hashes = new long[keys.length];
         final int[] nodeOf = new int[keys.length];
-        for (int k = 0; k < keys.length; k++)
+        long epoch;
+        do
         {
-            hashes[k] = KeyHash.hash(keys[k]);
-            nodeOf[k] = chain == null ? node(hashes[k]) : use(chain.head(hashes[k], keys[k]));
+            // reading a node's view again may read the membership again and move heads: until it stands still
+            epoch = membership.epoch();
+            for (int k = 0; k < keys.length; k++)
+            {
+                hashes[k] = KeyHash.hash(keys[k]);
+                nodeOf[k] = chain == null ? node(hashes[k]) : use(chain.head(hashes[k], keys[k]));
+            }
         }
+        while (chain != null && membership.epoch() != epoch);
         final int[] batch = new int[BATCH];
         for (int node = 0; node < nodes.length; node++)
         {
@@ -335,7 +342,14 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             try
             {
-                return findAt(use(chain.head(hash, key)), hash, key);
+                final long epoch = membership.epoch();
+                final int head = use(chain.head(hash, key));
+                // reading the node's view again may have read the membership again, and moved the head
+                if (membership.epoch() == epoch)
+                {
+                    return findAt(head, hash, key);
+                }
+                continue;
             }
             catch (final KvException ex)
             {

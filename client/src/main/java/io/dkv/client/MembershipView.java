@@ -84,6 +84,32 @@ final class MembershipView
         }
     }
 
+    /**
+     * @return the membership as a client connects: how many copies each key has comes from it, unless the context
+     * names one copy.
+     * @throws KvException when it cannot be read and the context does not say that keys have one copy: a client
+     *                     that guessed one copy where the store keeps more would write one replica alone, and a later
+     *                     writer would roll the others' older value back over it.
+     */
+    static Membership readAtConnect(final Raas raas, final KvClientContext context)
+    {
+        try
+        {
+            return raas.membership();
+        }
+        catch (final RaasException ex)
+        {
+            if (context.replicas() == 1)
+            {
+                return null;
+            }
+            throw new KvException("cannot read the membership of the memory tier, which says how many copies each " +
+                "key has and which memory nodes serve them (" + ex.getMessage() + "): start the client once the " +
+                "MetaServer answers, or name one copy with " + KvClientConfiguration.REPLICAS_PROP_NAME + "=1 for a " +
+                "store that keeps one", ex);
+        }
+    }
+
     /** @return copies of each key: the context's count, else the directory's, at most one per node. */
     int replicas()
     {

@@ -69,8 +69,8 @@ final class ReplicaCopier
             {
                 if (++passes > MAX_PASSES * nodeIds.length)
                 {
-                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its index " +
-                        "was scanned to refill memory node " + nodeIds[joiner] + ": " + passes + " scans");
+                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its " +
+                        "index was scanned to refill memory node " + nodeIds[joiner] + ": " + passes + " scans");
                 }
                 before = directoryVersion(node);
                 scan(node, joiner);

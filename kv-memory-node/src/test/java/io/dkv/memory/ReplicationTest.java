@@ -4,9 +4,11 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
+import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -280,6 +282,61 @@ class ReplicationTest
             finally
             {
                 reader.shutdownNow();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void aClientThatCannotReadTheMembershipDoesNotGuessOneCopy(final String provider)
+    {
+        start(provider);
+        // a directory that reaches the nodes but cannot say how many copies keys have (its MetaServer is down)
+        final Directory blind = new Directory()
+        {
+            public NodeRecord node(final long nodeId)
+            {
+                return directory.node(nodeId);
+            }
+
+            public Membership membership()
+            {
+                throw new UnsupportedOperationException("no MetaServer answered");
+            }
+
+            public RemoteRegion region(final String name)
+            {
+                return directory.region(name);
+            }
+
+            public void register(final NodeRecord self)
+            {
+                directory.register(self);
+            }
+
+            public void publish(final RemoteRegion region)
+            {
+                directory.publish(region);
+            }
+
+            public void withdraw(final String name)
+            {
+                directory.withdraw(name);
+            }
+
+            public void invalidate(final long nodeId)
+            {
+            }
+        };
+        try (Raas blindRaas = Raas.embedded(KvCluster.context(provider, 101), blind))
+        {
+            final KvException refused = assertThrows(KvException.class,
+                () -> KvClient.connect(blindRaas, new KvClientContext().memoryNodes(IDS)));
+            assertTrue(refused.getMessage().contains("cannot read the membership") &&
+                refused.getMessage().contains("no MetaServer answered"), refused.getMessage());
+            try (KvClient oneCopy = KvClient.connect(blindRaas, new KvClientContext().memoryNodes(IDS).replicas(1)))
+            {
+                assertEquals(1, oneCopy.replicas(), "one copy named: no membership needed");
             }
         }
     }
