@@ -64,6 +64,7 @@ public final class ShmDevice extends SoftDevice
         sweepInBackground(root, SystemEpochClock.INSTANCE);
         long id;
         Path dir;
+        boolean tookBack = false;
         while (true)
         {
             id = context.shmDeviceId() != 0 ? context.shmDeviceId() :
@@ -78,6 +79,14 @@ public final class ShmDevice extends SoftDevice
             {
                 if (context.shmDeviceId() != 0)
                 {
+                    // a fixed id (a MetaServer's, named in its endpoint) restarted right after its process was killed:
+                    // the background sweep may not have reached the dead directory yet
+                    if (!tookBack && isDeadQuietly(dir))
+                    {
+                        tookBack = true;
+                        ShmFiles.deleteTree(dir);
+                        continue;
+                    }
                     throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id,
                         dir));
                 }
@@ -149,22 +158,9 @@ public final class ShmDevice extends SoftDevice
         {
             dirs.forEach(dir ->
             {
-                final Path controlPath = dir.resolve(CONTROL_FILE);
                 try
                 {
-                    final MemorySegment segment =
-                        Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
-                    final boolean dead;
-                    if (segment == null || segment.byteSize() < ShmControlDescriptor.HEADER_LENGTH)
-                    {
-                        dead = Files.getLastModifiedTime(dir).toMillis() < clock.time() - 60_000;
-                    }
-                    else
-                    {
-                        final ShmControlFile control = ShmControlFile.attach(segment, controlPath.toString());
-                        dead = control.isClosed() || ProcessHandle.of(control.pid()).isEmpty();
-                    }
-                    if (dead)
+                    if (isDead(dir, clock))
                     {
                         ShmFiles.deleteTree(dir);
                     }
@@ -179,6 +175,35 @@ public final class ShmDevice extends SoftDevice
         {
             // nothing to sweep
         }
+    }
+
+    private static boolean isDeadQuietly(final Path dir)
+    {
+        try
+        {
+            return isDead(dir, SystemEpochClock.INSTANCE);
+        }
+        catch (final IOException | RuntimeException unjudged)
+        {
+            // a directory that cannot be judged is taken to be live: refused, never removed
+            return false;
+        }
+    }
+
+    /**
+     * @return true when the device of this directory is gone: closed, or its process no longer runs; a directory
+     * with no whole control file yet is gone once a minute old (by the host's clock) with none.
+     */
+    private static boolean isDead(final Path dir, final EpochClock clock) throws IOException
+    {
+        final Path controlPath = dir.resolve(CONTROL_FILE);
+        final MemorySegment segment = Files.exists(controlPath) ? ShmFiles.map(controlPath, Arena.ofAuto()) : null;
+        if (segment == null || segment.byteSize() < ShmControlDescriptor.HEADER_LENGTH)
+        {
+            return Files.getLastModifiedTime(dir).toMillis() < clock.time() - 60_000;
+        }
+        final ShmControlFile control = ShmControlFile.attach(segment, controlPath.toString());
+        return control.isClosed() || ProcessHandle.of(control.pid()).isEmpty();
     }
 
     public String provider()

@@ -3,6 +3,7 @@ package io.dkv.verbs.shm;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.Verbs;
 import io.dkv.verbs.VerbsContext;
+import io.dkv.verbs.VerbsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,6 +19,7 @@ import java.time.Instant;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -48,6 +50,31 @@ class ShmStartPathTest
             }
             assertTrue(Files.isDirectory(root.resolve(String.format("%016x", ((ShmDevice)device).deviceId()))),
                 "the live device's own directory stays");
+        }
+    }
+
+    @Test
+    void aFixedIdIsTakenBackFromADeadDeviceAtOnceAndRefusedToALiveOne() throws Exception
+    {
+        final Path root = shm.resolve(ShmDevice.ROOT_NAME);
+        final long id = 0x2a;
+        final Path dead = root.resolve(String.format("%016x", id));
+        Files.createDirectories(dead);
+        // as a MetaServer killed a moment ago leaves it: a control file naming a process that no longer runs
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        try (Arena arena = Arena.ofShared())
+        {
+            ShmControlFile.create(ShmFiles.create(dead.resolve(ShmDevice.CONTROL_FILE),
+                ShmControlDescriptor.fileLength(16, 16), arena), id, gone.pid(), 16, 16);
+        }
+        Files.writeString(dead.resolve("mr-0000000000000001"), "left by a process that was killed");
+        try (Device device = Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm).shmDeviceId(id)))
+        {
+            assertEquals(id, ((ShmDevice)device).deviceId(), "the id named, taken back from the dead device");
+            final VerbsException taken = assertThrows(VerbsException.class,
+                () -> Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm).shmDeviceId(id)));
+            assertTrue(taken.getMessage().contains("in use by a live device"), taken.getMessage());
         }
     }
 
