@@ -8,11 +8,6 @@ import io.dkv.client.KvException;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
-import io.dkv.raas.meta.ClusterSecret;
-import io.dkv.raas.meta.MetaDirectory;
-import io.dkv.raas.meta.MetaEndpoint;
-import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -152,16 +147,12 @@ class MemoryNodeDownTest
 
     private static Raas raas(final Path secret, final RoleProcess meta, final long nodeId)
     {
-        return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
-            .nodeId(nodeId).timeoutMs(TIMEOUT_MS), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));
+        return TcpRoles.raas(secret, meta, nodeId, TIMEOUT_MS);
     }
 
     private static RoleProcess metaServer(final Path dir, final Path secret)
     {
-        ClusterSecret.generate(secret);
-        final List<String> arguments = List.of("meta", "--cluster-secret-file", secret.toString(), "--node-id", "1",
-            "--provider", "tcp", "--data-dir", dir.resolve("meta").toString());
-        return RoleProcess.start("MetaServer", "256m", Map.of(), arguments, ReadyLines.META, dir.resolve("meta.log"));
+        return TcpRoles.metaServer(dir, secret);
     }
 
     private static RoleProcess memoryNode(
