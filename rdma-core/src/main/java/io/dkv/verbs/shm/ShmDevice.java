@@ -20,6 +20,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,6 +43,8 @@ public final class ShmDevice extends SoftDevice
     private final PortAddress address;
     private final Arena controlArena = Arena.ofShared();
     private final ShmControlFile control;
+    /** The control file's identity (device and inode): a close removes its directory only while it is still this. */
+    private Object controlFileKey;
     private final Long2ObjectHashMap<ShmRemoteDevice> remotes = new Long2ObjectHashMap<>();
     private final AtomicLong nextFileSeq = new AtomicLong(1);
     private final long[] regionFileSeq;
@@ -62,50 +65,104 @@ public final class ShmDevice extends SoftDevice
         // file times are stamped by the host in real time: a device's own clock (a test's, or a skewed one) would
         // judge every directory of the host dead or none
         sweepInBackground(root, SystemEpochClock.INSTANCE);
-        long id;
-        Path dir;
-        boolean tookBack = false;
-        while (true)
+        final long fixedId = context.shmDeviceId();
+        final long id;
+        final Path dir;
+        final int mrCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxMr() + 1);
+        final int endpointCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxQp() + 1);
+        if (fixedId != 0)
         {
-            id = context.shmDeviceId() != 0 ? context.shmDeviceId() :
-                ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-            dir = deviceDirectory(root, id);
-            try
+            // judged, removed and made again under the lock: a sweep that judged the dead directory before this
+            // start replaced it must not remove the new one afterwards
+            try (ShmRootLock ignore = ShmRootLock.acquire(root))
             {
-                Files.createDirectory(dir);
-                break;
+                id = fixedId;
+                dir = claimFixed(root, fixedId);
+                this.control = createControl(dir, id, mrCapacity, endpointCapacity);
             }
-            catch (final java.nio.file.FileAlreadyExistsException taken)
+        }
+        else
+        {
+            Path random;
+            long randomId;
+            do
             {
-                if (context.shmDeviceId() != 0)
-                {
-                    // a fixed id (a MetaServer's, named in its endpoint) restarted right after its process was killed:
-                    // the background sweep may not have reached the dead directory yet
-                    if (!tookBack && isDeadQuietly(dir))
-                    {
-                        tookBack = true;
-                        ShmFiles.deleteTree(dir);
-                        continue;
-                    }
-                    throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id,
-                        dir));
-                }
+                randomId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+                random = deviceDirectory(root, randomId);
             }
-            catch (final IOException ex)
-            {
-                throw new VerbsException("cannot create shm device directory " + dir + ": " + ex, ex);
-            }
+            while (!createDirectory(random));
+            id = randomId;
+            dir = random;
+            this.control = createControl(dir, id, mrCapacity, endpointCapacity);
         }
         this.deviceId = id;
         this.directory = dir;
         this.address = PortAddress.shm(id);
-        final int mrCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxMr() + 1);
-        final int endpointCapacity = BitUtil.findNextPositivePowerOfTwo(context.maxQp() + 1);
         this.regionFileSeq = new long[mrCapacity];
+    }
+
+    private ShmControlFile createControl(
+        final Path dir, final long id, final int mrCapacity, final int endpointCapacity)
+    {
+        final Path controlPath = dir.resolve(CONTROL_FILE);
         final MemorySegment segment = ShmFiles.create(
-            directory.resolve(CONTROL_FILE), ShmControlDescriptor.fileLength(mrCapacity, endpointCapacity),
-            controlArena);
-        this.control = ShmControlFile.create(segment, id, ProcessHandle.current().pid(), mrCapacity, endpointCapacity);
+            controlPath, ShmControlDescriptor.fileLength(mrCapacity, endpointCapacity), controlArena);
+        controlFileKey = fileKey(controlPath);
+        return ShmControlFile.create(segment, id, ProcessHandle.current().pid(), mrCapacity, endpointCapacity);
+    }
+
+    /**
+     * A fixed id (a MetaServer's, named in its endpoint) restarted right after its process was killed: the sweep may
+     * not have reached the dead directory yet, so it is taken back here. Called under the root lock.
+     */
+    private static Path claimFixed(final Path root, final long id)
+    {
+        final Path dir = deviceDirectory(root, id);
+        if (createDirectory(dir))
+        {
+            return dir;
+        }
+        if (isDeadQuietly(dir))
+        {
+            ShmFiles.deleteTree(dir);
+            if (createDirectory(dir))
+            {
+                return dir;
+            }
+        }
+        throw new VerbsException(String.format("shm device id %016x is in use by a live device (%s)", id, dir));
+    }
+
+    /**
+     * @return false when the directory exists already.
+     */
+    private static boolean createDirectory(final Path dir)
+    {
+        try
+        {
+            Files.createDirectory(dir);
+            return true;
+        }
+        catch (final java.nio.file.FileAlreadyExistsException taken)
+        {
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            throw new VerbsException("cannot create shm device directory " + dir + ": " + ex, ex);
+        }
+    }
+
+    private static Object fileKey(final Path path)
+    {
+        try
+        {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
     }
 
     static Path deviceDirectory(final Path root, final long deviceId)
@@ -152,13 +209,17 @@ public final class ShmDevice extends SoftDevice
      *
      * @param clock the host's real-time clock: a directory with no control file is judged by its file time on it.
      */
-    private static void sweepDeadDevices(final Path root, final EpochClock clock)
+    static void sweepDeadDevices(final Path root, final EpochClock clock)
     {
         try (Stream<Path> dirs = Files.list(root))
         {
             dirs.forEach(dir ->
             {
-                try
+                if (!Files.isDirectory(dir))
+                {
+                    return;
+                }
+                try (ShmRootLock ignore = ShmRootLock.acquire(root))
                 {
                     if (isDead(dir, clock))
                     {
@@ -390,7 +451,15 @@ public final class ShmDevice extends SoftDevice
             remotes.values().forEach(ShmPeerWatchdog::unwatch);
         }
         controlArena.close();
-        ShmFiles.deleteTree(directory);
+        // a device that took this fixed id back once the close was marked owns the directory now
+        try (ShmRootLock ignore = ShmRootLock.acquire(root))
+        {
+            final Object key = fileKey(directory.resolve(CONTROL_FILE));
+            if (key == null || controlFileKey == null || key.equals(controlFileKey))
+            {
+                ShmFiles.deleteTree(directory);
+            }
+        }
     }
 
     public String toString()

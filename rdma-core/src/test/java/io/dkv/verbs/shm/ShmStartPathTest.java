@@ -4,6 +4,7 @@ import io.dkv.verbs.Device;
 import io.dkv.verbs.Verbs;
 import io.dkv.verbs.VerbsContext;
 import io.dkv.verbs.VerbsException;
+import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,6 +76,42 @@ class ShmStartPathTest
             final VerbsException taken = assertThrows(VerbsException.class,
                 () -> Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm).shmDeviceId(id)));
             assertTrue(taken.getMessage().contains("in use by a live device"), taken.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aSweepRacingAFixedIdTakenBackNeverRemovesTheNewDevicesDirectory() throws Exception
+    {
+        final Path root = shm.resolve(ShmDevice.ROOT_NAME);
+        final long id = 0x2b;
+        final Path dir = root.resolve(String.format("%016x", id));
+        for (int round = 0; round < 100; round++)
+        {
+            leaveDeadDevice(dir, id);
+            final Thread sweep = Thread.ofPlatform().start(() -> ShmDevice.sweepDeadDevices(root,
+                SystemEpochClock.INSTANCE));
+            try (Device device = Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm).shmDeviceId(id)))
+            {
+                sweep.join();
+                assertTrue(Files.exists(dir.resolve(ShmDevice.CONTROL_FILE)),
+                    "round " + round + ": the live device's control file stays after a sweep ran beside its start");
+                final VerbsException taken = assertThrows(VerbsException.class,
+                    () -> Verbs.open(new VerbsContext().provider("shm").shmDirectory(shm).shmDeviceId(id)));
+                assertTrue(taken.getMessage().contains("in use by a live device"), taken.getMessage());
+            }
+        }
+    }
+
+    private static void leaveDeadDevice(final Path dir, final long id) throws Exception
+    {
+        Files.createDirectories(dir);
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        try (Arena arena = Arena.ofShared())
+        {
+            ShmControlFile.create(ShmFiles.create(dir.resolve(ShmDevice.CONTROL_FILE),
+                ShmControlDescriptor.fileLength(16, 16), arena), id, gone.pid(), 16, 16);
         }
     }
 
