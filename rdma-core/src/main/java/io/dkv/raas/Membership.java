@@ -16,8 +16,15 @@ import java.util.List;
  * @param states    each member's state, {@link #LIVE}, {@link #JOINING}, {@link #DOWN} or {@link #LEAVING}.
  * @param incarnations each member's incarnation (its node epoch) in that state, or 0 where the directory keeps
  *                  none: a client that meets a member as another incarnation knows its membership is out of date.
+ * @param placements each member's placement flags: {@link #PLACED_BEFORE} when keys are placed over it in the
+ *                  placement they have now, {@link #PLACED_AFTER} when they will be once the change in progress
+ *                  completes; {@link #PLACED} (both) for every member while no change runs.
+ * @param phase     the phase of the membership change in progress: {@link #STEADY} (none), {@link #FILL},
+ *                  {@link #SWITCH} or {@link #CLEANUP}; client/README.md ("Membership change") says what each
+ *                  asks of readers and writers.
  */
-public record Membership(long epoch, int replicas, long[] memberIds, int[] states, long[] incarnations)
+public record Membership(
+    long epoch, int replicas, long[] memberIds, int[] states, long[] incarnations, int[] placements, int phase)
 {
     /** Serves reads and takes writes. */
     public static final int LIVE = 1;
@@ -28,26 +35,71 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
     /** Being drained: still live, its keys moving to the members that take its place. */
     public static final int LEAVING = 4;
 
+    /** In the placement keys have now: the one before the change in progress. */
+    public static final int PLACED_BEFORE = 1;
+    /** In the placement keys have once the change in progress completes. */
+    public static final int PLACED_AFTER = 2;
+    /** In both: every member while no change runs; a member neither added nor drained during one. */
+    public static final int PLACED = PLACED_BEFORE | PLACED_AFTER;
+
+    /** No membership change runs: the two placements are one. */
+    public static final int STEADY = 0;
+    /** Writes go to both placements' replicas, the before placement serves; members entering a placement fill. */
+    public static final int FILL = 1;
+    /** Keys whose placement changes are not written; a read of one needs its two heads to agree. */
+    public static final int SWITCH = 2;
+    /** The after placement serves; members leaving a key's placement are still written, never read. */
+    public static final int CLEANUP = 3;
+
     public Membership
     {
         if (replicas < 1)
         {
             throw new IllegalArgumentException("a cluster keeps at least 1 copy of each key: replicas=" + replicas);
         }
-        if (memberIds.length != states.length || memberIds.length != incarnations.length)
+        if (memberIds.length != states.length || memberIds.length != incarnations.length ||
+            memberIds.length != placements.length)
         {
-            throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states and " +
-                incarnations.length + " incarnations");
+            throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states, " +
+                incarnations.length + " incarnations and " + placements.length + " placements");
+        }
+        if (phase < STEADY || phase > CLEANUP)
+        {
+            throw new IllegalArgumentException("no such membership change phase: " + phase);
+        }
+        for (int i = 0; i < placements.length; i++)
+        {
+            if (placements[i] < PLACED_BEFORE || placements[i] > PLACED || (phase == STEADY && placements[i] != PLACED))
+            {
+                throw new IllegalArgumentException("member " + memberIds[i] + " has placement " + placements[i] +
+                    " in phase " + phaseName(phase) + ": with no change running every member is placed both before " +
+                    "and after");
+            }
         }
         memberIds = memberIds.clone();
         states = states.clone();
         incarnations = incarnations.clone();
+        placements = placements.clone();
     }
 
-    /** A membership whose incarnations are not known (0). */
+    /** A membership with no change running: every member placed. */
+    public Membership(
+        final long epoch, final int replicas, final long[] memberIds, final int[] states, final long[] incarnations)
+    {
+        this(epoch, replicas, memberIds, states, incarnations, placedAll(memberIds.length), STEADY);
+    }
+
+    /** A membership whose incarnations are not known (0), with no change running. */
     public Membership(final long epoch, final int replicas, final long[] memberIds, final int[] states)
     {
         this(epoch, replicas, memberIds, states, new long[memberIds.length]);
+    }
+
+    private static int[] placedAll(final int count)
+    {
+        final int[] placements = new int[count];
+        Arrays.fill(placements, PLACED);
+        return placements;
     }
 
     /**
@@ -94,6 +146,19 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
         return 0;
     }
 
+    /** @return the member's placement flags, or 0 when the node is not a member. */
+    public int placement(final long nodeId)
+    {
+        for (int i = 0; i < memberIds.length; i++)
+        {
+            if (memberIds[i] == nodeId)
+            {
+                return placements[i];
+            }
+        }
+        return 0;
+    }
+
     /** @return true when the node is a member whose copies are read: live, or leaving but not gone yet. */
     public boolean serves(final long nodeId)
     {
@@ -116,6 +181,35 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
         return incarnations.clone();
     }
 
+    public int[] placements()
+    {
+        return placements.clone();
+    }
+
+    public static String phaseName(final int phase)
+    {
+        return switch (phase)
+        {
+            case STEADY -> "steady";
+            case FILL -> "fill";
+            case SWITCH -> "switch";
+            case CLEANUP -> "cleanup";
+            default -> "phase-" + phase;
+        };
+    }
+
+    public static String placementName(final int placement)
+    {
+        return switch (placement)
+        {
+            case PLACED -> "placed";
+            case PLACED_BEFORE -> "leaving the placement";
+            case PLACED_AFTER -> "entering the placement";
+            case 0 -> "not placed";
+            default -> "placement-" + placement;
+        };
+    }
+
     public static String stateName(final int state)
     {
         return switch (state)
@@ -133,7 +227,8 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
     {
         return other instanceof Membership that && epoch == that.epoch && replicas == that.replicas &&
             Arrays.equals(memberIds, that.memberIds) && Arrays.equals(states, that.states) &&
-            Arrays.equals(incarnations, that.incarnations);
+            Arrays.equals(incarnations, that.incarnations) && Arrays.equals(placements, that.placements) &&
+            phase == that.phase;
     }
 
     public int hashCode()
@@ -144,10 +239,14 @@ public record Membership(long epoch, int replicas, long[] memberIds, int[] state
     public String toString()
     {
         final StringBuilder text = new StringBuilder("membership{epoch=").append(epoch).append(", replicas=")
-            .append(replicas).append(", members=[");
+            .append(replicas).append(phase == STEADY ? "" : ", change " + phaseName(phase)).append(", members=[");
         for (int i = 0; i < memberIds.length; i++)
         {
             text.append(i == 0 ? "" : ", ").append(memberIds[i]).append(' ').append(stateName(states[i]));
+            if (placements[i] != PLACED)
+            {
+                text.append(" (").append(placementName(placements[i])).append(')');
+            }
         }
         return text.append("]}").toString();
     }
