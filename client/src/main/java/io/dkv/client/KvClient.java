@@ -60,10 +60,13 @@ public final class KvClient implements AutoCloseable
         this.context = context;
         final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
         this.availability = new MemoryNodeAvailability(ids, context);
-        this.membership = new MembershipView(lanes[0], ids, MembershipView.readAtConnect(lanes[0], context), context);
-        // a node that cannot be read now is unavailable, not fatal: the keys of the others are served
-        this.nodesByLane = new MemoryNodeView[lanes.length][ids.length];
-        for (int i = 0; i < ids.length; i++)
+        this.membership = new MembershipView(lanes[0], availability, MembershipView.readAtConnect(lanes[0], context),
+            context);
+        // a node that cannot be read now is unavailable, not fatal: the keys of the others are served; members added
+        // later take the free places, read by each thread at its first use
+        this.nodesByLane = new MemoryNodeView[lanes.length][MemoryNodeAvailability.CAPACITY];
+        final int known = availability.count();
+        for (int i = 0; i < known; i++)
         {
             for (int lane = 0; lane < lanes.length; lane++)
             {
@@ -144,9 +147,10 @@ public final class KvClient implements AutoCloseable
      */
     public long[] replicasOf(final byte[] key)
     {
+        final MembershipView.Placement placement = membership.placement();
         final long[] ids = availability.nodeIds();
         final int[] placed = new int[membership.replicas()];
-        final int count = Rendezvous.top(KeyHash.hash(key), ids, placed.length, placed);
+        final int count = placement.after(KeyHash.hash(key), placed.length, placed);
         final long[] replicas = new long[count];
         for (int p = 0; p < count; p++)
         {
@@ -201,6 +205,40 @@ public final class KvClient implements AutoCloseable
         }
         final KvSession session = session();
         return new ReplicaCopier(session, membership, ids, context.nanoClock()).refill(joiner);
+    }
+
+    /**
+     * One pass of a membership change (client/README.md, "Membership change"): in its fill phase, copy every key the
+     * change moves onto the members entering its placement, each up to the write its replicas before the change
+     * settled on; in its switch phase, the same after rolling forward any write left unsettled by a writer that died.
+     * Writes made meanwhile reach the entering members by themselves. The driver of the change runs it once every
+     * client is in the phase: {@link #membershipPhaseGapMs()} after the phase began. It blocks the calling thread.
+     *
+     * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
+     * serving replica, and the pass should run again.
+     * @throws KvException when no change is in its fill or switch phase.
+     */
+    public RefillReport fillMembershipChange()
+    {
+        membership.refreshNow();
+        final int phase = membership.placement().phase;
+        if (phase != Membership.FILL && phase != Membership.SWITCH)
+        {
+            throw new KvException("no membership change is filling or switching: the membership is in phase " +
+                Membership.phaseName(phase) + " (epoch " + membership.epoch() + ")");
+        }
+        final KvSession session = session();
+        return new ReplicaCopier(session, membership, availability.nodeIds(), context.nanoClock()).fillChange();
+    }
+
+    /**
+     * @return how long after a membership change entered a phase every client of the store acts in it, and no write
+     * started in the phase before runs any more: the view lease plus an operation's timeout (all clients of a store
+     * are taken to share these settings).
+     */
+    public long membershipPhaseGapMs()
+    {
+        return (long)context.membershipLeaseMs() + context.timeoutMs();
     }
 
     /** @return copies this client keeps of each key: its context's count, else the directory's, at most one a node. */

@@ -43,6 +43,14 @@ public final class KvClientConfiguration
     public static final int MEMBERSHIP_REFRESH_MS_DEFAULT = 1_000;
 
     /**
+     * The oldest membership a client acts on: an operation that finds its view older reads it again, and fails naming
+     * the directory when it cannot. A membership change moves to its next phase only after this plus an operation's
+     * timeout, so that no two clients are more than one phase apart. At least the refresh period.
+     */
+    public static final String MEMBERSHIP_LEASE_MS_PROP_NAME = "dkv.client.membership.lease.ms";
+    public static final int MEMBERSHIP_LEASE_MS_DEFAULT = 3_000;
+
+    /**
      * How long an operation on replicated keys waits for a memory node that does not answer to be declared down (its
      * MetaServer lease to run out, {@code dkv.meta.server.lease.ms}, 5 s by default) before it fails: longer than the
      * lease, so that a node's death costs a pause, not an error.

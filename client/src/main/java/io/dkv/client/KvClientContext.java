@@ -27,6 +27,7 @@ public final class KvClientContext
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
     private int failoverWaitMs = intProperty(FAILOVER_WAIT_MS_PROP_NAME, FAILOVER_WAIT_MS_DEFAULT);
     private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
+    private int membershipLeaseMs = intProperty(MEMBERSHIP_LEASE_MS_PROP_NAME, MEMBERSHIP_LEASE_MS_DEFAULT);
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Durability durability =
@@ -173,6 +174,21 @@ public final class KvClientContext
         return this;
     }
 
+    public int membershipLeaseMs()
+    {
+        return membershipLeaseMs;
+    }
+
+    /**
+     * @param membershipLeaseMs the oldest membership this client acts on (see
+     *                          {@link KvClientConfiguration#MEMBERSHIP_LEASE_MS_PROP_NAME}).
+     */
+    public KvClientContext membershipLeaseMs(final int membershipLeaseMs)
+    {
+        this.membershipLeaseMs = membershipLeaseMs;
+        return this;
+    }
+
     public int asyncThreads()
     {
         return asyncThreads;
@@ -202,6 +218,12 @@ public final class KvClientContext
         requireRange("replicas (" + REPLICAS_PROP_NAME + ")", replicas, 0, MAX_REPLICAS);
         requirePositive("failoverWaitMs (" + FAILOVER_WAIT_MS_PROP_NAME + ")", failoverWaitMs);
         requirePositive("membershipRefreshMs (" + MEMBERSHIP_REFRESH_MS_PROP_NAME + ")", membershipRefreshMs);
+        if (membershipLeaseMs < membershipRefreshMs)
+        {
+            throw new IllegalArgumentException("membershipLeaseMs (" + MEMBERSHIP_LEASE_MS_PROP_NAME + ") is " +
+                membershipLeaseMs + " ms, shorter than the refresh period membershipRefreshMs (" +
+                MEMBERSHIP_REFRESH_MS_PROP_NAME + ") of " + membershipRefreshMs + " ms");
+        }
         return this;
     }
 }

@@ -20,6 +20,7 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread's side of a client: its logical connections to the memory nodes, its heap chunks,
@@ -55,6 +56,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final int BUCKETS_HOLD_KEY = 0;
     private static final int BUCKETS_LOCKED = 1;
     private static final int BUCKETS_MOVED = 2;
+    /** What {@link #findAgreed} saw. */
+    private static final int FOUND = 1;
+    private static final int MISSING = 0;
+    private static final int DISAGREED = -1;
+    /** Between reads of a moving key's two heads that disagreed: a write is in flight between them. */
+    private static final long SWITCH_READ_PAUSE_NANOS = 50_000;
     private static final int NO_MATCH = 0;
     private static final int MATCH = 1;
     private static final int INSERTED = 0;
@@ -66,6 +73,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final MemoryNodeAvailability availability;
     /** Writes over a key's replicas, or null when keys have one copy (the single-node protocol below). */
     private final ReplicaChain chain;
+    /** Nodes this thread knows the ids of: the client's, as many as when it last looked. */
+    private int known;
+    private final int[] plainPlaced = new int[1];
     private final MembershipView membership;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
@@ -139,28 +149,32 @@ final class KvSession implements CompletionHandler, AutoCloseable
         this.availability = availability;
         this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
-        this.nodes = nodes.clone();
-        this.nodeIds = new long[nodes.length];
-        this.connections = new Connection[nodes.length];
-        this.requestConnections = new Connection[nodes.length];
-        this.stale = new boolean[nodes.length];
-        for (int i = 0; i < nodes.length; i++)
+        // sized for every node the client may come to know: members added later take the next indices
+        this.nodes = Arrays.copyOf(nodes, MemoryNodeAvailability.CAPACITY);
+        this.nodeIds = new long[MemoryNodeAvailability.CAPACITY];
+        this.connections = new Connection[MemoryNodeAvailability.CAPACITY];
+        this.requestConnections = new Connection[MemoryNodeAvailability.CAPACITY];
+        this.stale = new boolean[MemoryNodeAvailability.CAPACITY];
+        Arrays.fill(stale, true);
+        this.known = availability.count();
+        for (int i = 0; i < known; i++)
         {
             nodeIds[i] = availability.nodeId(i);
-            stale[i] = nodes[i] == null;
+            stale[i] = this.nodes[i] == null;
         }
-        this.chunkOffset = new long[nodes.length];
-        this.chunkUsed = new int[nodes.length];
-        this.chunkLength = new int[nodes.length];
-        this.nextChunk = new int[nodes.length];
+        this.chunkOffset = new long[MemoryNodeAvailability.CAPACITY];
+        this.chunkUsed = new int[MemoryNodeAvailability.CAPACITY];
+        this.chunkLength = new int[MemoryNodeAvailability.CAPACITY];
+        this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
         this.rpc = raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH + MemoryNodeProtocol.REQUEST_LENGTH);
         this.block = raas.allocateBuffer(4096);
         this.out = raas.allocateBuffer(4096);
         this.membership = membership;
-        this.chain = membership.replicas() >= 2 ? new ReplicaChain(this, membership, nodeIds, context) : null;
-        if (chain != null)
+        // with one copy the chain runs only while a membership change moves keys
+        this.chain = new ReplicaChain(this, membership, nodeIds, context);
+        if (membership.replicas() >= 2)
         {
             // each node's view is read again by this thread before its first use, and its incarnation checked
             Arrays.fill(stale, true);
@@ -243,12 +257,26 @@ final class KvSession implements CompletionHandler, AutoCloseable
             for (int k = 0; k < keys.length; k++)
             {
                 hashes[k] = KeyHash.hash(keys[k]);
-                nodeOf[k] = chain == null ? node(hashes[k]) : use(chain.head(hashes[k], keys[k]));
+                if (plain())
+                {
+                    nodeOf[k] = node(hashes[k]);
+                    continue;
+                }
+                final int head = chain.head(hashes[k], keys[k]);
+                nodeOf[k] = chain.switchHead() < 0 ? use(head) : -1;
             }
         }
-        while (chain != null && membership.epoch() != epoch);
+        while (!plain() && membership.epoch() != epoch);
+        for (int k = 0; k < keys.length; k++)
+        {
+            if (nodeOf[k] < 0)
+            {
+                // a key moving between two heads: read by the single-key path, which waits for them to agree
+                values[k] = get(keys[k]);
+            }
+        }
         final int[] batch = new int[BATCH];
-        for (int node = 0; node < nodes.length; node++)
+        for (int node = 0; node < known; node++)
         {
             int count = 0;
             for (int k = 0; k < keys.length; k++)
@@ -332,7 +360,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
-        if (chain == null)
+        if (plain())
         {
             return findAt(node(hash), hash, key);
         }
@@ -344,10 +372,23 @@ final class KvSession implements CompletionHandler, AutoCloseable
             {
                 final long epoch = membership.epoch();
                 final int head = use(chain.head(hash, key));
+                final int other = chain.switchHead();
+                if (other >= 0)
+                {
+                    use(other);
+                }
                 // reading the node's view again may have read the membership again, and moved the head
                 if (membership.epoch() == epoch)
                 {
-                    return findAt(head, hash, key);
+                    if (other < 0)
+                    {
+                        return findAt(head, hash, key);
+                    }
+                    final int agreed = findAgreed(head, other, hash, key, epoch, deadline);
+                    if (agreed != DISAGREED)
+                    {
+                        return agreed == FOUND;
+                    }
                 }
                 continue;
             }
@@ -358,6 +399,41 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     throw ex;
                 }
             }
+        }
+    }
+
+    /**
+     * A key moving between memory nodes, in the switch phase of a membership change: its heads before and after the
+     * change are read, and answer only when both name the same write (client/README.md, "Membership change").
+     *
+     * @return {@link #FOUND} (the head's block then in the block buffer), {@link #MISSING}, or {@link #DISAGREED}
+     * when the membership moved on while they disagreed (place the key again).
+     */
+    private int findAgreed(final int before, final int after, final long hash, final byte[] key, final long epoch,
+        final long deadline)
+    {
+        while (true)
+        {
+            final long afterId = findAt(after, hash, key) ? foundWriteId : KvBlockLayout.NO_WRITE;
+            final boolean found = findAt(before, hash, key);
+            final long beforeId = found ? foundWriteId : KvBlockLayout.NO_WRITE;
+            if (beforeId == afterId)
+            {
+                return found ? FOUND : MISSING;
+            }
+            // a write reached one head and not yet the other: it reaches both within its operation's time
+            membership.refresh();
+            if (membership.epoch() != epoch)
+            {
+                return DISAGREED;
+            }
+            if (nanoClock.nanoTime() - deadline > 0)
+            {
+                throw new KvException("key " + describe(key) + " is moving from memory node " + nodeIds[before] +
+                    " to memory node " + nodeIds[after] + ", and their copies named different writes (" +
+                    Long.toHexString(beforeId) + ", " + Long.toHexString(afterId) + ") until the deadline");
+            }
+            LockSupport.parkNanos(SWITCH_READ_PAUSE_NANOS);
         }
     }
 
@@ -419,7 +495,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             return false;
         }
-        if (chain == null)
+        if (plain())
         {
             // with replicas a reader changes no replica alone: the nodes' scans empty expired slots
             cas(node, slotOffsets[found], words[found], SlotWord.EMPTY);
@@ -429,7 +505,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     boolean delete(final byte[] key)
     {
-        if (chain != null)
+        if (!plain())
         {
             return chain.write(key, null, ReplicaChain.DELETE, null, null, KvBlockLayout.NEVER);
         }
@@ -470,7 +546,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
-        if (chain != null)
+        if (!plain())
         {
             return chain.write(key, value, put ? ReplicaChain.PUT : ReplicaChain.IF_VALUE, expected, null, expireAt);
         }
@@ -606,7 +682,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             // that version is gone whether or not its slot still names it: the key has no value now
             return false;
         }
-        if (chain != null)
+        if (!plain())
         {
             // replicas' slot words differ: the version is the write it read, compared by its id on the settled state
             return chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
@@ -952,14 +1028,41 @@ final class KvSession implements CompletionHandler, AutoCloseable
     // ---------------------------------------------------------------------------------------------
     // reading the index
 
+    /**
+     * @return true when the key has one copy and no membership change moves keys: one node's slot is the key's, and
+     * the single-copy protocol runs. Otherwise the chain of {@link ReplicaChain} does.
+     */
+    private boolean plain()
+    {
+        return membership.replicas() == 1 && !membership.placement().changing();
+    }
+
     private int node(final long hash)
     {
-        return use(nodeIds.length == 1 ? 0 : Rendezvous.choose(hash, nodeIds));
+        membership.refreshIfDue();
+        // before, not after: a membership read just now may have begun a change, and until this operation (which
+        // began with none) ends, the key is where it was; the change waits out operations that began before it
+        if (membership.placement().before(hash, 1, plainPlaced) == 0)
+        {
+            throw new KvException("no memory node holds keys: the membership places none (" +
+                membership.placement().describe(0) + ")");
+        }
+        return use(plainPlaced[0]);
     }
 
     /** @return the node, its view and connections made again first when its last request failed. */
-    private int use(final int node)
+    int use(final int node)
     {
+        if (node >= known)
+        {
+            // a member added since this thread last looked: its view is read at this first use
+            final int count = availability.count();
+            for (int i = known; i < count; i++)
+            {
+                nodeIds[i] = availability.nodeId(i);
+            }
+            known = count;
+        }
         if (stale[node])
         {
             refresh(node);
@@ -983,7 +1086,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         nodes[node] = availability.readAgain(raas, node);
         stale[node] = false;
         final long incarnation = nodes[node].index.nodeEpoch();
-        if (chain != null && !membership.lists(node, incarnation))
+        if (membership.replicas() >= 2 && !membership.lists(node, incarnation))
         {
             // restarted since the membership was read: until it lists this incarnation, nothing of it is used
             stale[node] = true;

@@ -10,65 +10,58 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory tier's membership as a client last read it, shared by its threads: how many copies a
- * key has (fixed when the client connects) and which of the client's memory nodes serve their copies
- * now. Read again after a request to a node failed, at most once per
- * {@link KvClientContext#unavailableRetryMs()} (by whichever thread comes first), so that a failed
- * node costs one read of the directory, not one per operation.
+ * key has (fixed when the client connects), which of the client's memory nodes serve their copies
+ * now, and where keys are placed before and after a membership change in progress ({@link Placement}).
+ * Read again after a request to a node failed, at most once per {@link KvClientContext#unavailableRetryMs()}
+ * (by whichever thread comes first), so that a failed node costs one read of the directory, not one per
+ * operation; and every {@link KvClientContext#membershipRefreshMs()}. A client never acts on a membership
+ * older than {@link KvClientContext#membershipLeaseMs()}: a membership change relies on it.
  */
 final class MembershipView
 {
     private final Raas raas;
-    private final long[] nodeIds;
+    private final MemoryNodeAvailability nodes;
     private final int replicas;
+    private final boolean kept;
     private final NanoClock nanoClock;
     private final long afterFailureNanos;
     private final long periodNanos;
+    private final long leaseNanos;
     private final AtomicLong lastRead;
-    /** Per client node (index into nodeIds): its state, replaced whole by each read. */
-    private volatile int[] states;
-    /** Per client node: the incarnation the membership lists it as, or 0 where it keeps none; replaced with states. */
-    private volatile long[] incarnations;
-    private volatile long epoch;
+    private final AtomicLong lastSuccess;
+    private volatile Placement placement;
 
     /**
      * @param membership what the directory said as the client connected; null when it keeps no membership (a
      *                   client attached to a standalone driver): every node then serves, and keys have one copy
      *                   unless the context names more.
      */
-    MembershipView(final Raas raas, final long[] nodeIds, final Membership membership, final KvClientContext context)
+    MembershipView(final Raas raas, final MemoryNodeAvailability nodes, final Membership membership,
+        final KvClientContext context)
     {
         this.raas = raas;
-        this.nodeIds = nodeIds.clone();
+        this.nodes = nodes;
         this.nanoClock = context.nanoClock();
         this.afterFailureNanos = context.unavailableRetryMs() * 1_000_000L;
         this.periodNanos = context.membershipRefreshMs() * 1_000_000L;
+        this.leaseNanos = context.membershipLeaseMs() * 1_000_000L;
         this.lastRead = new AtomicLong(nanoClock.nanoTime());
-        if (context.replicas() > nodeIds.length)
+        this.lastSuccess = new AtomicLong(lastRead.get());
+        this.kept = membership != null;
+        this.placement = Placement.of(membership, nodes);
+        final int known = nodes.count();
+        if (context.replicas() > known)
         {
             throw new KvException("this client asks for " + context.replicas() + " copies of each key (" +
-                KvClientConfiguration.REPLICAS_PROP_NAME + ") but has " + nodeIds.length + " memory node" +
-                (nodeIds.length == 1 ? "" : "s") + " " + Arrays.toString(nodeIds) + ": at most one copy a node");
+                KvClientConfiguration.REPLICAS_PROP_NAME + ") but has " + known + " memory node" +
+                (known == 1 ? "" : "s") + " " + Arrays.toString(nodes.nodeIds()) + ": at most one copy a node");
         }
         // the cluster's count may exceed its members (a MetaServer set to 2 with one memory node): keys then have one
         // copy a member, as ./dkv up says when it starts
         final int asked = context.replicas() > 0 ? context.replicas() : membership == null ? 1 : membership.replicas();
-        this.replicas = Math.min(asked, nodeIds.length);
-        this.states = membership == null ? allLive(nodeIds.length) : statesOf(membership);
-        this.incarnations = membership == null ? new long[nodeIds.length] : incarnationsOf(membership);
-        this.epoch = membership == null ? 0 : membership.epoch();
-        if (replicas >= 2)
-        {
-            for (int i = 0; i < nodeIds.length; i++)
-            {
-                if (states[i] == 0)
-                {
-                    throw new KvException("memory node " + nodeIds[i] + " is not a member of the memory tier (" +
-                        (membership == null ? "the directory keeps no membership" : membership) + "): with " +
-                        replicas + " copies of each key every memory node of the client must be one (register " +
-                        "memory nodes with the memory role)");
-                }
-            }
-        }
+        this.replicas = Math.min(asked, known);
+        // a node the membership does not list (registered, not admitted, or drained) is placed nowhere: keys are placed
+        // over the members alone
     }
 
     /** @return the membership the directory keeps now, or null when it keeps none. */
@@ -116,21 +109,26 @@ final class MembershipView
         return replicas;
     }
 
+    /** @return the membership as last read, with the key placements it gives. */
+    Placement placement()
+    {
+        return placement;
+    }
+
     /** @return true when the node's copies are read and written: it is live (or leaving and not gone yet). */
     boolean serves(final int node)
     {
-        final int state = states[node];
-        return state == Membership.LIVE || state == Membership.LEAVING;
+        return placement.serves(node);
     }
 
     int state(final int node)
     {
-        return states[node];
+        return placement.state(node);
     }
 
     long epoch()
     {
-        return epoch;
+        return placement.epoch;
     }
 
     /**
@@ -141,13 +139,13 @@ final class MembershipView
      */
     boolean lists(final int node, final long incarnation)
     {
-        final long listed = incarnations[node];
+        final long listed = placement.incarnation(node);
         if (listed == 0 || listed == incarnation)
         {
             return true;
         }
         refreshNow();
-        return incarnations[node] == incarnation;
+        return placement.incarnation(node) == incarnation;
     }
 
     /**
@@ -163,27 +161,37 @@ final class MembershipView
 
     /**
      * Read the membership again when no thread did within {@link KvClientContext#membershipRefreshMs()}: how a
-     * client learns of changes no failed request tells it of (a member back, a replica count of a new epoch).
+     * client learns of changes no failed request tells it of (a member back, a membership change's next phase).
+     *
+     * @throws KvException when the membership was last read longer ago than the view lease and cannot be read now.
      */
     void refreshIfDue()
     {
-        if (nanoClock.nanoTime() - lastRead.get() >= periodNanos)
+        final long now = nanoClock.nanoTime();
+        if (now - lastRead.get() >= periodNanos)
         {
             readIfOlderThan(periodNanos);
+        }
+        if (kept && now - lastSuccess.get() > leaseNanos)
+        {
+            refreshNow();
+            final long age = nanoClock.nanoTime() - lastSuccess.get();
+            if (age > leaseNanos)
+            {
+                throw new KvException("the membership of the memory tier was last read " + age / 1_000_000 +
+                    " ms ago and cannot be read now (the MetaServer does not answer): a client acts on none older " +
+                    "than " + leaseNanos / 1_000_000 + " ms (" + KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME +
+                    "), since keys may have moved since");
+            }
         }
     }
 
     /** Read the membership again now, whenever it was read last. */
     void refreshNow()
     {
-        lastRead.set(nanoClock.nanoTime());
-        final Membership membership = read(raas);
-        if (membership != null && membership.epoch() != epoch)
-        {
-            incarnations = incarnationsOf(membership);
-            states = statesOf(membership);
-            epoch = membership.epoch();
-        }
+        final long now = nanoClock.nanoTime();
+        lastRead.set(now);
+        install(read(raas), now);
     }
 
     private boolean readIfOlderThan(final long ageNanos)
@@ -194,47 +202,187 @@ final class MembershipView
         {
             return false;
         }
-        final Membership membership = read(raas);
-        if (membership != null && membership.epoch() != epoch)
-        {
-            incarnations = incarnationsOf(membership);
-            states = statesOf(membership);
-            epoch = membership.epoch();
-        }
+        install(read(raas), now);
         return true;
     }
 
-    private int[] statesOf(final Membership membership)
+    private void install(final Membership membership, final long readAt)
     {
-        final int[] byNode = new int[nodeIds.length];
-        for (int i = 0; i < nodeIds.length; i++)
+        if (membership == null)
         {
-            // a node the directory does not list is no member: nobody may say it still holds what it held
-            byNode[i] = membership.state(nodeIds[i]);
+            return;
         }
-        return byNode;
-    }
-
-    private long[] incarnationsOf(final Membership membership)
-    {
-        final long[] byNode = new long[nodeIds.length];
-        for (int i = 0; i < nodeIds.length; i++)
+        lastSuccess.accumulateAndGet(readAt, (a, b) -> b - a > 0 ? b : a);
+        if (membership.epoch() != placement.epoch)
         {
-            byNode[i] = membership.incarnation(nodeIds[i]);
+            placement = Placement.of(membership, nodes);
         }
-        return byNode;
-    }
-
-    private static int[] allLive(final int count)
-    {
-        final int[] states = new int[count];
-        Arrays.fill(states, Membership.LIVE);
-        return states;
     }
 
     String describe(final int node)
     {
-        return "memory node " + nodeIds[node] + " (" + Membership.stateName(states[node]) + " in membership epoch " +
-            epoch + ")";
+        return placement.describe(node);
+    }
+
+    /**
+     * One read of the membership, by the client's node indices: each node's state and incarnation, and the members
+     * keys are placed over before and after the membership change in progress (the same two lists when none runs).
+     * A node the membership does not list is placed only where the directory keeps no membership at all. Immutable:
+     * a thread that placed a key with it keeps it for the operation.
+     */
+    static final class Placement
+    {
+        final long epoch;
+        final int phase;
+        private final int[] states;
+        private final long[] incarnations;
+        private final int[] placements;
+        private final long[] nodeIds;
+        private final long[] beforeIds;
+        private final int[] beforeNodes;
+        private final long[] afterIds;
+        private final int[] afterNodes;
+
+        private Placement(final long epoch, final int phase, final long[] nodeIds, final int[] states,
+            final long[] incarnations, final int[] placements)
+        {
+            this.epoch = epoch;
+            this.phase = phase;
+            this.nodeIds = nodeIds;
+            this.states = states;
+            this.incarnations = incarnations;
+            this.placements = placements;
+            this.beforeNodes = select(placements, Membership.PLACED_BEFORE);
+            this.afterNodes = select(placements, Membership.PLACED_AFTER);
+            this.beforeIds = idsOf(beforeNodes);
+            this.afterIds = idsOf(afterNodes);
+        }
+
+        static Placement of(final Membership membership, final MemoryNodeAvailability nodes)
+        {
+            if (membership != null)
+            {
+                // members the client did not know of joined since it connected: each gets its index for good
+                for (final long member : membership.memberIds())
+                {
+                    nodes.add(member);
+                }
+            }
+            final long[] ids = nodes.nodeIds();
+            final int[] states = new int[ids.length];
+            final long[] incarnations = new long[ids.length];
+            final int[] placements = new int[ids.length];
+            for (int i = 0; i < ids.length; i++)
+            {
+                states[i] = membership == null ? Membership.LIVE : membership.state(ids[i]);
+                incarnations[i] = membership == null ? 0 : membership.incarnation(ids[i]);
+                // a node the directory does not list is no member: nobody may say it still holds what it held
+                placements[i] = membership == null ? Membership.PLACED : membership.placement(ids[i]);
+            }
+            return new Placement(membership == null ? 0 : membership.epoch(),
+                membership == null ? Membership.STEADY : membership.phase(), ids, states, incarnations, placements);
+        }
+
+        private static int[] select(final int[] placements, final int flag)
+        {
+            int count = 0;
+            for (final int placement : placements)
+            {
+                count += (placement & flag) != 0 ? 1 : 0;
+            }
+            final int[] selected = new int[count];
+            count = 0;
+            for (int i = 0; i < placements.length; i++)
+            {
+                if ((placements[i] & flag) != 0)
+                {
+                    selected[count++] = i;
+                }
+            }
+            return selected;
+        }
+
+        private long[] idsOf(final int[] indices)
+        {
+            final long[] ids = new long[indices.length];
+            for (int i = 0; i < indices.length; i++)
+            {
+                ids[i] = nodeIds[indices[i]];
+            }
+            return ids;
+        }
+
+        /**
+         * The key's replicas in the placement before the change in progress (the only one when none runs).
+         *
+         * @param out filled with the client's node indices, highest weight first.
+         * @return how many were filled.
+         */
+        int before(final long hash, final int replicas, final int[] out)
+        {
+            return place(hash, replicas, beforeIds, beforeNodes, out);
+        }
+
+        /** As {@link #before}, in the placement the change in progress leads to. */
+        int after(final long hash, final int replicas, final int[] out)
+        {
+            return place(hash, replicas, afterIds, afterNodes, out);
+        }
+
+        private static int place(final long hash, final int replicas, final long[] ids, final int[] indices,
+            final int[] out)
+        {
+            if (ids.length == 0)
+            {
+                return 0;
+            }
+            final int count = Rendezvous.top(hash, ids, replicas, out);
+            for (int p = 0; p < count; p++)
+            {
+                out[p] = indices[out[p]];
+            }
+            return count;
+        }
+
+        boolean changing()
+        {
+            return phase != Membership.STEADY;
+        }
+
+        boolean serves(final int node)
+        {
+            final int state = state(node);
+            return state == Membership.LIVE || state == Membership.LEAVING;
+        }
+
+        int state(final int node)
+        {
+            // a node added to the client after this placement was read is not placed in it
+            return node < states.length ? states[node] : 0;
+        }
+
+        /** @return the node's placement flags ({@link Membership#PLACED_BEFORE}, ...), 0 when it is placed nowhere. */
+        int placement(final int node)
+        {
+            return node < placements.length ? placements[node] : 0;
+        }
+
+        /** @return nodes known when this was read: indices below it have their place in it. */
+        int nodeCount()
+        {
+            return nodeIds.length;
+        }
+
+        long incarnation(final int node)
+        {
+            return node < incarnations.length ? incarnations[node] : 0;
+        }
+
+        String describe(final int node)
+        {
+            return "memory node " + (node < nodeIds.length ? nodeIds[node] : "#" + node) + " (" +
+                Membership.stateName(state(node)) + " in membership epoch " + epoch +
+                (phase == Membership.STEADY ? "" : ", change " + Membership.phaseName(phase)) + ")";
+        }
     }
 }

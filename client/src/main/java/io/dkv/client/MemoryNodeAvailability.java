@@ -16,7 +16,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class MemoryNodeAvailability
 {
-    private final long[] nodeIds;
+    /** Memory nodes a client can know of: as many as the membership can list. */
+    static final int CAPACITY = 64;
+
+    /** The nodes by index, the first {@link #count} filled; an index, once given, names its node for good. */
+    private final long[] nodeIds = new long[CAPACITY];
+    private volatile int count;
     private final KvClientContext context;
     private final NanoClock nanoClock;
     private final long retryIntervalNanos;
@@ -27,17 +32,66 @@ final class MemoryNodeAvailability
 
     MemoryNodeAvailability(final long[] nodeIds, final KvClientContext context)
     {
-        this.nodeIds = nodeIds.clone();
+        if (nodeIds.length > CAPACITY)
+        {
+            throw new KvException("a client reaches at most " + CAPACITY + " memory nodes, not " + nodeIds.length);
+        }
+        System.arraycopy(nodeIds, 0, this.nodeIds, 0, nodeIds.length);
+        this.count = nodeIds.length;
         this.context = context;
         this.nanoClock = context.nanoClock();
         this.retryIntervalNanos = context.unavailableRetryMs() * 1_000_000L;
-        this.causes = new AtomicReferenceArray<>(nodeIds.length);
-        this.retryAt = new AtomicLongArray(nodeIds.length);
+        this.causes = new AtomicReferenceArray<>(CAPACITY);
+        this.retryAt = new AtomicLongArray(CAPACITY);
     }
 
+    /** @return the nodes known so far, by index. */
     long[] nodeIds()
     {
-        return nodeIds.clone();
+        return java.util.Arrays.copyOf(nodeIds, count);
+    }
+
+    int count()
+    {
+        return count;
+    }
+
+    /** @return the node's index, or -1 when the client does not know it. */
+    int indexOf(final long nodeId)
+    {
+        final int known = count;
+        for (int i = 0; i < known; i++)
+        {
+            if (nodeIds[i] == nodeId)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A member the client did not know of (added to the memory tier since it connected): give it the next index.
+     * Its view is read by each thread at its first use.
+     *
+     * @return its index.
+     */
+    synchronized int add(final long nodeId)
+    {
+        final int known = indexOf(nodeId);
+        if (known >= 0)
+        {
+            return known;
+        }
+        if (count == CAPACITY)
+        {
+            throw new KvException("memory node " + nodeId + " joined, but this client already knows " + CAPACITY +
+                " memory nodes, as many as it can reach");
+        }
+        nodeIds[count] = nodeId;
+        // published by the volatile write: a reader that sees the count sees the id
+        count = count + 1;
+        return count - 1;
     }
 
     long nodeId(final int node)

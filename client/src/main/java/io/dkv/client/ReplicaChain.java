@@ -7,6 +7,7 @@ import io.dkv.raas.Membership;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread's writes of keys kept on several memory nodes (replicas), run over its session's
@@ -31,6 +32,7 @@ final class ReplicaChain
     static final int NOT_PLACED = 2;
     static final int NOT_SETTLED = 3;
     private static final int REFILL_ATTEMPTS = 1_000;
+    private static final long SWITCH_WAIT_PAUSE_NANOS = 1_000_000;
 
     /**
      * A deliberately broken variant, for the tests that show the checks catch it: acknowledge once the tail is won,
@@ -44,11 +46,24 @@ final class ReplicaChain
     private final KvClientContext context;
     private final NanoClock nanoClock;
     private final long timeoutNanos;
-    /** The key's replicas in placement order (indices into the client's nodes), and those that serve. */
+    /**
+     * The key's replicas in placement order (indices into the client's nodes) before and after the membership change
+     * in progress (the same when none runs), and those that serve in the phase this write runs in.
+     */
     private final int[] placed;
+    private final int[] placedAfter;
+    private int placedCount;
+    private int placedAfterCount;
     private final int[] serving;
     private int servingCount;
-    /** The key's replicas being refilled (joining): written after the tail, never read or judged. */
+    /** The membership change phase the key was placed in: STEADY for a key the change does not move. */
+    private int phase;
+    /** In the switch phase: the key's head after the change, read beside the head before it; else -1. */
+    private int switchHead;
+    /**
+     * The key's replicas written after the tail and never read or judged: those being refilled (joining), those
+     * entering its placement while a change fills them, and those leaving it while the change cleans up.
+     */
     private final int[] joining;
     private int joiningCount;
     private final long[] joinWords;
@@ -59,6 +74,7 @@ final class ReplicaChain
     private final long[] writeIds;
     private final long[] newWords;
     private final long[] blockOffsets;
+    private long switchStarted;
 
     ReplicaChain(final KvSession session, final MembershipView membership, final long[] nodeIds,
         final KvClientContext context)
@@ -71,10 +87,11 @@ final class ReplicaChain
         this.timeoutNanos = context.timeoutMs() * 1_000_000L;
         final int r = membership.replicas();
         this.placed = new int[r];
+        this.placedAfter = new int[r];
         this.serving = new int[r];
-        this.joining = new int[r];
-        this.joinWords = new long[r];
-        this.joinOffsets = new long[r];
+        this.joining = new int[2 * r];
+        this.joinWords = new long[2 * r];
+        this.joinOffsets = new long[2 * r];
         this.slots = new long[r];
         this.words = new long[r];
         this.writeIds = new long[r];
@@ -90,6 +107,15 @@ final class ReplicaChain
     {
         place(hash, key);
         return serving[0];
+    }
+
+    /**
+     * @return for the key last placed by {@link #head}: its head after the membership change, when the change is in
+     * its switch phase and that head is another node (a read then needs both heads to agree); else -1.
+     */
+    int switchHead()
+    {
+        return switchHead;
     }
 
     /**
@@ -129,6 +155,11 @@ final class ReplicaChain
             final long epoch = membership.epoch();
             // no replica serving fails at once, naming them
             place(hash, key);
+            if (phase == Membership.SWITCH)
+            {
+                awaitSwitched(key, epoch);
+                continue;
+            }
             try
             {
                 return writeOnce(key, hash, value, rule, expected, version, expireAt, epoch, deadline);
@@ -151,6 +182,34 @@ final class ReplicaChain
                 }
             }
         }
+    }
+
+    /**
+     * The key moves between memory nodes and the change is in its switch phase: no write of it starts until the
+     * phase ends (client/README.md, "Membership change").
+     */
+    private void awaitSwitched(final byte[] key, final long epoch)
+    {
+        final long deadline = switchDeadline();
+        while (membership.epoch() == epoch)
+        {
+            if (nanoClock.nanoTime() - deadline > 0)
+            {
+                throw new KvException("key " + KvSession.describe(key) + " is moving between memory nodes and its " +
+                    "writes wait while the membership change switches its placement; the switch did not end within " +
+                    (deadline - switchStarted) / 1_000_000 + " ms (" + membership.describe(serving[0]) + ")");
+            }
+            membership.refresh();
+            LockSupport.parkNanos(SWITCH_WAIT_PAUSE_NANOS);
+        }
+    }
+
+    /** @return how long a write waits for a switch phase: the phase's own length and the failover wait. */
+    private long switchDeadline()
+    {
+        switchStarted = nanoClock.nanoTime();
+        return switchStarted + ((long)context.membershipLeaseMs() + context.timeoutMs() + context.failoverWaitMs()) *
+            1_000_000L;
     }
 
     private boolean writeOnce(final byte[] key, final long hash, final MemorySegment value, final int rule,
@@ -326,8 +385,10 @@ final class ReplicaChain
             catch (final KvException ex)
             {
                 membership.refresh();
-                if (membership.state(node) != Membership.JOINING)
+                final int state = membership.state(node);
+                if (state == Membership.DOWN || state == 0)
                 {
+                    // declared gone (it comes back as another incarnation, refilled anew), or no member any more
                     return;
                 }
                 if (nanoClock.nanoTime() - deadlineNanos > 0)
@@ -400,6 +461,12 @@ final class ReplicaChain
             }
             if (!settled())
             {
+                if (phase == Membership.SWITCH)
+                {
+                    // no write of a moving key starts in the switch, and the change waited out those of the fill:
+                    // a write still unsettled lost its writer, and is rolled forward as a writer would
+                    rollForward(hash, key, fingerprint);
+                }
                 Thread.yield();
                 continue;
             }
@@ -538,30 +605,102 @@ final class ReplicaChain
     private void place(final long hash, final byte[] key)
     {
         membership.refreshIfDue();
-        final int r = Rendezvous.top(hash, nodeIds, placed.length, placed);
+        final MembershipView.Placement placement = membership.placement();
+        final int r = placed.length;
+        placedCount = placement.before(hash, r, placed);
+        placedAfterCount = placement.after(hash, r, placedAfter);
+        phase = placement.changing() && !samePlacement() ? placement.phase : Membership.STEADY;
+        switchHead = -1;
         servingCount = 0;
         joiningCount = 0;
-        for (int p = 0; p < r; p++)
+        // a key the change does not move is placed as in a steady membership; one it moves is served by its replicas
+        // before the change until the change cleans up, and by those after it from then on
+        final boolean after = phase == Membership.CLEANUP;
+        final int[] primary = after ? placedAfter : placed;
+        final int primaryCount = after ? placedAfterCount : placedCount;
+        for (int p = 0; p < primaryCount; p++)
         {
-            if (membership.serves(placed[p]))
+            if (placement.serves(primary[p]))
             {
-                serving[servingCount++] = placed[p];
+                serving[servingCount++] = primary[p];
             }
-            else if (membership.state(placed[p]) == Membership.JOINING)
+            else if (placement.state(primary[p]) == Membership.JOINING)
             {
-                joining[joiningCount++] = placed[p];
+                joining[joiningCount++] = primary[p];
             }
+        }
+        if (phase == Membership.FILL || phase == Membership.SWITCH)
+        {
+            forceOthers(placement, placedAfter, placedAfterCount, placed, placedCount);
+        }
+        else if (phase == Membership.CLEANUP)
+        {
+            forceOthers(placement, placed, placedCount, placedAfter, placedAfterCount);
         }
         if (servingCount == 0)
         {
             final StringBuilder text = new StringBuilder("key ").append(KvSession.describe(key))
                 .append(" has no serving replica: ");
-            for (int p = 0; p < r; p++)
+            for (int p = 0; p < primaryCount; p++)
             {
-                text.append(p == 0 ? "" : ", ").append(membership.describe(placed[p]));
+                text.append(p == 0 ? "" : ", ").append(placement.describe(primary[p]));
             }
             throw new KvException(text.toString());
         }
+        if (phase == Membership.SWITCH)
+        {
+            for (int p = 0; p < placedAfterCount; p++)
+            {
+                if (placement.serves(placedAfter[p]))
+                {
+                    switchHead = placedAfter[p] == serving[0] ? -1 : placedAfter[p];
+                    break;
+                }
+            }
+        }
+    }
+
+    /** The members of one placement that the other lacks, and are up: written after the tail, never read. */
+    private void forceOthers(final MembershipView.Placement placement, final int[] others, final int otherCount,
+        final int[] primary, final int primaryCount)
+    {
+        for (int p = 0; p < otherCount; p++)
+        {
+            final int node = others[p];
+            final int state = placement.state(node);
+            if (!contains(primary, primaryCount, node) && state != Membership.DOWN && state != 0)
+            {
+                joining[joiningCount++] = node;
+            }
+        }
+    }
+
+    private boolean samePlacement()
+    {
+        if (placedCount != placedAfterCount)
+        {
+            return false;
+        }
+        for (int p = 0; p < placedCount; p++)
+        {
+            if (placed[p] != placedAfter[p])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean contains(final int[] nodes, final int count, final int node)
+    {
+        for (int p = 0; p < count; p++)
+        {
+            if (nodes[p] == node)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private KvException unsettled(final byte[] key)

@@ -35,6 +35,7 @@ final class ReplicaCopier
     private final long[] nodeIds;
     private final NanoClock nanoClock;
     private final int[] placed;
+    private final int[] placedAfter;
     private final MemorySegment buffer;
     private long keysSeen;
     private long refilled;
@@ -50,6 +51,7 @@ final class ReplicaCopier
         this.nodeIds = nodeIds;
         this.nanoClock = nanoClock;
         this.placed = new int[membership.replicas()];
+        this.placedAfter = new int[membership.replicas()];
         this.buffer = session.allocateBuffer(CHUNK);
     }
 
@@ -82,6 +84,178 @@ final class ReplicaCopier
             TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
     }
 
+    /**
+     * Copy every key a membership change moves onto the members entering its placement, each up to the write its
+     * replicas before the change settled on (client/README.md, "Membership change"): the index of each serving member
+     * placed before the change is scanned, and of each member entering the placement, so that what one of those holds
+     * from its disk but was deleted meanwhile is cleared. In the switch phase, where no write of a moving key runs, a
+     * key left unsettled by a writer that died is rolled forward first.
+     *
+     * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
+     * serving replica, and the pass should run again.
+     */
+    RefillReport fillChange()
+    {
+        final long started = nanoClock.nanoTime();
+        final MembershipView.Placement placement = membership.placement();
+        if (!placement.changing())
+        {
+            throw new KvException("no membership change is in progress (epoch " + placement.epoch + ")");
+        }
+        int passes = 0;
+        for (int node = 0; node < placement.nodeCount(); node++)
+        {
+            final int flags = placement.placement(node);
+            if (flags == 0 || !placement.serves(node))
+            {
+                continue;
+            }
+            long before;
+            long after;
+            do
+            {
+                if (++passes > MAX_PASSES * placement.nodeCount())
+                {
+                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its " +
+                        "index was scanned for a membership change: " + passes + " scans");
+                }
+                before = directoryVersion(node);
+                scanForChange(placement, node);
+                after = directoryVersion(node);
+            }
+            while (before != after);
+        }
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    private void scanForChange(final MembershipView.Placement placement, final int node)
+    {
+        final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+        final long[] range = indexRange(node);
+        for (long at = range[0]; at < range[1]; at += CHUNK)
+        {
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            for (int c = 0; c < count; c++)
+            {
+                visitForChange(placement, node, committed[c]);
+            }
+        }
+    }
+
+    private void visitForChange(final MembershipView.Placement placement, final int node, final long word)
+    {
+        final byte[] key = session.keyOf(node, word);
+        if (key == null)
+        {
+            return;
+        }
+        keysSeen++;
+        final long hash = KeyHash.hash(key);
+        final int before = placement.before(hash, placed.length, placed);
+        final int after = placement.after(hash, placedAfter.length, placedAfter);
+        if (contains(placed, before, node) && firstServing(placement, placed, before) != node)
+        {
+            // each moving key once: from its first serving replica before the change
+            return;
+        }
+        for (int p = 0; p < after; p++)
+        {
+            final int entering = placedAfter[p];
+            if (contains(placed, before, entering))
+            {
+                continue;
+            }
+            if (!contains(placed, before, node) && entering != node)
+            {
+                // scanning an entering member's own index: only its own copies are its business
+                continue;
+            }
+            count(key, entering);
+        }
+    }
+
+    private void count(final byte[] key, final int joiner)
+    {
+        final int outcome;
+        try
+        {
+            outcome = chain.refill(key, joiner);
+        }
+        catch (final KvException ex)
+        {
+            unsettled++;
+            return;
+        }
+        switch (outcome)
+        {
+            case ReplicaChain.REFILLED -> refilled++;
+            case ReplicaChain.IN_PLACE -> inPlace++;
+            case ReplicaChain.NOT_SETTLED -> unsettled++;
+            default ->
+            {
+                // not moving onto it after all (the membership moved on): nothing to copy
+            }
+        }
+    }
+
+    private static int firstServing(final MembershipView.Placement placement, final int[] nodes, final int count)
+    {
+        for (int p = 0; p < count; p++)
+        {
+            if (placement.serves(nodes[p]))
+            {
+                return nodes[p];
+            }
+        }
+        return -1;
+    }
+
+    private static boolean contains(final int[] nodes, final int count, final int node)
+    {
+        for (int p = 0; p < count; p++)
+        {
+            if (nodes[p] == node)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the node's subtables' first and end offsets in its index region. */
+    private long[] indexRange(final int node)
+    {
+        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
+        final int groups = buffer.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
+        final int subtables = buffer.get(INT, IndexLayout.SUBTABLES_OFFSET);
+        final long start = IndexLayout.subtablesOffset(buffer.get(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET));
+        return new long[]{start, start + (long)groups * subtables * IndexLayout.GROUP_LENGTH};
+    }
+
+    /**
+     * Read one range of the node's index and copy its committed words out: reading blocks and refilling keys reuses
+     * the session's buffers, not this one, but a word copied out is the snapshot the scan stands by.
+     */
+    private int committedWords(final int node, final long at, final int length, final long[] committed)
+    {
+        session.readIndex(node, at, buffer, length);
+        int count = 0;
+        for (int bucket = 0; bucket < length / IndexLayout.BUCKET_LENGTH; bucket++)
+        {
+            for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
+            {
+                final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
+                    IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
+                if (SlotWord.isCommitted(word))
+                {
+                    committed[count++] = word;
+                }
+            }
+        }
+        return count;
+    }
+
     private long directoryVersion(final int node)
     {
         session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
@@ -90,31 +264,11 @@ final class ReplicaCopier
 
     private void scan(final int node, final int joiner)
     {
-        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
-        final int groups = buffer.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
-        final int subtables = buffer.get(INT, IndexLayout.SUBTABLES_OFFSET);
-        final long start = IndexLayout.subtablesOffset(buffer.get(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET));
-        final long end = start + (long)groups * subtables * IndexLayout.GROUP_LENGTH;
         final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
-        for (long at = start; at < end; at += CHUNK)
+        final long[] range = indexRange(node);
+        for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int length = (int)Math.min(CHUNK, end - at);
-            session.readIndex(node, at, buffer, length);
-            // the words first: reading blocks and refilling keys reuses the session's buffers, not this one, but
-            // a word copied out is the snapshot the scan stands by
-            int count = 0;
-            for (int bucket = 0; bucket < length / IndexLayout.BUCKET_LENGTH; bucket++)
-            {
-                for (int i = 0; i < IndexLayout.SLOTS_PER_BUCKET; i++)
-                {
-                    final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
-                        IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
-                    if (SlotWord.isCommitted(word))
-                    {
-                        committed[count++] = word;
-                    }
-                }
-            }
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
             for (int c = 0; c < count; c++)
             {
                 visit(node, joiner, committed[c]);
@@ -135,32 +289,13 @@ final class ReplicaCopier
         {
             return;
         }
-        final int outcome;
-        try
-        {
-            outcome = chain.refill(key, joiner);
-        }
-        catch (final KvException ex)
-        {
-            unsettled++;
-            return;
-        }
-        switch (outcome)
-        {
-            case ReplicaChain.REFILLED -> refilled++;
-            case ReplicaChain.IN_PLACE -> inPlace++;
-            case ReplicaChain.NOT_SETTLED -> unsettled++;
-            default ->
-            {
-                // the joiner is none of the key's replicas: nothing to copy
-            }
-        }
+        count(key, joiner);
     }
 
     /** @return true when the key's replicas include the joiner and {@code node} is its first serving one. */
     private boolean firstServingReplicaIs(final int node, final int joiner, final byte[] key)
     {
-        final int count = Rendezvous.top(KeyHash.hash(key), nodeIds, placed.length, placed);
+        final int count = membership.placement().before(KeyHash.hash(key), placed.length, placed);
         boolean holds = false;
         int first = -1;
         for (int p = 0; p < count; p++)

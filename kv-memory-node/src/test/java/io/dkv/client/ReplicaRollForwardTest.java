@@ -140,7 +140,7 @@ class ReplicaRollForwardTest
             views[i] = availability.readAtConnect(raas, i);
         }
         return new KvSession(raas, context, availability,
-            new MembershipView(raas, IDS, MembershipView.read(raas), context), views);
+            new MembershipView(raas, availability, MembershipView.read(raas), context), views);
     }
 
     private static RaasContext context(final String provider, final long nodeId)
