@@ -3,6 +3,8 @@ package io.dkv.client.replication;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.dkv.client.replication.Model.Step;
+
 /**
  * The replication protocol's steps, each one atomic one-sided operation on one replica (a block WRITE, a slot READ
  * or a slot CAS) or a crash. A step's local reasoning (is the snapshot settled, which replica is next) goes with the
@@ -19,17 +21,13 @@ import java.util.List;
  */
 final class ChainProtocol
 {
-    record Step(String label, ModelState next)
-    {
-    }
-
     private ChainProtocol()
     {
     }
 
-    static List<Step> steps(final ModelState state)
+    static List<Step<ModelState>> steps(final ModelState state)
     {
-        final List<Step> steps = new ArrayList<>();
+        final List<Step<ModelState>> steps = new ArrayList<>();
         for (int writer = 1; writer <= Scope.WRITERS; writer++)
         {
             writerStep(state, writer, steps);
@@ -38,7 +36,7 @@ final class ChainProtocol
             {
                 final ModelState next = state.copy();
                 next.crashWriter(writer, nextCas(state, writer));
-                steps.add(new Step("W" + writer + " crashes", next));
+                steps.add(new Step<>("W" + writer + " crashes", next));
             }
             lateCas(state, writer, steps);
         }
@@ -51,14 +49,14 @@ final class ChainProtocol
                 {
                     final ModelState next = state.copy();
                     next.crash(i);
-                    steps.add(new Step("replica " + i + " crashes", next));
+                    steps.add(new Step<>("replica " + i + " crashes", next));
                 }
             }
         }
         return steps;
     }
 
-    private static void writerStep(final ModelState state, final int writer, final List<Step> steps)
+    private static void writerStep(final ModelState state, final int writer, final List<Step<ModelState>> steps)
     {
         final String who = "W" + writer + " ";
         final int op = writer - 1;
@@ -70,7 +68,7 @@ final class ChainProtocol
             {
                 next.invoke(op);
                 next.pc(writer, ModelState.WRITE_BLOCKS, 0);
-                steps.add(new Step(who + "invokes put(" + writer + ")", next));
+                steps.add(new Step<>(who + "invokes put(" + writer + ")", next));
             }
             case ModelState.WRITE_BLOCKS ->
             {
@@ -81,7 +79,7 @@ final class ChainProtocol
                 }
                 next.pc(writer, aux + 1 < state.replicas() ? ModelState.WRITE_BLOCKS : ModelState.READ_SLOTS,
                     aux + 1 < state.replicas() ? aux + 1 : 0);
-                steps.add(new Step(who + "WRITEs its block to replica " + aux, next));
+                steps.add(new Step<>(who + "WRITEs its block to replica " + aux, next));
             }
             case ModelState.READ_SLOTS ->
             {
@@ -97,7 +95,7 @@ final class ChainProtocol
                     read.read(writer, i, state.live(i) ? state.slot(i) : ModelState.UNREAD);
                     final int done = aux | (1 << i);
                     read.pc(writer, done == all ? ModelState.DECIDE : ModelState.READ_SLOTS, done == all ? 0 : done);
-                    steps.add(new Step(who + "READs replica " + i + "'s slot: " + state.slot(i), read));
+                    steps.add(new Step<>(who + "READs replica " + i + "'s slot: " + state.slot(i), read));
                 }
             }
             case ModelState.DECIDE -> decide(state, writer, next, steps);
@@ -109,7 +107,7 @@ final class ChainProtocol
     }
 
     private static void decide(final ModelState state, final int writer, final ModelState next,
-        final List<Step> steps)
+        final List<Step<ModelState>> steps)
     {
         final String who = "W" + writer + " ";
         final int[] cas = nextCas(state, writer);
@@ -126,13 +124,13 @@ final class ChainProtocol
                 {
                     next.answer(writer - 1, History.OK, 0);
                 }
-                steps.add(new Step(who + "CASes the tail, replica " + tail + ", " + cas[1] + " -> " + writer +
+                steps.add(new Step<>(who + "CASes the tail, replica " + tail + ", " + cas[1] + " -> " + writer +
                     ": won" + (state.scope.variant() == Variant.ACK_AT_TAIL ? ", answers ok" : ""), next));
             }
             else
             {
                 retryOrFail(next, writer);
-                steps.add(new Step(who + "CASes the tail, replica " + tail + ", " + cas[1] + " -> " + writer +
+                steps.add(new Step<>(who + "CASes the tail, replica " + tail + ", " + cas[1] + " -> " + writer +
                     ": lost to " + state.slot(tail), next));
             }
             return;
@@ -146,12 +144,12 @@ final class ChainProtocol
             {
                 next.slot(cas[0], cas[2]);
             }
-            steps.add(new Step(who + "repairs: CASes replica " + cas[0] + " " + cas[1] + " -> " + cas[2] +
+            steps.add(new Step<>(who + "repairs: CASes replica " + cas[0] + " " + cas[1] + " -> " + cas[2] +
                 (swapped ? "" : " (failed)"), next));
         }
         else
         {
-            steps.add(new Step(who + "sees a write in flight and reads again", next));
+            steps.add(new Step<>(who + "sees a write in flight and reads again", next));
         }
     }
 
@@ -187,7 +185,7 @@ final class ChainProtocol
     }
 
     /** A CAS a writer posted just before it crashed (or stopped past its deadline) may land at any later time. */
-    private static void lateCas(final ModelState state, final int writer, final List<Step> steps)
+    private static void lateCas(final ModelState state, final int writer, final List<Step<ModelState>> steps)
     {
         final int replica = state.lateReplica(writer);
         if (replica < 0)
@@ -205,12 +203,12 @@ final class ChainProtocol
                 next.wonTail(writer);
             }
         }
-        steps.add(new Step("W" + writer + "'s CAS posted before it crashed lands: replica " + replica + " " +
+        steps.add(new Step<>("W" + writer + "'s CAS posted before it crashed lands: replica " + replica + " " +
             state.lateExpected(writer) + " -> " + state.lateDesired(writer) + (swapped ? "" : " (failed)"), next));
     }
 
     private static void chain(final ModelState state, final int writer, final ModelState next,
-        final List<Step> steps)
+        final List<Step<ModelState>> steps)
     {
         final String who = "W" + writer + " ";
         final int target = state.liveBelow(state.aux(writer));
@@ -223,7 +221,7 @@ final class ChainProtocol
                 next.answer(writer - 1, History.OK, 0);
             }
             next.finish(writer);
-            steps.add(new Step(who + (answers ? "answers ok" : "is done"), next));
+            steps.add(new Step<>(who + (answers ? "answers ok" : "is done"), next));
             return;
         }
         final int expected = state.read(writer, target);
@@ -231,7 +229,7 @@ final class ChainProtocol
         {
             next.slot(target, writer);
             next.pc(writer, ModelState.CHAIN, target);
-            steps.add(new Step(who + "CASes replica " + target + " " + expected + " -> " + writer, next));
+            steps.add(new Step<>(who + "CASes replica " + target + " " + expected + " -> " + writer, next));
         }
         else if (state.live(state.tailWon(writer)))
         {
@@ -244,7 +242,7 @@ final class ChainProtocol
         else
         {
             retryOrFail(next, writer);
-            steps.add(new Step(who + "CASes replica " + target + " " + expected + " -> " + writer + ": failed, " +
+            steps.add(new Step<>(who + "CASes replica " + target + " " + expected + " -> " + writer + ": failed, " +
                 "its tail died and another write holds the chain", next));
         }
     }
@@ -272,7 +270,7 @@ final class ChainProtocol
         next.pc(writer, ModelState.READ_SLOTS, 0);
     }
 
-    private static void readerStep(final ModelState state, final List<Step> steps)
+    private static void readerStep(final ModelState state, final List<Step<ModelState>> steps)
     {
         if (state.readsMade() == state.scope.reads())
         {
@@ -284,7 +282,7 @@ final class ChainProtocol
         {
             next.invoke(op);
             next.readerInvoked(true);
-            steps.add(new Step(History.name(op) + " invokes get()", next));
+            steps.add(new Step<>(History.name(op) + " invokes get()", next));
             return;
         }
         final int replica = state.scope.variant() == Variant.READ_TAIL ? state.tail() : state.head();
@@ -292,6 +290,6 @@ final class ChainProtocol
         next.answer(op, History.OK, value);
         next.readerInvoked(false);
         next.readMade();
-        steps.add(new Step(History.name(op) + " READs replica " + replica + "'s slot and returns " + value, next));
+        steps.add(new Step<>(History.name(op) + " READs replica " + replica + "'s slot and returns " + value, next));
     }
 }

@@ -10,15 +10,15 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Walks every interleaving of a scope's steps, depth first, visiting each distinct state once. At every state it
+ * Walks every interleaving of a model's steps, depth first, visiting each distinct state once. At every state it
  * checks the history so far for linearizability (each distinct history once) and, when asked, the invariants; the
  * first violation stops the walk with the steps that led to it. Then, as retries and waits make cycles, it checks
  * that every run can still finish: from each state some sequence of steps reaches one where no client has a step
  * left (no state from which the clients only wait on each other for ever).
  */
-final class Explorer
+final class Explorer<S>
 {
-    record Result(Scope scope, long states, long terminalStates, int histories, String counterexample)
+    record Result(String scope, long states, long terminalStates, int histories, String counterexample)
     {
         boolean holds()
         {
@@ -33,13 +33,13 @@ final class Explorer
         }
     }
 
-    private final Scope scope;
+    private final Model<S> model;
     private final boolean checkInvariants;
-    private final Map<ModelState, Integer> visited = new HashMap<>();
+    private final Map<S, Integer> visited = new HashMap<>();
     private final List<int[]> successors = new ArrayList<>();
     private final List<String> discoveredBy = new ArrayList<>();
     private final List<Integer> parent = new ArrayList<>();
-    private final List<ModelState> states = new ArrayList<>();
+    private final List<S> states = new ArrayList<>();
     private final List<Integer> terminals = new ArrayList<>();
     private final Map<History, Boolean> linearizable = new HashMap<>();
     private final Set<History> completeHistories = new HashSet<>();
@@ -47,26 +47,31 @@ final class Explorer
     private long terminalStates;
     private String counterexample;
 
-    private Explorer(final Scope scope, final boolean checkInvariants)
+    private Explorer(final Model<S> model, final boolean checkInvariants)
     {
-        this.scope = scope;
+        this.model = model;
         this.checkInvariants = checkInvariants;
     }
 
     static Result explore(final Scope scope, final boolean checkInvariants)
     {
-        final Explorer explorer = new Explorer(scope, checkInvariants);
-        explorer.visit(ModelState.initial(scope), -1, "start");
+        return explore(new ChainModel(scope), checkInvariants);
+    }
+
+    static <S> Result explore(final Model<S> model, final boolean checkInvariants)
+    {
+        final Explorer<S> explorer = new Explorer<>(model, checkInvariants);
+        explorer.visit(model.initial(), -1, "start");
         if (explorer.counterexample == null)
         {
             explorer.everyRunCanFinish();
         }
-        return new Result(scope, explorer.visited.size(), explorer.terminalStates,
+        return new Result(model.name(), explorer.visited.size(), explorer.terminalStates,
             explorer.completeHistories.size(), explorer.counterexample);
     }
 
     /** @return the state's number. */
-    private int visit(final ModelState state, final int from, final String label)
+    private int visit(final S state, final int from, final String label)
     {
         final Integer seen = visited.get(state);
         if (seen != null)
@@ -86,16 +91,16 @@ final class Explorer
         return id;
     }
 
-    private void expand(final ModelState state, final int id)
+    private void expand(final S state, final int id)
     {
-        final List<ChainProtocol.Step> steps = ChainProtocol.steps(state);
-        final History history = state.history();
+        final List<Model.Step<S>> steps = model.steps(state);
+        final History history = model.history(state);
         if (!linearizable.computeIfAbsent(history, LinearizabilityChecker::isLinearizable))
         {
             fail("history not linearizable: " + history, state);
             return;
         }
-        final String why = checkInvariants ? Invariants.violated(state, steps.isEmpty()) : null;
+        final String why = checkInvariants ? model.violated(state, steps.isEmpty()) : null;
         if (why != null)
         {
             fail("invariant broken: " + why + "; history: " + history, state);
@@ -111,8 +116,8 @@ final class Explorer
         final int[] next = new int[steps.size()];
         for (int i = 0; i < next.length; i++)
         {
-            final ChainProtocol.Step step = steps.get(i);
-            path.addLast(step.label() + "  " + step.next().replicasToString());
+            final Model.Step<S> step = steps.get(i);
+            path.addLast(step.label() + "  " + model.describe(step.next()));
             next[i] = visit(step.next(), id, path.peekLast());
             path.removeLast();
         }
@@ -161,15 +166,16 @@ final class Explorer
         }
     }
 
-    private void fail(final String why, final ModelState state)
+    private void fail(final String why, final S state)
     {
-        final StringBuilder out = new StringBuilder("counterexample (").append(scope).append("): ").append(why);
-        out.append("\n  start  ").append(ModelState.initial(scope).replicasToString());
+        final StringBuilder out = new StringBuilder("counterexample (").append(model.name()).append("): ")
+            .append(why);
+        out.append("\n  start  ").append(model.describe(model.initial()));
         int n = 1;
         for (final String step : path)
         {
             out.append("\n  ").append(String.format("%2d", n++)).append(". ").append(step);
         }
-        counterexample = out.append("\n  replicas at the end: ").append(state.replicasToString()).toString();
+        counterexample = out.append("\n  replicas at the end: ").append(model.describe(state)).toString();
     }
 }
