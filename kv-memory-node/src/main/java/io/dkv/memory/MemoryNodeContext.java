@@ -31,6 +31,25 @@ public final class MemoryNodeContext
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;
+    private boolean join;
+
+    /** @return true when the node registers asking to be added by moving keys; false (the default): it founds. */
+    public boolean join()
+    {
+        return join;
+    }
+
+    /**
+     * Register asking to be added by moving keys (placed after only, the membership change in FILL) rather than
+     * found (a live placed member at once). The driver registers the node before the node starts, so whoever makes
+     * the driver's directory hands this on ({@code MetaDirectoryContext.join}), as {@code ./dkv memory-node --join}
+     * does.
+     */
+    public MemoryNodeContext join(final boolean join)
+    {
+        this.join = join;
+        return this;
+    }
 
     public int indexGroups()
     {

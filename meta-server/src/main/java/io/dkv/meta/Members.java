@@ -8,6 +8,7 @@ import io.dkv.raas.meta.MetaRpcException;
 import io.dkv.raas.meta.MetaTableDescriptor;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,9 @@ import static io.dkv.raas.Membership.LIVE;
  * keeps its place, and only its state says whether its copies are read.
  *
  * <ul>
- *     <li>a memory node whose id was never a member registers: it joins, {@link Membership#LIVE}.</li>
+ *     <li>a memory node whose id is no member registers: it founds, {@link Membership#LIVE} and placed, while no
+ *     membership change runs (one that runs would move its keys unfilled); {@link MembershipChanges} says how one
+ *     asking to join instead is added.</li>
  *     <li>a {@link Membership#DOWN} member registers, or a live or joining one registers as a new incarnation
  *     (it restarted within its lease): with 2 or more replicas it is {@link Membership#JOINING}, its copies to be
  *     refilled from the others before it is read; with one it is live again, since its keys have no other copy
@@ -30,16 +33,20 @@ import static io.dkv.raas.Membership.LIVE;
  *     <li>a member's lease runs out, or it deregisters: it is {@link Membership#DOWN}.</li>
  *     <li>{@link #markLive}: a joining member whose copies were refilled is live.</li>
  * </ul>
+ * These keep each member's placement flags: they hold whatever phase a change is in.
  *
  * <p>A change replicated from the peer MetaServer is applied member by member ({@link #apply}), not
  * as a whole list: both servers expire leases, so each may send a change the other made too, and
- * changes to different members must not undo each other. Not thread-safe: {@link MetaState} serialises.
+ * changes to different members must not undo each other. Only a change that moves the phase moves
+ * placements and removes members; the others carry states and incarnations. Not thread-safe:
+ * {@link MetaState} serialises.
  */
 final class Members
 {
     private final Map<Long, MemberRecord> members = new LinkedHashMap<>();
     private long epoch;
     private int replicas;
+    private int phase;
 
     Members(final MembershipRecord stored)
     {
@@ -48,13 +55,38 @@ final class Members
 
     MembershipRecord record()
     {
-        return new MembershipRecord(epoch, replicas, new ArrayList<>(members.values()));
+        return new MembershipRecord(epoch, replicas, new ArrayList<>(members.values()), phase);
     }
 
-    /** @return a change carrying the member as it is now, with the epoch and replica count: what the peer applies. */
+    /**
+     * @return a change carrying the member as it is now, with the epoch and replica count, leaving the phase: what
+     * the peer applies.
+     */
     MembershipRecord change(final MemberRecord member)
     {
-        return new MembershipRecord(epoch, replicas, member == null ? List.of() : List.of(member));
+        return new MembershipRecord(epoch, replicas, member == null ? List.of() : List.of(member),
+            MembershipRecord.PHASE_KEPT);
+    }
+
+    /** @return a change that moved the phase to the one now, with the members it touched (removed ones too). */
+    MembershipRecord phaseChange(final List<MemberRecord> touched)
+    {
+        return new MembershipRecord(epoch, replicas, touched, phase);
+    }
+
+    Collection<MemberRecord> all()
+    {
+        return members.values();
+    }
+
+    int size()
+    {
+        return members.size();
+    }
+
+    int phase()
+    {
+        return phase;
     }
 
     MemberRecord member(final long nodeId)
@@ -85,23 +117,35 @@ final class Members
         final MemberRecord now;
         if (existing == null)
         {
-            if (members.size() >= MetaTableDescriptor.MEMBER_SLOTS)
+            if (phase != Membership.STEADY)
             {
-                throw new MetaRpcException(MetaRpcDescriptor.STATUS_TABLE_FULL,
-                    "memory node " + nodeId + " cannot join: the membership holds its most members, " +
-                    MetaTableDescriptor.MEMBER_SLOTS);
+                return null;
             }
+            requireRoom(nodeId);
             now = new MemberRecord(nodeId, LIVE, incarnation);
         }
         else if (existing.state() == DOWN || existing.incarnation() != incarnation)
         {
-            now = new MemberRecord(nodeId, replicas >= 2 ? JOINING : LIVE, incarnation);
+            now = new MemberRecord(nodeId, replicas >= 2 ? JOINING : LIVE, incarnation, existing.placement());
         }
         else
         {
             return null;
         }
         return put(now);
+    }
+
+    /**
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when every member slot is taken.
+     */
+    void requireRoom(final long nodeId)
+    {
+        if (members.size() >= MetaTableDescriptor.MEMBER_SLOTS)
+        {
+            throw new MetaRpcException(MetaRpcDescriptor.STATUS_TABLE_FULL,
+                "memory node " + nodeId + " cannot join: the membership holds its most members, " +
+                MetaTableDescriptor.MEMBER_SLOTS);
+        }
     }
 
     /**
@@ -168,20 +212,50 @@ final class Members
     }
 
     /**
-     * Apply what the peer changed: its members as it sent them, and its replica count.
+     * Apply what the peer changed: its members as it sent them, and its replica count. A change that moved the
+     * phase is taken whole for the members it names (their placements, and those it removed); one that did not
+     * moves states and incarnations only, and adds no member placed on one side only, so a change the peer made of
+     * a member before it saw a phase move here does not undo the move.
      *
      * @return true when anything here changed; the epoch then moves past both this one and the peer's.
      */
     boolean apply(final MembershipRecord change)
     {
+        final boolean movesPhase = change.phase() != MembershipRecord.PHASE_KEPT;
         boolean changed = false;
         for (final MemberRecord member : change.members())
         {
-            if (!member.equals(members.get(member.nodeId())))
+            final MemberRecord existing = members.get(member.nodeId());
+            final MemberRecord now;
+            if (movesPhase)
             {
-                members.put(member.nodeId(), member);
+                now = member.isRemoved() ? null : member;
+            }
+            else if (existing != null)
+            {
+                now = member.isRemoved() ? existing : member.withPlacement(existing.placement());
+            }
+            else
+            {
+                now = member.placement() == Membership.PLACED ? member : null;
+            }
+            if (now == null ? existing != null : !now.equals(existing))
+            {
+                if (now == null)
+                {
+                    members.remove(member.nodeId());
+                }
+                else
+                {
+                    members.put(member.nodeId(), now);
+                }
                 changed = true;
             }
+        }
+        if (movesPhase && change.phase() != phase)
+        {
+            phase = change.phase();
+            changed = true;
         }
         if (change.replicas() != replicas)
         {
@@ -213,6 +287,31 @@ final class Members
         }
         epoch = whole.epoch();
         replicas = whole.replicas();
+        phase = whole.phase() == MembershipRecord.PHASE_KEPT ? Membership.STEADY : whole.phase();
+    }
+
+    /** Set a member as one step of a change; {@link #bump} ends the change. */
+    void set(final MemberRecord member)
+    {
+        members.put(member.nodeId(), member);
+    }
+
+    /** Drop a member as one step of a change; {@link #bump} ends the change. */
+    void remove(final long nodeId)
+    {
+        members.remove(nodeId);
+    }
+
+    /** Set the phase as one step of a change; {@link #bump} ends the change. */
+    void phase(final int phase)
+    {
+        this.phase = phase;
+    }
+
+    /** End a change made in steps: one epoch for all of them. */
+    void bump()
+    {
+        epoch++;
     }
 
     private MemberRecord put(final MemberRecord member)

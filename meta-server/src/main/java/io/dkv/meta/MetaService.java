@@ -231,14 +231,14 @@ final class MetaService implements Agent
 
     private int expireLeases()
     {
-        final List<Long> expired = state.expire(epochClock.time());
-        for (final long nodeId : expired)
+        final List<MetaState.Expired> expired = state.expire(epochClock.time());
+        for (final MetaState.Expired node : expired)
         {
             if (peer != null)
             {
                 final MetaMessageWriter forwarded = removal.wrap(removalBuffer)
-                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(nodeId);
-                final MembershipRecord change = state.memberChange(nodeId);
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(node.nodeId());
+                final MembershipRecord change = node.change();
                 if (change != null)
                 {
                     forwarded.putMembership(change);

@@ -24,7 +24,9 @@ import java.util.Set;
  *
  * <p>The memory tier's membership ({@link Members}) follows the memory nodes' records: registering
  * makes a node a member or brings it back, losing its record (lease or deregistration) makes it down;
- * it stays a member either way. What the peer MetaServer forwards is its result, applied as it is.
+ * it stays a member either way. A membership change that moves keys ({@link MembershipChanges}) is
+ * begun, advanced or aborted by request, or aborted when the node it adds is lost. What the peer
+ * MetaServer forwards is its result, applied as it is.
  *
  * <p>A node that registers with a new epoch is a new incarnation: the regions of the old one are
  * dropped, since the memory behind them is gone. Each node's token is kept beside its record, in
@@ -41,13 +43,24 @@ final class MetaState
     {
     }
 
+    /**
+     * A node whose lease ran out.
+     *
+     * @param change what the peer applies of the membership, or null for nothing.
+     */
+    record Expired(long nodeId, MembershipRecord change)
+    {
+    }
+
     private final long selfId;
     private final MetaStore store;
     private final Long2ObjectHashMap<NodeRecord> nodes = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<byte[]> tokens = new Long2ObjectHashMap<>();
     private final Map<String, RemoteRegion> regions = new HashMap<>();
     private Members members;
+    private MembershipChanges changes;
     private MetaTables tables;
+    private long joinsRefused;
     private long epoch;
 
     MetaState(final long selfId, final MetaStore store, final long initialEpoch)
@@ -71,6 +84,7 @@ final class MetaState
         }
         final MembershipRecord stored = store.membership();
         members = new Members(stored != null ? stored : new MembershipRecord(1, initialReplicas, List.of()));
+        changes = new MembershipChanges(members);
         if (stored == null)
         {
             // a store of a server from before the membership was kept: its memory nodes are the members
@@ -165,6 +179,12 @@ final class MetaState
         return member == null ? null : members.change(member);
     }
 
+    /** @return joining registrations that were registered but not added, since a change ran. */
+    synchronized long joinsRefused()
+    {
+        return joinsRefused;
+    }
+
     /** @return what the peer applies to have this server's replica count. */
     synchronized MembershipRecord replicasChange()
     {
@@ -182,10 +202,61 @@ final class MetaState
      */
     synchronized void putNode(final NodeRecord node, final byte[] token)
     {
-        // a memory node registering joins the membership or comes back to it; a renewal changes nothing there
-        final boolean membershipChanged =
-            node.role() == NodeRecord.ROLE_MEMORY && members.registered(node.id(), node.epoch()) != null;
+        register(node, token, false);
+    }
+
+    /**
+     * A node registered. A memory node that is no member founds ({@link Members#registered}) or, asking to join,
+     * is added by moving keys ({@link MembershipChanges#add}); while another change runs it is registered all the
+     * same, and no member, so that it stays reachable and can ask again.
+     *
+     * @param join true when a memory node asks to be added by moving keys rather than found.
+     * @return what the peer applies of the membership: the change this made, else the member as it is; null when
+     * the node is no member.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free.
+     */
+    synchronized MembershipRecord register(final NodeRecord node, final byte[] token, final boolean join)
+    {
+        MembershipRecord change = null;
+        if (node.role() == NodeRecord.ROLE_MEMORY)
+        {
+            if (join && members.member(node.id()) == null)
+            {
+                try
+                {
+                    change = changes.add(node.id(), node.epoch());
+                }
+                catch (final MetaRpcException ex)
+                {
+                    if (ex.status() != MetaRpcDescriptor.STATUS_CONFLICT)
+                    {
+                        throw ex;
+                    }
+                    joinsRefused++;
+                }
+            }
+            else
+            {
+                final MemberRecord changed = members.registered(node.id(), node.epoch());
+                change = changed == null ? null : members.change(changed);
+            }
+        }
+        putNode(node, token, change != null);
+        return change != null ? change : memberChange(node.id());
+    }
+
+    /**
+     * A node renewed its lease: a member's record keeps the membership's rules (one the peer declared down comes
+     * back), a node that is no member stays none.
+     *
+     * @return the member as it is, for the peer, or null when the node is no member.
+     */
+    synchronized MembershipRecord renew(final NodeRecord node, final byte[] token)
+    {
+        final boolean membershipChanged = node.role() == NodeRecord.ROLE_MEMORY &&
+            members.member(node.id()) != null && members.registered(node.id(), node.epoch()) != null;
         putNode(node, token, membershipChanged);
+        return memberChange(node.id());
     }
 
     /**
@@ -221,17 +292,21 @@ final class MetaState
     }
 
     /**
-     * Remove a node and its regions.
+     * Remove a node and its regions; a member goes down, and when it was being added the change is aborted.
      *
-     * @return false when it was not here.
+     * @return what the peer applies of the membership (the abort, or the member as it is now), or null when the
+     * node was no member or not here.
      */
-    synchronized boolean removeNode(final long nodeId)
+    synchronized MembershipRecord removeNode(final long nodeId)
     {
         if (!nodes.containsKey(nodeId))
         {
-            return false;
+            return null;
         }
-        return removeNode(nodeId, members.down(nodeId) != null);
+        final MemberRecord down = members.down(nodeId);
+        final MembershipRecord aborted = changes.lost(nodeId);
+        removeNode(nodeId, down != null || aborted != null);
+        return aborted != null ? aborted : memberChange(nodeId);
     }
 
     /**
@@ -296,6 +371,54 @@ final class MetaState
         return members.change(changed);
     }
 
+    /**
+     * Begin adding a registered memory node that is no member ({@link MembershipChanges#add}).
+     *
+     * @return the change for the peer, or null when it is being added already.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_NOT_REGISTERED} when no memory node of that id is
+     *                          registered, {@link MetaRpcDescriptor#STATUS_CONFLICT} when the membership does not allow
+     *                          it.
+     */
+    synchronized MembershipRecord beginAdd(final long nodeId)
+    {
+        final NodeRecord node = nodes.get(nodeId);
+        if (node == null || node.role() != NodeRecord.ROLE_MEMORY)
+        {
+            throw new MetaRpcException(MetaRpcDescriptor.STATUS_NOT_REGISTERED,
+                "node " + nodeId + " cannot be added: " + (node == null ? "it is not registered" :
+                "it is no memory node (role " + node.role() + ")") + " (membership epoch " + members.epoch() + ")");
+        }
+        return changed(changes.add(nodeId, node.epoch()));
+    }
+
+    /** @see MembershipChanges#drain */
+    synchronized MembershipRecord beginDrain(final long nodeId)
+    {
+        return changed(changes.drain(nodeId));
+    }
+
+    /** @see MembershipChanges#advance */
+    synchronized MembershipRecord advance(final int expectedPhase)
+    {
+        return changed(changes.advance(expectedPhase));
+    }
+
+    /** @see MembershipChanges#abort */
+    synchronized MembershipRecord abort()
+    {
+        return changed(changes.abort());
+    }
+
+    private MembershipRecord changed(final MembershipRecord change)
+    {
+        if (change != null)
+        {
+            store.putMembership(publishMembership());
+            bumpEpoch();
+        }
+        return change;
+    }
+
     /** @return true when the replica count changed (and the membership epoch with it). */
     synchronized boolean replicas(final int replicas)
     {
@@ -357,21 +480,22 @@ final class MetaState
     /**
      * Remove every node whose lease ran out, with its regions.
      *
-     * @return the ids removed.
+     * @return the nodes removed, each with what the peer applies of the membership.
      */
-    synchronized List<Long> expire(final long nowMillis)
+    synchronized List<Expired> expire(final long nowMillis)
     {
-        final List<Long> expired = new ArrayList<>();
+        final List<Long> ids = new ArrayList<>();
         for (final NodeRecord node : nodes.values())
         {
             if (node.leaseExpiry() < nowMillis)
             {
-                expired.add(node.id());
+                ids.add(node.id());
             }
         }
-        for (final long nodeId : expired)
+        final List<Expired> expired = new ArrayList<>(ids.size());
+        for (final long nodeId : ids)
         {
-            removeNode(nodeId);
+            expired.add(new Expired(nodeId, removeNode(nodeId)));
         }
         return expired;
     }

@@ -2,6 +2,7 @@ package io.dkv.meta;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
@@ -34,7 +35,11 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.TOKEN_LENGTH;
  *   'n' + node id (8 bytes, big-endian)   node record, then its token (absent when it has none)
  *   'r' + UTF-8 name                      region descriptor
  *   'c' + UTF-8 key                       a setting (8-byte big-endian value)
- *   'm'                                   the membership, whole (its epoch, replica count and members)
+ *   'M'                                   the membership, whole (its epoch, replica count, phase and members
+ *                                         with their placements)
+ *   'm'                                   the membership as stores before placements kept it (epoch, replicas,
+ *                                         count, then nodeId, state, incarnation per member): read when no 'M' is
+ *                                         there, its members placed and no change running; removed by the next write
  * </pre>
  *
  * <p>A change to a node and the membership change it causes are written in one batch, so a restart
@@ -45,7 +50,8 @@ final class MetaStore implements AutoCloseable
     private static final byte NODE = 'n';
     private static final byte REGION = 'r';
     private static final byte CONFIG = 'c';
-    private static final byte[] MEMBERSHIP = {'m'};
+    private static final byte[] MEMBERSHIP = {'M'};
+    private static final byte[] MEMBERSHIP_UNPLACED = {'m'};
 
     static
     {
@@ -122,12 +128,33 @@ final class MetaStore implements AutoCloseable
         try
         {
             final byte[] value = db.get(MEMBERSHIP);
-            return value == null ? null : reader.wrap(MemorySegment.ofArray(value), 0, value.length).getMembership();
+            if (value != null)
+            {
+                return reader.wrap(MemorySegment.ofArray(value), 0, value.length).getMembership();
+            }
+            final byte[] unplaced = db.get(MEMBERSHIP_UNPLACED);
+            return unplaced == null ? null : unplacedMembership(unplaced);
         }
         catch (final RocksDBException ex)
         {
             throw failed("read the membership", ex);
         }
+    }
+
+    private MembershipRecord unplacedMembership(final byte[] value)
+    {
+        reader.wrap(MemorySegment.ofArray(value), 0, value.length);
+        final long epoch = reader.getLong();
+        final int replicas = reader.getInt();
+        final int count = reader.getInt();
+        final List<MemberRecord> members = new ArrayList<>(Math.max(0, count));
+        for (int i = 0; i < count; i++)
+        {
+            final long nodeId = reader.getLong();
+            final int state = reader.getInt();
+            members.add(new MemberRecord(nodeId, state, reader.getLong()));
+        }
+        return new MembershipRecord(epoch, replicas, members);
     }
 
     /** @return the setting, or 0 when never stored. */
@@ -188,6 +215,7 @@ final class MetaStore implements AutoCloseable
         {
             final int length = writer.wrap(encoding).putMembership(membership).position();
             batch.put(MEMBERSHIP, encoding.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+            batch.delete(MEMBERSHIP_UNPLACED);
         }
     }
 

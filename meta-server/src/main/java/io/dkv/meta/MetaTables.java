@@ -218,6 +218,7 @@ final class MetaTables
         memory.set(LONG, membersBase + MEMBERS_EPOCH_OFFSET, membership.epoch());
         memory.set(INT, membersBase + MEMBERS_REPLICAS_OFFSET, membership.replicas());
         memory.set(INT, membersBase + MEMBERS_COUNT_OFFSET, members.size());
+        memory.set(INT, membersBase + MEMBERS_PHASE_OFFSET, membership.phase());
         memory.asSlice(membersBase + MEMBERS_OFFSET, (long)MEMBER_SLOTS * MEMBER_LENGTH).fill((byte)0);
         for (int i = 0; i < members.size(); i++)
         {
@@ -226,6 +227,7 @@ final class MetaTables
             memory.set(LONG, base + MEMBER_NODE_ID_OFFSET, member.nodeId());
             memory.set(LONG, base + MEMBER_INCARNATION_OFFSET, member.incarnation());
             memory.set(INT, base + MEMBER_STATE_OFFSET, member.state());
+            memory.set(INT, base + MEMBER_PLACEMENT_OFFSET, member.placement());
         }
         endWrite(membersBase, version, checksumOffset);
     }

@@ -199,6 +199,8 @@ final class RequestHandler
                 case TYPE_PUBLISH_REGION -> publish(requestId);
                 case TYPE_WITHDRAW_REGION -> withdraw(requestId);
                 case TYPE_MARK_LIVE -> markLive(requestId);
+                case TYPE_BEGIN_ADD, TYPE_BEGIN_DRAIN, TYPE_ADVANCE_MEMBERSHIP, TYPE_ABORT_MEMBERSHIP ->
+                    changeMembership(type, requestId);
                 case TYPE_REPLICATE_NODE, TYPE_REPLICATE_NODE_REMOVAL, TYPE_REPLICATE_REGION,
                     TYPE_REPLICATE_REGION_REMOVAL, TYPE_REPLICATE_MEMBERS,
                      TYPE_SNAPSHOT, TYPE_CATCH_UP -> fromPeer(type, sender, requestId);
@@ -232,10 +234,9 @@ final class RequestHandler
         return replication.wrap(replicationBuffer).request(type, (short)0, 0);
     }
 
-    /** Forward the node's member as it is now, when it is one: the peer applies it, changed or not. */
-    private MetaMessageWriter withMember(final MetaMessageWriter forwarded, final long nodeId)
+    /** Forward what the peer applies of the membership (the node's member as it is now, or a change), if any. */
+    private static MetaMessageWriter withMembers(final MetaMessageWriter forwarded, final MembershipRecord change)
     {
-        final MembershipRecord change = state.memberChange(nodeId);
         return change == null ? forwarded : forwarded.putMembership(change);
     }
 
@@ -263,6 +264,7 @@ final class RequestHandler
         final NodeRecord existing = state.node(node.id());
         final byte[] held = state.token(node.id());
         final boolean holder = held != null && matches(held, proposed);
+        final boolean join = (reader.flags() & FLAG_JOIN) != 0;
         if (existing != null && held != null && !holder && existing.leaseExpiry() >= now)
         {
             throw new MetaRpcException(STATUS_FORBIDDEN,
@@ -272,8 +274,8 @@ final class RequestHandler
         }
         final byte[] token = proposed != null ? proposed : newToken();
         final NodeRecord leased = node.withLease(now + leaseMs);
-        state.putNode(leased, token);
-        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token), node.id())
+        final MembershipRecord change = state.register(leased, token, join);
+        replicationLength = withMembers(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token), change)
             .finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
             .putToken(token)
@@ -303,8 +305,8 @@ final class RequestHandler
                 " (epoch " + existing.epoch() + " is)");
         }
         final NodeRecord leased = existing.withLease(clock.time() + leaseMs);
-        state.putNode(leased, held);
-        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held), nodeId).finish();
+        final MembershipRecord change = state.renew(leased, held);
+        replicationLength = withMembers(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(held), change).finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)
             .finish();
     }
@@ -335,8 +337,8 @@ final class RequestHandler
                 "node " + nodeId + " is registered with epoch " + existing.epoch() +
                 ", not " + epoch);
         }
-        state.removeNode(nodeId);
-        replicationLength = withMember(replicate(TYPE_REPLICATE_NODE_REMOVAL).putLong(nodeId), nodeId).finish();
+        final MembershipRecord change = state.removeNode(nodeId);
+        replicationLength = withMembers(replicate(TYPE_REPLICATE_NODE_REMOVAL).putLong(nodeId), change).finish();
         return ok(requestId);
     }
 
@@ -408,6 +410,46 @@ final class RequestHandler
             replicationLength = replicate(TYPE_REPLICATE_MEMBERS).putMembership(change).finish();
         }
         return ok(requestId);
+    }
+
+    /**
+     * BEGIN_ADD, BEGIN_DRAIN, ADVANCE_MEMBERSHIP, ABORT_MEMBERSHIP: no token, like MARK_LIVE, since the driver of a
+     * change (or an operator) is not the member it moves. Answered with the whole membership after it; a change is
+     * forwarded only when one was made, so asking again forwards nothing.
+     */
+    private int changeMembership(final byte type, final long requestId)
+    {
+        final MembershipRecord change = switch (type)
+        {
+            case TYPE_BEGIN_ADD ->
+            {
+                final long nodeId = reader.getLong();
+                reader.requireEnd("BEGIN_ADD");
+                yield state.beginAdd(nodeId);
+            }
+            case TYPE_BEGIN_DRAIN ->
+            {
+                final long nodeId = reader.getLong();
+                reader.requireEnd("BEGIN_DRAIN");
+                yield state.beginDrain(nodeId);
+            }
+            case TYPE_ADVANCE_MEMBERSHIP ->
+            {
+                final int expectedPhase = reader.getInt();
+                reader.requireEnd("ADVANCE_MEMBERSHIP");
+                yield state.advance(expectedPhase);
+            }
+            default ->
+            {
+                reader.requireEnd("ABORT_MEMBERSHIP");
+                yield state.abort();
+            }
+        };
+        if (change != null)
+        {
+            replicationLength = replicate(TYPE_REPLICATE_MEMBERS).putMembership(change).finish();
+        }
+        return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putMembership(state.membership()).finish();
     }
 
     /**

@@ -163,7 +163,7 @@ class MalformedRpcTest
             STATUS_MALFORMED));
         for (int type = -128; type < 128; type++)
         {
-            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_MARK_LIVE) &&
+            if (!(type >= TYPE_BOOTSTRAP && type <= TYPE_ABORT_MEMBERSHIP) &&
                 !(type >= TYPE_REPLICATE_NODE && type <= TYPE_REPLICATE_MEMBERS))
             {
                 final byte unknown = (byte)type;
@@ -175,6 +175,18 @@ class MalformedRpcTest
             STATUS_MALFORMED));
         frames.add(new Frame("a mark-live with bytes after its fields",
             request(TYPE_MARK_LIVE, w -> w.putLong(500).putLong(1).putInt(0)), STATUS_MALFORMED));
+        frames.add(new Frame("a begin-add without its node", request(TYPE_BEGIN_ADD, w -> w.putInt(5)),
+            STATUS_MALFORMED));
+        frames.add(new Frame("a begin-drain with bytes after its node",
+            request(TYPE_BEGIN_DRAIN, w -> w.putLong(500).putInt(0)), STATUS_MALFORMED));
+        frames.add(new Frame("an advance without its phase", request(TYPE_ADVANCE_MEMBERSHIP, w -> { }),
+            STATUS_MALFORMED));
+        frames.add(new Frame("an abort with a body", request(TYPE_ABORT_MEMBERSHIP, w -> w.putInt(1)),
+            STATUS_MALFORMED));
+        frames.add(new Frame("an advance from a phase no change is in",
+            request(TYPE_ADVANCE_MEMBERSHIP, w -> w.putInt(99)), STATUS_CONFLICT));
+        frames.add(new Frame("adding a node that is not registered", request(TYPE_BEGIN_ADD, w -> w.putLong(98765)),
+            STATUS_NOT_REGISTERED));
 
         final NodeRecord node =
             new NodeRecord(500, NodeRecord.ROLE_MEMORY,

@@ -48,6 +48,16 @@ final class MemberRpc implements AutoCloseable
         client.call();
     }
 
+    /** Register a memory node as this incarnation, asking to be added by moving keys. */
+    void registerJoining(final long nodeId, final long incarnation)
+    {
+        client.begin(TYPE_REGISTER_NODE)
+            .putNode(new NodeRecord(nodeId, NodeRecord.ROLE_MEMORY, caller.self().address(), 1, 0x5eed, incarnation, 0))
+            .putToken(TOKEN)
+            .flags(FLAG_JOIN);
+        client.call();
+    }
+
     /** Register a memory node as this incarnation. */
     void register(final long nodeId, final long incarnation)
     {

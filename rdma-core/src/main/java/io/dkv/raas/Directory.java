@@ -49,6 +49,67 @@ public interface Directory
     }
 
     /**
+     * Begin adding a registered memory node that is no member by moving keys to it: it becomes a live member placed
+     * after only, and the membership enters {@link Membership#FILL}. With no members at all it founds instead
+     * (placed, no change). Asking again while that add is in FILL changes nothing.
+     *
+     * @return the membership after it.
+     * @throws UnsupportedOperationException when this directory keeps no membership changes.
+     * @throws RaasException naming the phase, node and epoch when the membership does not allow it (a change runs,
+     *                       the node is a member already or not registered).
+     */
+    default Membership beginAdd(final long nodeId)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no membership changes");
+    }
+
+    /**
+     * Begin draining a live placed member by moving its keys to the others: it is placed before only, and the
+     * membership enters {@link Membership#FILL}; it leaves the membership when the change reaches
+     * {@link Membership#STEADY}. Asking again while that drain is in FILL changes nothing.
+     *
+     * @return the membership after it.
+     * @throws UnsupportedOperationException when this directory keeps no membership changes.
+     * @throws RaasException naming the phase, node and epoch when the node is no live placed member, a change runs,
+     *                       or it is the last member.
+     */
+    default Membership beginDrain(final long nodeId)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no membership changes");
+    }
+
+    /**
+     * Move the change in progress from {@code expectedPhase} to the next: FILL to SWITCH to CLEANUP to STEADY, where
+     * members placed after only are placed and members placed before only leave. Idempotent: when the membership is
+     * in the phase after {@code expectedPhase} already (an earlier call's answer was lost), nothing changes and the
+     * call succeeds; a driver cannot skip a phase, since from any other phase the call is refused.
+     *
+     * @return the membership after it.
+     * @throws UnsupportedOperationException when this directory keeps no membership changes.
+     * @throws RaasException naming the phase the membership is in when it is neither {@code expectedPhase} nor the
+     *                       one after it (the change was aborted, or another runs).
+     */
+    default Membership advanceMembership(final int expectedPhase)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no membership changes");
+    }
+
+    /**
+     * Give up the change in progress, in {@link Membership#FILL} or {@link Membership#SWITCH} only: back to
+     * {@link Membership#STEADY} over the before placement (members placed after only leave, members placed before
+     * only are placed again).
+     *
+     * @return the membership after it.
+     * @throws UnsupportedOperationException when this directory keeps no membership changes.
+     * @throws RaasException naming the phase when no change runs or it is in {@link Membership#CLEANUP}; a driver
+     *                       whose abort's answer was lost finds {@link Membership#STEADY} over the before placement.
+     */
+    default Membership abortMembershipChange()
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no membership changes");
+    }
+
+    /**
      * @return the region published under that name, or null.
      */
     RemoteRegion region(String name);

@@ -77,6 +77,29 @@ class StandaloneDriverTest
         }
     }
 
+    @Test
+    void anAttachedApplicationReadsThePhaseAndEachMembersPlacementWhileAChangeRuns()
+    {
+        final Membership changing = new Membership(44, 2, new long[]{7, 8, 9},
+            new int[]{Membership.LIVE, Membership.LIVE, Membership.DOWN}, new long[]{70, 80, 90},
+            new int[]{Membership.PLACED, Membership.PLACED_BEFORE, Membership.PLACED_AFTER}, Membership.SWITCH);
+        final StaticDirectory directory = new StaticDirectory().membership(changing);
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
+            Raas attached = Raas.attach(clientContext(name)))
+        {
+            final Membership read = attached.membership();
+            assertEquals(changing, read);
+            assertEquals(Membership.SWITCH, read.phase());
+            assertEquals(Membership.PLACED_BEFORE, read.placement(8));
+            assertEquals(Membership.PLACED_AFTER, read.placement(9));
+            final Membership settled = new Membership(45, 2, new long[]{7, 9},
+                new int[]{Membership.LIVE, Membership.LIVE}, new long[]{70, 90});
+            directory.membership(settled);
+            assertEquals(settled, attached.membership(), "steady again, every member placed");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void anAttachedApplicationUsesTheSameApiAsAnEmbeddedOne(final String provider)

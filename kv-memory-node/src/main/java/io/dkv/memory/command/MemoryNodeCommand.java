@@ -83,6 +83,12 @@ public final class MemoryNodeCommand implements Callable<Integer>
         description = "Chunks in the heap (default: ${DEFAULT-VALUE}).")
     private int heapChunks;
 
+    @Option(names = "--join",
+        description = "Ask to be added to the memory tier by moving keys to this node (placed after only, the " +
+            "membership change in fill) rather than found it as a live member at once. Refused while another change " +
+            "runs: the node is registered but no member; ./dkv meta change --add asks again.")
+    private boolean join;
+
     public Integer call() throws InterruptedException
     {
         final RaasContext context = node.raasContext()
@@ -108,24 +114,27 @@ public final class MemoryNodeCommand implements Callable<Integer>
         // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at
         // once
         final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
+            .join(join)
             .clusterSecretFile(secret.file())
             .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
             .endpoints(meta.stream().map(MetaEndpoint::parse).toList())
             .clocksOf(context.conclude()));
+        // the driver registers the node as it starts: the directory carries the intent the node's context names
+        final MemoryNodeContext nodeContext = new MemoryNodeContext()
+            .epochClock(context.epochClock())
+            .nanoClock(context.nanoClock())
+            .indexGroups(indexGroups)
+            .chunkBytes(chunkBytes)
+            .heapChunks(heapChunks)
+            .dataDir(dataDir)
+            .errorDirectory(errorDirectory)
+            .join(join);
         final CountDownLatch stopped = new CountDownLatch(1);
         final Raas raas = Raas.embedded(context, directory);
         final MemoryNode node;
         try
         {
-            node = MemoryNode.start(raas,
-                new MemoryNodeContext()
-                    .epochClock(context.epochClock())
-                    .nanoClock(context.nanoClock())
-                    .indexGroups(indexGroups)
-                    .chunkBytes(chunkBytes)
-                    .heapChunks(heapChunks)
-                    .dataDir(dataDir)
-                    .errorDirectory(errorDirectory));
+            node = MemoryNode.start(raas, nodeContext);
         }
         catch (final RuntimeException ex)
         {

@@ -36,7 +36,8 @@ import java.util.concurrent.CountDownLatch;
         "Every RPC is authenticated with the cluster secret (--cluster-secret-file); evict and withdraw remove " +
             "records as an operator; members prints the memory tier's membership a running server publishes."
     },
-    subcommands = {MetaMembersCommand.class, MetaEvictCommand.class, MetaWithdrawCommand.class})
+    subcommands = {MetaMembersCommand.class, MetaChangeCommand.class, MetaEvictCommand.class,
+        MetaWithdrawCommand.class})
 public final class MetaCommand implements Callable<Integer>
 {
     @Spec

@@ -21,7 +21,8 @@ import picocli.CommandLine.Command;
 @Command(name = "members", mixinStandardHelpOptions = true,
     description = {
         "Print the memory tier's membership a running MetaServer publishes: its epoch, the replica count, and each " +
-            "member's node id, state (live, joining, down, leaving) and incarnation.",
+            "member's node id, state (live, joining, down, leaving) and incarnation; while a membership change runs " +
+            "also its phase (fill, switch, cleanup) and each member's placement (placed, entering, leaving).",
         "Read one-sided from the server's tables, as clients read it (authenticated with the cluster secret)."
     })
 public final class MetaMembersCommand extends MetaServerCall
@@ -46,23 +47,33 @@ public final class MetaMembersCommand extends MetaServerCall
         return describe(reader.membership());
     }
 
-    /** @return the membership as the command prints it: a line of totals, then a line per member. */
+    /**
+     * @return the membership as the command prints it: a line of totals (with the phase while a change runs), then
+     * a line per member (with its placement while a change runs).
+     */
     static String describe(final MembershipRecord membership)
     {
+        final boolean changing = membership.phase() != Membership.STEADY;
         final StringBuilder text = new StringBuilder()
             .append("membership epoch ").append(membership.epoch())
             .append(", replicas ").append(membership.replicas())
             .append(", ").append(membership.members().size())
             .append(membership.members().size() == 1 ? " member" : " members");
+        if (changing)
+        {
+            text.append(", change in phase ").append(Membership.phaseName(membership.phase()));
+        }
         if (membership.members().isEmpty())
         {
             return text.toString();
         }
-        text.append(System.lineSeparator()).append(String.format("%-20s %-8s %s", "node", "state", "incarnation"));
+        text.append(System.lineSeparator()).append(String.format("%-20s %-8s %-20s %s", "node", "state", "incarnation",
+            changing ? "placement" : "").stripTrailing());
         for (final MemberRecord member : membership.members())
         {
-            text.append(System.lineSeparator()).append(String.format("%-20d %-8s %d", member.nodeId(),
-                Membership.stateName(member.state()), member.incarnation()));
+            text.append(System.lineSeparator()).append(String.format("%-20d %-8s %-20d %s", member.nodeId(),
+                Membership.stateName(member.state()), member.incarnation(),
+                changing ? Membership.placementName(member.placement()) : "").stripTrailing());
         }
         return text.toString();
     }

@@ -27,6 +27,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -152,6 +153,33 @@ class MetaCommandTest
             "node                 state    incarnation",
             "101                  live     5",
             "102                  joining  17"), text);
+    }
+
+    @Test
+    void membersShowThePhaseAndEachMembersPlacementWhileAChangeRuns()
+    {
+        final String text = MetaMembersCommand.describe(new MembershipRecord(14, 2, List.of(
+            new MemberRecord(101, Membership.LIVE, 5, Membership.PLACED_BEFORE),
+            new MemberRecord(102, Membership.LIVE, 6, Membership.PLACED),
+            new MemberRecord(104, Membership.LIVE, 17, Membership.PLACED_AFTER)), Membership.FILL));
+        assertEquals(String.join(System.lineSeparator(),
+            "membership epoch 14, replicas 2, 3 members, change in phase fill",
+            "node                 state    incarnation          placement",
+            "101                  live     5                    leaving the placement",
+            "102                  live     6                    placed",
+            "104                  live     17                   entering the placement"), text);
+    }
+
+    @Test
+    void changeTakesExactlyOneOfAddDrainAdvanceAndAbort()
+    {
+        final CommandLine line = new CommandLine(new MetaChangeCommand());
+        assertThrows(CommandLine.ParameterException.class, () -> line.parseArgs("--meta", "x",
+            "--drain", "1", "--abort"));
+        assertThrows(CommandLine.ParameterException.class, () -> line.parseArgs("--meta", "x"));
+        final MetaChangeCommand change = new MetaChangeCommand();
+        new CommandLine(change).parseArgs("--meta", "x", "--advance", "switch");
+        assertEquals(Membership.SWITCH, change.phase(change.action.advance));
     }
 
     @Test

@@ -43,7 +43,8 @@ public final class CncDescriptor
 {
     public static final long CNC_MAGIC = 0x3153414152564b44L;
     public static final long CLIENT_MAGIC = 0x31544e4c4356_4b44L;
-    public static final int VERSION = 3;
+    /** 4: MEMBERSHIP data carries the change's phase and each member's placement. */
+    public static final int VERSION = 4;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;

@@ -437,7 +437,7 @@ public final class MetaDirectory implements Directory
             {
                 try
                 {
-                    leaseExpiry = withLink(link -> link.register(self, token));
+                    leaseExpiry = withLink(link -> link.register(self, token, context.join()));
                     break;
                 }
                 catch (final MetaRpcException ex)
@@ -528,6 +528,43 @@ public final class MetaDirectory implements Directory
         }
     }
 
+    public Membership beginAdd(final long nodeId)
+    {
+        return changeMembership(MetaRpcDescriptor.TYPE_BEGIN_ADD, nodeId);
+    }
+
+    public Membership beginDrain(final long nodeId)
+    {
+        return changeMembership(MetaRpcDescriptor.TYPE_BEGIN_DRAIN, nodeId);
+    }
+
+    public Membership advanceMembership(final int expectedPhase)
+    {
+        return changeMembership(MetaRpcDescriptor.TYPE_ADVANCE_MEMBERSHIP, expectedPhase);
+    }
+
+    public Membership abortMembershipChange()
+    {
+        return changeMembership(MetaRpcDescriptor.TYPE_ABORT_MEMBERSHIP, 0);
+    }
+
+    /**
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} naming the phase, node and epoch when
+     *                          the membership does not allow the change.
+     */
+    private Membership changeMembership(final byte type, final long argument)
+    {
+        io.lock();
+        try
+        {
+            return withLink(link -> link.changeMembership(type, argument)).toMembership();
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
     /** Renew the lease; register again (with this node's regions) if the MetaServer forgot the node. */
     private void heartbeat()
     {
@@ -554,7 +591,7 @@ public final class MetaDirectory implements Directory
                 {
                     throw ex;
                 }
-                leaseExpiry = withLink(link -> link.register(me, token));
+                leaseExpiry = withLink(link -> link.register(me, token, context.join()));
                 for (final RemoteRegion region : new ArrayList<>(published.values()))
                 {
                     withLink(link ->

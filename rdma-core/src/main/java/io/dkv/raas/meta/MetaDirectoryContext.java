@@ -31,6 +31,7 @@ public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryCo
     private int rpcTimeoutMs = intProperty(RPC_TIMEOUT_MS_PROP_NAME, RPC_TIMEOUT_MS_DEFAULT);
     private int relinkMs = intProperty(RELINK_MS_PROP_NAME, RELINK_MS_DEFAULT);
     private byte[] nodeToken;
+    private boolean join;
 
     /**
      * Check the settings together.
@@ -109,6 +110,23 @@ public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryCo
     public MetaDirectoryContext rpcTimeoutMs(final int rpcTimeoutMs)
     {
         this.rpcTimeoutMs = rpcTimeoutMs;
+        return this;
+    }
+
+    /** @return true when this memory node registers asking to be added by moving keys; false: it founds. */
+    public boolean join()
+    {
+        return join;
+    }
+
+    /**
+     * Register this memory node asking to be added by moving keys (placed after only, the membership in FILL)
+     * rather than founding (a live placed member at once, its keys moved unfilled). While another change runs it is
+     * registered and no member; {@link MetaDirectory#beginAdd} asks again. A member already, it is what it was.
+     */
+    public MetaDirectoryContext join(final boolean join)
+    {
+        this.join = join;
         return this;
     }
 

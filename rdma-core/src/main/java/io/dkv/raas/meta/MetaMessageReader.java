@@ -251,12 +251,13 @@ public final class MetaMessageReader
     /**
      * @return a membership, whole or the members a change touched.
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_MALFORMED} for more members than
-     *                          tables hold, a replica count below 1 or a state no member has.
+     *                          tables hold, a replica count below 1, a phase, state or placement no membership has.
      */
     public MembershipRecord getMembership()
     {
         final long epoch = getLong();
         final int replicas = getInt();
+        final int phase = getInt();
         final int count = getInt();
         if (count < 0 || count > MetaTableDescriptor.MAX_MEMBER_SLOTS || replicas < 1)
         {
@@ -264,21 +265,21 @@ public final class MetaMessageReader
                 "membership of epoch " + epoch + " with " + count + " members and " + replicas + " replicas");
         }
         final java.util.List<MemberRecord> members = new java.util.ArrayList<>(count);
-        for (int i = 0; i < count; i++)
+        try
         {
-            final long nodeId = getLong();
-            final int state = getInt();
-            final long incarnation = getLong();
-            try
+            for (int i = 0; i < count; i++)
             {
-                members.add(new MemberRecord(nodeId, state, incarnation));
+                final long nodeId = getLong();
+                final int state = getInt();
+                final long incarnation = getLong();
+                members.add(new MemberRecord(nodeId, state, incarnation, getInt()));
             }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new MetaRpcException(STATUS_MALFORMED, ex.getMessage());
-            }
+            return new MembershipRecord(epoch, replicas, members, phase);
         }
-        return new MembershipRecord(epoch, replicas, members);
+        catch (final IllegalArgumentException ex)
+        {
+            throw new MetaRpcException(STATUS_MALFORMED, ex.getMessage());
+        }
     }
 
     public String getName()

@@ -156,10 +156,11 @@ public final class MetaMessageWriter
     /** A membership, whole or (replicated) only the members a change touched. */
     public MetaMessageWriter putMembership(final MembershipRecord membership)
     {
-        putLong(membership.epoch()).putInt(membership.replicas()).putInt(membership.members().size());
+        putLong(membership.epoch()).putInt(membership.replicas()).putInt(membership.phase())
+            .putInt(membership.members().size());
         for (final MemberRecord member : membership.members())
         {
-            putLong(member.nodeId()).putInt(member.state()).putLong(member.incarnation());
+            putLong(member.nodeId()).putInt(member.state()).putLong(member.incarnation()).putInt(member.placement());
         }
         return this;
     }

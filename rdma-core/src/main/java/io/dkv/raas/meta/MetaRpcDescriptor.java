@@ -38,12 +38,15 @@ package io.dkv.raas.meta;
  *   region:  nodeId long, nodeEpoch long, address long, length long, rkey int, access int,
  *            layoutVersion int, name
  *   name:    nameLength int (at most {@link #MAX_NAME_BYTES}), UTF-8 bytes
- *   members: epoch long, replicas int, count int (at most {@link MetaTableDescriptor#MAX_MEMBER_SLOTS}),
- *            (nodeId long, state int, incarnation long) x count
+ *   members: epoch long, replicas int, phase int, count int (at most {@link MetaTableDescriptor#MAX_MEMBER_SLOTS}),
+ *            (nodeId long, state int, incarnation long, placement int) x count; in a replicated change phase -1
+ *            leaves the phase as it is and placement 0 removes the member ({@link MembershipRecord#PHASE_KEPT},
+ *            {@link MemberRecord#REMOVED})
  *
  *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int,
  *                                                        region x count
- *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token
+ *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token;
+ *                          with {@link #FLAG_JOIN} a memory node never a member asks to be added by moving keys
  *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
  *   PUBLISH_REGION         region, token                             -> ()
@@ -51,6 +54,16 @@ package io.dkv.raas.meta;
  *   MARK_LIVE              nodeId long, incarnation long             -> ()     a JOINING member of that
  *                          incarnation becomes LIVE ({@link #STATUS_CONFLICT} in any other state or incarnation);
  *                          any party with the secret may send it (the copier that refilled the member)
+ *
+ *   membership changes (any party with the secret: the driver of the change, or an operator), each answered with
+ *   the whole membership as it is after it, and refused with {@link #STATUS_CONFLICT} naming the phase, node and
+ *   epoch at fault; asking again for the change that is already so is answered OK, so a lost reply can be retried:
+ *   BEGIN_ADD              nodeId long                -> members   a registered non-member enters (FILL)
+ *   BEGIN_DRAIN            nodeId long                -> members   a live placed member leaves (FILL)
+ *   ADVANCE_MEMBERSHIP     expectedPhase int          -> members   FILL to SWITCH to CLEANUP to STEADY; OK when
+ *                                                                  the phase is already the one after expectedPhase
+ *   ABORT_MEMBERSHIP       ()                         -> members   FILL or SWITCH back to STEADY over the before
+ *                                                                  placement
  *
  *   between the two MetaServers only (refused from any other node):
  *   REPLICATE_NODE         node (lease as given), token [, members changed] -> ()
@@ -68,8 +81,11 @@ public final class MetaRpcDescriptor
 {
     /** The RaaS service number MetaServers listen on. */
     public static final int SERVICE = 1;
-    /** 2: frames carry a timestamp and a mac; node records changes carry the node's token. */
-    public static final byte PROTOCOL_VERSION = 2;
+    /**
+     * 3: memberships carry the change's phase and each member's placement (2: frames carry a timestamp and a mac;
+     * node records changes carry the node's token).
+     */
+    public static final byte PROTOCOL_VERSION = 3;
 
     public static final int TYPE_OFFSET = 0;
     public static final int VERSION_OFFSET = 1;
@@ -98,6 +114,10 @@ public final class MetaRpcDescriptor
     public static final byte TYPE_PUBLISH_REGION = 5;
     public static final byte TYPE_WITHDRAW_REGION = 6;
     public static final byte TYPE_MARK_LIVE = 7;
+    public static final byte TYPE_BEGIN_ADD = 8;
+    public static final byte TYPE_BEGIN_DRAIN = 9;
+    public static final byte TYPE_ADVANCE_MEMBERSHIP = 10;
+    public static final byte TYPE_ABORT_MEMBERSHIP = 11;
     public static final byte TYPE_REPLICATE_NODE = 16;
     public static final byte TYPE_REPLICATE_NODE_REMOVAL = 17;
     public static final byte TYPE_REPLICATE_REGION = 18;
@@ -111,6 +131,11 @@ public final class MetaRpcDescriptor
     public static final short FLAG_LAST = 2;
     /** The request comes from an operator: its mac is keyed by the operator key, and it may remove any record. */
     public static final short FLAG_OPERATOR = 4;
+    /**
+     * REGISTER_NODE: the memory node asks to join by moving keys rather than found the membership: placed after
+     * only, in FILL, when members exist and no change runs.
+     */
+    public static final short FLAG_JOIN = 8;
 
     public static final short STATUS_OK = 0;
     /** The frame cannot be read: too short or long, lengths that disagree, a field out of range. */
@@ -133,7 +158,10 @@ public final class MetaRpcDescriptor
     public static final short STATUS_UNAUTHENTICATED = 11;
     /** A node's records changed without its token. */
     public static final short STATUS_FORBIDDEN = 12;
-    /** MARK_LIVE: the member is not joining, or joins as another incarnation than the request names. */
+    /**
+     * MARK_LIVE: the member is not joining, or joins as another incarnation than the request names; a membership
+     * change that the membership as it is does not allow.
+     */
     public static final short STATUS_CONFLICT = 13;
 
     /* node body */
@@ -172,6 +200,10 @@ public final class MetaRpcDescriptor
             case TYPE_PUBLISH_REGION -> "PUBLISH_REGION";
             case TYPE_WITHDRAW_REGION -> "WITHDRAW_REGION";
             case TYPE_MARK_LIVE -> "MARK_LIVE";
+            case TYPE_BEGIN_ADD -> "BEGIN_ADD";
+            case TYPE_BEGIN_DRAIN -> "BEGIN_DRAIN";
+            case TYPE_ADVANCE_MEMBERSHIP -> "ADVANCE_MEMBERSHIP";
+            case TYPE_ABORT_MEMBERSHIP -> "ABORT_MEMBERSHIP";
             case TYPE_REPLICATE_NODE -> "REPLICATE_NODE";
             case TYPE_REPLICATE_NODE_REMOVAL -> "REPLICATE_NODE_REMOVAL";
             case TYPE_REPLICATE_REGION -> "REPLICATE_REGION";

@@ -148,13 +148,18 @@ final class MetaServerLink
 
     /**
      * @param token the token this node proposes (the server keeps the one it holds when the record is this node's).
+     * @param join  true to ask, as a memory node no member, to be added by moving keys rather than found.
      * @return the lease expiry granted.
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_FORBIDDEN} while another holder's record of
      *                          this id is live.
      */
-    long register(final NodeRecord self, final byte[] token)
+    long register(final NodeRecord self, final byte[] token, final boolean join)
     {
-        rpc.begin(TYPE_REGISTER_NODE).putNode(self).putToken(token);
+        final MetaMessageWriter request = rpc.begin(TYPE_REGISTER_NODE).putNode(self).putToken(token);
+        if (join)
+        {
+            request.flags(FLAG_JOIN);
+        }
         final MetaMessageReader reply = rpc.call();
         final long expiry = reply.getLong();
         leaseMs = reply.getLong();
@@ -197,6 +202,30 @@ final class MetaServerLink
     {
         rpc.begin(TYPE_MARK_LIVE).putLong(nodeId).putLong(incarnation);
         rpc.call();
+    }
+
+    /**
+     * One membership change request: BEGIN_ADD or BEGIN_DRAIN with a node id, ADVANCE_MEMBERSHIP with the expected
+     * phase, ABORT_MEMBERSHIP with nothing.
+     *
+     * @return the whole membership after it.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} when the membership does not allow it.
+     */
+    MembershipRecord changeMembership(final byte type, final long argument)
+    {
+        final MetaMessageWriter request = rpc.begin(type);
+        if (type == TYPE_ADVANCE_MEMBERSHIP)
+        {
+            request.putInt((int)argument);
+        }
+        else if (type != TYPE_ABORT_MEMBERSHIP)
+        {
+            request.putLong(argument);
+        }
+        final MetaMessageReader reply = rpc.call();
+        final MembershipRecord membership = reply.getMembership();
+        reply.requireEnd(typeName(type) + " reply");
+        return membership;
     }
 
     public String toString()

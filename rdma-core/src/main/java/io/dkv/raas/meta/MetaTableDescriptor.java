@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
  * <pre>
  * region:  +--------+-------------------+---------------------+-----------------------------+
  *          | header | node slots        | region slots        | members block               |
- *          | 64 B   | nodeSlots x 128 B | regionSlots x 256 B | 32 B + memberSlots x 24 B   |
+ *          | 64 B   | nodeSlots x 128 B | regionSlots x 256 B | 40 B + memberSlots x 24 B   |
  *          +--------+-------------------+---------------------+-----------------------------+
  *
  * header:
@@ -59,15 +59,17 @@ import java.nio.ByteOrder;
  *
  * members block (the memory tier's membership, one seqlock for the whole list):
  *    0  version            long   seqlock
- *    8  epoch              long   membership epoch: bumped by every member or replica count change
+ *    8  epoch              long   membership epoch: bumped by every member, replica count or phase change
  *   16  replicas           int    copies of each key
  *   20  count              int    members, at most memberSlots; the entries after them are zero
- *   24  members            memberSlots x 24 B, each:
+ *   24  phase              int    STEADY 0, FILL 1, SWITCH 2, CLEANUP 3: the membership change in progress
+ *   28  reserved           int
+ *   32  members            memberSlots x 24 B, each:
  *                            0  nodeId       long
  *                            8  incarnation  long   the node epoch it registered with
  *                           16  state        int    LIVE 1, JOINING 2, DOWN 3, LEAVING 4
- *                           20  reserved     int
- *   24 + memberSlots x 24:
+ *                           20  placement    int    PLACED_BEFORE 1, PLACED_AFTER 2, PLACED 3
+ *   32 + memberSlots x 24:
  *       checksum           long   of the version it was sealed with and bytes 8 to the checksum
  * </pre>
  *
@@ -95,8 +97,8 @@ public final class MetaTableDescriptor
 
     /** "dkvmeta1" read as a little-endian long. */
     public static final long MAGIC = 0x316174656d766b64L;
-    /** 2: the members block, and the header's memberSlots. */
-    public static final int LAYOUT_VERSION = 2;
+    /** 3: the members block carries the change's phase and each member's placement (2: the members block). */
+    public static final int LAYOUT_VERSION = 3;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;
@@ -154,13 +156,15 @@ public final class MetaTableDescriptor
     public static final int MEMBERS_EPOCH_OFFSET = 8;
     public static final int MEMBERS_REPLICAS_OFFSET = 16;
     public static final int MEMBERS_COUNT_OFFSET = 20;
-    public static final int MEMBERS_OFFSET = 24;
+    public static final int MEMBERS_PHASE_OFFSET = 24;
+    public static final int MEMBERS_OFFSET = 32;
     public static final int MEMBER_NODE_ID_OFFSET = 0;
     public static final int MEMBER_INCARNATION_OFFSET = 8;
     public static final int MEMBER_STATE_OFFSET = 16;
+    public static final int MEMBER_PLACEMENT_OFFSET = 20;
     public static final int MEMBER_LENGTH = 24;
-    /** Bytes of the members block besides its entries: version, epoch, replicas, count and checksum. */
-    public static final int MEMBERS_FIXED_LENGTH = 32;
+    /** Bytes of the members block besides its entries: version, epoch, replicas, count, phase and checksum. */
+    public static final int MEMBERS_FIXED_LENGTH = 40;
     /** Members a MetaServer's tables hold: the memory tier's largest size. */
     public static final int MEMBER_SLOTS = 64;
     /** Most members any tables may hold: a block of this many fits one READ into a reader's buffer. */

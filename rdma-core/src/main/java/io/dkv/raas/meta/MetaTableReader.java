@@ -1,6 +1,7 @@
 package io.dkv.raas.meta;
 
 import io.dkv.raas.Connection;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
@@ -280,10 +281,12 @@ public final class MetaTableReader
         }
         final int count = buffer.get(INT, MEMBERS_COUNT_OFFSET);
         final int replicas = buffer.get(INT, MEMBERS_REPLICAS_OFFSET);
-        if (count < 0 || count > memberSlots || replicas < 1)
+        final int phase = buffer.get(INT, MEMBERS_PHASE_OFFSET);
+        if (count < 0 || count > memberSlots || replicas < 1 || phase < Membership.STEADY || phase > Membership.CLEANUP)
         {
             throw new RaasException("members block of region '" + tables.name() + "' on node " + tables.nodeId() +
-                " holds " + count + " members of " + memberSlots + " slots and " + replicas + " replicas");
+                " holds " + count + " members of " + memberSlots + " slots, " + replicas + " replicas and phase " +
+                phase);
         }
         final List<MemberRecord> members = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
@@ -293,7 +296,13 @@ public final class MetaTableReader
             final int state = buffer.get(INT, base + MEMBER_STATE_OFFSET);
             try
             {
-                members.add(new MemberRecord(nodeId, state, buffer.get(LONG, base + MEMBER_INCARNATION_OFFSET)));
+                final int placement = buffer.get(INT, base + MEMBER_PLACEMENT_OFFSET);
+                if (placement == MemberRecord.REMOVED)
+                {
+                    throw new IllegalArgumentException("member " + nodeId + " has no placement");
+                }
+                members.add(new MemberRecord(nodeId, state, buffer.get(LONG, base + MEMBER_INCARNATION_OFFSET),
+                    placement));
             }
             catch (final IllegalArgumentException ex)
             {
@@ -301,7 +310,7 @@ public final class MetaTableReader
                     tables.nodeId() + ": " + ex.getMessage(), ex);
             }
         }
-        return new MembershipRecord(buffer.get(LONG, MEMBERS_EPOCH_OFFSET), replicas, members);
+        return new MembershipRecord(buffer.get(LONG, MEMBERS_EPOCH_OFFSET), replicas, members, phase);
     }
 
     /** @return the state of the node slot read into the buffer at {@code base}, read again while torn. */

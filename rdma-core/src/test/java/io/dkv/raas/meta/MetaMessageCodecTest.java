@@ -75,21 +75,75 @@ class MetaMessageCodecTest
     {
         final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
         final int badState = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
-            .putLong(3).putInt(1).putInt(1).putLong(101).putInt(9).putLong(1).finish();
+            .putLong(3).putInt(1).putInt(Membership.STEADY).putInt(1).putLong(101).putInt(9).putLong(1)
+            .putInt(Membership.PLACED).finish();
         final MetaRpcException state = assertThrows(MetaRpcException.class,
             () -> new MetaMessageReader().wrap(buffer, 0, badState).body().getMembership());
         assertEquals(STATUS_MALFORMED, state.status());
         assertTrue(state.getMessage().contains("member 101 has no state 9"), state.getMessage());
 
         final int tooMany = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
-            .putLong(3).putInt(1).putInt(MetaTableDescriptor.MAX_MEMBER_SLOTS + 1).finish();
+            .putLong(3).putInt(1).putInt(Membership.STEADY).putInt(MetaTableDescriptor.MAX_MEMBER_SLOTS + 1).finish();
         assertEquals(STATUS_MALFORMED, assertThrows(MetaRpcException.class,
             () -> new MetaMessageReader().wrap(buffer, 0, tooMany).body().getMembership()).status());
 
         final int noCopy = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
-            .putLong(3).putInt(0).putInt(0).finish();
+            .putLong(3).putInt(0).putInt(Membership.STEADY).putInt(0).finish();
         assertEquals(STATUS_MALFORMED, assertThrows(MetaRpcException.class,
             () -> new MetaMessageReader().wrap(buffer, 0, noCopy).body().getMembership()).status());
+    }
+
+    @Test
+    void aMembershipInAChangeReadsBackWithItsPhaseAndPlacements()
+    {
+        final MembershipRecord membership = new MembershipRecord(13, 2, List.of(
+            new MemberRecord(101, Membership.LIVE, 5, Membership.PLACED),
+            new MemberRecord(102, Membership.LIVE, 9, Membership.PLACED_BEFORE),
+            new MemberRecord(103, Membership.JOINING, 1, Membership.PLACED_AFTER)), Membership.SWITCH);
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putMembership(membership).finish();
+        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
+        assertEquals(membership, reader.getMembership());
+        reader.requireEnd("test frame");
+        assertEquals(new Membership(13, 2, new long[]{101, 102, 103},
+            new int[]{Membership.LIVE, Membership.LIVE, Membership.JOINING}, new long[]{5, 9, 1},
+            new int[]{Membership.PLACED, Membership.PLACED_BEFORE, Membership.PLACED_AFTER}, Membership.SWITCH),
+            membership.toMembership());
+    }
+
+    @Test
+    void aReplicatedChangeCarriesARemovedMemberAndMayLeaveThePhase()
+    {
+        final MembershipRecord change = new MembershipRecord(14, 2, List.of(
+            MemberRecord.removed(102, Membership.LIVE, 9)), MembershipRecord.PHASE_KEPT);
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putMembership(change).finish();
+        final MembershipRecord read = new MetaMessageReader().wrap(buffer, 0, length).body().getMembership();
+        assertEquals(change, read);
+        assertTrue(read.members().getFirst().isRemoved());
+        assertThrows(IllegalArgumentException.class, read::toMembership, "a change is no whole membership");
+    }
+
+    @Test
+    void aMembershipWithAPhaseOrPlacementNoneHasIsMalformed()
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int badPhase = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putLong(3).putInt(1).putInt(7).putInt(0).finish();
+        final MetaRpcException phase = assertThrows(MetaRpcException.class,
+            () -> new MetaMessageReader().wrap(buffer, 0, badPhase).body().getMembership());
+        assertEquals(STATUS_MALFORMED, phase.status());
+        assertTrue(phase.getMessage().contains("no phase 7"), phase.getMessage());
+
+        final int badPlacement = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putLong(3).putInt(1).putInt(Membership.FILL).putInt(1).putLong(101).putInt(Membership.LIVE).putLong(1)
+            .putInt(4).finish();
+        final MetaRpcException placement = assertThrows(MetaRpcException.class,
+            () -> new MetaMessageReader().wrap(buffer, 0, badPlacement).body().getMembership());
+        assertEquals(STATUS_MALFORMED, placement.status());
+        assertTrue(placement.getMessage().contains("member 101 has no placement 4"), placement.getMessage());
     }
 
     @Test

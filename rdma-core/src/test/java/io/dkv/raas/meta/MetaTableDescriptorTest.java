@@ -29,7 +29,7 @@ class MetaTableDescriptorTest
         assertEquals(40, NODE_PROBE_LIMIT_OFFSET);
         assertEquals(44, REGION_PROBE_LIMIT_OFFSET);
         assertEquals(64, HEADER_LENGTH);
-        assertEquals(2, LAYOUT_VERSION, "the members block changed the layout");
+        assertEquals(3, LAYOUT_VERSION, "the members block carries the phase and placements");
         assertEquals(EPOCH_OFFSET + EPOCH_READ_LENGTH, REGION_PROBE_LIMIT_OFFSET + 4,
             "the epoch READ covers the epoch and both probe limits");
     }
@@ -38,9 +38,9 @@ class MetaTableDescriptorTest
     void theMembersBlockFollowsTheRegionSlots()
     {
         assertEquals(64 + 16 * 128 + 32 * 256, membersOffset(16, 32));
-        assertEquals(membersOffset(16, 32) + 32 + 64 * 24, regionLength(16, 32));
+        assertEquals(membersOffset(16, 32) + 40 + 64 * 24, regionLength(16, 32));
         assertEquals(regionLength(16, 32, MEMBER_SLOTS), regionLength(16, 32));
-        assertEquals(membersOffset(16, 32) + 32 + 3 * 24, regionLength(16, 32, 3));
+        assertEquals(membersOffset(16, 32) + 40 + 3 * 24, regionLength(16, 32, 3));
     }
 
     @Test
@@ -50,10 +50,12 @@ class MetaTableDescriptorTest
         assertEquals(8, MEMBERS_EPOCH_OFFSET);
         assertEquals(16, MEMBERS_REPLICAS_OFFSET);
         assertEquals(20, MEMBERS_COUNT_OFFSET);
-        assertEquals(24, MEMBERS_OFFSET);
+        assertEquals(24, MEMBERS_PHASE_OFFSET);
+        assertEquals(32, MEMBERS_OFFSET);
         assertEquals(0, MEMBER_NODE_ID_OFFSET);
         assertEquals(8, MEMBER_INCARNATION_OFFSET);
         assertEquals(16, MEMBER_STATE_OFFSET);
+        assertEquals(20, MEMBER_PLACEMENT_OFFSET);
         assertEquals(24, MEMBER_LENGTH);
         for (int slots = 1; slots <= MAX_MEMBER_SLOTS; slots++)
         {
