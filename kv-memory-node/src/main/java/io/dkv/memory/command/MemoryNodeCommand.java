@@ -7,9 +7,11 @@ import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.memory.PersistStats;
+import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.RaasException;
 import io.dkv.raas.command.ClusterSecretOption;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.command.NodeOptions;
@@ -86,8 +88,41 @@ public final class MemoryNodeCommand implements Callable<Integer>
     @Option(names = "--join",
         description = "Ask to be added to the memory tier by moving keys to this node (placed after only, the " +
             "membership change in fill) rather than found it as a live member at once. Refused while another change " +
-            "runs: the node is registered but no member; ./dkv meta change --add asks again.")
+            "runs: the node is registered but no member; ./dkv meta change --add asks again. Once added, the node " +
+            "drives the change itself: it copies the keys that move to it and takes the change through its phases, " +
+            "printing each.")
     private boolean join;
+
+    @Option(names = "--drain", paramLabel = "ID",
+        description = "Start no memory node: drain memory node ID instead (its keys move to the members that take " +
+            "its place while clients run), drive that change through its phases printing each, and exit 0 once the " +
+            "node has left the memory tier and can be stopped, 1 when the change was refused or aborted.")
+    private long drain;
+
+    private int drain(final RaasContext context, final MetaDirectory directory)
+    {
+        try (Raas raas = Raas.embedded(context, directory))
+        {
+            final Membership begun;
+            try
+            {
+                begun = directory.beginDrain(drain);
+            }
+            catch (final RaasException ex)
+            {
+                System.out.printf("memory node %d cannot be drained: %s%n", drain, ex.getMessage());
+                return 1;
+            }
+            System.out.printf("draining memory node %d: %s%n", drain, begun);
+            System.out.flush();
+            final boolean done = new MembershipChangeDriver(raas, directory, System.out).run();
+            if (done)
+            {
+                System.out.printf("memory node %d has left the memory tier: stop it%n", drain);
+            }
+            return done ? 0 : 1;
+        }
+    }
 
     public Integer call() throws InterruptedException
     {
@@ -129,6 +164,10 @@ public final class MemoryNodeCommand implements Callable<Integer>
             .dataDir(dataDir)
             .errorDirectory(errorDirectory)
             .join(join);
+        if (drain != 0)
+        {
+            return drain(context.role(NodeRecord.ROLE_CLIENT), directory);
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         final Raas raas = Raas.embedded(context, directory);
         final MemoryNode node;
@@ -149,7 +188,15 @@ public final class MemoryNodeCommand implements Callable<Integer>
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
         final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out);
-        if (rejoin.needed())
+        final Membership membership = directory.membership();
+        if (join && membership.phase() == Membership.FILL &&
+            membership.placement(raas.self().id()) == Membership.PLACED_AFTER)
+        {
+            // added by moving keys: this node drives its own change, while it serves the writes forced onto it
+            Thread.ofPlatform().daemon().name("dkv-memory-node-join").start(
+                () -> new MembershipChangeDriver(raas, directory, System.out).run());
+        }
+        else if (rejoin.needed())
         {
             // its copies are refilled while it serves the ones already right: nobody reads it until it is live
             Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
