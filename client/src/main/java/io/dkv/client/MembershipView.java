@@ -48,20 +48,33 @@ final class MembershipView
         this.lastRead = new AtomicLong(nanoClock.nanoTime());
         this.lastSuccess = new AtomicLong(lastRead.get());
         this.kept = membership != null;
-        this.placement = Placement.of(membership, nodes);
-        final int known = nodes.count();
-        if (context.replicas() > known)
+        final int given = nodes.count();
+        if (context.replicas() > given)
         {
             throw new KvException("this client asks for " + context.replicas() + " copies of each key (" +
-                KvClientConfiguration.REPLICAS_PROP_NAME + ") but has " + known + " memory node" +
-                (known == 1 ? "" : "s") + " " + Arrays.toString(nodes.nodeIds()) + ": at most one copy a node");
+                KvClientConfiguration.REPLICAS_PROP_NAME + ") but has " + given + " memory node" +
+                (given == 1 ? "" : "s") + " " + Arrays.toString(nodes.nodeIds()) + ": at most one copy a node");
         }
+        this.placement = Placement.of(membership, nodes);
+        final int known = nodes.count();
         // the cluster's count may exceed its members (a MetaServer set to 2 with one memory node): keys then have one
         // copy a member, as ./dkv up says when it starts
         final int asked = context.replicas() > 0 ? context.replicas() : membership == null ? 1 : membership.replicas();
         this.replicas = Math.min(asked, known);
         // a node the membership does not list (registered, not admitted, or drained) is placed nowhere: keys are placed
-        // over the members alone
+        // over the members alone; one the application named itself is a mistake worth saying at once
+        if (replicas >= 2 && membership != null && membership.epoch() != 0)
+        {
+            for (final long named : context.memoryNodes())
+            {
+                if (membership.state(named) == 0)
+                {
+                    throw new KvException("memory node " + named + " is not a member of the memory tier (" +
+                        membership + "): with " + replicas + " copies of each key every memory node the client " +
+                        "names must be one (register memory nodes with the memory role)");
+                }
+            }
+        }
     }
 
     /** @return the membership the directory keeps now, or null when it keeps none. */
@@ -260,7 +273,10 @@ final class MembershipView
 
         static Placement of(final Membership membership, final MemoryNodeAvailability nodes)
         {
-            if (membership != null)
+            // epoch 0: the directory keeps no membership (a fixed list of who is up): every node the client knows is
+            // placed, as when it keeps none at all, and nobody else
+            final boolean kept = membership != null && membership.epoch() != 0;
+            if (kept)
             {
                 // members the client did not know of joined since it connected: each gets its index for good
                 for (final long member : membership.memberIds())
@@ -277,7 +293,7 @@ final class MembershipView
                 states[i] = membership == null ? Membership.LIVE : membership.state(ids[i]);
                 incarnations[i] = membership == null ? 0 : membership.incarnation(ids[i]);
                 // a node the directory does not list is no member: nobody may say it still holds what it held
-                placements[i] = membership == null ? Membership.PLACED : membership.placement(ids[i]);
+                placements[i] = !kept ? Membership.PLACED : membership.placement(ids[i]);
             }
             return new Placement(membership == null ? 0 : membership.epoch(),
                 membership == null ? Membership.STEADY : membership.phase(), ids, states, incarnations, placements);
