@@ -404,6 +404,17 @@ final class ReplicaChain
     {
         for (int attempt = 0; attempt < context.maxRetries(); attempt++)
         {
+            if (servingCount == 1)
+            {
+                // one serving replica is settled as soon as its tail is won, so a newer writer may win it while this
+                // one still forces: forced only while the tail names this write, a late force never puts the older
+                // write back over the newer one (with two or more, the newer writer waits for this chain to end)
+                session.readReplica(serving[0], hash, key);
+                if (session.replicaWriteId != writeId)
+                {
+                    return true;
+                }
+            }
             session.readReplica(node, hash, key);
             if (session.replicaWriteId == writeId ||
                 (joinWords[j] == SlotWord.EMPTY && session.replicaWord == SlotWord.EMPTY))
