@@ -60,7 +60,7 @@ final class ModelState
     {
         final int r = scope.replicas();
         final int ops = scope.operations();
-        final int length = 3 * r + 3 + Scope.WRITERS * (READ + r) + 2 + 2 * ops + 1;
+        final int length = 3 * r + 3 + Scope.WRITERS * (READ + r) + 2 + HistoryEncoding.length(ops);
         final ModelState state = new ModelState(scope, new int[length]);
         for (int i = 0; i < r; i++)
         {
@@ -333,41 +333,23 @@ final class ModelState
 
     int status(final int op)
     {
-        return v[historyBase + 2 * op];
+        return HistoryEncoding.status(v, historyBase, op);
     }
 
     /** Invoking an operation orders it after every operation that has answered. */
     void invoke(final int op)
     {
-        final int n = scope.operations();
-        for (int before = 0; before < n; before++)
-        {
-            final int status = status(before);
-            if (status == History.OK || status == History.FAILED)
-            {
-                v[historyBase + 2 * n] |= 1 << (before * n + op);
-            }
-        }
-        v[historyBase + 2 * op] = History.PENDING;
+        HistoryEncoding.invoke(v, historyBase, scope.operations(), op);
     }
 
     void answer(final int op, final int status, final int readValue)
     {
-        v[historyBase + 2 * op] = status;
-        v[historyBase + 2 * op + 1] = readValue;
+        HistoryEncoding.answer(v, historyBase, op, status, readValue);
     }
 
     History history()
     {
-        final int n = scope.operations();
-        final int[] status = new int[n];
-        final int[] readValue = new int[n];
-        for (int op = 0; op < n; op++)
-        {
-            status[op] = v[historyBase + 2 * op];
-            readValue[op] = v[historyBase + 2 * op + 1];
-        }
-        return new History(status, readValue, v[historyBase + 2 * n]);
+        return HistoryEncoding.history(v, historyBase, scope.operations());
     }
 
     String replicasToString()

@@ -93,7 +93,7 @@ final class MoveState
     {
         final int n = scope.placement().nodes();
         final int length = 2 * n + DRIVER_READ + n + Scope.WRITERS * (READ + n) + scope.readers() * READER_LENGTH +
-            2 * scope.operations() + 1;
+            HistoryEncoding.length(scope.operations());
         final MoveState state = new MoveState(scope, new int[length]);
         for (int node = 0; node < n; node++)
         {
@@ -431,41 +431,23 @@ final class MoveState
 
     int status(final int op)
     {
-        return v[historyBase + 2 * op];
+        return HistoryEncoding.status(v, historyBase, op);
     }
 
     /** Invoking an operation orders it after every operation that has answered. */
     void invoke(final int op)
     {
-        final int ops = scope.operations();
-        for (int before = 0; before < ops; before++)
-        {
-            final int status = status(before);
-            if (status == History.OK || status == History.FAILED)
-            {
-                v[historyBase + 2 * ops] |= 1 << (before * ops + op);
-            }
-        }
-        v[historyBase + 2 * op] = History.PENDING;
+        HistoryEncoding.invoke(v, historyBase, scope.operations(), op);
     }
 
     void answer(final int op, final int status, final int readValue)
     {
-        v[historyBase + 2 * op] = status;
-        v[historyBase + 2 * op + 1] = readValue;
+        HistoryEncoding.answer(v, historyBase, op, status, readValue);
     }
 
     History history()
     {
-        final int ops = scope.operations();
-        final int[] status = new int[ops];
-        final int[] readValue = new int[ops];
-        for (int op = 0; op < ops; op++)
-        {
-            status[op] = v[historyBase + 2 * op];
-            readValue[op] = v[historyBase + 2 * op + 1];
-        }
-        return new History(status, readValue, v[historyBase + 2 * ops]);
+        return HistoryEncoding.history(v, historyBase, scope.operations());
     }
 
     /** @return the phase and each node's slot, the nodes before the change first: "FILL A:0 X:1 | N:-". */
