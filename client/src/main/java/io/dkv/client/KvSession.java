@@ -95,6 +95,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private final long[] chunkOffset;
     private final int[] chunkUsed;
     private final int[] chunkLength;
+    /** The generation each node handed this thread's chunk out under, for the slot words naming its blocks. */
+    private final int[] chunkGeneration;
+    /**
+     * The chunk retired before it, while an operation may still make a word for a block written there (a replica's
+     * block written before another's chunk ran out).
+     */
+    private final long[] previousChunkOffset;
+    private final int[] previousChunkLength;
+    private final int[] previousChunkGeneration;
     /** The size of the next chunk to ask each node for: small first, doubling as this thread writes more. */
     private final int[] nextChunk;
     private final MemorySegment buckets;
@@ -165,6 +174,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
         this.chunkOffset = new long[MemoryNodeAvailability.CAPACITY];
         this.chunkUsed = new int[MemoryNodeAvailability.CAPACITY];
         this.chunkLength = new int[MemoryNodeAvailability.CAPACITY];
+        this.chunkGeneration = new int[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkOffset = new long[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkLength = new int[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkGeneration = new int[MemoryNodeAvailability.CAPACITY];
         this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
@@ -556,8 +569,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
-        final long committedWord =
-            SlotWord.committed(fingerprint, blockOffset, length, expireAt != KvBlockLayout.NEVER);
+        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length,
+            expireAt != KvBlockLayout.NEVER, generationOf(node, blockOffset));
         final long tentativeWord = SlotWord.tentative(committedWord);
         blockedBy = 0;
         previousCount = -1;
@@ -698,8 +711,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
-        final long committedWord =
-            SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length, expireAt != KvBlockLayout.NEVER);
+        final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length,
+            expireAt != KvBlockLayout.NEVER, generationOf(node, blockOffset));
         long slot = expected.slotOffset;
         boolean swap = true;
         previousCount = -1;
@@ -1080,7 +1093,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     {
         close(connections, node);
         close(requestConnections, node);
+        // the node takes both chunks back once the connection is gone: no word may name their blocks any more
         chunkLength[node] = 0;
+        previousChunkLength[node] = 0;
         chunkUsed[node] = 0;
         nextChunk[node] = FIRST_CHUNK;
         nodes[node] = availability.readAgain(raas, node);
@@ -1575,6 +1590,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             // no more blocks go into the full one: the node takes it back once no slot points into it
             request(node, MemoryNodeProtocol.RETIRE, 0, chunkOffset[node], false, "retiring a chunk");
+            previousChunkOffset[node] = chunkOffset[node];
+            previousChunkLength[node] = chunkLength[node];
+            previousChunkGeneration[node] = chunkGeneration[node];
             chunkLength[node] = 0;
         }
         final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
@@ -1595,9 +1613,30 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 "'s heap chunks of " + granted + " bytes");
         }
         chunkOffset[node] = rpc.get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
+        chunkGeneration[node] = rpc.get(INT, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET);
         chunkLength[node] = granted;
         chunkUsed[node] = 0;
         nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
+    }
+
+    /**
+     * @return the generation of the chunk this thread wrote the block at {@code offset} of node {@code node} into: its
+     * chunk now or the one before.
+     * @throws IllegalStateException when neither holds the block: a word would name it under a generation guessed.
+     */
+    int generationOf(final int node, final long offset)
+    {
+        if (chunkLength[node] > 0 && offset >= chunkOffset[node] && offset < chunkOffset[node] + chunkLength[node])
+        {
+            return chunkGeneration[node];
+        }
+        if (previousChunkLength[node] > 0 && offset >= previousChunkOffset[node] &&
+            offset < previousChunkOffset[node] + previousChunkLength[node])
+        {
+            return previousChunkGeneration[node];
+        }
+        throw new IllegalStateException("block at heap offset " + offset + " of memory node " + nodeIds[node] +
+            " is in neither of this thread's last two chunks there");
     }
 
     /**

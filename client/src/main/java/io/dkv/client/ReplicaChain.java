@@ -225,7 +225,8 @@ final class ReplicaChain
         for (int p = 0; p < servingCount; p++)
         {
             newWords[p] = value == null ? SlotWord.EMPTY :
-                SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER);
+                SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
+                    session.generationOf(serving[p], blockOffsets[p]));
         }
         for (int j = 0; j < joiningCount; j++)
         {
@@ -353,7 +354,8 @@ final class ReplicaChain
             return SlotWord.EMPTY;
         }
         joinOffsets[j] = session.writeBlock(joining[j], key, value, length, expireAt, writeId);
-        return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER);
+        return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER,
+            session.generationOf(joining[j], joinOffsets[j]));
     }
 
     /**
@@ -497,7 +499,8 @@ final class ReplicaChain
                 final int length = session.readWholeBlock(serving[0], words[0], key);
                 final long expireAt = session.blockExpireAt();
                 offset = session.copyBlock(joiner, length);
-                desired = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
+                desired = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,
+                    session.generationOf(joiner, offset));
             }
             final boolean swapped = joinWord != SlotWord.EMPTY ?
                 session.swapAt(joiner, hash, key, joinSlot, joinWord, desired) :
@@ -598,7 +601,8 @@ final class ReplicaChain
             // the copy's word, not this write's: newWords still holds that for the chain that follows
             final long offset = absent ? 0 : session.copyBlock(serving[p], length);
             final long copied = absent ? SlotWord.EMPTY :
-                SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER);
+                SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,
+                    session.generationOf(serving[p], offset));
             if (!publish(p, hash, key, copied))
             {
                 // changed since it was read: the next round reads it again

@@ -15,7 +15,10 @@ import java.util.TreeMap;
  * slot pointing into it, kept aside for the grace period (QUARANTINED), so that an operation that
  * read a slot before the block was replaced is over before anything else is written there; then
  * FREE, to be handed out again. Chunks come from the end of the heap while it lasts and from the
- * free chunks of the length asked for after. One caller: the request server's thread.
+ * free chunks of the length asked for after. Each time a chunk is freed its generation moves on: the slot words
+ * naming its blocks carry it ({@link SlotWord}), so that a CAS made from a word read in an earlier life of the chunk
+ * (by a client stopped past the grace period) finds no slot holding that word. One caller: the request server's
+ * thread.
  */
 final class HeapChunks
 {
@@ -32,6 +35,7 @@ final class HeapChunks
         Connection owner;
         boolean ownerGone;
         int state;
+        int generation;
         long sinceNanos;
         boolean referenced;
 
@@ -174,6 +178,7 @@ final class HeapChunks
         {
             quarantined.poll();
             chunk.state = FREE;
+            chunk.generation = SlotWord.nextGeneration(chunk.generation);
             free.computeIfAbsent(chunk.length, ignored -> new ArrayDeque<>()).add(chunk);
             count++;
         }
@@ -190,6 +195,17 @@ final class HeapChunks
         }
         final Chunk chunk = entry.getValue();
         return blockOffset < chunk.offset + chunk.length ? chunk : null;
+    }
+
+    /** @return the generation of the chunk at {@code offset}, as handed out last. */
+    int generation(final long offset)
+    {
+        final Chunk chunk = chunks.get(offset);
+        if (chunk == null)
+        {
+            throw new IllegalArgumentException("no chunk starts at heap offset " + offset);
+        }
+        return chunk.generation;
     }
 
     boolean isValidLength(final int length)

@@ -264,10 +264,11 @@ final class LocalIndex
      *
      * @return false when both candidate buckets are full and their subtable cannot split.
      */
-    boolean restore(final byte[] key, final long blockOffset, final int blockLength, final boolean expires)
+    boolean restore(final byte[] key, final long blockOffset, final int blockLength, final boolean expires,
+        final int generation)
     {
         final long hash = KeyHash.hash(key);
-        final long word = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, blockLength, expires);
+        final long word = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, blockLength, expires, generation);
         while (true)
         {
             for (int candidate = 0; candidate < 2; candidate++)

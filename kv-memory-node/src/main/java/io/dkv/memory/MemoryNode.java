@@ -144,7 +144,7 @@ public final class MemoryNode implements AutoCloseable
             // the disk keeps no write ids: a key put back is a write of its own (a replica that restarted is refilled
             // from the others before it is read, which compares by their ids)
             KvBlockLayout.write(index.heap(), offset, key, value, expireAt, KvBlockLayout.drawWriteId());
-            if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER))
+            if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER, chunks.generation(chunk[0])))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +
                     " (" + count[0] +

@@ -167,7 +167,7 @@ final class RequestServer implements Agent
             answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
             return;
         }
-        answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset);
+        answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
     }
 
     private void persist(final Connection client, final long correlation, final int argument, final long block)
@@ -242,10 +242,17 @@ final class RequestServer implements Agent
     private void answer(final Connection client, final long correlation, final int status, final int chunkLength,
         final long offset)
     {
+        answer(client, correlation, status, chunkLength, offset, 0);
+    }
+
+    private void answer(final Connection client, final long correlation, final int status, final int chunkLength,
+        final long offset, final int generation)
+    {
         reply.set(INT, MemoryNodeProtocol.STATUS_OFFSET, status);
         reply.set(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET, chunkLength);
         reply.set(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET, correlation);
         reply.set(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET, offset);
+        reply.set(INT, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET, generation);
         client.send(reply, 0, MemoryNodeProtocol.REPLY_LENGTH, Flags.ADAPTIVE);
     }
 

@@ -78,7 +78,8 @@ class ReplicaRollForwardTest
         final long offset = dead.writeBlock(tail, KEY, MemorySegment.ofArray(v2), length, KvBlockLayout.NEVER, writeId);
         dead.readReplica(tail, hash, KEY);
         assertTrue(dead.swapAt(tail, hash, KEY, dead.replicaSlot, dead.replicaWord,
-            SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false)), "the dead writer won the tail");
+            SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false, dead.generationOf(tail, offset))),
+            "the dead writer won the tail");
 
         assertArrayEquals(bytes("v1"), client.get(KEY), "a write that reached only the tail is not read");
         assertTrue(client.compareAndSet(KEY, v2, bytes("v3")),

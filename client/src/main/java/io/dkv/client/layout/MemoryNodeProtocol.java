@@ -19,11 +19,14 @@ package io.dkv.client.layout;
  *                         SPLIT: the subtable's offset in the index region
  *  24  reserved    long
  *
- * reply (24 bytes)
+ * reply (32 bytes)
  *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST or NOT_PERSISTENT
  *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
  *   8  correlation long
  *  16  offset      long   ALLOCATE: of the chunk in the heap region
+ *  24  generation  int    ALLOCATE: how many times the chunk was handed out before (modulo 256), for the slot
+ *                         words naming its blocks ({@link SlotWord})
+ *  28  reserved    int
  * </pre>
  */
 public final class MemoryNodeProtocol
@@ -55,7 +58,8 @@ public final class MemoryNodeProtocol
     public static final int CHUNK_LENGTH_OFFSET = 4;
     public static final int REPLY_CORRELATION_OFFSET = 8;
     public static final int CHUNK_OFFSET_OFFSET = 16;
-    public static final int REPLY_LENGTH = 24;
+    public static final int CHUNK_GENERATION_OFFSET = 24;
+    public static final int REPLY_LENGTH = 32;
 
     private MemoryNodeProtocol()
     {

@@ -8,8 +8,14 @@ package io.dkv.client.layout;
  *  55      committed     1 = the key's value; 0 = tentative: an insert not yet decided, invisible to readers
  *  54..48  length        the block's length in 64-byte units (1..127), or 0: longer, read its header first
  *  47      expires       1 = the block has an expiry time (the node's scan reads only those blocks' expireAt)
- *  46..0   block         the block's offset in the heap region / 64 (never 0: the heap's header is there)
+ *  46..39  generation    how many times the block's chunk was handed out before, modulo 256
+ *  38..0   block         the block's offset in the heap region / 64 (never 0: the heap's header is there)
  * </pre>
+ * The generation fences operations that outlast the grace period (a client or its driver stopped with a CAS in
+ * flight): a chunk is handed out again only after its grace period, and then under the next generation, so a word
+ * read before cannot name a block written there since, even one of the same key, length and offset. Without it such
+ * a stale CAS would find its expected word and land, putting back a value over later writes. Wrapping around takes
+ * 256 grace periods of one chunk (at least 42 minutes at the default 10 s). Blocks lie in the first 32 TiB.
  */
 public final class SlotWord
 {
@@ -18,28 +24,34 @@ public final class SlotWord
     public static final int MAX_LENGTH_UNITS = 127;
     private static final long COMMITTED_BIT = 1L << 55;
     private static final long EXPIRES_BIT = 1L << 47;
-    private static final long BLOCK_MASK = (1L << 47) - 1;
+    public static final int GENERATIONS = 256;
+    private static final int GENERATION_SHIFT = 39;
+    private static final long GENERATION_MASK = (long)(GENERATIONS - 1) << GENERATION_SHIFT;
+    private static final long BLOCK_MASK = (1L << GENERATION_SHIFT) - 1;
+    /** Heap bytes a slot can name: blocks lie below. */
+    public static final long MAX_HEAP_BYTES = (BLOCK_MASK + 1) * UNIT;
 
     private SlotWord()
     {
     }
 
     /**
-     * @param blockOffset 64-byte aligned, not 0.
+     * @param blockOffset 64-byte aligned, not 0, in a chunk of generation 0.
      * @param blockLength bytes of the block.
      */
     public static long committed(final int fingerprint, final long blockOffset, final int blockLength)
     {
-        return committed(fingerprint, blockOffset, blockLength, false);
+        return committed(fingerprint, blockOffset, blockLength, false, 0);
     }
 
     /**
      * @param blockOffset 64-byte aligned, not 0.
      * @param blockLength bytes of the block.
      * @param expires     true when the block has an expiry time.
+     * @param generation  of the chunk the block is in, as the node handed it out (any int: taken modulo 256).
      */
     public static long committed(final int fingerprint, final long blockOffset, final int blockLength,
-        final boolean expires)
+        final boolean expires, final int generation)
     {
         if ((blockOffset & (UNIT - 1)) != 0 || blockOffset <= 0 || (blockOffset / UNIT) > BLOCK_MASK)
         {
@@ -48,7 +60,7 @@ public final class SlotWord
         final long units = (blockLength + UNIT - 1) / UNIT;
         final long lengthField = units <= MAX_LENGTH_UNITS ? units : 0;
         return ((long)(fingerprint & 0xff) << 56) | COMMITTED_BIT | (lengthField << 48) | (expires ? EXPIRES_BIT : 0) |
-            (blockOffset / UNIT);
+            (((long)generation << GENERATION_SHIFT) & GENERATION_MASK) | (blockOffset / UNIT);
     }
 
     public static long tentative(final long committedWord)
@@ -91,5 +103,17 @@ public final class SlotWord
     public static long blockOffset(final long word)
     {
         return (word & BLOCK_MASK) * UNIT;
+    }
+
+    /** @return the generation of the chunk the slot's block is in, 0..255. */
+    public static int generation(final long word)
+    {
+        return (int)((word & GENERATION_MASK) >>> GENERATION_SHIFT);
+    }
+
+    /** @return the next generation of a chunk handed out again. */
+    public static int nextGeneration(final int generation)
+    {
+        return (generation + 1) & (GENERATIONS - 1);
     }
 }

@@ -25,15 +25,34 @@ class SlotWordTest
     }
 
     @Test
-    void theExpiresBitIsKeptApartFromTheBlock()
+    void theExpiresBitAndTheGenerationAreKeptApartFromTheBlock()
     {
-        final long largest = 64 * ((1L << 47) - 1);
-        final long word = SlotWord.committed(0xff, largest, 64, true);
+        final long largest = SlotWord.MAX_HEAP_BYTES - SlotWord.UNIT;
+        final long word = SlotWord.committed(0xff, largest, 64, true, 255);
         assertTrue(SlotWord.expires(word));
         assertEquals(largest, SlotWord.blockOffset(word));
+        assertEquals(255, SlotWord.generation(word));
+        assertEquals(0xff, SlotWord.fingerprint(word));
+        assertEquals(64, SlotWord.lengthHint(word));
         assertFalse(SlotWord.expires(SlotWord.committed(0xff, largest, 64)));
+        assertEquals(0, SlotWord.generation(SlotWord.committed(0xff, largest, 64)));
         assertTrue(SlotWord.expires(SlotWord.tentative(word)));
-        assertThrows(IllegalArgumentException.class, () -> SlotWord.committed(1, 64L << 47, 64, false));
+        assertEquals(255, SlotWord.generation(SlotWord.tentative(word)));
+        assertThrows(IllegalArgumentException.class,
+            () -> SlotWord.committed(1, SlotWord.MAX_HEAP_BYTES, 64, false, 0));
+    }
+
+    @Test
+    void aBlockAtTheSameOffsetInALaterLifeOfItsChunkHasAnotherWord()
+    {
+        final long first = SlotWord.committed(0x5a, 64 * 77, 900, false, 3);
+        final long later = SlotWord.committed(0x5a, 64 * 77, 900, false, SlotWord.nextGeneration(3));
+        assertNotEquals(first, later, "a CAS expecting the first word cannot land on the later one");
+        assertEquals(SlotWord.blockOffset(first), SlotWord.blockOffset(later));
+        assertEquals(4, SlotWord.generation(later));
+        assertEquals(0, SlotWord.nextGeneration(255), "generations wrap around after 256 lives");
+        assertEquals(SlotWord.committed(1, 64, 64, false, 1), SlotWord.committed(1, 64, 64, false, 257),
+            "taken modulo 256");
     }
 
     @Test
