@@ -7,6 +7,7 @@ import org.agrona.concurrent.NanoClock;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The memory tier's membership as a client last read it, shared by its threads: how many copies a
@@ -15,7 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Read again after a request to a node failed, at most once per {@link KvClientContext#unavailableRetryMs()}
  * (by whichever thread comes first), so that a failed node costs one read of the directory, not one per
  * operation; and every {@link KvClientContext#membershipRefreshMs()}. A client never acts on a membership
- * older than {@link KvClientContext#membershipLeaseMs()}: a membership change relies on it.
+ * older than {@link KvClientContext#membershipLeaseMs()}: a membership change relies on it, and so do writers going on
+ * without a node declared down. A client that read the node live before it was declared down may read it for a view
+ * lease after that (it may have only paused, and resume): so writers of its keys wait until this client has known it
+ * down for a view lease ({@link #downSettlesAt}), by when no view listing it live is acted on.
  */
 final class MembershipView
 {
@@ -30,6 +34,8 @@ final class MembershipView
     private final AtomicLong lastRead;
     private final AtomicLong lastSuccess;
     private volatile Placement placement;
+    /** When this client first read each node down (the read's end, by its clock), 0 while it is not down. */
+    private final AtomicLongArray downSince = new AtomicLongArray(MemoryNodeAvailability.CAPACITY);
 
     /**
      * @param membership what the directory said as the client connected; null when it keeps no membership (a
@@ -56,6 +62,7 @@ final class MembershipView
                 (given == 1 ? "" : "s") + " " + Arrays.toString(nodes.nodeIds()) + ": at most one copy a node");
         }
         this.placement = Placement.of(membership, nodes);
+        noteDown(placement, nanoClock.nanoTime());
         final int known = nodes.count();
         // the cluster's count may exceed its members (a MetaServer set to 2 with one memory node): keys then have one
         // copy a member, as ./dkv up says when it starts
@@ -228,8 +235,39 @@ final class MembershipView
         lastSuccess.accumulateAndGet(readAt, (a, b) -> b - a > 0 ? b : a);
         if (membership.epoch() != placement.epoch)
         {
-            placement = Placement.of(membership, nodes);
+            final Placement installed = Placement.of(membership, nodes);
+            placement = installed;
+            noteDown(installed, nanoClock.nanoTime());
         }
+    }
+
+    /**
+     * @param readEnd when the read that gave the placement ended: the node was declared down before it, so every view
+     *                listing it live was read before it too.
+     */
+    private void noteDown(final Placement read, final long readEnd)
+    {
+        for (int node = 0; node < read.nodeCount(); node++)
+        {
+            if (read.state(node) == Membership.DOWN)
+            {
+                downSince.compareAndSet(node, 0, readEnd);
+            }
+            else
+            {
+                downSince.set(node, 0);
+            }
+        }
+    }
+
+    /**
+     * @return when writers of the node's keys may go on without it (its declaration down is a view lease old by this
+     * client's clock), or 0 when it is not down.
+     */
+    long downSettlesAt(final int node)
+    {
+        final long since = downSince.get(node);
+        return since == 0 ? 0 : since + leaseNanos;
     }
 
     String describe(final int node)

@@ -60,6 +60,8 @@ final class ReplicaChain
     private int phase;
     /** In the switch phase: the key's head after the change, read beside the head before it; else -1. */
     private int switchHead;
+    /** A replica of the key declared down less than a view lease ago, which writes still wait for; else -1. */
+    private int downSettling = -1;
     /**
      * The key's replicas written after the tail and never read or judged: those being refilled (joining), those
      * entering its placement while a change fills them, and those leaving it while the change cleans up.
@@ -155,6 +157,11 @@ final class ReplicaChain
             final long epoch = membership.epoch();
             // no replica serving fails at once, naming them
             place(hash, key);
+            if (downSettling >= 0)
+            {
+                awaitDownSettled(key, deadline);
+                continue;
+            }
             if (phase == Membership.SWITCH)
             {
                 awaitSwitched(key, epoch);
@@ -181,6 +188,30 @@ final class ReplicaChain
                     throw ex;
                 }
             }
+        }
+    }
+
+    /**
+     * A replica of the key was declared down less than a view lease ago by this client's clock: a client that read it
+     * live before may still read it, as the key's head, should it only have paused and resume; so no write goes on
+     * without it until that view has run out (client/README.md, "Replication").
+     */
+    private void awaitDownSettled(final byte[] key, final long deadline)
+    {
+        final int node = downSettling;
+        final long settlesAt = membership.downSettlesAt(node);
+        while (settlesAt != 0 && nanoClock.nanoTime() - settlesAt < 0 && membership.downSettlesAt(node) == settlesAt)
+        {
+            if (nanoClock.nanoTime() - deadline > 0)
+            {
+                throw new KvException("key " + KvSession.describe(key) + " waits for " + membership.describe(node) +
+                    ": writes go on without a memory node declared down only once every client's view listing it " +
+                    "live has run out (" + context.membershipLeaseMs() + " ms, " +
+                    KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME + "), and the failover wait of " +
+                    context.failoverWaitMs() + " ms ended first");
+            }
+            membership.refreshIfDue();
+            LockSupport.parkNanos(SWITCH_WAIT_PAUSE_NANOS);
         }
     }
 
@@ -633,8 +664,15 @@ final class ReplicaChain
         final boolean after = phase == Membership.CLEANUP;
         final int[] primary = after ? placedAfter : placed;
         final int primaryCount = after ? placedAfterCount : placedCount;
+        downSettling = -1;
+        final long now = nanoClock.nanoTime();
         for (int p = 0; p < primaryCount; p++)
         {
+            final long settlesAt = membership.downSettlesAt(primary[p]);
+            if (settlesAt != 0 && now - settlesAt < 0 && placement.state(primary[p]) == Membership.DOWN)
+            {
+                downSettling = primary[p];
+            }
             if (placement.serves(primary[p]))
             {
                 serving[servingCount++] = primary[p];
