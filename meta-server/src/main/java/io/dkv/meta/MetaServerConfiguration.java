@@ -55,11 +55,11 @@ public final class MetaServerConfiguration
     /**
      * Copies of each key the cluster keeps on its memory nodes (a key lives on min(replicas, members) of them). Kept
      * in the store: the first start of a store takes this value; a later start changes it only when it is named (this
-     * property set, or {@code --replicas}). The default becomes 2 once re-replication onto a returning member is
-     * built; until then a member back from down has no one to refill its copies.
+     * property set, or {@code --replicas}). Two by default: a memory node lost is survived, and one that comes back
+     * (or joins) is refilled from the others; with one member keys have one copy all the same.
      */
     public static final String REPLICAS_PROP_NAME = "dkv.meta.replicas";
-    public static final int REPLICAS_DEFAULT = 1;
+    public static final int REPLICAS_DEFAULT = 2;
     /** Most copies of a key: each write waits for every live copy. */
     public static final int REPLICAS_MAX = 7;
 

@@ -150,9 +150,10 @@ class MemoryNodeDownTest
         return TcpRoles.raas(secret, meta, nodeId, TIMEOUT_MS);
     }
 
+    /** One copy of each key, as this test is about: a node down takes its keys' only copies with it. */
     private static RoleProcess metaServer(final Path dir, final Path secret)
     {
-        return TcpRoles.metaServer(dir, secret);
+        return TcpRoles.metaServer(dir, secret, "--replicas", "1");
     }
 
     private static RoleProcess memoryNode(
