@@ -8,17 +8,13 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,15 +33,12 @@ class ReplicaRollForwardTest
 
     private final StaticDirectory directory =
         new StaticDirectory().membership(new Membership(1, 2, IDS, new int[]{Membership.LIVE, Membership.LIVE}));
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final Opened open = new Opened();
 
     @AfterEach
     void close() throws Exception
     {
-        for (int i = open.size() - 1; i >= 0; i--)
-        {
-            open.get(i).close();
-        }
+        open.close();
     }
 
     @ParameterizedTest
@@ -54,11 +47,11 @@ class ReplicaRollForwardTest
     {
         for (final long id : IDS)
         {
-            final Raas raas = Raas.embedded(context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
+            final Raas raas = Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
             open.add(raas);
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
         }
-        final Raas clientRaas = Raas.embedded(context(provider, 100), directory);
+        final Raas clientRaas = Raas.embedded(Opened.driver(provider, 100), directory);
         open.add(clientRaas);
         // an operation may last a second: past that, a write left at the tail is taken for its writer's death
         final KvClientContext clientContext =
@@ -96,9 +89,10 @@ class ReplicaRollForwardTest
     void acknowledgingOnceTheTailIsWonIsCaughtAsAReadOfAnOlderValue(final String provider)
     {
         final KvClientContext clientContext = cluster(provider);
-        final KvClient client = KvClient.connect(open(Raas.embedded(context(provider, 100), directory)), clientContext);
+        final KvClient client =
+            KvClient.connect(open.add(Raas.embedded(Opened.driver(provider, 100), directory)), clientContext);
         open.add(client);
-        final Raas writerRaas = open(Raas.embedded(context(provider, 101), directory));
+        final Raas writerRaas = open.add(Raas.embedded(Opened.driver(provider, 101), directory));
         final KvSession broken = session(writerRaas, clientContext);
         open.add(broken);
         final KvSession right = session(writerRaas, clientContext);
@@ -120,16 +114,11 @@ class ReplicaRollForwardTest
     {
         for (final long id : IDS)
         {
-            final Raas raas = open(Raas.embedded(context(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+            final Raas raas =
+                open.add(Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
         }
         return new KvClientContext().memoryNodes(IDS).timeoutMs(1_000).maxRetries(1_000).conclude();
-    }
-
-    private Raas open(final Raas raas)
-    {
-        open.add(raas);
-        return raas;
     }
 
     private static KvSession session(final Raas raas, final KvClientContext context)
@@ -144,15 +133,6 @@ class ReplicaRollForwardTest
             new MembershipView(raas, availability, MembershipView.read(raas), context), views);
     }
 
-    private static RaasContext context(final String provider, final long nodeId)
-    {
-        return new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
-            .nodeId(nodeId)
-            .receiveBuffers(64)
-            .requestSlots(256)
-            .timeoutMs(10_000);
-    }
 
     private static byte[] bytes(final String text)
     {

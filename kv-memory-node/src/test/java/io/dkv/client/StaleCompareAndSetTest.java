@@ -7,18 +7,14 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Connection;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -46,15 +42,12 @@ class StaleCompareAndSetTest
     private static final int MAX_PUTS = 200;
 
     private final StaticDirectory directory = new StaticDirectory();
-    private final List<AutoCloseable> open = new ArrayList<>();
+    private final Opened open = new Opened();
 
     @AfterEach
     void close() throws Exception
     {
-        for (int i = open.size() - 1; i >= 0; i--)
-        {
-            open.get(i).close();
-        }
+        open.close();
     }
 
     @ParameterizedTest
@@ -62,13 +55,14 @@ class StaleCompareAndSetTest
     void aCasFromAWordReadBeforeItsChunkCameBackFindsNoSlotHoldingIt(final String provider) throws Exception
     {
         final CachedNanoClock nodeClock = new CachedNanoClock();
-        final Raas memoryRaas = Raas.embedded(context(provider, NODE_ID).role(NodeRecord.ROLE_MEMORY), directory);
+        final Raas memoryRaas =
+            Raas.embedded(Opened.driver(provider, NODE_ID).role(NodeRecord.ROLE_MEMORY), directory);
         open.add(memoryRaas);
         // one block per chunk and four chunks: every put takes a chunk, and a full heap waits for one to come back
         final MemoryNode memoryNode = MemoryNode.start(memoryRaas, new MemoryNodeContext()
             .indexGroups(64).chunkBytes(4096).heapChunks(4).graceMs(GRACE_MS).nanoClock(nodeClock));
         open.add(memoryNode);
-        final Raas clientRaas = Raas.embedded(context(provider, 100), directory);
+        final Raas clientRaas = Raas.embedded(Opened.driver(provider, 100), directory);
         open.add(clientRaas);
         final KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE_ID));
         open.add(client);
@@ -153,13 +147,4 @@ class StaleCompareAndSetTest
         return value;
     }
 
-    private static RaasContext context(final String provider, final long nodeId)
-    {
-        return new RaasContext()
-            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
-            .nodeId(nodeId)
-            .receiveBuffers(64)
-            .requestSlots(1024)
-            .timeoutMs(10_000);
-    }
 }

@@ -57,7 +57,8 @@ class ReplicationTest
         {
             final Raas raas = Raas.embedded(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
             raases.add(raas);
-            nodes.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
+            nodes.add(
+                MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
         }
         clientRaas = Raas.embedded(KvCluster.context(provider, CLIENT), directory);
         client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS).timeoutMs(2_000)
