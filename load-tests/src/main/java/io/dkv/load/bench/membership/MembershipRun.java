@@ -94,7 +94,7 @@ final class MembershipRun
     {
         final long joinerId = MembershipCluster.FIRST_MEMORY_NODE_ID + settings.memoryNodes();
         final KeySpace keySpace = settings.keySpace();
-        print("starting a MetaServer (%d copies of each key) and %d memory nodes on %s, logs in %s",
+        print("starting a MetaServer (--replicas %d) and %d memory nodes on %s, logs in %s",
             settings.replicas(), settings.memoryNodes(), settings.provider(), directory);
         try (MembershipCluster cluster = MembershipCluster.start(directory, settings.provider(),
             settings.memoryNodes(), settings.replicas(), keySpace, settings.timeoutMs());
