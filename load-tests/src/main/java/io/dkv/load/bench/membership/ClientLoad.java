@@ -123,9 +123,10 @@ final class ClientLoad implements AutoCloseable
                 final Recorder recorder = operation.run(random);
                 recorder.recordValue(Math.min(System.nanoTime() - due, HIGHEST_LATENCY_NS));
             }
-            catch (final KvException ex)
+            catch (final RuntimeException ex)
             {
-                fail(ex.getMessage());
+                // a KvException as a rule; anything else fails the operation too, and the load goes on
+                fail(ex instanceof KvException ? ex.getMessage() : ex.toString());
             }
             due += intervalNs;
         }
