@@ -3,6 +3,7 @@ package io.dkv.load.bench;
 import io.dkv.load.bench.check.CheckBenchmark;
 import io.dkv.load.bench.compute.ComputeBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
+import io.dkv.load.bench.membership.MembershipBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import io.dkv.load.bench.ycsb.YcsbBenchmark;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Spec;
         YcsbBenchmark.class,
         CheckBenchmark.class,
         HostileBenchmark.class,
-        ComputeBenchmark.class
+        ComputeBenchmark.class,
+        MembershipBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {
