@@ -288,15 +288,6 @@ public final class MetaServer implements AutoCloseable
         return state.membership();
     }
 
-    /**
-     * @return joining registrations this server registered but did not add, since another membership change ran
-     * (the node asks again with BEGIN_ADD).
-     */
-    public long joinsRefused()
-    {
-        return state.joinsRefused();
-    }
-
     /** @return the node's record as this server holds it, or null. */
     public NodeRecord node(final long nodeId)
     {

@@ -60,7 +60,6 @@ final class MetaState
     private Members members;
     private MembershipChanges changes;
     private MetaTables tables;
-    private long joinsRefused;
     private long epoch;
 
     MetaState(final long selfId, final MetaStore store, final long initialEpoch)
@@ -179,12 +178,6 @@ final class MetaState
         return member == null ? null : members.change(member);
     }
 
-    /** @return joining registrations that were registered but not added, since a change ran. */
-    synchronized long joinsRefused()
-    {
-        return joinsRefused;
-    }
-
     /** @return what the peer applies to have this server's replica count. */
     synchronized MembershipRecord replicasChange()
     {
@@ -206,11 +199,11 @@ final class MetaState
     }
 
     /**
-     * A node registered. A memory node that is no member founds ({@link Members#registered}) or, asking to join,
-     * is added by moving keys ({@link MembershipChanges#add}); while another change runs it is registered all the
-     * same, and no member, so that it stays reachable and can ask again.
+     * A node registered. A memory node that is no member founds ({@link Members#registered}) unless it asks to join:
+     * then it is registered and no member, reachable, and asks to be added by moving keys (BEGIN_ADD) once it serves
+     * its index and heap, so that no client forces a write onto a node that publishes no heap yet.
      *
-     * @param join true when a memory node asks to be added by moving keys rather than found.
+     * @param join true when a memory node is to be added by moving keys rather than found.
      * @return what the peer applies of the membership: the change this made, else the member as it is; null when
      * the node is no member.
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free.
@@ -218,28 +211,10 @@ final class MetaState
     synchronized MembershipRecord register(final NodeRecord node, final byte[] token, final boolean join)
     {
         MembershipRecord change = null;
-        if (node.role() == NodeRecord.ROLE_MEMORY)
+        if (node.role() == NodeRecord.ROLE_MEMORY && !(join && members.member(node.id()) == null))
         {
-            if (join && members.member(node.id()) == null)
-            {
-                try
-                {
-                    change = changes.add(node.id(), node.epoch());
-                }
-                catch (final MetaRpcException ex)
-                {
-                    if (ex.status() != MetaRpcDescriptor.STATUS_CONFLICT)
-                    {
-                        throw ex;
-                    }
-                    joinsRefused++;
-                }
-            }
-            else
-            {
-                final MemberRecord changed = members.registered(node.id(), node.epoch());
-                change = changed == null ? null : members.change(changed);
-            }
+            final MemberRecord changed = members.registered(node.id(), node.epoch());
+            change = changed == null ? null : members.change(changed);
         }
         putNode(node, token, change != null);
         return change != null ? change : memberChange(node.id());

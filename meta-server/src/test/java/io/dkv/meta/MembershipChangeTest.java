@@ -59,6 +59,8 @@ class MembershipChangeTest
             rpc.register(FOUNDER, 1);
             rpc.register(SECOND, 1);
             rpc.registerJoining(JOINER, 7);
+            assertEquals(0, a.membership().state(JOINER), "registered to join: no member until it asks, serving");
+            directory.beginAdd(JOINER);
             assertEquals(FILL, a.membership().phase());
             assertEquals(new MemberRecord(JOINER, LIVE, 7, PLACED_AFTER), a.membershipRecord().member(JOINER));
             assertEquals(a.membershipRecord(), b.membershipRecord(), "the peer holds the change as it was answered");
@@ -104,8 +106,9 @@ class MembershipChangeTest
             directory.beginDrain(SECOND);
             rpc.registerJoining(JOINER, 7);
             assertTrue(pair.a().node(JOINER) != null, "registered while a change runs, so it stays reachable");
+            final MetaRpcException refused = assertThrows(MetaRpcException.class, () -> directory.beginAdd(JOINER));
+            assertEquals(MetaRpcDescriptor.STATUS_CONFLICT, refused.status());
             assertEquals(0, pair.a().membership().state(JOINER), "but not added");
-            assertEquals(1, pair.a().joinsRefused());
 
             final Membership aborted = directory.abortMembershipChange();
             assertEquals(STEADY, aborted.phase());
@@ -138,6 +141,7 @@ class MembershipChangeTest
         {
             rpc.register(FOUNDER, 1);
             rpc.registerJoining(JOINER, 7);
+            ((MetaDirectory)MetaTestSupport.directoryOf(caller)).beginAdd(JOINER);
             assertEquals(FILL, server.membership().phase());
             // neither renews: the founder goes down and stays a member, the joiner's loss aborts the add
             MetaTestSupport.await("the add's abort", Duration.ofSeconds(10),
@@ -156,6 +160,7 @@ class MembershipChangeTest
         {
             rpc.register(FOUNDER, 1);
             rpc.registerJoining(JOINER, 7);
+            ((MetaDirectory)MetaTestSupport.directoryOf(caller)).beginAdd(JOINER);
             final String name = "test-" + UUID.randomUUID().toString().substring(0, 8);
             final RaasContext driverContext = MetaTestSupport.nodeContext("shm", 2).driverName(name);
             try (StandaloneDriver driver = StandaloneDriver.launch(driverContext,

@@ -18,6 +18,8 @@ import io.dkv.raas.command.NodeOptions;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
+import io.dkv.raas.meta.MetaRpcDescriptor;
+import io.dkv.raas.meta.MetaRpcException;
 import io.dkv.raas.meta.NodeTokenFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -87,11 +89,42 @@ public final class MemoryNodeCommand implements Callable<Integer>
 
     @Option(names = "--join",
         description = "Ask to be added to the memory tier by moving keys to this node (placed after only, the " +
-            "membership change in fill) rather than found it as a live member at once. Refused while another change " +
-            "runs: the node is registered but no member; ./dkv meta change --add asks again. Once added, the node " +
+            "membership change in fill) rather than found it as a live member at once; asked once the node serves its " +
+            "index and heap. Refused while another change runs: the node is registered but no member; " +
+            "./dkv meta change --add asks again. Once added, the node " +
             "drives the change itself: it copies the keys that move to it and takes the change through its phases, " +
             "printing each.")
     private boolean join;
+
+    /**
+     * Registered as no member, the node asks to be added only now that it serves its index and heap: clients force the
+     * writes of the keys that move onto it from the change's first phase on.
+     *
+     * @return the membership after the ask; the node is no member when it was refused (another change runs).
+     */
+    private static Membership askToBeAdded(final MetaDirectory directory, final long self)
+    {
+        final Membership now = directory.membership();
+        if (now.state(self) != 0)
+        {
+            // a member already: restarted during its own add, or added by an operator meanwhile
+            return now;
+        }
+        try
+        {
+            return directory.beginAdd(self);
+        }
+        catch (final MetaRpcException ex)
+        {
+            if (ex.status() != MetaRpcDescriptor.STATUS_CONFLICT)
+            {
+                throw ex;
+            }
+            System.out.println("dkv memory node " + self + " is registered but not added: " + ex.getMessage() +
+                "; ./dkv meta change --add " + self + " asks again");
+            return directory.membership();
+        }
+    }
 
     @Option(names = "--drain", paramLabel = "ID",
         description = "Start no memory node: drain memory node ID instead (its keys move to the members that take " +
@@ -188,7 +221,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
         final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out);
-        final Membership membership = directory.membership();
+        final Membership membership = join ? askToBeAdded(directory, raas.self().id()) : directory.membership();
         if (join && membership.phase() == Membership.FILL &&
             membership.placement(raas.self().id()) == Membership.PLACED_AFTER)
         {

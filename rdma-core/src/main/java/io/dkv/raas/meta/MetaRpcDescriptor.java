@@ -46,7 +46,8 @@ package io.dkv.raas.meta;
  *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int,
  *                                                        region x count
  *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token;
- *                          with {@link #FLAG_JOIN} a memory node never a member asks to be added by moving keys
+ *                          with {@link #FLAG_JOIN} a memory node never a member is registered as none: it asks
+ *                          to be added by moving keys (BEGIN_ADD) once it serves
  *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
  *   PUBLISH_REGION         region, token                             -> ()
