@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -176,6 +177,54 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(420)
+    void registersStayLinearizableThroughComputeNodesWhileAMemoryNodeIsAddedAndAnotherDrainedAtTwoCopies()
+        throws Exception
+    {
+        // two members keeping two copies: the first change must be an add, the next a drain; each takes some 15 s, and
+        // one under way when the time is up is waited for, so 45 s lets both begin however slow the machine is
+        final Run run = check("add-drain-memory",
+            "--through", "compute", "--replicas", "2", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
+            "--time", "45s", "--interval", "1s", "--rate", "150", "--keys", "4", "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(nemesis.contains("nemesis: add-memory memory node 103: starting it with --join (2 members, 2 " +
+            "copies of each key)"), nemesis);
+        assertTrue(nemesis.contains("nemesis: memory node 103: fill pass 1: "), nemesis);
+        assertTrue(Pattern.compile("nemesis: add-memory memory node 103 \\(process \\d+\\): added: live and placed " +
+            "in membership epoch \\d+, 3 members").matcher(nemesis).find(), nemesis);
+        final Matcher drain = Pattern.compile("nemesis: drain-memory memory node (10[123]): left the memory tier " +
+            "\\(the drain exited 0\\); its process stopped").matcher(nemesis);
+        assertTrue(drain.find(), nemesis);
+        assertTrue(nemesis.contains("nemesis: drain of memory node " + drain.group(1) + ": memory node " +
+            drain.group(1) + " has left the memory tier: stop it"), nemesis);
+        assertFalse(Files.exists(run.results().resolve("logs").resolve("memory-node-" + drain.group(1) + ".1.log")),
+            "the drained memory node was not started again");
+        final String timeline = run.read(ResultDirectory.TIMELINE);
+        assertTrue(timeline.contains("add-memory") && timeline.contains("drain-memory"), "the changes on the timeline");
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
+    @Timeout(420)
+    void listAppendsStayStrictlySerializableThroughTheDriverWhileTheMemoryTierGrowsAndShrinksAtOneCopy()
+        throws Exception
+    {
+        final Run run = check("add-drain-memory-driver",
+            "--workload", "list-append", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
+            "--time", "45s", "--interval", "1s", "--rate", "100", "--keys", "4", "--seed", "9");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(Pattern.compile("nemesis: add-memory memory node 103 \\(process \\d+\\): added: live and placed")
+            .matcher(nemesis).find(), nemesis);
+        assertTrue(Pattern.compile("nemesis: drain-memory memory node 10[123]: left the memory tier").matcher(nemesis)
+            .find(), nemesis);
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
@@ -200,6 +249,29 @@ class CheckCommandTest
             "--nemesis", "kill-memory");
         assertRefused("nemesis 'kill-memory' with 'partition'", "--through", "compute", "--replicas", "2",
             "--nemesis", "kill-memory,partition");
+    }
+
+    @Test
+    void refusesADrainThatWouldLeaveFewerMembersThanCopiesAndMemoryTierChangesAcrossTestHosts()
+    {
+        assertRefused("nemesis 'drain-memory' needs more memory nodes than copies of each key (--memory-nodes 2, " +
+            "--replicas 2), or 'add-memory' beside it", "--through", "compute", "--replicas", "2",
+            "--nemesis", "drain-memory");
+        assertRefused("nemesis 'drain-memory' needs more memory nodes than copies of each key (--memory-nodes 1, " +
+            "--replicas 1)", "--memory-nodes", "1", "--nemesis", "drain-memory");
+        assertRefused("nemesis 'add-memory' with 'partition'", "--nemesis", "add-memory,partition");
+        assertRefused("nemesis 'drain-memory' with 'partition'", "--memory-nodes", "3", "--nemesis",
+            "partition,drain-memory");
+        assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
+            "add-memory, drain-memory or none", "--nemesis", "grow-memory");
+    }
+
+    /** At least {@code least} operations completed ok: a run whose every operation failed says nothing. */
+    private static void assertOperationsCompleted(final Run run, final long least)
+    {
+        final History history = run.history();
+        final long ok = history.operations().stream().filter(Operation::isOk).count();
+        assertTrue(ok > least, () -> ok + " operations completed ok of " + history.operations().size());
     }
 
     /** {@code dkv check} with these arguments exits 1 before it starts anything, saying why. */
