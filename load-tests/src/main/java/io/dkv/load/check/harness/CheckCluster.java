@@ -53,6 +53,7 @@ final class CheckCluster implements AutoCloseable
     /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
     private static final int MEMORY_NODE_IDS = 64;
     private static final long FIRST_DRAIN_NODE_ID = 301;
+    private static final Pattern ANY_OUTPUT = Pattern.compile("\\S");
     private static final Pattern DRAIN_BEGUN = Pattern.compile("draining memory node \\d+|cannot be drained");
     private static final long FIRST_COMPUTE_NODE_ID = 201;
     private static final int META_PORT = 7400;
@@ -106,6 +107,7 @@ final class CheckCluster implements AutoCloseable
     private Path secretFile;
     private int memoryRoles;
     private long drains;
+    private long metaChanges;
     private Autoscaler autoscaler;
     private AgentRunner autoscalerRunner;
     private MembershipProbe membership;
@@ -265,6 +267,22 @@ final class CheckCluster implements AutoCloseable
                 "--cluster-secret-file", secretFile.toString(), "--node-id", Long.toString(drainId),
                 "--provider", provider, "--address", address(driverHost()) + ":0"),
             DRAIN_BEGUN, logs.resolve("drain-memory-node-" + id + ".log"), on(driverHost()));
+    }
+
+    /** Start {@code meta change ARGUMENTS}, an operator's step on a change its driver left, once it printed a line. */
+    private RoleProcess startMetaChange(final List<String> arguments)
+    {
+        final long call;
+        synchronized (this)
+        {
+            call = metaChanges++;
+        }
+        final List<String> command = new ArrayList<>(List.of("meta", "change"));
+        command.addAll(arguments);
+        command.addAll(List.of("--meta", metaEndpoint, "--cluster-secret-file", secretFile.toString(),
+            "--address", address(driverHost()) + ":0"));
+        return RoleProcess.start("meta change " + String.join(" ", arguments), "256m", Map.of(), command,
+            ANY_OUTPUT, logs.resolve("meta-change-" + call + ".log"), on(driverHost()));
     }
 
     /**
@@ -467,9 +485,30 @@ final class CheckCluster implements AutoCloseable
      */
     MemoryTierChanges memoryTierChanges(final Consumer<String> log)
     {
-        return new MemoryTierChanges(memoryNodeKills(), memoryNodes + 2, this::startJoiningMemoryNode,
-            this::startDrain, FIRST_MEMORY_NODE_ID + memoryNodes, FIRST_MEMORY_NODE_ID + MEMORY_NODE_IDS - 1,
-            originNanos, log);
+        final MemoryTierChanges.Processes processes = new MemoryTierChanges.Processes()
+        {
+            public Role startJoining(final long nodeId)
+            {
+                return startJoiningMemoryNode(nodeId);
+            }
+
+            public RoleProcess startDrain(final long nodeId)
+            {
+                return CheckCluster.this.startDrain(nodeId);
+            }
+
+            public RoleProcess startMetaChange(final List<String> arguments)
+            {
+                return CheckCluster.this.startMetaChange(arguments);
+            }
+
+            public long phaseGapMs()
+            {
+                return KvClientConfiguration.MEMBERSHIP_LEASE_MS_DEFAULT + clients.timeoutMs();
+            }
+        };
+        return new MemoryTierChanges(memoryNodeKills(), memoryNodes + 2, processes,
+            FIRST_MEMORY_NODE_ID + memoryNodes, FIRST_MEMORY_NODE_ID + MEMORY_NODE_IDS - 1, originNanos, log);
     }
 
     /** @return what runs on each test host, by host number. */

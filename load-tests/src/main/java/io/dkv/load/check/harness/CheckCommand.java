@@ -62,7 +62,8 @@ public final class CheckCommand implements Callable<Integer>
             "memory-node --drain moves a member's keys to the others, and the node is stopped once it has left; " +
             "never fewer members than --replicas (at least one). Asked both, the nemesis adds and drains in turn. " +
             "No change starts while another runs or a member is down or joining, and no memory node is killed " +
-            "while a change runs; the clients follow the membership rather than a list of memory nodes " +
+            "while a change runs; a change left unfinished (its driver failed) is aborted, or its cleanup ended, as " +
+            "an operator would. The clients follow the membership rather than a list of memory nodes " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 

@@ -3,8 +3,6 @@ package io.dkv.load.check.harness;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Membership;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,8 +11,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.LongFunction;
-import java.util.regex.Pattern;
 
 /**
  * The nemesis's changes of the memory tier, as an operator makes them while clients run: {@link Nemesis#ADD_MEMORY}
@@ -27,26 +23,43 @@ import java.util.regex.Pattern;
  * tier stays between the copies of each key (at least one member) and a bound on its members; a skipped strike is
  * logged with the reason. A node that left is never started again: with its id no member any more, it would register
  * as a founding member with what its data directory held before the drain.
+ * <p>
+ * A change that failed is ended as an operator would ({@link UnfinishedChanges}), and the turn passes from add to drain
+ * only with a change that completed.
  */
 final class MemoryTierChanges
 {
+    /** The processes the changes run, in the cluster under test. */
+    interface Processes
+    {
+        /** @return a memory node of that id started with --join, once it serves. */
+        Role startJoining(long nodeId);
+
+        /** @return {@code memory-node --drain} for that id started, once it printed its first line. */
+        RoleProcess startDrain(long nodeId);
+
+        /** @return {@code meta change} with these arguments started, once it printed its first line. */
+        RoleProcess startMetaChange(List<String> arguments);
+
+        /** @return how long after a phase began every client acts in it: the view lease and an operation's timeout. */
+        long phaseGapMs();
+    }
+
     /** How long a change may take before the nemesis gives up waiting for it: several times what one takes. */
     static final long CHANGE_TIMEOUT_MS = 180_000;
 
     /** How long a node asking to join may stay no member, the membership steady, before it counts as refused. */
     private static final long REFUSED_AFTER_MS = 10_000;
     private static final long POLL_MS = 200;
+    private static final String ADDED = "added: ";
     /** How long the log of a node whose change the membership shows over may take to say so too. */
     private static final long LAST_WORD_MS = 10_000;
-    private static final Pattern PROGRESS = Pattern.compile(
-        "membership change|pass \\d+:|draining memory node|cannot be drained|has left the memory tier");
-    private static final Pattern ENDED = Pattern.compile("membership change (done|aborted|failed|interrupted)");
 
     private final MemoryNodeKills members;
     private final int replicas;
     private final int maxMembers;
-    private final LongFunction<Role> startJoining;
-    private final LongFunction<RoleProcess> startDrain;
+    private final Processes processes;
+    private final UnfinishedChanges unfinished;
     private final long lastNodeId;
     private final long originNanos;
     private final Consumer<String> log;
@@ -56,22 +69,20 @@ final class MemoryTierChanges
     private boolean lastWasAdd;
 
     /**
-     * @param members      the memory nodes, members now, and when the tier may change.
-     * @param maxMembers   members the tier may grow to.
-     * @param startJoining starts a memory node of that id with --join, returning once it serves.
-     * @param startDrain   starts {@code memory-node --drain} for that id, returning once it printed its first line.
-     * @param firstNodeId  the first node id no memory node had.
-     * @param lastNodeId   the last node id an added memory node may take.
+     * @param members     the memory nodes, members now, and when the tier may change.
+     * @param maxMembers  members the tier may grow to.
+     * @param processes   starts the memory nodes, drains and membership commands.
+     * @param firstNodeId the first node id no memory node had.
+     * @param lastNodeId  the last node id an added memory node may take.
      */
-    MemoryTierChanges(final MemoryNodeKills members, final int maxMembers, final LongFunction<Role> startJoining,
-        final LongFunction<RoleProcess> startDrain, final long firstNodeId, final long lastNodeId,
-        final long originNanos, final Consumer<String> log)
+    MemoryTierChanges(final MemoryNodeKills members, final int maxMembers, final Processes processes,
+        final long firstNodeId, final long lastNodeId, final long originNanos, final Consumer<String> log)
     {
         this.members = members;
         this.replicas = members.replicas();
         this.maxMembers = maxMembers;
-        this.startJoining = startJoining;
-        this.startDrain = startDrain;
+        this.processes = processes;
+        this.unfinished = new UnfinishedChanges(members, processes, log);
         this.nextNodeId = firstNodeId;
         this.lastNodeId = lastNodeId;
         this.originNanos = originNanos;
@@ -81,13 +92,7 @@ final class MemoryTierChanges
     /** @return changes of a cluster whose memory tier the nemesis does not change: there is nothing to add or drain. */
     static MemoryTierChanges none()
     {
-        return new MemoryTierChanges(MemoryNodeKills.none(), 0, id ->
-        {
-            throw new IllegalStateException("no memory node is added to this cluster");
-        }, id ->
-        {
-            throw new IllegalStateException("no memory node is drained in this cluster");
-        }, 1, 0, 0, line -> { });
+        return new MemoryTierChanges(MemoryNodeKills.none(), 0, null, 1, 0, 0, line -> { });
     }
 
     /** @return true when the tier can change: it has memory nodes the nemesis knows of. */
@@ -144,7 +149,6 @@ final class MemoryTierChanges
         synchronized (this)
         {
             id = nextNodeId++;
-            lastWasAdd = true;
         }
         final String name = "memory node " + id;
         log.accept(String.format(Locale.ROOT, "nemesis: add-memory %s: starting it with --join (%d members, %d " +
@@ -152,11 +156,12 @@ final class MemoryTierChanges
         final Role node;
         try
         {
-            node = startJoining.apply(id);
+            node = processes.startJoining(id);
         }
         catch (final RuntimeException ex)
         {
             log.accept("nemesis: add-memory " + name + " did not start: " + ex.getMessage());
+            unfinished.settle();
             return new NemesisEvent(Nemesis.ADD_MEMORY, name, start, System.nanoTime() - originNanos,
                 "did not start: " + firstLine(ex.getMessage()));
         }
@@ -166,6 +171,17 @@ final class MemoryTierChanges
         }
         final String outcome = awaitJoin(node, id);
         log.accept("nemesis: add-memory " + name + " (process " + node.pid() + "): " + outcome);
+        if (members.nodeId(node) == id && outcome.startsWith(ADDED))
+        {
+            synchronized (this)
+            {
+                lastWasAdd = true;
+            }
+        }
+        else
+        {
+            unfinished.settle();
+        }
         return new NemesisEvent(Nemesis.ADD_MEMORY, name, start, System.nanoTime() - originNanos, outcome);
     }
 
@@ -187,21 +203,18 @@ final class MemoryTierChanges
         final Role target = now.get(pick % now.size());
         final long id = members.nodeId(target);
         final long start = System.nanoTime() - originNanos;
-        synchronized (this)
-        {
-            lastWasAdd = false;
-        }
         log.accept(String.format(Locale.ROOT, "nemesis: drain-memory %s (process %d): memory-node --drain %d (%d " +
             "members, %d cop%s of each key)", target, target.pid(), id, now.size(), replicas,
             replicas == 1 ? "y" : "ies"));
         final RoleProcess drain;
         try
         {
-            drain = startDrain.apply(id);
+            drain = processes.startDrain(id);
         }
         catch (final RuntimeException ex)
         {
             log.accept("nemesis: drain-memory " + target + ": the drain did not start: " + ex.getMessage());
+            unfinished.settle();
             return new NemesisEvent(Nemesis.DRAIN_MEMORY, target.name(), start, System.nanoTime() - originNanos,
                 "the drain did not start: " + firstLine(ex.getMessage()));
         }
@@ -214,6 +227,7 @@ final class MemoryTierChanges
             synchronized (this)
             {
                 left.add(target);
+                lastWasAdd = false;
             }
             outcome = "left the memory tier (the drain exited 0); its process stopped";
         }
@@ -222,6 +236,11 @@ final class MemoryTierChanges
             outcome = "the drain exited with status " + exit + ", the node stays: " + lastLine(drain.log());
         }
         log.accept("nemesis: drain-memory " + target + ": " + outcome);
+        if (exit != 0)
+        {
+            unfinished.settle();
+            leftAfterAll(target, id);
+        }
         return new NemesisEvent(Nemesis.DRAIN_MEMORY, target.name(), start, System.nanoTime() - originNanos, outcome);
     }
 
@@ -287,7 +306,7 @@ final class MemoryTierChanges
                         progress.logNew();
                     }
                     members.joined(node, id);
-                    return "added: live and placed in membership epoch " + now.epoch() + ", " +
+                    return ADDED + "live and placed in membership epoch " + now.epoch() + ", " +
                         members.memoryNodes().size() + " members";
                 }
                 final boolean noMember = now != null && now.phase() == Membership.STEADY && now.state(id) == 0;
@@ -306,9 +325,18 @@ final class MemoryTierChanges
                 }
                 if (System.nanoTime() > deadline)
                 {
-                    // it may still be a member, its change going on by itself: the guard waits for it to end
-                    members.joined(node, id);
-                    return "not added within " + CHANGE_TIMEOUT_MS + " ms: " + now;
+                    if (now != null && now.phase() == Membership.CLEANUP && now.placement(id) != 0)
+                    {
+                        // placed after a change that only has to end: ended by hand, it is a member
+                        members.joined(node, id);
+                        return "not added within " + CHANGE_TIMEOUT_MS + " ms, its change in cleanup: " + now;
+                    }
+                    node.stop();
+                    synchronized (this)
+                    {
+                        left.add(node);
+                    }
+                    return "not added within " + CHANGE_TIMEOUT_MS + " ms (" + now + "), its process stopped";
                 }
                 interrupted |= pause();
             }
@@ -347,13 +375,38 @@ final class MemoryTierChanges
         }
     }
 
+    /** A drain that failed in cleanup and was ended by hand took the node out after all: its process is stopped. */
+    private void leftAfterAll(final Role target, final long id)
+    {
+        try
+        {
+            final Membership now = unfinished.readSoon();
+            if (now != null && now.phase() == Membership.STEADY && now.state(id) == 0)
+            {
+                target.stop();
+                members.left(target);
+                synchronized (this)
+                {
+                    left.add(target);
+                    lastWasAdd = false;
+                }
+                log.accept("nemesis: drain-memory " + target + ": left the memory tier once its change was ended by " +
+                    "hand; its process stopped");
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            log.accept("nemesis: the membership could not be read to see whether " + target + " left: " + ex);
+        }
+    }
+
     /**
      * Waits between reads, through interrupts: the nemesis is stopped by one, and a change under way is waited for
      * rather than left half done; the interrupt is kept for after.
      *
      * @return true when it was interrupted.
      */
-    private static boolean pause()
+    static boolean pause()
     {
         try
         {
@@ -366,7 +419,7 @@ final class MemoryTierChanges
         }
     }
 
-    private static void restoreInterrupt(final boolean interrupted)
+    static void restoreInterrupt(final boolean interrupted)
     {
         if (interrupted)
         {
@@ -383,63 +436,5 @@ final class MemoryTierChanges
     {
         final List<String> lines = ProgressLines.read(log);
         return lines.isEmpty() ? "(no output)" : lines.getLast();
-    }
-
-    /** The lines of a process's log that say how its change goes, each sent to the nemesis log once. */
-    private static final class ProgressLines
-    {
-        private final Path file;
-        private final String prefix;
-        private final Consumer<String> log;
-        private int seen;
-        private boolean ended;
-
-        ProgressLines(final Path file, final String prefix, final Consumer<String> log)
-        {
-            this.file = file;
-            this.prefix = prefix;
-            this.log = log;
-        }
-
-        void logNew()
-        {
-            final String text = text(file);
-            final List<String> lines = text.lines().toList();
-            // a last line without its end may be half written: it is read again next time
-            final int complete = text.endsWith("\n") ? lines.size() : Math.max(seen, lines.size() - 1);
-            for (int i = seen; i < complete; i++)
-            {
-                if (PROGRESS.matcher(lines.get(i)).find())
-                {
-                    log.accept(prefix + lines.get(i).strip());
-                }
-                ended |= ENDED.matcher(lines.get(i)).find();
-            }
-            seen = complete;
-        }
-
-        /** @return true once the log said the change ended, one way or another. */
-        boolean ended()
-        {
-            return ended;
-        }
-
-        static List<String> read(final Path file)
-        {
-            return text(file).lines().toList();
-        }
-
-        private static String text(final Path file)
-        {
-            try
-            {
-                return file == null || !Files.exists(file) ? "" : Files.readString(file);
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                // a log being written may end in a partial character: it is read again next time
-                return "";
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Membership;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,12 +78,31 @@ class MemoryTierChangesTest
         }
         final MemoryNodeKills guard = new MemoryNodeKills(nodes, replicas, true,
             () -> new Membership(3, replicas, ids, states));
-        return new MemoryTierChanges(guard, most, id ->
+        return new MemoryTierChanges(guard, most, new NoProcesses(), CheckCluster.FIRST_MEMORY_NODE_ID + members,
+            CheckCluster.FIRST_MEMORY_NODE_ID + 63, 0, lines::add);
+    }
+
+    /** Every strike here is skipped: none may start a process. */
+    private static final class NoProcesses implements MemoryTierChanges.Processes
+    {
+        public Role startJoining(final long nodeId)
         {
-            throw new AssertionError("memory node " + id + " started");
-        }, id ->
+            throw new AssertionError("memory node " + nodeId + " started");
+        }
+
+        public RoleProcess startDrain(final long nodeId)
         {
-            throw new AssertionError("memory node " + id + " drained");
-        }, CheckCluster.FIRST_MEMORY_NODE_ID + members, CheckCluster.FIRST_MEMORY_NODE_ID + 63, 0, lines::add);
+            throw new AssertionError("memory node " + nodeId + " drained");
+        }
+
+        public RoleProcess startMetaChange(final List<String> arguments)
+        {
+            throw new AssertionError("meta change " + arguments);
+        }
+
+        public long phaseGapMs()
+        {
+            return 0;
+        }
     }
 }
