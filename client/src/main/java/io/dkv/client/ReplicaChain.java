@@ -329,7 +329,17 @@ final class ReplicaChain
                 return true;
             }
             chain(key, hash, writeId);
-            persist(value != null);
+            try
+            {
+                persist(value != null);
+            }
+            catch (final KvException ex)
+            {
+                // the write holds every replica: tried again as a new one, a compare-and-set would find its own value
+                // there and answer that it took no effect
+                throw new OutcomeUnknown("write of key " + KvSession.describe(key) + " is on its replicas but was " +
+                    "not confirmed on disk: " + ex.getMessage() + "; it has taken effect, durable or not", ex);
+            }
             return true;
         }
         throw session.retriesExhaustedAt(ruleName(rule), serving[0], key);

@@ -25,7 +25,9 @@ public final class CheckClientCommand implements Callable<Integer>
     @Option(names = "--driver", description = "Name of the host's driver to attach to.")
     private String driverName;
 
-    @Option(names = "--memory-nodes", split = ",", description = "Memory node ids, comma-separated (with --driver).")
+    @Option(names = "--memory-nodes", split = ",",
+        description = "Memory node ids, comma-separated (with --driver); without it, the members of the memory tier " +
+            "as the client attaches.")
     private long[] memoryNodes;
 
     @Option(names = "--compute", split = ",", paramLabel = "HOST:PORT",
@@ -89,13 +91,13 @@ public final class CheckClientCommand implements Callable<Integer>
 
     private CheckedStore store()
     {
-        if ((computeNodes == null) == (driverName == null || memoryNodes == null))
+        if ((computeNodes == null) == (driverName == null) || (memoryNodes != null && driverName == null))
         {
-            throw new IllegalArgumentException("either --driver and --memory-nodes or --compute, " +
+            throw new IllegalArgumentException("either --driver (and --memory-nodes) or --compute, " +
                 "not both or neither: driver " + driverName + ", compute nodes " + computeNodes);
         }
         return computeNodes != null ? new RespCheckedStore(computeNodes, timeoutMs) :
-            new KvCheckedStore(driverName, memoryNodes, timeoutMs);
+            new KvCheckedStore(driverName, memoryNodes == null ? new long[0] : memoryNodes, timeoutMs);
     }
 
     private static void closeQuietly(final CheckedStore store)

@@ -7,6 +7,7 @@ import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.load.process.ReadyLines;
+import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -38,11 +40,21 @@ import java.util.stream.Collectors;
  * each key, and every client takes it from there. On test hosts the MetaServer, each memory node,
  * and the driver or compute nodes with the clients get a host each and talk over the tcp provider;
  * otherwise all run here on shm.
+ * <p>
+ * Where the nemesis adds and drains memory nodes, the clients and compute nodes are given no list of memory nodes:
+ * they take the members of the moment from the membership the MetaServer keeps (which lists a member that is down too)
+ * as they connect, and follow it from there; one restarted, or attached again, with the list the run began with would
+ * name a drained node, which a client refuses at two copies or more.
  */
 final class CheckCluster implements AutoCloseable
 {
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
-    private static final long FIRST_MEMORY_NODE_ID = 101;
+    static final long FIRST_MEMORY_NODE_ID = 101;
+    /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
+    private static final int MEMORY_NODE_IDS = 64;
+    private static final long FIRST_DRAIN_NODE_ID = 301;
+    private static final Pattern ANY_OUTPUT = Pattern.compile("\\S");
+    private static final Pattern DRAIN_BEGUN = Pattern.compile("draining memory node \\d+|cannot be drained");
     private static final long FIRST_COMPUTE_NODE_ID = 201;
     private static final int META_PORT = 7400;
     private static final int FIRST_COMPUTE_PORT_ON_TEST_HOSTS = 6400;
@@ -89,6 +101,13 @@ final class CheckCluster implements AutoCloseable
     private final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
     private final List<String> computeEndpoints = new ArrayList<>();
     private final Autoscale autoscale;
+    private final boolean tierChanges;
+    private MemoryNodeKills memoryNodeKills;
+    private String metaEndpoint;
+    private Path secretFile;
+    private int memoryRoles;
+    private long drains;
+    private long metaChanges;
     private Autoscaler autoscaler;
     private AgentRunner autoscalerRunner;
     private MembershipProbe membership;
@@ -103,14 +122,19 @@ final class CheckCluster implements AutoCloseable
         final int computeNodes, final Clients clients, final long originNanos)
         throws IOException
     {
-        this(results, hosts, memoryNodes, replicas, computeNodes, null, clients, originNanos);
+        this(results, hosts, memoryNodes, replicas, computeNodes, null, false, clients, originNanos);
     }
 
-    /** @param autoscale the autoscaler's bounds, with {@code computeNodes} 1 (the clients' one endpoint); or null. */
+    /**
+     * @param autoscale   the autoscaler's bounds, with {@code computeNodes} 1 (the clients' one endpoint); or null.
+     * @param tierChanges true when the nemesis adds and drains memory nodes: clients then follow the membership.
+     */
     CheckCluster(final Path results, final TestHosts hosts, final int memoryNodes, final int replicas,
-        final int computeNodes, final Autoscale autoscale, final Clients clients, final long originNanos)
+        final int computeNodes, final Autoscale autoscale, final boolean tierChanges, final Clients clients,
+        final long originNanos)
         throws IOException
     {
+        this.tierChanges = tierChanges;
         this.replicas = replicas;
         this.computeNodes = computeNodes;
         this.autoscale = autoscale;
@@ -127,7 +151,7 @@ final class CheckCluster implements AutoCloseable
     /** Start every role and wait until each says it is ready. */
     void start()
     {
-        final Path secretFile = data.resolve("cluster-secret");
+        secretFile = data.resolve("cluster-secret");
         ClusterSecret.readOrGenerate(secretFile);
         final String secret = secretFile.toString();
         final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
@@ -142,27 +166,26 @@ final class CheckCluster implements AutoCloseable
             new Role("MetaServer", "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
+        metaEndpoint = endpoint;
         membership = new MembershipProbe(endpoint, secretFile);
         final long[] nodeIds = new long[memoryNodes];
         for (int i = 0; i < memoryNodes; i++)
         {
             final long id = FIRST_MEMORY_NODE_ID + i;
-            final int host = i + 1;
             nodeIds[i] = id;
-            final Role memoryNode = new Role("memory node " + id, "512m",
-                incarnation ->
-                    List.of("memory-node", "--node-id", Long.toString(id), "--provider", provider, "--meta", endpoint,
-                    "--cluster-secret-file", secret,
-                    "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
-                    "--data-dir", data.resolve("memory-node-" + id).toString()),
-                ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host));
+            final Role memoryNode = memoryNode(id, i + 1, false);
             synchronized (memoryNodeIds)
             {
                 memoryNodeIds.put(memoryNode, id);
             }
-            cluster.add(memoryNode.start());
+            synchronized (cluster)
+            {
+                cluster.add(memoryNode.start());
+                memoryRoles++;
+            }
         }
-        final String nodes = Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
+        final String nodes = tierChanges ? "" :
+            Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
         if (computeNodes == 0)
         {
             cluster.add(new Role("driver", "512m",
@@ -189,20 +212,97 @@ final class CheckCluster implements AutoCloseable
     }
 
     /**
+     * A memory node on its host, keeping its keys in a data directory of its own.
+     *
+     * @param join true for one added to the memory tier by moving keys to it: its first incarnation asks to join, and
+     *             drives its change with the clients' operation timeout, so that it waits for their operations to end;
+     *             a later one (restarted after a kill) is a member already and comes back as any member does.
+     */
+    private Role memoryNode(final long id, final int host, final boolean join)
+    {
+        final Map<String, String> properties = join ?
+            Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())) : Map.of();
+        return new Role("memory node " + id, "512m", properties,
+            incarnation ->
+            {
+                final List<String> arguments = new ArrayList<>(List.of("memory-node", "--node-id", Long.toString(id),
+                    "--provider", provider, "--meta", metaEndpoint, "--cluster-secret-file", secretFile.toString(),
+                    "--address", address(host) + ":0", "--index-groups", "1024", "--heap-chunks", "32",
+                    "--data-dir", data.resolve("memory-node-" + id).toString()));
+                if (join && incarnation == 0)
+                {
+                    arguments.add("--join");
+                }
+                return arguments;
+            },
+            ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host));
+    }
+
+    /**
+     * Start a memory node that asks to join the memory tier, on this host (the nemesis adds none on test hosts, whose
+     * MetaServer it cannot read), and return once it serves; it is stopped with the cluster.
+     */
+    private Role startJoiningMemoryNode(final long id)
+    {
+        final Role node = memoryNode(id, driverHost(), true);
+        synchronized (cluster)
+        {
+            // among the memory nodes: the cluster stops them after the driver or compute nodes that use them
+            cluster.add(1 + memoryRoles++, node);
+        }
+        return node.start();
+    }
+
+    /** Start {@code memory-node --drain ID} and return once it said whether the drain began. */
+    private RoleProcess startDrain(final long id)
+    {
+        final long drainId;
+        synchronized (this)
+        {
+            drainId = FIRST_DRAIN_NODE_ID + drains++;
+        }
+        return RoleProcess.start("drain of memory node " + id, "256m",
+            Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())),
+            List.of("memory-node", "--drain", Long.toString(id), "--meta", metaEndpoint,
+                "--cluster-secret-file", secretFile.toString(), "--node-id", Long.toString(drainId),
+                "--provider", provider, "--address", address(driverHost()) + ":0"),
+            DRAIN_BEGUN, logs.resolve("drain-memory-node-" + id + ".log"), on(driverHost()));
+    }
+
+    /** Start {@code meta change ARGUMENTS}, an operator's step on a change its driver left, once it printed a line. */
+    private RoleProcess startMetaChange(final List<String> arguments)
+    {
+        final long call;
+        synchronized (this)
+        {
+            call = metaChanges++;
+        }
+        final List<String> command = new ArrayList<>(List.of("meta", "change"));
+        command.addAll(arguments);
+        command.addAll(List.of("--meta", metaEndpoint, "--cluster-secret-file", secretFile.toString(),
+            "--address", address(driverHost()) + ":0"));
+        return RoleProcess.start("meta change " + String.join(" ", arguments), "256m", Map.of(), command,
+            ANY_OUTPUT, logs.resolve("meta-change-" + call + ".log"), on(driverHost()));
+    }
+
+    /**
      * A compute node on the clients' host, its port chosen once, so that each incarnation serves where the clients
      * reconnect. Its embedded client writes under durability sync, as the clients through the driver do, and is given
-     * the memory nodes rather than reading the directory's membership: a compute node restarted while a memory node's
-     * lease has run out would otherwise hash keys over the others alone.
+     * the memory nodes the run began with (none where the nemesis changes the memory tier: the membership names them
+     * then), so that one restarted while a memory node is not registered still places keys on it.
      */
     private Role computeNode(final int index, final String meta, final String secret, final String nodes)
     {
         final long id = FIRST_COMPUTE_NODE_ID + index;
         final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS + index;
         computeEndpoints.add(address(driverHost()) + ":" + port);
-        final Map<String, String> properties = Map.of(
+        final Map<String, String> properties = new HashMap<>(Map.of(
             KvClientConfiguration.DURABILITY_PROP_NAME, Durability.SYNC.name().toLowerCase(Locale.ROOT),
-            KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs()),
-            KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
+            KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())));
+        if (!nodes.isEmpty())
+        {
+            properties.put(KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
+        }
         return new Role("compute node " + id, "384m", properties,
             incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),
                 "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
@@ -219,10 +319,14 @@ final class CheckCluster implements AutoCloseable
         final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS;
         final String host = address(driverHost());
         computeEndpoints.add(host + ":" + port);
-        final ProcessNodeLauncher launcher = new ProcessNodeLauncher(on(driverHost()), List.of(
+        final List<String> flags = new ArrayList<>(List.of(
             "-D" + KvClientConfiguration.DURABILITY_PROP_NAME + "=" + Durability.SYNC.name().toLowerCase(Locale.ROOT),
-            "-D" + KvClientConfiguration.TIMEOUT_MS_PROP_NAME + "=" + clients.timeoutMs(),
-            "-D" + KvClientConfiguration.MEMORY_NODES_PROP_NAME + "=" + nodes),
+            "-D" + KvClientConfiguration.TIMEOUT_MS_PROP_NAME + "=" + clients.timeoutMs()));
+        if (!nodes.isEmpty())
+        {
+            flags.add("-D" + KvClientConfiguration.MEMORY_NODES_PROP_NAME + "=" + nodes);
+        }
+        final ProcessNodeLauncher launcher = new ProcessNodeLauncher(on(driverHost()), flags,
             List.of("--port", Integer.toString(port), "--bind", host, "--reuse-port", "--metrics-port", "0",
                 "--provider", provider, "--meta", meta, "--cluster-secret-file", secret, "--address", host + ":0"),
             "384m", logs.resolve("autoscaled"));
@@ -303,7 +407,8 @@ final class CheckCluster implements AutoCloseable
     {
         if (computeNodes == 0)
         {
-            return List.of("--driver", driverName, "--memory-nodes", nodes);
+            return nodes.isEmpty() ? List.of("--driver", driverName) :
+                List.of("--driver", driverName, "--memory-nodes", nodes);
         }
         final List<String> endpoints = new ArrayList<>();
         for (int i = 0; i < computeNodes; i++)
@@ -355,19 +460,55 @@ final class CheckCluster implements AutoCloseable
      * @return the memory nodes and when the nemesis may kill one, by the membership read from this host; on test hosts
      * (which this host cannot reach) it cannot be read, so with several copies per key no memory node is killed.
      */
-    MemoryNodeKills memoryNodeKills()
+    synchronized MemoryNodeKills memoryNodeKills()
     {
-        synchronized (memoryNodeIds)
+        if (memoryNodeKills == null)
         {
-            return new MemoryNodeKills(memoryNodeIds, replicas, () ->
+            synchronized (memoryNodeIds)
             {
-                if (hosts != null)
+                memoryNodeKills = new MemoryNodeKills(memoryNodeIds, replicas, tierChanges, () ->
                 {
-                    throw new IllegalStateException("the test hosts' MetaServer cannot be reached from this host");
-                }
-                return membership.read();
-            });
+                    if (hosts != null)
+                    {
+                        throw new IllegalStateException("the test hosts' MetaServer cannot be reached from this host");
+                    }
+                    return membership.read();
+                });
+            }
         }
+        return memoryNodeKills;
+    }
+
+    /**
+     * @return how the nemesis adds and drains memory nodes: up to 2 more than the run began with, each added one with
+     * a node id never used; the memory nodes are those of {@link #memoryNodeKills()}.
+     */
+    MemoryTierChanges memoryTierChanges(final Consumer<String> log)
+    {
+        final MemoryTierChanges.Processes processes = new MemoryTierChanges.Processes()
+        {
+            public Role startJoining(final long nodeId)
+            {
+                return startJoiningMemoryNode(nodeId);
+            }
+
+            public RoleProcess startDrain(final long nodeId)
+            {
+                return CheckCluster.this.startDrain(nodeId);
+            }
+
+            public RoleProcess startMetaChange(final List<String> arguments)
+            {
+                return CheckCluster.this.startMetaChange(arguments);
+            }
+
+            public long phaseGapMs()
+            {
+                return KvClientConfiguration.MEMBERSHIP_LEASE_MS_DEFAULT + clients.timeoutMs();
+            }
+        };
+        return new MemoryTierChanges(memoryNodeKills(), memoryNodes + 2, processes,
+            FIRST_MEMORY_NODE_ID + memoryNodes, FIRST_MEMORY_NODE_ID + MEMORY_NODE_IDS - 1, originNanos, log);
     }
 
     /** @return what runs on each test host, by host number. */

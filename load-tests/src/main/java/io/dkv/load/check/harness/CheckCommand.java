@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,7 +33,7 @@ import java.util.regex.Pattern;
             "SIGCONT, partitions), then the history checked: registers for linearizability, lists by the list-append " +
             "(Elle) checker. With --through compute the clients talk RESP to compute node processes, which the " +
             "nemesis strikes too. With --replicas R each key is kept on R memory nodes, and the kill-memory " +
-            "nemesis takes one down past its lease.",
+            "nemesis takes one down past its lease; add-memory and drain-memory grow and shrink the memory tier.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
         "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test " +
@@ -55,7 +56,14 @@ public final class CheckCommand implements Callable<Integer>
             "they are skipped with the reason. kill-memory: SIGKILL of one memory node, left dead for its lease " +
             "(so the MetaServer declares it down and clients use the other copies) and 1-3 s more, then restarted: " +
             "it comes back joining, refills its copies and is live again. With --replicas 2 or more no memory node " +
-            "is killed (kill or kill-memory) while any is down or joining; the strike is skipped and logged " +
+            "is killed (kill or kill-memory) while any is down or joining; the strike is skipped and logged. " +
+            "add-memory: a memory node started with --join (a new node id) moves its keys to itself through the " +
+            "change's phases (some 15 s); the memory tier grows to --memory-nodes + 2 at most. drain-memory: " +
+            "memory-node --drain moves a member's keys to the others, and the node is stopped once it has left; " +
+            "never fewer members than --replicas (at least one). Asked both, the nemesis adds and drains in turn. " +
+            "No change starts while another runs or a member is down or joining, and no memory node is killed " +
+            "while a change runs; a change left unfinished (its driver failed) is aborted, or its cleanup ended, as " +
+            "an operator would. The clients follow the membership rather than a list of memory nodes " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -147,13 +155,14 @@ public final class CheckCommand implements Callable<Integer>
         final long origin = System.nanoTime();
         final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
         final int[] bounds = autoscaleBounds();
+        final boolean tierChanges = kinds.contains(Nemesis.ADD_MEMORY) || kinds.contains(Nemesis.DRAIN_MEMORY);
         final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, replicas,
             bounds == null ? computes : 1,
             bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], line ->
             {
                 nemesisLog.add(line);
                 out.println(line);
-            }),
+            }), tierChanges,
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed),
             origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
@@ -172,14 +181,16 @@ public final class CheckCommand implements Callable<Integer>
                 "clients; running %s%n", memoryNodes, replicas, replicas == 1 ? "y" : "ies", cluster.storeName(),
                 clients, format(time));
 
+            final Consumer<String> log = line ->
+            {
+                nemesisLog.add(line);
+                out.println(line);
+            };
             final Nemesis strikes =
-                new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(),
-                seed, line ->
-                {
-                    nemesisLog.add(line);
-                    out.println(line);
-                }, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
-                    bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills());
+                new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(), seed,
+                    log, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
+                    bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills(),
+                    tierChanges ? cluster.memoryTierChanges(log) : MemoryTierChanges.none());
             final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
             nemesisThread.start();
             sleepShowingProgress(out, time);
@@ -230,10 +241,21 @@ public final class CheckCommand implements Callable<Integer>
             throw new IllegalArgumentException("nemesis 'kill-memory' needs --replicas 2 or more (it is " + replicas +
                 "): with one copy a key is unavailable while its memory node is down, and nothing refills it");
         }
-        if (nemesis.contains(Nemesis.KILL_MEMORY) && nemesis.contains(Nemesis.PARTITION))
+        for (final String memoryTier : List.of(Nemesis.KILL_MEMORY, Nemesis.ADD_MEMORY, Nemesis.DRAIN_MEMORY))
         {
-            throw new IllegalArgumentException("nemesis 'kill-memory' with 'partition': the harness reads the " +
-                "membership before a memory node is killed, and cannot reach the test hosts' MetaServer");
+            if (nemesis.contains(memoryTier) && nemesis.contains(Nemesis.PARTITION))
+            {
+                throw new IllegalArgumentException("nemesis '" + memoryTier + "' with 'partition': the harness " +
+                    "reads the membership before it strikes a memory node, and cannot reach the test hosts' " +
+                    "MetaServer");
+            }
+        }
+        if (nemesis.contains(Nemesis.DRAIN_MEMORY) && !nemesis.contains(Nemesis.ADD_MEMORY) &&
+            memoryNodes <= replicas)
+        {
+            throw new IllegalArgumentException("nemesis 'drain-memory' needs more memory nodes than copies of each " +
+                "key (--memory-nodes " + memoryNodes + ", --replicas " + replicas + "), or 'add-memory' beside it: " +
+                "a drain never leaves fewer members than copies, nor none");
         }
         if (rate <= 0 || keys < 1)
         {
@@ -265,7 +287,7 @@ public final class CheckCommand implements Callable<Integer>
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
                 throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale, kill-memory or none");
+                    "scale, kill-memory, add-memory, drain-memory or none");
             }
         }
     }

@@ -14,6 +14,10 @@ import java.util.List;
  * The real store under test: a {@link KvClient} attached to the host's driver, with every write
  * under durability sync (a memory node killed and restarted keeps what it acknowledged). After a
  * failure the next operation attaches afresh, since the driver itself may have been restarted.
+ * Given no memory nodes, it names the members of the memory tier as the directory lists them at each
+ * attachment (a client attached to a driver cannot list the registered nodes), so that one attached
+ * after memory nodes were added or drained names those that are members then; from there the client
+ * follows the membership itself.
  */
 public final class KvCheckedStore implements CheckedStore, AutoCloseable
 {
@@ -85,8 +89,9 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
             final Raas raas = Raas.attach(new RaasContext().driverName(driverName));
             try
             {
+                final long[] nodes = memoryNodes.length > 0 ? memoryNodes : raas.membership().memberIds();
                 attachment = new Attachment(raas, KvClient.connect(raas,
-                    new KvClientContext().memoryNodes(memoryNodes).durability(Durability.SYNC).timeoutMs(timeoutMs)));
+                    new KvClientContext().memoryNodes(nodes).durability(Durability.SYNC).timeoutMs(timeoutMs)));
             }
             catch (final RuntimeException ex)
             {

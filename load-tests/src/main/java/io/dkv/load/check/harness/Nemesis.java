@@ -24,6 +24,12 @@ import java.util.function.Consumer;
  * MetaServer declares it down and clients go on with the other copies, and restarts it at the end: it
  * comes back joining, refills its copies and is live again. No memory node is killed, by either kind
  * of kill, while any is not live ({@link MemoryNodeKills}).
+ * <p>
+ * The memory tier grows and shrinks too ({@link MemoryTierChanges}): an add starts a memory node that joins by moving
+ * keys to itself, a drain moves a member's keys to the others and stops it once it has left; each waits until its
+ * change is over (some 15 s: three phases, each a view lease and an operation's timeout apart). Asked both, the
+ * nemesis adds and drains in turn. No change starts while another runs or a member is down or joining, and no memory
+ * node is killed while a change runs; a drained node is never restarted, an added one is struck as the others.
  */
 final class Nemesis implements Runnable
 {
@@ -32,7 +38,9 @@ final class Nemesis implements Runnable
     static final String PARTITION = "partition";
     static final String SCALE = "scale";
     static final String KILL_MEMORY = "kill-memory";
-    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY);
+    static final String ADD_MEMORY = "add-memory";
+    static final String DRAIN_MEMORY = "drain-memory";
+    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY);
 
     /**
      * How long a memory node killed by {@link #KILL_MEMORY} stays dead before its hold: its lease and the
@@ -56,11 +64,15 @@ final class Nemesis implements Runnable
     private final double calmTarget;
     private final double surgeTarget;
     private final MemoryNodeKills memoryKills;
+    private final MemoryTierChanges tier;
+    /** Held while the memory tier changes: stop() then waits for the change to end rather than interrupt it. */
+    private final Object changing = new Object();
+    private boolean changeUnderWay;
     private final List<NemesisEvent> events = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean running = true;
 
     /**
-     * @param kinds     faults to cause: kill, pause, partition.
+     * @param kinds     faults to cause: kill, pause, partition, scale, kill-memory, add-memory, drain-memory.
      * @param targets   roles that may be killed or paused.
      * @param hosts     the test hosts the roles run on, for partitions (null when they run on this host).
      * @param hostNames what runs on each host, for the log.
@@ -69,7 +81,8 @@ final class Nemesis implements Runnable
     Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
         final long originNanos, final long quietMs, final long seed, final Consumer<String> log)
     {
-        this(kinds, targets, hosts, hostNames, originNanos, quietMs, seed, log, null, 0, 0, MemoryNodeKills.none());
+        this(kinds, targets, hosts, hostNames, originNanos, quietMs, seed, log, null, 0, 0, MemoryNodeKills.none(),
+            MemoryTierChanges.none());
     }
 
     /**
@@ -77,12 +90,18 @@ final class Nemesis implements Runnable
      * @param calmTarget  its target per node under which the run's load keeps its minimum.
      * @param surgeTarget its target per node under which the run's load asks for its maximum.
      * @param memoryKills the memory nodes among the targets, and when one may be killed.
+     * @param tier        adds and drains memory nodes.
      */
     Nemesis(final List<String> kinds, final List<Role> targets, final TestHosts hosts, final List<String> hostNames,
         final long originNanos, final long quietMs, final long seed, final Consumer<String> log,
         final Autoscaler autoscaler, final double calmTarget, final double surgeTarget,
-        final MemoryNodeKills memoryKills)
+        final MemoryNodeKills memoryKills, final MemoryTierChanges tier)
     {
+        if ((kinds.contains(ADD_MEMORY) || kinds.contains(DRAIN_MEMORY)) && !tier.changes())
+        {
+            throw new IllegalArgumentException("add-memory and drain-memory need memory nodes to change: " + kinds);
+        }
+        this.tier = tier;
         if (kinds.contains(KILL_MEMORY) && (memoryKills.replicas() < 2 || memoryKills.memoryNodes().isEmpty()))
         {
             throw new IllegalArgumentException("kill-memory needs memory nodes keeping 2 or more copies of each key: " +
@@ -114,15 +133,23 @@ final class Nemesis implements Runnable
     {
         while (running && !kinds.isEmpty())
         {
-            if (!sleep(quietMs / 2 + random.nextLong(quietMs)))
+            if (!sleep(quietMs / 2 + random.nextLong(quietMs)) || !running)
             {
                 return;
             }
-            final String kind = kinds.get(random.nextInt(kinds.size()));
+            final String kind = memoryTierTurn(kinds.get(random.nextInt(kinds.size())));
             final long holdMs = 1_000 + random.nextLong(2_000);
             final List<ManagedNode> scaled = autoscaler == null ? List.of() : autoscaler.servingNodes();
+            final List<Role> targets = targets();
             final int pick = random.nextInt(targets.size() + scaled.size());
-            if (PARTITION.equals(kind))
+            if (ADD_MEMORY.equals(kind) || DRAIN_MEMORY.equals(kind))
+            {
+                if (!changeMemoryTier(kind, pick))
+                {
+                    return;
+                }
+            }
+            else if (PARTITION.equals(kind))
             {
                 partition(holdMs);
             }
@@ -144,6 +171,64 @@ final class Nemesis implements Runnable
                 strike(kind, targets.get(pick), holdMs);
             }
         }
+    }
+
+    /** @return the kind drawn, or where the nemesis adds and drains memory nodes, the change whose turn it is. */
+    private String memoryTierTurn(final String drawn)
+    {
+        final boolean both = kinds.contains(ADD_MEMORY) && kinds.contains(DRAIN_MEMORY);
+        return both && (ADD_MEMORY.equals(drawn) || DRAIN_MEMORY.equals(drawn)) ? tier.next() : drawn;
+    }
+
+    /**
+     * Add or drain a memory node, uninterrupted: a change left half done would hold the tier in its phase.
+     *
+     * @return false when the nemesis was stopped before the change began.
+     */
+    private boolean changeMemoryTier(final String kind, final int pick)
+    {
+        synchronized (changing)
+        {
+            if (!running)
+            {
+                return false;
+            }
+            changeUnderWay = true;
+        }
+        try
+        {
+            final NemesisEvent event = ADD_MEMORY.equals(kind) ? tier.add() : tier.drain(pick);
+            if (event != null)
+            {
+                events.add(event);
+            }
+        }
+        finally
+        {
+            synchronized (changing)
+            {
+                changeUnderWay = false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the roles to strike now: those the cluster began with and the memory nodes added since, less those that
+     * left the memory tier.
+     */
+    private List<Role> targets()
+    {
+        final List<Role> now = new ArrayList<>();
+        for (final Role target : targets)
+        {
+            if (!tier.left(target))
+            {
+                now.add(target);
+            }
+        }
+        now.addAll(tier.joined());
+        return now;
     }
 
     private void strike(final String kind, final Role target, final long holdMs)
@@ -285,17 +370,24 @@ final class Nemesis implements Runnable
     /** Stop striking; whatever is down comes back before this returns. */
     void stop(final Thread runner)
     {
-        running = false;
-        runner.interrupt();
+        synchronized (changing)
+        {
+            running = false;
+            if (!changeUnderWay)
+            {
+                runner.interrupt();
+            }
+        }
         try
         {
-            runner.join(TimeUnit.SECONDS.toMillis(60));
+            // a change of the memory tier under way is waited for: it ends, or gives up, within its timeout
+            runner.join(TimeUnit.SECONDS.toMillis(60) + MemoryTierChanges.CHANGE_TIMEOUT_MS);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
         }
-        for (final Role target : targets)
+        for (final Role target : targets())
         {
             target.resume();
             if (!target.isAlive())

@@ -120,6 +120,12 @@ public final class Role
         return process == null ? -1 : process.pid();
     }
 
+    /** @return the log file of the current incarnation, or null before the first starts. */
+    public synchronized Path log()
+    {
+        return process == null ? null : process.log();
+    }
+
     /** Stop it the gentle way (SIGTERM after resuming it), waiting for it to exit. */
     public synchronized void stop()
     {

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -176,6 +177,55 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(600)
+    void registersStayLinearizableThroughComputeNodesWhileAMemoryNodeIsAddedAndAnotherDrainedAtTwoCopies()
+        throws Exception
+    {
+        // two members keeping two copies: the first change must be an add, and a drain follows the first add that
+        // completes (one that fails is tried again). Each takes some 15 s on a quiet machine and 40 s on 2 cores shared
+        // with builds; one under way when the time is up is waited for, so 90 s lets both begin
+        final Run run = check("add-drain-memory",
+            "--through", "compute", "--replicas", "2", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
+            "--time", "90s", "--interval", "1s", "--rate", "150", "--keys", "4", "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(nemesis.contains("nemesis: add-memory memory node 103: starting it with --join (2 members, 2 " +
+            "copies of each key)"), nemesis);
+        assertTrue(nemesis.contains("nemesis: memory node 103: fill pass 1: "), nemesis);
+        assertTrue(Pattern.compile("nemesis: add-memory memory node 1\\d\\d \\(process \\d+\\): added: live and " +
+            "placed in membership epoch \\d+, 3 members").matcher(nemesis).find(), nemesis);
+        final Matcher drain = Pattern.compile("nemesis: drain-memory memory node (1\\d\\d): left the memory tier " +
+            "\\(the drain exited 0\\); its process stopped").matcher(nemesis);
+        assertTrue(drain.find(), nemesis);
+        assertTrue(nemesis.contains("nemesis: drain of memory node " + drain.group(1) + ": memory node " +
+            drain.group(1) + " has left the memory tier: stop it"), nemesis);
+        assertFalse(Files.exists(run.results().resolve("logs").resolve("memory-node-" + drain.group(1) + ".1.log")),
+            "the drained memory node was not started again");
+        final String timeline = run.read(ResultDirectory.TIMELINE);
+        assertTrue(timeline.contains("add-memory") && timeline.contains("drain-memory"), "the changes on the timeline");
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
+    @Timeout(600)
+    void listAppendsStayStrictlySerializableThroughTheDriverWhileTheMemoryTierGrowsAndShrinksAtOneCopy()
+        throws Exception
+    {
+        final Run run = check("add-drain-memory-driver",
+            "--workload", "list-append", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
+            "--time", "90s", "--interval", "1s", "--rate", "100", "--keys", "4", "--seed", "9");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(Pattern.compile("nemesis: add-memory memory node 1\\d\\d \\(process \\d+\\): added: live and placed")
+            .matcher(nemesis).find(), nemesis);
+        assertTrue(Pattern.compile("nemesis: drain-memory memory node 1\\d\\d: left the memory tier").matcher(nemesis)
+            .find(), nemesis);
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
@@ -200,6 +250,29 @@ class CheckCommandTest
             "--nemesis", "kill-memory");
         assertRefused("nemesis 'kill-memory' with 'partition'", "--through", "compute", "--replicas", "2",
             "--nemesis", "kill-memory,partition");
+    }
+
+    @Test
+    void refusesADrainThatWouldLeaveFewerMembersThanCopiesAndMemoryTierChangesAcrossTestHosts()
+    {
+        assertRefused("nemesis 'drain-memory' needs more memory nodes than copies of each key (--memory-nodes 2, " +
+            "--replicas 2), or 'add-memory' beside it", "--through", "compute", "--replicas", "2",
+            "--nemesis", "drain-memory");
+        assertRefused("nemesis 'drain-memory' needs more memory nodes than copies of each key (--memory-nodes 1, " +
+            "--replicas 1)", "--memory-nodes", "1", "--nemesis", "drain-memory");
+        assertRefused("nemesis 'add-memory' with 'partition'", "--nemesis", "add-memory,partition");
+        assertRefused("nemesis 'drain-memory' with 'partition'", "--memory-nodes", "3", "--nemesis",
+            "partition,drain-memory");
+        assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
+            "add-memory, drain-memory or none", "--nemesis", "grow-memory");
+    }
+
+    /** At least {@code least} operations completed ok: a run whose every operation failed says nothing. */
+    private static void assertOperationsCompleted(final Run run, final long least)
+    {
+        final History history = run.history();
+        final long ok = history.operations().stream().filter(Operation::isOk).count();
+        assertTrue(ok > least, () -> ok + " operations completed ok of " + history.operations().size());
     }
 
     /** {@code dkv check} with these arguments exits 1 before it starts anything, saying why. */

@@ -91,6 +91,34 @@ class MemoryNodeKillsTest
     }
 
     @Test
+    void noMemoryNodeIsKilledWhileAMembershipChangeRunsEvenAtOneCopyWhereTheTierChanges()
+    {
+        final long[] ids = {101, 102, 103};
+        final int[] live = {Membership.LIVE, Membership.LIVE, Membership.LIVE};
+        final Membership filling = new Membership(EPOCH, 1, ids, live, new long[3],
+            new int[]{Membership.PLACED, Membership.PLACED, Membership.PLACED_AFTER}, Membership.FILL);
+        final MemoryNodeKills kills = new MemoryNodeKills(roles(3), 1, true, () -> filling);
+
+        assertEquals("a membership change is in its fill phase in membership epoch 5: no memory node is killed until " +
+            "it ends", kills.whyNot(node(0)));
+        assertEquals("a membership change is in its fill phase in membership epoch 5: one change at a time",
+            kills.whyNotChange());
+        assertNull(kills.whyNot(role("driver")), "other roles are struck as ever");
+    }
+
+    @Test
+    void noMemoryNodeIsAddedOrDrainedWhileAMemberIsDownAndANodeThatLeftIsNoLongerWaitedFor()
+    {
+        final MemoryNodeKills kills = kills(2, Membership.LIVE, Membership.LIVE, Membership.DOWN);
+
+        assertEquals("memory node 103 is down in membership epoch 5: no memory node is added or drained until every " +
+            "member is live again", kills.whyNotChange());
+        kills.left(node(2));
+        assertNull(kills.whyNotChange());
+        assertEquals(List.of(node(0), node(1)), kills.memoryNodes());
+    }
+
+    @Test
     @Timeout(60)
     void theNemesisSkipsAndLogsEveryMemoryNodeKillWhileOneIsJoining() throws Exception
     {
@@ -102,7 +130,7 @@ class MemoryNodeKillsTest
             {
                 lines.add(line);
                 skips.countDown();
-            }, null, 0, 0, kills);
+            }, null, 0, 0, kills, MemoryTierChanges.none());
         final Thread runner = new Thread(nemesis, "nemesis");
         runner.start();
 
@@ -128,7 +156,7 @@ class MemoryNodeKillsTest
 
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> new Nemesis(
             List.of(Nemesis.KILL_MEMORY), kills.memoryNodes(), null, List.of(), 0, 1_000, 1, line -> { }, null, 0, 0,
-            kills));
+            kills, MemoryTierChanges.none()));
         assertEquals("kill-memory needs memory nodes keeping 2 or more copies of each key: 3 memory nodes, 1 copies",
             refused.getMessage());
     }
