@@ -89,12 +89,39 @@ public final class MemoryNodeCommand implements Callable<Integer>
 
     @Option(names = "--join",
         description = "Ask to be added to the memory tier by moving keys to this node (placed after only, the " +
-            "membership change in fill) rather than found it as a live member at once; asked once the node serves its " +
-            "index and heap. Refused while another change runs: the node is registered but no member; " +
-            "./dkv meta change --add asks again. Once added, the node " +
-            "drives the change itself: it copies the keys that move to it and takes the change through its phases, " +
-            "printing each.")
+            "membership change in fill) rather than found it as a live member at once; asked once the node serves " +
+            "its index and heap. Refused while another change runs: the node is registered but no member; " +
+            "./dkv meta change --add asks again. Once added, the node drives the change itself: it copies the keys " +
+            "that move to it and takes the change through its phases, printing each.")
     private boolean join;
+
+    /**
+     * The node is joining again with no refill running: its lease lapsed while it lived on (a pause, a stalled host),
+     * it registered again and the MetaServer lists it joining; or a refill gave up. Nobody reads it until a refill
+     * ends, so one starts, rather than leaving its keys a copy short until a restart.
+     *
+     * @return the refill running now, or the one given.
+     */
+    private static Thread rejoinAgainIfNeeded(final Rejoin rejoin, final Thread refill)
+    {
+        if (refill != null && refill.isAlive())
+        {
+            return refill;
+        }
+        try
+        {
+            if (!rejoin.needed())
+            {
+                return refill;
+            }
+        }
+        catch (final RaasException ex)
+        {
+            // the MetaServer does not answer: asked again on the next turn
+            return refill;
+        }
+        return Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
+    }
 
     /**
      * Registered as no member, the node asks to be added only now that it serves its index and heap: clients force the
@@ -221,6 +248,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
         final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out);
+        Thread refill = null;
         final Membership membership = join ? askToBeAdded(directory, raas.self().id()) : directory.membership();
         if (join && membership.phase() == Membership.FILL &&
             membership.placement(raas.self().id()) == Membership.PLACED_AFTER)
@@ -232,7 +260,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
         else if (rejoin.needed())
         {
             // its copies are refilled while it serves the ones already right: nobody reads it until it is live
-            Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
+            refill = Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -243,6 +271,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
         long reported = 0;
         while (!stopped.await(REPORT_INTERVAL_SECONDS, TimeUnit.SECONDS))
         {
+            refill = rejoinAgainIfNeeded(rejoin, refill);
             final PersistStats stats = node.persistStats();
             if (stats.keysPersisted() != reported)
             {

@@ -17,7 +17,8 @@ import java.io.PrintStream;
  * MetaServer decides, seeing a member register again): nobody reads it until its copies are brought
  * up to date. This refills them, as a client of the cluster over the node's own driver, while other
  * clients go on, then asks the MetaServer to make this incarnation live again. A refill that leaves
- * keys unsettled is run again; one that fails leaves the node joining, saying why.
+ * keys unsettled is run again; one that fails leaves the node joining, saying why, and the node's command starts
+ * another while it stays joining (also when its lease lapsed while it ran, and it registered again).
  */
 final class Rejoin implements Runnable
 {
@@ -73,13 +74,13 @@ final class Rejoin implements Runnable
                         return;
                     }
                 }
-                out.printf("memory node %d stays joining: keys were still unsettled after %d passes; restart it to " +
-                    "try again%n", nodeId, MAX_PASSES);
+                out.printf("memory node %d stays joining: keys were still unsettled after %d passes; it tries again " +
+                    "shortly%n", nodeId, MAX_PASSES);
             }
         }
         catch (final RaasException | KvException ex)
         {
-            out.printf("memory node %d stays joining: refilling it failed: %s; restart it to try again%n", nodeId,
+            out.printf("memory node %d stays joining: refilling it failed: %s; it tries again shortly%n", nodeId,
                 ex.getMessage());
         }
         out.flush();

@@ -49,6 +49,9 @@ import java.util.stream.Collectors;
 final class CheckCluster implements AutoCloseable
 {
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
+    /** The MetaServer's role name, and how each memory node's begins (the node id follows). */
+    static final String META_SERVER = "MetaServer";
+    static final String MEMORY_NODE = "memory node ";
     static final long FIRST_MEMORY_NODE_ID = 101;
     /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
     private static final int MEMORY_NODE_IDS = 64;
@@ -163,7 +166,7 @@ final class CheckCluster implements AutoCloseable
             metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
         }
         final Role meta =
-            new Role("MetaServer", "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
+            new Role(META_SERVER, "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
         metaEndpoint = endpoint;
@@ -222,7 +225,7 @@ final class CheckCluster implements AutoCloseable
     {
         final Map<String, String> properties = join ?
             Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())) : Map.of();
-        return new Role("memory node " + id, "512m", properties,
+        return new Role(MEMORY_NODE + id, "512m", properties,
             incarnation ->
             {
                 final List<String> arguments = new ArrayList<>(List.of("memory-node", "--node-id", Long.toString(id),

@@ -63,7 +63,9 @@ public final class CheckCommand implements Callable<Integer>
             "never fewer members than --replicas (at least one). Asked both, the nemesis adds and drains in turn. " +
             "No change starts while another runs or a member is down or joining, and no memory node is killed " +
             "while a change runs; a change left unfinished (its driver failed) is aborted, or its cleanup ended, as " +
-            "an operator would. The clients follow the membership rather than a list of memory nodes " +
+            "an operator would. The clients follow the membership rather than a list of memory nodes. long-pause: " +
+            "SIGSTOP of a client process, the driver or a compute node for " + Nemesis.LONG_PAUSE_MS / 1000 +
+            " s, past the memory nodes' grace period, with what it had in flight " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -94,7 +96,7 @@ public final class CheckCommand implements Callable<Integer>
 
     @Option(names = "--replicas", paramLabel = "R", defaultValue = "1",
         description = "Copies of each key, the MetaServer's setting (1.." + KvClientConfiguration.MAX_REPLICAS +
-            ", at most --memory-nodes; 2 or more need --through compute); every client takes it from the directory " +
+            ", at most --memory-nodes); every client takes it from the directory, through the driver or a compute node " +
             "(default: ${DEFAULT-VALUE}).")
     private int replicas;
 
@@ -287,7 +289,7 @@ public final class CheckCommand implements Callable<Integer>
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
                 throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale, kill-memory, add-memory, drain-memory or none");
+                    "scale, kill-memory, add-memory, drain-memory, long-pause or none");
             }
         }
     }

@@ -150,7 +150,7 @@ final class MemoryTierChanges
         {
             id = nextNodeId++;
         }
-        final String name = "memory node " + id;
+        final String name = CheckCluster.MEMORY_NODE + id;
         log.accept(String.format(Locale.ROOT, "nemesis: add-memory %s: starting it with --join (%d members, %d " +
             "cop%s of each key)", name, members.memoryNodes().size(), replicas, replicas == 1 ? "y" : "ies"));
         final Role node;

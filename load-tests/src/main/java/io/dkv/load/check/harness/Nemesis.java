@@ -2,6 +2,7 @@ package io.dkv.load.check.harness;
 
 import io.dkv.compute.autoscale.Autoscaler;
 import io.dkv.compute.autoscale.ManagedNode;
+import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.meta.MetaServerConfiguration;
 
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ import java.util.function.Consumer;
  * change is over (some 15 s: three phases, each a view lease and an operation's timeout apart). Asked both, the
  * nemesis adds and drains in turn. No change starts while another runs or a member is down or joining, and no memory
  * node is killed while a change runs; a drained node is never restarted, an added one is struck as the others.
+ * <p>
+ * A long pause stops a client process, the driver or a compute node for longer than the memory nodes' grace period
+ * ({@link #LONG_PAUSE_MS}), with whatever it had in flight: the store must fence what it sends when it resumes.
  */
 final class Nemesis implements Runnable
 {
@@ -40,7 +44,16 @@ final class Nemesis implements Runnable
     static final String KILL_MEMORY = "kill-memory";
     static final String ADD_MEMORY = "add-memory";
     static final String DRAIN_MEMORY = "drain-memory";
-    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY);
+    static final String LONG_PAUSE = "long-pause";
+    static final List<String> KINDS =
+        List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY, LONG_PAUSE);
+
+    /**
+     * How long {@link #LONG_PAUSE} stops a client, the driver or a compute node: past a memory node's grace period, so
+     * that a CAS it had in flight may find the block its word named reused (client/README.md, "Operations that outlast
+     * the grace period").
+     */
+    static final long LONG_PAUSE_MS = MemoryNodeConfiguration.GRACE_MS_DEFAULT + 5_000;
 
     /**
      * How long a memory node killed by {@link #KILL_MEMORY} stays dead before its hold: its lease and the
@@ -157,6 +170,18 @@ final class Nemesis implements Runnable
             {
                 scale(holdMs);
             }
+            else if (LONG_PAUSE.equals(kind))
+            {
+                final List<Role> clientSide = clientSide(targets);
+                if (pick >= clientSide.size() && !scaled.isEmpty())
+                {
+                    strike(PAUSE, scaled.get(pick % scaled.size()), LONG_PAUSE_MS);
+                }
+                else
+                {
+                    strike(PAUSE, clientSide.get(pick % clientSide.size()), LONG_PAUSE_MS);
+                }
+            }
             else if (KILL_MEMORY.equals(kind))
             {
                 final List<Role> memoryNodes = memoryKills.memoryNodes();
@@ -171,6 +196,23 @@ final class Nemesis implements Runnable
                 strike(kind, targets.get(pick), holdMs);
             }
         }
+    }
+
+    /**
+     * @return the roles that send requests to the memory nodes, those a long pause stops: the clients, the driver and
+     * the compute nodes, not the MetaServer or the memory nodes (whose CPUs serve no one-sided request).
+     */
+    private List<Role> clientSide(final List<Role> roles)
+    {
+        final List<Role> clientSide = new ArrayList<>();
+        for (final Role role : roles)
+        {
+            if (!role.name().equals(CheckCluster.META_SERVER) && !role.name().startsWith(CheckCluster.MEMORY_NODE))
+            {
+                clientSide.add(role);
+            }
+        }
+        return clientSide;
     }
 
     /** @return the kind drawn, or where the nemesis adds and drains memory nodes, the change whose turn it is. */

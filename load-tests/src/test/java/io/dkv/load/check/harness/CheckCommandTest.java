@@ -226,6 +226,22 @@ class CheckCommandTest
     }
 
     @Test
+    @Timeout(300)
+    void registersStayLinearizableWhileAClientOrTheDriverStopsForLongerThanTheGracePeriod() throws Exception
+    {
+        // the first strike comes within 3 s and holds 15 s: over, and the store heard from again, before the end
+        final Run run = check("long-pause",
+            "--replicas", "2", "--memory-nodes", "2", "--nemesis", "long-pause",
+            "--time", "30s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(Pattern.compile("nemesis: pause (client \\d|driver) \\(process \\d+\\) for " +
+            Nemesis.LONG_PAUSE_MS + " ms").matcher(nemesis).find(), nemesis);
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
     void refusesUnknownNemesesAndWorkloads()
     {
         assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
@@ -264,7 +280,7 @@ class CheckCommandTest
         assertRefused("nemesis 'drain-memory' with 'partition'", "--memory-nodes", "3", "--nemesis",
             "partition,drain-memory");
         assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
-            "add-memory, drain-memory or none", "--nemesis", "grow-memory");
+            "add-memory, drain-memory, long-pause or none", "--nemesis", "grow-memory");
     }
 
     /** At least {@code least} operations completed ok: a run whose every operation failed says nothing. */
