@@ -96,8 +96,8 @@ public final class CheckCommand implements Callable<Integer>
 
     @Option(names = "--replicas", paramLabel = "R", defaultValue = "1",
         description = "Copies of each key, the MetaServer's setting (1.." + KvClientConfiguration.MAX_REPLICAS +
-            ", at most --memory-nodes); every client takes it from the directory, through the driver or a compute node " +
-            "(default: ${DEFAULT-VALUE}).")
+            ", at most --memory-nodes); every client takes it from the directory, through the driver or a compute " +
+            "node (default: ${DEFAULT-VALUE}).")
     private int replicas;
 
     @Option(names = "--through", paramLabel = "PATH", defaultValue = DRIVER,
