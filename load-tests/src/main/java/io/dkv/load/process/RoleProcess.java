@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -347,6 +348,14 @@ public final class RoleProcess implements AutoCloseable
     /**
      * Stop it as Ctrl-C does (it closes cleanly), killing it when it does not exit in time.
      */
+    /** Close processes in the reverse of the order they were started: the last started may depend on the first. */
+    public static void closeAll(final List<RoleProcess> started)
+    {
+        final List<RoleProcess> reversed = new ArrayList<>(started);
+        Collections.reverse(reversed);
+        reversed.forEach(RoleProcess::close);
+    }
+
     public void close()
     {
         stop(EXIT_TIMEOUT_MS);

@@ -7,7 +7,6 @@ import io.dkv.raas.meta.ClusterSecret;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -65,7 +64,7 @@ final class JoinCluster implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            stop(started);
+            RoleProcess.closeAll(started);
             throw ex;
         }
     }
@@ -82,13 +81,6 @@ final class JoinCluster implements AutoCloseable
 
     public void close()
     {
-        stop(started);
-    }
-
-    private static void stop(final List<RoleProcess> started)
-    {
-        final List<RoleProcess> reversed = new ArrayList<>(started);
-        Collections.reverse(reversed);
-        reversed.forEach(RoleProcess::close);
+        RoleProcess.closeAll(started);
     }
 }

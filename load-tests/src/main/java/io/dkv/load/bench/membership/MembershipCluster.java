@@ -14,7 +14,6 @@ import io.dkv.verbs.VerbsContext;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -93,7 +92,7 @@ final class MembershipCluster implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            stop(started);
+            RoleProcess.closeAll(started);
             throw ex;
         }
     }
@@ -184,13 +183,6 @@ final class MembershipCluster implements AutoCloseable
 
     public void close()
     {
-        stop(started);
-    }
-
-    private static void stop(final List<RoleProcess> started)
-    {
-        final List<RoleProcess> reversed = new ArrayList<>(started);
-        Collections.reverse(reversed);
-        reversed.forEach(RoleProcess::close);
+        RoleProcess.closeAll(started);
     }
 }
