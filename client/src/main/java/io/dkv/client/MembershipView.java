@@ -38,9 +38,9 @@ final class MembershipView
     private final AtomicLongArray downSince = new AtomicLongArray(MemoryNodeAvailability.CAPACITY);
 
     /**
-     * @param membership what the directory said as the client connected; null when it keeps no membership (a
-     *                   client attached to a standalone driver): every node then serves, and keys have one copy
-     *                   unless the context names more.
+     * @param membership what the directory said as the client connected (through its own driver or the standalone
+     *                   one it is attached to); null when it could not be read and the context names one copy:
+     *                   every node then serves.
      */
     MembershipView(final Raas raas, final MemoryNodeAvailability nodes, final Membership membership,
         final KvClientContext context)
