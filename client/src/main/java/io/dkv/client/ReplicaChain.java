@@ -675,11 +675,12 @@ final class ReplicaChain
         final int[] primary = after ? placedAfter : placed;
         final int primaryCount = after ? placedAfterCount : placedCount;
         downSettling = -1;
-        final long now = nanoClock.nanoTime();
         for (int p = 0; p < primaryCount; p++)
         {
+            // the clock is read only for a replica declared down: not on every operation
             final long settlesAt = membership.downSettlesAt(primary[p]);
-            if (settlesAt != 0 && now - settlesAt < 0 && placement.state(primary[p]) == Membership.DOWN)
+            if (settlesAt != 0 && nanoClock.nanoTime() - settlesAt < 0 &&
+                placement.state(primary[p]) == Membership.DOWN)
             {
                 downSettling = primary[p];
             }

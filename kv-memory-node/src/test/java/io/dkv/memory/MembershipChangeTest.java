@@ -68,16 +68,7 @@ class MembershipChangeTest
     {
         final long[] before = {1, 2, 3};
         final long added = 4;
-        for (final long id : before)
-        {
-            startNode(provider, id);
-        }
-        directory.membership(steady(1, replicas, before));
-        final KvClient client = connect(provider, 100);
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), value(k, 0));
-        }
+        final KvClient client = loadedCluster(provider, replicas, before);
 
         startNode(provider, added);
         final long[] all = {1, 2, 3, added};
@@ -112,16 +103,7 @@ class MembershipChangeTest
     {
         final long[] members = {1, 2, 3};
         final long drained = 3;
-        for (final long id : members)
-        {
-            startNode(provider, id);
-        }
-        directory.membership(steady(1, replicas, members));
-        final KvClient client = connect(provider, 100);
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), value(k, 0));
-        }
+        final KvClient client = loadedCluster(provider, replicas, members);
 
         final int[] drainPlacements = {Membership.PLACED, Membership.PLACED, Membership.PLACED_BEFORE};
         final Load load = new Load(client, connect(provider, 101));
@@ -189,6 +171,22 @@ class MembershipChangeTest
                     "key " + k + "'s copy on memory node " + id);
             }
         }
+    }
+
+    /** @return a client of the members started, in a steady membership, each key written once. */
+    private KvClient loadedCluster(final String provider, final int replicas, final long[] members)
+    {
+        for (final long id : members)
+        {
+            startNode(provider, id);
+        }
+        directory.membership(steady(1, replicas, members));
+        final KvClient client = connect(provider, 100);
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), value(k, 0));
+        }
+        return client;
     }
 
     private KvClient connect(final String provider, final long nodeId)

@@ -59,12 +59,7 @@ class MetaMessageCodecTest
         final MembershipRecord membership = new MembershipRecord(12, 2, List.of(
             new MemberRecord(101, Membership.LIVE, 5), new MemberRecord(102, Membership.JOINING, 9),
             new MemberRecord(103, Membership.DOWN, 1)));
-        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
-        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
-            .putMembership(membership).finish();
-        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
-        assertEquals(membership, reader.getMembership());
-        reader.requireEnd("test frame");
+        assertReadsBack(membership);
         assertEquals(new Membership(12, 2, new long[]{101, 102, 103},
             new int[]{Membership.LIVE, Membership.JOINING, Membership.DOWN}, new long[]{5, 9, 1}),
             membership.toMembership());
@@ -100,12 +95,7 @@ class MetaMessageCodecTest
             new MemberRecord(101, Membership.LIVE, 5, Membership.PLACED),
             new MemberRecord(102, Membership.LIVE, 9, Membership.PLACED_BEFORE),
             new MemberRecord(103, Membership.JOINING, 1, Membership.PLACED_AFTER)), Membership.SWITCH);
-        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
-        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
-            .putMembership(membership).finish();
-        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
-        assertEquals(membership, reader.getMembership());
-        reader.requireEnd("test frame");
+        assertReadsBack(membership);
         assertEquals(new Membership(13, 2, new long[]{101, 102, 103},
             new int[]{Membership.LIVE, Membership.LIVE, Membership.JOINING}, new long[]{5, 9, 1},
             new int[]{Membership.PLACED, Membership.PLACED_BEFORE, Membership.PLACED_AFTER}, Membership.SWITCH),
@@ -170,5 +160,16 @@ class MetaMessageCodecTest
             });
             assertEquals(STATUS_MALFORMED, refused.status(), "cut at " + cut);
         }
+    }
+
+    /** A membership written into a replication frame is read back whole, and nothing follows it. */
+    private static void assertReadsBack(final MembershipRecord membership)
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putMembership(membership).finish();
+        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
+        assertEquals(membership, reader.getMembership());
+        reader.requireEnd("test frame");
     }
 }
