@@ -111,6 +111,11 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private MemorySegment batchBuckets;
     /** The candidate buckets of a key's replicas, read in one round. */
     private MemorySegment replicaBuckets;
+    /** The blocks the key's replicas' slots name, read in one round, and the word each was read for (or EMPTY). */
+    private MemorySegment replicaBlocks;
+    private final long[] replicaBlockWords = new long[MemoryNodeAvailability.CAPACITY];
+    /** Replicas {@link #readReplicas} reads on their own: buckets moving, or several slots of the fingerprint. */
+    private final boolean[] replicaAlone = new boolean[MemoryNodeAvailability.CAPACITY];
     /** The slot word whose block (of the key asked for) the block buffer holds, or EMPTY. */
     private long blockInBuffer;
     private MemorySegment block;
@@ -702,9 +707,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
-        final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
-        if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), nanoClock.nanoTime(),
-            lifetimeNanos))
+        if (!knowsWord(expected, node))
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
             return write(key, value, expected.value(), false, expireAt);
@@ -721,8 +724,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (swap)
             {
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
-                if (!expected.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), nanoClock.nanoTime(),
-                    lifetimeNanos))
+                if (!knowsWord(expected, node))
                 {
                     return write(key, value, expected.value(), false, expireAt);
                 }
@@ -786,12 +788,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
     }
 
     /**
-     * Put this write's block (the same bytes on each) into this thread's chunk of each node's heap, in one
-     * round: the writes posted together and awaited together.
+     * Put this write's block (the same bytes on each) into the out buffer and make room for it in this thread's chunk
+     * of each node's heap; {@link #readReplicas} writes it there, in the round that reads the key's buckets.
      *
      * @param offsets filled with the block's offset in each node's heap.
      */
-    void writeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value, final int length,
+    void placeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value, final int length,
         final long expireAt, final long writeId, final long[] offsets)
     {
         if (out.byteSize() < length)
@@ -809,31 +811,22 @@ final class KvSession implements CompletionHandler, AutoCloseable
             offsets[p] = chunkOffset[node] + chunkUsed[node];
             chunkUsed[node] += length;
         }
-        final long token = startRequests();
-        for (int p = 0; p < count; p++)
-        {
-            final int node = nodes[p];
-            try
-            {
-                final Connection connection = connection(node);
-                connection.writeAsync(this.nodes[node].heap, offsets[p], out, 0, length, token);
-                connection.flush();
-            }
-            catch (final RaasException ex)
-            {
-                throw unreachable(node, ex);
-            }
-        }
-        awaitRound(nodes, count, count);
     }
 
     /**
-     * Read the key's state at several nodes, as {@link #readReplica} does at one, their candidate
-     * buckets in one round (posted together, awaited together), then each node's slots of the key.
+     * Read the key's state at several nodes, as {@link #readReplica} does at one, in two rounds (each posted together,
+     * awaited together): their candidate buckets, with the blocks {@link #placeBlocks} made room for when
+     * {@code writeLength} is not 0; then the block the key's slot names on each. A node whose buckets hold more than
+     * one slot of the key's fingerprint, or were moving, is read on its own after.
      */
     void readReplicas(final int[] nodes, final int count, final long hash, final byte[] key, final long[] slotsOut,
-        final long[] wordsOut, final long[] idsOut)
+        final long[] wordsOut, final long[] idsOut, final long[] writeOffsets, final int writeLength,
+        final Versioned head)
     {
+        // the head's word is known from the read the version came from, while its block cannot have been reused:
+        // the slot's word alone then tells whether the head still names that write (a split that moved the slot
+        // leaves another word there, and the head is read on its own after)
+        final boolean headKnown = head != null && knowsWord(head, nodes[0]);
         final long pair = 2L * IndexLayout.COMBINED_BUCKET_LENGTH;
         if (replicaBuckets == null || replicaBuckets.byteSize() < count * pair)
         {
@@ -850,10 +843,21 @@ final class KvSession implements CompletionHandler, AutoCloseable
             try
             {
                 final Connection connection = connection(node);
-                connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 0), replicaBuckets, p * pair,
-                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
-                connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 1), replicaBuckets,
-                    p * pair + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                if (writeLength != 0)
+                {
+                    connection.writeAsync(this.nodes[node].heap, writeOffsets[p], out, 0, writeLength, token);
+                }
+                if (p == 0 && headKnown)
+                {
+                    connection.readAsync(this.nodes[node].index, head.slotOffset, replicaBuckets, 0, Long.BYTES, token);
+                }
+                else
+                {
+                    connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 0), replicaBuckets,
+                        p * pair, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                    connection.readAsync(this.nodes[node].index, candidateOffset(node, hash, 1), replicaBuckets,
+                        p * pair + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                }
                 connection.flush();
             }
             catch (final RaasException ex)
@@ -861,24 +865,136 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 throw unreachable(node, ex);
             }
         }
-        awaitRound(nodes, count, 2 * count);
+        awaitRound(nodes, count, (writeLength != 0 ? 3 : 2) * count - (headKnown ? 1 : 0));
+        final int fingerprint = KeyHash.fingerprint(hash);
+        int reads = 0;
+        int stride = 0;
         for (int p = 0; p < count; p++)
         {
-            final int node = nodes[p];
-            if (bucketsState(hash, replicaBuckets, p * pair) == BUCKETS_HOLD_KEY)
+            slotsOut[p] = -1;
+            wordsOut[p] = SlotWord.EMPTY;
+            idsOut[p] = KvBlockLayout.NO_WRITE;
+            replicaBlockWords[p] = SlotWord.EMPTY;
+            replicaAlone[p] = true;
+            if (p == 0 && headKnown)
             {
-                collectSlots(node, hash, replicaBuckets, p * pair);
-                scan(node, hash, key, 0);
-                keepReplica();
+                replicaAlone[0] = replicaBuckets.get(SLOT, 0) != head.word;
+                if (!replicaAlone[0])
+                {
+                    slotsOut[0] = head.slotOffset;
+                    wordsOut[0] = head.word;
+                    idsOut[0] = head.writeId;
+                }
+                continue;
+            }
+            if (bucketsState(hash, replicaBuckets, p * pair) != BUCKETS_HOLD_KEY)
+            {
+                // a split under way or since the directory was read: the single read waits for it or reads it again
+                continue;
+            }
+            collectSlots(nodes[p], hash, replicaBuckets, p * pair);
+            int matching = 0;
+            for (int i = 0; i < slotCount; i++)
+            {
+                if (!SlotWord.isEmpty(words[i]) && SlotWord.fingerprint(words[i]) == fingerprint)
+                {
+                    matching++;
+                    replicaBlockWords[p] = words[i];
+                    slotsOut[p] = slotOffsets[i];
+                }
+            }
+            final int hint = matching == 1 ? SlotWord.lengthHint(replicaBlockWords[p]) : 0;
+            // no slot of the fingerprint: the node holds no value of the key, and there is nothing to read
+            replicaAlone[p] = matching > 1 || (matching == 1 && hint == 0);
+            if (matching == 1 && hint != 0)
+            {
+                stride = Math.max(stride, hint);
+                reads++;
             }
             else
             {
-                // a split under way or since the directory was read: the single read waits for it or reads it again
-                readReplica(node, hash, key);
+                replicaBlockWords[p] = SlotWord.EMPTY;
+                slotsOut[p] = -1;
             }
-            slotsOut[p] = replicaSlot;
-            wordsOut[p] = replicaWord;
-            idsOut[p] = replicaWriteId;
+        }
+        if (reads != 0)
+        {
+            readReplicaBlocks(nodes, count, stride, reads, key, slotsOut, wordsOut, idsOut);
+        }
+        for (int p = 0; p < count; p++)
+        {
+            if (replicaAlone[p])
+            {
+                readReplica(nodes[p], hash, key);
+                slotsOut[p] = replicaSlot;
+                wordsOut[p] = replicaWord;
+                idsOut[p] = replicaWriteId;
+            }
+        }
+    }
+
+    /**
+     * @return whether a slot of the node holding the version's word still names the version's write: the node and its
+     * incarnation are those it was read from, and too little time has passed for the block to have been reused.
+     */
+    private boolean knowsWord(final Versioned version, final int node)
+    {
+        final long lifetimeNanos = (nodes[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
+        return version.comparableAsWord(nodeIds[node], nodes[node].index.nodeEpoch(), nanoClock.nanoTime(),
+            lifetimeNanos);
+    }
+
+    /** The second round of {@link #readReplicas}: the one block of the key's fingerprint at each node that has one. */
+    private void readReplicaBlocks(final int[] nodes, final int count, final int stride, final int reads,
+        final byte[] key, final long[] slotsOut, final long[] wordsOut, final long[] idsOut)
+    {
+        if (replicaBlocks == null || replicaBlocks.byteSize() < (long)count * stride)
+        {
+            replicaBlocks = raas.allocateBuffer(count * Math.max(stride, 1024));
+        }
+        final long token = startRequests();
+        for (int p = 0; p < count; p++)
+        {
+            final long word = replicaBlockWords[p];
+            if (word == SlotWord.EMPTY)
+            {
+                continue;
+            }
+            final int node = nodes[p];
+            try
+            {
+                final Connection connection = connection(node);
+                connection.readAsync(this.nodes[node].heap, SlotWord.blockOffset(word), replicaBlocks, (long)p * stride,
+                    SlotWord.lengthHint(word), token);
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+        }
+        awaitRound(nodes, count, reads);
+        for (int p = 0; p < count; p++)
+        {
+            final long word = replicaBlockWords[p];
+            if (word == SlotWord.EMPTY)
+            {
+                continue;
+            }
+            final long at = (long)p * stride;
+            if (!KvBlockLayout.isWhole(replicaBlocks, at, SlotWord.lengthHint(word)))
+            {
+                throw brokenBlock(nodes[p], SlotWord.blockOffset(word));
+            }
+            if (!SlotWord.isCommitted(word) || !KvBlockLayout.hasKey(replicaBlocks, at, key))
+            {
+                // another key's block, or an insert of the key not yet committed: the node holds no value of it
+                slotsOut[p] = -1;
+                continue;
+            }
+            wordsOut[p] = word;
+            idsOut[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(replicaBlocks, at), nowMillis) ?
+                KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(replicaBlocks, at);
         }
     }
 

@@ -251,7 +251,7 @@ final class ReplicaChain
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         if (value != null)
         {
-            session.writeBlocks(serving, servingCount, key, value, length, expireAt, writeId, blockOffsets);
+            session.placeBlocks(serving, servingCount, key, value, length, expireAt, writeId, blockOffsets);
         }
         for (int p = 0; p < servingCount; p++)
         {
@@ -270,6 +270,10 @@ final class ReplicaChain
         // only races lost at the tail count against the retries: waiting for a write in flight ends by its
         // writer finishing or, past an operation's time, by rolling it forward
         int races = 0;
+        // the blocks are written in the first round that reads the replicas' buckets; a version read just before
+        // names the head's write by its word, so that round reads only that slot of the head
+        int unwritten = value == null ? 0 : length;
+        Versioned knownHead = rule == IF_VERSION ? version : null;
         while (races < context.maxRetries())
         {
             if (membership.epoch() != epoch)
@@ -277,7 +281,10 @@ final class ReplicaChain
                 throw PlacementChanged.INSTANCE;
             }
             final int tail = servingCount - 1;
-            session.readReplicas(serving, servingCount, hash, key, slots, words, writeIds);
+            session.readReplicas(serving, servingCount, hash, key, slots, words, writeIds, blockOffsets, unwritten,
+                knownHead);
+            unwritten = 0;
+            knownHead = null;
             if (!settled())
             {
                 final long now = nanoClock.nanoTime();
