@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
 
 /**
  * {@code dkv up}: a local cluster, each role a process of this host, stopped together on Ctrl-C.
@@ -39,6 +41,7 @@ public final class UpCommand implements Callable<Integer>
 {
     static final long FIRST_MEMORY_NODE_ID = 101;
     static final long FIRST_COMPUTE_NODE_ID = 201;
+    /** The driver's name with the default --dir; another --dir names its own, so that two clusters can run. */
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
     private static final Pattern AUTOSCALER_READY = Pattern.compile(
@@ -59,7 +62,8 @@ public final class UpCommand implements Callable<Integer>
         description = "Verbs provider: shm (processes of one host) or tcp (over loopback) (default: ${DEFAULT-VALUE}).")
     private String provider;
 
-    @Option(names = "--dir", description = "Where logs and the MetaServer's data go (default: <tmp>/dkv-up).")
+    @Option(names = "--dir", description = "Where logs and the MetaServer's data go (default: <tmp>/dkv-up). A " +
+        "directory of its own runs a cluster beside the default one: its driver is named after the directory.")
     private Path dir;
 
     @Option(names = "--index-groups", defaultValue = "16384",
@@ -165,17 +169,18 @@ public final class UpCommand implements Callable<Integer>
                 started.add(node);
                 nodes.add(node);
             }
+            final String driverName = driverName(dir);
             final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
-                List.of("driver", "--name", DRIVER_NAME, "--provider", provider, "--meta", endpoint,
+                List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret),
                 ReadyLines.DRIVER, runDir.resolve("driver.log"));
             started.add(driver);
             final List<ComputeNodeProcess> computes = computeMax < 0 ?
                 startComputeNodes(endpoint, secret, runDir, started) :
                 List.of(startAutoscaler(endpoint, secret, runDir, started));
-            new ClusterFile(ProcessHandle.current().pid(), provider, DRIVER_NAME, nodeIds, endpoint, secret,
+            new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
-            describe(System.out, meta, endpoint, nodes, driver, computes, runDir, clusterPath);
+            describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
         }
         catch (final RuntimeException ex)
         {
@@ -295,12 +300,29 @@ public final class UpCommand implements Callable<Integer>
         return computes;
     }
 
+    /**
+     * @param dir the --dir given, or null for the default.
+     * @return the name of the cluster's driver: a driver's name is one per host, so a cluster run in a directory of its
+     * own (a test's, or a second cluster) takes a name made from that directory's path, and the default one "dkv-up".
+     */
+    static String driverName(final Path dir)
+    {
+        if (dir == null)
+        {
+            return DRIVER_NAME;
+        }
+        final CRC32C crc = new CRC32C();
+        crc.update(dir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+        return DRIVER_NAME + "-" + String.format("%08x", crc.getValue());
+    }
+
     private static void describe(
         final PrintStream out,
         final RoleProcess meta,
         final String endpoint,
         final List<RoleProcess> nodes,
         final RoleProcess driver,
+        final String driverName,
         final List<ComputeNodeProcess> computes,
         final Path runDir,
         final Path clusterPath)
@@ -314,7 +336,7 @@ public final class UpCommand implements Callable<Integer>
                 shorten(node.readyGroup(2)), node.log().getFileName());
         }
         out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(),
-            "attach as '" + DRIVER_NAME + "', node " + driver.readyGroup(1),
+            "attach as '" + driverName + "', node " + driver.readyGroup(1),
             driver.log().getFileName());
         for (final ComputeNodeProcess compute : computes)
         {

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -83,6 +84,9 @@ class LocalClusterTest
         {
             final String cluster = "--cluster=" + clusterFile;
             assertTrue(Files.exists(clusterFile), up::logTail);
+            // a cluster of its own directory, beside any the user runs with the default one
+            assertEquals(UpCommand.driverName(dir.resolve("run")), ClusterFile.read(clusterFile).driverName());
+            assertNotEquals(UpCommand.DRIVER_NAME, ClusterFile.read(clusterFile).driverName());
             for (int i = 0; i < 20; i++)
             {
                 assertEquals(0, dkv.run("put", cluster, "key-" + i, "value-" + i), dkv::err);
