@@ -8,8 +8,10 @@ import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
+import io.dkv.raas.meta.MetaRpcException;
 
 import java.io.PrintStream;
+import java.util.function.Supplier;
 
 /**
  * Runs a membership change begun at the MetaServer (a node added with --join, or one drained) through its phases, as
@@ -17,19 +19,32 @@ import java.io.PrintStream;
  * lease plus an operation's timeout), copies the moving keys onto the members entering their placement in fill, settles
  * them in switch, and asks the MetaServer for the next phase. A pass that leaves keys unsettled runs again; a change
  * that cannot complete is aborted while it still can be (fill or switch), so that keys stay where they were.
+ * <p>
+ * A change left half way holds writes of its moving keys up (in switch) or keeps their copies apart, so what fails
+ * for a moment is tried again: a MetaServer call that got no answer (an answered refusal is final), a pass that met a
+ * node that did not answer.
  */
 final class MembershipChangeDriver
 {
+    /** Passes that leave keys unsettled before the change is aborted, once they have also run for a phase gap. */
     private static final int MAX_PASSES = 10;
+    /** How long a MetaServer call that gets no answer is tried again, and the pause between tries. */
+    static final long RETRY_BUDGET_MS = 60_000;
+    private static final long RETRY_PAUSE_MS = 500;
+    /** The pause after a pass that left keys unsettled: their writers finish, or run past their time, meanwhile. */
+    private static final long UNSETTLED_PAUSE_MS = 100;
 
     private final Raas raas;
     private final Directory directory;
+    private final KvClientContext clientContext;
     private final PrintStream out;
 
-    MembershipChangeDriver(final Raas raas, final Directory directory, final PrintStream out)
+    MembershipChangeDriver(final Raas raas, final Directory directory, final KvClientContext clientContext,
+        final PrintStream out)
     {
         this.raas = raas;
         this.directory = directory;
+        this.clientContext = clientContext;
         this.out = out;
     }
 
@@ -43,7 +58,7 @@ final class MembershipChangeDriver
             out.printf("no membership change runs (membership epoch %d)%n", membership.epoch());
             return true;
         }
-        try (KvClient client = KvClient.connect(raas, new KvClientContext()))
+        try (KvClient client = KvClient.connect(raas, clientContext))
         {
             while (membership.phase() != Membership.STEADY)
             {
@@ -55,13 +70,14 @@ final class MembershipChangeDriver
                 {
                     if (!passes(client, phase))
                     {
-                        directory.abortMembershipChange();
+                        retried("abort the membership change", directory::abortMembershipChange);
                         print("membership change aborted: keys were still unsettled after %d passes; keys stay " +
                             "where they were", MAX_PASSES);
                         return false;
                     }
                 }
-                membership = directory.advanceMembership(phase);
+                membership = retried("advance the membership from " + Membership.phaseName(phase),
+                    () -> directory.advanceMembership(phase));
             }
             print("membership change done in %,d ms: %s", (System.nanoTime() - started) / 1_000_000, membership);
             return true;
@@ -81,11 +97,25 @@ final class MembershipChangeDriver
         }
     }
 
-    private boolean passes(final KvClient client, final int phase)
+    private boolean passes(final KvClient client, final int phase) throws InterruptedException
     {
-        for (int pass = 1; pass <= MAX_PASSES; pass++)
+        final long started = System.nanoTime();
+        // fast passes over few keys could all meet the same write in flight: passes go on for a phase gap at least,
+        // by which time its writer has finished or run past its time, and the next pass rolls it forward
+        final long leastNanos = client.membershipPhaseGapMs() * 1_000_000L;
+        for (int pass = 1; pass <= MAX_PASSES || System.nanoTime() - started < leastNanos; pass++)
         {
-            final RefillReport report = client.fillMembershipChange();
+            final RefillReport report;
+            try
+            {
+                report = client.fillMembershipChange();
+            }
+            catch (final KvException ex)
+            {
+                print("%s pass %d failed: %s; passing again", Membership.phaseName(phase), pass, ex.getMessage());
+                Thread.sleep(RETRY_PAUSE_MS);
+                continue;
+            }
             print("%s pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, %,d ms",
                 Membership.phaseName(phase), pass, report.keysSeen(), report.refilled(), report.inPlace(),
                 report.unsettled(), report.millis());
@@ -93,8 +123,42 @@ final class MembershipChangeDriver
             {
                 return true;
             }
+            Thread.sleep(UNSETTLED_PAUSE_MS);
         }
         return false;
+    }
+
+    /**
+     * A MetaServer call, tried again while it gets no answer, for up to {@link #RETRY_BUDGET_MS}: the calls are
+     * idempotent (an advance whose answer was lost finds the next phase, an abort the steady membership).
+     *
+     * @throws RaasException the refusal the MetaServer answered, or the last failure once the budget is spent.
+     */
+    private Membership retried(final String what, final Supplier<Membership> call) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + RETRY_BUDGET_MS * 1_000_000L;
+        while (true)
+        {
+            try
+            {
+                return call.get();
+            }
+            catch (final MetaRpcException ex)
+            {
+                throw ex;
+            }
+            catch (final RaasException ex)
+            {
+                final long leftMs = (deadline - System.nanoTime()) / 1_000_000L;
+                if (leftMs <= RETRY_PAUSE_MS)
+                {
+                    throw ex;
+                }
+                print("could not %s: %s; trying again in %,d ms (%,d ms left)", what, ex.getMessage(), RETRY_PAUSE_MS,
+                    leftMs);
+                Thread.sleep(RETRY_PAUSE_MS);
+            }
+        }
     }
 
     private void print(final String format, final Object... args)

@@ -1,6 +1,7 @@
 package io.dkv.memory.command;
 
 import io.dkv.agent.ErrorFile;
+import io.dkv.client.KvClientContext;
 import io.dkv.client.layout.HeapLayout;
 import io.dkv.client.layout.IndexLayout;
 import io.dkv.memory.MemoryNode;
@@ -175,7 +176,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
             }
             System.out.printf("draining memory node %d: %s%n", drain, begun);
             System.out.flush();
-            final boolean done = new MembershipChangeDriver(raas, directory, System.out).run();
+            final boolean done =
+                new MembershipChangeDriver(raas, directory, new KvClientContext(), System.out).run();
             if (done)
             {
                 System.out.printf("memory node %d has left the memory tier: stop it%n", drain);
@@ -255,7 +257,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
         {
             // added by moving keys: this node drives its own change, while it serves the writes forced onto it
             Thread.ofPlatform().daemon().name("dkv-memory-node-join").start(
-                () -> new MembershipChangeDriver(raas, directory, System.out).run());
+                () -> new MembershipChangeDriver(raas, directory, new KvClientContext(), System.out).run());
         }
         else if (rejoin.needed())
         {
