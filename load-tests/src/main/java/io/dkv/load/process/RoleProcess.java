@@ -34,7 +34,8 @@ import java.util.stream.Stream;
  */
 public final class RoleProcess implements AutoCloseable
 {
-    public static final long START_TIMEOUT_MS = 30_000;
+    /** How long a role may take to say it is ready: a JVM's start on 2 cores loaded 40 deep once took over 30 s. */
+    public static final long START_TIMEOUT_MS = 90_000;
     public static final long EXIT_TIMEOUT_MS = 10_000;
     private static final int LOG_TAIL_CHARS = 4096;
 
