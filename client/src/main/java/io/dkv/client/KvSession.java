@@ -51,6 +51,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
         KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
     static final int BATCH = 16;
+    /** Blocks of one node whose keys a scan of its index reads in one round. */
+    static final int KEY_BATCH = 32;
     private static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
     private static final int BUCKETS_HOLD_KEY = 0;
@@ -114,6 +116,9 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** The blocks the key's replicas' slots name, read in one round, and the word each was read for (or EMPTY). */
     private MemorySegment replicaBlocks;
     private final long[] replicaBlockWords = new long[MemoryNodeAvailability.CAPACITY];
+    /** The blocks {@link #keysOf} reads in one round, and the node of that round. */
+    private MemorySegment keyBlocks;
+    private final int[] roundNode = new int[1];
     /** Replicas {@link #readReplicas} reads on their own: buckets moving, or several slots of the fingerprint. */
     private final boolean[] replicaAlone = new boolean[MemoryNodeAvailability.CAPACITY];
     /** The slot word whose block (of the key asked for) the block buffer holds, or EMPTY. */
@@ -1080,6 +1085,66 @@ final class KvSession implements CompletionHandler, AutoCloseable
         catch (final RaasException ex)
         {
             throw unreachable(node, ex);
+        }
+    }
+
+    /**
+     * The keys of the blocks committed slot words name at a node, as {@link #keyOf} gives each, read {@link #KEY_BATCH}
+     * blocks to a round (posted together, awaited together): a scan of an index learns every key it holds this way.
+     *
+     * @param keysOut filled with word i's key at i, or null when its block is not whole (its slot was replaced and the
+     *                block reclaimed since the word was read).
+     */
+    void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
+    {
+        final MemoryNodeView view = nodes[use(node)];
+        roundNode[0] = node;
+        for (int from = 0; from < count; from += KEY_BATCH)
+        {
+            final int to = Math.min(count, from + KEY_BATCH);
+            int stride = 0;
+            for (int i = from; i < to; i++)
+            {
+                stride = Math.max(stride, SlotWord.lengthHint(words[i]));
+            }
+            if (keyBlocks == null || keyBlocks.byteSize() < (long)KEY_BATCH * stride)
+            {
+                keyBlocks = raas.allocateBuffer(KEY_BATCH * Math.max(stride, 2048));
+            }
+            final long token = startRequests();
+            int posted = 0;
+            try
+            {
+                final Connection connection = connection(node);
+                for (int i = from; i < to; i++)
+                {
+                    final int hint = SlotWord.lengthHint(words[i]);
+                    if (hint != 0)
+                    {
+                        connection.readAsync(view.heap, SlotWord.blockOffset(words[i]), keyBlocks,
+                            (long)(i - from) * stride, hint, token);
+                        posted++;
+                    }
+                }
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw unreachable(node, ex);
+            }
+            if (posted != 0)
+            {
+                awaitRound(roundNode, 1, posted);
+            }
+            for (int i = from; i < to; i++)
+            {
+                final int hint = SlotWord.lengthHint(words[i]);
+                final long at = (long)(i - from) * stride;
+                // a block too long for its word to say its length is read on its own, its header first
+                keysOut[i] = hint == 0 ? keyOf(node, words[i]) : !KvBlockLayout.isWhole(keyBlocks, at, hint) ? null :
+                    keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(keyBlocks, at))
+                        .toArray(ValueLayout.JAVA_BYTE);
+            }
         }
     }
 

@@ -37,6 +37,9 @@ final class ReplicaCopier
     private final int[] placed;
     private final int[] placedAfter;
     private final MemorySegment buffer;
+    /** One range of an index: its committed words, copied out, and the keys of the blocks they name. */
+    private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+    private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
     private long keysSeen;
     private long refilled;
     private long inPlace;
@@ -131,21 +134,20 @@ final class ReplicaCopier
 
     private void scanForChange(final MembershipView.Placement placement, final int node)
     {
-        final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            session.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
-                visitForChange(placement, node, committed[c]);
+                visitForChange(placement, node, keys[c]);
             }
         }
     }
 
-    private void visitForChange(final MembershipView.Placement placement, final int node, final long word)
+    private void visitForChange(final MembershipView.Placement placement, final int node, final byte[] key)
     {
-        final byte[] key = session.keyOf(node, word);
         if (key == null)
         {
             return;
@@ -264,21 +266,20 @@ final class ReplicaCopier
 
     private void scan(final int node, final int joiner)
     {
-        final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            session.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
-                visit(node, joiner, committed[c]);
+                visit(node, joiner, keys[c]);
             }
         }
     }
 
-    private void visit(final int node, final int joiner, final long word)
+    private void visit(final int node, final int joiner, final byte[] key)
     {
-        final byte[] key = session.keyOf(node, word);
         if (key == null)
         {
             // replaced and reclaimed since the scan read its slot: its key's current write is elsewhere in the scan
