@@ -29,7 +29,7 @@ final class MembershipChangeDriver
     /** Passes that leave keys unsettled before the change is aborted, once they have also run for a phase gap. */
     private static final int MAX_PASSES = 10;
     /** How long a MetaServer call that gets no answer is tried again, and the pause between tries. */
-    static final long RETRY_BUDGET_MS = 60_000;
+    private static final long RETRY_BUDGET_MS = 60_000;
     private static final long RETRY_PAUSE_MS = 500;
     /** The pause after a pass that left keys unsettled: their writers finish, or run past their time, meanwhile. */
     private static final long UNSETTLED_PAUSE_MS = 100;
