@@ -58,6 +58,13 @@ public final class RaasConfiguration
     public static final String STAGING_BYTES_PROP_NAME = "dkv.raas.staging.bytes";
     public static final int STAGING_BYTES_DEFAULT = 1024;
 
+    /**
+     * Threads that get a lane of their own for synchronous one-sided requests (a queue pair and completion queue
+     * they post to and poll themselves); threads beyond these, and virtual threads, share the pipeline. 0: none.
+     */
+    public static final String SYNC_LANES_PROP_NAME = "dkv.raas.sync.lanes";
+    public static final int SYNC_LANES_DEFAULT = 64;
+
     /** Receive buffers in the driver's shared receive queue. */
     public static final String RECEIVE_BUFFERS_PROP_NAME = "dkv.raas.receive.buffers";
     public static final int RECEIVE_BUFFERS_DEFAULT = 1024;

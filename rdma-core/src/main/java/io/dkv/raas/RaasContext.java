@@ -37,6 +37,7 @@ public final class RaasContext
     private int connectionCredits = intProperty(CONNECTION_CREDITS_PROP_NAME, CONNECTION_CREDITS_DEFAULT);
     private int requestSlots = intProperty(REQUEST_SLOTS_PROP_NAME, REQUEST_SLOTS_DEFAULT);
     private int stagingBytes = intProperty(STAGING_BYTES_PROP_NAME, STAGING_BYTES_DEFAULT);
+    private int syncLanes = intProperty(SYNC_LANES_PROP_NAME, SYNC_LANES_DEFAULT);
     private int receiveBuffers = intProperty(RECEIVE_BUFFERS_PROP_NAME, RECEIVE_BUFFERS_DEFAULT);
     private int receiveBufferBytes = intProperty(RECEIVE_BUFFER_BYTES_PROP_NAME, RECEIVE_BUFFER_BYTES_DEFAULT);
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
@@ -103,6 +104,7 @@ public final class RaasContext
         requireRange("connectionCredits", connectionCredits, 1, 16 * 1024);
         requireRange("requestSlots", requestSlots, 16, 1 << 20);
         requireRange("stagingBytes", stagingBytes, 8, 1 << 20);
+        requireRange("syncLanes", syncLanes, 0, 4096);
         requireRange("receiveBuffers", receiveBuffers, 16, 1 << 20);
         requireRange("receiveBufferBytes", receiveBufferBytes, 256, verbs.maxSendSize());
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
@@ -294,6 +296,18 @@ public final class RaasContext
     public RaasContext stagingBytes(final int stagingBytes)
     {
         this.stagingBytes = stagingBytes;
+        return this;
+    }
+
+    public int syncLanes()
+    {
+        return syncLanes;
+    }
+
+    /** @param syncLanes threads that post and poll their synchronous requests themselves; 0 for none. */
+    public RaasContext syncLanes(final int syncLanes)
+    {
+        this.syncLanes = syncLanes;
         return this;
     }
 

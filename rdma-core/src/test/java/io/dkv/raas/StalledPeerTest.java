@@ -27,8 +27,10 @@ class StalledPeerTest
 
     private static RaasContext context(final long nodeId, final boolean agents)
     {
-        // one DC initiator: every peer's requests share it, as many peers share each one in a large cluster
-        return RaasPair.context("shm", nodeId).dciCount(1).qpStallMs(STALL_MS).startAgents(agents).timeoutMs(5_000);
+        // one DC initiator: every peer's requests share it, as many peers share each one in a large cluster; no
+        // thread has a lane of its own, whose synchronous requests would pass by the shared initiator
+        return RaasPair.context("shm", nodeId).dciCount(1).syncLanes(0).qpStallMs(STALL_MS).startAgents(agents)
+            .timeoutMs(5_000);
     }
 
     @Test

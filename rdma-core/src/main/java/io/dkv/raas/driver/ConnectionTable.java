@@ -17,6 +17,7 @@ final class ConnectionTable
 
     private final RequestPipeline pipeline;
     private final RegionTable regions;
+    private final SyncLanes lanes;
     private final Routes routes;
     private final ConnectAdmission admission;
     private final int connectionCredits;
@@ -27,12 +28,14 @@ final class ConnectionTable
     ConnectionTable(
         final RequestPipeline pipeline,
         final RegionTable regions,
+        final SyncLanes lanes,
         final Routes routes,
         final ConnectAdmission admission,
         final int connectionCredits)
     {
         this.pipeline = pipeline;
         this.regions = regions;
+        this.lanes = lanes;
         this.routes = routes;
         this.admission = admission;
         this.connectionCredits = connectionCredits;
@@ -57,7 +60,7 @@ final class ConnectionTable
                     generations[index] = generation;
                     final int vqpn = generation << VQPN_INDEX_BITS | index;
                     final DriverConnection connection =
-                        new DriverConnection(this, pipeline, regions, vqpn, route, handler);
+                        new DriverConnection(this, pipeline, regions, lanes, vqpn, route, handler);
                     connections.set(index, connection);
                     return connection;
                 }

@@ -47,6 +47,7 @@ final class DriverConnection implements Connection
     private final ConnectionTable table;
     private final RequestPipeline pipeline;
     private final RegionTable regions;
+    private final SyncLanes lanes;
     private final int vqpn;
     private final CompletionHandler handler;
     private final ConnectionCredits credits = new ConnectionCredits();
@@ -62,6 +63,7 @@ final class DriverConnection implements Connection
         final ConnectionTable table,
         final RequestPipeline pipeline,
         final RegionTable regions,
+        final SyncLanes lanes,
         final int vqpn,
         final NodeRoute route,
         final CompletionHandler handler)
@@ -69,6 +71,7 @@ final class DriverConnection implements Connection
         this.table = table;
         this.pipeline = pipeline;
         this.regions = regions;
+        this.lanes = lanes;
         this.vqpn = vqpn;
         this.route = route;
         this.handler = handler;
@@ -148,9 +151,44 @@ final class DriverConnection implements Connection
     {
         final Opcode opcode = operation.opcode();
         refuseUnlessAllowed(opcode, region, offset, length, local, localOffset);
+        // a request of this connection still in flight keeps its order only behind it on the shared path
+        if (length <= lanes.stagingBytes() && credits.outstanding() == 0)
+        {
+            final SyncLane lane = lanes.forCurrentThread();
+            if (lane != null)
+            {
+                return onLane(lane, opcode, region, offset, local, localOffset, length, compareAdd, swap);
+            }
+        }
         final RequestSlot slot = pipeline.acquireSlot().oneSided(this, opcode, region, offset, length);
         pipeline.submit(slot.localMemory(local, localOffset).operands(compareAdd, swap).awaited());
         return awaitSync(slot, region, offset, length);
+    }
+
+    /** A synchronous request the calling thread carries on its own lane; checked already. */
+    private long onLane(
+        final SyncLane lane, final Opcode opcode, final RemoteRegion region, final long offset,
+        final MemorySegment local, final long localOffset, final int length, final long compareAdd, final long swap)
+    {
+        final NodeRoute route = route();
+        pipeline.countRequest(route);
+        final int status;
+        try
+        {
+            status = lane.execute(route, vqpn, opcode, region.address() + offset, region.rkey(), local, localOffset,
+                length, compareAdd, swap);
+        }
+        catch (final RuntimeException ex)
+        {
+            pipeline.requireOpen();
+            throw ex;
+        }
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(
+                describe(opcode.name(), region, offset, length) + " failed: " + RaasStatus.describe(status));
+        }
+        return opcode.isAtomic() ? lane.value() : length;
     }
 
     public void oneSidedAsync(

@@ -69,6 +69,7 @@ public final class RaasDriver implements Raas
     private final RegionTable regions;
     private final ConnectAdmission admission;
     private final RequestPipeline pipeline;
+    private final SyncLanes lanes;
     private final ConnectionTable connections;
     private final ControlMessages control;
     private final RcPromotion promotion;
@@ -111,7 +112,9 @@ public final class RaasDriver implements Raas
             routes = new Routes(directory, pd, device.provider(), qpPool, context.maxRoutes(), self.id());
             regions = new RegionTable(directory, pd, self);
             admission = new ConnectAdmission(context, device.attributes().maxMr());
-            connections = new ConnectionTable(pipeline, regions, routes, admission, context.connectionCredits());
+            lanes = new SyncLanes(device, pd, routes, context);
+            connections =
+                new ConnectionTable(pipeline, regions, lanes, routes, admission, context.connectionCredits());
             final ReceiveBuffers receiveBuffers =
                 new ReceiveBuffers(pipeline, pd, srq, context.receiveBuffers(), context.receiveBufferBytes());
             control = new ControlMessages(pipeline, receiveBuffers, self, device.provider());
@@ -333,6 +336,7 @@ public final class RaasDriver implements Raas
                 " error(s) in its agents:\n" + errorLog.describe());
         }
         connections.closeAll();
+        lanes.close();
         device.close();
     }
 
@@ -407,10 +411,10 @@ public final class RaasDriver implements Raas
     // ---------------------------------------------------------------------------------------------
     // figures, for operators and tests
 
-    /** @return how often pooled queue pairs were recycled after errors. */
+    /** @return how often queue pairs (pooled, and threads' {@link #syncLanes() lanes}) were recycled after errors. */
     public int recycledQueuePairs()
     {
-        return qpPool.recycles() + promotion.recycles();
+        return qpPool.recycles() + promotion.recycles() + lanes.recycles();
     }
 
     /** @return RC queue pairs this driver asked peers for since it started (promotions begun). */
@@ -497,7 +501,14 @@ public final class RaasDriver implements Raas
         text.append(", inbound ").append(inboundConnections())
             .append(" (unused ").append(unusedInboundConnections())
             .append(", adverts ").append(inboundAdverts()).append(')');
+        lanes.describe(text);
         qpPool.describe(text);
         return text.toString();
+    }
+
+    /** @return threads holding a lane of their own for synchronous requests now. */
+    public int syncLanes()
+    {
+        return lanes.active();
     }
 }

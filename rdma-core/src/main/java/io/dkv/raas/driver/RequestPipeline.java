@@ -184,6 +184,12 @@ final class RequestPipeline
         drainSubmissions();
     }
 
+    /** A request that went by a {@link SyncLane} counts toward its peer's promotion as any other does. */
+    void countRequest(final NodeRoute route)
+    {
+        promotion.countRequest(route, clock.time());
+    }
+
     /**
      * Take the submitter role if free and post what waits.
      *

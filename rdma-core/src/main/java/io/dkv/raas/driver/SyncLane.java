@@ -1,0 +1,281 @@
+package io.dkv.raas.driver;
+
+import io.dkv.raas.RaasException;
+import io.dkv.raas.RaasStatus;
+import io.dkv.verbs.Access;
+import io.dkv.verbs.CompletionQueue;
+import io.dkv.verbs.Device;
+import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.Opcode;
+import io.dkv.verbs.ProtectionDomain;
+import io.dkv.verbs.QpAttributes;
+import io.dkv.verbs.QpInitAttributes;
+import io.dkv.verbs.QpType;
+import io.dkv.verbs.QueuePair;
+import io.dkv.verbs.SendFlags;
+import io.dkv.verbs.SendWorkRequest;
+import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.WorkCompletion;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static io.dkv.raas.driver.CompletionPoller.BIG_ENDIAN_LONG;
+
+/**
+ * One thread's own way to a synchronous one-sided request: a DC initiator and a completion queue
+ * nobody else posts to or polls, its own work request, completion and registered staging memory.
+ * The calling thread posts, polls and copies the result itself, so a request passes no queue, no
+ * compare-and-set and no memory another thread writes; only the checks of its connection and the
+ * provider's post and poll remain. One request is outstanding at a time, so its completion is the
+ * next one, and an error or a timeout leaves nothing behind once the queue pair is flushed.
+ */
+final class SyncLane
+{
+    /** A lane's requests are one at a time: room for the one and its flush. */
+    static final int DEPTH = 4;
+
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final MemoryRegion staging;
+    private final MemorySegment stagingMemory;
+    private final SendWorkRequest wr = new SendWorkRequest(1);
+    private final WorkCompletion[] completion = {new WorkCompletion()};
+    private final Routes routes;
+    private final NanoClock nanoClock;
+    private final long timeoutNs;
+    /** The thread the lane belongs to; the lane goes to another once it has ended. */
+    volatile Thread owner;
+    /** Requests this lane carried: written by its owner only, read (unordered) by whoever describes it. */
+    long requests;
+    /** How often its queue pair was brought back after an error or a timeout; written by its owner only. */
+    volatile int recycles;
+    /** Set when the lane could not be brought back after an error: it is closed and never used again. */
+    volatile boolean discarded;
+    private long sequence;
+
+    SyncLane(
+        final Device device, final ProtectionDomain pd, final Routes routes, final int stagingBytes,
+        final NanoClock nanoClock, final long timeoutMs)
+    {
+        this.routes = routes;
+        this.nanoClock = nanoClock;
+        this.timeoutNs = timeoutMs * 1_000_000L;
+        cq = device.createCq(DEPTH * 2);
+        QueuePair created = null;
+        MemoryRegion region = null;
+        try
+        {
+            created = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(cq)
+                .maxSendWr(DEPTH).maxSendSge(1).maxInlineData(64));
+            bringUp(created);
+            region = pd.allocate(stagingBytes, Access.LOCAL_WRITE);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(created, region, cq);
+            throw ex;
+        }
+        qp = created;
+        staging = region;
+        stagingMemory = region.segment();
+    }
+
+    /** @return the most bytes a request may move through this lane; larger ones take the shared pipeline. */
+    long stagingBytes()
+    {
+        return stagingMemory.byteSize();
+    }
+
+    /**
+     * Carry one synchronous request to the route's node and wait for it on this thread.
+     *
+     * @param local a READ's destination or a WRITE's source (null for an atomic), checked by the connection.
+     * @return the completion's outcome: its status, and the word before an atomic in {@link #value()}.
+     * @throws RaasException when it does not complete within the timeout (the queue pair is flushed first).
+     */
+    int execute(
+        final NodeRoute route, final int vqpn, final Opcode opcode, final long remoteAddress, final int rkey,
+        final MemorySegment local, final long localOffset, final int length, final long compareAdd, final long swap)
+    {
+        final long wrId = ((long)vqpn << 32) | (++sequence & 0xffff_ffffL);
+        wr.reset().wrId(wrId).opcode(opcode).sendFlags(SendFlags.SIGNALED).remote(remoteAddress, rkey)
+            .dc(route.ah, route.node.dctNumber(), route.node.dcKey());
+        if (opcode.isAtomic())
+        {
+            wr.local(staging, 0, Long.BYTES).compareAdd(compareAdd).swap(swap);
+        }
+        else
+        {
+            wr.local(staging, 0, length);
+            if (opcode != Opcode.RDMA_READ)
+            {
+                copy(local, localOffset, stagingMemory, 0, length);
+            }
+        }
+        requests++;
+        qp.postSend(wr);
+        final int status = await(wrId, route);
+        if (status == RaasStatus.SUCCESS && opcode == Opcode.RDMA_READ)
+        {
+            copy(stagingMemory, 0, local, localOffset, length);
+        }
+        return status;
+    }
+
+    /** @return the word an atomic found, after a successful {@link #execute}. */
+    long value()
+    {
+        return stagingMemory.get(BIG_ENDIAN_LONG, 0);
+    }
+
+    private int await(final long wrId, final NodeRoute route)
+    {
+        final WorkCompletion wc = completion[0];
+        final long deadline = nanoClock.nanoTime() + timeoutNs;
+        int spins = 0;
+        while (true)
+        {
+            if (cq.poll(completion) > 0)
+            {
+                if (wc.wrId() != wrId)
+                {
+                    // not this lane's request (a provider that reported one twice): only the request's own counts
+                    continue;
+                }
+                final WcStatus status = wc.status();
+                if (status == WcStatus.SUCCESS)
+                {
+                    return RaasStatus.SUCCESS;
+                }
+                return failed(status, route);
+            }
+            RequestPipeline.idle(++spins);
+            if ((spins & 1023) == 0 && discarded)
+            {
+                throw new RaasException("request to node " + route.node.id() + " ended: its driver is closing");
+            }
+            if ((spins & 1023) == 0 && nanoClock.nanoTime() > deadline)
+            {
+                flush();
+                throw new RaasException("request to node " + route.node.id() + " did not complete within " +
+                    timeoutNs / 1_000_000L + " ms");
+            }
+        }
+    }
+
+    /**
+     * The request failed and left the queue pair in ERROR: a peer that is gone or answers with another DC key
+     * makes the route stale, as on the shared path, and the queue pair is brought back for the next request.
+     */
+    private int failed(final WcStatus status, final NodeRoute route)
+    {
+        if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.REM_ACCESS_ERR)
+        {
+            routes.markStale(route);
+        }
+        recycle();
+        return status.code();
+    }
+
+    /** A request that outlasted its timeout: fail it and whatever the provider holds, then start again. */
+    private void flush()
+    {
+        try
+        {
+            qp.modify(QpAttributes.error());
+            while (cq.poll(completion) > 0)
+            {
+                // the abandoned request's flush: nothing of it may reach the next request
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            discard();
+            return;
+        }
+        recycle();
+    }
+
+    private void recycle()
+    {
+        recycles++;
+        try
+        {
+            qp.modify(QpAttributes.reset());
+            bringUp(qp);
+        }
+        catch (final RuntimeException ex)
+        {
+            discard();
+        }
+    }
+
+    /** Closed for good; the owner's next request takes another lane. */
+    void discard()
+    {
+        discarded = true;
+        closeQuietly(qp, staging, cq);
+    }
+
+    private static void bringUp(final QueuePair qp)
+    {
+        qp.modify(QpAttributes.init(0));
+        qp.modify(QpAttributes.rtr());
+        qp.modify(QpAttributes.rts());
+    }
+
+    /** A word goes by one load and store: the bulk copy's checks cost more than the 8 bytes a lookup moves. */
+    private static void copy(
+        final MemorySegment from, final long fromOffset, final MemorySegment to, final long toOffset, final int length)
+    {
+        if (length == Long.BYTES)
+        {
+            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, fromOffset));
+        }
+        else
+        {
+            MemorySegment.copy(from, fromOffset, to, toOffset, length);
+        }
+    }
+
+    private static void closeQuietly(final QueuePair qp, final MemoryRegion region, final CompletionQueue cq)
+    {
+        try
+        {
+            if (qp != null)
+            {
+                qp.close();
+            }
+        }
+        catch (final RuntimeException ignore)
+        {
+            // closing anyway
+        }
+        try
+        {
+            if (region != null)
+            {
+                region.deregister();
+            }
+        }
+        catch (final RuntimeException ignore)
+        {
+            // closing anyway
+        }
+        try
+        {
+            cq.close();
+        }
+        catch (final RuntimeException ignore)
+        {
+            // closing anyway
+        }
+    }
+
+    public String toString()
+    {
+        return "sync lane{qp=" + qp + ", owner=" + owner + ", requests=" + requests + ", recycles=" + recycles + "}";
+    }
+}
