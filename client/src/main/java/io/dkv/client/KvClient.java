@@ -24,8 +24,8 @@ import java.util.function.Supplier;
  * The KV store's client: keys of 1 B to 64 KiB, values of 0 B to 1 MiB, spread over memory nodes by
  * rendezvous hashing and read and written with one-sided requests through RaaS. Operations on one
  * key are linearizable. Thread-safe: each thread has its own logical connections, buffers and heap
- * chunks. The asynchronous forms run the same operations on the client's own threads
- * ({@code dkv.client.async.threads}), so that a caller can have several in flight.
+ * chunks. {@link #getAsync} is carried by its reads' completions, so one thread can keep many GETs in flight; the
+ * other asynchronous forms run the same operations on the client's own threads ({@code dkv.client.async.threads}).
  *
  * <p>Expiry: a write may give its value an expiry time, in epoch milliseconds ({@code expireAtMillis},
  * {@link #NO_EXPIRY} for none), kept in the value's block. From then on the key has no value for
@@ -501,11 +501,67 @@ public final class KvClient implements AutoCloseable
         return session().writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAtMillis);
     }
 
-    // ---- asynchronous: the operation runs on one of the client's threads ----
+    // ---- asynchronous: a GET carried by its completions; the others run on one of the client's threads ----
 
+    /**
+     * A GET without a thread waiting for it: its reads are posted now, and the completion of the last completes the
+     * future, on the thread that delivered it (the driver's Poller, or a caller polling), so that one thread can keep
+     * many GETs in flight. Continue with the {@code ...Async} stages of the future for work that blocks or takes
+     * long. A GET its completions cannot answer alone (a key moving, a split, a failure, a miss to confirm) runs
+     * synchronously on one of the client's threads.
+     */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return async(() -> get(key));
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new KvException("the client is closed"));
+        }
+        final CompletableFuture<byte[]> future = new CompletableFuture<>();
+        try
+        {
+            checkKey(key);
+            if (!session().startGet(key, future, this::getOnClientThread))
+            {
+                getOnClientThread(key, future);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+        }
+        return future;
+    }
+
+    /** @return GETs of {@link #getAsync} their completions answered alone, over every thread's. */
+    long getsAnsweredByCompletions()
+    {
+        synchronized (sessions)
+        {
+            return sessions.stream().mapToLong(KvSession::getsAnsweredByCompletions).sum();
+        }
+    }
+
+    /** The synchronous GET of {@link #getAsync}, on one of the client's threads. */
+    private void getOnClientThread(final byte[] key, final CompletableFuture<byte[]> future)
+    {
+        try
+        {
+            asyncExecutor.execute(() ->
+            {
+                try
+                {
+                    future.complete(get(key));
+                }
+                catch (final RuntimeException ex)
+                {
+                    future.completeExceptionally(ex);
+                }
+            });
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            future.completeExceptionally(new KvException("the client is closed", ex));
+        }
     }
 
     public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)

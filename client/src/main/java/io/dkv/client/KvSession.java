@@ -19,7 +19,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -46,8 +48,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final int CANDIDATE_SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
-    private static final int MAX_BLOCK =
+    private static final int CANDIDATE_SLOTS = CandidateBuckets.SLOTS;
+    static final int MAX_BLOCK =
         KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
     static final int BATCH = 16;
@@ -55,9 +57,6 @@ final class KvSession implements CompletionHandler, AutoCloseable
     static final int KEY_BATCH = 32;
     private static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
-    private static final int BUCKETS_HOLD_KEY = 0;
-    private static final int BUCKETS_LOCKED = 1;
-    private static final int BUCKETS_MOVED = 2;
     /** What {@link #findAgreed} saw. */
     private static final int FOUND = 1;
     private static final int MISSING = 0;
@@ -125,6 +124,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private long blockInBuffer;
     private MemorySegment block;
     private MemorySegment out;
+    /** This thread's GETs carried by completions; made at its first. */
+    private AsyncGets asyncGets;
 
     private final AtomicInteger completions = new AtomicInteger();
     private volatile long generation;
@@ -357,7 +358,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final int k = batch[j];
             final long hash = hashes[k];
             final long offset = (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH;
-            if (bucketsState(hash, batchBuckets, offset) != BUCKETS_HOLD_KEY)
+            if (CandidateBuckets.state(hash, batchBuckets, offset) != CandidateBuckets.HOLD_KEY)
             {
                 // a split meanwhile: the single-key path waits for it or reads the directory again
                 values[k] = get(keys[k]);
@@ -374,6 +375,63 @@ final class KvSession implements CompletionHandler, AutoCloseable
             requireWithinDeadline(started, node, keys[k]);
             values[k] = removedIfExpired(node, found) ? null : KvBlockLayout.value(block, 0);
         }
+    }
+
+    /**
+     * Begin a GET that completions carry ({@link AsyncGet}) at the one node the key's read goes to now.
+     *
+     * @param slowPath where a GET goes that the completions cannot answer: the synchronous GET.
+     * @return false when this thread has {@link AsyncGets#IN_FLIGHT} in flight or the key's read needs more (a key
+     * moving between heads, a node that cannot be used now): the caller runs the synchronous GET instead.
+     */
+    boolean startGet(final byte[] key, final CompletableFuture<byte[]> future,
+        final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath)
+    {
+        if (asyncGets == null)
+        {
+            asyncGets = new AsyncGets(raas, context, slowPath);
+        }
+        final AsyncGet get = asyncGets.acquire();
+        if (get == null)
+        {
+            return false;
+        }
+        try
+        {
+            final long started = nanoClock.nanoTime();
+            final long hash = KeyHash.hash(key);
+            final int node = readsAt(hash, key);
+            if (node >= 0)
+            {
+                final Connection connection = asyncGets.connection(node, nodeIds[node]);
+                get.start(key, hash, node, nodes[node], connection, started, epochClock.time(), future);
+                return true;
+            }
+        }
+        catch (final KvException | RaasException ex)
+        {
+            // the synchronous GET meets it again, and waits or says why
+        }
+        asyncGets.release(get);
+        return false;
+    }
+
+    /** @return GETs of this thread its completions answered alone (not handed to the synchronous GET). */
+    long getsAnsweredByCompletions()
+    {
+        return asyncGets == null ? 0 : asyncGets.answered();
+    }
+
+    /** @return the node whose copy alone answers a read of the key now, or -1 when it is moving between two. */
+    private int readsAt(final long hash, final byte[] key)
+    {
+        if (plain())
+        {
+            return node(hash);
+        }
+        final long epoch = membership.epoch();
+        final int head = use(chain.head(hash, key));
+        return chain.switchHead() < 0 && membership.epoch() == epoch ? head : -1;
     }
 
     /**
@@ -892,7 +950,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 }
                 continue;
             }
-            if (bucketsState(hash, replicaBuckets, p * pair) != BUCKETS_HOLD_KEY)
+            if (CandidateBuckets.state(hash, replicaBuckets, p * pair) != CandidateBuckets.HOLD_KEY)
             {
                 // a split under way or since the directory was read: the single read waits for it or reads it again
                 continue;
@@ -1349,8 +1407,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 throw unreachable(node, ex);
             }
             await(node, 2);
-            final int state = bucketsState(hash, buckets, 0);
-            if (state == BUCKETS_HOLD_KEY)
+            final int state = CandidateBuckets.state(hash, buckets, 0);
+            if (state == CandidateBuckets.HOLD_KEY)
             {
                 collectSlots(node, hash, buckets, 0);
                 return;
@@ -1358,10 +1416,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
             if (nanoClock.nanoTime() > deadline)
             {
                 throw new KvException("memory node " + nodeIds[node] + " kept the key's buckets " +
-                    (state == BUCKETS_LOCKED ? "locked (a subtable split)" : "moving") + " for " + context.timeoutMs() +
-                    " ms");
+                    (state == CandidateBuckets.LOCKED ? "locked (a subtable split)" : "moving") + " for " +
+                    context.timeoutMs() + " ms");
             }
-            if (state == BUCKETS_LOCKED)
+            if (state == CandidateBuckets.LOCKED)
             {
                 // the node is splitting the subtable: a few microseconds to a millisecond
                 Thread.yield();
@@ -1372,29 +1430,6 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 readDirectoryAgain(node);
             }
         }
-    }
-
-    /**
-     * @return whether the candidate buckets read into {@code buffer} at {@code offset} are the key's
-     * (BUCKETS_HOLD_KEY), are being split (BUCKETS_LOCKED), or hold other keys now (BUCKETS_MOVED:
-     * the directory this thread read is older than a split).
-     */
-    private static int bucketsState(final long hash, final MemorySegment buffer, final long offset)
-    {
-        int state = BUCKETS_HOLD_KEY;
-        for (int bucket = 0; bucket < 4; bucket++)
-        {
-            final long header = buffer.get(SLOT, offset + (long)bucket * IndexLayout.BUCKET_LENGTH);
-            if (IndexLayout.isLocked(header))
-            {
-                return BUCKETS_LOCKED;
-            }
-            if (!IndexLayout.holds(header, hash))
-            {
-                state = BUCKETS_MOVED;
-            }
-        }
-        return state;
     }
 
     /** @return the token of a new round of asynchronous requests, whose completions are counted from zero. */
@@ -1411,47 +1446,14 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** @return the offset in the index region of the key's candidate combined bucket 0 or 1. */
     private long candidateOffset(final int node, final long hash, final int candidate)
     {
-        final MemoryNodeView view = nodes[node];
-        return view.subtableFor(hash) + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, view.groups),
-            KeyHash.side(hash, candidate));
+        return CandidateBuckets.offset(nodes[node], hash, candidate);
     }
 
-    /**
-     * List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in
-     * address order. Two combined buckets start 0, 64 or at least 128 bytes apart: the same one,
-     * the two of one group (sharing its overflow bucket), or apart.
-     */
+    /** List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in address order. */
     private void collectSlots(final int node, final long hash, final MemorySegment buffer, final long offset)
     {
-        final long first = candidateOffset(node, hash, 0);
-        final long second = candidateOffset(node, hash, 1);
-        final boolean firstIsLower = first <= second;
-        final long lower = firstIsLower ? first : second;
-        final long upper = firstIsLower ? second : first;
-        final long lowerAt = firstIsLower ? offset : offset + IndexLayout.COMBINED_BUCKET_LENGTH;
-        final long upperAt = firstIsLower ? offset + IndexLayout.COMBINED_BUCKET_LENGTH : offset;
-        slotCount = 0;
-        appendSlots(lower, buffer, lowerAt, 0);
-        if (upper == lower + IndexLayout.BUCKET_LENGTH)
-        {
-            appendSlots(upper, buffer, upperAt, IndexLayout.SLOTS_PER_BUCKET);
-        }
-        else if (upper != lower)
-        {
-            appendSlots(upper, buffer, upperAt, 0);
-        }
-    }
-
-    private void appendSlots(final long bucketOffset, final MemorySegment buffer, final long bufferOffset,
-        final int fromSlot)
-    {
-        for (int i = fromSlot; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
-        {
-            final int inBucket = IndexLayout.slotOffsetInCombined(i);
-            slotOffsets[slotCount] = bucketOffset + inBucket;
-            words[slotCount] = buffer.get(SLOT, bufferOffset + inBucket);
-            slotCount++;
-        }
+        slotCount = CandidateBuckets.collect(candidateOffset(node, hash, 0), candidateOffset(node, hash, 1), buffer,
+            offset, slotOffsets, words);
     }
 
     /** As {@link #await}, for a round of requests to several nodes: a failure makes each of them read again. */
@@ -2001,6 +2003,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
 
     public void close()
     {
+        if (asyncGets != null)
+        {
+            asyncGets.close();
+        }
         for (int i = 0; i < connections.length; i++)
         {
             if (connections[i] != null)

@@ -1,0 +1,322 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One GET carried by completions, not by a waiting thread: its candidate buckets are read without
+ * waiting, and the completion of that round reads the block of a candidate slot, whose completion
+ * answers the future. The read of one node the key is on now, as {@link KvSession}'s GET of a key no
+ * change moves; whatever else it meets (a split, an expired value, a failure, a miss read only once,
+ * a block whose length the slot does not tell) it hands to the synchronous GET, which starts over.
+ *
+ * <p>Each step runs on the thread that delivered the completion ending the previous one (the driver's
+ * Poller, or a caller polling): the counter of the step's outstanding requests passes the object on.
+ */
+final class AsyncGet
+{
+    private static final int BUCKETS = 0;
+    private static final int BLOCK = 1;
+    /** A miss is answered once two reads in a row saw the same slot words; after this many, the slow path. */
+    private static final int BUCKET_ROUNDS = 4;
+
+    final int index;
+    private final AsyncGets owner;
+    private final MemorySegment buckets;
+    private MemorySegment block;
+    private final long[] slotOffsets = new long[CandidateBuckets.SLOTS];
+    private final long[] words = new long[CandidateBuckets.SLOTS];
+    private final long[] previousWords = new long[CandidateBuckets.SLOTS];
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final long timeoutNanos;
+
+    /** Of the GET in progress: which one (completions of another are not its), and what it reads. */
+    private volatile int sequence;
+    private byte[] key;
+    private long hash;
+    private int fingerprint;
+    private int node;
+    private MemoryNodeView view;
+    private Connection connection;
+    private long first;
+    private long second;
+    private long startedNanos;
+    private long nowMillis;
+    private CompletableFuture<byte[]> future;
+    private int step;
+    private int rounds;
+    private int slotCount;
+    private int previousCount;
+    private int candidate;
+    private int blockLength;
+    private volatile int failure;
+    /** GETs this object answered from completions alone; written by the thread finishing one, each in turn. */
+    long answered;
+
+    AsyncGet(final int index, final AsyncGets owner, final Raas raas, final long timeoutMs)
+    {
+        this.index = index;
+        this.owner = owner;
+        this.timeoutNanos = timeoutMs * 1_000_000L;
+        buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
+        block = raas.allocateBuffer(4096);
+    }
+
+    /** @return the token of this GET's requests: the object and the GET, so a stale completion is told apart. */
+    long token()
+    {
+        return (long)index << 32 | (sequence & 0xffff_ffffL);
+    }
+
+    boolean isToken(final long token)
+    {
+        return (int)token == sequence;
+    }
+
+    /**
+     * Begin: read the key's candidate buckets at the node its read goes to now. Called by the thread that owns the
+     * pool; what it sets is published to the completing thread by the requests it posts.
+     */
+    void start(
+        final byte[] key, final long hash, final int node, final MemoryNodeView view, final Connection connection,
+        final long startedNanos, final long nowMillis, final CompletableFuture<byte[]> future)
+    {
+        sequence = owner.nextSequence();
+        this.key = key;
+        this.hash = hash;
+        this.fingerprint = KeyHash.fingerprint(hash);
+        this.node = node;
+        this.view = view;
+        this.connection = connection;
+        this.first = CandidateBuckets.offset(view, hash, 0);
+        this.second = CandidateBuckets.offset(view, hash, 1);
+        this.startedNanos = startedNanos;
+        this.nowMillis = nowMillis;
+        this.future = future;
+        rounds = 0;
+        previousCount = -1;
+        readBuckets();
+    }
+
+    /** A request of this GET completed. */
+    void onCompletion(final int status)
+    {
+        if (status != RaasStatus.SUCCESS)
+        {
+            failure = status;
+        }
+        if (outstanding.decrementAndGet() == 0)
+        {
+            advance();
+        }
+    }
+
+    private void readBuckets()
+    {
+        step = BUCKETS;
+        rounds++;
+        if (!post(2))
+        {
+            return;
+        }
+        // once the last request is posted another thread may finish the GET and start the next: only locals after
+        final Connection posting = connection;
+        final long token = token();
+        try
+        {
+            posting.readAsync(view.index, first, buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            posting.readAsync(view.index, second, buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
+                IndexLayout.COMBINED_BUCKET_LENGTH, token);
+        }
+        catch (final RuntimeException ex)
+        {
+            // refused (the connection closed, the node restarted), perhaps after the first was sent
+            abandon();
+            return;
+        }
+        posting.flush();
+    }
+
+    private void readBlock(final long word)
+    {
+        blockLength = SlotWord.lengthHint(word);
+        if (blockLength == 0 || blockLength > KvSession.MAX_BLOCK)
+        {
+            // a block whose length its slot does not tell takes two reads: the synchronous GET makes them
+            fallBack(false);
+            return;
+        }
+        if (block.byteSize() < blockLength)
+        {
+            block = owner.allocateBuffer(Math.max(blockLength, (int)block.byteSize() * 2));
+        }
+        step = BLOCK;
+        if (!post(1))
+        {
+            return;
+        }
+        final Connection posting = connection;
+        try
+        {
+            posting.readAsync(view.heap, SlotWord.blockOffset(word), block, 0, blockLength, token());
+        }
+        catch (final RuntimeException ex)
+        {
+            abandon();
+            return;
+        }
+        posting.flush();
+    }
+
+    /** @return false when the GET is over (its time ran out): the requests are not posted. */
+    private boolean post(final int requests)
+    {
+        if (owner.nanoTime() - startedNanos > timeoutNanos)
+        {
+            fallBack(false);
+            return false;
+        }
+        failure = RaasStatus.SUCCESS;
+        outstanding.set(requests);
+        return true;
+    }
+
+    private void advance()
+    {
+        try
+        {
+            if (failure != RaasStatus.SUCCESS)
+            {
+                fallBack(true);
+            }
+            else if (step == BLOCK)
+            {
+                onBlock();
+            }
+            else
+            {
+                onBuckets();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // a broken block or anything else unforeseen: the synchronous GET meets it again and says what it is
+            fallBack(false);
+        }
+    }
+
+    private void onBuckets()
+    {
+        if (CandidateBuckets.state(hash, buckets, 0) != CandidateBuckets.HOLD_KEY)
+        {
+            // a split is under way or done since this thread read the directory
+            fallBack(false);
+            return;
+        }
+        slotCount = CandidateBuckets.collect(first, second, buckets, 0, slotOffsets, words);
+        candidate = 0;
+        nextCandidate();
+    }
+
+    private void nextCandidate()
+    {
+        for (; candidate < slotCount; candidate++)
+        {
+            final long word = words[candidate];
+            if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint)
+            {
+                readBlock(word);
+                return;
+            }
+        }
+        if (previousCount == slotCount && Arrays.equals(previousWords, 0, slotCount, words, 0, slotCount))
+        {
+            finish(null);
+            return;
+        }
+        if (rounds == BUCKET_ROUNDS)
+        {
+            fallBack(false);
+            return;
+        }
+        System.arraycopy(words, 0, previousWords, 0, slotCount);
+        previousCount = slotCount;
+        readBuckets();
+    }
+
+    private void onBlock()
+    {
+        if (!KvBlockLayout.isWhole(block, 0, blockLength))
+        {
+            fallBack(false);
+            return;
+        }
+        if (!KvBlockLayout.hasKey(block, 0, key))
+        {
+            candidate++;
+            nextCandidate();
+            return;
+        }
+        if (KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis) ||
+            owner.nanoTime() - startedNanos > timeoutNanos)
+        {
+            // an expired slot is emptied, and a read that outlasted the grace period is not answered: both slow path
+            fallBack(false);
+            return;
+        }
+        finish(KvBlockLayout.value(block, 0));
+    }
+
+    private void finish(final byte[] value)
+    {
+        final CompletableFuture<byte[]> done = future;
+        answered++;
+        release();
+        done.complete(value);
+    }
+
+    /** @param failed a request failed or was refused: the node's connection is opened again before it is used. */
+    private void fallBack(final boolean failed)
+    {
+        final CompletableFuture<byte[]> answered = future;
+        final byte[] asked = key;
+        if (failed)
+        {
+            owner.reconnect(node);
+        }
+        release();
+        owner.fallBack(asked, answered);
+    }
+
+    /**
+     * A request of the step could not be posted, and one posted before it may still complete and write its buffer:
+     * this object is retired, not used again, and the GET goes the slow way.
+     */
+    private void abandon()
+    {
+        final CompletableFuture<byte[]> answered = future;
+        final byte[] asked = key;
+        owner.reconnect(node);
+        owner.retire(this);
+        owner.fallBack(asked, answered);
+    }
+
+    private void release()
+    {
+        key = null;
+        future = null;
+        view = null;
+        connection = null;
+        owner.release(this);
+    }
+}

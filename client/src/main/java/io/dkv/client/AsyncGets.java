@@ -1,0 +1,158 @@
+package io.dkv.client;
+
+import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Raas;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
+
+/**
+ * A thread's {@link AsyncGet}s: up to {@link #IN_FLIGHT} GETs it has in flight at once, each node's
+ * connection they read through, and the handler that passes each completion to its GET. The owning
+ * thread takes a free one and opens connections; completions (on whichever thread delivers them)
+ * give it back. Past the bound, GETs go to the client's threads.
+ */
+final class AsyncGets implements CompletionHandler, AutoCloseable
+{
+    /**
+     * GETs in flight at once: a GET holds at most two requests of its node's connection, which must never wait for
+     * a credit (the thread delivering completions posts the next step, and would wait for itself), so this is half
+     * the driver's default credits per connection.
+     */
+    static final int IN_FLIGHT = 32;
+
+    private final Raas raas;
+    private final NanoClock nanoClock;
+    private final long timeoutMs;
+    private final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath;
+    private final AtomicReferenceArray<AsyncGet> gets = new AtomicReferenceArray<>(IN_FLIGHT);
+    private final ManyToOneConcurrentArrayQueue<AsyncGet> free = new ManyToOneConcurrentArrayQueue<>(IN_FLIGHT);
+    private final Connection[] connections = new Connection[MemoryNodeAvailability.CAPACITY];
+    /** Set by a GET whose request failed at a node: its connection is opened again by the owner before next use. */
+    private final AtomicIntegerArray reconnect = new AtomicIntegerArray(MemoryNodeAvailability.CAPACITY);
+    private int created;
+    private int sequence;
+
+    /**
+     * @param slowPath answers a GET the completions could not: the synchronous GET on one of the client's threads.
+     */
+    AsyncGets(final Raas raas, final KvClientContext context,
+        final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath)
+    {
+        this.raas = raas;
+        this.nanoClock = context.nanoClock();
+        this.timeoutMs = context.timeoutMs();
+        this.slowPath = slowPath;
+    }
+
+    /** Owner: @return a free GET, or null when {@link #IN_FLIGHT} are in flight. */
+    AsyncGet acquire()
+    {
+        final AsyncGet get = free.poll();
+        if (get != null || created == IN_FLIGHT)
+        {
+            return get;
+        }
+        final AsyncGet made = new AsyncGet(created, this, raas, timeoutMs);
+        gets.set(created++, made);
+        return made;
+    }
+
+    /** Owner: @return the number that tells this GET's completions from those of every other. */
+    int nextSequence()
+    {
+        return ++sequence;
+    }
+
+    /** Owner: @return the connection GETs read node {@code node} through. */
+    Connection connection(final int node, final long nodeId)
+    {
+        Connection connection = connections[node];
+        if (connection != null && reconnect.get(node) == 0)
+        {
+            return connection;
+        }
+        reconnect.set(node, 0);
+        if (connection != null)
+        {
+            connection.close();
+        }
+        connections[node] = null;
+        connection = raas.open(nodeId, this);
+        connections[node] = connection;
+        return connection;
+    }
+
+    public void onCompletion(final long token, final int status, final long value)
+    {
+        final AsyncGet get = gets.get((int)(token >>> 32));
+        if (get != null && get.isToken(token))
+        {
+            get.onCompletion(status);
+        }
+    }
+
+    void release(final AsyncGet get)
+    {
+        free.offer(get);
+    }
+
+    /** A GET that may still have a request in flight writing its buffers: another takes its place. */
+    void retire(final AsyncGet get)
+    {
+        final AsyncGet replacement = new AsyncGet(get.index, this, raas, timeoutMs);
+        gets.set(get.index, replacement);
+        free.offer(replacement);
+    }
+
+    void reconnect(final int node)
+    {
+        reconnect.set(node, 1);
+    }
+
+    void fallBack(final byte[] key, final CompletableFuture<byte[]> future)
+    {
+        slowPath.accept(key, future);
+    }
+
+    /** @return GETs answered by their completions alone, of GETs that are not in flight. */
+    long answered()
+    {
+        long answered = 0;
+        for (int i = 0; i < gets.length(); i++)
+        {
+            final AsyncGet get = gets.get(i);
+            answered += get == null ? 0 : get.answered;
+        }
+        return answered;
+    }
+
+    long nanoTime()
+    {
+        return nanoClock.nanoTime();
+    }
+
+    MemorySegment allocateBuffer(final int size)
+    {
+        return raas.allocateBuffer(size);
+    }
+
+    /** Owner (the client closing): the connections close, and GETs in flight on them fail to the slow path. */
+    public void close()
+    {
+        for (int i = 0; i < connections.length; i++)
+        {
+            if (connections[i] != null)
+            {
+                connections[i].close();
+                connections[i] = null;
+            }
+        }
+    }
+}
