@@ -139,9 +139,13 @@ final class PlotArea
             .append("</text>\n");
     }
 
-    /** @return a tick's value, shortened with k or M, without trailing zeros. */
+    /** @return a tick's value, shortened with k, M or G, without trailing zeros. */
     static String label(final double value)
     {
+        if (Math.abs(value) >= 1e9)
+        {
+            return plain(value / 1e9) + "G";
+        }
         if (Math.abs(value) >= 1e6)
         {
             return plain(value / 1e6) + "M";
