@@ -33,7 +33,8 @@ final class ComputeCharts
         final List<Chart> charts = new ArrayList<>();
         for (final String test : List.of("SET", "GET"))
         {
-            final List<ThroughputPart.Row> rows = result.rows().stream().filter(row -> row.test().equals(test)).toList();
+            final List<ThroughputPart.Row> rows =
+                result.rows().stream().filter(row -> row.test().equals(test)).toList();
             charts.add(new BarChart(test + ": ops/s by redis-benchmark setting (clients, pipeline)",
                 "redis-benchmark setting", "ops/s", rows.stream().map(row -> row.setting().label()).toList(),
                 List.of(series(DKV, 0, rows, row -> row.dkv().rps()),

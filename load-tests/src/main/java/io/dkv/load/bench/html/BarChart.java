@@ -14,6 +14,9 @@ public final class BarChart implements Chart
     static final double GROUP_SHARE = 0.8;
     /** About how wide a character of a tick label is, to tell when labels would run into each other. */
     private static final double CHARACTER_WIDTH = 6.5;
+    /** Degrees long labels are turned by, so that they do not run into each other. */
+    private static final int SLANT = 25;
+    private static final int LABEL_OFFSET = 12;
 
     private final String title;
     private final String xTitle;
@@ -80,15 +83,16 @@ public final class BarChart implements Chart
 
     public String svg()
     {
-        final StringBuilder svg = new StringBuilder();
-        area.open(svg, title, xTitle, yTitle);
-        final double bottom = PlotArea.TOP + PlotArea.PLOT_HEIGHT;
         int longest = 0;
         for (final String category : categories)
         {
             longest = Math.max(longest, category.length());
         }
         final boolean slanted = longest * CHARACTER_WIDTH > slot();
+        final StringBuilder svg = new StringBuilder();
+        area.open(svg, title, xTitle, yTitle,
+            slanted ? (int)Math.ceil(LABEL_OFFSET + longest * CHARACTER_WIDTH * Math.sin(Math.toRadians(SLANT))) : 0);
+        final double bottom = PlotArea.TOP + PlotArea.PLOT_HEIGHT;
         for (int c = 0; c < categories.size(); c++)
         {
             for (int s = 0; s < series.size(); s++)
@@ -108,8 +112,9 @@ public final class BarChart implements Chart
             if (slanted)
             {
                 svg.append("<text class=\"tick\" text-anchor=\"end\" transform=\"translate(")
-                    .append(coordinate(x + 4)).append(',').append(coordinate(bottom + 12))
-                    .append(") rotate(-25)\">").append(escape(categories.get(c))).append("</text>\n");
+                    .append(coordinate(x + 4)).append(',').append(coordinate(bottom + LABEL_OFFSET))
+                    .append(") rotate(-").append(SLANT).append(")\">").append(escape(categories.get(c)))
+                    .append("</text>\n");
             }
             else
             {

@@ -94,7 +94,7 @@ public final class LineChart implements Chart
     public String svg()
     {
         final StringBuilder svg = new StringBuilder();
-        area.open(svg, title, xTitle, yTitle);
+        area.open(svg, title, xTitle, yTitle, 0);
         final double bottom = PlotArea.TOP + PlotArea.PLOT_HEIGHT;
         if (scale == Scale.PERCENTILE)
         {

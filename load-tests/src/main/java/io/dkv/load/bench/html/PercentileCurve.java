@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * A histogram's latency percentile curve as HdrHistogram's own percentile output gives it: its percentile iteration,
- * ever closer steps toward the tail, each step a point at x = 1 / (1 - percentile), as {@link LineChart.Scale#PERCENTILE}
- * plots it.
+ * ever closer steps toward the tail, each step a point at x = 1 / (1 - percentile), as
+ * {@link LineChart.Scale#PERCENTILE} plots it.
  */
 public final class PercentileCurve
 {

@@ -2,6 +2,7 @@ package io.dkv.load.bench.html;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.List;
 
 import static io.dkv.load.bench.html.Markup.coordinate;
@@ -27,7 +28,12 @@ final class PlotArea
     static final String[] PALETTE =
         {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
     private static final int TARGET_TICKS = 5;
-    private static final int LEGEND_LINE = 18;
+    /** How far below the axis its labels may reach and leave room for its title. */
+    static final int LABEL_DEPTH = BOTTOM - 28;
+    private static final int LEGEND_LINE = 14;
+    private static final int LEGEND_GAP = 6;
+    /** Characters of a legend's line that fit beside the plot; longer names wrap. */
+    private static final int LEGEND_CHARACTERS = 22;
 
     private final boolean logarithmic;
     private final double yBottom;
@@ -76,11 +82,18 @@ final class PlotArea
         return (residual <= 1 ? 1 : residual <= 2 ? 2 : residual <= 5 ? 5 : 10) * magnitude;
     }
 
-    /** Open the svg element, with its title, the vertical axis, its grid and both axes' titles. */
-    void open(final StringBuilder svg, final String title, final String xTitle, final String yTitle)
+    /**
+     * Open the svg element, with its title, the vertical axis, its grid and both axes' titles.
+     *
+     * @param labelDepth how far the horizontal axis's labels reach below it, where they are slanted; the chart grows
+     *                   by what they need beyond its margin rather than let them run into the axis's title.
+     */
+    void open(
+        final StringBuilder svg, final String title, final String xTitle, final String yTitle, final int labelDepth)
     {
+        final int height = HEIGHT + Math.max(0, labelDepth - LABEL_DEPTH);
         svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"")
-            .append(HEIGHT).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
+            .append(height).append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(height)
             .append("\" role=\"img\">\n");
         svg.append("<title>").append(escape(title)).append("</title>\n");
         svg.append("<rect class=\"plot\" x=\"").append(LEFT).append("\" y=\"").append(TOP).append("\" width=\"")
@@ -94,7 +107,7 @@ final class PlotArea
                 .append(LEFT + PLOT_WIDTH).append("\" y2=\"").append(y).append("\"/>\n");
             text(svg, "tick", LEFT - 6, y(value) + 4, "end", label(value));
         }
-        text(svg, "axis", LEFT + PLOT_WIDTH / 2.0, HEIGHT - 8, "middle", xTitle);
+        text(svg, "axis", LEFT + PLOT_WIDTH / 2.0, height - 8, "middle", xTitle);
         svg.append("<text class=\"axis\" text-anchor=\"middle\" transform=\"translate(16,")
             .append(coordinate(TOP + PLOT_HEIGHT / 2.0)).append(") rotate(-90)\">").append(escape(yTitle))
             .append("</text>\n");
@@ -104,10 +117,9 @@ final class PlotArea
     void close(final StringBuilder svg, final List<Series> series, final boolean bars)
     {
         final int x = LEFT + PLOT_WIDTH + 16;
-        for (int i = 0; i < series.size(); i++)
+        int y = TOP + 8;
+        for (final Series one : series)
         {
-            final Series one = series.get(i);
-            final int y = TOP + 8 + i * LEGEND_LINE;
             final String colour = colour(one.colour());
             if (bars)
             {
@@ -120,9 +132,32 @@ final class PlotArea
                     .append("\" y2=\"").append(y).append("\" stroke=\"").append(colour).append("\" stroke-width=\"2\"")
                     .append(one.dashed() ? " stroke-dasharray=\"5,3\"" : "").append("/>\n");
             }
-            text(svg, "legend", x + 24, y + 4, "start", one.name());
+            for (final String line : wrap(one.name()))
+            {
+                text(svg, "legend", x + 24, y + 4, "start", line);
+                y += LEGEND_LINE;
+            }
+            y += LEGEND_GAP;
         }
         svg.append("</svg>");
+    }
+
+    /** @return the name in lines of at most {@link #LEGEND_CHARACTERS}, broken at spaces where it has them. */
+    static List<String> wrap(final String name)
+    {
+        final List<String> lines = new ArrayList<>();
+        final StringBuilder line = new StringBuilder();
+        for (final String word : name.split(" "))
+        {
+            if (!line.isEmpty() && line.length() + 1 + word.length() > LEGEND_CHARACTERS)
+            {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            line.append(line.isEmpty() ? "" : " ").append(word);
+        }
+        lines.add(line.toString());
+        return lines;
     }
 
     static String colour(final int index)

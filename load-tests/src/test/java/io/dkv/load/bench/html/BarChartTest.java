@@ -11,10 +11,12 @@ import static io.dkv.load.bench.html.PlotArea.PLOT_WIDTH;
 import static io.dkv.load.bench.html.PlotArea.TOP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Grouped bars: a slot per category, the series side by side in its middle, each bar from zero to its value; a
- * missing value leaves a gap, and a series must have a value per category.
+ * missing value leaves a gap, long labels are slanted with room made for them, and a series must have a value per
+ * category.
  */
 class BarChartTest
 {
@@ -34,6 +36,19 @@ class BarChartTest
             bar(LEFT + gap, 50, width),
             bar(LEFT + gap + width, 25, width),
             bar(LEFT + slot + gap, 100, width)), bars.stream().map(BarChartTest::geometry).toList());
+    }
+
+    @Test
+    void slantsLabelsTooLongForTheirSlotAndGrowsToHoldThem()
+    {
+        final List<String> categories = List.of("java -version", "redis-server", "compute node", "compute node, AOT");
+        final BarChart chart = new BarChart("t", "process", "ms", categories, List.of(new Series("median", 0, false,
+            List.of(new Point(0, 1), new Point(0, 2), new Point(0, 3), new Point(0, 4)))));
+
+        final Element svg = HtmlPages.parse(chart.svg()).getDocumentElement();
+        assertTrue(Integer.parseInt(svg.getAttribute("height")) > PlotArea.HEIGHT, chart::svg);
+        assertTrue(chart.svg().contains("rotate(-25)\">compute node, AOT</text>"), chart::svg);
+        assertEquals(List.of("step (exec of node 2", "to settled)"), PlotArea.wrap("step (exec of node 2 to settled)"));
     }
 
     @Test
