@@ -33,7 +33,7 @@ final class PlotArea
     private static final int LEGEND_LINE = 14;
     private static final int LEGEND_GAP = 6;
     /** Characters of a legend's line that fit beside the plot; longer names wrap. */
-    private static final int LEGEND_CHARACTERS = 22;
+    private static final int LEGEND_CHARACTERS = 18;
 
     private final boolean logarithmic;
     private final double yBottom;

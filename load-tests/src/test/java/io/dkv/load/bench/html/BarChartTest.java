@@ -48,7 +48,7 @@ class BarChartTest
         final Element svg = HtmlPages.parse(chart.svg()).getDocumentElement();
         assertTrue(Integer.parseInt(svg.getAttribute("height")) > PlotArea.HEIGHT, chart::svg);
         assertTrue(chart.svg().contains("rotate(-25)\">compute node, AOT</text>"), chart::svg);
-        assertEquals(List.of("step (exec of node 2", "to settled)"), PlotArea.wrap("step (exec of node 2 to settled)"));
+        assertEquals(List.of("step (exec of node", "2 to settled)"), PlotArea.wrap("step (exec of node 2 to settled)"));
     }
 
     @Test
