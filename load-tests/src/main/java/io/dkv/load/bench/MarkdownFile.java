@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
- * Writes a benchmark's Markdown results to a file, creating its directory if needed.
+ * Writes a benchmark's results to a file, as Markdown or as a page, creating its directory if needed.
  */
 public final class MarkdownFile
 {
@@ -21,6 +21,17 @@ public final class MarkdownFile
      */
     public static void write(final Path file, final Consumer<PrintWriter> content) throws IOException
     {
+        write(file, "Markdown", content);
+    }
+
+    /**
+     * @param file    where to write; replaced if it exists.
+     * @param format  what the content is, for the error should it fail.
+     * @param content prints the results.
+     */
+    public static void write(final Path file, final String format, final Consumer<PrintWriter> content)
+        throws IOException
+    {
         final Path parent = file.toAbsolutePath().getParent();
         if (parent != null)
         {
@@ -31,7 +42,7 @@ public final class MarkdownFile
             content.accept(out);
             if (out.checkError())
             {
-                throw new IOException("cannot write the Markdown results to " + file);
+                throw new IOException("cannot write the " + format + " results to " + file);
             }
         }
     }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A benchmark's report made of sections: the frame {@link BenchReport} prints (title, machine,
- * method, goals) around its tables, for a terminal or as Markdown.
+ * method, goals) around its tables, for a terminal or as Markdown; {@link HtmlOption} lays the same out as a page.
  */
 public final class SectionedReport implements Report
 {
@@ -21,6 +21,17 @@ public final class SectionedReport implements Report
     {
         this.frame = new BenchReport(title, machine, method, goalLines);
         this.sections = List.copyOf(sections);
+    }
+
+    /** @return the title, machine, method and goals around the tables. */
+    public BenchReport frame()
+    {
+        return frame;
+    }
+
+    public List<ReportSection> sections()
+    {
+        return sections;
     }
 
     public List<String> goalLines()

@@ -37,6 +37,17 @@ public final class TextTable
         rows.add(cells.clone());
     }
 
+    public List<Column> columns()
+    {
+        return columns;
+    }
+
+    /** @return the rows, each a copy of its cells. */
+    public List<String[]> rows()
+    {
+        return rows.stream().map(String[]::clone).toList();
+    }
+
     public int rowCount()
     {
         return rows.size();

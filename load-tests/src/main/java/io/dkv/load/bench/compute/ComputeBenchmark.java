@@ -1,9 +1,11 @@
 package io.dkv.load.bench.compute;
 
+import io.dkv.load.bench.HtmlOption;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.SectionedReport;
+import io.dkv.load.bench.html.Chart;
 import io.dkv.load.bench.ycsb.RedisServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -95,6 +97,9 @@ public final class ComputeBenchmark implements Callable<Integer>
     @Mixin
     private MarkdownOption markdown;
 
+    @Mixin
+    private HtmlOption html;
+
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
@@ -107,6 +112,7 @@ public final class ComputeBenchmark implements Callable<Integer>
                 scalePhaseMs + ", --connection-life-ms " + connectionLifeMs +
                 ": parts must be known and numbers positive");
         }
+        html.validate(spec);
         final Optional<Path> redisServer = RedisServer.find();
         final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
         if (redisServer.isEmpty() || parts.contains(THROUGHPUT) && redisBenchmark.isEmpty())
@@ -121,6 +127,7 @@ public final class ComputeBenchmark implements Callable<Integer>
         final List<String> method = new ArrayList<>();
         final List<ReportSection> sections = new ArrayList<>();
         final List<String> goals = new ArrayList<>();
+        final List<Chart> charts = new ArrayList<>();
         if (parts.contains(THROUGHPUT))
         {
             final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
@@ -134,6 +141,7 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "no persistence; all on 127.0.0.1", result.ioThreads(), result.redisVersion()));
             sections.add(ThroughputPart.section(result));
             goals.addAll(ThroughputPart.goals(result));
+            charts.addAll(ComputeCharts.throughput(result));
         }
         if (parts.contains(JOIN))
         {
@@ -146,6 +154,7 @@ public final class ComputeBenchmark implements Callable<Integer>
                 starts, result.find(JoinPart.COMPUTE_AOT) == null ? "" : " and one with the AOT cache"));
             sections.addAll(JoinPart.sections(result));
             goals.addAll(JoinPart.goals(result));
+            charts.addAll(ComputeCharts.join(result));
         }
         if (parts.contains(SCALE))
         {
@@ -160,11 +169,13 @@ public final class ComputeBenchmark implements Callable<Integer>
                 scalePhaseMs, directory));
             sections.add(ScaleStepPart.section(result));
             goals.addAll(ScaleStepPart.goals(result));
+            charts.addAll(ComputeCharts.scale(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));
         final SectionedReport report = new SectionedReport(TITLE, MachineInfo.current(), method, sections, goals);
         markdown.publish(report, spec.commandLine().getOut());
+        html.publish(report, () -> charts);
         spec.commandLine().getOut().flush();
         return 0;
     }

@@ -10,12 +10,18 @@ import org.HdrHistogram.Histogram;
  * @param p99Nanos    99th percentile.
  * @param samples     operations the percentiles were taken from.
  * @param blockMedians the median of each block, in the order run.
+ * @param histogram    every operation, kept for the page's percentile curves; null where only the figures are known.
  */
-record Latency(long p50Nanos, long p99Nanos, long samples, long[] blockMedians)
+record Latency(long p50Nanos, long p99Nanos, long samples, long[] blockMedians, Histogram histogram)
 {
     Latency
     {
         blockMedians = blockMedians.clone();
+    }
+
+    Latency(final long p50Nanos, final long p99Nanos, final long samples, final long[] blockMedians)
+    {
+        this(p50Nanos, p99Nanos, samples, blockMedians, null);
     }
 
     /**
@@ -30,7 +36,7 @@ record Latency(long p50Nanos, long p99Nanos, long samples, long[] blockMedians)
         }
         return new Latency(histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(99.0),
             histogram.getTotalCount(),
-            blockMedians);
+            blockMedians, histogram);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.dkv.load.bench.raas;
 
+import io.dkv.load.bench.HtmlOption;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.SectionedReport;
@@ -166,6 +167,9 @@ public final class RaasBenchmark implements Callable<Integer>
     @Mixin
     private MarkdownOption markdown;
 
+    @Mixin
+    private HtmlOption html;
+
     public Integer call() throws IOException, InterruptedException
     {
         validate();
@@ -220,6 +224,7 @@ public final class RaasBenchmark implements Callable<Integer>
             method(selectedParts, regionLength, loadAtStart, MachineInfo.loadAverage()), results, selectedProviders,
             selectedPaths, thresholds.maxSendPayload());
         markdown.publish(report, spec.commandLine().getOut());
+        html.publish(report, () -> RaasCharts.of(results));
         return 0;
     }
 
@@ -261,6 +266,7 @@ public final class RaasBenchmark implements Callable<Integer>
         require(spec, "--message-millis", messageMillis, 1, MAX_MILLIS);
         require(spec, "--warmup", warmupMillis, 0, MAX_MILLIS);
         require(spec, "--region-mib", regionMib, 1, MAX_REGION_MIB);
+        html.validate(spec);
         for (final int count : connectionCounts)
         {
             require(spec, "--connections", count, 1, MAX_CONNECTIONS);

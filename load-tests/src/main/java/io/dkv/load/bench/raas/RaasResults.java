@@ -52,13 +52,13 @@ final class RaasResults
         return firstOfEachPath(thresholds);
     }
 
-    private static <R extends PathRow> List<R> on(final List<R> rows, final Provider provider, final RaasPath path)
+    static <R extends PathRow> List<R> on(final List<R> rows, final Provider provider, final RaasPath path)
     {
         return rows.stream().filter(row -> row.provider() == provider && row.path() == path).toList();
     }
 
     /** @return the first row of each (provider, path) pair, in the order measured. */
-    private static <R extends PathRow> List<R> firstOfEachPath(final List<R> rows)
+    static <R extends PathRow> List<R> firstOfEachPath(final List<R> rows)
     {
         final List<R> firsts = new ArrayList<>();
         for (final R row : rows)

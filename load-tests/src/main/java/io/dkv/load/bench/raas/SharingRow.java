@@ -14,6 +14,7 @@ import io.dkv.load.bench.Provider;
  * @param locked   raw figures.
  */
 record SharingRow(Provider provider, RaasPath path, int threads, SharedReaders.Result raas, SharedReaders.Result locked)
+    implements PathRow
 {
     /** @return RaaS ops/s / locked ops/s; higher is better. */
     double ratio()

@@ -2,6 +2,7 @@ package io.dkv.load.bench.ycsb;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.load.bench.HtmlOption;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
 import io.dkv.load.bench.SectionedReport;
@@ -133,6 +134,9 @@ public final class YcsbBenchmark implements Callable<Integer>
     @Mixin
     private MarkdownOption markdown;
 
+    @Mixin
+    private HtmlOption html;
+
     public Integer call() throws IOException, InterruptedException
     {
         validate();
@@ -230,6 +234,8 @@ public final class YcsbBenchmark implements Callable<Integer>
                 awakeLine, loadAtStart, MachineInfo.loadAverage()),
             passes, floor, redisLine.startsWith("Redis: redis-server"));
         markdown.publish(report, spec.commandLine().getOut());
+        final Histogram measuredFloor = floor;
+        html.publish(report, () -> YcsbCharts.of(passes, measuredFloor));
         return 0;
     }
 
@@ -389,6 +395,7 @@ public final class YcsbBenchmark implements Callable<Integer>
         // after the thread counts: one lane per thread of the largest run is the default
         require(spec, "--lanes", lanes(), 1, 64);
         require(spec, "--floor-reads", floorReads, 1, 10_000_000);
+        html.validate(spec);
         final long recordBytes = (long)fieldCount * fieldLength;
         if (recordBytes > KvBlockLayout.MAX_VALUE_LENGTH / 2)
         {

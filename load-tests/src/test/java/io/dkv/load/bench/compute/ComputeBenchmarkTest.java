@@ -3,11 +3,16 @@ package io.dkv.load.bench.compute;
 import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.load.bench.html.HtmlPages;
 import io.dkv.load.bench.ycsb.RedisServer;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -23,7 +28,7 @@ class ComputeBenchmarkTest
 {
     @Test
     @Timeout(300)
-    void reportsThroughputAndJoinBesideRedisServer()
+    void reportsThroughputAndJoinBesideRedisServer(@TempDir final Path dir) throws IOException
     {
         final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
         if (!redis)
@@ -35,8 +40,9 @@ class ComputeBenchmarkTest
         assumeTrue(redis, "redis-server or redis-benchmark is not installed");
 
         final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final Path html = dir.resolve("compute.html");
         final int exit = bench.run("compute", "--only", "throughput,join", "--requests", "500", "--keyspace", "100",
-                "--starts", "3");
+                "--starts", "3", "--html", html.toString());
 
         assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
         final String text = bench.out();
@@ -62,6 +68,8 @@ class ComputeBenchmarkTest
         final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(3, goals.size(), text);
         assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
+        // SET and GET ops/s, their latencies, the starts
+        HtmlPages.parsePage(Files.readString(html), ComputeBenchmark.TITLE, 4, tables.size());
     }
 
     @Test

@@ -3,10 +3,12 @@ package io.dkv.load.bench.raas;
 import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.load.bench.html.HtmlPages;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code dkv bench raas} end to end with tiny counts: every part runs on both providers and both
- * paths, every table has a row for each provider, path and size or count asked for, in the text
- * and in the Markdown file, and bad options are refused.
+ * paths, every table has a row for each provider, path and size or count asked for, in the text,
+ * in the Markdown file and on the page beside its plots, and bad options are refused.
  */
 class RaasBenchmarkTest
 {
@@ -59,7 +61,8 @@ class RaasBenchmarkTest
     void runsEveryPartOnBothProvidersAndPathsAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("results").resolve("raas.md");
-        final int exitCode = bench.run(args("--markdown", markdown.toString()));
+        final Path html = dir.resolve("results").resolve("raas.html");
+        final int exitCode = bench.run(args("--markdown", markdown.toString(), "--html", html.toString()));
 
         assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
         final Map<String, List<String[]>> tables = tables(bench.out());
@@ -145,6 +148,14 @@ class RaasBenchmarkTest
         assertEquals(18,
             markdownText.lines().filter(line -> line.matches("- (shm|tcp) (join|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
             markdownText);
+
+        // join; per provider and path scale, sharing and thresholds; per provider the overhead's curves
+        final Document page = HtmlPages.parsePage(Files.readString(html), RaasReport.TITLE, 1 + 3 * 4 + 2,
+            tables.size());
+        final List<String> curves = HtmlPages.elements(page, "polyline").stream()
+            .map(line -> line.getAttribute("points")).toList();
+        assertEquals(2 * (1 + 4), curves.size(), curves::toString);
+        assertTrue(curves.stream().allMatch(points -> points.split(" ").length > 1), curves::toString);
     }
 
     @Test

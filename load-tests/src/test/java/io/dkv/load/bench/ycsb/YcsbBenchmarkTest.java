@@ -3,10 +3,13 @@ package io.dkv.load.bench.ycsb;
 import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
+import io.dkv.load.bench.html.HtmlPages;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code dkv bench ycsb} end to end with tiny counts and dkv alone: every workload asked for runs
- * at every thread count, the tables hold their rows in the text and in the Markdown file, the
- * goals say what was not measured, and bad options are refused.
+ * at every thread count, the tables hold their rows in the text, in the Markdown file and on the
+ * page beside its plots, the goals say what was not measured, and bad options are refused.
  */
 class YcsbBenchmarkTest
 {
@@ -44,8 +47,9 @@ class YcsbBenchmarkTest
     void runsEveryWorkloadAtEveryThreadCountAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
         final Path markdown = dir.resolve("ycsb.md");
+        final Path html = dir.resolve("pages").resolve("ycsb.html");
         final int exitCode = bench.run(args("--workload", "a,c", "--workload", "d,f,b", "--threads", "1,2", "--redis",
-            "off", "--markdown", markdown.toString()));
+            "off", "--markdown", markdown.toString(), "--html", html.toString()));
 
         assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
         final Map<String, List<String[]>> tables = tables(bench.out());
@@ -98,6 +102,14 @@ class YcsbBenchmarkTest
         // every table adds a header and a rule line to its rows
         assertEquals(3 * (runs.size() + 2) + 1 + 2, markdownText.lines().filter(line -> line.startsWith("|")).count(),
             markdownText);
+
+        // per workload its throughput bars and its latency curves, then the GET beside its floor
+        final Document page = HtmlPages.parsePage(Files.readString(html), YcsbReport.TITLE, 2 * 5 + 1, 4);
+        final List<String> captions =
+            HtmlPages.elements(page, "figcaption").stream().map(Element::getTextContent).toList();
+        assertEquals("YCSB-A: throughput by client threads", captions.getFirst(), captions::toString);
+        assertTrue(captions.getLast().startsWith("GET beside its floor: YCSB-C reads, 1 thread"), captions::toString);
+        assertEquals(3 * (runs.size() + 1) + 2, HtmlPages.elements(page, "tr").size());
     }
 
     @Test
