@@ -2,6 +2,7 @@ package io.dkv.load.bench;
 
 import io.dkv.load.bench.check.CheckBenchmark;
 import io.dkv.load.bench.compute.ComputeBenchmark;
+import io.dkv.load.bench.gets.GetsInFlightBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
 import io.dkv.load.bench.membership.MembershipBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Spec;
         CheckBenchmark.class,
         HostileBenchmark.class,
         ComputeBenchmark.class,
-        MembershipBenchmark.class
+        MembershipBenchmark.class,
+        GetsInFlightBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

@@ -40,7 +40,8 @@ public final class InProcessStore implements AutoCloseable
     private final MemoryNodeContext memoryNodeContext;
 
     private InProcessStore(
-        final MemoryNodeContext memoryNodeContext, final int lanes, final int memoryNodeCount, final int replicas)
+        final MemoryNodeContext memoryNodeContext, final int lanes, final int memoryNodeCount, final int replicas,
+        final String provider)
     {
         if (memoryNodeCount < 1 || memoryNodeCount > MAX_MEMORY_NODES || replicas < 1 || replicas > memoryNodeCount)
         {
@@ -58,11 +59,11 @@ public final class InProcessStore implements AutoCloseable
                 memoryNodeIds[i] = MEMORY_NODE_ID + i;
                 // the directory's membership lists the nodes of this role, each live: a replicated write goes only
                 // to members that serve
-                memoryRaas.add(Raas.embedded(driver(memoryNodeIds[i]).role(NodeRecord.ROLE_MEMORY), directory));
+                memoryRaas.add(Raas.embedded(driver(memoryNodeIds[i], provider).role(NodeRecord.ROLE_MEMORY), directory));
             }
             for (int lane = 0; lane < lanes; lane++)
             {
-                clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane), directory));
+                clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane, provider), directory));
             }
             for (final Raas memory : memoryRaas)
             {
@@ -123,7 +124,18 @@ public final class InProcessStore implements AutoCloseable
     public static InProcessStore start(
         final MemoryNodeContext memoryNode, final int lanes, final int memoryNodeCount, final int replicas)
     {
-        return new InProcessStore(memoryNode, lanes, memoryNodeCount, replicas);
+        return start(memoryNode, lanes, memoryNodeCount, replicas, PROVIDER);
+    }
+
+    /**
+     * As {@link #start(MemoryNodeContext, int, int, int)}, over {@code provider}'s software NIC (shm or tcp, the
+     * latter on 127.0.0.1).
+     */
+    public static InProcessStore start(
+        final MemoryNodeContext memoryNode, final int lanes, final int memoryNodeCount, final int replicas,
+        final String provider)
+    {
+        return new InProcessStore(memoryNode, lanes, memoryNodeCount, replicas, provider);
     }
 
     /**
@@ -170,10 +182,10 @@ public final class InProcessStore implements AutoCloseable
             os.getTotalMemorySize() : 4L << 30;
     }
 
-    private static RaasContext driver(final long nodeId)
+    private static RaasContext driver(final long nodeId, final String provider)
     {
         return new RaasContext()
-            .verbs(new VerbsContext().provider(PROVIDER))
+            .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
             .nodeId(nodeId)
             .timeoutMs(TIMEOUT_MS);
     }
