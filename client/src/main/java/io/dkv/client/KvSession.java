@@ -1392,21 +1392,31 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             final MemoryNodeView view = nodes[node];
             final Connection connection = connection(node);
-            final long token = startRequests();
+            final long first = candidateOffset(node, hash, 0);
+            final long second = candidateOffset(node, hash, 1);
+            boolean read;
             try
             {
-                connection.readAsync(view.index, candidateOffset(node, hash, 0), buckets, 0,
-                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
-                connection.readAsync(view.index, candidateOffset(node, hash, 1), buckets,
-                    IndexLayout.COMBINED_BUCKET_LENGTH,
-                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
-                connection.flush();
+                // on this thread's own lane when it has one, else through the shared pipeline, not waited for
+                read = connection.tryReadPair(
+                    view.index, first, second, buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH);
+                if (!read)
+                {
+                    final long token = startRequests();
+                    connection.readAsync(view.index, first, buckets, 0, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                    connection.readAsync(view.index, second, buckets, IndexLayout.COMBINED_BUCKET_LENGTH,
+                        IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                    connection.flush();
+                }
             }
             catch (final RaasException ex)
             {
                 throw unreachable(node, ex);
             }
-            await(node, 2);
+            if (!read)
+            {
+                await(node, 2);
+            }
             final int state = CandidateBuckets.state(hash, buckets, 0);
             if (state == CandidateBuckets.HOLD_KEY)
             {

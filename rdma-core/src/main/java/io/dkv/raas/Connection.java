@@ -62,6 +62,22 @@ public interface Connection extends AutoCloseable
         OneSidedOperation operation, RemoteRegion region, long offset, MemorySegment local, long localOffset,
         int length, long compareAdd, long swap);
 
+    /**
+     * READ {@code length} bytes at each of two offsets of the region, into {@code dst} at {@code dstOffset} and
+     * right after, posted in one doorbell batch and waited for by the calling thread, where this connection can do
+     * that (an embedded driver's thread with a lane of its own, nothing of the connection in flight): a RACE
+     * lookup's two candidate buckets.
+     *
+     * @return false when it cannot (nothing was read: read them another way); true when both were read.
+     * @throws RaasException saying why the READs were refused or failed.
+     */
+    default boolean tryReadPair(
+        final RemoteRegion region, final long firstOffset, final long secondOffset, final MemorySegment dst,
+        final long dstOffset, final int length)
+    {
+        return false;
+    }
+
     // ---- one-sided, asynchronous: the handler hears of each by its token ----
 
     /**

@@ -6,6 +6,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -119,6 +120,49 @@ class SyncLaneTest
                 assertEquals(2L * round, connection.faa(region, 0, 0),
                     "both increments of round " + round + " are seen by the READ behind them");
             }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aPairOfReadsGoesInOneBatchOnTheLaneOrIsLeftToTheCaller(final String provider) throws Exception
+    {
+        try (RaasPair pair = new RaasPair(provider))
+        {
+            final RemoteRegion region = pair.publishedByB("pairs", 4096);
+            final Connection connection = pair.a.open(pair.b.self().id(), (token, status, value) ->
+            {
+            });
+            final MemorySegment words = MemorySegment.ofArray(new byte[64]);
+            for (int i = 0; i < 8; i++)
+            {
+                words.set(BE_LONG, 8L * i, 100 + i);
+            }
+            connection.write(region, 1024, words, 0, 64);
+
+            final MemorySegment into = MemorySegment.ofArray(new byte[40]);
+            assertTrue(connection.tryReadPair(region, 1024 + 32, 1024, into, 8, 16), "on the caller's lane");
+            assertEquals(List.of(104L, 105L, 100L, 101L),
+                List.of(into.get(BE_LONG, 8), into.get(BE_LONG, 16), into.get(BE_LONG, 24), into.get(BE_LONG, 32)),
+                "the first range, then the second, from the offset asked");
+
+            final Thread virtual = Thread.ofVirtual().start(() ->
+                assertTrue(!connection.tryReadPair(region, 0, 64, MemorySegment.ofArray(new byte[32]), 0, 16)));
+            virtual.join();
+            connection.faaAsync(region, 2048, 1, 1);
+            final boolean behindAsynchronous =
+                connection.tryReadPair(region, 0, 64, MemorySegment.ofArray(new byte[32]), 0, 16);
+            assertTrue(!behindAsynchronous || connection.outstanding() == 0,
+                "left to the caller while a request of the connection is in flight");
+
+            final RemoteRegion doomedOwned = pair.b.malloc(pair.b.self().id(), 4096, "pair-gone");
+            final RemoteRegion doomed = pair.a.lookup("pair-gone");
+            pair.b.free(doomedOwned);
+            final int recycled = ((RaasDriver)pair.a).recycledQueuePairs();
+            assertThrows(RaasException.class, () -> connection.tryReadPair(doomed, 0, 64, into, 0, 16));
+            assertEquals(recycled + 1, ((RaasDriver)pair.a).recycledQueuePairs(), "the lane's queue pair, once");
+            assertTrue(connection.tryReadPair(region, 1024, 1024 + 16, into, 0, 16), "the lane fit for the next");
+            assertEquals(100L, into.get(BE_LONG, 0));
         }
     }
 

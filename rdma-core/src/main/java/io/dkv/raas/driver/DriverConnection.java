@@ -165,6 +165,43 @@ final class DriverConnection implements Connection
         return awaitSync(slot, region, offset, length);
     }
 
+    public boolean tryReadPair(
+        final RemoteRegion region, final long firstOffset, final long secondOffset, final MemorySegment dst,
+        final long dstOffset, final int length)
+    {
+        if (2L * length > lanes.stagingBytes() || credits.outstanding() != 0)
+        {
+            return false;
+        }
+        final SyncLane lane = lanes.forCurrentThread();
+        if (lane == null)
+        {
+            return false;
+        }
+        refuseUnlessAllowed(Opcode.RDMA_READ, region, firstOffset, length, dst, dstOffset);
+        refuseUnlessAllowed(Opcode.RDMA_READ, region, secondOffset, length, dst, dstOffset + length);
+        final NodeRoute route = route();
+        pipeline.countRequest(route);
+        pipeline.countRequest(route);
+        final int status;
+        try
+        {
+            status = lane.executePair(route, vqpn, region.address() + firstOffset, region.address() + secondOffset,
+                region.rkey(), dst, dstOffset, length);
+        }
+        catch (final RuntimeException ex)
+        {
+            pipeline.requireOpen();
+            throw ex;
+        }
+        if (status != RaasStatus.SUCCESS)
+        {
+            throw new RaasException(describe("READ pair", region, firstOffset, length) + " and at offset " +
+                secondOffset + " failed: " + RaasStatus.describe(status));
+        }
+        return true;
+    }
+
     /** A synchronous request the calling thread carries on its own lane; checked already. */
     private long onLane(
         final SyncLane lane, final Opcode opcode, final RemoteRegion region, final long offset,

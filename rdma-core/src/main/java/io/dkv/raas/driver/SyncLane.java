@@ -43,6 +43,8 @@ final class SyncLane
     private final MemoryRegion staging;
     private final MemorySegment stagingMemory;
     private final SendWorkRequest wr = new SendWorkRequest(1);
+    /** The second of a pair posted together. */
+    private final SendWorkRequest second = new SendWorkRequest(1);
     private final WorkCompletion[] completion = {new WorkCompletion()};
     private final Routes routes;
     private final NanoClock nanoClock;
@@ -117,11 +119,41 @@ final class SyncLane
             }
         }
         requests++;
+        wr.next(null);
         qp.postSend(wr);
-        final int status = await(wrId, route);
+        final int status = await(wrId, 1, route);
         if (status == RaasStatus.SUCCESS && opcode == Opcode.RDMA_READ)
         {
             copy(stagingMemory, 0, local, localOffset, length);
+        }
+        return status;
+    }
+
+    /**
+     * Two READs of {@code length} bytes each, posted in one doorbell batch, waited for together; their bytes go to
+     * {@code local} one after the other.
+     *
+     * @return SUCCESS, or the status of the first that failed.
+     */
+    int executePair(
+        final NodeRoute route, final int vqpn, final long firstAddress, final long secondAddress, final int rkey,
+        final MemorySegment local, final long localOffset, final int length)
+    {
+        final long wrId = ((long)vqpn << 32) | (++sequence & 0xffff_ffffL);
+        ++sequence;
+        wr.reset().wrId(wrId).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED).remote(firstAddress, rkey)
+            .dc(route.ah, route.node.dctNumber(), route.node.dcKey()).local(staging, 0, length);
+        second.reset().wrId(wrId + 1).opcode(Opcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+            .remote(secondAddress, rkey).dc(route.ah, route.node.dctNumber(), route.node.dcKey())
+            .local(staging, length, length);
+        wr.next(second);
+        second.next(null);
+        requests += 2;
+        qp.postSend(wr);
+        final int status = await(wrId, 2, route);
+        if (status == RaasStatus.SUCCESS)
+        {
+            MemorySegment.copy(stagingMemory, 0, local, localOffset, 2L * length);
         }
         return status;
     }
@@ -132,28 +164,39 @@ final class SyncLane
         return stagingMemory.get(BIG_ENDIAN_LONG, 0);
     }
 
-    private int await(final long wrId, final NodeRoute route)
+    /**
+     * Wait for the completions of {@code count} requests, numbered from {@code firstWrId}, posted together.
+     *
+     * @return SUCCESS, or the status of the first that failed (the others are then flushed, and waited for too).
+     */
+    private int await(final long firstWrId, final int count, final NodeRoute route)
     {
         final WorkCompletion wc = completion[0];
-        // the clock is read only once the request did not complete within a few polls: over shm it is done by the
-        // time postSend returns, and reading the clock cost it a tenth of its time
+        // the clock is read only once the requests did not complete within a few polls: over shm they are done by the
+        // time postSend returns, and reading the clock cost a READ a tenth of its time
         long deadline = 0;
         int spins = 0;
+        int completed = 0;
+        WcStatus failure = WcStatus.SUCCESS;
         while (true)
         {
             if (cq.poll(completion) > 0)
             {
-                if (wc.wrId() != wrId)
+                final long wrId = wc.wrId();
+                if (wrId - firstWrId < 0 || wrId - firstWrId >= count)
                 {
-                    // not this lane's request (a provider that reported one twice): only the request's own counts
+                    // not a request of these (a provider that reported one twice): only theirs count
                     continue;
                 }
-                final WcStatus status = wc.status();
-                if (status == WcStatus.SUCCESS)
+                if (wc.status() != WcStatus.SUCCESS && failure == WcStatus.SUCCESS)
                 {
-                    return RaasStatus.SUCCESS;
+                    failure = wc.status();
                 }
-                return failed(status, route);
+                if (++completed == count)
+                {
+                    return failure == WcStatus.SUCCESS ? RaasStatus.SUCCESS : failed(failure, route);
+                }
+                continue;
             }
             RequestPipeline.idle(++spins);
             if (spins == SPINS_BEFORE_CLOCK)

@@ -14,6 +14,8 @@ final class SyncLanes
 {
     /** What a thread holds when it asked and got no lane: it does not ask again on every request. */
     private static final Object NO_LANE = new Object();
+    /** The most staging memory a lane holds: 64 threads' lanes take 4 MiB. */
+    private static final int MAX_STAGING_BYTES = 64 * 1024;
 
     private final Device device;
     private final ProtectionDomain pd;
@@ -33,7 +35,10 @@ final class SyncLanes
         this.routes = routes;
         this.context = context;
         this.lanes = new SyncLane[context.syncLanes()];
-        this.stagingBytes = Math.max(context.stagingBytes(), 64);
+        // what the shared pipeline would copy anyway (up to its copy threshold) fits a lane, a GET's block too; a
+        // threshold set far higher is not a lane's memory: past MAX_STAGING_BYTES requests take the pipeline
+        this.stagingBytes =
+            Math.max(Math.max(context.stagingBytes(), Math.min(context.copyThreshold(), MAX_STAGING_BYTES)), 64);
     }
 
     /** @return the most bytes a request may carry on a lane. */
