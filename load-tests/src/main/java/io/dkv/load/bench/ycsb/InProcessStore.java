@@ -59,7 +59,8 @@ public final class InProcessStore implements AutoCloseable
                 memoryNodeIds[i] = MEMORY_NODE_ID + i;
                 // the directory's membership lists the nodes of this role, each live: a replicated write goes only
                 // to members that serve
-                memoryRaas.add(Raas.embedded(driver(memoryNodeIds[i], provider).role(NodeRecord.ROLE_MEMORY), directory));
+                memoryRaas.add(
+                    Raas.embedded(driver(memoryNodeIds[i], provider).role(NodeRecord.ROLE_MEMORY), directory));
             }
             for (int lane = 0; lane < lanes; lane++)
             {
@@ -199,6 +200,12 @@ public final class InProcessStore implements AutoCloseable
     public Raas clientRaas()
     {
         return clientLanes.get(0);
+    }
+
+    /** @return the first memory node's RaaS handle, for raw verbs beside its driver. */
+    public Raas memoryRaas()
+    {
+        return memoryRaas.get(0);
     }
 
     /** @return the first memory node ({@link #MEMORY_NODE_ID}). */

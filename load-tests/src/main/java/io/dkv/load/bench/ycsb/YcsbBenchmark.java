@@ -185,7 +185,7 @@ public final class YcsbBenchmark implements Callable<Integer>
             "): a core with nothing to do halts, as this machine is set to, and a Redis request may pay for waking one";
 
         final List<ReplicaPass> passes = new ArrayList<>();
-        Histogram floor = null;
+        GetFloors floor = null;
         final String redisLine;
         final ProgressBar progress = new ProgressBar(err);
         try (AwakeCores awake = chrt.isPresent() ? AwakeCores.start(chrt.get(), cores) : null;
@@ -217,10 +217,12 @@ public final class YcsbBenchmark implements Callable<Integer>
                         loadAndWarmUp(stores.stores().get(i), sides.get(i), runner, selected, maxThreads))));
                 }
                 final InProcessStore baseline = stores.stores().getFirst();
-                floor = MemoryFloor.measure(baseline.clientRaas(), InProcessStore.MEMORY_NODE_ID,
-                    memoryNode.indexGroups(),
-                    (long)baseline.memoryNode().chunksAllocated() * memoryNode.chunkBytes(), blockBytes,
-                    floorReads, floorReads);
+                final long heapInUse = (long)baseline.memoryNode().chunksAllocated() * memoryNode.chunkBytes();
+                floor = new GetFloors(
+                    MemoryFloor.measure(baseline.clientRaas(), InProcessStore.MEMORY_NODE_ID,
+                        memoryNode.indexGroups(), heapInUse, blockBytes, floorReads, floorReads),
+                    MemoryFloor.measureRaw(baseline.clientRaas(), baseline.memoryRaas(), InProcessStore.MEMORY_NODE_ID,
+                        memoryNode.indexGroups(), heapInUse, blockBytes, floorReads, floorReads));
                 timedRuns(stores.stores(), sides, runner, selected, threads, runs);
                 for (int i = 0; i < sides.size(); i++)
                 {
@@ -234,7 +236,7 @@ public final class YcsbBenchmark implements Callable<Integer>
                 awakeLine, loadAtStart, MachineInfo.loadAverage()),
             passes, floor, redisLine.startsWith("Redis: redis-server"));
         markdown.publish(report, spec.commandLine().getOut());
-        final Histogram measuredFloor = floor;
+        final GetFloors measuredFloor = floor;
         html.publish(report, () -> YcsbCharts.of(passes, measuredFloor));
         return 0;
     }
@@ -482,7 +484,8 @@ public final class YcsbBenchmark implements Callable<Integer>
             "stderr meanwhile");
         lines.add(String.format(Locale.ROOT,
             "floor: after the warm-up, %,d triples of synchronous READs (2 x %d B of the index, %,d B of the heap) " +
-            "through the client node's driver, timed after as many untimed",
+            "through the client node's driver, then as many on a raw RC queue pair between the two nodes' devices, " +
+            "each timed after as many untimed",
             floorReads, MemoryFloor.BUCKET_READ, blockBytes));
         lines.add(String.format(Locale.ROOT,
             "system load average (1 min): %.2f before the run, %.2f at its end; dkv's client threads, its drivers' " +

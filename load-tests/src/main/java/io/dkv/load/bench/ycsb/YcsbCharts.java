@@ -29,7 +29,7 @@ final class YcsbCharts
     {
     }
 
-    static List<Chart> of(final List<ReplicaPass> passes, final Histogram floor)
+    static List<Chart> of(final List<ReplicaPass> passes, final GetFloors floor)
     {
         final List<SideBySide> baseline = passes.getFirst().runs();
         final Set<YcsbWorkload> workloads = new LinkedHashSet<>();
@@ -107,12 +107,13 @@ final class YcsbCharts
             LATENCY_AXIS, series);
     }
 
-    private static Chart floor(final SideBySide reads, final Histogram floor)
+    private static Chart floor(final SideBySide reads, final GetFloors floor)
     {
         final String threads = reads.threads() + " thread" + (reads.threads() == 1 ? "" : "s");
         final List<Series> series = new ArrayList<>();
         series.add(curve("dkv GET", 0, false, reads.dkv().reads()));
-        series.add(curve("floor: 3 READs", 2, false, floor));
+        series.add(curve("floor: 3 READs", 2, false, floor.raas()));
+        series.add(curve("floor: 3 raw READs", 3, true, floor.raw()));
         if (reads.hasRedis() && reads.redis().hasReads())
         {
             series.add(curve("Redis GET", REDIS_COLOUR, true, reads.redis().reads()));

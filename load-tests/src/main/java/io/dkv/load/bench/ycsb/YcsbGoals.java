@@ -18,17 +18,20 @@ final class YcsbGoals
     static final double MIN_UPDATE_HEAVY_RATIO = 3.0;
     /** A GET's median against the median of its three memory accesses alone. */
     static final double MAX_GET_TO_FLOOR = 3.0;
+    /** A GET against three raw verbs READs: what RaaS and the client's logic may add together. */
+    static final double MAX_GET_TO_RAW_FLOOR = 1.3;
 
     private YcsbGoals()
     {
     }
 
-    static List<String> evaluate(final List<SideBySide> runs, final Histogram floor, final boolean redis)
+    static List<String> evaluate(final List<SideBySide> runs, final GetFloors floors, final boolean redis)
     {
         final List<String> lines = new ArrayList<>();
         againstRedis(runs, YcsbWorkload.C, MIN_READ_ONLY_RATIO, redis, lines);
         againstRedis(runs, YcsbWorkload.A, MIN_UPDATE_HEAVY_RATIO, redis, lines);
-        againstFloor(runs, floor, lines);
+        againstFloor(runs, floors.raas(), MAX_GET_TO_FLOOR, "%.0fx the floor of its three memory accesses", lines);
+        againstFloor(runs, floors.raw(), MAX_GET_TO_RAW_FLOOR, "%.1fx the floor of three raw verbs READs", lines);
         return lines;
     }
 
@@ -57,10 +60,10 @@ final class YcsbGoals
         }
     }
 
-    private static void againstFloor(final List<SideBySide> runs, final Histogram floor, final List<String> lines)
+    private static void againstFloor(final List<SideBySide> runs, final Histogram floor, final double maxRatio,
+        final String goal, final List<String> lines)
     {
-        final String title = String.format(Locale.ROOT, "dkv GET p50 <= %.0fx the floor of its three memory accesses",
-            MAX_GET_TO_FLOOR);
+        final String title = String.format(Locale.ROOT, "dkv GET p50 <= " + goal, maxRatio);
         final SideBySide reads = readsForFloor(runs);
         if (reads == null)
         {
@@ -72,7 +75,7 @@ final class YcsbGoals
         final double ratio = (double)get / floorP50;
         lines.add(String.format(Locale.ROOT,
             "%s: %s (measured %.2fx: GET p50 %.1f us in %s with %d thread%s, floor p50 %.1f us)",
-            title, ratio <= MAX_GET_TO_FLOOR ? "MET" : "MISSED", ratio, get / 1000.0, reads.title(), reads.threads(),
+            title, ratio <= maxRatio ? "MET" : "MISSED", ratio, get / 1000.0, reads.title(), reads.threads(),
             reads.threads() == 1 ? "" : "s", floorP50 / 1000.0));
     }
 

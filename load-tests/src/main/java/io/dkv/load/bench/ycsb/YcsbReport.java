@@ -37,8 +37,7 @@ final class YcsbReport
      *               beside Redis and the floor; with more than one, a section and goals compare them.
      */
     static SectionedReport of(final MachineInfo machine, final List<String> method, final List<ReplicaPass> passes,
-        final Histogram floor,
-        final boolean redis)
+        final GetFloors floor, final boolean redis)
     {
         final List<SideBySide> runs = passes.getFirst().runs();
         final List<ReportSection> sections = new ArrayList<>();
@@ -176,15 +175,31 @@ final class YcsbReport
         }
     }
 
-    private static ReportSection floor(final List<SideBySide> runs, final Histogram floor)
+    private static ReportSection floor(final List<SideBySide> runs, final GetFloors floors)
     {
         final TextTable table = new TextTable(List.of(
             new TextTable.Column("GET from", false),
             new TextTable.Column("GET p50", true),
             new TextTable.Column("floor p50", true),
             new TextTable.Column("floor p99", true),
-            new TextTable.Column("GET p50 / floor p50", true)));
+            new TextTable.Column("GET p50 / floor p50", true),
+            new TextTable.Column("floor", false)));
         final SideBySide reads = YcsbGoals.readsForFloor(runs);
+        floorRow(table, reads, floors.raas(), "through the driver");
+        floorRow(table, reads, floors.raw(), "raw verbs");
+        return new ReportSection(FLOOR, List.of(
+            "floor: three synchronous one-sided READs one after the other: two " + MemoryFloor.BUCKET_READ +
+                " B combined buckets of the index and a block-sized READ of the heap, at random places among those " +
+                "in use; through the driver: the client node's RaaS, as the client reads; raw verbs: an RC queue " +
+                "pair of the client node's device connected to one of the memory node's, no RaaS",
+            "GET: a YCSB read through the binding (KvClient.get and decoding the record's fields), with the fewest " +
+                "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"),
+                table);
+    }
+
+    private static void floorRow(final TextTable table, final SideBySide reads, final Histogram floor,
+        final String kind)
+    {
         final long floorP50 = floor.getValueAtPercentile(50.0);
         table.addRow(
             reads == null ? NOT_RUN :
@@ -192,14 +207,7 @@ final class YcsbReport
             reads == null ? NOT_RUN : micros(reads.dkv().readP50Nanos()),
             micros(floorP50),
             micros(floor.getValueAtPercentile(99.0)),
-            reads == null ? NOT_RUN : ratio((double)reads.dkv().readP50Nanos() / floorP50));
-        return new ReportSection(FLOOR, List.of(
-            "floor: three synchronous one-sided READs one after the other through the client node's driver: two " +
-                MemoryFloor.BUCKET_READ +
-                " B combined buckets of the index and a block-sized READ of the heap, at random places among those " +
-                "in use",
-            "GET: a YCSB read through the binding (KvClient.get and decoding the record's fields), with the fewest " +
-                "threads that ran; it reads both candidate buckets in one batch, so it can come under the floor"),
-                table);
+            reads == null ? NOT_RUN : ratio((double)reads.dkv().readP50Nanos() / floorP50),
+            kind);
     }
 }
