@@ -216,7 +216,7 @@ class RefillTest
 
     private static KvClientContext clientContext()
     {
-        return new KvClientContext().memoryNodes(IDS).durability(Durability.SYNC).timeoutMs(1_000)
+        return new KvClientContext().memoryNodes(IDS).durability(Durability.SYNC).timeoutMs(4_000)
             .unavailableRetryMs(0).membershipRefreshMs(50);
     }
 
