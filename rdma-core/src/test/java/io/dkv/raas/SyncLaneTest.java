@@ -154,6 +154,10 @@ class SyncLaneTest
                 connection.tryReadPair(region, 0, 64, MemorySegment.ofArray(new byte[32]), 0, 16);
             assertTrue(!behindAsynchronous || connection.outstanding() == 0,
                 "left to the caller while a request of the connection is in flight");
+            while (connection.outstanding() > 0)
+            {
+                pair.a.poll();
+            }
 
             final RemoteRegion doomedOwned = pair.b.malloc(pair.b.self().id(), 4096, "pair-gone");
             final RemoteRegion doomed = pair.a.lookup("pair-gone");
