@@ -292,7 +292,7 @@ final class AsyncGet
         final byte[] asked = key;
         if (failed)
         {
-            owner.reconnect(node);
+            owner.reconnect(node, connection);
         }
         release();
         owner.fallBack(asked, answered);
@@ -306,7 +306,7 @@ final class AsyncGet
     {
         final CompletableFuture<byte[]> answered = future;
         final byte[] asked = key;
-        owner.reconnect(node);
+        owner.reconnect(node, connection);
         owner.retire(this);
         owner.fallBack(asked, answered);
     }

@@ -8,7 +8,6 @@ import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 
@@ -34,8 +33,12 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     private final AtomicReferenceArray<AsyncGet> gets = new AtomicReferenceArray<>(IN_FLIGHT);
     private final ManyToOneConcurrentArrayQueue<AsyncGet> free = new ManyToOneConcurrentArrayQueue<>(IN_FLIGHT);
     private final Connection[] connections = new Connection[MemoryNodeAvailability.CAPACITY];
-    /** Set by a GET whose request failed at a node: its connection is opened again by the owner before next use. */
-    private final AtomicIntegerArray reconnect = new AtomicIntegerArray(MemoryNodeAvailability.CAPACITY);
+    /**
+     * The connection a GET's request failed on, per node: the owner opens another before the next use if it is still
+     * the one in use (GETs in flight on a connection closed so fail too, and must not close its successor).
+     */
+    private final AtomicReferenceArray<Connection> failed =
+        new AtomicReferenceArray<>(MemoryNodeAvailability.CAPACITY);
     private int created;
     private int sequence;
 
@@ -73,20 +76,20 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     /** Owner: @return the connection GETs read node {@code node} through. */
     Connection connection(final int node, final long nodeId)
     {
-        Connection connection = connections[node];
-        if (connection != null && reconnect.get(node) == 0)
+        final Connection current = connections[node];
+        if (current != null && failed.get(node) != current)
         {
-            return connection;
+            return current;
         }
-        reconnect.set(node, 0);
-        if (connection != null)
+        failed.set(node, null);
+        if (current != null)
         {
-            connection.close();
+            connections[node] = null;
+            current.close();
         }
-        connections[node] = null;
-        connection = raas.open(nodeId, this);
-        connections[node] = connection;
-        return connection;
+        final Connection opened = raas.open(nodeId, this);
+        connections[node] = opened;
+        return opened;
     }
 
     public void onCompletion(final long token, final int status, final long value)
@@ -111,9 +114,10 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
         free.offer(replacement);
     }
 
-    void reconnect(final int node)
+    /** A request of a GET failed on {@code connection} to the node. */
+    void reconnect(final int node, final Connection connection)
     {
-        reconnect.set(node, 1);
+        failed.set(node, connection);
     }
 
     void fallBack(final byte[] key, final CompletableFuture<byte[]> future)
