@@ -219,7 +219,7 @@ final class CompletionPoller
             // synchronous one's waits for its caller (see copyBackToCaller)
             try
             {
-                copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
+                RequestStaging.copy(slot.bounce, 0, slot.copyBack, slot.copyBackOffset, slot.length);
             }
             catch (final RuntimeException ex)
             {
@@ -242,28 +242,11 @@ final class CompletionPoller
     {
         try
         {
-            copyBack(slot.bounce, slot.copyBack, slot.copyBackOffset, slot.length);
+            RequestStaging.copy(slot.bounce, 0, slot.copyBack, slot.copyBackOffset, slot.length);
         }
         finally
         {
             releaseStaging(slot);
-        }
-    }
-
-    /**
-     * A READ's result into the caller's memory. A word goes by one load and store: the bulk copy's
-     * overlap and size checks cost more than copying the 8 bytes a lookup or a CAS-guarded read brings.
-     */
-    private static void copyBack(
-        final MemorySegment from, final MemorySegment to, final long toOffset, final int length)
-    {
-        if (length == Long.BYTES)
-        {
-            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
-        }
-        else
-        {
-            MemorySegment.copy(from, 0, to, toOffset, length);
         }
     }
 

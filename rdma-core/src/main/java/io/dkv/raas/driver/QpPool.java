@@ -55,7 +55,8 @@ final class QpPool
         pooled.add(ud);
     }
 
-    private static void bringUp(final QueuePair qp)
+    /** Take a DC initiator from RESET to RTS. */
+    static void bringUp(final QueuePair qp)
     {
         qp.modify(QpAttributes.init(0));
         qp.modify(QpAttributes.rtr());

@@ -7,6 +7,7 @@ import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.SendWorkRequest;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Where the local bytes of a one-sided request travel from or into: the slot's staging memory for
@@ -103,5 +104,23 @@ final class RequestStaging
             MemorySegment.copy(local, slot.localOffset, slot.bounce, 0, length);
         }
         slot.wr.local(bounceRegion, bounceOffset, length);
+    }
+
+    /**
+     * Copy a one-sided request's bytes between the caller's memory and registered memory. A word goes by one load
+     * and store: the bulk copy's overlap and size checks cost more than the 8 bytes a lookup or a CAS-guarded read
+     * brings.
+     */
+    static void copy(
+        final MemorySegment from, final long fromOffset, final MemorySegment to, final long toOffset, final int length)
+    {
+        if (length == Long.BYTES)
+        {
+            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, fromOffset));
+        }
+        else
+        {
+            MemorySegment.copy(from, fromOffset, to, toOffset, length);
+        }
     }
 }

@@ -19,7 +19,6 @@ import io.dkv.verbs.WorkCompletion;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 import static io.dkv.raas.driver.CompletionPoller.BIG_ENDIAN_LONG;
 
@@ -73,7 +72,7 @@ final class SyncLane
         {
             created = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(cq)
                 .maxSendWr(DEPTH).maxSendSge(1).maxInlineData(64));
-            bringUp(created);
+            QpPool.bringUp(created);
             region = pd.allocate(stagingBytes, Access.LOCAL_WRITE);
         }
         catch (final RuntimeException ex)
@@ -115,7 +114,7 @@ final class SyncLane
             wr.local(staging, 0, length);
             if (opcode != Opcode.RDMA_READ)
             {
-                copy(local, localOffset, stagingMemory, 0, length);
+                RequestStaging.copy(local, localOffset, stagingMemory, 0, length);
             }
         }
         requests++;
@@ -124,7 +123,7 @@ final class SyncLane
         final int status = await(wrId, 1, route);
         if (status == RaasStatus.SUCCESS && opcode == Opcode.RDMA_READ)
         {
-            copy(stagingMemory, 0, local, localOffset, length);
+            RequestStaging.copy(stagingMemory, 0, local, localOffset, length);
         }
         return status;
     }
@@ -258,7 +257,7 @@ final class SyncLane
         try
         {
             qp.modify(QpAttributes.reset());
-            bringUp(qp);
+            QpPool.bringUp(qp);
         }
         catch (final RuntimeException ex)
         {
@@ -271,27 +270,6 @@ final class SyncLane
     {
         discarded = true;
         closeQuietly(qp, staging, cq);
-    }
-
-    private static void bringUp(final QueuePair qp)
-    {
-        qp.modify(QpAttributes.init(0));
-        qp.modify(QpAttributes.rtr());
-        qp.modify(QpAttributes.rts());
-    }
-
-    /** A word goes by one load and store: the bulk copy's checks cost more than the 8 bytes a lookup moves. */
-    private static void copy(
-        final MemorySegment from, final long fromOffset, final MemorySegment to, final long toOffset, final int length)
-    {
-        if (length == Long.BYTES)
-        {
-            to.set(ValueLayout.JAVA_LONG_UNALIGNED, toOffset, from.get(ValueLayout.JAVA_LONG_UNALIGNED, fromOffset));
-        }
-        else
-        {
-            MemorySegment.copy(from, fromOffset, to, toOffset, length);
-        }
     }
 
     private static void closeQuietly(final QueuePair qp, final MemoryRegion region, final CompletionQueue cq)
