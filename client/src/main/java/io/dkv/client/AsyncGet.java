@@ -25,6 +25,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class AsyncGet
 {
+    /** What the GET answers: the value, the value with its version ({@link Versioned}), or its time to live. */
+    static final int VALUE = 0;
+    static final int VERSIONED = 1;
+    static final int TTL = 2;
+
     private static final int BUCKETS = 0;
     private static final int BLOCK = 1;
     /** A miss is answered once two reads in a row saw the same slot words; after this many, the slow path. */
@@ -45,14 +50,16 @@ final class AsyncGet
     private byte[] key;
     private long hash;
     private int fingerprint;
+    private int kind;
     private int node;
+    private long nodeId;
     private MemoryNodeView view;
     private Connection connection;
     private long first;
     private long second;
     private long startedNanos;
     private long nowMillis;
-    private CompletableFuture<byte[]> future;
+    private CompletableFuture<Object> future;
     private int step;
     private int rounds;
     private int slotCount;
@@ -88,10 +95,13 @@ final class AsyncGet
      * pool; what it sets is published to the completing thread by the requests it posts.
      */
     void start(
-        final byte[] key, final long hash, final int node, final MemoryNodeView view, final Connection connection,
-        final long startedNanos, final long nowMillis, final CompletableFuture<byte[]> future)
+        final int kind, final byte[] key, final long hash, final int node, final long nodeId,
+        final MemoryNodeView view, final Connection connection, final long startedNanos, final long nowMillis,
+        final CompletableFuture<Object> future)
     {
         sequence = owner.nextSequence();
+        this.kind = kind;
+        this.nodeId = nodeId;
         this.key = key;
         this.hash = hash;
         this.fingerprint = KeyHash.fingerprint(hash);
@@ -217,9 +227,14 @@ final class AsyncGet
 
     private void onBuckets()
     {
-        if (CandidateBuckets.state(hash, buckets, 0) != CandidateBuckets.HOLD_KEY)
+        final int state = CandidateBuckets.state(hash, buckets, 0);
+        if (state != CandidateBuckets.HOLD_KEY)
         {
             // a split is under way or done since this thread read the directory
+            if (state == CandidateBuckets.MOVED)
+            {
+                owner.moved(node, view);
+            }
             fallBack(false);
             return;
         }
@@ -241,7 +256,7 @@ final class AsyncGet
         }
         if (previousCount == slotCount && Arrays.equals(previousWords, 0, slotCount, words, 0, slotCount))
         {
-            finish(null);
+            finish(kind == TTL ? Long.valueOf(-2) : null);
             return;
         }
         if (rounds == BUCKET_ROUNDS)
@@ -274,12 +289,25 @@ final class AsyncGet
             fallBack(false);
             return;
         }
-        finish(KvBlockLayout.value(block, 0));
+        finish(answer());
     }
 
-    private void finish(final byte[] value)
+    /** @return what the GET asked for, of the key's block in the block buffer: as the synchronous forms answer. */
+    private Object answer()
     {
-        final CompletableFuture<byte[]> done = future;
+        final long expireAt = KvBlockLayout.expireAt(block, 0);
+        return switch (kind)
+        {
+            case VERSIONED -> new Versioned(KvBlockLayout.value(block, 0), expireAt, nodeId, view.index.nodeEpoch(),
+                slotOffsets[candidate], words[candidate], startedNanos, KvBlockLayout.writeId(block, 0));
+            case TTL -> expireAt == KvBlockLayout.NEVER ? -1L : expireAt - nowMillis;
+            default -> KvBlockLayout.value(block, 0);
+        };
+    }
+
+    private void finish(final Object value)
+    {
+        final CompletableFuture<Object> done = future;
         answered++;
         release();
         done.complete(value);
@@ -288,14 +316,15 @@ final class AsyncGet
     /** @param failed a request failed or was refused: the node's connection is opened again before it is used. */
     private void fallBack(final boolean failed)
     {
-        final CompletableFuture<byte[]> answered = future;
+        final CompletableFuture<Object> answered = future;
         final byte[] asked = key;
+        final int askedKind = kind;
         if (failed)
         {
             owner.reconnect(node, connection);
         }
         release();
-        owner.fallBack(asked, answered);
+        owner.fallBack(askedKind, asked, answered);
     }
 
     /**
@@ -304,11 +333,11 @@ final class AsyncGet
      */
     private void abandon()
     {
-        final CompletableFuture<byte[]> answered = future;
+        final CompletableFuture<Object> answered = future;
         final byte[] asked = key;
         owner.reconnect(node, connection);
         owner.retire(this);
-        owner.fallBack(asked, answered);
+        owner.fallBack(kind, asked, answered);
     }
 
     private void release()

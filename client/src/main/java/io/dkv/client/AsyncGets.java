@@ -9,7 +9,6 @@ import org.agrona.concurrent.NanoClock;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.BiConsumer;
 
 /**
  * A thread's {@link AsyncGet}s: up to {@link #IN_FLIGHT} GETs it has in flight at once, each node's
@@ -29,29 +28,23 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     private final Raas raas;
     private final NanoClock nanoClock;
     private final long timeoutMs;
-    private final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath;
+    private final AsyncSlowPath slowPath;
     private final AtomicReferenceArray<AsyncGet> gets = new AtomicReferenceArray<>(IN_FLIGHT);
     private final ManyToOneConcurrentArrayQueue<AsyncGet> free = new ManyToOneConcurrentArrayQueue<>(IN_FLIGHT);
-    private final Connection[] connections = new Connection[MemoryNodeAvailability.CAPACITY];
-    /**
-     * The connection a GET's request failed on, per node: the owner opens another before the next use if it is still
-     * the one in use (GETs in flight on a connection closed so fail too, and must not close its successor).
-     */
-    private final AtomicReferenceArray<Connection> failed =
-        new AtomicReferenceArray<>(MemoryNodeAvailability.CAPACITY);
+    private final AsyncConnections connections;
     private int created;
     private int sequence;
 
     /**
      * @param slowPath answers a GET the completions could not: the synchronous GET on one of the client's threads.
      */
-    AsyncGets(final Raas raas, final KvClientContext context,
-        final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath)
+    AsyncGets(final Raas raas, final KvClientContext context, final AsyncSlowPath slowPath)
     {
         this.raas = raas;
         this.nanoClock = context.nanoClock();
         this.timeoutMs = context.timeoutMs();
         this.slowPath = slowPath;
+        this.connections = new AsyncConnections(raas, this);
     }
 
     /** Owner: @return a free GET, or null when {@link #IN_FLIGHT} are in flight. */
@@ -76,20 +69,19 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     /** Owner: @return the connection GETs read node {@code node} through. */
     Connection connection(final int node, final long nodeId)
     {
-        final Connection current = connections[node];
-        if (current != null && failed.get(node) != current)
-        {
-            return current;
-        }
-        failed.set(node, null);
-        if (current != null)
-        {
-            connections[node] = null;
-            current.close();
-        }
-        final Connection opened = raas.open(nodeId, this);
-        connections[node] = opened;
-        return opened;
+        return connections.connection(node, nodeId);
+    }
+
+    /** Any thread: a read through {@code view} found the key's buckets moved by a split since it was read. */
+    void moved(final int node, final MemoryNodeView view)
+    {
+        connections.moved(node, view);
+    }
+
+    /** Owner: @return true when {@code view} of the node was found older than a split: it is read again. */
+    boolean isMoved(final int node, final MemoryNodeView view)
+    {
+        return connections.isMoved(node, view);
     }
 
     public void onCompletion(final long token, final int status, final long value)
@@ -117,12 +109,12 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     /** A request of a GET failed on {@code connection} to the node. */
     void reconnect(final int node, final Connection connection)
     {
-        failed.set(node, connection);
+        connections.failed(node, connection);
     }
 
-    void fallBack(final byte[] key, final CompletableFuture<byte[]> future)
+    void fallBack(final int kind, final byte[] key, final CompletableFuture<Object> future)
     {
-        slowPath.accept(key, future);
+        slowPath.get(kind, key, future);
     }
 
     /** @return GETs answered by their completions alone, of GETs that are not in flight. */
@@ -150,13 +142,6 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
     /** Owner (the client closing): the connections close, and GETs in flight on them fail to the slow path. */
     public void close()
     {
-        for (int i = 0; i < connections.length; i++)
-        {
-            if (connections[i] != null)
-            {
-                connections[i].close();
-                connections[i] = null;
-            }
-        }
+        connections.close();
     }
 }

@@ -24,8 +24,9 @@ import java.util.function.Supplier;
  * The KV store's client: keys of 1 B to 64 KiB, values of 0 B to 1 MiB, spread over memory nodes by
  * rendezvous hashing and read and written with one-sided requests through RaaS. Operations on one
  * key are linearizable. Thread-safe: each thread has its own logical connections, buffers and heap
- * chunks. {@link #getAsync} is carried by its reads' completions, so one thread can keep many GETs in flight; the
- * other asynchronous forms run the same operations on the client's own threads ({@code dkv.client.async.threads}).
+ * chunks. The asynchronous forms are carried by their requests' completions, so one thread can keep many GETs and
+ * writes in flight; what completions cannot carry runs synchronously on the client's own threads
+ * ({@code dkv.client.async.threads}).
  *
  * <p>Expiry: a write may give its value an expiry time, in epoch milliseconds ({@code expireAtMillis},
  * {@link #NO_EXPIRY} for none), kept in the value's block. From then on the key has no value for
@@ -52,6 +53,9 @@ public final class KvClient implements AutoCloseable
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
     private final ExecutorService asyncExecutor;
+    private final SlowPath slowPath = new SlowPath();
+    private final CompletionPolling completionPolling;
+    private volatile boolean polled;
     private volatile boolean closed;
 
     private KvClient(final Raas[] lanes, final KvClientContext context)
@@ -78,6 +82,8 @@ public final class KvClient implements AutoCloseable
             }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
+        this.completionPolling = new CompletionPolling(lanes);
+        this.polled = !completionPolling.isNeeded();
         final AtomicInteger threads = new AtomicInteger();
         this.asyncExecutor = Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
         {
@@ -501,7 +507,7 @@ public final class KvClient implements AutoCloseable
         return session().writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAtMillis);
     }
 
-    // ---- asynchronous: a GET carried by its completions; the others run on one of the client's threads ----
+    // ---- asynchronous: carried by completions; what they cannot carry runs on one of the client's threads ----
 
     /**
      * A GET without a thread waiting for it: its reads are posted now, and the completion of the last completes the
@@ -512,24 +518,228 @@ public final class KvClient implements AutoCloseable
      */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        if (closed)
+        return startGet(AsyncGet.VALUE, key);
+    }
+
+    /** As {@link #getVersioned}, carried by completions as {@link #getAsync}. */
+    public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
+    {
+        return startGet(AsyncGet.VERSIONED, key);
+    }
+
+    /** As {@link #ttlMillis}, carried by completions as {@link #getAsync}. */
+    public CompletableFuture<Long> ttlMillisAsync(final byte[] key)
+    {
+        return startGet(AsyncGet.TTL, key);
+    }
+
+    /**
+     * As {@link #multiGet}, carried by completions: the keys in waves of {@link AsyncGets#IN_FLIGHT} GETs as
+     * {@link #getAsync}, the first started by this thread, each next one by a client thread once the wave before it
+     * completed (no thread waits for a wave); the future is completed by the last GET's completion.
+     */
+    public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
+    {
+        final byte[][] array = keys.toArray(new byte[0][]);
+        try
         {
-            return CompletableFuture.failedFuture(new KvException("the client is closed"));
+            for (final byte[] key : array)
+            {
+                checkKey(key);
+            }
         }
-        final CompletableFuture<byte[]> future = new CompletableFuture<>();
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        final byte[][] values = new byte[array.length][];
+        return getWave(array, values, 0).thenApply(ignored -> Arrays.asList(values));
+    }
+
+    /** GETs of {@code keys} from {@code from}, a wave at a time, into {@code values}. */
+    private CompletableFuture<Void> getWave(final byte[][] keys, final byte[][] values, final int from)
+    {
+        final int to = Math.min(keys.length, from + AsyncGets.IN_FLIGHT);
+        final CompletableFuture<?>[] wave = new CompletableFuture[to - from];
+        for (int k = from; k < to; k++)
+        {
+            final int at = k;
+            wave[k - from] = getAsync(keys[k]).thenAccept(value -> values[at] = value);
+        }
+        final CompletableFuture<Void> done = CompletableFuture.allOf(wave);
+        return to == keys.length ? done : done.thenComposeAsync(ignored -> getWave(keys, values, to), asyncExecutor);
+    }
+
+    /**
+     * A put without a thread waiting for it: the write's requests are posted now, each round by the completion of
+     * the one before, and the completion of its last CAS completes the future, on the thread that delivered it, so
+     * that one thread can keep many writes in flight. A write its completions cannot carry (a key moving, a replica
+     * unsettled or joining, a split, a race lost, a failure, a block over 64 KiB) runs synchronously on one of the
+     * client's threads; so does telling the memory nodes when the client's durability asks it.
+     */
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
+    {
+        return putAsync(key, value, NO_EXPIRY);
+    }
+
+    /** As {@link #put(byte[], byte[], long)}, carried by completions as {@link #putAsync(byte[], byte[])}. */
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        final CompletableFuture<Object> future = new CompletableFuture<>();
         try
         {
             checkKey(key);
-            if (!session().startGet(key, future, this::getOnClientThread))
-            {
-                getOnClientThread(key, future);
-            }
+            checkValue(value);
+            checkExpiry(expireAtMillis);
+            startWrite(ReplicaChain.PUT, key, value, null, null, expireAtMillis, future);
         }
         catch (final RuntimeException ex)
         {
             future.completeExceptionally(ex);
         }
-        return future;
+        return future.thenApply(ignored -> null);
+    }
+
+    /** As {@link #delete(byte[])}, carried by completions as {@link #putAsync(byte[], byte[])}. */
+    public CompletableFuture<Boolean> deleteAsync(final byte[] key)
+    {
+        final CompletableFuture<Object> future = new CompletableFuture<>();
+        try
+        {
+            checkKey(key);
+            startWrite(ReplicaChain.DELETE, key, null, null, null, NO_EXPIRY, future);
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+        }
+        return asBoolean(future);
+    }
+
+    /** As {@link #compareAndSet(byte[], byte[], byte[])}, carried by completions as {@link #putAsync}. */
+    public CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final byte[] expected, final byte[] value)
+    {
+        return compareAndSetAsync(key, expected, value, NO_EXPIRY);
+    }
+
+    /** As {@link #compareAndSet(byte[], byte[], byte[], long)}, carried by completions as {@link #putAsync}. */
+    public CompletableFuture<Boolean> compareAndSetAsync(
+        final byte[] key, final byte[] expected, final byte[] value, final long expireAtMillis)
+    {
+        final CompletableFuture<Object> future = new CompletableFuture<>();
+        try
+        {
+            checkKey(key);
+            checkValue(value);
+            checkExpiry(expireAtMillis);
+            if (expected != null)
+            {
+                checkValue(expected);
+            }
+            startWrite(ReplicaChain.IF_VALUE, key, value, expected, null, expireAtMillis, future);
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+        }
+        return asBoolean(future);
+    }
+
+    /** As {@link #compareAndSetVersion(byte[], Versioned, byte[])}, carried by completions as {@link #putAsync}. */
+    public CompletableFuture<Boolean> compareAndSetVersionAsync(final byte[] key, final Versioned expected,
+        final byte[] value)
+    {
+        return compareAndSetVersionAsync(key, expected, value, NO_EXPIRY);
+    }
+
+    /**
+     * As {@link #compareAndSetVersion(byte[], Versioned, byte[], long)}, carried by completions as
+     * {@link #putAsync}.
+     */
+    public CompletableFuture<Boolean> compareAndSetVersionAsync(
+        final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
+    {
+        final CompletableFuture<Object> future = new CompletableFuture<>();
+        try
+        {
+            checkKey(key);
+            checkValue(value);
+            checkExpiry(expireAtMillis);
+            if (expected == null)
+            {
+                throw new IllegalArgumentException("no version given: for a key that must have no value, use " +
+                    "compareAndSet(key, null, value)");
+            }
+            if (KvBlockLayout.isExpired(expected.expireAtMillis(), context.epochClock().time()))
+            {
+                // that version is gone whether or not its slot still names it: the key has no value now
+                return CompletableFuture.completedFuture(Boolean.FALSE);
+            }
+            startWrite(ReplicaChain.IF_VERSION, key, value, null, expected, expireAtMillis, future);
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+        }
+        return asBoolean(future);
+    }
+
+    /**
+     * As {@link #expireAt}: a versioned read and a compare-and-set of the version, both carried by completions, again
+     * on one of the client's threads while other writes come between.
+     */
+    public CompletableFuture<Boolean> expireAtAsync(final byte[] key, final long expireAtMillis)
+    {
+        try
+        {
+            checkKey(key);
+            checkExpiry(expireAtMillis);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return rewriteVersion(key, expireAtMillis, false, 0);
+    }
+
+    /** As {@link #persist}, carried as {@link #expireAtAsync}. */
+    public CompletableFuture<Boolean> persistAsync(final byte[] key)
+    {
+        try
+        {
+            checkKey(key);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return rewriteVersion(key, NO_EXPIRY, true, 0);
+    }
+
+    /**
+     * The key's value again with another expiry, from the version read: {@link #expireAt} and {@link #persist}. The
+     * next step starts on one of the client's threads, never on the thread that delivered the completion.
+     *
+     * @param onlyExpiring true: false at once when the value has no expiry (PERSIST).
+     */
+    private CompletableFuture<Boolean> rewriteVersion(final byte[] key, final long expireAtMillis,
+        final boolean onlyExpiring, final int attempt)
+    {
+        if (attempt == context.maxRetries())
+        {
+            return CompletableFuture.failedFuture(new KvException((onlyExpiring ? "persisting" : "expiring") +
+                " key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row"));
+        }
+        return getVersionedAsync(key).thenComposeAsync(current ->
+        {
+            if (current == null || (onlyExpiring && current.expireAtMillis() == NO_EXPIRY))
+            {
+                return CompletableFuture.completedFuture(Boolean.FALSE);
+            }
+            return compareAndSetVersionAsync(key, current, current.value(), expireAtMillis).thenComposeAsync(
+                written -> written ? CompletableFuture.completedFuture(Boolean.TRUE) :
+                    rewriteVersion(key, expireAtMillis, onlyExpiring, attempt + 1), asyncExecutor);
+        }, asyncExecutor);
     }
 
     /** @return GETs of {@link #getAsync} their completions answered alone, over every thread's. */
@@ -541,98 +751,123 @@ public final class KvClient implements AutoCloseable
         }
     }
 
-    /** The synchronous GET of {@link #getAsync}, on one of the client's threads. */
-    private void getOnClientThread(final byte[] key, final CompletableFuture<byte[]> future)
+    /** @return writes of {@link #putAsync} and the like their completions finished alone, over every thread's. */
+    long writesAnsweredByCompletions()
     {
+        synchronized (sessions)
+        {
+            return sessions.stream().mapToLong(KvSession::writesAnsweredByCompletions).sum();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> startGet(final int kind, final byte[] key)
+    {
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new KvException("the client is closed"));
+        }
+        final CompletableFuture<Object> future = new CompletableFuture<>();
         try
         {
-            asyncExecutor.execute(() ->
+            checkKey(key);
+            pollCompletions();
+            if (!session().startGet(kind, key, future, slowPath))
             {
-                try
-                {
-                    future.complete(get(key));
-                }
-                catch (final RuntimeException ex)
-                {
-                    future.completeExceptionally(ex);
-                }
+                slowPath.get(kind, key, future);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+        }
+        return (CompletableFuture<T>)future;
+    }
+
+    private void startWrite(final int rule, final byte[] key, final byte[] value, final byte[] expected,
+        final Versioned version, final long expireAtMillis, final CompletableFuture<Object> future)
+    {
+        pollCompletions();
+        if (!session().startWrite(rule, key, value, expected, version, expireAtMillis, future, slowPath))
+        {
+            slowPath.write(rule, key, value, expected, version, expireAtMillis, future);
+        }
+    }
+
+    /** Where the handles do not deliver completions themselves, start the agent that does, once. */
+    private void pollCompletions()
+    {
+        if (!polled)
+        {
+            completionPolling.start();
+            polled = true;
+        }
+    }
+
+    private static CompletableFuture<Boolean> asBoolean(final CompletableFuture<Object> future)
+    {
+        return future.thenApply(Boolean.class::cast);
+    }
+
+    /** The synchronous operations behind the asynchronous forms, on the client's threads. */
+    private final class SlowPath implements AsyncSlowPath
+    {
+        public void get(final int kind, final byte[] key, final CompletableFuture<Object> future)
+        {
+            run(future, () -> switch (kind)
+            {
+                case AsyncGet.VERSIONED -> getVersioned(key);
+                case AsyncGet.TTL -> ttlMillis(key);
+                default -> KvClient.this.get(key);
             });
         }
-        catch (final RejectedExecutionException ex)
+
+        public void write(final int rule, final byte[] key, final byte[] value, final byte[] expected,
+            final Versioned version, final long expireAt, final CompletableFuture<Object> future)
         {
-            future.completeExceptionally(new KvException("the client is closed", ex));
+            run(future, () -> switch (rule)
+            {
+                case ReplicaChain.PUT ->
+                {
+                    put(key, value, expireAt);
+                    yield null;
+                }
+                case ReplicaChain.DELETE -> delete(key);
+                case ReplicaChain.IF_VALUE -> compareAndSet(key, expected, value, expireAt);
+                default -> compareAndSetVersion(key, version, value, expireAt);
+            });
         }
-    }
 
-    public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
-    {
-        return async(() -> multiGet(keys));
-    }
-
-    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
-    {
-        return async(() ->
+        public void finishChain(final ChainRest rest)
         {
-            put(key, value);
-            return null;
-        });
-    }
+            run(rest.future(), () ->
+            {
+                session().chain().finish(rest);
+                return rest.answer();
+            });
+        }
 
-    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
-    {
-        return async(() ->
+        private void run(final CompletableFuture<Object> future, final Supplier<Object> operation)
         {
-            put(key, value, expireAtMillis);
-            return null;
-        });
-    }
-
-    public CompletableFuture<Long> ttlMillisAsync(final byte[] key)
-    {
-        return async(() -> ttlMillis(key));
-    }
-
-    public CompletableFuture<Boolean> expireAtAsync(final byte[] key, final long expireAtMillis)
-    {
-        return async(() -> expireAt(key, expireAtMillis));
-    }
-
-    public CompletableFuture<Boolean> persistAsync(final byte[] key)
-    {
-        return async(() -> persist(key));
-    }
-
-    public CompletableFuture<Boolean> compareAndSetAsync(
-        final byte[] key, final byte[] expected, final byte[] value, final long expireAtMillis)
-    {
-        return async(() -> compareAndSet(key, expected, value, expireAtMillis));
-    }
-
-    public CompletableFuture<Boolean> compareAndSetVersionAsync(
-        final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
-    {
-        return async(() -> compareAndSetVersion(key, expected, value, expireAtMillis));
-    }
-
-    public CompletableFuture<Boolean> deleteAsync(final byte[] key)
-    {
-        return async(() -> delete(key));
-    }
-
-    public CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final byte[] expected, final byte[] value)
-    {
-        return async(() -> compareAndSet(key, expected, value));
-    }
-
-    public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
-    {
-        return async(() -> getVersioned(key));
-    }
-
-    public CompletableFuture<Boolean> compareAndSetVersionAsync(final byte[] key, final Versioned expected,
-        final byte[] value)
-    {
-        return async(() -> compareAndSetVersion(key, expected, value));
+            try
+            {
+                asyncExecutor.execute(() ->
+                {
+                    try
+                    {
+                        future.complete(operation.get());
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        future.completeExceptionally(ex);
+                    }
+                });
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                future.completeExceptionally(new KvException("the client is closed", ex));
+            }
+        }
     }
 
     private <T> CompletableFuture<T> async(final Supplier<T> operation)
@@ -728,5 +963,7 @@ public final class KvClient implements AutoCloseable
             sessions.forEach(KvSession::close);
             sessions.clear();
         }
+        // after the connections: what was in flight on them completes, failed, through it
+        completionPolling.close();
     }
 }

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiConsumer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -126,6 +125,8 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private MemorySegment out;
     /** This thread's GETs carried by completions; made at its first. */
     private AsyncGets asyncGets;
+    /** This thread's writes carried by completions; made at its first. */
+    private AsyncWrites asyncWrites;
 
     private final AtomicInteger completions = new AtomicInteger();
     private volatile long generation;
@@ -380,12 +381,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /**
      * Begin a GET that completions carry ({@link AsyncGet}) at the one node the key's read goes to now.
      *
+     * @param kind     what it answers: {@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}.
      * @param slowPath where a GET goes that the completions cannot answer: the synchronous GET.
      * @return false when this thread has {@link AsyncGets#IN_FLIGHT} in flight or the key's read needs more (a key
      * moving between heads, a node that cannot be used now): the caller runs the synchronous GET instead.
      */
-    boolean startGet(final byte[] key, final CompletableFuture<byte[]> future,
-        final BiConsumer<byte[], CompletableFuture<byte[]>> slowPath)
+    boolean startGet(final int kind, final byte[] key, final CompletableFuture<Object> future,
+        final AsyncSlowPath slowPath)
     {
         if (asyncGets == null)
         {
@@ -403,8 +405,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final int node = readsAt(hash, key);
             if (node >= 0)
             {
+                if (asyncGets.isMoved(node, nodes[node]))
+                {
+                    readDirectoryAgain(node);
+                }
                 final Connection connection = asyncGets.connection(node, nodeIds[node]);
-                get.start(key, hash, node, nodes[node], connection, started, epochClock.time(), future);
+                get.start(kind, key, hash, node, nodeIds[node], nodes[node], connection, started, epochClock.time(),
+                    future);
                 return true;
             }
         }
@@ -414,6 +421,97 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         asyncGets.release(get);
         return false;
+    }
+
+    /**
+     * Begin a write that completions carry ({@link AsyncWrite}) over the key's replicas as placed now.
+     *
+     * @param value    the new value, or null to delete.
+     * @param rule     a {@link ReplicaChain} rule.
+     * @param slowPath where a write goes that the completions cannot carry: the synchronous write.
+     * @return false when this thread has {@link AsyncWrites#IN_FLIGHT} in flight, the block is larger than
+     * {@link AsyncWrite#MAX_BLOCK}, or the write needs more than a steady placement (a membership change moving the
+     * key, a replica joining or declared down just now, a node that cannot be used now): the caller runs the
+     * synchronous write instead.
+     */
+    boolean startWrite(final int rule, final byte[] key, final byte[] value, final byte[] expected,
+        final Versioned version, final long expireAt, final CompletableFuture<Object> future,
+        final AsyncSlowPath slowPath)
+    {
+        final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, value.length);
+        if (length > AsyncWrite.MAX_BLOCK)
+        {
+            return false;
+        }
+        if (asyncWrites == null)
+        {
+            asyncWrites = new AsyncWrites(raas, context, membership, slowPath);
+        }
+        final AsyncWrite write = asyncWrites.acquire();
+        if (write == null)
+        {
+            return false;
+        }
+        try
+        {
+            final long started = nanoClock.nanoTime();
+            final long now = startOperation();
+            final long hash = KeyHash.hash(key);
+            final boolean plain = plain();
+            final long epoch = plain ? -1 : membership.epoch();
+            final int count;
+            if (plain)
+            {
+                write.nodes[0] = node(hash);
+                count = 1;
+            }
+            else
+            {
+                count = chain.placeSteady(hash, key, write.nodes);
+            }
+            if (count > 0 && (rule != ReplicaChain.IF_VERSION || !plain || knowsWord(version, write.nodes[0])))
+            {
+                for (int p = 0; p < count; p++)
+                {
+                    final int node = use(write.nodes[p]);
+                    if (asyncWrites.isMoved(node, nodes[node]))
+                    {
+                        readDirectoryAgain(node);
+                    }
+                    write.nodeIds[p] = nodeIds[node];
+                    write.views[p] = nodes[node];
+                    write.connections[p] = asyncWrites.connection(node, nodeIds[node]);
+                }
+                final long writeId = KvBlockLayout.drawWriteId();
+                if (value != null)
+                {
+                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId);
+                    reserveBlocks(write.nodes, count, length, write.blockOffsets);
+                }
+                final int fingerprint = KeyHash.fingerprint(hash);
+                for (int p = 0; p < count; p++)
+                {
+                    write.newWords[p] = value == null ? SlotWord.EMPTY : SlotWord.committed(fingerprint,
+                        write.blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
+                        generationOf(write.nodes[p], write.blockOffsets[p]));
+                }
+                write.start(key, hash, value, rule, expected, version, expireAt, writeId, length, count, epoch,
+                    started, now, future);
+                return true;
+            }
+        }
+        catch (final KvException | RaasException ex)
+        {
+            // the synchronous write meets it again, and waits or says why
+        }
+        asyncWrites.release(write);
+        return false;
+    }
+
+    /** @return writes of this thread their completions finished alone (not handed to a client thread). */
+    long writesAnsweredByCompletions()
+    {
+        return asyncWrites == null ? 0 : asyncWrites.answered();
     }
 
     /** @return GETs of this thread its completions answered alone (not handed to the synchronous GET). */
@@ -864,6 +962,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
             out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
         }
         KvBlockLayout.write(out, 0, key, value, expireAt, writeId);
+        reserveBlocks(nodes, count, length, offsets);
+    }
+
+    /** Make room for a block of {@code length} bytes in this thread's chunk of each node's heap. */
+    private void reserveBlocks(final int[] nodes, final int count, final int length, final long[] offsets)
+    {
         for (int p = 0; p < count; p++)
         {
             final int node = use(nodes[p]);
@@ -2016,6 +2120,10 @@ final class KvSession implements CompletionHandler, AutoCloseable
         if (asyncGets != null)
         {
             asyncGets.close();
+        }
+        if (asyncWrites != null)
+        {
+            asyncWrites.close();
         }
         for (int i = 0; i < connections.length; i++)
         {

@@ -33,6 +33,8 @@ final class ReplicaChain
     static final int NOT_SETTLED = 3;
     private static final int REFILL_ATTEMPTS = 1_000;
     private static final long SWITCH_WAIT_PAUSE_NANOS = 1_000_000;
+    /** Swaps of one replica in a chain after the tail was won, each after the node's scan emptied its slot. */
+    private static final int CHAIN_ATTEMPTS = 3;
 
     /**
      * A deliberately broken variant, for the tests that show the checks catch it: acknowledge once the tail is won,
@@ -335,55 +337,109 @@ final class ReplicaChain
             {
                 return true;
             }
-            chain(key, hash, writeId);
-            try
-            {
-                persist(value != null);
-            }
-            catch (final KvException ex)
-            {
-                // the write holds every replica: tried again as a new one, a compare-and-set would find its own value
-                // there and answer that it took no effect
-                throw new OutcomeUnknown("write of key " + KvSession.describe(key) + " is on its replicas but was " +
-                    "not confirmed on disk: " + ex.getMessage() + "; it has taken effect, durable or not", ex);
-            }
+            chain(key, hash, writeId, servingCount - 2, nanoClock.nanoTime());
+            persistWritten(key, value != null);
             return true;
         }
         throw session.retriesExhaustedAt(ruleName(rule), serving[0], key);
     }
 
     /**
-     * This write won the tail: swap the others from the tail's predecessor to the head. From here on a
-     * failure cannot be undone (the tail holds the write, and a later writer rolls it forward), so it is
-     * reported as an outcome unknown, never as a write that took no effect.
+     * Finish a write carried by completions ({@link AsyncWrite}) that won its tail: swap the replicas it has not, from
+     * {@code rest.from()} to the head, and tell the nodes as the client's durability asks, as {@link #write} would
+     * have from there.
+     *
+     * @throws OutcomeUnknown when a replica fails it: the tail holds the write.
      */
-    private void chain(final byte[] key, final long hash, final long writeId)
+    void finish(final ChainRest rest)
     {
-        final long wonAt = nanoClock.nanoTime();
-        for (int p = servingCount - 2; p >= 0; p--)
+        session.startOperation();
+        servingCount = rest.count();
+        System.arraycopy(rest.nodes(), 0, serving, 0, servingCount);
+        System.arraycopy(rest.slots(), 0, slots, 0, servingCount);
+        System.arraycopy(rest.words(), 0, words, 0, servingCount);
+        System.arraycopy(rest.newWords(), 0, newWords, 0, servingCount);
+        System.arraycopy(rest.offsets(), 0, blockOffsets, 0, servingCount);
+        chain(rest.key(), rest.hash(), rest.writeId(), rest.from(), rest.wonNanos());
+        persistWritten(rest.key(), rest.written());
+    }
+
+    /**
+     * For a write carried by completions: the key's serving replicas, when its placement is steady (no membership
+     * change moves it, none of its replicas joining or declared down just now).
+     *
+     * @param nodesOut the key's serving replicas in placement order.
+     * @return how many, or 0 when the write needs more than that (the synchronous write waits or forces).
+     * @throws KvException naming the key's replicas when none serves.
+     */
+    int placeSteady(final long hash, final byte[] key, final int[] nodesOut)
+    {
+        place(hash, key);
+        if (downSettling >= 0 || phase != Membership.STEADY || joiningCount != 0)
         {
-            if (nanoClock.nanoTime() - wonAt > timeoutNanos)
+            return 0;
+        }
+        System.arraycopy(serving, 0, nodesOut, 0, servingCount);
+        return servingCount;
+    }
+
+    private void persistWritten(final byte[] key, final boolean written)
+    {
+        try
+        {
+            persist(written);
+        }
+        catch (final KvException ex)
+        {
+            // the write holds every replica: tried again as a new one, a compare-and-set would find its own value
+            // there and answer that it took no effect
+            throw new OutcomeUnknown("write of key " + KvSession.describe(key) + " is on its replicas but was " +
+                "not confirmed on disk: " + ex.getMessage() + "; it has taken effect, durable or not", ex);
+        }
+    }
+
+    /**
+     * This write won the tail: swap the others from {@code from} (the tail's predecessor, or where a write carried
+     * by completions stopped) to the head. From here on a failure cannot be undone (the tail holds the write, and a
+     * later writer rolls it forward), so it is reported as an outcome unknown, never as a write that took no effect.
+     */
+    private void chain(final byte[] key, final long hash, final long writeId, final int from, final long wonAt)
+    {
+        for (int p = from; p >= 0; p--)
+        {
+            for (int attempt = 0; ; attempt++)
             {
-                // past this point another writer may roll the tail's write forward: post nothing more
-                throw outcomeUnknown(key, serving[p], "it ran past its deadline after winning the tail", null);
-            }
-            final long named;
-            try
-            {
-                if (publish(p, hash, key, newWords[p]))
+                if (nanoClock.nanoTime() - wonAt > timeoutNanos)
                 {
-                    continue;
+                    // past this point another writer may roll the tail's write forward: post nothing more
+                    throw outcomeUnknown(key, serving[p], "it ran past its deadline after winning the tail", null);
                 }
-                session.readReplica(serving[p], hash, key);
-                named = session.replicaWriteId;
-            }
-            catch (final KvException ex)
-            {
-                throw outcomeUnknown(key, serving[p], ex.getMessage(), ex);
-            }
-            if (named != writeId)
-            {
-                throw outcomeUnknown(key, serving[p], "that replica changed under the chain", null);
+                final long named;
+                try
+                {
+                    if (publish(p, hash, key, newWords[p]))
+                    {
+                        break;
+                    }
+                    session.readReplica(serving[p], hash, key);
+                    named = session.replicaWriteId;
+                }
+                catch (final KvException ex)
+                {
+                    throw outcomeUnknown(key, serving[p], ex.getMessage(), ex);
+                }
+                if (named == writeId)
+                {
+                    break;
+                }
+                if (named != KvBlockLayout.NO_WRITE || attempt == CHAIN_ATTEMPTS)
+                {
+                    throw outcomeUnknown(key, serving[p], "that replica changed under the chain", null);
+                }
+                // no writer changes a replica while this one holds the tail, but the node's scan empties a slot whose
+                // value expired: the replica holds no value of the key, as read, and the write goes over what is there
+                slots[p] = session.replicaSlot;
+                words[p] = session.replicaWord;
             }
         }
     }

@@ -108,5 +108,12 @@ public interface Raas extends AutoCloseable
     /** Make progress: poll completions now (the Poller agent does this when the application does not). */
     int poll();
 
+    /**
+     * @return true when completions of asynchronous requests are delivered without the application polling (an
+     * embedded driver's Poller agent); false when only {@link #poll} and waiting callers deliver them (a handle
+     * attached to the host's driver, or a driver started without its agents).
+     */
+    boolean pollsItself();
+
     void close();
 }

@@ -299,6 +299,12 @@ public final class AttachedRaas implements Raas
         return conductor.poll();
     }
 
+    public boolean pollsItself()
+    {
+        // responses are read by whoever waits for one or polls: the driver's process cannot call into this one
+        return false;
+    }
+
     /** A connection the driver opened for this client. */
     AttachedConnection connection(
         final int vqpn, final long nodeId, final boolean messaging, final CompletionHandler handler)

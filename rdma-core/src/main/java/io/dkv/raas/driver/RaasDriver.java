@@ -158,6 +158,11 @@ public final class RaasDriver implements Raas
         return driver;
     }
 
+    public boolean pollsItself()
+    {
+        return poller != null;
+    }
+
     /** @return the Worker's and Poller's errors, counted and kept. */
     public ErrorLog errorLog()
     {

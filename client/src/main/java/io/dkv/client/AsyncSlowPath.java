@@ -1,0 +1,27 @@
+package io.dkv.client;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where an operation goes that its completions could not carry to the end: the synchronous operation, or what is
+ * left of a write after its tail was won, run on one of the client's threads, never on the thread that delivered
+ * the completion (it may be the driver's, which must not wait for itself).
+ */
+interface AsyncSlowPath
+{
+    /**
+     * Answer a GET ({@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}) synchronously.
+     */
+    void get(int kind, byte[] key, CompletableFuture<Object> future);
+
+    /**
+     * Run a write from the start, synchronously: nothing of the write carried so far is visible to anyone.
+     *
+     * @param rule a {@link ReplicaChain} rule.
+     */
+    void write(int rule, byte[] key, byte[] value, byte[] expected, Versioned version, long expireAt,
+        CompletableFuture<Object> future);
+
+    /** Finish a write that won its tail: the rest of its chain and its durability, synchronously. */
+    void finishChain(ChainRest rest);
+}

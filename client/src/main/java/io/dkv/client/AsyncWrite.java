@@ -1,0 +1,814 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.IndexLayout;
+import io.dkv.client.layout.KeyHash;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.SlotWord;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One write carried by completions, not by a waiting thread: {@link ReplicaChain}'s protocol over the key's serving
+ * replicas (a key with one copy is a chain of one), each round posted by the thread whose completion ended the one
+ * before. Round one writes the block to every replica and reads each one's candidate buckets; round two reads the
+ * block of the key's fingerprint on each; from a settled state whose head holds what the rule asks, the tail is
+ * won by one CAS (an insert where it has no slot: a tentative word, a second read, the commit), then each
+ * predecessor to the head the same way.
+ *
+ * <p>It goes only where the synchronous write would go straight: anything else before the tail is won (a replica
+ * unsettled, a split, more than one slot of the fingerprint, a race lost, a failure, the time or the membership run
+ * out) hands the write to the synchronous one, which starts over; nothing of this one is visible then. After the
+ * tail is won it cannot start over: what it cannot finish alone (a predecessor that changed, the durability the
+ * client asks) is finished on a client thread from where it stopped ({@link ReplicaChain#finish}), and a failure is
+ * an outcome unknown, as the synchronous write says.
+ *
+ * <p>Its steps all read and write the one write's state, so they stay in one class, past the usual length.
+ */
+final class AsyncWrite
+{
+    /** The largest block a write carried by completions puts: a larger one goes the synchronous way. */
+    static final int MAX_BLOCK = 64 * 1024;
+    /** Tentative CASes lost to another insert into the same empty slot before the synchronous write takes over. */
+    private static final int INSERT_ATTEMPTS = 4;
+    private static final long PAIR = 2L * IndexLayout.COMBINED_BUCKET_LENGTH;
+
+    /** The block WRITEs and every replica's candidate buckets. */
+    private static final int READ_STATE = 0;
+    /** The block each replica's slot of the key's fingerprint names. */
+    private static final int READ_BLOCKS = 1;
+    /** A CAS of a replica's committed slot from the word read. */
+    private static final int SWAP = 2;
+    /** An insert where the replica has no slot of the key: its buckets, a tentative word, again, the commit. */
+    private static final int INSERT_READ = 3;
+    private static final int INSERT_TENTATIVE = 4;
+    private static final int INSERT_CHECK = 5;
+    private static final int INSERT_COMMIT = 6;
+    /** The tentative word taken back before the write goes another way. */
+    private static final int WITHDRAW = 7;
+
+    final int index;
+    /** Of the write in progress, set by the session before {@link #start}: the replicas and this write's words. */
+    final int[] nodes;
+    final long[] nodeIds;
+    final MemoryNodeView[] views;
+    final Connection[] connections;
+    final long[] blockOffsets;
+    final long[] newWords;
+
+    private final AsyncWrites owner;
+    private final long timeoutNanos;
+    /** Per replica, as read: its committed slot of the key (or -1), the word there and the write it names. */
+    private final long[] slots;
+    private final long[] words;
+    private final long[] writeIds;
+    /** Per replica: the one slot word of the key's fingerprint whose block round two reads, and one of another key. */
+    private final long[] blockWords;
+    private final long[] foreignWords;
+    private final long[] candidateSlots = new long[CandidateBuckets.SLOTS];
+    private final long[] candidateWords = new long[CandidateBuckets.SLOTS];
+    private final MemorySegment buckets;
+    private MemorySegment blocks;
+    private MemorySegment out;
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final AtomicInteger failedReplicas = new AtomicInteger();
+
+    private volatile int sequence;
+    private volatile int failure;
+    private volatile long casResult;
+
+    private byte[] key;
+    private long hash;
+    private int fingerprint;
+    private byte[] value;
+    private int rule;
+    private byte[] expected;
+    private Versioned version;
+    private long expireAt;
+    private long writeId;
+    private int length;
+    private int count;
+    private long epoch;
+    private long startedNanos;
+    private long nowMillis;
+    private CompletableFuture<Object> future;
+    private int step;
+    private int position;
+    private int stride;
+    private boolean publishing;
+    private boolean won;
+    private long wonNanos;
+    private long tentativeWord;
+    private long insertSlot;
+    private int insertAttempts;
+    /** Writes this object finished from completions alone; written by the thread finishing one, each in turn. */
+    long answered;
+
+    AsyncWrite(final int index, final AsyncWrites owner, final Raas raas, final int replicas, final long timeoutMs)
+    {
+        this.index = index;
+        this.owner = owner;
+        this.timeoutNanos = timeoutMs * 1_000_000L;
+        nodes = new int[replicas];
+        nodeIds = new long[replicas];
+        views = new MemoryNodeView[replicas];
+        connections = new Connection[replicas];
+        blockOffsets = new long[replicas];
+        newWords = new long[replicas];
+        slots = new long[replicas];
+        words = new long[replicas];
+        writeIds = new long[replicas];
+        blockWords = new long[replicas];
+        foreignWords = new long[replicas];
+        buckets = raas.allocateBuffer((int)(replicas * PAIR));
+        blocks = raas.allocateBuffer(replicas * 1024);
+        out = raas.allocateBuffer(1024);
+    }
+
+    /** Owner: @return the buffer this write's block is put into, at least {@code blockLength} bytes. */
+    MemorySegment out(final int blockLength)
+    {
+        if (out.byteSize() < blockLength)
+        {
+            out = owner.allocateBuffer(Math.min(MAX_BLOCK, Math.max(blockLength, (int)out.byteSize() * 2)));
+        }
+        return out;
+    }
+
+    boolean isToken(final long token)
+    {
+        return (int)token == sequence;
+    }
+
+    /**
+     * Begin: the session has placed the key ({@link #nodes}, {@link #views}, {@link #connections}) and, for a value,
+     * put its block into {@link #out} and made room for it on each replica ({@link #blockOffsets}, {@link #newWords}).
+     * What it set is published to the completing thread by the requests posted here.
+     *
+     * @param value   the new value, or null to delete.
+     * @param epoch   the membership epoch the key was placed in, or -1 for a key with one copy.
+     */
+    void start(
+        final byte[] key, final long hash, final byte[] value, final int rule, final byte[] expected,
+        final Versioned version, final long expireAt, final long writeId, final int length, final int count,
+        final long epoch, final long startedNanos, final long nowMillis, final CompletableFuture<Object> future)
+    {
+        sequence = owner.nextSequence();
+        this.key = key;
+        this.hash = hash;
+        this.fingerprint = KeyHash.fingerprint(hash);
+        this.value = value;
+        this.rule = rule;
+        this.expected = expected;
+        this.version = version;
+        this.expireAt = expireAt;
+        this.writeId = writeId;
+        this.length = length;
+        this.count = count;
+        this.epoch = epoch;
+        this.startedNanos = startedNanos;
+        this.nowMillis = nowMillis;
+        this.future = future;
+        publishing = false;
+        won = false;
+        failedReplicas.set(0);
+        readState();
+    }
+
+    /** A request of this write, to replica {@code replica}, completed. */
+    void onCompletion(final int replica, final int status, final long word)
+    {
+        if (status != RaasStatus.SUCCESS)
+        {
+            failure = status;
+            failedReplicas.getAndAccumulate(1 << replica, (a, b) -> a | b);
+        }
+        casResult = word;
+        if (outstanding.decrementAndGet() == 0)
+        {
+            advance();
+        }
+    }
+
+    private long token(final int replica)
+    {
+        return (long)index << 40 | (long)replica << 32 | (sequence & 0xffff_ffffL);
+    }
+
+    private void post(final int requests)
+    {
+        failure = RaasStatus.SUCCESS;
+        outstanding.set(requests);
+    }
+
+    private boolean outOfTime()
+    {
+        return owner.nanoTime() - startedNanos > timeoutNanos;
+    }
+
+    // ---- the rounds; once the last request of a round is posted another thread may finish the write and start the
+    // next: only locals after it
+
+    private void readState()
+    {
+        step = READ_STATE;
+        final int replicas = count;
+        final int blockLength = length;
+        post(replicas * (blockLength != 0 ? 3 : 2));
+        final MemorySegment buffer = buckets;
+        final long keyHash = hash;
+        for (int p = 0; p < replicas; p++)
+        {
+            final MemoryNodeView view = views[p];
+            final Connection connection = connections[p];
+            final long token = token(p);
+            try
+            {
+                if (blockLength != 0)
+                {
+                    connection.writeAsync(view.heap, blockOffsets[p], out, 0, blockLength, token);
+                }
+                connection.readAsync(view.index, CandidateBuckets.offset(view, keyHash, 0), buffer, p * PAIR,
+                    IndexLayout.COMBINED_BUCKET_LENGTH, token);
+                connection.readAsync(view.index, CandidateBuckets.offset(view, keyHash, 1), buffer,
+                    p * PAIR + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            }
+            catch (final RuntimeException ex)
+            {
+                // refused (the connection closed, the node restarted), perhaps after others were sent
+                abandon(ex);
+                return;
+            }
+            connection.flush();
+        }
+    }
+
+    private void onState()
+    {
+        int reads = 0;
+        int widest = 0;
+        for (int p = 0; p < count; p++)
+        {
+            slots[p] = -1;
+            words[p] = SlotWord.EMPTY;
+            writeIds[p] = KvBlockLayout.NO_WRITE;
+            blockWords[p] = SlotWord.EMPTY;
+            foreignWords[p] = SlotWord.EMPTY;
+            if (!holdsKey(p))
+            {
+                // a split under way or since the directory was read
+                fallBack();
+                return;
+            }
+            final int slotCount = collect(p);
+            int matching = 0;
+            for (int i = 0; i < slotCount; i++)
+            {
+                final long word = candidateWords[i];
+                if (!SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint)
+                {
+                    matching++;
+                    blockWords[p] = word;
+                    slots[p] = candidateSlots[i];
+                }
+            }
+            if (matching > 1 || (matching == 1 && SlotWord.lengthHint(blockWords[p]) == 0))
+            {
+                // which slot is the key's takes reads of several blocks, or two of one: the synchronous write's
+                fallBack();
+                return;
+            }
+            if (matching == 1)
+            {
+                widest = Math.max(widest, SlotWord.lengthHint(blockWords[p]));
+                reads++;
+            }
+            else
+            {
+                slots[p] = -1;
+            }
+        }
+        if (reads == 0)
+        {
+            evaluate();
+            return;
+        }
+        if (outOfTime())
+        {
+            fallBack();
+            return;
+        }
+        readBlocks(widest, reads);
+    }
+
+    private void readBlocks(final int widest, final int reads)
+    {
+        step = READ_BLOCKS;
+        stride = widest;
+        if (blocks.byteSize() < (long)count * widest)
+        {
+            blocks = owner.allocateBuffer(count * Math.max(widest, 1024));
+        }
+        post(reads);
+        final MemorySegment buffer = blocks;
+        int posted = 0;
+        for (int p = 0; posted < reads; p++)
+        {
+            final long word = blockWords[p];
+            if (word == SlotWord.EMPTY)
+            {
+                continue;
+            }
+            final Connection connection = connections[p];
+            try
+            {
+                connection.readAsync(views[p].heap, SlotWord.blockOffset(word), buffer, (long)p * widest,
+                    SlotWord.lengthHint(word), token(p));
+            }
+            catch (final RuntimeException ex)
+            {
+                abandon(ex);
+                return;
+            }
+            posted++;
+            connection.flush();
+        }
+    }
+
+    private void onBlocks()
+    {
+        for (int p = 0; p < count; p++)
+        {
+            final long word = blockWords[p];
+            if (word == SlotWord.EMPTY)
+            {
+                continue;
+            }
+            final long at = (long)p * stride;
+            if (!KvBlockLayout.isWhole(blocks, at, SlotWord.lengthHint(word)))
+            {
+                // a broken heap: the synchronous write meets it again and says so
+                fallBack();
+                return;
+            }
+            if (!KvBlockLayout.hasKey(blocks, at, key))
+            {
+                // another key's slot of the same fingerprint: an insert here knows it is not this key's
+                slots[p] = -1;
+                foreignWords[p] = word;
+                continue;
+            }
+            if (!SlotWord.isCommitted(word))
+            {
+                // another writer's insert of the key, not committed yet: it holds no value of it
+                slots[p] = -1;
+                continue;
+            }
+            words[p] = word;
+            writeIds[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis) ?
+                KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(blocks, at);
+        }
+        evaluate();
+    }
+
+    /** Every replica was read: go on from a settled state whose head holds what the rule asks, at the tail. */
+    private void evaluate()
+    {
+        for (int p = 1; p < count; p++)
+        {
+            if (writeIds[p] != writeIds[0])
+            {
+                // a write in flight, or one whose writer died: the synchronous write waits for it or rolls it forward
+                fallBack();
+                return;
+            }
+        }
+        if (!holds())
+        {
+            finish(Boolean.FALSE);
+            return;
+        }
+        if (outOfTime() || (epoch >= 0 && owner.epoch() != epoch))
+        {
+            fallBack();
+            return;
+        }
+        publishing = true;
+        position = count - 1;
+        publish();
+    }
+
+    private boolean holds()
+    {
+        final boolean present = writeIds[0] != KvBlockLayout.NO_WRITE;
+        return switch (rule)
+        {
+            case ReplicaChain.PUT -> true;
+            case ReplicaChain.DELETE -> present;
+            // a present head's block is the first in the blocks buffer
+            case ReplicaChain.IF_VALUE -> expected == null ? !present :
+                present && KvBlockLayout.hasValue(blocks, 0, expected);
+            case ReplicaChain.IF_VERSION -> present && writeIds[0] == version.writeId;
+            default -> throw new IllegalArgumentException("no such write rule: " + rule);
+        };
+    }
+
+    // ---- publishing, from the tail to the head
+
+    private void publish()
+    {
+        final int p = position;
+        if (words[p] == SlotWord.EMPTY)
+        {
+            if (newWords[p] == SlotWord.EMPTY)
+            {
+                // a delete where the replica holds no slot of the key
+                published();
+                return;
+            }
+            insertAttempts = 0;
+            insertRead();
+            return;
+        }
+        step = SWAP;
+        cas(p, slots[p], words[p], newWords[p]);
+    }
+
+    private void published()
+    {
+        final long now = owner.nanoTime();
+        if (!won)
+        {
+            won = true;
+            wonNanos = now;
+        }
+        position--;
+        if (position < 0)
+        {
+            final Object answer = rule == ReplicaChain.PUT ? null : Boolean.TRUE;
+            if (owner.durable())
+            {
+                // telling the nodes is a message exchange with their CPUs, which completions do not carry
+                handOff(-1, answer);
+                return;
+            }
+            finish(answer);
+            return;
+        }
+        if (now - wonNanos > timeoutNanos)
+        {
+            // past this point another writer may roll the tail's write forward: post nothing more
+            unknown(position, "it ran past its deadline after winning the tail", null);
+            return;
+        }
+        publish();
+    }
+
+    private void insertRead()
+    {
+        step = INSERT_READ;
+        readBuckets(position);
+    }
+
+    private void onInsertRead()
+    {
+        final int p = position;
+        if (!holdsKey(p))
+        {
+            giveUp();
+            return;
+        }
+        final int slotCount = collect(p);
+        int empty = -1;
+        for (int i = 0; i < slotCount; i++)
+        {
+            final long word = candidateWords[i];
+            if (SlotWord.isEmpty(word))
+            {
+                empty = empty < 0 ? i : empty;
+            }
+            else if (SlotWord.fingerprint(word) == fingerprint && word != foreignWords[p])
+            {
+                // perhaps the key's, committed or being inserted: the synchronous insert reads its block
+                giveUp();
+                return;
+            }
+        }
+        if (empty < 0)
+        {
+            // both candidates full: the subtable splits, which the synchronous insert asks for
+            giveUp();
+            return;
+        }
+        tentativeWord = SlotWord.tentative(newWords[p]);
+        insertSlot = candidateSlots[empty];
+        step = INSERT_TENTATIVE;
+        cas(p, insertSlot, SlotWord.EMPTY, tentativeWord);
+    }
+
+    private void onTentative()
+    {
+        if (casResult != SlotWord.EMPTY)
+        {
+            // another insert took the slot first
+            if (++insertAttempts < INSERT_ATTEMPTS)
+            {
+                insertRead();
+                return;
+            }
+            giveUp();
+            return;
+        }
+        step = INSERT_CHECK;
+        readBuckets(position);
+    }
+
+    private void onInsertCheck()
+    {
+        final int p = position;
+        if (!holdsKey(p))
+        {
+            withdraw();
+            return;
+        }
+        final int slotCount = collect(p);
+        int mine = -1;
+        for (int i = 0; i < slotCount; i++)
+        {
+            if (candidateSlots[i] == insertSlot)
+            {
+                mine = i;
+            }
+        }
+        if (mine < 0)
+        {
+            // the subtable split meanwhile and the key's buckets are elsewhere now
+            withdraw();
+            return;
+        }
+        if (candidateWords[mine] != tentativeWord)
+        {
+            // another insert of the key came first and cleared this one
+            giveUp();
+            return;
+        }
+        for (int i = 0; i < slotCount; i++)
+        {
+            final long word = candidateWords[i];
+            if (i != mine && !SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint &&
+                word != foreignWords[p])
+            {
+                // a committed slot of the key appeared, or another insert of it runs: the synchronous insert decides
+                withdraw();
+                return;
+            }
+        }
+        step = INSERT_COMMIT;
+        cas(p, insertSlot, tentativeWord, newWords[p]);
+    }
+
+    private void onCommit()
+    {
+        if (casResult == tentativeWord)
+        {
+            published();
+            return;
+        }
+        // another insert of the key cleared this one before it committed
+        giveUp();
+    }
+
+    private void withdraw()
+    {
+        step = WITHDRAW;
+        cas(position, insertSlot, tentativeWord, SlotWord.EMPTY);
+    }
+
+    private void readBuckets(final int p)
+    {
+        post(2);
+        final MemoryNodeView view = views[p];
+        final Connection connection = connections[p];
+        final long token = token(p);
+        try
+        {
+            connection.readAsync(view.index, CandidateBuckets.offset(view, hash, 0), buckets, p * PAIR,
+                IndexLayout.COMBINED_BUCKET_LENGTH, token);
+            connection.readAsync(view.index, CandidateBuckets.offset(view, hash, 1), buckets,
+                p * PAIR + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
+        }
+        catch (final RuntimeException ex)
+        {
+            abandon(ex);
+            return;
+        }
+        connection.flush();
+    }
+
+    private void cas(final int p, final long slot, final long expectedWord, final long desired)
+    {
+        post(1);
+        final Connection connection = connections[p];
+        try
+        {
+            connection.casAsync(views[p].index, slot, expectedWord, desired, token(p));
+        }
+        catch (final RuntimeException ex)
+        {
+            abandon(ex);
+            return;
+        }
+        connection.flush();
+    }
+
+    /** @return true when replica {@code p}'s buckets as read hold the key; when a split moved them, says so. */
+    private boolean holdsKey(final int p)
+    {
+        final int state = CandidateBuckets.state(hash, buckets, p * PAIR);
+        if (state == CandidateBuckets.MOVED)
+        {
+            owner.moved(nodes[p], views[p]);
+        }
+        return state == CandidateBuckets.HOLD_KEY;
+    }
+
+    private int collect(final int p)
+    {
+        final MemoryNodeView view = views[p];
+        return CandidateBuckets.collect(CandidateBuckets.offset(view, hash, 0), CandidateBuckets.offset(view, hash, 1),
+            buckets, p * PAIR, candidateSlots, candidateWords);
+    }
+
+    // ---- steps and endings
+
+    private void advance()
+    {
+        try
+        {
+            if (failure != RaasStatus.SUCCESS)
+            {
+                onFailure();
+                return;
+            }
+            switch (step)
+            {
+                case READ_STATE -> onState();
+                case READ_BLOCKS -> onBlocks();
+                case SWAP ->
+                {
+                    if (casResult == words[position])
+                    {
+                        published();
+                    }
+                    else
+                    {
+                        // another write changed the replica since it was read
+                        giveUp();
+                    }
+                }
+                case INSERT_READ -> onInsertRead();
+                case INSERT_TENTATIVE -> onTentative();
+                case INSERT_CHECK -> onInsertCheck();
+                case INSERT_COMMIT -> onCommit();
+                default -> giveUp();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (publishing)
+            {
+                unknown(Math.max(position, 0), "it failed: " + ex, null);
+            }
+            else
+            {
+                fallBack();
+            }
+        }
+    }
+
+    /** A request failed: its node's connection is opened again before it is used. */
+    private void onFailure()
+    {
+        final int failedMask = failedReplicas.getAndSet(0);
+        for (int p = 0; p < count; p++)
+        {
+            if ((failedMask & 1 << p) != 0)
+            {
+                owner.reconnect(nodes[p], connections[p]);
+            }
+        }
+        if (publishing)
+        {
+            // a CAS of a replica may have landed with its answer lost: the write may have taken effect
+            unknown(position, "a request failed (status " + failure + ")", null);
+            return;
+        }
+        fallBack();
+    }
+
+    /** The write goes no further from completions: from the start, or from where it stopped once it won the tail. */
+    private void giveUp()
+    {
+        if (won)
+        {
+            handOff(position, rule == ReplicaChain.PUT ? null : Boolean.TRUE);
+            return;
+        }
+        fallBack();
+    }
+
+    private void finish(final Object answer)
+    {
+        final CompletableFuture<Object> done = future;
+        answered++;
+        release();
+        done.complete(answer);
+    }
+
+    /** Nothing of this write is visible: the synchronous write starts it over, on a client thread. */
+    private void fallBack()
+    {
+        final CompletableFuture<Object> done = future;
+        final int asked = rule;
+        final byte[] askedKey = key;
+        final byte[] askedValue = value;
+        final byte[] askedExpected = expected;
+        final Versioned askedVersion = version;
+        final long askedExpireAt = expireAt;
+        release();
+        owner.slowPath().write(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done);
+    }
+
+    private void handOff(final int from, final Object answer)
+    {
+        final ChainRest rest = new ChainRest(key, hash, writeId, Arrays.copyOf(nodes, count), count,
+            Arrays.copyOf(slots, count), Arrays.copyOf(words, count), Arrays.copyOf(newWords, count),
+            Arrays.copyOf(blockOffsets, count), from, length != 0, wonNanos, answer, future);
+        release();
+        owner.slowPath().finishChain(rest);
+    }
+
+    private void unknown(final int p, final String why, final KvException cause)
+    {
+        final CompletableFuture<Object> done = future;
+        final String text = "write of key " + KvSession.describe(key) +
+            (won ? " won its tail but not" : " at its tail,") + " memory node " + nodeIds[p] + ": " + why +
+            "; it may or may not take effect";
+        release();
+        done.completeExceptionally(new ReplicaChain.OutcomeUnknown(text, cause));
+    }
+
+    /**
+     * A request could not be posted, and one posted before it may still complete and write this object's buffers:
+     * it is retired, not used again.
+     */
+    private void abandon(final RuntimeException cause)
+    {
+        for (int p = 0; p < count; p++)
+        {
+            owner.reconnect(nodes[p], connections[p]);
+        }
+        final CompletableFuture<Object> done = future;
+        if (publishing)
+        {
+            final String text = "write of key " + KvSession.describe(key) + " could not reach memory node " +
+                nodeIds[position] + " after it began to swap its replicas (" + cause.getMessage() +
+                "); it may or may not take effect";
+            clear();
+            owner.retire(this);
+            done.completeExceptionally(new ReplicaChain.OutcomeUnknown(text, null));
+            return;
+        }
+        final int asked = rule;
+        final byte[] askedKey = key;
+        final byte[] askedValue = value;
+        final byte[] askedExpected = expected;
+        final Versioned askedVersion = version;
+        final long askedExpireAt = expireAt;
+        clear();
+        owner.retire(this);
+        owner.slowPath().write(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done);
+    }
+
+    private void release()
+    {
+        clear();
+        owner.release(this);
+    }
+
+    private void clear()
+    {
+        key = null;
+        value = null;
+        expected = null;
+        version = null;
+        future = null;
+        Arrays.fill(views, null);
+        Arrays.fill(connections, null);
+    }
+}
