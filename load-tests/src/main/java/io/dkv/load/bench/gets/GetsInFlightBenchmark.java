@@ -29,14 +29,15 @@ import java.util.concurrent.CompletableFuture;
  * {@code dkv bench gets}: one thread reads random keys of an in-process store (one memory node, the
  * client's driver embedded) synchronously, then with 1, 4, 16 ... GETs in flight through
  * {@link KvClient#getAsync}, waiting for the oldest by {@code join} (the driver's Poller delivers the
- * completions) or by polling the driver itself (as an event loop would). Each figure is a ratio to the
- * synchronous GETs of the same run; the settings take turns in rounds so that a drift of the machine
- * touches them alike.
+ * completions) or by polling the driver itself (as an event loop would); then the same for PUTs of random keys
+ * (updates) through {@link KvClient#putAsync}. Each figure is a ratio to the synchronous operations of the same
+ * run; the settings take turns in rounds so that a drift of the machine touches them alike.
  */
 @Command(name = "gets", mixinStandardHelpOptions = true,
     description = {
-        "GETs per second of one client thread: synchronous, and with several in flight through getAsync, which " +
-            "its reads' completions carry; each beside the synchronous GETs of the same run.",
+        "GETs and PUTs per second of one client thread: synchronous, and with several in flight through getAsync " +
+            "and putAsync, which their requests' completions carry; each beside the synchronous operations of the " +
+            "same run.",
         "An in-process store: one memory node, the client's driver embedded, on each provider asked for."
     })
 public final class GetsInFlightBenchmark implements Callable<Integer>
@@ -62,8 +63,12 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
     private int valueBytes;
 
     @Option(names = "--gets", defaultValue = "100000",
-        description = "GETs of each setting in each round (default: ${DEFAULT-VALUE}).")
+        description = "Operations of each setting in each round (default: ${DEFAULT-VALUE}).")
     private int gets;
+
+    @Option(names = "--operations", split = ",", defaultValue = "get,put",
+        description = "Operations measured, comma-separated: get, put (default: ${DEFAULT-VALUE}).")
+    private String[] operations;
 
     @Option(names = "--rounds", defaultValue = "3",
         description = "Rounds; each runs every setting once, in turn (default: ${DEFAULT-VALUE}).")
@@ -72,12 +77,12 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
     @Mixin
     private MarkdownOption markdown;
 
-    /** How a setting waits for the oldest GET in flight. */
+    /** How a setting waits for the oldest operation in flight. */
     private enum Wait
     {
-        SYNCHRONOUS("get (synchronous)"),
-        JOIN("getAsync, join"),
-        POLL("getAsync, poll");
+        SYNCHRONOUS("(synchronous)"),
+        JOIN("Async, join"),
+        POLL("Async, poll");
 
         final String label;
 
@@ -87,8 +92,29 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
         }
     }
 
+    /** What a setting measures: a GET of a loaded key, or a PUT over one. */
+    private enum Operation
+    {
+        GET("get", "GETs"),
+        PUT("put", "PUTs");
+
+        final String name;
+        final String plural;
+
+        Operation(final String name, final String plural)
+        {
+            this.name = name;
+            this.plural = plural;
+        }
+
+        String label(final Wait waiting)
+        {
+            return waiting == Wait.SYNCHRONOUS ? name + " " + waiting.label : name + waiting.label;
+        }
+    }
+
     /** One setting's total over the rounds. */
-    private record Setting(Provider provider, int window, Wait waiting, long[] nanos)
+    private record Setting(Provider provider, Operation operation, int window, Wait waiting, long[] nanos)
     {
     }
 
@@ -101,6 +127,16 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
                 throw new IllegalArgumentException("--in-flight " + window + ": 1 to 1024");
             }
         }
+        final List<Operation> measured = new ArrayList<>();
+        for (final String name : operations)
+        {
+            measured.add(switch (name.trim().toLowerCase())
+            {
+                case "get" -> Operation.GET;
+                case "put" -> Operation.PUT;
+                default -> throw new IllegalArgumentException("--operations " + name + ": get or put");
+            });
+        }
         if (keys < 1 || gets < 1 || rounds < 1 || valueBytes < 0)
         {
             throw new IllegalArgumentException("--keys " + keys + ", --gets " + gets + ", --rounds " + rounds +
@@ -110,31 +146,39 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
         final List<String> latencies = new ArrayList<>();
         for (final Provider provider : providers.selected())
         {
-            latencies.add(measure(provider, settings));
+            latencies.addAll(measure(provider, measured, settings));
         }
-        final SectionedReport report = report(settings, latencies);
+        final SectionedReport report = report(measured, settings, latencies);
         markdown.publish(report, spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
         return 0;
     }
 
-    /** @return the synchronous GET's latency, one line. */
-    private String measure(final Provider provider, final List<Setting> settings)
+    /** @return each synchronous operation's latency, one line each. */
+    private List<String> measure(final Provider provider, final List<Operation> measured,
+        final List<Setting> settings)
     {
         final PrintWriter err = spec.commandLine().getErr();
         final byte[][] keyBytes = new byte[keys][];
-        final Setting synchronous = new Setting(provider, 1, Wait.SYNCHRONOUS, new long[1]);
-        settings.add(synchronous);
-        final List<Setting> asynchronous = new ArrayList<>();
-        for (final int window : inFlight)
+        final List<Setting> mine = new ArrayList<>();
+        for (final Operation operation : measured)
         {
-            asynchronous.add(new Setting(provider, window, Wait.JOIN, new long[1]));
-            asynchronous.add(new Setting(provider, window, Wait.POLL, new long[1]));
+            mine.add(new Setting(provider, operation, 1, Wait.SYNCHRONOUS, new long[1]));
+            for (final int window : inFlight)
+            {
+                mine.add(new Setting(provider, operation, window, Wait.JOIN, new long[1]));
+                mine.add(new Setting(provider, operation, window, Wait.POLL, new long[1]));
+            }
         }
-        settings.addAll(asynchronous);
-        final Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        settings.addAll(mine);
+        final Histogram[] latency = {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3)};
+        final int warmup = Math.min(gets, 50_000);
+        // a PUT leaves the block it replaced for the node to take back after its grace period: room for them all
+        final long puts =
+            measured.contains(Operation.PUT) ? (1L + 2 * inFlight.length) * (warmup + (long)rounds * gets) : 0;
+        final long blockBytes = ((long)keys + puts) * (valueBytes + 128);
         try (InProcessStore store = InProcessStore.start(
-            InProcessStore.sizedFor(keys, (long)keys * (valueBytes + 128), 1), 1, 1, 1, provider.verbsName()))
+            InProcessStore.sizedFor(keys, blockBytes, 1), 1, 1, 1, provider.verbsName()))
         {
             final KvClient client = store.client();
             final Raas raas = store.clientRaas();
@@ -145,38 +189,57 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
                 client.put(keyBytes[k], value);
             }
             err.println("gets " + provider.verbsName() + ": " + keys + " keys loaded; " + rounds + " rounds of " +
-                gets + " GETs a setting");
+                gets + " operations a setting");
             final SplittableRandom random = new SplittableRandom(1);
-            final int warmup = Math.min(gets, 50_000);
             // a warm-up of each setting, not counted: the paths compile before they are timed
-            syncGets(client, keyBytes, random, warmup, new Histogram(HIGHEST_NANOS, 3));
-            for (final Setting setting : asynchronous)
+            for (final Setting setting : mine)
             {
-                asyncGets(client, raas, setting, keyBytes, random, warmup);
+                run(client, raas, setting, keyBytes, value, random, warmup, new Histogram(HIGHEST_NANOS, 3));
             }
             for (int round = 0; round < rounds; round++)
             {
-                synchronous.nanos[0] += syncGets(client, keyBytes, random, gets, latency);
-                for (final Setting setting : asynchronous)
+                for (final Setting setting : mine)
                 {
-                    setting.nanos[0] += asyncGets(client, raas, setting, keyBytes, random, gets);
+                    setting.nanos[0] += run(client, raas, setting, keyBytes, value, random, gets,
+                        latency[setting.operation.ordinal()]);
                 }
                 err.println("gets " + provider.verbsName() + ": round " + (round + 1) + " of " + rounds + " done");
             }
         }
-        return provider.verbsName() + ": synchronous GET p50 " + micros(latency.getValueAtPercentile(50)) +
-            " us, p99 " + micros(latency.getValueAtPercentile(99)) + " us";
+        final List<String> lines = new ArrayList<>();
+        for (final Operation operation : measured)
+        {
+            final Histogram histogram = latency[operation.ordinal()];
+            lines.add(provider.verbsName() + ": synchronous " + operation.name.toUpperCase() + " p50 " +
+                micros(histogram.getValueAtPercentile(50)) + " us, p99 " + micros(histogram.getValueAtPercentile(99)) +
+                " us");
+        }
+        return lines;
     }
 
-    private static long syncGets(
-        final KvClient client, final byte[][] keys, final SplittableRandom random, final int count,
-        final Histogram latency)
+    private static long run(
+        final KvClient client, final Raas raas, final Setting setting, final byte[][] keys, final byte[] value,
+        final SplittableRandom random, final int count, final Histogram latency)
+    {
+        return setting.waiting == Wait.SYNCHRONOUS ?
+            synchronous(client, setting.operation, keys, value, random, count, latency) :
+            asynchronous(client, raas, setting, keys, value, random, count);
+    }
+
+    private static long synchronous(
+        final KvClient client, final Operation operation, final byte[][] keys, final byte[] value,
+        final SplittableRandom random, final int count, final Histogram latency)
     {
         final long start = System.nanoTime();
         for (int i = 0; i < count; i++)
         {
             final long began = System.nanoTime();
-            if (client.get(keys[random.nextInt(keys.length)]) == null)
+            final byte[] key = keys[random.nextInt(keys.length)];
+            if (operation == Operation.PUT)
+            {
+                client.put(key, value);
+            }
+            else if (client.get(key) == null)
             {
                 throw new IllegalStateException("a loaded key read absent");
             }
@@ -185,14 +248,14 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
         return System.nanoTime() - start;
     }
 
-    /** @return nanoseconds for {@code count} GETs, never more than the setting's window of them in flight. */
-    private static long asyncGets(
-        final KvClient client, final Raas raas, final Setting setting, final byte[][] keys,
+    /** @return nanoseconds for {@code count} operations, never more than the setting's window of them in flight. */
+    private static long asynchronous(
+        final KvClient client, final Raas raas, final Setting setting, final byte[][] keys, final byte[] value,
         final SplittableRandom random, final int count)
     {
         final int window = setting.window;
-        @SuppressWarnings("unchecked")
-        final CompletableFuture<byte[]>[] ring = new CompletableFuture[window];
+        final boolean put = setting.operation == Operation.PUT;
+        final CompletableFuture<?>[] ring = new CompletableFuture[window];
         final long start = System.nanoTime();
         for (int i = 0; i < count + window; i++)
         {
@@ -207,54 +270,63 @@ public final class GetsInFlightBenchmark implements Callable<Integer>
                         raas.poll();
                     }
                 }
-                if (ring[at].join() == null)
+                if (ring[at].join() == null && !put)
                 {
                     throw new IllegalStateException("a loaded key read absent");
                 }
             }
             if (i < count)
             {
-                ring[at] = client.getAsync(keys[random.nextInt(keys.length)]);
+                final byte[] key = keys[random.nextInt(keys.length)];
+                ring[at] = put ? client.putAsync(key, value) : client.getAsync(key);
             }
         }
         return System.nanoTime() - start;
     }
 
-    private SectionedReport report(final List<Setting> settings, final List<String> latencies)
+    private SectionedReport report(final List<Operation> measured, final List<Setting> settings,
+        final List<String> latencies)
     {
         final long total = (long)gets * rounds;
-        final TextTable table = new TextTable(List.of(
-            new TextTable.Column("provider", false),
-            new TextTable.Column("in flight", true),
-            new TextTable.Column("how", false),
-            new TextTable.Column("GETs/s", true),
-            new TextTable.Column("us per GET", true),
-            new TextTable.Column("/ synchronous", true)));
-        double syncRate = 0;
-        for (final Setting setting : settings)
+        final List<ReportSection> sections = new ArrayList<>();
+        for (final Operation operation : measured)
         {
-            final double rate = total * 1e9 / setting.nanos[0];
-            if (setting.waiting == Wait.SYNCHRONOUS)
+            final TextTable table = new TextTable(List.of(
+                new TextTable.Column("provider", false),
+                new TextTable.Column("in flight", true),
+                new TextTable.Column("how", false),
+                new TextTable.Column(operation.plural + "/s", true),
+                new TextTable.Column("us per " + operation.name.toUpperCase(), true),
+                new TextTable.Column("/ synchronous", true)));
+            double syncRate = 0;
+            for (final Setting setting : settings)
             {
-                syncRate = rate;
+                if (setting.operation != operation)
+                {
+                    continue;
+                }
+                final double rate = total * 1e9 / setting.nanos[0];
+                if (setting.waiting == Wait.SYNCHRONOUS)
+                {
+                    syncRate = rate;
+                }
+                table.addRow(setting.provider.verbsName(), Integer.toString(setting.window),
+                    operation.label(setting.waiting), String.format("%,.0f", rate),
+                    String.format("%.2f", setting.nanos[0] / 1e3 / total), String.format("%.2fx", rate / syncRate));
             }
-            table.addRow(setting.provider.verbsName(), Integer.toString(setting.window), setting.waiting.label,
-                String.format("%,.0f", rate), String.format("%.2f", setting.nanos[0] / 1e3 / total),
-                String.format("%.2fx", rate / syncRate));
+            sections.add(new ReportSection(operation.plural + " of one thread", List.of(
+                "/ synchronous: " + operation.plural + "/s over those of the synchronous " + operation.plural +
+                    " on the same provider in the same run; higher is better"), table));
         }
         final List<String> method = new ArrayList<>();
         method.add("store: in-process, one memory node, " + String.format("%,d", keys) + " keys of " + valueBytes +
-            " B values, uniform random keys (seed 1)");
+            " B values, uniform random keys (seed 1); a PUT writes a loaded key again");
         method.add("one client thread; " + rounds + " rounds, each of " + String.format("%,d", gets) +
-            " GETs per setting, settings in turn, after an uncounted warm-up of each");
-        method.add("join: the thread parks on the oldest GET, the driver's Poller delivers completions; poll: the " +
-            "thread polls the driver while the oldest is not done");
+            " operations per setting, settings in turn, after an uncounted warm-up of each");
+        method.add("join: the thread parks on the oldest operation, the driver's Poller delivers completions; " +
+            "poll: the thread polls the driver while the oldest is not done");
         method.addAll(latencies);
-        return new SectionedReport(TITLE, MachineInfo.current(), method,
-            List.of(new ReportSection("GETs of one thread", List.of(
-                "/ synchronous: GETs/s over those of the synchronous GETs on the same provider in the same run; " +
-                    "higher is better"), table)),
-            List.of());
+        return new SectionedReport(TITLE, MachineInfo.current(), method, sections, List.of());
     }
 
     private static String micros(final long nanos)

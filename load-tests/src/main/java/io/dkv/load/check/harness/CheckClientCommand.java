@@ -30,6 +30,9 @@ public final class CheckClientCommand implements Callable<Integer>
             "as the client attaches.")
     private long[] memoryNodes;
 
+    @Option(names = "--async", description = "With --driver: the client's asynchronous forms, each waited for.")
+    private boolean async;
+
     @Option(names = "--compute", split = ",", paramLabel = "HOST:PORT",
         description = "Compute nodes to talk RESP to instead of a driver, the one to use first first.")
     private List<String> computeNodes;
@@ -97,7 +100,7 @@ public final class CheckClientCommand implements Callable<Integer>
                 "not both or neither: driver " + driverName + ", compute nodes " + computeNodes);
         }
         return computeNodes != null ? new RespCheckedStore(computeNodes, timeoutMs) :
-            new KvCheckedStore(driverName, memoryNodes == null ? new long[0] : memoryNodes, timeoutMs);
+            new KvCheckedStore(driverName, memoryNodes == null ? new long[0] : memoryNodes, timeoutMs, async);
     }
 
     private static void closeQuietly(final CheckedStore store)

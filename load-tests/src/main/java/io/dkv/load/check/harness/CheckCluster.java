@@ -72,7 +72,7 @@ final class CheckCluster implements AutoCloseable
      * @param inject      a deliberately faulty layer between the clients and the store, or "none".
      */
     record Clients(int count, String workload, int keys, int concurrency, double rate, long timeoutMs, String inject,
-        long seed)
+        long seed, boolean async)
     {
     }
 
@@ -410,8 +410,16 @@ final class CheckCluster implements AutoCloseable
     {
         if (computeNodes == 0)
         {
-            return nodes.isEmpty() ? List.of("--driver", driverName) :
-                List.of("--driver", driverName, "--memory-nodes", nodes);
+            final List<String> arguments = new ArrayList<>(List.of("--driver", driverName));
+            if (!nodes.isEmpty())
+            {
+                arguments.addAll(List.of("--memory-nodes", nodes));
+            }
+            if (clients.async())
+            {
+                arguments.add("--async");
+            }
+            return arguments;
         }
         final List<String> endpoints = new ArrayList<>();
         for (int i = 0; i < computeNodes; i++)

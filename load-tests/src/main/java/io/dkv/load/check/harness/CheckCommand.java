@@ -43,6 +43,7 @@ public final class CheckCommand implements Callable<Integer>
 {
     private static final String DRIVER = "driver";
     private static final String COMPUTE = "compute";
+    private static final String DRIVER_ASYNC = "driver-async";
     private static final int COMPUTE_NODES_DEFAULT = 2;
 
     @Option(names = "--time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
@@ -101,7 +102,8 @@ public final class CheckCommand implements Callable<Integer>
     private int replicas;
 
     @Option(names = "--through", paramLabel = "PATH", defaultValue = DRIVER,
-        description = "What the clients use: driver (a KvClient attached to the host's driver) or compute (RESP to " +
+        description = "What the clients use: driver (a KvClient attached to the host's driver), driver-async (the " +
+            "same, through its asynchronous forms, which completions carry) or compute (RESP to " +
             "compute node processes: GET, SET, SET IFEQ; the nemesis kills and pauses them too) " +
             "(default: ${DEFAULT-VALUE}).")
     private String through;
@@ -165,7 +167,8 @@ public final class CheckCommand implements Callable<Integer>
                 nemesisLog.add(line);
                 out.println(line);
             }), tierChanges,
-            new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed),
+            new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed,
+                DRIVER_ASYNC.equals(through)),
             origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -263,9 +266,10 @@ public final class CheckCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--rate " + rate + " and --keys " + keys + " must be positive");
         }
-        if (!DRIVER.equals(through) && !COMPUTE.equals(through))
+        if (!DRIVER.equals(through) && !COMPUTE.equals(through) && !DRIVER_ASYNC.equals(through))
         {
-            throw new IllegalArgumentException("unknown --through '" + through + "': expected driver or compute");
+            throw new IllegalArgumentException("unknown --through '" + through +
+                "': expected driver, driver-async or compute");
         }
         if (computeNodes != null && (!COMPUTE.equals(through) || computeNodes < 1 || computeNodes > 8))
         {

@@ -9,6 +9,8 @@ import io.dkv.raas.RaasContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The real store under test: a {@link KvClient} attached to the host's driver, with every write
@@ -17,13 +19,15 @@ import java.util.List;
  * Given no memory nodes, it names the members of the memory tier as the directory lists them at each
  * attachment (a client attached to a driver cannot list the registered nodes), so that one attached
  * after memory nodes were added or drained names those that are members then; from there the client
- * follows the membership itself.
+ * follows the membership itself. Asked to, it uses the client's asynchronous forms (carried by completions) and
+ * waits for each: the same history, through the other path.
  */
 public final class KvCheckedStore implements CheckedStore, AutoCloseable
 {
     private final String driverName;
     private final long[] memoryNodes;
     private final int timeoutMs;
+    private final boolean async;
     // threads may still be inside an operation on a broken attachment: it is released at close only
     private final List<Attachment> broken = new ArrayList<>();
     private Attachment attachment;
@@ -31,9 +35,16 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
 
     public KvCheckedStore(final String driverName, final long[] memoryNodes, final int timeoutMs)
     {
+        this(driverName, memoryNodes, timeoutMs, false);
+    }
+
+    /** @param async true: through the client's asynchronous forms, each waited for. */
+    public KvCheckedStore(final String driverName, final long[] memoryNodes, final int timeoutMs, final boolean async)
+    {
         this.driverName = driverName;
         this.memoryNodes = memoryNodes.clone();
         this.timeoutMs = timeoutMs;
+        this.async = async;
     }
 
     public byte[] get(final String key)
@@ -41,7 +52,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         final Attachment current = attachment();
         try
         {
-            return current.client.get(bytes(key));
+            return async ? join(current.client.getAsync(bytes(key))) : current.client.get(bytes(key));
         }
         catch (final RuntimeException ex)
         {
@@ -55,7 +66,14 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         final Attachment current = attachment();
         try
         {
-            current.client.put(bytes(key), value);
+            if (async)
+            {
+                join(current.client.putAsync(bytes(key), value));
+            }
+            else
+            {
+                current.client.put(bytes(key), value);
+            }
         }
         catch (final RuntimeException ex)
         {
@@ -69,11 +87,29 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         final Attachment current = attachment();
         try
         {
-            return current.client.compareAndSet(bytes(key), expected, value);
+            return async ? join(current.client.compareAndSetAsync(bytes(key), expected, value)) :
+                current.client.compareAndSet(bytes(key), expected, value);
         }
         catch (final RuntimeException ex)
         {
             broken(current);
+            throw ex;
+        }
+    }
+
+    /** @return the future's value; its failure thrown as the synchronous form would throw it. */
+    private static <T> T join(final CompletableFuture<T> future)
+    {
+        try
+        {
+            return future.join();
+        }
+        catch (final CompletionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException cause)
+            {
+                throw cause;
+            }
             throw ex;
         }
     }

@@ -155,6 +155,20 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void registersStayLinearizableThroughTheClientsAsynchronousFormsUnderKillsAndPausesAtTwoCopies() throws Exception
+    {
+        // the futures of writes and reads carried by completions, through a handle attached to the host's driver
+        final Run run = check("driver-async",
+            "--through", "driver-async", "--replicas", "2", "--memory-nodes", "3", "--nemesis", "kill,pause",
+            "--time", "16s", "--interval", "3s", "--rate", "150", "--keys", "4", "--seed", "11");
+
+        run.assertVerdict(Verdict.VALID);
+        assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"fault\""), "faults on the timeline");
+        assertOperationsCompleted(run, 500);
+    }
+
+    @Test
+    @Timeout(180)
     void registersStayLinearizableWhileAMemoryNodeOfTwoCopiesIsKilledPastItsLeaseAndRejoins() throws Exception
     {
         // the first strike comes within 3 s and holds at most 8.25 s: it is over, its node restarted, before the end
