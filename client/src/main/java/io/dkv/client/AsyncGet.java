@@ -233,7 +233,7 @@ final class AsyncGet
             // a split is under way or done since this thread read the directory
             if (state == CandidateBuckets.MOVED)
             {
-                owner.moved(node, view);
+                owner.connections().moved(node, view);
             }
             fallBack(false);
             return;
@@ -321,7 +321,7 @@ final class AsyncGet
         final int askedKind = kind;
         if (failed)
         {
-            owner.reconnect(node, connection);
+            owner.connections().failed(node, connection);
         }
         release();
         owner.fallBack(askedKind, asked, answered);
@@ -335,7 +335,7 @@ final class AsyncGet
     {
         final CompletableFuture<Object> answered = future;
         final byte[] asked = key;
-        owner.reconnect(node, connection);
+        owner.connections().failed(node, connection);
         owner.retire(this);
         owner.fallBack(kind, asked, answered);
     }

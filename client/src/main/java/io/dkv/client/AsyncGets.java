@@ -1,7 +1,6 @@
 package io.dkv.client;
 
 import io.dkv.raas.CompletionHandler;
-import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
@@ -66,24 +65,6 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
         return ++sequence;
     }
 
-    /** Owner: @return the connection GETs read node {@code node} through. */
-    Connection connection(final int node, final long nodeId)
-    {
-        return connections.connection(node, nodeId);
-    }
-
-    /** Any thread: a read through {@code view} found the key's buckets moved by a split since it was read. */
-    void moved(final int node, final MemoryNodeView view)
-    {
-        connections.moved(node, view);
-    }
-
-    /** Owner: @return true when {@code view} of the node was found older than a split: it is read again. */
-    boolean isMoved(final int node, final MemoryNodeView view)
-    {
-        return connections.isMoved(node, view);
-    }
-
     public void onCompletion(final long token, final int status, final long value)
     {
         final AsyncGet get = gets.get((int)(token >>> 32));
@@ -91,6 +72,12 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
         {
             get.onCompletion(status);
         }
+    }
+
+    /** @return the connections to the nodes, which the owner opens and completions mark failed or moved. */
+    AsyncConnections connections()
+    {
+        return connections;
     }
 
     void release(final AsyncGet get)
@@ -104,12 +91,6 @@ final class AsyncGets implements CompletionHandler, AutoCloseable
         final AsyncGet replacement = new AsyncGet(get.index, this, raas, timeoutMs);
         gets.set(get.index, replacement);
         free.offer(replacement);
-    }
-
-    /** A request of a GET failed on {@code connection} to the node. */
-    void reconnect(final int node, final Connection connection)
-    {
-        connections.failed(node, connection);
     }
 
     void fallBack(final int kind, final byte[] key, final CompletableFuture<Object> future)

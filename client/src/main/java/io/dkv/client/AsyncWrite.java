@@ -484,20 +484,16 @@ final class AsyncWrite
             return;
         }
         final int slotCount = collect(p);
-        int empty = -1;
-        for (int i = 0; i < slotCount; i++)
+        if (holdsAnotherOfFingerprint(p, slotCount, -1))
         {
-            final long word = candidateWords[i];
-            if (SlotWord.isEmpty(word))
-            {
-                empty = empty < 0 ? i : empty;
-            }
-            else if (SlotWord.fingerprint(word) == fingerprint && word != foreignWords[p])
-            {
-                // perhaps the key's, committed or being inserted: the synchronous insert reads its block
-                giveUp();
-                return;
-            }
+            // perhaps the key's, committed or being inserted: the synchronous insert reads its block
+            giveUp();
+            return;
+        }
+        int empty = -1;
+        for (int i = slotCount - 1; i >= 0; i--)
+        {
+            empty = SlotWord.isEmpty(candidateWords[i]) ? i : empty;
         }
         if (empty < 0)
         {
@@ -557,16 +553,11 @@ final class AsyncWrite
             giveUp();
             return;
         }
-        for (int i = 0; i < slotCount; i++)
+        if (holdsAnotherOfFingerprint(p, slotCount, mine))
         {
-            final long word = candidateWords[i];
-            if (i != mine && !SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint &&
-                word != foreignWords[p])
-            {
-                // a committed slot of the key appeared, or another insert of it runs: the synchronous insert decides
-                withdraw();
-                return;
-            }
+            // a committed slot of the key appeared, or another insert of it runs: the synchronous insert decides
+            withdraw();
+            return;
         }
         step = INSERT_COMMIT;
         cas(p, insertSlot, tentativeWord, newWords[p]);
@@ -626,13 +617,31 @@ final class AsyncWrite
         connection.flush();
     }
 
+    /**
+     * @return true when a candidate slot of replica {@code p} as collected, other than {@code except}, holds a word of
+     * the key's fingerprint that is not known to name another key's block.
+     */
+    private boolean holdsAnotherOfFingerprint(final int p, final int slotCount, final int except)
+    {
+        for (int i = 0; i < slotCount; i++)
+        {
+            final long word = candidateWords[i];
+            if (i != except && !SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint &&
+                word != foreignWords[p])
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return true when replica {@code p}'s buckets as read hold the key; when a split moved them, says so. */
     private boolean holdsKey(final int p)
     {
         final int state = CandidateBuckets.state(hash, buckets, p * PAIR);
         if (state == CandidateBuckets.MOVED)
         {
-            owner.moved(nodes[p], views[p]);
+            owner.connections().moved(nodes[p], views[p]);
         }
         return state == CandidateBuckets.HOLD_KEY;
     }
@@ -699,7 +708,7 @@ final class AsyncWrite
         {
             if ((failedMask & 1 << p) != 0)
             {
-                owner.reconnect(nodes[p], connections[p]);
+                owner.connections().failed(nodes[p], connections[p]);
             }
         }
         if (publishing)
@@ -771,7 +780,7 @@ final class AsyncWrite
     {
         for (int p = 0; p < count; p++)
         {
-            owner.reconnect(nodes[p], connections[p]);
+            owner.connections().failed(nodes[p], connections[p]);
         }
         final CompletableFuture<Object> done = future;
         if (publishing)

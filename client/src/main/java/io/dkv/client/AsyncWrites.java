@@ -1,7 +1,6 @@
 package io.dkv.client;
 
 import io.dkv.raas.CompletionHandler;
-import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
@@ -73,24 +72,6 @@ final class AsyncWrites implements CompletionHandler, AutoCloseable
         return ++sequence;
     }
 
-    /** Owner: @return the connection writes reach node {@code node} through. */
-    Connection connection(final int node, final long nodeId)
-    {
-        return connections.connection(node, nodeId);
-    }
-
-    /** Any thread: a read through {@code view} found the key's buckets moved by a split since it was read. */
-    void moved(final int node, final MemoryNodeView view)
-    {
-        connections.moved(node, view);
-    }
-
-    /** Owner: @return true when {@code view} of the node was found older than a split: it is read again. */
-    boolean isMoved(final int node, final MemoryNodeView view)
-    {
-        return connections.isMoved(node, view);
-    }
-
     public void onCompletion(final long token, final int status, final long value)
     {
         final AsyncWrite write = writes.get((int)(token >>> 40));
@@ -98,6 +79,12 @@ final class AsyncWrites implements CompletionHandler, AutoCloseable
         {
             write.onCompletion((int)(token >>> 32) & 0xff, status, value);
         }
+    }
+
+    /** @return the connections to the nodes, which the owner opens and completions mark failed or moved. */
+    AsyncConnections connections()
+    {
+        return connections;
     }
 
     void release(final AsyncWrite write)
@@ -111,12 +98,6 @@ final class AsyncWrites implements CompletionHandler, AutoCloseable
         final AsyncWrite replacement = new AsyncWrite(write.index, this, raas, replicas, timeoutMs);
         writes.set(write.index, replacement);
         free.offer(replacement);
-    }
-
-    /** A request of a write failed on {@code connection} to the node. */
-    void reconnect(final int node, final Connection connection)
-    {
-        connections.failed(node, connection);
     }
 
     AsyncSlowPath slowPath()

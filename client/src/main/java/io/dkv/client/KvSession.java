@@ -405,11 +405,11 @@ final class KvSession implements CompletionHandler, AutoCloseable
             final int node = readsAt(hash, key);
             if (node >= 0)
             {
-                if (asyncGets.isMoved(node, nodes[node]))
+                if (asyncGets.connections().isMoved(node, nodes[node]))
                 {
                     readDirectoryAgain(node);
                 }
-                final Connection connection = asyncGets.connection(node, nodeIds[node]);
+                final Connection connection = asyncGets.connections().connection(node, nodeIds[node]);
                 get.start(kind, key, hash, node, nodeIds[node], nodes[node], connection, started, epochClock.time(),
                     future);
                 return true;
@@ -474,13 +474,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 for (int p = 0; p < count; p++)
                 {
                     final int node = use(write.nodes[p]);
-                    if (asyncWrites.isMoved(node, nodes[node]))
+                    if (asyncWrites.connections().isMoved(node, nodes[node]))
                     {
                         readDirectoryAgain(node);
                     }
                     write.nodeIds[p] = nodeIds[node];
                     write.views[p] = nodes[node];
-                    write.connections[p] = asyncWrites.connection(node, nodeIds[node]);
+                    write.connections[p] = asyncWrites.connections().connection(node, nodeIds[node]);
                 }
                 final long writeId = KvBlockLayout.drawWriteId();
                 if (value != null)
