@@ -24,4 +24,12 @@ interface AsyncSlowPath
 
     /** Finish a write that won its tail: the rest of its chain and its durability, synchronously. */
     void finishChain(ChainRest rest);
+
+    /**
+     * Tell the nodes of a write that is on every replica, as the client's durability asks, on the client's agent
+     * ({@link PersistRequests}), which completes the write's future.
+     *
+     * @return false when it cannot take it now (too many queued): the caller uses {@link #finishChain}.
+     */
+    boolean persist(PersistRequests.Job job);
 }

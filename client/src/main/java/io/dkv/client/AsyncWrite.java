@@ -453,8 +453,7 @@ final class AsyncWrite
             final Object answer = rule == ReplicaChain.PUT ? null : Boolean.TRUE;
             if (owner.durable())
             {
-                // telling the nodes is a message exchange with their CPUs, which completions do not carry
-                handOff(-1, answer);
+                persist(answer);
                 return;
             }
             finish(answer);
@@ -751,6 +750,40 @@ final class AsyncWrite
         final long askedExpireAt = expireAt;
         release();
         owner.slowPath().write(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done);
+    }
+
+    /** Every replica holds the write: the client's agent tells their nodes, and completes the future once told. */
+    private void persist(final Object answer)
+    {
+        int told = 0;
+        for (int p = 0; p < count; p++)
+        {
+            told += length != 0 || words[p] != SlotWord.EMPTY ? 1 : 0;
+        }
+        final long[] ids = new long[told];
+        final long[] offsets = new long[told];
+        int next = 0;
+        for (int p = 0; p < count; p++)
+        {
+            if (length != 0 || words[p] != SlotWord.EMPTY)
+            {
+                // a new block, or the one a delete emptied: as ReplicaChain tells them
+                ids[next] = nodeIds[p];
+                offsets[next++] = length != 0 ? blockOffsets[p] : SlotWord.blockOffset(words[p]);
+            }
+        }
+        if (told == 0)
+        {
+            finish(answer);
+            return;
+        }
+        final PersistRequests.Job job = new PersistRequests.Job(key, ids, offsets, answer, future);
+        if (owner.slowPath().persist(job))
+        {
+            release();
+            return;
+        }
+        handOff(-1, answer);
     }
 
     private void handOff(final int from, final Object answer)

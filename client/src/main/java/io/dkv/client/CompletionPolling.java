@@ -10,21 +10,26 @@ import org.agrona.concurrent.AgentRunner;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Delivers the completions of a client's asynchronous operations where its RaaS handles do not deliver them
- * themselves (handles attached to the host's driver, whose responses only a caller polling or waiting reads): an
- * agent polling each such handle, on a daemon thread started at the client's first asynchronous operation, backing
- * off to parks of up to a millisecond while nothing arrives.
+ * The client's own agent for its asynchronous operations, on a daemon thread started when first needed, backing off
+ * to parks of up to a millisecond while nothing arrives: it delivers completions where the client's RaaS handles do
+ * not deliver them themselves (handles attached to the host's driver, whose responses only a caller polling or
+ * waiting reads), and it runs the durability step of writes carried by completions ({@link PersistRequests}).
  */
 final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
 {
     private final Raas[] lanes;
+    private final PersistRequests persistRequests;
     private final AtomicLong errors = new AtomicLong();
     private volatile Throwable lastError;
     private AgentRunner runner;
 
-    /** @param lanes every handle of the client; those that poll themselves are left alone. */
-    CompletionPolling(final Raas[] lanes)
+    /**
+     * @param lanes           every handle of the client; those that poll themselves are left alone.
+     * @param persistRequests the durability step of writes, or null when the client's durability is NONE.
+     */
+    CompletionPolling(final Raas[] lanes, final PersistRequests persistRequests)
     {
+        this.persistRequests = persistRequests;
         int count = 0;
         for (final Raas lane : lanes)
         {
@@ -41,7 +46,7 @@ final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
         }
     }
 
-    /** @return true when some handle needs polling. */
+    /** @return true when some handle needs polling: the agent runs from the first asynchronous operation. */
     boolean isNeeded()
     {
         return lanes.length > 0;
@@ -50,7 +55,7 @@ final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
     /** Start polling, once. */
     synchronized void start()
     {
-        if (runner == null && lanes.length > 0)
+        if (runner == null)
         {
             runner = new AgentRunner(IdleStrategies.parse(IdleStrategies.BACKOFF_DEFAULT), this, null, this);
             AgentRunner.startOnThread(runner, runnable ->
@@ -69,7 +74,7 @@ final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
         {
             work += lane.poll();
         }
-        return work;
+        return persistRequests == null ? work : work + persistRequests.doWork();
     }
 
     /** A poll failed (the attached driver's failure, which the operations waiting on it report): counted, kept. */

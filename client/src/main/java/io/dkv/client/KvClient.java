@@ -54,6 +54,7 @@ public final class KvClient implements AutoCloseable
     private final ThreadLocal<KvSession> session;
     private final ExecutorService asyncExecutor;
     private final SlowPath slowPath = new SlowPath();
+    private final PersistRequests persistRequests;
     private final CompletionPolling completionPolling;
     private volatile boolean polled;
     private volatile boolean closed;
@@ -82,7 +83,9 @@ public final class KvClient implements AutoCloseable
             }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
-        this.completionPolling = new CompletionPolling(lanes);
+        this.persistRequests = context.durability() == Durability.NONE ? null :
+            new PersistRequests(lanes[0], context, context.durability() == Durability.SYNC);
+        this.completionPolling = new CompletionPolling(lanes, persistRequests);
         this.polled = !completionPolling.isNeeded();
         final AtomicInteger threads = new AtomicInteger();
         this.asyncExecutor = Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
@@ -756,7 +759,8 @@ public final class KvClient implements AutoCloseable
     {
         synchronized (sessions)
         {
-            return sessions.stream().mapToLong(KvSession::writesAnsweredByCompletions).sum();
+            return sessions.stream().mapToLong(KvSession::writesAnsweredByCompletions).sum() +
+                (persistRequests == null ? 0 : persistRequests.completed());
         }
     }
 
@@ -845,6 +849,16 @@ public final class KvClient implements AutoCloseable
                 session().chain().finish(rest);
                 return rest.answer();
             });
+        }
+
+        public boolean persist(final PersistRequests.Job job)
+        {
+            if (persistRequests == null || closed)
+            {
+                return false;
+            }
+            completionPolling.start();
+            return persistRequests.offer(job);
         }
 
         private void run(final CompletableFuture<Object> future, final Supplier<Object> operation)

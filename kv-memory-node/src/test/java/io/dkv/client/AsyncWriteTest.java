@@ -50,6 +50,7 @@ class AsyncWriteTest
     private final StaticDirectory directory = new StaticDirectory();
     private final Opened open = new Opened();
     private final List<Raas> clientDrivers = new ArrayList<>();
+    private final List<MemoryNode> memoryNodes = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception
@@ -288,22 +289,29 @@ class AsyncWriteTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {1, 2})
-    void aDurableWriteIsOnDiskWhenItsFutureCompletes(final int replicas, @TempDir final Path data)
+    @CsvSource({"1, SYNC", "2, SYNC", "2, ASYNC"})
+    void aDurableWritesNodesAreToldBeforeItsFutureCompletes(final int replicas, final Durability durability,
+        @TempDir final Path data)
     {
         final KvClient client = cluster("shm", replicas,
-            new KvClientContext().memoryNodes(IDS).durability(Durability.SYNC), data);
-        for (int i = 0; i < 50; i++)
-        {
-            client.putAsync(bytes("durable-" + i), bytes("value " + i)).join();
-        }
+            new KvClientContext().memoryNodes(IDS).durability(durability), data);
+        final int writes = 60;
+        windowed(AsyncWrites.IN_FLIGHT, writes - 1, i -> client.putAsync(bytes("durable-" + i), bytes("value " + i)));
         assertEquals(Boolean.TRUE, client.deleteAsync(bytes("durable-0")).join());
-        for (int i = 0; i < 50; i++)
+        if (durability == Durability.SYNC)
+        {
+            // each replica's node answered once the key was on its disk
+            final long persisted = memoryNodes.stream().mapToLong(node -> node.persistStats().keysPersisted()).sum();
+            assertTrue(persisted >= (long)writes * replicas, persisted + " keys persisted over the nodes");
+        }
+        for (int i = 0; i < writes - 1; i++)
         {
             assertArrayEquals(i == 0 ? null : bytes("value " + i), client.get(bytes("durable-" + i)), "durable-" + i);
         }
-        // the nodes are told on a client thread: not finished by completions alone
-        assertEquals(0, client.writesAnsweredByCompletions());
+        // telling the nodes is the client's agent's: no client thread waits for an answer (the writes that went the
+        // synchronous way, a new key's fingerprint beside another's or a split, told them on a client thread)
+        final long byCompletions = client.writesAnsweredByCompletions();
+        assertTrue(byCompletions >= writes / 2, byCompletions + " of " + writes + " finished without a client thread");
     }
 
     @ParameterizedTest
@@ -379,7 +387,8 @@ class AsyncWriteTest
                 open.add(Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             // two groups per subtable: the keys split it several times while they are written
             final MemoryNodeContext node = new MemoryNodeContext().indexGroups(2).maxGlobalDepth(9);
-            open.add(MemoryNode.start(raas, data == null ? node : node.dataDir(data.resolve("node-" + id))));
+            memoryNodes.add(
+                open.add(MemoryNode.start(raas, data == null ? node : node.dataDir(data.resolve("node-" + id)))));
         }
         final Raas clientRaas = open.add(Raas.embedded(Opened.driver(provider, 100), directory));
         clientDrivers.add(clientRaas);

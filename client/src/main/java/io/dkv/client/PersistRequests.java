@@ -1,0 +1,283 @@
+package io.dkv.client;
+
+import io.dkv.client.layout.MemoryNodeProtocol;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The durability step of writes carried by completions: telling each replica's node which block changed (PERSIST)
+ * and, under durability sync, waiting for every node's answer that it is on disk, without a thread waiting on any
+ * one answer. Completing threads hand a write's requests in ({@link #offer}); one thread ({@link CompletionPolling}'s
+ * agent) sends them over message connections of its own and reads the answers as they are there, completing each
+ * write's future once its last answer came.
+ *
+ * <p>At most {@link #OUTSTANDING} requests wait for answers per node: a node answers into this client's receive
+ * buffers, which must be drained while it sends, and this thread both sends and drains.
+ */
+final class PersistRequests
+{
+    /** Requests in flight per node, below the receive buffers a message connection has. */
+    static final int OUTSTANDING = 16;
+    private static final int QUEUED = 1024;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** One write's durability: the block that changed on each replica's node, and what its future completes with. */
+    static final class Job
+    {
+        final byte[] key;
+        final long[] nodeIds;
+        /** The block on each node: the new one, or the one a delete emptied. */
+        final long[] offsets;
+        final Object answer;
+        final CompletableFuture<Object> future;
+        /** Nodes yet to answer; the agent's alone. */
+        int remaining;
+
+        Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
+            final CompletableFuture<Object> future)
+        {
+            this.key = key;
+            this.nodeIds = nodeIds;
+            this.offsets = offsets;
+            this.answer = answer;
+            this.future = future;
+        }
+    }
+
+    /** A request of a job to one node: held until it may go, then awaiting its answer. */
+    private static final class Request
+    {
+        final Job job;
+        final int replica;
+        long correlation;
+        long deadlineNanos;
+
+        Request(final Job job, final int replica)
+        {
+            this.job = job;
+            this.replica = replica;
+        }
+    }
+
+    /** This thread's side of one node: its connection, the requests it answers in order, and those held back. */
+    private static final class Node
+    {
+        final long nodeId;
+        Connection connection;
+        final ArrayDeque<Request> pending = new ArrayDeque<>();
+        final ArrayDeque<Request> held = new ArrayDeque<>();
+
+        Node(final long nodeId)
+        {
+            this.nodeId = nodeId;
+        }
+    }
+
+    private final Raas raas;
+    private final NanoClock nanoClock;
+    private final long timeoutNanos;
+    private final boolean answered;
+    private final ManyToOneConcurrentArrayQueue<Job> queue = new ManyToOneConcurrentArrayQueue<>(QUEUED);
+    private final Long2ObjectHashMap<Node> nodes = new Long2ObjectHashMap<>();
+    private final MemorySegment request = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REQUEST_LENGTH]);
+    private final MemorySegment reply = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REPLY_LENGTH + 64]);
+    private final AtomicLong completed = new AtomicLong();
+    private long correlation;
+
+    /** @param answered true for durability sync: each node answers once the key is on disk. */
+    PersistRequests(final Raas raas, final KvClientContext context, final boolean answered)
+    {
+        this.raas = raas;
+        this.nanoClock = context.nanoClock();
+        this.timeoutNanos = context.timeoutMs() * 1_000_000L;
+        this.answered = answered;
+    }
+
+    /** Any thread: @return false when too many are queued (the caller tells the nodes another way). */
+    boolean offer(final Job job)
+    {
+        return queue.offer(job);
+    }
+
+    /** @return writes whose durability this finished, their futures completed. */
+    long completed()
+    {
+        return completed.get();
+    }
+
+    /** The agent's turn: send what was handed in, read the answers there are, fail what ran out of time. */
+    int doWork()
+    {
+        int work = queue.drain(this::start, QUEUED);
+        for (final Node node : nodes.values())
+        {
+            work += readAnswers(node);
+            work += sendHeld(node);
+            expire(node);
+        }
+        return work;
+    }
+
+    private void start(final Job job)
+    {
+        job.remaining = job.nodeIds.length;
+        for (int p = 0; p < job.nodeIds.length; p++)
+        {
+            final Node node = nodes.computeIfAbsent(job.nodeIds[p], Node::new);
+            node.held.add(new Request(job, p));
+            sendHeld(node);
+        }
+    }
+
+    private int sendHeld(final Node node)
+    {
+        int sent = 0;
+        while (!node.held.isEmpty() && (!answered || node.pending.size() < OUTSTANDING))
+        {
+            final Request held = node.held.poll();
+            if (held.job.future.isDone())
+            {
+                // another node of it failed
+                continue;
+            }
+            held.correlation = ++correlation;
+            request.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
+            request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0);
+            request.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, held.correlation);
+            request.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, held.job.offsets[held.replica]);
+            try
+            {
+                connection(node).send(request, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
+            }
+            catch (final RaasException ex)
+            {
+                broken(node, held.job, "did not take a request for the key on disk: " + ex.getMessage(), ex);
+                continue;
+            }
+            sent++;
+            if (answered)
+            {
+                held.deadlineNanos = nanoClock.nanoTime() + timeoutNanos;
+                node.pending.add(held);
+            }
+            else
+            {
+                answeredBy(held.job);
+            }
+        }
+        return sent;
+    }
+
+    private int readAnswers(final Node node)
+    {
+        int read = 0;
+        while (!node.pending.isEmpty() && node.connection != null && node.connection.isReadable())
+        {
+            final int length;
+            try
+            {
+                length = node.connection.recv(reply, 0, (int)reply.byteSize(), Duration.ZERO);
+            }
+            catch (final RaasException ex)
+            {
+                broken(node, node.pending.peek().job,
+                    "did not answer a request for the key on disk: " + ex.getMessage(), ex);
+                return read;
+            }
+            read++;
+            if (length < MemoryNodeProtocol.REPLY_LENGTH)
+            {
+                continue;
+            }
+            final long id = reply.get(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET);
+            while (!node.pending.isEmpty() && node.pending.peek().correlation < id)
+            {
+                // an answer skipped (its request timed out): the node answers in order
+                node.pending.poll();
+            }
+            final Request answeredRequest = node.pending.peek();
+            if (answeredRequest == null || answeredRequest.correlation != id)
+            {
+                continue;
+            }
+            node.pending.poll();
+            final int status = reply.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
+            if (status != MemoryNodeProtocol.OK)
+            {
+                fail(answeredRequest.job, "memory node " + node.nodeId + " did not write the key to disk (status " +
+                    status + ")" + (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""),
+                    null);
+                continue;
+            }
+            answeredBy(answeredRequest.job);
+        }
+        return read;
+    }
+
+    private void expire(final Node node)
+    {
+        final long now = nanoClock.nanoTime();
+        while (!node.pending.isEmpty() && now - node.pending.peek().deadlineNanos > 0)
+        {
+            final Request late = node.pending.poll();
+            fail(late.job, "memory node " + node.nodeId + " did not answer a request for the key on disk within " +
+                timeoutNanos / 1_000_000 + " ms", null);
+        }
+    }
+
+    private Connection connection(final Node node)
+    {
+        if (node.connection == null)
+        {
+            node.connection = raas.connect(node.nodeId, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+        }
+        return node.connection;
+    }
+
+    /** The node's connection failed: the write fails, and so does every other waiting on it; a new one is opened. */
+    private void broken(final Node node, final Job job, final String why, final RaasException cause)
+    {
+        final String text = "memory node " + node.nodeId + " " + why;
+        fail(job, text, cause);
+        while (!node.pending.isEmpty())
+        {
+            fail(node.pending.poll().job, text, cause);
+        }
+        if (node.connection != null)
+        {
+            node.connection.close();
+            node.connection = null;
+        }
+    }
+
+    private void answeredBy(final Job job)
+    {
+        if (--job.remaining == 0 && job.future.complete(job.answer))
+        {
+            completed.incrementAndGet();
+        }
+    }
+
+    private void fail(final Job job, final String why, final RaasException cause)
+    {
+        // the write holds every replica: tried again as a new one, a compare-and-set would find its own value there
+        final KvException wrapped = cause == null ? null : new KvException(cause.getMessage(), cause);
+        job.future.completeExceptionally(new ReplicaChain.OutcomeUnknown("write of key " +
+            KvSession.describe(job.key) + " is on its replicas but was not confirmed on disk: " + why +
+            "; it has taken effect, durable or not", wrapped));
+    }
+}
