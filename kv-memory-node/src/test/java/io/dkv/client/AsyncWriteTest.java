@@ -43,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AsyncWriteTest
 {
     private static final long[] IDS = {1, 2};
-    private static final int KEYS = 200;
+    private static final int KEYS = 150;
     private static final String[] OPERATIONS =
         {"put", "delete", "cas", "setnx", "versioned", "expired put", "expire/persist", "get"};
 

@@ -160,11 +160,11 @@ class CheckCommandTest
         // the futures of writes and reads carried by completions, through a handle attached to the host's driver
         final Run run = check("driver-async",
             "--through", "driver-async", "--replicas", "2", "--memory-nodes", "3", "--nemesis", "kill,pause",
-            "--time", "16s", "--interval", "3s", "--rate", "150", "--keys", "4", "--seed", "11");
+            "--time", "10s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "11");
 
         run.assertVerdict(Verdict.VALID);
         assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"fault\""), "faults on the timeline");
-        assertOperationsCompleted(run, 500);
+        assertOperationsCompleted(run, 100);
     }
 
     @Test
