@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Each step runs on the thread that delivered the completion ending the previous one (the driver's
  * Poller, or a caller polling): the counter of the step's outstanding requests passes the object on.
  */
-final class AsyncGet
+final class AsyncGet extends AsyncOperation
 {
     /** What the GET answers: the value, the value with its version ({@link Versioned}), or its time to live. */
     static final int VALUE = 0;
@@ -35,7 +35,6 @@ final class AsyncGet
     /** A miss is answered once two reads in a row saw the same slot words; after this many, the slow path. */
     private static final int BUCKET_ROUNDS = 4;
 
-    final int index;
     private final AsyncGets owner;
     private final MemorySegment buckets;
     private MemorySegment block;
@@ -46,7 +45,6 @@ final class AsyncGet
     private final long timeoutNanos;
 
     /** Of the GET in progress: which one (completions of another are not its), and what it reads. */
-    private volatile int sequence;
     private byte[] key;
     private long hash;
     private int fingerprint;
@@ -67,12 +65,10 @@ final class AsyncGet
     private int candidate;
     private int blockLength;
     private volatile int failure;
-    /** GETs this object answered from completions alone; written by the thread finishing one, each in turn. */
-    long answered;
 
     AsyncGet(final int index, final AsyncGets owner, final Raas raas, final long timeoutMs)
     {
-        this.index = index;
+        super(index);
         this.owner = owner;
         this.timeoutNanos = timeoutMs * 1_000_000L;
         buckets = raas.allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
@@ -83,11 +79,6 @@ final class AsyncGet
     long token()
     {
         return (long)index << 32 | (sequence & 0xffff_ffffL);
-    }
-
-    boolean isToken(final long token)
-    {
-        return (int)token == sequence;
     }
 
     /**

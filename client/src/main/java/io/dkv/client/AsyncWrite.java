@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Its steps all read and write the one write's state, so they stay in one class, past the usual length.
  */
-final class AsyncWrite
+final class AsyncWrite extends AsyncOperation
 {
     /** The largest block a write carried by completions puts: a larger one goes the synchronous way. */
     static final int MAX_BLOCK = 64 * 1024;
@@ -52,7 +52,6 @@ final class AsyncWrite
     /** The tentative word taken back before the write goes another way. */
     private static final int WITHDRAW = 7;
 
-    final int index;
     /** Of the write in progress, set by the session before {@link #start}: the replicas and this write's words. */
     final int[] nodes;
     final long[] nodeIds;
@@ -78,7 +77,6 @@ final class AsyncWrite
     private final AtomicInteger outstanding = new AtomicInteger();
     private final AtomicInteger failedReplicas = new AtomicInteger();
 
-    private volatile int sequence;
     private volatile int failure;
     private volatile long casResult;
 
@@ -106,12 +104,10 @@ final class AsyncWrite
     private long tentativeWord;
     private long insertSlot;
     private int insertAttempts;
-    /** Writes this object finished from completions alone; written by the thread finishing one, each in turn. */
-    long answered;
 
     AsyncWrite(final int index, final AsyncWrites owner, final Raas raas, final int replicas, final long timeoutMs)
     {
-        this.index = index;
+        super(index);
         this.owner = owner;
         this.timeoutNanos = timeoutMs * 1_000_000L;
         nodes = new int[replicas];
@@ -138,11 +134,6 @@ final class AsyncWrite
             out = owner.allocateBuffer(Math.min(MAX_BLOCK, Math.max(blockLength, (int)out.byteSize() * 2)));
         }
         return out;
-    }
-
-    boolean isToken(final long token)
-    {
-        return (int)token == sequence;
     }
 
     /**
@@ -788,7 +779,7 @@ final class AsyncWrite
 
     private void handOff(final int from, final Object answer)
     {
-        final ChainRest rest = new ChainRest(key, hash, writeId, Arrays.copyOf(nodes, count), count,
+        final ChainRest rest = new ChainRest(key, hash, writeId, Arrays.copyOf(nodes, count),
             Arrays.copyOf(slots, count), Arrays.copyOf(words, count), Arrays.copyOf(newWords, count),
             Arrays.copyOf(blockOffsets, count), from, length != 0, wonNanos, answer, future);
         release();

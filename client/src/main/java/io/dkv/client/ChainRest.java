@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
  * still to swap (from {@code from} down to the head, each from the word read), and the nodes to tell of the change
  * when the client's durability asks. Its own copies of the write's arrays, handed to one of the client's threads.
  *
- * @param nodes     the key's serving replicas in placement order (indices into the client's nodes).
+ * @param nodes     the key's serving replicas in placement order (indices into the client's nodes); the other
+ *                  arrays are as long.
  * @param slots     each replica's committed slot as read, or -1.
  * @param words     the word read there, or EMPTY.
  * @param newWords  this write's word for each replica.
@@ -18,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * @param answer    what the future is completed with once done.
  */
 record ChainRest(
-    byte[] key, long hash, long writeId, int[] nodes, int count, long[] slots, long[] words, long[] newWords,
+    byte[] key, long hash, long writeId, int[] nodes, long[] slots, long[] words, long[] newWords,
     long[] offsets, int from, boolean written, long wonNanos, Object answer, CompletableFuture<Object> future)
 {
 }

@@ -884,22 +884,6 @@ public final class KvClient implements AutoCloseable
         }
     }
 
-    private <T> CompletableFuture<T> async(final Supplier<T> operation)
-    {
-        if (closed)
-        {
-            return CompletableFuture.failedFuture(new KvException("the client is closed"));
-        }
-        try
-        {
-            return CompletableFuture.supplyAsync(operation, asyncExecutor);
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            return CompletableFuture.failedFuture(new KvException("the client is closed", ex));
-        }
-    }
-
     private KvSession session()
     {
         if (closed)

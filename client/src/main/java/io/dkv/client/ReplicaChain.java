@@ -354,7 +354,7 @@ final class ReplicaChain
     void finish(final ChainRest rest)
     {
         session.startOperation();
-        servingCount = rest.count();
+        servingCount = rest.nodes().length;
         System.arraycopy(rest.nodes(), 0, serving, 0, servingCount);
         System.arraycopy(rest.slots(), 0, slots, 0, servingCount);
         System.arraycopy(rest.words(), 0, words, 0, servingCount);
