@@ -25,6 +25,7 @@ public final class MetaTableReader
     public static final int PROBE_BATCH = 8;
     /** Reads of one slot before a writer that never finishes is reported. */
     public static final int TORN_RETRIES = 100_000;
+    private static final int SPINS_BEFORE_YIELD = 64;
     /** Bytes of registered memory a reader needs. */
     public static final int BUFFER_BYTES = PROBE_BATCH * REGION_SLOT_LENGTH;
 
@@ -276,7 +277,7 @@ public final class MetaTableReader
                     "' on node " + tables.nodeId() + " was mid-write in " + tornRetries + " reads");
             }
             tornReads++;
-            Thread.onSpinWait();
+            pause(attempt);
             read(offset, length, 0);
         }
         final int count = buffer.get(INT, MEMBERS_COUNT_OFFSET);
@@ -325,7 +326,7 @@ public final class MetaTableReader
         for (int attempt = 0; attempt < tornRetries; attempt++)
         {
             tornReads++;
-            Thread.onSpinWait();
+            pause(attempt);
             read(offset, length, into);
             final int state = readState(buffer, into, checksumOffset);
             if (state != TORN)
@@ -336,6 +337,22 @@ public final class MetaTableReader
         throw new RaasException("slot at offset " + offset + " of region '" + tables.name() + "' on node " +
             tables.nodeId() +
             " was mid-write in " + tornRetries + " reads");
+    }
+
+    /**
+     * Between reads of a slot found mid-write: spin a little, then yield, so that a writer descheduled mid-write on a
+     * busy machine (two cores, the reader spinning on one) gets a core to finish on.
+     */
+    private static void pause(final int attempt)
+    {
+        if (attempt < SPINS_BEFORE_YIELD)
+        {
+            Thread.onSpinWait();
+        }
+        else
+        {
+            Thread.yield();
+        }
     }
 
     private void read(final long offset, final int length, final long into)
