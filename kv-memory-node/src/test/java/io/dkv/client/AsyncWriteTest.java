@@ -325,7 +325,10 @@ class AsyncWriteTest
         open.add(StandaloneDriver.launch(Opened.driver(provider, 100).driverName(name), directory));
         final Raas attached = open.add(Raas.attach(new RaasContext().driverName(name).requestSlots(1024)
             .clientDataBytes(1 << 20).timeoutMs(10_000)));
-        final KvClient client = open.add(KvClient.connect(attached, new KvClientContext().memoryNodes(IDS)));
+        // the standalone driver has been seen to stall a DC initiator for 2 s twice in a row under a loaded CI
+        // machine before recycling it (its stall detector): a timeout under the nodes' 10 s grace outlasts that
+        final KvClient client = open.add(KvClient.connect(attached,
+            new KvClientContext().memoryNodes(IDS).timeoutMs(9_000)));
 
         windowed(AsyncWrites.IN_FLIGHT, KEYS, i -> client.putAsync(bytes("key-" + i), bytes("value " + i)));
         final List<CompletableFuture<byte[]>> gets =
