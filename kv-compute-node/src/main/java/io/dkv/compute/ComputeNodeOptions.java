@@ -42,7 +42,8 @@ public final class ComputeNodeOptions
     String requirePass;
 
     @Option(names = "--provider", defaultValue = PROVIDER_DEFAULT,
-        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+        description = "Verbs provider: shm, tcp, verbs (an RNIC) or auto (verbs where an RNIC is usable, else " +
+            "shm) (default: ${DEFAULT-VALUE}).")
     String provider;
 
     /** @return the RESP port; 0 for a free one. */

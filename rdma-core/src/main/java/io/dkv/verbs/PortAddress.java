@@ -14,12 +14,17 @@ import java.util.HexFormat;
  * <ul>
  * <li>{@code shm:<16 hex digits>}: a device id on this host (8 bytes).</li>
  * <li>{@code tcp:<ip>:<port>}: the NIC engine's listening socket (6 or 18 bytes).</li>
+ * <li>{@code verbs:<38 hex digits>}: an RNIC port's GID (16 bytes), LID (2, big-endian) and active MTU (1, as
+ * {@code enum ibv_mtu}): what a peer puts in an address vector to reach it, over InfiniBand or RoCE.</li>
  * </ul>
  */
 public final class PortAddress
 {
     public static final String SHM = "shm";
     public static final String TCP = "tcp";
+    public static final String VERBS = "verbs";
+    /** Bytes of a {@code verbs} address: GID, LID, MTU. */
+    public static final int VERBS_LENGTH = 16 + 2 + 1;
 
     private final String provider;
     private final byte[] bytes;
@@ -45,6 +50,26 @@ public final class PortAddress
     }
 
     /**
+     * @param gid the port's GID, 16 bytes as the GID table holds them.
+     * @param lid the port's LID (0 on RoCE).
+     * @param mtu the port's active MTU, as {@code enum ibv_mtu} (1 = 256 B ... 5 = 4096 B).
+     * @return the address of an RNIC port.
+     */
+    public static PortAddress verbs(final byte[] gid, final int lid, final int mtu)
+    {
+        if (gid.length != 16)
+        {
+            throw new IllegalArgumentException("a GID has 16 bytes, not " + gid.length);
+        }
+        if (lid < 0 || lid > 0xFFFF || mtu < 1 || mtu > 5)
+        {
+            throw new IllegalArgumentException("lid " + lid + " must be 0..65535 and mtu " + mtu + " 1..5");
+        }
+        return new PortAddress(VERBS,
+            ByteBuffer.allocate(VERBS_LENGTH).put(gid).putShort((short)lid).put((byte)mtu).array());
+    }
+
+    /**
      * @param provider provider name.
      * @param bytes    the encoded address, as {@link #bytes()} returns it.
      * @return the address.
@@ -67,7 +92,8 @@ public final class PortAddress
         final int colon = text.indexOf(':');
         if (colon < 0)
         {
-            throw new IllegalArgumentException("port address '" + text + "' lacks a provider prefix (shm: or tcp:)");
+            throw new IllegalArgumentException("port address '" + text +
+                "' lacks a provider prefix (shm:, tcp: or verbs:)");
         }
         final String provider = text.substring(0, colon);
         final String rest = text.substring(colon + 1);
@@ -102,6 +128,17 @@ public final class PortAddress
                 catch (final UnknownHostException | NumberFormatException ex)
                 {
                     throw new IllegalArgumentException("tcp address '" + text + "' must be tcp:<ip>:<port>", ex);
+                }
+
+            case VERBS:
+                try
+                {
+                    return of(VERBS, HexFormat.of().parseHex(rest));
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new IllegalArgumentException("verbs address '" + text + "' must be verbs:<" +
+                        2 * VERBS_LENGTH + " hex digits>", ex);
                 }
 
             default:
@@ -149,6 +186,27 @@ public final class PortAddress
         }
     }
 
+    /** @return the GID of a {@code verbs} address. */
+    public byte[] verbsGid()
+    {
+        requireProvider(VERBS);
+        return Arrays.copyOf(bytes, 16);
+    }
+
+    /** @return the LID of a {@code verbs} address. */
+    public int verbsLid()
+    {
+        requireProvider(VERBS);
+        return ((bytes[16] & 0xFF) << 8) | (bytes[17] & 0xFF);
+    }
+
+    /** @return the active MTU of a {@code verbs} address, as {@code enum ibv_mtu}. */
+    public int verbsMtu()
+    {
+        requireProvider(VERBS);
+        return bytes[18];
+    }
+
     private void requireProvider(final String expected)
     {
         if (!provider.equals(expected))
@@ -172,6 +230,14 @@ public final class PortAddress
                 if (bytes.length != 6 && bytes.length != 18)
                 {
                     throw new IllegalArgumentException("tcp address must be 6 or 18 bytes, got " + bytes.length);
+                }
+                break;
+
+            case VERBS:
+                if (bytes.length != VERBS_LENGTH || bytes[18] < 1 || bytes[18] > 5)
+                {
+                    throw new IllegalArgumentException("verbs address must be " + VERBS_LENGTH +
+                        " bytes ending in an MTU of 1..5, got " + HexFormat.of().formatHex(bytes));
                 }
                 break;
 

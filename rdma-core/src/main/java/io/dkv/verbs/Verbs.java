@@ -39,6 +39,22 @@ public final class Verbs
     }
 
     /**
+     * @param name    a provider's name, or {@code auto}.
+     * @param context what a device would be opened with.
+     * @return {@code name}, or for {@code auto}: {@code verbs} where an RNIC is present and usable, else the
+     * default ({@code shm}).
+     */
+    public static String resolve(final String name, final VerbsContext context)
+    {
+        if (!VerbsConfiguration.PROVIDER_AUTO.equals(name))
+        {
+            return name;
+        }
+        return provider(PortAddress.VERBS).unavailableReason(context) == null ? PortAddress.VERBS :
+            VerbsConfiguration.PROVIDER_DEFAULT;
+    }
+
+    /**
      * @param name provider name.
      * @return the provider.
      * @throws VerbsException if none has that name.

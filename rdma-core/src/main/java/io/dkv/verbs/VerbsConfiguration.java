@@ -9,9 +9,38 @@ import java.nio.file.Path;
  */
 public final class VerbsConfiguration
 {
-    /** Provider opened when none is named: {@code shm}, {@code tcp}. */
+    /**
+     * Provider opened when none is named: {@code shm}, {@code tcp}, {@code verbs} (an RNIC through libibverbs) or
+     * {@code auto} ({@code verbs} where a device is present and usable, else {@code shm}).
+     */
     public static final String PROVIDER_PROP_NAME = "dkv.verbs.provider";
     public static final String PROVIDER_DEFAULT = "shm";
+    public static final String PROVIDER_AUTO = "auto";
+
+    /** The RNIC the verbs provider opens (as ibv_devices names it, e.g. mlx5_0); unset: the first listed. */
+    public static final String IBV_DEVICE_PROP_NAME = "dkv.verbs.ibv.device";
+
+    /** The RNIC's port the verbs provider uses, from 1. */
+    public static final String IBV_PORT_PROP_NAME = "dkv.verbs.ibv.port";
+    public static final int IBV_PORT_DEFAULT = 1;
+
+    /**
+     * The GID table entry the verbs provider sends from; -1 chooses: index 0 on InfiniBand, on RoCE the first
+     * RoCE v2 entry holding an IPv4 address, else the first RoCE v2 entry, else the first RoCE v1 entry.
+     */
+    public static final String IBV_GID_INDEX_PROP_NAME = "dkv.verbs.ibv.gid.index";
+    public static final int IBV_GID_INDEX_DEFAULT = -1;
+
+    /** Whether the verbs provider backs the regions it allocates with 2 MiB huge pages (vm.nr_hugepages). */
+    public static final String IBV_HUGE_PAGES_PROP_NAME = "dkv.verbs.ibv.huge.pages";
+    public static final boolean IBV_HUGE_PAGES_DEFAULT = false;
+
+    /**
+     * Bytes of memory a process may lock (RLIMIT_MEMLOCK) below which the verbs provider refuses to open, unless it
+     * holds CAP_IPC_LOCK: every registered region is pinned, and a lower limit fails registrations later, mid-run.
+     */
+    public static final String IBV_MIN_MEMLOCK_PROP_NAME = "dkv.verbs.ibv.min.memlock";
+    public static final long IBV_MIN_MEMLOCK_DEFAULT = 256L * 1024 * 1024;
 
     /** Directory under which the shm provider keeps its devices' files; a tmpfs. */
     public static final String SHM_DIR_PROP_NAME = "dkv.verbs.shm.dir";

@@ -47,6 +47,11 @@ public final class VerbsContext
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
+    private String ibvDevice = System.getProperty(IBV_DEVICE_PROP_NAME);
+    private int ibvPort = intProperty(IBV_PORT_PROP_NAME, IBV_PORT_DEFAULT);
+    private int ibvGidIndex = intProperty(IBV_GID_INDEX_PROP_NAME, IBV_GID_INDEX_DEFAULT);
+    private boolean ibvHugePages = booleanProperty(IBV_HUGE_PAGES_PROP_NAME, IBV_HUGE_PAGES_DEFAULT);
+    private long ibvMinMemlock = longProperty(IBV_MIN_MEMLOCK_PROP_NAME, IBV_MIN_MEMLOCK_DEFAULT);
     /** null until set: conclude() takes the system's. */
     private EpochClock epochClock;
     private NanoClock nanoClock;
@@ -87,6 +92,14 @@ public final class VerbsContext
         requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
         requireRange("retryTimeoutMs", retryTimeoutMs, 1, 600_000);
         requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
+        requireRange("ibvPort", ibvPort, 1, 255);
+        requireRange("ibvGidIndex", ibvGidIndex, -1, 65_535);
+        if (ibvMinMemlock < 0)
+        {
+            throw new IllegalArgumentException("ibvMinMemlock " + ibvMinMemlock + " is negative");
+        }
+        // "auto" never outlives conclude: whoever reads the provider afterwards (thresholds, addresses) sees a real one
+        provider = Verbs.resolve(provider, this);
         if (epochClock == null)
         {
             epochClock = SystemEpochClock.INSTANCE;
@@ -325,6 +338,64 @@ public final class VerbsContext
     public VerbsContext tcpRnrTimerUs(final int tcpRnrTimerUs)
     {
         this.tcpRnrTimerUs = tcpRnrTimerUs;
+        return this;
+    }
+
+    /** @return the RNIC the verbs provider opens; null: the first libibverbs lists. */
+    public String ibvDevice()
+    {
+        return ibvDevice;
+    }
+
+    public VerbsContext ibvDevice(final String ibvDevice)
+    {
+        this.ibvDevice = ibvDevice;
+        return this;
+    }
+
+    public int ibvPort()
+    {
+        return ibvPort;
+    }
+
+    public VerbsContext ibvPort(final int ibvPort)
+    {
+        this.ibvPort = ibvPort;
+        return this;
+    }
+
+    /** @return the GID index the verbs provider sends from; -1: chosen from the GID table. */
+    public int ibvGidIndex()
+    {
+        return ibvGidIndex;
+    }
+
+    public VerbsContext ibvGidIndex(final int ibvGidIndex)
+    {
+        this.ibvGidIndex = ibvGidIndex;
+        return this;
+    }
+
+    public boolean ibvHugePages()
+    {
+        return ibvHugePages;
+    }
+
+    public VerbsContext ibvHugePages(final boolean ibvHugePages)
+    {
+        this.ibvHugePages = ibvHugePages;
+        return this;
+    }
+
+    /** @return the RLIMIT_MEMLOCK below which the verbs provider refuses to open (without CAP_IPC_LOCK). */
+    public long ibvMinMemlock()
+    {
+        return ibvMinMemlock;
+    }
+
+    public VerbsContext ibvMinMemlock(final long ibvMinMemlock)
+    {
+        this.ibvMinMemlock = ibvMinMemlock;
         return this;
     }
 

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 /**
  * One device with a protection domain, a completion queue and a region peers may reach: the usual
  * starting point of a conformance test.
@@ -28,9 +30,16 @@ final class TestNode implements AutoCloseable
         region = pd.allocate(REGION_LENGTH, Access.ALL);
     }
 
+    /** Why the verbs provider cannot run here, once looked up; "" where it can. */
+    private static String verbsUnavailable;
+
+    /**
+     * @return the providers every conformance test runs against: the software ones, and {@code verbs}, which runs
+     * where an RNIC is usable and is skipped elsewhere with the reason ({@link #context}).
+     */
     static Stream<String> providers()
     {
-        return Stream.of("shm", "tcp");
+        return Stream.of("shm", "tcp", PortAddress.VERBS);
     }
 
     static TestNode open(final String provider)
@@ -45,7 +54,26 @@ final class TestNode implements AutoCloseable
 
     static VerbsContext context(final String provider)
     {
-        return new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0");
+        final VerbsContext context = new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0");
+        if (PortAddress.VERBS.equals(provider))
+        {
+            assumeTrue(verbsUnavailable().isEmpty(), () -> "no RNIC for the verbs provider: " + verbsUnavailable);
+        }
+        return context;
+    }
+
+    private static synchronized String verbsUnavailable()
+    {
+        if (verbsUnavailable == null)
+        {
+            final String reason = Verbs.provider(PortAddress.VERBS).unavailableReason(new VerbsContext());
+            verbsUnavailable = reason == null ? "" : reason;
+            if (reason != null)
+            {
+                System.out.println("conformance tests skip the verbs provider: " + reason);
+            }
+        }
+        return verbsUnavailable;
     }
 
     QueuePair qp(final QpType type)

@@ -59,7 +59,8 @@ public final class UpCommand implements Callable<Integer>
     private Integer replicas;
 
     @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm (processes of one host) or tcp (over loopback) (default: ${DEFAULT-VALUE}).")
+        description = "Verbs provider: shm (processes of one host), tcp (over loopback), verbs (this host's RNIC) " +
+            "or auto (verbs where an RNIC is usable, else shm) (default: ${DEFAULT-VALUE}).")
     private String provider;
 
     @Option(names = "--dir", description = "Where logs and the MetaServer's data go (default: <tmp>/dkv-up). A " +

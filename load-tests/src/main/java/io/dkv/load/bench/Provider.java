@@ -8,7 +8,9 @@ import java.util.Locale;
 public enum Provider
 {
     SHM("local memory"),
-    TCP("tcp ping-pong");
+    TCP("tcp ping-pong"),
+    /** An RNIC through libibverbs: its one-sided requests beside this host's own memory. */
+    VERBS("local memory");
 
     private final String floorName;
 

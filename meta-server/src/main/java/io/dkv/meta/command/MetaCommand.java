@@ -8,6 +8,7 @@ import io.dkv.raas.command.ClusterSecretOption;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.PortAddress;
+import io.dkv.verbs.VerbsConfiguration;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,7 +52,8 @@ public final class MetaCommand implements Callable<Integer>
     long nodeId;
 
     @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm (one host) or tcp (default: ${DEFAULT-VALUE}).")
+        description = "Verbs provider: shm (one host), tcp, verbs (an RNIC) or auto (verbs where an RNIC is " +
+            "usable, else shm) (default: ${DEFAULT-VALUE}).")
     String provider;
 
     @Option(names = "--address", description = {
@@ -130,8 +132,12 @@ public final class MetaCommand implements Callable<Integer>
                     context.raas().verbs().shmDeviceId(parseDeviceId(address));
                 }
             }
+            case PortAddress.VERBS, VerbsConfiguration.PROVIDER_AUTO ->
+            {
+                // the RNIC, its port and GID come from the dkv.verbs.ibv.* properties
+            }
             default -> throw new ParameterException(spec.commandLine(),
-                "--provider must be shm or tcp, not '" + provider + "'");
+                "--provider must be shm, tcp, verbs or auto, not '" + provider + "'");
         }
         if (peer != null)
         {

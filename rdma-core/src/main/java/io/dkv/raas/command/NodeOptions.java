@@ -15,7 +15,8 @@ public final class NodeOptions
     private long nodeId;
 
     @Option(names = "--provider", defaultValue = "shm",
-        description = "Verbs provider: shm or tcp (default: ${DEFAULT-VALUE}).")
+        description = "Verbs provider: shm, tcp, verbs (an RNIC) or auto (verbs where an RNIC is usable, else " +
+            "shm) (default: ${DEFAULT-VALUE}).")
     private String provider;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",

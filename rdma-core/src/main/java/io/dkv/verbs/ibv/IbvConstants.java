@@ -2,8 +2,8 @@ package io.dkv.verbs.ibv;
 
 /**
  * The values of libibverbs' enums and flags ({@code <infiniband/verbs.h>}) the {@code verbs} provider passes and
- * reads, under their C names: {@code IbvHeaderLayoutTest} compares each with what the installed header gives a C
- * compiler. They are the kernel's ABI, fixed across rdma-core releases.
+ * reads, under their C names, and those of mlx5's {@code <infiniband/mlx5dv.h>}: {@code IbvHeaderLayoutTest} compares
+ * each with what the installed headers give a C compiler. They are the kernel's ABI, fixed across rdma-core releases.
  */
 public final class IbvConstants
 {
@@ -38,6 +38,29 @@ public final class IbvConstants
     public static final int IBV_QP_MAX_DEST_RD_ATOMIC = 1 << 17;
     public static final int IBV_QP_CAP = 1 << 19;
     public static final int IBV_QP_DEST_QPN = 1 << 20;
+
+    // enum ibv_qp_init_attr_mask
+    public static final int IBV_QP_INIT_ATTR_PD = 1;
+    public static final int IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6;
+
+    // enum ibv_qp_create_send_ops_flags
+    public static final int IBV_QP_EX_WITH_RDMA_WRITE = 1;
+    public static final int IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM = 1 << 1;
+    public static final int IBV_QP_EX_WITH_SEND = 1 << 2;
+    public static final int IBV_QP_EX_WITH_SEND_WITH_IMM = 1 << 3;
+    public static final int IBV_QP_EX_WITH_RDMA_READ = 1 << 4;
+    public static final int IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP = 1 << 5;
+    public static final int IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD = 1 << 6;
+
+    // enum mlx5dv_qp_init_attr_mask, enum mlx5dv_dc_type
+    public static final int MLX5DV_QP_INIT_ATTR_MASK_DC = 1 << 1;
+    public static final int MLX5DV_DCTYPE_DCT = 1;
+    public static final int MLX5DV_DCTYPE_DCI = 2;
+
+    // enum ibv_gid_type
+    public static final int IBV_GID_TYPE_IB = 0;
+    public static final int IBV_GID_TYPE_ROCE_V1 = 1;
+    public static final int IBV_GID_TYPE_ROCE_V2 = 2;
 
     // enum ibv_wr_opcode
     public static final int IBV_WR_RDMA_WRITE = 0;
@@ -85,7 +108,9 @@ public final class IbvConstants
 
     // enum ibv_mtu
     public static final int IBV_MTU_256 = 1;
+    public static final int IBV_MTU_512 = 2;
     public static final int IBV_MTU_1024 = 3;
+    public static final int IBV_MTU_2048 = 4;
     public static final int IBV_MTU_4096 = 5;
 
     // enum ibv_port_state

@@ -92,6 +92,66 @@ public final class IbvDevices
         }
     }
 
+    /** An opened device: its name, its context ({@code struct ibv_context *}) and whether mlx5dv drives it. */
+    record Opened(String name, MemorySegment context, boolean mlx5)
+    {
+    }
+
+    /**
+     * Open a device, as {@code ibv_open_device}.
+     *
+     * @param wanted    its name; null: the first listed.
+     * @param functions where the open and mlx5 functions are bound.
+     * @return the opened device.
+     * @throws VerbsException when no device has the name (naming those there), or the open fails (errno's text).
+     */
+    Opened open(final String wanted, final IbvFunctions functions)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment state = arena.allocate(CALL_STATE);
+            final MemorySegment count = arena.allocate(JAVA_INT);
+            final MemorySegment list = (MemorySegment)getDeviceList.invokeExact(state, count);
+            if (list.equals(MemorySegment.NULL))
+            {
+                final int errno = (int)ERRNO.get(state, 0L);
+                throw new VerbsException("ibv_get_device_list failed: " + IbvLibrary.strerror(errno) + " (errno " +
+                    errno + "): " + NO_KERNEL);
+            }
+            try
+            {
+                final int devices = count.get(JAVA_INT, 0);
+                final MemorySegment entries = list.reinterpret(ADDRESS.byteSize() * (devices + 1L));
+                final List<String> names = new ArrayList<>(devices);
+                for (int i = 0; i < devices; i++)
+                {
+                    final MemorySegment device = entries.getAtIndex(ADDRESS, i);
+                    final String name = ((MemorySegment)getDeviceName.invokeExact(device)).reinterpret(64).getString(0);
+                    names.add(name);
+                    if (wanted == null || wanted.equals(name))
+                    {
+                        final MemorySegment context = IbvFunctions.checked(
+                            (MemorySegment)functions.openDevice.invokeExact(state, device), state,
+                            "ibv_open_device(" + name + ")");
+                        final boolean mlx5 = functions.mlx5IsSupported != null &&
+                            (boolean)functions.mlx5IsSupported.invokeExact(device);
+                        return new Opened(name, context, mlx5);
+                    }
+                }
+                throw new VerbsException(devices == 0 ? NO_DEVICE : "no RDMA device is named '" + wanted +
+                    "' (dkv.verbs.ibv.device); those here: " + names);
+            }
+            finally
+            {
+                freeDeviceList.invokeExact(list);
+            }
+        }
+        catch (final Throwable ex)
+        {
+            throw IbvFunctions.unexpected("opening an RDMA device", ex);
+        }
+    }
+
     /**
      * @return null when at least one device is there, else why the {@code verbs} provider cannot run here and what
      * to do: the library missing (which packages), or no device (where to look).

@@ -336,7 +336,10 @@ public final class IbvLayout
         JAVA_INT.withName("async_fd"),
         JAVA_INT.withName("num_comp_vectors")).withName("ibv_context");
 
-    /** Up to the fields read, before its mutex (whose size differs between architectures). */
+    /**
+     * The whole queue pair, its mutex and condition as glibc lays them out on x86-64 and aarch64 (40 and 48 bytes):
+     * the extended queue pair ({@link #QP_EX}) follows it.
+     */
     public static final StructLayout QP = structLayout(
         ADDRESS.withName("context"),
         ADDRESS.withName("qp_context"),
@@ -347,7 +350,102 @@ public final class IbvLayout
         JAVA_INT.withName("handle"),
         JAVA_INT.withName("qp_num"),
         JAVA_INT.withName("state"),
-        JAVA_INT.withName("qp_type")).withName("ibv_qp");
+        JAVA_INT.withName("qp_type"),
+        sequenceLayout(40, JAVA_BYTE).withName("mutex"),
+        sequenceLayout(48, JAVA_BYTE).withName("cond"),
+        JAVA_INT.withName("events_completed"),
+        paddingLayout(4)).withName("ibv_qp");
+
+    /**
+     * The extended queue pair ({@code ibv_qp_to_qp_ex}): a request is built by calling its function pointers, as
+     * the static inline {@code ibv_wr_*} functions of verbs.h do, between {@code wr_start} and {@code wr_complete}.
+     */
+    public static final StructLayout QP_EX = structLayout(
+        QP.withName("qp_base"),
+        JAVA_LONG.withName("comp_mask"),
+        JAVA_LONG.withName("wr_id"),
+        JAVA_INT.withName("wr_flags"),
+        paddingLayout(4),
+        ADDRESS.withName("wr_atomic_cmp_swp"),
+        ADDRESS.withName("wr_atomic_fetch_add"),
+        ADDRESS.withName("wr_bind_mw"),
+        ADDRESS.withName("wr_local_inv"),
+        ADDRESS.withName("wr_rdma_read"),
+        ADDRESS.withName("wr_rdma_write"),
+        ADDRESS.withName("wr_rdma_write_imm"),
+        ADDRESS.withName("wr_send"),
+        ADDRESS.withName("wr_send_imm"),
+        ADDRESS.withName("wr_send_inv"),
+        ADDRESS.withName("wr_send_tso"),
+        ADDRESS.withName("wr_set_ud_addr"),
+        ADDRESS.withName("wr_set_xrc_srqn"),
+        ADDRESS.withName("wr_set_inline_data"),
+        ADDRESS.withName("wr_set_inline_data_list"),
+        ADDRESS.withName("wr_set_sge"),
+        ADDRESS.withName("wr_set_sge_list"),
+        ADDRESS.withName("wr_start"),
+        ADDRESS.withName("wr_complete"),
+        ADDRESS.withName("wr_abort"),
+        ADDRESS.withName("wr_atomic_write")).withName("ibv_qp_ex");
+
+    public static final StructLayout RX_HASH_CONF = structLayout(
+        JAVA_BYTE.withName("rx_hash_function"),
+        JAVA_BYTE.withName("rx_hash_key_len"),
+        paddingLayout(6),
+        ADDRESS.withName("rx_hash_key"),
+        JAVA_LONG.withName("rx_hash_fields_mask")).withName("ibv_rx_hash_conf");
+
+    /** What {@code mlx5dv_create_qp} takes: the DC queue pairs are created with it. */
+    public static final StructLayout QP_INIT_ATTR_EX = structLayout(
+        ADDRESS.withName("qp_context"),
+        ADDRESS.withName("send_cq"),
+        ADDRESS.withName("recv_cq"),
+        ADDRESS.withName("srq"),
+        QP_CAP.withName("cap"),
+        JAVA_INT.withName("qp_type"),
+        JAVA_INT.withName("sq_sig_all"),
+        JAVA_INT.withName("comp_mask"),
+        ADDRESS.withName("pd"),
+        ADDRESS.withName("xrcd"),
+        JAVA_INT.withName("create_flags"),
+        JAVA_SHORT.withName("max_tso_header"),
+        paddingLayout(2),
+        ADDRESS.withName("rwq_ind_tbl"),
+        RX_HASH_CONF.withName("rx_hash_conf"),
+        JAVA_INT.withName("source_qpn"),
+        paddingLayout(4),
+        JAVA_LONG.withName("send_ops_flags")).withName("ibv_qp_init_attr_ex");
+
+    /** A GID table entry ({@code ibv_query_gid_ex}): the GID with its type (IB, RoCE v1, RoCE v2). */
+    public static final StructLayout GID_ENTRY = structLayout(
+        GID.withName("gid"),
+        JAVA_INT.withName("gid_index"),
+        JAVA_INT.withName("port_num"),
+        JAVA_INT.withName("gid_type"),
+        JAVA_INT.withName("ndev_ifindex")).withName("ibv_gid_entry");
+
+    /** mlx5dv.h: a DC queue pair's kind and, for a target, its access key. */
+    public static final StructLayout MLX5DV_DC_INIT_ATTR = structLayout(
+        JAVA_INT.withName("dc_type"),
+        paddingLayout(4),
+        unionLayout(
+            JAVA_LONG.withName("dct_access_key"),
+            structLayout(
+                JAVA_BYTE.withName("log_num_concurent"),
+                JAVA_BYTE.withName("log_num_errored")).withName("dci_streams")).withName(ANONYMOUS + "key"))
+        .withName("mlx5dv_dc_init_attr");
+
+    public static final StructLayout MLX5DV_QP_INIT_ATTR = structLayout(
+        JAVA_LONG.withName("comp_mask"),
+        JAVA_INT.withName("create_flags"),
+        paddingLayout(4),
+        MLX5DV_DC_INIT_ATTR.withName("dc_init_attr"),
+        JAVA_LONG.withName("send_ops_flags")).withName("mlx5dv_qp_init_attr");
+
+    /** Up to the pointer read: {@code mlx5dv_wr_set_dc_addr} is static inline and calls it. */
+    public static final StructLayout MLX5DV_QP_EX = structLayout(
+        JAVA_LONG.withName("comp_mask"),
+        ADDRESS.withName("wr_set_dc_addr")).withName("mlx5dv_qp_ex");
 
     /** Up to the fields read, before its mutex. */
     public static final StructLayout CQ = structLayout(

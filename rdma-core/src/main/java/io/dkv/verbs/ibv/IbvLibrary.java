@@ -22,8 +22,10 @@ public final class IbvLibrary
 {
     /** The library's soname, from Debian's libibverbs1. */
     public static final String LIBRARY = "libibverbs.so.1";
-    /** The symbol version of every function bound. */
+    /** The symbol version of every function bound, but for the few added later (bound at their own). */
     public static final String VERSION = "IBVERBS_1.1";
+    /** mlx5's direct-verbs library, from Debian's ibverbs-providers: the DC transport is reached through it. */
+    public static final String MLX5 = "libmlx5.so.1";
     /** What to install where the library is missing. */
     static final String INSTALL = "install libibverbs1 and ibverbs-providers (apt-get install libibverbs1 " +
         "ibverbs-providers), and the RNIC's kernel driver";
@@ -37,6 +39,7 @@ public final class IbvLibrary
     private static final MethodHandle STRERROR = libc("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
     private static volatile IbvLibrary loaded;
+    private static volatile IbvLibrary loadedMlx5;
 
     private final String name;
     private final MemorySegment handle;
@@ -63,6 +66,28 @@ public final class IbvLibrary
                 {
                     library = open(LIBRARY);
                     loaded = library;
+                }
+            }
+        }
+        return library;
+    }
+
+    /**
+     * @return libmlx5, opened at the first call.
+     * @throws VerbsException saying what to install when it cannot be opened.
+     */
+    public static IbvLibrary loadMlx5()
+    {
+        IbvLibrary library = loadedMlx5;
+        if (library == null)
+        {
+            synchronized (IbvLibrary.class)
+            {
+                library = loadedMlx5;
+                if (library == null)
+                {
+                    library = open(MLX5);
+                    loadedMlx5 = library;
                 }
             }
         }
@@ -101,7 +126,28 @@ public final class IbvLibrary
     public MethodHandle function(final String symbol, final FunctionDescriptor descriptor,
         final Linker.Option... options)
     {
-        return LINKER.downcallHandle(address(symbol, VERSION), descriptor, options);
+        return function(symbol, VERSION, descriptor, options);
+    }
+
+    /**
+     * @return a downcall to the library's function {@code symbol} at {@code version}.
+     * @throws VerbsException naming the symbol and version when the library does not export it.
+     */
+    public MethodHandle function(final String symbol, final String version, final FunctionDescriptor descriptor,
+        final Linker.Option... options)
+    {
+        return LINKER.downcallHandle(address(symbol, version), descriptor, options);
+    }
+
+    /**
+     * A call through a function pointer: what {@code verbs.h}'s static inline functions do with the pointers of a
+     * context's operations or of an extended queue pair.
+     *
+     * @return a downcall whose first argument is the function's address.
+     */
+    public static MethodHandle pointerCall(final FunctionDescriptor descriptor, final Linker.Option... options)
+    {
+        return LINKER.downcallHandle(descriptor, options);
     }
 
     /** @return the C library's text for an errno value. */
@@ -131,7 +177,7 @@ public final class IbvLibrary
             if (address.equals(MemorySegment.NULL))
             {
                 throw new VerbsException(name + " does not export " + symbol + "@" + version + " (" + lastError() +
-                    "): not a libibverbs of the 1.1 ABI the binding is written for");
+                    "): older than the rdma-core the binding is written for (Debian's 44 or later)");
             }
             return address;
         }

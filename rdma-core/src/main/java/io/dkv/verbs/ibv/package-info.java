@@ -1,5 +1,5 @@
 /**
- * The {@code verbs} provider's binding of libibverbs through {@code java.lang.foreign}, for real RNICs: the
- * structs' layouts and the constants so far, each checked against the installed C header by a test.
+ * The {@code verbs} provider: real RNICs through libibverbs, and their DC transport through mlx5dv, bound with
+ * {@code java.lang.foreign}; every struct layout and constant it uses is checked against the installed C headers.
  */
 package io.dkv.verbs.ibv;

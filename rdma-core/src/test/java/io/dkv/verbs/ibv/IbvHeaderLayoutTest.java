@@ -57,7 +57,14 @@ class IbvHeaderLayoutTest
         new Struct("struct ibv_pd", IbvLayout.PD, true),
         new Struct("struct ibv_context_ops", IbvLayout.CONTEXT_OPS, true),
         new Struct("struct ibv_context", IbvLayout.CONTEXT, false),
-        new Struct("struct ibv_qp", IbvLayout.QP, false),
+        new Struct("struct ibv_qp", IbvLayout.QP, true),
+        new Struct("struct ibv_qp_ex", IbvLayout.QP_EX, true),
+        new Struct("struct ibv_rx_hash_conf", IbvLayout.RX_HASH_CONF, true),
+        new Struct("struct ibv_qp_init_attr_ex", IbvLayout.QP_INIT_ATTR_EX, true),
+        new Struct("struct ibv_gid_entry", IbvLayout.GID_ENTRY, true),
+        new Struct("struct mlx5dv_dc_init_attr", IbvLayout.MLX5DV_DC_INIT_ATTR, true),
+        new Struct("struct mlx5dv_qp_init_attr", IbvLayout.MLX5DV_QP_INIT_ATTR, true),
+        new Struct("struct mlx5dv_qp_ex", IbvLayout.MLX5DV_QP_EX, false),
         new Struct("struct ibv_cq", IbvLayout.CQ, false));
 
     private static Map<String, Long> header;
@@ -187,7 +194,8 @@ class IbvHeaderLayoutTest
     private static String probe(final Iterable<String> keys)
     {
         final StringBuilder c = new StringBuilder(
-            "#include <stddef.h>\n#include <stdio.h>\n#include <infiniband/verbs.h>\nint main(void)\n{\n");
+            "#include <stddef.h>\n#include <stdio.h>\n#include <infiniband/verbs.h>\n#include <infiniband/mlx5dv.h>\n" +
+            "int main(void)\n{\n");
         for (final String key : keys)
         {
             final String expression;

@@ -32,10 +32,11 @@ import static io.dkv.load.bench.OptionRange.require;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Measure one-sided verbs (READ, WRITE, CAS) on the software providers: p50 and p99 latency with one request " +
-            "in flight, and single-thread throughput with a window of requests in flight.",
-        "Each figure is reported as a ratio to a floor measured in the same run: for shm the same accesses on local " +
-            "memory, for tcp a blocking TCP ping-pong over 127.0.0.1. All traffic stays on 127.0.0.1.",
+        "Measure one-sided verbs (READ, WRITE, CAS) on the software providers, or an RNIC (--provider verbs): p50 " +
+            "and p99 latency with one request in flight, and single-thread throughput with a window in flight.",
+        "Each figure is reported as a ratio to a floor measured in the same run: for shm and verbs the same " +
+            "accesses on local memory, for tcp a blocking TCP ping-pong over 127.0.0.1. All traffic stays on " +
+            "127.0.0.1 (verbs: on the RNIC's own port, looped back).",
         "Provider settings come from the dkv.verbs.* system properties, e.g. -Ddkv.verbs.tcp.engine.spin.us."
     })
 public final class VerbsBenchmark implements Callable<Integer>
@@ -192,7 +193,7 @@ public final class VerbsBenchmark implements Callable<Integer>
     {
         return switch (provider)
         {
-            case SHM -> new LocalMemoryFloor(regionLength, maxSize);
+            case SHM, VERBS -> new LocalMemoryFloor(regionLength, maxSize);
             case TCP -> new PingPongFloor(window);
         };
     }

@@ -3,6 +3,8 @@ package io.dkv.load.bench.verbs;
 import io.dkv.load.CommandRun;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.verbs.Verbs;
+import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +18,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code dkv bench verbs} end to end with tiny counts: both providers run, every row and goal is
@@ -85,6 +88,16 @@ class VerbsBenchmarkTest
     {
         assertEquals(2, bench.run("verbs", "--provider", "rdma"));
         assertTrue(bench.err().contains("rdma"), bench::err);
+    }
+
+    @Test
+    void refusesTheRnicProviderWhereItCannotRunSayingWhy()
+    {
+        final String reason = Verbs.provider("verbs").unavailableReason(new VerbsContext());
+        assumeTrue(reason != null, "an RNIC is usable here: bench verbs --provider verbs measures it");
+
+        assertEquals(1, bench.run("verbs", "--provider", "verbs", "--iterations", "10", "--warmup", "1"));
+        assertTrue(bench.err().contains("verbs provider 'verbs' is not available: " + reason), bench::err);
     }
 
     @Test
