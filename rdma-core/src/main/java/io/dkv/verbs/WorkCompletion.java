@@ -6,6 +6,14 @@ package io.dkv.verbs;
  */
 public final class WorkCompletion
 {
+    /**
+     * {@code wc_flags} bit: the receive buffer starts with the packet's global route header, {@link #GRH_LENGTH}
+     * bytes before the message, as every datagram (UD) receive does: an RNIC puts it there, and the software
+     * providers do the same so that code written against them is right on one.
+     */
+    public static final int GRH = 1;
+    /** Bytes of the global route header at the start of a datagram's receive buffer. */
+    public static final int GRH_LENGTH = 40;
     /** {@code wc_flags} bit: {@link #immData()} is valid. */
     public static final int WITH_IMM = 1 << 1;
 
@@ -79,6 +87,12 @@ public final class WorkCompletion
     public boolean hasImm()
     {
         return (wcFlags & WITH_IMM) != 0;
+    }
+
+    /** @return whether the received bytes start with a {@link #GRH_LENGTH}-byte global route header. */
+    public boolean hasGrh()
+    {
+        return (wcFlags & GRH) != 0;
     }
 
     /** @return number of the local queue pair (or DC target) this completion belongs to. */

@@ -13,8 +13,8 @@ import java.util.Map;
 final class Completions
 {
     /** A completion copied out of the reused {@link WorkCompletion}. */
-    record Wc(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, boolean hasImm, int qpNum,
-        int srcQp)
+    record Wc(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, boolean hasImm, boolean hasGrh,
+        int qpNum, int srcQp)
     {
     }
 
@@ -55,7 +55,7 @@ final class Completions
                 final WorkCompletion wc = scratch[i];
                 collected.get(cq)
                     .add(new Wc(wc.wrId(), wc.status(), wc.opcode(), wc.byteLen(), wc.immData(), wc.hasImm(),
-                    wc.qpNum(), wc.srcQp()));
+                    wc.hasGrh(), wc.qpNum(), wc.srcQp()));
             }
         }
     }

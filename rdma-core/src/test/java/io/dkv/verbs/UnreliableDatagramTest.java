@@ -11,8 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * UD: datagrams of at most one MTU to any UD QP that holds the right queue key; larger ones are
- * rejected, wrong keys are dropped silently, and one-sided opcodes are refused.
+ * UD: datagrams of at most one MTU to any UD QP that holds the right queue key, landing behind a
+ * 40-byte global route header as on an RNIC; larger ones are rejected, wrong keys are dropped
+ * silently, and one-sided opcodes are refused.
  */
 class UnreliableDatagramTest extends TwoNodeTest
 {
@@ -46,21 +47,39 @@ class UnreliableDatagramTest extends TwoNodeTest
     void datagramsReachAnyUdQpHoldingTheQueueKey(final String provider)
     {
         openUd(provider);
-        receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 4096));
-        receiver.postRecv(new RecvWorkRequest().wrId(2).local(b.region, 4096, 4096));
+        final int mtu = a.device.attributes().mtu();
+        final int room = WorkCompletion.GRH_LENGTH + mtu;
+        receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, room));
+        receiver.postRecv(new RecvWorkRequest().wrId(2).local(b.region, room, room));
         a.region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 4242);
 
-        final int mtu = a.device.attributes().mtu();
         sender.postSend(new SendWorkRequest().wrId(10).opcode(Opcode.SEND_WITH_IMM).immData(5)
             .sendFlags(SendFlags.SIGNALED)
             .local(a.region, 0, mtu).ud(ah, receiver.qpNum(), QKEY));
         assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status());
         final Completions.Wc wc = completions.awaitOne(b.cq);
+        assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(1, wc.wrId());
-        assertEquals(mtu, wc.byteLen());
+        assertEquals(WorkCompletion.GRH_LENGTH + mtu, wc.byteLen(), "the message behind its global route header");
         assertEquals(sender.qpNum(), wc.srcQp());
         assertTrue(wc.hasImm());
-        assertEquals(4242, b.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        assertTrue(wc.hasGrh());
+        assertEquals(4242, b.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, WorkCompletion.GRH_LENGTH));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.dkv.verbs.TestNode#providers")
+    void aReceiveWithoutRoomForTheHeaderFailsWithALengthError(final String provider)
+    {
+        openUd(provider);
+        receiver.postRecv(new RecvWorkRequest().wrId(1).local(b.region, 0, 64));
+
+        sender.postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .local(a.region, 0, 64).ud(ah, receiver.qpNum(), QKEY));
+
+        assertEquals(WcStatus.SUCCESS, completions.awaitOne(a.cq).status(), "UD completes locally");
+        assertEquals(WcStatus.LOC_LEN_ERR, completions.awaitOne(b.cq).status(),
+            "64 bytes of message and 40 of header do not fit 64");
     }
 
     @ParameterizedTest

@@ -161,8 +161,14 @@ final class MessageService
             {
                 receiveBuffers.repost(buffer);
             }
+            else if (receiveBuffers.isDatagram(buffer))
+            {
+                receiveBuffers.onFlushed(buffer);
+            }
             return;
         }
+        // a datagram's global route header sits in the room before the buffer: the message starts at its offset
+        final int byteLen = wc.hasGrh() ? wc.byteLen() - WorkCompletion.GRH_LENGTH : wc.byteLen();
         final int imm = wc.immData();
         if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM)
         {
@@ -171,13 +177,13 @@ final class MessageService
             final MessageChannel channel = connection == null ? null : connection.channel();
             if (channel != null)
             {
-                channel.onWritten(wc.byteLen());
+                channel.onWritten(byteLen);
             }
             return;
         }
         final long base = receiveBuffers.offset(buffer);
         final MemorySegment memory = receiveBuffers.memory();
-        if (wc.byteLen() < LENGTH)
+        if (byteLen < LENGTH)
         {
             receiveBuffers.repost(buffer);
             return;
@@ -190,7 +196,7 @@ final class MessageService
         {
             try
             {
-                onDriverMessage(type, base, srcVqpn, credits, wc.byteLen());
+                onDriverMessage(type, base, srcVqpn, credits, byteLen);
             }
             finally
             {
@@ -207,7 +213,7 @@ final class MessageService
         }
         if (type == TYPE_DATA)
         {
-            if (length < 0 || length > wc.byteLen() - LENGTH)
+            if (length < 0 || length > byteLen - LENGTH)
             {
                 receiveBuffers.repost(buffer);
                 return;
@@ -217,7 +223,7 @@ final class MessageService
         }
         try
         {
-            channel.onControl(type, base, srcVqpn, credits, length, wc.byteLen());
+            channel.onControl(type, base, srcVqpn, credits, length, byteLen);
         }
         finally
         {

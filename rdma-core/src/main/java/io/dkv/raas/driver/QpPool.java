@@ -8,7 +8,6 @@ import io.dkv.verbs.QpAttributes;
 import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.QueuePair;
-import io.dkv.verbs.SharedReceiveQueue;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,13 +28,14 @@ final class QpPool
     /** Every queue pair requests go through: added to by promotion, removed from only by the submitter. */
     private final List<PooledQp> pooled = new CopyOnWriteArrayList<>();
     private final long stallMillis;
+    /** The datagram queue pair's receive buffers, posted again once it is recycled. */
+    private ReceiveBuffers datagramBuffers;
 
     QpPool(
         final RaasContext context,
         final ProtectionDomain pd,
         final CompletionQueue sendCq,
-        final CompletionQueue recvCq,
-        final SharedReceiveQueue srq)
+        final CompletionQueue recvCq)
     {
         final int depth = context.qpDepth();
         stallMillis = context.qpStallMs();
@@ -48,7 +48,9 @@ final class QpPool
             dcis[i] = new PooledQp(qp, depth, depth, stallMillis);
             pooled.add(dcis[i]);
         }
-        final QueuePair udQp = pd.createQp(new QpInitAttributes().type(QpType.UD).sendCq(sendCq).recvCq(recvCq).srq(srq)
+        // its own receive queue: a datagram lands behind its global route header, which the SRQ's buffers leave out
+        final QueuePair udQp = pd.createQp(new QpInitAttributes().type(QpType.UD).sendCq(sendCq).recvCq(recvCq)
+            .maxRecvWr(ReceiveBuffers.datagramBuffers()).maxRecvSge(1)
             .maxSendWr(depth).maxSendSge(1).maxInlineData(64));
         bringUpUd(udQp);
         ud = new PooledQp(udQp, depth, depth, stallMillis);
@@ -79,6 +81,12 @@ final class QpPool
     PooledQp ud()
     {
         return ud;
+    }
+
+    /** Wire the receive buffers of the datagram queue pair, made after the pool. */
+    void datagramBuffers(final ReceiveBuffers buffers)
+    {
+        this.datagramBuffers = buffers;
     }
 
     /** @return the UD queue pair's number, which CONNECT and ACCEPT tell peers. */
@@ -128,6 +136,11 @@ final class QpPool
             if (qp.type == QpType.UD)
             {
                 bringUpUd(qp.qp);
+                if (datagramBuffers != null)
+                {
+                    // its receive queue, unlike the SRQ, was flushed when it broke
+                    datagramBuffers.repostParked();
+                }
             }
             else
             {

@@ -107,7 +107,7 @@ public final class RaasDriver implements Raas
             registrations = new Registrations(pd);
             final SendBuffers sendBuffers = new SendBuffers(pd,
                 Math.max(context.receiveBufferBytes(), context.copyThreshold() + ControlHeader.LENGTH));
-            qpPool = new QpPool(context, pd, sendCq, recvCq, srq);
+            qpPool = new QpPool(context, pd, sendCq, recvCq);
             pipeline = new RequestPipeline(context, pd, qpPool, clock, registrations, sendBuffers, self.id());
             routes = new Routes(directory, pd, device.provider(), qpPool, context.maxRoutes(), self.id());
             regions = new RegionTable(directory, pd, self);
@@ -116,7 +116,9 @@ public final class RaasDriver implements Raas
             connections =
                 new ConnectionTable(pipeline, regions, lanes, routes, admission, context.connectionCredits());
             final ReceiveBuffers receiveBuffers =
-                new ReceiveBuffers(pipeline, pd, srq, context.receiveBuffers(), context.receiveBufferBytes());
+                new ReceiveBuffers(pipeline, pd, srq, qpPool.ud().qp, context.receiveBuffers(),
+                    context.receiveBufferBytes());
+            qpPool.datagramBuffers(receiveBuffers);
             control = new ControlMessages(pipeline, receiveBuffers, self, device.provider());
             promotion = new RcPromotion(
                 context, pd, sendCq, recvCq, srq, control, receiveBuffers, routes, qpPool, pipeline, clock);

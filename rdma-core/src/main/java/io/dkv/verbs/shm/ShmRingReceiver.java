@@ -2,6 +2,7 @@ package io.dkv.verbs.shm;
 
 import io.dkv.verbs.Opcode;
 import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.WorkCompletion;
 import io.dkv.verbs.soft.LocalMemory;
 import io.dkv.verbs.soft.ReceiveSlot;
 import io.dkv.verbs.soft.SoftEndpoint;
@@ -136,13 +137,24 @@ final class ShmRingReceiver implements ControlledMessageHandler
             return Action.ABORT;
         }
         final boolean writeWithImm = opcode == Opcode.RDMA_WRITE_WITH_IMM;
-        final WcStatus status = LocalMemory.checkReceive(device, endpoint.pd(), slot, writeWithImm ? 0 : byteLength);
-        if (status == WcStatus.SUCCESS && !writeWithImm && byteLength > 0)
+        // a datagram lands behind its global route header, as on an RNIC
+        final int header = kind == ShmControlDescriptor.KIND_UD ? WorkCompletion.GRH_LENGTH : 0;
+        final WcStatus status =
+            LocalMemory.checkReceive(device, endpoint.pd(), slot, writeWithImm ? 0 : header + byteLength);
+        if (status == WcStatus.SUCCESS && !writeWithImm)
         {
-            LocalMemory.scatter(ringSegment, ringOffset + index + HEADER_LENGTH, byteLength, slot, 0);
+            if (header > 0)
+            {
+                LocalMemory.scatter(LocalMemory.GRH_BYTES, 0, header, slot, 0);
+            }
+            if (byteLength > 0)
+            {
+                LocalMemory.scatter(ringSegment, ringOffset + index + HEADER_LENGTH, byteLength, slot, header);
+            }
         }
         acknowledge(srcDeviceId, srcQpn, psn, senderStatus(status));
-        endpoint.completeReceive(slot, status, writeWithImm, opcode.carriesImmediate(), byteLength, immData, srcQpn);
+        endpoint.completeReceive(slot, status, writeWithImm, opcode.carriesImmediate(), header + byteLength, immData,
+            srcQpn, header > 0 ? WorkCompletion.GRH : 0);
         return Action.COMMIT;
     }
 

@@ -4,7 +4,9 @@ import io.dkv.verbs.Access;
 import io.dkv.verbs.ScatterGatherElement;
 import io.dkv.verbs.ScatterGatherList;
 import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.WorkCompletion;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -21,6 +23,9 @@ public final class LocalMemory
      * ibverbs does.
      */
     static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /** What the software providers write as a datagram's global route header: zeros, which nothing reads. */
+    public static final MemorySegment GRH_BYTES = Arena.global().allocate(WorkCompletion.GRH_LENGTH);
 
     private static final ValueLayout.OfLong BIG_ENDIAN_LONG_UNALIGNED =
         ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

@@ -77,6 +77,23 @@ public abstract class SoftEndpoint
         final int immData,
         final int srcQp)
     {
+        completeReceive(slot, status, rdmaWithImm, withImm, byteLen, immData, srcQp, 0);
+    }
+
+    /**
+     * As {@link #completeReceive(ReceiveSlot, WcStatus, boolean, boolean, int, int, int)}, with more
+     * {@code wc_flags} ({@link WorkCompletion#GRH} for a datagram).
+     */
+    public final void completeReceive(
+        final ReceiveSlot slot,
+        final WcStatus status,
+        final boolean rdmaWithImm,
+        final boolean withImm,
+        final int byteLen,
+        final int immData,
+        final int srcQp,
+        final int flags)
+    {
         if (recvCq != null)
         {
             recvCq.push(
@@ -87,7 +104,7 @@ public abstract class SoftEndpoint
                 withImm ? immData : 0,
                 number,
                 srcQp,
-                withImm ? WorkCompletion.WITH_IMM : 0);
+                (withImm ? WorkCompletion.WITH_IMM : 0) | flags);
         }
         if (status != WcStatus.SUCCESS)
         {

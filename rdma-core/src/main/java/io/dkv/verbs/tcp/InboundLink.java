@@ -6,6 +6,7 @@ import io.dkv.verbs.PortAddress;
 import io.dkv.verbs.QpState;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.WcStatus;
+import io.dkv.verbs.WorkCompletion;
 import io.dkv.verbs.soft.LocalMemory;
 import io.dkv.verbs.soft.ReceiveSlot;
 import io.dkv.verbs.soft.RemoteAccess;
@@ -44,6 +45,8 @@ final class InboundLink extends TcpLink
     private final int maxInvalidFrames;
     private final long maxFrameLength;
     private final ScatterList sink = new ScatterList();
+    /** wc_flags of the receive the frame ends in: GRH for a datagram. */
+    private int endFlags;
     private final ReceiveSlot receiveSlot = new ReceiveSlot(16);
     private final DcSourceStates dcStates;
     private final InetAddress sourceAddress;
@@ -551,15 +554,19 @@ final class InboundLink extends TcpLink
         {
             return;
         }
-        final WcStatus status = LocalMemory.checkReceive(device, qp.pd(), receiveSlot, length);
+        // a datagram lands behind its global route header, as on an RNIC
+        final int delivered = WorkCompletion.GRH_LENGTH + length;
+        final WcStatus status = LocalMemory.checkReceive(device, qp.pd(), receiveSlot, delivered);
         if (status != WcStatus.SUCCESS)
         {
-            qp.completeReceive(receiveSlot, status, false, opcode.carriesImmediate(), length, immData, srcQpn);
+            qp.completeReceive(receiveSlot, status, false, opcode.carriesImmediate(), delivered, immData, srcQpn);
             return;
         }
-        prepareReceiveEnd(qp, false, opcode.carriesImmediate(), length, immData);
+        prepareReceiveEnd(qp, false, opcode.carriesImmediate(), delivered, immData);
+        endFlags = WorkCompletion.GRH;
         onEnd = ON_END_RECEIVE_NO_ACK;
-        sink.fromReceive(receiveSlot, length);
+        sink.fromReceive(receiveSlot, delivered);
+        sink.scatterFrom(LocalMemory.GRH_BYTES, 0, WorkCompletion.GRH_LENGTH);
     }
 
     private void receiverNotReady(final SoftEndpoint endpoint, final byte transport, final int srcQpn, final int psn)
@@ -582,6 +589,7 @@ final class InboundLink extends TcpLink
         final int immData)
     {
         endEndpoint = endpoint;
+        endFlags = 0;
         endWriteWithImm = writeWithImm;
         endWithImm = withImm;
         endLength = length;
@@ -618,7 +626,8 @@ final class InboundLink extends TcpLink
                 final WcStatus status = sinkFailed ? WcStatus.LOC_PROT_ERR : WcStatus.SUCCESS;
                 final SoftEndpoint endpoint = endEndpoint;
                 endEndpoint = null;
-                endpoint.completeReceive(receiveSlot, status, endWriteWithImm, endWithImm, endLength, endImm, endQpn);
+                endpoint.completeReceive(receiveSlot, status, endWriteWithImm, endWithImm, endLength, endImm, endQpn,
+                    endFlags);
                 if (onEnd == ON_END_RECEIVE)
                 {
                     respond(TYPE_RESPONSE, sinkFailed ? WcStatus.REM_OP_ERR : WcStatus.SUCCESS, endQpn, endPsn, 0);
