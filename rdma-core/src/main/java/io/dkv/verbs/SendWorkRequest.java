@@ -7,6 +7,9 @@ package io.dkv.verbs;
  *
  * <p>Atomic operands are host-order values; the remote 8-byte word and the original value
  * returned into the local buffer are in big-endian (network) order, as InfiniBand defines them.
+ * RNICs under Linux work in the responder's host order instead: the {@code verbs} provider
+ * reverses a compare-and-swap's operands on a little-endian host so that the model holds, and
+ * refuses a fetch-and-add there, which cannot be turned around.
  */
 public final class SendWorkRequest
 {

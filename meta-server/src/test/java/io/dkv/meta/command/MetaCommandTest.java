@@ -9,6 +9,8 @@ import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.ClusterSecret;
+import io.dkv.verbs.Verbs;
+import io.dkv.verbs.VerbsContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code dkv meta} turns its options into a MetaServer's settings and refuses those it cannot use,
@@ -191,11 +194,21 @@ class MetaCommandTest
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"--provider, verbs, --provider", "--peer, meta:nonsense, --peer", "--node-slots, 1000, nodeSlots"})
+    @CsvSource({"--provider, rdma, --provider", "--peer, meta:nonsense, --peer", "--node-slots, 1000, nodeSlots"})
     void unusableOptionsAreUsageErrorsNamingTheOption(final String option, final String value, final String named)
     {
         assertEquals(2, execute("--cluster-secret-file", secret, option, value));
         assertTrue(err.toString().contains(named), err::toString);
+    }
+
+    @Test
+    void theRnicProviderIsTakenAndRefusedWhereItCannotRunSayingWhy()
+    {
+        final String reason = Verbs.provider("verbs").unavailableReason(new VerbsContext());
+        assumeTrue(reason != null, "an RNIC is usable here");
+
+        assertEquals(1, execute("--cluster-secret-file", secret, "--provider", "verbs"));
+        assertTrue(err.toString().contains("verbs provider 'verbs' is not available: " + reason), err::toString);
     }
 
     @Test

@@ -122,6 +122,11 @@ final class DcRequestWriter
         {
             return "has no DC target's address handle";
         }
+        if (AtomicByteOrder.REVERSED && wr.opcode() == Opcode.ATOMIC_FETCH_AND_ADD)
+        {
+            return "is a FETCH_AND_ADD, which an RNIC of a little-endian host runs in host order, not on the " +
+                "big-endian word the verbs model defines";
+        }
         if (wr.sgList().numSge() > maxSendSge)
         {
             return "has " + wr.sgList().numSge() + " SGEs, more than the " + maxSendSge + " the queue allows";
@@ -202,7 +207,7 @@ final class DcRequestWriter
             case SEND -> IbvFunctions.WR_QP.invokeExact(wrSend, qpEx);
             case SEND_WITH_IMM -> IbvFunctions.WR_SEND_IMM.invokeExact(wrSendImm, qpEx, wr.immData());
             case ATOMIC_CMP_AND_SWP -> IbvFunctions.WR_CMP_SWP.invokeExact(wrCmpSwp, qpEx, wr.rkey(),
-                wr.remoteAddr(), wr.compareAdd(), wr.swap());
+                wr.remoteAddr(), AtomicByteOrder.operand(wr.compareAdd()), AtomicByteOrder.operand(wr.swap()));
             case ATOMIC_FETCH_AND_ADD -> IbvFunctions.WR_FETCH_ADD.invokeExact(wrFetchAdd, qpEx, wr.rkey(),
                 wr.remoteAddr(), wr.compareAdd());
         }

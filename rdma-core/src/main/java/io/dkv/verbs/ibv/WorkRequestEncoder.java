@@ -142,9 +142,10 @@ final class WorkRequestEncoder
             requests.set(JAVA_INT, base + IMM_DATA, wr.immData());
             if (opcode.isAtomic())
             {
+                AtomicByteOrder.check(opcode, wr.wrId());
                 requests.set(JAVA_LONG, base + ATOMIC_REMOTE_ADDR, wr.remoteAddr());
-                requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, wr.compareAdd());
-                requests.set(JAVA_LONG, base + ATOMIC_SWAP, wr.swap());
+                requests.set(JAVA_LONG, base + ATOMIC_COMPARE_ADD, AtomicByteOrder.operand(wr.compareAdd()));
+                requests.set(JAVA_LONG, base + ATOMIC_SWAP, AtomicByteOrder.operand(wr.swap()));
                 requests.set(JAVA_INT, base + ATOMIC_RKEY, wr.rkey());
             }
             else if (opcode.isTwoSided() && wr.ah() != null)

@@ -36,6 +36,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The request path of the {@code verbs} provider, on a host without an RNIC: the provider functions it calls through
@@ -108,10 +109,10 @@ class IbvRequestPathTest
         assertEquals("""
             post_send qp=42
             send id=1 op=4 flags=2 imm=0 rdma=1000/aa sge=5000/64/11 sge=6000/32/11
-            send id=2 op=5 flags=0 imm=0 atomic=2008/bb/5/9 sge=7000/8/11
+            send id=2 op=5 flags=0 imm=0 atomic=2008/bb/%s/%s sge=7000/8/11
             send id=3 op=3 flags=10 imm=1234 sge=8000/16/11
             send id=4 op=2 flags=0 imm=0 ud=%s/51/11111111 sge=9000/100/11
-            """.formatted(Long.toHexString(ah.nativeAddress())), log());
+            """.formatted(rnic(5), rnic(9), Long.toHexString(ah.nativeAddress())), log());
     }
 
     @Test
@@ -202,15 +203,15 @@ class IbvRequestPathTest
         final SendWorkRequest read = new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ)
             .sendFlags(SendFlags.SIGNALED).remote(0x1000, 0xaa).dc(ah, 0xd1, 0xcafe);
         sge(read, 0, 0x5000, 64).sgList().numSge(1);
-        final SendWorkRequest add = new SendWorkRequest().wrId(2).opcode(Opcode.ATOMIC_FETCH_AND_ADD)
-            .remote(0x2000, 0xbb).compareAdd(3).dc(ah, 0xd2, 0xbeef);
-        sge(add, 0, 0x7000, 8).sgList().numSge(1);
+        final SendWorkRequest cas = new SendWorkRequest().wrId(2).opcode(Opcode.ATOMIC_CMP_AND_SWP)
+            .remote(0x2000, 0xbb).compareAdd(3).swap(4).dc(ah, 0xd2, 0xbeef);
+        sge(cas, 0, 0x7000, 8).sgList().numSge(1);
         final SendWorkRequest send = new SendWorkRequest().wrId(3).opcode(Opcode.SEND)
             .sendFlags(SendFlags.INLINE | SendFlags.SIGNALED).dc(ah, 0xd1, 0xcafe);
         send.sgList().sge(0).addr(hello.address()).length(5).lkey(0);
         send.sgList().numSge(1);
-        read.next(add);
-        add.next(send);
+        read.next(cas);
+        cas.next(send);
 
         dcWriter(0x99).post(read);
 
@@ -218,10 +219,27 @@ class IbvRequestPathTest
         assertEquals("""
             start qp=99
             read id=1 flags=2 rdma=1000/aa dc=%s/d1/cafe sge=5000/64/11
-            fetch_add id=2 flags=0 atomic=2000/bb/3 dc=%s/d2/beef sge=7000/8/11
+            cmp_swp id=2 flags=0 atomic=2000/bb/%s/%s dc=%s/d2/beef sge=7000/8/11
             send id=3 flags=10 dc=%s/d1/cafe inline=hello
             complete
-            """.formatted(a, a, a), log());
+            """.formatted(a, rnic(3), rnic(4), a, a), log());
+    }
+
+    @Test
+    void aFetchAndAddIsRefusedWhereTheRnicAddsInTheHostsOtherOrder() throws Throwable
+    {
+        assumeTrue(AtomicByteOrder.REVERSED, "a big-endian host: the RNIC adds in the model's order");
+        final SendWorkRequest add = new SendWorkRequest().wrId(9).opcode(Opcode.ATOMIC_FETCH_AND_ADD)
+            .remote(0x2000, 0xbb).compareAdd(1);
+        sge(add, 0, 0x7000, 8).sgList().numSge(1);
+
+        final VerbsException rc = assertThrows(VerbsException.class, () -> poster(0x42, 16).post(add));
+        add.dc(addressHandle(), 0xd1, 0xcafe);
+        final VerbsException dc = assertThrows(VerbsException.class, () -> dcWriter(0x99).post(add));
+
+        assertTrue(rc.getMessage().contains("wrId=9") && rc.getMessage().contains("FETCH_AND_ADD"), rc.getMessage());
+        assertTrue(dc.getMessage().contains("FETCH_AND_ADD"), dc.getMessage());
+        assertEquals("", log(), "nothing reached the provider");
     }
 
     @Test
@@ -290,6 +308,15 @@ class IbvRequestPathTest
         }
         final long after = threads.getThreadAllocatedBytes(id);
         assertEquals(0, after - before - cost, "bytes allocated over 5,000 iterations of post, post on DC, poll");
+    }
+
+    /**
+     * @return how the RNIC's log shows a compare-and-swap operand: the model's word is big-endian, a little-endian
+     * host's RNIC works in host order, so the binding reverses it there.
+     */
+    private static String rnic(final long operand)
+    {
+        return Long.toHexString(AtomicByteOrder.REVERSED ? Long.reverseBytes(operand) : operand);
     }
 
     private static SendPoster poster(final int qpNum, final int maxWr)

@@ -61,7 +61,7 @@ int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr
         {
             case IBV_WR_ATOMIC_CMP_AND_SWP:
             case IBV_WR_ATOMIC_FETCH_AND_ADD:
-                note(" atomic=%" PRIx64 "/%x/%" PRIu64 "/%" PRIu64, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
+                note(" atomic=%" PRIx64 "/%x/%" PRIx64 "/%" PRIx64, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
                     wr->wr.atomic.compare_add, wr->wr.atomic.swap);
                 break;
             case IBV_WR_SEND:
@@ -165,7 +165,7 @@ void fake_wr_send_imm(struct ibv_qp_ex *q, __be32 imm)
 void fake_wr_atomic_cmp_swp(struct ibv_qp_ex *q, uint32_t rkey, uint64_t remote_addr, uint64_t compare,
     uint64_t swap)
 {
-    note("cmp_swp id=%" PRIu64 " flags=%u atomic=%" PRIx64 "/%x/%" PRIu64 "/%" PRIu64, q->wr_id, q->wr_flags,
+    note("cmp_swp id=%" PRIu64 " flags=%u atomic=%" PRIx64 "/%x/%" PRIx64 "/%" PRIx64, q->wr_id, q->wr_flags,
         remote_addr, rkey, compare, swap);
 }
 
