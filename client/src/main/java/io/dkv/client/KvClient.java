@@ -13,10 +13,13 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -53,6 +56,8 @@ public final class KvClient implements AutoCloseable
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
     private final ExecutorService asyncExecutor;
+    /** The executor's threads: a close from one of them cannot wait for them all. */
+    private final Set<Thread> asyncThreads = ConcurrentHashMap.newKeySet();
     private final SlowPath slowPath = new SlowPath();
     private final PersistRequests persistRequests;
     private final CompletionPolling completionPolling;
@@ -92,6 +97,7 @@ public final class KvClient implements AutoCloseable
         {
             final Thread thread = new Thread(runnable, "dkv-client-async-" + threads.incrementAndGet());
             thread.setDaemon(true);
+            asyncThreads.add(thread);
             return thread;
         });
     }
@@ -956,6 +962,9 @@ public final class KvClient implements AutoCloseable
     {
         closed = true;
         asyncExecutor.shutdown();
+        // a task still running uses the sessions and the Raas handle under them: those go only once it is done (an
+        // attached handle unmapped under a thread reading it ends the process)
+        awaitTasks();
         synchronized (sessions)
         {
             sessions.forEach(KvSession::close);
@@ -963,5 +972,26 @@ public final class KvClient implements AutoCloseable
         }
         // after the connections: what was in flight on them completes, failed, through it
         completionPolling.close();
+    }
+
+    private void awaitTasks()
+    {
+        if (asyncThreads.contains(Thread.currentThread()))
+        {
+            return;
+        }
+        try
+        {
+            if (!asyncExecutor.awaitTermination(context.timeoutMs() + 1000L, TimeUnit.MILLISECONDS))
+            {
+                asyncExecutor.shutdownNow();
+                asyncExecutor.awaitTermination(1, TimeUnit.SECONDS);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            asyncExecutor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

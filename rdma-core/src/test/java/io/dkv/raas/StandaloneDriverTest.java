@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -273,6 +275,40 @@ class StandaloneDriverTest
             assertEquals(0, driver.clientCount(), "the dead client was removed");
             assertEquals(null, directory.region("doomed-region"), "its region was freed and withdrawn");
             assertEquals(connectionsBefore - 1, driver.driver().connectionCount(), "its connection was closed");
+        }
+    }
+
+    @Test
+    void closingAnAttachmentEndsTheCallsWaitingOnItWithAnErrorNotTheProcess() throws Exception
+    {
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1),
+            new StaticDirectory()))
+        {
+            final Raas attached = Raas.attach(clientContext(name));
+            final Listener listener = attached.listen(7);
+            final CompletableFuture<Connection> accepted = new CompletableFuture<>();
+            final Thread waiter = new Thread(() ->
+            {
+                try
+                {
+                    accepted.complete(listener.accept(Duration.ofSeconds(60)));
+                }
+                catch (final RuntimeException ex)
+                {
+                    accepted.completeExceptionally(ex);
+                }
+            }, "accept-waiter");
+            waiter.start();
+            // whether the waiter is inside accept or not yet: the outcome is the same, an error naming the close
+            Thread.sleep(100);
+
+            attached.close();
+
+            waiter.join(WAIT.toMillis());
+            assertTrue(accepted.isCompletedExceptionally(), "the waiting accept ended when the attachment closed");
+            final Throwable error = assertThrows(ExecutionException.class, accepted::get).getCause();
+            assertTrue(error instanceof RaasException && error.getMessage().contains("closed"), error.toString());
         }
     }
 

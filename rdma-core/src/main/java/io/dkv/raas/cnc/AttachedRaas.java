@@ -38,6 +38,9 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  */
 public final class AttachedRaas implements Raas
 {
+    /** How long closing waits for threads still inside calls to leave before it unmaps the files. */
+    private static final long QUIESCE_NANOS = 2_000_000_000L;
+
     private static final long HEARTBEAT_INTERVAL_MS = 100;
 
     private final RaasContext context;
@@ -348,14 +351,23 @@ public final class AttachedRaas implements Raas
         {
             return;
         }
+        ClientSlot slot = null;
         try
         {
-            final ClientSlot slot = conductor.acquire();
+            slot = conductor.acquire();
             conductor.commit(conductor.claim(REMOVE_CLIENT, BODY_OFFSET, slot, new CorrelatedFlyweight()));
         }
         catch (final RaasException driverGone)
         {
             // nothing to tell a dead driver
+        }
+        finally
+        {
+            // no answer is awaited: the slot is given back so that closing finds every slot free
+            if (slot != null)
+            {
+                conductor.release(slot);
+            }
         }
         closeQuietly();
     }
@@ -380,6 +392,11 @@ public final class AttachedRaas implements Raas
         {
             // the driver removes it when it notices this client gone
         }
-        arena.close();
+        // threads still inside a call see the attachment closed and leave; the files are unmapped only once none
+        // reads them, else they stay mapped: a read of unmapped memory would end the process, not throw
+        if (conductor.quiesce(QUIESCE_NANOS))
+        {
+            arena.close();
+        }
     }
 }

@@ -14,6 +14,7 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -39,6 +40,8 @@ final class ClientConductor implements MessageHandler
     private final ClientSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<ClientSlot> freeSlots;
     private final AtomicBoolean polling = new AtomicBoolean();
+    /** Slots taken and not given back: operations that may still touch the mapped files. */
+    private final AtomicInteger slotsInUse = new AtomicInteger();
     /** Decoders of responses: only the thread holding the polling role reads responses. */
     private final CorrelatedFlyweight response = new CorrelatedFlyweight();
     private final OkFlyweight ok = new OkFlyweight();
@@ -141,15 +144,18 @@ final class ClientConductor implements MessageHandler
 
     ClientSlot acquire()
     {
+        requireOpen();
         ClientSlot slot;
         int spins = 0;
         while ((slot = freeSlots.poll()) == null)
         {
             if (poll() == 0)
             {
+                requireOpen();
                 idle(++spins);
             }
         }
+        slotsInUse.incrementAndGet();
         slot.reset();
         return slot;
     }
@@ -165,6 +171,33 @@ final class ClientConductor implements MessageHandler
         slot.connection = null;
         slot.copyBack = null;
         freeSlots.offer(slot);
+        slotsInUse.decrementAndGet();
+    }
+
+    /**
+     * The attachment is closing: wait until no thread reads responses and every slot is given back, so that the
+     * mapped files can go without a thread still reading them (a read of unmapped memory would end the process).
+     * Polling stays taken from then on.
+     *
+     * @param timeoutNanos how long to wait.
+     * @return true when nothing uses the mappings any more; false when something still does after the wait (a
+     * received message the application holds, a caller that outlived its timeout).
+     */
+    boolean quiesce(final long timeoutNanos)
+    {
+        final long deadline = nanoClock.nanoTime() + timeoutNanos;
+        boolean polled = false;
+        while (nanoClock.nanoTime() < deadline)
+        {
+            polled = polled || polling.compareAndSet(false, true);
+            if (polled && slotsInUse.get() == 0)
+            {
+                return true;
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return false;
     }
 
     /**
@@ -223,6 +256,11 @@ final class ClientConductor implements MessageHandler
         int spins = 0;
         while (!slot.done)
         {
+            if (closed)
+            {
+                release(slot);
+                throw new RaasException(what + ": the attachment to driver '" + driverName + "' was closed");
+            }
             if (poll() == 0)
             {
                 idle(++spins);
@@ -266,7 +304,8 @@ final class ClientConductor implements MessageHandler
         }
         try
         {
-            return responses.read(this, 64);
+            // closing waits for this flag: once closed, the responses' memory may be going
+            return closed ? 0 : responses.read(this, 64);
         }
         finally
         {
