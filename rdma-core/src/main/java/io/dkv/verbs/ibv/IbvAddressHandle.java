@@ -49,13 +49,6 @@ final class IbvAddressHandle implements AddressHandle
         }
         closed = true;
         pd.disown(this);
-        try
-        {
-            IbvFunctions.checked((int)functions.destroyAh.invokeExact(ah), "ibv_destroy_ah(" + address + ")");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_destroy_ah", ex);
-        }
+        IbvFunctions.destroy(functions.destroyAh, ah, "ibv_destroy_ah(" + address + ")");
     }
 }

@@ -152,11 +152,7 @@ final class IbvCompletionQueue implements CompletionQueue
         device.disown(this);
         try
         {
-            IbvFunctions.checked((int)functions.destroyCq.invokeExact(cq), "ibv_destroy_cq");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_destroy_cq", ex);
+            IbvFunctions.destroy(functions.destroyCq, cq, "ibv_destroy_cq");
         }
         finally
         {

@@ -128,14 +128,7 @@ final class IbvDcTarget implements DcTarget
         }
         closed = true;
         pd.disown(this);
-        try
-        {
-            IbvFunctions.checked((int)functions.destroyQp.invokeExact(qp), "ibv_destroy_qp(DC target 0x" +
-                Integer.toHexString(dctNumber) + ")");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("destroying a DC target", ex);
-        }
+        IbvFunctions.destroy(functions.destroyQp, qp, "ibv_destroy_qp(DC target 0x" +
+            Integer.toHexString(dctNumber) + ")");
     }
 }

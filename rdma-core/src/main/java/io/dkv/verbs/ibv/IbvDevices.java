@@ -53,43 +53,9 @@ public final class IbvDevices
      */
     public List<String> names()
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment state = arena.allocate(CALL_STATE);
-            final MemorySegment count = arena.allocate(JAVA_INT);
-            final MemorySegment list = (MemorySegment)getDeviceList.invokeExact(state, count);
-            if (list.equals(MemorySegment.NULL))
-            {
-                final int errno = (int)ERRNO.get(state, 0L);
-                throw new VerbsException("ibv_get_device_list failed: " + IbvLibrary.strerror(errno) + " (errno " +
-                    errno + "): " + NO_KERNEL);
-            }
-            try
-            {
-                final int devices = count.get(JAVA_INT, 0);
-                final MemorySegment entries = list.reinterpret(ADDRESS.byteSize() * (devices + 1L));
-                final List<String> names = new ArrayList<>(devices);
-                for (int i = 0; i < devices; i++)
-                {
-                    final MemorySegment device = entries.getAtIndex(ADDRESS, i);
-                    final MemorySegment name = (MemorySegment)getDeviceName.invokeExact(device);
-                    names.add(name.reinterpret(64).getString(0));
-                }
-                return names;
-            }
-            finally
-            {
-                freeDeviceList.invokeExact(list);
-            }
-        }
-        catch (final VerbsException ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new VerbsException("cannot list the RDMA devices: " + ex, ex);
-        }
+        final List<String> names = new ArrayList<>();
+        walk(names, (device, name) -> null);
+        return names;
     }
 
     /** An opened device: its name, its context ({@code struct ibv_context *}) and whether mlx5dv drives it. */
@@ -107,6 +73,46 @@ public final class IbvDevices
      */
     Opened open(final String wanted, final IbvFunctions functions)
     {
+        final List<String> names = new ArrayList<>();
+        final Opened opened = walk(names, (device, name) ->
+        {
+            if (wanted != null && !wanted.equals(name))
+            {
+                return null;
+            }
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment state = arena.allocate(CALL_STATE);
+                final MemorySegment context = IbvFunctions.checked(
+                    (MemorySegment)functions.openDevice.invokeExact(state, device), state,
+                    "ibv_open_device(" + name + ")");
+                final boolean mlx5 = functions.mlx5IsSupported != null &&
+                    (boolean)functions.mlx5IsSupported.invokeExact(device);
+                return new Opened(name, context, mlx5);
+            }
+        });
+        if (opened == null)
+        {
+            throw new VerbsException(names.isEmpty() ? NO_DEVICE : "no RDMA device is named '" + wanted +
+                "' (dkv.verbs.ibv.device); those here: " + names);
+        }
+        return opened;
+    }
+
+    /** What is done with each device listed: a result ends the walk. */
+    private interface Visit<T>
+    {
+        T device(MemorySegment device, String name) throws Throwable;
+    }
+
+    /**
+     * List the devices and visit each ({@code struct ibv_device *} and name) while the list is held, adding each name
+     * to {@code names}; the list is freed after.
+     *
+     * @return the first result a visit gave, or null.
+     */
+    private <T> T walk(final List<String> names, final Visit<T> visit)
+    {
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment state = arena.allocate(CALL_STATE);
@@ -122,24 +128,18 @@ public final class IbvDevices
             {
                 final int devices = count.get(JAVA_INT, 0);
                 final MemorySegment entries = list.reinterpret(ADDRESS.byteSize() * (devices + 1L));
-                final List<String> names = new ArrayList<>(devices);
                 for (int i = 0; i < devices; i++)
                 {
                     final MemorySegment device = entries.getAtIndex(ADDRESS, i);
                     final String name = ((MemorySegment)getDeviceName.invokeExact(device)).reinterpret(64).getString(0);
                     names.add(name);
-                    if (wanted == null || wanted.equals(name))
+                    final T result = visit.device(device, name);
+                    if (result != null)
                     {
-                        final MemorySegment context = IbvFunctions.checked(
-                            (MemorySegment)functions.openDevice.invokeExact(state, device), state,
-                            "ibv_open_device(" + name + ")");
-                        final boolean mlx5 = functions.mlx5IsSupported != null &&
-                            (boolean)functions.mlx5IsSupported.invokeExact(device);
-                        return new Opened(name, context, mlx5);
+                        return result;
                     }
                 }
-                throw new VerbsException(devices == 0 ? NO_DEVICE : "no RDMA device is named '" + wanted +
-                    "' (dkv.verbs.ibv.device); those here: " + names);
+                return null;
             }
             finally
             {
@@ -148,7 +148,7 @@ public final class IbvDevices
         }
         catch (final Throwable ex)
         {
-            throw IbvFunctions.unexpected("opening an RDMA device", ex);
+            throw IbvFunctions.unexpected("listing the RDMA devices", ex);
         }
     }
 

@@ -202,6 +202,24 @@ final class IbvFunctions
         }
     }
 
+    /**
+     * Destroy a verbs object with its {@code ibv_destroy_*}, {@code ibv_dereg_mr} or {@code ibv_dealloc_pd}, which
+     * return an errno value.
+     *
+     * @throws VerbsException naming {@code what} and the error.
+     */
+    static void destroy(final MethodHandle destroy, final MemorySegment object, final String what)
+    {
+        try
+        {
+            checked((int)destroy.invokeExact(object), what);
+        }
+        catch (final Throwable ex)
+        {
+            throw unexpected(what, ex);
+        }
+    }
+
     static VerbsException failure(final String call, final int errno)
     {
         return new VerbsException(call + " failed: " + IbvLibrary.strerror(errno) + " (errno " + errno + ")");

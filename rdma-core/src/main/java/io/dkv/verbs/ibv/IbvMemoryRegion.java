@@ -87,12 +87,7 @@ final class IbvMemoryRegion implements MemoryRegion
         pd.disown(this);
         try
         {
-            IbvFunctions.checked((int)functions.deregMr.invokeExact(mr), "ibv_dereg_mr(lkey 0x" +
-                Integer.toHexString(lkey) + ")");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_dereg_mr", ex);
+            IbvFunctions.destroy(functions.deregMr, mr, "ibv_dereg_mr(lkey 0x" + Integer.toHexString(lkey) + ")");
         }
         finally
         {

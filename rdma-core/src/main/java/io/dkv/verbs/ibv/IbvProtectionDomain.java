@@ -187,14 +187,7 @@ final class IbvProtectionDomain implements ProtectionDomain
             }
         }
         owned.clear();
-        try
-        {
-            IbvFunctions.checked((int)functions.deallocPd.invokeExact(pd), "ibv_dealloc_pd");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_dealloc_pd", ex);
-        }
+        IbvFunctions.destroy(functions.deallocPd, pd, "ibv_dealloc_pd");
     }
 
     /**

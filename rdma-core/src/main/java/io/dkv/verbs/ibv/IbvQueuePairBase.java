@@ -130,12 +130,7 @@ abstract class IbvQueuePairBase implements QueuePair
         pd.disown(this);
         try
         {
-            IbvFunctions.checked((int)functions.destroyQp.invokeExact(qp), "ibv_destroy_qp(0x" +
-                Integer.toHexString(qpNum) + ")");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_destroy_qp", ex);
+            IbvFunctions.destroy(functions.destroyQp, qp, "ibv_destroy_qp(0x" + Integer.toHexString(qpNum) + ")");
         }
         finally
         {

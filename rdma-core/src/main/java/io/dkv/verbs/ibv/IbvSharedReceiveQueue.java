@@ -49,11 +49,7 @@ final class IbvSharedReceiveQueue implements SharedReceiveQueue
         pd.disown(this);
         try
         {
-            IbvFunctions.checked((int)functions.destroySrq.invokeExact(srq), "ibv_destroy_srq");
-        }
-        catch (final Throwable ex)
-        {
-            throw IbvFunctions.unexpected("ibv_destroy_srq", ex);
+            IbvFunctions.destroy(functions.destroySrq, srq, "ibv_destroy_srq");
         }
         finally
         {
