@@ -5,6 +5,7 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.raas.StaticDirectory;
@@ -322,11 +323,13 @@ class AsyncWriteTest
         // an attached handle reads the driver's responses only when asked: the client polls it for its futures
         cluster(provider, 2, new KvClientContext().memoryNodes(IDS), null);
         final String name = "async-write-test-" + ProcessHandle.current().pid() + "-" + provider;
-        open.add(StandaloneDriver.launch(Opened.driver(provider, 100).driverName(name), directory));
+        // the driver's default receive buffers: the tests' 64 are fewer than the credits its dozen connections (one per
+        // client thread and node, 16 credits each) may hold, and a shared receive queue run dry stalls the memory
+        // nodes' answers behind receiver-not-ready until their stall detectors fail them (27% of runs failed so)
+        open.add(StandaloneDriver.launch(Opened.driver(provider, 100).receiveBuffers(RaasConfiguration
+            .RECEIVE_BUFFERS_DEFAULT).driverName(name), directory));
         final Raas attached = open.add(Raas.attach(new RaasContext().driverName(name).requestSlots(1024)
             .clientDataBytes(1 << 20).timeoutMs(10_000)));
-        // the standalone driver has been seen to stall a DC initiator for 2 s twice in a row under a loaded CI
-        // machine before recycling it (its stall detector): a timeout under the nodes' 10 s grace outlasts that
         final KvClient client = open.add(KvClient.connect(attached,
             new KvClientContext().memoryNodes(IDS).timeoutMs(9_000)));
 
