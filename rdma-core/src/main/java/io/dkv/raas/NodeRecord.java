@@ -22,6 +22,17 @@ public record NodeRecord(long id, int role, PortAddress address, int dctNumber, 
     public static final int ROLE_MEMORY = 2;
     public static final int ROLE_COMPUTE = 3;
     public static final int ROLE_CLIENT = 4;
+    /**
+     * The DC key of a node that runs RC-only (no DC target): its {@code dctNumber} is then the number of its datagram
+     * queue pair, through which peers set up the RC queue pair they reach it by.
+     */
+    public static final long RC_ONLY_DC_KEY = 0;
+
+    /** @return whether the node has no DC target: peers reach it over RC, set up through its datagram queue pair. */
+    public boolean rcOnly()
+    {
+        return dcKey == RC_ONLY_DC_KEY;
+    }
 
     public NodeRecord
     {

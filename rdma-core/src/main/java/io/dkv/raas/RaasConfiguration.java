@@ -17,6 +17,14 @@ public final class RaasConfiguration
     public static final String QP_DEPTH_PROP_NAME = "dkv.raas.qp.depth";
     public static final int QP_DEPTH_DEFAULT = 256;
 
+    /**
+     * Whether RaaS runs without DC: every peer over an RC queue pair, which a datagram handshake sets up. "auto"
+     * (the default) runs RC-only where the device has no DC (RNICs other than mlx5); every node of a cluster must run
+     * the same way.
+     */
+    public static final String RC_ONLY_PROP_NAME = "dkv.raas.rc.only";
+    public static final String RC_ONLY_DEFAULT = "auto";
+
     /** Most RC queue pairs to hot peers a driver keeps. */
     public static final String RC_POOL_SIZE_PROP_NAME = "dkv.raas.rc.pool.size";
     public static final int RC_POOL_SIZE_DEFAULT = 400;

@@ -38,6 +38,7 @@ public final class RaasContext
     private int requestSlots = intProperty(REQUEST_SLOTS_PROP_NAME, REQUEST_SLOTS_DEFAULT);
     private int stagingBytes = intProperty(STAGING_BYTES_PROP_NAME, STAGING_BYTES_DEFAULT);
     private int syncLanes = intProperty(SYNC_LANES_PROP_NAME, SYNC_LANES_DEFAULT);
+    private String rcOnly = System.getProperty(RC_ONLY_PROP_NAME, RC_ONLY_DEFAULT);
     private int receiveBuffers = intProperty(RECEIVE_BUFFERS_PROP_NAME, RECEIVE_BUFFERS_DEFAULT);
     private int receiveBufferBytes = intProperty(RECEIVE_BUFFER_BYTES_PROP_NAME, RECEIVE_BUFFER_BYTES_DEFAULT);
     private int messageCredits = intProperty(MESSAGE_CREDITS_PROP_NAME, MESSAGE_CREDITS_DEFAULT);
@@ -105,6 +106,10 @@ public final class RaasContext
         requireRange("requestSlots", requestSlots, 16, 1 << 20);
         requireRange("stagingBytes", stagingBytes, 8, 1 << 20);
         requireRange("syncLanes", syncLanes, 0, 4096);
+        if (!"auto".equals(rcOnly) && !"true".equals(rcOnly) && !"false".equals(rcOnly))
+        {
+            throw new IllegalArgumentException("rcOnly '" + rcOnly + "' must be auto, true or false");
+        }
         requireRange("receiveBuffers", receiveBuffers, 16, 1 << 20);
         requireRange("receiveBufferBytes", receiveBufferBytes, 256, verbs.maxSendSize());
         requireRange("messageCredits", messageCredits, 1, receiveBuffers);
@@ -297,6 +302,24 @@ public final class RaasContext
     {
         this.stagingBytes = stagingBytes;
         return this;
+    }
+
+    /** @return "auto", "true" or "false": see {@link RaasConfiguration#RC_ONLY_PROP_NAME}. */
+    public String rcOnly()
+    {
+        return rcOnly;
+    }
+
+    public RaasContext rcOnly(final String rcOnly)
+    {
+        this.rcOnly = rcOnly;
+        return this;
+    }
+
+    /** @return whether a driver on this device runs RC-only: as asked, or for "auto" when it has no DC. */
+    public boolean rcOnly(final io.dkv.verbs.Device device)
+    {
+        return "auto".equals(rcOnly) ? !device.supportsDc() : Boolean.parseBoolean(rcOnly);
     }
 
     public int syncLanes()

@@ -17,6 +17,12 @@ public interface Device extends AutoCloseable
 
     CompletionQueue createCq(int depth);
 
+    /**
+     * @return whether the device offers dynamically connected transport (DC targets and initiators): mlx5 RNICs do,
+     * other RNICs do not, and the software providers do unless told not to ({@code dkv.verbs.dc=false}).
+     */
+    boolean supportsDc();
+
     /** Close the device and every object created from it. */
     void close();
 }

@@ -17,6 +17,13 @@ public final class VerbsConfiguration
     public static final String PROVIDER_DEFAULT = "shm";
     public static final String PROVIDER_AUTO = "auto";
 
+    /**
+     * Whether the software providers offer DC transport: false makes them refuse DC targets and initiators as an
+     * RNIC without DC does, so that RaaS's RC-only mode can run here.
+     */
+    public static final String DC_PROP_NAME = "dkv.verbs.dc";
+    public static final boolean DC_DEFAULT = true;
+
     /** The RNIC the verbs provider opens (as ibv_devices names it, e.g. mlx5_0); unset: the first listed. */
     public static final String IBV_DEVICE_PROP_NAME = "dkv.verbs.ibv.device";
 

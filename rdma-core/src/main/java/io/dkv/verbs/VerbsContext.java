@@ -47,6 +47,7 @@ public final class VerbsContext
     private int tcpRnrTimerUs = intProperty(TCP_RNR_TIMER_US_PROP_NAME, TCP_RNR_TIMER_US_DEFAULT);
     private int retryTimeoutMs = intProperty(RETRY_TIMEOUT_MS_PROP_NAME, RETRY_TIMEOUT_MS_DEFAULT);
     private int tcpEngineSpinUs = intProperty(TCP_ENGINE_SPIN_US_PROP_NAME, TCP_ENGINE_SPIN_US_DEFAULT);
+    private boolean dc = booleanProperty(DC_PROP_NAME, DC_DEFAULT);
     private String ibvDevice = System.getProperty(IBV_DEVICE_PROP_NAME);
     private int ibvPort = intProperty(IBV_PORT_PROP_NAME, IBV_PORT_DEFAULT);
     private int ibvGidIndex = intProperty(IBV_GID_INDEX_PROP_NAME, IBV_GID_INDEX_DEFAULT);
@@ -338,6 +339,18 @@ public final class VerbsContext
     public VerbsContext tcpRnrTimerUs(final int tcpRnrTimerUs)
     {
         this.tcpRnrTimerUs = tcpRnrTimerUs;
+        return this;
+    }
+
+    /** @return whether a software device offers DC transport (an RNIC's own capability decides for verbs). */
+    public boolean dc()
+    {
+        return dc;
+    }
+
+    public VerbsContext dc(final boolean dc)
+    {
+        this.dc = dc;
         return this;
     }
 

@@ -2,12 +2,16 @@ package io.dkv.verbs;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One DC initiator reaches any DC target from its address, number and key alone: no handshake per
@@ -128,6 +132,23 @@ class DynamicallyConnectedTest extends MultiNodeTest
                 .local(initiator.region, 0, 8).remote(region.address() + 64, region.rkey()).dc(ah, dct.dctNumber(), 5));
             assertEquals(WcStatus.SUCCESS, new Completions(initiator.cq).awaitOne(initiator.cq).status());
             assertEquals(7000 + i, initiator.region.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "region " + i);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aDeviceWithoutDcRefusesDcTargetsAndInitiatorsSayingSo(final String provider)
+    {
+        try (TestNode node = TestNode.open(TestNode.context(provider).dc(false)))
+        {
+            assertFalse(node.device.supportsDc());
+            final VerbsException target = assertThrows(VerbsException.class, () -> node.pd.createDct(
+                new DctInitAttributes().cq(node.cq).srq(node.pd.createSrq(16, 1)).dcKey(1)));
+            final VerbsException initiator = assertThrows(VerbsException.class,
+                () -> node.pd.createQp(new QpInitAttributes().type(QpType.DCI).cq(node.cq)));
+            assertTrue(target.getMessage().contains("dkv.verbs.dc=false"), target.getMessage());
+            assertTrue(initiator.getMessage().contains("a DC initiator"), initiator.getMessage());
+            node.qp(QpType.RC);
         }
     }
 }

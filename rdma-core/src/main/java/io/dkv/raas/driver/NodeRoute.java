@@ -20,6 +20,9 @@ final class NodeRoute
     volatile long promoteNotBeforeMillis;
     long windowStartMillis;
     int windowRequests;
+    /** When the promotion under way began, and the queue pair made for it: a datagram handshake can be lost. */
+    long promotingSinceMillis;
+    PooledQp pendingRc;
 
     NodeRoute(final NodeRecord node, final AddressHandle ah, final PooledQp dci)
     {
@@ -30,6 +33,6 @@ final class NodeRoute
 
     public String toString()
     {
-        return "route to " + node + (rc != null ? " over RC" : " over DC");
+        return "route to " + node + (rc != null ? " over RC" : dci != null ? " over DC" : " awaiting RC");
     }
 }

@@ -1,6 +1,7 @@
 package io.dkv.raas.driver;
 
 import io.dkv.raas.ControlHeader;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RaasContext;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.ProtectionDomain;
@@ -35,11 +36,12 @@ final class QpPool
         final RaasContext context,
         final ProtectionDomain pd,
         final CompletionQueue sendCq,
-        final CompletionQueue recvCq)
+        final CompletionQueue recvCq,
+        final boolean rcOnly)
     {
         final int depth = context.qpDepth();
         stallMillis = context.qpStallMs();
-        dcis = new PooledQp[context.dciCount()];
+        dcis = new PooledQp[rcOnly ? 0 : context.dciCount()];
         for (int i = 0; i < dcis.length; i++)
         {
             final QueuePair qp = pd.createQp(new QpInitAttributes().type(QpType.DCI).sendCq(sendCq)
@@ -72,10 +74,14 @@ final class QpPool
         qp.modify(QpAttributes.rts());
     }
 
-    /** @return the DC initiator a node's requests go through. */
-    PooledQp dciFor(final long nodeId)
+    /** @return the DC initiator a node's requests go through; null for a node without DC, or with none here. */
+    PooledQp dciFor(final NodeRecord node)
     {
-        return dcis[(Long.hashCode(nodeId) & 0x7fffffff) % dcis.length];
+        if (dcis.length == 0 || node.dcKey() == NodeRecord.RC_ONLY_DC_KEY)
+        {
+            return null;
+        }
+        return dcis[(Long.hashCode(node.id()) & 0x7fffffff) % dcis.length];
     }
 
     PooledQp ud()

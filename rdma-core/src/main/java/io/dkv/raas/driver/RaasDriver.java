@@ -65,6 +65,8 @@ public final class RaasDriver implements Raas
     private final CachedEpochClock clock = new CachedEpochClock();
     private final Registrations registrations;
     private final QpPool qpPool;
+    /** No DC: every peer over an RC queue pair (RNICs without DC, or asked). */
+    private final boolean rcOnly;
     private final Routes routes;
     private final RegionTable regions;
     private final ConnectAdmission admission;
@@ -98,21 +100,35 @@ public final class RaasDriver implements Raas
                 context.qpDepth() * (context.dciCount() + 8) + context.requestSlots())));
             final CompletionQueue recvCq = device.createCq(Math.min(maxCqe, context.receiveBuffers() * 2 + 64));
             final SharedReceiveQueue srq = pd.createSrq(context.receiveBuffers(), 1);
-            final long dcKey = context.dcKey() != 0 ? context.dcKey() : ThreadLocalRandom.current().nextLong();
-            final DcTarget dct = pd.createDct(
-                new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey).accessFlags(Access.REMOTE_MASK));
-            self = new NodeRecord(context.nodeId(), context.role(), device.address(), dct.dctNumber(), dcKey,
+            rcOnly = context.rcOnly(device);
+            qpPool = new QpPool(context, pd, sendCq, recvCq, rcOnly);
+            final long dcKey;
+            final int reachedAt;
+            if (rcOnly)
+            {
+                // no DC target: peers reach this node's datagram queue pair, whose number the record carries, to
+                // set up the RC queue pair every request then takes; DC key 0 says so
+                dcKey = NodeRecord.RC_ONLY_DC_KEY;
+                reachedAt = qpPool.udQpn();
+            }
+            else
+            {
+                dcKey = context.dcKey() != 0 ? context.dcKey() : drawDcKey();
+                reachedAt = pd.createDct(new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey)
+                    .accessFlags(Access.REMOTE_MASK)).dctNumber();
+            }
+            self = new NodeRecord(context.nodeId(), context.role(), device.address(), reachedAt, dcKey,
                 epochClock.time(), 0);
 
             registrations = new Registrations(pd);
             final SendBuffers sendBuffers = new SendBuffers(pd,
                 Math.max(context.receiveBufferBytes(), context.copyThreshold() + ControlHeader.LENGTH));
-            qpPool = new QpPool(context, pd, sendCq, recvCq);
             pipeline = new RequestPipeline(context, pd, qpPool, clock, registrations, sendBuffers, self.id());
             routes = new Routes(directory, pd, device.provider(), qpPool, context.maxRoutes(), self.id());
             regions = new RegionTable(directory, pd, self);
             admission = new ConnectAdmission(context, device.attributes().maxMr());
-            lanes = new SyncLanes(device, pd, routes, context);
+            // a lane is a DC initiator of its own: none without DC
+            lanes = new SyncLanes(device, pd, routes, context, rcOnly ? 0 : context.syncLanes());
             connections =
                 new ConnectionTable(pipeline, regions, lanes, routes, admission, context.connectionCredits());
             final ReceiveBuffers receiveBuffers =
@@ -121,7 +137,7 @@ public final class RaasDriver implements Raas
             qpPool.datagramBuffers(receiveBuffers);
             control = new ControlMessages(pipeline, receiveBuffers, self, device.provider());
             promotion = new RcPromotion(
-                context, pd, sendCq, recvCq, srq, control, receiveBuffers, routes, qpPool, pipeline, clock);
+                context, pd, sendCq, recvCq, srq, control, receiveBuffers, routes, qpPool, pipeline, clock, rcOnly);
             allocation = new RemoteAllocation(control, receiveBuffers, regions, routes, pipeline, context.timeoutMs(),
                 context.remoteMallocBytes());
             messages = new MessageService(context, pd, device.attributes().mtu(), pipeline, control, receiveBuffers,
@@ -223,14 +239,28 @@ public final class RaasDriver implements Raas
     public Connection open(final long nodeId, final CompletionHandler handler)
     {
         requireOpen();
-        return connections.open(routes.route(nodeId), handler);
+        return connections.open(reachable(nodeId), handler);
+    }
+
+    /**
+     * @return the route to a node; for a node reached without DC, once its RC queue pair holds (set up by a datagram
+     * handshake, on the caller's thread).
+     */
+    private NodeRoute reachable(final long nodeId)
+    {
+        final NodeRoute route = routes.route(nodeId);
+        if (route.dci == null)
+        {
+            promotion.awaitRc(route);
+        }
+        return route;
     }
 
     public Connection connect(final long nodeId, final int service, final int flags, final CompletionHandler handler)
     {
         requireOpen();
         Flags.validate(flags);
-        final DriverConnection connection = connections.open(routes.route(nodeId), handler);
+        final DriverConnection connection = connections.open(reachable(nodeId), handler);
         try
         {
             messages.connect(connection, service, flags);
@@ -255,7 +285,7 @@ public final class RaasDriver implements Raas
         RegionTable.requireRemoteRights(access, name);
         if (nodeId != self.id())
         {
-            return allocation.malloc(routes.route(nodeId), size, name, access);
+            return allocation.malloc(reachable(nodeId), size, name, access);
         }
         return regions.allocateLocal(size, name, access);
     }
@@ -517,5 +547,17 @@ public final class RaasDriver implements Raas
     public int syncLanes()
     {
         return lanes.active();
+    }
+
+    /** @return a random DC key other than the one that marks an RC-only node. */
+    private static long drawDcKey()
+    {
+        long key;
+        do
+        {
+            key = ThreadLocalRandom.current().nextLong();
+        }
+        while (key == NodeRecord.RC_ONLY_DC_KEY);
+        return key;
     }
 }

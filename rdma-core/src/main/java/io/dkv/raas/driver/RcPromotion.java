@@ -2,6 +2,7 @@ package io.dkv.raas.driver;
 
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.RaasException;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.ProtectionDomain;
@@ -33,6 +34,8 @@ final class RcPromotion
 {
     /** After a promotion the peer did not answer, it stays on DC this many stall periods. */
     static final int PROMOTION_BACKOFF_STALLS = 10;
+    /** A datagram handshake (RC-only) unanswered for this long is asked again: datagrams can be lost. */
+    static final long HANDSHAKE_TIMEOUT_MS = 250;
     /** After a peer refused a promotion (no room in its pool, or an RC pair with us closing): this many windows. */
     static final int REFUSAL_BACKOFF_WINDOWS = 10;
 
@@ -47,6 +50,8 @@ final class RcPromotion
     private final QpPool qpPool;
     private final RequestPipeline pipeline;
     private final CachedEpochClock clock;
+    /** No DC here or at the peers: every route needs its RC queue pair, kept for as long as the route is used. */
+    private final boolean rcOnly;
     private final AtomicInteger rcCount = new AtomicInteger();
     private final CopyOnWriteArrayList<PooledQp> rcs = new CopyOnWriteArrayList<>();
     private final Map<Integer, PooledQp> rcByQpn = new ConcurrentHashMap<>();
@@ -70,8 +75,10 @@ final class RcPromotion
         final Routes routes,
         final QpPool qpPool,
         final RequestPipeline pipeline,
-        final CachedEpochClock clock)
+        final CachedEpochClock clock,
+        final boolean rcOnly)
     {
+        this.rcOnly = rcOnly;
         this.context = context;
         this.pd = pd;
         this.sendCq = sendCq;
@@ -117,16 +124,87 @@ final class RcPromotion
         promote(route);
     }
 
+    /**
+     * RC-only: a request found the route without its RC queue pair (it failed UNREACHABLE); housekeeping asks for
+     * one, so that the requests after it find it.
+     */
+    void wantLater(final NodeRoute route)
+    {
+        rcWanted.add(route.node.id());
+    }
+
+    /**
+     * RC-only: wait, on the caller's thread, until the route has its RC queue pair, asking the peer (through its
+     * datagram queue pair) and again when the handshake goes unanswered.
+     *
+     * @throws RaasException when none holds within the timeout.
+     */
+    void awaitRc(final NodeRoute route)
+    {
+        final long deadline = pipeline.nanoClock().nanoTime() + context.timeoutMs() * 1_000_000L;
+        int spins = 0;
+        while (true)
+        {
+            final PooledQp rc = route.rc;
+            if (rc != null && !rc.broken)
+            {
+                return;
+            }
+            final long now = System.currentTimeMillis();
+            expireHandshake(route, now);
+            if (!route.promoting && now >= route.promoteNotBeforeMillis)
+            {
+                promote(route);
+            }
+            if (pipeline.poll() == 0)
+            {
+                RequestPipeline.idle(++spins);
+            }
+            if ((spins & 1023) == 1023 && pipeline.nanoClock().nanoTime() > deadline)
+            {
+                throw new RaasException("no RC queue pair to node " + route.node.id() + " within " +
+                    context.timeoutMs() + " ms: without DC (dkv.raas.rc.only) a node is reached over RC only, " +
+                    "and its datagram handshake went unanswered");
+            }
+        }
+    }
+
+    /** A handshake unanswered too long: drop the queue pair made for it, so the next promotion asks again. */
+    private void expireHandshake(final NodeRoute route, final long nowMillis)
+    {
+        if (!rcOnly)
+        {
+            return;
+        }
+        // under the route's lock, as an answer to the handshake is taken (onRcAccept): one or the other
+        synchronized (route)
+        {
+            if (!route.promoting || nowMillis - route.promotingSinceMillis <= HANDSHAKE_TIMEOUT_MS)
+            {
+                return;
+            }
+            final PooledQp stale = route.pendingRc;
+            route.pendingRc = null;
+            route.promoting = false;
+            if (stale != null && route.rc != stale && rcByQpn.remove(stale.qp.qpNum(), stale))
+            {
+                rcCount.decrementAndGet();
+                stale.qp.close();
+            }
+        }
+    }
+
     /** Start turning the route into an RC queue pair: ask the peer for its end. */
     private void promote(final NodeRoute route)
     {
         synchronized (route)
         {
-            if (route.rc != null || route.promoting || rcCount.get() >= context.rcPoolSize())
+            if (route.rc != null || route.promoting || (!rcOnly && rcCount.get() >= context.rcPoolSize()))
             {
                 return;
             }
             route.promoting = true;
+            route.promotingSinceMillis = System.currentTimeMillis();
         }
         // the message first: a queue pair is costly to make and to drop (on shm a file mapped, then
         // unmapped with every thread of the process stopped), so none is made that cannot be asked for
@@ -146,6 +224,7 @@ final class RcPromotion
             return;
         }
         rc.initiatedHere = true;
+        route.pendingRc = rc;
         rcPromotions.incrementAndGet();
         control.writeSelf(slot.staging, 0);
         slot.staging.set(INT, CONNECT_QPN_OFFSET, rc.qp.qpNum());
@@ -154,7 +233,7 @@ final class RcPromotion
 
     private PooledQp createRc(final NodeRoute route)
     {
-        if (rcCount.incrementAndGet() > context.rcPoolSize())
+        if (rcCount.incrementAndGet() > context.rcPoolSize() && !rcOnly)
         {
             rcCount.decrementAndGet();
             return null;
@@ -212,7 +291,12 @@ final class RcPromotion
         final int peerQpn = receiveBuffers.memory().get(INT, base + CONNECT_QPN_OFFSET);
         final NodeRoute route = routes.routeFor(sender);
         final PooledQp existing = route.rc;
-        final PooledQp rc = existing == null ? createRc(route) : null;
+        if (existing != null && rcOnly)
+        {
+            // without DC the peer has no other way to this node: it lost its end (or restarted), so ours goes
+            retire(existing, true);
+        }
+        final PooledQp rc = route.rc == null ? createRc(route) : null;
         if (rc == null)
         {
             final RequestSlot slot = control.controlSlot(route, 0, TYPE_RC_REFUSE, 0, 0, RC_LENGTH);
@@ -244,18 +328,30 @@ final class RcPromotion
             return;
         }
         final int peerQpn = receiveBuffers.memory().get(INT, base + RC_QPN_OFFSET);
-        try
+        synchronized (rc.peer)
         {
-            rc.qp.modify(QpAttributes.rtr(rc.peer.node.address(), peerQpn));
-            rc.qp.modify(QpAttributes.rts());
-            rc.peerQpn = peerQpn;
-            activate(rc.peer, rc);
+            if (rcByQpn.get(ourQpn) != rc)
+            {
+                // the handshake was given up meanwhile (RC-only: unanswered too long) and its queue pair closed
+                return;
+            }
+            try
+            {
+                rc.qp.modify(QpAttributes.rtr(rc.peer.node.address(), peerQpn));
+                rc.qp.modify(QpAttributes.rts());
+                rc.peerQpn = peerQpn;
+                activate(rc.peer, rc);
+            }
+            catch (final RuntimeException ex)
+            {
+                discardRc(rc);
+            }
+            if (rc.peer.pendingRc == rc)
+            {
+                rc.peer.pendingRc = null;
+            }
+            rc.peer.promoting = false;
         }
-        catch (final RuntimeException ex)
-        {
-            discardRc(rc);
-        }
-        rc.peer.promoting = false;
     }
 
     /** The peer has no room for an RC queue pair (or holds one with us still): stay on DC for a while. */
@@ -411,6 +507,10 @@ final class RcPromotion
             for (final Long nodeId : rcWanted)
             {
                 final NodeRoute route = routes.knownRoute(nodeId);
+                if (route != null)
+                {
+                    expireHandshake(route, nowMillis);
+                }
                 if (route != null && route.rc == null && !route.promoting && nowMillis >= route.promoteNotBeforeMillis)
                 {
                     promote(route);
@@ -424,7 +524,7 @@ final class RcPromotion
             // the end that asked for the queue pair knows when it went idle; the other end sees only its
             // own requests (one-sided traffic to it is invisible), so it waits far longer before asking
             final long limit = rc.initiatedHere ? idle : 10L * idle;
-            if (!rc.retired && nowMillis - rc.lastUsedMillis > limit && rc.outstanding() == 0)
+            if (!rcOnly && !rc.retired && nowMillis - rc.lastUsedMillis > limit && rc.outstanding() == 0)
             {
                 retire(rc, true);
                 work++;

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.raas.ControlHeader;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
@@ -17,6 +18,8 @@ import org.agrona.concurrent.NanoClock;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * The request pipeline of a driver: request slots, and {@link #submit}, the one entry for a request
@@ -316,6 +319,13 @@ final class RequestPipeline
             return;
         }
         final PooledQp qp = chooseQp(slot);
+        if (qp == null)
+        {
+            // a peer without DC whose RC queue pair is not there (yet, or any more): the request fails, and the
+            // queue pair is asked for again for the requests after it
+            completions.complete(slot, RaasStatus.UNREACHABLE, 0);
+            return;
+        }
         if (qp.broken || !qp.deferred.isEmpty() || !qp.hasCredit(qp.batchCount))
         {
             qp.deferred.add(slot);
@@ -333,11 +343,45 @@ final class RequestPipeline
         }
         final NodeRoute route = slot.route;
         final PooledQp rc = route.rc;
+        if (route.dci == null)
+        {
+            return chooseWithoutDc(slot, route, rc);
+        }
         if (rc != null && !rc.broken && slot.kind != RequestSlot.KIND_CONTROL)
         {
             return rc;
         }
         return route.dci;
+    }
+
+    /**
+     * A peer reached without DC (RC-only): what sets up or closes its RC queue pair goes as a datagram to the
+     * peer's datagram queue pair (the number its record carries), other control messages too while no RC queue pair
+     * holds; everything else takes the RC queue pair, or fails when there is none.
+     */
+    private PooledQp chooseWithoutDc(final RequestSlot slot, final NodeRoute route, final PooledQp rc)
+    {
+        final boolean usable = rc != null && !rc.broken;
+        if (slot.kind == RequestSlot.KIND_CONTROL && (!usable || isRcControl(slot)))
+        {
+            slot.udQpn = route.node.dctNumber();
+            return qpPool.ud();
+        }
+        if (usable)
+        {
+            return rc;
+        }
+        promotion.wantLater(route);
+        return null;
+    }
+
+    /** @return whether a control message sets up or closes an RC queue pair: it never goes over one. */
+    private static boolean isRcControl(final RequestSlot slot)
+    {
+        final byte type = slot.staging.get(JAVA_BYTE, ControlHeader.TYPE_OFFSET);
+        return type == ControlHeader.TYPE_RC_CONNECT || type == ControlHeader.TYPE_RC_ACCEPT ||
+            type == ControlHeader.TYPE_RC_REFUSE || type == ControlHeader.TYPE_RC_CLOSE ||
+            type == ControlHeader.TYPE_RC_CLOSED;
     }
 
     private void addToBatch(final PooledQp qp, final RequestSlot slot)
@@ -348,7 +392,7 @@ final class RequestPipeline
         }
         else if (qp.type == QpType.UD)
         {
-            slot.wr.ud(slot.route.ah, slot.udQpn, io.dkv.raas.ControlHeader.UD_QKEY);
+            slot.wr.ud(slot.route.ah, slot.udQpn, ControlHeader.UD_QKEY);
         }
         else
         {

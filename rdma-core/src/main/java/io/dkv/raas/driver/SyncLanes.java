@@ -28,13 +28,14 @@ final class SyncLanes
     private int recyclesOfReplaced;
     private boolean closed;
 
-    SyncLanes(final Device device, final ProtectionDomain pd, final Routes routes, final RaasContext context)
+    SyncLanes(
+        final Device device, final ProtectionDomain pd, final Routes routes, final RaasContext context, final int count)
     {
         this.device = device;
         this.pd = pd;
         this.routes = routes;
         this.context = context;
-        this.lanes = new SyncLane[context.syncLanes()];
+        this.lanes = new SyncLane[count];
         // what the shared pipeline would copy anyway (up to its copy threshold) fits a lane, a GET's block too; a
         // threshold set far higher is not a lane's memory: past MAX_STAGING_BYTES requests take the pipeline
         this.stagingBytes =

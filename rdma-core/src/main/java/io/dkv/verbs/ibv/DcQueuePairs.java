@@ -59,7 +59,8 @@ final class DcQueuePairs
         final String reason = unavailableReason(pd.ibvDevice(), functions);
         if (reason != null)
         {
-            throw new VerbsException("cannot create a " + what + ": " + reason + "; RaaS needs DC on every node");
+            throw new VerbsException("cannot create a " + what + ": " + reason + "; run RaaS without DC " +
+                "(dkv.raas.rc.only=true on every node of the cluster)");
         }
         init.set(JAVA_INT, offset(QP_INIT_ATTR_EX, "qp_type"), IBV_QPT_DRIVER);
         init.set(JAVA_INT, offset(QP_INIT_ATTR_EX, "comp_mask"),

@@ -226,6 +226,11 @@ public final class IbvDevice implements Device
         }
     }
 
+    public boolean supportsDc()
+    {
+        return DcQueuePairs.unavailableReason(this, functions) == null;
+    }
+
     /** @return the device's name, as libibverbs lists it. */
     public String name()
     {

@@ -82,6 +82,11 @@ public abstract class SoftDevice implements Device
         return attributes;
     }
 
+    public final boolean supportsDc()
+    {
+        return context.dc();
+    }
+
     public VerbsContext context()
     {
         return context;

@@ -8,6 +8,7 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.PortAddress;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpInitAttributes;
+import io.dkv.verbs.QpType;
 import io.dkv.verbs.QueuePair;
 import io.dkv.verbs.SharedReceiveQueue;
 import io.dkv.verbs.VerbsException;
@@ -59,13 +60,27 @@ public final class SoftProtectionDomain implements ProtectionDomain
     public QueuePair createQp(final QpInitAttributes attributes)
     {
         requireOpen();
+        if (attributes.type() == QpType.DCI)
+        {
+            requireDc("a DC initiator");
+        }
         return device.createQp(this, attributes);
     }
 
     public DcTarget createDct(final DctInitAttributes attributes)
     {
         requireOpen();
+        requireDc("a DC target");
         return device.createDct(this, attributes);
+    }
+
+    private void requireDc(final String what)
+    {
+        if (!device.supportsDc())
+        {
+            throw new VerbsException("cannot create " + what + ": this " + device.provider() +
+                " device offers no DC transport (dkv.verbs.dc=false), as an RNIC without DC");
+        }
     }
 
     public SharedReceiveQueue createSrq(final int maxWr, final int maxSge)
