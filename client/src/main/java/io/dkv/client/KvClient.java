@@ -965,13 +965,19 @@ public final class KvClient implements AutoCloseable
         // a task still running uses the sessions and the Raas handle under them: those go only once it is done (an
         // attached handle unmapped under a thread reading it ends the process)
         awaitTasks();
-        synchronized (sessions)
+        try
         {
-            sessions.forEach(KvSession::close);
-            sessions.clear();
+            synchronized (sessions)
+            {
+                sessions.forEach(KvSession::close);
+                sessions.clear();
+            }
         }
-        // after the connections: what was in flight on them completes, failed, through it
-        completionPolling.close();
+        finally
+        {
+            // after the connections: what was in flight on them completes, failed, through it
+            completionPolling.close();
+        }
     }
 
     private void awaitTasks()

@@ -2127,14 +2127,28 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         for (int i = 0; i < connections.length; i++)
         {
-            if (connections[i] != null)
-            {
-                connections[i].close();
-            }
-            if (requestConnections[i] != null)
-            {
-                requestConnections[i].close();
-            }
+            closeQuietly(connections[i]);
+            closeQuietly(requestConnections[i]);
+        }
+    }
+
+    /**
+     * Close a connection whatever its driver answers: a standalone driver that does not answer (gone, or starved past
+     * its liveness timeout) frees what a gone client held, and every other connection must still be closed.
+     */
+    private static void closeQuietly(final Connection connection)
+    {
+        if (connection == null)
+        {
+            return;
+        }
+        try
+        {
+            connection.close();
+        }
+        catch (final RaasException ex)
+        {
+            // nothing to do for a connection the driver no longer answers for
         }
     }
 }

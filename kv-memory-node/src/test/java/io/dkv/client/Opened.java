@@ -27,7 +27,10 @@ final class Opened implements AutoCloseable
         return new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
             .nodeId(nodeId)
-            .receiveBuffers(64)
+            // a shared receive queue holds what its connections' credits (16 each) may send: below that it can run
+            // dry under the dozen connections of a test's client threads, and answers wait on receiver-not-ready
+            // until the stall detector fails them
+            .receiveBuffers(256)
             .requestSlots(256)
             .timeoutMs(10_000);
     }

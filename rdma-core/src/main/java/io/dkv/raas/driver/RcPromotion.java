@@ -150,7 +150,7 @@ final class RcPromotion
             {
                 return;
             }
-            final long now = System.currentTimeMillis();
+            final long now = context.epochClock().time();
             expireHandshake(route, now);
             if (!route.promoting && now >= route.promoteNotBeforeMillis)
             {
@@ -204,7 +204,7 @@ final class RcPromotion
                 return;
             }
             route.promoting = true;
-            route.promotingSinceMillis = System.currentTimeMillis();
+            route.promotingSinceMillis = context.epochClock().time();
         }
         // the message first: a queue pair is costly to make and to drop (on shm a file mapped, then
         // unmapped with every thread of the process stopped), so none is made that cannot be asked for
