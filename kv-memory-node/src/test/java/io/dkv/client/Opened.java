@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.verbs.VerbsContext;
 
@@ -27,10 +28,10 @@ final class Opened implements AutoCloseable
         return new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
             .nodeId(nodeId)
-            // a shared receive queue holds what its connections' credits (16 each) may send: below that it can run
-            // dry under the dozen connections of a test's client threads, and answers wait on receiver-not-ready
-            // until the stall detector fails them
-            .receiveBuffers(256)
+            // the default receive buffers (1,024): a shared receive queue that holds less than its connections' credits
+            // (16 each; a test's client threads, replicas and clients make dozens) can run dry, and answers then wait
+            // on receiver-not-ready until the stall detector fails them
+            .receiveBuffers(RaasConfiguration.RECEIVE_BUFFERS_DEFAULT)
             .requestSlots(256)
             .timeoutMs(10_000);
     }
