@@ -101,21 +101,26 @@ public final class RaasDriver implements Raas
             final CompletionQueue recvCq = device.createCq(Math.min(maxCqe, context.receiveBuffers() * 2 + 64));
             final SharedReceiveQueue srq = pd.createSrq(context.receiveBuffers(), 1);
             rcOnly = context.rcOnly(device);
-            qpPool = new QpPool(context, pd, sendCq, recvCq, rcOnly);
             final long dcKey;
-            final int reachedAt;
-            if (rcOnly)
+            int reachedAt = 0;
+            if (!rcOnly)
+            {
+                // the first queue the driver makes, so its number is the same at every start: deployments write the
+                // MetaServer's endpoint, which holds it, into their manifests
+                dcKey = context.dcKey() != 0 ? context.dcKey() : drawDcKey();
+                reachedAt = pd.createDct(new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey)
+                    .accessFlags(Access.REMOTE_MASK)).dctNumber();
+            }
+            else
             {
                 // no DC target: peers reach this node's datagram queue pair, whose number the record carries, to
                 // set up the RC queue pair every request then takes; DC key 0 says so
                 dcKey = NodeRecord.RC_ONLY_DC_KEY;
-                reachedAt = qpPool.udQpn();
             }
-            else
+            qpPool = new QpPool(context, pd, sendCq, recvCq, rcOnly);
+            if (rcOnly)
             {
-                dcKey = context.dcKey() != 0 ? context.dcKey() : drawDcKey();
-                reachedAt = pd.createDct(new DctInitAttributes().cq(recvCq).srq(srq).dcKey(dcKey)
-                    .accessFlags(Access.REMOTE_MASK)).dctNumber();
+                reachedAt = qpPool.udQpn();
             }
             self = new NodeRecord(context.nodeId(), context.role(), device.address(), reachedAt, dcKey,
                 epochClock.time(), 0);
