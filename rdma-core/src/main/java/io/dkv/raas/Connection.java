@@ -145,6 +145,22 @@ public interface Connection extends AutoCloseable
     void send(MemorySegment src, long offset, int length, int flags);
 
     /**
+     * Send a message as a SEND into the peer's receive queue when the peer granted a message credit now;
+     * never wait for one. The peer returns credits as its application consumes messages, so a thread that
+     * serves both directions of a conversation (a byte stream) consumes what it was sent and tries again
+     * instead of waiting inside {@link #send}, where two such threads could wait on each other.
+     * A handle attached to a standalone driver cannot see its credits and waits as {@link #send} does.
+     *
+     * @return false, having sent nothing, when no credit is left.
+     * @throws RaasException when the message exceeds a receive buffer or the connection is not open.
+     */
+    default boolean trySend(final MemorySegment src, final long offset, final int length)
+    {
+        send(src, offset, length, Flags.USE_SEND);
+        return true;
+    }
+
+    /**
      * Receive the next message into {@code dst}.
      *
      * @return the message length.

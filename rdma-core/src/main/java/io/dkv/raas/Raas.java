@@ -53,6 +53,21 @@ public interface Raas extends AutoCloseable
     Listener listen(int service);
 
     /**
+     * Open a byte stream (UNH EXS) to a node's stream listener: bytes go zero-copy into buffers the reader
+     * advertised, or through its stream buffer, chosen per transfer. Needs an embedded driver.
+     */
+    default io.dkv.raas.stream.RaasStream connectStream(final long nodeId, final int service)
+    {
+        return io.dkv.raas.stream.RaasStream.connect(this, nodeId, service, new io.dkv.raas.stream.StreamContext());
+    }
+
+    /** Accept byte streams ({@link #connectStream}) on a service of this node. */
+    default io.dkv.raas.stream.StreamListener listenStream(final int service)
+    {
+        return io.dkv.raas.stream.StreamListener.listen(this, service, new io.dkv.raas.stream.StreamContext());
+    }
+
+    /**
      * Allocate {@code size} bytes on a node and publish them under {@code name} (LITE's malloc),
      * registered with exactly the remote rights peers are given: the NIC refuses every other access
      * to it, whatever rights a peer claims.
@@ -89,6 +104,14 @@ public interface Raas extends AutoCloseable
 
     /** @return the region published under {@code name}. */
     RemoteRegion lookup(String name);
+
+    /**
+     * Let this node's connections reach a region a peer described in a message (LITE hands regions
+     * over so): requests name only regions this node allocated, looked up or was told of.
+     *
+     * @throws RaasException where the handle cannot vouch for regions (one attached to a standalone driver).
+     */
+    void trust(RemoteRegion region);
 
     /** Withdraw and release a region this node allocated. */
     void free(RemoteRegion region);

@@ -286,6 +286,12 @@ public final class AttachedRaas implements Raas
         conductor.release(slot);
     }
 
+    public void trust(final RemoteRegion region)
+    {
+        throw new RaasException("region of node " + region.nodeId() + " at 0x" + Long.toHexString(region.address()) +
+            ": a handle attached to the standalone driver reaches only regions the driver allocated or looked up");
+    }
+
     public MemorySegment localMemory(final RemoteRegion region)
     {
         throw new RaasException("region '" + region.name() + "' lives in the standalone driver's process; " +

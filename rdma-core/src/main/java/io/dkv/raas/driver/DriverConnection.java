@@ -404,6 +404,11 @@ final class DriverConnection implements Connection
         requireChannel().send(src, offset, length, flags);
     }
 
+    public boolean trySend(final MemorySegment src, final long offset, final int length)
+    {
+        return requireChannel().trySend(src, offset, length);
+    }
+
     public int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
     {
         return requireChannel().recv(dst, offset, maxLength, timeout);

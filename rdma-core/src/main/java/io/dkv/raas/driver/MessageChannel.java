@@ -277,6 +277,11 @@ final class MessageChannel
         sender.send(src, offset, length, callFlags);
     }
 
+    boolean trySend(final MemorySegment src, final long offset, final int length)
+    {
+        return sender.trySend(src, offset, length);
+    }
+
     int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
     {
         return inbox.recv(dst, offset, maxLength, timeout);

@@ -162,6 +162,49 @@ final class MessageSender
         }
     }
 
+    /**
+     * Send as a SEND when the peer granted a message credit now; never wait for one, since the peer
+     * returns credits only as its application consumes messages: a caller that waited here could not
+     * consume the peer's messages meanwhile, and two such callers would wait on each other.
+     *
+     * @return false (nothing sent) when no credit is left.
+     */
+    boolean trySend(final MemorySegment src, final long offset, final int length)
+    {
+        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
+        {
+            throw new RaasException(
+                "send of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
+        }
+        channel.requireOpen();
+        channel.used();
+        if (length + LENGTH > receiveBuffers.bufferBytes())
+        {
+            throw new RaasException("SEND of " + length + " bytes exceeds the receive buffers of " +
+                (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
+        }
+        while (true)
+        {
+            final int credits = sendCredits.get();
+            if (credits <= 0)
+            {
+                // the poll may bring the credits the peer returned
+                pipeline.poll();
+                if (sendCredits.get() <= 0)
+                {
+                    return false;
+                }
+                continue;
+            }
+            if (sendCredits.compareAndSet(credits, credits - 1))
+            {
+                break;
+            }
+        }
+        stageAndSend(messageSlot(Opcode.SEND_WITH_IMM), src, offset, length, flags, "SEND");
+        return true;
+    }
+
     private void acquireMessageCredit()
     {
         final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;

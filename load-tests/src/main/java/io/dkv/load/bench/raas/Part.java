@@ -11,7 +11,8 @@ public enum Part
     SCALE,
     SHARING,
     OVERHEAD,
-    THRESHOLDS;
+    THRESHOLDS,
+    STREAMS;
 
     public String toString()
     {

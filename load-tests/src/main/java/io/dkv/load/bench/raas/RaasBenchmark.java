@@ -64,6 +64,8 @@ public final class RaasBenchmark implements Callable<Integer>
     /** Messages must fit the buffer a receiver advertises (1 MiB by default) with room to spare in its ring. */
     static final int MAX_MESSAGE_SIZE = 256 * 1024;
     static final int MAX_REGION_MIB = 16 * 1024;
+    /** The reader posts four receives of the write size in one registered buffer. */
+    static final int MAX_STREAM_WRITE = 64 * 1024 * 1024;
     static final long MAX_MILLIS = 600_000;
     /** Counts above this take {@code --scale-ops-large} READs: their raw baseline is slow. */
     static final int LARGE_COUNT = 1000;
@@ -81,7 +83,8 @@ public final class RaasBenchmark implements Callable<Integer>
     @Mixin
     private ProvidersOption providers;
 
-    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds", paramLabel = "PART",
+    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds,streams",
+        paramLabel = "PART",
         description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
     private List<Part> parts;
 
@@ -144,6 +147,15 @@ public final class RaasBenchmark implements Callable<Integer>
         description = "thresholds: about how long the round trips timed per size and way take, their count judged " +
             "from the warm-up (default: ${DEFAULT-VALUE}).")
     private long messageMillis;
+
+    @Option(names = "--stream-sizes", split = ",", defaultValue = "64,4096,1048576", paramLabel = "BYTES",
+        description = "streams: bytes per write (and read), comma-separated (default: ${DEFAULT-VALUE}).")
+    private List<Integer> streamSizes;
+
+    @Option(names = "--stream-millis", defaultValue = "500", paramLabel = "MILLIS",
+        description = "streams: how long the writer writes in each timed round of each side (default: " +
+            "${DEFAULT-VALUE}).")
+    private long streamMillis;
 
     @Option(names = "--warmup", defaultValue = "300", paramLabel = "MILLIS",
         description = "Milliseconds each subject runs, discarded, before it is timed (default: ${DEFAULT-VALUE}).")
@@ -210,6 +222,11 @@ public final class RaasBenchmark implements Callable<Integer>
                 results.overhead.addAll(
                     new OverheadBenchmark(settings, driverProperties(), OVERHEAD_SIZE, latencyRunner)
                     .run(provider, selectedPaths));
+            }
+            if (selectedParts.contains(Part.STREAMS))
+            {
+                results.streams.addAll(
+                    new StreamsBenchmark(settings, distinct(streamSizes), streamMillis).run(provider));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
             {
@@ -279,6 +296,11 @@ public final class RaasBenchmark implements Callable<Integer>
         {
             require(spec, "--message-sizes", size, 1, MAX_MESSAGE_SIZE);
         }
+        for (final int size : streamSizes)
+        {
+            require(spec, "--stream-sizes", size, 1, MAX_STREAM_WRITE);
+        }
+        require(spec, "--stream-millis", streamMillis, 1, MAX_MILLIS);
     }
 
     private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart,
@@ -354,6 +376,10 @@ public final class RaasBenchmark implements Callable<Integer>
                 "blocks; SEND = USE_SEND, WRITE and COPY = USE_WRITE|COPY, REGISTER = USE_WRITE|REGISTER; native " +
                 "buffers; the drivers' copy threshold is raised to the largest size so that COPY stays a copy",
                 warmupMillis, messageWarmupMillis(), messageMillis, LATENCY_BLOCKS));
+        }
+        if (selected.contains(Part.STREAMS))
+        {
+            lines.add(StreamsBenchmark.describe(streamMillis, warmupMillis));
         }
         lines.add(String.format(Locale.ROOT,
             "system load average (1 min): %.2f before the run, %.2f at its end, which counts this benchmark's own " +

@@ -23,6 +23,10 @@ final class RaasGoals
     /** Latency a standalone driver may add to a READ. */
     static final long MAX_STANDALONE_ADDED_NANOS = 2_000;
 
+    /** How much faster than a socket pair over loopback a stream's 1 MiB writes must go on shm. */
+    static final double MIN_STREAM_RATIO = 2.0;
+    static final int STREAM_GOAL_SIZE = 1 << 20;
+
     /** In the order their lines are reported, each for every provider and path. */
     private static final List<PathGoal> PATH_GOALS =
         List.of(RaasGoals::scale, RaasGoals::memory, RaasGoals::overhead, RaasGoals::standaloneOverhead);
@@ -38,6 +42,7 @@ final class RaasGoals
         {
             join(results, provider, lines);
         }
+        streams(results, lines);
         for (final PathGoal goal : PATH_GOALS)
         {
             for (final Provider provider : providers)
@@ -75,6 +80,23 @@ final class RaasGoals
             }
         }
         lines.add(title + ": NOT MEASURED (join was not selected)");
+    }
+
+    private static void streams(final RaasResults results, final List<String> lines)
+    {
+        final String title = String.format(Locale.ROOT, "shm streams: %,d B writes >= %.1fx a SocketChannel pair " +
+            "over loopback", STREAM_GOAL_SIZE, MIN_STREAM_RATIO);
+        for (final StreamRow row : results.streams)
+        {
+            if (row.provider() == Provider.SHM && row.size() == STREAM_GOAL_SIZE)
+            {
+                lines.add(String.format(Locale.ROOT, "%s: %s (measured %.2fx, %,.0f against %,.0f MB/s, %.0f%% direct)",
+                    title, row.ratio() >= MIN_STREAM_RATIO ? "MET" : "MISSED", row.ratio(),
+                    row.raasBytesPerSec() / 1e6, row.socketBytesPerSec() / 1e6, row.directShare() * 100));
+                return;
+            }
+        }
+        lines.add(title + ": NOT MEASURED (streams with shm and " + STREAM_GOAL_SIZE + " B writes was not selected)");
     }
 
     private static String nanosText(final long nanos)

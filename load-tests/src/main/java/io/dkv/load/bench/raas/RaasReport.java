@@ -76,6 +76,10 @@ final class RaasReport
             sections.add(copyOrRegister(results));
             sections.add(crossovers(results, maxSendPayload));
         }
+        if (results.parts.contains(Part.STREAMS))
+        {
+            sections.add(streams(results));
+        }
         return new SectionedReport(TITLE, machine, method, sections, RaasGoals.evaluate(results, providers, paths));
     }
 
@@ -429,6 +433,37 @@ final class RaasReport
             RaasConfiguration.SEND_THRESHOLD_TCP_DEFAULT, RaasConfiguration.COPY_THRESHOLD_TCP_DEFAULT));
         return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes,
             table);
+    }
+
+    private static ReportSection streams(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("write", true),
+            new TextTable.Column("stream MB/s", true),
+            new TextTable.Column("socket MB/s", true),
+            new TextTable.Column("ratio", true),
+            new TextTable.Column("direct share", true),
+            new TextTable.Column("direct", true),
+            new TextTable.Column("indirect", true),
+            new TextTable.Column("stale adverts", true)));
+        for (final StreamRow row : results.streams)
+        {
+            table.addRow(
+                row.provider().toString(),
+                String.format(Locale.ROOT, "%,d B", row.size()),
+                String.format(Locale.ROOT, "%,.1f", row.raasBytesPerSec() / 1e6),
+                String.format(Locale.ROOT, "%,.1f", row.socketBytesPerSec() / 1e6),
+                ratio(row.ratio()),
+                String.format(Locale.ROOT, "%.0f%%", row.directShare() * 100),
+                String.format(Locale.ROOT, "%,d", row.directTransfers()),
+                String.format(Locale.ROOT, "%,d", row.indirectTransfers()),
+                String.format(Locale.ROOT, "%,d", row.staleAdverts()));
+        }
+        return new ReportSection("streams: a RaaS byte stream against a SocketChannel pair over loopback, one " +
+            "writer and one reader thread", List.of("ratio: stream / socket, higher is better; direct share: bytes " +
+            "written into buffers the reader advertised; direct, indirect, stale adverts: counted over the timed " +
+            "rounds"), table);
     }
 
     private static String blocks(final Latency first, final Latency second)

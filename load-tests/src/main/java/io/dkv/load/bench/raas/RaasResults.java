@@ -21,6 +21,7 @@ final class RaasResults
     final List<SharingRow> sharing = new ArrayList<>();
     final List<OverheadRow> overhead = new ArrayList<>();
     final List<ThresholdRow> thresholds = new ArrayList<>();
+    final List<StreamRow> streams = new ArrayList<>();
 
     /**
      * @param parts the parts that were run.

@@ -35,6 +35,7 @@ class RaasBenchmarkTest
         "--threads", "2", "--sharing-millis", "30",
         "--latency-ops", "200",
         "--message-sizes", "64,8192", "--message-millis", "5",
+        "--stream-sizes", "4096,1048576", "--stream-millis", "20",
         "--warmup", "10", "--region-mib", "1"};
 
     private static final String JOIN = "join: first 8 B READ";
@@ -45,6 +46,7 @@ class RaasBenchmarkTest
     private static final String SEND_OR_WRITE = "thresholds: message round trip, SEND";
     private static final String COPY_OR_REGISTER = "thresholds: message round trip by WRITE_WITH_IMM";
     private static final String CROSSOVERS = "thresholds: crossovers";
+    private static final String STREAMS = "streams: a RaaS byte stream";
 
     private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
@@ -79,6 +81,8 @@ class RaasBenchmarkTest
         assertEquals(keys(providerPaths, "64 B"), keys(tables.get(SEND_OR_WRITE), 3), bench::out);
         assertEquals(keys(providerPaths, "64 B", "8,192 B"), keys(tables.get(COPY_OR_REGISTER), 3), bench::out);
         assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), bench::out);
+        assertEquals(List.of("shm 4,096 B", "shm 1,048,576 B", "tcp 4,096 B", "tcp 1,048,576 B"),
+            keys(tables.get(STREAMS), 2), bench::out);
 
         for (final String[] row : tables.get(JOIN))
         {
@@ -120,6 +124,12 @@ class RaasBenchmarkTest
             assertTrue(row[8].matches("\\d+/10"), () -> "blocks: " + Arrays.toString(row));
             assertTrue(List.of("COPY", "REGISTER", "tie").contains(row[9]), () -> "verdict: " + Arrays.toString(row));
         }
+        for (final String[] row : tables.get(STREAMS))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[3]) > 0, () -> "throughputs: " + Arrays.toString(row));
+            assertRatios(row, 4);
+            assertTrue(row[5].matches("\\d+%"), () -> "direct share: " + Arrays.toString(row));
+        }
         for (final String[] row : tables.get(CROSSOVERS))
         {
             assertTrue(row[3].matches("[\\d,]+") && row[5].matches("[\\d,]+"),
@@ -127,10 +137,10 @@ class RaasBenchmarkTest
         }
 
         final List<String> goals = bench.out().lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(18, goals.size(), bench::out);
+        assertEquals(19, goals.size(), bench::out);
         for (final String goal : goals)
         {
-            assertTrue(goal.matches("goal (shm|tcp) (join|(dc|rc) (scale|memory|overhead|standalone)): .*: " +
+            assertTrue(goal.matches("goal (shm|tcp) (join|streams|(dc|rc) (scale|memory|overhead|standalone)): .*: " +
                 "(MET|MISSED) \\(measured .*\\)"), goal);
         }
         assertTrue(bench.out().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
@@ -145,8 +155,8 @@ class RaasBenchmarkTest
         // every table adds a header and a rule line to its rows
         assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(),
             markdownText);
-        assertEquals(18,
-            markdownText.lines().filter(line -> line.matches("- (shm|tcp) (join|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
+        assertEquals(19, markdownText.lines()
+            .filter(line -> line.matches("- (shm|tcp) (join|streams|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
             markdownText);
 
         // join; per provider and path scale, sharing and thresholds; per provider the overhead's curves
@@ -215,7 +225,7 @@ class RaasBenchmarkTest
     private static Map<String, List<String[]>> tables(final String text)
     {
         return ReportTables.tables(text,
-            List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS));
+            List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS, STREAMS));
     }
 
     private static double number(final String cell)
