@@ -35,6 +35,16 @@ public interface Raas extends AutoCloseable
         return io.dkv.raas.cnc.AttachedRaas.attach(context);
     }
 
+    /**
+     * LITE's join: become a node of the cluster by its MetaServers' endpoints alone (and the cluster secret).
+     *
+     * @see io.dkv.raas.lite.Join
+     */
+    static Raas join(final String metaServers, final java.nio.file.Path clusterSecretFile)
+    {
+        return io.dkv.raas.lite.Join.join(metaServers, clusterSecretFile);
+    }
+
     /** @return this node's record as peers reach it. */
     NodeRecord self();
 
