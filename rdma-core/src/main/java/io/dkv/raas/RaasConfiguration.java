@@ -206,6 +206,21 @@ public final class RaasConfiguration
     public static final int TIMEOUT_MS_DEFAULT = 5000;
 
     /** Name of the standalone driver applications attach to. */
+    /** The class an attaching application asks to be served in: latency or bulk (unset: the driver's default). */
+    public static final String CLIENT_CLASS_PROP_NAME = "dkv.raas.client.class";
+    /** The weight an attaching application asks for (0: the driver's default). */
+    public static final String CLIENT_WEIGHT_PROP_NAME = "dkv.raas.client.weight";
+    /** Whether a standalone driver serves attached applications by class and weight (else in arrival order). */
+    public static final String ISOLATION_PROP_NAME = "dkv.raas.isolation";
+    public static final boolean ISOLATION_DEFAULT = true;
+    /** The class of applications that attach without asking for one. */
+    public static final String DEFAULT_CLASS_PROP_NAME = "dkv.raas.default.class";
+    public static final String DEFAULT_CLASS_DEFAULT = "latency";
+    /** The weight of applications that attach without asking for one: bulk requests taken per duty cycle. */
+    public static final String DEFAULT_WEIGHT_PROP_NAME = "dkv.raas.default.weight";
+    public static final int DEFAULT_WEIGHT_DEFAULT = 4;
+    public static final int MAX_WEIGHT = 1024;
+
     public static final String DRIVER_NAME_PROP_NAME = "dkv.raas.driver.name";
     public static final String DRIVER_NAME_DEFAULT = "default";
 

@@ -59,6 +59,12 @@ public final class RaasContext
     private long dcKey;
     private java.nio.file.Path cncDirectory;
     private String driverName = System.getProperty(DRIVER_NAME_PROP_NAME, DRIVER_NAME_DEFAULT);
+    private String clientClass = System.getProperty(CLIENT_CLASS_PROP_NAME, "");
+    private int clientWeight = intProperty(CLIENT_WEIGHT_PROP_NAME, 0);
+    private boolean isolation =
+        Boolean.parseBoolean(System.getProperty(ISOLATION_PROP_NAME, Boolean.toString(ISOLATION_DEFAULT)));
+    private String defaultClass = System.getProperty(DEFAULT_CLASS_PROP_NAME, DEFAULT_CLASS_DEFAULT);
+    private int defaultWeight = intProperty(DEFAULT_WEIGHT_PROP_NAME, DEFAULT_WEIGHT_DEFAULT);
     private int clientTimeoutMs = intProperty(CLIENT_TIMEOUT_MS_PROP_NAME, CLIENT_TIMEOUT_MS_DEFAULT);
     private int driverTimeoutMs = intProperty(DRIVER_TIMEOUT_MS_PROP_NAME, DRIVER_TIMEOUT_MS_DEFAULT);
     private int clientDataBytes = intProperty(CLIENT_DATA_BYTES_PROP_NAME, CLIENT_DATA_BYTES_DEFAULT);
@@ -141,6 +147,16 @@ public final class RaasContext
         {
             throw new IllegalArgumentException("commandRingBytes " + commandRingBytes +
                 " must be a power of two of at least 65536");
+        }
+        if (!clientClass.isEmpty())
+        {
+            ServiceClass.parse(clientClass);
+        }
+        ServiceClass.parse(defaultClass);
+        if (clientWeight < 0 || clientWeight > MAX_WEIGHT || defaultWeight < 1 || defaultWeight > MAX_WEIGHT)
+        {
+            throw new IllegalArgumentException("weights: client " + clientWeight + " (0 for the driver's default), " +
+                "default " + defaultWeight + "; each 1 to " + MAX_WEIGHT);
         }
         if (driverName.isEmpty() || !driverName.matches("[A-Za-z0-9._-]+"))
         {
@@ -524,6 +540,69 @@ public final class RaasContext
     public String driverName()
     {
         return driverName;
+    }
+
+    /** @return the class this application asks to be served in when it attaches; null for the driver's default. */
+    public ServiceClass clientClass()
+    {
+        return clientClass.isEmpty() ? null : ServiceClass.parse(clientClass);
+    }
+
+    /** Ask the standalone driver to serve this application in a class (null: the driver's default). */
+    public RaasContext clientClass(final ServiceClass serviceClass)
+    {
+        this.clientClass = serviceClass == null ? "" : serviceClass.toString();
+        return this;
+    }
+
+    /** @return the weight this application asks for when it attaches; 0 for the driver's default. */
+    public int clientWeight()
+    {
+        return clientWeight;
+    }
+
+    /** Ask for a weight: among bulk applications, requests taken per duty cycle (0: the driver's default). */
+    public RaasContext clientWeight(final int weight)
+    {
+        this.clientWeight = weight;
+        return this;
+    }
+
+    /** @return whether a standalone driver serves attached applications by class and weight. */
+    public boolean isolation()
+    {
+        return isolation;
+    }
+
+    /** Serve attached applications by class and weight (true), or every request in arrival order (false). */
+    public RaasContext isolation(final boolean isolation)
+    {
+        this.isolation = isolation;
+        return this;
+    }
+
+    public ServiceClass defaultClass()
+    {
+        return ServiceClass.parse(defaultClass);
+    }
+
+    /** The class of applications that attach without asking for one. */
+    public RaasContext defaultClass(final ServiceClass serviceClass)
+    {
+        this.defaultClass = serviceClass.toString();
+        return this;
+    }
+
+    public int defaultWeight()
+    {
+        return defaultWeight;
+    }
+
+    /** The weight of applications that attach without asking for one. */
+    public RaasContext defaultWeight(final int weight)
+    {
+        this.defaultWeight = weight;
+        return this;
     }
 
     /** Name of the standalone driver to run or attach to: several may run on one host. */

@@ -10,6 +10,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.ServiceClass;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -120,7 +121,10 @@ public final class AttachedRaas implements Raas
 
         heartbeat = Thread.ofPlatform().daemon().name("dkv-raas-client-heartbeat").start(this::beat);
         final ClientSlot slot = conductor.acquire();
-        conductor.commit(conductor.claim(ADD_CLIENT, BODY_OFFSET, slot, new CorrelatedFlyweight()));
+        final ServiceClass serviceClass = context.clientClass();
+        conductor.commit(conductor.claim(ADD_CLIENT, CommandDescriptor.ATTACH_LENGTH, slot, new AttachFlyweight())
+            .serviceClass(serviceClass == null ? 0 : serviceClass.code())
+            .weight(context.clientWeight()));
         try
         {
             conductor.await(slot, "attach to driver '" + driverName + "'");

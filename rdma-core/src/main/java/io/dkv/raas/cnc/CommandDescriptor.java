@@ -9,7 +9,9 @@ package io.dkv.raas.cnc;
  *
  * <pre>
  * every command              0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
- *   ADD_CLIENT, REMOVE_CLIENT  -                                                CorrelatedFlyweight
+ *   ADD_CLIENT               16 serviceClass int, 20 weight int (both 0:      AttachFlyweight
+ *                            the driver's default; absent in older clients)
+ *   REMOVE_CLIENT              -                                                CorrelatedFlyweight
  *   OPEN                     16 nodeId long                                     OpenFlyweight
  *   CONNECT                  16 nodeId long, 24 service int, 28 flags int       ConnectFlyweight
  *   LISTEN                   16 service int                                     ListenFlyweight
@@ -132,6 +134,10 @@ public final class CommandDescriptor
     public static final int MEMBERSHIP_MAX_LENGTH_OFFSET = 16;
     public static final int MEMBERSHIP_DATA_OFFSET = 24;
     public static final int MEMBERSHIP_LENGTH = 32;
+
+    public static final int ATTACH_CLASS_OFFSET = 16;
+    public static final int ATTACH_WEIGHT_OFFSET = 20;
+    public static final int ATTACH_LENGTH = 24;
 
     public static final int FREE_REGION_OFFSET = 16;
     public static final int FREE_LENGTH = 20;

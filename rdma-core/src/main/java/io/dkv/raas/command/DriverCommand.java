@@ -49,6 +49,22 @@ public final class DriverCommand implements Callable<Integer>
             "knows only its own node.")
     private java.util.List<String> meta;
 
+    @Option(names = "--isolation", defaultValue = "on", paramLabel = "on|off",
+        description = "Serve attached applications by class and weight: latency ones' requests as soon as read, bulk " +
+            "ones' a few per duty cycle (on), or every request in arrival order (off) (default: ${DEFAULT-VALUE}).")
+    private String isolation;
+
+    @Option(names = "--default-class", defaultValue = "latency", paramLabel = "latency|bulk",
+        description = "Class of applications that attach without asking for one (dkv.raas.client.class) " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String defaultClass;
+
+    @Option(names = "--default-weight", defaultValue = "4", paramLabel = "N",
+        description = "Weight of applications that attach without asking for one (dkv.raas.client.weight): a bulk " +
+            "application's requests taken per duty cycle, 1 to " + io.dkv.raas.RaasConfiguration.MAX_WEIGHT +
+            " (default: ${DEFAULT-VALUE}).")
+    private int defaultWeight;
+
     @Option(names = "--errors",
         description = "Print the errors the driver named by --name recorded (each distinct one with how often and " +
             "when it was seen), from its command-and-control file, and exit; the driver runs on undisturbed.")
@@ -62,8 +78,27 @@ public final class DriverCommand implements Callable<Integer>
                 name)));
             return 0;
         }
+        if (defaultWeight < 1 || defaultWeight > io.dkv.raas.RaasConfiguration.MAX_WEIGHT)
+        {
+            throw new ParameterException(spec.commandLine(), "--default-weight " + defaultWeight + ": 1 to " +
+                io.dkv.raas.RaasConfiguration.MAX_WEIGHT);
+        }
+        if (!"on".equals(isolation) && !"off".equals(isolation))
+        {
+            throw new ParameterException(spec.commandLine(), "--isolation " + isolation + ": on or off");
+        }
         final RaasContext context = node.raasContext()
-            .driverName(name);
+            .driverName(name)
+            .isolation("on".equals(isolation))
+            .defaultWeight(defaultWeight);
+        try
+        {
+            context.defaultClass(io.dkv.raas.ServiceClass.parse(defaultClass));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "--default-class " + ex.getMessage());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         if (meta != null && !meta.isEmpty() && secret.file() == null)
         {

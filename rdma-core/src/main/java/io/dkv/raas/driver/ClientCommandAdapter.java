@@ -50,9 +50,21 @@ final class ClientCommandAdapter
     private final MembershipFlyweight membership = new MembershipFlyweight();
     private final FreeFlyweight free = new FreeFlyweight();
 
-    ClientCommandAdapter(final RaasDriver driver)
+    private final boolean isolation;
+
+    ClientCommandAdapter(final RaasDriver driver, final boolean isolation)
     {
         this.driver = driver;
+        this.isolation = isolation;
+    }
+
+    /** A bulk client's connections keep off the initiator latency clients' requests take, when isolating. */
+    private void markClass(final ClientSession session, final DriverConnection connection)
+    {
+        if (isolation && session.queue != null && session.queue.serviceClass == io.dkv.raas.ServiceClass.BULK)
+        {
+            connection.markBulk();
+        }
     }
 
     /**
@@ -78,6 +90,7 @@ final class ClientCommandAdapter
                 final long nodeId = open.wrap(buffer, index).nodeId();
                 final DriverConnection connection = (DriverConnection)driver.open(nodeId,
                     (token, status, value) -> session.completion(token, status, value));
+                markClass(session, connection);
                 held(session, connection, correlation, 0);
             }
             case CONNECT ->
@@ -90,6 +103,7 @@ final class ClientCommandAdapter
                 {
                     final DriverConnection connection = (DriverConnection)driver.connect(nodeId, service, flags,
                         (token, status, value) -> session.completion(token, status, value));
+                    markClass(session, connection);
                     held(session, connection, correlation, 0);
                 });
             }

@@ -57,6 +57,8 @@ final class ClientSession
     final Int2ObjectHashMap<RemoteRegion> allocated = new Int2ObjectHashMap<>();
     private int nextHandle = 1;
     volatile boolean closed;
+    /** How the conductor serves this client's commands, as it asked at attach or by the driver's defaults. */
+    ClientQueue<ClientSession> queue;
 
     /**
      * @param header the client's file's header, checked by the caller.
@@ -203,6 +205,7 @@ final class ClientSession
 
     public String toString()
     {
-        return String.format("client %016x (pid %d)", clientId, pid);
+        return queue == null ? String.format("client %016x (pid %d)", clientId, pid) :
+            String.format("client %016x (pid %d, %s, weight %d)", clientId, pid, queue.serviceClass, queue.weight);
     }
 }

@@ -1,8 +1,12 @@
 package io.dkv.raas.driver;
 
 import io.dkv.raas.Listener;
+import io.dkv.raas.RaasConfiguration;
+import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.ServiceClass;
+import io.dkv.raas.cnc.AttachFlyweight;
 import io.dkv.raas.cnc.ClientHeaderFlyweight;
 import io.dkv.raas.cnc.CncDescriptor;
 import io.dkv.raas.cnc.CncHeaderFlyweight;
@@ -50,6 +54,11 @@ final class DriverConductor implements Agent, MessageHandler
     private final CorrelatedFlyweight command = new CorrelatedFlyweight();
     private final Long2ObjectHashMap<ClientSession> sessions = new Long2ObjectHashMap<>();
     private final List<ClientSession> toRemove = new ArrayList<>();
+    private final AttachFlyweight attach = new AttachFlyweight();
+    private final ClientScheduler<ClientSession> scheduler;
+    private final ClientScheduler.Taker<ClientSession> take = this::takeDeferred;
+    private final ServiceClass defaultClass;
+    private final int defaultWeight;
     private long nextHeartbeat;
 
     DriverConductor(
@@ -58,11 +67,15 @@ final class DriverConductor implements Agent, MessageHandler
         final long clientTimeoutMs,
         final Path directory,
         final CncHeaderFlyweight cnc,
-        final ManyToOneRingBuffer commands)
+        final ManyToOneRingBuffer commands,
+        final RaasContext context)
     {
+        this.scheduler = new ClientScheduler<>(context.isolation(), commands.maxMsgLength());
+        this.defaultClass = context.defaultClass();
+        this.defaultWeight = context.defaultWeight();
         this.driver = driver;
         this.epochClock = epochClock;
-        this.commandAdapter = new ClientCommandAdapter(driver);
+        this.commandAdapter = new ClientCommandAdapter(driver, context.isolation());
         this.registrations = driver.registrations();
         this.clientTimeoutMs = clientTimeoutMs;
         this.directory = directory;
@@ -78,6 +91,7 @@ final class DriverConductor implements Agent, MessageHandler
     public int doWork()
     {
         int work = commands.read(this, 64);
+        work += scheduler.takeBulk(take);
         work += driver.drainSubmissions();
         work += driver.poll();
         final long now = epochClock.time();
@@ -97,6 +111,12 @@ final class DriverConductor implements Agent, MessageHandler
         {
             remove(session, "driver closing");
         }
+    }
+
+    private void takeDeferred(final int type, final MutableDirectBuffer buffer, final int index, final int length,
+        final ClientSession session)
+    {
+        execute(type, buffer, index, length, session, command.wrap(buffer, index).correlationId());
     }
 
     /** @return clients attached now. */
@@ -129,6 +149,7 @@ final class DriverConductor implements Agent, MessageHandler
     private void remove(final ClientSession session, final String reason)
     {
         sessions.remove(session.clientId);
+        scheduler.remove(session.queue);
         session.markClosed();
         LOG.log(System.Logger.Level.INFO, "removing " + session + ": " + reason);
         synchronized (session)
@@ -178,7 +199,9 @@ final class DriverConductor implements Agent, MessageHandler
         final long correlation = command.correlationId();
         if (type == ADD_CLIENT)
         {
-            addClient(clientId, correlation);
+            attach.wrap(buffer, index);
+            addClient(clientId, correlation, ServiceClass.ofCode(attach.serviceClassIn(length)),
+                attach.weightIn(length));
             return;
         }
         final ClientSession session = sessions.get(clientId);
@@ -186,6 +209,16 @@ final class DriverConductor implements Agent, MessageHandler
         {
             return;
         }
+        if (type != REMOVE_CLIENT && scheduler.defer(type, buffer, index, length, session.queue))
+        {
+            return;
+        }
+        execute(type, buffer, index, length, session, correlation);
+    }
+
+    private void execute(final int type, final MutableDirectBuffer buffer, final int index, final int length,
+        final ClientSession session, final long correlation)
+    {
         try
         {
             if (type == REMOVE_CLIENT)
@@ -203,7 +236,7 @@ final class DriverConductor implements Agent, MessageHandler
         }
     }
 
-    private void addClient(final long clientId, final long correlation)
+    private void addClient(final long clientId, final long correlation, final ServiceClass asked, final int weight)
     {
         if (sessions.containsKey(clientId))
         {
@@ -223,7 +256,10 @@ final class DriverConductor implements Agent, MessageHandler
                 return;
             }
             final ClientSession session = new ClientSession(registrations, clientId, file, arena, mapping, header);
+            session.queue = new ClientQueue<>(session, asked == null ? defaultClass : asked,
+                weight > 0 ? Math.min(weight, RaasConfiguration.MAX_WEIGHT) : defaultWeight);
             sessions.put(clientId, session);
+            scheduler.add(session.queue);
             LOG.log(System.Logger.Level.INFO, "attached " + session);
             session.ready(correlation, driver.self());
         }

@@ -51,6 +51,7 @@ final class DriverConnection implements Connection
     private final int vqpn;
     private final CompletionHandler handler;
     private final ConnectionCredits credits = new ConnectionCredits();
+    private volatile boolean bulk;
     private volatile NodeRoute route;
     /** The region of the last request, known to be owned: repeated requests skip the lookup. */
     private RemoteRegion lastOwned;
@@ -402,6 +403,20 @@ final class DriverConnection implements Connection
     public void send(final MemorySegment src, final long offset, final int length, final int flags)
     {
         requireChannel().send(src, offset, length, flags);
+    }
+
+    /**
+     * A bulk application's connection (a standalone driver isolating its clients): its one-sided requests take
+     * the route's bulk DC initiator, never the one latency applications' requests take, nor the RC queue pair.
+     */
+    void markBulk()
+    {
+        bulk = true;
+    }
+
+    boolean isBulk()
+    {
+        return bulk;
     }
 
     public boolean trySend(final MemorySegment src, final long offset, final int length)

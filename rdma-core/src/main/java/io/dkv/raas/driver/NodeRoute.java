@@ -13,6 +13,8 @@ final class NodeRoute
     final NodeRecord node;
     final AddressHandle ah;
     final PooledQp dci;
+    /** Where bulk applications' requests go (see {@link QpPool#bulkDciFor}); never over the RC queue pair. */
+    final PooledQp bulkDci;
     volatile PooledQp rc;
     volatile boolean stale;
     boolean promoting;
@@ -24,11 +26,12 @@ final class NodeRoute
     long promotingSinceMillis;
     PooledQp pendingRc;
 
-    NodeRoute(final NodeRecord node, final AddressHandle ah, final PooledQp dci)
+    NodeRoute(final NodeRecord node, final AddressHandle ah, final PooledQp dci, final PooledQp bulkDci)
     {
         this.node = node;
         this.ah = ah;
         this.dci = dci;
+        this.bulkDci = bulkDci;
     }
 
     public String toString()

@@ -84,6 +84,20 @@ final class QpPool
         return dcis[(Long.hashCode(node.id()) & 0x7fffffff) % dcis.length];
     }
 
+    /**
+     * @return the DC initiator bulk applications' requests to a node go through: another than {@link #dciFor}'s
+     * where there are two or more, so that a latency application's request never queues behind bulk ones on the
+     * initiator (it completes in order); null as {@link #dciFor}.
+     */
+    PooledQp bulkDciFor(final NodeRecord node)
+    {
+        if (dcis.length == 0 || node.dcKey() == NodeRecord.RC_ONLY_DC_KEY)
+        {
+            return null;
+        }
+        return dcis[((Long.hashCode(node.id()) & 0x7fffffff) + 1) % dcis.length];
+    }
+
     PooledQp ud()
     {
         return ud;

@@ -347,6 +347,10 @@ final class RequestPipeline
         {
             return chooseWithoutDc(slot, route, rc);
         }
+        if (slot.kind == RequestSlot.KIND_ONE_SIDED && slot.connection != null && slot.connection.isBulk())
+        {
+            return route.bulkDci;
+        }
         if (rc != null && !rc.broken && slot.kind != RequestSlot.KIND_CONTROL)
         {
             return rc;

@@ -99,7 +99,7 @@ final class Routes
     {
         final AddressHandle ah = existing != null && existing.node.address().equals(node.address()) ?
             existing.ah : pd.createAh(node.address());
-        final NodeRoute route = new NodeRoute(node, ah, qpPool.dciFor(node));
+        final NodeRoute route = new NodeRoute(node, ah, qpPool.dciFor(node), qpPool.bulkDciFor(node));
         if (existing != null)
         {
             route.promoteNotBeforeMillis = existing.promoteNotBeforeMillis;

@@ -84,7 +84,7 @@ public final class StandaloneDriver implements AutoCloseable
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             conductor = new DriverConductor(
-                driver, context.epochClock(), context.clientTimeoutMs(), this.directory, cnc, commands);
+                driver, context.epochClock(), context.clientTimeoutMs(), this.directory, cnc, commands, context);
             errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
                 errorLogLength), context.epochClock());
             runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,

@@ -12,7 +12,8 @@ public enum Part
     SHARING,
     OVERHEAD,
     THRESHOLDS,
-    STREAMS;
+    STREAMS,
+    ISOLATION;
 
     public String toString()
     {

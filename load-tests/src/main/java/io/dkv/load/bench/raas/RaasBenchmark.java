@@ -83,7 +83,7 @@ public final class RaasBenchmark implements Callable<Integer>
     @Mixin
     private ProvidersOption providers;
 
-    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds,streams",
+    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds,streams,isolation",
         paramLabel = "PART",
         description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
     private List<Part> parts;
@@ -157,6 +157,11 @@ public final class RaasBenchmark implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     private long streamMillis;
 
+    @Option(names = "--isolation-reads", defaultValue = "20000", paramLabel = "READS",
+        description = "isolation: the latency application's READs timed alone and in each shared run (default: " +
+            "${DEFAULT-VALUE}).")
+    private int isolationReads;
+
     @Option(names = "--warmup", defaultValue = "300", paramLabel = "MILLIS",
         description = "Milliseconds each subject runs, discarded, before it is timed (default: ${DEFAULT-VALUE}).")
     private long warmupMillis;
@@ -227,6 +232,10 @@ public final class RaasBenchmark implements Callable<Integer>
             {
                 results.streams.addAll(
                     new StreamsBenchmark(settings, distinct(streamSizes), streamMillis).run(provider));
+            }
+            if (selectedParts.contains(Part.ISOLATION))
+            {
+                results.isolation.add(new IsolationBenchmark(settings, isolationReads).run(provider));
             }
             if (selectedParts.contains(Part.THRESHOLDS))
             {
@@ -301,6 +310,7 @@ public final class RaasBenchmark implements Callable<Integer>
             require(spec, "--stream-sizes", size, 1, MAX_STREAM_WRITE);
         }
         require(spec, "--stream-millis", streamMillis, 1, MAX_MILLIS);
+        require(spec, "--isolation-reads", isolationReads, 100, Integer.MAX_VALUE);
     }
 
     private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart,
@@ -380,6 +390,10 @@ public final class RaasBenchmark implements Callable<Integer>
         if (selected.contains(Part.STREAMS))
         {
             lines.add(StreamsBenchmark.describe(streamMillis, warmupMillis));
+        }
+        if (selected.contains(Part.ISOLATION))
+        {
+            lines.add(IsolationBenchmark.describe(isolationReads, warmupMillis));
         }
         lines.add(String.format(Locale.ROOT,
             "system load average (1 min): %.2f before the run, %.2f at its end, which counts this benchmark's own " +

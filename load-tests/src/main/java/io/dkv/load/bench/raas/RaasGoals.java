@@ -27,6 +27,11 @@ final class RaasGoals
     static final double MIN_STREAM_RATIO = 2.0;
     static final int STREAM_GOAL_SIZE = 1 << 20;
 
+    /** A latency application's p99 beside a bulk one, isolated, as a multiple of its p99 alone. */
+    static final double MAX_ISOLATED_P99_RATIO = 2.0;
+    /** The share of its solo throughput a bulk application keeps, isolated. */
+    static final double MIN_BULK_KEPT = 0.8;
+
     /** In the order their lines are reported, each for every provider and path. */
     private static final List<PathGoal> PATH_GOALS =
         List.of(RaasGoals::scale, RaasGoals::memory, RaasGoals::overhead, RaasGoals::standaloneOverhead);
@@ -43,6 +48,10 @@ final class RaasGoals
             join(results, provider, lines);
         }
         streams(results, lines);
+        for (final Provider provider : providers)
+        {
+            isolation(results, provider, lines);
+        }
         for (final PathGoal goal : PATH_GOALS)
         {
             for (final Provider provider : providers)
@@ -80,6 +89,25 @@ final class RaasGoals
             }
         }
         lines.add(title + ": NOT MEASURED (join was not selected)");
+    }
+
+    private static void isolation(final RaasResults results, final Provider provider, final List<String> lines)
+    {
+        final String title = String.format(Locale.ROOT, "%s isolation: READ p99 beside a bulk application <= " +
+            "%.1fx alone, the bulk application keeping >= %.0f%% of its throughput", provider, MAX_ISOLATED_P99_RATIO,
+            MIN_BULK_KEPT * 100);
+        for (final IsolationRow row : results.isolation)
+        {
+            if (row.provider() == provider)
+            {
+                final boolean met = row.isolatedP99Ratio() <= MAX_ISOLATED_P99_RATIO && row.bulkKept() >= MIN_BULK_KEPT;
+                lines.add(String.format(Locale.ROOT, "%s: %s (measured %.2fx and %.0f%%; without isolation %.2fx " +
+                    "and %.0f%%)", title, met ? "MET" : "MISSED", row.isolatedP99Ratio(), row.bulkKept() * 100,
+                    row.sharedP99Ratio(), row.bulkShared() / row.bulkSolo() * 100));
+                return;
+            }
+        }
+        lines.add(title + ": NOT MEASURED (isolation was not selected)");
     }
 
     private static void streams(final RaasResults results, final List<String> lines)

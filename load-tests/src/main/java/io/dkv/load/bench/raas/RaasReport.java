@@ -80,6 +80,10 @@ final class RaasReport
         {
             sections.add(streams(results));
         }
+        if (results.parts.contains(Part.ISOLATION))
+        {
+            sections.add(isolation(results));
+        }
         return new SectionedReport(TITLE, machine, method, sections, RaasGoals.evaluate(results, providers, paths));
     }
 
@@ -433,6 +437,45 @@ final class RaasReport
             RaasConfiguration.SEND_THRESHOLD_TCP_DEFAULT, RaasConfiguration.COPY_THRESHOLD_TCP_DEFAULT));
         return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes,
             table);
+    }
+
+    private static ReportSection isolation(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("READ p50 alone", true),
+            new TextTable.Column("p99 alone", true),
+            new TextTable.Column("p50 shared", true),
+            new TextTable.Column("p99 shared", true),
+            new TextTable.Column("p50 isolated", true),
+            new TextTable.Column("p99 isolated", true),
+            new TextTable.Column("p99 shared / alone", true),
+            new TextTable.Column("p99 isolated / alone", true),
+            new TextTable.Column("bulk MB/s alone", true),
+            new TextTable.Column("shared", true),
+            new TextTable.Column("isolated", true),
+            new TextTable.Column("bulk kept", true)));
+        for (final IsolationRow row : results.isolation)
+        {
+            table.addRow(
+                row.provider().toString(),
+                nanos(row.solo()[0]),
+                nanos(row.solo()[1]),
+                nanos(row.shared()[0]),
+                nanos(row.shared()[1]),
+                nanos(row.isolated()[0]),
+                nanos(row.isolated()[1]),
+                ratio(row.sharedP99Ratio()),
+                ratio(row.isolatedP99Ratio()),
+                String.format(Locale.ROOT, "%,.1f", row.bulkSolo()),
+                String.format(Locale.ROOT, "%,.1f", row.bulkShared()),
+                String.format(Locale.ROOT, "%,.1f", row.bulkIsolated()),
+                String.format(Locale.ROOT, "%.0f%%", row.bulkKept() * 100));
+        }
+        return new ReportSection("isolation: a latency application's 8 B READs beside a bulk application's 64 KiB " +
+            "WRITEs through one standalone driver, ns", List.of("shared: the bulk application served as latency " +
+            "(its requests taken as read, as with isolation off); isolated: served as bulk; bulk kept: its MB/s " +
+            "isolated / alone"), table);
     }
 
     private static ReportSection streams(final RaasResults results)

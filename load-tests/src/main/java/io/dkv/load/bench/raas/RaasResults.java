@@ -22,6 +22,7 @@ final class RaasResults
     final List<OverheadRow> overhead = new ArrayList<>();
     final List<ThresholdRow> thresholds = new ArrayList<>();
     final List<StreamRow> streams = new ArrayList<>();
+    final List<IsolationRow> isolation = new ArrayList<>();
 
     /**
      * @param parts the parts that were run.

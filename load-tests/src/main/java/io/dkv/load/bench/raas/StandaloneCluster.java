@@ -104,7 +104,13 @@ final class StandaloneCluster implements AutoCloseable
     /** @return this process attached to the driver, closed with the cluster. */
     Raas attach(final DriverProcess driver)
     {
-        final Raas client = Raas.attach(new RaasContext().driverName(driver.name()));
+        return attach(driver, new RaasContext());
+    }
+
+    /** @return this process attached to the driver with these settings (a class, a weight), closed with the cluster. */
+    Raas attach(final DriverProcess driver, final RaasContext context)
+    {
+        final Raas client = Raas.attach(context.driverName(driver.name()));
         started.add(client);
         return client;
     }

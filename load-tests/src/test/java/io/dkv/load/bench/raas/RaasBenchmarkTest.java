@@ -35,7 +35,7 @@ class RaasBenchmarkTest
         "--threads", "2", "--sharing-millis", "30",
         "--latency-ops", "200",
         "--message-sizes", "64,8192", "--message-millis", "5",
-        "--stream-sizes", "4096,1048576", "--stream-millis", "20",
+        "--stream-sizes", "4096,1048576", "--stream-millis", "20", "--isolation-reads", "200",
         "--warmup", "10", "--region-mib", "1"};
 
     private static final String JOIN = "join: first 8 B READ";
@@ -47,6 +47,7 @@ class RaasBenchmarkTest
     private static final String COPY_OR_REGISTER = "thresholds: message round trip by WRITE_WITH_IMM";
     private static final String CROSSOVERS = "thresholds: crossovers";
     private static final String STREAMS = "streams: a RaaS byte stream";
+    private static final String ISOLATION = "isolation: a latency application";
 
     private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
@@ -83,6 +84,7 @@ class RaasBenchmarkTest
         assertEquals(providerPaths, keys(tables.get(CROSSOVERS), 2), bench::out);
         assertEquals(List.of("shm 4,096 B", "shm 1,048,576 B", "tcp 4,096 B", "tcp 1,048,576 B"),
             keys(tables.get(STREAMS), 2), bench::out);
+        assertEquals(List.of("shm", "tcp"), keys(tables.get(ISOLATION), 1), bench::out);
 
         for (final String[] row : tables.get(JOIN))
         {
@@ -130,6 +132,15 @@ class RaasBenchmarkTest
             assertRatios(row, 4);
             assertTrue(row[5].matches("\\d+%"), () -> "direct share: " + Arrays.toString(row));
         }
+        for (final String[] row : tables.get(ISOLATION))
+        {
+            for (int column = 1; column <= 6; column++)
+            {
+                assertTrue(number(row[column]) > 0, "latency " + column + ": " + Arrays.toString(row));
+            }
+            assertRatios(row, 7, 8);
+            assertTrue(number(row[9]) > 0 && number(row[10]) > 0 && number(row[11]) > 0, Arrays.toString(row));
+        }
         for (final String[] row : tables.get(CROSSOVERS))
         {
             assertTrue(row[3].matches("[\\d,]+") && row[5].matches("[\\d,]+"),
@@ -137,11 +148,11 @@ class RaasBenchmarkTest
         }
 
         final List<String> goals = bench.out().lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(19, goals.size(), bench::out);
+        assertEquals(21, goals.size(), bench::out);
         for (final String goal : goals)
         {
-            assertTrue(goal.matches("goal (shm|tcp) (join|streams|(dc|rc) (scale|memory|overhead|standalone)): .*: " +
-                "(MET|MISSED) \\(measured .*\\)"), goal);
+            assertTrue(goal.matches("goal (shm|tcp) (join|streams|isolation|(dc|rc) " +
+                "(scale|memory|overhead|standalone)): .*: (MET|MISSED) \\(measured .*\\)"), goal);
         }
         assertTrue(bench.out().contains("machine: " + Runtime.getRuntime().availableProcessors() + " cores"),
             bench::out);
@@ -155,8 +166,8 @@ class RaasBenchmarkTest
         // every table adds a header and a rule line to its rows
         assertEquals(tableRows + 2L * tables.size(), markdownText.lines().filter(line -> line.startsWith("|")).count(),
             markdownText);
-        assertEquals(19, markdownText.lines()
-            .filter(line -> line.matches("- (shm|tcp) (join|streams|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
+        assertEquals(21, markdownText.lines()
+            .filter(line -> line.matches("- (shm|tcp) (join|streams|isolation|dc|rc)\\b.*: (MET|MISSED) .*")).count(),
             markdownText);
 
         // join; per provider and path scale, sharing and thresholds; per provider the overhead's curves
@@ -225,7 +236,8 @@ class RaasBenchmarkTest
     private static Map<String, List<String[]>> tables(final String text)
     {
         return ReportTables.tables(text,
-            List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS, STREAMS));
+            List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS, STREAMS,
+            ISOLATION));
     }
 
     private static double number(final String cell)

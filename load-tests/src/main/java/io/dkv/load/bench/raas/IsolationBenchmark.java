@@ -1,0 +1,239 @@
+package io.dkv.load.bench.raas;
+
+import io.dkv.load.bench.Provider;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasConfiguration;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.RaasStatus;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.ServiceClass;
+import io.dkv.raas.driver.RaasDriver;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code isolation}: two applications attached to one standalone driver ({@code dkv driver}, a JVM of its own):
+ * a latency application reading 8 B synchronously, and a bulk application writing 64 KiB with
+ * {@value #BULK_WINDOW} WRITEs in flight. The latency application's READs are timed alone, then beside the bulk
+ * application attached without a class (the driver's default, latency: every request taken as read, as with
+ * {@code --isolation off}) and attached as bulk; the bulk application's throughput alone and in each of those.
+ */
+final class IsolationBenchmark
+{
+    static final int READ_SIZE = 8;
+    static final int WRITE_SIZE = 64 * 1024;
+    static final int BULK_WINDOW = 64;
+    static final String REGION_NAME = "dkv-bench-isolation";
+    static final long MEMORY_NODE_ID = 3;
+    /** The bulk application's solo run lasts at least this long, however quickly the solo READs went. */
+    static final long MIN_BULK_MILLIS = 500;
+
+    private final PartSettings settings;
+    private final int reads;
+
+    IsolationBenchmark(final PartSettings settings, final int reads)
+    {
+        this.settings = settings;
+        this.reads = reads;
+    }
+
+    IsolationRow run(final Provider provider)
+    {
+        settings.progress().printf(Locale.ROOT, "isolation: %s%n", provider);
+        settings.progress().flush();
+        try (StandaloneCluster cluster = new StandaloneCluster(provider))
+        {
+            final RaasDriver memoryNode = cluster.startMemoryNode(MEMORY_NODE_ID, true, settings.driverSettings());
+            final long regionLength = Math.max(settings.regionLength(), 4L * WRITE_SIZE);
+            memoryNode.malloc(MEMORY_NODE_ID, regionLength, REGION_NAME);
+            final DriverProcess driver = cluster.startDriver("isolation",
+                Map.of(RaasConfiguration.ISOLATION_PROP_NAME, "true"));
+            try
+            {
+                final Raas latency = cluster.attach(driver, new RaasContext().clientClass(ServiceClass.LATENCY));
+                final Raas plain = cluster.attach(driver, new RaasContext().requestSlots(256));
+                final Raas bulk = cluster.attach(driver,
+                    new RaasContext().clientClass(ServiceClass.BULK).requestSlots(256));
+                final Reader reader = new Reader(latency, regionLength);
+                final Writer plainWriter = new Writer(plain, regionLength);
+                final Writer bulkWriter = new Writer(bulk, regionLength);
+
+                // warm-up: every subject, discarded
+                reader.time(reads / 4);
+                plainWriter.runFor(settings.warmupMillis());
+                bulkWriter.runFor(settings.warmupMillis());
+
+                final long[] solo = reader.time(reads);
+                final long soloNanos = reader.lastNanos;
+                final double bulkSolo = bulkWriter.runFor(Math.max(MIN_BULK_MILLIS, soloNanos / 1_000_000));
+                final long[] shared = beside(reader, plainWriter);
+                final double bulkShared = plainWriter.lastMegabytesPerSecond;
+                final long[] isolated = beside(reader, bulkWriter);
+                final double bulkIsolated = bulkWriter.lastMegabytesPerSecond;
+                return new IsolationRow(provider, solo, shared, isolated, bulkSolo, bulkShared, bulkIsolated);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw cluster.withDriverLogs(ex);
+            }
+        }
+    }
+
+    /** Time the reader while the writer writes flat out; the writer's throughput over the same span is kept. */
+    private long[] beside(final Reader reader, final Writer writer)
+    {
+        final AtomicBoolean stop = new AtomicBoolean();
+        final CompletableFuture<Double> writing = CompletableFuture.supplyAsync(() -> writer.runUntil(stop));
+        writer.awaitStarted();
+        final long[] figures = reader.time(reads);
+        stop.set(true);
+        writing.join();
+        return figures;
+    }
+
+    /** The latency application: synchronous 8 B READs at offsets spread over the region. */
+    private static final class Reader
+    {
+        private final Connection connection;
+        private final RemoteRegion region;
+        private final MemorySegment into;
+        private final long regionLength;
+        long lastNanos;
+
+        Reader(final Raas raas, final long regionLength)
+        {
+            this.region = raas.lookup(REGION_NAME);
+            this.connection = raas.open(MEMORY_NODE_ID, null);
+            this.into = raas.allocateBuffer(64);
+            this.regionLength = regionLength;
+        }
+
+        /** @return p50 and p99 of {@code count} READs, ns. */
+        long[] time(final int count)
+        {
+            final long[] nanos = new long[count];
+            final long start = System.nanoTime();
+            for (int i = 0; i < count; i++)
+            {
+                final long offset = ((i * 7919L) * 64) % (regionLength - 64);
+                final long before = System.nanoTime();
+                connection.read(region, offset, into, 0, READ_SIZE);
+                nanos[i] = System.nanoTime() - before;
+            }
+            lastNanos = System.nanoTime() - start;
+            Arrays.sort(nanos);
+            return new long[] {nanos[count / 2], nanos[(int)(count * 0.99)]};
+        }
+    }
+
+    /** The bulk application: 64 KiB WRITEs, a window of them in flight, from registered memory. */
+    private static final class Writer
+    {
+        private final Raas raas;
+        private final Connection connection;
+        private final RemoteRegion region;
+        private final MemorySegment source;
+        private final long slots;
+        private final AtomicLong completed = new AtomicLong();
+        private final AtomicLong failed = new AtomicLong();
+        private final AtomicBoolean started = new AtomicBoolean();
+        volatile double lastMegabytesPerSecond;
+
+        Writer(final Raas raas, final long regionLength)
+        {
+            this.raas = raas;
+            this.region = raas.lookup(REGION_NAME);
+            this.connection = raas.open(MEMORY_NODE_ID, (token, status, value) ->
+            {
+                if (status == RaasStatus.SUCCESS)
+                {
+                    completed.incrementAndGet();
+                }
+                else
+                {
+                    failed.incrementAndGet();
+                }
+            });
+            this.source = raas.allocateBuffer(WRITE_SIZE);
+            this.source.fill((byte)1);
+            this.slots = regionLength / WRITE_SIZE;
+        }
+
+        double runFor(final long millis)
+        {
+            final long end = System.nanoTime() + millis * 1_000_000L;
+            return run(() -> System.nanoTime() >= end);
+        }
+
+        double runUntil(final AtomicBoolean stop)
+        {
+            return run(stop::get);
+        }
+
+        void awaitStarted()
+        {
+            while (!started.get())
+            {
+                Thread.onSpinWait();
+            }
+        }
+
+        private double run(final java.util.function.BooleanSupplier done)
+        {
+            final long firstCompleted = completed.get() + failed.get();
+            final org.agrona.concurrent.IdleStrategy idle = Waiting.newIdleStrategy();
+            long issued = 0;
+            final long start = System.nanoTime();
+            started.set(true);
+            while (!done.getAsBoolean())
+            {
+                if (issued - (completed.get() + failed.get() - firstCompleted) < BULK_WINDOW)
+                {
+                    connection.writeAsync(region, (issued % slots) * WRITE_SIZE, source, 0, WRITE_SIZE, issued);
+                    connection.flush();
+                    issued++;
+                    idle.reset();
+                }
+                else
+                {
+                    idle.idle(raas.poll());
+                }
+            }
+            final long elapsed = System.nanoTime() - start;
+            final long done2 = completed.get() + failed.get() - firstCompleted;
+            while (completed.get() + failed.get() - firstCompleted < issued)
+            {
+                raas.poll();
+            }
+            started.set(false);
+            if (failed.get() > 0)
+            {
+                throw new IllegalStateException(failed.get() + " bulk WRITEs failed");
+            }
+            lastMegabytesPerSecond = done2 * (double)WRITE_SIZE / elapsed * 1e9 / 1e6;
+            return lastMegabytesPerSecond;
+        }
+    }
+
+    static String describe(final int reads, final long warmupMillis)
+    {
+        return String.format(Locale.ROOT, "isolation: per provider, a MetaServer and a memory node in this process, " +
+            "one standalone driver (dkv driver, isolation on, in a JVM of its own) and three handles of this process " +
+            "attached to it: the latency application (class latency) times %,d synchronous %d B READs at spread " +
+            "offsets, alone, then beside a bulk application writing %d KiB from registered memory with %d WRITEs in " +
+            "flight, attached first without a class (the driver's default, latency: its requests taken as read, as " +
+            "with isolation off) and then as bulk (weight %d: that many of its requests taken per duty cycle); the " +
+            "bulk application's MB/s alone (for as long as the solo READs took, at least " + MIN_BULK_MILLIS +
+            " ms) and over each shared span; both applications wait between empty polls as every measured loop does; " +
+            "%,d ms of each subject discarded first", reads, READ_SIZE, WRITE_SIZE / 1024, BULK_WINDOW,
+            RaasConfiguration.DEFAULT_WEIGHT_DEFAULT, warmupMillis);
+    }
+}
