@@ -218,7 +218,7 @@ public final class RaasConfiguration
     public static final String DEFAULT_CLASS_DEFAULT = "latency";
     /** The weight of applications that attach without asking for one: bulk requests taken per duty cycle. */
     public static final String DEFAULT_WEIGHT_PROP_NAME = "dkv.raas.default.weight";
-    public static final int DEFAULT_WEIGHT_DEFAULT = 4;
+    public static final int DEFAULT_WEIGHT_DEFAULT = 1;
     public static final int MAX_WEIGHT = 1024;
 
     public static final String DRIVER_NAME_PROP_NAME = "dkv.raas.driver.name";

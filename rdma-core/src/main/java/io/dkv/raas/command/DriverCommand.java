@@ -49,17 +49,18 @@ public final class DriverCommand implements Callable<Integer>
             "knows only its own node.")
     private java.util.List<String> meta;
 
-    @Option(names = "--isolation", defaultValue = "on", paramLabel = "on|off",
+    @Option(names = "--isolation", defaultValue = "${sys:dkv.raas.isolation:-on}", paramLabel = "on|off",
         description = "Serve attached applications by class and weight: latency ones' requests as soon as read, bulk " +
             "ones' a few per duty cycle (on), or every request in arrival order (off) (default: ${DEFAULT-VALUE}).")
     private String isolation;
 
-    @Option(names = "--default-class", defaultValue = "latency", paramLabel = "latency|bulk",
+    @Option(names = "--default-class", defaultValue = "${sys:dkv.raas.default.class:-latency}",
+        paramLabel = "latency|bulk",
         description = "Class of applications that attach without asking for one (dkv.raas.client.class) " +
             "(default: ${DEFAULT-VALUE}).")
     private String defaultClass;
 
-    @Option(names = "--default-weight", defaultValue = "4", paramLabel = "N",
+    @Option(names = "--default-weight", defaultValue = "${sys:dkv.raas.default.weight:-1}", paramLabel = "N",
         description = "Weight of applications that attach without asking for one (dkv.raas.client.weight): a bulk " +
             "application's requests taken per duty cycle, 1 to " + io.dkv.raas.RaasConfiguration.MAX_WEIGHT +
             " (default: ${DEFAULT-VALUE}).")
@@ -83,6 +84,8 @@ public final class DriverCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--default-weight " + defaultWeight + ": 1 to " +
                 io.dkv.raas.RaasConfiguration.MAX_WEIGHT);
         }
+        // the property's spelling (true/false) is taken too
+        isolation = "true".equals(isolation) ? "on" : "false".equals(isolation) ? "off" : isolation;
         if (!"on".equals(isolation) && !"off".equals(isolation))
         {
             throw new ParameterException(spec.commandLine(), "--isolation " + isolation + ": on or off");

@@ -11,8 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Calls an {@link RpcServer} of a node: the request goes by WRITE_WITH_IMM into the buffer the server
- * advertised (a SEND, or a READ of this side's memory, until it has), the reply comes back the same way.
+ * Calls an {@link RpcServer} of a node: the request goes as a message the driver sends adaptively (WRITE_WITH_IMM
+ * into the buffer the server advertised on shm and for larger messages, a SEND for small ones on tcp, a READ of
+ * this side's memory until the server advertised one), the reply comes back the same way.
  * One call at a time per client (calls are serialised); make one client per calling thread for more.
  */
 public final class RpcClient implements AutoCloseable
@@ -68,7 +69,7 @@ public final class RpcClient implements AutoCloseable
         final long correlation = nextCorrelation++;
         request.set(RpcFrames.LONG, RpcFrames.CORRELATION_OFFSET, correlation);
         MemorySegment.copy(src, offset, request, RpcFrames.REQUEST_HEADER, length);
-        connection.send(request, 0, RpcFrames.REQUEST_HEADER + length, Flags.USE_WRITE);
+        connection.send(request, 0, RpcFrames.REQUEST_HEADER + length, Flags.ADAPTIVE);
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true)
         {

@@ -33,8 +33,10 @@ final class IsolationBenchmark
     static final int BULK_WINDOW = 64;
     static final String REGION_NAME = "dkv-bench-isolation";
     static final long MEMORY_NODE_ID = 3;
-    /** The bulk application's solo run lasts at least this long, however quickly the solo READs went. */
-    static final long MIN_BULK_MILLIS = 500;
+    /** Each round's solo bulk run lasts at least this long, however quickly the solo READs went. */
+    static final long MIN_BULK_MILLIS = 100;
+    static final int ROUNDS = 5;
+    static final int MIN_BLOCK_READS = 100;
 
     private final PartSettings settings;
     private final int reads;
@@ -54,8 +56,11 @@ final class IsolationBenchmark
             final RaasDriver memoryNode = cluster.startMemoryNode(MEMORY_NODE_ID, true, settings.driverSettings());
             final long regionLength = Math.max(settings.regionLength(), 4L * WRITE_SIZE);
             memoryNode.malloc(MEMORY_NODE_ID, regionLength, REGION_NAME);
-            final DriverProcess driver = cluster.startDriver("isolation",
-                Map.of(RaasConfiguration.ISOLATION_PROP_NAME, "true"));
+            // the conductor yields rather than parks when idle: a latency application alone would otherwise time the
+            // conductor's wake-ups from its back-off, which a busy driver never pays
+            final DriverProcess driver = cluster.startDriver("isolation", Map.of(
+                RaasConfiguration.ISOLATION_PROP_NAME, "true",
+                RaasConfiguration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME, "yield"));
             try
             {
                 final Raas latency = cluster.attach(driver, new RaasContext().clientClass(ServiceClass.LATENCY));
@@ -71,14 +76,25 @@ final class IsolationBenchmark
                 plainWriter.runFor(settings.warmupMillis());
                 bulkWriter.runFor(settings.warmupMillis());
 
-                final long[] solo = reader.time(reads);
-                final long soloNanos = reader.lastNanos;
-                final double bulkSolo = bulkWriter.runFor(Math.max(MIN_BULK_MILLIS, soloNanos / 1_000_000));
-                final long[] shared = beside(reader, plainWriter);
-                final double bulkShared = plainWriter.lastMegabytesPerSecond;
-                final long[] isolated = beside(reader, bulkWriter);
-                final double bulkIsolated = bulkWriter.lastMegabytesPerSecond;
-                return new IsolationRow(provider, solo, shared, isolated, bulkSolo, bulkShared, bulkIsolated);
+                final int perBlock = Math.max(MIN_BLOCK_READS, reads / ROUNDS);
+                final long[][] solo = new long[ROUNDS][];
+                final long[][] shared = new long[ROUNDS][];
+                final long[][] isolated = new long[ROUNDS][];
+                final double[] bulkSolo = new double[ROUNDS];
+                final double[] bulkShared = new double[ROUNDS];
+                final double[] bulkIsolated = new double[ROUNDS];
+                // rounds take every subject in turn, so that a change in the machine's load falls on all alike
+                for (int round = 0; round < ROUNDS; round++)
+                {
+                    solo[round] = reader.time(perBlock);
+                    bulkSolo[round] = bulkWriter.runFor(Math.max(MIN_BULK_MILLIS, reader.lastNanos / 1_000_000));
+                    shared[round] = beside(reader, plainWriter, perBlock);
+                    bulkShared[round] = plainWriter.lastMegabytesPerSecond;
+                    isolated[round] = beside(reader, bulkWriter, perBlock);
+                    bulkIsolated[round] = bulkWriter.lastMegabytesPerSecond;
+                }
+                return new IsolationRow(provider, medians(solo), medians(shared), medians(isolated), median(bulkSolo),
+                    median(bulkShared), median(bulkIsolated));
             }
             catch (final RuntimeException ex)
             {
@@ -87,13 +103,35 @@ final class IsolationBenchmark
         }
     }
 
+    /** @return the median of each column: p50s and p99s of the rounds. */
+    private static long[] medians(final long[][] rounds)
+    {
+        final long[] p50 = new long[rounds.length];
+        final long[] p99 = new long[rounds.length];
+        for (int i = 0; i < rounds.length; i++)
+        {
+            p50[i] = rounds[i][0];
+            p99[i] = rounds[i][1];
+        }
+        Arrays.sort(p50);
+        Arrays.sort(p99);
+        return new long[] {p50[rounds.length / 2], p99[rounds.length / 2]};
+    }
+
+    private static double median(final double[] values)
+    {
+        final double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
     /** Time the reader while the writer writes flat out; the writer's throughput over the same span is kept. */
-    private long[] beside(final Reader reader, final Writer writer)
+    private static long[] beside(final Reader reader, final Writer writer, final int count)
     {
         final AtomicBoolean stop = new AtomicBoolean();
         final CompletableFuture<Double> writing = CompletableFuture.supplyAsync(() -> writer.runUntil(stop));
         writer.awaitStarted();
-        final long[] figures = reader.time(reads);
+        final long[] figures = reader.time(count);
         stop.set(true);
         writing.join();
         return figures;
@@ -226,14 +264,15 @@ final class IsolationBenchmark
     static String describe(final int reads, final long warmupMillis)
     {
         return String.format(Locale.ROOT, "isolation: per provider, a MetaServer and a memory node in this process, " +
-            "one standalone driver (dkv driver, isolation on, in a JVM of its own) and three handles of this process " +
-            "attached to it: the latency application (class latency) times %,d synchronous %d B READs at spread " +
-            "offsets, alone, then beside a bulk application writing %d KiB from registered memory with %d WRITEs in " +
-            "flight, attached first without a class (the driver's default, latency: its requests taken as read, as " +
-            "with isolation off) and then as bulk (weight %d: that many of its requests taken per duty cycle); the " +
-            "bulk application's MB/s alone (for as long as the solo READs took, at least " + MIN_BULK_MILLIS +
-            " ms) and over each shared span; both applications wait between empty polls as every measured loop does; " +
-            "%,d ms of each subject discarded first", reads, READ_SIZE, WRITE_SIZE / 1024, BULK_WINDOW,
-            RaasConfiguration.DEFAULT_WEIGHT_DEFAULT, warmupMillis);
+            "one standalone driver (dkv driver, isolation on, its conductor yielding when idle, in a JVM of its own) " +
+            "and three handles of this process attached to it: the latency application (class latency) times %,d " +
+            "synchronous %d B READs at spread offsets, in %d rounds of three blocks each: alone, then beside a bulk " +
+            "application writing %d KiB from registered memory with %d WRITEs in flight, attached first without a " +
+            "class (the driver's default, latency: its requests taken as read, as with isolation off) and then as " +
+            "bulk (weight %d: that many of its requests taken per duty cycle); the bulk application's MB/s alone " +
+            "(for as long as the round's solo READs took, at least %d ms) and over each shared span; p50, p99 and " +
+            "MB/s: the median of the rounds'; both applications wait between empty polls as every measured loop " +
+            "does; %,d ms of each subject discarded first", reads, READ_SIZE, ROUNDS, WRITE_SIZE / 1024, BULK_WINDOW,
+            RaasConfiguration.DEFAULT_WEIGHT_DEFAULT, MIN_BULK_MILLIS, warmupMillis);
     }
 }

@@ -13,7 +13,8 @@ public enum Part
     OVERHEAD,
     THRESHOLDS,
     STREAMS,
-    ISOLATION;
+    ISOLATION,
+    LITE;
 
     public String toString()
     {

@@ -83,8 +83,8 @@ public final class RaasBenchmark implements Callable<Integer>
     @Mixin
     private ProvidersOption providers;
 
-    @Option(names = "--only", split = ",", defaultValue = "join,scale,sharing,overhead,thresholds,streams,isolation",
-        paramLabel = "PART",
+    @Option(names = "--only", split = ",", paramLabel = "PART",
+        defaultValue = "join,scale,sharing,overhead,thresholds,streams,isolation,lite",
         description = "Parts to run, comma-separated: ${COMPLETION-CANDIDATES} (default: all).")
     private List<Part> parts;
 
@@ -162,6 +162,15 @@ public final class RaasBenchmark implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     private int isolationReads;
 
+    @Option(names = "--lite-sizes", split = ",", defaultValue = "64,4096", paramLabel = "BYTES",
+        description = "lite: RPC request and reply sizes, comma-separated (default: ${DEFAULT-VALUE}).")
+    private List<Integer> liteSizes;
+
+    @Option(names = "--lite-millis", defaultValue = "200", paramLabel = "MILLIS",
+        description = "lite: about how long the RPCs and the message round trips timed per size take (default: " +
+            "${DEFAULT-VALUE}).")
+    private long liteMillis;
+
     @Option(names = "--warmup", defaultValue = "300", paramLabel = "MILLIS",
         description = "Milliseconds each subject runs, discarded, before it is timed (default: ${DEFAULT-VALUE}).")
     private long warmupMillis;
@@ -237,6 +246,11 @@ public final class RaasBenchmark implements Callable<Integer>
             {
                 results.isolation.add(new IsolationBenchmark(settings, isolationReads).run(provider));
             }
+            if (selectedParts.contains(Part.LITE))
+            {
+                results.lite.addAll(new LiteBenchmark(settings, distinct(liteSizes),
+                    InterleavedLatency.ofMillis(messageWarmupMillis(), liteMillis, LATENCY_BLOCKS)).run(provider));
+            }
             if (selectedParts.contains(Part.THRESHOLDS))
             {
                 for (final RaasPath path : selectedPaths)
@@ -311,6 +325,11 @@ public final class RaasBenchmark implements Callable<Integer>
         }
         require(spec, "--stream-millis", streamMillis, 1, MAX_MILLIS);
         require(spec, "--isolation-reads", isolationReads, 100, Integer.MAX_VALUE);
+        require(spec, "--lite-millis", liteMillis, 1, MAX_MILLIS);
+        for (final int size : liteSizes)
+        {
+            require(spec, "--lite-sizes", size, 1, MAX_MESSAGE_SIZE);
+        }
     }
 
     private List<String> method(final Set<Part> selected, final long regionLength, final double loadAtStart,
@@ -394,6 +413,10 @@ public final class RaasBenchmark implements Callable<Integer>
         if (selected.contains(Part.ISOLATION))
         {
             lines.add(IsolationBenchmark.describe(isolationReads, warmupMillis));
+        }
+        if (selected.contains(Part.LITE))
+        {
+            lines.add(LiteBenchmark.describe(distinct(liteSizes), messageWarmupMillis()));
         }
         lines.add(String.format(Locale.ROOT,
             "system load average (1 min): %.2f before the run, %.2f at its end, which counts this benchmark's own " +

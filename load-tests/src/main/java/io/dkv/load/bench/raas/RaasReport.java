@@ -84,6 +84,11 @@ final class RaasReport
         {
             sections.add(isolation(results));
         }
+        if (results.parts.contains(Part.LITE))
+        {
+            sections.add(liteRpc(results));
+            sections.add(liteMemory(results));
+        }
         return new SectionedReport(TITLE, machine, method, sections, RaasGoals.evaluate(results, providers, paths));
     }
 
@@ -437,6 +442,62 @@ final class RaasReport
             RaasConfiguration.SEND_THRESHOLD_TCP_DEFAULT, RaasConfiguration.COPY_THRESHOLD_TCP_DEFAULT));
         return new ReportSection("thresholds: crossovers, what the defaults should be per provider (and path)", notes,
             table);
+    }
+
+    private static ReportSection liteRpc(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("size", true),
+            new TextTable.Column("RPC p50", true),
+            new TextTable.Column("echo p50", true),
+            new TextTable.Column("p50 ratio", true),
+            new TextTable.Column("RPC p99", true),
+            new TextTable.Column("echo p99", true),
+            new TextTable.Column("p99 ratio", true)));
+        for (final LiteRow row : results.lite)
+        {
+            if (row.isRpc())
+            {
+                table.addRow(
+                    row.provider().toString(),
+                    String.format(Locale.ROOT, "%,d B", row.size()),
+                    nanos(row.rpc().p50Nanos()),
+                    nanos(row.echo().p50Nanos()),
+                    ratio(row.rpc().p50Ratio(row.echo())),
+                    nanos(row.rpc().p99Nanos()),
+                    nanos(row.echo().p99Nanos()),
+                    ratio(row.rpc().p99Ratio(row.echo())));
+            }
+        }
+        return new ReportSection("lite: RPC round trip against a message echo's, ns",
+            List.of("ratio: RPC / echo, lower is better"), table);
+    }
+
+    private static ReportSection liteMemory(final RaasResults results)
+    {
+        final TextTable table = new TextTable(List.of(
+            new TextTable.Column("provider", false),
+            new TextTable.Column("bytes", true),
+            new TextTable.Column("memcpy MB/s", true),
+            new TextTable.Column("READ+WRITE MB/s", true),
+            new TextTable.Column("ratio", true),
+            new TextTable.Column("memset MB/s", true)));
+        for (final LiteRow row : results.lite)
+        {
+            if (!row.isRpc())
+            {
+                table.addRow(
+                    row.provider().toString(),
+                    String.format(Locale.ROOT, "%,d B", row.size()),
+                    String.format(Locale.ROOT, "%,.1f", row.memcpyMBps()),
+                    String.format(Locale.ROOT, "%,.1f", row.readWriteMBps()),
+                    ratio(row.memcpyMBps() / row.readWriteMBps()),
+                    String.format(Locale.ROOT, "%,.1f", row.memsetMBps()));
+            }
+        }
+        return new ReportSection("lite: memcpy and memset between regions of another node, MB/s",
+            List.of("ratio: memcpy / one READ and one WRITE of the whole range, higher is better"), table);
     }
 
     private static ReportSection isolation(final RaasResults results)

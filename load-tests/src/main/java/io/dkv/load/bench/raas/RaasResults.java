@@ -23,6 +23,7 @@ final class RaasResults
     final List<ThresholdRow> thresholds = new ArrayList<>();
     final List<StreamRow> streams = new ArrayList<>();
     final List<IsolationRow> isolation = new ArrayList<>();
+    final List<LiteRow> lite = new ArrayList<>();
 
     /**
      * @param parts the parts that were run.

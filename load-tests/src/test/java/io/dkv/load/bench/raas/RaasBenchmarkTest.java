@@ -36,6 +36,7 @@ class RaasBenchmarkTest
         "--latency-ops", "200",
         "--message-sizes", "64,8192", "--message-millis", "5",
         "--stream-sizes", "4096,1048576", "--stream-millis", "20", "--isolation-reads", "200",
+        "--lite-sizes", "64", "--lite-millis", "5",
         "--warmup", "10", "--region-mib", "1"};
 
     private static final String JOIN = "join: first 8 B READ";
@@ -48,6 +49,8 @@ class RaasBenchmarkTest
     private static final String CROSSOVERS = "thresholds: crossovers";
     private static final String STREAMS = "streams: a RaaS byte stream";
     private static final String ISOLATION = "isolation: a latency application";
+    private static final String LITE_RPC = "lite: RPC round trip";
+    private static final String LITE_MEMORY = "lite: memcpy and memset";
 
     private final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
 
@@ -85,6 +88,8 @@ class RaasBenchmarkTest
         assertEquals(List.of("shm 4,096 B", "shm 1,048,576 B", "tcp 4,096 B", "tcp 1,048,576 B"),
             keys(tables.get(STREAMS), 2), bench::out);
         assertEquals(List.of("shm", "tcp"), keys(tables.get(ISOLATION), 1), bench::out);
+        assertEquals(List.of("shm 64 B", "tcp 64 B"), keys(tables.get(LITE_RPC), 2), bench::out);
+        assertEquals(List.of("shm 4,194,304 B", "tcp 4,194,304 B"), keys(tables.get(LITE_MEMORY), 2), bench::out);
 
         for (final String[] row : tables.get(JOIN))
         {
@@ -140,6 +145,16 @@ class RaasBenchmarkTest
             }
             assertRatios(row, 7, 8);
             assertTrue(number(row[9]) > 0 && number(row[10]) > 0 && number(row[11]) > 0, Arrays.toString(row));
+        }
+        for (final String[] row : tables.get(LITE_RPC))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[3]) > 0, () -> "p50s: " + Arrays.toString(row));
+            assertRatios(row, 4, 7);
+        }
+        for (final String[] row : tables.get(LITE_MEMORY))
+        {
+            assertTrue(number(row[2]) > 0 && number(row[3]) > 0 && number(row[5]) > 0, Arrays.toString(row));
+            assertRatios(row, 4);
         }
         for (final String[] row : tables.get(CROSSOVERS))
         {
@@ -237,7 +252,7 @@ class RaasBenchmarkTest
     {
         return ReportTables.tables(text,
             List.of(JOIN, SCALE, MEMORY, SHARING, OVERHEAD, SEND_OR_WRITE, COPY_OR_REGISTER, CROSSOVERS, STREAMS,
-            ISOLATION));
+            ISOLATION, LITE_RPC, LITE_MEMORY));
     }
 
     private static double number(final String cell)
