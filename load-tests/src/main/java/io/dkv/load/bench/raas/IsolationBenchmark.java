@@ -93,8 +93,8 @@ final class IsolationBenchmark
                     isolated[round] = beside(reader, bulkWriter, perBlock);
                     bulkIsolated[round] = bulkWriter.lastMegabytesPerSecond;
                 }
-                return new IsolationRow(provider, medians(solo), medians(shared), medians(isolated), median(bulkSolo),
-                    median(bulkShared), median(bulkIsolated));
+                return new IsolationRow(provider, medians(solo), medians(shared), medians(isolated),
+                    Medians.of(bulkSolo), Medians.of(bulkShared), Medians.of(bulkIsolated));
             }
             catch (final RuntimeException ex)
             {
@@ -118,12 +118,6 @@ final class IsolationBenchmark
         return new long[] {p50[rounds.length / 2], p99[rounds.length / 2]};
     }
 
-    private static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
 
     /** Time the reader while the writer writes flat out; the writer's throughput over the same span is kept. */
     private static long[] beside(final Reader reader, final Writer writer, final int count)

@@ -12,7 +12,6 @@ import io.dkv.raas.lite.RpcServer;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -127,7 +126,8 @@ final class LiteBenchmark
             }
         }
         connection.close();
-        return new LiteRow(provider, MEMORY_BYTES, null, null, median(memcpy), median(memset), median(readWrite));
+        return new LiteRow(provider, MEMORY_BYTES, null, null, Medians.of(memcpy), Medians.of(memset),
+            Medians.of(readWrite));
     }
 
     private static double mbps(final long nanos)
@@ -135,12 +135,6 @@ final class LiteBenchmark
         return MEMORY_BYTES * 1e3 / Math.max(1, nanos);
     }
 
-    private static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
 
     static String describe(final List<Integer> sizes, final long warmupMillis)
     {

@@ -16,7 +16,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -80,7 +79,7 @@ final class StreamsBenchmark
                     socket[round] = socketRound(threads, size, roundMillis).bytesPerSec();
                 }
                 final long all = directBytes + indirectBytes;
-                rows.add(new StreamRow(provider, size, median(raas), median(socket),
+                rows.add(new StreamRow(provider, size, Medians.of(raas), Medians.of(socket),
                     all == 0 ? 0 : (double)directBytes / all, direct, indirect, stale));
             }
         }
@@ -212,12 +211,6 @@ final class StreamsBenchmark
         }
     }
 
-    private static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
 
     static String describe(final long roundMillis, final long warmupMillis)
     {
