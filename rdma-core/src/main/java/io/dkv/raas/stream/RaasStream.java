@@ -750,6 +750,21 @@ public final class RaasStream implements AutoCloseable
         return new StreamChannel(this);
     }
 
+    /** @return the peer's advertisements this end holds and has not used, once it consumed what arrived. */
+    int queuedAdverts()
+    {
+        progress();
+        stateLock.lock();
+        try
+        {
+            return sender == null ? 0 : sender.queuedAdverts();
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+    }
+
     public StreamCounters counters()
     {
         return counters;
