@@ -20,9 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * LITE's RPC server: one poll thread serves every caller of a service. It accepts their connections, takes
  * each request as it arrives, runs the handler and sends the reply back adaptively (WRITE_WITH_IMM into the
- * buffer the caller advertised where the driver's thresholds choose it, as LITE's RPC does). Forcing
- * {@code Flags.USE_WRITE} made 4 KiB calls on shm take 1.1 ms against 34 us: the driver's choice is kept.
- * A handler that throws fails that call alone.
+ * buffer the caller advertised where the driver's thresholds choose it, as LITE's RPC does). A handler
+ * that throws fails that call alone.
  */
 public final class RpcServer implements AutoCloseable
 {
