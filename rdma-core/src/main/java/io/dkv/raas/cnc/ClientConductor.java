@@ -1,5 +1,6 @@
 package io.dkv.raas.cnc;
 
+import io.dkv.agent.Waits;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
@@ -263,6 +264,7 @@ final class ClientConductor implements MessageHandler
             }
             if (poll() == 0)
             {
+                // the driver may answer in milliseconds (a receive waits on a peer): park rather than take a core
                 idle(++spins);
                 if ((spins & 255) == 0)
                 {
@@ -283,16 +285,10 @@ final class ClientConductor implements MessageHandler
         }
     }
 
+    /** Back off while waiting for the driver or a credit ({@link Waits}): spin, yield, then park. */
     static void idle(final int spins)
     {
-        if (spins < 64)
-        {
-            Thread.onSpinWait();
-        }
-        else
-        {
-            Thread.yield();
-        }
+        Waits.idle(spins);
     }
 
     /** Read the responses that arrived, if no other thread is. @return responses read. */

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.Waits;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
@@ -72,7 +73,8 @@ final class DriverListener implements Listener
             }
             if (pipeline.poll() == 0)
             {
-                RequestPipeline.idle(++spins);
+                // a peer's connect may be seconds away: park rather than take a core from the processes it waits on
+                Waits.idle(++spins);
                 if (nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException(

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.Waits;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.raas.ReceivedMessage;
@@ -269,8 +270,10 @@ final class MessageInbox
             }
             if (pipeline.poll() == 0)
             {
-                RequestPipeline.idle(++spins);
-                if ((spins & 255) == 0 && nanoClock.nanoTime() > deadline)
+                // a peer's message may be milliseconds away (a node answers once a key is on disk): park rather than
+                // take a core from the processes it waits on
+                Waits.idle(++spins);
+                if ((Waits.parking(spins) || (spins & 255) == 0) && nanoClock.nanoTime() > deadline)
                 {
                     throw new RaasException(String.format("no message on vQPN 0x%x from node %d within %d ms",
                         connection.vqpn(), connection.nodeId(), timeout.toMillis()));

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.Waits;
 import io.dkv.raas.ControlHeader;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
@@ -512,19 +513,14 @@ final class RequestPipeline
     }
 
     /**
-     * Back off while waiting: spin a little, then yield, which on two cores lets the thread that
-     * has the work (a NIC engine, a peer) run.
+     * Back off while waiting ({@link Waits}): spin a little, yield, then park, so that on two cores the thread that has
+     * the work (a NIC engine, a peer, a memory node writing to disk) runs. Waiting only by spinning and yielding, the
+     * standalone driver's virtual threads (a client's send or receive each) took both cores for seconds while their
+     * peers starved, under twelve clients' threads writing under durability sync.
      */
     static void idle(final int spins)
     {
-        if (spins < 64)
-        {
-            Thread.onSpinWait();
-        }
-        else
-        {
-            Thread.yield();
-        }
+        Waits.idle(spins);
     }
 
     // ---------------------------------------------------------------------------------------------
