@@ -15,7 +15,8 @@ import java.util.Locale;
  * A self-contained HTML page (inline SVG, no scripts) showing every operation as a bar from its
  * invocation to its completion: ok green, fail grey, unknown outcome orange (to when the client gave
  * up on it, or to the end when it never heard), the operations that witness a violation red; faults
- * of the nemesis as shaded bands with their names. A process's operations share a row; a row is
+ * of the nemesis as shaded bands with their names, the run's phases (the heal, the final reads) as green bands named
+ * at the foot. A process's operations share a row; a row is
  * reused by a process that starts after the row's last one ended (an unknown outcome retires a
  * process), so there are about as many rows as workers. Hovering a bar shows the operation.
  */
@@ -40,6 +41,17 @@ public final class TimelineHtml
     public static String render(
         final String title, final History history, final Judgement result, final List<Fault> faults)
     {
+        return render(title, history, result, faults, List.of());
+    }
+
+    /**
+     * @param phases the phases of the run beside its faults (the heal, the final reads); empty when it had none.
+     * @return the page, one string.
+     */
+    public static String render(
+        final String title, final History history, final Judgement result, final List<Fault> faults,
+        final List<Phase> phases)
+    {
         long end = 1;
         for (final Operation operation : history.operations())
         {
@@ -48,6 +60,10 @@ public final class TimelineHtml
         for (final Fault fault : faults)
         {
             end = Math.max(end, fault.end());
+        }
+        for (final Phase phase : phases)
+        {
+            end = Math.max(end, phase.end());
         }
         final Int2IntHashMap rows = rows(history, end);
         int rowCount = 0;
@@ -69,16 +85,19 @@ public final class TimelineHtml
             .append("<p>Verdict: <b>").append(result.verdict()).append("</b> (").append(escape(result.checker()))
             .append("); ").append(history.operations().size()).append(" operations by ").append(rows.size())
             .append(" processes in ").append(rowCount).append(" rows; ").append(faults.size())
-            .append(" faults. Bars: <span style=\"color:#4caf50\">ok</span>, ")
+            .append(" faults").append(phases.isEmpty() ? "" : ", " + phases.size() + " phases")
+            .append(". Bars: <span style=\"color:#4caf50\">ok</span>, ")
             .append("<span style=\"color:#999\">fail</span>, <span style=\"color:#ff9800\">unknown outcome</span>, ")
-            .append("<span style=\"color:#e53935\">witness of the violation</span>; shaded: faults.</p>\n")
+            .append("<span style=\"color:#e53935\">witness of the violation</span>; shaded: faults, " +
+                "<span style=\"color:#2e7d32\">phases</span>.</p>\n")
             .append("<pre>").append(escape(result.text())).append("</pre>\n")
             .append("<div style=\"overflow-x:auto\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width)
             .append("\" height=\"").append(height).append("\">\n")
             // the drawing's own style, so that it reads the same cut out of the page
             .append("<style>.ok{fill:#4caf50} .fail{fill:#bbb} .info{fill:#ff9800} " +
                 ".bad{fill:#e53935;stroke:#000;stroke-width:1}")
-            .append(" .fault{fill:#3f51b5;opacity:.12} text{font:11px sans-serif}</style>\n")
+            .append(" .fault{fill:#3f51b5;opacity:.12} .phase{fill:#2e7d32;opacity:.10} text{font:11px sans-serif}")
+            .append("</style>\n")
             .append("<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n");
         for (int second = 0; second * 1e9 <= end; second += 5)
         {
@@ -97,6 +116,16 @@ public final class TimelineHtml
                 height - TOP + 8,
                 escape(fault.kind() + " " + fault.target() + " " + fault.detail()), x + 2, TOP - 2,
                 escape(fault.kind() + " " + fault.target())));
+        }
+        for (final Phase phase : phases)
+        {
+            final double x = LEFT + phase.start() * scale;
+            final double w = Math.max(2, (phase.end() - phase.start()) * scale);
+            html.append(String.format(Locale.ROOT,
+                "<rect class=\"phase\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" " +
+                "height=\"%d\"><title>%s</title></rect><text x=\"%.1f\" y=\"%d\" fill=\"#2e7d32\">%s</text>%n", x,
+                TOP - 8, w, height - TOP + 8, escape(phase.name() + " " + phase.detail()), x + 2, height - 6,
+                escape(phase.name())));
         }
         for (int row = 0; row < rowCount; row++)
         {

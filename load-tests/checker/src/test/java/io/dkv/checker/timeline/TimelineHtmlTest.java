@@ -65,6 +65,24 @@ class TimelineHtmlTest
         assertTrue(html.contains("2 faults"), html);
     }
 
+    @Test
+    void phasesAreGreenBandsNamedAtTheFoot()
+    {
+        final History history = History.of(List.of(
+            new Op(0, OpType.INVOKE, 0, Op.READ, "x", null, 0, null),
+            new Op(0, OpType.OK, 0, Op.READ, "x", null, 9_000 * MS, null)));
+
+        final String html = TimelineHtml.render("phases", history, new Judgement("linearizability", "VALID", "",
+            Set.of()), List.of(new Fault("kill", "driver", 100 * MS, 900 * MS, "")), List.of(
+            new Phase("heal", 6_000 * MS, 7_000 * MS, "every role back"),
+            new Phase("final reads", 7_000 * MS, 9_500 * MS, "recovered")));
+
+        assertEquals(2, count(html, "<rect class=\"phase\""));
+        assertEquals(1, count(html, "<rect class=\"fault\""));
+        assertTrue(html.contains("<title>final reads recovered</title>") && html.contains(">heal</text>"), html);
+        assertTrue(html.contains("1 faults, 2 phases"), html);
+    }
+
     private static int count(final String text, final String part)
     {
         return text.split(part, -1).length - 1;

@@ -5,22 +5,30 @@ import io.dkv.raas.command.DkvCommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code dkv check-client}: one client process of {@code dkv check}. It attaches to the host's
  * driver (or, with {@code --compute}, talks RESP to compute nodes), runs the workload until
- * SIGTERM, and writes every invocation and completion to its own
- * history file as it happens (a SIGKILL leaves the history up to that moment).
+ * SIGTERM or the final reads' signal, and writes every invocation and completion to its own
+ * history file as it happens (a SIGKILL leaves the history up to that moment). Once the signal's file appears
+ * (every fault healed), it reads every key and reports what it found.
  */
 @Command(name = "check-client", hidden = true, mixinStandardHelpOptions = true,
     description = "A client process of dkv check (started by it): runs a workload and records its history.")
 public final class CheckClientCommand implements Callable<Integer>
 {
     static final String READY = "dkv check client ready";
+    static final String FINAL_READS = "dkv check client final reads";
+    private static final long SIGNAL_POLL_MS = 50;
 
     @Option(names = "--driver", description = "Name of the host's driver to attach to.")
     private String driverName;
@@ -69,7 +77,20 @@ public final class CheckClientCommand implements Callable<Integer>
         FaultyStores.NAMES + ".")
     private String inject;
 
-    public Integer call() throws InterruptedException
+    @Option(names = "--final-reads-signal", paramLabel = "FILE",
+        description = "A file whose appearance ends the workload: the client then reads every key (a failed read " +
+            "tried again until --final-reads-timeout-ms) and writes what it found to --final-reads-report.")
+    private Path finalReadsSignal;
+
+    @Option(names = "--final-reads-report", paramLabel = "FILE",
+        description = "Where the final reads' outcome goes, one line (with --final-reads-signal).")
+    private Path finalReadsReport;
+
+    @Option(names = "--final-reads-timeout-ms", defaultValue = "30000",
+        description = "How long the final reads may take in all (default: ${DEFAULT-VALUE}).")
+    private long finalReadsTimeoutMs;
+
+    public Integer call() throws InterruptedException, IOException
     {
         final Workload chosen = Workloads.of(workload, keys);
         final CheckedStore store = store();
@@ -88,12 +109,37 @@ public final class CheckClientCommand implements Callable<Integer>
         System.out.println(READY + ": " + threads + " workers, " + chosen.name() + " over " + keys +
             " keys, history in " + history);
         System.out.flush();
-        stopped.await();
+        if (finalReadsSignal == null)
+        {
+            stopped.await();
+            return 0;
+        }
+        while (!stopped.await(SIGNAL_POLL_MS, TimeUnit.MILLISECONDS))
+        {
+            if (Files.exists(finalReadsSignal))
+            {
+                runner.close();
+                final WorkloadRunner.FinalReads reads = runner.finalReads(
+                    TimeUnit.MILLISECONDS.toNanos(finalReadsTimeoutMs), TimeUnit.MILLISECONDS.toNanos(SIGNAL_POLL_MS));
+                final Path partial = finalReadsReport.resolveSibling(finalReadsReport.getFileName() + ".part");
+                Files.writeString(partial, reads.describe() + "\n", StandardCharsets.UTF_8);
+                Files.move(partial, finalReadsReport, StandardCopyOption.ATOMIC_MOVE);
+                System.out.println(FINAL_READS + ": " + reads.describe());
+                System.out.flush();
+                stopped.await();
+                return 0;
+            }
+        }
         return 0;
     }
 
     private CheckedStore store()
     {
+        if ((finalReadsSignal == null) != (finalReadsReport == null))
+        {
+            throw new IllegalArgumentException("--final-reads-signal " + finalReadsSignal + " and " +
+                "--final-reads-report " + finalReadsReport + " go together");
+        }
         if ((computeNodes == null) == (driverName == null) || (memoryNodes != null && driverName == null))
         {
             throw new IllegalArgumentException("either --driver (and --memory-nodes) or --compute, " +

@@ -8,6 +8,7 @@ import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -27,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -52,6 +54,10 @@ final class CheckCluster implements AutoCloseable
     /** The MetaServer's role name, and how each memory node's begins (the node id follows). */
     static final String META_SERVER = "MetaServer";
     static final String MEMORY_NODE = "memory node ";
+    /** The driver's role name, and how a compute node's and a client's begin. */
+    static final String DRIVER = "driver";
+    static final String COMPUTE_NODE = "compute node ";
+    static final String CLIENT = "client ";
     static final long FIRST_MEMORY_NODE_ID = 101;
     /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
     private static final int MEMORY_NODE_IDS = 64;
@@ -60,8 +66,14 @@ final class CheckCluster implements AutoCloseable
     private static final Pattern DRAIN_BEGUN = Pattern.compile("draining memory node \\d+|cannot be drained");
     private static final long FIRST_COMPUTE_NODE_ID = 201;
     private static final int META_PORT = 7400;
+    /**
+     * The driver's conductor parks after 100 yields rather than 1,000: between the clients' requests (2 ms apart at 500
+     * operations per second) the default's yields took 40% of a core from the processes the clients wait on.
+     */
+    static final String DRIVER_CONDUCTOR_IDLE_STRATEGY = "backoff:100,100,1000,100000";
     private static final int FIRST_COMPUTE_PORT_ON_TEST_HOSTS = 6400;
-    private static final int PROCESSES_PER_CLIENT = 1_000_000;
+    /** History processes of each client: process / PROCESSES_PER_CLIENT is the client's number. */
+    static final int PROCESSES_PER_CLIENT = 1_000_000;
     private static final int PROCESSES_PER_INCARNATION = 10_000;
 
     /**
@@ -72,7 +84,7 @@ final class CheckCluster implements AutoCloseable
      * @param inject      a deliberately faulty layer between the clients and the store, or "none".
      */
     record Clients(int count, String workload, int keys, int concurrency, double rate, long timeoutMs, String inject,
-        long seed, boolean async)
+        long seed, boolean async, long finalReadsTimeoutMs)
     {
     }
 
@@ -102,6 +114,11 @@ final class CheckCluster implements AutoCloseable
     private final Map<Role, Long> memoryNodeIds = new LinkedHashMap<>();
     private final List<Role> clientRoles = Collections.synchronizedList(new ArrayList<>());
     private final List<Path> historyFiles = Collections.synchronizedList(new ArrayList<>());
+    /** Each client's incarnation of the moment's history file, by client number. */
+    private final Map<Integer, Path> currentHistories = new ConcurrentHashMap<>();
+    /** Where each client's incarnation of the moment reports its final reads, by client number. */
+    private final Map<Integer, Path> finalReadsReports = new ConcurrentHashMap<>();
+    private final Path finalReadsSignal;
     private final List<String> computeEndpoints = new ArrayList<>();
     private final Autoscale autoscale;
     private final boolean tierChanges;
@@ -144,6 +161,7 @@ final class CheckCluster implements AutoCloseable
         this.logs = Files.createDirectories(results.resolve("logs"));
         this.data = Files.createDirectories(results.resolve("data"));
         this.histories = Files.createDirectories(results.resolve("histories"));
+        this.finalReadsSignal = histories.resolve("final-reads.signal");
         this.hosts = hosts;
         this.memoryNodes = memoryNodes;
         this.clients = clients;
@@ -191,7 +209,8 @@ final class CheckCluster implements AutoCloseable
             Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
         if (computeNodes == 0)
         {
-            cluster.add(new Role("driver", "512m",
+            cluster.add(new Role(DRIVER, "512m",
+                Map.of(RaasConfiguration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME, DRIVER_CONDUCTOR_IDLE_STRATEGY),
                 incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret,
                     "--address", address(driverHost()) + ":0"),
@@ -306,7 +325,7 @@ final class CheckCluster implements AutoCloseable
         {
             properties.put(KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
         }
-        return new Role("compute node " + id, "384m", properties,
+        return new Role(COMPUTE_NODE + id, "384m", properties,
             incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),
                 "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
                 "--cluster-secret-file", secret, "--address", address(driverHost()) + ":0"),
@@ -433,10 +452,13 @@ final class CheckCluster implements AutoCloseable
     {
         final int threads =
             clients.concurrency() / clients.count() + (client < clients.concurrency() % clients.count() ? 1 : 0);
-        return new Role("client " + client, "256m", incarnation ->
+        return new Role(CLIENT + client, "256m", incarnation ->
         {
             final Path history = histories.resolve("client-" + client + "." + incarnation + ".jsonl");
             historyFiles.add(history);
+            currentHistories.put(client, history);
+            final Path report = histories.resolve("client-" + client + "." + incarnation + ".final-reads");
+            finalReadsReports.put(client, report);
             final List<String> arguments = new ArrayList<>(List.of("check-client"));
             arguments.addAll(storeArguments(client, nodes));
             arguments.addAll(List.of("--workload", clients.workload(),
@@ -446,6 +468,8 @@ final class CheckCluster implements AutoCloseable
                 Integer.toString(client * PROCESSES_PER_CLIENT + incarnation * PROCESSES_PER_INCARNATION),
                 "--origin-nanos", Long.toString(originNanos), "--history", history.toString(),
                 "--timeout-ms", Long.toString(clients.timeoutMs()), "--inject", clients.inject(),
+                "--final-reads-signal", finalReadsSignal.toString(), "--final-reads-report", report.toString(),
+                "--final-reads-timeout-ms", Long.toString(clients.finalReadsTimeoutMs()),
                 "--seed", Long.toString(clients.seed() * 7919 + client * 31L + incarnation)));
             return arguments;
         }, CLIENT_READY, logs, "client-" + client, on(driverHost()));
@@ -532,6 +556,61 @@ final class CheckCluster implements AutoCloseable
                 (computeNodes == 0 ? "driver" : "compute nodes") + " and clients" : cluster.get(host).name());
         }
         return names;
+    }
+
+    /**
+     * Tell every client to stop its workload and read every key, and wait until each reported.
+     *
+     * @return the clients' reports, one line each, and a line for each client that did not report by the deadline.
+     */
+    List<String> finalReads(final long deadlineNanos)
+    {
+        try
+        {
+            Files.writeString(finalReadsSignal, "read every key\n");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot signal the final reads at " + finalReadsSignal, ex);
+        }
+        final List<String> reports = new ArrayList<>();
+        for (int client = 0; client < clients.count(); client++)
+        {
+            final Path report = finalReadsReports.get(client);
+            while (!Files.exists(report) && System.nanoTime() < deadlineNanos)
+            {
+                sleepMs(50);
+            }
+            try
+            {
+                reports.add("client " + client + ": " + (Files.exists(report) ?
+                    Files.readString(report).strip() : "no report by the deadline (" + report + ")"));
+            }
+            catch (final IOException ex)
+            {
+                reports.add("client " + client + ": its report could not be read: " + ex.getMessage());
+            }
+        }
+        return reports;
+    }
+
+    /** @return where kill-mid-write finds a client with a write in flight: the clients' live history files. */
+    WritesInFlight writesInFlight()
+    {
+        return new WritesInFlight(() ->
+        {
+            final Map<Role, Path> files = new HashMap<>();
+            final List<Role> clientsNow = roles(clientRoles);
+            for (int i = 0; i < clientsNow.size(); i++)
+            {
+                final Path history = currentHistories.get(i);
+                if (history != null)
+                {
+                    files.put(clientsNow.get(i), history);
+                }
+            }
+            return files;
+        });
     }
 
     /** @return the clients' history files, one per client incarnation, those written so far. */

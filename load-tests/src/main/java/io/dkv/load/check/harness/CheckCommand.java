@@ -13,6 +13,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -36,8 +37,10 @@ import java.util.regex.Pattern;
             "nemesis takes one down past its lease; add-memory and drain-memory grow and shrink the memory tier.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
-        "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 1 the test " +
-            "could not run, 2 a usage error."
+        "When --time ends the nemesis heals every fault, waits for every role to be back, and every client reads " +
+            "every key: a run whose final reads fail is UNRECOVERED.",
+        "Exit code: 0 valid, 3 invalid (a violation found), 4 unknown (the checker ran out of time), 5 unrecovered, " +
+            "1 the test could not run, 2 a usage error."
     })
 public final class CheckCommand implements Callable<Integer>
 {
@@ -66,7 +69,9 @@ public final class CheckCommand implements Callable<Integer>
             "while a change runs; a change left unfinished (its driver failed) is aborted, or its cleanup ended, as " +
             "an operator would. The clients follow the membership rather than a list of memory nodes. long-pause: " +
             "SIGSTOP of a client process, the driver or a compute node for " + Nemesis.LONG_PAUSE_MS / 1000 +
-            " s, past the memory nodes' grace period, with what it had in flight " +
+            " s, past the memory nodes' grace period, with what it had in flight. kill-mid-write: SIGKILL, the " +
+            "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
+            "node it goes through, restarted after the hold " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -79,11 +84,11 @@ public final class CheckCommand implements Callable<Integer>
         description = "Client processes (default: ${DEFAULT-VALUE}).")
     private int clients;
 
-    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "6",
+    @Option(names = "--concurrency", paramLabel = "N", defaultValue = "12",
         description = "Worker threads over all clients, each a process of the history (default: ${DEFAULT-VALUE}).")
     private int concurrency;
 
-    @Option(names = "--rate", paramLabel = "OPS", defaultValue = "100",
+    @Option(names = "--rate", paramLabel = "OPS", defaultValue = "700",
         description = "Operations per second over all clients (default: ${DEFAULT-VALUE}).")
     private double rate;
 
@@ -146,14 +151,74 @@ public final class CheckCommand implements Callable<Integer>
             FaultyStores.NAMES + "; the verdict must then be invalid (default: ${DEFAULT-VALUE}).")
     private String inject;
 
+    @Option(names = "--recovery", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
+        description = "When --time ends the nemesis heals every fault; the recovery phase then waits this long at " +
+            "most for every role to be back (memory nodes live, no membership change running), and as long again " +
+            "for every client to read every key (a failed read tried again). A run whose final reads did not all " +
+            "succeed is UNRECOVERED (default: ${DEFAULT-VALUE}).")
+    private Duration recovery;
+
+    @Option(names = "--faults-at-once", paramLabel = "N", defaultValue = "1",
+        description = "Nemeses striking side by side (1 to 4), each at --interval with a seed of its own, so that " +
+            "faults overlap: a pause during a partition, two kills at once. The first causes every kind asked for; " +
+            "the others those that hold one role each (kill, pause, kill-memory, long-pause, kill-mid-write). No " +
+            "role is struck by two faults together, and with several copies per key no memory node while another " +
+            "is (default: ${DEFAULT-VALUE}).")
+    private int faultsAtOnce;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
+        description = "Run N times back to back, with seeds --seed, --seed + 1, ..., each in a directory of its own " +
+            "(seed-S under --dir), and write a summary table of them (summary.txt): seed, nemesis, operations ok, " +
+            "failed and of unknown outcome, faults, recovery, verdict, checker time. The exit code is the worst " +
+            "run's (default: ${DEFAULT-VALUE}).")
+    private int runs;
+
     public Integer call() throws Exception
     {
         validate();
         final Path results = dir != null ? dir : Path.of(System.getProperty("java.io.tmpdir"), "dkv-check",
             LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        Files.createDirectories(results);
         final PrintStream out = System.out;
+        if (runs == 1)
+        {
+            return runOnce(out, results, seed).exitCode();
+        }
+        final RunSummaries summaries = new RunSummaries(results.resolve(RunSummaries.FILE));
+        for (int run = 0; run < runs; run++)
+        {
+            final long runSeed = seed + run;
+            out.printf("dkv check: run %d of %d, seed %d%n", run + 1, runs, runSeed);
+            RunSummaries.Run summary;
+            try
+            {
+                summary = runOnce(out, results.resolve("seed-" + runSeed), runSeed);
+            }
+            catch (final InterruptedException ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                out.println("dkv check: run of seed " + runSeed + " could not be made: " + ex);
+                summary = RunSummaries.Run.error(runSeed, nemesisText(), ex);
+            }
+            summaries.add(summary);
+            out.println(summaries.line(summary));
+        }
+        out.println(summaries.table());
+        out.println("dkv check: summary of " + runs + " runs in " + results.resolve(RunSummaries.FILE));
+        return summaries.exitCode();
+    }
+
+    private RunSummaries.Run runOnce(final PrintStream out, final Path results, final long seed) throws Exception
+    {
+        Files.createDirectories(results);
         final List<String> nemesisLog = Collections.synchronizedList(new ArrayList<>());
+        final Consumer<String> log = line ->
+        {
+            nemesisLog.add(line);
+            out.println(line);
+        };
         final List<String> kinds = faultKinds();
         final TestHosts hosts = kinds.contains(Nemesis.PARTITION) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
@@ -162,47 +227,68 @@ public final class CheckCommand implements Callable<Integer>
         final boolean tierChanges = kinds.contains(Nemesis.ADD_MEMORY) || kinds.contains(Nemesis.DRAIN_MEMORY);
         final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, replicas,
             bounds == null ? computes : 1,
-            bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], line ->
-            {
-                nemesisLog.add(line);
-                out.println(line);
-            }), tierChanges,
+            bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], log), tierChanges,
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed,
-                DRIVER_ASYNC.equals(through)),
+                DRIVER_ASYNC.equals(through), recovery.toMillis()),
             origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         final List<NemesisEvent> faults;
+        final FinalReadsCheck.Phases phases;
         try
         {
             out.printf("dkv check: %s workload through %s, %d client processes x %d workers, %.0f ops/s over %d " +
-                "keys, %s, nemesis %s, %s; results in %s%n", workload, through, clients, concurrency / clients, rate,
-                keys, format(time),
-                kinds.isEmpty() ? "none" : String.join(",", kinds),
-                hosts == null ? "all on this host (shm)" : hosts.size() + " test hosts in network namespaces (tcp)",
-                results);
+                "keys, %s, nemesis %s, seed %d, %s; results in %s%n", workload, through, clients,
+                concurrency / clients, rate, keys, format(time), kinds.isEmpty() ? "none" : String.join(",", kinds),
+                seed, hosts == null ? "all on this host (shm)" :
+                    hosts.size() + " test hosts in network namespaces (tcp)", results);
             cluster.start();
             out.printf("dkv check: cluster up (MetaServer, %d memory nodes keeping %d cop%s of each key, %s) and %d " +
                 "clients; running %s%n", memoryNodes, replicas, replicas == 1 ? "y" : "ies", cluster.storeName(),
                 clients, format(time));
 
-            final Consumer<String> log = line ->
+            final StruckRoles struck = new StruckRoles(replicas > 1);
+            final MemoryTierChanges tier = tierChanges ? cluster.memoryTierChanges(log) : MemoryTierChanges.none();
+            final WritesInFlight writes = cluster.writesInFlight();
+            final List<Nemesis> nemeses = new ArrayList<>();
+            final List<Thread> nemesisThreads = new ArrayList<>();
+            for (int i = 0; i < faultsAtOnce; i++)
             {
-                nemesisLog.add(line);
-                out.println(line);
-            };
-            final Nemesis strikes =
-                new Nemesis(kinds, cluster.roles(), hosts, cluster.hostNames(), origin, interval.toMillis(), seed,
-                    log, cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
-                    bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills(),
-                    tierChanges ? cluster.memoryTierChanges(log) : MemoryTierChanges.none());
-            final Thread nemesisThread = new Thread(strikes, "dkv-check-nemesis");
-            nemesisThread.start();
+                // the first strikes every kind asked for; the others those that hold one role each, beside it
+                final List<String> own = i == 0 ? kinds : overlapping(kinds);
+                final Nemesis nemesis = new Nemesis(own, cluster.roles(), hosts, cluster.hostNames(), origin,
+                    interval.toMillis(), seed + i * 7919L, log, cluster.autoscaler(),
+                    bounds == null ? 0 : cluster.calmTarget(), bounds == null ? 0 : cluster.surgeTarget(),
+                    cluster.memoryNodeKills(), tier).sharing(struck).aimingAt(writes);
+                nemeses.add(nemesis);
+                final Thread thread = new Thread(nemesis, "dkv-check-nemesis-" + i);
+                nemesisThreads.add(thread);
+                thread.start();
+            }
             sleepShowingProgress(out, time);
-            strikes.stop(nemesisThread);
-            faults = strikes.events();
-            // a quiet end: operations after every fault is healed show the store came back
-            Thread.sleep(Math.min(3_000, timeout.toMillis() + 1_000));
+            final long healFrom = System.nanoTime() - origin;
+            log.accept("recovery: the nemesis stops and heals every fault");
+            for (int i = 0; i < nemeses.size(); i++)
+            {
+                nemeses.get(i).stop(nemesisThreads.get(i));
+            }
+            final List<NemesisEvent> all = new ArrayList<>();
+            nemeses.forEach(nemesis -> all.addAll(nemesis.events()));
+            all.sort(Comparator.comparingLong(NemesisEvent::start));
+            faults = all;
+            final String notBack = nemeses.getFirst().awaitEveryRoleBack(System.nanoTime() + recovery.toNanos());
+            log.accept(notBack == null ? String.format(Locale.ROOT, "recovery: every role is back after %.3f s",
+                (System.nanoTime() - origin - healFrom) / 1e9) :
+                "recovery: not every role came back within " + format(recovery) + ": " + notBack);
+            final long readsFrom = System.nanoTime() - origin;
+            log.accept("recovery: every client reads every key");
+            // the clients' own deadline, and time for one whose read was under way at it to answer
+            for (final String report : cluster.finalReads(System.nanoTime() + recovery.toNanos() +
+                timeout.toNanos() + 2_000_000_000L))
+            {
+                log.accept("recovery: final reads of " + report);
+            }
+            phases = new FinalReadsCheck.Phases(healFrom, readsFrom, System.nanoTime() - origin);
         }
         finally
         {
@@ -213,15 +299,37 @@ public final class CheckCommand implements Callable<Integer>
         final History history = HistoryMerger.merge(cluster.historyFiles());
         out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(),
             format(budget));
+        final List<String> keyNames = new ArrayList<>();
+        for (final Workload.Invocation read : Workloads.of(workload, keys).finalReads())
+        {
+            keyNames.add(read.target());
+        }
+        final FinalReadsCheck.Recovery recovered =
+            FinalReadsCheck.judge(history, clients, CheckCluster.PROCESSES_PER_CLIENT, keyNames, phases);
+        final long checkStart = System.nanoTime();
         final CheckResult result = ResultDirectory.checkAndWrite(results,
             "dkv check: " + workload + " through " + through + (replicas == 1 ? "" : ", " + replicas + " copies") +
-                ", nemesis " +
-                (kinds.isEmpty() ? "none" : String.join(",", kinds)), workload, history,
-            faults, nemesisLog, budget);
+                ", nemesis " + nemesisText() + ", seed " + seed, workload, history, faults, nemesisLog, budget,
+            recovered);
+        final long checkNanos = System.nanoTime() - checkStart;
         out.println(result.text());
         out.printf("dkv check: %s (%s): %,d operations, %d faults; history, verdict and timeline in %s%n",
             result.verdict(), result.checker(), history.operations().size(), faults.size(), results);
-        return result.verdict().exitCode();
+        return RunSummaries.Run.of(seed, nemesisText(), history, faults.size(), recovered, result.verdict(),
+            checkNanos);
+    }
+
+    private static List<String> overlapping(final List<String> kinds)
+    {
+        final List<String> overlapping = new ArrayList<>(kinds);
+        overlapping.retainAll(Nemesis.OVERLAPPING);
+        return overlapping;
+    }
+
+    private String nemesisText()
+    {
+        final List<String> kinds = faultKinds();
+        return kinds.isEmpty() ? "none" : String.join(",", kinds);
     }
 
     private void validate()
@@ -262,6 +370,21 @@ public final class CheckCommand implements Callable<Integer>
                 "key (--memory-nodes " + memoryNodes + ", --replicas " + replicas + "), or 'add-memory' beside it: " +
                 "a drain never leaves fewer members than copies, nor none");
         }
+        if (faultsAtOnce < 1 || faultsAtOnce > 4)
+        {
+            throw new IllegalArgumentException("--faults-at-once " + faultsAtOnce + " is not in [1, 4]");
+        }
+        if (faultsAtOnce > 1 && overlapping(faultKinds()).isEmpty())
+        {
+            throw new IllegalArgumentException("--faults-at-once " + faultsAtOnce + " needs a nemesis that holds one " +
+                "role at a time beside the others (" + String.join(", ", Nemesis.OVERLAPPING) + "), not " +
+                nemesisText());
+        }
+        if (runs < 1 || recovery.isNegative() || recovery.isZero())
+        {
+            throw new IllegalArgumentException("--runs " + runs + " and --recovery " + format(recovery) +
+                " must be positive");
+        }
         if (rate <= 0 || keys < 1)
         {
             throw new IllegalArgumentException("--rate " + rate + " and --keys " + keys + " must be positive");
@@ -293,7 +416,7 @@ public final class CheckCommand implements Callable<Integer>
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
                 throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale, kill-memory, add-memory, drain-memory, long-pause or none");
+                    "scale, kill-memory, add-memory, drain-memory, long-pause, kill-mid-write or none");
             }
         }
     }

@@ -57,6 +57,16 @@ public final class ListAppendWorkload implements Workload
         return new Invocation(Op.TXN, null, List.of(List.of(Op.APPEND, key, element)));
     }
 
+    public List<Invocation> finalReads()
+    {
+        final List<Invocation> reads = new ArrayList<>(keys);
+        for (int i = 0; i < keys; i++)
+        {
+            reads.add(new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, "l" + i, List.of()))));
+        }
+        return reads;
+    }
+
     public Object execute(final CheckedStore store, final Invocation invocation, final long deadlineNanos)
     {
         final List<?> microOp = (List<?>)((List<?>)invocation.value()).get(0);

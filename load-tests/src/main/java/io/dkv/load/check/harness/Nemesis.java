@@ -1,5 +1,6 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.checker.history.HistoryJson;
 import io.dkv.compute.autoscale.Autoscaler;
 import io.dkv.compute.autoscale.ManagedNode;
 import io.dkv.memory.MemoryNodeConfiguration;
@@ -45,8 +46,13 @@ final class Nemesis implements Runnable
     static final String ADD_MEMORY = "add-memory";
     static final String DRAIN_MEMORY = "drain-memory";
     static final String LONG_PAUSE = "long-pause";
+    static final String KILL_MID_WRITE = "kill-mid-write";
     static final List<String> KINDS =
-        List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY, LONG_PAUSE);
+        List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY, LONG_PAUSE, KILL_MID_WRITE);
+    /** Kinds that strike one role at a time, which several nemeses of a run may cause together. */
+    static final List<String> OVERLAPPING = List.of(KILL, PAUSE, KILL_MEMORY, LONG_PAUSE, KILL_MID_WRITE);
+    /** How long kill-mid-write looks for a write in flight before it gives up its turn. */
+    static final long MID_WRITE_SEARCH_MS = 3_000;
 
     /**
      * How long {@link #LONG_PAUSE} stops a client, the driver or a compute node: past a memory node's grace period, so
@@ -78,11 +84,12 @@ final class Nemesis implements Runnable
     private final double surgeTarget;
     private final MemoryNodeKills memoryKills;
     private final MemoryTierChanges tier;
-    /** Held while the memory tier changes: stop() then waits for the change to end rather than interrupt it. */
-    private final Object changing = new Object();
-    private boolean changeUnderWay;
+    /** What the nemesis waits on between its steps, notified when it is stopped. */
+    private final Object wakeUp = new Object();
     private final List<NemesisEvent> events = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean running = true;
+    private StruckRoles struck = new StruckRoles(false);
+    private WritesInFlight writes;
 
     /**
      * @param kinds     faults to cause: kill, pause, partition, scale, kill-memory, add-memory, drain-memory.
@@ -142,6 +149,27 @@ final class Nemesis implements Runnable
         this.log = log;
     }
 
+    /**
+     * Share the roles under a fault with the run's other nemeses, so that no two faults hold one role.
+     *
+     * @return this.
+     */
+    Nemesis sharing(final StruckRoles struck)
+    {
+        this.struck = struck;
+        return this;
+    }
+
+    /**
+     * @param writes where kill-mid-write finds a client with a write in flight.
+     * @return this.
+     */
+    Nemesis aimingAt(final WritesInFlight writes)
+    {
+        this.writes = writes;
+        return this;
+    }
+
     public void run()
     {
         while (running && !kinds.isEmpty())
@@ -187,6 +215,10 @@ final class Nemesis implements Runnable
                 final List<Role> memoryNodes = memoryKills.memoryNodes();
                 killMemoryNode(memoryNodes.get(pick % memoryNodes.size()), holdMs);
             }
+            else if (KILL_MID_WRITE.equals(kind))
+            {
+                killMidWrite(targets, holdMs);
+            }
             else if (pick >= targets.size())
             {
                 strike(kind, scaled.get(pick - targets.size()), holdMs);
@@ -229,28 +261,14 @@ final class Nemesis implements Runnable
      */
     private boolean changeMemoryTier(final String kind, final int pick)
     {
-        synchronized (changing)
+        if (!running)
         {
-            if (!running)
-            {
-                return false;
-            }
-            changeUnderWay = true;
+            return false;
         }
-        try
+        final NemesisEvent event = ADD_MEMORY.equals(kind) ? tier.add() : tier.drain(pick);
+        if (event != null)
         {
-            final NemesisEvent event = ADD_MEMORY.equals(kind) ? tier.add() : tier.drain(pick);
-            if (event != null)
-            {
-                events.add(event);
-            }
-        }
-        finally
-        {
-            synchronized (changing)
-            {
-                changeUnderWay = false;
-            }
+            events.add(event);
         }
         return true;
     }
@@ -275,33 +293,102 @@ final class Nemesis implements Runnable
 
     private void strike(final String kind, final Role target, final long holdMs)
     {
-        final String why = KILL.equals(kind) ? memoryKills.whyNot(target) : null;
-        if (why != null)
+        strike(kind, kind, target, holdMs, "");
+    }
+
+    /**
+     * @param label what the log and the timeline call the fault (kill-mid-write is a kill).
+     * @param why   what made the nemesis pick the target, for the log; empty when it drew it.
+     */
+    private void strike(final String kind, final String label, final Role target, final long holdMs,
+        final String why)
+    {
+        final String whyNot = KILL.equals(kind) ? memoryKills.whyNot(target) : null;
+        if (whyNot != null)
         {
-            log.accept("nemesis: kill " + target + " skipped: " + why);
+            log.accept("nemesis: " + label + " " + target + " skipped: " + whyNot);
             return;
         }
-        final long start = System.nanoTime() - originNanos;
-        String detail = "";
-        log.accept(String.format(Locale.ROOT, "nemesis: %s %s (process %d) for %d ms", kind, target, target.pid(),
-            holdMs));
-        switch (kind)
+        final String taken = struck.take(target, memoryKills.nodeId(target) != 0);
+        if (taken != null)
         {
-            case KILL ->
-            {
-                target.kill();
-                sleep(holdMs);
-                detail = restart(target);
-            }
-            case PAUSE ->
-            {
-                target.pause();
-                sleep(holdMs);
-                target.resume();
-            }
-            default -> throw new IllegalArgumentException("nemesis cannot " + kind);
+            log.accept("nemesis: " + label + " " + target + " skipped: " + taken);
+            return;
         }
-        events.add(new NemesisEvent(kind, target.name(), start, System.nanoTime() - originNanos, detail));
+        try
+        {
+            final long start = System.nanoTime() - originNanos;
+            String detail = why;
+            log.accept(String.format(Locale.ROOT, "nemesis: %s %s (process %d) for %d ms%s", label, target,
+                target.pid(), holdMs, why.isEmpty() ? "" : ": " + why));
+            switch (kind)
+            {
+                case KILL ->
+                {
+                    target.kill();
+                    sleep(holdMs);
+                    detail += (detail.isEmpty() ? "" : "; ") + restart(target);
+                }
+                case PAUSE ->
+                {
+                    target.pause();
+                    sleep(holdMs);
+                    target.resume();
+                }
+                default -> throw new IllegalArgumentException("nemesis cannot " + kind);
+            }
+            events.add(new NemesisEvent(label, target.name(), start, System.nanoTime() - originNanos, detail));
+        }
+        finally
+        {
+            struck.release(target);
+        }
+    }
+
+    /**
+     * SIGKILL aimed at a write in flight: the client process that has a write or compare-and-set invoked and not
+     * completed, or the driver or a compute node it goes through, killed at once; restarted after the hold. Skipped,
+     * saying so, when no write is in flight within {@link #MID_WRITE_SEARCH_MS}.
+     */
+    private void killMidWrite(final List<Role> targets, final long holdMs)
+    {
+        final List<Role> clients = new ArrayList<>();
+        final List<Role> writePath = new ArrayList<>();
+        for (final Role role : targets)
+        {
+            if (role.name().startsWith(CheckCluster.CLIENT))
+            {
+                clients.add(role);
+            }
+            else if (role.name().equals(CheckCluster.DRIVER) || role.name().startsWith(CheckCluster.COMPUTE_NODE))
+            {
+                writePath.add(role);
+            }
+        }
+        final long giveUp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MID_WRITE_SEARCH_MS);
+        WritesInFlight.InFlight found = null;
+        while (running && found == null && System.nanoTime() < giveUp)
+        {
+            Collections.shuffle(clients, random);
+            found = writes == null ? null : writes.find(clients);
+            if (found == null)
+            {
+                pause(1);
+            }
+        }
+        if (found == null)
+        {
+            log.accept("nemesis: kill-mid-write skipped: no client had a write in flight within " +
+                MID_WRITE_SEARCH_MS + " ms");
+            return;
+        }
+        final Role target = writePath.isEmpty() || random.nextBoolean() ? found.client() :
+            writePath.get(random.nextInt(writePath.size()));
+        final String why = found.client() + " had " + found.write().f() + " " +
+            (found.write().key() == null ? "" : found.write().key() + " ") +
+            HistoryJson.valueText(found.write().value()) + " in flight (process " +
+            found.write().process() + ")";
+        strike(KILL, KILL_MID_WRITE, target, holdMs, why);
     }
 
     /**
@@ -317,6 +404,24 @@ final class Nemesis implements Runnable
             log.accept("nemesis: kill-memory " + target + " skipped: " + why);
             return;
         }
+        final String taken = struck.take(target, true);
+        if (taken != null)
+        {
+            log.accept("nemesis: kill-memory " + target + " skipped: " + taken);
+            return;
+        }
+        try
+        {
+            killAndHold(target, holdMs);
+        }
+        finally
+        {
+            struck.release(target);
+        }
+    }
+
+    private void killAndHold(final Role target, final long holdMs)
+    {
         final long start = System.nanoTime() - originNanos;
         final long downMs = KILL_MEMORY_DOWN_MS + holdMs;
         log.accept(String.format(Locale.ROOT, "nemesis: kill-memory %s (process %d) for %d ms, then a restart to " +
@@ -409,20 +514,20 @@ final class Nemesis implements Runnable
         }
     }
 
-    /** Stop striking; whatever is down comes back before this returns. */
+    /**
+     * Stop striking; whatever is down comes back before this returns. The nemesis is woken from its waits, never
+     * interrupted: a restart under way ends as it would have (one cut short leaves its role down, "interrupted while
+     * starting"), and a change of the memory tier runs to its end or its timeout.
+     */
     void stop(final Thread runner)
     {
-        synchronized (changing)
+        synchronized (wakeUp)
         {
             running = false;
-            if (!changeUnderWay)
-            {
-                runner.interrupt();
-            }
+            wakeUp.notifyAll();
         }
         try
         {
-            // a change of the memory tier under way is waited for: it ends, or gives up, within its timeout
             runner.join(TimeUnit.SECONDS.toMillis(60) + MemoryTierChanges.CHANGE_TIMEOUT_MS);
         }
         catch (final InterruptedException ex)
@@ -439,6 +544,53 @@ final class Nemesis implements Runnable
         }
     }
 
+    /**
+     * After {@link #stop}: wait until every role runs again (restarting one that does not, as often as it takes; a
+     * drained memory node stays stopped), the autoscaler serves its minimum, and where the membership can be read and
+     * matters (several copies, or a memory tier that changed), until no change runs and every member is live: what
+     * must hold before the final reads.
+     *
+     * @return null when all is back by the deadline, else what was not.
+     */
+    String awaitEveryRoleBack(final long deadlineNanos)
+    {
+        String missing = "";
+        long nextReport = System.nanoTime();
+        while (System.nanoTime() < deadlineNanos)
+        {
+            missing = null;
+            for (final Role target : targets())
+            {
+                if (!target.isAlive())
+                {
+                    final String restarted = restart(target);
+                    log.accept("recovery: " + target + " " + restarted);
+                    missing = target.isAlive() ? missing : target + " does not run (" + restarted + ")";
+                }
+            }
+            if (missing == null && autoscaler != null && autoscaler.serving() < autoscaler.context().minNodes())
+            {
+                missing = "the autoscaler serves " + autoscaler.serving() + " compute nodes of its minimum " +
+                    autoscaler.context().minNodes();
+            }
+            if (missing == null && hosts == null && (memoryKills.replicas() > 1 || tier.changes()))
+            {
+                missing = memoryKills.whyNotChange();
+            }
+            if (missing == null)
+            {
+                return null;
+            }
+            if (System.nanoTime() >= nextReport)
+            {
+                log.accept("recovery: waiting: " + missing);
+                nextReport = System.nanoTime() + 5_000_000_000L;
+            }
+            pause(100);
+        }
+        return missing;
+    }
+
     List<NemesisEvent> events()
     {
         synchronized (events)
@@ -447,17 +599,42 @@ final class Nemesis implements Runnable
         }
     }
 
+    /** @return true when the time passed, false when the nemesis was stopped first (the caller heals at once). */
     private boolean sleep(final long ms)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        synchronized (wakeUp)
+        {
+            while (running)
+            {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return true;
+                }
+                try
+                {
+                    TimeUnit.NANOSECONDS.timedWait(wakeUp, left);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return false;
+        }
+    }
+
+    private static void pause(final long ms)
     {
         try
         {
             Thread.sleep(ms);
-            return true;
         }
         catch (final InterruptedException ex)
         {
-            // stop() interrupts: the fault under way is still healed by the caller
-            return false;
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -4,6 +4,7 @@ import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.timeline.Fault;
 import io.dkv.checker.timeline.Judgement;
+import io.dkv.checker.timeline.Phase;
 import io.dkv.checker.timeline.TimelineHtml;
 
 import java.io.IOException;
@@ -17,8 +18,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Checks a recorded history and writes what a run leaves: {@code history.jsonl}, {@code verdict.txt},
- * {@code nemesis.log} and {@code timeline.html}.
+ * Checks a recorded history and writes what a run leaves: {@code history.jsonl}, {@code verdict.txt} (with the
+ * recovery phase's finding, where the run had one), {@code nemesis.log} and {@code timeline.html}.
  */
 public final class ResultDirectory
 {
@@ -45,16 +46,34 @@ public final class ResultDirectory
         final List<String> notes,
         final Duration budget)
     {
+        return checkAndWrite(directory, title, workload, history, faults, notes, budget, null);
+    }
+
+    /**
+     * @param recovery what the run's recovery phase found, or null where it had none: a run that did not recover is
+     *                 {@link Verdict#UNRECOVERED} unless the checker found a violation.
+     */
+    static CheckResult checkAndWrite(
+        final Path directory,
+        final String title,
+        final String workload,
+        final History history,
+        final List<NemesisEvent> faults,
+        final List<String> notes,
+        final Duration budget,
+        final FinalReadsCheck.Recovery recovery)
+    {
         try
         {
             Files.createDirectories(directory);
             HistoryJson.write(history, directory.resolve(HISTORY));
-            final CheckResult result = Checkers.check(workload, history, budget);
+            final CheckResult result = withRecovery(Checkers.check(workload, history, budget), recovery);
             Files.writeString(directory.resolve(VERDICT),
                 result.verdict() + " (" + result.checker() + ")\n" + result.text() + "\n",
                 StandardCharsets.UTF_8);
             Files.write(directory.resolve(NEMESIS), faultLines(faults, notes), StandardCharsets.UTF_8);
-            final String timeline = TimelineHtml.render(title, history, judgement(result), timelineFaults(faults));
+            final String timeline =
+                TimelineHtml.render(title, history, judgement(result), timelineFaults(faults), phases(recovery));
             Files.writeString(directory.resolve(TIMELINE), timeline, StandardCharsets.UTF_8);
             return result;
         }
@@ -62,6 +81,29 @@ public final class ResultDirectory
         {
             throw new UncheckedIOException("cannot write the results to " + directory + ": " + ex.getMessage(), ex);
         }
+    }
+
+    private static CheckResult withRecovery(final CheckResult checked, final FinalReadsCheck.Recovery recovery)
+    {
+        if (recovery == null)
+        {
+            return checked;
+        }
+        final Verdict verdict = checked.verdict() == Verdict.INVALID || recovery.recovered() ? checked.verdict() :
+            Verdict.UNRECOVERED;
+        return new CheckResult(checked.checker(), verdict, checked.text() + "\n" + recovery.text(), checked.failing());
+    }
+
+    private static List<Phase> phases(final FinalReadsCheck.Recovery recovery)
+    {
+        if (recovery == null)
+        {
+            return List.of();
+        }
+        final FinalReadsCheck.Phases phases = recovery.phases();
+        return List.of(
+            new Phase("heal", phases.healFrom(), phases.readsFrom(), "every fault healed, every role waited for"),
+            new Phase("final reads", phases.readsFrom(), phases.end(), recovery.text()));
     }
 
     /** @return the result in the timeline's terms: the checker library knows neither the harness nor its verdicts. */

@@ -8,7 +8,12 @@ public enum Verdict
     VALID(0),
     INVALID(3),
     /** The checker ran out of its time budget (or memory) before it could decide. */
-    UNKNOWN(4);
+    UNKNOWN(4),
+    /**
+     * The operations are consistent, but once every fault was healed some client could not read some key by the
+     * recovery phase's deadline: the store did not come back.
+     */
+    UNRECOVERED(5);
 
     private final int exitCode;
 

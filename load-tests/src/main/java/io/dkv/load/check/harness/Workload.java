@@ -2,6 +2,7 @@ package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.Op;
 
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -20,6 +21,9 @@ public interface Workload
      */
     Invocation next(Random random, int process);
 
+    /** @return a read of every key the workload uses, in key order: what each client does once every fault healed. */
+    List<Invocation> finalReads();
+
     /**
      * Carry out an invocation.
      *
@@ -32,6 +36,11 @@ public interface Workload
     /** An operation about to be invoked. */
     record Invocation(String f, String key, Object value)
     {
+        /** @return the key it is on: its own, or the one its transaction's single micro-operation is on. */
+        public String target()
+        {
+            return key != null ? key : String.valueOf(((List<?>)((List<?>)value).getFirst()).get(1));
+        }
     }
 
     /** The operation did not take effect, for a reason the history keeps. */

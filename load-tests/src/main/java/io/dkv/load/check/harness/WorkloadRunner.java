@@ -5,6 +5,7 @@ import io.dkv.checker.history.Op;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -86,6 +87,67 @@ public final class WorkloadRunner implements AutoCloseable
                 Thread.currentThread().interrupt();
                 return;
             }
+        }
+    }
+
+    /**
+     * The final reads, once the workers stopped ({@link #close()}): every key read by a process of its own, a read
+     * that fails tried again (each try recorded) until it is ok or {@code timeoutNanos} passed since this began.
+     *
+     * @param pauseNanos how long to wait before trying a failed read again.
+     * @return what they found, for the client's report; the history says the same.
+     */
+    public FinalReads finalReads(final long timeoutNanos, final long pauseNanos)
+    {
+        final long start = System.nanoTime();
+        final long deadline = start + timeoutNanos;
+        final int process = nextProcess.getAndIncrement();
+        final List<String> unread = new ArrayList<>();
+        int failedTries = 0;
+        for (final Workload.Invocation read : workload.finalReads())
+        {
+            boolean done = false;
+            while (!done)
+            {
+                final Op invoke = recorder.invoke(process, read.f(), read.key(), read.value());
+                try
+                {
+                    recorder.ok(invoke, workload.execute(store, read, Math.min(deadline, System.nanoTime() +
+                        this.timeoutNanos)));
+                    done = true;
+                }
+                catch (final RuntimeException ex)
+                {
+                    recorder.fail(invoke, describe(ex));
+                    failedTries++;
+                    if (System.nanoTime() + pauseNanos > deadline)
+                    {
+                        unread.add(read.target() + " (" + describe(ex) + ")");
+                        break;
+                    }
+                    LockSupport.parkNanos(pauseNanos);
+                }
+            }
+        }
+        return new FinalReads(workload.finalReads().size(), unread, failedTries, System.nanoTime() - start);
+    }
+
+    /**
+     * What one client's final reads found.
+     *
+     * @param keys        keys it read.
+     * @param unread      the keys it could not read by the deadline, each with the last error.
+     * @param failedTries reads that failed, those tried again since included.
+     * @param nanos       how long they took.
+     */
+    public record FinalReads(int keys, List<String> unread, int failedTries, long nanos)
+    {
+        /** @return one line for the client's report. */
+        public String describe()
+        {
+            return String.format(Locale.ROOT, "%d of %d keys read in %.3f s, %d tries failed%s",
+                keys - unread.size(), keys, nanos / 1e9, failedTries,
+                unread.isEmpty() ? "" : "; not read: " + String.join("; ", unread));
         }
     }
 

@@ -40,20 +40,58 @@ class CheckCommandTest
     Path dir;
 
     @Test
-    @Timeout(180)
-    void theStoreStaysLinearizableWhileItsProcessesAreKilledAndPaused() throws Exception
+    @Timeout(240)
+    void theStoreStaysLinearizableAndRecoversInEachOfTwoRunsWhileItsProcessesAreKilledAndPaused() throws Exception
     {
-        final Run run = check("results",
-            "--time", "16s", "--nemesis", "kill,pause", "--interval", "3s", "--rate", "150", "--keys", "4",
-            "--seed", "7");
+        final Path soak = dir.resolve("soak");
+        final int exit = check.run("--runs", "2", "--time", "8s", "--nemesis", "kill,pause", "--interval", "2s",
+            "--rate", "150", "--keys", "4", "--seed", "7", "--dir", soak.toString());
+
+        assertEquals(0, exit, check::err);
+        final String summary = Files.readString(soak.resolve(RunSummaries.FILE));
+        for (final int seed : new int[] {7, 8})
+        {
+            final Run run = new Run(exit, check.err(), soak.resolve("seed-" + seed),
+                Files.readString(soak.resolve("seed-" + seed).resolve(ResultDirectory.VERDICT)));
+            run.assertVerdict(Verdict.VALID);
+            assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
+            assertOperationsCompleted(run, 200);
+            assertTrue(run.read(ResultDirectory.TIMELINE).contains(">final reads</text>"), "the phase is drawn");
+            final String nemesis = run.read(ResultDirectory.NEMESIS);
+            assertTrue(nemesis.contains("recovery: every client reads every key") &&
+                nemesis.contains("final reads of client 1: 4 of 4 keys read"), nemesis);
+            assertTrue(nemesis.contains("nemesis: kill ") || nemesis.contains("nemesis: pause "), nemesis);
+            assertTrue(summary.contains(String.format("| %6d | kill,pause ", seed)), summary);
+        }
+        assertTrue(summary.contains("2 runs: ") && summary.contains("2 recovered; 2 valid, 0 not"), summary);
+    }
+
+    @Test
+    @Timeout(180)
+    void registersStayLinearizableWhileTwoFaultsOverlapAndKillsLandWithWritesInFlight() throws Exception
+    {
+        final Run run = check("overlap",
+            "--faults-at-once", "2", "--nemesis", "kill,pause,kill-mid-write", "--time", "14s", "--interval", "1s",
+            "--rate", "300", "--keys", "4", "--seed", "3");
 
         run.assertVerdict(Verdict.VALID);
-        final History history = run.history();
-        final long ok = history.operations().stream().filter(Operation::isOk).count();
-        assertTrue(ok > 500, () -> ok + " operations completed ok of " + history.operations().size());
+        assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
+        assertOperationsCompleted(run, 300);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
-        assertTrue(nemesis.contains(" kill ") || nemesis.contains(" pause "), nemesis);
-        assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"fault\""), "faults on the timeline");
+        final Pattern midWrite = Pattern.compile("nemesis: kill-mid-write .* for \\d+ ms: client \\d had (write|cas) ");
+        assertTrue(midWrite.matcher(nemesis).find(), nemesis);
+        assertTrue(overlapping(nemesis), () -> "two faults at once: " + nemesis);
+    }
+
+    @Test
+    @Timeout(180)
+    void staleReadsAreCaughtWhileTwoFaultsOverlapAndKillsLandWithWritesInFlight() throws Exception
+    {
+        final Run run = check("overlap-faulty",
+            "--faults-at-once", "2", "--nemesis", "kill,pause,kill-mid-write", "--time", "10s", "--interval", "1s",
+            "--inject", FaultyStores.STALE_READS, "--rate", "600", "--keys", "8", "--seed", "3");
+
+        run.assertVerdict(Verdict.INVALID);
     }
 
     @Test
@@ -295,7 +333,40 @@ class CheckCommandTest
         assertRefused("nemesis 'drain-memory' with 'partition'", "--memory-nodes", "3", "--nemesis",
             "partition,drain-memory");
         assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
-            "add-memory, drain-memory, long-pause or none", "--nemesis", "grow-memory");
+            "add-memory, drain-memory, long-pause, kill-mid-write or none", "--nemesis", "grow-memory");
+    }
+
+    @Test
+    void refusesFaultsAtOnceThatCannotOverlapAndRunsOrRecoveriesOfNothing()
+    {
+        assertRefused("--faults-at-once 5 is not in [1, 4]", "--faults-at-once", "5");
+        assertRefused("--faults-at-once 2 needs a nemesis that holds one role at a time beside the others", "--through",
+            "compute", "--autoscale", "1..2", "--nemesis", "scale", "--faults-at-once", "2");
+        assertRefused("--runs 0 and --recovery 60 s must be positive", "--runs", "0");
+        assertRefused("--runs 1 and --recovery 0 s must be positive", "--recovery", "0s");
+    }
+
+    /** @return whether two faults of the nemesis log's table (start .. end, kind, target) held at the same time. */
+    private static boolean overlapping(final String nemesisLog)
+    {
+        final Matcher line = Pattern.compile("^\\s*([0-9.]+) s \\.\\.\\s+([0-9.]+) s ", Pattern.MULTILINE)
+            .matcher(nemesisLog);
+        final List<double[]> faults = new ArrayList<>();
+        while (line.find())
+        {
+            faults.add(new double[] {Double.parseDouble(line.group(1)), Double.parseDouble(line.group(2))});
+        }
+        for (int i = 0; i < faults.size(); i++)
+        {
+            for (int j = i + 1; j < faults.size(); j++)
+            {
+                if (faults.get(i)[0] < faults.get(j)[1] && faults.get(j)[0] < faults.get(i)[1])
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** At least {@code least} operations completed ok: a run whose every operation failed says nothing. */
