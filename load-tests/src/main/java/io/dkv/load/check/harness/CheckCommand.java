@@ -71,7 +71,9 @@ public final class CheckCommand implements Callable<Integer>
             "SIGSTOP of a client process, the driver or a compute node for " + Nemesis.LONG_PAUSE_MS / 1000 +
             " s, past the memory nodes' grace period, with what it had in flight. kill-mid-write: SIGKILL, the " +
             "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
-            "node it goes through, restarted after the hold " +
+            "node it goes through, restarted after the hold. one-way-partition: one group of test hosts cannot " +
+            "send to the other, which still reaches it. flapping-partition: cut and healed every " +
+            Nemesis.FLAP_MS + "-" + 2 * Nemesis.FLAP_MS + " ms, between other groups each time, for the hold " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -220,7 +222,8 @@ public final class CheckCommand implements Callable<Integer>
             out.println(line);
         };
         final List<String> kinds = faultKinds();
-        final TestHosts hosts = kinds.contains(Nemesis.PARTITION) ? testHosts(out, nemesisLog, kinds) : null;
+        final TestHosts hosts =
+            kinds.stream().anyMatch(Nemesis.PARTITIONS::contains) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
         final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
         final int[] bounds = autoscaleBounds();
@@ -356,9 +359,9 @@ public final class CheckCommand implements Callable<Integer>
         }
         for (final String memoryTier : List.of(Nemesis.KILL_MEMORY, Nemesis.ADD_MEMORY, Nemesis.DRAIN_MEMORY))
         {
-            if (nemesis.contains(memoryTier) && nemesis.contains(Nemesis.PARTITION))
+            if (nemesis.contains(memoryTier) && nemesis.stream().anyMatch(Nemesis.PARTITIONS::contains))
             {
-                throw new IllegalArgumentException("nemesis '" + memoryTier + "' with 'partition': the harness " +
+                throw new IllegalArgumentException("nemesis '" + memoryTier + "' with partitions: the harness " +
                     "reads the membership before it strikes a memory node, and cannot reach the test hosts' " +
                     "MetaServer");
             }
@@ -416,7 +419,8 @@ public final class CheckCommand implements Callable<Integer>
             if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
             {
                 throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale, kill-memory, add-memory, drain-memory, long-pause, kill-mid-write or none");
+                    "scale, kill-memory, add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, " +
+                    "flapping-partition or none");
             }
         }
     }
@@ -474,11 +478,11 @@ public final class CheckCommand implements Callable<Integer>
             }
         }
         final String skipped =
-            "nemesis: partition skipped: test hosts in network namespaces cannot be made here (" + reason +
+            "nemesis: partitions skipped: test hosts in network namespaces cannot be made here (" + reason +
             "); the cluster runs on this host with the shm provider";
         out.println(skipped);
         nemesisLog.add(skipped);
-        kinds.remove(Nemesis.PARTITION);
+        kinds.removeAll(Nemesis.PARTITIONS);
         return null;
     }
 

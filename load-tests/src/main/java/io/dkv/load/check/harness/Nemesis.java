@@ -47,8 +47,14 @@ final class Nemesis implements Runnable
     static final String DRAIN_MEMORY = "drain-memory";
     static final String LONG_PAUSE = "long-pause";
     static final String KILL_MID_WRITE = "kill-mid-write";
-    static final List<String> KINDS =
-        List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY, LONG_PAUSE, KILL_MID_WRITE);
+    static final String ONE_WAY_PARTITION = "one-way-partition";
+    static final String FLAPPING_PARTITION = "flapping-partition";
+    static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY,
+        LONG_PAUSE, KILL_MID_WRITE, ONE_WAY_PARTITION, FLAPPING_PARTITION);
+    /** The kinds that cut the test hosts' network, which need test hosts. */
+    static final List<String> PARTITIONS = List.of(PARTITION, ONE_WAY_PARTITION, FLAPPING_PARTITION);
+    /** How long a flapping partition stays cut, or healed, at least; as long again at most. */
+    static final long FLAP_MS = 150;
     /** Kinds that strike one role at a time, which several nemeses of a run may cause together. */
     static final List<String> OVERLAPPING = List.of(KILL, PAUSE, KILL_MEMORY, LONG_PAUSE, KILL_MID_WRITE);
     /** How long kill-mid-write looks for a write in flight before it gives up its turn. */
@@ -128,7 +134,7 @@ final class Nemesis implements Runnable
                 memoryKills.memoryNodes().size() + " memory nodes, " + memoryKills.replicas() + " copies");
         }
         this.memoryKills = memoryKills;
-        if (kinds.contains(PARTITION) && hosts == null)
+        if (kinds.stream().anyMatch(PARTITIONS::contains) && hosts == null)
         {
             throw new IllegalArgumentException("partitions need test hosts");
         }
@@ -190,9 +196,13 @@ final class Nemesis implements Runnable
                     return;
                 }
             }
-            else if (PARTITION.equals(kind))
+            else if (PARTITION.equals(kind) || ONE_WAY_PARTITION.equals(kind))
             {
-                partition(holdMs);
+                partition(holdMs, ONE_WAY_PARTITION.equals(kind));
+            }
+            else if (FLAPPING_PARTITION.equals(kind))
+            {
+                flappingPartition(holdMs);
             }
             else if (SCALE.equals(kind))
             {
@@ -479,15 +489,42 @@ final class Nemesis implements Runnable
             before + " running before, " + during + " at the surge's end"));
     }
 
-    private void partition(final long holdMs)
+    private void partition(final long holdMs, final boolean oneWay)
     {
         final long start = System.nanoTime() - originNanos;
-        final TestHosts.Partition partition = hosts.partition(random);
-        final String sides = side(partition.sideA()) + " | " + side(partition.sideB());
-        log.accept(String.format(Locale.ROOT, "nemesis: partition %s for %d ms", sides, holdMs));
+        final TestHosts.Partition partition = hosts.partition(random, oneWay);
+        final String sides = side(partition.sideA()) + (oneWay ? " -> " : " | ") + side(partition.sideB());
+        log.accept(String.format(Locale.ROOT, "nemesis: %s %s for %d ms%s", oneWay ? ONE_WAY_PARTITION : PARTITION,
+            sides, holdMs, oneWay ? " (the first side's packets to the second dropped, the second's still arrive)" :
+            ""));
         sleep(holdMs);
         hosts.heal(partition);
-        events.add(new NemesisEvent(PARTITION, sides, start, System.nanoTime() - originNanos, ""));
+        events.add(new NemesisEvent(oneWay ? ONE_WAY_PARTITION : PARTITION, sides, start,
+            System.nanoTime() - originNanos, ""));
+    }
+
+    /**
+     * Cut and heal again and again for the hold, each time between other groups, each cut and each heal lasting
+     * {@link #FLAP_MS} to twice that: connections that just came back are cut again before they settle.
+     */
+    private void flappingPartition(final long holdMs)
+    {
+        final long start = System.nanoTime() - originNanos;
+        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMs);
+        log.accept(String.format(Locale.ROOT, "nemesis: %s for %d ms, cut and healed every %d-%d ms",
+            FLAPPING_PARTITION, holdMs, FLAP_MS, 2 * FLAP_MS));
+        int cuts = 0;
+        boolean stopped = false;
+        while (!stopped && System.nanoTime() < end)
+        {
+            final TestHosts.Partition partition = hosts.partition(random, false);
+            cuts++;
+            stopped = !sleep(FLAP_MS + random.nextLong(FLAP_MS));
+            hosts.heal(partition);
+            stopped = stopped || !sleep(FLAP_MS + random.nextLong(FLAP_MS));
+        }
+        events.add(new NemesisEvent(FLAPPING_PARTITION, "all test hosts", start, System.nanoTime() - originNanos,
+            cuts + " cuts"));
     }
 
     private String side(final List<Integer> side)

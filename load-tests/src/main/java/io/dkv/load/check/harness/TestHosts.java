@@ -112,6 +112,19 @@ final class TestHosts implements AutoCloseable
      */
     Partition partition(final Random random)
     {
+        return partition(random, false);
+    }
+
+    /**
+     * Cut the hosts in two random groups apart, both ways or one way only.
+     *
+     * @param oneWay true: the first side's packets to the other are dropped (a blackhole route on the first side
+     *               only), while the other side's still arrive; this kernel has neither the netfilter nor the tc
+     *               classifiers that would drop them on the way, and a route drops them before they leave.
+     * @return the two groups, host numbers from 0: the first side, then the other.
+     */
+    Partition partition(final Random random, final boolean oneWay)
+    {
         final List<Integer> sideA = new ArrayList<>();
         final List<Integer> sideB = new ArrayList<>();
         while (sideA.isEmpty() || sideB.isEmpty())
@@ -128,10 +141,13 @@ final class TestHosts implements AutoCloseable
             for (final int b : sideB)
             {
                 run("-n", namespaces.get(a), "route", "add", "blackhole", address(b) + "/32");
-                run("-n", namespaces.get(b), "route", "add", "blackhole", address(a) + "/32");
+                if (!oneWay)
+                {
+                    run("-n", namespaces.get(b), "route", "add", "blackhole", address(a) + "/32");
+                }
             }
         }
-        return new Partition(List.copyOf(sideA), List.copyOf(sideB));
+        return new Partition(List.copyOf(sideA), List.copyOf(sideB), oneWay);
     }
 
     /** Undo a partition: every host reaches every other again. */
@@ -142,7 +158,10 @@ final class TestHosts implements AutoCloseable
             for (final int b : partition.sideB())
             {
                 run("-n", namespaces.get(a), "route", "del", "blackhole", address(b) + "/32");
-                run("-n", namespaces.get(b), "route", "del", "blackhole", address(a) + "/32");
+                if (!partition.oneWay())
+                {
+                    run("-n", namespaces.get(b), "route", "del", "blackhole", address(a) + "/32");
+                }
             }
         }
     }
@@ -156,8 +175,12 @@ final class TestHosts implements AutoCloseable
         created.clear();
     }
 
-    /** Two groups of hosts that cannot reach each other. */
-    record Partition(List<Integer> sideA, List<Integer> sideB)
+    /**
+     * Two groups of hosts that cannot reach each other, or where only the second cannot be reached from the first.
+     *
+     * @param oneWay true when only the first side's packets to the second are dropped.
+     */
+    record Partition(List<Integer> sideA, List<Integer> sideB, boolean oneWay)
     {
     }
 

@@ -151,13 +151,51 @@ class CheckCommandTest
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
         // on a machine that cannot make test hosts the run says why and goes on without partitions
-        assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partition skipped: test hosts"),
+        assertTrue(nemesis.contains("nemesis: partition {") || nemesis.contains("partitions skipped: test hosts"),
             nemesis);
-        if (nemesis.contains("partition skipped"))
+        if (nemesis.contains("partitions skipped"))
         {
             System.out.println("partitions skipped: " +
                 nemesis.lines().filter(line -> line.contains("skipped")).findFirst().orElse(""));
         }
+    }
+
+    @Test
+    @Timeout(180)
+    void registersStayLinearizableWhileOneSideOfAPartitionCannotReachTheOther() throws Exception
+    {
+        final Run run = check("one-way",
+            "--nemesis", "one-way-partition", "--time", "10s", "--interval", "1s", "--rate", "300", "--keys", "4",
+            "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(nemesis.contains("nemesis: one-way-partition {") && nemesis.contains("} -> {") ||
+            nemesis.contains("partitions skipped: test hosts"), nemesis);
+    }
+
+    @Test
+    @Timeout(180)
+    void registersStayLinearizableWhileAPartitionFlaps() throws Exception
+    {
+        final Run run = check("flapping",
+            "--nemesis", "flapping-partition", "--time", "10s", "--interval", "1s", "--rate", "300", "--keys", "4",
+            "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(Pattern.compile("flapping-partition all test hosts [2-9]\\d* cuts").matcher(nemesis).find() ||
+            nemesis.contains("partitions skipped: test hosts"), nemesis);
+    }
+
+    @Test
+    @Timeout(180)
+    void staleReadsAreCaughtWhilePartitionsAreOneWayAndFlap() throws Exception
+    {
+        check("partitions-faulty",
+            "--nemesis", "one-way-partition,flapping-partition", "--time", "8s", "--interval", "1s",
+            "--inject", FaultyStores.STALE_READS, "--rate", "600", "--keys", "8", "--seed", "3")
+            .assertVerdict(Verdict.INVALID);
     }
 
     @Test
@@ -317,7 +355,7 @@ class CheckCommandTest
         assertRefused("--replicas 0 is not in [1, 7]", "--replicas", "0");
         assertRefused("nemesis 'kill-memory' needs --replicas 2 or more (it is 1)", "--through", "compute",
             "--nemesis", "kill-memory");
-        assertRefused("nemesis 'kill-memory' with 'partition'", "--through", "compute", "--replicas", "2",
+        assertRefused("nemesis 'kill-memory' with partitions", "--through", "compute", "--replicas", "2",
             "--nemesis", "kill-memory,partition");
     }
 
@@ -329,11 +367,12 @@ class CheckCommandTest
             "--nemesis", "drain-memory");
         assertRefused("nemesis 'drain-memory' needs more memory nodes than copies of each key (--memory-nodes 1, " +
             "--replicas 1)", "--memory-nodes", "1", "--nemesis", "drain-memory");
-        assertRefused("nemesis 'add-memory' with 'partition'", "--nemesis", "add-memory,partition");
-        assertRefused("nemesis 'drain-memory' with 'partition'", "--memory-nodes", "3", "--nemesis",
+        assertRefused("nemesis 'add-memory' with partitions", "--nemesis", "add-memory,partition");
+        assertRefused("nemesis 'drain-memory' with partitions", "--memory-nodes", "3", "--nemesis",
             "partition,drain-memory");
         assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
-            "add-memory, drain-memory, long-pause, kill-mid-write or none", "--nemesis", "grow-memory");
+            "add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition or none",
+            "--nemesis", "grow-memory");
     }
 
     @Test
