@@ -366,8 +366,9 @@ final class Nemesis implements Runnable
         final List<Role> writePath = new ArrayList<>();
         for (final Role role : targets)
         {
-            if (role.name().startsWith(CheckCluster.CLIENT))
+            if (role.name().startsWith(CheckCluster.CLIENT) && role.isAlive())
             {
+                // a client killed by another fault left its writes open in its history, cut already
                 clients.add(role);
             }
             else if (role.name().equals(CheckCluster.DRIVER) || role.name().startsWith(CheckCluster.COMPUTE_NODE))

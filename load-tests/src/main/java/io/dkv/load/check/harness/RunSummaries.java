@@ -19,9 +19,8 @@ import java.util.Locale;
 final class RunSummaries
 {
     static final String FILE = "summary.txt";
-    private static final String HEADER = String.format(Locale.ROOT, "| %6s | %-28s | %8s | %6s | %7s | %6s | %-13s | " +
-        "%-11s | %9s |", "seed", "nemesis", "ok", "fail", "unknown", "faults", "recovery", "verdict", "checker");
-    private static final String RULE = HEADER.replaceAll("[^|]", "-");
+    /** The narrowest nemesis column: as wide as its heading. */
+    private static final int NEMESIS_WIDTH = 7;
 
     private final Path file;
     private final List<Run> runs = new ArrayList<>();
@@ -49,7 +48,11 @@ final class RunSummaries
     /** @return the table: a header, a row per run, and a line of totals. */
     String table()
     {
-        final StringBuilder table = new StringBuilder().append(HEADER).append('\n').append(RULE).append('\n');
+        final String header = String.format(Locale.ROOT, "| %6s | %-" + nemesisWidth() + "s | %8s | %6s | %7s | %6s | " +
+            "%-13s | %-11s | %9s |", "seed", "nemesis", "ok", "fail", "unknown", "faults", "recovery", "verdict",
+            "checker");
+        final StringBuilder table = new StringBuilder().append(header).append('\n')
+            .append(header.replaceAll("[^|]", "-")).append('\n');
         long ok = 0;
         long fail = 0;
         long unknown = 0;
@@ -82,9 +85,21 @@ final class RunSummaries
     /** @return the row of one run. */
     String line(final Run run)
     {
-        return String.format(Locale.ROOT, "| %6d | %-28s | %,8d | %,6d | %,7d | %6d | %-13s | %-11s | %7.1f s |",
-            run.seed(), run.nemesis(), run.ok(), run.fail(), run.unknown(), run.faults(), run.recovery(),
+        final int width = Math.max(nemesisWidth(), run.nemesis().length());
+        return String.format(Locale.ROOT, "| %6d | %-" + width + "s | %,8d | %,6d | %,7d | %6d | %-13s | %-11s | " +
+            "%7.1f s |", run.seed(), run.nemesis(), run.ok(), run.fail(), run.unknown(), run.faults(), run.recovery(),
             run.verdict(), run.checkerNanos() / 1e9);
+    }
+
+    /** @return the width of the nemesis column: its longest entry, or its heading. */
+    private int nemesisWidth()
+    {
+        int width = NEMESIS_WIDTH;
+        for (final Run run : runs)
+        {
+            width = Math.max(width, run.nemesis().length());
+        }
+        return width;
     }
 
     /** @return the worst run's exit code: a violation, then a run that did not recover, could not run, or unknown. */
