@@ -271,10 +271,13 @@ public final class CheckCommand implements Callable<Integer>
             sleepShowingProgress(out, time);
             final long healFrom = System.nanoTime() - origin;
             log.accept("recovery: the nemesis stops and heals every fault");
+            // every nemesis ends its own fault before any heals what is left, or two would restart one role
+            nemeses.forEach(Nemesis::halt);
             for (int i = 0; i < nemeses.size(); i++)
             {
-                nemeses.get(i).stop(nemesisThreads.get(i));
+                nemeses.get(i).join(nemesisThreads.get(i));
             }
+            nemeses.getFirst().heal();
             final List<NemesisEvent> all = new ArrayList<>();
             nemeses.forEach(nemesis -> all.addAll(nemesis.events()));
             all.sort(Comparator.comparingLong(NemesisEvent::start));

@@ -217,7 +217,7 @@ final class Nemesis implements Runnable
                 }
                 else
                 {
-                    strike(PAUSE, clientSide.get(pick % clientSide.size()), LONG_PAUSE_MS);
+                    strike(PAUSE, LONG_PAUSE, clientSide.get(pick % clientSide.size()), LONG_PAUSE_MS, "");
                 }
             }
             else if (KILL_MEMORY.equals(kind))
@@ -559,11 +559,24 @@ final class Nemesis implements Runnable
      */
     void stop(final Thread runner)
     {
+        halt();
+        join(runner);
+        heal();
+    }
+
+    /** Stop striking: the fault under way heals at once, without waiting out its hold. */
+    void halt()
+    {
         synchronized (wakeUp)
         {
             running = false;
             wakeUp.notifyAll();
         }
+    }
+
+    /** Wait, after {@link #halt()}, until the nemesis healed the fault it had under way and ended. */
+    void join(final Thread runner)
+    {
         try
         {
             runner.join(TimeUnit.SECONDS.toMillis(60) + MemoryTierChanges.CHANGE_TIMEOUT_MS);
@@ -572,6 +585,14 @@ final class Nemesis implements Runnable
         {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Resume what is paused and restart what does not run, once every nemesis of the run ended: one still in its own
+     * restart would otherwise find its role started under it.
+     */
+    void heal()
+    {
         for (final Role target : targets())
         {
             target.resume();

@@ -327,7 +327,7 @@ class CheckCommandTest
 
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
-        assertTrue(Pattern.compile("nemesis: pause (client \\d|driver) \\(process \\d+\\) for " +
+        assertTrue(Pattern.compile("nemesis: long-pause (client \\d|driver) \\(process \\d+\\) for " +
             Nemesis.LONG_PAUSE_MS + " ms").matcher(nemesis).find(), nemesis);
         assertOperationsCompleted(run, 300);
     }
