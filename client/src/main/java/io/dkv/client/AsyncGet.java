@@ -274,9 +274,10 @@ final class AsyncGet extends AsyncOperation
             return;
         }
         if (KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis) ||
-            owner.nanoTime() - startedNanos > timeoutNanos)
+            KvBlockLayout.isPending(block, 0) || owner.nanoTime() - startedNanos > timeoutNanos)
         {
-            // an expired slot is emptied, and a read that outlasted the grace period is not answered: both slow path
+            // an expired slot is emptied, a pending block's node is asked to put it on disk first, and a read that
+            // outlasted the grace period is not answered: all the slow path
             fallBack(false);
             return;
         }

@@ -102,6 +102,8 @@ final class AsyncWrite extends AsyncOperation
     private boolean won;
     private long wonNanos;
     private long tentativeWord;
+    /** The head's block read by the last round is pending: a refusal is not answered from it. */
+    private boolean headPending;
     private long insertSlot;
     private int insertAttempts;
 
@@ -286,6 +288,7 @@ final class AsyncWrite extends AsyncOperation
         }
         if (reads == 0)
         {
+            headPending = false;
             evaluate();
             return;
         }
@@ -333,6 +336,7 @@ final class AsyncWrite extends AsyncOperation
 
     private void onBlocks()
     {
+        headPending = false;
         for (int p = 0; p < count; p++)
         {
             final long word = blockWords[p];
@@ -361,6 +365,7 @@ final class AsyncWrite extends AsyncOperation
                 continue;
             }
             words[p] = word;
+            headPending |= p == 0 && KvBlockLayout.isPending(blocks, at);
             writeIds[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(blocks, at);
         }
@@ -381,6 +386,12 @@ final class AsyncWrite extends AsyncOperation
         }
         if (!holds())
         {
+            if (headPending)
+            {
+                // a refusal tells what the key holds: the synchronous write has the node put that on disk first
+                fallBack();
+                return;
+            }
             finish(Boolean.FALSE);
             return;
         }

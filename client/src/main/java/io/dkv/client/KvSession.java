@@ -92,6 +92,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** Nodes whose last request failed: their view and connections are made again before the next one. */
     private final boolean[] stale;
     private long requestCorrelation;
+    private long settles;
     private final long[] chunkOffset;
     private final int[] chunkUsed;
     private final int[] chunkLength;
@@ -143,6 +144,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** Of the last scan that found a committed slot: its block's expiry time and write id. */
     private long committedExpireAt;
     private long committedWriteId;
+    private boolean committedPending;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
     private int tentatives;
@@ -374,6 +376,12 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 continue;
             }
             requireWithinDeadline(started, node, keys[k]);
+            if (KvBlockLayout.isPending(block, 0))
+            {
+                // its node may not have it on disk yet: the single-key path has the node settle it first
+                values[k] = get(keys[k]);
+                continue;
+            }
             values[k] = removedIfExpired(node, found) ? null : KvBlockLayout.value(block, 0);
         }
     }
@@ -485,7 +493,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 final long writeId = KvBlockLayout.drawWriteId();
                 if (value != null)
                 {
-                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId);
+                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, pendingBlocks());
                     reserveBlocks(write.nodes, count, length, write.blockOffsets);
                 }
                 final int fingerprint = KeyHash.fingerprint(hash);
@@ -632,10 +640,17 @@ final class KvSession implements CompletionHandler, AutoCloseable
                 {
                     return false;
                 }
+                final long writeId = KvBlockLayout.writeId(block, 0);
+                if (KvBlockLayout.isPending(block, 0) &&
+                    !settled(node, SlotWord.blockOffset(words[found]), writeId, key))
+                {
+                    previousCount = -1;
+                    continue;
+                }
                 foundNode = node;
                 foundSlot = slotOffsets[found];
                 foundWord = words[found];
-                foundWriteId = KvBlockLayout.writeId(block, 0);
+                foundWriteId = writeId;
                 return true;
             }
             if (absenceConfirmed())
@@ -751,6 +766,13 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     (expected == null ? !committedExpired() :
                         committedExpired() || !committedHolds(node, key, expected)))
                 {
+                    // a refusal tells what the key holds: answered only once that is on the node's disk
+                    if (committedPending && !settled(node, SlotWord.blockOffset(words[committedAt]),
+                        committedWriteId, key))
+                    {
+                        previousCount = -1;
+                        continue;
+                    }
                     return false;
                 }
                 if (cas(node, slotOffsets[committedAt], words[committedAt], committedWord) == words[committedAt])
@@ -961,7 +983,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
         }
-        KvBlockLayout.write(out, 0, key, value, expireAt, writeId);
+        KvBlockLayout.write(out, 0, key, value, expireAt, writeId, pendingBlocks());
         reserveBlocks(nodes, count, length, offsets);
     }
 
@@ -1674,6 +1696,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
                     committedAt = i;
                     committedExpireAt = KvBlockLayout.expireAt(block, 0);
                     committedWriteId = KvBlockLayout.writeId(block, 0);
+                    committedPending = KvBlockLayout.isPending(block, 0);
                 }
             }
             else
@@ -1838,7 +1861,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         {
             out = raas.allocateBuffer(Math.min(MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
         }
-        KvBlockLayout.write(out, 0, key, value, expireAt, writeId);
+        KvBlockLayout.write(out, 0, key, value, expireAt, writeId, pendingBlocks());
         return writeOut(node, length);
     }
 
@@ -1963,6 +1986,44 @@ final class KvSession implements CompletionHandler, AutoCloseable
         readDirectoryAgain(node);
     }
 
+    /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
+    private boolean pendingBlocks()
+    {
+        return context.durability() == Durability.SYNC;
+    }
+
+    /**
+     * A block read pending (its node may not have its key on disk yet: {@link KvBlockLayout}): ask the node to write
+     * the key's state to disk and answer. Once it has, the node holds that write or a later one of the key on disk,
+     * so the value read survives the node's restart (or was overwritten after it was read) and may be answered.
+     *
+     * @return true when settled (or the node keeps nothing on disk); false when the node's block there no longer
+     * holds that write (it restarted since the read): the key is read again.
+     * @throws KvException when the node cannot write it to disk or does not answer: the value is not answered.
+     */
+    private boolean settled(final int node, final long blockOffset, final long writeId, final byte[] key)
+    {
+        settles++;
+        final int status = request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
+            blockOffset, writeId, true, "a pending value on disk");
+        if (status == MemoryNodeProtocol.OK || status == MemoryNodeProtocol.NOT_PERSISTENT)
+        {
+            return true;
+        }
+        if (status == MemoryNodeProtocol.GONE)
+        {
+            return false;
+        }
+        throw new KvException("memory node " + nodeIds[node] + " did not write key " + describe(key) +
+            " to disk (status " + status + "), whose value read was pending: it is not answered");
+    }
+
+    /** @return pending blocks this thread has had its nodes settle before it answered them. */
+    long settles()
+    {
+        return settles;
+    }
+
     /**
      * Tell the node a key changed (its block, new or deleted, at {@code blockOffset}), as the
      * client's durability asks: not at all, without waiting, or waiting until it is on disk.
@@ -1976,7 +2037,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
         final boolean sync = context.durability() == Durability.SYNC;
         final int status =
             request(node, MemoryNodeProtocol.PERSIST, sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset,
-            sync, "the key on disk");
+            KvBlockLayout.NO_WRITE, sync, "the key on disk");
         if (status != MemoryNodeProtocol.OK)
         {
             throw new KvException("memory node " + nodeIds[node] + " did not write the key to disk (status " +
@@ -1994,6 +2055,15 @@ final class KvSession implements CompletionHandler, AutoCloseable
     private int request(
         final int node, final int type, final int argument, final long block, final boolean answered, final String what)
     {
+        return request(node, type, argument, block, KvBlockLayout.NO_WRITE, answered, what);
+    }
+
+    /**
+     * @param writeId PERSIST: the write the block must hold, or {@link KvBlockLayout#NO_WRITE}: any.
+     */
+    private int request(final int node, final int type, final int argument, final long block, final long writeId,
+        final boolean answered, final String what)
+    {
         final long nodeId = nodeIds[node];
         try
         {
@@ -2008,6 +2078,7 @@ final class KvSession implements CompletionHandler, AutoCloseable
             rpc.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, argument);
             rpc.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, correlation);
             rpc.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, block);
+            rpc.set(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET, writeId);
             connection.send(rpc, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
             if (!answered)
             {

@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
@@ -159,6 +160,7 @@ final class PersistRequests
             request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0);
             request.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, held.correlation);
             request.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, held.job.offsets[held.replica]);
+            request.set(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET, KvBlockLayout.NO_WRITE);
             try
             {
                 connection(node).send(request, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);

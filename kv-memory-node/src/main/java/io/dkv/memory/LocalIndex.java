@@ -221,6 +221,18 @@ final class LocalIndex
         return heap.asSlice(blockOffset + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
     }
 
+    /** @return true when the whole block at {@code blockOffset} is of that write. */
+    boolean holdsWrite(final long blockOffset, final long writeId)
+    {
+        return keyAt(blockOffset) != null && KvBlockLayout.writeId(heap, blockOffset) == writeId;
+    }
+
+    /** Mark the (whole) block at {@code blockOffset} settled: its key's state is on disk. */
+    void settle(final long blockOffset)
+    {
+        KvBlockLayout.settle(heap, blockOffset);
+    }
+
     /** @return the heap offset of the block the key's committed slot points at, or -1 when it has no value. */
     long findCommitted(final byte[] key)
     {

@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.client.layout.KvBlockLayout;
 import io.dkv.client.layout.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
@@ -22,7 +23,8 @@ import java.util.List;
  * The memory node's duty cycle: accept clients' message connections and answer what they ask of
  * its CPU: heap chunks, and writing keys to disk. Reads and writes of data never come here.
  * Keys to persist are gathered over one turn and written in one batch (one fsync for all that
- * asked for durability sync), each with what the index holds for it at that moment.
+ * asked for durability sync), each with what the index holds for it at that moment; after an
+ * fsync the blocks written are marked settled, so readers stop asking for them.
  */
 final class RequestServer implements Agent
 {
@@ -43,6 +45,8 @@ final class RequestServer implements Agent
     private final List<byte[]> batchKeys = new ArrayList<>();
     private final List<Connection> answerTo = new ArrayList<>();
     private final LongArrayList answerCorrelations = new LongArrayList();
+    /** Of the batch being written: the block of each key, or -1 (none: a delete). */
+    private final LongArrayList written = new LongArrayList();
     private final PersistStats stats;
     private final NanoClock clock;
     private final long scanIntervalNanos;
@@ -140,8 +144,9 @@ final class RequestServer implements Agent
         switch (request.get(INT, MemoryNodeProtocol.TYPE_OFFSET))
         {
             case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
-            case MemoryNodeProtocol.PERSIST ->
-                persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
+            case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument,
+                request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
+                request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
             case MemoryNodeProtocol.RETIRE ->
                 chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, clock.nanoTime());
             case MemoryNodeProtocol.SPLIT -> answer(client, correlation,
@@ -170,9 +175,21 @@ final class RequestServer implements Agent
         answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
     }
 
-    private void persist(final Connection client, final long correlation, final int argument, final long block)
+    private void persist(final Connection client, final long correlation, final int argument, final long block,
+        final long writeId)
     {
         final boolean wantsAnswer = (argument & MemoryNodeProtocol.ANSWER_WHEN_DURABLE) != 0;
+        if (writeId != KvBlockLayout.NO_WRITE && !index.holdsWrite(block, writeId))
+        {
+            // a reader settling a block it read from this node before it restarted: it reads the key again
+            answer(client, correlation, MemoryNodeProtocol.GONE, 0, -1);
+            return;
+        }
+        if (store == null && writeId != KvBlockLayout.NO_WRITE)
+        {
+            // nothing is ever on this node's disk: nobody need ask again
+            index.settle(block);
+        }
         final byte[] key = store == null ? null : index.keyAt(block);
         if (key == null)
         {
@@ -199,6 +216,7 @@ final class RequestServer implements Agent
             for (final byte[] key : batchKeys)
             {
                 final long block = index.findCommitted(key);
+                written.addLong(block);
                 if (block >= 0)
                 {
                     KeyStore.put(batch, key, index.expireAtOf(block), index.valueAt(block));
@@ -209,16 +227,29 @@ final class RequestServer implements Agent
                 }
             }
             store.write(batch, sync);
+            if (sync)
+            {
+                for (int i = 0; i < written.size(); i++)
+                {
+                    final long block = written.getLong(i);
+                    if (block >= 0)
+                    {
+                        index.settle(block);
+                    }
+                }
+            }
         }
         catch (final RocksDBException | IllegalStateException ex)
         {
             LOG.log(System.Logger.Level.ERROR, "cannot persist " + batchKeys.size() + " keys: " + ex.getMessage());
             answerAll(MemoryNodeProtocol.BAD_REQUEST);
             batchKeys.clear();
+            written.clear();
             return;
         }
         stats.onBatch(batchKeys.size(), clock.nanoTime() - turnStart);
         batchKeys.clear();
+        written.clear();
         answerAll(MemoryNodeProtocol.OK);
     }
 

@@ -6,14 +6,26 @@ import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.client.layout.MemoryNodeProtocol;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A memory node with a data directory comes back from a restart with every key a client wrote
  * under durability sync (or async, once written), holding its last value; a client keeps working
- * across the restart.
+ * across the restart. A value a reader was given is on the node's disk, even when its writer never
+ * told the node (it died between the CAS that published it and its PERSIST).
  */
 class DurabilityTest
 {
@@ -66,6 +79,16 @@ class DurabilityTest
         MemoryNode node()
         {
             return node;
+        }
+
+        MemorySegment index()
+        {
+            return raas.localMemory(node.indexRegion());
+        }
+
+        MemorySegment heap()
+        {
+            return raas.localMemory(node.heapRegion());
         }
 
         /** @return the node as it came back: what it recovered from its data directory. */
@@ -186,5 +209,86 @@ class DurabilityTest
             assertTrue(refused.getMessage().contains("memory node 7 keeps nothing on disk"), refused.getMessage());
             connect(clientRaas, Durability.NONE).close();
         }
+    }
+    /** How a reader meets a key's value: each must not answer from a block its node may not have on disk. */
+    enum Reader
+    {
+        GET, GET_ASYNC, MULTI_GET, REFUSED_COMPARE_AND_SET
+    }
+
+    @ParameterizedTest
+    @EnumSource(Reader.class)
+    void aValueMetBeforeItsNodeHasItOnDiskIsOnDiskBeforeTheReaderAnswers(final Reader reader,
+        @TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            Raas writerRaas = raas(CLIENT + 1);
+            KvClient client = connect(clientRaas, Durability.SYNC);
+            KvClient unannounced = connect(writerRaas, Durability.NONE))
+        {
+            client.put(bytes("k"), bytes("on disk"));
+            final long first = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            assertFalse(KvBlockLayout.isPending(memory.heap(), first), "a synchronous write's block ends settled");
+
+            // a writer that waits for the disk and dies between its CAS and its PERSIST leaves exactly this: a
+            // published block, pending, of which the node knows nothing (this one writes without telling the node,
+            // and its block is made pending as that writer's would have been)
+            unannounced.put(bytes("k"), bytes("published, not on disk"));
+            final long published = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            memory.heap().set(ValueLayout.JAVA_BYTE, published + KvBlockLayout.STATE_OFFSET, KvBlockLayout.PENDING);
+            final long persistedBefore = memory.node().persistStats().keysPersisted();
+
+            switch (reader)
+            {
+                case GET -> assertArrayEquals(bytes("published, not on disk"), client.get(bytes("k")));
+                case GET_ASYNC ->
+                    assertArrayEquals(bytes("published, not on disk"), client.getAsync(bytes("k")).get());
+                case MULTI_GET ->
+                    assertArrayEquals(bytes("published, not on disk"), client.multiGet(List.of(bytes("k"))).get(0));
+                case REFUSED_COMPARE_AND_SET ->
+                    assertFalse(client.compareAndSet(bytes("k"), bytes("on disk"), bytes("never written")));
+            }
+            assertTrue(memory.node().persistStats().keysPersisted() > persistedBefore, "the reader had it written");
+            assertFalse(KvBlockLayout.isPending(memory.heap(), published), "and the node settled the block");
+
+            memory.restart();
+            assertArrayEquals(bytes("published, not on disk"), KvCluster.afterRestart(() -> client.get(bytes("k"))),
+                "the value the reader was given survived the node's restart");
+        }
+    }
+
+    @Test
+    void aNodeAskedToSettleABlockThatHoldsAnotherWriteSaysItIsGone(@TempDir final Path data)
+    {
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.SYNC))
+        {
+            client.put(bytes("k"), bytes("v"));
+            final long block = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            final long writeId = KvBlockLayout.writeId(memory.heap(), block);
+            try (Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+            {
+                assertEquals(MemoryNodeProtocol.GONE, persist(clientRaas, connection, block, writeId + 1));
+                assertEquals(MemoryNodeProtocol.OK, persist(clientRaas, connection, block, writeId));
+            }
+        }
+    }
+
+    private static int persist(final Raas raas, final Connection connection, final long block, final long writeId)
+    {
+        final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        final MemorySegment buffer = raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH);
+        buffer.set(intLayout, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
+        buffer.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, MemoryNodeProtocol.ANSWER_WHEN_DURABLE);
+        buffer.set(longLayout, MemoryNodeProtocol.CORRELATION_OFFSET, 1);
+        buffer.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET, block);
+        buffer.set(longLayout, MemoryNodeProtocol.WRITE_ID_OFFSET, writeId);
+        connection.send(buffer, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
+        assertEquals(MemoryNodeProtocol.REPLY_LENGTH,
+            connection.recv(buffer, 0, MemoryNodeProtocol.REPLY_LENGTH, Duration.ofSeconds(30)));
+        return buffer.get(intLayout, MemoryNodeProtocol.STATUS_OFFSET);
     }
 }

@@ -79,6 +79,26 @@ final class IndexInspector
         return counts;
     }
 
+    /** @return the heap offset of the block the key's committed slot names, or -1 when it has none. */
+    static long committedBlock(final MemorySegment index, final MemorySegment heap, final String key)
+    {
+        final long[] found = {-1};
+        forEachSlot(index, (slot, word) ->
+        {
+            if (SlotWord.isCommitted(word))
+            {
+                final long block = SlotWord.blockOffset(word);
+                final String held = new String(heap.asSlice(block + KvBlockLayout.HEADER_LENGTH,
+                    KvBlockLayout.keyLength(heap, block)).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                if (held.equals(key))
+                {
+                    found[0] = block;
+                }
+            }
+        });
+        return found[0];
+    }
+
     /** @return each key's value and write id, "value@writeId", as its committed slots' blocks hold them. */
     static Map<String, String> committedValues(final MemorySegment index, final MemorySegment heap)
     {

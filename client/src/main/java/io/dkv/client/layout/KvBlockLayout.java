@@ -16,7 +16,9 @@ import java.util.zip.CRC32C;
  *   4  valueLength  int
  *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires
  *  16  writeId      long   drawn at random per write, the same in each replica's copy of it; never 0
- *  24  checksum     long   "DKB3" (high 32 bits) | CRC32C of bytes 0..23, the key and the value
+ *  24  tag          3 bytes "DKB"
+ *  27  state        byte    '3': settled; 'P': pending, on its node's disk only once the node clears it
+ *  28  checksum     int     CRC32C of bytes 0..23, the key and the value
  *  32  key          keyLength bytes
  *  ..  value        valueLength bytes
  *  ..  padding to a multiple of 64 bytes
@@ -27,6 +29,15 @@ import java.util.zip.CRC32C;
  * says only whether the block has one, for the node's scan). The tag changed with the expiry
  * field ("DKVB" before) and with the write id ("DKB2" before): a block of an older layout is never
  * taken as whole.
+ *
+ * <p>Why a state byte: a block is visible to readers the moment its slot's CAS lands, and on its node's disk only
+ * once the node has written the key (durability sync: a PERSIST the writer sends after the CAS). A node that dies in
+ * between comes back without the value, so a reader that returned it would have seen a value that was then lost. A
+ * writer that waits for the disk writes its block pending; the node, once the key's state is on disk, sets the byte
+ * to settled (the one byte of a published block that changes, only ever from pending to settled, by its node alone:
+ * byte stores are whole, so a read never sees half of it). A reader that meets a pending block asks the node to put
+ * the key on disk first (a PERSIST naming the block and its write id) and answers once it has. Blocks of writers that
+ * do not wait for the disk (durability async or none) are written settled: their writers accepted that window.
  *
  * <p>Why a write id: with replication each replica's slot names a block in that node's own heap, so
  * slot words cannot be compared across replicas; the write id can. Two writes of a key draw the
@@ -39,6 +50,10 @@ public final class KvBlockLayout
     public static final int EXPIRE_AT_OFFSET = 8;
     public static final int WRITE_ID_OFFSET = 16;
     public static final int CHECKSUM_OFFSET = 24;
+    /** The state byte, the last of the tag (big-endian: byte 3 of the word at {@link #CHECKSUM_OFFSET}). */
+    public static final int STATE_OFFSET = 27;
+    public static final byte SETTLED = '3';
+    public static final byte PENDING = 'P';
     public static final int HEADER_LENGTH = 32;
     /** The write id no write has: a slot that names no block, or a key with no value. */
     public static final long NO_WRITE = 0;
@@ -47,6 +62,8 @@ public final class KvBlockLayout
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
     private static final long CHECKSUM_TAG = 0x444b4233L << 32;
+    private static final long STATE_SHIFT = 32;
+    private static final long STATE_MASK = 0xffL << STATE_SHIFT;
     /** Every block read is checked: one checksum object per thread rather than one per block. */
     private static final ThreadLocal<CRC32C> CRC = ThreadLocal.withInitial(CRC32C::new);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -62,11 +79,18 @@ public final class KvBlockLayout
         return (HEADER_LENGTH + keyLength + valueLength + SlotWord.UNIT - 1) & ~(SlotWord.UNIT - 1);
     }
 
-    /** Write a whole block at {@code offset} of {@code buffer}. */
+    /** Write a whole settled block at {@code offset} of {@code buffer}. */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value,
         final long expireAt, final long writeId)
     {
-        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId);
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, false);
+    }
+
+    /** Write a whole block at {@code offset} of {@code buffer}, pending or settled. */
+    public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value,
+        final long expireAt, final long writeId, final boolean pending)
+    {
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, pending);
     }
 
     /**
@@ -74,9 +98,11 @@ public final class KvBlockLayout
      *
      * @param expireAt epoch milliseconds from which the key has no value, or {@link #NEVER}.
      * @param writeId  the write's identity, not {@link #NO_WRITE}: the same in each replica's copy.
+     * @param pending  true: readers ask its node to put it on disk before they answer it (the writer waits for the
+     *                 disk); false: settled.
      */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key,
-        final MemorySegment value, final long expireAt, final long writeId)
+        final MemorySegment value, final long expireAt, final long writeId, final boolean pending)
     {
         if (writeId == NO_WRITE)
         {
@@ -90,6 +116,22 @@ public final class KvBlockLayout
         MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
         MemorySegment.copy(value, 0, buffer, offset + HEADER_LENGTH + key.length, valueLength);
         buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, valueLength));
+        if (pending)
+        {
+            buffer.set(ValueLayout.JAVA_BYTE, offset + STATE_OFFSET, PENDING);
+        }
+    }
+
+    /** @return true when the (whole) block is pending: its node may not have its key on disk yet. */
+    public static boolean isPending(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(ValueLayout.JAVA_BYTE, offset + STATE_OFFSET) == PENDING;
+    }
+
+    /** Mark the block settled: its node has the key's state on disk (the node's own store, one byte). */
+    public static void settle(final MemorySegment buffer, final long offset)
+    {
+        buffer.set(ValueLayout.JAVA_BYTE, offset + STATE_OFFSET, SETTLED);
     }
 
     /**
@@ -164,7 +206,10 @@ public final class KvBlockLayout
         {
             return false;
         }
-        return buffer.get(LONG, offset + CHECKSUM_OFFSET) == checksum(buffer, offset, keyLength, valueLength);
+        final long word = buffer.get(LONG, offset + CHECKSUM_OFFSET);
+        final long state = (word & STATE_MASK) >>> STATE_SHIFT;
+        return (state == SETTLED || state == PENDING) &&
+            (word & ~STATE_MASK) == (checksum(buffer, offset, keyLength, valueLength) & ~STATE_MASK);
     }
 
     /** @return true when the (whole) block holds {@code key}. */

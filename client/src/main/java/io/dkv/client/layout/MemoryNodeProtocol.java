@@ -7,7 +7,9 @@ package io.dkv.client.layout;
  * more, so that short-lived clients (a command line's one put) do not each hold a large chunk.
  * PERSIST names a block of the key (the one just published, or the one just deleted); the node
  * looks the key up in its own index and writes what it holds now, so notifications may arrive in
- * any order and the disk still ends with the latest value.
+ * any order and the disk still ends with the latest value. A reader that met a pending block
+ * ({@link KvBlockLayout}) sends a PERSIST naming it and its write id, and answers its value once
+ * the node says the key is on disk; the node then marks the key's block settled.
  *
  * <pre>
  * request (32 bytes)
@@ -17,10 +19,11 @@ package io.dkv.client.layout;
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
  *                         SPLIT: the subtable's offset in the index region
- *  24  reserved    long
+ *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any
  *
  * reply (32 bytes)
- *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST or NOT_PERSISTENT
+ *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST,
+ *                         NOT_PERSISTENT or GONE (PERSIST: the block there holds another write)
  *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
  *   8  correlation long
  *  16  offset      long   ALLOCATE: of the chunk in the heap region
@@ -47,11 +50,14 @@ public final class MemoryNodeProtocol
     public static final int FULL = 1;
     public static final int BAD_REQUEST = 2;
     public static final int NOT_PERSISTENT = 3;
+    /** PERSIST with a write id: the node's block at that offset is not of that write (the node restarted since). */
+    public static final int GONE = 4;
 
     public static final int TYPE_OFFSET = 0;
     public static final int ARGUMENT_OFFSET = 4;
     public static final int CORRELATION_OFFSET = 8;
     public static final int BLOCK_OFFSET = 16;
+    public static final int WRITE_ID_OFFSET = 24;
     public static final int REQUEST_LENGTH = 32;
 
     public static final int STATUS_OFFSET = 0;

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A block carries its key, value, expiry and write id whole, and its checksum (over the header too)
- * tells a whole block from a damaged one.
+ * tells a whole block from a damaged one; a pending block differs from a settled one by its state byte alone.
  */
 class KvBlockLayoutTest
 {
@@ -61,6 +61,41 @@ class KvBlockLayoutTest
             assertFalse(KvBlockLayout.isWhole(buffer, 0, 20), "fewer bytes than the block says it has");
             assertFalse(KvBlockLayout.isWhole(MemorySegment.ofArray(new byte[64]), 0, 64), "zeroes are no block");
         }
+    }
+
+    @Test
+    void aPendingBlockIsWholeAndItsNodeSettlesItByOneByte()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int length = KvBlockLayout.blockLength(KEY.length, VALUE.length);
+            final MemorySegment pending = arena.allocate(length);
+            final MemorySegment settled = arena.allocate(length);
+            KvBlockLayout.write(pending, 0, KEY, VALUE, EXPIRE_AT, WRITE_ID, true);
+            KvBlockLayout.write(settled, 0, KEY, VALUE, EXPIRE_AT, WRITE_ID, false);
+            assertTrue(KvBlockLayout.isWhole(pending, 0, length));
+            assertTrue(KvBlockLayout.isPending(pending, 0));
+            assertFalse(KvBlockLayout.isPending(settled, 0));
+            assertEquals(1, countDifferences(pending, settled, length), "the state byte alone differs");
+
+            KvBlockLayout.settle(pending, 0);
+            assertFalse(KvBlockLayout.isPending(pending, 0));
+            assertTrue(KvBlockLayout.isWhole(pending, 0, length));
+            assertEquals(-1, MemorySegment.mismatch(pending, 0, length, settled, 0, length));
+        }
+    }
+
+    private static int countDifferences(final MemorySegment a, final MemorySegment b, final int length)
+    {
+        int differences = 0;
+        for (int i = 0; i < length; i++)
+        {
+            if (a.get(ValueLayout.JAVA_BYTE, i) != b.get(ValueLayout.JAVA_BYTE, i))
+            {
+                differences++;
+            }
+        }
+        return differences;
     }
 
     @Test
