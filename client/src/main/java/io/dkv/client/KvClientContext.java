@@ -1,9 +1,8 @@
 package io.dkv.client;
 
+import io.dkv.clock.Clocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.Arrays;
 
@@ -28,8 +27,8 @@ public final class KvClientContext
     private int failoverWaitMs = intProperty(FAILOVER_WAIT_MS_PROP_NAME, FAILOVER_WAIT_MS_DEFAULT);
     private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
     private int membershipLeaseMs = intProperty(MEMBERSHIP_LEASE_MS_PROP_NAME, MEMBERSHIP_LEASE_MS_DEFAULT);
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private EpochClock epochClock = Clocks.epochClock();
+    private NanoClock nanoClock = Clocks.nanoClock();
     private Durability durability =
         Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 

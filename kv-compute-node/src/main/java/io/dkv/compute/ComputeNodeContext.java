@@ -2,11 +2,10 @@ package io.dkv.compute;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.clock.Clocks;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import static io.dkv.compute.ComputeNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.requireClocks;
@@ -39,8 +38,8 @@ public final class ComputeNodeContext
     private boolean ownsRaas;
     private KvClient client;
     private KvClientContext clientContext = new KvClientContext();
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private EpochClock epochClock = Clocks.epochClock();
+    private NanoClock nanoClock = Clocks.nanoClock();
     private boolean concluded;
 
     public ComputeNodeContext conclude()

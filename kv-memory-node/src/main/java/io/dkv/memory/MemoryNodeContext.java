@@ -1,9 +1,8 @@
 package io.dkv.memory;
 
+import io.dkv.clock.Clocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 
@@ -26,8 +25,8 @@ public final class MemoryNodeContext
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private EpochClock epochClock = Clocks.epochClock();
+    private NanoClock nanoClock = Clocks.nanoClock();
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;

@@ -1,11 +1,10 @@
 package io.dkv.raas;
 
 import io.dkv.agent.IdleStrategies;
+import io.dkv.clock.Clocks;
 import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -89,11 +88,11 @@ public final class RaasContext
         // alone is taken for both)
         if (epochClock == null)
         {
-            epochClock = verbs.epochClock() != null ? verbs.epochClock() : SystemEpochClock.INSTANCE;
+            epochClock = verbs.epochClock() != null ? verbs.epochClock() : Clocks.epochClock();
         }
         if (nanoClock == null)
         {
-            nanoClock = verbs.nanoClock() != null ? verbs.nanoClock() : SystemNanoClock.INSTANCE;
+            nanoClock = verbs.nanoClock() != null ? verbs.nanoClock() : Clocks.nanoClock();
         }
         verbs.epochClock(epochClock).nanoClock(nanoClock);
         verbs.conclude();
@@ -693,8 +692,8 @@ public final class RaasContext
     }
 
     /**
-     * Read wall-clock time from this clock (default {@link SystemEpochClock}): the heartbeats of a standalone driver
-     * and its clients and how long either has been silent, a node's epoch, the clock requests and the pool's
+     * Read wall-clock time from this clock (default the process's, {@link Clocks}): the heartbeats of a standalone
+     * driver and its clients and how long either has been silent, a node's epoch, the clock requests and the pool's
      * housekeeping read. The driver's device takes it too.
      */
     public RaasContext epochClock(final EpochClock epochClock)
@@ -713,8 +712,8 @@ public final class RaasContext
     }
 
     /**
-     * Read monotonic time from this clock (default {@link SystemNanoClock}): the deadline of every call that waits
-     * (a synchronous request, a receive, an accept, a remote malloc, a command to a standalone driver) and the
+     * Read monotonic time from this clock (default the process's, {@link Clocks}): the deadline of every call that
+     * waits (a synchronous request, a receive, an accept, a remote malloc, a command to a standalone driver) and the
      * Worker's housekeeping period. The driver's device takes it too.
      */
     public RaasContext nanoClock(final NanoClock nanoClock)

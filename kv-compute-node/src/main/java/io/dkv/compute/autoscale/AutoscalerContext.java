@@ -1,9 +1,8 @@
 package io.dkv.compute.autoscale;
 
+import io.dkv.clock.Clocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.util.Map;
@@ -87,11 +86,11 @@ public final class AutoscalerContext
         }
         if (epochClock == null)
         {
-            epochClock = SystemEpochClock.INSTANCE;
+            epochClock = Clocks.epochClock();
         }
         if (nanoClock == null)
         {
-            nanoClock = SystemNanoClock.INSTANCE;
+            nanoClock = Clocks.nanoClock();
         }
         if (events == null)
         {

@@ -1,5 +1,6 @@
 package io.dkv.meta.command;
 
+import io.dkv.clock.Clocks;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
@@ -13,7 +14,6 @@ import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaRpcClient;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.verbs.VerbsContext;
-import org.agrona.concurrent.SystemEpochClock;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -74,7 +74,7 @@ abstract class MetaServerCall implements Callable<Integer>
                 new MetaRpcClient(connection, raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 Duration.ofMillis(MetaDirectoryConfiguration.RPC_TIMEOUT_MS_DEFAULT),
-                new MetaFrameAuthenticator(key, SystemEpochClock.INSTANCE,
+                new MetaFrameAuthenticator(key, Clocks.epochClock(),
                     MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT));
             done = call(raas, client);
             connection.close();

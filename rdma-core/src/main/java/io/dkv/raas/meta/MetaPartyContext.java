@@ -1,9 +1,8 @@
 package io.dkv.raas.meta;
 
+import io.dkv.clock.Clocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 
@@ -27,8 +26,8 @@ public abstract class MetaPartyContext<C extends MetaPartyContext<C>>
     private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
     private byte[] clusterSecret;
     private boolean noClusterSecret;
-    private EpochClock epochClock = SystemEpochClock.INSTANCE;
-    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private EpochClock epochClock = Clocks.epochClock();
+    private NanoClock nanoClock = Clocks.nanoClock();
 
     protected MetaPartyContext()
     {

@@ -1,10 +1,10 @@
 package io.dkv.raas.meta;
 
+import io.dkv.clock.Clocks;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.RaasException;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -45,7 +45,7 @@ public final class MetaRpcClient
         final Duration timeout,
         final MetaFrameAuthenticator authenticator)
     {
-        this(connection, requestBuffer, replyBuffer, timeout, SystemNanoClock.INSTANCE, authenticator);
+        this(connection, requestBuffer, replyBuffer, timeout, Clocks.nanoClock(), authenticator);
     }
 
     /**

@@ -122,6 +122,7 @@ final class CheckCluster implements AutoCloseable
     private final List<String> computeEndpoints = new ArrayList<>();
     private final Autoscale autoscale;
     private final boolean tierChanges;
+    private boolean clockFaults;
     private MemoryNodeKills memoryNodeKills;
     private String metaEndpoint;
     private Path secretFile;
@@ -169,6 +170,23 @@ final class CheckCluster implements AutoCloseable
         this.provider = hosts == null ? "shm" : "tcp";
     }
 
+
+    /**
+     * Give every role clocks a clock nemesis can shift and skew ({@link Role#withClock()}); before {@link #start()}.
+     *
+     * @return this.
+     */
+    CheckCluster clockFaults(final boolean clockFaults)
+    {
+        this.clockFaults = clockFaults;
+        return this;
+    }
+
+    private Role clocked(final Role role)
+    {
+        return clockFaults ? role.withClock() : role;
+    }
+
     /** Start every role and wait until each says it is ready. */
     void start()
     {
@@ -184,7 +202,8 @@ final class CheckCluster implements AutoCloseable
             metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
         }
         final Role meta =
-            new Role(META_SERVER, "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)).start();
+            clocked(new Role(META_SERVER, "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)))
+            .start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
         metaEndpoint = endpoint;
@@ -209,12 +228,12 @@ final class CheckCluster implements AutoCloseable
             Arrays.stream(nodeIds).mapToObj(Long::toString).collect(Collectors.joining(","));
         if (computeNodes == 0)
         {
-            cluster.add(new Role(DRIVER, "512m",
+            cluster.add(clocked(new Role(DRIVER, "512m",
                 Map.of(RaasConfiguration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME, DRIVER_CONDUCTOR_IDLE_STRATEGY),
                 incarnation -> List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret,
                     "--address", address(driverHost()) + ":0"),
-                ReadyLines.DRIVER, logs, "driver", on(driverHost())).start());
+                ReadyLines.DRIVER, logs, "driver", on(driverHost()))).start());
         }
         if (autoscale != null)
         {
@@ -244,7 +263,7 @@ final class CheckCluster implements AutoCloseable
     {
         final Map<String, String> properties = join ?
             Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())) : Map.of();
-        return new Role(MEMORY_NODE + id, "512m", properties,
+        return clocked(new Role(MEMORY_NODE + id, "512m", properties,
             incarnation ->
             {
                 final List<String> arguments = new ArrayList<>(List.of("memory-node", "--node-id", Long.toString(id),
@@ -257,7 +276,7 @@ final class CheckCluster implements AutoCloseable
                 }
                 return arguments;
             },
-            ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host));
+            ReadyLines.MEMORY_NODE, logs, "memory-node-" + id, on(host)));
     }
 
     /**
@@ -325,11 +344,11 @@ final class CheckCluster implements AutoCloseable
         {
             properties.put(KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
         }
-        return new Role(COMPUTE_NODE + id, "384m", properties,
+        return clocked(new Role(COMPUTE_NODE + id, "384m", properties,
             incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),
                 "--bind", address(driverHost()), "--provider", provider, "--meta", meta,
                 "--cluster-secret-file", secret, "--address", address(driverHost()) + ":0"),
-            ReadyLines.COMPUTE_NODE, logs, "compute-node-" + id, on(driverHost()));
+            ReadyLines.COMPUTE_NODE, logs, "compute-node-" + id, on(driverHost())));
     }
 
     /**
@@ -452,7 +471,7 @@ final class CheckCluster implements AutoCloseable
     {
         final int threads =
             clients.concurrency() / clients.count() + (client < clients.concurrency() % clients.count() ? 1 : 0);
-        return new Role(CLIENT + client, "256m", incarnation ->
+        return clocked(new Role(CLIENT + client, "256m", incarnation ->
         {
             final Path history = histories.resolve("client-" + client + "." + incarnation + ".jsonl");
             historyFiles.add(history);
@@ -472,7 +491,7 @@ final class CheckCluster implements AutoCloseable
                 "--final-reads-timeout-ms", Long.toString(clients.finalReadsTimeoutMs()),
                 "--seed", Long.toString(clients.seed() * 7919 + client * 31L + incarnation)));
             return arguments;
-        }, CLIENT_READY, logs, "client-" + client, on(driverHost()));
+        }, CLIENT_READY, logs, "client-" + client, on(driverHost())));
     }
 
     /** @return what the clients go through: the driver by name, or the compute nodes' endpoints. */

@@ -73,7 +73,11 @@ public final class CheckCommand implements Callable<Integer>
             "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
             "node it goes through, restarted after the hold. one-way-partition: one group of test hosts cannot " +
             "send to the other, which still reaches it. flapping-partition: cut and healed every " +
-            Nemesis.FLAP_MS + "-" + 2 * Nemesis.FLAP_MS + " ms, between other groups each time, for the hold " +
+            Nemesis.FLAP_MS + "-" + 2 * Nemesis.FLAP_MS + " ms, between other groups each time, for the hold. " +
+            "clock: one role's wall clock stepped by 0.5-" + Nemesis.CLOCK_STEP_MS / 1000 + " s either way, or its " +
+            "clocks run " + Nemesis.CLOCK_SLOW + "-0.75x or 1.5-" + Nemesis.CLOCK_FAST + "x true time, for " +
+            Nemesis.CLOCK_HOLD_MS / 1000 + "-" + (Nemesis.CLOCK_HOLD_MS + 6_000) / 1000 + " s, then set right " +
+            "(every role's clocks then read a control file; the history keeps true time) " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -163,9 +167,9 @@ public final class CheckCommand implements Callable<Integer>
     @Option(names = "--faults-at-once", paramLabel = "N", defaultValue = "1",
         description = "Nemeses striking side by side (1 to 4), each at --interval with a seed of its own, so that " +
             "faults overlap: a pause during a partition, two kills at once. The first causes every kind asked for; " +
-            "the others those that hold one role each (kill, pause, kill-memory, long-pause, kill-mid-write). No " +
-            "role is struck by two faults together, and with several copies per key no memory node while another " +
-            "is (default: ${DEFAULT-VALUE}).")
+            "the others those that hold one role each (kill, pause, kill-memory, long-pause, kill-mid-write, " +
+            "clock). No role is struck by two faults together, and with several copies per key no memory node while " +
+            "another is (default: ${DEFAULT-VALUE}).")
     private int faultsAtOnce;
 
     @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
@@ -245,7 +249,7 @@ public final class CheckCommand implements Callable<Integer>
                 concurrency / clients, rate, keys, format(time), kinds.isEmpty() ? "none" : String.join(",", kinds),
                 seed, hosts == null ? "all on this host (shm)" :
                     hosts.size() + " test hosts in network namespaces (tcp)", results);
-            cluster.start();
+            cluster.clockFaults(kinds.contains(Nemesis.CLOCK)).start();
             out.printf("dkv check: cluster up (MetaServer, %d memory nodes keeping %d cop%s of each key, %s) and %d " +
                 "clients; running %s%n", memoryNodes, replicas, replicas == 1 ? "y" : "ies", cluster.storeName(),
                 clients, format(time));

@@ -1,6 +1,7 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.HistoryJson;
+import io.dkv.clock.ClockControl;
 import io.dkv.compute.autoscale.Autoscaler;
 import io.dkv.compute.autoscale.ManagedNode;
 import io.dkv.memory.MemoryNodeConfiguration;
@@ -49,14 +50,15 @@ final class Nemesis implements Runnable
     static final String KILL_MID_WRITE = "kill-mid-write";
     static final String ONE_WAY_PARTITION = "one-way-partition";
     static final String FLAPPING_PARTITION = "flapping-partition";
+    static final String CLOCK = "clock";
     static final List<String> KINDS = List.of(KILL, PAUSE, PARTITION, SCALE, KILL_MEMORY, ADD_MEMORY, DRAIN_MEMORY,
-        LONG_PAUSE, KILL_MID_WRITE, ONE_WAY_PARTITION, FLAPPING_PARTITION);
+        LONG_PAUSE, KILL_MID_WRITE, ONE_WAY_PARTITION, FLAPPING_PARTITION, CLOCK);
     /** The kinds that cut the test hosts' network, which need test hosts. */
     static final List<String> PARTITIONS = List.of(PARTITION, ONE_WAY_PARTITION, FLAPPING_PARTITION);
     /** How long a flapping partition stays cut, or healed, at least; as long again at most. */
     static final long FLAP_MS = 150;
     /** Kinds that strike one role at a time, which several nemeses of a run may cause together. */
-    static final List<String> OVERLAPPING = List.of(KILL, PAUSE, KILL_MEMORY, LONG_PAUSE, KILL_MID_WRITE);
+    static final List<String> OVERLAPPING = List.of(KILL, PAUSE, KILL_MEMORY, LONG_PAUSE, KILL_MID_WRITE, CLOCK);
     /** How long kill-mid-write looks for a write in flight before it gives up its turn. */
     static final long MID_WRITE_SEARCH_MS = 3_000;
 
@@ -73,6 +75,14 @@ final class Nemesis implements Runnable
      */
     static final long KILL_MEMORY_DOWN_MS =
         MetaServerConfiguration.LEASE_MS_DEFAULT + MetaServerConfiguration.LEASE_CHECK_MS_DEFAULT;
+
+    /** The largest step of a role's wall clock, either way, in milliseconds (the smallest is half a second). */
+    static final long CLOCK_STEP_MS = 10_000;
+    /** The fastest a role's clocks run, and the slowest, against true time. */
+    static final double CLOCK_FAST = 3.0;
+    static final double CLOCK_SLOW = 0.25;
+    /** Clock faults hold longer than others: a rate needs time to put a clock seconds off. */
+    static final long CLOCK_HOLD_MS = 3_000;
 
     /** How long a surge lasts beyond its hold: time for new compute nodes' JVMs to start and join. */
     private static final long SCALE_JOIN_MS = 3_000;
@@ -229,6 +239,11 @@ final class Nemesis implements Runnable
             {
                 killMidWrite(targets, holdMs);
             }
+            else if (CLOCK.equals(kind))
+            {
+                // the autoscaler's compute nodes keep the system's clocks: its launcher sets no clock file
+                strike(CLOCK, targets.get(pick % targets.size()), CLOCK_HOLD_MS + holdMs * 2);
+            }
             else if (pick >= targets.size())
             {
                 strike(kind, scaled.get(pick - targets.size()), holdMs);
@@ -345,6 +360,20 @@ final class Nemesis implements Runnable
                     sleep(holdMs);
                     target.resume();
                 }
+                case CLOCK ->
+                {
+                    final ClockControl clock = target.clock();
+                    if (clock == null)
+                    {
+                        log.accept("nemesis: clock " + target + " skipped: it has no clock control");
+                        return;
+                    }
+                    detail += (detail.isEmpty() ? "" : "; ") + skew(clock);
+                    log.accept("nemesis: clock " + target + ": " + detail);
+                    sleep(holdMs);
+                    detail += "; then " + clock.describe();
+                    clock.heal();
+                }
                 default -> throw new IllegalArgumentException("nemesis cannot " + kind);
             }
             events.add(new NemesisEvent(label, target.name(), start, System.nanoTime() - originNanos, detail));
@@ -353,6 +382,36 @@ final class Nemesis implements Runnable
         {
             struck.release(target);
         }
+    }
+
+    /**
+     * Step the wall clock (either way) or run both clocks fast or slow, drawn.
+     *
+     * @return what was done, for the log and the timeline.
+     */
+    private String skew(final ClockControl clock)
+    {
+        return switch (random.nextInt(3))
+        {
+            case 0 ->
+            {
+                final long stepMs = (500 + random.nextLong(CLOCK_STEP_MS - 500)) * (random.nextBoolean() ? 1 : -1);
+                clock.stepWall(stepMs * 1_000_000L);
+                yield String.format(Locale.ROOT, "wall clock stepped %+.1f s", stepMs / 1000.0);
+            }
+            case 1 ->
+            {
+                final double rate = 1.5 + random.nextDouble() * (CLOCK_FAST - 1.5);
+                clock.rate(rate);
+                yield String.format(Locale.ROOT, "clocks run fast, %.2fx", rate);
+            }
+            default ->
+            {
+                final double rate = CLOCK_SLOW + random.nextDouble() * (0.75 - CLOCK_SLOW);
+                clock.rate(rate);
+                yield String.format(Locale.ROOT, "clocks run slow, %.2fx", rate);
+            }
+        };
     }
 
     /**
@@ -595,6 +654,11 @@ final class Nemesis implements Runnable
     {
         for (final Role target : targets())
         {
+            final ClockControl clock = target.clock();
+            if (clock != null)
+            {
+                clock.heal();
+            }
             target.resume();
             if (!target.isAlive())
             {

@@ -1,8 +1,11 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.clock.ClockControl;
+import io.dkv.clock.Clocks;
 import io.dkv.load.process.RoleProcess;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -21,7 +24,9 @@ public final class Role
     private final Path logDirectory;
     private final String logName;
     private final List<String> prefix;
-    private final Map<String, String> properties;
+    private Map<String, String> properties;
+    /** Its processes' clocks, when a clock nemesis may skew them; else null (system clocks). */
+    private ClockControl clock;
     private RoleProcess process;
     private int incarnation;
     private boolean paused;
@@ -56,6 +61,30 @@ public final class Role
     public String name()
     {
         return name;
+    }
+
+    /**
+     * Give its processes clocks that a nemesis can shift and skew (a clock control file beside its logs, kept across
+     * incarnations, as a host's clock outlives its processes). Before its first start.
+     *
+     * @return this.
+     */
+    synchronized Role withClock()
+    {
+        if (clock == null)
+        {
+            clock = ClockControl.create(logDirectory.resolve(logName + ".clock"));
+            final Map<String, String> withClock = new HashMap<>(properties);
+            withClock.put(Clocks.CONTROL_PROP_NAME, clock.path().toAbsolutePath().toString());
+            properties = Map.copyOf(withClock);
+        }
+        return this;
+    }
+
+    /** @return its processes' clock control, or null when their clocks are the system's. */
+    synchronized ClockControl clock()
+    {
+        return clock;
     }
 
     /** Start the next incarnation and wait until it says it is ready. */
@@ -133,6 +162,11 @@ public final class Role
         {
             resume();
             process.close();
+        }
+        if (clock != null)
+        {
+            clock.close();
+            clock = null;
         }
     }
 

@@ -96,6 +96,39 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void registersStayLinearizableWhileTheRolesClocksAreSteppedAndRunFastOrSlow() throws Exception
+    {
+        final Run run = check("clock",
+            "--nemesis", "clock,kill", "--faults-at-once", "2", "--time", "12s", "--interval", "1s", "--rate", "300",
+            "--keys", "4", "--seed", "5");
+
+        run.assertVerdict(Verdict.VALID);
+        assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
+        assertOperationsCompleted(run, 300);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        final Pattern skewed = Pattern.compile(
+            "nemesis: clock [^:]+: (wall clock stepped [+-]\\d+\\.\\d s|clocks run (fast|slow), \\d\\.\\d\\dx)");
+        assertTrue(skewed.matcher(nemesis).find(), nemesis);
+        try (var clocks = Files.list(run.results().resolve("logs")))
+        {
+            assertTrue(clocks.anyMatch(file -> file.toString().endsWith(".clock")), "each role's clock control file");
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void staleReadsAreCaughtWhileTheRolesClocksAreSteppedAndRunFastOrSlow() throws Exception
+    {
+        final Run run = check("clock-faulty",
+            "--nemesis", "clock", "--time", "6s", "--interval", "1s", "--inject", FaultyStores.STALE_READS,
+            "--rate", "600", "--keys", "8", "--seed", "3");
+
+        run.assertVerdict(Verdict.INVALID);
+        assertTrue(run.read(ResultDirectory.NEMESIS).contains("nemesis: clock "), () -> run.err());
+    }
+
+    @Test
+    @Timeout(180)
     void registersStayLinearizableThroughComputeNodesWhileTheProcessesAreKilledAndPaused() throws Exception
     {
         final Run run = check("compute",
