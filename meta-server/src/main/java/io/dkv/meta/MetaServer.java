@@ -86,7 +86,7 @@ public final class MetaServer implements AutoCloseable
         try
         {
             final long servingSince = context.epochClock().time();
-            createdState = new MetaState(context.nodeId(), store, servingSince * 1000);
+            createdState = new MetaState(context.nodeId(), store, servingSince * 1000, context.nanoClock());
             state = createdState;
             state.load(servingSince, context.leaseMs(), context.replicas());
 

@@ -23,10 +23,12 @@ import static io.dkv.verbs.ConfigurationProperties.requireRange;
  * (or the {@value MetaDirectoryConfiguration#CLUSTER_SECRET_FILE_PROP_NAME} property), or, for
  * in-process use where every party is the same program, an explicit {@link #noClusterSecret()}.
  *
- * <p>{@link #epochClock()} is the server's wall clock: frames are timestamped with and checked against it, leases
- * granted and expired by it, and the time it began serving (the older of two peers wins) read from it.
- * {@link #nanoClock()} is what it measures its intervals by: between lease checks, an idle connection's, a forwarded
- * write's timeout, between attempts to reach the peer, and the wait for the peer's state at start.
+ * <p>{@link #epochClock()} is the server's wall clock: frames are timestamped with and checked against it, the
+ * expiry a lease is granted with (what nodes and the peer are told) is read from it, and the time it began serving
+ * (the older of two peers wins). {@link #nanoClock()} is what it measures its intervals by: how long since it heard a
+ * node renew (a lease runs out after a lease's length of it, so that a step of the wall clock expires nothing),
+ * between lease checks, an idle connection's, a forwarded write's timeout, between attempts to reach the peer, and
+ * the wait for the peer's state at start.
  */
 public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
 {

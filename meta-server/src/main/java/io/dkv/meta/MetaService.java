@@ -10,7 +10,6 @@ import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
@@ -50,9 +49,7 @@ final class MetaService implements Agent
     private final RequestHandler handler;
     private final PeerLink peer;
     private final MetaState state;
-    /** What leases are judged by. */
-    private final EpochClock epochClock;
-    /** What the service's intervals are measured by. */
+    /** What the service's intervals and leases are measured by. */
     private final NanoClock nanoClock;
     private final long leaseCheckNanos;
     private final long idleNanos;
@@ -77,7 +74,6 @@ final class MetaService implements Agent
         this.handler = handler;
         this.peer = peer;
         this.state = state;
-        this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
         this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
@@ -231,7 +227,7 @@ final class MetaService implements Agent
 
     private int expireLeases()
     {
-        final List<MetaState.Expired> expired = state.expire(epochClock.time());
+        final List<MetaState.Expired> expired = state.expire();
         for (final MetaState.Expired node : expired)
         {
             if (peer != null)

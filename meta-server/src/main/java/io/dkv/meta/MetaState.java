@@ -6,7 +6,9 @@ import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,6 +29,13 @@ import java.util.Set;
  * it stays a member either way. A membership change that moves keys ({@link MembershipChanges}) is
  * begun, advanced or aborted by request, or aborted when the node it adds is lost. What the peer
  * MetaServer forwards is its result, applied as it is.
+ *
+ * <p>A lease runs out when this server has not heard the node renew it (or register, or the peer
+ * forward either) for a lease's length by its monotonic clock. The wall-clock expiry in the record is
+ * what nodes and the peer are told; judging by it would let a step of the server's wall clock (an
+ * operator's, NTP's) expire every lease at once: {@code ./dkv check}'s clock nemesis stepped a
+ * MetaServer's wall clock 4.4 s forward, every memory node of two copies went down together and
+ * none could refill from another.
  *
  * <p>A node that registers with a new epoch is a new incarnation: the regions of the old one are
  * dropped, since the memory behind them is gone. Each node's token is kept beside its record, in
@@ -56,14 +65,19 @@ final class MetaState
     private final MetaStore store;
     private final Long2ObjectHashMap<NodeRecord> nodes = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<byte[]> tokens = new Long2ObjectHashMap<>();
+    /** When this server last heard each node renew (its monotonic clock); what leases are judged by. */
+    private final Long2LongHashMap heardNanos = new Long2LongHashMap(Long.MIN_VALUE);
+    private final NanoClock nanoClock;
+    private long leaseNanos;
     private final Map<String, RemoteRegion> regions = new HashMap<>();
     private Members members;
     private MembershipChanges changes;
     private MetaTables tables;
     private long epoch;
 
-    MetaState(final long selfId, final MetaStore store, final long initialEpoch)
+    MetaState(final long selfId, final MetaStore store, final long initialEpoch, final NanoClock nanoClock)
     {
+        this.nanoClock = nanoClock;
         this.selfId = selfId;
         this.store = store;
         this.epoch = initialEpoch;
@@ -75,9 +89,12 @@ final class MetaState
      */
     synchronized void load(final long nowMillis, final long leaseMs, final int initialReplicas)
     {
+        leaseNanos = leaseMs * 1_000_000L;
+        final long now = nanoClock.nanoTime();
         for (final Member member : store.nodes())
         {
             final NodeRecord node = member.node();
+            heardNanos.put(node.id(), now);
             nodes.put(node.id(), node.leaseExpiry() == Long.MAX_VALUE ? node : node.withLease(nowMillis + leaseMs));
             putToken(node.id(), member.token());
         }
@@ -252,6 +269,7 @@ final class MetaState
             requireSlot(tables.putNode(node), "node " + node.id());
         }
         nodes.put(node.id(), node);
+        heardNanos.put(node.id(), nanoClock.nanoTime());
         final boolean sameToken = Arrays.equals(tokens.get(node.id()), token);
         putToken(node.id(), token);
         if (!membershipChanged && existing != null && sameToken && existing.withLease(node.leaseExpiry()).equals(node))
@@ -308,6 +326,7 @@ final class MetaState
     private boolean removeNode(final long nodeId, final boolean membershipChanged)
     {
         nodes.remove(nodeId);
+        heardNanos.remove(nodeId);
         tokens.remove(nodeId);
         final List<String> names = regionsOf(nodeId);
         for (final String name : names)
@@ -453,16 +472,17 @@ final class MetaState
     }
 
     /**
-     * Remove every node whose lease ran out, with its regions.
+     * Remove every node whose lease ran out (not heard renewing for a lease's length), with its regions.
      *
      * @return the nodes removed, each with what the peer applies of the membership.
      */
-    synchronized List<Expired> expire(final long nowMillis)
+    synchronized List<Expired> expire()
     {
+        final long now = nanoClock.nanoTime();
         final List<Long> ids = new ArrayList<>();
         for (final NodeRecord node : nodes.values())
         {
-            if (node.leaseExpiry() < nowMillis)
+            if (node.leaseExpiry() != Long.MAX_VALUE && now - heardNanos.get(node.id()) > leaseNanos)
             {
                 ids.add(node.id());
             }
@@ -547,6 +567,13 @@ final class MetaState
         }
         nodes.clear();
         nodes.putAll(newNodes);
+        // the peer heard them: as a restart's load, each is granted a lease from now
+        final long now = nanoClock.nanoTime();
+        heardNanos.clear();
+        for (final long nodeId : nodes.keySet())
+        {
+            heardNanos.put(nodeId, now);
+        }
         tokens.clear();
         tokens.putAll(newTokens);
         regions.clear();

@@ -143,7 +143,7 @@ class MembershipTest
             assertEquals(LIVE, member(server, MEMORY).state());
 
             epochClock.advance(leaseMs + 1);
-            nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(leaseCheckMs));
+            nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(leaseMs) + 1);
             MetaTestSupport.await("the silent member's lease to run out", Duration.ofSeconds(5),
                 () -> server.node(MEMORY) == null);
             assertEquals(new MemberRecord(MEMORY, DOWN, 5), member(server, MEMORY));

@@ -5,6 +5,7 @@ import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.ChildProcess;
 import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +39,7 @@ class StandaloneDriverTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** How far the clocks of the tests of time are set from the wall clock: any mix-up of the two shows. */
     private static final long DAY_MS = 86_400_000L;
+    private static final long DAY_NANOS = DAY_MS * 1_000_000L;
 
     private static String uniqueName()
     {
@@ -356,21 +358,37 @@ class StandaloneDriverTest
 
     @Test
     @Timeout(60)
-    void theDriverHeartbeatsByItsOwnClockAndAClientJudgesItByItsOwn()
+    void aDriverWhoseWallClockWasSteppedADayIsAliveToItsClients()
     {
         final String name = uniqueName();
         final EpochClock dayBehind = () -> System.currentTimeMillis() - DAY_MS;
-        final AtomicLong clientJump = new AtomicLong();
-        final EpochClock clientClock = () -> System.currentTimeMillis() - DAY_MS + clientJump.get();
-        try (StandaloneDriver driver =
-            StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(dayBehind), new StaticDirectory()))
+        try (StandaloneDriver ignored =
+            StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(dayBehind), new StaticDirectory());
+            Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000)))
         {
-            // by the wall clock the driver has been silent for a day
+            final RemoteRegion region = attached.malloc(1, 4096, "stepped");
+            assertEquals(0, attached.open(1, null).faa(region, 0, 1), "heartbeats are in the host's monotonic time");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void theDriverHeartbeatsByItsOwnClockAndAClientJudgesItByItsOwn()
+    {
+        final String name = uniqueName();
+        // heartbeats are in the monotonic clock (one per host, never stepped): these clocks stand for other hosts'
+        final NanoClock dayBehind = () -> System.nanoTime() - DAY_NANOS;
+        final AtomicLong clientJump = new AtomicLong();
+        final NanoClock clientClock = () -> System.nanoTime() - DAY_NANOS + clientJump.get() * 1_000_000L;
+        try (StandaloneDriver driver =
+            StandaloneDriver.launch(driverContext("shm", name, 1).nanoClock(dayBehind), new StaticDirectory()))
+        {
+            // by this host's clock the driver has been silent for a day
             final RaasException stale = assertThrows(RaasException.class,
                 () -> Raas.attach(clientContext(name).driverTimeoutMs(5_000)));
             assertTrue(stale.getMessage().contains("not been alive"), stale.getMessage());
 
-            try (Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000).epochClock(clientClock)))
+            try (Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000).nanoClock(clientClock)))
             {
                 final RemoteRegion region = attached.malloc(1, 4096, "clocked");
                 assertEquals(0, attached.open(1, null).faa(region, 0, 1), "the driver is alive by the client's clock");
@@ -391,16 +409,16 @@ class StandaloneDriverTest
     void theDriverRemovesAClientSilentByTheDriversClock() throws Exception
     {
         final String name = uniqueName();
-        final EpochClock dayBehind = () -> System.currentTimeMillis() - DAY_MS;
+        final NanoClock dayBehind = () -> System.nanoTime() - DAY_NANOS;
         final AtomicLong driverJump = new AtomicLong();
-        final EpochClock driverClock = () -> System.currentTimeMillis() - DAY_MS + driverJump.get();
+        final NanoClock driverClock = () -> System.nanoTime() - DAY_NANOS + driverJump.get() * 1_000_000L;
         try (StandaloneDriver driver =
-            StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(driverClock), new StaticDirectory());
-            Raas attached = Raas.attach(clientContext(name).epochClock(dayBehind)))
+            StandaloneDriver.launch(driverContext("shm", name, 1).nanoClock(driverClock), new StaticDirectory());
+            Raas attached = Raas.attach(clientContext(name).nanoClock(dayBehind)))
         {
             attached.open(1, null);
             assertEquals(1, driver.clientCount());
-            // by the wall clock the client's heartbeats are a day old: a driver reading it would remove the client
+            // by this host's clock the client's heartbeats are a day old: a driver reading it would remove the client
             Thread.sleep(500);
             assertEquals(1, driver.clientCount(), "the driver judges the client's heartbeats by its own clock");
 

@@ -45,7 +45,7 @@ public final class AttachedRaas implements Raas
     private static final long HEARTBEAT_INTERVAL_MS = 100;
 
     private final RaasContext context;
-    private final EpochClock epochClock;
+    private final EpochClock heartbeatClock;
     private final ClientConductor conductor;
     private final ClientDataArea area;
     private final String driverName;
@@ -61,7 +61,8 @@ public final class AttachedRaas implements Raas
     private AttachedRaas(final RaasContext context)
     {
         this.context = context;
-        this.epochClock = context.epochClock();
+        // heartbeats, the driver's and this client's, are in the host's monotonic time
+        this.heartbeatClock = CncDescriptor.heartbeatClock(context.nanoClock());
         this.driverName = context.driverName();
         final Path directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
         final Path cncFile = directory.resolve(CncDescriptor.CNC_FILE);
@@ -87,7 +88,7 @@ public final class AttachedRaas implements Raas
             arena.close();
             throw new RaasException("cannot map " + cncFile + ": " + ex, ex);
         }
-        ClientConductor.requireDriver(cnc, driverName, context.driverTimeoutMs(), epochClock);
+        ClientConductor.requireDriver(cnc, driverName, context.driverTimeoutMs(), heartbeatClock);
 
         final int responseLength = context.commandRingBytes();
         final long chunks = (long)context.requestSlots() * ClientDataArea.CHUNK_BYTES;
@@ -110,13 +111,13 @@ public final class AttachedRaas implements Raas
             .wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CLIENT_HEADER_LENGTH))
             .clientId(clientId)
             .pid(ProcessHandle.current().pid())
-            .heartbeat(epochClock.time())
+            .heartbeat(heartbeatClock.time())
             .responseLength(responseLength)
             .dataLength(dataLength)
             .publish();
         area = new ClientDataArea(mapping.asSlice(CncDescriptor.dataOffset(responseLength), dataLength), chunks);
         conductor = new ClientConductor(clientId, driverName, context.timeoutMs(), context.driverTimeoutMs(),
-            epochClock, context.nanoClock(), cnc, clientHeader, commands,
+            heartbeatClock, context.nanoClock(), cnc, clientHeader, commands,
             ring(mapping, CncDescriptor.CLIENT_HEADER_LENGTH, responseLength), area, context.requestSlots());
 
         heartbeat = Thread.ofPlatform().daemon().name("dkv-raas-client-heartbeat").start(this::beat);
@@ -153,7 +154,7 @@ public final class AttachedRaas implements Raas
     {
         while (!conductor.isClosed())
         {
-            clientHeader.heartbeat(epochClock.time());
+            clientHeader.heartbeat(heartbeatClock.time());
             try
             {
                 Thread.sleep(HEARTBEAT_INTERVAL_MS);

@@ -31,7 +31,7 @@ final class ClientConductor implements MessageHandler
     private final String driverName;
     private final long timeoutMs;
     private final long driverTimeoutMs;
-    private final EpochClock epochClock;
+    private final EpochClock heartbeatClock;
     private final NanoClock nanoClock;
     private final CncHeaderFlyweight cnc;
     private final ClientHeaderFlyweight clientHeader;
@@ -57,7 +57,7 @@ final class ClientConductor implements MessageHandler
         final String driverName,
         final long timeoutMs,
         final long driverTimeoutMs,
-        final EpochClock epochClock,
+        final EpochClock heartbeatClock,
         final NanoClock nanoClock,
         final CncHeaderFlyweight cnc,
         final ClientHeaderFlyweight clientHeader,
@@ -70,7 +70,7 @@ final class ClientConductor implements MessageHandler
         this.driverName = driverName;
         this.timeoutMs = timeoutMs;
         this.driverTimeoutMs = driverTimeoutMs;
-        this.epochClock = epochClock;
+        this.heartbeatClock = heartbeatClock;
         this.nanoClock = nanoClock;
         this.cnc = cnc;
         this.clientHeader = clientHeader;
@@ -94,7 +94,7 @@ final class ClientConductor implements MessageHandler
      */
     void requireDriver()
     {
-        requireDriver(cnc, driverName, driverTimeoutMs, epochClock);
+        requireDriver(cnc, driverName, driverTimeoutMs, heartbeatClock);
         if (clientHeader.isClosed())
         {
             throw new RaasException("standalone driver '" + driverName + "' removed this client");
@@ -102,7 +102,8 @@ final class ClientConductor implements MessageHandler
     }
 
     /**
-     * @param clock the client's clock, which the driver's last heartbeat is judged by.
+     * @param clock the client's heartbeat clock ({@link CncDescriptor#heartbeatClock}), which the driver's last
+     *              heartbeat is judged by.
      * @throws RaasException when the driver closed or stopped heartbeating.
      */
     static void requireDriver(

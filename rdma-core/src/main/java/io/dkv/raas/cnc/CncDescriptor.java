@@ -1,5 +1,8 @@
 package io.dkv.raas.cnc;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.nio.file.Path;
@@ -17,7 +20,7 @@ import java.nio.file.Path;
  *   8  version          int
  *  12  toDriverLength   int    capacity of the command ring (power of two)
  *  16  driverPid        long
- *  24  heartbeat        long   driver's wall clock in ms, renewed every heartbeat interval
+ *  24  heartbeat        long   driver's monotonic clock in ms ({@link #heartbeatClock}), renewed every interval
  *  32  nodeId           long   the node the driver serves
  *  40  clientTimeoutMs  int    a client silent this long is removed
  *  44  driverTimeoutMs  int    a driver silent this long is dead to its clients
@@ -31,7 +34,7 @@ import java.nio.file.Path;
  *   0  magic            long   "DKVCLNT1"
  *   8  clientId         long
  *  16  pid              long
- *  24  heartbeat        long   client's wall clock in ms
+ *  24  heartbeat        long   client's monotonic clock in ms ({@link #heartbeatClock})
  *  32  responseLength   int    capacity of the response ring (power of two)
  *  36  dataLength       int    bytes of the data area
  *  40  closed           int    1 once the driver removed the client
@@ -67,6 +70,17 @@ public final class CncDescriptor
     public static final int CLIENT_HEADER_LENGTH = 64;
 
     public static final String CNC_FILE = "cnc";
+
+    /**
+     * The clock heartbeats are stamped and judged by: the monotonic clock in milliseconds. A driver and its clients
+     * share a host, whose CLOCK_MONOTONIC ({@code System.nanoTime}) every process reads alike and nothing steps; a
+     * wall clock stepped forward by more than the driver's timeout (an operator, NTP) made every client give its
+     * driver up at once ({@code ./dkv check}'s clock nemesis found it).
+     */
+    public static EpochClock heartbeatClock(final NanoClock nanoClock)
+    {
+        return () -> nanoClock.nanoTime() / 1_000_000L;
+    }
 
     private CncDescriptor()
     {

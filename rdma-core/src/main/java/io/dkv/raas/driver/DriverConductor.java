@@ -43,7 +43,7 @@ final class DriverConductor implements Agent, MessageHandler
     private static final System.Logger LOG = System.getLogger(DriverConductor.class.getName());
 
     private final RaasDriver driver;
-    private final EpochClock epochClock;
+    private final EpochClock heartbeatClock;
     private final Registrations registrations;
     private final long clientTimeoutMs;
     private final Path directory;
@@ -59,11 +59,12 @@ final class DriverConductor implements Agent, MessageHandler
     private final ClientScheduler.Taker<ClientSession> take = this::takeDeferred;
     private final ServiceClass defaultClass;
     private final int defaultWeight;
-    private long nextHeartbeat;
+    /** The monotonic clock's origin is arbitrary: its first reading may be below 0. */
+    private long nextHeartbeat = Long.MIN_VALUE;
 
     DriverConductor(
         final RaasDriver driver,
-        final EpochClock epochClock,
+        final EpochClock heartbeatClock,
         final long clientTimeoutMs,
         final Path directory,
         final CncHeaderFlyweight cnc,
@@ -74,7 +75,7 @@ final class DriverConductor implements Agent, MessageHandler
         this.defaultClass = context.defaultClass();
         this.defaultWeight = context.defaultWeight();
         this.driver = driver;
-        this.epochClock = epochClock;
+        this.heartbeatClock = heartbeatClock;
         this.commandAdapter = new ClientCommandAdapter(driver, context.isolation());
         this.registrations = driver.registrations();
         this.clientTimeoutMs = clientTimeoutMs;
@@ -94,7 +95,7 @@ final class DriverConductor implements Agent, MessageHandler
         work += scheduler.takeBulk(take);
         work += driver.drainSubmissions();
         work += driver.poll();
-        final long now = epochClock.time();
+        final long now = heartbeatClock.time();
         if (now >= nextHeartbeat)
         {
             nextHeartbeat = now + HEARTBEAT_INTERVAL_MS;

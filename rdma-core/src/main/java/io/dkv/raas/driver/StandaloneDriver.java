@@ -74,7 +74,7 @@ public final class StandaloneDriver implements AutoCloseable
             cnc.wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH))
                 .toDriverLength(ringLength)
                 .driverPid(ProcessHandle.current().pid())
-                .heartbeat(context.epochClock().time())
+                .heartbeat(CncDescriptor.heartbeatClock(context.nanoClock()).time())
                 .nodeId(driver.self().id())
                 .clientTimeoutMs(context.clientTimeoutMs())
                 .driverTimeoutMs(context.driverTimeoutMs())
@@ -83,8 +83,8 @@ public final class StandaloneDriver implements AutoCloseable
             final ManyToOneRingBuffer commands = new ManyToOneRingBuffer(new UnsafeBuffer(
                 mapping.address() + CncDescriptor.CNC_HEADER_LENGTH, ringLength + RingBufferDescriptor.TRAILER_LENGTH));
             Files.move(temporary, cncFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            conductor = new DriverConductor(
-                driver, context.epochClock(), context.clientTimeoutMs(), this.directory, cnc, commands, context);
+            conductor = new DriverConductor(driver, CncDescriptor.heartbeatClock(context.nanoClock()),
+                context.clientTimeoutMs(), this.directory, cnc, commands, context);
             errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
                 errorLogLength), context.epochClock());
             runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,
@@ -141,7 +141,8 @@ public final class StandaloneDriver implements AutoCloseable
                             .wrap(new UnsafeBuffer(mapped.address(), CncDescriptor.CNC_HEADER_LENGTH));
                         final long pid = header.driverPid();
                         final boolean beating =
-                            context.epochClock().time() - header.heartbeat() <= context.driverTimeoutMs();
+                            CncDescriptor.heartbeatClock(context.nanoClock()).time() - header.heartbeat() <=
+                            context.driverTimeoutMs();
                         if (!header.isClosed() && beating && ProcessLiveness.isAlive(pid))
                         {
                             throw new RaasException("a driver named '" + context.driverName() + "' already runs (pid " +

@@ -6,6 +6,7 @@ import io.dkv.compute.autoscale.AutoscalerContext;
 import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
+import io.dkv.clock.ClockControl;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.RaasConfiguration;
@@ -123,6 +124,11 @@ final class CheckCluster implements AutoCloseable
     private final Autoscale autoscale;
     private final boolean tierChanges;
     private boolean clockFaults;
+    /**
+     * The clock of each host a role runs on, when clock faults are asked for. Never unmapped: a nemesis may still
+     * heal one while the cluster closes (from a shutdown hook too), and each is 64 bytes.
+     */
+    private final Map<String, ClockControl> clocks = new HashMap<>();
     private MemoryNodeKills memoryNodeKills;
     private String metaEndpoint;
     private Path secretFile;
@@ -172,7 +178,9 @@ final class CheckCluster implements AutoCloseable
 
 
     /**
-     * Give every role clocks a clock nemesis can shift and skew ({@link Role#withClock()}); before {@link #start()}.
+     * Give every role clocks a clock nemesis can shift and skew ({@link Role#withClock}); before {@link #start()}. The
+     * driver and the clients attached to it share one: they are one host's processes, whose command-and-control
+     * heartbeats compare one process's time with another's.
      *
      * @return this.
      */
@@ -184,7 +192,22 @@ final class CheckCluster implements AutoCloseable
 
     private Role clocked(final Role role)
     {
-        return clockFaults ? role.withClock() : role;
+        final boolean attached = computeNodes == 0 && (role.name().equals(DRIVER) || role.name().startsWith(CLIENT));
+        return clocked(role, attached ? "driver-host" : role.name().replace(' ', '-'));
+    }
+
+    /** @param host the name of the clock file: roles given the same name share one clock. */
+    private Role clocked(final Role role, final String host)
+    {
+        if (!clockFaults)
+        {
+            return role;
+        }
+        synchronized (clocks)
+        {
+            return role.withClock(
+                clocks.computeIfAbsent(host, name -> ClockControl.create(logs.resolve(name + ".clock"))));
+        }
     }
 
     /** Start every role and wait until each says it is ready. */

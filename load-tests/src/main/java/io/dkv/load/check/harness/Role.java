@@ -64,20 +64,17 @@ public final class Role
     }
 
     /**
-     * Give its processes clocks that a nemesis can shift and skew (a clock control file beside its logs, kept across
-     * incarnations, as a host's clock outlives its processes). Before its first start.
+     * Give its processes clocks that a nemesis can shift and skew: they read {@code clock}'s file, which the caller
+     * owns (roles of one host share one, as processes of a host share its clock). Before its first start.
      *
      * @return this.
      */
-    synchronized Role withClock()
+    synchronized Role withClock(final ClockControl clock)
     {
-        if (clock == null)
-        {
-            clock = ClockControl.create(logDirectory.resolve(logName + ".clock"));
-            final Map<String, String> withClock = new HashMap<>(properties);
-            withClock.put(Clocks.CONTROL_PROP_NAME, clock.path().toAbsolutePath().toString());
-            properties = Map.copyOf(withClock);
-        }
+        this.clock = clock;
+        final Map<String, String> withClock = new HashMap<>(properties);
+        withClock.put(Clocks.CONTROL_PROP_NAME, clock.path().toAbsolutePath().toString());
+        properties = Map.copyOf(withClock);
         return this;
     }
 
@@ -162,11 +159,6 @@ public final class Role
         {
             resume();
             process.close();
-        }
-        if (clock != null)
-        {
-            clock.close();
-            clock = null;
         }
     }
 

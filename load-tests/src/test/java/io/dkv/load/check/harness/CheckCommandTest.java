@@ -106,8 +106,8 @@ class CheckCommandTest
         assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
         assertOperationsCompleted(run, 300);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
-        final Pattern skewed = Pattern.compile(
-            "nemesis: clock [^:]+: (wall clock stepped [+-]\\d+\\.\\d s|clocks run (fast|slow), \\d\\.\\d\\dx)");
+        final Pattern skewed = Pattern.compile("nemesis: clock [^:(]+ \\([A-Za-z0-9-]+\\.clock\\): " +
+            "(wall clock stepped [+-]\\d+\\.\\d s|clocks run (fast|slow), \\d\\.\\d\\dx)");
         assertTrue(skewed.matcher(nemesis).find(), nemesis);
         try (var clocks = Files.list(run.results().resolve("logs")))
         {
