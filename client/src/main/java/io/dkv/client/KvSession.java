@@ -92,7 +92,6 @@ final class KvSession implements CompletionHandler, AutoCloseable
     /** Nodes whose last request failed: their view and connections are made again before the next one. */
     private final boolean[] stale;
     private long requestCorrelation;
-    private long settles;
     private final long[] chunkOffset;
     private final int[] chunkUsed;
     private final int[] chunkLength;
@@ -2003,7 +2002,6 @@ final class KvSession implements CompletionHandler, AutoCloseable
      */
     private boolean settled(final int node, final long blockOffset, final long writeId, final byte[] key)
     {
-        settles++;
         final int status = request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
             blockOffset, writeId, true, "a pending value on disk");
         if (status == MemoryNodeProtocol.OK || status == MemoryNodeProtocol.NOT_PERSISTENT)
@@ -2016,12 +2014,6 @@ final class KvSession implements CompletionHandler, AutoCloseable
         }
         throw new KvException("memory node " + nodeIds[node] + " did not write key " + describe(key) +
             " to disk (status " + status + "), whose value read was pending: it is not answered");
-    }
-
-    /** @return pending blocks this thread has had its nodes settle before it answered them. */
-    long settles()
-    {
-        return settles;
     }
 
     /**

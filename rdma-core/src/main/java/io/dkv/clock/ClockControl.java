@@ -73,6 +73,24 @@ public final class ClockControl implements AutoCloseable
     /** @return nanoseconds the process's clocks have gained at true monotonic time {@code trueNanos}. */
     public long skewNanos(final long trueNanos)
     {
+        return read(trueNanos, true, false);
+    }
+
+    /** @return nanoseconds the process's wall clock is off at true monotonic time {@code trueNanos}: step and skew. */
+    public long wallSkewNanos(final long trueNanos)
+    {
+        return read(trueNanos, true, true);
+    }
+
+    /** @return nanoseconds the process's wall clock was stepped by, besides its skew. */
+    public long wallOffsetNanos()
+    {
+        return read(0, false, true);
+    }
+
+    /** One consistent reading of the file (a sequence lock): the skew at {@code trueNanos}, the step, or both. */
+    private long read(final long trueNanos, final boolean skew, final boolean step)
+    {
         int attempts = 0;
         while (true)
         {
@@ -82,10 +100,12 @@ public final class ClockControl implements AutoCloseable
                 final double rate = buffer.getDouble(ClockControlDescriptor.RATE_OFFSET);
                 final long anchor = buffer.getLong(ClockControlDescriptor.ANCHOR_OFFSET);
                 final long skewAtAnchor = buffer.getLong(ClockControlDescriptor.SKEW_AT_ANCHOR_OFFSET);
+                final long offset = step ? buffer.getLong(ClockControlDescriptor.WALL_OFFSET_OFFSET) : 0;
                 VarHandle.loadLoadFence();
                 if (buffer.getLongVolatile(ClockControlDescriptor.SEQUENCE_OFFSET) == sequence)
                 {
-                    return rate == 1.0 ? skewAtAnchor : skewAtAnchor + (long)((trueNanos - anchor) * (rate - 1.0));
+                    return offset + (!skew ? 0 : rate == 1.0 ? skewAtAnchor :
+                        skewAtAnchor + (long)((trueNanos - anchor) * (rate - 1.0)));
                 }
             }
             if (++attempts % READ_ATTEMPTS_BEFORE_YIELD == 0)
@@ -93,22 +113,6 @@ public final class ClockControl implements AutoCloseable
                 // the writer was stopped mid-write (it is a process a nemesis can pause too): let it go on
                 Thread.yield();
             }
-        }
-    }
-
-    /** @return nanoseconds the process's wall clock was stepped by, besides its skew. */
-    public long wallOffsetNanos()
-    {
-        while (true)
-        {
-            final long sequence = buffer.getLongVolatile(ClockControlDescriptor.SEQUENCE_OFFSET);
-            final long offset = buffer.getLong(ClockControlDescriptor.WALL_OFFSET_OFFSET);
-            VarHandle.loadLoadFence();
-            if ((sequence & 1) == 0 && buffer.getLongVolatile(ClockControlDescriptor.SEQUENCE_OFFSET) == sequence)
-            {
-                return offset;
-            }
-            Thread.onSpinWait();
         }
     }
 
@@ -167,7 +171,7 @@ public final class ClockControl implements AutoCloseable
     {
         final long skew = skewNanos(System.nanoTime());
         return String.format(Locale.ROOT, "wall %+.3f s, monotonic %+.3f s, rate %.2f",
-            (wallOffsetNanos() + skew) / 1e9, skew / 1e9, rate());
+            wallSkewNanos(System.nanoTime()) / 1e9, skew / 1e9, rate());
     }
 
     private void beginWrite()

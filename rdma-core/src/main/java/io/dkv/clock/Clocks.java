@@ -92,7 +92,6 @@ public final class Clocks
     /** @return a wall clock (epoch milliseconds) that runs as {@code control} says. */
     public static EpochClock epochClock(final ClockControl control)
     {
-        return () -> System.currentTimeMillis() +
-            (control.wallOffsetNanos() + control.skewNanos(System.nanoTime())) / 1_000_000;
+        return () -> System.currentTimeMillis() + control.wallSkewNanos(System.nanoTime()) / 1_000_000;
     }
 }
