@@ -1,9 +1,9 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.IndexLayout;
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.IndexLayout;
+import io.dkv.format.KeyHash;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasStatus;

@@ -1,7 +1,7 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.IndexLayout;
-import io.dkv.client.layout.KeyHash;
+import io.dkv.format.IndexLayout;
+import io.dkv.format.KeyHash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

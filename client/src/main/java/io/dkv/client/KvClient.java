@@ -1,7 +1,7 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KeyHash;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;

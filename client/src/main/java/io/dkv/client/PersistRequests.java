@@ -1,7 +1,7 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.MemoryNodeProtocol;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;

@@ -1,8 +1,8 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.KeyHash;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Membership;
 import org.agrona.concurrent.NanoClock;
 

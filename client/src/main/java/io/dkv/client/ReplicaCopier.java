@@ -1,8 +1,8 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.IndexLayout;
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.IndexLayout;
+import io.dkv.format.KeyHash;
+import io.dkv.format.SlotWord;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;

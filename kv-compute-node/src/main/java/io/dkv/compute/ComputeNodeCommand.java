@@ -4,6 +4,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.command.DkvCommandLine;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine;
@@ -93,7 +94,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
             .role(NodeRecord.ROLE_COMPUTE)
             .conclude();
         final MetaDirectory directory = options.metaDirectory(raasContext);
-        final Raas raas = Raas.embedded(raasContext, directory);
+        final Raas raas = RaasDriver.start(raasContext, directory);
         final long raasNs = System.nanoTime();
         final ComputeNode node;
         try

@@ -1,6 +1,6 @@
 package io.dkv.compute;
 
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KvBlockLayout;
 
 /**
  * A compute node's settings and their defaults, each a system property that a {@link ComputeNodeContext} starts from.

@@ -7,6 +7,7 @@ import io.dkv.meta.MetaServerContext;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -66,7 +67,7 @@ final class MetaCluster implements AutoCloseable
     /** A node of a role, registered with the MetaServer; the caller closes it. */
     Raas node(final long nodeId, final int role)
     {
-        return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
+        return RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
             .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET)
             .endpoints(server.endpoint()).epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
     }

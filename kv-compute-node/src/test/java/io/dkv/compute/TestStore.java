@@ -7,6 +7,7 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
@@ -59,8 +60,8 @@ final class TestStore implements AutoCloseable
     {
         final StaticDirectory directory = new StaticDirectory();
         final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
-        memoryRaas = Raas.embedded(driver(memoryId), directory);
-        clientRaas = Raas.embedded(driver(memoryId + 1), directory);
+        memoryRaas = RaasDriver.start(driver(memoryId), directory);
+        clientRaas = RaasDriver.start(driver(memoryId + 1), directory);
         memoryNode = MemoryNode.start(memoryRaas,
             new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48).epochClock(epochClock));
         client = KvClient.connect(clientRaas,

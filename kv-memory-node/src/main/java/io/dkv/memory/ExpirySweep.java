@@ -1,7 +1,7 @@
 package io.dkv.memory;
 
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.dkv.memory;
 
-import io.dkv.client.layout.HeapLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.HeapLayout;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Connection;
 import org.agrona.collections.Int2ObjectHashMap;
 

@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -72,7 +73,8 @@ class ClientApiTest
     void aClientSpreadOverLanesKeepsOneStoreWhateverLaneAThreadIsOn() throws Exception
     {
         try (KvCluster cluster = new KvCluster("shm", 2, context -> context);
-            Raas secondLane = Raas.embedded(KvCluster.context("shm", KvCluster.CLIENT_NODE_ID + 1), cluster.directory);
+            Raas secondLane =
+                RaasDriver.start(KvCluster.context("shm", KvCluster.CLIENT_NODE_ID + 1), cluster.directory);
             KvClient client = KvClient.connect(List.of(cluster.clientRaas, secondLane),
                 new KvClientContext().memoryNodes(cluster.memoryNodes.stream().mapToLong(MemoryNode::nodeId).toArray())
                 .timeoutMs(2_000)))

@@ -6,10 +6,11 @@ import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.MemoryNodeProtocol;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,7 +51,7 @@ class DurabilityTest
 
     private Raas raas(final long nodeId)
     {
-        return Raas.embedded(KvCluster.context("shm", nodeId), directory);
+        return RaasDriver.start(KvCluster.context("shm", nodeId), directory);
     }
 
     private static MemoryNodeContext node(final Path data)

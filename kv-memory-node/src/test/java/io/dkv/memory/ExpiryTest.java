@@ -6,6 +6,7 @@ import io.dkv.client.KvClientContext;
 import io.dkv.client.Versioned;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
@@ -298,9 +299,9 @@ class ExpiryTest
         final MemoryNodeContext nodeContext =
             new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8).dataDir(data)
             .epochClock(clock).expiryScanMs(Integer.MAX_VALUE);
-        Raas memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+        Raas memoryRaas = RaasDriver.start(KvCluster.context("shm", NODE), directory);
         MemoryNode memoryNode = MemoryNode.start(memoryRaas, nodeContext);
-        try (Raas clientRaas = Raas.embedded(KvCluster.context("shm", CLIENT), directory);
+        try (Raas clientRaas = RaasDriver.start(KvCluster.context("shm", CLIENT), directory);
             KvClient client =
                 KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC)
                 .epochClock(clock)))
@@ -315,7 +316,7 @@ class ExpiryTest
 
             memoryNode.close();
             memoryRaas.close();
-            memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+            memoryRaas = RaasDriver.start(KvCluster.context("shm", NODE), directory);
             memoryNode = MemoryNode.start(memoryRaas, nodeContext);
             assertEquals(3, memoryNode.keysRecovered(), "the expired key is not loaded back");
             assertNull(KvCluster.afterRestart(() -> client.get(bytes("short"))));
@@ -329,7 +330,7 @@ class ExpiryTest
             clock.update(START);
             memoryNode.close();
             memoryRaas.close();
-            memoryRaas = Raas.embedded(KvCluster.context("shm", NODE), directory);
+            memoryRaas = RaasDriver.start(KvCluster.context("shm", NODE), directory);
             memoryNode = MemoryNode.start(memoryRaas, nodeContext);
             assertEquals(3, memoryNode.keysRecovered());
             assertNull(KvCluster.afterRestart(() -> client.get(bytes("short"))));

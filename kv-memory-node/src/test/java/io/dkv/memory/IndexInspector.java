@@ -1,8 +1,8 @@
 package io.dkv.memory;
 
-import io.dkv.client.layout.IndexLayout;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.IndexLayout;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -6,6 +6,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
 
 import java.lang.foreign.MemorySegment;
@@ -54,7 +55,7 @@ final class KvCluster implements AutoCloseable
         for (int i = 0; i < memoryNodeCount; i++)
         {
             ids[i] = MEMORY_NODE_ID + i;
-            final Raas raas = Raas.embedded(context(provider, ids[i]).role(NodeRecord.ROLE_MEMORY), directory);
+            final Raas raas = RaasDriver.start(context(provider, ids[i]).role(NodeRecord.ROLE_MEMORY), directory);
             memoryRaases.add(raas);
             final MemoryNodeContext nodeContext =
                 tune.apply(new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(8));
@@ -63,7 +64,7 @@ final class KvCluster implements AutoCloseable
         }
         memoryRaas = memoryRaases.get(0);
         memoryNode = memoryNodes.get(0);
-        clientRaas = Raas.embedded(context(provider, CLIENT_NODE_ID), directory);
+        clientRaas = RaasDriver.start(context(provider, CLIENT_NODE_ID), directory);
         // operations must time out before the nodes reuse replaced blocks
         client = KvClient.connect(clientRaas,
             new KvClientContext().memoryNodes(ids).timeoutMs(Math.min(5_000, graceMs / 2)));

@@ -7,6 +7,7 @@ import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -191,7 +192,7 @@ class MembershipChangeTest
 
     private KvClient connect(final String provider, final long nodeId)
     {
-        final Raas raas = Raas.embedded(KvCluster.context(provider, nodeId), directory);
+        final Raas raas = RaasDriver.start(KvCluster.context(provider, nodeId), directory);
         open.add(raas);
         final KvClient client = KvClient.connect(raas, new KvClientContext().timeoutMs(TIMEOUT_MS)
             .unavailableRetryMs(0).membershipRefreshMs(50).membershipLeaseMs(LEASE_MS));
@@ -201,7 +202,7 @@ class MembershipChangeTest
 
     private void startNode(final String provider, final long id)
     {
-        final Raas raas = Raas.embedded(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
+        final Raas raas = RaasDriver.start(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
         raases.put(id, raas);
         nodes.put(id, MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20)
             .heapChunks(64)));

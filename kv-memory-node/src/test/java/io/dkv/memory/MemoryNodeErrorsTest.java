@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.agent.ErrorFile;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +25,7 @@ class MemoryNodeErrorsTest
     void aNodesErrorsAreReadFromItsErrorFileWhileItRunsAndAfterItStops(@TempDir final Path errors)
     {
         final Path file = ErrorFile.fileOf(errors, "memory-node-" + NODE);
-        try (Raas raas = Raas.embedded(KvCluster.context("shm", NODE), new StaticDirectory()))
+        try (Raas raas = RaasDriver.start(KvCluster.context("shm", NODE), new StaticDirectory()))
         {
             final MemoryNode node = MemoryNode.start(raas,
                 new MemoryNodeContext().indexGroups(1024).chunkBytes(1 << 20).heapChunks(4).errorDirectory(errors));
@@ -46,7 +47,7 @@ class MemoryNodeErrorsTest
     @Test
     void aNodeThatRecordedNoErrorLeavesNoFile(@TempDir final Path errors)
     {
-        try (Raas raas = Raas.embedded(KvCluster.context("shm", NODE + 1), new StaticDirectory()))
+        try (Raas raas = RaasDriver.start(KvCluster.context("shm", NODE + 1), new StaticDirectory()))
         {
             final MemoryNode node = MemoryNode.start(raas,
                 new MemoryNodeContext().indexGroups(1024).chunkBytes(1 << 20).heapChunks(4).errorDirectory(errors));

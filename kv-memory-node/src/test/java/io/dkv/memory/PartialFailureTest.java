@@ -5,6 +5,7 @@ import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -186,7 +187,7 @@ class PartialFailureTest
 
     private Raas raas(final long nodeId)
     {
-        final Raas raas = Raas.embedded(KvCluster.context("shm", nodeId), directory);
+        final Raas raas = RaasDriver.start(KvCluster.context("shm", nodeId), directory);
         open.add(raas);
         return raas;
     }

@@ -3,9 +3,10 @@ package io.dkv.memory;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.KeyHash;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -72,7 +73,7 @@ class ReclamationTest
         try (KvCluster cluster = new KvCluster("shm", 1, context -> context.graceMs(300)))
         {
             final long ghostBlock;
-            try (Raas goneRaas = Raas.embedded(KvCluster.context("shm", 200), cluster.directory);
+            try (Raas goneRaas = RaasDriver.start(KvCluster.context("shm", 200), cluster.directory);
                 KvClient gone =
                     KvClient.connect(goneRaas,
                         new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)))

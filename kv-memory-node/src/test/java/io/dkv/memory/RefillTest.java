@@ -9,6 +9,7 @@ import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -78,7 +79,7 @@ class RefillTest
         {
             startNode(provider, i);
         }
-        final Raas clientRaas = Raas.embedded(KvCluster.context(provider, 100), directory);
+        final Raas clientRaas = RaasDriver.start(KvCluster.context(provider, 100), directory);
         open.add(clientRaas);
         final KvClient client = KvClient.connect(clientRaas, clientContext());
         open.add(client);
@@ -203,7 +204,7 @@ class RefillTest
 
     private void startNode(final String provider, final int i)
     {
-        raases[i] = Raas.embedded(KvCluster.context(provider, IDS[i]).role(NodeRecord.ROLE_MEMORY), directory);
+        raases[i] = RaasDriver.start(KvCluster.context(provider, IDS[i]).role(NodeRecord.ROLE_MEMORY), directory);
         nodes[i] = MemoryNode.start(raases[i], new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20)
             .heapChunks(16).dataDir(dir.resolve("node-" + IDS[i])));
     }

@@ -10,6 +10,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,12 +56,12 @@ class ReplicationTest
         directory.membership(membership(1, Membership.LIVE));
         for (final long id : IDS)
         {
-            final Raas raas = Raas.embedded(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
+            final Raas raas = RaasDriver.start(KvCluster.context(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
             raases.add(raas);
             nodes.add(
                 MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
         }
-        clientRaas = Raas.embedded(KvCluster.context(provider, CLIENT), directory);
+        clientRaas = RaasDriver.start(KvCluster.context(provider, CLIENT), directory);
         client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS).timeoutMs(2_000)
             .unavailableRetryMs(0));
     }
@@ -307,7 +308,7 @@ class ReplicationTest
             // incarnation that held the key as live
             nodes.remove(1).close();
             raases.remove(1).close();
-            final Raas back = Raas.embedded(KvCluster.context(provider, 2).role(NodeRecord.ROLE_MEMORY), directory);
+            final Raas back = RaasDriver.start(KvCluster.context(provider, 2).role(NodeRecord.ROLE_MEMORY), directory);
             raases.add(1, back);
             nodes.add(1, MemoryNode.start(back, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20)
                 .heapChunks(16)));
@@ -369,7 +370,7 @@ class ReplicationTest
             {
             }
         };
-        try (Raas blindRaas = Raas.embedded(KvCluster.context(provider, 101), blind))
+        try (Raas blindRaas = RaasDriver.start(KvCluster.context(provider, 101), blind))
         {
             final KvException refused = assertThrows(KvException.class,
                 () -> KvClient.connect(blindRaas, new KvClientContext().memoryNodes(IDS)));

@@ -8,6 +8,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
@@ -90,7 +91,7 @@ public final class MetaServer implements AutoCloseable
             state = createdState;
             state.load(servingSince, context.leaseMs(), context.replicas());
 
-            startedRaas = Raas.embedded(driverContext(), new ServerDirectory(state, context.peer()));
+            startedRaas = RaasDriver.start(driverContext(), new ServerDirectory(state, context.peer()));
             raas = startedRaas;
 
             final long length = MetaTableDescriptor.regionLength(context.nodeSlots(), context.regionSlots());

@@ -6,6 +6,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
@@ -184,7 +185,7 @@ class HostilePeerTest
     @Test
     void aNodeWithAnotherSecretIsToldTheRepliesAreNotAuthentic()
     {
-        final RaasException refused = assertThrows(RaasException.class, () -> Raas.embedded(
+        final RaasException refused = assertThrows(RaasException.class, () -> RaasDriver.start(
             MetaTestSupport.nodeContext("shm", 68),
             new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).clusterSecret(WRONG_SECRET)
                 .rpcTimeoutMs(500))));

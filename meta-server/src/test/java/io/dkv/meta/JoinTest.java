@@ -3,6 +3,7 @@ package io.dkv.meta;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.lite.Join;
 import io.dkv.raas.meta.MetaDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +48,7 @@ class JoinTest
     {
         try (MetaServer server = MetaTestSupport.startServer(provider, dir.resolve("meta"));
             Raas owner = MetaTestSupport.node(provider, 2, server.endpoint());
-            Raas joined = Raas.join(server.endpoint().toString(), secretFile()))
+            Raas joined = Join.join(server.endpoint().toString(), secretFile()))
         {
             assertInstanceOf(MetaDirectory.class, MetaTestSupport.directoryOf(joined));
             assertEquals(provider, joined.self().address().provider());
@@ -73,7 +74,7 @@ class JoinTest
     void anEndpointThatDoesNotParseIsRefusedNamingIt()
     {
         final IllegalArgumentException refused =
-            assertThrows(IllegalArgumentException.class, () -> Raas.join("meta:nonsense", dir.resolve("x")));
+            assertThrows(IllegalArgumentException.class, () -> Join.join("meta:nonsense", dir.resolve("x")));
         assertTrue(refused.getMessage().contains("nonsense"), refused.getMessage());
     }
 }

@@ -1,6 +1,7 @@
 package io.dkv.meta;
 
 import io.dkv.raas.Raas;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import org.agrona.concurrent.CachedEpochClock;
@@ -41,10 +42,10 @@ class LeaseExpiryTest
             MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
         try (MetaServer server = MetaServer.start(context);
             Raas observer = MetaTestSupport.node(provider, 1, server.endpoint());
-            Raas renewing = Raas.embedded(MetaTestSupport.nodeContext(provider, 2),
+            Raas renewing = RaasDriver.start(MetaTestSupport.nodeContext(provider, 2),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(LEASE_MS / 4)));
             // registers, then never renews: as a node that hangs or dies without a word
-            Raas silent = Raas.embedded(MetaTestSupport.nodeContext(provider, 3),
+            Raas silent = RaasDriver.start(MetaTestSupport.nodeContext(provider, 3),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).heartbeatMs(3_600_000))))
         {
             renewing.malloc(renewing.self().id(), 4096, "renewing.region");
@@ -78,7 +79,7 @@ class LeaseExpiryTest
             MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).leaseMs(LEASE_MS);
         final MetaDirectoryContext slowRenewal = MetaTestSupport.directoryContext().heartbeatMs(3 * LEASE_MS);
         try (MetaServer server = MetaServer.start(context);
-            Raas late = Raas.embedded(MetaTestSupport.nodeContext(provider, 4),
+            Raas late = RaasDriver.start(MetaTestSupport.nodeContext(provider, 4),
                 new MetaDirectory(slowRenewal.endpoints(server.endpoint()))))
         {
             late.malloc(late.self().id(), 4096, "late.region");
@@ -104,7 +105,7 @@ class LeaseExpiryTest
         final MetaDirectoryContext silentRenewal =
             MetaTestSupport.directoryContext().heartbeatMs(3_600_000).epochClock(epochClock);
         try (MetaServer server = MetaServer.start(context);
-            Raas silent = Raas.embedded(MetaTestSupport.nodeContext("shm", 5),
+            Raas silent = RaasDriver.start(MetaTestSupport.nodeContext("shm", 5),
                 new MetaDirectory(silentRenewal.endpoints(server.endpoint()))))
         {
             silent.malloc(silent.self().id(), 4096, "silent.region");

@@ -5,6 +5,7 @@ import io.dkv.raas.Flags;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
@@ -68,7 +69,7 @@ class MalformedRpcTest
     void tenThousandMalformedRequestsAreEachRefusedAndTheServerKeepsServing(final String provider)
     {
         try (MetaServer server = MetaTestSupport.startServer(provider, dir);
-            Raas attacker = Raas.embedded(MetaTestSupport.nodeContext(provider, 66),
+            Raas attacker = RaasDriver.start(MetaTestSupport.nodeContext(provider, 66),
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).nodeToken(TOKEN))))
         {
             final Connection connection = attacker.connect(server.endpoint().nodeId(), SERVICE, Flags.ADAPTIVE, null);

@@ -3,6 +3,7 @@ package io.dkv.meta;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MetaDirectory;
@@ -165,7 +166,7 @@ class MembershipChangeTest
             final RaasContext driverContext = MetaTestSupport.nodeContext("shm", 2).driverName(name);
             try (StandaloneDriver driver = StandaloneDriver.launch(driverContext,
                 new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint())));
-                Raas attached = Raas.attach(new RaasContext().driverName(name).clientDataBytes(1 << 20)
+                Raas attached = AttachedRaas.attach(new RaasContext().driverName(name).clientDataBytes(1 << 20)
                     .timeoutMs(10_000)))
             {
                 final Membership read = attached.membership();

@@ -3,6 +3,7 @@ package io.dkv.meta;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaDirectory;
@@ -135,7 +136,7 @@ class MembershipTest
         final MetaDirectoryContext directoryContext =
             MetaTestSupport.directoryContext().heartbeatMs(3_600_000).epochClock(epochClock);
         try (MetaServer server = MetaServer.start(context);
-            Raas caller = Raas.embedded(MetaTestSupport.nodeContext("shm", 1),
+            Raas caller = RaasDriver.start(MetaTestSupport.nodeContext("shm", 1),
                 new MetaDirectory(directoryContext.endpoints(server.endpoint())));
             MemberRpc rpc = new MemberRpc(caller, server.endpoint().nodeId(), epochClock))
         {

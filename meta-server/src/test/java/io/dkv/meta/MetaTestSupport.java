@@ -2,6 +2,7 @@ package io.dkv.meta;
 
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -155,7 +156,7 @@ final class MetaTestSupport
     /** A node so configured (at an address or in a role of the test's choosing), found through these endpoints. */
     static Raas node(final RaasContext context, final MetaEndpoint... endpoints)
     {
-        return Raas.embedded(context, new MetaDirectory(directoryContext(endpoints)));
+        return RaasDriver.start(context, new MetaDirectory(directoryContext(endpoints)));
     }
 
     static void await(final String what, final Duration timeout, final BooleanSupplier condition)

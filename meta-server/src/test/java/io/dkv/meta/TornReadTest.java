@@ -7,6 +7,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaSlots;
@@ -63,8 +64,8 @@ class TornReadTest
 
         Setup(final String provider)
         {
-            owner = Raas.embedded(MetaTestSupport.nodeContext(provider, 1), directory);
-            reader = Raas.embedded(MetaTestSupport.nodeContext(provider, 2), directory);
+            owner = RaasDriver.start(MetaTestSupport.nodeContext(provider, 1), directory);
+            reader = RaasDriver.start(MetaTestSupport.nodeContext(provider, 2), directory);
             region = owner.malloc(owner.self().id(), regionLength(SLOTS, SLOTS), "tables");
             tables = new MetaTables(owner.localMemory(region), SLOTS, SLOTS, 1, 1);
             connection = reader.open(owner.self().id(), null);

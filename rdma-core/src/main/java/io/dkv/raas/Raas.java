@@ -1,7 +1,5 @@
 package io.dkv.raas;
 
-import io.dkv.raas.driver.RaasDriver;
-
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -9,42 +7,16 @@ import java.util.List;
  * An application's handle on RDMA as a Service: connections to nodes, named regions and
  * registered buffers, served by a driver embedded in this JVM (the default) or by a standalone
  * driver shared by every process of the host.
+ * <p>
+ * Each implementation makes its own handles, so this package names none of them:
+ * {@link io.dkv.raas.driver.RaasDriver#start} starts a driver in this JVM,
+ * {@link io.dkv.raas.cnc.AttachedRaas#attach} attaches to the host's standalone driver ({@code ./dkv driver}),
+ * {@link io.dkv.raas.lite.Join#join(String, java.nio.file.Path)} joins a cluster by its MetaServers alone, and
+ * {@link io.dkv.raas.stream.RaasStream#connect(Raas, long, int)} and
+ * {@link io.dkv.raas.stream.StreamListener#listen(Raas, int)} carry byte streams over any handle.
  */
 public interface Raas extends AutoCloseable
 {
-    /**
-     * Start a driver in this JVM.
-     *
-     * @param context   settings.
-     * @param directory where nodes and regions are found.
-     * @return the handle; closing it stops the driver.
-     */
-    static Raas embedded(final RaasContext context, final Directory directory)
-    {
-        return RaasDriver.start(context, directory);
-    }
-
-    /**
-     * Attach to the standalone driver of this host named by the context ({@code ./dkv driver}): its
-     * QP pool and connections are shared with every other attached process.
-     *
-     * @throws RaasException when no such driver runs, saying how to start one.
-     */
-    static Raas attach(final RaasContext context)
-    {
-        return io.dkv.raas.cnc.AttachedRaas.attach(context);
-    }
-
-    /**
-     * LITE's join: become a node of the cluster by its MetaServers' endpoints alone (and the cluster secret).
-     *
-     * @see io.dkv.raas.lite.Join
-     */
-    static Raas join(final String metaServers, final java.nio.file.Path clusterSecretFile)
-    {
-        return io.dkv.raas.lite.Join.join(metaServers, clusterSecretFile);
-    }
-
     /** @return this node's record as peers reach it. */
     NodeRecord self();
 
@@ -61,21 +33,6 @@ public interface Raas extends AutoCloseable
     Connection connect(long nodeId, int service, int flags, CompletionHandler handler);
 
     Listener listen(int service);
-
-    /**
-     * Open a byte stream (UNH EXS) to a node's stream listener: bytes go zero-copy into buffers the reader
-     * advertised, or through its stream buffer, chosen per transfer. Needs an embedded driver.
-     */
-    default io.dkv.raas.stream.RaasStream connectStream(final long nodeId, final int service)
-    {
-        return io.dkv.raas.stream.RaasStream.connect(this, nodeId, service, new io.dkv.raas.stream.StreamContext());
-    }
-
-    /** Accept byte streams ({@link #connectStream}) on a service of this node. */
-    default io.dkv.raas.stream.StreamListener listenStream(final int service)
-    {
-        return io.dkv.raas.stream.StreamListener.listen(this, service, new io.dkv.raas.stream.StreamContext());
-    }
 
     /**
      * Allocate {@code size} bytes on a node and publish them under {@code name} (LITE's malloc),

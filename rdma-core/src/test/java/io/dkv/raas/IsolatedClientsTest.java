@@ -1,5 +1,7 @@
 package io.dkv.raas;
 
+import io.dkv.raas.cnc.AttachedRaas;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.driver.StandaloneDriver;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,9 +40,9 @@ class IsolatedClientsTest
         // requests stay on the DC initiator they start on: a promotion to RC midway could reorder WRITEs in flight
         try (StandaloneDriver driver = StandaloneDriver.launch(RaasPair.context(provider, 1).driverName(name)
                 .defaultWeight(2).rcPromoteRequests(Integer.MAX_VALUE), directory);
-            Raas target = Raas.embedded(RaasPair.context(provider, 2), directory);
-            Raas bulk = Raas.attach(client(name).clientClass(ServiceClass.BULK));
-            Raas latency = Raas.attach(client(name)))
+            Raas target = RaasDriver.start(RaasPair.context(provider, 2), directory);
+            Raas bulk = AttachedRaas.attach(client(name).clientClass(ServiceClass.BULK));
+            Raas latency = AttachedRaas.attach(client(name)))
         {
             final RemoteRegion owned = target.malloc(2, 1 << 20, "isolated");
             final AtomicLong completed = new AtomicLong();

@@ -55,8 +55,8 @@ class LostAnswerTest
         final RaasContext responder = RaasPair.context("tcp", 2)
             .verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0")
                 .tcpAnswerLoss((requesterQpn, psn) -> answersLost.get()));
-        try (Raas a = Raas.embedded(requester, directory);
-            Raas b = Raas.embedded(responder, directory))
+        try (Raas a = RaasDriver.start(requester, directory);
+            Raas b = RaasDriver.start(responder, directory))
         {
             final RemoteRegion owned = b.malloc(2, 4096, "words");
             final MemorySegment words = b.localMemory(owned);
@@ -114,8 +114,8 @@ class LostAnswerTest
         final RaasContext responder = RaasPair.context("tcp", 2)
             .verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0")
                 .tcpAnswerLoss((requesterQpn, psn) -> true));
-        try (Raas a = Raas.embedded(requester, directory);
-            Raas b = Raas.embedded(responder, directory))
+        try (Raas a = RaasDriver.start(requester, directory);
+            Raas b = RaasDriver.start(responder, directory))
         {
             final MemorySegment words = b.localMemory(b.malloc(2, 4096, "words"));
             final RemoteRegion region = a.lookup("words");

@@ -107,9 +107,9 @@ class QueuePairPoolTest
         // two clients made alike number their queue pairs alike: the server holds two RC queue pairs
         // whose peers' numbers are equal, and must tell them apart by the peer too
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas server = Raas.embedded(RaasPair.context(provider, 2), directory);
-            Raas busy = Raas.embedded(hot(RaasPair.context(provider, 1)), directory);
-            Raas leaving = Raas.embedded(hot(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
+        try (Raas server = RaasDriver.start(RaasPair.context(provider, 2), directory);
+            Raas busy = RaasDriver.start(hot(RaasPair.context(provider, 1)), directory);
+            Raas leaving = RaasDriver.start(hot(RaasPair.context(provider, 3)).rcIdleMs(100), directory))
         {
             final long target = server.self().id();
             final RemoteRegion region = RaasPair.published(server, busy, "shared", 4096);
@@ -150,8 +150,8 @@ class QueuePairPoolTest
         // a queue pair is a costly thing to make and drop (a file mapped and unmapped on shm): a hot
         // peer that says no must not be asked again with every request that follows
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas full = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(0), directory);
-            Raas asking = Raas.embedded(hot(RaasPair.context(provider, 1)), directory))
+        try (Raas full = RaasDriver.start(RaasPair.context(provider, 2).rcPoolSize(0), directory);
+            Raas asking = RaasDriver.start(hot(RaasPair.context(provider, 1)), directory))
         {
             final long target = full.self().id();
             final RemoteRegion region = RaasPair.published(full, asking, "counted", 4096);
@@ -177,9 +177,9 @@ class QueuePairPoolTest
         // the peer's pool holds one RC queue pair, taken by another client: asked at connect, it refuses;
         // the connection still wants RC, so it is asked again until the peer has room
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas server = Raas.embedded(RaasPair.context(provider, 2).rcPoolSize(1), directory);
-            Raas other = Raas.embedded(hot(RaasPair.context(provider, 3)).rcIdleMs(300), directory);
-            Raas client = Raas.embedded(RaasPair.context(provider, 1), directory))
+        try (Raas server = RaasDriver.start(RaasPair.context(provider, 2).rcPoolSize(1), directory);
+            Raas other = RaasDriver.start(hot(RaasPair.context(provider, 3)).rcIdleMs(300), directory);
+            Raas client = RaasDriver.start(RaasPair.context(provider, 1), directory))
         {
             final long target = server.self().id();
             server.listen(1);
@@ -209,13 +209,13 @@ class QueuePairPoolTest
     {
         final StaticDirectory directory = new StaticDirectory();
         final List<Raas> peers = new ArrayList<>();
-        try (Raas hub = Raas.embedded(RaasPair.context(provider, 100).rcPoolSize(2).rcPromoteRequests(0), directory))
+        try (Raas hub = RaasDriver.start(RaasPair.context(provider, 100).rcPoolSize(2).rcPromoteRequests(0), directory))
         {
             try
             {
                 for (int i = 1; i <= 4; i++)
                 {
-                    final Raas peer = Raas.embedded(RaasPair.context(provider, i), directory);
+                    final Raas peer = RaasDriver.start(RaasPair.context(provider, i), directory);
                     peers.add(peer);
                     peer.listen(1);
                 }

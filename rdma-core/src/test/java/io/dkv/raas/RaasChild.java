@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.VerbsContext;
 
@@ -49,7 +50,7 @@ final class RaasChild
                     }
                     case "attach" ->
                     {
-                        raas = Raas.attach(new RaasContext().driverName(words[1]).requestSlots(1024)
+                        raas = AttachedRaas.attach(new RaasContext().driverName(words[1]).requestSlots(1024)
                             .clientDataBytes(1 << 20));
                         System.out.println("ok " + raas.self().id());
                     }

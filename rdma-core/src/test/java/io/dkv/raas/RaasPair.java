@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
 
 /**
@@ -18,8 +19,8 @@ public final class RaasPair implements AutoCloseable
 
     RaasPair(final String provider, final java.util.function.UnaryOperator<RaasContext> tune)
     {
-        a = Raas.embedded(tune.apply(context(provider, 1)), directory);
-        b = Raas.embedded(tune.apply(context(provider, 2)), directory);
+        a = RaasDriver.start(tune.apply(context(provider, 1)), directory);
+        b = RaasDriver.start(tune.apply(context(provider, 2)), directory);
     }
 
     /** @return a region B allocates in its own memory and publishes, as A finds it by name. */

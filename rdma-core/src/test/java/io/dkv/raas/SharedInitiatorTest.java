@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,9 +37,9 @@ class SharedInitiatorTest
     void requestsToTwoPeersAlternatingOnOneInitiatorNeverStall(final String provider) throws Exception
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas sender = Raas.embedded(context(provider, 1), directory);
-            Raas first = Raas.embedded(context(provider, 2), directory);
-            Raas second = Raas.embedded(context(provider, 3), directory);
+        try (Raas sender = RaasDriver.start(context(provider, 1), directory);
+            Raas first = RaasDriver.start(context(provider, 2), directory);
+            Raas second = RaasDriver.start(context(provider, 3), directory);
             Listener firstListener = first.listen(5);
             Listener secondListener = second.listen(5))
         {

@@ -38,9 +38,9 @@ class StalledPeerTest
     void aPeerThatTakesNoMessagesDoesNotHoldBackRequestsToOthers() throws Exception
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas client = Raas.embedded(context(1, true), directory);
-            Raas silent = Raas.embedded(context(2, false), directory);
-            Raas healthy = Raas.embedded(context(3, true), directory))
+        try (Raas client = RaasDriver.start(context(1, true), directory);
+            Raas silent = RaasDriver.start(context(2, false), directory);
+            Raas healthy = RaasDriver.start(context(3, true), directory))
         {
             final RemoteRegion owned = healthy.malloc(3, 4096, "healthy");
             healthy.localMemory(owned).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0x5eed);
@@ -76,8 +76,9 @@ class StalledPeerTest
     void aHotPeerThatDoesNotAnswerAPromotionStaysOnDcAndCostsOneStall()
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (Raas client = Raas.embedded(context(1, true).rcPromoteRequests(100).rcPromoteWindowMs(10_000), directory);
-            Raas silent = Raas.embedded(context(2, false), directory))
+        try (Raas client =
+                RaasDriver.start(context(1, true).rcPromoteRequests(100).rcPromoteWindowMs(10_000), directory);
+            Raas silent = RaasDriver.start(context(2, false), directory))
         {
             silent.malloc(2, 4096, "silent");
             final RemoteRegion region = client.lookup("silent");

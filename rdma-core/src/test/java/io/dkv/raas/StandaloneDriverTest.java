@@ -1,6 +1,8 @@
 package io.dkv.raas;
 
+import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.cnc.MembershipFlyweight;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.verbs.ChildProcess;
 import io.dkv.verbs.VerbsContext;
@@ -71,7 +73,7 @@ class StandaloneDriverTest
         final StaticDirectory directory = new StaticDirectory().membership(new Membership(42, 3, members, states, incarnations));
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
-            Raas attached = Raas.attach(clientContext(name)))
+            Raas attached = AttachedRaas.attach(clientContext(name)))
         {
             assertEquals(new Membership(42, 3, members, states, incarnations), attached.membership(),
                 "the largest one, whole, incarnations too");
@@ -90,7 +92,7 @@ class StandaloneDriverTest
         final StaticDirectory directory = new StaticDirectory().membership(changing);
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
-            Raas attached = Raas.attach(clientContext(name)))
+            Raas attached = AttachedRaas.attach(clientContext(name)))
         {
             final Membership read = attached.membership();
             assertEquals(changing, read);
@@ -111,8 +113,8 @@ class StandaloneDriverTest
         final StaticDirectory directory = new StaticDirectory();
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext(provider, name, 1), directory);
-            Raas target = Raas.embedded(RaasPair.context(provider, 2), directory);
-            Raas attached = Raas.attach(clientContext(name)))
+            Raas target = RaasDriver.start(RaasPair.context(provider, 2), directory);
+            Raas attached = AttachedRaas.attach(clientContext(name)))
         {
             assertEquals(1, attached.self().id());
             target.malloc(2, 1 << 16, "data");
@@ -181,9 +183,9 @@ class StandaloneDriverTest
         final StaticDirectory directory = new StaticDirectory();
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
-            Raas target = Raas.embedded(RaasPair.context("shm", 2), directory);
+            Raas target = RaasDriver.start(RaasPair.context("shm", 2), directory);
             Raas initiator = attachedApplication ?
-                Raas.attach(clientContext(name)) : Raas.embedded(RaasPair.context("shm", 3), directory))
+                AttachedRaas.attach(clientContext(name)) : RaasDriver.start(RaasPair.context("shm", 3), directory))
         {
             target.malloc(2, 1 << 16, "data");
             final RemoteRegion region = initiator.lookup("data");
@@ -231,7 +233,7 @@ class StandaloneDriverTest
         final StaticDirectory directory = new StaticDirectory();
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
-            Raas target = Raas.embedded(RaasPair.context("shm", 2), directory);
+            Raas target = RaasDriver.start(RaasPair.context("shm", 2), directory);
             ChildProcess first = ChildProcess.start("first client", List.of(), RaasChild.class);
             ChildProcess second = ChildProcess.start("second client", List.of(), RaasChild.class))
         {
@@ -287,7 +289,7 @@ class StandaloneDriverTest
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1),
             new StaticDirectory()))
         {
-            final Raas attached = Raas.attach(clientContext(name));
+            final Raas attached = AttachedRaas.attach(clientContext(name));
             final Listener listener = attached.listen(7);
             final CompletableFuture<Connection> accepted = new CompletableFuture<>();
             final Thread waiter = new Thread(() ->
@@ -321,7 +323,7 @@ class StandaloneDriverTest
         try (ChildProcess driverProcess = ChildProcess.start("driver", List.of(), RaasChild.class))
         {
             driverProcess.call("driver shm " + name + " 9");
-            final Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(500));
+            final Raas attached = AttachedRaas.attach(clientContext(name).driverTimeoutMs(500));
             final RemoteRegion region = attached.lookup("shared");
             final Connection connection = attached.open(9, null);
             assertEquals(0, connection.faa(region, 0, 1));
@@ -364,7 +366,7 @@ class StandaloneDriverTest
         final EpochClock dayBehind = () -> System.currentTimeMillis() - DAY_MS;
         try (StandaloneDriver ignored =
             StandaloneDriver.launch(driverContext("shm", name, 1).epochClock(dayBehind), new StaticDirectory());
-            Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000)))
+            Raas attached = AttachedRaas.attach(clientContext(name).driverTimeoutMs(5_000)))
         {
             final RemoteRegion region = attached.malloc(1, 4096, "stepped");
             assertEquals(0, attached.open(1, null).faa(region, 0, 1), "heartbeats are in the host's monotonic time");
@@ -385,10 +387,10 @@ class StandaloneDriverTest
         {
             // by this host's clock the driver has been silent for a day
             final RaasException stale = assertThrows(RaasException.class,
-                () -> Raas.attach(clientContext(name).driverTimeoutMs(5_000)));
+                () -> AttachedRaas.attach(clientContext(name).driverTimeoutMs(5_000)));
             assertTrue(stale.getMessage().contains("not been alive"), stale.getMessage());
 
-            try (Raas attached = Raas.attach(clientContext(name).driverTimeoutMs(5_000).nanoClock(clientClock)))
+            try (Raas attached = AttachedRaas.attach(clientContext(name).driverTimeoutMs(5_000).nanoClock(clientClock)))
             {
                 final RemoteRegion region = attached.malloc(1, 4096, "clocked");
                 assertEquals(0, attached.open(1, null).faa(region, 0, 1), "the driver is alive by the client's clock");
@@ -414,7 +416,7 @@ class StandaloneDriverTest
         final NanoClock driverClock = () -> System.nanoTime() - DAY_NANOS + driverJump.get() * 1_000_000L;
         try (StandaloneDriver driver =
             StandaloneDriver.launch(driverContext("shm", name, 1).nanoClock(driverClock), new StaticDirectory());
-            Raas attached = Raas.attach(clientContext(name).nanoClock(dayBehind)))
+            Raas attached = AttachedRaas.attach(clientContext(name).nanoClock(dayBehind)))
         {
             attached.open(1, null);
             assertEquals(1, driver.clientCount());
@@ -435,7 +437,8 @@ class StandaloneDriverTest
     @Test
     void attachingWhereNoDriverRunsSaysHowToStartOne()
     {
-        final RaasException error = assertThrows(RaasException.class, () -> Raas.attach(clientContext(uniqueName())));
+        final RaasException error =
+            assertThrows(RaasException.class, () -> AttachedRaas.attach(clientContext(uniqueName())));
         assertTrue(error.getMessage().contains("./dkv driver"), error.getMessage());
     }
 
@@ -493,6 +496,6 @@ class StandaloneDriverTest
         assertFalse(java.nio.file.Files.exists(io.dkv.raas.cnc.CncDescriptor.driverDirectory(context.cncDirectory(),
             name)),
             "the driver's directory is gone");
-        assertThrows(RaasException.class, () -> Raas.attach(clientContext(name)));
+        assertThrows(RaasException.class, () -> AttachedRaas.attach(clientContext(name)));
     }
 }

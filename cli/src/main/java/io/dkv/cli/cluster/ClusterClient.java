@@ -5,6 +5,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ public final class ClusterClient implements AutoCloseable
             throw new IllegalStateException("the local cluster described in " + options.path() +
                 " is gone (dkv up, process " + cluster.upPid() + ", no longer runs): start one with ./dkv up");
         }
-        final Raas raas = Raas.attach(new RaasContext().driverName(cluster.driverName()));
+        final Raas raas = AttachedRaas.attach(new RaasContext().driverName(cluster.driverName()));
         try
         {
             // a command line's OK means stored: on disk before it returns

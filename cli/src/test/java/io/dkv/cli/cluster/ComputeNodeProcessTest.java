@@ -8,6 +8,7 @@ import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -61,7 +62,8 @@ class ComputeNodeProcessTest
                 List.of("memory-node", "--cluster-secret-file", secret.toString(), "--node-id", Long.toString(base + 1),
                     "--meta", meta.readyGroup(1), "--index-groups", "256", "--heap-chunks", "8"),
                 ReadyLines.MEMORY_NODE, dir.resolve("memory.log"));
-            Raas observer = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(base + 2),
+            Raas observer = RaasDriver.start(
+                new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(base + 2),
                 MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1)))))
         {
             final RoleProcess compute = RoleProcess.start("compute node", "256m", Map.of(),

@@ -2,7 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 

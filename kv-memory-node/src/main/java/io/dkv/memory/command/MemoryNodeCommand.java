@@ -2,8 +2,8 @@ package io.dkv.memory.command;
 
 import io.dkv.agent.ErrorFile;
 import io.dkv.client.KvClientContext;
-import io.dkv.client.layout.HeapLayout;
-import io.dkv.client.layout.IndexLayout;
+import io.dkv.format.HeapLayout;
+import io.dkv.format.IndexLayout;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.memory.MemoryNodeContext;
@@ -16,6 +16,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.command.ClusterSecretOption;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.command.NodeOptions;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -162,7 +163,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
 
     private int drain(final RaasContext context, final MetaDirectory directory)
     {
-        try (Raas raas = Raas.embedded(context, directory))
+        try (Raas raas = RaasDriver.start(context, directory))
         {
             final Membership begun;
             try
@@ -231,7 +232,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             return drain(context.role(NodeRecord.ROLE_CLIENT), directory);
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        final Raas raas = Raas.embedded(context, directory);
+        final Raas raas = RaasDriver.start(context, directory);
         final MemoryNode node;
         try
         {

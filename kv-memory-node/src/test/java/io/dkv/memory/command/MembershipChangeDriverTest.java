@@ -12,6 +12,7 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
 import io.dkv.verbs.VerbsContext;
@@ -111,20 +112,20 @@ class MembershipChangeDriverTest
 
     private MembershipChangeDriver driver()
     {
-        final Raas raas = open(Raas.embedded(driverContext(ADDED + 100), directory));
+        final Raas raas = open(RaasDriver.start(driverContext(ADDED + 100), directory));
         return new MembershipChangeDriver(raas, directory, clientContext(),
             new PrintStream(printed, true, StandardCharsets.UTF_8));
     }
 
     private void startNode(final long id)
     {
-        final Raas raas = open(Raas.embedded(driverContext(id).role(NodeRecord.ROLE_MEMORY), directory));
+        final Raas raas = open(RaasDriver.start(driverContext(id).role(NodeRecord.ROLE_MEMORY), directory));
         open(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)));
     }
 
     private KvClient connect(final long nodeId)
     {
-        final Raas raas = open(Raas.embedded(driverContext(nodeId), directory));
+        final Raas raas = open(RaasDriver.start(driverContext(nodeId), directory));
         return open(KvClient.connect(raas, clientContext()));
     }
 

@@ -8,6 +8,7 @@ import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -58,7 +59,7 @@ class MemoryNodeCrashTest
         final Map<String, Set<String>> unknown = new HashMap<>();
         final RaasContext context =
             new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(CLIENT_NODE).timeoutMs(2_000);
-        try (Raas raas = Raas.embedded(context, MetaDirectory.of(secret, MetaEndpoint.parse(endpoint)));
+        try (Raas raas = RaasDriver.start(context, MetaDirectory.of(secret, MetaEndpoint.parse(endpoint)));
             KvClient client = KvClient.connect(raas,
                 new KvClientContext().memoryNodes(MEMORY_NODE).durability(Durability.SYNC).timeoutMs(2_000)
                     // reads the node anew at each put: how soon after its restart the puts succeed is not in question

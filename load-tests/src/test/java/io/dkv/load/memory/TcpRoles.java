@@ -4,6 +4,7 @@ import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -27,7 +28,7 @@ final class TcpRoles
     /** @return a driver of this test process on tcp, its directory the MetaServer's. */
     static Raas raas(final Path secret, final RoleProcess meta, final long nodeId, final int timeoutMs)
     {
-        return Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
+        return RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
             .nodeId(nodeId).timeoutMs(timeoutMs), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));
     }
 

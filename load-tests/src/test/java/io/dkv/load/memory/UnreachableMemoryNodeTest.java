@@ -7,6 +7,7 @@ import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -49,7 +50,7 @@ class UnreachableMemoryNodeTest
                     "--provider", "tcp", "--meta", meta.readyGroup(1),
                     "--index-groups", "1024", "--heap-chunks", "4"), ReadyLines.MEMORY_NODE, dir.resolve("node.log"));
             Raas raas =
-                Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
+                RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("tcp").tcpAddress("127.0.0.1:0"))
                 .nodeId(311).timeoutMs(1_000), MetaDirectory.of(secret, MetaEndpoint.parse(meta.readyGroup(1))));
             KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(MEMORY_NODE).timeoutMs(1_000)))
         {

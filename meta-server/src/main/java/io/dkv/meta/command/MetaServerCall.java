@@ -7,6 +7,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectoryConfiguration;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -66,7 +67,7 @@ abstract class MetaServerCall implements Callable<Integer>
         final RaasContext context = new RaasContext()
             .verbs(new VerbsContext().provider(endpoint.address().provider()).tcpAddress(address));
         final String done;
-        try (Raas raas = Raas.embedded(context, directory))
+        try (Raas raas = RaasDriver.start(context, directory))
         {
             final Connection connection =
                 raas.connect(endpoint.nodeId(), MetaRpcDescriptor.SERVICE, Flags.ADAPTIVE, null);

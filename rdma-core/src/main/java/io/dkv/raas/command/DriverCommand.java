@@ -17,15 +17,15 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a standalone RaaS driver until interrupted: every process of the host that attaches
- * ({@code Raas.attach}) shares its queue pair pool and its connections.
+ * ({@code AttachedRaas.attach}) shares its queue pair pool and its connections.
  */
 @Command(
     name = "driver",
     mixinStandardHelpOptions = true,
     description = {
         "Run the host's standalone RaaS driver. Applications attach to it through its command-and-control file " +
-            "(Raas.attach with the same --name) and share its queue pairs and connections; it removes clients that " +
-            "die.",
+            "(AttachedRaas.attach with the same --name) and share its queue pairs and connections; it removes " +
+            "clients that die.",
         "Stop it with Ctrl-C."
     })
 public final class DriverCommand implements Callable<Integer>

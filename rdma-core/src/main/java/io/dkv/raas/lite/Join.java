@@ -2,6 +2,7 @@ package io.dkv.raas.lite;
 
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -55,6 +56,6 @@ public final class Join
             .clusterSecretFile(clusterSecretFile)
             .endpoints(endpoints)
             .clocksOf(context));
-        return Raas.embedded(context, directory);
+        return RaasDriver.start(context, directory);
     }
 }

@@ -102,6 +102,18 @@ public final class RaasStream implements AutoCloseable
     }
 
     /**
+     * Connect to a stream listener ({@link StreamListener}) of a node's service with the default
+     * {@link StreamContext}: bytes go zero-copy into buffers the reader advertised, or through its stream buffer,
+     * chosen per transfer.
+     *
+     * @throws RaasException when the node cannot be reached, has no such listener, or does not answer in time.
+     */
+    public static RaasStream connect(final Raas raas, final long nodeId, final int service)
+    {
+        return connect(raas, nodeId, service, new StreamContext());
+    }
+
+    /**
      * Connect to a stream listener ({@link StreamListener}) of a node's service.
      *
      * @throws RaasException when the node cannot be reached, has no such listener, or does not answer in time.

@@ -20,6 +20,12 @@ public final class StreamListener implements AutoCloseable
         this.context = context;
     }
 
+    /** Accept streams on a service of this node with the default {@link StreamContext}. */
+    public static StreamListener listen(final Raas raas, final int service)
+    {
+        return listen(raas, service, new StreamContext());
+    }
+
     public static StreamListener listen(final Raas raas, final int service, final StreamContext context)
     {
         return new StreamListener(raas, raas.listen(service), context);

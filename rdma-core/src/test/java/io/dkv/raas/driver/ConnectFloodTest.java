@@ -176,10 +176,10 @@ class ConnectFloodTest
     void aConnectFloodLeavesRoomForALegitimateNode(final String provider) throws Exception
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (RaasDriver flooded = (RaasDriver)Raas.embedded(bounded(provider, 1), directory);
-            RaasDriver hostile = (RaasDriver)Raas.embedded(context(provider, 2), directory);
-            RaasDriver accomplice = (RaasDriver)Raas.embedded(context(provider, 3), directory);
-            Raas legitimate = Raas.embedded(context(provider, 4), directory);
+        try (RaasDriver flooded = (RaasDriver)RaasDriver.start(bounded(provider, 1), directory);
+            RaasDriver hostile = (RaasDriver)RaasDriver.start(context(provider, 2), directory);
+            RaasDriver accomplice = (RaasDriver)RaasDriver.start(context(provider, 3), directory);
+            Raas legitimate = RaasDriver.start(context(provider, 4), directory);
             EchoServer ignored = new EchoServer(flooded))
         {
             exchange(legitimate, 1, 0);
@@ -228,9 +228,9 @@ class ConnectFloodTest
     {
         final int maxRoutes = 32;
         final StaticDirectory directory = new StaticDirectory();
-        try (RaasDriver flooded = (RaasDriver)Raas.embedded(bounded(provider, 1).maxRoutes(maxRoutes), directory);
-            RaasDriver hostile = (RaasDriver)Raas.embedded(context(provider, 2), directory);
-            Raas legitimate = Raas.embedded(context(provider, 4), directory);
+        try (RaasDriver flooded = (RaasDriver)RaasDriver.start(bounded(provider, 1).maxRoutes(maxRoutes), directory);
+            RaasDriver hostile = (RaasDriver)RaasDriver.start(context(provider, 2), directory);
+            Raas legitimate = RaasDriver.start(context(provider, 4), directory);
             EchoServer ignored = new EchoServer(flooded))
         {
             exchange(legitimate, 1, 0);
@@ -255,11 +255,11 @@ class ConnectFloodTest
     {
         final StaticDirectory directory = new StaticDirectory();
         try (RaasDriver flooded =
-            (RaasDriver)Raas.embedded(bounded(provider, 1).unusedMax(2 * UNUSED_PER_PEER), directory);
-            RaasDriver first = (RaasDriver)Raas.embedded(context(provider, 2), directory);
-            RaasDriver second = (RaasDriver)Raas.embedded(context(provider, 3), directory);
-            RaasDriver third = (RaasDriver)Raas.embedded(context(provider, 4), directory);
-            Raas legitimate = Raas.embedded(context(provider, 5), directory);
+            (RaasDriver)RaasDriver.start(bounded(provider, 1).unusedMax(2 * UNUSED_PER_PEER), directory);
+            RaasDriver first = (RaasDriver)RaasDriver.start(context(provider, 2), directory);
+            RaasDriver second = (RaasDriver)RaasDriver.start(context(provider, 3), directory);
+            RaasDriver third = (RaasDriver)RaasDriver.start(context(provider, 4), directory);
+            Raas legitimate = RaasDriver.start(context(provider, 5), directory);
             EchoServer ignored = new EchoServer(flooded))
         {
             int most = 0;
@@ -288,8 +288,8 @@ class ConnectFloodTest
     void aPeerBeyondItsConnectionBoundIsRefusedWithTheReason(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();
-        try (RaasDriver listening = (RaasDriver)Raas.embedded(bounded(provider, 7), directory);
-            Raas peer = Raas.embedded(context(provider, 8), directory);
+        try (RaasDriver listening = (RaasDriver)RaasDriver.start(bounded(provider, 7), directory);
+            Raas peer = RaasDriver.start(context(provider, 8), directory);
             EchoServer ignored = new EchoServer(listening))
         {
             final List<Connection> held = new ArrayList<>();
@@ -322,8 +322,8 @@ class ConnectFloodTest
     {
         final StaticDirectory directory = new StaticDirectory();
         try (RaasDriver listening =
-            (RaasDriver)Raas.embedded(bounded(provider, 7).inboundAdvertBytes(2L * ADVERT), directory);
-            Raas peer = Raas.embedded(context(provider, 8), directory);
+            (RaasDriver)RaasDriver.start(bounded(provider, 7).inboundAdvertBytes(2L * ADVERT), directory);
+            Raas peer = RaasDriver.start(context(provider, 8), directory);
             EchoServer ignored = new EchoServer(listening))
         {
             final Connection unused = peer.connect(7, SERVICE, Flags.ADAPTIVE, null);

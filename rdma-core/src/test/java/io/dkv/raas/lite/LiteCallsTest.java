@@ -5,6 +5,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasPair;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,9 +46,9 @@ class LiteCallsTest
     private void nodes(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();
-        a = add(Raas.embedded(RaasPair.context(provider, 1), directory));
-        b = add(Raas.embedded(RaasPair.context(provider, 2), directory));
-        c = add(Raas.embedded(RaasPair.context(provider, 3), directory));
+        a = add(RaasDriver.start(RaasPair.context(provider, 1), directory));
+        b = add(RaasDriver.start(RaasPair.context(provider, 2), directory));
+        c = add(RaasDriver.start(RaasPair.context(provider, 3), directory));
     }
 
     private <T extends AutoCloseable> T add(final T closeable)

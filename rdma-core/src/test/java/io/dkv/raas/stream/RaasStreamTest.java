@@ -4,6 +4,7 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasPair;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,8 +49,8 @@ class RaasStreamTest
     private void nodes(final String provider)
     {
         final StaticDirectory directory = new StaticDirectory();
-        a = Raas.embedded(RaasPair.context(provider, 1), directory);
-        b = Raas.embedded(RaasPair.context(provider, 2), directory);
+        a = RaasDriver.start(RaasPair.context(provider, 1), directory);
+        b = RaasDriver.start(RaasPair.context(provider, 2), directory);
         open.add(b);
         open.add(a);
     }

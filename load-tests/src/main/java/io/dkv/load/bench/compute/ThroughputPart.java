@@ -1,6 +1,6 @@
 package io.dkv.load.bench.compute;
 
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.compute.ComputeNode;
 import io.dkv.compute.ComputeNodeContext;
 import io.dkv.compute.ComputeNodeConfiguration;

@@ -54,9 +54,10 @@ final class HostileCluster implements AutoCloseable
                 .clusterSecret(secret);
             metaContext.raas().verbs(tcp()).timeoutMs(TIMEOUT_MS);
             startedMeta = MetaServer.start(metaContext);
-            startedMemory = Raas.embedded(node(MEMORY_ID).role(NodeRecord.ROLE_MEMORY), directory(startedMeta, secret));
+            startedMemory =
+                RaasDriver.start(node(MEMORY_ID).role(NodeRecord.ROLE_MEMORY), directory(startedMeta, secret));
             startedNode = MemoryNode.start(startedMemory, new MemoryNodeContext().indexGroups(1024).heapChunks(64));
-            startedClient = Raas.embedded(node(CLIENT_ID), directory(startedMeta, secret));
+            startedClient = RaasDriver.start(node(CLIENT_ID), directory(startedMeta, secret));
             client = KvClient.connect(startedClient, new KvClientContext().memoryNodes(MEMORY_ID)
                 .timeoutMs(TIMEOUT_MS));
         }
@@ -95,7 +96,7 @@ final class HostileCluster implements AutoCloseable
     long joinNewNode(final long nodeId)
     {
         final long start = System.nanoTime();
-        try (Raas joined = Raas.embedded(node(nodeId), directory(meta, secret)))
+        try (Raas joined = RaasDriver.start(node(nodeId), directory(meta, secret)))
         {
             joined.nodes(NodeRecord.ROLE_MEMORY);
             return System.nanoTime() - start;

@@ -8,6 +8,7 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
@@ -42,7 +43,7 @@ final class MetaAttacker implements AutoCloseable
         this.random = new SplittableRandom(seed);
         final StaticDirectory directory = new StaticDirectory();
         directory.register(meta.toNodeRecord());
-        this.stranger = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("tcp")
+        this.stranger = RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("tcp")
             .tcpAddress("127.0.0.1:0"))
             .nodeId(STRANGER_ID).timeoutMs(5_000).advertisedBytes(4096), directory);
     }

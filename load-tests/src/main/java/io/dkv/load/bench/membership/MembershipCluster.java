@@ -1,12 +1,13 @@
 package io.dkv.load.bench.membership;
 
 import io.dkv.client.KvClientConfiguration;
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -158,7 +159,7 @@ final class MembershipCluster implements AutoCloseable
         {
             verbs.tcpAddress("127.0.0.1:0");
         }
-        return Raas.embedded(new RaasContext().verbs(verbs).nodeId(CLIENT_NODE_ID).timeoutMs(timeoutMs),
+        return RaasDriver.start(new RaasContext().verbs(verbs).nodeId(CLIENT_NODE_ID).timeoutMs(timeoutMs),
             MetaDirectory.of(secret, MetaEndpoint.parse(metaEndpoint)));
     }
 

@@ -36,10 +36,10 @@ final class RaasNodes implements AutoCloseable
      */
     RaasNodes(final Provider provider, final UnaryOperator<RaasContext> tune)
     {
-        client = Raas.embedded(tune.apply(context(provider, CLIENT_NODE_ID)), directory);
+        client = RaasDriver.start(tune.apply(context(provider, CLIENT_NODE_ID)), directory);
         try
         {
-            server = Raas.embedded(tune.apply(context(provider, SERVER_NODE_ID)), directory);
+            server = RaasDriver.start(tune.apply(context(provider, SERVER_NODE_ID)), directory);
         }
         catch (final RuntimeException ex)
         {

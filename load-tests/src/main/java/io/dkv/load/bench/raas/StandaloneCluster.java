@@ -5,6 +5,7 @@ import io.dkv.meta.MetaServer;
 import io.dkv.meta.MetaServerContext;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -110,7 +111,7 @@ final class StandaloneCluster implements AutoCloseable
     /** @return this process attached to the driver with these settings (a class, a weight), closed with the cluster. */
     Raas attach(final DriverProcess driver, final RaasContext context)
     {
-        final Raas client = Raas.attach(context.driverName(driver.name()));
+        final Raas client = AttachedRaas.attach(context.driverName(driver.name()));
         started.add(client);
         return client;
     }

@@ -8,6 +8,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
 
 import java.lang.management.ManagementFactory;
@@ -60,11 +61,11 @@ public final class InProcessStore implements AutoCloseable
                 // the directory's membership lists the nodes of this role, each live: a replicated write goes only
                 // to members that serve
                 memoryRaas.add(
-                    Raas.embedded(driver(memoryNodeIds[i], provider).role(NodeRecord.ROLE_MEMORY), directory));
+                    RaasDriver.start(driver(memoryNodeIds[i], provider).role(NodeRecord.ROLE_MEMORY), directory));
             }
             for (int lane = 0; lane < lanes; lane++)
             {
-                clientLanes.add(Raas.embedded(driver(CLIENT_NODE_ID + lane, provider), directory));
+                clientLanes.add(RaasDriver.start(driver(CLIENT_NODE_ID + lane, provider), directory));
             }
             for (final Raas memory : memoryRaas)
             {

@@ -1,7 +1,7 @@
 package io.dkv.load.bench.ycsb;
 
-import io.dkv.client.layout.HeapLayout;
-import io.dkv.client.layout.IndexLayout;
+import io.dkv.format.HeapLayout;
+import io.dkv.format.IndexLayout;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;

@@ -1,7 +1,7 @@
 package io.dkv.load.bench.ycsb;
 
 import io.dkv.client.KvClient;
-import io.dkv.client.layout.KvBlockLayout;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.load.bench.HtmlOption;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;

@@ -5,6 +5,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -122,7 +123,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         }
         if (attachment == null)
         {
-            final Raas raas = Raas.attach(new RaasContext().driverName(driverName));
+            final Raas raas = AttachedRaas.attach(new RaasContext().driverName(driverName));
             try
             {
                 final long[] nodes = memoryNodes.length > 0 ? memoryNodes : raas.membership().memberIds();

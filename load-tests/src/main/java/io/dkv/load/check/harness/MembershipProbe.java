@@ -3,6 +3,7 @@ package io.dkv.load.check.harness;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -49,7 +50,7 @@ final class MembershipProbe implements AutoCloseable
         {
             if (raas == null)
             {
-                raas = Raas.embedded(new RaasContext().verbs(new VerbsContext().provider("shm")),
+                raas = RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("shm")),
                     new MetaDirectory(new MetaDirectoryContext()
                         .clusterSecretFile(clusterSecretFile)
                         .endpoints(MetaEndpoint.parse(metaEndpoint))));

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 import org.junit.jupiter.api.Test;
 

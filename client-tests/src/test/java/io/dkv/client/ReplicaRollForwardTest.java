@@ -1,14 +1,15 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.KeyHash;
-import io.dkv.client.layout.KvBlockLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.KeyHash;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,11 +48,11 @@ class ReplicaRollForwardTest
     {
         for (final long id : IDS)
         {
-            final Raas raas = Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
+            final Raas raas = RaasDriver.start(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory);
             open.add(raas);
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
         }
-        final Raas clientRaas = Raas.embedded(Opened.driver(provider, 100), directory);
+        final Raas clientRaas = RaasDriver.start(Opened.driver(provider, 100), directory);
         open.add(clientRaas);
         // an operation may last a second: past that, a write left at the tail is taken for its writer's death
         final KvClientContext clientContext =
@@ -90,9 +91,9 @@ class ReplicaRollForwardTest
     {
         final KvClientContext clientContext = cluster(provider);
         final KvClient client =
-            KvClient.connect(open.add(Raas.embedded(Opened.driver(provider, 100), directory)), clientContext);
+            KvClient.connect(open.add(RaasDriver.start(Opened.driver(provider, 100), directory)), clientContext);
         open.add(client);
-        final Raas writerRaas = open.add(Raas.embedded(Opened.driver(provider, 101), directory));
+        final Raas writerRaas = open.add(RaasDriver.start(Opened.driver(provider, 101), directory));
         final KvSession broken = session(writerRaas, clientContext);
         open.add(broken);
         final KvSession right = session(writerRaas, clientContext);
@@ -115,7 +116,7 @@ class ReplicaRollForwardTest
         for (final long id : IDS)
         {
             final Raas raas =
-                open.add(Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+                open.add(RaasDriver.start(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20)));
         }
         return new KvClientContext().memoryNodes(IDS).timeoutMs(1_000).maxRetries(1_000).conclude();

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 /**
  * What a client asks of a memory node's CPU, over a RaaS message connection to {@link #SERVICE}:

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

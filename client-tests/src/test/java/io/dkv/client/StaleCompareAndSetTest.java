@@ -1,7 +1,7 @@
 package io.dkv.client;
 
-import io.dkv.client.layout.HeapLayout;
-import io.dkv.client.layout.SlotWord;
+import io.dkv.format.HeapLayout;
+import io.dkv.format.SlotWord;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Connection;
@@ -9,6 +9,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,13 +57,13 @@ class StaleCompareAndSetTest
     {
         final CachedNanoClock nodeClock = new CachedNanoClock();
         final Raas memoryRaas =
-            Raas.embedded(Opened.driver(provider, NODE_ID).role(NodeRecord.ROLE_MEMORY), directory);
+            RaasDriver.start(Opened.driver(provider, NODE_ID).role(NodeRecord.ROLE_MEMORY), directory);
         open.add(memoryRaas);
         // one block per chunk and four chunks: every put takes a chunk, and a full heap waits for one to come back
         final MemoryNode memoryNode = MemoryNode.start(memoryRaas, new MemoryNodeContext()
             .indexGroups(64).chunkBytes(4096).heapChunks(4).graceMs(GRACE_MS).nanoClock(nodeClock));
         open.add(memoryNode);
-        final Raas clientRaas = Raas.embedded(Opened.driver(provider, 100), directory);
+        final Raas clientRaas = RaasDriver.start(Opened.driver(provider, 100), directory);
         open.add(clientRaas);
         final KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODE_ID));
         open.add(client);

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 /**
  * The 8-byte index slot, swapped whole by CAS. Zero is an empty slot.

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 /**
  * The KV heap a memory node keeps in one registered region. Its CPU hands out chunks (by RPC, see

@@ -7,6 +7,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,11 +50,12 @@ class RcOnlyStoreTest
         directory.membership(new Membership(1, 2, IDS, new int[] {Membership.LIVE, Membership.LIVE}));
         for (final long id : IDS)
         {
-            final Raas raas = open.add(Raas.embedded(withoutDc(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+            final Raas raas =
+                open.add(RaasDriver.start(withoutDc(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             assertTrue(raas.self().rcOnly(), raas.self().toString());
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(2).maxGlobalDepth(9)));
         }
-        final Raas clientRaas = open.add(Raas.embedded(withoutDc(provider, 100), directory));
+        final Raas clientRaas = open.add(RaasDriver.start(withoutDc(provider, 100), directory));
         final KvClient client = open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS)));
 
         for (int i = 0; i < KEYS; i++)

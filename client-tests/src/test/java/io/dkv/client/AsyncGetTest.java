@@ -6,6 +6,7 @@ import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -172,11 +173,11 @@ class AsyncGetTest
         for (final long id : IDS)
         {
             final Raas raas =
-                open.add(Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+                open.add(RaasDriver.start(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             // two groups per subtable: the keys split it several times while they are written
             open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(2).maxGlobalDepth(9)));
         }
-        final Raas clientRaas = open.add(Raas.embedded(Opened.driver(provider, 100), directory));
+        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver(provider, 100), directory));
         return open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS)));
     }
 

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

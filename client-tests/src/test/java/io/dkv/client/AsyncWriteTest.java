@@ -7,6 +7,8 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.raas.StaticDirectory;
 import org.junit.jupiter.api.AfterEach;
@@ -331,7 +333,7 @@ class AsyncWriteTest
         // nodes' answers behind receiver-not-ready until their stall detectors fail them (27% of runs failed so)
         open.add(StandaloneDriver.launch(Opened.driver(provider, 100).receiveBuffers(RaasConfiguration
             .RECEIVE_BUFFERS_DEFAULT).driverName(name), directory));
-        final Raas attached = open.add(Raas.attach(new RaasContext().driverName(name).requestSlots(1024)
+        final Raas attached = open.add(AttachedRaas.attach(new RaasContext().driverName(name).requestSlots(1024)
             .clientDataBytes(1 << 20).timeoutMs(10_000)));
         final KvClient client = open.add(KvClient.connect(attached,
             new KvClientContext().memoryNodes(IDS).timeoutMs(9_000)));
@@ -393,13 +395,13 @@ class AsyncWriteTest
         for (final long id : IDS)
         {
             final Raas raas =
-                open.add(Raas.embedded(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
+                open.add(RaasDriver.start(Opened.driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             // two groups per subtable: the keys split it several times while they are written
             final MemoryNodeContext node = new MemoryNodeContext().indexGroups(2).maxGlobalDepth(9);
             memoryNodes.add(
                 open.add(MemoryNode.start(raas, data == null ? node : node.dataDir(data.resolve("node-" + id)))));
         }
-        final Raas clientRaas = open.add(Raas.embedded(Opened.driver(provider, 100), directory));
+        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver(provider, 100), directory));
         clientDrivers.add(clientRaas);
         return open.add(KvClient.connect(clientRaas, context.replicas(replicas == 1 ? 1 : 0)));
     }

@@ -1,4 +1,4 @@
-package io.dkv.client.layout;
+package io.dkv.format;
 
 /**
  * The hash index a memory node keeps in one registered region, read and updated by clients with
