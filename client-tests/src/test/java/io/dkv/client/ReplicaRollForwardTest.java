@@ -69,20 +69,20 @@ class ReplicaRollForwardTest
         final byte[] v2 = bytes("v2");
         final int length = KvBlockLayout.blockLength(KEY.length, v2.length);
         final long writeId = KvBlockLayout.drawWriteId();
-        final long offset = dead.writeBlock(tail, KEY, MemorySegment.ofArray(v2), length, KvBlockLayout.NEVER, writeId);
-        dead.readReplica(tail, hash, KEY);
-        assertTrue(dead.swapAt(tail, hash, KEY, dead.replicaSlot, dead.replicaWord,
-            SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false, dead.generationOf(tail, offset))),
+        final long offset =
+            dead.chunks().writeBlock(tail, KEY, MemorySegment.ofArray(v2), length, KvBlockLayout.NEVER, writeId);
+        final KeyState atTail = dead.probe().readKey(tail, hash, KEY);
+        assertTrue(dead.writer().swapAt(tail, hash, KEY, atTail.slot, atTail.word,
+            SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false,
+                dead.chunks().generationOf(tail, offset))),
             "the dead writer won the tail");
 
         assertArrayEquals(bytes("v1"), client.get(KEY), "a write that reached only the tail is not read");
         assertTrue(client.compareAndSet(KEY, v2, bytes("v3")),
             "the dead writer's v2 was rolled forward to the head before this compare-and-set judged the value");
         assertArrayEquals(bytes("v3"), client.get(KEY));
-        dead.readReplica(0, hash, KEY);
-        final long first = dead.replicaWriteId;
-        dead.readReplica(1, hash, KEY);
-        assertEquals(first, dead.replicaWriteId, "both replicas name the same write at rest");
+        final long first = dead.probe().readKey(0, hash, KEY).writeId;
+        assertEquals(first, dead.probe().readKey(1, hash, KEY).writeId, "both replicas name the same write at rest");
     }
 
     @ParameterizedTest

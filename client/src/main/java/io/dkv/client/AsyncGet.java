@@ -1,5 +1,7 @@
 package io.dkv.client;
 
+import io.dkv.client.index.IndexDecisions;
+import io.dkv.client.index.RepeatedRead;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -9,7 +11,6 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasStatus;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -40,7 +41,7 @@ final class AsyncGet extends AsyncOperation
     private MemorySegment block;
     private final long[] slotOffsets = new long[CandidateBuckets.SLOTS];
     private final long[] words = new long[CandidateBuckets.SLOTS];
-    private final long[] previousWords = new long[CandidateBuckets.SLOTS];
+    private final RepeatedRead missCheck = new RepeatedRead();
     private final AtomicInteger outstanding = new AtomicInteger();
     private final long timeoutNanos;
 
@@ -61,7 +62,6 @@ final class AsyncGet extends AsyncOperation
     private int step;
     private int rounds;
     private int slotCount;
-    private int previousCount;
     private int candidate;
     private int blockLength;
     private volatile int failure;
@@ -105,7 +105,7 @@ final class AsyncGet extends AsyncOperation
         this.nowMillis = nowMillis;
         this.future = future;
         rounds = 0;
-        previousCount = -1;
+        missCheck.forget();
         readBuckets();
     }
 
@@ -236,16 +236,13 @@ final class AsyncGet extends AsyncOperation
 
     private void nextCandidate()
     {
-        for (; candidate < slotCount; candidate++)
+        candidate = IndexDecisions.nextCommitted(words, slotCount, candidate, fingerprint);
+        if (candidate >= 0)
         {
-            final long word = words[candidate];
-            if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint)
-            {
-                readBlock(word);
-                return;
-            }
+            readBlock(words[candidate]);
+            return;
         }
-        if (previousCount == slotCount && Arrays.equals(previousWords, 0, slotCount, words, 0, slotCount))
+        if (missCheck.confirms(words, slotCount))
         {
             finish(kind == TTL ? Long.valueOf(-2) : null);
             return;
@@ -255,8 +252,6 @@ final class AsyncGet extends AsyncOperation
             fallBack(false);
             return;
         }
-        System.arraycopy(words, 0, previousWords, 0, slotCount);
-        previousCount = slotCount;
         readBuckets();
     }
 

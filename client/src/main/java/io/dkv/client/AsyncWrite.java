@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.client.index.IndexDecisions;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -259,31 +260,19 @@ final class AsyncWrite extends AsyncOperation
                 return;
             }
             final int slotCount = collect(p);
-            int matching = 0;
-            for (int i = 0; i < slotCount; i++)
-            {
-                final long word = candidateWords[i];
-                if (!SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint)
-                {
-                    matching++;
-                    blockWords[p] = word;
-                    slots[p] = candidateSlots[i];
-                }
-            }
-            if (matching > 1 || (matching == 1 && SlotWord.lengthHint(blockWords[p]) == 0))
+            final int only = IndexDecisions.only(IndexDecisions.ofFingerprint(candidateWords, slotCount, fingerprint));
+            if (only == IndexDecisions.SEVERAL || (only >= 0 && SlotWord.lengthHint(candidateWords[only]) == 0))
             {
                 // which slot is the key's takes reads of several blocks, or two of one: the synchronous write's
                 fallBack();
                 return;
             }
-            if (matching == 1)
+            if (only >= 0)
             {
+                blockWords[p] = candidateWords[only];
+                slots[p] = candidateSlots[only];
                 widest = Math.max(widest, SlotWord.lengthHint(blockWords[p]));
                 reads++;
-            }
-            else
-            {
-                slots[p] = -1;
             }
         }
         if (reads == 0)
@@ -485,17 +474,13 @@ final class AsyncWrite extends AsyncOperation
             return;
         }
         final int slotCount = collect(p);
-        if (holdsAnotherOfFingerprint(p, slotCount, -1))
+        if (mayBeTheKeys(p, slotCount) != 0)
         {
             // perhaps the key's, committed or being inserted: the synchronous insert reads its block
             giveUp();
             return;
         }
-        int empty = -1;
-        for (int i = slotCount - 1; i >= 0; i--)
-        {
-            empty = SlotWord.isEmpty(candidateWords[i]) ? i : empty;
-        }
+        final int empty = IndexDecisions.firstEmpty(candidateWords, slotCount);
         if (empty < 0)
         {
             // both candidates full: the subtable splits, which the synchronous insert asks for
@@ -534,29 +519,21 @@ final class AsyncWrite extends AsyncOperation
             return;
         }
         final int slotCount = collect(p);
-        int mine = -1;
-        for (int i = 0; i < slotCount; i++)
-        {
-            if (candidateSlots[i] == insertSlot)
-            {
-                mine = i;
-            }
-        }
-        if (mine < 0)
-        {
-            // the subtable split meanwhile and the key's buckets are elsewhere now
-            withdraw();
-            return;
-        }
-        if (candidateWords[mine] != tentativeWord)
+        final int mine = IndexDecisions.indexOf(candidateSlots, slotCount, insertSlot);
+        // no block is read here: every other slot of the fingerprint not known to be another key's may be the key's
+        final int others = mine < 0 ? 0 : mayBeTheKeys(p, slotCount) & ~(1 << mine);
+        final int verdict = IndexDecisions.insertVerdict(mine, mine < 0 ? SlotWord.EMPTY : candidateWords[mine],
+            tentativeWord, false, others);
+        if (verdict == IndexDecisions.INSERT_CLEARED)
         {
             // another insert of the key came first and cleared this one
             giveUp();
             return;
         }
-        if (holdsAnotherOfFingerprint(p, slotCount, mine))
+        if (verdict != IndexDecisions.INSERT_COMMIT || others != 0)
         {
-            // a committed slot of the key appeared, or another insert of it runs: the synchronous insert decides
+            // the subtable split meanwhile and the key's buckets are elsewhere now, or a committed slot of the key
+            // appeared, or another insert of it runs: the synchronous insert decides
             withdraw();
             return;
         }
@@ -619,21 +596,13 @@ final class AsyncWrite extends AsyncOperation
     }
 
     /**
-     * @return true when a candidate slot of replica {@code p} as collected, other than {@code except}, holds a word of
-     * the key's fingerprint that is not known to name another key's block.
+     * @return the candidate slots of replica {@code p} as collected holding a word of the key's fingerprint that is
+     * not known to name another key's block.
      */
-    private boolean holdsAnotherOfFingerprint(final int p, final int slotCount, final int except)
+    private int mayBeTheKeys(final int p, final int slotCount)
     {
-        for (int i = 0; i < slotCount; i++)
-        {
-            final long word = candidateWords[i];
-            if (i != except && !SlotWord.isEmpty(word) && SlotWord.fingerprint(word) == fingerprint &&
-                word != foreignWords[p])
-            {
-                return true;
-            }
-        }
-        return false;
+        return IndexDecisions.ofFingerprint(candidateWords, slotCount, fingerprint) &
+            ~IndexDecisions.holding(candidateWords, slotCount, foreignWords[p]);
     }
 
     /** @return true when replica {@code p}'s buckets as read hold the key; when a split moved them, says so. */
@@ -800,7 +769,7 @@ final class AsyncWrite extends AsyncOperation
     private void unknown(final int p, final String why, final KvException cause)
     {
         final CompletableFuture<Object> done = future;
-        final String text = "write of key " + KvSession.describe(key) +
+        final String text = "write of key " + KvErrors.describe(key) +
             (won ? " won its tail but not" : " at its tail,") + " memory node " + nodeIds[p] + ": " + why +
             "; it may or may not take effect";
         release();
@@ -820,7 +789,7 @@ final class AsyncWrite extends AsyncOperation
         final CompletableFuture<Object> done = future;
         if (publishing)
         {
-            final String text = "write of key " + KvSession.describe(key) + " could not reach memory node " +
+            final String text = "write of key " + KvErrors.describe(key) + " could not reach memory node " +
                 nodeIds[position] + " after it began to swap its replicas (" + cause.getMessage() +
                 "); it may or may not take effect";
             clear();

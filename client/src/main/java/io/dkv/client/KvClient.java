@@ -219,7 +219,8 @@ public final class KvClient implements AutoCloseable
             throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
         }
         final KvSession session = session();
-        return new ReplicaCopier(session, membership, ids, context.nanoClock()).refill(joiner);
+        return new ReplicaCopier(session.listing(), session.chain(), membership, ids, context.nanoClock())
+            .refill(joiner);
     }
 
     /**
@@ -243,7 +244,8 @@ public final class KvClient implements AutoCloseable
                 Membership.phaseName(phase) + " (epoch " + membership.epoch() + ")");
         }
         final KvSession session = session();
-        return new ReplicaCopier(session, membership, availability.nodeIds(), context.nanoClock()).fillChange();
+        return new ReplicaCopier(session.listing(), session.chain(), membership, availability.nodeIds(),
+            context.nanoClock()).fillChange();
     }
 
     /**
@@ -375,7 +377,7 @@ public final class KvClient implements AutoCloseable
                 return true;
             }
         }
-        throw new KvException("expiring key " + KvSession.describe(key) + " lost " + context.maxRetries() +
+        throw new KvException("expiring key " + KvErrors.describe(key) + " lost " + context.maxRetries() +
             " races in a row");
     }
 
@@ -400,7 +402,7 @@ public final class KvClient implements AutoCloseable
                 return true;
             }
         }
-        throw new KvException("persisting key " + KvSession.describe(key) + " lost " + context.maxRetries() +
+        throw new KvException("persisting key " + KvErrors.describe(key) + " lost " + context.maxRetries() +
             " races in a row");
     }
 
@@ -737,7 +739,7 @@ public final class KvClient implements AutoCloseable
         if (attempt == context.maxRetries())
         {
             return CompletableFuture.failedFuture(new KvException((onlyExpiring ? "persisting" : "expiring") +
-                " key " + KvSession.describe(key) + " lost " + context.maxRetries() + " races in a row"));
+                " key " + KvErrors.describe(key) + " lost " + context.maxRetries() + " races in a row"));
         }
         return getVersionedAsync(key).thenComposeAsync(current ->
         {

@@ -279,7 +279,7 @@ final class PersistRequests
         // the write holds every replica: tried again as a new one, a compare-and-set would find its own value there
         final KvException wrapped = cause == null ? null : new KvException(cause.getMessage(), cause);
         job.future.completeExceptionally(new ReplicaChain.OutcomeUnknown("write of key " +
-            KvSession.describe(job.key) + " is on its replicas but was not confirmed on disk: " + why +
+            KvErrors.describe(job.key) + " is on its replicas but was not confirmed on disk: " + why +
             "; it has taken effect, durable or not", wrapped));
     }
 }

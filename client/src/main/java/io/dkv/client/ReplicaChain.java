@@ -4,6 +4,7 @@ import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
 import io.dkv.raas.Membership;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
@@ -42,11 +43,21 @@ final class ReplicaChain
      */
     boolean acknowledgeAtTail;
 
-    private final KvSession session;
+    /** A key's state at one replica, read alone. */
+    private final IndexProbe probe;
+    /** Swaps and inserts at one replica. */
+    private final SlotWriter writer;
+    /** A key's state at every replica, read in one round. */
+    private final ReplicaReads reads;
+    /** Where this thread's blocks go, and the messages that tell the nodes' CPUs of them. */
+    private final HeapChunks chunks;
     private final MembershipView membership;
     private final long[] nodeIds;
     private final KvClientContext context;
+    private final EpochClock epochClock;
     private final NanoClock nanoClock;
+    /** The context's clock when the current operation started: expiry is judged by it. */
+    private long nowMillis;
     private final long timeoutNanos;
     /**
      * The key's replicas in placement order (indices into the client's nodes) before and after the membership change
@@ -80,10 +91,14 @@ final class ReplicaChain
     private final long[] blockOffsets;
     private long switchStarted;
 
-    ReplicaChain(final KvSession session, final MembershipView membership, final long[] nodeIds,
-        final KvClientContext context)
+    ReplicaChain(final IndexProbe probe, final SlotWriter writer, final ReplicaReads reads, final HeapChunks chunks,
+        final MembershipView membership, final long[] nodeIds, final KvClientContext context)
     {
-        this.session = session;
+        this.probe = probe;
+        this.writer = writer;
+        this.reads = reads;
+        this.chunks = chunks;
+        this.epochClock = context.epochClock();
         this.membership = membership;
         this.nodeIds = nodeIds;
         this.context = context;
@@ -151,7 +166,7 @@ final class ReplicaChain
     boolean write(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
         final Versioned version, final long expireAt)
     {
-        session.startOperation();
+        nowMillis = epochClock.time();
         final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
         final long hash = KeyHash.hash(key);
         while (true)
@@ -206,7 +221,7 @@ final class ReplicaChain
         {
             if (nanoClock.nanoTime() - deadline > 0)
             {
-                throw new KvException("key " + KvSession.describe(key) + " waits for " + membership.describe(node) +
+                throw new KvException("key " + KvErrors.describe(key) + " waits for " + membership.describe(node) +
                     ": writes go on without a memory node declared down only once every client's view listing it " +
                     "live has run out (" + context.membershipLeaseMs() + " ms, " +
                     KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME + "), and the failover wait of " +
@@ -228,7 +243,7 @@ final class ReplicaChain
         {
             if (nanoClock.nanoTime() - deadline > 0)
             {
-                throw new KvException("key " + KvSession.describe(key) + " is moving between memory nodes and its " +
+                throw new KvException("key " + KvErrors.describe(key) + " is moving between memory nodes and its " +
                     "writes wait while the membership change switches its placement; the switch did not end within " +
                     (deadline - switchStarted) / 1_000_000 + " ms (" + membership.describe(serving[0]) + ")");
             }
@@ -253,13 +268,13 @@ final class ReplicaChain
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         if (value != null)
         {
-            session.placeBlocks(serving, servingCount, key, value, length, expireAt, writeId, blockOffsets);
+            chunks.placeBlocks(serving, servingCount, key, value, length, expireAt, writeId, blockOffsets);
         }
         for (int p = 0; p < servingCount; p++)
         {
             newWords[p] = value == null ? SlotWord.EMPTY :
                 SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
-                    session.generationOf(serving[p], blockOffsets[p]));
+                    chunks.generationOf(serving[p], blockOffsets[p]));
         }
         for (int j = 0; j < joiningCount; j++)
         {
@@ -283,8 +298,8 @@ final class ReplicaChain
                 throw PlacementChanged.INSTANCE;
             }
             final int tail = servingCount - 1;
-            session.readReplicas(serving, servingCount, hash, key, slots, words, writeIds, blockOffsets, unwritten,
-                knownHead);
+            reads.read(serving, servingCount, hash, key, slots, words, writeIds, blockOffsets, unwritten, knownHead,
+                nowMillis);
             unwritten = 0;
             knownHead = null;
             if (!settled())
@@ -341,7 +356,7 @@ final class ReplicaChain
             persistWritten(key, value != null);
             return true;
         }
-        throw session.retriesExhaustedAt(ruleName(rule), serving[0], key);
+        throw KvErrors.retriesExhausted(ruleName(rule), nodeIds[serving[0]], key, context.maxRetries());
     }
 
     /**
@@ -353,7 +368,7 @@ final class ReplicaChain
      */
     void finish(final ChainRest rest)
     {
-        session.startOperation();
+        nowMillis = epochClock.time();
         servingCount = rest.nodes().length;
         System.arraycopy(rest.nodes(), 0, serving, 0, servingCount);
         System.arraycopy(rest.slots(), 0, slots, 0, servingCount);
@@ -393,7 +408,7 @@ final class ReplicaChain
         {
             // the write holds every replica: tried again as a new one, a compare-and-set would find its own value
             // there and answer that it took no effect
-            throw new OutcomeUnknown("write of key " + KvSession.describe(key) + " is on its replicas but was " +
+            throw new OutcomeUnknown("write of key " + KvErrors.describe(key) + " is on its replicas but was " +
                 "not confirmed on disk: " + ex.getMessage() + "; it has taken effect, durable or not", ex);
         }
     }
@@ -415,14 +430,18 @@ final class ReplicaChain
                     throw outcomeUnknown(key, serving[p], "it ran past its deadline after winning the tail", null);
                 }
                 final long named;
+                final long slot;
+                final long word;
                 try
                 {
                     if (publish(p, hash, key, newWords[p]))
                     {
                         break;
                     }
-                    session.readReplica(serving[p], hash, key);
-                    named = session.replicaWriteId;
+                    final KeyState replica = probe.readKey(serving[p], hash, key);
+                    named = replica.liveWriteId(nowMillis);
+                    slot = replica.slot;
+                    word = replica.word;
                 }
                 catch (final KvException ex)
                 {
@@ -438,8 +457,8 @@ final class ReplicaChain
                 }
                 // no writer changes a replica while this one holds the tail, but the node's scan empties a slot whose
                 // value expired: the replica holds no value of the key, as read, and the write goes over what is there
-                slots[p] = session.replicaSlot;
-                words[p] = session.replicaWord;
+                slots[p] = slot;
+                words[p] = word;
             }
         }
     }
@@ -457,9 +476,9 @@ final class ReplicaChain
         {
             return SlotWord.EMPTY;
         }
-        joinOffsets[j] = session.writeBlock(joining[j], key, value, length, expireAt, writeId);
+        joinOffsets[j] = chunks.writeBlock(joining[j], key, value, length, expireAt, writeId);
         return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER,
-            session.generationOf(joining[j], joinOffsets[j]));
+            chunks.generationOf(joining[j], joinOffsets[j]));
     }
 
     /**
@@ -515,27 +534,26 @@ final class ReplicaChain
                 // one serving replica is settled as soon as its tail is won, so a newer writer may win it while this
                 // one still forces: forced only while the tail names this write, a late force never puts the older
                 // write back over the newer one (with two or more, the newer writer waits for this chain to end)
-                session.readReplica(serving[0], hash, key);
-                if (session.replicaWriteId != writeId)
+                if (probe.readKey(serving[0], hash, key).liveWriteId(nowMillis) != writeId)
                 {
                     return true;
                 }
             }
-            session.readReplica(node, hash, key);
-            if (session.replicaWriteId == writeId ||
-                (joinWords[j] == SlotWord.EMPTY && session.replicaWord == SlotWord.EMPTY))
+            final KeyState replica = probe.readKey(node, hash, key);
+            final long slot = replica.slot;
+            final long word = replica.word;
+            if (replica.liveWriteId(nowMillis) == writeId || (joinWords[j] == SlotWord.EMPTY && word == SlotWord.EMPTY))
             {
                 return true;
             }
-            final boolean done = session.replicaWord != SlotWord.EMPTY ?
-                session.swapAt(node, hash, key, session.replicaSlot, session.replicaWord, joinWords[j]) :
-                session.insertAt(node, hash, key, joinWords[j]);
+            final boolean done = word != SlotWord.EMPTY ?
+                writer.swapAt(node, hash, key, slot, word, joinWords[j]) :
+                writer.insertAt(node, hash, key, joinWords[j]);
             if (done)
             {
-                if (session.replicaWord != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
+                if (word != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
                 {
-                    session.persistAt(node, joinWords[j] == SlotWord.EMPTY ?
-                        SlotWord.blockOffset(session.replicaWord) : joinOffsets[j]);
+                    chunks.persist(node, joinWords[j] == SlotWord.EMPTY ? SlotWord.blockOffset(word) : joinOffsets[j]);
                 }
                 return true;
             }
@@ -554,7 +572,7 @@ final class ReplicaChain
      */
     int refill(final byte[] key, final int joiner)
     {
-        session.startOperation();
+        nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int fingerprint = KeyHash.fingerprint(hash);
         place(hash, key);
@@ -565,16 +583,16 @@ final class ReplicaChain
         boolean changed = false;
         for (int attempt = 0; attempt < REFILL_ATTEMPTS; attempt++)
         {
-            session.readReplica(joiner, hash, key);
-            final long joinSlot = session.replicaSlot;
-            final long joinWord = session.replicaWord;
-            final long joinId = session.replicaWriteId;
+            final KeyState joined = probe.readKey(joiner, hash, key);
+            final long joinSlot = joined.slot;
+            final long joinWord = joined.word;
+            final long joinId = joined.liveWriteId(nowMillis);
             for (int p = servingCount - 1; p >= 0; p--)
             {
-                session.readReplica(serving[p], hash, key);
-                slots[p] = session.replicaSlot;
-                words[p] = session.replicaWord;
-                writeIds[p] = session.replicaWriteId;
+                final KeyState replica = probe.readKey(serving[p], hash, key);
+                slots[p] = replica.slot;
+                words[p] = replica.word;
+                writeIds[p] = replica.liveWriteId(nowMillis);
             }
             if (!settled())
             {
@@ -600,18 +618,18 @@ final class ReplicaChain
             }
             else
             {
-                final int length = session.readWholeBlock(serving[0], words[0], key);
-                final long expireAt = session.blockExpireAt();
-                offset = session.copyBlock(joiner, length);
+                final int length = probe.readWholeBlock(serving[0], words[0], key);
+                final long expireAt = KvBlockLayout.expireAt(probe.block(), 0);
+                offset = chunks.copyBlock(joiner, probe.block(), length);
                 desired = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,
-                    session.generationOf(joiner, offset));
+                    chunks.generationOf(joiner, offset));
             }
             final boolean swapped = joinWord != SlotWord.EMPTY ?
-                session.swapAt(joiner, hash, key, joinSlot, joinWord, desired) :
-                session.insertAt(joiner, hash, key, desired);
+                writer.swapAt(joiner, hash, key, joinSlot, joinWord, desired) :
+                writer.insertAt(joiner, hash, key, desired);
             if (swapped)
             {
-                session.persistAt(joiner, offset);
+                chunks.persist(joiner, offset);
                 changed = true;
             }
         }
@@ -637,11 +655,11 @@ final class ReplicaChain
         {
             if (written)
             {
-                session.persistAt(serving[p], blockOffsets[p]);
+                chunks.persist(serving[p], blockOffsets[p]);
             }
             else if (words[p] != SlotWord.EMPTY)
             {
-                session.persistAt(serving[p], SlotWord.blockOffset(words[p]));
+                chunks.persist(serving[p], SlotWord.blockOffset(words[p]));
             }
         }
     }
@@ -668,7 +686,8 @@ final class ReplicaChain
             case PUT -> true;
             case DELETE -> present;
             case IF_VALUE -> expected == null ? !present :
-                present && session.readWholeBlock(serving[0], words[0], key) > 0 && session.blockHolds(expected);
+                present && probe.readWholeBlock(serving[0], words[0], key) > 0 &&
+                    KvBlockLayout.hasValue(probe.block(), 0, expected);
             case IF_VERSION -> present && writeIds[0] == version.writeId;
             default -> throw new IllegalArgumentException("no such write rule: " + rule);
         };
@@ -680,9 +699,9 @@ final class ReplicaChain
         final int node = serving[p];
         if (words[p] != SlotWord.EMPTY)
         {
-            return session.swapAt(node, hash, key, slots[p], words[p], desired);
+            return writer.swapAt(node, hash, key, slots[p], words[p], desired);
         }
-        return desired == SlotWord.EMPTY || session.insertAt(node, hash, key, desired);
+        return desired == SlotWord.EMPTY || writer.insertAt(node, hash, key, desired);
     }
 
     /**
@@ -694,8 +713,8 @@ final class ReplicaChain
     {
         final int tail = servingCount - 1;
         final boolean absent = writeIds[tail] == KvBlockLayout.NO_WRITE;
-        final int length = absent ? 0 : session.readWholeBlock(serving[tail], words[tail], key);
-        final long expireAt = absent ? KvBlockLayout.NEVER : session.blockExpireAt();
+        final int length = absent ? 0 : probe.readWholeBlock(serving[tail], words[tail], key);
+        final long expireAt = absent ? KvBlockLayout.NEVER : KvBlockLayout.expireAt(probe.block(), 0);
         for (int p = tail - 1; p >= 0; p--)
         {
             if (writeIds[p] == writeIds[tail])
@@ -703,16 +722,16 @@ final class ReplicaChain
                 continue;
             }
             // the copy's word, not this write's: newWords still holds that for the chain that follows
-            final long offset = absent ? 0 : session.copyBlock(serving[p], length);
+            final long offset = absent ? 0 : chunks.copyBlock(serving[p], probe.block(), length);
             final long copied = absent ? SlotWord.EMPTY :
                 SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,
-                    session.generationOf(serving[p], offset));
+                    chunks.generationOf(serving[p], offset));
             if (!publish(p, hash, key, copied))
             {
                 // changed since it was read: the next round reads it again
                 return;
             }
-            session.persistAt(serving[p], absent ? SlotWord.blockOffset(words[p]) : offset);
+            chunks.persist(serving[p], absent ? SlotWord.blockOffset(words[p]) : offset);
         }
     }
 
@@ -766,7 +785,7 @@ final class ReplicaChain
         }
         if (servingCount == 0)
         {
-            final StringBuilder text = new StringBuilder("key ").append(KvSession.describe(key))
+            final StringBuilder text = new StringBuilder("key ").append(KvErrors.describe(key))
                 .append(" has no serving replica: ");
             for (int p = 0; p < primaryCount; p++)
             {
@@ -832,7 +851,7 @@ final class ReplicaChain
 
     private KvException unsettled(final byte[] key)
     {
-        final StringBuilder text = new StringBuilder("the replicas of key ").append(KvSession.describe(key))
+        final StringBuilder text = new StringBuilder("the replicas of key ").append(KvErrors.describe(key))
             .append(" did not settle within ").append(3 * timeoutNanos / 1_000_000).append(" ms:");
         for (int p = 0; p < servingCount; p++)
         {
@@ -845,7 +864,7 @@ final class ReplicaChain
     private OutcomeUnknown outcomeUnknown(final byte[] key, final int node, final String why,
         final KvException cause)
     {
-        return new OutcomeUnknown("write of key " + KvSession.describe(key) + " won its tail but not memory node " +
+        return new OutcomeUnknown("write of key " + KvErrors.describe(key) + " won its tail but not memory node " +
             nodeIds[node] + ": " + why + "; it may or may not take effect", cause);
     }
 

@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Copies onto a joining memory node every key it should hold, over one thread's session: the index of
+ * Copies onto a joining memory node every key it should hold, with one thread's reads and chain: the index of
  * each serving member is read in large one-sided READs, and each key found there whose first serving
  * replica that member is (so each key once) and whose replicas include the joiner is brought up to its
  * settled write ({@link ReplicaChain#refill}); the joiner's own index is scanned too, so that keys it
@@ -29,7 +29,7 @@ final class ReplicaCopier
     private static final int CHUNK = 1024 * IndexLayout.BUCKET_LENGTH;
     private static final int MAX_PASSES = 8;
 
-    private final KvSession session;
+    private final IndexListing listing;
     private final ReplicaChain chain;
     private final MembershipView membership;
     private final long[] nodeIds;
@@ -45,17 +45,17 @@ final class ReplicaCopier
     private long inPlace;
     private long unsettled;
 
-    ReplicaCopier(final KvSession session, final MembershipView membership, final long[] nodeIds,
-        final NanoClock nanoClock)
+    ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
+        final long[] nodeIds, final NanoClock nanoClock)
     {
-        this.session = session;
-        this.chain = session.chain();
+        this.listing = listing;
+        this.chain = chain;
         this.membership = membership;
         this.nodeIds = nodeIds;
         this.nanoClock = nanoClock;
         this.placed = new int[membership.replicas()];
         this.placedAfter = new int[membership.replicas()];
-        this.buffer = session.allocateBuffer(CHUNK);
+        this.buffer = listing.allocateBuffer(CHUNK);
     }
 
     RefillReport refill(final int joiner)
@@ -138,7 +138,7 @@ final class ReplicaCopier
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
-            session.keysOf(node, committed, count, keys);
+            listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
                 visitForChange(placement, node, keys[c]);
@@ -228,7 +228,7 @@ final class ReplicaCopier
     /** @return the node's subtables' first and end offsets in its index region. */
     private long[] indexRange(final int node)
     {
-        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
+        listing.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
         final int groups = buffer.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET);
         final int subtables = buffer.get(INT, IndexLayout.SUBTABLES_OFFSET);
         final long start = IndexLayout.subtablesOffset(buffer.get(INT, IndexLayout.MAX_GLOBAL_DEPTH_OFFSET));
@@ -241,7 +241,7 @@ final class ReplicaCopier
      */
     private int committedWords(final int node, final long at, final int length, final long[] committed)
     {
-        session.readIndex(node, at, buffer, length);
+        listing.readIndex(node, at, buffer, length);
         int count = 0;
         for (int bucket = 0; bucket < length / IndexLayout.BUCKET_LENGTH; bucket++)
         {
@@ -260,7 +260,7 @@ final class ReplicaCopier
 
     private long directoryVersion(final int node)
     {
-        session.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
+        listing.readIndex(node, 0, buffer, IndexLayout.HEADER_LENGTH);
         return buffer.get(LONG, IndexLayout.DIRECTORY_VERSION_OFFSET);
     }
 
@@ -270,7 +270,7 @@ final class ReplicaCopier
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
-            session.keysOf(node, committed, count, keys);
+            listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
                 visit(node, joiner, keys[c]);

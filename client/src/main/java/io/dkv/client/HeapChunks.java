@@ -1,0 +1,249 @@
+package io.dkv.client;
+
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
+import io.dkv.raas.RaasException;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * One thread's heap chunks on the memory nodes and the blocks it places in them, with the messages that tell a node's
+ * CPU a key changed (as the client's durability asks) or that a pending block must reach its disk.
+ *
+ * <p>A node hands out a chunk with its generation ({@link MemoryNodeProtocol}'s ALLOCATE); blocks go into it one after
+ * another, never rewritten, and a full chunk is retired (the node takes it back once no slot points into it). The
+ * chunk before the current one is remembered so that a slot word made for a block written there still gets its
+ * generation. Chunks live as long as the node's links: when {@link NodeLinks} makes them again, the node has taken
+ * every chunk back and they are forgotten here.
+ */
+final class HeapChunks
+{
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int FIRST_CHUNK = 64 * 1024;
+    private static final int LARGEST_CHUNK_ASKED = 1 << 30;
+
+    private final NodeLinks links;
+    private final KvClientContext context;
+    /** The links' generation each node's chunks were handed out over. */
+    private final int[] chunkLinks;
+    private final long[] chunkOffset;
+    private final int[] chunkUsed;
+    private final int[] chunkLength;
+    /** The generation each node handed this thread's chunk out under, for the slot words naming its blocks. */
+    private final int[] chunkGeneration;
+    /**
+     * The chunk each node handed this thread before the current one: a write placing blocks on several nodes may
+     * make its words after one of them needed a new chunk (a block written before another's chunk ran out).
+     */
+    private final long[] previousChunkOffset;
+    private final int[] previousChunkLength;
+    private final int[] previousChunkGeneration;
+    /** Bytes to ask for at the node's next chunk: doubling from {@link #FIRST_CHUNK}. */
+    private final int[] nextChunk;
+    /** The block being written, the same bytes for every replica. */
+    private MemorySegment out;
+
+    HeapChunks(final NodeLinks links, final KvClientContext context)
+    {
+        this.links = links;
+        this.context = context;
+        this.chunkLinks = new int[MemoryNodeAvailability.CAPACITY];
+        this.chunkOffset = new long[MemoryNodeAvailability.CAPACITY];
+        this.chunkUsed = new int[MemoryNodeAvailability.CAPACITY];
+        this.chunkLength = new int[MemoryNodeAvailability.CAPACITY];
+        this.chunkGeneration = new int[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkOffset = new long[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkLength = new int[MemoryNodeAvailability.CAPACITY];
+        this.previousChunkGeneration = new int[MemoryNodeAvailability.CAPACITY];
+        this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
+        Arrays.fill(nextChunk, FIRST_CHUNK);
+        this.out = links.raas().allocateBuffer(4096);
+    }
+
+    /** @return the block buffer holding the block last placed, its bytes from offset 0. */
+    MemorySegment out()
+    {
+        return out;
+    }
+
+    /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
+    boolean pendingBlocks()
+    {
+        return context.durability() == Durability.SYNC;
+    }
+
+    /**
+     * Write a whole block into this thread's chunk of the node's heap (a new chunk when it is full).
+     *
+     * @return the block's offset in the heap region.
+     */
+    long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt, final long writeId)
+    {
+        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
+        return writeOut(node, length);
+    }
+
+    /** Write a copy of the block {@code from} holds at offset 0 into this thread's chunk of the node's heap. */
+    long copyBlock(final int node, final MemorySegment from, final int length)
+    {
+        MemorySegment.copy(from, 0, out(length), 0, length);
+        return writeOut(node, length);
+    }
+
+    /**
+     * Put a write's block (the same bytes on each) into the block buffer and make room for it in this thread's chunk
+     * on each of the nodes, without writing it: the caller posts the WRITEs with its next round.
+     */
+    void placeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value, final int length,
+        final long expireAt, final long writeId, final long[] offsets)
+    {
+        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
+        reserveBlocks(nodes, count, length, offsets);
+    }
+
+    /** Make room for a block of {@code length} bytes in this thread's chunk on each of the nodes. */
+    void reserveBlocks(final int[] nodes, final int count, final int length, final long[] offsets)
+    {
+        for (int p = 0; p < count; p++)
+        {
+            final int node = current(links.use(nodes[p]));
+            if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+            {
+                allocateChunk(node, length);
+            }
+            offsets[p] = chunkOffset[node] + chunkUsed[node];
+            chunkUsed[node] += length;
+        }
+    }
+
+    /**
+     * @return the generation of the chunk this thread wrote the block at {@code offset} of node {@code node} into: its
+     * chunk now or the one before.
+     * @throws IllegalStateException when neither holds the block: a word would name it under a generation guessed.
+     */
+    int generationOf(final int node, final long offset)
+    {
+        current(node);
+        if (chunkLength[node] > 0 && offset >= chunkOffset[node] && offset < chunkOffset[node] + chunkLength[node])
+        {
+            return chunkGeneration[node];
+        }
+        if (previousChunkLength[node] > 0 && offset >= previousChunkOffset[node] &&
+            offset < previousChunkOffset[node] + previousChunkLength[node])
+        {
+            return previousChunkGeneration[node];
+        }
+        throw new IllegalStateException("block at heap offset " + offset + " of memory node " + links.nodeId(node) +
+            " is in neither of this thread's last two chunks there");
+    }
+
+    /**
+     * Tell the node a key changed (its block, new or deleted, at {@code blockOffset}), as the client's durability
+     * asks: not at all, without waiting, or waiting until it is on disk.
+     */
+    void persist(final int node, final long blockOffset)
+    {
+        if (context.durability() == Durability.NONE)
+        {
+            return;
+        }
+        final boolean sync = context.durability() == Durability.SYNC;
+        final int status = links.request(node, MemoryNodeProtocol.PERSIST,
+            sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset, KvBlockLayout.NO_WRITE, sync,
+            "the key on disk");
+        if (status != MemoryNodeProtocol.OK)
+        {
+            throw new KvException("memory node " + links.nodeId(node) + " did not write the key to disk (status " +
+                status + ")" + (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
+        }
+    }
+
+    private MemorySegment out(final int length)
+    {
+        if (out.byteSize() < length)
+        {
+            out = links.raas().allocateBuffer(
+                Math.min(KvSession.MAX_BLOCK, Math.max(length, (int)out.byteSize() * 2)));
+        }
+        return out;
+    }
+
+    private long writeOut(final int node, final int length)
+    {
+        // a replica's blocks are written before anything else of the operation reads it: its view is made again
+        // here when its last request failed
+        current(links.use(node));
+        if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+        {
+            allocateChunk(node, length);
+        }
+        final long offset = chunkOffset[node] + chunkUsed[node];
+        try
+        {
+            links.connection(node).write(links.view(node).heap, offset, out, 0, length);
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
+        chunkUsed[node] += length;
+        return offset;
+    }
+
+    /** @return the node, its chunks forgotten first when its links were made again since they were handed out. */
+    private int current(final int node)
+    {
+        final int generation = links.linkGeneration(node);
+        if (chunkLinks[node] != generation)
+        {
+            chunkLinks[node] = generation;
+            chunkLength[node] = 0;
+            previousChunkLength[node] = 0;
+            chunkUsed[node] = 0;
+            nextChunk[node] = FIRST_CHUNK;
+        }
+        return node;
+    }
+
+    private void allocateChunk(final int node, final int needed)
+    {
+        final long nodeId = links.nodeId(node);
+        if (chunkLength[node] > 0)
+        {
+            // no more blocks go into the full one: the node takes it back once no slot points into it
+            links.request(node, MemoryNodeProtocol.RETIRE, 0, chunkOffset[node], false, "retiring a chunk");
+            previousChunkOffset[node] = chunkOffset[node];
+            previousChunkLength[node] = chunkLength[node];
+            previousChunkGeneration[node] = chunkGeneration[node];
+            chunkLength[node] = 0;
+        }
+        final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
+        final int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");
+        if (status == MemoryNodeProtocol.FULL)
+        {
+            throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
+                " more bytes of values");
+        }
+        if (status != MemoryNodeProtocol.OK)
+        {
+            throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
+        }
+        final MemorySegment reply = links.reply();
+        final int granted = reply.get(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET);
+        if (needed > granted)
+        {
+            throw new IllegalArgumentException("a block of " + needed + " bytes does not fit memory node " + nodeId +
+                "'s heap chunks of " + granted + " bytes");
+        }
+        chunkOffset[node] = reply.get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
+        chunkGeneration[node] = reply.get(INT, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET);
+        chunkLength[node] = granted;
+        chunkUsed[node] = 0;
+        nextChunk[node] = (int)Math.min(LARGEST_CHUNK_ASKED, 2L * granted);
+    }
+}

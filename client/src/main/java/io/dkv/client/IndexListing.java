@@ -1,0 +1,152 @@
+package io.dkv.client;
+
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
+import io.dkv.raas.Connection;
+import io.dkv.raas.RaasException;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A node's index read whole, range by range, and the keys of the blocks its committed slots name: how a scan of an
+ * index learns every key it holds ({@link ReplicaCopier}).
+ */
+final class IndexListing
+{
+    /** Blocks of one node whose keys a scan of its index reads in one round. */
+    static final int KEY_BATCH = 32;
+
+    private final NodeLinks links;
+    /** The blocks {@link #keysOf} reads in one round, and the node of that round. */
+    private MemorySegment keyBlocks;
+    private final int[] roundNode = new int[1];
+    /** The block {@link #keyOf} reads, its header first; made at its first. */
+    private MemorySegment block;
+
+    IndexListing(final NodeLinks links)
+    {
+        this.links = links;
+    }
+
+    /** @return registered memory of this thread's, for the ranges of an index it reads. */
+    MemorySegment allocateBuffer(final int size)
+    {
+        return links.raas().allocateBuffer(size);
+    }
+
+    /** Read bytes of a node's index region into a registered buffer of this thread's. */
+    void readIndex(final int node, final long offset, final MemorySegment dst, final int length)
+    {
+        try
+        {
+            links.connection(links.use(node)).read(links.view(node).index, offset, dst, 0, length);
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
+    }
+
+    /**
+     * The keys of the blocks committed slot words name at a node, as {@link #keyOf} gives each, read {@link #KEY_BATCH}
+     * blocks to a round (posted together, awaited together).
+     *
+     * @param keysOut filled with word i's key at i, or null when its block is not whole (its slot was replaced and the
+     *                block reclaimed since the word was read).
+     */
+    void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
+    {
+        final MemoryNodeView view = links.view(links.use(node));
+        roundNode[0] = node;
+        for (int from = 0; from < count; from += KEY_BATCH)
+        {
+            final int to = Math.min(count, from + KEY_BATCH);
+            int stride = 0;
+            for (int i = from; i < to; i++)
+            {
+                stride = Math.max(stride, SlotWord.lengthHint(words[i]));
+            }
+            if (keyBlocks == null || keyBlocks.byteSize() < (long)KEY_BATCH * stride)
+            {
+                keyBlocks = links.raas().allocateBuffer(KEY_BATCH * Math.max(stride, 2048));
+            }
+            final long token = links.startRequests();
+            int posted = 0;
+            try
+            {
+                final Connection connection = links.connection(node);
+                for (int i = from; i < to; i++)
+                {
+                    final int hint = SlotWord.lengthHint(words[i]);
+                    if (hint != 0)
+                    {
+                        connection.readAsync(view.heap, SlotWord.blockOffset(words[i]), keyBlocks,
+                            (long)(i - from) * stride, hint, token);
+                        posted++;
+                    }
+                }
+                connection.flush();
+            }
+            catch (final RaasException ex)
+            {
+                throw links.unreachable(node, ex);
+            }
+            if (posted != 0)
+            {
+                links.awaitRound(roundNode, 1, posted);
+            }
+            for (int i = from; i < to; i++)
+            {
+                final int hint = SlotWord.lengthHint(words[i]);
+                final long at = (long)(i - from) * stride;
+                // a block too long for its word to say its length is read on its own, its header first
+                keysOut[i] = hint == 0 ? keyOf(node, words[i]) : !KvBlockLayout.isWhole(keyBlocks, at, hint) ? null :
+                    keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(keyBlocks, at))
+                        .toArray(ValueLayout.JAVA_BYTE);
+            }
+        }
+    }
+
+    /**
+     * @return the key of the block a committed slot word names at a node, or null when the block is not whole (its
+     * slot was replaced and the block reclaimed since the word was read).
+     */
+    byte[] keyOf(final int node, final long word)
+    {
+        final MemoryNodeView view = links.view(links.use(node));
+        final long offset = SlotWord.blockOffset(word);
+        try
+        {
+            final Connection connection = links.connection(node);
+            if (block == null)
+            {
+                block = links.raas().allocateBuffer(4096);
+            }
+            connection.read(view.heap, offset, block, 0, SlotWord.UNIT);
+            final int keyLength = KvBlockLayout.keyLength(block, 0);
+            final int valueLength = KvBlockLayout.valueLength(block, 0);
+            if (keyLength <= 0 || keyLength > KvBlockLayout.MAX_KEY_LENGTH || valueLength < 0 ||
+                valueLength > KvBlockLayout.MAX_VALUE_LENGTH)
+            {
+                return null;
+            }
+            final int length = KvBlockLayout.blockLength(keyLength, valueLength);
+            if (block.byteSize() < length)
+            {
+                block = links.raas().allocateBuffer(
+                    Math.min(KvSession.MAX_BLOCK, Math.max(length, (int)block.byteSize() * 2)));
+            }
+            connection.read(view.heap, offset, block, 0, length);
+            if (!KvBlockLayout.isWhole(block, 0, length))
+            {
+                return null;
+            }
+            return block.asSlice(KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
+    }
+}
