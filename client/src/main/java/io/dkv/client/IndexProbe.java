@@ -44,6 +44,7 @@ final class IndexProbe
     private final RepeatedRead missCheck = new RepeatedRead();
     private final KeyState state = new KeyState();
     private final KeyState found = new KeyState();
+    private final RaceRetries races;
     private int foundNode;
 
     IndexProbe(final NodeLinks links, final KvClientContext context)
@@ -51,6 +52,7 @@ final class IndexProbe
         this.links = links;
         this.context = context;
         this.nanoClock = context.nanoClock();
+        this.races = new RaceRetries(context.maxRetries());
         this.buckets = links.raas().allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
         this.block = links.raas().allocateBuffer(4096);
     }
@@ -248,7 +250,7 @@ final class IndexProbe
         final long started = nanoClock.nanoTime();
         final int fingerprint = KeyHash.fingerprint(hash);
         missCheck.forget();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (races.start(); races.another(); )
         {
             readCandidates(node, hash);
             final int at = firstCommitted(node, fingerprint, key);
@@ -272,7 +274,7 @@ final class IndexProbe
                 return MISSING;
             }
         }
-        throw KvErrors.retriesExhausted("get", links.nodeId(node), key, context.maxRetries());
+        throw races.exhausted("get", links.nodeId(node), key);
     }
 
     /** Keep the candidate {@code at}, whose block is in the block buffer, as where the key was found. */

@@ -364,21 +364,7 @@ public final class KvClient implements AutoCloseable
     {
         checkKey(key);
         checkExpiry(expireAtMillis);
-        final KvSession session = session();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
-        {
-            final Versioned current = session.getVersioned(key);
-            if (current == null)
-            {
-                return false;
-            }
-            if (session.writeIfVersion(key, MemorySegment.ofArray(current.value()), current, expireAtMillis))
-            {
-                return true;
-            }
-        }
-        throw new KvException("expiring key " + KvErrors.describe(key) + " lost " + context.maxRetries() +
-            " races in a row");
+        return session().rewriteExpiry(key, expireAtMillis, false);
     }
 
     /**
@@ -389,21 +375,7 @@ public final class KvClient implements AutoCloseable
     public boolean persist(final byte[] key)
     {
         checkKey(key);
-        final KvSession session = session();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
-        {
-            final Versioned current = session.getVersioned(key);
-            if (current == null || current.expireAtMillis() == NO_EXPIRY)
-            {
-                return false;
-            }
-            if (session.writeIfVersion(key, MemorySegment.ofArray(current.value()), current, NO_EXPIRY))
-            {
-                return true;
-            }
-        }
-        throw new KvException("persisting key " + KvErrors.describe(key) + " lost " + context.maxRetries() +
-            " races in a row");
+        return session().rewriteExpiry(key, NO_EXPIRY, true);
     }
 
     /** @return true when the key had a value (it has none now). */
@@ -738,8 +710,8 @@ public final class KvClient implements AutoCloseable
     {
         if (attempt == context.maxRetries())
         {
-            return CompletableFuture.failedFuture(new KvException((onlyExpiring ? "persisting" : "expiring") +
-                " key " + KvErrors.describe(key) + " lost " + context.maxRetries() + " races in a row"));
+            return CompletableFuture.failedFuture(
+                KvErrors.racesLost(onlyExpiring ? "persisting" : "expiring", key, context.maxRetries()));
         }
         return getVersionedAsync(key).thenComposeAsync(current ->
         {

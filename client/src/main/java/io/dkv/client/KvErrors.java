@@ -42,10 +42,9 @@ final class KvErrors
             " is not whole (checksum or lengths): the heap is damaged");
     }
 
-    static KvException retriesExhausted(final String operation, final long nodeId, final byte[] key,
-        final int retries)
+    /** @return the failure of an operation on a key, wherever its copies are, that lost every race it was allowed. */
+    static KvException racesLost(final String operation, final byte[] key, final int races)
     {
-        return new KvException(operation + " of key " + describe(key) + " on memory node " + nodeId + " lost " +
-            retries + " races in a row");
+        return new KvException(operation + " key " + describe(key) + " lost " + races + " races in a row");
     }
 }

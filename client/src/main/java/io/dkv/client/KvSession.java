@@ -56,6 +56,10 @@ final class KvSession implements AutoCloseable
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
     private final int[] plainPlaced = new int[1];
+    /** The races this thread's single-copy writes may lose. */
+    private final RaceRetries races;
+    /** The races an expiry's rewrite may lose, each a whole versioned read and write. */
+    private final RaceRetries expiryRaces;
     /** The nodes' views and connections, and the rounds of requests to them. */
     private final NodeLinks links;
     /** This thread's heap chunks and the blocks it places there. */
@@ -87,6 +91,8 @@ final class KvSession implements AutoCloseable
         this.membership = membership;
         this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
+        this.races = new RaceRetries(context.maxRetries());
+        this.expiryRaces = new RaceRetries(context.maxRetries());
         this.links = new NodeLinks(raas, context, availability, membership, nodes);
         this.chunks = new HeapChunks(links, context);
         this.probe = new IndexProbe(links, context);
@@ -550,7 +556,7 @@ final class KvSession implements AutoCloseable
         final long hash = KeyHash.hash(key);
         final int node = node(hash);
         probe.forgetMisses();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (races.start(); races.another(); )
         {
             probe.readCandidates(node, hash);
             final KeyState state = probe.scan(node, hash, key, 0);
@@ -571,7 +577,7 @@ final class KvSession implements AutoCloseable
                 return !expired;
             }
         }
-        throw KvErrors.retriesExhausted("delete", links.nodeId(node), key, context.maxRetries());
+        throw races.exhausted("delete", links.nodeId(node), key);
     }
 
     /**
@@ -598,7 +604,7 @@ final class KvSession implements AutoCloseable
         final long tentativeWord = SlotWord.tentative(committedWord);
         writer.startInsert();
         probe.forgetMisses();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (races.start(); races.another(); )
         {
             probe.readCandidates(node, hash);
             final KeyState state = probe.scan(node, hash, key, tentativeWord);
@@ -639,7 +645,7 @@ final class KvSession implements AutoCloseable
                 return true;
             }
         }
-        throw KvErrors.retriesExhausted(put ? "put" : "compareAndSet", links.nodeId(node), key, context.maxRetries());
+        throw races.exhausted(put ? "put" : "compareAndSet", links.nodeId(node), key);
     }
 
     /**
@@ -675,7 +681,7 @@ final class KvSession implements AutoCloseable
         long slot = expected.slotOffset;
         boolean swap = true;
         probe.forgetMisses();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (races.start(); races.another(); )
         {
             if (swap)
             {
@@ -710,7 +716,31 @@ final class KvSession implements AutoCloseable
             swap = true;
             probe.forgetMisses();
         }
-        throw KvErrors.retriesExhausted("compareAndSetVersion", links.nodeId(node), key, context.maxRetries());
+        throw races.exhausted("compareAndSetVersion", links.nodeId(node), key);
+    }
+
+    /**
+     * The key's value again with another expiry (redis's EXPIRE and PERSIST): a versioned read and a compare-and-set
+     * of a block with the new expiry, again while other writes come between.
+     *
+     * @param onlyExpiring true: false at once when the value has no expiry (PERSIST).
+     * @return false when the key has no value (or, with {@code onlyExpiring}, no expiry).
+     */
+    boolean rewriteExpiry(final byte[] key, final long expireAt, final boolean onlyExpiring)
+    {
+        for (expiryRaces.start(); expiryRaces.another(); )
+        {
+            final Versioned current = getVersioned(key);
+            if (current == null || (onlyExpiring && current.expireAtMillis() == KvBlockLayout.NEVER))
+            {
+                return false;
+            }
+            if (writeIfVersion(key, MemorySegment.ofArray(current.value()), current, expireAt))
+            {
+                return true;
+            }
+        }
+        throw expiryRaces.exhausted(onlyExpiring ? "persisting" : "expiring", key);
     }
 
     /** @return where this thread's blocks go. */

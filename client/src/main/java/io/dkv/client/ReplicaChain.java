@@ -56,6 +56,9 @@ final class ReplicaChain
     private final KvClientContext context;
     private final EpochClock epochClock;
     private final NanoClock nanoClock;
+    /** The races a write may lose at the tail, and those its force onto a joiner may lose, nested in it. */
+    private final RaceRetries races;
+    private final RaceRetries forceRaces;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
     private final long timeoutNanos;
@@ -103,6 +106,8 @@ final class ReplicaChain
         this.nodeIds = nodeIds;
         this.context = context;
         this.nanoClock = context.nanoClock();
+        this.races = new RaceRetries(context.maxRetries());
+        this.forceRaces = new RaceRetries(context.maxRetries());
         this.timeoutNanos = context.timeoutMs() * 1_000_000L;
         final int r = membership.replicas();
         this.placed = new int[r];
@@ -286,12 +291,12 @@ final class ReplicaChain
         final long settleDeadline = nanoClock.nanoTime() + 3 * timeoutNanos;
         // only races lost at the tail count against the retries: waiting for a write in flight ends by its
         // writer finishing or, past an operation's time, by rolling it forward
-        int races = 0;
+        races.start();
         // the blocks are written in the first round that reads the replicas' buckets; a version read just before
         // names the head's write by its word, so that round reads only that slot of the head
         int unwritten = value == null ? 0 : length;
         Versioned knownHead = rule == IF_VERSION ? version : null;
-        while (races < context.maxRetries())
+        while (races.left())
         {
             if (membership.epoch() != epoch)
             {
@@ -341,7 +346,7 @@ final class ReplicaChain
             if (!won)
             {
                 // another write won the tail since it was read
-                races++;
+                races.lost();
                 continue;
             }
             for (int j = 0; j < joiningCount; j++)
@@ -356,7 +361,7 @@ final class ReplicaChain
             persistWritten(key, value != null);
             return true;
         }
-        throw KvErrors.retriesExhausted(ruleName(rule), nodeIds[serving[0]], key, context.maxRetries());
+        throw races.exhausted(ruleName(rule), nodeIds[serving[0]], key);
     }
 
     /**
@@ -527,7 +532,7 @@ final class ReplicaChain
 
     private boolean forceOnce(final int j, final int node, final long hash, final byte[] key, final long writeId)
     {
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (forceRaces.start(); forceRaces.another(); )
         {
             if (servingCount == 1)
             {

@@ -23,6 +23,7 @@ final class SlotWriter
     private final IndexProbe probe;
     private final KvClientContext context;
     private final NanoClock nanoClock;
+    private final RaceRetries races;
     /** The tentative slot of another insert of the key this thread's insert waits behind, and since when. */
     private long blockedBy;
     private long blockedSince;
@@ -33,6 +34,7 @@ final class SlotWriter
         this.probe = probe;
         this.context = context;
         this.nanoClock = context.nanoClock();
+        this.races = new RaceRetries(context.maxRetries());
     }
 
     /** @return the word the slot held: {@code expected} when the swap took place. */
@@ -76,7 +78,7 @@ final class SlotWriter
     {
         final long tentativeWord = SlotWord.tentative(committedWord);
         startInsert();
-        for (int attempt = 0; attempt < context.maxRetries(); attempt++)
+        for (races.start(); races.another(); )
         {
             probe.readCandidates(links.use(node), hash);
             if (probe.scan(node, hash, key, tentativeWord).committed())
@@ -88,7 +90,7 @@ final class SlotWriter
                 return true;
             }
         }
-        throw KvErrors.retriesExhausted("insert", links.nodeId(node), key, context.maxRetries());
+        throw races.exhausted("insert", links.nodeId(node), key);
     }
 
     /** An insert begins: it waits behind no other insert of the key yet. */
