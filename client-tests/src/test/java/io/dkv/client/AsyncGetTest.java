@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.client.async.AsyncGets;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;

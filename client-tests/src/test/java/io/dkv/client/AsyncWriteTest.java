@@ -1,5 +1,7 @@
 package io.dkv.client;
 
+import io.dkv.client.async.AsyncGets;
+import io.dkv.client.async.AsyncWrites;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
@@ -7,10 +9,10 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.driver.StandaloneDriver;
-import io.dkv.raas.StaticDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,9 @@
 package io.dkv.client;
 
+import io.dkv.client.index.KeyState;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeView;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -133,7 +137,6 @@ class ReplicaRollForwardTest
         return new KvSession(raas, context, availability,
             new MembershipView(raas, availability, MembershipView.read(raas), context), views);
     }
-
 
     private static byte[] bytes(final String text)
     {

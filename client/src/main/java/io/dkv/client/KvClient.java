@@ -1,5 +1,16 @@
 package io.dkv.client;
 
+import io.dkv.client.async.AsyncGet;
+import io.dkv.client.async.AsyncGets;
+import io.dkv.client.async.AsyncSlowPath;
+import io.dkv.client.async.CompletionPolling;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.replication.ChainRest;
+import io.dkv.client.replication.PersistRequests;
+import io.dkv.client.replication.ReplicaChain;
+import io.dkv.client.replication.ReplicaCopier;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.Membership;

@@ -1,14 +1,14 @@
 package io.dkv.client;
 
 /** The failures the data path reports, worded once, each naming the key and the memory node at fault. */
-final class KvErrors
+public final class KvErrors
 {
     private KvErrors()
     {
     }
 
     /** @return a key as errors show it: printable bytes as they are, others escaped, the first 32 bytes at most. */
-    static String describe(final byte[] key)
+    public static String describe(final byte[] key)
     {
         final int shown = Math.min(key.length, 32);
         final StringBuilder text = new StringBuilder(shown + 16).append('\'');
@@ -36,7 +36,7 @@ final class KvErrors
      * A block not whole: blocks are written before any slot points at them and never rewritten, so the heap is
      * damaged.
      */
-    static KvException brokenBlock(final long nodeId, final long offset)
+    public static KvException brokenBlock(final long nodeId, final long offset)
     {
         return new KvException("the block at heap offset " + offset + " of memory node " + nodeId +
             " is not whole (checksum or lengths): the heap is damaged");

@@ -1,5 +1,22 @@
 package io.dkv.client;
 
+import io.dkv.client.async.AsyncGet;
+import io.dkv.client.async.AsyncGets;
+import io.dkv.client.async.AsyncSlowPath;
+import io.dkv.client.async.AsyncWrite;
+import io.dkv.client.async.AsyncWrites;
+import io.dkv.client.index.CandidateBuckets;
+import io.dkv.client.index.IndexListing;
+import io.dkv.client.index.IndexProbe;
+import io.dkv.client.index.KeyState;
+import io.dkv.client.index.SlotWriter;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.HeapChunks;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.node.NodeLinks;
+import io.dkv.client.replication.ReplicaChain;
+import io.dkv.client.replication.ReplicaReads;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -36,9 +53,9 @@ import java.util.concurrent.locks.LockSupport;
  * out of the index by CAS (as redis expires a key it touches), writers replace it as they would an
  * absent key's slot. Expiry is judged by the context's clock read when the operation starts.
  */
-final class KvSession implements AutoCloseable
+public final class KvSession implements AutoCloseable
 {
-    static final int MAX_BLOCK =
+    public static final int MAX_BLOCK =
         KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
     static final int BATCH = 16;

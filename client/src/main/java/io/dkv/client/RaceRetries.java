@@ -14,12 +14,12 @@ package io.dkv.client;
  * throw races.exhausted("put", nodeId, key);
  * }</pre>
  */
-final class RaceRetries
+public final class RaceRetries
 {
     private final int limit;
     private int used;
 
-    RaceRetries(final int limit)
+    public RaceRetries(final int limit)
     {
         if (limit < 1)
         {
@@ -29,38 +29,38 @@ final class RaceRetries
     }
 
     /** A read-modify-write begins: no attempt used yet. */
-    void start()
+    public void start()
     {
         used = 0;
     }
 
     /** @return true when one more attempt may be made, which is then counted. */
-    boolean another()
+    public boolean another()
     {
         return used++ < limit;
     }
 
     /** @return true while the attempts counted with {@link #lost()} leave one more. */
-    boolean left()
+    public boolean left()
     {
         return used < limit;
     }
 
     /** Count a race lost where only those count (waiting for another writer to finish does not). */
-    void lost()
+    public void lost()
     {
         used++;
     }
 
     /** @return the failure of an operation that lost every race it was allowed. */
-    KvException exhausted(final String operation, final long nodeId, final byte[] key)
+    public KvException exhausted(final String operation, final long nodeId, final byte[] key)
     {
         return new KvException(operation + " of key " + KvErrors.describe(key) + " on memory node " + nodeId +
             " lost " + limit + " races in a row");
     }
 
     /** @return the failure of an operation on a key, wherever its copies are, that lost every race it was allowed. */
-    KvException exhausted(final String operation, final byte[] key)
+    public KvException exhausted(final String operation, final byte[] key)
     {
         return KvErrors.racesLost(operation, key, limit);
     }

@@ -14,6 +14,10 @@ package io.dkv.client;
  * <p>It also says when the value expires ({@link #expireAtMillis()}), so that a write that keeps
  * the key's expiry (redis's KEEPTTL, INCR) or changes only that (EXPIRE, PERSIST) is one
  * {@link KvClient#compareAndSetVersion(byte[], Versioned, byte[], long)}.
+ *
+ * <p>Applications read {@link #value()} and {@link #expireAtMillis()}. The slot, word and write id are public for the
+ * client's own packages (the index protocol, replication, the asynchronous path), which compare them; they mean
+ * nothing outside the store.
  */
 public final class Versioned
 {
@@ -21,13 +25,13 @@ public final class Versioned
     private final long expireAtMillis;
     final long nodeId;
     final long nodeEpoch;
-    final long slotOffset;
-    final long word;
+    public final long slotOffset;
+    public final long word;
     final long readNanos;
     /** The write the value came from, the same on every replica: what a replicated version is compared by. */
-    final long writeId;
+    public final long writeId;
 
-    Versioned(
+    public Versioned(
         final byte[] value,
         final long expireAtMillis,
         final long nodeId,
@@ -63,7 +67,8 @@ public final class Versioned
      * @return true when the word still names this version on that node: the same incarnation of it,
      * and young enough that its block cannot have been reused.
      */
-    boolean comparableAsWord(final long nodeId, final long nodeEpoch, final long nowNanos, final long lifetimeNanos)
+    public boolean comparableAsWord(final long nodeId, final long nodeEpoch, final long nowNanos,
+        final long lifetimeNanos)
     {
         return this.nodeId == nodeId && this.nodeEpoch == nodeEpoch && nowNanos - readNanos < lifetimeNanos;
     }

@@ -1,5 +1,6 @@
 /**
- * The index protocol's decisions as pure functions over the slot words a read brought: which slots may be the key's,
- * which is its committed one, where an insert goes, whether it commits, and when a miss is confirmed.
+ * The RACE index protocol of one node, one-sided: its decisions as pure functions over the slot words read
+ * ({@link io.dkv.client.index.IndexDecisions}), the reads ({@link io.dkv.client.index.IndexProbe}) and the CAS writes
+ * ({@link io.dkv.client.index.SlotWriter}).
  */
 package io.dkv.client.index;

@@ -1,5 +1,6 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.KvClientContext;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -47,7 +48,7 @@ abstract class AsyncPool<T extends AsyncOperation> implements CompletionHandler,
     abstract T create(int index);
 
     /** Owner: @return a free operation, or null when the bound are in flight. */
-    final T acquire()
+    public final T acquire()
     {
         final T operation = free.poll();
         if (operation != null || created == bound)
@@ -72,12 +73,12 @@ abstract class AsyncPool<T extends AsyncOperation> implements CompletionHandler,
     }
 
     /** @return the connections to the nodes, which the owner opens and completions mark failed or moved. */
-    final AsyncConnections connections()
+    public final AsyncConnections connections()
     {
         return connections;
     }
 
-    final void release(final T operation)
+    public final void release(final T operation)
     {
         free.offer(operation);
     }
@@ -96,7 +97,7 @@ abstract class AsyncPool<T extends AsyncOperation> implements CompletionHandler,
     }
 
     /** @return operations finished by their completions alone, of those not in flight. */
-    final long answered()
+    public final long answered()
     {
         long answered = 0;
         for (int i = 0; i < operations.length(); i++)

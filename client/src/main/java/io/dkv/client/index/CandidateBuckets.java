@@ -1,5 +1,7 @@
-package io.dkv.client;
+package io.dkv.client.index;
 
+import io.dkv.client.async.AsyncGet;
+import io.dkv.client.node.MemoryNodeView;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 
@@ -11,16 +13,16 @@ import java.nio.ByteOrder;
  * A key's two candidate combined buckets as one read brought them: whether they are still the key's,
  * and their slots in address order. Shared by the synchronous operations and {@link AsyncGet}.
  */
-final class CandidateBuckets
+public final class CandidateBuckets
 {
     /** The buckets hold the key's candidates. */
-    static final int HOLD_KEY = 0;
+    public static final int HOLD_KEY = 0;
     /** A subtable split has them locked. */
     static final int LOCKED = 1;
     /** They hold other keys now: the directory the reader used is older than a split. */
-    static final int MOVED = 2;
+    public static final int MOVED = 2;
     /** Slots of two combined buckets: the most a key's candidates hold. */
-    static final int SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
+    public static final int SLOTS = 2 * IndexLayout.SLOTS_PER_COMBINED_BUCKET;
 
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -29,7 +31,7 @@ final class CandidateBuckets
     }
 
     /** @return the offset in the index region of the key's candidate combined bucket 0 or 1. */
-    static long offset(final MemoryNodeView view, final long hash, final int candidate)
+    public static long offset(final MemoryNodeView view, final long hash, final int candidate)
     {
         return view.subtableFor(hash) + IndexLayout.combinedBucketOffset(KeyHash.group(hash, candidate, view.groups),
             KeyHash.side(hash, candidate));
@@ -39,7 +41,7 @@ final class CandidateBuckets
      * @return {@link #HOLD_KEY}, {@link #LOCKED} or {@link #MOVED} for the two combined buckets read into
      * {@code buffer} at {@code offset}.
      */
-    static int state(final long hash, final MemorySegment buffer, final long offset)
+    public static int state(final long hash, final MemorySegment buffer, final long offset)
     {
         int state = HOLD_KEY;
         for (int bucket = 0; bucket < 4; bucket++)
@@ -64,7 +66,7 @@ final class CandidateBuckets
      *
      * @return how many slots were listed.
      */
-    static int collect(final long first, final long second, final MemorySegment buffer, final long offset,
+    public static int collect(final long first, final long second, final MemorySegment buffer, final long offset,
         final long[] slotOffsets, final long[] words)
     {
         final boolean firstIsLower = first <= second;

@@ -1,6 +1,15 @@
-package io.dkv.client;
+package io.dkv.client.replication;
 
+import io.dkv.client.KvErrors;
+import io.dkv.client.Versioned;
+import io.dkv.client.index.CandidateBuckets;
 import io.dkv.client.index.IndexDecisions;
+import io.dkv.client.index.IndexProbe;
+import io.dkv.client.index.KeyState;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.HeapChunks;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.node.NodeLinks;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -18,7 +27,7 @@ import java.nio.ByteOrder;
  * one block of the key's fingerprint at each. The replication protocol's first round (client/README.md,
  * "Replication").
  */
-final class ReplicaReads
+public final class ReplicaReads
 {
     private static final ValueLayout.OfLong SLOT = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -33,7 +42,7 @@ final class ReplicaReads
     /** Replicas read on their own: buckets moving, or several slots of the fingerprint. */
     private final boolean[] replicaAlone = new boolean[MemoryNodeAvailability.CAPACITY];
 
-    ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
+    public ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
     {
         this.links = links;
         this.probe = probe;

@@ -1,5 +1,10 @@
-package io.dkv.client;
+package io.dkv.client.node;
 
+import io.dkv.client.Durability;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.KvSession;
+import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.RaasException;
@@ -19,7 +24,7 @@ import java.util.Arrays;
  * generation. Chunks live as long as the node's links: when {@link NodeLinks} makes them again, the node has taken
  * every chunk back and they are forgotten here.
  */
-final class HeapChunks
+public final class HeapChunks
 {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -47,7 +52,7 @@ final class HeapChunks
     /** The block being written, the same bytes for every replica. */
     private MemorySegment out;
 
-    HeapChunks(final NodeLinks links, final KvClientContext context)
+    public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
         this.links = links;
         this.context = context;
@@ -65,13 +70,13 @@ final class HeapChunks
     }
 
     /** @return the block buffer holding the block last placed, its bytes from offset 0. */
-    MemorySegment out()
+    public MemorySegment out()
     {
         return out;
     }
 
     /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
-    boolean pendingBlocks()
+    public boolean pendingBlocks()
     {
         return context.durability() == Durability.SYNC;
     }
@@ -81,7 +86,7 @@ final class HeapChunks
      *
      * @return the block's offset in the heap region.
      */
-    long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
+    public long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
         final long expireAt, final long writeId)
     {
         KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
@@ -89,7 +94,7 @@ final class HeapChunks
     }
 
     /** Write a copy of the block {@code from} holds at offset 0 into this thread's chunk of the node's heap. */
-    long copyBlock(final int node, final MemorySegment from, final int length)
+    public long copyBlock(final int node, final MemorySegment from, final int length)
     {
         MemorySegment.copy(from, 0, out(length), 0, length);
         return writeOut(node, length);
@@ -99,15 +104,15 @@ final class HeapChunks
      * Put a write's block (the same bytes on each) into the block buffer and make room for it in this thread's chunk
      * on each of the nodes, without writing it: the caller posts the WRITEs with its next round.
      */
-    void placeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value, final int length,
-        final long expireAt, final long writeId, final long[] offsets)
+    public void placeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value,
+        final int length, final long expireAt, final long writeId, final long[] offsets)
     {
         KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
         reserveBlocks(nodes, count, length, offsets);
     }
 
     /** Make room for a block of {@code length} bytes in this thread's chunk on each of the nodes. */
-    void reserveBlocks(final int[] nodes, final int count, final int length, final long[] offsets)
+    public void reserveBlocks(final int[] nodes, final int count, final int length, final long[] offsets)
     {
         for (int p = 0; p < count; p++)
         {
@@ -126,7 +131,7 @@ final class HeapChunks
      * chunk now or the one before.
      * @throws IllegalStateException when neither holds the block: a word would name it under a generation guessed.
      */
-    int generationOf(final int node, final long offset)
+    public int generationOf(final int node, final long offset)
     {
         current(node);
         if (chunkLength[node] > 0 && offset >= chunkOffset[node] && offset < chunkOffset[node] + chunkLength[node])
@@ -146,7 +151,7 @@ final class HeapChunks
      * Tell the node a key changed (its block, new or deleted, at {@code blockOffset}), as the client's durability
      * asks: not at all, without waiting, or waiting until it is on disk.
      */
-    void persist(final int node, final long blockOffset)
+    public void persist(final int node, final long blockOffset)
     {
         if (context.durability() == Durability.NONE)
         {

@@ -1,5 +1,10 @@
-package io.dkv.client;
+package io.dkv.client.node;
 
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.CompletionHandler;
@@ -27,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * was made over the old ones (heap chunks: {@link HeapChunks}) is dropped. A round's completions are counted against
  * the token that started it, so a late completion of a round given up counts for nothing.
  */
-final class NodeLinks implements CompletionHandler, AutoCloseable
+public final class NodeLinks implements CompletionHandler, AutoCloseable
 {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -58,7 +63,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     /**
      * @param views the nodes' views as the client read them when it connected; null for a node that could not be read.
      */
-    NodeLinks(final Raas raas, final KvClientContext context, final MemoryNodeAvailability availability,
+    public NodeLinks(final Raas raas, final KvClientContext context, final MemoryNodeAvailability availability,
         final MembershipView membership, final MemoryNodeView[] views)
     {
         this.raas = raas;
@@ -102,29 +107,29 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
         completions.incrementAndGet();
     }
 
-    Raas raas()
+    public Raas raas()
     {
         return raas;
     }
 
     /** @return how many nodes this thread knows the ids of, as many as when it last looked. */
-    int known()
+    public int known()
     {
         return known;
     }
 
-    long nodeId(final int node)
+    public long nodeId(final int node)
     {
         return nodeIds[node];
     }
 
     /** @return the ids of the nodes by index, kept current by {@link #use}: read, never written, by others. */
-    long[] nodeIds()
+    public long[] nodeIds()
     {
         return nodeIds;
     }
 
-    MemoryNodeView view(final int node)
+    public MemoryNodeView view(final int node)
     {
         return views[node];
     }
@@ -139,7 +144,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
      * @return whether a slot of the node holding the version's word still names the version's write: the node and its
      * incarnation are those it was read from, and too little time has passed for the block to have been reused.
      */
-    boolean knowsWord(final Versioned version, final int node)
+    public boolean knowsWord(final Versioned version, final int node)
     {
         final long lifetimeNanos = (views[node].graceMs - (long)context.timeoutMs()) * 1_000_000L;
         return version.comparableAsWord(nodeIds[node], views[node].index.nodeEpoch(), nanoClock.nanoTime(),
@@ -153,7 +158,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** @return the node, its view and connections made again first when its last request failed. */
-    int use(final int node)
+    public int use(final int node)
     {
         if (node >= known)
         {
@@ -197,7 +202,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** The node's directory changed (a split): read its view again; when that fails, the node's next use does. */
-    void readDirectoryAgain(final int node)
+    public void readDirectoryAgain(final int node)
     {
         try
         {
@@ -211,7 +216,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** @return the node's connection for one-sided requests, opened at its first use. */
-    Connection connection(final int node)
+    public Connection connection(final int node)
     {
         Connection connection = connections[node];
         if (connection == null)
@@ -230,7 +235,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** @return the failure as the operation reports it; the node's links are made again at its next use. */
-    KvException unreachable(final int node, final RaasException cause)
+    public KvException unreachable(final int node, final RaasException cause)
     {
         stale[node] = true;
         return new KvException("memory node " + nodeIds[node] + ": " + cause.getMessage(), cause);
@@ -240,7 +245,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     // rounds of one-sided requests
 
     /** @return the token of a new round of asynchronous requests, whose completions are counted from zero. */
-    long startRequests()
+    public long startRequests()
     {
         final long token = generation + 1;
         // the generation first: a late completion of an abandoned read must not count for this one
@@ -251,7 +256,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** Wait for a round's {@code expected} requests to one node: a failure makes it read again. */
-    void await(final int node, final int expected)
+    public void await(final int node, final int expected)
     {
         if (!completed(expected))
         {
@@ -268,7 +273,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /** As {@link #await}, for a round of requests to several nodes: a failure makes each of them read again. */
-    void awaitRound(final int[] roundNodes, final int count, final int expected)
+    public void awaitRound(final int[] roundNodes, final int count, final int expected)
     {
         if (!completed(expected))
         {
@@ -338,7 +343,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
      * @param answered true: wait for the answer (into {@link #reply}); false: return OK once sent.
      * @return the answer's status.
      */
-    int request(
+    public int request(
         final int node, final int type, final int argument, final long block, final boolean answered, final String what)
     {
         return request(node, type, argument, block, KvBlockLayout.NO_WRITE, answered, what);
@@ -347,7 +352,7 @@ final class NodeLinks implements CompletionHandler, AutoCloseable
     /**
      * @param writeId PERSIST: the write the block must hold, or {@link KvBlockLayout#NO_WRITE}: any.
      */
-    int request(final int node, final int type, final int argument, final long block, final long writeId,
+    public int request(final int node, final int type, final int argument, final long block, final long writeId,
         final boolean answered, final String what)
     {
         final long nodeId = nodeIds[node];

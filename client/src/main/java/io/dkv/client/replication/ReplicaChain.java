@@ -1,5 +1,17 @@
-package io.dkv.client;
+package io.dkv.client.replication;
 
+import io.dkv.client.KvClientConfiguration;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.RaceRetries;
+import io.dkv.client.Versioned;
+import io.dkv.client.async.AsyncWrite;
+import io.dkv.client.index.IndexProbe;
+import io.dkv.client.index.KeyState;
+import io.dkv.client.index.SlotWriter;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.node.HeapChunks;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -20,13 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  * that found the replicas unsettled for longer than an operation may last (its writer died) rolls
  * the tail's write forward first.
  */
-final class ReplicaChain
+public final class ReplicaChain
 {
     /** A write's rule for going on, judged against the head's value in a settled state. */
-    static final int PUT = 0;
-    static final int DELETE = 1;
-    static final int IF_VALUE = 2;
-    static final int IF_VERSION = 3;
+    public static final int PUT = 0;
+    public static final int DELETE = 1;
+    public static final int IF_VALUE = 2;
+    public static final int IF_VERSION = 3;
     /** What {@link #refill} did with a key. */
     static final int IN_PLACE = 0;
     static final int REFILLED = 1;
@@ -41,7 +53,7 @@ final class ReplicaChain
      * A deliberately broken variant, for the tests that show the checks catch it: acknowledge once the tail is won,
      * leaving the rest of the chain to the next writer's roll forward. Never set outside those tests.
      */
-    boolean acknowledgeAtTail;
+    public boolean acknowledgeAtTail;
 
     /** A key's state at one replica, read alone. */
     private final IndexProbe probe;
@@ -94,8 +106,8 @@ final class ReplicaChain
     private final long[] blockOffsets;
     private long switchStarted;
 
-    ReplicaChain(final IndexProbe probe, final SlotWriter writer, final ReplicaReads reads, final HeapChunks chunks,
-        final MembershipView membership, final long[] nodeIds, final KvClientContext context)
+    public ReplicaChain(final IndexProbe probe, final SlotWriter writer, final ReplicaReads reads,
+        final HeapChunks chunks, final MembershipView membership, final long[] nodeIds, final KvClientContext context)
     {
         this.probe = probe;
         this.writer = writer;
@@ -127,7 +139,7 @@ final class ReplicaChain
      * @return the node reads of the key go to: its first serving replica in placement order.
      * @throws KvException naming the key's replicas when none serves.
      */
-    int head(final long hash, final byte[] key)
+    public int head(final long hash, final byte[] key)
     {
         place(hash, key);
         return serving[0];
@@ -137,7 +149,7 @@ final class ReplicaChain
      * @return for the key last placed by {@link #head}: its head after the membership change, when the change is in
      * its switch phase and that head is another node (a read then needs both heads to agree); else -1.
      */
-    int switchHead()
+    public int switchHead()
     {
         return switchHead;
     }
@@ -148,7 +160,7 @@ final class ReplicaChain
      *
      * @return true to read again (the head may have changed); false when the deadline has passed.
      */
-    boolean awaitHead(final long deadlineNanos)
+    public boolean awaitHead(final long deadlineNanos)
     {
         if (nanoClock.nanoTime() - deadlineNanos > 0)
         {
@@ -168,7 +180,7 @@ final class ReplicaChain
      * @param version  for IF_VERSION: the version it must hold.
      * @return true when written (a delete: when the key had a value).
      */
-    boolean write(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
+    public boolean write(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
         final Versioned version, final long expireAt)
     {
         nowMillis = epochClock.time();
@@ -371,7 +383,7 @@ final class ReplicaChain
      *
      * @throws OutcomeUnknown when a replica fails it: the tail holds the write.
      */
-    void finish(final ChainRest rest)
+    public void finish(final ChainRest rest)
     {
         nowMillis = epochClock.time();
         servingCount = rest.nodes().length;
@@ -392,7 +404,7 @@ final class ReplicaChain
      * @return how many, or 0 when the write needs more than that (the synchronous write waits or forces).
      * @throws KvException naming the key's replicas when none serves.
      */
-    int placeSteady(final long hash, final byte[] key, final int[] nodesOut)
+    public int placeSteady(final long hash, final byte[] key, final int[] nodesOut)
     {
         place(hash, key);
         if (downSettling >= 0 || phase != Membership.STEADY || joiningCount != 0)
@@ -874,9 +886,9 @@ final class ReplicaChain
     }
 
     /** A write that won its tail and then failed: it may yet take effect, so it is never retried as a new one. */
-    static final class OutcomeUnknown extends KvException
+    public static final class OutcomeUnknown extends KvException
     {
-        OutcomeUnknown(final String message, final KvException cause)
+        public OutcomeUnknown(final String message, final KvException cause)
         {
             super(message, cause);
         }

@@ -1,5 +1,6 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
 
 import java.util.concurrent.CompletableFuture;
@@ -8,14 +9,14 @@ import java.util.concurrent.CompletableFuture;
  * A thread's {@link AsyncGet}s: up to {@link #IN_FLIGHT} GETs it has in flight at once. Past the bound, GETs go to
  * the client's threads.
  */
-final class AsyncGets extends AsyncPool<AsyncGet>
+public final class AsyncGets extends AsyncPool<AsyncGet>
 {
     /**
      * GETs in flight at once: a GET holds at most two requests of its node's connection, which must never wait for
      * a credit (the thread delivering completions posts the next step, and would wait for itself), so this is half
      * the driver's default credits per connection.
      */
-    static final int IN_FLIGHT = 32;
+    public static final int IN_FLIGHT = 32;
 
     private final Raas raas;
     private final long timeoutMs;
@@ -23,7 +24,7 @@ final class AsyncGets extends AsyncPool<AsyncGet>
     /**
      * @param slowPath answers a GET the completions could not: the synchronous GET on one of the client's threads.
      */
-    AsyncGets(final Raas raas, final KvClientContext context, final AsyncSlowPath slowPath)
+    public AsyncGets(final Raas raas, final KvClientContext context, final AsyncSlowPath slowPath)
     {
         super(IN_FLIGHT, raas, context, slowPath);
         this.raas = raas;

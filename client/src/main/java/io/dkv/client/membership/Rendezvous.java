@@ -1,17 +1,17 @@
-package io.dkv.client;
+package io.dkv.client.membership;
 
 /**
  * Rendezvous (highest random weight) hashing: a key goes to the node whose weight for it is the
  * highest, so that adding or removing a node moves only the keys that go to or came from it.
  */
-final class Rendezvous
+public final class Rendezvous
 {
     private Rendezvous()
     {
     }
 
     /** @return the index in {@code nodeIds} of the key's node. */
-    static int choose(final long keyHash, final long[] nodeIds)
+    public static int choose(final long keyHash, final long[] nodeIds)
     {
         int best = 0;
         long bestWeight = Long.MIN_VALUE;
@@ -35,7 +35,7 @@ final class Rendezvous
      * @param replicas filled with indices into {@code nodeIds}, in placement order.
      * @return how many were filled: {@code min(count, nodeIds.length)}.
      */
-    static int top(final long keyHash, final long[] nodeIds, final int count, final int[] replicas)
+    public static int top(final long keyHash, final long[] nodeIds, final int count, final int[] replicas)
     {
         final int n = Math.min(count, nodeIds.length);
         int filled = 0;

@@ -1,19 +1,22 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.Durability;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.membership.MembershipView;
 import io.dkv.raas.Raas;
 
 /**
  * A thread's {@link AsyncWrite}s: up to {@link #IN_FLIGHT} writes it has in flight at once. Past the bound, writes
  * go to the client's threads.
  */
-final class AsyncWrites extends AsyncPool<AsyncWrite>
+public final class AsyncWrites extends AsyncPool<AsyncWrite>
 {
     /**
      * Writes in flight at once: a write's first round holds three requests of each replica's connection (the block
      * and two buckets), which must never wait for a credit (the thread delivering completions posts the next round,
      * and would wait for itself), so this is a third of the driver's default credits per connection, rounded down.
      */
-    static final int IN_FLIGHT = 16;
+    public static final int IN_FLIGHT = 16;
 
     private final Raas raas;
     private final long timeoutMs;
@@ -25,7 +28,7 @@ final class AsyncWrites extends AsyncPool<AsyncWrite>
      * @param slowPath where a write goes that its completions cannot carry: the synchronous write, or the rest of
      *                 its chain, on one of the client's threads.
      */
-    AsyncWrites(final Raas raas, final KvClientContext context, final MembershipView membership,
+    public AsyncWrites(final Raas raas, final KvClientContext context, final MembershipView membership,
         final AsyncSlowPath slowPath)
     {
         super(IN_FLIGHT, raas, context, slowPath);

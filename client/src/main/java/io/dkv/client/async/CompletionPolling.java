@@ -1,6 +1,7 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
 import io.dkv.agent.IdleStrategies;
+import io.dkv.client.replication.PersistRequests;
 import io.dkv.raas.Raas;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
@@ -15,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * not deliver them themselves (handles attached to the host's driver, whose responses only a caller polling or
  * waiting reads), and it runs the durability step of writes carried by completions ({@link PersistRequests}).
  */
-final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
+public final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
 {
     private final Raas[] lanes;
     private final PersistRequests persistRequests;
@@ -27,7 +28,7 @@ final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
      * @param lanes           every handle of the client; those that poll themselves are left alone.
      * @param persistRequests the durability step of writes, or null when the client's durability is NONE.
      */
-    CompletionPolling(final Raas[] lanes, final PersistRequests persistRequests)
+    public CompletionPolling(final Raas[] lanes, final PersistRequests persistRequests)
     {
         this.persistRequests = persistRequests;
         int count = 0;
@@ -47,13 +48,13 @@ final class CompletionPolling implements Agent, ErrorHandler, AutoCloseable
     }
 
     /** @return true when some handle needs polling: the agent runs from the first asynchronous operation. */
-    boolean isNeeded()
+    public boolean isNeeded()
     {
         return lanes.length > 0;
     }
 
     /** Start polling, once. */
-    synchronized void start()
+    public synchronized void start()
     {
         if (runner == null)
         {

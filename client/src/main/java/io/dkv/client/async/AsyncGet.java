@@ -1,7 +1,11 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.KvSession;
+import io.dkv.client.Versioned;
+import io.dkv.client.index.CandidateBuckets;
 import io.dkv.client.index.IndexDecisions;
 import io.dkv.client.index.RepeatedRead;
+import io.dkv.client.node.MemoryNodeView;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -24,12 +28,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Each step runs on the thread that delivered the completion ending the previous one (the driver's
  * Poller, or a caller polling): the counter of the step's outstanding requests passes the object on.
  */
-final class AsyncGet extends AsyncOperation
+public final class AsyncGet extends AsyncOperation
 {
     /** What the GET answers: the value, the value with its version ({@link Versioned}), or its time to live. */
-    static final int VALUE = 0;
-    static final int VERSIONED = 1;
-    static final int TTL = 2;
+    public static final int VALUE = 0;
+    public static final int VERSIONED = 1;
+    public static final int TTL = 2;
 
     private static final int BUCKETS = 0;
     private static final int BLOCK = 1;
@@ -85,7 +89,7 @@ final class AsyncGet extends AsyncOperation
      * Begin: read the key's candidate buckets at the node its read goes to now. Called by the thread that owns the
      * pool; what it sets is published to the completing thread by the requests it posts.
      */
-    void start(
+    public void start(
         final int kind, final byte[] key, final long hash, final int node, final long nodeId,
         final MemoryNodeView view, final Connection connection, final long startedNanos, final long nowMillis,
         final CompletableFuture<Object> future)

@@ -1,7 +1,12 @@
-package io.dkv.client;
+package io.dkv.client.index;
 
-import io.dkv.client.index.IndexDecisions;
-import io.dkv.client.index.RepeatedRead;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.KvSession;
+import io.dkv.client.RaceRetries;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.node.NodeLinks;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -21,14 +26,14 @@ import java.lang.foreign.MemorySegment;
  * <p>The candidates last read, the block buffer and the key state are this probe's and valid until its next read:
  * callers read them before they probe again.
  */
-final class IndexProbe
+public final class IndexProbe
 {
     /** {@link #findAt}: the key's value is in the block buffer and {@link #found()} says where. */
-    static final int FOUND = 1;
+    public static final int FOUND = 1;
     /** {@link #findAt}: the key has no committed slot there; two reads in a row agreed. */
     static final int MISSING = 0;
     /** {@link #findAt}: the key's committed slot names an expired block: a miss, its slot in {@link #found()}. */
-    static final int EXPIRED = 2;
+    public static final int EXPIRED = 2;
 
     private final NodeLinks links;
     private final KvClientContext context;
@@ -47,7 +52,7 @@ final class IndexProbe
     private final RaceRetries races;
     private int foundNode;
 
-    IndexProbe(final NodeLinks links, final KvClientContext context)
+    public IndexProbe(final NodeLinks links, final KvClientContext context)
     {
         this.links = links;
         this.context = context;
@@ -58,25 +63,25 @@ final class IndexProbe
     }
 
     /** @return how many candidate slots the last read listed. */
-    int slotCount()
+    public int slotCount()
     {
         return slotCount;
     }
 
     /** @return the offsets in the index region of the candidate slots last read, in address order. */
-    long[] slotOffsets()
+    public long[] slotOffsets()
     {
         return slotOffsets;
     }
 
     /** @return the words of the candidate slots last read, in address order. */
-    long[] words()
+    public long[] words()
     {
         return words;
     }
 
     /** @return the block buffer: the block last read, from offset 0. */
-    MemorySegment block()
+    public MemorySegment block()
     {
         return block;
     }
@@ -88,31 +93,31 @@ final class IndexProbe
     }
 
     /** @return where the last {@link #findAt} found the key: node, slot, word, write, expiry. */
-    KeyState found()
+    public KeyState found()
     {
         return found;
     }
 
     /** @return true when this read of the candidates saw the same words as the one before (a miss is confirmed). */
-    boolean missConfirmed()
+    public boolean missConfirmed()
     {
         return missCheck.confirms(words, slotCount);
     }
 
     /** The next read confirms no miss: something changed, or an operation starts. */
-    void forgetMisses()
+    public void forgetMisses()
     {
         missCheck.forget();
     }
 
     /** @return the offset in the index region of the key's candidate combined bucket 0 or 1 at the node. */
-    long candidateOffset(final int node, final long hash, final int candidate)
+    public long candidateOffset(final int node, final long hash, final int candidate)
     {
         return CandidateBuckets.offset(links.view(node), hash, candidate);
     }
 
     /** List the slots of the key's two candidates, read into {@code buffer} at {@code offset}, in address order. */
-    void collect(final int node, final long hash, final MemorySegment buffer, final long offset)
+    public void collect(final int node, final long hash, final MemorySegment buffer, final long offset)
     {
         slotCount = CandidateBuckets.collect(candidateOffset(node, hash, 0), candidateOffset(node, hash, 1), buffer,
             offset, slotOffsets, words);
@@ -123,7 +128,7 @@ final class IndexProbe
      * candidate pair in one group shares the overflow bucket: its slots once). Waits out a split that has them
      * locked, and reads the directory again when they moved.
      */
-    void readCandidates(final int node, final long hash)
+    public void readCandidates(final int node, final long hash)
     {
         final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         while (true)
@@ -184,7 +189,7 @@ final class IndexProbe
      * Find the key among the candidate slots last read whose fingerprint matches: its committed slot and its
      * tentative ones (other than {@code ownTentative}, which is known without reading its block).
      */
-    KeyState scan(final int node, final long hash, final byte[] key, final long ownTentative)
+    public KeyState scan(final int node, final long hash, final byte[] key, final long ownTentative)
     {
         state.clear();
         int candidates = IndexDecisions.ofFingerprint(words, slotCount, KeyHash.fingerprint(hash));
@@ -223,14 +228,14 @@ final class IndexProbe
     }
 
     /** @return the key's state at a node, read afresh: its candidates read and scanned. */
-    KeyState readKey(final int node, final long hash, final byte[] key)
+    public KeyState readKey(final int node, final long hash, final byte[] key)
     {
         readCandidates(links.use(node), hash);
         return scan(node, hash, key, 0);
     }
 
     /** @return true when the committed block the last scan found holds {@code expected} (read again if need be). */
-    boolean committedHolds(final int node, final byte[] key, final byte[] expected)
+    public boolean committedHolds(final int node, final byte[] key, final byte[] expected)
     {
         // the scan read the committed block last unless a tentative slot of the key came after it
         final boolean inBuffer = blockInBuffer == state.word;
@@ -245,7 +250,7 @@ final class IndexProbe
      * says where.
      * @throws KvException when every read raced a change, or the read outlasted the operation timeout.
      */
-    int findAt(final int node, final long hash, final byte[] key, final long nowMillis)
+    public int findAt(final int node, final long hash, final byte[] key, final long nowMillis)
     {
         final long started = nanoClock.nanoTime();
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -278,7 +283,7 @@ final class IndexProbe
     }
 
     /** Keep the candidate {@code at}, whose block is in the block buffer, as where the key was found. */
-    void foundAt(final int node, final int at)
+    public void foundAt(final int node, final int at)
     {
         found.clear();
         found.committedAt = at;
@@ -291,13 +296,13 @@ final class IndexProbe
     }
 
     /** @return the node of the last {@link #findAt} or {@link #foundAt}. */
-    int foundNode()
+    public int foundNode()
     {
         return foundNode;
     }
 
     /** @return the candidate slot holding the key's value (its block then in the block buffer), or -1. */
-    int firstCommitted(final int node, final int fingerprint, final byte[] key)
+    public int firstCommitted(final int node, final int fingerprint, final byte[] key)
     {
         int i = IndexDecisions.nextCommitted(words, slotCount, 0, fingerprint);
         while (i >= 0 && !readBlock(node, words[i], key))
@@ -316,7 +321,7 @@ final class IndexProbe
      * holds that write (it restarted since the read): the key is read again.
      * @throws KvException when the node cannot write it to disk or does not answer: the value is not answered.
      */
-    boolean settled(final int node, final long blockOffset, final long writeId, final byte[] key)
+    public boolean settled(final int node, final long blockOffset, final long writeId, final byte[] key)
     {
         final int status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
             blockOffset, writeId, true, "a pending value on disk");
@@ -338,7 +343,7 @@ final class IndexProbe
      * @return its length in bytes.
      * @throws KvException when the block does not hold the key: a word read of the key's slot names one that does.
      */
-    int readWholeBlock(final int node, final long word, final byte[] key)
+    public int readWholeBlock(final int node, final long word, final byte[] key)
     {
         if (!readBlock(links.use(node), word, key))
         {
@@ -400,7 +405,7 @@ final class IndexProbe
      * A block read after its slot may have been replaced meanwhile; the node reuses its memory only after a grace
      * period longer than the operation timeout, so an operation that took longer must not answer with what it read.
      */
-    void requireWithinDeadline(final long startedNanos, final int node, final byte[] key)
+    public void requireWithinDeadline(final long startedNanos, final int node, final byte[] key)
     {
         if (nanoClock.nanoTime() - startedNanos > context.timeoutMs() * 1_000_000L)
         {

@@ -1,5 +1,9 @@
-package io.dkv.client;
+package io.dkv.client.replication;
 
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.async.CompletionPolling;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
@@ -28,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>At most {@link #OUTSTANDING} requests wait for answers per node: a node answers into this client's receive
  * buffers, which must be drained while it sends, and this thread both sends and drains.
  */
-final class PersistRequests
+public final class PersistRequests
 {
     /** Requests in flight per node, below the receive buffers a message connection has. */
     static final int OUTSTANDING = 16;
@@ -37,7 +41,7 @@ final class PersistRequests
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** One write's durability: the block that changed on each replica's node, and what its future completes with. */
-    static final class Job
+    public static final class Job
     {
         final byte[] key;
         final long[] nodeIds;
@@ -48,7 +52,7 @@ final class PersistRequests
         /** Nodes yet to answer; the agent's alone. */
         int remaining;
 
-        Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
+        public Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
             final CompletableFuture<Object> future)
         {
             this.key = key;
@@ -100,7 +104,7 @@ final class PersistRequests
     private long correlation;
 
     /** @param answered true for durability sync: each node answers once the key is on disk. */
-    PersistRequests(final Raas raas, final KvClientContext context, final boolean answered)
+    public PersistRequests(final Raas raas, final KvClientContext context, final boolean answered)
     {
         this.raas = raas;
         this.nanoClock = context.nanoClock();
@@ -109,19 +113,19 @@ final class PersistRequests
     }
 
     /** Any thread: @return false when too many are queued (the caller tells the nodes another way). */
-    boolean offer(final Job job)
+    public boolean offer(final Job job)
     {
         return queue.offer(job);
     }
 
     /** @return writes whose durability this finished, their futures completed. */
-    long completed()
+    public long completed()
     {
         return completed.get();
     }
 
     /** The agent's turn: send what was handed in, read the answers there are, fail what ran out of time. */
-    int doWork()
+    public int doWork()
     {
         int work = queue.drain(this::start, QUEUED);
         for (final Node node : nodes.values())

@@ -1,5 +1,9 @@
-package io.dkv.client;
+package io.dkv.client.membership;
 
+import io.dkv.client.Durability;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
+import io.dkv.client.node.MemoryNodeView;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.NanoClock;
 
@@ -14,10 +18,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * keys. A node whose view is read is checked against what the client needs of it (grace period,
  * persistence) before any operation uses it.
  */
-final class MemoryNodeAvailability
+public final class MemoryNodeAvailability
 {
     /** Memory nodes a client can know of: as many as the membership can list. */
-    static final int CAPACITY = 64;
+    public static final int CAPACITY = 64;
 
     /** The nodes by index, the first {@link #count} filled; an index, once given, names its node for good. */
     private final long[] nodeIds = new long[CAPACITY];
@@ -30,7 +34,7 @@ final class MemoryNodeAvailability
     /** Per node: the nano time from which its view may be read again. */
     private final AtomicLongArray retryAt;
 
-    MemoryNodeAvailability(final long[] nodeIds, final KvClientContext context)
+    public MemoryNodeAvailability(final long[] nodeIds, final KvClientContext context)
     {
         if (nodeIds.length > CAPACITY)
         {
@@ -46,12 +50,12 @@ final class MemoryNodeAvailability
     }
 
     /** @return the nodes known so far, by index. */
-    long[] nodeIds()
+    public long[] nodeIds()
     {
         return java.util.Arrays.copyOf(nodeIds, count);
     }
 
-    int count()
+    public int count()
     {
         return count;
     }
@@ -94,7 +98,7 @@ final class MemoryNodeAvailability
         return count - 1;
     }
 
-    long nodeId(final int node)
+    public long nodeId(final int node)
     {
         return nodeIds[node];
     }
@@ -105,7 +109,7 @@ final class MemoryNodeAvailability
      * @return the view, or null when it could not be read: the node is unavailable, with the cause kept.
      * @throws KvException when the node was read but this client cannot use it (its grace period, its disk).
      */
-    MemoryNodeView readAtConnect(final Raas raas, final int node)
+    public MemoryNodeView readAtConnect(final Raas raas, final int node)
     {
         final MemoryNodeView view;
         try
@@ -126,7 +130,7 @@ final class MemoryNodeAvailability
      *
      * @throws KvException naming the node when it is unavailable, or cannot be used by this client.
      */
-    MemoryNodeView readAgain(final Raas raas, final int node)
+    public MemoryNodeView readAgain(final Raas raas, final int node)
     {
         final KvException cause = causes.get(node);
         if (cause != null)

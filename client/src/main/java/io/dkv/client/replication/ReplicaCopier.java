@@ -1,5 +1,9 @@
-package io.dkv.client;
+package io.dkv.client.replication;
 
+import io.dkv.client.KvException;
+import io.dkv.client.RefillReport;
+import io.dkv.client.index.IndexListing;
+import io.dkv.client.membership.MembershipView;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
@@ -21,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Writers put every write on the joiner right after winning the tail, so what was written during
  * the scan is there whether or not the scan saw it.
  */
-final class ReplicaCopier
+public final class ReplicaCopier
 {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -45,7 +49,7 @@ final class ReplicaCopier
     private long inPlace;
     private long unsettled;
 
-    ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
+    public ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock)
     {
         this.listing = listing;
@@ -58,7 +62,7 @@ final class ReplicaCopier
         this.buffer = listing.allocateBuffer(CHUNK);
     }
 
-    RefillReport refill(final int joiner)
+    public RefillReport refill(final int joiner)
     {
         final long started = nanoClock.nanoTime();
         int passes = 0;
@@ -97,7 +101,7 @@ final class ReplicaCopier
      * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
      * serving replica, and the pass should run again.
      */
-    RefillReport fillChange()
+    public RefillReport fillChange()
     {
         final long started = nanoClock.nanoTime();
         final MembershipView.Placement placement = membership.placement();

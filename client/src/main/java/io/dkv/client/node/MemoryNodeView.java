@@ -1,5 +1,6 @@
-package io.dkv.client;
+package io.dkv.client.node;
 
+import io.dkv.client.KvException;
 import io.dkv.format.HeapLayout;
 import io.dkv.format.IndexLayout;
 import io.dkv.raas.Connection;
@@ -16,23 +17,23 @@ import java.nio.ByteOrder;
  * when the client starts, and again by a thread after the node split a subtable, failed a request
  * or could not be read. Never changed: a new reading is a new view.
  */
-final class MemoryNodeView
+public final class MemoryNodeView
 {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int DIRECTORY_READ_ATTEMPTS = 10_000;
 
-    final long nodeId;
-    final RemoteRegion index;
-    final RemoteRegion heap;
-    final int groups;
+    public final long nodeId;
+    public final RemoteRegion index;
+    public final RemoteRegion heap;
+    public final int groups;
     final int globalDepth;
     /** The directory: per value of a hash's low globalDepth bits, its subtable's offset (and local depth). */
     private final long[] directory;
     /** The node writes keys to disk when asked. */
-    final boolean persistent;
+    public final boolean persistent;
     /** The node reuses a block's memory no sooner than this after it was replaced. */
-    final int graceMs;
+    public final int graceMs;
 
     private MemoryNodeView(
         final long nodeId,
@@ -57,7 +58,7 @@ final class MemoryNodeView
     /**
      * @throws KvException when the node publishes no index, or one of another layout.
      */
-    static MemoryNodeView read(final Raas raas, final long nodeId)
+    public static MemoryNodeView read(final Raas raas, final long nodeId)
     {
         final RemoteRegion index;
         final RemoteRegion heap;
@@ -125,13 +126,13 @@ final class MemoryNodeView
     }
 
     /** @return the offset in the index region of the subtable that holds keys of this hash. */
-    long subtableFor(final long hash)
+    public long subtableFor(final long hash)
     {
         return IndexLayout.subtableOffset(directory[(int)(hash & ((1L << globalDepth) - 1))]);
     }
 
     /** @return the local depth of that subtable, as this view saw it. */
-    int localDepthFor(final long hash)
+    public int localDepthFor(final long hash)
     {
         return IndexLayout.localDepth(directory[(int)(hash & ((1L << globalDepth) - 1))]);
     }

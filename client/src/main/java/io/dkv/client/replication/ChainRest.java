@@ -1,4 +1,4 @@
-package io.dkv.client;
+package io.dkv.client.replication;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * @param wonNanos  when the tail was won: past the client's timeout from then nothing more is posted.
  * @param answer    what the future is completed with once done.
  */
-record ChainRest(
+public record ChainRest(
     byte[] key, long hash, long writeId, int[] nodes, long[] slots, long[] words, long[] newWords,
     long[] offsets, int from, boolean written, long wonNanos, Object answer, CompletableFuture<Object> future)
 {

@@ -1,5 +1,8 @@
-package io.dkv.client;
+package io.dkv.client.membership;
 
+import io.dkv.client.KvClientConfiguration;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvException;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
@@ -21,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * lease after that (it may have only paused, and resume): so writers of its keys wait until this client has known it
  * down for a view lease ({@link #downSettlesAt}), by when no view listing it live is acted on.
  */
-final class MembershipView
+public final class MembershipView
 {
     private final Raas raas;
     private final MemoryNodeAvailability nodes;
@@ -42,7 +45,7 @@ final class MembershipView
      *                   one it is attached to); null when it could not be read and the context names one copy:
      *                   every node then serves.
      */
-    MembershipView(final Raas raas, final MemoryNodeAvailability nodes, final Membership membership,
+    public MembershipView(final Raas raas, final MemoryNodeAvailability nodes, final Membership membership,
         final KvClientContext context)
     {
         this.raas = raas;
@@ -85,7 +88,7 @@ final class MembershipView
     }
 
     /** @return the membership the directory keeps now, or null when it keeps none. */
-    static Membership read(final Raas raas)
+    public static Membership read(final Raas raas)
     {
         try
         {
@@ -104,7 +107,7 @@ final class MembershipView
      *                     that guessed one copy where the store keeps more would write one replica alone, and a later
      *                     writer would roll the others' older value back over it.
      */
-    static Membership readAtConnect(final Raas raas, final KvClientContext context)
+    public static Membership readAtConnect(final Raas raas, final KvClientContext context)
     {
         try
         {
@@ -124,29 +127,29 @@ final class MembershipView
     }
 
     /** @return copies of each key: the context's count, else the directory's, at most one per node. */
-    int replicas()
+    public int replicas()
     {
         return replicas;
     }
 
     /** @return the membership as last read, with the key placements it gives. */
-    Placement placement()
+    public Placement placement()
     {
         return placement;
     }
 
     /** @return true when the node's copies are read and written: it is live (or leaving and not gone yet). */
-    boolean serves(final int node)
+    public boolean serves(final int node)
     {
         return placement.serves(node);
     }
 
-    int state(final int node)
+    public int state(final int node)
     {
         return placement.state(node);
     }
 
-    long epoch()
+    public long epoch()
     {
         return placement.epoch;
     }
@@ -157,7 +160,7 @@ final class MembershipView
      *
      * @return true when the membership lists the node as that incarnation, or keeps no incarnations.
      */
-    boolean lists(final int node, final long incarnation)
+    public boolean lists(final int node, final long incarnation)
     {
         final long listed = placement.incarnation(node);
         if (listed == 0 || listed == incarnation)
@@ -174,7 +177,7 @@ final class MembershipView
      *
      * @return true when it was read (whether or not it changed).
      */
-    boolean refresh()
+    public boolean refresh()
     {
         return readIfOlderThan(afterFailureNanos);
     }
@@ -185,7 +188,7 @@ final class MembershipView
      *
      * @throws KvException when the membership was last read longer ago than the view lease and cannot be read now.
      */
-    void refreshIfDue()
+    public void refreshIfDue()
     {
         final long now = nanoClock.nanoTime();
         if (now - lastRead.get() >= periodNanos)
@@ -207,7 +210,7 @@ final class MembershipView
     }
 
     /** Read the membership again now, whenever it was read last. */
-    void refreshNow()
+    public void refreshNow()
     {
         final long now = nanoClock.nanoTime();
         lastRead.set(now);
@@ -264,13 +267,13 @@ final class MembershipView
      * @return when writers of the node's keys may go on without it (its declaration down is a view lease old by this
      * client's clock), or 0 when it is not down.
      */
-    long downSettlesAt(final int node)
+    public long downSettlesAt(final int node)
     {
         final long since = downSince.get(node);
         return since == 0 ? 0 : since + leaseNanos;
     }
 
-    String describe(final int node)
+    public String describe(final int node)
     {
         return placement.describe(node);
     }
@@ -281,10 +284,10 @@ final class MembershipView
      * A node the membership does not list is placed only where the directory keeps no membership at all. Immutable:
      * a thread that placed a key with it keeps it for the operation.
      */
-    static final class Placement
+    public static final class Placement
     {
-        final long epoch;
-        final int phase;
+        public final long epoch;
+        public final int phase;
         private final int[] states;
         private final long[] incarnations;
         private final int[] placements;
@@ -372,13 +375,13 @@ final class MembershipView
          * @param out filled with the client's node indices, highest weight first.
          * @return how many were filled.
          */
-        int before(final long hash, final int replicas, final int[] out)
+        public int before(final long hash, final int replicas, final int[] out)
         {
             return place(hash, replicas, beforeIds, beforeNodes, out);
         }
 
         /** As {@link #before}, in the placement the change in progress leads to. */
-        int after(final long hash, final int replicas, final int[] out)
+        public int after(final long hash, final int replicas, final int[] out)
         {
             return place(hash, replicas, afterIds, afterNodes, out);
         }
@@ -398,31 +401,31 @@ final class MembershipView
             return count;
         }
 
-        boolean changing()
+        public boolean changing()
         {
             return phase != Membership.STEADY;
         }
 
-        boolean serves(final int node)
+        public boolean serves(final int node)
         {
             final int state = state(node);
             return state == Membership.LIVE || state == Membership.LEAVING;
         }
 
-        int state(final int node)
+        public int state(final int node)
         {
             // a node added to the client after this placement was read is not placed in it
             return node < states.length ? states[node] : 0;
         }
 
         /** @return the node's placement flags ({@link Membership#PLACED_BEFORE}, ...), 0 when it is placed nowhere. */
-        int placement(final int node)
+        public int placement(final int node)
         {
             return node < placements.length ? placements[node] : 0;
         }
 
         /** @return nodes known when this was read: indices below it have their place in it. */
-        int nodeCount()
+        public int nodeCount()
         {
             return nodeIds.length;
         }
@@ -432,7 +435,7 @@ final class MembershipView
             return node < incarnations.length ? incarnations[node] : 0;
         }
 
-        String describe(final int node)
+        public String describe(final int node)
         {
             return "memory node " + (node < nodeIds.length ? nodeIds[node] : "#" + node) + " (" +
                 Membership.stateName(state(node)) + " in membership epoch " + epoch +

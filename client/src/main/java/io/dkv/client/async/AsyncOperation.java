@@ -1,4 +1,4 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
 /**
  * What an {@link AsyncPool} keeps of each of its operations: its place in the pool, the number that tells its

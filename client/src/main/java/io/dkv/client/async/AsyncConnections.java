@@ -1,5 +1,7 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeView;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
@@ -11,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * through, one per memory node, all answering to one handler. The owning thread opens them; a completion that
  * failed on one marks it, and the owner opens another before the next use.
  */
-final class AsyncConnections implements AutoCloseable
+public final class AsyncConnections implements AutoCloseable
 {
     private final Raas raas;
     private final CompletionHandler handler;
@@ -33,7 +35,7 @@ final class AsyncConnections implements AutoCloseable
     }
 
     /** Owner: @return the connection requests to node {@code node} go through. */
-    Connection connection(final int node, final long nodeId)
+    public Connection connection(final int node, final long nodeId)
     {
         final Connection current = connections[node];
         if (current != null && failed.get(node) != current)
@@ -64,7 +66,7 @@ final class AsyncConnections implements AutoCloseable
     }
 
     /** Owner: @return true when {@code view} of the node was found older than a split (it is read again). */
-    boolean isMoved(final int node, final MemoryNodeView view)
+    public boolean isMoved(final int node, final MemoryNodeView view)
     {
         return moved.get(node) == view;
     }

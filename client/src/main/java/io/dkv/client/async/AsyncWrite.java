@@ -1,6 +1,14 @@
-package io.dkv.client;
+package io.dkv.client.async;
 
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
+import io.dkv.client.index.CandidateBuckets;
 import io.dkv.client.index.IndexDecisions;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.replication.ChainRest;
+import io.dkv.client.replication.PersistRequests;
+import io.dkv.client.replication.ReplicaChain;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -31,10 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Its steps all read and write the one write's state, so they stay in one class, past the usual length.
  */
-final class AsyncWrite extends AsyncOperation
+public final class AsyncWrite extends AsyncOperation
 {
     /** The largest block a write carried by completions puts: a larger one goes the synchronous way. */
-    static final int MAX_BLOCK = 64 * 1024;
+    public static final int MAX_BLOCK = 64 * 1024;
     /** Tentative CASes lost to another insert into the same empty slot before the synchronous write takes over. */
     private static final int INSERT_ATTEMPTS = 4;
     private static final long PAIR = 2L * IndexLayout.COMBINED_BUCKET_LENGTH;
@@ -54,12 +62,12 @@ final class AsyncWrite extends AsyncOperation
     private static final int WITHDRAW = 7;
 
     /** Of the write in progress, set by the session before {@link #start}: the replicas and this write's words. */
-    final int[] nodes;
-    final long[] nodeIds;
-    final MemoryNodeView[] views;
-    final Connection[] connections;
-    final long[] blockOffsets;
-    final long[] newWords;
+    public final int[] nodes;
+    public final long[] nodeIds;
+    public final MemoryNodeView[] views;
+    public final Connection[] connections;
+    public final long[] blockOffsets;
+    public final long[] newWords;
 
     private final AsyncWrites owner;
     private final long timeoutNanos;
@@ -130,7 +138,7 @@ final class AsyncWrite extends AsyncOperation
     }
 
     /** Owner: @return the buffer this write's block is put into, at least {@code blockLength} bytes. */
-    MemorySegment out(final int blockLength)
+    public MemorySegment out(final int blockLength)
     {
         if (out.byteSize() < blockLength)
         {
@@ -147,7 +155,7 @@ final class AsyncWrite extends AsyncOperation
      * @param value   the new value, or null to delete.
      * @param epoch   the membership epoch the key was placed in, or -1 for a key with one copy.
      */
-    void start(
+    public void start(
         final byte[] key, final long hash, final byte[] value, final int rule, final byte[] expected,
         final Versioned version, final long expireAt, final long writeId, final int length, final int count,
         final long epoch, final long startedNanos, final long nowMillis, final CompletableFuture<Object> future)

@@ -1,4 +1,9 @@
-package io.dkv.client;
+package io.dkv.client.async;
+
+import io.dkv.client.Versioned;
+import io.dkv.client.replication.ChainRest;
+import io.dkv.client.replication.PersistRequests;
+import io.dkv.client.replication.ReplicaChain;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -7,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * left of a write after its tail was won, run on one of the client's threads, never on the thread that delivered
  * the completion (it may be the driver's, which must not wait for itself).
  */
-interface AsyncSlowPath
+public interface AsyncSlowPath
 {
     /**
      * Answer a GET ({@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}) synchronously.

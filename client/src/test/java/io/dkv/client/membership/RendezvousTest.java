@@ -1,4 +1,4 @@
-package io.dkv.client;
+package io.dkv.client.membership;
 
 import org.junit.jupiter.api.Test;
 

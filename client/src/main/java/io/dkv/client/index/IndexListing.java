@@ -1,5 +1,9 @@
-package io.dkv.client;
+package io.dkv.client.index;
 
+import io.dkv.client.KvSession;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.node.NodeLinks;
+import io.dkv.client.replication.ReplicaCopier;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
 import io.dkv.raas.Connection;
@@ -12,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  * A node's index read whole, range by range, and the keys of the blocks its committed slots name: how a scan of an
  * index learns every key it holds ({@link ReplicaCopier}).
  */
-final class IndexListing
+public final class IndexListing
 {
     /** Blocks of one node whose keys a scan of its index reads in one round. */
     static final int KEY_BATCH = 32;
@@ -24,19 +28,19 @@ final class IndexListing
     /** The block {@link #keyOf} reads, its header first; made at its first. */
     private MemorySegment block;
 
-    IndexListing(final NodeLinks links)
+    public IndexListing(final NodeLinks links)
     {
         this.links = links;
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */
-    MemorySegment allocateBuffer(final int size)
+    public MemorySegment allocateBuffer(final int size)
     {
         return links.raas().allocateBuffer(size);
     }
 
     /** Read bytes of a node's index region into a registered buffer of this thread's. */
-    void readIndex(final int node, final long offset, final MemorySegment dst, final int length)
+    public void readIndex(final int node, final long offset, final MemorySegment dst, final int length)
     {
         try
         {
@@ -55,7 +59,7 @@ final class IndexListing
      * @param keysOut filled with word i's key at i, or null when its block is not whole (its slot was replaced and the
      *                block reclaimed since the word was read).
      */
-    void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
+    public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
     {
         final MemoryNodeView view = links.view(links.use(node));
         roundNode[0] = node;

@@ -1,6 +1,10 @@
-package io.dkv.client;
+package io.dkv.client.index;
 
-import io.dkv.client.index.IndexDecisions;
+import io.dkv.client.KvClientContext;
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.RaceRetries;
+import io.dkv.client.node.NodeLinks;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.SlotWord;
@@ -12,10 +16,10 @@ import org.agrona.concurrent.NanoClock;
  * none (a tentative word, a second read, the commit: {@link IndexDecisions#insertVerdict}), withdraws a tentative
  * word, and asks the node to split a subtable whose candidates are full. Reads go through the {@link IndexProbe}.
  */
-final class SlotWriter
+public final class SlotWriter
 {
     /** {@link #tryInsert}: committed. */
-    static final int INSERTED = 0;
+    public static final int INSERTED = 0;
     /** {@link #tryInsert}: withdrawn (a split, a racing insert, a committed slot that appeared): read again. */
     static final int LOST = 1;
 
@@ -28,7 +32,7 @@ final class SlotWriter
     private long blockedBy;
     private long blockedSince;
 
-    SlotWriter(final NodeLinks links, final IndexProbe probe, final KvClientContext context)
+    public SlotWriter(final NodeLinks links, final IndexProbe probe, final KvClientContext context)
     {
         this.links = links;
         this.probe = probe;
@@ -38,7 +42,7 @@ final class SlotWriter
     }
 
     /** @return the word the slot held: {@code expected} when the swap took place. */
-    long cas(final int node, final long slot, final long expected, final long desired)
+    public long cas(final int node, final long slot, final long expected, final long desired)
     {
         try
         {
@@ -56,7 +60,7 @@ final class SlotWriter
      *
      * @return true when swapped.
      */
-    boolean swapAt(final int node, final long hash, final byte[] key, final long slot, final long expected,
+    public boolean swapAt(final int node, final long hash, final byte[] key, final long slot, final long expected,
         final long desired)
     {
         if (cas(links.use(node), slot, expected, desired) == expected)
@@ -74,7 +78,7 @@ final class SlotWriter
      *
      * @return true when inserted; false when a committed slot of the key is there.
      */
-    boolean insertAt(final int node, final long hash, final byte[] key, final long committedWord)
+    public boolean insertAt(final int node, final long hash, final byte[] key, final long committedWord)
     {
         final long tentativeWord = SlotWord.tentative(committedWord);
         startInsert();
@@ -94,7 +98,7 @@ final class SlotWriter
     }
 
     /** An insert begins: it waits behind no other insert of the key yet. */
-    void startInsert()
+    public void startInsert()
     {
         blockedBy = 0;
     }
@@ -108,7 +112,7 @@ final class SlotWriter
      * @return {@link #INSERTED}, or {@link #LOST}: the attempt was withdrawn (a split, a racing insert or a committed
      * slot that appeared) and the caller reads the candidates again.
      */
-    int tryInsert(final int node, final long hash, final byte[] key, final long committedWord,
+    public int tryInsert(final int node, final long hash, final byte[] key, final long committedWord,
         final long tentativeWord)
     {
         final int empty = IndexDecisions.firstEmpty(probe.words(), probe.slotCount());

@@ -1,4 +1,4 @@
-package io.dkv.client;
+package io.dkv.client.index;
 
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -8,20 +8,20 @@ import io.dkv.format.SlotWord;
  * slot names; its tentative slots (inserts not committed yet). One per probe, filled anew by each scan: read it
  * before the probe reads again.
  */
-final class KeyState
+public final class KeyState
 {
     /** The committed slot's index among the candidates read, or -1 when the key has none there. */
     int committedAt;
     /** The committed slot's offset in the index region, or -1. */
-    long slot;
+    public long slot;
     /** The committed slot's word, or {@link SlotWord#EMPTY}. */
-    long word;
+    public long word;
     /** The write the committed slot's block holds, or {@link KvBlockLayout#NO_WRITE}. */
-    long writeId;
+    public long writeId;
     /** The committed block's expiry time, or {@link KvBlockLayout#NEVER}. */
-    long expireAt;
+    public long expireAt;
     /** Whether the committed block was written pending: its node may not have it on disk yet. */
-    boolean pending;
+    public boolean pending;
     /** The key's tentative slots among the candidates read, as a mask (bit i: candidate i). */
     int tentatives;
 
@@ -37,13 +37,13 @@ final class KeyState
     }
 
     /** @return true when a committed slot of the key was found (its value may have expired). */
-    boolean committed()
+    public boolean committed()
     {
         return committedAt >= 0;
     }
 
     /** @return true when the committed slot's block has expired by {@code nowMillis}. */
-    boolean expiredAt(final long nowMillis)
+    public boolean expiredAt(final long nowMillis)
     {
         return KvBlockLayout.isExpired(expireAt, nowMillis);
     }
@@ -52,7 +52,7 @@ final class KeyState
      * @return the write the key's value is, or {@link KvBlockLayout#NO_WRITE} when it has none at {@code nowMillis}
      * (no committed slot, or an expired one).
      */
-    long liveWriteId(final long nowMillis)
+    public long liveWriteId(final long nowMillis)
     {
         return committed() && !expiredAt(nowMillis) ? writeId : KvBlockLayout.NO_WRITE;
     }
