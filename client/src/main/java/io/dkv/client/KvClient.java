@@ -48,6 +48,10 @@ import java.util.function.Supplier;
  * that gives no expiry writes a value without one (redis's SET); to keep the key's expiry (KEEPTTL,
  * INCR) pass {@link Versioned#expireAtMillis()} of the version read to
  * {@link #compareAndSetVersion(byte[], Versioned, byte[], long)}.
+ *
+ * <p>Past the usual length because it is the store's whole public API, each operation in its blocking,
+ * {@code MemorySegment} and asynchronous forms with its contract: every method checks its arguments and hands the work
+ * to this thread's {@link KvSession} and the packages below it.
  */
 public final class KvClient implements AutoCloseable
 {

@@ -1,11 +1,7 @@
 package io.dkv.client;
 
-import io.dkv.client.async.AsyncGet;
-import io.dkv.client.async.AsyncGets;
 import io.dkv.client.async.AsyncSlowPath;
-import io.dkv.client.async.AsyncWrite;
-import io.dkv.client.async.AsyncWrites;
-import io.dkv.client.index.CandidateBuckets;
+import io.dkv.client.index.BatchRead;
 import io.dkv.client.index.IndexListing;
 import io.dkv.client.index.IndexProbe;
 import io.dkv.client.index.KeyState;
@@ -17,13 +13,10 @@ import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaReads;
-import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
-import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasException;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
@@ -58,7 +51,7 @@ public final class KvSession implements AutoCloseable
     public static final int MAX_BLOCK =
         KvBlockLayout.blockLength(KvBlockLayout.MAX_KEY_LENGTH, KvBlockLayout.MAX_VALUE_LENGTH);
     /** Keys of one node whose candidates a multiGet reads in one doorbell batch. */
-    static final int BATCH = 16;
+    static final int BATCH = BatchRead.BATCH;
     /** What {@link #findAgreed} saw. */
     private static final int FOUND = 1;
     private static final int MISSING = 0;
@@ -66,13 +59,11 @@ public final class KvSession implements AutoCloseable
     /** Between reads of a moving key's two heads that disagreed: a write is in flight between them. */
     private static final long SWITCH_READ_PAUSE_NANOS = 50_000;
 
-    private final Raas raas;
     private final KvClientContext context;
     private final MembershipView membership;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
-    private final int[] plainPlaced = new int[1];
     /** The races this thread's single-copy writes may lose. */
     private final RaceRetries races;
     /** The races an expiry's rewrite may lose, each a whole versioned read and write. */
@@ -89,11 +80,12 @@ public final class KvSession implements AutoCloseable
     private final IndexListing listing;
     /** Writes over a key's replicas (the single-node protocol below while keys have one copy and none move). */
     private final ReplicaChain chain;
-    private MemorySegment batchBuckets;
-    /** This thread's GETs carried by completions; made at its first. */
-    private AsyncGets asyncGets;
-    /** This thread's writes carried by completions; made at its first. */
-    private AsyncWrites asyncWrites;
+    /** The keys of one node a multiGet reads together. */
+    private final BatchRead batchRead;
+    /** Where a key's operation goes now. */
+    private final KeyRouting routing;
+    /** This thread's operations carried by completions. */
+    private final AsyncStarts asyncStarts;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
 
@@ -103,7 +95,6 @@ public final class KvSession implements AutoCloseable
     KvSession(final Raas raas, final KvClientContext context, final MemoryNodeAvailability availability,
         final MembershipView membership, final MemoryNodeView[] nodes)
     {
-        this.raas = raas;
         this.context = context;
         this.membership = membership;
         this.epochClock = context.epochClock();
@@ -115,9 +106,12 @@ public final class KvSession implements AutoCloseable
         this.probe = new IndexProbe(links, context);
         this.writer = new SlotWriter(links, probe, context);
         this.listing = new IndexListing(links);
+        this.batchRead = new BatchRead(links, probe, writer, nanoClock);
         // with one copy the chain runs only while a membership change moves keys
         this.chain = new ReplicaChain(probe, writer, new ReplicaReads(links, probe, chunks), chunks, membership,
             links.nodeIds(), context);
+        this.routing = new KeyRouting(membership, chain, links);
+        this.asyncStarts = new AsyncStarts(raas, context, membership, links, chunks, chain, routing);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -176,6 +170,7 @@ public final class KvSession implements AutoCloseable
         final byte[][] values = new byte[keys.length][];
         final long[] hashes = new long[keys.length];
         final int[] nodeOf = new int[keys.length];
+        final boolean[] single = new boolean[keys.length];
         long epoch;
         do
         {
@@ -184,16 +179,16 @@ public final class KvSession implements AutoCloseable
             for (int k = 0; k < keys.length; k++)
             {
                 hashes[k] = KeyHash.hash(keys[k]);
-                if (plain())
+                if (routing.plain())
                 {
-                    nodeOf[k] = node(hashes[k]);
+                    nodeOf[k] = routing.node(hashes[k]);
                     continue;
                 }
                 final int head = chain.head(hashes[k], keys[k]);
                 nodeOf[k] = chain.switchHead() < 0 ? links.use(head) : -1;
             }
         }
-        while (!plain() && membership.epoch() != epoch);
+        while (!routing.plain() && membership.epoch() != epoch);
         for (int k = 0; k < keys.length; k++)
         {
             if (nodeOf[k] < 0)
@@ -215,13 +210,13 @@ public final class KvSession implements AutoCloseable
                 batch[count++] = k;
                 if (count == BATCH)
                 {
-                    readBatch(node, keys, hashes, batch, count, values);
+                    readBatch(node, keys, hashes, batch, count, values, single);
                     count = 0;
                 }
             }
             if (count > 0)
             {
-                readBatch(node, keys, hashes, batch, count, values);
+                readBatch(node, keys, hashes, batch, count, values, single);
             }
         }
         return values;
@@ -229,218 +224,17 @@ public final class KvSession implements AutoCloseable
 
     private void readBatch(
         final int node, final byte[][] keys, final long[] hashes, final int[] batch, final int count,
-        final byte[][] values)
+        final byte[][] values, final boolean[] single)
     {
-        if (batchBuckets == null)
-        {
-            batchBuckets = raas.allocateBuffer(BATCH * 2 * IndexLayout.COMBINED_BUCKET_LENGTH);
-        }
-        final long token = links.startRequests();
-        final Connection connection = links.connection(node);
-        try
-        {
-            for (int j = 0; j < count; j++)
-            {
-                final long hash = hashes[batch[j]];
-                final long offset = (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH;
-                connection.readAsync(links.view(node).index, probe.candidateOffset(node, hash, 0), batchBuckets,
-                    offset, IndexLayout.COMBINED_BUCKET_LENGTH, token);
-                connection.readAsync(links.view(node).index, probe.candidateOffset(node, hash, 1), batchBuckets,
-                    offset + IndexLayout.COMBINED_BUCKET_LENGTH, IndexLayout.COMBINED_BUCKET_LENGTH, token);
-            }
-            connection.flush();
-        }
-        catch (final RaasException ex)
-        {
-            throw links.unreachable(node, ex);
-        }
-        links.await(node, 2 * count);
-        final long started = nanoClock.nanoTime();
+        batchRead.read(node, keys, hashes, batch, count, values, single, routing.plain(), nowMillis);
         for (int j = 0; j < count; j++)
         {
             final int k = batch[j];
-            final long hash = hashes[k];
-            final long offset = (long)j * 2 * IndexLayout.COMBINED_BUCKET_LENGTH;
-            if (CandidateBuckets.state(hash, batchBuckets, offset) != CandidateBuckets.HOLD_KEY)
-            {
-                // a split meanwhile: the single-key path waits for it or reads the directory again
-                values[k] = get(keys[k]);
-                continue;
-            }
-            probe.collect(node, hash, batchBuckets, offset);
-            final int at = probe.firstCommitted(node, KeyHash.fingerprint(hash), keys[k]);
-            // a miss needs two agreeing reads: the single-key path makes them
-            if (at < 0)
+            if (single[k])
             {
                 values[k] = get(keys[k]);
-                continue;
-            }
-            probe.requireWithinDeadline(started, node, keys[k]);
-            probe.foundAt(node, at);
-            final KeyState found = probe.found();
-            if (found.pending)
-            {
-                // its node may not have it on disk yet: the single-key path has the node settle it first
-                values[k] = get(keys[k]);
-                continue;
-            }
-            values[k] = removedIfExpired(node, found) ? null : KvBlockLayout.value(probe.block(), 0);
-        }
-    }
-
-    /**
-     * Begin a GET that completions carry ({@link AsyncGet}) at the one node the key's read goes to now.
-     *
-     * @param kind     what it answers: {@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}.
-     * @param slowPath where a GET goes that the completions cannot answer: the synchronous GET.
-     * @return false when this thread has {@link AsyncGets#IN_FLIGHT} in flight or the key's read needs more (a key
-     * moving between heads, a node that cannot be used now): the caller runs the synchronous GET instead.
-     */
-    boolean startGet(final int kind, final byte[] key, final CompletableFuture<Object> future,
-        final AsyncSlowPath slowPath)
-    {
-        if (asyncGets == null)
-        {
-            asyncGets = new AsyncGets(raas, context, slowPath);
-        }
-        final AsyncGet get = asyncGets.acquire();
-        if (get == null)
-        {
-            return false;
-        }
-        try
-        {
-            final long started = nanoClock.nanoTime();
-            final long hash = KeyHash.hash(key);
-            final int node = readsAt(hash, key);
-            if (node >= 0)
-            {
-                if (asyncGets.connections().isMoved(node, links.view(node)))
-                {
-                    links.readDirectoryAgain(node);
-                }
-                final Connection connection = asyncGets.connections().connection(node, links.nodeId(node));
-                get.start(kind, key, hash, node, links.nodeId(node), links.view(node), connection, started,
-                    epochClock.time(), future);
-                return true;
             }
         }
-        catch (final KvException | RaasException ex)
-        {
-            // the synchronous GET meets it again, and waits or says why
-        }
-        asyncGets.release(get);
-        return false;
-    }
-
-    /**
-     * Begin a write that completions carry ({@link AsyncWrite}) over the key's replicas as placed now.
-     *
-     * @param value    the new value, or null to delete.
-     * @param rule     a {@link ReplicaChain} rule.
-     * @param slowPath where a write goes that the completions cannot carry: the synchronous write.
-     * @return false when this thread has {@link AsyncWrites#IN_FLIGHT} in flight, the block is larger than
-     * {@link AsyncWrite#MAX_BLOCK}, or the write needs more than a steady placement (a membership change moving the
-     * key, a replica joining or declared down just now, a node that cannot be used now): the caller runs the
-     * synchronous write instead.
-     */
-    boolean startWrite(final int rule, final byte[] key, final byte[] value, final byte[] expected,
-        final Versioned version, final long expireAt, final CompletableFuture<Object> future,
-        final AsyncSlowPath slowPath)
-    {
-        final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, value.length);
-        if (length > AsyncWrite.MAX_BLOCK)
-        {
-            return false;
-        }
-        if (asyncWrites == null)
-        {
-            asyncWrites = new AsyncWrites(raas, context, membership, slowPath);
-        }
-        final AsyncWrite write = asyncWrites.acquire();
-        if (write == null)
-        {
-            return false;
-        }
-        try
-        {
-            final long started = nanoClock.nanoTime();
-            nowMillis = epochClock.time();
-            final long now = nowMillis;
-            final long hash = KeyHash.hash(key);
-            final boolean plain = plain();
-            final long epoch = plain ? -1 : membership.epoch();
-            final int count;
-            if (plain)
-            {
-                write.nodes[0] = node(hash);
-                count = 1;
-            }
-            else
-            {
-                count = chain.placeSteady(hash, key, write.nodes);
-            }
-            if (count > 0 && (rule != ReplicaChain.IF_VERSION || !plain || links.knowsWord(version, write.nodes[0])))
-            {
-                for (int p = 0; p < count; p++)
-                {
-                    final int node = links.use(write.nodes[p]);
-                    if (asyncWrites.connections().isMoved(node, links.view(node)))
-                    {
-                        links.readDirectoryAgain(node);
-                    }
-                    write.nodeIds[p] = links.nodeId(node);
-                    write.views[p] = links.view(node);
-                    write.connections[p] = asyncWrites.connections().connection(node, links.nodeId(node));
-                }
-                final long writeId = KvBlockLayout.drawWriteId();
-                if (value != null)
-                {
-                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, chunks.pendingBlocks());
-                    chunks.reserveBlocks(write.nodes, count, length, write.blockOffsets);
-                }
-                final int fingerprint = KeyHash.fingerprint(hash);
-                for (int p = 0; p < count; p++)
-                {
-                    write.newWords[p] = value == null ? SlotWord.EMPTY : SlotWord.committed(fingerprint,
-                        write.blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
-                        chunks.generationOf(write.nodes[p], write.blockOffsets[p]));
-                }
-                write.start(key, hash, value, rule, expected, version, expireAt, writeId, length, count, epoch,
-                    started, now, future);
-                return true;
-            }
-        }
-        catch (final KvException | RaasException ex)
-        {
-            // the synchronous write meets it again, and waits or says why
-        }
-        asyncWrites.release(write);
-        return false;
-    }
-
-    /** @return writes of this thread their completions finished alone (not handed to a client thread). */
-    long writesAnsweredByCompletions()
-    {
-        return asyncWrites == null ? 0 : asyncWrites.answered();
-    }
-
-    /** @return GETs of this thread its completions answered alone (not handed to the synchronous GET). */
-    long getsAnsweredByCompletions()
-    {
-        return asyncGets == null ? 0 : asyncGets.answered();
-    }
-
-    /** @return the node whose copy alone answers a read of the key now, or -1 when it is moving between two. */
-    private int readsAt(final long hash, final byte[] key)
-    {
-        if (plain())
-        {
-            return node(hash);
-        }
-        final long epoch = membership.epoch();
-        final int head = links.use(chain.head(hash, key));
-        return chain.switchHead() < 0 && membership.epoch() == epoch ? head : -1;
     }
 
     /**
@@ -450,9 +244,9 @@ public final class KvSession implements AutoCloseable
     {
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
-        if (plain())
+        if (routing.plain())
         {
-            return findAt(node(hash), hash, key);
+            return findAt(routing.node(hash), hash, key);
         }
         // the head alone holds the key's value: when it does not answer, wait until it does or is declared gone
         final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
@@ -552,7 +346,7 @@ public final class KvSession implements AutoCloseable
         {
             return false;
         }
-        if (plain())
+        if (routing.plain())
         {
             // with replicas a reader changes no replica alone: the nodes' scans empty expired slots
             writer.cas(node, found.slot, found.word, SlotWord.EMPTY);
@@ -560,18 +354,45 @@ public final class KvSession implements AutoCloseable
         return true;
     }
 
+    /** Begin a GET that completions carry: {@link AsyncStarts#startGet}. */
+    boolean startGet(final int kind, final byte[] key, final CompletableFuture<Object> future,
+        final AsyncSlowPath slowPath)
+    {
+        return asyncStarts.startGet(kind, key, future, slowPath);
+    }
+
+    /** Begin a write that completions carry: {@link AsyncStarts#startWrite}. */
+    boolean startWrite(final int rule, final byte[] key, final byte[] value, final byte[] expected,
+        final Versioned version, final long expireAt, final CompletableFuture<Object> future,
+        final AsyncSlowPath slowPath)
+    {
+        return asyncStarts.startWrite(rule, key, value, expected, version, expireAt, future, slowPath);
+    }
+
+    /** @return writes of this thread their completions finished alone (not handed to a client thread). */
+    long writesAnsweredByCompletions()
+    {
+        return asyncStarts.writesAnsweredByCompletions();
+    }
+
+    /** @return GETs of this thread its completions answered alone (not handed to the synchronous GET). */
+    long getsAnsweredByCompletions()
+    {
+        return asyncStarts.getsAnsweredByCompletions();
+    }
+
     // ---------------------------------------------------------------------------------------------
     // writes
 
     boolean delete(final byte[] key)
     {
-        if (!plain())
+        if (!routing.plain())
         {
             return chain.write(key, null, ReplicaChain.DELETE, null, null, KvBlockLayout.NEVER);
         }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
-        final int node = node(hash);
+        final int node = routing.node(hash);
         probe.forgetMisses();
         for (races.start(); races.another(); )
         {
@@ -606,13 +427,13 @@ public final class KvSession implements AutoCloseable
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
-        if (!plain())
+        if (!routing.plain())
         {
             return chain.write(key, value, put ? ReplicaChain.PUT : ReplicaChain.IF_VALUE, expected, null, expireAt);
         }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
-        final int node = node(hash);
+        final int node = routing.node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
@@ -679,13 +500,13 @@ public final class KvSession implements AutoCloseable
             // that version is gone whether or not its slot still names it: the key has no value now
             return false;
         }
-        if (!plain())
+        if (!routing.plain())
         {
             // replicas' slot words differ: the version is the write it read, compared by its id on the settled state
             return chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
         }
         final long hash = KeyHash.hash(key);
-        final int node = node(hash);
+        final int node = routing.node(hash);
         if (!links.knowsWord(expected, node))
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
@@ -790,38 +611,9 @@ public final class KvSession implements AutoCloseable
         return chain;
     }
 
-    /**
-     * @return true when the key has one copy and no membership change moves keys: one node's slot is the key's, and
-     * the single-copy protocol runs. Otherwise the chain of {@link ReplicaChain} does.
-     */
-    private boolean plain()
-    {
-        return membership.replicas() == 1 && !membership.placement().changing();
-    }
-
-    private int node(final long hash)
-    {
-        membership.refreshIfDue();
-        // before, not after: a membership read just now may have begun a change, and until this operation (which
-        // began with none) ends, the key is where it was; the change waits out operations that began before it
-        if (membership.placement().before(hash, 1, plainPlaced) == 0)
-        {
-            throw new KvException("no memory node holds keys: the membership places none (" +
-                membership.placement().describe(0) + ")");
-        }
-        return links.use(plainPlaced[0]);
-    }
-
     public void close()
     {
-        if (asyncGets != null)
-        {
-            asyncGets.close();
-        }
-        if (asyncWrites != null)
-        {
-            asyncWrites.close();
-        }
+        asyncStarts.close();
         links.close();
     }
 }

@@ -31,6 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  * linearization point: readers read the head alone, and the head is never ahead of a backup. A write
  * that found the replicas unsettled for longer than an operation may last (its writer died) rolls
  * the tail's write forward first.
+ *
+ * <p>Past the usual length: the placement of a key in each phase of a membership change (serving, joining, switching
+ * heads) and the rounds of the protocol share the write's arrays; the placement is the seam to split along next.
  */
 public final class ReplicaChain
 {
