@@ -49,7 +49,7 @@ import java.util.stream.Collectors;
  * as they connect, and follow it from there; one restarted, or attached again, with the list the run began with would
  * name a drained node, which a client refuses at two copies or more.
  */
-final class CheckCluster implements AutoCloseable
+public final class CheckCluster implements AutoCloseable
 {
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
     /** The MetaServer's role name, and how each memory node's begins (the node id follows). */
@@ -74,7 +74,7 @@ final class CheckCluster implements AutoCloseable
     static final String DRIVER_CONDUCTOR_IDLE_STRATEGY = "backoff:100,100,1000,100000";
     private static final int FIRST_COMPUTE_PORT_ON_TEST_HOSTS = 6400;
     /** History processes of each client: process / PROCESSES_PER_CLIENT is the client's number. */
-    static final int PROCESSES_PER_CLIENT = 1_000_000;
+    public static final int PROCESSES_PER_CLIENT = 1_000_000;
     private static final int PROCESSES_PER_INCARNATION = 10_000;
 
     /**

@@ -2,6 +2,10 @@ package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.History;
 import io.dkv.client.KvClientConfiguration;
+import io.dkv.load.check.store.FaultyStores;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.Workload;
+import io.dkv.load.check.workload.Workloads;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

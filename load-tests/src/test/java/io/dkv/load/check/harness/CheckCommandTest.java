@@ -4,6 +4,7 @@ import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
 import io.dkv.load.CommandRun;
+import io.dkv.load.check.store.FaultyStores;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,6 +1,8 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.workload;
 
 import io.dkv.checker.history.Op;
+import io.dkv.load.check.harness.CheckCluster;
+import io.dkv.load.check.store.MapStore;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

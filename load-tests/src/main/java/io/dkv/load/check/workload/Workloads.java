@@ -1,17 +1,17 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.workload;
 
 /**
  * The workloads {@code dkv check} knows, by name.
  */
-final class Workloads
+public final class Workloads
 {
-    static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME;
+    public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME;
 
     private Workloads()
     {
     }
 
-    static Workload of(final String name, final int keys)
+    public static Workload of(final String name, final int keys)
     {
         return switch (name)
         {

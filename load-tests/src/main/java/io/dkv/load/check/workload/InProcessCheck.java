@@ -1,7 +1,8 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.workload;
 
 import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryRecorder;
+import io.dkv.load.check.store.CheckedStore;
 
 import java.time.Duration;
 

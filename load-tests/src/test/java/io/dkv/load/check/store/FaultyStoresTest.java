@@ -1,7 +1,14 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.store;
 
 import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
+import io.dkv.load.check.harness.CheckResult;
+import io.dkv.load.check.harness.ResultDirectory;
+import io.dkv.load.check.harness.Verdict;
+import io.dkv.load.check.workload.InProcessCheck;
+import io.dkv.load.check.workload.ListAppendWorkload;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.store;
 
 import io.dkv.client.Durability;
 import io.dkv.client.KvClient;

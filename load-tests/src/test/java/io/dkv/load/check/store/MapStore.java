@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.store;
 
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A correct store in memory: every operation atomic on its key. The control against which the
  * faulty stores are judged.
  */
-class MapStore implements CheckedStore
+public class MapStore implements CheckedStore
 {
     final ConcurrentHashMap<String, byte[]> values = new ConcurrentHashMap<>();
 

@@ -1,6 +1,7 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.workload;
 
 import io.dkv.checker.history.Op;
+import io.dkv.load.check.store.CheckedStore;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

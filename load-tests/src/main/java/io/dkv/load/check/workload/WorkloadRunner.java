@@ -1,7 +1,8 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.workload;
 
 import io.dkv.checker.history.HistoryRecorder;
 import io.dkv.checker.history.Op;
+import io.dkv.load.check.store.CheckedStore;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.store;
 
 import io.dkv.load.resp.RespSocket;
 
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so the next operation connects afresh (to a restarted node, or another). What went wrong is thrown, and the
  * operation's outcome is then unknown, as a reply that never came may still have been applied.
  */
-final class RespCheckedStore implements CheckedStore, AutoCloseable
+public final class RespCheckedStore implements CheckedStore, AutoCloseable
 {
     private static final byte[] GET = bytes("GET");
     private static final byte[] SET = bytes("SET");
@@ -33,7 +33,7 @@ final class RespCheckedStore implements CheckedStore, AutoCloseable
      * @param endpoints the compute nodes' host:port, the one this client prefers first.
      * @param timeoutMs how long connecting and each reply may take.
      */
-    RespCheckedStore(final List<String> endpoints, final int timeoutMs)
+    public RespCheckedStore(final List<String> endpoints, final int timeoutMs)
     {
         if (endpoints.isEmpty())
         {

@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.store;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
