@@ -1,5 +1,6 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
+import io.dkv.load.check.harness.Role;
 import io.dkv.raas.Membership;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -125,12 +126,13 @@ class MemoryNodeKillsTest
         final MemoryNodeKills kills = kills(2, Membership.LIVE, Membership.JOINING, Membership.LIVE);
         final List<String> lines = Collections.synchronizedList(new ArrayList<>());
         final CountDownLatch skips = new CountDownLatch(6);
-        final Nemesis nemesis = new Nemesis(List.of(Nemesis.KILL_MEMORY, Nemesis.KILL), kills.memoryNodes(), null,
-            List.of(), System.nanoTime(), 2, 7, line ->
+        final NemesisScheduler nemesis = new NemesisScheduler(
+            FaultKinds.parse(List.of(KillMemoryFault.NAME, KillFault.NAME)), targets(kills, System.nanoTime()), 2, 7,
+            line ->
             {
                 lines.add(line);
                 skips.countDown();
-            }, null, 0, 0, kills, MemoryTierChanges.none());
+            });
         final Thread runner = new Thread(nemesis, "nemesis");
         runner.start();
 
@@ -154,11 +156,18 @@ class MemoryNodeKillsTest
     {
         final MemoryNodeKills kills = kills(1, Membership.LIVE, Membership.LIVE, Membership.LIVE);
 
-        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> new Nemesis(
-            List.of(Nemesis.KILL_MEMORY), kills.memoryNodes(), null, List.of(), 0, 1_000, 1, line -> { }, null, 0, 0,
-            kills, MemoryTierChanges.none()));
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> new NemesisScheduler(FaultKinds.parse(List.of(KillMemoryFault.NAME)), targets(kills, 0), 1_000, 1,
+                line -> { }));
         assertEquals("kill-memory needs memory nodes keeping 2 or more copies of each key: 3 memory nodes, 1 copies",
             refused.getMessage());
+    }
+
+    /** @return the memory nodes of these kills as the nemesis's only targets: no test hosts, no autoscaler. */
+    private static NemesisTargets targets(final MemoryNodeKills kills, final long originNanos)
+    {
+        return new NemesisTargets(kills.memoryNodes(), null, List.of(), originNanos, null, 0, 0, kills,
+            MemoryTierChanges.none(), null);
     }
 
     /** @return the rule over memory nodes 101, 102, 103 in these states, in membership epoch {@link #EPOCH}. */

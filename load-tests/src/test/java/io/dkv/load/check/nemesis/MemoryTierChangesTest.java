@@ -1,5 +1,7 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
+import io.dkv.load.check.harness.CheckCluster;
+import io.dkv.load.check.harness.Role;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Membership;
 import org.junit.jupiter.api.Test;
@@ -35,7 +37,7 @@ class MemoryTierChangesTest
         assertNull(tier.drain(0));
         assertEquals(List.of("nemesis: drain-memory skipped: draining one of the 2 members would leave 1, fewer " +
             "than the 2 copies of each key"), lines);
-        assertEquals(Nemesis.ADD_MEMORY, tier.next(), "at the fewest members, the turn is an add's");
+        assertEquals(AddMemoryFault.NAME, tier.next(), "at the fewest members, the turn is an add's");
     }
 
     @Test
@@ -54,13 +56,13 @@ class MemoryTierChangesTest
         assertNull(tier.add());
         assertEquals(List.of("nemesis: add-memory skipped: the memory tier has 4 members, the most this run lets it " +
             "have (--memory-nodes + 2)"), lines);
-        assertEquals(Nemesis.DRAIN_MEMORY, tier.next());
+        assertEquals(DrainMemoryFault.NAME, tier.next());
     }
 
     @Test
     void betweenTheBoundsTheFirstChangeIsAnAdd()
     {
-        assertEquals(Nemesis.ADD_MEMORY, tier(3, 1, 5).next());
+        assertEquals(AddMemoryFault.NAME, tier(3, 1, 5).next());
     }
 
     /** @return changes of {@code members} live memory nodes keeping {@code replicas} copies, at most {@code most}. */

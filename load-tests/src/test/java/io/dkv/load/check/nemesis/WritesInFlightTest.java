@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Op;

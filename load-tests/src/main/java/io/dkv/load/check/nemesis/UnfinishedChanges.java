@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Membership;

@@ -1,9 +1,9 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
 /**
  * One fault a nemesis caused, for the result directory and the timeline.
  *
- * @param kind   kill, pause or partition.
+ * @param kind   what the log and the timeline call the fault: its kind's name.
  * @param target the role (or the hosts) it hit.
  * @param start  nanoseconds since the history began, when it struck.
  * @param end    when it was healed (restarted, resumed, reconnected).

@@ -1,5 +1,7 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
+import io.dkv.load.check.harness.CheckCluster;
+import io.dkv.load.check.harness.Role;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.Membership;
 
@@ -13,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The nemesis's changes of the memory tier, as an operator makes them while clients run: {@link Nemesis#ADD_MEMORY}
+ * The nemesis's changes of the memory tier, as an operator makes them while clients run: {@link AddMemoryFault}
  * starts a memory node with {@code --join} (a node id never used, a data directory of its own) and waits until the
- * change it drives is over, the node live and placed; {@link Nemesis#DRAIN_MEMORY} runs {@code memory-node --drain
+ * change it drives is over, the node live and placed; {@link DrainMemoryFault} runs {@code memory-node --drain
  * ID} for a member, waits until it exits, and stops the drained node's process once it has left. Each step the change
  * prints goes to the nemesis log.
  * <p>
@@ -27,10 +29,10 @@ import java.util.function.Consumer;
  * A change that failed is ended as an operator would ({@link UnfinishedChanges}), and the turn passes from add to drain
  * only with a change that completed.
  */
-final class MemoryTierChanges
+public final class MemoryTierChanges
 {
     /** The processes the changes run, in the cluster under test. */
-    interface Processes
+    public interface Processes
     {
         /** @return a memory node of that id started with --join, once it serves. */
         Role startJoining(long nodeId);
@@ -75,7 +77,7 @@ final class MemoryTierChanges
      * @param firstNodeId the first node id no memory node had.
      * @param lastNodeId  the last node id an added memory node may take.
      */
-    MemoryTierChanges(final MemoryNodeKills members, final int maxMembers, final Processes processes,
+    public MemoryTierChanges(final MemoryNodeKills members, final int maxMembers, final Processes processes,
         final long firstNodeId, final long lastNodeId, final long originNanos, final Consumer<String> log)
     {
         this.members = members;
@@ -90,7 +92,7 @@ final class MemoryTierChanges
     }
 
     /** @return changes of a cluster whose memory tier the nemesis does not change: there is nothing to add or drain. */
-    static MemoryTierChanges none()
+    public static MemoryTierChanges none()
     {
         return new MemoryTierChanges(MemoryNodeKills.none(), 0, null, 1, 0, 0, line -> { });
     }
@@ -110,13 +112,13 @@ final class MemoryTierChanges
         final int count = members.memoryNodes().size();
         if (count >= maxMembers)
         {
-            return Nemesis.DRAIN_MEMORY;
+            return DrainMemoryFault.NAME;
         }
         if (count <= Math.max(1, replicas))
         {
-            return Nemesis.ADD_MEMORY;
+            return AddMemoryFault.NAME;
         }
-        return lastWasAdd ? Nemesis.DRAIN_MEMORY : Nemesis.ADD_MEMORY;
+        return lastWasAdd ? DrainMemoryFault.NAME : AddMemoryFault.NAME;
     }
 
     /** @return the memory nodes added and still members or running, for the nemesis's other strikes and its heal. */
@@ -162,7 +164,7 @@ final class MemoryTierChanges
         {
             log.accept("nemesis: add-memory " + name + " did not start: " + ex.getMessage());
             unfinished.settle();
-            return new NemesisEvent(Nemesis.ADD_MEMORY, name, start, System.nanoTime() - originNanos,
+            return new NemesisEvent(AddMemoryFault.NAME, name, start, System.nanoTime() - originNanos,
                 "did not start: " + firstLine(ex.getMessage()));
         }
         synchronized (this)
@@ -182,7 +184,7 @@ final class MemoryTierChanges
         {
             unfinished.settle();
         }
-        return new NemesisEvent(Nemesis.ADD_MEMORY, name, start, System.nanoTime() - originNanos, outcome);
+        return new NemesisEvent(AddMemoryFault.NAME, name, start, System.nanoTime() - originNanos, outcome);
     }
 
     /**
@@ -215,7 +217,7 @@ final class MemoryTierChanges
         {
             log.accept("nemesis: drain-memory " + target + ": the drain did not start: " + ex.getMessage());
             unfinished.settle();
-            return new NemesisEvent(Nemesis.DRAIN_MEMORY, target.name(), start, System.nanoTime() - originNanos,
+            return new NemesisEvent(DrainMemoryFault.NAME, target.name(), start, System.nanoTime() - originNanos,
                 "the drain did not start: " + firstLine(ex.getMessage()));
         }
         final int exit = awaitExit(drain, target);
@@ -241,7 +243,7 @@ final class MemoryTierChanges
             unfinished.settle();
             leftAfterAll(target, id);
         }
-        return new NemesisEvent(Nemesis.DRAIN_MEMORY, target.name(), start, System.nanoTime() - originNanos, outcome);
+        return new NemesisEvent(DrainMemoryFault.NAME, target.name(), start, System.nanoTime() - originNanos, outcome);
     }
 
     private String whyNotAdd()

@@ -1,4 +1,4 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,6 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
+
+import io.dkv.load.check.harness.Role;
 
 import java.util.HashSet;
 import java.util.Set;

@@ -1,5 +1,7 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
+import io.dkv.load.check.harness.CheckCluster;
+import io.dkv.load.check.harness.Role;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
+import io.dkv.load.check.harness.Role;
 import io.dkv.raas.Membership;
 
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import java.util.function.Supplier;
  * change runs: the node that drives it would die with it, and the change would stay half done. A
  * change itself waits for the same as a kill, every member live and no other change running.
  */
-final class MemoryNodeKills
+public final class MemoryNodeKills
 {
     private final Map<Role, Long> nodeIds;
     private final int replicas;
@@ -43,7 +44,7 @@ final class MemoryNodeKills
      * @param changes true where the nemesis adds or drains memory nodes: no memory node is then killed while a change
      *                runs, even at one copy.
      */
-    MemoryNodeKills(final Map<Role, Long> nodeIds, final int replicas, final boolean changes,
+    public MemoryNodeKills(final Map<Role, Long> nodeIds, final int replicas, final boolean changes,
         final Supplier<Membership> membership)
     {
         this.nodeIds = new LinkedHashMap<>(nodeIds);

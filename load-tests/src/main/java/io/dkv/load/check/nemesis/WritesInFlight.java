@@ -1,7 +1,8 @@
-package io.dkv.load.check.harness;
+package io.dkv.load.check.nemesis;
 
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Op;
+import io.dkv.load.check.harness.Role;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -17,7 +18,7 @@ import java.util.function.Supplier;
  * files (each client writes an invocation before it runs the operation, and its completion after): where the
  * {@code kill-mid-write} nemesis aims.
  */
-final class WritesInFlight
+public final class WritesInFlight
 {
     /** How much of a history's end is read: a few hundred events, more than a client's workers have open. */
     private static final int TAIL_BYTES = 16 * 1024;
@@ -25,7 +26,7 @@ final class WritesInFlight
     private final Supplier<Map<Role, Path>> histories;
 
     /** @param histories each client role's history file of the moment (its current incarnation's). */
-    WritesInFlight(final Supplier<Map<Role, Path>> histories)
+    public WritesInFlight(final Supplier<Map<Role, Path>> histories)
     {
         this.histories = histories;
     }
