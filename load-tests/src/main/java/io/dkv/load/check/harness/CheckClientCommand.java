@@ -1,6 +1,14 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.HistoryRecorder;
+import io.dkv.load.check.store.CheckedStore;
+import io.dkv.load.check.store.FaultyStores;
+import io.dkv.load.check.store.KvCheckedStore;
+import io.dkv.load.check.store.RespCheckedStore;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.Workload;
+import io.dkv.load.check.workload.WorkloadRunner;
+import io.dkv.load.check.workload.Workloads;
 import io.dkv.raas.command.DkvCommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -7,6 +7,9 @@ import io.dkv.compute.autoscale.ProcessNodeLauncher;
 import io.dkv.compute.autoscale.ScalingMetric;
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.clock.ClockControl;
+import io.dkv.load.check.nemesis.MemoryNodeKills;
+import io.dkv.load.check.nemesis.MemoryTierChanges;
+import io.dkv.load.check.nemesis.WritesInFlight;
 import io.dkv.load.process.ReadyLines;
 import io.dkv.load.process.RoleProcess;
 import io.dkv.raas.RaasConfiguration;
@@ -49,17 +52,17 @@ import java.util.stream.Collectors;
  * as they connect, and follow it from there; one restarted, or attached again, with the list the run began with would
  * name a drained node, which a client refuses at two copies or more.
  */
-final class CheckCluster implements AutoCloseable
+public final class CheckCluster implements AutoCloseable
 {
     private static final Pattern CLIENT_READY = Pattern.compile(CheckClientCommand.READY);
     /** The MetaServer's role name, and how each memory node's begins (the node id follows). */
-    static final String META_SERVER = "MetaServer";
-    static final String MEMORY_NODE = "memory node ";
+    public static final String META_SERVER = "MetaServer";
+    public static final String MEMORY_NODE = "memory node ";
     /** The driver's role name, and how a compute node's and a client's begin. */
-    static final String DRIVER = "driver";
-    static final String COMPUTE_NODE = "compute node ";
-    static final String CLIENT = "client ";
-    static final long FIRST_MEMORY_NODE_ID = 101;
+    public static final String DRIVER = "driver";
+    public static final String COMPUTE_NODE = "compute node ";
+    public static final String CLIENT = "client ";
+    public static final long FIRST_MEMORY_NODE_ID = 101;
     /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
     private static final int MEMORY_NODE_IDS = 64;
     private static final long FIRST_DRAIN_NODE_ID = 301;
@@ -74,7 +77,7 @@ final class CheckCluster implements AutoCloseable
     static final String DRIVER_CONDUCTOR_IDLE_STRATEGY = "backoff:100,100,1000,100000";
     private static final int FIRST_COMPUTE_PORT_ON_TEST_HOSTS = 6400;
     /** History processes of each client: process / PROCESSES_PER_CLIENT is the client's number. */
-    static final int PROCESSES_PER_CLIENT = 1_000_000;
+    public static final int PROCESSES_PER_CLIENT = 1_000_000;
     private static final int PROCESSES_PER_INCARNATION = 10_000;
 
     /**
@@ -92,7 +95,7 @@ final class CheckCluster implements AutoCloseable
     /**
      * Compute nodes run by an {@link Autoscaler} on the clients' host, all on one port, instead of a fixed number: it
      * decides every {@link #SYNC_PERIOD_MS} and scales down after {@link #DOWN_WINDOW_MS}; the nemesis moves its
-     * target (see {@link Nemesis#SCALE}), so it adds and drains nodes while the clients run.
+     * target (the {@code scale} fault), so it adds and drains nodes while the clients run.
      */
     record Autoscale(int min, int max, Consumer<String> events)
     {

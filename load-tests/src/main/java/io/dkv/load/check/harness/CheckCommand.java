@@ -2,6 +2,20 @@ package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.History;
 import io.dkv.client.KvClientConfiguration;
+import io.dkv.load.check.nemesis.ClockFault;
+import io.dkv.load.check.nemesis.ClusterShape;
+import io.dkv.load.check.nemesis.FaultKind;
+import io.dkv.load.check.nemesis.FaultKinds;
+import io.dkv.load.check.nemesis.FlappingPartitionFault;
+import io.dkv.load.check.nemesis.LongPauseFault;
+import io.dkv.load.check.nemesis.MemoryTierChanges;
+import io.dkv.load.check.nemesis.NemesisEvent;
+import io.dkv.load.check.nemesis.NemesisTargets;
+import io.dkv.load.check.nemesis.Nemeses;
+import io.dkv.load.check.store.FaultyStores;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.Workload;
+import io.dkv.load.check.workload.Workloads;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -13,7 +27,6 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -68,16 +81,16 @@ public final class CheckCommand implements Callable<Integer>
             "No change starts while another runs or a member is down or joining, and no memory node is killed " +
             "while a change runs; a change left unfinished (its driver failed) is aborted, or its cleanup ended, as " +
             "an operator would. The clients follow the membership rather than a list of memory nodes. long-pause: " +
-            "SIGSTOP of a client process, the driver or a compute node for " + Nemesis.LONG_PAUSE_MS / 1000 +
+            "SIGSTOP of a client process, the driver or a compute node for " + LongPauseFault.PAUSE_MS / 1000 +
             " s, past the memory nodes' grace period, with what it had in flight. kill-mid-write: SIGKILL, the " +
             "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
             "node it goes through, restarted after the hold. one-way-partition: one group of test hosts cannot " +
             "send to the other, which still reaches it. flapping-partition: cut and healed every " +
-            Nemesis.FLAP_MS + "-" + 2 * Nemesis.FLAP_MS + " ms, between other groups each time, for the hold. " +
-            "clock: one role's wall clock stepped by 0.5-" + Nemesis.CLOCK_STEP_MS / 1000 + " s either way, or its " +
-            "clocks run " + Nemesis.CLOCK_SLOW + "-0.75x or 1.5-" + Nemesis.CLOCK_FAST + "x true time, for " +
-            Nemesis.CLOCK_HOLD_MS / 1000 + "-" + (Nemesis.CLOCK_HOLD_MS + 6_000) / 1000 + " s, then set right " +
-            "(every role's clocks then read a control file; the history keeps true time) " +
+            FlappingPartitionFault.FLAP_MS + "-" + 2 * FlappingPartitionFault.FLAP_MS + " ms, between other groups " +
+            "each time, for the hold. clock: one role's wall clock stepped by 0.5-" + ClockFault.STEP_MS / 1000 +
+            " s either way, or its clocks run " + ClockFault.SLOW + "-0.75x or 1.5-" + ClockFault.FAST + "x true " +
+            "time, for " + ClockFault.HOLD_MS / 1000 + "-" + (ClockFault.HOLD_MS + 6_000) / 1000 + " s, then set " +
+            "right (every role's clocks then read a control file; the history keeps true time) " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
@@ -225,13 +238,13 @@ public final class CheckCommand implements Callable<Integer>
             nemesisLog.add(line);
             out.println(line);
         };
-        final List<String> kinds = faultKinds();
+        final List<FaultKind> kinds = faultKinds();
         final TestHosts hosts =
-            kinds.stream().anyMatch(Nemesis.PARTITIONS::contains) ? testHosts(out, nemesisLog, kinds) : null;
+            kinds.stream().anyMatch(FaultKind::needsTestHosts) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
         final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
         final int[] bounds = autoscaleBounds();
-        final boolean tierChanges = kinds.contains(Nemesis.ADD_MEMORY) || kinds.contains(Nemesis.DRAIN_MEMORY);
+        final boolean tierChanges = kinds.stream().anyMatch(FaultKind::changesMemoryTier);
         final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, replicas,
             bounds == null ? computes : 1,
             bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], log), tierChanges,
@@ -246,47 +259,25 @@ public final class CheckCommand implements Callable<Integer>
         {
             out.printf("dkv check: %s workload through %s, %d client processes x %d workers, %.0f ops/s over %d " +
                 "keys, %s, nemesis %s, seed %d, %s; results in %s%n", workload, through, clients,
-                concurrency / clients, rate, keys, format(time), kinds.isEmpty() ? "none" : String.join(",", kinds),
+                concurrency / clients, rate, keys, format(time), FaultKinds.text(kinds),
                 seed, hosts == null ? "all on this host (shm)" :
                     hosts.size() + " test hosts in network namespaces (tcp)", results);
-            cluster.clockFaults(kinds.contains(Nemesis.CLOCK)).start();
+            cluster.clockFaults(kinds.stream().anyMatch(FaultKind::skewsClocks)).start();
             out.printf("dkv check: cluster up (MetaServer, %d memory nodes keeping %d cop%s of each key, %s) and %d " +
                 "clients; running %s%n", memoryNodes, replicas, replicas == 1 ? "y" : "ies", cluster.storeName(),
                 clients, format(time));
 
-            final StruckRoles struck = new StruckRoles(replicas > 1);
             final MemoryTierChanges tier = tierChanges ? cluster.memoryTierChanges(log) : MemoryTierChanges.none();
-            final WritesInFlight writes = cluster.writesInFlight();
-            final List<Nemesis> nemeses = new ArrayList<>();
-            final List<Thread> nemesisThreads = new ArrayList<>();
-            for (int i = 0; i < faultsAtOnce; i++)
-            {
-                // the first strikes every kind asked for; the others those that hold one role each, beside it
-                final List<String> own = i == 0 ? kinds : overlapping(kinds);
-                final Nemesis nemesis = new Nemesis(own, cluster.roles(), hosts, cluster.hostNames(), origin,
-                    interval.toMillis(), seed + i * 7919L, log, cluster.autoscaler(),
-                    bounds == null ? 0 : cluster.calmTarget(), bounds == null ? 0 : cluster.surgeTarget(),
-                    cluster.memoryNodeKills(), tier).sharing(struck).aimingAt(writes);
-                nemeses.add(nemesis);
-                final Thread thread = new Thread(nemesis, "dkv-check-nemesis-" + i);
-                nemesisThreads.add(thread);
-                thread.start();
-            }
+            final NemesisTargets targets = new NemesisTargets(cluster.roles(), hosts, cluster.hostNames(), origin,
+                cluster.autoscaler(), bounds == null ? 0 : cluster.calmTarget(),
+                bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills(), tier, cluster.writesInFlight());
+            final Nemeses nemeses = Nemeses.start(kinds, faultsAtOnce, targets, interval.toMillis(), seed, log);
             sleepShowingProgress(out, time);
             final long healFrom = System.nanoTime() - origin;
             log.accept("recovery: the nemesis stops and heals every fault");
-            // every nemesis ends its own fault before any heals what is left, or two would restart one role
-            nemeses.forEach(Nemesis::halt);
-            for (int i = 0; i < nemeses.size(); i++)
-            {
-                nemeses.get(i).join(nemesisThreads.get(i));
-            }
-            nemeses.getFirst().heal();
-            final List<NemesisEvent> all = new ArrayList<>();
-            nemeses.forEach(nemesis -> all.addAll(nemesis.events()));
-            all.sort(Comparator.comparingLong(NemesisEvent::start));
-            faults = all;
-            final String notBack = nemeses.getFirst().awaitEveryRoleBack(System.nanoTime() + recovery.toNanos());
+            nemeses.stop();
+            faults = nemeses.events();
+            final String notBack = nemeses.awaitEveryRoleBack(System.nanoTime() + recovery.toNanos());
             log.accept(notBack == null ? String.format(Locale.ROOT, "recovery: every role is back after %.3f s",
                 (System.nanoTime() - origin - healFrom) / 1e9) :
                 "recovery: not every role came back within " + format(recovery) + ": " + notBack);
@@ -329,17 +320,9 @@ public final class CheckCommand implements Callable<Integer>
             checkNanos);
     }
 
-    private static List<String> overlapping(final List<String> kinds)
-    {
-        final List<String> overlapping = new ArrayList<>(kinds);
-        overlapping.retainAll(Nemesis.OVERLAPPING);
-        return overlapping;
-    }
-
     private String nemesisText()
     {
-        final List<String> kinds = faultKinds();
-        return kinds.isEmpty() ? "none" : String.join(",", kinds);
+        return FaultKinds.text(faultKinds());
     }
 
     private void validate()
@@ -359,36 +342,21 @@ public final class CheckCommand implements Callable<Integer>
                 KvClientConfiguration.MAX_REPLICAS + "] or exceeds --memory-nodes " + memoryNodes +
                 ": each copy of a key is on a memory node of its own");
         }
-        if (nemesis.contains(Nemesis.KILL_MEMORY) && replicas < 2)
+        final ClusterShape cluster = new ClusterShape(memoryNodes, replicas, autoscale != null);
+        final String refused = FaultKinds.refusal(faultKinds(), cluster);
+        if (refused != null)
         {
-            throw new IllegalArgumentException("nemesis 'kill-memory' needs --replicas 2 or more (it is " + replicas +
-                "): with one copy a key is unavailable while its memory node is down, and nothing refills it");
-        }
-        for (final String memoryTier : List.of(Nemesis.KILL_MEMORY, Nemesis.ADD_MEMORY, Nemesis.DRAIN_MEMORY))
-        {
-            if (nemesis.contains(memoryTier) && nemesis.stream().anyMatch(Nemesis.PARTITIONS::contains))
-            {
-                throw new IllegalArgumentException("nemesis '" + memoryTier + "' with partitions: the harness " +
-                    "reads the membership before it strikes a memory node, and cannot reach the test hosts' " +
-                    "MetaServer");
-            }
-        }
-        if (nemesis.contains(Nemesis.DRAIN_MEMORY) && !nemesis.contains(Nemesis.ADD_MEMORY) &&
-            memoryNodes <= replicas)
-        {
-            throw new IllegalArgumentException("nemesis 'drain-memory' needs more memory nodes than copies of each " +
-                "key (--memory-nodes " + memoryNodes + ", --replicas " + replicas + "), or 'add-memory' beside it: " +
-                "a drain never leaves fewer members than copies, nor none");
+            throw new IllegalArgumentException(refused);
         }
         if (faultsAtOnce < 1 || faultsAtOnce > 4)
         {
             throw new IllegalArgumentException("--faults-at-once " + faultsAtOnce + " is not in [1, 4]");
         }
-        if (faultsAtOnce > 1 && overlapping(faultKinds()).isEmpty())
+        if (faultsAtOnce > 1 && FaultKinds.overlapping(faultKinds()).isEmpty())
         {
             throw new IllegalArgumentException("--faults-at-once " + faultsAtOnce + " needs a nemesis that holds one " +
-                "role at a time beside the others (" + String.join(", ", Nemesis.OVERLAPPING) + "), not " +
-                nemesisText());
+                "role at a time beside the others (" + FaultKinds.text(FaultKinds.overlapping(FaultKinds.all()), ", ") +
+                "), not " + nemesisText());
         }
         if (runs < 1 || recovery.isNegative() || recovery.isZero())
         {
@@ -415,21 +383,8 @@ public final class CheckCommand implements Callable<Integer>
                 "place of --compute-nodes");
         }
         autoscaleBounds();
-        if (nemesis.contains(Nemesis.SCALE) && autoscale == null)
-        {
-            throw new IllegalArgumentException("nemesis 'scale' needs --autoscale MIN..MAX (and --through compute)");
-        }
         Workloads.of(workload, keys);
         FaultyStores.requireKnown(inject);
-        for (final String kind : nemesis)
-        {
-            if (!"none".equals(kind) && !Nemesis.KINDS.contains(kind))
-            {
-                throw new IllegalArgumentException("unknown nemesis '" + kind + "': expected kill, pause, partition, " +
-                    "scale, kill-memory, add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, " +
-                    "flapping-partition or none");
-            }
-        }
     }
 
     /**
@@ -454,23 +409,16 @@ public final class CheckCommand implements Callable<Integer>
         return new int[]{min, max};
     }
 
-    private List<String> faultKinds()
+    /** @return the kinds --nemesis names, each once, in a list of the caller's own. */
+    private List<FaultKind> faultKinds()
     {
-        final List<String> kinds = new ArrayList<>();
-        for (final String kind : nemesis)
-        {
-            if (!"none".equals(kind) && !kinds.contains(kind))
-            {
-                kinds.add(kind);
-            }
-        }
-        return kinds;
+        return FaultKinds.parse(nemesis);
     }
 
     /**
      * @return test hosts for the roles, or null (partitions then left out of {@code kinds}) with the reason printed.
      */
-    private TestHosts testHosts(final PrintStream out, final List<String> nemesisLog, final List<String> kinds)
+    private TestHosts testHosts(final PrintStream out, final List<String> nemesisLog, final List<FaultKind> kinds)
     {
         String reason = TestHosts.unavailableReason();
         if (reason == null)
@@ -489,7 +437,7 @@ public final class CheckCommand implements Callable<Integer>
             "); the cluster runs on this host with the shm provider";
         out.println(skipped);
         nemesisLog.add(skipped);
-        kinds.removeAll(Nemesis.PARTITIONS);
+        kinds.removeIf(FaultKind::needsTestHosts);
         return null;
     }
 

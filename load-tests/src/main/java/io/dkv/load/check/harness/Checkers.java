@@ -8,6 +8,9 @@ import io.dkv.checker.history.Operation;
 import io.dkv.checker.linear.LinearizabilityChecker;
 import io.dkv.checker.linear.LinearizabilityExplanation;
 import io.dkv.checker.linear.LinearizabilityResult;
+import io.dkv.load.check.workload.ListAppendWorkload;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.Workloads;
 
 import java.time.Duration;
 import java.util.HashSet;

@@ -6,6 +6,7 @@ import io.dkv.checker.timeline.Fault;
 import io.dkv.checker.timeline.Judgement;
 import io.dkv.checker.timeline.Phase;
 import io.dkv.checker.timeline.TimelineHtml;
+import io.dkv.load.check.nemesis.NemesisEvent;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

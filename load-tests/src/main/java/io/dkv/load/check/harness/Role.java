@@ -35,8 +35,8 @@ public final class Role
      * @param arguments the {@code dkv} arguments of an incarnation (numbered from 0).
      * @param prefix    what runs the JVM on its host (empty: this one).
      */
-    Role(final String name, final String heap, final IntFunction<List<String>> arguments, final Pattern readyLine,
-        final Path logDirectory, final String logName, final List<String> prefix)
+    public Role(final String name, final String heap, final IntFunction<List<String>> arguments,
+        final Pattern readyLine, final Path logDirectory, final String logName, final List<String> prefix)
     {
         this(name, heap, Map.of(), arguments, readyLine, logDirectory, logName, prefix);
     }
@@ -79,7 +79,7 @@ public final class Role
     }
 
     /** @return its processes' clock control, or null when their clocks are the system's. */
-    synchronized ClockControl clock()
+    public synchronized ClockControl clock()
     {
         return clock;
     }

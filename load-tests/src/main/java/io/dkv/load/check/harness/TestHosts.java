@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * side's addresses; healing deletes the routes. Everything is removed on {@link #close()}, and
  * namespaces left by runs whose process died are removed on the next {@link #create}.
  */
-final class TestHosts implements AutoCloseable
+public final class TestHosts implements AutoCloseable
 {
     private static final String SUBNET = "10.231.0.";
     private static final Pattern OUR_NAMESPACE = Pattern.compile("dkvc-(\\d+)-\\w+");
@@ -123,7 +123,7 @@ final class TestHosts implements AutoCloseable
      *               classifiers that would drop them on the way, and a route drops them before they leave.
      * @return the two groups, host numbers from 0: the first side, then the other.
      */
-    Partition partition(final Random random, final boolean oneWay)
+    public Partition partition(final Random random, final boolean oneWay)
     {
         final List<Integer> sideA = new ArrayList<>();
         final List<Integer> sideB = new ArrayList<>();
@@ -151,7 +151,7 @@ final class TestHosts implements AutoCloseable
     }
 
     /** Undo a partition: every host reaches every other again. */
-    void heal(final Partition partition)
+    public void heal(final Partition partition)
     {
         for (final int a : partition.sideA())
         {
@@ -180,7 +180,7 @@ final class TestHosts implements AutoCloseable
      *
      * @param oneWay true when only the first side's packets to the second are dropped.
      */
-    record Partition(List<Integer> sideA, List<Integer> sideB, boolean oneWay)
+    public record Partition(List<Integer> sideA, List<Integer> sideB, boolean oneWay)
     {
     }
 

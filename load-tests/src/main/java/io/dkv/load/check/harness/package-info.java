@@ -1,5 +1,5 @@
 /**
- * The Jepsen-style harness ({@code dkv check}): a real cluster as processes, client processes
- * running a workload, nemeses that kill, pause and partition, and the verdict of the checkers.
+ * The Jepsen-style harness ({@code dkv check}): the command, a real cluster and client processes, and a run from its
+ * first fault to the checkers' verdict; the workloads, the stores under test and the nemesis have packages beside it.
  */
 package io.dkv.load.check.harness;

@@ -4,6 +4,8 @@ import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
 import io.dkv.load.CommandRun;
+import io.dkv.load.check.nemesis.LongPauseFault;
+import io.dkv.load.check.store.FaultyStores;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -361,7 +363,7 @@ class CheckCommandTest
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
         assertTrue(Pattern.compile("nemesis: long-pause (client \\d|driver) \\(process \\d+\\) for " +
-            Nemesis.LONG_PAUSE_MS + " ms").matcher(nemesis).find(), nemesis);
+            LongPauseFault.PAUSE_MS + " ms").matcher(nemesis).find(), nemesis);
         assertOperationsCompleted(run, 300);
     }
 
@@ -404,8 +406,8 @@ class CheckCommandTest
         assertRefused("nemesis 'drain-memory' with partitions", "--memory-nodes", "3", "--nemesis",
             "partition,drain-memory");
         assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
-            "add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition or none",
-            "--nemesis", "grow-memory");
+            "add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock or " +
+            "none", "--nemesis", "grow-memory");
     }
 
     @Test

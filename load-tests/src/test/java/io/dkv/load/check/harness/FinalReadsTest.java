@@ -2,6 +2,10 @@ package io.dkv.load.check.harness;
 
 import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryRecorder;
+import io.dkv.load.check.store.CheckedStore;
+import io.dkv.load.check.store.MapStore;
+import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.WorkloadRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,0 +1,34 @@
+package io.dkv.load.check.store;
+
+import java.util.Arrays;
+
+/**
+ * The store under test, as a workload sees it: bytes under string keys. The real one is a
+ * {@link io.dkv.client.KvClient}; tests put deliberately faulty ones in its place.
+ *
+ * <p>Any exception means the outcome is unknown unless the operation had no effect by its nature
+ * (a read).
+ */
+public interface CheckedStore
+{
+    /** @return the key's value, or null when it has none. */
+    byte[] get(String key);
+
+    void put(String key, byte[] value);
+
+    /**
+     * @param expected the value the key must hold, or null: it must have none.
+     * @return true when the value was set.
+     */
+    boolean compareAndSet(String key, byte[] expected, byte[] value);
+
+    /**
+     * @param current  what a key holds, or null for nothing.
+     * @param expected what a compare-and-set expects, or null for nothing.
+     * @return whether the compare-and-set would find what it expects.
+     */
+    static boolean holds(final byte[] current, final byte[] expected)
+    {
+        return expected == null ? current == null : current != null && Arrays.equals(current, expected);
+    }
+}

@@ -1,0 +1,136 @@
+package io.dkv.load.check.store;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Deliberately broken layers over a store, to show that the harness catches what they break:
+ * {@code dkv check --inject} puts one between the clients and the real store, and the tests put
+ * them over a store in memory.
+ */
+public final class FaultyStores
+{
+    public static final String STALE_READS = "stale-reads";
+    public static final String LOST_UPDATES = "lost-updates";
+    public static final String NAMES = STALE_READS + ", " + LOST_UPDATES;
+    private static final String NONE = "none";
+    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES);
+
+    /** Of every this many reads of a key, one reaches the store under {@link #STALE_READS}. */
+    static final int STALE_READS_PER_REFRESH = 4;
+
+    private FaultyStores()
+    {
+    }
+
+    /**
+     * @throws IllegalArgumentException when no fault has that name.
+     */
+    public static void requireKnown(final String fault)
+    {
+        if (!KNOWN.contains(fault))
+        {
+            throw new IllegalArgumentException("unknown fault '" + fault + "': expected none, " + NAMES);
+        }
+    }
+
+    /**
+     * @return the store with the named fault, or the store itself for "none".
+     */
+    public static CheckedStore inject(final String fault, final CheckedStore store)
+    {
+        requireKnown(fault);
+        return switch (fault)
+        {
+            case STALE_READS -> new StaleReads(store, STALE_READS_PER_REFRESH);
+            case LOST_UPDATES -> new LostUpdates(store, TimeUnit.MILLISECONDS.toNanos(2));
+            default -> store;
+        };
+    }
+
+    /**
+     * Reads served from a copy of what was last read, refreshed only every so many reads of the key,
+     * as a cache without invalidation would; writes go through. Counting reads rather than time
+     * keeps the fault as frequent on a busy machine, where operations slow down, as on an idle one.
+     */
+    public static final class StaleReads implements CheckedStore
+    {
+        private static final byte[] ABSENT = new byte[0];
+
+        private final CheckedStore store;
+        private final int readsPerRefresh;
+        private final ConcurrentHashMap<String, byte[]> cached = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, AtomicInteger> readsSince = new ConcurrentHashMap<>();
+
+        /** @param readsPerRefresh reads of a key of which one goes to the store, the rest to its copy. */
+        public StaleReads(final CheckedStore store, final int readsPerRefresh)
+        {
+            this.store = store;
+            this.readsPerRefresh = readsPerRefresh;
+        }
+
+        public byte[] get(final String key)
+        {
+            final int read = readsSince.computeIfAbsent(key, ignored -> new AtomicInteger()).getAndIncrement();
+            final byte[] copy = cached.get(key);
+            if (copy == null || read % readsPerRefresh == 0)
+            {
+                final byte[] value = store.get(key);
+                cached.put(key, value == null ? ABSENT : value);
+                return value;
+            }
+            return copy == ABSENT ? null : copy;
+        }
+
+        public void put(final String key, final byte[] value)
+        {
+            store.put(key, value);
+        }
+
+        public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+        {
+            return store.compareAndSet(key, expected, value);
+        }
+    }
+
+    /**
+     * Compare-and-set as two steps without a lock: compare what a read returned, wait, then write,
+     * so two writers that both find the expected value both succeed and one update is lost.
+     */
+    public static final class LostUpdates implements CheckedStore
+    {
+        private final CheckedStore store;
+        private final long windowNanos;
+
+        public LostUpdates(final CheckedStore store, final long windowNanos)
+        {
+            this.store = store;
+            this.windowNanos = windowNanos;
+        }
+
+        public byte[] get(final String key)
+        {
+            return store.get(key);
+        }
+
+        public void put(final String key, final byte[] value)
+        {
+            store.put(key, value);
+        }
+
+        public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+        {
+            final byte[] current = store.get(key);
+            if (!CheckedStore.holds(current, expected))
+            {
+                return false;
+            }
+            LockSupport.parkNanos(windowNanos);
+            store.put(key, value);
+            return true;
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.dkv.load.check.store;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The real store under test: a {@link KvClient} attached to the host's driver, with every write
+ * under durability sync (a memory node killed and restarted keeps what it acknowledged). After a
+ * failure the next operation attaches afresh, since the driver itself may have been restarted.
+ * Given no memory nodes, it names the members of the memory tier as the directory lists them at each
+ * attachment (a client attached to a driver cannot list the registered nodes), so that one attached
+ * after memory nodes were added or drained names those that are members then; from there the client
+ * follows the membership itself. Asked to, it uses the client's asynchronous forms (carried by completions) and
+ * waits for each: the same history, through the other path.
+ */
+public final class KvCheckedStore implements CheckedStore, AutoCloseable
+{
+    private final String driverName;
+    private final long[] memoryNodes;
+    private final int timeoutMs;
+    private final boolean async;
+    // threads may still be inside an operation on a broken attachment: it is released at close only
+    private final List<Attachment> broken = new ArrayList<>();
+    private Attachment attachment;
+    private boolean closed;
+
+    public KvCheckedStore(final String driverName, final long[] memoryNodes, final int timeoutMs)
+    {
+        this(driverName, memoryNodes, timeoutMs, false);
+    }
+
+    /** @param async true: through the client's asynchronous forms, each waited for. */
+    public KvCheckedStore(final String driverName, final long[] memoryNodes, final int timeoutMs, final boolean async)
+    {
+        this.driverName = driverName;
+        this.memoryNodes = memoryNodes.clone();
+        this.timeoutMs = timeoutMs;
+        this.async = async;
+    }
+
+    public byte[] get(final String key)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            return async ? join(current.client.getAsync(bytes(key))) : current.client.get(bytes(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    public void put(final String key, final byte[] value)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            if (async)
+            {
+                join(current.client.putAsync(bytes(key), value));
+            }
+            else
+            {
+                current.client.put(bytes(key), value);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            return async ? join(current.client.compareAndSetAsync(bytes(key), expected, value)) :
+                current.client.compareAndSet(bytes(key), expected, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    /** @return the future's value; its failure thrown as the synchronous form would throw it. */
+    private static <T> T join(final CompletableFuture<T> future)
+    {
+        try
+        {
+            return future.join();
+        }
+        catch (final CompletionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException cause)
+            {
+                throw cause;
+            }
+            throw ex;
+        }
+    }
+
+    private synchronized Attachment attachment()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the store is closed");
+        }
+        if (attachment == null)
+        {
+            final Raas raas = AttachedRaas.attach(new RaasContext().driverName(driverName));
+            try
+            {
+                final long[] nodes = memoryNodes.length > 0 ? memoryNodes : raas.membership().memberIds();
+                attachment = new Attachment(raas, KvClient.connect(raas,
+                    new KvClientContext().memoryNodes(nodes).durability(Durability.SYNC).timeoutMs(timeoutMs)));
+            }
+            catch (final RuntimeException ex)
+            {
+                raas.close();
+                throw ex;
+            }
+        }
+        return attachment;
+    }
+
+    /** Attach afresh for the next operation, unless another thread did already. */
+    private synchronized void broken(final Attachment failed)
+    {
+        if (attachment == failed)
+        {
+            attachment = null;
+            broken.add(failed);
+        }
+    }
+
+    public synchronized void close()
+    {
+        closed = true;
+        if (attachment != null)
+        {
+            broken.add(attachment);
+            attachment = null;
+        }
+        broken.forEach(Attachment::close);
+        broken.clear();
+    }
+
+    private static byte[] bytes(final String key)
+    {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private record Attachment(Raas raas, KvClient client)
+    {
+        void close()
+        {
+            try
+            {
+                client.close();
+            }
+            catch (final RuntimeException ignored)
+            {
+                // its driver or node is gone: nothing left to release there
+            }
+            try
+            {
+                raas.close();
+            }
+            catch (final RuntimeException ignored)
+            {
+                // as above
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.dkv.load.check.store;
+
+import io.dkv.load.resp.RespSocket;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The store under test as a Redis client sees it: RESP to compute nodes, GET for a read, SET for a write, SET IFEQ for
+ * a compare-and-set (SET NX when it expects no value). Each operation takes an idle connection or opens one, to the
+ * compute node this client prefers or, when that one refuses, the next; a connection whose call went wrong is closed,
+ * so the next operation connects afresh (to a restarted node, or another). What went wrong is thrown, and the
+ * operation's outcome is then unknown, as a reply that never came may still have been applied.
+ */
+public final class RespCheckedStore implements CheckedStore, AutoCloseable
+{
+    private static final byte[] GET = bytes("GET");
+    private static final byte[] SET = bytes("SET");
+    private static final byte[] NX = bytes("NX");
+    private static final byte[] IFEQ = bytes("IFEQ");
+    private static final RespSocket.Simple OK = new RespSocket.Simple("OK");
+
+    private final List<String> endpoints;
+    private final int timeoutMs;
+    private final Queue<RespSocket> idle = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger preferred = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param endpoints the compute nodes' host:port, the one this client prefers first.
+     * @param timeoutMs how long connecting and each reply may take.
+     */
+    public RespCheckedStore(final List<String> endpoints, final int timeoutMs)
+    {
+        if (endpoints.isEmpty())
+        {
+            throw new IllegalArgumentException("a RESP store needs at least one compute node");
+        }
+        this.endpoints = List.copyOf(endpoints);
+        this.timeoutMs = timeoutMs;
+    }
+
+    public byte[] get(final String key)
+    {
+        final Object reply = call(GET, bytes(key));
+        if (reply != null && !(reply instanceof byte[]))
+        {
+            throw new IllegalStateException("GET " + key + " answered " + reply + ", not a bulk string or nil");
+        }
+        return (byte[])reply;
+    }
+
+    public void put(final String key, final byte[] value)
+    {
+        final Object reply = call(SET, bytes(key), value);
+        if (!OK.equals(reply))
+        {
+            throw new IllegalStateException("SET " + key + " answered " + describe(reply) + ", not OK");
+        }
+    }
+
+    public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+    {
+        final Object reply = expected == null ? call(SET, bytes(key), value, NX) :
+            call(SET, bytes(key), value, IFEQ, expected);
+        if (reply != null && !OK.equals(reply))
+        {
+            throw new IllegalStateException("SET " + key + (expected == null ? " NX" : " IFEQ") + " answered " +
+                describe(reply) + ", not OK or nil");
+        }
+        return reply != null;
+    }
+
+    private Object call(final byte[]... args)
+    {
+        final RespSocket connection = connection();
+        try
+        {
+            final Object reply = connection.call(args);
+            idle.offer(connection);
+            return reply;
+        }
+        catch (final RuntimeException ex)
+        {
+            connection.close();
+            throw ex;
+        }
+    }
+
+    private RespSocket connection()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the store is closed");
+        }
+        final RespSocket connection = idle.poll();
+        if (connection != null)
+        {
+            return connection;
+        }
+        final int first = preferred.get();
+        RuntimeException refused = null;
+        for (int i = 0; i < endpoints.size(); i++)
+        {
+            final int index = (first + i) % endpoints.size();
+            try
+            {
+                final RespSocket opened = new RespSocket(endpoints.get(index), timeoutMs);
+                // stay with the node that answered until it fails too: a restarted node is found on the next round
+                preferred.set(index);
+                return opened;
+            }
+            catch (final RuntimeException ex)
+            {
+                refused = ex;
+            }
+        }
+        throw refused;
+    }
+
+    public void close()
+    {
+        closed = true;
+        RespSocket connection;
+        while ((connection = idle.poll()) != null)
+        {
+            connection.close();
+        }
+    }
+
+    private static String describe(final Object reply)
+    {
+        return reply instanceof byte[] bulk ? "a bulk string of " + bulk.length + " bytes" : String.valueOf(reply);
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,23 @@
+package io.dkv.load.check.workload;
+
+/**
+ * The workloads {@code dkv check} knows, by name.
+ */
+public final class Workloads
+{
+    public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME;
+
+    private Workloads()
+    {
+    }
+
+    public static Workload of(final String name, final int keys)
+    {
+        return switch (name)
+        {
+            case RegisterWorkload.NAME -> new RegisterWorkload(keys, 0.5, 0.25);
+            case ListAppendWorkload.NAME -> new ListAppendWorkload(keys, 0.5);
+            default -> throw new IllegalArgumentException("unknown workload '" + name + "': expected one of " + NAMES);
+        };
+    }
+}
