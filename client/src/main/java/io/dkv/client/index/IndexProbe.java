@@ -285,8 +285,8 @@ public final class IndexProbe
     /** Keep the candidate {@code at}, whose block is in the block buffer, as where the key was found. */
     public void foundAt(final int node, final int at)
     {
-        found.clear();
         found.committedAt = at;
+        found.tentatives = 0;
         found.slot = slotOffsets[at];
         found.word = words[at];
         found.writeId = KvBlockLayout.writeId(block, 0);
