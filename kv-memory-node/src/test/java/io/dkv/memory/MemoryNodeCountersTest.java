@@ -17,14 +17,11 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -109,19 +106,11 @@ class MemoryNodeCountersTest
         return reply.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
     }
 
+    /** @return what the command printed, as its command line runs it. */
     private static String counters(final String... args)
     {
-        final PrintStream out = System.out;
-        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        try
-        {
-            assertEquals(0, DkvCommandLine.of(new MemoryNodeCommand()).execute(args));
-        }
-        finally
-        {
-            System.setOut(out);
-        }
-        return printed.toString(StandardCharsets.UTF_8);
+        final StringWriter out = new StringWriter();
+        assertEquals(0, DkvCommandLine.of(new MemoryNodeCommand()).setOut(new PrintWriter(out)).execute(args));
+        return out.toString();
     }
 }

@@ -11,11 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
@@ -72,19 +69,11 @@ class MetaServerCountersTest
         assertTrue(err.toString().contains("no counters file " + file), err.toString());
     }
 
+    /** @return what the command printed, as its command line runs it. */
     private static String run(final String... args)
     {
-        final PrintStream out = System.out;
-        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        try
-        {
-            assertEquals(0, DkvCommandLine.of(new MetaCommand()).execute(args));
-        }
-        finally
-        {
-            System.setOut(out);
-        }
-        return printed.toString(StandardCharsets.UTF_8);
+        final StringWriter out = new StringWriter();
+        assertEquals(0, DkvCommandLine.of(new MetaCommand()).setOut(new PrintWriter(out)).execute(args));
+        return out.toString();
     }
 }

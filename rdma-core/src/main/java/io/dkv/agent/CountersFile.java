@@ -9,10 +9,8 @@ import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.stream.Stream;
 
 import static io.dkv.agent.CountersFileDescriptor.CLOSED_OFFSET;
 import static io.dkv.agent.CountersFileDescriptor.HEADER_LENGTH;
@@ -136,30 +134,7 @@ public final class CountersFile implements AutoCloseable
     /** Delete the counters files of processes killed before they could close: nobody counts there any more. */
     private static void sweepDead(final Path directory) throws IOException
     {
-        try (Stream<Path> listing = Files.list(directory))
-        {
-            for (final Path file : listing.filter(f -> f.getFileName().toString().endsWith(SUFFIX)).toList())
-            {
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
-                {
-                    if (channel.size() < HEADER_LENGTH)
-                    {
-                        continue;
-                    }
-                    final UnsafeBuffer header =
-                        new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH));
-                    final boolean dead = ProcessHandle.of(header.getLong(PID_OFFSET)).map(p -> !p.isAlive())
-                        .orElse(true);
-                    if (header.getIntVolatile(VERSION_OFFSET) == VERSION && dead)
-                    {
-                        Files.deleteIfExists(file);
-                    }
-                }
-                catch (final NoSuchFileException ignored)
-                {
-                    // another process swept it first
-                }
-            }
-        }
+        HostFiles.sweepDead(directory, SUFFIX, HEADER_LENGTH, PID_OFFSET,
+            (mapping, header) -> header.getIntVolatile(VERSION_OFFSET) == VERSION);
     }
 }

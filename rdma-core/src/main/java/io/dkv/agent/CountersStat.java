@@ -3,18 +3,11 @@ package io.dkv.agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static io.dkv.agent.CountersFileDescriptor.CLOSED_OFFSET;
 import static io.dkv.agent.CountersFileDescriptor.HEADER_LENGTH;
@@ -50,36 +43,21 @@ public final class CountersStat
      */
     public static CountersStat open(final Path file)
     {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        final MappedByteBuffer mapping = HostFiles.mapForReading(file, "a counters file", HEADER_LENGTH,
+            VERSION_OFFSET, VERSION, "no such process runs on this host");
+        final long size = mapping.capacity();
+        final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
+        final int metadataLength = header.getInt(METADATA_LENGTH_OFFSET);
+        final int valuesLength = header.getInt(VALUES_LENGTH_OFFSET);
+        final long valuesOffset = CountersFileDescriptor.valuesOffset(metadataLength);
+        if (metadataLength < 0 || valuesLength < 0 || valuesOffset + valuesLength > size)
         {
-            final long size = channel.size();
-            final MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, (int)Math.min(size, HEADER_LENGTH));
-            if (size < HEADER_LENGTH || header.getIntVolatile(VERSION_OFFSET) != VERSION)
-            {
-                throw new IllegalStateException(file + " (" + size + " bytes) is not a counters file of version " +
-                    VERSION + ": another dkv version's, or one still starting");
-            }
-            final int metadataLength = header.getInt(METADATA_LENGTH_OFFSET);
-            final int valuesLength = header.getInt(VALUES_LENGTH_OFFSET);
-            final long valuesOffset = CountersFileDescriptor.valuesOffset(metadataLength);
-            if (metadataLength < 0 || valuesLength < 0 || valuesOffset + valuesLength > size)
-            {
-                throw new IllegalStateException(file + " names metadata of " + metadataLength + " bytes and values of " +
-                    valuesLength + " bytes beyond its " + size + " bytes");
-            }
-            return new CountersStat(file, header, new CountersReader(
-                new UnsafeBuffer(mapping, CountersFileDescriptor.metadataOffset(), metadataLength),
-                new UnsafeBuffer(mapping, (int)valuesOffset, valuesLength)));
+            throw new IllegalStateException(file + " names metadata of " + metadataLength + " bytes and values of " +
+                valuesLength + " bytes beyond its " + size + " bytes");
         }
-        catch (final NoSuchFileException ex)
-        {
-            throw new IllegalStateException("no counters file " + file + ": no such process runs on this host");
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot read " + file + ": " + ex.getMessage(), ex);
-        }
+        return new CountersStat(file, header, new CountersReader(
+            new UnsafeBuffer(mapping, CountersFileDescriptor.metadataOffset(), metadataLength),
+            new UnsafeBuffer(mapping, (int)valuesOffset, valuesLength)));
     }
 
     /** @return the counters, as another process reads them. */
@@ -96,8 +74,7 @@ public final class CountersStat
     /** @return false once the process closed the file, or died without closing it. */
     public boolean isRunning()
     {
-        return header.getIntVolatile(CLOSED_OFFSET) == 0 &&
-            ProcessHandle.of(pid()).map(ProcessHandle::isAlive).orElse(false);
+        return header.getIntVolatile(CLOSED_OFFSET) == 0 && !HostFiles.isDead(pid());
     }
 
     /** @return the value of the counter with that label, or -1 when the file has none. */
@@ -169,19 +146,7 @@ public final class CountersStat
      */
     public static String reportAll(final Path directory, final String prefix)
     {
-        final List<Path> files = new ArrayList<>();
-        if (Files.isDirectory(directory))
-        {
-            try (Stream<Path> listing = Files.list(directory))
-            {
-                listing.filter(f -> f.getFileName().toString().startsWith(prefix) &&
-                    f.getFileName().toString().endsWith(SUFFIX)).sorted().forEach(files::add);
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot list " + directory + ": " + ex.getMessage(), ex);
-            }
-        }
+        final List<Path> files = HostFiles.list(directory, prefix, SUFFIX);
         if (files.isEmpty())
         {
             throw new IllegalStateException("no " + prefix + "* counters files in " + directory +

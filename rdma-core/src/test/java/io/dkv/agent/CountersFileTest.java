@@ -1,5 +1,6 @@
 package io.dkv.agent;
 
+import io.dkv.raas.driver.DriverCounter;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
@@ -29,59 +30,39 @@ class CountersFileTest
 
     private final CachedEpochClock clock = new CachedEpochClock();
 
-    enum TestCounter implements CounterDescriptor
-    {
-        ERRORS(0, "Errors"),
-        REQUESTS(1, "Requests served: a rather long label");
-
-        private final int id;
-        private final String label;
-
-        TestCounter(final int id, final String label)
-        {
-            this.id = id;
-            this.label = label;
-        }
-
-        public int id()
-        {
-            return id;
-        }
-
-        public String label()
-        {
-            return label;
-        }
-    }
-
     @Test
     void countersWrittenHereAreReadThroughAMappingOfTheFileOfItsOwn()
     {
         clock.update(1_700_000_000_000L);
         final Path path = CountersFile.fileOf(directory, "memory-node-7");
-        try (CountersFile file = CountersFile.create(path, 16, clock))
+        try (CountersFile file = CountersFile.create(path, 32, clock))
         {
-            final SystemCounters<TestCounter> counters = new SystemCounters<>(file.manager(), 5, TestCounter.values());
-            counters.get(TestCounter.REQUESTS).incrementRelease();
-            counters.get(TestCounter.REQUESTS).increment();
-            counters.get(TestCounter.ERRORS).increment();
+            final SystemCounters<DriverCounter> counters =
+                new SystemCounters<>(file.manager(), 5, DriverCounter.values());
+            counters.get(DriverCounter.QP_RECYCLES).incrementRelease();
+            counters.get(DriverCounter.QP_RECYCLES).increment();
+            counters.get(DriverCounter.ERRORS).increment();
 
             final CountersStat stat = CountersStat.open(path);
             final CountersReader reader = stat.reader();
-            assertEquals("Errors", reader.getCounterLabel(0));
-            assertEquals(5, reader.getCounterTypeId(1));
-            assertEquals(2, reader.getCounterValue(1));
-            assertEquals(2, stat.value("Requests served: a rather long label"));
+            assertEquals("Errors in the driver's agents", reader.getCounterLabel(0));
+            assertEquals(5, reader.getCounterTypeId(2));
+            assertEquals(2, reader.getCounterValue(2));
+            assertEquals(2, stat.value("Queue pairs recycled"));
             assertEquals(-1, stat.value("no such counter"));
             assertTrue(stat.isRunning());
             assertEquals(ProcessHandle.current().pid(), stat.pid());
 
-            counters.get(TestCounter.REQUESTS).increment();
-            assertEquals(3, reader.getCounterValue(1), "read live, not copied");
-            assertEquals("memory-node-7 (pid " + ProcessHandle.current().pid() + ", running, started " +
-                "2023-11-14T22:13:20Z), " + path + ":\n" +
-                "   0  Errors                                                   1\n" +
-                "   1  Requests served: a rather long label                     3\n", stat.report("memory-node-7"));
+            counters.get(DriverCounter.QP_RECYCLES).increment();
+            assertEquals(3, reader.getCounterValue(2), "read live, not copied");
+            final String report = stat.report("memory-node-7");
+            assertTrue(report.startsWith("memory-node-7 (pid " + ProcessHandle.current().pid() + ", running, " +
+                "started 2023-11-14T22:13:20Z), " + path + ":\n" +
+                "   0  Errors in the driver's agents                      1\n" +
+                "   1  Queue pairs stalled                                0\n" +
+                "   2  Queue pairs recycled                               3\n"), report);
+            assertTrue(report.contains("\n   7  Requests retried after a flush                     0\n"), report);
+            assertEquals(DriverCounter.values().length + 1, report.split("\n").length, report);
             assertEquals(stat.report("memory-node-7"), CountersStat.reportAll(directory, "memory-node-"));
         }
         assertFalse(Files.exists(path), "a clean close leaves no file");
@@ -98,7 +79,8 @@ class CountersFileTest
         assertTrue(none.getMessage().contains("no meta-server-* counters files in " + directory), none.getMessage());
 
         Files.write(missing, new byte[4096]);
-        final IllegalStateException foreign = assertThrows(IllegalStateException.class, () -> CountersStat.open(missing));
+        final IllegalStateException foreign =
+            assertThrows(IllegalStateException.class, () -> CountersStat.open(missing));
         assertTrue(foreign.getMessage().contains("not a counters file of version"), foreign.getMessage());
     }
 
@@ -125,11 +107,11 @@ class CountersFileTest
     @Test
     void aCounterIncrementedAfterCloseLandsInMemoryStillMapped()
     {
-        final CountersFile file = CountersFile.create(CountersFile.fileOf(directory, "driver"), 4, clock);
-        final SystemCounters<TestCounter> counters = new SystemCounters<>(file.manager(), 1, TestCounter.values());
+        final CountersFile file = CountersFile.create(CountersFile.fileOf(directory, "driver"), 32, clock);
+        final SystemCounters<DriverCounter> counters = new SystemCounters<>(file.manager(), 1, DriverCounter.values());
         file.close();
-        counters.get(TestCounter.ERRORS).increment();
-        assertEquals(1, counters.get(TestCounter.ERRORS).get());
+        counters.get(DriverCounter.ERRORS).increment();
+        assertEquals(1, counters.get(DriverCounter.ERRORS).get());
     }
 
     @Test

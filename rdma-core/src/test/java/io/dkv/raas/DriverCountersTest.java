@@ -4,6 +4,7 @@ import io.dkv.agent.CountersFile;
 import io.dkv.agent.CountersStat;
 import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.command.DriverCommand;
 import io.dkv.raas.driver.DriverCounter;
 import io.dkv.raas.driver.RaasDriver;
@@ -13,13 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -158,26 +156,18 @@ class DriverCountersTest
     void driverCountersNamesTheDriverThatDoesNotRun()
     {
         final StringWriter err = new StringWriter();
-        final CommandLine line = io.dkv.raas.command.DkvCommandLine.of(new DriverCommand());
+        final CommandLine line = DkvCommandLine.of(new DriverCommand());
         line.setErr(new PrintWriter(err));
         assertEquals(1, line.execute("--counters", "--name", "no-such-driver"));
         assertTrue(err.toString().contains("no driver named 'no-such-driver' runs on this host (no "), err.toString());
         assertTrue(err.toString().contains("no-such-driver/" + CncDescriptor.COUNTERS_FILE), err.toString());
     }
 
+    /** @return what the command printed, as its command line runs it. */
     private static String run(final String... args)
     {
-        final PrintStream out = System.out;
-        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        try
-        {
-            assertEquals(0, io.dkv.raas.command.DkvCommandLine.of(new DriverCommand()).execute(args));
-        }
-        finally
-        {
-            System.setOut(out);
-        }
-        return printed.toString(StandardCharsets.UTF_8);
+        final StringWriter out = new StringWriter();
+        assertEquals(0, DkvCommandLine.of(new DriverCommand()).setOut(new PrintWriter(out)).execute(args));
+        return out.toString();
     }
 }

@@ -211,7 +211,9 @@ public final class MemoryNodeCommand implements Callable<Integer>
         final Path countersDirectory = CountersFile.hostDirectory(context.verbs().shmDirectory());
         if (counters)
         {
-            System.out.print(CountersStat.reportOf(countersDirectory, MemoryNode.ERROR_FILE_PREFIX, context.nodeId()));
+            spec.commandLine().getOut()
+                .print(CountersStat.reportOf(countersDirectory, MemoryNode.ERROR_FILE_PREFIX, context.nodeId()));
+            spec.commandLine().getOut().flush();
             return 0;
         }
         if (meta == null || meta.isEmpty())

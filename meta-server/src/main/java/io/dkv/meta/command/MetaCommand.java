@@ -196,8 +196,9 @@ public final class MetaCommand implements Callable<Integer>
         if (counters)
         {
             final boolean oneNode = spec.commandLine().getParseResult().hasMatchedOption("--node-id");
-            System.out.print(CountersStat.reportOf(countersDirectory, MetaServer.ERROR_FILE_PREFIX,
+            spec.commandLine().getOut().print(CountersStat.reportOf(countersDirectory, MetaServer.ERROR_FILE_PREFIX,
                 oneNode ? nodeId : 0));
+            spec.commandLine().getOut().flush();
             return 0;
         }
         final MetaServerContext context = context().errorDirectory(errorDirectory).countersDirectory(countersDirectory);

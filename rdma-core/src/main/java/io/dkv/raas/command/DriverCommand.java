@@ -87,8 +87,9 @@ public final class DriverCommand implements Callable<Integer>
         }
         if (counters)
         {
-            System.out.print(DriverErrors.counters(CncDescriptor.driverDirectory(new RaasContext().cncDirectory(),
-                name)));
+            spec.commandLine().getOut().print(DriverErrors.counters(
+                CncDescriptor.driverDirectory(new RaasContext().cncDirectory(), name)));
+            spec.commandLine().getOut().flush();
             return 0;
         }
         if (defaultWeight < 1 || defaultWeight > io.dkv.raas.RaasConfiguration.MAX_WEIGHT)

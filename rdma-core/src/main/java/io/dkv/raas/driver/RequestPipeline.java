@@ -193,7 +193,7 @@ final class RequestPipeline
         drainSubmissions();
     }
 
-    /** A request that went by a {@link SyncLane} counts toward its peer's promotion, and by its opcode, as any other. */
+    /** A request that went by a {@link SyncLane} counts toward its peer's promotion and by its opcode, as others. */
     void countRequest(final NodeRoute route, final Opcode opcode)
     {
         counters.onRequest(opcode);
