@@ -10,6 +10,7 @@ import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
 import io.dkv.compute.resp.RespDecoder;
+import io.dkv.raas.driver.RaasDriver;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -163,7 +164,8 @@ public final class ComputeNode implements AutoCloseable
                 listening == null ? context.port() : ((InetSocketAddress)listening.localAddress()).getPort();
             // only here is the endpoint's class (and through it Netty's HTTP) loaded
             serving = context.metricsPort() < 0 ? null : MetricsEndpoint.start(bossGroup, channelClass,
-                context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId()));
+                context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId(),
+                context.raas() instanceof RaasDriver driver ? driver.counters() : null));
             this.metrics = serving;
             published = context.raas() == null ? null :
                 new RaasClusterView(context.raas(), context.bindAddress(), port);

@@ -2,6 +2,13 @@ package io.dkv.compute;
 
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.metrics.PrometheusText;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Raas;
+import io.dkv.raas.RaasContext;
+import io.dkv.raas.RemoteRegion;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.SystemEpochClock;
@@ -10,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -170,6 +178,39 @@ class MetricsEndpointTest
             "has it\n" + before);
         stats.drainBegan();
         assertTrue(new PrometheusText(stats, 42).render().contains("\ndkv_compute_draining 1\n"));
+    }
+
+    @Test
+    void theExpositionCarriesTheCountersOfTheDriverTheNodeEmbeds()
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        try (RaasDriver embedded = RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("shm"))
+            .nodeId(71).timeoutMs(5_000), directory);
+            Raas memory = RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("shm"))
+                .nodeId(72).timeoutMs(5_000), directory))
+        {
+            memory.malloc(72, 4096, "scraped");
+            final RemoteRegion region = embedded.lookup("scraped");
+            final Connection connection = embedded.open(72, null);
+            final MemorySegment local = MemorySegment.ofArray(new byte[8]);
+            for (int i = 0; i < 7; i++)
+            {
+                connection.read(region, 0, local, 0, 8);
+            }
+            connection.faa(region, 8, 1);
+            connection.faa(region, 8, 1);
+            final NodeStats stats = new NodeStats(SystemEpochClock.INSTANCE, SystemNanoClock.INSTANCE);
+            final String text = new PrometheusText(stats, 71, embedded.counters()).render();
+            final Scrape scrape = new Scrape(text);
+            assertEquals(7, scrape.value("dkv_raas_requests_total{opcode=\"READ\"}"), text);
+            assertEquals(2, scrape.value("dkv_raas_requests_total{opcode=\"FAA\"}"));
+            assertEquals(0, scrape.value("dkv_raas_requests_total{opcode=\"CAS\"}"));
+            assertEquals(0, scrape.value("dkv_raas_errors_total"));
+            assertEquals("counter", scrape.types.get("dkv_raas_requests_total"));
+            assertEquals("counter", scrape.types.get("dkv_raas_qp_stalls_total"));
+            assertTrue(scrape.helped.contains("dkv_raas_credit_waits_total"));
+            assertTrue(!new PrometheusText(stats, 71).render().contains("dkv_raas_"), "none without a driver");
+        }
     }
 
     @Test

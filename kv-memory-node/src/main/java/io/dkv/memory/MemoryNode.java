@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.agent.ErrorFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
+import io.dkv.agent.SystemCounters;
 import io.dkv.format.HeapLayout;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KvBlockLayout;
@@ -51,6 +52,7 @@ public final class MemoryNode implements AutoCloseable
     /** The request server's errors: counted and kept, in a file other processes read when the context names one. */
     private final ErrorFile errorFile;
     private final ErrorLog errorLog;
+    private final SystemCounters<MemoryNodeCounter> counters;
 
     private MemoryNode(final Raas raas, final MemoryNodeContext context)
     {
@@ -60,6 +62,9 @@ public final class MemoryNode implements AutoCloseable
         errorFile = context.errorDirectory() == null ? null : ErrorFile.create(context.errorDirectory(),
             errorFileName(nodeId), ErrorLog.IN_MEMORY_BYTES, context.epochClock());
         errorLog = errorFile == null ? ErrorLog.inMemory(context.epochClock()) : errorFile.errorLog();
+        counters = new SystemCounters<>(context.countersManager() != null ? context.countersManager() :
+            SystemCounters.inMemory(MemoryNodeCounter.values().length), MemoryNodeCounter.TYPE_ID,
+            MemoryNodeCounter.values());
         store = context.dataDir() == null ? null : KeyStore.open(context.dataDir());
         try
         {
@@ -84,8 +89,9 @@ public final class MemoryNode implements AutoCloseable
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
-                persistStats, context.nanoClock());
-            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, server);
+                persistStats, context.nanoClock(), counters);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog,
+                counters.get(MemoryNodeCounter.ERRORS), server);
         }
         catch (final RuntimeException ex)
         {
@@ -94,7 +100,7 @@ public final class MemoryNode implements AutoCloseable
         }
     }
 
-    /** @return the name of a memory node's error file, without its ending. */
+    /** @return the name of a memory node's error file, without its ending; its counters file's too. */
     public static String errorFileName(final long nodeId)
     {
         return ERROR_FILE_PREFIX + nodeId;
@@ -267,6 +273,12 @@ public final class MemoryNode implements AutoCloseable
     public long chunksReclaimed()
     {
         return chunks.reclaimed();
+    }
+
+    /** @return the node's counters, in its process's counters file when the context named one. */
+    public SystemCounters<MemoryNodeCounter> counters()
+    {
+        return counters;
     }
 
     /** @return the request server's errors, counted and kept. */

@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.clock.Clocks;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.file.Path;
 
@@ -30,6 +31,8 @@ public final class MemoryNodeContext
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;
+    /** null until set: the node keeps its counters in memory of its own. */
+    private CountersManager countersManager;
     private boolean join;
 
     /** @return true when the node registers asking to be added by moving keys; false (the default): it founds. */
@@ -206,6 +209,23 @@ public final class MemoryNodeContext
     public MemoryNodeContext errorDirectory(final Path errorDirectory)
     {
         this.errorDirectory = errorDirectory;
+        return this;
+    }
+
+    /** @return where the node allocates its counters; null for memory of its own. */
+    public CountersManager countersManager()
+    {
+        return countersManager;
+    }
+
+    /**
+     * @param countersManager where the node allocates its counters ({@link MemoryNodeCounter}): the counters file of
+     *                        its process ({@code memory-node-<id>.counters}, which holds its driver's counters too),
+     *                        where {@code ./dkv memory-node --counters} reads them; null keeps them in memory.
+     */
+    public MemoryNodeContext countersManager(final CountersManager countersManager)
+    {
+        this.countersManager = countersManager;
         return this;
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.memory;
 
+import io.dkv.agent.SystemCounters;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
@@ -9,6 +10,7 @@ import io.dkv.raas.RaasException;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
@@ -51,6 +53,20 @@ final class RequestServer implements Agent
     private final NanoClock clock;
     private final long scanIntervalNanos;
     private long nextScanNanos;
+    /** The node's counters, which this agent alone writes. */
+    private final AtomicCounter clientsAccepted;
+    private final AtomicCounter clientsGone;
+    private final AtomicCounter allocates;
+    private final AtomicCounter persists;
+    private final AtomicCounter retires;
+    private final AtomicCounter splits;
+    private final AtomicCounter malformed;
+    private final AtomicCounter heapFull;
+    private final AtomicCounter keysPersisted;
+    private final AtomicCounter batches;
+    private final AtomicCounter batchFailures;
+    private final AtomicCounter keysExpired;
+    private final AtomicCounter chunksReclaimed;
 
     RequestServer(
         final Listener listener,
@@ -61,8 +77,22 @@ final class RequestServer implements Agent
         final MemorySegment request,
         final MemorySegment reply,
         final PersistStats stats,
-        final NanoClock clock)
+        final NanoClock clock,
+        final SystemCounters<MemoryNodeCounter> counters)
     {
+        this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
+        this.clientsGone = counters.get(MemoryNodeCounter.CLIENTS_GONE);
+        this.allocates = counters.get(MemoryNodeCounter.REQUESTS_ALLOCATE);
+        this.persists = counters.get(MemoryNodeCounter.REQUESTS_PERSIST);
+        this.retires = counters.get(MemoryNodeCounter.REQUESTS_RETIRE);
+        this.splits = counters.get(MemoryNodeCounter.REQUESTS_SPLIT);
+        this.malformed = counters.get(MemoryNodeCounter.REQUESTS_MALFORMED);
+        this.heapFull = counters.get(MemoryNodeCounter.HEAP_FULL);
+        this.keysPersisted = counters.get(MemoryNodeCounter.KEYS_PERSISTED);
+        this.batches = counters.get(MemoryNodeCounter.PERSIST_BATCHES);
+        this.batchFailures = counters.get(MemoryNodeCounter.PERSIST_FAILURES);
+        this.keysExpired = counters.get(MemoryNodeCounter.KEYS_EXPIRED);
+        this.chunksReclaimed = counters.get(MemoryNodeCounter.CHUNKS_RECLAIMED);
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
@@ -88,6 +118,7 @@ final class RequestServer implements Agent
         while ((accepted = listener.poll()) != null)
         {
             clients.add(accepted);
+            clientsAccepted.incrementRelease();
             work++;
         }
         final long turnStart = clock.nanoTime();
@@ -108,12 +139,18 @@ final class RequestServer implements Agent
                 // the client closed its end (or went away): its chunks get no more blocks, and are reclaimed once
                 // unused
                 clients.remove(i);
+                clientsGone.incrementRelease();
                 client.close();
                 chunks.ownerGone(client, turnStart);
             }
         }
         // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
-        work += expirySweep.sweep(turnStart, store == null ? null : batchKeys);
+        final int expired = expirySweep.sweep(turnStart, store == null ? null : batchKeys);
+        if (expired > 0)
+        {
+            keysExpired.getAndAddRelease(expired);
+        }
+        work += expired;
         if (!batchKeys.isEmpty())
         {
             persistBatch(turnStart);
@@ -124,6 +161,10 @@ final class RequestServer implements Agent
     private int reclaim(final long nowNanos)
     {
         int work = chunks.release(nowNanos);
+        if (work > 0)
+        {
+            chunksReclaimed.getAndAddRelease(work);
+        }
         if (chunks.hasRetired() && nowNanos - nextScanNanos >= 0)
         {
             nextScanNanos = nowNanos + scanIntervalNanos;
@@ -136,6 +177,7 @@ final class RequestServer implements Agent
     {
         if (length < MemoryNodeProtocol.REQUEST_LENGTH)
         {
+            malformed.incrementRelease();
             answer(client, 0, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             return;
         }
@@ -143,16 +185,33 @@ final class RequestServer implements Agent
         final int argument = request.get(INT, MemoryNodeProtocol.ARGUMENT_OFFSET);
         switch (request.get(INT, MemoryNodeProtocol.TYPE_OFFSET))
         {
-            case MemoryNodeProtocol.ALLOCATE -> allocate(client, correlation, argument);
-            case MemoryNodeProtocol.PERSIST -> persist(client, correlation, argument,
-                request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
-                request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
+            case MemoryNodeProtocol.ALLOCATE ->
+            {
+                allocates.incrementRelease();
+                allocate(client, correlation, argument);
+            }
+            case MemoryNodeProtocol.PERSIST ->
+            {
+                persists.incrementRelease();
+                persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
+                    request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
+            }
             case MemoryNodeProtocol.RETIRE ->
+            {
+                retires.incrementRelease();
                 chunks.retire(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), client, clock.nanoTime());
-            case MemoryNodeProtocol.SPLIT -> answer(client, correlation,
-                index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) == LocalIndex.SPLIT_FULL ?
-                    MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
-            default -> answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            }
+            case MemoryNodeProtocol.SPLIT ->
+            {
+                splits.incrementRelease();
+                answer(client, correlation, index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) ==
+                    LocalIndex.SPLIT_FULL ? MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
+            }
+            default ->
+            {
+                malformed.incrementRelease();
+                answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            }
         }
     }
 
@@ -161,12 +220,14 @@ final class RequestServer implements Agent
         final int wanted = Math.min(asked, chunks.maxChunkLength());
         if (!chunks.isValidLength(wanted))
         {
+            malformed.incrementRelease();
             answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             return;
         }
         final long offset = chunks.allocate(wanted, client);
         if (offset < 0)
         {
+            heapFull.incrementRelease();
             LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
                 " bytes handed out, a chunk of " + wanted + " asked for");
             answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
@@ -241,6 +302,7 @@ final class RequestServer implements Agent
         }
         catch (final RocksDBException | IllegalStateException ex)
         {
+            batchFailures.incrementRelease();
             LOG.log(System.Logger.Level.ERROR, "cannot persist " + batchKeys.size() + " keys: " + ex.getMessage());
             answerAll(MemoryNodeProtocol.BAD_REQUEST);
             batchKeys.clear();
@@ -248,6 +310,8 @@ final class RequestServer implements Agent
             return;
         }
         stats.onBatch(batchKeys.size(), clock.nanoTime() - turnStart);
+        batches.incrementRelease();
+        keysPersisted.getAndAddRelease(batchKeys.size());
         batchKeys.clear();
         written.clear();
         answerAll(MemoryNodeProtocol.OK);

@@ -1,8 +1,11 @@
 package io.dkv.meta;
 
+import io.dkv.agent.CountersFile;
+import io.dkv.agent.CountersFileDescriptor;
 import io.dkv.agent.ErrorFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
+import io.dkv.agent.SystemCounters;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -19,6 +22,7 @@ import io.dkv.verbs.PortAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -64,6 +68,9 @@ public final class MetaServer implements AutoCloseable
     /** The service agent's errors: counted and kept, in a file other processes read when the context names one. */
     private final ErrorFile errorFile;
     private final ErrorLog errorLog;
+    /** Null when the context named no counters directory: the counters are in memory. */
+    private final CountersFile countersFile;
+    private final MetaServerCounters counters;
     private final MetaEndpoint endpoint;
 
     private MetaServer(final MetaServerContext context)
@@ -82,6 +89,12 @@ public final class MetaServer implements AutoCloseable
         errorFile = context.errorDirectory() == null ? null : ErrorFile.create(context.errorDirectory(),
             errorFileName(context.nodeId()), ErrorLog.IN_MEMORY_BYTES, context.epochClock());
         errorLog = errorFile == null ? ErrorLog.inMemory(context.epochClock()) : errorFile.errorLog();
+        countersFile = context.countersDirectory() == null ? null : CountersFile.create(CountersFile.fileOf(
+            context.countersDirectory(), errorFileName(context.nodeId())), CountersFileDescriptor.MAX_COUNTERS_DEFAULT,
+            context.epochClock());
+        final CountersManager countersManager = countersFile == null ?
+            SystemCounters.inMemory(CountersFileDescriptor.MAX_COUNTERS_DEFAULT) : countersFile.manager();
+        counters = new MetaServerCounters(countersManager);
         MetaState createdState = null;
         Raas startedRaas = null;
         try
@@ -91,7 +104,8 @@ public final class MetaServer implements AutoCloseable
             state = createdState;
             state.load(servingSince, context.leaseMs(), context.replicas());
 
-            startedRaas = RaasDriver.start(driverContext(), new ServerDirectory(state, context.peer()));
+            startedRaas = RaasDriver.start(driverContext().countersManager(countersManager),
+                new ServerDirectory(state, context.peer()));
             raas = startedRaas;
 
             final long length = MetaTableDescriptor.regionLength(context.nodeSlots(), context.regionSlots());
@@ -107,22 +121,24 @@ public final class MetaServer implements AutoCloseable
                 context.leaseMs(), servingSince, context.epochClock(), tables,
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
                 raas.allocateBuffer(MetaRpcDescriptor.MAX_FRAME_LENGTH),
-                new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()));
+                new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()),
+                counters);
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
             service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
-            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog, null, service);
+            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog,
+                counters.get(MetaServerCounter.ERRORS), service);
             AgentRunner.startOnThread(runner);
             endpoint = MetaEndpoint.of(raas.self());
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(startedRaas, errorFile);
+            CloseHelper.quietCloseAll(startedRaas, errorFile, countersFile);
             store.close();
             throw ex;
         }
     }
 
-    /** @return the name of a MetaServer's error file, without its ending. */
+    /** @return the name of a MetaServer's error file, without its ending; its counters file's too. */
     public static String errorFileName(final long nodeId)
     {
         return ERROR_FILE_PREFIX + nodeId;
@@ -363,6 +379,12 @@ public final class MetaServer implements AutoCloseable
             System.err.print("dkv MetaServer recorded " + errorLog.errors() + " error(s) in its service agent" +
                 (errorFile == null ? "" : " (kept in " + errorFile.file() + ")") + ":\n" + errorLog.describe());
         }
-        CloseHelper.quietClose(errorFile);
+        CloseHelper.quietCloseAll(errorFile, countersFile);
+    }
+
+    /** @return the server's counter of that descriptor (its driver's are {@code RaasDriver.counters()}). */
+    public long counter(final MetaServerCounter counter)
+    {
+        return counters.get(counter).get();
     }
 }

@@ -52,6 +52,7 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
     private boolean replicasNamed = System.getProperty(REPLICAS_PROP_NAME) != null;
     private Path errorDirectory;
+    private Path countersDirectory;
 
     public MetaServerContext()
     {
@@ -287,6 +288,24 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     public MetaServerContext errorDirectory(final Path errorDirectory)
     {
         this.errorDirectory = errorDirectory;
+        return this;
+    }
+
+    /** @return where the server keeps its counters file for other processes to read; null keeps them in memory. */
+    public Path countersDirectory()
+    {
+        return countersDirectory;
+    }
+
+    /**
+     * @param countersDirectory the host's counters files ({@link io.dkv.agent.CountersFile#hostDirectory}): the
+     *                          server keeps its counters ({@link MetaServerCounter}) and its driver's in
+     *                          {@code meta-server-<id>.counters} there, where {@code ./dkv meta --counters} reads
+     *                          them; null keeps them in memory.
+     */
+    public MetaServerContext countersDirectory(final Path countersDirectory)
+    {
+        this.countersDirectory = countersDirectory;
         return this;
     }
 }

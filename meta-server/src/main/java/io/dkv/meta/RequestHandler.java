@@ -45,6 +45,7 @@ final class RequestHandler
     private boolean pushRequested;
     private List<Member> incomingNodes;
     private List<RemoteRegion> incomingRegions;
+    private final MetaServerCounters counters;
     private volatile long snapshotsInstalled;
     private volatile long requestsHandled;
     private volatile long unauthenticatedRequests;
@@ -62,6 +63,7 @@ final class RequestHandler
      * @param replyBuffer       where replies are written.
      * @param replicationBuffer where forwarded writes are written.
      * @param authenticator     checks requests and seals replies.
+     * @param counters          where each frame is counted, by its type or why it was refused.
      */
     RequestHandler(
         final MetaState state,
@@ -73,9 +75,11 @@ final class RequestHandler
         final RemoteRegion tablesForClients,
         final MemorySegment replyBuffer,
         final MemorySegment replicationBuffer,
-        final MetaFrameAuthenticator authenticator)
+        final MetaFrameAuthenticator authenticator,
+        final MetaServerCounters counters)
     {
         this.authenticator = authenticator;
+        this.counters = counters;
         this.state = state;
         this.selfId = selfId;
         this.peerId = peerId;
@@ -152,6 +156,7 @@ final class RequestHandler
         pushRequested = false;
         operator = false;
         requestsHandled++;
+        counters.onFrame();
         long requestId = 0;
         try
         {
@@ -190,6 +195,7 @@ final class RequestHandler
             operator = reader.type() != TYPE_REPLY && (reader.flags() & FLAG_OPERATOR) != 0;
             reader.body();
             final byte type = reader.type();
+            counters.onRequest(type);
             return switch (type)
             {
                 case TYPE_BOOTSTRAP -> bootstrap(requestId);
@@ -211,6 +217,7 @@ final class RequestHandler
         catch (final MetaRpcException ex)
         {
             replicationLength = 0;
+            counters.onRefused(ex.status());
             if (ex.status() == STATUS_FORBIDDEN)
             {
                 forbiddenRequests++;
@@ -220,6 +227,7 @@ final class RequestHandler
         catch (final RuntimeException ex)
         {
             replicationLength = 0;
+            counters.onRefused(STATUS_INTERNAL);
             return reply.wrap(replyBuffer).error(STATUS_INTERNAL, requestId, ex.toString());
         }
     }
@@ -588,6 +596,7 @@ final class RequestHandler
             incomingRegions = null;
             state.install(snapshot);
             snapshotsInstalled++;
+            counters.onSnapshotInstalled();
         }
     }
 }

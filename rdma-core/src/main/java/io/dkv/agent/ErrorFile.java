@@ -9,13 +9,10 @@ import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static io.dkv.agent.ErrorFileDescriptor.CLOSED_OFFSET;
 import static io.dkv.agent.ErrorFileDescriptor.HEADER_LENGTH;
@@ -136,35 +133,13 @@ public final class ErrorFile implements AutoCloseable
      */
     private static void sweepDead(final Path directory) throws IOException
     {
-        try (Stream<Path> listing = Files.list(directory))
+        HostFiles.sweepDead(directory, SUFFIX, HEADER_LENGTH, PID_OFFSET, (mapping, header) ->
         {
-            for (final Path file : listing.filter(f -> f.getFileName().toString().endsWith(SUFFIX)).toList())
-            {
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
-                {
-                    final long size = channel.size();
-                    if (size < HEADER_LENGTH)
-                    {
-                        continue;
-                    }
-                    final MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-                    final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
-                    final int logLength = header.getInt(LOG_LENGTH_OFFSET);
-                    final boolean dead = ProcessHandle.of(header.getLong(PID_OFFSET)).map(p -> !p.isAlive())
-                        .orElse(true);
-                    if (header.getIntVolatile(VERSION_OFFSET) == VERSION && dead &&
-                        HEADER_LENGTH + (long)logLength <= size &&
-                        !ErrorLogReader.hasErrors(new UnsafeBuffer(mapping, HEADER_LENGTH, logLength)))
-                    {
-                        Files.deleteIfExists(file);
-                    }
-                }
-                catch (final NoSuchFileException ignored)
-                {
-                    // another agent swept it first
-                }
-            }
-        }
+            final int logLength = header.getInt(LOG_LENGTH_OFFSET);
+            return header.getIntVolatile(VERSION_OFFSET) == VERSION &&
+                HEADER_LENGTH + (long)logLength <= mapping.capacity() &&
+                !ErrorLogReader.hasErrors(new UnsafeBuffer(mapping, HEADER_LENGTH, logLength));
+        });
     }
 
     /**
@@ -175,39 +150,22 @@ public final class ErrorFile implements AutoCloseable
     public static String report(final Path file)
     {
         final String name = file.getFileName().toString();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        final MappedByteBuffer mapping = HostFiles.mapForReading(file, "an error file", HEADER_LENGTH, VERSION_OFFSET,
+            VERSION, "no such agent runs on this host, nor left errors");
+        final long size = mapping.capacity();
+        final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
+        final int logLength = header.getInt(LOG_LENGTH_OFFSET);
+        if (HEADER_LENGTH + (long)logLength > size)
         {
-            final long size = channel.size();
-            final MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, (int)Math.min(size, HEADER_LENGTH));
-            if (size < HEADER_LENGTH || header.getIntVolatile(VERSION_OFFSET) != VERSION)
-            {
-                throw new IllegalStateException(file + " (" + size + " bytes) is not an error file of version " +
-                    VERSION + ": another dkv version's, or one still starting");
-            }
-            final int logLength = header.getInt(LOG_LENGTH_OFFSET);
-            if (HEADER_LENGTH + (long)logLength > size)
-            {
-                throw new IllegalStateException(file + " names an error log of " + logLength + " bytes beyond its " +
-                    size + " bytes");
-            }
-            final long pid = header.getLong(PID_OFFSET);
-            final boolean stopped = header.getIntVolatile(CLOSED_OFFSET) != 0 ||
-                ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
-            final String errors = ErrorLog.read(new UnsafeBuffer(mapping, HEADER_LENGTH, logLength), 0);
-            return name.substring(0, name.length() - SUFFIX.length()) + " (pid " + pid + ", " +
-                (stopped ? "stopped" : "running") + ", started " + Instant.ofEpochMilli(header.getLong(
-                START_TIME_OFFSET)) + "):" + (errors.isEmpty() ? " no errors recorded\n" : "\n" + errors);
+            throw new IllegalStateException(file + " names an error log of " + logLength + " bytes beyond its " +
+                size + " bytes");
         }
-        catch (final NoSuchFileException ex)
-        {
-            throw new IllegalStateException("no error file " + file + ": no such agent runs on this host, nor left " +
-                "errors");
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot read " + file + ": " + ex.getMessage(), ex);
-        }
+        final long pid = header.getLong(PID_OFFSET);
+        final boolean stopped = header.getIntVolatile(CLOSED_OFFSET) != 0 || HostFiles.isDead(pid);
+        final String errors = ErrorLog.read(new UnsafeBuffer(mapping, HEADER_LENGTH, logLength), 0);
+        return name.substring(0, name.length() - SUFFIX.length()) + " (pid " + pid + ", " +
+            (stopped ? "stopped" : "running") + ", started " + Instant.ofEpochMilli(header.getLong(
+            START_TIME_OFFSET)) + "):" + (errors.isEmpty() ? " no errors recorded\n" : "\n" + errors);
     }
 
     /**
@@ -217,19 +175,7 @@ public final class ErrorFile implements AutoCloseable
      */
     public static String reportAll(final Path directory, final String prefix)
     {
-        final List<Path> files = new ArrayList<>();
-        if (Files.isDirectory(directory))
-        {
-            try (Stream<Path> listing = Files.list(directory))
-            {
-                listing.filter(f -> f.getFileName().toString().startsWith(prefix) &&
-                    f.getFileName().toString().endsWith(SUFFIX)).sorted().forEach(files::add);
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot list " + directory + ": " + ex.getMessage(), ex);
-            }
-        }
+        final List<Path> files = HostFiles.list(directory, prefix, SUFFIX);
         if (files.isEmpty())
         {
             return "no " + (prefix.isEmpty() ? "" : prefix + "* ") + "error files in " + directory +

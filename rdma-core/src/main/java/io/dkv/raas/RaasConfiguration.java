@@ -259,6 +259,12 @@ public final class RaasConfiguration
     public static final String ERROR_LOG_BYTES_PROP_NAME = "dkv.raas.error.log.bytes";
     public static final int ERROR_LOG_BYTES_DEFAULT = 1024 * 1024;
 
+    /** Counters a standalone driver's counters file holds at most (the driver's own need fewer than 32). */
+    public static final String MAX_COUNTERS_PROP_NAME = "dkv.raas.counters.max";
+    public static final int MAX_COUNTERS_DEFAULT = io.dkv.agent.CountersFileDescriptor.MAX_COUNTERS_DEFAULT;
+    /** The fewest counters a driver's file may hold: room for the driver's own, and for those it may add. */
+    public static final int MIN_COUNTERS = 32;
+
     private RaasConfiguration()
     {
     }

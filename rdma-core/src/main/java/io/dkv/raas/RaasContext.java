@@ -5,6 +5,7 @@ import io.dkv.clock.Clocks;
 import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.CountersManager;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -69,6 +70,9 @@ public final class RaasContext
     private int clientDataBytes = intProperty(CLIENT_DATA_BYTES_PROP_NAME, CLIENT_DATA_BYTES_DEFAULT);
     private int commandRingBytes = intProperty(COMMAND_RING_BYTES_PROP_NAME, COMMAND_RING_BYTES_DEFAULT);
     private int errorLogBytes = intProperty(ERROR_LOG_BYTES_PROP_NAME, ERROR_LOG_BYTES_DEFAULT);
+    private int maxCounters = intProperty(MAX_COUNTERS_PROP_NAME, MAX_COUNTERS_DEFAULT);
+    /** null until set: the driver keeps its counters in memory of its own. */
+    private CountersManager countersManager;
     private String workerIdleStrategy = System.getProperty(WORKER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String pollerIdleStrategy = System.getProperty(POLLER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String conductorIdleStrategy =
@@ -167,6 +171,7 @@ public final class RaasContext
             throw new IllegalArgumentException("errorLogBytes " + errorLogBytes + " must be a multiple of 8 in " +
                 "4096..1073741824 (" + ERROR_LOG_BYTES_PROP_NAME + ")");
         }
+        requireRange("maxCounters (" + MAX_COUNTERS_PROP_NAME + ")", maxCounters, MIN_COUNTERS, 1 << 16);
         // parsed here so that a wrong one fails the start, not an agent's thread
         IdleStrategies.require("workerIdleStrategy (" + WORKER_IDLE_STRATEGY_PROP_NAME + ")", workerIdleStrategy);
         IdleStrategies.require("pollerIdleStrategy (" + POLLER_IDLE_STRATEGY_PROP_NAME + ")", pollerIdleStrategy);
@@ -731,6 +736,34 @@ public final class RaasContext
     public RaasContext errorLogBytes(final int errorLogBytes)
     {
         this.errorLogBytes = errorLogBytes;
+        return this;
+    }
+
+    public int maxCounters()
+    {
+        return maxCounters;
+    }
+
+    /** @param maxCounters counters a standalone driver's counters file holds at most. */
+    public RaasContext maxCounters(final int maxCounters)
+    {
+        this.maxCounters = maxCounters;
+        return this;
+    }
+
+    /** @return where the driver allocates its counters; null for memory of its own. */
+    public CountersManager countersManager()
+    {
+        return countersManager;
+    }
+
+    /**
+     * Allocate the driver's counters ({@code DriverCounter}) here: the counters file of the process that runs the
+     * driver, which other processes read; by default they are in memory only this process reads.
+     */
+    public RaasContext countersManager(final CountersManager countersManager)
+    {
+        this.countersManager = countersManager;
         return this;
     }
 

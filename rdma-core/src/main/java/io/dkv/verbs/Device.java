@@ -1,5 +1,7 @@
 package io.dkv.verbs;
 
+import org.agrona.concurrent.status.AtomicCounter;
+
 /**
  * An opened RDMA device, as {@code ibv_context}: the root of every other verbs object.
  */
@@ -22,6 +24,17 @@ public interface Device extends AutoCloseable
      * other RNICs do not, and the software providers do unless told not to ({@code dkv.verbs.dc=false}).
      */
     boolean supportsDc();
+
+    /**
+     * Count each receiver-not-ready retry of the queue pairs created from now on: a request the responder could not
+     * take yet (no receive request posted, its queue pair still being set up) and that goes again. The software
+     * providers count; an RNIC retries in hardware, unseen by verbs, so this does nothing there.
+     *
+     * @param counter where the retries go; incremented by whichever thread sees the responder's answer.
+     */
+    default void receiverNotReadyCounter(final AtomicCounter counter)
+    {
+    }
 
     /** Close the device and every object created from it. */
     void close();

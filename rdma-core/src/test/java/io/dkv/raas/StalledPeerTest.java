@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.driver.DriverCounter;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,6 +66,9 @@ class StalledPeerTest
             final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(millis < 20L * STALL_MS, "READs behind the stalled message completed after " + millis + " ms");
             assertTrue(((RaasDriver)client).recycledQueuePairs() >= 1, "the stalled initiator was recycled");
+            assertTrue(((RaasDriver)client).counters().value(DriverCounter.QP_STALLS) >= 1, "the stall counted");
+            assertEquals(((RaasDriver)client).recycledQueuePairs(),
+                ((RaasDriver)client).counters().value(DriverCounter.QP_RECYCLES), "each recycle counted");
 
             final Exception failed = assertThrows(Exception.class, () -> connecting.get(20, TimeUnit.SECONDS));
             assertTrue(String.valueOf(failed.getMessage()).length() > 0, "the connect failed with a reason");
@@ -91,6 +95,8 @@ class StalledPeerTest
             }
             assertEquals(5_000L * 4_999 / 2, sum, "every increment counted once, in order");
             assertEquals(1, driver.recycledQueuePairs(), "one stall, then no promotion asked again");
+            assertEquals(1, driver.counters().value(DriverCounter.QP_RECYCLES), "the dropped end, counted once");
+            assertEquals(5_000, driver.counters().value(DriverCounter.REQUESTS_FAA), "each FAA counted once");
             assertEquals(0, driver.rcQueuePairs(), "the end made for the promotion was dropped");
             assertTrue(!driver.usesRc(2), "the peer stays on DC");
         }

@@ -1,5 +1,6 @@
 package io.dkv.raas;
 
+import io.dkv.raas.driver.DriverCounter;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -99,6 +100,7 @@ class SyncLaneTest
             }
             assertEquals(1, ((RaasDriver)pair.a).syncLanes(), "the same lane, brought back after each failure");
             assertEquals(3, ((RaasDriver)pair.a).recycledQueuePairs(), "the lane's queue pair, once per failure");
+            assertEquals(3, ((RaasDriver)pair.a).counters().value(DriverCounter.QP_RECYCLES), "each one counted");
         }
     }
 

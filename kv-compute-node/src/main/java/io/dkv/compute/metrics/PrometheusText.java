@@ -1,12 +1,15 @@
 package io.dkv.compute.metrics;
 
 import io.dkv.compute.command.NodeStats;
+import io.dkv.raas.driver.DriverCounter;
+import io.dkv.raas.driver.DriverCounters;
 
 import java.math.BigDecimal;
 
 /**
  * A compute node's figures in the Prometheus text exposition format 0.0.4, each with its HELP and TYPE: what an
- * autoscaler reads to tell whether nodes should come or go. The names are fixed; others parse them.
+ * autoscaler reads to tell whether nodes should come or go, and the counters of the RaaS driver the node embeds
+ * ({@link DriverCounter}, as {@code dkv_raas_*}). The names are fixed; others parse them.
  */
 public final class PrometheusText
 {
@@ -17,6 +20,8 @@ public final class PrometheusText
 
     private final NodeStats stats;
     private final long nodeId;
+    /** Null when the node embeds no driver (it was given a client, or it attached to a standalone driver). */
+    private final DriverCounters driverCounters;
 
     /**
      * @param stats  the node's figures.
@@ -24,8 +29,19 @@ public final class PrometheusText
      */
     public PrometheusText(final NodeStats stats, final long nodeId)
     {
+        this(stats, nodeId, null);
+    }
+
+    /**
+     * @param stats          the node's figures.
+     * @param nodeId         the node's id, 0 when it has none.
+     * @param driverCounters the counters of the driver the node embeds; null when it embeds none.
+     */
+    public PrometheusText(final NodeStats stats, final long nodeId, final DriverCounters driverCounters)
+    {
         this.stats = stats;
         this.nodeId = nodeId;
+        this.driverCounters = driverCounters;
     }
 
     /** @return the exposition, read now. */
@@ -60,7 +76,30 @@ public final class PrometheusText
             "Total user and system CPU time spent in seconds.");
         metric(out, "process_start_time_seconds", "gauge", cpu.startTimeSeconds(),
             "Start time of the process since unix epoch in seconds.");
+        if (driverCounters != null)
+        {
+            driver(out, driverCounters);
+        }
         return out.toString();
+    }
+
+    /** One family per counter, but for the requests, one family labelled by opcode (declared one after another). */
+    private static void driver(final StringBuilder out, final DriverCounters counters)
+    {
+        String family = "";
+        for (final DriverCounter counter : DriverCounter.values())
+        {
+            final String metric = counter.metric();
+            final int labels = metric.indexOf('{');
+            final String name = labels < 0 ? metric : metric.substring(0, labels);
+            if (!name.equals(family))
+            {
+                family = name;
+                header(out, name, "counter", labels < 0 ? "The RaaS driver's counter: " + counter.label() + "." :
+                    "Requests the node's RaaS driver made, by opcode.");
+            }
+            sample(out, metric, Long.toString(counters.value(counter)));
+        }
     }
 
     private static void metric(final StringBuilder out, final String name, final String type, final long value,

@@ -1,5 +1,8 @@
 package io.dkv.memory.command;
 
+import io.dkv.agent.CountersFile;
+import io.dkv.agent.CountersFileDescriptor;
+import io.dkv.agent.CountersStat;
 import io.dkv.agent.ErrorFile;
 import io.dkv.client.KvClientContext;
 import io.dkv.format.HeapLayout;
@@ -70,6 +73,13 @@ public final class MemoryNodeCommand implements Callable<Integer>
             "when it was seen), those running and those that stopped after recording some, or with --node-id that " +
             "node's only, and exit; the nodes run on undisturbed.")
     private boolean errors;
+
+    @Option(names = "--counters",
+        description = "Print the counters of the memory nodes running on this host (requests served by kind, " +
+            "errors, keys written to disk, ..., and those of the driver each embeds), or with --node-id that node's " +
+            "only, one line each: id, label, value; read from their counters files, and exit; the nodes run on " +
+            "undisturbed.")
+    private boolean counters;
 
     @Option(names = "--index-groups", defaultValue = "" + MemoryNodeConfiguration.INDEX_GROUPS_DEFAULT,
         description = "Bucket groups of the index, a power of two; each holds 21 keys (default: ${DEFAULT-VALUE}).")
@@ -198,6 +208,14 @@ public final class MemoryNodeCommand implements Callable<Integer>
                 ErrorFile.report(ErrorFile.fileOf(errorDirectory, MemoryNode.errorFileName(context.nodeId()))));
             return 0;
         }
+        final Path countersDirectory = CountersFile.hostDirectory(context.verbs().shmDirectory());
+        if (counters)
+        {
+            spec.commandLine().getOut()
+                .print(CountersStat.reportOf(countersDirectory, MemoryNode.ERROR_FILE_PREFIX, context.nodeId()));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
         if (meta == null || meta.isEmpty())
         {
             throw new ParameterException(spec.commandLine(),
@@ -232,15 +250,29 @@ public final class MemoryNodeCommand implements Callable<Integer>
             return drain(context.role(NodeRecord.ROLE_CLIENT), directory);
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        final Raas raas = RaasDriver.start(context, directory);
+        // one file for the process: the driver's counters and the node's, which ./dkv memory-node --counters reads
+        final CountersFile countersFile = CountersFile.create(CountersFile.fileOf(countersDirectory,
+            MemoryNode.errorFileName(context.nodeId())), CountersFileDescriptor.MAX_COUNTERS_DEFAULT,
+            context.epochClock());
+        final Raas raas;
         final MemoryNode node;
         try
         {
-            node = MemoryNode.start(raas, nodeContext);
+            raas = RaasDriver.start(context.countersManager(countersFile.manager()), directory);
+        }
+        catch (final RuntimeException ex)
+        {
+            countersFile.close();
+            throw ex;
+        }
+        try
+        {
+            node = MemoryNode.start(raas, nodeContext.countersManager(countersFile.manager()));
         }
         catch (final RuntimeException ex)
         {
             raas.close();
+            countersFile.close();
             throw ex;
         }
         System.out.printf("dkv memory node %d serving index '%s' (%,d slots) and heap '%s' (%,d MiB) at %s; %s%n",
@@ -269,6 +301,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
         {
             node.close();
             raas.close();
+            countersFile.close();
             stopped.countDown();
         }, "dkv-memory-node-stop"));
         long reported = 0;

@@ -1,5 +1,7 @@
 package io.dkv.meta.command;
 
+import io.dkv.agent.CountersFile;
+import io.dkv.agent.CountersStat;
 import io.dkv.agent.ErrorFile;
 import io.dkv.meta.MetaServer;
 import io.dkv.meta.MetaServerConfiguration;
@@ -67,6 +69,12 @@ public final class MetaCommand implements Callable<Integer>
             "when it was seen), those running and those that stopped after recording some, or with --node-id that " +
             "server's only, and exit; the servers run on undisturbed.")
     boolean errors;
+
+    @Option(names = "--counters",
+        description = "Print the counters of the MetaServers running on this host (RPCs served by kind, refusals, " +
+            "errors, ..., and those of each one's driver), or with --node-id that server's only, one line each: id, " +
+            "label, value; read from their counters files, and exit; the servers run on undisturbed.")
+    boolean counters;
 
     @Option(names = "--data-dir", description = "RocksDB store and endpoint file (default: dkv-meta-<node id>).")
     Path dataDir;
@@ -184,7 +192,16 @@ public final class MetaCommand implements Callable<Integer>
                 ErrorFile.reportAll(errorDirectory, MetaServer.ERROR_FILE_PREFIX));
             return 0;
         }
-        final MetaServerContext context = context().errorDirectory(errorDirectory);
+        final Path countersDirectory = CountersFile.hostDirectory(new VerbsContext().shmDirectory());
+        if (counters)
+        {
+            final boolean oneNode = spec.commandLine().getParseResult().hasMatchedOption("--node-id");
+            spec.commandLine().getOut().print(CountersStat.reportOf(countersDirectory, MetaServer.ERROR_FILE_PREFIX,
+                oneNode ? nodeId : 0));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+        final MetaServerContext context = context().errorDirectory(errorDirectory).countersDirectory(countersDirectory);
         final MetaServer server = MetaServer.start(context);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

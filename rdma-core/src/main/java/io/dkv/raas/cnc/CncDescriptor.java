@@ -9,8 +9,9 @@ import java.nio.file.Path;
 
 /**
  * Files of a standalone driver, in {@code <dir>/<driver name>/}: the driver's {@code cnc} file,
- * which clients write commands into, and one {@code client-<id>} file per attached client, which
- * the driver writes responses and data into. Their headers are read and written through
+ * which clients write commands into, one {@code client-<id>} file per attached client, which
+ * the driver writes responses and data into, and the driver's {@code counters} file (laid out as
+ * {@link io.dkv.agent.CountersFileDescriptor} says), which monitors read. Their headers are read and written through
  * {@link CncHeaderFlyweight} and {@link ClientHeaderFlyweight}; the messages in their rings are
  * described by {@link CommandDescriptor}.
  *
@@ -70,6 +71,8 @@ public final class CncDescriptor
     public static final int CLIENT_HEADER_LENGTH = 64;
 
     public static final String CNC_FILE = "cnc";
+    /** The driver's counters: beside the cnc file, as every role's counters file is laid out. */
+    public static final String COUNTERS_FILE = "counters";
 
     /**
      * The clock heartbeats are stamped and judged by: the monotonic clock in milliseconds. A driver and its clients

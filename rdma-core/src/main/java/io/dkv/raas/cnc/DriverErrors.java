@@ -1,5 +1,6 @@
 package io.dkv.raas.cnc;
 
+import io.dkv.agent.CountersStat;
 import io.dkv.agent.ErrorLog;
 import io.dkv.raas.RaasException;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,12 +17,35 @@ import java.nio.file.StandardOpenOption;
 /**
  * Reads a standalone driver's error log from its cnc file, from another process and without disturbing the driver
  * (as Aeron's ErrorStat reads a media driver's): a live driver's, or a stopped one's that kept its file because it had
- * recorded errors.
+ * recorded errors. Reads its counters too, from the counters file beside the cnc file (as AeronStat does).
  */
 public final class DriverErrors
 {
     private DriverErrors()
     {
+    }
+
+    /**
+     * @param driverDirectory the driver's directory ({@link CncDescriptor#driverDirectory}).
+     * @return a report: the driver, its state, and each of its counters (id, label, value), one line each.
+     * @throws RaasException when no driver of that name runs on the host (no counters file is there).
+     */
+    public static String counters(final Path driverDirectory)
+    {
+        final Path file = driverDirectory.resolve(CncDescriptor.COUNTERS_FILE);
+        if (!Files.exists(file))
+        {
+            throw new RaasException("no driver named '" + driverDirectory.getFileName() + "' runs on this host (no " +
+                file + ")");
+        }
+        try
+        {
+            return CountersStat.open(file).report("driver '" + driverDirectory.getFileName() + "'");
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new RaasException("driver '" + driverDirectory.getFileName() + "': " + ex.getMessage(), ex);
+        }
     }
 
     /**

@@ -71,12 +71,25 @@ public final class DriverCommand implements Callable<Integer>
             "when it was seen), from its command-and-control file, and exit; the driver runs on undisturbed.")
     private boolean errors;
 
+    @Option(names = "--counters",
+        description = "Print the counters of the driver named by --name (errors, stalled and recycled queue pairs, " +
+            "credit waits, receiver-not-ready retries, requests by opcode, ...), one line each: id, label, value; " +
+            "read from its counters file, and exit; the driver runs on undisturbed.")
+    private boolean counters;
+
     public Integer call() throws InterruptedException
     {
         if (errors)
         {
             System.out.print(DriverErrors.report(CncDescriptor.driverDirectory(new RaasContext().cncDirectory(),
                 name)));
+            return 0;
+        }
+        if (counters)
+        {
+            spec.commandLine().getOut().print(DriverErrors.counters(
+                CncDescriptor.driverDirectory(new RaasContext().cncDirectory(), name)));
+            spec.commandLine().getOut().flush();
             return 0;
         }
         if (defaultWeight < 1 || defaultWeight > io.dkv.raas.RaasConfiguration.MAX_WEIGHT)

@@ -7,6 +7,7 @@ import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -47,6 +48,8 @@ final class CompletionPoller
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final AtomicBoolean polling = new AtomicBoolean();
+    private final AtomicCounter requestsFailed;
+    private final AtomicCounter requestsRetried;
     private final WorkCompletion[] sendCompletions = new WorkCompletion[64];
     private final WorkCompletion[] recvCompletions = new WorkCompletion[64];
     private int pollTurn;
@@ -67,6 +70,8 @@ final class CompletionPoller
         this.sendBuffers = sendBuffers;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
+        this.requestsFailed = pipeline.counters().get(DriverCounter.REQUESTS_FAILED);
+        this.requestsRetried = pipeline.counters().get(DriverCounter.REQUESTS_RETRIED);
         for (int i = 0; i < sendCompletions.length; i++)
         {
             sendCompletions[i] = new WorkCompletion();
@@ -193,6 +198,7 @@ final class CompletionPoller
             // flushed behind a failure the responder answered (which drops what follows) or unexecuted, or a READ or
             // WRITE, which may run twice: it goes again on a recycled queue pair
             slot.retries++;
+            requestsRetried.increment();
             slot.state = RequestSlot.PENDING;
             slot.postedOn = null;
             pipeline.resubmit(slot);
@@ -270,6 +276,10 @@ final class CompletionPoller
      */
     void complete(final RequestSlot slot, final int status, final long value)
     {
+        if (status != RaasStatus.SUCCESS)
+        {
+            requestsFailed.increment();
+        }
         final DriverConnection connection = slot.connection;
         if (slot.kind != RequestSlot.KIND_ONE_SIDED)
         {

@@ -18,6 +18,7 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -61,6 +62,9 @@ final class DriverConductor implements Agent, MessageHandler
     private final int defaultWeight;
     /** The monotonic clock's origin is arbitrary: its first reading may be below 0. */
     private long nextHeartbeat = Long.MIN_VALUE;
+    /** Written by the conductor alone. */
+    private final AtomicCounter clientsAttached;
+    private final AtomicCounter clientsTimedOut;
 
     DriverConductor(
         final RaasDriver driver,
@@ -82,6 +86,8 @@ final class DriverConductor implements Agent, MessageHandler
         this.directory = directory;
         this.cnc = cnc;
         this.commands = commands;
+        this.clientsAttached = driver.counters().get(DriverCounter.CLIENTS_ATTACHED);
+        this.clientsTimedOut = driver.counters().get(DriverCounter.CLIENTS_TIMED_OUT);
     }
 
     public String roleName()
@@ -140,6 +146,7 @@ final class DriverConductor implements Agent, MessageHandler
         final int removed = toRemove.size();
         for (final ClientSession session : toRemove)
         {
+            clientsTimedOut.incrementRelease();
             remove(session, now - session.heartbeat() > timeout ?
                 "silent for " + (now - session.heartbeat()) + " ms" : "process " + session.pid + " is gone");
         }
@@ -261,6 +268,7 @@ final class DriverConductor implements Agent, MessageHandler
                 weight > 0 ? Math.min(weight, RaasConfiguration.MAX_WEIGHT) : defaultWeight);
             sessions.put(clientId, session);
             scheduler.add(session.queue);
+            clientsAttached.incrementRelease();
             LOG.log(System.Logger.Level.INFO, "attached " + session);
             session.ready(correlation, driver.self());
         }

@@ -182,8 +182,8 @@ final class DriverConnection implements Connection
         refuseUnlessAllowed(Opcode.RDMA_READ, region, firstOffset, length, dst, dstOffset);
         refuseUnlessAllowed(Opcode.RDMA_READ, region, secondOffset, length, dst, dstOffset + length);
         final NodeRoute route = route();
-        pipeline.countRequest(route);
-        pipeline.countRequest(route);
+        pipeline.countRequest(route, Opcode.RDMA_READ);
+        pipeline.countRequest(route, Opcode.RDMA_READ);
         final int status;
         try
         {
@@ -209,7 +209,7 @@ final class DriverConnection implements Connection
         final MemorySegment local, final long localOffset, final int length, final long compareAdd, final long swap)
     {
         final NodeRoute route = route();
-        pipeline.countRequest(route);
+        pipeline.countRequest(route, opcode);
         final int status;
         try
         {
@@ -368,6 +368,12 @@ final class DriverConnection implements Connection
     private void acquireCredit()
     {
         final int limit = table.connectionCredits();
+        if (credits.tryAcquire(limit))
+        {
+            return;
+        }
+        // counted once a wait, however long: how often callers outrun their credits, not how long they spin
+        pipeline.counters().get(DriverCounter.CREDIT_WAITS).increment();
         int spins = 0;
         while (!credits.tryAcquire(limit))
         {

@@ -209,6 +209,7 @@ final class MessageSender
     {
         final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
         int spins = 0;
+        boolean waited = false;
         while (true)
         {
             final int credits = sendCredits.get();
@@ -221,6 +222,12 @@ final class MessageSender
                 continue;
             }
             channel.requireOpen();
+            if (!waited)
+            {
+                // counted once a wait: how often the peer's application fell behind this side's sends
+                waited = true;
+                pipeline.counters().get(DriverCounter.MESSAGE_CREDIT_WAITS).increment();
+            }
             if (pipeline.poll() == 0)
             {
                 RequestPipeline.idle(++spins);

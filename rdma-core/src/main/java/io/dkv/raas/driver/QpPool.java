@@ -10,6 +10,8 @@ import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.QueuePair;
 
+import org.agrona.concurrent.status.AtomicCounter;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -29,6 +31,9 @@ final class QpPool
     /** Every queue pair requests go through: added to by promotion, removed from only by the submitter. */
     private final List<PooledQp> pooled = new CopyOnWriteArrayList<>();
     private final long stallMillis;
+    /** Written by housekeeping alone. */
+    private final AtomicCounter stalls;
+    private final AtomicCounter recycles;
     /** The datagram queue pair's receive buffers, posted again once it is recycled. */
     private ReceiveBuffers datagramBuffers;
 
@@ -37,8 +42,11 @@ final class QpPool
         final ProtectionDomain pd,
         final CompletionQueue sendCq,
         final CompletionQueue recvCq,
-        final boolean rcOnly)
+        final boolean rcOnly,
+        final DriverCounters counters)
     {
+        stalls = counters.get(DriverCounter.QP_STALLS);
+        recycles = counters.get(DriverCounter.QP_RECYCLES);
         final int depth = context.qpDepth();
         stallMillis = context.qpStallMs();
         dcis = new PooledQp[rcOnly ? 0 : context.dciCount()];
@@ -146,6 +154,7 @@ final class QpPool
     boolean recycle(final PooledQp qp)
     {
         qp.recycles++;
+        recycles.increment();
         if (qp.type == QpType.RC)
         {
             return false;
@@ -210,6 +219,7 @@ final class QpPool
                 }
                 LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + qp.stall.quietMillis(nowMillis) +
                     " ms over " + qp.stall.quietChecks() + " checks: recycled, its oldest request fails UNREACHABLE");
+                stalls.incrementRelease();
                 recycled++;
             }
         }

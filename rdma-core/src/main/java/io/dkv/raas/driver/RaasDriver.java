@@ -2,6 +2,7 @@ package io.dkv.raas.driver;
 
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
+import io.dkv.agent.SystemCounters;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.Connection;
 import io.dkv.raas.ControlHeader;
@@ -82,6 +83,7 @@ public final class RaasDriver implements Raas
     private AgentRunner poller;
     /** The agents' errors: counted and kept, then told once when the driver closes. */
     private final ErrorLog errorLog;
+    private final DriverCounters counters;
 
     private RaasDriver(final RaasContext context, final Directory directory)
     {
@@ -90,9 +92,12 @@ public final class RaasDriver implements Raas
         this.nanoClock = context.nanoClock();
         this.errorLog = ErrorLog.inMemory(epochClock);
         this.directory = directory;
+        this.counters = new DriverCounters(context.countersManager() != null ? context.countersManager() :
+            SystemCounters.inMemory(DriverCounter.values().length));
         this.device = Verbs.open(context.verbs());
         try
         {
+            device.receiverNotReadyCounter(counters.get(DriverCounter.RNR_RETRIES));
             clock.update(epochClock.time());
             pd = device.allocPd();
             final int maxCqe = device.attributes().maxCqe();
@@ -117,7 +122,7 @@ public final class RaasDriver implements Raas
                 // set up the RC queue pair every request then takes; DC key 0 says so
                 dcKey = NodeRecord.RC_ONLY_DC_KEY;
             }
-            qpPool = new QpPool(context, pd, sendCq, recvCq, rcOnly);
+            qpPool = new QpPool(context, pd, sendCq, recvCq, rcOnly, counters);
             if (rcOnly)
             {
                 reachedAt = qpPool.udQpn();
@@ -128,12 +133,14 @@ public final class RaasDriver implements Raas
             registrations = new Registrations(pd);
             final SendBuffers sendBuffers = new SendBuffers(pd,
                 Math.max(context.receiveBufferBytes(), context.copyThreshold() + ControlHeader.LENGTH));
-            pipeline = new RequestPipeline(context, pd, qpPool, clock, registrations, sendBuffers, self.id());
+            pipeline =
+                new RequestPipeline(context, pd, qpPool, clock, registrations, sendBuffers, counters, self.id());
             routes = new Routes(directory, pd, device.provider(), qpPool, context.maxRoutes(), self.id());
             regions = new RegionTable(directory, pd, self);
             admission = new ConnectAdmission(context, device.attributes().maxMr());
             // a lane is a DC initiator of its own: none without DC
-            lanes = new SyncLanes(device, pd, routes, context, rcOnly ? 0 : context.syncLanes());
+            lanes = new SyncLanes(device, pd, routes, context, rcOnly ? 0 : context.syncLanes(),
+                counters.get(DriverCounter.QP_RECYCLES));
             connections =
                 new ConnectionTable(pipeline, regions, lanes, routes, admission, context.connectionCredits());
             final ReceiveBuffers receiveBuffers =
@@ -192,12 +199,21 @@ public final class RaasDriver implements Raas
         return errorLog;
     }
 
+    /**
+     * @return the driver's counters ({@link DriverCounter}), in the counters file the context named, else in memory.
+     */
+    public DriverCounters counters()
+    {
+        return counters;
+    }
+
     private void startAgents(final RaasContext context)
     {
         final IdleStrategy workerIdle = IdleStrategies.parse(context.workerIdleStrategy());
         final IdleStrategy pollerIdle = IdleStrategies.parse(context.pollerIdleStrategy());
-        worker = new AgentRunner(workerIdle, errorLog, (AtomicCounter)null, new WorkerAgent(this, nanoClock));
-        poller = new AgentRunner(pollerIdle, errorLog, (AtomicCounter)null, new PollerAgent(this));
+        final AtomicCounter errors = counters.get(DriverCounter.ERRORS);
+        worker = new AgentRunner(workerIdle, errorLog, errors, new WorkerAgent(this, nanoClock));
+        poller = new AgentRunner(pollerIdle, errorLog, errors, new PollerAgent(this));
         AgentRunner.startOnThread(worker, daemonThreads());
         AgentRunner.startOnThread(poller, daemonThreads());
     }

@@ -470,6 +470,7 @@ final class RcPromotion
     void dropRc(final PooledQp rc)
     {
         rcRecycles.incrementAndGet();
+        pipeline.counters().get(DriverCounter.QP_RECYCLES).increment();
         retire(rc, true);
         close(rc);
     }

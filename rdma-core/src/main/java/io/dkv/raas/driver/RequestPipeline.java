@@ -7,6 +7,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.Opcode;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.SendWorkRequest;
@@ -41,6 +42,7 @@ final class RequestPipeline
     private final CachedEpochClock clock;
     private final NanoClock nanoClock;
     private final RequestStaging staging;
+    private final DriverCounters counters;
     private final RequestSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<RequestSlot> freeSlots;
     private final ManyToOneConcurrentArrayQueue<RequestSlot> pending;
@@ -62,9 +64,11 @@ final class RequestPipeline
         final CachedEpochClock clock,
         final Registrations registrations,
         final SendBuffers sendBuffers,
+        final DriverCounters counters,
         final long nodeId)
     {
         this.nodeId = nodeId;
+        this.counters = counters;
         this.timeoutMs = context.timeoutMs();
         this.qpPool = qpPool;
         this.clock = clock;
@@ -154,6 +158,7 @@ final class RequestPipeline
      */
     void submit(final RequestSlot slot)
     {
+        counters.onRequest(slot.opcode);
         if (slot.kind == RequestSlot.KIND_ONE_SIDED)
         {
             staging.stage(slot);
@@ -188,10 +193,17 @@ final class RequestPipeline
         drainSubmissions();
     }
 
-    /** A request that went by a {@link SyncLane} counts toward its peer's promotion as any other does. */
-    void countRequest(final NodeRoute route)
+    /** A request that went by a {@link SyncLane} counts toward its peer's promotion and by its opcode, as others. */
+    void countRequest(final NodeRoute route, final Opcode opcode)
     {
+        counters.onRequest(opcode);
         promotion.countRequest(route, clock.time());
+    }
+
+    /** @return the driver's counters, which the parts sharing the pipeline count into. */
+    DriverCounters counters()
+    {
+        return counters;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.CountersFile;
 import io.dkv.agent.ErrorLog;
 import io.dkv.agent.IdleStrategies;
 import io.dkv.raas.Directory;
@@ -13,7 +14,6 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
-import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -35,6 +35,8 @@ public final class StandaloneDriver implements AutoCloseable
     private final RaasDriver driver;
     private final Path directory;
     private final Path cncFile;
+    /** The driver's counters, which other processes read ({@code ./dkv driver --counters}). */
+    private final CountersFile counters;
     private final Arena arena = Arena.ofShared();
     private final CncHeaderFlyweight cnc = new CncHeaderFlyweight();
     private final DriverConductor conductor;
@@ -48,13 +50,16 @@ public final class StandaloneDriver implements AutoCloseable
         this.directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
         this.cncFile = this.directory.resolve(CncDescriptor.CNC_FILE);
         prepareDirectory(context);
+        counters = CountersFile.create(this.directory.resolve(CncDescriptor.COUNTERS_FILE), context.maxCounters(),
+            context.epochClock());
         try
         {
-            this.driver = RaasDriver.start(context, directory);
+            this.driver = RaasDriver.start(context.countersManager(counters.manager()), directory);
         }
         catch (final RuntimeException ex)
         {
             // nothing runs under the name: leave no directory that says otherwise
+            counters.close();
             removeIfEmpty(this.directory);
             throw ex;
         }
@@ -88,17 +93,19 @@ public final class StandaloneDriver implements AutoCloseable
             errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
                 errorLogLength), context.epochClock());
             runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,
-                (AtomicCounter)null, conductor);
+                driver.counters().get(DriverCounter.ERRORS), conductor);
             AgentRunner.startOnThread(runner);
         }
         catch (final IOException ex)
         {
             driver.close();
+            counters.close();
             throw new RaasException("cannot create command-and-control file " + cncFile + ": " + ex, ex);
         }
         catch (final RuntimeException ex)
         {
             driver.close();
+            counters.close();
             throw ex;
         }
     }
@@ -189,6 +196,12 @@ public final class StandaloneDriver implements AutoCloseable
         return errorLog;
     }
 
+    /** @return the counters file, which other processes read. */
+    public Path countersFile()
+    {
+        return counters.file();
+    }
+
     /** @return clients attached now. */
     public int clientCount()
     {
@@ -205,6 +218,7 @@ public final class StandaloneDriver implements AutoCloseable
         CloseHelper.quietClose(runner);
         cnc.markClosed();
         driver.close();
+        counters.close();
         if (errorLog != null && errorLog.errors() > 0)
         {
             // the file stays, marked closed, for ./dkv driver --errors; the next start under the name replaces it

@@ -17,6 +17,7 @@ import io.dkv.verbs.SendWorkRequest;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
 
@@ -57,11 +58,14 @@ final class SyncLane
     /** Set when the lane could not be brought back after an error: it is closed and never used again. */
     volatile boolean discarded;
     private long sequence;
+    /** The driver's count of recycled queue pairs, which this lane's are among. */
+    private final AtomicCounter recycled;
 
     SyncLane(
         final Device device, final ProtectionDomain pd, final Routes routes, final int stagingBytes,
-        final NanoClock nanoClock, final long timeoutMs)
+        final NanoClock nanoClock, final long timeoutMs, final AtomicCounter recycled)
     {
+        this.recycled = recycled;
         this.routes = routes;
         this.nanoClock = nanoClock;
         this.timeoutNs = timeoutMs * 1_000_000L;
@@ -254,6 +258,7 @@ final class SyncLane
     private void recycle()
     {
         recycles++;
+        recycled.increment();
         try
         {
             qp.modify(QpAttributes.reset());

@@ -3,6 +3,7 @@ package io.dkv.raas.driver;
 import io.dkv.raas.RaasContext;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.ProtectionDomain;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The driver's {@link SyncLane}s, one per platform thread that makes synchronous one-sided requests,
@@ -27,10 +28,14 @@ final class SyncLanes
     private int count;
     private int recyclesOfReplaced;
     private boolean closed;
+    /** Every lane's recycles, counted by the lanes' owners. */
+    private final AtomicCounter recycles;
 
     SyncLanes(
-        final Device device, final ProtectionDomain pd, final Routes routes, final RaasContext context, final int count)
+        final Device device, final ProtectionDomain pd, final Routes routes, final RaasContext context, final int count,
+        final AtomicCounter recycles)
     {
+        this.recycles = recycles;
         this.device = device;
         this.pd = pd;
         this.routes = routes;
@@ -104,7 +109,8 @@ final class SyncLanes
         final SyncLane lane;
         try
         {
-            lane = new SyncLane(device, pd, routes, (int)stagingBytes, context.nanoClock(), context.timeoutMs());
+            lane = new SyncLane(
+                device, pd, routes, (int)stagingBytes, context.nanoClock(), context.timeoutMs(), recycles);
         }
         catch (final RuntimeException ex)
         {

@@ -17,6 +17,7 @@ import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.foreign.Arena;
@@ -50,6 +51,8 @@ final class ShmQueuePair extends SoftQueuePair
     private ShmRemoteDevice peer;
     private ShmQueueFile peerQueue;
     private long notReadySince;
+    /** Null when nobody counts them. */
+    private final AtomicCounter rnrRetries;
 
     ShmQueuePair(final ShmDevice shm, final SoftProtectionDomain pd, final int number,
         final QpInitAttributes attributes)
@@ -58,6 +61,7 @@ final class ShmQueuePair extends SoftQueuePair
         this.shm = shm;
         this.retryTimeoutNanos = shm.context().retryTimeoutMs() * 1_000_000L;
         this.nanoClock = shm.context().nanoClock();
+        this.rnrRetries = shm.receiverNotReadyCounter();
         this.kind = switch (attributes.type())
         {
             case RC -> KIND_RC;
@@ -198,7 +202,12 @@ final class ShmQueuePair extends SoftQueuePair
         final long now = nanoClock.nanoTime();
         if (notReadySince == 0)
         {
+            // counted once a wait: the request is offered again on each progress until the peer is ready
             notReadySince = now;
+            if (rnrRetries != null)
+            {
+                rnrRetries.increment();
+            }
         }
         else if (now - notReadySince > retryTimeoutNanos)
         {

@@ -16,6 +16,7 @@ import io.dkv.verbs.VerbsContext;
 import io.dkv.verbs.VerbsException;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -43,6 +44,8 @@ public abstract class SoftDevice implements Device
     private final List<SoftProtectionDomain> pds = new ArrayList<>();
     private final List<SoftCompletionQueue> cqs = new ArrayList<>();
     private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
+    /** Set before the queue pairs that count into it are made: each takes it into a final field of its own. */
+    private AtomicCounter receiverNotReady;
     private int nextRegionIndex = 1;
     private int nextEndpointIndex = 1;
     private int nextPdId = 1;
@@ -90,6 +93,17 @@ public abstract class SoftDevice implements Device
     public VerbsContext context()
     {
         return context;
+    }
+
+    public void receiverNotReadyCounter(final AtomicCounter counter)
+    {
+        this.receiverNotReady = counter;
+    }
+
+    /** @return where the device's queue pairs count receiver-not-ready retries; null when nobody counts them. */
+    public AtomicCounter receiverNotReadyCounter()
+    {
+        return receiverNotReady;
     }
 
     public final synchronized ProtectionDomain allocPd()

@@ -12,6 +12,7 @@ import io.dkv.verbs.soft.SoftAddressHandle;
 import io.dkv.verbs.soft.SoftProtectionDomain;
 import io.dkv.verbs.soft.SoftQueuePair;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import static io.dkv.verbs.tcp.TcpFrameDescriptor.*;
 
@@ -25,6 +26,8 @@ final class TcpQueuePair extends SoftQueuePair
 {
     private final TcpDevice tcp;
     private final long rnrTimerNanos;
+    /** Null when nobody counts them. */
+    private final AtomicCounter rnrRetries;
     private final long retryTimeoutNanos;
     private final NanoClock nanoClock;
     private long notReadySince;
@@ -54,6 +57,7 @@ final class TcpQueuePair extends SoftQueuePair
         super(tcp, pd, number, attributes);
         this.tcp = tcp;
         this.rnrTimerNanos = tcp.context().tcpRnrTimerUs() * 1000L;
+        this.rnrRetries = tcp.receiverNotReadyCounter();
         this.retryTimeoutNanos = tcp.context().retryTimeoutMs() * 1_000_000L;
         this.nanoClock = tcp.context().nanoClock();
         if (type != QpType.UD)
@@ -277,6 +281,10 @@ final class TcpQueuePair extends SoftQueuePair
         }
         if (rewind(psn))
         {
+            if (rnrRetries != null)
+            {
+                rnrRetries.increment();
+            }
             rnrDeadline = now + rnrTimerNanos;
             tcp.engine().scheduleRnr(this);
         }

@@ -1,0 +1,48 @@
+package io.dkv.memory;
+
+import io.dkv.agent.CounterDescriptor;
+
+/**
+ * The counters a memory node keeps (as Aeron's SystemCounterDescriptor), in the counters file of its process beside
+ * those of the driver it embeds ({@code ./dkv memory-node --counters}). All but the errors are written by the request
+ * server's thread alone. Ids are kept across versions; a new counter takes the next one.
+ */
+public enum MemoryNodeCounter implements CounterDescriptor
+{
+    ERRORS(0, "Errors in the request server"),
+    CLIENTS_ACCEPTED(1, "Clients accepted"),
+    CLIENTS_GONE(2, "Clients gone"),
+    REQUESTS_ALLOCATE(3, "Requests: ALLOCATE"),
+    REQUESTS_PERSIST(4, "Requests: PERSIST"),
+    REQUESTS_RETIRE(5, "Requests: RETIRE"),
+    REQUESTS_SPLIT(6, "Requests: SPLIT"),
+    REQUESTS_MALFORMED(7, "Requests refused as malformed"),
+    HEAP_FULL(8, "Chunks refused: heap full"),
+    KEYS_PERSISTED(9, "Keys written to disk"),
+    PERSIST_BATCHES(10, "Batches written to disk"),
+    PERSIST_FAILURES(11, "Batches that could not be written"),
+    KEYS_EXPIRED(12, "Keys expired by the node's scan"),
+    CHUNKS_RECLAIMED(13, "Chunks reclaimed");
+
+    /** The type id a memory node's counters carry in its counters file, beside its driver's. */
+    public static final int TYPE_ID = 2;
+
+    private final int id;
+    private final String label;
+
+    MemoryNodeCounter(final int id, final String label)
+    {
+        this.id = id;
+        this.label = label;
+    }
+
+    public int id()
+    {
+        return id;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}
