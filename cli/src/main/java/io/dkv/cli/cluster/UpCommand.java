@@ -1,8 +1,8 @@
 package io.dkv.cli.cluster;
 
 import io.dkv.compute.StopSignals;
-import io.dkv.load.process.ReadyLines;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ReadyLines;
+import io.dkv.process.RoleProcess;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;

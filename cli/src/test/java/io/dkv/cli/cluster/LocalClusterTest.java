@@ -2,7 +2,7 @@ package io.dkv.cli.cluster;
 
 import io.dkv.cli.DkvMain;
 import io.dkv.load.CommandRun;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 import io.dkv.load.resp.RespSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

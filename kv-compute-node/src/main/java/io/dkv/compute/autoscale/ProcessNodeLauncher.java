@@ -1,10 +1,10 @@
 package io.dkv.compute.autoscale;
 
-import io.dkv.compute.ComputeNodeCommand;
+import io.dkv.process.RoleMains;
+import io.dkv.process.RoleProcess;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,18 +13,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Starts each compute node as {@code java ... ComputeNodeCommand ARGS}, a JVM of its own with this JVM's class path and
- * the flags dkv's processes need ({@link ChildJvm}: the trained AOT cache too, as {@code ./dkv compute-node} has), its
- * output in a log file of its own.
+ * Starts each compute node as {@code java ... ComputeNodeCommand ARGS}, a JVM of its own started as every dkv role is
+ * ({@link RoleProcess#launch}: this JVM's class path, the flags dkv's processes need, the trained AOT cache as
+ * {@code ./dkv compute-node} has), its output in a log file of its own.
  */
 public final class ProcessNodeLauncher implements NodeLauncher
 {
     private static final Pattern READY = Pattern.compile(
         "dkv compute node (\\d+) serving RESP on \\S+:(\\d+) .*; metrics on http://\\S+:(\\d+)/metrics");
-    private static final int LOG_TAIL_CHARS = 2048;
 
-    private final List<String> prefix;
+    private final List<String> exec;
+    private final List<String> jvmOptions;
     private final List<String> arguments;
+    private final String heap;
     private final Path logDir;
 
     /**
@@ -51,17 +52,11 @@ public final class ProcessNodeLauncher implements NodeLauncher
         final String heap,
         final Path logDir)
     {
+        this.exec = List.copyOf(exec);
+        this.jvmOptions = List.copyOf(jvmOptions);
         this.arguments = List.copyOf(arguments);
+        this.heap = heap;
         this.logDir = logDir;
-        final List<String> command = new ArrayList<>(exec);
-        command.addAll(ChildJvm.java());
-        command.addAll(ChildJvm.computeNodeAotCache());
-        command.add("-Xmx" + heap);
-        command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(ComputeNodeCommand.class.getName());
-        this.prefix = List.copyOf(command);
         try
         {
             Files.createDirectories(logDir);
@@ -73,51 +68,40 @@ public final class ProcessNodeLauncher implements NodeLauncher
         }
     }
 
-    /** @return the command line a node is started with, for messages. */
+    /** @return the main and options a node is started with, for messages. */
     public List<String> command()
     {
-        final List<String> command = new ArrayList<>(prefix);
+        final List<String> command = new ArrayList<>(exec);
+        command.add(RoleMains.COMPUTE_NODE);
         command.addAll(arguments);
         return command;
     }
 
     public ManagedNode launch(final int ordinal)
     {
-        final Path log = logDir.resolve("compute-node-" + ordinal + ".log");
-        try
-        {
-            final Process process = new ProcessBuilder(command()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-            return new ProcessNode(process, log);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot start compute node " + ordinal + " (" + prefix.getFirst() + "): " +
-                ex.getMessage(), ex);
-        }
+        return new ProcessNode(RoleProcess.launch("compute node " + ordinal, heap, jvmOptions, RoleMains.COMPUTE_NODE,
+            arguments, logDir.resolve("compute-node-" + ordinal + ".log"), exec));
     }
 
     /** A node in a process of its own. */
     static final class ProcessNode implements ManagedNode
     {
-        private final Process process;
-        private final Path log;
+        private final RoleProcess process;
         private State state = State.STARTING;
         private long nodeId;
         private int metricsPort = -1;
 
-        ProcessNode(final Process process, final Path log)
+        ProcessNode(final RoleProcess process)
         {
             this.process = process;
-            this.log = log;
         }
 
         public State poll()
         {
             if (state == State.STARTING)
             {
-                final Matcher ready = READY.matcher(read(log));
-                if (ready.find())
+                final Matcher ready = process.pollReady(READY);
+                if (ready != null)
                 {
                     nodeId = Long.parseLong(ready.group(1));
                     metricsPort = Integer.parseInt(ready.group(3));
@@ -144,7 +128,7 @@ public final class ProcessNodeLauncher implements NodeLauncher
         public String describe()
         {
             return "compute node " + (nodeId == 0 ? "(starting)" : Long.toString(nodeId)) + " (pid " + process.pid() +
-                ", log " + log + ")";
+                ", log " + process.log() + ")";
         }
 
         public void drain()
@@ -152,64 +136,29 @@ public final class ProcessNodeLauncher implements NodeLauncher
             if (state == State.STARTING || state == State.SERVING)
             {
                 state = State.DRAINING;
-                process.destroy();
+                process.terminate();
             }
         }
 
         public void kill()
         {
-            process.destroyForcibly();
+            process.terminateForcibly();
         }
 
         public void pause()
         {
-            signal("STOP");
+            process.signal("STOP");
         }
 
         public void resume()
         {
-            signal("CONT");
-        }
-
-        private void signal(final String signal)
-        {
-            try
-            {
-                final int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start()
-                    .waitFor();
-                if (exit != 0 && process.isAlive())
-                {
-                    throw new IllegalStateException("kill -" + signal + " " + process.pid() + " exited with " + exit);
-                }
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot signal " + describe() + ": " + ex.getMessage(), ex);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while signalling " + describe(), ex);
-            }
+            process.signal("CONT");
         }
 
         public String exitReport()
         {
-            final String text = read(log);
-            return (process.isAlive() ? "still running" : "exit status " + process.exitValue()) + "; its log ends:\n" +
-                (text.length() <= LOG_TAIL_CHARS ? text : "..." + text.substring(text.length() - LOG_TAIL_CHARS));
-        }
-
-        private static String read(final Path log)
-        {
-            try
-            {
-                return Files.readString(log, StandardCharsets.UTF_8);
-            }
-            catch (final IOException ex)
-            {
-                return "";
-            }
+            return (process.isAlive() ? "still running" : "exit status " + process.exitStatus()) +
+                "; its log ends:\n" + process.logTail();
         }
     }
 }

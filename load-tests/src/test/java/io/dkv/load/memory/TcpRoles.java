@@ -1,7 +1,7 @@
 package io.dkv.load.memory;
 
-import io.dkv.load.process.ReadyLines;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ReadyLines;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.driver.RaasDriver;

@@ -1,7 +1,7 @@
 package io.dkv.load.bench.compute;
 
-import io.dkv.load.process.ReadyLines;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ReadyLines;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.meta.ClusterSecret;
 
 import java.io.IOException;

@@ -4,7 +4,7 @@ import io.dkv.compute.ComputeNodeCommand;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.TextTable;
 import io.dkv.load.bench.ycsb.RedisServer;
-import io.dkv.load.process.ReadyLines;
+import io.dkv.process.ReadyLines;
 import io.dkv.load.resp.RespSocket;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.dkv.load.bench.compute;
 
-import io.dkv.compute.autoscale.ChildJvm;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ChildJvm;
+import io.dkv.process.RoleMains;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ final class JvmCommand
         command.addAll(options);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(RoleProcess.mainClass(arguments.getFirst()));
+        command.add(RoleMains.mainClass(arguments.getFirst()));
         command.addAll(arguments.subList(1, arguments.size()));
         return command;
     }

@@ -3,7 +3,7 @@ package io.dkv.load.bench.compute;
 import io.dkv.compute.autoscale.MetricsScrape;
 import io.dkv.load.bench.ReportSection;
 import io.dkv.load.bench.TextTable;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 import io.dkv.load.resp.RespSocket;
 import org.HdrHistogram.Histogram;
 

@@ -2,8 +2,8 @@ package io.dkv.load.bench.membership;
 
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.format.KvBlockLayout;
-import io.dkv.load.process.ReadyLines;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ReadyLines;
+import io.dkv.process.RoleProcess;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;

@@ -2,7 +2,7 @@ package io.dkv.load.bench.membership;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 

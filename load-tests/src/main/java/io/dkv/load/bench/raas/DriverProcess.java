@@ -1,8 +1,8 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.bench.Provider;
-import io.dkv.load.process.ReadyLines;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.ReadyLines;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.meta.MetaEndpoint;
 

@@ -2,7 +2,7 @@ package io.dkv.load.check.harness;
 
 import io.dkv.clock.ClockControl;
 import io.dkv.clock.Clocks;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 
 import java.nio.file.Path;
 import java.util.HashMap;

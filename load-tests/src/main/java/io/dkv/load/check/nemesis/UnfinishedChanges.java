@@ -1,6 +1,6 @@
 package io.dkv.load.check.nemesis;
 
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.Membership;
 
 import java.util.List;

@@ -2,7 +2,7 @@ package io.dkv.load.check.nemesis;
 
 import io.dkv.load.check.harness.CheckCluster;
 import io.dkv.load.check.harness.Role;
-import io.dkv.load.process.RoleProcess;
+import io.dkv.process.RoleProcess;
 import io.dkv.raas.Membership;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

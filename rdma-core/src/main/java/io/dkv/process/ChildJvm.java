@@ -1,4 +1,4 @@
-package io.dkv.compute.autoscale;
+package io.dkv.process;
 
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

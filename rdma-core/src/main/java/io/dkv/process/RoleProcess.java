@@ -1,12 +1,4 @@
-package io.dkv.load.process;
-
-import io.dkv.compute.ComputeNodeCommand;
-import io.dkv.compute.autoscale.AutoscaleCommand;
-import io.dkv.compute.autoscale.ChildJvm;
-import io.dkv.load.check.harness.CheckClientCommand;
-import io.dkv.memory.command.MemoryNodeCommand;
-import io.dkv.meta.command.MetaCommand;
-import io.dkv.raas.command.DriverCommand;
+package io.dkv.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,9 +20,12 @@ import java.util.stream.Stream;
  * started with this JVM's class path and the flags dkv needs. Its output goes to a log file, whose
  * end every error about it shows; it is stopped with this JVM (Ctrl-C included).
  * <p>
- * Each role runs from its own main (as Aeron's {@code MediaDriver} does), not through {@code ./dkv}'s
- * top-level command: that lives in the {@code cli} module, which depends on this one, and its picocli
- * model of every command would add to each start.
+ * Each role runs from its own main ({@link RoleMains}, as Aeron's {@code MediaDriver} does), not through
+ * {@code ./dkv}'s top-level command: that lives in the {@code cli} module, which depends on every role's, and its
+ * picocli model of every command would add to each start.
+ * <p>
+ * {@link #start} waits until the role says it is ready, for {@code ./dkv up}, the harness and the benchmarks;
+ * {@link #launch} returns at once and {@link #pollReady} looks, for the autoscaler's duty cycle, which never waits.
  */
 public final class RoleProcess implements AutoCloseable
 {
@@ -42,41 +37,20 @@ public final class RoleProcess implements AutoCloseable
     private final String name;
     private final Process process;
     private final Path log;
-    private final Matcher ready;
     private final Thread stopOnExit;
+    private Matcher ready;
 
-    private RoleProcess(final String name, final Process process, final Path log, final Matcher ready,
-        final Thread stopOnExit)
+    private RoleProcess(final String name, final Process process, final Path log, final Thread stopOnExit)
     {
         this.name = name;
         this.process = process;
         this.log = log;
-        this.ready = ready;
         this.stopOnExit = stopOnExit;
     }
 
     /**
-     * @param subcommand a role as {@code ./dkv} names it, e.g. {@code meta}.
-     * @return the class whose main runs that role alone, as {@code ./dkv <subcommand>} does.
-     * @throws IllegalArgumentException for a subcommand that is no role.
-     */
-    public static String mainClass(final String subcommand)
-    {
-        return switch (subcommand)
-        {
-            case "driver" -> DriverCommand.class.getName();
-            case "meta" -> MetaCommand.class.getName();
-            case "memory-node" -> MemoryNodeCommand.class.getName();
-            case "compute-node" -> ComputeNodeCommand.class.getName();
-            case "autoscale" -> AutoscaleCommand.class.getName();
-            case "check-client" -> CheckClientCommand.class.getName();
-            default -> throw new IllegalArgumentException("dkv " + subcommand + " is no role with a main of its own");
-        };
-    }
-
-    /**
      * Start {@code dkv <arguments>} and wait until its output matches {@code readyLine}: the role that
-     * {@code arguments} begin with, run by its own main ({@link #mainClass(String)}).
+     * {@code arguments} begin with, run by its own main ({@link RoleMains#mainClass(String)}).
      *
      * @param name       what to call it in messages.
      * @param heap       its -Xmx value, e.g. "512m".
@@ -108,8 +82,8 @@ public final class RoleProcess implements AutoCloseable
         final Path log,
         final List<String> prefix)
     {
-        return start(name, heap, properties, mainClass(arguments.getFirst()), arguments.subList(1, arguments.size()),
-            readyLine, log, prefix);
+        return start(name, heap, properties, RoleMains.mainClass(arguments.getFirst()),
+            arguments.subList(1, arguments.size()), readyLine, log, prefix);
     }
 
     /**
@@ -129,15 +103,51 @@ public final class RoleProcess implements AutoCloseable
         final Path log,
         final List<String> prefix)
     {
+        final List<String> jvmOptions = new ArrayList<>();
+        properties.forEach((key, value) -> jvmOptions.add("-D" + key + "=" + value));
+        final RoleProcess process = launch(name, heap, jvmOptions, mainClass, arguments, log, prefix);
+        try
+        {
+            process.ready = process.awaitReady(readyLine);
+            return process;
+        }
+        catch (final RuntimeException ex)
+        {
+            process.kill();
+            throw ex;
+        }
+    }
+
+    /**
+     * Start {@code mainClass} in a JVM of its own and return at once; {@link #pollReady(Pattern)} says when it is.
+     * A compute node starts with the AOT cache its first run trained ({@link ChildJvm#computeNodeAotCache()}), as
+     * {@code ./dkv compute-node} does, for a join without class loading.
+     *
+     * @param name       what to call it in messages.
+     * @param heap       its -Xmx value, e.g. "512m".
+     * @param jvmOptions options for its JVM after dkv's own, e.g. {@code -Dname=value}.
+     * @param mainClass  the class whose main the JVM runs, e.g. {@link RoleMains#COMPUTE_NODE}.
+     * @param arguments  that main's arguments.
+     * @param log        where its stdout and stderr go.
+     * @param prefix     a command that execs the JVM in its place (e.g. {@code ip netns exec HOST}), or empty.
+     */
+    public static RoleProcess launch(
+        final String name,
+        final String heap,
+        final List<String> jvmOptions,
+        final String mainClass,
+        final List<String> arguments,
+        final Path log,
+        final List<String> prefix)
+    {
         final List<String> command = new ArrayList<>(prefix);
         command.addAll(ChildJvm.java());
-        if (ComputeNodeCommand.class.getName().equals(mainClass))
+        if (RoleMains.COMPUTE_NODE.equals(mainClass))
         {
-            // as ./dkv compute-node starts: with the cache its first run trained, for a join without class loading
             command.addAll(ChildJvm.computeNodeAotCache());
         }
         command.add("-Xmx" + heap);
-        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
@@ -149,29 +159,40 @@ public final class RoleProcess implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot start " + name + ": " + ex.getMessage(), ex);
+            throw new UncheckedIOException("cannot start " + name + " (" + command.getFirst() + "): " +
+                ex.getMessage(), ex);
         }
         final Thread stopOnExit = new Thread(process::destroy, "dkv-stop-" + name);
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        try
-        {
-            return new RoleProcess(name, process, log, awaitReady(name, process, log, readyLine), stopOnExit);
-        }
-        catch (final RuntimeException ex)
-        {
-            process.destroyForcibly();
-            removeHook(stopOnExit);
-            throw ex;
-        }
+        return new RoleProcess(name, process, log, stopOnExit);
     }
 
-    private static Matcher awaitReady(final String name, final Process process, final Path log, final Pattern readyLine)
+    /**
+     * Look once, without waiting, whether it said it is ready.
+     *
+     * @return the match of {@code readyLine} in its output (its groups then answer {@link #readyGroup(int)}), or null
+     * while it has not printed one.
+     */
+    public Matcher pollReady(final Pattern readyLine)
+    {
+        if (ready == null)
+        {
+            final Matcher matcher = readyLine.matcher(read(log));
+            if (matcher.find())
+            {
+                ready = matcher;
+            }
+        }
+        return ready;
+    }
+
+    private Matcher awaitReady(final Pattern readyLine)
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         while (true)
         {
-            final Matcher matcher = readyLine.matcher(read(log));
-            if (matcher.find())
+            final Matcher matcher = pollReady(readyLine);
+            if (matcher != null)
             {
                 return matcher;
             }
@@ -230,6 +251,10 @@ public final class RoleProcess implements AutoCloseable
     /** @return group {@code group} of the line that said it was ready. */
     public String readyGroup(final int group)
     {
+        if (ready == null)
+        {
+            throw new IllegalStateException(name + " has not said it is ready");
+        }
         return ready.group(group);
     }
 
@@ -254,9 +279,21 @@ public final class RoleProcess implements AutoCloseable
         return process.pid();
     }
 
+    /** @return whether it runs; once it does not, it is no longer stopped on this JVM's exit. */
     public boolean isAlive()
     {
-        return process.isAlive();
+        final boolean alive = process.isAlive();
+        if (!alive)
+        {
+            removeHook(stopOnExit);
+        }
+        return alive;
+    }
+
+    /** @return its exit status once it exited; -1 while it runs. */
+    public int exitStatus()
+    {
+        return process.isAlive() ? -1 : process.exitValue();
     }
 
     /**
@@ -308,13 +345,17 @@ public final class RoleProcess implements AutoCloseable
         }
     }
 
-    private void signal(final String signal)
+    /**
+     * Send it {@code SIGSIGNAL} (e.g. {@code STOP}, {@code CONT}) and return at once, its threads perhaps still
+     * running; it may have exited already.
+     */
+    public void signal(final String signal)
     {
         try
         {
             final int exit =
                 new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
-            if (exit != 0)
+            if (exit != 0 && process.isAlive())
             {
                 throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name +
                     ") exited with " + exit);
@@ -329,6 +370,19 @@ public final class RoleProcess implements AutoCloseable
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while signalling " + name, ex);
         }
+    }
+
+    /** Ask it to stop with SIGTERM (as Ctrl-C: a compute node drains) and return at once. */
+    public void terminate()
+    {
+        process.destroy();
+    }
+
+    /** Kill it with SIGKILL and return at once, before it is reaped. */
+    public void terminateForcibly()
+    {
+        removeHook(stopOnExit);
+        process.destroyForcibly();
     }
 
     /** Kill it with SIGKILL, as a crash would: nothing of it runs after this returns. */
@@ -346,9 +400,6 @@ public final class RoleProcess implements AutoCloseable
         }
     }
 
-    /**
-     * Stop it as Ctrl-C does (it closes cleanly), killing it when it does not exit in time.
-     */
     /** Close processes in the reverse of the order they were started: the last started may depend on the first. */
     public static void closeAll(final List<RoleProcess> started)
     {
@@ -357,6 +408,7 @@ public final class RoleProcess implements AutoCloseable
         reversed.forEach(RoleProcess::close);
     }
 
+    /** Stop it as Ctrl-C does (it closes cleanly), killing it when it does not exit in time. */
     public void close()
     {
         stop(EXIT_TIMEOUT_MS);

@@ -1,4 +1,4 @@
-package io.dkv.load.process;
+package io.dkv.process;
 
 import java.util.regex.Pattern;
 
