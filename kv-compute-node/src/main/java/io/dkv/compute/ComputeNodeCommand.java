@@ -78,7 +78,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final long calledNs = System.nanoTime();
-        options.requireReadableSecretFile();
+        options.requireCluster();
         // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
         // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
         if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
@@ -235,7 +235,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--port" -> command.options.port = Integer.parseInt(decimal(value));
                     case "--bind" -> command.options.bind = value;
                     case "--meta" -> meta.addAll(List.of(value.split(",")));
-                    case "--cluster-secret-file" -> command.options.secretFile = Path.of(value);
+                    case "--cluster-secret-file" -> command.options.cluster.secretFile(Path.of(value));
                     case "--requirepass" -> command.options.requirePass = value;
                     case "--provider" -> command.options.provider = value;
                     case "--address" -> command.address = value;
@@ -254,11 +254,11 @@ public final class ComputeNodeCommand implements Callable<Integer>
             // a value that does not parse: picocli's message names the option
             return null;
         }
-        if (meta.isEmpty() || command.options.secretFile == null)
+        if (meta.isEmpty() || command.options.cluster.secretFile() == null)
         {
             return null;
         }
-        command.options.meta = meta;
+        command.options.cluster.meta(meta);
         return command;
     }
 

@@ -1,10 +1,12 @@
 package io.dkv.compute;
 
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.command.ClusterOptions;
 import io.dkv.raas.meta.MetaDirectory;
-import io.dkv.raas.meta.MetaDirectoryContext;
-import io.dkv.raas.meta.MetaEndpoint;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,14 +30,12 @@ public final class ComputeNodeOptions
         description = "Address the RESP server listens on (default: ${DEFAULT-VALUE}).")
     String bind;
 
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT", required = true,
-        description = "MetaServer endpoint(s), as ./dkv meta prints them.")
-    List<String> meta;
+    @Mixin
+    final ClusterOptions cluster = new ClusterOptions();
 
-    @Option(names = "--cluster-secret-file", paramLabel = "FILE", required = true,
-        description = "File with the cluster secret (at least 64 hex digits, mode 0600) that MetaServer RPCs are " +
-            "authenticated with.")
-    Path secretFile;
+    /** The command these options are mixed into, for its usage errors; null when parsed by hand. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(names = "--requirepass", paramLabel = "PASS",
         description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
@@ -71,11 +71,18 @@ public final class ComputeNodeOptions
     }
 
     /**
-     * Fail, in one line that says why, when the cluster secret cannot be read: before anything starts, for the
-     * usage text would bury it.
+     * Fail, in one line that says why, when --meta or the cluster secret is missing or the secret cannot be read:
+     * before anything starts, for the usage text would bury it.
      */
-    public void requireReadableSecretFile()
+    public void requireCluster()
     {
+        if (mixee != null)
+        {
+            cluster.requireMeta(mixee.commandLine(), "the MetaServer endpoint(s) the node joins the cluster through");
+            cluster.requireSecretFile(mixee.commandLine(), "the file with the cluster secret the MetaServer " +
+                "authenticates RPCs with");
+        }
+        final Path secretFile = cluster.secretFile();
         if (!secretFile.toFile().canRead())
         {
             throw new IllegalArgumentException("--cluster-secret-file " + secretFile + (secretFile.toFile().exists() ?
@@ -89,10 +96,7 @@ public final class ComputeNodeOptions
      */
     MetaDirectory metaDirectory(final RaasContext driver)
     {
-        return new MetaDirectory(new MetaDirectoryContext()
-            .clusterSecretFile(secretFile)
-            .endpoints(meta.stream().map(MetaEndpoint::parse).toList())
-            .clocksOf(driver));
+        return new MetaDirectory(cluster.directoryContext().clocksOf(driver));
     }
 
     /**
@@ -102,8 +106,8 @@ public final class ComputeNodeOptions
     public List<String> arguments(final int servedPort)
     {
         final List<String> arguments = new ArrayList<>(List.of(
-            "--port", Integer.toString(servedPort), "--bind", bind, "--meta", String.join(",", meta),
-            "--cluster-secret-file", secretFile.toString(), "--provider", provider));
+            "--port", Integer.toString(servedPort), "--bind", bind, "--provider", provider));
+        arguments.addAll(cluster.arguments());
         if (requirePass != null)
         {
             arguments.addAll(List.of("--requirepass", requirePass));

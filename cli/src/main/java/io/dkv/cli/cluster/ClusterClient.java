@@ -6,12 +6,9 @@ import io.dkv.client.KvClientContext;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.cnc.AttachedRaas;
-import picocli.CommandLine.Option;
-
-import java.nio.file.Path;
 
 /**
- * The options of the commands that use a local cluster, and a client attached to its driver.
+ * A client attached to the driver of the local cluster that a cluster file describes.
  */
 public final class ClusterClient implements AutoCloseable
 {
@@ -27,7 +24,7 @@ public final class ClusterClient implements AutoCloseable
     /**
      * @throws IllegalStateException when no local cluster runs, saying how to start one.
      */
-    static ClusterClient attach(final Options options)
+    static ClusterClient attach(final ClusterFileOption options)
     {
         final ClusterFile cluster = ClusterFile.read(options.path());
         if (!cluster.isLive())
@@ -58,18 +55,5 @@ public final class ClusterClient implements AutoCloseable
     {
         client.close();
         raas.close();
-    }
-
-    /** Where the cluster is described. */
-    public static final class Options
-    {
-        @Option(names = "--cluster", paramLabel = "FILE",
-            description = "The cluster file dkv up wrote (default: <tmp>/dkv-up/cluster.properties).")
-        private Path cluster;
-
-        Path path()
-        {
-            return cluster != null ? cluster : ClusterFile.defaultPath();
-        }
     }
 }

@@ -19,7 +19,7 @@ abstract class KeyCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Mixin
-    private ClusterClient.Options cluster;
+    private ClusterFileOption cluster;
 
     @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8).")
     private String key;

@@ -7,6 +7,7 @@ import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
@@ -71,10 +72,8 @@ public final class UpCommand implements Callable<Integer>
         description = "Bucket groups of each memory node's index; each holds 21 keys (default: ${DEFAULT-VALUE}).")
     private int indexGroups;
 
-    @Option(names = "--cluster", paramLabel = "FILE",
-        description =
-            "Where to describe the cluster for ./dkv put, get and del (default: <tmp>/dkv-up/cluster.properties).")
-    private Path cluster;
+    @Mixin
+    private ClusterFileOption cluster;
 
     @Option(names = "--heap-chunks", defaultValue = "128",
         description = "2 MiB heap chunks of each memory node (default: ${DEFAULT-VALUE}).")
@@ -105,7 +104,7 @@ public final class UpCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
         }
-        final Path clusterPath = cluster != null ? cluster : ClusterFile.defaultPath();
+        final Path clusterPath = cluster.path();
         if (Files.exists(clusterPath))
         {
             final ClusterFile running = ClusterFile.read(clusterPath);

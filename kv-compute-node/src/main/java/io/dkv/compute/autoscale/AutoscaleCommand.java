@@ -99,7 +99,7 @@ public final class AutoscaleCommand implements Callable<Integer>
 
     public Integer call() throws InterruptedException
     {
-        node.requireReadableSecretFile();
+        node.requireCluster();
         final String bind = node.bind();
         final int servedPort = node.port() == 0 ? freePort(bind) : node.port();
         final Path logs = logDir != null ? logDir : temporaryLogDir();

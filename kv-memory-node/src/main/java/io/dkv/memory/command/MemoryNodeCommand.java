@@ -16,25 +16,21 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
-import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.command.ClusterOptions;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.command.NodeOptions;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
-import io.dkv.raas.meta.MetaDirectoryContext;
-import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
 import io.dkv.raas.meta.NodeTokenFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -59,14 +55,10 @@ public final class MemoryNodeCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Mixin
-    private ClusterSecretOption secret;
+    private ClusterOptions cluster;
 
     @Mixin
     private NodeOptions node;
-
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
-        description = "MetaServer endpoint(s), as ./dkv meta prints them; required unless --errors.")
-    private List<String> meta;
 
     @Option(names = "--errors",
         description = "Print the errors the memory nodes of this host recorded (each distinct one with how often and " +
@@ -216,24 +208,15 @@ public final class MemoryNodeCommand implements Callable<Integer>
             spec.commandLine().getOut().flush();
             return 0;
         }
-        if (meta == null || meta.isEmpty())
-        {
-            throw new ParameterException(spec.commandLine(),
-                "--meta is required: the MetaServer endpoint(s) the node publishes its index and heap through");
-        }
-        if (secret.file() == null)
-        {
-            throw new ParameterException(spec.commandLine(),
-                "--cluster-secret-file is required: the file with the cluster secret the MetaServer authenticates " +
-                "RPCs with");
-        }
+        cluster.requireMeta(spec.commandLine(), "the MetaServer endpoint(s) the node publishes its index and heap " +
+            "through");
+        cluster.requireSecretFile(spec.commandLine(), "the file with the cluster secret the MetaServer authenticates " +
+            "RPCs with");
         // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at
         // once
-        final MetaDirectory directory = new MetaDirectory(new MetaDirectoryContext()
+        final MetaDirectory directory = new MetaDirectory(cluster.directoryContext()
             .join(join)
-            .clusterSecretFile(secret.file())
             .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
-            .endpoints(meta.stream().map(MetaEndpoint::parse).toList())
             .clocksOf(context.conclude()));
         // the driver registers the node as it starts: the directory carries the intent the node's context names
         final MemoryNodeContext nodeContext = new MemoryNodeContext()

@@ -6,7 +6,7 @@ import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.command.ClusterSecretOption;
+import io.dkv.raas.command.ClusterOptions;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectoryConfiguration;
@@ -34,11 +34,7 @@ abstract class MetaServerCall implements Callable<Integer>
     CommandSpec spec;
 
     @Mixin
-    ClusterSecretOption secret;
-
-    @Option(names = "--meta", required = true, paramLabel = "ENDPOINT",
-        description = "The MetaServer's endpoint, as ./dkv meta prints it.")
-    String meta;
+    ClusterOptions cluster;
 
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port this command's NIC engine listens on (default: ${DEFAULT-VALUE}).")
@@ -46,17 +42,19 @@ abstract class MetaServerCall implements Callable<Integer>
 
     public final Integer call()
     {
-        if (secret.file() == null)
+        cluster.requireMeta(spec.commandLine(), "the endpoint of the MetaServer to call");
+        if (cluster.meta().size() > 1)
         {
-            throw new ParameterException(spec.commandLine(),
-                "--cluster-secret-file is required: a caller proves itself with the cluster secret");
+            throw new ParameterException(spec.commandLine(), "--meta " + String.join(",", cluster.meta()) +
+                " names " + cluster.meta().size() + " MetaServers: a call goes to one");
         }
+        cluster.requireSecretFile(spec.commandLine(), "a caller proves itself with the cluster secret");
         final byte[] key;
         final MetaEndpoint endpoint;
         try
         {
-            key = ClusterSecret.read(secret.file());
-            endpoint = MetaEndpoint.parse(meta);
+            key = ClusterSecret.read(cluster.secretFile());
+            endpoint = cluster.endpoints().getFirst();
         }
         catch (final IllegalArgumentException ex)
         {

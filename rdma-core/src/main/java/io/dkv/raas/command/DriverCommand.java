@@ -26,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
         "Run the host's standalone RaaS driver. Applications attach to it through its command-and-control file " +
             "(AttachedRaas.attach with the same --name) and share its queue pairs and connections; it removes " +
             "clients that die.",
+        "It joins the cluster through the MetaServers --meta names; without --meta it knows only its own node.",
         "Stop it with Ctrl-C."
     })
 public final class DriverCommand implements Callable<Integer>
@@ -34,7 +35,7 @@ public final class DriverCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Mixin
-    private ClusterSecretOption secret;
+    private ClusterOptions cluster;
 
     @Mixin
     private NodeOptions node;
@@ -42,12 +43,6 @@ public final class DriverCommand implements Callable<Integer>
     @Option(names = "--name", defaultValue = "default",
         description = "Driver name, several may run on a host (default: ${DEFAULT-VALUE}).")
     private String name;
-
-    @Option(names = "--meta", split = ",", paramLabel = "ENDPOINT",
-        description =
-            "MetaServer endpoint(s) to join the cluster through (as ./dkv meta prints them); without one the driver " +
-            "knows only its own node.")
-    private java.util.List<String> meta;
 
     @Option(names = "--isolation", defaultValue = "${sys:dkv.raas.isolation:-on}", paramLabel = "on|off",
         description = "Serve attached applications by class and weight: latency ones' requests as soon as read, bulk " +
@@ -116,19 +111,15 @@ public final class DriverCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "--default-class " + ex.getMessage());
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        if (meta != null && !meta.isEmpty() && secret.file() == null)
+        if (!cluster.meta().isEmpty())
         {
-            throw new ParameterException(spec.commandLine(),
-                "--meta needs --cluster-secret-file: the file with the cluster secret the MetaServer authenticates " +
-                "RPCs with");
+            cluster.requireSecretFile(spec.commandLine(),
+                "with --meta, the file with the cluster secret the MetaServer authenticates RPCs with");
         }
         // concluded here for its clocks, which the MetaDirectory takes too: one setting governs the process
         context.conclude();
-        final io.dkv.raas.Directory directory = meta == null || meta.isEmpty() ? new StaticDirectory() :
-            new io.dkv.raas.meta.MetaDirectory(new io.dkv.raas.meta.MetaDirectoryContext()
-                .clusterSecretFile(secret.file())
-                .endpoints(meta.stream().map(io.dkv.raas.meta.MetaEndpoint::parse).toList())
-                .clocksOf(context));
+        final io.dkv.raas.Directory directory = cluster.meta().isEmpty() ? new StaticDirectory() :
+            new io.dkv.raas.meta.MetaDirectory(cluster.directoryContext().clocksOf(context));
         try (StandaloneDriver driver = StandaloneDriver.launch(context, directory))
         {
             System.out.println("dkv driver '" + name + "' serving node " + driver.driver().self().id() + " at " +
