@@ -232,7 +232,7 @@ class QueuePairPoolTest
                     connection.send(message, 0, 3, Flags.ADAPTIVE);
                 }
                 assertEquals(2, driver.rcQueuePairs(), "the pool holds at most rcPoolSize");
-                long overRc = peers.stream().filter(peer -> driver.usesRc(peer.self().id())).count();
+                final long overRc = peers.stream().filter(peer -> driver.usesRc(peer.self().id())).count();
                 assertEquals(2, overRc);
             }
             finally

@@ -70,7 +70,8 @@ class StandaloneDriverTest
             incarnations[i] = 1_795_000_000_000L + i;
             states[i] = i % 3 == 0 ? Membership.DOWN : i % 3 == 1 ? Membership.JOINING : Membership.LIVE;
         }
-        final StaticDirectory directory = new StaticDirectory().membership(new Membership(42, 3, members, states, incarnations));
+        final StaticDirectory directory =
+            new StaticDirectory().membership(new Membership(42, 3, members, states, incarnations));
         final String name = uniqueName();
         try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), directory);
             Raas attached = AttachedRaas.attach(clientContext(name)))

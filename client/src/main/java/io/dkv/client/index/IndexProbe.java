@@ -137,7 +137,7 @@ public final class IndexProbe
             final Connection connection = links.connection(node);
             final long first = candidateOffset(node, hash, 0);
             final long second = candidateOffset(node, hash, 1);
-            boolean read;
+            final boolean read;
             try
             {
                 // on this thread's own lane when it has one, else through the shared pipeline, not waited for

@@ -66,7 +66,8 @@ class IndexDecisionsTest
     {
         final long[] words = {committed(OTHER, 1), tentative(KEY, 2), committed(KEY, 3), E, committed(KEY, 5)};
         assertEquals(2, IndexDecisions.nextCommitted(words, words.length, 0, KEY));
-        assertEquals(4, IndexDecisions.nextCommitted(words, words.length, 3, KEY), "the next when a block is another's");
+        assertEquals(4, IndexDecisions.nextCommitted(words, words.length, 3, KEY),
+            "the next when a block is another's");
         assertEquals(NONE, IndexDecisions.nextCommitted(words, words.length, 5, KEY));
         assertEquals(NONE, IndexDecisions.nextCommitted(words, 2, 0, KEY), "a tentative slot holds no value");
     }

@@ -9,7 +9,6 @@ import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
 import org.agrona.concurrent.status.AtomicCounter;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -17,7 +17,6 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.Access;
 import io.dkv.verbs.CompletionQueue;
-import io.dkv.verbs.DcTarget;
 import io.dkv.verbs.DctInitAttributes;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.MemoryRegion;

@@ -9,7 +9,6 @@ import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.NanoClock;
 
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;

@@ -6,7 +6,6 @@ import io.dkv.verbs.DcTarget;
 import io.dkv.verbs.DctInitAttributes;
 import io.dkv.verbs.Device;
 import io.dkv.verbs.DeviceAttributes;
-import io.dkv.verbs.MemoryRegion;
 import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;

@@ -15,7 +15,6 @@ import io.dkv.verbs.soft.SoftEndpoint;
 import io.dkv.verbs.soft.SoftMemoryRegion;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -98,7 +98,7 @@ final class JoinPart
             {
                 throw new IllegalStateException("SET " + KEY + " through a new compute node answered " + set);
             }
-            String aotNote;
+            final String aotNote;
             List<String> cached = null;
             final List<String> nonJars = JvmCommand.nonJarClassPath();
             if (!aot)

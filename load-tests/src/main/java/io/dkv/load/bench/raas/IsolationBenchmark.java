@@ -12,7 +12,6 @@ import io.dkv.raas.driver.RaasDriver;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

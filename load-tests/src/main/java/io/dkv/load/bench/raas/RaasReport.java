@@ -11,7 +11,6 @@ import io.dkv.raas.RaasConfiguration;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

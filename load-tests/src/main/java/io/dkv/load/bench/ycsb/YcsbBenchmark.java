@@ -11,7 +11,6 @@ import io.dkv.load.ycsb.HashKeyedDb;
 import io.dkv.load.ycsb.RecordCodec;
 import io.dkv.load.ycsb.RedisYcsbClient;
 import io.dkv.memory.MemoryNodeContext;
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -48,9 +48,9 @@ final class RunSummaries
     /** @return the table: a header, a row per run, and a line of totals. */
     String table()
     {
-        final String header = String.format(Locale.ROOT, "| %6s | %-" + nemesisWidth() + "s | %8s | %6s | %7s | %6s | " +
-            "%-13s | %-11s | %9s |", "seed", "nemesis", "ok", "fail", "unknown", "faults", "recovery", "verdict",
-            "checker");
+        final String header = String.format(Locale.ROOT,
+            "| %6s | %-" + nemesisWidth() + "s | %8s | %6s | %7s | %6s | %-13s | %-11s | %9s |",
+            "seed", "nemesis", "ok", "fail", "unknown", "faults", "recovery", "verdict", "checker");
         final StringBuilder table = new StringBuilder().append(header).append('\n')
             .append(header.replaceAll("[^|]", "-")).append('\n');
         long ok = 0;

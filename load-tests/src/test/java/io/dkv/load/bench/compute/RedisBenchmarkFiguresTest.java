@@ -17,7 +17,8 @@ class RedisBenchmarkFiguresTest
     void readsRateAndLatenciesByTheHeadersColumns()
     {
         final Map<String, RedisBenchmarkFigures> figures = RedisBenchmarkFigures.parse("""
-            "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+            "test","rps","avg_latency_ms","min_latency_ms",\
+            "p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
             "SET","476190.47","1.364","0.392","0.943","4.991","8.815","9.447"
             "GET","526315.81","1.062","0.192","0.711","2.087","5.303","5.799"
             """);
