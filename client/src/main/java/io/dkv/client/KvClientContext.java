@@ -1,21 +1,23 @@
 package io.dkv.client;
 
-import io.dkv.clock.Clocks;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
+import io.dkv.clock.CommonContext;
 
 import java.util.Arrays;
 
 import static io.dkv.client.KvClientConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
-import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 import static io.dkv.verbs.ConfigurationProperties.requirePositive;
 import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * Which memory nodes a client spreads keys over, and its limits.
+ *
+ * <p>{@link #epochClock()} is what the client judges keys' expiry times by (epoch milliseconds): a test moves its own
+ * clock rather than waiting. {@link #nanoClock()} is what it measures its operations' durations by: their timeout,
+ * and how long a version read stays comparable by its slot word. Left unset, the process's
+ * ({@link io.dkv.clock.Clocks}).
  */
-public final class KvClientContext
+public final class KvClientContext extends CommonContext<KvClientContext>
 {
     private long[] memoryNodes = Arrays.stream(System.getProperty(MEMORY_NODES_PROP_NAME, "").split(","))
         .map(String::strip).filter(id -> !id.isEmpty()).mapToLong(Long::parseLong).toArray();
@@ -27,8 +29,6 @@ public final class KvClientContext
     private int failoverWaitMs = intProperty(FAILOVER_WAIT_MS_PROP_NAME, FAILOVER_WAIT_MS_DEFAULT);
     private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
     private int membershipLeaseMs = intProperty(MEMBERSHIP_LEASE_MS_PROP_NAME, MEMBERSHIP_LEASE_MS_DEFAULT);
-    private EpochClock epochClock = Clocks.epochClock();
-    private NanoClock nanoClock = Clocks.nanoClock();
     private Durability durability =
         Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
@@ -96,36 +96,6 @@ public final class KvClientContext
     public KvClientContext durability(final Durability durability)
     {
         this.durability = durability;
-        return this;
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /**
-     * @param epochClock what this client judges keys' expiry times by (epoch milliseconds); a test moves its
-     *                   own clock rather than waiting.
-     */
-    public KvClientContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * @param nanoClock what this client measures its operations' durations by: their timeout, and how long a version
-     *                  read stays comparable by its slot word.
-     */
-    public KvClientContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 
@@ -199,8 +169,14 @@ public final class KvClientContext
         return this;
     }
 
+    /**
+     * Check the settings together, and fill in the clocks left unset with the process's.
+     *
+     * @return this.
+     */
     public KvClientContext conclude()
     {
+        super.conclude();
         requirePositive("asyncThreads (" + ASYNC_THREADS_PROP_NAME + ")", asyncThreads);
         if (Arrays.stream(memoryNodes).distinct().count() != memoryNodes.length)
         {
@@ -212,7 +188,6 @@ public final class KvClientContext
             throw new IllegalArgumentException("unavailableRetryMs (" + UNAVAILABLE_RETRY_MS_PROP_NAME +
                 ") must be 0 or more: " + unavailableRetryMs);
         }
-        requireClocks("a client", epochClock, nanoClock);
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         requireRange("replicas (" + REPLICAS_PROP_NAME + ")", replicas, 0, MAX_REPLICAS);
         requirePositive("failoverWaitMs (" + FAILOVER_WAIT_MS_PROP_NAME + ")", failoverWaitMs);

@@ -2,19 +2,21 @@ package io.dkv.compute;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
-import io.dkv.clock.Clocks;
+import io.dkv.clock.CommonContext;
 import io.dkv.raas.Raas;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
 
 import static io.dkv.compute.ComputeNodeConfiguration.*;
-import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 
 /**
  * How a compute node is made: where it listens, its bounds on what peers can make it hold, its password, and the store
  * it serves (a RaaS handle it makes its client over, or a client given as is).
+ *
+ * <p>{@link #epochClock()} is the node's wall clock: its uptime, and its own client's (what that judges expiry by).
+ * {@link #nanoClock()} is what the node measures durations by: each command's, the command rate's sampling
+ * intervals, the CPU utilization's window, and its own client's operations. Left unset, the process's
+ * ({@link io.dkv.clock.Clocks}).
  */
-public final class ComputeNodeContext
+public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
 {
     /** Ten intervals of 10 ms at least: shorter ones would be mostly the rotation's own cost. */
     private static final long MIN_METRICS_WINDOW_MS = 100;
@@ -38,16 +40,21 @@ public final class ComputeNodeContext
     private boolean ownsRaas;
     private KvClient client;
     private KvClientContext clientContext = new KvClientContext();
-    private EpochClock epochClock = Clocks.epochClock();
-    private NanoClock nanoClock = Clocks.nanoClock();
     private boolean concluded;
 
+    /**
+     * Check the settings together, fill in the clocks left unset with the process's, and hand them to the client
+     * the node makes. Once only.
+     *
+     * @return this.
+     */
     public ComputeNodeContext conclude()
     {
         if (concluded)
         {
             throw new IllegalStateException("context already concluded");
         }
+        super.conclude();
         if (port < 0 || port > 65_535)
         {
             throw new IllegalArgumentException("port must be 0 to 65535, got " + port);
@@ -83,11 +90,10 @@ public final class ComputeNodeContext
         {
             throw new IllegalArgumentException("an empty password would let anyone in: give none, or a non-empty one");
         }
-        requireClocks("a compute node", epochClock, nanoClock);
         if (raas != null)
         {
             // one process, one time: the client the node makes runs on the node's clocks
-            clientContext.epochClock(epochClock).nanoClock(nanoClock);
+            clientContext.epochClock(epochClock()).nanoClock(nanoClock());
         }
         concluded = true;
         return this;
@@ -299,33 +305,6 @@ public final class ComputeNodeContext
     public ComputeNodeContext clientContext(final KvClientContext clientContext)
     {
         this.clientContext = clientContext;
-        return this;
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /** @param epochClock the node's wall clock: its uptime, and its own client's (what that judges expiry by). */
-    public ComputeNodeContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * @param nanoClock what the node measures durations by: each command's, the command rate's sampling intervals,
-     *                  the CPU utilization's window, and its own client's operations.
-     */
-    public ComputeNodeContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 }

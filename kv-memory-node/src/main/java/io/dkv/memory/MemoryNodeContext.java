@@ -1,23 +1,24 @@
 package io.dkv.memory;
 
-import io.dkv.clock.Clocks;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
+import io.dkv.clock.CommonContext;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.file.Path;
 
 import static io.dkv.memory.MemoryNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
-import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 import static io.dkv.verbs.ConfigurationProperties.requirePositive;
 import static io.dkv.verbs.ConfigurationProperties.requirePowerOfTwo;
 import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
  * How a memory node sizes its index and heap.
+ *
+ * <p>{@link #epochClock()} is what the node judges keys' expiry by (its scan, and which keys on disk it loads back);
+ * {@link #nanoClock()} is what it measures its intervals by: a retired chunk's grace period, the expiry scan's
+ * interval, a batch's time to disk. Left unset, the process's ({@link io.dkv.clock.Clocks}).
  */
-public final class MemoryNodeContext
+public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
 {
     private int indexGroups = intProperty(INDEX_GROUPS_PROP_NAME, INDEX_GROUPS_DEFAULT);
     private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
@@ -26,8 +27,6 @@ public final class MemoryNodeContext
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
-    private EpochClock epochClock = Clocks.epochClock();
-    private NanoClock nanoClock = Clocks.nanoClock();
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;
@@ -123,33 +122,6 @@ public final class MemoryNodeContext
         return this;
     }
 
-    /** @return what the node judges keys' expiry by (its scan, and which keys on disk it loads back). */
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    public MemoryNodeContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    /**
-     * @return what the node measures its intervals by: a retired chunk's grace period, the expiry scan's interval, a
-     * batch's time to disk.
-     */
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    public MemoryNodeContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
-        return this;
-    }
-
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -163,10 +135,14 @@ public final class MemoryNodeContext
     }
 
     /**
+     * Check the settings together, and fill in the clocks left unset with the process's.
+     *
+     * @return this.
      * @throws IllegalArgumentException naming the setting that is out of range.
      */
     public MemoryNodeContext conclude()
     {
+        super.conclude();
         requirePowerOfTwo("indexGroups (" + INDEX_GROUPS_PROP_NAME + ")", indexGroups, 1, 1 << 24);
         if (chunkBytes < 4096 || (chunkBytes & 63) != 0)
         {
@@ -177,7 +153,6 @@ public final class MemoryNodeContext
         requireRange("maxGlobalDepth (" + MAX_GLOBAL_DEPTH_PROP_NAME + ")", maxGlobalDepth, 0, 12);
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
-        requireClocks("a memory node", epochClock, nanoClock);
         requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;

@@ -68,12 +68,13 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     }
 
     /**
-     * Check the settings together.
+     * Check the settings together, and fill in the clocks left unset with the process's.
      *
      * @return this.
      */
     public MetaServerContext conclude()
     {
+        super.conclude();
         if (nodeId == 0)
         {
             throw new IllegalArgumentException("a MetaServer needs a fixed, non-zero node id");

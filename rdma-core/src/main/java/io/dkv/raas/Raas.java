@@ -1,5 +1,7 @@
 package io.dkv.raas;
 
+import org.agrona.concurrent.NanoClock;
+
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -19,6 +21,13 @@ public interface Raas extends AutoCloseable
 {
     /** @return this node's record as peers reach it. */
     NodeRecord self();
+
+    /**
+     * @return the monotonic clock this handle's waits run on, its context's ({@link RaasContext#nanoClock()}): what
+     * a caller that waits on the handle (an RPC client, a byte stream) measures its own deadlines by, so that one
+     * setting governs the process.
+     */
+    NanoClock nanoClock();
 
     /**
      * Open a logical connection to a node for one-sided requests: costs a metadata lookup, no

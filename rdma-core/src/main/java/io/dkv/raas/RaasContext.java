@@ -2,9 +2,8 @@ package io.dkv.raas;
 
 import io.dkv.agent.IdleStrategies;
 import io.dkv.clock.Clocks;
+import io.dkv.clock.CommonContext;
 import io.dkv.verbs.VerbsContext;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.util.concurrent.ThreadLocalRandom;
@@ -20,9 +19,14 @@ import static io.dkv.verbs.ConfigurationProperties.requireRange;
  *
  * <p>A driver (embedded or standalone), an attached client and the verbs device under a driver read the time only
  * from this context's {@link #epochClock()} and {@link #nanoClock()}, so a test can drive time; the device runs on
- * the same clocks ({@link #conclude()} hands them to the {@link VerbsContext}).
+ * the same clocks ({@link #conclude()} hands them to the {@link VerbsContext}). Left unset, they are those set on
+ * the verbs context alone, else the process's ({@link Clocks}). The wall clock times the heartbeats of a standalone
+ * driver and its clients and how long either has been silent, a node's epoch, the clock requests and the pool's
+ * housekeeping read; the monotonic clock, the deadline of every call that waits (a synchronous request, a receive,
+ * an accept, a remote malloc, a command to a standalone driver) and the Worker's housekeeping period, and what a
+ * caller of the handle measures its own deadlines by ({@link Raas#nanoClock()}).
  */
-public final class RaasContext
+public final class RaasContext extends CommonContext<RaasContext>
 {
     private VerbsContext verbs = new VerbsContext();
     private long nodeId = longProperty(NODE_ID_PROP_NAME, 0);
@@ -77,9 +81,6 @@ public final class RaasContext
     private String pollerIdleStrategy = System.getProperty(POLLER_IDLE_STRATEGY_PROP_NAME, AGENT_IDLE_STRATEGY_DEFAULT);
     private String conductorIdleStrategy =
         System.getProperty(CONDUCTOR_IDLE_STRATEGY_PROP_NAME, CONDUCTOR_IDLE_STRATEGY_DEFAULT);
-    /** null until set: conclude() takes the verbs context's, else the system's. */
-    private EpochClock epochClock;
-    private NanoClock nanoClock;
 
     /**
      * Check the settings together and fill in what was left to choose.
@@ -89,16 +90,17 @@ public final class RaasContext
     public RaasContext conclude()
     {
         // one setting governs the process: the driver's clocks are its device's (one set on the verbs context
-        // alone is taken for both)
-        if (epochClock == null)
+        // alone is taken for both; with neither, the process's)
+        if (epochClock() == null)
         {
-            epochClock = verbs.epochClock() != null ? verbs.epochClock() : Clocks.epochClock();
+            epochClock(verbs.epochClock());
         }
-        if (nanoClock == null)
+        if (nanoClock() == null)
         {
-            nanoClock = verbs.nanoClock() != null ? verbs.nanoClock() : Clocks.nanoClock();
+            nanoClock(verbs.nanoClock());
         }
-        verbs.epochClock(epochClock).nanoClock(nanoClock);
+        super.conclude();
+        verbs.epochClock(epochClock()).nanoClock(nanoClock());
         verbs.conclude();
         if (nodeId == 0)
         {
@@ -684,46 +686,6 @@ public final class RaasContext
     public RaasContext startAgents(final boolean startAgents)
     {
         this.startAgents = startAgents;
-        return this;
-    }
-
-    /**
-     * @return the wall clock (heartbeats, node epochs, housekeeping); before {@link #conclude()}, null when left to
-     * the default.
-     */
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /**
-     * Read wall-clock time from this clock (default the process's, {@link Clocks}): the heartbeats of a standalone
-     * driver and its clients and how long either has been silent, a node's epoch, the clock requests and the pool's
-     * housekeeping read. The driver's device takes it too.
-     */
-    public RaasContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    /**
-     * @return the monotonic clock (deadlines of calls that wait); before {@link #conclude()}, null when left to the
-     * default.
-     */
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * Read monotonic time from this clock (default the process's, {@link Clocks}): the deadline of every call that
-     * waits (a synchronous request, a receive, an accept, a remote malloc, a command to a standalone driver) and the
-     * Worker's housekeeping period. The driver's device takes it too.
-     */
-    public RaasContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 

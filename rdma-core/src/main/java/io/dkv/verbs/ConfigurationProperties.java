@@ -1,8 +1,5 @@
 package io.dkv.verbs;
 
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
-
 /**
  * The system properties every {@code *Configuration} of this module reads its defaults from: an
  * unset property takes the default, a malformed one is an error naming it. Also the checks every
@@ -78,21 +75,6 @@ public final class ConfigurationProperties
         if (value < 1)
         {
             throw new IllegalArgumentException(name + " " + value + " is not positive");
-        }
-    }
-
-    /**
-     * Check that a context has both its clocks.
-     *
-     * @param party what the context starts, for the message: "a compute node".
-     * @throws IllegalArgumentException naming the clocks.
-     */
-    public static void requireClocks(final String party, final EpochClock epochClock, final NanoClock nanoClock)
-    {
-        if (epochClock == null || nanoClock == null)
-        {
-            throw new IllegalArgumentException(party + " needs both clocks: epochClock=" + epochClock + " nanoClock=" +
-                nanoClock);
         }
     }
 

@@ -1,8 +1,7 @@
 package io.dkv.verbs;
 
+import io.dkv.clock.CommonContext;
 import org.agrona.BitUtil;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -19,9 +18,11 @@ import static io.dkv.verbs.ConfigurationProperties.requireRange;
  * (system properties, then defaults); every setter is fluent.
  *
  * <p>A device reads the time only from {@link #epochClock()} and {@link #nanoClock()}, so a test can drive time; a
- * RaaS driver gives its device its own clocks.
+ * RaaS driver gives its device its own clocks. The monotonic clock times the retry timeout of a request to a queue
+ * pair not ready yet, the tcp engine's receiver-not-ready timers, HELLO timeout, idle spin and link checks. Left
+ * unset, a device opened alone runs on the system's clocks ({@link SystemEpochClock}, {@link SystemNanoClock}).
  */
-public final class VerbsContext
+public final class VerbsContext extends CommonContext<VerbsContext>
 {
     private String provider = VerbsConfiguration.provider();
     private Path shmDirectory = VerbsConfiguration.shmDirectory();
@@ -53,9 +54,6 @@ public final class VerbsContext
     private int ibvGidIndex = intProperty(IBV_GID_INDEX_PROP_NAME, IBV_GID_INDEX_DEFAULT);
     private boolean ibvHugePages = booleanProperty(IBV_HUGE_PAGES_PROP_NAME, IBV_HUGE_PAGES_DEFAULT);
     private long ibvMinMemlock = longProperty(IBV_MIN_MEMLOCK_PROP_NAME, IBV_MIN_MEMLOCK_DEFAULT);
-    /** null until set: conclude() takes the system's. */
-    private EpochClock epochClock;
-    private NanoClock nanoClock;
 
     /**
      * Check the settings together; called by {@link Verbs#open(VerbsContext)}.
@@ -101,15 +99,17 @@ public final class VerbsContext
         }
         // "auto" never outlives conclude: whoever reads the provider afterwards (thresholds, addresses) sees a real one
         provider = Verbs.resolve(provider, this);
-        if (epochClock == null)
+        // a device opened alone (a verbs benchmark, a probe of the host's RNIC) keeps the host's time: a harness's
+        // skew reaches a device only through the driver that hands it the process's clocks
+        if (epochClock() == null)
         {
-            epochClock = SystemEpochClock.INSTANCE;
+            epochClock(SystemEpochClock.INSTANCE);
         }
-        if (nanoClock == null)
+        if (nanoClock() == null)
         {
-            nanoClock = SystemNanoClock.INSTANCE;
+            nanoClock(SystemNanoClock.INSTANCE);
         }
-        return this;
+        return super.conclude();
     }
 
     public String provider()
@@ -431,35 +431,6 @@ public final class VerbsContext
     public VerbsContext tcpEngineSpinUs(final int tcpEngineSpinUs)
     {
         this.tcpEngineSpinUs = tcpEngineSpinUs;
-        return this;
-    }
-
-    /** @return the wall clock; before {@link #conclude()}, null when left to the default. */
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /** Read wall-clock time from this clock (default {@link SystemEpochClock}): the shm sweep of dead devices. */
-    public VerbsContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    /** @return the monotonic clock; before {@link #conclude()}, null when left to the default. */
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /**
-     * Read monotonic time from this clock (default {@link SystemNanoClock}): the retry timeout of a request to a
-     * queue pair not ready yet, the tcp engine's receiver-not-ready timers, HELLO timeout, idle spin and link checks.
-     */
-    public VerbsContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 }

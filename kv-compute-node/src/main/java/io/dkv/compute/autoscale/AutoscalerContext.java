@@ -1,8 +1,6 @@
 package io.dkv.compute.autoscale;
 
-import io.dkv.clock.Clocks;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
+import io.dkv.clock.CommonContext;
 
 import java.io.IOException;
 import java.util.Map;
@@ -13,8 +11,12 @@ import static io.dkv.compute.autoscale.AutoscalerConfiguration.*;
 /**
  * How an {@link Autoscaler} runs: bounds, the metric and its target, HPA's periods and windows, and what starts and
  * reads the nodes. Fluent setters; {@link #conclude()} checks the values together and fills what was not set.
+ *
+ * <p>{@link #epochClock()} is the autoscaler's wall clock: its lines are stamped with the time of day it reads.
+ * {@link #nanoClock()} is what the periods, windows and timeouts are measured by. Left unset, the process's
+ * ({@link io.dkv.clock.Clocks}).
  */
-public final class AutoscalerContext
+public final class AutoscalerContext extends CommonContext<AutoscalerContext>
 {
     private int minNodes = Integer.getInteger(MIN_NODES_PROP_NAME, MIN_NODES_DEFAULT);
     private int maxNodes = Integer.getInteger(MAX_NODES_PROP_NAME, MAX_NODES_DEFAULT);
@@ -30,8 +32,6 @@ public final class AutoscalerContext
     private String metricsHost = "127.0.0.1";
     private NodeLauncher launcher;
     private LoadReader loadReader;
-    private EpochClock epochClock;
-    private NanoClock nanoClock;
     private Consumer<String> events;
 
     /** Reads one node's metrics: its samples by series. */
@@ -41,6 +41,12 @@ public final class AutoscalerContext
         Map<String, Double> read(ManagedNode node) throws IOException;
     }
 
+    /**
+     * Check the values together and fill in what was not set: the metric's target, the load reader, the clocks (the
+     * process's) and where events go.
+     *
+     * @return this.
+     */
     public AutoscalerContext conclude()
     {
         if (minNodes < 1 || maxNodes < minNodes || maxNodes > MAX_NODES_LIMIT)
@@ -84,14 +90,7 @@ public final class AutoscalerContext
             final MetricsScrape scrape = new MetricsScrape(metricsHost, scrapeTimeoutMs);
             loadReader = node -> scrape.scrape(node.metricsPort());
         }
-        if (epochClock == null)
-        {
-            epochClock = Clocks.epochClock();
-        }
-        if (nanoClock == null)
-        {
-            nanoClock = Clocks.nanoClock();
-        }
+        super.conclude();
         if (events == null)
         {
             events = line -> { };
@@ -253,30 +252,6 @@ public final class AutoscalerContext
     public AutoscalerContext loadReader(final LoadReader loadReader)
     {
         this.loadReader = loadReader;
-        return this;
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /** @param epochClock the autoscaler's wall clock: its lines are stamped with the time of day it reads. */
-    public AutoscalerContext epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return this;
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /** @param nanoClock what the periods, windows and timeouts are measured by; the system's by default. */
-    public AutoscalerContext nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return this;
     }
 

@@ -12,6 +12,7 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.ServiceClass;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -172,6 +173,11 @@ public final class AttachedRaas implements Raas
     public NodeRecord self()
     {
         return self;
+    }
+
+    public NanoClock nanoClock()
+    {
+        return context.nanoClock();
     }
 
     public Connection open(final long nodeId, final CompletionHandler handler)

@@ -4,6 +4,7 @@ import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,19 +16,25 @@ import java.time.Duration;
  * into the buffer the server advertised on shm and for larger messages, a SEND for small ones on tcp, a READ of
  * this side's memory until the server advertised one), the reply comes back the same way.
  * One call at a time per client (calls are serialised); make one client per calling thread for more.
+ *
+ * <p>A call's timeout runs on the clock of the handle the client was made with ({@link Raas#nanoClock()}, its
+ * context's), the clock each wait for the reply runs on too: a test that drives the driver's time, or a harness that
+ * skews the process's, drives the call's deadline alike.
  */
 public final class RpcClient implements AutoCloseable
 {
     private final Connection connection;
+    private final NanoClock nanoClock;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment request;
     private final MemorySegment reply;
     private final int maxMessageBytes;
     private long nextCorrelation = 1;
 
-    private RpcClient(final Connection connection, final int maxMessageBytes)
+    private RpcClient(final Connection connection, final NanoClock nanoClock, final int maxMessageBytes)
     {
         this.connection = connection;
+        this.nanoClock = nanoClock;
         this.maxMessageBytes = maxMessageBytes;
         this.request = arena.allocate(RpcFrames.REQUEST_HEADER + maxMessageBytes, 8);
         this.reply = arena.allocate(RpcFrames.REPLY_HEADER + maxMessageBytes, 8);
@@ -38,7 +45,7 @@ public final class RpcClient implements AutoCloseable
      */
     public static RpcClient connect(final Raas raas, final long nodeId, final int service, final int maxMessageBytes)
     {
-        return new RpcClient(raas.connect(nodeId, service, Flags.ADAPTIVE, null), maxMessageBytes);
+        return new RpcClient(raas.connect(nodeId, service, Flags.ADAPTIVE, null), raas.nanoClock(), maxMessageBytes);
     }
 
     public static RpcClient connect(final Raas raas, final long nodeId, final int service)
@@ -70,10 +77,10 @@ public final class RpcClient implements AutoCloseable
         request.set(RpcFrames.LONG, RpcFrames.CORRELATION_OFFSET, correlation);
         MemorySegment.copy(src, offset, request, RpcFrames.REQUEST_HEADER, length);
         connection.send(request, 0, RpcFrames.REQUEST_HEADER + length, Flags.ADAPTIVE);
-        final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = nanoClock.nanoTime() + timeout.toNanos();
         while (true)
         {
-            final long left = Math.max(0, deadline - System.nanoTime());
+            final long left = Math.max(0, deadline - nanoClock.nanoTime());
             final int got;
             try
             {

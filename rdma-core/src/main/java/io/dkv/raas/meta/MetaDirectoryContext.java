@@ -34,12 +34,13 @@ public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryCo
     private boolean join;
 
     /**
-     * Check the settings together.
+     * Check the settings together, and fill in the clocks left unset with the process's.
      *
      * @return this.
      */
     public MetaDirectoryContext conclude()
     {
+        super.conclude();
         if (endpoints.isEmpty() || endpoints.size() > 2)
         {
             throw new IllegalArgumentException("a MetaDirectory needs one or two MetaServer endpoints, got " +

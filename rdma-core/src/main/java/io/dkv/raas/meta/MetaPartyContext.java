@@ -1,15 +1,12 @@
 package io.dkv.raas.meta;
 
-import io.dkv.clock.Clocks;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
+import io.dkv.clock.CommonContext;
 
 import java.nio.file.Path;
 
 import static io.dkv.raas.meta.MetaDirectoryConfiguration.AUTH_WINDOW_MS_DEFAULT;
 import static io.dkv.raas.meta.MetaDirectoryConfiguration.AUTH_WINDOW_MS_PROP_NAME;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
-import static io.dkv.verbs.ConfigurationProperties.requireClocks;
 import static io.dkv.verbs.ConfigurationProperties.requireRange;
 
 /**
@@ -18,29 +15,25 @@ import static io.dkv.verbs.ConfigurationProperties.requireRange;
  * {@link MetaDirectoryContext} and a MetaServer's context are such parties; every setter is fluent and returns that
  * context.
  *
+ * <p>{@link #epochClock()} is the party's wall clock: frames are timestamped with it and checked against it.
+ * {@link #nanoClock()} is what the party measures its intervals, due times and deadlines by.
+ *
  * @param <C> the context itself.
  */
-public abstract class MetaPartyContext<C extends MetaPartyContext<C>>
+public abstract class MetaPartyContext<C extends MetaPartyContext<C>> extends CommonContext<C>
 {
     private int authWindowMs = intProperty(AUTH_WINDOW_MS_PROP_NAME, AUTH_WINDOW_MS_DEFAULT);
     private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
     private byte[] clusterSecret;
     private boolean noClusterSecret;
-    private EpochClock epochClock = Clocks.epochClock();
-    private NanoClock nanoClock = Clocks.nanoClock();
 
     protected MetaPartyContext()
     {
     }
 
-    @SuppressWarnings("unchecked")
-    private C self()
-    {
-        return (C)this;
-    }
-
     /**
-     * Check these settings, and read the cluster secret from its file: for the context's {@code conclude()}.
+     * Check these settings, and read the cluster secret from its file: for the context's {@code conclude()}, after
+     * {@code super.conclude()} filled in the clocks.
      *
      * @param party what the context starts, for the messages: "a MetaServer".
      * @throws IllegalArgumentException naming the setting that is missing or out of range.
@@ -48,7 +41,6 @@ public abstract class MetaPartyContext<C extends MetaPartyContext<C>>
     protected final void concludeAuthentication(final String party)
     {
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
-        requireClocks(party, epochClock, nanoClock);
         clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, party);
     }
 
@@ -102,30 +94,6 @@ public abstract class MetaPartyContext<C extends MetaPartyContext<C>>
     public C authWindowMs(final int authWindowMs)
     {
         this.authWindowMs = authWindowMs;
-        return self();
-    }
-
-    public EpochClock epochClock()
-    {
-        return epochClock;
-    }
-
-    /** The party's wall clock: frames are timestamped with it and checked against it. */
-    public C epochClock(final EpochClock epochClock)
-    {
-        this.epochClock = epochClock;
-        return self();
-    }
-
-    public NanoClock nanoClock()
-    {
-        return nanoClock;
-    }
-
-    /** What the party measures its intervals, due times and deadlines by. */
-    public C nanoClock(final NanoClock nanoClock)
-    {
-        this.nanoClock = nanoClock;
         return self();
     }
 }

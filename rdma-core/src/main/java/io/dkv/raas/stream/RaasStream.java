@@ -9,6 +9,7 @@ import io.dkv.raas.RemoteRegion;
 import io.dkv.verbs.Access;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,6 +48,7 @@ public final class RaasStream implements AutoCloseable
     private final Raas raas;
     private final Connection connection;
     private final StreamContext context;
+    private final NanoClock nanoClock;
     private final RemoteRegion ringRegion;
     private final MemorySegment ring;
     private final StreamReceiver receiver;
@@ -69,7 +71,7 @@ public final class RaasStream implements AutoCloseable
     private final IdleStrategy readIdle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
     private final IdleStrategy writeIdle = new BackoffIdleStrategy(64, 16, 1_000, 200_000);
     private RemoteRegion lastTrusted;
-    private long lastHeardNanos = System.nanoTime();
+    private long lastHeardNanos;
     private boolean outputShut;
     private RaasException peerClosed;
     private volatile boolean closed;
@@ -79,7 +81,14 @@ public final class RaasStream implements AutoCloseable
     {
         this.raas = raas;
         this.connection = connection;
+        // a context given no clock runs its streams on their driver's: one setting governs the process
+        if (context.nanoClock() == null)
+        {
+            context.nanoClock(raas.nanoClock());
+        }
         this.context = context.conclude(MESSAGE_BYTES);
+        this.nanoClock = context.nanoClock();
+        this.lastHeardNanos = nanoClock.nanoTime();
         this.ringRegion = raas.malloc(raas.self().id(), context.bufferBytes(), "", Access.REMOTE_WRITE |
             Access.REMOTE_READ);
         try
@@ -161,7 +170,7 @@ public final class RaasStream implements AutoCloseable
         {
             stateLock.unlock();
         }
-        final long deadline = System.nanoTime() + Math.max(5_000L, context.probeMs() * 5L) * 1_000_000L;
+        final long deadline = nanoClock.nanoTime() + Math.max(5_000L, context.probeMs() * 5L) * 1_000_000L;
         while (true)
         {
             final int work = progress();
@@ -170,7 +179,7 @@ public final class RaasStream implements AutoCloseable
                 return;
             }
             requireIntact();
-            if (System.nanoTime() > deadline)
+            if (nanoClock.nanoTime() > deadline)
             {
                 throw new RaasException("stream to node " + connection.nodeId() + " (vQPN 0x" +
                     Integer.toHexString(connection.vqpn()) + "): the peer described no stream buffer in time");
@@ -697,11 +706,11 @@ public final class RaasStream implements AutoCloseable
     {
         if (work > 0)
         {
-            lastHeardNanos = System.nanoTime();
+            lastHeardNanos = nanoClock.nanoTime();
             idle.reset();
             return;
         }
-        if (System.nanoTime() - lastHeardNanos > context.probeMs() * 1_000_000L)
+        if (nanoClock.nanoTime() - lastHeardNanos > context.probeMs() * 1_000_000L)
         {
             probePeer();
         }
@@ -711,7 +720,7 @@ public final class RaasStream implements AutoCloseable
     /** Nothing heard for a while: READ a word of the peer's stream buffer, which fails once it is gone. */
     private void probePeer()
     {
-        lastHeardNanos = System.nanoTime();
+        lastHeardNanos = nanoClock.nanoTime();
         final RemoteRegion target = peerRing;
         if (target == null || broken != null)
         {

@@ -1,11 +1,18 @@
 package io.dkv.raas.stream;
 
+import io.dkv.clock.CommonContext;
+
 /**
  * How a stream end is sized: its stream buffer (what indirect transfers go through), the largest
  * transfer carried inside its message, how many receives may be posted at once, and how long a wait
  * goes before the peer is probed for life.
+ *
+ * <p>A stream reads the time only from {@link #nanoClock()}: how long it has heard nothing from its peer (the probe
+ * after {@link #probeMs()}) and how long its HELLO may go unanswered. Left unset, the first stream the context opens
+ * gives it its driver's ({@link io.dkv.raas.Raas#nanoClock()}), so that a test that drives the driver's time, or a
+ * harness that skews the process's, drives the stream's too. Its wall clock is not read.
  */
-public final class StreamContext
+public final class StreamContext extends CommonContext<StreamContext>
 {
     public static final String BUFFER_BYTES_PROP_NAME = "dkv.raas.stream.buffer.bytes";
     public static final int BUFFER_BYTES_DEFAULT = 4 * 1024 * 1024;
@@ -70,11 +77,12 @@ public final class StreamContext
 
     /**
      * @param messageBytes the largest message the connection carries as a SEND.
-     * @return this, checked.
+     * @return this, checked, its clocks filled in with the process's where none was set.
      * @throws IllegalArgumentException naming the value at fault.
      */
     public StreamContext conclude(final int messageBytes)
     {
+        super.conclude();
         if (bufferBytes < 4096)
         {
             throw new IllegalArgumentException(BUFFER_BYTES_PROP_NAME + "=" + bufferBytes + ": at least 4096");
