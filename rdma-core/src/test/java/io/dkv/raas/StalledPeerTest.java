@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -32,6 +33,19 @@ class StalledPeerTest
         // thread has a lane of its own, whose synchronous requests would pass by the shared initiator
         return RaasPair.context("shm", nodeId).dciCount(1).syncLanes(0).qpStallMs(STALL_MS).startAgents(agents)
             .timeoutMs(5_000);
+    }
+
+    private static void await(final BooleanSupplier condition, final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("waited 30 s for " + what);
+            }
+            Thread.yield();
+        }
     }
 
     @Test
@@ -65,10 +79,12 @@ class StalledPeerTest
             }
             final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(millis < 20L * STALL_MS, "READs behind the stalled message completed after " + millis + " ms");
-            assertTrue(((RaasDriver)client).recycledQueuePairs() >= 1, "the stalled initiator was recycled");
-            assertTrue(((RaasDriver)client).counters().value(DriverCounter.QP_STALLS) >= 1, "the stall counted");
-            assertEquals(((RaasDriver)client).recycledQueuePairs(),
-                ((RaasDriver)client).counters().value(DriverCounter.QP_RECYCLES), "each recycle counted");
+            final RaasDriver driver = (RaasDriver)client;
+            // the driver's agents count on threads of their own: the figures settle soon after the READs are done
+            await(() -> driver.recycledQueuePairs() >= 1, "the stalled initiator recycled");
+            await(() -> driver.counters().value(DriverCounter.QP_STALLS) >= 1, "the stall counted");
+            await(() -> driver.recycledQueuePairs() == driver.counters().value(DriverCounter.QP_RECYCLES),
+                "each recycle counted: " + driver.recycledQueuePairs() + " recycled");
 
             final Exception failed = assertThrows(Exception.class, () -> connecting.get(20, TimeUnit.SECONDS));
             assertTrue(String.valueOf(failed.getMessage()).length() > 0, "the connect failed with a reason");

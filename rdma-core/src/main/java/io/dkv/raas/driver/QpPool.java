@@ -153,8 +153,9 @@ final class QpPool
      */
     boolean recycle(final PooledQp qp)
     {
-        qp.recycles++;
+        // the shared counter first: a reader of both sees this recycle counted once it sees it at all
         recycles.increment();
+        qp.recycles++;
         if (qp.type == QpType.RC)
         {
             return false;
@@ -208,6 +209,9 @@ final class QpPool
             if (qp.stall.check(nowMillis, qp.outstanding(), qp.completedCount()))
             {
                 qp.stalled = true;
+                // counted before the queue pair is errored: its flushes, and the recycle they bring, may complete
+                // on another thread at once, and a reader must never see the recycle without the stall behind it
+                stalls.incrementRelease();
                 try
                 {
                     qp.qp.modify(QpAttributes.error());
@@ -215,12 +219,12 @@ final class QpPool
                 catch (final RuntimeException ex)
                 {
                     qp.stalled = false;
+                    stalls.decrementRelease();
                     continue;
                 }
+                recycled++;
                 LOG.log(System.Logger.Level.WARNING, qp + " made no progress for " + qp.stall.quietMillis(nowMillis) +
                     " ms over " + qp.stall.quietChecks() + " checks: recycled, its oldest request fails UNREACHABLE");
-                stalls.incrementRelease();
-                recycled++;
             }
         }
         return recycled;

@@ -469,8 +469,9 @@ final class RcPromotion
     /** A broken RC queue pair with nothing outstanding: close it now; the route stays on DC. */
     void dropRc(final PooledQp rc)
     {
-        rcRecycles.incrementAndGet();
+        // the shared counter first, as the pool counts: seen recycled, the recycle is counted
         pipeline.counters().get(DriverCounter.QP_RECYCLES).increment();
+        rcRecycles.incrementAndGet();
         retire(rc, true);
         close(rc);
     }
