@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The test hosts cut and healed again and again for the hold, each time between other groups, each cut and each heal
- * lasting {@link #FLAP_MS} to twice that: connections that just came back are cut again before they settle.
+ * lasting {@link #FLAP_MS} to twice that: connections that just came back are cut again before they settle. A flap
+ * cuts at least {@link #MIN_CUTS} times, however long the cuts themselves take (each is a route per pair of hosts,
+ * set by a process of its own: seconds on a loaded machine), unless the nemesis stops first: one cut is a partition.
  */
 public final class FlappingPartitionFault extends NetworkFault
 {
@@ -15,6 +17,8 @@ public final class FlappingPartitionFault extends NetworkFault
 
     /** How long a flapping partition stays cut, or healed, at least; as long again at most. */
     public static final long FLAP_MS = 150;
+    /** The cuts a flap makes at least, its hold past or not. */
+    public static final int MIN_CUTS = 2;
 
     FlappingPartitionFault()
     {
@@ -31,7 +35,7 @@ public final class FlappingPartitionFault extends NetworkFault
             FLAP_MS, 2 * FLAP_MS));
         int cuts = 0;
         boolean stopped = false;
-        while (!stopped && System.nanoTime() < end)
+        while (!stopped && (cuts < MIN_CUTS || System.nanoTime() < end))
         {
             final TestHosts.Partition partition = hosts.partition(nemesis.random(), false);
             cuts++;
