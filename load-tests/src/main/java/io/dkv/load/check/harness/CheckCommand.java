@@ -61,6 +61,8 @@ public final class CheckCommand implements Callable<Integer>
     private static final String COMPUTE = "compute";
     private static final String DRIVER_ASYNC = "driver-async";
     private static final int COMPUTE_NODES_DEFAULT = 2;
+    /** How many times --time a run may go on past it for --min-ok. */
+    private static final int MIN_OK_GRACE = 4;
 
     @Option(names = "--time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
         description = "How long the clients run under the nemesis, e.g. 30s, 2m (default: ${DEFAULT-VALUE}).")
@@ -177,6 +179,13 @@ public final class CheckCommand implements Callable<Integer>
             "succeed is UNRECOVERED (default: ${DEFAULT-VALUE}).")
     private Duration recovery;
 
+    @Option(names = "--min-ok", paramLabel = "N", defaultValue = "0",
+        description = "Past --time, keep the clients and the nemesis going until the histories hold N operations " +
+            "completed ok, for at most " + MIN_OK_GRACE + " x --time more (a run that cannot reach them says so and " +
+            "goes on to recovery): a slow or loaded machine then still gives the checker something to check " +
+            "(default: ${DEFAULT-VALUE}, none).")
+    private long minOk;
+
     @Option(names = "--faults-at-once", paramLabel = "N", defaultValue = "1",
         description = "Nemeses striking side by side (1 to 4), each at --interval with a seed of its own, so that " +
             "faults overlap: a pause during a partition, two kills at once. The first causes every kind asked for; " +
@@ -273,6 +282,7 @@ public final class CheckCommand implements Callable<Integer>
                 bounds == null ? 0 : cluster.surgeTarget(), cluster.memoryNodeKills(), tier, cluster.writesInFlight());
             final Nemeses nemeses = Nemeses.start(kinds, faultsAtOnce, targets, interval.toMillis(), seed, log);
             sleepShowingProgress(out, time);
+            awaitOk(out, log, cluster);
             final long healFrom = System.nanoTime() - origin;
             log.accept("recovery: the nemesis stops and heals every fault");
             nemeses.stop();
@@ -327,6 +337,10 @@ public final class CheckCommand implements Callable<Integer>
 
     private void validate()
     {
+        if (minOk < 0)
+        {
+            throw new IllegalArgumentException("--min-ok " + minOk + " is negative: operations ok to wait for");
+        }
         if (clients < 1 || concurrency < clients)
         {
             throw new IllegalArgumentException("--clients " + clients + " and --concurrency " + concurrency +
@@ -456,6 +470,31 @@ public final class CheckCommand implements Callable<Integer>
                 nextReport += 10_000_000_000L;
             }
         }
+    }
+
+    /** Past --time: on until the histories hold --min-ok operations completed ok, or the grace is over. */
+    private void awaitOk(final PrintStream out, final Consumer<String> log, final CheckCluster cluster)
+        throws InterruptedException
+    {
+        if (minOk <= 0)
+        {
+            return;
+        }
+        final long end = System.nanoTime() + MIN_OK_GRACE * time.toNanos();
+        long ok = OkOperations.count(cluster.historyFiles());
+        if (ok < minOk)
+        {
+            out.printf("dkv check: %,d operations ok of the %,d --min-ok asks; running on (at most %s more)%n", ok,
+                minOk, format(time.multipliedBy(MIN_OK_GRACE)));
+        }
+        while (ok < minOk && System.nanoTime() < end)
+        {
+            Thread.sleep(200);
+            ok = OkOperations.count(cluster.historyFiles());
+        }
+        log.accept(ok >= minOk ? String.format(Locale.ROOT, "workload: %,d operations ok (--min-ok %,d)", ok, minOk) :
+            String.format(Locale.ROOT, "workload: only %,d operations ok of --min-ok %,d within %s past --time", ok,
+                minOk, format(time.multipliedBy(MIN_OK_GRACE))));
     }
 
     private static void removeHook(final Thread hook)

@@ -47,7 +47,7 @@ class CheckCommandTest
     {
         final Path soak = dir.resolve("soak");
         final int exit = check.run("--runs", "2", "--time", "8s", "--nemesis", "kill,pause", "--interval", "2s",
-            "--rate", "150", "--keys", "4", "--seed", "7", "--dir", soak.toString());
+            "--rate", "150", "--keys", "4", "--seed", "7", "--min-ok", "201", "--dir", soak.toString());
 
         assertEquals(0, exit, check::err);
         final String summary = Files.readString(soak.resolve(RunSummaries.FILE));
@@ -74,7 +74,7 @@ class CheckCommandTest
     {
         final Run run = check("overlap",
             "--faults-at-once", "2", "--nemesis", "kill,pause,kill-mid-write", "--time", "14s", "--interval", "1s",
-            "--rate", "300", "--keys", "4", "--seed", "3");
+            "--rate", "300", "--keys", "4", "--seed", "3", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
@@ -102,7 +102,7 @@ class CheckCommandTest
     {
         final Run run = check("clock",
             "--nemesis", "clock,kill", "--faults-at-once", "2", "--time", "12s", "--interval", "1s", "--rate", "300",
-            "--keys", "4", "--seed", "5");
+            "--keys", "4", "--seed", "5", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         assertTrue(run.verdict().contains("recovered: every role back"), run.verdict());
@@ -271,7 +271,7 @@ class CheckCommandTest
         // the futures of writes and reads carried by completions, through a handle attached to the host's driver
         final Run run = check("driver-async",
             "--through", "driver-async", "--replicas", "2", "--memory-nodes", "3", "--nemesis", "kill,pause",
-            "--time", "10s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "11");
+            "--time", "10s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "11", "--min-ok", "101");
 
         run.assertVerdict(Verdict.VALID);
         assertTrue(run.read(ResultDirectory.TIMELINE).contains("class=\"fault\""), "faults on the timeline");
@@ -312,7 +312,7 @@ class CheckCommandTest
         // 2 cores is kept under its limit by these two runs being no longer)
         final Run run = check("add-drain-memory",
             "--through", "compute", "--replicas", "2", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
-            "--time", "60s", "--interval", "1s", "--rate", "150", "--keys", "4", "--seed", "5");
+            "--time", "60s", "--interval", "1s", "--rate", "150", "--keys", "4", "--seed", "5", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
@@ -340,7 +340,7 @@ class CheckCommandTest
     {
         final Run run = check("add-drain-memory-driver",
             "--workload", "list-append", "--memory-nodes", "2", "--nemesis", "add-memory,drain-memory",
-            "--time", "60s", "--interval", "1s", "--rate", "100", "--keys", "4", "--seed", "9");
+            "--time", "60s", "--interval", "1s", "--rate", "100", "--keys", "4", "--seed", "9", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
@@ -358,7 +358,7 @@ class CheckCommandTest
         // the first strike comes within 3 s and holds 15 s: over, and the store heard from again, before the end
         final Run run = check("long-pause",
             "--replicas", "2", "--memory-nodes", "2", "--nemesis", "long-pause",
-            "--time", "30s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3");
+            "--time", "30s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         final String nemesis = run.read(ResultDirectory.NEMESIS);
