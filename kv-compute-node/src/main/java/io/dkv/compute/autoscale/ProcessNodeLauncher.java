@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -66,15 +65,6 @@ public final class ProcessNodeLauncher implements NodeLauncher
             throw new UncheckedIOException("cannot make the compute nodes' log directory " + logDir + ": " +
                 ex.getMessage(), ex);
         }
-    }
-
-    /** @return the main and options a node is started with, for messages. */
-    public List<String> command()
-    {
-        final List<String> command = new ArrayList<>(exec);
-        command.add(RoleMains.COMPUTE_NODE);
-        command.addAll(arguments);
-        return command;
     }
 
     public ManagedNode launch(final int ordinal)
