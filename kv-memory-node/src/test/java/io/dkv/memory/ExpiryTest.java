@@ -39,6 +39,8 @@ class ExpiryTest
     private static final long START = 1_767_225_600_000L;
     private static final long NODE = 9;
     private static final long CLIENT = 90;
+    private static final int LONG_GRACE_MS = 30_000;
+    private static final int LONG_TIMEOUT_MS = 20_000;
 
     private final CachedEpochClock clock = new CachedEpochClock();
 
@@ -54,22 +56,32 @@ class ExpiryTest
 
     private KvClient client(final KvCluster cluster)
     {
+        return client(cluster, 200);
+    }
+
+    /** @param timeoutMs a read's deadline, below the node's grace period (the client refuses one that is not). */
+    private KvClient client(final KvCluster cluster, final int timeoutMs)
+    {
         return KvClient.connect(cluster.clientRaas,
-            new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(200)
+            new KvClientContext().memoryNodes(KvCluster.MEMORY_NODE_ID).timeoutMs(timeoutMs)
             .epochClock(clock));
     }
 
-    /** A node whose scan for expired keys does not run during a test (readers' own reclamation shows alone). */
+    /**
+     * A node whose scan for expired keys does not run during a test (readers' own reclamation shows alone). Its grace
+     * period, and so its clients' read deadline, is long: these tests wait for no reclamation, and a read a busy
+     * machine holds up past a short deadline is refused, which is not what they are about.
+     */
     private KvCluster clusterWithoutScan()
     {
         return new KvCluster("shm", 1,
-            context -> context.epochClock(clock).expiryScanMs(Integer.MAX_VALUE).graceMs(300));
+            context -> context.epochClock(clock).expiryScanMs(Integer.MAX_VALUE).graceMs(LONG_GRACE_MS));
     }
 
     @Test
     void aKeyReadsBackUntilItsExpiryThenIsAMissToEveryOperation() throws Exception
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             final byte[] key = bytes("session");
             client.put(key, bytes("token"), START + 1_000);
@@ -104,7 +116,7 @@ class ExpiryTest
     @Test
     void anExpiredKeyIsAnAbsentOneToCompareAndSetAndPut()
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             final byte[] key = bytes("lock");
             client.put(key, bytes("holder 1"), START + 10);
@@ -125,7 +137,7 @@ class ExpiryTest
     @Test
     void ttlIsMinusTwoForNoKeyMinusOneForNoExpiryElseTheMillisecondsLeft()
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             assertEquals(-2, client.ttlMillis(bytes("missing")));
             client.put(bytes("forever"), bytes("v"));
@@ -144,7 +156,7 @@ class ExpiryTest
     @Test
     void anExpiryIsKeptChangedOrTakenAwayWithTheValueKept()
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             final byte[] key = bytes("counter");
             client.put(key, bytes("1"), START + 5_000);
@@ -191,7 +203,7 @@ class ExpiryTest
     @Test
     void racingIncrementsAndExpiryChangesLoseNothing() throws Exception
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             final byte[] key = bytes("hits");
             client.put(key, bytes("0"), START + 1_000_000);
@@ -236,7 +248,7 @@ class ExpiryTest
     @Test
     void aReaderEmptiesTheSlotOfAnExpiredKey() throws Exception
     {
-        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster))
+        try (KvCluster cluster = clusterWithoutScan(); KvClient client = client(cluster, LONG_TIMEOUT_MS))
         {
             final byte[] key = bytes("read after expiry");
             client.put(key, bytes("v"), START + 1);
