@@ -7,7 +7,6 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.cnc.AttachedRaas;
@@ -324,17 +323,12 @@ class AsyncWriteTest
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aClientAttachedToTheHostsDriverHasItsCompletionsDelivered(final String provider) throws Exception
     {
-        // an attached handle reads the driver's responses only when asked: the client polls it for its futures. One
-        // copy of each key: with two, the fresh-clone CI runs of the whole module saw the memory nodes' DC initiators
-        // stall on receiver-not-ready for 5 s and fail requests (see the closing note of 2026-11-24); what this test
-        // states does not need replicas, which the tests above cover through the embedded driver
-        cluster(provider, 1, new KvClientContext().memoryNodes(IDS), null);
+        // an attached handle reads the driver's responses only when asked: the client polls it for its futures. Two
+        // copies and the driver's default buffers, as `./dkv up` runs clients (UndrainedClientTest adds a client that
+        // never reads its answers)
+        cluster(provider, 2, new KvClientContext().memoryNodes(IDS), null);
         final String name = "async-write-test-" + ProcessHandle.current().pid() + "-" + provider;
-        // the driver's default receive buffers: the tests' 64 are fewer than the credits its dozen connections (one per
-        // client thread and node, 16 credits each) may hold, and a shared receive queue run dry stalls the memory
-        // nodes' answers behind receiver-not-ready until their stall detectors fail them (27% of runs failed so)
-        open.add(StandaloneDriver.launch(Opened.driver(provider, 100).receiveBuffers(RaasConfiguration
-            .RECEIVE_BUFFERS_DEFAULT).driverName(name), directory));
+        open.add(StandaloneDriver.launch(Opened.driver(provider, 100).driverName(name), directory));
         final Raas attached = open.add(AttachedRaas.attach(new RaasContext().driverName(name).requestSlots(1024)
             .clientDataBytes(1 << 20).timeoutMs(10_000)));
         final KvClient client = open.add(KvClient.connect(attached,

@@ -1,6 +1,5 @@
 package io.dkv.client;
 
-import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.verbs.VerbsContext;
 
@@ -28,10 +27,6 @@ final class Opened implements AutoCloseable
         return new RaasContext()
             .verbs(new VerbsContext().provider(provider).tcpAddress("127.0.0.1:0"))
             .nodeId(nodeId)
-            // the default receive buffers (1,024): a shared receive queue that holds less than its connections' credits
-            // (16 each; a test's client threads, replicas and clients make dozens) can run dry, and answers then wait
-            // on receiver-not-ready until the stall detector fails them
-            .receiveBuffers(RaasConfiguration.RECEIVE_BUFFERS_DEFAULT)
             .requestSlots(256)
             .timeoutMs(10_000);
     }

@@ -22,7 +22,9 @@ public enum MemoryNodeCounter implements CounterDescriptor
     PERSIST_BATCHES(10, "Batches written to disk"),
     PERSIST_FAILURES(11, "Batches that could not be written"),
     KEYS_EXPIRED(12, "Keys expired by the node's scan"),
-    CHUNKS_RECLAIMED(13, "Chunks reclaimed");
+    CHUNKS_RECLAIMED(13, "Chunks reclaimed"),
+    ANSWERS_QUEUED(14, "Answers queued: the client held no credit"),
+    CLIENTS_HELD_BACK(15, "Turns a client's requests were left unread: its answers queued");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

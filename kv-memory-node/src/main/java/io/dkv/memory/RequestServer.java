@@ -4,7 +4,6 @@ import io.dkv.agent.SystemCounters;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
-import io.dkv.raas.Flags;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
 import org.agrona.collections.LongArrayList;
@@ -19,6 +18,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 
 /**
@@ -27,6 +27,12 @@ import java.util.List;
  * Keys to persist are gathered over one turn and written in one batch (one fsync for all that
  * asked for durability sync), each with what the index holds for it at that moment; after an
  * fsync the blocks written are marked settled, so readers stop asking for them.
+ *
+ * <p>Answers are offered, never sent waiting ({@link Connection#offer}): a client that has not consumed its earlier
+ * answers holds no credit, and its new ones wait in its {@link AnswerQueue} for the next turns while every other
+ * client is answered. A client with {@link #MAX_QUEUED_ANSWERS} waiting has its requests left unread until they go,
+ * so its credits, not this node's memory, bound what it can ask. Answering by a blocking send stopped every client of
+ * the node behind one that had stopped reading (or whose driver's receive queue had run dry).
  */
 final class RequestServer implements Agent
 {
@@ -34,6 +40,8 @@ final class RequestServer implements Agent
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final System.Logger LOG = System.getLogger(RequestServer.class.getName());
     private static final int MAX_BATCH = 1024;
+    /** Answers waiting for one client past which its requests are left unread. */
+    static final int MAX_QUEUED_ANSWERS = 256;
 
     private final Listener listener;
     private final HeapChunks chunks;
@@ -49,6 +57,10 @@ final class RequestServer implements Agent
     private final LongArrayList answerCorrelations = new LongArrayList();
     /** Of the batch being written: the block of each key, or -1 (none: a delete). */
     private final LongArrayList written = new LongArrayList();
+    /** Each client's queue, made the first time one of its answers had to wait. */
+    private final IdentityHashMap<Connection, AnswerQueue> answerQueues = new IdentityHashMap<>();
+    /** The queues holding answers now. */
+    private final List<AnswerQueue> waiting = new ArrayList<>();
     private final PersistStats stats;
     private final NanoClock clock;
     private final long scanIntervalNanos;
@@ -67,6 +79,8 @@ final class RequestServer implements Agent
     private final AtomicCounter batchFailures;
     private final AtomicCounter keysExpired;
     private final AtomicCounter chunksReclaimed;
+    private final AtomicCounter answersQueued;
+    private final AtomicCounter clientsHeldBack;
 
     RequestServer(
         final Listener listener,
@@ -93,6 +107,8 @@ final class RequestServer implements Agent
         this.batchFailures = counters.get(MemoryNodeCounter.PERSIST_FAILURES);
         this.keysExpired = counters.get(MemoryNodeCounter.KEYS_EXPIRED);
         this.chunksReclaimed = counters.get(MemoryNodeCounter.CHUNKS_RECLAIMED);
+        this.answersQueued = counters.get(MemoryNodeCounter.ANSWERS_QUEUED);
+        this.clientsHeldBack = counters.get(MemoryNodeCounter.CLIENTS_HELD_BACK);
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
@@ -113,7 +129,7 @@ final class RequestServer implements Agent
 
     public int doWork()
     {
-        int work = 0;
+        int work = flushAnswers();
         Connection accepted;
         while ((accepted = listener.poll()) != null)
         {
@@ -125,6 +141,12 @@ final class RequestServer implements Agent
         for (int i = clients.size() - 1; i >= 0 && batchKeys.size() < MAX_BATCH; i--)
         {
             final Connection client = clients.get(i);
+            final AnswerQueue queue = answerQueues.get(client);
+            if (queue != null && queue.size() >= MAX_QUEUED_ANSWERS)
+            {
+                clientsHeldBack.incrementRelease();
+                continue;
+            }
             try
             {
                 while (client.isReadable() && batchKeys.size() < MAX_BATCH)
@@ -139,6 +161,11 @@ final class RequestServer implements Agent
                 // the client closed its end (or went away): its chunks get no more blocks, and are reclaimed once
                 // unused
                 clients.remove(i);
+                final AnswerQueue unanswered = answerQueues.remove(client);
+                if (unanswered != null)
+                {
+                    waiting.remove(unanswered);
+                }
                 clientsGone.incrementRelease();
                 client.close();
                 chunks.ownerGone(client, turnStart);
@@ -156,6 +183,30 @@ final class RequestServer implements Agent
             persistBatch(turnStart);
         }
         return work + reclaim(turnStart);
+    }
+
+    /** Offer the answers that waited, oldest first per client. @return answers sent. */
+    private int flushAnswers()
+    {
+        int sent = 0;
+        for (int i = waiting.size() - 1; i >= 0; i--)
+        {
+            final AnswerQueue queue = waiting.get(i);
+            try
+            {
+                sent += queue.flush();
+            }
+            catch (final RaasException gone)
+            {
+                // its client went away: nobody will read them; the client is removed on its next turn
+                queue.clear();
+            }
+            if (queue.isEmpty())
+            {
+                waiting.remove(i);
+            }
+        }
+        return sent;
     }
 
     private int reclaim(final long nowNanos)
@@ -348,7 +399,25 @@ final class RequestServer implements Agent
         reply.set(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET, correlation);
         reply.set(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET, offset);
         reply.set(INT, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET, generation);
-        client.send(reply, 0, MemoryNodeProtocol.REPLY_LENGTH, Flags.ADAPTIVE);
+        AnswerQueue queue = answerQueues.get(client);
+        if (queue != null && !queue.isEmpty())
+        {
+            // behind the answers already waiting: a client reads its answers in the order they were made
+            queue.add(reply);
+            answersQueued.incrementRelease();
+            return;
+        }
+        if (!client.offer(reply, 0, MemoryNodeProtocol.REPLY_LENGTH))
+        {
+            if (queue == null)
+            {
+                queue = new AnswerQueue(client, MemoryNodeProtocol.REPLY_LENGTH);
+                answerQueues.put(client, queue);
+            }
+            queue.add(reply);
+            waiting.add(queue);
+            answersQueued.incrementRelease();
+        }
     }
 
     public void onClose()

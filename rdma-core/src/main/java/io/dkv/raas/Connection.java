@@ -161,6 +161,24 @@ public interface Connection extends AutoCloseable
     }
 
     /**
+     * Post a message as a SEND into the peer's receive queue and return at once, never waiting: not for a message
+     * credit, a request slot, nor the message's completion, so one thread may answer many peers and a peer that
+     * stopped taking messages holds back none of the others. Messages offered on a connection arrive in the order
+     * offered. A transport failure of one is counted and closes nothing; the peer, whose answer it was, times out.
+     * A handle attached to a standalone driver sends as {@link #send} does, waiting.
+     *
+     * @return false, having sent nothing, when the peer granted no credit now or no request slot is free: offer it
+     * again later.
+     * @throws RaasException when the message exceeds what a request stages or a receive buffer holds, or the
+     *                       connection is not open.
+     */
+    default boolean offer(final MemorySegment src, final long offset, final int length)
+    {
+        send(src, offset, length, Flags.USE_SEND);
+        return true;
+    }
+
+    /**
      * Receive the next message into {@code dst}.
      *
      * @return the message length.

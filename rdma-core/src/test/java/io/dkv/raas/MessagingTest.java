@@ -1,5 +1,7 @@
 package io.dkv.raas;
 
+import io.dkv.raas.driver.DriverCounter;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -7,6 +9,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -132,6 +136,123 @@ class MessagingTest
                 assertEquals(i, in.get(ValueLayout.JAVA_INT_UNALIGNED, 0));
             }
             sender.join(30_000);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void connectionsHoldNoMoreCreditsThanTheSharedReceiveQueueHasBuffers(final String provider) throws Exception
+    {
+        // 12 connections of 16 credits each would be 192 messages in flight into 128 buffers: the receive queue ran
+        // dry and senders waited on receiver-not-ready, holding back every request behind them on their initiator
+        final int connections = 12;
+        final int messages = 40;
+        try (RaasPair pair = new RaasPair(provider, context -> context.receiveBuffers(128).messageCredits(16));
+            Listener listener = pair.b.listen(12))
+        {
+            final List<Connection> clients = new ArrayList<>();
+            final List<Connection> servers = new ArrayList<>();
+            for (int i = 0; i < connections; i++)
+            {
+                clients.add(pair.a.connect(pair.b.self().id(), 12, Flags.ADAPTIVE, null));
+                servers.add(listener.accept(WAIT));
+            }
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            final List<Thread> senders = new ArrayList<>();
+            for (int c = 0; c < connections; c++)
+            {
+                final Connection client = clients.get(c);
+                senders.add(Thread.ofPlatform().start(() ->
+                {
+                    try
+                    {
+                        final MemorySegment out = Arena.ofAuto().allocate(64);
+                        for (int i = 0; i < messages; i++)
+                        {
+                            out.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                            client.send(out, 0, 64, Flags.USE_SEND);
+                        }
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failure.set(ex);
+                    }
+                }));
+            }
+            // nothing consumed for a while: every sender runs out of credits (or, before, of receive buffers)
+            Thread.sleep(300);
+            final MemorySegment in = MemorySegment.ofArray(new byte[64]);
+            for (int i = 0; i < messages; i++)
+            {
+                for (final Connection server : servers)
+                {
+                    assertEquals(64, server.recv(in, 0, 64, WAIT));
+                    assertEquals(i, in.get(ValueLayout.JAVA_INT_UNALIGNED, 0), "in order");
+                }
+            }
+            for (final Thread sender : senders)
+            {
+                sender.join(30_000);
+            }
+            assertNull(failure.get());
+            // counted by the sender over tcp, by the receiver over shm (where the sender cannot tell)
+            assertEquals(0, ((RaasDriver)pair.a).counters().value(DriverCounter.RNR_RETRIES) +
+                ((RaasDriver)pair.b).counters().value(DriverCounter.RNR_RETRIES), "sends that found no receive buffer");
+            assertTrue(((RaasDriver)pair.a).counters().value(DriverCounter.MESSAGE_CREDIT_WAITS) > 0,
+                "senders waited for credits instead");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aMessageOfferedWithoutACreditIsNotSentAndNothingWaits(final String provider) throws Exception
+    {
+        try (RaasPair pair = new RaasPair(provider, context -> context.messageCredits(4));
+            Listener listener = pair.b.listen(13))
+        {
+            final Connection client = pair.a.connect(pair.b.self().id(), 13, Flags.ADAPTIVE, null);
+            final Connection server = listener.accept(WAIT);
+            final MemorySegment out = Arena.ofAuto().allocate(32);
+            int offered = 0;
+            for (int i = 0; i < 100; i++)
+            {
+                out.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                if (!client.offer(out, 0, 32))
+                {
+                    break;
+                }
+                offered++;
+            }
+            assertEquals(4, offered, "as many as the credits granted, then false at once");
+            final int messages = 200;
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            final Thread sender = Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    final MemorySegment more = Arena.ofAuto().allocate(32);
+                    for (int i = 4; i < messages; i++)
+                    {
+                        more.set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                        while (!client.offer(more, 0, 32))
+                        {
+                            Thread.yield();
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            });
+            final MemorySegment in = MemorySegment.ofArray(new byte[32]);
+            for (int i = 0; i < messages; i++)
+            {
+                assertEquals(32, server.recv(in, 0, 32, WAIT));
+                assertEquals(i, in.get(ValueLayout.JAVA_INT_UNALIGNED, 0), "offered messages arrive in order");
+            }
+            sender.join(30_000);
+            assertNull(failure.get());
         }
     }
 

@@ -430,6 +430,11 @@ final class DriverConnection implements Connection
         return requireChannel().trySend(src, offset, length);
     }
 
+    public boolean offer(final MemorySegment src, final long offset, final int length)
+    {
+        return requireChannel().offer(src, offset, length);
+    }
+
     public int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)
     {
         return requireChannel().recv(dst, offset, maxLength, timeout);

@@ -108,9 +108,10 @@ final class MessageChannel
             pd, pipeline, control, receiveBuffers, this, connection, context.messageCredits());
     }
 
+    /** @return the message credits this side grants the peer at connect: its share of the shared receive queue. */
     int grantedCredits()
     {
-        return context.messageCredits();
+        return inbox.heldCredits();
     }
 
     boolean isEstablished()
@@ -280,6 +281,11 @@ final class MessageChannel
     boolean trySend(final MemorySegment src, final long offset, final int length)
     {
         return sender.trySend(src, offset, length);
+    }
+
+    boolean offer(final MemorySegment src, final long offset, final int length)
+    {
+        return sender.offer(src, offset, length);
     }
 
     int recv(final MemorySegment dst, final long offset, final int maxLength, final Duration timeout)

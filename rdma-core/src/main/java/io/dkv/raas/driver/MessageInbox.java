@@ -45,6 +45,12 @@ final class MessageInbox
     private long freedPosition;
     private int creditsToReturn;
     private long bytesToReturn;
+    /**
+     * The credits the peer holds of this side: not yet used, in flight, waiting here or to be returned. Granted by
+     * the driver's {@link ReceiveCredits} at open; changed by the consumer alone (under the receive lock).
+     */
+    private volatile int held;
+    private boolean creditsReleased;
     private ZeroCopy outstandingZeroCopy;
 
     /** A message the peer left for this side to READ, once read. */
@@ -70,6 +76,14 @@ final class MessageInbox
         this.connection = connection;
         this.inbox = new LongQueue(credits * 2 + 8);
         this.writtenEnds = new LongQueue(credits * 2 + 8);
+        this.held = receiveBuffers.credits().open();
+    }
+
+    /** @return the credits the peer holds now: before any message was consumed, those granted at connect. */
+    int heldCredits()
+    {
+        // no lock: a receiver waits for messages holding it, and the poller asks this for an ACCEPT
+        return held;
     }
 
     /** @return true when no message waits. */
@@ -323,10 +337,13 @@ final class MessageInbox
                 readIn.release().run();
             }
         }
-        creditsToReturn++;
+        // the credit goes back, stays with the driver (an overdraft being repaid) or brings one more with it
+        final int back = receiveBuffers.credits().onConsumed(held);
+        held += back - 1;
+        creditsToReturn += back;
         final MemoryRegion advert = channel.advert();
-        if (creditsToReturn >= Math.max(1, channel.grantedCredits() / 2) ||
-            (advert != null && bytesToReturn >= advert.length() / 4) || inbox.isEmpty())
+        if ((creditsToReturn > 0 || bytesToReturn > 0) && (creditsToReturn >= Math.max(1, held / 2) ||
+            (advert != null && bytesToReturn >= advert.length() / 4) || inbox.isEmpty()))
         {
             control.sendSimple(connection.route(), channel.peerVqpn(), TYPE_CREDIT, connection.vqpn(),
                 creditsToReturn, (int)bytesToReturn);
@@ -335,11 +352,19 @@ final class MessageInbox
         }
     }
 
-    /** The connection closed: the messages no one will receive give their receive buffers back. */
+    /**
+     * The connection closed: the messages no one will receive give their receive buffers back, and the credits it
+     * held go back to the driver.
+     */
     void drain()
     {
         synchronized (recvLock)
         {
+            if (!creditsReleased)
+            {
+                creditsReleased = true;
+                receiveBuffers.credits().close(held);
+            }
             while (!inbox.isEmpty())
             {
                 final long entry = inbox.peek();

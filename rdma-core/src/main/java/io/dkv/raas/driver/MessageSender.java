@@ -205,6 +205,87 @@ final class MessageSender
         return true;
     }
 
+    /**
+     * Post a message as a SEND without waiting for anything: a credit must be there now, and a request slot free; the
+     * completion releases the slot (see {@link io.dkv.raas.Connection#offer}).
+     *
+     * @return false (nothing sent) when no credit is left or no slot is free.
+     */
+    boolean offer(final MemorySegment src, final long offset, final int length)
+    {
+        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
+        {
+            throw new RaasException(
+                "offer of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
+        }
+        channel.requireOpen();
+        final int total = LENGTH + length;
+        if (total > receiveBuffers.bufferBytes())
+        {
+            throw new RaasException("offer of " + length + " bytes exceeds the receive buffers of " +
+                (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
+        }
+        if (!tryTakeCredit())
+        {
+            return false;
+        }
+        final RequestSlot slot = pipeline.tryAcquireSlot();
+        if (slot == null)
+        {
+            sendCredits.incrementAndGet();
+            return false;
+        }
+        if (total > slot.staging.byteSize())
+        {
+            sendCredits.incrementAndGet();
+            pipeline.releaseSlot(slot);
+            throw new RaasException("offer of " + length + " bytes exceeds the " + (slot.staging.byteSize() - LENGTH) +
+                " payload bytes a request stages; send it");
+        }
+        channel.used();
+        slot.kind = RequestSlot.KIND_MESSAGE;
+        slot.connection = connection;
+        slot.route = connection.route();
+        slot.vqpn = connection.vqpn();
+        slot.opcode = Opcode.SEND_WITH_IMM;
+        // nobody waits: the completion releases the slot (CompletionPoller.complete, no handler)
+        slot.sync = false;
+        slot.wr.reset().wrId(slot.wrId()).opcode(Opcode.SEND_WITH_IMM).immData(channel.peerVqpn())
+            .sendFlags(SendFlags.SIGNALED);
+        writeHeader(slot.staging, 0, TYPE_DATA, connection.vqpn(), length);
+        MemorySegment.copy(src, offset, slot.staging, LENGTH, length);
+        slot.sendStaged(total);
+        synchronized (sendLock)
+        {
+            pipeline.submit(slot);
+        }
+        return true;
+    }
+
+    /** @return true when a message credit was taken now; a poll may first bring those the peer returned. */
+    private boolean tryTakeCredit()
+    {
+        boolean polled = false;
+        while (true)
+        {
+            final int credits = sendCredits.get();
+            if (credits <= 0)
+            {
+                if (polled)
+                {
+                    return false;
+                }
+                polled = true;
+                pipeline.poll();
+                continue;
+            }
+            if (sendCredits.compareAndSet(credits, credits - 1))
+            {
+                return true;
+            }
+        }
+    }
+
     private void acquireMessageCredit()
     {
         final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;

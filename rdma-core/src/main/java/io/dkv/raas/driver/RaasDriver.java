@@ -144,7 +144,7 @@ public final class RaasDriver implements Raas
                 new ConnectionTable(pipeline, regions, lanes, routes, admission, context.connectionCredits());
             final ReceiveBuffers receiveBuffers =
                 new ReceiveBuffers(pipeline, pd, srq, qpPool.ud().qp, context.receiveBuffers(),
-                    context.receiveBufferBytes());
+                    context.receiveBufferBytes(), context.messageCredits());
             qpPool.datagramBuffers(receiveBuffers);
             control = new ControlMessages(pipeline, receiveBuffers, self, device.provider());
             promotion = new RcPromotion(

@@ -41,11 +41,13 @@ final class ReceiveBuffers
     private final RecvWorkRequest repostWr = new RecvWorkRequest(1);
     /** Datagram buffers flushed while the datagram queue pair was broken: posted again once it is back. */
     private final IntArrayList parked = new IntArrayList();
+    private final ReceiveCredits credits;
 
     /**
      * @param buffers     buffers of the SRQ.
      * @param datagrams   the datagram queue pair, which has its own receive queue of {@link #DATAGRAM_BUFFERS}.
      * @param bufferBytes bytes of each buffer: the most a message may carry, header included.
+     * @param credits     the most message credits one connection is granted.
      */
     ReceiveBuffers(
         final RequestPipeline pipeline,
@@ -53,8 +55,10 @@ final class ReceiveBuffers
         final SharedReceiveQueue srq,
         final QueuePair datagrams,
         final int buffers,
-        final int bufferBytes)
+        final int bufferBytes,
+        final int credits)
     {
+        this.credits = new ReceiveCredits(buffers, credits);
         this.pipeline = pipeline;
         this.srq = srq;
         this.datagrams = datagrams;
@@ -110,6 +114,12 @@ final class ReceiveBuffers
             }
             parked.clear();
         }
+    }
+
+    /** @return the message credits granted over the connections, bounded by the shared buffers. */
+    ReceiveCredits credits()
+    {
+        return credits;
     }
 
     /** @return bytes of each buffer: the most a SEND may carry, header included. */

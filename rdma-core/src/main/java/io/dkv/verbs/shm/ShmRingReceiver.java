@@ -8,6 +8,7 @@ import io.dkv.verbs.soft.ReceiveSlot;
 import io.dkv.verbs.soft.SoftEndpoint;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
 
@@ -40,6 +41,8 @@ final class ShmRingReceiver implements ControlledMessageHandler
     private int ackQpn;
     private ShmQueueFile ackQueue;
     private ShmRemoteDevice ackDevice;
+    /** A message waits in the ring for a receive request to be posted (receiver-not-ready). */
+    private boolean waitingForReceive;
 
     ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind,
         final int maxSge)
@@ -134,8 +137,19 @@ final class ShmRingReceiver implements ControlledMessageHandler
 
         if (!endpoint.takeReceive(slot))
         {
+            if (!waitingForReceive)
+            {
+                // counted once a wait, here since over shm the sender cannot tell: its request just stays undelivered
+                waitingForReceive = true;
+                final AtomicCounter rnr = device.receiverNotReadyCounter();
+                if (rnr != null)
+                {
+                    rnr.increment();
+                }
+            }
             return Action.ABORT;
         }
+        waitingForReceive = false;
         final boolean writeWithImm = opcode == Opcode.RDMA_WRITE_WITH_IMM;
         // a datagram lands behind its global route header, as on an RNIC
         final int header = kind == ShmControlDescriptor.KIND_UD ? WorkCompletion.GRH_LENGTH : 0;
