@@ -76,11 +76,13 @@ public final class ComputeNodeConfiguration
 
     /**
      * Reply bytes a connection may have pending (written and not yet taken by its peer) at most, redis's {@code
-     * client-output-buffer-limit normal} hard limit: a connection past it is closed. Reading stops long before, at
-     * {@link #WRITE_HIGH_WATER_DEFAULT}, so what passes it is one slice of a reply larger than the limit.
+     * client-output-buffer-limit normal} hard limit: a connection past it is closed. A connection stops running its
+     * requests long before, at {@link #WRITE_HIGH_WATER_DEFAULT}, so what passes it is the replies of one lookup: a
+     * run of pipelined GETs or a slice of an MGET, whose keys are sized to give about 1 MiB, the first at most 128
+     * keys (128 MiB of the largest values; redis's own limit for replicas is 256 MB).
      */
     public static final String OUTPUT_LIMIT_PROP_NAME = "dkv.compute.client.output.limit.bytes";
-    public static final long OUTPUT_LIMIT_DEFAULT = 64L << 20;
+    public static final long OUTPUT_LIMIT_DEFAULT = 256L << 20;
 
     /**
      * Reply bytes pending on a connection at which it stops reading and running its requests (Netty's high water
