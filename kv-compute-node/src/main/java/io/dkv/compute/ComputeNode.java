@@ -1,10 +1,12 @@
 package io.dkv.compute;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.command.AuthThrottle;
 import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
@@ -23,6 +25,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -107,12 +110,15 @@ public final class ComputeNode implements AutoCloseable
     private final MetricsEndpoint metrics;
     private final CommandTable table;
     private final RaasClusterView cluster;
+    private final RateLimitedLog outputLimitLog;
     private boolean closed;
 
     private ComputeNode(final ComputeNodeContext context)
     {
         this.context = context;
         this.stats = new NodeStats(context.epochClock(), context.nanoClock());
+        this.outputLimitLog =
+            new RateLimitedLog("connection closed at its output limit", context.log(), context.nanoClock());
         final boolean epoll = Epoll.isAvailable();
         this.bossGroup =
             new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -147,6 +153,9 @@ public final class ComputeNode implements AutoCloseable
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // a connection whose replies pass the high mark stops running and reading until they are below half
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                    new WriteBufferWaterMark(context.writeHighWaterBytes() / 2, context.writeHighWaterBytes()))
                 .childHandler(new Initializer());
             if (context.reusePort())
             {
@@ -175,7 +184,9 @@ public final class ComputeNode implements AutoCloseable
                 RaasClusterView.announcedHost(context.bindAddress()), port));
             this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port,
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
-                view));
+                view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
+                context.authFailureDelayMaxMs(), context.authFailuresMax(),
+                new RateLimitedLog("failed AUTH", context.log(), context.nanoClock()))));
             this.sampler =
                 bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
@@ -409,15 +420,38 @@ public final class ComputeNode implements AutoCloseable
         windowSampler.cancel(false);
         // with SO_REUSEPORT the kernel resets what this listener's accept queue holds; new connections go to the others
         serverChannel.close().syncUninterruptibly();
-        // each close runs on the connection's loop after the read under way: the requests it read are answered first
-        connections.close().awaitUninterruptibly(context.drainTimeoutMs(), TimeUnit.MILLISECONDS);
+        // each connection stops reading, answers the requests it has read and closes; one whose peer takes no
+        // replies (or that a failed AUTH holds) is closed at the deadline whatever its peer does
+        final long drainNanos = TimeUnit.MILLISECONDS.toNanos(context.drainTimeoutMs());
+        final long deadline = System.nanoTime() + drainNanos;
+        for (final Channel channel : connections)
+        {
+            final RespConnection connection = channel.pipeline().get(RespConnection.class);
+            if (connection == null)
+            {
+                channel.close();
+            }
+            else
+            {
+                channel.eventLoop().execute(connection::drain);
+            }
+        }
+        for (final Channel channel : connections)
+        {
+            channel.closeFuture().awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
+        }
+        connections.close().awaitUninterruptibly(drainNanos, TimeUnit.NANOSECONDS);
         if (metrics != null)
         {
             // scraped until now, it showed the drain
             metrics.close();
         }
-        workerGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS).syncUninterruptibly();
-        bossGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS).syncUninterruptibly();
+        // bounded too: the loops run short tasks, but a stop must not wait on one that does not
+        workerGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS)
+            .awaitUninterruptibly(2 * drainNanos, TimeUnit.NANOSECONDS);
+        bossGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS)
+            .awaitUninterruptibly(2 * drainNanos, TimeUnit.NANOSECONDS);
         if (ownsClient)
         {
             client.close();
@@ -454,8 +488,9 @@ public final class ComputeNode implements AutoCloseable
                 context.maxCommandBytes(), open, context.nanoClock());
             final Session session =
                 new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
+            session.remote(channel.remoteAddress());
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
-                context.partialTimeoutMs()));
+                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog));
         }
     }
 

@@ -75,6 +75,17 @@ public final class ComputeNodeCommand implements Callable<Integer>
         description = "Connections served at once (default: ${DEFAULT-VALUE}).")
     private int maxClients;
 
+    @Option(names = "--client-output-limit", paramLabel = "BYTES",
+        defaultValue = "" + ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT,
+        description = "Reply bytes a connection may have pending at most (redis's client-output-buffer-limit " +
+            "normal); one past it is closed (default: ${DEFAULT-VALUE}).")
+    private long clientOutputLimit;
+
+    @Option(names = "--drain-timeout-ms", defaultValue = "" + ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT,
+        description = "On SIGTERM, how long connections may take to answer what they have read before they are " +
+            "closed whatever their peers do (default: ${DEFAULT-VALUE}).")
+    private long drainTimeoutMs;
+
     public Integer call() throws InterruptedException
     {
         final long calledNs = System.nanoTime();
@@ -105,6 +116,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
                 .port(options.port())
                 .bindAddress(options.bind())
                 .maxClients(maxClients)
+                .outputLimitBytes(clientOutputLimit)
+                .drainTimeoutMs(drainTimeoutMs)
                 .reusePort(reusePort)
                 .metricsPort(metricsPort)
                 .requirePass(options.requirePass())
@@ -196,6 +209,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
         command.address = "127.0.0.1:0";
         command.maxClients = ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT;
         command.metricsPort = ComputeNodeConfiguration.METRICS_PORT_DEFAULT;
+        command.clientOutputLimit = ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT;
+        command.drainTimeoutMs = ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT;
         final Set<String> seen = new HashSet<>();
         final List<String> meta = new ArrayList<>();
         try
@@ -242,6 +257,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
                     case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
                     case "--metrics-port" -> command.metricsPort = Integer.parseInt(decimal(value));
+                    case "--client-output-limit" -> command.clientOutputLimit = Long.parseLong(decimal(value));
+                    case "--drain-timeout-ms" -> command.drainTimeoutMs = Long.parseLong(decimal(value));
                     default ->
                     {
                         return null;

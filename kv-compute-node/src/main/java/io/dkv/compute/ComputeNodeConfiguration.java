@@ -39,7 +39,10 @@ public final class ComputeNodeConfiguration
     public static final String IO_THREADS_PROP_NAME = "dkv.compute.io.threads";
     public static final int IO_THREADS_DEFAULT = Math.max(1, Runtime.getRuntime().availableProcessors());
 
-    /** How long close waits for connections to finish their commands before the event loops stop. */
+    /**
+     * How long close waits for connections to finish the requests they have read before it closes them whatever their
+     * peers do (a peer that reads nothing included), and again for the event loops to stop.
+     */
     public static final String DRAIN_TIMEOUT_PROP_NAME = "dkv.compute.drain.timeout.ms";
     public static final long DRAIN_TIMEOUT_DEFAULT = 5_000;
 
@@ -70,6 +73,35 @@ public final class ComputeNodeConfiguration
      */
     public static final String WARMUP_ROUNDS_PROP_NAME = "dkv.compute.warmup.rounds";
     public static final int WARMUP_ROUNDS_DEFAULT = 20;
+
+    /**
+     * Reply bytes a connection may have pending (written and not yet taken by its peer) at most, redis's {@code
+     * client-output-buffer-limit normal} hard limit: a connection past it is closed. A connection stops running its
+     * requests long before, at {@link #WRITE_HIGH_WATER_DEFAULT}, so what passes it is the replies of one lookup: a
+     * run of pipelined GETs or a slice of an MGET, whose keys are sized to give about 1 MiB, the first at most 128
+     * keys (128 MiB of the largest values; redis's own limit for replicas is 256 MB).
+     */
+    public static final String OUTPUT_LIMIT_PROP_NAME = "dkv.compute.client.output.limit.bytes";
+    public static final long OUTPUT_LIMIT_DEFAULT = 256L << 20;
+
+    /**
+     * Reply bytes pending on a connection at which it stops reading and running its requests (Netty's high water
+     * mark), until its peer has taken them down to half as many.
+     */
+    public static final String WRITE_HIGH_WATER_PROP_NAME = "dkv.compute.write.high.water.bytes";
+    public static final int WRITE_HIGH_WATER_DEFAULT = 1 << 20;
+
+    /** The delay of a connection's first failed AUTH reply; each further failure doubles it, to the max below. */
+    public static final String AUTH_FAILURE_DELAY_PROP_NAME = "dkv.compute.auth.failure.delay.ms";
+    public static final long AUTH_FAILURE_DELAY_DEFAULT = 100;
+
+    /** The longest a failed AUTH's reply is held. */
+    public static final String AUTH_FAILURE_DELAY_MAX_PROP_NAME = "dkv.compute.auth.failure.delay.max.ms";
+    public static final long AUTH_FAILURE_DELAY_MAX_DEFAULT = 2_000;
+
+    /** Failed AUTHs (or HELLO AUTHs) after which a connection is closed, its last reply sent. */
+    public static final String AUTH_FAILURES_MAX_PROP_NAME = "dkv.compute.auth.failures.max";
+    public static final int AUTH_FAILURES_MAX_DEFAULT = 10;
 
     private ComputeNodeConfiguration()
     {

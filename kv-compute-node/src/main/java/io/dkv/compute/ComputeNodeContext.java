@@ -5,6 +5,8 @@ import io.dkv.client.KvClientContext;
 import io.dkv.clock.CommonContext;
 import io.dkv.raas.Raas;
 
+import java.util.function.Consumer;
+
 import static io.dkv.compute.ComputeNodeConfiguration.*;
 
 /**
@@ -35,6 +37,12 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         System.getProperty(REUSE_PORT_PROP_NAME, Boolean.toString(REUSE_PORT_DEFAULT)));
     private int metricsPort = Integer.getInteger(METRICS_PORT_PROP_NAME, METRICS_PORT_DEFAULT);
     private long metricsWindowMs = Long.getLong(METRICS_WINDOW_PROP_NAME, METRICS_WINDOW_DEFAULT);
+    private long outputLimitBytes = Long.getLong(OUTPUT_LIMIT_PROP_NAME, OUTPUT_LIMIT_DEFAULT);
+    private int writeHighWaterBytes = Integer.getInteger(WRITE_HIGH_WATER_PROP_NAME, WRITE_HIGH_WATER_DEFAULT);
+    private long authFailureDelayMs = Long.getLong(AUTH_FAILURE_DELAY_PROP_NAME, AUTH_FAILURE_DELAY_DEFAULT);
+    private long authFailureDelayMaxMs = Long.getLong(AUTH_FAILURE_DELAY_MAX_PROP_NAME, AUTH_FAILURE_DELAY_MAX_DEFAULT);
+    private int authFailuresMax = Integer.getInteger(AUTH_FAILURES_MAX_PROP_NAME, AUTH_FAILURES_MAX_DEFAULT);
+    private Consumer<String> log = System.err::println;
     private String requirePass;
     private Raas raas;
     private boolean ownsRaas;
@@ -80,6 +88,15 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
             throw new IllegalArgumentException("partialTimeoutMs=" + partialTimeoutMs + " ioThreads=" + ioThreads +
                 " drainTimeoutMs=" + drainTimeoutMs + " warmupRounds=" + warmupRounds +
                 ": the first two must be positive, the others not negative");
+        }
+        if (outputLimitBytes < 1 || writeHighWaterBytes < 2 || authFailureDelayMs < 0 ||
+            authFailureDelayMaxMs < authFailureDelayMs || authFailuresMax < 1)
+        {
+            throw new IllegalArgumentException("outputLimitBytes=" + outputLimitBytes + " writeHighWaterBytes=" +
+                writeHighWaterBytes + " authFailureDelayMs=" + authFailureDelayMs + " authFailureDelayMaxMs=" +
+                authFailureDelayMaxMs + " authFailuresMax=" + authFailuresMax + ": the limit, the high water mark " +
+                "(at least 2) and the failures must be positive, the delays not negative and the max at least the " +
+                "first");
         }
         if ((raas == null) == (client == null))
         {
@@ -238,7 +255,87 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         return this;
     }
 
-    /** @return the password AUTH must give, or null: none required. */
+    public long outputLimitBytes()
+    {
+        return outputLimitBytes;
+    }
+
+    /**
+     * @param outputLimitBytes reply bytes a connection may have pending at most (redis's client-output-buffer-limit
+     *                         normal, hard): one past it is closed, counted and logged.
+     */
+    public ComputeNodeContext outputLimitBytes(final long outputLimitBytes)
+    {
+        this.outputLimitBytes = outputLimitBytes;
+        return this;
+    }
+
+    public int writeHighWaterBytes()
+    {
+        return writeHighWaterBytes;
+    }
+
+    /**
+     * @param writeHighWaterBytes reply bytes pending at which a connection stops reading and running its requests;
+     *                            it goes on once its peer took them down to half as many.
+     */
+    public ComputeNodeContext writeHighWaterBytes(final int writeHighWaterBytes)
+    {
+        this.writeHighWaterBytes = writeHighWaterBytes;
+        return this;
+    }
+
+    public long authFailureDelayMs()
+    {
+        return authFailureDelayMs;
+    }
+
+    /** @param authFailureDelayMs how long a connection's first failed AUTH reply is held; each failure doubles it. */
+    public ComputeNodeContext authFailureDelayMs(final long authFailureDelayMs)
+    {
+        this.authFailureDelayMs = authFailureDelayMs;
+        return this;
+    }
+
+    public long authFailureDelayMaxMs()
+    {
+        return authFailureDelayMaxMs;
+    }
+
+    /** @param authFailureDelayMaxMs the longest a failed AUTH's reply is held. */
+    public ComputeNodeContext authFailureDelayMaxMs(final long authFailureDelayMaxMs)
+    {
+        this.authFailureDelayMaxMs = authFailureDelayMaxMs;
+        return this;
+    }
+
+    public int authFailuresMax()
+    {
+        return authFailuresMax;
+    }
+
+    /** @param authFailuresMax failed AUTHs after which a connection is closed. */
+    public ComputeNodeContext authFailuresMax(final int authFailuresMax)
+    {
+        this.authFailuresMax = authFailuresMax;
+        return this;
+    }
+
+    public Consumer<String> log()
+    {
+        return log;
+    }
+
+    /**
+     * @param log where the node's rate-limited lines about peers go (failed AUTHs, connections closed at the output
+     *            limit); standard error unless told otherwise.
+     */
+    public ComputeNodeContext log(final Consumer<String> log)
+    {
+        this.log = log;
+        return this;
+    }
+
     public int warmupRounds()
     {
         return warmupRounds;
@@ -251,6 +348,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         return this;
     }
 
+    /** @return the password AUTH must give, or null: none required. */
     public String requirePass()
     {
         return requirePass;

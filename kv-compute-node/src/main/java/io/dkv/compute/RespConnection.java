@@ -3,15 +3,19 @@ package io.dkv.compute;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.PipelinedReads;
+import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.command.SlicedCommand;
 import io.dkv.compute.metrics.LatencyRecorder;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespProtocolError;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.agrona.concurrent.NanoClock;
 
@@ -20,17 +24,43 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One client connection, after the decoder: runs its requests in order on its event loop, the runs of GETs and MGETs
- * among those read together looked up together ({@link PipelinedReads}), writes their replies together when a read is
- * done (so a pipeline goes out in one write), closes it after a protocol error or QUIT, and
- * after the partial-request deadline when a peer began a request and stopped.
+ * among those read together looked up together ({@link PipelinedReads}), writes their replies together (so a
+ * pipeline goes out in few writes), closes it after a protocol error or QUIT, and after the partial-request deadline
+ * when a peer began a request and stopped.
+ *
+ * <p>No connection can hold up another of its loop, nor make the node hold more than a bound for it:
+ * <ul>
+ * <li>Requests decoded wait in a queue and are run in turns of at most {@link #TURN_KEYS} keys; a connection with more
+ * to run schedules its next turn, so that the loop serves its other connections' reads between turns. MGET, DEL and
+ * EXISTS of many keys run a slice at a time ({@link SlicedCommand}) in the same turns.</li>
+ * <li>Backpressure: while its replies are not taken (the channel is not writable: more than the high water mark is
+ * pending), nothing more of a connection's is run and it does not read; it goes on once its peer has taken them. It
+ * reads only while its queue is empty, so what it holds is what one read decoded.</li>
+ * <li>A connection whose pending reply bytes pass the output limit (redis's client-output-buffer-limit) is closed,
+ * counted and logged; a closed connection's queued requests are dropped, not run.</li>
+ * <li>A failed AUTH holds the connection's replies and requests for a while (scheduled, the loop is not held).</li>
+ * <li>Asked to drain ({@link #drain}), it stops reading, runs what it has read, and closes.</li>
+ * </ul>
+ *
+ * <p>How many keys one lookup (a run of reads, a slice) takes adapts to the values' sizes so that one's replies are
+ * about {@link #UNIT_TARGET_BYTES}: it starts at {@link #UNIT_KEYS_FIRST}, and a connection reading values of the
+ * largest size takes them one at a time.
  *
  * <p>Each request's duration, from its decoding to its reply's write, goes to its event loop's
  * {@link LatencyRecorder}: requests decoded from one read share a decoding time, so they are kept as runs (a time and
- * a count, a few per write) and recorded when their replies are written, a batch of GETs answered by one lookup
- * included, each from its own read.
+ * a count, a few per write) and recorded when their replies are written.
  */
 final class RespConnection extends ChannelInboundHandlerAdapter
 {
+    /** Keys (a request without keys counts one) a connection runs in one turn of its loop at most. */
+    static final int TURN_KEYS = 1024;
+    /** Reply bytes a lookup is sized to give. */
+    static final int UNIT_TARGET_BYTES = 1 << 20;
+    /** Keys of a connection's first lookup at most, before it has seen how large its values are. */
+    static final int UNIT_KEYS_FIRST = 128;
+    /** Replies held before they are written in the middle of a turn, so that backpressure sees them. */
+    private static final int WRITE_BYTES = 64 * 1024;
+
     private final CommandTable table;
     private final NodeStats stats;
     /** The node's, which the decoder stamps requests with too. */
@@ -38,9 +68,21 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final RespDecoder decoder;
     private final Session session;
     private final PipelinedReads reads;
+    private final SlicedCommand sliced;
+    private final RequestQueue queue = new RequestQueue();
     private final long partialTimeoutNanos;
+    private final long outputLimitBytes;
+    private final RateLimitedLog outputLimitLog;
+    private final Runnable turn = this::scheduledTurn;
+    private final Runnable resume = this::resumeAfterHold;
+    private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private boolean closing;
+    private boolean draining;
+    private boolean closeRequested;
+    private boolean turnScheduled;
+    private boolean held;
+    private int unitKeys = UNIT_KEYS_FIRST;
     private ScheduledFuture<?> deadline;
     private long decodedAtArm;
     private LatencyRecorder latency;
@@ -51,87 +93,296 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
         final long partialTimeoutMs)
     {
+        this(table, stats, decoder, session, partialTimeoutMs, Long.MAX_VALUE, null);
+    }
+
+    /**
+     * @param outputLimitBytes reply bytes pending at most: a connection past it is closed.
+     * @param outputLimitLog   where closes at the limit are logged; null for nowhere.
+     */
+    RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
+        final long partialTimeoutMs, final long outputLimitBytes, final RateLimitedLog outputLimitLog)
+    {
         this.table = table;
         this.stats = stats;
         this.clock = stats.nanoClock();
         this.decoder = decoder;
         this.session = session;
         this.reads = new PipelinedReads(table);
+        this.sliced = new SlicedCommand(table);
         this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
+        this.outputLimitBytes = outputLimitBytes;
+        this.outputLimitLog = outputLimitLog;
     }
 
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
+        this.ctx = ctx;
         latency = stats.latency().recorderFor(ctx.channel().eventLoop());
     }
 
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
-        if (closing)
+        if (!closing)
         {
-            return;
-        }
-        if (pending == null)
-        {
-            pending = ctx.alloc().ioBuffer();
-        }
-        if (msg instanceof byte[][] args)
-        {
-            decoded(decoder.decodedAtNanos());
-            if (reads.offer(session, args, pending))
-            {
-                return;
-            }
-            reads.run(session, pending);
-            table.execute(session, args, pending);
-            closing = session.closeAfterReply();
-        }
-        else if (msg instanceof RespProtocolError error)
-        {
-            reads.run(session, pending);
-            stats.protocolError();
-            RespReplies.error(pending, error.message());
-            closing = true;
+            queue.add(msg, decoder.decodedAtNanos());
         }
     }
 
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
-        if (pending != null)
+        process();
+    }
+
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx)
+    {
+        if (ctx.channel().isWritable())
         {
-            reads.run(session, pending);
+            process();
         }
-        flush(ctx);
-        if (!closing)
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * Stop reading, run what was read, then close; called on the connection's loop when the node closes.
+     */
+    void drain()
+    {
+        draining = true;
+        process();
+    }
+
+    private void scheduledTurn()
+    {
+        turnScheduled = false;
+        process();
+    }
+
+    private void resumeAfterHold()
+    {
+        held = false;
+        process();
+    }
+
+    /**
+     * One turn: run queued requests (or the slices of one) while the peer takes the replies, up to the turn's keys,
+     * then write the replies and choose whether to read on.
+     */
+    private void process()
+    {
+        if (held || ctx == null)
         {
-            watchPartial(ctx);
+            return;
+        }
+        int budget = TURN_KEYS;
+        while (!closing && ctx.channel().isActive() && ctx.channel().isWritable())
+        {
+            if (budget <= 0)
+            {
+                scheduleTurn();
+                break;
+            }
+            if (sliced.active())
+            {
+                final int before = pendingBuffer().writerIndex();
+                final int keys = sliced.next(session, pending, Math.min(unitKeys, budget));
+                if (keys < 0)
+                {
+                    // part of an array went out and a store error came: no reply mends that
+                    closing = true;
+                    break;
+                }
+                adapt(keys, pending.writerIndex() - before);
+                budget -= keys;
+                writeIfLarge();
+                continue;
+            }
+            if (queue.isEmpty())
+            {
+                break;
+            }
+            final long decodedAt = queue.headNanos();
+            final Object msg = queue.poll();
+            if (msg instanceof byte[][] args)
+            {
+                decoded(decodedAt);
+                if (reads.offer(session, args, pendingBuffer(), unitKeys))
+                {
+                    budget -= args.length - 1;
+                    if (!reads.holding())
+                    {
+                        adapt(reads.lastRunKeys(), reads.lastRunBytes());
+                    }
+                    writeIfLarge();
+                    continue;
+                }
+                runReads();
+                if (!sliced.start(session, args, pending))
+                {
+                    budget--;
+                    table.execute(session, args, pending);
+                    closing = session.closeAfterReply();
+                    final long hold = session.takeReplyHold();
+                    if (hold > 0)
+                    {
+                        hold(hold);
+                        return;
+                    }
+                }
+            }
+            else if (msg instanceof RespProtocolError error)
+            {
+                runReads();
+                stats.protocolError();
+                RespReplies.error(pendingBuffer(), error.message());
+                closing = true;
+            }
+            writeIfLarge();
+        }
+        if (ctx.channel().isActive())
+        {
+            runReads();
+            write(true);
+            readInterest();
         }
     }
 
-    private void flush(final ChannelHandlerContext ctx)
+    /** A failed AUTH: its reply and what follows wait {@code nanos}; the loop serves others meanwhile. */
+    private void hold(final long nanos)
+    {
+        held = true;
+        ctx.channel().config().setAutoRead(false);
+        ctx.executor().schedule(resume, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void scheduleTurn()
+    {
+        if (!turnScheduled)
+        {
+            // scheduled rather than executed: the loop's I/O runs before its next batch of scheduled tasks, while a
+            // task executed from a task would run in the same batch, ahead of every other connection's reads
+            turnScheduled = true;
+            ctx.executor().schedule(turn, 0, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Read only with nothing left to run and the replies taken; close once draining with nothing left. */
+    private void readInterest()
+    {
+        final boolean idle = queue.isEmpty() && !sliced.active() && !reads.holding();
+        if (closing || draining && idle)
+        {
+            if (!closeRequested)
+            {
+                // once what was written before has gone: the last reply (QUIT's, a protocol error's) reaches the peer
+                closeRequested = true;
+                ctx.channel().config().setAutoRead(false);
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+            return;
+        }
+        final boolean read = idle && !draining && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read)
+        {
+            ctx.channel().config().setAutoRead(read);
+        }
+        if (read)
+        {
+            watchPartial();
+        }
+        else if (deadline != null)
+        {
+            // a peer whose half request waits because the node stopped reading is not stalled
+            deadline.cancel(false);
+            deadline = null;
+        }
+    }
+
+    private ByteBuf pendingBuffer()
+    {
+        if (pending == null)
+        {
+            pending = ctx.alloc().ioBuffer();
+        }
+        return pending;
+    }
+
+    private void runReads()
+    {
+        if (reads.holding())
+        {
+            reads.run(session, pendingBuffer());
+            adapt(reads.lastRunKeys(), reads.lastRunBytes());
+        }
+    }
+
+    /** The next lookup's keys, from the last one's: as many as give about {@link #UNIT_TARGET_BYTES} of replies. */
+    private void adapt(final int keys, final int bytes)
+    {
+        if (keys > 0)
+        {
+            final long fit = (long)keys * UNIT_TARGET_BYTES / Math.max(1, bytes);
+            unitKeys = (int)Math.max(1, Math.min(PipelinedReads.MAX_KEYS, fit));
+        }
+    }
+
+    private void writeIfLarge()
+    {
+        if (pending != null && pending.readableBytes() >= WRITE_BYTES && !reads.holding())
+        {
+            write(false);
+        }
+    }
+
+    /**
+     * Hand the replies held to the channel (flushed at the end of a turn), then check the bytes pending against the
+     * output limit.
+     */
+    private void write(final boolean flush)
     {
         final ByteBuf out = pending;
         pending = null;
-        if (runs > 0)
+        if (runs > 0 && !sliced.active() && !reads.holding())
         {
             written(clock.nanoTime());
         }
         if (out != null && out.isReadable())
         {
-            ctx.writeAndFlush(out)
-                .addListener(closing ? ChannelFutureListener.CLOSE : ChannelFutureListener.CLOSE_ON_FAILURE);
+            ctx.write(out).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+            checkOutputLimit();
         }
-        else
+        else if (out != null)
         {
-            if (out != null)
-            {
-                out.release();
-            }
-            if (closing)
-            {
-                ctx.close();
-            }
+            out.release();
         }
+        if (flush)
+        {
+            ctx.flush();
+        }
+    }
+
+    private void checkOutputLimit()
+    {
+        final ChannelOutboundBuffer outbound = ctx.channel().unsafe().outboundBuffer();
+        final long pendingBytes = outbound == null ? 0 : outbound.totalPendingWriteBytes();
+        if (pendingBytes > outputLimitBytes && !closing)
+        {
+            closing = true;
+            stats.outputLimitClosed();
+            if (outputLimitLog != null)
+            {
+                outputLimitLog.event(ctx.channel().remoteAddress(), pendingBytes + " reply bytes pending, over the " +
+                    "limit of " + outputLimitBytes + "; " + stats.outputLimitCloses() + " closed so far");
+            }
+            dropQueued();
+            ctx.close();
+        }
+    }
+
+    private void dropQueued()
+    {
+        queue.clear();
+        sliced.abandon();
     }
 
     /** A request decoded at {@code nanos}: one more of the last run, or the first of a new one. */
@@ -164,7 +415,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     }
 
     /** A request begun and not finished arms the deadline; one that completes (or none begun) disarms it. */
-    private void watchPartial(final ChannelHandlerContext ctx)
+    private void watchPartial()
     {
         if (!decoder.partial())
         {
@@ -178,21 +429,21 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         if (deadline == null)
         {
             decodedAtArm = decoder.commandsDecoded();
-            deadline = ctx.executor().schedule(() -> expire(ctx), partialTimeoutNanos, TimeUnit.NANOSECONDS);
+            deadline = ctx.executor().schedule(this::expire, partialTimeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
 
     /** A peer that is still sending requests gets a new deadline for the one under way; a stalled one is closed. */
-    private void expire(final ChannelHandlerContext ctx)
+    private void expire()
     {
         deadline = null;
-        if (!decoder.partial())
+        if (!decoder.partial() || !ctx.channel().config().isAutoRead())
         {
             return;
         }
         if (decoder.commandsDecoded() != decodedAtArm)
         {
-            watchPartial(ctx);
+            watchPartial();
             return;
         }
         closing = true;
@@ -201,10 +452,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 
     public void channelInactive(final ChannelHandlerContext ctx)
     {
+        closing = true;
         if (deadline != null)
         {
             deadline.cancel(false);
         }
+        // what the peer asked for and was not run is dropped: nobody is there to read its replies
+        dropQueued();
         if (pending != null)
         {
             pending.release();

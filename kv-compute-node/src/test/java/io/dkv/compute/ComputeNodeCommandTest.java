@@ -33,7 +33,9 @@ class ComputeNodeCommandTest
             List.of("--meta=" + META, "--meta", META, "--cluster-secret-file", "s", "--requirepass", "pw",
                 "--provider", "tcp", "--address", "127.0.0.1:7000", "--node-id", "42", "--max-clients", "10"),
             List.of("--reuse-port", "--meta", META, "--cluster-secret-file", "s", "--metrics-port", "0"),
-            List.of("--meta", META, "--metrics-port=9100", "--cluster-secret-file", "s", "--reuse-port")))
+            List.of("--meta", META, "--metrics-port=9100", "--cluster-secret-file", "s", "--reuse-port"),
+            List.of("--meta", META, "--cluster-secret-file", "s", "--client-output-limit", "1048576",
+                "--drain-timeout-ms", "2000")))
         {
             final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(args.toArray(String[]::new));
             assertNotNull(simple, args.toString());

@@ -16,10 +16,19 @@ import java.nio.charset.StandardCharsets;
  * @param maxBulk     bytes of a value at most (proto-max-bulk-len).
  * @param nodeId      the node's id in the cluster, or 0 when it has none.
  * @param cluster     the compute nodes CLUSTER answers with.
+ * @param outputLimit reply bytes a connection may have pending at most, for CONFIG GET.
+ * @param auth        what a failed AUTH costs its connection.
  */
 public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
-    int maxBulk, long nodeId, ClusterView cluster)
+    int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth)
 {
+    /** With no output limit to report and failed AUTHs not throttled: a table run apart from clients' connections. */
+    public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
+        final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster)
+    {
+        this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, 0, AuthThrottle.NONE);
+    }
+
     boolean passwordMatches(final byte[] given)
     {
         return requirePass != null &&

@@ -125,6 +125,7 @@ final class ConnectionCommands
             session.authenticate();
             return null;
         }
+        environment.auth().failed(session, environment.stats());
         return Errors.WRONGPASS;
     }
 

@@ -25,6 +25,8 @@ public final class NodeStats
     private final LongAdder connectionsRejected = new LongAdder();
     private final LongAdder commands = new LongAdder();
     private final LongAdder protocolErrors = new LongAdder();
+    private final LongAdder outputLimitCloses = new LongAdder();
+    private final LongAdder authFailures = new LongAdder();
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
     private final CommandLatency latency = new CommandLatency();
@@ -113,6 +115,29 @@ public final class NodeStats
     public void protocolError()
     {
         protocolErrors.increment();
+    }
+
+    /** A connection was closed for passing the output limit. */
+    public void outputLimitClosed()
+    {
+        outputLimitCloses.increment();
+    }
+
+    /** @return connections closed for passing the output limit. */
+    public long outputLimitCloses()
+    {
+        return outputLimitCloses.sum();
+    }
+
+    void authFailed()
+    {
+        authFailures.increment();
+    }
+
+    /** @return failed AUTHs (and HELLO AUTHs). */
+    public long authFailures()
+    {
+        return authFailures.sum();
     }
 
     void command()

@@ -19,13 +19,15 @@ import static io.dkv.compute.command.CommandTable.is;
 public final class PipelinedReads
 {
     /** Keys held at most: a run this long is looked up before more are taken. */
-    static final int MAX_KEYS = 1024;
+    public static final int MAX_KEYS = 1024;
 
     private final CommandTable table;
     private final KvClient client;
     private final NodeStats stats;
     private final List<byte[][]> requests = new ArrayList<>();
     private final List<byte[]> keys = new ArrayList<>();
+    private int lastRunKeys;
+    private int lastRunBytes;
 
     public PipelinedReads(final CommandTable table)
     {
@@ -35,15 +37,17 @@ public final class PipelinedReads
     }
 
     /**
-     * Take a request into the run when it is a read that may join it.
+     * Take a request into the run when it is a read that may join it: a GET, or an MGET of no more keys than a slice
+     * (a longer one runs in slices, {@link SlicedCommand}).
      *
+     * @param maxKeys keys the run may hold, at most {@link #MAX_KEYS}: a run that reaches it is looked up now.
      * @return false when it is not (the caller runs the run, then the request).
      */
-    public boolean offer(final Session session, final byte[][] args, final ByteBuf out)
+    public boolean offer(final Session session, final byte[][] args, final ByteBuf out, final int maxKeys)
     {
         // a connection yet to authenticate gets NOAUTH from the table, in order
-        if (!session.authenticated() || !(args.length == 2 && is(args[0], "get") || args.length >= 2 && is(args[0],
-            "mget")))
+        if (!session.authenticated() || !(args.length == 2 && is(args[0], "get") ||
+            args.length >= 2 && args.length - 1 <= SlicedCommand.SLICE_KEYS && is(args[0], "mget")))
         {
             return false;
         }
@@ -52,24 +56,49 @@ public final class PipelinedReads
         {
             keys.add(args[i]);
         }
-        if (keys.size() >= MAX_KEYS)
+        if (keys.size() >= Math.min(maxKeys, MAX_KEYS))
         {
             run(session, out);
         }
         return true;
     }
 
+    /** @return true while reads are held, not yet answered. */
+    public boolean holding()
+    {
+        return !requests.isEmpty();
+    }
+
+    /** @return keys of the last run answered. */
+    public int lastRunKeys()
+    {
+        return lastRunKeys;
+    }
+
+    /** @return reply bytes of the last run answered. */
+    public int lastRunBytes()
+    {
+        return lastRunBytes;
+    }
+
     /** Answer the reads held, in their order, and begin a new run. */
     public void run(final Session session, final ByteBuf out)
     {
+        if (requests.isEmpty())
+        {
+            return;
+        }
+        lastRunKeys = keys.size();
+        final int before = out.writerIndex();
         if (requests.size() == 1)
         {
             table.execute(session, requests.get(0), out);
         }
-        else if (!requests.isEmpty())
+        else
         {
             lookUpTogether(session, out);
         }
+        lastRunBytes = out.writerIndex() - before;
         requests.clear();
         keys.clear();
     }

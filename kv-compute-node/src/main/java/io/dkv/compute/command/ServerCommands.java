@@ -130,6 +130,9 @@ final class ServerCommands
         settings.put("cluster-enabled", "yes");
         settings.put("protected-mode", "no");
         settings.put("io-threads", "1");
+        // the normal class's hard limit; no replica or pub/sub clients are served, so their classes are unlimited
+        settings.put("client-output-buffer-limit",
+            "normal " + environment.outputLimit() + " 0 0 slave 0 0 0 pubsub 0 0 0");
         return settings;
     }
 
@@ -207,6 +210,8 @@ final class ServerCommands
             "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
             "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
             "dkv_get_batches:" + stats.readBatches() + "\r\n" +
+            "dkv_output_limit_closes:" + stats.outputLimitCloses() + "\r\n" +
+            "dkv_auth_failures:" + stats.authFailures() + "\r\n" +
             "dkv_command_p50_usec:" + hundredths(latency.p50Nanos() / 1e3) + "\r\n" +
             "dkv_command_p99_usec:" + hundredths(latency.p99Nanos() / 1e3) + "\r\n" +
             "dkv_cpu_utilization:" + hundredths(stats.cpu().utilization()) + "\r\n";

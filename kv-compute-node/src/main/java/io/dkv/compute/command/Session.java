@@ -12,6 +12,9 @@ public final class Session
     private int protocol = 2;
     private byte[] name;
     private boolean closeAfterReply;
+    private Object remote = "a peer";
+    private int authFailures;
+    private long holdReplyNanos;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -70,6 +73,38 @@ public final class Session
     void name(final byte[] name)
     {
         this.name = name == null || name.length == 0 ? null : name;
+    }
+
+    /** @return the peer's address, as lines about it name it. */
+    public Object remote()
+    {
+        return remote;
+    }
+
+    /** @param remote the peer's address. */
+    public void remote(final Object remote)
+    {
+        this.remote = remote;
+    }
+
+    /** @return the connection's failed AUTHs so far, this one counted. */
+    int authFailed()
+    {
+        return ++authFailures;
+    }
+
+    /** Hold the reply just written (and the connection's requests after it) this long. */
+    void holdReply(final long nanos)
+    {
+        holdReplyNanos = nanos;
+    }
+
+    /** @return how long the connection is to hold its replies from now, once: 0 when not. */
+    public long takeReplyHold()
+    {
+        final long nanos = holdReplyNanos;
+        holdReplyNanos = 0;
+        return nanos;
     }
 
     /** @return true once QUIT asked for the connection to be closed after its reply. */

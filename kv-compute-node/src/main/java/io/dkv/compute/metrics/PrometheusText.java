@@ -69,6 +69,10 @@ public final class PrometheusText
             "RESP connections refused since start, beyond maxclients.");
         metric(out, "dkv_compute_protocol_errors_total", "counter", stats.protocolErrors(),
             "RESP protocol errors since start, each of which closed its connection.");
+        metric(out, "dkv_compute_output_limit_closes_total", "counter", stats.outputLimitCloses(),
+            "RESP connections closed since start for passing the output limit (client-output-buffer-limit).");
+        metric(out, "dkv_compute_auth_failures_total", "counter", stats.authFailures(),
+            "Failed AUTHs (and HELLO AUTHs) since start.");
         metric(out, "dkv_compute_draining", "gauge", stats.draining() ? 1 : 0,
             "1 once the node began to close (it accepts no more connections), else 0.");
         metric(out, "dkv_compute_node_id", "gauge", nodeId, "The node's id in the cluster (0 when it has none).");
