@@ -152,7 +152,8 @@ class ClientIsolationTest
             System.out.printf("ClientIsolationTest: a %,d-key MGET took %,d ms; another connection of its loop got " +
                 "%d PINGs answered meanwhile: %s%n", keys, TimeUnit.NANOSECONDS.toMillis(done - sent), during,
                 pings.latencies(sent, done));
-            assertTrue(during >= 5, () -> "PINGs sent and answered while the MGET ran: " + during);
+            // unsliced, the one PING in flight when the MGET came was all (1); 3 leaves room for a loaded machine
+            assertTrue(during >= 3, () -> "PINGs sent and answered while the MGET ran: " + during);
         }
     }
 
