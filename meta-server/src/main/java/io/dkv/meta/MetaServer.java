@@ -124,7 +124,8 @@ public final class MetaServer implements AutoCloseable
                 new MetaFrameAuthenticator(context.clusterSecret(), context.epochClock(), context.authWindowMs()),
                 counters);
             peer = context.peer() == null ? null : new PeerLink(raas, context.peer(), state, servingSince, context);
-            service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context);
+            service = new MetaService(raas, raas.listen(MetaRpcDescriptor.SERVICE), handler, peer, state, context,
+                counters);
             runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MetaServerCounter.ERRORS), service);
             AgentRunner.startOnThread(runner);

@@ -22,6 +22,14 @@ public final class MetaServerConfiguration
     public static final String LEASE_CHECK_MS_PROP_NAME = "dkv.meta.server.lease.check.ms";
     public static final int LEASE_CHECK_MS_DEFAULT = 250;
 
+    /**
+     * A gap between two lease checks longer than this, in milliseconds, is the server's own stall (SIGSTOP, a VM
+     * paused, a long GC): no lease lapses for the time it was not listening. 0 for the default: a quarter of the lease,
+     * at least four checks.
+     */
+    public static final String LEASE_STALL_MS_PROP_NAME = "dkv.meta.server.lease.stall.ms";
+    public static final int LEASE_STALL_MS_DEFAULT = 0;
+
     /** Endpoint of the other MetaServer, which every write is replicated to; empty for none. */
     public static final String PEER_PROP_NAME = "dkv.meta.server.peer";
 

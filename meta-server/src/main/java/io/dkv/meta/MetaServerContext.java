@@ -40,6 +40,7 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     private Path dataDir = Path.of(System.getProperty(DATA_DIR_PROP_NAME, DATA_DIR_DEFAULT));
     private int leaseMs = intProperty(LEASE_MS_PROP_NAME, LEASE_MS_DEFAULT);
     private int leaseCheckMs = intProperty(LEASE_CHECK_MS_PROP_NAME, LEASE_CHECK_MS_DEFAULT);
+    private int leaseStallMs = intProperty(LEASE_STALL_MS_PROP_NAME, LEASE_STALL_MS_DEFAULT);
     private MetaEndpoint peer = parsePeer(System.getProperty(PEER_PROP_NAME, ""));
     private long dcKey = longProperty(DC_KEY_PROP_NAME, 0);
     private int nodeSlots = intProperty(NODE_SLOTS_PROP_NAME, NODE_SLOTS_DEFAULT);
@@ -85,6 +86,11 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
         }
         requireRange("leaseMs", leaseMs, 10, 3_600_000);
         requireRange("leaseCheckMs", leaseCheckMs, 1, 3_600_000);
+        requireRange("leaseStallMs", leaseStallMs, 0, Integer.MAX_VALUE);
+        if (leaseStallMs == 0)
+        {
+            leaseStallMs = Math.max(leaseMs / 4, 4 * leaseCheckMs);
+        }
         requirePowerOfTwo("nodeSlots", nodeSlots, 4, 1 << 20);
         requirePowerOfTwo("regionSlots", regionSlots, 4, 1 << 20);
         requireRange("forwardTimeoutMs", forwardTimeoutMs, 1, 600_000);
@@ -156,6 +162,23 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     public MetaServerContext leaseCheckMs(final int leaseCheckMs)
     {
         this.leaseCheckMs = leaseCheckMs;
+        return this;
+    }
+
+    /** @return how long a gap between lease checks is this server's own stall, in milliseconds (0: the default). */
+    public int leaseStallMs()
+    {
+        return leaseStallMs;
+    }
+
+    /**
+     * @param leaseStallMs how long a gap between lease checks counts as this server's own stall, after which every
+     *                     lease runs anew from the check that saw it; 0 for a quarter of the lease, at least 4 checks.
+     * @return this.
+     */
+    public MetaServerContext leaseStallMs(final int leaseStallMs)
+    {
+        this.leaseStallMs = leaseStallMs;
         return this;
     }
 

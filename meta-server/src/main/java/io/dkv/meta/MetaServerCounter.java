@@ -22,7 +22,9 @@ public enum MetaServerCounter implements CounterDescriptor
     REFUSED_UNAUTHENTICATED(11, "Requests refused: not authentic"),
     REFUSED_FORBIDDEN(12, "Requests refused: forbidden"),
     REFUSED_OTHER(13, "Requests refused: other reasons"),
-    SNAPSHOTS_INSTALLED(14, "Snapshots installed from the peer");
+    SNAPSHOTS_INSTALLED(14, "Snapshots installed from the peer"),
+    LEASE_CHECKS(15, "Lease checks"),
+    OWN_STALLS(16, "Own stalls: every lease runs anew");
 
     /** The type id a MetaServer's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 3;

@@ -11,6 +11,7 @@ import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -60,6 +61,10 @@ final class MetaService implements Agent
     private volatile int replicasWanted;
     private volatile boolean replicasSettled = true;
     private long nextLeaseCheckNanos;
+    private long lastLeaseCheckNanos;
+    private final long stallNanos;
+    private final AtomicCounter leaseChecks;
+    private final AtomicCounter ownStalls;
 
     MetaService(
         final Raas raas,
@@ -67,7 +72,8 @@ final class MetaService implements Agent
         final RequestHandler handler,
         final PeerLink peer,
         final MetaState state,
-        final MetaServerContext context)
+        final MetaServerContext context,
+        final MetaServerCounters counters)
     {
         this.raas = raas;
         this.listener = listener;
@@ -78,6 +84,10 @@ final class MetaService implements Agent
         this.leaseCheckNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseCheckMs());
         this.idleNanos = TimeUnit.MILLISECONDS.toNanos(context.idleConnectionMs());
         this.removalBuffer = raas.allocateBuffer(4096);
+        this.stallNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseStallMs());
+        this.leaseChecks = counters.get(MetaServerCounter.LEASE_CHECKS);
+        this.ownStalls = counters.get(MetaServerCounter.OWN_STALLS);
+        this.lastLeaseCheckNanos = nanoClock.nanoTime();
     }
 
     public String roleName()
@@ -114,7 +124,7 @@ final class MetaService implements Agent
         if (now - nextLeaseCheckNanos >= 0)
         {
             nextLeaseCheckNanos = now + leaseCheckNanos;
-            work += expireLeases();
+            work += checkLeases(now);
         }
         if (!replicasSettled)
         {
@@ -223,6 +233,32 @@ final class MetaService implements Agent
         {
             close(in);
         }
+    }
+
+    /**
+     * Expire the leases that ran out, unless this thread was kept from checking for longer than a stall: then the
+     * server did not listen for that long (SIGSTOP, a VM paused, a long GC), the renewals sent meanwhile went unheard,
+     * and judging by them would declare every member down at once, with no copy left to refill another. Every lease
+     * runs anew from now instead: a node that died meanwhile is found one lease later.
+     */
+    private int checkLeases(final long now)
+    {
+        final long gap = now - lastLeaseCheckNanos;
+        lastLeaseCheckNanos = now;
+        final int work;
+        if (gap > stallNanos)
+        {
+            ownStalls.incrementRelease();
+            state.listeningSince(now);
+            work = 1;
+        }
+        else
+        {
+            work = expireLeases();
+        }
+        // counted once done: whoever reads it sees the check's outcome
+        leaseChecks.incrementRelease();
+        return work;
     }
 
     private int expireLeases()

@@ -35,7 +35,9 @@ import java.util.Set;
  * what nodes and the peer are told; judging by it would let a step of the server's wall clock (an
  * operator's, NTP's) expire every lease at once: {@code ./dkv check}'s clock nemesis stepped a
  * MetaServer's wall clock 4.4 s forward, every memory node of two copies went down together and
- * none could refill from another.
+ * none could refill from another. Nor does a lease run out for a time the server itself was not listening: a server
+ * stopped past a lease (SIGSTOP, a VM paused, a long GC) would otherwise find every lease lapsed on resume, the same
+ * fault; {@link MetaService} sees the gap in its lease checks and every lease runs anew ({@link #listeningSince}).
  *
  * <p>A node that registers with a new epoch is a new incarnation: the regions of the old one are
  * dropped, since the memory behind them is gone. Each node's token is kept beside its record, in
@@ -67,6 +69,8 @@ final class MetaState
     private final Long2ObjectHashMap<byte[]> tokens = new Long2ObjectHashMap<>();
     /** When this server last heard each node renew (its monotonic clock); what leases are judged by. */
     private final Long2LongHashMap heardNanos = new Long2LongHashMap(Long.MIN_VALUE);
+    /** Since when this server has listened without a stall: no lease lapses for a time it was not listening. */
+    private long listeningSinceNanos;
     private final NanoClock nanoClock;
     private long leaseNanos;
     private final Map<String, RemoteRegion> regions = new HashMap<>();
@@ -91,6 +95,7 @@ final class MetaState
     {
         leaseNanos = leaseMs * 1_000_000L;
         final long now = nanoClock.nanoTime();
+        listeningSinceNanos = now;
         for (final Member member : store.nodes())
         {
             final NodeRecord node = member.node();
@@ -476,13 +481,23 @@ final class MetaState
      *
      * @return the nodes removed, each with what the peer applies of the membership.
      */
+    /**
+     * This server stalled (it could not check leases for longer than a stall): every lease runs anew from now, since
+     * renewals sent while it did not listen went unheard.
+     */
+    synchronized void listeningSince(final long nowNanos)
+    {
+        listeningSinceNanos = nowNanos;
+    }
+
     synchronized List<Expired> expire()
     {
         final long now = nanoClock.nanoTime();
         final List<Long> ids = new ArrayList<>();
         for (final NodeRecord node : nodes.values())
         {
-            if (node.leaseExpiry() != Long.MAX_VALUE && now - heardNanos.get(node.id()) > leaseNanos)
+            if (node.leaseExpiry() != Long.MAX_VALUE &&
+                now - Math.max(heardNanos.get(node.id()), listeningSinceNanos) > leaseNanos)
             {
                 ids.add(node.id());
             }

@@ -111,11 +111,49 @@ class LeaseExpiryTest
             silent.malloc(silent.self().id(), 4096, "silent.region");
             assertEquals(YEAR_2100_MILLIS + leaseMs, server.node(5).leaseExpiry(), "granted by the server's clock");
 
-            epochClock.advance(leaseMs + 1);
-            nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(leaseMs) + 1);
+            // in steps the server checks one by one: a single jump of a lease would be its own stall (below)
+            for (int step = 0; step < 7; step++)
+            {
+                epochClock.advance(leaseMs / 6);
+                MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock,
+                    TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+            }
             MetaTestSupport.await("the node's removal once its lease's length passed unrenewed", Duration.ofSeconds(5),
                 () -> server.node(5) == null);
             assertNull(server.region("silent.region"), "its region went with it");
+        }
+    }
+
+    @Test
+    void aServerThatStalledPastALeaseExpiresNoneAndEveryLeaseRunsAnewFromItsResume()
+    {
+        // a MetaServer stopped (SIGSTOP, a VM paused) past a lease heard no renewal meanwhile: judging by that, it
+        // declared every memory node down at once on resume, and no copy could refill from another
+        final int leaseMs = 3_600_000;
+        final CachedNanoClock nanoClock = new CachedNanoClock();
+        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir)
+            .leaseMs(leaseMs).leaseCheckMs(60_000).nanoClock(nanoClock);
+        try (MetaServer server = MetaServer.start(context);
+            Raas silent = RaasDriver.start(MetaTestSupport.nodeContext("shm", 6),
+                new MetaDirectory(MetaTestSupport.directoryContext().heartbeatMs(3_600_000)
+                    .endpoints(server.endpoint()))))
+        {
+            assertNotNull(server.node(6));
+            MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock, TimeUnit.MILLISECONDS.toNanos(leaseMs) + 1);
+            assertNotNull(server.node(6), "no lease lapses for a time the server was not listening");
+            assertEquals(1, server.counter(MetaServerCounter.OWN_STALLS), "the gap in its checks seen as a stall");
+
+            for (int step = 0; step < 5; step++)
+            {
+                MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock,
+                    TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+            }
+            assertNotNull(server.node(6), "five sixths of a lease after the resume");
+            assertEquals(1, server.counter(MetaServerCounter.OWN_STALLS), "checks a sixth of a lease apart: no stall");
+            MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock, TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+            MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock, TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+            MetaTestSupport.await("the silent node's removal a lease after the resume", Duration.ofSeconds(5),
+                () -> server.node(6) == null);
         }
     }
 }

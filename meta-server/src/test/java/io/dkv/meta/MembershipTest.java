@@ -143,8 +143,13 @@ class MembershipTest
             rpc.register(MEMORY, 5);
             assertEquals(LIVE, member(server, MEMORY).state());
 
-            epochClock.advance(leaseMs + 1);
-            nanoClock.advance(TimeUnit.MILLISECONDS.toNanos(leaseMs) + 1);
+            // in steps the server checks one by one: a single jump of a lease would be its own stall
+            for (int step = 0; step < 7; step++)
+            {
+                epochClock.advance(leaseMs / 6);
+                MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock,
+                    TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+            }
             MetaTestSupport.await("the silent member's lease to run out", Duration.ofSeconds(5),
                 () -> server.node(MEMORY) == null);
             assertEquals(new MemberRecord(MEMORY, DOWN, 5), member(server, MEMORY));

@@ -7,6 +7,7 @@ import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.concurrent.CachedNanoClock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -190,5 +191,14 @@ final class MetaTestSupport
     static io.dkv.raas.Directory directoryOf(final io.dkv.raas.Raas raas)
     {
         return ((io.dkv.raas.driver.RaasDriver)raas).directory();
+    }
+
+    /** Move the server's monotonic clock on and wait until its service ran a lease check at the new time. */
+    static void advanceAndAwaitLeaseCheck(final MetaServer server, final CachedNanoClock clock, final long nanos)
+    {
+        final long checks = server.counter(MetaServerCounter.LEASE_CHECKS);
+        clock.advance(nanos);
+        await("a lease check", Duration.ofSeconds(10),
+            () -> server.counter(MetaServerCounter.LEASE_CHECKS) > checks);
     }
 }

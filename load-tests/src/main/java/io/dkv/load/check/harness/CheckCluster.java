@@ -10,6 +10,8 @@ import io.dkv.clock.ClockControl;
 import io.dkv.load.check.nemesis.MemoryNodeKills;
 import io.dkv.load.check.nemesis.MemoryTierChanges;
 import io.dkv.load.check.nemesis.WritesInFlight;
+import io.dkv.load.check.store.FaultyStores;
+import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.process.ReadyLines;
 import io.dkv.process.RoleProcess;
 import io.dkv.raas.RaasConfiguration;
@@ -227,9 +229,11 @@ public final class CheckCluster implements AutoCloseable
             // a fixed port: a restarted MetaServer must be found where the others know it
             metaArguments.addAll(List.of("--address", hosts.address(0) + ":" + META_PORT));
         }
-        final Role meta =
-            clocked(new Role(META_SERVER, "256m", incarnation -> metaArguments, ReadyLines.META, logs, "meta", on(0)))
-            .start();
+        // the broken variant a pause-meta run must catch: no gap in its lease checks counts as its own stall
+        final Map<String, String> metaProperties = FaultyStores.META_WITHOUT_STALL_CHECK.equals(clients.inject()) ?
+            Map.of(MetaServerConfiguration.LEASE_STALL_MS_PROP_NAME, Integer.toString(Integer.MAX_VALUE)) : Map.of();
+        final Role meta = clocked(new Role(META_SERVER, "256m", metaProperties, incarnation -> metaArguments,
+            ReadyLines.META, logs, "meta", on(0))).start();
         cluster.add(meta);
         final String endpoint = meta.readyGroup(1);
         metaEndpoint = endpoint;

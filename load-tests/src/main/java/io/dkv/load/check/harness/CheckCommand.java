@@ -8,6 +8,7 @@ import io.dkv.load.check.nemesis.FaultKind;
 import io.dkv.load.check.nemesis.FaultKinds;
 import io.dkv.load.check.nemesis.FlappingPartitionFault;
 import io.dkv.load.check.nemesis.LongPauseFault;
+import io.dkv.load.check.nemesis.MetaPauseFault;
 import io.dkv.load.check.nemesis.MemoryTierChanges;
 import io.dkv.load.check.nemesis.NemesisEvent;
 import io.dkv.load.check.nemesis.NemesisTargets;
@@ -92,7 +93,8 @@ public final class CheckCommand implements Callable<Integer>
             "each time, for the hold. clock: one role's wall clock stepped by 0.5-" + ClockFault.STEP_MS / 1000 +
             " s either way, or its clocks run " + ClockFault.SLOW + "-0.75x or 1.5-" + ClockFault.FAST + "x true " +
             "time, for " + ClockFault.HOLD_MS / 1000 + "-" + (ClockFault.HOLD_MS + 6_000) / 1000 + " s, then set " +
-            "right (every role's clocks then read a control file; the history keeps true time) " +
+            "right (every role's clocks then read a control file; the history keeps true time). pause-meta: SIGSTOP " +
+            "of the MetaServer for " + MetaPauseFault.PAUSE_MS / 1000 + " s, past its lease " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 

@@ -26,7 +26,8 @@ public final class FaultKinds
         new KillMidWriteFault(),
         new OneWayPartitionFault(),
         new FlappingPartitionFault(),
-        new ClockFault());
+        new ClockFault(),
+        new MetaPauseFault());
 
     private FaultKinds()
     {

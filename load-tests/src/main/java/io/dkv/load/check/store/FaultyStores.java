@@ -15,9 +15,15 @@ public final class FaultyStores
 {
     public static final String STALE_READS = "stale-reads";
     public static final String LOST_UPDATES = "lost-updates";
-    public static final String NAMES = STALE_READS + ", " + LOST_UPDATES;
+    /**
+     * Not a layer over the store but a MetaServer that judges leases as it did before it told its own stall from
+     * silent nodes: stopped past a lease, it declares every memory node down at once on resume. The check cluster
+     * starts its MetaServer so; the clients' store is the real one.
+     */
+    public static final String META_WITHOUT_STALL_CHECK = "meta-without-stall-check";
+    public static final String NAMES = STALE_READS + ", " + LOST_UPDATES + ", " + META_WITHOUT_STALL_CHECK;
     private static final String NONE = "none";
-    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES);
+    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES, META_WITHOUT_STALL_CHECK);
 
     /** Of every this many reads of a key, one reaches the store under {@link #STALE_READS}. */
     static final int STALE_READS_PER_REFRESH = 4;
@@ -38,7 +44,7 @@ public final class FaultyStores
     }
 
     /**
-     * @return the store with the named fault, or the store itself for "none".
+     * @return the store with the named fault, or the store itself for "none" and for faults that are not a layer.
      */
     public static CheckedStore inject(final String fault, final CheckedStore store)
     {

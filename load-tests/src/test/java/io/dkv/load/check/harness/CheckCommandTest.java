@@ -5,6 +5,7 @@ import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
 import io.dkv.load.CommandRun;
 import io.dkv.load.check.nemesis.LongPauseFault;
+import io.dkv.load.check.nemesis.MetaPauseFault;
 import io.dkv.load.check.store.FaultyStores;
 import io.dkv.raas.command.DkvCommandLine;
 import org.junit.jupiter.api.Test;
@@ -349,6 +350,36 @@ class CheckCommandTest
         assertTrue(Pattern.compile("nemesis: drain-memory memory node 1\\d\\d: left the memory tier").matcher(nemesis)
             .find(), nemesis);
         assertOperationsCompleted(run, 300);
+    }
+
+    @Test
+    @Timeout(300)
+    void registersStayLinearizableAndRecoverWhileTheMetaServerStopsPastItsLeaseAtTwoCopies() throws Exception
+    {
+        // the first strike comes within 3 s and holds 8 s: the MetaServer resumes, and must not take its own silence
+        // for every memory node's
+        final Run run = check("pause-meta",
+            "--replicas", "2", "--memory-nodes", "2", "--nemesis", "pause-meta",
+            "--time", "16s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--min-ok", "301");
+
+        run.assertVerdict(Verdict.VALID);
+        assertTrue(Pattern.compile("nemesis: pause-meta MetaServer \\(process \\d+\\) for " + MetaPauseFault.PAUSE_MS +
+            " ms").matcher(run.read(ResultDirectory.NEMESIS)).find(), run.read(ResultDirectory.NEMESIS));
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
+    @Timeout(300)
+    void aMetaServerThatTakesItsOwnStallForSilentMemoryNodesLeavesTheStoreUnrecovered() throws Exception
+    {
+        // the broken variant: on resume every lease lapsed at once, every memory node went down and came back
+        // joining, and at two copies none could refill another
+        final Run run = check("pause-meta-faulty",
+            "--replicas", "2", "--memory-nodes", "2", "--nemesis", "pause-meta", "--inject",
+            FaultyStores.META_WITHOUT_STALL_CHECK, "--time", "12s", "--interval", "2s", "--rate", "150", "--keys", "4",
+            "--seed", "3", "--recovery", "20s");
+
+        run.assertVerdict(Verdict.UNRECOVERED);
     }
 
     @Test

@@ -19,7 +19,7 @@ class FaultKindsTest
 {
     private static final List<String> NAMES = List.of("kill", "pause", "partition", "scale", "kill-memory",
         "add-memory", "drain-memory", "long-pause", "kill-mid-write", "one-way-partition", "flapping-partition",
-        "clock");
+        "clock", "pause-meta");
 
     /** A cluster without test hosts, autoscaler, memory nodes to kill or a memory tier to change. */
     private static final NemesisTargets BARE = new NemesisTargets(List.of(), null, List.of(), 0, null, 0, 0,
@@ -42,7 +42,8 @@ class FaultKindsTest
             assertThrows(IllegalArgumentException.class, () -> FaultKinds.parse(List.of("kill", "flood")));
 
         assertEquals("unknown nemesis 'flood': expected kill, pause, partition, scale, kill-memory, add-memory, " +
-            "drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock or none",
+            "drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock, pause-meta " +
+            "or none",
             refused.getMessage());
     }
 
@@ -60,7 +61,7 @@ class FaultKindsTest
     @Test
     void eachKindTakesItsPlaceInARun()
     {
-        assertEquals(List.of("kill", "pause", "kill-memory", "long-pause", "kill-mid-write", "clock"),
+        assertEquals(List.of("kill", "pause", "kill-memory", "long-pause", "kill-mid-write", "clock", "pause-meta"),
             names(FaultKinds.overlapping(FaultKinds.all())));
         assertEquals(List.of("partition", "one-way-partition", "flapping-partition"),
             namesOf(FaultKind::needsTestHosts));
