@@ -24,8 +24,9 @@ import static io.dkv.raas.Membership.LIVE;
  *
  * <ul>
  *     <li>a memory node whose id is no member registers: it founds, {@link Membership#LIVE} and placed, while no
- *     membership change runs (one that runs would move its keys unfilled); {@link MembershipChanges} says how one
- *     asking to join instead is added.</li>
+ *     membership change runs (one that runs would move its keys unfilled); {@link MetaState} lets only a founder of a
+ *     store not founded yet get here ({@link Founders}); {@link MembershipChanges} says how one asking to join
+ *     instead is added.</li>
  *     <li>a {@link Membership#DOWN} member registers, or a live or joining one registers as a new incarnation
  *     (it restarted within its lease): with 2 or more replicas it is {@link Membership#JOINING}, its copies to be
  *     refilled from the others before it is read; with one it is live again, since its keys have no other copy

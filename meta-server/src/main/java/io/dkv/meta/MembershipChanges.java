@@ -25,7 +25,8 @@ import static io.dkv.raas.Membership.SWITCH;
  *
  * <ul>
  *     <li>{@link #add}: a registered node that is no member enters: live, placed after only, FILL. With no
- *     members at all it founds instead (live, placed), since no keys exist to move.</li>
+ *     members at all, or as a founder of a store not founded yet ({@link Founders}), it founds instead (live,
+ *     placed), since no keys exist to move.</li>
  *     <li>{@link #drain}: a live placed member, not the last, leaves: placed before only, FILL.</li>
  *     <li>{@link #advance}: to the next phase; at STEADY members placed after only are placed, members placed
  *     before only leave the membership.</li>
@@ -62,6 +63,18 @@ final class MembershipChanges
      */
     MembershipRecord add(final long nodeId, final long incarnation)
     {
+        return add(nodeId, incarnation, false);
+    }
+
+    /**
+     * Add a registered memory node: by moving keys to it, or as a founder of a store not founded yet.
+     *
+     * @param founds true when the node may found the store ({@link Founders#mayFound}): it enters live and placed,
+     *               no keys moved, as when it registered without asking to join.
+     * @see #add(long, long)
+     */
+    MembershipRecord add(final long nodeId, final long incarnation, final boolean founds)
+    {
         final MemberRecord existing = members.member(nodeId);
         if (existing != null)
         {
@@ -74,7 +87,7 @@ final class MembershipChanges
         }
         requireSteady("node " + nodeId + " cannot be added");
         members.requireRoom(nodeId);
-        if (members.size() == 0)
+        if (founds || members.size() == 0)
         {
             final MemberRecord founder = new MemberRecord(nodeId, LIVE, incarnation, PLACED);
             members.set(founder);

@@ -102,7 +102,7 @@ public final class MetaServer implements AutoCloseable
             final long servingSince = context.epochClock().time();
             createdState = new MetaState(context.nodeId(), store, servingSince * 1000, context.nanoClock());
             state = createdState;
-            state.load(servingSince, context.leaseMs(), context.replicas());
+            state.load(servingSince, context.leaseMs(), context.replicas(), context.founders());
 
             startedRaas = RaasDriver.start(driverContext().countersManager(countersManager),
                 new ServerDirectory(state, context.peer()));
@@ -304,6 +304,18 @@ public final class MetaServer implements AutoCloseable
     public MembershipRecord membershipRecord()
     {
         return state.membership();
+    }
+
+    /** @return the founders of the store, or null while it is not founded (see {@link MetaServerContext#founders}). */
+    public long[] foundedBy()
+    {
+        return state.foundedBy();
+    }
+
+    /** @return who founded the store, or who may found it, in words. */
+    public String founding()
+    {
+        return state.founding();
     }
 
     /** @return the node's record as this server holds it, or null. */

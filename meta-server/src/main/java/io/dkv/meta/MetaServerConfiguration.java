@@ -71,6 +71,15 @@ public final class MetaServerConfiguration
     /** Most copies of a key: each write waits for every live copy. */
     public static final int REPLICAS_MAX = 7;
 
+    /**
+     * The memory nodes that found the store, their ids separated by commas; empty for the first to register alone. A
+     * memory node that is no member registers without asking to join only to found the store: while it is not founded
+     * yet, and as one of these when they are named; any other is refused, saying how to join. The store is founded
+     * once all of them are members (or the first, with none named), or once a membership change begins; it stays
+     * founded, whatever a later start names.
+     */
+    public static final String FOUNDERS_PROP_NAME = "dkv.meta.founders";
+
     /** How the MetaServer's agent waits for RPCs ({@link io.dkv.agent.IdleStrategies}): backing off to parking. */
     public static final String IDLE_STRATEGY_PROP_NAME = "dkv.meta.idle.strategy";
     public static final String IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;

@@ -5,6 +5,7 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.meta.MetaDirectoryConfiguration;
 import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaPartyContext;
+import io.dkv.raas.meta.MetaTableDescriptor;
 
 import java.nio.file.Path;
 
@@ -52,6 +53,7 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
     private boolean replicasNamed = System.getProperty(REPLICAS_PROP_NAME) != null;
+    private long[] founders = parseFounders(System.getProperty(FOUNDERS_PROP_NAME, ""));
     private Path errorDirectory;
     private Path countersDirectory;
 
@@ -66,6 +68,34 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     private static MetaEndpoint parsePeer(final String text)
     {
         return text.isBlank() ? null : MetaEndpoint.parse(text);
+    }
+
+    /**
+     * @param text node ids separated by commas, or blank for none.
+     * @return the ids.
+     * @throws IllegalArgumentException naming the text and the part that is no node id.
+     */
+    public static long[] parseFounders(final String text)
+    {
+        if (text.isBlank())
+        {
+            return new long[0];
+        }
+        final String[] parts = text.split(",");
+        final long[] ids = new long[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            try
+            {
+                ids[i] = Long.parseLong(parts[i].strip());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("founders '" + text + "': '" + parts[i].strip() +
+                    "' is no node id", ex);
+            }
+        }
+        return ids;
     }
 
     /**
@@ -98,6 +128,7 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
         requireRange("catchUpTimeoutMs", catchUpTimeoutMs, 0, 600_000);
         requireRange("idleConnectionMs", idleConnectionMs, 1, Integer.MAX_VALUE);
         requireRange("replicas", replicas, 1, REPLICAS_MAX);
+        requireFounders();
         concludeAuthentication("a MetaServer");
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;
@@ -296,6 +327,49 @@ public final class MetaServerContext extends MetaPartyContext<MetaServerContext>
     public boolean replicasNamed()
     {
         return replicasNamed;
+    }
+
+    /** @return the memory nodes that found the store (none: the first to register founds it alone). */
+    public long[] founders()
+    {
+        return founders.clone();
+    }
+
+    /**
+     * @param founders the memory nodes that found the store: while it is not founded, a memory node that is no member
+     *                 and does not ask to join founds it only if it is one of these, and it is founded once all of
+     *                 them are members; none: the first to register founds it alone. A founded store keeps its
+     *                 founders whatever a later start names. See {@link MetaServerConfiguration#FOUNDERS_PROP_NAME}.
+     */
+    public MetaServerContext founders(final long... founders)
+    {
+        this.founders = founders.clone();
+        return this;
+    }
+
+    private void requireFounders()
+    {
+        if (founders.length > MetaTableDescriptor.MEMBER_SLOTS)
+        {
+            throw new IllegalArgumentException(founders.length + " founders, more than the membership holds, " +
+                MetaTableDescriptor.MEMBER_SLOTS);
+        }
+        for (int i = 0; i < founders.length; i++)
+        {
+            final long founder = founders[i];
+            if (founder <= 0 || founder == nodeId || (peer != null && founder == peer.nodeId()))
+            {
+                throw new IllegalArgumentException("founder " + founder + " cannot be a memory node: " +
+                    (founder <= 0 ? "node ids are positive" : "it is a MetaServer's id"));
+            }
+            for (int j = 0; j < i; j++)
+            {
+                if (founders[j] == founder)
+                {
+                    throw new IllegalArgumentException("founder " + founder + " is named twice");
+                }
+            }
+        }
     }
 
     /** @return where the server keeps its error file for other processes to read; null keeps errors in memory. */

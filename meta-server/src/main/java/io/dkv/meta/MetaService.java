@@ -6,7 +6,6 @@ import io.dkv.raas.Listener;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.ReceivedMessage;
-import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaMessageWriter;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import org.agrona.concurrent.Agent;
@@ -158,9 +157,9 @@ final class MetaService implements Agent
                 " (membership epoch " + state.membership().epoch() + ")");
             if (peer != null)
             {
-                final int length = removal.wrap(removalBuffer)
-                    .request(MetaRpcDescriptor.TYPE_REPLICATE_MEMBERS, (short)0, 0)
-                    .putMembership(state.replicasChange()).finish();
+                final int length = RequestHandler.withMembers(removal.wrap(removalBuffer)
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_MEMBERS, (short)0, 0), state.replicasChange(),
+                    state.foundedBy()).finish();
                 peer.forward(removalBuffer, length, status -> { });
             }
         }
@@ -268,13 +267,9 @@ final class MetaService implements Agent
         {
             if (peer != null)
             {
-                final MetaMessageWriter forwarded = removal.wrap(removalBuffer)
-                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(node.nodeId());
-                final MembershipRecord change = node.change();
-                if (change != null)
-                {
-                    forwarded.putMembership(change);
-                }
+                final MetaMessageWriter forwarded = RequestHandler.withMembers(removal.wrap(removalBuffer)
+                    .request(MetaRpcDescriptor.TYPE_REPLICATE_NODE_REMOVAL, (short)0, 0).putLong(node.nodeId()),
+                    node.change(), state.foundedBy());
                 peer.forward(removalBuffer, forwarded.finish(), status -> { });
             }
         }

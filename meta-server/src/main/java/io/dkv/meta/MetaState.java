@@ -49,9 +49,14 @@ final class MetaState
      * What a full state transfer carries.
      *
      * @param membership the whole membership, or null when the sender keeps none.
+     * @param foundedBy  the founders of the sender's store, or null when it is not founded.
      */
-    record Snapshot(List<Member> nodes, List<RemoteRegion> regions, MembershipRecord membership)
+    record Snapshot(List<Member> nodes, List<RemoteRegion> regions, MembershipRecord membership, long[] foundedBy)
     {
+        Snapshot(final List<Member> nodes, final List<RemoteRegion> regions, final MembershipRecord membership)
+        {
+            this(nodes, regions, membership, null);
+        }
     }
 
     /**
@@ -76,6 +81,7 @@ final class MetaState
     private final Map<String, RemoteRegion> regions = new HashMap<>();
     private Members members;
     private MembershipChanges changes;
+    private Founders founders;
     private MetaTables tables;
     private long epoch;
 
@@ -93,6 +99,18 @@ final class MetaState
      */
     synchronized void load(final long nowMillis, final long leaseMs, final int initialReplicas)
     {
+        load(nowMillis, leaseMs, initialReplicas, null);
+    }
+
+    /**
+     * Take the stored records, as {@link #load(long, long, int)}, with the founders named.
+     *
+     * @param namedFounders the memory nodes that may found the store while it is not founded, or null for the first
+     *                      to register; a founded store keeps the founders it stored.
+     */
+    synchronized void load(final long nowMillis, final long leaseMs, final int initialReplicas,
+        final long[] namedFounders)
+    {
         leaseNanos = leaseMs * 1_000_000L;
         final long now = nanoClock.nanoTime();
         listeningSinceNanos = now;
@@ -106,6 +124,7 @@ final class MetaState
         final MembershipRecord stored = store.membership();
         members = new Members(stored != null ? stored : new MembershipRecord(1, initialReplicas, List.of()));
         changes = new MembershipChanges(members);
+        founders = new Founders(namedFounders, store.founders());
         if (stored == null)
         {
             // a store of a server from before the membership was kept: its memory nodes are the members
@@ -118,6 +137,8 @@ final class MetaState
             }
             store.putMembership(members.record());
         }
+        // a store from before founders were kept, or stopped between storing the membership and the founders
+        noteFounded();
         for (final RemoteRegion region : store.regions())
         {
             if (nodes.containsKey(region.nodeId()))
@@ -181,7 +202,19 @@ final class MetaState
         {
             records.add(new Member(node, tokens.get(node.id())));
         }
-        return new Snapshot(records, new ArrayList<>(regions.values()), members.record());
+        return new Snapshot(records, new ArrayList<>(regions.values()), members.record(), founders.foundedBy());
+    }
+
+    /** @return the founders of the store, or null while it is not founded (what the peer is told with a change). */
+    synchronized long[] foundedBy()
+    {
+        return founders.foundedBy();
+    }
+
+    /** @return who founded the store, or who may found it. */
+    synchronized String founding()
+    {
+        return founders.toString();
     }
 
     /** @return the memory tier's membership, whole. */
@@ -223,15 +256,22 @@ final class MetaState
     /**
      * A node registered. A memory node that is no member founds ({@link Members#registered}) unless it asks to join:
      * then it is registered and no member, reachable, and asks to be added by moving keys (BEGIN_ADD) once it serves
-     * its index and heap, so that no client forces a write onto a node that publishes no heap yet.
+     * its index and heap, so that no client forces a write onto a node that publishes no heap yet. It founds only
+     * while the store is not founded and it is a founder ({@link Founders}); otherwise it is refused, not registered.
      *
      * @param join true when a memory node is to be added by moving keys rather than found.
      * @return what the peer applies of the membership: the change this made, else the member as it is; null when
      * the node is no member.
-     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when no slot is free,
+     *                          {@link MetaRpcDescriptor#STATUS_CONFLICT} when a memory node that is no member may not
+     *                          found and does not ask to join.
      */
     synchronized MembershipRecord register(final NodeRecord node, final byte[] token, final boolean join)
     {
+        if (node.role() == NodeRecord.ROLE_MEMORY && !join && members.member(node.id()) == null)
+        {
+            founders.requireMayFound(node.id(), members);
+        }
         MembershipRecord change = null;
         if (node.role() == NodeRecord.ROLE_MEMORY && !(join && members.member(node.id()) == null))
         {
@@ -287,6 +327,10 @@ final class MetaState
         }
         store.putNode(node, token, membershipChanged ? publishMembership() : null);
         bumpEpoch();
+        if (membershipChanged)
+        {
+            noteFounded();
+        }
     }
 
     /**
@@ -322,6 +366,7 @@ final class MetaState
             {
                 store.putMembership(publishMembership());
                 bumpEpoch();
+                noteFounded();
             }
             return membershipChanged;
         }
@@ -348,6 +393,10 @@ final class MetaState
         }
         store.removeNode(nodeId, names, membershipChanged ? publishMembership() : null);
         bumpEpoch();
+        if (membershipChanged)
+        {
+            noteFounded();
+        }
         return true;
     }
 
@@ -387,7 +436,13 @@ final class MetaState
                 "node " + nodeId + " cannot be added: " + (node == null ? "it is not registered" :
                 "it is no memory node (role " + node.role() + ")") + " (membership epoch " + members.epoch() + ")");
         }
-        return changed(changes.add(nodeId, node.epoch()));
+        final boolean founds = members.member(nodeId) == null && !founders.founded();
+        if (founds)
+        {
+            // a store not founded holds no keys to move: a founder founds, any other waits for the founders
+            founders.requireMayAdd(nodeId, members);
+        }
+        return changed(changes.add(nodeId, node.epoch(), founds));
     }
 
     /** @see MembershipChanges#drain */
@@ -414,6 +469,7 @@ final class MetaState
         {
             store.putMembership(publishMembership());
             bumpEpoch();
+            noteFounded();
         }
         return change;
     }
@@ -437,6 +493,22 @@ final class MetaState
         {
             store.putMembership(publishMembership());
             bumpEpoch();
+            noteFounded();
+        }
+    }
+
+    /**
+     * The peer MetaServer says its store is founded (with a membership change it forwarded): so is this one. A peer
+     * that began serving before this one's founders registered, or whose founder was drained, is founded although this
+     * membership alone would not say so.
+     *
+     * @param peerFoundedBy the peer's founders, or null when it did not say.
+     */
+    synchronized void foundedAtPeer(final long[] peerFoundedBy)
+    {
+        if (founders.foundedAtPeer(peerFoundedBy))
+        {
+            store.putFounders(founders.foundedBy());
         }
     }
 
@@ -604,6 +676,9 @@ final class MetaState
         }
         store.replaceAll(records, newRegions.values(), publishMembership());
         bumpEpoch();
+        // founded stays founded: a state transfer from a peer that is not takes nothing back
+        foundedAtPeer(snapshot.foundedBy());
+        noteFounded();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -649,6 +724,15 @@ final class MetaState
             }
         }
         return names;
+    }
+
+    /** Judge the membership as it is now; kept once it founded the store, after the membership that did. */
+    private void noteFounded()
+    {
+        if (founders.judge(members))
+        {
+            store.putFounders(founders.foundedBy());
+        }
     }
 
     /** @return the membership now, written to the tables when they are attached. */

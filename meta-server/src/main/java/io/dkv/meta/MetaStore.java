@@ -40,6 +40,8 @@ import static io.dkv.raas.meta.MetaRpcDescriptor.TOKEN_LENGTH;
  *   'm'                                   the membership as stores before placements kept it (epoch, replicas,
  *                                         count, then nodeId, state, incarnation per member): read when no 'M' is
  *                                         there, its members placed and no change running; removed by the next write
+ *   'F'                                   the founders of a founded store ({@link Founders}): count, then their
+ *                                         ids (8 bytes, big-endian, each); absent while it is not founded
  * </pre>
  *
  * <p>A change to a node and the membership change it causes are written in one batch, so a restart
@@ -52,6 +54,7 @@ final class MetaStore implements AutoCloseable
     private static final byte CONFIG = 'c';
     private static final byte[] MEMBERSHIP = {'M'};
     private static final byte[] MEMBERSHIP_UNPLACED = {'m'};
+    private static final byte[] FOUNDERS = {'F'};
 
     static
     {
@@ -155,6 +158,44 @@ final class MetaStore implements AutoCloseable
             members.add(new MemberRecord(nodeId, state, reader.getLong()));
         }
         return new MembershipRecord(epoch, replicas, members);
+    }
+
+    /** @return the founders of the store, or null when it is not founded (or its store is from before founders). */
+    long[] founders()
+    {
+        try
+        {
+            final byte[] value = db.get(FOUNDERS);
+            if (value == null)
+            {
+                return null;
+            }
+            final ByteBuffer buffer = ByteBuffer.wrap(value);
+            final long[] founders = new long[buffer.getInt()];
+            for (int i = 0; i < founders.length; i++)
+            {
+                founders[i] = buffer.getLong();
+            }
+            return founders;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw failed("read the founders", ex);
+        }
+    }
+
+    /**
+     * Keep that the store is founded. Written after the membership that founded it: a restart that finds the
+     * membership without this judges it again and finds the store founded all the same.
+     */
+    void putFounders(final long[] founders)
+    {
+        final ByteBuffer value = ByteBuffer.allocate(4 + 8 * founders.length).putInt(founders.length);
+        for (final long founder : founders)
+        {
+            value.putLong(founder);
+        }
+        write("store the founders", batch -> batch.put(FOUNDERS, value.array()));
     }
 
     /** @return the setting, or 0 when never stored. */

@@ -293,8 +293,12 @@ final class PeerLink
             final boolean last = nextNode == nodes.size() && nextRegion == regions.size();
             if (last && snapshot.membership() != null)
             {
-                // at most MAX_MEMBER_SLOTS members: well inside the room the frame leaves
+                // at most MAX_MEMBER_SLOTS members and founders: well inside the room the frame leaves
                 writer.putMembership(snapshot.membership());
+                if (snapshot.foundedBy() != null)
+                {
+                    writer.putFounders(snapshot.foundedBy());
+                }
             }
             writer.putIntAt(HEADER_LENGTH, nodeCount);
             writer.putIntAt(HEADER_LENGTH + 4, regionCount);

@@ -243,9 +243,30 @@ final class RequestHandler
     }
 
     /** Forward what the peer applies of the membership (the node's member as it is now, or a change), if any. */
-    private static MetaMessageWriter withMembers(final MetaMessageWriter forwarded, final MembershipRecord change)
+    private MetaMessageWriter withMembers(final MetaMessageWriter forwarded, final MembershipRecord change)
     {
-        return change == null ? forwarded : forwarded.putMembership(change);
+        return withMembers(forwarded, change, state.foundedBy());
+    }
+
+    /**
+     * Forward what the peer applies of the membership, if any, and then the founders of a founded store: every change
+     * says so, so that a peer that missed the one that founded it (it was down) learns it with the next.
+     */
+    static MetaMessageWriter withMembers(
+        final MetaMessageWriter forwarded, final MembershipRecord change, final long[] foundedBy)
+    {
+        if (change == null)
+        {
+            return forwarded;
+        }
+        forwarded.putMembership(change);
+        return foundedBy == null ? forwarded : forwarded.putFounders(foundedBy);
+    }
+
+    /** @return the founders that follow a forwarded membership change, or null when the peer's store is not founded. */
+    private long[] foundersFromPeer()
+    {
+        return reader.remaining() > 0 ? reader.getFounders() : null;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -415,7 +436,7 @@ final class RequestHandler
         final MembershipRecord change = state.markLive(nodeId, incarnation);
         if (change != null)
         {
-            replicationLength = replicate(TYPE_REPLICATE_MEMBERS).putMembership(change).finish();
+            replicationLength = withMembers(replicate(TYPE_REPLICATE_MEMBERS), change).finish();
         }
         return ok(requestId);
     }
@@ -455,7 +476,7 @@ final class RequestHandler
         };
         if (change != null)
         {
-            replicationLength = replicate(TYPE_REPLICATE_MEMBERS).putMembership(change).finish();
+            replicationLength = withMembers(replicate(TYPE_REPLICATE_MEMBERS), change).finish();
         }
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putMembership(state.membership()).finish();
     }
@@ -504,24 +525,30 @@ final class RequestHandler
                 final NodeRecord node = reader.getNode();
                 final byte[] token = reader.getToken();
                 final MembershipRecord change = reader.remaining() > 0 ? reader.getMembership() : null;
+                final long[] foundedBy = foundersFromPeer();
                 reader.requireEnd("REPLICATE_NODE");
                 state.putNodeFromPeer(node, token, change);
+                state.foundedAtPeer(foundedBy);
             }
             case TYPE_REPLICATE_NODE_REMOVAL ->
             {
                 final long nodeId = reader.getLong();
                 final MembershipRecord change = reader.remaining() > 0 ? reader.getMembership() : null;
+                final long[] foundedBy = foundersFromPeer();
                 reader.requireEnd("REPLICATE_NODE_REMOVAL");
                 if (nodeId != selfId)
                 {
                     state.removeNodeFromPeer(nodeId, change);
                 }
+                state.foundedAtPeer(foundedBy);
             }
             case TYPE_REPLICATE_MEMBERS ->
             {
                 final MembershipRecord change = reader.getMembership();
+                final long[] foundedBy = foundersFromPeer();
                 reader.requireEnd("REPLICATE_MEMBERS");
                 state.applyMembers(change);
+                state.foundedAtPeer(foundedBy);
             }
             case TYPE_REPLICATE_REGION ->
             {
@@ -586,12 +613,14 @@ final class RequestHandler
         }
         final MembershipRecord membership =
             (flags & FLAG_LAST) != 0 && reader.remaining() > 0 ? reader.getMembership() : null;
+        final long[] foundedBy = membership != null ? foundersFromPeer() : null;
         reader.requireEnd("SNAPSHOT");
         incomingNodes.addAll(nodes);
         incomingRegions.addAll(regions);
         if ((flags & FLAG_LAST) != 0)
         {
-            final MetaState.Snapshot snapshot = new MetaState.Snapshot(incomingNodes, incomingRegions, membership);
+            final MetaState.Snapshot snapshot =
+                new MetaState.Snapshot(incomingNodes, incomingRegions, membership, foundedBy);
             incomingNodes = null;
             incomingRegions = null;
             state.install(snapshot);

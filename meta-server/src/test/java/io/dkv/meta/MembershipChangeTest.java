@@ -50,7 +50,7 @@ class MembershipChangeTest
     @Test
     void aJoiningNodeIsFilledSwitchedAndPlacedOnBothServersAndADrainedOneLeaves()
     {
-        try (MetaTestSupport.Pair pair = MetaTestSupport.startPair("shm", dirA, dirB);
+        try (MetaTestSupport.Pair pair = MetaTestSupport.startPair("shm", dirA, dirB, FOUNDER, SECOND);
             Raas caller = MetaTestSupport.node("shm", 1, pair.a().endpoint(), pair.b().endpoint());
             MemberRpc rpc = new MemberRpc(caller, pair.a().endpoint().nodeId(), SystemEpochClock.INSTANCE))
         {
@@ -96,7 +96,7 @@ class MembershipChangeTest
     @Test
     void anAbortRestoresTheBeforePlacementAndARefusedJoinCanAskAgain()
     {
-        try (MetaTestSupport.Pair pair = MetaTestSupport.startPair("shm", dirA, dirB);
+        try (MetaTestSupport.Pair pair = MetaTestSupport.startPair("shm", dirA, dirB, FOUNDER, SECOND);
             Raas caller = MetaTestSupport.node("shm", 1, pair.a().endpoint(), pair.b().endpoint());
             MemberRpc rpc = new MemberRpc(caller, pair.a().endpoint().nodeId(), SystemEpochClock.INSTANCE))
         {

@@ -31,20 +31,27 @@ class MembershipReplicationTest
     @TempDir
     Path dirB;
 
+    /** A, naming both memory nodes of the test founders: the second registers once the first founded. */
+    private MetaServerContext contextA(final VerbsContext addressA)
+    {
+        return MetaTestSupport.serverContext(addressA, 101, dirA).founders(MEMORY, MEMORY + 1);
+    }
+
     @Test
     void bothServersHoldEveryMembershipChangeAndAFailoverKeepsIt()
     {
         final VerbsContext addressA = MetaTestSupport.fixedAddress("shm");
         final MetaEndpoint endpointA;
-        try (MetaServer alone = MetaServer.start(MetaTestSupport.serverContext(addressA, 101, dirA).replicas(2)))
+        try (MetaServer alone = MetaServer.start(contextA(addressA).replicas(2)))
         {
             endpointA = alone.endpoint();
         }
         MetaServer a = null;
         try (MetaServer b = MetaServer.start(
-            MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 102, dirB).peer(endpointA).replicas(2)))
+            MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 102, dirB).peer(endpointA).replicas(2)
+                .founders(MEMORY, MEMORY + 1)))
         {
-            a = MetaServer.start(MetaTestSupport.serverContext(addressA, 101, dirA).peer(b.endpoint()));
+            a = MetaServer.start(contextA(addressA).peer(b.endpoint()));
             try (Raas caller = MetaTestSupport.node("shm", 1, a.endpoint(), b.endpoint());
                 MemberRpc rpc = new MemberRpc(caller, a.endpoint().nodeId(), SystemEpochClock.INSTANCE))
             {
@@ -70,7 +77,7 @@ class MembershipReplicationTest
             {
                 rpc.register(MEMORY + 1, 1);
             }
-            a = MetaServer.start(MetaTestSupport.serverContext(addressA, 101, dirA).peer(b.endpoint()).replicas(3));
+            a = MetaServer.start(contextA(addressA).peer(b.endpoint()).replicas(3));
             assertEquals(new MemberRecord(MEMORY + 1, LIVE, 1), a.membershipRecord().member(MEMORY + 1),
                 "A took B's membership with its state");
             assertEquals(DOWN, a.membershipRecord().member(MEMORY).state());

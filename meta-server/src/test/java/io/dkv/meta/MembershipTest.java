@@ -53,7 +53,8 @@ class MembershipTest
 
     private MetaServerContext context(final int replicas)
     {
-        return MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir).replicas(replicas);
+        return MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir).replicas(replicas)
+            .founders(MEMORY, MEMORY + 1, MEMORY + 2);
     }
 
     @Test

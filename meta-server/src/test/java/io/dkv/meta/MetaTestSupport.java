@@ -80,12 +80,13 @@ final class MetaTestSupport
     }
 
     /** Two MetaServers that replicate each other, A started last so that it has taken B's state. */
-    record Pair(MetaServer a, MetaServer b, VerbsContext addressA, Path dirA) implements AutoCloseable
+    record Pair(MetaServer a, MetaServer b, VerbsContext addressA, Path dirA, long[] founders) implements AutoCloseable
     {
         /** Start A again, as it was configured. */
         MetaServer restartA()
         {
-            return MetaServer.start(serverContext(addressA, a.endpoint().nodeId(), dirA).peer(b.endpoint()));
+            return MetaServer.start(
+                serverContext(addressA, a.endpoint().nodeId(), dirA).peer(b.endpoint()).founders(founders));
         }
 
         public void close()
@@ -101,22 +102,30 @@ final class MetaTestSupport
      */
     static Pair startPair(final String provider, final Path dirA, final Path dirB)
     {
+        return startPair(provider, dirA, dirB, new long[0]);
+    }
+
+    /** Two MetaServers as {@link #startPair(String, Path, Path)}, both naming these founders of the store. */
+    static Pair startPair(final String provider, final Path dirA, final Path dirB, final long... founders)
+    {
         final VerbsContext addressA = fixedAddress(provider);
         final MetaEndpoint endpointA;
-        try (MetaServer alone = MetaServer.start(serverContext(addressA, 101, dirA)))
+        try (MetaServer alone = MetaServer.start(serverContext(addressA, 101, dirA).founders(founders)))
         {
             endpointA = alone.endpoint();
         }
-        final MetaServer b = MetaServer.start(serverContext(fixedAddress(provider), 102, dirB).peer(endpointA));
+        final MetaServer b = MetaServer.start(
+            serverContext(fixedAddress(provider), 102, dirB).peer(endpointA).founders(founders));
         try
         {
-            final MetaServer a = MetaServer.start(serverContext(addressA, 101, dirA).peer(b.endpoint()));
+            final MetaServer a =
+                MetaServer.start(serverContext(addressA, 101, dirA).peer(b.endpoint()).founders(founders));
             if (!a.endpoint().equals(endpointA))
             {
                 a.close();
                 throw new AssertionError("A's endpoint moved across a restart: " + endpointA + " then " + a.endpoint());
             }
-            return new Pair(a, b, addressA, dirA);
+            return new Pair(a, b, addressA, dirA, founders);
         }
         catch (final RuntimeException ex)
         {

@@ -86,7 +86,8 @@ class OneSidedLookupTest
     @ValueSource(strings = {"shm", "tcp"})
     void theNodesOfARoleAreListedFromTheTables(final String provider)
     {
-        try (MetaServer server = MetaTestSupport.startServer(provider, dir);
+        try (MetaServer server = MetaServer.start(
+                MetaTestSupport.serverContext(MetaTestSupport.fixedAddress(provider), 100, dir).founders(21, 22));
             Raas memoryA = MetaTestSupport.node(MetaTestSupport.nodeContext(provider, 21).role(NodeRecord.ROLE_MEMORY),
                 server.endpoint());
             Raas memoryB = MetaTestSupport.node(MetaTestSupport.nodeContext(provider, 22).role(NodeRecord.ROLE_MEMORY),

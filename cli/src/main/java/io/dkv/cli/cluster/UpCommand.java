@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -150,15 +151,23 @@ public final class UpCommand implements Callable<Integer>
             {
                 metaArguments.addAll(List.of("--replicas", replicas.toString()));
             }
+            // the memory nodes started together found the store (a fresh one: the run directory was cleared); any
+            // started later must join with --join, which moves keys to it
+            final long[] nodeIds = new long[memoryNodes];
+            final StringJoiner founders = new StringJoiner(",");
+            for (int i = 0; i < memoryNodes; i++)
+            {
+                nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
+                founders.add(Long.toString(nodeIds[i]));
+            }
+            metaArguments.addAll(List.of("--founders", founders.toString()));
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(), metaArguments,
                 ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
-            final long[] nodeIds = new long[memoryNodes];
             final List<RoleProcess> nodes = new ArrayList<>();
             for (int i = 0; i < memoryNodes; i++)
             {
-                nodeIds[i] = FIRST_MEMORY_NODE_ID + i;
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
                     List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta",
                         endpoint,

@@ -26,6 +26,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -447,6 +448,24 @@ class DeployManifestsTest
             memoryNodes.name() + "-$i." + service + "/"), "they wait for the memory nodes' pod names");
         assertFalse(Boolean.TRUE.equals(DEPLOY.find("Service", memoryNodes.namespace(), service).orElseThrow().spec()
             .get("publishNotReadyAddresses")), "a memory node's pod name resolves once the pod is ready, not before");
+    }
+
+    @Test
+    void theMetaServerNamesAsFoundersTheMemoryNodesTheStatefulSetStarts()
+    {
+        final Invocation meta = invocationOf("meta");
+        final K8sObject memoryNodes = invocationOf("memory-node").owner();
+        final int replicas = Integer.parseInt(YamlNodes.string(memoryNodes.spec().get("replicas")));
+        final String script = String.join("\n", YamlNodes.strings(YamlNodes.maps(podSpec(memoryNodes)
+            .get("containers")).getFirst().get("args")));
+        final Matcher firstId = Pattern.compile("NODE_ID=\\$\\(\\((\\d+) \\+ \\$\\{POD_NAME##\\*-}\\)\\)")
+            .matcher(script);
+        assertTrue(firstId.find(), () -> memoryNodes.where() + ": no NODE_ID from the pod's ordinal in " + script);
+        final long first = Long.parseLong(firstId.group(1));
+        final String founders = LongStream.range(first, first + replicas).mapToObj(Long::toString)
+            .collect(Collectors.joining(","));
+        assertEquals(founders, meta.option("--founders"), "the memory nodes " + memoryNodes.where() +
+            " starts found the store together: with none named the first alone would, and the others be refused");
     }
 
     @Test

@@ -96,7 +96,9 @@ public final class MemoryNodeCommand implements Callable<Integer>
             "membership change in fill) rather than found it as a live member at once; asked once the node serves " +
             "its index and heap. Refused while another change runs: the node is registered but no member; " +
             "./dkv meta change --add asks again. Once added, the node drives the change itself: it copies the keys " +
-            "that move to it and takes the change through its phases, printing each.")
+            "that move to it and takes the change through its phases, printing each. Without it a node that is no " +
+            "member starts only as a founder of a store not founded yet (./dkv meta --founders); otherwise the " +
+            "MetaServer refuses it and the node exits with status 1, printing why.")
     private boolean join;
 
     /**
@@ -242,6 +244,19 @@ public final class MemoryNodeCommand implements Callable<Integer>
         try
         {
             raas = RaasDriver.start(context.countersManager(countersFile.manager()), directory);
+        }
+        catch (final MetaRpcException ex)
+        {
+            countersFile.close();
+            if (ex.status() != MetaRpcDescriptor.STATUS_CONFLICT)
+            {
+                throw ex;
+            }
+            // no member of a founded store, and not asked to join: founding it would serve its keys as absent
+            spec.commandLine().getErr().println("dkv memory-node: memory node " + context.nodeId() +
+                " cannot start: " + ex.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
         }
         catch (final RuntimeException ex)
         {

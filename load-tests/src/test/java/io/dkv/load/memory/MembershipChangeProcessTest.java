@@ -56,7 +56,8 @@ class MembershipChangeProcessTest
     void aNodeJoinsAndAnotherIsDrainedWhileAClientRuns(@TempDir final Path dir) throws Exception
     {
         final Path secret = dir.resolve("cluster-secret");
-        try (RoleProcess meta = TcpRoles.metaServer(dir, secret, "--replicas", "2");
+        try (RoleProcess meta = TcpRoles.metaServer(dir, secret, "--replicas", "2", "--founders",
+                FOUNDERS[0] + "," + FOUNDERS[1]);
             RoleProcess first = memoryNode(dir, secret, meta, FOUNDERS[0]);
             RoleProcess second = memoryNode(dir, secret, meta, FOUNDERS[1]);
             Raas raas = TcpRoles.raas(secret, meta, 341, TIMEOUT_MS);

@@ -153,7 +153,7 @@ class MemoryNodeDownTest
     /** One copy of each key, as this test is about: a node down takes its keys' only copies with it. */
     private static RoleProcess metaServer(final Path dir, final Path secret)
     {
-        return TcpRoles.metaServer(dir, secret, "--replicas", "1");
+        return TcpRoles.metaServer(dir, secret, "--replicas", "1", "--founders", DYING_NODE + "," + SURVIVING_NODE);
     }
 
     private static RoleProcess memoryNode(

@@ -258,7 +258,7 @@ class MemoryNodeLossTest
 
     private static RoleProcess metaServer(final Path dir, final Path secret)
     {
-        return TcpRoles.metaServer(dir, secret, "--replicas", "2");
+        return TcpRoles.metaServer(dir, secret, "--replicas", "2", "--founders", "231,232,233");
     }
 
     private static RoleProcess memoryNode(final Path dir, final Path secret, final RoleProcess meta, final long id)

@@ -105,6 +105,14 @@ public final class MetaCommand implements Callable<Integer>
                 "), a later start changes it only when given."})
     Integer replicas;
 
+    @Option(names = "--founders", paramLabel = "ID[,ID...]", split = ",",
+        description = {"The memory nodes that found the store, started without --join: until all of them have " +
+            "registered (or a membership change begins) only they found it; once it is founded a memory node that " +
+            "is no member must start with --join (keys move to it) and is refused otherwise.",
+            "Without it the first memory node to register founds the store alone. Kept in the data directory once " +
+                "the store is founded: a later start's list is ignored."})
+    long[] founders;
+
     /**
      * @return the server's settings as the options give them.
      * @throws ParameterException naming the option that cannot be used.
@@ -121,6 +129,10 @@ public final class MetaCommand implements Callable<Integer>
         if (replicas != null)
         {
             context.replicas(replicas);
+        }
+        if (founders != null)
+        {
+            context.founders(founders);
         }
         if (secret.file() == null)
         {
@@ -212,9 +224,10 @@ public final class MetaCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         out.println(server.endpoint());
         out.flush();
-        System.err.printf("MetaServer %d serving on %s, data in %s, lease %d ms, replicas %d%s; Ctrl-C stops it%n",
-            context.nodeId(), server.endpoint().address(), context.dataDir().toAbsolutePath(), context.leaseMs(),
-            server.membership().replicas(), context.peer() == null ? "" : ", peer " + context.peer());
+        System.err.printf("MetaServer %d serving on %s, data in %s, lease %d ms, replicas %d, store %s%s; " +
+            "Ctrl-C stops it%n", context.nodeId(), server.endpoint().address(), context.dataDir().toAbsolutePath(),
+            context.leaseMs(), server.membership().replicas(), server.founding(),
+            context.peer() == null ? "" : ", peer " + context.peer());
         stopped.await();
         return 0;
     }

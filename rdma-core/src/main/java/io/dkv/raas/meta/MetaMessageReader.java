@@ -282,6 +282,27 @@ public final class MetaMessageReader
         }
     }
 
+    /**
+     * @return the memory nodes that founded the store.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_MALFORMED} for none, or more than a membership
+     *                          holds.
+     */
+    public long[] getFounders()
+    {
+        final int count = getInt();
+        if (count < 1 || count > MetaTableDescriptor.MAX_MEMBER_SLOTS)
+        {
+            throw new MetaRpcException(STATUS_MALFORMED, count + " founders of a store; it has 1 to " +
+                MetaTableDescriptor.MAX_MEMBER_SLOTS);
+        }
+        final long[] founders = new long[count];
+        for (int i = 0; i < count; i++)
+        {
+            founders[i] = getLong();
+        }
+        return founders;
+    }
+
     public String getName()
     {
         final int length = getInt();

@@ -165,6 +165,17 @@ public final class MetaMessageWriter
         return this;
     }
 
+    /** The memory nodes that founded the store (between the MetaServers: the store is founded). */
+    public MetaMessageWriter putFounders(final long[] founders)
+    {
+        putInt(founders.length);
+        for (final long founder : founders)
+        {
+            putLong(founder);
+        }
+        return this;
+    }
+
     /**
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_NAME_TOO_LONG} when the name has
      * more than {@link MetaRpcDescriptor#MAX_NAME_BYTES} UTF-8 bytes.

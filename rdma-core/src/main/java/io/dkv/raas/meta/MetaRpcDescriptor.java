@@ -42,12 +42,15 @@ package io.dkv.raas.meta;
  *            (nodeId long, state int, incarnation long, placement int) x count; in a replicated change phase -1
  *            leaves the phase as it is and placement 0 removes the member ({@link MembershipRecord#PHASE_KEPT},
  *            {@link MemberRecord#REMOVED})
+ *   founders: count int (1 to {@link MetaTableDescriptor#MAX_MEMBER_SLOTS}), nodeId long x count: the memory nodes
+ *            that founded the store, sent after members between the MetaServers once the sender's store is founded
  *
  *   BOOTSTRAP              ()                        -> serverNodeId long, epoch long, leaseMs long, count int,
  *                                                        region x count
  *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token;
  *                          with {@link #FLAG_JOIN} a memory node never a member is registered as none: it asks
- *                          to be added by moving keys (BEGIN_ADD) once it serves
+ *                          to be added by moving keys (BEGIN_ADD) once it serves; without it a memory node that is
+ *                          no member is refused ({@link #STATUS_CONFLICT}) unless it may found the store
  *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
  *   PUBLISH_REGION         region, token                             -> ()
@@ -67,13 +70,13 @@ package io.dkv.raas.meta;
  *                                                                  placement
  *
  *   between the two MetaServers only (refused from any other node):
- *   REPLICATE_NODE         node (lease as given), token [, members changed] -> ()
- *   REPLICATE_NODE_REMOVAL nodeId long [, members changed]             -> ()
- *   REPLICATE_MEMBERS      members changed (none: the replica count)   -> ()
+ *   REPLICATE_NODE         node (lease as given), token [, members changed [, founders]] -> ()
+ *   REPLICATE_NODE_REMOVAL nodeId long [, members changed [, founders]]             -> ()
+ *   REPLICATE_MEMBERS      members changed (none: the replica count) [, founders]   -> ()
  *   REPLICATE_REGION       region                    -> ()
  *   REPLICATE_REGION_REMOVAL name                    -> ()
  *   SNAPSHOT               nodeCount int, regionCount int, (node, token) x nodeCount, region x regionCount
- *                          [, members: the whole membership, in the FLAG_LAST part];
+ *                          [, members: the whole membership [, founders], in the FLAG_LAST part];
  *                          FLAG_FIRST starts a full state transfer, FLAG_LAST installs it -> ()
  *   CATCH_UP               servingSince long         -> () when a SNAPSHOT follows, STATUS_DECLINED when not
  * </pre>
@@ -83,10 +86,11 @@ public final class MetaRpcDescriptor
     /** The RaaS service number MetaServers listen on. */
     public static final int SERVICE = 1;
     /**
-     * 3: memberships carry the change's phase and each member's placement (2: frames carry a timestamp and a mac;
-     * node records changes carry the node's token).
+     * 4: memberships replicated between the MetaServers carry the founders once the store is founded (3: memberships
+     * carry the change's phase and each member's placement; 2: frames carry a timestamp and a mac; node records
+     * changes carry the node's token).
      */
-    public static final byte PROTOCOL_VERSION = 3;
+    public static final byte PROTOCOL_VERSION = 4;
 
     public static final int TYPE_OFFSET = 0;
     public static final int VERSION_OFFSET = 1;

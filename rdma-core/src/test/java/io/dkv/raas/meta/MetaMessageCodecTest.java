@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 
 import static io.dkv.raas.meta.MetaRpcDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,6 +87,29 @@ class MetaMessageCodecTest
             .putLong(3).putInt(0).putInt(Membership.STEADY).putInt(0).finish();
         assertEquals(STATUS_MALFORMED, assertThrows(MetaRpcException.class,
             () -> new MetaMessageReader().wrap(buffer, 0, noCopy).body().getMembership()).status());
+    }
+
+    @Test
+    void theFoundersReadBackAfterAMembershipAndNoneOrMoreThanAMembershipHoldsIsMalformed()
+    {
+        final MemorySegment buffer = MemorySegment.ofArray(new byte[4096]);
+        final MembershipRecord change = new MembershipRecord(4, 2, List.of(new MemberRecord(103, Membership.LIVE, 1)));
+        final int length = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+            .putMembership(change).putFounders(new long[]{101, 102, 103}).finish();
+        final MetaMessageReader reader = new MetaMessageReader().wrap(buffer, 0, length).body();
+        assertEquals(change, reader.getMembership());
+        assertArrayEquals(new long[]{101, 102, 103}, reader.getFounders());
+        reader.requireEnd("test frame");
+
+        for (final int count : new int[]{0, -1, MetaTableDescriptor.MAX_MEMBER_SLOTS + 1})
+        {
+            final int bad = new MetaMessageWriter().wrap(buffer).request(TYPE_REPLICATE_MEMBERS, (short)0, 1)
+                .putInt(count).finish();
+            final MetaRpcException refused = assertThrows(MetaRpcException.class,
+                () -> new MetaMessageReader().wrap(buffer, 0, bad).body().getFounders());
+            assertEquals(STATUS_MALFORMED, refused.status());
+            assertTrue(refused.getMessage().contains(count + " founders"), refused.getMessage());
+        }
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
 /**
@@ -77,10 +78,16 @@ final class MembershipCluster implements AutoCloseable
         final List<RoleProcess> started = new ArrayList<>();
         try
         {
+            // the memory nodes started here found the store together; the one that joins later is added by a change
+            final StringJoiner founders = new StringJoiner(",");
+            for (int n = 0; n < memoryNodes; n++)
+            {
+                founders.add(Long.toString(FIRST_MEMORY_NODE_ID + n));
+            }
             final RoleProcess meta = RoleProcess.start("MetaServer", ROLE_HEAP, Map.of(),
                 List.of("meta", "--node-id", "1", "--provider", provider, "--replicas", Integer.toString(replicas),
                     "--data-dir", directory.resolve("meta-data").toString(),
-                    "--cluster-secret-file", secret.toString()),
+                    "--cluster-secret-file", secret.toString(), "--founders", founders.toString()),
                 ReadyLines.META, directory.resolve("meta.log"));
             started.add(meta);
             final MembershipCluster cluster = new MembershipCluster(directory, secret, provider, timeoutMs, heapChunks,

@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -215,6 +216,20 @@ public final class CheckCluster implements AutoCloseable
         }
     }
 
+    /**
+     * @return the memory nodes started at once, which found the store together: named, since with none named the
+     * MetaServer lets the first alone found it and refuses the others (they would read as empty, keys placed on them).
+     */
+    private String founders()
+    {
+        final StringJoiner ids = new StringJoiner(",");
+        for (int i = 0; i < memoryNodes; i++)
+        {
+            ids.add(Long.toString(FIRST_MEMORY_NODE_ID + i));
+        }
+        return ids.toString();
+    }
+
     /** Start every role and wait until each says it is ready. */
     void start()
     {
@@ -223,7 +238,7 @@ public final class CheckCluster implements AutoCloseable
         final String secret = secretFile.toString();
         final List<String> metaArguments = new ArrayList<>(List.of("meta", "--node-id", "1", "--provider", provider,
             "--data-dir", data.resolve("meta").toString(), "--cluster-secret-file", secret,
-            "--replicas", Integer.toString(replicas)));
+            "--replicas", Integer.toString(replicas), "--founders", founders()));
         if (hosts != null)
         {
             // a fixed port: a restarted MetaServer must be found where the others know it
