@@ -94,7 +94,8 @@ public final class CheckCommand implements Callable<Integer>
             " s either way, or its clocks run " + ClockFault.SLOW + "-0.75x or 1.5-" + ClockFault.FAST + "x true " +
             "time, for " + ClockFault.HOLD_MS / 1000 + "-" + (ClockFault.HOLD_MS + 6_000) / 1000 + " s, then set " +
             "right (every role's clocks then read a control file; the history keeps true time). pause-meta: SIGSTOP " +
-            "of the MetaServer for " + MetaPauseFault.PAUSE_MS / 1000 + " s, past its lease " +
+            "of the MetaServer for " + MetaPauseFault.PAUSE_MS / 1000 + " s, past its lease and the window in which " +
+            "it takes a frame as fresh " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 

@@ -356,11 +356,11 @@ class CheckCommandTest
     @Timeout(300)
     void registersStayLinearizableAndRecoverWhileTheMetaServerStopsPastItsLeaseAtTwoCopies() throws Exception
     {
-        // the first strike comes within 3 s and holds 8 s: the MetaServer resumes, and must not take its own silence
+        // the first strike comes within 3 s and holds 36 s: the MetaServer resumes, and must not take its own silence
         // for every memory node's
         final Run run = check("pause-meta",
             "--replicas", "2", "--memory-nodes", "2", "--nemesis", "pause-meta",
-            "--time", "16s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--min-ok", "301");
+            "--time", "42s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--min-ok", "301");
 
         run.assertVerdict(Verdict.VALID);
         assertTrue(Pattern.compile("nemesis: pause-meta MetaServer \\(process \\d+\\) for " + MetaPauseFault.PAUSE_MS +
@@ -369,14 +369,14 @@ class CheckCommandTest
     }
 
     @Test
-    @Timeout(300)
+    @Timeout(400)
     void aMetaServerThatTakesItsOwnStallForSilentMemoryNodesLeavesTheStoreUnrecovered() throws Exception
     {
         // the broken variant: on resume every lease lapsed at once, every memory node went down and came back
         // joining, and at two copies none could refill another
         final Run run = check("pause-meta-faulty",
             "--replicas", "2", "--memory-nodes", "2", "--nemesis", "pause-meta", "--inject",
-            FaultyStores.META_WITHOUT_STALL_CHECK, "--time", "12s", "--interval", "2s", "--rate", "150", "--keys", "4",
+            FaultyStores.META_WITHOUT_STALL_CHECK, "--time", "40s", "--interval", "2s", "--rate", "150", "--keys", "4",
             "--seed", "3", "--recovery", "20s");
 
         run.assertVerdict(Verdict.UNRECOVERED);
