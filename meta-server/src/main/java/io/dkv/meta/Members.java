@@ -34,7 +34,11 @@ import static io.dkv.raas.Membership.LIVE;
  *     <li>a member's lease runs out, or it deregisters: it is {@link Membership#DOWN}.</li>
  *     <li>{@link #markLive}: a joining member whose copies were refilled is live.</li>
  * </ul>
- * These keep each member's placement flags: they hold whatever phase a change is in.
+ * These keep each member's placement flags: they hold whatever phase a change is in. Each also keeps when the member
+ * last stopped serving ({@link MemberRecord#leftLive}): the epoch of the change that took a live member down, or
+ * joining as another incarnation, marked {@link Membership#MEMORY_LOST} once it came back as another incarnation, and
+ * 0 once live again. When every copy of a key went down, that order says which copy holds every write acknowledged:
+ * the one that stopped serving last, if it kept its memory.
  *
  * <p>A change replicated from the peer MetaServer is applied member by member ({@link #apply}), not
  * as a whole list: both servers expire leases, so each may send a change the other made too, and
@@ -127,7 +131,9 @@ final class Members
         }
         else if (existing.state() == DOWN || existing.incarnation() != incarnation)
         {
-            now = new MemberRecord(nodeId, replicas >= 2 ? JOINING : LIVE, incarnation, existing.placement());
+            final int state = replicas >= 2 ? JOINING : LIVE;
+            now = new MemberRecord(nodeId, state, incarnation, existing.placement(),
+                state == LIVE ? 0 : leftLiveOnReturn(existing, incarnation));
         }
         else
         {
@@ -161,7 +167,21 @@ final class Members
         {
             return null;
         }
-        return put(existing.withState(DOWN));
+        // a joining member was not live: it keeps when it last was
+        return put(existing.withState(DOWN)
+            .withLeftLive(existing.state() == JOINING ? existing.leftLive() : epoch + 1));
+    }
+
+    /**
+     * @return when a member back (registered again, or as another incarnation) last left live: in this change if it
+     * was serving until now, else as before; marked {@link Membership#MEMORY_LOST} when it is another incarnation,
+     * whose memory is not the one it served with.
+     */
+    private long leftLiveOnReturn(final MemberRecord existing, final long incarnation)
+    {
+        final boolean serving = existing.state() == LIVE || existing.state() == Membership.LEAVING;
+        final long left = serving ? epoch + 1 : existing.leftLive();
+        return existing.incarnation() != incarnation ? left | Membership.MEMORY_LOST : left;
     }
 
     /**
@@ -193,7 +213,7 @@ final class Members
                 existing.incarnation() + "; it can be marked live only while joining, and as that incarnation, " +
                 "not " + incarnation);
         }
-        return put(existing.withState(LIVE));
+        return put(existing.withState(LIVE).withLeftLive(0));
     }
 
     /** @return true when the replica count changed. */

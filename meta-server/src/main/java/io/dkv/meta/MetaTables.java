@@ -228,6 +228,7 @@ final class MetaTables
             memory.set(LONG, base + MEMBER_INCARNATION_OFFSET, member.incarnation());
             memory.set(INT, base + MEMBER_STATE_OFFSET, member.state());
             memory.set(INT, base + MEMBER_PLACEMENT_OFFSET, member.placement());
+            memory.set(LONG, base + MEMBER_LEFT_LIVE_OFFSET, member.leftLive());
         }
         endWrite(membersBase, version, checksumOffset);
     }

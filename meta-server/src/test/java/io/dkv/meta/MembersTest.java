@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.raas.Membership;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaRpcDescriptor;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static io.dkv.raas.Membership.PLACED;
 import static io.dkv.raas.Membership.DOWN;
 import static io.dkv.raas.Membership.JOINING;
 import static io.dkv.raas.Membership.LIVE;
@@ -46,8 +48,8 @@ class MembersTest
         final Members members = members(2);
         members.registered(101, 7);
         members.registered(102, 3);
-        assertEquals(new MemberRecord(101, DOWN, 7), members.down(101));
-        assertEquals(List.of(new MemberRecord(101, DOWN, 7), new MemberRecord(102, LIVE, 3)),
+        assertEquals(new MemberRecord(101, DOWN, 7, PLACED, 4), members.down(101));
+        assertEquals(List.of(new MemberRecord(101, DOWN, 7, PLACED, 4), new MemberRecord(102, LIVE, 3)),
             members.record().members(), "still a member, in its place");
         final long epoch = members.epoch();
         assertNull(members.down(101), "down already");
@@ -61,7 +63,8 @@ class MembersTest
         final Members two = members(2);
         two.registered(101, 7);
         two.down(101);
-        assertEquals(new MemberRecord(101, JOINING, 7), two.registered(101, 7), "the same incarnation, back");
+        assertEquals(new MemberRecord(101, JOINING, 7, PLACED, 3), two.registered(101, 7),
+            "the same incarnation, back");
 
         final Members one = members(1);
         one.registered(101, 7);
@@ -74,8 +77,11 @@ class MembersTest
     {
         final Members members = members(3);
         members.registered(101, 7);
-        assertEquals(new MemberRecord(101, JOINING, 8), members.registered(101, 8));
-        assertEquals(new MemberRecord(101, JOINING, 9), members.registered(101, 9), "again, while joining");
+        // left live when it came back as another incarnation, whose memory is not the one it served with
+        assertEquals(new MemberRecord(101, JOINING, 8, PLACED, 3 | Membership.MEMORY_LOST),
+            members.registered(101, 8));
+        assertEquals(new MemberRecord(101, JOINING, 9, PLACED, 3 | Membership.MEMORY_LOST),
+            members.registered(101, 9), "again, while joining");
 
         final Members single = members(1);
         single.registered(101, 7);
@@ -143,7 +149,8 @@ class MembersTest
         assertTrue(here.apply(downThere));
         assertTrue(peer.apply(downHere));
         assertEquals(here.record().members(), peer.record().members());
-        assertEquals(List.of(new MemberRecord(101, DOWN, 1), new MemberRecord(102, DOWN, 1)), here.record().members());
+        assertEquals(List.of(new MemberRecord(101, DOWN, 1, PLACED, 4), new MemberRecord(102, DOWN, 1, PLACED, 4)),
+            here.record().members());
 
         final long epoch = here.epoch();
         assertFalse(here.apply(downHere), "a change it holds already changes nothing");

@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.raas.Membership;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MembershipRecord;
 import io.dkv.raas.meta.MetaRpcDescriptor;
@@ -191,7 +192,7 @@ class MembershipChangesTest
         changes.drain(101);
         members.down(101);
         assertNull(changes.lost(101), "its keys have other copies");
-        assertEquals(new MemberRecord(101, DOWN, 1, PLACED_BEFORE), members.member(101));
+        assertEquals(new MemberRecord(101, DOWN, 1, PLACED_BEFORE, 8), members.member(101));
         assertEquals(FILL, members.phase());
     }
 
@@ -201,7 +202,7 @@ class MembershipChangesTest
         found(101, 102);
         changes.add(103, 4);
         members.registered(103, 5);
-        assertEquals(new MemberRecord(103, JOINING, 5, PLACED_AFTER), members.member(103));
+        assertEquals(new MemberRecord(103, JOINING, 5, PLACED_AFTER, 5 | Membership.MEMORY_LOST), members.member(103));
         members.markLive(103, 5);
         assertEquals(new MemberRecord(103, LIVE, 5, PLACED_AFTER), members.member(103));
     }

@@ -1,5 +1,6 @@
 package io.dkv.meta;
 
+import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.meta.MemberRecord;
 import io.dkv.raas.meta.MetaDirectory;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import static io.dkv.raas.Membership.PLACED;
 import static io.dkv.raas.Membership.DOWN;
 import static io.dkv.raas.Membership.JOINING;
 import static io.dkv.raas.Membership.LIVE;
@@ -60,11 +62,13 @@ class MembershipReplicationTest
                 assertEquals(new MemberRecord(MEMORY, LIVE, 5), b.membershipRecord().member(MEMORY),
                     "the join reached B before it was acknowledged");
                 rpc.register(MEMORY, 6);
-                assertEquals(new MemberRecord(MEMORY, JOINING, 6), b.membershipRecord().member(MEMORY));
+                assertEquals(new MemberRecord(MEMORY, JOINING, 6, PLACED, 4 | Membership.MEMORY_LOST),
+                    b.membershipRecord().member(MEMORY));
                 directory.markLive(MEMORY, 6);
                 assertEquals(new MemberRecord(MEMORY, LIVE, 6), b.membershipRecord().member(MEMORY));
                 rpc.deregister(MEMORY, 6);
-                assertEquals(new MemberRecord(MEMORY, DOWN, 6), b.membershipRecord().member(MEMORY));
+                // it left live as it deregistered, in epoch 6, having served as the incarnation it is
+                assertEquals(new MemberRecord(MEMORY, DOWN, 6, PLACED, 6), b.membershipRecord().member(MEMORY));
                 assertEquals(a.membershipRecord().members(), b.membershipRecord().members());
                 assertEquals(2, b.membershipRecord().replicas());
 

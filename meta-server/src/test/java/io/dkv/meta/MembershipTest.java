@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import static io.dkv.raas.Membership.PLACED;
 import static io.dkv.raas.Membership.DOWN;
 import static io.dkv.raas.Membership.JOINING;
 import static io.dkv.raas.Membership.LIVE;
@@ -75,7 +76,8 @@ class MembershipTest
             final long tableEpoch = server.epoch();
             rpc.deregister(MEMORY, 5);
             assertNull(server.node(MEMORY), "its record left the node table");
-            assertEquals(new MemberRecord(MEMORY, DOWN, 5), member(server, MEMORY), "but it is still a member");
+            assertEquals(new MemberRecord(MEMORY, DOWN, 5, PLACED, 3), member(server, MEMORY),
+                "but it is still a member");
             assertArrayEquals(new long[]{MEMORY}, server.membership().memberIds());
             assertTrue(server.epoch() > tableEpoch, "cached readers see the tables move");
 
@@ -101,8 +103,8 @@ class MembershipTest
                 "a new member has nothing to refill");
 
             rpc.register(MEMORY, 6);
-            assertEquals(new MemberRecord(MEMORY, JOINING, 6), member(server, MEMORY),
-                "restarted within its lease: its copies must be refilled before it is read");
+            assertEquals(new MemberRecord(MEMORY, JOINING, 6, PLACED, 3 | Membership.MEMORY_LOST),
+                member(server, MEMORY), "restarted within its lease: its memory lost, its copies refilled first");
             assertEquals(6, server.node(MEMORY).epoch());
 
             final long epoch = server.membershipRecord().epoch();
@@ -120,7 +122,8 @@ class MembershipTest
             rpc.deregister(MEMORY, 6);
             assertEquals(DOWN, member(server, MEMORY).state());
             rpc.register(MEMORY, 6);
-            assertEquals(new MemberRecord(MEMORY, JOINING, 6), member(server, MEMORY), "back from down: joining");
+            assertEquals(new MemberRecord(MEMORY, JOINING, 6, PLACED, epoch + 2), member(server, MEMORY),
+                "back from down: joining, its memory kept since it left live");
         }
     }
 
@@ -153,7 +156,7 @@ class MembershipTest
             }
             MetaTestSupport.await("the silent member's lease to run out", Duration.ofSeconds(5),
                 () -> server.node(MEMORY) == null);
-            assertEquals(new MemberRecord(MEMORY, DOWN, 5), member(server, MEMORY));
+            assertEquals(new MemberRecord(MEMORY, DOWN, 5, PLACED, 3), member(server, MEMORY));
         }
     }
 

@@ -22,9 +22,15 @@ import java.util.List;
  * @param phase     the phase of the membership change in progress: {@link #STEADY} (none), {@link #FILL},
  *                  {@link #SWITCH} or {@link #CLEANUP}; client/README.md ("Membership change") says what each
  *                  asks of readers and writers.
+ * @param leftLive  for each member, when it last stopped serving: the membership epoch of that change, with
+ *                  {@link #MEMORY_LOST} when it came back since as another incarnation (its memory then is not what
+ *                  it held); 0 while it serves, or where the directory keeps none. A refill that finds no serving
+ *                  copy of a key takes the copy of the replica that stopped serving last (client/README.md,
+ *                  "Every copy down at once").
  */
 public record Membership(
-    long epoch, int replicas, long[] memberIds, int[] states, long[] incarnations, int[] placements, int phase)
+    long epoch, int replicas, long[] memberIds, int[] states, long[] incarnations, int[] placements, int phase,
+    long[] leftLive)
 {
     /** Serves reads and takes writes. */
     public static final int LIVE = 1;
@@ -51,6 +57,9 @@ public record Membership(
     /** The after placement serves; members leaving a key's placement are still written, never read. */
     public static final int CLEANUP = 3;
 
+    /** In {@link #leftLive}: the member came back as another incarnation since it stopped serving. */
+    public static final long MEMORY_LOST = Long.MIN_VALUE;
+
     public Membership
     {
         if (replicas < 1)
@@ -58,10 +67,11 @@ public record Membership(
             throw new IllegalArgumentException("a cluster keeps at least 1 copy of each key: replicas=" + replicas);
         }
         if (memberIds.length != states.length || memberIds.length != incarnations.length ||
-            memberIds.length != placements.length)
+            memberIds.length != placements.length || memberIds.length != leftLive.length)
         {
             throw new IllegalArgumentException(memberIds.length + " members but " + states.length + " states, " +
-                incarnations.length + " incarnations and " + placements.length + " placements");
+                incarnations.length + " incarnations, " + placements.length + " placements and " + leftLive.length +
+                " times they left live");
         }
         if (phase < STEADY || phase > CLEANUP)
         {
@@ -80,6 +90,15 @@ public record Membership(
         states = states.clone();
         incarnations = incarnations.clone();
         placements = placements.clone();
+        leftLive = leftLive.clone();
+    }
+
+    /** A membership whose members' last times live are not known (0). */
+    public Membership(
+        final long epoch, final int replicas, final long[] memberIds, final int[] states, final long[] incarnations,
+        final int[] placements, final int phase)
+    {
+        this(epoch, replicas, memberIds, states, incarnations, placements, phase, new long[memberIds.length]);
     }
 
     /** A membership with no change running: every member placed. */
@@ -159,6 +178,22 @@ public record Membership(
         return 0;
     }
 
+    /**
+     * @return when the member last stopped serving (the membership epoch of that change, with {@link #MEMORY_LOST}
+     * when it came back as another incarnation since), 0 while it serves or when unknown or no member.
+     */
+    public long leftLive(final long nodeId)
+    {
+        for (int i = 0; i < memberIds.length; i++)
+        {
+            if (memberIds[i] == nodeId)
+            {
+                return leftLive[i];
+            }
+        }
+        return 0;
+    }
+
     /** @return true when the node is a member whose copies are read: live, or leaving but not gone yet. */
     public boolean serves(final long nodeId)
     {
@@ -184,6 +219,11 @@ public record Membership(
     public int[] placements()
     {
         return placements.clone();
+    }
+
+    public long[] leftLive()
+    {
+        return leftLive.clone();
     }
 
     public static String phaseName(final int phase)
@@ -228,7 +268,7 @@ public record Membership(
         return other instanceof Membership that && epoch == that.epoch && replicas == that.replicas &&
             Arrays.equals(memberIds, that.memberIds) && Arrays.equals(states, that.states) &&
             Arrays.equals(incarnations, that.incarnations) && Arrays.equals(placements, that.placements) &&
-            phase == that.phase;
+            phase == that.phase && Arrays.equals(leftLive, that.leftLive);
     }
 
     public int hashCode()

@@ -291,6 +291,7 @@ public final class MembershipView
         private final int[] states;
         private final long[] incarnations;
         private final int[] placements;
+        private final long[] leftLive;
         private final long[] nodeIds;
         private final long[] beforeIds;
         private final int[] beforeNodes;
@@ -298,8 +299,9 @@ public final class MembershipView
         private final int[] afterNodes;
 
         private Placement(final long epoch, final int phase, final long[] nodeIds, final int[] states,
-            final long[] incarnations, final int[] placements)
+            final long[] incarnations, final int[] placements, final long[] leftLive)
         {
+            this.leftLive = leftLive;
             this.epoch = epoch;
             this.phase = phase;
             this.nodeIds = nodeIds;
@@ -329,15 +331,18 @@ public final class MembershipView
             final int[] states = new int[ids.length];
             final long[] incarnations = new long[ids.length];
             final int[] placements = new int[ids.length];
+            final long[] leftLive = new long[ids.length];
             for (int i = 0; i < ids.length; i++)
             {
+                leftLive[i] = membership == null ? 0 : membership.leftLive(ids[i]);
                 states[i] = membership == null ? Membership.LIVE : membership.state(ids[i]);
                 incarnations[i] = membership == null ? 0 : membership.incarnation(ids[i]);
                 // a node the directory does not list is no member: nobody may say it still holds what it held
                 placements[i] = !kept ? Membership.PLACED : membership.placement(ids[i]);
             }
             return new Placement(membership == null ? 0 : membership.epoch(),
-                membership == null ? Membership.STEADY : membership.phase(), ids, states, incarnations, placements);
+                membership == null ? Membership.STEADY : membership.phase(), ids, states, incarnations, placements,
+                leftLive);
         }
 
         private static int[] select(final int[] placements, final int flag)
@@ -428,6 +433,46 @@ public final class MembershipView
         public int nodeCount()
         {
             return nodeIds.length;
+        }
+
+        /**
+         * @return when the node last stopped serving ({@link Membership#leftLive}): the membership epoch, with
+         * {@link Membership#MEMORY_LOST} once it came back as another incarnation; 0 while it serves or when unknown.
+         */
+        public long leftLive(final int node)
+        {
+            return node < leftLive.length ? leftLive[node] : 0;
+        }
+
+        /**
+         * Of a key's replicas, none serving (every one went down: paused past their leases, say), the one whose
+         * copies hold every write acknowledged: the replica that stopped serving last, since every write acknowledged
+         * was made on each replica serving at the time, and it served longest. Only if it came back joining as the
+         * incarnation it served as (its memory is what it held); never guessed where the times are unknown.
+         *
+         * @return its node index, or -1 when it is not back, came back as another incarnation, or some replica's time
+         * is unknown (0).
+         */
+        public int lastToServe(final int[] nodes, final int count)
+        {
+            int last = -1;
+            long latest = 0;
+            for (int p = 0; p < count; p++)
+            {
+                final long left = leftLive(nodes[p]);
+                if (left == 0)
+                {
+                    return -1;
+                }
+                final long epochLeft = left & ~Membership.MEMORY_LOST;
+                if (epochLeft > latest)
+                {
+                    latest = epochLeft;
+                    last = nodes[p];
+                }
+            }
+            return last >= 0 && (leftLive(last) & Membership.MEMORY_LOST) == 0 && state(last) == Membership.JOINING ?
+                last : -1;
         }
 
         long incarnation(final int node)

@@ -595,10 +595,22 @@ public final class ReplicaChain
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int fingerprint = KeyHash.fingerprint(hash);
-        place(hash, key);
+        place(hash, key, false);
         if (!isJoining(joiner))
         {
             return NOT_PLACED;
+        }
+        if (servingCount == 0)
+        {
+            // every copy went down (client/README.md, "Every copy down at once"): the copy of the replica that served
+            // last is the one to settle on, once it is back with its memory; no writer runs on the key meanwhile
+            final int source = phase == Membership.STEADY ?
+                membership.placement().lastToServe(placed, placedCount) : -1;
+            if (source < 0)
+            {
+                return NOT_SETTLED;
+            }
+            serving[servingCount++] = source;
         }
         boolean changed = false;
         for (int attempt = 0; attempt < REFILL_ATTEMPTS; attempt++)
@@ -762,6 +774,12 @@ public final class ReplicaChain
      */
     private void place(final long hash, final byte[] key)
     {
+        place(hash, key, true);
+    }
+
+    /** @param requireServing throw when no replica serves; a refill instead looks for the one that served last. */
+    private void place(final long hash, final byte[] key, final boolean requireServing)
+    {
         membership.refreshIfDue();
         final MembershipView.Placement placement = membership.placement();
         final int r = placed.length;
@@ -802,6 +820,10 @@ public final class ReplicaChain
         else if (phase == Membership.CLEANUP)
         {
             forceOthers(placement, placed, placedCount, placedAfter, placedAfterCount);
+        }
+        if (servingCount == 0 && !requireServing)
+        {
+            return;
         }
         if (servingCount == 0)
         {

@@ -4,6 +4,7 @@ import io.dkv.client.KvException;
 import io.dkv.client.RefillReport;
 import io.dkv.client.index.IndexListing;
 import io.dkv.client.membership.MembershipView;
+import io.dkv.raas.Membership;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
@@ -66,9 +67,12 @@ public final class ReplicaCopier
     {
         final long started = nanoClock.nanoTime();
         int passes = 0;
+        final MembershipView.Placement placement = membership.placement();
         for (int node = 0; node < nodeIds.length; node++)
         {
-            if (node != joiner && !membership.serves(node))
+            // a joining member back with its memory may hold the copies of keys no member serves: scanned too
+            if (node != joiner && !membership.serves(node) && !(placement.state(node) == Membership.JOINING &&
+                placement.leftLive(node) != 0 && (placement.leftLive(node) & Membership.MEMORY_LOST) == 0))
             {
                 continue;
             }
@@ -297,10 +301,14 @@ public final class ReplicaCopier
         count(key, joiner);
     }
 
-    /** @return true when the key's replicas include the joiner and {@code node} is its first serving one. */
+    /**
+     * @return true when the key's replicas include the joiner and {@code node} is its first serving one, or, none
+     * serving, the one that served last.
+     */
     private boolean firstServingReplicaIs(final int node, final int joiner, final byte[] key)
     {
-        final int count = membership.placement().before(KeyHash.hash(key), placed.length, placed);
+        final MembershipView.Placement placement = membership.placement();
+        final int count = placement.before(KeyHash.hash(key), placed.length, placed);
         boolean holds = false;
         int first = -1;
         for (int p = 0; p < count; p++)
@@ -310,6 +318,10 @@ public final class ReplicaCopier
             {
                 first = placed[p];
             }
+        }
+        if (first < 0 && !placement.changing())
+        {
+            first = placement.lastToServe(placed, count);
         }
         return holds && first == node;
     }

@@ -68,8 +68,10 @@ public record MembershipRecord(long epoch, int replicas, List<MemberRecord> memb
         final int[] states = new int[ids.length];
         final long[] incarnations = new long[ids.length];
         final int[] placements = new int[ids.length];
+        final long[] leftLive = new long[ids.length];
         for (int i = 0; i < ids.length; i++)
         {
+            leftLive[i] = members.get(i).leftLive();
             ids[i] = members.get(i).nodeId();
             states[i] = members.get(i).state();
             incarnations[i] = members.get(i).incarnation();
@@ -79,6 +81,6 @@ public record MembershipRecord(long epoch, int replicas, List<MemberRecord> memb
         {
             throw new IllegalArgumentException("a replicated change of epoch " + epoch + " is no whole membership");
         }
-        return new Membership(epoch, replicas, ids, states, incarnations, placements, phase);
+        return new Membership(epoch, replicas, ids, states, incarnations, placements, phase, leftLive);
     }
 }

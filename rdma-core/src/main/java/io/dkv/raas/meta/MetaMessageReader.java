@@ -258,7 +258,9 @@ public final class MetaMessageReader
         final long epoch = getLong();
         final int replicas = getInt();
         final int phase = getInt();
-        final int count = getInt();
+        final int word = getInt();
+        final boolean withLeftLive = (word & MetaRpcDescriptor.MEMBERS_LEFT_LIVE) != 0;
+        final int count = word & ~MetaRpcDescriptor.MEMBERS_LEFT_LIVE;
         if (count < 0 || count > MetaTableDescriptor.MAX_MEMBER_SLOTS || replicas < 1)
         {
             throw new MetaRpcException(STATUS_MALFORMED,
@@ -272,7 +274,8 @@ public final class MetaMessageReader
                 final long nodeId = getLong();
                 final int state = getInt();
                 final long incarnation = getLong();
-                members.add(new MemberRecord(nodeId, state, incarnation, getInt()));
+                final int placement = getInt();
+                members.add(new MemberRecord(nodeId, state, incarnation, placement, withLeftLive ? getLong() : 0));
             }
             return new MembershipRecord(epoch, replicas, members, phase);
         }

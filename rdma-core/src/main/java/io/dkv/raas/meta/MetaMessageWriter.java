@@ -153,14 +153,19 @@ public final class MetaMessageWriter
         return putName(region.name());
     }
 
-    /** A membership, whole or (replicated) only the members a change touched. */
+    /**
+     * A membership, whole or (replicated) only the members a change touched. The count carries
+     * {@link MetaRpcDescriptor#MEMBERS_LEFT_LIVE}: each member is followed by when it last left live, which a reader
+     * of a membership stored before it was kept takes as 0.
+     */
     public MetaMessageWriter putMembership(final MembershipRecord membership)
     {
         putLong(membership.epoch()).putInt(membership.replicas()).putInt(membership.phase())
-            .putInt(membership.members().size());
+            .putInt(membership.members().size() | MetaRpcDescriptor.MEMBERS_LEFT_LIVE);
         for (final MemberRecord member : membership.members())
         {
-            putLong(member.nodeId()).putInt(member.state()).putLong(member.incarnation()).putInt(member.placement());
+            putLong(member.nodeId()).putInt(member.state()).putLong(member.incarnation()).putInt(member.placement())
+                .putLong(member.leftLive());
         }
         return this;
     }

@@ -86,11 +86,16 @@ public final class MetaRpcDescriptor
     /** The RaaS service number MetaServers listen on. */
     public static final int SERVICE = 1;
     /**
-     * 4: memberships replicated between the MetaServers carry the founders once the store is founded (3: memberships
-     * carry the change's phase and each member's placement; 2: frames carry a timestamp and a mac; node records
-     * changes carry the node's token).
+     * 5: each member of a membership carries when it last left live (4: memberships replicated between the
+     * MetaServers carry the founders once the store is founded; 3: memberships carry the change's phase and each
+     * member's placement; 2: frames carry a timestamp and a mac; node records changes carry the node's token).
      */
-    public static final byte PROTOCOL_VERSION = 4;
+    public static final byte PROTOCOL_VERSION = 5;
+    /**
+     * Set in a membership's member count: each member is followed by when it last left live (a long). A membership
+     * stored before that was kept has it clear, and its members read as never having left.
+     */
+    public static final int MEMBERS_LEFT_LIVE = 0x4000_0000;
 
     public static final int TYPE_OFFSET = 0;
     public static final int VERSION_OFFSET = 1;

@@ -64,12 +64,14 @@ import java.nio.ByteOrder;
  *   20  count              int    members, at most memberSlots; the entries after them are zero
  *   24  phase              int    STEADY 0, FILL 1, SWITCH 2, CLEANUP 3: the membership change in progress
  *   28  reserved           int
- *   32  members            memberSlots x 24 B, each:
+ *   32  members            memberSlots x 32 B, each:
  *                            0  nodeId       long
  *                            8  incarnation  long   the node epoch it registered with
  *                           16  state        int    LIVE 1, JOINING 2, DOWN 3, LEAVING 4
  *                           20  placement    int    PLACED_BEFORE 1, PLACED_AFTER 2, PLACED 3
- *   32 + memberSlots x 24:
+ *                           24  leftLive     long   membership epoch it last stopped serving in, bit 63 set once it
+ *                                                   came back as another incarnation; 0 while it serves
+ *   32 + memberSlots x 32:
  *       checksum           long   of the version it was sealed with and bytes 8 to the checksum
  * </pre>
  *
@@ -97,8 +99,11 @@ public final class MetaTableDescriptor
 
     /** "dkvmeta1" read as a little-endian long. */
     public static final long MAGIC = 0x316174656d766b64L;
-    /** 3: the members block carries the change's phase and each member's placement (2: the members block). */
-    public static final int LAYOUT_VERSION = 3;
+    /**
+     * 4: each member carries when it last left live (3: the members block carries the change's phase and each
+     * member's placement; 2: the members block).
+     */
+    public static final int LAYOUT_VERSION = 4;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;
@@ -162,7 +167,8 @@ public final class MetaTableDescriptor
     public static final int MEMBER_INCARNATION_OFFSET = 8;
     public static final int MEMBER_STATE_OFFSET = 16;
     public static final int MEMBER_PLACEMENT_OFFSET = 20;
-    public static final int MEMBER_LENGTH = 24;
+    public static final int MEMBER_LEFT_LIVE_OFFSET = 24;
+    public static final int MEMBER_LENGTH = 32;
     /** Bytes of the members block besides its entries: version, epoch, replicas, count, phase and checksum. */
     public static final int MEMBERS_FIXED_LENGTH = 40;
     /** Members a MetaServer's tables hold: the memory tier's largest size. */

@@ -26,8 +26,8 @@ public final class MetaTableReader
     /** Reads of one slot before a writer that never finishes is reported. */
     public static final int TORN_RETRIES = 100_000;
     private static final int SPINS_BEFORE_YIELD = 64;
-    /** Bytes of registered memory a reader needs. */
-    public static final int BUFFER_BYTES = PROBE_BATCH * REGION_SLOT_LENGTH;
+    /** Bytes of registered memory a reader needs: a probe's slots, or the largest members block, in one READ. */
+    public static final int BUFFER_BYTES = Math.max(PROBE_BATCH * REGION_SLOT_LENGTH, membersLength(MAX_MEMBER_SLOTS));
 
     private final Connection connection;
     private final RemoteRegion tables;
@@ -303,7 +303,7 @@ public final class MetaTableReader
                     throw new IllegalArgumentException("member " + nodeId + " has no placement");
                 }
                 members.add(new MemberRecord(nodeId, state, buffer.get(LONG, base + MEMBER_INCARNATION_OFFSET),
-                    placement));
+                    placement, buffer.get(LONG, base + MEMBER_LEFT_LIVE_OFFSET)));
             }
             catch (final IllegalArgumentException ex)
             {

@@ -8,6 +8,7 @@ import io.dkv.load.check.nemesis.FaultKind;
 import io.dkv.load.check.nemesis.FaultKinds;
 import io.dkv.load.check.nemesis.FlappingPartitionFault;
 import io.dkv.load.check.nemesis.LongPauseFault;
+import io.dkv.load.check.nemesis.MemoryPauseFault;
 import io.dkv.load.check.nemesis.MetaPauseFault;
 import io.dkv.load.check.nemesis.MemoryTierChanges;
 import io.dkv.load.check.nemesis.NemesisEvent;
@@ -95,7 +96,8 @@ public final class CheckCommand implements Callable<Integer>
             "time, for " + ClockFault.HOLD_MS / 1000 + "-" + (ClockFault.HOLD_MS + 6_000) / 1000 + " s, then set " +
             "right (every role's clocks then read a control file; the history keeps true time). pause-meta: SIGSTOP " +
             "of the MetaServer for " + MetaPauseFault.PAUSE_MS / 1000 + " s, past its lease and the window in which " +
-            "it takes a frame as fresh " +
+            "it takes a frame as fresh; pause-memory: SIGSTOP of every memory node at once for " +
+            MemoryPauseFault.PAUSE_MS / 1000 + " s and the hold, past their leases, while every one is live " +
             "(default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 

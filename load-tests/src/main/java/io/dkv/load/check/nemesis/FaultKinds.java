@@ -27,7 +27,8 @@ public final class FaultKinds
         new OneWayPartitionFault(),
         new FlappingPartitionFault(),
         new ClockFault(),
-        new MetaPauseFault());
+        new MetaPauseFault(),
+        new MemoryPauseFault());
 
     private FaultKinds()
     {

@@ -384,6 +384,25 @@ class CheckCommandTest
 
     @Test
     @Timeout(300)
+    void registersStayLinearizableAndRecoverWhileEveryMemoryNodeStopsPastItsLeaseAtOnce() throws Exception
+    {
+        // the first strike comes within 3 s and holds 8 s or more: every memory node is declared down, comes back
+        // joining, and each key settles on the copy of the replica that served last
+        final Run run = check("pause-memory",
+            "--replicas", "2", "--memory-nodes", "2", "--nemesis", "pause-memory",
+            "--time", "20s", "--interval", "2s", "--rate", "150", "--keys", "4", "--seed", "3", "--min-ok", "301");
+
+        run.assertVerdict(Verdict.VALID);
+        final String nemesis = run.read(ResultDirectory.NEMESIS);
+        assertTrue(Pattern.compile("nemesis: pause-memory memory node 101 \\(process \\d+\\), memory node 102 " +
+            "\\(process \\d+\\) for \\d+ ms").matcher(nemesis).find(), nemesis);
+        final String log = Files.readString(run.results().resolve("logs").resolve("memory-node-101.log"));
+        assertTrue(log.contains("memory node 101 is live again"), log);
+        assertOperationsCompleted(run, 300);
+    }
+
+    @Test
+    @Timeout(300)
     void registersStayLinearizableWhileAClientOrTheDriverStopsForLongerThanTheGracePeriod() throws Exception
     {
         // the first strike comes within 3 s and holds 15 s: over, and the store heard from again, before the end

@@ -19,7 +19,7 @@ class FaultKindsTest
 {
     private static final List<String> NAMES = List.of("kill", "pause", "partition", "scale", "kill-memory",
         "add-memory", "drain-memory", "long-pause", "kill-mid-write", "one-way-partition", "flapping-partition",
-        "clock", "pause-meta");
+        "clock", "pause-meta", "pause-memory");
 
     /** A cluster without test hosts, autoscaler, memory nodes to kill or a memory tier to change. */
     private static final NemesisTargets BARE = new NemesisTargets(List.of(), null, List.of(), 0, null, 0, 0,
@@ -42,8 +42,8 @@ class FaultKindsTest
             assertThrows(IllegalArgumentException.class, () -> FaultKinds.parse(List.of("kill", "flood")));
 
         assertEquals("unknown nemesis 'flood': expected kill, pause, partition, scale, kill-memory, add-memory, " +
-            "drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock, pause-meta " +
-            "or none",
+            "drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock, pause-meta, " +
+            "pause-memory or none",
             refused.getMessage());
     }
 
@@ -65,7 +65,8 @@ class FaultKindsTest
             names(FaultKinds.overlapping(FaultKinds.all())));
         assertEquals(List.of("partition", "one-way-partition", "flapping-partition"),
             namesOf(FaultKind::needsTestHosts));
-        assertEquals(List.of("kill-memory", "add-memory", "drain-memory"), namesOf(FaultKind::readsMembership));
+        assertEquals(List.of("kill-memory", "add-memory", "drain-memory", "pause-memory"),
+            namesOf(FaultKind::readsMembership));
         assertEquals(List.of("add-memory", "drain-memory"), namesOf(FaultKind::changesMemoryTier));
         assertEquals(List.of("add-memory", "drain-memory"), namesOf(FaultKind::beginsOnlyWhileRunning));
         assertEquals(List.of("clock"), namesOf(FaultKind::skewsClocks));
