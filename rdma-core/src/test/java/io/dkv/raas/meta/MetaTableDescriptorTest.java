@@ -29,7 +29,7 @@ class MetaTableDescriptorTest
         assertEquals(40, NODE_PROBE_LIMIT_OFFSET);
         assertEquals(44, REGION_PROBE_LIMIT_OFFSET);
         assertEquals(64, HEADER_LENGTH);
-        assertEquals(3, LAYOUT_VERSION, "the members block carries the phase and placements");
+        assertEquals(4, LAYOUT_VERSION, "each member carries when it last left live");
         assertEquals(EPOCH_OFFSET + EPOCH_READ_LENGTH, REGION_PROBE_LIMIT_OFFSET + 4,
             "the epoch READ covers the epoch and both probe limits");
     }
@@ -38,9 +38,9 @@ class MetaTableDescriptorTest
     void theMembersBlockFollowsTheRegionSlots()
     {
         assertEquals(64 + 16 * 128 + 32 * 256, membersOffset(16, 32));
-        assertEquals(membersOffset(16, 32) + 40 + 64 * 24, regionLength(16, 32));
+        assertEquals(membersOffset(16, 32) + 40 + 64 * 32, regionLength(16, 32));
         assertEquals(regionLength(16, 32, MEMBER_SLOTS), regionLength(16, 32));
-        assertEquals(membersOffset(16, 32) + 40 + 3 * 24, regionLength(16, 32, 3));
+        assertEquals(membersOffset(16, 32) + 40 + 3 * 32, regionLength(16, 32, 3));
     }
 
     @Test
@@ -56,7 +56,8 @@ class MetaTableDescriptorTest
         assertEquals(8, MEMBER_INCARNATION_OFFSET);
         assertEquals(16, MEMBER_STATE_OFFSET);
         assertEquals(20, MEMBER_PLACEMENT_OFFSET);
-        assertEquals(24, MEMBER_LENGTH);
+        assertEquals(24, MEMBER_LEFT_LIVE_OFFSET);
+        assertEquals(32, MEMBER_LENGTH);
         for (int slots = 1; slots <= MAX_MEMBER_SLOTS; slots++)
         {
             final int checksum = membersChecksumOffset(slots);
