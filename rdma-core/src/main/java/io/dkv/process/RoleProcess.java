@@ -18,7 +18,9 @@ import java.util.stream.Stream;
 /**
  * A dkv role ({@code dkv driver}, {@code dkv meta}, {@code dkv memory-node}, ...) in a JVM of its own,
  * started with this JVM's class path and the flags dkv needs. Its output goes to a log file, whose
- * end every error about it shows; it is stopped with this JVM (Ctrl-C included).
+ * end every error about it shows; it is stopped with this JVM (Ctrl-C included), by a shutdown hook, and, when
+ * started with {@link ParentWatch#thisJvm()}'s properties, by itself once this JVM is gone however it went
+ * (SIGKILL included).
  * <p>
  * Each role runs from its own main ({@link RoleMains}, as Aeron's {@code MediaDriver} does), not through
  * {@code ./dkv}'s top-level command: that lives in the {@code cli} module, which depends on every role's, and its
@@ -150,6 +152,11 @@ public final class RoleProcess implements AutoCloseable
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        if (jvmOptions.stream().anyMatch(option -> option.startsWith("-D" + ParentWatch.PARENT_PID_PROPERTY + "=")))
+        {
+            // tied to its launcher: the role runs under a watch that stops it once the launcher is gone
+            command.add(ParentWatch.class.getName());
+        }
         command.add(mainClass);
         command.addAll(arguments);
         final Process process;

@@ -2,6 +2,7 @@ package io.dkv.cli.cluster;
 
 import io.dkv.compute.StopSignals;
 import io.dkv.process.ReadyLines;
+import io.dkv.process.ParentWatch;
 import io.dkv.process.RoleProcess;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
@@ -17,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
@@ -161,14 +161,14 @@ public final class UpCommand implements Callable<Integer>
                 founders.add(Long.toString(nodeIds[i]));
             }
             metaArguments.addAll(List.of("--founders", founders.toString()));
-            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", Map.of(), metaArguments,
+            final RoleProcess meta = RoleProcess.start("MetaServer", "256m", ParentWatch.thisJvm(), metaArguments,
                 ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
             final String endpoint = meta.readyGroup(1);
             final List<RoleProcess> nodes = new ArrayList<>();
             for (int i = 0; i < memoryNodes; i++)
             {
-                final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", Map.of(),
+                final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", ParentWatch.thisJvm(),
                     List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta",
                         endpoint,
                         "--cluster-secret-file", secret,
@@ -179,7 +179,7 @@ public final class UpCommand implements Callable<Integer>
                 nodes.add(node);
             }
             final String driverName = driverName(dir);
-            final RoleProcess driver = RoleProcess.start("driver", "512m", Map.of(),
+            final RoleProcess driver = RoleProcess.start("driver", "512m", ParentWatch.thisJvm(),
                 List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
                     "--cluster-secret-file", secret),
                 ReadyLines.DRIVER, runDir.resolve("driver.log"));
@@ -260,7 +260,7 @@ public final class UpCommand implements Callable<Integer>
         final List<RoleProcess> started) throws InterruptedException
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
-        final RoleProcess process = RoleProcess.start("autoscaler", "128m", Map.of(),
+        final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
             List.of("autoscale", "--min", Integer.toString(computeNodes), "--max", Integer.toString(computeMax),
                 "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
                 "--cluster-secret-file", secret, "--log-dir", runDir.resolve("autoscale").toString()),
@@ -291,7 +291,7 @@ public final class UpCommand implements Callable<Integer>
         {
             final long nodeId = FIRST_COMPUTE_NODE_ID + i;
             final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
-            final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", Map.of(),
+            final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", ParentWatch.thisJvm(),
                 List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
                     "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
                 ReadyLines.COMPUTE_NODE, runDir.resolve("compute-node-" + nodeId + ".log"));

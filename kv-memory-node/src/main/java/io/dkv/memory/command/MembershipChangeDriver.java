@@ -8,6 +8,7 @@ import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
+import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
 
 import java.io.PrintStream;
@@ -70,7 +71,7 @@ final class MembershipChangeDriver
                 {
                     if (!passes(client, phase))
                     {
-                        retried("abort the membership change", directory::abortMembershipChange);
+                        abort(membership);
                         print("membership change aborted: keys were still unsettled after %d passes; keys stay " +
                             "where they were", MAX_PASSES);
                         return false;
@@ -129,12 +130,52 @@ final class MembershipChangeDriver
     }
 
     /**
-     * A MetaServer call, tried again while it gets no answer, for up to {@link #RETRY_BUDGET_MS}: the calls are
-     * idempotent (an advance whose answer was lost finds the next phase, an abort the steady membership).
+     * Abort the change, asking again while the MetaServer does not answer. An abort applied whose answer was lost is
+     * refused when asked again (no change runs any more): then the membership read back tells whether it was this
+     * abort that took effect ({@link AbortOutcome}), and if so the change is aborted.
      *
+     * @param changing the membership in the change's phase, as the driver last read it.
+     * @return the membership after the abort.
+     * @throws RaasException the refusal the MetaServer answered when the membership is not the abort's outcome, or
+     *                       the last failure once the budget is spent.
+     */
+    Membership abort(final Membership changing) throws InterruptedException
+    {
+        final boolean[] unanswered = new boolean[1];
+        try
+        {
+            return retried("abort the membership change", directory::abortMembershipChange, unanswered);
+        }
+        catch (final MetaRpcException ex)
+        {
+            if (!unanswered[0] || ex.status() != MetaRpcDescriptor.STATUS_CONFLICT)
+            {
+                throw ex;
+            }
+            final Membership now = directory.membership();
+            if (!AbortOutcome.tookEffect(changing, now))
+            {
+                throw ex;
+            }
+            print("the abort asked again was refused (%s), but an earlier try took effect: %s", ex.getMessage(), now);
+            return now;
+        }
+    }
+
+    private Membership retried(final String what, final Supplier<Membership> call) throws InterruptedException
+    {
+        return retried(what, call, new boolean[1]);
+    }
+
+    /**
+     * A MetaServer call, tried again while it gets no answer, for up to {@link #RETRY_BUDGET_MS}. An advance is
+     * idempotent (one whose answer was lost finds the next phase); an abort is not (see {@link #abort}).
+     *
+     * @param unanswered set to true once a try got no answer: a refusal after it may be that try's effect.
      * @throws RaasException the refusal the MetaServer answered, or the last failure once the budget is spent.
      */
-    private Membership retried(final String what, final Supplier<Membership> call) throws InterruptedException
+    private Membership retried(final String what, final Supplier<Membership> call, final boolean[] unanswered)
+        throws InterruptedException
     {
         final long deadline = System.nanoTime() + RETRY_BUDGET_MS * 1_000_000L;
         while (true)
@@ -149,6 +190,7 @@ final class MembershipChangeDriver
             }
             catch (final RaasException ex)
             {
+                unanswered[0] = true;
                 final long leftMs = (deadline - System.nanoTime()) / 1_000_000L;
                 if (leftMs <= RETRY_PAUSE_MS)
                 {

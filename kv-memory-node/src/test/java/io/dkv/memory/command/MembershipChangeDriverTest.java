@@ -91,6 +91,60 @@ class MembershipChangeDriverTest
         assertTrue(printed.toString().contains("membership change failed in phase fill: CONFLICT"), printed::toString);
     }
 
+    /**
+     * An abort the MetaServer applied whose answer was lost: asked again, it is refused (no change runs any more), as
+     * the MetaServer refuses it. The membership read back is the abort's: the change is reported aborted, not failed.
+     */
+    @Test
+    @Timeout(120)
+    void anAbortWhoseAnswerWasLostEndsAborted()
+    {
+        startAddingANodeThatNeverServes();
+        directory.abortsUnanswered.set(1);
+
+        assertFalse(driver().run(), printed::toString);
+
+        assertEquals(2, directory.aborts.get(), "asked again once: " + printed);
+        assertEquals(Membership.STEADY, directory.membership().phase(), printed::toString);
+        assertEquals(0, directory.membership().state(ADDED), "the added node left the membership");
+        assertTrue(printed.toString().contains("membership change aborted: keys were still unsettled"),
+            printed::toString);
+        assertFalse(printed.toString().contains("membership change failed"), printed::toString);
+    }
+
+    /** A refusal after a lost answer, the membership not the abort's outcome (the change completed): a failure. */
+    @Test
+    @Timeout(120)
+    void anAbortRefusedAfterTheChangeCompletedIsAFailure()
+    {
+        startAddingANodeThatNeverServes();
+        directory.abortsUnanswered.set(1);
+        directory.completeInsteadOfAbort = true;
+
+        assertFalse(driver().run(), printed::toString);
+
+        assertTrue(printed.toString().contains("membership change failed in phase fill: CONFLICT"), printed::toString);
+    }
+
+    /** Keys on two nodes, a third being added that is not there: no pass settles them, and the driver aborts. */
+    private void startAddingANodeThatNeverServes()
+    {
+        for (final long id : BEFORE)
+        {
+            startNode(id);
+        }
+        directory.membership(new Membership(1, 1, BEFORE, new int[]{Membership.LIVE, Membership.LIVE}));
+        final KvClient client = connect(100);
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), value(k));
+        }
+        final long[] all = {1, 2, ADDED};
+        directory.membership(new Membership(2, 1, all, new int[]{Membership.LIVE, Membership.LIVE, Membership.LIVE},
+            new long[all.length], new int[]{Membership.PLACED, Membership.PLACED, Membership.PLACED_AFTER},
+            Membership.FILL));
+    }
+
     private void startAddingANodeToKeys()
     {
         for (final long id : BEFORE)
@@ -168,7 +222,10 @@ class MembershipChangeDriverTest
         final AtomicInteger unanswered = new AtomicInteger();
         final AtomicInteger advances = new AtomicInteger();
         final AtomicInteger aborts = new AtomicInteger();
+        final AtomicInteger abortsUnanswered = new AtomicInteger();
         volatile boolean refuse;
+        /** The abort's lost try leaves the change completed (as another driver advancing it would). */
+        volatile boolean completeInsteadOfAbort;
 
         void membership(final Membership membership)
         {
@@ -212,10 +269,35 @@ class MembershipChangeDriverTest
             return membership();
         }
 
-        public Membership abortMembershipChange()
+        /** As the MetaServer: FILL or SWITCH back to STEADY over the before placement, else CONFLICT. */
+        public synchronized Membership abortMembershipChange()
         {
             aborts.incrementAndGet();
-            throw new UnsupportedOperationException("no abort in this test");
+            final Membership now = membership();
+            if (now.phase() != Membership.FILL && now.phase() != Membership.SWITCH)
+            {
+                throw new MetaRpcException(MetaRpcDescriptor.STATUS_CONFLICT, "no change to abort: the membership " +
+                    "is in " + Membership.phaseName(now.phase()));
+            }
+            final List<Long> kept = new ArrayList<>();
+            for (final long id : now.memberIds())
+            {
+                final int placement = now.placement(id);
+                if (completeInsteadOfAbort ? placement != Membership.PLACED_BEFORE :
+                    placement != Membership.PLACED_AFTER)
+                {
+                    kept.add(id);
+                }
+            }
+            final long[] ids = kept.stream().mapToLong(Long::longValue).toArray();
+            final int[] live = new int[ids.length];
+            Arrays.fill(live, Membership.LIVE);
+            nodes.membership(new Membership(now.epoch() + 1, now.replicas(), ids, live));
+            if (abortsUnanswered.getAndUpdate(n -> Math.max(0, n - 1)) > 0)
+            {
+                throw new RaasException("the MetaServer did not answer within 3,000 ms");
+            }
+            return membership();
         }
 
         public NodeRecord node(final long nodeId)

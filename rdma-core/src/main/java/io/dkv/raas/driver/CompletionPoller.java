@@ -4,6 +4,7 @@ import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.RaasStatus;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
+import io.dkv.verbs.Opcode;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
@@ -184,10 +185,11 @@ final class CompletionPoller
         {
             qp.outcomeUnknown = true;
         }
-        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && slot.wr.opcode().isAtomic())
+        if (status == WcStatus.WR_FLUSH_ERR && qp.outcomeUnknown && !repeatable(slot.wr.opcode()))
         {
             // flushed behind a request the transport gave up on: it may have been executed and its answer lost, and
-            // a compare-and-swap or fetch-and-add done twice is wrong (a second CAS fails on the first one's word)
+            // a compare-and-swap or fetch-and-add done twice is wrong (a second CAS fails on the first one's word), a
+            // message delivered twice is two messages (a WRITE_WITH_IMM twice announces bytes never written there)
             complete(slot, RaasStatus.OUTCOME_UNKNOWN, 0);
             return;
         }
@@ -209,6 +211,15 @@ final class CompletionPoller
             routes.markStale(slot.route);
         }
         complete(slot, status.code(), 0);
+    }
+
+    /**
+     * @return true when doing the request twice leaves what doing it once does: a READ, or a WRITE of the same bytes
+     * to the same place. Not an atomic, nor a message: each message the receiver takes is one more message.
+     */
+    static boolean repeatable(final Opcode opcode)
+    {
+        return opcode == Opcode.RDMA_READ || opcode == Opcode.RDMA_WRITE;
     }
 
     private void onSuccess(final RequestSlot slot, final WorkCompletion wc)
