@@ -60,7 +60,7 @@ final class AsyncStarts implements AutoCloseable
      *
      * @param kind     what it answers: {@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}.
      * @param slowPath where a GET goes that the completions cannot answer: the synchronous GET.
-     * @return false when this thread has {@link AsyncGets#IN_FLIGHT} in flight or the key's read needs more (a key
+     * @return false when this thread has {@link AsyncGets#inFlight} in flight or the key's read needs more (a key
      * moving between heads, a node that cannot be used now): the caller runs the synchronous GET instead.
      */
     boolean startGet(final int kind, final byte[] key, final CompletableFuture<Object> future,
@@ -106,7 +106,7 @@ final class AsyncStarts implements AutoCloseable
      * @param value    the new value, or null to delete.
      * @param rule     a {@link ReplicaChain} rule.
      * @param slowPath where a write goes that the completions cannot carry: the synchronous write.
-     * @return false when this thread has {@link AsyncWrites#IN_FLIGHT} in flight, the block is larger than
+     * @return false when this thread has {@link AsyncWrites#inFlight} in flight, the block is larger than
      * {@link AsyncWrite#MAX_BLOCK}, or the write needs more than a steady placement (a membership change moving the
      * key, a replica joining or declared down just now, a node that cannot be used now): the caller runs the
      * synchronous write instead.

@@ -239,6 +239,11 @@ public final class RaasDriver implements Raas
         return nanoClock;
     }
 
+    public int connectionCredits()
+    {
+        return connections.connectionCredits();
+    }
+
     /**
      * @return the protection domain the driver's regions are registered in, for raw verbs beside the
      * driver on the same memory (benchmarks, diagnostics); what the caller creates in it is the
