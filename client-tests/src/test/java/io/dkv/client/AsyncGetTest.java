@@ -6,6 +6,7 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AsyncGetTest
 {
     private static final long[] IDS = {1, 2};
+    /** What one thread's GETs keep in flight with the driver's default credits. */
+    private static final int GET_WINDOW = AsyncGets.inFlight(RaasConfiguration.CONNECTION_CREDITS_DEFAULT);
     private static final int KEYS = 300;
 
     private final StaticDirectory directory = new StaticDirectory();
@@ -62,7 +65,7 @@ class AsyncGetTest
             }
         }
 
-        for (final int inFlight : new int[] {1, 4, 16, AsyncGets.IN_FLIGHT})
+        for (final int inFlight : new int[] {1, 4, 16, GET_WINDOW})
         {
             final long answeredBefore = client.getsAnsweredByCompletions();
             final List<CompletableFuture<byte[]>> gets = new ArrayList<>();

@@ -7,6 +7,7 @@ import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.cnc.AttachedRaas;
@@ -47,6 +48,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AsyncWriteTest
 {
     private static final long[] IDS = {1, 2};
+    /** What one thread's writes keep in flight with the driver's default credits. */
+    private static final int WRITE_WINDOW = AsyncWrites.inFlight(RaasConfiguration.CONNECTION_CREDITS_DEFAULT);
+    /** What one thread's GETs keep in flight with the driver's default credits. */
+    private static final int GET_WINDOW = AsyncGets.inFlight(RaasConfiguration.CONNECTION_CREDITS_DEFAULT);
     private static final int KEYS = 150;
     private static final String[] OPERATIONS =
         {"put", "delete", "cas", "setnx", "versioned", "expired put", "expire/persist", "get"};
@@ -67,7 +72,7 @@ class AsyncWriteTest
     void oneThreadKeepsManyWritesInFlightAndTheirCompletionsFinishThem(final String provider, final int replicas)
     {
         final KvClient client = cluster(provider, replicas, new KvClientContext().memoryNodes(IDS), null);
-        for (final int inFlight : new int[] {1, 4, AsyncWrites.IN_FLIGHT})
+        for (final int inFlight : new int[] {1, 4, WRITE_WINDOW})
         {
             final List<byte[]> keys = new ArrayList<>();
             for (int i = 0; i < KEYS; i++)
@@ -270,12 +275,12 @@ class AsyncWriteTest
         assertArrayEquals(large, client.get(bytes("large")), "a block past what a write carried by completions puts");
 
         final List<CompletableFuture<Void>> puts = new ArrayList<>();
-        for (int i = 0; i < 4 * AsyncWrites.IN_FLIGHT; i++)
+        for (int i = 0; i < 4 * WRITE_WINDOW; i++)
         {
             puts.add(client.putAsync(bytes("key-" + i), bytes("value " + i)));
         }
         puts.forEach(CompletableFuture::join);
-        for (int i = 0; i < 4 * AsyncWrites.IN_FLIGHT; i++)
+        for (int i = 0; i < 4 * WRITE_WINDOW; i++)
         {
             assertArrayEquals(bytes("value " + i), client.get(bytes("key-" + i)), "key-" + i + ", all asked at once");
         }
@@ -300,7 +305,7 @@ class AsyncWriteTest
         final KvClient client = cluster("shm", replicas,
             new KvClientContext().memoryNodes(IDS).durability(durability), data);
         final int writes = 60;
-        windowed(AsyncWrites.IN_FLIGHT, writes - 1, i -> client.putAsync(bytes("durable-" + i), bytes("value " + i)));
+        windowed(WRITE_WINDOW, writes - 1, i -> client.putAsync(bytes("durable-" + i), bytes("value " + i)));
         assertEquals(Boolean.TRUE, client.deleteAsync(bytes("durable-0")).join());
         if (durability == Durability.SYNC)
         {
@@ -334,11 +339,11 @@ class AsyncWriteTest
         final KvClient client = open.add(KvClient.connect(attached,
             new KvClientContext().memoryNodes(IDS).timeoutMs(9_000)));
 
-        windowed(AsyncWrites.IN_FLIGHT, KEYS, i -> client.putAsync(bytes("key-" + i), bytes("value " + i)));
+        windowed(WRITE_WINDOW, KEYS, i -> client.putAsync(bytes("key-" + i), bytes("value " + i)));
         final List<CompletableFuture<byte[]>> gets =
-            windowed(AsyncGets.IN_FLIGHT, KEYS, i -> client.getAsync(bytes("key-" + i)));
+            windowed(GET_WINDOW, KEYS, i -> client.getAsync(bytes("key-" + i)));
         final List<CompletableFuture<Boolean>> deletes =
-            windowed(AsyncWrites.IN_FLIGHT, KEYS, i -> client.deleteAsync(bytes("key-" + i)));
+            windowed(WRITE_WINDOW, KEYS, i -> client.deleteAsync(bytes("key-" + i)));
 
         for (int i = 0; i < KEYS; i++)
         {

@@ -60,7 +60,7 @@ final class AsyncStarts implements AutoCloseable
      *
      * @param kind     what it answers: {@link AsyncGet#VALUE}, {@link AsyncGet#VERSIONED} or {@link AsyncGet#TTL}.
      * @param slowPath where a GET goes that the completions cannot answer: the synchronous GET.
-     * @return false when this thread has {@link AsyncGets#IN_FLIGHT} in flight or the key's read needs more (a key
+     * @return false when this thread has {@link AsyncGets#inFlight} in flight or the key's read needs more (a key
      * moving between heads, a node that cannot be used now): the caller runs the synchronous GET instead.
      */
     boolean startGet(final int kind, final byte[] key, final CompletableFuture<Object> future,
@@ -106,18 +106,20 @@ final class AsyncStarts implements AutoCloseable
      * @param value    the new value, or null to delete.
      * @param rule     a {@link ReplicaChain} rule.
      * @param slowPath where a write goes that the completions cannot carry: the synchronous write.
-     * @return false when this thread has {@link AsyncWrites#IN_FLIGHT} in flight, the block is larger than
-     * {@link AsyncWrite#MAX_BLOCK}, or the write needs more than a steady placement (a membership change moving the
-     * key, a replica joining or declared down just now, a node that cannot be used now): the caller runs the
-     * synchronous write instead.
+     * @return false when this thread has {@link AsyncWrites#inFlight} in flight, the block is larger than
+     * {@link AsyncWrite#MAX_BLOCK}, it is a delete under durability sync (a tombstone's), or the write needs more than
+     * a steady placement (a membership change moving the key, a replica joining or declared down just now, a node that
+     * cannot be used now): the caller runs the synchronous write instead.
      */
     boolean startWrite(final int rule, final byte[] key, final byte[] value, final byte[] expected,
         final Versioned version, final long expireAt, final CompletableFuture<Object> future,
         final AsyncSlowPath slowPath)
     {
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, value.length);
-        if (length > AsyncWrite.MAX_BLOCK)
+        if (length > AsyncWrite.MAX_BLOCK || (value == null && chunks.pendingBlocks()))
         {
+            // a delete under durability sync publishes a tombstone (KvSession.delete), which the synchronous write
+            // carries
             return false;
         }
         if (asyncWrites == null)

@@ -76,6 +76,8 @@ public final class KvClient implements AutoCloseable
     private final SlowPath slowPath = new SlowPath();
     private final PersistRequests persistRequests;
     private final CompletionPolling completionPolling;
+    /** GETs of a multiGetAsync wave: what one thread's {@link AsyncGets} keeps in flight, at least one. */
+    private final int getWave;
     private volatile boolean polled;
     private volatile boolean closed;
 
@@ -106,6 +108,7 @@ public final class KvClient implements AutoCloseable
         this.persistRequests = context.durability() == Durability.NONE ? null :
             new PersistRequests(lanes[0], context, context.durability() == Durability.SYNC);
         this.completionPolling = new CompletionPolling(lanes, persistRequests);
+        this.getWave = Math.max(1, AsyncGets.inFlight(lanes[0].connectionCredits()));
         this.polled = !completionPolling.isNeeded();
         final AtomicInteger threads = new AtomicInteger();
         this.asyncExecutor = Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
@@ -532,7 +535,7 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
-     * As {@link #multiGet}, carried by completions: the keys in waves of {@link AsyncGets#IN_FLIGHT} GETs as
+     * As {@link #multiGet}, carried by completions: the keys in waves of {@link AsyncGets#inFlight} GETs as
      * {@link #getAsync}, the first started by this thread, each next one by a client thread once the wave before it
      * completed (no thread waits for a wave); the future is completed by the last GET's completion.
      */
@@ -557,7 +560,7 @@ public final class KvClient implements AutoCloseable
     /** GETs of {@code keys} from {@code from}, a wave at a time, into {@code values}. */
     private CompletableFuture<Void> getWave(final byte[][] keys, final byte[][] values, final int from)
     {
-        final int to = Math.min(keys.length, from + AsyncGets.IN_FLIGHT);
+        final int to = Math.min(keys.length, from + getWave);
         final CompletableFuture<?>[] wave = new CompletableFuture[to - from];
         for (int k = from; k < to; k++)
         {

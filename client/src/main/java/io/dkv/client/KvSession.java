@@ -58,6 +58,8 @@ public final class KvSession implements AutoCloseable
     private static final int DISAGREED = -1;
     /** Between reads of a moving key's two heads that disagreed: a write is in flight between them. */
     private static final long SWITCH_READ_PAUSE_NANOS = 50_000;
+    /** The value of a tombstone: none. */
+    private static final MemorySegment NO_VALUE = MemorySegment.ofArray(new byte[0]);
 
     private final KvClientContext context;
     private final MembershipView membership;
@@ -386,13 +388,19 @@ public final class KvSession implements AutoCloseable
 
     boolean delete(final byte[] key)
     {
+        // under durability sync a delete publishes a pending tombstone, not an empty slot: a reader of the miss it
+        // makes settles it on the node's disk first (KvBlockLayout.TOMBSTONE)
+        final boolean tombstone = chunks.pendingBlocks();
         if (!routing.plain())
         {
-            return chain.write(key, null, ReplicaChain.DELETE, null, null, KvBlockLayout.NEVER);
+            return tombstone ?
+                chain.write(key, NO_VALUE, ReplicaChain.DELETE, null, null, KvBlockLayout.TOMBSTONE) :
+                chain.write(key, null, ReplicaChain.DELETE, null, null, KvBlockLayout.NEVER);
         }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = routing.node(hash);
+        long tombstoneWord = SlotWord.EMPTY;
         probe.forgetMisses();
         for (races.start(); races.another(); )
         {
@@ -407,15 +415,34 @@ public final class KvSession implements AutoCloseable
                 continue;
             }
             probe.forgetMisses();
-            if (writer.cas(node, state.slot, state.word, SlotWord.EMPTY) == state.word)
+            // an expired key had no value to delete: its slot is only reclaimed, once what it says is on disk (a
+            // pending tombstone: an earlier delete not on disk yet)
+            final boolean expired = state.expiredAt(nowMillis);
+            if (expired && state.pending && !probe.settled(node, SlotWord.blockOffset(state.word), state.writeId, key))
             {
-                // an expired key had no value to delete: its slot is only reclaimed
-                final boolean expired = state.expiredAt(nowMillis);
-                chunks.persist(node, SlotWord.blockOffset(state.word));
+                continue;
+            }
+            if (tombstone && !expired && tombstoneWord == SlotWord.EMPTY)
+            {
+                tombstoneWord = writeTombstone(node, hash, key);
+            }
+            final long desired = expired ? SlotWord.EMPTY : tombstoneWord;
+            if (writer.cas(node, state.slot, state.word, desired) == state.word)
+            {
+                chunks.persist(node, SlotWord.blockOffset(desired == SlotWord.EMPTY ? state.word : desired));
                 return !expired;
             }
         }
         throw races.exhausted("delete", links.nodeId(node), key);
+    }
+
+    /** @return the committed word of a pending tombstone of the key, written to this thread's chunk of the node. */
+    private long writeTombstone(final int node, final long hash, final byte[] key)
+    {
+        final int length = KvBlockLayout.blockLength(key.length, 0);
+        final long offset =
+            chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId());
+        return SlotWord.committed(KeyHash.fingerprint(hash), offset, length, true, chunks.generationOf(node, offset));
     }
 
     /**

@@ -39,6 +39,10 @@ import java.util.zip.CRC32C;
  * the key on disk first (a PERSIST naming the block and its write id) and answers once it has. Blocks of writers that
  * do not wait for the disk (durability async or none) are written settled: their writers accepted that window.
  *
+ * <p>A delete is the same hole: a slot emptied is a miss at once and on disk only once the node has written the
+ * delete. A delete that waits for the disk publishes a pending {@link #TOMBSTONE} block instead (the key, no value,
+ * expired since 1970), which readers settle before they answer the miss, as they settle a pending value.
+ *
  * <p>Why a write id: with replication each replica's slot names a block in that node's own heap, so
  * slot words cannot be compared across replicas; the write id can. Two writes of a key draw the
  * same id with probability 2^-64.
@@ -59,6 +63,13 @@ public final class KvBlockLayout
     public static final long NO_WRITE = 0;
     /** The expireAt of a block that never expires. */
     public static final long NEVER = 0;
+    /**
+     * The expireAt of a tombstone: a block with the key and no value, expired on any clock, that a delete under
+     * durability sync publishes in place of an empty slot. Written pending, it makes a reader of the miss ask the node
+     * to put the delete on disk first, as a pending value does; settled, it is a miss like any expired block, and the
+     * node's expiry scan empties its slot.
+     */
+    public static final long TOMBSTONE = 1;
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
     private static final long CHECKSUM_TAG = 0x444b4233L << 32;

@@ -52,8 +52,11 @@ final class ExpirySweep
                 return;
             }
             final long block = SlotWord.blockOffset(word);
-            // a CAS, as a client's: a write that replaced the slot since it was read stands
-            if (KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis) && index.clearSlot(slot, word))
+            // a CAS, as a client's: a write that replaced the slot since it was read stands. A pending block (a
+            // tombstone whose delete is not on disk yet) stays until it is settled: emptied now, its miss would be
+            // read with nothing left to settle, and the key could come back from disk after a crash
+            if (KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis) &&
+                !KvBlockLayout.isPending(index.heap(), block) && index.clearSlot(slot, word))
             {
                 count[0]++;
                 if (removedKeys != null)

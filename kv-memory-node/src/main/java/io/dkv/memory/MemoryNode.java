@@ -89,8 +89,9 @@ public final class MemoryNode implements AutoCloseable
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
-                persistStats, context.nanoClock(), counters);
-            runner = new AgentRunner(IdleStrategies.parse(context.idleStrategy()), errorLog,
+                persistStats, context.nanoClock(), context.epochClock(), counters);
+            runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
+                IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);
         }
         catch (final RuntimeException ex)

@@ -27,6 +27,8 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
+    /** null unless set: the request server's idle strategy is then this one, not one parsed from the spec. */
+    private org.agrona.concurrent.IdleStrategy idleStrategyInstance;
     private Path dataDir =
         System.getProperty(DATA_DIR_PROP_NAME) == null ? null : Path.of(System.getProperty(DATA_DIR_PROP_NAME));
     private Path errorDirectory;
@@ -167,6 +169,23 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     public MemoryNodeContext idleStrategy(final String spec)
     {
         this.idleStrategy = spec;
+        return this;
+    }
+
+    /** @return the idle strategy set as an object, or null: the one {@link #idleStrategy()} names. */
+    public org.agrona.concurrent.IdleStrategy idleStrategyInstance()
+    {
+        return idleStrategyInstance;
+    }
+
+    /**
+     * @param strategy how the request server waits between its turns, as an object (Aeron's contexts take one too):
+     *                 it runs on the server's thread between turns, so a test can hold the node's CPU work (PERSISTs
+     *                 unread, nothing written to disk) while clients' one-sided requests go on.
+     */
+    public MemoryNodeContext idleStrategyInstance(final org.agrona.concurrent.IdleStrategy strategy)
+    {
+        this.idleStrategyInstance = strategy;
         return this;
     }
 

@@ -8,6 +8,7 @@ import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.rocksdb.RocksDBException;
@@ -63,6 +64,7 @@ final class RequestServer implements Agent
     private final List<AnswerQueue> waiting = new ArrayList<>();
     private final PersistStats stats;
     private final NanoClock clock;
+    private final EpochClock epochClock;
     private final long scanIntervalNanos;
     private long nextScanNanos;
     /** The node's counters, which this agent alone writes. */
@@ -92,6 +94,7 @@ final class RequestServer implements Agent
         final MemorySegment reply,
         final PersistStats stats,
         final NanoClock clock,
+        final EpochClock epochClock,
         final SystemCounters<MemoryNodeCounter> counters)
     {
         this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
@@ -118,6 +121,7 @@ final class RequestServer implements Agent
         this.reply = reply;
         this.stats = stats;
         this.clock = clock;
+        this.epochClock = epochClock;
         // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
         this.scanIntervalNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
     }
@@ -323,13 +327,15 @@ final class RequestServer implements Agent
     private void persistBatch(final long turnStart)
     {
         final boolean sync = !answerTo.isEmpty();
+        final long nowMillis = epochClock.time();
         try (WriteBatch batch = new WriteBatch())
         {
             for (final byte[] key : batchKeys)
             {
                 final long block = index.findCommitted(key);
                 written.addLong(block);
-                if (block >= 0)
+                // a tombstone (a delete under durability sync) or a value past its expiry: the key has no value
+                if (block >= 0 && !KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis))
                 {
                     KeyStore.put(batch, key, index.expireAtOf(block), index.valueAt(block));
                 }

@@ -23,6 +23,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -256,6 +259,97 @@ class DurabilityTest
             memory.restart();
             assertArrayEquals(bytes("published, not on disk"), KvCluster.afterRestart(() -> client.get(bytes("k"))),
                 "the value the reader was given survived the node's restart");
+        }
+    }
+
+    /** A delete's two forms: under durability sync the asynchronous one runs the synchronous one on a client thread. */
+    enum Deleter
+    {
+        DELETE, DELETE_ASYNC
+    }
+
+    private static boolean delete(final KvClient client, final Deleter deleter, final String key) throws Exception
+    {
+        return deleter == Deleter.DELETE ? client.delete(bytes(key)) : client.deleteAsync(bytes(key)).get();
+    }
+
+    /**
+     * A delete under durability sync, its CAS landed and the node's disk not told yet (its request server held, as a
+     * node about to crash): a reader of the key must not be answered the miss until the delete is on disk, since the
+     * node crashing now comes back with the key from its disk. Before tombstones a delete emptied the slot and the
+     * reader answered the miss at once, which the restart then undid.
+     */
+    @Test
+    void aMissReadBeforeItsDeleteIsOnDiskIsNotUndoneByACrash(@TempDir final Path data) throws Exception
+    {
+        final HeldIdle idle = new HeldIdle();
+        final ExecutorService threads = Executors.newFixedThreadPool(1);
+        try (RestartableNode memory = new RestartableNode(node(data).idleStrategyInstance(idle));
+            Raas deleterRaas = raas(CLIENT);
+            Raas readerRaas = raas(CLIENT + 1);
+            KvClient deleting = connect(deleterRaas, Durability.SYNC);
+            KvClient reading = KvClient.connect(readerRaas,
+                new KvClientContext().memoryNodes(NODE).durability(Durability.SYNC).timeoutMs(1_000)))
+        {
+            // the put on the deleter's thread, which so has its heap chunk (a chunk is asked of the node's CPU)
+            threads.submit(() -> deleting.put(bytes("k"), bytes("on disk"))).get();
+            final long onDisk = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+
+            idle.holdAndAwait();
+            // on the thread that holds a heap chunk: a tombstone is written there, with no chunk asked of the node
+            final Future<Boolean> deleted = threads.submit(() -> deleting.delete(bytes("k")));
+            // the delete's CAS landed: the slot no longer names the value's block
+            KvCluster.awaitTrue(() -> IndexInspector.committedBlock(memory.index(), memory.heap(), "k") != onDisk);
+            Object read;
+            try
+            {
+                read = reading.get(bytes("k"));
+            }
+            catch (final KvException ex)
+            {
+                // the node, held, cannot put the delete on disk within the reader's timeout: no answer is right
+                read = ex;
+            }
+
+            // the node crashes with the delete's PERSIST unread: nothing of it reached the disk
+            memory.restart();
+            final byte[] after = KvCluster.afterRestart(() -> reading.get(bytes("k")));
+            assertArrayEquals(bytes("on disk"), after, "the delete never reached the node's disk");
+            assertTrue(read != null, "the reader was answered a miss that the node's crash then undid");
+            assertThrows(Exception.class, deleted::get, "the deleter was not told its delete is on disk");
+        }
+        finally
+        {
+            threads.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Deleter.class)
+    void aDeleteUnderSyncLeavesNoTombstoneOnDiskAndTheSweepEmptiesItsSlot(final Deleter deleter,
+        @TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data).expiryScanMs(10));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.SYNC))
+        {
+            client.put(bytes("k"), bytes("v"));
+            final long value = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            assertTrue(delete(client, deleter, "k"));
+            // a slot that named the value now names a tombstone, settled once the delete was on disk
+            final long tombstone = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            if (tombstone >= 0)
+            {
+                assertTrue(tombstone != value, "a tombstone in place of the value");
+                assertEquals(KvBlockLayout.TOMBSTONE, KvBlockLayout.expireAt(memory.heap(), tombstone));
+                assertFalse(KvBlockLayout.isPending(memory.heap(), tombstone), "settled by the delete's own PERSIST");
+            }
+            assertNull(client.get(bytes("k")));
+            // the tombstone's slot is emptied by the node's scan once settled
+            KvCluster.awaitTrue(() -> IndexInspector.committedBlock(memory.index(), memory.heap(), "k") < 0);
+            assertFalse(delete(client, deleter, "k"), "a key deleted is absent");
+            assertEquals(0, memory.restart().keysRecovered(), "the delete on disk, no tombstone loaded");
+            assertNull(KvCluster.afterRestart(() -> client.get(bytes("k"))));
         }
     }
 

@@ -30,6 +30,14 @@ public interface Raas extends AutoCloseable
     NanoClock nanoClock();
 
     /**
+     * @return the asynchronous one-sided requests one connection of this handle may have outstanding at once
+     * ({@link RaasContext#connectionCredits()}, {@link RaasConfiguration#CONNECTION_CREDITS_DEFAULT} unless set): a
+     * request past them waits for a credit, on its caller's thread, so a caller that posts from a completion handler
+     * (the thread that would deliver the credit back) sizes what it keeps in flight by it.
+     */
+    int connectionCredits();
+
+    /**
      * Open a logical connection to a node for one-sided requests: costs a metadata lookup, no
      * handshake with the peer.
      */

@@ -6,17 +6,13 @@ import io.dkv.raas.Raas;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A thread's {@link AsyncGet}s: up to {@link #IN_FLIGHT} GETs it has in flight at once. Past the bound, GETs go to
- * the client's threads.
+ * A thread's {@link AsyncGet}s: up to {@link #inFlight} GETs it has in flight at once, from its driver's credits per
+ * connection. Past the bound, GETs go to the client's threads.
  */
 public final class AsyncGets extends AsyncPool<AsyncGet>
 {
-    /**
-     * GETs in flight at once: a GET holds at most two requests of its node's connection, which must never wait for
-     * a credit (the thread delivering completions posts the next step, and would wait for itself), so this is half
-     * the driver's default credits per connection.
-     */
-    public static final int IN_FLIGHT = 32;
+    /** Requests of its node's connection a GET holds at most at once (its second READ is posted by the first's). */
+    static final int REQUESTS_PER_GET = 2;
 
     private final Raas raas;
     private final long timeoutMs;
@@ -26,9 +22,22 @@ public final class AsyncGets extends AsyncPool<AsyncGet>
      */
     public AsyncGets(final Raas raas, final KvClientContext context, final AsyncSlowPath slowPath)
     {
-        super(IN_FLIGHT, raas, context, slowPath);
+        super(inFlight(raas.connectionCredits()), raas, context, slowPath);
         this.raas = raas;
         this.timeoutMs = context.timeoutMs();
+    }
+
+    /**
+     * GETs a thread keeps in flight at once: however many go to one node, their requests must never wait for a
+     * credit of its connection (the thread delivering completions posts the next step, and would wait for itself),
+     * so this is the credits over {@link #REQUESTS_PER_GET}, rounded down (32 of the driver's default 64; none,
+     * every GET the synchronous way, below 2).
+     *
+     * @param connectionCredits the handle's credits per connection ({@link Raas#connectionCredits()}).
+     */
+    public static int inFlight(final int connectionCredits)
+    {
+        return connectionCredits / REQUESTS_PER_GET;
     }
 
     AsyncGet create(final int index)

@@ -30,7 +30,7 @@ abstract class AsyncPool<T extends AsyncOperation> implements CompletionHandler,
     private int sequence;
 
     /**
-     * @param bound    operations in flight at once.
+     * @param bound    operations in flight at once: 0 sends every operation to the slow path.
      * @param slowPath where an operation goes that its completions cannot carry, on one of the client's threads.
      */
     AsyncPool(final int bound, final Raas raas, final KvClientContext context, final AsyncSlowPath slowPath)
@@ -40,7 +40,8 @@ abstract class AsyncPool<T extends AsyncOperation> implements CompletionHandler,
         this.nanoClock = context.nanoClock();
         this.slowPath = slowPath;
         this.operations = new AtomicReferenceArray<>(bound);
-        this.free = new ManyToOneConcurrentArrayQueue<>(bound);
+        // a queue holds at least one: a bound of 0 (too few credits) makes none, every operation the slow path's
+        this.free = new ManyToOneConcurrentArrayQueue<>(Math.max(1, bound));
         this.connections = new AsyncConnections(raas, this);
     }
 

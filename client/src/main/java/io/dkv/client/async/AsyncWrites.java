@@ -6,17 +6,13 @@ import io.dkv.client.membership.MembershipView;
 import io.dkv.raas.Raas;
 
 /**
- * A thread's {@link AsyncWrite}s: up to {@link #IN_FLIGHT} writes it has in flight at once. Past the bound, writes
- * go to the client's threads.
+ * A thread's {@link AsyncWrite}s: up to {@link #inFlight} writes it has in flight at once, from its driver's credits
+ * per connection. Past the bound, writes go to the client's threads.
  */
 public final class AsyncWrites extends AsyncPool<AsyncWrite>
 {
-    /**
-     * Writes in flight at once: a write's first round holds three requests of each replica's connection (the block
-     * and two buckets), which must never wait for a credit (the thread delivering completions posts the next round,
-     * and would wait for itself), so this is a third of the driver's default credits per connection, rounded down.
-     */
-    public static final int IN_FLIGHT = 16;
+    /** Requests of each replica's connection a write holds at most at once: its first round, block and buckets. */
+    static final int REQUESTS_PER_WRITE = 3;
 
     private final Raas raas;
     private final long timeoutMs;
@@ -31,12 +27,25 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
     public AsyncWrites(final Raas raas, final KvClientContext context, final MembershipView membership,
         final AsyncSlowPath slowPath)
     {
-        super(IN_FLIGHT, raas, context, slowPath);
+        super(inFlight(raas.connectionCredits()), raas, context, slowPath);
         this.raas = raas;
         this.timeoutMs = context.timeoutMs();
         this.replicas = Math.max(1, membership.replicas());
         this.durable = context.durability() != Durability.NONE;
         this.membership = membership;
+    }
+
+    /**
+     * Writes a thread keeps in flight at once: however many go to one replica, their requests must never wait for a
+     * credit of its connection (the thread delivering completions posts the next round, and would wait for itself),
+     * so this is the credits over {@link #REQUESTS_PER_WRITE}, rounded down (21 of the driver's default 64; none,
+     * every write the synchronous way, below 3).
+     *
+     * @param connectionCredits the handle's credits per connection ({@link Raas#connectionCredits()}).
+     */
+    public static int inFlight(final int connectionCredits)
+    {
+        return connectionCredits / REQUESTS_PER_WRITE;
     }
 
     AsyncWrite create(final int index)

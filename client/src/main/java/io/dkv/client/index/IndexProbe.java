@@ -244,7 +244,8 @@ public final class IndexProbe
 
     /**
      * Look for the key's value at one node, in the candidates as they are now: its first committed slot whose block
-     * holds it, or a miss once two reads in a row agree. A value read pending is settled on the node's disk first.
+     * holds it, or a miss once two reads in a row agree. A block read pending (a value, or a tombstone: an expired
+     * block a delete under durability sync published) is settled on the node's disk first.
      *
      * @return {@link #FOUND} (the block in the block buffer), {@link #MISSING} or {@link #EXPIRED}; {@link #found()}
      * says where.
@@ -263,16 +264,14 @@ public final class IndexProbe
             {
                 requireWithinDeadline(started, node, key);
                 foundAt(node, at);
-                if (found.expiredAt(nowMillis))
-                {
-                    return EXPIRED;
-                }
+                // pending first, expired or not: a pending tombstone is a delete not on disk yet, whose miss is
+                // answered once it is
                 if (found.pending && !settled(node, SlotWord.blockOffset(found.word), found.writeId, key))
                 {
                     missCheck.forget();
                     continue;
                 }
-                return FOUND;
+                return found.expiredAt(nowMillis) ? EXPIRED : FOUND;
             }
             if (missCheck.confirms(words, slotCount))
             {

@@ -346,6 +346,14 @@ public final class ReplicaChain
             }
             if (!holds(rule, key, expected, version))
             {
+                // refused on a head whose block has expired: perhaps a tombstone whose delete is not on disk yet (a
+                // delete under durability sync), so the key's state goes to the head node's disk before the refusal
+                // tells that the key is absent
+                if (words[0] != SlotWord.EMPTY && writeIds[0] == KvBlockLayout.NO_WRITE && chunks.pendingBlocks() &&
+                    !probe.settled(serving[0], SlotWord.blockOffset(words[0]), KvBlockLayout.NO_WRITE, key))
+                {
+                    continue;
+                }
                 return false;
             }
             final boolean won;

@@ -332,8 +332,12 @@ public final class AttachedRaas implements Raas
         return new AttachedConnection(this, conductor, area, vqpn, nodeId, messaging, handler);
     }
 
-    /** @return asynchronous requests a connection may have outstanding. */
-    int connectionCredits()
+    /**
+     * @return asynchronous requests a connection may have outstanding: this client's own bound, which it keeps before
+     * a request reaches the driver (the driver's connection for it keeps the driver's context's, waiting on the
+     * driver's conductor, which delivers completions meanwhile).
+     */
+    public int connectionCredits()
     {
         return context.connectionCredits();
     }

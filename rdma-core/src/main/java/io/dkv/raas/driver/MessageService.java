@@ -11,7 +11,6 @@ import io.dkv.verbs.WcOpcode;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.CachedEpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -42,7 +41,7 @@ final class MessageService
     private final ConnectAdmission admission;
     private final RcPromotion promotion;
     private final RemoteAllocation allocation;
-    private final CachedEpochClock clock;
+    private final DriverMillis clock;
     private final int udQpn;
     private final long selfId;
     private final Int2ObjectHashMap<DriverListener> listeners = new Int2ObjectHashMap<>();
@@ -63,7 +62,7 @@ final class MessageService
         final ConnectAdmission admission,
         final RcPromotion promotion,
         final RemoteAllocation allocation,
-        final CachedEpochClock clock,
+        final DriverMillis clock,
         final int udQpn,
         final long selfId)
     {

@@ -27,7 +27,6 @@ import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -61,8 +60,8 @@ public final class RaasDriver implements Raas
     private final NodeRecord self;
     private final EpochClock epochClock;
     private final NanoClock nanoClock;
-    /** The context's epoch clock as housekeeping last read it: what requests and the pool's timers read. */
-    private final CachedEpochClock clock = new CachedEpochClock();
+    /** The driver's timers' clock (monotonic) as housekeeping last read it: what requests and the timers read. */
+    private final DriverMillis clock;
     private final Registrations registrations;
     private final QpPool qpPool;
     /** No DC: every peer over an RC queue pair (RNICs without DC, or asked). */
@@ -89,6 +88,7 @@ public final class RaasDriver implements Raas
         context.conclude();
         this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
+        this.clock = new DriverMillis(nanoClock);
         this.errorLog = ErrorLog.inMemory(epochClock);
         this.directory = directory;
         this.counters = new DriverCounters(context.countersManager() != null ? context.countersManager() :
@@ -97,7 +97,6 @@ public final class RaasDriver implements Raas
         try
         {
             device.receiverNotReadyCounter(counters.get(DriverCounter.RNR_RETRIES));
-            clock.update(epochClock.time());
             pd = device.allocPd();
             final int maxCqe = device.attributes().maxCqe();
             final CompletionQueue sendCq = device.createCq(Math.min(maxCqe, BitUtil.findNextPositivePowerOfTwo(
@@ -238,6 +237,11 @@ public final class RaasDriver implements Raas
     public NanoClock nanoClock()
     {
         return nanoClock;
+    }
+
+    public int connectionCredits()
+    {
+        return connections.connectionCredits();
     }
 
     /**
@@ -428,8 +432,7 @@ public final class RaasDriver implements Raas
      */
     int housekeeping()
     {
-        final long now = epochClock.time();
-        clock.update(now);
+        final long now = clock.update();
         return qpPool.recycleStalled(now) + messages.housekeeping(now);
     }
 
@@ -457,6 +460,11 @@ public final class RaasDriver implements Raas
     Routes routes()
     {
         return routes;
+    }
+
+    QpPool qpPool()
+    {
+        return qpPool;
     }
 
     ControlMessages controlMessages()

@@ -11,7 +11,6 @@ import io.dkv.verbs.QpInitAttributes;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.QueuePair;
 import io.dkv.verbs.SharedReceiveQueue;
-import org.agrona.concurrent.CachedEpochClock;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -49,7 +48,7 @@ final class RcPromotion
     private final Routes routes;
     private final QpPool qpPool;
     private final RequestPipeline pipeline;
-    private final CachedEpochClock clock;
+    private final DriverMillis clock;
     /** No DC here or at the peers: every route needs its RC queue pair, kept for as long as the route is used. */
     private final boolean rcOnly;
     private final AtomicInteger rcCount = new AtomicInteger();
@@ -75,7 +74,7 @@ final class RcPromotion
         final Routes routes,
         final QpPool qpPool,
         final RequestPipeline pipeline,
-        final CachedEpochClock clock,
+        final DriverMillis clock,
         final boolean rcOnly)
     {
         this.rcOnly = rcOnly;
@@ -150,7 +149,7 @@ final class RcPromotion
             {
                 return;
             }
-            final long now = context.epochClock().time();
+            final long now = clock.read();
             expireHandshake(route, now);
             if (!route.promoting && now >= route.promoteNotBeforeMillis)
             {
@@ -204,7 +203,7 @@ final class RcPromotion
                 return;
             }
             route.promoting = true;
-            route.promotingSinceMillis = context.epochClock().time();
+            route.promotingSinceMillis = clock.read();
         }
         // the message first: a queue pair is costly to make and to drop (on shm a file mapped, then
         // unmapped with every thread of the process stopped), so none is made that cannot be asked for

@@ -12,7 +12,6 @@ import io.dkv.verbs.ProtectionDomain;
 import io.dkv.verbs.QpType;
 import io.dkv.verbs.SendWorkRequest;
 import org.agrona.BitUtil;
-import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
@@ -39,7 +38,7 @@ final class RequestPipeline
     private final long nodeId;
     private final long timeoutMs;
     private final QpPool qpPool;
-    private final CachedEpochClock clock;
+    private final DriverMillis clock;
     private final NanoClock nanoClock;
     private final RequestStaging staging;
     private final DriverCounters counters;
@@ -61,7 +60,7 @@ final class RequestPipeline
         final RaasContext context,
         final ProtectionDomain pd,
         final QpPool qpPool,
-        final CachedEpochClock clock,
+        final DriverMillis clock,
         final Registrations registrations,
         final SendBuffers sendBuffers,
         final DriverCounters counters,
