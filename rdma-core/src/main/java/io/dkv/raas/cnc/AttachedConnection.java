@@ -20,6 +20,7 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
 final class AttachedConnection implements Connection
 {
     private final AttachedRaas raas;
+    private final Attachment attachment;
     private final ClientConductor conductor;
     private final ClientDataArea area;
     private final int vqpn;
@@ -31,16 +32,16 @@ final class AttachedConnection implements Connection
 
     AttachedConnection(
         final AttachedRaas raas,
-        final ClientConductor conductor,
-        final ClientDataArea area,
+        final Attachment attachment,
         final int vqpn,
         final long nodeId,
         final boolean messaging,
         final CompletionHandler handler)
     {
         this.raas = raas;
-        this.conductor = conductor;
-        this.area = area;
+        this.attachment = attachment;
+        this.conductor = attachment.conductor();
+        this.area = attachment.area();
         this.vqpn = vqpn;
         this.nodeId = nodeId;
         this.messaging = messaging;
@@ -94,7 +95,8 @@ final class AttachedConnection implements Connection
 
     public void flush()
     {
-        raas.poll();
+        // this connection's completions come through its own attachment, whichever one the handle holds now
+        conductor.poll();
     }
 
     /**
@@ -115,11 +117,14 @@ final class AttachedConnection implements Connection
         {
             throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
         }
-        final int handle = raas.handle(region);
+        conductor.requireLive();
+        final int handle = attachment.handle(region);
         if (handle < 0)
         {
-            throw new RaasException(String.format("%s of region '%s' refused: %s (obtain it with lookup or malloc)",
-                operation.opcode(), region.name(), RaasStatus.describe(RaasStatus.NOT_OWNED)));
+            throw new RaasException(String.format("%s of region '%s' refused: %s (obtain it with lookup or malloc " +
+                "from driver '%s' (pid %d) once %s attached to it)", operation.opcode(), region.name(),
+                RaasStatus.describe(RaasStatus.NOT_OWNED), attachment.driverName(), attachment.driverPid(),
+                attachment.describe()));
         }
         if (local != null && (localOffset < 0 || localOffset > local.byteSize() - length))
         {
@@ -138,6 +143,7 @@ final class AttachedConnection implements Connection
         {
             if (conductor.poll() == 0)
             {
+                conductor.requireLive();
                 ClientConductor.idle(++spins);
             }
         }
@@ -180,7 +186,7 @@ final class AttachedConnection implements Connection
                 MemorySegment.copy(local, localOffset, area.memory(), dataOffset, length);
             }
         }
-        conductor.commit(conductor.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot, slot.oneSided)
+        final OneSidedFlyweight command = conductor.claim(ONE_SIDED, ONE_SIDED_MESSAGE_LENGTH, slot, slot.oneSided)
             .vqpn(vqpn)
             .opcode(operation.opcode().code())
             .regionHandle(handle)
@@ -188,7 +194,18 @@ final class AttachedConnection implements Connection
             .remoteOffset(offset)
             .dataOffset(dataOffset)
             .compareAdd(compareAdd)
-            .swap(swap));
+            .swap(swap);
+        // marked before the commit: a driver found gone from now on fails it, or this thread finds it gone below
+        slot.committed = true;
+        conductor.commit(command);
+        final String gone = conductor.gone();
+        if (slot.async && gone != null && slot.finish())
+        {
+            // nobody answers a request committed to a gone driver: the caller hears it, and the handler does not
+            conductor.release(slot);
+            credits.release();
+            throw new RaasException(operation + " of " + length + " bytes at offset " + offset + ": " + gone);
+        }
     }
 
     private long finishSync(
@@ -329,7 +346,8 @@ final class AttachedConnection implements Connection
         if (!closed)
         {
             closed = true;
-            raas.closeConnection(vqpn);
+            // a connection of a driver that went is gone with it: nothing to tell the driver under the name now
+            attachment.closeConnection(vqpn);
         }
     }
 }

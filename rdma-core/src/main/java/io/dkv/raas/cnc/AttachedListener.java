@@ -13,14 +13,16 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
 final class AttachedListener implements Listener
 {
     private final AttachedRaas raas;
+    private final Attachment attachment;
     private final ClientConductor conductor;
     private final int service;
     private boolean closed;
 
-    AttachedListener(final AttachedRaas raas, final ClientConductor conductor, final int service)
+    AttachedListener(final AttachedRaas raas, final Attachment attachment, final int service)
     {
         this.raas = raas;
-        this.conductor = conductor;
+        this.attachment = attachment;
+        this.conductor = attachment.conductor();
         this.service = service;
     }
 
@@ -38,7 +40,7 @@ final class AttachedListener implements Listener
         final int vqpn = (int)slot.value;
         final long nodeId = slot.value2;
         conductor.release(slot);
-        return raas.connection(vqpn, nodeId, true, null);
+        return raas.connection(attachment, vqpn, nodeId, true, null);
     }
 
     public Connection poll()
@@ -49,7 +51,7 @@ final class AttachedListener implements Listener
         final int vqpn = (int)slot.value;
         final long nodeId = slot.value2;
         conductor.release(slot);
-        return vqpn == 0 ? null : raas.connection(vqpn, nodeId, true, null);
+        return vqpn == 0 ? null : raas.connection(attachment, vqpn, nodeId, true, null);
     }
 
     public void close()
@@ -57,7 +59,7 @@ final class AttachedListener implements Listener
         if (!closed)
         {
             closed = true;
-            raas.closeListener(service);
+            attachment.closeListener(service);
         }
     }
 }

@@ -10,24 +10,13 @@ import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
-import io.dkv.raas.ServiceClass;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
-import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -35,29 +24,27 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  * An application's handle on a standalone driver. Commands go into the driver's command ring;
  * responses and completions come back through this client's own ring, and the bytes of requests
  * through its data area, which the driver registered once: a one-sided request costs two ring
- * messages and no copy when its buffer came from {@link #allocateBuffer}. The client notices a
- * dead driver by its heartbeat and fails its calls, saying so.
+ * messages and no copy when its buffer came from {@link #allocateBuffer}.
+ *
+ * <p>The handle outlives its driver's restarts. Its heartbeat thread notices a driver gone (shut down, silent past
+ * its timeout, or having removed this client): what was obtained through that driver (connections, listeners,
+ * regions) fails from then on, saying so, and its asynchronous requests in flight complete with
+ * {@link io.dkv.raas.RaasStatus#OUTCOME_UNKNOWN}. Once a driver runs under the name again the handle attaches to it
+ * ({@link Attachment}): later calls go to it, and connections and regions obtained again work.
  */
 public final class AttachedRaas implements Raas
 {
-    /** How long closing waits for threads still inside calls to leave before it unmaps the files. */
-    private static final long QUIESCE_NANOS = 2_000_000_000L;
-
     private static final long HEARTBEAT_INTERVAL_MS = 100;
 
     private final RaasContext context;
     private final EpochClock heartbeatClock;
-    private final ClientConductor conductor;
-    private final ClientDataArea area;
     private final String driverName;
-    private final long clientId = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-    private final Arena arena = Arena.ofShared();
-    private final Path clientFile;
-    private final ClientHeaderFlyweight clientHeader;
     private final Thread heartbeat;
-    private final NodeRecord self;
-    /** The driver's handle of each region this client obtained, which its requests name the region by. */
-    private final ConcurrentHashMap<RemoteRegion, Integer> handles = new ConcurrentHashMap<>();
+    /** The attachment calls go to: replaced by the heartbeat thread alone, once its driver is gone and one is back. */
+    private volatile Attachment attachment;
+    /** Attachments whose driver went: kept mapped until the handle closes, since buffers of theirs may be held. */
+    private final List<Attachment> abandoned = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
 
     private AttachedRaas(final RaasContext context)
     {
@@ -65,79 +52,8 @@ public final class AttachedRaas implements Raas
         // heartbeats, the driver's and this client's, are in the host's monotonic time
         this.heartbeatClock = CncDescriptor.heartbeatClock(context.nanoClock());
         this.driverName = context.driverName();
-        final Path directory = CncDescriptor.driverDirectory(context.cncDirectory(), context.driverName());
-        final Path cncFile = directory.resolve(CncDescriptor.CNC_FILE);
-        if (!Files.exists(cncFile))
-        {
-            throw new RaasException("no standalone driver named '" + driverName + "' runs on this host (no " +
-                cncFile + "); start one with ./dkv driver");
-        }
-        final CncHeaderFlyweight cnc = new CncHeaderFlyweight();
-        final ManyToOneRingBuffer commands;
-        try (FileChannel channel = FileChannel.open(cncFile, StandardOpenOption.READ, StandardOpenOption.WRITE))
-        {
-            final MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
-            cnc.wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CNC_HEADER_LENGTH));
-            if (!cnc.isReady())
-            {
-                throw new RaasException(cncFile + " is not a command-and-control file of this version");
-            }
-            commands = ring(mapping, CncDescriptor.CNC_HEADER_LENGTH, cnc.toDriverLength());
-        }
-        catch (final IOException ex)
-        {
-            arena.close();
-            throw new RaasException("cannot map " + cncFile + ": " + ex, ex);
-        }
-        ClientConductor.requireDriver(cnc, driverName, context.driverTimeoutMs(), heartbeatClock);
-
-        final int responseLength = context.commandRingBytes();
-        final long chunks = (long)context.requestSlots() * ClientDataArea.CHUNK_BYTES;
-        final int dataLength = (int)Math.max(context.clientDataBytes(), chunks * 2);
-        clientFile = directory.resolve(CncDescriptor.clientFileName(clientId));
-        final MemorySegment mapping;
-        try (FileChannel channel = FileChannel.open(clientFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE))
-        {
-            final long length = CncDescriptor.clientLength(responseLength, dataLength);
-            channel.truncate(length);
-            mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
-        }
-        catch (final IOException ex)
-        {
-            arena.close();
-            throw new RaasException("cannot create client file " + clientFile + ": " + ex, ex);
-        }
-        clientHeader = new ClientHeaderFlyweight()
-            .wrap(new UnsafeBuffer(mapping.address(), CncDescriptor.CLIENT_HEADER_LENGTH))
-            .clientId(clientId)
-            .pid(ProcessHandle.current().pid())
-            .heartbeat(heartbeatClock.time())
-            .responseLength(responseLength)
-            .dataLength(dataLength)
-            .publish();
-        area = new ClientDataArea(mapping.asSlice(CncDescriptor.dataOffset(responseLength), dataLength), chunks);
-        conductor = new ClientConductor(clientId, driverName, context.timeoutMs(), context.driverTimeoutMs(),
-            heartbeatClock, context.nanoClock(), cnc, clientHeader, commands,
-            ring(mapping, CncDescriptor.CLIENT_HEADER_LENGTH, responseLength), area, context.requestSlots());
-
+        this.attachment = new Attachment(context, heartbeatClock, 1);
         heartbeat = Thread.ofPlatform().daemon().name("dkv-raas-client-heartbeat").start(this::beat);
-        final ClientSlot slot = conductor.acquire();
-        final ServiceClass serviceClass = context.clientClass();
-        conductor.commit(conductor.claim(ADD_CLIENT, CommandDescriptor.ATTACH_LENGTH, slot, new AttachFlyweight())
-            .serviceClass(serviceClass == null ? 0 : serviceClass.code())
-            .weight(context.clientWeight()));
-        try
-        {
-            conductor.await(slot, "attach to driver '" + driverName + "'");
-        }
-        catch (final RuntimeException ex)
-        {
-            closeQuietly();
-            throw ex;
-        }
-        self = slot.ready;
-        conductor.release(slot);
     }
 
     public static AttachedRaas attach(final RaasContext context)
@@ -145,17 +61,45 @@ public final class AttachedRaas implements Raas
         return new AttachedRaas(context.conclude());
     }
 
-    private static ManyToOneRingBuffer ring(final MemorySegment mapping, final int offset, final int length)
-    {
-        return new ManyToOneRingBuffer(
-            new UnsafeBuffer(mapping.address() + offset, length + RingBufferDescriptor.TRAILER_LENGTH));
-    }
-
+    /**
+     * Beat for the attachment, and when its driver is gone fail what still uses it and attach to the next driver
+     * under the name, trying every interval until one is back.
+     */
     private void beat()
     {
-        while (!conductor.isClosed())
+        int attachments = 1;
+        while (!closed)
         {
-            clientHeader.heartbeat(heartbeatClock.time());
+            final Attachment current = attachment;
+            current.beat();
+            if (current.conductor().gone() == null)
+            {
+                final String why = current.lost();
+                if (why != null)
+                {
+                    current.abandon(why);
+                    abandoned.add(current);
+                }
+            }
+            else
+            {
+                try
+                {
+                    final Attachment next = new Attachment(context, heartbeatClock, attachments + 1);
+                    attachments++;
+                    attachment = next;
+                    if (closed)
+                    {
+                        // the handle closed meanwhile and may have missed it: this thread closes it
+                        next.close();
+                        return;
+                    }
+                }
+                catch (final RaasException notBack)
+                {
+                    // no driver under the name yet, or it does not answer: tried again at the next beat
+                }
+            }
             try
             {
                 Thread.sleep(HEARTBEAT_INTERVAL_MS);
@@ -167,12 +111,24 @@ public final class AttachedRaas implements Raas
         }
     }
 
+    /** @return the attachment calls go to now, failing when its driver is gone and none is back yet. */
+    private Attachment attachment()
+    {
+        final Attachment current = attachment;
+        if (closed)
+        {
+            throw new RaasException("this attachment to driver '" + driverName + "' is closed");
+        }
+        current.conductor().requireLive();
+        return current;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Raas
 
     public NodeRecord self()
     {
-        return self;
+        return attachment.self();
     }
 
     public NanoClock nanoClock()
@@ -182,16 +138,20 @@ public final class AttachedRaas implements Raas
 
     public Connection open(final long nodeId, final CompletionHandler handler)
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
         final ClientSlot slot = conductor.acquire();
         conductor.commit(conductor.claim(OPEN, OPEN_LENGTH, slot, new OpenFlyweight()).nodeId(nodeId));
         conductor.await(slot, "open a connection to node " + nodeId);
         final int vqpn = (int)slot.value;
         conductor.release(slot);
-        return connection(vqpn, nodeId, false, handler);
+        return connection(attached, vqpn, nodeId, false, handler);
     }
 
     public Connection connect(final long nodeId, final int service, final int flags, final CompletionHandler handler)
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
         Flags.validate(flags);
         final ClientSlot slot = conductor.acquire();
         final ConnectFlyweight command = conductor.claim(CONNECT, CONNECT_LENGTH, slot, new ConnectFlyweight());
@@ -199,27 +159,31 @@ public final class AttachedRaas implements Raas
         conductor.await(slot, "connect to service " + service + " of node " + nodeId);
         final int vqpn = (int)slot.value;
         conductor.release(slot);
-        return connection(vqpn, nodeId, true, handler);
+        return connection(attached, vqpn, nodeId, true, handler);
     }
 
     public Listener listen(final int service)
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
         final ClientSlot slot = conductor.acquire();
         conductor.commit(conductor.claim(LISTEN, LISTEN_LENGTH, slot, new ListenFlyweight()).service(service));
         conductor.await(slot, "listen on service " + service);
         conductor.release(slot);
-        return new AttachedListener(this, conductor, service);
+        return new AttachedListener(this, attached, service);
     }
 
     public RemoteRegion malloc(final long nodeId, final long size, final String name, final int access)
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
         final byte[] bytes = name(name);
         final ClientSlot slot = conductor.acquire();
         final MallocFlyweight command =
             conductor.claim(MALLOC, MallocFlyweight.length(bytes.length), slot, new MallocFlyweight());
         conductor.commit(command.nodeId(nodeId).size(size).access(access).name(bytes));
         conductor.await(slot, "malloc of " + size + " bytes named '" + name + "' on node " + nodeId);
-        return remember(slot);
+        return attached.remember(slot);
     }
 
     public List<NodeRecord> nodes(final int role)
@@ -230,6 +194,9 @@ public final class AttachedRaas implements Raas
 
     public Membership membership()
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
+        final ClientDataArea area = attached.area();
         final ClientSlot slot = conductor.acquire();
         final int maxLength = MembershipFlyweight.MAX_DATA_LENGTH;
         final long dataOffset = area.place(slot, null, 0, maxLength);
@@ -249,28 +216,15 @@ public final class AttachedRaas implements Raas
 
     public RemoteRegion lookup(final String name)
     {
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
         final byte[] bytes = name(name);
         final ClientSlot slot = conductor.acquire();
         final LookupFlyweight command =
             conductor.claim(LOOKUP, LookupFlyweight.length(bytes.length), slot, new LookupFlyweight());
         conductor.commit(command.name(bytes));
         conductor.await(slot, "lookup of region '" + name + "'");
-        return remember(slot);
-    }
-
-    private RemoteRegion remember(final ClientSlot slot)
-    {
-        final RemoteRegion region = slot.region;
-        handles.put(region, slot.regionHandle);
-        conductor.release(slot);
-        return region;
-    }
-
-    /** @return the driver's handle for a region this client obtained, or -1. */
-    int handle(final RemoteRegion region)
-    {
-        final Integer handle = handles.get(region);
-        return handle == null ? -1 : handle;
+        return attached.remember(slot);
     }
 
     private static byte[] name(final String name)
@@ -285,15 +239,18 @@ public final class AttachedRaas implements Raas
 
     public void free(final RemoteRegion region)
     {
-        final int handle = handle(region);
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
+        final int handle = attached.handle(region);
         if (handle < 0)
         {
-            throw new RaasException("region '" + region.name() + "' was not obtained by this client");
+            throw new RaasException("region '" + region.name() + "' was not obtained by this client from driver '" +
+                driverName + "' (pid " + attached.driverPid() + ", " + attached.describe() + ")");
         }
         final ClientSlot slot = conductor.acquire();
         conductor.commit(conductor.claim(FREE, FREE_LENGTH, slot, new FreeFlyweight()).regionHandle(handle));
         conductor.await(slot, "free of region '" + region.name() + "'");
-        handles.remove(region);
+        attached.forget(region);
         conductor.release(slot);
     }
 
@@ -311,12 +268,13 @@ public final class AttachedRaas implements Raas
 
     public MemorySegment allocateBuffer(final int size)
     {
-        return area.allocateBuffer(size);
+        return attachment().area().allocateBuffer(size);
     }
 
     public int poll()
     {
-        return conductor.poll();
+        // the attachment's, even when its driver is gone: responses it read before it went are still delivered
+        return attachment.conductor().poll();
     }
 
     public boolean pollsItself()
@@ -325,11 +283,11 @@ public final class AttachedRaas implements Raas
         return false;
     }
 
-    /** A connection the driver opened for this client. */
-    AttachedConnection connection(
+    /** A connection the attachment's driver opened for this client. */
+    AttachedConnection connection(final Attachment attached,
         final int vqpn, final long nodeId, final boolean messaging, final CompletionHandler handler)
     {
-        return new AttachedConnection(this, conductor, area, vqpn, nodeId, messaging, handler);
+        return new AttachedConnection(this, attached, vqpn, nodeId, messaging, handler);
     }
 
     /**
@@ -348,54 +306,13 @@ public final class AttachedRaas implements Raas
         return context.advertisedBytes();
     }
 
-    void closeConnection(final int vqpn)
-    {
-        final ClientSlot slot = conductor.acquire();
-        final TargetFlyweight command = conductor.claim(CLOSE_CONNECTION, TARGET_LENGTH, slot, new TargetFlyweight());
-        conductor.commit(command.targetId(vqpn));
-        conductor.await(slot, String.format("close of vQPN 0x%x", vqpn));
-        conductor.release(slot);
-    }
-
-    void closeListener(final int service)
-    {
-        final ClientSlot slot = conductor.acquire();
-        final TargetFlyweight command = conductor.claim(CLOSE_LISTENER, TARGET_LENGTH, slot, new TargetFlyweight());
-        conductor.commit(command.targetId(service));
-        conductor.await(slot, "close of the listener on service " + service);
-        conductor.release(slot);
-    }
-
     public void close()
     {
-        if (conductor.isClosed())
+        if (closed)
         {
             return;
         }
-        ClientSlot slot = null;
-        try
-        {
-            slot = conductor.acquire();
-            conductor.commit(conductor.claim(REMOVE_CLIENT, BODY_OFFSET, slot, new CorrelatedFlyweight()));
-        }
-        catch (final RaasException driverGone)
-        {
-            // nothing to tell a dead driver
-        }
-        finally
-        {
-            // no answer is awaited: the slot is given back so that closing finds every slot free
-            if (slot != null)
-            {
-                conductor.release(slot);
-            }
-        }
-        closeQuietly();
-    }
-
-    private void closeQuietly()
-    {
-        conductor.markClosed();
+        closed = true;
         heartbeat.interrupt();
         try
         {
@@ -405,19 +322,12 @@ public final class AttachedRaas implements Raas
         {
             Thread.currentThread().interrupt();
         }
-        try
+        // the heartbeat thread attaches no more: the attachment read now is the last
+        attachment.close();
+        for (final Attachment gone : abandoned)
         {
-            Files.deleteIfExists(clientFile);
+            gone.unmap();
         }
-        catch (final IOException ignore)
-        {
-            // the driver removes it when it notices this client gone
-        }
-        // threads still inside a call see the attachment closed and leave; the files are unmapped only once none
-        // reads them, else they stay mapped: a read of unmapped memory would end the process, not throw
-        if (conductor.quiesce(QUIESCE_NANOS))
-        {
-            arena.close();
-        }
+        abandoned.clear();
     }
 }

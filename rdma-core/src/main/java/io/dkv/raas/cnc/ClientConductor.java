@@ -51,6 +51,8 @@ final class ClientConductor implements MessageHandler
     private final RegionFlyweight region = new RegionFlyweight();
     private final ClientReadyFlyweight ready = new ClientReadyFlyweight();
     private volatile boolean closed;
+    /** Why the driver this conductor talks to is gone for good, once it is: every call fails, saying so. */
+    private volatile String gone;
 
     ClientConductor(
         final long clientId,
@@ -122,6 +124,77 @@ final class ClientConductor implements MessageHandler
         }
     }
 
+    /** @return why the driver is gone, or null while it is alive and this client attached to it. */
+    String lost()
+    {
+        if (gone != null)
+        {
+            return gone;
+        }
+        try
+        {
+            requireDriver();
+            return null;
+        }
+        catch (final RaasException ex)
+        {
+            return ex.getMessage();
+        }
+    }
+
+    /** @return why the driver is gone for good, once {@link #fail} said so; else null. */
+    String gone()
+    {
+        return gone;
+    }
+
+    /** @throws RaasException saying why, once the driver is gone for good. */
+    void requireLive()
+    {
+        final String reason = gone;
+        if (reason != null)
+        {
+            throw new RaasException(reason);
+        }
+    }
+
+    /**
+     * The driver is gone for good: calls fail from now on, saying why, and the asynchronous requests it held complete
+     * with {@link RaasStatus#OUTCOME_UNKNOWN} (the driver may have carried them out before it went), so nothing waits
+     * for an answer that cannot come.
+     */
+    void fail(final String reason)
+    {
+        gone = reason;
+        int spins = 0;
+        // completions are delivered by the holder of the polling role alone: take it, unless the attachment closes
+        while (!polling.compareAndSet(false, true))
+        {
+            if (closed)
+            {
+                return;
+            }
+            idle(++spins);
+        }
+        try
+        {
+            for (final ClientSlot slot : slots)
+            {
+                if (slot.async && slot.committed && slot.finish())
+                {
+                    slot.status = RaasStatus.OUTCOME_UNKNOWN;
+                    slot.value = 0;
+                    slot.copyBack = null;
+                    completeAsync(slot);
+                }
+            }
+        }
+        finally
+        {
+            polling.set(false);
+        }
+    }
+
     /** The attachment closes: commands not yet claimed fail. */
     void markClosed()
     {
@@ -147,6 +220,7 @@ final class ClientConductor implements MessageHandler
     ClientSlot acquire()
     {
         requireOpen();
+        requireLive();
         ClientSlot slot;
         int spins = 0;
         while ((slot = freeSlots.poll()) == null)
@@ -220,6 +294,7 @@ final class ClientConductor implements MessageHandler
                 return command;
             }
             requireOpen();
+            requireLive();
             requireDriver();
             idle(++spins);
         }
@@ -262,6 +337,11 @@ final class ClientConductor implements MessageHandler
             {
                 release(slot);
                 throw new RaasException(what + ": the attachment to driver '" + driverName + "' was closed");
+            }
+            final String reason = gone;
+            if (reason != null)
+            {
+                throw new RaasException(what + ": " + reason);
             }
             if (poll() == 0)
             {
@@ -339,13 +419,19 @@ final class ClientConductor implements MessageHandler
             case RSP_COMPLETION ->
             {
                 completion.wrap(buffer, index);
-                slot.status = completion.status();
-                slot.value = completion.value();
                 if (slot.async)
                 {
-                    completeAsync(slot);
+                    // the caller that submitted it may have failed it already, having found the driver gone
+                    if (slot.finish())
+                    {
+                        slot.status = completion.status();
+                        slot.value = completion.value();
+                        completeAsync(slot);
+                    }
                     return;
                 }
+                slot.status = completion.status();
+                slot.value = completion.value();
             }
             case RSP_REGION ->
             {

@@ -5,6 +5,8 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RemoteRegion;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One request of an attached client in flight: its correlation id is (generation &lt;&lt; 32 | index),
@@ -13,6 +15,20 @@ import java.lang.foreign.MemorySegment;
  */
 final class ClientSlot
 {
+    private static final VarHandle DONE;
+
+    static
+    {
+        try
+        {
+            DONE = MethodHandles.lookup().findVarHandle(ClientSlot.class, "done", boolean.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     final int index;
     final long chunkOffset;
     /**
@@ -23,6 +39,10 @@ final class ClientSlot
     int generation;
 
     volatile boolean done;
+    /**
+     * An asynchronous request was handed to the driver: when the driver is found gone, its completion is failed.
+     */
+    volatile boolean committed;
     int status;
     long value;
     long value2;
@@ -53,10 +73,20 @@ final class ClientSlot
         return ((long)generation << 32) | index;
     }
 
+    /**
+     * @return true for the one caller that finished the request: its response, or the attachment failing it when the
+     * driver went, or the caller that submitted it finding the driver gone; the others leave the slot alone.
+     */
+    boolean finish()
+    {
+        return DONE.compareAndSet(this, false, true);
+    }
+
     void reset()
     {
         generation++;
         done = false;
+        committed = false;
         status = 0;
         value = 0;
         value2 = 0;
