@@ -66,22 +66,29 @@ public final class ComputeNodeCommand implements Callable<Integer>
             "listen on the same --port and the kernel spreads new connections among them.")
     private boolean reusePort;
 
-    @Option(names = "--metrics-port", defaultValue = "" + ComputeNodeConfiguration.METRICS_PORT_DEFAULT,
+    @Option(names = "--metrics-port",
+        defaultValue = "${sys:" + ComputeNodeConfiguration.METRICS_PORT_PROP_NAME + ":-" +
+            ComputeNodeConfiguration.METRICS_PORT_DEFAULT + "}",
         description = "Port of a Prometheus endpoint (GET /metrics) on the --bind address; 0 takes a free one, -1 " +
             "serves none (default: ${DEFAULT-VALUE}).")
     private int metricsPort;
 
-    @Option(names = "--max-clients", defaultValue = "" + ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT,
+    @Option(names = "--max-clients",
+        defaultValue = "${sys:" + ComputeNodeConfiguration.MAX_CLIENTS_PROP_NAME + ":-" +
+            ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT + "}",
         description = "Connections served at once (default: ${DEFAULT-VALUE}).")
     private int maxClients;
 
     @Option(names = "--client-output-limit", paramLabel = "BYTES",
-        defaultValue = "" + ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT,
+        defaultValue = "${sys:" + ComputeNodeConfiguration.OUTPUT_LIMIT_PROP_NAME + ":-" +
+            ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT + "}",
         description = "Reply bytes a connection may have pending at most (redis's client-output-buffer-limit " +
             "normal); one past it is closed (default: ${DEFAULT-VALUE}).")
     private long clientOutputLimit;
 
-    @Option(names = "--drain-timeout-ms", defaultValue = "" + ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT,
+    @Option(names = "--drain-timeout-ms",
+        defaultValue = "${sys:" + ComputeNodeConfiguration.DRAIN_TIMEOUT_PROP_NAME + ":-" +
+            ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT + "}",
         description = "On SIGTERM, how long connections may take to answer what they have read before they are " +
             "closed whatever their peers do (default: ${DEFAULT-VALUE}).")
     private long drainTimeoutMs;
@@ -207,10 +214,15 @@ public final class ComputeNodeCommand implements Callable<Integer>
         command.options.bind = ComputeNodeConfiguration.BIND_DEFAULT;
         command.options.provider = ComputeNodeOptions.PROVIDER_DEFAULT;
         command.address = "127.0.0.1:0";
-        command.maxClients = ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT;
-        command.metricsPort = ComputeNodeConfiguration.METRICS_PORT_DEFAULT;
-        command.clientOutputLimit = ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT;
-        command.drainTimeoutMs = ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT;
+        // the options' defaults are the properties, when set, as picocli's ${sys:...} defaults read them
+        command.maxClients = Integer.getInteger(ComputeNodeConfiguration.MAX_CLIENTS_PROP_NAME,
+            ComputeNodeConfiguration.MAX_CLIENTS_DEFAULT);
+        command.metricsPort = Integer.getInteger(ComputeNodeConfiguration.METRICS_PORT_PROP_NAME,
+            ComputeNodeConfiguration.METRICS_PORT_DEFAULT);
+        command.clientOutputLimit = Long.getLong(ComputeNodeConfiguration.OUTPUT_LIMIT_PROP_NAME,
+            ComputeNodeConfiguration.OUTPUT_LIMIT_DEFAULT);
+        command.drainTimeoutMs = Long.getLong(ComputeNodeConfiguration.DRAIN_TIMEOUT_PROP_NAME,
+            ComputeNodeConfiguration.DRAIN_TIMEOUT_DEFAULT);
         final Set<String> seen = new HashSet<>();
         final List<String> meta = new ArrayList<>();
         try

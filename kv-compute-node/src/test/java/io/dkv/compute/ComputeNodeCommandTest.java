@@ -45,6 +45,46 @@ class ComputeNodeCommandTest
         }
     }
 
+    @Test
+    void theOptionsWithAPropertyTakeItAsTheirDefault() throws Exception
+    {
+        // the properties the README names were overridden by the options' constant defaults
+        final String[] names = {ComputeNodeConfiguration.DRAIN_TIMEOUT_PROP_NAME,
+            ComputeNodeConfiguration.MAX_CLIENTS_PROP_NAME, ComputeNodeConfiguration.METRICS_PORT_PROP_NAME,
+            ComputeNodeConfiguration.OUTPUT_LIMIT_PROP_NAME};
+        final String[] values = {"1234", "77", "9199", "4096"};
+        for (int i = 0; i < names.length; i++)
+        {
+            System.setProperty(names[i], values[i]);
+        }
+        try
+        {
+            final String[] args = {"--meta", META, "--cluster-secret-file", "s"};
+            final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(args);
+            final ComputeNodeCommand parsed = new ComputeNodeCommand();
+            new CommandLine(parsed).parseArgs(args);
+            assertSameOptions(parsed, simple, "the properties set");
+            assertEquals(1234L, field(simple, "drainTimeoutMs"));
+            assertEquals(77, field(simple, "maxClients"));
+            assertEquals(9199, field(simple, "metricsPort"));
+            assertEquals(4096L, field(simple, "clientOutputLimit"));
+        }
+        finally
+        {
+            for (final String name : names)
+            {
+                System.clearProperty(name);
+            }
+        }
+    }
+
+    private static Object field(final Object command, final String name) throws Exception
+    {
+        final Field field = command.getClass().getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(command);
+    }
+
     /** Every option of the command, those of its mixins too, holds the same value in both. */
     private static void assertSameOptions(final Object parsed, final Object simple, final String args) throws Exception
     {

@@ -36,6 +36,8 @@ public final class MembershipView
     private final long leaseNanos;
     private final AtomicLong lastRead;
     private final AtomicLong lastSuccess;
+    /** Why the last read failed, or null after one succeeded. */
+    private volatile String lastFailure;
     private volatile Placement placement;
     /** When this client first read each node down (the read's end, by its clock), 0 while it is not down. */
     private final AtomicLongArray downSince = new AtomicLongArray(MemoryNodeAvailability.CAPACITY);
@@ -201,8 +203,10 @@ public final class MembershipView
             final long age = nanoClock.nanoTime() - lastSuccess.get();
             if (age > leaseNanos)
             {
+                final String why = lastFailure;
                 throw new KvException("the membership of the memory tier was last read " + age / 1_000_000 +
-                    " ms ago and cannot be read now (the MetaServer does not answer): a client acts on none older " +
+                    " ms ago and cannot be read now (" + (why == null ? "no answer" : why) + "): a client acts on " +
+                    "none older " +
                     "than " + leaseNanos / 1_000_000 + " ms (" + KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME +
                     "), since keys may have moved since");
             }
@@ -214,7 +218,26 @@ public final class MembershipView
     {
         final long now = nanoClock.nanoTime();
         lastRead.set(now);
-        install(read(raas), now);
+        install(readNow(), now);
+    }
+
+    /**
+     * @return the membership the directory keeps now, or null when it cannot be read, keeping why: the MetaServer
+     * not answering and this client's standalone driver gone are told apart in the error a stale view raises.
+     */
+    private Membership readNow()
+    {
+        try
+        {
+            final Membership membership = raas.membership();
+            lastFailure = null;
+            return membership;
+        }
+        catch (final RaasException ex)
+        {
+            lastFailure = ex.getMessage();
+            return null;
+        }
     }
 
     private boolean readIfOlderThan(final long ageNanos)
@@ -225,7 +248,7 @@ public final class MembershipView
         {
             return false;
         }
-        install(read(raas), now);
+        install(readNow(), now);
         return true;
     }
 

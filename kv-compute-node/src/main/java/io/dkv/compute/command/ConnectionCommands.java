@@ -125,7 +125,12 @@ final class ConnectionCommands
             session.authenticate();
             return null;
         }
-        environment.auth().failed(session, environment.stats());
+        if (environment.requirePass() != null)
+        {
+            // throttled only where a password guards the node: without one every client is the default user already,
+            // and an unknown user's AUTH is answered at once, as redis-server does
+            environment.auth().failed(session, environment.stats());
+        }
         return Errors.WRONGPASS;
     }
 
