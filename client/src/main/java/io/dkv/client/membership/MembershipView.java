@@ -494,8 +494,17 @@ public final class MembershipView
                     last = nodes[p];
                 }
             }
-            return last >= 0 && (leftLive(last) & Membership.MEMORY_LOST) == 0 && state(last) == Membership.JOINING ?
-                last : -1;
+            return last >= 0 && isBackWithItsMemory(last) ? last : -1;
+        }
+
+        /**
+         * @return true when the node is joining as the incarnation it last served as: its memory holds what it held
+         * when it stopped serving, so its copies may be the ones to settle on ({@link #lastToServe}).
+         */
+        public boolean isBackWithItsMemory(final int node)
+        {
+            final long left = leftLive(node);
+            return state(node) == Membership.JOINING && left != 0 && (left & Membership.MEMORY_LOST) == 0;
         }
 
         long incarnation(final int node)

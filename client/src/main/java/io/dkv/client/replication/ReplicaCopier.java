@@ -4,7 +4,6 @@ import io.dkv.client.KvException;
 import io.dkv.client.RefillReport;
 import io.dkv.client.index.IndexListing;
 import io.dkv.client.membership.MembershipView;
-import io.dkv.raas.Membership;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
@@ -71,8 +70,7 @@ public final class ReplicaCopier
         for (int node = 0; node < nodeIds.length; node++)
         {
             // a joining member back with its memory may hold the copies of keys no member serves: scanned too
-            if (node != joiner && !membership.serves(node) && !(placement.state(node) == Membership.JOINING &&
-                placement.leftLive(node) != 0 && (placement.leftLive(node) & Membership.MEMORY_LOST) == 0))
+            if (node != joiner && !membership.serves(node) && !placement.isBackWithItsMemory(node))
             {
                 continue;
             }

@@ -171,38 +171,33 @@ final class MessageSender
      */
     boolean trySend(final MemorySegment src, final long offset, final int length)
     {
-        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
-        {
-            throw new RaasException(
-                "send of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
-        }
-        channel.requireOpen();
+        requireSendable("send", src, offset, length);
         channel.used();
-        if (length + LENGTH > receiveBuffers.bufferBytes())
+        if (!tryTakeCredit())
         {
-            throw new RaasException("SEND of " + length + " bytes exceeds the receive buffers of " +
-                (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
-        }
-        while (true)
-        {
-            final int credits = sendCredits.get();
-            if (credits <= 0)
-            {
-                // the poll may bring the credits the peer returned
-                pipeline.poll();
-                if (sendCredits.get() <= 0)
-                {
-                    return false;
-                }
-                continue;
-            }
-            if (sendCredits.compareAndSet(credits, credits - 1))
-            {
-                break;
-            }
+            return false;
         }
         stageAndSend(messageSlot(Opcode.SEND_WITH_IMM), src, offset, length, flags, "SEND");
         return true;
+    }
+
+    /**
+     * @throws RaasException when the range lies outside the buffer, the channel is not open, or the message (header
+     *                       included) exceeds a receive buffer, which a SEND must fit.
+     */
+    private void requireSendable(final String what, final MemorySegment src, final long offset, final int length)
+    {
+        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
+        {
+            throw new RaasException(
+                what + " of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
+        }
+        channel.requireOpen();
+        if (length + LENGTH > receiveBuffers.bufferBytes())
+        {
+            throw new RaasException(what + " of " + length + " bytes exceeds the receive buffers of " +
+                (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
+        }
     }
 
     /**
@@ -213,18 +208,8 @@ final class MessageSender
      */
     boolean offer(final MemorySegment src, final long offset, final int length)
     {
-        if (length < 0 || offset < 0 || offset > src.byteSize() - length)
-        {
-            throw new RaasException(
-                "offer of " + length + " bytes at offset " + offset + " of a " + src.byteSize() + "-byte buffer");
-        }
-        channel.requireOpen();
+        requireSendable("offer", src, offset, length);
         final int total = LENGTH + length;
-        if (total > receiveBuffers.bufferBytes())
-        {
-            throw new RaasException("offer of " + length + " bytes exceeds the receive buffers of " +
-                (receiveBuffers.bufferBytes() - LENGTH) + " payload bytes");
-        }
         if (!tryTakeCredit())
         {
             return false;
@@ -262,7 +247,7 @@ final class MessageSender
         return true;
     }
 
-    /** @return true when a message credit was taken now; a poll may first bring those the peer returned. */
+    /** @return true when a message credit was taken now; one poll may first bring those the peer returned. */
     private boolean tryTakeCredit()
     {
         boolean polled = false;
