@@ -7,6 +7,7 @@ import io.dkv.verbs.VerbsException;
 import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
@@ -31,6 +32,22 @@ class ShmStartPathTest
 {
     @TempDir
     Path shm;
+
+    /**
+     * A device's start sweeps dead devices' directories on a thread of its own, which nothing waits for: it may still
+     * be deleting under the temporary directory when JUnit removes it (a fresh-clone CI run once failed so).
+     */
+    @AfterEach
+    void awaitTheBackgroundSweep() throws InterruptedException
+    {
+        for (final Thread thread : Thread.getAllStackTraces().keySet())
+        {
+            if ("dkv-shm-sweep".equals(thread.getName()))
+            {
+                thread.join(30_000);
+            }
+        }
+    }
 
     @Test
     @Timeout(60)
