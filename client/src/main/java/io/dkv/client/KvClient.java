@@ -8,6 +8,7 @@ import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.replication.ChainRest;
+import io.dkv.client.replication.ChangeLedger;
 import io.dkv.client.replication.PersistRequests;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaCopier;
@@ -76,6 +77,8 @@ public final class KvClient implements AutoCloseable
     private final SlowPath slowPath = new SlowPath();
     private final PersistRequests persistRequests;
     private final CompletionPolling completionPolling;
+    /** What the last fill pass of a membership change noted, for the switch pass after it; null when none. */
+    private ChangeLedger changeLedger;
     /** GETs of a multiGetAsync wave: what one thread's {@link AsyncGets} keeps in flight, at least one. */
     private final int getWave;
     private volatile boolean polled;
@@ -247,6 +250,10 @@ public final class KvClient implements AutoCloseable
      * settled on; in its switch phase, the same after rolling forward any write left unsettled by a writer that died.
      * Writes made meanwhile reach the entering members by themselves. The driver of the change runs it once every
      * client is in the phase: {@link #membershipPhaseGapMs()} after the phase began. It blocks the calling thread.
+     * <p>
+     * A fill pass that finds every moving key in place notes what it found ({@code ChangeLedger}), and the first
+     * switch pass right after it (the epoch after the fill's) then reads again only the keys written since; any other
+     * switch pass reads every moving key again. One thread drives a change.
      *
      * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
      * serving replica, and the pass should run again.
@@ -262,8 +269,20 @@ public final class KvClient implements AutoCloseable
                 Membership.phaseName(phase) + " (epoch " + membership.epoch() + ")");
         }
         final KvSession session = session();
-        return new ReplicaCopier(session.listing(), session.chain(), membership, availability.nodeIds(),
-            context.nanoClock()).fillChange();
+        final MembershipView.Placement placement = membership.placement();
+        final ChangeLedger fill = changeLedger;
+        changeLedger = null;
+        if (phase == Membership.SWITCH && fill != null && fill.servesSwitchOf(placement.epoch))
+        {
+            return new ReplicaCopier(session.listing(), session.chain(), membership, availability.nodeIds(),
+                context.nanoClock()).switchChange(fill);
+        }
+        final ChangeLedger ledger = phase == Membership.FILL ?
+            new ChangeLedger(placement.epoch, availability.nodeIds().length) : null;
+        final RefillReport report = new ReplicaCopier(session.listing(), session.chain(), membership,
+            availability.nodeIds(), context.nanoClock(), ledger).fillChange();
+        changeLedger = ledger;
+        return report;
     }
 
     /**

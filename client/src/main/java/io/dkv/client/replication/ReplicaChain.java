@@ -108,6 +108,8 @@ public final class ReplicaChain
     private final long[] newWords;
     private final long[] blockOffsets;
     private long switchStarted;
+    /** The joiner's word when the last {@link #refill} found the key in place there. */
+    private long refillJoinWord;
 
     public ReplicaChain(final IndexProbe probe, final SlotWriter writer, final ReplicaReads reads,
         final HeapChunks chunks, final MembershipView membership, final long[] nodeIds, final KvClientContext context)
@@ -647,6 +649,7 @@ public final class ReplicaChain
             }
             if (joinId == writeIds[0])
             {
+                refillJoinWord = joinWord;
                 return changed ? REFILLED : IN_PLACE;
             }
             final long desired;
@@ -674,6 +677,26 @@ public final class ReplicaChain
             }
         }
         return NOT_SETTLED;
+    }
+
+    /**
+     * Note in a membership change's ledger the words the last {@link #refill} that found the key in place read: the
+     * joiner's and each serving replica's.
+     */
+    void noteInPlace(final ChangeLedger ledger, final byte[] key, final int joiner)
+    {
+        final int number = ledger.key(key);
+        if (refillJoinWord != SlotWord.EMPTY)
+        {
+            ledger.settled(joiner, refillJoinWord, number);
+        }
+        for (int p = 0; p < servingCount; p++)
+        {
+            if (words[p] != SlotWord.EMPTY)
+            {
+                ledger.settled(serving[p], words[p], number);
+            }
+        }
     }
 
     private boolean isJoining(final int node)

@@ -7,11 +7,17 @@ import io.dkv.client.membership.MembershipView;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
+import io.dkv.raas.Membership;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,9 +47,14 @@ public final class ReplicaCopier
     private final int[] placed;
     private final int[] placedAfter;
     private final MemorySegment buffer;
+    /** What a fill pass notes for the switch after it, or null (a refill, or a pass that reads every key). */
+    private final ChangeLedger ledger;
     /** One range of an index: its committed words, copied out, and the keys of the blocks they name. */
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
+    /** The committed words of the node the switch pass scans, sorted once it is scanned. */
+    private long[] present = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+    private int presentCount;
     private long keysSeen;
     private long refilled;
     private long inPlace;
@@ -52,6 +63,14 @@ public final class ReplicaCopier
     public ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock)
     {
+        this(listing, chain, membership, nodeIds, nanoClock, null);
+    }
+
+    /** @param ledger filled by {@link #fillChange()} for the switch pass after it ({@link #switchChange}). */
+    public ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
+        final long[] nodeIds, final NanoClock nanoClock, final ChangeLedger ledger)
+    {
+        this.ledger = ledger;
         this.listing = listing;
         this.chain = chain;
         this.membership = membership;
@@ -134,8 +153,123 @@ public final class ReplicaCopier
             }
             while (before != after);
         }
+        if (ledger != null)
+        {
+            ledger.close(unsettled == 0);
+        }
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
             TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    /**
+     * The switch phase's pass when the fill pass before it noted what it found ({@link ChangeLedger}): each member's
+     * index is read in large READs as the fill reads it, but only the keys of words the fill did not account for are
+     * read, and only the moving keys among them, and those one of whose settled words is gone, are settled (a write
+     * left unsettled by a writer that died rolled forward first), as {@link #fillChange()} settles every moving key.
+     * What it costs grows with what was written during the fill, not with the keys the change moves.
+     *
+     * @param fill what the fill pass noted; {@link ChangeLedger#servesSwitchOf} the membership's epoch.
+     * @return what it did: keys seen are the keys it read again.
+     */
+    public RefillReport switchChange(final ChangeLedger fill)
+    {
+        final long started = nanoClock.nanoTime();
+        final MembershipView.Placement placement = membership.placement();
+        if (placement.phase != Membership.SWITCH || !fill.servesSwitchOf(placement.epoch))
+        {
+            throw new KvException("the fill's ledger (" + fill + ") does not serve epoch " + placement.epoch +
+                " in phase " + Membership.phaseName(placement.phase));
+        }
+        final Set<ByteBuffer> changed = new HashSet<>();
+        final BitSet gone = new BitSet();
+        int passes = 0;
+        for (int node = 0; node < placement.nodeCount(); node++)
+        {
+            if (placement.placement(node) == 0 || !placement.serves(node))
+            {
+                continue;
+            }
+            long before;
+            long after;
+            do
+            {
+                if (++passes > MAX_PASSES * placement.nodeCount())
+                {
+                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its " +
+                        "index was scanned for a membership change: " + passes + " scans");
+                }
+                before = directoryVersion(node);
+                presentCount = 0;
+                scanSinceFill(fill, node, changed);
+                after = directoryVersion(node);
+            }
+            while (before != after);
+            Arrays.sort(present, 0, presentCount);
+            fill.gone(node, present, presentCount, gone);
+        }
+        for (int k = gone.nextSetBit(0); k >= 0; k = gone.nextSetBit(k + 1))
+        {
+            changed.add(ByteBuffer.wrap(fill.keyOf(k)));
+        }
+        for (final ByteBuffer key : changed)
+        {
+            settleMoving(placement, key.array());
+        }
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    /** Read a node's index, keeping its committed words, and the keys of those the fill did not account for. */
+    private void scanSinceFill(final ChangeLedger fill, final int node, final Set<ByteBuffer> changed)
+    {
+        final long[] range = indexRange(node);
+        for (long at = range[0]; at < range[1]; at += CHUNK)
+        {
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            if (presentCount + count > present.length)
+            {
+                present = Arrays.copyOf(present, Math.max(2 * present.length, presentCount + count));
+            }
+            System.arraycopy(committed, 0, present, presentCount, count);
+            presentCount += count;
+            int unaccounted = 0;
+            for (int c = 0; c < count; c++)
+            {
+                if (!fill.accountedFor(node, committed[c]))
+                {
+                    committed[unaccounted++] = committed[c];
+                }
+            }
+            // read at once: a word just read names a block its grace period keeps whole
+            listing.keysOf(node, committed, unaccounted, keys);
+            for (int c = 0; c < unaccounted; c++)
+            {
+                if (keys[c] != null)
+                {
+                    changed.add(ByteBuffer.wrap(keys[c]));
+                }
+            }
+        }
+    }
+
+    /** Settle a key the fill found in place but a write touched since, on each member entering its placement. */
+    private void settleMoving(final MembershipView.Placement placement, final byte[] key)
+    {
+        final long hash = KeyHash.hash(key);
+        final int before = placement.before(hash, placed.length, placed);
+        final int after = placement.after(hash, placedAfter.length, placedAfter);
+        if (!entersAny(before, after))
+        {
+            return;
+        }
+        keysSeen++;
+        for (int p = 0; p < after; p++)
+        {
+            if (!contains(placed, before, placedAfter[p]))
+            {
+                count(key, placedAfter[p]);
+            }
+        }
     }
 
     private void scanForChange(final MembershipView.Placement placement, final int node)
@@ -147,25 +281,29 @@ public final class ReplicaCopier
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
-                visitForChange(placement, node, keys[c]);
+                if (keys[c] != null && !visitForChange(placement, node, keys[c]) && ledger != null)
+                {
+                    ledger.seen(node, committed[c]);
+                }
             }
         }
     }
 
-    private void visitForChange(final MembershipView.Placement placement, final int node, final byte[] key)
+    /** @return true when the change moves the key: some member enters its placement. */
+    private boolean visitForChange(final MembershipView.Placement placement, final int node, final byte[] key)
     {
-        if (key == null)
-        {
-            return;
-        }
         keysSeen++;
         final long hash = KeyHash.hash(key);
         final int before = placement.before(hash, placed.length, placed);
         final int after = placement.after(hash, placedAfter.length, placedAfter);
+        if (!entersAny(before, after))
+        {
+            return false;
+        }
         if (contains(placed, before, node) && firstServing(placement, placed, before) != node)
         {
             // each moving key once: from its first serving replica before the change
-            return;
+            return true;
         }
         for (int p = 0; p < after; p++)
         {
@@ -181,6 +319,19 @@ public final class ReplicaCopier
             }
             count(key, entering);
         }
+        return true;
+    }
+
+    private boolean entersAny(final int before, final int after)
+    {
+        for (int p = 0; p < after; p++)
+        {
+            if (!contains(placed, before, placedAfter[p]))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void count(final byte[] key, final int joiner)
@@ -194,6 +345,10 @@ public final class ReplicaCopier
         {
             unsettled++;
             return;
+        }
+        if (ledger != null && (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE))
+        {
+            chain.noteInPlace(ledger, key, joiner);
         }
         switch (outcome)
         {

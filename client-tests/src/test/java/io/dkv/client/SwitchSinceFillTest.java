@@ -1,0 +1,246 @@
+package io.dkv.client;
+
+import io.dkv.client.index.KeyState;
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.format.KeyHash;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.SlotWord;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The switch phase of a membership change costs what was written during its fill, not every key it moves
+ * (client/README.md, "Membership change"): the switch pass right after a fill that found every moving key in place
+ * reads the members' indexes whole but reads again, and settles, only the keys a write touched since. Among those,
+ * writes whose writers died half way: one that left a new value at the key's tail alone, one that emptied the tail's
+ * slot alone (a delete); both settle from the tail as a switch pass settles any key, and every copy of every key is
+ * where the new placement says, holding the key's last write.
+ */
+class SwitchSinceFillTest
+{
+    private static final long[] BEFORE = {1, 2, 3};
+    private static final long ADDED = 4;
+    private static final long[] ALL = {1, 2, 3, ADDED};
+    private static final int KEYS = 600;
+    private static final int LEASE_MS = 300;
+    private static final int TIMEOUT_MS = 1_000;
+
+    private final StaticDirectory directory = new StaticDirectory();
+    private final Opened open = new Opened();
+
+    @AfterEach
+    void close() throws Exception
+    {
+        open.close();
+    }
+
+    @ParameterizedTest(name = "{0} cop(ies)")
+    @ValueSource(ints = {1, 2})
+    @Timeout(120)
+    void theSwitchPassSettlesOnlyTheKeysWrittenSinceTheFillAndRollsHalfDoneWritesForward(final int replicas)
+        throws InterruptedException
+    {
+        for (final long id : BEFORE)
+        {
+            startNode(id);
+        }
+        directory.membership(steady(1, replicas, BEFORE));
+        final KvClient client = connect(100);
+        final long[][] before = new long[KEYS][];
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), bytes("v0-" + k));
+            before[k] = client.replicasOf(key(k));
+        }
+        startNode(ADDED);
+        final int[] placements = {Membership.PLACED, Membership.PLACED, Membership.PLACED, Membership.PLACED_AFTER};
+        directory.membership(changing(2, replicas, placements, Membership.FILL));
+        Thread.sleep(client.membershipPhaseGapMs());
+        final RefillReport fill = client.fillMembershipChange();
+        assertTrue(fill.complete(), "the fill found every moving key in place: " + fill);
+        final long moving = fill.refilled() + fill.inPlace();
+
+        // during the fill, after its pass: three moving keys written whole, one not moving, and two half-done writes
+        final int[] movingKeys = movingKeys(client, 5);
+        final int still = keyNotMoving(client);
+        for (int i = 0; i < 3; i++)
+        {
+            client.put(key(movingKeys[i]), bytes("whole-" + movingKeys[i]));
+        }
+        client.put(key(still), bytes("still"));
+        final KvSession dead = deadWriter(open.add(RaasDriver.start(Opened.driver("shm", 101), directory)));
+        open.add(dead);
+        final byte[] halfPut = key(movingKeys[3]);
+        final byte[] halfDeleted = key(movingKeys[4]);
+        writeAtTailAlone(dead, before[movingKeys[3]], halfPut, bytes("half-put"));
+        writeAtTailAlone(dead, before[movingKeys[4]], halfDeleted, null);
+
+        directory.membership(changing(3, replicas, placements, Membership.SWITCH));
+        Thread.sleep(client.membershipPhaseGapMs());
+        final RefillReport settle = client.fillMembershipChange();
+        assertTrue(settle.complete(), "the switch pass settles every key: " + settle);
+        assertEquals(5, settle.keysSeen(), "the switch pass reads again only the five moving keys written since the " +
+            "fill (of " + moving + " moving keys): " + settle);
+        assertEquals(2, settle.refilled(),
+            "the half-done writes are completed on the added member; the whole ones are there: " + settle);
+
+        directory.membership(changing(4, replicas, placements, Membership.CLEANUP));
+        Thread.sleep(client.membershipPhaseGapMs());
+        directory.membership(steady(5, replicas, ALL));
+        Thread.sleep(client.membershipPhaseGapMs());
+
+        final KvClient fresh = connect(102);
+        final KvSession check = deadWriter(open.add(RaasDriver.start(Opened.driver("shm", 103), directory)));
+        open.add(check);
+        for (int k = 0; k < KEYS; k++)
+        {
+            final byte[] expected = k == movingKeys[3] ? bytes("half-put") : k == movingKeys[4] ? null :
+                k == still ? bytes("still") : k == movingKeys[0] || k == movingKeys[1] || k == movingKeys[2] ?
+                bytes("whole-" + k) : bytes("v0-" + k);
+            assertArrayEquals(expected, fresh.get(key(k)), "key " + k + " after the change");
+            final long[] replicasOf = fresh.replicasOf(key(k));
+            final long hash = KeyHash.hash(key(k));
+            final long writeId = check.probe().readKey(indexOf(replicasOf[0]), hash, key(k)).liveWriteId(0);
+            for (final long id : replicasOf)
+            {
+                assertEquals(writeId, check.probe().readKey(indexOf(id), hash, key(k)).liveWriteId(0),
+                    "key " + k + "'s copy on memory node " + id + " names the write its head names");
+            }
+        }
+    }
+
+    /** @return {@code count} keys the change moves onto the added member (a client's placement is the one after). */
+    private static int[] movingKeys(final KvClient client, final int count)
+    {
+        final int[] found = new int[count];
+        int n = 0;
+        for (int k = 0; k < KEYS && n < count; k++)
+        {
+            if (Arrays.stream(client.replicasOf(key(k))).anyMatch(id -> id == ADDED))
+            {
+                found[n++] = k;
+            }
+        }
+        assertEquals(count, n, "keys moving onto the added member");
+        return found;
+    }
+
+    private static int keyNotMoving(final KvClient client)
+    {
+        for (int k = 0; k < KEYS; k++)
+        {
+            if (!Arrays.stream(client.replicasOf(key(k))).anyMatch(id -> id == ADDED))
+            {
+                return k;
+            }
+        }
+        throw new AssertionError("no key stays where it is");
+    }
+
+    /**
+     * A writer that dies right after its CAS of the key's tail (the last of its placement {@code before} the change):
+     * a new value there, or the tail's slot emptied ({@code value} null), and nothing else.
+     */
+    private static void writeAtTailAlone(final KvSession dead, final long[] before, final byte[] key,
+        final byte[] value)
+    {
+        final int tail = indexOf(before[before.length - 1]);
+        final long hash = KeyHash.hash(key);
+        final KeyState atTail = dead.probe().readKey(tail, hash, key);
+        final long desired;
+        if (value == null)
+        {
+            desired = SlotWord.EMPTY;
+        }
+        else
+        {
+            final int length = KvBlockLayout.blockLength(key.length, value.length);
+            final long offset = dead.chunks().writeBlock(tail, key, MemorySegment.ofArray(value), length,
+                KvBlockLayout.NEVER, KvBlockLayout.drawWriteId());
+            desired = SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false,
+                dead.chunks().generationOf(tail, offset));
+        }
+        assertTrue(dead.writer().swapAt(tail, hash, key, atTail.slot, atTail.word, desired),
+            "the dead writer's CAS of the tail");
+    }
+
+    private KvSession deadWriter(final Raas raas)
+    {
+        final KvClientContext context = clientContext();
+        final MemoryNodeAvailability availability = new MemoryNodeAvailability(ALL, context);
+        final MemoryNodeView[] views = new MemoryNodeView[ALL.length];
+        for (int i = 0; i < ALL.length; i++)
+        {
+            views[i] = availability.readAtConnect(raas, i);
+        }
+        return new KvSession(raas, context, availability,
+            new MembershipView(raas, availability, MembershipView.read(raas), context), views);
+    }
+
+    private void startNode(final long id)
+    {
+        final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
+        open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(64)));
+    }
+
+    private KvClient connect(final long nodeId)
+    {
+        return open.add(KvClient.connect(open.add(RaasDriver.start(Opened.driver("shm", nodeId), directory)),
+            clientContext()));
+    }
+
+    private static KvClientContext clientContext()
+    {
+        return new KvClientContext().timeoutMs(TIMEOUT_MS).unavailableRetryMs(0).membershipRefreshMs(50)
+            .membershipLeaseMs(LEASE_MS).maxRetries(1_000).conclude();
+    }
+
+    private static Membership changing(final long epoch, final int replicas, final int[] placements, final int phase)
+    {
+        final int[] live = new int[ALL.length];
+        Arrays.fill(live, Membership.LIVE);
+        return new Membership(epoch, replicas, ALL, live, new long[ALL.length], placements, phase);
+    }
+
+    private static Membership steady(final long epoch, final int replicas, final long[] members)
+    {
+        final int[] live = new int[members.length];
+        Arrays.fill(live, Membership.LIVE);
+        return new Membership(epoch, replicas, members, live);
+    }
+
+    /** The test's nodes are 1 to 4, at 0 to 3 in every client's list. */
+    private static int indexOf(final long id)
+    {
+        return (int)id - 1;
+    }
+
+    private static byte[] key(final int k)
+    {
+        return ("key-" + k).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
