@@ -223,6 +223,25 @@ public final class KvBlockLayout
             (word & ~STATE_MASK) == (checksum(buffer, offset, keyLength, valueLength) & ~STATE_MASK);
     }
 
+    /**
+     * Whether the first bytes of a block read (its header, without the key and value the checksum also covers) are a
+     * block's header of {@code blockLength} bytes: its tag, a state, and lengths that make that length. A scan that
+     * learns keys from headers alone checks this, where a reader of values checks {@link #isWhole}.
+     */
+    public static boolean headerFits(final MemorySegment buffer, final long offset, final int blockLength)
+    {
+        final int keyLength = keyLength(buffer, offset);
+        final int valueLength = valueLength(buffer, offset);
+        if (keyLength <= 0 || keyLength > MAX_KEY_LENGTH || valueLength < 0 || valueLength > MAX_VALUE_LENGTH ||
+            blockLength(keyLength, valueLength) != blockLength)
+        {
+            return false;
+        }
+        final long word = buffer.get(LONG, offset + CHECKSUM_OFFSET);
+        final long state = (word & STATE_MASK) >>> STATE_SHIFT;
+        return (state == SETTLED || state == PENDING) && (word >>> 40) == CHECKSUM_TAG >>> 40;
+    }
+
     /** @return true when the (whole) block holds {@code key}. */
     public static boolean hasKey(final MemorySegment buffer, final long offset, final byte[] key)
     {

@@ -4,6 +4,7 @@ import io.dkv.client.KvSession;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.ReplicaCopier;
+import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
 import io.dkv.raas.Connection;
@@ -20,6 +21,8 @@ public final class IndexListing
 {
     /** Blocks of one node whose keys a scan of its index reads in one round. */
     static final int KEY_BATCH = 32;
+    /** The bytes of a block read to learn its key: the header and keys of up to 96 bytes. */
+    static final int KEY_PREFIX = 2 * SlotWord.UNIT;
 
     private final NodeLinks links;
     /** The blocks {@link #keysOf} reads in one round, and the node of that round. */
@@ -53,28 +56,27 @@ public final class IndexListing
     }
 
     /**
-     * The keys of the blocks committed slot words name at a node, as {@link #keyOf} gives each, read {@link #KEY_BATCH}
-     * blocks to a round (posted together, awaited together).
+     * The keys of the blocks committed slot words name at a node, {@link #KEY_BATCH} blocks to a round (posted
+     * together, awaited together), each read only as far as its key: its header and the first bytes after, where most
+     * keys end ({@link #KEY_PREFIX}); a longer key is read on its own ({@link #keyOf}). The value is not read, so its
+     * checksum is not checked: the words were read just before, and the node reuses a block's memory only a grace
+     * period after its slot was replaced, so what is read is the block the word names; the header's tag and lengths
+     * are checked against the word's length, and the key's fingerprint against the word's.
      *
-     * @param keysOut filled with word i's key at i, or null when its block is not whole (its slot was replaced and the
-     *                block reclaimed since the word was read).
+     * @param keysOut filled with word i's key at i, or null when its block does not agree with the word (its slot was
+     *                replaced and the block reclaimed since the word was read).
      */
     public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
     {
         final MemoryNodeView view = links.view(links.use(node));
         roundNode[0] = node;
+        if (keyBlocks == null)
+        {
+            keyBlocks = links.raas().allocateBuffer(KEY_BATCH * KEY_PREFIX);
+        }
         for (int from = 0; from < count; from += KEY_BATCH)
         {
             final int to = Math.min(count, from + KEY_BATCH);
-            int stride = 0;
-            for (int i = from; i < to; i++)
-            {
-                stride = Math.max(stride, SlotWord.lengthHint(words[i]));
-            }
-            if (keyBlocks == null || keyBlocks.byteSize() < (long)KEY_BATCH * stride)
-            {
-                keyBlocks = links.raas().allocateBuffer(KEY_BATCH * Math.max(stride, 2048));
-            }
             final long token = links.startRequests();
             int posted = 0;
             try
@@ -86,7 +88,7 @@ public final class IndexListing
                     if (hint != 0)
                     {
                         connection.readAsync(view.heap, SlotWord.blockOffset(words[i]), keyBlocks,
-                            (long)(i - from) * stride, hint, token);
+                            (long)(i - from) * KEY_PREFIX, Math.min(hint, KEY_PREFIX), token);
                         posted++;
                     }
                 }
@@ -102,14 +104,29 @@ public final class IndexListing
             }
             for (int i = from; i < to; i++)
             {
-                final int hint = SlotWord.lengthHint(words[i]);
-                final long at = (long)(i - from) * stride;
-                // a block too long for its word to say its length is read on its own, its header first
-                keysOut[i] = hint == 0 ? keyOf(node, words[i]) : !KvBlockLayout.isWhole(keyBlocks, at, hint) ? null :
-                    keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, KvBlockLayout.keyLength(keyBlocks, at))
-                        .toArray(ValueLayout.JAVA_BYTE);
+                keysOut[i] = keyRead(node, words[i], (long)(i - from) * KEY_PREFIX);
             }
         }
+    }
+
+    /** @return the key of the block whose first bytes {@link #keysOf} read at {@code at}, or null (see there). */
+    private byte[] keyRead(final int node, final long word, final long at)
+    {
+        final int hint = SlotWord.lengthHint(word);
+        if (hint == 0)
+        {
+            // a block too long for its word to say its length is read on its own, its header first
+            return keyOf(node, word);
+        }
+        if (!KvBlockLayout.headerFits(keyBlocks, at, hint))
+        {
+            return null;
+        }
+        final int keyLength = KvBlockLayout.keyLength(keyBlocks, at);
+        final byte[] key = KvBlockLayout.HEADER_LENGTH + keyLength <= Math.min(hint, KEY_PREFIX) ?
+            keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE) :
+            keyOf(node, word);
+        return key != null && KeyHash.fingerprint(KeyHash.hash(key)) == SlotWord.fingerprint(word) ? key : null;
     }
 
     /**

@@ -679,6 +679,12 @@ public final class ReplicaChain
         return NOT_SETTLED;
     }
 
+    /** @return the joiner's word when the last {@link #refill} found the key in place there (it may be empty). */
+    long joinWordInPlace()
+    {
+        return refillJoinWord;
+    }
+
     /**
      * Note in a membership change's ledger the words the last {@link #refill} that found the key in place read: the
      * joiner's and each serving replica's.

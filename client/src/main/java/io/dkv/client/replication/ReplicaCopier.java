@@ -8,6 +8,7 @@ import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
 import io.dkv.raas.Membership;
+import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
@@ -49,6 +50,11 @@ public final class ReplicaCopier
     private final MemorySegment buffer;
     /** What a fill pass notes for the switch after it, or null (a refill, or a pass that reads every key). */
     private final ChangeLedger ledger;
+    /**
+     * Per node, the words of its copies this scan found or put in place: the scan of that node's own index skips them,
+     * rather than reading each copy it just made again.
+     */
+    private final LongHashSet[] inPlaceWords;
     /** One range of an index: its committed words, copied out, and the keys of the blocks they name. */
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
@@ -71,6 +77,11 @@ public final class ReplicaCopier
         final long[] nodeIds, final NanoClock nanoClock, final ChangeLedger ledger)
     {
         this.ledger = ledger;
+        this.inPlaceWords = new LongHashSet[nodeIds.length];
+        for (int node = 0; node < nodeIds.length; node++)
+        {
+            inPlaceWords[node] = new LongHashSet();
+        }
         this.listing = listing;
         this.chain = chain;
         this.membership = membership;
@@ -225,7 +236,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, false);
             if (presentCount + count > present.length)
             {
                 present = Arrays.copyOf(present, Math.max(2 * present.length, presentCount + count));
@@ -277,7 +288,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
@@ -350,6 +361,11 @@ public final class ReplicaCopier
         {
             chain.noteInPlace(ledger, key, joiner);
         }
+        if ((outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE) &&
+            chain.joinWordInPlace() != SlotWord.EMPTY)
+        {
+            inPlaceWords[joiner].add(chain.joinWordInPlace());
+        }
         switch (outcome)
         {
             case ReplicaChain.REFILLED -> refilled++;
@@ -399,8 +415,11 @@ public final class ReplicaCopier
     /**
      * Read one range of the node's index and copy its committed words out: reading blocks and refilling keys reuses
      * the session's buffers, not this one, but a word copied out is the snapshot the scan stands by.
+     *
+     * @param skipInPlace leave out the words of copies this scan found or put in place at the node.
      */
-    private int committedWords(final int node, final long at, final int length, final long[] committed)
+    private int committedWords(final int node, final long at, final int length, final long[] committed,
+        final boolean skipInPlace)
     {
         listing.readIndex(node, at, buffer, length);
         int count = 0;
@@ -410,7 +429,7 @@ public final class ReplicaCopier
             {
                 final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
                     IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
-                if (SlotWord.isCommitted(word))
+                if (SlotWord.isCommitted(word) && !(skipInPlace && inPlaceWords[node].contains(word)))
                 {
                     committed[count++] = word;
                 }
@@ -430,7 +449,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
