@@ -1,130 +1,162 @@
 package io.dkv.client.replication;
 
 import java.util.Arrays;
-import java.util.BitSet;
 
 /**
  * What a membership change's fill pass saw, node by node, so that the switch pass settles only what changed since
  * (client/README.md, "Membership change"): the committed slot words its scans read whose keys the change does not move
  * (<em>seen</em>), and for each moving key it found in place, the word each of its replicas and each member entering
- * its placement named then (<em>settled</em>), with the key.
+ * its placement named then (<em>settled</em>: the key's group of words).
  *
  * <p>A word names one write of one key for as long as it stands, and any write a node takes changes the key's word
  * there. So a moving key that no write touched since the fill found it in place still holds, at every node, the word
  * it held then, and is still in place; at a node a write touched it holds a word neither seen nor settled (a write
  * that left a block there), or no longer holds its settled word (a delete that emptied the slot). The switch pass
- * reads the members' indexes in large READs, as the fill does, reads the keys of the words not accounted for, and
- * settles only the moving keys among them and those whose settled words are gone.
+ * reads the members' indexes in large READs, as the fill does, reads the keys of the words not accounted for, and of
+ * the groups one of whose words is gone reads the key from a word of the group still standing (none standing: every
+ * node of the key either holds a word read anyway or none, and a key no node holds is settled).
  *
  * <p>Valid for the switch that directly follows the fill (the epoch after it): any other membership event between
- * them (a node declared down or back) makes the switch pass read every moving key again, as before. One thread fills
- * it (the change's driver); memory: about 8 bytes a slot seen, and 12 bytes a settled word plus each moving key.
+ * them (a node declared down or back) makes the switch pass read every moving key again, as before. So does a ledger
+ * that would outgrow its budget ({@link #abandoned()}): it lets its memory go, and the change goes on the old way.
+ * About 8 bytes a word seen, 9 a settled word and 4 a moving key, twice that while it is sorted at the end.
  */
 public final class ChangeLedger
 {
     private static final int INITIAL = 1024;
 
     private final long fillEpoch;
-    private final long[][] seen;
-    private final int[] seenCount;
-    private final long[][] settledWords;
-    private final int[][] settledKeys;
-    private final int[] settledCount;
-    private final long[][] settledSorted;
-    private byte[] keyBytes = new byte[INITIAL * 32];
-    private int[] keyOffsets = new int[INITIAL + 1];
-    private int keyCount;
+    private final long budgetBytes;
+    private long[][] seen;
+    private int[] seenCount;
+    private long[] settledWords = new long[INITIAL];
+    private byte[] settledNodes = new byte[INITIAL];
+    private int settledCount;
+    private int[] groupStarts = new int[INITIAL + 1];
+    private int groupCount;
+    /** Per node, after {@link #close}: the words seen and settled there, sorted. */
+    private long[][] accounted;
     private boolean complete;
+    private boolean abandoned;
 
     /**
-     * @param fillEpoch the membership epoch of the fill phase the pass runs in.
-     * @param nodeCount the client's memory nodes (indices into its node list).
+     * @param fillEpoch   the membership epoch of the fill phase the pass runs in.
+     * @param nodeCount   the client's memory nodes (indices into its node list, below 256).
+     * @param budgetBytes the most memory it may hold; past that it is {@link #abandoned()}.
      */
-    public ChangeLedger(final long fillEpoch, final int nodeCount)
+    public ChangeLedger(final long fillEpoch, final int nodeCount, final long budgetBytes)
     {
         this.fillEpoch = fillEpoch;
+        this.budgetBytes = budgetBytes;
         this.seen = new long[nodeCount][];
         this.seenCount = new int[nodeCount];
-        this.settledWords = new long[nodeCount][];
-        this.settledKeys = new int[nodeCount][];
-        this.settledCount = new int[nodeCount];
-        this.settledSorted = new long[nodeCount][];
     }
 
     /** Note a committed word the fill's scan read in a node's index whose key the change does not move. */
     void seen(final int node, final long word)
     {
+        if (abandoned)
+        {
+            return;
+        }
         if (seen[node] == null || seenCount[node] == seen[node].length)
         {
-            seen[node] = seen[node] == null ? new long[INITIAL] : Arrays.copyOf(seen[node], 2 * seen[node].length);
+            final int length = seen[node] == null ? INITIAL : 2 * seen[node].length;
+            if (!fits(8L * length))
+            {
+                return;
+            }
+            seen[node] = seen[node] == null ? new long[length] : Arrays.copyOf(seen[node], length);
         }
         seen[node][seenCount[node]++] = word;
     }
 
-    /** @return the key's number, for {@link #settled}. */
-    int key(final byte[] key)
+    /** A moving key found in place: the words of its group follow ({@link #settled}). */
+    void group()
     {
-        if (keyCount + 2 > keyOffsets.length)
+        if (abandoned)
         {
-            keyOffsets = Arrays.copyOf(keyOffsets, 2 * keyOffsets.length);
+            return;
         }
-        final int at = keyOffsets[keyCount];
-        if (at + key.length > keyBytes.length)
+        if (groupCount + 2 > groupStarts.length)
         {
-            keyBytes = Arrays.copyOf(keyBytes, Math.max(2 * keyBytes.length, at + key.length));
+            if (!fits(4L * 2 * groupStarts.length))
+            {
+                return;
+            }
+            groupStarts = Arrays.copyOf(groupStarts, 2 * groupStarts.length);
         }
-        System.arraycopy(key, 0, keyBytes, at, key.length);
-        keyOffsets[keyCount + 1] = at + key.length;
-        return keyCount++;
+        groupStarts[groupCount++] = settledCount;
+        groupStarts[groupCount] = settledCount;
     }
 
-    /** Note that the key numbered {@code key} named {@code word} at a node when the fill found it in place. */
-    void settled(final int node, final long word, final int key)
+    /** Note that the key of the last {@link #group} named {@code word} at a node when the fill found it in place. */
+    void settled(final int node, final long word)
     {
-        if (settledWords[node] == null || settledCount[node] == settledWords[node].length)
+        if (abandoned)
         {
-            final int length = settledWords[node] == null ? INITIAL : 2 * settledWords[node].length;
-            settledWords[node] = settledWords[node] == null ? new long[length] :
-                Arrays.copyOf(settledWords[node], length);
-            settledKeys[node] = settledKeys[node] == null ? new int[length] : Arrays.copyOf(settledKeys[node], length);
+            return;
         }
-        settledWords[node][settledCount[node]] = word;
-        settledKeys[node][settledCount[node]++] = key;
+        if (settledCount == settledWords.length)
+        {
+            if (!fits(9L * 2 * settledWords.length))
+            {
+                return;
+            }
+            settledWords = Arrays.copyOf(settledWords, 2 * settledWords.length);
+            settledNodes = Arrays.copyOf(settledNodes, 2 * settledNodes.length);
+        }
+        settledWords[settledCount] = word;
+        settledNodes[settledCount++] = (byte)node;
+        groupStarts[groupCount] = settledCount;
     }
 
     /** The fill pass ended: it found every moving key in place ({@code complete}) or not. */
     void close(final boolean complete)
     {
         this.complete = complete;
+        if (abandoned || !complete)
+        {
+            return;
+        }
+        final int[] counts = seenCount.clone();
+        for (int s = 0; s < settledCount; s++)
+        {
+            counts[settledNodes[s] & 0xff]++;
+        }
+        accounted = new long[seen.length][];
         for (int node = 0; node < seen.length; node++)
         {
-            if (seen[node] != null)
+            if (!fits(8L * counts[node]))
             {
-                Arrays.sort(seen[node], 0, seenCount[node]);
+                return;
             }
-            if (settledWords[node] != null)
-            {
-                settledSorted[node] = Arrays.copyOf(settledWords[node], settledCount[node]);
-                Arrays.sort(settledSorted[node]);
-            }
+            accounted[node] = seen[node] == null ? new long[counts[node]] : Arrays.copyOf(seen[node], counts[node]);
+            seen[node] = null;
+            counts[node] = seenCount[node];
         }
+        for (int s = 0; s < settledCount; s++)
+        {
+            final int node = settledNodes[s] & 0xff;
+            accounted[node][counts[node]++] = settledWords[s];
+        }
+        for (final long[] words : accounted)
+        {
+            Arrays.sort(words);
+        }
+        seen = null;
     }
 
     /** @return true when the pass found every moving key in place and the switch in {@code epoch} directly follows. */
     public boolean servesSwitchOf(final long epoch)
     {
-        return complete && epoch == fillEpoch + 1;
+        return complete && !abandoned && epoch == fillEpoch + 1;
     }
 
-    /** @return the number of words the fill saw at all nodes. */
-    public long wordsSeen()
+    /** @return true when it would have outgrown its budget, and holds nothing. */
+    public boolean abandoned()
     {
-        long words = 0;
-        for (final int count : seenCount)
-        {
-            words += count;
-        }
-        return words;
+        return abandoned;
     }
 
     /**
@@ -133,39 +165,92 @@ public final class ChangeLedger
      */
     boolean accountedFor(final int node, final long word)
     {
-        return seen[node] != null && Arrays.binarySearch(seen[node], 0, seenCount[node], word) >= 0 ||
-            settledSorted[node] != null && Arrays.binarySearch(settledSorted[node], word) >= 0;
+        return accounted[node] != null && Arrays.binarySearch(accounted[node], word) >= 0;
     }
 
     /**
-     * Find the moving keys one of whose settled words a node no longer holds (a write emptied its slot there).
+     * The moving keys one of whose settled words a node no longer holds (a write emptied its slot there), each as a
+     * word of its group still standing, whose block names the key.
      *
-     * @param present the node's committed words now, sorted.
-     * @param count   how many.
-     * @param gone    set at the number of each such key.
+     * @param present  per node, its committed words now, sorted (null for a node not scanned).
+     * @param counts   how many, per node.
+     * @param nodesOut filled with the node of each word found.
+     * @param wordsOut filled with each word found.
+     * @return how many were found, at most the lengths of the arrays given.
      */
-    void gone(final int node, final long[] present, final int count, final BitSet gone)
+    int standingWordsOfGone(final long[][] present, final int[] counts, final int[] nodesOut, final long[] wordsOut)
     {
-        final long[] words = settledWords[node];
-        for (int s = 0; s < settledCount[node]; s++)
+        int found = 0;
+        for (int g = 0; g < groupCount && found < wordsOut.length; g++)
         {
-            if (Arrays.binarySearch(present, 0, count, words[s]) < 0)
+            int standing = -1;
+            boolean gone = false;
+            for (int s = groupStarts[g]; s < groupStarts[g + 1]; s++)
             {
-                gone.set(settledKeys[node][s]);
+                final int node = settledNodes[s] & 0xff;
+                if (present[node] != null && Arrays.binarySearch(present[node], 0, counts[node], settledWords[s]) >= 0)
+                {
+                    standing = s;
+                }
+                else
+                {
+                    gone = true;
+                }
+            }
+            if (gone && standing >= 0)
+            {
+                nodesOut[found] = settledNodes[standing] & 0xff;
+                wordsOut[found++] = settledWords[standing];
             }
         }
+        return found;
     }
 
-    /** @return the key numbered {@code key}. */
-    byte[] keyOf(final int key)
+    /** @return the moving keys it noted in place. */
+    int groups()
     {
-        return Arrays.copyOfRange(keyBytes, keyOffsets[key], keyOffsets[key + 1]);
+        return groupCount;
+    }
+
+    private boolean fits(final long more)
+    {
+        if (bytes() + more <= budgetBytes)
+        {
+            return true;
+        }
+        abandoned = true;
+        seen = new long[seen == null ? 0 : seen.length][];
+        settledWords = null;
+        settledNodes = null;
+        groupStarts = null;
+        accounted = null;
+        return false;
+    }
+
+    private long bytes()
+    {
+        long bytes = settledWords == null ? 0 : 9L * settledWords.length + 4L * groupStarts.length;
+        if (seen != null)
+        {
+            for (final long[] words : seen)
+            {
+                bytes += words == null ? 0 : 8L * words.length;
+            }
+        }
+        if (accounted != null)
+        {
+            for (final long[] words : accounted)
+            {
+                bytes += words == null ? 0 : 8L * words.length;
+            }
+        }
+        return bytes;
     }
 
     @Override
     public String toString()
     {
-        return "ChangeLedger{fillEpoch=" + fillEpoch + ", complete=" + complete + ", keys=" + keyCount +
-            ", wordsSeen=" + wordsSeen() + '}';
+        return "ChangeLedger{fillEpoch=" + fillEpoch + ", complete=" + complete + ", abandoned=" + abandoned +
+            ", movingKeys=" + groupCount + ", settledWords=" + settledCount + '}';
     }
 }

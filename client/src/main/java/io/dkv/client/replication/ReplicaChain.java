@@ -689,18 +689,18 @@ public final class ReplicaChain
      * Note in a membership change's ledger the words the last {@link #refill} that found the key in place read: the
      * joiner's and each serving replica's.
      */
-    void noteInPlace(final ChangeLedger ledger, final byte[] key, final int joiner)
+    void noteInPlace(final ChangeLedger ledger, final int joiner)
     {
-        final int number = ledger.key(key);
+        ledger.group();
         if (refillJoinWord != SlotWord.EMPTY)
         {
-            ledger.settled(joiner, refillJoinWord, number);
+            ledger.settled(joiner, refillJoinWord);
         }
         for (int p = 0; p < servingCount; p++)
         {
             if (words[p] != SlotWord.EMPTY)
             {
-                ledger.settled(serving[p], words[p], number);
+                ledger.settled(serving[p], words[p]);
             }
         }
     }

@@ -16,7 +16,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +38,8 @@ public final class ReplicaCopier
     /** Index bytes read at once: whole buckets. */
     private static final int CHUNK = 1024 * IndexLayout.BUCKET_LENGTH;
     private static final int MAX_PASSES = 8;
+    /** Words of copies a scan keeps to skip (about 16 bytes each): past that it reads its own copies again. */
+    private static final long IN_PLACE_WORDS_LIMIT = Runtime.getRuntime().maxMemory() / 256;
 
     private final IndexListing listing;
     private final ReplicaChain chain;
@@ -192,7 +193,8 @@ public final class ReplicaCopier
                 " in phase " + Membership.phaseName(placement.phase));
         }
         final Set<ByteBuffer> changed = new HashSet<>();
-        final BitSet gone = new BitSet();
+        final long[][] present = new long[placement.nodeCount()][];
+        final int[] presentCounts = new int[placement.nodeCount()];
         int passes = 0;
         for (int node = 0; node < placement.nodeCount(); node++)
         {
@@ -215,19 +217,35 @@ public final class ReplicaCopier
                 after = directoryVersion(node);
             }
             while (before != after);
-            Arrays.sort(present, 0, presentCount);
-            fill.gone(node, present, presentCount, gone);
+            present[node] = Arrays.copyOf(this.present, presentCount);
+            presentCounts[node] = presentCount;
+            Arrays.sort(present[node]);
         }
-        for (int k = gone.nextSetBit(0); k >= 0; k = gone.nextSetBit(k + 1))
-        {
-            changed.add(ByteBuffer.wrap(fill.keyOf(k)));
-        }
+        readKeysOfGone(fill, present, presentCounts, changed);
         for (final ByteBuffer key : changed)
         {
             settleMoving(placement, key.array());
         }
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
             TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    /** Read the keys of the moving keys one of whose settled words is gone, from a word of each still standing. */
+    private void readKeysOfGone(final ChangeLedger fill, final long[][] present, final int[] presentCounts,
+        final Set<ByteBuffer> changed)
+    {
+        final int[] nodes = new int[fill.groups()];
+        final long[] words = new long[fill.groups()];
+        final int found = fill.standingWordsOfGone(present, presentCounts, nodes, words);
+        for (int f = 0; f < found; f++)
+        {
+            committed[0] = words[f];
+            listing.keysOf(nodes[f], committed, 1, keys);
+            if (keys[0] != null)
+            {
+                changed.add(ByteBuffer.wrap(keys[0]));
+            }
+        }
     }
 
     /** Read a node's index, keeping its committed words, and the keys of those the fill did not account for. */
@@ -359,10 +377,10 @@ public final class ReplicaCopier
         }
         if (ledger != null && (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE))
         {
-            chain.noteInPlace(ledger, key, joiner);
+            chain.noteInPlace(ledger, joiner);
         }
         if ((outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE) &&
-            chain.joinWordInPlace() != SlotWord.EMPTY)
+            chain.joinWordInPlace() != SlotWord.EMPTY && inPlaceWords[joiner].size() < IN_PLACE_WORDS_LIMIT)
         {
             inPlaceWords[joiner].add(chain.joinWordInPlace());
         }
