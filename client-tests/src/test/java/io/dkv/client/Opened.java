@@ -1,5 +1,9 @@
 package io.dkv.client;
 
+import io.dkv.client.membership.MembershipView;
+import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeView;
+import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.verbs.VerbsContext;
 
@@ -29,6 +33,19 @@ final class Opened implements AutoCloseable
             .nodeId(nodeId)
             .requestSlots(256)
             .timeoutMs(10_000);
+    }
+
+    /** @return a session of this package's own over the memory nodes {@code ids}, as a client's thread has one. */
+    static KvSession session(final Raas raas, final KvClientContext context, final long[] ids)
+    {
+        final MemoryNodeAvailability availability = new MemoryNodeAvailability(ids, context);
+        final MemoryNodeView[] views = new MemoryNodeView[ids.length];
+        for (int i = 0; i < ids.length; i++)
+        {
+            views[i] = availability.readAtConnect(raas, i);
+        }
+        return new KvSession(raas, context, availability,
+            new MembershipView(raas, availability, MembershipView.read(raas), context), views);
     }
 
     public void close() throws Exception

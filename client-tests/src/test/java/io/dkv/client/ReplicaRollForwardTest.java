@@ -1,9 +1,6 @@
 package io.dkv.client;
 
 import io.dkv.client.index.KeyState;
-import io.dkv.client.membership.MembershipView;
-import io.dkv.client.membership.MemoryNodeAvailability;
-import io.dkv.client.node.MemoryNodeView;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -128,14 +125,7 @@ class ReplicaRollForwardTest
 
     private static KvSession session(final Raas raas, final KvClientContext context)
     {
-        final MemoryNodeAvailability availability = new MemoryNodeAvailability(IDS, context);
-        final MemoryNodeView[] views = new MemoryNodeView[IDS.length];
-        for (int i = 0; i < IDS.length; i++)
-        {
-            views[i] = availability.readAtConnect(raas, i);
-        }
-        return new KvSession(raas, context, availability,
-            new MembershipView(raas, availability, MembershipView.read(raas), context), views);
+        return Opened.session(raas, context, IDS);
     }
 
     private static byte[] bytes(final String text)

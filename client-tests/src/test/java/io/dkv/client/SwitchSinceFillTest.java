@@ -1,9 +1,6 @@
 package io.dkv.client;
 
 import io.dkv.client.index.KeyState;
-import io.dkv.client.membership.MembershipView;
-import io.dkv.client.membership.MemoryNodeAvailability;
-import io.dkv.client.node.MemoryNodeView;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -185,15 +182,7 @@ class SwitchSinceFillTest
 
     private KvSession deadWriter(final Raas raas)
     {
-        final KvClientContext context = clientContext();
-        final MemoryNodeAvailability availability = new MemoryNodeAvailability(ALL, context);
-        final MemoryNodeView[] views = new MemoryNodeView[ALL.length];
-        for (int i = 0; i < ALL.length; i++)
-        {
-            views[i] = availability.readAtConnect(raas, i);
-        }
-        return new KvSession(raas, context, availability,
-            new MembershipView(raas, availability, MembershipView.read(raas), context), views);
+        return Opened.session(raas, clientContext(), ALL);
     }
 
     private void startNode(final long id)

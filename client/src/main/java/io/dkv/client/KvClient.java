@@ -277,9 +277,9 @@ public final class KvClient implements AutoCloseable
             return new ReplicaCopier(session.listing(), session.chain(), membership, availability.nodeIds(),
                 context.nanoClock()).switchChange(fill);
         }
-        // a quarter of the heap at most: past that the switch reads every moving key again, as it did before
+        // a third of the heap at most: past that the switch reads every moving key again, as it did before
         final ChangeLedger ledger = phase == Membership.FILL ? new ChangeLedger(placement.epoch,
-            availability.nodeIds().length, Runtime.getRuntime().maxMemory() / 4) : null;
+            availability.nodeIds().length, Runtime.getRuntime().maxMemory() / 3) : null;
         final RefillReport report = new ReplicaCopier(session.listing(), session.chain(), membership,
             availability.nodeIds(), context.nanoClock(), ledger).fillChange();
         changeLedger = ledger;

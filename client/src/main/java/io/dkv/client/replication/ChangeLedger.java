@@ -19,7 +19,8 @@ import java.util.Arrays;
  * <p>Valid for the switch that directly follows the fill (the epoch after it): any other membership event between
  * them (a node declared down or back) makes the switch pass read every moving key again, as before. So does a ledger
  * that would outgrow its budget ({@link #abandoned()}): it lets its memory go, and the change goes on the old way.
- * About 8 bytes a word seen, 9 a settled word and 4 a moving key, twice that while it is sorted at the end.
+ * About 8 bytes a word seen, 9 a settled word and 4 a moving key, and half as much again while it grows or is
+ * sorted at the end.
  */
 public final class ChangeLedger
 {
@@ -61,7 +62,7 @@ public final class ChangeLedger
         }
         if (seen[node] == null || seenCount[node] == seen[node].length)
         {
-            final int length = seen[node] == null ? INITIAL : 2 * seen[node].length;
+            final int length = seen[node] == null ? INITIAL : seen[node].length + (seen[node].length >> 1);
             if (!fits(8L * length))
             {
                 return;
@@ -80,11 +81,12 @@ public final class ChangeLedger
         }
         if (groupCount + 2 > groupStarts.length)
         {
-            if (!fits(4L * 2 * groupStarts.length))
+            final int length = groupStarts.length + (groupStarts.length >> 1);
+            if (!fits(4L * length))
             {
                 return;
             }
-            groupStarts = Arrays.copyOf(groupStarts, 2 * groupStarts.length);
+            groupStarts = Arrays.copyOf(groupStarts, length);
         }
         groupStarts[groupCount++] = settledCount;
         groupStarts[groupCount] = settledCount;
@@ -99,12 +101,13 @@ public final class ChangeLedger
         }
         if (settledCount == settledWords.length)
         {
-            if (!fits(9L * 2 * settledWords.length))
+            final int length = settledWords.length + (settledWords.length >> 1);
+            if (!fits(9L * length))
             {
                 return;
             }
-            settledWords = Arrays.copyOf(settledWords, 2 * settledWords.length);
-            settledNodes = Arrays.copyOf(settledNodes, 2 * settledNodes.length);
+            settledWords = Arrays.copyOf(settledWords, length);
+            settledNodes = Arrays.copyOf(settledNodes, length);
         }
         settledWords[settledCount] = word;
         settledNodes[settledCount++] = (byte)node;

@@ -686,6 +686,18 @@ public final class ReplicaChain
     }
 
     /**
+     * The serving replicas' words the last {@link #refill} that found the key in place read.
+     *
+     * @return how many, their nodes and words put in the arrays (at least the replica count long).
+     */
+    int servingWordsInPlace(final int[] nodesOut, final long[] wordsOut)
+    {
+        System.arraycopy(serving, 0, nodesOut, 0, servingCount);
+        System.arraycopy(words, 0, wordsOut, 0, servingCount);
+        return servingCount;
+    }
+
+    /**
      * Note in a membership change's ledger the words the last {@link #refill} that found the key in place read: the
      * joiner's and each serving replica's.
      */

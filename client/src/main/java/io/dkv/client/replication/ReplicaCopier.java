@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * Copies onto a joining memory node every key it should hold, with one thread's reads and chain: the index of
@@ -52,10 +53,12 @@ public final class ReplicaCopier
     /** What a fill pass notes for the switch after it, or null (a refill, or a pass that reads every key). */
     private final ChangeLedger ledger;
     /**
-     * Per node, the words of its copies this scan found or put in place: the scan of that node's own index skips them,
-     * rather than reading each copy it just made again.
+     * Per node, the words of copies this scan found or put in place, at the members entering the key's placement and
+     * its serving replicas: the scan of that node's own index skips them, rather than reading each key again.
      */
     private final LongHashSet[] inPlaceWords;
+    private final int[] servingNodes;
+    private final long[] servingWords;
     /** One range of an index: its committed words, copied out, and the keys of the blocks they name. */
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
@@ -78,6 +81,8 @@ public final class ReplicaCopier
         final long[] nodeIds, final NanoClock nanoClock, final ChangeLedger ledger)
     {
         this.ledger = ledger;
+        this.servingNodes = new int[membership.replicas()];
+        this.servingWords = new long[membership.replicas()];
         this.inPlaceWords = new LongHashSet[nodeIds.length];
         for (int node = 0; node < nodeIds.length; node++)
         {
@@ -142,29 +147,7 @@ public final class ReplicaCopier
         {
             throw new KvException("no membership change is in progress (epoch " + placement.epoch + ")");
         }
-        int passes = 0;
-        for (int node = 0; node < placement.nodeCount(); node++)
-        {
-            final int flags = placement.placement(node);
-            if (flags == 0 || !placement.serves(node))
-            {
-                continue;
-            }
-            long before;
-            long after;
-            do
-            {
-                if (++passes > MAX_PASSES * placement.nodeCount())
-                {
-                    throw new KvException("memory node " + nodeIds[node] + " kept splitting subtables while its " +
-                        "index was scanned for a membership change: " + passes + " scans");
-                }
-                before = directoryVersion(node);
-                scanForChange(placement, node);
-                after = directoryVersion(node);
-            }
-            while (before != after);
-        }
+        final int passes = scanMembers(placement, node -> scanForChange(placement, node));
         if (ledger != null)
         {
             ledger.close(unsettled == 0);
@@ -195,6 +178,31 @@ public final class ReplicaCopier
         final Set<ByteBuffer> changed = new HashSet<>();
         final long[][] present = new long[placement.nodeCount()][];
         final int[] presentCounts = new int[placement.nodeCount()];
+        final int passes = scanMembers(placement, node ->
+        {
+            presentCount = 0;
+            scanSinceFill(fill, node, changed);
+            present[node] = Arrays.copyOf(this.present, presentCount);
+            presentCounts[node] = presentCount;
+            Arrays.sort(present[node]);
+        });
+        readKeysOfGone(fill, present, presentCounts, changed);
+        for (final ByteBuffer key : changed)
+        {
+            settleMoving(placement, key.array());
+        }
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+    }
+
+    /**
+     * Scan the index of each member the change places keys on and that serves, each again while it split a subtable
+     * during its scan (a key may have moved past the scan).
+     *
+     * @return the scans made.
+     */
+    private int scanMembers(final MembershipView.Placement placement, final IntConsumer scan)
+    {
         int passes = 0;
         for (int node = 0; node < placement.nodeCount(); node++)
         {
@@ -212,22 +220,12 @@ public final class ReplicaCopier
                         "index was scanned for a membership change: " + passes + " scans");
                 }
                 before = directoryVersion(node);
-                presentCount = 0;
-                scanSinceFill(fill, node, changed);
+                scan.accept(node);
                 after = directoryVersion(node);
             }
             while (before != after);
-            present[node] = Arrays.copyOf(this.present, presentCount);
-            presentCounts[node] = presentCount;
-            Arrays.sort(present[node]);
         }
-        readKeysOfGone(fill, present, presentCounts, changed);
-        for (final ByteBuffer key : changed)
-        {
-            settleMoving(placement, key.array());
-        }
-        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+        return passes;
     }
 
     /** Read the keys of the moving keys one of whose settled words is gone, from a word of each still standing. */
@@ -379,10 +377,14 @@ public final class ReplicaCopier
         {
             chain.noteInPlace(ledger, joiner);
         }
-        if ((outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE) &&
-            chain.joinWordInPlace() != SlotWord.EMPTY && inPlaceWords[joiner].size() < IN_PLACE_WORDS_LIMIT)
+        if (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE)
         {
-            inPlaceWords[joiner].add(chain.joinWordInPlace());
+            keepInPlace(joiner, chain.joinWordInPlace());
+            final int count = chain.servingWordsInPlace(servingNodes, servingWords);
+            for (int p = 0; p < count; p++)
+            {
+                keepInPlace(servingNodes[p], servingWords[p]);
+            }
         }
         switch (outcome)
         {
@@ -393,6 +395,15 @@ public final class ReplicaCopier
             {
                 // not moving onto it after all (the membership moved on): nothing to copy
             }
+        }
+    }
+
+    /** A word the scan of its node skips: a copy this scan found in place with its key's other copies. */
+    private void keepInPlace(final int node, final long word)
+    {
+        if (word != SlotWord.EMPTY && inPlaceWords[node].size() < IN_PLACE_WORDS_LIMIT)
+        {
+            inPlaceWords[node].add(word);
         }
     }
 
