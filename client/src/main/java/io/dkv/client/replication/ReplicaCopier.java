@@ -31,6 +31,9 @@ import java.util.function.IntConsumer;
  *
  * <p>Writers put every write on the joiner right after winning the tail, so what was written during
  * the scan is there whether or not the scan saw it.
+ *
+ * <p>Past the usual length: a refill, a membership change's fill and its switch pass share the index scan, the
+ * copies skipped and the per-key count; the switch pass ({@link #switchChange}) is the seam to split along next.
  */
 public final class ReplicaCopier
 {

@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * Records a history as client threads run: every event gets the next index and a time from one
  * clock, and is written through to a JSON lines file (when given) so a crash of the recorder
- * still leaves the history so far.
+ * still leaves the history so far, or kept in memory (when not). Not both: a long run's events
+ * (a list-append read carries the whole list it saw) outgrow a client process's heap, and the
+ * file is where they are read back from.
  *
  * <p>Events are appended under one lock: a recorded history's order is the order in which the
  * threads reported, which for an operation's invoke and completion is also the real-time order.
@@ -20,8 +22,11 @@ import java.util.List;
 public final class HistoryRecorder implements AutoCloseable
 {
     private final long originNanos;
-    private final List<Op> ops = new ArrayList<>();
+    private final Path file;
+    /** The events, when no file is given; else null. */
+    private final List<Op> ops;
     private final BufferedWriter out;
+    private int recorded;
 
     /** @param file where to write the events as they come, or null to keep them in memory only. */
     public HistoryRecorder(final Path file)
@@ -37,6 +42,8 @@ public final class HistoryRecorder implements AutoCloseable
     public HistoryRecorder(final Path file, final long originNanos)
     {
         this.originNanos = originNanos;
+        this.file = file;
+        this.ops = file == null ? new ArrayList<>() : null;
         try
         {
             this.out = file == null ? null : Files.newBufferedWriter(file, StandardCharsets.UTF_8);
@@ -71,9 +78,12 @@ public final class HistoryRecorder implements AutoCloseable
     private synchronized Op add(
         final OpType type, final int process, final String f, final String key, final Object value, final String error)
     {
-        final Op op = new Op(ops.size(), type, process, f, key, value, System.nanoTime() - originNanos, error);
-        ops.add(op);
-        if (out != null)
+        final Op op = new Op(recorded++, type, process, f, key, value, System.nanoTime() - originNanos, error);
+        if (ops != null)
+        {
+            ops.add(op);
+        }
+        else
         {
             try
             {
@@ -90,9 +100,17 @@ public final class HistoryRecorder implements AutoCloseable
         return op;
     }
 
-    /** @return the history so far. */
+    /**
+     * @return the history so far, of a recorder that keeps it in memory.
+     * @throws IllegalStateException when it writes to a file: {@link HistoryJson#read} reads it back from there.
+     */
     public synchronized History history()
     {
+        if (ops == null)
+        {
+            throw new IllegalStateException("the history is written to " + file + ", not kept in memory: read it " +
+                "from there (HistoryJson.read)");
+        }
         return History.of(new ArrayList<>(ops));
     }
 
