@@ -25,6 +25,8 @@ final class MembershipReport
     static final String JOIN_ROW = "join";
     static final String DRAIN_ROW = "drain";
     private static final double GIB = 1 << 30;
+    /** How much slower the clients' p99 may be during a change than before it (issue 34). */
+    private static final double P99_GOAL = 10;
 
     private MembershipReport()
     {
@@ -162,6 +164,17 @@ final class MembershipReport
         final List<String> goals = new ArrayList<>();
         goals.add(String.format(Locale.ROOT, "no failed client operation before or during the changes: %s (%,d " +
             "failed)", failed == 0 ? "MET" : "MISSED", failed));
+        final double beforeP99 = result.before().all().getValueAtPercentile(99);
+        final StringBuilder ratios = new StringBuilder();
+        boolean within = true;
+        for (final Window window : result.windows().subList(1, result.windows().size()))
+        {
+            final double ratio = window.all().getValueAtPercentile(99) / beforeP99;
+            within &= ratio <= P99_GOAL;
+            ratios.append(ratios.isEmpty() ? "" : ", ").append(window.name()).append(' ').append(ratio(ratio));
+        }
+        goals.add(String.format(Locale.ROOT, "client p99 during each change at most %.0fx the window before: %s (%s)",
+            P99_GOAL, within ? "MET" : "MISSED", ratios));
         goals.add(String.format(Locale.ROOT, "every key holds a value of its own after the changes: %s (%,d of %,d " +
             "wrong or missing%s)", verify.mismatches() == 0 ? "MET" : "MISSED", verify.mismatches(), verify.keys(),
             verify.examples().isEmpty() ? "" : ", e.g. " + verify.examples().getFirst()));

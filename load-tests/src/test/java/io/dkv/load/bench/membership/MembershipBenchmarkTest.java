@@ -58,6 +58,8 @@ class MembershipBenchmarkTest
         assertEquals(joined, number(moves.get(2)[1]), text);
         assertTrue(text.contains("per GiB EXTRAPOLATED from"), text);
         assertTrue(text.contains("goal every key holds a value of its own after the changes: MET (0 of 4,096"), text);
+        assertTrue(text.matches("(?s).*goal client p99 during each change at most 10x the window before: " +
+            "(MET|MISSED) \\(during the join [0-9.,]+x, during the drain [0-9.,]+x\\).*"), text);
         final String written = Files.readString(markdown);
         assertTrue(written.startsWith("## " + MembershipBenchmark.TITLE), written);
         assertTrue(written.contains("### " + MembershipReport.MOVES_TITLE), written);
