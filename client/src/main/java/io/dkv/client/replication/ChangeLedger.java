@@ -1,5 +1,7 @@
 package io.dkv.client.replication;
 
+import io.dkv.format.SlotWord;
+
 import java.util.Arrays;
 
 /**
@@ -92,10 +94,13 @@ public final class ChangeLedger
         groupStarts[groupCount] = settledCount;
     }
 
-    /** Note that the key of the last {@link #group} named {@code word} at a node when the fill found it in place. */
+    /**
+     * Note that the key of the last {@link #group} named {@code word} at a node when the fill found it in place (an
+     * empty word, no copy there, is no word to note).
+     */
     void settled(final int node, final long word)
     {
-        if (abandoned)
+        if (abandoned || word == SlotWord.EMPTY)
         {
             return;
         }

@@ -697,26 +697,6 @@ public final class ReplicaChain
         return servingCount;
     }
 
-    /**
-     * Note in a membership change's ledger the words the last {@link #refill} that found the key in place read: the
-     * joiner's and each serving replica's.
-     */
-    void noteInPlace(final ChangeLedger ledger, final int joiner)
-    {
-        ledger.group();
-        if (refillJoinWord != SlotWord.EMPTY)
-        {
-            ledger.settled(joiner, refillJoinWord);
-        }
-        for (int p = 0; p < servingCount; p++)
-        {
-            if (words[p] != SlotWord.EMPTY)
-            {
-                ledger.settled(serving[p], words[p]);
-            }
-        }
-    }
-
     private boolean isJoining(final int node)
     {
         for (int j = 0; j < joiningCount; j++)

@@ -376,18 +376,9 @@ public final class ReplicaCopier
             unsettled++;
             return;
         }
-        if (ledger != null && (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE))
-        {
-            chain.noteInPlace(ledger, joiner);
-        }
         if (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE)
         {
-            keepInPlace(joiner, chain.joinWordInPlace());
-            final int count = chain.servingWordsInPlace(servingNodes, servingWords);
-            for (int p = 0; p < count; p++)
-            {
-                keepInPlace(servingNodes[p], servingWords[p]);
-            }
+            foundInPlace(joiner);
         }
         switch (outcome)
         {
@@ -398,6 +389,30 @@ public final class ReplicaCopier
             {
                 // not moving onto it after all (the membership moved on): nothing to copy
             }
+        }
+    }
+
+    /**
+     * The last refill found its key in place: the words it read on the joiner and the serving replicas are skipped by
+     * the rest of the scan, and noted in the ledger as the key's settled words.
+     */
+    private void foundInPlace(final int joiner)
+    {
+        final long joinWord = chain.joinWordInPlace();
+        final int count = chain.servingWordsInPlace(servingNodes, servingWords);
+        if (ledger != null)
+        {
+            ledger.group();
+            ledger.settled(joiner, joinWord);
+            for (int p = 0; p < count; p++)
+            {
+                ledger.settled(servingNodes[p], servingWords[p]);
+            }
+        }
+        keepInPlace(joiner, joinWord);
+        for (int p = 0; p < count; p++)
+        {
+            keepInPlace(servingNodes[p], servingWords[p]);
         }
     }
 
