@@ -4,22 +4,19 @@ import io.dkv.client.index.KeyState;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
 import io.dkv.raas.Membership;
-import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
-import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import static io.dkv.client.ChangingStore.ADDED;
+import static io.dkv.client.ChangingStore.bytes;
+import static io.dkv.client.ChangingStore.indexOf;
+import static io.dkv.client.ChangingStore.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,20 +31,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SwitchSinceFillTest
 {
-    private static final long[] BEFORE = {1, 2, 3};
-    private static final long ADDED = 4;
-    private static final long[] ALL = {1, 2, 3, ADDED};
     private static final int KEYS = 600;
-    private static final int LEASE_MS = 300;
-    private static final int TIMEOUT_MS = 1_000;
 
-    private final StaticDirectory directory = new StaticDirectory();
-    private final Opened open = new Opened();
+    private final ChangingStore store = new ChangingStore();
 
     @AfterEach
     void close() throws Exception
     {
-        open.close();
+        store.close();
     }
 
     @ParameterizedTest(name = "{0} cop(ies)")
@@ -56,22 +47,16 @@ class SwitchSinceFillTest
     void theSwitchPassSettlesOnlyTheKeysWrittenSinceTheFillAndRollsHalfDoneWritesForward(final int replicas)
         throws InterruptedException
     {
-        for (final long id : BEFORE)
-        {
-            startNode(id);
-        }
-        directory.membership(steady(1, replicas, BEFORE));
-        final KvClient client = connect(100);
+        store.start(replicas);
+        final KvClient client = store.connect(100);
         final long[][] before = new long[KEYS][];
         for (int k = 0; k < KEYS; k++)
         {
             client.put(key(k), bytes("v0-" + k));
             before[k] = client.replicasOf(key(k));
         }
-        startNode(ADDED);
-        final int[] placements = {Membership.PLACED, Membership.PLACED, Membership.PLACED, Membership.PLACED_AFTER};
-        directory.membership(changing(2, replicas, placements, Membership.FILL));
-        Thread.sleep(client.membershipPhaseGapMs());
+        store.startNode(ADDED);
+        store.phase(2, replicas, Membership.FILL, client);
         final RefillReport fill = client.fillMembershipChange();
         assertTrue(fill.complete(), "the fill found every moving key in place: " + fill);
         final long moving = fill.refilled() + fill.inPlace();
@@ -84,15 +69,13 @@ class SwitchSinceFillTest
             client.put(key(movingKeys[i]), bytes("whole-" + movingKeys[i]));
         }
         client.put(key(still), bytes("still"));
-        final KvSession dead = deadWriter(open.add(RaasDriver.start(Opened.driver("shm", 101), directory)));
-        open.add(dead);
+        final KvSession dead = store.session(101);
         final byte[] halfPut = key(movingKeys[3]);
         final byte[] halfDeleted = key(movingKeys[4]);
         writeAtTailAlone(dead, before[movingKeys[3]], halfPut, bytes("half-put"));
         writeAtTailAlone(dead, before[movingKeys[4]], halfDeleted, null);
 
-        directory.membership(changing(3, replicas, placements, Membership.SWITCH));
-        Thread.sleep(client.membershipPhaseGapMs());
+        store.phase(3, replicas, Membership.SWITCH, client);
         final RefillReport settle = client.fillMembershipChange();
         assertTrue(settle.complete(), "the switch pass settles every key: " + settle);
         assertEquals(5, settle.keysSeen(), "the switch pass reads again only the five moving keys written since the " +
@@ -100,14 +83,12 @@ class SwitchSinceFillTest
         assertEquals(2, settle.refilled(),
             "the half-done writes are completed on the added member; the whole ones are there: " + settle);
 
-        directory.membership(changing(4, replicas, placements, Membership.CLEANUP));
-        Thread.sleep(client.membershipPhaseGapMs());
-        directory.membership(steady(5, replicas, ALL));
+        store.phase(4, replicas, Membership.CLEANUP, client);
+        store.directory.membership(ChangingStore.steady(5, replicas, ChangingStore.ALL));
         Thread.sleep(client.membershipPhaseGapMs());
 
-        final KvClient fresh = connect(102);
-        final KvSession check = deadWriter(open.add(RaasDriver.start(Opened.driver("shm", 103), directory)));
-        open.add(check);
+        final KvClient fresh = store.connect(102);
+        final KvSession check = store.session(103);
         for (int k = 0; k < KEYS; k++)
         {
             final byte[] expected = k == movingKeys[3] ? bytes("half-put") : k == movingKeys[4] ? null :
@@ -128,17 +109,9 @@ class SwitchSinceFillTest
     /** @return {@code count} keys the change moves onto the added member (a client's placement is the one after). */
     private static int[] movingKeys(final KvClient client, final int count)
     {
-        final int[] found = new int[count];
-        int n = 0;
-        for (int k = 0; k < KEYS && n < count; k++)
-        {
-            if (Arrays.stream(client.replicasOf(key(k))).anyMatch(id -> id == ADDED))
-            {
-                found[n++] = k;
-            }
-        }
-        assertEquals(count, n, "keys moving onto the added member");
-        return found;
+        final int[] found = ChangingStore.movingKeys(client, KEYS);
+        assertTrue(found.length >= count, "keys moving onto the added member: " + found.length);
+        return Arrays.copyOf(found, count);
     }
 
     private static int keyNotMoving(final KvClient client)
@@ -178,58 +151,5 @@ class SwitchSinceFillTest
         }
         assertTrue(dead.writer().swapAt(tail, hash, key, atTail.slot, atTail.word, desired),
             "the dead writer's CAS of the tail");
-    }
-
-    private KvSession deadWriter(final Raas raas)
-    {
-        return Opened.session(raas, clientContext(), ALL);
-    }
-
-    private void startNode(final long id)
-    {
-        final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
-        open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(64)));
-    }
-
-    private KvClient connect(final long nodeId)
-    {
-        return open.add(KvClient.connect(open.add(RaasDriver.start(Opened.driver("shm", nodeId), directory)),
-            clientContext()));
-    }
-
-    private static KvClientContext clientContext()
-    {
-        return new KvClientContext().timeoutMs(TIMEOUT_MS).unavailableRetryMs(0).membershipRefreshMs(50)
-            .membershipLeaseMs(LEASE_MS).maxRetries(1_000).conclude();
-    }
-
-    private static Membership changing(final long epoch, final int replicas, final int[] placements, final int phase)
-    {
-        final int[] live = new int[ALL.length];
-        Arrays.fill(live, Membership.LIVE);
-        return new Membership(epoch, replicas, ALL, live, new long[ALL.length], placements, phase);
-    }
-
-    private static Membership steady(final long epoch, final int replicas, final long[] members)
-    {
-        final int[] live = new int[members.length];
-        Arrays.fill(live, Membership.LIVE);
-        return new Membership(epoch, replicas, members, live);
-    }
-
-    /** The test's nodes are 1 to 4, at 0 to 3 in every client's list. */
-    private static int indexOf(final long id)
-    {
-        return (int)id - 1;
-    }
-
-    private static byte[] key(final int k)
-    {
-        return ("key-" + k).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(final String text)
-    {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

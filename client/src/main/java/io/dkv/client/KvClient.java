@@ -240,7 +240,7 @@ public final class KvClient implements AutoCloseable
             throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
         }
         final KvSession session = session();
-        return new ReplicaCopier(session.listing(), session.chain(), membership, ids, context.nanoClock())
+        return new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
             .refill(joiner);
     }
 
@@ -274,13 +274,13 @@ public final class KvClient implements AutoCloseable
         changeLedger = null;
         if (phase == Membership.SWITCH && fill != null && fill.servesSwitchOf(placement.epoch))
         {
-            return new ReplicaCopier(session.listing(), session.chain(), membership, availability.nodeIds(),
+            return new ReplicaCopier(session.listing(), session.refillBatch(), membership, availability.nodeIds(),
                 context.nanoClock()).switchChange(fill);
         }
         // a third of the heap at most: past that the switch reads every moving key again, as it did before
         final ChangeLedger ledger = phase == Membership.FILL ? new ChangeLedger(placement.epoch,
             availability.nodeIds().length, Runtime.getRuntime().maxMemory() / 3) : null;
-        final RefillReport report = new ReplicaCopier(session.listing(), session.chain(), membership,
+        final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership,
             availability.nodeIds(), context.nanoClock(), ledger).fillChange();
         changeLedger = ledger;
         return report;

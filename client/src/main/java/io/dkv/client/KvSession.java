@@ -11,6 +11,7 @@ import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.HeapChunks;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
+import io.dkv.client.replication.RefillBatch;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaReads;
 import io.dkv.format.KeyHash;
@@ -82,6 +83,7 @@ public final class KvSession implements AutoCloseable
     private final IndexListing listing;
     /** Writes over a key's replicas (the single-node protocol below while keys have one copy and none move). */
     private final ReplicaChain chain;
+    private RefillBatch refillBatch;
     /** The keys of one node a multiGet reads together. */
     private final BatchRead batchRead;
     /** Where a key's operation goes now. */
@@ -636,6 +638,16 @@ public final class KvSession implements AutoCloseable
     ReplicaChain chain()
     {
         return chain;
+    }
+
+    /** @return the refills of keys in batches over this session's chain, made at the first asking (refills only). */
+    RefillBatch refillBatch()
+    {
+        if (refillBatch == null)
+        {
+            refillBatch = new RefillBatch(links, probe, chunks, chain, membership.replicas(), context);
+        }
+        return refillBatch;
     }
 
     public void close()

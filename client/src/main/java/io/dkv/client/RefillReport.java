@@ -9,8 +9,11 @@ package io.dkv.client;
  * @param unsettled  keys left with a write in flight, or with no serving replica: the joiner is not complete.
  * @param passes     scans made: one more whenever a member split a subtable during the scan of it.
  * @param millis     how long it took.
+ * @param alone      keys refilled one by one rather than in batches (a write in flight, a split, a race lost, a long
+ *                   block: client/README.md, "Refill in batches").
  */
-public record RefillReport(long keysSeen, long refilled, long inPlace, long unsettled, int passes, long millis)
+public record RefillReport(long keysSeen, long refilled, long inPlace, long unsettled, int passes, long millis,
+    long alone)
 {
     /** @return true when every key the joiner should hold matched its settled write when it was looked at. */
     public boolean complete()

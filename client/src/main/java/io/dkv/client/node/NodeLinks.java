@@ -34,6 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class NodeLinks implements CompletionHandler, AutoCloseable
 {
+    /** Requests of one round whose outcome is kept ({@link #tracked}): the low bits of a round's tokens number them. */
+    public static final int TRACKED = 255;
+    private static final int TRACKED_BITS = 8;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
@@ -59,6 +62,8 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
     private final AtomicInteger completions = new AtomicInteger();
     private volatile long generation;
     private volatile int failure;
+    /** Per tracked request of the round ({@link #tracked}): what it completed with (a CAS: the word before). */
+    private final long[] trackedValues = new long[TRACKED];
 
     /**
      * @param views the nodes' views as the client read them when it connected; null for a node that could not be read.
@@ -95,10 +100,16 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
 
     public void onCompletion(final long token, final int status, final long value)
     {
-        if (token != generation)
+        if (token >>> TRACKED_BITS != generation)
         {
             // a request of a round that timed out: nobody waits for it
             return;
+        }
+        final int tracked = (int)(token & TRACKED);
+        if (tracked != 0)
+        {
+            // before the count: whoever sees the round complete sees the value
+            trackedValues[tracked - 1] = value;
         }
         if (status != RaasStatus.SUCCESS && failure == RaasStatus.SUCCESS)
         {
@@ -247,12 +258,32 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
     /** @return the token of a new round of asynchronous requests, whose completions are counted from zero. */
     public long startRequests()
     {
-        final long token = generation + 1;
+        final long next = generation + 1;
         // the generation first: a late completion of an abandoned read must not count for this one
-        generation = token;
+        generation = next;
         completions.set(0);
         failure = RaasStatus.SUCCESS;
-        return token;
+        return next << TRACKED_BITS;
+    }
+
+    /**
+     * @param token a round's token ({@link #startRequests}).
+     * @param index which of the round's tracked requests, from 0 to {@link #TRACKED} - 1.
+     * @return the token of a request whose outcome the round keeps: {@link #trackedValue}.
+     */
+    public static long tracked(final long token, final int index)
+    {
+        if (index < 0 || index >= TRACKED)
+        {
+            throw new IllegalArgumentException("tracked request " + index + " of a round: at most " + TRACKED);
+        }
+        return token + 1 + index;
+    }
+
+    /** @return what the round's tracked request {@code index} completed with (a CAS: the word it found). */
+    public long trackedValue(final int index)
+    {
+        return trackedValues[index];
     }
 
     /** Wait for a round's {@code expected} requests to one node: a failure makes it read again. */

@@ -679,6 +679,24 @@ public final class ReplicaChain
         return NOT_SETTLED;
     }
 
+    /**
+     * Place a key as {@link #refill} places it, for a refill in a batch ({@link RefillBatch}).
+     *
+     * @param servingOut its serving replicas in placement order, put from {@code at} on.
+     * @return how many serve; -1 when the joiner is not one of its replicas being refilled ({@link #NOT_PLACED}); 0
+     * when none serves (the single-key refill looks for the one that served last).
+     */
+    int refillPlacement(final long hash, final byte[] key, final int joiner, final int[] servingOut, final int at)
+    {
+        place(hash, key, false);
+        if (!isJoining(joiner))
+        {
+            return -1;
+        }
+        System.arraycopy(serving, 0, servingOut, at, servingCount);
+        return servingCount;
+    }
+
     /** @return the joiner's word when the last {@link #refill} found the key in place there (it may be empty). */
     long joinWordInPlace()
     {

@@ -46,7 +46,7 @@ public final class ReplicaCopier
     private static final long IN_PLACE_WORDS_LIMIT = Runtime.getRuntime().maxMemory() / 256;
 
     private final IndexListing listing;
-    private final ReplicaChain chain;
+    private final RefillBatch batch;
     private final MembershipView membership;
     private final long[] nodeIds;
     private final NanoClock nanoClock;
@@ -72,15 +72,19 @@ public final class ReplicaCopier
     private long refilled;
     private long inPlace;
     private long unsettled;
+    private long alone;
 
-    public ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
+    public ReplicaCopier(final IndexListing listing, final RefillBatch batch, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock)
     {
-        this(listing, chain, membership, nodeIds, nanoClock, null);
+        this(listing, batch, membership, nodeIds, nanoClock, null);
     }
 
-    /** @param ledger filled by {@link #fillChange()} for the switch pass after it ({@link #switchChange}). */
-    public ReplicaCopier(final IndexListing listing, final ReplicaChain chain, final MembershipView membership,
+    /**
+     * @param batch  the refills of keys in batches, over the chain of the session that reads the indexes.
+     * @param ledger filled by {@link #fillChange()} for the switch pass after it ({@link #switchChange}).
+     */
+    public ReplicaCopier(final IndexListing listing, final RefillBatch batch, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock, final ChangeLedger ledger)
     {
         this.ledger = ledger;
@@ -92,7 +96,7 @@ public final class ReplicaCopier
             inPlaceWords[node] = new LongHashSet();
         }
         this.listing = listing;
-        this.chain = chain;
+        this.batch = batch;
         this.membership = membership;
         this.nodeIds = nodeIds;
         this.nanoClock = nanoClock;
@@ -129,7 +133,7 @@ public final class ReplicaCopier
             while (before != after);
         }
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
     }
 
     /**
@@ -156,7 +160,7 @@ public final class ReplicaCopier
             ledger.close(unsettled == 0);
         }
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
     }
 
     /**
@@ -194,8 +198,9 @@ public final class ReplicaCopier
         {
             settleMoving(placement, key.array());
         }
+        flush();
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started));
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
     }
 
     /**
@@ -316,6 +321,7 @@ public final class ReplicaCopier
                     ledger.seen(node, committed[c]);
                 }
             }
+            flush();
         }
     }
 
@@ -364,42 +370,53 @@ public final class ReplicaCopier
         return false;
     }
 
+    /** Refill the key onto a member entering its placement: in the next batch, run once it is full. */
     private void count(final byte[] key, final int joiner)
     {
-        final int outcome;
-        try
+        batch.add(key, joiner);
+        if (batch.full())
         {
-            outcome = chain.refill(key, joiner);
-        }
-        catch (final KvException ex)
-        {
-            unsettled++;
-            return;
-        }
-        if (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE)
-        {
-            foundInPlace(joiner);
-        }
-        switch (outcome)
-        {
-            case ReplicaChain.REFILLED -> refilled++;
-            case ReplicaChain.IN_PLACE -> inPlace++;
-            case ReplicaChain.NOT_SETTLED -> unsettled++;
-            default ->
-            {
-                // not moving onto it after all (the membership moved on): nothing to copy
-            }
+            flush();
         }
     }
 
-    /**
-     * The last refill found its key in place: the words it read on the joiner and the serving replicas are skipped by
-     * the rest of the scan, and noted in the ledger as the key's settled words.
-     */
-    private void foundInPlace(final int joiner)
+    /** Run the batch of refills, and count what each came to. */
+    private void flush()
     {
-        final long joinWord = chain.joinWordInPlace();
-        final int count = chain.servingWordsInPlace(servingNodes, servingWords);
+        if (batch.size() == 0)
+        {
+            return;
+        }
+        batch.run();
+        alone += batch.alone();
+        for (int i = 0; i < batch.size(); i++)
+        {
+            final int outcome = batch.outcome(i);
+            if (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE)
+            {
+                foundInPlace(batch.joiner(i), batch.joinWordInPlace(i),
+                    batch.servingWordsInPlace(i, servingNodes, servingWords));
+            }
+            switch (outcome)
+            {
+                case ReplicaChain.REFILLED -> refilled++;
+                case ReplicaChain.IN_PLACE -> inPlace++;
+                case ReplicaChain.NOT_SETTLED -> unsettled++;
+                default ->
+                {
+                    // not moving onto it after all (the membership moved on): nothing to copy
+                }
+            }
+        }
+        batch.clear();
+    }
+
+    /**
+     * A refill found its key in place: the words it read on the joiner and the serving replicas are skipped by the
+     * rest of the scan, and noted in the ledger as the key's settled words.
+     */
+    private void foundInPlace(final int joiner, final long joinWord, final int count)
+    {
         if (ledger != null)
         {
             ledger.group();
@@ -502,6 +519,7 @@ public final class ReplicaCopier
             {
                 visit(node, joiner, keys[c]);
             }
+            flush();
         }
     }
 

@@ -117,9 +117,9 @@ final class MembershipChangeDriver
                 Thread.sleep(RETRY_PAUSE_MS);
                 continue;
             }
-            print("%s pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, %,d ms",
-                Membership.phaseName(phase), pass, report.keysSeen(), report.refilled(), report.inPlace(),
-                report.unsettled(), report.millis());
+            print("%s pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, %,d ms " +
+                "(%,d keys one by one, the rest in batches)", Membership.phaseName(phase), pass, report.keysSeen(),
+                report.refilled(), report.inPlace(), report.unsettled(), report.millis(), report.alone());
             if (report.complete())
             {
                 return true;

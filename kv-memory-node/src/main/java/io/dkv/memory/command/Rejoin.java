@@ -63,8 +63,8 @@ final class Rejoin implements Runnable
                 {
                     final RefillReport report = client.refill(nodeId);
                     out.printf("refill pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, " +
-                        "%,d ms%n", pass, report.keysSeen(), report.refilled(), report.inPlace(), report.unsettled(),
-                        report.millis());
+                        "%,d ms (%,d keys one by one, the rest in batches)%n", pass, report.keysSeen(),
+                        report.refilled(), report.inPlace(), report.unsettled(), report.millis(), report.alone());
                     out.flush();
                     if (report.complete())
                     {
