@@ -11,7 +11,9 @@ import io.dkv.client.replication.Model.Step;
  * as a refill does: READ the member's slot first, then the replicas before the change, and once they are settled
  * swap a copy in from the word read on the member, then check again; a write in flight whose writer has crashed is
  * left to SWITCH. In SWITCH, with FILL's writers gone, it READs every node and rolls the write of the tail before
- * the change forward onto every node that does not name it, members entering first, then toward the head.
+ * the change forward onto every node that does not name it, members entering first, then toward the head. Under
+ * {@link MoveVariant#HANDOVER}, where writers go on through SWITCH, it seals the key's tail before instead
+ * ({@link #seal}).
  */
 final class MoveDriver
 {
@@ -47,15 +49,21 @@ final class MoveDriver
         {
             return;
         }
-        final boolean fills = state.phase() == Phase.FILL && state.placement().entering().length > 0;
-        final boolean settles = state.phase() == Phase.SWITCH;
+        final boolean entering = state.placement().entering().length > 0;
+        final boolean fills = state.phase() == Phase.FILL && entering;
+        final boolean seals = state.phase() == Phase.SWITCH && state.scope.variant().handsOver();
+        final boolean settles = state.phase() == Phase.SWITCH && !seals;
         switch (state.driverPc())
         {
             case MoveState.WORK_PENDING ->
             {
-                if (fills)
+                if (fills || (seals && entering))
                 {
                     readEntering(state, steps);
+                }
+                else if (seals)
+                {
+                    readBefore(state, steps);
                 }
                 else if (settles)
                 {
@@ -68,8 +76,19 @@ final class MoveDriver
             }
             case MoveState.FILL_READ_ENTERING -> readEntering(state, steps);
             case MoveState.FILL_READ_BEFORE -> readBefore(state, steps);
-            case MoveState.FILL_DECIDE -> fill(state, steps);
+            case MoveState.FILL_DECIDE ->
+            {
+                if (seals)
+                {
+                    seal(state, steps);
+                }
+                else
+                {
+                    fill(state, steps);
+                }
+            }
             case MoveState.SETTLE_CAS -> rollForward(state, steps);
+            case MoveState.SEAL_RECHECK -> rollForwardChecked(state, steps);
             default -> moveOn(state, steps);
         }
     }
@@ -152,6 +171,104 @@ final class MoveDriver
             next.driver(MoveState.FILL_READ_ENTERING, 0);
             steps.add(new Step<>("driver sees a write in flight and reads again", next));
         }
+    }
+
+    /**
+     * {@link MoveVariant#HANDOVER}'s work in SWITCH, with writers going on: once the replicas before the change agree
+     * and the member entering holds their write, seal the tail before by a CAS from the word read. Otherwise copy the
+     * write onto the member (from the word read there), roll a crashed writer's write forward (the member first,
+     * then toward the head), or read again while a write is in flight.
+     */
+    private static void seal(final MoveState state, final List<Step<MoveState>> steps)
+    {
+        final int[] before = state.placement().before();
+        final int[] entering = state.placement().entering();
+        if (entering.length > 1)
+        {
+            throw new IllegalStateException("the handover model seals keys with at most one member entering");
+        }
+        final int tail = before[before.length - 1];
+        final int settled = state.driverRead(tail);
+        boolean agree = true;
+        for (final int replica : before)
+        {
+            agree &= state.driverRead(replica) == settled;
+        }
+        final int member = entering.length == 0 ? -1 : entering[0];
+        final boolean filled = member < 0 || state.driverRead(member) == settled ||
+            state.scope.variant() == MoveVariant.HANDOVER_SEAL_BEFORE_FILLED;
+        final MoveState next = state.copy();
+        next.clearDriverReads();
+        next.driver(MoveState.WORK_PENDING, 0);
+        if (agree && filled)
+        {
+            final boolean sealed = !state.sealed() && state.slot(tail) == settled;
+            if (sealed)
+            {
+                next.sealed(true);
+                next.driver(MoveState.WORK_DONE, 0);
+            }
+            steps.add(new Step<>("driver seals the tail before, " + MoveWriter.name(state, tail) + ", from " +
+                MoveWriter.value(settled) + (sealed ? "" : " (failed)"), next));
+            return;
+        }
+        if (agree)
+        {
+            // the member lacks the write: copied from the word read there, as the fill copies
+            final int expected = state.driverRead(member);
+            final boolean swapped = state.slot(member) == expected;
+            if (swapped)
+            {
+                next.copy(member, settled);
+            }
+            steps.add(new Step<>("driver CASes a copy of " + MoveWriter.value(settled) + " onto " +
+                MoveWriter.name(state, member) + " from " + MoveWriter.value(expected) + (swapped ? "" : " (failed)"),
+                next));
+        }
+        else if (MoveWriter.repairable(state, settled))
+        {
+            // READs in any order may mix states: the tail read again, unchanged, says the others were read after it
+            final MoveState checking = state.copy();
+            checking.driver(MoveState.SEAL_RECHECK, 0);
+            steps.add(new Step<>("driver sees the crashed W" + settled + "'s write unsettled", checking));
+        }
+        else
+        {
+            steps.add(new Step<>("driver sees a write in flight and reads again", next));
+        }
+    }
+
+    /** Roll the crashed writer's write forward, the member entering first, once the tail names it still. */
+    private static void rollForwardChecked(final MoveState state, final List<Step<MoveState>> steps)
+    {
+        final int[] before = state.placement().before();
+        final int tail = before[before.length - 1];
+        final int settled = state.driverRead(tail);
+        final MoveState next = state.copy();
+        next.clearDriverReads();
+        next.driver(MoveState.WORK_PENDING, 0);
+        final boolean checks = state.scope.variant() != MoveVariant.HANDOVER_ROLLS_UNCHECKED;
+        if (checks && state.slot(tail) != settled || state.sealed())
+        {
+            steps.add(new Step<>("driver READs the tail " + MoveWriter.name(state, tail) + " again: " +
+                MoveWriter.value(state.slot(tail)) + ", reads all again", next));
+            return;
+        }
+        final int[] entering = state.placement().entering();
+        int target = entering.length > 0 && state.driverRead(entering[0]) != settled ? entering[0] : -1;
+        for (int i = before.length - 2; target < 0 && i >= 0; i--)
+        {
+            target = state.driverRead(before[i]) != settled ? before[i] : -1;
+        }
+        final int expected = state.driverRead(target);
+        final boolean swapped = state.slot(target) == expected;
+        if (swapped)
+        {
+            next.copy(target, settled);
+        }
+        steps.add(new Step<>("driver READs the tail again: " + MoveWriter.value(settled) + "; rolls it forward: " +
+            "CASes " + MoveWriter.name(state, target) + " " + MoveWriter.value(expected) + " -> " +
+            MoveWriter.value(settled) + (swapped ? "" : " (failed)"), next));
     }
 
     private static void nextEntering(final MoveState next)

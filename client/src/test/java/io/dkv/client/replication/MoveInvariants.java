@@ -19,8 +19,10 @@ final class MoveInvariants
         {
             why = blocksBeforeSlots(state);
         }
-        final int[] chain = state.phase().ordinal() <= Phase.SWITCH.ordinal() ?
-            state.placement().before() : state.placement().after();
+        // a handover moves the chain writers decide on with the seal; the design with the phase
+        final boolean before = state.scope.variant().handsOver() ? !state.sealed() :
+            state.phase().ordinal() <= Phase.SWITCH.ordinal();
+        final int[] chain = before ? state.placement().before() : state.placement().after();
         if (why == null)
         {
             why = chainShape(state, chain);
@@ -110,8 +112,10 @@ final class MoveInvariants
     /** Before CLEANUP's writers start, both heads, and every other node, name the same write. */
     private static String settledInSwitch(final MoveState state)
     {
-        if (state.phase() != Phase.SWITCH || state.driverPc() != MoveState.WORK_DONE)
+        if (state.phase() != Phase.SWITCH || state.driverPc() != MoveState.WORK_DONE ||
+            state.scope.variant().handsOver())
         {
+            // under a handover writers go on once the key is sealed: its replicas after agree at rest (below)
             return null;
         }
         for (int node = 1; node < state.placement().nodes(); node++)

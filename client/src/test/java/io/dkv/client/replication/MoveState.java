@@ -7,6 +7,7 @@ import java.util.Arrays;
  * write it names: 0 for the key's value from before the change, 1 or 2 for a writer's, {@link #ABSENT} on a node
  * that has no copy yet) and blocks; the driver's phase and work; each writer's and reader's program counter, view
  * of the phase and the words it read; the history so far. Copied on every step, never changed once explored.
+ * Past the usual length: one accessor per packed field, which is the point of packing them in one place.
  */
 final class MoveState
 {
@@ -26,6 +27,13 @@ final class MoveState
     static final int CHAIN = 8;
     static final int STUCK = 9;
     static final int DONE = 10;
+    /** {@link MoveVariant#HANDOVER}: a writer in SWITCH READs the tail before the change: sealed or not. */
+    static final int SEAL_READ = 11;
+
+    // which placement a writer in SWITCH chains over ({@link MoveVariant#HANDOVER}): as its view says elsewhere
+    static final int RULE_VIEW = 0;
+    static final int RULE_BEFORE = 1;
+    static final int RULE_AFTER = 2;
 
     // reader program counters (INVOKE and DONE as a writer's)
     static final int READING = 1;
@@ -37,6 +45,8 @@ final class MoveState
     static final int FILL_DECIDE = 3;
     static final int SETTLE_CAS = 4;
     static final int WORK_DONE = 5;
+    /** {@link MoveVariant#HANDOVER}: the driver READs the tail before again, before it rolls its write forward. */
+    static final int SEAL_RECHECK = 6;
 
     // globals after the slots and blocks
     private static final int PHASE = 0;
@@ -45,7 +55,8 @@ final class MoveState
     private static final int DRIVER_TARGET = 3;
     private static final int CRASHES_LEFT = 4;
     private static final int WIN_COUNTER = 5;
-    private static final int DRIVER_READ = 6;
+    private static final int SEALED = 6;
+    private static final int DRIVER_READ = 7;
 
     // per writer
     private static final int PC = 0;
@@ -58,7 +69,10 @@ final class MoveState
     private static final int LATE_DESIRED = 7;
     private static final int LATE_WINS_TAIL = 8;
     private static final int VIEW = 9;
-    private static final int READ = 10;
+    private static final int RULE = 10;
+    private static final int LATE_SEALED = 11;
+    private static final int SAW_SEAL = 12;
+    private static final int READ = 13;
 
     // per reader
     private static final int READER_PC = 0;
@@ -169,6 +183,17 @@ final class MoveState
         clearDriverReads();
     }
 
+    /** @return whether the tail before the change is sealed: the key's writes decide at the tail after it. */
+    boolean sealed()
+    {
+        return v[globalBase + SEALED] == 1;
+    }
+
+    void sealed(final boolean sealed)
+    {
+        v[globalBase + SEALED] = sealed ? 1 : 0;
+    }
+
     int driverPc()
     {
         return v[globalBase + DRIVER_PC];
@@ -257,6 +282,27 @@ final class MoveState
         v[w(writer, VIEW)] = phase.ordinal();
     }
 
+    int rule(final int writer)
+    {
+        return v[w(writer, RULE)];
+    }
+
+    void rule(final int writer, final int rule)
+    {
+        v[w(writer, RULE)] = rule;
+    }
+
+    /** @return whether the writer's READs since it last started found the tail before the change sealed. */
+    boolean sawSeal(final int writer)
+    {
+        return v[w(writer, SAW_SEAL)] == 1;
+    }
+
+    void sawSeal(final int writer, final boolean saw)
+    {
+        v[w(writer, SAW_SEAL)] = saw ? 1 : 0;
+    }
+
     /** @return whether the writer may still act on its view: before and during its put, and while a CAS it posted
      * before it crashed may still land (until its operation's deadline). */
     boolean holdsView(final int writer)
@@ -275,8 +321,8 @@ final class MoveState
     }
 
     /**
-     * @param lateCas the CAS it had posted when it stopped, {node, expected, desired, 1 when it is for the tail},
-     *                which may still land later; or null.
+     * @param lateCas the CAS it had posted when it stopped, {node, expected, desired, 1 when it is for the tail,
+     *                1 when it chains over the placement after the change}, which may still land later; or null.
      */
     void crashWriter(final int writer, final int[] lateCas)
     {
@@ -289,6 +335,7 @@ final class MoveState
             v[w(writer, LATE_EXPECTED)] = lateCas[1];
             v[w(writer, LATE_DESIRED)] = lateCas[2];
             v[w(writer, LATE_WINS_TAIL)] = lateCas[3];
+            v[w(writer, LATE_SEALED)] = lateCas[4];
         }
         else
         {
@@ -317,6 +364,12 @@ final class MoveState
         return v[w(writer, LATE_WINS_TAIL)] == 1;
     }
 
+    /** @return whether the crashed writer's late CAS is of a chain over the placement after the change. */
+    boolean lateCasChainsAfter(final int writer)
+    {
+        return v[w(writer, LATE_SEALED)] == 1;
+    }
+
     /** The crashed writer's deadline has passed with it: it holds no view any more. */
     void lateCasLanded(final int writer)
     {
@@ -324,6 +377,7 @@ final class MoveState
         v[w(writer, LATE_EXPECTED)] = 0;
         v[w(writer, LATE_DESIRED)] = 0;
         v[w(writer, LATE_WINS_TAIL)] = 0;
+        v[w(writer, LATE_SEALED)] = 0;
         v[w(writer, VIEW)] = 0;
     }
 
@@ -353,6 +407,7 @@ final class MoveState
 
     void clearRead(final int writer)
     {
+        v[w(writer, SAW_SEAL)] = 0;
         for (int node = 0; node < n; node++)
         {
             v[w(writer, READ) + node] = UNREAD;
@@ -364,6 +419,7 @@ final class MoveState
     {
         pc(writer, DONE, 0);
         attempts(writer, 0);
+        rule(writer, RULE_VIEW);
         clearRead(writer);
         if (!crashed(writer))
         {
@@ -458,7 +514,8 @@ final class MoveState
         for (int node = 0; node < n; node++)
         {
             out.append(node == 0 ? "" : placement.isEntering(node) && !placement.isEntering(node - 1) ? " | " : " ")
-                .append(placement.name(node)).append(':').append(slot(node) == ABSENT ? "-" : slot(node));
+                .append(placement.name(node)).append(':').append(slot(node) == ABSENT ? "-" : slot(node))
+                .append(sealed() && node == placement.before()[placement.before().length - 1] ? "*" : "");
         }
         return out.toString();
     }

@@ -27,5 +27,40 @@ enum MoveVariant
     CLEANUP_SKIPS_LEAVING,
 
     /** Broken: the driver moves on while a client still acts on the phase before the previous one. */
-    TWO_PHASES_APART
+    TWO_PHASES_APART,
+
+    /**
+     * Writes that go on through SWITCH (client/README.md, "Left"): the driver seals the key's tail before the change
+     * once the replicas before it agree and the members entering hold their write, by a CAS from the word read. A
+     * writer in SWITCH READs that tail first: unsealed, it chains over the placement before, forcing the entering
+     * members (as in FILL); sealed, over the placement after, forcing the leaving ones (as in CLEANUP), its CAS of the
+     * sealed tail keeping the seal. A CAS that expects the tail unsealed fails on a sealed one, and a writer whose tail
+     * CAS so failed reads the membership again and starts over. CLEANUP follows once the key is sealed.
+     */
+    HANDOVER,
+
+    /** Broken handover: the driver seals the tail before the members entering hold the write. */
+    HANDOVER_SEAL_BEFORE_FILLED,
+
+    /** Broken handover: a CAS of the sealed tail by a writer chaining over the placement after drops the seal. */
+    HANDOVER_DROPS_SEAL,
+
+    /**
+     * Broken handover: a writer over the placement before goes on forcing the entering member once the tail it won
+     * is sealed (its tail still names its write), over a write the tail after decided since.
+     */
+    HANDOVER_FORCES_PAST_SEAL,
+
+    /**
+     * Broken handover: the driver rolls a crashed writer's write forward from READs that landed in any order,
+     * without reading the tail again: a head read after a newer write reached it is taken back to the older one.
+     */
+    HANDOVER_ROLLS_UNCHECKED;
+
+    /** @return whether writers go on through SWITCH, deciding where the sealed tail says. */
+    boolean handsOver()
+    {
+        return this == HANDOVER || this == HANDOVER_SEAL_BEFORE_FILLED || this == HANDOVER_DROPS_SEAL ||
+            this == HANDOVER_FORCES_PAST_SEAL || this == HANDOVER_ROLLS_UNCHECKED;
+    }
 }

@@ -13,7 +13,8 @@ import io.dkv.client.replication.Model.Step;
  * READ of the member's slot and a CAS from the word read, until it holds the write: one step here, the moment its
  * CAS lands (the driver's copy swaps from the word it read, and so loses to it). {@link
  * MoveVariant#FORCE_WHILE_TAIL_NAMES_IT} takes the loop's READs and CAS apart and stops once the tail names a later
- * write.
+ * write. Under {@link MoveVariant#HANDOVER} a writer in SWITCH does not wait: it READs the tail before the change
+ * and chains over the placement its seal names ({@link MoveRules#chainsAfter}).
  */
 final class MoveWriter
 {
@@ -21,30 +22,13 @@ final class MoveWriter
     {
     }
 
-    /** @return the replicas a put chains over under the view, head first; the last is the tail it must win. */
-    static int[] serving(final MoveState state, final Phase view)
-    {
-        return view.ordinal() <= Phase.SWITCH.ordinal() ? state.placement().before() : state.placement().after();
-    }
-
-    /** @return the members a put forces its write onto right after winning the tail, under the view. */
-    static int[] forced(final MoveState state, final Phase view)
-    {
-        return switch (view)
-        {
-            case FILL -> state.placement().entering();
-            case CLEANUP -> state.scope.variant() == MoveVariant.CLEANUP_SKIPS_LEAVING ?
-                new int[0] : state.placement().leaving();
-            default -> new int[0];
-        };
-    }
-
     static void steps(final MoveState state, final int writer, final List<Step<MoveState>> steps)
     {
         final String who = "W" + writer + " ";
         final Phase view = state.view(writer);
-        final int[] serving = serving(state, view);
+        final int[] serving = MoveRules.serving(state, writer);
         final int aux = state.aux(writer);
+        final boolean handsOver = state.scope.variant().handsOver();
         switch (state.pc(writer))
         {
             case MoveState.INVOKE ->
@@ -52,11 +36,21 @@ final class MoveWriter
                 refresh(state, writer, steps);
                 final MoveState next = state.copy();
                 next.invoke(writer - 1);
-                next.pc(writer, view == Phase.SWITCH ? MoveState.WAIT : MoveState.WRITE_BLOCKS, 0);
+                next.pc(writer, view != Phase.SWITCH ? MoveState.WRITE_BLOCKS :
+                    handsOver ? MoveState.SEAL_READ : MoveState.WAIT, 0);
                 steps.add(new Step<>(who + "invokes put(" + writer + ") in " + view +
-                    (view == Phase.SWITCH ? " and waits" : ""), next));
+                    (view == Phase.SWITCH && !handsOver ? " and waits" : ""), next));
             }
             case MoveState.WAIT -> refresh(state, writer, steps);
+            case MoveState.SEAL_READ ->
+            {
+                final MoveState next = state.copy();
+                next.rule(writer, state.sealed() ? MoveState.RULE_AFTER : MoveState.RULE_BEFORE);
+                next.pc(writer, MoveState.WRITE_BLOCKS, 0);
+                steps.add(new Step<>(who + "READs the tail before, " + name(state, MoveRules.beforeTail(state)) + ": " +
+                    (state.sealed() ? "sealed, chains over the placement after" :
+                        "not sealed, chains over the placement before"), next));
+            }
             case MoveState.WRITE_BLOCKS ->
             {
                 // blocks are invisible until a slot names them: one step for all of them loses no interleaving
@@ -65,7 +59,7 @@ final class MoveWriter
                 {
                     next.writeBlock(node, writer);
                 }
-                for (final int node : forced(state, view))
+                for (final int node : MoveRules.forced(state, writer))
                 {
                     next.writeBlock(node, writer);
                 }
@@ -82,6 +76,10 @@ final class MoveWriter
                     {
                         final MoveState next = state.copy();
                         next.read(writer, serving[i], state.slot(serving[i]));
+                        if (handsOver && serving[i] == MoveRules.beforeTail(state) && state.sealed())
+                        {
+                            next.sawSeal(writer, true);
+                        }
                         final int done = aux | (1 << i);
                         next.pc(writer, done == all ? MoveState.DECIDE : MoveState.READ_SLOTS, done == all ? 0 : done);
                         steps.add(new Step<>(who + "READs " + name(state, serving[i]) + "'s slot: " +
@@ -120,19 +118,36 @@ final class MoveWriter
     {
         final String who = "W" + writer + " ";
         final MoveState next = state.copy();
+        final boolean after = MoveRules.chainsAfter(state, writer);
+        if (!after && state.sawSeal(writer))
+        {
+            // the key was handed over: its writes decide at the tail after the change, which a newer view names
+            startOver(next, writer);
+            steps.add(new Step<>(who + "READ the tail before sealed: reads the membership (" + state.phase() +
+                ") and starts over", next));
+            return;
+        }
         final int[] cas = nextCas(state, writer);
         if (cas != null && cas[3] == 1)
         {
             final int tail = cas[0];
-            if (state.slot(tail) == cas[1])
+            if (MoveRules.lands(state, after, tail, cas[1]))
             {
-                next.slot(tail, writer);
+                MoveRules.land(next, after, tail, writer);
                 next.wonTail(writer);
-                final int[] forced = forced(state, state.view(writer));
+                final int[] forced = MoveRules.forced(state, writer);
                 next.pc(writer, forced.length > 0 ? MoveState.FORCE : MoveState.CHAIN,
                     forced.length > 0 ? 0 : serving.length - 1);
                 steps.add(new Step<>(who + "CASes the tail " + name(state, tail) + " " + value(cas[1]) + " -> " +
                     writer + ": won", next));
+            }
+            else if (!after && state.scope.variant().handsOver() && state.sealed() &&
+                tail == MoveRules.beforeTail(state))
+            {
+                startOver(next, writer);
+                steps.add(new Step<>(who + "CASes the tail " + name(state, tail) + " " + value(cas[1]) + " -> " +
+                    writer + ": lost to the seal: reads the membership (" + state.phase() + ") and starts over",
+                    next));
             }
             else
             {
@@ -146,10 +161,11 @@ final class MoveWriter
         if (cas != null)
         {
             // the write in flight will not finish: roll it forward, one replica nearer the head
-            final boolean swapped = state.slot(cas[0]) == cas[1];
+            final boolean swapped = MoveRules.lands(state, after, cas[0], cas[1]);
             if (swapped)
             {
-                next.copy(cas[0], cas[2]);
+                next.writeBlock(cas[0], cas[2]);
+                MoveRules.land(next, after, cas[0], cas[2]);
             }
             steps.add(new Step<>(who + "repairs: CASes " + name(state, cas[0]) + " " + value(cas[1]) + " -> " +
                 cas[2] + (swapped ? "" : " (failed)"), next));
@@ -166,23 +182,30 @@ final class MoveWriter
      */
     static int[] nextCas(final MoveState state, final int writer)
     {
-        final int[] serving = serving(state, state.view(writer));
+        final int[] cas = nextCasOf(state, writer);
+        final int after = MoveRules.chainsAfter(state, writer) ? 1 : 0;
+        return cas == null ? null : new int[]{cas[0], cas[1], cas[2], cas[3], after};
+    }
+
+    private static int[] nextCasOf(final MoveState state, final int writer)
+    {
+        final int[] serving = MoveRules.serving(state, writer);
         final int aux = state.aux(writer);
         switch (state.pc(writer))
         {
             case MoveState.FORCE ->
             {
-                if (state.scope.variant() == MoveVariant.FORCE_WHILE_TAIL_NAMES_IT)
+                if (MoveRules.forcesWhileTailNamesIt(state))
                 {
                     return null;
                 }
                 // the loop's CAS from the word its READ returned, which a crash leaves as it is now at the latest
-                final int node = forced(state, state.view(writer))[aux];
+                final int node = MoveRules.forced(state, writer)[aux];
                 return new int[]{node, state.slot(node), writer, 0};
             }
             case MoveState.FORCE_CAS ->
             {
-                final int node = forced(state, state.view(writer))[aux];
+                final int node = MoveRules.forced(state, writer)[aux];
                 return new int[]{node, state.read(writer, node), writer, 0};
             }
             case MoveState.CHAIN ->
@@ -224,13 +247,15 @@ final class MoveWriter
         final List<Step<MoveState>> steps)
     {
         final String who = "W" + writer + " ";
-        final int[] forced = forced(state, state.view(writer));
+        final int[] forced = MoveRules.forced(state, writer);
         final int aux = state.aux(writer);
         final int node = forced[aux];
         final MoveState next = state.copy();
-        if (state.scope.variant() != MoveVariant.FORCE_WHILE_TAIL_NAMES_IT)
+        final boolean after = MoveRules.chainsAfter(state, writer);
+        if (!MoveRules.forcesWhileTailNamesIt(state))
         {
-            next.slot(node, writer);
+            // the loop of READ and CAS until the member holds the write: a sealed member read sealed stays sealed
+            MoveRules.land(next, after, node, writer);
             doneForcing(next, writer, forced.length, serving.length);
             steps.add(new Step<>(who + "forces " + name(state, node) + " " + value(state.slot(node)) + " -> " +
                 writer, next));
@@ -248,7 +273,12 @@ final class MoveWriter
             }
             case MoveState.FORCE_READ_TAIL ->
             {
-                final boolean overtaken = state.slot(tail) != writer;
+                // under a handover a sealed tail no longer decides this writer's chain: a force past it could land
+                // over a write the tail after decided
+                final MoveVariant variant = state.scope.variant();
+                final boolean overtaken = state.slot(tail) != writer || (variant.handsOver() &&
+                    variant != MoveVariant.HANDOVER_FORCES_PAST_SEAL && !after && tail == MoveRules.beforeTail(state) &&
+                    state.sealed());
                 if (overtaken)
                 {
                     // a later write won the tail: its writer forces the member, and this write must not follow it
@@ -265,11 +295,11 @@ final class MoveWriter
             default ->
             {
                 final int expected = state.read(writer, node);
-                final boolean swapped = state.slot(node) == expected;
+                final boolean swapped = MoveRules.lands(state, after, node, expected);
                 next.read(writer, node, MoveState.UNREAD);
                 if (swapped)
                 {
-                    next.slot(node, writer);
+                    MoveRules.land(next, after, node, writer);
                     doneForcing(next, writer, forced.length, serving.length);
                 }
                 else
@@ -305,9 +335,9 @@ final class MoveWriter
         }
         final int target = serving[aux - 1];
         final int expected = state.read(writer, target);
-        if (state.slot(target) == expected)
+        if (MoveRules.lands(state, MoveRules.chainsAfter(state, writer), target, expected))
         {
-            next.slot(target, writer);
+            MoveRules.land(next, MoveRules.chainsAfter(state, writer), target, writer);
             next.pc(writer, MoveState.CHAIN, aux - 1);
             steps.add(new Step<>(who + "CASes " + name(state, target) + " " + value(expected) + " -> " + writer,
                 next));
@@ -333,6 +363,15 @@ final class MoveWriter
         {
             restartReads(next, writer);
         }
+    }
+
+    /** A writer that met the seal takes the driver's phase, and starts its put over (its blocks written again). */
+    private static void startOver(final MoveState next, final int writer)
+    {
+        next.view(writer, next.phase());
+        next.rule(writer, MoveState.RULE_VIEW);
+        next.clearRead(writer);
+        next.pc(writer, next.phase() == Phase.SWITCH ? MoveState.SEAL_READ : MoveState.WRITE_BLOCKS, 0);
     }
 
     private static void restartReads(final MoveState next, final int writer)
@@ -363,10 +402,11 @@ final class MoveWriter
         }
         final MoveState next = state.copy();
         next.lateCasLanded(writer);
-        final boolean swapped = state.slot(node) == state.lateExpected(writer);
+        final boolean after = state.lateCasChainsAfter(writer);
+        final boolean swapped = MoveRules.lands(state, after, node, state.lateExpected(writer));
         if (swapped)
         {
-            next.slot(node, state.lateDesired(writer));
+            MoveRules.land(next, after, node, state.lateDesired(writer));
             if (state.lateCasIsForTheTail(writer))
             {
                 next.wonTail(writer);
