@@ -247,37 +247,39 @@ public final class KvClient implements AutoCloseable
     /**
      * One pass of a membership change (client/README.md, "Membership change"): in its fill phase, copy every key the
      * change moves onto the members entering its placement, each up to the write its replicas before the change
-     * settled on; in its switch phase, the same after rolling forward any write left unsettled by a writer that died.
-     * Writes made meanwhile reach the entering members by themselves. The driver of the change runs it once every
-     * client is in the phase: {@link #membershipPhaseGapMs()} after the phase began. It blocks the calling thread.
+     * settled on; in its handover phase, seal each (client/README.md, "The handover"), rolling forward first any write
+     * left unsettled by a writer that died. Writes made meanwhile reach the entering members by themselves. The driver
+     * of the change runs it once every client is in the phase: {@link #membershipPhaseGapMs()} after the phase began.
+     * It blocks the calling thread.
      * <p>
      * A fill pass that finds every moving key in place notes what it found ({@code ChangeLedger}), and the first
-     * switch pass right after it (the epoch after the fill's) then reads again only the keys written since; any other
-     * switch pass reads every moving key again. One thread drives a change.
+     * handover pass after it (two epochs on, the switch between) then seals the keys no write touched since from the
+     * words it noted, reading again only the keys written since; any other handover pass reads every moving key
+     * again. One thread drives a change.
      *
      * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
      * serving replica, and the pass should run again.
-     * @throws KvException when no change is in its fill or switch phase.
+     * @throws KvException when no change is in its fill or handover phase.
      */
     public RefillReport fillMembershipChange()
     {
         membership.refreshNow();
         final int phase = membership.placement().phase;
-        if (phase != Membership.FILL && phase != Membership.SWITCH)
+        if (phase != Membership.FILL && phase != Membership.HANDOVER)
         {
-            throw new KvException("no membership change is filling or switching: the membership is in phase " +
+            throw new KvException("no membership change is filling or handing over: the membership is in phase " +
                 Membership.phaseName(phase) + " (epoch " + membership.epoch() + ")");
         }
         final KvSession session = session();
         final MembershipView.Placement placement = membership.placement();
         final ChangeLedger fill = changeLedger;
         changeLedger = null;
-        if (phase == Membership.SWITCH && fill != null && fill.servesSwitchOf(placement.epoch))
+        if (phase == Membership.HANDOVER && fill != null && fill.servesHandoverOf(placement.epoch))
         {
             return new ReplicaCopier(session.listing(), session.refillBatch(), membership, availability.nodeIds(),
-                context.nanoClock()).switchChange(fill);
+                context.nanoClock()).handoverChange(fill);
         }
-        // a third of the heap at most: past that the switch reads every moving key again, as it did before
+        // a third of the heap at most: past that the handover reads every moving key again
         final ChangeLedger ledger = phase == Membership.FILL ? new ChangeLedger(placement.epoch,
             availability.nodeIds().length, Runtime.getRuntime().maxMemory() / 3) : null;
         final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership,

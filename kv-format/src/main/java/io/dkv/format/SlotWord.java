@@ -9,13 +9,19 @@ package io.dkv.format;
  *  54..48  length        the block's length in 64-byte units (1..127), or 0: longer, read its header first
  *  47      expires       1 = the block has an expiry time (the node's scan reads only those blocks' expireAt)
  *  46..39  generation    how many times the block's chunk was handed out before, modulo 256
- *  38..0   block         the block's offset in the heap region / 64 (never 0: the heap's header is there)
+ *  38      sealed        1 = a membership change handed the key's decision to its placement after the change
+ *  37..0   block         the block's offset in the heap region / 64 (never 0: the heap's header is there)
  * </pre>
  * The generation fences operations that outlast the grace period (a client or its driver stopped with a CAS in
  * flight): a chunk is handed out again only after its grace period, and then under the next generation, so a word
  * read before cannot name a block written there since, even one of the same key, length and offset. Without it such
  * a stale CAS would find its expected word and land, putting back a value over later writes. Wrapping around takes
- * 256 grace periods of one chunk (at least 42 minutes at the default 10 s). Blocks lie in the first 32 TiB.
+ * 256 grace periods of one chunk (at least 42 minutes at the default 10 s). Blocks lie in the first 16 TiB.
+ *
+ * <p>The seal names the same write as the word without it; it matters only at a moving key's last replica before a
+ * membership change, in the change's switch and cleanup phases (client/README.md, "The handover"): a word sealed there
+ * says that writes of the key are decided by its replicas after the change. Anything else that swaps the slot may drop
+ * it, and the node's scans keep it.
  */
 public final class SlotWord
 {
@@ -27,7 +33,8 @@ public final class SlotWord
     public static final int GENERATIONS = 256;
     private static final int GENERATION_SHIFT = 39;
     private static final long GENERATION_MASK = (long)(GENERATIONS - 1) << GENERATION_SHIFT;
-    private static final long BLOCK_MASK = (1L << GENERATION_SHIFT) - 1;
+    private static final long SEALED_BIT = 1L << 38;
+    private static final long BLOCK_MASK = SEALED_BIT - 1;
     /** Heap bytes a slot can name: blocks lie below. */
     public static final long MAX_HEAP_BYTES = (BLOCK_MASK + 1) * UNIT;
 
@@ -71,6 +78,23 @@ public final class SlotWord
     public static long commit(final long tentativeWord)
     {
         return tentativeWord | COMMITTED_BIT;
+    }
+
+    /** @return the same word, sealed: it names the same write. */
+    public static long sealed(final long word)
+    {
+        return word | SEALED_BIT;
+    }
+
+    /** @return the same word without its seal. */
+    public static long unsealed(final long word)
+    {
+        return word & ~SEALED_BIT;
+    }
+
+    public static boolean isSealed(final long word)
+    {
+        return (word & SEALED_BIT) != 0;
     }
 
     public static boolean isEmpty(final long word)

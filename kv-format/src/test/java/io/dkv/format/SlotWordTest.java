@@ -43,6 +43,24 @@ class SlotWordTest
     }
 
     @Test
+    void aSealedWordNamesTheSameBlockAndIsAnotherWord()
+    {
+        final long largest = SlotWord.MAX_HEAP_BYTES - SlotWord.UNIT;
+        final long word = SlotWord.committed(0xff, largest, 64, true, 255);
+        final long sealed = SlotWord.sealed(word);
+        assertNotEquals(word, sealed, "a CAS expecting the word unsealed fails on it sealed");
+        assertTrue(SlotWord.isSealed(sealed));
+        assertFalse(SlotWord.isSealed(word));
+        assertEquals(largest, SlotWord.blockOffset(sealed));
+        assertEquals(255, SlotWord.generation(sealed));
+        assertEquals(64, SlotWord.lengthHint(sealed));
+        assertTrue(SlotWord.isCommitted(sealed) && SlotWord.expires(sealed));
+        assertEquals(word, SlotWord.unsealed(sealed));
+        assertEquals(sealed, SlotWord.commit(SlotWord.tentative(sealed)), "an insert keeps its seal");
+        assertEquals(16L << 40, SlotWord.MAX_HEAP_BYTES, "blocks lie in the first 16 TiB");
+    }
+
+    @Test
     void aBlockAtTheSameOffsetInALaterLifeOfItsChunkHasAnotherWord()
     {
         final long first = SlotWord.committed(0x5a, 64 * 77, 900, false, 3);

@@ -47,7 +47,9 @@ final class ExpirySweep
         final int[] count = new int[1];
         index.forEachSlot((slot, word) ->
         {
-            if (!SlotWord.isCommitted(word) || !SlotWord.expires(word))
+            // a sealed slot stays: it tells the writers of a moving key where its writes are decided, and the next
+            // change's fill clears the seal (client/README.md, "The handover")
+            if (!SlotWord.isCommitted(word) || !SlotWord.expires(word) || SlotWord.isSealed(word))
             {
                 return;
             }

@@ -4,6 +4,7 @@ import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.Versioned;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
@@ -15,6 +16,8 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,6 +44,7 @@ class ExpiryTest
     private static final long CLIENT = 90;
     private static final int LONG_GRACE_MS = 30_000;
     private static final int LONG_TIMEOUT_MS = 20_000;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final CachedEpochClock clock = new CachedEpochClock();
 
@@ -282,6 +286,46 @@ class ExpiryTest
             {
                 assertNull(reader.get(key));
             }
+        }
+    }
+
+    /**
+     * A sealed slot tells the writers of a key a membership change moves where its writes are decided
+     * (client/README.md, "The handover"): the node's scan leaves it, expired or not, and empties the key's slot once
+     * the seal is gone.
+     */
+    @Test
+    void theNodesScanLeavesASealedSlot() throws Exception
+    {
+        try (KvCluster cluster =
+            new KvCluster("shm", 1, context -> context.epochClock(clock).expiryScanMs(10).graceMs(300));
+            KvClient client = client(cluster))
+        {
+            final byte[] sealed = bytes("sealed by a change");
+            final byte[] plain = bytes("not sealed");
+            client.put(sealed, bytes("v"), START + 1_000);
+            client.put(plain, bytes("v"), START + 1_000);
+            final MemorySegment index = cluster.index();
+            final long[] slot = {-1};
+            IndexInspector.forEachSlot(index, (offset, word) ->
+            {
+                if (SlotWord.isCommitted(word) &&
+                    IndexInspector.committedBlock(index, cluster.heap(), "sealed by a change") ==
+                    SlotWord.blockOffset(word))
+                {
+                    slot[0] = offset;
+                }
+            });
+            final long word = index.get(WORD, slot[0]);
+            index.set(WORD, slot[0], SlotWord.sealed(word));
+            clock.advance(1_000);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 1);
+            assertEquals(0, committedSlots(cluster, plain), "the unsealed key's slot emptied");
+            assertEquals(1, committedSlots(cluster, sealed), "the sealed one kept");
+            assertNull(client.get(sealed), "and read as the expired value it names");
+            index.set(WORD, slot[0], word);
+            KvCluster.awaitTrue(() -> cluster.memoryNode.keysExpired() == 2);
+            assertEquals(0, committedSlots(cluster, sealed), "emptied once its seal is gone");
         }
     }
 

@@ -97,6 +97,12 @@ final class KvCluster implements AutoCloseable
         return IndexInspector.committedSlotsByKey(index(), memoryRaas.localMemory(memoryNode.heapRegion()));
     }
 
+    /** @return the first memory node's heap, in its own memory. */
+    MemorySegment heap()
+    {
+        return memoryRaas.localMemory(memoryNode.heapRegion());
+    }
+
     /** @return the tentative slots left in the first memory node's index. */
     int tentativeSlots()
     {

@@ -16,11 +16,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,6 +40,8 @@ class MembershipChangeTest
     private static final int KEYS = 120;
     private static final int LEASE_MS = 400;
     private static final int TIMEOUT_MS = 1_500;
+    private static final int SWITCH_KEYS = 40;
+    private static final long SWITCH_ROUND = 7;
 
     private final StaticDirectory directory = new StaticDirectory();
     private final Map<Long, Raas> raases = new java.util.TreeMap<>();
@@ -94,6 +99,7 @@ class MembershipChangeTest
             onAdded += Arrays.stream(fresh.replicasOf(key(k))).anyMatch(id -> id == added) ? 1 : 0;
         }
         assertTrue(onAdded > 0, "the added member holds some keys");
+        assertWrittenInTheSwitch(fresh, key -> Arrays.stream(fresh.replicasOf(key)).anyMatch(id -> id == added));
     }
 
     @ParameterizedTest(name = "{0}, {1} cop(ies)")
@@ -106,6 +112,14 @@ class MembershipChangeTest
         final KvClient client = loadedCluster(provider, replicas, members);
 
         final int[] drainPlacements = {Membership.PLACED, Membership.PLACED, Membership.PLACED_BEFORE};
+        final Set<String> onDrained = new HashSet<>();
+        for (int k = 0; k < SWITCH_KEYS; k++)
+        {
+            if (Arrays.stream(client.replicasOf(switchKey(k))).anyMatch(id -> id == drained))
+            {
+                onDrained.add(new String(switchKey(k), StandardCharsets.UTF_8));
+            }
+        }
         final Load load = new Load(client, connect(provider, 101));
         try
         {
@@ -122,6 +136,22 @@ class MembershipChangeTest
         final KvClient fresh = connect(provider, 102);
         load.assertValues(fresh);
         assertCopiesWhereThePlacementSays(fresh, load, new long[]{1, 2});
+        assertWrittenInTheSwitch(fresh, key -> onDrained.contains(new String(key, StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * The keys the driver wrote in the switch phase and again as the handover began (writes of moving keys go on
+     * through both: client/README.md, "The handover"), read back with their last values; some of them moved.
+     */
+    private static void assertWrittenInTheSwitch(final KvClient client, final Predicate<byte[]> moved)
+    {
+        int moving = 0;
+        for (int k = 0; k < SWITCH_KEYS; k++)
+        {
+            assertArrayEquals(value(k, SWITCH_ROUND), client.get(switchKey(k)), "key written in the handover " + k);
+            moving += moved.test(switchKey(k)) ? 1 : 0;
+        }
+        assertTrue(moving > 0, "some of the keys written in the switch moved");
     }
 
     /** The change's driver: each phase, then (in fill and switch) passes until every moving key is in place. */
@@ -136,11 +166,23 @@ class MembershipChangeTest
         assertTrue(fill(driver).complete(), "the fill completes");
         directory.membership(new Membership(3, replicas, members, live, incarnations, placements, Membership.SWITCH));
         Thread.sleep(driver.membershipPhaseGapMs());
-        assertTrue(fill(driver).complete(), "the switch's settling pass completes");
+        // the directory stays in each phase until these return: a write that waited for the phase to end would fail
+        for (int k = 0; k < SWITCH_KEYS; k++)
+        {
+            driver.put(switchKey(k), value(k, SWITCH_ROUND - 1));
+        }
         directory.membership(new Membership(4, replicas, members, live, incarnations, placements,
+            Membership.HANDOVER));
+        for (int k = 0; k < SWITCH_KEYS; k++)
+        {
+            driver.put(switchKey(k), value(k, SWITCH_ROUND));
+        }
+        Thread.sleep(driver.membershipPhaseGapMs());
+        assertTrue(fill(driver).complete(), "the handover's sealing pass completes");
+        directory.membership(new Membership(5, replicas, members, live, incarnations, placements,
             Membership.CLEANUP));
         Thread.sleep(driver.membershipPhaseGapMs());
-        directory.membership(steady(5, replicas, after));
+        directory.membership(steady(6, replicas, after));
         Thread.sleep(driver.membershipPhaseGapMs());
     }
 
@@ -217,6 +259,11 @@ class MembershipChangeTest
     private static byte[] key(final int k)
     {
         return ("key-" + k).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] switchKey(final int k)
+    {
+        return ("written in the switch " + k).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] value(final int k, final long round)

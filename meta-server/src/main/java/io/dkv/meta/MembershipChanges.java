@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.dkv.raas.Membership.CLEANUP;
+import static io.dkv.raas.Membership.HANDOVER;
 import static io.dkv.raas.Membership.FILL;
 import static io.dkv.raas.Membership.LIVE;
 import static io.dkv.raas.Membership.PLACED;
@@ -21,7 +22,7 @@ import static io.dkv.raas.Membership.SWITCH;
 /**
  * The rules of a membership change that moves keys (client/README.md, "Membership change"): a node
  * added is placed after only, a member drained before only, and the phase goes FILL, SWITCH,
- * CLEANUP, STEADY, each step a new epoch. One change runs at a time.
+ * HANDOVER, CLEANUP, STEADY, each step a new epoch. One change runs at a time.
  *
  * <ul>
  *     <li>{@link #add}: a registered node that is no member enters: live, placed after only, FILL. With no
@@ -31,8 +32,8 @@ import static io.dkv.raas.Membership.SWITCH;
  *     <li>{@link #advance}: to the next phase; at STEADY members placed after only are placed, members placed
  *     before only leave the membership.</li>
  *     <li>{@link #abort}: in FILL or SWITCH, back to STEADY over the before placement; members placed after only
- *     leave, members placed before only are placed again. In CLEANUP readers already read the after placement,
- *     so the change can only complete.</li>
+ *     leave, members placed before only are placed again. From HANDOVER on writes are decided by the after
+ *     placement, and in CLEANUP readers read it too, so the change can only complete.</li>
  *     <li>{@link #lost}: an added member that went down during FILL or SWITCH aborts the change; a drained
  *     member going down does not (its keys have other copies, or come back from its disk).</li>
  * </ul>
@@ -143,7 +144,7 @@ final class MembershipChanges
     {
         if (expectedPhase < FILL || expectedPhase > CLEANUP)
         {
-            throw conflict("a change advances from fill, switch or cleanup, not from " +
+            throw conflict("a change advances from fill, switch, handover or cleanup, not from " +
                 Membership.phaseName(expectedPhase));
         }
         final int next = expectedPhase == CLEANUP ? STEADY : expectedPhase + 1;
@@ -180,7 +181,7 @@ final class MembershipChanges
      * Give the change up: back to STEADY over the before placement.
      *
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_CONFLICT} naming the phase when no change runs or
-     *                          it is in CLEANUP.
+     *                          it is in HANDOVER or CLEANUP.
      */
     MembershipRecord abort()
     {
@@ -188,7 +189,8 @@ final class MembershipChanges
         if (phase != FILL && phase != SWITCH)
         {
             throw conflict("no change to abort: the membership is in " + Membership.phaseName(phase) +
-                (phase == CLEANUP ? ", where readers read the after placement; advance it to steady" : ""));
+                (phase == HANDOVER || phase == CLEANUP ? ", where writes are decided by the after placement; " +
+                "advance it to steady" : ""));
         }
         final List<MemberRecord> touched = new ArrayList<>();
         for (final MemberRecord member : List.copyOf(members.all()))
@@ -208,7 +210,7 @@ final class MembershipChanges
     /**
      * A member went down (its lease ran out, or it deregistered).
      *
-     * @return the abort's change when it was being added and the change had not reached CLEANUP, else null.
+     * @return the abort's change when it was being added and the change had not reached HANDOVER, else null.
      */
     MembershipRecord lost(final long nodeId)
     {

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static io.dkv.raas.Membership.CLEANUP;
+import static io.dkv.raas.Membership.HANDOVER;
 import static io.dkv.raas.Membership.FILL;
 import static io.dkv.raas.Membership.LIVE;
 import static io.dkv.raas.Membership.PLACED;
@@ -242,6 +243,7 @@ class FoundersTest
         directory.beginDrain(nodeId);
         directory.advanceMembership(FILL);
         directory.advanceMembership(SWITCH);
+        directory.advanceMembership(HANDOVER);
         assertEquals(0, directory.advanceMembership(CLEANUP).state(nodeId), "drained");
     }
 

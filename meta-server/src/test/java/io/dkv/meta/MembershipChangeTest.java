@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import static io.dkv.raas.Membership.CLEANUP;
+import static io.dkv.raas.Membership.HANDOVER;
 import static io.dkv.raas.Membership.FILL;
 import static io.dkv.raas.Membership.LIVE;
 import static io.dkv.raas.Membership.PLACED;
@@ -71,7 +72,8 @@ class MembershipChangeTest
             assertEquals(SWITCH, directory.advanceMembership(FILL).phase());
             assertEquals(SWITCH, directory.advanceMembership(FILL).phase(), "asked again: answered, nothing moved");
             assertEquals(epoch + 1, a.membership().epoch());
-            assertEquals(CLEANUP, directory.advanceMembership(SWITCH).phase());
+            assertEquals(HANDOVER, directory.advanceMembership(SWITCH).phase());
+            assertEquals(CLEANUP, directory.advanceMembership(HANDOVER).phase());
             final Membership steady = directory.advanceMembership(CLEANUP);
             assertEquals(STEADY, steady.phase());
             assertEquals(PLACED, steady.placement(JOINER));
@@ -85,6 +87,7 @@ class MembershipChangeTest
             assertTrue(busy.getMessage().contains("draining " + FOUNDER), busy.getMessage());
             directory.advanceMembership(FILL);
             directory.advanceMembership(SWITCH);
+            directory.advanceMembership(HANDOVER);
             final Membership drained = directory.advanceMembership(CLEANUP);
             assertEquals(0, drained.state(FOUNDER), "the drained member left");
             assertEquals(drained, b.membership());

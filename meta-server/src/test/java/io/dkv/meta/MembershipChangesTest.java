@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static io.dkv.raas.Membership.CLEANUP;
+import static io.dkv.raas.Membership.HANDOVER;
 import static io.dkv.raas.Membership.DOWN;
 import static io.dkv.raas.Membership.FILL;
 import static io.dkv.raas.Membership.JOINING;
@@ -60,12 +61,13 @@ class MembershipChangesTest
         assertEquals(epoch + 1, members.epoch());
 
         assertEquals(SWITCH, changes.advance(FILL).phase());
-        assertEquals(CLEANUP, changes.advance(SWITCH).phase());
+        assertEquals(HANDOVER, changes.advance(SWITCH).phase());
+        assertEquals(CLEANUP, changes.advance(HANDOVER).phase());
         final MembershipRecord steady = changes.advance(CLEANUP);
         assertEquals(STEADY, steady.phase());
         assertEquals(List.of(new MemberRecord(103, LIVE, 4, PLACED)), steady.members());
-        assertEquals(epoch + 4, members.epoch(), "each phase is an epoch");
-        assertEquals(new MembershipRecord(epoch + 4, 2, List.of(new MemberRecord(101, LIVE, 1),
+        assertEquals(epoch + 5, members.epoch(), "each phase is an epoch");
+        assertEquals(new MembershipRecord(epoch + 5, 2, List.of(new MemberRecord(101, LIVE, 1),
             new MemberRecord(102, LIVE, 1), new MemberRecord(103, LIVE, 4))), members.record());
     }
 
@@ -78,6 +80,7 @@ class MembershipChangesTest
         assertEquals(FILL, members.phase());
         changes.advance(FILL);
         changes.advance(SWITCH);
+        changes.advance(HANDOVER);
         final MembershipRecord steady = changes.advance(CLEANUP);
         assertEquals(List.of(MemberRecord.removed(101, LIVE, 1)), steady.members(), "the peer removes it too");
         assertEquals(List.of(new MemberRecord(102, LIVE, 1)), members.record().members());
@@ -104,6 +107,7 @@ class MembershipChangesTest
         assertNull(changes.advance(FILL), "a driver whose answer was lost asks again");
         assertEquals(epoch + 1, members.epoch());
         changes.advance(SWITCH);
+        changes.advance(HANDOVER);
         changes.advance(CLEANUP);
         assertNull(changes.advance(CLEANUP), "steady already");
 
@@ -169,18 +173,34 @@ class MembershipChangesTest
     }
 
     @Test
-    void aChangeInCleanupCannotBeAborted()
+    void aChangeInHandoverOrCleanupCannotBeAborted()
     {
         found(101, 102);
         changes.drain(101);
         changes.advance(FILL);
         changes.advance(SWITCH);
+        assertTrue(refused(changes::abort).getMessage().contains("handover"));
+        assertEquals(HANDOVER, members.phase());
+        changes.advance(HANDOVER);
         assertTrue(refused(changes::abort).getMessage().contains("cleanup"));
         assertEquals(CLEANUP, members.phase());
     }
 
     @Test
-    void anAddedMemberLostBeforeCleanupAbortsADrainedOneDoesNot()
+    void anAddedMemberLostInHandoverLeavesTheChangeGoingOn()
+    {
+        found(101, 102);
+        changes.add(103, 4);
+        changes.advance(FILL);
+        changes.advance(SWITCH);
+        members.down(103);
+        assertNull(changes.lost(103), "writes are decided over the placement after: no way back");
+        assertEquals(HANDOVER, members.phase());
+        assertEquals(DOWN, members.member(103).state());
+    }
+
+    @Test
+    void anAddedMemberLostBeforeHandoverAbortsADrainedOneDoesNot()
     {
         found(101, 102);
         changes.add(103, 4);

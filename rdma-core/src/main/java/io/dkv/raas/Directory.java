@@ -79,10 +79,10 @@ public interface Directory
     }
 
     /**
-     * Move the change in progress from {@code expectedPhase} to the next: FILL to SWITCH to CLEANUP to STEADY, where
-     * members placed after only are placed and members placed before only leave. Idempotent: when the membership is
-     * in the phase after {@code expectedPhase} already (an earlier call's answer was lost), nothing changes and the
-     * call succeeds; a driver cannot skip a phase, since from any other phase the call is refused.
+     * Move the change in progress from {@code expectedPhase} to the next: FILL to SWITCH to HANDOVER to CLEANUP to
+     * STEADY, where members placed after only are placed and members placed before only leave. Idempotent: when the
+     * membership is in the phase after {@code expectedPhase} already (an earlier call's answer was lost), nothing
+     * changes and the call succeeds; a driver cannot skip a phase, since from any other phase the call is refused.
      *
      * @return the membership after it.
      * @throws UnsupportedOperationException when this directory keeps no membership changes.
@@ -101,7 +101,7 @@ public interface Directory
      *
      * @return the membership after it.
      * @throws UnsupportedOperationException when this directory keeps no membership changes.
-     * @throws RaasException naming the phase when no change runs or it is in {@link Membership#CLEANUP}; a driver
+     * @throws RaasException naming the phase when no change runs or it is past SWITCH; a driver
      *                       whose abort's answer was lost finds {@link Membership#STEADY} over the before placement.
      */
     default Membership abortMembershipChange()

@@ -20,8 +20,8 @@ import java.util.List;
  *                  placement they have now, {@link #PLACED_AFTER} when they will be once the change in progress
  *                  completes; {@link #PLACED} (both) for every member while no change runs.
  * @param phase     the phase of the membership change in progress: {@link #STEADY} (none), {@link #FILL},
- *                  {@link #SWITCH} or {@link #CLEANUP}; client/README.md ("Membership change") says what each
- *                  asks of readers and writers.
+ *                  {@link #SWITCH}, {@link #HANDOVER} or {@link #CLEANUP}; client/README.md ("Membership change")
+ *                  says what each asks of readers and writers.
  * @param leftLive  for each member, when it last stopped serving: the membership epoch of that change, with
  *                  {@link #MEMORY_LOST} when it came back since as another incarnation (its memory then is not what
  *                  it held); 0 while it serves, or where the directory keeps none. A refill that finds no serving
@@ -52,10 +52,15 @@ public record Membership(
     public static final int STEADY = 0;
     /** Writes go to both placements' replicas, the before placement serves; members entering a placement fill. */
     public static final int FILL = 1;
-    /** Keys whose placement changes are not written; a read of one needs its two heads to agree. */
+    /** Writes go on as in the fill; a read of a key whose placement changes needs its two heads to agree. */
     public static final int SWITCH = 2;
+    /**
+     * Each key whose placement changes is handed over to its replicas after the change (its last replica before is
+     * sealed), and written there; a read of one needs its two heads to agree. A change goes on from here: no abort.
+     */
+    public static final int HANDOVER = 3;
     /** The after placement serves; members leaving a key's placement are still written, never read. */
-    public static final int CLEANUP = 3;
+    public static final int CLEANUP = 4;
 
     /** In {@link #leftLive}: the member came back as another incarnation since it stopped serving. */
     public static final long MEMORY_LOST = Long.MIN_VALUE;
@@ -233,6 +238,7 @@ public record Membership(
             case STEADY -> "steady";
             case FILL -> "fill";
             case SWITCH -> "switch";
+            case HANDOVER -> "handover";
             case CLEANUP -> "cleanup";
             default -> "phase-" + phase;
         };

@@ -5,24 +5,28 @@ import io.dkv.format.SlotWord;
 import java.util.Arrays;
 
 /**
- * What a membership change's fill pass saw, node by node, so that the switch pass settles only what changed since
- * (client/README.md, "Membership change"): the committed slot words its scans read whose keys the change does not move
- * (<em>seen</em>), and for each moving key it found in place, the word each of its replicas and each member entering
- * its placement named then (<em>settled</em>: the key's group of words).
+ * What a membership change's fill pass saw, node by node, so that the handover pass reads again only what changed
+ * since (client/README.md, "Membership change"): the committed slot words its scans read whose keys the change does not
+ * move (<em>seen</em>), and for each moving key it found in place, the word each of its replicas and each member
+ * entering its placement named then (<em>settled</em>: the key's group of words).
  *
  * <p>A word names one write of one key for as long as it stands, and any write a node takes changes the key's word
  * there. So a moving key that no write touched since the fill found it in place still holds, at every node, the word
  * it held then, and is still in place; at a node a write touched it holds a word neither seen nor settled (a write
- * that left a block there), or no longer holds its settled word (a delete that emptied the slot). The switch pass
+ * that left a block there), or no longer holds its settled word (a delete that emptied the slot). The handover pass
  * reads the members' indexes in large READs, as the fill does, reads the keys of the words not accounted for, and of
  * the groups one of whose words is gone reads the key from a word of the group still standing (none standing: every
- * node of the key either holds a word read anyway or none, and a key no node holds is settled).
+ * node of the key either holds a word read anyway or none, and a key no node holds needs no seal).
  *
- * <p>Valid for the switch that directly follows the fill (the epoch after it): any other membership event between
- * them (a node declared down or back) makes the switch pass read every moving key again, as before. So does a ledger
- * that would outgrow its budget ({@link #abandoned()}): it lets its memory go, and the change goes on the old way.
- * About 8 bytes a word seen, 9 a settled word and 4 a moving key, and half as much again while it grows or is
- * sorted at the end.
+ * <p>Of each settled group it also keeps the word of the key's last replica before the change (its <em>tail</em>):
+ * writes of a key win its tail first, so a tail that still holds that word names a key no write touched since, which
+ * the handover pass seals from that word as it reads the index (client/README.md, "The handover").
+ *
+ * <p>Valid for the handover two epochs after the fill (the switch between): any other membership event between them (a
+ * node declared down or back) makes the handover pass read every moving key again. So does a ledger that would
+ * outgrow its budget ({@link #abandoned()}): it lets its memory go, and the change goes on the slower way. About 8
+ * bytes a word seen, 9 a settled word and 12 a moving key, and half as much again while it grows or is sorted at the
+ * end.
  */
 public final class ChangeLedger
 {
@@ -37,6 +41,9 @@ public final class ChangeLedger
     private int settledCount;
     private int[] groupStarts = new int[INITIAL + 1];
     private int groupCount;
+    /** Per node, the settled words of the keys whose tail it is; sorted by {@link #close}. */
+    private long[][] tails;
+    private int[] tailCounts;
     /** Per node, after {@link #close}: the words seen and settled there, sorted. */
     private long[][] accounted;
     private boolean complete;
@@ -53,6 +60,8 @@ public final class ChangeLedger
         this.budgetBytes = budgetBytes;
         this.seen = new long[nodeCount][];
         this.seenCount = new int[nodeCount];
+        this.tails = new long[nodeCount][];
+        this.tailCounts = new int[nodeCount];
     }
 
     /** Note a committed word the fill's scan read in a node's index whose key the change does not move. */
@@ -119,6 +128,34 @@ public final class ChangeLedger
         groupStarts[groupCount] = settledCount;
     }
 
+    /** Note the word the key of the last {@link #group} named at its tail, which {@link #settled} noted too. */
+    void settledTail(final int node, final long word)
+    {
+        if (abandoned || word == SlotWord.EMPTY)
+        {
+            return;
+        }
+        if (tails[node] == null || tailCounts[node] == tails[node].length)
+        {
+            final int length = tails[node] == null ? INITIAL : tails[node].length + (tails[node].length >> 1);
+            if (!fits(8L * length))
+            {
+                return;
+            }
+            tails[node] = tails[node] == null ? new long[length] : Arrays.copyOf(tails[node], length);
+        }
+        tails[node][tailCounts[node]++] = word;
+    }
+
+    /**
+     * @return true when {@code word} at the node is the word a moving key the fill found in place named at its tail
+     * then: standing still, it says that no write touched the key since.
+     */
+    boolean isSettledTail(final int node, final long word)
+    {
+        return tails[node] != null && Arrays.binarySearch(tails[node], 0, tailCounts[node], word) >= 0;
+    }
+
     /** The fill pass ended: it found every moving key in place ({@code complete}) or not. */
     void close(final boolean complete)
     {
@@ -152,13 +189,23 @@ public final class ChangeLedger
         {
             Arrays.sort(words);
         }
+        for (int node = 0; node < tails.length; node++)
+        {
+            if (tails[node] != null)
+            {
+                Arrays.sort(tails[node], 0, tailCounts[node]);
+            }
+        }
         seen = null;
     }
 
-    /** @return true when the pass found every moving key in place and the switch in {@code epoch} directly follows. */
-    public boolean servesSwitchOf(final long epoch)
+    /**
+     * @return true when the pass found every moving key in place and the handover in {@code epoch} directly follows
+     * the switch after the fill.
+     */
+    public boolean servesHandoverOf(final long epoch)
     {
-        return complete && !abandoned && epoch == fillEpoch + 1;
+        return complete && !abandoned && epoch == fillEpoch + 2;
     }
 
     /** @return true when it would have outgrown its budget, and holds nothing. */
@@ -232,6 +279,7 @@ public final class ChangeLedger
         settledNodes = null;
         groupStarts = null;
         accounted = null;
+        tails = new long[tails.length][];
         return false;
     }
 
@@ -244,6 +292,10 @@ public final class ChangeLedger
             {
                 bytes += words == null ? 0 : 8L * words.length;
             }
+        }
+        for (final long[] words : tails)
+        {
+            bytes += words == null ? 0 : 8L * words.length;
         }
         if (accounted != null)
         {

@@ -158,6 +158,12 @@ public final class RefillBatch
         return batch.servingCounts[i];
     }
 
+    /** @return the chain its refills run over, the session's. */
+    ReplicaChain chain()
+    {
+        return chain;
+    }
+
     /** @return keys of the last run that the single-key refill took over. */
     public int alone()
     {

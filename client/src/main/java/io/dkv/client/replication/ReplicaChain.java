@@ -47,8 +47,11 @@ public final class ReplicaChain
     static final int REFILLED = 1;
     static final int NOT_PLACED = 2;
     static final int NOT_SETTLED = 3;
+    /** What {@link #sealForChange} did with a key: sealed it now, or found it sealed ({@link #IN_PLACE}). */
+    static final int SEALED = 4;
     private static final int REFILL_ATTEMPTS = 1_000;
     private static final long SWITCH_WAIT_PAUSE_NANOS = 1_000_000;
+    private static final MemorySegment NO_VALUE = MemorySegment.ofArray(new byte[0]);
     /** Swaps of one replica in a chain after the tail was won, each after the node's scan emptied its slot. */
     private static final int CHAIN_ATTEMPTS = 3;
 
@@ -89,7 +92,17 @@ public final class ReplicaChain
     private int servingCount;
     /** The membership change phase the key was placed in: STEADY for a key the change does not move. */
     private int phase;
-    /** In the switch phase: the key's head after the change, read beside the head before it; else -1. */
+    /**
+     * In the switch and handover phases: placed over the replicas after the change (its tail before is sealed), not
+     * those before. A write placed that way, or in the cleanup phase, seals the tail before with each word it puts
+     * there.
+     */
+    private boolean afterSide;
+    /** From the switch phase to the cleanup phase: the key's last serving replica before the change; else -1. */
+    private int tailBefore = -1;
+    /** In the handover phase: some replica serves both before and after the change, so the key can be sealed. */
+    private boolean sealable;
+    /** In the switch and handover phases: the key's head after the change, read beside the head before it; else -1. */
     private int switchHead;
     /** A replica of the key declared down less than a view lease ago, which writes still wait for; else -1. */
     private int downSettling = -1;
@@ -101,6 +114,10 @@ public final class ReplicaChain
     private int joiningCount;
     private final long[] joinWords;
     private final long[] joinOffsets;
+    /** Per joining replica, as the handover read it last: its committed slot, word and write id. */
+    private final long[] joinSlots;
+    private final long[] joinReadWords;
+    private final long[] joinIds;
     /** Per serving replica, as read last: its committed slot, word and write id; and this write's word there. */
     private final long[] slots;
     private final long[] words;
@@ -133,6 +150,9 @@ public final class ReplicaChain
         this.joining = new int[2 * r];
         this.joinWords = new long[2 * r];
         this.joinOffsets = new long[2 * r];
+        this.joinSlots = new long[2 * r];
+        this.joinReadWords = new long[2 * r];
+        this.joinIds = new long[2 * r];
         this.slots = new long[r];
         this.words = new long[r];
         this.writeIds = new long[r];
@@ -152,7 +172,7 @@ public final class ReplicaChain
 
     /**
      * @return for the key last placed by {@link #head}: its head after the membership change, when the change is in
-     * its switch phase and that head is another node (a read then needs both heads to agree); else -1.
+     * its switch or handover phase and that head is another node (a read then needs both heads to agree); else -1.
      */
     public int switchHead()
     {
@@ -191,6 +211,7 @@ public final class ReplicaChain
         nowMillis = epochClock.time();
         final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
         final long hash = KeyHash.hash(key);
+        boolean handedOver = false;
         while (true)
         {
             final long epoch = membership.epoch();
@@ -201,14 +222,30 @@ public final class ReplicaChain
                 awaitDownSettled(key, deadline);
                 continue;
             }
-            if (phase == Membership.SWITCH)
+            if (phase == Membership.HANDOVER && !handedOver)
             {
-                awaitSwitched(key, epoch);
-                continue;
+                if (!sealable)
+                {
+                    // no replica before or after the change serves: its writes wait for one to
+                    awaitSwitched(key, epoch);
+                    continue;
+                }
+                if (sealKey(key, hash, epoch, deadline) == NOT_SETTLED)
+                {
+                    continue;
+                }
+                handedOver = true;
             }
+            if (handedOver && (phase == Membership.SWITCH || phase == Membership.HANDOVER))
+            {
+                place(hash, key, true, true);
+            }
+            // a delete that seals the tail before leaves a tombstone there: an empty slot would drop the seal
+            final boolean tombstone = value == null && sealsTail();
             try
             {
-                return writeOnce(key, hash, value, rule, expected, version, expireAt, epoch, deadline);
+                return writeOnce(key, hash, tombstone ? NO_VALUE : value, rule, expected, version,
+                    tombstone ? KvBlockLayout.TOMBSTONE : expireAt, epoch, deadline);
             }
             catch (final OutcomeUnknown ex)
             {
@@ -217,6 +254,11 @@ public final class ReplicaChain
             catch (final PlacementChanged ex)
             {
                 // a replica was declared gone or came back since the blocks were written: write them again
+            }
+            catch (final HandedOver ex)
+            {
+                // the key was sealed since this switch writer found it not: over the placement after from now on
+                handedOver = true;
             }
             catch (final KvException ex)
             {
@@ -255,8 +297,8 @@ public final class ReplicaChain
     }
 
     /**
-     * The key moves between memory nodes and the change is in its switch phase: no write of it starts until the
-     * phase ends (client/README.md, "Membership change").
+     * The key moves between memory nodes, the change is handing it over, and none of its replicas before the change or
+     * none after it serves: no write of it starts until the membership moves on (a replica back, the next phase).
      */
     private void awaitSwitched(final byte[] key, final long epoch)
     {
@@ -266,15 +308,224 @@ public final class ReplicaChain
             if (nanoClock.nanoTime() - deadline > 0)
             {
                 throw new KvException("key " + KvErrors.describe(key) + " is moving between memory nodes and its " +
-                    "writes wait while the membership change switches its placement; the switch did not end within " +
-                    (deadline - switchStarted) / 1_000_000 + " ms (" + membership.describe(serving[0]) + ")");
+                    "writes wait while none of its replicas before the change or none after it serves; the " +
+                    "membership did not move on within " + (deadline - switchStarted) / 1_000_000 + " ms (" +
+                    (servingCount > 0 ? membership.describe(serving[0]) : "no replica serves") + ")");
             }
             membership.refresh();
             LockSupport.parkNanos(SWITCH_WAIT_PAUSE_NANOS);
         }
     }
 
-    /** @return how long a write waits for a switch phase: the phase's own length and the failover wait. */
+    /**
+     * The handover of a moving key (client/README.md, "The handover"): its tail before is sealed once its replicas
+     * before agree and every member entering its placement holds their write, so that its writes go on over its
+     * replicas after the change. A write in flight over those before (a switch writer's) finishes within its time; one
+     * that stands unfinished for longer lost its writer, and is rolled forward, or copied onto the members entering, as
+     * the fill would.
+     *
+     * @return {@link #SEALED} when this call sealed it, {@link #IN_PLACE} when it was sealed, {@link #NOT_SETTLED}
+     * when the membership moved on meanwhile (place the key again).
+     * @throws KvException when it did not settle by the deadline.
+     */
+    private int sealKey(final byte[] key, final long hash, final long epoch, final long deadline)
+    {
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final int tail = servingCount - 1;
+        long blockedWord = SlotWord.EMPTY;
+        long blockedSince = nanoClock.nanoTime();
+        // sealed already, as a key is once the driver's pass or a writer got there: one READ says so
+        if (SlotWord.isSealed(probe.readKey(serving[tail], hash, key).word))
+        {
+            return IN_PLACE;
+        }
+        while (membership.epoch() == epoch)
+        {
+            // the members entering first: a write reaching one after this read changes the word a copy swaps from
+            for (int j = 0; j < joiningCount; j++)
+            {
+                final KeyState joined = probe.readKey(joining[j], hash, key);
+                joinSlots[j] = joined.slot;
+                joinReadWords[j] = joined.word;
+                joinIds[j] = joined.liveWriteId(nowMillis);
+            }
+            for (int p = tail; p >= 0; p--)
+            {
+                final KeyState replica = probe.readKey(serving[p], hash, key);
+                slots[p] = replica.slot;
+                words[p] = replica.word;
+                writeIds[p] = replica.liveWriteId(nowMillis);
+            }
+            if (SlotWord.isSealed(words[tail]))
+            {
+                return IN_PLACE;
+            }
+            final boolean settled = settled();
+            if (settled && joinersAgree())
+            {
+                if (sealTail(hash, key, tail, fingerprint))
+                {
+                    return SEALED;
+                }
+                continue;
+            }
+            final long now = nanoClock.nanoTime();
+            if (words[tail] != blockedWord)
+            {
+                blockedWord = words[tail];
+                blockedSince = now;
+            }
+            else if (now - blockedSince > timeoutNanos)
+            {
+                // the tail's write has stood unfinished for longer than its writer may run: it died
+                if (settled)
+                {
+                    copyOntoJoiners(hash, key, fingerprint);
+                }
+                else
+                {
+                    rollForward(hash, key, fingerprint);
+                }
+            }
+            if (now - deadline > 0)
+            {
+                throw unsettled(key);
+            }
+            Thread.yield();
+            membership.refreshIfDue();
+        }
+        return NOT_SETTLED;
+    }
+
+    /** @return true when every member entering the key's placement names the write its replicas before settled on. */
+    private boolean joinersAgree()
+    {
+        for (int j = 0; j < joiningCount; j++)
+        {
+            if (joinIds[j] != writeIds[0])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Seal the tail before: a CAS from the word read to the same word sealed, or, where the key has no slot there, a
+     * sealed tombstone put in by the node's insert rule.
+     */
+    private boolean sealTail(final long hash, final byte[] key, final int tail, final int fingerprint)
+    {
+        final int node = serving[tail];
+        if (words[tail] != SlotWord.EMPTY)
+        {
+            return writer.swapAt(node, hash, key, slots[tail], words[tail], SlotWord.sealed(words[tail]));
+        }
+        final long offset = writeTombstone(node, key);
+        if (writer.insertAt(node, hash, key, SlotWord.sealed(tombstoneWord(node, fingerprint, offset, key))))
+        {
+            chunks.persist(node, offset);
+            return true;
+        }
+        return false;
+    }
+
+    /** Copy the write the replicas before settled on onto each member entering that names another, from its word. */
+    private void copyOntoJoiners(final long hash, final byte[] key, final int fingerprint)
+    {
+        final boolean absent = writeIds[0] == KvBlockLayout.NO_WRITE;
+        final int length = absent ? 0 : probe.readWholeBlock(serving[0], words[0], key);
+        final long expireAt = absent ? KvBlockLayout.NEVER : KvBlockLayout.expireAt(probe.block(), 0);
+        for (int j = 0; j < joiningCount; j++)
+        {
+            if (joinIds[j] == writeIds[0])
+            {
+                continue;
+            }
+            final int node = joining[j];
+            final long offset = absent ? SlotWord.blockOffset(joinReadWords[j]) :
+                chunks.copyBlock(node, probe.block(), length);
+            final long desired = absent ? SlotWord.EMPTY : SlotWord.committed(fingerprint, offset, length,
+                expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, offset));
+            final boolean swapped = joinReadWords[j] != SlotWord.EMPTY ?
+                writer.swapAt(node, hash, key, joinSlots[j], joinReadWords[j], desired) :
+                writer.insertAt(node, hash, key, desired);
+            if (swapped)
+            {
+                chunks.persist(node, offset);
+            }
+        }
+    }
+
+    /**
+     * Seal a key the change moves, for the driver's pass in the handover phase ({@link #sealKey}), waiting out a write
+     * in flight for at most twice an operation's time.
+     *
+     * @return {@link #SEALED}, {@link #IN_PLACE} (sealed before), {@link #NOT_PLACED} (the change does not move it),
+     * or {@link #NOT_SETTLED} (a replica of it is not serving, or it did not settle in time: try it later).
+     */
+    int sealForChange(final byte[] key)
+    {
+        nowMillis = epochClock.time();
+        final long hash = KeyHash.hash(key);
+        final long epoch = membership.epoch();
+        place(hash, key, false);
+        if (phase != Membership.HANDOVER)
+        {
+            return NOT_PLACED;
+        }
+        if (!sealable)
+        {
+            return NOT_SETTLED;
+        }
+        try
+        {
+            return sealKey(key, hash, epoch, nanoClock.nanoTime() + 2 * timeoutNanos);
+        }
+        catch (final KvException ex)
+        {
+            return NOT_SETTLED;
+        }
+    }
+
+    /** @return true when the slot at {@code slot} of the node held {@code expected} and holds {@code desired} now. */
+    boolean swapSlot(final int node, final long slot, final long expected, final long desired)
+    {
+        return writer.cas(node, slot, expected, desired) == expected;
+    }
+
+    /** @return true when the key's writes put sealed words on its tail before: in the cleanup phase, or sealed. */
+    private boolean sealsTail()
+    {
+        return phase == Membership.CLEANUP || afterSide;
+    }
+
+    private boolean sealsAt(final int node)
+    {
+        return node == tailBefore && sealsTail();
+    }
+
+    /** @return the word sealed where this write seals it (an empty word stays empty: see {@link #write}). */
+    private long sealedAt(final int node, final long word)
+    {
+        return word != SlotWord.EMPTY && sealsAt(node) ? SlotWord.sealed(word) : word;
+    }
+
+    /** @return the offset of a tombstone of the key written to this thread's chunk of the node. */
+    private long writeTombstone(final int node, final byte[] key)
+    {
+        final int length = KvBlockLayout.blockLength(key.length, 0);
+        return chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId());
+    }
+
+    /** @return the sealed word of the tombstone at {@code offset}. */
+    private long tombstoneWord(final int node, final int fingerprint, final long offset, final byte[] key)
+    {
+        return SlotWord.sealed(SlotWord.committed(fingerprint, offset, KvBlockLayout.blockLength(key.length, 0), true,
+            chunks.generationOf(node, offset)));
+    }
+
+    /** @return how long a write waits for the membership to move on: a phase's length and the failover wait. */
     private long switchDeadline()
     {
         switchStarted = nanoClock.nanoTime();
@@ -294,13 +545,13 @@ public final class ReplicaChain
         }
         for (int p = 0; p < servingCount; p++)
         {
-            newWords[p] = value == null ? SlotWord.EMPTY :
+            newWords[p] = sealedAt(serving[p], value == null ? SlotWord.EMPTY :
                 SlotWord.committed(fingerprint, blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
-                    chunks.generationOf(serving[p], blockOffsets[p]));
+                    chunks.generationOf(serving[p], blockOffsets[p])));
         }
         for (int j = 0; j < joiningCount; j++)
         {
-            joinWords[j] = joinerBlock(j, key, value, length, expireAt, writeId, fingerprint);
+            joinWords[j] = sealedAt(joining[j], joinerBlock(j, key, value, length, expireAt, writeId, fingerprint));
         }
         long blockedWord = SlotWord.EMPTY;
         long blockedId = KvBlockLayout.NO_WRITE;
@@ -324,6 +575,12 @@ public final class ReplicaChain
                 nowMillis);
             unwritten = 0;
             knownHead = null;
+            if (phase == Membership.SWITCH && !afterSide && SlotWord.isSealed(words[tail]))
+            {
+                // the change handed the key over since this writer read the membership (seals left by a change
+                // before are cleared by this one's fill)
+                throw HandedOver.INSTANCE;
+            }
             if (!settled())
             {
                 final long now = nanoClock.nanoTime();
@@ -564,7 +821,11 @@ public final class ReplicaChain
                 // one serving replica is settled as soon as its tail is won, so a newer writer may win it while this
                 // one still forces: forced only while the tail names this write, a late force never puts the older
                 // write back over the newer one (with two or more, the newer writer waits for this chain to end)
-                if (probe.readKey(serving[0], hash, key).liveWriteId(nowMillis) != writeId)
+                // likewise once the tail is sealed: past the seal the replicas after the change decide the key's
+                // writes, and the member forced here is one of them (client/README.md, "The handover")
+                final KeyState tail = probe.readKey(serving[0], hash, key);
+                if (tail.liveWriteId(nowMillis) != writeId ||
+                    (phase == Membership.SWITCH && !afterSide && SlotWord.isSealed(tail.word)))
                 {
                     return true;
                 }
@@ -606,8 +867,9 @@ public final class ReplicaChain
         final long hash = KeyHash.hash(key);
         final int fingerprint = KeyHash.fingerprint(hash);
         place(hash, key, false);
-        if (!isJoining(joiner))
+        if (!isJoining(joiner) || phase == Membership.HANDOVER)
         {
+            // in the handover a moving key is sealed, never copied: writes after the change may be on the joiner
             return NOT_PLACED;
         }
         if (servingCount == 0)
@@ -638,12 +900,6 @@ public final class ReplicaChain
             }
             if (!settled())
             {
-                if (phase == Membership.SWITCH)
-                {
-                    // no write of a moving key starts in the switch, and the change waited out those of the fill:
-                    // a write still unsettled lost its writer, and is rolled forward as a writer would
-                    rollForward(hash, key, fingerprint);
-                }
                 Thread.yield();
                 continue;
             }
@@ -689,7 +945,7 @@ public final class ReplicaChain
     int refillPlacement(final long hash, final byte[] key, final int joiner, final int[] servingOut, final int at)
     {
         place(hash, key, false);
-        if (!isJoining(joiner))
+        if (!isJoining(joiner) || phase == Membership.HANDOVER)
         {
             return -1;
         }
@@ -791,6 +1047,12 @@ public final class ReplicaChain
     private void rollForward(final long hash, final byte[] key, final int fingerprint)
     {
         final int tail = servingCount - 1;
+        // the tail read again, after the others: still naming the write, no write won it since, so none reached the
+        // others after they were read (READs landing in any order could have read a head a newer write reached)
+        if (probe.readKey(serving[tail], hash, key).word != words[tail])
+        {
+            return;
+        }
         final boolean absent = writeIds[tail] == KvBlockLayout.NO_WRITE;
         final int length = absent ? 0 : probe.readWholeBlock(serving[tail], words[tail], key);
         final long expireAt = absent ? KvBlockLayout.NEVER : KvBlockLayout.expireAt(probe.block(), 0);
@@ -800,17 +1062,20 @@ public final class ReplicaChain
             {
                 continue;
             }
-            // the copy's word, not this write's: newWords still holds that for the chain that follows
-            final long offset = absent ? 0 : chunks.copyBlock(serving[p], probe.block(), length);
-            final long copied = absent ? SlotWord.EMPTY :
-                SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,
-                    chunks.generationOf(serving[p], offset));
+            // the copy's word, not this write's: newWords still holds that for the chain that follows; a tail before
+            // that keeps its seal gets a tombstone where the key has no value
+            final boolean tombstone = absent && sealsAt(serving[p]);
+            final long offset = tombstone ? writeTombstone(serving[p], key) :
+                absent ? 0 : chunks.copyBlock(serving[p], probe.block(), length);
+            final long copied = tombstone ? tombstoneWord(serving[p], fingerprint, offset, key) : absent ?
+                SlotWord.EMPTY : sealedAt(serving[p], SlotWord.committed(fingerprint, offset, length,
+                expireAt != KvBlockLayout.NEVER, chunks.generationOf(serving[p], offset)));
             if (!publish(p, hash, key, copied))
             {
                 // changed since it was read: the next round reads it again
                 return;
             }
-            chunks.persist(serving[p], absent ? SlotWord.blockOffset(words[p]) : offset);
+            chunks.persist(serving[p], absent && !tombstone ? SlotWord.blockOffset(words[p]) : offset);
         }
     }
 
@@ -821,11 +1086,20 @@ public final class ReplicaChain
      */
     private void place(final long hash, final byte[] key)
     {
-        place(hash, key, true);
+        place(hash, key, true, false);
     }
 
-    /** @param requireServing throw when no replica serves; a refill instead looks for the one that served last. */
     private void place(final long hash, final byte[] key, final boolean requireServing)
+    {
+        place(hash, key, requireServing, false);
+    }
+
+    /**
+     * @param requireServing throw when no replica serves; a refill instead looks for the one that served last.
+     * @param sealed         in the switch or handover phase: place the key over its replicas after the change, its tail
+     *                       before sealed, as the cleanup phase places it.
+     */
+    private void place(final long hash, final byte[] key, final boolean requireServing, final boolean sealed)
     {
         membership.refreshIfDue();
         final MembershipView.Placement placement = membership.placement();
@@ -833,12 +1107,26 @@ public final class ReplicaChain
         placedCount = placement.before(hash, r, placed);
         placedAfterCount = placement.after(hash, r, placedAfter);
         phase = placement.changing() && !samePlacement() ? placement.phase : Membership.STEADY;
+        afterSide = (phase == Membership.SWITCH || phase == Membership.HANDOVER) && sealed;
         switchHead = -1;
         servingCount = 0;
         joiningCount = 0;
+        tailBefore = -1;
+        sealable = false;
+        if (phase == Membership.SWITCH || phase == Membership.HANDOVER || phase == Membership.CLEANUP)
+        {
+            for (int p = 0; p < placedCount; p++)
+            {
+                tailBefore = placement.serves(placed[p]) ? placed[p] : tailBefore;
+            }
+            for (int p = 0; p < placedAfterCount; p++)
+            {
+                sealable |= tailBefore >= 0 && placement.serves(placedAfter[p]);
+            }
+        }
         // a key the change does not move is placed as in a steady membership; one it moves is served by its replicas
-        // before the change until the change cleans up, and by those after it from then on
-        final boolean after = phase == Membership.CLEANUP;
+        // before the change until its tail before is sealed or the change cleans up, and by those after it from then
+        final boolean after = phase == Membership.CLEANUP || afterSide;
         final int[] primary = after ? placedAfter : placed;
         final int primaryCount = after ? placedAfterCount : placedCount;
         downSettling = -1;
@@ -860,13 +1148,13 @@ public final class ReplicaChain
                 joining[joiningCount++] = primary[p];
             }
         }
-        if (phase == Membership.FILL || phase == Membership.SWITCH)
-        {
-            forceOthers(placement, placedAfter, placedAfterCount, placed, placedCount);
-        }
-        else if (phase == Membership.CLEANUP)
+        if (after)
         {
             forceOthers(placement, placed, placedCount, placedAfter, placedAfterCount);
+        }
+        else if (phase == Membership.FILL || phase == Membership.SWITCH || phase == Membership.HANDOVER)
+        {
+            forceOthers(placement, placedAfter, placedAfterCount, placed, placedCount);
         }
         if (servingCount == 0 && !requireServing)
         {
@@ -882,7 +1170,7 @@ public final class ReplicaChain
             }
             throw new KvException(text.toString());
         }
-        if (phase == Membership.SWITCH)
+        if ((phase == Membership.SWITCH || phase == Membership.HANDOVER) && !afterSide)
         {
             for (int p = 0; p < placedAfterCount; p++)
             {
@@ -963,6 +1251,17 @@ public final class ReplicaChain
         public OutcomeUnknown(final String message, final KvException cause)
         {
             super(message, cause);
+        }
+    }
+
+    /** A switch writer over the placement before found the key sealed: it starts over, over the placement after. */
+    private static final class HandedOver extends RuntimeException
+    {
+        private static final HandedOver INSTANCE = new HandedOver();
+
+        private HandedOver()
+        {
+            super("handed over", null, false, false);
         }
     }
 

@@ -33,7 +33,7 @@ import java.util.function.IntConsumer;
  * the scan is there whether or not the scan saw it.
  *
  * <p>Past the usual length: a refill, a membership change's fill and its switch pass share the index scan, the
- * copies skipped and the per-key count; the switch pass ({@link #switchChange}) is the seam to split along next.
+ * copies skipped and the per-key count; the handover pass ({@link #handoverChange}) is the seam to split along next.
  */
 public final class ReplicaCopier
 {
@@ -62,8 +62,9 @@ public final class ReplicaCopier
     private final LongHashSet[] inPlaceWords;
     private final int[] servingNodes;
     private final long[] servingWords;
-    /** One range of an index: its committed words, copied out, and the keys of the blocks they name. */
+    /** One range of an index: its committed words, copied out, where they are, and the keys of the blocks they name. */
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+    private final long[] slotOffsets = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
     /** The committed words of the node the switch pass scans, sorted once it is scanned. */
     private long[] present = new long[CHUNK / IndexLayout.SLOT_LENGTH];
@@ -82,7 +83,7 @@ public final class ReplicaCopier
 
     /**
      * @param batch  the refills of keys in batches, over the chain of the session that reads the indexes.
-     * @param ledger filled by {@link #fillChange()} for the switch pass after it ({@link #switchChange}).
+     * @param ledger filled by {@link #fillChange()} for the handover pass after it ({@link #handoverChange}).
      */
     public ReplicaCopier(final IndexListing listing, final RefillBatch batch, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock, final ChangeLedger ledger)
@@ -140,8 +141,9 @@ public final class ReplicaCopier
      * Copy every key a membership change moves onto the members entering its placement, each up to the write its
      * replicas before the change settled on (client/README.md, "Membership change"): the index of each serving member
      * placed before the change is scanned, and of each member entering the placement, so that what one of those holds
-     * from its disk but was deleted meanwhile is cleared. In the switch phase, where no write of a moving key runs, a
-     * key left unsettled by a writer that died is rolled forward first.
+     * from its disk but was deleted meanwhile is cleared. In the fill phase the seals a change before left are cleared
+     * as the scan meets them; in the handover phase each moving key is sealed instead
+     * ({@link ReplicaChain#sealForChange}, client/README.md, "The handover").
      *
      * @return what it did; {@link RefillReport#complete()} is false when some key was left unsettled or had no
      * serving replica, and the pass should run again.
@@ -164,20 +166,21 @@ public final class ReplicaCopier
     }
 
     /**
-     * The switch phase's pass when the fill pass before it noted what it found ({@link ChangeLedger}): each member's
-     * index is read in large READs as the fill reads it, but only the keys of words the fill did not account for are
-     * read, and only the moving keys among them, and those one of whose settled words is gone, are settled (a write
-     * left unsettled by a writer that died rolled forward first), as {@link #fillChange()} settles every moving key.
-     * What it costs grows with what was written during the fill, not with the keys the change moves.
+     * The handover phase's pass when the fill pass before it noted what it found ({@link ChangeLedger}): each member's
+     * index is read in large READs as the fill reads it; a key's tail that still holds the word the fill noted is
+     * sealed from it as it is read, and only the keys of words the fill did not account for are read, and only the
+     * moving keys among them, and those one of whose settled words is gone, are sealed one by one (a write left
+     * unsettled by a writer that died rolled forward first), as {@link #fillChange()} seals every moving key in the
+     * handover. What it reads again grows with what was written since the fill, not with the keys the change moves.
      *
-     * @param fill what the fill pass noted; {@link ChangeLedger#servesSwitchOf} the membership's epoch.
+     * @param fill what the fill pass noted; {@link ChangeLedger#servesHandoverOf} the membership's epoch.
      * @return what it did: keys seen are the keys it read again.
      */
-    public RefillReport switchChange(final ChangeLedger fill)
+    public RefillReport handoverChange(final ChangeLedger fill)
     {
         final long started = nanoClock.nanoTime();
         final MembershipView.Placement placement = membership.placement();
-        if (placement.phase != Membership.SWITCH || !fill.servesSwitchOf(placement.epoch))
+        if (placement.phase != Membership.HANDOVER || !fill.servesHandoverOf(placement.epoch))
         {
             throw new KvException("the fill's ledger (" + fill + ") does not serve epoch " + placement.epoch +
                 " in phase " + Membership.phaseName(placement.phase));
@@ -196,7 +199,7 @@ public final class ReplicaCopier
         readKeysOfGone(fill, present, presentCounts, changed);
         for (final ByteBuffer key : changed)
         {
-            settleMoving(placement, key.array());
+            sealMoving(placement, key.array());
         }
         flush();
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
@@ -270,9 +273,23 @@ public final class ReplicaCopier
             int unaccounted = 0;
             for (int c = 0; c < count; c++)
             {
-                if (!fill.accountedFor(node, committed[c]))
+                final long word = committed[c];
+                if (!fill.accountedFor(node, word))
                 {
-                    committed[unaccounted++] = committed[c];
+                    committed[unaccounted++] = word;
+                }
+                else if (fill.isSettledTail(node, word))
+                {
+                    // no write touched the key since the fill found it in place: sealed from that word, or, the CAS
+                    // lost to a write since the read, its key read and sealed as a changed one is
+                    if (batch.chain().swapSlot(node, slotOffsets[c], word, SlotWord.sealed(word)))
+                    {
+                        refilled++;
+                    }
+                    else
+                    {
+                        committed[unaccounted++] = word;
+                    }
                 }
             }
             // read at once: a word just read names a block its grace period keeps whole
@@ -287,8 +304,8 @@ public final class ReplicaCopier
         }
     }
 
-    /** Settle a key the fill found in place but a write touched since, on each member entering its placement. */
-    private void settleMoving(final MembershipView.Placement placement, final byte[] key)
+    /** Seal a key the fill found in place but a write touched since, or whose seal from its word failed. */
+    private void sealMoving(final MembershipView.Placement placement, final byte[] key)
     {
         final long hash = KeyHash.hash(key);
         final int before = placement.before(hash, placed.length, placed);
@@ -298,30 +315,85 @@ public final class ReplicaCopier
             return;
         }
         keysSeen++;
-        for (int p = 0; p < after; p++)
-        {
-            if (!contains(placed, before, placedAfter[p]))
-            {
-                count(key, placedAfter[p]);
-            }
-        }
+        seal(key);
     }
 
     private void scanForChange(final MembershipView.Placement placement, final int node)
     {
+        final boolean handover = placement.phase == Membership.HANDOVER;
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
+            if (placement.phase == Membership.FILL && membership.epoch() == placement.epoch)
+            {
+                clearSeals(node, count);
+            }
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
-                if (keys[c] != null && !visitForChange(placement, node, keys[c]) && ledger != null)
+                if (keys[c] == null)
+                {
+                    continue;
+                }
+                if (handover)
+                {
+                    visitForSeal(placement, node, keys[c]);
+                }
+                else if (!visitForChange(placement, node, keys[c]) && ledger != null)
                 {
                     ledger.seen(node, committed[c]);
                 }
             }
             flush();
+        }
+    }
+
+    /**
+     * Clear the seals a change before this one left (client/README.md, "The handover"): once the fill has run, no
+     * writer of this change meets one before its switch seals its keys anew. A seal whose CAS fails was replaced by a
+     * write, which puts no seal. Each seal cleared counts as a copy cleared.
+     */
+    private void clearSeals(final int node, final int count)
+    {
+        for (int c = 0; c < count; c++)
+        {
+            final long word = committed[c];
+            if (SlotWord.isSealed(word) && batch.chain().swapSlot(node, slotOffsets[c], word, SlotWord.unsealed(word)))
+            {
+                committed[c] = SlotWord.unsealed(word);
+                refilled++;
+            }
+        }
+    }
+
+    /** Seal a moving key in the handover phase, from its first serving replica before or a member it enters. */
+    private void visitForSeal(final MembershipView.Placement placement, final int node, final byte[] key)
+    {
+        keysSeen++;
+        final long hash = KeyHash.hash(key);
+        final int before = placement.before(hash, placed.length, placed);
+        final int after = placement.after(hash, placedAfter.length, placedAfter);
+        if (!entersAny(before, after) ||
+            (contains(placed, before, node) && firstServing(placement, placed, before) != node) ||
+            (!contains(placed, before, node) && !contains(placedAfter, after, node)))
+        {
+            return;
+        }
+        seal(key);
+    }
+
+    private void seal(final byte[] key)
+    {
+        switch (batch.chain().sealForChange(key))
+        {
+            case ReplicaChain.SEALED -> refilled++;
+            case ReplicaChain.IN_PLACE -> inPlace++;
+            case ReplicaChain.NOT_SETTLED -> unsettled++;
+            default ->
+            {
+                // not moving after all (the membership moved on)
+            }
         }
     }
 
@@ -425,6 +497,10 @@ public final class ReplicaCopier
             {
                 ledger.settled(servingNodes[p], servingWords[p]);
             }
+            if (count > 0)
+            {
+                ledger.settledTail(servingNodes[count - 1], servingWords[count - 1]);
+            }
         }
         keepInPlace(joiner, joinWord);
         for (int p = 0; p < count; p++)
@@ -495,6 +571,8 @@ public final class ReplicaCopier
                     IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
                 if (SlotWord.isCommitted(word) && !(skipInPlace && inPlaceWords[node].contains(word)))
                 {
+                    slotOffsets[count] = at + (long)bucket * IndexLayout.BUCKET_LENGTH +
+                        IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH;
                     committed[count++] = word;
                 }
             }

@@ -24,10 +24,15 @@ class ChangeLedgerTest
         ledger.group();
         ledger.settled(JOINER, 201);
         ledger.settled(SOURCE, 101);
+        ledger.settledTail(SOURCE, 101);
         ledger.close(true);
 
-        assertTrue(ledger.servesSwitchOf(8), "the switch right after the fill");
-        assertFalse(ledger.servesSwitchOf(9), "a membership event between them");
+        assertTrue(ledger.servesHandoverOf(9), "the handover after the fill and the switch");
+        assertFalse(ledger.servesHandoverOf(8), "the switch itself");
+        assertFalse(ledger.servesHandoverOf(10), "a membership event between them");
+        assertTrue(ledger.isSettledTail(SOURCE, 101), "the moving key's tail, sealed from this word if it stands");
+        assertFalse(ledger.isSettledTail(JOINER, 201), "its copy on the joiner is no tail");
+        assertFalse(ledger.isSettledTail(SOURCE, 100), "nor is a key that does not move");
         assertTrue(ledger.accountedFor(SOURCE, 100), "a key that does not move");
         assertTrue(ledger.accountedFor(SOURCE, 101), "a moving key as the fill found it");
         assertTrue(ledger.accountedFor(JOINER, 201), "its copy on the joiner");
@@ -60,7 +65,7 @@ class ChangeLedgerTest
     }
 
     @Test
-    void aLedgerThatWouldOutgrowItsBudgetHoldsNothingAndServesNoSwitch()
+    void aLedgerThatWouldOutgrowItsBudgetHoldsNothingAndServesNoHandover()
     {
         final ChangeLedger ledger = new ChangeLedger(7, 3, 64 * 1024);
         for (int k = 0; k < 100_000; k++)
@@ -72,6 +77,7 @@ class ChangeLedgerTest
         ledger.close(true);
 
         assertTrue(ledger.abandoned());
-        assertFalse(ledger.servesSwitchOf(8), "the switch reads every moving key again instead");
+        assertFalse(ledger.servesHandoverOf(9), "the handover reads every moving key again instead");
+        assertFalse(ledger.isSettledTail(SOURCE, 1));
     }
 }

@@ -63,7 +63,29 @@ class MembershipChangeModelTest
         }
         // reads across two views while writes go on (writers that lose a race give up: the walk fits the heap)
         scopes.add(new MoveScope(MOVE_ONE_COPY, 0, 2, 1, true, MoveVariant.HANDOVER));
+        // as built: writers in SWITCH seal the key themselves, never chaining over the placement before
+        for (final Placement placement : List.of(MOVE_ONE_COPY, ADD_AS_HEAD, ADD_AS_TAIL, DRAIN_HEAD, SWAP_HEAD))
+        {
+            scopes.add(new MoveScope(placement, 1, 1, 2, true, MoveVariant.WRITERS_SEAL));
+        }
+        scopes.add(new MoveScope(MOVE_ONE_COPY, 0, 2, 1, true, MoveVariant.WRITERS_SEAL));
         return scopes;
+    }
+
+    @Test
+    void writersThatSealWhileClientsInFillRemainAreCaught()
+    {
+        // at r = 1 a write decided at the tail after whose force stopped never reaches the head a fill reader reads
+        assertCaught(new MoveScope(MOVE_ONE_COPY, 1, 1, 2, true, MoveVariant.WRITERS_SEAL_EARLY), true,
+            "not linearizable");
+    }
+
+    @Test
+    void aWriterThatSealsBeforeTheEnteringMemberHoldsTheWriteIsCaught()
+    {
+        // as the driver's seal before the member is filled: writers over the placement after start from no value
+        assertCaught(new MoveScope(MOVE_ONE_COPY, 0, 1, 2, true, MoveVariant.WRITERS_SEAL_UNFILLED), false,
+            "not linearizable");
     }
 
     @Test

@@ -49,6 +49,18 @@ final class MoveDriver
         {
             return;
         }
+        if (state.phase() == Phase.SWITCH && state.scope.variant().writersSeal() && !state.switchWork())
+        {
+            // the driver's pass waits out the writes over the placement before (in the built client, by time)
+            if (!WriterSeal.anyOverBefore(state))
+            {
+                final MoveState begun = state.copy();
+                begun.switchWork(true);
+                steps.add(new Step<>("driver begins its work in SWITCH: no writer goes over the placement before",
+                    begun));
+            }
+            return;
+        }
         final boolean entering = state.placement().entering().length > 0;
         final boolean fills = state.phase() == Phase.FILL && entering;
         final boolean seals = state.phase() == Phase.SWITCH && state.scope.variant().handsOver();
@@ -121,6 +133,17 @@ final class MoveDriver
             if ((aux & (1 << i)) == 0)
             {
                 final MoveState next = state.copy();
+                if (state.phase() == Phase.SWITCH && state.scope.variant().handsOver() &&
+                    before[i] == MoveRules.beforeTail(state) && state.sealed())
+                {
+                    // sealed (by a writer, under WRITERS_SEAL): the key is handed over, and the member entering may
+                    // hold a write the tail after decided, which no copy may replace
+                    next.clearDriverReads();
+                    next.driver(MoveState.WORK_DONE, 0);
+                    steps.add(new Step<>("driver READs the tail before, " + MoveWriter.name(state, before[i]) +
+                        ": sealed", next));
+                    continue;
+                }
                 next.driverRead(before[i], state.slot(before[i]));
                 final int done = aux | (1 << i);
                 next.driver(done == all ? MoveState.FILL_DECIDE : MoveState.FILL_READ_BEFORE, done == all ? 0 : done);

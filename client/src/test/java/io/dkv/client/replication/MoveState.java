@@ -29,6 +29,17 @@ final class MoveState
     static final int DONE = 10;
     /** {@link MoveVariant#HANDOVER}: a writer in SWITCH READs the tail before the change: sealed or not. */
     static final int SEAL_READ = 11;
+    /**
+     * {@link MoveVariant#WRITERS_SEAL}: a writer in SWITCH seals the key itself: READs the member entering, then the
+     * replicas before from the tail to the head, then decides (seals, copies, rolls forward, or reads again).
+     */
+    static final int SEAL_READ_ENTERING = 12;
+    static final int SEAL_READ_BEFORE = 13;
+    static final int SEAL_DECIDE = 14;
+    /** The writer READs the tail before again, before it rolls a crashed writer's write forward. */
+    static final int SEAL_TAIL_AGAIN = 15;
+    /** {@link MoveVariant#WRITERS_SEAL}: a writer in SWITCH takes the path its time allows (see {@link WriterSeal}). */
+    static final int SEAL_START = 16;
 
     // which placement a writer in SWITCH chains over ({@link MoveVariant#HANDOVER}): as its view says elsewhere
     static final int RULE_VIEW = 0;
@@ -56,7 +67,9 @@ final class MoveState
     private static final int CRASHES_LEFT = 4;
     private static final int WIN_COUNTER = 5;
     private static final int SEALED = 6;
-    private static final int DRIVER_READ = 7;
+    /** {@link MoveVariant#WRITERS_SEAL}: the driver began its work in SWITCH (no writer goes over before since). */
+    private static final int SWITCH_WORK = 7;
+    private static final int DRIVER_READ = 8;
 
     // per writer
     private static final int PC = 0;
@@ -178,9 +191,21 @@ final class MoveState
     void moveTo(final Phase phase)
     {
         v[globalBase + PHASE] = phase.ordinal();
+        v[globalBase + SWITCH_WORK] = 0;
         driver(WORK_PENDING, 0);
         driverTarget(0);
         clearDriverReads();
+    }
+
+    /** @return whether the driver began its work in SWITCH. */
+    boolean switchWork()
+    {
+        return v[globalBase + SWITCH_WORK] == 1;
+    }
+
+    void switchWork(final boolean begun)
+    {
+        v[globalBase + SWITCH_WORK] = begun ? 1 : 0;
     }
 
     /** @return whether the tail before the change is sealed: the key's writes decide at the tail after it. */

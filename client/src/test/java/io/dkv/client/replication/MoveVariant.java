@@ -55,12 +55,38 @@ enum MoveVariant
      * Broken handover: the driver rolls a crashed writer's write forward from READs that landed in any order,
      * without reading the tail again: a head read after a newer write reached it is taken back to the older one.
      */
-    HANDOVER_ROLLS_UNCHECKED;
+    HANDOVER_ROLLS_UNCHECKED,
+
+    /**
+     * The handover as built (client/README.md, "The handover"): a writer in SWITCH never chains over the placement
+     * before. It seals the key itself as the driver does: READs the member entering, then the replicas before from the
+     * tail to the head; once they agree and the member holds their write, CASes the tail from the word read to the
+     * same word sealed (a tail read sealed ends it at once), then chains over the placement after. Otherwise it reads
+     * again, and once the write in flight is a crashed writer's, copies it onto the member from the word read there,
+     * or rolls it forward one replica nearer the head after READing the tail again. Writers seal while FILL's writers
+     * may still run; the driver seals too, once they are gone.
+     */
+    WRITERS_SEAL,
+
+    /** Broken: a writer seals the tail before the member entering holds the write. */
+    WRITERS_SEAL_UNFILLED,
+
+    /**
+     * Broken: writers may seal while clients in FILL remain (a change with no SWITCH before its HANDOVER): a reader in
+     * FILL reads the head before the change alone, which a write decided at the tail after it may never reach.
+     */
+    WRITERS_SEAL_EARLY;
 
     /** @return whether writers go on through SWITCH, deciding where the sealed tail says. */
     boolean handsOver()
     {
         return this == HANDOVER || this == HANDOVER_SEAL_BEFORE_FILLED || this == HANDOVER_DROPS_SEAL ||
-            this == HANDOVER_FORCES_PAST_SEAL || this == HANDOVER_ROLLS_UNCHECKED;
+            this == HANDOVER_FORCES_PAST_SEAL || this == HANDOVER_ROLLS_UNCHECKED || writersSeal();
+    }
+
+    /** @return whether a writer in SWITCH seals the key itself rather than chain over the placement before. */
+    boolean writersSeal()
+    {
+        return this == WRITERS_SEAL || this == WRITERS_SEAL_UNFILLED || this == WRITERS_SEAL_EARLY;
     }
 }

@@ -14,7 +14,8 @@ import io.dkv.client.replication.Model.Step;
  * CAS lands (the driver's copy swaps from the word it read, and so loses to it). {@link
  * MoveVariant#FORCE_WHILE_TAIL_NAMES_IT} takes the loop's READs and CAS apart and stops once the tail names a later
  * write. Under {@link MoveVariant#HANDOVER} a writer in SWITCH does not wait: it READs the tail before the change
- * and chains over the placement its seal names ({@link MoveRules#chainsAfter}).
+ * and chains over the placement its seal names ({@link MoveRules#chainsAfter}); under {@link MoveVariant#WRITERS_SEAL}
+ * it seals the key first ({@link WriterSeal}).
  */
 final class MoveWriter
 {
@@ -37,7 +38,7 @@ final class MoveWriter
                 final MoveState next = state.copy();
                 next.invoke(writer - 1);
                 next.pc(writer, view != Phase.SWITCH ? MoveState.WRITE_BLOCKS :
-                    handsOver ? MoveState.SEAL_READ : MoveState.WAIT, 0);
+                    handsOver ? sealStart(state) : MoveState.WAIT, 0);
                 steps.add(new Step<>(who + "invokes put(" + writer + ") in " + view +
                     (view == Phase.SWITCH && !handsOver ? " and waits" : ""), next));
             }
@@ -87,6 +88,8 @@ final class MoveWriter
                     }
                 }
             }
+            case MoveState.SEAL_START, MoveState.SEAL_READ_ENTERING, MoveState.SEAL_READ_BEFORE,
+                MoveState.SEAL_DECIDE, MoveState.SEAL_TAIL_AGAIN -> WriterSeal.steps(state, writer, steps);
             case MoveState.DECIDE -> decide(state, writer, serving, steps);
             case MoveState.FORCE, MoveState.FORCE_READ_TAIL, MoveState.FORCE_CAS ->
                 force(state, writer, serving, steps);
@@ -371,7 +374,13 @@ final class MoveWriter
         next.view(writer, next.phase());
         next.rule(writer, MoveState.RULE_VIEW);
         next.clearRead(writer);
-        next.pc(writer, next.phase() == Phase.SWITCH ? MoveState.SEAL_READ : MoveState.WRITE_BLOCKS, 0);
+        next.pc(writer, next.phase() == Phase.SWITCH ? sealStart(next) : MoveState.WRITE_BLOCKS, 0);
+    }
+
+    /** @return where a writer in SWITCH starts: READing the tail before, or taking the path its time allows. */
+    static int sealStart(final MoveState state)
+    {
+        return state.scope.variant().writersSeal() ? MoveState.SEAL_START : MoveState.SEAL_READ;
     }
 
     private static void restartReads(final MoveState next, final int writer)

@@ -17,13 +17,13 @@ import java.util.function.Supplier;
 /**
  * Runs a membership change begun at the MetaServer (a node added with --join, or one drained) through its phases, as
  * client/README.md ("Membership change") says: in each phase it first waits until every client acts in it (the view
- * lease plus an operation's timeout), copies the moving keys onto the members entering their placement in fill, settles
- * them in switch, and asks the MetaServer for the next phase. A pass that leaves keys unsettled runs again; a change
- * that cannot complete is aborted while it still can be (fill or switch), so that keys stay where they were.
+ * lease plus an operation's timeout), copies the moving keys onto the members entering their placement in fill, seals
+ * them in handover (client/README.md, "The handover"), and asks the MetaServer for the next phase. A pass that leaves
+ * keys unsettled runs again; a fill that cannot complete is aborted, so that keys stay where they were. From handover
+ * on a change can only complete: its passes go on until every moving key is sealed (a replica down holds its keys).
  * <p>
- * A change left half way holds writes of its moving keys up (in switch) or keeps their copies apart, so what fails
- * for a moment is tried again: a MetaServer call that got no answer (an answered refusal is final), a pass that met a
- * node that did not answer.
+ * A change left half way keeps the copies of its moving keys apart, so what fails for a moment is tried again: a
+ * MetaServer call that got no answer (an answered refusal is final), a pass that met a node that did not answer.
  */
 final class MembershipChangeDriver
 {
@@ -67,7 +67,11 @@ final class MembershipChangeDriver
                 print("membership change in phase %s (epoch %d): waiting %,d ms for every client to act in it",
                     Membership.phaseName(phase), membership.epoch(), client.membershipPhaseGapMs());
                 Thread.sleep(client.membershipPhaseGapMs());
-                if (phase == Membership.FILL || phase == Membership.SWITCH)
+                if (phase == Membership.HANDOVER)
+                {
+                    seals(client);
+                }
+                if (phase == Membership.FILL)
                 {
                     if (!passes(client, phase))
                     {
@@ -86,14 +90,14 @@ final class MembershipChangeDriver
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            print("membership change interrupted in phase %s; ./dkv meta change --abort or --advance goes on by hand",
-                Membership.phaseName(membership.phase()));
+            print("membership change interrupted in phase %s; %s", Membership.phaseName(membership.phase()),
+                byHand(membership.phase()));
             return false;
         }
         catch (final KvException | RaasException | UnsupportedOperationException ex)
         {
-            print("membership change failed in phase %s: %s; ./dkv meta change --abort or --advance goes on by hand",
-                Membership.phaseName(membership.phase()), ex.getMessage());
+            print("membership change failed in phase %s: %s; %s", Membership.phaseName(membership.phase()),
+                ex.getMessage(), byHand(membership.phase()));
             return false;
         }
     }
@@ -127,6 +131,40 @@ final class MembershipChangeDriver
             Thread.sleep(UNSETTLED_PAUSE_MS);
         }
         return false;
+    }
+
+    /** @return what goes on with a change left in the phase. */
+    private static String byHand(final int phase)
+    {
+        return phase == Membership.FILL || phase == Membership.SWITCH ?
+            "./dkv memory-node --drive goes on with it, ./dkv meta change --abort gives it up" :
+            "./dkv memory-node --drive goes on with it (from handover on a change can only complete)";
+    }
+
+    /** Seal every moving key, pass after pass: from handover on a change can only complete. */
+    private void seals(final KvClient client) throws InterruptedException
+    {
+        for (int pass = 1; ; pass++)
+        {
+            final RefillReport report;
+            try
+            {
+                report = client.fillMembershipChange();
+            }
+            catch (final KvException ex)
+            {
+                print("handover pass %d failed: %s; passing again", pass, ex.getMessage());
+                Thread.sleep(RETRY_PAUSE_MS);
+                continue;
+            }
+            print("handover pass %d: %,d keys seen, %,d sealed, %,d sealed before, %,d unsettled, %,d ms", pass,
+                report.keysSeen(), report.refilled(), report.inPlace(), report.unsettled(), report.millis());
+            if (report.complete())
+            {
+                return;
+            }
+            Thread.sleep(pass < MAX_PASSES ? UNSETTLED_PAUSE_MS : RETRY_PAUSE_MS);
+        }
     }
 
     /**

@@ -165,6 +165,20 @@ public final class MemoryNodeCommand implements Callable<Integer>
             "node has left the memory tier and can be stopped, 1 when the change was refused or aborted.")
     private long drain;
 
+    @Option(names = "--drive",
+        description = "Start no memory node: drive the membership change in progress to its end, from the phase it " +
+            "is in, printing each (a change whose driver stopped; from handover on a change can only complete), and " +
+            "exit 0 once it is steady, 1 when it was aborted or failed.")
+    private boolean drive;
+
+    private int drive(final RaasContext context, final MetaDirectory directory)
+    {
+        try (Raas raas = RaasDriver.start(context, directory))
+        {
+            return new MembershipChangeDriver(raas, directory, new KvClientContext(), System.out).run() ? 0 : 1;
+        }
+    }
+
     private int drain(final RaasContext context, final MetaDirectory directory)
     {
         try (Raas raas = RaasDriver.start(context, directory))
@@ -233,6 +247,10 @@ public final class MemoryNodeCommand implements Callable<Integer>
         if (drain != 0)
         {
             return drain(context.role(NodeRecord.ROLE_CLIENT), directory);
+        }
+        if (drive)
+        {
+            return drive(context.role(NodeRecord.ROLE_CLIENT), directory);
         }
         final CountDownLatch stopped = new CountDownLatch(1);
         // one file for the process: the driver's counters and the node's, which ./dkv memory-node --counters reads

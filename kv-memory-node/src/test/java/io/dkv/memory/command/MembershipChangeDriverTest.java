@@ -215,7 +215,7 @@ class MembershipChangeDriverTest
         return ("value-" + k).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The MetaServer's membership changes, kept in memory: FILL, SWITCH, CLEANUP, then STEADY with all placed. */
+    /** The MetaServer's membership changes, kept in memory: FILL to CLEANUP, then STEADY with all placed. */
     private static final class ChangingDirectory implements Directory
     {
         private final StaticDirectory nodes = new StaticDirectory();
@@ -261,7 +261,8 @@ class MembershipChangeDriverTest
             final int next = switch (expectedPhase)
             {
                 case Membership.FILL -> Membership.SWITCH;
-                case Membership.SWITCH -> Membership.CLEANUP;
+                case Membership.SWITCH -> Membership.HANDOVER;
+                case Membership.HANDOVER -> Membership.CLEANUP;
                 default -> Membership.STEADY;
             };
             nodes.membership(next == Membership.STEADY ? new Membership(now.epoch() + 1, now.replicas(), ids, live) :

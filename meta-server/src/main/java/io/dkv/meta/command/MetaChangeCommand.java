@@ -19,9 +19,10 @@ import picocli.CommandLine.Option;
     description = {
         "Begin, advance or abort a membership change of the memory tier, and print the membership after it " +
             "(as ./dkv meta members does).",
-        "A change goes fill, switch, cleanup, steady; each step waits until every client reads the membership anew " +
-            "(its view lease and an operation's timeout) and, in fill and switch, until the moving keys are copied " +
-            "and settled: advance by hand only when that is done.",
+        "A change goes fill, switch, handover, cleanup, steady; each step waits until every client reads the " +
+            "membership anew (its view lease and an operation's timeout) and, in fill and handover, until the moving " +
+            "keys are copied, and then sealed: advance by hand only when that is done. From handover on a change " +
+            "can only complete.",
         "Asking again for what is so already (the same --add or --drain in fill, --advance from a phase already " +
             "left) changes nothing and succeeds; anything else the membership does not allow is refused, naming the " +
             "phase it is in."
@@ -40,8 +41,8 @@ public final class MetaChangeCommand extends MetaServerCall
         Long drain;
 
         @Option(names = "--advance", paramLabel = "PHASE",
-            description = "Move the change from PHASE (fill, switch or cleanup) to the next; at steady added " +
-                "members are placed and drained ones leave.")
+            description = "Move the change from PHASE (fill, switch, handover or cleanup) to the next; at steady " +
+                "added members are placed and drained ones leave.")
         String advance;
 
         @Option(names = "--abort",
@@ -78,7 +79,7 @@ public final class MetaChangeCommand extends MetaServerCall
     /** @return the phase of that name (as {@link Membership#phaseName} writes it). */
     int phase(final String name)
     {
-        for (final int phase : new int[]{Membership.FILL, Membership.SWITCH, Membership.CLEANUP})
+        for (final int phase : new int[]{Membership.FILL, Membership.SWITCH, Membership.HANDOVER, Membership.CLEANUP})
         {
             if (Membership.phaseName(phase).equalsIgnoreCase(name))
             {
@@ -86,6 +87,6 @@ public final class MetaChangeCommand extends MetaServerCall
             }
         }
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-            "--advance takes the phase the change is in: fill, switch or cleanup, not '" + name + "'");
+            "--advance takes the phase the change is in: fill, switch, handover or cleanup, not '" + name + "'");
     }
 }

@@ -16,7 +16,7 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  *   0  epoch     long
  *   8  replicas  int
  *  12  members   int
- *  16  phase     int    STEADY 0, FILL 1, SWITCH 2, CLEANUP 3
+ *  16  phase     int    STEADY 0, FILL 1, SWITCH 2, HANDOVER 3, CLEANUP 4
  *  20  reserved  int
  *  24  per member, 24 bytes:
  *        0  nodeId       long

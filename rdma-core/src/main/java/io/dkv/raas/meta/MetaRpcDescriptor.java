@@ -64,7 +64,7 @@ package io.dkv.raas.meta;
  *   epoch at fault; asking again for the change that is already so is answered OK, so a lost reply can be retried:
  *   BEGIN_ADD              nodeId long                -> members   a registered non-member enters (FILL)
  *   BEGIN_DRAIN            nodeId long                -> members   a live placed member leaves (FILL)
- *   ADVANCE_MEMBERSHIP     expectedPhase int          -> members   FILL to SWITCH to CLEANUP to STEADY; OK when
+ *   ADVANCE_MEMBERSHIP     expectedPhase int          -> members   FILL, SWITCH, HANDOVER, CLEANUP, STEADY; OK when
  *                                                                  the phase is already the one after expectedPhase
  *   ABORT_MEMBERSHIP       ()                         -> members   FILL or SWITCH back to STEADY over the before
  *                                                                  placement
@@ -86,11 +86,12 @@ public final class MetaRpcDescriptor
     /** The RaaS service number MetaServers listen on. */
     public static final int SERVICE = 1;
     /**
-     * 5: each member of a membership carries when it last left live (4: memberships replicated between the
-     * MetaServers carry the founders once the store is founded; 3: memberships carry the change's phase and each
-     * member's placement; 2: frames carry a timestamp and a mac; node records changes carry the node's token).
+     * 6: the phase HANDOVER (3) comes before CLEANUP (4, was 3) (5: each member of a membership carries when it last
+     * left live; 4: memberships replicated between the MetaServers carry the founders once the store is founded; 3:
+     * memberships carry the change's phase and each member's placement; 2: frames carry a timestamp and a mac; node
+     * records changes carry the node's token).
      */
-    public static final byte PROTOCOL_VERSION = 5;
+    public static final byte PROTOCOL_VERSION = 6;
     /**
      * Set in a membership's member count: each member is followed by when it last left live (a long). A membership
      * stored before that was kept has it clear, and its members read as never having left.

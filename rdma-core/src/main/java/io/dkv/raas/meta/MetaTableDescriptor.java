@@ -62,7 +62,7 @@ import java.nio.ByteOrder;
  *    8  epoch              long   membership epoch: bumped by every member, replica count or phase change
  *   16  replicas           int    copies of each key
  *   20  count              int    members, at most memberSlots; the entries after them are zero
- *   24  phase              int    STEADY 0, FILL 1, SWITCH 2, CLEANUP 3: the membership change in progress
+ *   24  phase              int    STEADY 0, FILL 1, SWITCH 2, HANDOVER 3, CLEANUP 4: the change in progress
  *   28  reserved           int
  *   32  members            memberSlots x 32 B, each:
  *                            0  nodeId       long
@@ -100,10 +100,10 @@ public final class MetaTableDescriptor
     /** "dkvmeta1" read as a little-endian long. */
     public static final long MAGIC = 0x316174656d766b64L;
     /**
-     * 4: each member carries when it last left live (3: the members block carries the change's phase and each
-     * member's placement; 2: the members block).
+     * 5: the phase HANDOVER (3) comes before CLEANUP (4, was 3) (4: each member carries when it last left live; 3: the
+     * members block carries the change's phase and each member's placement; 2: the members block).
      */
-    public static final int LAYOUT_VERSION = 4;
+    public static final int LAYOUT_VERSION = 5;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;

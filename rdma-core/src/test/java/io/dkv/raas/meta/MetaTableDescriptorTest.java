@@ -29,7 +29,7 @@ class MetaTableDescriptorTest
         assertEquals(40, NODE_PROBE_LIMIT_OFFSET);
         assertEquals(44, REGION_PROBE_LIMIT_OFFSET);
         assertEquals(64, HEADER_LENGTH);
-        assertEquals(4, LAYOUT_VERSION, "each member carries when it last left live");
+        assertEquals(5, LAYOUT_VERSION, "the handover phase before cleanup");
         assertEquals(EPOCH_OFFSET + EPOCH_READ_LENGTH, REGION_PROBE_LIMIT_OFFSET + 4,
             "the epoch READ covers the epoch and both probe limits");
     }

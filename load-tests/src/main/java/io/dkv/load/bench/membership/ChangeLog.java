@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * What the driver of a membership change (the joining memory node, or the drain command) printed about it, as
- * {@code MembershipChangeDriver} prints it: the wait before each phase, each fill and switch pass, and the total.
+ * {@code MembershipChangeDriver} prints it: the wait before each phase, each fill and handover pass, and the total.
  *
  * @param gapMs        the waits before the phases, together: they do not grow with the data.
  * @param fillPasses   fill passes run.
@@ -13,16 +13,16 @@ import java.util.regex.Pattern;
  * @param keysCopied   keys the fill passes copied (or cleared) onto the entering members.
  * @param keysInPlace  moving keys the fill passes found right on the entering members already: written there by
  *                     clients during fill, or (a drain) still held from before the node they move off joined.
- * @param switchMs     the switch passes' time together: settling the moving keys.
+ * @param handoverMs   the handover passes' time together: sealing the moving keys.
  * @param totalMs      the whole change as the driver timed it, from its first look at the membership.
  */
 record ChangeLog(long gapMs, int fillPasses, long fillMs, long keysCopied, long keysInPlace,
-    long switchMs, long totalMs)
+    long handoverMs, long totalMs)
 {
     private static final Pattern WAIT = Pattern.compile(
         "membership change in phase (\\w+) \\(epoch \\d+\\): waiting ([\\d,.]+) ms");
-    private static final Pattern PASS = Pattern.compile("(fill|switch) pass \\d+: [\\d,.]+ keys seen, ([\\d,.]+) " +
-        "copied or cleared, ([\\d,.]+) in place, [\\d,.]+ unsettled, ([\\d,.]+) ms");
+    private static final Pattern PASS = Pattern.compile("(fill|handover) pass \\d+: [\\d,.]+ keys seen, ([\\d,.]+) " +
+        "(?:copied or cleared|sealed), ([\\d,.]+) (?:in place|sealed before), [\\d,.]+ unsettled, ([\\d,.]+) ms");
     private static final Pattern DONE = Pattern.compile("membership change done in ([\\d,.]+) ms");
     private static final Pattern FAILED = Pattern.compile("membership change (aborted|failed|interrupted)[^\\n]*");
 
@@ -53,7 +53,7 @@ record ChangeLog(long gapMs, int fillPasses, long fillMs, long keysCopied, long 
         long fillMs = 0;
         long keysCopied = 0;
         long keysInPlace = 0;
-        long switchMs = 0;
+        long handoverMs = 0;
         final Matcher pass = PASS.matcher(output);
         while (pass.find())
         {
@@ -66,11 +66,11 @@ record ChangeLog(long gapMs, int fillPasses, long fillMs, long keysCopied, long 
             }
             else
             {
-                // switch settles keys whose writes were in flight through fill: settling, not copying
-                switchMs += number(pass.group(4));
+                // the handover seals the moving keys (rolling forward writes whose writers died): no copying
+                handoverMs += number(pass.group(4));
             }
         }
-        return new ChangeLog(gapMs, fillPasses, fillMs, keysCopied, keysInPlace, switchMs, number(done.group(1)));
+        return new ChangeLog(gapMs, fillPasses, fillMs, keysCopied, keysInPlace, handoverMs, number(done.group(1)));
     }
 
     /** The driver prints with its locale's grouping: the digits alone are the number. */

@@ -151,9 +151,9 @@ final class MembershipReport
     {
         final ChangeLog log = change.log();
         final double bytes = change.copiesMoved() * (double)keySpace.bytesPerKey();
-        return String.format(Locale.ROOT, "%s: %d fill pass%s, switch passes (settling the moving keys) %.1f s, " +
+        return String.format(Locale.ROOT, "%s: %d fill pass%s, handover passes (sealing the moving keys) %.1f s, " +
             "%.1f s from the driver's first look at the membership to its end; per GiB %s from %s MiB moved", name,
-            log.fillPasses(), log.fillPasses() == 1 ? "" : "es", log.switchMs() / 1e3, log.totalMs() / 1e3,
+            log.fillPasses(), log.fillPasses() == 1 ? "" : "es", log.handoverMs() / 1e3, log.totalMs() / 1e3,
             bytes >= GIB ? "measured (scaled)" : "EXTRAPOLATED", ByteSize.mebibytes(bytes));
     }
 

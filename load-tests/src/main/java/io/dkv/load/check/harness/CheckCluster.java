@@ -69,6 +69,8 @@ public final class CheckCluster implements AutoCloseable
     /** Node ids the memory nodes of a run may take: a client reaches at most 64 memory nodes over its life. */
     private static final int MEMORY_NODE_IDS = 64;
     private static final long FIRST_DRAIN_NODE_ID = 301;
+    /** The node ids of the processes that take over a change its driver left ({@code memory-node --drive}). */
+    private static final long FIRST_DRIVE_NODE_ID = 401;
     private static final Pattern ANY_OUTPUT = Pattern.compile("\\S");
     private static final Pattern DRAIN_BEGUN = Pattern.compile("draining memory node \\d+|cannot be drained");
     private static final long FIRST_COMPUTE_NODE_ID = 201;
@@ -141,6 +143,7 @@ public final class CheckCluster implements AutoCloseable
     private int memoryRoles;
     private long drains;
     private long metaChanges;
+    private long drives;
     private Autoscaler autoscaler;
     private AgentRunner autoscalerRunner;
     private MembershipProbe membership;
@@ -353,6 +356,22 @@ public final class CheckCluster implements AutoCloseable
                 "--cluster-secret-file", secretFile.toString(), "--node-id", Long.toString(drainId),
                 "--provider", provider, "--address", address(driverHost()) + ":0"),
             DRAIN_BEGUN, logs.resolve("drain-memory-node-" + id + ".log"), on(driverHost()));
+    }
+
+    /** Start {@code memory-node --drive}, which takes over a change its driver left, once it printed a line. */
+    private RoleProcess startDrive()
+    {
+        final long call;
+        synchronized (this)
+        {
+            call = drives++;
+        }
+        return RoleProcess.start("drive of the membership change", "256m",
+            Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())),
+            List.of("memory-node", "--drive", "--meta", metaEndpoint, "--cluster-secret-file", secretFile.toString(),
+                "--node-id", Long.toString(FIRST_DRIVE_NODE_ID + call), "--provider", provider,
+                "--address", address(driverHost()) + ":0"),
+            ANY_OUTPUT, logs.resolve("drive-" + call + ".log"), on(driverHost()));
     }
 
     /** Start {@code meta change ARGUMENTS}, an operator's step on a change its driver left, once it printed a line. */
@@ -599,6 +618,11 @@ public final class CheckCluster implements AutoCloseable
             public RoleProcess startMetaChange(final List<String> arguments)
             {
                 return CheckCluster.this.startMetaChange(arguments);
+            }
+
+            public RoleProcess startDrive()
+            {
+                return CheckCluster.this.startDrive();
             }
 
             public long phaseGapMs()

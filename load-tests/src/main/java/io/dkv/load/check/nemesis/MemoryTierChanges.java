@@ -43,6 +43,9 @@ public final class MemoryTierChanges
         /** @return {@code meta change} with these arguments started, once it printed its first line. */
         RoleProcess startMetaChange(List<String> arguments);
 
+        /** @return {@code memory-node --drive} started, once it printed its first line. */
+        RoleProcess startDrive();
+
         /** @return how long after a phase began every client acts in it: the view lease and an operation's timeout. */
         long phaseGapMs();
     }
@@ -327,11 +330,12 @@ public final class MemoryTierChanges
                 }
                 if (System.nanoTime() > deadline)
                 {
-                    if (now != null && now.phase() == Membership.CLEANUP && now.placement(id) != 0)
+                    if (now != null && (now.phase() == Membership.HANDOVER || now.phase() == Membership.CLEANUP) &&
+                        now.placement(id) != 0)
                     {
                         // placed after a change that only has to end: ended by hand, it is a member
                         members.joined(node, id);
-                        return "not added within " + CHANGE_TIMEOUT_MS + " ms, its change in cleanup: " + now;
+                        return "not added within " + CHANGE_TIMEOUT_MS + " ms, its change past the switch: " + now;
                     }
                     node.stop();
                     synchronized (this)

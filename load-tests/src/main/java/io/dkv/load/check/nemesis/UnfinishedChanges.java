@@ -47,6 +47,11 @@ final class UnfinishedChanges
         {
             return;
         }
+        if (phase == Membership.HANDOVER)
+        {
+            drive(now);
+            return;
+        }
         final List<String> action = phase == Membership.CLEANUP ? List.of("--advance", "cleanup") : List.of("--abort");
         log.accept("nemesis: the change was left in its " + Membership.phaseName(phase) + " phase in membership " +
             "epoch " + now.epoch() + ": meta change " + String.join(" ", action) + ", as its driver says to");
@@ -76,6 +81,40 @@ final class UnfinishedChanges
         catch (final RuntimeException ex)
         {
             log.accept("nemesis: meta change " + String.join(" ", action) + " did not run: " +
+                String.valueOf(ex.getMessage()).lines().findFirst().orElse(""));
+        }
+        finally
+        {
+            MemoryTierChanges.restoreInterrupt(interrupted);
+        }
+    }
+
+    /**
+     * A change left in its handover can only complete, and only once its moving keys are sealed: a driver takes it over
+     * ({@code memory-node --drive}), as its driver says to.
+     */
+    private void drive(final Membership now)
+    {
+        log.accept("nemesis: the change was left in its handover phase in membership epoch " + now.epoch() +
+            ": memory-node --drive, as its driver says to");
+        boolean interrupted = false;
+        try
+        {
+            final RoleProcess drive = processes.startDrive();
+            final long deadline =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MemoryTierChanges.CHANGE_TIMEOUT_MS);
+            while (drive.isAlive() && System.nanoTime() < deadline)
+            {
+                interrupted |= MemoryTierChanges.pause();
+            }
+            final int exit = drive.stop(RoleProcess.EXIT_TIMEOUT_MS);
+            final List<String> said = ProgressLines.read(drive.log());
+            log.accept("nemesis: memory-node --drive exited with status " + exit + ": " +
+                (said.isEmpty() ? "(no output)" : said.getLast()));
+        }
+        catch (final RuntimeException ex)
+        {
+            log.accept("nemesis: memory-node --drive did not run: " +
                 String.valueOf(ex.getMessage()).lines().findFirst().orElse(""));
         }
         finally

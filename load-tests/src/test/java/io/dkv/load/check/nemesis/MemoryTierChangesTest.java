@@ -102,6 +102,11 @@ class MemoryTierChangesTest
             throw new AssertionError("meta change " + arguments);
         }
 
+        public RoleProcess startDrive()
+        {
+            throw new AssertionError("memory-node --drive");
+        }
+
         public long phaseGapMs()
         {
             return 0;

@@ -22,14 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The switch phase of a membership change costs what was written during its fill, not every key it moves
- * (client/README.md, "Membership change"): the switch pass right after a fill that found every moving key in place
- * reads the members' indexes whole but reads again, and settles, only the keys a write touched since. Among those,
- * writes whose writers died half way: one that left a new value at the key's tail alone, one that emptied the tail's
- * slot alone (a delete); both settle from the tail as a switch pass settles any key, and every copy of every key is
- * where the new placement says, holding the key's last write.
+ * The handover pass of a membership change reads again what was written since its fill, not every key it moves
+ * (client/README.md, "Membership change", "The handover"): after a fill that found every moving key in place it reads
+ * the members' indexes whole, seals each key no write touched since from the word the fill noted at its tail, and reads
+ * again, and seals one by one, only the keys a write touched since. Among those, writes whose writers died half way:
+ * one that left a new value at the key's tail alone, one that emptied the tail's slot alone (a delete); both are
+ * rolled forward from the tail and copied onto the added member once their writer's time is past, and every copy of
+ * every key is where the new placement says, holding the key's last write.
  */
-class SwitchSinceFillTest
+class HandoverSinceFillTest
 {
     private static final int KEYS = 600;
 
@@ -44,7 +45,7 @@ class SwitchSinceFillTest
     @ParameterizedTest(name = "{0} cop(ies)")
     @ValueSource(ints = {1, 2})
     @Timeout(120)
-    void theSwitchPassSettlesOnlyTheKeysWrittenSinceTheFillAndRollsHalfDoneWritesForward(final int replicas)
+    void theHandoverPassReadsOnlyTheKeysWrittenSinceTheFillAndRollsHalfDoneWritesForward(final int replicas)
         throws InterruptedException
     {
         store.start(replicas);
@@ -76,15 +77,16 @@ class SwitchSinceFillTest
         writeAtTailAlone(dead, before[movingKeys[4]], halfDeleted, null);
 
         store.phase(3, replicas, Membership.SWITCH, client);
-        final RefillReport settle = client.fillMembershipChange();
-        assertTrue(settle.complete(), "the switch pass settles every key: " + settle);
-        assertEquals(5, settle.keysSeen(), "the switch pass reads again only the five moving keys written since the " +
-            "fill (of " + moving + " moving keys): " + settle);
-        assertEquals(2, settle.refilled(),
-            "the half-done writes are completed on the added member; the whole ones are there: " + settle);
+        store.phase(4, replicas, Membership.HANDOVER, client);
+        final RefillReport sealed = client.fillMembershipChange();
+        assertTrue(sealed.complete(), "the handover pass seals every key: " + sealed);
+        assertEquals(5, sealed.keysSeen(), "the handover pass reads again only the five moving keys written since " +
+            "the fill (of " + moving + " moving keys): " + sealed);
+        assertEquals(moving, sealed.refilled() + sealed.inPlace(), "every moving key sealed: " + sealed);
+        assertEquals(moving, sealedTails(store, client, before), "each at its last replica before the change");
 
-        store.phase(4, replicas, Membership.CLEANUP, client);
-        store.directory.membership(ChangingStore.steady(5, replicas, ChangingStore.ALL));
+        store.phase(5, replicas, Membership.CLEANUP, client);
+        store.directory.membership(ChangingStore.steady(6, replicas, ChangingStore.ALL));
         Thread.sleep(client.membershipPhaseGapMs());
 
         final KvClient fresh = store.connect(102);
@@ -104,6 +106,21 @@ class SwitchSinceFillTest
                     "key " + k + "'s copy on memory node " + id + " names the write its head names");
             }
         }
+    }
+
+    /** @return the keys whose last replica before the change holds a sealed word. */
+    private static long sealedTails(final ChangingStore store, final KvClient client, final long[][] before)
+    {
+        final KvSession check = store.session(104);
+        long sealed = 0;
+        for (int k = 0; k < KEYS; k++)
+        {
+            final byte[] key = key(k);
+            final KeyState tail = check.probe().readKey(indexOf(before[k][before[k].length - 1]), KeyHash.hash(key),
+                key);
+            sealed += tail.committed() && SlotWord.isSealed(tail.word) ? 1 : 0;
+        }
+        return sealed;
     }
 
     /** @return {@code count} keys the change moves onto the added member (a client's placement is the one after). */
