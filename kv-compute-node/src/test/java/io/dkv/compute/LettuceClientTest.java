@@ -112,12 +112,30 @@ class LettuceClientTest
     @Test
     void aWrongOrMissingPasswordFailsTheConnectWithRedissError()
     {
-        final String wrong = causes(assertThrows(RedisConnectionException.class,
-            () -> client.connect(uri(store.port(), "wrong")).close()));
+        final String wrong = failedConnect("wrong");
         assertTrue(wrong.contains("WRONGPASS"), wrong);
-        final String missing = causes(assertThrows(RedisConnectionException.class,
-            () -> client.connect(uri(store.port(), null)).close()));
+        final String missing = failedConnect(null);
         assertTrue(missing.contains("NOAUTH"), missing);
+    }
+
+    /**
+     * @return why a connect with the password failed. Lettuce's connect can lose the handshake's error to a race of
+     * its own (its handshake handler gone from the pipeline before its connect listener looks for it: "RedisHandshake
+     * Handler not registered", seen once on a loaded machine): such a connect is tried again, a few times.
+     */
+    private String failedConnect(final String password)
+    {
+        String why = "";
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            why = causes(assertThrows(RedisConnectionException.class,
+                () -> client.connect(uri(store.port(), password)).close()));
+            if (!why.contains("RedisHandshakeHandler not registered"))
+            {
+                return why;
+            }
+        }
+        return why;
     }
 
     @Test
