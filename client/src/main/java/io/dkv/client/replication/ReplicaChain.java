@@ -349,13 +349,7 @@ public final class ReplicaChain
                 joinReadWords[j] = joined.word;
                 joinIds[j] = joined.liveWriteId(nowMillis);
             }
-            for (int p = tail; p >= 0; p--)
-            {
-                final KeyState replica = probe.readKey(serving[p], hash, key);
-                slots[p] = replica.slot;
-                words[p] = replica.word;
-                writeIds[p] = replica.liveWriteId(nowMillis);
-            }
+            readServing(hash, key);
             if (SlotWord.isSealed(words[tail]))
             {
                 return IN_PLACE;
@@ -395,6 +389,18 @@ public final class ReplicaChain
             membership.refreshIfDue();
         }
         return NOT_SETTLED;
+    }
+
+    /** Read the key at each serving replica, one after another from the tail to the head. */
+    private void readServing(final long hash, final byte[] key)
+    {
+        for (int p = servingCount - 1; p >= 0; p--)
+        {
+            final KeyState replica = probe.readKey(serving[p], hash, key);
+            slots[p] = replica.slot;
+            words[p] = replica.word;
+            writeIds[p] = replica.liveWriteId(nowMillis);
+        }
     }
 
     /** @return true when every member entering the key's placement names the write its replicas before settled on. */
@@ -891,13 +897,7 @@ public final class ReplicaChain
             final long joinSlot = joined.slot;
             final long joinWord = joined.word;
             final long joinId = joined.liveWriteId(nowMillis);
-            for (int p = servingCount - 1; p >= 0; p--)
-            {
-                final KeyState replica = probe.readKey(serving[p], hash, key);
-                slots[p] = replica.slot;
-                words[p] = replica.word;
-                writeIds[p] = replica.liveWriteId(nowMillis);
-            }
+            readServing(hash, key);
             if (!settled())
             {
                 Thread.yield();
