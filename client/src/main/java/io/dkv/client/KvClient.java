@@ -12,6 +12,11 @@ import io.dkv.client.replication.ChangeLedger;
 import io.dkv.client.replication.PersistRequests;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaCopier;
+import io.dkv.client.txn.IntentResolver;
+import io.dkv.client.txn.RawKeys;
+import io.dkv.client.txn.Transaction;
+import io.dkv.client.txn.TransactionBody;
+import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.Membership;
@@ -31,8 +36,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -83,11 +90,17 @@ public final class KvClient implements AutoCloseable
     private final int getWave;
     private volatile boolean polled;
     private volatile boolean closed;
+    /** The store's single-key operations as the transaction protocol uses them: intents as they are. */
+    private final RawKeys rawKeys = new SessionKeys();
+    /** The intent rules over {@link #rawKeys}: for transactions, whichever thread runs them. */
+    private final IntentResolver intents;
 
     private KvClient(final Raas[] lanes, final KvClientContext context)
     {
         this.lanes = lanes;
         this.context = context;
+        this.intents = new IntentResolver(rawKeys, context.txnPushMs() * 1_000_000L);
+
         final long[] ids = context.memoryNodes().length > 0 ? context.memoryNodes() : membership(lanes[0]);
         this.availability = new MemoryNodeAvailability(ids, context);
         this.membership = new MembershipView(lanes[0], availability, MembershipView.readAtConnect(lanes[0], context),
@@ -530,6 +543,85 @@ public final class KvClient implements AutoCloseable
         return session().writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAtMillis);
     }
 
+    // ---- transactions (client/README.md, "Transactions") ----
+
+    /**
+     * Run {@code body} as one transaction over any keys, strictly serializable: its reads see one instant of the
+     * store, and its writes are made all at once, or not at all. On a conflict (another transaction or write changed
+     * a key it read or writes before it committed) it runs {@code body} again, after a random backoff, up to
+     * {@code dkv.client.txn.retries} times. An exception {@code body} throws aborts the transaction and is thrown.
+     *
+     * <pre>{@code
+     * client.transact(tx ->
+     * {
+     *     final long from = parse(tx.get(alice));
+     *     final long to = parse(tx.get(bob));
+     *     tx.put(alice, format(from - 10));
+     *     tx.put(bob, format(to + 10));
+     *     return null;
+     * });
+     * }</pre>
+     *
+     * @return what {@code body} returned in the run that committed.
+     * @throws TransactionConflictException when every run met a conflict.
+     */
+    public <T> T transact(final TransactionBody<T> body)
+    {
+        TransactionConflictException last = null;
+        long backoffNanos = 2_000;
+        for (int run = 0; run <= context.txnRetries(); run++)
+        {
+            final Transaction tx = begin();
+            final T result;
+            try
+            {
+                result = body.run(tx);
+            }
+            catch (final RuntimeException ex)
+            {
+                tx.abort();
+                if (!(ex instanceof TransactionConflictException conflict))
+                {
+                    throw ex;
+                }
+                last = conflict;
+                backoffNanos = backOff(backoffNanos);
+                continue;
+            }
+            try
+            {
+                tx.commit();
+                return result;
+            }
+            catch (final TransactionConflictException ex)
+            {
+                last = ex;
+                backoffNanos = backOff(backoffNanos);
+            }
+        }
+        throw new TransactionConflictException("gave up after " + (context.txnRetries() + 1) + " runs, each in " +
+            "conflict; the last: " + last.getMessage());
+    }
+
+    /**
+     * Begin a transaction to read and write through, then {@link Transaction#commit()} (which throws
+     * {@link TransactionConflictException} on a conflict, having written nothing) or {@link Transaction#abort()}.
+     */
+    public Transaction begin()
+    {
+        if (closed)
+        {
+            throw new KvException("the client is closed");
+        }
+        return new Transaction(this, rawKeys, intents, context.maxRetries());
+    }
+
+    private static long backOff(final long backoffNanos)
+    {
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(backoffNanos));
+        return Math.min(1_000_000, backoffNanos * 2);
+    }
+
     // ---- asynchronous: carried by completions; what they cannot carry runs on one of the client's threads ----
 
     /**
@@ -833,6 +925,40 @@ public final class KvClient implements AutoCloseable
         return future.thenApply(Boolean.class::cast);
     }
 
+    /** The store's single-key operations on the calling thread's session, intents as they are. */
+    private final class SessionKeys implements RawKeys
+    {
+        public Versioned read(final byte[] key)
+        {
+            return session().readRaw(key);
+        }
+
+        public boolean swap(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
+        {
+            return session().swapRaw(key, value, from, expireAt);
+        }
+
+        public boolean insert(final byte[] key, final byte[] value, final long expireAt)
+        {
+            return session().insertRaw(key, value, expireAt);
+        }
+
+        public Versioned lastWritten()
+        {
+            return session().lastWritten();
+        }
+
+        public long epochMillis()
+        {
+            return context.epochClock().time();
+        }
+
+        public long nanoTime()
+        {
+            return context.nanoClock().nanoTime();
+        }
+    }
+
     /** The synchronous operations behind the asynchronous forms, on the client's threads. */
     private final class SlowPath implements AsyncSlowPath
     {
@@ -969,6 +1095,12 @@ public final class KvClient implements AutoCloseable
                 " bytes; this one is " + key.byteSize() + " bytes");
         }
         return key.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** @return the store's single-key operations as transactions use them, intents as they are (for tests). */
+    RawKeys rawKeys()
+    {
+        return rawKeys;
     }
 
     /** Close every thread's connections; the Raas handle stays open. */

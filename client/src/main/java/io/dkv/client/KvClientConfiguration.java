@@ -69,6 +69,22 @@ public final class KvClientConfiguration
      */
     public static final String MEMORY_NODES_PROP_NAME = "dkv.client.memory.nodes";
 
+    /**
+     * How many times {@code KvClient.transact} runs a transaction's function again after a conflict (another
+     * transaction or write changed what it read or wrote) before it throws the conflict; each retry waits a random
+     * backoff first.
+     */
+    public static final String TXN_RETRIES_PROP_NAME = "dkv.client.txn.retries";
+    public static final int TXN_RETRIES_DEFAULT = 1_000;
+
+    /**
+     * How long a transaction's pending intent may stand unchanged before a client that waits on it aborts that
+     * transaction (its coordinator died, or stalled): a liveness bound only, as the abort and the coordinator's commit
+     * are one compare-and-set from the same word. 0: the operation timeout.
+     */
+    public static final String TXN_PUSH_MS_PROP_NAME = "dkv.client.txn.push.ms";
+    public static final int TXN_PUSH_MS_DEFAULT = 0;
+
     private KvClientConfiguration()
     {
     }

@@ -23,6 +23,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
         .map(String::strip).filter(id -> !id.isEmpty()).mapToLong(Long::parseLong).toArray();
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
+    private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
+    private int txnPushMs = intProperty(TXN_PUSH_MS_PROP_NAME, TXN_PUSH_MS_DEFAULT);
     private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
@@ -81,6 +83,31 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     public KvClientContext maxRetries(final int maxRetries)
     {
         this.maxRetries = maxRetries;
+        return this;
+    }
+
+    public int txnRetries()
+    {
+        return txnRetries;
+    }
+
+    /** @param txnRetries runs of a transaction's function after a conflict before the conflict is thrown. */
+    public KvClientContext txnRetries(final int txnRetries)
+    {
+        this.txnRetries = txnRetries;
+        return this;
+    }
+
+    /** @return milliseconds a pending intent stands before a waiting client aborts its transaction. */
+    public int txnPushMs()
+    {
+        return txnPushMs == 0 ? timeoutMs : txnPushMs;
+    }
+
+    /** @param txnPushMs how long a transaction's pending intent stands before waiters abort it; 0: the timeout. */
+    public KvClientContext txnPushMs(final int txnPushMs)
+    {
+        this.txnPushMs = txnPushMs;
         return this;
     }
 
@@ -189,6 +216,12 @@ public final class KvClientContext extends CommonContext<KvClientContext>
                 ") must be 0 or more: " + unavailableRetryMs);
         }
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
+        requirePositive("txnRetries (" + TXN_RETRIES_PROP_NAME + ")", txnRetries);
+        if (txnPushMs < 0)
+        {
+            throw new IllegalArgumentException("txnPushMs (" + TXN_PUSH_MS_PROP_NAME + ") must be 0 or more: " +
+                txnPushMs);
+        }
         requireRange("replicas (" + REPLICAS_PROP_NAME + ")", replicas, 0, MAX_REPLICAS);
         requirePositive("failoverWaitMs (" + FAILOVER_WAIT_MS_PROP_NAME + ")", failoverWaitMs);
         requirePositive("membershipRefreshMs (" + MEMBERSHIP_REFRESH_MS_PROP_NAME + ")", membershipRefreshMs);

@@ -14,6 +14,9 @@ import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.RefillBatch;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaReads;
+import io.dkv.client.txn.IntentResolver;
+import io.dkv.client.txn.LogicalValue;
+import io.dkv.client.txn.RawKeys;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -92,6 +95,10 @@ public final class KvSession implements AutoCloseable
     private final AsyncStarts asyncStarts;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
+    /** What a key holding a transaction's intent reads as, and how a write gets it out of its way. */
+    private final IntentResolver intents;
+    /** The version the last successful raw write of this thread put in place (its word when known). */
+    private Versioned lastWritten;
 
     /**
      * @param nodes the nodes' views as the client read them when it connected; null for a node that could not be read.
@@ -100,6 +107,7 @@ public final class KvSession implements AutoCloseable
         final MembershipView membership, final MemoryNodeView[] nodes)
     {
         this.context = context;
+        this.intents = new IntentResolver(new OwnKeys(), context.txnPushMs() * 1_000_000L);
         this.membership = membership;
         this.epochClock = context.epochClock();
         this.nanoClock = context.nanoClock();
@@ -123,7 +131,16 @@ public final class KvSession implements AutoCloseable
 
     byte[] get(final byte[] key)
     {
-        return find(key) ? KvBlockLayout.value(probe.block(), 0) : null;
+        if (!find(key))
+        {
+            return null;
+        }
+        if (KvBlockLayout.isIntent(probe.found().expireAt))
+        {
+            final LogicalValue value = intents.valueOf(key, readRawFound(nanoClock.nanoTime()));
+            return value == null ? null : value.value();
+        }
+        return KvBlockLayout.value(probe.block(), 0);
     }
 
     /**
@@ -132,19 +149,54 @@ public final class KvSession implements AutoCloseable
      */
     int get(final byte[] key, final MemorySegment dst)
     {
-        return find(key) ? KvBlockLayout.copyValue(probe.block(), 0, dst) : -1;
+        if (!find(key))
+        {
+            return -1;
+        }
+        if (KvBlockLayout.isIntent(probe.found().expireAt))
+        {
+            final LogicalValue value = intents.valueOf(key, readRawFound(nanoClock.nanoTime()));
+            if (value == null)
+            {
+                return -1;
+            }
+            MemorySegment.copy(MemorySegment.ofArray(value.value()), 0, dst, 0,
+                Math.min(value.value().length, dst.byteSize()));
+            return value.value().length;
+        }
+        return KvBlockLayout.copyValue(probe.block(), 0, dst);
     }
 
     /**
-     * @return the key's value with its expiry and the slot and word that pointed at it, or null when it has none.
+     * @return the key's value with its expiry and the slot and word that pointed at it, or null when it has none. A
+     * transaction's intent on the key is resolved first (client/README.md, "Transactions"), so the version names a
+     * value, never an intent.
      */
     Versioned getVersioned(final byte[] key)
     {
-        final long started = nanoClock.nanoTime();
-        if (!find(key))
+        for (int attempt = 0; ; attempt++)
         {
-            return null;
+            final Versioned read = readRaw(key);
+            if (read == null || !KvBlockLayout.isIntent(read.expireAtMillis()))
+            {
+                return read;
+            }
+            resolveIntent(key, attempt);
         }
+    }
+
+    /**
+     * @return the key's block as it is: a value, or a transaction's intent (its record as the value, expireAt
+     * {@link KvBlockLayout#INTENT}), with the slot and word that pointed at it; null when it has no value.
+     */
+    public Versioned readRaw(final byte[] key)
+    {
+        final long started = nanoClock.nanoTime();
+        return find(key) ? readRawFound(started) : null;
+    }
+
+    private Versioned readRawFound(final long started)
+    {
         final KeyState found = probe.found();
         final int node = probe.foundNode();
         return new Versioned(KvBlockLayout.value(probe.block(), 0), found.expireAt, links.nodeId(node),
@@ -158,8 +210,29 @@ public final class KvSession implements AutoCloseable
         {
             return -2;
         }
-        final long expireAt = probe.found().expireAt;
+        long expireAt = probe.found().expireAt;
+        if (KvBlockLayout.isIntent(expireAt))
+        {
+            final LogicalValue value = intents.valueOf(key, readRawFound(nanoClock.nanoTime()));
+            if (value == null)
+            {
+                return -2;
+            }
+            expireAt = value.expireAtMillis();
+            nowMillis = epochClock.time();
+        }
         return expireAt == KvBlockLayout.NEVER ? -1 : expireAt - nowMillis;
+    }
+
+    /** A write met a transaction's intent on the key: finish or undo that transaction there, then the write goes on. */
+    private void resolveIntent(final byte[] key, final int attempt)
+    {
+        if (attempt >= context.maxRetries())
+        {
+            throw new KvException("key " + KvErrors.describe(key) + " held another transaction's intent " + attempt +
+                " times in a row; each was resolved and another came");
+        }
+        intents.resolve(key);
     }
 
     /**
@@ -390,6 +463,21 @@ public final class KvSession implements AutoCloseable
 
     boolean delete(final byte[] key)
     {
+        for (int attempt = 0; ; attempt++)
+        {
+            try
+            {
+                return deleteUnlessIntent(key);
+            }
+            catch (final IntentFound found)
+            {
+                resolveIntent(key, attempt);
+            }
+        }
+    }
+
+    private boolean deleteUnlessIntent(final byte[] key)
+    {
         // under durability sync a delete publishes a pending tombstone, not an empty slot: a reader of the miss it
         // makes settles it on the node's disk first (KvBlockLayout.TOMBSTONE)
         final boolean tombstone = chunks.pendingBlocks();
@@ -417,6 +505,10 @@ public final class KvSession implements AutoCloseable
                 continue;
             }
             probe.forgetMisses();
+            if (KvBlockLayout.isIntent(state.expireAt))
+            {
+                throw new IntentFound(key);
+            }
             // an expired key had no value to delete: its slot is only reclaimed, once what it says is on disk (a
             // pending tombstone: an earlier delete not on disk yet)
             final boolean expired = state.expiredAt(nowMillis);
@@ -456,16 +548,72 @@ public final class KvSession implements AutoCloseable
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
+        for (int attempt = 0; ; attempt++)
+        {
+            try
+            {
+                return writeUnlessIntent(key, value, expected, put, expireAt);
+            }
+            catch (final IntentFound found)
+            {
+                resolveIntent(key, attempt);
+            }
+        }
+    }
+
+    /**
+     * Insert the key's value only if it has none, as it is (a transaction's intent is a value here): false when it
+     * holds any block, an intent included. {@link #lastWritten} says what it put in place.
+     */
+    public boolean insertRaw(final byte[] key, final byte[] value, final long expireAt)
+    {
+        try
+        {
+            return writeUnlessIntent(key, MemorySegment.ofArray(value), null, false, expireAt);
+        }
+        catch (final IntentFound found)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Swap the key's block from the one {@code expected} names (a value or an intent) to a new one, with no intent
+     * resolved on the way: {@link #writeIfVersion}, a miss where the key changed. {@link #lastWritten} says what it
+     * put in place.
+     */
+    public boolean swapRaw(final byte[] key, final byte[] value, final Versioned expected, final long expireAt)
+    {
+        return writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAt);
+    }
+
+    /** @return the version this thread's last successful raw write put in place; its word is known at one copy. */
+    public Versioned lastWritten()
+    {
+        return lastWritten;
+    }
+
+    private boolean writeUnlessIntent(final byte[] key, final MemorySegment value, final byte[] expected,
+        final boolean put, final long expireAt)
+    {
+        lastWritten = null;
         if (!routing.plain())
         {
-            return chain.write(key, value, put ? ReplicaChain.PUT : ReplicaChain.IF_VALUE, expected, null, expireAt);
+            final boolean written =
+                chain.write(key, value, put ? ReplicaChain.PUT : ReplicaChain.IF_VALUE, expected, null, expireAt);
+            if (written)
+            {
+                lastWritten = chainWritten(value, expireAt);
+            }
+            return written;
         }
         nowMillis = epochClock.time();
         final long hash = KeyHash.hash(key);
         final int node = routing.node(hash);
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
+        final long writeId = KvBlockLayout.drawWriteId();
+        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId);
         final long committedWord = SlotWord.committed(fingerprint, blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         final long tentativeWord = SlotWord.tentative(committedWord);
@@ -479,6 +627,12 @@ public final class KvSession implements AutoCloseable
             {
                 // an expired value is an absent one: replaced as such
                 final boolean expired = state.expiredAt(nowMillis);
+                // a transaction's intent is replaced only by a write naming it exactly (its record's bytes)
+                if (KvBlockLayout.isIntent(state.expireAt) &&
+                    (put || expected == null || !probe.committedHolds(node, key, expected)))
+                {
+                    throw new IntentFound(key);
+                }
                 if (!put &&
                     (expected == null ? !expired : expired || !probe.committedHolds(node, key, expected)))
                 {
@@ -493,6 +647,7 @@ public final class KvSession implements AutoCloseable
                 if (writer.cas(node, state.slot, state.word, committedWord) == state.word)
                 {
                     chunks.persist(node, blockOffset);
+                    lastWritten = written(value, expireAt, node, state.slot, committedWord, writeId);
                     return true;
                 }
                 continue;
@@ -509,6 +664,7 @@ public final class KvSession implements AutoCloseable
             if (writer.tryInsert(node, hash, key, committedWord, tentativeWord) == SlotWriter.INSERTED)
             {
                 chunks.persist(node, blockOffset);
+                lastWritten = written(value, expireAt, -1, -1, committedWord, writeId);
                 return true;
             }
         }
@@ -524,25 +680,46 @@ public final class KvSession implements AutoCloseable
      */
     boolean writeIfVersion(final byte[] key, final MemorySegment value, final Versioned expected, final long expireAt)
     {
+        try
+        {
+            return writeIfVersionOnce(key, value, expected, expireAt);
+        }
+        catch (final IntentFound found)
+        {
+            // compared by its value (an old version), the key holds a transaction's intent instead: not that version
+            return false;
+        }
+    }
+
+    private boolean writeIfVersionOnce(final byte[] key, final MemorySegment value, final Versioned expected,
+        final long expireAt)
+    {
         if (KvBlockLayout.isExpired(expected.expireAtMillis(), epochClock.time()))
         {
             // that version is gone whether or not its slot still names it: the key has no value now
             return false;
         }
+        lastWritten = null;
         if (!routing.plain())
         {
             // replicas' slot words differ: the version is the write it read, compared by its id on the settled state
-            return chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
+            final boolean written = chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
+            if (written)
+            {
+                lastWritten = chainWritten(value, expireAt);
+            }
+            return written;
         }
         final long hash = KeyHash.hash(key);
         final int node = routing.node(hash);
         if (!links.knowsWord(expected, node))
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
-            return write(key, value, expected.value(), false, expireAt);
+            return writeUnlessIntent(key, value, expected.value(), false, expireAt);
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
-        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, KvBlockLayout.drawWriteId());
+        final long writeId = KvBlockLayout.drawWriteId();
+        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId);
         final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         long slot = expected.slotOffset;
@@ -555,11 +732,12 @@ public final class KvSession implements AutoCloseable
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
                 if (!links.knowsWord(expected, node))
                 {
-                    return write(key, value, expected.value(), false, expireAt);
+                    return writeUnlessIntent(key, value, expected.value(), false, expireAt);
                 }
                 if (writer.cas(node, slot, expected.word, committedWord) == expected.word)
                 {
                     chunks.persist(node, blockOffset);
+                    lastWritten = written(value, expireAt, node, slot, committedWord, writeId);
                     return true;
                 }
             }
@@ -608,6 +786,65 @@ public final class KvSession implements AutoCloseable
             }
         }
         throw expiryRaces.exhausted(onlyExpiring ? "persisting" : "expiring", key);
+    }
+
+    /**
+     * A write at one copy put this word in place: the version it makes, comparable by its word when its slot is known
+     * (else by its value, as an old version is).
+     */
+    private Versioned written(final MemorySegment value, final long expireAt, final int node, final long slot,
+        final long word, final long writeId)
+    {
+        return new Versioned(value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), expireAt,
+            node < 0 ? -1 : links.nodeId(node), node < 0 ? -1 : links.view(node).index.nodeEpoch(), slot, word,
+            nanoClock.nanoTime(), writeId);
+    }
+
+    /** A chained write put its write in place: the version it makes, compared by its write id. */
+    private Versioned chainWritten(final MemorySegment value, final long expireAt)
+    {
+        return new Versioned(value == null ? new byte[0] : value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+            expireAt, -1, -1, -1, SlotWord.EMPTY, nanoClock.nanoTime(), chain.lastWriteId());
+    }
+
+    /** This session's raw single-key operations, as the intent rules use them. */
+    private final class OwnKeys implements RawKeys
+    {
+        public Versioned read(final byte[] key)
+        {
+            return readRaw(key);
+        }
+
+        public boolean swap(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
+        {
+            return swapRaw(key, value, from, expireAt);
+        }
+
+        public boolean insert(final byte[] key, final byte[] value, final long expireAt)
+        {
+            return insertRaw(key, value, expireAt);
+        }
+
+        public Versioned lastWritten()
+        {
+            return lastWritten;
+        }
+
+        public long epochMillis()
+        {
+            return epochClock.time();
+        }
+
+        public long nanoTime()
+        {
+            return nanoClock.nanoTime();
+        }
+    }
+
+    /** @return what a key holding an intent reads as, by this session's operations. */
+    public IntentResolver intents()
+    {
+        return intents;
     }
 
     /** @return where this thread's blocks go. */

@@ -70,6 +70,13 @@ public final class KvBlockLayout
      * node's expiry scan empties its slot.
      */
     public static final long TOMBSTONE = 1;
+    /**
+     * The expireAt of a transaction's intent ({@link IntentLayout}, client/README.md, "Transactions"): a block whose
+     * value is an intent record, not the key's value. No clock reaches it and no user's expiry is negative, so every
+     * part of the store below the client (replication, refill, the nodes' scans and disks) keeps an intent as a value
+     * that never expires; only the client reads its record.
+     */
+    public static final long INTENT = Long.MIN_VALUE;
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
     private static final long CHECKSUM_TAG = 0x444b4233L << 32;
@@ -197,7 +204,13 @@ public final class KvBlockLayout
      */
     public static boolean isExpired(final long expireAt, final long nowMillis)
     {
-        return expireAt != NEVER && expireAt <= nowMillis;
+        return expireAt != NEVER && expireAt != INTENT && expireAt <= nowMillis;
+    }
+
+    /** @return true when a block of this expireAt holds a transaction's intent record ({@link #INTENT}). */
+    public static boolean isIntent(final long expireAt)
+    {
+        return expireAt == INTENT;
     }
 
     /**

@@ -273,10 +273,12 @@ public final class AsyncGet extends AsyncOperation
             return;
         }
         if (KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis) ||
-            KvBlockLayout.isPending(block, 0) || owner.nanoTime() - startedNanos > timeoutNanos)
+            KvBlockLayout.isPending(block, 0) || KvBlockLayout.isIntent(KvBlockLayout.expireAt(block, 0)) ||
+            owner.nanoTime() - startedNanos > timeoutNanos)
         {
-            // an expired slot is emptied, a pending block's node is asked to put it on disk first, and a read that
-            // outlasted the grace period is not answered: all the slow path
+            // an expired slot is emptied, a pending block's node is asked to put it on disk first, a transaction's
+            // intent is read by its transaction's state, and a read that outlasted the grace period is not
+            // answered: all the slow path
             fallBack(false);
             return;
         }

@@ -113,6 +113,8 @@ public final class AsyncWrite extends AsyncOperation
     private long tentativeWord;
     /** The head's block read by the last round is pending: a refusal is not answered from it. */
     private boolean headPending;
+    /** The head's committed block holds a transaction's intent, which the synchronous write resolves first. */
+    private boolean headIntent;
     private long insertSlot;
     private int insertAttempts;
 
@@ -286,6 +288,7 @@ public final class AsyncWrite extends AsyncOperation
         if (reads == 0)
         {
             headPending = false;
+            headIntent = false;
             evaluate();
             return;
         }
@@ -334,6 +337,7 @@ public final class AsyncWrite extends AsyncOperation
     private void onBlocks()
     {
         headPending = false;
+        headIntent = false;
         for (int p = 0; p < count; p++)
         {
             final long word = blockWords[p];
@@ -363,6 +367,7 @@ public final class AsyncWrite extends AsyncOperation
             }
             words[p] = word;
             headPending |= p == 0 && KvBlockLayout.isPending(blocks, at);
+            headIntent |= p == 0 && KvBlockLayout.isIntent(KvBlockLayout.expireAt(blocks, at));
             writeIds[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(blocks, at);
         }
@@ -380,6 +385,11 @@ public final class AsyncWrite extends AsyncOperation
                 fallBack();
                 return;
             }
+        }
+        if (headIntent && rule != ReplicaChain.IF_VERSION)
+        {
+            fallBack();
+            return;
         }
         if (!holds())
         {

@@ -93,9 +93,10 @@ public final class BatchRead
             probe.requireWithinDeadline(started, node, keys[k]);
             probe.foundAt(node, at);
             final KeyState found = probe.found();
-            if (found.pending)
+            if (found.pending || KvBlockLayout.isIntent(found.expireAt))
             {
-                // its node may not have it on disk yet: the single-key path has the node settle it first
+                // its node may not have it on disk yet: the single-key path has the node settle it first (and reads
+                // a transaction's intent by its transaction's state)
                 single[k] = true;
                 continue;
             }

@@ -1,5 +1,6 @@
 package io.dkv.client.replication;
 
+import io.dkv.client.IntentFound;
 import io.dkv.client.KvClientConfiguration;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvErrors;
@@ -127,6 +128,8 @@ public final class ReplicaChain
     private long switchStarted;
     /** The joiner's word when the last {@link #refill} found the key in place there. */
     private long refillJoinWord;
+    /** The write id of this thread's last write that returned true. */
+    private long lastWriteId;
 
     public ReplicaChain(final IndexProbe probe, final SlotWriter writer, final ReplicaReads reads,
         final HeapChunks chunks, final MembershipView membership, final long[] nodeIds, final KvClientContext context)
@@ -164,6 +167,11 @@ public final class ReplicaChain
      * @return the node reads of the key go to: its first serving replica in placement order.
      * @throws KvException naming the key's replicas when none serves.
      */
+    public long lastWriteId()
+    {
+        return lastWriteId;
+    }
+
     public int head(final long hash, final byte[] key)
     {
         place(hash, key);
@@ -609,6 +617,11 @@ public final class ReplicaChain
                 Thread.yield();
                 continue;
             }
+            // a transaction's intent is replaced only by a write naming it exactly: by its version, or its bytes
+            if (reads.intentAt(0) && rule != IF_VERSION && (rule != IF_VALUE || !holds(rule, key, expected, version)))
+            {
+                throw new IntentFound(key);
+            }
             if (!holds(rule, key, expected, version))
             {
                 // refused on a head whose block has expired: perhaps a tombstone whose delete is not on disk yet (a
@@ -641,6 +654,7 @@ public final class ReplicaChain
             {
                 forceOntoJoiner(j, hash, key, writeId, deadline);
             }
+            lastWriteId = writeId;
             if (acknowledgeAtTail)
             {
                 return true;

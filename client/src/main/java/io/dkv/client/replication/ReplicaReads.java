@@ -41,6 +41,8 @@ public final class ReplicaReads
     private final long[] replicaBlockWords = new long[MemoryNodeAvailability.CAPACITY];
     /** Replicas read on their own: buckets moving, or several slots of the fingerprint. */
     private final boolean[] replicaAlone = new boolean[MemoryNodeAvailability.CAPACITY];
+    /** Replicas whose committed block holds a transaction's intent, as a mask (bit p: replica p), of the last read. */
+    private long intents;
 
     public ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
     {
@@ -109,6 +111,7 @@ public final class ReplicaReads
             }
         }
         links.awaitRound(nodes, count, (writeLength != 0 ? 3 : 2) * count - (headKnown ? 1 : 0));
+        intents = headKnown && KvBlockLayout.isIntent(head.expireAtMillis()) ? 1 : 0;
         final int fingerprint = KeyHash.fingerprint(hash);
         int reads = 0;
         int stride = 0;
@@ -161,6 +164,7 @@ public final class ReplicaReads
                 slotsOut[p] = state.slot;
                 wordsOut[p] = state.word;
                 idsOut[p] = state.liveWriteId(nowMillis);
+                intents = KvBlockLayout.isIntent(state.expireAt) ? intents | 1L << p : intents & ~(1L << p);
             }
         }
     }
@@ -216,6 +220,16 @@ public final class ReplicaReads
             wordsOut[p] = word;
             idsOut[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(replicaBlocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(replicaBlocks, at);
+            if (KvBlockLayout.isIntent(KvBlockLayout.expireAt(replicaBlocks, at)))
+            {
+                intents |= 1L << p;
+            }
         }
+    }
+
+    /** @return true when the last read found replica {@code p}'s committed block holding a transaction's intent. */
+    public boolean intentAt(final int p)
+    {
+        return (intents & 1L << p) != 0;
     }
 }

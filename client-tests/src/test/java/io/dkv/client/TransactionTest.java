@@ -1,0 +1,254 @@
+package io.dkv.client;
+
+import io.dkv.client.txn.Transaction;
+import io.dkv.client.txn.TransactionConflictException;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Transactions over keys on several memory nodes, with one copy of each key and with two (client/README.md,
+ * "Transactions"): all or nothing, conflicts refused with nothing written, write skew refused, and transfers from
+ * several threads that keep the accounts' sum in every snapshot read meanwhile and at the end.
+ */
+class TransactionTest
+{
+    private static final long[] IDS = {1, 2, 3};
+    private static final int ACCOUNTS = 8;
+    private static final long OPENING = 1_000;
+
+    private final StaticDirectory directory = new StaticDirectory();
+    private final Opened open = new Opened();
+
+    @AfterEach
+    void close() throws Exception
+    {
+        open.close();
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void aTransactionWritesEveryKeyOrNone(final int replicas)
+    {
+        final KvClient client = cluster(replicas);
+        client.put(bytes("a"), bytes("1"));
+        client.put(bytes("b"), bytes("2"));
+
+        final String read = client.transact(tx ->
+        {
+            final String seen = text(tx.get(bytes("a"))) + text(tx.get(bytes("b")));
+            tx.put(bytes("a"), bytes("10"));
+            tx.put(bytes("b"), bytes("20"));
+            tx.put(bytes("c"), bytes("30"));
+            assertArrayEquals(bytes("10"), tx.get(bytes("a")), "a transaction reads its own writes");
+            return seen;
+        });
+        assertEquals("12", read);
+        assertArrayEquals(bytes("10"), client.get(bytes("a")));
+        assertArrayEquals(bytes("20"), client.get(bytes("b")));
+        assertArrayEquals(bytes("30"), client.get(bytes("c")));
+
+        final Transaction aborted = client.begin();
+        aborted.put(bytes("a"), bytes("never"));
+        aborted.delete(bytes("b"));
+        aborted.abort();
+        assertArrayEquals(bytes("10"), client.get(bytes("a")), "an aborted transaction wrote nothing");
+        assertArrayEquals(bytes("20"), client.get(bytes("b")));
+
+        client.transact(tx ->
+        {
+            assertTrue(tx.delete(bytes("a")));
+            assertFalse(tx.delete(bytes("never-written")));
+            tx.put(bytes("b"), bytes("21"));
+            return null;
+        });
+        assertNull(client.get(bytes("a")), "a transaction's delete");
+        assertArrayEquals(bytes("21"), client.get(bytes("b")));
+        for (final String key : List.of("a", "b", "c"))
+        {
+            final Versioned version = client.getVersioned(bytes(key));
+            assertTrue(version == null || version.expireAtMillis() >= 0, "no intent is left on " + key);
+        }
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void aCommitAfterAWriteToAKeyItReadTakesNoEffect(final int replicas)
+    {
+        final KvClient client = cluster(replicas);
+        client.put(bytes("x"), bytes("1"));
+        client.put(bytes("y"), bytes("1"));
+
+        final Transaction tx = client.begin();
+        assertArrayEquals(bytes("1"), tx.get(bytes("x")));
+        tx.put(bytes("x"), bytes("2"));
+        tx.put(bytes("y"), bytes("2"));
+        client.put(bytes("x"), bytes("written between"));
+        assertThrows(TransactionConflictException.class, tx::commit);
+        assertArrayEquals(bytes("written between"), client.get(bytes("x")));
+        assertArrayEquals(bytes("1"), client.get(bytes("y")), "none of a conflicting transaction's writes is made");
+
+        final Transaction reader = client.begin();
+        assertArrayEquals(bytes("1"), reader.get(bytes("y")));
+        assertArrayEquals(bytes("written between"), reader.get(bytes("x")));
+        client.put(bytes("y"), bytes("changed"));
+        assertThrows(TransactionConflictException.class, reader::commit,
+            "a read-only transaction whose reads no longer hold together");
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void writeSkewIsRefused(final int replicas)
+    {
+        final KvClient client = cluster(replicas);
+        client.put(bytes("on-call-alice"), bytes("yes"));
+        client.put(bytes("on-call-bob"), bytes("yes"));
+
+        // each sees both on call and takes itself off: serializable, at most one of them may commit
+        final Transaction alice = client.begin();
+        final Transaction bob = client.begin();
+        for (final Transaction tx : List.of(alice, bob))
+        {
+            assertArrayEquals(bytes("yes"), tx.get(bytes("on-call-alice")));
+            assertArrayEquals(bytes("yes"), tx.get(bytes("on-call-bob")));
+        }
+        alice.put(bytes("on-call-alice"), bytes("no"));
+        bob.put(bytes("on-call-bob"), bytes("no"));
+        alice.commit();
+        assertThrows(TransactionConflictException.class, bob::commit);
+        assertArrayEquals(bytes("yes"), client.get(bytes("on-call-bob")), "someone stays on call");
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void transfersFromSeveralThreadsKeepTheSumInEverySnapshot(final int replicas) throws Exception
+    {
+        final KvClient client = cluster(replicas);
+        for (int i = 0; i < ACCOUNTS; i++)
+        {
+            client.put(account(i), bytes(Long.toString(OPENING)));
+        }
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicInteger transfers = new AtomicInteger();
+        final AtomicInteger snapshots = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 3; t++)
+        {
+            threads.add(Thread.ofPlatform().start(() -> run(failure, () ->
+            {
+                for (int n = 0; n < 150; n++)
+                {
+                    final int from = ThreadLocalRandom.current().nextInt(ACCOUNTS);
+                    final int to = (from + 1 + ThreadLocalRandom.current().nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+                    final long amount = 1 + ThreadLocalRandom.current().nextInt(50);
+                    client.transact(tx ->
+                    {
+                        tx.put(account(from), bytes(Long.toString(balance(tx, from) - amount)));
+                        tx.put(account(to), bytes(Long.toString(balance(tx, to) + amount)));
+                        return null;
+                    });
+                    transfers.incrementAndGet();
+                }
+            })));
+        }
+        threads.add(Thread.ofPlatform().start(() -> run(failure, () ->
+        {
+            while (transfers.get() < 450 && failure.get() == null)
+            {
+                final long sum = client.transact(tx ->
+                {
+                    long total = 0;
+                    for (int i = 0; i < ACCOUNTS; i++)
+                    {
+                        total += balance(tx, i);
+                    }
+                    return total;
+                });
+                assertEquals(ACCOUNTS * OPENING, sum, "a snapshot's sum");
+                snapshots.incrementAndGet();
+            }
+        })));
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError(failure.get());
+        }
+        long sum = 0;
+        for (int i = 0; i < ACCOUNTS; i++)
+        {
+            sum += Long.parseLong(text(client.get(account(i))));
+        }
+        assertEquals(ACCOUNTS * OPENING, sum, "the sum after " + transfers.get() + " transfers, " + snapshots.get() +
+            " snapshots");
+    }
+
+    private KvClient cluster(final int replicas)
+    {
+        directory.membership(new Membership(1, replicas, IDS,
+            new int[]{Membership.LIVE, Membership.LIVE, Membership.LIVE}));
+        for (final long id : IDS)
+        {
+            final Raas raas =
+                open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
+            open.add(MemoryNode.start(raas, new MemoryNodeContext()));
+        }
+        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
+        return open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(IDS).replicas(replicas)));
+    }
+
+    private static long balance(final Transaction tx, final int account)
+    {
+        return Long.parseLong(text(tx.get(account(account))));
+    }
+
+    private static void run(final AtomicReference<Throwable> failure, final Runnable body)
+    {
+        try
+        {
+            body.run();
+        }
+        catch (final Throwable ex)
+        {
+            failure.compareAndSet(null, ex);
+        }
+    }
+
+    private static byte[] account(final int i)
+    {
+        return bytes("account-" + i);
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(final byte[] bytes)
+    {
+        return bytes == null ? "null" : new String(bytes, StandardCharsets.UTF_8);
+    }
+}

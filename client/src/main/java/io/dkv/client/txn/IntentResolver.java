@@ -1,0 +1,192 @@
+package io.dkv.client.txn;
+
+import io.dkv.client.Versioned;
+import io.dkv.format.KvBlockLayout;
+
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The rules by which every read and write of a client treats a key holding a transaction's intent (client/README.md,
+ * "Transactions"): what the key reads as ({@link #valueOf}: the primary decides), and how a write gets the intent out
+ * of its way ({@link #resolve}: a decided transaction's intent swapped for its value, a pending one waited on and,
+ * once it has stood for the push time, its transaction aborted at its primary). One per client, used by every thread
+ * through its own session's {@link RawKeys}.
+ */
+public final class IntentResolver
+{
+    /** The longest pause between reads of a pending intent: a commit takes a few round trips. */
+    private static final long MAX_PAUSE_NANOS = 200_000;
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final RawKeys keys;
+    private final long pushNanos;
+
+    /** @param pushNanos how long a pending intent stands unchanged before a waiter aborts its transaction. */
+    public IntentResolver(final RawKeys keys, final long pushNanos)
+    {
+        this.keys = keys;
+        this.pushNanos = pushNanos;
+    }
+
+    /**
+     * What a key that holds an intent reads as. Writes nothing but, past the push time, the abort of a transaction
+     * that stands pending.
+     *
+     * @param read the key's block, an intent, as read.
+     * @return the key's value and expiry, or null when it has none (or it expired).
+     */
+    public LogicalValue valueOf(final byte[] key, final Versioned read)
+    {
+        final Waiting waiting = new Waiting();
+        Versioned current = read;
+        while (true)
+        {
+            final Intent intent = Intent.of(key, current);
+            if (intent == null)
+            {
+                return current == null ? null : live(current.value(), current.expireAtMillis());
+            }
+            final Versioned primaryRead = intent.isPrimary() ? current : keys.read(intent.primaryKey);
+            final Intent primary = ofTransaction(intent.primaryKey, primaryRead, intent.txnId);
+            if (primary != null && primary.isCommitted())
+            {
+                return live(intent.newValue, intent.newExpireAt);
+            }
+            if (primary != null)
+            {
+                waiting.onPending(intent.primaryKey, primaryRead, primary);
+                current = keys.read(key);
+                continue;
+            }
+            // the primary holds something else: this intent's transaction aborted, unless the key moved on since
+            final Versioned again = keys.read(key);
+            if (sameBlock(again, current))
+            {
+                return live(intent.prior, intent.priorExpireAt);
+            }
+            current = again;
+        }
+    }
+
+    /**
+     * Get any intent out of the key's way: a committed transaction's swapped for its new value (a primary only once
+     * each secondary is), an aborted one's for its prior value, a pending one waited on (and aborted past the push
+     * time). Returns once the key was read holding no intent.
+     */
+    public void resolve(final byte[] key)
+    {
+        final Waiting waiting = new Waiting();
+        while (true)
+        {
+            final Versioned current = keys.read(key);
+            final Intent intent = Intent.of(key, current);
+            if (intent == null)
+            {
+                return;
+            }
+            if (intent.isPrimary())
+            {
+                if (intent.isPending())
+                {
+                    waiting.onPending(key, current, intent);
+                    continue;
+                }
+                finishSecondaries(intent);
+                writeValue(key, current, intent.newValue, intent.newExpireAt);
+                continue;
+            }
+            final Versioned primaryRead = keys.read(intent.primaryKey);
+            final Intent primary = ofTransaction(intent.primaryKey, primaryRead, intent.txnId);
+            if (primary != null && primary.isPending())
+            {
+                waiting.onPending(intent.primaryKey, primaryRead, primary);
+                continue;
+            }
+            if (primary != null)
+            {
+                writeValue(key, current, intent.newValue, intent.newExpireAt);
+                continue;
+            }
+            final Versioned again = keys.read(key);
+            if (sameBlock(again, current))
+            {
+                // aborted: its primary moved on from it while this intent stood, and no secondary outlives a commit
+                writeValue(key, again, intent.prior, intent.priorExpireAt);
+            }
+        }
+    }
+
+    /**
+     * A committed primary is swapped for its value only once none of its transaction's secondaries holds its intent,
+     * so that a primary holding something else always means the transaction aborted.
+     */
+    void finishSecondaries(final Intent primary)
+    {
+        for (final byte[] secondary : primary.secondaries)
+        {
+            final Versioned read = keys.read(secondary);
+            final Intent intent = Intent.of(secondary, read);
+            if (intent != null && intent.txnId == primary.txnId && !intent.isPrimary())
+            {
+                writeValue(secondary, read, intent.newValue, intent.newExpireAt);
+            }
+        }
+    }
+
+    /** Swap the key from {@code from} to a plain value, or to a tombstone when {@code value} is null. */
+    boolean writeValue(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
+    {
+        return value == null ? keys.swap(key, from, NO_VALUE, KvBlockLayout.TOMBSTONE) :
+            keys.swap(key, from, value, expireAt);
+    }
+
+    /** @return the primary's intent when it is of that transaction, else null (the transaction aborted, or ended). */
+    private static Intent ofTransaction(final byte[] primaryKey, final Versioned read, final long txnId)
+    {
+        final Intent intent = Intent.of(primaryKey, read);
+        return intent != null && intent.isPrimary() && intent.txnId == txnId ? intent : null;
+    }
+
+    private LogicalValue live(final byte[] value, final long expireAt)
+    {
+        if (value == null || KvBlockLayout.isExpired(expireAt, keys.epochMillis()))
+        {
+            return null;
+        }
+        return new LogicalValue(value, expireAt);
+    }
+
+    private static boolean sameBlock(final Versioned again, final Versioned before)
+    {
+        return again != null && KvBlockLayout.isIntent(again.expireAtMillis()) && again.writeId == before.writeId &&
+            Arrays.equals(again.value(), before.value());
+    }
+
+    /** One waiter's view of the pending primary it waits on: how long that same word has stood. */
+    private final class Waiting
+    {
+        private long writeId = KvBlockLayout.NO_WRITE;
+        private long since;
+        private long pauseNanos;
+
+        void onPending(final byte[] primaryKey, final Versioned primaryRead, final Intent primary)
+        {
+            final long now = keys.nanoTime();
+            if (primaryRead.writeId != writeId)
+            {
+                writeId = primaryRead.writeId;
+                since = now;
+                pauseNanos = 1_000;
+            }
+            else if (now - since > pushNanos)
+            {
+                // its coordinator died or stalled: abort it by the compare-and-set its commit would make
+                writeValue(primaryKey, primaryRead, primary.prior, primary.priorExpireAt);
+                return;
+            }
+            LockSupport.parkNanos(pauseNanos);
+            pauseNanos = Math.min(MAX_PAUSE_NANOS, pauseNanos * 2);
+        }
+    }
+}

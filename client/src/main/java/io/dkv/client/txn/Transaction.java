@@ -1,0 +1,197 @@
+package io.dkv.client.txn;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvErrors;
+import io.dkv.client.Versioned;
+import io.dkv.format.KvBlockLayout;
+
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One transaction: reads and writes of any keys, on any memory nodes, that commit all or nothing and strictly
+ * serializably (client/README.md, "Transactions"). Reads go to the store at once and are remembered with the version
+ * read; writes are kept here until {@link #commit}, and a read of a key the transaction wrote answers that write.
+ * Made by {@code KvClient.begin()} or handed to a {@link TransactionBody} by {@code KvClient.transact}; used by one
+ * thread at a time.
+ */
+public final class Transaction
+{
+    private final KvClient client;
+    private final RawKeys keys;
+    private final IntentResolver resolver;
+    private final int maxResolves;
+    private final Map<ByteBuffer, TxnEntry> entries = new LinkedHashMap<>();
+    private boolean ended;
+
+    /** For {@code KvClient}: applications get one from {@code KvClient.begin()} or {@code transact}. */
+    public Transaction(final KvClient client, final RawKeys keys, final IntentResolver resolver, final int maxResolves)
+    {
+        this.client = client;
+        this.keys = keys;
+        this.resolver = resolver;
+        this.maxResolves = maxResolves;
+    }
+
+    /** @return the key's value as this transaction sees it (its own write, else the store's), or null: none. */
+    public byte[] get(final byte[] key)
+    {
+        final TxnEntry entry = readEntry(key);
+        if (entry.written)
+        {
+            return live(entry.newValue, entry.newExpireAt) ? entry.newValue.clone() : null;
+        }
+        return entry.version == null ? null : entry.version.value().clone();
+    }
+
+    /**
+     * @return the key's value and version as this transaction read them from the store (its own writes not counted),
+     * reading the key if it has not; null when it had no value. Two reads of a key name the same write when their
+     * {@link Versioned#writeId} agree: an optimistic check (redis's WATCH) compares them.
+     */
+    public Versioned getVersioned(final byte[] key)
+    {
+        final TxnEntry entry = entry(key);
+        requireOpen();
+        if (!entry.read)
+        {
+            entry.version = readResolved(keys, resolver, key, maxResolves);
+            entry.read = true;
+        }
+        return entry.version;
+    }
+
+    /**
+     * @return the key's expiry as this transaction sees it: epoch milliseconds, {@link KvClient#NO_EXPIRY}, or -2 when
+     * the key has no value.
+     */
+    public long expireAtMillis(final byte[] key)
+    {
+        final TxnEntry entry = readEntry(key);
+        if (entry.written)
+        {
+            return live(entry.newValue, entry.newExpireAt) ? entry.newExpireAt : -2;
+        }
+        return entry.version == null ? -2 : entry.version.expireAtMillis();
+    }
+
+    /** Set the key's value, with no expiry, when the transaction commits. */
+    public void put(final byte[] key, final byte[] value)
+    {
+        put(key, value, KvClient.NO_EXPIRY);
+    }
+
+    /** Set the key's value, expiring at {@code expireAtMillis} (or {@link KvClient#NO_EXPIRY}), when it commits. */
+    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        requireOpen();
+        if (value == null || value.length > KvBlockLayout.MAX_VALUE_LENGTH)
+        {
+            throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this " +
+                "one is " + (value == null ? "null" : value.length + " bytes"));
+        }
+        if (expireAtMillis < 0)
+        {
+            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + KvClient.NO_EXPIRY +
+                " for none; this one is " + expireAtMillis);
+        }
+        final TxnEntry entry = entry(key);
+        entry.written = true;
+        entry.newValue = value.clone();
+        entry.newExpireAt = expireAtMillis;
+    }
+
+    /**
+     * Remove the key when the transaction commits.
+     *
+     * @return true when the key has a value as this transaction sees it (so it reads the key).
+     */
+    public boolean delete(final byte[] key)
+    {
+        final boolean had = get(key) != null;
+        final TxnEntry entry = entry(key);
+        entry.written = true;
+        entry.newValue = null;
+        entry.newExpireAt = KvClient.NO_EXPIRY;
+        return had;
+    }
+
+    /** @return true while the transaction has written nothing: it commits by checking its reads again. */
+    public boolean readOnly()
+    {
+        return entries.values().stream().noneMatch(entry -> entry.written);
+    }
+
+    /**
+     * Make the transaction's writes, all at once, if nothing it read or writes changed since it read it.
+     *
+     * @throws TransactionConflictException when another transaction or write came between: nothing was written.
+     * @throws io.dkv.client.KvException    when a memory node failed it; its message says whether it may have
+     *                                      committed.
+     */
+    public void commit()
+    {
+        requireOpen();
+        ended = true;
+        new TransactionCommit(client, keys, resolver, entries.values()).run();
+    }
+
+    /** Leave the transaction: nothing it would have written is written. */
+    public void abort()
+    {
+        ended = true;
+    }
+
+    private TxnEntry readEntry(final byte[] key)
+    {
+        requireOpen();
+        final TxnEntry entry = entry(key);
+        if (!entry.read && !entry.written)
+        {
+            entry.version = readResolved(keys, resolver, key, maxResolves);
+            entry.read = true;
+        }
+        return entry;
+    }
+
+    /** @return the key's plain version, any intent on it resolved first; null when it has no value. */
+    static Versioned readResolved(final RawKeys keys, final IntentResolver resolver, final byte[] key,
+        final int maxResolves)
+    {
+        for (int attempt = 0; attempt < maxResolves; attempt++)
+        {
+            final Versioned read = keys.read(key);
+            if (read == null || !KvBlockLayout.isIntent(read.expireAtMillis()))
+            {
+                return read;
+            }
+            resolver.resolve(key);
+        }
+        throw new TransactionConflictException("key " + KvErrors.describe(key) + " held another transaction's " +
+            "intent " + maxResolves + " times in a row as it was read");
+    }
+
+    private TxnEntry entry(final byte[] key)
+    {
+        if (key == null || key.length == 0 || key.length > KvBlockLayout.MAX_KEY_LENGTH)
+        {
+            throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one " +
+                "is " + (key == null ? "null" : key.length + " bytes"));
+        }
+        return entries.computeIfAbsent(ByteBuffer.wrap(key.clone()), wrapped -> new TxnEntry(wrapped.array()));
+    }
+
+    private boolean live(final byte[] value, final long expireAt)
+    {
+        return value != null && !KvBlockLayout.isExpired(expireAt, keys.epochMillis());
+    }
+
+    private void requireOpen()
+    {
+        if (ended)
+        {
+            throw new IllegalStateException("the transaction has ended (committed or aborted)");
+        }
+    }
+}

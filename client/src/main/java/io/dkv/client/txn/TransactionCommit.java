@@ -1,0 +1,278 @@
+package io.dkv.client.txn;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.KvErrors;
+import io.dkv.client.KvException;
+import io.dkv.client.Versioned;
+import io.dkv.format.IntentLayout;
+import io.dkv.format.KvBlockLayout;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * A transaction's commit (client/README.md, "Transactions", rules 2.1 to 2.5): the primary's intent, the
+ * secondaries' intents, the reads checked again, the decision at the primary, and the intents resolved. A
+ * transaction that writes nothing checks its reads again; one that writes one key and reads no other is that key's
+ * single-key write.
+ */
+final class TransactionCommit
+{
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final KvClient client;
+    private final RawKeys keys;
+    private final IntentResolver resolver;
+    private final List<TxnEntry> writes = new ArrayList<>();
+    private final List<TxnEntry> readsOnly = new ArrayList<>();
+
+    TransactionCommit(final KvClient client, final RawKeys keys, final IntentResolver resolver,
+        final Collection<TxnEntry> entries)
+    {
+        this.client = client;
+        this.keys = keys;
+        this.resolver = resolver;
+        for (final TxnEntry entry : entries)
+        {
+            (entry.written ? writes : readsOnly).add(entry);
+        }
+    }
+
+    void run()
+    {
+        if (writes.isEmpty())
+        {
+            if (!validate())
+            {
+                throw conflict("a key it read changed before it ended");
+            }
+            return;
+        }
+        if (writes.size() == 1 && readsOnly.isEmpty())
+        {
+            writeOne(writes.getFirst());
+            return;
+        }
+        commitIntents();
+    }
+
+    /** One key written, no other read: the store's single-key write is the transaction. */
+    private void writeOne(final TxnEntry entry)
+    {
+        final byte[] key = entry.key;
+        if (!entry.read)
+        {
+            if (entry.newValue == null)
+            {
+                client.delete(key);
+            }
+            else
+            {
+                client.put(key, entry.newValue, entry.newExpireAt);
+            }
+            return;
+        }
+        final boolean written;
+        if (entry.version == null)
+        {
+            written = entry.newValue == null ? keys.read(key) == null :
+                client.compareAndSet(key, null, entry.newValue, entry.newExpireAt);
+        }
+        else
+        {
+            written = resolver.writeValue(key, entry.version, entry.newValue, entry.newExpireAt);
+        }
+        if (!written)
+        {
+            throw conflict("key " + KvErrors.describe(key) + " changed since it was read");
+        }
+    }
+
+    private void commitIntents()
+    {
+        for (final TxnEntry entry : writes)
+        {
+            if (!entry.read)
+            {
+                // a blind write still replaces a version: the one its intent is swapped in from
+                entry.version = Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
+            }
+        }
+        final long txnId = KvBlockLayout.drawWriteId();
+        final TxnEntry primary = writes.getFirst();
+        final byte[][] secondaryKeys = new byte[writes.size() - 1][];
+        for (int i = 1; i < writes.size(); i++)
+        {
+            secondaryKeys[i - 1] = writes.get(i).key;
+        }
+        // 1: the primary's intent, pending; from here on it holds the transaction's outcome
+        final byte[] pending = IntentLayout.encode(IntentLayout.PRIMARY_PENDING, txnId, null, primary.newValue,
+            primary.newExpireAt, primary.prior(), primary.priorExpireAt(), null);
+        if (!place(primary, pending, false))
+        {
+            throw conflict("key " + KvErrors.describe(primary.key) + " changed since it was read");
+        }
+        // 2: the secondaries' intents
+        for (int i = 1; i < writes.size(); i++)
+        {
+            final TxnEntry secondary = writes.get(i);
+            final byte[] intent = IntentLayout.encode(IntentLayout.SECONDARY, txnId, primary.key,
+                secondary.newValue, secondary.newExpireAt, secondary.prior(), secondary.priorExpireAt(), null);
+            if (!place(secondary, intent, true))
+            {
+                abort(primary, true);
+                throw conflict("key " + KvErrors.describe(secondary.key) + " changed since it was read");
+            }
+        }
+        // 3: what it read and does not write is as it was (the serialization point came before)
+        if (!validate())
+        {
+            abort(primary, true);
+            throw conflict("a key it read changed before it committed");
+        }
+        // 4: the decision, at the primary
+        final boolean committed;
+        try
+        {
+            committed = secondaryKeys.length == 0 ?
+                resolver.writeValue(primary.key, primary.placed, primary.newValue, primary.newExpireAt) :
+                keys.swap(primary.key, primary.placed, IntentLayout.encode(IntentLayout.PRIMARY_COMMITTED, txnId,
+                    null, primary.newValue, primary.newExpireAt, primary.prior(), primary.priorExpireAt(),
+                    secondaryKeys), KvBlockLayout.INTENT);
+        }
+        catch (final KvException ex)
+        {
+            throw new KvException("a transaction over " + writes.size() + " keys may or may not have committed: " +
+                "its commit at key " + KvErrors.describe(primary.key) + " failed: " + ex.getMessage(), ex);
+        }
+        if (!committed)
+        {
+            // a waiter aborted it at its primary: its secondaries go back
+            abort(primary, false);
+            throw conflict("another client aborted it while it stood pending");
+        }
+        if (secondaryKeys.length == 0)
+        {
+            return;
+        }
+        // 5: after the answer, each secondary then the primary swapped for its value
+        final Versioned committedPrimary = keys.lastWritten();
+        try
+        {
+            for (int i = 1; i < writes.size(); i++)
+            {
+                final TxnEntry secondary = writes.get(i);
+                resolver.writeValue(secondary.key, secondary.placed, secondary.newValue, secondary.newExpireAt);
+            }
+            resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
+        }
+        catch (final KvException ex)
+        {
+            // committed: whoever meets an intent left resolves it
+        }
+    }
+
+    /**
+     * Swap the entry's intent in from the version it read.
+     *
+     * @param abortOnDoubt a secondary's doubt (an unanswered swap) aborts the transaction at its primary first.
+     * @return false when the key changed since it was read.
+     */
+    private boolean place(final TxnEntry entry, final byte[] intent, final boolean abortOnDoubt)
+    {
+        final boolean placed;
+        try
+        {
+            placed = entry.version == null ? keys.insert(entry.key, intent, KvBlockLayout.INTENT) :
+                keys.swap(entry.key, entry.version, intent, KvBlockLayout.INTENT);
+        }
+        catch (final KvException ex)
+        {
+            if (abortOnDoubt)
+            {
+                abort(writes.getFirst(), true);
+            }
+            else
+            {
+                abandonPrimary(entry);
+            }
+            throw new KvException("a transaction over " + writes.size() + " keys did not commit: its intent on key " +
+                KvErrors.describe(entry.key) + " failed: " + ex.getMessage(), ex);
+        }
+        if (placed)
+        {
+            entry.placed = keys.lastWritten();
+        }
+        return placed;
+    }
+
+    /**
+     * The primary's swap got no answer: it may hold the pending intent. A waiter would abort it after the push time;
+     * the coordinator does now if it can read it.
+     */
+    private void abandonPrimary(final TxnEntry primary)
+    {
+        try
+        {
+            final Versioned read = keys.read(primary.key);
+            final Intent intent = Intent.of(primary.key, read);
+            if (intent != null && intent.isPending() && read.writeId != KvBlockLayout.NO_WRITE)
+            {
+                resolver.writeValue(primary.key, read, intent.prior, intent.priorExpireAt);
+            }
+        }
+        catch (final KvException ex)
+        {
+            // a waiter aborts it past the push time
+        }
+    }
+
+    /**
+     * Abort: the primary from its pending intent to its prior value (unless a waiter did it already), then each
+     * secondary placed back to its prior value. Best effort: whatever is left is aborted by the rules.
+     */
+    private void abort(final TxnEntry primary, final boolean atPrimary)
+    {
+        try
+        {
+            if (atPrimary)
+            {
+                resolver.writeValue(primary.key, primary.placed, primary.prior(), primary.priorExpireAt());
+            }
+            for (int i = 1; i < writes.size(); i++)
+            {
+                final TxnEntry secondary = writes.get(i);
+                if (secondary.placed != null)
+                {
+                    resolver.writeValue(secondary.key, secondary.placed, secondary.prior(), secondary.priorExpireAt());
+                }
+            }
+        }
+        catch (final KvException ex)
+        {
+            // the primary no longer names the transaction, or will once a waiter aborts it: readers take it aborted
+        }
+    }
+
+    /** @return true when every key read and not written still holds the version read, and no intent. */
+    private boolean validate()
+    {
+        for (final TxnEntry entry : readsOnly)
+        {
+            final Versioned now = keys.read(entry.key);
+            if (entry.version == null ? now != null :
+                now == null || KvBlockLayout.isIntent(now.expireAtMillis()) || now.writeId != entry.version.writeId)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private TransactionConflictException conflict(final String why)
+    {
+        return new TransactionConflictException("the transaction over " + (writes.size() + readsOnly.size()) +
+            " keys did not commit, and took no effect: " + why);
+    }
+}
