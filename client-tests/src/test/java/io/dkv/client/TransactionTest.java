@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -204,6 +205,50 @@ class TransactionTest
         }
         assertEquals(ACCOUNTS * OPENING, sum, "the sum after " + transfers.get() + " transfers, " + snapshots.get() +
             " snapshots");
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void asynchronousTransactionsKeepTheSumAndLoseNoIncrement(final int replicas)
+    {
+        final KvClient client = cluster(replicas);
+        for (int i = 0; i < ACCOUNTS; i++)
+        {
+            client.put(account(i), bytes(Long.toString(OPENING)));
+        }
+        client.put(bytes("counter"), bytes("0"));
+        final List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        for (int n = 0; n < 60; n++)
+        {
+            final int from = n % ACCOUNTS;
+            final int to = (n * 3 + 1) % ACCOUNTS == from ? (from + 1) % ACCOUNTS : (n * 3 + 1) % ACCOUNTS;
+            inFlight.add(client.transactAsync(tx -> tx.getAsync(account(from)).thenCombine(tx.getAsync(account(to)),
+                (a, b) ->
+                {
+                    tx.put(account(from), bytes(Long.toString(Long.parseLong(text(a)) - 7)));
+                    tx.put(account(to), bytes(Long.toString(Long.parseLong(text(b)) + 7)));
+                    return null;
+                })));
+            // one key read and written: the single-key compare-and-set, carried by completions
+            inFlight.add(client.transactAsync(tx -> tx.getAsync(bytes("counter")).thenApply(value ->
+            {
+                tx.put(bytes("counter"), bytes(Long.toString(Long.parseLong(text(value)) + 1)));
+                return null;
+            })));
+        }
+        CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).join();
+        assertEquals("60", text(client.get(bytes("counter"))), "no increment lost");
+        final long sum = client.transactAsync(tx ->
+        {
+            final List<CompletableFuture<byte[]>> reads = new ArrayList<>();
+            for (int i = 0; i < ACCOUNTS; i++)
+            {
+                reads.add(tx.getAsync(account(i)));
+            }
+            return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).thenApply(ignored ->
+                reads.stream().mapToLong(read -> Long.parseLong(text(read.join()))).sum());
+        }).join();
+        assertEquals(ACCOUNTS * OPENING, sum, "a read-only snapshot, validated by asynchronous reads");
     }
 
     private KvClient cluster(final int replicas)

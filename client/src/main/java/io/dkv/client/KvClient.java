@@ -12,6 +12,7 @@ import io.dkv.client.replication.ChangeLedger;
 import io.dkv.client.replication.PersistRequests;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaCopier;
+import io.dkv.client.txn.AsyncTransactionBody;
 import io.dkv.client.txn.IntentResolver;
 import io.dkv.client.txn.RawKeys;
 import io.dkv.client.txn.Transaction;
@@ -65,6 +66,11 @@ public final class KvClient implements AutoCloseable
 {
     /** The expiry time of a value that never expires. */
     public static final long NO_EXPIRY = KvBlockLayout.NEVER;
+    /**
+     * The longest pause between runs of a transaction in conflict: it doubles from 2 us per run, so that transactions
+     * that take long (durability sync, several keys) stop meeting each other.
+     */
+    private static final long MAX_BACKOFF_NANOS = 10_000_000;
 
     private final Raas[] lanes;
     private final KvClientContext context;
@@ -613,13 +619,55 @@ public final class KvClient implements AutoCloseable
         {
             throw new KvException("the client is closed");
         }
-        return new Transaction(this, rawKeys, intents, context.maxRetries());
+        return new Transaction(this, rawKeys, intents, context.maxRetries(), asyncExecutor);
+    }
+
+    /**
+     * As {@link #transact}, without a thread waiting: {@code body} reads through {@link Transaction#getAsync} and
+     * returns a future of its result; the commit is {@link Transaction#commitAsync}. On a conflict {@code body} runs
+     * again, after a random backoff, up to {@code dkv.client.txn.retries} times.
+     *
+     * @return completes with what {@code body}'s future completed with in the run that committed.
+     */
+    public <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body)
+    {
+        return transactAsync(body, 0, 2_000);
+    }
+
+    private <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body, final int run,
+        final long backoffNanos)
+    {
+        final Transaction tx;
+        final CompletableFuture<T> result;
+        try
+        {
+            tx = begin();
+            result = body.run(tx);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return result.thenCompose(value -> tx.commitAsync().thenApply(ignored -> value)).exceptionallyComposeAsync(ex ->
+        {
+            final Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ?
+                ex.getCause() : ex;
+            if (!(cause instanceof TransactionConflictException) || run >= context.txnRetries())
+            {
+                return CompletableFuture.failedFuture(cause);
+            }
+            tx.abort();
+            final long pause = ThreadLocalRandom.current().nextLong(backoffNanos);
+            return CompletableFuture.supplyAsync(() -> null,
+                    CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, asyncExecutor))
+                .thenCompose(ignored -> transactAsync(body, run + 1, Math.min(MAX_BACKOFF_NANOS, 2 * backoffNanos)));
+        }, asyncExecutor);
     }
 
     private static long backOff(final long backoffNanos)
     {
         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(backoffNanos));
-        return Math.min(1_000_000, backoffNanos * 2);
+        return Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
     }
 
     // ---- asynchronous: carried by completions; what they cannot carry runs on one of the client's threads ----

@@ -6,15 +6,19 @@ import io.dkv.client.Versioned;
 import io.dkv.format.KvBlockLayout;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * One transaction: reads and writes of any keys, on any memory nodes, that commit all or nothing and strictly
  * serializably (client/README.md, "Transactions"). Reads go to the store at once and are remembered with the version
  * read; writes are kept here until {@link #commit}, and a read of a key the transaction wrote answers that write.
- * Made by {@code KvClient.begin()} or handed to a {@link TransactionBody} by {@code KvClient.transact}; used by one
- * thread at a time.
+ * Made by {@code KvClient.begin()} or handed to a {@link TransactionBody} by {@code KvClient.transact}; its
+ * methods may be called from any thread (its asynchronous reads complete on completion threads).
  */
 public final class Transaction
 {
@@ -22,22 +26,94 @@ public final class Transaction
     private final RawKeys keys;
     private final IntentResolver resolver;
     private final int maxResolves;
+    /** Where a commit that completions cannot carry alone runs: the client's own threads. */
+    private final Executor executor;
     private final Map<ByteBuffer, TxnEntry> entries = new LinkedHashMap<>();
     private boolean ended;
 
     /** For {@code KvClient}: applications get one from {@code KvClient.begin()} or {@code transact}. */
-    public Transaction(final KvClient client, final RawKeys keys, final IntentResolver resolver, final int maxResolves)
+    public Transaction(final KvClient client, final RawKeys keys, final IntentResolver resolver, final int maxResolves,
+        final Executor executor)
     {
         this.client = client;
         this.keys = keys;
         this.resolver = resolver;
         this.maxResolves = maxResolves;
+        this.executor = executor;
+    }
+
+    /**
+     * As {@link #get}, carried by completions ({@code KvClient.getVersionedAsync}): the key is read without a thread
+     * waiting for it. Reads of several keys may be in flight at once. The future completes on the thread that
+     * delivered the completion: continue with work that blocks in the future's {@code ...Async} stages.
+     */
+    public CompletableFuture<byte[]> getAsync(final byte[] key)
+    {
+        final TxnEntry entry;
+        synchronized (this)
+        {
+            requireOpen();
+            entry = entry(key);
+            if (entry.read || entry.written)
+            {
+                return CompletableFuture.completedFuture(view(entry));
+            }
+        }
+        return client.getVersionedAsync(entry.key).thenApply(version ->
+        {
+            synchronized (this)
+            {
+                if (!entry.read && !entry.written)
+                {
+                    entry.version = version;
+                    entry.read = true;
+                }
+                return view(entry);
+            }
+        });
+    }
+
+    /**
+     * As {@link #commit}, without a thread waiting for it: a transaction that writes one key (and reads no other) or
+     * none is carried by completions; one over several keys commits on one of the client's threads.
+     *
+     * @return completes when committed; exceptionally with {@link TransactionConflictException} on a conflict.
+     */
+    public synchronized CompletableFuture<Void> commitAsync()
+    {
+        requireOpen();
+        ended = true;
+        final TransactionCommit commit = new TransactionCommit(client, keys, resolver, executor, entries.values());
+        // started on a client thread: the caller may be a completion's thread, which must not wait on a request
+        return CompletableFuture.supplyAsync(commit::runAsync, executor)
+            .thenCompose(started -> started);
     }
 
     /** @return the key's value as this transaction sees it (its own write, else the store's), or null: none. */
-    public byte[] get(final byte[] key)
+    public synchronized byte[] get(final byte[] key)
     {
-        final TxnEntry entry = readEntry(key);
+        return view(readEntry(key));
+    }
+
+    /**
+     * Read several keys, as {@link #get} each.
+     *
+     * @return the values in the keys' order, null where a key has none.
+     */
+    public synchronized List<byte[]> getAll(final List<byte[]> keys)
+    {
+        // one after the other on this thread: a read's two round trips cost less than handing completions across
+        // threads (use getAsync to have several in flight)
+        final List<byte[]> values = new ArrayList<>(keys.size());
+        for (final byte[] key : keys)
+        {
+            values.add(get(key));
+        }
+        return values;
+    }
+
+    private byte[] view(final TxnEntry entry)
+    {
         if (entry.written)
         {
             return live(entry.newValue, entry.newExpireAt) ? entry.newValue.clone() : null;
@@ -50,7 +126,7 @@ public final class Transaction
      * reading the key if it has not; null when it had no value. Two reads of a key name the same write when their
      * {@link Versioned#writeId} agree: an optimistic check (redis's WATCH) compares them.
      */
-    public Versioned getVersioned(final byte[] key)
+    public synchronized Versioned getVersioned(final byte[] key)
     {
         final TxnEntry entry = entry(key);
         requireOpen();
@@ -66,7 +142,7 @@ public final class Transaction
      * @return the key's expiry as this transaction sees it: epoch milliseconds, {@link KvClient#NO_EXPIRY}, or -2 when
      * the key has no value.
      */
-    public long expireAtMillis(final byte[] key)
+    public synchronized long expireAtMillis(final byte[] key)
     {
         final TxnEntry entry = readEntry(key);
         if (entry.written)
@@ -83,7 +159,7 @@ public final class Transaction
     }
 
     /** Set the key's value, expiring at {@code expireAtMillis} (or {@link KvClient#NO_EXPIRY}), when it commits. */
-    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    public synchronized void put(final byte[] key, final byte[] value, final long expireAtMillis)
     {
         requireOpen();
         if (value == null || value.length > KvBlockLayout.MAX_VALUE_LENGTH)
@@ -107,7 +183,7 @@ public final class Transaction
      *
      * @return true when the key has a value as this transaction sees it (so it reads the key).
      */
-    public boolean delete(final byte[] key)
+    public synchronized boolean delete(final byte[] key)
     {
         final boolean had = get(key) != null;
         final TxnEntry entry = entry(key);
@@ -118,7 +194,7 @@ public final class Transaction
     }
 
     /** @return true while the transaction has written nothing: it commits by checking its reads again. */
-    public boolean readOnly()
+    public synchronized boolean readOnly()
     {
         return entries.values().stream().noneMatch(entry -> entry.written);
     }
@@ -130,15 +206,15 @@ public final class Transaction
      * @throws io.dkv.client.KvException    when a memory node failed it; its message says whether it may have
      *                                      committed.
      */
-    public void commit()
+    public synchronized void commit()
     {
         requireOpen();
         ended = true;
-        new TransactionCommit(client, keys, resolver, entries.values()).run();
+        new TransactionCommit(client, keys, resolver, executor, entries.values()).run();
     }
 
     /** Leave the transaction: nothing it would have written is written. */
-    public void abort()
+    public synchronized void abort()
     {
         ended = true;
     }

@@ -10,6 +10,8 @@ import io.dkv.format.KvBlockLayout;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * A transaction's commit (client/README.md, "Transactions", rules 2.1 to 2.5): the primary's intent, the
@@ -24,15 +26,18 @@ final class TransactionCommit
     private final KvClient client;
     private final RawKeys keys;
     private final IntentResolver resolver;
+    /** The client's own threads: what follows a completion and may wait on a request runs there. */
+    private final Executor executor;
     private final List<TxnEntry> writes = new ArrayList<>();
     private final List<TxnEntry> readsOnly = new ArrayList<>();
 
     TransactionCommit(final KvClient client, final RawKeys keys, final IntentResolver resolver,
-        final Collection<TxnEntry> entries)
+        final Executor executor, final Collection<TxnEntry> entries)
     {
         this.client = client;
         this.keys = keys;
         this.resolver = resolver;
+        this.executor = executor;
         for (final TxnEntry entry : entries)
         {
             (entry.written ? writes : readsOnly).add(entry);
@@ -55,6 +60,69 @@ final class TransactionCommit
             return;
         }
         commitIntents();
+    }
+
+    /**
+     * As {@link #run}, carried by completions where the transaction writes one key and reads no other (the key's
+     * asynchronous single-key write) or writes none (its reads checked again by asynchronous reads); else run on
+     * {@code executor}.
+     */
+    CompletableFuture<Void> runAsync()
+    {
+        if (writes.isEmpty())
+        {
+            final List<CompletableFuture<Boolean>> checks = new ArrayList<>();
+            for (final TxnEntry entry : readsOnly)
+            {
+                // a version read again with any intent resolved names the same write only if none came between
+                checks.add(client.getVersionedAsync(entry.key).thenApply(now -> sameVersion(entry.version, now)));
+            }
+            return CompletableFuture.allOf(checks.toArray(new CompletableFuture[0])).thenApply(ignored ->
+            {
+                if (checks.stream().anyMatch(check -> !check.join()))
+                {
+                    throw conflict("a key it read changed before it ended");
+                }
+                return null;
+            });
+        }
+        if (writes.size() == 1 && readsOnly.isEmpty())
+        {
+            final TxnEntry entry = writes.getFirst();
+            final CompletableFuture<Boolean> written;
+            if (!entry.read)
+            {
+                written = entry.newValue == null ? client.deleteAsync(entry.key).thenApply(had -> true) :
+                    client.putAsync(entry.key, entry.newValue, entry.newExpireAt).thenApply(ignored -> true);
+            }
+            else if (entry.version == null && entry.newValue != null)
+            {
+                written = client.compareAndSetAsync(entry.key, null, entry.newValue, entry.newExpireAt);
+            }
+            else if (entry.version != null && entry.newValue != null)
+            {
+                written = client.compareAndSetVersionAsync(entry.key, entry.version, entry.newValue,
+                    entry.newExpireAt);
+            }
+            else
+            {
+                return CompletableFuture.runAsync(this::run, executor);
+            }
+            return written.thenApply(done ->
+            {
+                if (!done)
+                {
+                    throw conflict("key " + KvErrors.describe(entry.key) + " changed since it was read");
+                }
+                return null;
+            });
+        }
+        return CompletableFuture.runAsync(this::run, executor);
+    }
+
+    private static boolean sameVersion(final Versioned read, final Versioned now)
+    {
+        return read == null ? now == null : now != null && now.writeId == read.writeId;
     }
 
     /** One key written, no other read: the store's single-key write is the transaction. */
@@ -156,21 +224,31 @@ final class TransactionCommit
         {
             return;
         }
-        // 5: after the answer, each secondary then the primary swapped for its value
-        final Versioned committedPrimary = keys.lastWritten();
-        try
+        // 5: after the answer, each secondary then the primary swapped for its value, carried by completions
+        resolveAfterCommit(primary, keys.lastWritten());
+    }
+
+    /**
+     * The secondaries swapped for their values all at once, then the primary: writes carried by completions, which
+     * nobody waits for. One that fails leaves its intent to whoever meets it next (the rules resolve it).
+     */
+    private void resolveAfterCommit(final TxnEntry primary, final Versioned committedPrimary)
+    {
+        final CompletableFuture<?>[] secondaries = new CompletableFuture[writes.size() - 1];
+        for (int i = 1; i < writes.size(); i++)
         {
-            for (int i = 1; i < writes.size(); i++)
-            {
-                final TxnEntry secondary = writes.get(i);
-                resolver.writeValue(secondary.key, secondary.placed, secondary.newValue, secondary.newExpireAt);
-            }
-            resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
+            secondaries[i - 1] = writeValueAsync(writes.get(i), writes.get(i).placed);
         }
-        catch (final KvException ex)
-        {
-            // committed: whoever meets an intent left resolves it
-        }
+        // the primary's write starts on a client thread: a completion's thread must not wait on a heap chunk
+        CompletableFuture.allOf(secondaries)
+            .thenComposeAsync(ignored -> writeValueAsync(primary, committedPrimary), executor);
+    }
+
+    private CompletableFuture<Boolean> writeValueAsync(final TxnEntry entry, final Versioned from)
+    {
+        return entry.newValue == null ?
+            client.compareAndSetVersionAsync(entry.key, from, NO_VALUE, KvBlockLayout.TOMBSTONE) :
+            client.compareAndSetVersionAsync(entry.key, from, entry.newValue, entry.newExpireAt);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.dkv.load.bench.gets.GetsInFlightBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
 import io.dkv.load.bench.membership.MembershipBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
+import io.dkv.load.bench.txn.TxnBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import io.dkv.load.bench.ycsb.YcsbBenchmark;
 import picocli.CommandLine.Command;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Spec;
         HostileBenchmark.class,
         ComputeBenchmark.class,
         MembershipBenchmark.class,
-        GetsInFlightBenchmark.class
+        GetsInFlightBenchmark.class,
+        TxnBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {

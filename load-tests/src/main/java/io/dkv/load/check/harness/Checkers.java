@@ -1,5 +1,6 @@
 package io.dkv.load.check.harness;
 
+import io.dkv.checker.bank.BankChecker;
 import io.dkv.checker.elle.ElleChecker;
 import io.dkv.checker.elle.ElleResult;
 import io.dkv.checker.elle.Witness;
@@ -8,8 +9,10 @@ import io.dkv.checker.history.Operation;
 import io.dkv.checker.linear.LinearizabilityChecker;
 import io.dkv.checker.linear.LinearizabilityExplanation;
 import io.dkv.checker.linear.LinearizabilityResult;
+import io.dkv.load.check.workload.BankWorkload;
 import io.dkv.load.check.workload.ListAppendWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workloads;
 
 import java.time.Duration;
@@ -26,6 +29,7 @@ final class Checkers
 {
     static final String LINEARIZABILITY = "linearizability";
     static final String LIST_APPEND = "list-append, strict serializability";
+    static final String BANK = "bank: no money made or lost";
 
     private Checkers()
     {
@@ -36,7 +40,8 @@ final class Checkers
         return switch (workload)
         {
             case RegisterWorkload.NAME -> linearizability(history, budget);
-            case ListAppendWorkload.NAME -> listAppend(history);
+            case ListAppendWorkload.NAME, TxnListAppendWorkload.NAME -> listAppend(history);
+            case BankWorkload.NAME -> bank(history);
             default -> throw new IllegalArgumentException("no checker for workload '" + workload +
                 "': expected one of " + Workloads.NAMES);
         };
@@ -79,6 +84,13 @@ final class Checkers
             }
         }
         return indices;
+    }
+
+    private static CheckResult bank(final History history)
+    {
+        final BankChecker.BankResult result = new BankChecker().check(history);
+        return new CheckResult(BANK, result.valid() ? Verdict.VALID : Verdict.INVALID, result.text(),
+            invocations(result.witness()));
     }
 
     private static CheckResult listAppend(final History history)

@@ -1,6 +1,7 @@
 package io.dkv.load.check.store;
 
 import java.util.Arrays;
+import java.util.function.Function;
 
 /**
  * The store under test, as a workload sees it: bytes under string keys. The real one is a
@@ -21,6 +22,23 @@ public interface CheckedStore
      * @return true when the value was set.
      */
     boolean compareAndSet(String key, byte[] expected, byte[] value);
+
+    /**
+     * Run {@code body} as one transaction over any keys: its reads see one instant of the store and its writes are
+     * made together, or not at all; on a conflict it runs again.
+     *
+     * @return what {@code body} returned in the run that committed.
+     */
+    <T> T transact(Function<TxnView, T> body);
+
+    /** A transaction's view of the store: reads, and writes made when it commits. */
+    interface TxnView
+    {
+        /** @return the key's value as the transaction sees it, or null when it has none. */
+        byte[] get(String key);
+
+        void put(String key, byte[] value);
+    }
 
     /**
      * @param current  what a key holds, or null for nothing.

@@ -1,10 +1,13 @@
 package io.dkv.load.check.store;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * Deliberately broken layers over a store, to show that the harness catches what they break:
@@ -21,9 +24,17 @@ public final class FaultyStores
      * starts its MetaServer so; the clients' store is the real one.
      */
     public static final String META_WITHOUT_STALL_CHECK = "meta-without-stall-check";
-    public static final String NAMES = STALE_READS + ", " + LOST_UPDATES + ", " + META_WITHOUT_STALL_CHECK;
+    /** Transactions whose writes are made one by one, each visible at once: a commit visible before it is whole. */
+    public static final String NON_ATOMIC_TXNS = "non-atomic-txns";
+    /** Transactions whose reads are not checked again at commit: their writes made whole, on stale reads. */
+    public static final String UNVALIDATED_TXNS = "unvalidated-txns";
+    public static final String NAMES = STALE_READS + ", " + LOST_UPDATES + ", " + NON_ATOMIC_TXNS + ", " +
+        UNVALIDATED_TXNS + ", " + META_WITHOUT_STALL_CHECK;
     private static final String NONE = "none";
-    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES, META_WITHOUT_STALL_CHECK);
+    private static final List<String> KNOWN =
+        List.of(NONE, STALE_READS, LOST_UPDATES, NON_ATOMIC_TXNS, UNVALIDATED_TXNS, META_WITHOUT_STALL_CHECK);
+    /** How long a faulty transaction layer waits in its window, where another transaction can come between. */
+    private static final long TXN_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     /** Of every this many reads of a key, one reaches the store under {@link #STALE_READS}. */
     static final int STALE_READS_PER_REFRESH = 4;
@@ -53,6 +64,8 @@ public final class FaultyStores
         {
             case STALE_READS -> new StaleReads(store, STALE_READS_PER_REFRESH);
             case LOST_UPDATES -> new LostUpdates(store, TimeUnit.MILLISECONDS.toNanos(2));
+            case NON_ATOMIC_TXNS -> new NonAtomicTxns(store, TXN_WINDOW_NANOS);
+            case UNVALIDATED_TXNS -> new UnvalidatedTxns(store, TXN_WINDOW_NANOS);
             default -> store;
         };
     }
@@ -100,6 +113,11 @@ public final class FaultyStores
         {
             return store.compareAndSet(key, expected, value);
         }
+
+        public <T> T transact(final Function<TxnView, T> body)
+        {
+            return store.transact(body);
+        }
     }
 
     /**
@@ -137,6 +155,111 @@ public final class FaultyStores
             LockSupport.parkNanos(windowNanos);
             store.put(key, value);
             return true;
+        }
+
+        public <T> T transact(final Function<TxnView, T> body)
+        {
+            return store.transact(body);
+        }
+    }
+
+    /**
+     * A transaction layer that is none: each read goes to the store, each write is made at once (with a pause after
+     * it, where others read the transaction half made).
+     */
+    public static final class NonAtomicTxns extends Passing
+    {
+        private final long windowNanos;
+
+        public NonAtomicTxns(final CheckedStore store, final long windowNanos)
+        {
+            super(store);
+            this.windowNanos = windowNanos;
+        }
+
+        public <T> T transact(final Function<TxnView, T> body)
+        {
+            return body.apply(new TxnView()
+            {
+                public byte[] get(final String key)
+                {
+                    return store.get(key);
+                }
+
+                public void put(final String key, final byte[] value)
+                {
+                    store.put(key, value);
+                    LockSupport.parkNanos(windowNanos);
+                }
+            });
+        }
+    }
+
+    /**
+     * Reads outside the transaction, checked by nobody: the function runs on plain reads, then, after a pause, its
+     * writes are made in one real transaction that reads nothing, so they land whole on reads that may be stale.
+     */
+    public static final class UnvalidatedTxns extends Passing
+    {
+        private final long windowNanos;
+
+        public UnvalidatedTxns(final CheckedStore store, final long windowNanos)
+        {
+            super(store);
+            this.windowNanos = windowNanos;
+        }
+
+        public <T> T transact(final Function<TxnView, T> body)
+        {
+            final Map<String, byte[]> writes = new LinkedHashMap<>();
+            final T result = body.apply(new TxnView()
+            {
+                public byte[] get(final String key)
+                {
+                    return writes.containsKey(key) ? writes.get(key) : store.get(key);
+                }
+
+                public void put(final String key, final byte[] value)
+                {
+                    writes.put(key, value);
+                }
+            });
+            LockSupport.parkNanos(windowNanos);
+            if (!writes.isEmpty())
+            {
+                store.transact(view ->
+                {
+                    writes.forEach(view::put);
+                    return null;
+                });
+            }
+            return result;
+        }
+    }
+
+    /** A layer whose single-key operations go to the store as they are. */
+    abstract static class Passing implements CheckedStore
+    {
+        final CheckedStore store;
+
+        Passing(final CheckedStore store)
+        {
+            this.store = store;
+        }
+
+        public byte[] get(final String key)
+        {
+            return store.get(key);
+        }
+
+        public void put(final String key, final byte[] value)
+        {
+            store.put(key, value);
+        }
+
+        public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
+        {
+            return store.compareAndSet(key, expected, value);
         }
     }
 }

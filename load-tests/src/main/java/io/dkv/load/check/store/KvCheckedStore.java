@@ -3,6 +3,8 @@ package io.dkv.load.check.store;
 import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.client.txn.Transaction;
+import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.cnc.AttachedRaas;
@@ -12,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 /**
  * The real store under test: a {@link KvClient} attached to the host's driver, with every write
@@ -25,6 +30,8 @@ import java.util.concurrent.CompletionException;
  */
 public final class KvCheckedStore implements CheckedStore, AutoCloseable
 {
+    /** Runs of a transaction after conflicts before the asynchronous path gives up (as transact's retries). */
+    private static final int MAX_RUNS = 1_000;
     private final String driverName;
     private final long[] memoryNodes;
     private final int timeoutMs;
@@ -95,6 +102,77 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         {
             broken(current);
             throw ex;
+        }
+    }
+
+    /**
+     * One client transaction ({@link KvClient#transact}); asked to be asynchronous, {@link KvClient#transactAsync} with
+     * each read through {@code getAsync}, waited for.
+     */
+    public <T> T transact(final Function<TxnView, T> body)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            if (async)
+            {
+                return transactAsync(current.client, body);
+            }
+            return current.client.transact(tx -> body.apply(new TxnView()
+            {
+                public byte[] get(final String key)
+                {
+                    return tx.get(bytes(key));
+                }
+
+                public void put(final String key, final byte[] value)
+                {
+                    tx.put(bytes(key), value);
+                }
+            }));
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    /**
+     * The asynchronous forms, waited for on this thread: each read through {@code getAsync}, the commit through
+     * {@code commitAsync}, run again here on a conflict (a function that waits must not run on the client's own
+     * threads, which carry what completions cannot).
+     */
+    private static <T> T transactAsync(final KvClient client, final Function<TxnView, T> body)
+    {
+        for (int run = 0; ; run++)
+        {
+            final Transaction tx = client.begin();
+            final T result = body.apply(new TxnView()
+            {
+                public byte[] get(final String key)
+                {
+                    return join(tx.getAsync(bytes(key)));
+                }
+
+                public void put(final String key, final byte[] value)
+                {
+                    tx.put(bytes(key), value);
+                }
+            });
+            try
+            {
+                join(tx.commitAsync());
+                return result;
+            }
+            catch (final TransactionConflictException ex)
+            {
+                if (run >= MAX_RUNS)
+                {
+                    throw ex;
+                }
+                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1_000, 1_000_000));
+            }
         }
     }
 

@@ -3,10 +3,13 @@ package io.dkv.load.check.store;
 import io.dkv.load.resp.RespSocket;
 
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The store under test as a Redis client sees it: RESP to compute nodes, GET for a read, SET for a write, SET IFEQ for
@@ -21,7 +24,11 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
     private static final byte[] SET = bytes("SET");
     private static final byte[] NX = bytes("NX");
     private static final byte[] IFEQ = bytes("IFEQ");
+    private static final byte[] WATCH = bytes("WATCH");
+    private static final byte[] MULTI = bytes("MULTI");
+    private static final byte[] EXEC = bytes("EXEC");
     private static final RespSocket.Simple OK = new RespSocket.Simple("OK");
+    private static final RespSocket.Simple QUEUED = new RespSocket.Simple("QUEUED");
 
     private final List<String> endpoints;
     private final int timeoutMs;
@@ -72,6 +79,82 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
                 describe(reply) + ", not OK or nil");
         }
         return reply != null;
+    }
+
+    /**
+     * A transaction as a Redis client writes one: each key WATCHed before it is read, the writes queued between MULTI
+     * and EXEC on the same connection; EXEC answers nil when a watched key changed, and the function runs again.
+     */
+    public <T> T transact(final Function<TxnView, T> body)
+    {
+        while (true)
+        {
+            final RespSocket connection = connection();
+            try
+            {
+                final Map<String, byte[]> writes = new LinkedHashMap<>();
+                final T result = body.apply(new TxnView()
+                {
+                    public byte[] get(final String key)
+                    {
+                        if (writes.containsKey(key))
+                        {
+                            return writes.get(key);
+                        }
+                        expect(OK, connection.call(WATCH, bytes(key)), "WATCH " + key);
+                        final Object reply = connection.call(GET, bytes(key));
+                        if (reply != null && !(reply instanceof byte[]))
+                        {
+                            throw new IllegalStateException("GET " + key + " answered " + describe(reply));
+                        }
+                        return (byte[])reply;
+                    }
+
+                    public void put(final String key, final byte[] value)
+                    {
+                        writes.put(key, value);
+                    }
+                });
+                if (writes.isEmpty())
+                {
+                    // reads alone: each was watched, so an EXEC of nothing says whether they held together
+                    expect(OK, connection.call(MULTI), "MULTI");
+                }
+                else
+                {
+                    expect(OK, connection.call(MULTI), "MULTI");
+                    for (final Map.Entry<String, byte[]> write : writes.entrySet())
+                    {
+                        expect(QUEUED, connection.call(SET, bytes(write.getKey()), write.getValue()),
+                            "SET " + write.getKey() + " in MULTI");
+                    }
+                }
+                final Object executed = connection.call(EXEC);
+                idle.offer(connection);
+                if (executed instanceof List<?> replies && replies.size() == writes.size())
+                {
+                    return result;
+                }
+                if (executed != null)
+                {
+                    throw new IllegalStateException("EXEC answered " + describe(executed));
+                }
+                // a watched key changed: nothing was written; run it again
+            }
+            catch (final RuntimeException ex)
+            {
+                connection.close();
+                throw ex;
+            }
+        }
+    }
+
+    private static void expect(final Object wanted, final Object reply, final String what)
+    {
+        if (!wanted.equals(reply))
+        {
+            throw new IllegalStateException(what + " answered " + describe(reply) + ", not " + wanted);
+        }
     }
 
     private Object call(final byte[]... args)

@@ -5,7 +5,8 @@ package io.dkv.load.check.workload;
  */
 public final class Workloads
 {
-    public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME;
+    public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME + ", " +
+        TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME;
 
     private Workloads()
     {
@@ -17,6 +18,8 @@ public final class Workloads
         {
             case RegisterWorkload.NAME -> new RegisterWorkload(keys, 0.5, 0.25);
             case ListAppendWorkload.NAME -> new ListAppendWorkload(keys, 0.5);
+            case TxnListAppendWorkload.NAME -> new TxnListAppendWorkload(keys);
+            case BankWorkload.NAME -> new BankWorkload(keys);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': expected one of " + NAMES);
         };
     }

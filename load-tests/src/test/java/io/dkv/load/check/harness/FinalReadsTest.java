@@ -159,5 +159,10 @@ class FinalReadsTest
         {
             return store.compareAndSet(key, expected, value);
         }
+
+        public <T> T transact(final java.util.function.Function<TxnView, T> body)
+        {
+            return store.transact(body);
+        }
     }
 }

@@ -5,9 +5,11 @@ import io.dkv.checker.history.HistoryJson;
 import io.dkv.load.check.harness.CheckResult;
 import io.dkv.load.check.harness.ResultDirectory;
 import io.dkv.load.check.harness.Verdict;
+import io.dkv.load.check.workload.BankWorkload;
 import io.dkv.load.check.workload.InProcessCheck;
 import io.dkv.load.check.workload.ListAppendWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -104,6 +106,50 @@ class FaultyStoresTest
         final String timeline = Files.readString(results.resolve(ResultDirectory.TIMELINE));
         assertTrue(timeline.startsWith("<!DOCTYPE html>") && timeline.contains("<svg"), timeline.substring(0, 200));
         assertEquals(written.operations().size(), timeline.split("<rect class=\"(ok|fail|info|bad)\"").length - 1);
+    }
+
+    @Test
+    @Timeout(60)
+    void transactionsOverSeveralListsOnACorrectStoreAreStrictlySerializable() throws Exception
+    {
+        final CheckResult result = check(new TxnListAppendWorkload(4), new MapStore());
+
+        assertEquals(Verdict.VALID, result.verdict(), result::text);
+    }
+
+    @Test
+    @Timeout(60)
+    void aTransactionVisibleBeforeItIsWholeIsCaughtByBothCheckers() throws Exception
+    {
+        final CheckResult lists = check(new TxnListAppendWorkload(3),
+            new FaultyStores.NonAtomicTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, lists.verdict(), lists::text);
+
+        final CheckResult bank = check(new BankWorkload(4), new FaultyStores.NonAtomicTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, bank.verdict(), bank::text);
+        assertTrue(bank.text().contains("snapshots not summing to 0"), bank::text);
+    }
+
+    @Test
+    @Timeout(60)
+    void transactionsThatSkipValidationAreCaughtByBothCheckers() throws Exception
+    {
+        final CheckResult lists = check(new TxnListAppendWorkload(3),
+            new FaultyStores.UnvalidatedTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, lists.verdict(), lists::text);
+
+        final CheckResult bank = check(new BankWorkload(4), new FaultyStores.UnvalidatedTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, bank.verdict(), bank::text);
+    }
+
+    @Test
+    @Timeout(60)
+    void aBankOnACorrectStoreNeitherMakesNorLosesMoney() throws Exception
+    {
+        final CheckResult result = check(new BankWorkload(4), new MapStore());
+
+        assertEquals(Verdict.VALID, result.verdict(), result::text);
+        assertTrue(result.text().contains(" snapshots, "), result::text);
     }
 
     /** @return a correct store behind a layer that serves stale reads now and then. */

@@ -1,10 +1,13 @@
 package io.dkv.load.check.store;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
- * A correct store in memory: every operation atomic on its key. The control against which the
- * faulty stores are judged.
+ * A correct store in memory: every operation atomic on its key, and a transaction atomic over every key it touches
+ * (one at a time: serial, hence strictly serializable). The control against which the faulty stores are judged.
  */
 public class MapStore implements CheckedStore
 {
@@ -33,5 +36,27 @@ public class MapStore implements CheckedStore
             return current;
         });
         return set[0];
+    }
+
+    public <T> T transact(final Function<TxnView, T> body)
+    {
+        synchronized (values)
+        {
+            final Map<String, byte[]> writes = new HashMap<>();
+            final T result = body.apply(new TxnView()
+            {
+                public byte[] get(final String key)
+                {
+                    return writes.containsKey(key) ? writes.get(key) : values.get(key);
+                }
+
+                public void put(final String key, final byte[] value)
+                {
+                    writes.put(key, value.clone());
+                }
+            });
+            values.putAll(writes);
+            return result;
+        }
     }
 }

@@ -1,0 +1,101 @@
+package io.dkv.load.check.workload;
+
+import io.dkv.checker.history.Op;
+import io.dkv.client.txn.TransactionConflictException;
+import io.dkv.load.check.store.CheckedStore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Lists under a few keys, read and appended to by transactions of one to four micro-operations over several keys
+ * (client/README.md, "Transactions"): each transaction is one store transaction, checked by the list-append checker
+ * for strict serializability (G0, G1a/b/c, G-single, G2 and the rest).
+ */
+public final class TxnListAppendWorkload implements Workload
+{
+    public static final String NAME = "txn-list-append";
+    private static final int MAX_MICRO_OPS = 4;
+    private static final long ELEMENTS_PER_PROCESS = 1L << 32;
+
+    private final int keys;
+    private final AtomicLong appended = new AtomicLong();
+
+    /** @param keys keys {@code l0 .. l<keys-1>}. */
+    public TxnListAppendWorkload(final int keys)
+    {
+        if (keys < 2)
+        {
+            throw new IllegalArgumentException("txn-list-append workload: keys " + keys + ": at least 2");
+        }
+        this.keys = keys;
+    }
+
+    public String name()
+    {
+        return NAME;
+    }
+
+    public Invocation next(final Random random, final int process)
+    {
+        final int count = 1 + random.nextInt(MAX_MICRO_OPS);
+        final List<Object> microOps = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final String key = "l" + random.nextInt(keys);
+            microOps.add(random.nextBoolean() ? List.of(Op.READ_LIST, key, List.of()) :
+                List.of(Op.APPEND, key, process * ELEMENTS_PER_PROCESS + appended.getAndIncrement()));
+        }
+        return new Invocation(Op.TXN, null, microOps);
+    }
+
+    public List<Invocation> finalReads()
+    {
+        final List<Invocation> reads = new ArrayList<>(keys);
+        for (int i = 0; i < keys; i++)
+        {
+            reads.add(new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, "l" + i, List.of()))));
+        }
+        return reads;
+    }
+
+    public Object execute(final CheckedStore store, final Invocation invocation, final long deadlineNanos)
+    {
+        final List<?> microOps = (List<?>)invocation.value();
+        try
+        {
+            return store.transact(view ->
+            {
+                // built afresh in each run of the function: a conflict runs it again
+                final List<Object> done = new ArrayList<>(microOps.size());
+                for (final Object item : microOps)
+                {
+                    final List<?> microOp = (List<?>)item;
+                    final String key = (String)microOp.get(1);
+                    final byte[] list = view.get(key);
+                    if (Op.READ_LIST.equals(microOp.get(0)))
+                    {
+                        final List<Object> read = new ArrayList<>(3);
+                        read.add(Op.READ_LIST);
+                        read.add(key);
+                        read.add(list == null ? null : ListAppendWorkload.decode(list));
+                        done.add(read);
+                    }
+                    else
+                    {
+                        view.put(key, ListAppendWorkload.append(list, (Long)microOp.get(2)));
+                        done.add(microOp);
+                    }
+                }
+                return done;
+            });
+        }
+        catch (final TransactionConflictException ex)
+        {
+            // every run met a conflict: none of them committed
+            throw new FailedOperation(ex.getMessage());
+        }
+    }
+}
