@@ -5,6 +5,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -17,9 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A compute node answers as redis-server 7 does: seeded random sequences of the commands it serves, over a small key
  * space and with their options and misuses (wrong arity, non-integers, overflow, NX on existing keys, expiry options
- * and conditions that conflict, times past or overflowing, unknown commands and subcommands), get the same replies
- * from both, byte for byte: values, types and error texts. Only the times left (TTL, PTTL) and expiry times of keys
- * given relative expiries may differ, by the moment between the two servers' reading their clocks.
+ * and conditions that conflict, times past or overflowing, unknown commands and subcommands), with MULTI, EXEC,
+ * DISCARD, WATCH and UNWATCH among them (commands queued, refused while queuing, EXEC with and without a watched key
+ * changed), get the same replies from both, byte for byte: values, types and error texts. Only the times left (TTL,
+ * PTTL) and expiry times of keys given relative expiries may differ, by the moment between the two servers' reading
+ * their clocks. {@link RespTransactionDifferentialTest} runs scripted transactions over several connections.
  */
 class RespDifferentialTest
 {
@@ -102,8 +105,8 @@ class RespDifferentialTest
         {
             assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
                 actual.call("setrange", "k0", "1", "v"));
-            assertEquals("-ERR command 'MULTI' is not supported by this dkv compute node yet",
-                actual.call("MULTI"));
+            assertEquals("-ERR command 'RENAME' is not supported by this dkv compute node yet",
+                actual.call("RENAME", "k0", "k1"));
         }
     }
 
@@ -123,14 +126,23 @@ class RespDifferentialTest
      * during a run, and each is drawn once per run and {@link #SPACING_MS} apart from the others: EXPIRE's GT and LT
      * then compare times that differ by far more than the two servers' clocks do, never two from the same number
      * read at different moments.
+     *
+     * <p>Transactions: MULTI, EXEC, DISCARD (and their misuses), UNWATCH, and WATCH of keys each SET just before, so
+     * that a key is watched while it has a value: dkv compares a watched key's version, and a key that had no value
+     * when watched and has none again at EXEC (set and deleted between) passes where redis's EXEC fails
+     * (kv-compute-node/README.md). Inside MULTI, commands that read a time left are replaced by GET: EXEC's array
+     * would hold them, where the two servers' clocks may differ.
      */
     private static final class Generator
     {
         private static final long SPACING_MS = 100_000;
         private static final int RELATIVE_TIMES = 2_000;
+        private static final Set<String> TIME_READS = Set.of("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME");
 
         private final Random random;
         private final Set<Integer> relativeTimesUsed = new HashSet<>();
+        private final ArrayDeque<String[]> next = new ArrayDeque<>();
+        private boolean inMulti;
 
         Generator(final Random random)
         {
@@ -139,9 +151,29 @@ class RespDifferentialTest
 
         String[] generate()
         {
+            String[] command = next.isEmpty() ? any() : next.poll();
+            final String name = command[0].toUpperCase();
+            if (inMulti && TIME_READS.contains(name))
+            {
+                command = new String[]{"GET", command[1]};
+            }
+            if (name.equals("MULTI") && command.length == 1)
+            {
+                inMulti = true;
+            }
+            // EXEC ends MULTI whether it runs or is refused (its wrong arity aborts the transaction, as in redis)
+            if (name.equals("EXEC") || name.equals("DISCARD") && command.length == 1)
+            {
+                inMulti = false;
+            }
+            return command;
+        }
+
+        private String[] any()
+        {
             final String key = pick(KEYS);
             final String value = pick(VALUES);
-            return switch (random.nextInt(40))
+            return switch (random.nextInt(46))
             {
                 case 0, 1, 2 -> new String[]{"GET", key};
                 case 3, 4, 5 -> set(key, value);
@@ -173,7 +205,40 @@ class RespDifferentialTest
                 case 36, 37 -> getEx(key);
                 case 38 -> setIn(key, value);
                 case 39 -> new String[]{pick(new String[]{"SETNX", "setnx"}), key, value};
+                case 40, 41 -> new String[]{pick(new String[]{"MULTI", "multi"})};
+                case 42, 43 -> random.nextInt(8) > 0 ? new String[]{"EXEC"} : new String[]{"DISCARD"};
+                case 44 -> watch();
+                case 45 -> transactionMisuse(key);
                 default -> new String[]{"GET", key};
+            };
+        }
+
+        /** SET each key to watch, then WATCH them (the SETs are returned first, the WATCH next). */
+        private String[] watch()
+        {
+            final List<String> watch = new ArrayList<>(List.of("WATCH"));
+            final int count = 1 + random.nextInt(2);
+            for (int i = 0; i < count; i++)
+            {
+                final String key = pick(KEYS);
+                watch.add(key);
+                next.add(new String[]{"SET", key, pick(VALUES)});
+            }
+            next.add(watch.toArray(String[]::new));
+            return next.poll();
+        }
+
+        private String[] transactionMisuse(final String key)
+        {
+            return switch (random.nextInt(6))
+            {
+                case 0 -> new String[]{"UNWATCH"};
+                case 1 -> new String[]{"EXEC", key};
+                case 2 -> new String[]{"DISCARD", key};
+                case 3 -> new String[]{"MULTI", key};
+                case 4 -> new String[]{"WATCH"};
+                // redis refuses SAVE inside MULTI only: outside, it saves
+                default -> inMulti ? new String[]{"SAVE"} : new String[]{"UNWATCH"};
             };
         }
 

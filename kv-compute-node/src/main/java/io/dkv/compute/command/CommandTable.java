@@ -1,7 +1,9 @@
 package io.dkv.compute.command;
 
-import io.netty.buffer.ByteBuf;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.ClientKeyStore;
+import io.dkv.compute.store.KeyStore;
+import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -11,7 +13,8 @@ import java.util.Set;
 
 /**
  * Finds a request's command and runs it, refusing it first as redis-server 7 does and in its order: an unknown command
- * or subcommand, then a wrong number of arguments, then a connection that has not authenticated.
+ * or subcommand, then a wrong number of arguments, then a connection that has not authenticated. Inside MULTI it
+ * queues what it does not refuse, for EXEC ({@link TransactionCommands}).
  */
 public final class CommandTable
 {
@@ -22,13 +25,19 @@ public final class CommandTable
     static final Set<String> NOT_YET = Set.of(
         "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type", "rename", "renamenx", "unlink",
         "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object", "dump", "restore", "wait",
-        "watch", "unwatch", "multi", "exec", "discard", "subscribe", "unsubscribe", "publish", "psubscribe",
-        "punsubscribe", "eval", "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof",
+        "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval", "evalsha", "script", "function",
+        "fcall", "asking", "save", "bgsave", "bgrewriteaof",
         "lastsave", "shutdown", "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof",
         "slaveof", "reset", "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel",
         "hmset", "hmget", "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem",
         "zscore", "zcard", "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort",
         "geoadd", "swapdb");
+
+    /**
+     * Commands redis never queues inside MULTI (its no-multi flag, in 7.0: SAVE, SHUTDOWN, SYNC, PSYNC), by their
+     * arity, which redis checks first: inside MULTI they get redis's errors rather than this node's.
+     */
+    private static final Map<String, Integer> NO_MULTI = Map.of("save", 1, "shutdown", -1, "sync", 1, "psync", -3);
 
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
@@ -37,10 +46,12 @@ public final class CommandTable
     {
         this.environment = environment;
         add(new ConnectionCommands(environment).commands());
-        add(new StringCommands(environment.client()).commands());
-        add(new SetCommand(environment.client()).commands());
-        add(new CounterCommands(environment.client()).commands());
-        add(new ExpireCommands(environment.client()).commands());
+        final KeyStore store = new ClientKeyStore(environment.client());
+        add(new StringCommands(store).commands());
+        add(new SetCommand(store).commands());
+        add(new CounterCommands(store).commands());
+        add(new ExpireCommands(store).commands());
+        add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());
     }
@@ -65,7 +76,8 @@ public final class CommandTable
     }
 
     /**
-     * Run one request and write its reply.
+     * Run one request and write its reply; inside MULTI, queue it (answering QUEUED) unless it is one of those that
+     * run at once (EXEC, DISCARD, MULTI, WATCH, QUIT).
      *
      * @param session the connection's state.
      * @param args    the request: its name and arguments, at least one.
@@ -73,36 +85,96 @@ public final class CommandTable
      */
     public void execute(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final CommandSpec spec = find(session, args, out);
+        if (spec == null)
+        {
+            return;
+        }
+        if (session.inMulti() && !TransactionCommands.runsAtOnce(spec.name()))
+        {
+            session.multi().queue(spec, args);
+            RespReplies.simple(out, "QUEUED");
+            return;
+        }
+        run(session, spec, args, out);
+    }
+
+    /**
+     * The request's command, refused as redis-server 7 refuses it and in its order: an unknown command or
+     * subcommand, then a wrong number of arguments, then a connection that has not authenticated, then (inside MULTI)
+     * a command redis never queues.
+     *
+     * @return its spec (a subcommand's, for a container), or null when it was refused: its error is written.
+     */
+    private CommandSpec find(final Session session, final byte[][] args, final ByteBuf out)
+    {
         final String name = lowerCase(args[0]);
         CommandSpec spec = commands.get(name);
         if (spec == null)
         {
-            RespReplies.error(out, NOT_YET.contains(name) ?
+            final Integer noMultiArity = NO_MULTI.get(name);
+            if (session.inMulti() && noMultiArity != null)
+            {
+                refuse(session, null, arityFits(noMultiArity, args.length) ?
+                    "ERR Command not allowed inside a transaction" : Errors.arity(name), out);
+                return null;
+            }
+            refuse(session, null, NOT_YET.contains(name) ?
                 "ERR command '" + name.toUpperCase() + "' is not supported by this dkv compute node yet" :
-                unknownCommand(args));
-            return;
+                unknownCommand(args), out);
+            return null;
         }
         if (spec.subcommands() != null && args.length >= 2)
         {
             final CommandSpec sub = spec.subcommands().get(lowerCase(args[1]));
             if (sub == null)
             {
-                RespReplies.error(out, "ERR unknown subcommand '" + Errors.text128(args[1]) + "'. Try " +
-                    Errors.text(args[0]).toUpperCase() + " HELP.");
-                return;
+                refuse(session, spec, "ERR unknown subcommand '" + Errors.text128(args[1]) + "'. Try " +
+                    Errors.text(args[0]).toUpperCase() + " HELP.", out);
+                return null;
             }
             spec = sub;
         }
         if (!spec.arityFits(args.length))
         {
-            RespReplies.error(out, Errors.arity(spec.name()));
-            return;
+            refuse(session, spec, Errors.arity(spec.name()), out);
+            return null;
         }
         if (!session.authenticated() && !spec.noAuth())
         {
-            RespReplies.error(out, Errors.NOAUTH);
+            refuse(session, spec, Errors.NOAUTH, out);
+            return null;
+        }
+        return spec;
+    }
+
+    /**
+     * redis's rejectCommand: a refusal inside MULTI makes EXEC refuse the transaction; a refused EXEC ends it (and
+     * unwatches) at once, saying why.
+     */
+    private static void refuse(final Session session, final CommandSpec spec, final String error, final ByteBuf out)
+    {
+        if (session.inMulti())
+        {
+            session.multi().refuse();
+        }
+        if (spec != null && spec.name().equals("exec"))
+        {
+            session.multi().end();
+            RespReplies.error(out, "EXECABORT Transaction discarded because of: " +
+                (error.startsWith("ERR ") ? error.substring(4) : error));
             return;
         }
+        RespReplies.error(out, error);
+    }
+
+    /**
+     * Run a command found and checked, now: a request outside MULTI, or one queued, from EXEC. Inside EXEC's
+     * transaction a store error or a conflict is not the command's reply: it ends the run (a conflict runs the
+     * transaction again), so it is thrown on.
+     */
+    void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
+    {
         environment.stats().command();
         try
         {
@@ -115,8 +187,17 @@ public final class CommandTable
         }
         catch (final RuntimeException ex)
         {
+            if (session.executing())
+            {
+                throw ex;
+            }
             RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
         }
+    }
+
+    private static boolean arityFits(final int arity, final int argc)
+    {
+        return arity >= 0 ? argc == arity : argc >= -arity;
     }
 
     /** redis's text: the name and the arguments' beginnings, each quoted, while the list is under 128 characters. */

@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -14,27 +15,28 @@ import static io.dkv.compute.command.CommandTable.spec;
 /**
  * INCR, DECR, INCRBY and DECRBY: a compare-and-set loop on the key's version (read it, add, write it back only if
  * nobody wrote the key since), so concurrent increments through any compute nodes are never lost. The key keeps its
- * expiry, as in redis.
+ * expiry, as in redis. Inside EXEC the loop reads and writes through the transaction, whose commit checks the read.
  */
 final class CounterCommands
 {
-    private final KvClient client;
+    private final KeyStore base;
 
-    CounterCommands(final KvClient client)
+    /** @param base the store outside EXEC. */
+    CounterCommands(final KeyStore base)
     {
-        this.client = client;
+        this.base = base;
     }
 
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("incr", 2, (session, args, out) -> add(args[1], 1, out)),
-            spec("decr", 2, (session, args, out) -> add(args[1], -1, out)),
-            spec("incrby", 3, (session, args, out) -> addBy(args, false, out)),
-            spec("decrby", 3, (session, args, out) -> addBy(args, true, out)));
+            spec("incr", 2, (session, args, out) -> add(session.store(base), args[1], 1, out)),
+            spec("decr", 2, (session, args, out) -> add(session.store(base), args[1], -1, out)),
+            spec("incrby", 3, (session, args, out) -> addBy(session.store(base), args, false, out)),
+            spec("decrby", 3, (session, args, out) -> addBy(session.store(base), args, true, out)));
     }
 
-    private void addBy(final byte[][] args, final boolean decrement, final ByteBuf out)
+    private void addBy(final KeyStore store, final byte[][] args, final boolean decrement, final ByteBuf out)
     {
         if (!RespNumbers.isLong(args[2]))
         {
@@ -47,14 +49,14 @@ final class CounterCommands
             RespReplies.error(out, "ERR decrement would overflow");
             return;
         }
-        add(args[1], decrement ? -by : by, out);
+        add(store, args[1], decrement ? -by : by, out);
     }
 
-    private void add(final byte[] key, final long by, final ByteBuf out)
+    private void add(final KeyStore store, final byte[] key, final long by, final ByteBuf out)
     {
         while (true)
         {
-            final Versioned current = client.getVersioned(key);
+            final Versioned current = store.getVersioned(key);
             long value = 0;
             if (current != null)
             {
@@ -73,8 +75,8 @@ final class CounterCommands
             }
             final long sum = value + by;
             final byte[] written = Long.toString(sum).getBytes(StandardCharsets.US_ASCII);
-            final boolean swapped = current == null ? client.compareAndSet(key, null, written) :
-                client.compareAndSetVersion(key, current, written, current.expireAtMillis());
+            final boolean swapped = current == null ? store.compareAndSet(key, null, written, KvClient.NO_EXPIRY) :
+                store.compareAndSetVersion(key, current, written, current.expireAtMillis());
             if (swapped)
             {
                 RespReplies.integer(out, sum);

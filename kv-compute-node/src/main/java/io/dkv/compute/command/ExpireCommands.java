@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
@@ -17,7 +18,7 @@ import static io.dkv.compute.command.CommandTable.spec;
  * TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST and GETEX, answering as redis 7 does. Relative times are made absolute
  * with the client's clock, the one it judges expiry by, read once per command. Each change is a compare-and-set of
  * the version read, so the conditions it was checked against still hold when it lands; a time already past deletes
- * the key, as in redis.
+ * the key, as in redis. Each runs on the connection's store: its own operations, or EXEC's transaction.
  */
 final class ExpireCommands
 {
@@ -26,47 +27,35 @@ final class ExpireCommands
     private static final int GT = 4;
     private static final int LT = 8;
     private static final int REFUSED = -1;
-    /** An expiry time long past, that no clock reads as the future; never 0, which is "no expiry". */
-    private static final long LONG_AGO = 1;
-    private static final byte[] NO_VALUE = new byte[0];
 
-    private final KvClient client;
+    private final KeyStore base;
     private final EpochClock clock;
 
-    ExpireCommands(final KvClient client)
+    /** @param base the store outside EXEC. */
+    ExpireCommands(final KeyStore base)
     {
-        this.client = client;
-        this.clock = client.epochClock();
+        this.base = base;
+        this.clock = base.epochClock();
     }
 
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("expire", -3, (session, args, out) -> expire(args, true, true, "expire", out)),
-            spec("pexpire", -3, (session, args, out) -> expire(args, false, true, "pexpire", out)),
-            spec("expireat", -3, (session, args, out) -> expire(args, true, false, "expireat", out)),
-            spec("pexpireat", -3, (session, args, out) -> expire(args, false, false, "pexpireat", out)),
-            spec("ttl", 2, (session, args, out) -> ttl(args[1], false, out)),
-            spec("pttl", 2, (session, args, out) -> ttl(args[1], true, out)),
-            spec("expiretime", 2, (session, args, out) -> expireTime(args[1], false, out)),
-            spec("pexpiretime", 2, (session, args, out) -> expireTime(args[1], true, out)),
-            spec("persist", 2, (session, args, out) -> RespReplies.integer(out, client.persist(args[1]) ? 1 : 0)),
+            spec("expire", -3, (session, args, out) -> expire(session, args, true, true, "expire", out)),
+            spec("pexpire", -3, (session, args, out) -> expire(session, args, false, true, "pexpire", out)),
+            spec("expireat", -3, (session, args, out) -> expire(session, args, true, false, "expireat", out)),
+            spec("pexpireat", -3, (session, args, out) -> expire(session, args, false, false, "pexpireat", out)),
+            spec("ttl", 2, (session, args, out) -> ttl(session.store(base), args[1], false, out)),
+            spec("pttl", 2, (session, args, out) -> ttl(session.store(base), args[1], true, out)),
+            spec("expiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], false, out)),
+            spec("pexpiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], true, out)),
+            spec("persist", 2, (session, args, out) ->
+                RespReplies.integer(out, session.store(base).persist(args[1]) ? 1 : 0)),
             spec("getex", -2, this::getEx));
     }
 
-    /**
-     * Delete the key if it still holds {@code version}: an empty value that has already expired takes its place by
-     * compare-and-set, which the client has no delete for; readers and the memory node's scan then empty its slot.
-     *
-     * @return false when another write came first.
-     */
-    static boolean deleteVersion(final KvClient client, final byte[] key, final Versioned version)
-    {
-        return client.compareAndSetVersion(key, version, NO_VALUE, LONG_AGO);
-    }
-
-    private void expire(
-        final byte[][] args, final boolean seconds, final boolean relative, final String name, final ByteBuf out)
+    private void expire(final Session session, final byte[][] args, final boolean seconds, final boolean relative,
+        final String name, final ByteBuf out)
     {
         final int conditions = conditions(args, out);
         if (conditions == REFUSED)
@@ -93,16 +82,17 @@ final class ExpireCommands
             return;
         }
         when = relative ? when + now : when;
+        final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = client.getVersioned(args[1]);
+            final Versioned current = store.getVersioned(args[1]);
             if (current == null || !conditionsHold(conditions, current.expireAtMillis(), when))
             {
                 RespReplies.integer(out, 0);
                 return;
             }
-            if (when <= now ? deleteVersion(client, args[1], current) :
-                client.compareAndSetVersion(args[1], current, current.value(), when))
+            if (when <= now ? store.deleteVersion(args[1], current) :
+                store.compareAndSetVersion(args[1], current, current.value(), when))
             {
                 RespReplies.integer(out, 1);
                 return;
@@ -162,15 +152,15 @@ final class ExpireCommands
             (conditions & LT) != 0 && expires && when >= expireAtMillis);
     }
 
-    private void ttl(final byte[] key, final boolean millis, final ByteBuf out)
+    private static void ttl(final KeyStore store, final byte[] key, final boolean millis, final ByteBuf out)
     {
-        final long left = client.ttlMillis(key);
+        final long left = store.ttlMillis(key);
         RespReplies.integer(out, left < 0 || millis ? left : roundedSeconds(left));
     }
 
-    private void expireTime(final byte[] key, final boolean millis, final ByteBuf out)
+    private static void expireTime(final KeyStore store, final byte[] key, final boolean millis, final ByteBuf out)
     {
-        final Versioned current = client.getVersioned(key);
+        final Versioned current = store.getVersioned(key);
         if (current == null)
         {
             RespReplies.integer(out, -2);
@@ -201,9 +191,10 @@ final class ExpireCommands
         final long now = clock.time();
         final String invalid = options.resolveExpiry(now, "getex");
         final long when = options.expireAtMillis();
+        final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = client.getVersioned(args[1]);
+            final Versioned current = store.getVersioned(args[1]);
             if (current == null)
             {
                 RespReplies.nullReply(out, session.protocol());
@@ -217,12 +208,12 @@ final class ExpireCommands
             final boolean done;
             if (options.hasExpiry())
             {
-                done = when <= now ? deleteVersion(client, args[1], current) :
-                    client.compareAndSetVersion(args[1], current, current.value(), when);
+                done = when <= now ? store.deleteVersion(args[1], current) :
+                    store.compareAndSetVersion(args[1], current, current.value(), when);
             }
             else if (options.has(StringOptions.PERSIST) && current.expireAtMillis() != KvClient.NO_EXPIRY)
             {
-                done = client.compareAndSetVersion(args[1], current, current.value(), KvClient.NO_EXPIRY);
+                done = store.compareAndSetVersion(args[1], current, current.value(), KvClient.NO_EXPIRY);
             }
             else
             {

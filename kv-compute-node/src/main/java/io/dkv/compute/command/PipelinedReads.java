@@ -10,11 +10,13 @@ import java.util.List;
 import static io.dkv.compute.command.CommandTable.is;
 
 /**
- * A connection's run of pipelined reads (GET and MGET), held while the requests read from the socket together are
- * taken one by one, and looked up together by one {@link KvClient#multiGet}: the candidate buckets of all their keys
- * go out in doorbell batches rather than a round trip per GET. Anything else ends the run: the connection runs the
- * reads held first, then that request, so that a write between two reads is seen by the second and replies keep the
- * requests' order. Touched by the connection's event loop thread only.
+ * A connection's run of pipelined reads (GET, and MGET of one key), held while the requests read from the socket
+ * together are taken one by one, and looked up together by one {@link KvClient#multiGet}: the candidate buckets of all
+ * their keys go out in doorbell batches rather than a round trip per GET. Anything else ends the run: the connection
+ * runs the reads held first, then that request, so that a write between two reads is seen by the second and replies
+ * keep the requests' order. An MGET of several keys is not taken: its keys are read as of one instant (a read-only
+ * transaction, so that it never sees part of an MSET), which a multiGet does not give. Nor is anything inside MULTI,
+ * where a GET is queued for EXEC. Touched by the connection's event loop thread only.
  */
 public final class PipelinedReads
 {
@@ -37,8 +39,7 @@ public final class PipelinedReads
     }
 
     /**
-     * Take a request into the run when it is a read that may join it: a GET, or an MGET of no more keys than a slice
-     * (a longer one runs in slices, {@link SlicedCommand}).
+     * Take a request into the run when it is a read that may join it: a GET, or an MGET of one key, outside MULTI.
      *
      * @param maxKeys keys the run may hold, at most {@link #MAX_KEYS}: a run that reaches it is looked up now.
      * @return false when it is not (the caller runs the run, then the request).
@@ -46,8 +47,8 @@ public final class PipelinedReads
     public boolean offer(final Session session, final byte[][] args, final ByteBuf out, final int maxKeys)
     {
         // a connection yet to authenticate gets NOAUTH from the table, in order
-        if (!session.authenticated() || !(args.length == 2 && is(args[0], "get") ||
-            args.length >= 2 && args.length - 1 <= SlicedCommand.SLICE_KEYS && is(args[0], "mget")))
+        if (!session.authenticated() || session.inMulti() || args.length != 2 ||
+            !is(args[0], "get") && !is(args[0], "mget"))
         {
             return false;
         }

@@ -112,7 +112,8 @@ final class ServerCommands
         Map.entry("pttl", new int[]{1, 1, 1}), Map.entry("expiretime", new int[]{1, 1, 1}),
         Map.entry("pexpiretime", new int[]{1, 1, 1}), Map.entry("persist", new int[]{1, 1, 1}),
         Map.entry("getex", new int[]{1, 1, 1}), Map.entry("setex", new int[]{1, 1, 1}),
-        Map.entry("psetex", new int[]{1, 1, 1}), Map.entry("setnx", new int[]{1, 1, 1}));
+        Map.entry("psetex", new int[]{1, 1, 1}), Map.entry("setnx", new int[]{1, 1, 1}),
+        Map.entry("watch", new int[]{1, -1, 1}));
 
     private Map<String, String> settings()
     {

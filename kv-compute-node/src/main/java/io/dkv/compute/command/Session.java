@@ -1,8 +1,11 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.store.KeyStore;
+
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
- * authenticated, and whether it asked to be closed. Touched by the connection's event loop thread only.
+ * authenticated, whether it asked to be closed, its MULTI state (commands queued, keys watched and the versions read
+ * when watched), and the transaction its EXEC runs in. Touched by the connection's event loop thread only.
  */
 public final class Session
 {
@@ -15,6 +18,8 @@ public final class Session
     private Object remote = "a peer";
     private int authFailures;
     private long holdReplyNanos;
+    private MultiState multi;
+    private KeyStore executing;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -105,6 +110,40 @@ public final class Session
         final long nanos = holdReplyNanos;
         holdReplyNanos = 0;
         return nanos;
+    }
+
+    /** @return the connection's MULTI state, made at its first use: most connections never use it. */
+    MultiState multi()
+    {
+        if (multi == null)
+        {
+            multi = new MultiState();
+        }
+        return multi;
+    }
+
+    /** @return true between MULTI and EXEC or DISCARD: commands are queued, not run. */
+    public boolean inMulti()
+    {
+        return multi != null && multi.active();
+    }
+
+    /** @return the store the connection's commands use now: EXEC's transaction while one runs, else {@code base}. */
+    KeyStore store(final KeyStore base)
+    {
+        return executing != null ? executing : base;
+    }
+
+    /** @return true while an EXEC runs its commands in a transaction. */
+    boolean executing()
+    {
+        return executing != null;
+    }
+
+    /** @param transaction the store of the transaction an EXEC runs its commands in, or null once it ends. */
+    void executing(final KeyStore transaction)
+    {
+        this.executing = transaction;
     }
 
     /** @return true once QUIT asked for the connection to be closed after its reply. */

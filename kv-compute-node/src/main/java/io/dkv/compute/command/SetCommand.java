@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
@@ -23,17 +24,18 @@ import static io.dkv.compute.command.StringOptions.XX;
  * or nil) and leaves the key as it was. As in redis, a SET without KEEPTTL leaves the key with the expiry it gives or
  * none; an expiry time already past sets a key that has no value. NX, XX, IFEQ, GET and KEEPTTL are compare-and-set
  * loops on the key's version, so each SET is atomic for its key, the expiry it keeps included; SETNX is one
- * compare-and-set from "no value".
+ * compare-and-set from "no value". Each runs on the connection's store: its own operations, or EXEC's transaction.
  */
 final class SetCommand
 {
-    private final KvClient client;
+    private final KeyStore base;
     private final EpochClock clock;
 
-    SetCommand(final KvClient client)
+    /** @param base the store outside EXEC. */
+    SetCommand(final KeyStore base)
     {
-        this.client = client;
-        this.clock = client.epochClock();
+        this.base = base;
+        this.clock = base.epochClock();
     }
 
     List<CommandSpec> commands()
@@ -56,14 +58,15 @@ final class SetCommand
             RespReplies.error(out, invalid);
             return;
         }
-        client.put(args[1], args[3], options.expireAtMillis());
+        session.store(base).put(args[1], args[3], options.expireAtMillis());
         RespReplies.ok(out);
     }
 
     /** SETNX key value: SET NX answering 1 or 0 rather than OK or nil. */
     private void setNx(final Session session, final byte[][] args, final ByteBuf out)
     {
-        RespReplies.integer(out, client.compareAndSet(args[1], null, args[2], KvClient.NO_EXPIRY) ? 1 : 0);
+        RespReplies.integer(out,
+            session.store(base).compareAndSet(args[1], null, args[2], KvClient.NO_EXPIRY) ? 1 : 0);
     }
 
     private void set(final Session session, final byte[][] args, final ByteBuf out)
@@ -86,18 +89,19 @@ final class SetCommand
     private void write(
         final Session session, final byte[] key, final byte[] value, final StringOptions options, final ByteBuf out)
     {
+        final KeyStore store = session.store(base);
         final long expireAt = options.expireAtMillis();
         final boolean get = options.has(GET);
         if (!options.has(NX | XX | IFEQ | GET | KEEPTTL))
         {
-            client.put(key, value, expireAt);
+            store.put(key, value, expireAt);
             RespReplies.ok(out);
             return;
         }
         if (options.has(NX) && !get)
         {
             // a key that has no value has no expiry for KEEPTTL to keep
-            if (client.compareAndSet(key, null, value, expireAt))
+            if (store.compareAndSet(key, null, value, expireAt))
             {
                 RespReplies.ok(out);
             }
@@ -109,7 +113,7 @@ final class SetCommand
         }
         while (true)
         {
-            final Versioned current = client.getVersioned(key);
+            final Versioned current = store.getVersioned(key);
             final byte[] old = current == null ? null : current.value();
             if (options.has(NX) && current != null || options.has(XX) && current == null ||
                 options.has(IFEQ) && (current == null || !Arrays.equals(old, options.comparison())))
@@ -117,8 +121,8 @@ final class SetCommand
                 RespReplies.bulkOrNull(out, get ? old : null, session.protocol());
                 return;
             }
-            final boolean written = current == null ? client.compareAndSet(key, null, value, expireAt) :
-                client.compareAndSetVersion(key, current, value,
+            final boolean written = current == null ? store.compareAndSet(key, null, value, expireAt) :
+                store.compareAndSetVersion(key, current, value,
                     options.has(KEEPTTL) ? current.expireAtMillis() : expireAt);
             if (written)
             {

@@ -15,8 +15,9 @@ import static io.dkv.compute.command.CommandTable.is;
  * connections between slices (the connection schedules each next slice): one MGET of 65,535 keys held its loop for
  * all of them. The reply is the one the command gives run whole: MGET's array goes out slice by slice, DEL's and
  * EXISTS's count once the last slice is done. DEL was key by key before and stays so; what another connection sees
- * between slices it could see between two keys before, from another loop or node. MSET and MSETNX are not sliced:
- * other connections of the loop would see part of one, which they cannot now. Touched by the connection's event loop
+ * between slices it could see between two keys before, from another loop or node. A sliced MGET is not read as of one
+ * instant, as an MGET of fewer keys is (a read-only transaction, which would hold the loop for all its keys): it may
+ * see part of an MSET. MSET and MSETNX are not sliced: each is one transaction. Touched by the connection's event loop
  * thread only.
  */
 public final class SlicedCommand
@@ -44,13 +45,13 @@ public final class SlicedCommand
     /**
      * Begin a request when it is one to slice: an authenticated connection's MGET, DEL or EXISTS of more than
      * {@link #SLICE_KEYS} keys, each of a length the store takes (a request with any other key runs whole, and gets the
-     * error it gets whole).
+     * error it gets whole), outside MULTI (inside, it is queued for EXEC, which runs it whole in its transaction).
      *
      * @return false when it is not (the caller runs it whole).
      */
     public boolean start(final Session session, final byte[][] args, final ByteBuf out)
     {
-        if (args.length - 1 <= SLICE_KEYS || !session.authenticated())
+        if (args.length - 1 <= SLICE_KEYS || !session.authenticated() || session.inMulti())
         {
             return false;
         }

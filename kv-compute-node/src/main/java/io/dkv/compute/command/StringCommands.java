@@ -2,38 +2,38 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.format.KvBlockLayout;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.format.KvBlockLayout;
 import io.netty.buffer.ByteBuf;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
  * The string and key commands but SET, the counters and the expiry commands: GET, GETSET, GETDEL, APPEND, STRLEN,
  * MGET, MSET, MSETNX, DEL and EXISTS. Read-modify-writes are compare-and-set loops on the key's version, so each is
- * atomic for its key as in redis; what holds across keys is said per command.
+ * atomic for its key as in redis; MSET and MSETNX are one transaction each and MGET (and EXISTS) of several keys reads
+ * them as of one instant, so no reader sees part of an MSET. DEL of several keys deletes them one by one. Each runs on
+ * the connection's store: its own operations, or EXEC's transaction.
  */
 final class StringCommands
 {
-    private final KvClient client;
+    private final KeyStore base;
 
-    StringCommands(final KvClient client)
+    /** @param base the store outside EXEC. */
+    StringCommands(final KeyStore base)
     {
-        this.client = client;
+        this.base = base;
     }
 
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("get", 2,
-                (session, args, out) -> RespReplies.bulkOrNull(out, client.get(args[1]), session.protocol())),
+            spec("get", 2, (session, args, out) ->
+                RespReplies.bulkOrNull(out, session.store(base).get(args[1]), session.protocol())),
             spec("getset", 3, this::getSet),
             spec("getdel", 2, this::getDel),
             spec("append", 3, this::append),
@@ -48,11 +48,12 @@ final class StringCommands
     /** As redis's, it leaves the key with no expiry: the new value is written without one. */
     private void getSet(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = client.getVersioned(args[1]);
-            if (current == null ? client.compareAndSet(args[1], null, args[2]) :
-                client.compareAndSetVersion(args[1], current, args[2]))
+            final Versioned current = store.getVersioned(args[1]);
+            if (current == null ? store.compareAndSet(args[1], null, args[2], KvClient.NO_EXPIRY) :
+                store.compareAndSetVersion(args[1], current, args[2], KvClient.NO_EXPIRY))
             {
                 RespReplies.bulkOrNull(out, current == null ? null : current.value(), session.protocol());
                 return;
@@ -63,15 +64,16 @@ final class StringCommands
     /** The version read is the one deleted, by compare-and-set, so the value returned is the value removed. */
     private void getDel(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = client.getVersioned(args[1]);
+            final Versioned current = store.getVersioned(args[1]);
             if (current == null)
             {
                 RespReplies.nullReply(out, session.protocol());
                 return;
             }
-            if (ExpireCommands.deleteVersion(client, args[1], current))
+            if (store.deleteVersion(args[1], current))
             {
                 RespReplies.bulk(out, current.value());
                 return;
@@ -82,9 +84,10 @@ final class StringCommands
     /** The key keeps its expiry, as in redis. */
     private void append(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = client.getVersioned(args[1]);
+            final Versioned current = store.getVersioned(args[1]);
             final byte[] old = current == null ? new byte[0] : current.value();
             if ((long)old.length + args[2].length > KvBlockLayout.MAX_VALUE_LENGTH)
             {
@@ -93,8 +96,8 @@ final class StringCommands
             }
             final byte[] appended = Arrays.copyOf(old, old.length + args[2].length);
             System.arraycopy(args[2], 0, appended, old.length, args[2].length);
-            if (current == null ? client.compareAndSet(args[1], null, appended) :
-                client.compareAndSetVersion(args[1], current, appended, current.expireAtMillis()))
+            if (current == null ? store.compareAndSet(args[1], null, appended, KvClient.NO_EXPIRY) :
+                store.compareAndSetVersion(args[1], current, appended, current.expireAtMillis()))
             {
                 RespReplies.integer(out, appended.length);
                 return;
@@ -104,13 +107,13 @@ final class StringCommands
 
     private void strlen(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final byte[] value = client.get(args[1]);
+        final byte[] value = session.store(base).get(args[1]);
         RespReplies.integer(out, value == null ? 0 : value.length);
     }
 
     private void mget(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final List<byte[]> values = client.multiGet(Arrays.asList(args).subList(1, args.length));
+        final List<byte[]> values = session.store(base).multiGet(Arrays.asList(args).subList(1, args.length));
         RespReplies.arrayHeader(out, values.size());
         for (final byte[] value : values)
         {
@@ -118,7 +121,7 @@ final class StringCommands
         }
     }
 
-    /** Each key is set on its own: a reader may see some of the keys set and not yet others. */
+    /** One transaction: a reader sees all the keys set or none. A key given twice takes its last value, as in redis. */
     private void mset(final Session session, final byte[][] args, final ByteBuf out)
     {
         if (args.length % 2 == 0)
@@ -126,20 +129,21 @@ final class StringCommands
             RespReplies.error(out, Errors.arity("mset"));
             return;
         }
-        for (int i = 1; i < args.length; i += 2)
+        checkPairs(args);
+        session.store(base).atomically(store ->
         {
-            client.put(args[i], args[i + 1]);
-        }
+            for (int i = 1; i < args.length; i += 2)
+            {
+                store.put(args[i], args[i + 1], KvClient.NO_EXPIRY);
+            }
+            return null;
+        });
         RespReplies.ok(out);
     }
 
     /**
-     * All keys or none, as far as compare-and-set gives it: each key is inserted by a CAS from "no value", so a key
-     * that has a value is never overwritten, whoever raced us. When one insert finds its key taken, the keys this
-     * command inserted are removed again (each only if it still holds the value we wrote when checked just before its
-     * delete), and the reply is 0. Readers may see the inserted keys meanwhile, and a write to one of them that
-     * lands between that check and the delete is removed with it: the all-or-nothing outcome holds, the isolation of
-     * redis's MSETNX does not.
+     * One transaction: it reads every key and, only if none has a value, sets them all; its commit checks that none
+     * got one meanwhile. A key given twice takes its last value, as in redis.
      */
     private void msetnx(final Session session, final byte[][] args, final ByteBuf out)
     {
@@ -148,58 +152,52 @@ final class StringCommands
             RespReplies.error(out, Errors.arity("msetnx"));
             return;
         }
-        // a key given twice takes its last value, as in redis, and is inserted once
-        final Map<ByteBuffer, byte[]> pairs = new LinkedHashMap<>();
-        for (int i = 1; i < args.length; i += 2)
+        final boolean set = session.store(base).atomically(store ->
         {
-            pairs.put(ByteBuffer.wrap(args[i]), args[i + 1]);
-        }
-        final List<byte[]> keys = new ArrayList<>(pairs.size());
-        for (final ByteBuffer key : pairs.keySet())
-        {
-            keys.add(key.array());
-        }
-        for (final byte[] existing : client.multiGet(keys))
-        {
-            if (existing != null)
+            for (int i = 1; i < args.length; i += 2)
             {
-                RespReplies.integer(out, 0);
-                return;
+                if (store.get(args[i]) != null)
+                {
+                    return false;
+                }
             }
-        }
-        final List<byte[]> inserted = new ArrayList<>(keys.size());
-        for (final byte[] key : keys)
-        {
-            final byte[] value = pairs.get(ByteBuffer.wrap(key));
-            if (!client.compareAndSet(key, null, value))
+            for (int i = 1; i < args.length; i += 2)
             {
-                rollBack(inserted, pairs);
-                RespReplies.integer(out, 0);
-                return;
+                store.put(args[i], args[i + 1], KvClient.NO_EXPIRY);
             }
-            inserted.add(key);
-        }
-        RespReplies.integer(out, 1);
+            return true;
+        });
+        RespReplies.integer(out, set ? 1 : 0);
     }
 
-    private void rollBack(final List<byte[]> inserted, final Map<ByteBuffer, byte[]> pairs)
+    /**
+     * Refuse an MSET whose key or value the store would refuse before it writes any: inside EXEC, the pairs before
+     * such a key would otherwise stay written in the transaction while the command answers an error.
+     */
+    private static void checkPairs(final byte[][] args)
     {
-        for (final byte[] key : inserted)
+        for (int i = 1; i < args.length; i += 2)
         {
-            final Versioned current = client.getVersioned(key);
-            if (current != null && Arrays.equals(current.value(), pairs.get(ByteBuffer.wrap(key))))
+            if (args[i].length == 0 || args[i].length > KvBlockLayout.MAX_KEY_LENGTH)
             {
-                client.delete(key);
+                throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this " +
+                    "one is " + args[i].length + " bytes");
+            }
+            if (args[i + 1].length > KvBlockLayout.MAX_VALUE_LENGTH)
+            {
+                throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; " +
+                    "this one is " + args[i + 1].length + " bytes");
             }
         }
     }
 
     private void del(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final KeyStore store = session.store(base);
         long deleted = 0;
         for (int i = 1; i < args.length; i++)
         {
-            if (client.delete(args[i]))
+            if (store.delete(args[i]))
             {
                 deleted++;
             }
@@ -211,7 +209,7 @@ final class StringCommands
     private void exists(final Session session, final byte[][] args, final ByteBuf out)
     {
         long found = 0;
-        for (final byte[] value : client.multiGet(Arrays.asList(args).subList(1, args.length)))
+        for (final byte[] value : session.store(base).multiGet(Arrays.asList(args).subList(1, args.length)))
         {
             if (value != null)
             {

@@ -14,6 +14,7 @@ public final class RespReplies
     private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL2 = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL_ARRAY2 = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private RespReplies()
     {
@@ -96,6 +97,12 @@ public final class RespReplies
     public static void nullReply(final ByteBuf out, final int protocol)
     {
         out.writeBytes(protocol == 3 ? NULL3 : NULL2);
+    }
+
+    /** No array: RESP2's null array, RESP3's null (EXEC when a watched key changed). */
+    public static void nullArray(final ByteBuf out, final int protocol)
+    {
+        out.writeBytes(protocol == 3 ? NULL3 : NULL_ARRAY2);
     }
 
     public static void arrayHeader(final ByteBuf out, final int length)

@@ -1,0 +1,194 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.Versioned;
+import io.dkv.client.txn.Transaction;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.compute.store.TransactionKeyStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * MULTI, EXEC, DISCARD, WATCH and UNWATCH, with redis 7's replies and errors. EXEC runs the queued commands as one
+ * client transaction ({@link KvClient#transact}), whichever memory nodes hold their keys and whichever compute nodes
+ * other clients write through: the same command handlers run over a {@link TransactionKeyStore}, so their reads are
+ * checked and their writes made at the commit, all or none. WATCH reads each key's version when it is watched; EXEC
+ * reads it again inside its transaction and, if any differs (another write, an expiry, a delete, this connection's own
+ * write included), answers nil and writes nothing, the transaction's commit checking that read too. A conflict
+ * elsewhere (a key a queued command read changed before the commit) runs the commands again, from their requests,
+ * unseen by the client.
+ */
+final class TransactionCommands
+{
+    /** What runs at once rather than being queued inside MULTI, as in redis's processCommand. */
+    private static final Set<String> RUN_AT_ONCE = Set.of("exec", "discard", "multi", "watch", "quit", "reset");
+
+    private final CommandTable table;
+    private final KeyStore store;
+    private final KvClient client;
+
+    /**
+     * @param table  runs the queued commands.
+     * @param store  the store outside transactions, which WATCH reads.
+     * @param client the client whose transactions EXEC runs.
+     */
+    TransactionCommands(final CommandTable table, final KeyStore store, final KvClient client)
+    {
+        this.table = table;
+        this.store = store;
+        this.client = client;
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            spec("multi", 1, this::multi),
+            spec("exec", 1, this::exec),
+            spec("discard", 1, this::discard),
+            spec("watch", -2, this::watch),
+            spec("unwatch", 1, (session, args, out) ->
+            {
+                session.multi().unwatch();
+                RespReplies.ok(out);
+            }));
+    }
+
+    /** @return true for a command that runs at once inside MULTI rather than being queued. */
+    static boolean runsAtOnce(final String name)
+    {
+        return RUN_AT_ONCE.contains(name);
+    }
+
+    private void multi(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (session.inMulti())
+        {
+            RespReplies.error(out, "ERR MULTI calls can not be nested");
+            return;
+        }
+        session.multi().begin();
+        RespReplies.ok(out);
+    }
+
+    private void discard(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (!session.inMulti())
+        {
+            RespReplies.error(out, "ERR DISCARD without MULTI");
+            return;
+        }
+        session.multi().end();
+        RespReplies.ok(out);
+    }
+
+    private void watch(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (session.inMulti())
+        {
+            RespReplies.error(out, "ERR WATCH inside MULTI is not allowed");
+            return;
+        }
+        for (int i = 1; i < args.length; i++)
+        {
+            session.multi().watch(args[i], store::getVersioned);
+        }
+        RespReplies.ok(out);
+    }
+
+    private void exec(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (!session.inMulti())
+        {
+            RespReplies.error(out, "ERR EXEC without MULTI");
+            return;
+        }
+        final MultiState multi = session.multi();
+        if (multi.refused())
+        {
+            multi.end();
+            RespReplies.error(out, "EXECABORT Transaction discarded because of previous errors.");
+            return;
+        }
+        final List<MultiState.Queued> queued = multi.queued();
+        final Map<ByteBuffer, Versioned> watched = multi.watched();
+        // as redis, out of MULTI and nothing watched before the commands run, whatever they do
+        multi.end();
+        final ByteBuf replies;
+        try
+        {
+            replies = client.transact(tx -> run(session, tx, watched, queued));
+        }
+        catch (final WatchedKeyChanged ex)
+        {
+            RespReplies.nullArray(out, session.protocol());
+            return;
+        }
+        catch (final RuntimeException ex)
+        {
+            // a store error, or conflicts past the client's retries: nothing was written
+            RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
+            return;
+        }
+        out.writeBytes(replies);
+        replies.release();
+    }
+
+    /**
+     * One run of the transaction: the watched keys' versions checked, then each command run into a reply buffer of
+     * this run's own (a conflict discards it and runs again).
+     *
+     * @return the replies, an array of one per command.
+     * @throws WatchedKeyChanged when a watched key changed: the transaction aborts, having only read.
+     */
+    private ByteBuf run(final Session session, final Transaction tx, final Map<ByteBuffer, Versioned> watched,
+        final List<MultiState.Queued> queued)
+    {
+        for (final Map.Entry<ByteBuffer, Versioned> watch : watched.entrySet())
+        {
+            if (!sameVersion(watch.getValue(), tx.getVersioned(watch.getKey().array())))
+            {
+                throw WatchedKeyChanged.INSTANCE;
+            }
+        }
+        final ByteBuf replies = Unpooled.buffer();
+        RespReplies.arrayHeader(replies, queued.size());
+        session.executing(new TransactionKeyStore(tx, client.epochClock()));
+        try
+        {
+            for (final MultiState.Queued command : queued)
+            {
+                table.run(session, command.spec(), command.args(), replies);
+            }
+        }
+        finally
+        {
+            session.executing(null);
+        }
+        return replies;
+    }
+
+    /** EXEC's answer is nil: not an error, so no stack trace is made; {@code transact} aborts and rethrows it. */
+    private static final class WatchedKeyChanged extends RuntimeException
+    {
+        static final WatchedKeyChanged INSTANCE = new WatchedKeyChanged();
+
+        private WatchedKeyChanged()
+        {
+            super("a watched key changed", null, false, false);
+        }
+    }
+
+    /** The same write (by its id, the same on every replica), or no value both times. */
+    private static boolean sameVersion(final Versioned watched, final Versioned now)
+    {
+        return watched == null ? now == null : now != null && now.writeId == watched.writeId;
+    }
+}

@@ -1,0 +1,98 @@
+package io.dkv.compute.store;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.Versioned;
+import org.agrona.concurrent.EpochClock;
+
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The store through the embedded client, each call its own single-key operation (the commands' fast paths, as
+ * before transactions existed); what must hold across keys runs as a client transaction ({@link #atomically}).
+ */
+public final class ClientKeyStore implements KeyStore
+{
+    /** An expiry time long past, that no clock reads as the future; never 0, which is "no expiry". */
+    private static final long LONG_AGO = 1;
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final KvClient client;
+
+    public ClientKeyStore(final KvClient client)
+    {
+        this.client = client;
+    }
+
+    public byte[] get(final byte[] key)
+    {
+        return client.get(key);
+    }
+
+    /**
+     * One key is one read. Several are read in one read-only transaction (each read, then each checked again), which
+     * costs two reads a key where the client's multiGet costs about one lookup for all, but multiGet reads the keys
+     * one after another and may see one key before a transaction (MSET) and another after it: redis's MGET never sees
+     * part of an MSET.
+     */
+    public List<byte[]> multiGet(final List<byte[]> keys)
+    {
+        return keys.size() == 1 ? client.multiGet(keys) : atomically(store -> store.multiGet(keys));
+    }
+
+    public Versioned getVersioned(final byte[] key)
+    {
+        return client.getVersioned(key);
+    }
+
+    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        client.put(key, value, expireAtMillis);
+    }
+
+    public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value,
+        final long expireAtMillis)
+    {
+        return client.compareAndSet(key, expected, value, expireAtMillis);
+    }
+
+    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value,
+        final long expireAtMillis)
+    {
+        return client.compareAndSetVersion(key, expected, value, expireAtMillis);
+    }
+
+    /**
+     * The client has no delete conditional on a version: an empty value that has already expired takes the key's
+     * place by compare-and-set; readers and the memory node's scan then empty its slot.
+     */
+    public boolean deleteVersion(final byte[] key, final Versioned expected)
+    {
+        return client.compareAndSetVersion(key, expected, NO_VALUE, LONG_AGO);
+    }
+
+    public boolean delete(final byte[] key)
+    {
+        return client.delete(key);
+    }
+
+    public long ttlMillis(final byte[] key)
+    {
+        return client.ttlMillis(key);
+    }
+
+    public boolean persist(final byte[] key)
+    {
+        return client.persist(key);
+    }
+
+    public <T> T atomically(final Function<KeyStore, T> body)
+    {
+        return client.transact(tx -> body.apply(new TransactionKeyStore(tx, client.epochClock())));
+    }
+
+    public EpochClock epochClock()
+    {
+        return client.epochClock();
+    }
+}

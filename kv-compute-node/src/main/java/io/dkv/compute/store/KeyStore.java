@@ -1,0 +1,71 @@
+package io.dkv.compute.store;
+
+import io.dkv.client.Versioned;
+import org.agrona.concurrent.EpochClock;
+
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The store as the commands see it: the operations they use, each with the meaning of the embedded client's method of
+ * the same name. {@link ClientKeyStore} runs each on its own; {@link TransactionKeyStore} runs them inside one client
+ * transaction, which commits only if nothing it read changed meanwhile, so that a command's read-modify-write loop,
+ * written once for both, is atomic with the rest of the transaction when it runs in one.
+ */
+public interface KeyStore
+{
+    /** @return the key's value, or null when it has none. */
+    byte[] get(byte[] key);
+
+    /** @return the keys' values as of one instant, in their order, null where a key has none. */
+    List<byte[]> multiGet(List<byte[]> keys);
+
+    /** @return the key's value with its expiry and a version to compare-and-set from, or null when it has none. */
+    Versioned getVersioned(byte[] key);
+
+    /** Set the key's value, whatever it held, until {@code expireAtMillis} (or for ever: {@code NO_EXPIRY}). */
+    void put(byte[] key, byte[] value, long expireAtMillis);
+
+    /**
+     * Set the key's value only if it holds {@code expected} (null: no value) now.
+     *
+     * @return true when it was set.
+     */
+    boolean compareAndSet(byte[] key, byte[] expected, byte[] value, long expireAtMillis);
+
+    /**
+     * Set the key's value only if nobody wrote it since {@code expected} was read by {@link #getVersioned}.
+     *
+     * @return true when it was set.
+     */
+    boolean compareAndSetVersion(byte[] key, Versioned expected, byte[] value, long expireAtMillis);
+
+    /**
+     * Remove the key's value only if nobody wrote it since {@code expected} was read by {@link #getVersioned}.
+     *
+     * @return true when it was removed.
+     */
+    boolean deleteVersion(byte[] key, Versioned expected);
+
+    /** @return true when the key had a value (it has none now). */
+    boolean delete(byte[] key);
+
+    /** @return milliseconds the key has left, -1 when it never expires, -2 when it has no value (redis's PTTL). */
+    long ttlMillis(byte[] key);
+
+    /** @return true when the key had an expiry, which it no longer has (redis's PERSIST). */
+    boolean persist(byte[] key);
+
+    /**
+     * Run {@code body} over this store as one transaction: all its reads as of one instant and its writes all at once,
+     * or none. On its own that is a client transaction, which runs {@code body} again after a conflict, so
+     * {@code body} must do nothing but read and write through the store it is given; inside a transaction it is part
+     * of that one.
+     *
+     * @return what {@code body} returned in the run that committed.
+     */
+    <T> T atomically(Function<KeyStore, T> body);
+
+    /** @return the clock expiry is judged by, the one relative times are added to. */
+    EpochClock epochClock();
+}

@@ -1,0 +1,131 @@
+package io.dkv.compute.store;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.Versioned;
+import io.dkv.client.txn.Transaction;
+import org.agrona.concurrent.EpochClock;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The store inside one client transaction: reads go to the store once and are remembered (a key the transaction wrote
+ * reads as that write), writes wait for the commit, which makes them only if nothing the transaction read changed
+ * meanwhile. So a compare-and-set here is a read and a buffered write: the commit checks the read, and a conflict runs
+ * the whole transaction again. Used by one thread, for one run of the transaction.
+ */
+public final class TransactionKeyStore implements KeyStore
+{
+    private final Transaction tx;
+    private final EpochClock clock;
+
+    /**
+     * @param tx    the transaction it reads and writes through.
+     * @param clock the client's clock, by which expiry is judged.
+     */
+    public TransactionKeyStore(final Transaction tx, final EpochClock clock)
+    {
+        this.tx = tx;
+        this.clock = clock;
+    }
+
+    public byte[] get(final byte[] key)
+    {
+        return tx.get(key);
+    }
+
+    /** The transaction's reads are of one instant already: its commit checks them. */
+    public List<byte[]> multiGet(final List<byte[]> keys)
+    {
+        final List<byte[]> values = new ArrayList<>(keys.size());
+        for (final byte[] key : keys)
+        {
+            values.add(tx.get(key));
+        }
+        return values;
+    }
+
+    /**
+     * The value as this transaction sees it (its own writes counted, so that a second INCR of a key in one EXEC adds
+     * to the first), with a version that only {@link #compareAndSetVersion} of this store reads: none is needed, as
+     * nothing else writes the key between a read and a write of one transaction.
+     */
+    public Versioned getVersioned(final byte[] key)
+    {
+        final byte[] value = tx.get(key);
+        return value == null ? null : new Versioned(value, tx.expireAtMillis(key), 0, 0, 0, 0, 0, 0);
+    }
+
+    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        tx.put(key, value, expireAtMillis);
+    }
+
+    public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value,
+        final long expireAtMillis)
+    {
+        final byte[] current = tx.get(key);
+        if (expected == null ? current != null : !Arrays.equals(current, expected))
+        {
+            return false;
+        }
+        tx.put(key, value, expireAtMillis);
+        return true;
+    }
+
+    /** Always sets: {@code expected} was read in this transaction, whose commit checks that read. */
+    public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value,
+        final long expireAtMillis)
+    {
+        tx.put(key, value, expireAtMillis);
+        return true;
+    }
+
+    /** Always deletes, as {@link #compareAndSetVersion} sets. */
+    public boolean deleteVersion(final byte[] key, final Versioned expected)
+    {
+        tx.delete(key);
+        return true;
+    }
+
+    public boolean delete(final byte[] key)
+    {
+        return tx.delete(key);
+    }
+
+    public long ttlMillis(final byte[] key)
+    {
+        final long expireAt = tx.expireAtMillis(key);
+        if (expireAt == -2 || expireAt == KvClient.NO_EXPIRY)
+        {
+            return expireAt == -2 ? -2 : -1;
+        }
+        final long left = expireAt - clock.time();
+        return left <= 0 ? -2 : left;
+    }
+
+    public boolean persist(final byte[] key)
+    {
+        final byte[] value = tx.get(key);
+        final long expireAt = tx.expireAtMillis(key);
+        if (value == null || expireAt == -2 || expireAt == KvClient.NO_EXPIRY)
+        {
+            return false;
+        }
+        tx.put(key, value, KvClient.NO_EXPIRY);
+        return true;
+    }
+
+    /** Part of this transaction: nothing more to make atomic. */
+    public <T> T atomically(final Function<KeyStore, T> body)
+    {
+        return body.apply(this);
+    }
+
+    public EpochClock epochClock()
+    {
+        return clock;
+    }
+}
