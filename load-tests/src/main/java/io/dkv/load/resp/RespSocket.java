@@ -9,12 +9,15 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One blocking RESP2 connection to a server (a compute node, redis-server), a request and its reply at a time: enough
- * for PING, GET and SET, whose replies are a simple string, a bulk string or nil. Any way a call goes wrong (the
- * connection broken or refused, no reply within the timeout, an error reply, a reply of another kind) throws, and the
- * connection is then of no further use: a late reply would answer the next request.
+ * for PING, GET, SET and WATCH/MULTI/EXEC, whose replies are a simple string, a bulk string, an integer, an array
+ * (EXEC's) or nil. Any way a call goes wrong (the connection broken or refused, no reply within the timeout, an error
+ * reply, a reply of another kind) throws, and the connection is then of no further use: a late reply would answer the
+ * next request.
  */
 public final class RespSocket implements AutoCloseable
 {
@@ -132,6 +135,22 @@ public final class RespSocket implements AutoCloseable
                 yield body;
             }
             case '_' -> null;
+            case ':' -> Long.parseLong(line);
+            case '*' ->
+            {
+                // EXEC's: the replies of the commands a transaction queued, or nil when a watched key changed
+                final int count = Integer.parseInt(line);
+                if (count < 0)
+                {
+                    yield null;
+                }
+                final List<Object> elements = new ArrayList<>(count);
+                for (int i = 0; i < count; i++)
+                {
+                    elements.add(reply());
+                }
+                yield elements;
+            }
             default -> throw new IllegalStateException(endpoint + " gave a reply of type '" +
                 (char)type + "': " + line);
         };

@@ -53,7 +53,8 @@ public final class CheckClientCommand implements Callable<Integer>
         description = "Compute nodes to talk RESP to instead of a driver, the one to use first first.")
     private List<String> computeNodes;
 
-    @Option(names = "--workload", defaultValue = RegisterWorkload.NAME, description = "register or list-append.")
+    @Option(names = "--workload", defaultValue = RegisterWorkload.NAME,
+        description = "register, list-append, txn-list-append or bank.")
     private String workload;
 
     @Option(names = "--keys", defaultValue = "8", description = "Keys the workload uses.")

@@ -102,8 +102,10 @@ public final class CheckCommand implements Callable<Integer>
     private List<String> nemesis;
 
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = RegisterWorkload.NAME,
-        description = "register (read, write, compare-and-set; linearizability) or list-append (appends by " +
-            "compare-and-set loops and reads; Elle) (default: ${DEFAULT-VALUE}).")
+        description = "register (read, write, compare-and-set; linearizability), list-append (appends by " +
+            "compare-and-set loops and reads; Elle), txn-list-append (transactions of reads and appends over " +
+            "several keys; Elle) or bank (transfers and snapshots in transactions; no money made or lost) " +
+            "(default: ${DEFAULT-VALUE}).")
     private String workload;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "2",

@@ -178,6 +178,21 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void aBankThroughComputeNodesKeepsItsMoneyUnderKillsAndANonAtomicLayerIsCaught() throws Exception
+    {
+        final Run run = check("bank", "--workload", "bank", "--through", "compute", "--time", "8s", "--nemesis",
+            "kill", "--interval", "2s", "--rate", "300", "--keys", "4", "--seed", "5");
+        run.assertVerdict(Verdict.VALID);
+        final String verdict = run.read(ResultDirectory.VERDICT);
+        assertTrue(verdict.contains(" transfers ok"), verdict);
+
+        check("bank-faulty", "--workload", "bank", "--time", "6s", "--nemesis", "none", "--inject",
+            FaultyStores.NON_ATOMIC_TXNS, "--rate", "300", "--keys", "4", "--seed", "5")
+            .assertVerdict(Verdict.INVALID);
+    }
+
+    @Test
+    @Timeout(180)
     void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
     {
         final Run run = check("partitions",
