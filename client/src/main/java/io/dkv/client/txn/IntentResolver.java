@@ -1,5 +1,6 @@
 package io.dkv.client.txn;
 
+import io.dkv.client.KvErrors;
 import io.dkv.client.Versioned;
 import io.dkv.format.KvBlockLayout;
 
@@ -18,6 +19,7 @@ public final class IntentResolver
     /** The longest pause between reads of a pending intent: a commit takes a few round trips. */
     private static final long MAX_PAUSE_NANOS = 200_000;
     private static final byte[] NO_VALUE = new byte[0];
+    private static final int MAX_SWAPS = 1_000;
 
     private final RawKeys keys;
     private final long pushNanos;
@@ -119,16 +121,27 @@ public final class IntentResolver
 
     /**
      * A committed primary is swapped for its value only once none of its transaction's secondaries holds its intent,
-     * so that a primary holding something else always means the transaction aborted.
+     * so that a primary holding something else always means the transaction aborted. Each secondary is read again
+     * after its swap: a swap that missed (the key's block came back under another word, its node restarted) or whose
+     * outcome is unknown (it throws) must not let the primary go first (the model check's counterexample).
      */
     void finishSecondaries(final Intent primary)
     {
         for (final byte[] secondary : primary.secondaries)
         {
-            final Versioned read = keys.read(secondary);
-            final Intent intent = Intent.of(secondary, read);
-            if (intent != null && intent.txnId == primary.txnId && !intent.isPrimary())
+            for (int attempt = 0; ; attempt++)
             {
+                final Versioned read = keys.read(secondary);
+                final Intent intent = Intent.of(secondary, read);
+                if (intent == null || intent.txnId != primary.txnId || intent.isPrimary())
+                {
+                    break;
+                }
+                if (attempt == MAX_SWAPS)
+                {
+                    throw new TransactionConflictException("key " + KvErrors.describe(secondary) + " still held " +
+                        "a committed transaction's intent after " + MAX_SWAPS + " swaps to its value");
+                }
                 writeValue(secondary, read, intent.newValue, intent.newExpireAt);
             }
         }

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The transaction commit protocol (TXN-PROTOCOL-DRAFT.md, "Transactions") explored exhaustively in small scopes, a key
+ * The transaction commit protocol (client/README.md, "Transactions") explored exhaustively in small scopes, a key
  * a linearizable register with compare-and-set by version (what the replication layer, checked by its own model,
  * gives): one or two coordinators running a transaction each (both appending to x and y, as a transfer does; write
  * skew's two halves; two blind writes; two or three keys, either primary), with a reader (two gets, or a read-only

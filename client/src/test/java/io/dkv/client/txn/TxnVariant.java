@@ -1,7 +1,7 @@
 package io.dkv.client.txn;
 
 /**
- * The commit protocol (TXN-PROTOCOL-DRAFT.md, "Transactions"), its draft as first written, and deliberately broken
+ * The commit protocol (client/README.md, "Transactions"), its draft as first written, and deliberately broken
  * forms of it that the checker must catch.
  */
 enum TxnVariant
