@@ -3,13 +3,7 @@ package io.dkv.client;
 import io.dkv.client.txn.RawKeys;
 import io.dkv.format.IntentLayout;
 import io.dkv.format.KvBlockLayout;
-import io.dkv.memory.MemoryNode;
-import io.dkv.memory.MemoryNodeContext;
-import io.dkv.raas.Membership;
-import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -143,17 +137,7 @@ class IntentRecoveryTest
 
     private KvClient cluster(final int replicas)
     {
-        directory.membership(new Membership(1, replicas, IDS,
-            new int[]{Membership.LIVE, Membership.LIVE, Membership.LIVE}));
-        for (final long id : IDS)
-        {
-            final Raas raas =
-                open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
-            open.add(MemoryNode.start(raas, new MemoryNodeContext()));
-        }
-        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
-        return open.add(KvClient.connect(clientRaas,
-            new KvClientContext().memoryNodes(IDS).replicas(replicas).txnPushMs(PUSH_MS)));
+        return open.store(directory, IDS, replicas, new KvClientContext().txnPushMs(PUSH_MS));
     }
 
     private static List<String> texts(final List<byte[]> values)

@@ -3,11 +3,18 @@ package io.dkv.client;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeView;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,6 +30,27 @@ final class Opened implements AutoCloseable
     {
         resources.add(resource);
         return resource;
+    }
+
+    /**
+     * Start a store on {@code shm} in this JVM: a memory node (its own driver) for each of {@code ids}, all live in
+     * the directory's membership with {@code replicas} copies of each key, and a client over them.
+     *
+     * @return the client, made with {@code context} (its memory nodes and replicas set here).
+     */
+    KvClient store(final StaticDirectory directory, final long[] ids, final int replicas,
+        final KvClientContext context)
+    {
+        final int[] live = new int[ids.length];
+        Arrays.fill(live, Membership.LIVE);
+        directory.membership(new Membership(1, replicas, ids, live));
+        for (final long id : ids)
+        {
+            final Raas raas = add(RaasDriver.start(driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
+            add(MemoryNode.start(raas, new MemoryNodeContext()));
+        }
+        final Raas clientRaas = add(RaasDriver.start(driver("shm", 100), directory));
+        return add(KvClient.connect(clientRaas, context.memoryNodes(ids).replicas(replicas)));
     }
 
     /** @return a driver of node {@code nodeId} on the provider, for a test's one JVM. */
