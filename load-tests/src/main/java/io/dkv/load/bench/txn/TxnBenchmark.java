@@ -67,6 +67,11 @@ public final class TxnBenchmark implements Callable<Integer>
         description = "Bytes of each value (default: ${DEFAULT-VALUE}).")
     private int valueBytes;
 
+    @Option(names = "--smallbank-customers", defaultValue = "2000",
+        description = "Customers of SmallBank (two accounts each; 90% of its transactions on the 4% hot ones), run " +
+            "after the other kinds at each thread count; 0: none (default: ${DEFAULT-VALUE}).")
+    private int smallbankCustomers;
+
     @Mixin
     private MarkdownOption markdown;
 
@@ -100,19 +105,26 @@ public final class TxnBenchmark implements Callable<Integer>
     {
     }
 
+    /** SmallBank at one thread count. */
+    private record BankResult(int replicas, int threads, Histogram latency, long nanos, long done, long conflicts)
+    {
+    }
+
     public Integer call() throws Exception
     {
-        if (keys < 8 || operations < 1 || valueBytes < 1)
+        if (keys < 8 || operations < 1 || valueBytes < 1 || smallbankCustomers < 0 || smallbankCustomers == 1)
         {
             throw new IllegalArgumentException("--keys " + keys + " (8 or more), --operations " + operations +
-                ", --value-bytes " + valueBytes + ": out of range");
+                ", --value-bytes " + valueBytes + ", --smallbank-customers " + smallbankCustomers +
+                " (0, or 2 or more): out of range");
         }
         final PrintWriter err = spec.commandLine().getErr();
         final List<Result> results = new ArrayList<>();
+        final List<BankResult> banks = new ArrayList<>();
         for (final int copies : replicas)
         {
             final long writes = 3L * operations * Kind.values().length * max(threads) * 4 + keys;
-            try (InProcessStore store = InProcessStore.start(InProcessStore.sizedFor(keys,
+            try (InProcessStore store = InProcessStore.start(InProcessStore.sizedFor(keys + 2L * smallbankCustomers,
                 writes * (2L * valueBytes + 256), max(threads), MEMORY_NODES), 1, MEMORY_NODES, copies))
             {
                 final KvClient client = store.client();
@@ -135,9 +147,18 @@ public final class TxnBenchmark implements Callable<Integer>
                             (zipfian ? "zipfian" : "uniform") + " keys done");
                     }
                 }
+                if (smallbankCustomers > 0)
+                {
+                    Smallbank.load(client, smallbankCustomers);
+                    for (final int threadCount : threads)
+                    {
+                        banks.add(smallbank(client, threadCount, copies));
+                        err.println("txn r=" + copies + ": SmallBank, " + threadCount + " threads done");
+                    }
+                }
             }
         }
-        markdown.publish(report(results), spec.commandLine().getOut());
+        markdown.publish(report(results, banks), spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
         return 0;
     }
@@ -201,6 +222,54 @@ public final class TxnBenchmark implements Callable<Integer>
         }
         return new Result(copies, threadCount, zipfian, kind, latency, System.nanoTime() - start,
             (long)count * threadCount, conflicts.get());
+    }
+
+    private BankResult smallbank(final KvClient client, final int threadCount, final int copies)
+        throws InterruptedException
+    {
+        final Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        final AtomicLong conflicts = new AtomicLong();
+        final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        final List<Thread> workers = new ArrayList<>();
+        final long start = System.nanoTime();
+        for (int t = 0; t < threadCount; t++)
+        {
+            final long seed = t + 1;
+            workers.add(Thread.ofPlatform().start(() ->
+            {
+                final Histogram mine = new Histogram(HIGHEST_NANOS, 3);
+                final Smallbank bank = new Smallbank(client, smallbankCustomers, seed);
+                try
+                {
+                    for (int i = 0; i < operations; i++)
+                    {
+                        final long began = System.nanoTime();
+                        bank.next();
+                        mine.recordValue(Math.min(System.nanoTime() - began, HIGHEST_NANOS));
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    failure.compareAndSet(null, ex);
+                }
+                conflicts.addAndGet(bank.conflicts());
+                synchronized (latency)
+                {
+                    latency.add(mine);
+                }
+            }));
+        }
+        for (final Thread worker : workers)
+        {
+            worker.join();
+        }
+        if (failure.get() != null)
+        {
+            throw new IllegalStateException("SmallBank failed (" + copies + " copies, " + threadCount + " threads): " +
+                failure.get().getMessage(), failure.get());
+        }
+        return new BankResult(copies, threadCount, latency, System.nanoTime() - start, (long)operations * threadCount,
+            conflicts.get());
     }
 
     /** Distinct keys, by the distribution. */
@@ -278,9 +347,34 @@ public final class TxnBenchmark implements Callable<Integer>
         }
     }
 
-    private SectionedReport report(final List<Result> results)
+    private SectionedReport report(final List<Result> results, final List<BankResult> banks)
     {
         final List<ReportSection> sections = new ArrayList<>();
+        if (!banks.isEmpty())
+        {
+            final TextTable table = new TextTable(List.of(
+                new TextTable.Column("copies", false),
+                new TextTable.Column("threads", true),
+                new TextTable.Column("txns/s", true),
+                new TextTable.Column("p50 us", true),
+                new TextTable.Column("p99 us", true),
+                new TextTable.Column("conflicts per txn", true),
+                new TextTable.Column("/ PUTs/s", true)));
+            for (final BankResult bank : banks)
+            {
+                final double rate = bank.done * 1e9 / bank.nanos;
+                final double puts = results.stream().filter(result -> result.kind == Kind.PUT &&
+                    result.replicas == bank.replicas && result.threads == bank.threads && !result.zipfian)
+                    .mapToDouble(result -> result.done * 1e9 / result.nanos).findFirst().orElse(Double.NaN);
+                table.addRow(Integer.toString(bank.replicas), Integer.toString(bank.threads),
+                    String.format("%,.0f", rate), String.format("%.1f", bank.latency.getValueAtPercentile(50) / 1e3),
+                    String.format("%.1f", bank.latency.getValueAtPercentile(99) / 1e3),
+                    String.format("%.3f", (double)bank.conflicts / bank.done), String.format("%.2fx", rate / puts));
+            }
+            sections.add(new ReportSection("SmallBank", List.of(String.format("%,d customers (two accounts each), " +
+                "H-Store's mix, 90%% of transactions on the 4%% hot customers; / PUTs/s: over the uniform PUTs of " +
+                "the same copies and threads in this run", smallbankCustomers)), table));
+        }
         for (final int copies : replicas)
         {
             for (final int threadCount : threads)

@@ -27,7 +27,7 @@ class TxnBenchmarkTest
     void reportsEveryOperationBesideThePutOfItsSetting()
     {
         final int exitCode = bench.run("txn", "--keys", "64", "--operations", "40", "--threads", "2",
-            "--replicas", "2");
+            "--replicas", "2", "--smallbank-customers", "50");
 
         assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
         final List<String> titles = List.of("r = 2, 2 threads, uniform keys", "r = 2, 2 threads, Zipfian keys");
@@ -39,6 +39,9 @@ class TxnBenchmarkTest
                 rows.stream().map(row -> row[0]).toList(), bench::out);
             assertEquals("1.00x", rows.get(0)[4], bench::out);
         }
+        final List<String[]> bank = ReportTables.tables(bench.out(), List.of("SmallBank")).get("SmallBank");
+        assertEquals(1, bank.size(), bench::out);
+        assertEquals("2", bank.get(0)[0], "copies");
     }
 
     @Test
