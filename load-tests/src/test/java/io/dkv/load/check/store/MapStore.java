@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * A correct store in memory: every operation atomic on its key, and a transaction atomic over every key it touches
- * (one at a time: serial, hence strictly serializable). The control against which the faulty stores are judged.
+ * A correct store in memory: every operation, a single key's or a transaction's over several, one at a time under one
+ * lock (serial, hence strictly serializable). The control against which the faulty stores are judged.
  */
 public class MapStore implements CheckedStore
 {
@@ -15,27 +15,31 @@ public class MapStore implements CheckedStore
 
     public byte[] get(final String key)
     {
-        return values.get(key);
+        synchronized (values)
+        {
+            return values.get(key);
+        }
     }
 
     public void put(final String key, final byte[] value)
     {
-        values.put(key, value.clone());
+        synchronized (values)
+        {
+            values.put(key, value.clone());
+        }
     }
 
     public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
     {
-        final boolean[] set = new boolean[1];
-        values.compute(key, (k, current) ->
+        synchronized (values)
         {
-            if (CheckedStore.holds(current, expected))
+            if (!CheckedStore.holds(values.get(key), expected))
             {
-                set[0] = true;
-                return value.clone();
+                return false;
             }
-            return current;
-        });
-        return set[0];
+            values.put(key, value.clone());
+            return true;
+        }
     }
 
     public <T> T transact(final Function<TxnView, T> body)
