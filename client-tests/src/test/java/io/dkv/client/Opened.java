@@ -33,8 +33,9 @@ final class Opened implements AutoCloseable
     }
 
     /**
-     * Start a store on {@code shm} in this JVM: a memory node (its own driver) for each of {@code ids}, all live in
-     * the directory's membership with {@code replicas} copies of each key, and a client over them.
+     * Start a store on {@code shm} in this JVM: a memory node (its own driver, a 64 MiB heap) for each of
+     * {@code ids}, all live in the directory's membership with {@code replicas} copies of each key, and a client over
+     * them.
      *
      * @return the client, made with {@code context} (its memory nodes and replicas set here).
      */
@@ -47,7 +48,9 @@ final class Opened implements AutoCloseable
         for (final long id : ids)
         {
             final Raas raas = add(RaasDriver.start(driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
-            add(MemoryNode.start(raas, new MemoryNodeContext()));
+            // small nodes: a test class makes many, and a node's shared memory stays mapped by the drivers that read it
+            // until the JVM ends
+            add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(2 << 20).heapChunks(32)));
         }
         final Raas clientRaas = add(RaasDriver.start(driver("shm", 100), directory));
         return add(KvClient.connect(clientRaas, context.memoryNodes(ids).replicas(replicas)));
