@@ -449,7 +449,7 @@ class CheckCommandTest
     void refusesUnknownNemesesAndWorkloads()
     {
         assertRefused("unknown nemesis 'flood'", "--nemesis", "flood");
-        assertRefused("unknown workload 'bank'", "--workload", "bank");
+        assertRefused("unknown workload 'ledger'", "--workload", "ledger");
         assertRefused("unknown fault 'fire'", "--inject", "fire");
         assertRefused("unknown --through 'proxy'", "--through", "proxy");
         assertRefused("--compute-nodes 2 needs --through compute", "--compute-nodes", "2");
