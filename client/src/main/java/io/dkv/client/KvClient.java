@@ -838,12 +838,6 @@ public final class KvClient implements AutoCloseable
                 // that version is gone whether or not its slot still names it: the key has no value now
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
-            if (expected.writeId == KvBlockLayout.NO_WRITE)
-            {
-                // a version known by its value alone (a transaction's intent swapped in by completions)
-                startWrite(ReplicaChain.IF_VALUE, key, value, expected.value(), null, expireAtMillis, future);
-                return asBoolean(future);
-            }
             startWrite(ReplicaChain.IF_VERSION, key, value, null, expected, expireAtMillis, future);
         }
         catch (final RuntimeException ex)
@@ -997,33 +991,6 @@ public final class KvClient implements AutoCloseable
             return session().insertRaw(key, value, expireAt);
         }
 
-        public CompletableFuture<Boolean> swapAsync(final byte[] key, final Versioned from, final byte[] value,
-            final long expireAt)
-        {
-            final CompletableFuture<Object> future = new CompletableFuture<>();
-            try
-            {
-                if (from == null)
-                {
-                    startWrite(ReplicaChain.IF_VALUE, key, value, null, null, expireAt, future);
-                }
-                else
-                {
-                    startWrite(ReplicaChain.IF_VERSION, key, value, null, from, expireAt, future);
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                future.completeExceptionally(ex);
-            }
-            return asBoolean(future);
-        }
-
-        public boolean onClientThread()
-        {
-            return asyncThreads.contains(Thread.currentThread());
-        }
-
         public Versioned lastWritten()
         {
             return session().lastWritten();
@@ -1056,13 +1023,6 @@ public final class KvClient implements AutoCloseable
         public void write(final int rule, final byte[] key, final byte[] value, final byte[] expected,
             final Versioned version, final long expireAt, final CompletableFuture<Object> future)
         {
-            if (KvBlockLayout.isIntent(expireAt))
-            {
-                // a transaction's intent, swapped in as it is: no intent on the key is resolved on the way
-                run(future, () -> version != null ? session().swapRaw(key, value, version, expireAt) :
-                    session().insertRaw(key, value, expireAt));
-                return;
-            }
             run(future, () -> switch (rule)
             {
                 case ReplicaChain.PUT ->

@@ -703,10 +703,7 @@ public final class KvSession implements AutoCloseable
         if (!routing.plain())
         {
             // replicas' slot words differ: the version is the write it read, compared by its id on the settled state
-            // (or by its value, for a version known by nothing else)
-            final boolean written = expected.writeId == KvBlockLayout.NO_WRITE ?
-                chain.write(key, value, ReplicaChain.IF_VALUE, expected.value(), null, expireAt) :
-                chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
+            final boolean written = chain.write(key, value, ReplicaChain.IF_VERSION, null, expected, expireAt);
             if (written)
             {
                 lastWritten = chainWritten(value, expireAt);
@@ -826,19 +823,6 @@ public final class KvSession implements AutoCloseable
         public boolean insert(final byte[] key, final byte[] value, final long expireAt)
         {
             return insertRaw(key, value, expireAt);
-        }
-
-        public java.util.concurrent.CompletableFuture<Boolean> swapAsync(final byte[] key, final Versioned from,
-            final byte[] value, final long expireAt)
-        {
-            // the intent rules never commit: what they swap they swap one key at a time, on this thread
-            return java.util.concurrent.CompletableFuture.completedFuture(from == null ?
-                insertRaw(key, value, expireAt) : swapRaw(key, value, from, expireAt));
-        }
-
-        public boolean onClientThread()
-        {
-            return true;
         }
 
         public Versioned lastWritten()

@@ -25,18 +25,6 @@ public interface RawKeys
     /** @return false when the key holds any block (a value or an intent) now. */
     boolean insert(byte[] key, byte[] value, long expireAt);
 
-    /**
-     * As {@link #swap} (or, {@code from} null, {@link #insert}), carried by completions: several keys' swaps in flight
-     * at once. What it put in place is known by its value only (a version with no write id, compared by its bytes).
-     */
-    java.util.concurrent.CompletableFuture<Boolean> swapAsync(byte[] key, Versioned from, byte[] value, long expireAt);
-
-    /**
-     * @return true on one of the client's own threads, which carry what completions cannot: it must not wait on
-     * {@link #swapAsync}, whose fallback may need a thread of theirs.
-     */
-    boolean onClientThread();
-
     /** @return the version the calling thread's last successful {@link #swap} or {@link #insert} put in place. */
     Versioned lastWritten();
 

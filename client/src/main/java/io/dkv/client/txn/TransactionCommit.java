@@ -219,109 +219,59 @@ final class TransactionCommit
     }
 
     /**
-     * The secondaries swapped for their values all at once, then the primary: writes carried by completions, which
-     * nobody waits for. One that fails leaves its intent to whoever meets it next (the rules resolve it).
+     * The secondaries swapped for their values, then the primary, on one of the client's threads after the answer.
+     * Raw swaps from the versions put in place: they miss, rather than wait, where another transaction's intent came
+     * since. The primary goes only once every secondary's swap landed: one that missed (the key's block is under
+     * another word now) or failed (its outcome unknown) leaves the committed primary for whoever meets it, whose
+     * resolution reads each secondary again first (the model check's rule).
      */
     private void resolveAfterCommit(final TxnEntry primary, final Versioned committedPrimary)
     {
-        final CompletableFuture<?>[] secondaries = new CompletableFuture[writes.size() - 1];
-        for (int i = 1; i < writes.size(); i++)
+        try
         {
-            secondaries[i - 1] = writeValueAsync(writes.get(i), writes.get(i).placed);
-        }
-        // the primary goes only once every secondary is known swapped: one that missed (its block is under another
-        // word now) or failed (its outcome unknown) leaves the committed primary for whoever meets it, whose
-        // resolution reads each secondary again first; the primary's write starts on a client thread, as a
-        // completion's thread must not wait on a heap chunk
-        CompletableFuture.allOf(secondaries).thenComposeAsync(ignored ->
-        {
-            for (final CompletableFuture<?> secondary : secondaries)
+            executor.execute(() ->
             {
-                if (!Boolean.TRUE.equals(secondary.join()))
+                try
                 {
-                    return CompletableFuture.completedFuture(Boolean.FALSE);
+                    for (int i = 1; i < writes.size(); i++)
+                    {
+                        final TxnEntry secondary = writes.get(i);
+                        if (!resolver.writeValue(secondary.key, secondary.placed, secondary.newValue,
+                            secondary.newExpireAt))
+                        {
+                            return;
+                        }
+                    }
+                    resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
                 }
-            }
-            return writeValueAsync(primary, committedPrimary);
-        }, executor);
-    }
-
-    private CompletableFuture<Boolean> writeValueAsync(final TxnEntry entry, final Versioned from)
-    {
-        return entry.newValue == null ?
-            client.compareAndSetVersionAsync(entry.key, from, NO_VALUE, KvBlockLayout.TOMBSTONE) :
-            client.compareAndSetVersionAsync(entry.key, from, entry.newValue, entry.newExpireAt);
+                catch (final RuntimeException ex)
+                {
+                    // committed: whoever meets an intent left resolves it
+                }
+            });
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
+        {
+            // the client is closing: the intents are read and resolved by the rules
+        }
     }
 
     /**
-     * Step 2: every secondary's intent swapped in from its version, all in flight at once (one after the other on a
-     * client thread, which must not wait on completions). Any refused: abort and a conflict; any unanswered: abort and
-     * the failure.
+     * Step 2: every secondary's intent swapped in from its version, one after the other. Any refused: abort and a
+     * conflict; any unanswered: abort (in {@link #place}) and the failure.
      */
     private void placeSecondaries(final long txnId, final TxnEntry primary)
     {
-        final int count = writes.size() - 1;
-        final byte[][] intents = new byte[count][];
-        for (int i = 0; i < count; i++)
+        for (int i = 1; i < writes.size(); i++)
         {
-            final TxnEntry secondary = writes.get(i + 1);
-            intents[i] = IntentLayout.encode(IntentLayout.SECONDARY, txnId, primary.key, secondary.newValue,
+            final TxnEntry secondary = writes.get(i);
+            final byte[] intent = IntentLayout.encode(IntentLayout.SECONDARY, txnId, primary.key, secondary.newValue,
                 secondary.newExpireAt, secondary.prior(), secondary.priorExpireAt(), null);
-        }
-        if (count == 1 || keys.onClientThread())
-        {
-            for (int i = 0; i < count; i++)
+            if (!place(secondary, intent, true))
             {
-                if (!place(writes.get(i + 1), intents[i], true))
-                {
-                    abort(primary, true);
-                    throw conflict("key " + KvErrors.describe(writes.get(i + 1).key) + " changed since it was read");
-                }
+                abort(primary, true);
+                throw conflict("key " + KvErrors.describe(secondary.key) + " changed since it was read");
             }
-            return;
-        }
-        final List<CompletableFuture<Boolean>> swaps = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            final TxnEntry secondary = writes.get(i + 1);
-            swaps.add(keys.swapAsync(secondary.key, secondary.version, intents[i], KvBlockLayout.INTENT));
-        }
-        RuntimeException failed = null;
-        TxnEntry refused = null;
-        for (int i = 0; i < count; i++)
-        {
-            final TxnEntry secondary = writes.get(i + 1);
-            try
-            {
-                if (swaps.get(i).join())
-                {
-                    // known by its value: the swap carried by completions says nothing else of what it put there
-                    secondary.placed = new Versioned(intents[i], KvBlockLayout.INTENT, -1, -1, -1, 0,
-                        keys.nanoTime(), KvBlockLayout.NO_WRITE);
-                }
-                else
-                {
-                    refused = secondary;
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                failed = ex instanceof java.util.concurrent.CompletionException && ex.getCause() instanceof
-                    RuntimeException cause ? cause : ex;
-                // it may have landed: known by its value, so the abort takes it back if it did
-                secondary.placed = new Versioned(intents[i], KvBlockLayout.INTENT, -1, -1, -1, 0, keys.nanoTime(),
-                    KvBlockLayout.NO_WRITE);
-            }
-        }
-        if (failed != null || refused != null)
-        {
-            abort(primary, true);
-            if (failed != null)
-            {
-                throw new KvException("a transaction over " + writes.size() + " keys did not commit: an intent " +
-                    "failed: " + failed.getMessage(), failed);
-            }
-            throw conflict("key " + KvErrors.describe(refused.key) + " changed since it was read");
         }
     }
 
