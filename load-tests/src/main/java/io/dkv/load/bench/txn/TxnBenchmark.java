@@ -68,8 +68,8 @@ public final class TxnBenchmark implements Callable<Integer>
     private int valueBytes;
 
     @Option(names = "--smallbank-customers", defaultValue = "2000",
-        description = "Customers of SmallBank (two accounts each; 90%% of its transactions on the 4%% hot ones), " +
-            "run after the other kinds at each thread count; 0: none (default: ${DEFAULT-VALUE}).")
+        description = "Customers of SmallBank (two accounts each; nine in ten of its transactions on the hot one " +
+            "customer in 25), run after the other kinds at each thread count; 0: none (default: ${DEFAULT-VALUE}).")
     private int smallbankCustomers;
 
     @Mixin
