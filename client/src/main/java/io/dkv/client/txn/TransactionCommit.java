@@ -214,45 +214,36 @@ final class TransactionCommit
         {
             return;
         }
-        // 5: after the answer, each secondary then the primary swapped for its value, carried by completions
-        resolveAfterCommit(primary, keys.lastWritten());
+        // 5: each secondary then the primary swapped for its value
+        resolveCommitted(primary, keys.lastWritten());
     }
 
     /**
-     * The secondaries swapped for their values, then the primary, on one of the client's threads after the answer.
-     * Raw swaps from the versions put in place: they miss, rather than wait, where another transaction's intent came
+     * The secondaries swapped for their values, then the primary, on the committing thread before the answer: raw
+     * swaps from the versions put in place, which miss rather than wait where another transaction's intent came
      * since. The primary goes only once every secondary's swap landed: one that missed (the key's block is under
      * another word now) or failed (its outcome unknown) leaves the committed primary for whoever meets it, whose
-     * resolution reads each secondary again first (the model check's rule).
+     * resolution reads each secondary again first (the model check's rule). Resolved before the answer rather than
+     * after it on another thread: the caller's next transaction never meets its own intents (a hot key's did, and
+     * waited on the resolution), and no hand-over between threads lengthens the tail (client/README.md, "Cost").
      */
-    private void resolveAfterCommit(final TxnEntry primary, final Versioned committedPrimary)
+    private void resolveCommitted(final TxnEntry primary, final Versioned committedPrimary)
     {
         try
         {
-            executor.execute(() ->
+            for (int i = 1; i < writes.size(); i++)
             {
-                try
+                final TxnEntry secondary = writes.get(i);
+                if (!resolver.writeValue(secondary.key, secondary.placed, secondary.newValue, secondary.newExpireAt))
                 {
-                    for (int i = 1; i < writes.size(); i++)
-                    {
-                        final TxnEntry secondary = writes.get(i);
-                        if (!resolver.writeValue(secondary.key, secondary.placed, secondary.newValue,
-                            secondary.newExpireAt))
-                        {
-                            return;
-                        }
-                    }
-                    resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
+                    return;
                 }
-                catch (final RuntimeException ex)
-                {
-                    // committed: whoever meets an intent left resolves it
-                }
-            });
+            }
+            resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
         }
-        catch (final java.util.concurrent.RejectedExecutionException ex)
+        catch (final RuntimeException ex)
         {
-            // the client is closing: the intents are read and resolved by the rules
+            // committed: whoever meets an intent left resolves it
         }
     }
 
