@@ -39,7 +39,10 @@ import java.util.concurrent.Callable;
             "PING). Goal: median <= 150 ms.",
         "scale: a scale-out step: a second compute node starts on the first's port (SO_REUSEPORT) while clients " +
             "that reconnect now and then send GETs and SETs at a fixed rate. Goals: p99 during the step <= 2x the " +
-            "steady p99; no failed request."
+            "steady p99; no failed request.",
+        "multi: redis-benchmark's MSET (10 keys) at -c 1 and -c 50, and transfers between two keys by WATCH, GET, " +
+            "GET, MULTI, SET, SET, EXEC from 1 and 8 connections, against a compute node (each one transaction) and " +
+            "redis-server. Goal: MSET ops/s >= 1.0x redis-server's."
     })
 public final class ComputeBenchmark implements Callable<Integer>
 {
@@ -47,12 +50,14 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String THROUGHPUT = "throughput";
     static final String JOIN = "join";
     static final String SCALE = "scale";
+    static final String MULTI = "multi";
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--only", split = ",", paramLabel = "PART", defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE,
-        description = "Parts to run: throughput, join, scale (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--only", split = ",", paramLabel = "PART",
+        defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
+        description = "Parts to run: throughput, join, scale, multi (default: ${DEFAULT-VALUE}).")
     private List<String> only;
 
     @Option(names = "--scale-rate", defaultValue = "2000",
@@ -77,6 +82,19 @@ public final class ComputeBenchmark implements Callable<Integer>
         description = "Requests of each redis-benchmark run at -c 1; -c 50 makes 4x, -c 50 -P 16 makes 16x, so each " +
             "lasts seconds (default: ${DEFAULT-VALUE}).")
     private long requests;
+
+    @Option(names = "--multi-requests", defaultValue = "5000",
+        description = "MSETs of redis-benchmark's run at -c 1 in multi; -c 50 makes 4x (default: ${DEFAULT-VALUE}).")
+    private long multiRequests;
+
+    @Option(names = "--transfers", defaultValue = "5000",
+        description = "WATCH/MULTI/EXEC transfers of each multi setting, all connections together (default: " +
+            "${DEFAULT-VALUE}).")
+    private long transfers;
+
+    @Option(names = "--accounts", defaultValue = "10000",
+        description = "Keys the multi transfers pick from; a hot setting picks from 16 (default: ${DEFAULT-VALUE}).")
+    private int accounts;
 
     @Option(names = "--keyspace", defaultValue = "100000",
         description = "Keys redis-benchmark picks from at random (-r) (default: ${DEFAULT-VALUE}).")
@@ -103,10 +121,13 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE).containsAll(parts) || requests < 1 || keyspace < 1 || valueSize < 1 ||
-            starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || connectionLifeMs < 1)
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI).containsAll(parts) || requests < 1 || keyspace < 1 ||
+            valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
+            connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
         {
-            throw new ParameterException(spec.commandLine(), "--only " + only + " (parts: throughput, join, scale), " +
+            throw new ParameterException(spec.commandLine(), "--only " + only +
+                " (parts: throughput, join, scale, multi), --multi-requests " + multiRequests + ", --transfers " +
+                transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
                 scalePhaseMs + ", --connection-life-ms " + connectionLifeMs +
@@ -115,10 +136,11 @@ public final class ComputeBenchmark implements Callable<Integer>
         html.validate(spec);
         final Optional<Path> redisServer = RedisServer.find();
         final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
-        if (redisServer.isEmpty() || parts.contains(THROUGHPUT) && redisBenchmark.isEmpty())
+        final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI);
+        if (redisServer.isEmpty() || needsTool && redisBenchmark.isEmpty())
         {
             throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
-                (parts.contains(THROUGHPUT) ?
+                (needsTool ?
                     " and " + RedisBenchmarkTool.BINARY + " (" + RedisBenchmarkTool.INSTALL_HINT +
                 ")" : "") + ": found " + redisServer.map(Path::toString).orElse("no redis-server") + ", " +
                 redisBenchmark.map(Path::toString).orElse("no redis-benchmark"));
@@ -170,6 +192,19 @@ public final class ComputeBenchmark implements Callable<Integer>
             sections.add(ScaleStepPart.section(result));
             goals.addAll(ScaleStepPart.goals(result));
             charts.addAll(ComputeCharts.scale(result));
+        }
+        if (parts.contains(MULTI))
+        {
+            final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
+            final MultiPart.Result result = new MultiPart(tool, redisServer.orElseThrow(), multiRequests, keyspace,
+                valueSize, transfers, accounts, spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "multi: %s -t mset (10 keys over random keys), -r %,d, -d %d; " +
+                "%,d requests at -c 1, 4x at -c 50; then %,d transfers a setting (1 and 8 connections over %,d " +
+                "accounts, 8 over 16), each connection a thread of this process; compute node (%d event loops, " +
+                "store as in throughput) first, then redis-server %s", tool.version(), keyspace, valueSize,
+                multiRequests, transfers, accounts, result.ioThreads(), result.redisVersion()));
+            sections.addAll(MultiPart.sections(result));
+            goals.addAll(MultiPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));

@@ -13,7 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Debian's {@code redis-benchmark} (redis-tools), run against one server for SET then GET over the same keys.
+ * Debian's {@code redis-benchmark} (redis-tools), run against one server: SET then GET over the same keys, or other
+ * tests of its.
  */
 final class RedisBenchmarkTool
 {
@@ -49,18 +50,33 @@ final class RedisBenchmarkTool
         final String host, final int port, final Setting setting, final long requests, final long keyspace,
         final int valueBytes) throws IOException, InterruptedException
     {
+        return tests(host, port, setting, "set,get", List.of("SET", "GET"), requests, keyspace, valueBytes);
+    }
+
+    /**
+     * redis-benchmark's {@code -t tests} over random keys of the keyspace.
+     *
+     * @param expected what it calls the tests' rows, e.g. "MSET (10 keys)".
+     * @return the figures of each test, by the name it gives it.
+     * @throws IllegalStateException when it fails or prints no figures for any of {@code expected}, with its output.
+     */
+    Map<String, RedisBenchmarkFigures> tests(
+        final String host, final int port, final Setting setting, final String tests, final List<String> expected,
+        final long requests, final long keyspace, final int valueBytes) throws IOException, InterruptedException
+    {
         final List<String> command =
             new ArrayList<>(List.of(binary.toString(), "-h", host, "-p", Integer.toString(port),
-            "-t", "set,get", "-n", Long.toString(requests * setting.multiplier()), "-c",
+            "-t", tests, "-n", Long.toString(requests * setting.multiplier()), "-c",
             Integer.toString(setting.clients()),
             "-P", Integer.toString(setting.pipeline()), "-r", Long.toString(keyspace), "-d",
             Integer.toString(valueBytes),
             "--csv"));
         final String output = run(command);
         final Map<String, RedisBenchmarkFigures> figures = RedisBenchmarkFigures.parse(output);
-        if (!figures.containsKey("SET") || !figures.containsKey("GET"))
+        if (!figures.keySet().containsAll(expected))
         {
-            throw new IllegalStateException(String.join(" ", command) + " printed no SET and GET figures:\n" + output);
+            throw new IllegalStateException(String.join(" ", command) + " printed no figures for each of " + expected +
+                ":\n" + output);
         }
         return figures;
     }

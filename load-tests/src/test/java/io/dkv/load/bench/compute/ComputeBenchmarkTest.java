@@ -89,4 +89,36 @@ class ComputeBenchmarkTest
         assertEquals(2, goals.size(), text);
         assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
     }
+
+    @Test
+    @Timeout(300)
+    void reportsMsetAndWatchedTransfersBesideRedisServerWithBalancesChecked()
+    {
+        assumeTrue(RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent(),
+            "redis-server or redis-benchmark is not installed");
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "multi", "--multi-requests", "200", "--keyspace", "100",
+                "--transfers", "200", "--accounts", "50");
+
+        // a transfer seen in part fails the run: the balances are summed after each store's transfers
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
+        final Map<String, List<String[]>> tables =
+            ReportTables.tables(text, List.of(MultiPart.MSET_TITLE, MultiPart.WATCH_TITLE));
+        assertEquals(MultiPart.MSET_SETTINGS.size(), tables.get(MultiPart.MSET_TITLE).size(), text);
+        for (final String[] row : tables.get(MultiPart.MSET_TITLE))
+        {
+            assertTrue(row[3].endsWith("x"), () -> String.join(" | ", row));
+        }
+        final List<String[]> transfers = tables.get(MultiPart.WATCH_TITLE);
+        assertEquals(List.of("50", "50", "16"), transfers.stream().map(row -> row[1]).toList(), text);
+        for (final String[] row : transfers)
+        {
+            assertTrue(row[4].endsWith("x"), () -> String.join(" | ", row));
+        }
+        final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
+        assertEquals(1, goals.size(), text);
+        assertTrue(goals.getFirst().contains("MSET (10 keys)") &&
+            (goals.getFirst().contains(": MET (") || goals.getFirst().contains(": MISSED (")), text);
+    }
 }
