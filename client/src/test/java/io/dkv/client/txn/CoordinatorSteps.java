@@ -16,6 +16,16 @@ import io.dkv.client.txn.Coordinator.Phase;
  * outcome unknown before the decision, aborts: the primary back to its prior value (the same compare-and-set a pusher
  * makes), then each secondary swapped in. An unknown decision is answered unknown and the coordinator stops, leaving
  * its intents to whoever meets them. The broken variants change one rule each.
+ *
+ * <p>Parallel commit (a transaction that reads no key it does not write, under a parallel variant) swaps every intent
+ * in at once, in any order, each from the version read: the primary's a STAGING record listing each secondary with
+ * the write id its compare-and-set expects, each secondary's naming the write id the primary's expects. The
+ * transaction is committed exactly when all of them are in: the coordinator answers once it knows, then decides the
+ * record COMMITTED, then resolves as above. An intent's compare-and-set of unknown outcome is tried again from the
+ * same version until known; one that then fails is settled by reading the key. A failed one aborts: the STAGING
+ * record back to its prior value, then each secondary swapped in. An intent settled as not in leaves the outcome in
+ * doubt (it may have been in, and been resolved since by whoever recovered the transaction): the coordinator aborts at
+ * the STAGING word, or, that word gone, answers unknown and leaves the rest to whoever meets it.
  */
 final class CoordinatorSteps
 {
@@ -45,6 +55,26 @@ final class CoordinatorSteps
         TxnVariant variant()
         {
             return scope.variant();
+        }
+
+        /** @return whether it commits in parallel: decided once every key is read. */
+        boolean parallel()
+        {
+            if (!scope.parallel(self))
+            {
+                return false;
+            }
+            if (variant().parallelNeedsWriteIds())
+            {
+                for (int key = 0; key < KeyInts.MAX_KEYS; key++)
+                {
+                    if ((work().writeMask() & (1 << key)) != 0 && c.readVersions().get(key) == TxnModel.NO_WRITE_ID)
+                    {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
 
         int primary()
@@ -94,11 +124,9 @@ final class CoordinatorSteps
                 }
             }, out);
             case INTENTS, LATE_SECONDARIES -> intents(t, out);
+            case STAGE -> stage(t, out);
             case VALIDATE -> validate(t, out);
-            case DECIDE -> out.add(new Action.Cas("decides", t.primary(), c.mine().get(t.primary()),
-                t.work().secondaries() == 0 ? new Plain(t.newValue(t.primary())) : Intent.committed(t.id(),
-                t.primary(), t.newValue(t.primary()), t.prior(t.primary()), t.work().secondaries()),
-                (s, outcome, version) -> decided(t, s, outcome, version)));
+            case DECIDE -> decide(t, out);
             case RESOLVE, ROLLBACK -> resolve(t, out);
             case ABORT -> out.add(new Action.Cas("aborts", t.primary(), c.mine().get(t.primary()),
                 new Plain(t.prior(t.primary())), (s, outcome, version) -> aborted(t, s, outcome)));
@@ -133,7 +161,7 @@ final class CoordinatorSteps
         final TxnHistory history = state.history();
         final int intents = t.variant() == TxnVariant.COMMITTED_BEFORE_WHOLE ? t.primaryBit() : t.work().writeMask();
         return t.to(state.withHistory(history.with(t.self(), history.op(t.self()).with(reads, writes))),
-            read.at(Phase.INTENTS, intents));
+            read.at(fixed.parallel() ? Phase.STAGE : Phase.INTENTS, intents));
     }
 
     /** The intents still to swap in, each from the version read: the primary first, unless a variant says not. */
@@ -181,6 +209,137 @@ final class CoordinatorSteps
         return t.to(state, validated != 0 ? next.at(Phase.VALIDATE, validated) : next.at(Phase.DECIDE, 0));
     }
 
+    /**
+     * Parallel commit: every intent still to swap in, each from the version read, in any order; an unsure one again
+     * from the same version; an unsure key whose second try failed is read.
+     */
+    private static void stage(final Txn t, final List<Action> out)
+    {
+        final Coordinator c = t.c();
+        for (int key = 0; key < KeyInts.MAX_KEYS; key++)
+        {
+            final int k = key;
+            final int bit = 1 << k;
+            if ((c.left() & bit) != 0)
+            {
+                out.add(new Action.Cas((k == t.primary() ? "stages its primary" : "swaps a secondary in") +
+                    ((c.unsure() & bit) != 0 ? " again" : ""), k, c.readVersions().get(k), k == t.primary() ?
+                    staging(t) : Intent.parallelSecondary(t.id(), t.primary(), t.newValue(k), t.prior(k),
+                    c.readVersions().get(t.primary())), (s, outcome, version) -> staged(t, s, k, outcome, version)));
+            }
+            else if ((c.unsure() & bit) != 0)
+            {
+                out.add(new Action.Read("reads " + Values.key(k) + " to settle its intent there", k,
+                    (s, slot) -> confirmed(t, s, k, slot)));
+            }
+        }
+    }
+
+    /** @return the primary's STAGING record: every secondary, and the write id its compare-and-set expects. */
+    private static Intent staging(final Txn t)
+    {
+        final int secondaries = t.work().secondaries();
+        KeyInts expected = KeyInts.EMPTY;
+        for (int key = 0; key < KeyInts.MAX_KEYS; key++)
+        {
+            if ((secondaries & (1 << key)) != 0)
+            {
+                expected = expected.with(key, t.c().readVersions().get(key));
+            }
+        }
+        return Intent.staging(t.id(), t.primary(), t.newValue(t.primary()), t.prior(t.primary()), secondaries,
+            expected);
+    }
+
+    private static TxnState staged(final Txn t, final TxnState state, final int key, final Outcome outcome,
+        final int version)
+    {
+        final Coordinator c = t.c();
+        final Coordinator next = switch (outcome)
+        {
+            case DONE -> c.swapped(key, version, true, false);
+            case FAILED -> (c.unsure() & (1 << key)) != 0 ? c.toConfirm(key) : c.swapped(key, version, false, true);
+            case UNKNOWN -> t.variant() == TxnVariant.PARALLEL_AS_PROPOSED ? c.swapped(key, version, true, true) :
+                c.unsureOf(key);
+        };
+        final boolean early = t.variant() == TxnVariant.PARALLEL_ANSWER_BEFORE_WHOLE && key == t.primary() &&
+            outcome == Outcome.DONE;
+        return settled(t, early ? committedAnswer(t, state) : state, next);
+    }
+
+    /** An unsure key read: T's intent there is in; anything else is settled as not in, in doubt. */
+    private static TxnState confirmed(final Txn t, final TxnState state, final int key, final Slot slot)
+    {
+        final Coordinator c = t.c();
+        final boolean primary = key == t.primary();
+        if (slot.content() instanceof Intent intent && intent.txn() == t.id() && intent.primary() == primary)
+        {
+            if (intent.committed())
+            {
+                // whoever recovered it found every intent in and decided it, and resolves it
+                return t.to(committedAnswer(t, state), Actor.Stopped.STOPPED);
+            }
+            return settled(t, state, c.swapped(key, slot.version(), true, false));
+        }
+        return settled(t, state, c.doubted(key));
+    }
+
+    /** Once every intent's compare-and-set is known: committed when all are in, else abort, or answer unknown. */
+    private static TxnState settled(final Txn t, final TxnState state, final Coordinator c)
+    {
+        if (c.left() != 0 || c.unsure() != 0)
+        {
+            return t.to(state, c);
+        }
+        if (!c.failed() && !c.doubt())
+        {
+            final boolean undecided = t.variant() == TxnVariant.PARALLEL_RESOLVED_WHILE_STAGING;
+            return t.to(committedAnswer(t, state), undecided ? c.at(Phase.RESOLVE, c.placed()) : c.at(Phase.DECIDE, 0));
+        }
+        if ((c.placed() & t.primaryBit()) != 0)
+        {
+            return t.to(state, c.at(Phase.ABORT, 0));
+        }
+        return c.failed() ? rollback(t, failedAnswer(t, state), c) :
+            t.to(state.answer(t.self(), Op.INFO), Actor.Stopped.STOPPED);
+    }
+
+    /** @return the state with the transaction answered committed, unless answered before; checked against P5. */
+    private static TxnState committedAnswer(final Txn t, final TxnState state)
+    {
+        if (state.history().op(t.self()).status() != Op.PENDING)
+        {
+            return state;
+        }
+        final TxnState answered = state.answer(t.self(), Op.OK);
+        return state.ghost().txn(t.id()).outcome() == Ghost.COMMITTED ? answered : answered.broken("T" + t.id() +
+            " was answered committed before every one of its intents was in (P5)");
+    }
+
+    /** @return the state with the transaction answered failed; in parallel commit checked against P5. */
+    private static TxnState failedAnswer(final Txn t, final TxnState state)
+    {
+        final TxnState answered = state.answer(t.self(), Op.FAILED);
+        return t.parallel() && state.ghost().txn(t.id()).outcome() == Ghost.COMMITTED ? answered.broken("T" + t.id() +
+            " was answered failed though every one of its intents was in (P5)") : answered;
+    }
+
+    /**
+     * Parallel commit, the explicit decision after the answer: a compare-and-set that fails finds it decided by whoever
+     * recovered the transaction, who resolves it; one of unknown outcome is tried again.
+     */
+    private static TxnState parallelDecided(final Txn t, final TxnState state, final Outcome outcome,
+        final int version)
+    {
+        final Coordinator c = t.c();
+        return switch (outcome)
+        {
+            case DONE -> t.to(state, c.mine(t.primary(), version).at(Phase.RESOLVE, c.placed()));
+            case FAILED -> t.to(state, Actor.Stopped.STOPPED);
+            case UNKNOWN -> t.to(state, c);
+        };
+    }
+
     /** Each key read only, again, in any order: it must hold the version read. */
     private static void validate(final Txn t, final List<Action> out)
     {
@@ -195,6 +354,26 @@ final class CoordinatorSteps
                     t.to(s, c.left() == 1 << k ? c.at(Phase.DECIDE, 0) : c.at(Phase.VALIDATE, c.left() & ~(1 << k)))));
             }
         }
+    }
+
+    /**
+     * The commit: the primary from its PENDING word to COMMITTED, or straight to its value with no secondaries; in
+     * parallel commit, after the answer, the STAGING record to its COMMITTED form.
+     */
+    private static void decide(final Txn t, final List<Action> out)
+    {
+        final int primary = t.primary();
+        final int from = t.c().mine().get(primary);
+        if (t.parallel())
+        {
+            out.add(new Action.Cas("decides its STAGING record COMMITTED", primary, from, staging(t).decidedCommitted(),
+                (s, outcome, version) -> parallelDecided(t, s, outcome, version)));
+            return;
+        }
+        final int secondaries = t.work().secondaries();
+        out.add(new Action.Cas("decides", primary, from, secondaries == 0 ? new Plain(t.newValue(primary)) :
+            Intent.committed(t.id(), primary, t.newValue(primary), t.prior(primary), secondaries),
+            (s, outcome, version) -> decided(t, s, outcome, version)));
     }
 
     private static TxnState decided(final Txn t, final TxnState state, final Outcome outcome, final int version)
@@ -231,8 +410,20 @@ final class CoordinatorSteps
 
     private static TxnState aborted(final Txn t, final TxnState state, final Outcome outcome)
     {
+        if (t.parallel() && outcome != Outcome.DONE)
+        {
+            if (outcome == Outcome.UNKNOWN && t.variant().settlesUnknownOutcomes())
+            {
+                return t.to(state, t.c());
+            }
+            if (!t.c().failed() && t.variant() != TxnVariant.PARALLEL_DOUBT_TAKEN_AS_FAILED)
+            {
+                // in doubt, and the STAGING word is gone: whoever recovered T committed or aborted it
+                return t.to(state.answer(t.self(), Op.INFO), Actor.Stopped.STOPPED);
+            }
+        }
         final TxnState answered = state.history().op(t.self()).status() == Op.PENDING ?
-            state.answer(t.self(), Op.FAILED) : state;
+            failedAnswer(t, state) : state;
         if (outcome == Outcome.UNKNOWN && t.variant().settlesUnknownOutcomes())
         {
             return t.to(answered, t.c());

@@ -10,6 +10,14 @@ import io.dkv.client.txn.Content.Plain;
  * secondary only its new value once its transaction committed, or its prior value while it has not. A secondary may
  * land only after its primary did, and a transaction may commit only after its serialization point, with every key it
  * read only unchanged there and every secondary still in place.
+ *
+ * <p>Parallel commit's rules (P1 to P5): a transaction is committed exactly when every key it writes holds its intent
+ * at once (P1). Its STAGING record is replaced only by its COMMITTED form once it committed, or by its prior value
+ * once it can never commit: some secondary neither holds its intent nor the write id its compare-and-set there expects
+ * (P2). A secondary is resolved only once its primary holds the COMMITTED record, and rolled back only once its
+ * transaction can never commit: the primary neither holds its record nor the write id its compare-and-set expects
+ * (P3). A COMMITTED primary is resolved last (P4, invariant 3). A coordinator answers committed only once committed,
+ * and failed only if not (P5, checked where it answers).
  */
 final class GhostRules
 {
@@ -24,7 +32,9 @@ final class GhostRules
         Ghost ghost = before.ghost();
         if (before.store().slot(key).content() instanceof Intent replaced)
         {
-            ghost = replaced(scope, ghost, key, replaced, written, before.store(), after);
+            ghost = replaced.parallel() && !(replaced.primary() && replaced.committed()) ?
+                parallelReplaced(ghost, key, replaced, written, before.store()) :
+                replaced(scope, ghost, key, replaced, written, before.store(), after);
         }
         if (written instanceof Intent intent && !intent.committed())
         {
@@ -83,6 +93,70 @@ final class GhostRules
         return ghost.withBroken(at + " was replaced by " + written + ", not resolved (writers resolve first)");
     }
 
+    /** Parallel commit: what may replace a STAGING record (P2) or a secondary intent (P3). */
+    private static Ghost parallelReplaced(final Ghost ghost, final int key, final Intent old, final Content written,
+        final Store before)
+    {
+        final int txn = old.txn();
+        final Ghost.Txn t = ghost.txn(txn);
+        final String who = "T" + txn;
+        final String at = who + "'s " + (old.primary() ? "STAGING record" : "secondary intent") + " at " +
+            Values.key(key);
+        final int value = written instanceof Plain plain ? plain.value() : -1;
+        if (old.primary())
+        {
+            if (written instanceof Intent next && next.txn() == txn && next.committed())
+            {
+                return t.outcome() == Ghost.COMMITTED ? ghost : ghost.withBroken(at + " was decided COMMITTED " +
+                    "though not every intent of " + who + " was in (P2)");
+            }
+            if (value != old.prior())
+            {
+                return ghost.withBroken(at + " was replaced by " + written + ": nothing but its decision may " +
+                    "replace it (P2)");
+            }
+            if (t.outcome() == Ghost.COMMITTED)
+            {
+                return ghost.withBroken(at + " was aborted though every intent of " + who + " was in: it had " +
+                    "committed (P2)");
+            }
+            for (int secondary = 0; secondary < before.keys(); secondary++)
+            {
+                final Slot slot = before.slot(secondary);
+                if ((old.secondaries() & (1 << secondary)) != 0 && !slot.content().isIntentOf(txn, false) &&
+                    slot.version() != old.expects(secondary))
+                {
+                    return ghost.with(txn, new Ghost.Txn(t.primaryPlaced(), t.placed(), Ghost.ABORTED,
+                        t.serialized(), t.clean()));
+                }
+            }
+            return ghost.withBroken(at + " was aborted though each of its secondaries holds its intent or the write " +
+                "id its compare-and-set there expects: it may still commit (P2)");
+        }
+        final Slot primary = before.slot(old.primaryKey());
+        final boolean recordThere = primary.content() instanceof Intent record && record.txn() == txn &&
+            record.primary();
+        if (value == old.newValue())
+        {
+            return recordThere && ((Intent)primary.content()).committed() ? ghost : ghost.withBroken(at + " was " +
+                "resolved before " + who + "'s primary was decided COMMITTED (P3)");
+        }
+        if (value != old.prior())
+        {
+            return ghost.withBroken(at + " was replaced by " + written + ", not resolved (writers resolve first)");
+        }
+        if (t.outcome() == Ghost.COMMITTED)
+        {
+            return ghost.withBroken(at + " was rolled back though " + who + " committed: its write is lost (P3)");
+        }
+        if (recordThere)
+        {
+            return ghost.withBroken(at + " was rolled back while " + who + "'s primary holds its STAGING record (P3)");
+        }
+        return primary.version() != old.expects(old.primaryKey()) ? ghost : ghost.withBroken(at + " was rolled " +
+            "back while " + who + "'s primary holds the write id its compare-and-set expects: it may still land (P3)");
+    }
+
     private static Ghost decided(final TxnScope scope, final Ghost ghost, final int txn, final boolean commits,
         final Store after)
     {
@@ -118,7 +192,7 @@ final class GhostRules
         final int txn = intent.txn();
         final Ghost.Txn t = ghost.txn(txn);
         Ghost next = ghost;
-        if (!intent.primary() && !t.primaryPlaced())
+        if (!intent.primary() && !t.primaryPlaced() && !intent.parallel())
         {
             next = next.withBroken("T" + txn + "'s secondary at " + Values.key(key) + " was swapped in before its " +
                 "primary (invariant 1)");
@@ -128,13 +202,23 @@ final class GhostRules
         final Workload workload = scope.workload(txn - 1);
         boolean serialized = t.serialized();
         boolean clean = t.clean();
+        int outcome = t.outcome();
         if (!serialized && holdsAny(txn, workload.writeMask(), after))
         {
             serialized = true;
             clean = before.actor(txn - 1) instanceof Coordinator coordinator &&
                 unchanged(workload.validated(), coordinator.readVersions(), after);
+            if (intent.parallel())
+            {
+                // parallel commit: every intent in is the commit (P1)
+                if (outcome != Ghost.UNDECIDED)
+                {
+                    next = next.withBroken("every intent of T" + txn + " is in, though it was aborted (P2)");
+                }
+                outcome = Ghost.COMMITTED;
+            }
         }
-        return next.with(txn, new Ghost.Txn(primaryPlaced, placed, t.outcome(), serialized, clean));
+        return next.with(txn, new Ghost.Txn(primaryPlaced, placed, outcome, serialized, clean));
     }
 
     /** @return whether every key of the mask holds an intent of the transaction, whatever its role. */

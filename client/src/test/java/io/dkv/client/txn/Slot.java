@@ -7,7 +7,8 @@ package io.dkv.client.txn;
  * old content until it lands, which it does before any other compare-and-set of the key can (the next writer rolls it
  * forward).
  *
- * @param version     the write id of the content: 0 for the initial one.
+ * @param version     the write id of the content: 0 for the initial one (and, in a variant whose store gives a key
+ *                    with no value no write id, for every none).
  * @param content     what readers see.
  * @param lateVersion the write id of the compare-and-set in flight, or 0.
  * @param late        its content, or null when none is in flight.

@@ -28,7 +28,7 @@ final class TxnInvariants
             if (store.slot(key).content() instanceof Intent intent && !intent.primary() &&
                 state.ghost().txn(intent.txn()).outcome() == Ghost.COMMITTED &&
                 !(store.slot(intent.primaryKey()).content() instanceof Intent primary &&
-                primary.txn() == intent.txn() && primary.committed()))
+                primary.txn() == intent.txn() && (primary.committed() || primary.stagingPrimary())))
             {
                 return "committed T" + intent.txn() + "'s intent at " + Values.key(key) + " outlived its primary " +
                     "(invariant 3)";
@@ -39,7 +39,8 @@ final class TxnInvariants
 
     /**
      * The keys' values once every client is done, read by the value rules: a PENDING primary counts as aborted, as
-     * the first reader to give up waiting would make it.
+     * the first reader to give up waiting would make it; a STAGING record as the STAGING check finds it: committed
+     * when every secondary it lists holds its transaction's intent, else aborted.
      */
     static KeyInts atRest(final Store store)
     {
@@ -59,7 +60,21 @@ final class TxnInvariants
         }
         final Intent intent = (Intent)content;
         final boolean committed = store.slot(intent.primaryKey()).content() instanceof Intent primary &&
-            primary.txn() == intent.txn() && primary.committed();
+            primary.txn() == intent.txn() && primary.primary() &&
+            (primary.committed() || primary.stagingPrimary() && everyIntentIn(store, primary));
         return committed ? intent.newValue() : intent.prior();
+    }
+
+    private static boolean everyIntentIn(final Store store, final Intent staging)
+    {
+        for (int key = 0; key < store.keys(); key++)
+        {
+            if ((staging.secondaries() & (1 << key)) != 0 &&
+                !store.slot(key).content().isIntentOf(staging.txn(), false))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

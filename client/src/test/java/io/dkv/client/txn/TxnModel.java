@@ -27,6 +27,9 @@ final class TxnModel
     {
     }
 
+    /** The version of a key with no value where the store gives such a key no write id: the initial one's. */
+    static final int NO_WRITE_ID = 0;
+
     private final TxnScope scope;
 
     TxnModel(final TxnScope scope)
@@ -74,7 +77,8 @@ final class TxnModel
         final boolean get = actor == scope.observerActor() && scope.observer() == TxnScope.Observer.GETS;
         return new LookupSteps.Mode(!get, get && variant == TxnVariant.READ_PRIOR_WHILE_PENDING,
             actor == scope.writerActor() && variant == TxnVariant.WRITER_OVERWRITES_PENDING,
-            variant != TxnVariant.NO_PUSH, variant.settlesUnknownOutcomes());
+            variant != TxnVariant.NO_PUSH, variant.settlesUnknownOutcomes(),
+            variant != TxnVariant.PARALLEL_ABORT_UNFENCED, variant != TxnVariant.PARALLEL_ROLLBACK_UNFENCED);
     }
 
     /** @return every step some actor may take, the in-flight compare-and-sets' landings, and crashes. */
@@ -166,7 +170,9 @@ final class TxnModel
                     return;     // the in-flight compare-and-set lands first
                 }
                 final int writes = state.actor(actor).writes() + 1;
-                final int version = scope.version(actor, writes);
+                final boolean none = cas.desired() instanceof Content.Plain plain && plain.value() == Values.NONE;
+                final int version = none && scope.variant().absentHasNoWriteId() ? NO_WRITE_ID :
+                    scope.version(actor, writes);
                 final String label = who + ": CAS " + Values.key(cas.key()) + " " + scope.version(cas.expected()) +
                     " -> " + scope.version(version) + ":" + cas.desired();
                 final boolean matches = slot.version() == cas.expected();

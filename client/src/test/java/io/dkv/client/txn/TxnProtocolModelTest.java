@@ -31,6 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * compare-and-set, anyone's, whose outcome its client does not learn. Every interleaving yields a strictly
  * serializable history, leaves the keys at rest as a serial order of it does, keeps the invariants, and can finish;
  * and the same checker catches broken forms of the protocol, each with a shortest trace that shows it.
+ *
+ * <p>The same for the proposed parallel commit ({@link TxnVariant#PARALLEL_COMMIT}): a transaction that reads no key
+ * it does not write swaps its primary's STAGING record and every secondary's intent in at once and is committed once
+ * all are in, answered after one round of compare-and-sets; the rest keep the protocol. Its first proposal and broken
+ * forms of it are caught, and so is the proposal on a store where a key with no value has no write id, as dkv's has.
  */
 class TxnProtocolModelTest
 {
@@ -63,8 +68,49 @@ class TxnProtocolModelTest
             scope(List.of(APPEND_XYZ, APPEND_XY), GETS, NO_WRITER, 0, 0));
     }
 
+    /**
+     * Parallel commit over the scopes above that fit (two coordinators with unknown outcomes, and three keys beside a
+     * second coordinator, without the gets), with two intents in flight when a coordinator crashes, beside a
+     * transaction of the protocol, and on a store where a key with no value has no write id (as fixed).
+     */
+    static List<TxnScope> parallelScopes()
+    {
+        return List.of(
+            // one transaction: an intent's compare-and-set of unknown outcome; two in flight at a crash
+            parallel(List.of(APPEND_XY), GETS, NO_WRITER, 0, 1),
+            parallel(List.of(APPEND_XY), GETS, NO_WRITER, 1, 2),
+            parallel(List.of(APPEND_XY), READ_ONLY, NO_WRITER, 1, 1),
+            // workload (a): both read x and y and append to both, recovering each other's transactions
+            parallel(List.of(APPEND_XY, APPEND_XY), GETS, NO_WRITER, 0, 0),
+            parallel(List.of(APPEND_XY, APPEND_XY), TxnScope.Observer.NONE, NO_WRITER, 1, 1),
+            parallel(List.of(APPEND_XY, APPEND_XY), READ_ONLY, NO_WRITER, 0, 0),
+            // one's primary is the other's secondary
+            parallel(List.of(APPEND_XY, APPEND_YX), GETS, NO_WRITER, 1, 0),
+            parallel(List.of(APPEND_XY, APPEND_YX), TxnScope.Observer.NONE, NO_WRITER, 1, 1),
+            // workload (c): blind writes of x and y
+            parallel(List.of(MSET_XY, MSET_XY), GETS, NO_WRITER, 1, 0),
+            parallel(List.of(MSET_XY, MSET_XY), TxnScope.Observer.NONE, NO_WRITER, 1, 1),
+            // a put that meets the intents, at the primary and at the secondary: it fences and recovers
+            parallel(List.of(APPEND_XY), GETS, X, 1, 1),
+            parallel(List.of(APPEND_XY), GETS, Y, 1, 1),
+            // two secondaries, staged at once with the primary
+            parallel(List.of(APPEND_XYZ), GETS, Z, 1, 0),
+            parallel(List.of(APPEND_XYZ), GETS, NO_WRITER, 1, 2),
+            parallel(List.of(APPEND_XYZ), TxnScope.Observer.NONE, Z, 1, 1),
+            parallel(List.of(APPEND_XYZ, APPEND_XY), TxnScope.Observer.NONE, NO_WRITER, 1, 1),
+            // beside write skew's half, which keeps the protocol (it reads y, which it does not write)
+            parallel(List.of(APPEND_XY, SKEW_Y), GETS, NO_WRITER, 1, 0),
+            // a key with no value has no write id: only a transaction that read a value at each key it writes
+            // commits in parallel
+            parallel(List.of(APPEND_XY, APPEND_XY), GETS, NO_WRITER, 0, 0)
+                .with(TxnVariant.PARALLEL_COMMIT_OF_PRESENT_KEYS),
+            parallel(List.of(APPEND_XY, APPEND_YX), TxnScope.Observer.NONE, NO_WRITER, 1, 1)
+                .with(TxnVariant.PARALLEL_COMMIT_OF_PRESENT_KEYS),
+            parallel(List.of(APPEND_XY), GETS, Y, 1, 1).with(TxnVariant.PARALLEL_COMMIT_OF_PRESENT_KEYS));
+    }
+
     @ParameterizedTest(name = "{0}")
-    @MethodSource("scopes")
+    @MethodSource({"scopes", "parallelScopes"})
     void everyInterleavingIsStrictlySerializableAtomicKeepsTheInvariantsAndCanFinish(final TxnScope scope)
     {
         final TxnExplorer.Result result = TxnExplorer.explore(scope, true);
@@ -158,6 +204,94 @@ class TxnProtocolModelTest
         assertCaught(scope, true, "the primary must outlive them (invariant 3)");
     }
 
+    /**
+     * Parallel commit as first proposed settles an intent's compare-and-set of unknown outcome as the protocol does, by
+     * aborting at the primary. But every intent in is the commit: the secondary's swap that the coordinator did not
+     * hear of landed, a reader checking the STAGING record finds every intent in, decides it COMMITTED and reads the
+     * new value, and the coordinator's abort then misses: it answers failed a transaction that committed.
+     */
+    @Test
+    void parallelCommitAsProposedAnswersFailedATransactionCommittedByAnIntentOfUnknownOutcome()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), GETS, NO_WRITER, 0, 1)
+            .with(TxnVariant.PARALLEL_AS_PROPOSED);
+        assertCaught(scope, false, "history not strictly serializable");
+        assertCaught(scope, true, "was aborted though every intent of T1 was in: it had committed (P2)");
+    }
+
+    /**
+     * The fix settles such an outcome by trying the swap again and, that failing, reading the key; one that no longer
+     * holds the intent may have held it and been resolved by a reader that found every intent in. Taking that for a
+     * failure, answering failed once the abort misses and rolling back, is caught.
+     */
+    @Test
+    void parallelCommitTakingAnIntentSettledAsNotInForAFailureIsCaughtAsALostCommit()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), READ_ONLY, NO_WRITER, 0, 1)
+            .with(TxnVariant.PARALLEL_DOUBT_TAKEN_AS_FAILED);
+        assertCaught(scope, false, "not atomic");
+        assertCaught(scope, true, "was answered failed though every one of its intents was in (P5)");
+    }
+
+    /**
+     * Resolved before the explicit COMMITTED, a secondary no longer holds the intent the STAGING check looks for, nor
+     * the write id the record lists: a reader takes the committed transaction for one that can never commit.
+     */
+    @Test
+    void parallelCommitResolvingASecondaryWhileItsPrimaryIsStagingIsCaughtAsACommittedWriteUndone()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), GETS, NO_WRITER, 0, 0)
+            .with(TxnVariant.PARALLEL_RESOLVED_WHILE_STAGING);
+        assertCaught(scope, false, "history not strictly serializable");
+        assertCaught(scope, true, "was resolved before T1's primary was decided COMMITTED (P3)");
+    }
+
+    /**
+     * A secondary that still holds the write id the transaction's compare-and-set expects may yet take its intent:
+     * aborted unfenced, the transaction's swap lands after, and its coordinator, every swap in, answers committed.
+     */
+    @Test
+    void parallelCommitAbortingAtAnUnfencedSecondaryIsCaughtAsALostCommit()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), GETS, NO_WRITER, 0, 0)
+            .with(TxnVariant.PARALLEL_ABORT_UNFENCED);
+        assertCaught(scope, false, "not atomic");
+        assertCaught(scope, true, "it may still commit (P2)");
+    }
+
+    /** The same at a secondary whose primary still holds the write id its STAGING record's swap expects. */
+    @Test
+    void parallelCommitRollingBackASecondaryOfAnUnfencedPrimaryIsCaughtAsALostWrite()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), READ_ONLY, NO_WRITER, 0, 0)
+            .with(TxnVariant.PARALLEL_ROLLBACK_UNFENCED);
+        assertCaught(scope, false, "not atomic");
+        assertCaught(scope, true, "holds the write id its compare-and-set expects: it may still land (P3)");
+    }
+
+    @Test
+    void parallelCommitAnsweringBeforeEveryIntentIsInIsCaughtAsAStaleRead()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY), GETS, NO_WRITER, 0, 0)
+            .with(TxnVariant.PARALLEL_ANSWER_BEFORE_WHOLE);
+        assertCaught(scope, false, "history not strictly serializable");
+        assertCaught(scope, true, "was answered committed before every one of its intents was in (P5)");
+    }
+
+    /**
+     * Where a key with no value has no write id, a fence of such a key writes nothing new, and a swap from none
+     * lands whenever the key has none again: a reader fences the primary that holds none, rolls the secondary back,
+     * the STAGING record's swap lands after, and its coordinator, every swap in, answers committed.
+     */
+    @Test
+    void parallelCommitOfKeysWithNoValueIsCaughtWhereSuchAKeyHasNoWriteId()
+    {
+        final TxnScope scope = parallel(List.of(APPEND_XY, APPEND_XY), GETS, NO_WRITER, 0, 0)
+            .with(TxnVariant.PARALLEL_ABSENT_WITHOUT_WRITE_ID);
+        assertCaught(scope, false, "history not strictly serializable");
+        assertCaught(scope, true, "it may still land (P3)");
+    }
+
     @Test
     void theCheckerRejectsWriteSkew()
     {
@@ -197,6 +331,12 @@ class TxnProtocolModelTest
         final int writerKey, final int crashes, final int unknowns)
     {
         return new TxnScope(coordinators, observer, writerKey, crashes, unknowns, TxnVariant.PROTOCOL);
+    }
+
+    private static TxnScope parallel(final List<Workload> coordinators, final TxnScope.Observer observer,
+        final int writerKey, final int crashes, final int unknowns)
+    {
+        return new TxnScope(coordinators, observer, writerKey, crashes, unknowns, TxnVariant.PARALLEL_COMMIT);
     }
 
     private static KeyInts values(final int x, final int y)

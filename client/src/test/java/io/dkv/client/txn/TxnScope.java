@@ -61,6 +61,16 @@ record TxnScope(List<Workload> coordinators, Observer observer, int writerKey, i
         return coordinators.get(coordinator);
     }
 
+    /**
+     * @return whether the coordinator's transaction commits in parallel (STAGING): under a parallel variant, one that
+     * reads no key it does not write and writes more than one; every other keeps the protocol.
+     */
+    boolean parallel(final int coordinator)
+    {
+        final Workload workload = workload(coordinator);
+        return variant.parallelCommit() && workload.validated() == 0 && workload.secondaries() != 0;
+    }
+
     boolean hasWriter()
     {
         return writerKey != NO_WRITER;
