@@ -277,9 +277,9 @@ final class MultiPart
         for (final MsetRow row : result.mset())
         {
             mset.addRow(row.setting().label(), opsPerSecond(row.dkv().rps()), opsPerSecond(row.redis().rps()),
-                ratio(row.dkv().rps() / row.redis().rps()), millisAsMicros(row.dkv().p50Ms()),
-                millisAsMicros(row.redis().p50Ms()), millisAsMicros(row.dkv().p99Ms()),
-                millisAsMicros(row.redis().p99Ms()));
+                ratio(row.dkv().rps() / row.redis().rps()), ThroughputPart.micros(row.dkv().p50Ms()),
+                ThroughputPart.micros(row.redis().p50Ms()), ThroughputPart.micros(row.dkv().p99Ms()),
+                ThroughputPart.micros(row.redis().p99Ms()));
         }
         final TextTable watch = new TextTable(List.of(
             new TextTable.Column("connections", false),
@@ -330,11 +330,6 @@ final class MultiPart
         return List.of(String.format(Locale.ROOT, "compute node MSET (10 keys) ops/s >= 1.0x redis-server's at " +
             "every setting: %s (lowest %.2fx, %s)", lowestRatio >= 1.0 ? "MET" : "MISSED", lowestRatio,
             lowest.setting().label()));
-    }
-
-    private static String millisAsMicros(final double millis)
-    {
-        return Double.isNaN(millis) ? "-" : String.format(Locale.ROOT, "%,.0f", millis * 1000);
     }
 
     private static String nanosAsMicros(final long nanos)

@@ -168,7 +168,8 @@ final class ThroughputPart
         return row.dkv().p50Ms() / row.redis().p50Ms();
     }
 
-    private static String micros(final double millis)
+    /** @return milliseconds as whole microseconds, "-" where not measured. */
+    static String micros(final double millis)
     {
         return Double.isNaN(millis) ? "-" : String.format(Locale.ROOT, "%,.0f", millis * 1000);
     }
