@@ -21,8 +21,6 @@ import java.util.concurrent.Executor;
  */
 final class TransactionCommit
 {
-    private static final byte[] NO_VALUE = new byte[0];
-
     private final KvClient client;
     private final RawKeys keys;
     private final IntentResolver resolver;

@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.dkv.load.bench.Formats.count;
 import static io.dkv.load.bench.Formats.opsPerSecond;
 import static io.dkv.load.bench.Formats.ratio;
 
@@ -295,15 +296,15 @@ final class MultiPart
             new TextTable.Column("redis nil EXECs", true)));
         for (final TransferRow row : result.transfers())
         {
-            watch.addRow(Integer.toString(row.connections()), String.format(Locale.ROOT, "%,d", row.accounts()),
+            watch.addRow(Integer.toString(row.connections()), count(row.accounts()),
                 opsPerSecond(row.dkv().rate()), opsPerSecond(row.redis().rate()),
                 ratio(row.dkv().rate() / row.redis().rate()),
-                nanosAsMicros(row.dkv().latency().getValueAtPercentile(50)),
-                nanosAsMicros(row.redis().latency().getValueAtPercentile(50)),
-                nanosAsMicros(row.dkv().latency().getValueAtPercentile(99)),
-                nanosAsMicros(row.redis().latency().getValueAtPercentile(99)),
-                String.format(Locale.ROOT, "%,d", row.dkv().retries()),
-                String.format(Locale.ROOT, "%,d", row.redis().retries()));
+                ThroughputPart.micros(row.dkv().latency().getValueAtPercentile(50) / 1e6),
+                ThroughputPart.micros(row.redis().latency().getValueAtPercentile(50) / 1e6),
+                ThroughputPart.micros(row.dkv().latency().getValueAtPercentile(99) / 1e6),
+                ThroughputPart.micros(row.redis().latency().getValueAtPercentile(99) / 1e6),
+                count(row.dkv().retries()),
+                count(row.redis().retries()));
         }
         return List.of(
             new ReportSection(MSET_TITLE, List.of(
@@ -330,10 +331,5 @@ final class MultiPart
         return List.of(String.format(Locale.ROOT, "compute node MSET (10 keys) ops/s >= 1.0x redis-server's at " +
             "every setting: %s (lowest %.2fx, %s)", lowestRatio >= 1.0 ? "MET" : "MISSED", lowestRatio,
             lowest.setting().label()));
-    }
-
-    private static String nanosAsMicros(final long nanos)
-    {
-        return String.format(Locale.ROOT, "%,.0f", nanos / 1000.0);
     }
 }
