@@ -5,6 +5,7 @@ import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.raas.StaticDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
@@ -135,11 +136,17 @@ class TransactionTest
         assertArrayEquals(bytes("yes"), client.get(bytes("on-call-bob")), "someone stays on call");
     }
 
-    @ParameterizedTest(name = "r = {0}")
-    @ValueSource(ints = {1, 2})
-    void transfersFromSeveralThreadsKeepTheSumInEverySnapshot(final int replicas) throws Exception
+    /**
+     * A transfer reads a value at both keys it writes and reads no other: it commits in parallel (client/README.md,
+     * "Parallel commit"), its intents swapped in one after the other or all at once.
+     */
+    @ParameterizedTest(name = "r = {0}, intents all at once: {1}")
+    @CsvSource({"1, false", "2, false", "1, true", "2, true"})
+    void transfersFromSeveralThreadsKeepTheSumInEverySnapshot(final int replicas, final boolean stageInFlight)
+        throws Exception
     {
-        final KvClient client = cluster(replicas);
+        final KvClient client = open.store(directory, IDS, replicas,
+            new KvClientContext().txnStageInFlight(stageInFlight));
         for (int i = 0; i < ACCOUNTS; i++)
         {
             client.put(account(i), bytes(Long.toString(OPENING)));

@@ -115,12 +115,39 @@ final class AsyncStarts implements AutoCloseable
         final Versioned version, final long expireAt, final CompletableFuture<Object> future,
         final AsyncSlowPath slowPath)
     {
+        final AsyncWrite write = ready(rule, key, value, expected, version, expireAt, future, slowPath, false);
+        if (write == null)
+        {
+            return false;
+        }
+        write.go();
+        return true;
+    }
+
+    /**
+     * Make ready a transaction's raw swap that completions carry ({@link AsyncWrite#prepare}): the key from the block
+     * whose write id {@code from} names to {@code value}, compared by write id only; started by {@link AsyncWrite#go}
+     * on any thread, or given back by {@link AsyncWrite#cancel}. Its future completes with the version it put in
+     * place, or false.
+     *
+     * @return null where {@link #startWrite} would refuse it: the caller runs the synchronous swap instead.
+     */
+    AsyncWrite prepareSwap(final byte[] key, final Versioned from, final byte[] value, final long expireAt,
+        final CompletableFuture<Object> future, final AsyncSlowPath slowPath)
+    {
+        return ready(ReplicaChain.IF_VERSION, key, value, null, from, expireAt, future, slowPath, true);
+    }
+
+    private AsyncWrite ready(final int rule, final byte[] key, final byte[] value, final byte[] expected,
+        final Versioned version, final long expireAt, final CompletableFuture<Object> future,
+        final AsyncSlowPath slowPath, final boolean raw)
+    {
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, value.length);
         if (length > AsyncWrite.MAX_BLOCK || (value == null && chunks.pendingBlocks()))
         {
             // a delete under durability sync publishes a tombstone (KvSession.delete), which the synchronous write
             // carries
-            return false;
+            return null;
         }
         if (asyncWrites == null)
         {
@@ -129,11 +156,10 @@ final class AsyncStarts implements AutoCloseable
         final AsyncWrite write = asyncWrites.acquire();
         if (write == null)
         {
-            return false;
+            return null;
         }
         try
         {
-            final long started = nanoClock.nanoTime();
             final long now = epochClock.time();
             final long hash = KeyHash.hash(key);
             final boolean plain = routing.plain();
@@ -148,7 +174,9 @@ final class AsyncStarts implements AutoCloseable
             {
                 count = chain.placeSteady(hash, key, write.nodes);
             }
-            if (count > 0 && (rule != ReplicaChain.IF_VERSION || !plain || links.knowsWord(version, write.nodes[0])))
+            // a raw swap compares write ids, which need no word known
+            if (count > 0 &&
+                (rule != ReplicaChain.IF_VERSION || !plain || raw || links.knowsWord(version, write.nodes[0])))
             {
                 for (int p = 0; p < count; p++)
                 {
@@ -174,9 +202,9 @@ final class AsyncStarts implements AutoCloseable
                         write.blockOffsets[p], length, expireAt != KvBlockLayout.NEVER,
                         chunks.generationOf(write.nodes[p], write.blockOffsets[p]));
                 }
-                write.start(key, hash, value, rule, expected, version, expireAt, writeId, length, count, epoch,
-                    started, now, future);
-                return true;
+                write.prepare(key, hash, value, rule, expected, version, expireAt, writeId, length, count, epoch,
+                    now, future, raw);
+                return write;
             }
         }
         catch (final KvException | RaasException ex)
@@ -184,7 +212,7 @@ final class AsyncStarts implements AutoCloseable
             // the synchronous write meets it again, and waits or says why
         }
         asyncWrites.release(write);
-        return false;
+        return null;
     }
 
     /** @return writes of this thread their completions finished alone (not handed to a client thread). */

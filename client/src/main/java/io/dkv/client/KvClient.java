@@ -3,6 +3,7 @@ package io.dkv.client;
 import io.dkv.client.async.AsyncGet;
 import io.dkv.client.async.AsyncGets;
 import io.dkv.client.async.AsyncSlowPath;
+import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.async.CompletionPolling;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
@@ -13,11 +14,15 @@ import io.dkv.client.replication.PersistRequests;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaCopier;
 import io.dkv.client.txn.AsyncTransactionBody;
+import io.dkv.client.txn.CommitKeys;
 import io.dkv.client.txn.IntentResolver;
+import io.dkv.client.txn.PreparedSwap;
+import io.dkv.client.txn.Resolutions;
 import io.dkv.client.txn.RawKeys;
 import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionBody;
 import io.dkv.client.txn.TransactionConflictException;
+import io.dkv.client.txn.TxnServices;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.Membership;
@@ -97,9 +102,11 @@ public final class KvClient implements AutoCloseable
     private volatile boolean polled;
     private volatile boolean closed;
     /** The store's single-key operations as the transaction protocol uses them: intents as they are. */
-    private final RawKeys rawKeys = new SessionKeys();
+    private final CommitKeys rawKeys = new SessionKeys();
     /** The intent rules over {@link #rawKeys}: for transactions, whichever thread runs them. */
     private final IntentResolver intents;
+    private final TxnServices txnServices;
+    private final Resolutions resolutions;
 
     private KvClient(final Raas[] lanes, final KvClientContext context)
     {
@@ -140,6 +147,9 @@ public final class KvClient implements AutoCloseable
             asyncThreads.add(thread);
             return thread;
         });
+        this.resolutions = new Resolutions(context.txnResolutionsQueued());
+        this.txnServices = new TxnServices(this, rawKeys, intents, context.maxRetries(), asyncExecutor,
+            resolutions, context.txnStageInFlight());
     }
 
     /** @return the memory nodes registered in the directory (the MetaServer), by id. */
@@ -619,7 +629,7 @@ public final class KvClient implements AutoCloseable
         {
             throw new KvException("the client is closed");
         }
-        return new Transaction(this, rawKeys, intents, context.maxRetries(), asyncExecutor);
+        return new Transaction(txnServices);
     }
 
     /**
@@ -974,7 +984,7 @@ public final class KvClient implements AutoCloseable
     }
 
     /** The store's single-key operations on the calling thread's session, intents as they are. */
-    private final class SessionKeys implements RawKeys
+    private final class SessionKeys implements CommitKeys
     {
         public Versioned read(final byte[] key)
         {
@@ -984,6 +994,28 @@ public final class KvClient implements AutoCloseable
         public boolean swap(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
         {
             return session().swapRaw(key, value, from, expireAt);
+        }
+
+        public boolean swapExact(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
+        {
+            return session().swapRawExact(key, value, from, expireAt);
+        }
+
+        public PreparedSwap prepareSwap(final byte[] key, final byte[] value, final long expireAt)
+        {
+            if (closed)
+            {
+                return null;
+            }
+            pollCompletions();
+            final CompletableFuture<Object> done = new CompletableFuture<>();
+            final AsyncWrite write = session().prepareSwap(key, null, value, expireAt, done, slowPath);
+            return write == null ? null : new PreparedSwap(write, done);
+        }
+
+        public <T> T await(final CompletableFuture<T> future)
+        {
+            return session().await(future);
         }
 
         public boolean insert(final byte[] key, final byte[] value, final long expireAt)
@@ -1034,6 +1066,13 @@ public final class KvClient implements AutoCloseable
                 case ReplicaChain.IF_VALUE -> compareAndSet(key, expected, value, expireAt);
                 default -> compareAndSetVersion(key, version, value, expireAt);
             });
+        }
+
+        public void swapRaw(final byte[] key, final Versioned version, final byte[] value, final long expireAt,
+            final CompletableFuture<Object> future)
+        {
+            run(future, () -> session().swapRawExact(key, value, version, expireAt) ? session().lastWritten() :
+                Boolean.FALSE);
         }
 
         public void finishChain(final ChainRest rest)
@@ -1154,6 +1193,8 @@ public final class KvClient implements AutoCloseable
     /** Close every thread's connections; the Raas handle stays open. */
     public void close()
     {
+        // the transactions answered are resolved first, while the sessions are open
+        resolutions.close();
         closed = true;
         asyncExecutor.shutdown();
         // a task still running uses the sessions and the Raas handle under them: those go only once it is done (an

@@ -85,6 +85,23 @@ public final class KvClientConfiguration
     public static final String TXN_PUSH_MS_PROP_NAME = "dkv.client.txn.push.ms";
     public static final int TXN_PUSH_MS_DEFAULT = 0;
 
+    /**
+     * Whether a parallel commit swaps its intents in all at once, carried by completions, rather than one after the
+     * other on the committing thread. All at once costs one round trip where round trips cost most (an RNIC, tcp);
+     * on {@code shm}, where a request costs the CPU that carries it, one after the other measured faster
+     * (client/README.md, "Parallel commit").
+     */
+    public static final String TXN_STAGE_IN_FLIGHT_PROP_NAME = "dkv.client.txn.stage.in.flight";
+    public static final boolean TXN_STAGE_IN_FLIGHT_DEFAULT = false;
+
+    /**
+     * Committed transactions' resolutions (the decision, then each key swapped for its value) queued for the client's
+     * resolution agent after their answer, at most (a power of two): past it, a committing thread resolves its own
+     * before it answers, so that intents are never left faster than they are resolved. 0: each resolves its own.
+     */
+    public static final String TXN_RESOLUTIONS_QUEUED_PROP_NAME = "dkv.client.txn.resolutions.queued";
+    public static final int TXN_RESOLUTIONS_QUEUED_DEFAULT = 64;
+
     private KvClientConfiguration()
     {
     }

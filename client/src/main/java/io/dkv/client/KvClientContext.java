@@ -25,6 +25,9 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
     private int txnPushMs = intProperty(TXN_PUSH_MS_PROP_NAME, TXN_PUSH_MS_DEFAULT);
+    private boolean txnStageInFlight = Boolean.parseBoolean(
+        System.getProperty(TXN_STAGE_IN_FLIGHT_PROP_NAME, String.valueOf(TXN_STAGE_IN_FLIGHT_DEFAULT)));
+    private int txnResolutionsQueued = intProperty(TXN_RESOLUTIONS_QUEUED_PROP_NAME, TXN_RESOLUTIONS_QUEUED_DEFAULT);
     private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
     private int replicas = intProperty(REPLICAS_PROP_NAME, REPLICAS_DEFAULT);
@@ -108,6 +111,32 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     public KvClientContext txnPushMs(final int txnPushMs)
     {
         this.txnPushMs = txnPushMs;
+        return this;
+    }
+
+    /** @return whether a parallel commit's intents are swapped in all at once, carried by completions. */
+    public boolean txnStageInFlight()
+    {
+        return txnStageInFlight;
+    }
+
+    /** @param txnStageInFlight a parallel commit's intents all at once (true) or one after the other (false). */
+    public KvClientContext txnStageInFlight(final boolean txnStageInFlight)
+    {
+        this.txnStageInFlight = txnStageInFlight;
+        return this;
+    }
+
+    /** @return committed transactions' resolutions queued for the client's threads at most. */
+    public int txnResolutionsQueued()
+    {
+        return txnResolutionsQueued;
+    }
+
+    /** @param txnResolutionsQueued resolutions queued at most; 0: each committing thread resolves its own. */
+    public KvClientContext txnResolutionsQueued(final int txnResolutionsQueued)
+    {
+        this.txnResolutionsQueued = txnResolutionsQueued;
         return this;
     }
 
@@ -217,6 +246,11 @@ public final class KvClientContext extends CommonContext<KvClientContext>
         }
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         requirePositive("txnRetries (" + TXN_RETRIES_PROP_NAME + ")", txnRetries);
+        if (txnResolutionsQueued < 0)
+        {
+            throw new IllegalArgumentException("txnResolutionsQueued (" + TXN_RESOLUTIONS_QUEUED_PROP_NAME +
+                ") must be 0 or more: " + txnResolutionsQueued);
+        }
         if (txnPushMs < 0)
         {
             throw new IllegalArgumentException("txnPushMs (" + TXN_PUSH_MS_PROP_NAME + ") must be 0 or more: " +

@@ -1,6 +1,8 @@
 package io.dkv.client;
 
+import io.dkv.agent.Waits;
 import io.dkv.client.async.AsyncSlowPath;
+import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.index.BatchRead;
 import io.dkv.client.index.IndexListing;
 import io.dkv.client.index.IndexProbe;
@@ -76,6 +78,7 @@ public final class KvSession implements AutoCloseable
     private final RaceRetries expiryRaces;
     /** The nodes' views and connections, and the rounds of requests to them. */
     private final NodeLinks links;
+    private final Raas raas;
     /** This thread's heap chunks and the blocks it places there. */
     private final HeapChunks chunks;
     /** Where a key is in one node's index. */
@@ -113,6 +116,7 @@ public final class KvSession implements AutoCloseable
         this.nanoClock = context.nanoClock();
         this.races = new RaceRetries(context.maxRetries());
         this.expiryRaces = new RaceRetries(context.maxRetries());
+        this.raas = raas;
         this.links = new NodeLinks(raas, context, availability, membership, nodes);
         this.chunks = new HeapChunks(links, context);
         this.probe = new IndexProbe(links, context);
@@ -587,6 +591,54 @@ public final class KvSession implements AutoCloseable
         return writeIfVersion(key, MemorySegment.ofArray(value), expected, expireAt);
     }
 
+    /**
+     * As {@link #swapRaw}, compared by write id only, never by value (a version too old for its word to be compared
+     * is compared by the write id of the block the key's slot names): a transaction's parallel commit, whose
+     * recovery retires a write id by rewriting the same value under a new one, needs it.
+     */
+    public boolean swapRawExact(final byte[] key, final byte[] value, final Versioned expected, final long expireAt)
+    {
+        try
+        {
+            return writeIfVersionOnce(key, MemorySegment.ofArray(value), expected, expireAt, true);
+        }
+        catch (final IntentFound found)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Make ready a raw swap carried by completions ({@link AsyncStarts#prepareSwap}), compared by write id only.
+     *
+     * @return null where completions cannot carry it: the caller swaps by {@link #swapRawExact}.
+     */
+    public AsyncWrite prepareSwap(final byte[] key, final Versioned from, final byte[] value,
+        final long expireAt, final CompletableFuture<Object> future, final AsyncSlowPath slowPath)
+    {
+        return asyncStarts.prepareSwap(key, from, value, expireAt, future, slowPath);
+    }
+
+    /**
+     * Wait for an operation carried by completions, polling this session's handle meanwhile as a synchronous request
+     * does (the handle's own agent backs off while idle: its next poll may be a park away).
+     *
+     * @return the future's value.
+     * @throws java.util.concurrent.CompletionException as {@link CompletableFuture#join} does.
+     */
+    public <T> T await(final CompletableFuture<T> future)
+    {
+        int turns = 0;
+        while (!future.isDone())
+        {
+            if (raas.poll() == 0)
+            {
+                Waits.idle(++turns);
+            }
+        }
+        return future.join();
+    }
+
     /** @return the version this thread's last successful raw write put in place; its word is known at one copy. */
     public Versioned lastWritten()
     {
@@ -682,7 +734,7 @@ public final class KvSession implements AutoCloseable
     {
         try
         {
-            return writeIfVersionOnce(key, value, expected, expireAt);
+            return writeIfVersionOnce(key, value, expected, expireAt, false);
         }
         catch (final IntentFound found)
         {
@@ -691,8 +743,9 @@ public final class KvSession implements AutoCloseable
         }
     }
 
+    /** @param exact compared by write id where the word is not known, never by value. */
     private boolean writeIfVersionOnce(final byte[] key, final MemorySegment value, final Versioned expected,
-        final long expireAt)
+        final long expireAt, final boolean exact)
     {
         if (KvBlockLayout.isExpired(expected.expireAtMillis(), epochClock.time()))
         {
@@ -712,7 +765,8 @@ public final class KvSession implements AutoCloseable
         }
         final long hash = KeyHash.hash(key);
         final int node = routing.node(hash);
-        if (!links.knowsWord(expected, node))
+        boolean swap = links.knowsWord(expected, node);
+        if (!swap && !exact)
         {
             // its block may have been reused since, or the node is another incarnation: the value decides
             return writeUnlessIntent(key, value, expected.value(), false, expireAt);
@@ -723,18 +777,18 @@ public final class KvSession implements AutoCloseable
         final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         long slot = expected.slotOffset;
-        boolean swap = true;
+        long word = expected.word;
         probe.forgetMisses();
         for (races.start(); races.another(); )
         {
             if (swap)
             {
                 // looked at just before each CAS, not once: writing the block may have waited on a heap chunk
-                if (!links.knowsWord(expected, node))
+                if (!exact && !links.knowsWord(expected, node))
                 {
                     return writeUnlessIntent(key, value, expected.value(), false, expireAt);
                 }
-                if (writer.cas(node, slot, expected.word, committedWord) == expected.word)
+                if (writer.cas(node, slot, word, committedWord) == word)
                 {
                     chunks.persist(node, blockOffset);
                     lastWritten = written(value, expireAt, node, slot, committedWord, writeId);
@@ -753,11 +807,13 @@ public final class KvSession implements AutoCloseable
                 swap = false;
                 continue;
             }
-            if (state.word != expected.word)
+            // exact: the word read names the block of that write id, never rewritten, hence that write
+            if (exact ? state.writeId != expected.writeId : state.word != expected.word)
             {
                 return false;
             }
             slot = state.slot;
+            word = state.word;
             swap = true;
             probe.forgetMisses();
         }
@@ -818,6 +874,11 @@ public final class KvSession implements AutoCloseable
         public boolean swap(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
         {
             return swapRaw(key, value, from, expireAt);
+        }
+
+        public boolean swapExact(final byte[] key, final Versioned from, final byte[] value, final long expireAt)
+        {
+            return swapRawExact(key, value, from, expireAt);
         }
 
         public boolean insert(final byte[] key, final byte[] value, final long expireAt)

@@ -27,6 +27,13 @@ public interface AsyncSlowPath
     void write(int rule, byte[] key, byte[] value, byte[] expected, Versioned version, long expireAt,
         CompletableFuture<Object> future);
 
+    /**
+     * Run a transaction's raw swap synchronously: the key from the block whose write id {@code version} names to a new
+     * one, compared by write id only; completes with the version put in place, or {@link Boolean#FALSE} where the key
+     * holds another block.
+     */
+    void swapRaw(byte[] key, Versioned version, byte[] value, long expireAt, CompletableFuture<Object> future);
+
     /** Finish a write that won its tail: the rest of its chain and its durability, synchronously. */
     void finishChain(ChainRest rest);
 

@@ -117,6 +117,11 @@ public final class AsyncWrite extends AsyncOperation
     private boolean headIntent;
     private long insertSlot;
     private int insertAttempts;
+    /**
+     * A transaction's raw swap: compared by write id only, answered with the version it put in place (or
+     * {@link Boolean#FALSE}), and handed to {@link AsyncSlowPath#swapRaw} where completions cannot carry it.
+     */
+    private boolean raw;
 
     AsyncWrite(final int index, final AsyncWrites owner, final Raas raas, final int replicas, final long timeoutMs)
     {
@@ -150,19 +155,24 @@ public final class AsyncWrite extends AsyncOperation
     }
 
     /**
-     * Begin: the session has placed the key ({@link #nodes}, {@link #views}, {@link #connections}) and, for a value,
-     * put its block into {@link #out} and made room for it on each replica ({@link #blockOffsets}, {@link #newWords}).
-     * What it set is published to the completing thread by the requests posted here.
+     * Make ready: the session has placed the key ({@link #nodes}, {@link #views}, {@link #connections}) and, for a
+     * value, put its block into {@link #out} and made room for it on each replica ({@link #blockOffsets},
+     * {@link #newWords}). Nothing is posted until {@link #go}, on this thread or another (a completion's included,
+     * as nothing on the way can wait); what was set here is published to it by whatever hands the write over, and to
+     * the completing threads by the requests posted.
      *
      * @param value   the new value, or null to delete.
      * @param epoch   the membership epoch the key was placed in, or -1 for a key with one copy.
+     * @param raw     a transaction's raw swap ({@link ReplicaChain#IF_VERSION}): answered with the version it puts
+     *                in place, and compared by write id only.
      */
-    public void start(
+    public void prepare(
         final byte[] key, final long hash, final byte[] value, final int rule, final byte[] expected,
         final Versioned version, final long expireAt, final long writeId, final int length, final int count,
-        final long epoch, final long startedNanos, final long nowMillis, final CompletableFuture<Object> future)
+        final long epoch, final long nowMillis, final CompletableFuture<Object> future, final boolean raw)
     {
         sequence = owner.nextSequence();
+        this.raw = raw;
         this.key = key;
         this.hash = hash;
         this.fingerprint = KeyHash.fingerprint(hash);
@@ -175,13 +185,48 @@ public final class AsyncWrite extends AsyncOperation
         this.length = length;
         this.count = count;
         this.epoch = epoch;
-        this.startedNanos = startedNanos;
         this.nowMillis = nowMillis;
         this.future = future;
         publishing = false;
         won = false;
         failedReplicas.set(0);
+    }
+
+    /** Post a {@link #prepare}d write's first round; its time runs from here. */
+    public void go()
+    {
+        startedNanos = owner.nanoTime();
         readState();
+    }
+
+    /** As {@link #go}, for a raw swap prepared before the version it swaps from was known. */
+    public void go(final Versioned from)
+    {
+        version = from;
+        startedNanos = owner.nanoTime();
+        readState();
+    }
+
+    /** A {@link #prepare}d write that will not be made: back to the pool, its block's room left unused. */
+    public void cancel()
+    {
+        release();
+    }
+
+    /**
+     * @return what a successful write answers: the version a raw swap put in place (by its word where the key has
+     * one copy, else by its write id), true for a conditional write, null for a put.
+     */
+    private Object success()
+    {
+        if (raw)
+        {
+            final byte[] placed = value == null ? new byte[0] : value;
+            return count == 1 && epoch < 0 ? new Versioned(placed, expireAt, nodeIds[0], views[0].index.nodeEpoch(),
+                slots[0], newWords[0], owner.nanoTime(), writeId) :
+                new Versioned(placed, expireAt, -1, -1, -1, SlotWord.EMPTY, owner.nanoTime(), writeId);
+        }
+        return rule == ReplicaChain.PUT ? null : Boolean.TRUE;
     }
 
     /** A request of this write, to replica {@code replica}, completed. */
@@ -459,7 +504,7 @@ public final class AsyncWrite extends AsyncOperation
         position--;
         if (position < 0)
         {
-            final Object answer = rule == ReplicaChain.PUT ? null : Boolean.TRUE;
+            final Object answer = success();
             if (owner.durable())
             {
                 persist(answer);
@@ -713,7 +758,7 @@ public final class AsyncWrite extends AsyncOperation
     {
         if (won)
         {
-            handOff(position, rule == ReplicaChain.PUT ? null : Boolean.TRUE);
+            handOff(position, success());
             return;
         }
         fallBack();
@@ -737,7 +782,20 @@ public final class AsyncWrite extends AsyncOperation
         final byte[] askedExpected = expected;
         final Versioned askedVersion = version;
         final long askedExpireAt = expireAt;
+        final boolean askedRaw = raw;
         release();
+        slowWrite(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done, askedRaw);
+    }
+
+    private void slowWrite(final int asked, final byte[] askedKey, final byte[] askedValue,
+        final byte[] askedExpected, final Versioned askedVersion, final long askedExpireAt,
+        final CompletableFuture<Object> done, final boolean askedRaw)
+    {
+        if (askedRaw)
+        {
+            owner.slowPath().swapRaw(askedKey, askedVersion, askedValue, askedExpireAt, done);
+            return;
+        }
         owner.slowPath().write(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done);
     }
 
@@ -821,9 +879,10 @@ public final class AsyncWrite extends AsyncOperation
         final byte[] askedExpected = expected;
         final Versioned askedVersion = version;
         final long askedExpireAt = expireAt;
+        final boolean askedRaw = raw;
         clear();
         owner.retire(this);
-        owner.slowPath().write(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done);
+        slowWrite(asked, askedKey, askedValue, askedExpected, askedVersion, askedExpireAt, done, askedRaw);
     }
 
     private void release()

@@ -25,12 +25,19 @@ final class Intent
     /** The value replaced, or null: the key had none. */
     final byte[] prior;
     final long priorExpireAt;
-    /** A committed primary's secondary keys; empty otherwise. */
+    /** A committed or staging primary's secondary keys; empty otherwise. */
     final byte[][] secondaries;
+    /**
+     * A parallel commit's write ids, else null: a primary's, per secondary, the one its swap there expects; a
+     * secondary's, one, the one its primary's swap expects.
+     */
+    final long[] expected;
 
     private Intent(final byte kind, final long txnId, final byte[] primaryKey, final byte[] newValue,
-        final long newExpireAt, final byte[] prior, final long priorExpireAt, final byte[][] secondaries)
+        final long newExpireAt, final byte[] prior, final long priorExpireAt, final byte[][] secondaries,
+        final long[] expected)
     {
+        this.expected = expected;
         this.kind = kind;
         this.txnId = txnId;
         this.primaryKey = primaryKey;
@@ -69,16 +76,47 @@ final class Intent
         final byte[] prior = (flags & IntentLayout.HAS_PRIOR) == 0 ? null :
             Arrays.copyOfRange(record, at, at + priorLength);
         at += priorLength;
+        final boolean parallel = (flags & IntentLayout.PARALLEL) != 0;
         final byte[][] secondaries = new byte[buffer.getInt(IntentLayout.SECONDARIES_OFFSET)][];
+        final long[] expected = !parallel ? null : new long[kind == IntentLayout.SECONDARY ? 1 : secondaries.length];
         for (int i = 0; i < secondaries.length; i++)
         {
             final int length = buffer.getInt(at);
             secondaries[i] = Arrays.copyOfRange(record, at + Integer.BYTES, at + Integer.BYTES + length);
             at += Integer.BYTES + length;
+            if (parallel)
+            {
+                expected[i] = buffer.getLong(at);
+                at += Long.BYTES;
+            }
+        }
+        if (parallel && kind == IntentLayout.SECONDARY)
+        {
+            expected[0] = buffer.getLong(at);
         }
         return new Intent(kind, buffer.getLong(IntentLayout.TXN_ID_OFFSET), primaryKey, newValue,
             buffer.getLong(IntentLayout.NEW_EXPIRE_AT_OFFSET), prior,
-            buffer.getLong(IntentLayout.PRIOR_EXPIRE_AT_OFFSET), secondaries);
+            buffer.getLong(IntentLayout.PRIOR_EXPIRE_AT_OFFSET), secondaries, expected);
+    }
+
+    /** @return whether its transaction commits in parallel: recovered by the write ids its intents name. */
+    boolean isParallel()
+    {
+        return expected != null;
+    }
+
+    /** @return a parallel secondary's: the write id its primary's swap expects. */
+    long primaryExpected()
+    {
+        return expected[0];
+    }
+
+    /** @return the record with its kind changed: a STAGING record decided COMMITTED. */
+    static byte[] decided(final byte[] stagingRecord)
+    {
+        final byte[] record = stagingRecord.clone();
+        record[IntentLayout.KIND_OFFSET] = IntentLayout.PRIMARY_COMMITTED;
+        return record;
     }
 
     boolean isPrimary()
@@ -89,6 +127,11 @@ final class Intent
     boolean isPending()
     {
         return kind == IntentLayout.PRIMARY_PENDING;
+    }
+
+    boolean isStaging()
+    {
+        return kind == IntentLayout.PRIMARY_STAGING;
     }
 
     boolean isCommitted()

@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * The rules by which every read and write of a client treats a key holding a transaction's intent (client/README.md,
  * "Transactions"): what the key reads as ({@link #valueOf}: the primary decides), and how a write gets the intent out
  * of its way ({@link #resolve}: a decided transaction's intent swapped for its value, a pending one waited on and,
- * once it has stood for the push time, its transaction aborted at its primary). One per client, used by every thread
+ * once it has stood for the push time, its transaction aborted at its primary; a parallel commit's STAGING one
+ * checked, its intents found all standing or one fenced ("Parallel commit")). One per client, used by every thread
  * through its own session's {@link RawKeys}.
  */
 public final class IntentResolver
@@ -61,6 +62,16 @@ public final class IntentResolver
                 current = keys.read(key);
                 continue;
             }
+            if (stagingMayLand(intent, primaryRead))
+            {
+                if (waiting.onExpected(intent.primaryKey, primaryRead))
+                {
+                    // fenced: its transaction can never commit
+                    return live(intent.prior, intent.priorExpireAt);
+                }
+                current = keys.read(key);
+                continue;
+            }
             // the primary holds something else: this intent's transaction aborted, unless the key moved on since
             final Versioned again = keys.read(key);
             if (sameBlock(again, current))
@@ -89,7 +100,7 @@ public final class IntentResolver
             }
             if (intent.isPrimary())
             {
-                if (intent.isPending())
+                if (!intent.isCommitted())
                 {
                     waiting.onPending(key, current, intent);
                     continue;
@@ -100,7 +111,7 @@ public final class IntentResolver
             }
             final Versioned primaryRead = keys.read(intent.primaryKey);
             final Intent primary = ofTransaction(intent.primaryKey, primaryRead, intent.txnId);
-            if (primary != null && primary.isPending())
+            if (primary != null && !primary.isCommitted())
             {
                 waiting.onPending(intent.primaryKey, primaryRead, primary);
                 continue;
@@ -110,6 +121,14 @@ public final class IntentResolver
                 writeValue(key, current, intent.newValue, intent.newExpireAt);
                 continue;
             }
+            if (stagingMayLand(intent, primaryRead))
+            {
+                if (waiting.onExpected(intent.primaryKey, primaryRead))
+                {
+                    writeValue(key, current, intent.prior, intent.priorExpireAt);
+                }
+                continue;
+            }
             final Versioned again = keys.read(key);
             if (sameBlock(again, current))
             {
@@ -117,6 +136,68 @@ public final class IntentResolver
                 writeValue(key, again, intent.prior, intent.priorExpireAt);
             }
         }
+    }
+
+    /**
+     * @return whether a parallel commit's secondary {@code intent} may yet be joined by its STAGING record: the primary
+     * still holds, as a value, the very write its transaction's swap there expects (write ids never come back).
+     */
+    private static boolean stagingMayLand(final Intent intent, final Versioned primaryRead)
+    {
+        return intent.isParallel() && !intent.isPrimary() && primaryRead != null &&
+            !KvBlockLayout.isIntent(primaryRead.expireAtMillis()) && primaryRead.writeId == intent.primaryExpected();
+    }
+
+    /**
+     * The STAGING check (client/README.md, "Parallel commit", rule 3): its transaction is committed exactly when every
+     * intent it lists stands. Each listed secondary is read: T's intent there stands; the very write id T's swap
+     * expects is, once the record stood the push time, fenced (its value again under a new write id, so that the swap
+     * can never land) and read again; anything else means T can never stand whole. All standing: the record is
+     * decided COMMITTED; one never to stand: it is aborted, to its prior value. Either swap missing means another did
+     * the same. Before the push time it only decides: a waiter that finds every intent in need not wait for the
+     * coordinator's decision.
+     *
+     * @param pushed whether the record stood the push time: fence, and abort.
+     */
+    private void checkStaging(final byte[] primaryKey, final Versioned stagingRead, final Intent staging,
+        final boolean pushed)
+    {
+        for (int i = 0; i < staging.secondaries.length; i++)
+        {
+            final byte[] secondary = staging.secondaries[i];
+            for (int attempt = 0; ; attempt++)
+            {
+                final Versioned read = keys.read(secondary);
+                final Intent intent = Intent.of(secondary, read);
+                if (intent != null && intent.txnId == staging.txnId && !intent.isPrimary())
+                {
+                    break;
+                }
+                if (!pushed)
+                {
+                    return;
+                }
+                if (read == null || KvBlockLayout.isIntent(read.expireAtMillis()) ||
+                    read.writeId != staging.expected[i])
+                {
+                    writeValue(primaryKey, stagingRead, staging.prior, staging.priorExpireAt);
+                    return;
+                }
+                if (attempt == MAX_SWAPS)
+                {
+                    throw new TransactionConflictException("key " + KvErrors.describe(secondary) + " still held " +
+                        "the write a STAGING transaction's swap expects after " + MAX_SWAPS + " fences");
+                }
+                fence(secondary, read);
+            }
+        }
+        keys.swapExact(primaryKey, stagingRead, Intent.decided(stagingRead.value()), KvBlockLayout.INTENT);
+    }
+
+    /** @return true when the key's value was written again under a new write id, retiring {@code read}'s. */
+    private boolean fence(final byte[] key, final Versioned read)
+    {
+        return keys.swapExact(key, read, read.value(), read.expireAtMillis());
     }
 
     /**
@@ -191,13 +272,52 @@ public final class IntentResolver
                 writeId = primaryRead.writeId;
                 since = now;
                 pauseNanos = 1_000;
+                if (primary.isStaging())
+                {
+                    // every intent may be in already, its decision not yet made
+                    checkStaging(primaryKey, primaryRead, primary, false);
+                    return;
+                }
             }
             else if (now - since > pushNanos)
             {
+                if (primary.isStaging())
+                {
+                    checkStaging(primaryKey, primaryRead, primary, true);
+                    return;
+                }
                 // its coordinator died or stalled: abort it by the compare-and-set its commit would make
                 writeValue(primaryKey, primaryRead, primary.prior, primary.priorExpireAt);
                 return;
             }
+            pause();
+        }
+
+        /**
+         * The primary of a parallel commit's secondary still holds the write its STAGING swap expects: wait on it, and
+         * past the push time fence it.
+         *
+         * @return true when the fence landed: the transaction can never commit.
+         */
+        boolean onExpected(final byte[] primaryKey, final Versioned primaryRead)
+        {
+            final long now = keys.nanoTime();
+            if (primaryRead.writeId != writeId)
+            {
+                writeId = primaryRead.writeId;
+                since = now;
+                pauseNanos = 1_000;
+            }
+            else if (now - since > pushNanos)
+            {
+                return fence(primaryKey, primaryRead);
+            }
+            pause();
+            return false;
+        }
+
+        private void pause()
+        {
             LockSupport.parkNanos(pauseNanos);
             pauseNanos = Math.min(MAX_PAUSE_NANOS, pauseNanos * 2);
         }

@@ -22,6 +22,12 @@ public interface RawKeys
      */
     boolean swap(byte[] key, Versioned from, byte[] value, long expireAt);
 
+    /**
+     * As {@link #swap}, compared by the write id {@code from} names and never by value: a version too old for its
+     * slot's word to be compared is compared by the write id of the block the key's slot names.
+     */
+    boolean swapExact(byte[] key, Versioned from, byte[] value, long expireAt);
+
     /** @return false when the key holds any block (a value or an intent) now. */
     boolean insert(byte[] key, byte[] value, long expireAt);
 

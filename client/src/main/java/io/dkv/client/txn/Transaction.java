@@ -22,8 +22,9 @@ import java.util.concurrent.Executor;
  */
 public final class Transaction
 {
+    private final TxnServices services;
     private final KvClient client;
-    private final RawKeys keys;
+    private final CommitKeys keys;
     private final IntentResolver resolver;
     private final int maxResolves;
     /** Where a commit that completions cannot carry alone runs: the client's own threads. */
@@ -32,14 +33,14 @@ public final class Transaction
     private boolean ended;
 
     /** For {@code KvClient}: applications get one from {@code KvClient.begin()} or {@code transact}. */
-    public Transaction(final KvClient client, final RawKeys keys, final IntentResolver resolver, final int maxResolves,
-        final Executor executor)
+    public Transaction(final TxnServices services)
     {
-        this.client = client;
-        this.keys = keys;
-        this.resolver = resolver;
-        this.maxResolves = maxResolves;
-        this.executor = executor;
+        this.services = services;
+        this.client = services.client();
+        this.keys = services.keys();
+        this.resolver = services.resolver();
+        this.maxResolves = services.maxResolves();
+        this.executor = services.executor();
     }
 
     /**
@@ -83,7 +84,8 @@ public final class Transaction
     {
         requireOpen();
         ended = true;
-        final TransactionCommit commit = new TransactionCommit(client, keys, resolver, executor, entries.values());
+        final TransactionCommit commit =
+            new TransactionCommit(services, entries.values(), false);
         // started on a client thread: the caller may be a completion's thread, which must not wait on a request
         return CompletableFuture.supplyAsync(commit::runAsync, executor)
             .thenCompose(started -> started);
@@ -210,7 +212,7 @@ public final class Transaction
     {
         requireOpen();
         ended = true;
-        new TransactionCommit(client, keys, resolver, executor, entries.values()).run();
+        new TransactionCommit(services, entries.values(), true).run();
     }
 
     /** Leave the transaction: nothing it would have written is written. */

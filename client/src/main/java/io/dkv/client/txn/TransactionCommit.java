@@ -21,21 +21,25 @@ import java.util.concurrent.Executor;
  */
 final class TransactionCommit
 {
+    private final TxnServices services;
     private final KvClient client;
-    private final RawKeys keys;
+    private final CommitKeys keys;
     private final IntentResolver resolver;
     /** The client's own threads: what follows a completion and may wait on a request runs there. */
     private final Executor executor;
     private final List<TxnEntry> writes = new ArrayList<>();
     private final List<TxnEntry> readsOnly = new ArrayList<>();
+    /** Whether the committing thread may wait for completions: false on the client's own threads. */
+    private final boolean mayWait;
 
-    TransactionCommit(final KvClient client, final RawKeys keys, final IntentResolver resolver,
-        final Executor executor, final Collection<TxnEntry> entries)
+    TransactionCommit(final TxnServices services, final Collection<TxnEntry> entries, final boolean mayWait)
     {
-        this.client = client;
-        this.keys = keys;
-        this.resolver = resolver;
-        this.executor = executor;
+        this.services = services;
+        this.mayWait = mayWait;
+        this.client = services.client();
+        this.keys = services.keys();
+        this.resolver = services.resolver();
+        this.executor = services.executor();
         for (final TxnEntry entry : entries)
         {
             (entry.written ? writes : readsOnly).add(entry);
@@ -164,6 +168,12 @@ final class TransactionCommit
                 // a blind write still replaces a version: the one its intent is swapped in from
                 entry.version = Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
             }
+        }
+        if (ParallelCommit.applies(writes, readsOnly))
+        {
+            final boolean inFlight = services.stageInFlight() && mayWait;
+            new ParallelCommit(keys, resolver, writes, inFlight, services.resolutions()).run();
+            return;
         }
         final long txnId = KvBlockLayout.drawWriteId();
         final TxnEntry primary = writes.getFirst();

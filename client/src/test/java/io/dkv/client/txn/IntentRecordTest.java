@@ -52,6 +52,44 @@ class IntentRecordTest
     }
 
     @Test
+    void aStagingPrimaryListsTheWriteIdEachSecondarysSwapExpectsAndIsDecidedByItsKindAlone()
+    {
+        final byte[] record = IntentLayout.encode(IntentLayout.PRIMARY_STAGING, 45, null, bytes("new"), 0,
+            bytes("prior"), 0, new byte[][]{bytes("s1"), bytes("second-2")}, new long[]{-7, 99});
+        assertTrue(IntentLayout.isRecord(record));
+        final Intent staging = Intent.of(KEY, intentBlock(record));
+        assertTrue(staging.isPrimary());
+        assertTrue(staging.isStaging());
+        assertFalse(staging.isCommitted());
+        assertTrue(staging.isParallel());
+        assertArrayEquals(bytes("second-2"), staging.secondaries[1]);
+        assertArrayEquals(new long[]{-7, 99}, staging.expected);
+
+        final Intent decided = Intent.of(KEY, intentBlock(Intent.decided(record)));
+        assertTrue(decided.isCommitted());
+        assertArrayEquals(new long[]{-7, 99}, decided.expected, "decided COMMITTED, it keeps the rest");
+        assertArrayEquals(bytes("prior"), decided.prior);
+        assertThrows(IllegalArgumentException.class, () -> IntentLayout.encode(IntentLayout.PRIMARY_STAGING, 1, null,
+            bytes("v"), 0, null, 0, new byte[][]{bytes("s1")}, new long[]{1, 2}), "a write id per secondary");
+    }
+
+    @Test
+    void aParallelSecondaryNamesTheWriteIdItsPrimarysSwapExpects()
+    {
+        final byte[] record = IntentLayout.encode(IntentLayout.SECONDARY, 46, bytes("the-primary"), bytes("n"), 0,
+            bytes("p"), 0, null, new long[]{Long.MIN_VALUE + 3});
+        assertTrue(IntentLayout.isRecord(record));
+        assertFalse(IntentLayout.isRecord(java.util.Arrays.copyOf(record, record.length - 1)), "its id cut short");
+        final Intent intent = Intent.of(KEY, intentBlock(record));
+        assertFalse(intent.isPrimary());
+        assertTrue(intent.isParallel());
+        assertEquals(Long.MIN_VALUE + 3, intent.primaryExpected());
+        assertArrayEquals(bytes("p"), intent.prior);
+        assertFalse(Intent.of(KEY, intentBlock(IntentLayout.encode(IntentLayout.SECONDARY, 46, bytes("the-primary"),
+            bytes("n"), 0, bytes("p"), 0, null))).isParallel(), "the two-phase protocol's secondary names none");
+    }
+
+    @Test
     void onlyABlockMarkedAsAnIntentIsOneAndABrokenRecordIsNamed()
     {
         final byte[] record = IntentLayout.encode(IntentLayout.PRIMARY_PENDING, 44, null, bytes("v"), 0, null, 0,

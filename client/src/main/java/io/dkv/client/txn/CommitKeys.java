@@ -1,0 +1,28 @@
+package io.dkv.client.txn;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The raw single-key operations a transaction's commit is made of: {@link RawKeys}', and swaps carried by completions
+ * for the parallel commit (client/README.md, "Parallel commit").
+ */
+public interface CommitKeys extends RawKeys
+{
+    /**
+     * Make ready a swap of the key to {@code value} (expiring at {@code expireAt}: a value's expiry, or
+     * {@code KvBlockLayout.INTENT}, or {@code TOMBSTONE} with an empty value), carried by completions once started.
+     *
+     * @return null where completions cannot carry it (too many in flight on this thread, a key moving, a block too
+     * large): the caller swaps synchronously, by {@link #swapExact}.
+     */
+    PreparedSwap prepareSwap(byte[] key, byte[] value, long expireAt);
+
+    /**
+     * Wait on this thread for what a {@link PreparedSwap} started, delivering completions meanwhile as a synchronous
+     * request's wait does.
+     *
+     * @return the future's value.
+     * @throws java.util.concurrent.CompletionException as {@link CompletableFuture#join} does.
+     */
+    <T> T await(CompletableFuture<T> future);
+}
