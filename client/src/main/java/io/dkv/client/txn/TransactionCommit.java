@@ -222,18 +222,22 @@ final class TransactionCommit
         {
             return;
         }
-        // 5: each secondary then the primary swapped for its value
-        resolveCommitted(primary, keys.lastWritten());
+        // 5: each secondary then the primary swapped for its value, after the answer on the resolution agent
+        final Versioned committedPrimary = keys.lastWritten();
+        if (!services.resolutions().offer(() -> resolveCommitted(primary, committedPrimary)))
+        {
+            resolveCommitted(primary, committedPrimary);
+        }
     }
 
     /**
-     * The secondaries swapped for their values, then the primary, on the committing thread before the answer: raw
-     * swaps from the versions put in place, which miss rather than wait where another transaction's intent came
-     * since. The primary goes only once every secondary's swap landed: one that missed (the key's block is under
-     * another word now) or failed (its outcome unknown) leaves the committed primary for whoever meets it, whose
-     * resolution reads each secondary again first (the model check's rule). Resolved before the answer rather than
-     * after it on another thread: the caller's next transaction never meets its own intents (a hot key's did, and
-     * waited on the resolution), and no hand-over between threads lengthens the tail (client/README.md, "Cost").
+     * The secondaries swapped for their values, then the primary, after the answer on the client's resolution agent
+     * ({@link Resolutions}; on the committing thread when its queue is full): raw swaps from the versions put in
+     * place, which miss rather than wait where another transaction's intent came since. The primary goes only once
+     * every secondary's swap landed: one that missed (the key's block is under another word now) or failed (its
+     * outcome unknown) leaves the committed primary for whoever meets it, whose resolution reads each secondary again
+     * first (the model check's rule). A reader meeting a committed intent before the agent gets to it reads its new
+     * value and, writing, resolves it itself (client/README.md, "Cost").
      */
     private void resolveCommitted(final TxnEntry primary, final Versioned committedPrimary)
     {
