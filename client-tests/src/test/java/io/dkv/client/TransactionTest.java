@@ -2,7 +2,9 @@ package io.dkv.client;
 
 import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionConflictException;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -250,6 +252,52 @@ class TransactionTest
                 reads.stream().mapToLong(read -> Long.parseLong(text(read.join()))).sum());
         }).join();
         assertEquals(ACCOUNTS * OPENING, sum, "a read-only snapshot, validated by asynchronous reads");
+    }
+
+    /**
+     * Resolutions run after the answer on the client's resolution agent; a client that closes runs what is still
+     * queued first, and with no queue each committing thread resolves its own: either way a client that closed left
+     * no intent behind, as another client's raw reads show.
+     */
+    @ParameterizedTest(name = "resolutions queued at most: {0}")
+    @ValueSource(ints = {64, 0})
+    void aClosedClientLeavesNoIntentBehind(final int queued)
+    {
+        final KvClient client = open.store(directory, IDS, 2, new KvClientContext().txnResolutionsQueued(queued));
+        for (int i = 0; i < ACCOUNTS; i++)
+        {
+            client.put(account(i), bytes(Long.toString(OPENING)));
+        }
+        for (int n = 0; n < 200; n++)
+        {
+            final int from = n % ACCOUNTS;
+            final int to = (n * 3 + 1) % ACCOUNTS;
+            if (from == to)
+            {
+                continue;
+            }
+            client.transact(tx ->
+            {
+                tx.put(account(from), bytes(Long.toString(balance(tx, from) - 1)));
+                tx.put(account(to), bytes(Long.toString(balance(tx, to) + 1)));
+                tx.put(bytes("fresh-" + from), bytes("x"));
+                return null;
+            });
+        }
+        client.close();
+
+        final KvClient other = open.add(KvClient.connect(open.add(RaasDriver.start(Opened.driver("shm", 101),
+            directory)), new KvClientContext().memoryNodes(IDS).replicas(2)));
+        long sum = 0;
+        for (int i = 0; i < ACCOUNTS; i++)
+        {
+            final Versioned raw = other.rawKeys().read(account(i));
+            assertFalse(KvBlockLayout.isIntent(raw.expireAtMillis()), "account " + i + " holds an intent");
+            sum += Long.parseLong(text(raw.value()));
+            final Versioned fresh = other.rawKeys().read(bytes("fresh-" + i));
+            assertFalse(fresh != null && KvBlockLayout.isIntent(fresh.expireAtMillis()), "fresh-" + i);
+        }
+        assertEquals(ACCOUNTS * OPENING, sum);
     }
 
     private KvClient cluster(final int replicas)

@@ -33,8 +33,9 @@ public final class IntentResolver
     }
 
     /**
-     * What a key that holds an intent reads as. Writes nothing but, past the push time, the abort of a transaction
-     * that stands pending.
+     * What a key that holds an intent reads as. Writes nothing but a STAGING record's decision once every intent it
+     * lists is in, and past the push time the abort of a transaction that stands pending (or a parallel commit's
+     * fence and abort).
      *
      * @param read the key's block, an intent, as read.
      * @return the key's value and expiry, or null when it has none (or it expired).
@@ -226,6 +227,39 @@ public final class IntentResolver
                 writeValue(secondary, read, intent.newValue, intent.newExpireAt);
             }
         }
+    }
+
+    /**
+     * Finish a committed transaction from its primary, if the primary still holds its COMMITTED record: each secondary
+     * still holding its intent swapped for its value, then the primary. Waits on nothing (another transaction's intent
+     * there, or none, ends it).
+     */
+    void finishCommitted(final byte[] primaryKey, final long txnId)
+    {
+        final Versioned read = keys.read(primaryKey);
+        final Intent primary = ofTransaction(primaryKey, read, txnId);
+        if (primary != null && primary.isCommitted())
+        {
+            finishSecondaries(primary);
+            writeValue(primaryKey, read, primary.newValue, primary.newExpireAt);
+        }
+    }
+
+    /**
+     * Swap a committed transaction's secondary from the intent its coordinator put in place to its value.
+     *
+     * @return true once the key no longer holds that transaction's intent (swapped here, or by whoever met it first):
+     * the primary may go; false when it still does (its block came back under another word), for whoever meets it.
+     */
+    boolean resolveSecondary(final byte[] key, final Versioned placed, final byte[] value, final long expireAt,
+        final long txnId)
+    {
+        if (writeValue(key, placed, value, expireAt))
+        {
+            return true;
+        }
+        final Intent intent = Intent.of(key, keys.read(key));
+        return intent == null || intent.txnId != txnId || intent.isPrimary();
     }
 
     /** Swap the key from {@code from} to a plain value, or to a tombstone when {@code value} is null. */

@@ -303,9 +303,10 @@ final class ParallelCommit
 
     /**
      * Committed and answered: the STAGING record decided COMMITTED, then each secondary swapped for its value, then
-     * the primary. A swap that misses or goes unanswered leaves the rest to whoever meets the intents: a decision
-     * missed was made by whoever recovered the transaction; the primary goes only once every secondary's swap landed
-     * (the model check's rule).
+     * the primary. A decision missed was made by a waiter that found every intent in, which may have gone on with its
+     * own key only (a get, or a secondary's resolution): the rest is finished from what the primary holds. The
+     * primary goes only once every secondary is known to hold T's intent no more (the model check's rule); a swap
+     * unanswered leaves the rest to whoever meets the intents.
      */
     private void finish(final byte[] decided)
     {
@@ -314,13 +315,16 @@ final class ParallelCommit
         {
             if (!keys.swapExact(primary.key, primary.placed, decided, KvBlockLayout.INTENT))
             {
+                // a waiter found every intent in and decided it; a reader then goes on with its own key alone
+                resolver.finishCommitted(primary.key, txnId);
                 return;
             }
             final Versioned committed = keys.lastWritten();
             for (int i = 1; i < writes.size(); i++)
             {
                 final TxnEntry secondary = writes.get(i);
-                if (!resolver.writeValue(secondary.key, secondary.placed, secondary.newValue, secondary.newExpireAt))
+                if (!resolver.resolveSecondary(secondary.key, secondary.placed, secondary.newValue,
+                    secondary.newExpireAt, txnId))
                 {
                     return;
                 }
