@@ -5,6 +5,7 @@ import io.dkv.client.Versioned;
 import io.dkv.format.KvBlockLayout;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -242,6 +243,39 @@ public final class IntentResolver
         {
             finishSecondaries(primary);
             writeValue(primaryKey, read, primary.newValue, primary.newExpireAt);
+        }
+    }
+
+    /**
+     * A committed transaction's intents swapped for their values by its coordinator, after the answer (on the
+     * client's resolution agent, {@link Resolutions}, or on the committing thread when its queue is full): each
+     * secondary from the intent put in place, then the primary from its committed version. Raw swaps, which miss
+     * rather than wait where another transaction's intent came since. The primary goes only once every secondary is
+     * known to hold T's intent no more (swapped here, or by whoever met it first: a missed swap reads the key); one
+     * still holding it, or a swap that failed (its outcome unknown), leaves the committed primary for whoever meets
+     * it, whose resolution reads each secondary again first (the model check's rule).
+     *
+     * @param writes the transaction's keys, the primary first, each with the intent it {@code placed}.
+     */
+    void resolveCommitted(final List<TxnEntry> writes, final Versioned committedPrimary, final long txnId)
+    {
+        try
+        {
+            for (int i = 1; i < writes.size(); i++)
+            {
+                final TxnEntry secondary = writes.get(i);
+                if (!resolveSecondary(secondary.key, secondary.placed, secondary.newValue, secondary.newExpireAt,
+                    txnId))
+                {
+                    return;
+                }
+            }
+            final TxnEntry primary = writes.getFirst();
+            writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
+        }
+        catch (final RuntimeException ex)
+        {
+            // committed: whoever meets an intent left resolves it
         }
     }
 

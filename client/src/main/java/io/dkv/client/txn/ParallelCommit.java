@@ -319,22 +319,13 @@ final class ParallelCommit
                 resolver.finishCommitted(primary.key, txnId);
                 return;
             }
-            final Versioned committed = keys.lastWritten();
-            for (int i = 1; i < writes.size(); i++)
-            {
-                final TxnEntry secondary = writes.get(i);
-                if (!resolver.resolveSecondary(secondary.key, secondary.placed, secondary.newValue,
-                    secondary.newExpireAt, txnId))
-                {
-                    return;
-                }
-            }
-            resolver.writeValue(primary.key, committed, primary.newValue, primary.newExpireAt);
         }
         catch (final RuntimeException ex)
         {
             // committed: whoever meets an intent left resolves it
+            return;
         }
+        resolver.resolveCommitted(writes, keys.lastWritten(), txnId);
     }
 
     /** Each secondary that stands back to its prior value; best effort, as whoever meets one rolls it back too. */

@@ -224,40 +224,9 @@ final class TransactionCommit
         }
         // 5: each secondary then the primary swapped for its value, after the answer on the resolution agent
         final Versioned committedPrimary = keys.lastWritten();
-        if (!services.resolutions().offer(() -> resolveCommitted(primary, committedPrimary, txnId)))
+        if (!services.resolutions().offer(() -> resolver.resolveCommitted(writes, committedPrimary, txnId)))
         {
-            resolveCommitted(primary, committedPrimary, txnId);
-        }
-    }
-
-    /**
-     * The secondaries swapped for their values, then the primary, after the answer on the client's resolution agent
-     * ({@link Resolutions}; on the committing thread when its queue is full): raw swaps from the versions put in
-     * place, which miss rather than wait where another transaction's intent came since. The primary goes only once
-     * every secondary is known to hold T's intent no more (swapped here, or by whoever met it first: a missed swap
-     * reads the key); one still holding it, or a swap that failed (its outcome unknown), leaves the committed primary
-     * for whoever meets it, whose resolution reads each secondary again first (the model check's rule). A reader
-     * meeting a committed intent before the agent gets to it reads its new value and, writing, resolves it itself
-     * (client/README.md, "Cost").
-     */
-    private void resolveCommitted(final TxnEntry primary, final Versioned committedPrimary, final long txnId)
-    {
-        try
-        {
-            for (int i = 1; i < writes.size(); i++)
-            {
-                final TxnEntry secondary = writes.get(i);
-                if (!resolver.resolveSecondary(secondary.key, secondary.placed, secondary.newValue,
-                    secondary.newExpireAt, txnId))
-                {
-                    return;
-                }
-            }
-            resolver.writeValue(primary.key, committedPrimary, primary.newValue, primary.newExpireAt);
-        }
-        catch (final RuntimeException ex)
-        {
-            // committed: whoever meets an intent left resolves it
+            resolver.resolveCommitted(writes, committedPrimary, txnId);
         }
     }
 
