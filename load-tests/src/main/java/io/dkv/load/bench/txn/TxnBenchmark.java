@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
     description = {
         "Transactions of 1, 2 and 4 keys (read-write and read-only) against single-key PUT, GET and a versioned " +
             "read-modify-write, each as a ratio to the PUT's latency in the same run.",
-        "An in-process store of three memory nodes (shm), uniform and Zipfian keys, 1 and several client threads."
+        "An in-process store of three memory nodes (shm, or tcp over loopback), uniform and Zipfian keys, 1 and " +
+            "several client threads."
     })
 public final class TxnBenchmark implements Callable<Integer>
 {
@@ -71,6 +72,11 @@ public final class TxnBenchmark implements Callable<Integer>
         description = "Customers of SmallBank (two accounts each; nine in ten of its transactions on the hot one " +
             "customer in 25), run after the other kinds at each thread count; 0: none (default: ${DEFAULT-VALUE}).")
     private int smallbankCustomers;
+
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Verbs provider of the store: shm (a request costs the CPU that carries it) or tcp (over " +
+            "loopback: a request costs a round trip, as on a network) (default: ${DEFAULT-VALUE}).")
+    private String provider;
 
     @Mixin
     private MarkdownOption markdown;
@@ -112,6 +118,10 @@ public final class TxnBenchmark implements Callable<Integer>
 
     public Integer call() throws Exception
     {
+        if (!"shm".equals(provider) && !"tcp".equals(provider))
+        {
+            throw new IllegalArgumentException("--provider " + provider + ": shm or tcp");
+        }
         if (keys < 8 || operations < 1 || valueBytes < 1 || smallbankCustomers < 0 || smallbankCustomers == 1)
         {
             throw new IllegalArgumentException("--keys " + keys + " (8 or more), --operations " + operations +
@@ -125,7 +135,7 @@ public final class TxnBenchmark implements Callable<Integer>
         {
             final long writes = 3L * operations * Kind.values().length * max(threads) * 4 + keys;
             try (InProcessStore store = InProcessStore.start(InProcessStore.sizedFor(keys + 2L * smallbankCustomers,
-                writes * (2L * valueBytes + 256), max(threads), MEMORY_NODES), 1, MEMORY_NODES, copies))
+                writes * (2L * valueBytes + 256), max(threads), MEMORY_NODES), 1, MEMORY_NODES, copies, provider))
             {
                 final KvClient client = store.client();
                 final byte[][] keyBytes = load(client);
@@ -413,8 +423,9 @@ public final class TxnBenchmark implements Callable<Integer>
             }
         }
         final List<String> method = List.of(
-            "store: in-process, " + MEMORY_NODES + " memory nodes (shm), " + String.format("%,d", keys) + " keys of " +
-                valueBytes + " B values; keys of one operation distinct, uniform or Zipfian (YCSB's, constant 0.99)",
+            "store: in-process, " + MEMORY_NODES + " memory nodes (" + provider + "), " + String.format("%,d", keys) +
+                " keys of " + valueBytes + " B values; keys of one operation distinct, uniform or Zipfian (YCSB's, " +
+                "constant 0.99)",
             "each thread runs " + String.format("%,d", operations) + " operations of a kind, kinds in turn, after " +
                 "an uncounted warm-up of each; a transaction reads its keys together (Transaction.getAll), writes " +
                 "each back, commits, and runs again on a conflict (its latency includes the runs it took)",

@@ -45,6 +45,29 @@ class TxnBenchmarkTest
     }
 
     @Test
+    @Timeout(180)
+    void runsOverTcpWhereARequestCostsARoundTrip()
+    {
+        final int exitCode = bench.run("txn", "--provider", "tcp", "--keys", "16", "--operations", "10",
+            "--threads", "1", "--replicas", "1", "--smallbank-customers", "0");
+
+        assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
+        assertTrue(bench.out().contains("3 memory nodes (tcp)"), bench::out);
+        final String title = "r = 1, 1 thread, uniform keys";
+        final List<String[]> rows = ReportTables.tables(bench.out(), List.of(title)).get(title);
+        assertEquals(TxnBenchmark.Kind.values().length, rows.size(), bench::out);
+    }
+
+    @Test
+    void refusesAnUnknownProvider()
+    {
+        final int exitCode = bench.run("txn", "--provider", "rxe");
+
+        assertTrue(exitCode != 0, bench::out);
+        assertTrue(bench.err().contains("--provider rxe: shm or tcp"), bench::err);
+    }
+
+    @Test
     void refusesTooFewKeys()
     {
         final int exitCode = bench.run("txn", "--keys", "4");
