@@ -5,6 +5,9 @@ import io.dkv.client.async.AsyncGets;
 import io.dkv.client.async.AsyncSlowPath;
 import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.async.CompletionPolling;
+import io.dkv.client.keyspace.KeyPattern;
+import io.dkv.client.keyspace.ScanCursor;
+import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeView;
@@ -71,6 +74,8 @@ public final class KvClient implements AutoCloseable
 {
     /** The expiry time of a value that never expires. */
     public static final long NO_EXPIRY = KvBlockLayout.NEVER;
+    /** Keys a step of {@link #countKeys} and {@link #flush} asks for. */
+    private static final int FLUSH_STEP = 1024;
     /**
      * The longest pause between runs of a transaction in conflict: it doubles from 2 us per run, so that transactions
      * that take long (durability sync, several keys) stop meeting each other.
@@ -457,6 +462,85 @@ public final class KvClient implements AutoCloseable
     public boolean delete(final MemorySegment key)
     {
         return session().delete(keyBytes(key));
+    }
+
+    // ---- the keyspace as a whole (client/README.md, "Scans and flushes") ----
+
+    /**
+     * One step of a scan of every key, by cursor as redis's SCAN: start at {@link ScanCursor#START} and hand each
+     * step the cursor the one before returned, until a step returns {@link ScanCursor#START} again. Every key that
+     * has a value for the whole scan is returned at least once, across memory nodes, subtable splits and membership
+     * changes; a key written or deleted meanwhile may or may not be, and a key may come more than once. Any client or
+     * compute node may take the next step.
+     *
+     * <pre>{@code
+     * long cursor = ScanCursor.START;
+     * do
+     * {
+     *     final ScanPage page = client.scan(cursor, 100, null);
+     *     page.keys().forEach(this::visit);
+     *     cursor = page.cursor();
+     * }
+     * while (cursor != ScanCursor.START);
+     * }</pre>
+     *
+     * @param count   about how many keys the step returns (it reads on until it found that many, or has read a
+     *                bounded part of the indexes: a step may return none before the scan is over).
+     * @param pattern only keys that match it are returned; null: every key.
+     * @throws IllegalArgumentException when the cursor is not one a scan returned, or count is under 1.
+     */
+    public ScanPage scan(final long cursor, final int count, final KeyPattern pattern)
+    {
+        return session().keyScan().step(cursor, count, pattern);
+    }
+
+    /**
+     * @return a key picked at random from those with a value (redis's RANDOMKEY; not uniform: see
+     * {@link io.dkv.client.keyspace.KeyScan#randomKey}), or null when no key has one.
+     */
+    public byte[] randomKey()
+    {
+        return session().keyScan().randomKey();
+    }
+
+    /** @return how many keys have a value: every step of a scan counted (a walk of every index, not a counter). */
+    public long countKeys()
+    {
+        long keys = 0;
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = scan(cursor, FLUSH_STEP, null);
+            keys += page.keys().size();
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        return keys;
+    }
+
+    /**
+     * Delete every key (redis's FLUSHALL): a scan, each key found deleted as {@link #delete} does, so that once it
+     * returns no key written before it began has a value. Not one atomic step: a reader meanwhile sees some keys gone
+     * and others not yet, and a key written meanwhile may be deleted or kept. The memory nodes take back the blocks
+     * as for any delete.
+     *
+     * @return how many keys it deleted.
+     */
+    public long flush()
+    {
+        long deleted = 0;
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = scan(cursor, FLUSH_STEP, null);
+            for (final byte[] key : page.keys())
+            {
+                deleted += delete(key) ? 1 : 0;
+            }
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        return deleted;
     }
 
     /**

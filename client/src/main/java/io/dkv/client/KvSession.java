@@ -8,6 +8,7 @@ import io.dkv.client.index.IndexListing;
 import io.dkv.client.index.IndexProbe;
 import io.dkv.client.index.KeyState;
 import io.dkv.client.index.SlotWriter;
+import io.dkv.client.keyspace.KeyScan;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.HeapChunks;
@@ -102,6 +103,7 @@ public final class KvSession implements AutoCloseable
     private final IntentResolver intents;
     /** The version the last successful raw write of this thread put in place (its word when known). */
     private Versioned lastWritten;
+    private KeyScan keyScan;
 
     /**
      * @param nodes the nodes' views as the client read them when it connected; null for a node that could not be read.
@@ -930,6 +932,16 @@ public final class KvSession implements AutoCloseable
     IndexListing listing()
     {
         return listing;
+    }
+
+    /** @return this thread's scan of the keyspace, made at its first asking. */
+    KeyScan keyScan()
+    {
+        if (keyScan == null)
+        {
+            keyScan = new KeyScan(links, membership, listing, epochClock, key -> get(key) != null);
+        }
+        return keyScan;
     }
 
     /** @return the chain this thread writes replicated keys with. */

@@ -30,6 +30,8 @@ public final class IndexListing
     private final int[] roundNode = new int[1];
     /** The block {@link #keyOf} reads, its header first; made at its first. */
     private MemorySegment block;
+    /** The expiry of the block whose key {@link #keyRead} or {@link #keyOf} returned last. */
+    private long lastExpireAt;
 
     public IndexListing(final NodeLinks links)
     {
@@ -68,6 +70,17 @@ public final class IndexListing
      */
     public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut)
     {
+        keysOf(node, words, count, keysOut, null);
+    }
+
+    /**
+     * As {@link #keysOf(int, long[], int, byte[][])}, with each block's expiry.
+     *
+     * @param expireAtOut where not null, filled with word i's block's expireAt at i (where its key is not null).
+     */
+    public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut,
+        final long[] expireAtOut)
+    {
         final MemoryNodeView view = links.view(links.use(node));
         roundNode[0] = node;
         if (keyBlocks == null)
@@ -105,6 +118,10 @@ public final class IndexListing
             for (int i = from; i < to; i++)
             {
                 keysOut[i] = keyRead(node, words[i], (long)(i - from) * KEY_PREFIX);
+                if (expireAtOut != null)
+                {
+                    expireAtOut[i] = lastExpireAt;
+                }
             }
         }
     }
@@ -123,6 +140,7 @@ public final class IndexListing
             return null;
         }
         final int keyLength = KvBlockLayout.keyLength(keyBlocks, at);
+        lastExpireAt = KvBlockLayout.expireAt(keyBlocks, at);
         final byte[] key = KvBlockLayout.HEADER_LENGTH + keyLength <= Math.min(hint, KEY_PREFIX) ?
             keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE) :
             keyOf(node, word);
@@ -163,6 +181,7 @@ public final class IndexListing
             {
                 return null;
             }
+            lastExpireAt = KvBlockLayout.expireAt(block, 0);
             return block.asSlice(KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
         }
         catch (final RaasException ex)

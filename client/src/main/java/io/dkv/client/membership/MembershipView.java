@@ -452,6 +452,12 @@ public final class MembershipView
             return node < placements.length ? placements[node] : 0;
         }
 
+        /** @return the id of the node at this client's index {@code node}, below {@link #nodeCount}. */
+        public long nodeId(final int node)
+        {
+            return nodeIds[node];
+        }
+
         /** @return nodes known when this was read: indices below it have their place in it. */
         public int nodeCount()
         {

@@ -23,15 +23,13 @@ public final class CommandTable
      * command error, so that a client sees what is missing.
      */
     static final Set<String> NOT_YET = Set.of(
-        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "keys", "scan", "type", "rename", "renamenx", "unlink",
-        "touch", "dbsize", "flushdb", "flushall", "randomkey", "copy", "move", "object", "dump", "restore", "wait",
-        "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval", "evalsha", "script", "function",
-        "fcall", "asking", "save", "bgsave", "bgrewriteaof",
-        "lastsave", "shutdown", "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof",
-        "slaveof", "reset", "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel",
-        "hmset", "hmget", "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem",
-        "zscore", "zcard", "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort",
-        "geoadd", "swapdb");
+        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "rename", "renamenx", "copy", "move", "object",
+        "dump", "restore", "wait", "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval",
+        "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof", "lastsave", "shutdown",
+        "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof", "slaveof", "reset",
+        "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel", "hmset", "hmget",
+        "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem", "zscore", "zcard",
+        "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort", "geoadd", "swapdb");
 
     /**
      * Commands redis never queues inside MULTI (its no-multi flag, in 7.0: SAVE, SHUTDOWN, SYNC, PSYNC), by their
@@ -51,6 +49,7 @@ public final class CommandTable
         add(new SetCommand(store).commands());
         add(new CounterCommands(store).commands());
         add(new ExpireCommands(store).commands());
+        add(new KeyspaceCommands(store, environment.client()).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());

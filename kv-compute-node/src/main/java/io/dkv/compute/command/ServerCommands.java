@@ -1,9 +1,11 @@
 package io.dkv.compute.command;
 
 import io.dkv.compute.metrics.LatencySnapshot;
+import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,7 +115,8 @@ final class ServerCommands
         Map.entry("pexpiretime", new int[]{1, 1, 1}), Map.entry("persist", new int[]{1, 1, 1}),
         Map.entry("getex", new int[]{1, 1, 1}), Map.entry("setex", new int[]{1, 1, 1}),
         Map.entry("psetex", new int[]{1, 1, 1}), Map.entry("setnx", new int[]{1, 1, 1}),
-        Map.entry("watch", new int[]{1, -1, 1}));
+        Map.entry("watch", new int[]{1, -1, 1}), Map.entry("type", new int[]{1, 1, 1}),
+        Map.entry("unlink", new int[]{1, -1, 1}), Map.entry("touch", new int[]{1, -1, 1}));
 
     private Map<String, String> settings()
     {
@@ -144,7 +147,7 @@ final class ServerCommands
         {
             for (int i = 2; i < args.length; i++)
             {
-                if (Glob.matches(CommandTable.lowerCase(args[i]), setting.getKey()))
+                if (KeyPattern.ignoringCase(args[i]).matches(setting.getKey().getBytes(StandardCharsets.US_ASCII)))
                 {
                     matched.add(setting);
                     break;

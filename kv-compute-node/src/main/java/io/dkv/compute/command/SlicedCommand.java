@@ -12,13 +12,12 @@ import static io.dkv.compute.command.CommandTable.is;
 
 /**
  * A connection's MGET, DEL or EXISTS of many keys, run a slice of keys at a time so that its event loop serves other
- * connections between slices (the connection schedules each next slice): one MGET of 65,535 keys held its loop for
- * all of them. The reply is the one the command gives run whole: MGET's array goes out slice by slice, DEL's and
- * EXISTS's count once the last slice is done. DEL was key by key before and stays so; what another connection sees
- * between slices it could see between two keys before, from another loop or node. A sliced MGET is not read as of one
- * instant, as an MGET of fewer keys is (a read-only transaction, which would hold the loop for all its keys): it may
- * see part of an MSET. MSET and MSETNX are not sliced: each is one transaction. Touched by the connection's event loop
- * thread only.
+ * connections between slices (the connection schedules each next slice): one MGET of 65,535 keys held its loop for all
+ * of them. The reply is the one the command gives run whole: MGET's array goes out slice by slice, DEL's and EXISTS's
+ * count once the last slice is done. A sliced DEL deletes key by key (one of up to 256 keys is one transaction):
+ * another connection may see some of its keys gone and others not yet. A sliced MGET is not read as of one instant, as
+ * an MGET of fewer keys is (a read-only transaction, which would hold the loop for all its keys): it may see part of an
+ * MSET. MSET and MSETNX are not sliced: each is one transaction. Touched by the connection's event loop thread only.
  */
 public final class SlicedCommand
 {

@@ -16,7 +16,8 @@ import static io.dkv.compute.command.CommandTable.spec;
  * The string and key commands but SET, the counters and the expiry commands: GET, GETSET, GETDEL, APPEND, STRLEN,
  * MGET, MSET, MSETNX, DEL and EXISTS. Read-modify-writes are compare-and-set loops on the key's version, so each is
  * atomic for its key as in redis; MSET and MSETNX are one transaction each and MGET (and EXISTS) of several keys reads
- * them as of one instant, so no reader sees part of an MSET. DEL of several keys deletes them one by one. Each runs on
+ * them as of one instant, so no reader sees part of an MSET; DEL of several keys deletes them in one transaction. Each
+ * runs on
  * the connection's store: its own operations, or EXEC's transaction.
  */
 final class StringCommands
@@ -193,16 +194,7 @@ final class StringCommands
 
     private void del(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final KeyStore store = session.store(base);
-        long deleted = 0;
-        for (int i = 1; i < args.length; i++)
-        {
-            if (store.delete(args[i]))
-            {
-                deleted++;
-            }
-        }
-        RespReplies.integer(out, deleted);
+        RespReplies.integer(out, KeyspaceCommands.deleteAll(session.store(base), args));
     }
 
     /** A key named twice counts twice, as in redis. */

@@ -1,0 +1,185 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.keyspace.KeyPattern;
+import io.dkv.client.keyspace.ScanCursor;
+import io.dkv.client.keyspace.ScanPage;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * The keyspace as a whole: SCAN, KEYS, DBSIZE, RANDOMKEY, FLUSHALL, FLUSHDB, and the commands on a key whatever its
+ * value (TYPE, UNLINK, TOUCH). Scans and flushes walk every memory node's index through the client's scan
+ * (client/README.md, "Scans and flushes"), so they run as themselves inside EXEC too: they are not part of its
+ * transaction. Every key is a string until dkv has other types.
+ */
+final class KeyspaceCommands
+{
+    /** Keys a step of KEYS asks for: KEYS answers once the whole scan is over. */
+    private static final int KEYS_STEP = 1024;
+    private static final String STRING = "string";
+
+    private final KeyStore base;
+    private final KvClient client;
+
+    KeyspaceCommands(final KeyStore base, final KvClient client)
+    {
+        this.base = base;
+        this.client = client;
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            spec("scan", -2, this::scan),
+            spec("keys", 2, this::keys),
+            spec("dbsize", 1, (session, args, out) -> RespReplies.integer(out, client.countKeys())),
+            spec("randomkey", 1, (session, args, out) ->
+                RespReplies.bulkOrNull(out, client.randomKey(), session.protocol())),
+            spec("flushall", -1, this::flush),
+            spec("flushdb", -1, this::flush),
+            spec("type", 2, (session, args, out) ->
+                RespReplies.simple(out, session.store(base).get(args[1]) != null ? STRING : "none")),
+            spec("unlink", -2, this::unlink),
+            spec("touch", -2, this::touch));
+    }
+
+    /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type], its options checked as redis 7.0 checks them. */
+    private void scan(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final long cursor = RespNumbers.parseLong(args[1]);
+        if (!RespNumbers.isLong(args[1]) || !ScanCursor.isValid(cursor))
+        {
+            RespReplies.error(out, "ERR invalid cursor");
+            return;
+        }
+        long count = 10;
+        KeyPattern pattern = null;
+        boolean anyType = true;
+        for (int i = 2; i < args.length; i += 2)
+        {
+            if (i + 1 >= args.length)
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+            if (CommandTable.is(args[i], "count"))
+            {
+                count = RespNumbers.parseLong(args[i + 1]);
+                if (!RespNumbers.isLong(args[i + 1]))
+                {
+                    RespReplies.error(out, Errors.NOT_INTEGER);
+                    return;
+                }
+                if (count < 1)
+                {
+                    RespReplies.error(out, Errors.SYNTAX);
+                    return;
+                }
+            }
+            else if (CommandTable.is(args[i], "match"))
+            {
+                final KeyPattern given = KeyPattern.of(args[i + 1]);
+                pattern = given.matchesEverything() && args[i + 1].length == 1 ? null : given;
+            }
+            else if (CommandTable.is(args[i], "type"))
+            {
+                anyType = CommandTable.is(args[i + 1], STRING);
+            }
+            else
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+        }
+        final ScanPage page = client.scan(cursor, (int)Math.min(count, Integer.MAX_VALUE), pattern);
+        RespReplies.arrayHeader(out, 2);
+        RespReplies.bulk(out, Long.toString(page.cursor()));
+        final List<byte[]> keys = anyType ? page.keys() : List.of();
+        RespReplies.arrayHeader(out, keys.size());
+        for (final byte[] key : keys)
+        {
+            RespReplies.bulk(out, key);
+        }
+    }
+
+    /** Every key the pattern matches: a whole scan, answered at its end. */
+    private void keys(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final KeyPattern given = KeyPattern.of(args[1]);
+        final KeyPattern pattern = given.matchesEverything() && args[1].length == 1 ? null : given;
+        final List<byte[]> keys = new ArrayList<>();
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = client.scan(cursor, KEYS_STEP, pattern);
+            keys.addAll(page.keys());
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        RespReplies.arrayHeader(out, keys.size());
+        for (final byte[] key : keys)
+        {
+            RespReplies.bulk(out, key);
+        }
+    }
+
+    /**
+     * FLUSHALL and FLUSHDB [ASYNC|SYNC] (dkv has one database): both forms return once every key written before
+     * has been deleted, the memory nodes taking its memory back as for any delete.
+     */
+    private void flush(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (args.length > 2 || (args.length == 2 && !CommandTable.is(args[1], "sync") &&
+            !CommandTable.is(args[1], "async")))
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return;
+        }
+        client.flush();
+        RespReplies.ok(out);
+    }
+
+    /** As DEL: several keys are deleted in one transaction, so no reader sees some gone and others not. */
+    private void unlink(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        RespReplies.integer(out, deleteAll(session.store(base), args));
+    }
+
+    /** dkv keeps no access times: the keys that exist are counted, each as often as it is named (as redis). */
+    private void touch(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        long found = 0;
+        for (final byte[] value : session.store(base).multiGet(Arrays.asList(args).subList(1, args.length)))
+        {
+            found += value != null ? 1 : 0;
+        }
+        RespReplies.integer(out, found);
+    }
+
+    /** @return how many of the keys {@code args[1..]} had a value; deleted together when there are several. */
+    static long deleteAll(final KeyStore store, final byte[][] args)
+    {
+        if (args.length == 2)
+        {
+            return store.delete(args[1]) ? 1 : 0;
+        }
+        return store.atomically(tx ->
+        {
+            long deleted = 0;
+            for (int i = 1; i < args.length; i++)
+            {
+                deleted += tx.delete(args[i]) ? 1 : 0;
+            }
+            return deleted;
+        });
+    }
+}
