@@ -105,8 +105,8 @@ class RespDifferentialTest
         {
             assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
                 actual.call("setrange", "k0", "1", "v"));
-            assertEquals("-ERR command 'RENAME' is not supported by this dkv compute node yet",
-                actual.call("RENAME", "k0", "k1"));
+            assertEquals("-ERR command 'LCS' is not supported by this dkv compute node yet",
+                actual.call("LCS", "k0", "k1"));
         }
     }
 

@@ -92,6 +92,38 @@ class RespKeyspaceDifferentialTest
     }
 
     @Test
+    void renamesAndCopiesAnswerAsRedisAndKeepTheExpiryAsRedisDoes() throws Exception
+    {
+        try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))
+        {
+            both(redis, dkv, "FLUSHALL");
+            for (final String[] command : List.of(
+                new String[]{"RENAME", "nope", "x"}, new String[]{"RENAMENX", "nope", "x"},
+                new String[]{"RENAME", "nope", "nope"}, new String[]{"SET", "a", "1", "EX", "1000"},
+                new String[]{"SET", "b", "2"}, new String[]{"RENAME", "a", "a"}, new String[]{"RENAMENX", "a", "a"},
+                new String[]{"RENAMENX", "a", "b"}, new String[]{"RENAME", "a", "c"}, new String[]{"TTL", "c"},
+                new String[]{"EXISTS", "a"}, new String[]{"SET", "d", "4", "EX", "500"},
+                new String[]{"RENAME", "b", "d"}, new String[]{"TTL", "d"}, new String[]{"GET", "d"},
+                new String[]{"RENAMENX", "d", "e"}, new String[]{"GET", "e"}, new String[]{"COPY", "c", "c"},
+                new String[]{"COPY", "nope", "f"}, new String[]{"COPY", "c", "f"}, new String[]{"TTL", "f"},
+                new String[]{"COPY", "e", "f"}, new String[]{"COPY", "e", "f", "REPLACE"}, new String[]{"GET", "f"},
+                new String[]{"TTL", "f"}, new String[]{"COPY", "e", "g", "DB", "0"},
+                new String[]{"COPY", "e", "g", "DB", "1"}, new String[]{"COPY", "e", "g", "DB", "x"},
+                new String[]{"COPY", "e", "g", "DB"}, new String[]{"COPY", "e", "g", "BOGUS"},
+                new String[]{"COPY", "e", "h", "replace", "db", "0"}, new String[]{"GET", "h"},
+                new String[]{"RENAME", "x"}, new String[]{"COPY", "x"}, new String[]{"KEYS", "*"}))
+            {
+                final String theirs = redis.call(command);
+                final String ours = dkv.call(command);
+                final String name = command[0];
+                assertTrue(name.equals("KEYS") ? sorted(theirs).equals(sorted(ours)) :
+                    RespDifferentialTest.sameReply(name, theirs, ours), () -> String.join(" ", command) +
+                    ": redis answered " + theirs + ", dkv " + ours);
+            }
+        }
+    }
+
+    @Test
     void refusesWhatRedisRefuses() throws Exception
     {
         try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))

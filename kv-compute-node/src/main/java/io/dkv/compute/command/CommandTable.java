@@ -23,7 +23,7 @@ public final class CommandTable
      * command error, so that a client sees what is missing.
      */
     static final Set<String> NOT_YET = Set.of(
-        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "rename", "renamenx", "copy", "move", "object",
+        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "move", "object",
         "dump", "restore", "wait", "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval",
         "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof", "lastsave", "shutdown",
         "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof", "slaveof", "reset",

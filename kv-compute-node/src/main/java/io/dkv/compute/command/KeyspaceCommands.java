@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
+import io.dkv.client.Versioned;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
@@ -26,6 +27,9 @@ final class KeyspaceCommands
     /** Keys a step of KEYS asks for: KEYS answers once the whole scan is over. */
     private static final int KEYS_STEP = 1024;
     private static final String STRING = "string";
+    private static final int NO_SUCH_KEY = 0;
+    private static final int KEPT = 1;
+    private static final int MOVED = 2;
 
     private final KeyStore base;
     private final KvClient client;
@@ -48,6 +52,9 @@ final class KeyspaceCommands
             spec("flushdb", -1, this::flush),
             spec("type", 2, (session, args, out) ->
                 RespReplies.simple(out, session.store(base).get(args[1]) != null ? STRING : "none")),
+            spec("rename", 3, (session, args, out) -> rename(session, args, out, false)),
+            spec("renamenx", 3, (session, args, out) -> rename(session, args, out, true)),
+            spec("copy", -3, this::copy),
             spec("unlink", -2, this::unlink),
             spec("touch", -2, this::touch));
     }
@@ -146,6 +153,91 @@ final class KeyspaceCommands
         }
         client.flush();
         RespReplies.ok(out);
+    }
+
+    /**
+     * RENAME and RENAMENX: one transaction reads the source (value and expiry), writes them at the destination (its own
+     * expiry gone) and deletes the source, so no reader sees both or neither, whichever nodes hold the two keys.
+     */
+    private void rename(final Session session, final byte[][] args, final ByteBuf out, final boolean nx)
+    {
+        final boolean same = Arrays.equals(args[1], args[2]);
+        final int outcome = session.store(base).atomically(tx ->
+        {
+            final Versioned source = tx.getVersioned(args[1]);
+            if (source == null)
+            {
+                return NO_SUCH_KEY;
+            }
+            if (same || (nx && tx.get(args[2]) != null))
+            {
+                return KEPT;
+            }
+            tx.put(args[2], source.value(), source.expireAtMillis());
+            tx.delete(args[1]);
+            return MOVED;
+        });
+        if (outcome == NO_SUCH_KEY)
+        {
+            RespReplies.error(out, "ERR no such key");
+        }
+        else if (nx)
+        {
+            RespReplies.integer(out, outcome == MOVED ? 1 : 0);
+        }
+        else
+        {
+            RespReplies.ok(out);
+        }
+    }
+
+    /** COPY source destination [DB index] [REPLACE], in one transaction; dkv has database 0 only. */
+    private void copy(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        boolean replace = false;
+        for (int i = 3; i < args.length; i++)
+        {
+            if (CommandTable.is(args[i], "replace"))
+            {
+                replace = true;
+            }
+            else if (CommandTable.is(args[i], "db") && i + 1 < args.length)
+            {
+                final long db = RespNumbers.parseLong(args[++i]);
+                if (!RespNumbers.isLong(args[i]) || db < Integer.MIN_VALUE || db > Integer.MAX_VALUE)
+                {
+                    RespReplies.error(out, Errors.NOT_INTEGER);
+                    return;
+                }
+                if (db != 0)
+                {
+                    RespReplies.error(out, Errors.DB_OUT_OF_RANGE);
+                    return;
+                }
+            }
+            else
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+        }
+        if (Arrays.equals(args[1], args[2]))
+        {
+            RespReplies.error(out, "ERR source and destination objects are the same");
+            return;
+        }
+        final boolean overwrite = replace;
+        final boolean copied = session.store(base).atomically(tx ->
+        {
+            final Versioned source = tx.getVersioned(args[1]);
+            if (source == null || (!overwrite && tx.get(args[2]) != null))
+            {
+                return false;
+            }
+            tx.put(args[2], source.value(), source.expireAtMillis());
+            return true;
+        });
+        RespReplies.integer(out, copied ? 1 : 0);
     }
 
     /** As DEL: several keys are deleted in one transaction, so no reader sees some gone and others not. */

@@ -116,7 +116,9 @@ final class ServerCommands
         Map.entry("getex", new int[]{1, 1, 1}), Map.entry("setex", new int[]{1, 1, 1}),
         Map.entry("psetex", new int[]{1, 1, 1}), Map.entry("setnx", new int[]{1, 1, 1}),
         Map.entry("watch", new int[]{1, -1, 1}), Map.entry("type", new int[]{1, 1, 1}),
-        Map.entry("unlink", new int[]{1, -1, 1}), Map.entry("touch", new int[]{1, -1, 1}));
+        Map.entry("unlink", new int[]{1, -1, 1}), Map.entry("touch", new int[]{1, -1, 1}),
+        Map.entry("rename", new int[]{1, 2, 1}), Map.entry("renamenx", new int[]{1, 2, 1}),
+        Map.entry("copy", new int[]{1, 2, 1}));
 
     private Map<String, String> settings()
     {
