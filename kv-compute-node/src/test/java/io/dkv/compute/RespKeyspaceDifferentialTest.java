@@ -153,6 +153,23 @@ class RespKeyspaceDifferentialTest
         }
     }
 
+    @Test
+    void timeIsTheClockThatJudgesExpiry() throws Exception
+    {
+        try (RawResp dkv = new RawResp(SERVERS.store().port()))
+        {
+            final long before = SERVERS.store().client().epochClock().time();
+            final Matcher time = Pattern.compile("\\*2\\[\\$(\\d+), \\$(\\d+)]").matcher(dkv.call("TIME"));
+            final long after = SERVERS.store().client().epochClock().time();
+
+            assertTrue(time.matches());
+            final long micros = Long.parseLong(time.group(1)) * 1_000_000L + Long.parseLong(time.group(2));
+            assertTrue(micros >= before * 1000 && micros <= after * 1000, before + " <= " + micros + " us <= " + after);
+            assertTrue(Long.parseLong(time.group(2)) < 1_000_000L);
+            assertEquals("-ERR wrong number of arguments for 'time' command", dkv.call("TIME", "x"));
+        }
+    }
+
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws IOException
     {
         assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));

@@ -26,7 +26,7 @@ public final class CommandTable
         "setrange", "getrange", "substr", "incrbyfloat", "lcs", "move", "object",
         "dump", "restore", "wait", "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval",
         "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof", "lastsave", "shutdown",
-        "monitor", "slowlog", "latency", "memory", "debug", "acl", "time", "role", "replicaof", "slaveof", "reset",
+        "monitor", "slowlog", "latency", "memory", "debug", "acl", "role", "replicaof", "slaveof", "reset",
         "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel", "hmset", "hmget",
         "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem", "zscore", "zcard",
         "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort", "geoadd", "swapdb");

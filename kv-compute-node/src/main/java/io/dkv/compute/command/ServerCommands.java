@@ -43,7 +43,8 @@ final class ServerCommands
                 "set", spec("config|set", -4, (session, args, out) -> RespReplies.error(out,
                     "ERR CONFIG SET is not supported by this dkv compute node: it is configured when started")),
                 "resetstat", spec("config|resetstat", 2, (session, args, out) -> RespReplies.ok(out)))),
-            spec("info", -1, this::info));
+            spec("info", -1, this::info),
+            spec("time", 1, this::time));
     }
 
     private void commandList(final Session session, final byte[][] args, final ByteBuf out)
@@ -73,6 +74,18 @@ final class ServerCommands
                 describe(spec, session.protocol(), out);
             }
         }
+    }
+
+    /**
+     * TIME: seconds and microseconds by the clock that judges expiry here (the client's), so that a time read from it
+     * and given to PEXPIREAT means what it says; that clock counts milliseconds.
+     */
+    private void time(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final long millis = environment.client().epochClock().time();
+        RespReplies.arrayHeader(out, 2);
+        RespReplies.bulk(out, Long.toString(Math.floorDiv(millis, 1000)));
+        RespReplies.bulk(out, Long.toString(Math.floorMod(millis, 1000) * 1000L));
     }
 
     /**
