@@ -79,6 +79,40 @@ class RespBadInputTest
     }
 
     @Test
+    void beforeAuthABulkOverSixteenKiBGetsRedissUnauthenticatedTextUpToRedissOwnBound() throws Exception
+    {
+        try (TestStore guarded = new TestStore(new ComputeNodeContext().requirePass("pw")))
+        {
+            // redis 7.0 checks its proto-max-bulk-len (512 MB) first, then 16 KiB before AUTH: 2 MB is past this
+            // node's 1 MiB bound, yet redis names the AUTH
+            for (final long length : new long[]{16 * 1024 + 1, 2L * 1024 * 1024, 512L * 1024 * 1024})
+            {
+                try (RawResp client = new RawResp(guarded.port()))
+                {
+                    client.sendRaw(("*2\r\n$4\r\nAUTH\r\n$" + length + "\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                    assertEquals("-ERR Protocol error: unauthenticated bulk length", client.read(),
+                        "length " + length);
+                }
+            }
+            try (RawResp client = new RawResp(guarded.port()))
+            {
+                client.sendRaw(("*2\r\n$4\r\nAUTH\r\n$" + (512L * 1024 * 1024 + 1) + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+                assertEquals("-ERR Protocol error: invalid bulk length", client.read());
+            }
+            try (RawResp client = new RawResp(guarded.port()))
+            {
+                assertEquals("+OK", client.call("AUTH", "pw"));
+                client.sendRaw(("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + 2 * 1024 * 1024 + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+                assertEquals("-ERR Protocol error: invalid bulk length", client.read(),
+                    "authenticated: this node's bound");
+            }
+        }
+    }
+
+    @Test
     void aPeerThatSendsHalfARequestAndStallsIsClosedAfterTheDeadline() throws Exception
     {
         try (RawResp stalled = new RawResp(store.port()))

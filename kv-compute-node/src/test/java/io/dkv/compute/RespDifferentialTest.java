@@ -111,6 +111,37 @@ class RespDifferentialTest
     }
 
     @Test
+    void everyCommandRedisHasIsServedOrNamedAsNotServedYet() throws Exception
+    {
+        final List<String> names = new ArrayList<>();
+        try (var in = RespDifferentialTest.class.getResourceAsStream("/io/dkv/compute/command/redis-7.0-commands.txt"))
+        {
+            for (final String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII)
+                .split("\n"))
+            {
+                if (!line.isBlank() && !line.startsWith("#"))
+                {
+                    names.add(line.strip());
+                }
+            }
+        }
+        assertEquals(241, names.size(), "redis 7.0 has 241 commands");
+        try (RawResp actual = new RawResp(SERVERS.store().port()))
+        {
+            for (final String name : names)
+            {
+                if (name.equals("quit") || name.equals("multi"))
+                {
+                    continue;
+                }
+                final String reply = actual.call(name);
+                assertTrue(!reply.startsWith("-ERR unknown command"), name + ": " + reply);
+            }
+            assertTrue(actual.call("nosuchcommand").startsWith("-ERR unknown command 'nosuchcommand'"));
+        }
+    }
+
+    @Test
     void commandInfoDescribesEachCommandNamedInItsOrder() throws Exception
     {
         try (RawResp actual = new RawResp(SERVERS.store().port()))

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Finds a request's command and runs it, refusing it first as redis-server 7 does and in its order: an unknown command
@@ -18,19 +17,6 @@ import java.util.Set;
  */
 public final class CommandTable
 {
-    /**
-     * Commands redis has that this node does not serve yet: they get an error naming them rather than redis's unknown
-     * command error, so that a client sees what is missing.
-     */
-    static final Set<String> NOT_YET = Set.of(
-        "setrange", "getrange", "substr", "incrbyfloat", "lcs", "move", "object",
-        "dump", "restore", "wait", "subscribe", "unsubscribe", "publish", "psubscribe", "punsubscribe", "eval",
-        "evalsha", "script", "function", "fcall", "asking", "save", "bgsave", "bgrewriteaof", "lastsave", "shutdown",
-        "monitor", "slowlog", "latency", "memory", "debug", "acl", "role", "replicaof", "slaveof", "reset",
-        "lpush", "rpush", "lpop", "rpop", "lrange", "llen", "hset", "hget", "hgetall", "hdel", "hmset", "hmget",
-        "hincrby", "sadd", "srem", "smembers", "sismember", "scard", "zadd", "zrange", "zrem", "zscore", "zcard",
-        "xadd", "xread", "xrange", "pfadd", "pfcount", "setbit", "getbit", "bitcount", "sort", "geoadd", "swapdb");
-
     /**
      * Commands redis never queues inside MULTI (its no-multi flag, in 7.0: SAVE, SHUTDOWN, SYNC, PSYNC), by their
      * arity, which redis checks first: inside MULTI they get redis's errors rather than this node's.
@@ -53,6 +39,15 @@ public final class CommandTable
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());
+        for (final CommandSpec spec : commands.values())
+        {
+            // made now, so that counting a call allocates nothing
+            environment.stats().commandStats().of(spec.name());
+            if (spec.subcommands() != null)
+            {
+                spec.subcommands().values().forEach(sub -> environment.stats().commandStats().of(sub.name()));
+            }
+        }
     }
 
     private void add(final Collection<CommandSpec> specs)
@@ -118,7 +113,7 @@ public final class CommandTable
                     "ERR Command not allowed inside a transaction" : Errors.arity(name), out);
                 return null;
             }
-            refuse(session, null, NOT_YET.contains(name) ?
+            refuse(session, null, RedisCommandNames.known(name) ?
                 "ERR command '" + name.toUpperCase() + "' is not supported by this dkv compute node yet" :
                 unknownCommand(args), out);
             return null;
@@ -151,8 +146,13 @@ public final class CommandTable
      * redis's rejectCommand: a refusal inside MULTI makes EXEC refuse the transaction; a refused EXEC ends it (and
      * unwatches) at once, saying why.
      */
-    private static void refuse(final Session session, final CommandSpec spec, final String error, final ByteBuf out)
+    private void refuse(final Session session, final CommandSpec spec, final String error, final ByteBuf out)
     {
+        final CommandStats stats = environment.stats().commandStats();
+        if (spec != null)
+        {
+            stats.of(spec.name()).rejected.increment();
+        }
         if (session.inMulti())
         {
             session.multi().refuse();
@@ -160,10 +160,13 @@ public final class CommandTable
         if (spec != null && spec.name().equals("exec"))
         {
             session.multi().end();
-            RespReplies.error(out, "EXECABORT Transaction discarded because of: " +
-                (error.startsWith("ERR ") ? error.substring(4) : error));
+            final String aborted = "EXECABORT Transaction discarded because of: " +
+                (error.startsWith("ERR ") ? error.substring(4) : error);
+            stats.error(aborted);
+            RespReplies.error(out, aborted);
             return;
         }
+        stats.error(error);
         RespReplies.error(out, error);
     }
 
@@ -174,7 +177,11 @@ public final class CommandTable
      */
     void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
     {
-        environment.stats().command();
+        final NodeStats stats = environment.stats();
+        stats.command();
+        final CommandStats.Counters counters = stats.commandStats().of(spec.name());
+        final int start = out.writerIndex();
+        final long began = stats.nanoClock().nanoTime();
         try
         {
             spec.handler().execute(session, args, out);
@@ -188,9 +195,19 @@ public final class CommandTable
         {
             if (session.executing())
             {
+                counters.calls.increment();
                 throw ex;
             }
             RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
+        }
+        counters.calls.increment();
+        counters.nanos.add(stats.nanoClock().nanoTime() - began);
+        if (out.writerIndex() > start && out.getByte(start) == '-')
+        {
+            counters.failed.increment();
+            final byte[] head = new byte[Math.min(64, out.writerIndex() - start)];
+            out.getBytes(start, head);
+            stats.commandStats().error(head, head.length);
         }
     }
 

@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.ProcessCpu;
+import io.dkv.compute.metrics.ProcessTimes;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
@@ -20,6 +21,8 @@ public final class NodeStats
     private final EpochClock epochClock;
     private final NanoClock nanoClock;
     private final long startMillis;
+    private final ProcessTimes times;
+    private final CommandStats commandStats = new CommandStats();
     private final AtomicLong connected = new AtomicLong();
     private final LongAdder connectionsReceived = new LongAdder();
     private final LongAdder connectionsRejected = new LongAdder();
@@ -49,6 +52,7 @@ public final class NodeStats
         this.startMillis = epochClock.time();
         this.lastSampleNanos = nanoClock.nanoTime();
         this.cpu = new ProcessCpu(epochClock, nanoClock);
+        this.times = new ProcessTimes(cpu);
     }
 
     /** @return what the node's durations are measured by. */
@@ -67,6 +71,18 @@ public final class NodeStats
     public ProcessCpu cpu()
     {
         return cpu;
+    }
+
+    /** @return the process's CPU time, user and system, as INFO cpu reports it. */
+    public ProcessTimes times()
+    {
+        return times;
+    }
+
+    /** @return the commands' and errors' counts, as INFO commandstats and errorstats report them. */
+    public CommandStats commandStats()
+    {
+        return commandStats;
     }
 
     /** End one interval of the recent window (a tenth of it): the node calls this from one thread. */

@@ -107,6 +107,7 @@ public final class PipelinedReads
     private void lookUpTogether(final Session session, final ByteBuf out)
     {
         final List<byte[]> values;
+        final long began = stats.nanoClock().nanoTime();
         try
         {
             values = client.multiGet(keys);
@@ -121,10 +122,13 @@ public final class PipelinedReads
             return;
         }
         stats.readsBatched(requests.size());
+        // each request's share of the lookup they made together, for INFO commandstats
+        final long share = (stats.nanoClock().nanoTime() - began) / requests.size();
         int next = 0;
         for (final byte[][] request : requests)
         {
             stats.command();
+            stats.commandStats().called(is(request[0], "get") ? "get" : "mget", share);
             if (is(request[0], "get"))
             {
                 RespReplies.bulkOrNull(out, values.get(next++), session.protocol());

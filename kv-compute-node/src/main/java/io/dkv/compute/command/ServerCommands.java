@@ -1,16 +1,19 @@
 package io.dkv.compute.command;
 
 import io.dkv.compute.metrics.LatencySnapshot;
+import io.dkv.compute.metrics.ProcessTimes;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -42,7 +45,11 @@ final class ServerCommands
                 "get", spec("config|get", -3, this::configGet),
                 "set", spec("config|set", -4, (session, args, out) -> RespReplies.error(out,
                     "ERR CONFIG SET is not supported by this dkv compute node: it is configured when started")),
-                "resetstat", spec("config|resetstat", 2, (session, args, out) -> RespReplies.ok(out)))),
+                "resetstat", spec("config|resetstat", 2, (session, args, out) ->
+                {
+                    environment.stats().commandStats().reset();
+                    RespReplies.ok(out);
+                }))),
             spec("info", -1, this::info),
             spec("time", 1, this::time));
     }
@@ -112,6 +119,13 @@ final class ServerCommands
         RespReplies.arrayHeader(out, 0);
     }
 
+    /** redis 7.0's sections in its order; "modules" stands for its module_list. */
+    private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
+        "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace");
+    /** What INFO and INFO default answer, as redis 7.0's. */
+    private static final Set<String> DEFAULT_SECTIONS = Set.of("server", "clients", "memory", "persistence", "stats",
+        "replication", "cpu", "module_list", "errorstats", "cluster", "keyspace");
+
     /** first key, last key, step: what clients that route by key read from COMMAND. */
     private static final Map<String, int[]> KEYED = Map.ofEntries(
         Map.entry("get", new int[]{1, 1, 1}), Map.entry("set", new int[]{1, 1, 1}),
@@ -177,46 +191,106 @@ final class ServerCommands
         }
     }
 
+    /**
+     * INFO [section ...] as redis 7.0 chooses: none or "default" the default sections, "all" every one, "everything"
+     * every one too (this node has no modules), other names those sections, case aside; sections in redis's order.
+     */
     private void info(final Session session, final byte[][] args, final ByteBuf out)
     {
         final NodeStats stats = environment.stats();
-        final Runtime runtime = Runtime.getRuntime();
-        final Map<String, String> sections = new LinkedHashMap<>();
-        sections.put("server", "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n" +
-            "dkv_role:compute\r\n" +
-            "dkv_node_id:" + environment.nodeId() + "\r\n" +
-            "redis_mode:cluster\r\n" +
-            "os:" + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "\r\n" +
-            "process_id:" + ProcessHandle.current().pid() + "\r\n" +
-            "tcp_port:" + environment.port() + "\r\n" +
-            "uptime_in_seconds:" + stats.uptimeSeconds() + "\r\n" +
-            "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n");
-        sections.put("clients", "connected_clients:" + stats.connectedNow() + "\r\n" +
-            "maxclients:" + environment.maxClients() + "\r\n");
-        sections.put("memory", "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
-            "total_system_memory:" + runtime.maxMemory() + "\r\n" +
-            "maxmemory:0\r\n" +
-            "maxmemory_policy:noeviction\r\n");
-        // the window's figures cost a merge of histograms and (the first time) the JDK's management classes: only asked
-        sections.put("stats", wanted(args, "stats") ? statsSection(stats) : "");
-        sections.put("persistence", "loading:0\r\naof_enabled:0\r\n");
-        sections.put("replication", "role:master\r\nconnected_slaves:0\r\n");
-        sections.put("cluster", "cluster_enabled:1\r\n");
-        sections.put("keyspace", "");
-        final StringBuilder text = new StringBuilder();
-        for (final Map.Entry<String, String> section : sections.entrySet())
+        final Set<String> asked = new HashSet<>();
+        boolean all = false;
+        if (args.length == 1)
         {
-            if (wanted(args, section.getKey()))
+            asked.addAll(DEFAULT_SECTIONS);
+        }
+        for (int i = 1; i < args.length; i++)
+        {
+            final String name = CommandTable.lowerCase(args[i]);
+            switch (name)
+            {
+                case "default" -> asked.addAll(DEFAULT_SECTIONS);
+                case "all", "everything" -> all = true;
+                default -> asked.add(name);
+            }
+        }
+        final StringBuilder text = new StringBuilder();
+        for (final String section : SECTIONS)
+        {
+            if (all || asked.contains(section) || (section.equals("modules") && asked.contains("module_list")))
             {
                 if (!text.isEmpty())
                 {
                     text.append("\r\n");
                 }
-                text.append("# ").append(Character.toUpperCase(section.getKey().charAt(0)))
-                    .append(section.getKey(), 1, section.getKey().length()).append("\r\n").append(section.getValue());
+                text.append("# ").append(section.equals("cpu") ? "CPU" :
+                    Character.toUpperCase(section.charAt(0)) + section.substring(1))
+                    .append("\r\n").append(section(section, stats));
             }
         }
         RespReplies.text(out, text.toString(), session.protocol());
+    }
+
+    private String section(final String section, final NodeStats stats)
+    {
+        final Runtime runtime = Runtime.getRuntime();
+        return switch (section)
+        {
+            case "server" -> "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n" +
+                "dkv_role:compute\r\n" +
+                "dkv_node_id:" + environment.nodeId() + "\r\n" +
+                "redis_mode:cluster\r\n" +
+                "os:" + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "\r\n" +
+                "process_id:" + ProcessHandle.current().pid() + "\r\n" +
+                "tcp_port:" + environment.port() + "\r\n" +
+                "uptime_in_seconds:" + stats.uptimeSeconds() + "\r\n" +
+                "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n";
+            case "clients" -> "connected_clients:" + stats.connectedNow() + "\r\n" +
+                "maxclients:" + environment.maxClients() + "\r\n";
+            case "memory" -> "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
+                "total_system_memory:" + runtime.maxMemory() + "\r\n" +
+                "maxmemory:0\r\n" +
+                "maxmemory_policy:noeviction\r\n" +
+                "mem_allocator:jvm\r\n";
+            case "persistence" -> "loading:0\r\naof_enabled:0\r\n";
+            case "stats" -> statsSection(stats);
+            case "replication" -> "role:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n";
+            case "cpu" -> cpuSection(stats);
+            case "commandstats" -> commandStats(stats.commandStats());
+            case "errorstats" -> errorStats(stats.commandStats());
+            case "cluster" -> "cluster_enabled:1\r\n";
+            default -> "";
+        };
+    }
+
+    /** redis's getrusage figures: this process's and its children's user and system CPU time. */
+    private static String cpuSection(final NodeStats stats)
+    {
+        final long[] micros = stats.times().micros();
+        return "used_cpu_sys:" + ProcessTimes.timeval(micros[1]) + "\r\n" +
+            "used_cpu_user:" + ProcessTimes.timeval(micros[0]) + "\r\n" +
+            "used_cpu_sys_children:" + ProcessTimes.timeval(micros[3]) + "\r\n" +
+            "used_cpu_user_children:" + ProcessTimes.timeval(micros[2]) + "\r\n";
+    }
+
+    private static String commandStats(final CommandStats stats)
+    {
+        final StringBuilder text = new StringBuilder();
+        stats.forEachCommand((name, figures) -> text.append("cmdstat_").append(name)
+            .append(":calls=").append(figures[0])
+            .append(",usec=").append(figures[1])
+            .append(",usec_per_call=").append(hundredths(figures[0] == 0 ? 0 : (double)figures[1] / figures[0]))
+            .append(",rejected_calls=").append(figures[2])
+            .append(",failed_calls=").append(figures[3]).append("\r\n"));
+        return text.toString();
+    }
+
+    private static String errorStats(final CommandStats stats)
+    {
+        final StringBuilder text = new StringBuilder();
+        stats.forEachError((prefix, count) ->
+            text.append("errorstat_").append(prefix).append(":count=").append(count).append("\r\n"));
+        return text.toString();
     }
 
     private static String statsSection(final NodeStats stats)
@@ -240,22 +314,5 @@ final class ServerCommands
     private static String hundredths(final double value)
     {
         return String.format(Locale.ROOT, "%.2f", value);
-    }
-
-    private static boolean wanted(final byte[][] args, final String section)
-    {
-        if (args.length == 1)
-        {
-            return true;
-        }
-        for (int i = 1; i < args.length; i++)
-        {
-            final String asked = CommandTable.lowerCase(args[i]);
-            if (asked.equals(section) || asked.equals("all") || asked.equals("everything") || asked.equals("default"))
-            {
-                return true;
-            }
-        }
-        return false;
     }
 }

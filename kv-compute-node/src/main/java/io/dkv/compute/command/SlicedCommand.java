@@ -71,6 +71,7 @@ public final class SlicedCommand
         this.next = 1;
         this.count = 0;
         stats.command();
+        stats.commandStats().called(kind == MGET ? "mget" : kind == DEL ? "del" : "exists", 0);
         if (kind == MGET)
         {
             RespReplies.arrayHeader(out, args.length - 1);

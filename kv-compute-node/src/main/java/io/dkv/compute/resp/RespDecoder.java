@@ -23,6 +23,8 @@ public final class RespDecoder extends ByteToMessageDecoder
     public static final int INLINE_MAX_BYTES = 64 * 1024;
     static final int UNAUTHENTICATED_MAX_ARGS = 10;
     static final int UNAUTHENTICATED_MAX_BULK = 16 * 1024;
+    /** redis's proto-max-bulk-len by default: it says "invalid bulk length" only past it, authenticated or not. */
+    static final long REDIS_MAX_BULK = 512L * 1024 * 1024;
     private static final int INITIAL_ARGS = 16;
 
     private final int maxArgs;
@@ -187,12 +189,15 @@ public final class RespDecoder extends ByteToMessageDecoder
                 return null;
             }
             final long length = RespNumbers.parseLong(in, in.readerIndex() + 1, cr);
-            if (length == RespNumbers.INVALID || length < 0 || length > maxBulkBytes)
+            if (length == RespNumbers.INVALID || length < 0 || length > Math.max(maxBulkBytes, REDIS_MAX_BULK) ||
+                (length > maxBulkBytes && (authenticated || length <= UNAUTHENTICATED_MAX_BULK)))
             {
                 return error("invalid bulk length");
             }
             if (!authenticated && length > UNAUTHENTICATED_MAX_BULK)
             {
+                // redis checks its own bound (512 MB by default) first, then this one: a bulk between the two gets
+                // this text from it, whatever this node's smaller bound
                 return error("unauthenticated bulk length");
             }
             commandBytes += length;

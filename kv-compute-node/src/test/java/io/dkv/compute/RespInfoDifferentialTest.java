@@ -1,0 +1,118 @@
+package io.dkv.compute;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * INFO as redis-server 7.0 gives it, where clients and Redis's own tests read it: the sections each form of the
+ * command chooses, the CPU figures, and commandstats and errorstats counting the same calls, refusals, failures and
+ * error prefixes as redis for the same requests.
+ */
+class RespInfoDifferentialTest
+{
+    private static final Pattern CMDSTAT =
+        Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+),usec=\\d+,usec_per_call=[\\d.]+,rejected_calls=(\\d+)," +
+            "failed_calls=(\\d+)");
+
+    @RegisterExtension
+    static final StoreBesideRedis SERVERS = new StoreBesideRedis();
+
+    @Test
+    void commandAndErrorStatsCountAsRedisCounts() throws Exception
+    {
+        final List<String[]> requests = List.of(new String[]{"SET", "n", "abc"}, new String[]{"GET", "n"},
+            new String[]{"GET"}, new String[]{"INCR", "n"}, new String[]{"INCR", "m"}, new String[]{"NOSUCH", "x"},
+            new String[]{"CONFIG", "BOGUS"}, new String[]{"CONFIG", "GET", "maxclients"}, new String[]{"MULTI"},
+            new String[]{"INCR", "n"}, new String[]{"GET", "a", "b"}, new String[]{"EXEC"},
+            new String[]{"MULTI"}, new String[]{"INCR", "n"}, new String[]{"SET", "x", "1"}, new String[]{"EXEC"},
+            new String[]{"DEL", "n", "m", "x"});
+        final Map<String, String> redis = new TreeMap<>();
+        final Map<String, String> dkv = new TreeMap<>();
+        try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
+        {
+            assertEquals(them.call("CONFIG", "RESETSTAT"), us.call("CONFIG", "RESETSTAT"));
+            for (final String[] request : requests)
+            {
+                assertEquals(them.call(request), us.call(request), String.join(" ", request));
+            }
+            collect(them.call("INFO", "commandstats"), redis);
+            collect(us.call("INFO", "commandstats"), dkv);
+            assertEquals(errorStats(them.call("INFO", "errorstats")), errorStats(us.call("INFO", "errorstats")));
+        }
+        for (final String name : List.of("set", "get", "incr", "config|get", "multi", "exec", "del"))
+        {
+            assertTrue(redis.containsKey(name), name + " in " + redis);
+            assertEquals(redis.get(name), dkv.get(name), "cmdstat_" + name + " (calls, rejected, failed)");
+        }
+    }
+
+    @Test
+    void eachFormOfInfoChoosesRedissSections() throws Exception
+    {
+        try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
+        {
+            for (final String[] request : List.of(new String[]{"INFO"}, new String[]{"INFO", "default"},
+                new String[]{"INFO", "all"}, new String[]{"INFO", "everything"}, new String[]{"INFO", "cpu"},
+                new String[]{"INFO", "commandSTATS"}, new String[]{"INFO", "cpu", "sentinel"},
+                new String[]{"INFO", "cpu", "all"}, new String[]{"INFO", "cpu", "default"},
+                new String[]{"INFO", "errorstats", "server"}, new String[]{"INFO", "nosuchsection"}))
+            {
+                assertEquals(sections(them.call(request)), sections(us.call(request)), String.join(" ", request));
+            }
+            final String cpu = us.call("INFO", "cpu");
+            for (final String field : List.of("used_cpu_sys", "used_cpu_user", "used_cpu_sys_children",
+                "used_cpu_user_children"))
+            {
+                assertTrue(Pattern.compile(field + ":\\d+\\.\\d{6}\r\n").matcher(cpu).find(), field + " in " + cpu);
+            }
+            final String everything = us.call("INFO", "cpu", "all");
+            assertFalse(everything.matches("(?s).*used_cpu_user_children.*used_cpu_user_children.*"), "once only");
+            assertTrue(everything.contains("rejected_calls") && everything.contains("master_repl_offset"));
+            assertFalse(us.call("INFO").contains("rejected_calls"), "commandstats is not a default section");
+        }
+    }
+
+    /** @return each command's calls, rejected and failed calls, by name. */
+    private static void collect(final String info, final Map<String, String> into)
+    {
+        final Matcher matcher = CMDSTAT.matcher(info);
+        while (matcher.find())
+        {
+            into.put(matcher.group(1), matcher.group(2) + "," + matcher.group(3) + "," + matcher.group(4));
+        }
+    }
+
+    private static String errorStats(final String info)
+    {
+        final StringBuilder lines = new StringBuilder();
+        final Matcher matcher = Pattern.compile("errorstat_[^\r]+").matcher(info);
+        while (matcher.find())
+        {
+            lines.append(matcher.group()).append('\n');
+        }
+        return lines.toString();
+    }
+
+    /** @return the section titles, in order. */
+    private static String sections(final String info)
+    {
+        final StringBuilder titles = new StringBuilder();
+        final Matcher matcher = Pattern.compile("# ([A-Za-z_]+)\r\n").matcher(info);
+        while (matcher.find())
+        {
+            // redis 7.0 has sections this node has not (Latencystats is printed only by "all"), compared separately
+            titles.append(matcher.group(1)).append(' ');
+        }
+        return titles.toString().trim();
+    }
+}
