@@ -13,9 +13,9 @@ import java.util.List;
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
- * INCR, DECR, INCRBY and DECRBY: a compare-and-set loop on the key's version (read it, add, write it back only if
- * nobody wrote the key since), so concurrent increments through any compute nodes are never lost. The key keeps its
- * expiry, as in redis. Inside EXEC the loop reads and writes through the transaction, whose commit checks the read.
+ * INCR, DECR, INCRBY, DECRBY and INCRBYFLOAT: a compare-and-set loop on the key's version (read it, add, write it back
+ * only if nobody wrote the key since), so concurrent increments through any compute nodes are never lost. The key keeps
+ * its expiry, as in redis. Inside EXEC the loop reads and writes through the transaction, whose commit checks the read.
  */
 final class CounterCommands
 {
@@ -33,7 +33,40 @@ final class CounterCommands
             spec("incr", 2, (session, args, out) -> add(session.store(base), args[1], 1, out)),
             spec("decr", 2, (session, args, out) -> add(session.store(base), args[1], -1, out)),
             spec("incrby", 3, (session, args, out) -> addBy(session.store(base), args, false, out)),
-            spec("decrby", 3, (session, args, out) -> addBy(session.store(base), args, true, out)));
+            spec("decrby", 3, (session, args, out) -> addBy(session.store(base), args, true, out)),
+            spec("incrbyfloat", 3, (session, args, out) -> addFloat(session.store(base), args, out)));
+    }
+
+    /**
+     * INCRBYFLOAT: the sum in C's long double, as redis makes it ({@link LongDoubles}), written back as redis prints
+     * it; the key keeps its expiry.
+     */
+    private void addFloat(final KeyStore store, final byte[][] args, final ByteBuf out)
+    {
+        while (true)
+        {
+            final Versioned current = store.getVersioned(args[1]);
+            final LongDoubles.Value value = current == null ?
+                new LongDoubles.Value(1, java.math.BigInteger.ZERO, 0, false) : LongDoubles.parse(current.value());
+            final LongDoubles.Value by = value == null ? null : LongDoubles.parse(args[2]);
+            if (by == null)
+            {
+                RespReplies.error(out, "ERR value is not a valid float");
+                return;
+            }
+            final LongDoubles.Value sum = LongDoubles.add(value, by);
+            if (sum == null || sum.infinite())
+            {
+                RespReplies.error(out, "ERR increment would produce NaN or Infinity");
+                return;
+            }
+            final byte[] written = LongDoubles.format(sum).getBytes(StandardCharsets.US_ASCII);
+            if (Rewrites.keepingExpiry(store, args[1], current, written))
+            {
+                RespReplies.bulk(out, written);
+                return;
+            }
+        }
     }
 
     private void addBy(final KeyStore store, final byte[][] args, final boolean decrement, final ByteBuf out)

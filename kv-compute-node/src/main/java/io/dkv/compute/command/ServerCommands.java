@@ -145,7 +145,11 @@ final class ServerCommands
         Map.entry("watch", new int[]{1, -1, 1}), Map.entry("type", new int[]{1, 1, 1}),
         Map.entry("unlink", new int[]{1, -1, 1}), Map.entry("touch", new int[]{1, -1, 1}),
         Map.entry("rename", new int[]{1, 2, 1}), Map.entry("renamenx", new int[]{1, 2, 1}),
-        Map.entry("copy", new int[]{1, 2, 1}));
+        Map.entry("copy", new int[]{1, 2, 1}), Map.entry("getrange", new int[]{1, 1, 1}),
+        Map.entry("substr", new int[]{1, 1, 1}), Map.entry("setrange", new int[]{1, 1, 1}),
+        Map.entry("setbit", new int[]{1, 1, 1}), Map.entry("getbit", new int[]{1, 1, 1}),
+        Map.entry("bitcount", new int[]{1, 1, 1}), Map.entry("bitpos", new int[]{1, 1, 1}),
+        Map.entry("incrbyfloat", new int[]{1, 1, 1}));
 
     private Map<String, String> settings()
     {

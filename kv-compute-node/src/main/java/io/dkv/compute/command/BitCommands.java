@@ -1,0 +1,259 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.Versioned;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.format.KvBlockLayout;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * SETBIT, GETBIT, BITCOUNT and BITPOS, as redis 7.0's bitops.c answers them: bit 0 is the most significant bit of the
+ * first byte; ranges in bytes or (BIT) bits, from either end, clamped. SETBIT grows the value with zero bytes, keeps
+ * its expiry and is a compare-and-set on the key's version. A value is at most 1 MiB here (redis: 512 MB): a bit past
+ * it gets redis's "string exceeds maximum allowed size".
+ */
+final class BitCommands
+{
+    private static final String BAD_OFFSET = "ERR bit offset is not an integer or out of range";
+    private static final String BAD_BIT = "ERR bit is not an integer or out of range";
+    /** redis's proto-max-bulk-len: an offset whose byte is at or past it is refused as out of range. */
+    private static final long REDIS_MAX_BYTES = 512L * 1024 * 1024;
+
+    private final KeyStore base;
+
+    BitCommands(final KeyStore base)
+    {
+        this.base = base;
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            spec("setbit", 4, this::setBit),
+            spec("getbit", 3, this::getBit),
+            spec("bitcount", -2, this::bitCount),
+            spec("bitpos", -3, this::bitPos));
+    }
+
+    /** @return the bit offset, or -1 when redis refuses it (its error written). */
+    private static long offset(final byte[] arg, final ByteBuf out)
+    {
+        final long offset = RespNumbers.parseLong(arg);
+        if (!RespNumbers.isLong(arg) || offset < 0 || (offset >>> 3) >= REDIS_MAX_BYTES)
+        {
+            RespReplies.error(out, BAD_OFFSET);
+            return -1;
+        }
+        return offset;
+    }
+
+    private void setBit(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final long offset = offset(args[2], out);
+        if (offset < 0)
+        {
+            return;
+        }
+        final long on = RespNumbers.parseLong(args[3]);
+        if (!RespNumbers.isLong(args[3]) || (on & ~1L) != 0)
+        {
+            RespReplies.error(out, BAD_BIT);
+            return;
+        }
+        final int index = (int)Math.min(Integer.MAX_VALUE, offset >>> 3);
+        if ((offset >>> 3) + 1 > KvBlockLayout.MAX_VALUE_LENGTH)
+        {
+            RespReplies.error(out, Errors.TOO_LONG);
+            return;
+        }
+        final int mask = 1 << (7 - (int)(offset & 7));
+        final KeyStore store = session.store(base);
+        while (true)
+        {
+            final Versioned current = store.getVersioned(args[1]);
+            final byte[] old = current == null ? new byte[0] : current.value();
+            final boolean was = index < old.length && (old[index] & mask) != 0;
+            if (current != null && index < old.length && was == (on == 1))
+            {
+                RespReplies.integer(out, was ? 1 : 0);
+                return;
+            }
+            final byte[] written = Arrays.copyOf(old, Math.max(old.length, index + 1));
+            written[index] = (byte)(on == 1 ? written[index] | mask : written[index] & ~mask);
+            if (Rewrites.keepingExpiry(store, args[1], current, written))
+            {
+                RespReplies.integer(out, was ? 1 : 0);
+                return;
+            }
+        }
+    }
+
+    private void getBit(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final long offset = offset(args[2], out);
+        if (offset < 0)
+        {
+            return;
+        }
+        final byte[] value = session.store(base).get(args[1]);
+        final long index = offset >>> 3;
+        RespReplies.integer(out, value != null && index < value.length &&
+            (value[(int)index] & (1 << (7 - (int)(offset & 7)))) != 0 ? 1 : 0);
+    }
+
+    /** BITCOUNT key [start end [BYTE|BIT]]. */
+    private void bitCount(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final byte[] value = session.store(base).get(args[1]);
+        if (value == null)
+        {
+            RespReplies.integer(out, 0);
+            return;
+        }
+        final Range range = range(args, 2, args.length == 2, false, value.length, out);
+        if (range == null)
+        {
+            return;
+        }
+        if (range.empty)
+        {
+            RespReplies.integer(out, 0);
+            return;
+        }
+        long count = 0;
+        for (long bit = range.firstBit; bit <= range.lastBit; bit++)
+        {
+            count += (value[(int)(bit >>> 3)] >>> (7 - (int)(bit & 7))) & 1;
+        }
+        RespReplies.integer(out, count);
+    }
+
+    /** BITPOS key bit [start [end [BYTE|BIT]]]: a missing key is an endless run of zero bits. */
+    private void bitPos(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final long bit = RespNumbers.parseLong(args[2]);
+        if (!RespNumbers.isLong(args[2]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        if (bit != 0 && bit != 1)
+        {
+            RespReplies.error(out, "ERR The bit argument must be 1 or 0.");
+            return;
+        }
+        final byte[] value = session.store(base).get(args[1]);
+        if (value == null)
+        {
+            RespReplies.integer(out, bit == 1 ? -1 : 0);
+            return;
+        }
+        if (args.length > 6)
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return;
+        }
+        final Range range = range(args, 3, args.length == 3, true, value.length, out);
+        if (range == null)
+        {
+            return;
+        }
+        if (range.empty)
+        {
+            RespReplies.integer(out, -1);
+            return;
+        }
+        for (long at = range.firstBit; at <= range.lastBit; at++)
+        {
+            if (((value[(int)(at >>> 3)] >>> (7 - (int)(at & 7))) & 1) == bit)
+            {
+                RespReplies.integer(out, at);
+                return;
+            }
+        }
+        // no such bit in the range: past a range with no end given, the value reads as zero bits (redis's padding)
+        RespReplies.integer(out, bit == 0 && !range.endGiven ? (range.lastByte + 1) * 8 : -1);
+    }
+
+    /** A range of bits a BITCOUNT or BITPOS reads, as redis's clamps it; bytes whole unless BIT was given. */
+    private record Range(boolean empty, long firstBit, long lastBit, long lastByte, boolean endGiven)
+    {
+    }
+
+    /**
+     * @param from      the index of the start argument.
+     * @param whole     no range given: the whole value.
+     * @param endOptional BITPOS: start alone is a range to the end.
+     * @return the range, or null when refused (the error written).
+     */
+    private static Range range(final byte[][] args, final int from, final boolean whole, final boolean endOptional,
+        final int length, final ByteBuf out)
+    {
+        if (whole)
+        {
+            return length == 0 ? new Range(true, 0, -1, -1, false) :
+                new Range(false, 0, length * 8L - 1, length - 1, false);
+        }
+        final int ranged = args.length - from;
+        if (!endOptional && ranged != 2 && ranged != 3)
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return null;
+        }
+        if (!RespNumbers.isLong(args[from]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return null;
+        }
+        long start = RespNumbers.parseLong(args[from]);
+        final boolean endGiven = ranged >= 2;
+        if (!endOptional)
+        {
+            // BITCOUNT reads start and end, then answers 0 for a reversed range from the end, then reads the unit
+            if (!RespNumbers.isLong(args[from + 1]))
+            {
+                RespReplies.error(out, Errors.NOT_INTEGER);
+                return null;
+            }
+            if (start < 0 && RespNumbers.parseLong(args[from + 1]) < 0 && start > RespNumbers.parseLong(args[from + 1]))
+            {
+                return new Range(true, 0, -1, -1, true);
+            }
+        }
+        boolean bits = false;
+        if (ranged == 3)
+        {
+            if (CommandTable.is(args[from + 2], "bit"))
+            {
+                bits = true;
+            }
+            else if (!CommandTable.is(args[from + 2], "byte"))
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return null;
+            }
+        }
+        if (endGiven && !RespNumbers.isLong(args[from + 1]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return null;
+        }
+        long end = endGiven ? RespNumbers.parseLong(args[from + 1]) : length - 1L;
+        final long total = bits ? length * 8L : length;
+        start = start < 0 ? Math.max(0, total + start) : start;
+        end = end < 0 ? Math.max(0, total + end) : end;
+        end = Math.min(end, total - 1);
+        if (start > end)
+        {
+            return new Range(true, 0, -1, -1, endGiven);
+        }
+        return bits ? new Range(false, start, end, end >>> 3, endGiven) :
+            new Range(false, start * 8, end * 8 + 7, end, endGiven);
+    }
+}

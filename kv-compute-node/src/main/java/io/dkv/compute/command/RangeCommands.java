@@ -1,0 +1,103 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.Versioned;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.format.KvBlockLayout;
+import io.netty.buffer.ByteBuf;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * GETRANGE (and its old name SUBSTR) and SETRANGE, as redis 7.0's t_string.c answers them: indexes from either end,
+ * clamped; SETRANGE pads with zero bytes, keeps the key's expiry and is a compare-and-set on the key's version. A
+ * value is at most 1 MiB here (redis: 512 MB): past it, redis's "string exceeds maximum allowed size".
+ */
+final class RangeCommands
+{
+    private final KeyStore base;
+
+    RangeCommands(final KeyStore base)
+    {
+        this.base = base;
+    }
+
+    List<CommandSpec> commands()
+    {
+        return List.of(
+            spec("getrange", 4, this::getRange),
+            spec("substr", 4, this::getRange),
+            spec("setrange", 4, this::setRange));
+    }
+
+    private void getRange(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (!RespNumbers.isLong(args[2]) || !RespNumbers.isLong(args[3]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        long start = RespNumbers.parseLong(args[2]);
+        long end = RespNumbers.parseLong(args[3]);
+        final byte[] value = session.store(base).get(args[1]);
+        final long length = value == null ? 0 : value.length;
+        if (value == null || (start < 0 && end < 0 && start > end))
+        {
+            RespReplies.bulk(out, new byte[0]);
+            return;
+        }
+        start = start < 0 ? Math.max(0, length + start) : start;
+        end = end < 0 ? Math.max(0, length + end) : end;
+        end = Math.min(end, length - 1);
+        if (start > end || length == 0)
+        {
+            RespReplies.bulk(out, new byte[0]);
+            return;
+        }
+        RespReplies.bulk(out, Arrays.copyOfRange(value, (int)start, (int)end + 1));
+    }
+
+    private void setRange(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (!RespNumbers.isLong(args[2]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        final long offset = RespNumbers.parseLong(args[2]);
+        if (offset < 0)
+        {
+            RespReplies.error(out, "ERR offset is out of range");
+            return;
+        }
+        final byte[] patch = args[3];
+        final KeyStore store = session.store(base);
+        while (true)
+        {
+            final Versioned current = store.getVersioned(args[1]);
+            final byte[] old = current == null ? null : current.value();
+            if (patch.length == 0)
+            {
+                RespReplies.integer(out, old == null ? 0 : old.length);
+                return;
+            }
+            if (offset + patch.length > KvBlockLayout.MAX_VALUE_LENGTH)
+            {
+                RespReplies.error(out, Errors.TOO_LONG);
+                return;
+            }
+            final int length = Math.max(old == null ? 0 : old.length, (int)offset + patch.length);
+            final byte[] written = old == null ? new byte[length] : Arrays.copyOf(old, length);
+            System.arraycopy(patch, 0, written, (int)offset, patch.length);
+            if (Rewrites.keepingExpiry(store, args[1], current, written))
+            {
+                RespReplies.integer(out, written.length);
+                return;
+            }
+        }
+    }
+}
