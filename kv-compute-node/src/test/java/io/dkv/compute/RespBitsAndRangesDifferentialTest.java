@@ -22,13 +22,15 @@ class RespBitsAndRangesDifferentialTest
     private static final int COMMANDS_PER_SEED = 1_500;
     private static final String[] KEYS = {"s0", "s1", "f"};
     private static final String[] VALUES = {"", "hello world", "a", "\u00ff\u0001", "10.5", "  11", "abc", "1.1",
-        "0x10", "inf", "1e400", "12", "-3", "5.0e3", "foo\u0000bar"};
+        "0x10", "inf", "1e400", "12", "-3", "5.0e3", "foo\u0000bar", "ohmytext", "mynewtext", "abcbdab", "bdcaba"};
     private static final String[] INDEXES = {"0", "1", "3", "-1", "-3", "-100", "100", "abc", "9223372036854775807",
         "-9223372036854775808", "2", "-2", "7", "8", "15", "16"};
     private static final String[] OFFSETS = {"0", "1", "5", "20", "-1", "abc", "3", "100"};
     private static final String[] BIT_OFFSETS = {"0", "1", "7", "8", "15", "100", "-1", "abc", "4294967296",
         "31", "63", "9"};
     private static final String[] BITS = {"0", "1", "1", "0", "2", "-1", "abc"};
+    private static final String[] OPS = {"AND", "OR", "XOR", "NOT", "and", "bogus"};
+    private static final String[] LCS_OPTIONS = {"LEN", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "idx", "bogus"};
     private static final String[] UNITS = {"BIT", "BYTE", "bit", "byte", "bogus"};
     private static final String[] FLOATS = {"1", "0.1", "-0.1", "1.5e3", "3.0e-2", "10.5", "1e30", "-1e30", "0x1p3",
         "inf", "-inf", "nan", "abc", " 1", "1 ", "", "1e5000", "1e-5000", "17179869184", "1.1", "2.2", "5.0e3",
@@ -99,7 +101,7 @@ class RespBitsAndRangesDifferentialTest
     private static String[] generate(final Random random)
     {
         final String key = pick(random, KEYS);
-        return switch (random.nextInt(12))
+        return switch (random.nextInt(15))
         {
             case 0 -> new String[]{"SET", key, pick(random, VALUES)};
             case 1 -> new String[]{random.nextBoolean() ? "GETRANGE" : "SUBSTR", key, pick(random, INDEXES),
@@ -127,8 +129,27 @@ class RespBitsAndRangesDifferentialTest
             };
             case 9 -> new String[]{"INCRBYFLOAT", key, pick(random, FLOATS)};
             case 10 -> new String[]{"GET", key};
+            case 12 -> random.nextInt(4) == 0 ? new String[]{"BITOP", "NOT", pick(random, KEYS), key} :
+                new String[]{"BITOP", pick(random, OPS), pick(random, KEYS), key, pick(random, KEYS), "nokey"};
+            case 13 -> new String[]{"BITOP", pick(random, OPS), pick(random, KEYS), key};
+            case 14 -> lcs(random, key);
             default -> new String[]{random.nextBoolean() ? "STRLEN" : "DEL", key};
         };
+    }
+
+    private static String[] lcs(final Random random, final String key)
+    {
+        final List<String> command = new ArrayList<>(List.of("LCS", key, pick(random, KEYS)));
+        for (int i = random.nextInt(4); i > 0; i--)
+        {
+            final String option = pick(random, LCS_OPTIONS);
+            command.add(option);
+            if (option.equalsIgnoreCase("MINMATCHLEN"))
+            {
+                command.add(pick(random, new String[]{"0", "1", "2", "4", "-1", "abc"}));
+            }
+        }
+        return command.toArray(String[]::new);
     }
 
     private static String pick(final Random random, final String[] values)

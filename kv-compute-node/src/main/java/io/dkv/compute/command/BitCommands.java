@@ -1,5 +1,6 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
@@ -13,10 +14,10 @@ import java.util.List;
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
- * SETBIT, GETBIT, BITCOUNT and BITPOS, as redis 7.0's bitops.c answers them: bit 0 is the most significant bit of the
- * first byte; ranges in bytes or (BIT) bits, from either end, clamped. SETBIT grows the value with zero bytes, keeps
- * its expiry and is a compare-and-set on the key's version. A value is at most 1 MiB here (redis: 512 MB): a bit past
- * it gets redis's "string exceeds maximum allowed size".
+ * SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP, as redis 7.0's bitops.c answers them: bit 0 is the most significant bit
+ * of the first byte; ranges in bytes or (BIT) bits, from either end, clamped. SETBIT grows the value with zero bytes,
+ * keeps its expiry and is a compare-and-set on the key's version; BITOP is one transaction over every key it names. A
+ * value is at most 1 MiB here (redis: 512 MB): a bit past it gets redis's "string exceeds maximum allowed size".
  */
 final class BitCommands
 {
@@ -38,7 +39,8 @@ final class BitCommands
             spec("setbit", 4, this::setBit),
             spec("getbit", 3, this::getBit),
             spec("bitcount", -2, this::bitCount),
-            spec("bitpos", -3, this::bitPos));
+            spec("bitpos", -3, this::bitPos),
+            spec("bitop", -4, this::bitOp));
     }
 
     /** @return the bit offset, or -1 when redis refuses it (its error written). */
@@ -179,6 +181,75 @@ final class BitCommands
         }
         // no such bit in the range: past a range with no end given, the value reads as zero bits (redis's padding)
         RespReplies.integer(out, bit == 0 && !range.endGiven ? (range.lastByte + 1) * 8 : -1);
+    }
+
+    /**
+     * BITOP AND|OR|XOR|NOT destination key...: one transaction reads the keys and writes the result (with no expiry,
+     * as SET), or deletes the destination when every key is empty or missing; answers the result's length.
+     */
+    private void bitOp(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final int op;
+        if (CommandTable.is(args[1], "and"))
+        {
+            op = 0;
+        }
+        else if (CommandTable.is(args[1], "or"))
+        {
+            op = 1;
+        }
+        else if (CommandTable.is(args[1], "xor"))
+        {
+            op = 2;
+        }
+        else if (CommandTable.is(args[1], "not"))
+        {
+            op = 3;
+        }
+        else
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return;
+        }
+        if (op == 3 && args.length != 4)
+        {
+            RespReplies.error(out, "ERR BITOP NOT must be called with a single source key.");
+            return;
+        }
+        final long length = session.store(base).atomically(tx ->
+        {
+            final List<byte[]> sources = tx.multiGet(Arrays.asList(args).subList(3, args.length));
+            int longest = 0;
+            for (final byte[] source : sources)
+            {
+                longest = Math.max(longest, source == null ? 0 : source.length);
+            }
+            if (longest == 0)
+            {
+                tx.delete(args[2]);
+                return 0L;
+            }
+            final byte[] result = new byte[longest];
+            for (int j = 0; j < longest; j++)
+            {
+                int output = byteAt(sources.get(0), j);
+                output = op == 3 ? ~output : output;
+                for (int i = 1; i < sources.size(); i++)
+                {
+                    final int next = byteAt(sources.get(i), j);
+                    output = op == 0 ? output & next : op == 1 ? output | next : output ^ next;
+                }
+                result[j] = (byte)output;
+            }
+            tx.put(args[2], result, KvClient.NO_EXPIRY);
+            return (long)longest;
+        });
+        RespReplies.integer(out, length);
+    }
+
+    private static int byteAt(final byte[] value, final int index)
+    {
+        return value == null || index >= value.length ? 0 : value[index] & 0xff;
     }
 
     /** A range of bits a BITCOUNT or BITPOS reads, as redis's clamps it; bytes whole unless BIT was given. */

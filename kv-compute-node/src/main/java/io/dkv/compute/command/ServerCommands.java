@@ -149,7 +149,8 @@ final class ServerCommands
         Map.entry("substr", new int[]{1, 1, 1}), Map.entry("setrange", new int[]{1, 1, 1}),
         Map.entry("setbit", new int[]{1, 1, 1}), Map.entry("getbit", new int[]{1, 1, 1}),
         Map.entry("bitcount", new int[]{1, 1, 1}), Map.entry("bitpos", new int[]{1, 1, 1}),
-        Map.entry("incrbyfloat", new int[]{1, 1, 1}));
+        Map.entry("incrbyfloat", new int[]{1, 1, 1}), Map.entry("bitop", new int[]{2, -1, 1}),
+        Map.entry("lcs", new int[]{1, 2, 1}));
 
     private Map<String, String> settings()
     {
