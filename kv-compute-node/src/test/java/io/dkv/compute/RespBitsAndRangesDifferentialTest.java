@@ -25,7 +25,8 @@ class RespBitsAndRangesDifferentialTest
         "0x10", "inf", "1e400", "12", "-3", "5.0e3", "foo\u0000bar", "ohmytext", "mynewtext", "abcbdab", "bdcaba"};
     private static final String[] INDEXES = {"0", "1", "3", "-1", "-3", "-100", "100", "abc", "9223372036854775807",
         "-9223372036854775808", "2", "-2", "7", "8", "15", "16"};
-    private static final String[] OFFSETS = {"0", "1", "5", "20", "-1", "abc", "3", "100"};
+    private static final String[] OFFSETS = {"0", "1", "5", "20", "-1", "abc", "3", "100", "9223372036854775807",
+        "536870912", "2147483647"};
     private static final String[] BIT_OFFSETS = {"0", "1", "7", "8", "15", "100", "-1", "abc", "4294967296",
         "31", "63", "9"};
     private static final String[] BITS = {"0", "1", "1", "0", "2", "-1", "abc"};

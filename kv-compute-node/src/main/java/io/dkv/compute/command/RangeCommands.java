@@ -85,7 +85,7 @@ final class RangeCommands
                 RespReplies.integer(out, old == null ? 0 : old.length);
                 return;
             }
-            if (offset + patch.length > KvBlockLayout.MAX_VALUE_LENGTH)
+            if (offset > KvBlockLayout.MAX_VALUE_LENGTH - patch.length)
             {
                 RespReplies.error(out, Errors.TOO_LONG);
                 return;
