@@ -6,6 +6,7 @@ import io.dkv.load.bench.gets.GetsInFlightBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
 import io.dkv.load.bench.membership.MembershipBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
+import io.dkv.load.bench.suite.RedisSuiteBenchmark;
 import io.dkv.load.bench.txn.TxnBenchmark;
 import io.dkv.load.bench.verbs.VerbsBenchmark;
 import io.dkv.load.bench.ycsb.YcsbBenchmark;
@@ -30,7 +31,8 @@ import picocli.CommandLine.Spec;
         ComputeBenchmark.class,
         MembershipBenchmark.class,
         GetsInFlightBenchmark.class,
-        TxnBenchmark.class
+        TxnBenchmark.class,
+        RedisSuiteBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {
