@@ -30,6 +30,11 @@ class RespBitsAndRangesDifferentialTest
     private static final String[] BIT_OFFSETS = {"0", "1", "7", "8", "15", "100", "-1", "abc", "4294967296",
         "31", "63", "9"};
     private static final String[] BITS = {"0", "1", "1", "0", "2", "-1", "abc"};
+    private static final String[] FIELD_TYPES = {"u8", "i8", "u1", "i1", "u63", "i64", "u64", "i65", "u0", "x8",
+        "i16", "u5", "i5", "u", "i-3"};
+    private static final String[] FIELD_OFFSETS = {"0", "3", "#1", "#0", "100", "-1", "abc", "#-1", "7", "13"};
+    private static final String[] FIELD_VALUES = {"0", "1", "-1", "100", "255", "256", "-128", "127", "abc",
+        "9223372036854775807", "-9223372036854775808", "1000", "-1000", "31", "32"};
     private static final String[] OPS = {"AND", "OR", "XOR", "NOT", "and", "bogus"};
     private static final String[] LCS_OPTIONS = {"LEN", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "idx", "bogus"};
     private static final String[] UNITS = {"BIT", "BYTE", "bit", "byte", "bogus"};
@@ -94,6 +99,32 @@ class RespBitsAndRangesDifferentialTest
         }
     }
 
+    @Test
+    void bitfieldOverflowsAsRedisDoesForEveryKindTypeAndDirection() throws Exception
+    {
+        try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))
+        {
+            for (final String type : List.of("u8", "i8", "u1", "i1", "u63", "i64", "u5", "i5"))
+            {
+                for (final String overflow : List.of("WRAP", "SAT", "FAIL"))
+                {
+                    for (final String start : List.of("0", "1", "-1", "100", "-100", "9223372036854775807",
+                        "-9223372036854775808"))
+                    {
+                        for (final String by : List.of("1", "-1", "200", "-200", "9223372036854775807",
+                            "-9223372036854775808", "0"))
+                        {
+                            both(redis, dkv, "DEL", "bf");
+                            both(redis, dkv, "BITFIELD", "bf", "OVERFLOW", overflow, "SET", type, "3", start,
+                                "INCRBY", type, "3", by, "GET", type, "3", "GET", "u8", "0");
+                            both(redis, dkv, "GET", "bf");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws Exception
     {
         assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));
@@ -102,7 +133,7 @@ class RespBitsAndRangesDifferentialTest
     private static String[] generate(final Random random)
     {
         final String key = pick(random, KEYS);
-        return switch (random.nextInt(15))
+        return switch (random.nextInt(17))
         {
             case 0 -> new String[]{"SET", key, pick(random, VALUES)};
             case 1 -> new String[]{random.nextBoolean() ? "GETRANGE" : "SUBSTR", key, pick(random, INDEXES),
@@ -134,8 +165,29 @@ class RespBitsAndRangesDifferentialTest
                 new String[]{"BITOP", pick(random, OPS), pick(random, KEYS), key, pick(random, KEYS), "nokey"};
             case 13 -> new String[]{"BITOP", pick(random, OPS), pick(random, KEYS), key};
             case 14 -> lcs(random, key);
+            case 15, 16 -> bitfield(random, key);
             default -> new String[]{random.nextBoolean() ? "STRLEN" : "DEL", key};
         };
+    }
+
+    private static String[] bitfield(final Random random, final String key)
+    {
+        final List<String> command = new ArrayList<>(List.of(random.nextInt(5) == 0 ? "BITFIELD_RO" : "BITFIELD", key));
+        for (int i = random.nextInt(4); i >= 0; i--)
+        {
+            switch (random.nextInt(5))
+            {
+                case 0 -> command.addAll(List.of("GET", pick(random, FIELD_TYPES), pick(random, FIELD_OFFSETS)));
+                case 1 -> command.addAll(List.of("SET", pick(random, FIELD_TYPES), pick(random, FIELD_OFFSETS),
+                    pick(random, FIELD_VALUES)));
+                case 2 -> command.addAll(List.of("INCRBY", pick(random, FIELD_TYPES), pick(random, FIELD_OFFSETS),
+                    pick(random, FIELD_VALUES)));
+                case 3 -> command.addAll(List.of("OVERFLOW", pick(random, new String[]{"WRAP", "SAT", "FAIL", "sat",
+                    "bogus"})));
+                default -> command.add(pick(random, new String[]{"GET", "bogus", "SET"}));
+            }
+        }
+        return command.toArray(String[]::new);
     }
 
     private static String[] lcs(final Random random, final String key)

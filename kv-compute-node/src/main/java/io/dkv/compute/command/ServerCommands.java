@@ -150,7 +150,8 @@ final class ServerCommands
         Map.entry("setbit", new int[]{1, 1, 1}), Map.entry("getbit", new int[]{1, 1, 1}),
         Map.entry("bitcount", new int[]{1, 1, 1}), Map.entry("bitpos", new int[]{1, 1, 1}),
         Map.entry("incrbyfloat", new int[]{1, 1, 1}), Map.entry("bitop", new int[]{2, -1, 1}),
-        Map.entry("lcs", new int[]{1, 2, 1}));
+        Map.entry("lcs", new int[]{1, 2, 1}), Map.entry("bitfield", new int[]{1, 1, 1}),
+        Map.entry("bitfield_ro", new int[]{1, 1, 1}));
 
     private Map<String, String> settings()
     {
