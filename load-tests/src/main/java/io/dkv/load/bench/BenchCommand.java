@@ -4,6 +4,7 @@ import io.dkv.load.bench.check.CheckBenchmark;
 import io.dkv.load.bench.compute.ComputeBenchmark;
 import io.dkv.load.bench.gets.GetsInFlightBenchmark;
 import io.dkv.load.bench.hostile.HostileBenchmark;
+import io.dkv.load.bench.keyspace.KeyspaceBenchmark;
 import io.dkv.load.bench.membership.MembershipBenchmark;
 import io.dkv.load.bench.raas.RaasBenchmark;
 import io.dkv.load.bench.suite.RedisSuiteBenchmark;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
         MembershipBenchmark.class,
         GetsInFlightBenchmark.class,
         TxnBenchmark.class,
-        RedisSuiteBenchmark.class
+        RedisSuiteBenchmark.class,
+        KeyspaceBenchmark.class
     })
 public final class BenchCommand implements Runnable
 {
