@@ -103,10 +103,10 @@ class RespDifferentialTest
     {
         try (RawResp actual = new RawResp(SERVERS.store().port()))
         {
-            assertEquals("-ERR command 'SETRANGE' is not supported by this dkv compute node yet",
-                actual.call("setrange", "k0", "1", "v"));
-            assertEquals("-ERR command 'LCS' is not supported by this dkv compute node yet",
-                actual.call("LCS", "k0", "k1"));
+            assertEquals("-ERR command 'LPUSH' is not supported by this dkv compute node yet",
+                actual.call("lpush", "k0", "v"));
+            assertEquals("-ERR command 'HSET' is not supported by this dkv compute node yet",
+                actual.call("HSET", "k0", "f", "v"));
         }
     }
 

@@ -124,6 +124,32 @@ class RespKeyspaceDifferentialTest
     }
 
     @Test
+    void objectAnswersAsRedisForValuesSetWhole() throws Exception
+    {
+        try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))
+        {
+            for (final String value : List.of("0", "9999", "10000", "-1", "123456789012345678", "12345678901234567890",
+                "007", "1.5", "", "short", "x".repeat(44), "x".repeat(45), " 1", "-9223372036854775808"))
+            {
+                both(redis, dkv, "SET", "o", value);
+                both(redis, dkv, "OBJECT", "ENCODING", "o");
+                both(redis, dkv, "OBJECT", "REFCOUNT", "o");
+                both(redis, dkv, "OBJECT", "FREQ", "o");
+            }
+            for (final String[] command : List.of(new String[]{"OBJECT", "ENCODING", "nope"},
+                new String[]{"OBJECT", "REFCOUNT", "nope"}, new String[]{"OBJECT", "IDLETIME", "nope"},
+                new String[]{"OBJECT", "FREQ", "nope"}, new String[]{"OBJECT", "HELP"},
+                new String[]{"OBJECT", "help"}, new String[]{"OBJECT", "BOGUS", "o"},
+                new String[]{"OBJECT", "ENCODING"}, new String[]{"OBJECT", "ENCODING", "o", "x"},
+                new String[]{"OBJECT"}, new String[]{"OBJECT", "HELP", "x"}))
+            {
+                both(redis, dkv, command);
+            }
+            assertTrue(dkv.call("OBJECT", "IDLETIME", "o").startsWith("-ERR OBJECT IDLETIME is not supported"));
+        }
+    }
+
+    @Test
     void refusesWhatRedisRefuses() throws Exception
     {
         try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))

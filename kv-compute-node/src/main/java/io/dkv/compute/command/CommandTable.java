@@ -40,6 +40,7 @@ public final class CommandTable
         add(new BitCommands(store).commands());
         add(new LcsCommand(store).commands());
         add(new BitfieldCommand(store).commands());
+        add(new ObjectCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());

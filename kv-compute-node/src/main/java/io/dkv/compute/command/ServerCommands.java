@@ -151,7 +151,9 @@ final class ServerCommands
         Map.entry("bitcount", new int[]{1, 1, 1}), Map.entry("bitpos", new int[]{1, 1, 1}),
         Map.entry("incrbyfloat", new int[]{1, 1, 1}), Map.entry("bitop", new int[]{2, -1, 1}),
         Map.entry("lcs", new int[]{1, 2, 1}), Map.entry("bitfield", new int[]{1, 1, 1}),
-        Map.entry("bitfield_ro", new int[]{1, 1, 1}));
+        Map.entry("bitfield_ro", new int[]{1, 1, 1}), Map.entry("object|encoding", new int[]{2, 2, 1}),
+        Map.entry("object|refcount", new int[]{2, 2, 1}), Map.entry("object|freq", new int[]{2, 2, 1}),
+        Map.entry("object|idletime", new int[]{2, 2, 1}));
 
     private Map<String, String> settings()
     {
