@@ -44,12 +44,7 @@ class ScanAcrossMembershipChangeTest
     {
         store.start(replicas);
         final KvClient client = store.connect(100);
-        final Set<String> written = new TreeSet<>();
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), ("v" + k).getBytes(StandardCharsets.UTF_8));
-            written.add(text(key(k)));
-        }
+        final Set<String> written = putAll(client);
         final Set<String> longScan = new TreeSet<>();
         long cursor = step(client, ScanCursor.START, longScan);
 
@@ -97,12 +92,7 @@ class ScanAcrossMembershipChangeTest
         store.startNode(ADDED);
         store.directory.membership(ChangingStore.steady(1, replicas, ChangingStore.ALL));
         final KvClient client = store.connect(100);
-        final Set<String> written = new TreeSet<>();
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), ("v" + k).getBytes(StandardCharsets.UTF_8));
-            written.add(text(key(k)));
-        }
+        final Set<String> written = putAll(client);
         final Set<String> scanned = new TreeSet<>();
         long cursor = ScanCursor.START;
         do
@@ -134,6 +124,18 @@ class ScanAcrossMembershipChangeTest
         missed.removeAll(scanned);
         assertEquals(Set.of(), missed, "every key, node 2's moved to nodes the scan had passed included");
         assertEquals(written, wholeScan(client));
+    }
+
+    /** @return the keys written: key-0 to key-299. */
+    private static Set<String> putAll(final KvClient client)
+    {
+        final Set<String> written = new TreeSet<>();
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), ("v" + k).getBytes(StandardCharsets.UTF_8));
+            written.add(text(key(k)));
+        }
+        return written;
     }
 
     private static long step(final KvClient client, final long cursor, final Set<String> into)
