@@ -34,13 +34,13 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A scan of every key and DBSIZE over a keyspace of a million keys: through the client (KvClient.scan) and through a
- * compute node (SCAN by Jedis), each beside redis-server's SCAN and DBSIZE over the same keys in the same run.
+ * A scan of every key, DBSIZE and FLUSHALL over a keyspace of a million keys: through the client (KvClient.scan) and
+ * through a compute node (Jedis), each beside redis-server's over the same keys in the same run.
  */
 @Command(name = "keyspace", mixinStandardHelpOptions = true,
     description = {
-        "A whole SCAN of a keyspace (a million keys by default) through the client and through a compute node, and " +
-            "DBSIZE, each beside redis-server's over the same keys, as a ratio.",
+        "A whole SCAN of a keyspace (a million keys by default) through the client and through a compute node, " +
+            "DBSIZE and FLUSHALL, each beside redis-server's over the same keys, as a ratio.",
         "An in-process store of one memory node (shm); redis-server from the PATH (apt-get install redis-server)."
     })
 public final class KeyspaceBenchmark implements Callable<Integer>
@@ -110,6 +110,17 @@ public final class KeyspaceBenchmark implements Callable<Integer>
             started = System.nanoTime();
             final long redisSize = toRedis.dbSize();
             rows.add(new Row("DBSIZE", nodeNanos, nodeSize, System.nanoTime() - started, redisSize));
+            err.printf("keyspace: FLUSHALL of %,d keys...%n", keys);
+            err.flush();
+            started = System.nanoTime();
+            toNode.flushAll();
+            final long nodeFlush = System.nanoTime() - started;
+            started = System.nanoTime();
+            toRedis.flushAll();
+            final long redisFlush = System.nanoTime() - started;
+            // the keys left after each flush: none
+            rows.add(new Row("FLUSHALL (keys left after it)", nodeFlush, toNode.dbSize(), redisFlush,
+                toRedis.dbSize()));
         }
         markdown.publish(report(rows), spec.commandLine().getOut());
         spec.commandLine().getOut().flush();
@@ -213,8 +224,9 @@ public final class KeyspaceBenchmark implements Callable<Integer>
             String.format("%,d keys of %d B values, \"key:0\" on; dkv: an in-process store of one memory node (shm) " +
                 "and a compute node over it; redis-server beside it with the same keys", keys, valueBytes),
             "SCAN: from cursor 0 until it is 0 again, COUNT " + count + "; DBSIZE: dkv's walks every index (it keeps " +
-                "no counter), redis's reads its dictionary's size"),
-            List.of(new ReportSection("A whole scan and DBSIZE, dkv beside redis-server", List.of(
+                "no counter), redis's reads its dictionary's size; FLUSHALL: dkv's scans and deletes each key, " +
+                "redis's frees its dictionary (SYNC), each then asked DBSIZE"),
+            List.of(new ReportSection("A whole scan, DBSIZE and FLUSHALL, dkv beside redis-server", List.of(
                 "dkv / redis-server: the time's ratio, lower is better"), table)), List.of());
     }
 }

@@ -21,22 +21,24 @@ class KeyspaceBenchmarkTest
 
     @Test
     @Timeout(180)
-    void everyScanAndDbsizeFindsEveryKeyAtBoth()
+    void everyScanAndDbsizeFindsEveryKeyAtBothAndFlushallLeavesNone()
     {
         assumeTrue(RedisServer.find().isPresent(), "redis-server is not installed (.ci/run installs it)");
 
         final int exitCode = bench.run("keyspace", "--keys", "3000", "--count", "100");
 
         assertEquals(0, exitCode, () -> "stdout:\n" + bench.out() + "\nstderr:\n" + bench.err());
-        final String title = "A whole scan and DBSIZE, dkv beside redis-server";
+        final String title = "A whole scan, DBSIZE and FLUSHALL, dkv beside redis-server";
         final List<String[]> rows = ReportTables.tables(bench.out(), List.of(title)).get(title);
-        assertEquals(3, rows.size(), bench::out);
-        for (final String[] row : rows)
+        assertEquals(4, rows.size(), bench::out);
+        for (final String[] row : rows.subList(0, 3))
         {
             assertEquals("3,000", row[2], bench::out);
             assertEquals("3,000", row[4], bench::out);
             assertTrue(row[5].endsWith("x"), bench::out);
         }
+        assertEquals("0", rows.get(3)[2], "no key left after dkv's FLUSHALL");
+        assertEquals("0", rows.get(3)[4], "no key left after redis's FLUSHALL");
     }
 
     @Test
