@@ -82,6 +82,48 @@ class RespInfoDifferentialTest
         }
     }
 
+    @Test
+    void configSetOfEncodingSettingsAnswersAsRedisAndReadsBack() throws Exception
+    {
+        try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
+        {
+            for (final String[] request : List.of(
+                new String[]{"CONFIG", "SET", "hash-max-ziplist-entries", "32"},
+                new String[]{"CONFIG", "GET", "hash-max-ziplist-entries"},
+                new String[]{"CONFIG", "GET", "hash-max-listpack-entries"},
+                new String[]{"CONFIG", "SET", "hash-max-listpack-value", "1kb"},
+                new String[]{"CONFIG", "GET", "hash-max-listpack-value"},
+                new String[]{"CONFIG", "SET", "hash-max-ziplist-value", "10", "set-max-intset-entries", "64"},
+                new String[]{"CONFIG", "GET", "set-max-intset-entries"},
+                new String[]{"CONFIG", "GET", "hash-max-listpack-value"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries", "-1"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries", "abc"},
+                new String[]{"CONFIG", "SET", "hash-max-listpack-value", "-5"},
+                new String[]{"CONFIG", "SET", "hash-max-listpack-value", "5xb"},
+                new String[]{"CONFIG", "SET", "zset-max-listpack-value", "2MB"},
+                new String[]{"CONFIG", "GET", "zset-max-listpack-value"},
+                new String[]{"CONFIG", "SET", "list-max-listpack-size", "-2147483649"},
+                new String[]{"CONFIG", "SET", "list-max-ziplist-size", "-3"},
+                new String[]{"CONFIG", "GET", "list-max-listpack-size"},
+                new String[]{"CONFIG", "SET", "list-compress-depth", "-1"},
+                new String[]{"CONFIG", "SET", "stream-node-max-entries", "0"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries", "1", "set-max-intset-entries", "2"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries", "7", "zset-max-listpack-entries", "x"},
+                new String[]{"CONFIG", "GET", "set-max-intset-entries"},
+                new String[]{"CONFIG", "SET", "no-such-setting", "1"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries", "1", "nope", "2"},
+                new String[]{"CONFIG", "SET", "set-max-intset-entries"},
+                new String[]{"CONFIG", "SET", "a", "1", "b"},
+                new String[]{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64",
+                    "set-max-intset-entries", "512", "zset-max-listpack-value", "64", "list-max-listpack-size", "-2",
+                    "list-compress-depth", "0", "stream-node-max-entries", "100"}))
+            {
+                assertEquals(them.call(request), us.call(request), String.join(" ", request));
+            }
+            assertTrue(us.call("CONFIG", "SET", "maxclients", "5").contains("configured when started"));
+        }
+    }
+
     /** @return each command's calls, rejected and failed calls, by name. */
     private static void collect(final String info, final Map<String, String> into)
     {

@@ -25,11 +25,13 @@ final class ServerCommands
 {
     private final CommandEnvironment environment;
     private final CommandTable table;
+    private final ConfigKnobs knobs;
 
     ServerCommands(final CommandEnvironment environment, final CommandTable table)
     {
         this.environment = environment;
         this.table = table;
+        this.knobs = new ConfigKnobs();
     }
 
     List<CommandSpec> commands()
@@ -43,8 +45,7 @@ final class ServerCommands
                 "info", spec("command|info", -2, this::commandInfo))),
             new CommandSpec("config", -2, false, null, Map.of(
                 "get", spec("config|get", -3, this::configGet),
-                "set", spec("config|set", -4, (session, args, out) -> RespReplies.error(out,
-                    "ERR CONFIG SET is not supported by this dkv compute node: it is configured when started")),
+                "set", spec("config|set", -4, this::configSet),
                 "resetstat", spec("config|resetstat", 2, (session, args, out) ->
                 {
                     environment.stats().commandStats().reset();
@@ -177,10 +178,46 @@ final class ServerCommands
         return settings;
     }
 
+    /** CONFIG SET name value [name value ...]: the encoding settings ({@link ConfigKnobs}), all or none. */
+    private void configSet(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if ((args.length & 1) != 0)
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+            return;
+        }
+        final List<String> names = new ArrayList<>();
+        final List<byte[]> values = new ArrayList<>();
+        for (int i = 2; i < args.length; i += 2)
+        {
+            names.add(CommandTable.lowerCase(args[i]));
+            values.add(args[i + 1]);
+        }
+        final Map<String, String> fixed = settings();
+        final String error = knobs.set(names, values, fixed::containsKey);
+        if (error != null)
+        {
+            RespReplies.error(out, error);
+            return;
+        }
+        RespReplies.ok(out);
+    }
+
     private void configGet(final Session session, final byte[][] args, final ByteBuf out)
     {
         final List<Map.Entry<String, String>> matched = new ArrayList<>();
-        for (final Map.Entry<String, String> setting : settings().entrySet())
+        final Map<String, String> all = settings();
+        all.putAll(knobs.current());
+        for (int i = 2; i < args.length; i++)
+        {
+            // an older name asked for as it is: answered under that name, as redis does
+            final String asked = CommandTable.lowerCase(args[i]);
+            if (knobs.has(asked) && !all.containsKey(asked))
+            {
+                matched.add(Map.entry(Errors.text(args[i]), knobs.get(asked)));
+            }
+        }
+        for (final Map.Entry<String, String> setting : all.entrySet())
         {
             for (int i = 2; i < args.length; i++)
             {
