@@ -14,6 +14,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +28,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -210,6 +212,66 @@ class KeyScanTest
         assertEquals(null, client.get(bytes("k1")));
         client.put(bytes("k1"), bytes("after"));
         assertEquals("after", text(client.get(bytes("k1"))));
+    }
+
+    @Test
+    void aFlushGivesTheHeapBack() throws InterruptedException
+    {
+        // a small heap, filled until the node has no chunk left; its clock held, so that the grace period is ours
+        final CachedNanoClock nodeClock = new CachedNanoClock();
+        final Raas memoryRaas = open.add(RaasDriver.start(Opened.driver("shm", 1).role(NodeRecord.ROLE_MEMORY),
+            directory));
+        final MemoryNode node = open.add(MemoryNode.start(memoryRaas, new MemoryNodeContext().indexGroups(64)
+            .chunkBytes(4096).heapChunks(16).graceMs(60_000).nanoClock(nodeClock)));
+        final KvClient client = open.add(KvClient.connect(open.add(RaasDriver.start(Opened.driver("shm", 100),
+            directory)), new KvClientContext().memoryNodes(1)));
+        final byte[] value = new byte[100];
+        int written = 0;
+        while (true)
+        {
+            assertTrue(written < 10_000, "a heap of 16 chunks of 4 KiB took " + written + " keys");
+            try
+            {
+                client.put(bytes("key:" + written), value);
+                written++;
+            }
+            catch (final KvException ex)
+            {
+                assertTrue(ex.getMessage().contains("is full"), ex.getMessage());
+                break;
+            }
+        }
+        assertTrue(written > 100, written + " keys");
+
+        assertEquals(written, client.flush());
+
+        // as many keys again: only the memory the flush gave back can hold them
+        for (int k = 0; k < written; k++)
+        {
+            final byte[] key = bytes("again:" + k);
+            for (int attempt = 0; ; attempt++)
+            {
+                try
+                {
+                    client.put(key, value);
+                    break;
+                }
+                catch (final KvException ex)
+                {
+                    assertTrue(ex.getMessage().contains("is full") && attempt < 1_000, ex.getMessage());
+                    // the node takes a chunk back a grace period after no slot points into it, by its clock
+                    final long before = node.chunksReclaimed();
+                    nodeClock.advance(TimeUnit.SECONDS.toNanos(61));
+                    final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+                    while (node.chunksReclaimed() == before && System.nanoTime() < deadline)
+                    {
+                        Thread.sleep(1);
+                    }
+                }
+            }
+        }
+        assertTrue(node.chunksReclaimed() > 0);
+        assertEquals(written, client.countKeys());
     }
 
     @Test
