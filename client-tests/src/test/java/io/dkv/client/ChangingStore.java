@@ -26,7 +26,21 @@ final class ChangingStore implements AutoCloseable
     static final int TIMEOUT_MS = 1_000;
 
     final StaticDirectory directory = new StaticDirectory();
+    /**
+     * Each node's heap: 64 chunks of 1 MiB unless a test asks for less (a node's memory stays mapped until the JVM that
+     * read it ends, so the tests of one run add up).
+     */
+    private int chunkBytes = 1 << 20;
+    private int heapChunks = 64;
     final Opened open = new Opened();
+
+    /** Give the nodes started from now on heaps of {@code heapChunks} chunks of {@code chunkBytes}. */
+    ChangingStore heaps(final int chunkBytes, final int heapChunks)
+    {
+        this.chunkBytes = chunkBytes;
+        this.heapChunks = heapChunks;
+        return this;
+    }
 
     /** Start memory nodes 1 to 3, with no change running. */
     ChangingStore start(final int replicas)
@@ -42,7 +56,8 @@ final class ChangingStore implements AutoCloseable
     void startNode(final long id)
     {
         final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
-        open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(64)));
+        open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(chunkBytes)
+            .heapChunks(heapChunks)));
     }
 
     /** @return a client of its own driver, node {@code nodeId}. */

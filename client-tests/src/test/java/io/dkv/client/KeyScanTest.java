@@ -301,7 +301,7 @@ class KeyScanTest
             final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY),
                 directory));
             memoryNodes.add(open.add(MemoryNode.start(raas,
-                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(2 << 20).heapChunks(32))));
+                new MemoryNodeContext().indexGroups(indexGroups).chunkBytes(256 << 10).heapChunks(16))));
         }
         final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
         return open.add(KvClient.connect(clientRaas,

@@ -50,7 +50,7 @@ final class Opened implements AutoCloseable
             final Raas raas = add(RaasDriver.start(driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
             // small nodes: a test class makes many, and a node's shared memory stays mapped by the drivers that read it
             // until the JVM ends
-            add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(2 << 20).heapChunks(32)));
+            add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20).heapChunks(16)));
         }
         final Raas clientRaas = add(RaasDriver.start(driver("shm", 100), directory));
         return add(KvClient.connect(clientRaas, context.memoryNodes(ids).replicas(replicas)));

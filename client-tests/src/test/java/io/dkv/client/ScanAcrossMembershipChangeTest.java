@@ -30,7 +30,8 @@ class ScanAcrossMembershipChangeTest
 {
     private static final int KEYS = 300;
 
-    private final ChangingStore store = new ChangingStore();
+    /** Small heaps (4 MiB): 300 keys, and the run's memory adds up. */
+    private final ChangingStore store = new ChangingStore().heaps(256 << 10, 16);
 
     @AfterEach
     void close() throws Exception
