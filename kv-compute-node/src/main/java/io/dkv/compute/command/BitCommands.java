@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -23,8 +24,6 @@ final class BitCommands
 {
     private static final String BAD_OFFSET = "ERR bit offset is not an integer or out of range";
     private static final String BAD_BIT = "ERR bit is not an integer or out of range";
-    /** redis's proto-max-bulk-len: an offset whose byte is at or past it is refused as out of range. */
-    private static final long REDIS_MAX_BYTES = 512L * 1024 * 1024;
 
     private final KeyStore base;
 
@@ -46,13 +45,30 @@ final class BitCommands
     /** @return the bit offset, or -1 when redis refuses it (its error written). */
     private static long offset(final byte[] arg, final ByteBuf out)
     {
-        final long offset = RespNumbers.parseLong(arg);
-        if (!RespNumbers.isLong(arg) || offset < 0 || (offset >>> 3) >= REDIS_MAX_BYTES)
+        final long offset = offset(arg, 0);
+        if (offset < 0)
         {
             RespReplies.error(out, BAD_OFFSET);
-            return -1;
         }
         return offset;
+    }
+
+    /**
+     * redis's getBitOffsetFromArgument: an integer, or with {@code width} over 0 "#n" for n times the width (wrapping
+     * as its C does), whose byte lies before redis's string bound.
+     *
+     * @return the bit offset, or -1 when redis refuses it.
+     */
+    static long offset(final byte[] arg, final int width)
+    {
+        final boolean times = width > 0 && arg.length > 0 && arg[0] == '#';
+        final byte[] digits = times ? Arrays.copyOfRange(arg, 1, arg.length) : arg;
+        if (!RespNumbers.isLong(digits))
+        {
+            return -1;
+        }
+        final long offset = times ? RespNumbers.parseLong(digits) * width : RespNumbers.parseLong(digits);
+        return offset < 0 || (offset >>> 3) >= RespDecoder.REDIS_MAX_BULK ? -1 : offset;
     }
 
     private void setBit(final Session session, final byte[][] args, final ByteBuf out)
@@ -128,8 +144,18 @@ final class BitCommands
             RespReplies.integer(out, 0);
             return;
         }
+        // bit by bit only at the range's ragged ends, a byte at a time between
         long count = 0;
-        for (long bit = range.firstBit; bit <= range.lastBit; bit++)
+        long bit = range.firstBit;
+        for (; bit <= range.lastBit && (bit & 7) != 0; bit++)
+        {
+            count += (value[(int)(bit >>> 3)] >>> (7 - (int)(bit & 7))) & 1;
+        }
+        for (; bit + 7 <= range.lastBit; bit += 8)
+        {
+            count += Integer.bitCount(value[(int)(bit >>> 3)] & 0xff);
+        }
+        for (; bit <= range.lastBit; bit++)
         {
             count += (value[(int)(bit >>> 3)] >>> (7 - (int)(bit & 7))) & 1;
         }

@@ -25,7 +25,6 @@ final class BitfieldCommand
     private static final String BAD_TYPE =
         "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
     private static final String BAD_OFFSET = "ERR bit offset is not an integer or out of range";
-    private static final long REDIS_MAX_BYTES = 512L * 1024 * 1024;
     private static final int GET = 0;
     private static final int SET = 1;
     private static final int INCRBY = 2;
@@ -164,7 +163,7 @@ final class BitfieldCommand
                 RespReplies.error(out, BAD_TYPE);
                 return null;
             }
-            final long offset = offset(args[j + 2], (int)bits);
+            final long offset = BitCommands.offset(args[j + 2], (int)bits);
             if (offset < 0)
             {
                 RespReplies.error(out, BAD_OFFSET);
@@ -184,19 +183,6 @@ final class BitfieldCommand
             j += code == GET ? 2 : 3;
         }
         return ops;
-    }
-
-    /** @return the bit offset ("#n": n times the width, wrapping as redis's C does), or -1 when out of range. */
-    private static long offset(final byte[] arg, final int bits)
-    {
-        final boolean times = arg.length > 0 && arg[0] == '#';
-        final byte[] digits = times ? Arrays.copyOfRange(arg, 1, arg.length) : arg;
-        if (!RespNumbers.isLong(digits))
-        {
-            return -1;
-        }
-        final long offset = times ? RespNumbers.parseLong(digits) * bits : RespNumbers.parseLong(digits);
-        return offset < 0 || (offset >>> 3) >= REDIS_MAX_BYTES ? -1 : offset;
     }
 
     /** Run the operations in order on {@code value} (changed in place), writing each one's reply. */

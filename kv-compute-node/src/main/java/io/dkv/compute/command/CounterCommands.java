@@ -1,6 +1,5 @@
 package io.dkv.compute.command;
 
-import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
@@ -108,9 +107,7 @@ final class CounterCommands
             }
             final long sum = value + by;
             final byte[] written = Long.toString(sum).getBytes(StandardCharsets.US_ASCII);
-            final boolean swapped = current == null ? store.compareAndSet(key, null, written, KvClient.NO_EXPIRY) :
-                store.compareAndSetVersion(key, current, written, current.expireAtMillis());
-            if (swapped)
+            if (Rewrites.keepingExpiry(store, key, current, written))
             {
                 RespReplies.integer(out, sum);
                 return;

@@ -1,5 +1,6 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -18,8 +19,6 @@ import static io.dkv.compute.command.CommandTable.spec;
  */
 final class LcsCommand
 {
-    private static final long REDIS_MAX_TABLE = 512L * 1024 * 1024;
-
     private final KeyStore base;
 
     LcsCommand(final KeyStore base)
@@ -76,7 +75,7 @@ final class LcsCommand
             return;
         }
         final long cells = (a.length + 1L) * (b.length + 1L);
-        if (cells * Integer.BYTES > REDIS_MAX_TABLE)
+        if (cells * Integer.BYTES > RespDecoder.REDIS_MAX_BULK)
         {
             RespReplies.error(out, "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
             return;

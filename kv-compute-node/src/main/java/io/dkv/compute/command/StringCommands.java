@@ -97,8 +97,7 @@ final class StringCommands
             }
             final byte[] appended = Arrays.copyOf(old, old.length + args[2].length);
             System.arraycopy(args[2], 0, appended, old.length, args[2].length);
-            if (current == null ? store.compareAndSet(args[1], null, appended, KvClient.NO_EXPIRY) :
-                store.compareAndSetVersion(args[1], current, appended, current.expireAtMillis()))
+            if (Rewrites.keepingExpiry(store, args[1], current, appended))
             {
                 RespReplies.integer(out, appended.length);
                 return;

@@ -23,8 +23,11 @@ public final class RespDecoder extends ByteToMessageDecoder
     public static final int INLINE_MAX_BYTES = 64 * 1024;
     static final int UNAUTHENTICATED_MAX_ARGS = 10;
     static final int UNAUTHENTICATED_MAX_BULK = 16 * 1024;
-    /** redis's proto-max-bulk-len by default: it says "invalid bulk length" only past it, authenticated or not. */
-    static final long REDIS_MAX_BULK = 512L * 1024 * 1024;
+    /**
+     * redis's proto-max-bulk-len by default, the bound of its strings: it says "invalid bulk length" only past it,
+     * authenticated or not, and bounds bit offsets and LCS's table by it.
+     */
+    public static final long REDIS_MAX_BULK = 512L * 1024 * 1024;
     private static final int INITIAL_ARGS = 16;
 
     private final int maxArgs;
