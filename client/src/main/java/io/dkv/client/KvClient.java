@@ -5,6 +5,7 @@ import io.dkv.client.async.AsyncGets;
 import io.dkv.client.async.AsyncSlowPath;
 import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.async.CompletionPolling;
+import io.dkv.client.index.BatchRead;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
@@ -20,14 +21,16 @@ import io.dkv.client.txn.AsyncTransactionBody;
 import io.dkv.client.txn.CommitKeys;
 import io.dkv.client.txn.IntentResolver;
 import io.dkv.client.txn.PreparedSwap;
-import io.dkv.client.txn.Resolutions;
 import io.dkv.client.txn.RawKeys;
+import io.dkv.client.txn.Resolutions;
 import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionBody;
 import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.client.txn.TxnServices;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -74,6 +77,8 @@ public final class KvClient implements AutoCloseable
 {
     /** The expiry time of a value that never expires. */
     public static final long NO_EXPIRY = KvBlockLayout.NEVER;
+    /** What {@link #multiGetMarking} answers for a key that holds a collection: compared by identity. */
+    public static final byte[] COLLECTION = BatchRead.COLLECTION;
     /** Keys a step of {@link #countKeys} and {@link #flush} asks for. */
     private static final int FLUSH_STEP = 1024;
     /**
@@ -373,6 +378,17 @@ public final class KvClient implements AutoCloseable
      */
     public List<byte[]> multiGet(final List<byte[]> keys)
     {
+        final List<byte[]> values = multiGetMarking(keys);
+        values.replaceAll(value -> value == COLLECTION ? null : value);
+        return values;
+    }
+
+    /**
+     * As {@link #multiGet}, answering {@link #COLLECTION} (by identity) for a key that holds a hash or a set, where
+     * {@link #multiGet} answers null: what a GET among pipelined ones tells apart (redis's WRONGTYPE).
+     */
+    public List<byte[]> multiGetMarking(final List<byte[]> keys)
+    {
         final byte[][] array = keys.toArray(new byte[0][]);
         for (final byte[] key : array)
         {
@@ -532,15 +548,42 @@ public final class KvClient implements AutoCloseable
         long cursor = ScanCursor.START;
         do
         {
-            final ScanPage page = scan(cursor, FLUSH_STEP, null);
+            final ScanPage page = session().keyScan().step(cursor, FLUSH_STEP, null, true);
             for (final byte[] key : page.keys())
             {
-                deleted += delete(key) ? 1 : 0;
+                // a collection's header and segments are not a string's: removed by a transaction each
+                final boolean had = deleteAnyKind(key);
+                deleted += had && !ReservedKeys.isReserved(key) ? 1 : 0;
             }
             cursor = page.cursor();
         }
         while (cursor != ScanCursor.START);
         return deleted;
+    }
+
+    /** @return a step of a scan that returns the store's own keys too (collections' segments): for tests. */
+    ScanPage scanWithReserved(final long cursor, final int count)
+    {
+        return session().keyScan().step(cursor, count, null, true);
+    }
+
+    /** @return the bytes of elements a collection's segment holds on average ({@code KvClientContext}). */
+    public int collectionSegmentBytes()
+    {
+        return context.collectionSegmentBytes();
+    }
+
+    /** @return true when the key had a value of any kind: a string deleted, or a collection's block. */
+    private boolean deleteAnyKind(final byte[] key)
+    {
+        try
+        {
+            return session().delete(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            return transact(tx -> tx.delete(key));
+        }
     }
 
     /**
@@ -821,7 +864,18 @@ public final class KvClient implements AutoCloseable
         for (int k = from; k < to; k++)
         {
             final int at = k;
-            wave[k - from] = getAsync(keys[k]).thenAccept(value -> values[at] = value);
+            wave[k - from] = getAsync(keys[k]).handle((value, failure) ->
+            {
+                // a collection is no value to a multiGet, as redis's MGET answers it
+                if (failure != null && !(failure instanceof WrongKindException) &&
+                    !(failure.getCause() instanceof WrongKindException))
+                {
+                    throw failure instanceof RuntimeException runtime ? runtime : new KvException(
+                        failure.getMessage(), failure);
+                }
+                values[at] = value;
+                return null;
+            });
         }
         final CompletableFuture<Void> done = CompletableFuture.allOf(wave);
         return to == keys.length ? done : done.thenComposeAsync(ignored -> getWave(keys, values, to), asyncExecutor);
@@ -916,7 +970,6 @@ public final class KvClient implements AutoCloseable
     public CompletableFuture<Boolean> compareAndSetVersionAsync(
         final byte[] key, final Versioned expected, final byte[] value, final long expireAtMillis)
     {
-        final CompletableFuture<Object> future = new CompletableFuture<>();
         try
         {
             checkKey(key);
@@ -927,12 +980,27 @@ public final class KvClient implements AutoCloseable
                 throw new IllegalArgumentException("no version given: for a key that must have no value, use " +
                     "compareAndSet(key, null, value)");
             }
-            if (KvBlockLayout.isExpired(expected.expireAtMillis(), context.epochClock().time()))
-            {
-                // that version is gone whether or not its slot still names it: the key has no value now
-                return CompletableFuture.completedFuture(Boolean.FALSE);
-            }
-            startWrite(ReplicaChain.IF_VERSION, key, value, null, expected, expireAtMillis, future);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return writeVersionAsync(key, expected, value, expireAtMillis);
+    }
+
+    /** As {@link #compareAndSetVersionAsync(byte[], Versioned, byte[], long)}, given the block's expiry word. */
+    private CompletableFuture<Boolean> writeVersionAsync(final byte[] key, final Versioned expected, final byte[] value,
+        final long expiryWord)
+    {
+        if (KvBlockLayout.isExpired(expected.expireAtMillis(), context.epochClock().time()))
+        {
+            // that version is gone whether or not its slot still names it: the key has no value now
+            return CompletableFuture.completedFuture(Boolean.FALSE);
+        }
+        final CompletableFuture<Object> future = new CompletableFuture<>();
+        try
+        {
+            startWrite(ReplicaChain.IF_VERSION, key, value, null, expected, expiryWord, future);
         }
         catch (final RuntimeException ex)
         {
@@ -993,7 +1061,13 @@ public final class KvClient implements AutoCloseable
             {
                 return CompletableFuture.completedFuture(Boolean.FALSE);
             }
-            return compareAndSetVersionAsync(key, current, current.value(), expireAtMillis).thenComposeAsync(
+            if (current.kind() != ValueKind.STRING)
+            {
+                // a collection's segments expire with its header: changed together, in a transaction
+                return CompletableFuture.failedFuture(new WrongKindException(key, current.kind(), ValueKind.STRING));
+            }
+            return writeVersionAsync(key, current, current.value(),
+                ValueKind.withExpiry(current.expiryWord(), expireAtMillis)).thenComposeAsync(
                 written -> written ? CompletableFuture.completedFuture(Boolean.TRUE) :
                     rewriteVersion(key, expireAtMillis, onlyExpiring, attempt + 1), asyncExecutor);
         }, asyncExecutor);
@@ -1228,13 +1302,17 @@ public final class KvClient implements AutoCloseable
             throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH +
                 " bytes; this one is " + (key == null ? "null" : key.length + " bytes"));
         }
+        if (ReservedKeys.isReserved(key))
+        {
+            throw new IllegalArgumentException(ReservedKeys.refusal(KvErrors.describe(key)));
+        }
     }
 
     private static void checkExpiry(final long expireAtMillis)
     {
-        if (expireAtMillis < 0)
+        if (expireAtMillis < 0 || expireAtMillis >= ValueKind.EXPIRY_LIMIT)
         {
-            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + NO_EXPIRY +
+            throw new IllegalArgumentException("an expiry time is epoch milliseconds below 2^56, or " + NO_EXPIRY +
                 " for none; this one is " + expireAtMillis);
         }
     }
@@ -1265,7 +1343,9 @@ public final class KvClient implements AutoCloseable
             throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH +
                 " bytes; this one is " + key.byteSize() + " bytes");
         }
-        return key.toArray(ValueLayout.JAVA_BYTE);
+        final byte[] bytes = key.toArray(ValueLayout.JAVA_BYTE);
+        checkKey(bytes);
+        return bytes;
     }
 
     /** @return the store's single-key operations as transactions use them, intents as they are (for tests). */

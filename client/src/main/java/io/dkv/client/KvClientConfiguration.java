@@ -78,6 +78,14 @@ public final class KvClientConfiguration
     public static final int TXN_RETRIES_DEFAULT = 1_000;
 
     /**
+     * The bytes of elements a collection's segment holds on average (client/README.md, "Hashes and sets"): a hash or
+     * set splits a segment when it holds more than this many per segment and merges two when under a quarter of it.
+     * Smaller: less read and rewritten per element's change, more segments to read for the whole collection.
+     */
+    public static final String COLLECTION_SEGMENT_BYTES_PROP_NAME = "dkv.client.collection.segment.bytes";
+    public static final int COLLECTION_SEGMENT_BYTES_DEFAULT = 2048;
+
+    /**
      * How long a transaction's pending intent may stand unchanged before a client that waits on it aborts that
      * transaction (its coordinator died, or stalled): a liveness bound only, as the abort and the coordinator's commit
      * are one compare-and-set from the same word. 0: the operation timeout.

@@ -24,6 +24,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
+    private int collectionSegmentBytes =
+        intProperty(COLLECTION_SEGMENT_BYTES_PROP_NAME, COLLECTION_SEGMENT_BYTES_DEFAULT);
     private int txnPushMs = intProperty(TXN_PUSH_MS_PROP_NAME, TXN_PUSH_MS_DEFAULT);
     private boolean txnStageInFlight = Boolean.parseBoolean(
         System.getProperty(TXN_STAGE_IN_FLIGHT_PROP_NAME, String.valueOf(TXN_STAGE_IN_FLIGHT_DEFAULT)));
@@ -92,6 +94,18 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     public int txnRetries()
     {
         return txnRetries;
+    }
+
+    public int collectionSegmentBytes()
+    {
+        return collectionSegmentBytes;
+    }
+
+    /** @param collectionSegmentBytes bytes of elements a collection's segment holds on average. */
+    public KvClientContext collectionSegmentBytes(final int collectionSegmentBytes)
+    {
+        this.collectionSegmentBytes = collectionSegmentBytes;
+        return this;
     }
 
     /** @param txnRetries runs of a transaction's function after a conflict before the conflict is thrown. */
@@ -246,6 +260,7 @@ public final class KvClientContext extends CommonContext<KvClientContext>
         }
         requirePositive("maxRetries (" + MAX_RETRIES_PROP_NAME + ")", maxRetries);
         requirePositive("txnRetries (" + TXN_RETRIES_PROP_NAME + ")", txnRetries);
+        requirePositive("collectionSegmentBytes (" + COLLECTION_SEGMENT_BYTES_PROP_NAME + ")", collectionSegmentBytes);
         if (txnResolutionsQueued < 0)
         {
             throw new IllegalArgumentException("txnResolutionsQueued (" + TXN_RESOLUTIONS_QUEUED_PROP_NAME +

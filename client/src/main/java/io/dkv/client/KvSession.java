@@ -23,6 +23,7 @@ import io.dkv.client.txn.RawKeys;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
@@ -144,8 +145,14 @@ public final class KvSession implements AutoCloseable
         if (KvBlockLayout.isIntent(probe.found().expireAt))
         {
             final LogicalValue value = intents.valueOf(key, readRawFound(nanoClock.nanoTime()));
-            return value == null ? null : value.value();
+            if (value == null)
+            {
+                return null;
+            }
+            WrongKindException.require(key, value.expiryWord(), ValueKind.STRING);
+            return value.value();
         }
+        WrongKindException.require(key, probe.found().expireAt, ValueKind.STRING);
         return KvBlockLayout.value(probe.block(), 0);
     }
 
@@ -166,10 +173,12 @@ public final class KvSession implements AutoCloseable
             {
                 return -1;
             }
+            WrongKindException.require(key, value.expiryWord(), ValueKind.STRING);
             MemorySegment.copy(MemorySegment.ofArray(value.value()), 0, dst, 0,
                 Math.min(value.value().length, dst.byteSize()));
             return value.value().length;
         }
+        WrongKindException.require(key, probe.found().expireAt, ValueKind.STRING);
         return KvBlockLayout.copyValue(probe.block(), 0, dst);
     }
 
@@ -216,7 +225,7 @@ public final class KvSession implements AutoCloseable
         {
             return -2;
         }
-        long expireAt = probe.found().expireAt;
+        long expireAt = ValueKind.expiryOf(probe.found().expireAt);
         if (KvBlockLayout.isIntent(expireAt))
         {
             final LogicalValue value = intents.valueOf(key, readRawFound(nanoClock.nanoTime()));
@@ -245,7 +254,8 @@ public final class KvSession implements AutoCloseable
      * Read several keys, the candidate buckets of up to {@link #BATCH} keys of a node in one doorbell
      * batch.
      *
-     * @return the values in the keys' order, null where a key has none.
+     * @return the values in the keys' order, null where a key has none, {@link BatchRead#COLLECTION} where it holds a
+     * collection.
      */
     byte[][] multiGet(final byte[][] keys)
     {
@@ -277,7 +287,7 @@ public final class KvSession implements AutoCloseable
             if (nodeOf[k] < 0)
             {
                 // a key moving between two heads: read by the single-key path, which waits for them to agree
-                values[k] = get(keys[k]);
+                values[k] = getString(keys[k]);
             }
         }
         final int[] batch = new int[BATCH];
@@ -315,8 +325,33 @@ public final class KvSession implements AutoCloseable
             final int k = batch[j];
             if (single[k])
             {
-                values[k] = get(keys[k]);
+                values[k] = getString(keys[k]);
             }
+        }
+    }
+
+    /**
+     * A put or delete replaces only a string: a collection's header goes with its segments, in a transaction
+     * (client/README.md, "Hashes and sets"), so that none is left behind.
+     */
+    private void requireString(final byte[] key, final KeyState state)
+    {
+        if (!state.expiredAt(nowMillis) && ValueKind.kindOf(state.expireAt) != ValueKind.STRING)
+        {
+            throw new WrongKindException(key, ValueKind.kindOf(state.expireAt), ValueKind.STRING);
+        }
+    }
+
+    /** @return the key's value when it is a string, else {@link BatchRead#COLLECTION}. */
+    private byte[] getString(final byte[] key)
+    {
+        try
+        {
+            return get(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            return BatchRead.COLLECTION;
         }
     }
 
@@ -515,6 +550,7 @@ public final class KvSession implements AutoCloseable
             {
                 throw new IntentFound(key);
             }
+            requireString(key, state);
             // an expired key had no value to delete: its slot is only reclaimed, once what it says is on disk (a
             // pending tombstone: an earlier delete not on disk yet)
             final boolean expired = state.expiredAt(nowMillis);
@@ -687,6 +723,10 @@ public final class KvSession implements AutoCloseable
                 {
                     throw new IntentFound(key);
                 }
+                if (put)
+                {
+                    requireString(key, state);
+                }
                 if (!put &&
                     (expected == null ? !expired : expired || !probe.committedHolds(node, key, expected)))
                 {
@@ -838,7 +878,10 @@ public final class KvSession implements AutoCloseable
             {
                 return false;
             }
-            if (writeIfVersion(key, MemorySegment.ofArray(current.value()), current, expireAt))
+            // a collection's segments expire with its header: changed together, in a transaction
+            WrongKindException.require(key, current.expiryWord(), ValueKind.STRING);
+            if (writeIfVersion(key, MemorySegment.ofArray(current.value()), current,
+                ValueKind.withExpiry(current.expiryWord(), expireAt)))
             {
                 return true;
             }
@@ -939,7 +982,7 @@ public final class KvSession implements AutoCloseable
     {
         if (keyScan == null)
         {
-            keyScan = new KeyScan(links, membership, listing, epochClock, key -> get(key) != null);
+            keyScan = new KeyScan(links, membership, listing, epochClock, key -> getVersioned(key) != null);
         }
         return keyScan;
     }

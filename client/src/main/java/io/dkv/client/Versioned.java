@@ -1,5 +1,7 @@
 package io.dkv.client;
 
+import io.dkv.format.ValueKind;
+
 /**
  * A value as {@link KvClient#getVersioned} read it, with its version: the index slot that pointed
  * at it and the slot's word then. Blocks are written out of place and never rewritten, so the word
@@ -22,7 +24,8 @@ package io.dkv.client;
 public final class Versioned
 {
     private final byte[] value;
-    private final long expireAtMillis;
+    /** The block's expiry word: its expiry time and its kind ({@code ValueKind}). */
+    private final long expiryWord;
     final long nodeId;
     final long nodeEpoch;
     public final long slotOffset;
@@ -33,7 +36,7 @@ public final class Versioned
 
     public Versioned(
         final byte[] value,
-        final long expireAtMillis,
+        final long expiryWord,
         final long nodeId,
         final long nodeEpoch,
         final long slotOffset,
@@ -43,7 +46,7 @@ public final class Versioned
     {
         this.writeId = writeId;
         this.value = value;
-        this.expireAtMillis = expireAtMillis;
+        this.expiryWord = expiryWord;
         this.nodeId = nodeId;
         this.nodeEpoch = nodeEpoch;
         this.slotOffset = slotOffset;
@@ -60,7 +63,22 @@ public final class Versioned
     /** @return epoch milliseconds from which the value is gone, or {@link KvClient#NO_EXPIRY}. */
     public long expireAtMillis()
     {
-        return expireAtMillis;
+        return ValueKind.expiryOf(expiryWord);
+    }
+
+    /**
+     * @return what the key holds ({@link ValueKind}): {@link ValueKind#STRING} for every value written by
+     * {@code put}; a collection's header otherwise.
+     */
+    public int kind()
+    {
+        return ValueKind.kindOf(expiryWord);
+    }
+
+    /** @return the expiry time and the kind as the block keeps them: what a write that keeps both passes on. */
+    public long expiryWord()
+    {
+        return expiryWord;
     }
 
     /**
@@ -77,6 +95,7 @@ public final class Versioned
     {
         return "Versioned{" + value.length + " bytes, node " + nodeId + ", slot at index offset " + slotOffset +
             ", word 0x" + Long.toHexString(word) +
-            (expireAtMillis == KvClient.NO_EXPIRY ? "" : ", expires at " + expireAtMillis) + "}";
+            (kind() == ValueKind.STRING ? "" : ", " + ValueKind.name(kind())) +
+            (expireAtMillis() == KvClient.NO_EXPIRY ? "" : ", expires at " + expireAtMillis()) + "}";
     }
 }

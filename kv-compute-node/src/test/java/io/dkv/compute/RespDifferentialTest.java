@@ -82,6 +82,22 @@ class RespDifferentialTest
      * Replies are the same bytes, but for the times left or expiry times of keys given a relative expiry: the two
      * servers read their clocks a moment apart, so those may differ by that moment, rounded; -1 and -2 may not.
      */
+    /**
+     * dkv keeps expiry times up to 2^56 ms (the year 2,285,000; KeyStore.storable): a time past it reads back as that
+     * one, where redis answers the time given. Both are beyond any clock.
+     */
+    private static boolean beyondStorableExpiry(final String name, final String theirs, final String ours)
+    {
+        final boolean seconds = name.equals("TTL") || name.equals("EXPIRETIME");
+        final boolean millis = name.equals("PTTL") || name.equals("PEXPIRETIME");
+        if (!(seconds || millis) || !theirs.matches(":[0-9]+") || !ours.matches(":[0-9]+"))
+        {
+            return false;
+        }
+        final long far = (1L << 55) / (seconds ? 1000 : 1);
+        return Long.parseLong(theirs.substring(1)) >= far && Long.parseLong(ours.substring(1)) >= far;
+    }
+
     static boolean sameReply(final String command, final String theirs, final String ours)
     {
         if (theirs.equals(ours))
@@ -89,6 +105,10 @@ class RespDifferentialTest
             return true;
         }
         final String name = command.toUpperCase();
+        if (beyondStorableExpiry(name, theirs, ours))
+        {
+            return true;
+        }
         final long tolerance = name.equals("TTL") || name.equals("EXPIRETIME") ? 1 :
             name.equals("PTTL") || name.equals("PEXPIRETIME") ? 1000 : 0;
         if (tolerance == 0 || !theirs.matches(":[0-9]+") || !ours.matches(":[0-9]+"))
@@ -105,8 +125,8 @@ class RespDifferentialTest
         {
             assertEquals("-ERR command 'LPUSH' is not supported by this dkv compute node yet",
                 actual.call("lpush", "k0", "v"));
-            assertEquals("-ERR command 'HSET' is not supported by this dkv compute node yet",
-                actual.call("HSET", "k0", "f", "v"));
+            assertEquals("-ERR command 'ZADD' is not supported by this dkv compute node yet",
+                actual.call("ZADD", "k0", "1", "m"));
         }
     }
 

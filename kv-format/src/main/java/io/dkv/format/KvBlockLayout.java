@@ -14,7 +14,8 @@ import java.util.zip.CRC32C;
  * <pre>
  *   0  keyLength    int
  *   4  valueLength  int
- *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires
+ *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires;
+ *                           bits 62..56 the value's kind ({@link ValueKind}; 0: a string)
  *  16  writeId      long   drawn at random per write, the same in each replica's copy of it; never 0
  *  24  tag          3 bytes "DKB"
  *  27  state        byte    '3': settled; 'P': pending, on its node's disk only once the node clears it
@@ -204,7 +205,8 @@ public final class KvBlockLayout
      */
     public static boolean isExpired(final long expireAt, final long nowMillis)
     {
-        return expireAt != NEVER && expireAt != INTENT && expireAt <= nowMillis;
+        final long expiry = ValueKind.expiryOf(expireAt);
+        return expiry != NEVER && expiry != INTENT && expiry <= nowMillis;
     }
 
     /** @return true when a block of this expireAt holds a transaction's intent record ({@link #INTENT}). */

@@ -10,6 +10,7 @@ import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasStatus;
@@ -274,11 +275,12 @@ public final class AsyncGet extends AsyncOperation
         }
         if (KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis) ||
             KvBlockLayout.isPending(block, 0) || KvBlockLayout.isIntent(KvBlockLayout.expireAt(block, 0)) ||
-            owner.nanoTime() - startedNanos > timeoutNanos)
+            owner.nanoTime() - startedNanos > timeoutNanos ||
+            kind == VALUE && ValueKind.kindOf(KvBlockLayout.expireAt(block, 0)) != ValueKind.STRING)
         {
             // an expired slot is emptied, a pending block's node is asked to put it on disk first, a transaction's
-            // intent is read by its transaction's state, and a read that outlasted the grace period is not
-            // answered: all the slow path
+            // intent is read by its transaction's state, a read that outlasted the grace period is not answered, and
+            // a string's read of a collection is refused: all the slow path
             fallBack(false);
             return;
         }
@@ -288,11 +290,12 @@ public final class AsyncGet extends AsyncOperation
     /** @return what the GET asked for, of the key's block in the block buffer: as the synchronous forms answer. */
     private Object answer()
     {
-        final long expireAt = KvBlockLayout.expireAt(block, 0);
+        final long expireAt = ValueKind.expiryOf(KvBlockLayout.expireAt(block, 0));
         return switch (kind)
         {
-            case VERSIONED -> new Versioned(KvBlockLayout.value(block, 0), expireAt, nodeId, view.index.nodeEpoch(),
-                slotOffsets[candidate], words[candidate], startedNanos, KvBlockLayout.writeId(block, 0));
+            case VERSIONED -> new Versioned(KvBlockLayout.value(block, 0), KvBlockLayout.expireAt(block, 0), nodeId,
+                view.index.nodeEpoch(), slotOffsets[candidate], words[candidate], startedNanos,
+                KvBlockLayout.writeId(block, 0));
             case TTL -> expireAt == KvBlockLayout.NEVER ? -1L : expireAt - nowMillis;
             default -> KvBlockLayout.value(block, 0);
         };

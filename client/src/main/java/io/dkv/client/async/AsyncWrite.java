@@ -13,6 +13,7 @@ import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasStatus;
@@ -115,6 +116,8 @@ public final class AsyncWrite extends AsyncOperation
     private boolean headPending;
     /** The head's committed block holds a transaction's intent, which the synchronous write resolves first. */
     private boolean headIntent;
+    /** Whether the head's live block is a collection's: a put or delete over it is refused (the synchronous path). */
+    private boolean headCollection;
     private long insertSlot;
     private int insertAttempts;
     /**
@@ -334,6 +337,7 @@ public final class AsyncWrite extends AsyncOperation
         {
             headPending = false;
             headIntent = false;
+            headCollection = false;
             evaluate();
             return;
         }
@@ -383,6 +387,7 @@ public final class AsyncWrite extends AsyncOperation
     {
         headPending = false;
         headIntent = false;
+        headCollection = false;
         for (int p = 0; p < count; p++)
         {
             final long word = blockWords[p];
@@ -413,6 +418,8 @@ public final class AsyncWrite extends AsyncOperation
             words[p] = word;
             headPending |= p == 0 && KvBlockLayout.isPending(blocks, at);
             headIntent |= p == 0 && KvBlockLayout.isIntent(KvBlockLayout.expireAt(blocks, at));
+            headCollection |= p == 0 && ValueKind.kindOf(KvBlockLayout.expireAt(blocks, at)) != ValueKind.STRING &&
+                !KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis);
             writeIds[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(blocks, at);
         }
@@ -431,8 +438,10 @@ public final class AsyncWrite extends AsyncOperation
                 return;
             }
         }
-        if (headIntent && rule != ReplicaChain.IF_VERSION)
+        if (headIntent && rule != ReplicaChain.IF_VERSION ||
+            headCollection && (rule == ReplicaChain.PUT || rule == ReplicaChain.DELETE))
         {
+            // the synchronous write resolves the intent, or refuses to put or delete over a collection
             fallBack();
             return;
         }

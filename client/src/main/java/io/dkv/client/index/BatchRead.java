@@ -5,6 +5,7 @@ import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Connection;
 import io.dkv.raas.RaasException;
 import org.agrona.concurrent.NanoClock;
@@ -18,6 +19,9 @@ import java.lang.foreign.MemorySegment;
  */
 public final class BatchRead
 {
+    /** What a read of a key that holds a collection (a hash or a set) answers: compared by identity. */
+    public static final byte[] COLLECTION = new byte[0];
+
     /** Keys of one node whose candidates are read in one doorbell batch. */
     public static final int BATCH = 16;
 
@@ -102,7 +106,8 @@ public final class BatchRead
             }
             if (!found.expiredAt(nowMillis))
             {
-                values[k] = KvBlockLayout.value(probe.block(), 0);
+                values[k] = ValueKind.kindOf(found.expireAt) == ValueKind.STRING ?
+                    KvBlockLayout.value(probe.block(), 0) : COLLECTION;
             }
             else if (removeExpired)
             {

@@ -6,6 +6,7 @@ import io.dkv.client.node.NodeLinks;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
 import io.dkv.format.SlotWord;
 import org.agrona.concurrent.EpochClock;
 
@@ -56,6 +57,8 @@ public final class KeyScan
     private final long[] expireAts = new long[MAX_GROUPS_PER_READ * SLOTS_PER_GROUP];
     private final int[] placed;
     private int[] ranked = new int[0];
+    /** Whether the step in progress returns the store's own keys too. */
+    private boolean reserved;
 
     /**
      * @param hasValue reads a key as a get does (a transaction's intent resolved): whether it has a value. Asked only
@@ -85,6 +88,16 @@ public final class KeyScan
      */
     public ScanPage step(final long cursor, final int count, final KeyPattern pattern)
     {
+        return step(cursor, count, pattern, false);
+    }
+
+    /**
+     * As {@link #step(long, int, KeyPattern)}, with the store's own keys (collections' segments,
+     * {@link ReservedKeys}) too when {@code reserved}: what a flush removes.
+     */
+    public ScanPage step(final long cursor, final int count, final KeyPattern pattern, final boolean reserved)
+    {
+        this.reserved = reserved;
         if (!ScanCursor.isValid(cursor))
         {
             throw new IllegalArgumentException("invalid cursor " + cursor + ": not one a scan returned");
@@ -227,6 +240,10 @@ public final class KeyScan
             keys[c] = null;
             if (key == null || KvBlockLayout.isExpired(expireAts[c], nowMillis) ||
                 !answersReads(placement, node, KeyHash.hash(key)) || (pattern != null && !pattern.matches(key)))
+            {
+                continue;
+            }
+            if (!reserved && ReservedKeys.isReserved(key))
             {
                 continue;
             }

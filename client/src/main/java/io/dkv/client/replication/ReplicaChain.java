@@ -7,6 +7,7 @@ import io.dkv.client.KvErrors;
 import io.dkv.client.KvException;
 import io.dkv.client.RaceRetries;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.index.IndexProbe;
 import io.dkv.client.index.KeyState;
@@ -16,6 +17,7 @@ import io.dkv.client.node.HeapChunks;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Membership;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
@@ -621,6 +623,12 @@ public final class ReplicaChain
             if (reads.intentAt(0) && rule != IF_VERSION && (rule != IF_VALUE || !holds(rule, key, expected, version)))
             {
                 throw new IntentFound(key);
+            }
+            // a put or delete replaces only a string: a collection goes with its segments, in a transaction
+            if ((rule == PUT || rule == DELETE) && writeIds[0] != KvBlockLayout.NO_WRITE &&
+                reads.headKind() != ValueKind.STRING)
+            {
+                throw new WrongKindException(key, reads.headKind(), ValueKind.STRING);
             }
             if (!holds(rule, key, expected, version))
             {

@@ -14,6 +14,7 @@ import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
+import io.dkv.format.ValueKind;
 import io.dkv.raas.Connection;
 import io.dkv.raas.RaasException;
 
@@ -43,6 +44,8 @@ public final class ReplicaReads
     private final boolean[] replicaAlone = new boolean[MemoryNodeAvailability.CAPACITY];
     /** Replicas whose committed block holds a transaction's intent, as a mask (bit p: replica p), of the last read. */
     private long intents;
+    /** The kind ({@code ValueKind}) of the head's committed block as last read: a string when it has none. */
+    private int headKind;
 
     public ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
     {
@@ -112,6 +115,7 @@ public final class ReplicaReads
         }
         links.awaitRound(nodes, count, (writeLength != 0 ? 3 : 2) * count - (headKnown ? 1 : 0));
         intents = headKnown && KvBlockLayout.isIntent(head.expireAtMillis()) ? 1 : 0;
+        headKind = headKnown ? head.kind() : ValueKind.STRING;
         final int fingerprint = KeyHash.fingerprint(hash);
         int reads = 0;
         int stride = 0;
@@ -165,6 +169,10 @@ public final class ReplicaReads
                 wordsOut[p] = state.word;
                 idsOut[p] = state.liveWriteId(nowMillis);
                 intents = KvBlockLayout.isIntent(state.expireAt) ? intents | 1L << p : intents & ~(1L << p);
+                if (p == 0)
+                {
+                    headKind = state.committed() ? ValueKind.kindOf(state.expireAt) : ValueKind.STRING;
+                }
             }
         }
     }
@@ -224,7 +232,20 @@ public final class ReplicaReads
             {
                 intents |= 1L << p;
             }
+            if (p == 0)
+            {
+                headKind = ValueKind.kindOf(KvBlockLayout.expireAt(replicaBlocks, at));
+            }
         }
+    }
+
+    /**
+     * @return the kind of value ({@code ValueKind}) the last read found in the head's committed block; a string when
+     * it found none.
+     */
+    public int headKind()
+    {
+        return headKind;
     }
 
     /** @return true when the last read found replica {@code p}'s committed block holding a transaction's intent. */

@@ -50,7 +50,7 @@ public final class IntentResolver
             final Intent intent = Intent.of(key, current);
             if (intent == null)
             {
-                return current == null ? null : live(current.value(), current.expireAtMillis());
+                return current == null ? null : live(current.value(), current.expiryWord());
             }
             final Versioned primaryRead = intent.isPrimary() ? current : keys.read(intent.primaryKey);
             final Intent primary = ofTransaction(intent.primaryKey, primaryRead, intent.txnId);
@@ -199,7 +199,7 @@ public final class IntentResolver
     /** @return true when the key's value was written again under a new write id, retiring {@code read}'s. */
     private boolean fence(final byte[] key, final Versioned read)
     {
-        return keys.swapExact(key, read, read.value(), read.expireAtMillis());
+        return keys.swapExact(key, read, read.value(), read.expiryWord());
     }
 
     /**

@@ -65,7 +65,7 @@ final class ParallelCommit
         }
         for (final TxnEntry entry : writes)
         {
-            if (entry.version == null || entry.version.expireAtMillis() != KvBlockLayout.NEVER)
+            if (entry.version == null || entry.version.expiryWord() != KvBlockLayout.NEVER)
             {
                 return false;
             }

@@ -3,12 +3,15 @@ package io.dkv.client.txn;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvErrors;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -116,11 +119,36 @@ public final class Transaction
 
     private byte[] view(final TxnEntry entry)
     {
+        final LogicalValue value = logical(entry);
+        if (value == null)
+        {
+            return null;
+        }
+        WrongKindException.require(entry.key, value.expiryWord(), ValueKind.STRING);
+        return value.value();
+    }
+
+    /** @return the entry's value as this transaction sees it, of any kind, or null: none. */
+    private LogicalValue logical(final TxnEntry entry)
+    {
         if (entry.written)
         {
-            return live(entry.newValue, entry.newExpireAt) ? entry.newValue.clone() : null;
+            return live(entry.newValue, entry.newExpireAt) ?
+                new LogicalValue(entry.newValue.clone(), entry.newExpireAt) : null;
         }
-        return entry.version == null ? null : entry.version.value().clone();
+        return entry.version == null ? null :
+            new LogicalValue(entry.version.value().clone(), entry.version.expiryWord());
+    }
+
+    /**
+     * Read the key as {@link #get} does, whatever kind of value it holds (a string or a collection's header or
+     * segment: {@link ValueKind}), for the client's collections.
+     *
+     * @return the value and its expiry word, or null when the key has none.
+     */
+    public synchronized LogicalValue read(final byte[] key)
+    {
+        return logical(readEntry(key));
     }
 
     /**
@@ -149,9 +177,32 @@ public final class Transaction
         final TxnEntry entry = readEntry(key);
         if (entry.written)
         {
-            return live(entry.newValue, entry.newExpireAt) ? entry.newExpireAt : -2;
+            return live(entry.newValue, entry.newExpireAt) ? ValueKind.expiryOf(entry.newExpireAt) : -2;
         }
         return entry.version == null ? -2 : entry.version.expireAtMillis();
+    }
+
+    /**
+     * Read the key as {@link #read} does, without the commit checking that nothing changed it since: for keys whose
+     * every change also changes a key this transaction does read, as a collection's segment and its header
+     * (client/README.md, "Hashes and sets"), so that a commit checks the header alone. A key this transaction read or
+     * wrote answers as it does to {@link #read}.
+     *
+     * @return the value and its expiry word, or null when the key has none.
+     */
+    public LogicalValue peek(final byte[] key)
+    {
+        synchronized (this)
+        {
+            requireOpen();
+            final TxnEntry entry = entries.get(ByteBuffer.wrap(key));
+            if (entry != null && (entry.read || entry.written))
+            {
+                return logical(entry);
+            }
+        }
+        final Versioned version = readResolved(keys, resolver, key, maxResolves);
+        return version == null ? null : new LogicalValue(version.value(), version.expiryWord());
     }
 
     /** Set the key's value, with no expiry, when the transaction commits. */
@@ -161,7 +212,22 @@ public final class Transaction
     }
 
     /** Set the key's value, expiring at {@code expireAtMillis} (or {@link KvClient#NO_EXPIRY}), when it commits. */
-    public synchronized void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    public void put(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        if (key != null && ReservedKeys.isReserved(key))
+        {
+            throw new IllegalArgumentException(ReservedKeys.refusal(KvErrors.describe(key)));
+        }
+        write(key, value, ValueKind.word(ValueKind.STRING, expireAtMillis));
+    }
+
+    /**
+     * Set the key's value and its kind ({@link ValueKind}: a collection's header or segment, for the client's
+     * collections) when it commits.
+     *
+     * @param expiryWord the kind and the expiry time, as {@link ValueKind#word} makes them.
+     */
+    public synchronized void write(final byte[] key, final byte[] value, final long expiryWord)
     {
         requireOpen();
         if (value == null || value.length > KvBlockLayout.MAX_VALUE_LENGTH)
@@ -169,15 +235,15 @@ public final class Transaction
             throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this " +
                 "one is " + (value == null ? "null" : value.length + " bytes"));
         }
-        if (expireAtMillis < 0)
+        if (expiryWord < 0)
         {
-            throw new IllegalArgumentException("an expiry time is epoch milliseconds, or " + KvClient.NO_EXPIRY +
-                " for none; this one is " + expireAtMillis);
+            throw new IllegalArgumentException("an expiry word is a kind and epoch milliseconds; this one is " +
+                expiryWord);
         }
         final TxnEntry entry = entry(key);
         entry.written = true;
         entry.newValue = value.clone();
-        entry.newExpireAt = expireAtMillis;
+        entry.newExpireAt = expiryWord;
     }
 
     /**
@@ -187,12 +253,25 @@ public final class Transaction
      */
     public synchronized boolean delete(final byte[] key)
     {
-        final boolean had = get(key) != null;
+        final boolean had = logical(readEntry(key)) != null;
         final TxnEntry entry = entry(key);
         entry.written = true;
         entry.newValue = null;
         entry.newExpireAt = KvClient.NO_EXPIRY;
         return had;
+    }
+
+    /**
+     * Remove the key when the transaction commits, without reading it (as {@link #delete} does): for a collection's
+     * segments, whose header the transaction read.
+     */
+    public synchronized void remove(final byte[] key)
+    {
+        requireOpen();
+        final TxnEntry entry = entry(key);
+        entry.written = true;
+        entry.newValue = null;
+        entry.newExpireAt = KvClient.NO_EXPIRY;
     }
 
     /** @return true while the transaction has written nothing: it commits by checking its reads again. */

@@ -4,8 +4,10 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvErrors;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.format.IntentLayout;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ValueKind;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -88,14 +90,20 @@ final class TransactionCommit
                 return null;
             });
         }
-        if (writes.size() == 1 && readsOnly.isEmpty())
+        if (writes.size() == 1 && readsOnly.isEmpty() &&
+            ValueKind.kindOf(writes.getFirst().newExpireAt) == ValueKind.STRING)
         {
+            // (a collection's block is written by the synchronous path, from the version there)
             final TxnEntry entry = writes.getFirst();
             final CompletableFuture<Boolean> written;
             if (!entry.read)
             {
-                written = entry.newValue == null ? client.deleteAsync(entry.key).thenApply(had -> true) :
-                    client.putAsync(entry.key, entry.newValue, entry.newExpireAt).thenApply(ignored -> true);
+                // a put or delete over a collection is refused: the synchronous path replaces it by its version
+                written = (entry.newValue == null ? client.deleteAsync(entry.key).thenApply(had -> true) :
+                    client.putAsync(entry.key, entry.newValue, entry.newExpireAt).thenApply(ignored -> true))
+                    .exceptionallyCompose(failure -> isWrongKind(failure) ?
+                        CompletableFuture.runAsync(this::run, executor).thenApply(ignored -> true) :
+                        CompletableFuture.failedFuture(failure));
             }
             else if (entry.version == null && entry.newValue != null)
             {
@@ -131,23 +139,22 @@ final class TransactionCommit
     private void writeOne(final TxnEntry entry)
     {
         final byte[] key = entry.key;
+        final boolean string = ValueKind.kindOf(entry.newExpireAt) == ValueKind.STRING;
         if (!entry.read)
         {
-            if (entry.newValue == null)
+            if (string && blindWrite(entry))
             {
-                client.delete(key);
+                return;
             }
-            else
-            {
-                client.put(key, entry.newValue, entry.newExpireAt);
-            }
-            return;
+            // a collection's header or segment, or a string over a collection: written from the version there
+            entry.version = Transaction.readResolved(keys, resolver, key, Integer.MAX_VALUE);
         }
         final boolean written;
         if (entry.version == null)
         {
-            written = entry.newValue == null ? keys.read(key) == null :
-                client.compareAndSet(key, null, entry.newValue, entry.newExpireAt);
+            written = entry.newValue == null ? keys.read(key) == null : string ?
+                client.compareAndSet(key, null, entry.newValue, entry.newExpireAt) :
+                keys.insert(key, entry.newValue, entry.newExpireAt);
         }
         else
         {
@@ -156,6 +163,32 @@ final class TransactionCommit
         if (!written)
         {
             throw conflict("key " + KvErrors.describe(key) + " changed since it was read");
+        }
+    }
+
+    private static boolean isWrongKind(final Throwable failure)
+    {
+        return failure instanceof WrongKindException || failure.getCause() instanceof WrongKindException;
+    }
+
+    /** @return false when the key holds a collection, which a put or delete does not replace: nothing written. */
+    private boolean blindWrite(final TxnEntry entry)
+    {
+        try
+        {
+            if (entry.newValue == null)
+            {
+                client.delete(entry.key);
+            }
+            else
+            {
+                client.put(entry.key, entry.newValue, entry.newExpireAt);
+            }
+            return true;
+        }
+        catch (final WrongKindException ex)
+        {
+            return false;
         }
     }
 

@@ -30,6 +30,6 @@ final class TxnEntry
 
     long priorExpireAt()
     {
-        return version == null ? 0 : version.expireAtMillis();
+        return version == null ? 0 : version.expiryWord();
     }
 }

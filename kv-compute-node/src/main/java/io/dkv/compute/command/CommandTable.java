@@ -1,8 +1,10 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -41,6 +43,8 @@ public final class CommandTable
         add(new LcsCommand(store).commands());
         add(new BitfieldCommand(store).commands());
         add(new ObjectCommand(store).commands());
+        add(new HashCommands(store).commands());
+        add(new SetCommands(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());
@@ -189,12 +193,25 @@ public final class CommandTable
         final long began = stats.nanoClock().nanoTime();
         try
         {
-            spec.handler().execute(session, args, out);
+            final byte[] reserved = ServerCommands.reservedKey(spec.name(), args);
+            if (reserved != null)
+            {
+                RespReplies.error(out, "ERR " + ReservedKeys.refusal("'" + Errors.text128(reserved) + "'"));
+            }
+            else
+            {
+                spec.handler().execute(session, args, out);
+            }
         }
         catch (final IllegalArgumentException ex)
         {
             // the client refused a key or value before touching the store (e.g. an empty key, which dkv has not)
             RespReplies.error(out, "ERR " + ex.getMessage());
+        }
+        catch (final WrongKindException ex)
+        {
+            // a command of one type met a key of another, before it changed anything: its reply, inside EXEC too
+            RespReplies.error(out, Errors.WRONGTYPE);
         }
         catch (final RuntimeException ex)
         {

@@ -14,6 +14,7 @@ final class Errors
     static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
     static final String DB_OUT_OF_RANGE = "ERR DB index is out of range";
     static final String TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+    static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
     private Errors()
     {

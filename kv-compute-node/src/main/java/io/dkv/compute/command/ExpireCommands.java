@@ -2,9 +2,11 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.collection.Collection;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
@@ -85,10 +87,15 @@ final class ExpireCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current = store.readAny(args[1]);
             if (current == null || !conditionsHold(conditions, current.expireAtMillis(), when))
             {
                 RespReplies.integer(out, 0);
+                return;
+            }
+            if (current.kind() != ValueKind.STRING)
+            {
+                RespReplies.integer(out, expireCollection(store, args[1], conditions, when, now) ? 1 : 0);
                 return;
             }
             if (when <= now ? store.deleteVersion(args[1], current) :
@@ -98,6 +105,36 @@ final class ExpireCommands
                 return;
             }
         }
+    }
+
+    /**
+     * A hash's or a set's expiry is its header's and every segment's (client/README.md, "Hashes and sets"): changed in
+     * one transaction, the conditions checked again in it; a time past removes the collection.
+     */
+    private static boolean expireCollection(final KeyStore store, final byte[] key, final int conditions,
+        final long when, final long now)
+    {
+        return store.atomically(tx ->
+        {
+            final Versioned current = tx.readAny(key);
+            if (current == null || current.kind() == ValueKind.STRING ||
+                !conditionsHold(conditions, current.expireAtMillis(), when))
+            {
+                // (a string written since is left as it is: the command saw a collection)
+                return false;
+            }
+            final Collection collection = Collection.open(tx.transaction(), key, current.kind(), tx.segmentBytes());
+            if (when <= now)
+            {
+                collection.drop();
+            }
+            else
+            {
+                collection.expireAt(KeyStore.storable(when));
+                collection.write();
+            }
+            return true;
+        });
     }
 
     /** redis's parseExtendedExpireArgumentsOrReply: every option checked before any combination. */
@@ -160,7 +197,7 @@ final class ExpireCommands
 
     private static void expireTime(final KeyStore store, final byte[] key, final boolean millis, final ByteBuf out)
     {
-        final Versioned current = store.getVersioned(key);
+        final Versioned current = store.readAny(key);
         if (current == null)
         {
             RespReplies.integer(out, -2);

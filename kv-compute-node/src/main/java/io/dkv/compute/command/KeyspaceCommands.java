@@ -2,12 +2,15 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.collection.Collection;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
+import io.dkv.client.txn.Transaction;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayList;
@@ -26,7 +29,6 @@ final class KeyspaceCommands
 {
     /** Keys a step of KEYS asks for: KEYS answers once the whole scan is over. */
     private static final int KEYS_STEP = 1024;
-    private static final String STRING = "string";
     private static final int NO_SUCH_KEY = 0;
     private static final int KEPT = 1;
     private static final int MOVED = 2;
@@ -50,8 +52,7 @@ final class KeyspaceCommands
                 RespReplies.bulkOrNull(out, client.randomKey(), session.protocol())),
             spec("flushall", -1, this::flush),
             spec("flushdb", -1, this::flush),
-            spec("type", 2, (session, args, out) ->
-                RespReplies.simple(out, session.store(base).get(args[1]) != null ? STRING : "none")),
+            spec("type", 2, (session, args, out) -> type(session.store(base).readAny(args[1]), out)),
             spec("rename", 3, (session, args, out) -> rename(session, args, out, false)),
             spec("renamenx", 3, (session, args, out) -> rename(session, args, out, true)),
             spec("copy", -3, this::copy),
@@ -70,7 +71,7 @@ final class KeyspaceCommands
         }
         long count = 10;
         KeyPattern pattern = null;
-        boolean anyType = true;
+        String type = null;
         for (int i = 2; i < args.length; i += 2)
         {
             if (i + 1 >= args.length)
@@ -99,7 +100,7 @@ final class KeyspaceCommands
             }
             else if (CommandTable.is(args[i], "type"))
             {
-                anyType = CommandTable.is(args[i + 1], STRING);
+                type = CommandTable.lowerCase(args[i + 1]);
             }
             else
             {
@@ -110,7 +111,7 @@ final class KeyspaceCommands
         final ScanPage page = client.scan(cursor, (int)Math.min(count, Integer.MAX_VALUE), pattern);
         RespReplies.arrayHeader(out, 2);
         RespReplies.bulk(out, Long.toString(page.cursor()));
-        final List<byte[]> keys = anyType ? page.keys() : List.of();
+        final List<byte[]> keys = type == null ? page.keys() : ofType(session.store(base), page.keys(), type);
         RespReplies.arrayHeader(out, keys.size());
         for (final byte[] key : keys)
         {
@@ -162,18 +163,21 @@ final class KeyspaceCommands
     private void rename(final Session session, final byte[][] args, final ByteBuf out, final boolean nx)
     {
         final boolean same = Arrays.equals(args[1], args[2]);
-        final int outcome = session.store(base).atomically(tx ->
+        final int outcome = session.store(base).atomically(store ->
         {
-            final Versioned source = tx.getVersioned(args[1]);
+            final Versioned source = store.readAny(args[1]);
             if (source == null)
             {
                 return NO_SUCH_KEY;
             }
-            if (same || (nx && tx.get(args[2]) != null))
+            if (same || (nx && store.readAny(args[2]) != null))
             {
                 return KEPT;
             }
-            tx.put(args[2], source.value(), source.expireAtMillis());
+            // a hash's or a set's header moves; its segments, named by its generation, stay where they are
+            store.delete(args[2]);
+            final Transaction tx = store.transaction();
+            tx.write(args[2], source.value(), source.expiryWord());
             tx.delete(args[1]);
             return MOVED;
         });
@@ -227,14 +231,23 @@ final class KeyspaceCommands
             return;
         }
         final boolean overwrite = replace;
-        final boolean copied = session.store(base).atomically(tx ->
+        final boolean copied = session.store(base).atomically(store ->
         {
-            final Versioned source = tx.getVersioned(args[1]);
-            if (source == null || (!overwrite && tx.get(args[2]) != null))
+            final Versioned source = store.readAny(args[1]);
+            if (source == null || (!overwrite && store.readAny(args[2]) != null))
             {
                 return false;
             }
-            tx.put(args[2], source.value(), source.expireAtMillis());
+            store.delete(args[2]);
+            if (source.kind() == ValueKind.STRING)
+            {
+                store.transaction().write(args[2], source.value(), source.expiryWord());
+            }
+            else
+            {
+                // every segment copied under a new generation: the copy is its own
+                Collection.open(store.transaction(), args[1], source.kind(), store.segmentBytes()).copyTo(args[2]);
+            }
             return true;
         });
         RespReplies.integer(out, copied ? 1 : 0);
@@ -249,12 +262,27 @@ final class KeyspaceCommands
     /** dkv keeps no access times: the keys that exist are counted, each as often as it is named (as redis). */
     private void touch(final Session session, final byte[][] args, final ByteBuf out)
     {
-        long found = 0;
-        for (final byte[] value : session.store(base).multiGet(Arrays.asList(args).subList(1, args.length)))
+        RespReplies.integer(out, session.store(base).exists(Arrays.asList(args).subList(1, args.length)));
+    }
+
+    /** SCAN's TYPE: each key's kind read, as redis looks each key up (a key gone meanwhile is left out). */
+    private static List<byte[]> ofType(final KeyStore store, final List<byte[]> keys, final String type)
+    {
+        final List<byte[]> kept = new ArrayList<>();
+        for (final byte[] key : keys)
         {
-            found += value != null ? 1 : 0;
+            final Versioned read = store.readAny(key);
+            if (read != null && ValueKind.name(read.kind()).equals(type))
+            {
+                kept.add(key);
+            }
         }
-        RespReplies.integer(out, found);
+        return kept;
+    }
+
+    private static void type(final Versioned read, final ByteBuf out)
+    {
+        RespReplies.simple(out, read == null ? "none" : ValueKind.name(read.kind()));
     }
 
     /** @return how many of the keys {@code args[1..]} had a value; deleted together when there are several. */

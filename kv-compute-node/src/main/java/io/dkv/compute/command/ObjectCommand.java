@@ -1,8 +1,10 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;
@@ -63,12 +65,26 @@ final class ObjectCommand
 
     private void ofValue(final Session session, final byte[][] args, final ByteBuf out, final boolean encoding)
     {
-        final byte[] value = session.store(base).get(args[2]);
-        if (value == null)
+        final Versioned read = session.store(base).readAny(args[2]);
+        if (read == null)
         {
             RespReplies.nullReply(out, session.protocol());
             return;
         }
+        if (read.kind() != ValueKind.STRING)
+        {
+            // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets")
+            if (encoding)
+            {
+                RespReplies.bulk(out, "hashtable");
+            }
+            else
+            {
+                RespReplies.integer(out, 1);
+            }
+            return;
+        }
+        final byte[] value = read.value();
         final boolean integer = value.length <= 20 && RespNumbers.isLong(value);
         if (encoding)
         {
@@ -81,7 +97,7 @@ final class ObjectCommand
 
     private void freq(final Session session, final byte[][] args, final ByteBuf out)
     {
-        if (session.store(base).get(args[2]) == null)
+        if (session.store(base).readAny(args[2]) == null)
         {
             RespReplies.nullReply(out, session.protocol());
             return;
@@ -92,7 +108,7 @@ final class ObjectCommand
 
     private void idleTime(final Session session, final byte[][] args, final ByteBuf out)
     {
-        if (session.store(base).get(args[2]) == null)
+        if (session.store(base).readAny(args[2]) == null)
         {
             RespReplies.nullReply(out, session.protocol());
             return;

@@ -110,7 +110,7 @@ public final class PipelinedReads
         final long began = stats.nanoClock().nanoTime();
         try
         {
-            values = client.multiGet(keys);
+            values = client.multiGetMarking(keys);
         }
         catch (final RuntimeException ex)
         {
@@ -131,14 +131,24 @@ public final class PipelinedReads
             stats.commandStats().called(is(request[0], "get") ? "get" : "mget", share);
             if (is(request[0], "get"))
             {
-                RespReplies.bulkOrNull(out, values.get(next++), session.protocol());
+                final byte[] value = values.get(next++);
+                if (value == KvClient.COLLECTION)
+                {
+                    stats.commandStats().error(Errors.WRONGTYPE);
+                    RespReplies.error(out, Errors.WRONGTYPE);
+                }
+                else
+                {
+                    RespReplies.bulkOrNull(out, value, session.protocol());
+                }
             }
             else
             {
                 RespReplies.arrayHeader(out, request.length - 1);
                 for (int i = 1; i < request.length; i++)
                 {
-                    RespReplies.bulkOrNull(out, values.get(next++), session.protocol());
+                    final byte[] value = values.get(next++);
+                    RespReplies.bulkOrNull(out, value == KvClient.COLLECTION ? null : value, session.protocol());
                 }
             }
         }

@@ -1,9 +1,10 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.metrics.ProcessTimes;
-import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -154,7 +155,45 @@ final class ServerCommands
         Map.entry("lcs", new int[]{1, 2, 1}), Map.entry("bitfield", new int[]{1, 1, 1}),
         Map.entry("bitfield_ro", new int[]{1, 1, 1}), Map.entry("object|encoding", new int[]{2, 2, 1}),
         Map.entry("object|refcount", new int[]{2, 2, 1}), Map.entry("object|freq", new int[]{2, 2, 1}),
-        Map.entry("object|idletime", new int[]{2, 2, 1}));
+        Map.entry("object|idletime", new int[]{2, 2, 1}), Map.entry("hset", new int[]{1, 1, 1}),
+        Map.entry("hmset", new int[]{1, 1, 1}), Map.entry("hsetnx", new int[]{1, 1, 1}),
+        Map.entry("hget", new int[]{1, 1, 1}), Map.entry("hmget", new int[]{1, 1, 1}),
+        Map.entry("hdel", new int[]{1, 1, 1}), Map.entry("hlen", new int[]{1, 1, 1}),
+        Map.entry("hstrlen", new int[]{1, 1, 1}), Map.entry("hexists", new int[]{1, 1, 1}),
+        Map.entry("hkeys", new int[]{1, 1, 1}), Map.entry("hvals", new int[]{1, 1, 1}),
+        Map.entry("hgetall", new int[]{1, 1, 1}), Map.entry("hincrby", new int[]{1, 1, 1}),
+        Map.entry("hincrbyfloat", new int[]{1, 1, 1}), Map.entry("hrandfield", new int[]{1, 1, 1}),
+        Map.entry("hscan", new int[]{1, 1, 1}), Map.entry("sadd", new int[]{1, 1, 1}),
+        Map.entry("srem", new int[]{1, 1, 1}), Map.entry("smembers", new int[]{1, 1, 1}),
+        Map.entry("sismember", new int[]{1, 1, 1}), Map.entry("smismember", new int[]{1, 1, 1}),
+        Map.entry("scard", new int[]{1, 1, 1}), Map.entry("spop", new int[]{1, 1, 1}),
+        Map.entry("srandmember", new int[]{1, 1, 1}), Map.entry("smove", new int[]{1, 2, 1}),
+        Map.entry("sinter", new int[]{1, -1, 1}), Map.entry("sunion", new int[]{1, -1, 1}),
+        Map.entry("sdiff", new int[]{1, -1, 1}), Map.entry("sinterstore", new int[]{1, -1, 1}),
+        Map.entry("sunionstore", new int[]{1, -1, 1}), Map.entry("sdiffstore", new int[]{1, -1, 1}),
+        Map.entry("sscan", new int[]{1, 1, 1}));
+
+    /**
+     * @return the first of the request's keys that is one the store keeps for itself ({@link ReservedKeys}), or null:
+     * no command reads or writes such a key for a client.
+     */
+    static byte[] reservedKey(final String name, final byte[][] args)
+    {
+        final int[] keys = KEYED.get(name);
+        if (keys == null)
+        {
+            return null;
+        }
+        final int last = keys[1] < 0 ? args.length + keys[1] : Math.min(keys[1], args.length - 1);
+        for (int i = keys[0]; i <= last; i += keys[2])
+        {
+            if (ReservedKeys.isReserved(args[i]))
+            {
+                return args[i];
+            }
+        }
+        return null;
+    }
 
     private Map<String, String> settings()
     {

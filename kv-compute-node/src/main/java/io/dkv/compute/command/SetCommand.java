@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
@@ -45,6 +46,31 @@ final class SetCommand
             spec("setex", 4, (session, args, out) -> setIn(session, args, true, "setex", out)),
             spec("psetex", 4, (session, args, out) -> setIn(session, args, false, "psetex", out)),
             spec("setnx", 3, this::setNx));
+    }
+
+    /** SET XX or KEEPTTL over a hash or a set: the collection goes with its segments, in one transaction. */
+    private static void replaceCollection(final KeyStore store, final byte[] key, final byte[] value,
+        final StringOptions options, final Session session, final ByteBuf out)
+    {
+        final boolean replaced = store.atomically(tx ->
+        {
+            final Versioned again = tx.readAny(key);
+            if (again == null && options.has(XX))
+            {
+                return false;
+            }
+            tx.put(key, value, options.has(KEEPTTL) && again != null ? again.expireAtMillis() :
+                options.expireAtMillis());
+            return true;
+        });
+        if (replaced)
+        {
+            RespReplies.ok(out);
+        }
+        else
+        {
+            RespReplies.nullReply(out, session.protocol());
+        }
     }
 
     /** SETEX key seconds value and PSETEX key ms value: redis's SET with EX or PX, the time checked alike. */
@@ -113,12 +139,18 @@ final class SetCommand
         }
         while (true)
         {
-            final Versioned current = store.getVersioned(key);
+            // GET and IFEQ read a string (a hash or a set is WRONGTYPE); XX and KEEPTTL replace any kind
+            final Versioned current = get || options.has(IFEQ) ? store.getVersioned(key) : store.readAny(key);
             final byte[] old = current == null ? null : current.value();
             if (options.has(NX) && current != null || options.has(XX) && current == null ||
                 options.has(IFEQ) && (current == null || !Arrays.equals(old, options.comparison())))
             {
                 RespReplies.bulkOrNull(out, get ? old : null, session.protocol());
+                return;
+            }
+            if (current != null && current.kind() != ValueKind.STRING)
+            {
+                replaceCollection(store, key, value, options, session, out);
                 return;
             }
             final boolean written = current == null ? store.compareAndSet(key, null, value, expireAt) :

@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.format.KvBlockLayout;
 import io.netty.buffer.ByteBuf;
 
@@ -29,6 +30,7 @@ public final class SlicedCommand
     private static final int EXISTS = 3;
 
     private final KvClient client;
+    private final ClientKeyStore store;
     private final NodeStats stats;
     private byte[][] args;
     private int kind;
@@ -38,6 +40,7 @@ public final class SlicedCommand
     public SlicedCommand(final CommandTable table)
     {
         this.client = table.environment().client();
+        this.store = new ClientKeyStore(client);
         this.stats = table.environment().stats();
     }
 
@@ -112,12 +115,13 @@ public final class SlicedCommand
                 {
                     for (final byte[] key : keys)
                     {
-                        count += client.delete(key) ? 1 : 0;
+                        count += store.delete(key) ? 1 : 0;
                     }
                 }
                 default ->
                 {
-                    for (final byte[] value : client.multiGet(keys))
+                    // a hash or a set exists too
+                    for (final byte[] value : client.multiGetMarking(keys))
                     {
                         count += value != null ? 1 : 0;
                     }

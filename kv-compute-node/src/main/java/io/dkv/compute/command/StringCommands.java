@@ -199,14 +199,6 @@ final class StringCommands
     /** A key named twice counts twice, as in redis. */
     private void exists(final Session session, final byte[][] args, final ByteBuf out)
     {
-        long found = 0;
-        for (final byte[] value : session.store(base).multiGet(Arrays.asList(args).subList(1, args.length)))
-        {
-            if (value != null)
-            {
-                found++;
-            }
-        }
-        RespReplies.integer(out, found);
+        RespReplies.integer(out, session.store(base).exists(Arrays.asList(args).subList(1, args.length)));
     }
 }

@@ -160,7 +160,7 @@ final class TransactionCommands
         }
         final ByteBuf replies = Unpooled.buffer();
         RespReplies.arrayHeader(replies, queued.size());
-        session.executing(new TransactionKeyStore(tx, client.epochClock()));
+        session.executing(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes()));
         try
         {
             for (final MultiState.Queued command : queued)

@@ -2,6 +2,9 @@ package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
+import io.dkv.client.txn.Transaction;
+import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
@@ -40,26 +43,54 @@ public final class ClientKeyStore implements KeyStore
         return keys.size() == 1 ? client.multiGet(keys) : atomically(store -> store.multiGet(keys));
     }
 
-    public Versioned getVersioned(final byte[] key)
+    public Versioned readAny(final byte[] key)
     {
         return client.getVersioned(key);
     }
 
+    public long exists(final List<byte[]> keys)
+    {
+        return keys.size() == 1 ? (client.getVersioned(keys.getFirst()) != null ? 1 : 0) :
+            atomically(store -> store.exists(keys));
+    }
+
+    public Versioned getVersioned(final byte[] key)
+    {
+        final Versioned read = client.getVersioned(key);
+        if (read != null)
+        {
+            WrongKindException.require(key, read.expiryWord(), ValueKind.STRING);
+        }
+        return read;
+    }
+
+    /** The client's put replaces a string only: a collection goes with its segments, in a transaction. */
     public void put(final byte[] key, final byte[] value, final long expireAtMillis)
     {
-        client.put(key, value, expireAtMillis);
+        try
+        {
+            client.put(key, value, KeyStore.storable(expireAtMillis));
+        }
+        catch (final WrongKindException ex)
+        {
+            atomically(store ->
+            {
+                store.put(key, value, expireAtMillis);
+                return null;
+            });
+        }
     }
 
     public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value,
         final long expireAtMillis)
     {
-        return client.compareAndSet(key, expected, value, expireAtMillis);
+        return client.compareAndSet(key, expected, value, KeyStore.storable(expireAtMillis));
     }
 
     public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value,
         final long expireAtMillis)
     {
-        return client.compareAndSetVersion(key, expected, value, expireAtMillis);
+        return client.compareAndSetVersion(key, expected, value, KeyStore.storable(expireAtMillis));
     }
 
     /**
@@ -73,7 +104,14 @@ public final class ClientKeyStore implements KeyStore
 
     public boolean delete(final byte[] key)
     {
-        return client.delete(key);
+        try
+        {
+            return client.delete(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            return atomically(store -> store.delete(key));
+        }
     }
 
     public long ttlMillis(final byte[] key)
@@ -83,16 +121,34 @@ public final class ClientKeyStore implements KeyStore
 
     public boolean persist(final byte[] key)
     {
-        return client.persist(key);
+        try
+        {
+            return client.persist(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            return atomically(store -> store.persist(key));
+        }
     }
 
     public <T> T atomically(final Function<KeyStore, T> body)
     {
-        return client.transact(tx -> body.apply(new TransactionKeyStore(tx, client.epochClock())));
+        return client.transact(tx ->
+            body.apply(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes())));
     }
 
     public EpochClock epochClock()
     {
         return client.epochClock();
+    }
+
+    public Transaction transaction()
+    {
+        throw new IllegalStateException("a collection's operation runs inside atomically(), in a transaction");
+    }
+
+    public int segmentBytes()
+    {
+        return client.collectionSegmentBytes();
     }
 }

@@ -1,6 +1,8 @@
 package io.dkv.compute.store;
 
 import io.dkv.client.Versioned;
+import io.dkv.client.txn.Transaction;
+import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
@@ -11,11 +13,35 @@ import java.util.function.Function;
  * the same name. {@link ClientKeyStore} runs each on its own; {@link TransactionKeyStore} runs them inside one client
  * transaction, which commits only if nothing it read changed meanwhile, so that a command's read-modify-write loop,
  * written once for both, is atomic with the rest of the transaction when it runs in one.
+ *
+ * <p>Kinds (client/README.md, "Hashes and sets"): the reads of values ({@link #get}, {@link #getVersioned}) are of
+ * strings and throw {@code WrongKindException} (redis's WRONGTYPE) at a hash or a set, {@link #multiGet} answers one
+ * as no value (as MGET); {@link #put}, {@link #delete} and {@link #persist} take whatever the key holds, a collection
+ * with its segments; {@link #readAny} and {@link #exists} see every kind.
  */
 public interface KeyStore
 {
+    /**
+     * @return the expiry time as the store keeps it: times from 2^56 ms (the year 2,285,000) on are kept as the last
+     * one before, as a block's expiry word holds 56 bits of time ({@code ValueKind}); such a key still never expires in
+     * practice, and its EXPIRETIME answers that time, where redis answers the one given.
+     */
+    static long storable(final long expireAtMillis)
+    {
+        return Math.min(expireAtMillis, ValueKind.EXPIRY_LIMIT - 1);
+    }
+
     /** @return the key's value, or null when it has none. */
     byte[] get(byte[] key);
+
+    /**
+     * @return the key's value of whatever kind (a string, or a collection's header: {@link Versioned#kind}) with its
+     * expiry, or null when it has none.
+     */
+    Versioned readAny(byte[] key);
+
+    /** @return how many of the keys have a value of any kind, a key named twice counted twice. */
+    long exists(List<byte[]> keys);
 
     /** @return the keys' values as of one instant, in their order, null where a key has none. */
     List<byte[]> multiGet(List<byte[]> keys);
@@ -68,4 +94,13 @@ public interface KeyStore
 
     /** @return the clock expiry is judged by, the one relative times are added to. */
     EpochClock epochClock();
+
+    /**
+     * @return the client transaction this store runs in, for collections' operations: only inside
+     * {@link #atomically}.
+     */
+    Transaction transaction();
+
+    /** @return the bytes of elements a collection's segment holds on average (the client's setting). */
+    int segmentBytes();
 }

@@ -2,7 +2,10 @@ package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.collection.Collection;
+import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
+import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.ArrayList;
@@ -20,15 +23,18 @@ public final class TransactionKeyStore implements KeyStore
 {
     private final Transaction tx;
     private final EpochClock clock;
+    private final int segmentBytes;
 
     /**
      * @param tx    the transaction it reads and writes through.
-     * @param clock the client's clock, by which expiry is judged.
+     * @param clock        the client's clock, by which expiry is judged.
+     * @param segmentBytes the bytes of elements a collection's segment holds on average.
      */
-    public TransactionKeyStore(final Transaction tx, final EpochClock clock)
+    public TransactionKeyStore(final Transaction tx, final EpochClock clock, final int segmentBytes)
     {
         this.tx = tx;
         this.clock = clock;
+        this.segmentBytes = segmentBytes;
     }
 
     public byte[] get(final byte[] key)
@@ -36,15 +42,32 @@ public final class TransactionKeyStore implements KeyStore
         return tx.get(key);
     }
 
-    /** The transaction's reads are of one instant already: its commit checks them. */
+    /** The transaction's reads are of one instant already: its commit checks them. A collection is no value. */
     public List<byte[]> multiGet(final List<byte[]> keys)
     {
         final List<byte[]> values = new ArrayList<>(keys.size());
         for (final byte[] key : keys)
         {
-            values.add(tx.get(key));
+            final LogicalValue read = tx.read(key);
+            values.add(read == null || read.kind() != ValueKind.STRING ? null : read.value());
         }
         return values;
+    }
+
+    public Versioned readAny(final byte[] key)
+    {
+        final LogicalValue read = tx.read(key);
+        return read == null ? null : new Versioned(read.value(), read.expiryWord(), 0, 0, 0, 0, 0, 0);
+    }
+
+    public long exists(final List<byte[]> keys)
+    {
+        long found = 0;
+        for (final byte[] key : keys)
+        {
+            found += tx.read(key) != null ? 1 : 0;
+        }
+        return found;
     }
 
     /**
@@ -58,20 +81,41 @@ public final class TransactionKeyStore implements KeyStore
         return value == null ? null : new Versioned(value, tx.expireAtMillis(key), 0, 0, 0, 0, 0, 0);
     }
 
+    /** Whatever the key held goes: a collection with its segments. */
     public void put(final byte[] key, final byte[] value, final long expireAtMillis)
     {
-        tx.put(key, value, expireAtMillis);
+        dropCollection(key);
+        tx.put(key, value, KeyStore.storable(expireAtMillis));
+    }
+
+    /** @return true when the key held a collection, which this transaction removes, header and segments. */
+    private boolean dropCollection(final byte[] key)
+    {
+        final LogicalValue read = tx.read(key);
+        if (read == null || read.kind() == ValueKind.STRING)
+        {
+            return false;
+        }
+        Collection.open(tx, key, read.kind(), segmentBytes).drop();
+        return true;
     }
 
     public boolean compareAndSet(final byte[] key, final byte[] expected, final byte[] value,
         final long expireAtMillis)
     {
-        final byte[] current = tx.get(key);
-        if (expected == null ? current != null : !Arrays.equals(current, expected))
+        if (expected == null)
+        {
+            // absent means no value of any kind (SET NX over a hash sets nothing, as in redis)
+            if (tx.read(key) != null)
+            {
+                return false;
+            }
+        }
+        else if (!Arrays.equals(tx.get(key), expected))
         {
             return false;
         }
-        tx.put(key, value, expireAtMillis);
+        tx.put(key, value, KeyStore.storable(expireAtMillis));
         return true;
     }
 
@@ -79,7 +123,7 @@ public final class TransactionKeyStore implements KeyStore
     public boolean compareAndSetVersion(final byte[] key, final Versioned expected, final byte[] value,
         final long expireAtMillis)
     {
-        tx.put(key, value, expireAtMillis);
+        tx.put(key, value, KeyStore.storable(expireAtMillis));
         return true;
     }
 
@@ -92,7 +136,7 @@ public final class TransactionKeyStore implements KeyStore
 
     public boolean delete(final byte[] key)
     {
-        return tx.delete(key);
+        return dropCollection(key) || tx.delete(key);
     }
 
     public long ttlMillis(final byte[] key)
@@ -108,6 +152,18 @@ public final class TransactionKeyStore implements KeyStore
 
     public boolean persist(final byte[] key)
     {
+        final LogicalValue read = tx.read(key);
+        if (read != null && read.kind() != ValueKind.STRING)
+        {
+            if (read.expireAtMillis() == KvClient.NO_EXPIRY)
+            {
+                return false;
+            }
+            final Collection collection = Collection.open(tx, key, read.kind(), segmentBytes);
+            collection.expireAt(KvClient.NO_EXPIRY);
+            collection.write();
+            return true;
+        }
         final byte[] value = tx.get(key);
         final long expireAt = tx.expireAtMillis(key);
         if (value == null || expireAt == -2 || expireAt == KvClient.NO_EXPIRY)
@@ -127,5 +183,15 @@ public final class TransactionKeyStore implements KeyStore
     public EpochClock epochClock()
     {
         return clock;
+    }
+
+    public Transaction transaction()
+    {
+        return tx;
+    }
+
+    public int segmentBytes()
+    {
+        return segmentBytes;
     }
 }

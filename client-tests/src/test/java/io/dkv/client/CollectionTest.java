@@ -1,0 +1,334 @@
+package io.dkv.client;
+
+import io.dkv.client.collection.Collection;
+import io.dkv.client.keyspace.ScanCursor;
+import io.dkv.client.keyspace.ScanPage;
+import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
+import io.dkv.memory.MemoryNode;
+import io.dkv.memory.MemoryNodeContext;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Hashes and sets (client/README.md, "Hashes and sets"): a header at the key, elements in segments that split and
+ * merge by linear hashing, each change one transaction; a collection is no string to the single-key operations.
+ */
+@Timeout(180)
+class CollectionTest
+{
+    private static final long[] NODES = {1, 2};
+    private static final byte[] KEY = bytes("h");
+
+    private final StaticDirectory directory = new StaticDirectory();
+    private final Opened open = new Opened();
+
+    @AfterEach
+    void close() throws Exception
+    {
+        open.close();
+    }
+
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1, 2})
+    void aHashAnswersAsAMapThroughSplitsAndMerges(final int replicas)
+    {
+        // 64 bytes a segment: a few elements each, so that the hash splits and merges many times
+        final KvClient client = store(replicas, 64);
+        final Map<String, String> model = new HashMap<>();
+        final Random random = new Random(42);
+        int mostSegments = 0;
+        for (int step = 0; step < 1_500; step++)
+        {
+            final String field = "f" + random.nextInt(300);
+            final boolean add = step < 900 || random.nextInt(3) == 0;
+            final String value = "v" + step;
+            final boolean changed = client.transact(tx ->
+            {
+                final Collection hash = Collection.open(tx, KEY, ValueKind.HASH, 64);
+                final boolean result = add ? hash.put(bytes(field), bytes(value)) : hash.remove(bytes(field));
+                hash.write();
+                return result;
+            });
+            assertEquals(add ? !model.containsKey(field) : model.containsKey(field), changed, "step " + step);
+            if (add)
+            {
+                model.put(field, value);
+            }
+            else
+            {
+                model.remove(field);
+            }
+            mostSegments = Math.max(mostSegments, segments(client));
+        }
+        assertEquals(model, contents(client));
+        final int segmentsBefore = segments(client);
+        assertTrue(mostSegments > 16, "the hash split: at most " + mostSegments + " segments");
+        for (final String field : new ArrayList<>(model.keySet()))
+        {
+            client.transact(tx ->
+            {
+                final Collection hash = Collection.open(tx, KEY, ValueKind.HASH, 64);
+                assertArrayEquals(bytes(model.get(field)), hash.get(bytes(field)));
+                hash.remove(bytes(field));
+                hash.write();
+                return null;
+            });
+            model.remove(field);
+            if (model.size() == 3)
+            {
+                assertTrue(segments(client) < segmentsBefore, "merged as it emptied: " + segments(client));
+            }
+        }
+        assertEquals(-1, (int)client.transact(tx -> Collection.kindAt(tx, KEY)), "an empty hash is no key");
+        assertEquals(0, allKeys(client), "no segment left behind");
+    }
+
+    @Test
+    void aCollectionIsNoStringToTheSingleKeyOperations()
+    {
+        final KvClient client = store(1, 2048);
+        put(client, KEY, "field", "value");
+        client.put(bytes("s"), bytes("string"));
+
+        assertThrows(WrongKindException.class, () -> client.get(KEY));
+        assertEquals(WrongKindException.class,
+            assertThrows(CompletionException.class, () -> client.getAsync(KEY).join()).getCause().getClass());
+        assertThrows(WrongKindException.class, () -> client.put(KEY, bytes("x")), "a put does not replace it");
+        assertThrows(WrongKindException.class, () -> client.delete(KEY), "nor does a delete");
+        assertEquals(Arrays.asList(null, "string"), strings(client.multiGet(List.of(KEY, bytes("s")))));
+        assertEquals(Arrays.asList(null, "string"), strings(client.multiGetAsync(List.of(KEY, bytes("s"))).join()));
+        assertEquals(ValueKind.HASH, client.getVersioned(KEY).kind());
+        assertEquals(-1, client.ttlMillis(KEY));
+        assertThrows(WrongKindException.class, () -> client.transact(tx -> tx.get(KEY)));
+        assertThrows(WrongKindException.class,
+            () -> client.transact(tx -> Collection.open(tx, bytes("s"), ValueKind.SET, 2048)));
+        assertThrows(IllegalArgumentException.class, () -> client.put(ReservedKeys.segmentKey(1, 0), bytes("x")));
+
+        assertEquals(List.of("h", "s"), userKeys(client), "a scan shows the hash's key, not its segments");
+        assertEquals(2, client.flush());
+        assertEquals(0, allKeys(client), "a flush takes the segments too");
+    }
+
+    @Test
+    void aTransactionReplacesACollectionWithAString()
+    {
+        final KvClient client = store(1, 2048);
+        put(client, KEY, "field", "value");
+
+        client.transact(tx ->
+        {
+            Collection.open(tx, KEY, ValueKind.HASH, 2048).drop();
+            tx.put(KEY, bytes("string"));
+            return null;
+        });
+
+        assertArrayEquals(bytes("string"), client.get(KEY));
+        assertEquals(1, allKeys(client));
+    }
+
+    @Test
+    void aCollectionExpiresWhole()
+    {
+        final KvClient client = store(1, 64);
+        for (int i = 0; i < 40; i++)
+        {
+            put(client, KEY, "f" + i, "v" + i);
+        }
+        assertTrue(segments(client) > 1);
+        final long past = client.epochClock().time() - 1;
+
+        client.transact(tx ->
+        {
+            final Collection hash = Collection.open(tx, KEY, ValueKind.HASH, 64);
+            hash.expireAt(past);
+            hash.write();
+            return null;
+        });
+
+        assertEquals(-2, client.ttlMillis(KEY));
+        assertEquals(0, userKeys(client).size());
+        assertEquals(0, allKeys(client), "the segments expired with the header");
+    }
+
+    @Test
+    void concurrentAddsAreAllKept() throws Exception
+    {
+        final KvClient client = store(2, 128);
+        final AtomicInteger failures = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 3; t++)
+        {
+            final int thread = t;
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < 150; i++)
+                    {
+                        put(client, KEY, "t" + thread + ":" + i, "");
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    failures.incrementAndGet();
+                    throw ex;
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(0, failures.get());
+        assertEquals(450, contents(client).size());
+        assertEquals(450L, (long)client.transact(tx -> Collection.open(tx, KEY, ValueKind.HASH, 128).size()));
+    }
+
+    @Test
+    void aCopyIsItsOwnAndARenameKeepsTheSegments()
+    {
+        final KvClient client = store(1, 64);
+        for (int i = 0; i < 30; i++)
+        {
+            put(client, KEY, "f" + i, "v" + i);
+        }
+        final byte[] copy = bytes("copy");
+        client.transact(tx ->
+        {
+            Collection.open(tx, KEY, ValueKind.HASH, 64).copyTo(copy);
+            return null;
+        });
+        put(client, KEY, "f0", "changed");
+
+        final Map<String, String> copied = contents(client, copy);
+        assertEquals(30, copied.size());
+        assertEquals("v0", copied.get("f0"));
+        assertEquals("changed", contents(client).get("f0"));
+        final boolean extra =
+            client.transact(tx -> Collection.open(tx, copy, ValueKind.HASH, 64).contains(bytes("f30")));
+        assertFalse(extra);
+        assertNull(client.transact(tx -> Collection.open(tx, bytes("none"), ValueKind.HASH, 64).get(bytes("f0"))));
+    }
+
+    private static void put(final KvClient client, final byte[] key, final String field, final String value)
+    {
+        client.transact(tx ->
+        {
+            final Collection hash = Collection.open(tx, key, ValueKind.HASH, client.collectionSegmentBytes());
+            hash.put(bytes(field), bytes(value));
+            hash.write();
+            return null;
+        });
+    }
+
+    private static int segments(final KvClient client)
+    {
+        return client.transact(tx -> Collection.open(tx, KEY, ValueKind.HASH, 64).segments());
+    }
+
+    private static Map<String, String> contents(final KvClient client)
+    {
+        return contents(client, KEY);
+    }
+
+    private static Map<String, String> contents(final KvClient client, final byte[] key)
+    {
+        return client.transact(tx ->
+        {
+            final Map<String, String> read = new TreeMap<>();
+            Collection.open(tx, key, ValueKind.HASH, 64).forEach((field, value) ->
+                assertNull(read.put(string(field), string(value)), "a field comes once"));
+            return read;
+        });
+    }
+
+    private static List<String> userKeys(final KvClient client)
+    {
+        final List<String> keys = new ArrayList<>();
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = client.scan(cursor, 100, null);
+            page.keys().forEach(key -> keys.add(string(key)));
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        keys.sort(String::compareTo);
+        return keys;
+    }
+
+    private static int allKeys(final KvClient client)
+    {
+        int keys = 0;
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = client.scanWithReserved(cursor, 100);
+            keys += page.keys().size();
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        return keys;
+    }
+
+    private static List<String> strings(final List<byte[]> values)
+    {
+        final List<String> strings = new ArrayList<>();
+        values.forEach(value -> strings.add(value == null ? null : string(value)));
+        return strings;
+    }
+
+    private KvClient store(final int replicas, final int segmentBytes)
+    {
+        final int[] live = new int[NODES.length];
+        Arrays.fill(live, Membership.LIVE);
+        directory.membership(new Membership(1, replicas, NODES, live));
+        for (final long id : NODES)
+        {
+            final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY),
+                directory));
+            open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(256 << 10)
+                .heapChunks(16)));
+        }
+        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
+        return open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODES).replicas(replicas)
+            .collectionSegmentBytes(segmentBytes)));
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

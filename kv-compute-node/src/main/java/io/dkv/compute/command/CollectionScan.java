@@ -1,0 +1,126 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.collection.Collection;
+import io.dkv.client.keyspace.KeyPattern;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
+import io.netty.buffer.ByteBuf;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * HSCAN and SSCAN key cursor [MATCH pattern] [COUNT count]: steps of {@link Collection#scanStep} in one read-only
+ * transaction until COUNT elements are found or the scan ends; a collection of one segment comes whole in one call
+ * with cursor 0, as redis answers a small (listpack) hash or set.
+ */
+final class CollectionScan
+{
+    /** Steps of one call at most, per element asked: a sparse collection is still answered in bounded work. */
+    private static final int STEPS_PER_ELEMENT = 10;
+
+    private CollectionScan()
+    {
+    }
+
+    static void scan(final KeyStore store, final byte[][] args, final ByteBuf out, final int kind)
+    {
+        final long cursor = cursor(args[2]);
+        if (cursor < 0)
+        {
+            RespReplies.error(out, "ERR invalid cursor");
+            return;
+        }
+        long count = 10;
+        KeyPattern pattern = null;
+        for (int i = 3; i < args.length; i += 2)
+        {
+            if (i + 1 >= args.length)
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+            if (CommandTable.is(args[i], "count"))
+            {
+                if (!RespNumbers.isLong(args[i + 1]))
+                {
+                    RespReplies.error(out, Errors.NOT_INTEGER);
+                    return;
+                }
+                count = RespNumbers.parseLong(args[i + 1]);
+                if (count < 1)
+                {
+                    RespReplies.error(out, Errors.SYNTAX);
+                    return;
+                }
+            }
+            else if (CommandTable.is(args[i], "match"))
+            {
+                pattern = HashCommands.pattern(args[i + 1]);
+            }
+            else
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+        }
+        final long asked = count;
+        final KeyPattern matching = pattern;
+        final boolean values = kind == ValueKind.HASH;
+        final List<byte[]> found = new ArrayList<>();
+        final long next = store.atomically(tx ->
+        {
+            found.clear();
+            final Collection collection = Collection.open(tx.transaction(), args[1], kind, tx.segmentBytes());
+            long at = cursor;
+            long steps = Math.max(1, Math.min(asked, Integer.MAX_VALUE / STEPS_PER_ELEMENT) * STEPS_PER_ELEMENT);
+            do
+            {
+                at = collection.scanStep(at, (field, value) ->
+                {
+                    if (matching == null || matching.matches(field))
+                    {
+                        found.add(field);
+                        if (values)
+                        {
+                            found.add(value);
+                        }
+                    }
+                });
+            }
+            while (at != 0 && (values ? found.size() / 2 : found.size()) < asked && --steps > 0);
+            return at;
+        });
+        RespReplies.arrayHeader(out, 2);
+        RespReplies.bulk(out, Long.toUnsignedString(next));
+        RespReplies.arrayHeader(out, found.size());
+        found.forEach(element -> RespReplies.bulk(out, element));
+    }
+
+    /** @return the cursor as redis's strtoul reads a whole argument, or -1 when it is not one. */
+    private static long cursor(final byte[] text)
+    {
+        if (text.length == 0 || text.length > 20)
+        {
+            return -1;
+        }
+        long value = 0;
+        for (final byte b : text)
+        {
+            if (b < '0' || b > '9')
+            {
+                return -1;
+            }
+            final long next = value * 10 + (b - '0');
+            if (Long.compareUnsigned(next / 10, value) != 0)
+            {
+                return -1;
+            }
+            value = next;
+        }
+        // a cursor past what any scan returns starts from its low bits, as in redis
+        return value & Long.MAX_VALUE;
+    }
+}
