@@ -121,6 +121,8 @@ class RespInfoDifferentialTest
                 assertEquals(them.call(request), us.call(request), String.join(" ", request));
             }
             assertTrue(us.call("CONFIG", "SET", "maxclients", "5").contains("configured when started"));
+            assertEquals("+OK", us.call("CONFIG", "SET", "save", ""), "a fixed setting given the value it has");
+            assertTrue(us.call("CONFIG", "SET", "save", "", "appendonly", "yes").contains("configured when started"));
         }
     }
 

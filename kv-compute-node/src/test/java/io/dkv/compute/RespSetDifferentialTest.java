@@ -111,6 +111,29 @@ class RespSetDifferentialTest
     }
 
     @Test
+    void aWatchedSetIsChangedOnlyByWhatChangesIt() throws Exception
+    {
+        try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port());
+            RawResp otherRedis = new RawResp(SERVERS.redis().port());
+            RawResp otherDkv = new RawResp(SERVERS.store().port()))
+        {
+            both(redis, dkv, "DEL", "src", "dst");
+            both(redis, dkv, "SADD", "src", "a", "b");
+            both(redis, dkv, "SADD", "dst", "a");
+            for (final String[] moved : List.of(new String[]{"SMOVE", "src", "dst", "a"},
+                new String[]{"SADD", "dst", "a"}, new String[]{"SREM", "dst", "zz"},
+                new String[]{"SMOVE", "src", "dst", "b"}))
+            {
+                both(redis, dkv, "WATCH", "dst");
+                both(redis, dkv, "MULTI");
+                both(redis, dkv, "SCARD", "dst");
+                assertEquals(otherRedis.call(moved), otherDkv.call(moved), String.join(" ", moved));
+                both(redis, dkv, "EXEC");
+            }
+        }
+    }
+
+    @Test
     void aLargeSetPopsScansAndPicksAsRedisDoes() throws Exception
     {
         try (RawResp redis = new RawResp(SERVERS.redis().port()); RawResp dkv = new RawResp(SERVERS.store().port()))

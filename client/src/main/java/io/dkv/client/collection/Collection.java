@@ -28,6 +28,7 @@ public final class Collection
 {
     /** The most bytes one element (field and value) may take: a segment must fit a value, whatever else it holds. */
     public static final int MAX_ELEMENT_BYTES = 256 * 1024;
+    private static final byte[] NO_VALUE = new byte[0];
     /** Segments a collection may have (linear hashing's level stays below 30). */
     private static final int MAX_LEVEL = 29;
 
@@ -171,6 +172,17 @@ public final class Collection
         count++;
         bytes += SegmentLayout.entryLength(field.length, value.length);
         return true;
+    }
+
+    /**
+     * Add a set's member: nothing changes when it is one already (redis's SADD, SMOVE: a watcher of the set sees no
+     * change), where {@link #put} rewrites the element whatever it held (HSET touches the hash).
+     *
+     * @return true when the member is new.
+     */
+    public boolean add(final byte[] member)
+    {
+        return !contains(member) && put(member, NO_VALUE);
     }
 
     /** @return true when it had the field, which it no longer has. */

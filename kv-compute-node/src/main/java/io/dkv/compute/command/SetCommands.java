@@ -28,7 +28,6 @@ import static io.dkv.compute.command.CommandTable.spec;
  */
 final class SetCommands
 {
-    private static final byte[] NO_VALUE = new byte[0];
     private static final int INTER = 0;
     private static final int UNION = 1;
     private static final int DIFF = 2;
@@ -89,7 +88,7 @@ final class SetCommands
             long added = 0;
             for (int i = 2; i < args.length; i++)
             {
-                added += set.put(args[i], NO_VALUE) ? 1 : 0;
+                added += set.add(args[i]) ? 1 : 0;
             }
             set.write();
             return added;
@@ -219,7 +218,7 @@ final class SetCommands
                 return 0L;
             }
             from.write();
-            to.put(args[3], NO_VALUE);
+            to.add(args[3]);
             to.write();
             return 1L;
         }));
@@ -245,7 +244,7 @@ final class SetCommands
             {
                 store.delete(destination);
                 final Collection stored = open(store, destination);
-                members.forEach(member -> stored.put(member, NO_VALUE));
+                members.forEach(member -> stored.add(member));
                 stored.write();
             }
             return members;

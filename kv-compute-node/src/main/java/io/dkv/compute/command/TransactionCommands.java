@@ -98,7 +98,7 @@ final class TransactionCommands
         }
         for (int i = 1; i < args.length; i++)
         {
-            session.multi().watch(args[i], store::getVersioned);
+            session.multi().watch(args[i], store::readAny);
         }
         RespReplies.ok(out);
     }

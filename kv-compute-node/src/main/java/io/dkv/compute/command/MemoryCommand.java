@@ -1,0 +1,109 @@
+package io.dkv.compute.command;
+
+import io.dkv.client.Versioned;
+import io.dkv.client.collection.CollectionLayout;
+import io.dkv.compute.resp.RespNumbers;
+import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
+import io.netty.buffer.ByteBuf;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+
+import static io.dkv.compute.command.CommandTable.spec;
+
+/**
+ * MEMORY USAGE and HELP: the bytes a key takes on its memory node, as its blocks hold it (a string's block; a hash's
+ * or set's header block and its segments' blocks, from the header's counts, with no segment read). Replicas are not
+ * counted, as redis counts one server. The other subcommands describe redis's allocator, which dkv has not.
+ */
+final class MemoryCommand
+{
+    private static final List<String> HELP = List.of(
+        "DOCTOR",
+        "    Return memory problems reports.",
+        "MALLOC-STATS",
+        "    Return internal statistics report from the memory allocator.",
+        "PURGE",
+        "    Attempt to purge dirty pages for reclamation by the allocator.",
+        "STATS",
+        "    Return information about the memory usage of the server.",
+        "USAGE <key> [SAMPLES <count>]",
+        "    Return memory in bytes used by <key> and its value. Nested values are",
+        "    sampled up to <count> times (default: 5, 0 means sample all).");
+    /** An index slot: what each key's block costs in the index besides the block. */
+    private static final int SLOT_BYTES = 8;
+
+    private final KeyStore base;
+
+    MemoryCommand(final KeyStore base)
+    {
+        this.base = base;
+    }
+
+    List<CommandSpec> commands()
+    {
+        final CommandHandler notHere = (session, args, out) -> RespReplies.error(out, "ERR MEMORY " +
+            CommandTable.lowerCase(args[1]).toUpperCase() + " is not supported by this dkv compute node: its values " +
+            "live on memory nodes, in blocks, not in this process's allocator");
+        return List.of(new CommandSpec("memory", -2, false, null, Map.of(
+            "usage", spec("memory|usage", -3, this::usage),
+            "doctor", spec("memory|doctor", 2, notHere),
+            "malloc-stats", spec("memory|malloc-stats", 2, notHere),
+            "purge", spec("memory|purge", 2, notHere),
+            "stats", spec("memory|stats", 2, notHere),
+            "help", spec("memory|help", 2, (session, args, out) ->
+            {
+                RespReplies.arrayHeader(out, HELP.size());
+                HELP.forEach(line -> RespReplies.simple(out, line));
+            }))));
+    }
+
+    private void usage(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        for (int j = 3; j < args.length; j++)
+        {
+            if (CommandTable.is(args[j], "samples") && j + 1 < args.length)
+            {
+                if (!RespNumbers.isLong(args[j + 1]))
+                {
+                    RespReplies.error(out, Errors.NOT_INTEGER);
+                    return;
+                }
+                if (RespNumbers.parseLong(args[j + 1]) < 0)
+                {
+                    RespReplies.error(out, Errors.SYNTAX);
+                    return;
+                }
+                j++;
+            }
+            else
+            {
+                RespReplies.error(out, Errors.SYNTAX);
+                return;
+            }
+        }
+        final Versioned read = session.store(base).readAny(args[2]);
+        if (read == null)
+        {
+            RespReplies.nullReply(out, session.protocol());
+            return;
+        }
+        long usage = SLOT_BYTES + KvBlockLayout.blockLength(args[2].length, read.value().length);
+        if (read.kind() != ValueKind.STRING && read.value().length == CollectionLayout.LENGTH)
+        {
+            final ByteBuffer header = ByteBuffer.wrap(read.value());
+            final long bytes = header.getLong(CollectionLayout.BYTES_OFFSET);
+            final long segments = (1L << header.getInt(CollectionLayout.LEVEL_OFFSET)) +
+                header.getInt(CollectionLayout.SPLIT_OFFSET);
+            // each segment a block of its own: its header, its key and padding to 64 bytes on average
+            usage += bytes + segments * (SLOT_BYTES + KvBlockLayout.HEADER_LENGTH + ReservedKeys.SEGMENT_KEY_LENGTH +
+                32);
+        }
+        RespReplies.integer(out, usage);
+    }
+}
