@@ -83,7 +83,7 @@ public final class KvClientConfiguration
      * Smaller: less read and rewritten per element's change, more segments to read for the whole collection.
      */
     public static final String COLLECTION_SEGMENT_BYTES_PROP_NAME = "dkv.client.collection.segment.bytes";
-    public static final int COLLECTION_SEGMENT_BYTES_DEFAULT = 2048;
+    public static final int COLLECTION_SEGMENT_BYTES_DEFAULT = 1024;
 
     /**
      * How long a transaction's pending intent may stand unchanged before a client that waits on it aborts that

@@ -42,7 +42,10 @@ import java.util.concurrent.Callable;
             "steady p99; no failed request.",
         "multi: redis-benchmark's MSET (10 keys) at -c 1 and -c 50, and transfers between two keys by WATCH, GET, " +
             "GET, MULTI, SET, SET, EXEC from 1 and 8 connections, against a compute node (each one transaction) and " +
-            "redis-server. Goal: MSET ops/s >= 1.0x redis-server's."
+            "redis-server. Goal: MSET ops/s >= 1.0x redis-server's.",
+        "collections (not by default): redis-benchmark's SADD, HSET and SPOP at the three settings, and one field's " +
+            "HSET and HGET on a hash of --hash-fields fields against one of 10. Goal: the large hash's p50 within " +
+            "1.5x the small one's."
     })
 public final class ComputeBenchmark implements Callable<Integer>
 {
@@ -51,14 +54,24 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String JOIN = "join";
     static final String SCALE = "scale";
     static final String MULTI = "multi";
+    static final String COLLECTIONS = "collections";
 
     @Spec
     private CommandSpec spec;
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi (default: ${DEFAULT-VALUE}).")
+        description = "Parts to run: throughput, join, scale, multi, collections (default: ${DEFAULT-VALUE}; " +
+            "collections loads a hash of --hash-fields fields into both servers, minutes at 10^6).")
     private List<String> only;
+
+    @Option(names = "--hash-fields", defaultValue = "1000000",
+        description = "Fields of the large hash of collections (default: ${DEFAULT-VALUE}).")
+    private int hashFields;
+
+    @Option(names = "--hash-operations", defaultValue = "20000",
+        description = "HSETs, then HGETs, timed on each hash of collections (default: ${DEFAULT-VALUE}).")
+    private long hashOperations;
 
     @Option(names = "--scale-rate", defaultValue = "2000",
         description = "Requests a second of the scale step's clients, all together (default: ${DEFAULT-VALUE}).")
@@ -121,13 +134,15 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI).containsAll(parts) || requests < 1 || keyspace < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS).containsAll(parts) || requests < 1 || keyspace < 1 ||
+            hashFields < 11 || hashOperations < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi), --multi-requests " + multiRequests + ", --transfers " +
-                transfers + ", --accounts " + accounts + " (at least 17), " +
+                " (parts: throughput, join, scale, multi, collections), --hash-fields " + hashFields +
+                " (at least 11), --hash-operations " + hashOperations + ", --multi-requests " + multiRequests +
+                ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
                 scalePhaseMs + ", --connection-life-ms " + connectionLifeMs +
@@ -136,7 +151,7 @@ public final class ComputeBenchmark implements Callable<Integer>
         html.validate(spec);
         final Optional<Path> redisServer = RedisServer.find();
         final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
-        final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI);
+        final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI) || parts.contains(COLLECTIONS);
         if (redisServer.isEmpty() || needsTool && redisBenchmark.isEmpty())
         {
             throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
@@ -205,6 +220,19 @@ public final class ComputeBenchmark implements Callable<Integer>
                 multiRequests, transfers, accounts, result.ioThreads(), result.redisVersion()));
             sections.addAll(MultiPart.sections(result));
             goals.addAll(MultiPart.goals(result));
+        }
+        if (parts.contains(COLLECTIONS))
+        {
+            final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
+            final CollectionsPart.Result result = new CollectionsPart(tool, redisServer.orElseThrow(), requests / 5,
+                keyspace, valueSize, hashFields, hashOperations, spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "collections: %s -t sadd,hset,spop, -r %,d; %,d requests at -c 1, " +
+                "4x at -c 50, 16x at -c 50 -P 16; then a hash of %,d fields and one of 10 loaded into each server, " +
+                "%,d HSET and %,d HGET of random fields from one connection; compute node (%d event loops, store as " +
+                "in throughput) first, then redis-server %s", tool.version(), keyspace, requests / 5, hashFields,
+                hashOperations, hashOperations, result.ioThreads(), result.redisVersion()));
+            sections.addAll(CollectionsPart.sections(result));
+            goals.addAll(CollectionsPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));
