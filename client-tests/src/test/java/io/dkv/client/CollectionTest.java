@@ -211,6 +211,93 @@ class CollectionTest
         assertEquals(450L, (long)client.transact(tx -> Collection.open(tx, KEY, ValueKind.HASH, 128).size()));
     }
 
+    /**
+     * Rule 2 (client/README.md, "Hashes and sets"): every change rewrites the header, and a commit checks the header
+     * alone. Transfers between fields of one hash (values only, counts unchanged) run beside readers of the whole
+     * hash: every reader sees the total, and no transfer is lost. A variant that rewrites the header only when the
+     * count or the split state changes fails both (torn sums read, transfers lost: the segments' writes are blind).
+     */
+    @Test
+    void transfersBetweenFieldsAreNeverSeenInPartOrLost() throws Exception
+    {
+        final KvClient client = store(2, 64);
+        final int accounts = 24;
+        client.transact(tx ->
+        {
+            final Collection hash = Collection.open(tx, KEY, ValueKind.HASH, 64);
+            for (int a = 0; a < accounts; a++)
+            {
+                hash.put(bytes("account:" + a), bytes("1000"));
+            }
+            hash.write();
+            return null;
+        });
+        assertTrue(segments(client) >= 4, "the accounts span segments: " + segments(client));
+        final AtomicInteger torn = new AtomicInteger();
+        final AtomicInteger failures = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++)
+        {
+            final Random random = new Random(t);
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < 200; i++)
+                    {
+                        final int from = random.nextInt(accounts);
+                        final int to = (from + 1 + random.nextInt(accounts - 1)) % accounts;
+                        client.transact(tx ->
+                        {
+                            final Collection hash = Collection.open(tx, KEY, ValueKind.HASH, 64);
+                            final byte[] fromField = bytes("account:" + from);
+                            final byte[] toField = bytes("account:" + to);
+                            hash.put(fromField, bytes(Long.toString(Long.parseLong(string(hash.get(fromField))) - 1)));
+                            hash.put(toField, bytes(Long.toString(Long.parseLong(string(hash.get(toField))) + 1)));
+                            hash.write();
+                            return null;
+                        });
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    failures.incrementAndGet();
+                    throw ex;
+                }
+            }));
+        }
+        final Thread reader = Thread.ofPlatform().start(() ->
+        {
+            for (int i = 0; i < 300; i++)
+            {
+                final long total = client.transact(tx ->
+                {
+                    final long[] sum = {0};
+                    Collection.open(tx, KEY, ValueKind.HASH, 64).forEach((field, value) ->
+                        sum[0] += Long.parseLong(string(value)));
+                    return sum[0];
+                });
+                if (total != 1000L * accounts)
+                {
+                    torn.incrementAndGet();
+                }
+            }
+        });
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        reader.join();
+        assertEquals(0, failures.get());
+        assertEquals(0, torn.get(), "reads that saw a transfer in part");
+        long total = 0;
+        for (final String value : contents(client).values())
+        {
+            total += Long.parseLong(value);
+        }
+        assertEquals(1000L * accounts, total, "no transfer lost");
+    }
+
     @Test
     void aCopyIsItsOwnAndARenameKeepsTheSegments()
     {
