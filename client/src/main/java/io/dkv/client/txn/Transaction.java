@@ -200,9 +200,28 @@ public final class Transaction
             {
                 return logical(entry);
             }
+            if (entry != null && entry.peekedKnown)
+            {
+                return peeked(entry.peeked);
+            }
         }
         final Versioned version = readResolved(keys, resolver, key, maxResolves);
-        return version == null ? null : new LogicalValue(version.value(), version.expiryWord());
+        synchronized (this)
+        {
+            // kept for a write of the key, which is then swapped in from it (the commit checks it no other way)
+            final TxnEntry entry = entry(key);
+            if (!entry.peekedKnown)
+            {
+                entry.peeked = version;
+                entry.peekedKnown = true;
+            }
+        }
+        return peeked(version);
+    }
+
+    private static LogicalValue peeked(final Versioned version)
+    {
+        return version == null ? null : new LogicalValue(version.value().clone(), version.expiryWord());
     }
 
     /** Set the key's value, with no expiry, when the transaction commits. */

@@ -44,7 +44,11 @@ final class TransactionCommit
         this.executor = services.executor();
         for (final TxnEntry entry : entries)
         {
-            (entry.written ? writes : readsOnly).add(entry);
+            // a key only peeked at is not checked: its header is (Transaction.peek)
+            if (entry.written || entry.read)
+            {
+                (entry.written ? writes : readsOnly).add(entry);
+            }
         }
     }
 
@@ -147,7 +151,8 @@ final class TransactionCommit
                 return;
             }
             // a collection's header or segment, or a string over a collection: written from the version there
-            entry.version = Transaction.readResolved(keys, resolver, key, Integer.MAX_VALUE);
+            entry.version = entry.peekedKnown ? entry.peeked :
+                Transaction.readResolved(keys, resolver, key, Integer.MAX_VALUE);
         }
         final boolean written;
         if (entry.version == null)
@@ -198,8 +203,10 @@ final class TransactionCommit
         {
             if (!entry.read)
             {
-                // a blind write still replaces a version: the one its intent is swapped in from
-                entry.version = Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
+                // a blind write still replaces a version: the one its intent is swapped in from (what a peek read,
+                // where one did: the key must not have changed since)
+                entry.version = entry.peekedKnown ? entry.peeked :
+                    Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
             }
         }
         if (ParallelCommit.applies(writes, readsOnly))

@@ -16,6 +16,12 @@ final class TxnEntry
     long newExpireAt;
     /** The version its intent was put in place with, once it was. */
     Versioned placed;
+    /**
+     * What {@code Transaction.peek} read, unchecked (null: no value), once {@link #peekedKnown}: a blind write of the
+     * key is swapped in from it, so the commit need not read the key again.
+     */
+    Versioned peeked;
+    boolean peekedKnown;
 
     TxnEntry(final byte[] key)
     {
