@@ -58,7 +58,9 @@ final class CollectionScan
             }
             else if (CommandTable.is(args[i], "match"))
             {
-                pattern = HashCommands.pattern(args[i + 1]);
+                final KeyPattern given = KeyPattern.of(args[i + 1]);
+                // "*" alone: no matching at all, as redis skips it
+                pattern = given.matchesEverything() && args[i + 1].length == 1 ? null : given;
             }
             else
             {
@@ -73,7 +75,7 @@ final class CollectionScan
         final long next = store.atomically(tx ->
         {
             found.clear();
-            final Collection collection = Collection.open(tx.transaction(), args[1], kind, tx.segmentBytes());
+            final Collection collection = CollectionOps.open(tx, args[1], kind);
             long at = cursor;
             long steps = Math.max(1, Math.min(asked, Integer.MAX_VALUE / STEPS_PER_ELEMENT) * STEPS_PER_ELEMENT);
             do

@@ -123,7 +123,7 @@ final class ExpireCommands
                 // (a string written since is left as it is: the command saw a collection)
                 return false;
             }
-            final Collection collection = Collection.open(tx.transaction(), key, current.kind(), tx.segmentBytes());
+            final Collection collection = CollectionOps.open(tx, key, current.kind());
             if (when <= now)
             {
                 collection.drop();

@@ -1,7 +1,6 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.collection.Collection;
-import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -41,7 +40,8 @@ final class HashCommands
             spec("hget", 3, (session, args, out) ->
                 RespReplies.bulkOrNull(out, read(session, args[1], hash -> hash.get(args[2])), session.protocol())),
             spec("hmget", -3, this::multiGet),
-            spec("hdel", -3, this::delete),
+            spec("hdel", -3, (session, args, out) -> RespReplies.integer(out,
+                CollectionOps.countChanges(session.store(base), args, ValueKind.HASH, Collection::remove))),
             spec("hlen", 2, (session, args, out) -> RespReplies.integer(out, read(session, args[1], Collection::size))),
             spec("hstrlen", 3, (session, args, out) ->
             {
@@ -63,12 +63,12 @@ final class HashCommands
     /** @return what {@code body} makes of the hash at {@code key}, read in one transaction. */
     private <T> T read(final Session session, final byte[] key, final Function<Collection, T> body)
     {
-        return session.store(base).atomically(store -> body.apply(open(store, key)));
+        return CollectionOps.read(session.store(base), key, ValueKind.HASH, body);
     }
 
-    static Collection open(final KeyStore store, final byte[] key)
+    private static Collection open(final KeyStore store, final byte[] key)
     {
-        return Collection.open(store.transaction(), key, ValueKind.HASH, store.segmentBytes());
+        return CollectionOps.open(store, key, ValueKind.HASH);
     }
 
     /** HSET answers how many fields are new; HMSET, OK. */
@@ -129,21 +129,6 @@ final class HashCommands
         });
         RespReplies.arrayHeader(out, values.size());
         values.forEach(value -> RespReplies.bulkOrNull(out, value, session.protocol()));
-    }
-
-    private void delete(final Session session, final byte[][] args, final ByteBuf out)
-    {
-        RespReplies.integer(out, session.store(base).atomically(store ->
-        {
-            final Collection hash = open(store, args[1]);
-            long removed = 0;
-            for (int i = 2; i < args.length; i++)
-            {
-                removed += hash.remove(args[i]) ? 1 : 0;
-            }
-            hash.write();
-            return removed;
-        }));
     }
 
     /** HKEYS, HVALS, HGETALL: every segment read in the one transaction, the reply built once it has committed. */
@@ -298,12 +283,5 @@ final class HashCommands
                 RespReplies.bulk(out, element[1]);
             }
         }
-    }
-
-    /** @return null when {@code pattern} matches everything (redis skips matching then). */
-    static KeyPattern pattern(final byte[] pattern)
-    {
-        final KeyPattern given = KeyPattern.of(pattern);
-        return given.matchesEverything() && pattern.length == 1 ? null : given;
     }
 }

@@ -43,8 +43,10 @@ final class SetCommands
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("sadd", -3, this::add),
-            spec("srem", -3, this::remove),
+            spec("sadd", -3, (session, args, out) -> RespReplies.integer(out,
+                CollectionOps.countChanges(session.store(base), args, ValueKind.SET, Collection::add))),
+            spec("srem", -3, (session, args, out) -> RespReplies.integer(out,
+                CollectionOps.countChanges(session.store(base), args, ValueKind.SET, Collection::remove))),
             spec("smembers", 2, (session, args, out) -> combine(session, out, INTER, null, keys(args, 1))),
             spec("sismember", 3, (session, args, out) ->
                 RespReplies.integer(out, read(session, args[1], set -> set.contains(args[2])) ? 1 : 0)),
@@ -72,42 +74,12 @@ final class SetCommands
 
     private <T> T read(final Session session, final byte[] key, final Function<Collection, T> body)
     {
-        return session.store(base).atomically(store -> body.apply(open(store, key)));
+        return CollectionOps.read(session.store(base), key, ValueKind.SET, body);
     }
 
     private static Collection open(final KeyStore store, final byte[] key)
     {
-        return Collection.open(store.transaction(), key, ValueKind.SET, store.segmentBytes());
-    }
-
-    private void add(final Session session, final byte[][] args, final ByteBuf out)
-    {
-        RespReplies.integer(out, session.store(base).atomically(store ->
-        {
-            final Collection set = open(store, args[1]);
-            long added = 0;
-            for (int i = 2; i < args.length; i++)
-            {
-                added += set.add(args[i]) ? 1 : 0;
-            }
-            set.write();
-            return added;
-        }));
-    }
-
-    private void remove(final Session session, final byte[][] args, final ByteBuf out)
-    {
-        RespReplies.integer(out, session.store(base).atomically(store ->
-        {
-            final Collection set = open(store, args[1]);
-            long removed = 0;
-            for (int i = 2; i < args.length; i++)
-            {
-                removed += set.remove(args[i]) ? 1 : 0;
-            }
-            set.write();
-            return removed;
-        }));
+        return CollectionOps.open(store, key, ValueKind.SET);
     }
 
     private void areMembers(final Session session, final byte[][] args, final ByteBuf out)
