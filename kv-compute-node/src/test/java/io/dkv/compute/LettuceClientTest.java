@@ -7,6 +7,7 @@ import io.lettuce.core.GetExArgs;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -187,6 +188,38 @@ class LettuceClientTest
             assertEquals(2L, sync.exists("l-m1", "l-m2", "l-m3"));
             assertEquals("1", sync.getdel("l-m1"));
             assertEquals(1L, sync.del("l-m2", "l-m1"));
+        }
+    }
+
+    /** Over RESP3, as Lettuce connects: HGETALL answers a map, SMEMBERS and SINTER sets, HSCAN a cursor and pairs. */
+    @Test
+    void hashesAndSetsAnswerLettuceInResp3()
+    {
+        try (StatefulRedisConnection<String, String> connection = client.connect(uri(store.port(), PASSWORD)))
+        {
+            final RedisCommands<String, String> sync = connection.sync();
+            assertEquals(2L, sync.hset("l-hash", Map.of("a", "1", "b", "2")));
+            assertEquals("1", sync.hget("l-hash", "a"));
+            assertEquals(12L, sync.hincrby("l-hash", "b", 10));
+            assertEquals(Map.of("a", "1", "b", "12"), sync.hgetall("l-hash"));
+            assertEquals(Set.of("a", "b"), new TreeSet<>(sync.hkeys("l-hash")));
+            assertEquals(List.of(KeyValue.just("a", "1"), KeyValue.empty("z")), sync.hmget("l-hash", "a", "z"));
+            assertEquals(Map.of("a", "1", "b", "12"), sync.hscan("l-hash").getMap());
+            assertEquals(1L, sync.hdel("l-hash", "a", "z"));
+            assertEquals(1L, sync.hlen("l-hash"));
+
+            assertEquals(3L, sync.sadd("l-set", "x", "y", "z"));
+            assertEquals(2L, sync.sadd("l-other", "y", "z"));
+            assertEquals(Set.of("x", "y", "z"), sync.smembers("l-set"));
+            assertEquals(Set.of("y", "z"), sync.sinter("l-set", "l-other"));
+            assertTrue(sync.sismember("l-set", "x"));
+            assertTrue(sync.smove("l-set", "l-other", "x"));
+            assertEquals(Set.of("x", "y", "z"), sync.smembers("l-other"));
+            assertEquals(List.of(false, true), sync.smismember("l-set", "x", "y"));
+            assertEquals("set", sync.type("l-set"));
+            assertTrue(assertThrows(RedisCommandExecutionException.class, () -> sync.get("l-set")).getMessage()
+                .startsWith("WRONGTYPE"));
+            assertEquals(2L, sync.del("l-set", "l-other"));
         }
     }
 

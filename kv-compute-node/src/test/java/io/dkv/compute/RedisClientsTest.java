@@ -8,13 +8,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.resps.ScanResult;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -170,6 +173,31 @@ class RedisClientsTest
             final List<Object> replies = pipeline.syncAndReturnAll();
             assertEquals(100L, replies.get(99));
             assertTrue(jedis.info("stats").contains("total_commands_processed:"));
+        }
+    }
+
+    @Test
+    void jedisServesHashesAndSets()
+    {
+        try (Jedis jedis = new Jedis("127.0.0.1", store.port()))
+        {
+            jedis.auth(PASSWORD);
+            assertEquals(2, jedis.hset("j-hash", Map.of("a", "1", "b", "2")));
+            assertEquals("2", jedis.hget("j-hash", "b"));
+            assertEquals(Map.of("a", "1", "b", "2"), jedis.hgetAll("j-hash"));
+            assertEquals(3.5, jedis.hincrByFloat("j-hash", "c", 3.5));
+            assertEquals(Arrays.asList("1", null), jedis.hmget("j-hash", "a", "none"));
+            final ScanResult<Map.Entry<String, String>> page = jedis.hscan("j-hash", ScanParams.SCAN_POINTER_START);
+            assertEquals(ScanParams.SCAN_POINTER_START, page.getCursor(), "a small hash comes whole");
+            assertEquals(3, page.getResult().size());
+            assertEquals(2, jedis.sadd("j-set", "m1", "m2"));
+            assertEquals(Set.of("m1", "m2"), jedis.smembers("j-set"));
+            assertTrue(Set.of("m1", "m2").contains(jedis.spop("j-set")));
+            assertEquals(1, jedis.scard("j-set"));
+            assertEquals("hash", jedis.type("j-hash"));
+            assertTrue(assertThrows(Exception.class, () -> jedis.sadd("j-hash", "x")).getMessage()
+                .startsWith("WRONGTYPE"));
+            assertEquals(2, jedis.del("j-hash", "j-set"));
         }
     }
 }
