@@ -5,13 +5,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,8 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RespHashDifferentialTest
 {
-    private static final Pattern SCAN_REPLY = Pattern.compile("\\*2\\[\\$(\\d+), \\*(\\d+)\\[(.*)]]");
-
     @RegisterExtension
     static final StoreBesideRedis SERVERS = new StoreBesideRedis();
 
@@ -228,54 +223,24 @@ class RespHashDifferentialTest
 
     private static List<String> elements(final String reply)
     {
-        assertTrue(reply.startsWith("*") || reply.startsWith("%"), reply);
-        final String list = reply.substring(reply.indexOf('[') + 1, reply.length() - 1);
-        if (list.isEmpty())
-        {
-            return List.of();
-        }
-        return Arrays.stream(list.split(", ")).map(element ->
-        {
-            assertTrue(element.startsWith("$"), element);
-            return element.substring(1);
-        }).toList();
+        return ScanReplies.elements(reply);
     }
 
     /** @return the field-value pairs of a whole HSCAN with these options. */
     private static Map<String, String> hscan(final RawResp server, final String key, final String... options)
         throws IOException
     {
+        final List<String> elements = ScanReplies.scanAll(server, List.of("HSCAN", key), options);
         final Map<String, String> found = new TreeMap<>();
-        String cursor = "0";
-        do
+        for (int i = 0; i < elements.size(); i += 2)
         {
-            final List<String> command = new ArrayList<>(List.of("HSCAN", key, cursor));
-            command.addAll(Arrays.asList(options));
-            final String reply = server.call(command.toArray(new String[0]));
-            final Matcher matcher = SCAN_REPLY.matcher(reply);
-            assertTrue(matcher.matches(), reply);
-            cursor = matcher.group(1);
-            found.putAll(pairs("*[" + matcher.group(3) + "]"));
+            found.put(elements.get(i), elements.get(i + 1));
         }
-        while (!cursor.equals("0"));
         return found;
     }
 
     private static TreeSet<String> scanKeys(final RawResp server, final String... options) throws IOException
     {
-        final TreeSet<String> keys = new TreeSet<>();
-        String cursor = "0";
-        do
-        {
-            final List<String> command = new ArrayList<>(List.of("SCAN", cursor));
-            command.addAll(Arrays.asList(options));
-            final String reply = server.call(command.toArray(new String[0]));
-            final Matcher matcher = SCAN_REPLY.matcher(reply);
-            assertTrue(matcher.matches(), reply);
-            cursor = matcher.group(1);
-            keys.addAll(elements("*[" + matcher.group(3) + "]"));
-        }
-        while (!cursor.equals("0"));
-        return keys;
+        return new TreeSet<>(ScanReplies.scanAll(server, List.of("SCAN"), options));
     }
 }

@@ -5,11 +5,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RespSetDifferentialTest
 {
-    private static final Pattern SCAN_REPLY = Pattern.compile("\\*2\\[\\$(\\d+), \\*(\\d+)\\[(.*)]]");
     private static final List<String> UNORDERED = List.of("SMEMBERS", "SINTER", "SUNION", "SDIFF");
 
     @RegisterExtension
@@ -190,35 +186,12 @@ class RespSetDifferentialTest
 
     private static List<String> elements(final String reply)
     {
-        assertTrue(reply.startsWith("*") || reply.startsWith("~"), reply);
-        final String list = reply.substring(reply.indexOf('[') + 1, reply.length() - 1);
-        if (list.isEmpty())
-        {
-            return List.of();
-        }
-        return Arrays.stream(list.split(", ")).map(element ->
-        {
-            assertTrue(element.startsWith("$"), element);
-            return element.substring(1);
-        }).toList();
+        return ScanReplies.elements(reply);
     }
 
     private static TreeSet<String> sscan(final RawResp server, final String key, final String... options)
         throws IOException
     {
-        final TreeSet<String> found = new TreeSet<>();
-        String cursor = "0";
-        do
-        {
-            final List<String> command = new ArrayList<>(List.of("SSCAN", key, cursor));
-            command.addAll(Arrays.asList(options));
-            final String reply = server.call(command.toArray(new String[0]));
-            final Matcher matcher = SCAN_REPLY.matcher(reply);
-            assertTrue(matcher.matches(), reply);
-            cursor = matcher.group(1);
-            found.addAll(elements("*[" + matcher.group(3) + "]"));
-        }
-        while (!cursor.equals("0"));
-        return found;
+        return new TreeSet<>(ScanReplies.scanAll(server, List.of("SSCAN", key), options));
     }
 }
