@@ -79,6 +79,8 @@ public final class KvClient implements AutoCloseable
     public static final long NO_EXPIRY = KvBlockLayout.NEVER;
     /** What {@link #multiGetMarking} answers for a key that holds a collection: compared by identity. */
     public static final byte[] COLLECTION = BatchRead.COLLECTION;
+    /** What {@link #multiGetMarking} answers for a string in pieces (io.dkv.client.pieces), by identity. */
+    public static final byte[] PIECES = BatchRead.PIECES;
     /** Keys a step of {@link #countKeys} and {@link #flush} asks for. */
     private static final int FLUSH_STEP = 1024;
     /**
@@ -379,7 +381,7 @@ public final class KvClient implements AutoCloseable
     public List<byte[]> multiGet(final List<byte[]> keys)
     {
         final List<byte[]> values = multiGetMarking(keys);
-        values.replaceAll(value -> value == COLLECTION ? null : value);
+        values.replaceAll(value -> value == COLLECTION || value == PIECES ? null : value);
         return values;
     }
 

@@ -342,7 +342,7 @@ public final class KvSession implements AutoCloseable
         }
     }
 
-    /** @return the key's value when it is a string, else {@link BatchRead#COLLECTION}. */
+    /** @return the key's value when it is a string, else {@link BatchRead#COLLECTION} or {@link BatchRead#PIECES}. */
     private byte[] getString(final byte[] key)
     {
         try
@@ -351,7 +351,7 @@ public final class KvSession implements AutoCloseable
         }
         catch (final WrongKindException ex)
         {
-            return BatchRead.COLLECTION;
+            return ex.kind() == ValueKind.PIECES ? BatchRead.PIECES : BatchRead.COLLECTION;
         }
     }
 

@@ -12,8 +12,9 @@ public final class WrongKindException extends KvException
 
     public WrongKindException(final byte[] key, final int kind, final int wanted)
     {
-        super("key " + KvErrors.describe(key) + " holds a " + ValueKind.name(kind) + ", not a " +
-            ValueKind.name(wanted));
+        super(kind == ValueKind.PIECES ? "key " + KvErrors.describe(key) + " holds a string longer than a value " +
+            "takes, in pieces: read it with io.dkv.client.pieces.PiecedStrings" : "key " + KvErrors.describe(key) +
+            " holds a " + ValueKind.name(kind) + ", not a " + ValueKind.name(wanted));
         this.kind = kind;
     }
 

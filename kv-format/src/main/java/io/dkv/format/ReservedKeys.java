@@ -1,14 +1,15 @@
 package io.dkv.format;
 
 /**
- * Keys the store keeps for itself: a collection's segments ({@link ValueKind#SEGMENT}). They begin with
+ * Keys the store keeps for itself: a collection's segments and a long string's pieces ({@link ValueKind#SEGMENT}),
+ * named by a generation drawn at random and a number. They begin with
  * {@link #PREFIX}, which no user's key may: the client and the compute node refuse such keys, and scans leave them
  * out.
  *
  * <pre>
  *   0  prefix      5 bytes  0x00 'd' 'k' 'v' 0x00
- *   5  generation  long     the collection's, drawn at random when it was made (big-endian)
- *  13  segment     int      the segment's number, 0 to the collection's segment count less one
+ *   5  generation  long     the collection's or piece's, drawn at random when it was made (big-endian)
+ *  13  segment     int      the segment's (piece's) number, from 0
  *  17
  * </pre>
  */
@@ -59,6 +60,7 @@ public final class ReservedKeys
     /** @return the reason a user's key is refused, naming it, for a key that is reserved. */
     public static String refusal(final String describedKey)
     {
-        return "key " + describedKey + " begins with \\x00dkv\\x00, which the store keeps for collections' segments";
+        return "key " + describedKey + " begins with \\x00dkv\\x00, which the store keeps for collections' segments " +
+            "and strings' pieces";
     }
 }

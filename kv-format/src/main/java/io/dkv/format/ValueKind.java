@@ -3,7 +3,8 @@ package io.dkv.format;
 /**
  * What a key's block holds, kept in bits 62..56 of the block's expiry word ({@link KvBlockLayout#EXPIRE_AT_OFFSET}):
  * a string (0, so every block written before kinds existed, and every plain {@code put}, is one), a collection's
- * header (a hash or a set: its elements live in segments at reserved keys), or one segment of a collection.
+ * header (a hash or a set: its elements live in segments at reserved keys), one segment of a collection, or the
+ * header of a string too long for one block (its bytes live in pieces at reserved keys, each a {@link #SEGMENT}).
  *
  * <pre>
  *   bit 63       62..56   55..0
@@ -24,11 +25,16 @@ public final class ValueKind
     public static final int SET = 2;
     /** A part of a collection's elements, at a reserved key; never read or written by users' commands. */
     public static final int SEGMENT = 3;
+    /**
+     * A string of more bytes than a block holds: the value at its key names the pieces that hold its bytes
+     * (client/README.md, "Strings in pieces"). Users see a string.
+     */
+    public static final int PIECES = 4;
     public static final int KIND_SHIFT = 56;
     public static final long KIND_MASK = 0x7fL << KIND_SHIFT;
     /** The first expiry time a word cannot hold. */
     public static final long EXPIRY_LIMIT = 1L << KIND_SHIFT;
-    private static final String[] NAMES = {"string", "hash", "set", "segment"};
+    private static final String[] NAMES = {"string", "hash", "set", "segment", "string"};
 
     private ValueKind()
     {
@@ -65,6 +71,12 @@ public final class ValueKind
     public static long withExpiry(final long word, final long expireAt)
     {
         return word(kindOf(word), expireAt);
+    }
+
+    /** @return true for the kinds users see as strings: {@link #STRING} and {@link #PIECES}. */
+    public static boolean isString(final int kind)
+    {
+        return kind == STRING || kind == PIECES;
     }
 
     /** @return redis's name of the kind ("string", "hash", "set"), as TYPE answers it. */

@@ -21,6 +21,8 @@ public final class BatchRead
 {
     /** What a read of a key that holds a collection (a hash or a set) answers: compared by identity. */
     public static final byte[] COLLECTION = new byte[0];
+    /** What a read of a key that holds a string in pieces answers: compared by identity. */
+    public static final byte[] PIECES = new byte[0];
 
     /** Keys of one node whose candidates are read in one doorbell batch. */
     public static final int BATCH = 16;
@@ -106,8 +108,9 @@ public final class BatchRead
             }
             if (!found.expiredAt(nowMillis))
             {
-                values[k] = ValueKind.kindOf(found.expireAt) == ValueKind.STRING ?
-                    KvBlockLayout.value(probe.block(), 0) : COLLECTION;
+                final int kind = ValueKind.kindOf(found.expireAt);
+                values[k] = kind == ValueKind.STRING ? KvBlockLayout.value(probe.block(), 0) :
+                    kind == ValueKind.PIECES ? PIECES : COLLECTION;
             }
             else if (removeExpired)
             {

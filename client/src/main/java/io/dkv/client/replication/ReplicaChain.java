@@ -257,8 +257,9 @@ public final class ReplicaChain
                 return writeOnce(key, hash, tombstone ? NO_VALUE : value, rule, expected, version,
                     tombstone ? KvBlockLayout.TOMBSTONE : expireAt, epoch, deadline);
             }
-            catch (final OutcomeUnknown ex)
+            catch (final OutcomeUnknown | WrongKindException ex)
             {
+                // (a put or delete over a collection or a string in pieces is refused, not a replica's failure)
                 throw ex;
             }
             catch (final PlacementChanged ex)

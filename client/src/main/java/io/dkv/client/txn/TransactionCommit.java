@@ -7,6 +7,7 @@ import io.dkv.client.Versioned;
 import io.dkv.client.WrongKindException;
 import io.dkv.format.IntentLayout;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 
 import java.util.ArrayList;
@@ -95,7 +96,8 @@ final class TransactionCommit
             });
         }
         if (writes.size() == 1 && readsOnly.isEmpty() &&
-            ValueKind.kindOf(writes.getFirst().newExpireAt) == ValueKind.STRING)
+            ValueKind.kindOf(writes.getFirst().newExpireAt) == ValueKind.STRING &&
+            !ReservedKeys.isReserved(writes.getFirst().key))
         {
             // (a collection's block is written by the synchronous path, from the version there)
             final TxnEntry entry = writes.getFirst();
@@ -143,7 +145,9 @@ final class TransactionCommit
     private void writeOne(final TxnEntry entry)
     {
         final byte[] key = entry.key;
-        final boolean string = ValueKind.kindOf(entry.newExpireAt) == ValueKind.STRING;
+        // (a removal's word is a string's: a reserved key's removal is a segment's or a piece's all the same)
+        final boolean string = ValueKind.kindOf(entry.newExpireAt) == ValueKind.STRING &&
+            !ReservedKeys.isReserved(key);
         if (!entry.read)
         {
             if (string && blindWrite(entry))
