@@ -8,6 +8,8 @@ import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.command.StagedStrings;
+import io.dkv.compute.command.StreamedReplies;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
@@ -485,9 +487,10 @@ public final class ComputeNode implements AutoCloseable
             channel.closeFuture().addListener(future -> stats.disconnected());
             final boolean open = context.requirePass() == null;
             final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
-                context.maxCommandBytes(), open, context.nanoClock());
+                context.maxCommandBytes(), open, context.nanoClock(), new StagedStrings(client));
             final Session session =
                 new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
+            session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
                 context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog));

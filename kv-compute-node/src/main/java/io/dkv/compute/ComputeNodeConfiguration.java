@@ -19,7 +19,10 @@ public final class ComputeNodeConfiguration
     public static final String MAX_CLIENTS_PROP_NAME = "dkv.compute.max.clients";
     public static final int MAX_CLIENTS_DEFAULT = 10_000;
 
-    /** Bytes of one argument at most (redis's proto-max-bulk-len): the store's largest value. */
+    /**
+     * Bytes of one argument the node holds whole (the store's largest plain value); a longer one, up to redis's
+     * proto-max-bulk-len (512 MB), is written into pieces as it arrives (client/README.md, "Strings in pieces").
+     */
     public static final String MAX_BULK_PROP_NAME = "dkv.compute.max.bulk.bytes";
     public static final int MAX_BULK_DEFAULT = KvBlockLayout.MAX_VALUE_LENGTH;
 

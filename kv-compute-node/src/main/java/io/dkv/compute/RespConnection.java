@@ -6,7 +6,9 @@ import io.dkv.compute.command.PipelinedReads;
 import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.SlicedCommand;
+import io.dkv.compute.command.StreamedReplies;
 import io.dkv.compute.metrics.LatencyRecorder;
+import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespProtocolError;
 import io.dkv.compute.resp.RespReplies;
@@ -58,6 +60,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     static final int UNIT_TARGET_BYTES = 1 << 20;
     /** Keys of a connection's first lookup at most, before it has seen how large its values are. */
     static final int UNIT_KEYS_FIRST = 128;
+    /** Keys of a turn's budget a piece of a streamed string (512 KiB) costs: 8 pieces a turn. */
+    private static final int PIECE_KEYS = TURN_KEYS / 8;
     /** Replies held before they are written in the middle of a turn, so that backpressure sees them. */
     private static final int WRITE_BYTES = 64 * 1024;
 
@@ -182,6 +186,19 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 scheduleTurn();
                 break;
             }
+            final StreamedReplies streams = session.streams();
+            if (streams != null && streams.active())
+            {
+                if (streams.next(pendingBuffer()) < 0)
+                {
+                    // part of a string went out and it changed under the reply: no reply mends that
+                    closing = true;
+                    break;
+                }
+                budget -= PIECE_KEYS;
+                writeIfLarge();
+                continue;
+            }
             if (sliced.active())
             {
                 final int before = pendingBuffer().writerIndex();
@@ -206,8 +223,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             if (msg instanceof byte[][] args)
             {
                 decoded(decodedAt);
+                final int from = mark();
                 if (reads.offer(session, args, pendingBuffer(), unitKeys))
                 {
+                    settle(from);
                     budget -= args.length - 1;
                     if (!reads.holding())
                     {
@@ -217,10 +236,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                     continue;
                 }
                 runReads();
+                final int ranFrom = mark();
                 if (!sliced.start(session, args, pending))
                 {
                     budget--;
                     table.execute(session, args, pending);
+                    settle(ranFrom);
                     closing = session.closeAfterReply();
                     final long hold = session.takeReplyHold();
                     if (hold > 0)
@@ -229,6 +250,16 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                         return;
                     }
                 }
+            }
+            else if (msg instanceof LongRequest request)
+            {
+                decoded(decodedAt);
+                runReads();
+                final int from = mark();
+                budget--;
+                table.executeLong(session, request, pendingBuffer());
+                settle(from);
+                closing = session.closeAfterReply();
             }
             else if (msg instanceof RespProtocolError error)
             {
@@ -244,6 +275,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             runReads();
             write(true);
             readInterest();
+            if (!closing && session.streams() != null && session.streams().active() && ctx.channel().isWritable())
+            {
+                // the reads run last marked a string: its pieces go out in the turns that follow
+                scheduleTurn();
+            }
         }
     }
 
@@ -269,7 +305,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     /** Read only with nothing left to run and the replies taken; close once draining with nothing left. */
     private void readInterest()
     {
-        final boolean idle = queue.isEmpty() && !sliced.active() && !reads.holding();
+        final boolean idle = queue.isEmpty() && !sliced.active() && !reads.holding() &&
+            (session.streams() == null || !session.streams().active());
         if (closing || draining && idle)
         {
             if (!closeRequested)
@@ -311,9 +348,32 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         if (reads.holding())
         {
+            final int from = mark();
             reads.run(session, pendingBuffer());
+            settle(from);
             adapt(reads.lastRunKeys(), reads.lastRunBytes());
         }
+    }
+
+    /** A reply marked a string to stream: what follows it in the replies waits behind it. */
+    private void settle()
+    {
+        settle(pending == null ? 0 : pending.writerIndex());
+    }
+
+    /** As {@link #settle()}, the replies written from {@code from} on being those of requests just run. */
+    private void settle(final int from)
+    {
+        final StreamedReplies streams = session.streams();
+        if (streams != null && (streams.marked() || streams.active()))
+        {
+            streams.settle(pendingBuffer(), from);
+        }
+    }
+
+    private int mark()
+    {
+        return pendingBuffer().writerIndex();
     }
 
     /** The next lookup's keys, from the last one's: as many as give about {@link #UNIT_TARGET_BYTES} of replies. */
@@ -340,6 +400,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
      */
     private void write(final boolean flush)
     {
+        settle();
         final ByteBuf out = pending;
         pending = null;
         if (runs > 0 && !sliced.active() && !reads.holding())
@@ -383,6 +444,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         queue.clear();
         sliced.abandon();
+        if (session.streams() != null)
+        {
+            session.streams().abandon();
+        }
     }
 
     /** A request decoded at {@code nanos}: one more of the last run, or the first of a new one. */

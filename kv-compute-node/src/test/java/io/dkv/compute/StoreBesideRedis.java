@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -19,6 +20,7 @@ final class StoreBesideRedis implements BeforeAllCallback, AfterAllCallback
     private static final String NOT_INSTALLED = "redis-server is not installed (.ci/run installs it)";
 
     private final String[] redisOptions;
+    private int heapChunks = TestStore.HEAP_CHUNKS;
     private TestStore store;
     private Path dir;
     private RedisServer redis;
@@ -29,9 +31,16 @@ final class StoreBesideRedis implements BeforeAllCallback, AfterAllCallback
         this.redisOptions = redisOptions;
     }
 
+    /** @return this, its store's memory node given {@code chunks} chunks of 4 MiB (strings of many MB need more). */
+    StoreBesideRedis heapChunks(final int chunks)
+    {
+        this.heapChunks = chunks;
+        return this;
+    }
+
     public void beforeAll(final ExtensionContext context) throws Exception
     {
-        store = new TestStore(new ComputeNodeContext());
+        store = new TestStore(new ComputeNodeContext(), SystemEpochClock.INSTANCE, 0, heapChunks);
         final String binary = RedisServer.binary("redis-server");
         if (binary == null)
         {

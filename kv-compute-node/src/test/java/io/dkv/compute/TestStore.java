@@ -42,6 +42,9 @@ final class TestStore implements AutoCloseable
      * Far ahead of the real clock: a store whose clock is held there expires nothing that another clock (the
      * memory node's own sweep) judges before a test moves it.
      */
+    /** The memory node's chunks of 4 MiB by default. */
+    static final int HEAP_CHUNKS = 48;
+
     static final long YEAR_2100_MILLIS = 4_102_444_800_000L;
 
     /** @return a store whose client and memory node judge expiry by {@code clock}, first held at 2100. */
@@ -58,12 +61,19 @@ final class TestStore implements AutoCloseable
 
     TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock, final int port)
     {
+        this(computeNode, epochClock, port, HEAP_CHUNKS);
+    }
+
+    /** @param heapChunks the memory node's chunks of 4 MiB. */
+    TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock, final int port, final int heapChunks)
+    {
         final StaticDirectory directory = new StaticDirectory();
         final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
         memoryRaas = RaasDriver.start(driver(memoryId), directory);
         clientRaas = RaasDriver.start(driver(memoryId + 1), directory);
         memoryNode = MemoryNode.start(memoryRaas,
-            new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(48).epochClock(epochClock));
+            new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(heapChunks)
+                .epochClock(epochClock));
         client = KvClient.connect(clientRaas,
             new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000).epochClock(epochClock));
         this.computeNode =

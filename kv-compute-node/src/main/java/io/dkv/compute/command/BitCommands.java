@@ -2,11 +2,14 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
+import io.dkv.client.pieces.PiecedString;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.util.Arrays;
@@ -18,7 +21,9 @@ import static io.dkv.compute.command.CommandTable.spec;
  * SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP, as redis 7.0's bitops.c answers them: bit 0 is the most significant bit
  * of the first byte; ranges in bytes or (BIT) bits, from either end, clamped. SETBIT grows the value with zero bytes,
  * keeps its expiry and is a compare-and-set on the key's version; BITOP is one transaction over every key it names. A
- * value is at most 1 MiB here (redis: 512 MB): a bit past it gets redis's "string exceeds maximum allowed size".
+ * string longer than a plain value takes (1 MiB) is one in pieces ({@link LongStrings}): SETBIT past that makes one,
+ * GETBIT, BITCOUNT and BITPOS read it a piece at a time; BITOP reads its sources so and writes a long result in
+ * pieces (inside MULTI it refuses strings in pieces).
  */
 final class BitCommands
 {
@@ -26,10 +31,41 @@ final class BitCommands
     private static final String BAD_BIT = "ERR bit is not an integer or out of range";
 
     private final KeyStore base;
+    private final LongStrings longStrings;
 
-    BitCommands(final KeyStore base)
+    BitCommands(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
+    }
+
+    /** @return the bytes of the string at {@code key}, plain or in pieces; null when it has none. */
+    private StringBytes bytesAt(final Session session, final byte[] key)
+    {
+        final KeyStore store = session.store(base);
+        try
+        {
+            final byte[] value = store.get(key);
+            return value == null ? null : StringBytes.of(value);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!LongStrings.inPieces(ex))
+            {
+                throw ex;
+            }
+            final Versioned read = store.readAny(key);
+            if (read == null || read.kind() == ValueKind.STRING)
+            {
+                return read == null ? null : StringBytes.of(read.value());
+            }
+            final PiecedString string = LongStrings.header(key, read);
+            if (string == null)
+            {
+                throw new WrongKindException(key, read.kind(), ValueKind.STRING);
+            }
+            return longStrings.bytes(key, string);
+        }
     }
 
     List<CommandSpec> commands()
@@ -87,14 +123,28 @@ final class BitCommands
         final int index = (int)Math.min(Integer.MAX_VALUE, offset >>> 3);
         if ((offset >>> 3) + 1 > KvBlockLayout.MAX_VALUE_LENGTH)
         {
-            RespReplies.error(out, Errors.TOO_LONG);
+            // past what a plain value takes: the string is (or becomes) one in pieces
+            RespReplies.integer(out, longStrings.setBit(session, args[1], offset, on == 1));
             return;
         }
         final int mask = 1 << (7 - (int)(offset & 7));
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                RespReplies.integer(out, longStrings.setBit(session, args[1], offset, on == 1));
+                return;
+            }
             final byte[] old = current == null ? new byte[0] : current.value();
             final boolean was = index < old.length && (old[index] & mask) != 0;
             if (current != null && index < old.length && was == (on == 1))
@@ -119,22 +169,22 @@ final class BitCommands
         {
             return;
         }
-        final byte[] value = session.store(base).get(args[1]);
+        final StringBytes value = bytesAt(session, args[1]);
         final long index = offset >>> 3;
-        RespReplies.integer(out, value != null && index < value.length &&
-            (value[(int)index] & (1 << (7 - (int)(offset & 7)))) != 0 ? 1 : 0);
+        RespReplies.integer(out, value != null && index < value.length() &&
+            (value.at(index) & (1 << (7 - (int)(offset & 7)))) != 0 ? 1 : 0);
     }
 
     /** BITCOUNT key [start end [BYTE|BIT]]. */
     private void bitCount(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final byte[] value = session.store(base).get(args[1]);
+        final StringBytes value = bytesAt(session, args[1]);
         if (value == null)
         {
             RespReplies.integer(out, 0);
             return;
         }
-        final Range range = range(args, 2, args.length == 2, false, value.length, out);
+        final Range range = range(args, 2, args.length == 2, false, value.length(), out);
         if (range == null)
         {
             return;
@@ -149,15 +199,15 @@ final class BitCommands
         long bit = range.firstBit;
         for (; bit <= range.lastBit && (bit & 7) != 0; bit++)
         {
-            count += (value[(int)(bit >>> 3)] >>> (7 - (int)(bit & 7))) & 1;
+            count += (value.at(bit >>> 3) >>> (7 - (int)(bit & 7))) & 1;
         }
         for (; bit + 7 <= range.lastBit; bit += 8)
         {
-            count += Integer.bitCount(value[(int)(bit >>> 3)] & 0xff);
+            count += Integer.bitCount(value.at(bit >>> 3));
         }
         for (; bit <= range.lastBit; bit++)
         {
-            count += (value[(int)(bit >>> 3)] >>> (7 - (int)(bit & 7))) & 1;
+            count += (value.at(bit >>> 3) >>> (7 - (int)(bit & 7))) & 1;
         }
         RespReplies.integer(out, count);
     }
@@ -176,7 +226,7 @@ final class BitCommands
             RespReplies.error(out, "ERR The bit argument must be 1 or 0.");
             return;
         }
-        final byte[] value = session.store(base).get(args[1]);
+        final StringBytes value = bytesAt(session, args[1]);
         if (value == null)
         {
             RespReplies.integer(out, bit == 1 ? -1 : 0);
@@ -187,7 +237,7 @@ final class BitCommands
             RespReplies.error(out, Errors.SYNTAX);
             return;
         }
-        final Range range = range(args, 3, args.length == 3, true, value.length, out);
+        final Range range = range(args, 3, args.length == 3, true, value.length(), out);
         if (range == null)
         {
             return;
@@ -199,7 +249,7 @@ final class BitCommands
         }
         for (long at = range.firstBit; at <= range.lastBit; at++)
         {
-            if (((value[(int)(at >>> 3)] >>> (7 - (int)(at & 7))) & 1) == bit)
+            if (((value.at(at >>> 3) >>> (7 - (int)(at & 7))) & 1) == bit)
             {
                 RespReplies.integer(out, at);
                 return;
@@ -242,9 +292,16 @@ final class BitCommands
             RespReplies.error(out, "ERR BITOP NOT must be called with a single source key.");
             return;
         }
+        if (!session.executing())
+        {
+            // strings in pieces among the sources, or a result longer than a value takes: in pieces too
+            RespReplies.integer(out, longStrings.bitOp(op, args[2], Arrays.asList(args).subList(3, args.length)));
+            return;
+        }
         final long length = session.store(base).atomically(tx ->
         {
             final List<byte[]> sources = tx.multiGet(Arrays.asList(args).subList(3, args.length));
+            LongStrings.refusePieces("BITOP", sources);
             int longest = 0;
             for (final byte[] source : sources)
             {
@@ -290,7 +347,7 @@ final class BitCommands
      * @return the range, or null when refused (the error written).
      */
     private static Range range(final byte[][] args, final int from, final boolean whole, final boolean endOptional,
-        final int length, final ByteBuf out)
+        final long length, final ByteBuf out)
     {
         if (whole)
         {

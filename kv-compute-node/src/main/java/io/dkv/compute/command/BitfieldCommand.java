@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -38,10 +39,12 @@ final class BitfieldCommand
     }
 
     private final KeyStore base;
+    private final LongStrings longStrings;
 
-    BitfieldCommand(final KeyStore base)
+    BitfieldCommand(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
     }
 
     List<CommandSpec> commands()
@@ -69,7 +72,20 @@ final class BitfieldCommand
         final KeyStore store = session.store(base);
         if (highest < 0)
         {
-            final byte[] value = store.get(args[1]);
+            final byte[] value;
+            try
+            {
+                value = store.get(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                inPieces(session, args[1], ops, highest, out);
+                return;
+            }
             reply(ops, value == null ? new byte[0] : value, out, session.protocol());
             return;
         }
@@ -80,12 +96,26 @@ final class BitfieldCommand
         }
         if ((highest >>> 3) + 1 > KvBlockLayout.MAX_VALUE_LENGTH)
         {
-            RespReplies.error(out, Errors.TOO_LONG);
+            // past what a plain value takes: the string is (or becomes) one in pieces
+            inPieces(session, args[1], ops, highest, out);
             return;
         }
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                inPieces(session, args[1], ops, highest, out);
+                return;
+            }
             final byte[] old = current == null ? new byte[0] : current.value();
             final byte[] value = Arrays.copyOf(old, (int)Math.max(old.length, (highest >>> 3) + 1));
             final ByteBuf answer = out.alloc().buffer();
@@ -102,6 +132,68 @@ final class BitfieldCommand
             finally
             {
                 answer.release();
+            }
+        }
+    }
+
+    /**
+     * BITFIELD over a string in pieces (or one it makes): its operations run over the window of bytes they reach,
+     * read a piece at a time; with a write, in one transaction that writes the window back (the pieces it touches).
+     *
+     * @param highest the highest bit written, -1 when the operations only read.
+     */
+    private void inPieces(final Session session, final byte[] key, final List<Op> ops, final long highest,
+        final ByteBuf out)
+    {
+        long low = Long.MAX_VALUE;
+        long high = 0;
+        for (final Op op : ops)
+        {
+            low = Math.min(low, op.offset >>> 3);
+            high = Math.max(high, (op.offset + op.bits - 1) >>> 3);
+        }
+        if (high - low + 1 > KvBlockLayout.MAX_VALUE_LENGTH)
+        {
+            RespReplies.error(out, "ERR BITFIELD over more than " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes of a " +
+                "long string at once is not served (dkv)");
+            return;
+        }
+        final long from = low;
+        final long to = high;
+        final List<Op> shifted = new ArrayList<>(ops.size());
+        for (final Op op : ops)
+        {
+            shifted.add(new Op(op.code, op.signed, op.bits, op.offset - from * 8, op.argument, op.overflow));
+        }
+        if (highest < 0)
+        {
+            final StringBytes current = longStrings.bytesAt(session.store(base), key);
+            reply(shifted, current == null ? new byte[(int)(to - from + 1)] : LongStrings.window(current, from, to),
+                out, session.protocol());
+            return;
+        }
+        final ByteBuf[] answer = new ByteBuf[1];
+        try
+        {
+            longStrings.change(session, key, from, current ->
+            {
+                if (answer[0] != null)
+                {
+                    answer[0].release();
+                }
+                answer[0] = out.alloc().buffer();
+                final byte[] window = LongStrings.window(current, from, to);
+                reply(shifted, window, answer[0], session.protocol());
+                // redis grows the string to the highest bit written, not read
+                return Arrays.copyOf(window, (int)((highest >>> 3) - from + 1));
+            });
+            out.writeBytes(answer[0]);
+        }
+        finally
+        {
+            if (answer[0] != null)
+            {
+                answer[0].release();
             }
         }
     }

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * @param stats       the node's figures.
  * @param port        the port served, for INFO and CONFIG GET.
  * @param maxClients  connections served at most.
- * @param maxBulk     bytes of a value at most (proto-max-bulk-len).
+ * @param maxBulk     bytes of an argument the node holds whole; longer values are written into pieces.
  * @param nodeId      the node's id in the cluster, or 0 when it has none.
  * @param cluster     the compute nodes CLUSTER answers with.
  * @param outputLimit reply bytes a connection may have pending at most, for CONFIG GET.

@@ -1,10 +1,13 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.WrongKindException;
+import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -27,21 +30,24 @@ public final class CommandTable
 
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
+    private final StagedStrings stagedStrings;
 
     public CommandTable(final CommandEnvironment environment)
     {
         this.environment = environment;
+        this.stagedStrings = new StagedStrings(environment.client());
         add(new ConnectionCommands(environment).commands());
         final KeyStore store = new ClientKeyStore(environment.client());
-        add(new StringCommands(store).commands());
-        add(new SetCommand(store).commands());
+        final LongStrings longStrings = new LongStrings(environment.client());
+        add(new StringCommands(store, longStrings).commands());
+        add(new SetCommand(store, longStrings).commands());
         add(new CounterCommands(store).commands());
-        add(new ExpireCommands(store).commands());
-        add(new KeyspaceCommands(store, environment.client()).commands());
-        add(new RangeCommands(store).commands());
-        add(new BitCommands(store).commands());
+        add(new ExpireCommands(store, longStrings).commands());
+        add(new KeyspaceCommands(store, environment.client(), longStrings).commands());
+        add(new RangeCommands(store, longStrings).commands());
+        add(new BitCommands(store, longStrings).commands());
         add(new LcsCommand(store).commands());
-        add(new BitfieldCommand(store).commands());
+        add(new BitfieldCommand(store, longStrings).commands());
         add(new ObjectCommand(store).commands());
         add(new HashCommands(store).commands());
         add(new SetCommands(store).commands());
@@ -87,6 +93,41 @@ public final class CommandTable
      * @param args    the request: its name and arguments, at least one.
      * @param out     where the reply goes.
      */
+    /**
+     * Run a request with arguments longer than the decoder holds ({@link StagedStrings}): the commands that take one
+     * (SET, SETEX, PSETEX, SETNX, GETSET) publish it; any argument no command took is removed. Inside MULTI such a
+     * request is refused and the transaction with it, as redis refuses a command it cannot queue.
+     */
+    public void executeLong(final Session session, final LongRequest request, final ByteBuf out)
+    {
+        session.staged(request.staged());
+        try
+        {
+            if (session.inMulti())
+            {
+                session.multi().refuse();
+                RespReplies.error(out, "ERR a value longer than " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes is " +
+                    "not queued inside MULTI (dkv)");
+                return;
+            }
+            execute(session, request.args(), out);
+        }
+        finally
+        {
+            final Object[] left = session.untakenStaged();
+            if (left != null)
+            {
+                for (final Object staged : left)
+                {
+                    if (staged != null)
+                    {
+                        stagedStrings.abandon(staged);
+                    }
+                }
+            }
+        }
+    }
+
     public void execute(final Session session, final byte[][] args, final ByteBuf out)
     {
         final CommandSpec spec = find(session, args, out);
@@ -212,7 +253,8 @@ public final class CommandTable
         catch (final WrongKindException ex)
         {
             // a command of one type met a key of another, before it changed anything: its reply, inside EXEC too
-            RespReplies.error(out, Errors.WRONGTYPE);
+            RespReplies.error(out, ex.kind() == ValueKind.PIECES ? LongStrings.refusal(spec.name()) :
+                Errors.WRONGTYPE);
         }
         catch (final RuntimeException ex)
         {

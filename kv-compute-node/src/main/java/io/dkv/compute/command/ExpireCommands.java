@@ -2,7 +2,9 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.client.collection.Collection;
+import io.dkv.client.pieces.PiecedString;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -32,11 +34,13 @@ final class ExpireCommands
 
     private final KeyStore base;
     private final EpochClock clock;
+    private final LongStrings longStrings;
 
     /** @param base the store outside EXEC. */
-    ExpireCommands(final KeyStore base)
+    ExpireCommands(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
         this.clock = base.epochClock();
     }
 
@@ -51,8 +55,7 @@ final class ExpireCommands
             spec("pttl", 2, (session, args, out) -> ttl(session.store(base), args[1], true, out)),
             spec("expiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], false, out)),
             spec("pexpiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], true, out)),
-            spec("persist", 2, (session, args, out) ->
-                RespReplies.integer(out, session.store(base).persist(args[1]) ? 1 : 0)),
+            spec("persist", 2, this::persist),
             spec("getex", -2, this::getEx));
     }
 
@@ -92,6 +95,21 @@ final class ExpireCommands
             {
                 RespReplies.integer(out, 0);
                 return;
+            }
+            if (current.kind() == ValueKind.PIECES)
+            {
+                final long at = when;
+                try
+                {
+                    RespReplies.integer(out, longStrings.expire(session, args[1],
+                        expiry -> conditionsHold(conditions, expiry, at), at, at <= now) != LongStrings.UNCHANGED ?
+                        1 : 0);
+                    return;
+                }
+                catch (final LongStrings.Retry retry)
+                {
+                    continue;
+                }
             }
             if (current.kind() != ValueKind.STRING)
             {
@@ -135,6 +153,30 @@ final class ExpireCommands
             }
             return true;
         });
+    }
+
+    private void persist(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final KeyStore store = session.store(base);
+        while (true)
+        {
+            final Versioned current = store.readAny(args[1]);
+            if (current == null || current.kind() != ValueKind.PIECES)
+            {
+                RespReplies.integer(out, store.persist(args[1]) ? 1 : 0);
+                return;
+            }
+            try
+            {
+                RespReplies.integer(out, longStrings.expire(session, args[1], expiry -> expiry != KvClient.NO_EXPIRY,
+                    KvClient.NO_EXPIRY, false) != LongStrings.UNCHANGED ? 1 : 0);
+                return;
+            }
+            catch (final LongStrings.Retry retry)
+            {
+                // a plain value now: persisted as one
+            }
+        }
     }
 
     /** redis's parseExtendedExpireArgumentsOrReply: every option checked before any combination. */
@@ -231,7 +273,32 @@ final class ExpireCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                if (invalid != null)
+                {
+                    RespReplies.error(out, invalid);
+                    return;
+                }
+                try
+                {
+                    getExLong(session, args[1], options, when, now, out);
+                    return;
+                }
+                catch (final LongStrings.Retry retry)
+                {
+                    continue;
+                }
+            }
             if (current == null)
             {
                 RespReplies.nullReply(out, session.protocol());
@@ -261,6 +328,36 @@ final class ExpireCommands
                 RespReplies.bulkOrNull(out, current.value(), session.protocol());
                 return;
             }
+        }
+    }
+
+    /** GETEX of a string in pieces: its expiry changed first (its pieces copied), then the string streamed back. */
+    private void getExLong(final Session session, final byte[] key, final StringOptions options, final long when,
+        final long now, final ByteBuf out)
+    {
+        final boolean change = options.hasExpiry() || options.has(StringOptions.PERSIST);
+        if (!change)
+        {
+            longStrings.get(session, session.store(base), key, out);
+            return;
+        }
+        if (options.hasExpiry() && when <= now)
+        {
+            // a time past: the key goes, as GETDEL takes it
+            longStrings.getDel(session, key, out);
+            return;
+        }
+        final PiecedString after = longStrings.expire(session, key,
+            expiry -> options.hasExpiry() || expiry != KvClient.NO_EXPIRY,
+            options.hasExpiry() ? when : KvClient.NO_EXPIRY, false);
+        if (after == LongStrings.UNCHANGED)
+        {
+            // PERSIST of a string with no expiry: nothing to change
+            longStrings.get(session, session.store(base), key, out);
+        }
+        else
+        {
+            longStrings.reply(session, key, after, 0, after.length(), out, null);
         }
     }
 }

@@ -35,11 +35,13 @@ final class KeyspaceCommands
 
     private final KeyStore base;
     private final KvClient client;
+    private final LongStrings longStrings;
 
-    KeyspaceCommands(final KeyStore base, final KvClient client)
+    KeyspaceCommands(final KeyStore base, final KvClient client, final LongStrings longStrings)
     {
         this.base = base;
         this.client = client;
+        this.longStrings = longStrings;
     }
 
     List<CommandSpec> commands()
@@ -231,12 +233,34 @@ final class KeyspaceCommands
             return;
         }
         final boolean overwrite = replace;
+        while (!session.executing())
+        {
+            final Versioned source = session.store(base).readAny(args[1]);
+            if (source == null || source.kind() != ValueKind.PIECES)
+            {
+                break;
+            }
+            try
+            {
+                RespReplies.integer(out, longStrings.copy(session, args[1], args[2], overwrite) ? 1 : 0);
+                return;
+            }
+            catch (final LongStrings.Retry retry)
+            {
+                // the source changed kind: copied as what it holds now
+            }
+        }
         final boolean copied = session.store(base).atomically(store ->
         {
             final Versioned source = store.readAny(args[1]);
             if (source == null || (!overwrite && store.readAny(args[2]) != null))
             {
                 return false;
+            }
+            if (source.kind() == ValueKind.PIECES)
+            {
+                throw new IllegalArgumentException("COPY of a string longer than " +
+                    io.dkv.format.KvBlockLayout.MAX_VALUE_LENGTH + " bytes inside MULTI is not served (dkv)");
             }
             store.delete(args[2]);
             if (source.kind() == ValueKind.STRING)

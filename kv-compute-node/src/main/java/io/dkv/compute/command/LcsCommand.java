@@ -34,6 +34,7 @@ final class LcsCommand
     private void lcs(final Session session, final byte[][] args, final ByteBuf out)
     {
         final List<byte[]> values = session.store(base).multiGet(List.of(args[1], args[2]));
+        LongStrings.refusePieces("LCS", values);
         final byte[] a = values.get(0) == null ? new byte[0] : values.get(0);
         final byte[] b = values.get(1) == null ? new byte[0] : values.get(1);
         boolean len = false;

@@ -2,6 +2,8 @@ package io.dkv.compute.command;
 
 import io.dkv.client.Versioned;
 import io.dkv.client.collection.CollectionLayout;
+import io.dkv.client.pieces.PiecedString;
+import io.dkv.client.pieces.PiecesLayout;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -94,7 +96,17 @@ final class MemoryCommand
             return;
         }
         long usage = SLOT_BYTES + KvBlockLayout.blockLength(args[2].length, read.value().length);
-        if (read.kind() != ValueKind.STRING && read.value().length == CollectionLayout.LENGTH)
+        if (read.kind() == ValueKind.PIECES)
+        {
+            final PiecedString string = PiecesLayout.decode(args[2], read.value());
+            // each piece written a block of its own; pieces of zeros take nothing
+            for (int i = 0; i < string.pieces(); i++)
+            {
+                usage += string.generation(i) == 0 ? 0 : SLOT_BYTES +
+                    KvBlockLayout.blockLength(ReservedKeys.SEGMENT_KEY_LENGTH, string.pieceLength(i));
+            }
+        }
+        else if (read.kind() != ValueKind.STRING && read.value().length == CollectionLayout.LENGTH)
         {
             final ByteBuffer header = ByteBuffer.wrap(read.value());
             final long bytes = header.getLong(CollectionLayout.BYTES_OFFSET);

@@ -71,6 +71,19 @@ final class ObjectCommand
             RespReplies.nullReply(out, session.protocol());
             return;
         }
+        if (read.kind() == ValueKind.PIECES)
+        {
+            // a string longer than a value takes: raw, as redis's strings past 44 bytes
+            if (encoding)
+            {
+                RespReplies.bulk(out, "raw");
+            }
+            else
+            {
+                RespReplies.integer(out, 1);
+            }
+            return;
+        }
         if (read.kind() != ValueKind.STRING)
         {
             // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets")

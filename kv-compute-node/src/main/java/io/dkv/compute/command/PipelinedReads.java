@@ -127,6 +127,13 @@ public final class PipelinedReads
         int next = 0;
         for (final byte[][] request : requests)
         {
+            if (holdsPieces(values, next, request.length - 1))
+            {
+                // a string in pieces goes out a piece at a time: this request runs on its own
+                next += request.length - 1;
+                table.execute(session, request, out);
+                continue;
+            }
             stats.command();
             stats.commandStats().called(is(request[0], "get") ? "get" : "mget", share);
             if (is(request[0], "get"))
@@ -152,5 +159,17 @@ public final class PipelinedReads
                 }
             }
         }
+    }
+
+    private static boolean holdsPieces(final List<byte[]> values, final int from, final int count)
+    {
+        for (int i = from; i < from + count; i++)
+        {
+            if (values.get(i) == KvClient.PIECES)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 }

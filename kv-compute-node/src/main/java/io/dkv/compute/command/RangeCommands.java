@@ -1,6 +1,8 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
+import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -20,10 +22,12 @@ import static io.dkv.compute.command.CommandTable.spec;
 final class RangeCommands
 {
     private final KeyStore base;
+    private final LongStrings longStrings;
 
-    RangeCommands(final KeyStore base)
+    RangeCommands(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
     }
 
     List<CommandSpec> commands()
@@ -41,9 +45,30 @@ final class RangeCommands
             RespReplies.error(out, Errors.NOT_INTEGER);
             return;
         }
-        long start = RespNumbers.parseLong(args[2]);
-        long end = RespNumbers.parseLong(args[3]);
-        final byte[] value = session.store(base).get(args[1]);
+        final long first = RespNumbers.parseLong(args[2]);
+        final long last = RespNumbers.parseLong(args[3]);
+        final byte[] value;
+        try
+        {
+            value = session.store(base).get(args[1]);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!LongStrings.inPieces(ex))
+            {
+                throw ex;
+            }
+            longStrings.getRange(session, session.store(base), args[1], first, last, out);
+            return;
+        }
+        answerRange(out, value, first, last);
+    }
+
+    /** GETRANGE's reply of a plain value (null: none), the range resolved as redis's. */
+    static void answerRange(final ByteBuf out, final byte[] value, final long first, final long last)
+    {
+        long start = first;
+        long end = last;
         final long length = value == null ? 0 : value.length;
         if (value == null || (start < 0 && end < 0 && start > end))
         {
@@ -78,16 +103,40 @@ final class RangeCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                if (patch.length > 0 && offset > PiecedStrings.MAX_LENGTH - patch.length)
+                {
+                    RespReplies.error(out, Errors.TOO_LONG);
+                    return;
+                }
+                RespReplies.integer(out, patch.length == 0 ? LongStrings.length(store, args[1]) :
+                    longStrings.setRange(session, args[1], offset, patch));
+                return;
+            }
             final byte[] old = current == null ? null : current.value();
             if (patch.length == 0)
             {
                 RespReplies.integer(out, old == null ? 0 : old.length);
                 return;
             }
-            if (offset > KvBlockLayout.MAX_VALUE_LENGTH - patch.length)
+            if (offset > PiecedStrings.MAX_LENGTH - patch.length)
             {
                 RespReplies.error(out, Errors.TOO_LONG);
+                return;
+            }
+            if (offset > KvBlockLayout.MAX_VALUE_LENGTH - patch.length)
+            {
+                RespReplies.integer(out, longStrings.setRange(session, args[1], offset, patch));
                 return;
             }
             final int length = Math.max(old == null ? 0 : old.length, (int)offset + patch.length);

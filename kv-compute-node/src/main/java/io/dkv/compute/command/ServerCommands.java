@@ -207,7 +207,8 @@ final class ServerCommands
         settings.put("maxclients", Integer.toString(environment.maxClients()));
         settings.put("port", Integer.toString(environment.port()));
         settings.put("timeout", "0");
-        settings.put("proto-max-bulk-len", Integer.toString(environment.maxBulk()));
+        // longer arguments than the node holds are written into pieces as they arrive: redis's bound is the bound
+        settings.put("proto-max-bulk-len", Long.toString(io.dkv.compute.resp.RespDecoder.REDIS_MAX_BULK));
         settings.put("cluster-enabled", "yes");
         settings.put("protected-mode", "no");
         settings.put("io-threads", "1");

@@ -20,6 +20,8 @@ public final class Session
     private long holdReplyNanos;
     private MultiState multi;
     private KeyStore executing;
+    private StreamedReplies streams;
+    private Object[] staged;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -38,6 +40,44 @@ public final class Session
         this.id = id;
         this.authenticated = authenticated;
         this.authListener = authListener;
+    }
+
+    /** @return where replies of strings in pieces go a piece at a time, or null (they go whole). */
+    public StreamedReplies streams()
+    {
+        return streams;
+    }
+
+    /** @param streams where replies of strings in pieces go a piece at a time. */
+    public void streams(final StreamedReplies streams)
+    {
+        this.streams = streams;
+    }
+
+    /** The request about to run has long arguments the decoder staged, at their indexes (null elsewhere). */
+    public void staged(final Object[] staged)
+    {
+        this.staged = staged;
+    }
+
+    /** @return the staged long argument at {@code index}, now the caller's to publish or abandon; else null. */
+    Object takeStaged(final int index)
+    {
+        if (staged == null || index >= staged.length)
+        {
+            return null;
+        }
+        final Object taken = staged[index];
+        staged[index] = null;
+        return taken;
+    }
+
+    /** @return the staged arguments no command took (each to abandon), clearing them; null when none. */
+    public Object[] untakenStaged()
+    {
+        final Object[] left = staged;
+        staged = null;
+        return left;
     }
 
     public long id()

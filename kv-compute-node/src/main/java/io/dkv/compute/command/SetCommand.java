@@ -2,12 +2,14 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 import org.agrona.concurrent.EpochClock;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -31,11 +33,13 @@ final class SetCommand
 {
     private final KeyStore base;
     private final EpochClock clock;
+    private final LongStrings longStrings;
 
     /** @param base the store outside EXEC. */
-    SetCommand(final KeyStore base)
+    SetCommand(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
         this.clock = base.epochClock();
     }
 
@@ -84,6 +88,12 @@ final class SetCommand
             RespReplies.error(out, invalid);
             return;
         }
+        final Object staged = session.takeStaged(3);
+        if (staged != null)
+        {
+            longStrings.set(session, args[1], staged, options, out, name, false);
+            return;
+        }
         session.store(base).put(args[1], args[3], options.expireAtMillis());
         RespReplies.ok(out);
     }
@@ -91,6 +101,14 @@ final class SetCommand
     /** SETNX key value: SET NX answering 1 or 0 rather than OK or nil. */
     private void setNx(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final Object staged = session.takeStaged(2);
+        if (staged != null)
+        {
+            final StringOptions options = new StringOptions();
+            options.parse(new byte[][] {args[0], args[1], args[2], "nx".getBytes(StandardCharsets.US_ASCII)}, 3, true);
+            longStrings.set(session, args[1], staged, options, out, "setnx", true);
+            return;
+        }
         RespReplies.integer(out,
             session.store(base).compareAndSet(args[1], null, args[2], KvClient.NO_EXPIRY) ? 1 : 0);
     }
@@ -109,7 +127,25 @@ final class SetCommand
             RespReplies.error(out, invalid);
             return;
         }
-        write(session, args[1], args[2], options, out);
+        final Object staged = session.takeStaged(2);
+        if (staged != null)
+        {
+            longStrings.set(session, args[1], staged, options, out, "set", false);
+            return;
+        }
+        try
+        {
+            write(session, args[1], args[2], options, out);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!LongStrings.inPieces(ex))
+            {
+                throw ex;
+            }
+            // GET or IFEQ over a string in pieces: one transaction, the old one streamed back
+            longStrings.set(session, args[1], args[2], options, out, "set", false);
+        }
     }
 
     private void write(

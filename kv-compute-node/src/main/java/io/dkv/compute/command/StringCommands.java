@@ -2,11 +2,15 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
+import io.dkv.client.pieces.PiecedString;
+import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -23,18 +27,19 @@ import static io.dkv.compute.command.CommandTable.spec;
 final class StringCommands
 {
     private final KeyStore base;
+    private final LongStrings longStrings;
 
     /** @param base the store outside EXEC. */
-    StringCommands(final KeyStore base)
+    StringCommands(final KeyStore base, final LongStrings longStrings)
     {
         this.base = base;
+        this.longStrings = longStrings;
     }
 
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("get", 2, (session, args, out) ->
-                RespReplies.bulkOrNull(out, session.store(base).get(args[1]), session.protocol())),
+            spec("get", 2, this::get),
             spec("getset", 3, this::getSet),
             spec("getdel", 2, this::getDel),
             spec("append", 3, this::append),
@@ -46,8 +51,56 @@ final class StringCommands
             spec("exists", -2, this::exists));
     }
 
+    private void get(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final byte[] value;
+        try
+        {
+            value = session.store(base).get(args[1]);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!LongStrings.inPieces(ex))
+            {
+                throw ex;
+            }
+            longStrings.get(session, session.store(base), args[1], out);
+            return;
+        }
+        RespReplies.bulkOrNull(out, value, session.protocol());
+    }
+
     /** As redis's, it leaves the key with no expiry: the new value is written without one. */
     private void getSet(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        final Object staged = session.takeStaged(2);
+        if (staged != null)
+        {
+            longStrings.set(session, args[1], staged, getOptions(args), out, "getset", false);
+            return;
+        }
+        try
+        {
+            getSetPlain(session, args, out);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!LongStrings.inPieces(ex))
+            {
+                throw ex;
+            }
+            longStrings.set(session, args[1], args[2], getOptions(args), out, "getset", false);
+        }
+    }
+
+    private static StringOptions getOptions(final byte[][] args)
+    {
+        final StringOptions options = new StringOptions();
+        options.parse(new byte[][] {args[0], args[1], args[2], "get".getBytes(StandardCharsets.US_ASCII)}, 3, true);
+        return options;
+    }
+
+    private void getSetPlain(final Session session, final byte[][] args, final ByteBuf out)
     {
         final KeyStore store = session.store(base);
         while (true)
@@ -68,7 +121,27 @@ final class StringCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex) || session.executing())
+                {
+                    throw ex;
+                }
+                try
+                {
+                    longStrings.getDel(session, args[1], out);
+                    return;
+                }
+                catch (final LongStrings.Retry retry)
+                {
+                    continue;
+                }
+            }
             if (current == null)
             {
                 RespReplies.nullReply(out, session.protocol());
@@ -86,13 +159,37 @@ final class StringCommands
     private void append(final Session session, final byte[][] args, final ByteBuf out)
     {
         final KeyStore store = session.store(base);
+        final Object staged = session.takeStaged(2);
+        if (staged != null)
+        {
+            RespReplies.integer(out, longStrings.append(session, args[1], (PiecedString)staged));
+            return;
+        }
         while (true)
         {
-            final Versioned current = store.getVersioned(args[1]);
+            final Versioned current;
+            try
+            {
+                current = store.getVersioned(args[1]);
+            }
+            catch (final WrongKindException ex)
+            {
+                if (!LongStrings.inPieces(ex))
+                {
+                    throw ex;
+                }
+                RespReplies.integer(out, longStrings.setRange(session, args[1], -1, args[2]));
+                return;
+            }
             final byte[] old = current == null ? new byte[0] : current.value();
-            if ((long)old.length + args[2].length > KvBlockLayout.MAX_VALUE_LENGTH)
+            if ((long)old.length + args[2].length > PiecedStrings.MAX_LENGTH)
             {
                 RespReplies.error(out, Errors.TOO_LONG);
+                return;
+            }
+            if ((long)old.length + args[2].length > KvBlockLayout.MAX_VALUE_LENGTH)
+            {
+                RespReplies.integer(out, longStrings.setRange(session, args[1], -1, args[2]));
                 return;
             }
             final byte[] appended = Arrays.copyOf(old, old.length + args[2].length);
@@ -107,17 +204,25 @@ final class StringCommands
 
     private void strlen(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final byte[] value = session.store(base).get(args[1]);
-        RespReplies.integer(out, value == null ? 0 : value.length);
+        RespReplies.integer(out, LongStrings.length(session.store(base), args[1]));
     }
 
+    /** A string in pieces among the keys is read after the others, a piece at a time as the reply goes out. */
     private void mget(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final List<byte[]> values = session.store(base).multiGet(Arrays.asList(args).subList(1, args.length));
+        final KeyStore store = session.store(base);
+        final List<byte[]> values = store.multiGet(Arrays.asList(args).subList(1, args.length));
         RespReplies.arrayHeader(out, values.size());
-        for (final byte[] value : values)
+        for (int i = 0; i < values.size(); i++)
         {
-            RespReplies.bulkOrNull(out, value, session.protocol());
+            if (values.get(i) == KvClient.PIECES)
+            {
+                longStrings.get(session, store, args[i + 1], out);
+            }
+            else
+            {
+                RespReplies.bulkOrNull(out, values.get(i), session.protocol());
+            }
         }
     }
 

@@ -13,6 +13,9 @@ import java.util.List;
  * command's bytes and a line's length are checked when announced, and a request that breaks a bound or the protocol
  * becomes a {@link RespProtocolError} with redis's text, after which the connection's input is dropped.
  *
+ * <p>A bulk longer than the bulk bound (and at most redis's 512 MB) of an authenticated connection is not held: given a
+ * {@link LongBulkSink}, the decoder hands its bytes on as they arrive and its request becomes a {@link LongRequest}.
+ *
  * <p>Written by hand rather than with netty-codec-redis: its array aggregator sizes a list by the count a peer
  * announces (one {@code *2147483647} line takes gigabytes), its errors are not redis's, and it has no notion of the
  * unauthenticated limits redis applies (10 arguments, 16 KiB bulks) before AUTH.
@@ -29,11 +32,13 @@ public final class RespDecoder extends ByteToMessageDecoder
      */
     public static final long REDIS_MAX_BULK = 512L * 1024 * 1024;
     private static final int INITIAL_ARGS = 16;
+    private static final byte[] EMPTY = new byte[0];
 
     private final int maxArgs;
     private final int maxBulkBytes;
     private final long maxCommandBytes;
     private final NanoClock clock;
+    private final LongBulkSink longBulks;
     private boolean authenticated;
     private boolean failed;
 
@@ -41,6 +46,8 @@ public final class RespDecoder extends ByteToMessageDecoder
     private int argCount;
     private int argIndex;
     private int bulkLength = -1;
+    private long longLeft = -1;
+    private Object[] staged;
     private long commandBytes;
     private long commandsDecoded;
     private long readNanos;
@@ -55,6 +62,16 @@ public final class RespDecoder extends ByteToMessageDecoder
     public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes,
         final boolean authenticated, final NanoClock clock)
     {
+        this(maxArgs, maxBulkBytes, maxCommandBytes, authenticated, clock, null);
+    }
+
+    /**
+     * @param longBulks where bulks past {@code maxBulkBytes} go as they arrive; null: such a bulk is refused.
+     */
+    public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes,
+        final boolean authenticated, final NanoClock clock, final LongBulkSink longBulks)
+    {
+        this.longBulks = longBulks;
         this.maxArgs = maxArgs;
         this.maxBulkBytes = maxBulkBytes;
         this.maxCommandBytes = maxCommandBytes;
@@ -110,6 +127,7 @@ public final class RespDecoder extends ByteToMessageDecoder
             if (decoded instanceof RespProtocolError)
             {
                 failed = true;
+                abandonStaged();
                 args = null;
                 argCount = 0;
                 in.skipBytes(in.readableBytes());
@@ -164,6 +182,7 @@ public final class RespDecoder extends ByteToMessageDecoder
             argCount = (int)count;
             argIndex = 0;
             commandBytes = 0;
+            staged = null;
             args = new byte[Math.min(argCount, INITIAL_ARGS)][];
         }
         return Boolean.TRUE;
@@ -171,6 +190,10 @@ public final class RespDecoder extends ByteToMessageDecoder
 
     private Object bulk(final ByteBuf in)
     {
+        if (longLeft >= 0)
+        {
+            return longBulk(in);
+        }
         if (bulkLength < 0)
         {
             final int cr = in.indexOf(in.readerIndex(), in.writerIndex(), (byte)'\r');
@@ -192,6 +215,13 @@ public final class RespDecoder extends ByteToMessageDecoder
                 return null;
             }
             final long length = RespNumbers.parseLong(in, in.readerIndex() + 1, cr);
+            if (longBulks != null && authenticated && length > maxBulkBytes && length <= REDIS_MAX_BULK)
+            {
+                in.readerIndex(cr + 2);
+                longLeft = length;
+                longBulks.begin(length);
+                return longBulk(in);
+            }
             if (length == RespNumbers.INVALID || length < 0 || length > Math.max(maxBulkBytes, REDIS_MAX_BULK) ||
                 (length > maxBulkBytes && (authenticated || length <= UNAUTHENTICATED_MAX_BULK)))
             {
@@ -220,6 +250,41 @@ public final class RespDecoder extends ByteToMessageDecoder
         in.readBytes(arg);
         in.skipBytes(2);
         bulkLength = -1;
+        return argument(arg);
+    }
+
+    /** Hand the long bulk's bytes on as they come; its end is an argument like another. */
+    private Object longBulk(final ByteBuf in)
+    {
+        if (longLeft > 0)
+        {
+            final int n = (int)Math.min(longLeft, in.readableBytes());
+            if (n > 0)
+            {
+                longBulks.write(in, n);
+                longLeft -= n;
+            }
+            if (longLeft > 0)
+            {
+                return null;
+            }
+        }
+        if (in.readableBytes() < 2)
+        {
+            return null;
+        }
+        in.skipBytes(2);
+        longLeft = -1;
+        if (staged == null)
+        {
+            staged = new Object[argCount];
+        }
+        staged[argIndex] = longBulks.finish();
+        return argument(EMPTY);
+    }
+
+    private Object argument(final byte[] arg)
+    {
         if (argIndex == args.length)
         {
             final byte[][] grown = new byte[Math.min(argCount, args.length * 2)][];
@@ -234,7 +299,40 @@ public final class RespDecoder extends ByteToMessageDecoder
         final byte[][] request = args;
         args = null;
         argCount = 0;
+        if (staged != null)
+        {
+            final Object[] longArgs = staged;
+            staged = null;
+            return new LongRequest(request, longArgs);
+        }
         return request;
+    }
+
+    /** The connection went with a request half read: what it staged is nobody's. */
+    public void channelInactive(final ChannelHandlerContext ctx) throws Exception
+    {
+        abandonStaged();
+        super.channelInactive(ctx);
+    }
+
+    private void abandonStaged()
+    {
+        if (longLeft >= 0)
+        {
+            longLeft = -1;
+            longBulks.abandon();
+        }
+        if (staged != null)
+        {
+            for (final Object one : staged)
+            {
+                if (one != null)
+                {
+                    longBulks.abandon(one);
+                }
+            }
+            staged = null;
+        }
     }
 
     private Object inline(final ByteBuf in)

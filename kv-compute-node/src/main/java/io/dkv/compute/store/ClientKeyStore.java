@@ -40,7 +40,13 @@ public final class ClientKeyStore implements KeyStore
      */
     public List<byte[]> multiGet(final List<byte[]> keys)
     {
-        return keys.size() == 1 ? client.multiGet(keys) : atomically(store -> store.multiGet(keys));
+        if (keys.size() != 1)
+        {
+            return atomically(store -> store.multiGet(keys));
+        }
+        final List<byte[]> values = new java.util.ArrayList<>(client.multiGetMarking(keys));
+        values.replaceAll(value -> value == KvClient.COLLECTION ? null : value);
+        return values;
     }
 
     public Versioned readAny(final byte[] key)

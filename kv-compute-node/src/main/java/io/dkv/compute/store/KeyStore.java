@@ -43,7 +43,10 @@ public interface KeyStore
     /** @return how many of the keys have a value of any kind, a key named twice counted twice. */
     long exists(List<byte[]> keys);
 
-    /** @return the keys' values as of one instant, in their order, null where a key has none. */
+    /**
+     * @return the keys' values as of one instant, in their order, null where a key has none (or a collection), and
+     * {@code KvClient.PIECES} (by identity) where it holds a string in pieces.
+     */
     List<byte[]> multiGet(List<byte[]> keys);
 
     /** @return the key's value with its expiry and a version to compare-and-set from, or null when it has none. */

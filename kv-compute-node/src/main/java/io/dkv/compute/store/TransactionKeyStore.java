@@ -3,6 +3,7 @@ package io.dkv.compute.store;
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.client.collection.Collection;
+import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
 import io.dkv.format.ValueKind;
@@ -49,7 +50,8 @@ public final class TransactionKeyStore implements KeyStore
         for (final byte[] key : keys)
         {
             final LogicalValue read = tx.read(key);
-            values.add(read == null || read.kind() != ValueKind.STRING ? null : read.value());
+            values.add(read == null ? null : read.kind() == ValueKind.PIECES ? KvClient.PIECES :
+                read.kind() != ValueKind.STRING ? null : read.value());
         }
         return values;
     }
@@ -88,7 +90,10 @@ public final class TransactionKeyStore implements KeyStore
         tx.put(key, value, KeyStore.storable(expireAtMillis));
     }
 
-    /** @return true when the key held a collection, which this transaction removes, header and segments. */
+    /**
+     * @return true when the key held a collection or a string in pieces, which this transaction removes, header and
+     * segments or pieces.
+     */
     private boolean dropCollection(final byte[] key)
     {
         final LogicalValue read = tx.read(key);
@@ -96,7 +101,7 @@ public final class TransactionKeyStore implements KeyStore
         {
             return false;
         }
-        Collection.open(tx, key, read.kind(), segmentBytes).drop();
+        PiecedStrings.dropAny(tx, key, read, segmentBytes);
         return true;
     }
 

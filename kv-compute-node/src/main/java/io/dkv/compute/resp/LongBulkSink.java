@@ -1,0 +1,26 @@
+package io.dkv.compute.resp;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Where the decoder hands a bulk longer than it holds (past its bulk bound, up to redis's 512 MB) as its bytes arrive,
+ * so that no array of its length is made: the store's pieces, written as they fill. One bulk at a time, on the
+ * connection's event loop.
+ */
+public interface LongBulkSink
+{
+    /** A bulk of {@code length} bytes begins. */
+    void begin(long length);
+
+    /** Take {@code length} of the bulk's bytes from {@code in}'s reader index on. */
+    void write(ByteBuf in, int length);
+
+    /** @return what stands for the whole bulk in its request ({@link LongRequest#staged}), all its bytes taken. */
+    Object finish();
+
+    /** The bulk under way will not be finished (the connection closed, the request broke the protocol). */
+    void abandon();
+
+    /** A bulk finished earlier will not be used: its request was never handed on. */
+    void abandon(Object staged);
+}
