@@ -377,7 +377,7 @@ class CollectionTest
         long cursor = ScanCursor.START;
         do
         {
-            final ScanPage page = client.scanWithReserved(cursor, 100);
+            final ScanPage page = client.scanAll(cursor, 100);
             keys += page.keys().size();
             cursor = page.cursor();
         }

@@ -5,8 +5,11 @@ import io.dkv.client.pieces.PieceWriter;
 import io.dkv.client.pieces.PiecedString;
 import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.client.pieces.PiecesGoneException;
+import io.dkv.client.keyspace.ScanCursor;
+import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
+import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
@@ -231,6 +234,57 @@ class PiecedStringTest
         strings.abandon(copy, null);
         assertTrue(nonePiecesThere(client, staged));
         assertTrue(nonePiecesThere(client, copy));
+    }
+
+    @Test
+    void piecesNobodyPublishedAreSweptOnceOlderThanTheBoundAndOnlyThey()
+    {
+        final KvClient client = store(1);
+        final PiecedStrings strings = new PiecedStrings(client, PIECE);
+        // a writer that stopped between its pieces and their publishing (its process killed), one still at work
+        final byte[] value = random(3 * PIECE + 10, 12);
+        final PieceWriter stopped = strings.writer(KvClient.NO_EXPIRY);
+        stopped.write(value, 0, value.length);
+        final PiecedString orphan = stopped.finish();
+        final PieceWriter working = strings.writer(KvClient.NO_EXPIRY);
+        working.write(value, 0, value.length);
+        final PiecedString inFlight = working.finish();
+        // and strings published: written whole, and changed (pieces of two writers)
+        strings.write(KEY, new ByteArrayInputStream(random(1_200_000, 13)), KvClient.NO_EXPIRY);
+        final PiecedString before = header(client, KEY);
+        final PiecedString changed = strings.setRange(KEY, before, KvClient.NO_EXPIRY, 5, new byte[] {1});
+        client.transact(tx ->
+        {
+            PiecedStrings.removeReplaced(tx, before, changed);
+            PiecedStrings.publish(tx, KEY, changed, KvClient.NO_EXPIRY);
+            return null;
+        });
+        assertEquals(2, journals(client), "the two writers that published removed their journals");
+
+        assertEquals(0, strings.sweep(3_600_000), "none is an hour old");
+        assertTrue(allPiecesThere(client, orphan) && allPiecesThere(client, inFlight));
+        assertEquals(2, strings.sweep(0));
+        assertTrue(nonePiecesThere(client, orphan) && nonePiecesThere(client, inFlight));
+        assertTrue(allPiecesThere(client, changed), "a published string keeps every piece");
+        assertEquals(0, journals(client));
+        final KvException late = assertThrows(KvException.class,
+            () -> strings.publishReplacing("late".getBytes(StandardCharsets.UTF_8), inFlight, KvClient.NO_EXPIRY));
+        assertTrue(late.getMessage().contains("swept"), late.getMessage());
+        assertEquals(-1, strings.length("late".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static int journals(final KvClient client)
+    {
+        int journals = 0;
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = client.scanAll(cursor, 100);
+            journals += (int)page.keys().stream().filter(ReservedKeys::isJournal).count();
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+        return journals;
     }
 
     @Test

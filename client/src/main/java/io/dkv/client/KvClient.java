@@ -563,8 +563,11 @@ public final class KvClient implements AutoCloseable
         return deleted;
     }
 
-    /** @return a step of a scan that returns the store's own keys too (collections' segments): for tests. */
-    ScanPage scanWithReserved(final long cursor, final int count)
+    /**
+     * As {@link #scan}, returning the store's own keys too (collections' segments, strings' pieces and their
+     * journals, {@link ReservedKeys}): for the sweep of pieces nobody published, and tests.
+     */
+    public ScanPage scanAll(final long cursor, final int count)
     {
         return session().keyScan().step(cursor, count, null, true);
     }

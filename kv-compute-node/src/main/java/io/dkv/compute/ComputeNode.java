@@ -10,6 +10,7 @@ import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.StagedStrings;
 import io.dkv.compute.command.StreamedReplies;
+import io.dkv.compute.store.PiecesSweep;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
@@ -99,6 +100,7 @@ public final class ComputeNode implements AutoCloseable
 
     private final ComputeNodeContext context;
     private final KvClient client;
+    private PiecesSweep piecesSweep;
     private final boolean ownsClient;
     private final NodeStats stats;
     private final EventLoopGroup bossGroup;
@@ -194,6 +196,8 @@ public final class ComputeNode implements AutoCloseable
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
             this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
                 TimeUnit.MILLISECONDS);
+            this.piecesSweep = context.piecesSweepMs() == 0 ? null : PiecesSweep.start(client,
+                context.piecesSweepMs(), stats);
             warmUp(view, port);
             if (listening == null)
             {
@@ -219,6 +223,10 @@ public final class ComputeNode implements AutoCloseable
             if (listening != null)
             {
                 listening.close().syncUninterruptibly();
+            }
+            if (piecesSweep != null)
+            {
+                piecesSweep.close();
             }
             bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -454,6 +462,10 @@ public final class ComputeNode implements AutoCloseable
             .awaitUninterruptibly(2 * drainNanos, TimeUnit.NANOSECONDS);
         bossGroup.shutdownGracefully(0, context.drainTimeoutMs(), TimeUnit.MILLISECONDS)
             .awaitUninterruptibly(2 * drainNanos, TimeUnit.NANOSECONDS);
+        if (piecesSweep != null)
+        {
+            piecesSweep.close();
+        }
         if (ownsClient)
         {
             client.close();

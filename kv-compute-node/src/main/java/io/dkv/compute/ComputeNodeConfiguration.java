@@ -35,6 +35,13 @@ public final class ComputeNodeConfiguration
     public static final long MAX_COMMAND_DEFAULT = 16L << 20;
 
     /** A request begun and not finished within this long closes its connection: a stalled peer holds nothing. */
+    /**
+     * How often the node sweeps the pieces of long strings nobody published (their writer stopped), and how old such
+     * pieces must be: 0 for never.
+     */
+    public static final String PIECES_SWEEP_PROP_NAME = "dkv.compute.pieces.sweep.ms";
+    public static final long PIECES_SWEEP_DEFAULT = 3_600_000;
+
     public static final String PARTIAL_TIMEOUT_PROP_NAME = "dkv.compute.partial.timeout.ms";
     public static final long PARTIAL_TIMEOUT_DEFAULT = 10_000;
 

@@ -30,6 +30,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private int maxArgs = Integer.getInteger(MAX_ARGS_PROP_NAME, MAX_ARGS_DEFAULT);
     private long maxCommandBytes = Long.getLong(MAX_COMMAND_PROP_NAME, MAX_COMMAND_DEFAULT);
     private long partialTimeoutMs = Long.getLong(PARTIAL_TIMEOUT_PROP_NAME, PARTIAL_TIMEOUT_DEFAULT);
+    private long piecesSweepMs = Long.getLong(PIECES_SWEEP_PROP_NAME, PIECES_SWEEP_DEFAULT);
     private int ioThreads = Integer.getInteger(IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
     private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
     private int warmupRounds = Integer.getInteger(WARMUP_ROUNDS_PROP_NAME, WARMUP_ROUNDS_DEFAULT);
@@ -82,6 +83,11 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
             throw new IllegalArgumentException("bounds must be positive and a command must hold a bulk: maxClients=" +
                 maxClients + " maxBulkBytes=" + maxBulkBytes + " maxArgs=" + maxArgs + " maxCommandBytes=" +
                 maxCommandBytes);
+        }
+        if (piecesSweepMs < 0)
+        {
+            throw new IllegalArgumentException("piecesSweepMs (" + PIECES_SWEEP_PROP_NAME + ") is 0 (never) or " +
+                "more; it is " + piecesSweepMs);
         }
         if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0 || warmupRounds < 0)
         {
@@ -179,6 +185,18 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext maxCommandBytes(final long maxCommandBytes)
     {
         this.maxCommandBytes = maxCommandBytes;
+        return this;
+    }
+
+    /** @return how often pieces nobody published are swept, and how old they must be; 0: never. */
+    public long piecesSweepMs()
+    {
+        return piecesSweepMs;
+    }
+
+    public ComputeNodeContext piecesSweepMs(final long piecesSweepMs)
+    {
+        this.piecesSweepMs = piecesSweepMs;
         return this;
     }
 

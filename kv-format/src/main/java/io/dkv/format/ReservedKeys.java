@@ -9,9 +9,12 @@ package io.dkv.format;
  * <pre>
  *   0  prefix      5 bytes  0x00 'd' 'k' 'v' 0x00
  *   5  generation  long     the collection's or piece's, drawn at random when it was made (big-endian)
- *  13  segment     int      the segment's (piece's) number, from 0
+ *  13  segment     int      the segment's (piece's) number, from 0; {@link #JOURNAL} for a generation's journal
  *  17
  * </pre>
+ *
+ * A generation of a long string's pieces being written has a journal (its time and how many pieces it may have)
+ * until a transaction publishes them: what a sweep of pieces nobody published finds.
  */
 public final class ReservedKeys
 {
@@ -19,6 +22,8 @@ public final class ReservedKeys
     public static final int GENERATION_OFFSET = PREFIX.length;
     public static final int SEGMENT_OFFSET = GENERATION_OFFSET + Long.BYTES;
     public static final int SEGMENT_KEY_LENGTH = SEGMENT_OFFSET + Integer.BYTES;
+    /** The segment number of a generation's journal. */
+    public static final int JOURNAL = -1;
 
     private ReservedKeys()
     {
@@ -55,6 +60,40 @@ public final class ReservedKeys
             key[SEGMENT_OFFSET + i] = (byte)(segment >>> (24 - 8 * i));
         }
         return key;
+    }
+
+    /** @return the key of the journal of a generation of pieces being written. */
+    public static byte[] journalKey(final long generation)
+    {
+        return segmentKey(generation, JOURNAL);
+    }
+
+    /** @return true when {@code key} is a journal's ({@link #journalKey}). */
+    public static boolean isJournal(final byte[] key)
+    {
+        return key.length == SEGMENT_KEY_LENGTH && isReserved(key) && segmentOf(key) == JOURNAL;
+    }
+
+    /** @return the generation a reserved key of {@link #SEGMENT_KEY_LENGTH} bytes names. */
+    public static long generationOf(final byte[] key)
+    {
+        long generation = 0;
+        for (int i = 0; i < Long.BYTES; i++)
+        {
+            generation = (generation << 8) | (key[GENERATION_OFFSET + i] & 0xFF);
+        }
+        return generation;
+    }
+
+    /** @return the segment number a reserved key of {@link #SEGMENT_KEY_LENGTH} bytes names. */
+    public static int segmentOf(final byte[] key)
+    {
+        int segment = 0;
+        for (int i = 0; i < Integer.BYTES; i++)
+        {
+            segment = (segment << 8) | (key[SEGMENT_OFFSET + i] & 0xFF);
+        }
+        return segment;
     }
 
     /** @return the reason a user's key is refused, naming it, for a key that is reserved. */

@@ -25,6 +25,7 @@ public final class PieceWriter
     private int pieces;
     private int fill;
     private long written;
+    private boolean journaled;
     private boolean done;
 
     /**
@@ -133,7 +134,7 @@ public final class PieceWriter
             flush();
         }
         done = true;
-        return new PiecedString(written, pieceBytes, Arrays.copyOf(generations, pieces));
+        return new PiecedString(written, pieceBytes, Arrays.copyOf(generations, pieces), journaled ? generation : 0);
     }
 
     /** Give up: the pieces written are removed; nobody has read them. */
@@ -148,7 +149,7 @@ public final class PieceWriter
                 // a piece kept from the string this one changes is that string's still
                 own[i] = own[i] == generation ? own[i] : 0;
             }
-            owner.removePieces(own);
+            owner.removePieces(own, journaled ? generation : 0);
         }
     }
 
@@ -161,6 +162,12 @@ public final class PieceWriter
         }
         else
         {
+            if (!journaled)
+            {
+                // before the first piece: a sweep finds the pieces of a writer that never ended by it
+                owner.writeJournal(generation, pieceBytes);
+                journaled = true;
+            }
             final byte[] key = ReservedKeys.segmentKey(generation, index);
             final byte[] piece = fill == buffer.length ? buffer : Arrays.copyOf(buffer, fill);
             client.transact(tx ->

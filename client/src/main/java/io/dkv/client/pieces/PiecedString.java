@@ -13,8 +13,18 @@ public final class PiecedString
     private final long length;
     private final int pieceBytes;
     private final long[] generations;
+    private final long journaled;
 
     public PiecedString(final long length, final int pieceBytes, final long[] generations)
+    {
+        this(length, pieceBytes, generations, 0);
+    }
+
+    /**
+     * @param journaled the generation a writer wrote pieces of, under a journal its publishing removes; 0: none (a
+     *                  header read, or a writer that wrote no piece).
+     */
+    PiecedString(final long length, final int pieceBytes, final long[] generations, final long journaled)
     {
         if (generations.length != piecesOf(length, pieceBytes))
         {
@@ -24,6 +34,13 @@ public final class PiecedString
         this.length = length;
         this.pieceBytes = pieceBytes;
         this.generations = generations.clone();
+        this.journaled = journaled;
+    }
+
+    /** @return the generation whose journal publishing this string removes, 0 when none. */
+    public long journaled()
+    {
+        return journaled;
     }
 
     /** @return pieces of {@code pieceBytes} that hold {@code length} bytes. */

@@ -31,13 +31,19 @@ public final class PiecedStrings
 {
     /** redis's proto-max-bulk-len: the longest string. */
     public static final long MAX_LENGTH = 512L * 1024 * 1024;
-    /** Bytes of a piece by default: two to a block's limit, so that a piece and its block's header fit. */
-    public static final int DEFAULT_PIECE_BYTES = 512 * 1024;
+    /**
+     * Bytes of a piece by default: 512 KiB less the block's header and key, so that a piece's block is 512 KiB and
+     * four fill a memory node's 2 MiB chunk (whole 512 KiB pieces left a quarter of each chunk unused).
+     */
+    public static final int DEFAULT_PIECE_BYTES = 512 * 1024 - 64;
     private static final int STREAM_CHUNK = 64 * 1024;
+    private static final int SWEEP_STEP = 256;
+    /** A journal: the epoch milliseconds its writer began, and how many pieces its generation may have. */
+    private static final int JOURNAL_LENGTH = Long.BYTES + Integer.BYTES;
 
     private final KvClient client;
     private final int pieceBytes;
-    private final Queue<long[]> leftOvers = new ConcurrentLinkedQueue<>();
+    private final Queue<LeftOver> leftOvers = new ConcurrentLinkedQueue<>();
 
     public PiecedStrings(final KvClient client)
     {
@@ -78,10 +84,39 @@ public final class PiecedStrings
         return read == null || read.kind() != ValueKind.PIECES ? null : PiecesLayout.decode(key, read.value());
     }
 
-    /** Write the header of {@code string} at {@code key} in {@code tx}; what the key held must be gone in it too. */
+    /**
+     * Write the header of {@code string} at {@code key} in {@code tx}, and remove the journal of the pieces written for
+     * it; what the key held must be gone in it too.
+     *
+     * @throws io.dkv.client.KvException when a sweep removed those pieces (they were older than its bound).
+     */
     public static void publish(final Transaction tx, final byte[] key, final PiecedString string, final long expireAt)
     {
+        if (string.journaled() != 0)
+        {
+            final byte[] journal = ReservedKeys.journalKey(string.journaled());
+            // read: a sweep that removes the pieces meanwhile conflicts with this transaction, and it with the sweep
+            if (tx.read(journal) == null)
+            {
+                throw new io.dkv.client.KvException("the pieces written for key " + KvErrors.describe(key) + " were " +
+                    "swept before they were published: written longer ago than a sweep waits");
+            }
+            tx.remove(journal);
+        }
         tx.write(key, string.encode(), ValueKind.word(ValueKind.PIECES, expireAt));
+    }
+
+    /** Write the journal of a generation of pieces about to be written: its time and the pieces it may have. */
+    void writeJournal(final long generation, final int writerPieceBytes)
+    {
+        final byte[] journal = java.nio.ByteBuffer.allocate(JOURNAL_LENGTH)
+            .putLong(client.epochClock().time()).putInt(PiecedString.piecesOf(MAX_LENGTH, writerPieceBytes)).array();
+        client.transact(tx ->
+        {
+            tx.write(ReservedKeys.journalKey(generation), journal, ValueKind.word(ValueKind.SEGMENT,
+                KvClient.NO_EXPIRY));
+            return null;
+        });
     }
 
     /**
@@ -126,9 +161,9 @@ public final class PiecedStrings
      * of 0 is no piece. A removal that fails (a full node: a removal writes too) is kept and tried again before this
      * instance next writes pieces ({@link #removeLeftOvers}), rather than leave them for ever.
      */
-    void removePieces(final long[] generations)
+    void removePieces(final long[] generations, final long journaled)
     {
-        if (Arrays.stream(generations).allMatch(generation -> generation == 0))
+        if (journaled == 0 && Arrays.stream(generations).allMatch(generation -> generation == 0))
         {
             return;
         }
@@ -143,14 +178,23 @@ public final class PiecedStrings
                         tx.remove(ReservedKeys.segmentKey(generations[i], i));
                     }
                 }
+                if (journaled != 0)
+                {
+                    tx.remove(ReservedKeys.journalKey(journaled));
+                }
                 return null;
             });
         }
         catch (final RuntimeException ex)
         {
             // (the caller goes on with what it was doing: its own error, if any, is the one to tell)
-            leftOvers.add(generations);
+            leftOvers.add(new LeftOver(generations, journaled));
         }
+    }
+
+    /** A removal that failed, to try again. */
+    private record LeftOver(long[] generations, long journaled)
+    {
     }
 
     /** Try again the removals that failed; those that fail again stay for the next time. */
@@ -158,13 +202,13 @@ public final class PiecedStrings
     {
         for (int left = leftOvers.size(); left > 0; left--)
         {
-            final long[] generations = leftOvers.poll();
-            if (generations == null)
+            final LeftOver leftOver = leftOvers.poll();
+            if (leftOver == null)
             {
                 return;
             }
             // kept again when it fails again: the node still full, or unreachable
-            removePieces(generations);
+            removePieces(leftOver.generations(), leftOver.journaled());
         }
     }
 
@@ -185,7 +229,7 @@ public final class PiecedStrings
                 generations[i] = 0;
             }
         }
-        removePieces(generations);
+        removePieces(generations, string.journaled());
     }
 
     /**
@@ -549,5 +593,64 @@ public final class PiecedStrings
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /**
+     * Remove the pieces of every generation whose writer began more than {@code olderThanMillis} ago and never
+     * published nor abandoned them (it stopped: a process killed between writing a string's pieces and publishing
+     * it): a scan of the store's own keys for journals. A writer still at work past that bound finds its pieces gone
+     * when it publishes, and says so.
+     *
+     * @return generations swept.
+     */
+    public long sweep(final long olderThanMillis)
+    {
+        removeLeftOvers();
+        final long before = client.epochClock().time() - olderThanMillis;
+        long swept = 0;
+        long cursor = io.dkv.client.keyspace.ScanCursor.START;
+        do
+        {
+            final io.dkv.client.keyspace.ScanPage page = client.scanAll(cursor, SWEEP_STEP);
+            for (final byte[] key : page.keys())
+            {
+                if (ReservedKeys.isJournal(key) && sweepJournal(ReservedKeys.generationOf(key), before))
+                {
+                    swept++;
+                }
+            }
+            cursor = page.cursor();
+        }
+        while (cursor != io.dkv.client.keyspace.ScanCursor.START);
+        return swept;
+    }
+
+    private boolean sweepJournal(final long generation, final long before)
+    {
+        return client.transact(tx ->
+        {
+            final byte[] journalKey = ReservedKeys.journalKey(generation);
+            final LogicalValue journal = tx.read(journalKey);
+            if (journal == null || journal.value().length != JOURNAL_LENGTH)
+            {
+                return false;
+            }
+            final java.nio.ByteBuffer fields = java.nio.ByteBuffer.wrap(journal.value());
+            if (fields.getLong(0) > before)
+            {
+                return false;
+            }
+            final int pieces = fields.getInt(Long.BYTES);
+            for (int i = 0; i < pieces; i++)
+            {
+                final byte[] pieceKey = ReservedKeys.segmentKey(generation, i);
+                if (tx.peek(pieceKey) != null)
+                {
+                    tx.remove(pieceKey);
+                }
+            }
+            tx.remove(journalKey);
+            return true;
+        });
     }
 }

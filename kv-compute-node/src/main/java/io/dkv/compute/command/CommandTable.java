@@ -110,6 +110,13 @@ public final class CommandTable
                     "not queued inside MULTI (dkv)");
                 return;
             }
+            final String misplaced = misplacedLongArgument(request);
+            if (misplaced != null)
+            {
+                // run, the command would see an empty argument where the long one was
+                RespReplies.error(out, misplaced);
+                return;
+            }
             execute(session, request.args(), out);
         }
         finally
@@ -126,6 +133,28 @@ public final class CommandTable
                 }
             }
         }
+    }
+
+    /** @return the error of a long argument where no command takes one, or null when each is a value SET takes. */
+    private static String misplacedLongArgument(final LongRequest request)
+    {
+        final String name = lowerCase(request.args()[0]);
+        final int valueAt = switch (name)
+        {
+            case "set", "setnx", "getset", "append" -> 2;
+            case "setex", "psetex" -> 3;
+            default -> -1;
+        };
+        for (int i = 0; i < request.staged().length; i++)
+        {
+            if (request.staged()[i] != null && i != valueAt)
+            {
+                return "ERR an argument longer than " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes is taken only as " +
+                    "the value of SET, SETEX, PSETEX, SETNX, GETSET and APPEND (dkv); argument " + i + " of '" +
+                    name + "' is " + ((io.dkv.client.pieces.PiecedString)request.staged()[i]).length() + " bytes";
+            }
+        }
+        return null;
     }
 
     public void execute(final Session session, final byte[][] args, final ByteBuf out)

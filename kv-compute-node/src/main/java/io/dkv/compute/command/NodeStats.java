@@ -32,6 +32,9 @@ public final class NodeStats
     private final LongAdder authFailures = new LongAdder();
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
+    private final LongAdder piecesSweeps = new LongAdder();
+    private final LongAdder piecesSwept = new LongAdder();
+    private final LongAdder piecesSweepFailures = new LongAdder();
     private final CommandLatency latency = new CommandLatency();
     private final ProcessCpu cpu;
     private final long[] opsPerSecSamples = new long[SAMPLES];
@@ -172,6 +175,34 @@ public final class NodeStats
     public long batchedReads()
     {
         return batchedReads.sum();
+    }
+
+    /** A sweep of pieces nobody published ended, removing {@code generations} generations of them. */
+    public void piecesSwept(final long generations)
+    {
+        piecesSweeps.increment();
+        piecesSwept.add(generations);
+    }
+
+    /** A sweep of pieces nobody published failed. */
+    public void piecesSweepFailed()
+    {
+        piecesSweepFailures.increment();
+    }
+
+    public long piecesSweeps()
+    {
+        return piecesSweeps.sum();
+    }
+
+    public long piecesSwept()
+    {
+        return piecesSwept.sum();
+    }
+
+    public long piecesSweepFailures()
+    {
+        return piecesSweepFailures.sum();
     }
 
     /** @return lookups (multiGets) that answered them. */

@@ -393,6 +393,9 @@ final class ServerCommands
             "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
             "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
             "dkv_get_batches:" + stats.readBatches() + "\r\n" +
+            "dkv_pieces_sweeps:" + stats.piecesSweeps() + "\r\n" +
+            "dkv_pieces_swept:" + stats.piecesSwept() + "\r\n" +
+            "dkv_pieces_sweep_failures:" + stats.piecesSweepFailures() + "\r\n" +
             "dkv_output_limit_closes:" + stats.outputLimitCloses() + "\r\n" +
             "dkv_auth_failures:" + stats.authFailures() + "\r\n" +
             "dkv_command_p50_usec:" + hundredths(latency.p50Nanos() / 1e3) + "\r\n" +

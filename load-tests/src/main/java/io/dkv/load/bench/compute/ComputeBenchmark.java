@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +46,9 @@ import java.util.concurrent.Callable;
             "redis-server. Goal: MSET ops/s >= 1.0x redis-server's.",
         "collections (not by default): redis-benchmark's SADD, HSET and SPOP at the three settings, and one field's " +
             "HSET and HGET on a hash of --hash-fields fields against one of 10. Goal: the large hash's p50 within " +
-            "1.5x the small one's."
+            "1.5x the small one's.",
+        "long (not by default): SET and GET of one value of 4, 64 and 256 MB (strings in pieces), --long-rounds " +
+            "of each, against redis-server."
     })
 public final class ComputeBenchmark implements Callable<Integer>
 {
@@ -55,15 +58,22 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String SCALE = "scale";
     static final String MULTI = "multi";
     static final String COLLECTIONS = "collections";
+    static final String LONG = "long";
+    /** The sizes of long's values, in 10^6 bytes. */
+    static final int[] LONG_MEGABYTES = {4, 64, 256};
 
     @Spec
     private CommandSpec spec;
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi, collections (default: ${DEFAULT-VALUE}; " +
+        description = "Parts to run: throughput, join, scale, multi, collections, long (default: ${DEFAULT-VALUE}; " +
             "collections loads a hash of --hash-fields fields into both servers, minutes at 10^6).")
     private List<String> only;
+
+    @Option(names = "--long-rounds", defaultValue = "5",
+        description = "SETs, each then read by a GET, of each size of long (default: ${DEFAULT-VALUE}).")
+    private int longRounds;
 
     @Option(names = "--hash-fields", defaultValue = "1000000",
         description = "Fields of the large hash of collections (default: ${DEFAULT-VALUE}).")
@@ -134,13 +144,14 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS).containsAll(parts) || requests < 1 || keyspace < 1 ||
-            hashFields < 11 || hashOperations < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, LONG).containsAll(parts) || requests < 1 ||
+            keyspace < 1 ||
+            hashFields < 11 || hashOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections), --hash-fields " + hashFields +
+                " (parts: throughput, join, scale, multi, collections, long), --hash-fields " + hashFields +
                 " (at least 11), --hash-operations " + hashOperations + ", --multi-requests " + multiRequests +
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
@@ -233,6 +244,16 @@ public final class ComputeBenchmark implements Callable<Integer>
                 hashOperations, hashOperations, result.ioThreads(), result.redisVersion()));
             sections.addAll(CollectionsPart.sections(result));
             goals.addAll(CollectionsPart.goals(result));
+        }
+        if (parts.contains(LONG))
+        {
+            final LongStringsPart.Result result = new LongStringsPart(redisServer.orElseThrow(), LONG_MEGABYTES,
+                longRounds, spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "long: %d rounds of SET then GET of one value of each of %s MB " +
+                "from one connection, after an untimed one; compute node (%d event loops, store as in throughput) " +
+                "first, then redis-server %s", longRounds, Arrays.toString(LONG_MEGABYTES), result.ioThreads(),
+                result.redisVersion()));
+            sections.addAll(LongStringsPart.sections(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));
