@@ -5,13 +5,8 @@ import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
-import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
-import io.dkv.raas.Membership;
-import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -394,19 +389,8 @@ class CollectionTest
 
     private KvClient store(final int replicas, final int segmentBytes)
     {
-        final int[] live = new int[NODES.length];
-        Arrays.fill(live, Membership.LIVE);
-        directory.membership(new Membership(1, replicas, NODES, live));
-        for (final long id : NODES)
-        {
-            final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY),
-                directory));
-            open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(256 << 10)
-                .heapChunks(16)));
-        }
-        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
-        return open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODES).replicas(replicas)
-            .collectionSegmentBytes(segmentBytes)));
+        return open.store(directory, NODES, replicas, new KvClientContext().collectionSegmentBytes(segmentBytes),
+            () -> new MemoryNodeContext().indexGroups(64).chunkBytes(256 << 10).heapChunks(16), new ArrayList<>());
     }
 
     private static byte[] bytes(final String text)

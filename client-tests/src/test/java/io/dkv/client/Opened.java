@@ -16,6 +16,7 @@ import io.dkv.verbs.VerbsContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What a test of this package opened (drivers, memory nodes, clients, sessions), closed in reverse order when it ends,
@@ -42,15 +43,26 @@ final class Opened implements AutoCloseable
     KvClient store(final StaticDirectory directory, final long[] ids, final int replicas,
         final KvClientContext context)
     {
+        // small nodes: a test class makes many, and a node's shared memory stays mapped by the drivers that read it
+        // until the JVM ends
+        return store(directory, ids, replicas, context,
+            () -> new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20).heapChunks(16), new ArrayList<>());
+    }
+
+    /**
+     * As {@link #store(StaticDirectory, long[], int, KvClientContext)}, each memory node made with a context of
+     * {@code memoryNode} and added to {@code started}.
+     */
+    KvClient store(final StaticDirectory directory, final long[] ids, final int replicas,
+        final KvClientContext context, final Supplier<MemoryNodeContext> memoryNode, final List<MemoryNode> started)
+    {
         final int[] live = new int[ids.length];
         Arrays.fill(live, Membership.LIVE);
         directory.membership(new Membership(1, replicas, ids, live));
         for (final long id : ids)
         {
             final Raas raas = add(RaasDriver.start(driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
-            // small nodes: a test class makes many, and a node's shared memory stays mapped by the drivers that read it
-            // until the JVM ends
-            add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20).heapChunks(16)));
+            started.add(add(MemoryNode.start(raas, memoryNode.get())));
         }
         final Raas clientRaas = add(RaasDriver.start(driver("shm", 100), directory));
         return add(KvClient.connect(clientRaas, context.memoryNodes(ids).replicas(replicas)));

@@ -13,11 +13,7 @@ import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeContext;
-import io.dkv.raas.Membership;
-import io.dkv.raas.NodeRecord;
-import io.dkv.raas.Raas;
 import io.dkv.raas.StaticDirectory;
-import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -384,18 +380,8 @@ class PiecedStringTest
 
     private KvClient store(final int replicas, final int heapChunks, final int graceMs)
     {
-        final int[] live = new int[NODES.length];
-        Arrays.fill(live, Membership.LIVE);
-        directory.membership(new Membership(1, replicas, NODES, live));
-        for (final long id : NODES)
-        {
-            final Raas raas = open.add(RaasDriver.start(Opened.driver("shm", id).role(NodeRecord.ROLE_MEMORY),
-                directory));
-            memoryNodes.add(open.add(MemoryNode.start(raas, new MemoryNodeContext().indexGroups(64)
-                .chunkBytes(2 << 20).heapChunks(heapChunks).graceMs(graceMs))));
-        }
-        final Raas clientRaas = open.add(RaasDriver.start(Opened.driver("shm", 100), directory));
-        return open.add(KvClient.connect(clientRaas, new KvClientContext().memoryNodes(NODES).replicas(replicas)
-            .timeoutMs(Math.min(5_000, graceMs / 2))));
+        return open.store(directory, NODES, replicas, new KvClientContext().timeoutMs(Math.min(5_000, graceMs / 2)),
+            () -> new MemoryNodeContext().indexGroups(64).chunkBytes(2 << 20).heapChunks(heapChunks).graceMs(graceMs),
+            memoryNodes);
     }
 }

@@ -2,14 +2,11 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.WrongKindException;
-import io.dkv.client.pieces.PiecedString;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
-import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.util.Arrays;
@@ -43,29 +40,13 @@ final class BitCommands
     private StringBytes bytesAt(final Session session, final byte[] key)
     {
         final KeyStore store = session.store(base);
-        try
+        final byte[] value = LongStrings.value(store, key);
+        if (value == KvClient.PIECES)
         {
-            final byte[] value = store.get(key);
-            return value == null ? null : StringBytes.of(value);
+            // read again, whatever it holds now
+            return longStrings.bytesAt(store, key);
         }
-        catch (final WrongKindException ex)
-        {
-            if (!LongStrings.inPieces(ex))
-            {
-                throw ex;
-            }
-            final Versioned read = store.readAny(key);
-            if (read == null || read.kind() == ValueKind.STRING)
-            {
-                return read == null ? null : StringBytes.of(read.value());
-            }
-            final PiecedString string = LongStrings.header(key, read);
-            if (string == null)
-            {
-                throw new WrongKindException(key, read.kind(), ValueKind.STRING);
-            }
-            return longStrings.bytes(key, string);
-        }
+        return value == null ? null : StringBytes.of(value);
     }
 
     List<CommandSpec> commands()
@@ -131,17 +112,9 @@ final class BitCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current;
-            try
+            final Versioned current = LongStrings.versioned(store, args[1]);
+            if (current == LongStrings.IN_PIECES)
             {
-                current = store.getVersioned(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 RespReplies.integer(out, longStrings.setBit(session, args[1], offset, on == 1));
                 return;
             }

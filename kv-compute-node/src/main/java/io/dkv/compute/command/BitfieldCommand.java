@@ -1,7 +1,7 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -72,17 +72,9 @@ final class BitfieldCommand
         final KeyStore store = session.store(base);
         if (highest < 0)
         {
-            final byte[] value;
-            try
+            final byte[] value = LongStrings.value(store, args[1]);
+            if (value == KvClient.PIECES)
             {
-                value = store.get(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 inPieces(session, args[1], ops, highest, out);
                 return;
             }
@@ -102,17 +94,9 @@ final class BitfieldCommand
         }
         while (true)
         {
-            final Versioned current;
-            try
+            final Versioned current = LongStrings.versioned(store, args[1]);
+            if (current == LongStrings.IN_PIECES)
             {
-                current = store.getVersioned(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 inPieces(session, args[1], ops, highest, out);
                 return;
             }

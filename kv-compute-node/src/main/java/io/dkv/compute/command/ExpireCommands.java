@@ -2,7 +2,6 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.WrongKindException;
 import io.dkv.client.collection.Collection;
 import io.dkv.client.pieces.PiecedString;
 import io.dkv.compute.resp.RespNumbers;
@@ -273,17 +272,9 @@ final class ExpireCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current;
-            try
+            final Versioned current = LongStrings.versioned(store, args[1]);
+            if (current == LongStrings.IN_PIECES)
             {
-                current = store.getVersioned(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 if (invalid != null)
                 {
                     RespReplies.error(out, invalid);

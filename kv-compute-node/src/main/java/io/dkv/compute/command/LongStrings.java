@@ -75,6 +75,43 @@ final class LongStrings
         }
     }
 
+    /** What {@link #versioned} answers, by identity, for a key that holds a string in pieces. */
+    static final Versioned IN_PIECES = new Versioned(new byte[0], 0, 0, 0, 0, 0, 0, 0);
+
+    /** @return {@code store.getVersioned(key)}, or {@link #IN_PIECES} when the key holds a string in pieces. */
+    static Versioned versioned(final KeyStore store, final byte[] key)
+    {
+        try
+        {
+            return store.getVersioned(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!inPieces(ex))
+            {
+                throw ex;
+            }
+            return IN_PIECES;
+        }
+    }
+
+    /** @return {@code store.get(key)}, or {@code KvClient.PIECES} (by identity) when it holds a string in pieces. */
+    static byte[] value(final KeyStore store, final byte[] key)
+    {
+        try
+        {
+            return store.get(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            if (!inPieces(ex))
+            {
+                throw ex;
+            }
+            return KvClient.PIECES;
+        }
+    }
+
     /** @return the string in pieces {@code read} describes, or null when it is none. */
     static PiecedString header(final byte[] key, final Versioned read)
     {

@@ -1,7 +1,7 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.WrongKindException;
 import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
@@ -47,17 +47,9 @@ final class RangeCommands
         }
         final long first = RespNumbers.parseLong(args[2]);
         final long last = RespNumbers.parseLong(args[3]);
-        final byte[] value;
-        try
+        final byte[] value = LongStrings.value(session.store(base), args[1]);
+        if (value == KvClient.PIECES)
         {
-            value = session.store(base).get(args[1]);
-        }
-        catch (final WrongKindException ex)
-        {
-            if (!LongStrings.inPieces(ex))
-            {
-                throw ex;
-            }
             longStrings.getRange(session, session.store(base), args[1], first, last, out);
             return;
         }
@@ -103,17 +95,9 @@ final class RangeCommands
         final KeyStore store = session.store(base);
         while (true)
         {
-            final Versioned current;
-            try
+            final Versioned current = LongStrings.versioned(store, args[1]);
+            if (current == LongStrings.IN_PIECES)
             {
-                current = store.getVersioned(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 if (patch.length > 0 && offset > PiecedStrings.MAX_LENGTH - patch.length)
                 {
                     RespReplies.error(out, Errors.TOO_LONG);

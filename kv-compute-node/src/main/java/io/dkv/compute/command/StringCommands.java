@@ -53,17 +53,9 @@ final class StringCommands
 
     private void get(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final byte[] value;
-        try
+        final byte[] value = LongStrings.value(session.store(base), args[1]);
+        if (value == KvClient.PIECES)
         {
-            value = session.store(base).get(args[1]);
-        }
-        catch (final WrongKindException ex)
-        {
-            if (!LongStrings.inPieces(ex))
-            {
-                throw ex;
-            }
             longStrings.get(session, session.store(base), args[1], out);
             return;
         }
@@ -167,17 +159,9 @@ final class StringCommands
         }
         while (true)
         {
-            final Versioned current;
-            try
+            final Versioned current = LongStrings.versioned(store, args[1]);
+            if (current == LongStrings.IN_PIECES)
             {
-                current = store.getVersioned(args[1]);
-            }
-            catch (final WrongKindException ex)
-            {
-                if (!LongStrings.inPieces(ex))
-                {
-                    throw ex;
-                }
                 RespReplies.integer(out, longStrings.setRange(session, args[1], -1, args[2]));
                 return;
             }
