@@ -493,7 +493,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (deadline == null)
         {
-            decodedAtArm = decoder.commandsDecoded();
+            decodedAtArm = decoder.progress();
             deadline = ctx.executor().schedule(this::expire, partialTimeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
@@ -506,7 +506,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
-        if (decoder.commandsDecoded() != decodedAtArm)
+        if (decoder.progress() != decodedAtArm)
         {
             watchPartial();
             return;

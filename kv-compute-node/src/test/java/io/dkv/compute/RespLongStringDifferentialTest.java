@@ -65,6 +65,9 @@ class RespLongStringDifferentialTest
                 new String[]{"INCR", "big3"}, new String[]{"SET", "big3", "small now"}, new String[]{"GET", "big3"},
                 new String[]{"SET", "bin", "v", "XX"}, new String[]{"GET", "bin"}, new String[]{"HSET", "h", "f", "v"},
                 new String[]{"SET", "h", BIG}, new String[]{"TYPE", "h"}, new String[]{"STRLEN", "h"},
+                new String[]{"MULTI"}, new String[]{"GET", "h"}, new String[]{"STRLEN", "h"},
+                new String[]{"GETRANGE", "h", "-3", "-1"}, new String[]{"INCR", "counter"}, new String[]{"GET", "h"},
+                new String[]{"EXEC"},
                 new String[]{"DEL", "h", "p", "sparse"}, new String[]{"EXISTS", "h", "p", "sparse"},
                 new String[]{"DBSIZE"}))
             {

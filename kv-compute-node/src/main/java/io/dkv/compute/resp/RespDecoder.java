@@ -50,6 +50,7 @@ public final class RespDecoder extends ByteToMessageDecoder
     private Object[] staged;
     private long commandBytes;
     private long commandsDecoded;
+    private long longBytes;
     private long readNanos;
 
     /**
@@ -95,6 +96,15 @@ public final class RespDecoder extends ByteToMessageDecoder
     public long commandsDecoded()
     {
         return commandsDecoded;
+    }
+
+    /**
+     * @return a count that moves while requests arrive: requests decoded, and the bytes of long bulks handed on (a
+     * 512 MB value may take longer to arrive than a stalled request is given).
+     */
+    public long progress()
+    {
+        return commandsDecoded + longBytes;
     }
 
     /** @return when the bytes that completed the requests being handed on now arrived, by the decoder's clock. */
@@ -263,6 +273,7 @@ public final class RespDecoder extends ByteToMessageDecoder
             {
                 longBulks.write(in, n);
                 longLeft -= n;
+                longBytes += n;
             }
             if (longLeft > 0)
             {
