@@ -29,11 +29,16 @@ final class BitCommands
 
     private final KeyStore base;
     private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
+    private final LongStringBits longBits;
 
-    BitCommands(final KeyStore base, final LongStrings longStrings)
+    BitCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites,
+        final LongStringBits longBits)
     {
         this.base = base;
         this.longStrings = longStrings;
+        this.longWrites = longWrites;
+        this.longBits = longBits;
     }
 
     /** @return the bytes of the string at {@code key}, plain or in pieces; null when it has none. */
@@ -105,7 +110,7 @@ final class BitCommands
         if ((offset >>> 3) + 1 > KvBlockLayout.MAX_VALUE_LENGTH)
         {
             // past what a plain value takes: the string is (or becomes) one in pieces
-            RespReplies.integer(out, longStrings.setBit(session, args[1], offset, on == 1));
+            RespReplies.integer(out, longWrites.setBit(session, args[1], offset, on == 1));
             return;
         }
         final int mask = 1 << (7 - (int)(offset & 7));
@@ -115,7 +120,7 @@ final class BitCommands
             final Versioned current = LongStrings.versioned(store, args[1]);
             if (current == LongStrings.IN_PIECES)
             {
-                RespReplies.integer(out, longStrings.setBit(session, args[1], offset, on == 1));
+                RespReplies.integer(out, longWrites.setBit(session, args[1], offset, on == 1));
                 return;
             }
             final byte[] old = current == null ? new byte[0] : current.value();
@@ -268,7 +273,7 @@ final class BitCommands
         if (!session.executing())
         {
             // strings in pieces among the sources, or a result longer than a value takes: in pieces too
-            RespReplies.integer(out, longStrings.bitOp(op, args[2], Arrays.asList(args).subList(3, args.length)));
+            RespReplies.integer(out, longBits.bitOp(op, args[2], Arrays.asList(args).subList(3, args.length)));
             return;
         }
         final long length = session.store(base).atomically(tx ->

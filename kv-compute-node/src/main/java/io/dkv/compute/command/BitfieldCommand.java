@@ -40,11 +40,13 @@ final class BitfieldCommand
 
     private final KeyStore base;
     private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
-    BitfieldCommand(final KeyStore base, final LongStrings longStrings)
+    BitfieldCommand(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites)
     {
         this.base = base;
         this.longStrings = longStrings;
+        this.longWrites = longWrites;
     }
 
     List<CommandSpec> commands()
@@ -152,21 +154,21 @@ final class BitfieldCommand
         if (highest < 0)
         {
             final StringBytes current = longStrings.bytesAt(session.store(base), key);
-            reply(shifted, current == null ? new byte[(int)(to - from + 1)] : LongStrings.window(current, from, to),
+            reply(shifted, current == null ? new byte[(int)(to - from + 1)] : LongStringBits.window(current, from, to),
                 out, session.protocol());
             return;
         }
         final ByteBuf[] answer = new ByteBuf[1];
         try
         {
-            longStrings.change(session, key, from, current ->
+            longWrites.change(session, key, from, current ->
             {
                 if (answer[0] != null)
                 {
                     answer[0].release();
                 }
                 answer[0] = out.alloc().buffer();
-                final byte[] window = LongStrings.window(current, from, to);
+                final byte[] window = LongStringBits.window(current, from, to);
                 reply(shifted, window, answer[0], session.protocol());
                 // redis grows the string to the highest bit written, not read
                 return Arrays.copyOf(window, (int)((highest >>> 3) - from + 1));

@@ -34,12 +34,14 @@ final class ExpireCommands
     private final KeyStore base;
     private final EpochClock clock;
     private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
     /** @param base the store outside EXEC. */
-    ExpireCommands(final KeyStore base, final LongStrings longStrings)
+    ExpireCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites)
     {
         this.base = base;
         this.longStrings = longStrings;
+        this.longWrites = longWrites;
         this.clock = base.epochClock();
     }
 
@@ -100,8 +102,8 @@ final class ExpireCommands
                 final long at = when;
                 try
                 {
-                    RespReplies.integer(out, longStrings.expire(session, args[1],
-                        expiry -> conditionsHold(conditions, expiry, at), at, at <= now) != LongStrings.UNCHANGED ?
+                    RespReplies.integer(out, longWrites.expire(session, args[1],
+                        expiry -> conditionsHold(conditions, expiry, at), at, at <= now) != LongStringWrites.UNCHANGED ?
                         1 : 0);
                     return;
                 }
@@ -167,8 +169,8 @@ final class ExpireCommands
             }
             try
             {
-                RespReplies.integer(out, longStrings.expire(session, args[1], expiry -> expiry != KvClient.NO_EXPIRY,
-                    KvClient.NO_EXPIRY, false) != LongStrings.UNCHANGED ? 1 : 0);
+                RespReplies.integer(out, longWrites.expire(session, args[1], expiry -> expiry != KvClient.NO_EXPIRY,
+                    KvClient.NO_EXPIRY, false) != LongStringWrites.UNCHANGED ? 1 : 0);
                 return;
             }
             catch (final LongStrings.Retry retry)
@@ -338,10 +340,10 @@ final class ExpireCommands
             longStrings.getDel(session, key, out);
             return;
         }
-        final PiecedString after = longStrings.expire(session, key,
+        final PiecedString after = longWrites.expire(session, key,
             expiry -> options.hasExpiry() || expiry != KvClient.NO_EXPIRY,
             options.hasExpiry() ? when : KvClient.NO_EXPIRY, false);
-        if (after == LongStrings.UNCHANGED)
+        if (after == LongStringWrites.UNCHANGED)
         {
             // PERSIST of a string with no expiry: nothing to change
             longStrings.get(session, session.store(base), key, out);

@@ -35,13 +35,13 @@ final class KeyspaceCommands
 
     private final KeyStore base;
     private final KvClient client;
-    private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
-    KeyspaceCommands(final KeyStore base, final KvClient client, final LongStrings longStrings)
+    KeyspaceCommands(final KeyStore base, final KvClient client, final LongStringWrites longWrites)
     {
         this.base = base;
         this.client = client;
-        this.longStrings = longStrings;
+        this.longWrites = longWrites;
     }
 
     List<CommandSpec> commands()
@@ -242,7 +242,7 @@ final class KeyspaceCommands
             }
             try
             {
-                RespReplies.integer(out, longStrings.copy(session, args[1], args[2], overwrite) ? 1 : 0);
+                RespReplies.integer(out, longWrites.copy(session, args[1], args[2], overwrite) ? 1 : 0);
                 return;
             }
             catch (final LongStrings.Retry retry)

@@ -23,11 +23,13 @@ final class RangeCommands
 {
     private final KeyStore base;
     private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
-    RangeCommands(final KeyStore base, final LongStrings longStrings)
+    RangeCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites)
     {
         this.base = base;
         this.longStrings = longStrings;
+        this.longWrites = longWrites;
     }
 
     List<CommandSpec> commands()
@@ -104,7 +106,7 @@ final class RangeCommands
                     return;
                 }
                 RespReplies.integer(out, patch.length == 0 ? LongStrings.length(store, args[1]) :
-                    longStrings.setRange(session, args[1], offset, patch));
+                    longWrites.setRange(session, args[1], offset, patch));
                 return;
             }
             final byte[] old = current == null ? null : current.value();
@@ -120,7 +122,7 @@ final class RangeCommands
             }
             if (offset > KvBlockLayout.MAX_VALUE_LENGTH - patch.length)
             {
-                RespReplies.integer(out, longStrings.setRange(session, args[1], offset, patch));
+                RespReplies.integer(out, longWrites.setRange(session, args[1], offset, patch));
                 return;
             }
             final int length = Math.max(old == null ? 0 : old.length, (int)offset + patch.length);

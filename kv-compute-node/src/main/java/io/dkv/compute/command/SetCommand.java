@@ -33,13 +33,13 @@ final class SetCommand
 {
     private final KeyStore base;
     private final EpochClock clock;
-    private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
     /** @param base the store outside EXEC. */
-    SetCommand(final KeyStore base, final LongStrings longStrings)
+    SetCommand(final KeyStore base, final LongStringWrites longWrites)
     {
         this.base = base;
-        this.longStrings = longStrings;
+        this.longWrites = longWrites;
         this.clock = base.epochClock();
     }
 
@@ -91,7 +91,7 @@ final class SetCommand
         final Object staged = session.takeStaged(3);
         if (staged != null)
         {
-            longStrings.set(session, args[1], staged, options, out, name, false);
+            longWrites.set(session, args[1], staged, options, out, name, false);
             return;
         }
         session.store(base).put(args[1], args[3], options.expireAtMillis());
@@ -106,7 +106,7 @@ final class SetCommand
         {
             final StringOptions options = new StringOptions();
             options.parse(new byte[][] {args[0], args[1], args[2], "nx".getBytes(StandardCharsets.US_ASCII)}, 3, true);
-            longStrings.set(session, args[1], staged, options, out, "setnx", true);
+            longWrites.set(session, args[1], staged, options, out, "setnx", true);
             return;
         }
         RespReplies.integer(out,
@@ -130,7 +130,7 @@ final class SetCommand
         final Object staged = session.takeStaged(2);
         if (staged != null)
         {
-            longStrings.set(session, args[1], staged, options, out, "set", false);
+            longWrites.set(session, args[1], staged, options, out, "set", false);
             return;
         }
         try
@@ -144,7 +144,7 @@ final class SetCommand
                 throw ex;
             }
             // GET or IFEQ over a string in pieces: one transaction, the old one streamed back
-            longStrings.set(session, args[1], args[2], options, out, "set", false);
+            longWrites.set(session, args[1], args[2], options, out, "set", false);
         }
     }
 

@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * A connection's long bulks written into pieces as they arrive (client/README.md, "Strings in pieces"): a bulk
- * becomes a {@link PiecedString} nobody reads until a command publishes it ({@link LongStrings}), or abandons it.
+ * becomes a {@link PiecedString} nobody reads until a command publishes it ({@link LongStringWrites}), or abandons it.
  * The pieces carry no expiry: a SET with one writes them again with it. Touched by the connection's event loop only.
  */
 public final class StagedStrings implements LongBulkSink

@@ -28,12 +28,14 @@ final class StringCommands
 {
     private final KeyStore base;
     private final LongStrings longStrings;
+    private final LongStringWrites longWrites;
 
     /** @param base the store outside EXEC. */
-    StringCommands(final KeyStore base, final LongStrings longStrings)
+    StringCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites)
     {
         this.base = base;
         this.longStrings = longStrings;
+        this.longWrites = longWrites;
     }
 
     List<CommandSpec> commands()
@@ -68,7 +70,7 @@ final class StringCommands
         final Object staged = session.takeStaged(2);
         if (staged != null)
         {
-            longStrings.set(session, args[1], staged, getOptions(args), out, "getset", false);
+            longWrites.set(session, args[1], staged, getOptions(args), out, "getset", false);
             return;
         }
         try
@@ -81,7 +83,7 @@ final class StringCommands
             {
                 throw ex;
             }
-            longStrings.set(session, args[1], args[2], getOptions(args), out, "getset", false);
+            longWrites.set(session, args[1], args[2], getOptions(args), out, "getset", false);
         }
     }
 
@@ -154,7 +156,7 @@ final class StringCommands
         final Object staged = session.takeStaged(2);
         if (staged != null)
         {
-            RespReplies.integer(out, longStrings.append(session, args[1], (PiecedString)staged));
+            RespReplies.integer(out, longWrites.append(session, args[1], (PiecedString)staged));
             return;
         }
         while (true)
@@ -162,7 +164,7 @@ final class StringCommands
             final Versioned current = LongStrings.versioned(store, args[1]);
             if (current == LongStrings.IN_PIECES)
             {
-                RespReplies.integer(out, longStrings.setRange(session, args[1], -1, args[2]));
+                RespReplies.integer(out, longWrites.setRange(session, args[1], -1, args[2]));
                 return;
             }
             final byte[] old = current == null ? new byte[0] : current.value();
@@ -173,7 +175,7 @@ final class StringCommands
             }
             if ((long)old.length + args[2].length > KvBlockLayout.MAX_VALUE_LENGTH)
             {
-                RespReplies.integer(out, longStrings.setRange(session, args[1], -1, args[2]));
+                RespReplies.integer(out, longWrites.setRange(session, args[1], -1, args[2]));
                 return;
             }
             final byte[] appended = Arrays.copyOf(old, old.length + args[2].length);
