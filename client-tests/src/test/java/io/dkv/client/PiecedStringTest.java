@@ -27,6 +27,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -203,6 +206,64 @@ class PiecedStringTest
         strings.write(KEY, new ByteArrayInputStream(random(1_300_000, 9)), KvClient.NO_EXPIRY);
         assertNotEquals(old, header(client, KEY));
         assertThrows(PiecesGoneException.class, () -> strings.readPiece(KEY, old, 0));
+    }
+
+    @Test
+    void readersSeeOneWholeStringOrAreToldNeverBytesOfTwo() throws Exception
+    {
+        final KvClient client = store(2);
+        final PiecedStrings strings = new PiecedStrings(client, PIECE);
+        // longer than a value takes: in pieces (17 of them)
+        final int length = 1_100_000;
+        strings.write(KEY, new ByteArrayInputStream(filled(length, 0)), KvClient.NO_EXPIRY);
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final AtomicInteger whole = new AtomicInteger();
+        final AtomicInteger told = new AtomicInteger();
+        final List<String> mixed = new CopyOnWriteArrayList<>();
+        final List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 2; r++)
+        {
+            readers.add(Thread.ofPlatform().start(() ->
+            {
+                while (writing.get() || whole.get() < 10)
+                {
+                    try
+                    {
+                        final byte[] read = readAll(strings, KEY);
+                        final boolean one = read.length == length &&
+                            Arrays.equals(read, filled(length, read[0]));
+                        whole.incrementAndGet();
+                        if (!one)
+                        {
+                            mixed.add(read.length + " bytes, from " + read[0] + " to " + read[read.length - 1]);
+                        }
+                    }
+                    catch (final PiecesGoneException ex)
+                    {
+                        told.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        for (int v = 1; v <= 15; v++)
+        {
+            strings.write(KEY, new ByteArrayInputStream(filled(length, v)), KvClient.NO_EXPIRY);
+        }
+        writing.set(false);
+        for (final Thread reader : readers)
+        {
+            reader.join();
+        }
+        assertEquals(List.of(), mixed, "reads of several strings' bytes (" + whole.get() + " whole, " + told.get() +
+            " told the string changed)");
+        assertArrayEquals(filled(length, 15), readAll(strings, KEY));
+    }
+
+    private static byte[] filled(final int length, final int value)
+    {
+        final byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte)value);
+        return bytes;
     }
 
     @Test
