@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * Replies that hold a string in pieces, written a piece at a time as the peer takes them, so that a node never holds
  * a long string whole (client/README.md, "Strings in pieces"). A command that answers with one
- * {@link #value marks} where in its replies the string goes; the connection then {@link #split}s what follows the
- * mark off, to go after the string, and runs nothing more of its requests until every part is out ({@link #next}).
+ * {@link #value marks} where in its replies the string goes; the connection then {@link #settle}s what follows the
+ * mark into parts that go after the string, and runs nothing more of its requests until every part is out
+ * ({@link #next}).
  * Touched by the connection's event loop only.
  */
 public final class StreamedReplies
