@@ -4,7 +4,8 @@ package io.dkv.format;
  * What a key's block holds, kept in bits 62..56 of the block's expiry word ({@link KvBlockLayout#EXPIRE_AT_OFFSET}):
  * a string (0, so every block written before kinds existed, and every plain {@code put}, is one), a collection's
  * header (a hash or a set: its elements live in segments at reserved keys), one segment of a collection, or the
- * header of a string too long for one block (its bytes live in pieces at reserved keys, each a {@link #SEGMENT}).
+ * header of a string too long for one block (its bytes live in pieces at reserved keys, each a {@link #SEGMENT}), or
+ * the header of a sorted set or a list (its elements live in the nodes of ordered trees, each a {@link #SEGMENT}).
  *
  * <pre>
  *   bit 63       62..56   55..0
@@ -30,11 +31,15 @@ public final class ValueKind
      * (client/README.md, "Strings in pieces"). Users see a string.
      */
     public static final int PIECES = 4;
+    /** A sorted set's header: its members live in two ordered trees' nodes, each a {@link #SEGMENT}. */
+    public static final int ZSET = 5;
+    /** A list's header: its elements live in an ordered tree's nodes, each a {@link #SEGMENT}. */
+    public static final int LIST = 6;
     public static final int KIND_SHIFT = 56;
     public static final long KIND_MASK = 0x7fL << KIND_SHIFT;
     /** The first expiry time a word cannot hold. */
     public static final long EXPIRY_LIMIT = 1L << KIND_SHIFT;
-    private static final String[] NAMES = {"string", "hash", "set", "segment", "string"};
+    private static final String[] NAMES = {"string", "hash", "set", "segment", "string", "zset", "list"};
 
     private ValueKind()
     {

@@ -24,7 +24,7 @@ import java.util.function.BiConsumer;
  * transaction (its commit checks it), segments are read without that check ({@link Transaction#peek}): every change
  * of a segment rewrites the header, so an unchanged header vouches for every segment read under it.
  */
-public final class Collection
+public final class Collection implements Composite
 {
     /** The most bytes one element (field and value) may take: a segment must fit a value, whatever else it holds. */
     public static final int MAX_ELEMENT_BYTES = 256 * 1024;

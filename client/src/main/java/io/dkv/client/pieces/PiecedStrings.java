@@ -2,7 +2,7 @@ package io.dkv.client.pieces;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvErrors;
-import io.dkv.client.collection.Collection;
+import io.dkv.client.collection.Composites;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
 import io.dkv.format.KvBlockLayout;
@@ -137,7 +137,7 @@ public final class PiecedStrings
         }
         else if (read.kind() != ValueKind.STRING)
         {
-            Collection.open(tx, key, read.kind(), segmentBytes).drop();
+            Composites.open(tx, key, read.kind(), segmentBytes).drop();
             return;
         }
         tx.remove(key);

@@ -2,7 +2,8 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.collection.Collection;
+import io.dkv.client.collection.Composite;
+import io.dkv.client.collection.Composites;
 import io.dkv.client.pieces.PiecedString;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
@@ -142,7 +143,7 @@ final class ExpireCommands
                 // (a string written since is left as it is: the command saw a collection)
                 return false;
             }
-            final Collection collection = CollectionOps.open(tx, key, current.kind());
+            final Composite collection = Composites.open(tx.transaction(), key, current.kind(), tx.segmentBytes());
             if (when <= now)
             {
                 collection.drop();

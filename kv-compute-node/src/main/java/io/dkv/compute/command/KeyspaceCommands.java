@@ -2,7 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.collection.Collection;
+import io.dkv.client.collection.Composites;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
@@ -270,7 +270,7 @@ final class KeyspaceCommands
             else
             {
                 // every segment copied under a new generation: the copy is its own
-                Collection.open(store.transaction(), args[1], source.kind(), store.segmentBytes()).copyTo(args[2]);
+                Composites.open(store.transaction(), args[1], source.kind(), store.segmentBytes()).copyTo(args[2]);
             }
             return true;
         });

@@ -2,7 +2,8 @@ package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
-import io.dkv.client.collection.Collection;
+import io.dkv.client.collection.Composite;
+import io.dkv.client.collection.Composites;
 import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
@@ -164,7 +165,7 @@ public final class TransactionKeyStore implements KeyStore
             {
                 return false;
             }
-            final Collection collection = Collection.open(tx, key, read.kind(), segmentBytes);
+            final Composite collection = Composites.open(tx, key, read.kind(), segmentBytes);
             collection.expireAt(KvClient.NO_EXPIRY);
             collection.write();
             return true;

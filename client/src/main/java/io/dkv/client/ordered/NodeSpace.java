@@ -1,0 +1,126 @@
+package io.dkv.client.ordered;
+
+import io.dkv.client.KvException;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
+
+/**
+ * The nodes of one owner's trees (a sorted set's two, a list's one) as one transaction sees them: read once each,
+ * changed in place, and handed to the store by {@link #flush}. Node numbers are drawn from a counter the owner's
+ * header keeps and never used twice in one generation, so a reader holding a stale number finds nothing, never
+ * another node.
+ */
+final class NodeSpace
+{
+    private final NodeStore store;
+    private final int nodeBytes;
+    private final String owner;
+    private final Int2ObjectHashMap<TreeNode> loaded = new Int2ObjectHashMap<>();
+    private final IntHashSet dirty = new IntHashSet();
+    private final IntHashSet dropped = new IntHashSet();
+    private int nextNode;
+
+    /**
+     * @param nextNode  the first number no node of this generation has had (1 for a new owner).
+     * @param nodeBytes the bytes above which a node splits.
+     * @param owner     what the nodes belong to, for errors.
+     */
+    NodeSpace(final NodeStore store, final int nextNode, final int nodeBytes, final String owner)
+    {
+        this.store = store;
+        this.nextNode = nextNode;
+        this.nodeBytes = nodeBytes;
+        this.owner = owner;
+    }
+
+    int nodeBytes()
+    {
+        return nodeBytes;
+    }
+
+    int nextNode()
+    {
+        return nextNode;
+    }
+
+    String owner()
+    {
+        return owner;
+    }
+
+    TreeNode node(final int number)
+    {
+        TreeNode node = loaded.get(number);
+        if (node == null)
+        {
+            final byte[] encoded = store.read(number);
+            if (encoded == null)
+            {
+                throw new KvException("node " + number + " of the " + owner + " is missing");
+            }
+            node = TreeNode.decode(encoded, "node " + number + " of the " + owner);
+            loaded.put(number, node);
+        }
+        return node;
+    }
+
+    int allocate(final TreeNode node)
+    {
+        if (nextNode == Integer.MAX_VALUE)
+        {
+            throw new KvException("the " + owner + " has used every node number of its generation (" +
+                Integer.MAX_VALUE + "); a copy of it (COPY, RENAME after a copy) starts a new generation");
+        }
+        final int number = nextNode++;
+        loaded.put(number, node);
+        dirty.add(number);
+        return number;
+    }
+
+    void changed(final int number)
+    {
+        dirty.add(number);
+    }
+
+    /** Remove a node, which need not have been read. */
+    void drop(final int number)
+    {
+        loaded.remove(number);
+        dirty.remove(number);
+        dropped.add(number);
+    }
+
+    /** Read the node and mark it to be written again (an expiry change, a copy). */
+    void rewrite(final int number)
+    {
+        node(number);
+        dirty.add(number);
+    }
+
+    /** @return true when a node was changed, made or dropped since the last flush. */
+    boolean changed()
+    {
+        return !dirty.isEmpty() || !dropped.isEmpty();
+    }
+
+    /** Hand every changed node to the store, and every dropped one's removal. */
+    void flush()
+    {
+        for (final IntHashSet.IntIterator it = dirty.iterator(); it.hasNext(); )
+        {
+            final int number = it.nextValue();
+            store.write(number, loaded.get(number).encode());
+        }
+        for (final IntHashSet.IntIterator it = dropped.iterator(); it.hasNext(); )
+        {
+            store.remove(it.nextValue());
+        }
+        dirty.clear();
+        dropped.clear();
+    }
+
+    NodeStore store()
+    {
+        return store;
+    }
+}

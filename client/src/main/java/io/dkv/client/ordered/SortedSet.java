@@ -1,0 +1,184 @@
+package io.dkv.client.ordered;
+
+import io.dkv.client.KvErrors;
+import io.dkv.client.txn.Transaction;
+import io.dkv.format.ValueKind;
+
+import java.util.Arrays;
+
+/**
+ * A sorted set (redis's ZADD, ZRANGE...) as one transaction sees it: two trees of one {@link TreeCollection}, one by
+ * score (keys {@link ScoreKeys}: score, then member; values empty), one by member (values the score's 8 bytes), so
+ * that a member's score is one walk down the second and its rank one walk down the first. Every change rewrites the
+ * header; {@link #write} hands it all to the commit.
+ */
+public final class SortedSet
+{
+    static final int BY_SCORE = 0;
+    static final int BY_MEMBER = 1;
+    private static final byte[] NONE = new byte[0];
+
+    private final TreeCollection blocks;
+
+    private SortedSet(final TreeCollection blocks)
+    {
+        this.blocks = blocks;
+    }
+
+    /**
+     * Open the sorted set at {@code key} in {@code tx}: its header is read (and checked by the commit).
+     *
+     * @throws io.dkv.client.WrongKindException when the key holds a value of another kind.
+     */
+    public static SortedSet open(final Transaction tx, final byte[] key, final int segmentBytes)
+    {
+        return new SortedSet(TreeCollection.open(tx, key, ValueKind.ZSET, segmentBytes));
+    }
+
+    /** @return its blocks: what DEL, EXPIRE and COPY act on. */
+    public TreeCollection blocks()
+    {
+        return blocks;
+    }
+
+    /** @return true when the key holds a sorted set. */
+    public boolean exists()
+    {
+        return blocks.exists();
+    }
+
+    /** @return its members. */
+    public long size()
+    {
+        return blocks.size();
+    }
+
+    /** @return the member's score, or null when it is no member. */
+    public Double score(final byte[] member)
+    {
+        final OrderedTree byMember = blocks.readTree(BY_MEMBER);
+        final byte[] score = byMember == null ? null : byMember.get(member);
+        return score == null ? null : ScoreKeys.score(score);
+    }
+
+    /**
+     * Set the member's score, adding it when it is none.
+     *
+     * @return its score before, or null when it is new.
+     */
+    public Double put(final byte[] member, final double score)
+    {
+        final int bytes = ScoreKeys.SCORE_BYTES + member.length;
+        if (bytes > TreeCollection.MAX_ELEMENT_BYTES)
+        {
+            throw new IllegalArgumentException("a sorted set's member takes at most " +
+                (TreeCollection.MAX_ELEMENT_BYTES - ScoreKeys.SCORE_BYTES) + " bytes; this one takes " + member.length +
+                " (key " + KvErrors.describe(blocks.key()) + ")");
+        }
+        final Double before = score(member);
+        if (before != null && Arrays.equals(ScoreKeys.scoreBytes(before), ScoreKeys.scoreBytes(score)))
+        {
+            return before;
+        }
+        if (before != null)
+        {
+            blocks.tree(BY_SCORE).remove(ScoreKeys.key(before, member));
+        }
+        blocks.tree(BY_SCORE).put(ScoreKeys.key(score, member), NONE);
+        blocks.tree(BY_MEMBER).put(member, ScoreKeys.scoreBytes(score));
+        return before;
+    }
+
+    /** @return true when it was a member, which it no longer is. */
+    public boolean remove(final byte[] member)
+    {
+        final Double score = score(member);
+        if (score == null)
+        {
+            return false;
+        }
+        blocks.tree(BY_SCORE).remove(ScoreKeys.key(score, member));
+        blocks.tree(BY_MEMBER).remove(member);
+        return true;
+    }
+
+    /** @return the member's rank by score (0 for the lowest), or -1 when it is no member. */
+    public long rank(final byte[] member)
+    {
+        final Double score = score(member);
+        return score == null ? -1 : blocks.readTree(BY_SCORE).rankBelow(ScoreKeys.key(score, member));
+    }
+
+    /**
+     * @return how many members have scores below {@code score} ({@code inclusive}: at or below): the rank where a
+     * range from there starts, or where one up to there ends.
+     */
+    public long countBelow(final double score, final boolean inclusive)
+    {
+        final OrderedTree byScore = blocks.readTree(BY_SCORE);
+        if (byScore == null)
+        {
+            return 0;
+        }
+        final byte[] bound = inclusive ? ScoreKeys.after(ScoreKeys.scoreBytes(score)) : ScoreKeys.scoreBytes(score);
+        return bound == null ? byScore.size() : byScore.rankBelow(bound);
+    }
+
+    /**
+     * @return how many members sort below {@code member} ({@code inclusive}: at or below) by member alone, in a set
+     * whose members all have one score (redis's ZRANGEBYLEX; the first member's score is taken for all).
+     */
+    public long countBelowMember(final byte[] member, final boolean inclusive)
+    {
+        final OrderedTree byScore = blocks.readTree(BY_SCORE);
+        if (byScore == null || byScore.size() == 0)
+        {
+            return 0;
+        }
+        final byte[] key = ScoreKeys.key(ScoreKeys.score(byScore.at(0)[0]), member);
+        return byScore.rankBelow(inclusive ? ScoreKeys.justAfter(key) : key);
+    }
+
+    /**
+     * Visit the members from rank {@code from} up to (not including) {@code to} by score, or {@code reverse}, from
+     * rank {@code to - 1} down, until the visitor says stop.
+     */
+    public void forEach(final long from, final long to, final boolean reverse, final MemberVisitor visitor)
+    {
+        final OrderedTree byScore = blocks.readTree(BY_SCORE);
+        if (byScore != null)
+        {
+            byScore.forEach(from, to, reverse, (key, value) -> visitor.visit(ScoreKeys.member(key),
+                ScoreKeys.score(key)));
+        }
+    }
+
+    /** Remove the members from rank {@code from} up to (not including) {@code to}. @return how many. */
+    public long removeRange(final long from, final long to)
+    {
+        final long first = Math.max(0, from);
+        final long end = Math.min(size(), to);
+        long removed = 0;
+        for (long i = first; i < end; i++)
+        {
+            final byte[] key = blocks.tree(BY_SCORE).removeAt(first)[0];
+            blocks.tree(BY_MEMBER).remove(ScoreKeys.member(key));
+            removed++;
+        }
+        return removed;
+    }
+
+    /** Hand the changes to the transaction; a set left with no member is removed. */
+    public void write()
+    {
+        blocks.write();
+    }
+
+    /** Sees members with their scores until it answers false. */
+    @FunctionalInterface
+    public interface MemberVisitor
+    {
+        /** @return false to stop. */
+        boolean visit(byte[] member, double score);
+    }
+}

@@ -1,0 +1,207 @@
+package io.dkv.client.ordered;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * A tree, opened afresh from its store for each change as a transaction would, against a sorted map (keyed) or a list
+ * (positional) through thousands of random changes: same elements, same ranks, the shape {@link TreeChecks} asks for
+ * after every change, and no node left behind.
+ */
+class OrderedTreeTest
+{
+    private static final String OWNER = "tree under test";
+
+    @ParameterizedTest
+    @ValueSource(ints = {160, 400, 4096})
+    void aKeyedTreeAnswersAsASortedMap(final int nodeBytes)
+    {
+        final Random random = new Random(nodeBytes);
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        final int[] next = {1};
+        final TreeMap<String, String> model = new TreeMap<>();
+        for (int step = 0; step < 6000; step++)
+        {
+            final String key = "k" + random.nextInt(step < 3000 ? 2000 : 400);
+            final NodeSpace space = new NodeSpace(store, next[0], nodeBytes, OWNER);
+            final OrderedTree tree = new OrderedTree(space, root);
+            final int op = random.nextInt(10);
+            if (op < 5 || step < 500)
+            {
+                final String value = "v" + step + "x".repeat(random.nextInt(20));
+                assertEquals(!model.containsKey(key), tree.put(bytes(key), bytes(value)), "put " + key);
+                model.put(key, value);
+            }
+            else if (op < 8 || step > 5000)
+            {
+                assertEquals(model.remove(key) != null, tree.remove(bytes(key)), "remove " + key);
+            }
+            else
+            {
+                final String got = model.get(key);
+                final byte[] read = tree.get(bytes(key));
+                assertEquals(got, read == null ? null : new String(read, StandardCharsets.UTF_8), "get " + key);
+                assertEquals(model.headMap(key).size(), tree.rankBelow(bytes(key)), "rank of " + key);
+            }
+            space.flush();
+            next[0] = space.nextNode();
+            assertEquals(model.size(), root.count);
+            assertEquals(store.nodes.keySet(), TreeChecks.check(store, root, nodeBytes, true), "nodes left behind");
+            if (step % 500 == 499)
+            {
+                assertWholeTree(new OrderedTree(new NodeSpace(store, next[0], nodeBytes, OWNER), root), model);
+            }
+        }
+        final OrderedTree tree = new OrderedTree(new NodeSpace(store, next[0], nodeBytes, OWNER), root);
+        assertWholeTree(tree, model);
+    }
+
+    private static void assertWholeTree(final OrderedTree tree, final TreeMap<String, String> model)
+    {
+        final List<String> forward = new ArrayList<>();
+        tree.forEach(0, Long.MAX_VALUE, false, (key, value) -> forward.add(text(key) + "=" + text(value)));
+        final List<String> expected = new ArrayList<>();
+        for (final Map.Entry<String, String> entry : model.entrySet())
+        {
+            expected.add(entry.getKey() + "=" + entry.getValue());
+        }
+        assertEquals(expected, forward);
+        final List<String> backward = new ArrayList<>();
+        tree.forEach(0, tree.size(), true, (key, value) -> backward.add(text(key) + "=" + text(value)));
+        assertEquals(expected.reversed(), backward);
+        long rank = 0;
+        for (final String key : model.keySet())
+        {
+            assertArrayEquals(bytes(key), tree.at(rank)[0], "element at " + rank);
+            rank++;
+        }
+        if (model.size() > 10)
+        {
+            final List<String> middle = new ArrayList<>();
+            tree.forEach(3, 9, false, (key, value) -> middle.add(text(key) + "=" + text(value)) && middle.size() < 4);
+            assertEquals(expected.subList(3, 7), middle, "a visitor that stops");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {160, 1024})
+    void aPositionalTreeAnswersAsAList(final int nodeBytes)
+    {
+        final Random random = new Random(nodeBytes * 31L);
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        int next = 1;
+        final List<String> model = new ArrayList<>();
+        for (int step = 0; step < 6000; step++)
+        {
+            final NodeSpace space = new NodeSpace(store, next, nodeBytes, OWNER);
+            final OrderedTree tree = new OrderedTree(space, root);
+            final int op = random.nextInt(10);
+            final String value = "e" + step;
+            if (op < 2 || (step < 2500 && op < 6))
+            {
+                final int at = random.nextInt(model.size() + 1);
+                tree.insertAt(at, TreeNode.EMPTY, bytes(value));
+                model.add(at, value);
+            }
+            else if (op < 3)
+            {
+                tree.insertAt(op % 2 == 0 ? 0 : model.size(), TreeNode.EMPTY, bytes(value));
+                model.add(op % 2 == 0 ? 0 : model.size(), value);
+            }
+            else if (op < 8 && !model.isEmpty())
+            {
+                final int at = random.nextBoolean() ? random.nextInt(model.size()) : random.nextBoolean() ? 0 :
+                    model.size() - 1;
+                assertEquals(model.remove(at), text(tree.removeAt(at)[1]), "removed at " + at);
+            }
+            else if (!model.isEmpty())
+            {
+                final int at = random.nextInt(model.size());
+                assertEquals(model.get(at), text(tree.at(at)[1]), "at " + at);
+                tree.setAt(at, bytes(value + "-set"));
+                model.set(at, value + "-set");
+            }
+            space.flush();
+            next = space.nextNode();
+            assertEquals(model.size(), root.count);
+            assertEquals(store.nodes.keySet(), TreeChecks.check(store, root, nodeBytes, false), "nodes left behind");
+        }
+        final OrderedTree tree = new OrderedTree(new NodeSpace(store, next, nodeBytes, OWNER), root);
+        final List<String> all = new ArrayList<>();
+        tree.forEach(0, tree.size(), false, (key, value) -> all.add(text(value)));
+        assertEquals(model, all);
+        final List<String> range = new ArrayList<>();
+        tree.forEach(model.size() / 3, model.size() / 2, true, (key, value) -> range.add(text(value)));
+        assertEquals(model.subList(model.size() / 3, model.size() / 2).reversed(), range);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {160, 4096})
+    void droppingTheTreeRemovesEveryNode(final int nodeBytes)
+    {
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        final NodeSpace space = new NodeSpace(store, 1, nodeBytes, OWNER);
+        final OrderedTree tree = new OrderedTree(space, root);
+        for (int i = 0; i < 3000; i++)
+        {
+            tree.put(bytes(String.format("key-%05d", i)), bytes("value " + i));
+        }
+        space.flush();
+        assertEquals(3000, root.count);
+        final NodeSpace again = new NodeSpace(store, space.nextNode(), nodeBytes, OWNER);
+        new OrderedTree(again, root).drop();
+        again.flush();
+        assertEquals(0, store.nodes.size());
+        assertEquals(0, root.height);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {256})
+    void longKeysSharingLongPrefixesKeepTheTreeShallow(final int nodeBytes)
+    {
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        final NodeSpace space = new NodeSpace(store, 1, nodeBytes, OWNER);
+        final OrderedTree tree = new OrderedTree(space, root);
+        final String prefix = "p".repeat(2000);
+        for (int i = 0; i < 200; i++)
+        {
+            tree.put(bytes(prefix + String.format("%04d", i)), TreeNode.EMPTY);
+        }
+        space.flush();
+        TreeChecks.check(store, root, nodeBytes, true);
+        // two children at least under every inner node: at most log2(200) + 1 levels
+        assertEquals(true, root.height <= 9, "height " + root.height);
+        assertNull(new OrderedTree(new NodeSpace(store, space.nextNode(), nodeBytes, OWNER), root).get(bytes("q")));
+    }
+
+    static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static boolean same(final byte[] a, final byte[] b)
+    {
+        return Arrays.equals(a, b);
+    }
+}
