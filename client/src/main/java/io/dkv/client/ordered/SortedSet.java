@@ -2,14 +2,17 @@ package io.dkv.client.ordered;
 
 import io.dkv.client.KvErrors;
 import io.dkv.client.txn.Transaction;
+import io.dkv.format.KeyHash;
 import io.dkv.format.ValueKind;
 
 import java.util.Arrays;
 
 /**
  * A sorted set (redis's ZADD, ZRANGE...) as one transaction sees it: two trees of one {@link TreeCollection}, one by
- * score (keys {@link ScoreKeys}: score, then member; values empty), one by member (values the score's 8 bytes), so
- * that a member's score is one walk down the second and its rank one walk down the first. Every change rewrites the
+ * score (keys {@link ScoreKeys}: score, then member; values empty), one by member (keys the member's 64-bit hash,
+ * then the member; values the score's 8 bytes), so that a member's score is one walk down the second and its rank
+ * one walk down the first. The second is in hash order so that ZSCAN's cursor is a hash: a member present for the
+ * whole scan comes back once, whatever changes come between steps. Every change rewrites the
  * header; {@link #write} hands it all to the commit.
  */
 public final class SortedSet
@@ -57,7 +60,7 @@ public final class SortedSet
     public Double score(final byte[] member)
     {
         final OrderedTree byMember = blocks.readTree(BY_MEMBER);
-        final byte[] score = byMember == null ? null : byMember.get(member);
+        final byte[] score = byMember == null ? null : byMember.get(memberKey(member));
         return score == null ? null : ScoreKeys.score(score);
     }
 
@@ -85,7 +88,7 @@ public final class SortedSet
             blocks.tree(BY_SCORE).remove(ScoreKeys.key(before, member));
         }
         blocks.tree(BY_SCORE).put(ScoreKeys.key(score, member), NONE);
-        blocks.tree(BY_MEMBER).put(member, ScoreKeys.scoreBytes(score));
+        blocks.tree(BY_MEMBER).put(memberKey(member), ScoreKeys.scoreBytes(score));
         return before;
     }
 
@@ -98,7 +101,7 @@ public final class SortedSet
             return false;
         }
         blocks.tree(BY_SCORE).remove(ScoreKeys.key(score, member));
-        blocks.tree(BY_MEMBER).remove(member);
+        blocks.tree(BY_MEMBER).remove(memberKey(member));
         return true;
     }
 
@@ -162,10 +165,69 @@ public final class SortedSet
         for (long i = first; i < end; i++)
         {
             final byte[] key = blocks.tree(BY_SCORE).removeAt(first)[0];
-            blocks.tree(BY_MEMBER).remove(ScoreKeys.member(key));
+            blocks.tree(BY_MEMBER).remove(memberKey(ScoreKeys.member(key)));
             removed++;
         }
         return removed;
+    }
+
+    /**
+     * One step of a scan by cursor (redis's ZSCAN): members in the order of their hashes from the cursor's, until
+     * {@code count} were visited and the next member's hash differs from the last one's.
+     *
+     * @param cursor 0 to begin; then what the step before returned.
+     * @return the next cursor (the hash after the last member visited), 0 when the scan is done.
+     */
+    public long scanStep(final long cursor, final long count, final MemberVisitor visitor)
+    {
+        final OrderedTree byMember = blocks.readTree(BY_MEMBER);
+        if (byMember == null)
+        {
+            return 0;
+        }
+        final long[] next = {0};
+        final long[] visited = {0};
+        final long from = byMember.rankBelow(hashBytes(cursor));
+        byMember.forEach(from, byMember.size(), false, (key, value) ->
+        {
+            final long hash = hashOf(key);
+            if (visited[0] >= count && hash != next[0] - 1)
+            {
+                return false;
+            }
+            visitor.visit(Arrays.copyOfRange(key, Long.BYTES, key.length), ScoreKeys.score(value));
+            visited[0]++;
+            next[0] = hash + 1;
+            return true;
+        });
+        return visited[0] < count || next[0] == 0 ? 0 : next[0];
+    }
+
+    private static byte[] memberKey(final byte[] member)
+    {
+        final byte[] key = Arrays.copyOf(hashBytes(KeyHash.hash(member)), Long.BYTES + member.length);
+        System.arraycopy(member, 0, key, Long.BYTES, member.length);
+        return key;
+    }
+
+    private static byte[] hashBytes(final long hash)
+    {
+        final byte[] bytes = new byte[Long.BYTES];
+        for (int i = 0; i < Long.BYTES; i++)
+        {
+            bytes[i] = (byte)(hash >>> (56 - 8 * i));
+        }
+        return bytes;
+    }
+
+    private static long hashOf(final byte[] key)
+    {
+        long hash = 0;
+        for (int i = 0; i < Long.BYTES; i++)
+        {
+            hash = (hash << 8) | (key[i] & 0xFF);
+        }
+        return hash;
     }
 
     /** Hand the changes to the transaction; a set left with no member is removed. */

@@ -25,51 +25,77 @@ final class CollectionScan
     {
     }
 
-    static void scan(final KeyStore store, final byte[][] args, final ByteBuf out, final int kind)
+    /** What a scan of one value's elements was asked: where from, how many, matching what (null: everything). */
+    record Options(long cursor, long count, KeyPattern pattern)
     {
-        final long cursor = cursor(args[2]);
-        if (cursor < 0)
+        /**
+         * @param first the argument after the key (the cursor).
+         * @param mask  true to read a cursor past what any scan returns from its low 63 bits, as HSCAN does.
+         * @return the options, or null when they are refused (the error is written to {@code out}).
+         */
+        static Options parse(final byte[][] args, final int first, final boolean mask, final ByteBuf out)
         {
-            RespReplies.error(out, "ERR invalid cursor");
-            return;
-        }
-        long count = 10;
-        KeyPattern pattern = null;
-        for (int i = 3; i < args.length; i += 2)
-        {
-            if (i + 1 >= args.length)
+            final Long cursor = CollectionScan.cursor(args[first]);
+            if (cursor == null)
             {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
+                RespReplies.error(out, "ERR invalid cursor");
+                return null;
             }
-            if (CommandTable.is(args[i], "count"))
+            long count = 10;
+            KeyPattern pattern = null;
+            for (int i = first + 1; i < args.length; i += 2)
             {
-                if (!RespNumbers.isLong(args[i + 1]))
-                {
-                    RespReplies.error(out, Errors.NOT_INTEGER);
-                    return;
-                }
-                count = RespNumbers.parseLong(args[i + 1]);
-                if (count < 1)
+                if (i + 1 >= args.length)
                 {
                     RespReplies.error(out, Errors.SYNTAX);
-                    return;
+                    return null;
+                }
+                if (CommandTable.is(args[i], "count"))
+                {
+                    if (!RespNumbers.isLong(args[i + 1]))
+                    {
+                        RespReplies.error(out, Errors.NOT_INTEGER);
+                        return null;
+                    }
+                    count = RespNumbers.parseLong(args[i + 1]);
+                    if (count < 1)
+                    {
+                        RespReplies.error(out, Errors.SYNTAX);
+                        return null;
+                    }
+                }
+                else if (CommandTable.is(args[i], "match"))
+                {
+                    final KeyPattern given = KeyPattern.of(args[i + 1]);
+                    // "*" alone: no matching at all, as redis skips it
+                    pattern = given.matchesEverything() && args[i + 1].length == 1 ? null : given;
+                }
+                else
+                {
+                    RespReplies.error(out, Errors.SYNTAX);
+                    return null;
                 }
             }
-            else if (CommandTable.is(args[i], "match"))
-            {
-                final KeyPattern given = KeyPattern.of(args[i + 1]);
-                // "*" alone: no matching at all, as redis skips it
-                pattern = given.matchesEverything() && args[i + 1].length == 1 ? null : given;
-            }
-            else
-            {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
-            }
+            // a cursor past what any scan returns starts from its low bits, as in redis
+            return new Options(mask ? cursor & Long.MAX_VALUE : cursor, count, pattern);
         }
-        final long asked = count;
-        final KeyPattern matching = pattern;
+
+        boolean matches(final byte[] element)
+        {
+            return pattern == null || pattern.matches(element);
+        }
+    }
+
+    static void scan(final KeyStore store, final byte[][] args, final ByteBuf out, final int kind)
+    {
+        final Options options = Options.parse(args, 2, true, out);
+        if (options == null)
+        {
+            return;
+        }
+        final long cursor = options.cursor();
+        final long asked = options.count();
+        final KeyPattern matching = options.pattern();
         final boolean values = kind == ValueKind.HASH;
         final List<byte[]> found = new ArrayList<>();
         final long next = store.atomically(tx ->
@@ -101,28 +127,27 @@ final class CollectionScan
         found.forEach(element -> RespReplies.bulk(out, element));
     }
 
-    /** @return the cursor as redis's strtoul reads a whole argument, or -1 when it is not one. */
-    private static long cursor(final byte[] text)
+    /** @return the cursor as redis's strtoul reads a whole argument (unsigned), or null when it is not one. */
+    private static Long cursor(final byte[] text)
     {
         if (text.length == 0 || text.length > 20)
         {
-            return -1;
+            return null;
         }
         long value = 0;
         for (final byte b : text)
         {
             if (b < '0' || b > '9')
             {
-                return -1;
+                return null;
             }
             final long next = value * 10 + (b - '0');
-            if (Long.compareUnsigned(next / 10, value) != 0)
+            if (Long.compareUnsigned(Long.divideUnsigned(next, 10), value) != 0)
             {
-                return -1;
+                return null;
             }
             value = next;
         }
-        // a cursor past what any scan returns starts from its low bits, as in redis
-        return value & Long.MAX_VALUE;
+        return value;
     }
 }
