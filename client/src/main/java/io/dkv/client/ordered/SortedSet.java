@@ -128,8 +128,10 @@ public final class SortedSet
     }
 
     /**
-     * @return how many members sort below {@code member} ({@code inclusive}: at or below) by member alone, in a set
-     * whose members all have one score (redis's ZRANGEBYLEX; the first member's score is taken for all).
+     * @return how many members sort below {@code member} ({@code inclusive}: at or below) by member alone (redis's
+     * ZRANGEBYLEX, meant for a set whose members all have one score): one walk down when the lowest and the highest
+     * score are one, else a binary search by member over the ranks, which answers as redis's skiplist descent does
+     * wherever the members' order agrees with the scores'.
      */
     public long countBelowMember(final byte[] member, final boolean inclusive)
     {
@@ -138,8 +140,29 @@ public final class SortedSet
         {
             return 0;
         }
-        final byte[] key = ScoreKeys.key(ScoreKeys.score(byScore.at(0)[0]), member);
-        return byScore.rankBelow(inclusive ? ScoreKeys.justAfter(key) : key);
+        final double lowest = ScoreKeys.score(byScore.at(0)[0]);
+        if (lowest == ScoreKeys.score(byScore.at(byScore.size() - 1)[0]))
+        {
+            final byte[] key = ScoreKeys.key(lowest, member);
+            return byScore.rankBelow(inclusive ? ScoreKeys.justAfter(key) : key);
+        }
+        long low = 0;
+        long high = byScore.size();
+        while (low < high)
+        {
+            final long middle = (low + high) >>> 1;
+            final byte[] key = byScore.at(middle)[0];
+            final int order = Arrays.compareUnsigned(key, ScoreKeys.SCORE_BYTES, key.length, member, 0, member.length);
+            if (order < 0 || (inclusive && order == 0))
+            {
+                low = middle + 1;
+            }
+            else
+            {
+                high = middle;
+            }
+        }
+        return low;
     }
 
     /**

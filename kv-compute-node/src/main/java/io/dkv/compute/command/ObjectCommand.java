@@ -86,10 +86,12 @@ final class ObjectCommand
         }
         if (read.kind() != ValueKind.STRING)
         {
-            // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets")
+            // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets"), a
+            // sorted set ordered trees (redis's skiplist), a list a counted tree (redis 7.0's lists are quicklists)
             if (encoding)
             {
-                RespReplies.bulk(out, "hashtable");
+                RespReplies.bulk(out, read.kind() == ValueKind.ZSET ? "skiplist" : read.kind() == ValueKind.LIST ?
+                    "quicklist" : "hashtable");
             }
             else
             {

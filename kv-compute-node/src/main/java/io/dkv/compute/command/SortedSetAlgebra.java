@@ -157,8 +157,8 @@ final class SortedSetAlgebra
             {
                 final long given = RespNumbers.isLong(args[j + 1]) ? RespNumbers.parseLong(args[j + 1]) :
                     Long.MIN_VALUE;
-                refused = given == Long.MIN_VALUE ? Errors.NOT_INTEGER : given < 0 ? "ERR LIMIT can't be negative" :
-                    null;
+                // redis answers this for any LIMIT that is not a count, a number or not
+                refused = given < 0 ? "ERR LIMIT can't be negative" : null;
                 limit = given;
                 j += 2;
             }
