@@ -12,6 +12,7 @@ import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeView;
+import io.dkv.client.ordered.OrderedKeyspace;
 import io.dkv.client.replication.ChainRest;
 import io.dkv.client.replication.ChangeLedger;
 import io.dkv.client.replication.PersistRequests;
@@ -119,6 +120,7 @@ public final class KvClient implements AutoCloseable
     private final IntentResolver intents;
     private final TxnServices txnServices;
     private final Resolutions resolutions;
+    private final ConcurrentHashMap<String, OrderedKeyspace> orderedKeyspaces = new ConcurrentHashMap<>();
 
     private KvClient(final Raas[] lanes, final KvClientContext context)
     {
@@ -570,6 +572,22 @@ public final class KvClient implements AutoCloseable
     public ScanPage scanAll(final long cursor, final int count)
     {
         return session().keyScan().step(cursor, count, null, true);
+    }
+
+    /**
+     * @return the ordered keyspace of this name (client/README.md, "Ordered keyspaces"): keys kept in order for range
+     * scans, each put of a new key and each delete one transaction with the keyspace's index. One object per name and
+     * client, so that every thread shares its index hints.
+     */
+    public OrderedKeyspace orderedKeyspace(final String name)
+    {
+        return orderedKeyspaces.computeIfAbsent(name, given -> new OrderedKeyspace(this, given));
+    }
+
+    /** @return how many asynchronous reads one thread keeps in flight at once (a wave of {@link #multiGet}'s). */
+    public int readsInFlight()
+    {
+        return getWave;
     }
 
     /** @return the bytes of elements a collection's segment holds on average ({@code KvClientContext}). */
