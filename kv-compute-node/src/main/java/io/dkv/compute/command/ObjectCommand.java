@@ -86,10 +86,11 @@ final class ObjectCommand
         }
         if (read.kind() != ValueKind.STRING)
         {
-            // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets")
+            // a hash or a set is a hash table of segments at every size (client/README.md, "Hashes and sets"); a
+            // list, redis 7.0's at every size
             if (encoding)
             {
-                RespReplies.bulk(out, "hashtable");
+                RespReplies.bulk(out, read.kind() == ValueKind.LIST ? "quicklist" : "hashtable");
             }
             else
             {
