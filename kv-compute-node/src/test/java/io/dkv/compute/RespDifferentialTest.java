@@ -123,8 +123,8 @@ class RespDifferentialTest
     {
         try (RawResp actual = new RawResp(SERVERS.store().port()))
         {
-            assertEquals("-ERR command 'LPUSH' is not supported by this dkv compute node yet",
-                actual.call("lpush", "k0", "v"));
+            assertEquals("-ERR command 'BLPOP' is not supported by this dkv compute node yet",
+                actual.call("blpop", "k0", "0"));
             assertEquals("-ERR command 'ZADD' is not supported by this dkv compute node yet",
                 actual.call("ZADD", "k0", "1", "m"));
         }

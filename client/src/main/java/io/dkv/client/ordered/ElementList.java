@@ -15,6 +15,9 @@ public final class ElementList
     private static final int TREE = 0;
     private static final byte[] NO_KEY = new byte[0];
 
+    /** The longest element a list holds: a leaf holds one at least, within a block. */
+    public static final int MAX_ELEMENT_LENGTH = TreeCollection.MAX_ELEMENT_BYTES - TreeNodeLayout.LEAF_ENTRY_HEADER;
+
     private final TreeCollection blocks;
 
     private ElementList(final TreeCollection blocks)
@@ -59,13 +62,18 @@ public final class ElementList
     /** Put {@code element} at {@code index} (0 to size), those from there on moving one up. */
     public void insert(final long index, final byte[] element)
     {
-        if (element.length + TreeNodeLayout.LEAF_ENTRY_HEADER > TreeCollection.MAX_ELEMENT_BYTES)
-        {
-            throw new IllegalArgumentException("a list's element takes at most " + (TreeCollection.MAX_ELEMENT_BYTES -
-                TreeNodeLayout.LEAF_ENTRY_HEADER) + " bytes; this one takes " + element.length + " (key " +
-                KvErrors.describe(blocks.key()) + ")");
-        }
+        requireFits(element);
         blocks.tree(TREE).insertAt(index, NO_KEY, element);
+    }
+
+    /** @throws IllegalArgumentException when {@code element} is longer than {@link #MAX_ELEMENT_LENGTH}. */
+    private void requireFits(final byte[] element)
+    {
+        if (element.length > MAX_ELEMENT_LENGTH)
+        {
+            throw new IllegalArgumentException("a list's element takes at most " + MAX_ELEMENT_LENGTH + " bytes; " +
+                "this one takes " + element.length + " (key " + KvErrors.describe(blocks.key()) + ")");
+        }
     }
 
     /** Add {@code element} at the head ({@code head}) or the tail. */
@@ -87,10 +95,23 @@ public final class ElementList
         return blocks.tree(TREE).removeAt(index)[1];
     }
 
-    /** Replace the element at {@code index}. */
+    /** Replace the element at {@code index} (0 to size - 1). */
     public void set(final long index, final byte[] element)
     {
+        requireFits(element);
         blocks.tree(TREE).setAt(index, element);
+    }
+
+    /**
+     * Remove the elements from index {@code from} up to (not including) {@code to}, the bounds clamped to the list
+     * (LTRIM, a pop of many): the leaves wholly inside it dropped unread, the nodes at its edges changed.
+     */
+    public void removeRange(final long from, final long to)
+    {
+        if (Math.max(0, from) < Math.min(size(), to))
+        {
+            blocks.tree(TREE).removeRange(from, to);
+        }
     }
 
     /**
@@ -103,6 +124,15 @@ public final class ElementList
         if (tree != null)
         {
             tree.forEach(from, to, reverse, (key, value) -> visitor.visit(value));
+        }
+    }
+
+    /** Have {@link #write} write the header even when no element changed: redis's LTRIM counts as a change. */
+    public void touch()
+    {
+        if (exists())
+        {
+            blocks.touch();
         }
     }
 

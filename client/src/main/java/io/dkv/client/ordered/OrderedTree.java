@@ -223,6 +223,147 @@ public final class OrderedTree
         fixOverflow();
     }
 
+    /**
+     * Remove the elements from rank {@code from} up to (not including) {@code to} (a list's LTRIM, a pop of many):
+     * the subtrees wholly inside the range are dropped without reading their leaves, the nodes the range cuts lose
+     * their part of it, and the nodes left along its edges under a quarter of the node bytes (or with one child) are
+     * merged with a neighbour, as {@link #removeAt} leaves them.
+     */
+    public void removeRange(final long from, final long to)
+    {
+        final long first = Math.max(0, from);
+        final long end = Math.min(state.count, to);
+        if (first >= end)
+        {
+            return;
+        }
+        if (first == 0 && end == state.count)
+        {
+            drop();
+            return;
+        }
+        cut(state.root, state.height - 1, first, end);
+        state.count -= end - first;
+        mend(first == 0 ? 0 : first - 1);
+        if (first > 0 && first < state.count)
+        {
+            mend(first);
+        }
+    }
+
+    /** Remove the elements from {@code from} to {@code to} (ranks under it) under node {@code number}. */
+    private void cut(final int number, final int levelsBelow, final long from, final long to)
+    {
+        final TreeNode node = space.node(number);
+        space.changed(number);
+        if (levelsBelow == 0)
+        {
+            for (int i = (int)to - 1; i >= from; i--)
+            {
+                node.remove(i);
+            }
+            return;
+        }
+        long start = 0;
+        int i = 0;
+        while (i < node.size() && start < to)
+        {
+            final long end = start + node.counts.getLong(i);
+            if (from <= start && end <= to)
+            {
+                drop(node.children.getInt(i), levelsBelow - 1);
+                node.remove(i);
+            }
+            else
+            {
+                if (end > from)
+                {
+                    final long cutFrom = Math.max(from, start) - start;
+                    final long cutTo = Math.min(to, end) - start;
+                    cut(node.children.getInt(i), levelsBelow - 1, cutFrom, cutTo);
+                    node.addCount(i, cutFrom - cutTo);
+                }
+                i++;
+            }
+            start = end;
+        }
+        if (node.keys.getFirst().length > 0)
+        {
+            // the first entry keeps no separator; the parent's still bounds what is under this node
+            node.setKey(0, TreeNode.EMPTY);
+        }
+    }
+
+    /**
+     * Merge (or even out) the nodes on the path to {@code rank} that a cut left small with a neighbour, from the leaf
+     * up; a node whose parent has one child waits for the parent's merge, and another pass.
+     */
+    private void mend(final long rank)
+    {
+        boolean again = true;
+        for (int pass = 0; again && pass < MAX_HEIGHT; pass++)
+        {
+            again = false;
+            boolean waiting = false;
+            for (int level = state.height - 1; level > 0; level--)
+            {
+                descendToRank(rank);
+                final TreeNode node = space.node(pathNode[level]);
+                if (node.bytes() >= space.nodeBytes() / 4 && (node.leaf || node.size() > 1))
+                {
+                    continue;
+                }
+                if (space.node(pathNode[level - 1]).size() < 2)
+                {
+                    waiting = true;
+                    continue;
+                }
+                mergeWithNeighbour(level);
+                again |= waiting;
+            }
+            while (state.height > 1 && space.node(state.root).size() == 1)
+            {
+                final int only = space.node(state.root).children.getInt(0);
+                space.drop(state.root);
+                state.root = only;
+                state.height--;
+            }
+        }
+    }
+
+    /**
+     * Merge the path's node at {@code level} with a neighbour, or even the two out when one node would not hold them.
+     */
+    private void mergeWithNeighbour(final int level)
+    {
+        final TreeNode parent = space.node(pathNode[level - 1]);
+        final int lowerAt = Math.max(0, pathIndex[level - 1] - 1);
+        final int lowerNumber = parent.children.getInt(lowerAt);
+        final int upperNumber = parent.children.getInt(lowerAt + 1);
+        final TreeNode lower = space.node(lowerNumber);
+        final TreeNode upper = space.node(upperNumber);
+        if (!lower.leaf)
+        {
+            upper.setKey(0, parent.keys.get(lowerAt + 1));
+        }
+        lower.appendAll(upper);
+        space.changed(lowerNumber);
+        space.changed(pathNode[level - 1]);
+        if (lower.bytes() <= space.nodeBytes())
+        {
+            parent.addCount(lowerAt, parent.counts.getLong(lowerAt + 1));
+            parent.remove(lowerAt + 1);
+            space.drop(upperNumber);
+            return;
+        }
+        final TreeNode evened = lower.splitOff(lower.splitPoint());
+        parent.setKey(lowerAt + 1, separatorOf(lower, evened));
+        upper.replaceWith(evened);
+        parent.counts.setLong(lowerAt, lower.total());
+        parent.counts.setLong(lowerAt + 1, upper.total());
+        space.changed(upperNumber);
+    }
+
     /** Remove every node without reading the leaves (the nodes above them name them). */
     public void drop()
     {

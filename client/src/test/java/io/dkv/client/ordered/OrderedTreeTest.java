@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A tree, opened afresh from its store for each change as a transaction would, against a sorted map (keyed) or a list
@@ -147,6 +148,76 @@ class OrderedTreeTest
         final List<String> range = new ArrayList<>();
         tree.forEach(model.size() / 3, model.size() / 2, true, (key, value) -> range.add(text(value)));
         assertEquals(model.subList(model.size() / 3, model.size() / 2).reversed(), range);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {160, 1024})
+    void removingRangesKeepsTheShape(final int nodeBytes)
+    {
+        final Random random = new Random(nodeBytes * 17L);
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        int next = 1;
+        final List<String> model = new ArrayList<>();
+        for (int step = 0; step < 1500; step++)
+        {
+            final NodeSpace space = new NodeSpace(store, next, nodeBytes, OWNER);
+            final OrderedTree tree = new OrderedTree(space, root);
+            if (model.size() < 200 || random.nextInt(3) == 0)
+            {
+                for (int i = random.nextInt(300); i >= 0; i--)
+                {
+                    final int at = random.nextInt(model.size() + 1);
+                    final String value = "e" + step + "-" + i + "x".repeat(random.nextInt(nodeBytes / 8));
+                    tree.insertAt(at, TreeNode.EMPTY, bytes(value));
+                    model.add(at, value);
+                }
+            }
+            else
+            {
+                final int size = model.size();
+                final int from = switch (random.nextInt(4))
+                {
+                    case 0 -> 0;
+                    case 1 -> size - random.nextInt(size / 4 + 1);
+                    default -> random.nextInt(size);
+                };
+                final int to = random.nextInt(5) == 0 ? size + 3 :
+                    from + random.nextInt(random.nextBoolean() ? 4 : size - from + 1);
+                tree.removeRange(from, to);
+                model.subList(Math.min(from, size), Math.min(to, size)).clear();
+            }
+            space.flush();
+            next = space.nextNode();
+            assertEquals(model.size(), root.count);
+            assertEquals(store.nodes.keySet(), TreeChecks.check(store, root, nodeBytes, false), "nodes left behind");
+            if (root.height > 1)
+            {
+                assertTwoChildrenOrMore(store, root.root, root.height - 1);
+            }
+            if (step % 50 == 0 || model.isEmpty())
+            {
+                final List<String> all = new ArrayList<>();
+                new OrderedTree(new NodeSpace(store, next, nodeBytes, OWNER), root)
+                    .forEach(0, Long.MAX_VALUE, false, (key, value) -> all.add(text(value)));
+                assertEquals(model, all, "after step " + step);
+            }
+        }
+    }
+
+    /** A range's removal leaves no inner node with one child, which merges would not fix. */
+    private static void assertTwoChildrenOrMore(final MapNodeStore store, final int number, final int levelsBelow)
+    {
+        if (levelsBelow == 0)
+        {
+            return;
+        }
+        final TreeNode node = TreeNode.decode(store.nodes.get(number), "node " + number);
+        assertTrue(node.size() >= 2, "inner node " + number + " has " + node.size() + " child");
+        for (int i = 0; i < node.size(); i++)
+        {
+            assertTwoChildrenOrMore(store, node.children.getInt(i), levelsBelow - 1);
+        }
     }
 
     @ParameterizedTest

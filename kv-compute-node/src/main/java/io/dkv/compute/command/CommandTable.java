@@ -54,6 +54,7 @@ public final class CommandTable
         add(new HashCommands(store).commands());
         add(new SetCommands(store).commands());
         add(new SortedSetCommands(store).commands());
+        add(new ListCommands(store).commands());
         add(new MemoryCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());

@@ -171,7 +171,16 @@ final class ServerCommands
         Map.entry("sinter", new int[]{1, -1, 1}), Map.entry("sunion", new int[]{1, -1, 1}),
         Map.entry("sdiff", new int[]{1, -1, 1}), Map.entry("sinterstore", new int[]{1, -1, 1}),
         Map.entry("sunionstore", new int[]{1, -1, 1}), Map.entry("sdiffstore", new int[]{1, -1, 1}),
-        Map.entry("sscan", new int[]{1, 1, 1}), Map.entry("memory|usage", new int[]{2, 2, 1}));
+        Map.entry("sscan", new int[]{1, 1, 1}), Map.entry("memory|usage", new int[]{2, 2, 1}),
+        // LMPOP's keys follow its numkeys (redis's COMMAND names none by position): ListMoves checks them
+        Map.entry("lpush", new int[]{1, 1, 1}), Map.entry("rpush", new int[]{1, 1, 1}),
+        Map.entry("lpushx", new int[]{1, 1, 1}), Map.entry("rpushx", new int[]{1, 1, 1}),
+        Map.entry("lpop", new int[]{1, 1, 1}), Map.entry("rpop", new int[]{1, 1, 1}),
+        Map.entry("llen", new int[]{1, 1, 1}), Map.entry("lrange", new int[]{1, 1, 1}),
+        Map.entry("lindex", new int[]{1, 1, 1}), Map.entry("lset", new int[]{1, 1, 1}),
+        Map.entry("linsert", new int[]{1, 1, 1}), Map.entry("lrem", new int[]{1, 1, 1}),
+        Map.entry("ltrim", new int[]{1, 1, 1}), Map.entry("lpos", new int[]{1, 1, 1}),
+        Map.entry("lmove", new int[]{1, 2, 1}), Map.entry("rpoplpush", new int[]{1, 2, 1}));
 
     /**
      * @return the first of the request's keys that is one the store keeps for itself ({@link ReservedKeys}), or null:
