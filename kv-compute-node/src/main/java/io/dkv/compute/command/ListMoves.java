@@ -4,7 +4,6 @@ import io.dkv.client.ordered.ElementList;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
-import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 import org.agrona.collections.LongArrayList;
 
@@ -243,14 +242,9 @@ final class ListMoves
             }
         }
         final List<byte[]> keys = Arrays.asList(args).subList(2, 2 + (int)numKeys);
-        for (final byte[] key : keys)
+        if (ServerCommands.refusedReserved(args, 2, 2 + (int)numKeys, out))
         {
-            if (ReservedKeys.isReserved(key))
-            {
-                // what the table answers for the commands whose keys it knows by position
-                RespReplies.error(out, "ERR " + ReservedKeys.refusal("'" + Errors.text128(key) + "'"));
-                return;
-            }
+            return;
         }
         final long most = count == -1 ? 1 : count;
         final Popped popped = session.store(base).atomically(store ->

@@ -180,7 +180,22 @@ final class ServerCommands
         Map.entry("lindex", new int[]{1, 1, 1}), Map.entry("lset", new int[]{1, 1, 1}),
         Map.entry("linsert", new int[]{1, 1, 1}), Map.entry("lrem", new int[]{1, 1, 1}),
         Map.entry("ltrim", new int[]{1, 1, 1}), Map.entry("lpos", new int[]{1, 1, 1}),
-        Map.entry("lmove", new int[]{1, 2, 1}), Map.entry("rpoplpush", new int[]{1, 2, 1}));
+        Map.entry("lmove", new int[]{1, 2, 1}), Map.entry("rpoplpush", new int[]{1, 2, 1}),
+        // the sources of ZUNION, ZINTER, ZDIFF (and STORE), ZINTERCARD and ZMPOP follow a numkeys: checked there
+        Map.entry("zadd", new int[]{1, 1, 1}), Map.entry("zincrby", new int[]{1, 1, 1}),
+        Map.entry("zrem", new int[]{1, 1, 1}), Map.entry("zcard", new int[]{1, 1, 1}),
+        Map.entry("zscore", new int[]{1, 1, 1}), Map.entry("zmscore", new int[]{1, 1, 1}),
+        Map.entry("zrank", new int[]{1, 1, 1}), Map.entry("zrevrank", new int[]{1, 1, 1}),
+        Map.entry("zpopmin", new int[]{1, 1, 1}), Map.entry("zpopmax", new int[]{1, 1, 1}),
+        Map.entry("zrandmember", new int[]{1, 1, 1}), Map.entry("zscan", new int[]{1, 1, 1}),
+        Map.entry("zrange", new int[]{1, 1, 1}), Map.entry("zrevrange", new int[]{1, 1, 1}),
+        Map.entry("zrangebyscore", new int[]{1, 1, 1}), Map.entry("zrevrangebyscore", new int[]{1, 1, 1}),
+        Map.entry("zrangebylex", new int[]{1, 1, 1}), Map.entry("zrevrangebylex", new int[]{1, 1, 1}),
+        Map.entry("zcount", new int[]{1, 1, 1}), Map.entry("zlexcount", new int[]{1, 1, 1}),
+        Map.entry("zremrangebyrank", new int[]{1, 1, 1}), Map.entry("zremrangebyscore", new int[]{1, 1, 1}),
+        Map.entry("zremrangebylex", new int[]{1, 1, 1}), Map.entry("zunionstore", new int[]{1, 1, 1}),
+        Map.entry("zinterstore", new int[]{1, 1, 1}), Map.entry("zdiffstore", new int[]{1, 1, 1}),
+        Map.entry("zrangestore", new int[]{1, 2, 1}));
 
     /**
      * @return the first of the request's keys that is one the store keeps for itself ({@link ReservedKeys}), or null:
@@ -202,6 +217,23 @@ final class ServerCommands
             }
         }
         return null;
+    }
+
+    /**
+     * For the keys that follow a numkeys, which the table does not know by position: answer as the table does and
+     * return true when one of {@code args[from..to)} is a key the store keeps for itself.
+     */
+    static boolean refusedReserved(final byte[][] args, final int from, final int to, final ByteBuf out)
+    {
+        for (int i = from; i < to; i++)
+        {
+            if (ReservedKeys.isReserved(args[i]))
+            {
+                RespReplies.error(out, "ERR " + ReservedKeys.refusal("'" + Errors.text128(args[i]) + "'"));
+                return true;
+            }
+        }
+        return false;
     }
 
     private Map<String, String> settings()

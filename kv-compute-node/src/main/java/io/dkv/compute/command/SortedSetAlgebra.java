@@ -115,6 +115,10 @@ final class SortedSetAlgebra
             return;
         }
         final int n = (int)keys;
+        if (ServerCommands.refusedReserved(args, numkeysAt + 1, numkeysAt + 1 + n, out))
+        {
+            return;
+        }
         final double[] weights = new double[n];
         Arrays.fill(weights, 1.0);
         int aggregate = SUM;

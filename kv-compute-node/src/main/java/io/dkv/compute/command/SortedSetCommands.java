@@ -343,6 +343,10 @@ final class SortedSetCommands
             RespReplies.error(out, Errors.SYNTAX);
             return;
         }
+        if (ServerCommands.refusedReserved(args, 2, (int)whereAt, out))
+        {
+            return;
+        }
         final boolean max = is(args[(int)whereAt], "max");
         long count = -1;
         for (int i = (int)whereAt + 1; i < args.length; i++)

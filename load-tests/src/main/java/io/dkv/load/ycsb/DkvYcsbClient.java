@@ -3,21 +3,26 @@ package io.dkv.load.ycsb;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
+import io.dkv.client.ordered.OrderedKeyspace;
 import site.ycsb.ByteIterator;
 import site.ycsb.DBException;
 import site.ycsb.Status;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.Vector;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * YCSB's DB interface on a dkv {@link KvClient}: a record is one value (see {@link RecordCodec})
- * under the key {@code table:key}. An update reads the record with its version, replaces the
- * fields given and writes it back if nobody wrote it since (compare-and-set of the version), again
- * from a fresh read when another writer came between, so that concurrent updates of different
- * fields of a record are all kept.
+ * under the key {@code table:key}, and the key is kept in order in the ordered keyspace named after
+ * the table ({@link OrderedKeyspace}): an insert or a delete is one transaction over the record and
+ * the keyspace's index, a scan a read-only transaction over the index's leaves and the records.
+ * An update reads the record with its version, replaces the fields given and writes it back if
+ * nobody wrote it since (compare-and-set of the version), again from a fresh read when another
+ * writer came between, so that concurrent updates of different fields of a record are all kept.
  *
  * <p>YCSB makes one instance per client thread, reflectively through the no-argument constructor,
  * and configures it only with properties, which cannot carry a client running in this JVM; such
@@ -119,7 +124,7 @@ public final class DkvYcsbClient extends HashKeyedDb
     {
         try
         {
-            client.put(key(table, key), RecordCodec.encode(materialize(values)));
+            client.orderedKeyspace(table).put(key(table, key), RecordCodec.encode(materialize(values)));
             return Status.OK;
         }
         catch (final KvException | IllegalArgumentException ex)
@@ -132,11 +137,31 @@ public final class DkvYcsbClient extends HashKeyedDb
     {
         try
         {
-            return client.delete(key(table, key)) ? Status.OK : Status.NOT_FOUND;
+            return client.orderedKeyspace(table).delete(key(table, key)) ? Status.OK : Status.NOT_FOUND;
         }
         catch (final KvException ex)
         {
             return error("delete", table, key, ex);
+        }
+    }
+
+    public Status scan(final String table, final String startKey, final int recordCount, final Set<String> fields,
+        final Vector<HashMap<String, ByteIterator>> result)
+    {
+        try
+        {
+            for (final Map.Entry<byte[], byte[]> record :
+                client.orderedKeyspace(table).scan(key(table, startKey), recordCount))
+            {
+                final HashMap<String, ByteIterator> values = new HashMap<>();
+                RecordCodec.decodeInto(record.getValue(), fields, values, names);
+                result.add(values);
+            }
+            return Status.OK;
+        }
+        catch (final KvException | IllegalArgumentException ex)
+        {
+            return error("scan", table, startKey, ex);
         }
     }
 

@@ -12,12 +12,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Vector;
 
 /**
  * YCSB's DB interface on Redis, the peer dkv is measured beside: a record is a hash under the key
  * {@code table:key} (the same keys as {@link DkvYcsbClient}), read with HGETALL or HMGET, written
  * with HSET (field by field, so concurrent updates of different fields are kept), removed with DEL.
- * One connection per instance, as YCSB makes one instance per client thread.
+ * Keys are kept in order as YCSB's own Redis binding keeps them: an insert also adds the key to the
+ * sorted set {@value #INDEX_KEY} scored by the key's Java hash code, a delete removes it, a scan takes
+ * ZRANGEBYSCORE from the start key's score with LIMIT 0 count and then reads each record. One
+ * connection per instance, as YCSB makes one instance per client thread.
  *
  * <p>Properties: {@value #HOST_PROPERTY} (default {@value #HOST_DEFAULT}) and {@value #PORT_PROPERTY}
  * (default {@value #PORT_DEFAULT}).
@@ -28,6 +32,10 @@ public final class RedisYcsbClient extends HashKeyedDb
     public static final String HOST_DEFAULT = "127.0.0.1";
     public static final String PORT_PROPERTY = "redis.port";
     public static final String PORT_DEFAULT = "6379";
+
+    /** YCSB's Redis binding's index of keys. */
+    public static final String INDEX_KEY = "_indices";
+    private static final byte[] INDEX = INDEX_KEY.getBytes(StandardCharsets.UTF_8);
 
     private Jedis jedis;
 
@@ -111,19 +119,62 @@ public final class RedisYcsbClient extends HashKeyedDb
 
     public Status insert(final String table, final String key, final Map<String, ByteIterator> values)
     {
-        return write("insert", table, key, values);
+        final Status written = write("insert", table, key, values);
+        if (!written.isOk())
+        {
+            return written;
+        }
+        try
+        {
+            jedis.zadd(INDEX, score(table, key), key(table, key));
+            return Status.OK;
+        }
+        catch (final JedisException ex)
+        {
+            return error("insert", table, key, ex);
+        }
     }
 
     public Status delete(final String table, final String key)
     {
         try
         {
-            return jedis.del(key(table, key)) > 0 ? Status.OK : Status.NOT_FOUND;
+            final long removed = jedis.del(key(table, key));
+            jedis.zrem(INDEX, key(table, key));
+            return removed > 0 ? Status.OK : Status.NOT_FOUND;
         }
         catch (final JedisException ex)
         {
             return error("delete", table, key, ex);
         }
+    }
+
+    public Status scan(final String table, final String startKey, final int recordCount, final Set<String> fields,
+        final Vector<HashMap<String, ByteIterator>> result)
+    {
+        try
+        {
+            final List<byte[]> keys = jedis.zrangeByScore(INDEX, score(table, startKey), Double.POSITIVE_INFINITY,
+                0, recordCount);
+            for (final byte[] redisKey : keys)
+            {
+                final HashMap<String, ByteIterator> values = new HashMap<>();
+                final String name = new String(redisKey, StandardCharsets.UTF_8);
+                read(table, name.substring(table.length() + 1), fields, values);
+                result.add(values);
+            }
+            return Status.OK;
+        }
+        catch (final JedisException ex)
+        {
+            return error("scan", table, startKey, ex);
+        }
+    }
+
+    /** @return YCSB's Redis binding's score of a key: its Java hash code. */
+    private static double score(final String table, final String key)
+    {
+        return (table + ":" + key).hashCode();
     }
 
     private Status write(final String operation, final String table, final String key,

@@ -11,7 +11,9 @@ import site.ycsb.DBException;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.Vector;
@@ -110,9 +112,21 @@ class DkvYcsbClientTest
     }
 
     @Test
-    void scansAreNotOffered()
+    void scansReturnRecordsInKeyOrderFromTheStartKey()
     {
-        assertEquals(Status.NOT_IMPLEMENTED, db.scan(TABLE, "user1", 10, null, new Vector<>()));
+        for (int i = 10; i < 20; i++)
+        {
+            assertEquals(Status.OK, db.insert("scantable", "user" + i, fields("field0", "v" + i, "field1", "w")));
+        }
+        assertEquals(Status.OK, db.delete("scantable", "user13"));
+        final Vector<HashMap<String, ByteIterator>> result = new Vector<>();
+        assertEquals(Status.OK, db.scan("scantable", "user115", 3, Set.of("field0"), result));
+        final List<Map<String, String>> records = new ArrayList<>();
+        result.forEach(record -> records.add(StringByteIterator.getStringMap(record)));
+        assertEquals(List.of(Map.of("field0", "v12"), Map.of("field0", "v14"), Map.of("field0", "v15")), records);
+        final Vector<HashMap<String, ByteIterator>> rest = new Vector<>();
+        assertEquals(Status.OK, db.scan("scantable", "user18", 100, null, rest));
+        assertEquals(2, rest.size());
     }
 
     @Test

@@ -61,6 +61,12 @@ class RedisSideTest
                     db.update("usertable", "user1", StringByteIterator.getByteIteratorMap(Map.of("field1", "new"))));
                 assertEquals(Map.of("field0", "a", "field1", "new"), read(db, "user1", null));
                 assertEquals(Map.of("field1", "new"), read(db, "user1", Set.of("field1")));
+                assertEquals(Status.OK, db.insert("usertable", "user2",
+                    StringByteIterator.getByteIteratorMap(Map.of("field0", "c"))));
+                final java.util.Vector<HashMap<String, ByteIterator>> scanned = new java.util.Vector<>();
+                assertEquals(Status.OK, db.scan("usertable", "user1", 10, null, scanned));
+                assertTrue(!scanned.isEmpty() && scanned.size() <= 2, "the scan from user1's score: " + scanned);
+                assertEquals(Status.OK, db.delete("usertable", "user2"));
                 assertEquals(Status.OK, db.delete("usertable", "user1"));
                 assertEquals(Status.NOT_FOUND, db.read("usertable", "user1", null, new HashMap<>()));
                 assertEquals(Status.NOT_FOUND, db.delete("usertable", "user1"));
