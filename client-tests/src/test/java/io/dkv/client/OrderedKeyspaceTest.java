@@ -165,6 +165,44 @@ class OrderedKeyspaceTest
         }
     }
 
+    @ParameterizedTest(name = "r = {0}")
+    @ValueSource(ints = {1})
+    void writersInsertingAtOnceKeepEveryKey(final int replicas) throws Exception
+    {
+        final KvClient client = store(replicas);
+        final OrderedKeyspace keyspace = client.orderedKeyspace("many");
+        final int writers = 4;
+        final int each = 400;
+        final List<Thread> threads = new ArrayList<>();
+        final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final int writer = w;
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    final Random random = new Random(writer);
+                    for (int n = 0; n < each; n++)
+                    {
+                        keyspace.put(bytes(String.format("%08d-%d", random.nextInt(100_000_000), writer * each + n)),
+                            bytes("v"));
+                    }
+                }
+                catch (final Throwable failure)
+                {
+                    failures.add(failure);
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(List.of(), new ArrayList<>(failures));
+        assertEquals(writers * each, keyspace.scan(new byte[0], 100_000).size());
+    }
+
     private static List<String> expected(final NavigableMap<String, String> range, final int count)
     {
         final List<String> entries = new ArrayList<>();

@@ -284,11 +284,12 @@ final class KeyIndex
             hints.remove(id);
             return null;
         }
-        final IndexNode node = IndexNode.decode(value.value(), "node " + Long.toHexString(id) + " of the ordered " +
-            "keyspace " + name);
+        final String where = "node " + Long.toHexString(id) + " of the ordered keyspace " + name;
+        final IndexNode node = IndexNode.decode(value.value(), where);
         if (!node.leaf && checked)
         {
-            hints.put(id, node);
+            // a copy of its own: the caller may change the node it is given, and hints are shared by every thread
+            hints.put(id, IndexNode.decode(value.value(), where));
         }
         return node;
     }

@@ -1,7 +1,9 @@
 package io.dkv.load.bench.ycsb;
 
 import io.dkv.client.KvClient;
+import io.dkv.client.KvClientConfiguration;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
 import io.dkv.load.bench.HtmlOption;
 import io.dkv.load.bench.MachineInfo;
 import io.dkv.load.bench.MarkdownOption;
@@ -59,6 +61,8 @@ import static io.dkv.load.bench.OptionRange.require;
     })
 public final class YcsbBenchmark implements Callable<Integer>
 {
+    /** Blocks of an index leaf an insert writes, at most on average: an intent of two leaves, the leaf, a split. */
+    private static final int INDEX_BLOCKS_PER_INSERT = 4;
     static final long MAX_RECORDS = 10_000_000;
     static final int MAX_THREADS = 64;
     static final int MAX_FIELDS = 1000;
@@ -158,9 +162,14 @@ public final class YcsbBenchmark implements Callable<Integer>
         final int valueBytes = recordBytes();
         final int blockBytes =
             KvBlockLayout.blockLength(HashKeyedDb.key(YcsbWorkload.TABLE, LONGEST_KEY).length, valueBytes);
+        // an insert is a transaction with the table's ordered keyspace: the record's intent and its resolution, and
+        // the index leaf's (its new and prior bytes, then the leaf again), and now and then a split
+        final long insertBytes = 2L * blockBytes + INDEX_BLOCKS_PER_INSERT * KvBlockLayout.blockLength(
+            ReservedKeys.SEGMENT_KEY_LENGTH, 4 * KvClientConfiguration.COLLECTION_SEGMENT_BYTES_DEFAULT);
+        final long inserted = records + expectedInserts(selected, threads.size());
         final MemoryNodeContext memoryNode = InProcessStore.sizedFor(
-            records + expectedInserts(selected, threads.size()),
-            (records + expectedWrites(selected, threads.size())) * blockBytes,
+            inserted,
+            (records + expectedWrites(selected, threads.size())) * blockBytes + inserted * insertBytes,
             maxThreads,
             memoryNodes * replicas.size());
 
