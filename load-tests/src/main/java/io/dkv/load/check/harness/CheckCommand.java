@@ -104,8 +104,9 @@ public final class CheckCommand implements Callable<Integer>
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = RegisterWorkload.NAME,
         description = "register (read, write, compare-and-set; linearizability), list-append (appends by " +
             "compare-and-set loops and reads; Elle), txn-list-append (transactions of reads and appends over " +
-            "several keys; Elle) or bank (transfers and snapshots in transactions; no money made or lost) " +
-            "(default: ${DEFAULT-VALUE}).")
+            "several keys; Elle), bank (transfers and snapshots in transactions; no money made or lost) or " +
+            "redis-list-append (transactions of RPUSH and LRANGE over real lists, MULTI/EXEC through compute " +
+            "nodes; Elle) (default: ${DEFAULT-VALUE}).")
     private String workload;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "2",

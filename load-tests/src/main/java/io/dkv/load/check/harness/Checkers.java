@@ -11,6 +11,7 @@ import io.dkv.checker.linear.LinearizabilityExplanation;
 import io.dkv.checker.linear.LinearizabilityResult;
 import io.dkv.load.check.workload.BankWorkload;
 import io.dkv.load.check.workload.ListAppendWorkload;
+import io.dkv.load.check.workload.RedisListAppendWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
 import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workloads;
@@ -40,7 +41,8 @@ final class Checkers
         return switch (workload)
         {
             case RegisterWorkload.NAME -> linearizability(history, budget);
-            case ListAppendWorkload.NAME, TxnListAppendWorkload.NAME -> listAppend(history);
+            case ListAppendWorkload.NAME, TxnListAppendWorkload.NAME, RedisListAppendWorkload.NAME ->
+                listAppend(history);
             case BankWorkload.NAME -> bank(history);
             default -> throw new IllegalArgumentException("no checker for workload '" + workload +
                 "': expected one of " + Workloads.NAMES);

@@ -1,6 +1,7 @@
 package io.dkv.load.check.store;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -30,6 +31,19 @@ public interface CheckedStore
      * @return what {@code body} returned in the run that committed.
      */
     <T> T transact(Function<TxnView, T> body);
+
+    /** One step on a real list: append {@code element} (redis's RPUSH), or, {@code element} null, read it whole. */
+    record ListStep(String key, byte[] element)
+    {
+    }
+
+    /**
+     * Run the steps on real lists (a sorted set's sibling: redis's RPUSH and LRANGE 0 -1) as one transaction: all or
+     * nothing, its reads of one instant; one step alone is the store's own single command.
+     *
+     * @return for each step, the elements a read found (none when the key holds no list), or null for an append.
+     */
+    List<List<byte[]>> listSteps(List<ListStep> steps);
 
     /** A transaction's view of the store: reads, and writes made when it commits. */
     interface TxnView

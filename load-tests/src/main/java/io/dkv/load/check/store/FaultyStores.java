@@ -1,5 +1,6 @@
 package io.dkv.load.check.store;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,6 +119,11 @@ public final class FaultyStores
         {
             return store.transact(body);
         }
+
+        public List<List<byte[]>> listSteps(final List<ListStep> steps)
+        {
+            return store.listSteps(steps);
+        }
     }
 
     /**
@@ -161,6 +167,11 @@ public final class FaultyStores
         {
             return store.transact(body);
         }
+
+        public List<List<byte[]>> listSteps(final List<ListStep> steps)
+        {
+            return store.listSteps(steps);
+        }
     }
 
     /**
@@ -192,6 +203,21 @@ public final class FaultyStores
                     LockSupport.parkNanos(windowNanos);
                 }
             });
+        }
+
+        /** Each step alone, a pause after each append. */
+        public List<List<byte[]>> listSteps(final List<ListStep> steps)
+        {
+            final List<List<byte[]>> results = new ArrayList<>(steps.size());
+            for (final ListStep step : steps)
+            {
+                results.add(store.listSteps(List.of(step)).getFirst());
+                if (step.element() != null)
+                {
+                    LockSupport.parkNanos(windowNanos);
+                }
+            }
+            return results;
         }
     }
 
@@ -235,6 +261,27 @@ public final class FaultyStores
             }
             return result;
         }
+
+        /** The reads alone, then, after a pause, the appends in one transaction that reads nothing. */
+        public List<List<byte[]>> listSteps(final List<ListStep> steps)
+        {
+            final List<List<byte[]>> results = new ArrayList<>(steps.size());
+            final List<ListStep> appends = new ArrayList<>();
+            for (final ListStep step : steps)
+            {
+                results.add(step.element() == null ? store.listSteps(List.of(step)).getFirst() : null);
+                if (step.element() != null)
+                {
+                    appends.add(step);
+                }
+            }
+            LockSupport.parkNanos(windowNanos);
+            if (!appends.isEmpty())
+            {
+                store.listSteps(appends);
+            }
+            return results;
+        }
     }
 
     /** A layer whose single-key operations go to the store as they are. */
@@ -260,6 +307,11 @@ public final class FaultyStores
         public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
         {
             return store.compareAndSet(key, expected, value);
+        }
+
+        public List<List<byte[]>> listSteps(final List<ListStep> steps)
+        {
+            return store.listSteps(steps);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.dkv.load.check.store;
 import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.client.ordered.ElementList;
 import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.raas.Raas;
@@ -130,6 +131,42 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
                     tx.put(bytes(key), value);
                 }
             }));
+        }
+        catch (final RuntimeException ex)
+        {
+            broken(current);
+            throw ex;
+        }
+    }
+
+    /** The steps in one client transaction over {@link ElementList}s (the async flag is for the other operations). */
+    public List<List<byte[]>> listSteps(final List<ListStep> steps)
+    {
+        final Attachment current = attachment();
+        try
+        {
+            return current.client.transact(tx ->
+            {
+                final List<List<byte[]>> results = new ArrayList<>(steps.size());
+                for (final ListStep step : steps)
+                {
+                    final ElementList list = ElementList.open(tx, bytes(step.key()),
+                        current.client.collectionSegmentBytes());
+                    if (step.element() != null)
+                    {
+                        list.push(false, step.element());
+                        list.write();
+                        results.add(null);
+                    }
+                    else
+                    {
+                        final List<byte[]> elements = new ArrayList<>();
+                        list.forEach(0, list.size(), false, elements::add);
+                        results.add(elements);
+                    }
+                }
+                return results;
+            });
         }
         catch (final RuntimeException ex)
         {

@@ -3,6 +3,7 @@ package io.dkv.load.check.store;
 import io.dkv.load.resp.RespSocket;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,8 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
     private static final byte[] WATCH = bytes("WATCH");
     private static final byte[] MULTI = bytes("MULTI");
     private static final byte[] EXEC = bytes("EXEC");
+    private static final byte[] RPUSH = bytes("RPUSH");
+    private static final byte[] LRANGE = bytes("LRANGE");
     private static final RespSocket.Simple OK = new RespSocket.Simple("OK");
     private static final RespSocket.Simple QUEUED = new RespSocket.Simple("QUEUED");
 
@@ -147,6 +150,75 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
                 throw ex;
             }
         }
+    }
+
+    /** One step: RPUSH or LRANGE 0 -1 alone; several: queued between MULTI and EXEC on one connection. */
+    public List<List<byte[]>> listSteps(final List<ListStep> steps)
+    {
+        final RespSocket connection = connection();
+        try
+        {
+            final List<Object> replies;
+            if (steps.size() == 1)
+            {
+                replies = List.of(connection.call(command(steps.getFirst())));
+            }
+            else
+            {
+                expect(OK, connection.call(MULTI), "MULTI");
+                for (final ListStep step : steps)
+                {
+                    expect(QUEUED, connection.call(command(step)), "a list command in MULTI");
+                }
+                final Object executed = connection.call(EXEC);
+                if (!(executed instanceof List<?> all) || all.size() != steps.size())
+                {
+                    throw new IllegalStateException("EXEC of " + steps.size() + " list commands answered " +
+                        describe(executed));
+                }
+                replies = new ArrayList<>(all);
+            }
+            idle.offer(connection);
+            final List<List<byte[]>> results = new ArrayList<>(steps.size());
+            for (int i = 0; i < steps.size(); i++)
+            {
+                results.add(result(steps.get(i), replies.get(i)));
+            }
+            return results;
+        }
+        catch (final RuntimeException ex)
+        {
+            connection.close();
+            throw ex;
+        }
+    }
+
+    private static byte[][] command(final ListStep step)
+    {
+        return step.element() != null ? new byte[][]{RPUSH, bytes(step.key()), step.element()} :
+            new byte[][]{LRANGE, bytes(step.key()), bytes("0"), bytes("-1")};
+    }
+
+    private static List<byte[]> result(final ListStep step, final Object reply)
+    {
+        if (step.element() != null)
+        {
+            if (!(reply instanceof Long))
+            {
+                throw new IllegalStateException("RPUSH " + step.key() + " answered " + describe(reply));
+            }
+            return null;
+        }
+        if (!(reply instanceof List<?> elements))
+        {
+            throw new IllegalStateException("LRANGE " + step.key() + " answered " + describe(reply));
+        }
+        final List<byte[]> read = new ArrayList<>(elements.size());
+        for (final Object element : elements)
+        {
+            read.add((byte[])element);
+        }
+        return read;
     }
 
     private static void expect(final Object wanted, final Object reply, final String what)

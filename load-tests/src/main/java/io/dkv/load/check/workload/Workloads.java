@@ -6,7 +6,7 @@ package io.dkv.load.check.workload;
 public final class Workloads
 {
     public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME + ", " +
-        TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME;
+        TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME + ", " + RedisListAppendWorkload.NAME;
 
     private Workloads()
     {
@@ -20,6 +20,7 @@ public final class Workloads
             case ListAppendWorkload.NAME -> new ListAppendWorkload(keys, 0.5);
             case TxnListAppendWorkload.NAME -> new TxnListAppendWorkload(keys);
             case BankWorkload.NAME -> new BankWorkload(keys);
+            case RedisListAppendWorkload.NAME -> new RedisListAppendWorkload(keys);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': expected one of " + NAMES);
         };
     }

@@ -164,5 +164,10 @@ class FinalReadsTest
         {
             return store.transact(body);
         }
+
+        public java.util.List<java.util.List<byte[]>> listSteps(final java.util.List<ListStep> steps)
+        {
+            return store.listSteps(steps);
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.dkv.load.check.harness.Verdict;
 import io.dkv.load.check.workload.BankWorkload;
 import io.dkv.load.check.workload.InProcessCheck;
 import io.dkv.load.check.workload.ListAppendWorkload;
+import io.dkv.load.check.workload.RedisListAppendWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
 import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workload;
@@ -140,6 +141,22 @@ class FaultyStoresTest
 
         final CheckResult bank = check(new BankWorkload(4), new FaultyStores.UnvalidatedTxns(new MapStore(), 200_000));
         assertEquals(Verdict.INVALID, bank.verdict(), bank::text);
+    }
+
+    @Test
+    @Timeout(60)
+    void listTransactionsOnRealListsAreValidOnACorrectStoreAndCaughtWhenNotAtomicOrUnvalidated() throws Exception
+    {
+        final CheckResult valid = check(new RedisListAppendWorkload(4), new MapStore());
+        assertEquals(Verdict.VALID, valid.verdict(), valid::text);
+
+        final CheckResult nonAtomic = check(new RedisListAppendWorkload(3),
+            new FaultyStores.NonAtomicTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, nonAtomic.verdict(), nonAtomic::text);
+
+        final CheckResult unvalidated = check(new RedisListAppendWorkload(3),
+            new FaultyStores.UnvalidatedTxns(new MapStore(), 200_000));
+        assertEquals(Verdict.INVALID, unvalidated.verdict(), unvalidated::text);
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.dkv.load.check.store;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -12,6 +14,7 @@ import java.util.function.Function;
 public class MapStore implements CheckedStore
 {
     final ConcurrentHashMap<String, byte[]> values = new ConcurrentHashMap<>();
+    private final Map<String, List<byte[]>> lists = new HashMap<>();
 
     public byte[] get(final String key)
     {
@@ -61,6 +64,28 @@ public class MapStore implements CheckedStore
             });
             values.putAll(writes);
             return result;
+        }
+    }
+
+    public List<List<byte[]>> listSteps(final List<ListStep> steps)
+    {
+        synchronized (values)
+        {
+            final List<List<byte[]>> results = new ArrayList<>(steps.size());
+            for (final ListStep step : steps)
+            {
+                final List<byte[]> list = lists.computeIfAbsent(step.key(), key -> new ArrayList<>());
+                if (step.element() != null)
+                {
+                    list.add(step.element().clone());
+                    results.add(null);
+                }
+                else
+                {
+                    results.add(new ArrayList<>(list));
+                }
+            }
+            return results;
         }
     }
 }
