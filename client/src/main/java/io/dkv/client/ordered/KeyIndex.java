@@ -2,7 +2,6 @@ package io.dkv.client.ordered;
 
 import io.dkv.client.KvException;
 import io.dkv.client.txn.LogicalValue;
-import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -15,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 /**
  * The index of an ordered keyspace (client/README.md, "Ordered keyspaces"): a B-link tree of keys whose nodes are
@@ -35,18 +35,36 @@ final class KeyIndex
     private static final long NODE_WORD = ValueKind.word(ValueKind.SEGMENT, KvBlockLayout.NEVER);
 
     private final String name;
-    private final byte[] headerKey;
+    final byte[] headerKey;
     private final int nodeBytes;
     private final ConcurrentHashMap<Long, IndexNode> hints = new ConcurrentHashMap<>();
+    private final LongSupplier ids;
     private volatile long[] headerHint;
 
     /** @param nodeBytes the bytes above which a node splits. */
     KeyIndex(final String name, final int nodeBytes)
     {
+        this(name, nodeBytes, KeyIndex::newId);
+    }
+
+    /** @param ids the ids of new nodes (random, never 0; the model check's are counted). */
+    KeyIndex(final String name, final int nodeBytes, final LongSupplier ids)
+    {
         this.name = name;
         this.nodeBytes = nodeBytes;
+        this.ids = ids;
         final long generation = KeyHash.hash(("ordered keyspace " + name).getBytes(StandardCharsets.UTF_8));
         headerKey = ReservedKeys.segmentKey(generation == 0 ? 1 : generation, INDEX_HEADER);
+    }
+
+    /** Take {@code node} (an inner node) as a hint, and the header's root and height (the model check's start). */
+    void remember(final long id, final IndexNode node, final long root, final int height)
+    {
+        if (!node.leaf)
+        {
+            hints.put(id, node);
+        }
+        headerHint = new long[]{root, height};
     }
 
     /** A node found at a level: its id and what the transaction read there. */
@@ -55,7 +73,7 @@ final class KeyIndex
     }
 
     /** @return true when {@code key} was not in the index, and is now (when {@code tx} commits). */
-    boolean insert(final Transaction tx, final byte[] key)
+    boolean insert(final IndexAccess tx, final byte[] key)
     {
         final long[] header = header(tx, false);
         if (header == null)
@@ -66,7 +84,7 @@ final class KeyIndex
             }
             final IndexNode root = new IndexNode(true);
             root.keys.add(key);
-            final long id = newId();
+            final long id = ids.getAsLong();
             write(tx, id, root);
             writeHeader(tx, id, 1);
             return true;
@@ -83,7 +101,7 @@ final class KeyIndex
     }
 
     /** Split {@code found} (at {@code level}) while it is past the node bytes, up the tree; else write it. */
-    private void split(final Transaction tx, final Found found, final int level)
+    private void split(final IndexAccess tx, final Found found, final int level)
     {
         final IndexNode node = found.node;
         if (node.bytes() <= nodeBytes || node.keys.size() < (node.leaf ? 2 : 4))
@@ -105,7 +123,7 @@ final class KeyIndex
             separator = upper.keys.getFirst();
             upper.keys.set(0, TreeNode.EMPTY);
         }
-        final long upperId = newId();
+        final long upperId = ids.getAsLong();
         upper.high = node.high;
         upper.right = node.right;
         node.high = separator;
@@ -128,7 +146,7 @@ final class KeyIndex
             root.children.addLong(found.id);
             root.keys.add(separator);
             root.children.addLong(upperId);
-            final long rootId = newId();
+            final long rootId = ids.getAsLong();
             write(tx, rootId, root);
             writeHeader(tx, rootId, (int)header[1] + 1);
             return;
@@ -141,7 +159,7 @@ final class KeyIndex
     }
 
     /** @return true when {@code key} was in the index, and is no longer (when {@code tx} commits). */
-    boolean remove(final Transaction tx, final byte[] key)
+    boolean remove(final IndexAccess tx, final byte[] key)
     {
         final long[] header = header(tx, false);
         if (header == null)
@@ -189,7 +207,7 @@ final class KeyIndex
      * Visit the keys from {@code from} (inclusive) up to {@code to} (exclusive; null: no end), at most {@code count},
      * reading (and so checking at commit) every leaf they come from.
      */
-    void scan(final Transaction tx, final byte[] from, final byte[] to, final int count, final List<byte[]> into)
+    void scan(final IndexAccess tx, final byte[] from, final byte[] to, final int count, final List<byte[]> into)
     {
         final long[] header = header(tx, false);
         if (header == null || count <= 0)
@@ -233,7 +251,7 @@ final class KeyIndex
      * @return the node at {@code level} (0: the leaves) whose range holds {@code key}, read through {@code tx}: a walk
      * down the hints from the root the header names, then right while the key is at or past a node's high key.
      */
-    private Found locate(final Transaction tx, final long[] header, final byte[] key, final int level)
+    private Found locate(final IndexAccess tx, final long[] header, final byte[] key, final int level)
     {
         long id = header[0];
         for (int at = (int)header[1] - 1; at > level; at--)
@@ -259,7 +277,7 @@ final class KeyIndex
         return new Found(id, node);
     }
 
-    private IndexNode hint(final Transaction tx, final long id)
+    private IndexNode hint(final IndexAccess tx, final long id)
     {
         final IndexNode cached = hints.get(id);
         if (cached != null)
@@ -275,7 +293,7 @@ final class KeyIndex
         return node;
     }
 
-    private IndexNode read(final Transaction tx, final long id, final boolean checked)
+    private IndexNode read(final IndexAccess tx, final long id, final boolean checked)
     {
         final byte[] key = nodeKey(id);
         final LogicalValue value = checked ? tx.read(key) : tx.peek(key);
@@ -294,7 +312,7 @@ final class KeyIndex
         return node;
     }
 
-    private void write(final Transaction tx, final long id, final IndexNode node)
+    private void write(final IndexAccess tx, final long id, final IndexNode node)
     {
         final byte[] encoded = node.encode();
         if (encoded.length > KvBlockLayout.MAX_VALUE_LENGTH)
@@ -310,7 +328,7 @@ final class KeyIndex
     }
 
     /** @return {root id, height}: checked at commit ({@code checked}) or a hint; null when the index is empty. */
-    private long[] header(final Transaction tx, final boolean checked)
+    private long[] header(final IndexAccess tx, final boolean checked)
     {
         if (!checked && headerHint != null)
         {
@@ -328,7 +346,7 @@ final class KeyIndex
         return header;
     }
 
-    private void writeHeader(final Transaction tx, final long root, final int height)
+    private void writeHeader(final IndexAccess tx, final long root, final int height)
     {
         tx.write(headerKey, ByteBuffer.allocate(Long.BYTES + Integer.BYTES).putLong(root).putInt(height).array(),
             NODE_WORD);
@@ -343,7 +361,8 @@ final class KeyIndex
             "transaction's walk (" + what + "): run again");
     }
 
-    private static byte[] nodeKey(final long id)
+    /** @return the reserved key of the node of this id. */
+    static byte[] nodeKey(final long id)
     {
         return ReservedKeys.segmentKey(id, INDEX_NODE);
     }

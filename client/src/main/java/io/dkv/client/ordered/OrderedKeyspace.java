@@ -51,7 +51,7 @@ public final class OrderedKeyspace
         requireUserKey(key);
         if (tx.get(key) == null)
         {
-            index.insert(tx, key);
+            index.insert(IndexAccess.of(tx), key);
         }
         tx.put(key, value);
     }
@@ -75,7 +75,7 @@ public final class OrderedKeyspace
         final boolean had = tx.delete(key);
         if (had)
         {
-            index.remove(tx, key);
+            index.remove(IndexAccess.of(tx), key);
         }
         return had;
     }
@@ -105,7 +105,7 @@ public final class OrderedKeyspace
             throw new IllegalArgumentException("a scan returns 0 to " + MAX_SCAN + " keys; this one asked " + count);
         }
         final List<byte[]> keys = new ArrayList<>();
-        index.scan(tx, fromKey, toKey, count, keys);
+        index.scan(IndexAccess.of(tx), fromKey, toKey, count, keys);
         // the values in waves of the reads a thread keeps in flight, each wave's completions awaited
         final int wave = client.readsInFlight();
         final List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(keys.size());
