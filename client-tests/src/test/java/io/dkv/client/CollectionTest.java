@@ -102,7 +102,7 @@ class CollectionTest
             }
         }
         assertEquals(-1, (int)client.transact(tx -> Collection.kindAt(tx, KEY)), "an empty hash is no key");
-        assertEquals(0, allKeys(client), "no segment left behind");
+        assertEquals(0, Opened.allKeys(client), "no segment left behind");
     }
 
     @Test
@@ -128,7 +128,7 @@ class CollectionTest
 
         assertEquals(List.of("h", "s"), userKeys(client), "a scan shows the hash's key, not its segments");
         assertEquals(2, client.flush());
-        assertEquals(0, allKeys(client), "a flush takes the segments too");
+        assertEquals(0, Opened.allKeys(client), "a flush takes the segments too");
     }
 
     @Test
@@ -145,7 +145,7 @@ class CollectionTest
         });
 
         assertArrayEquals(bytes("string"), client.get(KEY));
-        assertEquals(1, allKeys(client));
+        assertEquals(1, Opened.allKeys(client));
     }
 
     @Test
@@ -169,7 +169,7 @@ class CollectionTest
 
         assertEquals(-2, client.ttlMillis(KEY));
         assertEquals(0, userKeys(client).size());
-        assertEquals(0, allKeys(client), "the segments expired with the header");
+        assertEquals(0, Opened.allKeys(client), "the segments expired with the header");
     }
 
     @Test
@@ -366,19 +366,6 @@ class CollectionTest
         return keys;
     }
 
-    private static int allKeys(final KvClient client)
-    {
-        int keys = 0;
-        long cursor = ScanCursor.START;
-        do
-        {
-            final ScanPage page = client.scanAll(cursor, 100);
-            keys += page.keys().size();
-            cursor = page.cursor();
-        }
-        while (cursor != ScanCursor.START);
-        return keys;
-    }
 
     private static List<String> strings(final List<byte[]> values)
     {

@@ -99,4 +99,19 @@ final class Opened implements AutoCloseable
         }
         resources.clear();
     }
+
+    /** @return every key with a value in the store, the store's own (segments, nodes, pieces) among them. */
+    static int allKeys(final KvClient client)
+    {
+        int keys = 0;
+        long cursor = io.dkv.client.keyspace.ScanCursor.START;
+        do
+        {
+            final io.dkv.client.keyspace.ScanPage page = client.scanAll(cursor, 100);
+            keys += page.keys().size();
+            cursor = page.cursor();
+        }
+        while (cursor != io.dkv.client.keyspace.ScanCursor.START);
+        return keys;
+    }
 }

@@ -1,8 +1,6 @@
 package io.dkv.client;
 
 import io.dkv.client.collection.Composites;
-import io.dkv.client.keyspace.ScanCursor;
-import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.ordered.ElementList;
 import io.dkv.client.ordered.SortedSet;
 import io.dkv.format.ValueKind;
@@ -94,7 +92,7 @@ class OrderedDataTest
             assertEquals(model.values().stream().filter(score -> score < 10).count(), set.countBelow(10, false));
             return null;
         });
-        assertTrue(allKeys(client) > 20, "the trees have many nodes: " + allKeys(client));
+        assertTrue(Opened.allKeys(client) > 20, "the trees have many nodes: " + Opened.allKeys(client));
         client.transact(tx ->
         {
             final SortedSet set = SortedSet.open(tx, KEY, SEGMENT_BYTES);
@@ -103,7 +101,7 @@ class OrderedDataTest
             return null;
         });
         assertEquals(-1, (int)client.transact(tx -> kindAt(tx, KEY)), "an empty sorted set is no key");
-        assertEquals(0, allKeys(client), "no node left behind");
+        assertEquals(0, Opened.allKeys(client), "no node left behind");
     }
 
     @ParameterizedTest(name = "r = {0}")
@@ -129,7 +127,8 @@ class OrderedDataTest
         for (int w = 0; w < writers; w++)
         {
             final int writer = w;
-            threads.add(Thread.ofPlatform().start(() ->
+            threads.add(Thread.ofPlatform().uncaughtExceptionHandler((thread, failure) ->
+                failures.add("writer " + writer + " failed: " + failure)).start(() ->
             {
                 final Random random = new Random(writer);
                 for (int i = 0; i < each; i++)
@@ -247,7 +246,7 @@ class OrderedDataTest
         assertEquals(all.getFirst(), popped.get(0));
         assertEquals(all.getLast(), popped.get(1));
         assertEquals(-1, (int)client.transact(tx -> kindAt(tx, key)), "an empty list is no key");
-        assertEquals(0, allKeys(client), "no node left behind");
+        assertEquals(0, Opened.allKeys(client), "no node left behind");
     }
 
     @Test
@@ -264,7 +263,7 @@ class OrderedDataTest
             set.write();
             return null;
         });
-        final int setKeys = allKeys(client);
+        final int setKeys = Opened.allKeys(client);
         client.transact(tx ->
         {
             final ElementList list = ElementList.open(tx, bytes("l"), SEGMENT_BYTES);
@@ -275,13 +274,13 @@ class OrderedDataTest
             list.write();
             return null;
         });
-        final int nodes = allKeys(client);
+        final int nodes = Opened.allKeys(client);
         client.transact(tx ->
         {
             Composites.open(tx, KEY, ValueKind.ZSET, SEGMENT_BYTES).copyTo(bytes("copy"));
             return null;
         });
-        assertEquals(nodes + setKeys, allKeys(client), "the copy has nodes of its own");
+        assertEquals(nodes + setKeys, Opened.allKeys(client), "the copy has nodes of its own");
         assertEquals(members(client, false).size(), 300);
         client.transact(tx ->
         {
@@ -300,7 +299,7 @@ class OrderedDataTest
             }
             return null;
         });
-        assertEquals(0, allKeys(client), "no node left behind");
+        assertEquals(0, Opened.allKeys(client), "no node left behind");
     }
 
     private static int kindAt(final io.dkv.client.txn.Transaction tx, final byte[] key)
@@ -320,20 +319,6 @@ class OrderedDataTest
         });
     }
 
-    /** @return every key with a value, the store's own (nodes) among them. */
-    private static int allKeys(final KvClient client)
-    {
-        int keys = 0;
-        long cursor = ScanCursor.START;
-        do
-        {
-            final ScanPage page = client.scanAll(cursor, 100);
-            keys += page.keys().size();
-            cursor = page.cursor();
-        }
-        while (cursor != ScanCursor.START);
-        return keys;
-    }
 
     private KvClient store(final int replicas)
     {

@@ -1,6 +1,7 @@
 package io.dkv.client.ordered;
 
 import io.dkv.client.KvException;
+import io.dkv.client.txn.TransactionConflictException;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 
@@ -15,6 +16,8 @@ final class NodeSpace
     private final NodeStore store;
     private final int nodeBytes;
     private final String owner;
+    /** The change count of the header this space's transaction read; {@link Long#MAX_VALUE}: none, unchecked. */
+    private final long changes;
     private final Int2ObjectHashMap<TreeNode> loaded = new Int2ObjectHashMap<>();
     private final IntHashSet dirty = new IntHashSet();
     private final IntHashSet dropped = new IntHashSet();
@@ -27,10 +30,33 @@ final class NodeSpace
      */
     NodeSpace(final NodeStore store, final int nextNode, final int nodeBytes, final String owner)
     {
+        this(store, nextNode, nodeBytes, owner, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param changes the change count of the header read: a node stamped later, or a node missing, means the
+     *                transaction reads two instants, and it runs again ({@link TransactionConflictException}); nodes
+     *                written are stamped one more.
+     */
+    NodeSpace(final NodeStore store, final int nextNode, final int nodeBytes, final String owner, final long changes)
+    {
         this.store = store;
         this.nextNode = nextNode;
         this.nodeBytes = nodeBytes;
         this.owner = owner;
+        this.changes = changes;
+    }
+
+    /** @return the change count of the header read (0 where unchecked). */
+    long changes()
+    {
+        return changes == Long.MAX_VALUE ? 0 : changes;
+    }
+
+    /** @return the change count the header gets with this space's changes. */
+    long nextChanges()
+    {
+        return changes == Long.MAX_VALUE ? 0 : changes + 1;
     }
 
     int nodeBytes()
@@ -56,9 +82,19 @@ final class NodeSpace
             final byte[] encoded = store.read(number);
             if (encoded == null)
             {
+                if (changes != Long.MAX_VALUE)
+                {
+                    throw new TransactionConflictException("node " + number + " of the " + owner + " is gone since " +
+                        "its header was read: run again");
+                }
                 throw new KvException("node " + number + " of the " + owner + " is missing");
             }
             node = TreeNode.decode(encoded, "node " + number + " of the " + owner);
+            if (changes != Long.MAX_VALUE && node.stamp > changes)
+            {
+                throw new TransactionConflictException("node " + number + " of the " + owner + " was written at " +
+                    "change " + node.stamp + ", after its header's " + changes + ": run again");
+            }
             loaded.put(number, node);
         }
         return node;
@@ -109,7 +145,9 @@ final class NodeSpace
         for (final IntHashSet.IntIterator it = dirty.iterator(); it.hasNext(); )
         {
             final int number = it.nextValue();
-            store.write(number, loaded.get(number).encode());
+            final TreeNode node = loaded.get(number);
+            node.stamp = nextChanges();
+            store.write(number, node.encode());
         }
         for (final IntHashSet.IntIterator it = dropped.iterator(); it.hasNext(); )
         {

@@ -100,14 +100,15 @@ public final class TreeCollection implements Composite
         {
             roots[i] = TreeRootLayout.read(buffer, TreeCollectionLayout.FIRST_TREE_OFFSET + i * TreeRootLayout.LENGTH);
         }
-        openSpace(buffer.getInt(TreeCollectionLayout.NEXT_NODE_OFFSET));
+        openSpace(buffer.getInt(TreeCollectionLayout.NEXT_NODE_OFFSET),
+            buffer.getLong(TreeCollectionLayout.CHANGES_OFFSET));
     }
 
-    private void openSpace(final int nextNode)
+    private void openSpace(final int nextNode, final long changes)
     {
         final String owner = ValueKind.name(kind) + " at key " + KvErrors.describe(key);
         nodes = new TransactionNodes(tx, generation, ValueKind.expiryOf(expiryWord), owner);
-        space = new NodeSpace(nodes, nextNode, nodeBytes, owner);
+        space = new NodeSpace(nodes, nextNode, nodeBytes, owner, changes);
         for (int i = 0; i < trees.length; i++)
         {
             trees[i] = new OrderedTree(space, roots[i]);
@@ -122,7 +123,7 @@ public final class TreeCollection implements Composite
             exists = true;
             generation = drawGeneration();
             expiryWord = ValueKind.word(kind, KvBlockLayout.NEVER);
-            openSpace(1);
+            openSpace(1, 0);
         }
         return trees[i];
     }
@@ -198,7 +199,8 @@ public final class TreeCollection implements Composite
         {
             tree.forEachNode((number, node) -> copy.write(number, node.encode()));
         }
-        tx.write(target, TreeCollectionLayout.encode(copyGeneration, space.nextNode(), roots), expiryWord);
+        tx.write(target, TreeCollectionLayout.encode(copyGeneration, space.nextNode(), space.changes(), roots),
+            expiryWord);
     }
 
     public void write()
@@ -213,7 +215,8 @@ public final class TreeCollection implements Composite
             return;
         }
         space.flush();
-        tx.write(key, TreeCollectionLayout.encode(generation, space.nextNode(), roots), expiryWord);
+        tx.write(key, TreeCollectionLayout.encode(generation, space.nextNode(), space.nextChanges(), roots),
+            expiryWord);
         changed = false;
     }
 

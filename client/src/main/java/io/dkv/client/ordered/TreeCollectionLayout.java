@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
  *   0  generation  long  drawn at random when the value was made, never 0: its nodes' keys carry it
  *   8  next node   int   the first node number none of its nodes has had (numbers are never used twice)
  *  12  trees       int   how many trees follow: a sorted set 2 (by score, by member), a list 1
- *  16  tree 0      16 bytes ({@link TreeRootLayout})
- *  32  tree 1      ...
+ *  16  changes     long  how many changes it has had: every node written is stamped with it ({@link TreeNodeLayout})
+ *  24  tree 0      16 bytes ({@link TreeRootLayout})
+ *  40  tree 1      ...
  * </pre>
  */
 public final class TreeCollectionLayout
@@ -20,7 +21,8 @@ public final class TreeCollectionLayout
     public static final int GENERATION_OFFSET = 0;
     public static final int NEXT_NODE_OFFSET = 8;
     public static final int TREES_OFFSET = 12;
-    public static final int FIRST_TREE_OFFSET = 16;
+    public static final int CHANGES_OFFSET = 16;
+    public static final int FIRST_TREE_OFFSET = 24;
 
     private TreeCollectionLayout()
     {
@@ -32,11 +34,11 @@ public final class TreeCollectionLayout
         return FIRST_TREE_OFFSET + trees * TreeRootLayout.LENGTH;
     }
 
-    static byte[] encode(final long generation, final int nextNode, final TreeRoot[] trees)
+    static byte[] encode(final long generation, final int nextNode, final long changes, final TreeRoot[] trees)
     {
         final ByteBuffer buffer = ByteBuffer.allocate(length(trees.length));
         buffer.putLong(GENERATION_OFFSET, generation).putInt(NEXT_NODE_OFFSET, nextNode)
-            .putInt(TREES_OFFSET, trees.length);
+            .putInt(TREES_OFFSET, trees.length).putLong(CHANGES_OFFSET, changes);
         for (int i = 0; i < trees.length; i++)
         {
             TreeRootLayout.write(buffer, FIRST_TREE_OFFSET + i * TreeRootLayout.LENGTH, trees[i]);

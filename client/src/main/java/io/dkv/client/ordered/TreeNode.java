@@ -21,6 +21,8 @@ final class TreeNode
     final List<byte[]> values;
     final IntArrayList children;
     final LongArrayList counts;
+    /** The header's change count when it was written ({@link TreeNodeLayout}). */
+    long stamp;
     private int bytes = TreeNodeLayout.HEADER_LENGTH;
 
     private TreeNode(final boolean leaf)
@@ -55,6 +57,7 @@ final class TreeNode
         }
         final TreeNode node = new TreeNode(type == TreeNodeLayout.LEAF);
         final int entries = buffer.getInt(TreeNodeLayout.ENTRIES_OFFSET);
+        node.stamp = buffer.getLong(TreeNodeLayout.STAMP_OFFSET);
         buffer.position(TreeNodeLayout.HEADER_LENGTH);
         for (int i = 0; i < entries; i++)
         {
@@ -94,7 +97,8 @@ final class TreeNode
     byte[] encode()
     {
         final ByteBuffer buffer = ByteBuffer.allocate(bytes);
-        buffer.put(leaf ? TreeNodeLayout.LEAF : TreeNodeLayout.INNER).put((byte)0).putShort((short)0).putInt(size());
+        buffer.put(leaf ? TreeNodeLayout.LEAF : TreeNodeLayout.INNER).put((byte)0).putShort((short)0).putInt(size())
+            .putLong(stamp);
         for (int i = 0; i < size(); i++)
         {
             final byte[] key = keys.get(i);

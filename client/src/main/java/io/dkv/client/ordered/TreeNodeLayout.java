@@ -8,7 +8,8 @@ package io.dkv.client.ordered;
  *   0  type     byte     {@link #LEAF} or {@link #INNER}
  *   1  spare    3 bytes  0
  *   4  entries  int      how many entries follow
- *   8  entries, each:
+ *   8  stamp    long     the header's change count when this node was written (see below)
+ *  16  entries, each:
  *        a leaf's:         keyLength int | valueLength int | key | value
  *        an inner node's:  child int | count long | keyLength int | key
  * </pre>
@@ -17,6 +18,10 @@ package io.dkv.client.ordered;
  * are empty). An inner node's entry i names a child node and the elements under it (the counts make ranks a walk
  * down); in a keyed tree its key (empty for entry 0) is a separator: every element under child i - 1 sorts below it,
  * every element under child i at or above it.
+ *
+ * <p>The stamp lets a transaction know that what it reads is of one instant: a node whose stamp is above the change
+ * count of the header the transaction read was written after that header, so the transaction's view is torn and it
+ * runs again (the commit would fail it anyway; a tree read across two instants can send a walk astray first).
  */
 public final class TreeNodeLayout
 {
@@ -24,7 +29,8 @@ public final class TreeNodeLayout
     public static final byte INNER = 1;
     public static final int TYPE_OFFSET = 0;
     public static final int ENTRIES_OFFSET = 4;
-    public static final int HEADER_LENGTH = 8;
+    public static final int STAMP_OFFSET = 8;
+    public static final int HEADER_LENGTH = 16;
     /** A leaf entry's lengths. */
     public static final int LEAF_ENTRY_HEADER = 2 * Integer.BYTES;
     /** An inner entry's child, count and key length. */

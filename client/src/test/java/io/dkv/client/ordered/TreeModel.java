@@ -1,5 +1,7 @@
 package io.dkv.client.ordered;
 
+import io.dkv.client.txn.TransactionConflictException;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -229,7 +231,10 @@ final class TreeModel
         final Replay replay = new Replay(client.reads);
         final TreeRoot root = new TreeRoot(Integer.parseInt(header[1]), Integer.parseInt(header[2]),
             Long.parseLong(header[3]));
-        final NodeSpace space = new NodeSpace(replay, Integer.parseInt(header[4]), NODE_BYTES, "model");
+        // the header's version counts its changes: nodes read stamped later tear the view, and the change runs again
+        final NodeSpace space = variant == Variant.HEADER_ONLY_WHEN_SHAPE_CHANGES ?
+            new NodeSpace(replay, Integer.parseInt(header[4]), NODE_BYTES, "model") :
+            new NodeSpace(replay, Integer.parseInt(header[4]), NODE_BYTES, "model", Integer.parseInt(header[0]));
         final String answer;
         try
         {
@@ -243,10 +248,16 @@ final class TreeModel
             reads.add(node == null ? "-" : node);
             return with(state, i, new Client(client.change, reads, false, null), shared, state.commits);
         }
-        catch (final RuntimeException stale)
+        catch (final TransactionConflictException stale)
         {
-            // a change run over reads of two instants may meet a missing node or a broken one: its commit fails
+            // reads of two instants: the node space saw a node written after the header read, or one gone
             return with(state, i, new Client(client.change, List.of(), false, null), shared, state.commits);
+        }
+        catch (final RuntimeException failure)
+        {
+            // what a user would see: an error out of a change, where it should have run again or committed
+            throw new AssertionError(changes.get(client.change).name + " failed with " + failure + " after " +
+                state.commits + " (reads " + client.reads + ")", failure);
         }
         final boolean shapeChanged = root.root != Integer.parseInt(header[1]) ||
             root.height != Integer.parseInt(header[2]) || root.count != Long.parseLong(header[3]) ||

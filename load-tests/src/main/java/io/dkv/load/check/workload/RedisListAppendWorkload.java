@@ -20,9 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RedisListAppendWorkload implements Workload
 {
     public static final String NAME = "redis-list-append";
-    private static final int MAX_MICRO_OPS = 4;
-    private static final long ELEMENTS_PER_PROCESS = 1L << 32;
-
     private final int keys;
     private final AtomicLong appended = new AtomicLong();
 
@@ -43,25 +40,12 @@ public final class RedisListAppendWorkload implements Workload
 
     public Invocation next(final Random random, final int process)
     {
-        final int count = 1 + random.nextInt(MAX_MICRO_OPS);
-        final List<Object> microOps = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            final String key = "rl" + random.nextInt(keys);
-            microOps.add(random.nextBoolean() ? List.of(Op.READ_LIST, key, List.of()) :
-                List.of(Op.APPEND, key, process * ELEMENTS_PER_PROCESS + appended.getAndIncrement()));
-        }
-        return new Invocation(Op.TXN, null, microOps);
+        return TxnListAppendWorkload.transaction(random, process, keys, "rl", appended);
     }
 
     public List<Invocation> finalReads()
     {
-        final List<Invocation> reads = new ArrayList<>(keys);
-        for (int i = 0; i < keys; i++)
-        {
-            reads.add(new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, "rl" + i, List.of()))));
-        }
-        return reads;
+        return TxnListAppendWorkload.finalReads(keys, "rl");
     }
 
     public Object execute(final CheckedStore store, final Invocation invocation, final long deadlineNanos)

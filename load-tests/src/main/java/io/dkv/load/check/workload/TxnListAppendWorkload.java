@@ -44,23 +44,39 @@ public final class TxnListAppendWorkload implements Workload
 
     public Invocation next(final Random random, final int process)
     {
+        return transaction(random, process, keys, "l", appended);
+    }
+
+    public List<Invocation> finalReads()
+    {
+        return finalReads(keys, "l");
+    }
+
+    /**
+     * @return a transaction of one to four reads and appends over keys {@code prefix0 ..}, each appended element
+     * unique across processes (the process's number times 2^32 plus a count of this JVM's).
+     */
+    static Invocation transaction(final Random random, final int process, final int keys, final String prefix,
+        final AtomicLong appended)
+    {
         final int count = 1 + random.nextInt(MAX_MICRO_OPS);
         final List<Object> microOps = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
         {
-            final String key = "l" + random.nextInt(keys);
+            final String key = prefix + random.nextInt(keys);
             microOps.add(random.nextBoolean() ? List.of(Op.READ_LIST, key, List.of()) :
                 List.of(Op.APPEND, key, process * ELEMENTS_PER_PROCESS + appended.getAndIncrement()));
         }
         return new Invocation(Op.TXN, null, microOps);
     }
 
-    public List<Invocation> finalReads()
+    /** @return a read of each key {@code prefix0 ..}, alone. */
+    static List<Invocation> finalReads(final int keys, final String prefix)
     {
         final List<Invocation> reads = new ArrayList<>(keys);
         for (int i = 0; i < keys; i++)
         {
-            reads.add(new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, "l" + i, List.of()))));
+            reads.add(new Invocation(Op.TXN, null, List.of(List.of(Op.READ_LIST, prefix + i, List.of()))));
         }
         return reads;
     }
