@@ -125,8 +125,8 @@ class RespDifferentialTest
         {
             assertEquals("-ERR command 'BLPOP' is not supported by this dkv compute node yet",
                 actual.call("blpop", "k0", "0"));
-            assertEquals("-ERR command 'ZADD' is not supported by this dkv compute node yet",
-                actual.call("ZADD", "k0", "1", "m"));
+            assertEquals("-ERR command 'XADD' is not supported by this dkv compute node yet",
+                actual.call("XADD", "k0", "*", "f", "v"));
         }
     }
 
