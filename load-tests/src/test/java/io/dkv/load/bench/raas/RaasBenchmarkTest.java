@@ -144,7 +144,9 @@ class RaasBenchmarkTest
                 assertTrue(number(row[column]) > 0, "latency " + column + ": " + Arrays.toString(row));
             }
             assertRatios(row, 7, 8);
-            assertTrue(number(row[9]) > 0 && number(row[10]) > 0 && number(row[11]) > 0, Arrays.toString(row));
+            // the bulk application alone must write; beside the reader it writes only for the reader's window (200
+            // READs at test counts), in which a busy machine may let it finish no 64 KiB WRITE: 0.0 is a figure too
+            assertTrue(number(row[9]) > 0 && number(row[10]) >= 0 && number(row[11]) >= 0, Arrays.toString(row));
         }
         for (final String[] row : tables.get(LITE_RPC))
         {
