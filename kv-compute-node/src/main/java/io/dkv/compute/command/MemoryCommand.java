@@ -106,7 +106,8 @@ final class MemoryCommand
                     KvBlockLayout.blockLength(ReservedKeys.SEGMENT_KEY_LENGTH, string.pieceLength(i));
             }
         }
-        else if (read.kind() != ValueKind.STRING && read.value().length == CollectionLayout.LENGTH)
+        else if ((read.kind() == ValueKind.HASH || read.kind() == ValueKind.SET) &&
+            read.value().length == CollectionLayout.LENGTH)
         {
             final ByteBuffer header = ByteBuffer.wrap(read.value());
             final long bytes = header.getLong(CollectionLayout.BYTES_OFFSET);
