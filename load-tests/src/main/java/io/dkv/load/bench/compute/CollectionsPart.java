@@ -16,14 +16,11 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
 
 import static io.dkv.load.bench.Formats.opsPerSecond;
-import static io.dkv.load.bench.Formats.ratio;
 
 /**
  * Hashes and sets against redis-server, one after the other on the same machine in the same run: redis-benchmark's
@@ -35,15 +32,9 @@ final class CollectionsPart
 {
     static final String TITLE = "collections: redis-benchmark SADD, HSET and SPOP, a compute node against redis-server";
     static final String SIZE_TITLE = "collections: HSET and HGET of one field, on a hash of many fields and of 10";
-    static final List<String> TESTS = List.of("SADD", "HSET", "SPOP");
-    private static final int SMALL = 10;
-    private static final int LOAD_BATCH = 1_000;
-    /** Requests on one hash before the other's turn. */
-    private static final int TURN = 1_000;
-    /** The memory node's grace period (10 s) and a margin: the load's replaced blocks come back meanwhile. */
-    private static final long QUIET_MS = 12_000;
-    private static final int TIMEOUT_MS = 60_000;
-    private static final long HIGHEST_NANOS = 60_000_000_000L;
+    static final List<RedisBenchmarkRows.Test> TESTS = List.of(new RedisBenchmarkRows.Test("sadd", "SADD", "sadd"),
+        new RedisBenchmarkRows.Test("hset", "HSET", "hset"), new RedisBenchmarkRows.Test("spop", "SPOP", "spop"));
+    private static final int SMALL = SizedRuns.SMALL;
 
     private final RedisBenchmarkTool tool;
     private final Path redisBinary;
@@ -54,18 +45,13 @@ final class CollectionsPart
     private final long operations;
     private final PrintWriter progress;
 
-    /** One test at one setting; {@code dkvFailed}: the compute node's calls of it that answered an error. */
-    record Row(Setting setting, String test, RedisBenchmarkFigures dkv, RedisBenchmarkFigures redis, long dkvFailed)
-    {
-    }
-
     /** One server's HSETs and HGETs on a hash of {@code fields} fields, and how long loading it took. */
     record SizeRow(String server, long fields, long loadNanos, Histogram set, double setRate, Histogram get,
         double getRate, long getAllNanos)
     {
     }
 
-    record Result(List<Row> rows, List<SizeRow> sizes, String redisVersion, int ioThreads)
+    record Result(List<RedisBenchmarkRows.Row> rows, List<SizeRow> sizes, String redisVersion, int ioThreads)
     {
     }
 
@@ -95,7 +81,7 @@ final class CollectionsPart
         final long changes = requests * 21 * 3 + (long)fields + 2 * operations;
         final var memoryNode = InProcessStore.sizedFor(Math.max(keyspace, fields / 100 + 1_000),
             changes * 4 * KvBlockLayout.blockLength(24, 2_048), ioThreads);
-        final List<Row> rows = new ArrayList<>();
+        final List<RedisBenchmarkRows.Row> rows = new ArrayList<>();
         final List<SizeRow> sizes = new ArrayList<>();
         try (InProcessStore store = InProcessStore.start(memoryNode);
             ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).client(store.client()));
@@ -106,17 +92,8 @@ final class CollectionsPart
                 progress.printf("collections %s: %,d each of SADD, HSET, SPOP against the compute node, then " +
                     "redis-server...%n", setting.label(), requests * setting.multiplier());
                 progress.flush();
-                final Map<String, Long> failedBefore = failedCalls(RedisServer.HOST + ":" + node.port());
-                final Map<String, RedisBenchmarkFigures> dkv = tool.tests(RedisServer.HOST, node.port(), setting,
-                    "sadd,hset,spop", TESTS, requests, keyspace, valueBytes);
-                final Map<String, Long> failedAfter = failedCalls(RedisServer.HOST + ":" + node.port());
-                final Map<String, RedisBenchmarkFigures> baseline = tool.tests(RedisServer.HOST, redis.port(),
-                    setting, "sadd,hset,spop", TESTS, requests, keyspace, valueBytes);
-                for (final String test : TESTS)
-                {
-                    rows.add(new Row(setting, test, dkv.get(test), baseline.get(test),
-                        failedAfter.getOrDefault(test, 0L) - failedBefore.getOrDefault(test, 0L)));
-                }
+                rows.addAll(RedisBenchmarkRows.run(tool, node.port(), redis.port(), setting, TESTS, requests,
+                    keyspace, valueBytes));
             }
             sizes.addAll(sized("dkv", RedisServer.HOST + ":" + node.port()));
             sizes.addAll(sized("redis", RedisServer.HOST + ":" + redis.port()));
@@ -128,63 +105,46 @@ final class CollectionsPart
      * Load a hash of 10 fields and one of {@code fields} into the server, wait out the grace period (the memory node
      * takes back the blocks the load replaced, and the client resolves its last intents: work that would otherwise
      * land on the timed requests of whichever hash came second), then time HSETs and then HGETs of random fields,
-     * the two hashes taking turns by runs of {@link #TURN} so that whatever else the machine does falls on both alike.
+     * the two hashes taking turns by runs of {@link SizedRuns#TURN} so that whatever else the machine does falls on
+     * both alike.
      */
     private List<SizeRow> sized(final String server, final String endpoint) throws InterruptedException
     {
         final int[] sizes = {SMALL, fields};
         final byte[][] keys = new byte[2][];
         final long[] loadNanos = new long[2];
-        final Histogram[] sets = {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3)};
-        final Histogram[] gets = {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3)};
-        final long[] setNanos = new long[2];
-        final long[] getNanos = new long[2];
-        try (RespSocket socket = new RespSocket(endpoint, TIMEOUT_MS))
+        final Histogram[] sets = {SizedRuns.histogram(), SizedRuns.histogram()};
+        final Histogram[] gets = {SizedRuns.histogram(), SizedRuns.histogram()};
+        try (RespSocket socket = new RespSocket(endpoint, SizedRuns.TIMEOUT_MS))
         {
             for (int h = 0; h < 2; h++)
             {
                 keys[h] = bytes("bench:hash:" + sizes[h]);
-                loadNanos[h] = load(socket, server, keys[h], sizes[h]);
+                loadNanos[h] = SizedRuns.load(socket, progress, "collections: " + server, "a hash", bytes("HSET"),
+                    keys[h], sizes[h], f -> new byte[][] {field(f), bytes("value " + f)});
             }
             progress.printf("collections: %s, waiting %,d ms for the load's garbage to go; then %,d HSET and %,d " +
-                "HGET on each hash, in turns...%n", server, QUIET_MS, operations, operations);
+                "HGET on each hash, in turns...%n", server, SizedRuns.QUIET_MS, operations, operations);
             progress.flush();
-            Thread.sleep(QUIET_MS);
+            Thread.sleep(SizedRuns.QUIET_MS);
             final SplittableRandom random = new SplittableRandom(fields);
-            for (long done = 0; done < operations; done += TURN)
+            final long[] setNanos = SizedRuns.inTurns(operations, 2, (h, i) ->
             {
-                for (int h = 0; h < 2; h++)
-                {
-                    final long begun = System.nanoTime();
-                    for (long i = done; i < Math.min(operations, done + TURN); i++)
-                    {
-                        final long one = System.nanoTime();
-                        socket.call(bytes("HSET"), keys[h], field(random.nextInt(sizes[h])), bytes("changed " + i));
-                        sets[h].recordValue(Math.min(HIGHEST_NANOS, System.nanoTime() - one));
-                    }
-                    setNanos[h] += System.nanoTime() - begun;
-                }
-            }
-            for (long done = 0; done < operations; done += TURN)
+                final long one = System.nanoTime();
+                socket.call(bytes("HSET"), keys[h], field(random.nextInt(sizes[h])), bytes("changed " + i));
+                SizedRuns.record(sets[h], one);
+            });
+            final long[] getNanos = SizedRuns.inTurns(operations, 2, (h, i) ->
             {
-                for (int h = 0; h < 2; h++)
+                final byte[] field = field(random.nextInt(sizes[h]));
+                final long one = System.nanoTime();
+                if (socket.call(bytes("HGET"), keys[h], field) == null)
                 {
-                    final long begun = System.nanoTime();
-                    for (long i = done; i < Math.min(operations, done + TURN); i++)
-                    {
-                        final byte[] field = field(random.nextInt(sizes[h]));
-                        final long one = System.nanoTime();
-                        if (socket.call(bytes("HGET"), keys[h], field) == null)
-                        {
-                            throw new IllegalStateException(server + " has no field " +
-                                new String(field, StandardCharsets.US_ASCII) + " of the hash of " + sizes[h] +
-                                " it loaded");
-                        }
-                        gets[h].recordValue(Math.min(HIGHEST_NANOS, System.nanoTime() - one));
-                    }
-                    getNanos[h] += System.nanoTime() - begun;
+                    throw new IllegalStateException(server + " has no field " +
+                        new String(field, StandardCharsets.US_ASCII) + " of the hash of " + sizes[h] + " it loaded");
                 }
-            }
+                SizedRuns.record(gets[h], one);
+            });
             final List<SizeRow> rows = new ArrayList<>();
             for (int h = 0; h < 2; h++)
             {
@@ -204,62 +164,6 @@ final class CollectionsPart
         }
     }
 
-    /** @return how long loading a hash of {@code size} fields by HSETs of {@link #LOAD_BATCH} took. */
-    private long load(final RespSocket socket, final String server, final byte[] key, final int size)
-    {
-        socket.call(bytes("DEL"), key);
-        final long started = System.nanoTime();
-        for (int from = 0; from < size; from += LOAD_BATCH)
-        {
-            final int to = Math.min(size, from + LOAD_BATCH);
-            final byte[][] command = new byte[2 + 2 * (to - from)][];
-            command[0] = bytes("HSET");
-            command[1] = key;
-            for (int f = from; f < to; f++)
-            {
-                command[2 + 2 * (f - from)] = field(f);
-                command[3 + 2 * (f - from)] = bytes("value " + f);
-            }
-            socket.call(command);
-            if ((to / LOAD_BATCH) % 100 == 0 && to < size)
-            {
-                progress.printf("collections: %s, %,d of %,d fields loaded%n", server, to, size);
-                progress.flush();
-            }
-        }
-        final long nanos = System.nanoTime() - started;
-        progress.printf("collections: %s, a hash of %,d fields loaded in %,d ms%n", server, size, nanos / 1_000_000);
-        progress.flush();
-        return nanos;
-    }
-
-    /**
-     * @return each of {@link #TESTS}' failed calls so far, from the node's INFO commandstats: redis-benchmark counts
-     * an error reply as a request done, so the figures are checked here.
-     */
-    private static Map<String, Long> failedCalls(final String endpoint)
-    {
-        try (RespSocket socket = new RespSocket(endpoint, TIMEOUT_MS))
-        {
-            final String info = new String((byte[])socket.call(bytes("INFO"), bytes("commandstats")),
-                StandardCharsets.US_ASCII);
-            final Map<String, Long> failed = new HashMap<>();
-            for (final String line : info.split("\r\n"))
-            {
-                for (final String test : TESTS)
-                {
-                    final String prefix = "cmdstat_" + test.toLowerCase(Locale.ROOT) + ":";
-                    final int at = line.indexOf(",failed_calls=");
-                    if (line.startsWith(prefix) && at > 0)
-                    {
-                        failed.put(test, Long.parseLong(line.substring(at + ",failed_calls=".length()).strip()));
-                    }
-                }
-            }
-            return failed;
-        }
-    }
-
     private static byte[] field(final int f)
     {
         return bytes("field:" + f);
@@ -267,30 +171,12 @@ final class CollectionsPart
 
     private static byte[] bytes(final String text)
     {
-        return text.getBytes(StandardCharsets.US_ASCII);
+        return SizedRuns.bytes(text);
     }
 
     static List<ReportSection> sections(final Result result)
     {
-        final TextTable table = new TextTable(List.of(
-            new TextTable.Column("setting", false),
-            new TextTable.Column("test", false),
-            new TextTable.Column("dkv ops/s", true),
-            new TextTable.Column("redis ops/s", true),
-            new TextTable.Column("ops/s ratio", true),
-            new TextTable.Column("dkv p50 us", true),
-            new TextTable.Column("redis p50 us", true),
-            new TextTable.Column("dkv p99 us", true),
-            new TextTable.Column("redis p99 us", true),
-            new TextTable.Column("dkv errors", true)));
-        for (final Row row : result.rows())
-        {
-            table.addRow(row.setting().label(), row.test(), opsPerSecond(row.dkv().rps()),
-                opsPerSecond(row.redis().rps()), ratio(row.dkv().rps() / row.redis().rps()),
-                ThroughputPart.micros(row.dkv().p50Ms()), ThroughputPart.micros(row.redis().p50Ms()),
-                ThroughputPart.micros(row.dkv().p99Ms()), ThroughputPart.micros(row.redis().p99Ms()),
-                String.format(Locale.ROOT, "%,d", row.dkvFailed()));
-        }
+        final TextTable table = RedisBenchmarkRows.table(result.rows());
         final TextTable sizes = new TextTable(List.of(
             new TextTable.Column("server", false),
             new TextTable.Column("fields", true),
@@ -306,15 +192,15 @@ final class CollectionsPart
         {
             sizes.addRow(row.server(), String.format(Locale.ROOT, "%,d", row.fields()),
                 String.format(Locale.ROOT, "%.1f", row.loadNanos() / 1e9), opsPerSecond(row.setRate()),
-                micros(row.set(), 50), micros(row.set(), 99), opsPerSecond(row.getRate()), micros(row.get(), 50),
-                micros(row.get(), 99), String.format(Locale.ROOT, "%,.1f", row.getAllNanos() / 1e6));
+                SizedRuns.micros(row.set(), 50), SizedRuns.micros(row.set(), 99), opsPerSecond(row.getRate()),
+                SizedRuns.micros(row.get(), 50), SizedRuns.micros(row.get(), 99),
+                String.format(Locale.ROOT, "%,.1f", row.getAllNanos() / 1e6));
         }
-        return List.of(new ReportSection(TITLE, List.of(
-            "ops/s ratio: dkv's over redis-server's, higher is better; latencies are redis-benchmark's; dkv errors: " +
-                "the node's calls that answered an error (INFO commandstats), which redis-benchmark counts as done",
+        final List<String> notes = new ArrayList<>(List.of(RedisBenchmarkRows.NOTE,
             "redis-benchmark's SADD and SPOP work on one set (myset) and HSET on one hash (myhash): in dkv every " +
-                "request of a run is a transaction on the same header, so concurrent ones conflict and run again"),
-            table), new ReportSection(SIZE_TITLE, List.of(
+                "request of a run is a transaction on the same header, so concurrent ones conflict and run again"));
+        notes.addAll(RedisBenchmarkRows.errors(result.rows()));
+        return List.of(new ReportSection(TITLE, notes, table), new ReportSection(SIZE_TITLE, List.of(
             "one connection, one request at a time; HSET overwrites a random existing field, HGET reads one; the two " +
                 "hashes take turns by 1,000 requests, after a wait of 12 s that the load's garbage is taken back in",
             "each hash is loaded by HSETs of 1,000 fields; the large one's load includes its splits into segments; " +
@@ -344,22 +230,12 @@ final class CollectionsPart
         }
         if (small != null && large != null)
         {
-            final double set = p50(large.set()) / p50(small.set());
-            final double get = p50(large.get()) / p50(small.get());
+            final double set = SizedRuns.p50(large.set()) / SizedRuns.p50(small.set());
+            final double get = SizedRuns.p50(large.get()) / SizedRuns.p50(small.get());
             goals.add(String.format(Locale.ROOT, "one field's HSET and HGET cost the same at %,d fields as at %d " +
                 "(p50 within 1.5x): %s (HSET %.2fx, HGET %.2fx)", large.fields(), SMALL,
                 set <= 1.5 && get <= 1.5 ? "MET" : "MISSED", set, get));
         }
         return goals;
-    }
-
-    private static double p50(final Histogram histogram)
-    {
-        return histogram.getValueAtPercentile(50);
-    }
-
-    private static String micros(final Histogram histogram, final double percentile)
-    {
-        return String.format(Locale.ROOT, "%,.0f", histogram.getValueAtPercentile(percentile) / 1000.0);
     }
 }

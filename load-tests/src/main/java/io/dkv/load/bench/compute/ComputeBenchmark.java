@@ -47,6 +47,9 @@ import java.util.concurrent.Callable;
         "collections (not by default): redis-benchmark's SADD, HSET and SPOP at the three settings, and one field's " +
             "HSET and HGET on a hash of --hash-fields fields against one of 10. Goal: the large hash's p50 within " +
             "1.5x the small one's.",
+        "ordered (not by default): redis-benchmark's LPUSH, RPUSH, LPOP, RPOP, ZADD, ZPOPMIN and LRANGE_100 at the " +
+            "three settings, and one element's ZADD, ZSCORE, ZRANK, ZRANGE, LINDEX, LRANGE, LPUSH and RPOP on a " +
+            "sorted set and a list of --ordered-members elements against ones of 10.",
         "long (not by default): SET and GET of one value of 4, 64 and 256 MB (strings in pieces), --long-rounds " +
             "of each, against redis-server."
     })
@@ -58,6 +61,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String SCALE = "scale";
     static final String MULTI = "multi";
     static final String COLLECTIONS = "collections";
+    static final String ORDERED = "ordered";
     static final String LONG = "long";
     /** The sizes of long's values, in 10^6 bytes. */
     static final int[] LONG_MEGABYTES = {4, 64, 256};
@@ -67,8 +71,9 @@ public final class ComputeBenchmark implements Callable<Integer>
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi, collections, long (default: ${DEFAULT-VALUE}; " +
-            "collections loads a hash of --hash-fields fields into both servers, minutes at 10^6).")
+        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long (default: " +
+            "${DEFAULT-VALUE}; collections loads a hash of --hash-fields fields into both servers, ordered a sorted " +
+            "set and a list of --ordered-members elements, minutes at 10^6).")
     private List<String> only;
 
     @Option(names = "--long-rounds", defaultValue = "5",
@@ -82,6 +87,15 @@ public final class ComputeBenchmark implements Callable<Integer>
     @Option(names = "--hash-operations", defaultValue = "20000",
         description = "HSETs, then HGETs, timed on each hash of collections (default: ${DEFAULT-VALUE}).")
     private long hashOperations;
+
+    @Option(names = "--ordered-members", defaultValue = "1000000",
+        description = "Elements of the large sorted set and of the large list of ordered (default: ${DEFAULT-VALUE}).")
+    private int orderedMembers;
+
+    @Option(names = "--ordered-operations", defaultValue = "20000",
+        description = "Requests of each timed operation on each sorted set and list of ordered (default: " +
+            "${DEFAULT-VALUE}).")
+    private long orderedOperations;
 
     @Option(names = "--scale-rate", defaultValue = "2000",
         description = "Requests a second of the scale step's clients, all together (default: ${DEFAULT-VALUE}).")
@@ -144,15 +158,16 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, LONG).containsAll(parts) || requests < 1 ||
-            keyspace < 1 ||
-            hashFields < 11 || hashOperations < 1 || longRounds < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG).containsAll(parts) ||
+            requests < 1 || keyspace < 1 ||
+            hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections, long), --hash-fields " + hashFields +
-                " (at least 11), --hash-operations " + hashOperations + ", --multi-requests " + multiRequests +
+                " (parts: throughput, join, scale, multi, collections, ordered, long), --hash-fields " + hashFields +
+                " (at least 11), --hash-operations " + hashOperations + ", --ordered-members " + orderedMembers +
+                " (at least 11), --ordered-operations " + orderedOperations + ", --multi-requests " + multiRequests +
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
@@ -162,7 +177,8 @@ public final class ComputeBenchmark implements Callable<Integer>
         html.validate(spec);
         final Optional<Path> redisServer = RedisServer.find();
         final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
-        final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI) || parts.contains(COLLECTIONS);
+        final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI) || parts.contains(COLLECTIONS) ||
+            parts.contains(ORDERED);
         if (redisServer.isEmpty() || needsTool && redisBenchmark.isEmpty())
         {
             throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
@@ -244,6 +260,19 @@ public final class ComputeBenchmark implements Callable<Integer>
                 hashOperations, hashOperations, result.ioThreads(), result.redisVersion()));
             sections.addAll(CollectionsPart.sections(result));
             goals.addAll(CollectionsPart.goals(result));
+        }
+        if (parts.contains(ORDERED))
+        {
+            final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
+            final OrderedPart.Result result = new OrderedPart(tool, redisServer.orElseThrow(), requests / 5,
+                keyspace, valueSize, orderedMembers, orderedOperations, spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "ordered: %s -t lpush, rpush, lpop, rpop, zadd, zpopmin, " +
+                "lrange_100, one run each, -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; " +
+                "then a sorted set and a list of %,d elements and ones of 10 loaded into each server, %,d of each " +
+                "timed operation on each from one connection; compute node (%d event loops, store as in " +
+                "throughput) first, then redis-server %s", tool.version(), keyspace, valueSize, requests / 5,
+                orderedMembers, orderedOperations, result.ioThreads(), result.redisVersion()));
+            sections.addAll(OrderedPart.sections(result));
         }
         if (parts.contains(LONG))
         {

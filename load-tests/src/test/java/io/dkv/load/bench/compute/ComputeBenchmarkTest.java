@@ -30,14 +30,7 @@ class ComputeBenchmarkTest
     @Timeout(300)
     void reportsThroughputAndJoinBesideRedisServer(@TempDir final Path dir) throws IOException
     {
-        final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
-        if (!redis)
-        {
-            System.out.println("ComputeBenchmarkTest skipped: " + RedisServer.BINARY + " or " +
-                RedisBenchmarkTool.BINARY +
-                " is not installed (" + RedisServer.INSTALL_HINT + ", " + RedisBenchmarkTool.INSTALL_HINT + ")");
-        }
-        assumeTrue(redis, "redis-server or redis-benchmark is not installed");
+        assumeRedisTools("reportsThroughputAndJoinBesideRedisServer");
 
         final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
         final Path html = dir.resolve("compute.html");
@@ -120,5 +113,61 @@ class ComputeBenchmarkTest
         assertEquals(1, goals.size(), text);
         assertTrue(goals.getFirst().contains("MSET (10 keys)") &&
             (goals.getFirst().contains(": MET (") || goals.getFirst().contains(": MISSED (")), text);
+    }
+
+    @Test
+    @Timeout(300)
+    void reportsSortedSetsAndListsBesideRedisServerLargeAgainstSmall()
+    {
+        assumeRedisTools("reportsSortedSetsAndListsBesideRedisServerLargeAgainstSmall");
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "ordered", "--requests", "500", "--keyspace", "100",
+                "--ordered-members", "2000", "--ordered-operations", "200");
+
+        // a reply other than the one expected (a member or index not found, a size changed) fails the run
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
+        final Map<String, List<String[]>> tables = ReportTables.tables(text,
+            List.of(OrderedPart.TITLE, OrderedPart.SIZE_TITLE, OrderedPart.LOAD_TITLE));
+        final List<String[]> benchmark = tables.get(OrderedPart.TITLE);
+        assertEquals(Setting.ALL.size() * OrderedPart.TESTS.size(), benchmark.size(), text);
+        assertEquals(OrderedPart.TESTS.stream().map(RedisBenchmarkRows.Test::label).toList(),
+            benchmark.subList(0, OrderedPart.TESTS.size()).stream().map(row -> row[1]).toList(), text);
+        // a run redis-benchmark stopped at an error reply of the node's (it exits at the first) has no figures
+        for (final String[] row : benchmark)
+        {
+            assertTrue(row[4].endsWith("x") && row[9].matches("[0-9,]+") ||
+                row[2].equals(RedisBenchmarkRows.STOPPED), () -> String.join(" | ", row));
+        }
+        final List<String[]> sizes = tables.get(OrderedPart.SIZE_TITLE);
+        assertEquals(2 * OrderedPart.OPERATIONS.size(), sizes.size(), text);
+        for (int r = 0; r < sizes.size(); r++)
+        {
+            final String[] row = sizes.get(r);
+            assertEquals(OrderedPart.OPERATIONS.get(r / 2), row[0], text);
+            assertEquals(r % 2 == 0 ? "10" : "2,000", row[1], text);
+            assertTrue(row[6].endsWith("x"), () -> String.join(" | ", row));
+            assertTrue(r % 2 == 0 ? row[7].equals("-") && row[8].equals("-") :
+                row[7].endsWith("x") && row[8].endsWith("x"), () -> String.join(" | ", row));
+        }
+        final List<String[]> loads = tables.get(OrderedPart.LOAD_TITLE);
+        assertEquals(List.of("dkv", "dkv", "dkv", "dkv", "redis", "redis", "redis", "redis"),
+            loads.stream().map(row -> row[0]).toList(), text);
+        assertEquals(List.of("10", "10", "2,000", "2,000"), loads.subList(0, 4).stream().map(row -> row[2]).toList(),
+            text);
+        assertTrue(text.contains("chunks refused for a full heap: 0"), text);
+    }
+
+    /** Skips the test, saying why, where redis-server or redis-benchmark is not installed. */
+    private static void assumeRedisTools(final String test)
+    {
+        final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
+        if (!redis)
+        {
+            System.out.println("ComputeBenchmarkTest." + test + " skipped: " + RedisServer.BINARY + " or " +
+                RedisBenchmarkTool.BINARY + " is not installed (" + RedisServer.INSTALL_HINT + ", " +
+                RedisBenchmarkTool.INSTALL_HINT + ")");
+        }
+        assumeTrue(redis, "redis-server or redis-benchmark is not installed");
     }
 }
