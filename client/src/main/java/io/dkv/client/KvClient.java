@@ -1199,6 +1199,22 @@ public final class KvClient implements AutoCloseable
             return session().await(future);
         }
 
+        @SuppressWarnings("unchecked")
+        public CompletableFuture<Versioned> readAsync(final byte[] key)
+        {
+            if (closed)
+            {
+                return CompletableFuture.failedFuture(new KvException("the client is closed"));
+            }
+            pollCompletions();
+            final CompletableFuture<Object> future = new CompletableFuture<>();
+            if (!session().startGet(AsyncGet.VERSIONED, key, future, slowPath))
+            {
+                slowPath.get(AsyncGet.VERSIONED, key, future);
+            }
+            return (CompletableFuture<Versioned>)(CompletableFuture<?>)future;
+        }
+
         public boolean insert(final byte[] key, final byte[] value, final long expireAt)
         {
             return session().insertRaw(key, value, expireAt);
@@ -1227,7 +1243,8 @@ public final class KvClient implements AutoCloseable
         {
             run(future, () -> switch (kind)
             {
-                case AsyncGet.VERSIONED -> getVersioned(key);
+                // the key was checked as the read started; a transaction's reads of reserved keys come this way too
+                case AsyncGet.VERSIONED -> session().getVersioned(key);
                 case AsyncGet.TTL -> ttlMillis(key);
                 default -> KvClient.this.get(key);
             });

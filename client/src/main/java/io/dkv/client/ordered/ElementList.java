@@ -56,14 +56,18 @@ public final class ElementList
     /** @return the element at {@code index} (0 to size - 1). */
     public byte[] get(final long index)
     {
-        return blocks.readTree(TREE).at(index)[1];
+        final OrderedTree tree = blocks.readTree(TREE);
+        prefetchAt(tree, index, size() - 1);
+        return tree.at(index)[1];
     }
 
     /** Put {@code element} at {@code index} (0 to size), those from there on moving one up. */
     public void insert(final long index, final byte[] element)
     {
         requireFits(element);
-        blocks.tree(TREE).insertAt(index, NO_KEY, element);
+        final OrderedTree tree = blocks.tree(TREE);
+        prefetchAt(tree, index, size());
+        tree.insertAt(index, NO_KEY, element);
     }
 
     /** @throws IllegalArgumentException when {@code element} is longer than {@link #MAX_ELEMENT_LENGTH}. */
@@ -92,14 +96,18 @@ public final class ElementList
     /** @return the element at {@code index}, which the list no longer holds. */
     public byte[] removeAt(final long index)
     {
-        return blocks.tree(TREE).removeAt(index)[1];
+        final OrderedTree tree = blocks.tree(TREE);
+        prefetchAt(tree, index, size() - 1);
+        return tree.removeAt(index)[1];
     }
 
     /** Replace the element at {@code index} (0 to size - 1). */
     public void set(final long index, final byte[] element)
     {
         requireFits(element);
-        blocks.tree(TREE).setAt(index, element);
+        final OrderedTree tree = blocks.tree(TREE);
+        prefetchAt(tree, index, size() - 1);
+        tree.setAt(index, element);
     }
 
     /**
@@ -110,7 +118,9 @@ public final class ElementList
     {
         if (Math.max(0, from) < Math.min(size(), to))
         {
-            blocks.tree(TREE).removeRange(from, to);
+            final OrderedTree tree = blocks.tree(TREE);
+            prefetchAt(tree, from <= 0 ? 0 : to >= size() ? size() : from, size());
+            tree.removeRange(from, to);
         }
     }
 
@@ -123,7 +133,25 @@ public final class ElementList
         final OrderedTree tree = blocks.readTree(TREE);
         if (tree != null)
         {
+            prefetchAt(tree, reverse ? Math.min(to, size()) - 1 : from, size() - 1);
             tree.forEach(from, to, reverse, (key, value) -> visitor.visit(value));
+        }
+    }
+
+    /**
+     * When {@code index} is at an end (0, or {@code end} or past), have the tree read the path to it in one round trip,
+     * as the header names it: a push or pop then costs the header's read, that round trip and the commit, whatever
+     * the list's length.
+     */
+    private static void prefetchAt(final OrderedTree tree, final long index, final long end)
+    {
+        if (index <= 0)
+        {
+            tree.prefetchEnd(false);
+        }
+        else if (index >= end)
+        {
+            tree.prefetchEnd(true);
         }
     }
 

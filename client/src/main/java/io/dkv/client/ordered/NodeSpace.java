@@ -100,6 +100,48 @@ final class NodeSpace
         return node;
     }
 
+    /** @return true when the node was read or made by this space: only such a node can have changed in it. */
+    boolean isLoaded(final int number)
+    {
+        return loaded.containsKey(number);
+    }
+
+    /**
+     * Read the first {@code count} of {@code numbers} that this space has not, in one wave ({@link NodeStore#readAll}),
+     * so that a walk along them reads none: a header's end paths. A number that names no node, or a node stamped
+     * after the header, is left for the walk to meet (and rerun the transaction) should it go there: the numbers
+     * may be stale, and only the walk knows which nodes it needs.
+     */
+    void prefetch(final int[] numbers, final int count)
+    {
+        final int[] wanted = new int[count];
+        int missing = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int number = numbers[i];
+            if (number > 0 && number < nextNode && !loaded.containsKey(number) && !dropped.contains(number))
+            {
+                wanted[missing++] = number;
+            }
+        }
+        if (missing == 0)
+        {
+            return;
+        }
+        final byte[][] read = missing == 1 ? new byte[][] {store.read(wanted[0])} : store.readAll(wanted, missing);
+        for (int i = 0; i < missing; i++)
+        {
+            if (read[i] != null)
+            {
+                final TreeNode node = TreeNode.decode(read[i], "node " + wanted[i] + " of the " + owner);
+                if (changes == Long.MAX_VALUE || node.stamp <= changes)
+                {
+                    loaded.put(wanted[i], node);
+                }
+            }
+        }
+    }
+
     int allocate(final TreeNode node)
     {
         if (nextNode == Integer.MAX_VALUE)

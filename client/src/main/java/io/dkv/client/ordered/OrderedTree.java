@@ -433,6 +433,73 @@ public final class OrderedTree
         }
     }
 
+    // ---------------------------------------------------------------------------------------------------- end paths
+
+    /**
+     * Read the nodes of the path to the last element ({@code last}) or the first, as the header names them, in one
+     * round trip, so that a push, a pop or a range at that end walks down without another read.
+     */
+    public void prefetchEnd(final boolean last)
+    {
+        if (state.pathLevels > 0 && state.pathLevels == state.height && state.first[0] == state.root)
+        {
+            space.prefetch(state.endPath(last), state.pathLevels);
+        }
+    }
+
+    /**
+     * Bring the end paths the header keeps up to the tree as changed: the owner calls it before the header is
+     * written. A node this space never read is as the header's instant had it, so where the header's path names it
+     * its next node is the path's next; only a node reached another way is read (a cut's new edge, rarely).
+     */
+    void refreshEnds()
+    {
+        if (state.height == 0 || state.height > TreeRoot.PATH_LEVELS)
+        {
+            state.pathLevels = 0;
+            return;
+        }
+        final int[] first = new int[state.height];
+        final int[] last = new int[state.height];
+        walkEnd(state.first, first);
+        walkEnd(state.last, last);
+        System.arraycopy(first, 0, state.first, 0, first.length);
+        System.arraycopy(last, 0, state.last, 0, last.length);
+        state.pathLevels = state.height;
+    }
+
+    private void walkEnd(final int[] known, final int[] walked)
+    {
+        final boolean last = known == state.last;
+        int number = state.root;
+        for (int level = 0; level < state.height; level++)
+        {
+            walked[level] = number;
+            if (level == state.height - 1)
+            {
+                break;
+            }
+            int child = 0;
+            if (!space.isLoaded(number))
+            {
+                for (int at = 0; at + 1 < state.pathLevels; at++)
+                {
+                    if (known[at] == number)
+                    {
+                        child = known[at + 1];
+                        break;
+                    }
+                }
+            }
+            if (child == 0)
+            {
+                final TreeNode node = space.node(number);
+                child = node.children.getInt(last ? node.size() - 1 : 0);
+            }
+            number = child;
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------- the walk
 
     private TreeNode leaf()

@@ -174,6 +174,11 @@ public final class SortedSet
         final OrderedTree byScore = blocks.readTree(BY_SCORE);
         if (byScore != null)
         {
+            if (reverse ? to >= size() : from <= 0)
+            {
+                // a range from either end (ZRANGE 0 9, ZPOPMAX's look): its path in one round trip
+                byScore.prefetchEnd(reverse);
+            }
             byScore.forEach(from, to, reverse, (key, value) -> visitor.visit(ScoreKeys.member(key),
                 ScoreKeys.score(key)));
         }
@@ -185,6 +190,11 @@ public final class SortedSet
         final long first = Math.max(0, from);
         final long end = Math.min(size(), to);
         long removed = 0;
+        if (first < end && (first == 0 || end == size()))
+        {
+            // ZPOPMIN, ZPOPMAX, ZREMRANGEBYRANK at an end: the by-score path in one round trip
+            blocks.tree(BY_SCORE).prefetchEnd(first != 0);
+        }
         for (long i = first; i < end; i++)
         {
             final byte[] key = blocks.tree(BY_SCORE).removeAt(first)[0];

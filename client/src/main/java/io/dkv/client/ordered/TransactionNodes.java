@@ -6,6 +6,9 @@ import io.dkv.client.txn.Transaction;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A tree's nodes at the reserved keys of a generation ({@code ReservedKeys.segmentKey(generation, node)}), read and
  * written through one transaction. Reads are peeks, which its commit does not check: every change of a node rewrites
@@ -38,6 +41,27 @@ final class TransactionNodes implements NodeStore
         {
             return null;
         }
+        return value(node, read);
+    }
+
+    public byte[][] readAll(final int[] nodes, final int count)
+    {
+        final List<byte[]> keys = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            keys.add(ReservedKeys.segmentKey(generation, nodes[i]));
+        }
+        final LogicalValue[] read = tx.peekAll(keys);
+        final byte[][] values = new byte[count][];
+        for (int i = 0; i < count; i++)
+        {
+            values[i] = read[i] == null ? null : value(nodes[i], read[i]);
+        }
+        return values;
+    }
+
+    private byte[] value(final int node, final LogicalValue read)
+    {
         if (read.kind() != ValueKind.SEGMENT)
         {
             throw new KvException("node " + node + " of the " + owner + " holds a " + ValueKind.name(read.kind()));

@@ -192,6 +192,7 @@ public final class TreeCollection implements Composite
         {
             return;
         }
+        refreshEnds();
         final long copyGeneration = drawGeneration();
         final TransactionNodes copy = new TransactionNodes(tx, copyGeneration, ValueKind.expiryOf(expiryWord),
             ValueKind.name(kind) + " at key " + KvErrors.describe(target));
@@ -214,10 +215,19 @@ public final class TreeCollection implements Composite
             drop();
             return;
         }
+        refreshEnds();
         space.flush();
         tx.write(key, TreeCollectionLayout.encode(generation, space.nextNode(), space.nextChanges(), roots),
             expiryWord);
         changed = false;
+    }
+
+    private void refreshEnds()
+    {
+        for (final OrderedTree tree : trees)
+        {
+            tree.refreshEnds();
+        }
     }
 
     /** Mark the header to be written even when no node changed. */

@@ -12,8 +12,8 @@ import java.nio.ByteBuffer;
  *   8  next node   int   the first node number none of its nodes has had (numbers are never used twice)
  *  12  trees       int   how many trees follow: a sorted set 2 (by score, by member), a list 1
  *  16  changes     long  how many changes it has had: every node written is stamped with it ({@link TreeNodeLayout})
- *  24  tree 0      16 bytes ({@link TreeRootLayout})
- *  40  tree 1      ...
+ *  24  tree 0      80 bytes ({@link TreeRootLayout})
+ *  104 tree 1      ...
  * </pre>
  */
 public final class TreeCollectionLayout

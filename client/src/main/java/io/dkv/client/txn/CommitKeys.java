@@ -1,5 +1,7 @@
 package io.dkv.client.txn;
 
+import io.dkv.client.Versioned;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -25,4 +27,12 @@ public interface CommitKeys extends RawKeys
      * @throws java.util.concurrent.CompletionException as {@link CompletableFuture#join} does.
      */
     <T> T await(CompletableFuture<T> future);
+
+    /**
+     * Read the key, of any kind and reserved keys too, a transaction's intent on it resolved first (as
+     * {@code KvClient.getVersioned}), carried by completions: many such reads may be in flight at once.
+     *
+     * @return completes with the version read, or null when the key has no value.
+     */
+    CompletableFuture<Versioned> readAsync(byte[] key);
 }

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -217,6 +218,80 @@ public final class Transaction
             }
         }
         return peeked(version);
+    }
+
+    /**
+     * As {@link #peek} for each of {@code keys}, the reads of the keys this transaction has not seen all in flight at
+     * once ({@link CommitKeys#readAsync}): one round trip for many, where peeks one by one take one each.
+     *
+     * @return the values in the keys' order, null where a key has none.
+     */
+    public LogicalValue[] peekAll(final List<byte[]> keys)
+    {
+        final LogicalValue[] values = new LogicalValue[keys.size()];
+        final List<CompletableFuture<Versioned>> reads = new ArrayList<>(keys.size());
+        synchronized (this)
+        {
+            requireOpen();
+            for (int i = 0; i < values.length; i++)
+            {
+                final TxnEntry entry = entries.get(ByteBuffer.wrap(keys.get(i)));
+                if (entry != null && (entry.read || entry.written))
+                {
+                    values[i] = logical(entry);
+                    reads.add(null);
+                }
+                else if (entry != null && entry.peekedKnown)
+                {
+                    values[i] = peeked(entry.peeked);
+                    reads.add(null);
+                }
+                else
+                {
+                    reads.add(this.keys.readAsync(keys.get(i)));
+                }
+            }
+        }
+        for (int i = 0; i < values.length; i++)
+        {
+            final CompletableFuture<Versioned> read = reads.get(i);
+            if (read != null)
+            {
+                values[i] = remember(keys.get(i), awaited(read));
+            }
+        }
+        return values;
+    }
+
+    private synchronized LogicalValue remember(final byte[] key, final Versioned version)
+    {
+        final TxnEntry entry = entry(key);
+        if (entry.read || entry.written)
+        {
+            return logical(entry);
+        }
+        if (!entry.peekedKnown)
+        {
+            entry.peeked = version;
+            entry.peekedKnown = true;
+        }
+        return peeked(entry.peeked);
+    }
+
+    private Versioned awaited(final CompletableFuture<Versioned> read)
+    {
+        try
+        {
+            return this.keys.await(read);
+        }
+        catch (final CompletionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException cause)
+            {
+                throw cause;
+            }
+            throw ex;
+        }
     }
 
     private static LogicalValue peeked(final Versioned version)

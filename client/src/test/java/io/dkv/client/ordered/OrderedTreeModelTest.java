@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static io.dkv.client.ordered.TreeModel.Variant.CORRECT;
+import static io.dkv.client.ordered.TreeModel.Variant.ENDS_NOT_KEPT;
 import static io.dkv.client.ordered.TreeModel.Variant.HEADER_NOT_CHECKED;
 import static io.dkv.client.ordered.TreeModel.Variant.HEADER_ONLY_WHEN_SHAPE_CHANGES;
 import static io.dkv.client.ordered.TreeModel.check;
@@ -23,10 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unchanged, else starts over. Every interleaving of the clients' reads and commits is explored (each client's state
  * is what it has read: its change is run again over those reads to take its next step). Nodes hold two or three
  * elements, so the changes split and merge nodes and grow and shrink the tree. Checked at every commit: the tree's
- * shape ({@link TreeChecks}), that no node is left behind; at every end: the elements are the serial outcome of the
- * committed changes, every read saw the state the committed changes made up to its commit. Broken forms
- * it must catch: a header read without the commit checking it; the header rewritten only when the tree's shape or
- * count changed (so a value's change in a leaf is not seen by a reader's check).
+ * shape ({@link TreeChecks}: the header's end paths too), that no node is left behind; at every end: the elements
+ * are the serial outcome of the committed changes, every read saw the state the committed changes made up to its
+ * commit. Broken forms it must catch: a header read without the commit checking it; the header rewritten only when
+ * the tree's shape or count changed (so a value's change in a leaf is not seen by a reader's check); end paths a
+ * change does not keep.
  */
 class OrderedTreeModelTest
 {
@@ -80,6 +82,16 @@ class OrderedTreeModelTest
             "e"), List.of(transfer("a", "e"), read()));
         assertNotNull(error, "the broken variant should have been caught");
         assertTrue(error.getMessage().contains("a reader saw another state"), error.getMessage());
+    }
+
+    @Test
+    void endPathsAChangeDoesNotKeepNameNodesThatAreNoLongerTheEnds()
+    {
+        assertNull(violation(CORRECT, List.of("k1", "k2", "k3", "k4"), List.of(insert("k5"), insert("k0"))));
+        final AssertionError error = violation(ENDS_NOT_KEPT, List.of("k1", "k2", "k3", "k4"),
+            List.of(insert("k5"), insert("k0")));
+        assertNotNull(error, "the broken variant should have been caught");
+        assertTrue(error.getMessage().contains("path"), error.getMessage());
     }
 
     private static AssertionError violation(final TreeModel.Variant variant, final List<String> initial,

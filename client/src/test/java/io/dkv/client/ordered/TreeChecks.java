@@ -16,7 +16,8 @@ final class TreeChecks
 
     /**
      * Check the tree at {@code root} in {@code store}: every leaf at the same depth, every count the elements under its
-     * child, a keyed tree's keys in order and inside its separators, no node above the node bytes that could split.
+     * child, a keyed tree's keys in order and inside its separators, no node above the node bytes that could split,
+     * and the end paths, where the root names them, those a walk by first and by last children takes.
      *
      * @return the numbers of the nodes reached.
      */
@@ -31,7 +32,28 @@ final class TreeChecks
         }
         final long total = check(store, root.root, root.height - 1, null, null, nodeBytes, keyed, reached, true);
         assertEquals(root.count, total, "the root's count");
+        if (root.pathLevels > 0)
+        {
+            checkEnd(store, root, false);
+            checkEnd(store, root, true);
+        }
         return reached;
+    }
+
+    /** The end path the header names is the walk from the root by first children (by last children: {@code last}). */
+    private static void checkEnd(final MapNodeStore store, final TreeRoot root, final boolean last)
+    {
+        assertEquals(root.height, root.pathLevels, "end paths name every level");
+        int number = root.root;
+        for (int level = 0; level < root.height; level++)
+        {
+            assertEquals(number, root.endPath(last)[level], (last ? "last" : "first") + " path at level " + level);
+            if (level + 1 < root.height)
+            {
+                final TreeNode node = TreeNode.decode(store.nodes.get(number), "node " + number);
+                number = node.children.getInt(last ? node.size() - 1 : 0);
+            }
+        }
     }
 
     private static long check(final MapNodeStore store, final int number, final int levelsBelow, final byte[] low,

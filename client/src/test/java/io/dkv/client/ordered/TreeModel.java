@@ -26,7 +26,7 @@ final class TreeModel
 
     enum Variant
     {
-        CORRECT, HEADER_NOT_CHECKED, HEADER_ONLY_WHEN_SHAPE_CHANGES
+        CORRECT, HEADER_NOT_CHECKED, HEADER_ONLY_WHEN_SHAPE_CHANGES, ENDS_NOT_KEPT
     }
 
     /** A client's change: what it does to the tree, given the tree; answers what it read (readers) or null. */
@@ -34,12 +34,22 @@ final class TreeModel
     {
     }
 
-    /** The store: the header (a version and the tree's root and next node) and the nodes, by number. */
-    private record Shared(int version, int root, int height, long count, int nextNode, Map<Integer, String> nodes)
+    /**
+     * The store: the header (a version, the tree's root, its end paths and next node) and the nodes, by number.
+     *
+     * @param ends the end paths as {@link #ends} writes them.
+     */
+    private record Shared(int version, int root, int height, long count, int nextNode, String ends,
+        Map<Integer, String> nodes)
     {
         String key()
         {
-            return version + "|" + root + "|" + height + "|" + count + "|" + nextNode + "|" + nodes;
+            return version + "|" + root + "|" + height + "|" + count + "|" + nextNode + "|" + ends + "|" + nodes;
+        }
+
+        TreeRoot treeRoot()
+        {
+            return TreeModel.treeRoot(root, height, count, ends);
         }
     }
 
@@ -172,10 +182,11 @@ final class TreeModel
         {
             tree.put(bytes(key), bytes("10"));
         }
+        tree.refreshEnds();
         space.flush();
         final TreeMap<Integer, String> nodes = new TreeMap<>();
         store.nodes.forEach((number, encoded) -> nodes.put(number, hex(encoded)));
-        final Shared shared = new Shared(0, root.root, root.height, root.count, space.nextNode(), nodes);
+        final Shared shared = new Shared(0, root.root, root.height, root.count, space.nextNode(), ends(root), nodes);
         final List<Client> clients = new ArrayList<>();
         for (int i = 0; i < changes.size(); i++)
         {
@@ -224,13 +235,13 @@ final class TreeModel
         if (client.reads.isEmpty())
         {
             final String header = shared.version + " " + shared.root + " " + shared.height + " " + shared.count +
-                " " + shared.nextNode;
+                " " + shared.nextNode + " " + shared.ends;
             return with(state, i, new Client(client.change, List.of(header), false, null), shared, state.commits);
         }
         final String[] header = client.reads.getFirst().split(" ");
         final Replay replay = new Replay(client.reads);
-        final TreeRoot root = new TreeRoot(Integer.parseInt(header[1]), Integer.parseInt(header[2]),
-            Long.parseLong(header[3]));
+        final TreeRoot root = treeRoot(Integer.parseInt(header[1]), Integer.parseInt(header[2]),
+            Long.parseLong(header[3]), header[5]);
         // the header's version counts its changes: nodes read stamped later tear the view, and the change runs again
         final NodeSpace space = variant == Variant.HEADER_ONLY_WHEN_SHAPE_CHANGES ?
             new NodeSpace(replay, Integer.parseInt(header[4]), NODE_BYTES, "model") :
@@ -238,7 +249,13 @@ final class TreeModel
         final String answer;
         try
         {
-            answer = changes.get(client.change).body.apply(new OrderedTree(space, root));
+            final OrderedTree tree = new OrderedTree(space, root);
+            answer = changes.get(client.change).body.apply(tree);
+            if (variant != Variant.ENDS_NOT_KEPT)
+            {
+                // the header's end paths brought up to the change, as a collection's write does
+                tree.refreshEnds();
+            }
             space.flush();
         }
         catch (final Pause pause)
@@ -273,8 +290,8 @@ final class TreeModel
         replay.removes.forEach(nodes::remove);
         replay.writes.forEach((number, encoded) -> nodes.put(number, hex(encoded)));
         final Shared after = headerWritten ? new Shared(shared.version + 1, root.root, root.height, root.count,
-            space.nextNode(), nodes) : new Shared(shared.version, shared.root, shared.height, shared.count,
-            shared.nextNode, nodes);
+            space.nextNode(), ends(root), nodes) : new Shared(shared.version, shared.root, shared.height, shared.count,
+            shared.nextNode, shared.ends, nodes);
         checkShape(after);
         final List<String> commits = new ArrayList<>(state.commits);
         commits.add(changes.get(client.change).name + (answer == null ? "" : " saw [" + answer + "] of [" +
@@ -294,8 +311,42 @@ final class TreeModel
     {
         final MapNodeStore store = new MapNodeStore();
         shared.nodes.forEach((number, encoded) -> store.nodes.put(number, hex(encoded)));
-        final TreeRoot root = new TreeRoot(shared.root, shared.height, shared.count);
-        assertEquals(store.nodes.keySet(), TreeChecks.check(store, root, NODE_BYTES, true), "nodes left behind");
+        assertEquals(store.nodes.keySet(), TreeChecks.check(store, shared.treeRoot(), NODE_BYTES, true),
+            "nodes left behind");
+    }
+
+    /** @return the root's end paths as a header string holds them: "first/last", node numbers by commas. */
+    private static String ends(final TreeRoot root)
+    {
+        final StringBuilder ends = new StringBuilder();
+        for (int level = 0; level < root.pathLevels; level++)
+        {
+            ends.append(level == 0 ? "" : ",").append(root.first[level]);
+        }
+        ends.append('/');
+        for (int level = 0; level < root.pathLevels; level++)
+        {
+            ends.append(level == 0 ? "" : ",").append(root.last[level]);
+        }
+        return ends.toString();
+    }
+
+    private static TreeRoot treeRoot(final int number, final int height, final long count, final String ends)
+    {
+        final TreeRoot root = new TreeRoot(number, height, count);
+        final String[] paths = ends.split("/", -1);
+        if (!paths[0].isEmpty())
+        {
+            final String[] first = paths[0].split(",");
+            final String[] last = paths[1].split(",");
+            for (int level = 0; level < first.length; level++)
+            {
+                root.first[level] = Integer.parseInt(first[level]);
+                root.last[level] = Integer.parseInt(last[level]);
+            }
+            root.pathLevels = first.length;
+        }
+        return root;
     }
 
     /** At the end: the elements are what the committed changes make in the order they committed. */
