@@ -1,6 +1,7 @@
 package io.dkv.client.ordered;
 
 import io.dkv.client.KvException;
+import org.agrona.collections.IntHashSet;
 
 import java.util.Arrays;
 
@@ -431,6 +432,64 @@ public final class OrderedTree
                 rewrite(node.children.getInt(i), levelsBelow - 1);
             }
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------------- sizes
+
+    /**
+     * Estimate the tree's nodes and their encoded bytes (redis's MEMORY USAGE ... SAMPLES): the paths to
+     * {@code samples} ranks spread over the tree are read, and each level's node count is the one below over the
+     * children a node there was seen to have, its bytes that count times the bytes its nodes were seen to take.
+     * With {@code samples} 0, or as many as the elements, every node is read and the answer is exact.
+     *
+     * @return {nodes, bytes}.
+     */
+    long[] estimateNodes(final int samples)
+    {
+        if (state.height == 0)
+        {
+            return new long[] {0, 0};
+        }
+        if (samples <= 0 || samples >= state.count)
+        {
+            final long[] exact = new long[2];
+            forEachNode((number, node) ->
+            {
+                exact[0]++;
+                exact[1] += node.bytes();
+            });
+            return exact;
+        }
+        final int height = state.height;
+        final long[] seenBytes = new long[height];
+        final long[] seenEntries = new long[height];
+        final long[] seenNodes = new long[height];
+        final IntHashSet seen = new IntHashSet();
+        for (int i = 0; i < samples; i++)
+        {
+            descendToRank((long)((i + 0.5) * state.count / samples));
+            for (int level = 0; level < height; level++)
+            {
+                if (seen.add(pathNode[level]))
+                {
+                    final TreeNode node = space.node(pathNode[level]);
+                    seenBytes[level] += node.bytes();
+                    seenEntries[level] += node.size();
+                    seenNodes[level]++;
+                }
+            }
+        }
+        // the leaves: the elements over a leaf's seen; each level above: the nodes below over a node's seen children
+        double nodes = (double)state.count * seenNodes[height - 1] / seenEntries[height - 1];
+        double bytes = nodes * seenBytes[height - 1] / seenNodes[height - 1];
+        double all = nodes;
+        for (int level = height - 2; level >= 0; level--)
+        {
+            nodes = level == 0 ? 1 : Math.max(1, nodes * seenNodes[level] / seenEntries[level]);
+            bytes += nodes * seenBytes[level] / seenNodes[level];
+            all += nodes;
+        }
+        return new long[] {Math.round(all), Math.round(bytes)};
     }
 
     // ---------------------------------------------------------------------------------------------------- end paths

@@ -150,6 +150,27 @@ public final class TreeCollection implements Composite
         return exists ? roots[0].count : 0;
     }
 
+    /**
+     * Estimate its nodes and their bytes, header aside (redis's MEMORY USAGE): from the paths to {@code samples}
+     * ranks of each tree, or, with 0, exactly from every node ({@code OrderedTree.estimateNodes}).
+     *
+     * @return {nodes, bytes}.
+     */
+    public long[] estimateNodes(final int samples)
+    {
+        final long[] total = new long[2];
+        if (exists)
+        {
+            for (final OrderedTree tree : trees)
+            {
+                final long[] estimate = tree.estimateNodes(samples);
+                total[0] += estimate[0];
+                total[1] += estimate[1];
+            }
+        }
+        return total;
+    }
+
     public long expireAtMillis()
     {
         return ValueKind.expiryOf(expiryWord);

@@ -269,6 +269,45 @@ class OrderedTreeTest
         assertNull(new OrderedTree(new NodeSpace(store, space.nextNode(), nodeBytes, OWNER), root).get(bytes("q")));
     }
 
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void sampledSizesComeNearTheExactOnes(final boolean keyed)
+    {
+        final int nodeBytes = 4096;
+        final Random random = new Random(keyed ? 5 : 6);
+        final MapNodeStore store = new MapNodeStore();
+        final TreeRoot root = TreeRoot.empty();
+        final NodeSpace space = new NodeSpace(store, 1, nodeBytes, OWNER);
+        final OrderedTree tree = new OrderedTree(space, root);
+        for (int i = 0; i < 30_000; i++)
+        {
+            final byte[] value = bytes("v".repeat(random.nextInt(40)));
+            if (keyed)
+            {
+                tree.put(bytes("key-" + random.nextLong()), value);
+            }
+            else
+            {
+                tree.insertAt(random.nextInt((int)tree.size() + 1), TreeNode.EMPTY, value);
+            }
+        }
+        space.flush();
+        final long[] exact = new OrderedTree(new NodeSpace(store, space.nextNode(), nodeBytes, OWNER), root)
+            .estimateNodes(0);
+        assertEquals(store.nodes.size(), exact[0], "every node counted");
+        assertEquals(store.nodes.values().stream().mapToLong(encoded -> encoded.length).sum(), exact[1],
+            "every node's bytes");
+        for (final int samples : new int[] {5, 50})
+        {
+            final long[] sampled = new OrderedTree(new NodeSpace(store, space.nextNode(), nodeBytes, OWNER), root)
+                .estimateNodes(samples);
+            assertTrue(Math.abs(sampled[0] - exact[0]) <= exact[0] / 4, samples + " samples: " + sampled[0] +
+                " nodes, not " + exact[0]);
+            assertTrue(Math.abs(sampled[1] - exact[1]) <= exact[1] / 4, samples + " samples: " + sampled[1] +
+                " bytes, not " + exact[1]);
+        }
+    }
+
     static byte[] bytes(final String text)
     {
         return text.getBytes(StandardCharsets.UTF_8);

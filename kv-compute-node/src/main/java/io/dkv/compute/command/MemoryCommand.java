@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.Versioned;
 import io.dkv.client.collection.CollectionLayout;
+import io.dkv.client.ordered.TreeCollection;
 import io.dkv.client.pieces.PiecedString;
 import io.dkv.client.pieces.PiecesLayout;
 import io.dkv.compute.resp.RespNumbers;
@@ -20,8 +21,10 @@ import static io.dkv.compute.command.CommandTable.spec;
 
 /**
  * MEMORY USAGE and HELP: the bytes a key takes on its memory node, as its blocks hold it (a string's block; a hash's
- * or set's header block and its segments' blocks, from the header's counts, with no segment read). Replicas are not
- * counted, as redis counts one server. The other subcommands describe redis's allocator, which dkv has not.
+ * or set's header block and its segments' blocks, from the header's counts, with no segment read; a sorted set's or a
+ * list's header and its trees' nodes, estimated from the paths to SAMPLES ranks of each tree as redis samples, or
+ * read whole with SAMPLES 0). Replicas are not counted, as redis counts one server. The other subcommands describe
+ * redis's allocator, which dkv has not.
  */
 final class MemoryCommand
 {
@@ -39,6 +42,11 @@ final class MemoryCommand
         "    sampled up to <count> times (default: 5, 0 means sample all).");
     /** An index slot: what each key's block costs in the index besides the block. */
     private static final int SLOT_BYTES = 8;
+    /** A segment's or a tree node's block besides its bytes: its slot, header, key, 32 bytes of padding on average. */
+    private static final int NODE_OVERHEAD =
+        SLOT_BYTES + KvBlockLayout.HEADER_LENGTH + ReservedKeys.SEGMENT_KEY_LENGTH + 32;
+    /** Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES. */
+    private static final int DEFAULT_SAMPLES = 5;
 
     private final KeyStore base;
 
@@ -67,6 +75,7 @@ final class MemoryCommand
 
     private void usage(final Session session, final byte[][] args, final ByteBuf out)
     {
+        long samples = DEFAULT_SAMPLES;
         for (int j = 3; j < args.length; j++)
         {
             if (CommandTable.is(args[j], "samples") && j + 1 < args.length)
@@ -76,7 +85,8 @@ final class MemoryCommand
                     RespReplies.error(out, Errors.NOT_INTEGER);
                     return;
                 }
-                if (RespNumbers.parseLong(args[j + 1]) < 0)
+                samples = RespNumbers.parseLong(args[j + 1]);
+                if (samples < 0)
                 {
                     RespReplies.error(out, Errors.SYNTAX);
                     return;
@@ -114,8 +124,15 @@ final class MemoryCommand
             final long segments = (1L << header.getInt(CollectionLayout.LEVEL_OFFSET)) +
                 header.getInt(CollectionLayout.SPLIT_OFFSET);
             // each segment a block of its own: its header, its key and padding to 64 bytes on average
-            usage += bytes + segments * (SLOT_BYTES + KvBlockLayout.HEADER_LENGTH + ReservedKeys.SEGMENT_KEY_LENGTH +
-                32);
+            usage += bytes + segments * NODE_OVERHEAD;
+        }
+        else if (read.kind() == ValueKind.ZSET || read.kind() == ValueKind.LIST)
+        {
+            final int kind = read.kind();
+            final int sampled = (int)Math.min(Integer.MAX_VALUE, samples);
+            final long[] nodes = session.store(base).atomically(store -> TreeCollection.open(store.transaction(),
+                args[2], kind, store.segmentBytes()).estimateNodes(sampled));
+            usage += nodes[1] + nodes[0] * NODE_OVERHEAD;
         }
         RespReplies.integer(out, usage);
     }
