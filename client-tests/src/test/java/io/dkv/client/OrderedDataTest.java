@@ -250,6 +250,125 @@ class OrderedDataTest
     }
 
     @Test
+    void aListAnswersAsAnArrayListThroughRandomChangesAtItsEndsAndInside()
+    {
+        final KvClient client = store(1);
+        final byte[] key = bytes("random list");
+        final Random random = new Random(37);
+        final List<String> model = new ArrayList<>();
+        for (int step = 0; step < 4_000; step++)
+        {
+            final int op = random.nextInt(20);
+            // mostly short elements, which the end buffers take; some of 200 to 700 bytes, which fill them; a few
+            // longer than a buffer, which go to the tree whatever the index
+            final int length = random.nextInt(10) < 8 ? random.nextInt(20) : random.nextInt(10) < 8 ?
+                200 + random.nextInt(500) : 600 + random.nextInt(2_000);
+            final String element = step + "-" + "e".repeat(length);
+            final int size = model.size();
+            final int index = size == 0 ? 0 : random.nextBoolean() ? random.nextInt(size) :
+                random.nextBoolean() ? 0 : size - 1;
+            final int to = Math.min(size, index + 1 + random.nextInt(random.nextBoolean() ? 3 : size + 1));
+            final int insertAt = random.nextBoolean() ? random.nextInt(size + 1) : random.nextBoolean() ? 0 : size;
+            final String answer = client.transact(tx ->
+            {
+                final ElementList list = ElementList.open(tx, key, SEGMENT_BYTES);
+                assertEquals(size, list.size(), "the size");
+                String said = null;
+                if (op < 6 || size == 0)
+                {
+                    list.push(op % 2 == 0, bytes(element));
+                }
+                else if (op < 10)
+                {
+                    said = string(list.pop(op % 2 == 0));
+                }
+                else if (op < 12)
+                {
+                    list.insert(insertAt, bytes(element));
+                }
+                else if (op < 13)
+                {
+                    said = string(list.removeAt(index));
+                }
+                else if (op < 15)
+                {
+                    list.set(index, bytes(element));
+                }
+                else if (op < 16)
+                {
+                    list.removeRange(index, to);
+                }
+                else if (op < 18)
+                {
+                    said = string(list.get(index));
+                }
+                else
+                {
+                    final StringBuilder seen = new StringBuilder();
+                    list.forEach(index, to, op == 19, value -> seen.append(string(value)).append(',') != null);
+                    said = seen.toString();
+                }
+                list.write();
+                return said;
+            });
+            final String expected = apply(model, op, new int[] {size, index, to, insertAt}, element);
+            assertEquals(expected, answer, "step " + step + ", op " + op + " at " + index + " to " + to);
+            if (step % 250 == 0 || model.isEmpty())
+            {
+                assertEquals(model, client.transact(tx ->
+                {
+                    final List<String> all = new ArrayList<>();
+                    ElementList.open(tx, key, SEGMENT_BYTES).forEach(0, Long.MAX_VALUE, false, value ->
+                        all.add(string(value)));
+                    return all;
+                }), "the whole list after step " + step);
+            }
+        }
+    }
+
+    /** What {@link #aListAnswersAsAnArrayListThroughRandomChangesAtItsEndsAndInside} expects, done to the model. */
+    private static String apply(final List<String> model, final int op, final int[] at, final String element)
+    {
+        final int size = at[0];
+        final int index = at[1];
+        final int to = at[2];
+        if (op < 6 || size == 0)
+        {
+            model.add(op % 2 == 0 ? 0 : size, element);
+            return null;
+        }
+        if (op < 10)
+        {
+            return model.remove(op % 2 == 0 ? 0 : size - 1);
+        }
+        return switch (op)
+        {
+            case 10, 11 ->
+            {
+                model.add(at[3], element);
+                yield null;
+            }
+            case 12 -> model.remove(index);
+            case 13, 14 ->
+            {
+                model.set(index, element);
+                yield null;
+            }
+            case 15 ->
+            {
+                model.subList(index, to).clear();
+                yield null;
+            }
+            case 16, 17 -> model.get(index);
+            default ->
+            {
+                final List<String> range = new ArrayList<>(model.subList(index, to));
+                yield String.join(",", op == 19 ? range.reversed() : range) + ",";
+            }
+        };
+    }
+
+    @Test
     void copiesExpiryAndDeletionTakeEveryNode()
     {
         final KvClient client = store(1);

@@ -34,6 +34,8 @@ public final class TreeCollection implements Composite
     private final int nodeBytes;
     private final TreeRoot[] roots;
     private final OrderedTree[] trees;
+    /** A list's first and last elements, kept in its header; null for a sorted set. */
+    private final ListEnds ends;
     private TransactionNodes nodes;
     private NodeSpace space;
     private boolean exists;
@@ -50,6 +52,7 @@ public final class TreeCollection implements Composite
         final int count = kind == ValueKind.ZSET ? 2 : 1;
         roots = new TreeRoot[count];
         trees = new OrderedTree[count];
+        ends = kind == ValueKind.LIST ? new ListEnds() : null;
     }
 
     /**
@@ -88,10 +91,17 @@ public final class TreeCollection implements Composite
         final byte[] value = header.value();
         final int length = TreeCollectionLayout.length(roots.length);
         final ByteBuffer buffer = ByteBuffer.wrap(value);
-        if (value.length != length || buffer.getInt(TreeCollectionLayout.TREES_OFFSET) != roots.length)
+        final String owner = ValueKind.name(kind) + " at key " + KvErrors.describe(key);
+        if (value.length < length || (ends == null && value.length != length) ||
+            buffer.getInt(TreeCollectionLayout.TREES_OFFSET) != roots.length)
         {
-            throw new KvException("the " + ValueKind.name(kind) + " at key " + KvErrors.describe(key) + " has a " +
-                "header of " + value.length + " bytes, not " + length);
+            throw new KvException("the " + owner + " has a header of " + value.length + " bytes, not " + length +
+                (ends == null ? "" : " or more"));
+        }
+        if (ends != null && value.length > length)
+        {
+            ListEndsLayout.read(buffer, length, ends.head, ends.tail, owner);
+            ends.loaded();
         }
         exists = true;
         expiryWord = header.expiryWord();
@@ -140,14 +150,20 @@ public final class TreeCollection implements Composite
         return key;
     }
 
+    /** @return a list's end buffers (null for a sorted set), which {@link #write} writes with the header. */
+    ListEnds ends()
+    {
+        return ends;
+    }
+
     public boolean exists()
     {
-        return exists && roots[0].count > 0;
+        return exists && size() > 0;
     }
 
     public long size()
     {
-        return exists ? roots[0].count : 0;
+        return exists ? roots[0].count + (ends == null ? 0 : ends.size()) : 0;
     }
 
     /**
@@ -203,6 +219,10 @@ public final class TreeCollection implements Composite
         }
         space.flush();
         tx.remove(key);
+        if (ends != null)
+        {
+            ends.clear();
+        }
         exists = false;
         changed = false;
     }
@@ -221,7 +241,7 @@ public final class TreeCollection implements Composite
         {
             tree.forEachNode((number, node) -> copy.write(number, node.encode()));
         }
-        tx.write(target, TreeCollectionLayout.encode(copyGeneration, space.nextNode(), space.changes(), roots),
+        tx.write(target, TreeCollectionLayout.encode(copyGeneration, space.nextNode(), space.changes(), roots, ends),
             expiryWord);
     }
 
@@ -231,14 +251,14 @@ public final class TreeCollection implements Composite
         {
             return;
         }
-        if (roots[0].count == 0)
+        if (size() == 0)
         {
             drop();
             return;
         }
         refreshEnds();
         space.flush();
-        tx.write(key, TreeCollectionLayout.encode(generation, space.nextNode(), space.nextChanges(), roots),
+        tx.write(key, TreeCollectionLayout.encode(generation, space.nextNode(), space.nextChanges(), roots, ends),
             expiryWord);
         changed = false;
     }

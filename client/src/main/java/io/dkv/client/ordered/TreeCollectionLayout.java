@@ -13,7 +13,8 @@ import java.nio.ByteBuffer;
  *  12  trees       int   how many trees follow: a sorted set 2 (by score, by member), a list 1
  *  16  changes     long  how many changes it has had: every node written is stamped with it ({@link TreeNodeLayout})
  *  24  tree 0      80 bytes ({@link TreeRootLayout})
- *  104 tree 1      ...
+ *  104 tree 1      ...  (a sorted set's)
+ *  104 end buffers      a list's first and last elements ({@link ListEndsLayout}), to the value's end
  * </pre>
  */
 public final class TreeCollectionLayout
@@ -34,9 +35,15 @@ public final class TreeCollectionLayout
         return FIRST_TREE_OFFSET + trees * TreeRootLayout.LENGTH;
     }
 
-    static byte[] encode(final long generation, final int nextNode, final long changes, final TreeRoot[] trees)
+    static byte[] encode(final long generation, final int nextNode, final long changes, final TreeRoot[] trees,
+        final ListEnds ends)
     {
-        final ByteBuffer buffer = ByteBuffer.allocate(length(trees.length));
+        final int length = length(trees.length);
+        final ByteBuffer buffer = ByteBuffer.allocate(length + (ends == null ? 0 : ends.length()));
+        if (ends != null)
+        {
+            ListEndsLayout.write(buffer, length, ends.head, ends.tail);
+        }
         buffer.putLong(GENERATION_OFFSET, generation).putInt(NEXT_NODE_OFFSET, nextNode)
             .putInt(TREES_OFFSET, trees.length).putLong(CHANGES_OFFSET, changes);
         for (int i = 0; i < trees.length; i++)
