@@ -76,6 +76,7 @@ final class RequestServer implements Agent
     private final AtomicCounter splits;
     private final AtomicCounter malformed;
     private final AtomicCounter heapFull;
+    private boolean heapFullLogged;
     private final AtomicCounter keysPersisted;
     private final AtomicCounter batches;
     private final AtomicCounter batchFailures;
@@ -283,10 +284,22 @@ final class RequestServer implements Agent
         if (offset < 0)
         {
             heapFull.incrementRelease();
-            LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
-                " bytes handed out, a chunk of " + wanted + " asked for");
+            if (!heapFullLogged)
+            {
+                // once a spell: a busy writer asks again and again until blocks come back (HEAP_FULL counts them all)
+                heapFullLogged = true;
+                LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
+                    " bytes handed out, a chunk of " + wanted + " asked for; refusals are counted (heap-full) and " +
+                    "not logged again until a chunk is handed out");
+            }
             answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
             return;
+        }
+        if (heapFullLogged)
+        {
+            heapFullLogged = false;
+            LOG.log(System.Logger.Level.INFO, "heap has room again: " + chunks.used() + " of " +
+                chunks.heapLength() + " bytes handed out, " + heapFull.get() + " chunks refused in all");
         }
         answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
     }
