@@ -520,16 +520,16 @@ public final class OrderedTree
         }
         final int[] first = new int[state.height];
         final int[] last = new int[state.height];
-        walkEnd(state.first, first);
-        walkEnd(state.last, last);
+        walkEnd(false, first);
+        walkEnd(true, last);
         System.arraycopy(first, 0, state.first, 0, first.length);
         System.arraycopy(last, 0, state.last, 0, last.length);
         state.pathLevels = state.height;
     }
 
-    private void walkEnd(final int[] known, final int[] walked)
+    private void walkEnd(final boolean last, final int[] walked)
     {
-        final boolean last = known == state.last;
+        final int[] known = state.endPath(last);
         int number = state.root;
         for (int level = 0; level < state.height; level++)
         {

@@ -197,27 +197,23 @@ public final class Transaction
         {
             requireOpen();
             final TxnEntry entry = entries.get(ByteBuffer.wrap(key));
-            if (entry != null && (entry.read || entry.written))
+            if (seen(entry))
             {
-                return logical(entry);
-            }
-            if (entry != null && entry.peekedKnown)
-            {
-                return peeked(entry.peeked);
+                return seenValue(entry);
             }
         }
-        final Versioned version = readResolved(keys, resolver, key, maxResolves);
-        synchronized (this)
-        {
-            // kept for a write of the key, which is then swapped in from it (the commit checks it no other way)
-            final TxnEntry entry = entry(key);
-            if (!entry.peekedKnown)
-            {
-                entry.peeked = version;
-                entry.peekedKnown = true;
-            }
-        }
-        return peeked(version);
+        return remember(key, readResolved(keys, resolver, key, maxResolves));
+    }
+
+    /** @return true when this transaction read, wrote or peeked the entry's key: a peek answers from it. */
+    private static boolean seen(final TxnEntry entry)
+    {
+        return entry != null && (entry.read || entry.written || entry.peekedKnown);
+    }
+
+    private LogicalValue seenValue(final TxnEntry entry)
+    {
+        return entry.read || entry.written ? logical(entry) : peeked(entry.peeked);
     }
 
     /**
@@ -236,14 +232,9 @@ public final class Transaction
             for (int i = 0; i < values.length; i++)
             {
                 final TxnEntry entry = entries.get(ByteBuffer.wrap(keys.get(i)));
-                if (entry != null && (entry.read || entry.written))
+                if (seen(entry))
                 {
-                    values[i] = logical(entry);
-                    reads.add(null);
-                }
-                else if (entry != null && entry.peekedKnown)
-                {
-                    values[i] = peeked(entry.peeked);
+                    values[i] = seenValue(entry);
                     reads.add(null);
                 }
                 else
@@ -263,19 +254,19 @@ public final class Transaction
         return values;
     }
 
+    /**
+     * Keep what a peek read, for a write of the key, which is then swapped in from it (the commit checks it no other
+     * way). @return the key as this transaction sees it now.
+     */
     private synchronized LogicalValue remember(final byte[] key, final Versioned version)
     {
         final TxnEntry entry = entry(key);
-        if (entry.read || entry.written)
-        {
-            return logical(entry);
-        }
-        if (!entry.peekedKnown)
+        if (!seen(entry))
         {
             entry.peeked = version;
             entry.peekedKnown = true;
         }
-        return peeked(entry.peeked);
+        return seenValue(entry);
     }
 
     private Versioned awaited(final CompletableFuture<Versioned> read)
