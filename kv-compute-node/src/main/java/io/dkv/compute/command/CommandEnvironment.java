@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.pubsub.PubSub;
 
 import java.nio.charset.StandardCharsets;
 
@@ -18,10 +19,20 @@ import java.nio.charset.StandardCharsets;
  * @param cluster     the compute nodes CLUSTER answers with.
  * @param outputLimit reply bytes a connection may have pending at most, for CONFIG GET.
  * @param auth        what a failed AUTH costs its connection.
+ * @param pubsub      pub/sub across the pool's compute nodes.
  */
 public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
-    int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth)
+    int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth, PubSub pubsub)
 {
+    /** With pub/sub among this node's connections alone. */
+    public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
+        final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster, final long outputLimit,
+        final AuthThrottle auth)
+    {
+        this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth,
+            PubSub.alone());
+    }
+
     /** With no output limit to report and failed AUTHs not throttled: a table run apart from clients' connections. */
     public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
         final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster)

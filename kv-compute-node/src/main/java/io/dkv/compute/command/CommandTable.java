@@ -59,6 +59,7 @@ public final class CommandTable
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());
+        add(new PubSubCommands(environment).commands());
         for (final CommandSpec spec : commands.values())
         {
             // made now, so that counting a call allocates nothing
@@ -166,6 +167,19 @@ public final class CommandTable
         final CommandSpec spec = find(session, args, out);
         if (spec == null)
         {
+            return;
+        }
+        final String subscribed = PubSubCommands.subscribedModeRefusal(session, spec);
+        if (subscribed != null)
+        {
+            refuse(session, spec, subscribed, out);
+            return;
+        }
+        if (session.inMulti() && PubSubCommands.notInMulti(spec.name()))
+        {
+            refuse(session, spec, "ERR " + spec.name().toUpperCase() + " is not allowed inside MULTI on dkv: a " +
+                "transaction may run its commands more than once, and a message or subscription cannot be taken back",
+                out);
             return;
         }
         if (session.inMulti() && !TransactionCommands.runsAtOnce(spec.name()))

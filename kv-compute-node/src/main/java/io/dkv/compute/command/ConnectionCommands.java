@@ -49,6 +49,13 @@ final class ConnectionCommands
         {
             RespReplies.error(out, Errors.arity("ping"));
         }
+        else if (session.protocol() == 2 && session.subscriber() != null && session.subscriber().subscribed())
+        {
+            // redis's answer in subscribed mode, where a RESP2 client reads every reply as a message
+            RespReplies.arrayHeader(out, 2);
+            RespReplies.bulk(out, "pong");
+            RespReplies.bulk(out, args.length == 2 ? args[1] : new byte[0]);
+        }
         else if (args.length == 2)
         {
             RespReplies.bulk(out, args[1]);

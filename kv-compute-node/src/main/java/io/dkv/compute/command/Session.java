@@ -1,6 +1,8 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.store.KeyStore;
+import io.netty.channel.Channel;
 
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
@@ -22,6 +24,8 @@ public final class Session
     private KeyStore executing;
     private StreamedReplies streams;
     private Object[] staged;
+    private Channel outlet;
+    private Subscriber subscriber;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -90,6 +94,12 @@ public final class Session
         return authenticated;
     }
 
+    /** RESET where a password is required: the connection must authenticate again. */
+    void deauthenticate()
+    {
+        authenticated = false;
+    }
+
     void authenticate()
     {
         if (!authenticated)
@@ -108,6 +118,33 @@ public final class Session
     void protocol(final int protocol)
     {
         this.protocol = protocol;
+        if (subscriber != null)
+        {
+            subscriber.protocol(protocol);
+        }
+    }
+
+    /** @return the connection's channel, where messages published to its subscriptions go; null when it has none. */
+    Channel outlet()
+    {
+        return outlet;
+    }
+
+    /** @param outlet the connection's channel. */
+    public void outlet(final Channel outlet)
+    {
+        this.outlet = outlet;
+    }
+
+    /** @return the connection as pub/sub sees it, made at its first (un)subscribe; null before. */
+    public Subscriber subscriber()
+    {
+        return subscriber;
+    }
+
+    void subscriber(final Subscriber subscriber)
+    {
+        this.subscriber = subscriber;
     }
 
     byte[] name()
