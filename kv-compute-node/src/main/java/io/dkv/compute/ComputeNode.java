@@ -1,6 +1,7 @@
 package io.dkv.compute;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.command.AuthThrottle;
 import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
@@ -197,11 +198,6 @@ public final class ComputeNode implements AutoCloseable
             this.mesh = meshing;
             this.pubsub = new PubSub(meshing, ByteBufAllocator.DEFAULT, Duration.ofMillis(context.meshCallTimeoutMs()),
                 ex -> meshLog.event("pub/sub", ex.getMessage()));
-            if (meshing != null)
-            {
-                // peers are met in the background; pub/sub's first commands wait for that, nothing else does
-                meshing.start();
-            }
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
                 ClusterView.Member.id(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)),
                 RaasClusterView.announcedHost(context.bindAddress()), port));
@@ -209,7 +205,14 @@ public final class ComputeNode implements AutoCloseable
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
                 view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
-                new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub));
+                new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
+                new Waiters(pubsub, ex -> meshLog.event("blocking commands", ex.getMessage()))));
+            if (meshing != null)
+            {
+                // once every call's handler is in place; peers are met in the background, and pub/sub's and blocking
+                // commands' first uses wait for that, nothing else does
+                meshing.start();
+            }
             this.sampler =
                 bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
@@ -532,14 +535,6 @@ public final class ComputeNode implements AutoCloseable
             session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
             session.outlet(channel);
-            // on the connection's loop: its subscriptions end with it, on every node that was told of them
-            channel.closeFuture().addListener(future ->
-            {
-                if (session.subscriber() != null)
-                {
-                    pubsub.gone(session.subscriber());
-                }
-            });
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
                 context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog));
         }

@@ -60,6 +60,7 @@ public final class CommandTable
         add(new ServerCommands(environment, this).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment).commands());
+        add(new BlockingCommands(store, environment.waiters()).commands());
         for (final CommandSpec spec : commands.values())
         {
             // made now, so that counting a call allocates nothing
@@ -290,6 +291,7 @@ public final class CommandTable
             else
             {
                 spec.handler().execute(session, args, out);
+                ready(session, spec, args);
             }
         }
         catch (final IllegalArgumentException ex)
@@ -320,6 +322,64 @@ public final class CommandTable
             final byte[] head = new byte[Math.min(64, out.writerIndex() - start)];
             out.getBytes(start, head);
             stats.commandStats().error(head, head.length);
+        }
+    }
+
+    /** Signal the keys the command may have made a list or a sorted set: now, or after EXEC's transaction. */
+    private void ready(final Session session, final CommandSpec spec, final byte[][] args)
+    {
+        if (!environment.waiters().anyWaiting())
+        {
+            return;
+        }
+        final byte[][] keys = BlockingCommands.readied(spec.name(), args);
+        if (keys == null)
+        {
+            return;
+        }
+        for (final byte[] key : keys)
+        {
+            if (session.executing())
+            {
+                session.readied(key);
+            }
+            else
+            {
+                environment.waiters().ready(key);
+            }
+        }
+    }
+
+    /** The connection closed (on its loop): its blocked command takes nothing, its subscriptions end. */
+    public void connectionClosed(final Session session)
+    {
+        if (session.blocked() != null)
+        {
+            environment.waiters().abandon(session.blocked());
+            session.block(null);
+        }
+        if (session.subscriber() != null)
+        {
+            environment.pubsub().gone(session.subscriber());
+        }
+    }
+
+    /** The node drains: a blocked command answers as if its timeout came. */
+    public void endBlocked(final Session session)
+    {
+        if (session.blocked() != null)
+        {
+            environment.waiters().end(session.blocked(), null);
+        }
+    }
+
+    /** Signal the keys a transaction that ended may have made lists or sorted sets (EXEC's, a script's). */
+    void readied(final Session session)
+    {
+        final java.util.List<byte[]> keys = session.takeReadied();
+        if (keys != null)
+        {
+            keys.forEach(environment.waiters()::ready);
         }
     }
 

@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ final class ConnectionCommands
                 "setname", spec("client|setname", 3, this::clientSetName),
                 "getname", spec("client|getname", 2,
                     (session, args, out) -> RespReplies.bulkOrNull(out, session.name(), session.protocol())),
-                "id", spec("client|id", 2, (session, args, out) -> RespReplies.integer(out, session.id())))));
+                "id", spec("client|id", 2, (session, args, out) -> RespReplies.integer(out, session.id())),
+                "unblock", spec("client|unblock", -3, this::clientUnblock))));
     }
 
     private void ping(final Session session, final byte[][] args, final ByteBuf out)
@@ -64,6 +66,42 @@ final class ConnectionCommands
         {
             RespReplies.simple(out, "PONG");
         }
+    }
+
+    /**
+     * CLIENT UNBLOCK id [TIMEOUT|ERROR]: a connection of this node blocked on keys answers as if it timed out, or
+     * with redis's UNBLOCKED error. Connection ids are this node's: a connection of another node is not found.
+     */
+    private void clientUnblock(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (args.length > 4)
+        {
+            RespReplies.error(out, "ERR unknown subcommand or wrong number of arguments for '" +
+                Errors.text128(args[1]) + "'. Try CLIENT HELP.");
+            return;
+        }
+        boolean error = false;
+        if (args.length == 4)
+        {
+            error = CommandTable.is(args[3], "error");
+            if (!error && !CommandTable.is(args[3], "timeout"))
+            {
+                RespReplies.error(out, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+                return;
+            }
+        }
+        if (!RespNumbers.isLong(args[2]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        ByteBuf reply = null;
+        if (error)
+        {
+            reply = Unpooled.buffer(64);
+            RespReplies.error(reply, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        }
+        RespReplies.integer(out, environment.waiters().unblock(RespNumbers.parseLong(args[2]), reply) ? 1 : 0);
     }
 
     /** dkv has one keyspace: as redis configured with {@code databases 1}, any index but 0 is out of range. */

@@ -377,7 +377,8 @@ final class ServerCommands
                 "uptime_in_seconds:" + stats.uptimeSeconds() + "\r\n" +
                 "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n";
             case "clients" -> "connected_clients:" + stats.connectedNow() + "\r\n" +
-                "maxclients:" + environment.maxClients() + "\r\n";
+                "maxclients:" + environment.maxClients() + "\r\n" +
+                "blocked_clients:" + environment.waiters().blocked() + "\r\n";
             case "memory" -> "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
                 "total_system_memory:" + runtime.maxMemory() + "\r\n" +
                 "maxmemory:0\r\n" +

@@ -1,8 +1,14 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.blocking.Waiter;
 import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.store.KeyStore;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
@@ -26,6 +32,9 @@ public final class Session
     private Object[] staged;
     private Channel outlet;
     private Subscriber subscriber;
+    private Waiter blocked;
+    private Consumer<ByteBuf> resumer;
+    private List<byte[]> readied;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -134,6 +143,48 @@ public final class Session
     public void outlet(final Channel outlet)
     {
         this.outlet = outlet;
+    }
+
+    /** @return the connection's blocked command, or null when it is not blocked. */
+    public Waiter blocked()
+    {
+        return blocked;
+    }
+
+    /** @param waiter the command the connection is blocked on now; null once it is not. */
+    public void block(final Waiter waiter)
+    {
+        this.blocked = waiter;
+    }
+
+    /** @return what takes a blocked command's reply and lets its connection go on; null where it cannot block. */
+    Consumer<ByteBuf> resumer()
+    {
+        return resumer;
+    }
+
+    /** @param resumer what takes a blocked command's reply and lets its connection go on. */
+    public void resumer(final Consumer<ByteBuf> resumer)
+    {
+        this.resumer = resumer;
+    }
+
+    /** A key EXEC's transaction may have made a list or a sorted set: its waiters try once the transaction ends. */
+    void readied(final byte[] key)
+    {
+        if (readied == null)
+        {
+            readied = new ArrayList<>();
+        }
+        readied.add(key);
+    }
+
+    /** @return the keys readied inside the transaction that ended, now the caller's to signal; null when none. */
+    List<byte[]> takeReadied()
+    {
+        final List<byte[]> taken = readied;
+        readied = null;
+        return taken;
     }
 
     /** @return the connection as pub/sub sees it, made at its first (un)subscribe; null before. */

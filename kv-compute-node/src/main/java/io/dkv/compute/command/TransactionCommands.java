@@ -125,15 +125,18 @@ final class TransactionCommands
         try
         {
             replies = client.transact(tx -> run(session, tx, watched, queued));
+            table.readied(session);
         }
         catch (final WatchedKeyChanged ex)
         {
+            session.takeReadied();
             RespReplies.nullArray(out, session.protocol());
             return;
         }
         catch (final RuntimeException ex)
         {
             // a store error, or conflicts past the client's retries: nothing was written
+            session.takeReadied();
             RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
             return;
         }

@@ -162,20 +162,21 @@ final class PeerInterest
     }
 
     /**
-     * @param into where the peers that subscribe to the channel, or to a pattern it matches, are added (for a shard
-     *             channel: those that subscribe to it).
+     * @param kind {@link Topic#CHANNEL}, {@link Topic#SHARD} or {@link Topic#KEY}.
+     * @param into where the peers that have the topic are added, and for a channel those with a pattern it matches.
      */
-    void peersFor(final boolean shard, final byte[] channel, final Set<Long> into)
+    void peersFor(final byte kind, final byte[] name, final Set<Long> into)
     {
-        final Set<Long> direct = subscribedBy.get(new Topic(shard ? Topic.SHARD : Topic.CHANNEL, channel));
+        final Set<Long> direct = subscribedBy.get(new Topic(kind, name));
         if (direct != null)
         {
             into.addAll(direct);
         }
-        if (shard)
+        if (kind != Topic.CHANNEL)
         {
             return;
         }
+        final byte[] channel = name;
         for (final Map.Entry<Long, Map<Topic, KeyPattern>> entry : patterns.entrySet())
         {
             if (into.contains(entry.getKey()))

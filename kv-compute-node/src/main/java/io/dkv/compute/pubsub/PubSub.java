@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * A compute node's pub/sub, across the pool: its own subscribers ({@link LocalSubscribers}), the topics it tells its
@@ -94,7 +95,7 @@ public final class PubSub implements ComputeMesh.Participant
             return false;
         }
         local.add(topic, subscriber);
-        tell(topic);
+        tell(topic, () -> local.has(topic));
         return true;
     }
 
@@ -106,7 +107,7 @@ public final class PubSub implements ComputeMesh.Participant
             return false;
         }
         local.remove(topic, subscriber);
-        tell(topic);
+        tell(topic, () -> local.has(topic));
         return true;
     }
 
@@ -141,7 +142,7 @@ public final class PubSub implements ComputeMesh.Participant
             return receivers;
         }
         final Set<Long> peers = new HashSet<>();
-        interest.peersFor(shard, channel, peers);
+        interest.peersFor(shard ? Topic.SHARD : Topic.CHANNEL, channel, peers);
         if (peers.isEmpty())
         {
             return receivers;
@@ -198,8 +199,41 @@ public final class PubSub implements ComputeMesh.Participant
         return found;
     }
 
-    /** Bring what the peers are told of a topic up to this node's subscribers of it, waiting for their answers. */
-    private void tell(final Topic topic)
+    /**
+     * Tell the peers whether this node has connections blocked on a key, as {@code waiting} says now, and wait for
+     * their answers: a write to the key through any node after this returns wakes them.
+     */
+    public void tellKey(final byte[] key, final BooleanSupplier waiting)
+    {
+        tell(new Topic(Topic.KEY, key), waiting);
+    }
+
+    /** @param into where the peers with connections blocked on the key are added. */
+    public void peersWaitingOn(final byte[] key, final Set<Long> into)
+    {
+        if (mesh != null && interest.any())
+        {
+            interest.peersFor(Topic.KEY, key, into);
+        }
+    }
+
+    /** @return true when a peer told of any topic (a key waited on among them). */
+    public boolean anyPeerTopics()
+    {
+        return mesh != null && interest.any();
+    }
+
+    /** @return the node's peers, or null for a node alone. */
+    public ComputeMesh mesh()
+    {
+        return mesh;
+    }
+
+    /**
+     * Bring what the peers are told of a topic up to {@code wanted} (this node's subscribers of it, or its connections
+     * blocked on it), waiting for their answers.
+     */
+    private void tell(final Topic topic, final BooleanSupplier wanted)
     {
         if (mesh == null)
         {
@@ -209,14 +243,14 @@ public final class PubSub implements ComputeMesh.Participant
         telling.lock();
         try
         {
-            final boolean wanted = local.has(topic);
-            if (wanted == advertised.has(topic))
+            final boolean has = wanted.getAsBoolean();
+            if (has == advertised.has(topic))
             {
                 return;
             }
-            final long number = wanted ? advertised.add(topic) : advertised.remove(topic);
+            final long number = has ? advertised.add(topic) : advertised.remove(topic);
             final byte[] call = ByteBuffer.allocate(2 + Long.BYTES + Integer.BYTES + topic.name().length)
-                .put(topic.kind()).put((byte)(wanted ? 1 : 0)).putLong(number).putInt(topic.name().length)
+                .put(topic.kind()).put((byte)(has ? 1 : 0)).putLong(number).putInt(topic.name().length)
                 .put(topic.name()).array();
             for (final long peer : mesh.peers())
             {
