@@ -248,7 +248,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             {
                 decoded(decodedAt);
                 final int from = mark();
-                if (reads.offer(session, args, pendingBuffer(), unitKeys))
+                if (session.repliesOn() && reads.offer(session, args, pendingBuffer(), unitKeys))
                 {
                     settle(from);
                     budget -= args.length - 1;

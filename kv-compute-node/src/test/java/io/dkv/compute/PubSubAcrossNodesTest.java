@@ -120,6 +120,26 @@ class PubSubAcrossNodesTest
     }
 
     @Test
+    void keyspaceNotificationsOfAWriteThroughOneNodeReachSubscribersOfTheOther() throws Exception
+    {
+        try (RawResp subscriber = new RawResp(nodes.first().port());
+            RawResp writer = new RawResp(nodes.second().port()))
+        {
+            assertEquals("+OK", writer.call("CONFIG", "SET", "notify-keyspace-events", "K$"));
+            try
+            {
+                subscriber.call("SUBSCRIBE", "__keyspace@0__:watched");
+                writer.call("SET", "watched", "v");
+                assertEquals("*3[$message, $__keyspace@0__:watched, $set]", subscriber.read());
+            }
+            finally
+            {
+                writer.call("CONFIG", "SET", "notify-keyspace-events", "");
+            }
+        }
+    }
+
+    @Test
     void aResp3SubscriberGetsPushesAndMayRunCommands() throws Exception
     {
         try (RawResp subscriber = new RawResp(nodes.first().port());

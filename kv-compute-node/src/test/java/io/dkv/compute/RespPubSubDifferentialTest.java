@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * step sent to redis-server and to a compute node in turn, get the same replies byte for byte. A step is a request
  * and its reply ({@code a PUBLISH ch m}), a request whose replies are read by later steps ({@code a !SUBSCRIBE x y}),
  * or the read of the next reply or message on a connection ({@code a <}); {@code => reply} names what both must give,
- * a leading {@code ~} sends it to both without comparing (HELLO, whose reply names the server; the order in which
- * an UNSUBSCRIBE of all confirms channels, which is redis's hash table's, seeded at random when it starts: dkv
- * confirms them in the order subscribed).
+ * {@code ''} is an empty argument; a leading {@code ~} sends it to both without comparing (HELLO, whose reply names
+ * the server; the order in which an UNSUBSCRIBE of all confirms channels, which is redis's hash table's, seeded at
+ * random when it starts: dkv confirms them in the order subscribed).
  */
 class RespPubSubDifferentialTest
 {
@@ -76,7 +76,39 @@ class RespPubSubDifferentialTest
                 "b SPUBLISH s1 m => :0", "b PUBLISH s1 m => :1", "a <"),
             scenario("arity", "a SUBSCRIBE", "a PSUBSCRIBE", "a SSUBSCRIBE", "a PUBLISH ch", "a PUBLISH ch m x",
                 "a SPUBLISH ch", "a PUBSUB NUMSUB", "a PUBSUB HELP x"),
-            scenario("PUBSUB HELP", "a PUBSUB HELP"));
+            scenario("PUBSUB HELP", "a PUBSUB HELP"),
+            scenario("keyspace and keyevent notifications of each type's commands",
+                "c CONFIG SET notify-keyspace-events KEA", "a PSUBSCRIBE __key*",
+                "c SET foo bar", "a < => *4[$pmessage, $__key*, $__keyspace@0__:foo, $set]",
+                "a < => *4[$pmessage, $__key*, $__keyevent@0__:set, $foo]",
+                "c SET foo bar NX", "c SET foo baz XX EX 100", "a <", "a <", "a <", "a <", "c INCR n", "a <", "a <",
+                "c APPEND foo x", "a <", "a <", "c MSET m1 1 m2 2", "a <", "a <", "a <", "a <",
+                "c EXPIRE foo 100", "a <", "a <", "c PERSIST foo", "a <", "a <", "c PERSIST foo",
+                "c RENAME foo foo2", "a <", "a <", "a <", "a <", "c DEL foo2", "a <", "a <", "c DEL nothing",
+                "c LPUSH l a b", "a <", "a <", "c RPUSH l c", "a <", "a <", "c LPOP l", "a <", "a <",
+                "c RPOP empty", "c LSET l 0 z", "a <", "a <", "c LMOVE l l2 LEFT RIGHT", "a <", "a <", "a <", "a <",
+                "c SADD s a b", "a <", "a <", "c SADD s a", "c SREM s x", "c SREM s a", "a <", "a <",
+                "c HSET h f v", "a <", "a <", "c HINCRBY h n 1", "a <", "a <", "c HDEL h nope",
+                "c ZADD z 1 a", "a <", "a <", "c ZINCRBY z 2 a", "a <", "a <", "c ZREM z a", "a <", "a <",
+                "c PUBLISH done 1 => :0", "c CONFIG SET notify-keyspace-events ''"),
+            scenario("notifications masked by class and kind",
+                "c CONFIG SET notify-keyspace-events Kl", "a PSUBSCRIBE *", "c SET foo bar", "c LPUSH ml a",
+                "a < => *4[$pmessage, $*, $__keyspace@0__:ml, $lpush]", "c CONFIG SET notify-keyspace-events Eg",
+                "c EXPIRE ml 100", "a < => *4[$pmessage, $*, $__keyevent@0__:expire, $ml]", "c LPUSH ml b",
+                "c CONFIG SET notify-keyspace-events ''", "c PUBLISH last x => :1", "a <"),
+            scenario("CONFIG GET and SET of notify-keyspace-events",
+                "a CONFIG GET notify-keyspace-events", "a CONFIG SET notify-keyspace-events gKE",
+                "a CONFIG GET notify-keyspace-events", "a CONFIG SET notify-keyspace-events $lshzxeKE",
+                "a CONFIG GET notify-keyspace-events", "a CONFIG SET notify-keyspace-events KA",
+                "a CONFIG GET notify-keyspace-events", "a CONFIG SET notify-keyspace-events EAmn",
+                "a CONFIG GET notify-keyspace-events", "a CONFIG SET notify-keyspace-events Kq",
+                "a CONFIG SET notify-keyspace-events ''", "a CONFIG GET notify-keyspace-events"),
+            scenario("CLIENT REPLY OFF, ON and SKIP; pub/sub's pushes go out whatever",
+                "a !CLIENT REPLY OFF", "a !SET r1 v", "a !GET r1", "a CLIENT REPLY ON => +OK", "a GET r1 => $v",
+                "a !CLIENT REPLY SKIP", "a !SET r1 w", "a GET r1 => $w", "a CLIENT REPLY MAYBE",
+                "a !CLIENT REPLY OFF", "a !SUBSCRIBE rc", "a < => *3[$subscribe, $rc, :1]", "b PUBLISH rc m => :1",
+                "a < => *3[$message, $rc, $m]", "a !UNSUBSCRIBE rc", "a < => *3[$unsubscribe, $rc, :0]",
+                "a CLIENT REPLY ON => +OK"));
     }
 
     private static Arguments scenario(final String name, final String... steps)
@@ -94,6 +126,8 @@ class RespPubSubDifferentialTest
         final List<RawResp> opened = new ArrayList<>();
         try
         {
+            connection(redis, "flush", SERVERS.redis().port(), opened).call("FLUSHALL");
+            connection(dkv, "flush", SERVERS.store().port(), opened).call("FLUSHALL");
             for (final String step : steps)
             {
                 final boolean compared = !step.startsWith("~");
@@ -144,6 +178,10 @@ class RespPubSubDifferentialTest
         if (words[1].equals("<"))
         {
             return connection.read();
+        }
+        for (int i = 0; i < words.length; i++)
+        {
+            words[i] = words[i].equals("''") ? "" : words[i];
         }
         if (words[1].startsWith("!"))
         {

@@ -31,11 +31,13 @@ public final class CommandTable
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
     private final StagedStrings stagedStrings;
+    private final KeyspaceEvents keyspaceEvents;
 
     public CommandTable(final CommandEnvironment environment)
     {
         this.environment = environment;
         this.stagedStrings = new StagedStrings(environment.client());
+        this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
         final KeyStore store = new ClientKeyStore(environment.client());
         final LongStrings longStrings = new LongStrings(environment.client());
@@ -165,6 +167,24 @@ public final class CommandTable
 
     public void execute(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final int mark = out.writerIndex();
+        final int replies = session.replies();
+        run(session, args, out);
+        // CLIENT REPLY OFF or SKIP (unless the command turned replies on): the reply is dropped, but not what
+        // pub/sub pushes (redis's CLIENT_PUSHING)
+        if (replies != Session.REPLIES_ON && session.replies() != Session.REPLIES_ON &&
+            !PubSubCommands.pushes(args[0]))
+        {
+            out.writerIndex(mark);
+        }
+        if (replies == Session.REPLIES_SKIP_NEXT && session.replies() == Session.REPLIES_SKIP_NEXT)
+        {
+            session.replies(Session.REPLIES_ON);
+        }
+    }
+
+    private void run(final Session session, final byte[][] args, final ByteBuf out)
+    {
         final CommandSpec spec = find(session, args, out);
         if (spec == null)
         {
@@ -291,6 +311,7 @@ public final class CommandTable
             else
             {
                 spec.handler().execute(session, args, out);
+                keyspaceEvents.after(session, spec.name(), args, out, start);
                 ready(session, spec, args);
             }
         }
@@ -341,7 +362,7 @@ public final class CommandTable
         {
             if (session.executing())
             {
-                session.readied(key);
+                session.afterCommit(() -> environment.waiters().ready(key));
             }
             else
             {
@@ -373,13 +394,19 @@ public final class CommandTable
         }
     }
 
-    /** Signal the keys a transaction that ended may have made lists or sorted sets (EXEC's, a script's). */
-    void readied(final Session session)
+    /** @return the node's keyspace notifications, which CONFIG SET turns on. */
+    KeyspaceEvents keyspaceEvents()
     {
-        final java.util.List<byte[]> keys = session.takeReadied();
-        if (keys != null)
+        return keyspaceEvents;
+    }
+
+    /** A transaction committed (EXEC's, a script's): what its commands deferred to then runs now. */
+    static void committed(final Session session)
+    {
+        final java.util.List<Runnable> deferred = session.takeAfterCommit();
+        if (deferred != null)
         {
-            keys.forEach(environment.waiters()::ready);
+            deferred.forEach(Runnable::run);
         }
     }
 

@@ -42,7 +42,8 @@ final class ConnectionCommands
                 "getname", spec("client|getname", 2,
                     (session, args, out) -> RespReplies.bulkOrNull(out, session.name(), session.protocol())),
                 "id", spec("client|id", 2, (session, args, out) -> RespReplies.integer(out, session.id())),
-                "unblock", spec("client|unblock", -3, this::clientUnblock))));
+                "unblock", spec("client|unblock", -3, this::clientUnblock),
+                "reply", spec("client|reply", 3, this::clientReply))));
     }
 
     private void ping(final Session session, final byte[][] args, final ByteBuf out)
@@ -65,6 +66,31 @@ final class ConnectionCommands
         else
         {
             RespReplies.simple(out, "PONG");
+        }
+    }
+
+    /** CLIENT REPLY ON|OFF|SKIP: OFF and SKIP are not answered, ON is; pub/sub's pushes go out whatever the mode. */
+    private void clientReply(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (CommandTable.is(args[2], "on"))
+        {
+            session.replies(Session.REPLIES_ON);
+            RespReplies.ok(out);
+        }
+        else if (CommandTable.is(args[2], "off"))
+        {
+            session.replies(Session.REPLIES_OFF);
+        }
+        else if (CommandTable.is(args[2], "skip"))
+        {
+            if (session.replies() == Session.REPLIES_ON)
+            {
+                session.replies(Session.REPLIES_SKIP_NEXT);
+            }
+        }
+        else
+        {
+            RespReplies.error(out, Errors.SYNTAX);
         }
     }
 

@@ -31,6 +31,8 @@ final class PubSubCommands
      */
     private static final Set<String> NOT_IN_MULTI = Set.of("subscribe", "ssubscribe", "unsubscribe",
         "sunsubscribe", "psubscribe", "punsubscribe", "publish", "spublish");
+    private static final Set<String> SUBSCRIBING = Set.of("subscribe", "ssubscribe", "psubscribe", "unsubscribe",
+        "sunsubscribe", "punsubscribe");
     private static final String[] HELP = {
         "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CHANNELS [<pattern>]",
@@ -92,6 +94,12 @@ final class PubSubCommands
         }
         return "ERR Can't execute '" + spec.name() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / " +
             "RESET are allowed in this context";
+    }
+
+    /** @return true for a command whose answers are pushes, which CLIENT REPLY OFF does not silence. */
+    static boolean pushes(final byte[] name)
+    {
+        return name.length >= 9 && name.length <= 12 && SUBSCRIBING.contains(CommandTable.lowerCase(name));
     }
 
     /** @return true for a command dkv does not queue inside MULTI. */

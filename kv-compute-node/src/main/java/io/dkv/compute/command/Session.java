@@ -17,6 +17,9 @@ import java.util.function.Consumer;
  */
 public final class Session
 {
+    static final int REPLIES_ON = 0;
+    static final int REPLIES_OFF = 1;
+    static final int REPLIES_SKIP_NEXT = 2;
     private final long id;
     private final AuthListener authListener;
     private boolean authenticated;
@@ -34,7 +37,8 @@ public final class Session
     private Subscriber subscriber;
     private Waiter blocked;
     private Consumer<ByteBuf> resumer;
-    private List<byte[]> readied;
+    private List<Runnable> afterCommit;
+    private int replies = REPLIES_ON;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -169,22 +173,42 @@ public final class Session
         this.resumer = resumer;
     }
 
-    /** A key EXEC's transaction may have made a list or a sorted set: its waiters try once the transaction ends. */
-    void readied(final byte[] key)
+    /**
+     * What a transaction's run does once it committed and not before (a signal to blocked connections, a keyspace
+     * notification): a run that a conflict ends is run again, and what it deferred is dropped.
+     */
+    void afterCommit(final Runnable action)
     {
-        if (readied == null)
+        if (afterCommit == null)
         {
-            readied = new ArrayList<>();
+            afterCommit = new ArrayList<>();
         }
-        readied.add(key);
+        afterCommit.add(action);
     }
 
-    /** @return the keys readied inside the transaction that ended, now the caller's to signal; null when none. */
-    List<byte[]> takeReadied()
+    /** @return what the transaction that ended deferred, now the caller's to run or drop; null when nothing. */
+    List<Runnable> takeAfterCommit()
     {
-        final List<byte[]> taken = readied;
-        readied = null;
+        final List<Runnable> taken = afterCommit;
+        afterCommit = null;
         return taken;
+    }
+
+    /** @return CLIENT REPLY's mode: {@link #REPLIES_ON}, {@link #REPLIES_OFF} or {@link #REPLIES_SKIP_NEXT}. */
+    int replies()
+    {
+        return replies;
+    }
+
+    void replies(final int mode)
+    {
+        this.replies = mode;
+    }
+
+    /** @return true while every reply is written (CLIENT REPLY ON): pipelined reads may answer straight away. */
+    public boolean repliesOn()
+    {
+        return replies == REPLIES_ON;
     }
 
     /** @return the connection as pub/sub sees it, made at its first (un)subscribe; null before. */
