@@ -202,6 +202,11 @@ final class BlockingCommands
             {
                 return null;
             }
+            if (blocked)
+            {
+                // served off the command table, which signals a request's destination: a BLPOP on it may wake
+                waiters.ready(destination);
+            }
             final ByteBuf reply = Unpooled.buffer(element.length + 16);
             RespReplies.bulk(reply, element);
             return reply;
