@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 
+import java.nio.ByteBuffer;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -32,7 +35,7 @@ public final class Waiter
 
     /**
      * @param connectionId the blocked connection's id (CLIENT UNBLOCK's).
-     * @param keys         what it waits on, in the order named.
+     * @param keys         what it waits on, in the order named (each once).
      * @param loop         the connection's event loop.
      * @param attempt      runs the command again.
      * @param resume       takes the reply and lets the connection run its next requests.
@@ -42,11 +45,26 @@ public final class Waiter
         final Consumer<ByteBuf> resume, final ByteBuf timedOut)
     {
         this.connectionId = connectionId;
-        this.keys = keys;
+        this.keys = distinct(keys);
         this.loop = loop;
         this.attempt = attempt;
         this.resume = resume;
         this.timedOut = timedOut;
+    }
+
+    /** A key named twice (BLPOP k k 0) is waited on once. */
+    private static byte[][] distinct(final byte[][] keys)
+    {
+        final Set<ByteBuffer> seen = new LinkedHashSet<>();
+        for (final byte[] key : keys)
+        {
+            seen.add(ByteBuffer.wrap(key));
+        }
+        if (seen.size() == keys.length)
+        {
+            return keys;
+        }
+        return seen.stream().map(ByteBuffer::array).toArray(byte[][]::new);
     }
 
     public long connectionId()

@@ -257,7 +257,17 @@ final class BlockingCommands
         final Waiter waiter = new Waiter(session.id(), keys, session.outlet().eventLoop(),
             () -> serve(take), session.resumer(), timedOut);
         waiters.block(waiter);
-        final ByteBuf between = take.take(base, true);
+        final ByteBuf between;
+        try
+        {
+            between = take.take(base, true);
+        }
+        catch (final RuntimeException ex)
+        {
+            // a store error is the command's reply: nothing waits
+            waiters.abandon(waiter);
+            throw ex;
+        }
         if (between != null)
         {
             waiters.abandon(waiter);
