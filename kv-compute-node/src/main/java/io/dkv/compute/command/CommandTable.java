@@ -199,7 +199,7 @@ public final class CommandTable
         if (session.inMulti() && PubSubCommands.notInMulti(spec.name()))
         {
             refuse(session, spec, "ERR " + spec.name().toUpperCase() + " is not allowed inside MULTI on dkv: a " +
-                "transaction may run its commands more than once, and a message or subscription cannot be taken back",
+                "transaction may run its commands more than once, and a subscription cannot be taken back",
                 out);
             return;
         }

@@ -27,10 +27,10 @@ final class PubSubCommands
         "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset");
     /**
      * Not queued inside MULTI: EXEC's transaction may run its commands more than once (a conflict runs them again),
-     * and a message published or a subscription made cannot be taken back.
+     * and a subscription made cannot be taken back. (PUBLISH is queued: it publishes once EXEC committed.)
      */
     private static final Set<String> NOT_IN_MULTI = Set.of("subscribe", "ssubscribe", "unsubscribe",
-        "sunsubscribe", "psubscribe", "punsubscribe", "publish", "spublish");
+        "sunsubscribe", "psubscribe", "punsubscribe");
     private static final Set<String> SUBSCRIBING = Set.of("subscribe", "ssubscribe", "psubscribe", "unsubscribe",
         "sunsubscribe", "punsubscribe");
     private static final String[] HELP = {
@@ -67,10 +67,8 @@ final class PubSubCommands
             spec("unsubscribe", -1, (session, args, out) -> unsubscribe(session, args, out, Topic.CHANNEL)),
             spec("punsubscribe", -1, (session, args, out) -> unsubscribe(session, args, out, Topic.PATTERN)),
             spec("sunsubscribe", -1, (session, args, out) -> unsubscribe(session, args, out, Topic.SHARD)),
-            spec("publish", 3, (session, args, out) -> RespReplies.integer(out, pubsub.publish(false, args[1],
-                args[2]))),
-            spec("spublish", 3, (session, args, out) -> RespReplies.integer(out, pubsub.publish(true, args[1],
-                args[2]))),
+            spec("publish", 3, (session, args, out) -> publish(session, args, out, false)),
+            spec("spublish", 3, (session, args, out) -> publish(session, args, out, true)),
             spec("reset", 1, this::reset),
             new CommandSpec("pubsub", -2, false, null, Map.of(
                 "channels", spec("pubsub|channels", -2, (session, args, out) -> channels(args, out, Topic.CHANNEL)),
@@ -120,6 +118,21 @@ final class PubSubCommands
             session.subscriber(subscriber);
         }
         return subscriber;
+    }
+
+    /**
+     * PUBLISH and SPUBLISH; inside EXEC's transaction, which a conflict may run again, the receivers are counted now
+     * and the message published once the transaction committed.
+     */
+    private void publish(final Session session, final byte[][] args, final ByteBuf out, final boolean shard)
+    {
+        if (session.executing())
+        {
+            RespReplies.integer(out, pubsub.receivers(shard, args[1]));
+            session.afterCommit(() -> pubsub.publish(shard, args[1], args[2]));
+            return;
+        }
+        RespReplies.integer(out, pubsub.publish(shard, args[1], args[2]));
     }
 
     private void subscribe(final Session session, final byte[][] args, final ByteBuf out, final byte kind)

@@ -108,6 +108,24 @@ final class LocalSubscribers
         return subscribed == null ? 0 : subscribed.subscribers.size();
     }
 
+    /** @return how many of this node's subscriptions a message to the channel would reach now. */
+    int receivers(final boolean shard, final byte[] channel)
+    {
+        final Subscribed direct = byTopic.get(new Topic(shard ? Topic.SHARD : Topic.CHANNEL, channel));
+        int receivers = direct == null ? 0 : direct.subscribers.size();
+        if (!shard)
+        {
+            for (final Subscribed subscribed : patterns.values())
+            {
+                if (subscribed.matches(channel))
+                {
+                    receivers += subscribed.subscribers.size();
+                }
+            }
+        }
+        return receivers;
+    }
+
     /**
      * Deliver a message published to a channel (or a shard channel) to this node's subscribers: the channel's, then
      * each matching pattern's (a connection subscribed both ways gets it twice, as from redis).

@@ -44,6 +44,8 @@ public final class PubSub implements ComputeMesh.Participant
     static final byte CALL_PUBLISH = 9;
     /** The callee's topics of a kind with their subscribers' counts (PUBSUB's subcommands). */
     static final byte CALL_TOPICS = 10;
+    /** How many of the callee's subscriptions a message to a channel would reach (PUBLISH inside MULTI). */
+    static final byte CALL_RECEIVERS = 12;
 
     private final ComputeMesh mesh;
     private final Duration readyTimeout;
@@ -72,6 +74,13 @@ public final class PubSub implements ComputeMesh.Participant
             mesh.handle(CALL_CHANGE, this::changed);
             mesh.handle(CALL_PUBLISH, this::delivered);
             mesh.handle(CALL_TOPICS, this::topicsAsked);
+            mesh.handle(CALL_RECEIVERS, (caller, call) ->
+            {
+                final boolean shard = call.get() != 0;
+                final byte[] channel = new byte[call.remaining()];
+                call.get(channel);
+                return ByteBuffer.allocate(Integer.BYTES).putInt(local.receivers(shard, channel)).array();
+            });
         }
     }
 
@@ -158,6 +167,34 @@ public final class PubSub implements ComputeMesh.Participant
             catch (final MeshException ex)
             {
                 // the peer's subscribers miss the message, as a subscriber whose node died would
+                errors.onError(ex);
+            }
+        }
+        return receivers;
+    }
+
+    /**
+     * @return how many subscriptions across the pool a message to the channel would reach now, delivering nothing:
+     * PUBLISH inside EXEC answers this and publishes once the transaction committed.
+     */
+    public long receivers(final boolean shard, final byte[] channel)
+    {
+        long receivers = local.receivers(shard, channel);
+        if (mesh == null || !awaitReady() || !interest.any())
+        {
+            return receivers;
+        }
+        final Set<Long> peers = new HashSet<>();
+        interest.peersFor(shard ? Topic.SHARD : Topic.CHANNEL, channel, peers);
+        final byte[] call = ByteBuffer.allocate(1 + channel.length).put((byte)(shard ? 1 : 0)).put(channel).array();
+        for (final long peer : peers)
+        {
+            try
+            {
+                receivers += ByteBuffer.wrap(mesh.call(peer, CALL_RECEIVERS, call)).getInt();
+            }
+            catch (final MeshException ex)
+            {
                 errors.onError(ex);
             }
         }
