@@ -81,7 +81,7 @@ final class RawResp implements AutoCloseable
         final String line = line();
         return switch (type)
         {
-            case '+', '-', ':', '_', ',', '#' -> (char)type + line;
+            case '+', '-', ':', '_', ',', '#', '(' -> (char)type + line;
             case '$', '=' ->
             {
                 final int length = Integer.parseInt(line);

@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.script.ScriptCommands;
 import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
@@ -31,6 +32,8 @@ public final class CommandTable
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
     private final StagedStrings stagedStrings;
+    private final ConfigKnobs knobs = new ConfigKnobs();
+    private final ScriptCommands scripts;
 
     public CommandTable(final CommandEnvironment environment)
     {
@@ -57,8 +60,10 @@ public final class CommandTable
         add(new ListCommands(store).commands());
         add(new MemoryCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
-        add(new ServerCommands(environment, this).commands());
+        add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
+        scripts = new ScriptCommands(this, environment.client());
+        add(scripts.commands());
         for (final CommandSpec spec : commands.values())
         {
             // made now, so that counting a call allocates nothing
@@ -81,6 +86,49 @@ public final class CommandTable
     CommandEnvironment environment()
     {
         return environment;
+    }
+
+    /** @return how long a script runs before other commands get BUSY, in ms (busy-reply-threshold; 0: never). */
+    public long busyReplyThresholdMs()
+    {
+        return knobs.value("busy-reply-threshold");
+    }
+
+    /** @return true while a script runs past busy-reply-threshold: requests go the table's way, to be refused BUSY. */
+    boolean scriptsBusy()
+    {
+        return scripts.busy("get") != null;
+    }
+
+    /** @return the node's figures, which scripts' commands count in. */
+    public NodeStats stats()
+    {
+        return environment.stats();
+    }
+
+    /**
+     * For a script's redis.call: the command a request names, its subcommand's for a container, as the table finds
+     * it, or null when the table has no such command or subcommand. Its arity is the caller's to check.
+     */
+    public CommandSpec lookup(final byte[][] args)
+    {
+        final CommandSpec spec = commands.get(lowerCase(args[0]));
+        if (spec == null || spec.subcommands() == null || args.length < 2)
+        {
+            return spec;
+        }
+        return spec.subcommands().get(lowerCase(args[1]));
+    }
+
+    /**
+     * @return for a command redis 7.0 has and this node does not serve, the error saying so (without its code), else
+     * null.
+     */
+    public static String notServed(final byte[][] args)
+    {
+        final String name = lowerCase(args[0]);
+        return RedisCommandNames.known(name) ?
+            "command '" + name.toUpperCase() + "' is not supported by this dkv compute node yet" : null;
     }
 
     /** @return the commands served, for COMMAND. */
@@ -166,6 +214,12 @@ public final class CommandTable
         final CommandSpec spec = find(session, args, out);
         if (spec == null)
         {
+            return;
+        }
+        final String busy = scripts.busy(spec.name());
+        if (busy != null)
+        {
+            refuse(session, spec, busy, out);
             return;
         }
         if (session.inMulti() && !TransactionCommands.runsAtOnce(spec.name()))
@@ -257,9 +311,9 @@ public final class CommandTable
     /**
      * Run a command found and checked, now: a request outside MULTI, or one queued, from EXEC. Inside EXEC's
      * transaction a store error or a conflict is not the command's reply: it ends the run (a conflict runs the
-     * transaction again), so it is thrown on.
+     * transaction again), so it is thrown on. Scripts run their redis.call commands through it too.
      */
-    void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
+    public void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
     {
         final NodeStats stats = environment.stats();
         stats.command();
@@ -355,7 +409,8 @@ public final class CommandTable
         return true;
     }
 
-    static CommandSpec spec(final String name, final int arity, final CommandHandler handler)
+    /** @return a command without subcommands, which a connection runs once it authenticated. */
+    public static CommandSpec spec(final String name, final int arity, final CommandHandler handler)
     {
         return new CommandSpec(name, arity, false, handler, null);
     }

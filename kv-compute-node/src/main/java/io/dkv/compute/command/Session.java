@@ -1,11 +1,15 @@
 package io.dkv.compute.command;
 
 import io.dkv.compute.store.KeyStore;
+import io.netty.buffer.ByteBuf;
+
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
  * authenticated, whether it asked to be closed, its MULTI state (commands queued, keys watched and the versions read
- * when watched), and the transaction its EXEC runs in. Touched by the connection's event loop thread only.
+ * when watched), the transaction its EXEC runs in, and a reply that another thread is making (a script's). Touched by
+ * the connection's event loop thread only, or by the thread making its deferred reply while the connection waits.
  */
 public final class Session
 {
@@ -22,6 +26,7 @@ public final class Session
     private KeyStore executing;
     private StreamedReplies streams;
     private Object[] staged;
+    private CompletableFuture<ByteBuf> deferred;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -105,7 +110,8 @@ public final class Session
         return protocol;
     }
 
-    void protocol(final int protocol)
+    /** @param protocol 2 or 3: HELLO's, or a script's redis.setresp for the commands it calls. */
+    public void protocol(final int protocol)
     {
         this.protocol = protocol;
     }
@@ -169,21 +175,41 @@ public final class Session
     }
 
     /** @return the store the connection's commands use now: EXEC's transaction while one runs, else {@code base}. */
-    KeyStore store(final KeyStore base)
+    public KeyStore store(final KeyStore base)
     {
         return executing != null ? executing : base;
     }
 
-    /** @return true while an EXEC runs its commands in a transaction. */
-    boolean executing()
+    /** @return true while an EXEC (or a script) runs its commands in a transaction. */
+    public boolean executing()
     {
         return executing != null;
     }
 
-    /** @param transaction the store of the transaction an EXEC runs its commands in, or null once it ends. */
-    void executing(final KeyStore transaction)
+    /**
+     * @param transaction the store of the transaction an EXEC (or a script) runs its commands in, or null once it
+     *                    ends.
+     */
+    public void executing(final KeyStore transaction)
     {
         this.executing = transaction;
+    }
+
+    /**
+     * The request just run answers later: the connection writes nothing more and runs nothing more of its requests
+     * until {@code reply} completes, then writes its bytes (which it releases) where the request's reply goes.
+     */
+    public void defer(final CompletableFuture<ByteBuf> reply)
+    {
+        this.deferred = reply;
+    }
+
+    /** @return the reply the request just run deferred, once (null when it answered at once). */
+    public CompletableFuture<ByteBuf> takeDeferred()
+    {
+        final CompletableFuture<ByteBuf> reply = deferred;
+        deferred = null;
+        return reply;
     }
 
     /** @return true once QUIT asked for the connection to be closed after its reply. */
