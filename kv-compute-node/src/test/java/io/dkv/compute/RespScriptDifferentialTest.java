@@ -91,6 +91,12 @@ class RespScriptDifferentialTest
                 List.of("EVAL", "return math.floor(7.9)", "0"),
                 List.of("EVAL", "return unpack({1, 2})", "0"),
                 List.of("EVAL", "return redis.REDIS_VERSION", "0"),
+                List.of("EVAL", "return {bit.band(0xff, 0x0f, 7), bit.bor(1, 2), bit.bxor(3, 1), bit.bnot(0)}", "0"),
+                List.of("EVAL", "return {bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-16, 2), " +
+                    "bit.rol(1, 33), bit.tobit(2^32 + 5)}", "0"),
+                List.of("EVAL", "return {bit.tohex(255), bit.tohex(-1, -4), bit.tohex(65535, 2)}", "0"),
+                List.of("EVAL", "bit.band = nil", "0"),
+                List.of("EVAL", "return pcall(nil)", "0"),
                 // errors raised
                 List.of("EVAL", "return redis.call('incr', 's')", "0"),
                 List.of("EVAL", "return redis.call('nosuchcommand')", "0"),
@@ -237,7 +243,18 @@ class RespScriptDifferentialTest
                 List.of("FUNCTION", "FLUSH", "BOGUS"),
                 List.of("FUNCTION", "FLUSH"),
                 List.of("FCALL", "myget", "1", "k"),
-                List.of("FUNCTION", "LIST")))
+                List.of("FUNCTION", "LIST"),
+                List.of("FUNCTION", "LOAD", "#!lua name=\"quoted\"\nredis.register_function('Quoted', " +
+                    "function() return 'q' end)"),
+                List.of("FCALL", "QUOTED", "0"),
+                List.of("FCALL", "quoted", "0"),
+                List.of("FUNCTION", "LOAD", "#!lua name=other\nredis.register_function('QUOTED', function() end)"),
+                List.of("FUNCTION", "LOAD", "#!lua name=\"unterminated\nredis.register_function('x', " +
+                    "function() end)"),
+                List.of("FUNCTION", "RESTORE", "bad_payload"),
+                List.of("FUNCTION", "RESTORE", "a", "b", "c"),
+                List.of("FUNCTION", "RESTORE", "a", "SOMETIMES"),
+                List.of("FUNCTION", "HELP")))
             {
                 compare(redis, dkv, command);
             }

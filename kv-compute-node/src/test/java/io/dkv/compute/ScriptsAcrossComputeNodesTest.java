@@ -80,6 +80,26 @@ class ScriptsAcrossComputeNodesTest
         }
     }
 
+    @Test
+    void aDumpThroughOneNodeRestoresThroughTheOther() throws Exception
+    {
+        try (RawResp first = new RawResp(nodes.first().port());
+            RawResp second = new RawResp(nodes.second().port()))
+        {
+            assertEquals("$shared", first.call("FUNCTION", "LOAD", "REPLACE", LIBRARY));
+            final byte[] payload = first.callBytes("FUNCTION", "DUMP");
+            assertEquals("+OK", second.call("FUNCTION", "FLUSH"));
+            assertEquals("-ERR Function not found", first.call("FCALL", "shared_incr", "1", "across-d"));
+            assertEquals("+OK", second.call("FUNCTION".getBytes(), "RESTORE".getBytes(), payload));
+            assertEquals(":1", first.call("FCALL", "shared_incr", "1", "across-d"));
+            assertEquals("-ERR Library shared already exists",
+                second.call("FUNCTION".getBytes(), "RESTORE".getBytes(), payload));
+            assertEquals("+OK", second.call("FUNCTION".getBytes(), "RESTORE".getBytes(), payload,
+                "REPLACE".getBytes()));
+            assertEquals(":2", second.call("FCALL", "shared_incr", "1", "across-d"));
+        }
+    }
+
     /**
      * Two connections of one node (its one event loop): the first runs a script that writes and then loops; the
      * second, served meanwhile, gets BUSY once the script has run past the threshold, and SCRIPT KILL stops it; the

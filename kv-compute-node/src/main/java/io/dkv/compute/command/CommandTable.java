@@ -100,10 +100,40 @@ public final class CommandTable
         return scripts.busy("get") != null;
     }
 
-    /** @return the node's figures, which scripts' commands count in. */
-    public NodeStats stats()
+    /**
+     * A script's redis.call refused before it ran (unknown, wrong arity, not allowed in scripts, a write from a
+     * read-only script): counted as redis's scriptCall counts it, a rejected call of the command and its error.
+     *
+     * @param spec  the command, or null when the table has none.
+     * @param error the error, its code first.
+     */
+    public void rejected(final CommandSpec spec, final String error)
     {
-        return environment.stats();
+        final CommandStats stats = environment.stats().commandStats();
+        if (spec != null)
+        {
+            stats.of(spec.name()).rejected.increment();
+        }
+        stats.error(error);
+    }
+
+    /**
+     * The reply of a request that answered later ({@link Session#defer}): an error is a failed call of the command,
+     * and counts among the errors unless it counted already (a script's redis.call error it passed on).
+     */
+    public void deferredReply(final String name, final ByteBuf reply, final boolean countError)
+    {
+        if (reply.readableBytes() > 0 && reply.getByte(reply.readerIndex()) == '-')
+        {
+            final CommandStats stats = environment.stats().commandStats();
+            stats.of(name).failed.increment();
+            if (countError)
+            {
+                final byte[] head = new byte[Math.min(64, reply.readableBytes())];
+                reply.getBytes(reply.readerIndex(), head);
+                stats.error(head, head.length);
+            }
+        }
     }
 
     /**

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
- * FUNCTION LOAD [REPLACE], LIST [LIBRARYNAME pattern] [WITHCODE], DELETE, FLUSH, KILL, STATS, and FCALL, FCALL_RO, with
+ * FUNCTION LOAD [REPLACE], LIST [LIBRARYNAME pattern] [WITHCODE], DELETE, FLUSH, KILL, STATS, DUMP, RESTORE
+ * ({@link FunctionDump}), and FCALL, FCALL_RO, with
  * redis 7.0's replies and errors. The libraries are the store's ({@link FunctionLibraries}): a library loaded through
  * one compute node is called through any other, and LOAD, DELETE and FLUSH are transactions over them.
  */
@@ -57,6 +58,17 @@ final class FunctionCommands
         "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
         "    * ASYNC: Asynchronously flush the libraries.",
         "    * SYNC: Synchronously flush the libraries.",
+        "DUMP",
+        "    Return a serialized payload representing the current libraries, can be restored using FUNCTION " +
+            "RESTORE command",
+        "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+        "    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+        "    control how to handle existing libraries (default APPEND):",
+        "    * FLUSH: delete all existing libraries.",
+        "    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+        "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+        "      libraries with the new libraries (notice that even on this option there is a chance of failure",
+        "      in case of functions name collision with another library).",
         "HELP",
         "    Prints this help.");
 
@@ -65,6 +77,7 @@ final class FunctionCommands
     private final ScriptRunner runner;
     private final RunningScripts running;
     private final FunctionLibraries libraries;
+    private final FunctionDump dump;
 
     FunctionCommands(final CommandTable table, final KvClient client, final ScriptRunner runner,
         final RunningScripts running, final FunctionLibraries libraries)
@@ -74,6 +87,7 @@ final class FunctionCommands
         this.runner = runner;
         this.running = running;
         this.libraries = libraries;
+        this.dump = new FunctionDump(client, libraries);
     }
 
     List<CommandSpec> commands()
@@ -89,6 +103,8 @@ final class FunctionCommands
                 "kill", spec("function|kill", 2, (session, args, out) ->
                     ScriptCommands.killed(running.kill(false), out)),
                 "stats", spec("function|stats", 2, this::stats),
+                "dump", spec("function|dump", 2, (session, args, out) -> dump.dump(out)),
+                "restore", spec("function|restore", -3, (session, args, out) -> dump.restore(args, out)),
                 "help", spec("function|help", 2, (session, args, out) ->
                 {
                     RespReplies.arrayHeader(out, HELP.size());
@@ -127,6 +143,7 @@ final class FunctionCommands
             }, reply);
             if (value != null)
             {
+                run.answered(value);
                 LuaToResp.write(reply, value, protocol, run.protocol());
             }
         });

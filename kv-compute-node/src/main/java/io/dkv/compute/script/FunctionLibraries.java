@@ -9,8 +9,8 @@ import org.luaj.vm2.Prototype;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +34,9 @@ final class FunctionLibraries
     {
         Library
         {
-            functions = Collections.unmodifiableMap(new TreeMap<>(functions));
+            final Map<String, LibraryLoad.Registered> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            byName.putAll(functions);
+            functions = Collections.unmodifiableMap(byName);
         }
     }
 
@@ -48,6 +50,14 @@ final class FunctionLibraries
         {
             final Map<String, Library> changed = new TreeMap<>(libraries);
             changed.put(library.name(), library);
+            return encode(changed);
+        }
+
+        /** @return the record of these libraries with {@code others}, in place of those of their names. */
+        byte[] with(final Collection<Library> others)
+        {
+            final Map<String, Library> changed = new TreeMap<>(libraries);
+            others.forEach(library -> changed.put(library.name(), library));
             return encode(changed);
         }
 
@@ -78,7 +88,7 @@ final class FunctionLibraries
         {
             return known;
         }
-        final Registry read = decode(record);
+        final Registry read = parse(record);
         cached = read;
         return read;
     }
@@ -107,7 +117,11 @@ final class FunctionLibraries
         return chunks.compile(ScriptStore.sha(code), code, from, "@user_function");
     }
 
-    private Registry decode(final byte[] record)
+    /**
+     * @return the libraries of a record, each library's code run to learn its functions.
+     * @throws RuntimeException for a record that is not one (a payload given to FUNCTION RESTORE).
+     */
+    Registry parse(final byte[] record)
     {
         if (record.length == 0)
         {
@@ -115,7 +129,7 @@ final class FunctionLibraries
         }
         final ByteBuffer in = ByteBuffer.wrap(record);
         final Map<String, Library> libraries = new TreeMap<>();
-        final Map<String, Library> byFunction = new LinkedHashMap<>();
+        final Map<String, Library> byFunction = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         final int count = in.getInt();
         for (int i = 0; i < count; i++)
         {

@@ -8,8 +8,8 @@ import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One run of a library's code, as FUNCTION LOAD runs it in redis 7.0 (function_lua.c): its globals see only the load
@@ -24,8 +24,10 @@ final class LibraryLoad
     {
     }
 
-    private final Map<String, Registered> functions = new LinkedHashMap<>();
+    /** By name, in any case: redis's function names are not case sensitive. */
+    private final Map<String, Registered> functions = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     private final LuaValue[] fallback = new LuaValue[1];
+    private boolean loading = true;
 
     /**
      * Run the library's code.
@@ -50,9 +52,10 @@ final class LibraryLoad
         api.setmetatable(LuaSandbox.missingIsError());
         fallback[0] = LockedTable.copyOf(api);
         new LuaClosure(chunk, globals).call();
+        loading = false;
     }
 
-    /** @return the functions registered, in their order. */
+    /** @return the functions registered, by name in any case. */
     Map<String, Registered> functions()
     {
         return functions;
@@ -67,6 +70,11 @@ final class LibraryLoad
     /** redis.register_function(name, callback) or redis.register_function{function_name=..., callback=...}. */
     private Varargs register(final Varargs args)
     {
+        if (!loading)
+        {
+            // a function kept the load API and calls it when it runs
+            throw ScriptErrors.raise("redis.register_function can only be called on FUNCTION LOAD command");
+        }
         if (args.narg() < 1 || args.narg() > 2)
         {
             throw ScriptErrors.raise("wrong number of arguments to redis.register_function");

@@ -53,21 +53,26 @@ final class RespToLua
 
     /**
      * @return {err=...} from an error line without its '-', as luaPushErrorBuff makes it: the line when it has a code
-     * and a message, else ERR before it.
+     * and a message, else ERR before it; marked counted, as the command's error was.
      */
     static LuaTable error(final byte[] line)
     {
+        byte[] error = null;
         for (final byte b : line)
         {
             if (b == ' ')
             {
-                return single(ERR, line);
+                error = line;
+                break;
             }
         }
-        final byte[] coded = new byte[line.length + 4];
-        System.arraycopy("ERR ".getBytes(StandardCharsets.US_ASCII), 0, coded, 0, 4);
-        System.arraycopy(line, 0, coded, 4, line.length);
-        return single(ERR, coded);
+        if (error == null)
+        {
+            error = new byte[line.length + 4];
+            System.arraycopy("ERR ".getBytes(StandardCharsets.US_ASCII), 0, error, 0, 4);
+            System.arraycopy(line, 0, error, 4, line.length);
+        }
+        return ScriptErrors.counted(single(ERR, error));
     }
 
     private static LuaValue bulk(final ByteBuf reply)

@@ -67,7 +67,7 @@ public final class ScriptCommands
     {
         this.table = table;
         this.running = new RunningScripts(table::busyReplyThresholdMs);
-        this.runner = new ScriptRunner(client, running);
+        this.runner = new ScriptRunner(table, client, running);
         this.scripts = new ScriptStore(client);
         this.functions = new FunctionCommands(table, client, runner, running, new FunctionLibraries(chunks));
     }
@@ -255,6 +255,7 @@ public final class ScriptCommands
             reply);
         if (value != null)
         {
+            run.answered(value);
             LuaToResp.write(reply, value, protocol, run.protocol());
         }
     }

@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
 final class ScriptErrors
 {
     private static final LuaString ERR = LuaValue.valueOf("err");
+    private static final LuaString IGNORE_STATS = LuaValue.valueOf("ignore_error_stats_update");
+    private static final Pattern CALL = Pattern.compile("attempt to call (nil|boolean|number|string|table|userdata)$");
     /** LuaJ writes a position as "@user_script:1 message" and ends it with the (empty) traceback's line break. */
     private static final Pattern UNEXPECTED = Pattern.compile("unexpected symbol (\\d+) \\(.\\)$");
     /** LuaJ's tokens from 257 on, as Lua's lexer names them. */
@@ -45,6 +47,23 @@ final class ScriptErrors
         final LuaTable table = new LuaTable();
         table.rawset(ERR, LuaValue.valueOf(code + " " + CR_LF.matcher(text).replaceAll("")));
         return table;
+    }
+
+    /**
+     * @return the error table marked as redis marks the errors its commands counted already
+     * (ignore_error_stats_update), so that a script passing one on does not count it again.
+     */
+    static LuaTable counted(final LuaTable error)
+    {
+        error.rawset(IGNORE_STATS, LuaValue.TRUE);
+        return error;
+    }
+
+    /** @return true for an error table whose error was counted already ({@link #counted}). */
+    static boolean isCounted(final LuaValue value)
+    {
+        return value instanceof LuaTable table && table.rawget(ERR).isstring() &&
+            table.rawget(IGNORE_STATS).toboolean();
     }
 
     /** @return an error to throw, raising {@link #table} of the message. */
@@ -87,7 +106,8 @@ final class ScriptErrors
     static String text(final String message)
     {
         final String trimmed = message.endsWith("\n") ? message.substring(0, message.length() - 1) : message;
-        return POSITION.matcher(trimmed).replaceFirst("$1:$2: ");
+        final String placed = POSITION.matcher(trimmed).replaceFirst("$1:$2: ");
+        return CALL.matcher(placed).replaceFirst("attempt to call a $1 value");
     }
 
     /**

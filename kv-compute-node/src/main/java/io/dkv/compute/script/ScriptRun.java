@@ -9,6 +9,7 @@ import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
@@ -36,6 +37,7 @@ final class ScriptRun
     private final long deadlineNanos;
     private volatile LuaError stop;
     private volatile boolean killed;
+    private boolean errorCounted;
     private RuntimeException abort;
     private int protocol = 2;
     private int instructions;
@@ -89,6 +91,7 @@ final class ScriptRun
         client.executing(store);
         protocol(2);
         abort = null;
+        errorCounted = false;
         if (!killed)
         {
             stop = null;
@@ -197,6 +200,7 @@ final class ScriptRun
             {
                 throw abort;
             }
+            errorCounted = ScriptErrors.isCounted(ex.getMessageObject());
             if (killed)
             {
                 throw new ScriptRunner.Killed(errorReply(ex));
@@ -209,6 +213,18 @@ final class ScriptRun
             RespReplies.error(reply, "ERR Error running script " + name + ", stack overflow");
             return null;
         }
+    }
+
+    /** The run answers {@code value}: an error table a command counted already is not counted again. */
+    void answered(final LuaValue value)
+    {
+        errorCounted = ScriptErrors.isCounted(value);
+    }
+
+    /** @return true when the run's error reply was counted already, by the command that gave it. */
+    boolean errorCounted()
+    {
+        return errorCounted;
     }
 
     /**
@@ -232,6 +248,7 @@ final class ScriptRun
         final String refusal = refusal(spec, argv);
         if (refusal != null)
         {
+            table.rejected(spec, "ERR " + refusal);
             return fail(raise, refusal);
         }
         final ByteBuf reply = Unpooled.buffer();
@@ -297,6 +314,13 @@ final class ScriptRun
     {
         if (spec == null)
         {
+            final String name = ScriptStore.text(argv[0]).toLowerCase();
+            if (CommandRules.noScript(name) ||
+                argv.length > 1 && CommandRules.noScript(name + "|" + ScriptStore.text(argv[1]).toLowerCase()))
+            {
+                // redis refuses these in scripts whatever their arguments; this node serves some of them not at all
+                return "This Redis command is not allowed from script";
+            }
             final String notServed = CommandTable.notServed(argv);
             return notServed != null ? notServed : "Unknown Redis command called from script";
         }
@@ -317,10 +341,11 @@ final class ScriptRun
 
     private static LuaValue fail(final boolean raise, final String message)
     {
+        final LuaTable error = ScriptErrors.counted(ScriptErrors.table(message));
         if (raise)
         {
-            throw ScriptErrors.raise(message);
+            throw new LuaError(error);
         }
-        return ScriptErrors.table(message);
+        return error;
     }
 }

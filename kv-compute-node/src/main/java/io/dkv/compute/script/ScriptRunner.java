@@ -2,6 +2,7 @@ package io.dkv.compute.script;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.txn.Transaction;
+import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -49,12 +50,14 @@ final class ScriptRunner
         }
     }
 
+    private final CommandTable table;
     private final KvClient client;
     private final RunningScripts running;
     private final ExecutorService threads;
 
-    ScriptRunner(final KvClient client, final RunningScripts running)
+    ScriptRunner(final CommandTable table, final KvClient client, final RunningScripts running)
     {
+        this.table = table;
         this.client = client;
         this.running = running;
         final AtomicInteger count = new AtomicInteger();
@@ -91,7 +94,12 @@ final class ScriptRunner
             }
             return;
         }
-        session.defer(CompletableFuture.supplyAsync(() -> transaction(run, attempt), threads));
+        session.defer(CompletableFuture.supplyAsync(() ->
+        {
+            final ByteBuf reply = transaction(run, attempt);
+            table.deferredReply(ScriptStore.text(run.request()[0]).toLowerCase(), reply, !run.errorCounted());
+            return reply;
+        }, threads));
     }
 
     private ByteBuf transaction(final ScriptRun run, final Attempt attempt)

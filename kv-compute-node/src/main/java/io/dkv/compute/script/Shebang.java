@@ -1,6 +1,7 @@
 package io.dkv.compute.script;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -159,9 +160,93 @@ final class Shebang
         return -1;
     }
 
+    /** @return the first line's words as redis's sdssplitargs splits them (quotes, escapes); none when malformed. */
     private static String[] parts(final byte[] text, final int end)
     {
-        final String line = new String(text, 0, end, StandardCharsets.ISO_8859_1).strip();
-        return line.isEmpty() ? new String[0] : line.split("[ \t\r]+");
+        final String line = new String(text, 0, end, StandardCharsets.ISO_8859_1);
+        final List<String> words = new ArrayList<>();
+        int at = 0;
+        while (true)
+        {
+            while (at < line.length() && Character.isWhitespace(line.charAt(at)))
+            {
+                at++;
+            }
+            if (at >= line.length())
+            {
+                return words.toArray(String[]::new);
+            }
+            final StringBuilder word = new StringBuilder();
+            char quote = 0;
+            while (true)
+            {
+                final char c = at < line.length() ? line.charAt(at) : 0;
+                if (quote == 0)
+                {
+                    if (c == 0 || c == ' ' || c == '\n' || c == '\r' || c == '\t')
+                    {
+                        break;
+                    }
+                    if (c == '"' || c == '\'')
+                    {
+                        quote = c;
+                    }
+                    else
+                    {
+                        word.append(c);
+                    }
+                    at++;
+                    continue;
+                }
+                if (c == 0)
+                {
+                    return new String[0];
+                }
+                if (c == quote)
+                {
+                    if (at + 1 < line.length() && !Character.isWhitespace(line.charAt(at + 1)))
+                    {
+                        return new String[0];
+                    }
+                    at++;
+                    break;
+                }
+                at += escaped(line, at, quote, word);
+            }
+            words.add(word.toString());
+        }
+    }
+
+    /** Append the character (or escape) at {@code at} inside quotes. @return how many characters it took. */
+    private static int escaped(final String line, final int at, final char quote, final StringBuilder word)
+    {
+        final char c = line.charAt(at);
+        final char next = at + 1 < line.length() ? line.charAt(at + 1) : 0;
+        if (c != '\\' || next == 0 || quote == '\'' && next != '\'')
+        {
+            word.append(c);
+            return 1;
+        }
+        if (quote == '"' && next == 'x' && at + 3 < line.length() && isHex(line.charAt(at + 2)) &&
+            isHex(line.charAt(at + 3)))
+        {
+            word.append((char)Integer.parseInt(line.substring(at + 2, at + 4), 16));
+            return 4;
+        }
+        word.append(switch (next)
+        {
+            case 'n' -> quote == '"' ? '\n' : next;
+            case 'r' -> quote == '"' ? '\r' : next;
+            case 't' -> quote == '"' ? '\t' : next;
+            case 'b' -> quote == '"' ? '\b' : next;
+            case 'a' -> quote == '"' ? (char)7 : next;
+            default -> next;
+        });
+        return 2;
+    }
+
+    private static boolean isHex(final char c)
+    {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 }
