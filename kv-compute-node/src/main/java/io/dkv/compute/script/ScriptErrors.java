@@ -126,9 +126,16 @@ final class ScriptErrors
             final LuaValue err = table.rawget(ERR);
             message = err.isstring() ? err.tojstring() : "ERR " + table.tojstring();
         }
+        else if (object == null)
+        {
+            message = "ERR execution failure";
+        }
         else
         {
-            message = "ERR " + (object == null ? "execution failure" : text(object.tojstring()));
+            final String raw = object.tojstring();
+            // a library function's error in a tail call: LuaJ left the caller's frame, Lua names its line
+            final boolean placed = POSITION.matcher(raw).find() || error instanceof LockedTable.UnplacedError;
+            message = "ERR " + (placed || source == null ? "" : source.substring(1) + ":" + line + ": ") + text(raw);
         }
         return source == null ? message : message + " script: " + funcname + ", on " + source + ":" + line + ".";
     }
