@@ -108,6 +108,11 @@ class RespScriptDifferentialTest
                     "return {t.a[1], tostring(t.a[2]), t.a[3].b == cjson.null, t.s, #t.a}", "0"),
                 List.of("EVAL", "return cjson.decode('[\"x\", true, false]')", "0"),
                 List.of("EVAL", "cjson.encode = nil", "0"),
+                List.of("EVAL", "return {tostring(0.0003), tostring(1/3), tostring(2^53), tostring(-0.5), " +
+                    "table.concat({1, 0.25, 'x', 1e20}, ',')}", "0"),
+                List.of("EVAL", "cjson.encode_max_depth(1) return {pcall(cjson.encode, {{1}})}", "0"),
+                // (redis keeps cjson's settings for the scripts after, dkv for the run: set back here)
+                List.of("EVAL", "cjson.encode_max_depth(1000) return cjson.encode({{1}})", "0"),
                 List.of("EVAL", "return pcall(nil)", "0"),
                 // errors raised
                 List.of("EVAL", "return redis.call('incr', 's')", "0"),

@@ -8,31 +8,27 @@ import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
 import java.io.ByteArrayOutputStream;
-import java.math.BigDecimal;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code cjson} library redis gives scripts (lua-cjson 2.1): encode and decode with its rules, the ones scripts
  * rely on: numbers written as "%.14g" (NaN and infinities refused), "/" escaped, a table an array when its keys are
  * 1..n (not too sparse: a largest key over twice the count and over 10 is refused), an empty table {}, cjson.null for
- * JSON's null. Its settings (encode_keep_buffer...) are accepted and change nothing. Error texts are close to
- * lua-cjson's, not always the same.
+ * JSON's null. Its depth limits and encode_invalid_numbers hold for the run that sets them (in redis, until the Lua
+ * state is reset); its other settings are accepted and change nothing. Error texts are close to lua-cjson's.
  */
 final class CjsonLib
 {
     /** JSON's null: one value, as lua-cjson's lightuserdata. */
     static final LuaValue NULL = new LuaUserdata(new Object());
     private static final int MAX_DEPTH = 1000;
-    private static final MathContext FOURTEEN = new MathContext(14, RoundingMode.HALF_EVEN);
 
-    private CjsonLib()
-    {
-    }
+    private int encodeMaxDepth = MAX_DEPTH;
+    private int decodeMaxDepth = MAX_DEPTH;
+    private boolean invalidNumbers;
 
-    /** @return the library's table, unlocked. */
-    static LuaTable table()
+    /** @return the library's table, unlocked: its settings are this object's, one run's. */
+    LuaTable table()
     {
         final LuaTable cjson = new LuaTable();
         cjson.rawset("encode", RedisApi.function(args ->
@@ -41,17 +37,33 @@ final class CjsonLib
             encode(args.arg1(), out, 1);
             return LuaString.valueUsing(out.toByteArray());
         }));
-        cjson.rawset("decode", RedisApi.function(args -> new Decoder(LuaToResp.bytes(args.checkstring(1))).document()));
+        cjson.rawset("decode", RedisApi.function(args -> new Decoder(LuaToResp.bytes(args.checkstring(1)),
+            decodeMaxDepth).document()));
         cjson.rawset("null", NULL);
-        for (final String setting : new String[]{"encode_keep_buffer", "encode_max_depth", "decode_max_depth",
-            "encode_number_precision", "encode_sparse_array", "encode_invalid_numbers", "decode_invalid_numbers"})
+        cjson.rawset("encode_max_depth", RedisApi.function(args ->
+        {
+            encodeMaxDepth = args.optint(1, encodeMaxDepth);
+            return LuaValue.valueOf(encodeMaxDepth);
+        }));
+        cjson.rawset("decode_max_depth", RedisApi.function(args ->
+        {
+            decodeMaxDepth = args.optint(1, decodeMaxDepth);
+            return LuaValue.valueOf(decodeMaxDepth);
+        }));
+        cjson.rawset("encode_invalid_numbers", RedisApi.function(args ->
+        {
+            invalidNumbers = args.isnoneornil(1) ? invalidNumbers : args.arg1().toboolean();
+            return LuaValue.valueOf(invalidNumbers);
+        }));
+        for (final String setting : new String[]{"encode_keep_buffer", "encode_number_precision",
+            "encode_sparse_array", "decode_invalid_numbers"})
         {
             cjson.rawset(setting, RedisApi.function(args -> args));
         }
         return cjson;
     }
 
-    private static void encode(final LuaValue value, final ByteArrayOutputStream out, final int depth)
+    private void encode(final LuaValue value, final ByteArrayOutputStream out, final int depth)
     {
         switch (value.type())
         {
@@ -73,9 +85,9 @@ final class CjsonLib
         }
     }
 
-    private static void table(final LuaTable table, final ByteArrayOutputStream out, final int depth)
+    private void table(final LuaTable table, final ByteArrayOutputStream out, final int depth)
     {
-        if (depth > MAX_DEPTH)
+        if (depth > encodeMaxDepth)
         {
             throw new LuaError("Cannot serialise, excessive nesting (" + depth + ")");
         }
@@ -172,51 +184,27 @@ final class CjsonLib
         out.write('"');
     }
 
-    /** @return the number as lua-cjson writes it: C's "%.14g". */
-    static String number(final double value)
+    /** @return the number as lua-cjson writes it: C's "%.14g", NaN and infinities refused unless allowed. */
+    private String number(final double value)
     {
-        if (Double.isNaN(value) || Double.isInfinite(value))
+        if (!invalidNumbers && (Double.isNaN(value) || Double.isInfinite(value)))
         {
             throw new LuaError("Cannot serialise number: must not be NaN or Inf");
         }
-        if (value == 0)
-        {
-            return 1 / value < 0 ? "-0" : "0";
-        }
-        final BigDecimal rounded = new BigDecimal(value).round(FOURTEEN);
-        final int exponent = rounded.precision() - rounded.scale() - 1;
-        if (exponent < -4 || exponent >= 14)
-        {
-            final String mantissa = strip(rounded.movePointLeft(exponent).toPlainString());
-            final int magnitude = Math.abs(exponent);
-            return mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude < 10 ? "0" : "") + magnitude;
-        }
-        return strip(rounded.toPlainString());
-    }
-
-    private static String strip(final String decimal)
-    {
-        if (decimal.indexOf('.') < 0)
-        {
-            return decimal;
-        }
-        String stripped = decimal.replaceAll("0+$", "");
-        if (stripped.endsWith("."))
-        {
-            stripped = stripped.substring(0, stripped.length() - 1);
-        }
-        return stripped;
+        return LuaNumbers.format(value);
     }
 
     /** JSON text made Lua values, as lua-cjson's decode does. */
     private static final class Decoder
     {
         private final byte[] text;
+        private final int maxDepth;
         private int at;
 
-        Decoder(final byte[] text)
+        Decoder(final byte[] text, final int maxDepth)
         {
             this.text = text;
+            this.maxDepth = maxDepth;
         }
 
         LuaValue document()
@@ -233,7 +221,7 @@ final class CjsonLib
         private LuaValue value(final int depth)
         {
             skipSpace();
-            if (depth > MAX_DEPTH)
+            if (depth > maxDepth)
             {
                 throw new LuaError("Found too many nested data structures (" + depth + ") at character " + (at + 1));
             }

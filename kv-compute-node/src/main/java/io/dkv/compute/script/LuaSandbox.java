@@ -13,13 +13,17 @@ import org.luaj.vm2.lib.PackageLib;
 import org.luaj.vm2.lib.StringLib;
 import org.luaj.vm2.lib.TableLib;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
 /**
  * The globals a script runs with, fresh for every run (so nothing a run leaves is seen by the next, a conflict's
  * re-run included), as redis 7.0's sandbox: Lua's base library without print, dofile and loadfile (and no os, io,
  * package or debug), string, table, math (math.random redis's rand48), bit and cjson, the redis API, redis's pcall (an
  * error table's err string); every table locked (a write answers "Attempt to modify a readonly table") and a global
  * that does not exist an error to read. LuaJ is Lua 5.2: unpack and loadstring are given as 5.1 had them; binary
- * chunks do not load. The libraries hold no state of a run's, so they are built once and shared.
+ * chunks do not load; tostring and table.concat write numbers as 5.1 does ({@link LuaNumbers}). The libraries but
+ * cjson (whose settings are a run's) hold no state of a run's, so they are built once and shared.
  */
 final class LuaSandbox
 {
@@ -27,7 +31,6 @@ final class LuaSandbox
     private static final LockedTable TABLE;
     private static final LockedTable MATH;
     private static final LockedTable BIT = LockedTable.copyOf(BitLib.table());
-    private static final LockedTable CJSON = LockedTable.copyOf(CjsonLib.table());
     /** redis's rand48, one per node as redis has one per server: math.random's sequence. */
     private static final long[] RAND48 = {seed(0)};
 
@@ -40,7 +43,9 @@ final class LuaSandbox
         libraries.load(new StringLib());
         libraries.load(new MathLib());
         STRING = LockedTable.copyOf((LuaTable)libraries.get("string"));
-        TABLE = LockedTable.copyOf((LuaTable)libraries.get("table"));
+        final LuaTable table = (LuaTable)libraries.get("table");
+        table.rawset("concat", RedisApi.function(LuaSandbox::concat));
+        TABLE = LockedTable.copyOf(table);
         final LuaTable math = (LuaTable)libraries.get("math");
         math.rawset("random", RedisApi.function(LuaSandbox::random));
         math.rawset("randomseed", RedisApi.function(LuaSandbox::randomSeed));
@@ -116,12 +121,15 @@ final class LuaSandbox
         globals.rawset("loadfile", LuaValue.NIL);
         globals.rawset("pcall", RedisApi.function(args -> pcall(run, args)));
         globals.rawset("loadstring", globals.get("load"));
+        final LuaValue tostring = globals.get("tostring");
+        globals.rawset("tostring", RedisApi.function(args -> args.arg1().type() == LuaValue.TNUMBER ?
+            LuaValue.valueOf(LuaNumbers.format(args.arg1().todouble())) : tostring.invoke(args)));
         globals.rawset("unpack", TABLE.get("unpack"));
         globals.rawset("string", STRING);
         globals.rawset("table", TABLE);
         globals.rawset("math", MATH);
         globals.rawset("bit", BIT);
-        globals.rawset("cjson", CJSON);
+        globals.rawset("cjson", LockedTable.copyOf(new CjsonLib().table()));
         globals.rawset("redis", LockedTable.copyOf(RedisApi.forRun(run)));
         hook(globals, run, userCode);
         return globals;
@@ -166,6 +174,37 @@ final class LuaSandbox
         {
             return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf("stack overflow"));
         }
+    }
+
+    /** table.concat, its numbers written as Lua 5.1 writes them. */
+    private static Varargs concat(final Varargs args)
+    {
+        final LuaTable list = args.checktable(1);
+        final byte[] separator = args.isnoneornil(2) ? new byte[0] : LuaToResp.bytes(args.checkstring(2));
+        final int first = args.optint(3, 1);
+        final int last = args.isnoneornil(4) ? list.length() : args.checkint(4);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = first; i <= last; i++)
+        {
+            final LuaValue item = list.get(i);
+            if (item.type() == LuaValue.TNUMBER)
+            {
+                out.writeBytes(LuaNumbers.format(item.todouble()).getBytes(StandardCharsets.US_ASCII));
+            }
+            else if (item.type() == LuaValue.TSTRING)
+            {
+                out.writeBytes(LuaToResp.bytes(item));
+            }
+            else
+            {
+                throw new LuaError("invalid value (at index " + i + ") in table for 'concat'");
+            }
+            if (i < last)
+            {
+                out.writeBytes(separator);
+            }
+        }
+        return LuaString.valueUsing(out.toByteArray());
     }
 
     private static Varargs random(final Varargs args)
