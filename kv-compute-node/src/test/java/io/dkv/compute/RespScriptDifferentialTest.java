@@ -154,6 +154,12 @@ class RespScriptDifferentialTest
                 List.of("EVAL_RO", "return redis.call('get', 'x')", "0"),
                 List.of("EVAL_RO", "#!lua\nreturn 1", "0"),
                 List.of("EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"),
+                // inside MULTI: queued, then run in EXEC's transaction
+                List.of("MULTI"),
+                List.of("EVAL", "return redis.call('incr', KEYS[1])", "1", "m"),
+                List.of("FCALL_RO", "nosuch", "0"),
+                List.of("EVAL", "return redis.call('incr', KEYS[1]) + 10", "1", "m"),
+                List.of("EXEC"),
                 // the cache of scripts
                 List.of("SCRIPT", "LOAD", "return 'loaded'"),
                 List.of("EVALSHA", "4e12d1f5a6ea5b9ce87f1b7cf1d6c6f2f17ec2b2", "0"),
