@@ -186,7 +186,7 @@ final class LuaSandbox
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = first; i <= last; i++)
         {
-            final LuaValue item = list.get(i);
+            final LuaValue item = list.rawget(i);
             if (item.type() == LuaValue.TNUMBER)
             {
                 out.writeBytes(LuaNumbers.format(item.todouble()).getBytes(StandardCharsets.US_ASCII));

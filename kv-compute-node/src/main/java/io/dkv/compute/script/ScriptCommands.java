@@ -102,11 +102,8 @@ public final class ScriptCommands
      */
     public String busy(final String name)
     {
-        if (ALLOW_BUSY.contains(name))
-        {
-            return null;
-        }
-        return running.busy();
+        final String busy = running.busy();
+        return busy == null || ALLOW_BUSY.contains(name) ? null : busy;
     }
 
     static void killed(final String error, final ByteBuf out)

@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
- * One run of a script or function (one attempt of its transaction), as redis 7.0's scriptRunCtx: the client its
- * redis.call commands run as (RESP2 until redis.setresp, over the run's transaction), whether it may write, when it
+ * One run of a script or function, over the attempts of its transaction, as redis 7.0's scriptRunCtx: the client its
+ * redis.call commands run as (RESP2 until redis.setresp, over the attempt's transaction), whether it may write, when it
  * began, and whether it was stopped: killed, or aborted by a store error or conflict that its caller must see rather
  * than the script (a conflict runs the whole script again). A stopped run raises its stop at every instruction, so no
  * pcall keeps it going. Its Lua runs on one thread; {@link #kill} comes from others.
@@ -32,9 +32,9 @@ final class ScriptRun
     private final boolean eval;
     private final String name;
     private final byte[][] request;
-    private boolean readOnly;
     private final long startedNanos;
     private final long deadlineNanos;
+    private boolean readOnly;
     private volatile LuaError stop;
     private volatile boolean killed;
     private boolean errorCounted;
