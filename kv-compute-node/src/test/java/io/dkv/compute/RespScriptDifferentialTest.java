@@ -108,6 +108,16 @@ class RespScriptDifferentialTest
                     "return {t.a[1], tostring(t.a[2]), t.a[3].b == cjson.null, t.s, #t.a}", "0"),
                 List.of("EVAL", "return cjson.decode('[\"x\", true, false]')", "0"),
                 List.of("EVAL", "cjson.encode = nil", "0"),
+                List.of("EVAL", "local h = '' for _, v in ipairs({cmsgpack.pack(0.1, 0.5, -1099511627776, 300, -33, " +
+                    "'x', {1, 2}, {a=true}, false, nil, string.rep('y', 40))}) do h = h .. string.format('%02x', " +
+                    "string.byte(v)) end return h", "0"),
+                List.of("EVAL", "local s = cmsgpack.pack({1, {2, 'z'}, {k=-7}}, 65536, 2^40) " +
+                    "local a, b, c = cmsgpack.unpack(s) " +
+                    "return {a[2][2], a[3].k, b, c, select('#', cmsgpack.unpack(s))}", "0"),
+                List.of("EVAL", "local s = cmsgpack.pack('one', 'two') local o, v = cmsgpack.unpack_one(s) " +
+                    "local o2, v2 = cmsgpack.unpack_limit(s, 1, o) return {o, v, o2, v2}", "0"),
+                List.of("EVAL", "return cmsgpack.unpack('\\217')", "0"),
+                List.of("EVAL", "cmsgpack.pack = nil", "0"),
                 List.of("EVAL", "return {tostring(0.0003), tostring(1/3), tostring(2^53), tostring(-0.5), " +
                     "table.concat({1, 0.25, 'x', 1e20}, ',')}", "0"),
                 List.of("EVAL", "cjson.encode_max_depth(1) return {pcall(cjson.encode, {{1}})}", "0"),

@@ -19,11 +19,11 @@ import java.nio.charset.StandardCharsets;
 /**
  * The globals a script runs with, fresh for every run (so nothing a run leaves is seen by the next, a conflict's
  * re-run included), as redis 7.0's sandbox: Lua's base library without print, dofile and loadfile (and no os, io,
- * package or debug), string, table, math (math.random redis's rand48), bit and cjson, the redis API, redis's pcall (an
- * error table's err string); every table locked (a write answers "Attempt to modify a readonly table") and a global
- * that does not exist an error to read. LuaJ is Lua 5.2: unpack and loadstring are given as 5.1 had them; binary
- * chunks do not load; tostring and table.concat write numbers as 5.1 does ({@link LuaNumbers}). The libraries but
- * cjson (whose settings are a run's) hold no state of a run's, so they are built once and shared.
+ * package or debug), string, table, math (math.random redis's rand48), bit, cjson and cmsgpack, the redis API, redis's
+ * pcall (an error table's err string); every table locked (a write answers "Attempt to modify a readonly table") and a
+ * global that does not exist an error to read. LuaJ is Lua 5.2: unpack and loadstring are given as 5.1 had them;
+ * binary chunks do not load; tostring and table.concat write numbers as 5.1 does ({@link LuaNumbers}). The libraries
+ * but cjson (whose settings are a run's) hold no state of a run's, so they are built once and shared.
  */
 final class LuaSandbox
 {
@@ -31,6 +31,7 @@ final class LuaSandbox
     private static final LockedTable TABLE;
     private static final LockedTable MATH;
     private static final LockedTable BIT = LockedTable.copyOf(BitLib.table());
+    private static final LockedTable CMSGPACK = LockedTable.copyOf(CmsgpackLib.table());
     /** redis's rand48, one per node as redis has one per server: math.random's sequence. */
     private static final long[] RAND48 = {seed(0)};
 
@@ -129,6 +130,7 @@ final class LuaSandbox
         globals.rawset("table", TABLE);
         globals.rawset("math", MATH);
         globals.rawset("bit", BIT);
+        globals.rawset("cmsgpack", CMSGPACK);
         globals.rawset("cjson", LockedTable.copyOf(new CjsonLib().table()));
         globals.rawset("redis", LockedTable.copyOf(RedisApi.forRun(run)));
         hook(globals, run, userCode);
