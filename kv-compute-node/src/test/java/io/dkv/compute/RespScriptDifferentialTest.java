@@ -298,6 +298,29 @@ class RespScriptDifferentialTest
         }
     }
 
+    /** A script answers later than the commands around it run: the replies of a pipeline keep their order. */
+    @Test
+    void pipelinedScriptsAnswerInTheirPlace() throws Exception
+    {
+        try (RawResp redis = open(SERVERS.redis().port(), 2);
+            RawResp dkv = open(SERVERS.store().port(), 2))
+        {
+            for (final RawResp server : List.of(redis, dkv))
+            {
+                server.send("SET", "piped", "0");
+                server.send("EVAL", "return redis.call('incr', KEYS[1])", "1", "piped");
+                server.send("GET", "piped");
+                server.send("EVAL", "return redis.call('incr', KEYS[1]) * 10", "1", "piped");
+                server.send("GET", "piped");
+                server.send("PING");
+            }
+            for (int i = 0; i < 6; i++)
+            {
+                assertEquals(redis.read(), dkv.read(), "reply " + i);
+            }
+        }
+    }
+
     @Test
     void scriptsAndFunctionsOutliveFlushAll() throws Exception
     {

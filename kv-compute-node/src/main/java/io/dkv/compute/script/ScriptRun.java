@@ -140,7 +140,7 @@ final class ScriptRun
     /** @return true once the run was killed or aborted: it stops at every instruction from now on. */
     boolean stopped()
     {
-        return stop != null;
+        return stop != null || killed;
     }
 
     boolean killed()
@@ -161,6 +161,12 @@ final class ScriptRun
         if (stopped != null)
         {
             throw stopped;
+        }
+        if (killed)
+        {
+            // killed as an attempt began, which cleared its stop
+            stop = ScriptErrors.raise(KILLED);
+            throw stop;
         }
         if (deadlineNanos != 0 && (++instructions & 1023) == 0 && System.nanoTime() - deadlineNanos > 0)
         {
