@@ -60,12 +60,4 @@ final class CompiledChunks
         }
         return compiled;
     }
-
-    int size()
-    {
-        synchronized (chunks)
-        {
-            return chunks.size();
-        }
-    }
 }

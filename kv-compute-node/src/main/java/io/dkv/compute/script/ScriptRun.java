@@ -143,17 +143,6 @@ final class ScriptRun
         return stop != null || killed;
     }
 
-    boolean killed()
-    {
-        return killed;
-    }
-
-    /** @return the store error or conflict that stopped the run, for its caller to see; null when none did. */
-    RuntimeException aborted()
-    {
-        return abort;
-    }
-
     /** At each instruction: stop a run that was stopped, and a library's load past its time. */
     void checkpoint()
     {

@@ -12,15 +12,12 @@ import java.util.Locale;
  */
 final class Shebang
 {
-    static final int NO_WRITES = 1;
-    static final int ALLOW_OOM = 1 << 1;
-    static final int ALLOW_STALE = 1 << 2;
-    static final int NO_CLUSTER = 1 << 3;
-    static final int ALLOW_CROSS_SLOT = 1 << 4;
-    /** A script without a shebang: EVAL as before redis 7, whose commands' writes are checked one by one. */
-    static final int EVAL_COMPAT = 1 << 5;
+    /** Redis's script flags, each the bit of its index here ({@link #flag}). */
     static final List<String> FLAG_NAMES = List.of("no-writes", "allow-oom", "allow-stale", "no-cluster",
         "allow-cross-slot-keys");
+    static final int NO_WRITES = 1;
+    /** A script without a shebang: EVAL as before redis 7, whose commands' writes are checked one by one. */
+    static final int EVAL_COMPAT = 1 << FLAG_NAMES.size();
 
     /** A script's flags and where its code begins, or the error that refused it. */
     record Script(int flags, int codeFrom, String error)
