@@ -1,6 +1,7 @@
 package io.dkv.compute;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.command.AuthThrottle;
 import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
@@ -10,13 +11,16 @@ import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.StagedStrings;
 import io.dkv.compute.command.StreamedReplies;
-import io.dkv.compute.store.PiecesSweep;
+import io.dkv.compute.mesh.ComputeMesh;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
+import io.dkv.compute.pubsub.PubSub;
 import io.dkv.compute.resp.RespDecoder;
+import io.dkv.compute.store.PiecesSweep;
 import io.dkv.raas.driver.RaasDriver;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -49,6 +53,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -114,6 +119,8 @@ public final class ComputeNode implements AutoCloseable
     private final MetricsEndpoint metrics;
     private final CommandTable table;
     private final RaasClusterView cluster;
+    private final ComputeMesh mesh;
+    private final PubSub pubsub;
     private final RateLimitedLog outputLimitLog;
     private boolean closed;
 
@@ -135,6 +142,7 @@ public final class ComputeNode implements AutoCloseable
         }
         KvClient made = null;
         RaasClusterView published = null;
+        ComputeMesh meshing = null;
         Channel listening = null;
         MetricsEndpoint serving = null;
         try
@@ -183,6 +191,13 @@ public final class ComputeNode implements AutoCloseable
             published = context.raas() == null ? null :
                 new RaasClusterView(context.raas(), context.bindAddress(), port);
             this.cluster = published;
+            final RateLimitedLog meshLog = new RateLimitedLog("call to a compute node failed", context.log(),
+                context.nanoClock());
+            meshing = context.raas() == null ? null : new ComputeMesh(context.raas(),
+                Duration.ofMillis(context.meshCallTimeoutMs()), ex -> meshLog.event("compute mesh", ex.getMessage()));
+            this.mesh = meshing;
+            this.pubsub = new PubSub(meshing, ByteBufAllocator.DEFAULT, Duration.ofMillis(context.meshCallTimeoutMs()),
+                ex -> meshLog.event("pub/sub", ex.getMessage()));
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
                 ClusterView.Member.id(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)),
                 RaasClusterView.announcedHost(context.bindAddress()), port));
@@ -190,7 +205,14 @@ public final class ComputeNode implements AutoCloseable
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
                 view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
-                new RateLimitedLog("failed AUTH", context.log(), context.nanoClock()))));
+                new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
+                new Waiters(pubsub, ex -> meshLog.event("blocking commands", ex.getMessage()))));
+            if (meshing != null)
+            {
+                // once every call's handler is in place; peers are met in the background, and pub/sub's and blocking
+                // commands' first uses wait for that, nothing else does
+                meshing.start();
+            }
             this.sampler =
                 bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
@@ -211,6 +233,10 @@ public final class ComputeNode implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
+            if (meshing != null)
+            {
+                meshing.close();
+            }
             if (published != null)
             {
                 published.close();
@@ -466,6 +492,10 @@ public final class ComputeNode implements AutoCloseable
         {
             piecesSweep.close();
         }
+        if (mesh != null)
+        {
+            mesh.close();
+        }
         if (ownsClient)
         {
             client.close();
@@ -504,6 +534,7 @@ public final class ComputeNode implements AutoCloseable
                 new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
             session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
+            session.outlet(channel);
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
                 context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog));
         }

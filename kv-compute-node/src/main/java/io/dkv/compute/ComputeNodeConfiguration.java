@@ -53,6 +53,14 @@ public final class ComputeNodeConfiguration
      * How long close waits for connections to finish the requests they have read before it closes them whatever their
      * peers do (a peer that reads nothing included), and again for the event loops to stop.
      */
+    /**
+     * How long a call to another compute node (pub/sub's) waits for its answer: a node that does not answer within it
+     * is called no more until it is met again (within a quarter second), and a message meanwhile misses its
+     * subscribers, as if its node had died.
+     */
+    public static final String MESH_CALL_TIMEOUT_PROP_NAME = "dkv.compute.mesh.call.timeout.ms";
+    public static final long MESH_CALL_TIMEOUT_DEFAULT = 2_000;
+
     public static final String DRAIN_TIMEOUT_PROP_NAME = "dkv.compute.drain.timeout.ms";
     public static final long DRAIN_TIMEOUT_DEFAULT = 5_000;
 

@@ -33,6 +33,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private long piecesSweepMs = Long.getLong(PIECES_SWEEP_PROP_NAME, PIECES_SWEEP_DEFAULT);
     private int ioThreads = Integer.getInteger(IO_THREADS_PROP_NAME, IO_THREADS_DEFAULT);
     private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
+    private long meshCallTimeoutMs = Long.getLong(MESH_CALL_TIMEOUT_PROP_NAME, MESH_CALL_TIMEOUT_DEFAULT);
     private int warmupRounds = Integer.getInteger(WARMUP_ROUNDS_PROP_NAME, WARMUP_ROUNDS_DEFAULT);
     private boolean reusePort = Boolean.parseBoolean(
         System.getProperty(REUSE_PORT_PROP_NAME, Boolean.toString(REUSE_PORT_DEFAULT)));
@@ -89,11 +90,12 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
             throw new IllegalArgumentException("piecesSweepMs (" + PIECES_SWEEP_PROP_NAME + ") is 0 (never) or " +
                 "more; it is " + piecesSweepMs);
         }
-        if (partialTimeoutMs <= 0 || ioThreads < 1 || drainTimeoutMs < 0 || warmupRounds < 0)
+        if (partialTimeoutMs <= 0 || ioThreads < 1 || meshCallTimeoutMs <= 0 || drainTimeoutMs < 0 ||
+            warmupRounds < 0)
         {
             throw new IllegalArgumentException("partialTimeoutMs=" + partialTimeoutMs + " ioThreads=" + ioThreads +
-                " drainTimeoutMs=" + drainTimeoutMs + " warmupRounds=" + warmupRounds +
-                ": the first two must be positive, the others not negative");
+                " meshCallTimeoutMs=" + meshCallTimeoutMs + " drainTimeoutMs=" + drainTimeoutMs + " warmupRounds=" +
+                warmupRounds + ": the first three must be positive, the others not negative");
         }
         if (outputLimitBytes < 1 || writeHighWaterBytes < 2 || authFailureDelayMs < 0 ||
             authFailureDelayMaxMs < authFailureDelayMs || authFailuresMax < 1)
@@ -230,6 +232,18 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext drainTimeoutMs(final long drainTimeoutMs)
     {
         this.drainTimeoutMs = drainTimeoutMs;
+        return this;
+    }
+
+    public long meshCallTimeoutMs()
+    {
+        return meshCallTimeoutMs;
+    }
+
+    /** @param meshCallTimeoutMs how long a call to another compute node waits for its answer. */
+    public ComputeNodeContext meshCallTimeoutMs(final long meshCallTimeoutMs)
+    {
+        this.meshCallTimeoutMs = meshCallTimeoutMs;
         return this;
     }
 

@@ -125,6 +125,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        session.resumer(this::unblocked);
         latency = stats.latency().recorderFor(ctx.channel().eventLoop());
     }
 
@@ -156,6 +157,23 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     void drain()
     {
         draining = true;
+        if (session.blocked() != null)
+        {
+            // answered as if its timeout came, then drained as the rest
+            table.endBlocked(session);
+        }
+        process();
+    }
+
+    /** The command the connection was blocked on was answered: its reply goes out and the next requests run. */
+    private void unblocked(final ByteBuf reply)
+    {
+        session.block(null);
+        if (ctx.channel().isActive())
+        {
+            pendingBuffer().writeBytes(reply);
+        }
+        reply.release();
         process();
     }
 
@@ -179,6 +197,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         if (held || ctx == null)
         {
+            return;
+        }
+        if (session.blocked() != null)
+        {
+            // what it sends meanwhile waits; with that queued it stops reading, as redis holds a blocked client's
+            readInterest();
             return;
         }
         int budget = TURN_KEYS;
@@ -227,7 +251,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             {
                 decoded(decodedAt);
                 final int from = mark();
-                if (reads.offer(session, args, pendingBuffer(), unitKeys))
+                if (session.repliesOn() && reads.offer(session, args, pendingBuffer(), unitKeys))
                 {
                     settle(from);
                     budget -= args.length - 1;
@@ -257,6 +281,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                     {
                         hold(hold);
                         return;
+                    }
+                    if (session.blocked() != null)
+                    {
+                        // the replies before it go out now; its own when it is served, times out or is unblocked
+                        break;
                     }
                 }
             }
@@ -562,6 +591,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         {
             deadline.cancel(false);
         }
+        // its blocked command takes nothing now, and its subscriptions end on every node told of them
+        table.connectionClosed(session);
         // what the peer asked for and was not run is dropped: nobody is there to read its replies
         dropQueued();
         if (pending != null)

@@ -108,7 +108,7 @@ final class RawResp implements AutoCloseable
                 in.readNBytes(2);
                 yield "$" + new String(body, StandardCharsets.UTF_8);
             }
-            case '*', '%', '~' ->
+            case '*', '%', '~', '>' ->
             {
                 final int count = Integer.parseInt(line);
                 if (count < 0)

@@ -123,8 +123,8 @@ class RespDifferentialTest
     {
         try (RawResp actual = new RawResp(SERVERS.store().port()))
         {
-            assertEquals("-ERR command 'BLPOP' is not supported by this dkv compute node yet",
-                actual.call("blpop", "k0", "0"));
+            assertEquals("-ERR command 'XREAD' is not supported by this dkv compute node yet",
+                actual.call("xread", "STREAMS", "k0", "0"));
             assertEquals("-ERR command 'XADD' is not supported by this dkv compute node yet",
                 actual.call("XADD", "k0", "*", "f", "v"));
         }

@@ -129,6 +129,13 @@ class RespScriptDifferentialTest
                 List.of("EVAL", "return redis.call('nosuchcommand')", "0"),
                 List.of("EVAL", "return redis.call('get')", "0"),
                 List.of("EVAL", "return redis.call('multi')", "0"),
+                List.of("EVAL", "return redis.pcall('blpop', 'bq', 0)", "0"),
+                List.of("EVAL", "return redis.pcall('subscribe', 'ch')", "0"),
+                List.of("EVAL", "return redis.call('blmpop', 0, 1, 'bq', 'LEFT')", "0"),
+                List.of("EVAL", "redis.call('rpush', 'bq', 'a', 'b') return redis.call('blmpop', 0, 1, 'bq', 'LEFT')",
+                    "0"),
+                List.of("EVAL", "return redis.call('bzmpop', 0, 1, 'bz', 'MIN')", "0"),
+                List.of("EVAL", "return redis.call('publish', 'ch', 'from a script')", "0"),
                 List.of("EVAL", "return redis.call('eval', 'return 1', '0')", "0"),
                 List.of("EVAL", "error('boom')", "0"),
                 List.of("EVAL", "error({err='CUSTOM failure'})", "0"),
@@ -318,6 +325,13 @@ class RespScriptDifferentialTest
             {
                 assertEquals(redis.read(), dkv.read(), "reply " + i);
             }
+            for (final RawResp server : List.of(redis, dkv))
+            {
+                server.send("CLIENT", "REPLY", "OFF");
+                server.send("EVAL", "return 'unheard'", "0");
+                server.send("CLIENT", "REPLY", "ON");
+            }
+            assertEquals(redis.read(), dkv.read(), "a script's reply is dropped under CLIENT REPLY OFF");
         }
     }
 

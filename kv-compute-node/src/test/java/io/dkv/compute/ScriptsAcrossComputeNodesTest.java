@@ -100,6 +100,23 @@ class ScriptsAcrossComputeNodesTest
         }
     }
 
+    /** A script's push wakes a BLPOP on the other node, and its PUBLISH reaches a subscriber there: once committed. */
+    @Test
+    void aScriptsWritesAndPublishesReachOtherNodesOnceCommitted() throws Exception
+    {
+        try (RawResp blocked = new RawResp(nodes.second().port());
+            RawResp subscriber = new RawResp(nodes.second().port());
+            RawResp scripts = new RawResp(nodes.first().port()))
+        {
+            assertEquals("*3[$subscribe, $script-news, :1]", subscriber.call("SUBSCRIBE", "script-news"));
+            blocked.send("BLPOP", "script-queue", "0");
+            assertEquals(":1", scripts.call("EVAL", "redis.call('publish', 'script-news', 'pushed') " +
+                "return redis.call('lpush', KEYS[1], 'job')", "1", "script-queue"));
+            assertEquals("*2[$script-queue, $job]", blocked.read(), "taken whether it blocked before or after");
+            assertEquals("*3[$message, $script-news, $pushed]", subscriber.read());
+        }
+    }
+
     /**
      * Two connections of one node (its one event loop): the first runs a script that writes and then loops; the
      * second, served meanwhile, gets BUSY once the script has run past the threshold, and SCRIPT KILL stops it; the

@@ -84,6 +84,12 @@ final class TwoComputeNodes implements AutoCloseable
         }
     }
 
+    /** @return another compute node of the same cluster; the caller closes it. */
+    ComputeNode another(final long nodeId)
+    {
+        return compute(nodeId);
+    }
+
     private ComputeNode compute(final long nodeId)
     {
         return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)

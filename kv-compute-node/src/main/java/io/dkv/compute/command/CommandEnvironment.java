@@ -1,6 +1,8 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
+import io.dkv.compute.blocking.Waiters;
+import io.dkv.compute.pubsub.PubSub;
 
 import java.nio.charset.StandardCharsets;
 
@@ -18,10 +20,33 @@ import java.nio.charset.StandardCharsets;
  * @param cluster     the compute nodes CLUSTER answers with.
  * @param outputLimit reply bytes a connection may have pending at most, for CONFIG GET.
  * @param auth        what a failed AUTH costs its connection.
+ * @param pubsub      pub/sub across the pool's compute nodes.
+ * @param waiters     the connections blocked on keys, woken by writes through any compute node of the pool.
  */
 public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
-    int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth)
+    int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth, PubSub pubsub,
+    Waiters waiters)
 {
+    /** With pub/sub and blocking commands of the node's pool. */
+    public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
+        final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster, final long outputLimit,
+        final AuthThrottle auth, final PubSub pubsub)
+    {
+        this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth, pubsub,
+            new Waiters(pubsub, ex ->
+            {
+            }));
+    }
+
+    /** With pub/sub among this node's connections alone. */
+    public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
+        final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster, final long outputLimit,
+        final AuthThrottle auth)
+    {
+        this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth,
+            PubSub.alone());
+    }
+
     /** With no output limit to report and failed AUTHs not throttled: a table run apart from clients' connections. */
     public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
         final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster)

@@ -32,6 +32,7 @@ public final class CommandTable
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
     private final StagedStrings stagedStrings;
+    private final KeyspaceEvents keyspaceEvents;
     private final ConfigKnobs knobs = new ConfigKnobs();
     private final ScriptCommands scripts;
 
@@ -39,6 +40,7 @@ public final class CommandTable
     {
         this.environment = environment;
         this.stagedStrings = new StagedStrings(environment.client());
+        this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
         final KeyStore store = new ClientKeyStore(environment.client());
         final LongStrings longStrings = new LongStrings(environment.client());
@@ -62,6 +64,8 @@ public final class CommandTable
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
+        add(new PubSubCommands(environment).commands());
+        add(new BlockingCommands(store, environment.waiters()).commands());
         scripts = new ScriptCommands(this, environment.client());
         add(scripts.commands());
         for (final CommandSpec spec : commands.values())
@@ -241,15 +245,48 @@ public final class CommandTable
 
     public void execute(final Session session, final byte[][] args, final ByteBuf out)
     {
+        final int mark = out.writerIndex();
+        final int replies = session.replies();
+        run(session, args, out);
+        // CLIENT REPLY OFF or SKIP (unless the command turned replies on): the reply is dropped, but not what
+        // pub/sub pushes (redis's CLIENT_PUSHING)
+        if (replies != Session.REPLIES_ON && session.replies() != Session.REPLIES_ON &&
+            !PubSubCommands.pushes(args[0]))
+        {
+            out.writerIndex(mark);
+            // a script's reply, which comes later, goes the same way
+            session.dropDeferredReply();
+        }
+        if (replies == Session.REPLIES_SKIP_NEXT && session.replies() == Session.REPLIES_SKIP_NEXT)
+        {
+            session.replies(Session.REPLIES_ON);
+        }
+    }
+
+    private void run(final Session session, final byte[][] args, final ByteBuf out)
+    {
         final CommandSpec spec = find(session, args, out);
         if (spec == null)
         {
+            return;
+        }
+        final String subscribed = PubSubCommands.subscribedModeRefusal(session, spec);
+        if (subscribed != null)
+        {
+            refuse(session, spec, subscribed, out);
             return;
         }
         final String busy = scripts.busy(spec.name());
         if (busy != null)
         {
             refuse(session, spec, busy, out);
+            return;
+        }
+        if (session.inMulti() && PubSubCommands.notInMulti(spec.name()))
+        {
+            refuse(session, spec, "ERR " + spec.name().toUpperCase() + " is not allowed inside MULTI on dkv: a " +
+                "transaction may run its commands more than once, and a subscription cannot be taken back",
+                out);
             return;
         }
         if (session.inMulti() && !TransactionCommands.runsAtOnce(spec.name()))
@@ -360,6 +397,8 @@ public final class CommandTable
             else
             {
                 spec.handler().execute(session, args, out);
+                keyspaceEvents.after(session, spec.name(), args, out, start);
+                ready(session, spec, args);
             }
         }
         catch (final IllegalArgumentException ex)
@@ -390,6 +429,70 @@ public final class CommandTable
             final byte[] head = new byte[Math.min(64, out.writerIndex() - start)];
             out.getBytes(start, head);
             stats.commandStats().error(head, head.length);
+        }
+    }
+
+    /** Signal the keys the command may have made a list or a sorted set: now, or after EXEC's transaction. */
+    private void ready(final Session session, final CommandSpec spec, final byte[][] args)
+    {
+        if (!environment.waiters().anyWaiting())
+        {
+            return;
+        }
+        final byte[][] keys = BlockingCommands.readied(spec.name(), args);
+        if (keys == null)
+        {
+            return;
+        }
+        for (final byte[] key : keys)
+        {
+            if (session.executing())
+            {
+                session.afterCommit(() -> environment.waiters().ready(key));
+            }
+            else
+            {
+                environment.waiters().ready(key);
+            }
+        }
+    }
+
+    /** The connection closed (on its loop): its blocked command takes nothing, its subscriptions end. */
+    public void connectionClosed(final Session session)
+    {
+        if (session.blocked() != null)
+        {
+            environment.waiters().abandon(session.blocked());
+            session.block(null);
+        }
+        if (session.subscriber() != null)
+        {
+            environment.pubsub().gone(session.subscriber());
+        }
+    }
+
+    /** The node drains: a blocked command answers as if its timeout came. */
+    public void endBlocked(final Session session)
+    {
+        if (session.blocked() != null)
+        {
+            environment.waiters().end(session.blocked(), null);
+        }
+    }
+
+    /** @return the node's keyspace notifications, which CONFIG SET turns on. */
+    KeyspaceEvents keyspaceEvents()
+    {
+        return keyspaceEvents;
+    }
+
+    /** A transaction committed (EXEC's, a script's): what its commands deferred to then runs now. */
+    public static void committed(final Session session)
+    {
+        final java.util.List<Runnable> deferred = session.takeAfterCommit();
+        if (deferred != null)
+        {
+            deferred.forEach(Runnable::run);
         }
     }
 

@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,9 @@ final class ConnectionCommands
                 "setname", spec("client|setname", 3, this::clientSetName),
                 "getname", spec("client|getname", 2,
                     (session, args, out) -> RespReplies.bulkOrNull(out, session.name(), session.protocol())),
-                "id", spec("client|id", 2, (session, args, out) -> RespReplies.integer(out, session.id())))));
+                "id", spec("client|id", 2, (session, args, out) -> RespReplies.integer(out, session.id())),
+                "unblock", spec("client|unblock", -3, this::clientUnblock),
+                "reply", spec("client|reply", 3, this::clientReply))));
     }
 
     private void ping(final Session session, final byte[][] args, final ByteBuf out)
@@ -48,6 +51,13 @@ final class ConnectionCommands
         if (args.length > 2)
         {
             RespReplies.error(out, Errors.arity("ping"));
+        }
+        else if (session.protocol() == 2 && session.subscriber() != null && session.subscriber().subscribed())
+        {
+            // redis's answer in subscribed mode, where a RESP2 client reads every reply as a message
+            RespReplies.arrayHeader(out, 2);
+            RespReplies.bulk(out, "pong");
+            RespReplies.bulk(out, args.length == 2 ? args[1] : new byte[0]);
         }
         else if (args.length == 2)
         {
@@ -57,6 +67,67 @@ final class ConnectionCommands
         {
             RespReplies.simple(out, "PONG");
         }
+    }
+
+    /** CLIENT REPLY ON|OFF|SKIP: OFF and SKIP are not answered, ON is; pub/sub's pushes go out whatever the mode. */
+    private void clientReply(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (CommandTable.is(args[2], "on"))
+        {
+            session.replies(Session.REPLIES_ON);
+            RespReplies.ok(out);
+        }
+        else if (CommandTable.is(args[2], "off"))
+        {
+            session.replies(Session.REPLIES_OFF);
+        }
+        else if (CommandTable.is(args[2], "skip"))
+        {
+            if (session.replies() == Session.REPLIES_ON)
+            {
+                session.replies(Session.REPLIES_SKIP_NEXT);
+            }
+        }
+        else
+        {
+            RespReplies.error(out, Errors.SYNTAX);
+        }
+    }
+
+    /**
+     * CLIENT UNBLOCK id [TIMEOUT|ERROR]: a connection of this node blocked on keys answers as if it timed out, or
+     * with redis's UNBLOCKED error. Connection ids are this node's: a connection of another node is not found.
+     */
+    private void clientUnblock(final Session session, final byte[][] args, final ByteBuf out)
+    {
+        if (args.length > 4)
+        {
+            RespReplies.error(out, "ERR unknown subcommand or wrong number of arguments for '" +
+                Errors.text128(args[1]) + "'. Try CLIENT HELP.");
+            return;
+        }
+        boolean error = false;
+        if (args.length == 4)
+        {
+            error = CommandTable.is(args[3], "error");
+            if (!error && !CommandTable.is(args[3], "timeout"))
+            {
+                RespReplies.error(out, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+                return;
+            }
+        }
+        if (!RespNumbers.isLong(args[2]))
+        {
+            RespReplies.error(out, Errors.NOT_INTEGER);
+            return;
+        }
+        ByteBuf reply = null;
+        if (error)
+        {
+            reply = Unpooled.buffer(64);
+            RespReplies.error(reply, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        }
+        RespReplies.integer(out, environment.waiters().unblock(RespNumbers.parseLong(args[2]), reply) ? 1 : 0);
     }
 
     /** dkv has one keyspace: as redis configured with {@code databases 1}, any index but 0 is out of range. */

@@ -39,7 +39,8 @@ final class ListMoves
             spec("lpos", -3, this::position),
             spec("lmove", 5, this::move),
             spec("rpoplpush", 3, (session, args, out) ->
-                RespReplies.bulkOrNull(out, move(session, args[1], args[2], false, true), session.protocol())),
+                RespReplies.bulkOrNull(out, move(session.store(base), args[1], args[2], false, true),
+                    session.protocol())),
             spec("lmpop", -4, this::multiPop));
     }
 
@@ -168,17 +169,17 @@ final class ListMoves
             RespReplies.error(out, Errors.SYNTAX);
             return;
         }
-        RespReplies.bulkOrNull(out, move(session, args[1], args[2], from, to), session.protocol());
+        RespReplies.bulkOrNull(out, move(session.store(base), args[1], args[2], from, to), session.protocol());
     }
 
     /**
      * @return the element popped from {@code source} and pushed onto {@code destination} in one transaction, or null
      * when there is no source (whatever the destination holds, as in redis). The same key twice rotates the list.
      */
-    private byte[] move(final Session session, final byte[] source, final byte[] destination, final boolean fromHead,
+    byte[] move(final KeyStore through, final byte[] source, final byte[] destination, final boolean fromHead,
         final boolean toHead)
     {
-        return session.store(base).atomically(store ->
+        return through.atomically(store ->
         {
             final ElementList from = ListCommands.open(store, source);
             if (!from.exists())

@@ -24,6 +24,8 @@ import static io.dkv.compute.command.CommandTable.spec;
  */
 final class ServerCommands
 {
+    private static final String NOTIFY_KEYSPACE_EVENTS = "notify-keyspace-events";
+
     private final CommandEnvironment environment;
     private final CommandTable table;
     private final ConfigKnobs knobs;
@@ -270,9 +272,27 @@ final class ServerCommands
         final Map<String, String> fixed = settings();
         final List<String> names = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
+        int events = -2;
         for (int i = 2; i < args.length; i += 2)
         {
             final String name = CommandTable.lowerCase(args[i]);
+            if (name.equals(NOTIFY_KEYSPACE_EVENTS))
+            {
+                if (events != -2)
+                {
+                    RespReplies.error(out, "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " +
+                        "duplicate parameter");
+                    return;
+                }
+                events = KeyspaceEvents.parse(args[i + 1]);
+                if (events == -1)
+                {
+                    RespReplies.error(out, "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " +
+                        "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+                    return;
+                }
+                continue;
+            }
             // a setting fixed at start, given the value it has, is set already (redis's tests set save "" so)
             if (!Errors.text(args[i + 1]).equals(fixed.get(name)))
             {
@@ -286,6 +306,10 @@ final class ServerCommands
             RespReplies.error(out, error);
             return;
         }
+        if (events >= 0)
+        {
+            table.keyspaceEvents().flags(events);
+        }
         RespReplies.ok(out);
     }
 
@@ -294,6 +318,7 @@ final class ServerCommands
         final List<Map.Entry<String, String>> matched = new ArrayList<>();
         final Map<String, String> all = settings();
         all.putAll(knobs.current());
+        all.put(NOTIFY_KEYSPACE_EVENTS, KeyspaceEvents.format(table.keyspaceEvents().flags()));
         for (int i = 2; i < args.length; i++)
         {
             // an older name asked for as it is: answered under that name, as redis does
@@ -377,7 +402,8 @@ final class ServerCommands
                 "uptime_in_seconds:" + stats.uptimeSeconds() + "\r\n" +
                 "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n";
             case "clients" -> "connected_clients:" + stats.connectedNow() + "\r\n" +
-                "maxclients:" + environment.maxClients() + "\r\n";
+                "maxclients:" + environment.maxClients() + "\r\n" +
+                "blocked_clients:" + environment.waiters().blocked() + "\r\n";
             case "memory" -> "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
                 "total_system_memory:" + runtime.maxMemory() + "\r\n" +
                 "maxmemory:0\r\n" +

@@ -1,9 +1,16 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.blocking.Waiter;
+import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
@@ -13,6 +20,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Session
 {
+    static final int REPLIES_ON = 0;
+    static final int REPLIES_OFF = 1;
+    static final int REPLIES_SKIP_NEXT = 2;
     private final long id;
     private final AuthListener authListener;
     private boolean authenticated;
@@ -26,6 +36,12 @@ public final class Session
     private KeyStore executing;
     private StreamedReplies streams;
     private Object[] staged;
+    private Channel outlet;
+    private Subscriber subscriber;
+    private Waiter blocked;
+    private Consumer<ByteBuf> resumer;
+    private List<Runnable> afterCommit;
+    private int replies = REPLIES_ON;
     private CompletableFuture<ByteBuf> deferred;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
@@ -95,6 +111,12 @@ public final class Session
         return authenticated;
     }
 
+    /** RESET where a password is required: the connection must authenticate again. */
+    void deauthenticate()
+    {
+        authenticated = false;
+    }
+
     void authenticate()
     {
         if (!authenticated)
@@ -114,6 +136,95 @@ public final class Session
     public void protocol(final int protocol)
     {
         this.protocol = protocol;
+        if (subscriber != null)
+        {
+            subscriber.protocol(protocol);
+        }
+    }
+
+    /** @return the connection's channel, where messages published to its subscriptions go; null when it has none. */
+    Channel outlet()
+    {
+        return outlet;
+    }
+
+    /** @param outlet the connection's channel. */
+    public void outlet(final Channel outlet)
+    {
+        this.outlet = outlet;
+    }
+
+    /** @return the connection's blocked command, or null when it is not blocked. */
+    public Waiter blocked()
+    {
+        return blocked;
+    }
+
+    /** @param waiter the command the connection is blocked on now; null once it is not. */
+    public void block(final Waiter waiter)
+    {
+        this.blocked = waiter;
+    }
+
+    /** @return what takes a blocked command's reply and lets its connection go on; null where it cannot block. */
+    Consumer<ByteBuf> resumer()
+    {
+        return resumer;
+    }
+
+    /** @param resumer what takes a blocked command's reply and lets its connection go on. */
+    public void resumer(final Consumer<ByteBuf> resumer)
+    {
+        this.resumer = resumer;
+    }
+
+    /**
+     * What a transaction's run does once it committed and not before (a signal to blocked connections, a keyspace
+     * notification): a run that a conflict ends is run again, and what it deferred is dropped.
+     */
+    public void afterCommit(final Runnable action)
+    {
+        if (afterCommit == null)
+        {
+            afterCommit = new ArrayList<>();
+        }
+        afterCommit.add(action);
+    }
+
+    /** @return what the transaction that ended deferred, now the caller's to run or drop; null when nothing. */
+    public List<Runnable> takeAfterCommit()
+    {
+        final List<Runnable> taken = afterCommit;
+        afterCommit = null;
+        return taken;
+    }
+
+    /** @return CLIENT REPLY's mode: {@link #REPLIES_ON}, {@link #REPLIES_OFF} or {@link #REPLIES_SKIP_NEXT}. */
+    int replies()
+    {
+        return replies;
+    }
+
+    void replies(final int mode)
+    {
+        this.replies = mode;
+    }
+
+    /** @return true while every reply is written (CLIENT REPLY ON): pipelined reads may answer straight away. */
+    public boolean repliesOn()
+    {
+        return replies == REPLIES_ON;
+    }
+
+    /** @return the connection as pub/sub sees it, made at its first (un)subscribe; null before. */
+    public Subscriber subscriber()
+    {
+        return subscriber;
+    }
+
+    void subscriber(final Subscriber subscriber)
+    {
+        this.subscriber = subscriber;
     }
 
     byte[] name()
@@ -202,6 +313,19 @@ public final class Session
     public void defer(final CompletableFuture<ByteBuf> reply)
     {
         this.deferred = reply;
+    }
+
+    /** The reply the request just run deferred is to be dropped when it comes (CLIENT REPLY OFF or SKIP). */
+    void dropDeferredReply()
+    {
+        if (deferred != null)
+        {
+            deferred = deferred.thenApply(reply ->
+            {
+                reply.release();
+                return Unpooled.EMPTY_BUFFER;
+            });
+        }
     }
 
     /** @return the reply the request just run deferred, once (null when it answered at once). */

@@ -305,7 +305,7 @@ final class SortedSetCommands
     }
 
     /** @return false when the key holds nothing; else pops up to {@code count} (-1: one) members into {@code into}. */
-    private static boolean popFrom(final KeyStore store, final byte[] key, final boolean max, final long count,
+    static boolean popFrom(final KeyStore store, final byte[] key, final boolean max, final long count,
         final ScoredMembers into)
     {
         into.clear();

@@ -125,15 +125,18 @@ final class TransactionCommands
         try
         {
             replies = client.transact(tx -> run(session, tx, watched, queued));
+            CommandTable.committed(session);
         }
         catch (final WatchedKeyChanged ex)
         {
+            session.takeAfterCommit();
             RespReplies.nullArray(out, session.protocol());
             return;
         }
         catch (final RuntimeException ex)
         {
             // a store error, or conflicts past the client's retries: nothing was written
+            session.takeAfterCommit();
             RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
             return;
         }
@@ -158,6 +161,8 @@ final class TransactionCommands
                 throw WatchedKeyChanged.INSTANCE;
             }
         }
+        // what an earlier run deferred is that run's, which a conflict ended
+        session.takeAfterCommit();
         final ByteBuf replies = Unpooled.buffer();
         RespReplies.arrayHeader(replies, queued.size());
         session.executing(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes()));

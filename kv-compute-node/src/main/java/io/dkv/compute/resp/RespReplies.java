@@ -112,6 +112,14 @@ public final class RespReplies
         out.writeBytes(CRLF);
     }
 
+    /** A push of {@code length} elements (pub/sub's messages): RESP3's push, or in RESP2 an array. */
+    public static void pushHeader(final ByteBuf out, final int length, final int protocol)
+    {
+        out.writeByte(protocol == 3 ? '>' : '*');
+        writeLong(out, length);
+        out.writeBytes(CRLF);
+    }
+
     /** A map of {@code pairs} entries: RESP3's map, or in RESP2 an array of keys and values in turn. */
     public static void mapHeader(final ByteBuf out, final int pairs, final int protocol)
     {

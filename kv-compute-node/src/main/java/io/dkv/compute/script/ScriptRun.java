@@ -89,6 +89,8 @@ final class ScriptRun
     {
         this.readOnly = readOnly;
         client.executing(store);
+        // what an earlier attempt's commands deferred to its commit is that attempt's, which a conflict ended
+        client.takeAfterCommit();
         protocol(2);
         abort = null;
         errorCounted = false;
@@ -96,6 +98,12 @@ final class ScriptRun
         {
             stop = null;
         }
+    }
+
+    /** @return the client the run's commands run as, which keeps what they defer to the commit. */
+    Session client()
+    {
+        return client;
     }
 
     boolean eval()

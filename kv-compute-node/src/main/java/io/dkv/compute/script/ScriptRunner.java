@@ -10,6 +10,7 @@ import io.dkv.compute.store.TransactionKeyStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,6 +92,12 @@ final class ScriptRunner
             finally
             {
                 running.remove(run);
+                // the script's commands' signals and notifications wait for EXEC's commit
+                final List<Runnable> deferred = run.client().takeAfterCommit();
+                if (deferred != null)
+                {
+                    deferred.forEach(session::afterCommit);
+                }
             }
             return;
         }
@@ -107,21 +114,26 @@ final class ScriptRunner
         running.add(run);
         try
         {
-            return client.transact(tx ->
+            final ByteBuf committed = client.transact(tx ->
             {
                 final ByteBuf reply = Unpooled.buffer();
                 attempt.run(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes()), tx,
                     reply);
                 return reply;
             });
+            // what its commands deferred to the commit (blocked clients' signals, notifications, PUBLISH) runs now
+            CommandTable.committed(run.client());
+            return committed;
         }
         catch (final Killed ex)
         {
+            run.client().takeAfterCommit();
             return error(ex.reply);
         }
         catch (final RuntimeException ex)
         {
             // a store error, or conflicts past the client's retries: nothing was written
+            run.client().takeAfterCommit();
             return error("ERR dkv store error: " + ex.getMessage());
         }
         finally

@@ -88,6 +88,13 @@ public final class RespSocket implements AutoCloseable
      */
     public Object call(final byte[]... args)
     {
+        send(args);
+        return read();
+    }
+
+    /** Send a request and read nothing: its reply (or a pushed message) is read by {@link #read()}. */
+    public void send(final byte[]... args)
+    {
         try
         {
             final ByteArrayOutputStream request = new ByteArrayOutputStream();
@@ -100,6 +107,18 @@ public final class RespSocket implements AutoCloseable
             }
             out.write(request.toByteArray());
             out.flush();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(endpoint + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** @return the next reply, or the next message of a subscribed connection. */
+    public Object read()
+    {
+        try
+        {
             return reply();
         }
         catch (final IOException ex)

@@ -63,6 +63,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String COLLECTIONS = "collections";
     static final String ORDERED = "ordered";
     static final String LONG = "long";
+    static final String POOL = "pool";
     /** The sizes of long's values, in 10^6 bytes. */
     static final int[] LONG_MEGABYTES = {4, 64, 256};
 
@@ -71,10 +72,15 @@ public final class ComputeBenchmark implements Callable<Integer>
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long (default: " +
+        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long, pool (default: " +
             "${DEFAULT-VALUE}; collections loads a hash of --hash-fields fields into both servers, ordered a sorted " +
-            "set and a list of --ordered-members elements, minutes at 10^6).")
+            "set and a list of --ordered-members elements, minutes at 10^6; pool times PUBLISH and BLPOP across " +
+            "two compute node processes).")
     private List<String> only;
+
+    @Option(names = "--pool-rounds", defaultValue = "2000",
+        description = "Timed rounds of each measurement of pool, one at a time (default: ${DEFAULT-VALUE}).")
+    private int poolRounds;
 
     @Option(names = "--long-rounds", defaultValue = "5",
         description = "SETs, each then read by a GET, of each size of long (default: ${DEFAULT-VALUE}).")
@@ -158,14 +164,15 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG).containsAll(parts) ||
-            requests < 1 || keyspace < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL).containsAll(parts) ||
+            requests < 1 || keyspace < 1 || poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections, ordered, long), --hash-fields " + hashFields +
+                " (parts: throughput, join, scale, multi, collections, ordered, long, pool), --pool-rounds " +
+                poolRounds + ", --hash-fields " + hashFields +
                 " (at least 11), --hash-operations " + hashOperations + ", --ordered-members " + orderedMembers +
                 " (at least 11), --ordered-operations " + orderedOperations + ", --multi-requests " + multiRequests +
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
@@ -283,6 +290,15 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "first, then redis-server %s", longRounds, Arrays.toString(LONG_MEGABYTES), result.ioThreads(),
                 result.redisVersion()));
             sections.addAll(LongStringsPart.sections(result));
+        }
+        if (parts.contains(POOL))
+        {
+            final PoolPart.Result result = new PoolPart(redisServer.orElseThrow(), poolRounds,
+                spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "pool: %d rounds of each measurement, one at a time, after %d " +
+                "untimed; two compute node processes (shm), then redis-server %s", poolRounds,
+                Math.max(1, poolRounds / 10), result.redisVersion()));
+            sections.add(PoolPart.section(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));

@@ -1,0 +1,368 @@
+package io.dkv.compute.pubsub;
+
+import io.dkv.compute.mesh.ComputeMesh;
+import io.dkv.compute.mesh.MeshException;
+import io.netty.buffer.ByteBufAllocator;
+import org.agrona.ErrorHandler;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A compute node's pub/sub, across the pool: its own subscribers ({@link LocalSubscribers}), the topics it tells its
+ * peers about ({@link Advertised}) and what they told it ({@link PeerInterest}).
+ *
+ * <p>The rules (kv-compute-node/README.md, "Pub/sub across compute nodes"):
+ * <ul>
+ * <li>A topic's first subscriber on a node makes the node tell every peer, and its SUBSCRIBE is answered once each
+ * answered (or failed to in the call timeout): a message published anywhere after the answer reaches it. The last
+ * unsubscriber's UNSUBSCRIBE tells them it is gone. A node's changes are told one at a time (a lock), so a subscriber
+ * of a topic being told waits until it was told.</li>
+ * <li>PUBLISH delivers to this node's subscribers, then calls each peer that subscribes to the channel or a pattern
+ * matching it, and answers the sum of the receivers each counted. One connection's messages go one after another
+ * over each peer's connection, so they arrive in the order published. A peer with no subscriber costs nothing.</li>
+ * <li>Meeting a peer hands over the topics both ways ({@link ComputeMesh.Participant}); a peer that left is
+ * forgotten with its topics; its subscribers' connections died with it.</li>
+ * </ul>
+ * Costs: a PUBLISH with no remote subscriber, no call; with some, one call to each node that has some (round trips
+ * in turn, as one connection's publishes wait for each other anyway). A topic's first SUBSCRIBE on a node, one call to
+ * every peer.
+ */
+public final class PubSub implements ComputeMesh.Participant
+{
+    /** A change of a node's topics. */
+    static final byte CALL_CHANGE = 8;
+    /** A message to deliver to the callee's subscribers. */
+    static final byte CALL_PUBLISH = 9;
+    /** The callee's topics of a kind with their subscribers' counts (PUBSUB's subcommands). */
+    static final byte CALL_TOPICS = 10;
+    /** How many of the callee's subscriptions a message to a channel would reach (PUBLISH inside MULTI). */
+    static final byte CALL_RECEIVERS = 12;
+
+    private final ComputeMesh mesh;
+    private final Duration readyTimeout;
+    private final ErrorHandler errors;
+    private final LocalSubscribers local;
+    private final Advertised advertised = new Advertised();
+    private final PeerInterest interest = new PeerInterest();
+    private final ReentrantLock telling = new ReentrantLock();
+
+    /**
+     * @param mesh         the node's peers, or null for a node alone (no RaaS handle): its pub/sub is its own.
+     * @param alloc        where messages' buffers come from.
+     * @param readyTimeout how long pub/sub waits for the node to have met its peers after it starts.
+     * @param errors       where failed calls to peers are counted.
+     */
+    public PubSub(final ComputeMesh mesh, final ByteBufAllocator alloc, final Duration readyTimeout,
+        final ErrorHandler errors)
+    {
+        this.mesh = mesh;
+        this.readyTimeout = readyTimeout;
+        this.errors = errors;
+        this.local = new LocalSubscribers(alloc);
+        if (mesh != null)
+        {
+            mesh.participant(this);
+            mesh.handle(CALL_CHANGE, this::changed);
+            mesh.handle(CALL_PUBLISH, this::delivered);
+            mesh.handle(CALL_TOPICS, this::topicsAsked);
+            mesh.handle(CALL_RECEIVERS, (caller, call) ->
+            {
+                final boolean shard = call.get() != 0;
+                final byte[] channel = new byte[call.remaining()];
+                call.get(channel);
+                return ByteBuffer.allocate(Integer.BYTES).putInt(local.receivers(shard, channel)).array();
+            });
+        }
+    }
+
+    /** @return pub/sub among one node's connections: a node without peers (no RaaS handle), or a scratch table. */
+    public static PubSub alone()
+    {
+        return new PubSub(null, ByteBufAllocator.DEFAULT, Duration.ZERO, ex ->
+        {
+        });
+    }
+
+    /**
+     * Subscribe a connection to a topic; answered once every peer knows of it.
+     *
+     * @return false when it was subscribed to it already.
+     */
+    public boolean subscribe(final Subscriber subscriber, final Topic topic)
+    {
+        if (!subscriber.add(topic))
+        {
+            return false;
+        }
+        local.add(topic, subscriber);
+        tell(topic, () -> local.has(topic));
+        return true;
+    }
+
+    /** @return false when the connection was not subscribed to the topic. */
+    public boolean unsubscribe(final Subscriber subscriber, final Topic topic)
+    {
+        if (!subscriber.remove(topic))
+        {
+            return false;
+        }
+        local.remove(topic, subscriber);
+        tell(topic, () -> local.has(topic));
+        return true;
+    }
+
+    /** @return the connection's topics of one kind, in the order subscribed. */
+    public Topic[] topicsOf(final Subscriber subscriber, final byte kind)
+    {
+        return subscriber.topics(kind);
+    }
+
+    /** The connection closed: each of its subscriptions ends. */
+    public void gone(final Subscriber subscriber)
+    {
+        for (final byte kind : new byte[]{Topic.CHANNEL, Topic.PATTERN, Topic.SHARD})
+        {
+            for (final Topic topic : subscriber.topics(kind))
+            {
+                unsubscribe(subscriber, topic);
+            }
+        }
+    }
+
+    /**
+     * Publish a message to a channel (or a shard channel) across the pool.
+     *
+     * @return how many subscriptions received it.
+     */
+    public long publish(final boolean shard, final byte[] channel, final byte[] message)
+    {
+        long receivers = local.deliver(shard, channel, message);
+        if (mesh == null || !awaitReady() || !interest.any())
+        {
+            return receivers;
+        }
+        final Set<Long> peers = new HashSet<>();
+        interest.peersFor(shard ? Topic.SHARD : Topic.CHANNEL, channel, peers);
+        if (peers.isEmpty())
+        {
+            return receivers;
+        }
+        final byte[] call = ByteBuffer.allocate(1 + 2 * Integer.BYTES + channel.length + message.length)
+            .put((byte)(shard ? 1 : 0)).putInt(channel.length).put(channel).putInt(message.length).put(message).array();
+        for (final long peer : peers)
+        {
+            try
+            {
+                receivers += ByteBuffer.wrap(mesh.call(peer, CALL_PUBLISH, call)).getInt();
+            }
+            catch (final MeshException ex)
+            {
+                // the peer's subscribers miss the message, as a subscriber whose node died would
+                errors.onError(ex);
+            }
+        }
+        return receivers;
+    }
+
+    /**
+     * @return how many subscriptions across the pool a message to the channel would reach now, delivering nothing:
+     * PUBLISH inside EXEC answers this and publishes once the transaction committed.
+     */
+    public long receivers(final boolean shard, final byte[] channel)
+    {
+        long receivers = local.receivers(shard, channel);
+        if (mesh == null || !awaitReady() || !interest.any())
+        {
+            return receivers;
+        }
+        final Set<Long> peers = new HashSet<>();
+        interest.peersFor(shard ? Topic.SHARD : Topic.CHANNEL, channel, peers);
+        final byte[] call = ByteBuffer.allocate(1 + channel.length).put((byte)(shard ? 1 : 0)).put(channel).array();
+        for (final long peer : peers)
+        {
+            try
+            {
+                receivers += ByteBuffer.wrap(mesh.call(peer, CALL_RECEIVERS, call)).getInt();
+            }
+            catch (final MeshException ex)
+            {
+                errors.onError(ex);
+            }
+        }
+        return receivers;
+    }
+
+    /**
+     * @return every topic of a kind subscribed to on any node of the pool, with its subscriptions across the pool.
+     */
+    public Map<Topic, Long> topics(final byte kind)
+    {
+        final Map<Topic, Long> found = new HashMap<>();
+        for (final Topic topic : local.topics(kind))
+        {
+            found.merge(topic, (long)local.count(topic), Long::sum);
+        }
+        if (mesh == null || !awaitReady())
+        {
+            return found;
+        }
+        for (final long peer : mesh.peers())
+        {
+            try
+            {
+                final ByteBuffer reply = ByteBuffer.wrap(mesh.call(peer, CALL_TOPICS, new byte[]{kind}));
+                final int count = reply.getInt();
+                for (int i = 0; i < count; i++)
+                {
+                    final byte[] name = new byte[reply.getInt()];
+                    reply.get(name);
+                    found.merge(new Topic(kind, name), (long)reply.getInt(), Long::sum);
+                }
+            }
+            catch (final MeshException ex)
+            {
+                errors.onError(ex);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Tell the peers whether this node has connections blocked on a key, as {@code waiting} says now, and wait for
+     * their answers: a write to the key through any node after this returns wakes them.
+     */
+    public void tellKey(final byte[] key, final BooleanSupplier waiting)
+    {
+        tell(new Topic(Topic.KEY, key), waiting);
+    }
+
+    /** @param into where the peers with connections blocked on the key are added. */
+    public void peersWaitingOn(final byte[] key, final Set<Long> into)
+    {
+        if (mesh != null && interest.any())
+        {
+            interest.peersFor(Topic.KEY, key, into);
+        }
+    }
+
+    /** @return true when a peer told of any topic (a key waited on among them). */
+    public boolean anyPeerTopics()
+    {
+        return mesh != null && interest.any();
+    }
+
+    /** @return the node's peers, or null for a node alone. */
+    public ComputeMesh mesh()
+    {
+        return mesh;
+    }
+
+    /**
+     * Bring what the peers are told of a topic up to {@code wanted} (this node's subscribers of it, or its connections
+     * blocked on it), waiting for their answers.
+     */
+    private void tell(final Topic topic, final BooleanSupplier wanted)
+    {
+        if (mesh == null)
+        {
+            return;
+        }
+        awaitReady();
+        telling.lock();
+        try
+        {
+            final boolean has = wanted.getAsBoolean();
+            if (has == advertised.has(topic))
+            {
+                return;
+            }
+            final long number = has ? advertised.add(topic) : advertised.remove(topic);
+            final byte[] call = ByteBuffer.allocate(2 + Long.BYTES + Integer.BYTES + topic.name().length)
+                .put(topic.kind()).put((byte)(has ? 1 : 0)).putLong(number).putInt(topic.name().length)
+                .put(topic.name()).array();
+            for (final long peer : mesh.peers())
+            {
+                try
+                {
+                    mesh.call(peer, CALL_CHANGE, call);
+                }
+                catch (final MeshException ex)
+                {
+                    // the mesh greets it again: the hand-over then carries this change
+                    errors.onError(ex);
+                }
+            }
+        }
+        finally
+        {
+            telling.unlock();
+        }
+    }
+
+    private boolean awaitReady()
+    {
+        return mesh.ready() || mesh.awaitReady(readyTimeout);
+    }
+
+    private byte[] changed(final long caller, final ByteBuffer call)
+    {
+        final byte kind = call.get();
+        final boolean added = call.get() != 0;
+        final long number = call.getLong();
+        final byte[] name = new byte[call.getInt()];
+        call.get(name);
+        interest.change(caller, new Topic(kind, name), added, number);
+        return new byte[0];
+    }
+
+    private byte[] delivered(final long caller, final ByteBuffer call)
+    {
+        final boolean shard = call.get() != 0;
+        final byte[] channel = new byte[call.getInt()];
+        call.get(channel);
+        final byte[] message = new byte[call.getInt()];
+        call.get(message);
+        return ByteBuffer.allocate(Integer.BYTES).putInt(local.deliver(shard, channel, message)).array();
+    }
+
+    private byte[] topicsAsked(final long caller, final ByteBuffer call)
+    {
+        final byte kind = call.get();
+        final List<Topic> topics = new ArrayList<>(local.topics(kind));
+        int bytes = Integer.BYTES;
+        for (final Topic topic : topics)
+        {
+            bytes += 2 * Integer.BYTES + topic.name().length;
+        }
+        final ByteBuffer reply = ByteBuffer.allocate(bytes).putInt(topics.size());
+        for (final Topic topic : topics)
+        {
+            reply.putInt(topic.name().length).put(topic.name()).putInt(local.count(topic));
+        }
+        return reply.array();
+    }
+
+    public byte[] handOver(final long peer)
+    {
+        return advertised.encode();
+    }
+
+    public void takeOver(final long peer, final ByteBuffer handedOver)
+    {
+        Advertised.decode(peer, handedOver, interest);
+    }
+
+    public void left(final long peer)
+    {
+        interest.drop(peer);
+    }
+}

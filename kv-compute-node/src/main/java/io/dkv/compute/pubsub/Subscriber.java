@@ -1,0 +1,157 @@
+package io.dkv.compute.pubsub;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One connection as pub/sub sees it: what it subscribes to (changed by its event loop alone, in the order subscribed,
+ * as redis keeps them) and where its messages go. Messages come from any thread (a publisher's event loop, the mesh's
+ * service thread): each is written to the connection's channel, which queues it behind the replies already written;
+ * one publisher's messages are written in the order published. Messages queued and not yet written past the output
+ * limit (redis's client-output-buffer-limit for pub/sub clients) close the connection.
+ */
+public final class Subscriber
+{
+    private final long id;
+    private final Channel channel;
+    private final long outputLimitBytes;
+    private final Runnable overLimit;
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final Set<Topic> topics = new LinkedHashSet<>();
+    private int channels;
+    private int patterns;
+    private int shards;
+    private volatile int protocol = 2;
+
+    /**
+     * @param id               the connection's id: messages reach a channel's subscribers in the order of their ids.
+     * @param channel          where its replies go.
+     * @param outputLimitBytes message bytes queued at most before the connection is closed.
+     * @param overLimit        told (once) when a connection is closed at the limit.
+     */
+    public Subscriber(final long id, final Channel channel, final long outputLimitBytes, final Runnable overLimit)
+    {
+        this.id = id;
+        this.channel = channel;
+        this.outputLimitBytes = outputLimitBytes;
+        this.overLimit = overLimit;
+    }
+
+    public long id()
+    {
+        return id;
+    }
+
+    /** @return 2 or 3: how its messages are written. */
+    public int protocol()
+    {
+        return protocol;
+    }
+
+    /** @param protocol as HELLO chose. */
+    public void protocol(final int protocol)
+    {
+        this.protocol = protocol;
+    }
+
+    /** @return true when the connection is in subscribed mode: any subscription of any kind. */
+    public boolean subscribed()
+    {
+        return !topics.isEmpty();
+    }
+
+    /** @return channels and patterns (what SUBSCRIBE's and PSUBSCRIBE's confirmations count). */
+    public int count()
+    {
+        return channels + patterns;
+    }
+
+    /** @return shard channels (what SSUBSCRIBE's confirmations count). */
+    public int shardCount()
+    {
+        return shards;
+    }
+
+    /** @return the count a confirmation of a topic of this kind gives. */
+    public int countFor(final byte kind)
+    {
+        return kind == Topic.SHARD ? shards : count();
+    }
+
+    /** @return true when it was not subscribed to the topic before. */
+    boolean add(final Topic topic)
+    {
+        if (!topics.add(topic))
+        {
+            return false;
+        }
+        tally(topic.kind(), 1);
+        return true;
+    }
+
+    /** @return true when it was subscribed to the topic. */
+    boolean remove(final Topic topic)
+    {
+        if (!topics.remove(topic))
+        {
+            return false;
+        }
+        tally(topic.kind(), -1);
+        return true;
+    }
+
+    private void tally(final byte kind, final int delta)
+    {
+        switch (kind)
+        {
+            case Topic.CHANNEL -> channels += delta;
+            case Topic.PATTERN -> patterns += delta;
+            default -> shards += delta;
+        }
+    }
+
+    /** @return its topics of one kind, in the order subscribed (a copy: unsubscribing changes them). */
+    Topic[] topics(final byte kind)
+    {
+        return topics.stream().filter(topic -> topic.kind() == kind).toArray(Topic[]::new);
+    }
+
+    /**
+     * Queue a message for the connection; a connection past its limit is closed instead.
+     *
+     * @param message the message's bytes, released by the write.
+     */
+    void deliver(final ByteBuf message)
+    {
+        final int bytes = message.readableBytes();
+        if (queuedBytes.addAndGet(bytes) > outputLimitBytes)
+        {
+            queuedBytes.addAndGet(-bytes);
+            message.release();
+            if (channel.isOpen())
+            {
+                channel.close();
+                overLimit.run();
+            }
+            return;
+        }
+        channel.writeAndFlush(message).addListener((ChannelFutureListener)future ->
+        {
+            queuedBytes.addAndGet(-bytes);
+            if (!future.isSuccess())
+            {
+                future.channel().close();
+            }
+        });
+    }
+
+    public String toString()
+    {
+        return "subscriber " + id + " (" + topics.size() + " topics)";
+    }
+}

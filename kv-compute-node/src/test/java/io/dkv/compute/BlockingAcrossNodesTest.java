@@ -1,0 +1,178 @@
+package io.dkv.compute;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Blocking commands across compute nodes: a connection blocked through one node is woken by a write through the
+ * other, the longest waiter of a node first, and every element pushed is taken once, by one waiter, or stays. Waits
+ * are on what the nodes report (INFO's blocked_clients), never on time.
+ */
+class BlockingAcrossNodesTest
+{
+    @TempDir
+    static Path dir;
+    private static TwoComputeNodes nodes;
+
+    @BeforeAll
+    static void start() throws InterruptedException
+    {
+        nodes = new TwoComputeNodes(dir, null);
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        nodes.close();
+    }
+
+    @Test
+    void aPushThroughOneNodeWakesAWaiterOfTheOther() throws Exception
+    {
+        try (RawResp waiter = new RawResp(nodes.first().port());
+            RawResp writer = new RawResp(nodes.second().port()))
+        {
+            waiter.send("BLPOP", "jobs.1", "0");
+            awaitBlocked(nodes.first(), 1);
+            assertEquals(":1", writer.call("RPUSH", "jobs.1", "job"));
+            assertEquals("*2[$jobs.1, $job]", waiter.read());
+            assertEquals(":0", writer.call("EXISTS", "jobs.1"));
+            waiter.send("BZPOPMAX", "ranks", "0");
+            awaitBlocked(nodes.first(), 1);
+            writer.call("ZADD", "ranks", "1", "low", "2", "high");
+            assertEquals("*3[$ranks, $high, $2]", waiter.read());
+            waiter.send("BLMOVE", "from", "to", "LEFT", "RIGHT", "0");
+            awaitBlocked(nodes.first(), 1);
+            writer.call("LPUSH", "from", "moved");
+            assertEquals("$moved", waiter.read());
+            assertEquals("*1[$moved]", writer.call("LRANGE", "to", "0", "-1"));
+            waiter.send("BLPOP", "by.transaction", "0");
+            awaitBlocked(nodes.first(), 1);
+            writer.call("MULTI");
+            writer.call("RPUSH", "by.transaction", "committed");
+            assertEquals("*1[:1]", writer.call("EXEC"));
+            assertEquals("*2[$by.transaction, $committed]", waiter.read());
+        }
+    }
+
+    @Test
+    void waitersOfOneNodeAreServedOldestFirst() throws Exception
+    {
+        try (RawResp older = new RawResp(nodes.first().port());
+            RawResp younger = new RawResp(nodes.first().port());
+            RawResp writer = new RawResp(nodes.second().port()))
+        {
+            older.send("BLPOP", "queue.fifo", "0");
+            awaitBlocked(nodes.first(), 1);
+            younger.send("BLPOP", "queue.fifo", "0");
+            awaitBlocked(nodes.first(), 2);
+            writer.call("RPUSH", "queue.fifo", "first");
+            assertEquals("*2[$queue.fifo, $first]", older.read());
+            writer.call("RPUSH", "queue.fifo", "second");
+            assertEquals("*2[$queue.fifo, $second]", younger.read());
+        }
+    }
+
+    @Test
+    void everyElementPushedIsTakenOnceByWaitersOfBothNodes() throws Exception
+    {
+        final int perNode = 6;
+        final List<RawResp> waiters = new ArrayList<>();
+        try (RawResp one = new RawResp(nodes.first().port());
+            RawResp two = new RawResp(nodes.second().port()))
+        {
+            for (int i = 0; i < perNode; i++)
+            {
+                final RawResp first = new RawResp(nodes.first().port());
+                final RawResp second = new RawResp(nodes.second().port());
+                waiters.add(first);
+                waiters.add(second);
+                first.send("BLPOP", "queue.shared", "0");
+                second.send("BLPOP", "queue.shared", "0");
+            }
+            awaitBlocked(nodes.first(), perNode);
+            awaitBlocked(nodes.second(), perNode);
+            final Set<String> pushed = new HashSet<>();
+            for (int i = 0; i < perNode; i++)
+            {
+                // through both nodes, one element a push, then several in one
+                one.call("RPUSH", "queue.shared", "a" + i);
+                pushed.add("a" + i);
+            }
+            final String[] many = new String[perNode + 3];
+            many[0] = "RPUSH";
+            many[1] = "queue.shared";
+            for (int i = 0; i < perNode + 1; i++)
+            {
+                many[i + 2] = "b" + i;
+                pushed.add("b" + i);
+            }
+            two.call(many);
+            final Set<String> taken = new HashSet<>();
+            for (final RawResp waiter : waiters)
+            {
+                final String reply = waiter.read();
+                assertTrue(reply.startsWith("*2[$queue.shared, $"), reply);
+                assertTrue(taken.add(reply.substring("*2[$queue.shared, $".length(), reply.length() - 1)),
+                    "taken twice: " + reply);
+            }
+            // one element more than waiters: it stays
+            final String left = one.call("LRANGE", "queue.shared", "0", "-1");
+            taken.add(left.substring("*1[$".length(), left.length() - 1));
+            assertEquals(pushed, taken);
+        }
+        finally
+        {
+            for (final RawResp waiter : waiters)
+            {
+                waiter.close();
+            }
+        }
+    }
+
+    @Test
+    void aWaiterThatDisconnectedTakesNothing() throws Exception
+    {
+        try (RawResp writer = new RawResp(nodes.second().port()))
+        {
+            try (RawResp waiter = new RawResp(nodes.first().port()))
+            {
+                waiter.send("BLPOP", "queue.gone", "0");
+                awaitBlocked(nodes.first(), 1);
+            }
+            awaitBlocked(nodes.first(), 0);
+            writer.call("RPUSH", "queue.gone", "kept");
+            assertEquals("*1[$kept]", writer.call("LRANGE", "queue.gone", "0", "-1"));
+        }
+    }
+
+    private static void awaitBlocked(final ComputeNode node, final int count) throws Exception
+    {
+        try (RawResp info = new RawResp(node.port()))
+        {
+            MetaCluster.await("blocked_clients:" + count + " on " + node, () ->
+            {
+                try
+                {
+                    return info.call("INFO", "clients").contains("blocked_clients:" + count + "\r\n");
+                }
+                catch (final IOException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+            });
+        }
+    }
+}
