@@ -542,7 +542,7 @@ public final class KvClient implements AutoCloseable
      * Delete every key (redis's FLUSHALL): a scan, each key found deleted as {@link #delete} does, so that once it
      * returns no key written before it began has a value. Not one atomic step: a reader meanwhile sees some keys gone
      * and others not yet, and a key written meanwhile may be deleted or kept. The memory nodes take back the blocks
-     * as for any delete.
+     * as for any delete. Named keys ({@link ReservedKeys#namedKey}) are kept.
      *
      * @return how many keys it deleted.
      */
@@ -555,6 +555,11 @@ public final class KvClient implements AutoCloseable
             final ScanPage page = session().keyScan().step(cursor, FLUSH_STEP, null, true);
             for (final byte[] key : page.keys())
             {
+                if (ReservedKeys.isNamed(key))
+                {
+                    // the nodes' own records (redis's scripts and functions), which redis's FLUSHALL keeps too
+                    continue;
+                }
                 // a collection's header and segments are not a string's: removed by a transaction each
                 final boolean had = deleteAnyKind(key);
                 deleted += had && !ReservedKeys.isReserved(key) ? 1 : 0;

@@ -22,6 +22,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,6 +42,8 @@ import java.util.concurrent.TimeUnit;
  * <li>A connection whose pending reply bytes pass the output limit (redis's client-output-buffer-limit) is closed,
  * counted and logged; a closed connection's queued requests are dropped, not run.</li>
  * <li>A failed AUTH holds the connection's replies and requests for a while (scheduled, the loop is not held).</li>
+ * <li>A request whose reply another thread makes (a script, {@link Session#defer}) holds the connection's replies and
+ * requests until it comes; the loop serves its other connections meanwhile.</li>
  * <li>Asked to drain ({@link #drain}), it stops reading, runs what it has read, and closes.</li>
  * </ul>
  *
@@ -265,6 +268,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 {
                     budget--;
                     table.execute(session, args, pending);
+                    final CompletableFuture<ByteBuf> deferred = session.takeDeferred();
+                    if (deferred != null)
+                    {
+                        awaitReply(deferred);
+                        return;
+                    }
                     settle(ranFrom);
                     closing = session.closeAfterReply();
                     final long hold = session.takeReplyHold();
@@ -318,6 +327,37 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         held = true;
         ctx.channel().config().setAutoRead(false);
         ctx.executor().schedule(resume, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A request whose reply another thread makes: nothing more of the connection's runs or is read until it comes. */
+    private void awaitReply(final CompletableFuture<ByteBuf> reply)
+    {
+        held = true;
+        ctx.channel().config().setAutoRead(false);
+        reply.whenComplete((bytes, failure) -> ctx.executor().execute(() -> replied(bytes, failure)));
+    }
+
+    private void replied(final ByteBuf bytes, final Throwable failure)
+    {
+        held = false;
+        if (closing || !ctx.channel().isActive())
+        {
+            if (bytes != null)
+            {
+                bytes.release();
+            }
+            return;
+        }
+        if (failure != null)
+        {
+            RespReplies.error(pendingBuffer(), "ERR dkv error while answering: " + failure);
+        }
+        else
+        {
+            pendingBuffer().writeBytes(bytes);
+            bytes.release();
+        }
+        process();
     }
 
     private void scheduleTurn()

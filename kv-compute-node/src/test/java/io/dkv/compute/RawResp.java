@@ -35,6 +35,21 @@ final class RawResp implements AutoCloseable
         return read();
     }
 
+    /** @return the bulk string a request is answered, its bytes as they came (a binary value). */
+    byte[] callBytes(final String... args) throws IOException
+    {
+        send(args);
+        final int type = in.read();
+        final String line = line();
+        if (type != '$')
+        {
+            throw new IOException("not a bulk string: " + (char)type + line);
+        }
+        final byte[] body = in.readNBytes(Integer.parseInt(line));
+        in.readNBytes(2);
+        return body;
+    }
+
     /** A request whose arguments are any bytes (binary keys), not text. */
     String call(final byte[]... args) throws IOException
     {
@@ -81,7 +96,7 @@ final class RawResp implements AutoCloseable
         final String line = line();
         return switch (type)
         {
-            case '+', '-', ':', '_', ',', '#' -> (char)type + line;
+            case '+', '-', ':', '_', ',', '#', '(' -> (char)type + line;
             case '$', '=' ->
             {
                 final int length = Integer.parseInt(line);

@@ -9,6 +9,7 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.verbs.VerbsContext;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SystemEpochClock;
@@ -16,15 +17,16 @@ import org.agrona.concurrent.SystemEpochClock;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A store in this JVM for the tests: one memory node and a client on the shm provider, found through a shared static
- * directory, and a compute node serving that client on a free loopback port. The memory node and the client judge
- * expiry by one clock, which a test may move itself.
+ * A store in this JVM for the tests: one memory node (or several) and a client on the shm provider, found through a
+ * shared static directory, and a compute node serving that client on a free loopback port. The memory nodes and the
+ * client judge expiry by one clock, which a test may move itself.
  */
 final class TestStore implements AutoCloseable
 {
-    private final Raas memoryRaas;
+    private final Raas[] memoryRaas;
     private final Raas clientRaas;
-    private final MemoryNode memoryNode;
+    private final MemoryNode[] memoryNodes;
+    private final long[] memoryIds;
     private final KvClient client;
     private final ComputeNode computeNode;
 
@@ -67,15 +69,32 @@ final class TestStore implements AutoCloseable
     /** @param heapChunks the memory node's chunks of 4 MiB. */
     TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock, final int port, final int heapChunks)
     {
+        this(computeNode, epochClock, port, heapChunks, 1);
+    }
+
+    /**
+     * @param heapChunks  each memory node's chunks of 4 MiB.
+     * @param memoryNodes how many memory nodes hold the keys, spread by the client's rendezvous hashing.
+     */
+    TestStore(final ComputeNodeContext computeNode, final EpochClock epochClock, final int port, final int heapChunks,
+        final int memoryNodes)
+    {
         final StaticDirectory directory = new StaticDirectory();
-        final long memoryId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
-        memoryRaas = RaasDriver.start(driver(memoryId), directory);
-        clientRaas = RaasDriver.start(driver(memoryId + 1), directory);
-        memoryNode = MemoryNode.start(memoryRaas,
-            new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(heapChunks)
-                .epochClock(epochClock));
+        final long firstId = ThreadLocalRandom.current().nextLong(1_000, 1L << 40);
+        memoryRaas = new Raas[memoryNodes];
+        this.memoryNodes = new MemoryNode[memoryNodes];
+        memoryIds = new long[memoryNodes];
+        for (int i = 0; i < memoryNodes; i++)
+        {
+            memoryIds[i] = firstId + i;
+            memoryRaas[i] = RaasDriver.start(driver(memoryIds[i]), directory);
+            this.memoryNodes[i] = MemoryNode.start(memoryRaas[i],
+                new MemoryNodeContext().indexGroups(1024).chunkBytes(4 << 20).heapChunks(heapChunks)
+                    .epochClock(epochClock));
+        }
+        clientRaas = RaasDriver.start(driver(firstId + memoryNodes), directory);
         client = KvClient.connect(clientRaas,
-            new KvClientContext().memoryNodes(memoryId).timeoutMs(5_000).epochClock(epochClock));
+            new KvClientContext().memoryNodes(memoryIds).timeoutMs(5_000).epochClock(epochClock));
         this.computeNode =
             ComputeNode.start(computeNode.client(client).port(port).bindAddress("127.0.0.1").ioThreads(1));
     }
@@ -95,6 +114,12 @@ final class TestStore implements AutoCloseable
         return client;
     }
 
+    /** @return the memory nodes' ids, in the order the client was given them. */
+    long[] memoryIds()
+    {
+        return memoryIds.clone();
+    }
+
     ComputeNode computeNode()
     {
         return computeNode;
@@ -104,8 +129,8 @@ final class TestStore implements AutoCloseable
     {
         computeNode.close();
         client.close();
-        memoryNode.close();
+        CloseHelper.closeAll(memoryNodes);
         clientRaas.close();
-        memoryRaas.close();
+        CloseHelper.closeAll(memoryRaas);
     }
 }

@@ -15,6 +15,11 @@ package io.dkv.format;
  *
  * A generation of a long string's pieces being written has a journal (its time and how many pieces it may have)
  * until a transaction publishes them: what a sweep of pieces nobody published finds.
+ *
+ * <p>Named keys ({@link #namedKey}) are the prefix and a name of any length but {@link #SEGMENT_KEY_LENGTH} less the
+ * prefix's, so that no segment or journal is ever one: records the store keeps for the nodes that serve it (redis's
+ * scripts and function libraries, which compute nodes share). Scans leave them out like every reserved key, and a
+ * flush of every key (FLUSHALL) keeps them, as redis's FLUSHALL keeps its scripts and functions.
  */
 public final class ReservedKeys
 {
@@ -94,6 +99,33 @@ public final class ReservedKeys
             segment = (segment << 8) | (key[SEGMENT_OFFSET + i] & 0xFF);
         }
         return segment;
+    }
+
+    /**
+     * @param name the record's name, printable ASCII.
+     * @return the named key of that name.
+     * @throws IllegalArgumentException for a name that would make a key as long as a segment's.
+     */
+    public static byte[] namedKey(final String name)
+    {
+        final byte[] key = new byte[PREFIX.length + name.length()];
+        if (key.length == SEGMENT_KEY_LENGTH)
+        {
+            throw new IllegalArgumentException("a named key is never " + SEGMENT_KEY_LENGTH + " bytes, a segment's " +
+                "length; name '" + name + "' is " + name.length() + " bytes");
+        }
+        System.arraycopy(PREFIX, 0, key, 0, PREFIX.length);
+        for (int i = 0; i < name.length(); i++)
+        {
+            key[PREFIX.length + i] = (byte)name.charAt(i);
+        }
+        return key;
+    }
+
+    /** @return true when {@code key} is a named key ({@link #namedKey}): one a flush of every key keeps. */
+    public static boolean isNamed(final byte[] key)
+    {
+        return key.length != SEGMENT_KEY_LENGTH && isReserved(key);
     }
 
     /** @return the reason a user's key is refused, naming it, for a key that is reserved. */

@@ -12,9 +12,11 @@ import java.util.Map;
  * @param handler     the work.
  * @param subcommands a container's subcommands by lower-case name, or null.
  */
-record CommandSpec(String name, int arity, boolean noAuth, CommandHandler handler, Map<String, CommandSpec> subcommands)
+public record CommandSpec(String name, int arity, boolean noAuth, CommandHandler handler,
+    Map<String, CommandSpec> subcommands)
 {
-    boolean arityFits(final int argc)
+    /** @return true when a request of {@code argc} arguments (the name counted) fits the arity. */
+    public boolean arityFits(final int argc)
     {
         return arity >= 0 ? argc == arity : argc >= -arity;
     }

@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.script.ScriptCommands;
 import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
@@ -32,6 +33,8 @@ public final class CommandTable
     private final CommandEnvironment environment;
     private final StagedStrings stagedStrings;
     private final KeyspaceEvents keyspaceEvents;
+    private final ConfigKnobs knobs = new ConfigKnobs();
+    private final ScriptCommands scripts;
 
     public CommandTable(final CommandEnvironment environment)
     {
@@ -59,10 +62,12 @@ public final class CommandTable
         add(new ListCommands(store).commands());
         add(new MemoryCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
-        add(new ServerCommands(environment, this).commands());
+        add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment).commands());
         add(new BlockingCommands(store, environment.waiters()).commands());
+        scripts = new ScriptCommands(this, environment.client());
+        add(scripts.commands());
         for (final CommandSpec spec : commands.values())
         {
             // made now, so that counting a call allocates nothing
@@ -85,6 +90,79 @@ public final class CommandTable
     CommandEnvironment environment()
     {
         return environment;
+    }
+
+    /** @return how long a script runs before other commands get BUSY, in ms (busy-reply-threshold; 0: never). */
+    public long busyReplyThresholdMs()
+    {
+        return knobs.value("busy-reply-threshold");
+    }
+
+    /** @return true while a script runs past busy-reply-threshold: requests go the table's way, to be refused BUSY. */
+    boolean scriptsBusy()
+    {
+        return scripts.busy("get") != null;
+    }
+
+    /**
+     * A script's redis.call refused before it ran (unknown, wrong arity, not allowed in scripts, a write from a
+     * read-only script): counted as redis's scriptCall counts it, a rejected call of the command and its error.
+     *
+     * @param spec  the command, or null when the table has none.
+     * @param error the error, its code first.
+     */
+    public void rejected(final CommandSpec spec, final String error)
+    {
+        final CommandStats stats = environment.stats().commandStats();
+        if (spec != null)
+        {
+            stats.of(spec.name()).rejected.increment();
+        }
+        stats.error(error);
+    }
+
+    /**
+     * The reply of a request that answered later ({@link Session#defer}): an error is a failed call of the command,
+     * and counts among the errors unless it counted already (a script's redis.call error it passed on).
+     */
+    public void deferredReply(final String name, final ByteBuf reply, final boolean countError)
+    {
+        if (reply.readableBytes() > 0 && reply.getByte(reply.readerIndex()) == '-')
+        {
+            final CommandStats stats = environment.stats().commandStats();
+            stats.of(name).failed.increment();
+            if (countError)
+            {
+                final byte[] head = new byte[Math.min(64, reply.readableBytes())];
+                reply.getBytes(reply.readerIndex(), head);
+                stats.error(head, head.length);
+            }
+        }
+    }
+
+    /**
+     * For a script's redis.call: the command a request names, its subcommand's for a container, as the table finds
+     * it, or null when the table has no such command or subcommand. Its arity is the caller's to check.
+     */
+    public CommandSpec lookup(final byte[][] args)
+    {
+        final CommandSpec spec = commands.get(lowerCase(args[0]));
+        if (spec == null || spec.subcommands() == null || args.length < 2)
+        {
+            return spec;
+        }
+        return spec.subcommands().get(lowerCase(args[1]));
+    }
+
+    /**
+     * @return for a command redis 7.0 has and this node does not serve, the error saying so (without its code), else
+     * null.
+     */
+    public static String notServed(final byte[][] args)
+    {
+        final String name = lowerCase(args[0]);
+        return RedisCommandNames.known(name) ?
+            "command '" + name.toUpperCase() + "' is not supported by this dkv compute node yet" : null;
     }
 
     /** @return the commands served, for COMMAND. */
@@ -176,6 +254,8 @@ public final class CommandTable
             !PubSubCommands.pushes(args[0]))
         {
             out.writerIndex(mark);
+            // a script's reply, which comes later, goes the same way
+            session.dropDeferredReply();
         }
         if (replies == Session.REPLIES_SKIP_NEXT && session.replies() == Session.REPLIES_SKIP_NEXT)
         {
@@ -194,6 +274,12 @@ public final class CommandTable
         if (subscribed != null)
         {
             refuse(session, spec, subscribed, out);
+            return;
+        }
+        final String busy = scripts.busy(spec.name());
+        if (busy != null)
+        {
+            refuse(session, spec, busy, out);
             return;
         }
         if (session.inMulti() && PubSubCommands.notInMulti(spec.name()))
@@ -292,9 +378,9 @@ public final class CommandTable
     /**
      * Run a command found and checked, now: a request outside MULTI, or one queued, from EXEC. Inside EXEC's
      * transaction a store error or a conflict is not the command's reply: it ends the run (a conflict runs the
-     * transaction again), so it is thrown on.
+     * transaction again), so it is thrown on. Scripts run their redis.call commands through it too.
      */
-    void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
+    public void run(final Session session, final CommandSpec spec, final byte[][] args, final ByteBuf out)
     {
         final NodeStats stats = environment.stats();
         stats.command();
@@ -401,7 +487,7 @@ public final class CommandTable
     }
 
     /** A transaction committed (EXEC's, a script's): what its commands deferred to then runs now. */
-    static void committed(final Session session)
+    public static void committed(final Session session)
     {
         final java.util.List<Runnable> deferred = session.takeAfterCommit();
         if (deferred != null)
@@ -456,7 +542,8 @@ public final class CommandTable
         return true;
     }
 
-    static CommandSpec spec(final String name, final int arity, final CommandHandler handler)
+    /** @return a command without subcommands, which a connection runs once it authenticated. */
+    public static CommandSpec spec(final String name, final int arity, final CommandHandler handler)
     {
         return new CommandSpec(name, arity, false, handler, null);
     }

@@ -15,7 +15,8 @@ import java.util.function.Predicate;
  * listpack, intset and node sizes), which choose how redis lays a small value out in its memory and change no reply.
  * dkv lays collections out its own way, so they change nothing here either; they are kept, checked and read back as
  * redis does (its numeric parsing, memory units for the byte sizes, bounds and error texts), so that clients and
- * Redis's own tests that set them go on. Every other setting is fixed when the node starts. Thread-safe.
+ * Redis's own tests that set them go on. One more is kept and used: busy-reply-threshold (lua-time-limit), the time a
+ * script runs before other commands get BUSY. Every other setting is fixed when the node starts. Thread-safe.
  */
 final class ConfigKnobs
 {
@@ -34,7 +35,9 @@ final class ConfigKnobs
             -2),
         new Knob("list-compress-depth", null, 0, Integer.MAX_VALUE, false, false, 0),
         new Knob("stream-node-max-bytes", null, 0, Long.MAX_VALUE, true, true, 4096),
-        new Knob("stream-node-max-entries", null, 0, Long.MAX_VALUE, false, false, 100));
+        new Knob("stream-node-max-entries", null, 0, Long.MAX_VALUE, false, false, 100),
+        // the one that changes something here: how long a script runs before others get BUSY (io.dkv.compute.script)
+        new Knob("busy-reply-threshold", "lua-time-limit", 0, Long.MAX_VALUE, false, false, 5000));
 
     private final Map<String, Knob> byName = new LinkedHashMap<>();
     private final Map<Knob, Long> values = new LinkedHashMap<>();
@@ -64,6 +67,12 @@ final class ConfigKnobs
         final Map<String, String> current = new LinkedHashMap<>();
         values.forEach((knob, value) -> current.put(knob.name, Long.toString(value)));
         return current;
+    }
+
+    /** @return the value of a setting by its name (lower case), which must be one of these. */
+    synchronized long value(final String name)
+    {
+        return values.get(byName.get(name));
     }
 
     /** @return the value of a setting named as asked (its name or its older one), or null when it is none of these. */

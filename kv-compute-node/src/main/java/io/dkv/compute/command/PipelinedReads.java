@@ -48,7 +48,7 @@ public final class PipelinedReads
     {
         // a connection yet to authenticate gets NOAUTH from the table, in order
         if (!session.authenticated() || session.inMulti() || args.length != 2 ||
-            !is(args[0], "get") && !is(args[0], "mget"))
+            !is(args[0], "get") && !is(args[0], "mget") || table.scriptsBusy())
         {
             return false;
         }

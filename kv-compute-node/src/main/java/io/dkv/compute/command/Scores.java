@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * nan), redis's {@code string2d} over it for a score given (whole argument, no leading space, no overflow, no NaN) and
  * its looser range bounds, and {@code "%.17g"} for a score answered (a RESP2 bulk, a RESP3 double).
  */
-final class Scores
+public final class Scores
 {
     private static final MathContext SEVENTEEN = new MathContext(17, RoundingMode.HALF_EVEN);
 
@@ -224,7 +224,7 @@ final class Scores
     }
 
     /** @return the score as C's {@code "%.17g"} writes it ("inf", "-inf", "0", "-0", "1.5", "1e+20"...). */
-    static String format(final double score)
+    public static String format(final double score)
     {
         if (Double.isNaN(score))
         {

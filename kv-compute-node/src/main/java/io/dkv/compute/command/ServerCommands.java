@@ -30,11 +30,11 @@ final class ServerCommands
     private final CommandTable table;
     private final ConfigKnobs knobs;
 
-    ServerCommands(final CommandEnvironment environment, final CommandTable table)
+    ServerCommands(final CommandEnvironment environment, final CommandTable table, final ConfigKnobs knobs)
     {
         this.environment = environment;
         this.table = table;
-        this.knobs = new ConfigKnobs();
+        this.knobs = knobs;
     }
 
     List<CommandSpec> commands()

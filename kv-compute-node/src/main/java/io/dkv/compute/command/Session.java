@@ -4,16 +4,19 @@ import io.dkv.compute.blocking.Waiter;
 import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
  * What a compute node keeps of one connection, and nothing of the data: its id, name, protocol (2 or 3), whether it
  * authenticated, whether it asked to be closed, its MULTI state (commands queued, keys watched and the versions read
- * when watched), and the transaction its EXEC runs in. Touched by the connection's event loop thread only.
+ * when watched), the transaction its EXEC runs in, and a reply that another thread is making (a script's). Touched by
+ * the connection's event loop thread only, or by the thread making its deferred reply while the connection waits.
  */
 public final class Session
 {
@@ -39,6 +42,7 @@ public final class Session
     private Consumer<ByteBuf> resumer;
     private List<Runnable> afterCommit;
     private int replies = REPLIES_ON;
+    private CompletableFuture<ByteBuf> deferred;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -128,7 +132,8 @@ public final class Session
         return protocol;
     }
 
-    void protocol(final int protocol)
+    /** @param protocol 2 or 3: HELLO's, or a script's redis.setresp for the commands it calls. */
+    public void protocol(final int protocol)
     {
         this.protocol = protocol;
         if (subscriber != null)
@@ -177,7 +182,7 @@ public final class Session
      * What a transaction's run does once it committed and not before (a signal to blocked connections, a keyspace
      * notification): a run that a conflict ends is run again, and what it deferred is dropped.
      */
-    void afterCommit(final Runnable action)
+    public void afterCommit(final Runnable action)
     {
         if (afterCommit == null)
         {
@@ -187,7 +192,7 @@ public final class Session
     }
 
     /** @return what the transaction that ended deferred, now the caller's to run or drop; null when nothing. */
-    List<Runnable> takeAfterCommit()
+    public List<Runnable> takeAfterCommit()
     {
         final List<Runnable> taken = afterCommit;
         afterCommit = null;
@@ -281,21 +286,54 @@ public final class Session
     }
 
     /** @return the store the connection's commands use now: EXEC's transaction while one runs, else {@code base}. */
-    KeyStore store(final KeyStore base)
+    public KeyStore store(final KeyStore base)
     {
         return executing != null ? executing : base;
     }
 
-    /** @return true while an EXEC runs its commands in a transaction. */
-    boolean executing()
+    /** @return true while an EXEC (or a script) runs its commands in a transaction. */
+    public boolean executing()
     {
         return executing != null;
     }
 
-    /** @param transaction the store of the transaction an EXEC runs its commands in, or null once it ends. */
-    void executing(final KeyStore transaction)
+    /**
+     * @param transaction the store of the transaction an EXEC (or a script) runs its commands in, or null once it
+     *                    ends.
+     */
+    public void executing(final KeyStore transaction)
     {
         this.executing = transaction;
+    }
+
+    /**
+     * The request just run answers later: the connection writes nothing more and runs nothing more of its requests
+     * until {@code reply} completes, then writes its bytes (which it releases) where the request's reply goes.
+     */
+    public void defer(final CompletableFuture<ByteBuf> reply)
+    {
+        this.deferred = reply;
+    }
+
+    /** The reply the request just run deferred is to be dropped when it comes (CLIENT REPLY OFF or SKIP). */
+    void dropDeferredReply()
+    {
+        if (deferred != null)
+        {
+            deferred = deferred.thenApply(reply ->
+            {
+                reply.release();
+                return Unpooled.EMPTY_BUFFER;
+            });
+        }
+    }
+
+    /** @return the reply the request just run deferred, once (null when it answered at once). */
+    public CompletableFuture<ByteBuf> takeDeferred()
+    {
+        final CompletableFuture<ByteBuf> reply = deferred;
+        deferred = null;
+        return reply;
     }
 
     /** @return true once QUIT asked for the connection to be closed after its reply. */

@@ -32,6 +32,7 @@ public final class SlicedCommand
     private final KvClient client;
     private final ClientKeyStore store;
     private final NodeStats stats;
+    private final CommandTable table;
     private byte[][] args;
     private int kind;
     private int next;
@@ -39,6 +40,7 @@ public final class SlicedCommand
 
     public SlicedCommand(final CommandTable table)
     {
+        this.table = table;
         this.client = table.environment().client();
         this.store = new ClientKeyStore(client);
         this.stats = table.environment().stats();
@@ -53,7 +55,7 @@ public final class SlicedCommand
      */
     public boolean start(final Session session, final byte[][] args, final ByteBuf out)
     {
-        if (args.length - 1 <= SLICE_KEYS || !session.authenticated() || session.inMulti())
+        if (args.length - 1 <= SLICE_KEYS || !session.authenticated() || session.inMulti() || table.scriptsBusy())
         {
             return false;
         }

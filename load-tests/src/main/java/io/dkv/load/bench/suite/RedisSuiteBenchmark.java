@@ -44,7 +44,6 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
     static final List<String> SKIPPED_TAGS = List.of("needs:debug", "needs:repl", "needs:save",
         "needs:config-maxmemory", "needs:pfdebug", "needs:local-process", "needs:latency", "needs:reset");
     /** redis 7.0's external harness flushes functions before each file; dkv has none yet (FUNCTION is refused). */
-    private static final String FUNCTION_FLUSH = "    r function flush";
 
     @Spec
     private CommandSpec spec;
@@ -169,8 +168,7 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
             "a compute node over an in-process store (one memory node, shm); redis's tcl harness in external mode, " +
                 "one file at a time (--singledb --ignore-encoding --ignore-digest --durable), tags left out: " +
                 String.join(", ", SKIPPED_TAGS),
-            "the harness's FUNCTION FLUSH before each file is tolerated (dkv has no functions yet); nothing else of " +
-                "redis's tests is changed"));
+            "nothing of redis's tests is changed"));
         if (!skipTests.isEmpty())
         {
             notes.add("tests left out by name (--skiptest, counted with those left out by tag): " +
@@ -182,7 +180,7 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
         return new SectionedReport(TITLE, MachineInfo.current(), notes, sections, List.of());
     }
 
-    /** Copy the harness and the tests: the run patches its FUNCTION FLUSH, and keeps its files apart. */
+    /** Copy the harness and the tests, so that a run keeps its files apart. */
     private static void copy(final Path from, final Path to) throws IOException
     {
         Files.copy(from.resolve("runtest"), to.resolve("runtest"));
@@ -201,15 +199,6 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
                 }
             }
         }
-        final Path server = to.resolve("tests/support/server.tcl");
-        final String text = Files.readString(server, StandardCharsets.ISO_8859_1);
-        if (!text.contains(FUNCTION_FLUSH + "\n"))
-        {
-            throw new IllegalStateException("tests/support/server.tcl has no '" + FUNCTION_FLUSH.strip() +
-                "' line to tolerate: not redis 7.0's harness?");
-        }
-        Files.writeString(server, text.replace(FUNCTION_FLUSH + "\n", "    catch {r function flush}\n"),
-            StandardCharsets.ISO_8859_1);
     }
 
     private static void deleteTree(final Path root) throws IOException

@@ -1,0 +1,125 @@
+package io.dkv.compute.script;
+
+import io.dkv.client.KvClient;
+import io.dkv.client.keyspace.ScanCursor;
+import io.dkv.client.keyspace.ScanPage;
+import io.dkv.client.txn.LogicalValue;
+import io.dkv.client.txn.Transaction;
+import io.dkv.format.ReservedKeys;
+import io.dkv.format.ValueKind;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Script bodies in the store, so that any compute node runs a script another loaded (SCRIPT LOAD on one, EVALSHA on
+ * another): each at the named key {@code \x00dkv\x00script:<sha1>} ({@link ReservedKeys#namedKey}), which scans,
+ * FLUSHALL and users' commands never touch. EVAL and SCRIPT LOAD keep a body there; SCRIPT FLUSH removes them all.
+ */
+final class ScriptStore
+{
+    private static final String PREFIX = "script:";
+    private static final byte[] KEY_PREFIX = ReservedKeys.namedKey(PREFIX);
+    /** A record of the store's, never expiring. */
+    static final long WORD = ValueKind.word(ValueKind.SEGMENT, KvClient.NO_EXPIRY);
+    private static final int FLUSH_STEP = 1024;
+
+    private final KvClient client;
+
+    ScriptStore(final KvClient client)
+    {
+        this.client = client;
+    }
+
+    /** @return the named key of the script of this sha1 (40 hex digits, lower case). */
+    static byte[] key(final String sha)
+    {
+        return ReservedKeys.namedKey(PREFIX + sha);
+    }
+
+    /** @return the body of the script, read in the transaction, or null when the store has none. */
+    static byte[] read(final Transaction tx, final String sha)
+    {
+        final LogicalValue body = tx.read(key(sha));
+        return body == null ? null : body.value();
+    }
+
+    /** Keep the body in the transaction's writes, unless the store has it already. */
+    static void keep(final Transaction tx, final String sha, final byte[] body)
+    {
+        if (tx.read(key(sha)) == null)
+        {
+            tx.write(key(sha), body, WORD);
+        }
+    }
+
+    /** SCRIPT LOAD: keep the body, in a transaction of its own. */
+    void load(final String sha, final byte[] body)
+    {
+        client.transact(tx ->
+        {
+            keep(tx, sha, body);
+            return null;
+        });
+    }
+
+    /** @return for each sha, whether the store has its script, as of one instant. */
+    boolean[] exists(final List<String> shas)
+    {
+        return client.transact(tx ->
+        {
+            final boolean[] found = new boolean[shas.size()];
+            for (int i = 0; i < found.length; i++)
+            {
+                final String sha = shas.get(i);
+                found[i] = sha.length() == 40 && read(tx, sha.toLowerCase()) != null;
+            }
+            return found;
+        });
+    }
+
+    /**
+     * SCRIPT FLUSH: remove every script body, found by a scan of every memory node's index. A script loaded while it
+     * runs may stay, as a key written during FLUSHALL may.
+     */
+    void flush()
+    {
+        long cursor = ScanCursor.START;
+        do
+        {
+            final ScanPage page = client.scanAll(cursor, FLUSH_STEP);
+            final List<byte[]> scripts = new ArrayList<>();
+            for (final byte[] key : page.keys())
+            {
+                if (key.length > KEY_PREFIX.length &&
+                    Arrays.equals(key, 0, KEY_PREFIX.length, KEY_PREFIX, 0, KEY_PREFIX.length))
+                {
+                    scripts.add(key);
+                }
+            }
+            if (!scripts.isEmpty())
+            {
+                client.transact(tx ->
+                {
+                    scripts.forEach(tx::remove);
+                    return null;
+                });
+            }
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+    }
+
+    /** @return the sha1 of a body, as redis names scripts: 40 lower-case hex digits. */
+    static String sha(final byte[] body)
+    {
+        return RedisApi.sha1hex(body);
+    }
+
+    static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+}
