@@ -159,6 +159,7 @@ public final class QueueChecker
             }
         }
         final List<String> undrained = new ArrayList<>();
+        int judged = 0;
         for (final Map.Entry<String, List<Operation>> entry : unaccounted.entrySet())
         {
             final String key = entry.getKey();
@@ -168,6 +169,7 @@ public final class QueueChecker
                 undrained.add(key + " (" + missing.size() + " elements not taken)");
                 continue;
             }
+            judged += missing.size();
             final int mayHaveTaken = indeterminateDequeues.getOrDefault(key, 0);
             if (missing.size() > mayHaveTaken)
             {
@@ -176,7 +178,8 @@ public final class QueueChecker
         }
 
         final QueueResult.Tally tally = new QueueResult.Tally(enqueuedOk, enqueuedInfo, dequeuedOk, dequeuedInfo,
-            dequeuedEmpty, left.size(), findings.duplicated.size(), findings.lostCount, findings.unexpected.size());
+            dequeuedEmpty, left.size(), judged, findings.duplicated.size(), findings.lostCount,
+            findings.unexpected.size());
         return new QueueResult(findings.valid(), text(findings, tally, undrained), tally,
             List.copyOf(findings.duplicated), List.copyOf(findings.lost), List.copyOf(findings.unexpected),
             List.copyOf(findings.witness));
@@ -214,7 +217,8 @@ public final class QueueChecker
             .append(tally.enqueuedOk()).append(" enqueued ok, ").append(tally.enqueuedInfo())
             .append(" indeterminate; ").append(tally.dequeuedOk()).append(" dequeued ok, ")
             .append(tally.dequeuedInfo()).append(" indeterminate, ").append(tally.dequeuedEmpty())
-            .append(" empty; ").append(tally.left()).append(" left; ").append(tally.duplicated())
+            .append(" empty; ").append(tally.left()).append(" left; ").append(tally.unaccounted())
+            .append(" enqueued ok neither taken nor left; ").append(tally.duplicated())
             .append(" duplicated, ").append(tally.lost()).append(" lost, ").append(tally.unexpected())
             .append(" unexpected");
         if (!undrained.isEmpty())

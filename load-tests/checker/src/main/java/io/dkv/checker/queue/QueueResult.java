@@ -32,6 +32,8 @@ public record QueueResult(
      * @param dequeuedInfo  dequeues of unknown outcome.
      * @param dequeuedEmpty dequeues ok that took nothing before their timeout.
      * @param left          elements the last drain of each key found.
+     * @param unaccounted   elements enqueued ok onto a drained key, neither taken by an ok dequeue nor left: those
+     *                      indeterminate dequeues may have taken, the lost among them.
      * @param duplicated    elements delivered twice.
      * @param lost          elements certainly lost: on each key, those unaccounted for beyond its indeterminate
      *                      dequeues.
@@ -44,6 +46,7 @@ public record QueueResult(
         int dequeuedInfo,
         int dequeuedEmpty,
         int left,
+        int unaccounted,
         int duplicated,
         int lost,
         int unexpected)

@@ -34,7 +34,7 @@ class QueueCheckerTest
         final QueueResult result = CHECKER.check(history.history());
 
         assertTrue(result.valid(), result.text());
-        assertEquals(new QueueResult.Tally(3, 0, 1, 0, 1, 2, 0, 0, 0), result.tally());
+        assertEquals(new QueueResult.Tally(3, 0, 1, 0, 1, 2, 0, 0, 0, 0), result.tally());
     }
 
     @Test
@@ -131,7 +131,7 @@ class QueueCheckerTest
         final QueueResult result = CHECKER.check(history.history());
 
         assertTrue(result.valid(), result.text());
-        assertEquals(new QueueResult.Tally(3, 0, 0, 2, 0, 1, 0, 0, 0), result.tally());
+        assertEquals(new QueueResult.Tally(3, 0, 0, 2, 0, 1, 2, 0, 0, 0), result.tally());
     }
 
     @Test
@@ -148,6 +148,7 @@ class QueueCheckerTest
 
         assertFalse(result.valid(), result.text());
         assertEquals(2, result.tally().lost());
+        assertEquals(3, result.tally().unaccounted());
         assertEquals(List.of(1L, 2L, 3L), result.lost().stream().sorted().toList());
     }
 
@@ -178,7 +179,7 @@ class QueueCheckerTest
         final QueueResult result = CHECKER.check(history.history());
 
         assertTrue(result.valid(), result.text());
-        assertEquals(new QueueResult.Tally(0, 2, 1, 0, 0, 0, 0, 0, 0), result.tally());
+        assertEquals(new QueueResult.Tally(0, 2, 1, 0, 0, 0, 0, 0, 0, 0), result.tally());
     }
 
     @Test
