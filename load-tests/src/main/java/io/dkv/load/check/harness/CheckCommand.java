@@ -15,6 +15,7 @@ import io.dkv.load.check.nemesis.NemesisEvent;
 import io.dkv.load.check.nemesis.NemesisTargets;
 import io.dkv.load.check.nemesis.Nemeses;
 import io.dkv.load.check.store.FaultyStores;
+import io.dkv.load.check.workload.RedisQueueWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
 import io.dkv.load.check.workload.Workload;
 import io.dkv.load.check.workload.Workloads;
@@ -106,7 +107,9 @@ public final class CheckCommand implements Callable<Integer>
             "compare-and-set loops and reads; Elle), txn-list-append (transactions of reads and appends over " +
             "several keys; Elle), bank (transfers and snapshots in transactions; no money made or lost) or " +
             "redis-list-append (transactions of RPUSH and LRANGE over real lists, MULTI/EXEC through compute " +
-            "nodes; Elle) (default: ${DEFAULT-VALUE}).")
+            "nodes; Elle) or redis-queue (RPUSH of unique elements and BLPOP with half the --timeout, then a drain " +
+            "by LRANGE; no element lost, delivered twice or from nowhere; --through compute only, a few --keys) " +
+            "(default: ${DEFAULT-VALUE}).")
     private String workload;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "2",
@@ -407,6 +410,30 @@ public final class CheckCommand implements Callable<Integer>
         autoscaleBounds();
         Workloads.of(workload, keys);
         FaultyStores.requireKnown(inject);
+        refuseQueueMismatch();
+    }
+
+    /** A client of the driver has no blocking pop, and the faulty layers other than duplicate-pops pass none. */
+    private void refuseQueueMismatch()
+    {
+        final boolean queue = RedisQueueWorkload.NAME.equals(workload);
+        if (queue && !COMPUTE.equals(through))
+        {
+            throw new IllegalArgumentException("--workload " + workload + " needs --through compute: its dequeues " +
+                "are BLPOPs, which compute nodes serve and a client of the driver has no form of; --through " +
+                through);
+        }
+        if (queue && !FaultyStores.passesBlockingPops(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " serves no blocking pops: with --workload " +
+                workload + " inject none, " + FaultyStores.DUPLICATE_POPS + " or " +
+                FaultyStores.META_WITHOUT_STALL_CHECK);
+        }
+        if (!queue && FaultyStores.DUPLICATE_POPS.equals(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " breaks blocking pops, which only --workload " +
+                RedisQueueWorkload.NAME + " makes, not --workload " + workload);
+        }
     }
 
     /**

@@ -459,6 +459,19 @@ class CheckCommandTest
     }
 
     @Test
+    void refusesAQueueWithoutComputeNodesAndFaultsThatPassNoBlockingPops()
+    {
+        assertRefused("--workload redis-queue needs --through compute: its dequeues are BLPOPs", "--workload",
+            "redis-queue");
+        assertRefused("--workload redis-queue needs --through compute", "--workload", "redis-queue", "--through",
+            "driver-async");
+        assertRefused("--inject stale-reads serves no blocking pops", "--workload", "redis-queue", "--through",
+            "compute", "--inject", "stale-reads");
+        assertRefused("--inject duplicate-pops breaks blocking pops, which only --workload redis-queue makes",
+            "--through", "compute", "--inject", "duplicate-pops");
+    }
+
+    @Test
     void refusesMoreCopiesThanMemoryNodesAndKillMemoryWithoutCopiesToFallBackOn()
     {
         assertRefused("--replicas 3 is not in [1, 7] or exceeds --memory-nodes 2", "--through", "compute",
