@@ -88,9 +88,10 @@ public final class CheckCommand implements Callable<Integer>
             "an operator would. The clients follow the membership rather than a list of memory nodes. long-pause: " +
             "SIGSTOP of a client process, the driver or a compute node for " + LongPauseFault.PAUSE_MS / 1000 +
             " s, past the memory nodes' grace period, with what it had in flight. kill-mid-write: SIGKILL, the " +
-            "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
-            "node it goes through, restarted after the hold. one-way-partition: one group of test hosts cannot " +
-            "send to the other, which still reaches it. flapping-partition: cut and healed every " +
+            "moment a client has a write or compare-and-set (an enqueue or a blocking dequeue) in flight, of that " +
+            "client or of the driver or compute node it goes through, restarted after the hold. one-way-partition: " +
+            "one group of test hosts cannot send to the other, which still reaches it. flapping-partition: cut and " +
+            "healed every " +
             FlappingPartitionFault.FLAP_MS + "-" + 2 * FlappingPartitionFault.FLAP_MS + " ms, between other groups " +
             "each time, for the hold. clock: one role's wall clock stepped by 0.5-" + ClockFault.STEP_MS / 1000 +
             " s either way, or its clocks run " + ClockFault.SLOW + "-0.75x or 1.5-" + ClockFault.FAST + "x true " +

@@ -300,9 +300,9 @@ public final class FaultyStores
     }
 
     /**
-     * Blocking pops that deliver an element twice, as a waiter served after its connection was gone and then again
-     * would: of every so many pops that take an element, one's element is kept, and the next pop of that key hands it
-     * out again without reaching the store. Counting pops rather than time keeps the fault as frequent under any load.
+     * Blocking pops that deliver an element twice, as a pop whose taking was undone after it answered would: of every
+     * so many pops that take an element, one's element is kept, and the next pop of that key hands it out again
+     * without reaching the store. Counting pops rather than time keeps the fault as frequent under any load.
      */
     public static final class DuplicatePops extends Passing implements QueueStore
     {
