@@ -48,9 +48,10 @@ import java.util.regex.Pattern;
         "Test the store the Jepsen way: a cluster of processes (MetaServer, memory nodes with data directories, the " +
             "host's driver) and client processes running a workload under faults (SIGKILL and restart, SIGSTOP and " +
             "SIGCONT, partitions), then the history checked: registers for linearizability, lists by the list-append " +
-            "(Elle) checker. With --through compute the clients talk RESP to compute node processes, which the " +
-            "nemesis strikes too. With --replicas R each key is kept on R memory nodes, and the kill-memory " +
-            "nemesis takes one down past its lease; add-memory and drain-memory grow and shrink the memory tier.",
+            "(Elle) checker, a queue for elements lost or delivered twice. With --through compute the clients talk " +
+            "RESP to compute node processes, which the nemesis strikes too. With --replicas R each key is kept on R " +
+            "memory nodes, and the kill-memory nemesis takes one down past its lease; add-memory and drain-memory " +
+            "grow and shrink the memory tier.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
         "When --time ends the nemesis heals every fault, waits for every role to be back, and every client reads " +
