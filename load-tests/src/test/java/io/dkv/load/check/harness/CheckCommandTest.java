@@ -193,6 +193,25 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void aQueueThroughComputeNodesLosesNoElementWhileBlockedPopsAreCutAndDuplicatePopsAreCaught() throws Exception
+    {
+        final Run run = check("queue", "--workload", "redis-queue", "--through", "compute", "--time", "8s",
+            "--nemesis", "kill-mid-write", "--interval", "2s", "--rate", "300", "--keys", "2", "--seed", "38");
+        run.assertVerdict(Verdict.VALID);
+        assertOperationsCompleted(run, 100);
+        final String verdict = run.read(ResultDirectory.VERDICT);
+        assertTrue(verdict.contains(" 0 duplicated, 0 lost, 0 unexpected"), verdict);
+
+        final Run faulty = check("queue-faulty", "--workload", "redis-queue", "--through", "compute", "--time", "6s",
+            "--nemesis", "none", "--inject", FaultyStores.DUPLICATE_POPS, "--rate", "300", "--keys", "2", "--seed",
+            "38");
+        faulty.assertVerdict(Verdict.INVALID);
+        final String duplicated = faulty.read(ResultDirectory.VERDICT);
+        assertTrue(duplicated.contains("taken 2 times"), duplicated);
+    }
+
+    @Test
+    @Timeout(180)
     void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
     {
         final Run run = check("partitions",
