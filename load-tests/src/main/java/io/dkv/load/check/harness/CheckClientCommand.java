@@ -54,7 +54,7 @@ public final class CheckClientCommand implements Callable<Integer>
     private List<String> computeNodes;
 
     @Option(names = "--workload", defaultValue = RegisterWorkload.NAME,
-        description = "register, list-append, txn-list-append or bank.")
+        description = "register, list-append, txn-list-append, bank, redis-list-append or redis-queue.")
     private String workload;
 
     @Option(names = "--keys", defaultValue = "8", description = "Keys the workload uses.")

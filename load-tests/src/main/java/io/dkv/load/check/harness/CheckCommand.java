@@ -15,6 +15,7 @@ import io.dkv.load.check.nemesis.NemesisEvent;
 import io.dkv.load.check.nemesis.NemesisTargets;
 import io.dkv.load.check.nemesis.Nemeses;
 import io.dkv.load.check.store.FaultyStores;
+import io.dkv.load.check.workload.RedisQueueWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
 import io.dkv.load.check.workload.Workload;
 import io.dkv.load.check.workload.Workloads;
@@ -47,9 +48,10 @@ import java.util.regex.Pattern;
         "Test the store the Jepsen way: a cluster of processes (MetaServer, memory nodes with data directories, the " +
             "host's driver) and client processes running a workload under faults (SIGKILL and restart, SIGSTOP and " +
             "SIGCONT, partitions), then the history checked: registers for linearizability, lists by the list-append " +
-            "(Elle) checker. With --through compute the clients talk RESP to compute node processes, which the " +
-            "nemesis strikes too. With --replicas R each key is kept on R memory nodes, and the kill-memory " +
-            "nemesis takes one down past its lease; add-memory and drain-memory grow and shrink the memory tier.",
+            "(Elle) checker, a queue for elements lost or delivered twice. With --through compute the clients talk " +
+            "RESP to compute node processes, which the nemesis strikes too. With --replicas R each key is kept on R " +
+            "memory nodes, and the kill-memory nemesis takes one down past its lease; add-memory and drain-memory " +
+            "grow and shrink the memory tier.",
         "Writes to --dir: history.jsonl (every invocation and completion), verdict.txt, timeline.html (operations " +
             "over time, faults shaded, the witnesses of a violation red), nemesis.log and the processes' logs.",
         "When --time ends the nemesis heals every fault, waits for every role to be back, and every client reads " +
@@ -87,9 +89,10 @@ public final class CheckCommand implements Callable<Integer>
             "an operator would. The clients follow the membership rather than a list of memory nodes. long-pause: " +
             "SIGSTOP of a client process, the driver or a compute node for " + LongPauseFault.PAUSE_MS / 1000 +
             " s, past the memory nodes' grace period, with what it had in flight. kill-mid-write: SIGKILL, the " +
-            "moment a client has a write or compare-and-set in flight, of that client or of the driver or compute " +
-            "node it goes through, restarted after the hold. one-way-partition: one group of test hosts cannot " +
-            "send to the other, which still reaches it. flapping-partition: cut and healed every " +
+            "moment a client has a write or compare-and-set (an enqueue or a blocking dequeue) in flight, of that " +
+            "client or of the driver or compute node it goes through, restarted after the hold. one-way-partition: " +
+            "one group of test hosts cannot send to the other, which still reaches it. flapping-partition: cut and " +
+            "healed every " +
             FlappingPartitionFault.FLAP_MS + "-" + 2 * FlappingPartitionFault.FLAP_MS + " ms, between other groups " +
             "each time, for the hold. clock: one role's wall clock stepped by 0.5-" + ClockFault.STEP_MS / 1000 +
             " s either way, or its clocks run " + ClockFault.SLOW + "-0.75x or 1.5-" + ClockFault.FAST + "x true " +
@@ -106,7 +109,9 @@ public final class CheckCommand implements Callable<Integer>
             "compare-and-set loops and reads; Elle), txn-list-append (transactions of reads and appends over " +
             "several keys; Elle), bank (transfers and snapshots in transactions; no money made or lost) or " +
             "redis-list-append (transactions of RPUSH and LRANGE over real lists, MULTI/EXEC through compute " +
-            "nodes; Elle) (default: ${DEFAULT-VALUE}).")
+            "nodes; Elle) or redis-queue (RPUSH of unique elements and BLPOP with half the --timeout, then a drain " +
+            "by LRANGE; no element lost, delivered twice or from nowhere; --through compute only, a few --keys) " +
+            "(default: ${DEFAULT-VALUE}).")
     private String workload;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "2",
@@ -407,6 +412,30 @@ public final class CheckCommand implements Callable<Integer>
         autoscaleBounds();
         Workloads.of(workload, keys);
         FaultyStores.requireKnown(inject);
+        refuseQueueMismatch();
+    }
+
+    /** A client of the driver has no blocking pop, and the faulty layers other than duplicate-pops pass none. */
+    private void refuseQueueMismatch()
+    {
+        final boolean queue = RedisQueueWorkload.NAME.equals(workload);
+        if (queue && !COMPUTE.equals(through))
+        {
+            throw new IllegalArgumentException("--workload " + workload + " needs --through compute: its dequeues " +
+                "are BLPOPs, which compute nodes serve and a client of the driver has no form of; --through " +
+                through);
+        }
+        if (queue && !FaultyStores.passesBlockingPops(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " serves no blocking pops: with --workload " +
+                workload + " inject none, " + FaultyStores.DUPLICATE_POPS + " or " +
+                FaultyStores.META_WITHOUT_STALL_CHECK);
+        }
+        if (!queue && FaultyStores.DUPLICATE_POPS.equals(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " breaks blocking pops, which only --workload " +
+                RedisQueueWorkload.NAME + " makes, not --workload " + workload);
+        }
     }
 
     /**

@@ -9,9 +9,12 @@ import io.dkv.checker.history.Operation;
 import io.dkv.checker.linear.LinearizabilityChecker;
 import io.dkv.checker.linear.LinearizabilityExplanation;
 import io.dkv.checker.linear.LinearizabilityResult;
+import io.dkv.checker.queue.QueueChecker;
+import io.dkv.checker.queue.QueueResult;
 import io.dkv.load.check.workload.BankWorkload;
 import io.dkv.load.check.workload.ListAppendWorkload;
 import io.dkv.load.check.workload.RedisListAppendWorkload;
+import io.dkv.load.check.workload.RedisQueueWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
 import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workloads;
@@ -24,13 +27,14 @@ import java.util.Set;
 /**
  * The checker for each workload's histories: registers for linearizability, lists by the
  * list-append checker under strict serializability (one key per transaction here, so real time is
- * what ties keys together).
+ * what ties keys together), a bank by its sum, a queue by what each element became.
  */
 final class Checkers
 {
     static final String LINEARIZABILITY = "linearizability";
     static final String LIST_APPEND = "list-append, strict serializability";
     static final String BANK = "bank: no money made or lost";
+    static final String QUEUE = "total queue: no element lost, delivered twice or from nowhere";
 
     private Checkers()
     {
@@ -44,6 +48,7 @@ final class Checkers
             case ListAppendWorkload.NAME, TxnListAppendWorkload.NAME, RedisListAppendWorkload.NAME ->
                 listAppend(history);
             case BankWorkload.NAME -> bank(history);
+            case RedisQueueWorkload.NAME -> queue(history);
             default -> throw new IllegalArgumentException("no checker for workload '" + workload +
                 "': expected one of " + Workloads.NAMES);
         };
@@ -92,6 +97,13 @@ final class Checkers
     {
         final BankChecker.BankResult result = new BankChecker().check(history);
         return new CheckResult(BANK, result.valid() ? Verdict.VALID : Verdict.INVALID, result.text(),
+            invocations(result.witness()));
+    }
+
+    private static CheckResult queue(final History history)
+    {
+        final QueueResult result = new QueueChecker().check(history);
+        return new CheckResult(QUEUE, result.valid() ? Verdict.VALID : Verdict.INVALID, result.text(),
             invocations(result.witness()));
     }
 

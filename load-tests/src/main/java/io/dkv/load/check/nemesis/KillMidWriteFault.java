@@ -11,9 +11,10 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SIGKILL aimed at a write in flight: the client process that has a write or compare-and-set invoked and not
- * completed ({@link WritesInFlight}), or the driver or a compute node it goes through, killed at once and restarted
- * after the hold. Skipped, saying so, when no write is in flight within {@link #SEARCH_MS}.
+ * SIGKILL aimed at a write in flight: the client process that has a write or compare-and-set (or a queue's enqueue
+ * or blocking dequeue) invoked and not completed ({@link WritesInFlight}), or the driver or a compute node it goes
+ * through, killed at once and restarted after the hold. Skipped, saying so, when no write is in flight within
+ * {@link #SEARCH_MS}.
  */
 final class KillMidWriteFault extends FaultKind
 {

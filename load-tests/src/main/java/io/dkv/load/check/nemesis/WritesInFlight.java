@@ -2,6 +2,7 @@ package io.dkv.load.check.nemesis;
 
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Op;
+import io.dkv.checker.queue.QueueChecker;
 import io.dkv.load.check.harness.Role;
 
 import java.io.IOException;
@@ -16,7 +17,8 @@ import java.util.function.Supplier;
 /**
  * Which client processes have a write or compare-and-set in flight now, read from the tails of their live history
  * files (each client writes an invocation before it runs the operation, and its completion after): where the
- * {@code kill-mid-write} nemesis aims.
+ * {@code kill-mid-write} nemesis aims. A queue's enqueues and dequeues count as writes: a dequeue in flight is most
+ * often a pop blocked on its compute node, whose waiter is then cut off or loses its node.
  */
 public final class WritesInFlight
 {
@@ -50,7 +52,10 @@ public final class WritesInFlight
         return null;
     }
 
-    /** @return the last write or compare-and-set of the file's tail that has no completion after it, or null. */
+    /**
+     * @return the last write, compare-and-set, append, enqueue or dequeue of the file's tail that has no completion
+     * after it, or null.
+     */
     static Op openWrite(final Path file)
     {
         final String tail;
@@ -93,7 +98,8 @@ public final class WritesInFlight
         Op latest = null;
         for (final Op op : open.values())
         {
-            if ((Op.WRITE.equals(op.f()) || Op.CAS.equals(op.f()) || isAppend(op)) &&
+            if ((Op.WRITE.equals(op.f()) || Op.CAS.equals(op.f()) || isAppend(op) ||
+                QueueChecker.ENQUEUE.equals(op.f()) || QueueChecker.DEQUEUE.equals(op.f())) &&
                 (latest == null || op.index() > latest.index()))
             {
                 latest = op;

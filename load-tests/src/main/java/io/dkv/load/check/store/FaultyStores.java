@@ -29,16 +29,20 @@ public final class FaultyStores
     public static final String NON_ATOMIC_TXNS = "non-atomic-txns";
     /** Transactions whose reads are not checked again at commit: their writes made whole, on stale reads. */
     public static final String UNVALIDATED_TXNS = "unvalidated-txns";
+    /** Blocking pops that now and then hand out again the element the last one took: a delivery made twice. */
+    public static final String DUPLICATE_POPS = "duplicate-pops";
     public static final String NAMES = STALE_READS + ", " + LOST_UPDATES + ", " + NON_ATOMIC_TXNS + ", " +
-        UNVALIDATED_TXNS + ", " + META_WITHOUT_STALL_CHECK;
+        UNVALIDATED_TXNS + ", " + DUPLICATE_POPS + ", " + META_WITHOUT_STALL_CHECK;
     private static final String NONE = "none";
-    private static final List<String> KNOWN =
-        List.of(NONE, STALE_READS, LOST_UPDATES, NON_ATOMIC_TXNS, UNVALIDATED_TXNS, META_WITHOUT_STALL_CHECK);
+    private static final List<String> KNOWN = List.of(
+        NONE, STALE_READS, LOST_UPDATES, NON_ATOMIC_TXNS, UNVALIDATED_TXNS, DUPLICATE_POPS, META_WITHOUT_STALL_CHECK);
     /** How long a faulty transaction layer waits in its window, where another transaction can come between. */
     private static final long TXN_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     /** Of every this many reads of a key, one reaches the store under {@link #STALE_READS}. */
     static final int STALE_READS_PER_REFRESH = 4;
+    /** Of every this many blocking pops that take an element, one's element is handed out again by the next pop. */
+    static final int POPS_PER_DUPLICATE = 10;
 
     private FaultyStores()
     {
@@ -67,8 +71,19 @@ public final class FaultyStores
             case LOST_UPDATES -> new LostUpdates(store, TimeUnit.MILLISECONDS.toNanos(2));
             case NON_ATOMIC_TXNS -> new NonAtomicTxns(store, TXN_WINDOW_NANOS);
             case UNVALIDATED_TXNS -> new UnvalidatedTxns(store, TXN_WINDOW_NANOS);
+            case DUPLICATE_POPS -> new DuplicatePops(store, POPS_PER_DUPLICATE);
             default -> store;
         };
+    }
+
+    /**
+     * @return whether blocking pops reach the store through the fault: none, and the faults that are no layer, pass
+     * them as they are; {@link #DUPLICATE_POPS} breaks them; the other layers serve none.
+     */
+    public static boolean passesBlockingPops(final String fault)
+    {
+        requireKnown(fault);
+        return NONE.equals(fault) || DUPLICATE_POPS.equals(fault) || META_WITHOUT_STALL_CHECK.equals(fault);
     }
 
     /**
@@ -281,6 +296,51 @@ public final class FaultyStores
                 store.listSteps(appends);
             }
             return results;
+        }
+    }
+
+    /**
+     * Blocking pops that deliver an element twice, as a pop whose taking was undone after it answered would: of every
+     * so many pops that take an element, one's element is kept, and the next pop of that key hands it out again
+     * without reaching the store. Counting pops rather than time keeps the fault as frequent under any load.
+     */
+    public static final class DuplicatePops extends Passing implements QueueStore
+    {
+        private final QueueStore queue;
+        private final int popsPerDuplicate;
+        private final AtomicInteger taking = new AtomicInteger();
+        private final ConcurrentHashMap<String, byte[]> kept = new ConcurrentHashMap<>();
+
+        /** @param popsPerDuplicate pops that take an element of which one's element is handed out again. */
+        public DuplicatePops(final CheckedStore store, final int popsPerDuplicate)
+        {
+            super(store);
+            if (popsPerDuplicate < 1)
+            {
+                throw new IllegalArgumentException("duplicate pops: one in " + popsPerDuplicate + " pops: at least 1");
+            }
+            this.queue = QueueStore.of(store);
+            this.popsPerDuplicate = popsPerDuplicate;
+        }
+
+        public byte[] blockingPop(final String key, final long timeoutMs)
+        {
+            final byte[] again = kept.remove(key);
+            if (again != null)
+            {
+                return again;
+            }
+            final byte[] element = queue.blockingPop(key, timeoutMs);
+            if (element != null && taking.incrementAndGet() % popsPerDuplicate == 0)
+            {
+                kept.put(key, element);
+            }
+            return element;
+        }
+
+        public <T> T transact(final Function<TxnView, T> body)
+        {
+            return store.transact(body);
         }
     }
 

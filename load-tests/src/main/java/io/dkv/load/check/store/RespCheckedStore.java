@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,12 +15,13 @@ import java.util.function.Function;
 
 /**
  * The store under test as a Redis client sees it: RESP to compute nodes, GET for a read, SET for a write, SET IFEQ for
- * a compare-and-set (SET NX when it expects no value). Each operation takes an idle connection or opens one, to the
- * compute node this client prefers or, when that one refuses, the next; a connection whose call went wrong is closed,
- * so the next operation connects afresh (to a restarted node, or another). What went wrong is thrown, and the
- * operation's outcome is then unknown, as a reply that never came may still have been applied.
+ * a compare-and-set (SET NX when it expects no value), BLPOP for a blocking pop. Each operation takes an idle
+ * connection or opens one, to the compute node this client prefers or, when that one refuses, the next; a connection
+ * whose call went wrong is closed, so the next operation connects afresh (to a restarted node, or another). What went
+ * wrong is thrown, and the operation's outcome is then unknown, as a reply that never came may still have been
+ * applied.
  */
-public final class RespCheckedStore implements CheckedStore, AutoCloseable
+public final class RespCheckedStore implements CheckedStore, QueueStore, AutoCloseable
 {
     private static final byte[] GET = bytes("GET");
     private static final byte[] SET = bytes("SET");
@@ -30,6 +32,7 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
     private static final byte[] EXEC = bytes("EXEC");
     private static final byte[] RPUSH = bytes("RPUSH");
     private static final byte[] LRANGE = bytes("LRANGE");
+    private static final byte[] BLPOP = bytes("BLPOP");
     private static final RespSocket.Simple OK = new RespSocket.Simple("OK");
     private static final RespSocket.Simple QUEUED = new RespSocket.Simple("QUEUED");
 
@@ -191,6 +194,28 @@ public final class RespCheckedStore implements CheckedStore, AutoCloseable
             connection.close();
             throw ex;
         }
+    }
+
+    /** BLPOP key timeout, the timeout in seconds with decimals: its reply {@code [key, element]} or a null array. */
+    public byte[] blockingPop(final String key, final long timeoutMs)
+    {
+        if (timeoutMs <= 0)
+        {
+            throw new IllegalArgumentException("BLPOP " + key + " with a timeout of " + timeoutMs +
+                " ms: a blocking pop needs one of at least 1 ms (0 would wait for ever)");
+        }
+        final Object reply = call(BLPOP, bytes(key), bytes(String.format(Locale.ROOT, "%.3f", timeoutMs / 1e3)));
+        if (reply == null)
+        {
+            return null;
+        }
+        if (reply instanceof List<?> pair && pair.size() == 2 && pair.get(1) instanceof byte[] element &&
+            pair.get(0) instanceof byte[] from && key.equals(new String(from, StandardCharsets.UTF_8)))
+        {
+            return element;
+        }
+        throw new IllegalStateException("BLPOP " + key + " answered " + describe(reply) + ", not [" + key +
+            ", element] or nil");
     }
 
     private static byte[][] command(final ListStep step)

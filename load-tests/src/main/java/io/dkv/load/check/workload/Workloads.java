@@ -6,7 +6,8 @@ package io.dkv.load.check.workload;
 public final class Workloads
 {
     public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME + ", " +
-        TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME + ", " + RedisListAppendWorkload.NAME;
+        TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME + ", " + RedisListAppendWorkload.NAME + ", " +
+        RedisQueueWorkload.NAME;
 
     private Workloads()
     {
@@ -21,6 +22,7 @@ public final class Workloads
             case TxnListAppendWorkload.NAME -> new TxnListAppendWorkload(keys);
             case BankWorkload.NAME -> new BankWorkload(keys);
             case RedisListAppendWorkload.NAME -> new RedisListAppendWorkload(keys);
+            case RedisQueueWorkload.NAME -> new RedisQueueWorkload(keys);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': expected one of " + NAMES);
         };
     }

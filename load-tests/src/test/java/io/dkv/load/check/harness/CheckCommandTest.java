@@ -193,6 +193,25 @@ class CheckCommandTest
 
     @Test
     @Timeout(180)
+    void aQueueThroughComputeNodesLosesNoElementWhileBlockedPopsAreCutAndDuplicatePopsAreCaught() throws Exception
+    {
+        final Run run = check("queue", "--workload", "redis-queue", "--through", "compute", "--time", "8s",
+            "--nemesis", "kill-mid-write", "--interval", "2s", "--rate", "300", "--keys", "2", "--seed", "38");
+        run.assertVerdict(Verdict.VALID);
+        assertOperationsCompleted(run, 100);
+        final String verdict = run.read(ResultDirectory.VERDICT);
+        assertTrue(verdict.contains(" 0 duplicated, 0 lost, 0 unexpected"), verdict);
+
+        final Run faulty = check("queue-faulty", "--workload", "redis-queue", "--through", "compute", "--time", "6s",
+            "--nemesis", "none", "--inject", FaultyStores.DUPLICATE_POPS, "--rate", "300", "--keys", "2", "--seed",
+            "38");
+        faulty.assertVerdict(Verdict.INVALID);
+        final String duplicated = faulty.read(ResultDirectory.VERDICT);
+        assertTrue(duplicated.contains("taken 2 times"), duplicated);
+    }
+
+    @Test
+    @Timeout(180)
     void listAppendsStayStrictlySerializableAcrossPartitionsBetweenTestHosts() throws Exception
     {
         final Run run = check("partitions",
@@ -456,6 +475,19 @@ class CheckCommandTest
         assertRefused("nemesis 'scale' needs --autoscale MIN..MAX", "--through", "compute", "--nemesis", "scale");
         assertRefused("--autoscale 1..2 needs --through compute", "--autoscale", "1..2");
         assertRefused("--autoscale 3..2 is not MIN..MAX", "--through", "compute", "--autoscale", "3..2");
+    }
+
+    @Test
+    void refusesAQueueWithoutComputeNodesAndFaultsThatPassNoBlockingPops()
+    {
+        assertRefused("--workload redis-queue needs --through compute: its dequeues are BLPOPs", "--workload",
+            "redis-queue");
+        assertRefused("--workload redis-queue needs --through compute", "--workload", "redis-queue", "--through",
+            "driver-async");
+        assertRefused("--inject stale-reads serves no blocking pops", "--workload", "redis-queue", "--through",
+            "compute", "--inject", "stale-reads");
+        assertRefused("--inject duplicate-pops breaks blocking pops, which only --workload redis-queue makes",
+            "--through", "compute", "--inject", "duplicate-pops");
     }
 
     @Test

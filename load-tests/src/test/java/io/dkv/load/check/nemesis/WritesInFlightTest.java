@@ -3,6 +3,7 @@ package io.dkv.load.check.nemesis;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Op;
 import io.dkv.checker.history.OpType;
+import io.dkv.checker.queue.QueueChecker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +60,25 @@ class WritesInFlightTest
             new Op(0, OpType.INVOKE, 5, Op.TXN, null, List.of(List.of(Op.APPEND, "l0", 3L)), 10, null)));
 
         assertEquals(5, WritesInFlight.openWrite(history).process());
+    }
+
+    @Test
+    void aBlockingDequeueOrAnEnqueueInFlightCountsAsAWrite() throws Exception
+    {
+        final Path history = dir.resolve("client-3.0.jsonl");
+        Files.writeString(history, lines(
+            new Op(0, OpType.INVOKE, 6, QueueChecker.ENQUEUE, "q0", 4L, 10, null),
+            new Op(1, OpType.INVOKE, 7, QueueChecker.DEQUEUE, "q1", null, 20, null),
+            new Op(2, OpType.INVOKE, 8, QueueChecker.DRAIN, "q2", null, 30, null)));
+
+        assertEquals(7, WritesInFlight.openWrite(history).process());
+
+        Files.writeString(history, lines(
+            new Op(0, OpType.INVOKE, 6, QueueChecker.ENQUEUE, "q0", 4L, 10, null),
+            new Op(1, OpType.INVOKE, 7, QueueChecker.DEQUEUE, "q1", null, 20, null),
+            new Op(2, OpType.OK, 7, QueueChecker.DEQUEUE, "q1", null, 1_020, null)));
+
+        assertEquals(6, WritesInFlight.openWrite(history).process());
     }
 
     /** @return the events as a history file holds them, a first line for the tail's cut start included. */
