@@ -17,6 +17,7 @@ import io.dkv.load.check.nemesis.Nemeses;
 import io.dkv.load.check.store.FaultyStores;
 import io.dkv.load.check.workload.RedisQueueWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.ScriptBankWorkload;
 import io.dkv.load.check.workload.Workload;
 import io.dkv.load.check.workload.Workloads;
 import picocli.CommandLine.Command;
@@ -110,8 +111,9 @@ public final class CheckCommand implements Callable<Integer>
             "several keys; Elle), bank (transfers and snapshots in transactions; no money made or lost) or " +
             "redis-list-append (transactions of RPUSH and LRANGE over real lists, MULTI/EXEC through compute " +
             "nodes; Elle) or redis-queue (RPUSH of unique elements and BLPOP with half the --timeout, then a drain " +
-            "by LRANGE; no element lost, delivered twice or from nowhere; --through compute only, a few --keys) " +
-            "(default: ${DEFAULT-VALUE}).")
+            "by LRANGE; no element lost, delivered twice or from nowhere; --through compute only, a few --keys) or " +
+            "redis-bank-script (the bank's transfers and snapshots as EVAL and EVAL_RO scripts; no money made or " +
+            "lost; --through compute only) (default: ${DEFAULT-VALUE}).")
     private String workload;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "2",
@@ -415,9 +417,30 @@ public final class CheckCommand implements Callable<Integer>
         refuseQueueMismatch();
     }
 
-    /** A client of the driver has no blocking pop, and the faulty layers other than duplicate-pops pass none. */
+    /**
+     * A client of the driver has no blocking pop and runs no script, and the faulty layers other than duplicate-pops
+     * pass no blocking pops, those other than split-scripts no scripts.
+     */
     private void refuseQueueMismatch()
     {
+        final boolean scripts = ScriptBankWorkload.NAME.equals(workload);
+        if (scripts && !COMPUTE.equals(through))
+        {
+            throw new IllegalArgumentException("--workload " + workload + " needs --through compute: its transfers " +
+                "and snapshots are EVAL scripts, which compute nodes run and a client of the driver has no form of; " +
+                "--through " + through);
+        }
+        if (scripts && !FaultyStores.passesScripts(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " runs no scripts: with --workload " +
+                workload + " inject none, " + FaultyStores.SPLIT_SCRIPTS + " or " +
+                FaultyStores.META_WITHOUT_STALL_CHECK);
+        }
+        if (!scripts && FaultyStores.SPLIT_SCRIPTS.equals(inject))
+        {
+            throw new IllegalArgumentException("--inject " + inject + " breaks scripts, which only --workload " +
+                ScriptBankWorkload.NAME + " runs, not --workload " + workload);
+        }
         final boolean queue = RedisQueueWorkload.NAME.equals(workload);
         if (queue && !COMPUTE.equals(through))
         {

@@ -16,6 +16,7 @@ import io.dkv.load.check.workload.ListAppendWorkload;
 import io.dkv.load.check.workload.RedisListAppendWorkload;
 import io.dkv.load.check.workload.RedisQueueWorkload;
 import io.dkv.load.check.workload.RegisterWorkload;
+import io.dkv.load.check.workload.ScriptBankWorkload;
 import io.dkv.load.check.workload.TxnListAppendWorkload;
 import io.dkv.load.check.workload.Workloads;
 
@@ -47,7 +48,7 @@ final class Checkers
             case RegisterWorkload.NAME -> linearizability(history, budget);
             case ListAppendWorkload.NAME, TxnListAppendWorkload.NAME, RedisListAppendWorkload.NAME ->
                 listAppend(history);
-            case BankWorkload.NAME -> bank(history);
+            case BankWorkload.NAME, ScriptBankWorkload.NAME -> bank(history);
             case RedisQueueWorkload.NAME -> queue(history);
             default -> throw new IllegalArgumentException("no checker for workload '" + workload +
                 "': expected one of " + Workloads.NAMES);

@@ -31,11 +31,13 @@ public final class FaultyStores
     public static final String UNVALIDATED_TXNS = "unvalidated-txns";
     /** Blocking pops that now and then hand out again the element the last one took: a delivery made twice. */
     public static final String DUPLICATE_POPS = "duplicate-pops";
+    /** Transfer scripts run as a debit script and then a credit script: a script seen in part. */
+    public static final String SPLIT_SCRIPTS = "split-scripts";
     public static final String NAMES = STALE_READS + ", " + LOST_UPDATES + ", " + NON_ATOMIC_TXNS + ", " +
-        UNVALIDATED_TXNS + ", " + DUPLICATE_POPS + ", " + META_WITHOUT_STALL_CHECK;
+        UNVALIDATED_TXNS + ", " + DUPLICATE_POPS + ", " + SPLIT_SCRIPTS + ", " + META_WITHOUT_STALL_CHECK;
     private static final String NONE = "none";
-    private static final List<String> KNOWN = List.of(
-        NONE, STALE_READS, LOST_UPDATES, NON_ATOMIC_TXNS, UNVALIDATED_TXNS, DUPLICATE_POPS, META_WITHOUT_STALL_CHECK);
+    private static final List<String> KNOWN = List.of(NONE, STALE_READS, LOST_UPDATES, NON_ATOMIC_TXNS,
+        UNVALIDATED_TXNS, DUPLICATE_POPS, SPLIT_SCRIPTS, META_WITHOUT_STALL_CHECK);
     /** How long a faulty transaction layer waits in its window, where another transaction can come between. */
     private static final long TXN_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
@@ -72,6 +74,7 @@ public final class FaultyStores
             case NON_ATOMIC_TXNS -> new NonAtomicTxns(store, TXN_WINDOW_NANOS);
             case UNVALIDATED_TXNS -> new UnvalidatedTxns(store, TXN_WINDOW_NANOS);
             case DUPLICATE_POPS -> new DuplicatePops(store, POPS_PER_DUPLICATE);
+            case SPLIT_SCRIPTS -> new SplitScripts(store, TXN_WINDOW_NANOS);
             default -> store;
         };
     }
@@ -84,6 +87,16 @@ public final class FaultyStores
     {
         requireKnown(fault);
         return NONE.equals(fault) || DUPLICATE_POPS.equals(fault) || META_WITHOUT_STALL_CHECK.equals(fault);
+    }
+
+    /**
+     * @return whether scripts reach the store through the fault: none, and the faults that are no layer, pass them as
+     * they are; {@link #SPLIT_SCRIPTS} breaks them; the other layers run none.
+     */
+    public static boolean passesScripts(final String fault)
+    {
+        requireKnown(fault);
+        return NONE.equals(fault) || SPLIT_SCRIPTS.equals(fault) || META_WITHOUT_STALL_CHECK.equals(fault);
     }
 
     /**

@@ -21,7 +21,7 @@ import java.util.function.Function;
  * wrong is thrown, and the operation's outcome is then unknown, as a reply that never came may still have been
  * applied.
  */
-public final class RespCheckedStore implements CheckedStore, QueueStore, AutoCloseable
+public final class RespCheckedStore implements CheckedStore, QueueStore, ScriptStore, AutoCloseable
 {
     private static final byte[] GET = bytes("GET");
     private static final byte[] SET = bytes("SET");
@@ -32,6 +32,8 @@ public final class RespCheckedStore implements CheckedStore, QueueStore, AutoClo
     private static final byte[] EXEC = bytes("EXEC");
     private static final byte[] RPUSH = bytes("RPUSH");
     private static final byte[] LRANGE = bytes("LRANGE");
+    private static final byte[] EVAL = bytes("EVAL");
+    private static final byte[] EVAL_RO = bytes("EVAL_RO");
     private static final byte[] BLPOP = bytes("BLPOP");
     private static final RespSocket.Simple OK = new RespSocket.Simple("OK");
     private static final RespSocket.Simple QUEUED = new RespSocket.Simple("QUEUED");
@@ -216,6 +218,24 @@ public final class RespCheckedStore implements CheckedStore, QueueStore, AutoClo
         }
         throw new IllegalStateException("BLPOP " + key + " answered " + describe(reply) + ", not [" + key +
             ", element] or nil");
+    }
+
+    /** EVAL (or EVAL_RO) script numkeys key... arg...: its reply as {@link #call} gives it. */
+    public Object eval(final String script, final boolean readOnly, final List<String> keys, final List<String> args)
+    {
+        final byte[][] request = new byte[3 + keys.size() + args.size()][];
+        request[0] = readOnly ? EVAL_RO : EVAL;
+        request[1] = bytes(script);
+        request[2] = bytes(Integer.toString(keys.size()));
+        for (int i = 0; i < keys.size(); i++)
+        {
+            request[3 + i] = bytes(keys.get(i));
+        }
+        for (int i = 0; i < args.size(); i++)
+        {
+            request[3 + keys.size() + i] = bytes(args.get(i));
+        }
+        return call(request);
     }
 
     private static byte[][] command(final ListStep step)

@@ -7,7 +7,7 @@ public final class Workloads
 {
     public static final String NAMES = RegisterWorkload.NAME + ", " + ListAppendWorkload.NAME + ", " +
         TxnListAppendWorkload.NAME + ", " + BankWorkload.NAME + ", " + RedisListAppendWorkload.NAME + ", " +
-        RedisQueueWorkload.NAME;
+        RedisQueueWorkload.NAME + ", " + ScriptBankWorkload.NAME;
 
     private Workloads()
     {
@@ -23,6 +23,7 @@ public final class Workloads
             case BankWorkload.NAME -> new BankWorkload(keys);
             case RedisListAppendWorkload.NAME -> new RedisListAppendWorkload(keys);
             case RedisQueueWorkload.NAME -> new RedisQueueWorkload(keys);
+            case ScriptBankWorkload.NAME -> new ScriptBankWorkload(keys);
             default -> throw new IllegalArgumentException("unknown workload '" + name + "': expected one of " + NAMES);
         };
     }
