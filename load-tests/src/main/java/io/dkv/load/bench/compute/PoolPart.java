@@ -24,14 +24,14 @@ import static io.dkv.load.bench.Formats.ratio;
 
 /**
  * What compute nodes do together, against redis-server doing it alone, in the same run: PUBLISH to a subscriber of
- * another compute node (and of the same one), and an RPUSH through one compute node waking a BLPOP blocked on
- * another (and on the same one). Two compute node processes join a cluster of processes ({@link JoinCluster}); each
- * round is timed from the request sent to the message (or the BLPOP's reply) read by the other connection, one round
- * at a time.
+ * another compute node (and of the same one), an RPUSH through one compute node waking a BLPOP blocked on another
+ * (and on the same one), and EVAL of a script moving a unit between two keys. Two compute node processes join a
+ * cluster of processes ({@link JoinCluster}); each round is timed from the request sent to the message (or the
+ * BLPOP's reply) read by the other connection, an EVAL to its reply, one round at a time.
  */
 final class PoolPart
 {
-    static final String TITLE = "Across compute nodes: PUBLISH to a subscriber, RPUSH to a blocked BLPOP";
+    static final String TITLE = "Across compute nodes: PUBLISH to a subscriber, RPUSH to a blocked BLPOP, EVAL";
     private static final int TIMEOUT_MS = 30_000;
     private static final long HIGHEST_NANOS = 10_000_000_000L;
 
@@ -78,6 +78,7 @@ final class PoolPart
             rows.add(new Row("PUBLISH, subscriber on the same node", publish(one, one), publish(redisAt, redisAt)));
             rows.add(new Row("RPUSH waking BLPOP, waiter on another node", wake(one, two), wake(redisAt, redisAt)));
             rows.add(new Row("RPUSH waking BLPOP, waiter on the same node", wake(one, one), wake(redisAt, redisAt)));
+            rows.add(new Row("EVAL of a 2-key transfer script", eval(one), eval(redisAt)));
         }
         return new Result(rows, version);
     }
@@ -146,6 +147,32 @@ final class PoolPart
         }
     }
 
+    /** A transfer between two keys as one script: two GETs, two SETs, the two balances answered. */
+    static final String TRANSFER = "local a = tonumber(redis.call('GET', KEYS[1]) or '0') " +
+        "local b = tonumber(redis.call('GET', KEYS[2]) or '0') " +
+        "redis.call('SET', KEYS[1], a - 1) redis.call('SET', KEYS[2], b + 1) return {a, b}";
+
+    /** EVAL of {@link #TRANSFER} on {@code at}, one at a time, timed to its reply. */
+    private Histogram eval(final String at)
+    {
+        try (RespSocket client = new RespSocket(at, TIMEOUT_MS))
+        {
+            client.call(bytes("DEL"), bytes("bench.a"), bytes("bench.b"));
+            return timed(round ->
+            {
+                final long start = System.nanoTime();
+                final List<?> read = (List<?>)client.call(bytes("EVAL"), bytes(TRANSFER), bytes("2"),
+                    bytes("bench.a"), bytes("bench.b"));
+                final long took = System.nanoTime() - start;
+                if (!Long.valueOf(-round).equals(read.get(0)))
+                {
+                    throw new IllegalStateException("round " + round + ": the transfer read " + read);
+                }
+                return took;
+            });
+        }
+    }
+
     /** A round's latency in nanoseconds, given its number. */
     @FunctionalInterface
     private interface Round
@@ -190,7 +217,8 @@ final class PoolPart
         }
         return new ReportSection(TITLE, List.of(
             "latency of one round at a time, from the request sent to the other connection's read: the message of a " +
-                "subscriber, or the reply of a blocked BLPOP; redis-server " + result.redisVersion() + " does both " +
+                "subscriber, or the reply of a blocked BLPOP; an EVAL timed to its own reply (two GETs and two SETs " +
+                "in one script, a transaction on dkv); redis-server " + result.redisVersion() + " does them " +
                 "on its one server (its row is the same for another node and the same node); ratios dkv over " +
                 "redis, lower is better",
             String.format(Locale.ROOT, "dkv: two compute node processes over one memory node, a MetaServer and " +
