@@ -5,7 +5,6 @@ import io.dkv.client.ordered.ElementList;
 import io.dkv.client.ordered.SortedSet;
 import io.dkv.compute.blocking.Waiter;
 import io.dkv.compute.blocking.Waiters;
-import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
@@ -108,55 +107,21 @@ final class BlockingCommands
     /** BLMPOP and BZMPOP timeout numkeys key [key ...] LEFT|RIGHT (MIN|MAX) [COUNT count]. */
     private void multiPop(final Session session, final byte[][] args, final ByteBuf out, final boolean sorted)
     {
-        final long numKeys = RespNumbers.isLong(args[2]) ? RespNumbers.parseLong(args[2]) : 0;
-        if (numKeys < 1)
+        final MultiPopArguments parsed = MultiPopArguments.parse(args, 2, sorted, out);
+        if (parsed == null)
         {
-            RespReplies.error(out, "ERR numkeys should be greater than 0");
             return;
-        }
-        final long whereAt = 3 + numKeys;
-        if (whereAt >= args.length)
-        {
-            RespReplies.error(out, Errors.SYNTAX);
-            return;
-        }
-        final byte[] where = args[(int)whereAt];
-        final boolean first = is(where, sorted ? "min" : "left");
-        if (!first && !is(where, sorted ? "max" : "right"))
-        {
-            RespReplies.error(out, Errors.SYNTAX);
-            return;
-        }
-        long count = -1;
-        for (int i = (int)whereAt + 1; i < args.length; i++)
-        {
-            if (count == -1 && is(args[i], "count") && i + 1 < args.length)
-            {
-                i++;
-                count = RespNumbers.isLong(args[i]) ? RespNumbers.parseLong(args[i]) : 0;
-                if (count < 1)
-                {
-                    RespReplies.error(out, "ERR count should be greater than 0");
-                    return;
-                }
-            }
-            else
-            {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
-            }
         }
         final long timeout = timeout(args[1], out);
         if (timeout < 0)
         {
             return;
         }
-        final byte[][] keys = Arrays.copyOfRange(args, 3, (int)whereAt);
-        final long most = count == -1 ? 1 : count;
+        final byte[][] keys = parsed.keys();
         final int protocol = session.protocol();
         run(session, keys, timeout, out, sorted ?
-            (store, blocked) -> zsetPop(store, keys, !first, most, true, blocked, protocol) :
-            (store, blocked) -> listPop(store, keys, first, most, blocked));
+            (store, blocked) -> zsetPop(store, keys, !parsed.first(), parsed.count(), true, blocked, protocol) :
+            (store, blocked) -> listPop(store, keys, parsed.first(), parsed.count(), blocked));
     }
 
     /** BZPOPMIN and BZPOPMAX key [key ...] timeout: {@code [key, member, score]}. */

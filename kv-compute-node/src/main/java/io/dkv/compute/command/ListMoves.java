@@ -210,44 +210,14 @@ final class ListMoves
      */
     private void multiPop(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final long numKeys = RespNumbers.isLong(args[1]) ? RespNumbers.parseLong(args[1]) : 0;
-        if (numKeys < 1)
-        {
-            RespReplies.error(out, "ERR numkeys should be greater than 0");
-            return;
-        }
-        // the side's index, 2 + numkeys, is past the request
-        final Boolean head = numKeys > args.length - 3 ? null : side(args[2 + (int)numKeys]);
-        if (head == null)
-        {
-            RespReplies.error(out, Errors.SYNTAX);
-            return;
-        }
-        long count = -1;
-        for (int j = 3 + (int)numKeys; j < args.length; j++)
-        {
-            if (count == -1 && is(args[j], "count") && j + 1 < args.length)
-            {
-                j++;
-                count = RespNumbers.isLong(args[j]) ? RespNumbers.parseLong(args[j]) : 0;
-                if (count < 1)
-                {
-                    RespReplies.error(out, "ERR count should be greater than 0");
-                    return;
-                }
-            }
-            else
-            {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
-            }
-        }
-        final List<byte[]> keys = Arrays.asList(args).subList(2, 2 + (int)numKeys);
-        if (ServerCommands.refusedReserved(args, 2, 2 + (int)numKeys, out))
+        final MultiPopArguments parsed = MultiPopArguments.parse(args, 1, false, out);
+        if (parsed == null || ServerCommands.refusedReserved(parsed.keys(), 0, parsed.keys().length, out))
         {
             return;
         }
-        final long most = count == -1 ? 1 : count;
+        final boolean head = parsed.first();
+        final long most = parsed.count();
+        final byte[][] keys = parsed.keys();
         final Popped popped = session.store(base).atomically(store ->
         {
             for (final byte[] key : keys)

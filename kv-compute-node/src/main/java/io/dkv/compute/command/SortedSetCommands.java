@@ -331,51 +331,22 @@ final class SortedSetCommands
     /** ZMPOP numkeys key... MIN|MAX [COUNT count], as redis's zmpopGenericCommand. */
     private void multiPop(final Session session, final byte[][] args, final ByteBuf out)
     {
-        final long keys = RespNumbers.isLong(args[1]) ? RespNumbers.parseLong(args[1]) : 0;
-        if (keys < 1)
-        {
-            RespReplies.error(out, "ERR numkeys should be greater than 0");
-            return;
-        }
-        final long whereAt = 2 + keys;
-        if (whereAt >= args.length || (!is(args[(int)whereAt], "min") && !is(args[(int)whereAt], "max")))
-        {
-            RespReplies.error(out, Errors.SYNTAX);
-            return;
-        }
-        if (ServerCommands.refusedReserved(args, 2, (int)whereAt, out))
+        final MultiPopArguments parsed = MultiPopArguments.parse(args, 1, true, out);
+        if (parsed == null || ServerCommands.refusedReserved(parsed.keys(), 0, parsed.keys().length, out))
         {
             return;
         }
-        final boolean max = is(args[(int)whereAt], "max");
-        long count = -1;
-        for (int i = (int)whereAt + 1; i < args.length; i++)
-        {
-            if (count == -1 && is(args[i], "count") && i + 1 < args.length)
-            {
-                i++;
-                count = RespNumbers.isLong(args[i]) ? RespNumbers.parseLong(args[i]) : Long.MIN_VALUE;
-                if (count < 1)
-                {
-                    RespReplies.error(out, "ERR count should be greater than 0");
-                    return;
-                }
-            }
-            else
-            {
-                RespReplies.error(out, Errors.SYNTAX);
-                return;
-            }
-        }
-        final long asked = count == -1 ? 1 : count;
+        final boolean max = !parsed.first();
+        final long asked = parsed.count();
+        final byte[][] keys = parsed.keys();
         final ScoredMembers popped = new ScoredMembers();
         final byte[] from = session.store(base).atomically(store ->
         {
-            for (int i = 2; i < whereAt; i++)
+            for (final byte[] key : keys)
             {
-                if (popFrom(store, args[i], max, asked, popped))
+                if (popFrom(store, key, max, asked, popped))
                 {
-                    return args[i];
+                    return key;
                 }
             }
             return null;
