@@ -89,6 +89,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private boolean closeRequested;
     private boolean turnScheduled;
     private boolean held;
+    /** Inside {@link #process()}: a blocked command answered from within it is written, not processed again. */
+    private boolean processing;
     private int unitKeys = UNIT_KEYS_FIRST;
     private ScheduledFuture<?> deadline;
     private long decodedAtArm;
@@ -174,7 +176,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             pendingBuffer().writeBytes(reply);
         }
         reply.release();
-        process();
+        if (!processing)
+        {
+            process();
+        }
     }
 
     private void scheduledTurn()
@@ -195,10 +200,23 @@ final class RespConnection extends ChannelInboundHandlerAdapter
      */
     private void process()
     {
-        if (held || ctx == null)
+        if (held || ctx == null || processing)
         {
             return;
         }
+        processing = true;
+        try
+        {
+            processTurn();
+        }
+        finally
+        {
+            processing = false;
+        }
+    }
+
+    private void processTurn()
+    {
         if (session.blocked() != null)
         {
             // what it sends meanwhile waits; with that queued it stops reading, as redis holds a blocked client's

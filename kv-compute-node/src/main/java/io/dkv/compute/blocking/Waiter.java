@@ -8,12 +8,18 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * One connection blocked on keys (BLPOP, BLMOVE, BZPOPMIN ...), touched on its connection's event loop only: it is
- * served ({@link Attempt} took something and wrote its reply), times out, is unblocked (CLIENT UNBLOCK) or goes with
- * its connection, whichever comes first; the others then find it done.
+ * One connection blocked on keys (BLPOP, BLMOVE, BZPOPMIN ...): it is served ({@link Attempt} took something), times
+ * out, is unblocked (CLIENT UNBLOCK) or goes with its connection, whichever comes first; the others then find it done.
+ *
+ * <p>It is served on the thread of the write that readied its key (so that the write is answered after the waiters it
+ * woke, as redis answers it), its timeout and CLIENT UNBLOCK come on its connection's loop, its connection's end on
+ * that loop too: its state is atomic. While it is being served, an end that comes is held and takes effect if the run
+ * took nothing. Its reply always goes to its connection on that connection's loop.
  */
 public final class Waiter
 {
@@ -24,21 +30,32 @@ public final class Waiter
         ByteBuf attempt();
     }
 
+    private static final int WAITING = 0;
+    private static final int SERVING = 1;
+    private static final int DONE = 2;
+
     private final long connectionId;
     private final byte[][] keys;
     private final EventExecutor loop;
     private final Attempt attempt;
     private final Consumer<ByteBuf> resume;
     private final ByteBuf timedOut;
-    private ScheduledFuture<?> timeout;
-    private boolean done;
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+    private volatile ScheduledFuture<?> timeout;
+    /** An end that came while it was being served: its reply, {@link #TIMED_OUT} or {@link #GONE}. */
+    private final AtomicReference<Object> heldEnd = new AtomicReference<>();
+    private volatile Runnable whenDone = () ->
+    {
+    };
+    private static final Object GONE = new Object();
+    private static final Object TIMED_OUT = new Object();
 
     /**
      * @param connectionId the blocked connection's id (CLIENT UNBLOCK's).
      * @param keys         what it waits on, in the order named (each once).
      * @param loop         the connection's event loop.
      * @param attempt      runs the command again.
-     * @param resume       takes the reply and lets the connection run its next requests.
+     * @param resume       takes the reply and lets the connection run its next requests, on its loop.
      * @param timedOut     the reply when it times out (redis's null array); this waiter's to release.
      */
     public Waiter(final long connectionId, final byte[][] keys, final EventExecutor loop, final Attempt attempt,
@@ -82,10 +99,16 @@ public final class Waiter
         return loop;
     }
 
+    /** @param action run once, on whichever thread ends it, when it is served, times out, is unblocked or gone. */
+    void whenDone(final Runnable action)
+    {
+        this.whenDone = action;
+    }
+
     /** @return true once served, timed out, unblocked or gone. */
     public boolean done()
     {
-        return done;
+        return state.get() == DONE;
     }
 
     /** Time out after {@code millis} (0: never). */
@@ -97,61 +120,132 @@ public final class Waiter
         }
     }
 
-    /** On the loop: run the command again. @return true when it took something and was answered. */
+    /**
+     * Run the command again, on any thread; a waiter being served or done is left alone.
+     *
+     * @return true when it took something and was answered.
+     */
     boolean serve()
     {
-        if (done)
+        if (!state.compareAndSet(WAITING, SERVING))
         {
             return false;
         }
-        final ByteBuf reply = attempt.attempt();
-        if (reply == null)
+        ByteBuf reply = null;
+        try
         {
-            return false;
+            reply = attempt.attempt();
         }
-        finish(reply);
-        return true;
-    }
-
-    /** On the loop: answer {@code reply} (the timeout's when null) unless done already. @return whether it did. */
-    boolean end(final ByteBuf reply)
-    {
-        if (done)
+        finally
         {
             if (reply != null)
             {
-                reply.release();
+                state.set(DONE);
+                final Object held = heldEnd.getAndSet(null);
+                if (held instanceof ByteBuf unused)
+                {
+                    unused.release();
+                }
+                answer(reply);
+            }
+            else
+            {
+                state.set(WAITING);
+                endHeld();
+            }
+        }
+        return reply != null;
+    }
+
+    /** An end that came while it was served, and found it still waiting after: it takes effect now. */
+    private void endHeld()
+    {
+        final Object held = heldEnd.getAndSet(null);
+        if (held != null)
+        {
+            if (held == GONE)
+            {
+                abandon();
+            }
+            else
+            {
+                end(held == TIMED_OUT ? null : (ByteBuf)held);
+            }
+        }
+    }
+
+    /**
+     * Answer {@code reply} (the timeout's when null) unless done already; held while it is being served.
+     *
+     * @return whether it answered now.
+     */
+    boolean end(final ByteBuf reply)
+    {
+        if (state.compareAndSet(WAITING, DONE))
+        {
+            answer(reply == null ? timedOut.retain() : reply);
+            return true;
+        }
+        if (state.get() == SERVING)
+        {
+            heldEnd.set(reply == null ? TIMED_OUT : reply);
+            if (state.get() == WAITING)
+            {
+                // the run ended meanwhile, taking nothing: end it here
+                endHeld();
             }
             return false;
         }
-        finish(reply == null ? timedOut.retain() : reply);
-        return true;
+        if (reply != null)
+        {
+            reply.release();
+        }
+        return false;
     }
 
-    /** On the loop: the connection went; nothing is answered. */
-    void abandon()
+    /** The connection went: nothing is answered. @return whether it was waiting. */
+    boolean abandon()
     {
-        if (!done)
+        if (state.compareAndSet(WAITING, DONE))
         {
-            done = true;
             cancelTimeout();
             timedOut.release();
+            whenDone.run();
+            return true;
         }
+        if (state.get() == SERVING)
+        {
+            heldEnd.set(GONE);
+            if (state.get() == WAITING)
+            {
+                endHeld();
+            }
+        }
+        return false;
     }
 
-    private void finish(final ByteBuf reply)
+    /** The reply goes to the connection on its loop, which lets it run its next requests. */
+    private void answer(final ByteBuf reply)
     {
-        done = true;
         cancelTimeout();
         timedOut.release();
-        resume.accept(reply);
+        whenDone.run();
+        if (loop.inEventLoop())
+        {
+            resume.accept(reply);
+        }
+        else
+        {
+            loop.execute(() -> resume.accept(reply));
+        }
     }
 
     private void cancelTimeout()
     {
-        if (timeout != null)
+        final ScheduledFuture<?> scheduled = timeout;
+        if (scheduled != null)
         {
-            timeout.cancel(false);
+            scheduled.cancel(false);
             timeout = null;
         }
     }

@@ -69,15 +69,22 @@ public final class Waiters
             {
                 final byte[] key = new byte[request.remaining()];
                 request.get(key);
-                readyHere(key);
+                // not on the service's thread, which must not wait on the store nor call peers: on a waiter's loop
+                readyElsewhere(key);
                 return new byte[0];
             });
         }
     }
 
-    /** On the waiter's loop, after its command took nothing: queue it on its keys and tell the peers. */
-    public void block(final Waiter waiter)
+    /**
+     * On the waiter's loop, after its command took nothing: queue it on its keys, tell the peers, and run its command
+     * once more (rule 1), as a signal would.
+     *
+     * @return true when that run took something and answered it.
+     */
+    public boolean block(final Waiter waiter)
     {
+        waiter.whenDone(() -> release(waiter));
         byConnection.put(waiter.connectionId(), waiter);
         for (final byte[] key : waiter.keys())
         {
@@ -85,10 +92,11 @@ public final class Waiters
             queue.waiters.addLast(waiter);
             pool.tellKey(key, () -> waiting(key));
         }
+        return waiter.serve();
     }
 
-    /** On the waiter's loop, once it is done: off its keys, and the peers told of keys nobody here waits on now. */
-    public void release(final Waiter waiter)
+    /** Once it is done, on the thread that ended it: off its keys, and the peers told of keys nobody waits on here. */
+    private void release(final Waiter waiter)
     {
         byConnection.remove(waiter.connectionId(), waiter);
         for (final byte[] key : waiter.keys())
@@ -120,20 +128,13 @@ public final class Waiters
      */
     public void end(final Waiter waiter, final ByteBuf reply)
     {
-        if (waiter.end(reply))
-        {
-            release(waiter);
-        }
+        waiter.end(reply);
     }
 
-    /** The waiter's connection closed, on its loop. */
+    /** The waiter's connection closed (or its command took something without it), on its loop. */
     public void abandon(final Waiter waiter)
     {
-        if (!waiter.done())
-        {
-            waiter.abandon();
-            release(waiter);
-        }
+        waiter.abandon();
     }
 
     /**
@@ -188,6 +189,11 @@ public final class Waiters
         return !byKey.isEmpty() || pool.anyPeerTopics();
     }
 
+    /**
+     * Serve this node's waiters on the key, oldest first, on this thread: a write is answered after the waiters it
+     * woke here took what they could, as redis answers it. A round already under way on another thread serves again
+     * once it ends instead.
+     */
     private void readyHere(final byte[] key)
     {
         final Queue queue = byKey.get(ByteBuffer.wrap(key));
@@ -200,20 +206,31 @@ public final class Waiters
             queue.again = true;
             return;
         }
-        serveNext(key, queue);
+        do
+        {
+            queue.again = false;
+            serveRound(queue);
+            queue.serving.set(false);
+        }
+        while (queue.again && queue.serving.compareAndSet(false, true));
     }
 
-    /** Serve the oldest waiter not done, on its loop; then the next while each takes something. */
-    private void serveNext(final byte[] key, final Queue queue)
+    /** Readied by a peer: served on the oldest waiter's loop (the service's thread waits on nothing). */
+    private void readyElsewhere(final byte[] key)
     {
-        queue.again = false;
-        final Waiter oldest = oldest(queue);
-        if (oldest == null)
+        final Queue queue = byKey.get(ByteBuffer.wrap(key));
+        final Waiter oldest = queue == null ? null : oldest(queue);
+        if (oldest != null)
         {
-            finishRound(key, queue);
-            return;
+            oldest.loop().execute(() -> readyHere(key));
         }
-        oldest.loop().execute(() ->
+    }
+
+    /** The oldest waiter runs its command; while each takes something, the next. */
+    private void serveRound(final Queue queue)
+    {
+        Waiter oldest;
+        while ((oldest = oldest(queue)) != null)
         {
             boolean served = false;
             try
@@ -224,30 +241,10 @@ public final class Waiters
             {
                 errors.onError(ex);
             }
-            if (served)
+            if (!served && !oldest.done())
             {
-                release(oldest);
-                serveNext(key, queue);
+                return;
             }
-            else if (oldest.done())
-            {
-                // gone meanwhile: the next one tries
-                queue.waiters.remove(oldest);
-                serveNext(key, queue);
-            }
-            else
-            {
-                finishRound(key, queue);
-            }
-        });
-    }
-
-    private void finishRound(final byte[] key, final Queue queue)
-    {
-        queue.serving.set(false);
-        if (queue.again && queue.serving.compareAndSet(false, true))
-        {
-            serveNext(key, queue);
         }
     }
 

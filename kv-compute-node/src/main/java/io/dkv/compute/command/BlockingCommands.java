@@ -221,27 +221,13 @@ final class BlockingCommands
         RespReplies.nullArray(timedOut, session.protocol());
         final Waiter waiter = new Waiter(session.id(), keys, session.outlet().eventLoop(),
             () -> serve(take), session.resumer(), timedOut);
-        waiters.block(waiter);
-        final ByteBuf between;
-        try
-        {
-            between = take.take(base, true);
-        }
-        catch (final RuntimeException ex)
-        {
-            // a store error is the command's reply: nothing waits
-            waiters.abandon(waiter);
-            throw ex;
-        }
-        if (between != null)
-        {
-            waiters.abandon(waiter);
-            out.writeBytes(between);
-            between.release();
-            return;
-        }
         session.block(waiter);
-        waiter.expireAfter(timeoutMs, () -> waiters.end(waiter, null));
+        // queued, it runs once more, as a write's signal runs it: a write that came between is seen, and its reply goes
+        // out through the connection's resumer (here, at once); a write's thread serving it meanwhile answers instead
+        if (!waiters.block(waiter) && !waiter.done())
+        {
+            waiter.expireAfter(timeoutMs, () -> waiters.end(waiter, null));
+        }
     }
 
     /** A blocked command run again on a signal: a key of another kind now is waited past, as redis does. */
