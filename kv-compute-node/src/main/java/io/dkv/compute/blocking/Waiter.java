@@ -120,16 +120,23 @@ public final class Waiter
         }
     }
 
+    /** What a run of {@link #serve()} came to. */
+    static final int TOOK = 1;
+    static final int NOTHING = 0;
+    /** Not run: it is being served on another thread, or it is done. */
+    static final int PASSED = -1;
+
     /**
      * Run the command again, on any thread; a waiter being served or done is left alone.
      *
-     * @return true when it took something and was answered.
+     * @return {@link #TOOK} when it took something and was answered, {@link #NOTHING} when it took nothing and waits
+     * on, {@link #PASSED} when it was not run.
      */
-    boolean serve()
+    int serve()
     {
         if (!state.compareAndSet(WAITING, SERVING))
         {
-            return false;
+            return PASSED;
         }
         ByteBuf reply = null;
         try
@@ -154,7 +161,7 @@ public final class Waiter
                 endHeld();
             }
         }
-        return reply != null;
+        return reply != null ? TOOK : NOTHING;
     }
 
     /** An end that came while it was served, and found it still waiting after: it takes effect now. */

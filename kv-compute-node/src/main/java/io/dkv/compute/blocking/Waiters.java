@@ -92,7 +92,16 @@ public final class Waiters
             queue.waiters.addLast(waiter);
             pool.tellKey(key, () -> waiting(key));
         }
-        return waiter.serve();
+        if (waiter.serve() != Waiter.TOOK)
+        {
+            return false;
+        }
+        // a round of a write may have passed it over while it ran: what is left is for the others
+        for (final byte[] key : waiter.keys())
+        {
+            readyHere(key);
+        }
+        return true;
     }
 
     /** Once it is done, on the thread that ended it: off its keys, and the peers told of keys nobody waits on here. */
@@ -226,22 +235,25 @@ public final class Waiters
         }
     }
 
-    /** The oldest waiter runs its command; while each takes something, the next. */
+    /**
+     * The oldest waiter runs its command; while each takes something, the next. One being served on another thread
+     * (its own run after blocking) is passed over: waiting for it could leave the others asleep beside an element.
+     */
     private void serveRound(final Queue queue)
     {
-        Waiter oldest;
-        while ((oldest = oldest(queue)) != null)
+        for (final Waiter waiter : queue.waiters)
         {
-            boolean served = false;
+            int ran = Waiter.PASSED;
             try
             {
-                served = oldest.serve();
+                ran = waiter.serve();
             }
             catch (final RuntimeException ex)
             {
                 errors.onError(ex);
+                return;
             }
-            if (!served && !oldest.done())
+            if (ran == Waiter.NOTHING)
             {
                 return;
             }
