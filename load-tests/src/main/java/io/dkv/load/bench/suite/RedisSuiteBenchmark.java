@@ -70,6 +70,11 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
         "connection (a MULTI never ended) does not fail the tests after them.")
     private List<String> skipTests = new ArrayList<>();
 
+    @Option(names = "--io-threads", defaultValue = "1", description = "Event loops of the compute node under " +
+        "test (default: ${DEFAULT-VALUE}, as redis-server serves commands on one thread: redis's tests send commands " +
+        "on several connections without waiting for answers and assume they run in the order they were sent).")
+    private int ioThreads;
+
     @Mixin
     private MarkdownOption markdown;
 
@@ -88,7 +93,7 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
         final List<Result> results = new ArrayList<>();
         try (InProcessStore store = InProcessStore.start(InProcessStore.sizedFor(200_000, 1L << 30, 2));
             ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1")
-                .client(store.client())))
+                .ioThreads(ioThreads).client(store.client())))
         {
             for (final String file : files)
             {
@@ -165,7 +170,8 @@ public final class RedisSuiteBenchmark implements Callable<Integer>
         }
         summary.addRow("all", Integer.toString(passed), Integer.toString(failed), "", "");
         final List<String> notes = new ArrayList<>(List.of(
-            "a compute node over an in-process store (one memory node, shm); redis's tcl harness in external mode, " +
+            "a compute node with " + ioThreads + " event loop(s) over an in-process store (one memory node, shm); " +
+                "redis's tcl harness in external mode, " +
                 "one file at a time (--singledb --ignore-encoding --ignore-digest --durable), tags left out: " +
                 String.join(", ", SKIPPED_TAGS),
             "nothing of redis's tests is changed"));
