@@ -206,7 +206,8 @@ public final class ComputeNode implements AutoCloseable
                 view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
                 new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
-                new Waiters(pubsub, ex -> meshLog.event("blocking commands", ex.getMessage()))));
+                new Waiters(pubsub, context.epochNanoClock(),
+                    ex -> meshLog.event("blocking commands", ex.getMessage()))));
             if (meshing != null)
             {
                 // once every call's handler is in place; peers are met in the background, and pub/sub's and blocking

@@ -2,8 +2,12 @@ package io.dkv.compute;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
+import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
 import io.dkv.raas.Raas;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.SystemEpochNanoClock;
 
 import java.util.function.Consumer;
 
@@ -45,6 +49,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private long authFailureDelayMaxMs = Long.getLong(AUTH_FAILURE_DELAY_MAX_PROP_NAME, AUTH_FAILURE_DELAY_MAX_DEFAULT);
     private int authFailuresMax = Integer.getInteger(AUTH_FAILURES_MAX_PROP_NAME, AUTH_FAILURES_MAX_DEFAULT);
     private Consumer<String> log = System.err::println;
+    private EpochNanoClock epochNanoClock;
     private String requirePass;
     private Raas raas;
     private boolean ownsRaas;
@@ -114,6 +119,12 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         if (requirePass != null && requirePass.isEmpty())
         {
             throw new IllegalArgumentException("an empty password would let anyone in: give none, or a non-empty one");
+        }
+        if (epochNanoClock == null)
+        {
+            // a harness's shifted wall clock where there is one, else the system's to the nanosecond
+            final EpochClock epoch = epochClock();
+            epochNanoClock = Clocks.controlled() ? () -> epoch.time() * 1_000_000L : SystemEpochNanoClock.INSTANCE;
         }
         if (raas != null)
         {
@@ -210,6 +221,23 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext partialTimeoutMs(final long partialTimeoutMs)
     {
         this.partialTimeoutMs = partialTimeoutMs;
+        return this;
+    }
+
+    /** @return the wall clock in nanoseconds that stamps when a connection blocked (pool-wide turns). */
+    public EpochNanoClock epochNanoClock()
+    {
+        return epochNanoClock;
+    }
+
+    /**
+     * @param epochNanoClock the wall clock in nanoseconds that stamps when a connection blocked: the pool serves a
+     *                       key's waiters in the order of their stamps, so the nodes' clocks are to agree (NTP).
+     * @return this.
+     */
+    public ComputeNodeContext epochNanoClock(final EpochNanoClock epochNanoClock)
+    {
+        this.epochNanoClock = epochNanoClock;
         return this;
     }
 

@@ -86,6 +86,38 @@ class BlockingAcrossNodesTest
     }
 
     @Test
+    void theLongestWaiterOfThePoolIsServedFirstWhicheverNodeItWaitsOn() throws Exception
+    {
+        try (RawResp b1 = new RawResp(nodes.second().port());
+            RawResp a1 = new RawResp(nodes.first().port());
+            RawResp b2 = new RawResp(nodes.second().port());
+            RawResp a2 = new RawResp(nodes.first().port());
+            RawResp writer = new RawResp(nodes.first().port()))
+        {
+            // blocked in turn across the nodes; the writer's node has waiters of its own, which are younger
+            b1.send("BLPOP", "queue.pool", "0");
+            awaitBlocked(nodes.second(), 1);
+            a1.send("BLPOP", "queue.pool", "0");
+            awaitBlocked(nodes.first(), 1);
+            b2.send("BLPOP", "queue.pool", "0");
+            awaitBlocked(nodes.second(), 2);
+            a2.send("BLPOP", "queue.pool", "0");
+            awaitBlocked(nodes.first(), 2);
+            writer.call("RPUSH", "queue.pool", "x1");
+            assertEquals("*2[$queue.pool, $x1]", b1.read());
+            writer.call("RPUSH", "queue.pool", "x2");
+            assertEquals("*2[$queue.pool, $x2]", a1.read());
+            // one push for the two left: each in its turn, handed from node to node
+            writer.call("RPUSH", "queue.pool", "x3", "x4", "x5");
+            assertEquals("*2[$queue.pool, $x3]", b2.read());
+            assertEquals("*2[$queue.pool, $x4]", a2.read());
+            assertEquals("*1[$x5]", writer.call("LRANGE", "queue.pool", "0", "-1"));
+            awaitBlocked(nodes.first(), 0);
+            awaitBlocked(nodes.second(), 0);
+        }
+    }
+
+    @Test
     void everyElementPushedIsTakenOnceByWaitersOfBothNodes() throws Exception
     {
         final int perNode = 6;

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -41,6 +42,10 @@ public final class Waiter
     private final Consumer<ByteBuf> resume;
     private final ByteBuf timedOut;
     private final AtomicInteger state = new AtomicInteger(WAITING);
+    /** A round found it being served: the run under way may have read before the write that readied its key. */
+    private final AtomicBoolean missed = new AtomicBoolean();
+    /** When it blocked, on the pool's clock: the pool's longest waiter of a key has the smallest. */
+    private long stamp;
     private volatile ScheduledFuture<?> timeout;
     /** An end that came while it was being served: its reply, {@link #TIMED_OUT} or {@link #GONE}. */
     private final AtomicReference<Object> heldEnd = new AtomicReference<>();
@@ -99,6 +104,17 @@ public final class Waiter
         return loop;
     }
 
+    long stamp()
+    {
+        return stamp;
+    }
+
+    /** @param stamp when it blocked, set once before it is queued on its keys. */
+    void stamp(final long stamp)
+    {
+        this.stamp = stamp;
+    }
+
     /** @param action run once, on whichever thread ends it, when it is served, times out, is unblocked or gone. */
     void whenDone(final Runnable action)
     {
@@ -127,17 +143,46 @@ public final class Waiter
     static final int PASSED = -1;
 
     /**
-     * Run the command again, on any thread; a waiter being served or done is left alone.
+     * Run the command again, on any thread; a waiter done is left alone. One being served on another thread is left to
+     * that run, told to run once more if it took nothing: it may have read the key before the write that readied it.
      *
      * @return {@link #TOOK} when it took something and was answered, {@link #NOTHING} when it took nothing and waits
-     * on, {@link #PASSED} when it was not run.
+     * on, {@link #PASSED} when it was not run here.
      */
     int serve()
     {
-        if (!state.compareAndSet(WAITING, SERVING))
+        int result = PASSED;
+        while (true)
         {
-            return PASSED;
+            if (state.compareAndSet(WAITING, SERVING))
+            {
+                if (runOnce())
+                {
+                    return TOOK;
+                }
+                result = NOTHING;
+                if (!missed.getAndSet(false))
+                {
+                    return result;
+                }
+                continue;
+            }
+            if (state.get() != SERVING)
+            {
+                return result;
+            }
+            missed.set(true);
+            if (state.get() == SERVING)
+            {
+                // the run under way reads the flag once it is back to waiting
+                return result;
+            }
         }
+    }
+
+    /** @return true when the run took something (and the waiter is done and answered). */
+    private boolean runOnce()
+    {
         ByteBuf reply = null;
         try
         {
@@ -161,7 +206,7 @@ public final class Waiter
                 endHeld();
             }
         }
-        return reply != null ? TOOK : NOTHING;
+        return reply != null;
     }
 
     /** An end that came while it was served, and found it still waiting after: it takes effect now. */

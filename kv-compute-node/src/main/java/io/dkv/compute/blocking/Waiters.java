@@ -5,6 +5,7 @@ import io.dkv.compute.mesh.MeshException;
 import io.dkv.compute.pubsub.PubSub;
 import io.netty.buffer.ByteBuf;
 import org.agrona.ErrorHandler;
+import org.agrona.concurrent.EpochNanoClock;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -15,38 +16,53 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The connections of this node blocked on keys, and how a key readied anywhere in the pool wakes them.
+ * The connections of this node blocked on keys, and how a key readied anywhere in the pool wakes them, the pool's
+ * longest waiter first.
  *
  * <p>The rules (kv-compute-node/README.md, "Blocking commands across compute nodes"):
  * <ul>
- * <li>A blocking command first runs as its non-blocking form; when it takes nothing, its connection is queued on each
- * of its keys, the key's first waiter on this node is told to every peer (answered before going on, as a SUBSCRIBE),
- * and the command runs again: a write between the two runs is seen by the second, one after it finds the waiter.</li>
+ * <li>A blocking command first runs as its non-blocking form; when it takes nothing, its connection is stamped with
+ * the time it blocked, queued on each of its keys, the key's first waiter on this node is told to every peer (answered
+ * before going on, as a SUBSCRIBE), and the command runs again: a write between the two runs is seen by the second,
+ * one after it finds the waiter.</li>
  * <li>A command that may make a key a list or a sorted set (a push, ZADD, a move's destination, a STORE), through any
- * node, signals the key after it ran (after EXEC's commit for a transaction's): to this node's waiters, and by a call
- * to each peer told of waiters on it. A signal that finds nothing to take costs a run of the command and changes
- * nothing, so signals may be spurious but are never missed.</li>
- * <li>A key's waiters on this node are served one at a time, oldest first, each on its connection's loop: the oldest
- * runs its command; when it took something the next is tried, when it took nothing the rest wait on. A waiter whose
- * connection closed, timed out or was unblocked is passed over.</li>
+ * node, signals the key after it ran (after EXEC's or a script's commit): a round of serving starts on the writer's
+ * thread. A signal that finds nothing to take costs a run of a command and changes nothing, so signals may be
+ * spurious but are never missed.</li>
+ * <li>A round serves the key's waiters of the whole pool, oldest stamp first, and goes from node to node: the node
+ * that holds it serves its own waiters, oldest first, while each takes something and is older than every peer's
+ * oldest as far as it heard ({@link PeerStamps}); then it hands the round to the peer that looks oldest, asking it
+ * with the earliest stamp of the others (its own included). A peer whose oldest waiter is not later takes the round
+ * and serves on its waiter's loop; one whose is later says when it blocked, which is kept, and the round looks again.
+ * A waiter that takes nothing ends the round (the key is empty); so does a pool with no waiter left.</li>
  * </ul>
  * The element a waiter takes is taken by a transaction, as its non-blocking form takes it: it is taken once or not at
- * all, and a waiter whose connection is gone takes nothing.
+ * all, and a waiter whose connection is gone takes nothing. Stamps are the nodes' wall clocks in nanoseconds, pushed
+ * past every stamp a peer sent: waiters of nodes whose clocks disagree by more than the time between their blocking
+ * may be served out of turn, never twice nor left beside an element.
  */
 public final class Waiters
 {
-    /** A key readied on another node: its waiters here are to try. */
+    /** A key readied: the round of serving its waiters is offered to the node called. */
     public static final byte CALL_READY = 11;
+
+    private static final int SERVED_ALL = 0;
+    private static final int KEY_EMPTY = 1;
+    private static final int ACCEPTED = 1;
 
     private final Map<ByteBuffer, Queue> byKey = new ConcurrentHashMap<>();
     private final Map<Long, Waiter> byConnection = new ConcurrentHashMap<>();
+    private final PeerStamps peerStamps = new PeerStamps();
+    private final AtomicLong lastStamp = new AtomicLong();
     private final PubSub pool;
     private final ComputeMesh mesh;
+    private final EpochNanoClock clock;
     private final ErrorHandler errors;
 
-    /** One key's waiters, oldest first, and whether a round of serving them is under way. */
+    /** One key's waiters, oldest first, and whether a round of serving them is under way here. */
     private static final class Queue
     {
         final ConcurrentLinkedDeque<Waiter> waiters = new ConcurrentLinkedDeque<>();
@@ -56,29 +72,24 @@ public final class Waiters
 
     /**
      * @param pool   tells the peers which keys this node's connections wait on, and which of theirs wait.
+     * @param clock  stamps when a connection blocked: the node's wall clock, in nanoseconds.
      * @param errors where failed calls to peers are counted.
      */
-    public Waiters(final PubSub pool, final ErrorHandler errors)
+    public Waiters(final PubSub pool, final EpochNanoClock clock, final ErrorHandler errors)
     {
         this.pool = pool;
         this.mesh = pool.mesh();
+        this.clock = clock;
         this.errors = errors;
         if (mesh != null)
         {
-            mesh.handle(CALL_READY, (caller, request) ->
-            {
-                final byte[] key = new byte[request.remaining()];
-                request.get(key);
-                // not on the service's thread, which must not wait on the store nor call peers: on a waiter's loop
-                readyElsewhere(key);
-                return new byte[0];
-            });
+            mesh.handle(CALL_READY, this::offered);
         }
     }
 
     /**
-     * On the waiter's loop, after its command took nothing: queue it on its keys, tell the peers, and run its command
-     * once more (rule 1), as a signal would.
+     * On the waiter's loop, after its command took nothing: stamp it, queue it on its keys, tell the peers, and run
+     * its command once more (rule 1), as a signal would.
      *
      * @return true when that run took something and answered it.
      */
@@ -86,10 +97,17 @@ public final class Waiters
     {
         waiter.whenDone(() -> release(waiter));
         byConnection.put(waiter.connectionId(), waiter);
+        synchronized (byKey)
+        {
+            // stamped and queued together: each key's queue stays in stamp order
+            waiter.stamp(nextStamp());
+            for (final byte[] key : waiter.keys())
+            {
+                byKey.computeIfAbsent(ByteBuffer.wrap(key), k -> new Queue()).waiters.addLast(waiter);
+            }
+        }
         for (final byte[] key : waiter.keys())
         {
-            final Queue queue = byKey.computeIfAbsent(ByteBuffer.wrap(key), k -> new Queue());
-            queue.waiters.addLast(waiter);
             pool.tellKey(key, () -> waiting(key));
         }
         if (waiter.serve() != Waiter.TOOK)
@@ -99,7 +117,7 @@ public final class Waiters
         // a round of a write may have passed it over while it ran: what is left is for the others
         for (final byte[] key : waiter.keys())
         {
-            readyHere(key);
+            round(key);
         }
         return true;
     }
@@ -111,13 +129,16 @@ public final class Waiters
         for (final byte[] key : waiter.keys())
         {
             final ByteBuffer name = ByteBuffer.wrap(key);
-            final Queue queue = byKey.get(name);
-            if (queue != null)
+            synchronized (byKey)
             {
-                queue.waiters.remove(waiter);
-                if (queue.waiters.isEmpty())
+                final Queue queue = byKey.get(name);
+                if (queue != null)
                 {
-                    byKey.remove(name, queue);
+                    queue.waiters.remove(waiter);
+                    if (queue.waiters.isEmpty())
+                    {
+                        byKey.remove(name, queue);
+                    }
                 }
             }
             pool.tellKey(key, () -> waiting(key));
@@ -166,30 +187,10 @@ public final class Waiters
         return true;
     }
 
-    /**
-     * A key may hold something now: this node's waiters on it try, and each peer that has waiters on it is told
-     * (a call each, answered once their waiters were queued to try).
-     */
+    /** A key may hold something now: a round of serving its waiters across the pool starts here (rule 2). */
     public void ready(final byte[] key)
     {
-        readyHere(key);
-        if (mesh == null)
-        {
-            return;
-        }
-        final Set<Long> peers = new HashSet<>();
-        pool.peersWaitingOn(key, peers);
-        for (final long peer : peers)
-        {
-            try
-            {
-                mesh.call(peer, CALL_READY, key);
-            }
-            catch (final MeshException ex)
-            {
-                errors.onError(ex);
-            }
-        }
+        round(key);
     }
 
     /** @return true when any connection of this node or of a peer is blocked on a key: a write signals nothing else. */
@@ -199,50 +200,63 @@ public final class Waiters
     }
 
     /**
-     * Serve this node's waiters on the key, oldest first, on this thread: a write is answered after the waiters it
-     * woke here took what they could, as redis answers it. A round already under way on another thread serves again
-     * once it ends instead.
+     * Hold the key's round (rule 3): serve this node's waiters while they are the pool's oldest, then hand the round
+     * to the peer that looks oldest. A round already serving here serves again once it is done instead.
      */
-    private void readyHere(final byte[] key)
+    private void round(final byte[] key)
     {
-        final Queue queue = byKey.get(ByteBuffer.wrap(key));
-        if (queue == null)
+        final ByteBuffer name = ByteBuffer.wrap(key);
+        final Set<Long> peers = new HashSet<>();
+        pool.peersWaitingOn(key, peers);
+        peerStamps.retain(name, peers);
+        // each pass serves here, or learns a peer's true stamp, or hands the round on: a bound against surprises
+        int passes = 2 * peers.size() + 4;
+        while (passes-- > 0)
         {
-            return;
-        }
-        if (!queue.serving.compareAndSet(false, true))
-        {
-            queue.again = true;
-            return;
-        }
-        do
-        {
-            queue.again = false;
-            serveRound(queue);
-            queue.serving.set(false);
-        }
-        while (queue.again && queue.serving.compareAndSet(false, true));
-    }
-
-    /** Readied by a peer: served on the oldest waiter's loop (the service's thread waits on nothing). */
-    private void readyElsewhere(final byte[] key)
-    {
-        final Queue queue = byKey.get(ByteBuffer.wrap(key));
-        final Waiter oldest = queue == null ? null : oldest(queue);
-        if (oldest != null)
-        {
-            oldest.loop().execute(() -> readyHere(key));
+            final Queue queue = byKey.get(name);
+            if (queue != null && oldestWaiting(queue) <= peerStamps.earliest(name, peers, PeerStamps.NOBODY))
+            {
+                if (!queue.serving.compareAndSet(false, true))
+                {
+                    queue.again = true;
+                    return;
+                }
+                int served;
+                do
+                {
+                    queue.again = false;
+                    served = serveHere(queue, name, peers);
+                    queue.serving.set(false);
+                }
+                while (queue.again && queue.serving.compareAndSet(false, true));
+                if (served == KEY_EMPTY)
+                {
+                    return;
+                }
+            }
+            if (peers.isEmpty() || handOn(key, name, peers, queue))
+            {
+                return;
+            }
         }
     }
 
     /**
-     * The oldest waiter runs its command; while each takes something, the next. One being served on another thread
-     * (its own run after blocking) is passed over: waiting for it could leave the others asleep beside an element.
+     * This node's waiters on the key, oldest first, each run on this thread while it is older than the peers' oldest
+     * as far as heard. One being served on another thread (its own run after blocking) is passed over: waiting for
+     * it could leave the others asleep beside an element.
+     *
+     * @return {@link #KEY_EMPTY} when a waiter took nothing, else {@link #SERVED_ALL} (those older than the peers').
      */
-    private void serveRound(final Queue queue)
+    private int serveHere(final Queue queue, final ByteBuffer name, final Set<Long> peers)
     {
+        final long peersOldest = peerStamps.earliest(name, peers, PeerStamps.NOBODY);
         for (final Waiter waiter : queue.waiters)
         {
+            if (waiter.stamp() > peersOldest)
+            {
+                return SERVED_ALL;
+            }
             int ran = Waiter.PASSED;
             try
             {
@@ -251,13 +265,89 @@ public final class Waiters
             catch (final RuntimeException ex)
             {
                 errors.onError(ex);
-                return;
+                return KEY_EMPTY;
             }
             if (ran == Waiter.NOTHING)
             {
-                return;
+                return KEY_EMPTY;
             }
         }
+        return SERVED_ALL;
+    }
+
+    /**
+     * Offer the round to the peer that looks oldest, with the earliest stamp of the others as its bound.
+     *
+     * @return true when a peer took the round; false when the one asked is later (kept) or failed (left out).
+     */
+    private boolean handOn(final byte[] key, final ByteBuffer name, final Set<Long> peers, final Queue queue)
+    {
+        long asked = -1;
+        long askedStamp = PeerStamps.NONE;
+        for (final long peer : peers)
+        {
+            final long stamp = peerStamps.get(name, peer);
+            if (asked == -1 || stamp < askedStamp)
+            {
+                asked = peer;
+                askedStamp = stamp;
+            }
+        }
+        final long mine = queue == null ? PeerStamps.NONE : oldestWaiting(queue);
+        final long bound = Math.min(mine, peerStamps.earliest(name, peers, asked));
+        final ByteBuffer request = ByteBuffer.allocate(2 * Long.BYTES + key.length);
+        request.putLong(bound).putLong(mine).put(key);
+        try
+        {
+            final ByteBuffer reply = ByteBuffer.wrap(mesh.call(asked, CALL_READY, request.array()));
+            final boolean accepted = reply.get() == ACCEPTED;
+            final long theirs = reply.getLong();
+            observe(theirs);
+            peerStamps.heard(name, asked, theirs);
+            if (theirs == PeerStamps.NONE)
+            {
+                peers.remove(asked);
+            }
+            return accepted;
+        }
+        catch (final MeshException ex)
+        {
+            errors.onError(ex);
+            peers.remove(asked);
+            return false;
+        }
+    }
+
+    /**
+     * A peer offers the round of a key, on the service's thread (which waits on nothing): taken when this node's
+     * oldest waiter is not later than the bound, and served on that waiter's loop.
+     */
+    private byte[] offered(final long caller, final ByteBuffer request)
+    {
+        final long bound = request.getLong();
+        final long callers = request.getLong();
+        final byte[] key = new byte[request.remaining()];
+        request.get(key);
+        final ByteBuffer name = ByteBuffer.wrap(key);
+        observe(callers);
+        peerStamps.heard(name, caller, callers);
+        final Queue queue = byKey.get(name);
+        final Waiter oldest = queue == null ? null : oldest(queue);
+        final long mine = oldest == null ? PeerStamps.NONE : oldest.stamp();
+        final boolean take = oldest != null && mine <= bound;
+        if (take)
+        {
+            // its loop outlives it, should it be done by then: the round taken goes on regardless
+            oldest.loop().execute(() -> round(key));
+        }
+        return ByteBuffer.allocate(1 + Long.BYTES).put((byte)(take ? ACCEPTED : 0)).putLong(mine).array();
+    }
+
+    /** @return the stamp of the queue's oldest waiter not done, {@link PeerStamps#NONE} when none. */
+    private static long oldestWaiting(final Queue queue)
+    {
+        final Waiter oldest = oldest(queue);
+        return oldest == null ? PeerStamps.NONE : oldest.stamp();
     }
 
     private static Waiter oldest(final Queue queue)
@@ -270,6 +360,21 @@ public final class Waiters
             }
         }
         return null;
+    }
+
+    /** @return a stamp later than every one this node made or heard of, and not before its clock. */
+    private long nextStamp()
+    {
+        final long now = clock.nanoTime();
+        return lastStamp.updateAndGet(last -> Math.max(last + 1, now));
+    }
+
+    private void observe(final long stamp)
+    {
+        if (stamp != PeerStamps.NONE)
+        {
+            lastStamp.accumulateAndGet(stamp, Math::max);
+        }
     }
 
     /** @return the connections blocked on this node, for INFO's blocked_clients. */

@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.KvClient;
 import io.dkv.compute.blocking.Waiters;
+import org.agrona.concurrent.SystemEpochNanoClock;
 import io.dkv.compute.pubsub.PubSub;
 
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,7 @@ public record CommandEnvironment(KvClient client, String requirePass, NodeStats 
         final AuthThrottle auth, final PubSub pubsub)
     {
         this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth, pubsub,
-            new Waiters(pubsub, ex ->
+            new Waiters(pubsub, SystemEpochNanoClock.INSTANCE, ex ->
             {
             }));
     }
