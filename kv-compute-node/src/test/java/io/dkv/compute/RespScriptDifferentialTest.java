@@ -359,6 +359,37 @@ class RespScriptDifferentialTest
         }
     }
 
+    @Test
+    void infoCountsTheScriptsKept() throws Exception
+    {
+        try (RawResp redis = open(SERVERS.redis().port(), 2);
+            RawResp dkv = open(SERVERS.store().port(), 2))
+        {
+            both(redis, dkv, "SCRIPT", "FLUSH");
+            assertEquals(cachedScripts(redis), cachedScripts(dkv));
+            for (int i = 0; i < 5; i++)
+            {
+                both(redis, dkv, "SCRIPT", "LOAD", "return " + i);
+            }
+            // loaded again, and run by EVAL: kept once
+            both(redis, dkv, "SCRIPT", "LOAD", "return 0");
+            both(redis, dkv, "EVAL", "return 4", "0");
+            both(redis, dkv, "EVAL", "return 'new'", "0");
+            assertEquals("6", cachedScripts(dkv));
+            assertEquals(cachedScripts(redis), cachedScripts(dkv));
+            both(redis, dkv, "SCRIPT", "FLUSH", "ASYNC");
+            assertEquals("0", cachedScripts(dkv));
+            assertEquals(cachedScripts(redis), cachedScripts(dkv));
+        }
+    }
+
+    private static String cachedScripts(final RawResp client) throws IOException
+    {
+        final String info = client.call("INFO", "memory");
+        final int at = info.indexOf("number_of_cached_scripts:");
+        return at < 0 ? info : info.substring(at + "number_of_cached_scripts:".length(), info.indexOf('\r', at));
+    }
+
     private static RawResp open(final int port, final int protocol) throws IOException
     {
         final RawResp client = new RawResp(port);

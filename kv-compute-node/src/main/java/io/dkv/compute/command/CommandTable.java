@@ -98,6 +98,12 @@ public final class CommandTable
         return knobs.value("busy-reply-threshold");
     }
 
+    /** @return the scripts the pool keeps, for INFO. */
+    long cachedScripts()
+    {
+        return scripts.cachedScripts();
+    }
+
     /** @return true while a script runs past busy-reply-threshold: requests go the table's way, to be refused BUSY. */
     boolean scriptsBusy()
     {

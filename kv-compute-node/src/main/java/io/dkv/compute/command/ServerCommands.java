@@ -408,6 +408,7 @@ final class ServerCommands
                 "total_system_memory:" + runtime.maxMemory() + "\r\n" +
                 "maxmemory:0\r\n" +
                 "maxmemory_policy:noeviction\r\n" +
+                "number_of_cached_scripts:" + table.cachedScripts() + "\r\n" +
                 "mem_allocator:jvm\r\n";
             case "persistence" -> "loading:0\r\naof_enabled:0\r\n";
             case "stats" -> statsSection(stats);

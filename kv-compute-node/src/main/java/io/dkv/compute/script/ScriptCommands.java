@@ -95,6 +95,12 @@ public final class ScriptCommands
         return specs;
     }
 
+    /** @return the scripts the pool's store keeps (INFO's number_of_cached_scripts): EVAL's and SCRIPT LOAD's. */
+    public long cachedScripts()
+    {
+        return scripts.count();
+    }
+
     /**
      * @param name the command about to run (a subcommand's {@code container|sub}).
      * @return BUSY's error while a script on this node runs past busy-reply-threshold and the command is not one

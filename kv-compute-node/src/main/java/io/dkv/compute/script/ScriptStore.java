@@ -8,6 +8,7 @@ import io.dkv.client.txn.Transaction;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,6 +18,8 @@ import java.util.List;
  * Script bodies in the store, so that any compute node runs a script another loaded (SCRIPT LOAD on one, EVALSHA on
  * another): each at the named key {@code \x00dkv\x00script:<sha1>} ({@link ReservedKeys#namedKey}), which scans,
  * FLUSHALL and users' commands never touch. EVAL and SCRIPT LOAD keep a body there; SCRIPT FLUSH removes them all.
+ * How many there are is kept beside them ({@code \x00dkv\x00scripts-counted}, 8 bytes), changed in the transaction
+ * that keeps or removes a body, for INFO's number_of_cached_scripts without a scan.
  */
 final class ScriptStore
 {
@@ -25,6 +28,7 @@ final class ScriptStore
     /** A record of the store's, never expiring. */
     static final long WORD = ValueKind.word(ValueKind.SEGMENT, KvClient.NO_EXPIRY);
     private static final int FLUSH_STEP = 1024;
+    private static final byte[] COUNT_KEY = ReservedKeys.namedKey("scripts-counted");
 
     private final KvClient client;
 
@@ -52,7 +56,27 @@ final class ScriptStore
         if (tx.read(key(sha)) == null)
         {
             tx.write(key(sha), body, WORD);
+            count(tx, 1);
         }
+    }
+
+    /** Add {@code delta} to the bodies counted, never below none (bodies kept before the count was). */
+    private static void count(final Transaction tx, final long delta)
+    {
+        final long kept = Math.max(0, kept(tx) + delta);
+        tx.write(COUNT_KEY, ByteBuffer.allocate(Long.BYTES).putLong(kept).array(), WORD);
+    }
+
+    private static long kept(final Transaction tx)
+    {
+        final LogicalValue count = tx.read(COUNT_KEY);
+        return count == null || count.value().length != Long.BYTES ? 0 : ByteBuffer.wrap(count.value()).getLong();
+    }
+
+    /** @return how many script bodies the store keeps, as of one instant. */
+    long count()
+    {
+        return client.transact(ScriptStore::kept);
     }
 
     /** SCRIPT LOAD: keep the body, in a transaction of its own. */
@@ -103,7 +127,20 @@ final class ScriptStore
             {
                 client.transact(tx ->
                 {
-                    scripts.forEach(tx::remove);
+                    int removed = 0;
+                    for (final byte[] script : scripts)
+                    {
+                        // one a concurrent flush removed is not counted twice
+                        if (tx.read(script) != null)
+                        {
+                            tx.remove(script);
+                            removed++;
+                        }
+                    }
+                    if (removed > 0)
+                    {
+                        count(tx, -removed);
+                    }
                     return null;
                 });
             }
