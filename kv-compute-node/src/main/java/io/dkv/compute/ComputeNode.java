@@ -58,7 +58,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A compute node: a RESP server that any Redis client can use, serving the store through an embedded {@link KvClient}
@@ -111,7 +110,7 @@ public final class ComputeNode implements AutoCloseable
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-    private final AtomicLong connectionIds = new AtomicLong();
+    private final ConnectionIds connectionIds;
     private final Channel serverChannel;
     private final ScheduledFuture<?> sampler;
     private Throwable warmUpFailure;
@@ -158,6 +157,8 @@ public final class ComputeNode implements AutoCloseable
                 ownsClient = true;
             }
             this.client = made;
+            final RateLimitedLog idsLog = new RateLimitedLog("connection ids", context.log(), context.nanoClock());
+            this.connectionIds = new ConnectionIds(made, ex -> idsLog.event("store", ex.getMessage()));
             final Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class :
                 NioServerSocketChannel.class;
             final ServerBootstrap bootstrap = new ServerBootstrap()
@@ -532,7 +533,7 @@ public final class ComputeNode implements AutoCloseable
             final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
                 context.maxCommandBytes(), open, context.nanoClock(), new StagedStrings(client));
             final Session session =
-                new Session(connectionIds.incrementAndGet(), open, () -> decoder.authenticated(true));
+                new Session(connectionIds.next(), open, () -> decoder.authenticated(true));
             session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
             session.outlet(channel);

@@ -175,6 +175,29 @@ class BlockingAcrossNodesTest
     }
 
     @Test
+    void clientUnblockThroughAnyNodeEndsTheWait() throws Exception
+    {
+        try (RawResp waiter = new RawResp(nodes.first().port());
+            RawResp admin = new RawResp(nodes.second().port()))
+        {
+            final String id = waiter.call("CLIENT", "ID").substring(1);
+            // ids are the pool's: the other node's connection has another
+            assertTrue(!id.equals(admin.call("CLIENT", "ID").substring(1)), id);
+            waiter.send("BLPOP", "queue.unblocked", "0");
+            awaitBlocked(nodes.first(), 1);
+            assertEquals(":1", admin.call("CLIENT", "UNBLOCK", id));
+            assertEquals("*nil", waiter.read());
+            waiter.send("BZPOPMIN", "zset.unblocked", "0");
+            awaitBlocked(nodes.first(), 1);
+            assertEquals(":1", admin.call("CLIENT", "UNBLOCK", id, "ERROR"));
+            assertEquals("-UNBLOCKED client unblocked via CLIENT UNBLOCK", waiter.read());
+            // not blocked now, anywhere
+            assertEquals(":0", admin.call("CLIENT", "UNBLOCK", id));
+            assertEquals("+PONG", waiter.call("PING"));
+        }
+    }
+
+    @Test
     void aWaiterThatDisconnectedTakesNothing() throws Exception
     {
         try (RawResp writer = new RawResp(nodes.second().port()))

@@ -3,7 +3,9 @@ package io.dkv.compute.blocking;
 import io.dkv.compute.mesh.ComputeMesh;
 import io.dkv.compute.mesh.MeshException;
 import io.dkv.compute.pubsub.PubSub;
+import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochNanoClock;
 
@@ -48,6 +50,10 @@ public final class Waiters
 {
     /** A key readied: the round of serving its waiters is offered to the node called. */
     public static final byte CALL_READY = 11;
+    /** CLIENT UNBLOCK of a connection the caller does not have: ends its wait if it is blocked here. */
+    public static final byte CALL_UNBLOCK = 13;
+    /** What a connection unblocked with ERROR is answered. */
+    static final String UNBLOCKED = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 
     private static final int SERVED_ALL = 0;
     private static final int KEY_EMPTY = 1;
@@ -84,6 +90,9 @@ public final class Waiters
         if (mesh != null)
         {
             mesh.handle(CALL_READY, this::offered);
+            // ends the wait on the waiter's loop: the service's thread waits on nothing
+            mesh.handle(CALL_UNBLOCK, (caller, request) ->
+                new byte[]{(byte)(unblockHere(request.getLong(), request.get() == 1) ? 1 : 0)});
         }
     }
 
@@ -168,20 +177,59 @@ public final class Waiters
     }
 
     /**
-     * CLIENT UNBLOCK of a connection of this node: ends its wait on its loop with {@code reply}.
+     * CLIENT UNBLOCK: the connection's wait ends, as if it timed out or with redis's UNBLOCKED error, on whichever
+     * node of the pool it is (connection ids are the pool's, {@code ConnectionIds}): this node's first, then each
+     * peer's by a call, until one has it.
      *
-     * @return false when the connection is not blocked here.
+     * @return false when no node has the connection blocked.
      */
-    public boolean unblock(final long connectionId, final ByteBuf reply)
+    public boolean unblock(final long connectionId, final boolean error)
+    {
+        if (unblockHere(connectionId, error))
+        {
+            return true;
+        }
+        if (mesh == null)
+        {
+            return false;
+        }
+        final byte[] request = ByteBuffer.allocate(Long.BYTES + 1).putLong(connectionId).put((byte)(error ? 1 : 0))
+            .array();
+        for (final long peer : mesh.peers())
+        {
+            try
+            {
+                final byte[] reply = mesh.call(peer, CALL_UNBLOCK, request);
+                if (reply.length == 1 && reply[0] == 1)
+                {
+                    return true;
+                }
+            }
+            catch (final MeshException ex)
+            {
+                errors.onError(ex);
+            }
+        }
+        return false;
+    }
+
+    /** @return true when the connection is blocked on this node: its wait ends on its loop. */
+    private boolean unblockHere(final long connectionId, final boolean error)
     {
         final Waiter waiter = byConnection.get(connectionId);
         if (waiter == null)
         {
-            if (reply != null)
-            {
-                reply.release();
-            }
             return false;
+        }
+        final ByteBuf reply;
+        if (error)
+        {
+            reply = Unpooled.buffer(64);
+            RespReplies.error(reply, UNBLOCKED);
+        }
+        else
+        {
+            reply = null;
         }
         waiter.loop().execute(() -> end(waiter, reply));
         return true;

@@ -3,7 +3,6 @@ package io.dkv.compute.command;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 import java.util.List;
 import java.util.Map;
@@ -96,7 +95,7 @@ final class ConnectionCommands
 
     /**
      * CLIENT UNBLOCK id [TIMEOUT|ERROR]: a connection of this node blocked on keys answers as if it timed out, or
-     * with redis's UNBLOCKED error. Connection ids are this node's: a connection of another node is not found.
+     * with redis's UNBLOCKED error, whichever node of the pool it is blocked on (connection ids are the pool's).
      */
     private void clientUnblock(final Session session, final byte[][] args, final ByteBuf out)
     {
@@ -121,13 +120,7 @@ final class ConnectionCommands
             RespReplies.error(out, Errors.NOT_INTEGER);
             return;
         }
-        ByteBuf reply = null;
-        if (error)
-        {
-            reply = Unpooled.buffer(64);
-            RespReplies.error(reply, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
-        }
-        RespReplies.integer(out, environment.waiters().unblock(RespNumbers.parseLong(args[2]), reply) ? 1 : 0);
+        RespReplies.integer(out, environment.waiters().unblock(RespNumbers.parseLong(args[2]), error) ? 1 : 0);
     }
 
     /** dkv has one keyspace: as redis configured with {@code databases 1}, any index but 0 is out of range. */
