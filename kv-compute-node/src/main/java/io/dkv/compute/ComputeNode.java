@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import io.dkv.client.KvClient;
 import io.dkv.compute.blocking.Waiters;
+import io.dkv.compute.interest.PoolInterest;
 import io.dkv.compute.command.AuthThrottle;
 import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
@@ -197,7 +198,9 @@ public final class ComputeNode implements AutoCloseable
             meshing = context.raas() == null ? null : new ComputeMesh(context.raas(),
                 Duration.ofMillis(context.meshCallTimeoutMs()), ex -> meshLog.event("compute mesh", ex.getMessage()));
             this.mesh = meshing;
-            this.pubsub = new PubSub(meshing, ByteBufAllocator.DEFAULT, Duration.ofMillis(context.meshCallTimeoutMs()),
+            final PoolInterest interest = new PoolInterest(meshing, Duration.ofMillis(context.meshCallTimeoutMs()),
+                ex -> meshLog.event("pool interest", ex.getMessage()));
+            this.pubsub = new PubSub(interest, ByteBufAllocator.DEFAULT,
                 ex -> meshLog.event("pub/sub", ex.getMessage()));
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
                 ClusterView.Member.id(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)),
@@ -207,7 +210,7 @@ public final class ComputeNode implements AutoCloseable
                 view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
                 new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
-                new Waiters(pubsub, context.epochNanoClock(),
+                new Waiters(interest, context.epochNanoClock(),
                     ex -> meshLog.event("blocking commands", ex.getMessage()))));
             if (meshing != null)
             {

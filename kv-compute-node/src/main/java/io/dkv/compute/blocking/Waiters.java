@@ -2,7 +2,8 @@ package io.dkv.compute.blocking;
 
 import io.dkv.compute.mesh.ComputeMesh;
 import io.dkv.compute.mesh.MeshException;
-import io.dkv.compute.pubsub.PubSub;
+import io.dkv.compute.interest.PoolInterest;
+import io.dkv.compute.interest.Topic;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -63,7 +64,7 @@ public final class Waiters
     private final Map<Long, Waiter> byConnection = new ConcurrentHashMap<>();
     private final PeerStamps peerStamps = new PeerStamps();
     private final AtomicLong lastStamp = new AtomicLong();
-    private final PubSub pool;
+    private final PoolInterest pool;
     private final ComputeMesh mesh;
     private final EpochNanoClock clock;
     private final ErrorHandler errors;
@@ -81,7 +82,7 @@ public final class Waiters
      * @param clock  stamps when a connection blocked: the node's wall clock, in nanoseconds.
      * @param errors where failed calls to peers are counted.
      */
-    public Waiters(final PubSub pool, final EpochNanoClock clock, final ErrorHandler errors)
+    public Waiters(final PoolInterest pool, final EpochNanoClock clock, final ErrorHandler errors)
     {
         this.pool = pool;
         this.mesh = pool.mesh();
@@ -117,7 +118,7 @@ public final class Waiters
         }
         for (final byte[] key : waiter.keys())
         {
-            pool.tellKey(key, () -> waiting(key));
+            pool.tell(new Topic(Topic.KEY, key), () -> waiting(key));
         }
         if (waiter.serve() != Waiter.TOOK)
         {
@@ -150,7 +151,7 @@ public final class Waiters
                     }
                 }
             }
-            pool.tellKey(key, () -> waiting(key));
+            pool.tell(new Topic(Topic.KEY, key), () -> waiting(key));
         }
     }
 
@@ -244,7 +245,7 @@ public final class Waiters
     /** @return true when any connection of this node or of a peer is blocked on a key: a write signals nothing else. */
     public boolean anyWaiting()
     {
-        return !byKey.isEmpty() || pool.anyPeerTopics();
+        return !byKey.isEmpty() || pool.any();
     }
 
     /**
@@ -255,7 +256,7 @@ public final class Waiters
     {
         final ByteBuffer name = ByteBuffer.wrap(key);
         final Set<Long> peers = new HashSet<>();
-        pool.peersWaitingOn(key, peers);
+        pool.peersFor(Topic.KEY, key, peers);
         peerStamps.retain(name, peers);
         // each pass serves here, or learns a peer's true stamp, or hands the round on: a bound against surprises
         int passes = 2 * peers.size() + 4;

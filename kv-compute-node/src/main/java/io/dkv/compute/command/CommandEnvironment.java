@@ -34,7 +34,7 @@ public record CommandEnvironment(KvClient client, String requirePass, NodeStats 
         final AuthThrottle auth, final PubSub pubsub)
     {
         this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth, pubsub,
-            new Waiters(pubsub, SystemEpochNanoClock.INSTANCE, ex ->
+            new Waiters(pubsub.interest(), SystemEpochNanoClock.INSTANCE, ex ->
             {
             }));
     }

@@ -1,10 +1,10 @@
 package io.dkv.compute.command;
 
+import io.dkv.compute.interest.Topic;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.compute.pubsub.PubSub;
 import io.dkv.compute.pubsub.PushFrames;
 import io.dkv.compute.pubsub.Subscriber;
-import io.dkv.compute.pubsub.Topic;
 import io.dkv.compute.resp.RespReplies;
 import io.netty.buffer.ByteBuf;
 

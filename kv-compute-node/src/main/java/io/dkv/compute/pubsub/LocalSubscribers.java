@@ -1,5 +1,6 @@
 package io.dkv.compute.pubsub;
 
+import io.dkv.compute.interest.Topic;
 import io.dkv.client.keyspace.KeyPattern;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

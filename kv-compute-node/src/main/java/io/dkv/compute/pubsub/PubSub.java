@@ -1,31 +1,29 @@
 package io.dkv.compute.pubsub;
 
+import io.dkv.compute.interest.PoolInterest;
+import io.dkv.compute.interest.Topic;
 import io.dkv.compute.mesh.ComputeMesh;
 import io.dkv.compute.mesh.MeshException;
 import io.netty.buffer.ByteBufAllocator;
 import org.agrona.ErrorHandler;
 
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 
 /**
- * A compute node's pub/sub, across the pool: its own subscribers ({@link LocalSubscribers}), the topics it tells its
- * peers about ({@link Advertised}) and what they told it ({@link PeerInterest}).
+ * A compute node's pub/sub, across the pool: its own subscribers ({@link LocalSubscribers}), and the channels,
+ * patterns and shard channels of its peers' subscribers as the pool's {@link PoolInterest} tells them.
  *
  * <p>The rules (kv-compute-node/README.md, "Pub/sub across compute nodes"):
  * <ul>
  * <li>A topic's first subscriber on a node makes the node tell every peer, and its SUBSCRIBE is answered once each
  * answered (or failed to in the call timeout): a message published anywhere after the answer reaches it. The last
- * unsubscriber's UNSUBSCRIBE tells them it is gone. A node's changes are told one at a time (a lock), so a subscriber
- * of a topic being told waits until it was told.</li>
+ * unsubscriber's UNSUBSCRIBE tells them it is gone.</li>
  * <li>PUBLISH delivers to this node's subscribers, then calls each peer that subscribes to the channel or a pattern
  * matching it, and answers the sum of the receivers each counted. One connection's messages go one after another
  * over each peer's connection, so they arrive in the order published. A peer with no subscriber costs nothing.</li>
@@ -36,10 +34,8 @@ import java.util.function.BooleanSupplier;
  * in turn, as one connection's publishes wait for each other anyway). A topic's first SUBSCRIBE on a node, one call to
  * every peer.
  */
-public final class PubSub implements ComputeMesh.Participant
+public final class PubSub
 {
-    /** A change of a node's topics. */
-    static final byte CALL_CHANGE = 8;
     /** A message to deliver to the callee's subscribers. */
     static final byte CALL_PUBLISH = 9;
     /** The callee's topics of a kind with their subscribers' counts (PUBSUB's subcommands). */
@@ -47,31 +43,24 @@ public final class PubSub implements ComputeMesh.Participant
     /** How many of the callee's subscriptions a message to a channel would reach (PUBLISH inside MULTI). */
     static final byte CALL_RECEIVERS = 12;
 
+    private final PoolInterest interest;
     private final ComputeMesh mesh;
-    private final Duration readyTimeout;
     private final ErrorHandler errors;
     private final LocalSubscribers local;
-    private final Advertised advertised = new Advertised();
-    private final PeerInterest interest = new PeerInterest();
-    private final ReentrantLock telling = new ReentrantLock();
 
     /**
-     * @param mesh         the node's peers, or null for a node alone (no RaaS handle): its pub/sub is its own.
-     * @param alloc        where messages' buffers come from.
-     * @param readyTimeout how long pub/sub waits for the node to have met its peers after it starts.
-     * @param errors       where failed calls to peers are counted.
+     * @param interest what the node and its peers have: its pub/sub is its own when the node is alone.
+     * @param alloc    where messages' buffers come from.
+     * @param errors   where failed calls to peers are counted.
      */
-    public PubSub(final ComputeMesh mesh, final ByteBufAllocator alloc, final Duration readyTimeout,
-        final ErrorHandler errors)
+    public PubSub(final PoolInterest interest, final ByteBufAllocator alloc, final ErrorHandler errors)
     {
-        this.mesh = mesh;
-        this.readyTimeout = readyTimeout;
+        this.interest = interest;
+        this.mesh = interest.mesh();
         this.errors = errors;
         this.local = new LocalSubscribers(alloc);
         if (mesh != null)
         {
-            mesh.participant(this);
-            mesh.handle(CALL_CHANGE, this::changed);
             mesh.handle(CALL_PUBLISH, this::delivered);
             mesh.handle(CALL_TOPICS, this::topicsAsked);
             mesh.handle(CALL_RECEIVERS, (caller, call) ->
@@ -87,7 +76,7 @@ public final class PubSub implements ComputeMesh.Participant
     /** @return pub/sub among one node's connections: a node without peers (no RaaS handle), or a scratch table. */
     public static PubSub alone()
     {
-        return new PubSub(null, ByteBufAllocator.DEFAULT, Duration.ZERO, ex ->
+        return new PubSub(PoolInterest.alone(), ByteBufAllocator.DEFAULT, ex ->
         {
         });
     }
@@ -104,7 +93,7 @@ public final class PubSub implements ComputeMesh.Participant
             return false;
         }
         local.add(topic, subscriber);
-        tell(topic, () -> local.has(topic));
+        interest.tell(topic, () -> local.has(topic));
         return true;
     }
 
@@ -116,7 +105,7 @@ public final class PubSub implements ComputeMesh.Participant
             return false;
         }
         local.remove(topic, subscriber);
-        tell(topic, () -> local.has(topic));
+        interest.tell(topic, () -> local.has(topic));
         return true;
     }
 
@@ -146,7 +135,7 @@ public final class PubSub implements ComputeMesh.Participant
     public long publish(final boolean shard, final byte[] channel, final byte[] message)
     {
         long receivers = local.deliver(shard, channel, message);
-        if (mesh == null || !awaitReady() || !interest.any())
+        if (mesh == null || !interest.awaitReady() || !interest.any())
         {
             return receivers;
         }
@@ -180,7 +169,7 @@ public final class PubSub implements ComputeMesh.Participant
     public long receivers(final boolean shard, final byte[] channel)
     {
         long receivers = local.receivers(shard, channel);
-        if (mesh == null || !awaitReady() || !interest.any())
+        if (mesh == null || !interest.awaitReady() || !interest.any())
         {
             return receivers;
         }
@@ -211,7 +200,7 @@ public final class PubSub implements ComputeMesh.Participant
         {
             found.merge(topic, (long)local.count(topic), Long::sum);
         }
-        if (mesh == null || !awaitReady())
+        if (mesh == null || !interest.awaitReady())
         {
             return found;
         }
@@ -236,92 +225,10 @@ public final class PubSub implements ComputeMesh.Participant
         return found;
     }
 
-    /**
-     * Tell the peers whether this node has connections blocked on a key, as {@code waiting} says now, and wait for
-     * their answers: a write to the key through any node after this returns wakes them.
-     */
-    public void tellKey(final byte[] key, final BooleanSupplier waiting)
+    /** @return what this node and its peers have, which blocking commands share. */
+    public PoolInterest interest()
     {
-        tell(new Topic(Topic.KEY, key), waiting);
-    }
-
-    /** @param into where the peers with connections blocked on the key are added. */
-    public void peersWaitingOn(final byte[] key, final Set<Long> into)
-    {
-        if (mesh != null && interest.any())
-        {
-            interest.peersFor(Topic.KEY, key, into);
-        }
-    }
-
-    /** @return true when a peer told of any topic (a key waited on among them). */
-    public boolean anyPeerTopics()
-    {
-        return mesh != null && interest.any();
-    }
-
-    /** @return the node's peers, or null for a node alone. */
-    public ComputeMesh mesh()
-    {
-        return mesh;
-    }
-
-    /**
-     * Bring what the peers are told of a topic up to {@code wanted} (this node's subscribers of it, or its connections
-     * blocked on it), waiting for their answers.
-     */
-    private void tell(final Topic topic, final BooleanSupplier wanted)
-    {
-        if (mesh == null)
-        {
-            return;
-        }
-        awaitReady();
-        telling.lock();
-        try
-        {
-            final boolean has = wanted.getAsBoolean();
-            if (has == advertised.has(topic))
-            {
-                return;
-            }
-            final long number = has ? advertised.add(topic) : advertised.remove(topic);
-            final byte[] call = ByteBuffer.allocate(2 + Long.BYTES + Integer.BYTES + topic.name().length)
-                .put(topic.kind()).put((byte)(has ? 1 : 0)).putLong(number).putInt(topic.name().length)
-                .put(topic.name()).array();
-            for (final long peer : mesh.peers())
-            {
-                try
-                {
-                    mesh.call(peer, CALL_CHANGE, call);
-                }
-                catch (final MeshException ex)
-                {
-                    // the mesh greets it again: the hand-over then carries this change
-                    errors.onError(ex);
-                }
-            }
-        }
-        finally
-        {
-            telling.unlock();
-        }
-    }
-
-    private boolean awaitReady()
-    {
-        return mesh.ready() || mesh.awaitReady(readyTimeout);
-    }
-
-    private byte[] changed(final long caller, final ByteBuffer call)
-    {
-        final byte kind = call.get();
-        final boolean added = call.get() != 0;
-        final long number = call.getLong();
-        final byte[] name = new byte[call.getInt()];
-        call.get(name);
-        interest.change(caller, new Topic(kind, name), added, number);
-        return new byte[0];
+        return interest;
     }
 
     private byte[] delivered(final long caller, final ByteBuffer call)
@@ -349,20 +256,5 @@ public final class PubSub implements ComputeMesh.Participant
             reply.putInt(topic.name().length).put(topic.name()).putInt(local.count(topic));
         }
         return reply.array();
-    }
-
-    public byte[] handOver(final long peer)
-    {
-        return advertised.encode();
-    }
-
-    public void takeOver(final long peer, final ByteBuffer handedOver)
-    {
-        Advertised.decode(peer, handedOver, interest);
-    }
-
-    public void left(final long peer)
-    {
-        interest.drop(peer);
     }
 }

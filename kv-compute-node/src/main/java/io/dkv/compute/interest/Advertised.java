@@ -1,4 +1,4 @@
-package io.dkv.compute.pubsub;
+package io.dkv.compute.interest;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;

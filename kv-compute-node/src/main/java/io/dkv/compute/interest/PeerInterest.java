@@ -1,4 +1,4 @@
-package io.dkv.compute.pubsub;
+package io.dkv.compute.interest;
 
 import io.dkv.client.keyspace.KeyPattern;
 
