@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -115,6 +116,61 @@ class BlockingAcrossNodesTest
             awaitBlocked(nodes.first(), 0);
             awaitBlocked(nodes.second(), 0);
         }
+    }
+
+    @Test
+    void waitersSpreadAtRandomAreServedInTheOrderTheyBlocked() throws Exception
+    {
+        // one key for every round: what each node heard of the other's waiters is stale from the round before
+        final Random random = new Random(38_260);
+        for (int round = 0; round < 6; round++)
+        {
+            final int count = 2 + random.nextInt(5);
+            final List<RawResp> waiters = new ArrayList<>();
+            final int[] blocked = new int[2];
+            try (RawResp writer = new RawResp(node(random.nextInt(2)).port()))
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    final int on = random.nextInt(2);
+                    final RawResp waiter = new RawResp(node(on).port());
+                    waiters.add(waiter);
+                    waiter.send("BLPOP", "queue.order", "0");
+                    awaitBlocked(node(on), ++blocked[on]);
+                }
+                // the elements in one push or a few, each element the number of the waiter it is for
+                int pushed = 0;
+                while (pushed < count)
+                {
+                    final int many = 1 + random.nextInt(count - pushed);
+                    final String[] push = new String[2 + many];
+                    push[0] = "RPUSH";
+                    push[1] = "queue.order";
+                    for (int i = 0; i < many; i++)
+                    {
+                        push[2 + i] = Integer.toString(pushed++);
+                    }
+                    writer.call(push);
+                }
+                for (int i = 0; i < count; i++)
+                {
+                    assertEquals("*2[$queue.order, $" + i + "]", waiters.get(i).read(), "round " + round);
+                }
+                assertEquals(":0", writer.call("EXISTS", "queue.order"));
+            }
+            finally
+            {
+                for (final RawResp waiter : waiters)
+                {
+                    waiter.close();
+                }
+            }
+        }
+    }
+
+    private static ComputeNode node(final int index)
+    {
+        return index == 0 ? nodes.first() : nodes.second();
     }
 
     @Test
