@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -271,19 +270,6 @@ class BlockingAcrossNodesTest
 
     private static void awaitBlocked(final ComputeNode node, final int count) throws Exception
     {
-        try (RawResp info = new RawResp(node.port()))
-        {
-            MetaCluster.await("blocked_clients:" + count + " on " + node, () ->
-            {
-                try
-                {
-                    return info.call("INFO", "clients").contains("blocked_clients:" + count + "\r\n");
-                }
-                catch (final IOException ex)
-                {
-                    throw new IllegalStateException(ex);
-                }
-            });
-        }
+        DifferentialScenario.awaitBlocked(node.port(), count);
     }
 }

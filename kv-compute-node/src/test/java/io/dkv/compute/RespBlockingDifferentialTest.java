@@ -5,15 +5,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -109,134 +103,6 @@ class RespBlockingDifferentialTest
     void eachScenarioGetsRedisServersReplies(final String name, final List<String> steps) throws Exception
     {
         assumeTrue(SERVERS.redisInstalled(), "redis-server is not installed (.ci/run installs it)");
-        final Side redis = new Side(SERVERS.redis().port());
-        final Side dkv = new Side(SERVERS.store().port());
-        try
-        {
-            redis.call("a", "FLUSHALL");
-            dkv.call("a", "FLUSHALL");
-            for (final String step : steps)
-            {
-                if (step.startsWith("blocked "))
-                {
-                    final int count = Integer.parseInt(step.substring("blocked ".length()));
-                    redis.awaitBlocked(count);
-                    dkv.awaitBlocked(count);
-                    continue;
-                }
-                final boolean compared = !step.startsWith("~");
-                final String body = compared ? step : step.substring(1);
-                final int arrow = body.indexOf(" => ");
-                final String expected = arrow < 0 ? null : body.substring(arrow + 4);
-                final String[] words = (arrow < 0 ? body : body.substring(0, arrow)).split(" ");
-                final String theirs = redis.step(words);
-                final String ours = dkv.step(words);
-                if (compared)
-                {
-                    assertEquals(theirs, ours, () -> name + ", step '" + step + "': redis answered " + theirs +
-                        ", dkv " + ours);
-                }
-                if (expected != null)
-                {
-                    assertEquals(expected, theirs, () -> name + ", step '" + step + "': redis's reply");
-                }
-            }
-        }
-        finally
-        {
-            redis.close();
-            dkv.close();
-        }
-    }
-
-    /** One server's connections by name, with the id each had from CLIENT ID. */
-    private static final class Side
-    {
-        private final int port;
-        private final Map<String, RawResp> connections = new HashMap<>();
-        private final Map<String, String> ids = new HashMap<>();
-        private final List<RawResp> opened = new ArrayList<>();
-
-        Side(final int port)
-        {
-            this.port = port;
-        }
-
-        RawResp connection(final String name) throws IOException
-        {
-            RawResp connection = connections.get(name);
-            if (connection == null)
-            {
-                connection = new RawResp(port);
-                connections.put(name, connection);
-                opened.add(connection);
-            }
-            return connection;
-        }
-
-        String call(final String name, final String... command) throws IOException
-        {
-            return connection(name).call(command);
-        }
-
-        String step(final String[] words) throws IOException
-        {
-            final String name = words[0];
-            if (words[1].equals("<"))
-            {
-                return connection(name).read();
-            }
-            if (words[1].equals("close"))
-            {
-                connections.remove(name).close();
-                return "";
-            }
-            final String[] command = Arrays.copyOfRange(words, 1, words.length);
-            for (int i = 0; i < command.length; i++)
-            {
-                if (command[i].startsWith("<") && command[i].endsWith(">"))
-                {
-                    command[i] = ids.get(command[i].substring(1, command[i].length() - 1));
-                }
-            }
-            if (command[0].startsWith("!"))
-            {
-                command[0] = command[0].substring(1);
-                connection(name).send(command);
-                return "";
-            }
-            final String reply = connection(name).call(command);
-            if (command.length == 2 && command[0].equalsIgnoreCase("CLIENT") && command[1].equalsIgnoreCase("ID"))
-            {
-                ids.put(name, reply.substring(1));
-            }
-            return reply;
-        }
-
-        void awaitBlocked(final int count) throws Exception
-        {
-            try (RawResp info = new RawResp(port))
-            {
-                MetaCluster.await("blocked_clients:" + count + " on port " + port, () ->
-                {
-                    try
-                    {
-                        return info.call("INFO", "clients").contains("blocked_clients:" + count + "\r\n");
-                    }
-                    catch (final IOException ex)
-                    {
-                        throw new IllegalStateException(ex);
-                    }
-                });
-            }
-        }
-
-        void close() throws IOException
-        {
-            for (final RawResp connection : opened)
-            {
-                connection.close();
-            }
-        }
+        DifferentialScenario.run(name, steps, SERVERS.redis().port(), SERVERS.store().port(), "FLUSHALL");
     }
 }

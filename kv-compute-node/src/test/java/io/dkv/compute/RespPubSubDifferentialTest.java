@@ -5,14 +5,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -125,75 +120,6 @@ class RespPubSubDifferentialTest
     void eachScenarioGetsRedisServersReplies(final String name, final List<String> steps) throws Exception
     {
         assumeTrue(SERVERS.redisInstalled(), "redis-server is not installed (.ci/run installs it)");
-        final Map<String, RawResp> redis = new HashMap<>();
-        final Map<String, RawResp> dkv = new HashMap<>();
-        final List<RawResp> opened = new ArrayList<>();
-        try
-        {
-            connection(redis, "flush", SERVERS.redis().port(), opened).call("FLUSHALL");
-            connection(dkv, "flush", SERVERS.store().port(), opened).call("FLUSHALL");
-            for (final String step : steps)
-            {
-                final boolean compared = !step.startsWith("~");
-                final String body = compared ? step : step.substring(1);
-                final int arrow = body.indexOf(" => ");
-                final String expected = arrow < 0 ? null : body.substring(arrow + 4);
-                final String[] words = (arrow < 0 ? body : body.substring(0, arrow)).split(" ");
-                final RawResp theirConnection = connection(redis, words[0], SERVERS.redis().port(), opened);
-                final RawResp ourConnection = connection(dkv, words[0], SERVERS.store().port(), opened);
-                final String theirs = step(theirConnection, words);
-                final String ours = step(ourConnection, words);
-                if (compared)
-                {
-                    assertEquals(theirs, ours, () -> name + ", step '" + step + "': redis answered " + theirs +
-                        ", dkv " + ours);
-                }
-                if (expected != null)
-                {
-                    assertEquals(expected, theirs, () -> name + ", step '" + step + "': redis's reply");
-                }
-            }
-        }
-        finally
-        {
-            for (final RawResp connection : opened)
-            {
-                connection.close();
-            }
-        }
-    }
-
-    private static RawResp connection(final Map<String, RawResp> connections, final String name, final int port,
-        final List<RawResp> opened) throws java.io.IOException
-    {
-        RawResp connection = connections.get(name);
-        if (connection == null)
-        {
-            connection = new RawResp(port);
-            connections.put(name, connection);
-            opened.add(connection);
-        }
-        return connection;
-    }
-
-    /** @return the reply read, or "" for a request whose replies later steps read. */
-    private static String step(final RawResp connection, final String[] words) throws java.io.IOException
-    {
-        if (words[1].equals("<"))
-        {
-            return connection.read();
-        }
-        for (int i = 0; i < words.length; i++)
-        {
-            words[i] = words[i].equals("''") ? "" : words[i];
-        }
-        if (words[1].startsWith("!"))
-        {
-            final String[] command = Arrays.copyOfRange(words, 1, words.length);
-            command[0] = command[0].substring(1);
-            connection.send(command);
-            return "";
-        }
-        return connection.call(Arrays.copyOfRange(words, 1, words.length));
+        DifferentialScenario.run(name, steps, SERVERS.redis().port(), SERVERS.store().port(), "FLUSHALL");
     }
 }

@@ -147,38 +147,10 @@ class RespTransactionDifferentialTest
     @MethodSource("scenarios")
     void eachScenarioGetsRedisServersReplies(final String name, final List<String> steps) throws Exception
     {
-        try (Connections redis = new Connections(SERVERS.redis().port());
-            Connections dkv = new Connections(SERVERS.store().port()))
-        {
-            redis.clear();
-            dkv.clear();
-            for (final String step : steps)
-            {
-                if (step.startsWith("sleep "))
-                {
-                    Thread.sleep(Long.parseLong(step.substring("sleep ".length())));
-                    continue;
-                }
-                final boolean compared = !step.startsWith("~");
-                final String body = compared ? step : step.substring(1);
-                final int arrow = body.indexOf(" => ");
-                final String expected = arrow < 0 ? null : body.substring(arrow + 4);
-                final String[] words = (arrow < 0 ? body : body.substring(0, arrow)).split(" ");
-                final String connection = words[0];
-                final String[] command = java.util.Arrays.copyOfRange(words, 1, words.length);
-                final String theirs = redis.on(connection).call(command);
-                final String ours = dkv.on(connection).call(command);
-                if (compared)
-                {
-                    assertEquals(theirs, ours, () -> name + ", step '" + step + "': redis answered " + theirs +
-                        ", dkv " + ours);
-                }
-                if (expected != null)
-                {
-                    assertEquals(expected, theirs, () -> name + ", step '" + step + "': redis's reply");
-                }
-            }
-        }
+        final String[] del = new String[KEYS.length + 1];
+        del[0] = "DEL";
+        System.arraycopy(KEYS, 0, del, 1, KEYS.length);
+        DifferentialScenario.run(name, steps, SERVERS.redis().port(), SERVERS.store().port(), del);
     }
 
     /** A client that pipelines a transaction (one write, the replies read after) gets redis's replies. */
