@@ -197,7 +197,9 @@ final class ServerCommands
         Map.entry("zremrangebyrank", new int[]{1, 1, 1}), Map.entry("zremrangebyscore", new int[]{1, 1, 1}),
         Map.entry("zremrangebylex", new int[]{1, 1, 1}), Map.entry("zunionstore", new int[]{1, 1, 1}),
         Map.entry("zinterstore", new int[]{1, 1, 1}), Map.entry("zdiffstore", new int[]{1, 1, 1}),
-        Map.entry("zrangestore", new int[]{1, 2, 1}));
+        Map.entry("zrangestore", new int[]{1, 2, 1}),
+        // SORT's STORE destination is found by its options (SortCommand checks it); BY's and GET's keys are made
+        Map.entry("sort", new int[]{1, 1, 1}), Map.entry("sort_ro", new int[]{1, 1, 1}));
 
     /**
      * @return the first of the request's keys that is one the store keeps for itself ({@link ReservedKeys}), or null:
