@@ -8,16 +8,19 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * One scenario of a differential test: steps on named connections, each run against redis-server and a compute node,
  * their replies compared. A step is {@code <connection> <command words>}, where
  * <ul>
- * <li>a leading {@code ~} leaves the replies uncompared (ids, times), and a trailing {@code => reply} says what
- * redis-server answers, so that a scenario also checks what it assumes of redis;</li>
+ * <li>a leading {@code ~} leaves the replies uncompared (ids, times, HELLO's server name), a leading {@code ^}
+ * compares an array's elements in any order (a set's, whose order redis does not fix), and a trailing
+ * {@code => reply} says what redis-server answers, so that a scenario also checks what it assumes of redis;</li>
  * <li>{@code !} before the command sends it without reading (a connection that blocks or subscribes), and {@code <}
  * as the command reads one reply; {@code close} closes the connection;</li>
- * <li>{@code <name>} stands for the id CLIENT ID gave the connection named, and {@code ''} for an empty argument;</li>
+ * <li>{@code <name>} stands for the id CLIENT ID gave the connection named; words in single or double quotes may
+ * hold spaces, and {@code ''} is an empty argument;</li>
  * <li>{@code blocked N} waits until each server counts N blocked clients; {@code sleep N} waits N ms.</li>
  * </ul>
  */
@@ -25,6 +28,13 @@ final class DifferentialScenario
 {
     private DifferentialScenario()
     {
+    }
+
+    /** Run the scenario against both of {@code servers}' servers, from FLUSHALL; skipped without redis-server. */
+    static void run(final StoreBesideRedis servers, final String name, final List<String> steps) throws Exception
+    {
+        assumeTrue(servers.redisInstalled(), "redis-server is not installed (.ci/run installs it)");
+        run(name, steps, servers.redis().port(), servers.store().port(), "FLUSHALL");
     }
 
     /**
@@ -54,16 +64,17 @@ final class DifferentialScenario
                     continue;
                 }
                 final boolean compared = !step.startsWith("~");
-                final String body = compared ? step : step.substring(1);
+                final boolean unordered = step.startsWith("^");
+                final String body = compared && !unordered ? step : step.substring(1);
                 final int arrow = body.indexOf(" => ");
                 final String expected = arrow < 0 ? null : body.substring(arrow + 4);
-                final String[] words = (arrow < 0 ? body : body.substring(0, arrow)).split(" ");
+                final String[] words = words(arrow < 0 ? body : body.substring(0, arrow));
                 final String theirs = redis.step(words.clone());
                 final String ours = dkv.step(words.clone());
                 if (compared)
                 {
-                    assertEquals(theirs, ours, () -> name + ", step '" + step + "': redis answered " + theirs +
-                        ", dkv " + ours);
+                    assertEquals(unordered ? elements(theirs) : theirs, unordered ? elements(ours) : ours,
+                        () -> name + ", step '" + step + "': redis answered " + theirs + ", dkv " + ours);
                 }
                 if (expected != null)
                 {
@@ -76,6 +87,59 @@ final class DifferentialScenario
             redis.close();
             dkv.close();
         }
+    }
+
+    /** @return a flat array reply's elements in order of their text, for a reply whose order is the server's own. */
+    static List<String> elements(final String reply)
+    {
+        if (!reply.startsWith("*") || !reply.contains("["))
+        {
+            return List.of(reply);
+        }
+        final String inside = reply.substring(reply.indexOf('[') + 1, reply.length() - 1);
+        final List<String> items = new ArrayList<>(inside.isEmpty() ? List.of() : Arrays.asList(inside.split(", ")));
+        items.sort(null);
+        return items;
+    }
+
+    /** @return a step's words: split at spaces, but not inside single or double quotes; quotes are dropped. */
+    static String[] words(final String line)
+    {
+        final List<String> words = new ArrayList<>();
+        final StringBuilder word = new StringBuilder();
+        char quote = 0;
+        boolean any = false;
+        for (final char c : line.toCharArray())
+        {
+            if (quote == 0 && (c == '\'' || c == '"'))
+            {
+                quote = c;
+                any = true;
+            }
+            else if (c == quote)
+            {
+                quote = 0;
+            }
+            else if (c == ' ' && quote == 0)
+            {
+                if (any)
+                {
+                    words.add(word.toString());
+                }
+                word.setLength(0);
+                any = false;
+            }
+            else
+            {
+                word.append(c);
+                any = true;
+            }
+        }
+        if (any)
+        {
+            words.add(word.toString());
+        }
+        return words.toArray(new String[0]);
     }
 
     /** Wait until the server on {@code port} counts {@code count} blocked clients (INFO's blocked_clients). */
@@ -138,11 +202,7 @@ final class DifferentialScenario
             final String[] command = Arrays.copyOfRange(words, 1, words.length);
             for (int i = 0; i < command.length; i++)
             {
-                if (command[i].equals("''"))
-                {
-                    command[i] = "";
-                }
-                else if (command[i].startsWith("<") && command[i].endsWith(">") &&
+                if (command[i].startsWith("<") && command[i].endsWith(">") &&
                     ids.containsKey(command[i].substring(1, command[i].length() - 1)))
                 {
                     command[i] = ids.get(command[i].substring(1, command[i].length() - 1));

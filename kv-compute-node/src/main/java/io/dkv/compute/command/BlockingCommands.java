@@ -80,16 +80,11 @@ final class BlockingCommands
         };
     }
 
+    /** SORT's STORE destination: the last STORE of options SORT takes, as SORT reads them. */
     private static byte[][] sortStore(final byte[][] args)
     {
-        for (int i = 2; i + 1 < args.length; i++)
-        {
-            if (is(args[i], "store"))
-            {
-                return new byte[][]{args[i + 1]};
-            }
-        }
-        return null;
+        final byte[] destination = SortCommand.destination(args);
+        return destination == null ? null : new byte[][]{destination};
     }
 
     /** BLPOP and BRPOP key [key ...] timeout: {@code [key, element]}. */

@@ -60,6 +60,7 @@ public final class CommandTable
         add(new SetCommands(store).commands());
         add(new SortedSetCommands(store).commands());
         add(new ListCommands(store).commands());
+        add(new SortCommand(store, keyspaceEvents).commands());
         add(new MemoryCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client()).commands());
         add(new ServerCommands(environment, this, knobs).commands());
@@ -532,11 +533,31 @@ public final class CommandTable
 
     static boolean is(final byte[] arg, final String lowerCaseWord)
     {
-        if (arg.length != lowerCaseWord.length())
+        return isPrefix(arg, arg.length, lowerCaseWord);
+    }
+
+    /**
+     * @return true when the argument is the word as C's strcasecmp sees it (redis's SORT options, its getkeys
+     * functions): up to the argument's first NUL byte, case aside.
+     */
+    static boolean isCString(final byte[] arg, final String lowerCaseWord)
+    {
+        int length = 0;
+        while (length < arg.length && arg[length] != 0)
+        {
+            length++;
+        }
+        return isPrefix(arg, length, lowerCaseWord);
+    }
+
+    /** @return true when the argument's first {@code length} bytes are the word, case aside. */
+    private static boolean isPrefix(final byte[] arg, final int length, final String lowerCaseWord)
+    {
+        if (length != lowerCaseWord.length())
         {
             return false;
         }
-        for (int i = 0; i < arg.length; i++)
+        for (int i = 0; i < length; i++)
         {
             final byte b = arg[i];
             final int lower = b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;

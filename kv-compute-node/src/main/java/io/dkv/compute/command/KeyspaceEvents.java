@@ -213,6 +213,23 @@ final class KeyspaceEvents
         }
     }
 
+    /**
+     * An event a command sends itself, as it alone knows whether it happened (SORT's STORE: whether an empty result
+     * removed a destination that existed): published as {@link #after}'s are, when the class is enabled.
+     *
+     * @param type  its class ({@link #LIST}, {@link #GENERIC}...).
+     * @param event its name, as redis names it.
+     * @param key   the key it happened to.
+     */
+    void sent(final Session session, final int type, final String event, final byte[] key)
+    {
+        final int now = flags;
+        if ((now & (KEYSPACE | KEYEVENT)) != 0)
+        {
+            notify(session, now, type, event, key);
+        }
+    }
+
     /** SET: its event unless a condition (NX, XX) kept it from setting, and its expiry's when it set one. */
     private void setEvents(final Session session, final int now, final byte[][] args, final boolean nil)
     {

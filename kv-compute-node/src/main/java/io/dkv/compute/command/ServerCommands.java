@@ -19,8 +19,9 @@ import java.util.Set;
 import static io.dkv.compute.command.CommandTable.spec;
 
 /**
- * What clients ask of the server itself: COMMAND (COUNT, DOCS, INFO) so that redis-cli starts, CONFIG GET with the
- * settings that benchmarks and clients read, and INFO with the node's own figures.
+ * What clients ask of the server itself: COMMAND (COUNT, DOCS, INFO) so that redis-cli starts, and its GETKEYS and
+ * GETKEYSANDFLAGS ({@link CommandKeys}); CONFIG GET with the settings that benchmarks and clients read, and INFO with
+ * the node's own figures.
  */
 final class ServerCommands
 {
@@ -29,12 +30,14 @@ final class ServerCommands
     private final CommandEnvironment environment;
     private final CommandTable table;
     private final ConfigKnobs knobs;
+    private final CommandKeys keys;
 
     ServerCommands(final CommandEnvironment environment, final CommandTable table, final ConfigKnobs knobs)
     {
         this.environment = environment;
         this.table = table;
         this.knobs = knobs;
+        this.keys = new CommandKeys(table);
     }
 
     List<CommandSpec> commands()
@@ -45,7 +48,10 @@ final class ServerCommands
                     (session, args, out) -> RespReplies.integer(out, table.commands().size())),
                 "docs", spec("command|docs", -2,
                     (session, args, out) -> RespReplies.mapHeader(out, 0, session.protocol())),
-                "info", spec("command|info", -2, this::commandInfo))),
+                "info", spec("command|info", -2, this::commandInfo),
+                "getkeys", spec("command|getkeys", -4, (session, args, out) -> keys.getKeys(session, args, out, false)),
+                "getkeysandflags", spec("command|getkeysandflags", -4,
+                    (session, args, out) -> keys.getKeys(session, args, out, true)))),
             new CommandSpec("config", -2, false, null, Map.of(
                 "get", spec("config|get", -3, this::configGet),
                 "set", spec("config|set", -4, this::configSet),
@@ -197,7 +203,9 @@ final class ServerCommands
         Map.entry("zremrangebyrank", new int[]{1, 1, 1}), Map.entry("zremrangebyscore", new int[]{1, 1, 1}),
         Map.entry("zremrangebylex", new int[]{1, 1, 1}), Map.entry("zunionstore", new int[]{1, 1, 1}),
         Map.entry("zinterstore", new int[]{1, 1, 1}), Map.entry("zdiffstore", new int[]{1, 1, 1}),
-        Map.entry("zrangestore", new int[]{1, 2, 1}));
+        Map.entry("zrangestore", new int[]{1, 2, 1}),
+        // SORT's STORE destination is found by its options (SortCommand checks it); BY's and GET's keys are made
+        Map.entry("sort", new int[]{1, 1, 1}), Map.entry("sort_ro", new int[]{1, 1, 1}));
 
     /**
      * @return the first of the request's keys that is one the store keeps for itself ({@link ReservedKeys}), or null:

@@ -42,6 +42,7 @@ public final class Session
     private Consumer<ByteBuf> resumer;
     private List<Runnable> afterCommit;
     private int replies = REPLIES_ON;
+    private boolean scripted;
     private CompletableFuture<ByteBuf> deferred;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
@@ -277,6 +278,21 @@ public final class Session
             multi = new MultiState();
         }
         return multi;
+    }
+
+    /**
+     * @return true for the client a script's redis.call commands run as (redis's CLIENT_SCRIPT flag): what SORT of a
+     * set without an order looks at, to order it all the same, as redis does for scripts.
+     */
+    public boolean scripted()
+    {
+        return scripted;
+    }
+
+    /** Mark this the client a script's commands run as ({@link #scripted}). */
+    public void scripted(final boolean scripted)
+    {
+        this.scripted = scripted;
     }
 
     /** @return true between MULTI and EXEC or DISCARD: commands are queued, not run. */

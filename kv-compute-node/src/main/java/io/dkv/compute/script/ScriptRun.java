@@ -59,6 +59,7 @@ final class ScriptRun
         this.client = new Session(callerId, true, () ->
         {
         });
+        client.scripted(true);
         this.eval = eval;
         this.name = name;
         this.request = request;
