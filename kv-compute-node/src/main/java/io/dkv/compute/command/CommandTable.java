@@ -57,8 +57,8 @@ public final class CommandTable
         add(new BitfieldCommand(store, longStrings, longWrites).commands());
         add(new ObjectCommand(store).commands());
         add(new HashCommands(store).commands());
-        add(new SetCommands(store).commands());
-        add(new SortedSetCommands(store).commands());
+        add(new SetCommands(store, keyspaceEvents).commands());
+        add(new SortedSetCommands(store, keyspaceEvents).commands());
         add(new ListCommands(store).commands());
         add(new SortCommand(store, keyspaceEvents).commands());
         add(new MemoryCommand(store).commands());

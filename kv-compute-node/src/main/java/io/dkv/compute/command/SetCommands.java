@@ -33,11 +33,16 @@ final class SetCommands
     private static final int DIFF = 2;
 
     private final KeyStore base;
+    private final KeyspaceEvents events;
 
-    /** @param base the store outside EXEC. */
-    SetCommands(final KeyStore base)
+    /**
+     * @param base   the store outside EXEC.
+     * @param events where the STORE forms tell what they did to their destination.
+     */
+    SetCommands(final KeyStore base, final KeyspaceEvents events)
     {
         this.base = base;
+        this.events = events;
     }
 
     List<CommandSpec> commands()
@@ -204,6 +209,7 @@ final class SetCommands
     private void combine(final Session session, final ByteBuf out, final int op, final byte[] destination,
         final List<byte[]> keys)
     {
+        final boolean[] removed = new boolean[1];
         final List<byte[]> result = session.store(base).atomically(store ->
         {
             final List<Collection> sets = new ArrayList<>(keys.size());
@@ -214,7 +220,7 @@ final class SetCommands
             final List<byte[]> members = combine(op, sets);
             if (destination != null)
             {
-                store.delete(destination);
+                removed[0] = store.delete(destination);
                 final Collection stored = open(store, destination);
                 members.forEach(member -> stored.add(member));
                 stored.write();
@@ -224,6 +230,15 @@ final class SetCommands
         if (destination != null)
         {
             RespReplies.integer(out, result.size());
+            if (!result.isEmpty())
+            {
+                events.sent(session, KeyspaceEvents.SET, op == INTER ? "sinterstore" : op == UNION ? "sunionstore" :
+                    "sdiffstore", destination);
+            }
+            else if (removed[0])
+            {
+                events.sent(session, KeyspaceEvents.GENERIC, "del", destination);
+            }
             return;
         }
         RespReplies.setHeader(out, result.size(), session.protocol());

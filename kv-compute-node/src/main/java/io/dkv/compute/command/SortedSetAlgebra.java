@@ -42,12 +42,20 @@ final class SortedSetAlgebra
         return x < y ? -1 : x > y ? 1 : Arrays.compareUnsigned((byte[])a[0], (byte[])b[0]);
     };
 
-    private final KeyStore base;
+    /** What {@link #store} answers when it stored nothing and removed what the destination held. */
+    static final long REMOVED = -1;
 
-    /** @param base the store outside EXEC. */
-    SortedSetAlgebra(final KeyStore base)
+    private final KeyStore base;
+    private final KeyspaceEvents events;
+
+    /**
+     * @param base   the store outside EXEC.
+     * @param events where the STORE forms tell what they did to their destination.
+     */
+    SortedSetAlgebra(final KeyStore base, final KeyspaceEvents events)
     {
         this.base = base;
+        this.events = events;
     }
 
     List<CommandSpec> commands()
@@ -209,7 +217,13 @@ final class SortedSetAlgebra
         {
             RespReplies.error(out, error);
         }
-        else if (store || cardinality)
+        else if (store)
+        {
+            RespReplies.integer(out, Math.max(0, answer));
+            stored(events, session, op == UNION ? "zunionstore" : op == INTER ? "zinterstore" : "zdiffstore",
+                args[1], answer);
+        }
+        else if (cardinality)
         {
             RespReplies.integer(out, answer);
         }
@@ -330,14 +344,14 @@ final class SortedSetAlgebra
      * Replace whatever {@code destination} holds by a sorted set of {@code members} (already in order), or remove it
      * when there is none, as redis's STORE forms do.
      *
-     * @return the members stored.
+     * @return the members stored; {@link #REMOVED} when none and the destination held something.
      */
     static long store(final KeyStore tx, final byte[] destination, final ScoredMembers members)
     {
-        tx.delete(destination);
+        final boolean removed = tx.delete(destination);
         if (members.size() == 0)
         {
-            return 0;
+            return removed ? REMOVED : 0;
         }
         final SortedSet set = SortedSetCommands.open(tx, destination);
         for (int i = 0; i < members.size(); i++)
@@ -346,5 +360,24 @@ final class SortedSetAlgebra
         }
         set.write();
         return members.size();
+    }
+
+    /**
+     * The keyspace event of a STORE form once it committed, as redis's: its own on the destination when it stored
+     * something, a {@code del} when it only removed what the destination held.
+     *
+     * @param stored what {@link #store} answered.
+     */
+    static void stored(final KeyspaceEvents events, final Session session, final String event,
+        final byte[] destination, final long stored)
+    {
+        if (stored > 0)
+        {
+            events.sent(session, KeyspaceEvents.ZSET, event, destination);
+        }
+        else if (stored == REMOVED)
+        {
+            events.sent(session, KeyspaceEvents.GENERIC, "del", destination);
+        }
     }
 }

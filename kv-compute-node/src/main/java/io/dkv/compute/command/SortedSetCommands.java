@@ -31,11 +31,16 @@ final class SortedSetCommands
     private static final String NOT_FLOAT = "ERR value is not a valid float";
 
     private final KeyStore base;
+    private final KeyspaceEvents events;
 
-    /** @param base the store outside EXEC. */
-    SortedSetCommands(final KeyStore base)
+    /**
+     * @param base   the store outside EXEC.
+     * @param events where the STORE forms tell what they did to their destination.
+     */
+    SortedSetCommands(final KeyStore base, final KeyspaceEvents events)
     {
         this.base = base;
+        this.events = events;
     }
 
     List<CommandSpec> commands()
@@ -54,8 +59,8 @@ final class SortedSetCommands
             spec("zmpop", -4, this::multiPop),
             spec("zrandmember", -2, this::randomMember),
             spec("zscan", -3, (session, args, out) -> SortedSetScan.scan(session.store(base), args, out))));
-        commands.addAll(new SortedSetRanges(base).commands());
-        commands.addAll(new SortedSetAlgebra(base).commands());
+        commands.addAll(new SortedSetRanges(base, events).commands());
+        commands.addAll(new SortedSetAlgebra(base, events).commands());
         return commands;
     }
 

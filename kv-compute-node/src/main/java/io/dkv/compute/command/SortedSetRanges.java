@@ -27,11 +27,16 @@ final class SortedSetRanges
     private static final String NOT_LEX_RANGE = "ERR min or max not valid string range item";
 
     private final KeyStore base;
+    private final KeyspaceEvents events;
 
-    /** @param base the store outside EXEC. */
-    SortedSetRanges(final KeyStore base)
+    /**
+     * @param base   the store outside EXEC.
+     * @param events where ZRANGESTORE tells what it did to its destination.
+     */
+    SortedSetRanges(final KeyStore base, final KeyspaceEvents events)
     {
         this.base = base;
+        this.events = events;
     }
 
     List<CommandSpec> commands()
@@ -183,7 +188,8 @@ final class SortedSetRanges
         });
         if (store)
         {
-            RespReplies.integer(out, stored);
+            RespReplies.integer(out, Math.max(0, stored));
+            SortedSetAlgebra.stored(events, session, "zrangestore", args[1], stored);
         }
         else
         {
