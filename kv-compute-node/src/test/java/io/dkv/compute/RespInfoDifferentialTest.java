@@ -114,6 +114,11 @@ class RespInfoDifferentialTest
                 new String[]{"CONFIG", "SET", "set-max-intset-entries", "1", "nope", "2"},
                 new String[]{"CONFIG", "SET", "set-max-intset-entries"},
                 new String[]{"CONFIG", "SET", "a", "1", "b"},
+                // maxmemory is fixed, but its value is parsed first: none, or the one it has
+                new String[]{"CONFIG", "SET", "maxmemory", "bla"},
+                new String[]{"CONFIG", "SET", "maxmemory", "-1"},
+                new String[]{"CONFIG", "SET", "maxmemory", "0"},
+                new String[]{"CONFIG", "SET", "maxmemory", "0mb"},
                 new String[]{"CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64",
                     "set-max-intset-entries", "512", "zset-max-listpack-value", "64", "list-max-listpack-size", "-2",
                     "list-compress-depth", "0", "stream-node-max-entries", "100"}))
@@ -121,6 +126,7 @@ class RespInfoDifferentialTest
                 assertEquals(them.call(request), us.call(request), String.join(" ", request));
             }
             assertTrue(us.call("CONFIG", "SET", "maxclients", "5").contains("configured when started"));
+            assertTrue(us.call("CONFIG", "SET", "maxmemory", "1").contains("configured when started"));
             assertEquals("+OK", us.call("CONFIG", "SET", "save", ""), "a fixed setting given the value it has");
             assertTrue(us.call("CONFIG", "SET", "save", "", "appendonly", "yes").contains("configured when started"));
         }

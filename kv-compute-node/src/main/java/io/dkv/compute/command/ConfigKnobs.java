@@ -141,7 +141,7 @@ final class ConfigKnobs
     }
 
     /** @return redis's memtoull of the text (digits, then b, k, kb, m, mb, g or gb in any case), or null: none. */
-    private static Long memory(final byte[] text)
+    static Long memory(final byte[] text)
     {
         final String s = new String(text, StandardCharsets.ISO_8859_1);
         int digits = 0;
@@ -174,7 +174,7 @@ final class ConfigKnobs
         return value.longValue() * multiplier;
     }
 
-    private static String failed(final String name, final String why)
+    static String failed(final String name, final String why)
     {
         return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why;
     }

@@ -301,6 +301,20 @@ final class ServerCommands
                 }
                 continue;
             }
+            if (name.equals("maxmemory"))
+            {
+                // parsed first, as redis does, so that a value that is none fails as it would there
+                final Long memory = ConfigKnobs.memory(args[i + 1]);
+                if (memory == null)
+                {
+                    RespReplies.error(out, ConfigKnobs.failed(name, "argument must be a memory value"));
+                    return;
+                }
+                if (memory == 0)
+                {
+                    continue;
+                }
+            }
             // a setting fixed at start, given the value it has, is set already (redis's tests set save "" so)
             if (!Errors.text(args[i + 1]).equals(fixed.get(name)))
             {
