@@ -106,7 +106,7 @@ class RespSortedSetDifferentialTest
             "ZCARD num2", "ZCARD num3", "TYPE num3", "EXPIRE num3 100", "TTL num3", "PERSIST num3", "TTL num3",
             "DEL num2 num3", "EXISTS num2 num3", "ZADD gone 1 a", "ZREM gone a", "EXISTS gone"))
         {
-            final String[] command = words(line);
+            final String[] command = DifferentialScenario.words(line);
             assertEquals(redis.call(command), dkv.call(command), line);
         }
     }
@@ -210,41 +210,6 @@ class RespSortedSetDifferentialTest
             both(redis, dkv, "DEL", "big", "other", "sum");
             both(redis, dkv, "ZPOPMIN", "big", "5000");
         }
-    }
-
-    private static String[] words(final String line)
-    {
-        final List<String> words = new ArrayList<>();
-        final StringBuilder word = new StringBuilder();
-        boolean quoted = false;
-        boolean any = false;
-        for (final char c : line.toCharArray())
-        {
-            if (c == '\'')
-            {
-                quoted = !quoted;
-                any = true;
-            }
-            else if (c == ' ' && !quoted)
-            {
-                if (any)
-                {
-                    words.add(word.toString());
-                }
-                word.setLength(0);
-                any = false;
-            }
-            else
-            {
-                word.append(c);
-                any = true;
-            }
-        }
-        if (any)
-        {
-            words.add(word.toString());
-        }
-        return words.toArray(new String[0]);
     }
 
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws IOException
