@@ -58,6 +58,7 @@ public final class Waiters
 
     private static final int SERVED_ALL = 0;
     private static final int KEY_EMPTY = 1;
+    private static final int TAKEN_OVER = 2;
     private static final int ACCEPTED = 1;
 
     private final Map<ByteBuffer, Queue> byKey = new ConcurrentHashMap<>();
@@ -263,31 +264,55 @@ public final class Waiters
         while (passes-- > 0)
         {
             final Queue queue = byKey.get(name);
-            if (queue != null && oldestWaiting(queue) <= peerStamps.earliest(name, peers, PeerStamps.NOBODY))
+            final long peersOldest = peerStamps.earliest(name, peers, PeerStamps.NOBODY);
+            if (queue != null && oldestWaiting(queue) <= peersOldest)
             {
-                if (!queue.serving.compareAndSet(false, true))
-                {
-                    queue.again = true;
-                    return;
-                }
-                int served;
-                do
-                {
-                    queue.again = false;
-                    served = serveHere(queue, name, peers);
-                    queue.serving.set(false);
-                }
-                while (queue.again && queue.serving.compareAndSet(false, true));
-                if (served == KEY_EMPTY)
+                final int served = serveGuarded(queue, peersOldest);
+                if (served != SERVED_ALL)
                 {
                     return;
                 }
             }
-            if (peers.isEmpty() || handOn(key, name, peers, queue))
+            if (peers.isEmpty() || handOn(key, name, peers, queue, false))
             {
                 return;
             }
         }
+        // the pool kept changing under the round (each pass met a stamp gone stale): it ends out of order rather than
+        // leave an element beside a waiter
+        final Queue queue = byKey.get(name);
+        if (queue != null && serveGuarded(queue, PeerStamps.NONE) != SERVED_ALL)
+        {
+            return;
+        }
+        while (!peers.isEmpty() && !handOn(key, name, peers, queue, true))
+        {
+            // each offer declined or failed left its peer out
+        }
+    }
+
+    /**
+     * Serve this node's waiters not later than {@code bound}, unless a round does already on another thread: that
+     * round serves again once it is done.
+     *
+     * @return {@link #SERVED_ALL}, {@link #KEY_EMPTY}, or {@link #TAKEN_OVER} when the other round was told to.
+     */
+    private int serveGuarded(final Queue queue, final long bound)
+    {
+        if (!queue.serving.compareAndSet(false, true))
+        {
+            queue.again = true;
+            return TAKEN_OVER;
+        }
+        int served;
+        do
+        {
+            queue.again = false;
+            served = serveHere(queue, bound);
+            queue.serving.set(false);
+        }
+        while (queue.again && queue.serving.compareAndSet(false, true));
+        return served;
     }
 
     /**
@@ -297,12 +322,11 @@ public final class Waiters
      *
      * @return {@link #KEY_EMPTY} when a waiter took nothing, else {@link #SERVED_ALL} (those older than the peers').
      */
-    private int serveHere(final Queue queue, final ByteBuffer name, final Set<Long> peers)
+    private int serveHere(final Queue queue, final long bound)
     {
-        final long peersOldest = peerStamps.earliest(name, peers, PeerStamps.NOBODY);
         for (final Waiter waiter : queue.waiters)
         {
-            if (waiter.stamp() > peersOldest)
+            if (waiter.stamp() > bound)
             {
                 return SERVED_ALL;
             }
@@ -327,9 +351,12 @@ public final class Waiters
     /**
      * Offer the round to the peer that looks oldest, with the earliest stamp of the others as its bound.
      *
-     * @return true when a peer took the round; false when the one asked is later (kept) or failed (left out).
+     * @param force offer it with no bound, so that a peer with any waiter takes it.
+     * @return true when a peer took the round; false when the one asked is later (kept) or failed, or had no waiter,
+     * or declined a forced offer (those left out of the round).
      */
-    private boolean handOn(final byte[] key, final ByteBuffer name, final Set<Long> peers, final Queue queue)
+    private boolean handOn(final byte[] key, final ByteBuffer name, final Set<Long> peers, final Queue queue,
+        final boolean force)
     {
         long asked = -1;
         long askedStamp = PeerStamps.NONE;
@@ -343,7 +370,7 @@ public final class Waiters
             }
         }
         final long mine = queue == null ? PeerStamps.NONE : oldestWaiting(queue);
-        final long bound = Math.min(mine, peerStamps.earliest(name, peers, asked));
+        final long bound = force ? PeerStamps.NONE - 1 : Math.min(mine, peerStamps.earliest(name, peers, asked));
         final ByteBuffer request = ByteBuffer.allocate(2 * Long.BYTES + key.length);
         request.putLong(bound).putLong(mine).put(key);
         try
@@ -353,7 +380,7 @@ public final class Waiters
             final long theirs = reply.getLong();
             observe(theirs);
             peerStamps.heard(name, asked, theirs);
-            if (theirs == PeerStamps.NONE)
+            if (theirs == PeerStamps.NONE || force && !accepted)
             {
                 peers.remove(asked);
             }
