@@ -226,8 +226,13 @@ class MetaCommandTest
         assertTrue(err.toString().contains("chmod 600 " + open), err::toString);
 
         assertSecretFileRefused(secretFile("short-secret", "ab".repeat(31), "rw-------"), "holds 31 bytes");
-        assertSecretFileRefused(secretFile("not-hex", "secret".repeat(20), "rw-------"), "does not hold hex digits");
+        assertSecretFileRefused(secretFile("not-hex", "secret".repeat(20), "rw-------"),
+            "does not hold hex digits only: character 1 of 120 is not one");
         assertTrue(!err.toString().contains("secretsecret"), "the file's content is never printed");
+        assertSecretFileRefused(secretFile("odd-hex", "ab".repeat(32) + "c", "rw-------"),
+            "holds an odd number of hex digits (65)");
+        assertSecretFileRefused(secretFile("inner-space", "ab".repeat(16) + " " + "ab".repeat(16), "rw-------"),
+            "does not hold hex digits only: character 33 of 65 is not one");
     }
 
     @Test

@@ -62,16 +62,23 @@ public final class ClusterSecret
         {
             throw new IllegalArgumentException("cluster secret file " + file + " cannot be read: " + ex.getMessage());
         }
-        final byte[] secret;
-        try
+        for (int i = 0; i < text.length(); i++)
         {
-            secret = HexFormat.of().parseHex(text);
+            if (Character.digit(text.charAt(i), 16) < 0)
+            {
+                // where, never what: the file's content is a secret
+                throw new IllegalArgumentException("cluster secret file " + file + " does not hold hex digits " +
+                    "only: character " + (i + 1) + " of " + text.length() + " is not one; it needs an even number " +
+                    "of hex digits, at least " + MIN_BYTES * 2);
+            }
         }
-        catch (final IllegalArgumentException ex)
+        if ((text.length() & 1) != 0)
         {
-            throw new IllegalArgumentException("cluster secret file " + file + " does not hold hex digits only (" +
-                text.length() + " characters); it needs at least " + MIN_BYTES * 2 + " hex digits");
+            throw new IllegalArgumentException("cluster secret file " + file + " holds an odd number of hex digits (" +
+                text.length() + "): two make a byte, so one is missing or one too many; it needs at least " +
+                MIN_BYTES * 2);
         }
+        final byte[] secret = HexFormat.of().parseHex(text);
         if (secret.length < MIN_BYTES)
         {
             Arrays.fill(secret, (byte)0);
