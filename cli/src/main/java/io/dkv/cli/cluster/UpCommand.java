@@ -363,17 +363,30 @@ public final class UpCommand implements Callable<Integer>
         out.println();
         out.println("logs in " + runDir + "; cluster described in " + clusterPath);
         out.println("try it (in another terminal):");
-        out.println("  ./dkv put greeting hello");
-        out.println("  ./dkv get greeting");
-        out.println("  ./dkv del greeting");
-        if (!computes.isEmpty())
-        {
-            final int port = computes.getFirst().port();
-            out.println("  redis-cli -p " + port + " set greeting hello");
-            out.println("  redis-cli -p " + port + " get greeting");
-        }
+        final int respPort = computes.isEmpty() ? -1 : computes.getFirst().port();
+        tryIt(clusterPath, respPort).forEach(line -> out.println("  " + line));
         out.println("Ctrl-C stops the cluster.");
         out.flush();
+    }
+
+    /**
+     * @param clusterPath the cluster file up wrote: named on each line unless it is the one every command reads
+     *                    when given none, so that each line works as printed.
+     * @param respPort    the first compute node's RESP port, or -1 for none.
+     * @return the commands that try the cluster.
+     */
+    static List<String> tryIt(final Path clusterPath, final int respPort)
+    {
+        final String cluster = clusterPath.toAbsolutePath().normalize()
+            .equals(ClusterFile.defaultPath().toAbsolutePath().normalize()) ? "" : " --cluster " + clusterPath;
+        final List<String> lines = new ArrayList<>(List.of("./dkv put" + cluster + " greeting hello",
+            "./dkv get" + cluster + " greeting", "./dkv del" + cluster + " greeting"));
+        if (respPort >= 0)
+        {
+            lines.add("redis-cli -p " + respPort + " set greeting hello");
+            lines.add("redis-cli -p " + respPort + " get greeting");
+        }
+        return lines;
     }
 
     /** A compute node and the port it serves RESP on. */
