@@ -1,11 +1,8 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -22,44 +19,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BlockingAcrossNodesTest
 {
-    @TempDir
-    static Path dir;
-    private static TwoComputeNodes nodes;
-
-    @BeforeAll
-    static void start() throws InterruptedException
-    {
-        nodes = new TwoComputeNodes(dir, null);
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        nodes.close();
-    }
+    @RegisterExtension
+    static final TwoComputeNodesExtension NODES = new TwoComputeNodesExtension();
 
     @Test
     void aPushThroughOneNodeWakesAWaiterOfTheOther() throws Exception
     {
-        try (RawResp waiter = new RawResp(nodes.first().port());
-            RawResp writer = new RawResp(nodes.second().port()))
+        try (RawResp waiter = new RawResp(NODES.first().port());
+            RawResp writer = new RawResp(NODES.second().port()))
         {
             waiter.send("BLPOP", "jobs.1", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             assertEquals(":1", writer.call("RPUSH", "jobs.1", "job"));
             assertEquals("*2[$jobs.1, $job]", waiter.read());
             assertEquals(":0", writer.call("EXISTS", "jobs.1"));
             waiter.send("BZPOPMAX", "ranks", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             writer.call("ZADD", "ranks", "1", "low", "2", "high");
             assertEquals("*3[$ranks, $high, $2]", waiter.read());
             waiter.send("BLMOVE", "from", "to", "LEFT", "RIGHT", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             writer.call("LPUSH", "from", "moved");
             assertEquals("$moved", waiter.read());
             assertEquals("*1[$moved]", writer.call("LRANGE", "to", "0", "-1"));
             waiter.send("BLPOP", "by.transaction", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             writer.call("MULTI");
             writer.call("RPUSH", "by.transaction", "committed");
             assertEquals("*1[:1]", writer.call("EXEC"));
@@ -70,14 +54,14 @@ class BlockingAcrossNodesTest
     @Test
     void waitersOfOneNodeAreServedOldestFirst() throws Exception
     {
-        try (RawResp older = new RawResp(nodes.first().port());
-            RawResp younger = new RawResp(nodes.first().port());
-            RawResp writer = new RawResp(nodes.second().port()))
+        try (RawResp older = new RawResp(NODES.first().port());
+            RawResp younger = new RawResp(NODES.first().port());
+            RawResp writer = new RawResp(NODES.second().port()))
         {
             older.send("BLPOP", "queue.fifo", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             younger.send("BLPOP", "queue.fifo", "0");
-            awaitBlocked(nodes.first(), 2);
+            awaitBlocked(NODES.first(), 2);
             writer.call("RPUSH", "queue.fifo", "first");
             assertEquals("*2[$queue.fifo, $first]", older.read());
             writer.call("RPUSH", "queue.fifo", "second");
@@ -88,21 +72,21 @@ class BlockingAcrossNodesTest
     @Test
     void theLongestWaiterOfThePoolIsServedFirstWhicheverNodeItWaitsOn() throws Exception
     {
-        try (RawResp b1 = new RawResp(nodes.second().port());
-            RawResp a1 = new RawResp(nodes.first().port());
-            RawResp b2 = new RawResp(nodes.second().port());
-            RawResp a2 = new RawResp(nodes.first().port());
-            RawResp writer = new RawResp(nodes.first().port()))
+        try (RawResp b1 = new RawResp(NODES.second().port());
+            RawResp a1 = new RawResp(NODES.first().port());
+            RawResp b2 = new RawResp(NODES.second().port());
+            RawResp a2 = new RawResp(NODES.first().port());
+            RawResp writer = new RawResp(NODES.first().port()))
         {
             // blocked in turn across the nodes; the writer's node has waiters of its own, which are younger
             b1.send("BLPOP", "queue.pool", "0");
-            awaitBlocked(nodes.second(), 1);
+            awaitBlocked(NODES.second(), 1);
             a1.send("BLPOP", "queue.pool", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             b2.send("BLPOP", "queue.pool", "0");
-            awaitBlocked(nodes.second(), 2);
+            awaitBlocked(NODES.second(), 2);
             a2.send("BLPOP", "queue.pool", "0");
-            awaitBlocked(nodes.first(), 2);
+            awaitBlocked(NODES.first(), 2);
             writer.call("RPUSH", "queue.pool", "x1");
             assertEquals("*2[$queue.pool, $x1]", b1.read());
             writer.call("RPUSH", "queue.pool", "x2");
@@ -112,8 +96,8 @@ class BlockingAcrossNodesTest
             assertEquals("*2[$queue.pool, $x3]", b2.read());
             assertEquals("*2[$queue.pool, $x4]", a2.read());
             assertEquals("*1[$x5]", writer.call("LRANGE", "queue.pool", "0", "-1"));
-            awaitBlocked(nodes.first(), 0);
-            awaitBlocked(nodes.second(), 0);
+            awaitBlocked(NODES.first(), 0);
+            awaitBlocked(NODES.second(), 0);
         }
     }
 
@@ -169,7 +153,7 @@ class BlockingAcrossNodesTest
 
     private static ComputeNode node(final int index)
     {
-        return index == 0 ? nodes.first() : nodes.second();
+        return index == 0 ? NODES.first() : NODES.second();
     }
 
     @Test
@@ -177,20 +161,20 @@ class BlockingAcrossNodesTest
     {
         final int perNode = 6;
         final List<RawResp> waiters = new ArrayList<>();
-        try (RawResp one = new RawResp(nodes.first().port());
-            RawResp two = new RawResp(nodes.second().port()))
+        try (RawResp one = new RawResp(NODES.first().port());
+            RawResp two = new RawResp(NODES.second().port()))
         {
             for (int i = 0; i < perNode; i++)
             {
-                final RawResp first = new RawResp(nodes.first().port());
-                final RawResp second = new RawResp(nodes.second().port());
+                final RawResp first = new RawResp(NODES.first().port());
+                final RawResp second = new RawResp(NODES.second().port());
                 waiters.add(first);
                 waiters.add(second);
                 first.send("BLPOP", "queue.shared", "0");
                 second.send("BLPOP", "queue.shared", "0");
             }
-            awaitBlocked(nodes.first(), perNode);
-            awaitBlocked(nodes.second(), perNode);
+            awaitBlocked(NODES.first(), perNode);
+            awaitBlocked(NODES.second(), perNode);
             final Set<String> pushed = new HashSet<>();
             for (int i = 0; i < perNode; i++)
             {
@@ -232,18 +216,18 @@ class BlockingAcrossNodesTest
     @Test
     void clientUnblockThroughAnyNodeEndsTheWait() throws Exception
     {
-        try (RawResp waiter = new RawResp(nodes.first().port());
-            RawResp admin = new RawResp(nodes.second().port()))
+        try (RawResp waiter = new RawResp(NODES.first().port());
+            RawResp admin = new RawResp(NODES.second().port()))
         {
             final String id = waiter.call("CLIENT", "ID").substring(1);
             // ids are the pool's: the other node's connection has another
             assertTrue(!id.equals(admin.call("CLIENT", "ID").substring(1)), id);
             waiter.send("BLPOP", "queue.unblocked", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             assertEquals(":1", admin.call("CLIENT", "UNBLOCK", id));
             assertEquals("*nil", waiter.read());
             waiter.send("BZPOPMIN", "zset.unblocked", "0");
-            awaitBlocked(nodes.first(), 1);
+            awaitBlocked(NODES.first(), 1);
             assertEquals(":1", admin.call("CLIENT", "UNBLOCK", id, "ERROR"));
             assertEquals("-UNBLOCKED client unblocked via CLIENT UNBLOCK", waiter.read());
             // not blocked now, anywhere
@@ -255,14 +239,14 @@ class BlockingAcrossNodesTest
     @Test
     void aWaiterThatDisconnectedTakesNothing() throws Exception
     {
-        try (RawResp writer = new RawResp(nodes.second().port()))
+        try (RawResp writer = new RawResp(NODES.second().port()))
         {
-            try (RawResp waiter = new RawResp(nodes.first().port()))
+            try (RawResp waiter = new RawResp(NODES.first().port()))
             {
                 waiter.send("BLPOP", "queue.gone", "0");
-                awaitBlocked(nodes.first(), 1);
+                awaitBlocked(NODES.first(), 1);
             }
-            awaitBlocked(nodes.first(), 0);
+            awaitBlocked(NODES.first(), 0);
             writer.call("RPUSH", "queue.gone", "kept");
             assertEquals("*1[$kept]", writer.call("LRANGE", "queue.gone", "0", "-1"));
         }

@@ -1,11 +1,8 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -17,28 +14,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class PubSubAcrossNodesTest
 {
-    @TempDir
-    static Path dir;
-    private static TwoComputeNodes nodes;
-
-    @BeforeAll
-    static void start() throws InterruptedException
-    {
-        nodes = new TwoComputeNodes(dir, null);
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        nodes.close();
-    }
+    @RegisterExtension
+    static final TwoComputeNodesExtension NODES = new TwoComputeNodesExtension();
 
     @Test
     void aMessagePublishedThroughOneNodeReachesTheSubscribersOfTheOther() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port());
-            RawResp patterns = new RawResp(nodes.first().port());
-            RawResp publisher = new RawResp(nodes.second().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port());
+            RawResp patterns = new RawResp(NODES.first().port());
+            RawResp publisher = new RawResp(NODES.second().port()))
         {
             assertEquals("*3[$subscribe, $news.1, :1]", subscriber.call("SUBSCRIBE", "news.1"));
             assertEquals("*3[$psubscribe, $news.*, :1]", patterns.call("PSUBSCRIBE", "news.*"));
@@ -54,8 +38,8 @@ class PubSubAcrossNodesTest
     @Test
     void oneConnectionsMessagesArriveInTheOrderPublished() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port());
-            RawResp publisher = new RawResp(nodes.second().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port());
+            RawResp publisher = new RawResp(NODES.second().port()))
         {
             assertEquals("*3[$subscribe, $ordered, :1]", subscriber.call("SUBSCRIBE", "ordered"));
             final int messages = 2_000;
@@ -74,9 +58,9 @@ class PubSubAcrossNodesTest
     @Test
     void subscribersGoneAreNoLongerCounted() throws Exception
     {
-        try (RawResp publisher = new RawResp(nodes.second().port()))
+        try (RawResp publisher = new RawResp(NODES.second().port()))
         {
-            try (RawResp subscriber = new RawResp(nodes.first().port()))
+            try (RawResp subscriber = new RawResp(NODES.first().port()))
             {
                 subscriber.call("SUBSCRIBE", "leaving", "staying");
                 assertEquals("*3[$subscribe, $staying, :2]", subscriber.read());
@@ -96,10 +80,10 @@ class PubSubAcrossNodesTest
     @Test
     void pubsubIntrospectionCountsThePool() throws Exception
     {
-        try (RawResp one = new RawResp(nodes.first().port());
-            RawResp two = new RawResp(nodes.second().port());
-            RawResp three = new RawResp(nodes.second().port());
-            RawResp asking = new RawResp(nodes.first().port()))
+        try (RawResp one = new RawResp(NODES.first().port());
+            RawResp two = new RawResp(NODES.second().port());
+            RawResp three = new RawResp(NODES.second().port());
+            RawResp asking = new RawResp(NODES.first().port()))
         {
             one.call("SUBSCRIBE", "pool.a");
             two.call("SUBSCRIBE", "pool.a", "pool.b");
@@ -122,8 +106,8 @@ class PubSubAcrossNodesTest
     @Test
     void keyspaceNotificationsOfAWriteThroughOneNodeReachSubscribersOfTheOther() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port());
-            RawResp writer = new RawResp(nodes.second().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port());
+            RawResp writer = new RawResp(NODES.second().port()))
         {
             assertEquals("+OK", writer.call("CONFIG", "SET", "notify-keyspace-events", "K$"));
             try
@@ -142,8 +126,8 @@ class PubSubAcrossNodesTest
     @Test
     void aResp3SubscriberGetsPushesAndMayRunCommands() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port());
-            RawResp publisher = new RawResp(nodes.second().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port());
+            RawResp publisher = new RawResp(NODES.second().port()))
         {
             subscriber.call("HELLO", "3");
             assertEquals(">3[$subscribe, $pushed, :1]", subscriber.call("SUBSCRIBE", "pushed"));
@@ -156,7 +140,7 @@ class PubSubAcrossNodesTest
     @Test
     void aResp2SubscriberMayRunOnlyPubSubCommands() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port()))
         {
             subscriber.call("SUBSCRIBE", "modal");
             assertEquals("-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are " +
@@ -170,13 +154,13 @@ class PubSubAcrossNodesTest
     @Test
     void aNodeJoiningMeetsTheSubscriptionsOfThePoolAndThePoolMeetsItsOwn() throws Exception
     {
-        try (RawResp subscriber = new RawResp(nodes.first().port()))
+        try (RawResp subscriber = new RawResp(NODES.first().port()))
         {
             subscriber.call("SUBSCRIBE", "joined");
-            try (ComputeNode third = nodes.another(nodes.secondId() + 10);
+            try (ComputeNode third = NODES.nodes().another(NODES.nodes().secondId() + 10);
                 RawResp publisher = new RawResp(third.port());
                 RawResp late = new RawResp(third.port());
-                RawResp old = new RawResp(nodes.second().port()))
+                RawResp old = new RawResp(NODES.second().port()))
             {
                 assertEquals(":1", publisher.call("PUBLISH", "joined", "from the new node"));
                 assertEquals("*3[$message, $joined, $from the new node]", subscriber.read());
@@ -185,7 +169,7 @@ class PubSubAcrossNodesTest
                 assertEquals("*3[$message, $joined, $to both]", subscriber.read());
                 assertEquals("*3[$message, $joined, $to both]", late.read());
             }
-            try (RawResp publisher = new RawResp(nodes.second().port()))
+            try (RawResp publisher = new RawResp(NODES.second().port()))
             {
                 // the third node left: its subscriber is gone with it, the first node's is not
                 MetaCluster.await("the node that left is no longer counted",

@@ -1,11 +1,8 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,30 +22,14 @@ class ScriptsAcrossComputeNodesTest
         "redis.register_function('shared_spin', function(keys, args) redis.call('set', keys[1], 'x') " +
         "while true do end end)";
 
-    @TempDir
-    static Path dir;
-    private static TwoComputeNodes nodes;
-
-    @BeforeAll
-    static void start() throws InterruptedException
-    {
-        nodes = new TwoComputeNodes(dir, null);
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        if (nodes != null)
-        {
-            nodes.close();
-        }
-    }
+    @RegisterExtension
+    static final TwoComputeNodesExtension NODES = new TwoComputeNodesExtension();
 
     @Test
     void aScriptLoadedThroughOneNodeRunsThroughTheOther() throws Exception
     {
-        try (RawResp first = new RawResp(nodes.first().port());
-            RawResp second = new RawResp(nodes.second().port()))
+        try (RawResp first = new RawResp(NODES.first().port());
+            RawResp second = new RawResp(NODES.second().port()))
         {
             final String sha = first.call("SCRIPT", "LOAD", "return redis.call('incrby', KEYS[1], ARGV[1])");
             assertEquals(41, sha.length(), sha);
@@ -67,8 +48,8 @@ class ScriptsAcrossComputeNodesTest
     @Test
     void aLibraryLoadedThroughOneNodeIsCalledThroughTheOther() throws Exception
     {
-        try (RawResp first = new RawResp(nodes.first().port());
-            RawResp second = new RawResp(nodes.second().port()))
+        try (RawResp first = new RawResp(NODES.first().port());
+            RawResp second = new RawResp(NODES.second().port()))
         {
             assertEquals("$shared", first.call("FUNCTION", "LOAD", "REPLACE", LIBRARY));
             assertEquals(":1", second.call("FCALL", "shared_incr", "1", "across-f"));
@@ -83,8 +64,8 @@ class ScriptsAcrossComputeNodesTest
     @Test
     void aDumpThroughOneNodeRestoresThroughTheOther() throws Exception
     {
-        try (RawResp first = new RawResp(nodes.first().port());
-            RawResp second = new RawResp(nodes.second().port()))
+        try (RawResp first = new RawResp(NODES.first().port());
+            RawResp second = new RawResp(NODES.second().port()))
         {
             assertEquals("$shared", first.call("FUNCTION", "LOAD", "REPLACE", LIBRARY));
             final byte[] payload = first.callBytes("FUNCTION", "DUMP");
@@ -104,9 +85,9 @@ class ScriptsAcrossComputeNodesTest
     @Test
     void aScriptsWritesAndPublishesReachOtherNodesOnceCommitted() throws Exception
     {
-        try (RawResp blocked = new RawResp(nodes.second().port());
-            RawResp subscriber = new RawResp(nodes.second().port());
-            RawResp scripts = new RawResp(nodes.first().port()))
+        try (RawResp blocked = new RawResp(NODES.second().port());
+            RawResp subscriber = new RawResp(NODES.second().port());
+            RawResp scripts = new RawResp(NODES.first().port()))
         {
             assertEquals("*3[$subscribe, $script-news, :1]", subscriber.call("SUBSCRIBE", "script-news"));
             blocked.send("BLPOP", "script-queue", "0");
@@ -125,9 +106,9 @@ class ScriptsAcrossComputeNodesTest
     @Test
     void aLoopingScriptIsKilledFromAnotherConnectionAndWritesNothing() throws Exception
     {
-        try (RawResp runner = new RawResp(nodes.first().port());
-            RawResp other = new RawResp(nodes.first().port());
-            RawResp elsewhere = new RawResp(nodes.second().port()))
+        try (RawResp runner = new RawResp(NODES.first().port());
+            RawResp other = new RawResp(NODES.first().port());
+            RawResp elsewhere = new RawResp(NODES.second().port()))
         {
             assertEquals("+OK", other.call("CONFIG", "SET", "busy-reply-threshold", "20"));
             try

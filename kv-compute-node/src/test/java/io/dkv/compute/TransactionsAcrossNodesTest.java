@@ -1,11 +1,8 @@
 package io.dkv.compute;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -32,30 +29,14 @@ class TransactionsAcrossNodesTest
 {
     private static final int ROUNDS = 150;
 
-    @TempDir
-    static Path dir;
-    private static TwoComputeNodes nodes;
-
-    @BeforeAll
-    static void start() throws InterruptedException
-    {
-        nodes = new TwoComputeNodes(dir, null);
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        if (nodes != null)
-        {
-            nodes.close();
-        }
-    }
+    @RegisterExtension
+    static final TwoComputeNodesExtension NODES = new TwoComputeNodesExtension();
 
     @Test
     void aWatchOnOneNodeSeesAWriteThroughTheOther() throws Exception
     {
-        try (RawResp first = new RawResp(nodes.first().port());
-            RawResp second = new RawResp(nodes.second().port()))
+        try (RawResp first = new RawResp(NODES.first().port());
+            RawResp second = new RawResp(NODES.second().port()))
         {
             assertEquals("+OK", first.call("SET", "x-w", "1"));
             assertEquals("+OK", first.call("WATCH", "x-w"));
@@ -88,7 +69,7 @@ class TransactionsAcrossNodesTest
     @Test
     void concurrentTransactionsThroughTwoNodesLoseNoUpdateAndKeepTheirKeysInStep() throws Exception
     {
-        try (RawResp setup = new RawResp(nodes.first().port()))
+        try (RawResp setup = new RawResp(NODES.first().port()))
         {
             setup.call("MSET", "x-a", "0", "x-b", "0", "x-c", "0", "x-d", "0");
         }
@@ -102,7 +83,7 @@ class TransactionsAcrossNodesTest
             final List<Future<?>> writers = new ArrayList<>();
             for (int i = 0; i < 4; i++)
             {
-                final int port = i % 2 == 0 ? nodes.first().port() : nodes.second().port();
+                final int port = i % 2 == 0 ? NODES.first().port() : NODES.second().port();
                 writers.add(pool.submit(() ->
                 {
                     try (RawResp resp = new RawResp(port))
@@ -121,7 +102,7 @@ class TransactionsAcrossNodesTest
             }
             for (int i = 0; i < 2; i++)
             {
-                final int port = i == 0 ? nodes.first().port() : nodes.second().port();
+                final int port = i == 0 ? NODES.first().port() : NODES.second().port();
                 writers.add(pool.submit(() ->
                 {
                     try (RawResp resp = new RawResp(port))
@@ -138,7 +119,7 @@ class TransactionsAcrossNodesTest
                 }));
             }
             final List<Future<?>> readers = new ArrayList<>();
-            for (final int port : new int[]{nodes.first().port(), nodes.second().port()})
+            for (final int port : new int[]{NODES.first().port(), NODES.second().port()})
             {
                 readers.add(pool.submit(() ->
                 {
@@ -177,7 +158,7 @@ class TransactionsAcrossNodesTest
             "%d WATCHed EXECs answered nil and ran again, %d rounds of reads%n", 4 * ROUNDS, 2 * ROUNDS,
             watchedRetries.get(), reads.get());
         assertEquals(List.of(), torn, "readers saw a pair out of step");
-        try (RawResp resp = new RawResp(nodes.second().port()))
+        try (RawResp resp = new RawResp(NODES.second().port()))
         {
             assertEquals("*2[$" + 4 * ROUNDS + ", $" + 4 * ROUNDS + "]", resp.call("MGET", "x-a", "x-b"),
                 "every MULTI/EXEC's increments, none lost");
@@ -226,11 +207,11 @@ class TransactionsAcrossNodesTest
         final List<String> torn = new ArrayList<>();
         final Set<String> seen = ConcurrentHashMap.newKeySet();
         final ExecutorService pool = Executors.newFixedThreadPool(3);
-        try (RawResp writer = new RawResp(nodes.first().port()))
+        try (RawResp writer = new RawResp(NODES.first().port()))
         {
             writer.call("MSET", "x-m1", "0", "x-m2", "0");
             final List<Future<?>> readers = new ArrayList<>();
-            for (final int port : new int[]{nodes.first().port(), nodes.second().port()})
+            for (final int port : new int[]{NODES.first().port(), NODES.second().port()})
             {
                 readers.add(pool.submit(() ->
                 {
@@ -276,8 +257,8 @@ class TransactionsAcrossNodesTest
     void ofTwoRacingMsetnxOverACommonKeyExactlyOneSetsAllItsKeys() throws Exception
     {
         final ExecutorService pool = Executors.newFixedThreadPool(2);
-        try (RawResp left = new RawResp(nodes.first().port());
-            RawResp right = new RawResp(nodes.second().port()))
+        try (RawResp left = new RawResp(NODES.first().port());
+            RawResp right = new RawResp(NODES.second().port()))
         {
             for (int round = 0; round < ROUNDS / 3; round++)
             {
