@@ -1,5 +1,7 @@
 package io.dkv.compute;
 
+import org.junit.jupiter.params.provider.Arguments;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,6 +30,12 @@ final class DifferentialScenario
 {
     private DifferentialScenario()
     {
+    }
+
+    /** @return a scenario for a parameterized test: its name, then its steps. */
+    static Arguments scenario(final String name, final String... steps)
+    {
+        return Arguments.of(name, List.of(steps));
     }
 
     /** Run the scenario against both of {@code servers}' servers, from FLUSHALL; skipped without redis-server. */

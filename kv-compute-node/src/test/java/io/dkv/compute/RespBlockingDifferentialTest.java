@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static io.dkv.compute.DifferentialScenario.scenario;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -91,11 +92,6 @@ class RespBlockingDifferentialTest
                 "b CLIENT UNBLOCK abc", "b CLIENT UNBLOCK 1 BAD", "b CLIENT UNBLOCK 1 timeout x"),
             scenario("a waiter that disconnected takes nothing",
                 "a !BLPOP k 0", "blocked 1", "a close", "blocked 0", "b RPUSH k x", "b LRANGE k 0 -1 => *1[$x]"));
-    }
-
-    private static Arguments scenario(final String name, final String... steps)
-    {
-        return Arguments.of(name, List.of(steps));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static io.dkv.compute.DifferentialScenario.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,11 +92,6 @@ class RespCommandKeysDifferentialTest
                 "~a HELLO 3", "a COMMAND GETKEYSANDFLAGS set k v get", "a COMMAND GETKEYSANDFLAGS zunionstore d 2x a b",
                 "a COMMAND GETKEYSANDFLAGS eval s 0", "a COMMAND GETKEYS lmove a b left left",
                 "a COMMAND GETKEYSANDFLAGS foo", "~a HELLO 2"));
-    }
-
-    private static Arguments scenario(final String name, final String... steps)
-    {
-        return Arguments.of(name, List.of(steps));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static io.dkv.compute.DifferentialScenario.scenario;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -121,11 +122,6 @@ class RespPubSubDifferentialTest
                 "a !CLIENT REPLY OFF", "a !SUBSCRIBE rc", "a < => *3[$subscribe, $rc, :1]", "b PUBLISH rc m => :1",
                 "a < => *3[$message, $rc, $m]", "a !UNSUBSCRIBE rc", "a < => *3[$unsubscribe, $rc, :0]",
                 "a CLIENT REPLY ON => +OK"));
-    }
-
-    private static Arguments scenario(final String name, final String... steps)
-    {
-        return Arguments.of(name, List.of(steps));
     }
 
     @ParameterizedTest(name = "{0}")

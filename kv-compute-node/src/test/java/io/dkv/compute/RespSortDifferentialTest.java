@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import static io.dkv.compute.DifferentialScenario.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -149,11 +150,6 @@ class RespSortDifferentialTest
                 "n SUBSCRIBE __keyevent@0__:del", "a RPUSH l 1", "a SORT l STORE dst", "n <",
                 "a SORT empty STORE dst", "n <", "a SORT empty STORE dst", "a SORT l STORE dst", "n <",
                 "~a CONFIG SET notify-keyspace-events ''"));
-    }
-
-    private static Arguments scenario(final String name, final String... steps)
-    {
-        return Arguments.of(name, List.of(steps));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static io.dkv.compute.DifferentialScenario.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,11 +137,6 @@ class RespTransactionDifferentialTest
                 "a AUTH secret", "a EXEC", "a CLIENT GETNAME => $tx"),
             scenario("QUIT inside MULTI closes the connection; nothing queued runs",
                 "a MULTI", "a SET k 1", "a QUIT => +OK", "b GET k => $nil"));
-    }
-
-    private static Arguments scenario(final String name, final String... steps)
-    {
-        return Arguments.of(name, List.of(steps));
     }
 
     @ParameterizedTest(name = "{0}")
