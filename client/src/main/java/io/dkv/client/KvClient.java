@@ -36,6 +36,7 @@ import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
+import io.dkv.verbs.PortAddress;
 import org.agrona.concurrent.EpochClock;
 
 import java.lang.foreign.MemorySegment;
@@ -587,6 +588,23 @@ public final class KvClient implements AutoCloseable
     public OrderedKeyspace orderedKeyspace(final String name)
     {
         return orderedKeyspaces.computeIfAbsent(name, given -> new OrderedKeyspace(this, given));
+    }
+
+    /**
+     * @return true when a request of this client waits on a wire or a NIC (tcp, verbs): a thread is better off posting
+     * it and doing other work; false on shm, where posting a request is the posting thread's own copy and the
+     * synchronous form is the cheaper (docs/BENCHMARKS.md, "GETs and PUTs in flight").
+     */
+    public boolean requestsWaitOnWire()
+    {
+        for (final Raas lane : lanes)
+        {
+            if (!PortAddress.SHM.equals(lane.self().address().provider()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return how many asynchronous reads one thread keeps in flight at once (a wave of {@link #multiGet}'s). */

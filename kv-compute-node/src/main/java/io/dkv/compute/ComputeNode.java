@@ -122,6 +122,8 @@ public final class ComputeNode implements AutoCloseable
     private final ComputeMesh mesh;
     private final PubSub pubsub;
     private final RateLimitedLog outputLimitLog;
+    /** Whether connections send GETs and plain SETs out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
+    private final boolean asyncCommands;
     private boolean closed;
 
     private ComputeNode(final ComputeNodeContext context)
@@ -158,6 +160,8 @@ public final class ComputeNode implements AutoCloseable
                 ownsClient = true;
             }
             this.client = made;
+            this.asyncCommands = "on".equals(context.asyncCommands()) ||
+                "auto".equals(context.asyncCommands()) && made.requestsWaitOnWire();
             final RateLimitedLog idsLog = new RateLimitedLog("connection ids", context.log(), context.nanoClock());
             this.connectionIds = new ConnectionIds(made, ex -> idsLog.event("store", ex.getMessage()));
             final Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class :
@@ -322,6 +326,12 @@ public final class ComputeNode implements AutoCloseable
                 warmUpFailure = future.cause();
             }
         }
+    }
+
+    /** @return true when GETs and plain SETs go out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
+    public boolean asyncCommands()
+    {
+        return asyncCommands;
     }
 
     /** @return why the warm-up before serving failed, or null when it ran (or was not asked for). */
@@ -541,7 +551,7 @@ public final class ComputeNode implements AutoCloseable
             session.remote(channel.remoteAddress());
             session.outlet(channel);
             channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
-                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog));
+                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog, asyncCommands));
         }
     }
 

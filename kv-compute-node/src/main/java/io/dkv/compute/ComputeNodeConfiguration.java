@@ -93,6 +93,15 @@ public final class ComputeNodeConfiguration
     public static final int WARMUP_ROUNDS_DEFAULT = 20;
 
     /**
+     * Whether GETs and plain SETs go out through the client's asynchronous forms, so that an event loop posts a
+     * request's reads and writes and serves others while they travel: {@code on}, {@code off}, or {@code auto} (on
+     * where the client's requests wait on a wire or a NIC, tcp or verbs; off on shm, where a request is the posting
+     * thread's own copy and the synchronous form costs less).
+     */
+    public static final String ASYNC_COMMANDS_PROP_NAME = "dkv.compute.async.commands";
+    public static final String ASYNC_COMMANDS_DEFAULT = "auto";
+
+    /**
      * Reply bytes a connection may have pending (written and not yet taken by its peer) at most, redis's {@code
      * client-output-buffer-limit normal} hard limit: a connection past it is closed. A connection stops running its
      * requests long before, at {@link #WRITE_HIGH_WATER_DEFAULT}, so what passes it is the replies of one lookup: a

@@ -9,6 +9,7 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.SystemEpochNanoClock;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 import static io.dkv.compute.ComputeNodeConfiguration.*;
@@ -39,6 +40,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private long drainTimeoutMs = Long.getLong(DRAIN_TIMEOUT_PROP_NAME, DRAIN_TIMEOUT_DEFAULT);
     private long meshCallTimeoutMs = Long.getLong(MESH_CALL_TIMEOUT_PROP_NAME, MESH_CALL_TIMEOUT_DEFAULT);
     private int warmupRounds = Integer.getInteger(WARMUP_ROUNDS_PROP_NAME, WARMUP_ROUNDS_DEFAULT);
+    private String asyncCommands = System.getProperty(ASYNC_COMMANDS_PROP_NAME, ASYNC_COMMANDS_DEFAULT);
     private boolean reusePort = Boolean.parseBoolean(
         System.getProperty(REUSE_PORT_PROP_NAME, Boolean.toString(REUSE_PORT_DEFAULT)));
     private int metricsPort = Integer.getInteger(METRICS_PORT_PROP_NAME, METRICS_PORT_DEFAULT);
@@ -94,6 +96,11 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         {
             throw new IllegalArgumentException("piecesSweepMs (" + PIECES_SWEEP_PROP_NAME + ") is 0 (never) or " +
                 "more; it is " + piecesSweepMs);
+        }
+        if (!List.of("auto", "on", "off").contains(asyncCommands))
+        {
+            throw new IllegalArgumentException("asyncCommands (" + ASYNC_COMMANDS_PROP_NAME + ") is auto, on or off; " +
+                "it is '" + asyncCommands + "'");
         }
         if (partialTimeoutMs <= 0 || ioThreads < 1 || meshCallTimeoutMs <= 0 || drainTimeoutMs < 0 ||
             warmupRounds < 0)
@@ -399,6 +406,23 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public int warmupRounds()
     {
         return warmupRounds;
+    }
+
+    /** @return auto, on or off: whether GETs and plain SETs go out asynchronously ({@link #asyncCommands(String)}). */
+    public String asyncCommands()
+    {
+        return asyncCommands;
+    }
+
+    /**
+     * @param asyncCommands {@code on}: GETs and plain SETs go out through the client's asynchronous forms, a loop
+     *                      serving others while they travel; {@code off}: each runs on its loop to its end;
+     *                      {@code auto} (the default): on where the client's requests wait on a wire or a NIC.
+     */
+    public ComputeNodeContext asyncCommands(final String asyncCommands)
+    {
+        this.asyncCommands = asyncCommands;
+        return this;
     }
 
     /** @param warmupRounds rounds of requests each event loop runs before the port accepts; 0 for none. */

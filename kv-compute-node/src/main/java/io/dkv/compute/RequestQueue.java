@@ -42,6 +42,12 @@ final class RequestQueue
         return decodedNanos[head];
     }
 
+    /** @return the first request, left in the queue; the queue must not be empty. */
+    Object peek()
+    {
+        return requests[head];
+    }
+
     /** @return the first request, taken out; the queue must not be empty. */
     Object poll()
     {

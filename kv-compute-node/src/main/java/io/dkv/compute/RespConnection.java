@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import io.dkv.compute.command.AsyncStep;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.PipelinedReads;
@@ -21,9 +22,11 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client connection, after the decoder: runs its requests in order on its event loop, the runs of GETs and MGETs
@@ -51,6 +54,13 @@ import java.util.concurrent.TimeUnit;
  * about {@link #UNIT_TARGET_BYTES}: it starts at {@link #UNIT_KEYS_FIRST}, and a connection reading values of the
  * largest size takes them one at a time.
  *
+ * <p>With asynchronous commands ({@link io.dkv.compute.ComputeNodeContext#asyncCommands}), a GET or a plain SET sends
+ * its store operation out and leaves an {@link AsyncStep}: the loop goes on with the connection's next requests while
+ * they are GETs and plain SETs of other keys (at most {@link #STEPS_MAX} in flight, so a pipeline's writes go out
+ * together as its reads do), and with other connections. Replies keep the requests' order: those made meanwhile wait
+ * behind the steps before them, and a step's reply is made on this loop once its operation completed and every step
+ * before it has answered. Anything else, or a key in flight, waits until the steps before it have answered.
+ *
  * <p>Each request's duration, from its decoding to its reply's write, goes to its event loop's
  * {@link LatencyRecorder}: requests decoded from one read share a decoding time, so they are kept as runs (a time and
  * a count, a few per write) and recorded when their replies are written.
@@ -65,6 +75,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     static final int UNIT_KEYS_FIRST = 128;
     /** Keys of a turn's budget a piece of a streamed string (512 KiB) costs: 8 pieces a turn. */
     private static final int PIECE_KEYS = TURN_KEYS / 8;
+    /** Requests of a connection whose store operations are out at once, at most. */
+    static final int STEPS_MAX = 64;
     /** Replies held before they are written in the middle of a turn, so that backpressure sees them. */
     private static final int WRITE_BYTES = 64 * 1024;
 
@@ -82,6 +94,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final RateLimitedLog outputLimitLog;
     private final Runnable turn = this::scheduledTurn;
     private final Runnable resume = this::resumeAfterHold;
+    private final boolean asyncCommands;
+    /** Requests whose operations are out ({@link AsyncStep}) and replies made behind them (ByteBuf), in order. */
+    private final ArrayDeque<Object> inFlight = new ArrayDeque<>();
+    /** A completion asked the loop to finish steps, and it has not yet: completions of a burst wake it once. */
+    private final AtomicBoolean stepsWake = new AtomicBoolean();
+    private final Runnable stepsDone = this::stepsDone;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private boolean closing;
@@ -102,16 +120,19 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
         final long partialTimeoutMs)
     {
-        this(table, stats, decoder, session, partialTimeoutMs, Long.MAX_VALUE, null);
+        this(table, stats, decoder, session, partialTimeoutMs, Long.MAX_VALUE, null, false);
     }
 
     /**
      * @param outputLimitBytes reply bytes pending at most: a connection past it is closed.
      * @param outputLimitLog   where closes at the limit are logged; null for nowhere.
+     * @param asyncCommands    whether GETs and plain SETs send their operations out and answer when they complete.
      */
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
-        final long partialTimeoutMs, final long outputLimitBytes, final RateLimitedLog outputLimitLog)
+        final long partialTimeoutMs, final long outputLimitBytes, final RateLimitedLog outputLimitLog,
+        final boolean asyncCommands)
     {
+        this.asyncCommands = asyncCommands;
         this.table = table;
         this.stats = stats;
         this.clock = stats.nanoClock();
@@ -176,6 +197,24 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             pendingBuffer().writeBytes(reply);
         }
         reply.release();
+        if (!processing)
+        {
+            process();
+        }
+    }
+
+    /** On a completion's thread: the loop finishes the steps whose operations completed. */
+    private void stepCompleted()
+    {
+        if (stepsWake.compareAndSet(false, true))
+        {
+            ctx.executor().execute(stepsDone);
+        }
+    }
+
+    private void stepsDone()
+    {
+        stepsWake.set(false);
         if (!processing)
         {
             process();
@@ -259,6 +298,29 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 writeIfLarge();
                 continue;
             }
+            if (!inFlight.isEmpty())
+            {
+                budget -= finishSteps();
+                if (streaming())
+                {
+                    // a step's reply marked a string to stream: its pieces go out before what follows it
+                    writeIfLarge();
+                    continue;
+                }
+                if (!inFlight.isEmpty())
+                {
+                    if (queue.isEmpty() || !(queue.peek() instanceof byte[][] next) || !joinsSteps(next))
+                    {
+                        // the next request waits for the steps before it; their completions resume the connection
+                        break;
+                    }
+                    decoded(queue.headNanos());
+                    queue.poll();
+                    budget--;
+                    runBeside(next);
+                    continue;
+                }
+            }
             if (queue.isEmpty())
             {
                 break;
@@ -269,7 +331,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             {
                 decoded(decodedAt);
                 final int from = mark();
-                if (session.repliesOn() && reads.offer(session, args, pendingBuffer(), unitKeys))
+                final boolean stepping = asyncCommands && stepShaped(args) && session.repliesOn();
+                if (session.repliesOn() && !stepping && reads.offer(session, args, pendingBuffer(), unitKeys))
                 {
                     settle(from);
                     budget -= args.length - 1;
@@ -282,6 +345,27 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 }
                 runReads();
                 final int ranFrom = mark();
+                if (stepping)
+                {
+                    budget--;
+                    session.mayAwait(true);
+                    try
+                    {
+                        table.execute(session, args, pending);
+                    }
+                    finally
+                    {
+                        session.mayAwait(false);
+                    }
+                    final AsyncStep step = session.takeStep();
+                    if (step != null)
+                    {
+                        inFlight.add(step);
+                        step.operation().whenComplete((result, failure) -> stepCompleted());
+                    }
+                    writeIfLarge();
+                    continue;
+                }
                 if (!sliced.start(session, args, pending))
                 {
                     budget--;
@@ -339,6 +423,101 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** @return true for the requests that may go out as steps: GET key, and SET key value with no option. */
+    private static boolean stepShaped(final byte[][] args)
+    {
+        return args.length == 2 && is(args[0], 'g', 'e', 't') || args.length == 3 && is(args[0], 's', 'e', 't');
+    }
+
+    private static boolean is(final byte[] name, final char a, final char b, final char c)
+    {
+        return name.length == 3 && (name[0] | 0x20) == a && (name[1] | 0x20) == b && (name[2] | 0x20) == c;
+    }
+
+    /** @return true when {@code args} may run while steps are in flight: a step's shape, on a key none of them has. */
+    private boolean joinsSteps(final byte[][] args)
+    {
+        if (inFlight.size() >= STEPS_MAX || !stepShaped(args) || !session.repliesOn() || session.inMulti())
+        {
+            return false;
+        }
+        for (final Object entry : inFlight)
+        {
+            if (entry instanceof AsyncStep step && Arrays.equals(step.key(), args[1]))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Run a request behind steps in flight: it leaves a step of its own, or a reply that waits behind theirs. */
+    private void runBeside(final byte[][] args)
+    {
+        final ByteBuf reply = ctx.alloc().ioBuffer();
+        session.mayAwait(true);
+        try
+        {
+            table.execute(session, args, reply);
+        }
+        finally
+        {
+            session.mayAwait(false);
+        }
+        final AsyncStep step = session.takeStep();
+        if (step == null)
+        {
+            inFlight.add(reply);
+            return;
+        }
+        reply.release();
+        inFlight.add(step);
+        step.operation().whenComplete((result, failure) -> stepCompleted());
+    }
+
+    /**
+     * Answer, in order, the steps whose operations completed and the replies behind them, up to the first step still
+     * out (or one whose reply is a string to stream).
+     *
+     * @return the steps answered.
+     */
+    private int finishSteps()
+    {
+        int finished = 0;
+        while (!inFlight.isEmpty())
+        {
+            final Object head = inFlight.peekFirst();
+            if (head instanceof ByteBuf reply)
+            {
+                inFlight.pollFirst();
+                pendingBuffer().writeBytes(reply);
+                reply.release();
+                continue;
+            }
+            final AsyncStep step = (AsyncStep)head;
+            if (!step.operation().isDone())
+            {
+                break;
+            }
+            inFlight.pollFirst();
+            final int from = mark();
+            table.finish(session, step, pendingBuffer());
+            settle(from);
+            finished++;
+            if (streaming())
+            {
+                break;
+            }
+        }
+        return finished;
+    }
+
+    private boolean streaming()
+    {
+        final StreamedReplies streams = session.streams();
+        return streams != null && streams.active();
+    }
+
     /** A failed AUTH: its reply and what follows wait {@code nanos}; the loop serves others meanwhile. */
     private void hold(final long nanos)
     {
@@ -392,7 +571,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     /** Read only with nothing left to run and the replies taken; close once draining with nothing left. */
     private void readInterest()
     {
-        final boolean idle = queue.isEmpty() && !sliced.active() && !reads.holding() &&
+        final boolean idle = queue.isEmpty() && inFlight.isEmpty() && !sliced.active() && !reads.holding() &&
             (session.streams() == null || !session.streams().active());
         if (closing || draining && idle)
         {
@@ -490,7 +669,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         settle();
         final ByteBuf out = pending;
         pending = null;
-        if (runs > 0 && !sliced.active() && !reads.holding())
+        if (runs > 0 && !sliced.active() && !reads.holding() && inFlight.isEmpty())
         {
             written(clock.nanoTime());
         }
@@ -530,6 +709,15 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private void dropQueued()
     {
         queue.clear();
+        // steps still out complete into nothing: their replies have nobody to go to
+        for (final Object entry : inFlight)
+        {
+            if (entry instanceof ByteBuf reply)
+            {
+                reply.release();
+            }
+        }
+        inFlight.clear();
         sliced.abandon();
         if (session.streams() != null)
         {

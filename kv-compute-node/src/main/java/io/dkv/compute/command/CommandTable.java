@@ -391,7 +391,6 @@ public final class CommandTable
     {
         final NodeStats stats = environment.stats();
         stats.command();
-        final CommandStats.Counters counters = stats.commandStats().of(spec.name());
         final int start = out.writerIndex();
         final long began = stats.nanoClock().nanoTime();
         try
@@ -404,30 +403,75 @@ public final class CommandTable
             else
             {
                 spec.handler().execute(session, args, out);
+                final AsyncStep step = session.step();
+                if (step != null)
+                {
+                    // the reply, and what follows it here, come when the operation completes (finish)
+                    step.ran(spec, args, began);
+                    return;
+                }
                 keyspaceEvents.after(session, spec.name(), args, out, start);
                 ready(session, spec, args);
             }
         }
-        catch (final IllegalArgumentException ex)
+        catch (final RuntimeException ex)
+        {
+            if (session.executing() && !(ex instanceof IllegalArgumentException) && !(ex instanceof WrongKindException))
+            {
+                // a store error inside EXEC or a script ends the transaction, which answers it
+                stats.commandStats().of(spec.name()).calls.increment();
+                throw ex;
+            }
+            answerFailure(spec, ex, out);
+        }
+        counted(spec, began, out, start);
+    }
+
+    /**
+     * The reply of a request whose store operation went out asynchronously ({@link Session#await}), made on the
+     * connection's event loop once the operation completed, then what {@link #run} does after a command's reply.
+     */
+    public void finish(final Session session, final AsyncStep step, final ByteBuf out)
+    {
+        final int start = out.writerIndex();
+        environment.stats().asyncStep();
+        try
+        {
+            step.finish(out);
+            keyspaceEvents.after(session, step.spec().name(), step.args(), out, start);
+            ready(session, step.spec(), step.args());
+        }
+        catch (final RuntimeException ex)
+        {
+            answerFailure(step.spec(), ex, out);
+        }
+        counted(step.spec(), step.began(), out, start);
+    }
+
+    private static void answerFailure(final CommandSpec spec, final RuntimeException failure, final ByteBuf out)
+    {
+        if (failure instanceof IllegalArgumentException ex)
         {
             // the client refused a key or value before touching the store (e.g. an empty key, which dkv has not)
             RespReplies.error(out, "ERR " + ex.getMessage());
         }
-        catch (final WrongKindException ex)
+        else if (failure instanceof WrongKindException ex)
         {
             // a command of one type met a key of another, before it changed anything: its reply, inside EXEC too
             RespReplies.error(out, ex.kind() == ValueKind.PIECES ? LongStrings.refusal(spec.name()) :
                 Errors.WRONGTYPE);
         }
-        catch (final RuntimeException ex)
+        else
         {
-            if (session.executing())
-            {
-                counters.calls.increment();
-                throw ex;
-            }
-            RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
+            RespReplies.error(out, "ERR dkv store error: " + failure.getMessage());
         }
+    }
+
+    /** Count a call of {@code spec} that began at {@code began} and answered from {@code start} of {@code out}. */
+    private void counted(final CommandSpec spec, final long began, final ByteBuf out, final int start)
+    {
+        final NodeStats stats = environment.stats();
+        final CommandStats.Counters counters = stats.commandStats().of(spec.name());
         counters.calls.increment();
         counters.nanos.add(stats.nanoClock().nanoTime() - began);
         if (out.writerIndex() > start && out.getByte(start) == '-')

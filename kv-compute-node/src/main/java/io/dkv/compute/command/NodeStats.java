@@ -32,6 +32,7 @@ public final class NodeStats
     private final LongAdder authFailures = new LongAdder();
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
+    private final LongAdder asyncSteps = new LongAdder();
     private final LongAdder piecesSweeps = new LongAdder();
     private final LongAdder piecesSwept = new LongAdder();
     private final LongAdder piecesSweepFailures = new LongAdder();
@@ -169,6 +170,18 @@ public final class NodeStats
     {
         batchedReads.add(requests);
         readBatches.increment();
+    }
+
+    /** A request whose store operation went out asynchronously was answered. */
+    void asyncStep()
+    {
+        asyncSteps.increment();
+    }
+
+    /** @return requests answered once their store operations, sent out asynchronously, completed. */
+    public long asyncSteps()
+    {
+        return asyncSteps.sum();
     }
 
     /** @return GETs and MGETs answered together with others of their pipeline. */

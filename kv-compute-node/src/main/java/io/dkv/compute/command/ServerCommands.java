@@ -483,6 +483,7 @@ final class ServerCommands
             "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
             "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
             "dkv_get_batches:" + stats.readBatches() + "\r\n" +
+            "dkv_async_steps:" + stats.asyncSteps() + "\r\n" +
             "dkv_pieces_sweeps:" + stats.piecesSweeps() + "\r\n" +
             "dkv_pieces_swept:" + stats.piecesSwept() + "\r\n" +
             "dkv_pieces_sweep_failures:" + stats.piecesSweepFailures() + "\r\n" +

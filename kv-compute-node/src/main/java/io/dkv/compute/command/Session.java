@@ -44,6 +44,9 @@ public final class Session
     private int replies = REPLIES_ON;
     private boolean scripted;
     private CompletableFuture<ByteBuf> deferred;
+    /** Whether the request being run may go out asynchronously: set by the connection around the requests it may. */
+    private boolean mayAwait;
+    private AsyncStep step;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
     @FunctionalInterface
@@ -320,6 +323,51 @@ public final class Session
     public void executing(final KeyStore transaction)
     {
         this.executing = transaction;
+    }
+
+    /**
+     * @param mayAwait whether the request about to run may send its store operation out asynchronously
+     *                 ({@link #await}): the connection says so where it can hold the reply in order meanwhile.
+     */
+    public void mayAwait(final boolean mayAwait)
+    {
+        this.mayAwait = mayAwait;
+    }
+
+    /**
+     * @param base the store outside EXEC.
+     * @return true when the request being run may send its store operation out asynchronously: the connection allows
+     * it, and the request is its own (not part of EXEC's or a script's transaction, whose store is not {@code base}).
+     */
+    boolean mayAwait(final KeyStore base)
+    {
+        return mayAwait && !inMulti() && executing == null && !scripted && store(base) == base;
+    }
+
+    /**
+     * The request just run sent its store operation out asynchronously: its reply is made by {@code finisher} on the
+     * connection's event loop once {@code operation} completes. Only where {@link #mayAwait(KeyStore)} said so.
+     *
+     * @param key the key the operation reads or writes.
+     */
+    <T> void await(final CompletableFuture<T> operation, final AsyncStep.Finisher<? super T> finisher,
+        final byte[] key)
+    {
+        step = new AsyncStep(operation, finisher, key);
+    }
+
+    /** @return the step the request just run left, taken; null when it answered at once. */
+    public AsyncStep takeStep()
+    {
+        final AsyncStep taken = step;
+        step = null;
+        return taken;
+    }
+
+    /** @return the step the request just run left, still the session's; null when none. */
+    AsyncStep step()
+    {
+        return step;
     }
 
     /**

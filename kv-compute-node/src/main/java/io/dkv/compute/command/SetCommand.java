@@ -156,6 +156,23 @@ final class SetCommand
         final boolean get = options.has(GET);
         if (!options.has(NX | XX | IFEQ | GET | KEEPTTL))
         {
+            if (session.mayAwait(base))
+            {
+                session.await(store.putAsync(key, value, expireAt), (ignored, failure, reply) ->
+                {
+                    if (failure instanceof WrongKindException)
+                    {
+                        // a hash, a set or a string in pieces: replaced with its parts in one transaction
+                        store.put(key, value, expireAt);
+                    }
+                    else if (failure != null)
+                    {
+                        throw AsyncStep.unchecked(failure);
+                    }
+                    RespReplies.ok(reply);
+                }, key);
+                return;
+            }
             store.put(key, value, expireAt);
             RespReplies.ok(out);
             return;

@@ -55,6 +55,27 @@ final class StringCommands
 
     private void get(final Session session, final byte[][] args, final ByteBuf out)
     {
+        if (session.mayAwait(base))
+        {
+            session.await(base.getAsync(args[1]), (value, failure, reply) ->
+            {
+                if (failure == null)
+                {
+                    RespReplies.bulkOrNull(reply, value, session.protocol());
+                }
+                else
+                {
+                    // a hash or a set, a string in pieces, a read the completions could not finish: as alone
+                    getNow(session, args, reply);
+                }
+            }, args[1]);
+            return;
+        }
+        getNow(session, args, out);
+    }
+
+    private void getNow(final Session session, final byte[][] args, final ByteBuf out)
+    {
         final byte[] value = LongStrings.value(session.store(base), args[1]);
         if (value == KvClient.PIECES)
         {

@@ -8,6 +8,7 @@ import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -30,6 +31,16 @@ public final class ClientKeyStore implements KeyStore
     public byte[] get(final byte[] key)
     {
         return client.get(key);
+    }
+
+    public CompletableFuture<byte[]> getAsync(final byte[] key)
+    {
+        return client.getAsync(key);
+    }
+
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        return client.putAsync(key, value, KeyStore.storable(expireAtMillis));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -54,6 +55,40 @@ public interface KeyStore
 
     /** Set the key's value, whatever it held, until {@code expireAtMillis} (or for ever: {@code NO_EXPIRY}). */
     void put(byte[] key, byte[] value, long expireAtMillis);
+
+    /**
+     * As {@link #get}, carried by the store's completions where it can be (a store of the client's own operations);
+     * answered at once otherwise. Fails with {@code WrongKindException} where {@link #get} throws it.
+     */
+    default CompletableFuture<byte[]> getAsync(final byte[] key)
+    {
+        try
+        {
+            return CompletableFuture.completedFuture(get(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * As {@link #put}, carried by the store's completions where it can be; done at once otherwise. Fails with
+     * {@code WrongKindException} where the key holds a collection or a string in pieces, which {@link #put} replaces
+     * in a transaction of its own.
+     */
+    default CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
+    {
+        try
+        {
+            put(key, value, expireAtMillis);
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
 
     /**
      * Set the key's value only if it holds {@code expected} (null: no value) now.

@@ -139,6 +139,16 @@ public final class ComputeBenchmark implements Callable<Integer>
         description = "Keys the multi transfers pick from; a hot setting picks from 16 (default: ${DEFAULT-VALUE}).")
     private int accounts;
 
+    @Option(names = "--provider", defaultValue = "shm",
+        description = "Software NIC of throughput's in-process store: shm or tcp (loopback) " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String provider;
+
+    @Option(names = "--async-commands", defaultValue = "auto",
+        description = "The throughput compute node's asynchronous GETs and SETs: auto (on over tcp), on or off " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String asyncCommands;
+
     @Option(names = "--keyspace", defaultValue = "100000",
         description = "Keys redis-benchmark picks from at random (-r) (default: ${DEFAULT-VALUE}).")
     private long keyspace;
@@ -203,13 +213,14 @@ public final class ComputeBenchmark implements Callable<Integer>
         {
             final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
             final ThroughputPart.Result result = new ThroughputPart(tool, redisServer.orElseThrow(), requests, keyspace,
-                valueSize, spec.commandLine().getErr()).run();
+                valueSize, spec.commandLine().getErr(), provider, asyncCommands).run();
             method.add(String.format(Locale.ROOT, "throughput: %s, -t set,get (SET over random keys, then GET of the " +
                 "same), -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, " +
                 "then redis-server, at each setting", tool.version(), keyspace, valueSize, requests));
-            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, over an in-process dkv " +
-                "store (one memory node and the client on the shm provider, in this JVM as well); redis-server %s, " +
-                "no persistence; all on 127.0.0.1", result.ioThreads(), result.redisVersion()));
+            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, GETs and SETs %s, " +
+                "over an in-process dkv store (one memory node and the client on the %s provider, in this JVM as " +
+                "well); redis-server %s, no persistence; all on 127.0.0.1", result.ioThreads(),
+                result.asyncCommands() ? "asynchronous" : "synchronous", result.provider(), result.redisVersion()));
             sections.add(ThroughputPart.section(result));
             goals.addAll(ThroughputPart.goals(result));
             charts.addAll(ComputeCharts.throughput(result));

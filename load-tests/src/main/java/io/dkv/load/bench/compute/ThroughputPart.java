@@ -36,6 +36,8 @@ final class ThroughputPart
     private final long keyspace;
     private final int valueBytes;
     private final PrintWriter progress;
+    private final String provider;
+    private final String asyncCommands;
 
     /** One row: a setting and test, each store's figures. */
     record Row(Setting setting, String test, RedisBenchmarkFigures dkv, RedisBenchmarkFigures redis)
@@ -43,7 +45,8 @@ final class ThroughputPart
     }
 
     /** What the part found: rows, and the words for the method lines. */
-    record Result(List<Row> rows, String redisVersion, int ioThreads, long heapChunks)
+    record Result(List<Row> rows, String redisVersion, int ioThreads, long heapChunks, String provider,
+        boolean asyncCommands)
     {
     }
 
@@ -53,8 +56,12 @@ final class ThroughputPart
         final long requests,
         final long keyspace,
         final int valueBytes,
-        final PrintWriter progress)
+        final PrintWriter progress,
+        final String provider,
+        final String asyncCommands)
     {
+        this.provider = provider;
+        this.asyncCommands = asyncCommands;
         this.tool = tool;
         this.redisBinary = redisBinary;
         this.requests = requests;
@@ -75,8 +82,9 @@ final class ThroughputPart
         final var memoryNode =
             InProcessStore.sizedFor(keyspace, sets * KvBlockLayout.blockLength(KEY_BYTES, valueBytes),
             ioThreads);
-        try (InProcessStore store = InProcessStore.start(memoryNode);
-            ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).client(store.client()));
+        try (InProcessStore store = InProcessStore.start(memoryNode, 1, 1, 1, provider);
+            ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).client(store.client())
+                .asyncCommands(asyncCommands));
             RedisServer redis = RedisServer.start(redisBinary))
         {
             for (final Setting setting : Setting.ALL)
@@ -94,7 +102,8 @@ final class ThroughputPart
                     rows.add(new Row(setting, test, dkv.get(test), baseline.get(test)));
                 }
             }
-            return new Result(rows, redis.version(), ioThreads, memoryNode.heapChunks());
+            return new Result(rows, redis.version(), ioThreads, memoryNode.heapChunks(), provider,
+                node.asyncCommands());
         }
     }
 

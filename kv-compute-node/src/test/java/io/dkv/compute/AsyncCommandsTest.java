@@ -1,0 +1,193 @@
+package io.dkv.compute;
+
+import org.agrona.CloseHelper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * With asynchronous commands on, a GET or a plain SET sends its store operation out and the connection goes on with
+ * the next requests (GETs and SETs of other keys) while it travels; every reply still comes in the requests' order,
+ * as if each request ran alone to its end, whatever else the pipeline holds and whichever keys repeat. Checked against
+ * a model of a string keyspace over seeded random pipelines, sent in one write each so that they arrive together.
+ */
+class AsyncCommandsTest
+{
+    private static final String[] KEYS = {"as-a", "as-b", "as-c", "as-d", "as-e"};
+    private static TestStore store;
+
+    @BeforeAll
+    static void startStore()
+    {
+        store = new TestStore(new ComputeNodeContext().asyncCommands("on"));
+    }
+
+    @AfterAll
+    static void stopStore()
+    {
+        CloseHelper.close(store);
+    }
+
+    @Test
+    void pipelinesOfGetsSetsAndOtherCommandsAreAnsweredInOrderAsIfEachRanAlone() throws Exception
+    {
+        final Random random = new Random(39_001);
+        final Map<String, String> model = new HashMap<>();
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            for (final String key : KEYS)
+            {
+                resp.call("DEL", key);
+            }
+            for (int pipeline = 0; pipeline < 200; pipeline++)
+            {
+                final List<String[]> requests = new ArrayList<>();
+                final List<String> expected = new ArrayList<>();
+                final int length = 1 + random.nextInt(40);
+                for (int i = 0; i < length; i++)
+                {
+                    final String key = KEYS[random.nextInt(KEYS.length)];
+                    final int kind = random.nextInt(100);
+                    if (kind < 40)
+                    {
+                        final String value = "v" + random.nextInt(1000);
+                        requests.add(new String[] {"SET", key, value});
+                        model.put(key, value);
+                        expected.add("+OK");
+                    }
+                    else if (kind < 80)
+                    {
+                        requests.add(new String[] {"GET", key});
+                        expected.add(model.containsKey(key) ? "$" + model.get(key) : "$nil");
+                    }
+                    else if (kind < 87)
+                    {
+                        requests.add(new String[] {"DEL", key});
+                        expected.add(model.remove(key) != null ? ":1" : ":0");
+                    }
+                    else if (kind < 94)
+                    {
+                        requests.add(new String[] {"APPEND", key, "x"});
+                        final String now = model.getOrDefault(key, "") + "x";
+                        model.put(key, now);
+                        expected.add(":" + now.length());
+                    }
+                    else
+                    {
+                        final String other = KEYS[random.nextInt(KEYS.length)];
+                        requests.add(new String[] {"MGET", key, other});
+                        expected.add("*2[" + bulk(model.get(key)) + ", " + bulk(model.get(other)) + "]");
+                    }
+                }
+                resp.sendRaw(encode(requests));
+                final List<String> replies = new ArrayList<>();
+                for (int i = 0; i < requests.size(); i++)
+                {
+                    replies.add(resp.read());
+                }
+                assertEquals(expected, replies, "pipeline " + pipeline);
+            }
+        }
+    }
+
+    @Test
+    void everyGetAndPlainSetGoesOutAsAStepAndOthersRunAsBefore() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            final long before = steps(resp);
+            final List<String[]> requests = new ArrayList<>();
+            for (int i = 0; i < 16; i++)
+            {
+                requests.add(new String[] {"SET", "as-step-" + i, Integer.toString(i)});
+            }
+            for (int i = 0; i < 16; i++)
+            {
+                requests.add(new String[] {"GET", "as-step-" + i});
+            }
+            // not steps: a SET with an option, MULTI's commands, which EXEC runs in its transaction
+            requests.add(new String[] {"SET", "as-step-0", "x", "XX"});
+            requests.add(new String[] {"MULTI"});
+            requests.add(new String[] {"SET", "as-step-1", "y"});
+            requests.add(new String[] {"GET", "as-step-1"});
+            requests.add(new String[] {"EXEC"});
+            requests.add(new String[] {"GET", "as-step-0"});
+            resp.sendRaw(encode(requests));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++)
+            {
+                replies.add(resp.read());
+            }
+            for (int i = 0; i < 16; i++)
+            {
+                assertEquals("+OK", replies.get(i));
+                assertEquals("$" + i, replies.get(16 + i));
+            }
+            assertEquals(List.of("+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
+                replies.subList(32, replies.size()));
+            assertEquals(16 + 16 + 1, steps(resp) - before, "each GET and plain SET outside MULTI is one step");
+        }
+    }
+
+    @Test
+    void aGetOrSetMeetingAHashAnswersAsItWouldAlone() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            resp.call("DEL", "as-hash");
+            assertEquals(":1", resp.call("HSET", "as-hash", "f", "v"));
+            resp.sendRaw(encode(List.of(new String[] {"GET", "as-hash"}, new String[] {"SET", "as-hash", "s"},
+                new String[] {"GET", "as-hash"}, new String[] {"TYPE", "as-hash"})));
+            assertTrue(resp.read().startsWith("-WRONGTYPE"), "GET of a hash");
+            assertEquals("+OK", resp.read(), "SET replaces a hash");
+            assertEquals("$s", resp.read());
+            assertEquals("+string", resp.read());
+        }
+    }
+
+    private static long steps(final RawResp resp) throws Exception
+    {
+        final String info = resp.call("INFO", "stats");
+        for (final String line : info.substring(1).split("\r\n"))
+        {
+            if (line.startsWith("dkv_async_steps:"))
+            {
+                return Long.parseLong(line.substring("dkv_async_steps:".length()).trim());
+            }
+        }
+        throw new AssertionError("INFO stats has no dkv_async_steps: " + info);
+    }
+
+    private static String bulk(final String value)
+    {
+        return value == null ? "$nil" : "$" + value;
+    }
+
+    private static byte[] encode(final List<String[]> requests)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (final String[] request : requests)
+        {
+            out.writeBytes(("*" + request.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (final String arg : request)
+            {
+                final byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+                out.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.writeBytes(bytes);
+                out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        return out.toByteArray();
+    }
+}
