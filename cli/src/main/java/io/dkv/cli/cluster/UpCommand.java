@@ -82,11 +82,22 @@ public final class UpCommand implements Callable<Integer>
 
     @Option(names = "--compute", defaultValue = "1", paramLabel = "N|MIN..MAX",
         description = "Compute nodes (RESP servers) to start; 0 for none; MIN..MAX runs ./dkv autoscale, which keeps " +
-            "between MIN and MAX of them on one port and scales them by their load (default: ${DEFAULT-VALUE}).")
+            "between MIN and MAX of them on one port and scales them by their load (--metric, --target) " +
+            "(default: ${DEFAULT-VALUE}).")
     private String compute;
 
     private int computeNodes;
     private int computeMax;
+
+    @Option(names = "--metric", paramLabel = "ops|cpu|connections|p99",
+        description = "With --compute MIN..MAX: what the autoscaler holds each compute node to, passed to ./dkv " +
+            "autoscale: ops (commands/s), cpu (0..1 of the host), connections, or p99 (seconds) (default: ops).")
+    private String metric;
+
+    @Option(names = "--target", paramLabel = "VALUE",
+        description = "With --compute MIN..MAX: the figure of --metric wanted per compute node, passed to ./dkv " +
+            "autoscale (default: 20000 ops, 0.5 cpu, 1000 connections, 0.001 p99).")
+    private Double target;
 
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
@@ -101,6 +112,7 @@ public final class UpCommand implements Callable<Integer>
         }
         final String replicasNote = replicasNote(replicas, memoryNodes);
         parseCompute();
+        final UpAutoscale autoscale = new UpAutoscale(computeNodes, computeMax, metric, target);
         if (computePort < 0 || computePort > 65_535)
         {
             throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
@@ -184,9 +196,9 @@ public final class UpCommand implements Callable<Integer>
                     "--cluster-secret-file", secret),
                 ReadyLines.DRIVER, runDir.resolve("driver.log"));
             started.add(driver);
-            final List<ComputeNodeProcess> computes = computeMax < 0 ?
-                startComputeNodes(endpoint, secret, runDir, started) :
-                List.of(startAutoscaler(endpoint, secret, runDir, started));
+            final List<ComputeNodeProcess> computes = autoscale.enabled() ?
+                List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started)) :
+                startComputeNodes(endpoint, secret, runDir, started);
             new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
@@ -254,6 +266,7 @@ public final class UpCommand implements Callable<Integer>
      * Start {@code ./dkv autoscale} with MIN..MAX compute nodes on one port (SO_REUSEPORT) and wait until it serves.
      */
     private ComputeNodeProcess startAutoscaler(
+        final UpAutoscale autoscale,
         final String endpoint,
         final String secret,
         final Path runDir,
@@ -261,9 +274,7 @@ public final class UpCommand implements Callable<Integer>
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
         final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
-            List.of("autoscale", "--min", Integer.toString(computeNodes), "--max", Integer.toString(computeMax),
-                "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
-                "--cluster-secret-file", secret, "--log-dir", runDir.resolve("autoscale").toString()),
+            autoscale.arguments(port, provider, endpoint, secret, runDir.resolve("autoscale")),
             AUTOSCALER_READY, runDir.resolve("autoscale.log"));
         started.add(process);
         final int served = Integer.parseInt(process.readyGroup(1));
