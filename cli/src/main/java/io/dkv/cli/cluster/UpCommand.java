@@ -46,8 +46,13 @@ public final class UpCommand implements Callable<Integer>
     /** The driver's name with the default --dir; another --dir names its own, so that two clusters can run. */
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
+    /** Its port (group 1), its nodes (group 2) and, at its end, their metrics endpoints (group 3). */
     private static final Pattern AUTOSCALER_READY = Pattern.compile(
-        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
+        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node[^\\n]*?" +
+            "(?:; metrics on ([^\\n]+))?$", Pattern.MULTILINE);
+    /** A compute node's ready line ({@link ReadyLines#COMPUTE_NODE}'s groups) with its metrics endpoint (group 4). */
+    private static final Pattern COMPUTE_READY = Pattern.compile(
+        "dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) .*; metrics on (http://\\S+/metrics)");
     private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
 
     @Option(names = "--memory-nodes", defaultValue = "2",
@@ -304,8 +309,8 @@ public final class UpCommand implements Callable<Integer>
             final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
             final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", ParentWatch.thisJvm(),
                 List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
-                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
-                ReadyLines.COMPUTE_NODE, runDir.resolve("compute-node-" + nodeId + ".log"));
+                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0"),
+                COMPUTE_READY, runDir.resolve("compute-node-" + nodeId + ".log"));
             started.add(process);
             final int served = Integer.parseInt(process.readyGroup(3));
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
@@ -347,30 +352,33 @@ public final class UpCommand implements Callable<Integer>
         final Path runDir,
         final Path clusterPath)
     {
-        out.println();
-        out.printf("%-14s %-8s %-40s %s%n", "role", "pid", "where", "log");
-        out.printf("%-14s %-8d %-40s %s%n", "MetaServer", meta.pid(), shorten(endpoint), meta.log().getFileName());
+        final List<UpTable.Row> rows = new ArrayList<>();
+        rows.add(new UpTable.Row("MetaServer", meta.pid(), endpoint, meta.log().getFileName().toString(),
+            UpTable.metaCounters("1")));
         for (final RoleProcess node : nodes)
         {
-            out.printf("%-14s %-8d %-40s %s%n", "memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
-                shorten(node.readyGroup(2)), node.log().getFileName());
+            rows.add(new UpTable.Row("memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
+                node.readyGroup(2), node.log().getFileName().toString(),
+                UpTable.memoryNodeCounters(node.readyGroup(1))));
         }
-        out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(),
-            "attach as '" + driverName + "', node " + driver.readyGroup(1),
-            driver.log().getFileName());
+        rows.add(new UpTable.Row("driver", driver.pid(), "attach as '" + driverName + "', node " +
+            driver.readyGroup(1), driver.log().getFileName().toString(), UpTable.driverCounters(driverName)));
         for (final ComputeNodeProcess compute : computes)
         {
-            if (compute.process().name().equals("autoscaler"))
+            final RoleProcess process = compute.process();
+            final String log = process.log().getFileName().toString();
+            if (process.name().equals("autoscaler"))
             {
-                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(),
-                    compute.process().readyGroup(2) +
-                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+                rows.add(new UpTable.Row("autoscaler", process.pid(), process.readyGroup(2) +
+                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), log,
+                    UpTable.autoscalerMetrics(process.readyGroup(3))));
                 continue;
             }
-            out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
-                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(),
-                compute.process().log().getFileName());
+            rows.add(new UpTable.Row("compute node", process.pid(), "node " + process.readyGroup(1) +
+                ", RESP on 127.0.0.1:" + compute.port(), log, UpTable.computeMetrics(process.readyGroup(4))));
         }
+        out.println();
+        UpTable.lines(rows).forEach(out::println);
         out.println();
         out.println("logs in " + runDir + "; cluster described in " + clusterPath);
         out.println("try it (in another terminal):");
@@ -403,11 +411,6 @@ public final class UpCommand implements Callable<Integer>
     /** A compute node and the port it serves RESP on. */
     private record ComputeNodeProcess(RoleProcess process, int port)
     {
-    }
-
-    private static String shorten(final String text)
-    {
-        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
     }
 
     private static void stop(final List<RoleProcess> started, final Path clusterPath)

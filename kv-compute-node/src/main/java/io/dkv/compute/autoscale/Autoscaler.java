@@ -134,7 +134,9 @@ public final class Autoscaler implements Agent, AutoCloseable
             }
             else if (before == State.STARTING && state == State.SERVING)
             {
-                event(tracked.node.describe() + " serving after " + nanosSince(tracked.sinceNs, now) + " ms");
+                // its metrics endpoint, for an operator to read a node the autoscaler added
+                event(tracked.node.describe() + " serving after " + nanosSince(tracked.sinceNs, now) + " ms" +
+                    (tracked.node.metricsPort() > 0 ? "; metrics on " + metricsUrl(tracked.node) : ""));
                 work++;
             }
         }
@@ -254,6 +256,16 @@ public final class Autoscaler implements Agent, AutoCloseable
             throw new IllegalArgumentException("target " + target + " per node is not a positive number");
         }
         newTarget = target;
+    }
+
+    /**
+     * @param node one of its nodes, serving.
+     * @return where the node serves its metrics, as the autoscaler reads them.
+     */
+    public String metricsUrl(final ManagedNode node)
+    {
+        final String host = context.metricsHost();
+        return "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + node.metricsPort() + "/metrics";
     }
 
     /** @return the nodes serving now, oldest first; any thread may call it. */
