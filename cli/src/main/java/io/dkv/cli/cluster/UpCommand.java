@@ -7,6 +7,7 @@ import io.dkv.process.RoleProcess;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.SystemEpochClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,6 +36,8 @@ import java.util.zip.CRC32C;
             "of this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks " +
             "to the compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
         "--replicas R keeps each key on R memory nodes (at most one copy per node: with fewer nodes, fewer copies).",
+        "A role that dies is said (role, pid, exit status) with the command that starts it again for this cluster; " +
+            "with --restart up starts it again itself.",
         "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
             "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
             UpCommand.SECRET_FILE + ", mode 0600) and kept."
@@ -53,6 +56,8 @@ public final class UpCommand implements Callable<Integer>
     /** A compute node's ready line ({@link ReadyLines#COMPUTE_NODE}'s groups) with its metrics endpoint (group 4). */
     private static final Pattern COMPUTE_READY = Pattern.compile(
         "dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) .*; metrics on (http://\\S+/metrics)");
+    /** How often the main thread looks at the roles: a death is said within this. */
+    private static final long WATCH_PERIOD_MS = 250;
     private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
 
     @Option(names = "--memory-nodes", defaultValue = "2",
@@ -104,6 +109,12 @@ public final class UpCommand implements Callable<Integer>
             "autoscale (default: 20000 ops, 0.5 cpu, 1000 connections, 0.001 p99).")
     private Double target;
 
+    @Option(names = "--restart",
+        description = "Start a role that dies again, with the arguments it first had (each says so in a line), " +
+            "until it dies " + RestartBudget.DEATHS + " times within " + RestartBudget.WINDOW_MS / 1_000 +
+            " s. Without it, up says which role died and the command that starts it again.")
+    private boolean restart;
+
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
             "node takes the next free port after it. 0 takes any free ports (default: ${DEFAULT-VALUE}).")
@@ -145,11 +156,13 @@ public final class UpCommand implements Callable<Integer>
             return 1;
         }
         final String secret = secretFile.toString();
-        final Path runDir = dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run");
+        // absolute: the commands up prints to start a role again must work from any directory
+        final Path runDir = (dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run")).toAbsolutePath();
         IoUtil.delete(runDir.toFile(), true);
         Files.createDirectories(runDir);
 
         final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
+        final RoleWatch watch = new RoleWatch(System.out, restart, SystemEpochClock.INSTANCE, started);
         final Thread stopAll = new Thread(() -> stop(started, clusterPath), "dkv-up-stop");
         Runtime.getRuntime().addShutdownHook(stopAll);
         try
@@ -181,29 +194,32 @@ public final class UpCommand implements Callable<Integer>
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", ParentWatch.thisJvm(), metaArguments,
                 ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
+            watch.watch("MetaServer", meta, "256m", metaArguments, ReadyLines.META, runDir, false);
             final String endpoint = meta.readyGroup(1);
             final List<RoleProcess> nodes = new ArrayList<>();
             for (int i = 0; i < memoryNodes; i++)
             {
+                final List<String> nodeArguments = List.of("memory-node", "--node-id", Long.toString(nodeIds[i]),
+                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret,
+                    "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
+                    "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString());
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", ParentWatch.thisJvm(),
-                    List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta",
-                        endpoint,
-                        "--cluster-secret-file", secret,
-                        "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
-                        "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
-                    ReadyLines.MEMORY_NODE, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
+                    nodeArguments, ReadyLines.MEMORY_NODE, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
                 started.add(node);
+                watch.watch("memory node " + nodeIds[i], node, "512m", nodeArguments, ReadyLines.MEMORY_NODE, runDir,
+                    false);
                 nodes.add(node);
             }
             final String driverName = driverName(dir);
-            final RoleProcess driver = RoleProcess.start("driver", "512m", ParentWatch.thisJvm(),
-                List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
-                    "--cluster-secret-file", secret),
+            final List<String> driverArguments = List.of("driver", "--name", driverName, "--provider", provider,
+                "--meta", endpoint, "--cluster-secret-file", secret);
+            final RoleProcess driver = RoleProcess.start("driver", "512m", ParentWatch.thisJvm(), driverArguments,
                 ReadyLines.DRIVER, runDir.resolve("driver.log"));
             started.add(driver);
+            watch.watch("driver", driver, "512m", driverArguments, ReadyLines.DRIVER, runDir, false);
             final List<ComputeNodeProcess> computes = autoscale.enabled() ?
-                List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started)) :
-                startComputeNodes(endpoint, secret, runDir, started);
+                List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started, watch)) :
+                startComputeNodes(endpoint, secret, runDir, started, watch);
             new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
@@ -217,8 +233,12 @@ public final class UpCommand implements Callable<Integer>
         }
         // Ctrl-C now stops the roles in order, compute nodes first, while their MetaServer still takes deregistrations
         // and their memory nodes still answer the requests they drain; the exit hooks would signal them all at once
+        // until then, the main thread watches the roles: one that dies is said (and with --restart started again)
         final StopSignals signals = StopSignals.install();
-        signals.await();
+        while (!signals.await(WATCH_PERIOD_MS))
+        {
+            watch.poll();
+        }
         stop(started, clusterPath);
         return 0;
     }
@@ -275,7 +295,8 @@ public final class UpCommand implements Callable<Integer>
         final String endpoint,
         final String secret,
         final Path runDir,
-        final List<RoleProcess> started) throws InterruptedException
+        final List<RoleProcess> started,
+        final RoleWatch watch) throws InterruptedException
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
         final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
@@ -284,6 +305,11 @@ public final class UpCommand implements Callable<Integer>
         started.add(process);
         final int served = Integer.parseInt(process.readyGroup(1));
         RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+        // started again on the port it took, where the cluster file and the "try it" lines say it serves; its syncs
+        // are repeated on up's output
+        watch.watch("autoscaler", process, "128m",
+            autoscale.arguments(served, provider, endpoint, secret, runDir.resolve("autoscale")), AUTOSCALER_READY,
+            runDir, true);
         if (computePort != 0 && served != computePort)
         {
             System.out.println("dkv up: port " + computePort + " is taken; the compute nodes serve on " + served);
@@ -299,7 +325,8 @@ public final class UpCommand implements Callable<Integer>
         final String endpoint,
         final String secret,
         final Path runDir,
-        final List<RoleProcess> started) throws InterruptedException
+        final List<RoleProcess> started,
+        final RoleWatch watch) throws InterruptedException
     {
         final List<ComputeNodeProcess> computes = new ArrayList<>();
         int nextPort = computePort;
@@ -308,12 +335,14 @@ public final class UpCommand implements Callable<Integer>
             final long nodeId = FIRST_COMPUTE_NODE_ID + i;
             final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
             final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", ParentWatch.thisJvm(),
-                List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
-                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0"),
-                COMPUTE_READY, runDir.resolve("compute-node-" + nodeId + ".log"));
+                computeNodeArguments(nodeId, port, endpoint, secret), COMPUTE_READY,
+                runDir.resolve("compute-node-" + nodeId + ".log"));
             started.add(process);
             final int served = Integer.parseInt(process.readyGroup(3));
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+            // started again on the port it took, where the cluster file and the "try it" lines say it serves
+            watch.watch("compute node " + nodeId, process, "256m", computeNodeArguments(nodeId, served, endpoint,
+                secret), COMPUTE_READY, runDir, false);
             if (computePort != 0 && served != nextPort)
             {
                 System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " +
@@ -323,6 +352,16 @@ public final class UpCommand implements Callable<Integer>
             nextPort = served + 1;
         }
         return computes;
+    }
+
+    private List<String> computeNodeArguments(
+        final long nodeId,
+        final int port,
+        final String endpoint,
+        final String secret)
+    {
+        return List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
+            "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0");
     }
 
     /**
