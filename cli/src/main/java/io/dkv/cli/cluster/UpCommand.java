@@ -392,8 +392,8 @@ public final class UpCommand implements Callable<Integer>
         final Path clusterPath)
     {
         final List<UpTable.Row> rows = new ArrayList<>();
-        rows.add(new UpTable.Row("MetaServer", meta.pid(), endpoint, meta.log().getFileName().toString(),
-            UpTable.metaCounters("1")));
+        rows.add(new UpTable.Row("MetaServer", meta.pid(), UpTable.shorten(endpoint),
+            meta.log().getFileName().toString(), UpTable.metaCounters("1")));
         for (final RoleProcess node : nodes)
         {
             rows.add(new UpTable.Row("memory node", node.pid(), "node " + node.readyGroup(1) + " at " +

@@ -37,8 +37,9 @@ final class UpTable
         lines.add(String.format("%-14s %-8s %-" + WHERE_WIDTH + "s %s", "role", "pid", "where", "log"));
         for (final Row row : rows)
         {
-            lines.add(String.format("%-14s %-8d %-" + WHERE_WIDTH + "s %s", row.role(), row.pid(),
-                shorten(row.where()), row.log()));
+            // a longer 'where' runs on rather than lose its end (a port, a node id)
+            lines.add(String.format("%-14s %-8d %-" + WHERE_WIDTH + "s %s", row.role(), row.pid(), row.where(),
+                row.log()));
         }
         lines.add("");
         lines.add("metrics (compute nodes: Prometheus text) and counters, read while the cluster runs:");
@@ -95,7 +96,8 @@ final class UpTable
             "(its nodes; one it adds names its own as it serves)";
     }
 
-    private static String shorten(final String text)
+    /** @return {@code text} cut to the 'where' column, for a MetaServer's endpoint, which the cluster file keeps. */
+    static String shorten(final String text)
     {
         return text.length() <= WHERE_WIDTH ? text : text.substring(0, WHERE_WIDTH - 3) + "...";
     }

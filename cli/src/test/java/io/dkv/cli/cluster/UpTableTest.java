@@ -55,11 +55,12 @@ class UpTableTest
     }
 
     @Test
-    void aLongWhereIsShortenedToKeepTheColumns()
+    void aLongWhereRunsOnAndOnlyTheMetaServersEndpointIsShortened()
     {
-        final String line = UpTable.lines(List.of(new UpTable.Row("MetaServer", 1, "meta:" + "x".repeat(60),
-            "meta.log", ""))).get(1);
-        assertTrue(line.endsWith("xx... meta.log"), line);
+        final String line = UpTable.lines(List.of(new UpTable.Row("autoscaler", 1,
+            "1 compute node(s), RESP on 127.0.0.1:43957", "autoscale.log", ""))).get(1);
+        assertTrue(line.endsWith("1 compute node(s), RESP on 127.0.0.1:43957 autoscale.log"), line);
+        assertEquals("meta:" + "x".repeat(32) + "...", UpTable.shorten("meta:" + "x".repeat(60)));
     }
 
     @Test
