@@ -3,6 +3,7 @@ package io.dkv.compute;
 import sun.misc.Signal;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * SIGINT and SIGTERM taken as a request to stop, which the main thread awaits, so that the process drains and then
@@ -48,6 +49,16 @@ public final class StopSignals
     public void await() throws InterruptedException
     {
         signalled.await();
+    }
+
+    /**
+     * Block until a signal comes or the time is up, for a main thread that has work between signals.
+     *
+     * @return whether a signal came.
+     */
+    public boolean await(final long timeoutMs) throws InterruptedException
+    {
+        return signalled.await(timeoutMs, TimeUnit.MILLISECONDS);
     }
 
     /** @return the signal that came, e.g. SIGTERM, or null while none has. */

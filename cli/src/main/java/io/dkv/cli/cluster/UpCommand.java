@@ -7,6 +7,7 @@ import io.dkv.process.RoleProcess;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.SystemEpochClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,6 +36,8 @@ import java.util.zip.CRC32C;
             "of this host, and say how to use it (./dkv put, get, del attach to its driver; redis-cli -p PORT talks " +
             "to the compute node). Ctrl-C stops them all, the compute nodes first (they drain and deregister).",
         "--replicas R keeps each key on R memory nodes (at most one copy per node: with fewer nodes, fewer copies).",
+        "A role that dies is said (role, pid, exit status) with the command that starts it again for this cluster; " +
+            "with --restart up starts it again itself.",
         "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
             "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
             UpCommand.SECRET_FILE + ", mode 0600) and kept."
@@ -46,8 +49,15 @@ public final class UpCommand implements Callable<Integer>
     /** The driver's name with the default --dir; another --dir names its own, so that two clusters can run. */
     static final String DRIVER_NAME = "dkv-up";
     static final String SECRET_FILE = "cluster-secret";
+    /** Its port (group 1), its nodes (group 2) and, at its end, their metrics endpoints (group 3). */
     private static final Pattern AUTOSCALER_READY = Pattern.compile(
-        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node");
+        "dkv autoscale \\S+: serving RESP on \\S+:(\\d+) through (\\d+) compute node[^\\n]*?" +
+            "(?:; metrics on ([^\\n]+))?$", Pattern.MULTILINE);
+    /** A compute node's ready line ({@link ReadyLines#COMPUTE_NODE}'s groups) with its metrics endpoint (group 4). */
+    private static final Pattern COMPUTE_READY = Pattern.compile(
+        "dkv compute node (\\d+) serving RESP on (\\S+):(\\d+) .*; metrics on (http://\\S+/metrics)");
+    /** How often the main thread looks at the roles: a death is said within this. */
+    private static final long WATCH_PERIOD_MS = 250;
     private static final Pattern COMPUTE_RANGE = Pattern.compile("(\\d{1,3})(?:\\.\\.(\\d{1,3}))?");
 
     @Option(names = "--memory-nodes", defaultValue = "2",
@@ -82,11 +92,28 @@ public final class UpCommand implements Callable<Integer>
 
     @Option(names = "--compute", defaultValue = "1", paramLabel = "N|MIN..MAX",
         description = "Compute nodes (RESP servers) to start; 0 for none; MIN..MAX runs ./dkv autoscale, which keeps " +
-            "between MIN and MAX of them on one port and scales them by their load (default: ${DEFAULT-VALUE}).")
+            "between MIN and MAX of them on one port and scales them by their load (--metric, --target) " +
+            "(default: ${DEFAULT-VALUE}).")
     private String compute;
 
     private int computeNodes;
     private int computeMax;
+
+    @Option(names = "--metric", paramLabel = "ops|cpu|connections|p99",
+        description = "With --compute MIN..MAX: what the autoscaler holds each compute node to, passed to ./dkv " +
+            "autoscale: ops (commands/s), cpu (0..1 of the host), connections, or p99 (seconds) (default: ops).")
+    private String metric;
+
+    @Option(names = "--target", paramLabel = "VALUE",
+        description = "With --compute MIN..MAX: the figure of --metric wanted per compute node, passed to ./dkv " +
+            "autoscale (default: 20000 ops, 0.5 cpu, 1000 connections, 0.001 p99).")
+    private Double target;
+
+    @Option(names = "--restart",
+        description = "Start a role that dies again, with the arguments it first had (each says so in a line), " +
+            "until it dies " + RestartBudget.DEATHS + " times within " + RestartBudget.WINDOW_MS / 1_000 +
+            " s. Without it, up says which role died and the command that starts it again.")
+    private boolean restart;
 
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
@@ -101,6 +128,7 @@ public final class UpCommand implements Callable<Integer>
         }
         final String replicasNote = replicasNote(replicas, memoryNodes);
         parseCompute();
+        final UpAutoscale autoscale = new UpAutoscale(computeNodes, computeMax, metric, target);
         if (computePort < 0 || computePort > 65_535)
         {
             throw new IllegalArgumentException("--compute-port " + computePort + " is not in [0, 65535]");
@@ -128,11 +156,13 @@ public final class UpCommand implements Callable<Integer>
             return 1;
         }
         final String secret = secretFile.toString();
-        final Path runDir = dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run");
+        // absolute: the commands up prints to start a role again must work from any directory
+        final Path runDir = (dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run")).toAbsolutePath();
         IoUtil.delete(runDir.toFile(), true);
         Files.createDirectories(runDir);
 
         final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
+        final RoleWatch watch = new RoleWatch(System.out, restart, SystemEpochClock.INSTANCE, started);
         final Thread stopAll = new Thread(() -> stop(started, clusterPath), "dkv-up-stop");
         Runtime.getRuntime().addShutdownHook(stopAll);
         try
@@ -164,29 +194,32 @@ public final class UpCommand implements Callable<Integer>
             final RoleProcess meta = RoleProcess.start("MetaServer", "256m", ParentWatch.thisJvm(), metaArguments,
                 ReadyLines.META, runDir.resolve("meta.log"));
             started.add(meta);
+            watch.watch("MetaServer", meta, "256m", metaArguments, ReadyLines.META, runDir, false);
             final String endpoint = meta.readyGroup(1);
             final List<RoleProcess> nodes = new ArrayList<>();
             for (int i = 0; i < memoryNodes; i++)
             {
+                final List<String> nodeArguments = List.of("memory-node", "--node-id", Long.toString(nodeIds[i]),
+                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret,
+                    "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
+                    "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString());
                 final RoleProcess node = RoleProcess.start("memory node " + nodeIds[i], "512m", ParentWatch.thisJvm(),
-                    List.of("memory-node", "--node-id", Long.toString(nodeIds[i]), "--provider", provider, "--meta",
-                        endpoint,
-                        "--cluster-secret-file", secret,
-                        "--index-groups", Integer.toString(indexGroups), "--heap-chunks", Integer.toString(heapChunks),
-                        "--data-dir", runDir.resolve("memory-node-" + nodeIds[i] + "-data").toString()),
-                    ReadyLines.MEMORY_NODE, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
+                    nodeArguments, ReadyLines.MEMORY_NODE, runDir.resolve("memory-node-" + nodeIds[i] + ".log"));
                 started.add(node);
+                watch.watch("memory node " + nodeIds[i], node, "512m", nodeArguments, ReadyLines.MEMORY_NODE, runDir,
+                    false);
                 nodes.add(node);
             }
             final String driverName = driverName(dir);
-            final RoleProcess driver = RoleProcess.start("driver", "512m", ParentWatch.thisJvm(),
-                List.of("driver", "--name", driverName, "--provider", provider, "--meta", endpoint,
-                    "--cluster-secret-file", secret),
+            final List<String> driverArguments = List.of("driver", "--name", driverName, "--provider", provider,
+                "--meta", endpoint, "--cluster-secret-file", secret);
+            final RoleProcess driver = RoleProcess.start("driver", "512m", ParentWatch.thisJvm(), driverArguments,
                 ReadyLines.DRIVER, runDir.resolve("driver.log"));
             started.add(driver);
-            final List<ComputeNodeProcess> computes = computeMax < 0 ?
-                startComputeNodes(endpoint, secret, runDir, started) :
-                List.of(startAutoscaler(endpoint, secret, runDir, started));
+            watch.watch("driver", driver, "512m", driverArguments, ReadyLines.DRIVER, runDir, false);
+            final List<ComputeNodeProcess> computes = autoscale.enabled() ?
+                List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started, watch)) :
+                startComputeNodes(endpoint, secret, runDir, started, watch);
             new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
@@ -200,8 +233,12 @@ public final class UpCommand implements Callable<Integer>
         }
         // Ctrl-C now stops the roles in order, compute nodes first, while their MetaServer still takes deregistrations
         // and their memory nodes still answer the requests they drain; the exit hooks would signal them all at once
+        // until then, the main thread watches the roles: one that dies is said (and with --restart started again)
         final StopSignals signals = StopSignals.install();
-        signals.await();
+        while (!signals.await(WATCH_PERIOD_MS))
+        {
+            watch.poll();
+        }
         stop(started, clusterPath);
         return 0;
     }
@@ -254,20 +291,25 @@ public final class UpCommand implements Callable<Integer>
      * Start {@code ./dkv autoscale} with MIN..MAX compute nodes on one port (SO_REUSEPORT) and wait until it serves.
      */
     private ComputeNodeProcess startAutoscaler(
+        final UpAutoscale autoscale,
         final String endpoint,
         final String secret,
         final Path runDir,
-        final List<RoleProcess> started) throws InterruptedException
+        final List<RoleProcess> started,
+        final RoleWatch watch) throws InterruptedException
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
         final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
-            List.of("autoscale", "--min", Integer.toString(computeNodes), "--max", Integer.toString(computeMax),
-                "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
-                "--cluster-secret-file", secret, "--log-dir", runDir.resolve("autoscale").toString()),
+            autoscale.arguments(port, provider, endpoint, secret, runDir.resolve("autoscale")),
             AUTOSCALER_READY, runDir.resolve("autoscale.log"));
         started.add(process);
         final int served = Integer.parseInt(process.readyGroup(1));
         RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+        // started again on the port it took, where the cluster file and the "try it" lines say it serves; its syncs
+        // are repeated on up's output
+        watch.watch("autoscaler", process, "128m",
+            autoscale.arguments(served, provider, endpoint, secret, runDir.resolve("autoscale")), AUTOSCALER_READY,
+            runDir, true);
         if (computePort != 0 && served != computePort)
         {
             System.out.println("dkv up: port " + computePort + " is taken; the compute nodes serve on " + served);
@@ -283,7 +325,8 @@ public final class UpCommand implements Callable<Integer>
         final String endpoint,
         final String secret,
         final Path runDir,
-        final List<RoleProcess> started) throws InterruptedException
+        final List<RoleProcess> started,
+        final RoleWatch watch) throws InterruptedException
     {
         final List<ComputeNodeProcess> computes = new ArrayList<>();
         int nextPort = computePort;
@@ -292,12 +335,14 @@ public final class UpCommand implements Callable<Integer>
             final long nodeId = FIRST_COMPUTE_NODE_ID + i;
             final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
             final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", ParentWatch.thisJvm(),
-                List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
-                    "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret),
-                ReadyLines.COMPUTE_NODE, runDir.resolve("compute-node-" + nodeId + ".log"));
+                computeNodeArguments(nodeId, port, endpoint, secret), COMPUTE_READY,
+                runDir.resolve("compute-node-" + nodeId + ".log"));
             started.add(process);
             final int served = Integer.parseInt(process.readyGroup(3));
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
+            // started again on the port it took, where the cluster file and the "try it" lines say it serves
+            watch.watch("compute node " + nodeId, process, "256m", computeNodeArguments(nodeId, served, endpoint,
+                secret), COMPUTE_READY, runDir, false);
             if (computePort != 0 && served != nextPort)
             {
                 System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " +
@@ -307,6 +352,16 @@ public final class UpCommand implements Callable<Integer>
             nextPort = served + 1;
         }
         return computes;
+    }
+
+    private List<String> computeNodeArguments(
+        final long nodeId,
+        final int port,
+        final String endpoint,
+        final String secret)
+    {
+        return List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
+            "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0");
     }
 
     /**
@@ -336,30 +391,33 @@ public final class UpCommand implements Callable<Integer>
         final Path runDir,
         final Path clusterPath)
     {
-        out.println();
-        out.printf("%-14s %-8s %-40s %s%n", "role", "pid", "where", "log");
-        out.printf("%-14s %-8d %-40s %s%n", "MetaServer", meta.pid(), shorten(endpoint), meta.log().getFileName());
+        final List<UpTable.Row> rows = new ArrayList<>();
+        rows.add(new UpTable.Row("MetaServer", meta.pid(), UpTable.shorten(endpoint),
+            meta.log().getFileName().toString(), UpTable.metaCounters("1")));
         for (final RoleProcess node : nodes)
         {
-            out.printf("%-14s %-8d %-40s %s%n", "memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
-                shorten(node.readyGroup(2)), node.log().getFileName());
+            rows.add(new UpTable.Row("memory node", node.pid(), "node " + node.readyGroup(1) + " at " +
+                node.readyGroup(2), node.log().getFileName().toString(),
+                UpTable.memoryNodeCounters(node.readyGroup(1))));
         }
-        out.printf("%-14s %-8d %-40s %s%n", "driver", driver.pid(),
-            "attach as '" + driverName + "', node " + driver.readyGroup(1),
-            driver.log().getFileName());
+        rows.add(new UpTable.Row("driver", driver.pid(), "attach as '" + driverName + "', node " +
+            driver.readyGroup(1), driver.log().getFileName().toString(), UpTable.driverCounters(driverName)));
         for (final ComputeNodeProcess compute : computes)
         {
-            if (compute.process().name().equals("autoscaler"))
+            final RoleProcess process = compute.process();
+            final String log = process.log().getFileName().toString();
+            if (process.name().equals("autoscaler"))
             {
-                out.printf("%-14s %-8d %-40s %s%n", "autoscaler", compute.process().pid(),
-                    compute.process().readyGroup(2) +
-                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), compute.process().log().getFileName());
+                rows.add(new UpTable.Row("autoscaler", process.pid(), process.readyGroup(2) +
+                    " compute node(s), RESP on 127.0.0.1:" + compute.port(), log,
+                    UpTable.autoscalerMetrics(process.readyGroup(3))));
                 continue;
             }
-            out.printf("%-14s %-8d %-40s %s%n", "compute node", compute.process().pid(), "node " +
-                compute.process().readyGroup(1) + ", RESP on 127.0.0.1:" + compute.port(),
-                compute.process().log().getFileName());
+            rows.add(new UpTable.Row("compute node", process.pid(), "node " + process.readyGroup(1) +
+                ", RESP on 127.0.0.1:" + compute.port(), log, UpTable.computeMetrics(process.readyGroup(4))));
         }
+        out.println();
+        UpTable.lines(rows).forEach(out::println);
         out.println();
         out.println("logs in " + runDir + "; cluster described in " + clusterPath);
         out.println("try it (in another terminal):");
@@ -392,11 +450,6 @@ public final class UpCommand implements Callable<Integer>
     /** A compute node and the port it serves RESP on. */
     private record ComputeNodeProcess(RoleProcess process, int port)
     {
-    }
-
-    private static String shorten(final String text)
-    {
-        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
     }
 
     private static void stop(final List<RoleProcess> started, final Path clusterPath)

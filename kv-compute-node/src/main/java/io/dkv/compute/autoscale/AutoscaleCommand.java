@@ -131,9 +131,12 @@ public final class AutoscaleCommand implements Callable<Integer>
             {
                 idle.idle(autoscaler.doWork());
             }
+            // the nodes' metrics endpoints last, for ./dkv up's table; a node added later gives its own on its
+            // "serving after" line
             out.accept(String.format("serving RESP on %s:%d through %d compute node(s) (between %d and %d; metric " +
-                "%s, target %s per node; logs in %s)", bind, servedPort, autoscaler.serving(), min, max,
-                context.metric(), Autoscaler.figure(context.target()), logs));
+                "%s, target %s per node; logs in %s); metrics on %s", bind, servedPort, autoscaler.serving(), min, max,
+                context.metric(), Autoscaler.figure(context.target()), logs,
+                String.join(", ", autoscaler.servingNodes().stream().map(autoscaler::metricsUrl).toList())));
             while (signals.received() == null)
             {
                 idle.idle(autoscaler.doWork());

@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keeps a host's compute nodes between a minimum and a maximum, as many as their load asks for: each sync period it
  * reads every serving node's figure and lets a {@link ScalingPolicy} decide; more nodes are started at once, fewer are
- * drained (the newest first, those still starting before those serving, as a ReplicaSet chooses). Between decisions it
- * watches its nodes: one that exits unasked, or does not serve within the start timeout, is reported and replaced when
- * fewer than the minimum are left; one whose drain hangs past the drain timeout is killed.
+ * drained (the newest first, those still starting before those serving, as a ReplicaSet chooses). Each sync is a
+ * line on its output: what it saw and what it did, or, when it holds, which rule held it ({@link SyncReport}).
+ * Between decisions it watches its nodes: one that exits unasked, or does not serve within the start timeout, is
+ * reported and replaced when fewer than the minimum are left; one whose drain hangs past the drain timeout is killed.
  *
  * <p>An Agrona {@link Agent}: one thread runs {@link #doWork()}, and nothing here blocks but the reading of the nodes'
  * metrics (each bounded by the scrape timeout).
@@ -26,6 +27,7 @@ public final class Autoscaler implements Agent, AutoCloseable
     private final AutoscalerContext context;
     private final NanoClock clock;
     private final ScalingPolicy policy;
+    private final SyncReport report;
     /** Written by the duty cycle only; copied on write so that other threads may list the nodes. */
     private final List<Tracked> nodes = new CopyOnWriteArrayList<>();
     private final double[] figures;
@@ -49,6 +51,7 @@ public final class Autoscaler implements Agent, AutoCloseable
         this.clock = context.nanoClock();
         this.policy = new ScalingPolicy(context.minNodes(), context.maxNodes(), context.target(), context.tolerance(),
             context.upWindowMs(), context.downWindowMs());
+        this.report = new SyncReport(this.context);
         this.figures = new double[context.maxNodes() * 2];
         final long now = clock.nanoTime();
         // the first decision waits a period, as HPA's first sync: the nodes just started have no load yet
@@ -131,7 +134,9 @@ public final class Autoscaler implements Agent, AutoCloseable
             }
             else if (before == State.STARTING && state == State.SERVING)
             {
-                event(tracked.node.describe() + " serving after " + nanosSince(tracked.sinceNs, now) + " ms");
+                // its metrics endpoint, for an operator to read a node the autoscaler added
+                event(tracked.node.describe() + " serving after " + nanosSince(tracked.sinceNs, now) + " ms" +
+                    (tracked.node.metricsPort() > 0 ? "; metrics on " + metricsUrl(tracked.node) : ""));
                 work++;
             }
         }
@@ -175,24 +180,18 @@ public final class Autoscaler implements Agent, AutoCloseable
         if (decision.desired() > running)
         {
             scaleUps++;
-            launch(decision.desired() - running, now, why(decision, running));
+            launch(decision.desired() - running, now, report.change(decision, running, policy.target()));
             return 1;
         }
         if (decision.desired() < running)
         {
             scaleDowns++;
-            drain(running - decision.desired(), now, why(decision, running));
+            drain(running - decision.desired(), now, report.change(decision, running, policy.target()));
             return 1;
         }
+        // a sync that changes nothing says so too: under load, silence cannot be told from an autoscaler that hangs
+        event(report.hold(decision, running, policy.target()));
         return 0;
-    }
-
-    private String why(final ScalingPolicy.Decision decision, final int running)
-    {
-        return String.format(Locale.ROOT, "%d -> %d compute nodes: %s per node %s against a target of %s " +
-            "(ratio %.2f, tolerance %.2f; %d reported, %d without a figure)", running, decision.desired(),
-            context.metric().unit(), figure(decision.perNode()), figure(policy.target()), decision.ratio(),
-            context.tolerance(), decision.reported(), decision.missing());
     }
 
     /** @return a figure as an operator reads it: whole above 1,000 (ops/s, connections), else four digits. */
@@ -257,6 +256,16 @@ public final class Autoscaler implements Agent, AutoCloseable
             throw new IllegalArgumentException("target " + target + " per node is not a positive number");
         }
         newTarget = target;
+    }
+
+    /**
+     * @param node one of its nodes, serving.
+     * @return where the node serves its metrics, as the autoscaler reads them.
+     */
+    public String metricsUrl(final ManagedNode node)
+    {
+        final String host = context.metricsHost();
+        return "http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + node.metricsPort() + "/metrics";
     }
 
     /** @return the nodes serving now, oldest first; any thread may call it. */

@@ -180,6 +180,97 @@ class AutoscalerTest
         assertTrue(launched.getFirst().drained, "close drains the rest");
     }
 
+    /** @return the lines the syncs so far printed after the first {@code from} of them. */
+    private List<String> linesSince(final int from)
+    {
+        return List.copyOf(events.subList(from, events.size()));
+    }
+
+    /** Moves the clock to the next sync and returns the one line that sync printed. */
+    private String nextSync(final Autoscaler autoscaler)
+    {
+        final int before = events.size();
+        advance(autoscaler, 15_000);
+        final List<String> lines = linesSince(before);
+        assertEquals(1, lines.size(), () -> "one line a sync: " + lines);
+        return lines.getFirst();
+    }
+
+    @Test
+    void aSyncThatChangesNothingSaysWhatItSawAndWhichRuleHeld()
+    {
+        try (Autoscaler autoscaler = new Autoscaler(context(1, 3)))
+        {
+            final FakeNode first = launched.getFirst();
+            assertEquals("holding at 1 compute node: no node gave a figure of ops/s yet (1 starting or not " +
+                "answering), against a target of 1,000 per node", nextSync(autoscaler), "still starting");
+
+            first.state = State.SERVING;
+            first.ops = 1_050;
+            advance(autoscaler, 1);
+            assertEquals("holding at 1 compute node: ops/s per node 1,050 against a target of 1,000 (ratio 1.05, " +
+                "tolerance 0.10; 1 reported, 0 without a figure); within the tolerance of 0.10", nextSync(autoscaler));
+
+            first.ops = 90;
+            assertEquals("holding at 1 compute node: ops/s per node 90.00 against a target of 1,000 (ratio 0.09, " +
+                "tolerance 0.10; 1 reported, 0 without a figure); the load asks for ceil(0.09 x 1) = 1, as many as " +
+                "run", nextSync(autoscaler), "HPA rounds up");
+
+            first.ops = 0;
+            assertTrue(nextSync(autoscaler).endsWith("; the load asks for 0, but --min is 1"), events::toString);
+        }
+    }
+
+    @Test
+    void aSyncHeldAtTheMaximumOrByAWindowSaysSo()
+    {
+        try (Autoscaler autoscaler = new Autoscaler(context(1, 3)))
+        {
+            launched.getFirst().state = State.SERVING;
+            launched.getFirst().ops = 5_000;
+            advance(autoscaler, 1);
+            assertTrue(nextSync(autoscaler).startsWith("starting 2 compute nodes: 1 -> 3 compute nodes: ops/s per " +
+                "node 5,000"), "the action line as before");
+            launched.forEach(node ->
+            {
+                node.state = State.SERVING;
+                node.ops = 5_000;
+            });
+            advance(autoscaler, 1);
+            assertTrue(nextSync(autoscaler).endsWith("; the load asks for 15, but --max is 3"), events::toString);
+
+            launched.forEach(node -> node.ops = 100);
+            assertTrue(nextSync(autoscaler).endsWith("; the load asks for 1, but the scale-down window of 300 s " +
+                "holds a higher recommendation made within it"), events::toString);
+        }
+        try (Autoscaler autoscaler = new Autoscaler(context(1, 3).upWindowMs(60_000)))
+        {
+            final FakeNode node = launched.getLast();
+            node.state = State.SERVING;
+            node.ops = 1_000;
+            advance(autoscaler, 1);
+            nextSync(autoscaler);
+            node.ops = 3_000;
+            assertTrue(nextSync(autoscaler).endsWith("; the load asks for 3, but the scale-up window of 60 s holds " +
+                "a lower recommendation made within it"), events::toString);
+        }
+    }
+
+    @Test
+    void aSyncDampedByANodeWithoutAFigureSaysSo()
+    {
+        try (Autoscaler autoscaler = new Autoscaler(context(2, 4)))
+        {
+            launched.forEach(node -> node.state = State.SERVING);
+            launched.get(0).ops = 1_500;
+            launched.get(1).unreadable = true;
+            advance(autoscaler, 1);
+            assertEquals("holding at 2 compute nodes: ops/s per node 1,500 against a target of 1,000 (ratio 1.50, " +
+                "tolerance 0.10; 1 reported, 1 without a figure); 1 node without a figure, counted idle, damps the " +
+                "change", nextSync(autoscaler));
+        }
+    }
+
     /** A node whose state and load the test sets; drain and kill only record that they were asked. */
     private static final class FakeNode implements ManagedNode
     {
