@@ -187,7 +187,7 @@ public final class UpCommand implements Callable<Integer>
             final List<ComputeNodeProcess> computes = computeMax < 0 ?
                 startComputeNodes(endpoint, secret, runDir, started) :
                 List.of(startAutoscaler(endpoint, secret, runDir, started));
-            new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
+            new ClusterFile(ProcessHandle.current().pid(), provider, driverName, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
         }
