@@ -36,7 +36,7 @@ class LocalClusterTest
     private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
 
     /** {@code dkv up} in a process of its own, on any free port (a redis-server may hold 6379), stopped by the test. */
-    private static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
+    static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
     {
         final List<String> arguments = new ArrayList<>(List.of("up", "--dir", dir.resolve("run").toString(),
             "--cluster", clusterFile.toString(), "--index-groups", "1024", "--heap-chunks", "8", "--compute-port",
