@@ -67,15 +67,33 @@ public final class DkvMain implements Runnable
 
     public static void main(final String[] args)
     {
+        final Object keyCommand = args.length > 0 ? keyCommand(args[0]) : null;
         if (args.length > 0 && COMPUTE_NODE.equals(args[0]))
         {
             // the compute node's own main: its join pays neither for picocli's model of every command nor for the
             // classes of every command, which building commandLine() takes about 350 ms to load
             ComputeNodeCommand.main(Arrays.copyOfRange(args, 1, args.length));
         }
+        else if (keyCommand != null)
+        {
+            // put, get and del alone, for the same reason: a command line's whole run is mostly its start
+            DkvCommandLine.run(keyCommand, Arrays.copyOfRange(args, 1, args.length));
+        }
         else
         {
             System.exit(commandLine().execute(args));
         }
+    }
+
+    /** @return put, get or del by its name, else null. */
+    private static Object keyCommand(final String name)
+    {
+        return switch (name)
+        {
+            case "put" -> new PutCommand();
+            case "get" -> new GetCommand();
+            case "del" -> new DelCommand();
+            default -> null;
+        };
     }
 }

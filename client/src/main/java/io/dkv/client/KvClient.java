@@ -167,18 +167,31 @@ public final class KvClient implements AutoCloseable
             resolutions, context.txnStageInFlight());
     }
 
-    /** @return the memory nodes registered in the directory (the MetaServer), by id. */
+    /**
+     * @return the memory nodes registered in the directory (the MetaServer), by id; where the driver cannot list
+     * nodes (a client attached to a standalone driver), the members of the memory tier's membership, which the
+     * driver reads for it: the nodes that hold keys, whichever joined or were drained since any list was written.
+     */
     private static long[] membership(final Raas raas)
     {
-        final long[] ids;
+        long[] ids;
         try
         {
             ids = raas.nodes(NodeRecord.ROLE_MEMORY).stream().mapToLong(NodeRecord::id).sorted().toArray();
         }
-        catch (final RaasException ex)
+        catch (final RaasException listing)
         {
-            throw new KvException("no memory nodes given, and the directory does not list them: " + ex.getMessage(),
-                ex);
+            try
+            {
+                ids = Arrays.stream(raas.membership().memberIds()).sorted().toArray();
+            }
+            catch (final RaasException ex)
+            {
+                ex.addSuppressed(listing);
+                throw new KvException("no memory nodes given, and neither the directory's nodes (" +
+                    listing.getMessage() + ") nor the memory tier's membership (" + ex.getMessage() +
+                    ") can be read", ex);
+            }
         }
         if (ids.length == 0)
         {

@@ -8,6 +8,8 @@ import io.dkv.raas.RaasException;
 import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
+import io.dkv.raas.meta.MetaEndpoint;
 import io.dkv.raas.meta.MetaFrameAuthenticator;
 import io.dkv.raas.meta.MetaMessageReader;
 import io.dkv.raas.meta.MetaMessageWriter;
@@ -18,11 +20,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Random;
 import java.util.function.Consumer;
 
@@ -183,15 +189,48 @@ class HostilePeerTest
     }
 
     @Test
-    void aNodeWithAnotherSecretIsToldTheRepliesAreNotAuthentic()
+    void aNodeWithAnotherSecretIsToldTheMetaServerRefusedItAfterOneAsk()
     {
+        final long refusedBefore = server.unauthenticatedRequests();
         final RaasException refused = assertThrows(RaasException.class, () -> RaasDriver.start(
             MetaTestSupport.nodeContext("shm", 68),
-            new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).clusterSecret(WRONG_SECRET)
-                .rpcTimeoutMs(500))));
-        assertTrue(refused.getMessage().contains("is not authentic: bad MAC: the cluster secret differs"),
-            refused.getMessage());
-        assertTrue(server.unauthenticatedRequests() > 0);
+            new MetaDirectory(MetaTestSupport.directoryContext(server.endpoint()).clusterSecret(WRONG_SECRET))));
+        assertEquals(refusal("given to this process"), refused.getMessage());
+        assertTrue(refused.getCause().getMessage().contains("is not authentic: bad MAC: the cluster secret differs"),
+            "what the MetaServer's reply said, kept as the cause: " + refused.getCause().getMessage());
+        assertEquals(refusedBefore + 1, server.unauthenticatedRequests(),
+            "asked once: a MetaServer that refused answered, and is not waited out as one that does not answer");
+    }
+
+    @Test
+    void aNodeWithAnotherSecretFileIsToldWhichFileTheMetaServerRefused() throws IOException
+    {
+        final Path wrong = dir.resolve("wrong-secret");
+        Files.writeString(wrong, HexFormat.of().formatHex(WRONG_SECRET));
+        Files.setPosixFilePermissions(wrong, PosixFilePermissions.fromString("rw-------"));
+        final MetaDirectoryContext fromFile = new MetaDirectoryContext().clusterSecretFile(wrong)
+            .endpoints(server.endpoint());
+        final RaasException refused = assertThrows(RaasException.class, () -> RaasDriver.start(
+            MetaTestSupport.nodeContext("shm", 68), new MetaDirectory(fromFile)));
+        assertEquals(refusal("from " + wrong.toAbsolutePath()), refused.getMessage());
+    }
+
+    @Test
+    void aMetaServerThatDoesNotAnswerIsStillSaidSo()
+    {
+        final MetaEndpoint nobody = MetaEndpoint.parse("meta:1@shm:0123456789abcdef#00002001:0123456789abcdef");
+        final RaasException silent = assertThrows(RaasException.class, () -> RaasDriver.start(
+            MetaTestSupport.nodeContext("shm", 68),
+            new MetaDirectory(MetaTestSupport.directoryContext(nobody).rpcTimeoutMs(300))));
+        assertTrue(silent.getMessage().startsWith("no MetaServer answered: MetaServer " + nobody),
+            silent.getMessage());
+    }
+
+    /** @return what a node is told when the MetaServer refused its secret, which came from {@code source}. */
+    private String refusal(final String source)
+    {
+        return "the MetaServer at " + server.endpoint().address() + " (node " + server.endpoint().nodeId() +
+            ") refused this node's cluster secret (" + source + "): it does not match the cluster's";
     }
 
     @Test

@@ -8,7 +8,8 @@ import io.dkv.raas.RaasContext;
 import io.dkv.raas.cnc.AttachedRaas;
 
 /**
- * A client attached to the driver of the local cluster that a cluster file describes.
+ * A client attached to the driver of the local cluster that a cluster file describes, over the memory nodes that
+ * the MetaServer's membership lists as it connects.
  */
 public final class ClusterClient implements AutoCloseable
 {
@@ -35,9 +36,9 @@ public final class ClusterClient implements AutoCloseable
         final Raas raas = AttachedRaas.attach(new RaasContext().driverName(cluster.driverName()));
         try
         {
-            // a command line's OK means stored: on disk before it returns
-            return new ClusterClient(raas, KvClient.connect(raas,
-                new KvClientContext().memoryNodes(cluster.memoryNodes()).durability(Durability.SYNC)));
+            // no memory nodes named: the client reads the membership the MetaServer holds now, so that a drain or a
+            // join since dkv up started is followed; a command line's OK means stored: on disk before it returns
+            return new ClusterClient(raas, KvClient.connect(raas, new KvClientContext().durability(Durability.SYNC)));
         }
         catch (final RuntimeException ex)
         {

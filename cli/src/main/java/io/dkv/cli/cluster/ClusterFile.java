@@ -13,20 +13,21 @@ import java.util.Arrays;
 import java.util.Properties;
 
 /**
- * What {@code dkv up} started, for the commands that use it: the driver to attach to, the memory
- * nodes keys go to and the MetaServer. Written by {@code dkv up}, removed when it stops.
+ * What {@code dkv up} started, for the commands that use it: the driver to attach to and the MetaServer.
+ * Written by {@code dkv up}, removed when it stops. It names no memory nodes: which of them hold keys is the
+ * membership the MetaServer keeps, which a drain or join changes while the cluster runs (the clients of
+ * {@code dkv put}, {@code get} and {@code del} read it as they connect).
  *
  * @param upPid       the process of {@code dkv up}.
  * @param provider    the verbs provider of the cluster.
  * @param driverName  the standalone driver clients attach to.
- * @param memoryNodes the memory nodes' ids.
  * @param meta        the MetaServer's endpoint.
  * @param secretFile  the cluster secret file (for commands that call the MetaServer themselves, such as
  *                    {@code dkv meta evict}; put, get and del go through the driver, which holds it).
  * @param computePorts the loopback ports the compute nodes serve RESP on (redis-cli -p PORT), none when it runs none.
  */
 public record ClusterFile(
-    long upPid, String provider, String driverName, long[] memoryNodes, String meta, String secretFile,
+    long upPid, String provider, String driverName, String meta, String secretFile,
     int[] computePorts)
 {
     /** @return where {@code dkv up} writes it unless told otherwise. */
@@ -60,7 +61,6 @@ public record ClusterFile(
                 Long.parseLong(properties.getProperty("up.pid")),
                 properties.getProperty("provider"),
                 properties.getProperty("driver.name"),
-                Arrays.stream(properties.getProperty("memory.nodes").split(",")).mapToLong(Long::parseLong).toArray(),
                 properties.getProperty("meta"),
                 properties.getProperty("cluster.secret.file", ""),
                 Arrays.stream(properties.getProperty("compute.ports", "").split(",")).filter(port -> !port.isEmpty())
@@ -79,8 +79,6 @@ public record ClusterFile(
         properties.setProperty("up.pid", Long.toString(upPid));
         properties.setProperty("provider", provider);
         properties.setProperty("driver.name", driverName);
-        properties.setProperty("memory.nodes",
-            String.join(",", Arrays.stream(memoryNodes).mapToObj(Long::toString).toList()));
         properties.setProperty("meta", meta);
         properties.setProperty("cluster.secret.file", secretFile);
         properties.setProperty("compute.ports",

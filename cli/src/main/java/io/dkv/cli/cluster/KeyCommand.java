@@ -6,8 +6,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
@@ -15,6 +18,9 @@ import java.util.concurrent.Callable;
  */
 abstract class KeyCommand implements Callable<Integer>
 {
+    /** Set by {@code ./dkv} on the run that trains the AOT cache: the file it writes once it reached the store. */
+    static final String AOT_SERVED_MARKER_PROP_NAME = "dkv.cli.aot.served.marker";
+
     @Spec
     private CommandSpec spec;
 
@@ -28,7 +34,30 @@ abstract class KeyCommand implements Callable<Integer>
     {
         try (ClusterClient attached = ClusterClient.attach(cluster))
         {
-            return run(attached.client(), key.getBytes(StandardCharsets.UTF_8), spec.commandLine().getOut());
+            final int status =
+                run(attached.client(), key.getBytes(StandardCharsets.UTF_8), spec.commandLine().getOut());
+            markServed();
+            return status;
+        }
+    }
+
+    /**
+     * Tell the launcher that this run, which trains the JDK AOT cache of put, get and del, reached the store (a get
+     * that found nothing did too): a run that failed at once (no cluster) would train a cache of little use.
+     */
+    private static void markServed()
+    {
+        final String marker = System.getProperty(AOT_SERVED_MARKER_PROP_NAME);
+        if (marker != null)
+        {
+            try
+            {
+                Files.writeString(Path.of(marker), "served\n");
+            }
+            catch (final IOException ex)
+            {
+                // without the mark the launcher only trains again: nothing is lost
+            }
         }
     }
 

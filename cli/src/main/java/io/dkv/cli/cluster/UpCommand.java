@@ -220,7 +220,7 @@ public final class UpCommand implements Callable<Integer>
             final List<ComputeNodeProcess> computes = autoscale.enabled() ?
                 List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started, watch)) :
                 startComputeNodes(endpoint, secret, runDir, started, watch);
-            new ClusterFile(ProcessHandle.current().pid(), provider, driverName, nodeIds, endpoint, secret,
+            new ClusterFile(ProcessHandle.current().pid(), provider, driverName, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
         }

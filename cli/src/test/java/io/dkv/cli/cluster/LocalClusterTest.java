@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * {@code dkv up} starts a MetaServer, memory nodes, a driver and a compute node as processes; {@code dkv put},
  * {@code get} and {@code del} from another process reach the data through the driver, and redis-cli reaches the same
- * data through the compute node; stopping {@code up} stops them all. The cluster secret {@code up} generates is
+ * data through the compute node, and go on doing so once a memory node is drained (they follow the MetaServer's
+ * membership); stopping {@code up} stops them all. The cluster secret {@code up} generates is
  * readable by its owner only, and is what an operator removes records with.
  */
 class LocalClusterTest
@@ -35,7 +36,7 @@ class LocalClusterTest
     private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
 
     /** {@code dkv up} in a process of its own, on any free port (a redis-server may hold 6379), stopped by the test. */
-    private static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
+    static RoleProcess up(final Path dir, final Path clusterFile, final String... more)
     {
         final List<String> arguments = new ArrayList<>(List.of("up", "--dir", dir.resolve("run").toString(),
             "--cluster", clusterFile.toString(), "--index-groups", "1024", "--heap-chunks", "8", "--compute-port",
@@ -130,6 +131,65 @@ class LocalClusterTest
         assertTrue(up.logTail().contains("stopped 5 processes"), up::logTail);
         assertEquals(1, dkv.run("get", "--cluster=" + clusterFile, "key-1"));
         assertTrue(dkv.err().contains("start one with ./dkv up"), dkv::err);
+    }
+
+    /** @return the exit status of a process that ends by itself, once it has. */
+    private static int exitStatus(final RoleProcess process) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + STOP_TIMEOUT_MS * 1_000_000L;
+        while (process.isAlive() && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(20);
+        }
+        return process.exitStatus();
+    }
+
+    @Test
+    void putGetAndDelFollowTheMembershipAfterAMemoryNodeIsDrained(@TempDir final Path dir) throws Exception
+    {
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess up = up(dir, clusterFile);
+        try
+        {
+            final String cluster = "--cluster=" + clusterFile;
+            for (int i = 0; i < 10; i++)
+            {
+                assertEquals(0, dkv.run("put", cluster, "before-" + i, "value-" + i), dkv::err);
+            }
+            final ClusterFile described = ClusterFile.read(clusterFile);
+            final long drained = UpCommand.FIRST_MEMORY_NODE_ID + 1;
+            // the operator's drain, as ./dkv memory-node --drain runs it: it exits once the node has left the tier
+            final RoleProcess drain = RoleProcess.start("drain of memory node " + drained, "256m", Map.of(),
+                List.of("memory-node", "--drain", Long.toString(drained), "--meta", described.meta(),
+                    "--cluster-secret-file", described.secretFile(), "--node-id", "301", "--provider",
+                    described.provider()),
+                Pattern.compile("memory node " + drained + " has left the memory tier"), dir.resolve("drain.log"));
+            assertEquals(0, exitStatus(drain), drain::logTail);
+
+            for (int i = 0; i < 10; i++)
+            {
+                assertEquals(0, dkv.run("get", cluster, "before-" + i), dkv::err);
+                assertEquals("value-" + i, dkv.out().trim(), "a key written before the drain, read after it");
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                assertEquals(0, dkv.run("put", cluster, "after-" + i, "new-" + i), dkv::err);
+                assertEquals("OK", dkv.out().trim());
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                assertEquals(0, dkv.run("get", cluster, "after-" + i), dkv::err);
+                assertEquals("new-" + i, dkv.out().trim(), "a key written after the drain");
+            }
+            assertEquals(0, dkv.run("del", cluster, "before-3"), dkv::err);
+            assertEquals("1", dkv.out().trim());
+            assertEquals(1, dkv.run("get", cluster, "before-3"), "deleted after the drain, gone");
+            assertEquals("(nil)", dkv.out().trim());
+        }
+        finally
+        {
+            assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly on SIGTERM, as on Ctrl-C");
+        }
     }
 
     @Test

@@ -174,15 +174,34 @@ public final class MetaDirectory implements Directory
     private void openFirstLink()
     {
         final long deadline = nanoClock.nanoTime() + rpcTimeout.toNanos();
+        // a MetaServer that refused this node's secret answered: asking it again changes nothing
+        final boolean[] refused = new boolean[links.length];
+        RaasException refusal = null;
         for (int round = 0; ; round++)
         {
             for (int i = 0; i < links.length; i++)
             {
-                if (open(links[i]))
+                if (refused[i])
                 {
-                    prefer(i);
-                    return;
+                    continue;
                 }
+                try
+                {
+                    if (open(links[i]))
+                    {
+                        prefer(i);
+                        return;
+                    }
+                }
+                catch (final SecretRefusedException ex)
+                {
+                    refused[i] = true;
+                    refusal = refusal == null ? ex : refusal;
+                }
+            }
+            if (refusal != null && allSet(refused))
+            {
+                throw refusal;
             }
             if (round >= 1 && nanoClock.nanoTime() - deadline > 0)
             {
@@ -190,6 +209,18 @@ public final class MetaDirectory implements Directory
             }
             LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
         }
+    }
+
+    private static boolean allSet(final boolean[] flags)
+    {
+        for (final boolean flag : flags)
+        {
+            if (!flag)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     public void detach()
@@ -685,6 +716,10 @@ public final class MetaDirectory implements Directory
         }
     }
 
+    /**
+     * @return true when the link opened, false when the MetaServer did not answer (tried again once due).
+     * @throws SecretRefusedException when it answered under another cluster secret than this node's.
+     */
     private boolean open(final MetaServerLink link)
     {
         try
@@ -694,8 +729,30 @@ public final class MetaDirectory implements Directory
         }
         catch (final RaasException ex)
         {
+            if (ex instanceof MetaRpcException answered && answered.foreignSecret())
+            {
+                final SecretRefusedException refusal =
+                    new SecretRefusedException(link.endpoint, context.clusterSecretSource(), answered);
+                link.fail(refusal, relinkNanos);
+                throw refusal;
+            }
             link.fail(ex, relinkNanos);
             return false;
+        }
+    }
+
+    /**
+     * A MetaServer that answered, under another cluster secret than this node's: it refused the request, and will
+     * refuse every other, so this is said at once rather than waited out as a MetaServer that does not answer.
+     */
+    private static final class SecretRefusedException extends RaasException
+    {
+        private static final long serialVersionUID = 1L;
+
+        SecretRefusedException(final MetaEndpoint endpoint, final String secretSource, final MetaRpcException cause)
+        {
+            super("the MetaServer at " + endpoint.address() + " (node " + endpoint.nodeId() + ") refused this " +
+                "node's cluster secret (" + secretSource + "): it does not match the cluster's", cause);
         }
     }
 

@@ -31,6 +31,8 @@ public final class MetaFrameAuthenticator
     private static final byte[] NO_SECRET_KEY = sha256("dkv: no cluster secret, frames are not authenticated");
     private static final byte[] OPERATOR_LABEL = "dkv operator key v1".getBytes(StandardCharsets.US_ASCII);
     private static final ValueLayout.OfLong LONG = MetaTableDescriptor.LONG;
+    private static final String BAD_MAC = "bad MAC: the cluster secret differs";
+    private static final String BAD_OPERATOR_MAC = "bad MAC for an operator request: the cluster secret differs";
 
     private final Mac memberMac;
     private final Mac operatorMac;
@@ -109,8 +111,7 @@ public final class MetaFrameAuthenticator
         MemorySegment.copy(frame, ValueLayout.JAVA_BYTE, signed, received, 0, MAC_LENGTH);
         if (!MessageDigest.isEqual(computed, received))
         {
-            return mac == operatorMac ? "bad MAC for an operator request: the cluster secret differs" :
-                "bad MAC: the cluster secret differs";
+            return mac == operatorMac ? BAD_OPERATOR_MAC : BAD_MAC;
         }
         final long skewMs = frame.get(LONG, TIMESTAMP_OFFSET) - clock.time();
         if (skewMs > windowMs || skewMs < -windowMs)
@@ -119,6 +120,16 @@ public final class MetaFrameAuthenticator
                 windowMs / 1000 + " s window (a replayed frame, or clocks that differ)";
         }
         return null;
+    }
+
+    /**
+     * @param reason what {@link #verify} said of a frame.
+     * @return true when its mac does not match: the frame was sealed with another secret than this party's (or
+     * forged), as opposed to a stale or replayed frame of the same secret.
+     */
+    public static boolean isBadMac(final String reason)
+    {
+        return BAD_MAC.equals(reason) || BAD_OPERATOR_MAC.equals(reason);
     }
 
     private Mac macFor(final MemorySegment frame)

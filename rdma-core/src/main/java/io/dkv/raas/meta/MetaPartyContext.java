@@ -26,6 +26,7 @@ public abstract class MetaPartyContext<C extends MetaPartyContext<C>> extends Co
     private Path clusterSecretFile = MetaDirectoryConfiguration.clusterSecretFile();
     private byte[] clusterSecret;
     private boolean noClusterSecret;
+    private String clusterSecretSource;
 
     protected MetaPartyContext()
     {
@@ -41,7 +42,19 @@ public abstract class MetaPartyContext<C extends MetaPartyContext<C>> extends Co
     protected final void concludeAuthentication(final String party)
     {
         requireRange("authWindowMs", authWindowMs, 1, 3_600_000);
+        // a secret given as bytes wins over a file (which may be the configured default, never read then)
+        clusterSecretSource = noClusterSecret ? "none: in-process use without one" : clusterSecret != null ?
+            "given to this process" : "from " + (clusterSecretFile != null ? clusterSecretFile.toAbsolutePath() : "");
         clusterSecret = ClusterSecret.resolve(clusterSecret, clusterSecretFile, noClusterSecret, party);
+    }
+
+    /**
+     * @return where the cluster secret came from once concluded ("from FILE", "given to this process"), for a
+     * message that says a MetaServer refused it.
+     */
+    public String clusterSecretSource()
+    {
+        return clusterSecretSource;
     }
 
     /**

@@ -139,7 +139,7 @@ public final class MetaRpcClient
                 throw new MetaRpcException(STATUS_UNAUTHENTICATED,
                     "the reply to " + typeName(type) + " from MetaServer " +
                     connection.nodeId() + " is not authentic: " + forged + " (unverified, it says " +
-                    statusName(status) + ")");
+                    statusName(status) + ")", MetaFrameAuthenticator.isBadMac(forged));
             }
             reader.body();
             if (status != STATUS_OK)
