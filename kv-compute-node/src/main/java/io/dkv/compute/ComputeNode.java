@@ -122,7 +122,7 @@ public final class ComputeNode implements AutoCloseable
     private final ComputeMesh mesh;
     private final PubSub pubsub;
     private final RateLimitedLog outputLimitLog;
-    /** Whether connections send GETs and plain SETs out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
+    /** Whether connections send GET, SET and INCR out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
     private final boolean asyncCommands;
     private boolean closed;
 
@@ -328,7 +328,7 @@ public final class ComputeNode implements AutoCloseable
         }
     }
 
-    /** @return true when GETs and plain SETs go out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
+    /** @return true when GET, SET and INCR go out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
     public boolean asyncCommands()
     {
         return asyncCommands;

@@ -93,7 +93,7 @@ public final class ComputeNodeConfiguration
     public static final int WARMUP_ROUNDS_DEFAULT = 20;
 
     /**
-     * Whether GETs and plain SETs go out through the client's asynchronous forms, so that an event loop posts a
+     * Whether GET, SET and INCR go out through the client's asynchronous forms, so that an event loop posts a
      * request's reads and writes and serves others while they travel: {@code on}, {@code off}, or {@code auto} (on
      * where the client's requests wait on a wire or a NIC, tcp or verbs; off on shm, where a request is the posting
      * thread's own copy and the synchronous form costs less).

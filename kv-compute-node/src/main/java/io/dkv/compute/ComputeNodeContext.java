@@ -408,14 +408,14 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         return warmupRounds;
     }
 
-    /** @return auto, on or off: whether GETs and plain SETs go out asynchronously ({@link #asyncCommands(String)}). */
+    /** @return auto, on or off: whether GET, SET and INCR go out asynchronously ({@link #asyncCommands(String)}). */
     public String asyncCommands()
     {
         return asyncCommands;
     }
 
     /**
-     * @param asyncCommands {@code on}: GETs and plain SETs go out through the client's asynchronous forms, a loop
+     * @param asyncCommands {@code on}: GET, SET and INCR go out through the client's asynchronous forms, a loop
      *                      serving others while they travel; {@code off}: each runs on its loop to its end;
      *                      {@code auto} (the default): on where the client's requests wait on a wire or a NIC.
      */

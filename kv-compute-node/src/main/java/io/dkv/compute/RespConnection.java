@@ -54,9 +54,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * about {@link #UNIT_TARGET_BYTES}: it starts at {@link #UNIT_KEYS_FIRST}, and a connection reading values of the
  * largest size takes them one at a time.
  *
- * <p>With asynchronous commands ({@link io.dkv.compute.ComputeNodeContext#asyncCommands}), a GET or a plain SET sends
+ * <p>With asynchronous commands ({@link io.dkv.compute.ComputeNodeContext#asyncCommands}), a GET, SET or INCR sends
  * its store operation out and leaves an {@link AsyncStep}: the loop goes on with the connection's next requests while
- * they are GETs and plain SETs of other keys (at most {@link #STEPS_MAX} in flight, so a pipeline's writes go out
+ * they are GET, SET and INCR of other keys (at most {@link #STEPS_MAX} in flight, so a pipeline's writes go out
  * together as its reads do), and with other connections. Replies keep the requests' order: those made meanwhile wait
  * behind the steps before them, and a step's reply is made on this loop once its operation completed and every step
  * before it has answered. Anything else, or a key in flight, waits until the steps before it have answered.
@@ -126,7 +126,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     /**
      * @param outputLimitBytes reply bytes pending at most: a connection past it is closed.
      * @param outputLimitLog   where closes at the limit are logged; null for nowhere.
-     * @param asyncCommands    whether GETs and plain SETs send their operations out and answer when they complete.
+     * @param asyncCommands    whether GET, SET and INCR send their operations out and answer when they complete.
      */
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
         final long partialTimeoutMs, final long outputLimitBytes, final RateLimitedLog outputLimitLog,
@@ -331,7 +331,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             {
                 decoded(decodedAt);
                 final int from = mark();
-                final boolean stepping = asyncCommands && stepShaped(args) && session.repliesOn();
+                final boolean stepping = asyncCommands && AsyncStep.shaped(args) && session.repliesOn();
                 if (session.repliesOn() && !stepping && reads.offer(session, args, pendingBuffer(), unitKeys))
                 {
                     settle(from);
@@ -423,21 +423,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** @return true for the requests that may go out as steps: GET key, and SET key value with no option. */
-    private static boolean stepShaped(final byte[][] args)
-    {
-        return args.length == 2 && is(args[0], 'g', 'e', 't') || args.length == 3 && is(args[0], 's', 'e', 't');
-    }
-
-    private static boolean is(final byte[] name, final char a, final char b, final char c)
-    {
-        return name.length == 3 && (name[0] | 0x20) == a && (name[1] | 0x20) == b && (name[2] | 0x20) == c;
-    }
-
     /** @return true when {@code args} may run while steps are in flight: a step's shape, on a key none of them has. */
     private boolean joinsSteps(final byte[][] args)
     {
-        if (inFlight.size() >= STEPS_MAX || !stepShaped(args) || !session.repliesOn() || session.inMulti())
+        if (inFlight.size() >= STEPS_MAX || !AsyncStep.shaped(args) || !session.repliesOn() || session.inMulti())
         {
             return false;
         }

@@ -17,10 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * With asynchronous commands on, a GET or a plain SET sends its store operation out and the connection goes on with
- * the next requests (GETs and SETs of other keys) while it travels; every reply still comes in the requests' order,
- * as if each request ran alone to its end, whatever else the pipeline holds and whichever keys repeat. Checked against
- * a model of a string keyspace over seeded random pipelines, sent in one write each so that they arrive together.
+ * With asynchronous commands on, a GET, a plain SET or an INCR, DECR, INCRBY or DECRBY sends its store operations
+ * out and the connection goes on with the next such requests of other keys while they travel; every reply still
+ * comes in the requests' order, as if each request ran alone to its end, whatever else the pipeline holds and
+ * whichever keys repeat. Checked against a model of a string keyspace over seeded random pipelines, sent in one write
+ * each so that they arrive together.
  */
 class AsyncCommandsTest
 {
@@ -61,10 +62,41 @@ class AsyncCommandsTest
                     final int kind = random.nextInt(100);
                     if (kind < 40)
                     {
-                        final String value = "v" + random.nextInt(1000);
+                        final String value = random.nextBoolean() ? "v" + random.nextInt(1000) :
+                            Integer.toString(random.nextInt(1000) - 500);
                         requests.add(new String[] {"SET", key, value});
                         model.put(key, value);
                         expected.add("+OK");
+                    }
+                    else if (kind < 52)
+                    {
+                        final long by = random.nextInt(21) - 10;
+                        final String[] request = switch (random.nextInt(4))
+                        {
+                            case 0 -> new String[] {"INCR", key};
+                            case 1 -> new String[] {"DECR", key};
+                            case 2 -> new String[] {"INCRBY", key, Long.toString(by)};
+                            default -> new String[] {"DECRBY", key, Long.toString(by)};
+                        };
+                        final long delta = switch (request[0])
+                        {
+                            case "INCR" -> 1;
+                            case "DECR" -> -1;
+                            case "INCRBY" -> by;
+                            default -> -by;
+                        };
+                        requests.add(request);
+                        final String now = model.get(key);
+                        if (now != null && !now.matches("-?[0-9]+"))
+                        {
+                            expected.add("-ERR value is not an integer or out of range");
+                        }
+                        else
+                        {
+                            final long sum = (now == null ? 0 : Long.parseLong(now)) + delta;
+                            model.put(key, Long.toString(sum));
+                            expected.add(":" + sum);
+                        }
                     }
                     else if (kind < 80)
                     {
@@ -102,7 +134,7 @@ class AsyncCommandsTest
     }
 
     @Test
-    void everyGetAndPlainSetGoesOutAsAStepAndOthersRunAsBefore() throws Exception
+    void everyGetPlainSetAndIncrementGoesOutAsAStepAndOthersRunAsBefore() throws Exception
     {
         try (RawResp resp = new RawResp(store.port()))
         {
@@ -116,6 +148,7 @@ class AsyncCommandsTest
             {
                 requests.add(new String[] {"GET", "as-step-" + i});
             }
+            requests.add(new String[] {"INCRBY", "as-step-2", "40"});
             // not steps: a SET with an option, MULTI's commands, which EXEC runs in its transaction
             requests.add(new String[] {"SET", "as-step-0", "x", "XX"});
             requests.add(new String[] {"MULTI"});
@@ -134,22 +167,25 @@ class AsyncCommandsTest
                 assertEquals("+OK", replies.get(i));
                 assertEquals("$" + i, replies.get(16 + i));
             }
-            assertEquals(List.of("+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
+            assertEquals(List.of(":42", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
                 replies.subList(32, replies.size()));
-            assertEquals(16 + 16 + 1, steps(resp) - before, "each GET and plain SET outside MULTI is one step");
+            assertEquals(16 + 16 + 1 + 1, steps(resp) - before,
+                "each GET, plain SET and INCRBY outside MULTI is a step");
         }
     }
 
     @Test
-    void aGetOrSetMeetingAHashAnswersAsItWouldAlone() throws Exception
+    void aGetIncrOrSetMeetingAHashAnswersAsItWouldAlone() throws Exception
     {
         try (RawResp resp = new RawResp(store.port()))
         {
             resp.call("DEL", "as-hash");
             assertEquals(":1", resp.call("HSET", "as-hash", "f", "v"));
-            resp.sendRaw(encode(List.of(new String[] {"GET", "as-hash"}, new String[] {"SET", "as-hash", "s"},
-                new String[] {"GET", "as-hash"}, new String[] {"TYPE", "as-hash"})));
+            resp.sendRaw(encode(List.of(new String[] {"GET", "as-hash"}, new String[] {"INCR", "as-hash"},
+                new String[] {"SET", "as-hash", "s"}, new String[] {"GET", "as-hash"},
+                new String[] {"TYPE", "as-hash"})));
             assertTrue(resp.read().startsWith("-WRONGTYPE"), "GET of a hash");
+            assertTrue(resp.read().startsWith("-WRONGTYPE"), "INCR of a hash");
             assertEquals("+OK", resp.read(), "SET replaces a hash");
             assertEquals("$s", resp.read());
             assertEquals("+string", resp.read());

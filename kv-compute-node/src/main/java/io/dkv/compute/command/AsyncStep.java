@@ -77,6 +77,21 @@ public final class AsyncStep
         return began;
     }
 
+    /**
+     * @return true for the requests that may go out as steps, by their shape (each command still decides): GET key,
+     * SET key value (no option), INCR key, DECR key, INCRBY key n, DECRBY key n; their key is the second argument.
+     */
+    public static boolean shaped(final byte[][] args)
+    {
+        if (args.length == 2)
+        {
+            return CommandTable.is(args[0], "get") || CommandTable.is(args[0], "incr") ||
+                CommandTable.is(args[0], "decr");
+        }
+        return args.length == 3 && (CommandTable.is(args[0], "set") || CommandTable.is(args[0], "incrby") ||
+            CommandTable.is(args[0], "decrby"));
+    }
+
     /** @return {@code failure} to throw from a {@link Finisher}: as it is where unchecked, else wrapped. */
     public static RuntimeException unchecked(final Throwable failure)
     {

@@ -1,6 +1,8 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
@@ -8,6 +10,8 @@ import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -29,10 +33,10 @@ final class CounterCommands
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("incr", 2, (session, args, out) -> add(session.store(base), args[1], 1, out)),
-            spec("decr", 2, (session, args, out) -> add(session.store(base), args[1], -1, out)),
-            spec("incrby", 3, (session, args, out) -> addBy(session.store(base), args, false, out)),
-            spec("decrby", 3, (session, args, out) -> addBy(session.store(base), args, true, out)),
+            spec("incr", 2, (session, args, out) -> add(session, session.store(base), args[1], 1, out)),
+            spec("decr", 2, (session, args, out) -> add(session, session.store(base), args[1], -1, out)),
+            spec("incrby", 3, (session, args, out) -> addBy(session, session.store(base), args, false, out)),
+            spec("decrby", 3, (session, args, out) -> addBy(session, session.store(base), args, true, out)),
             spec("incrbyfloat", 3, (session, args, out) -> addFloat(session.store(base), args, out)));
     }
 
@@ -68,7 +72,8 @@ final class CounterCommands
         }
     }
 
-    private void addBy(final KeyStore store, final byte[][] args, final boolean decrement, final ByteBuf out)
+    private void addBy(final Session session, final KeyStore store, final byte[][] args, final boolean decrement,
+        final ByteBuf out)
     {
         if (!RespNumbers.isLong(args[2]))
         {
@@ -81,7 +86,70 @@ final class CounterCommands
             RespReplies.error(out, "ERR decrement would overflow");
             return;
         }
-        add(store, args[1], decrement ? -by : by, out);
+        add(session, store, args[1], decrement ? -by : by, out);
+    }
+
+    /**
+     * INCR, DECR, INCRBY and DECRBY as a step ({@link Session#await}): the versioned read and the compare-and-set go
+     * out through the store's asynchronous forms, again from a new read when the set lost a race. What the
+     * completions cannot carry (a hash or a set, a value that is no integer, an overflow, a store error) is answered
+     * by the command run alone, which gives its exact reply.
+     */
+    private void add(final Session session, final KeyStore store, final byte[] key, final long by, final ByteBuf out)
+    {
+        if (!session.mayAwait(base))
+        {
+            add(store, key, by, out);
+            return;
+        }
+        // the compare-and-set is posted by the connection's loop, never by the thread that delivered the read: a
+        // write may need a heap chunk, an RPC whose answer that thread would have to deliver to itself
+        final Executor loop = session.outlet().eventLoop();
+        session.await(addAsync(store, key, by, loop), (sum, failure, reply) ->
+        {
+            if (failure != null && !(failure instanceof WrongKindException))
+            {
+                // a compare-and-set whose outcome is not known: running it again could add twice
+                throw AsyncStep.unchecked(failure);
+            }
+            if (sum != null)
+            {
+                RespReplies.integer(reply, sum);
+            }
+            else
+            {
+                add(store, key, by, reply);
+            }
+        }, key);
+    }
+
+    /** @return the sum written; null where the command run alone is to answer: no integer, or an overflow. */
+    private static CompletableFuture<Long> addAsync(final KeyStore store, final byte[] key, final long by,
+        final Executor loop)
+    {
+        return store.getVersionedAsync(key).thenComposeAsync(current ->
+        {
+            long value = 0;
+            if (current != null)
+            {
+                if (!RespNumbers.isLong(current.value()))
+                {
+                    return CompletableFuture.completedFuture(null);
+                }
+                value = RespNumbers.parseLong(current.value());
+            }
+            if (by < 0 && value < 0 && by < Long.MIN_VALUE - value ||
+                by > 0 && value > 0 && by > Long.MAX_VALUE - value)
+            {
+                return CompletableFuture.completedFuture(null);
+            }
+            final long sum = value + by;
+            final byte[] written = Long.toString(sum).getBytes(StandardCharsets.US_ASCII);
+            return store.compareAndSetAsync(key, current, written,
+                current == null ? KvClient.NO_EXPIRY : current.expireAtMillis())
+                .thenComposeAsync(set -> set ? CompletableFuture.completedFuture(sum) : addAsync(store, key, by, loop),
+                    loop);
+        }, loop);
     }
 
     private void add(final KeyStore store, final byte[] key, final long by, final ByteBuf out)

@@ -336,12 +336,13 @@ public final class Session
 
     /**
      * @param base the store outside EXEC.
-     * @return true when the request being run may send its store operation out asynchronously: the connection allows
-     * it, and the request is its own (not part of EXEC's or a script's transaction, whose store is not {@code base}).
+     * @return true when the request being run may send its store operation out asynchronously: the connection (a
+     * channel's, whose loop posts what follows a completion) allows it, and the request is its own (not part of
+     * EXEC's or a script's transaction, whose store is not {@code base}).
      */
     boolean mayAwait(final KeyStore base)
     {
-        return mayAwait && !inMulti() && executing == null && !scripted && store(base) == base;
+        return mayAwait && outlet != null && !inMulti() && executing == null && !scripted && store(base) == base;
     }
 
     /**

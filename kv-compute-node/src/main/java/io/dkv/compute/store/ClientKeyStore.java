@@ -38,6 +38,18 @@ public final class ClientKeyStore implements KeyStore
         return client.getAsync(key);
     }
 
+    public CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
+    {
+        return client.getVersionedAsync(key);
+    }
+
+    public CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final Versioned current, final byte[] value,
+        final long expireAtMillis)
+    {
+        return current == null ? client.compareAndSetAsync(key, null, value, KeyStore.storable(expireAtMillis)) :
+            client.compareAndSetVersionAsync(key, current, value, KeyStore.storable(expireAtMillis));
+    }
+
     public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
     {
         return client.putAsync(key, value, KeyStore.storable(expireAtMillis));

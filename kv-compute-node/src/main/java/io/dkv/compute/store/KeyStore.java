@@ -72,6 +72,38 @@ public interface KeyStore
         }
     }
 
+    /** As {@link #getVersioned}, carried by the store's completions where it can be; answered at once otherwise. */
+    default CompletableFuture<Versioned> getVersionedAsync(final byte[] key)
+    {
+        try
+        {
+            return CompletableFuture.completedFuture(getVersioned(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /**
+     * As {@link #compareAndSet} from no value ({@code current} null) or {@link #compareAndSetVersion} from
+     * {@code current}, carried by the store's completions where it can be; done at once otherwise.
+     */
+    default CompletableFuture<Boolean> compareAndSetAsync(final byte[] key, final Versioned current, final byte[] value,
+        final long expireAtMillis)
+    {
+        try
+        {
+            return CompletableFuture.completedFuture(current == null ?
+                compareAndSet(key, null, value, expireAtMillis) :
+                compareAndSetVersion(key, current, value, expireAtMillis));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
     /**
      * As {@link #put}, carried by the store's completions where it can be; done at once otherwise. Fails with
      * {@code WrongKindException} where the key holds a collection or a string in pieces, which {@link #put} replaces

@@ -149,6 +149,11 @@ public final class ComputeBenchmark implements Callable<Integer>
             "(default: ${DEFAULT-VALUE}).")
     private String asyncCommands;
 
+    @Option(names = "--tests", split = ",", defaultValue = "set,get", paramLabel = "TEST",
+        description = "redis-benchmark tests of throughput (-t), each in turn: set, get, incr, lpush, rpush, lpop, " +
+            "rpop, sadd, hset, spop, zadd, zpopmin, mset (default: ${DEFAULT-VALUE}).")
+    private List<String> tests;
+
     @Option(names = "--keyspace", defaultValue = "100000",
         description = "Keys redis-benchmark picks from at random (-r) (default: ${DEFAULT-VALUE}).")
     private long keyspace;
@@ -178,7 +183,9 @@ public final class ComputeBenchmark implements Callable<Integer>
             requests < 1 || keyspace < 1 || poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
-            connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17)
+            connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17 ||
+            !RedisBenchmarkTool.TESTS.containsAll(tests) || !List.of("shm", "tcp").contains(provider) ||
+            !List.of("auto", "on", "off").contains(asyncCommands))
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
                 " (parts: throughput, join, scale, multi, collections, ordered, long, pool), --pool-rounds " +
@@ -188,8 +195,9 @@ public final class ComputeBenchmark implements Callable<Integer>
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
-                scalePhaseMs + ", --connection-life-ms " + connectionLifeMs +
-                ": parts must be known and numbers positive");
+                scalePhaseMs + ", --connection-life-ms " + connectionLifeMs + ", --tests " + tests + " (of " +
+                RedisBenchmarkTool.TESTS + "), --provider " + provider + " (shm or tcp), --async-commands " +
+                asyncCommands + " (auto, on or off): parts and tests must be known and numbers positive");
         }
         html.validate(spec);
         final Optional<Path> redisServer = RedisServer.find();
@@ -213,11 +221,12 @@ public final class ComputeBenchmark implements Callable<Integer>
         {
             final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
             final ThroughputPart.Result result = new ThroughputPart(tool, redisServer.orElseThrow(), requests, keyspace,
-                valueSize, spec.commandLine().getErr(), provider, asyncCommands).run();
-            method.add(String.format(Locale.ROOT, "throughput: %s, -t set,get (SET over random keys, then GET of the " +
-                "same), -r %,d, -d %d; %,d requests at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, " +
-                "then redis-server, at each setting", tool.version(), keyspace, valueSize, requests));
-            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, GETs and SETs %s, " +
+                valueSize, spec.commandLine().getErr(), provider, asyncCommands, tests).run();
+            method.add(String.format(Locale.ROOT, "throughput: %s, -t " + String.join(",", tests) + " (each over " +
+                "random keys of -r in turn; a GET finds what the SET before it wrote), -r %,d, -d %d; %,d requests " +
+                "at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, then redis-server, at each setting",
+                tool.version(), keyspace, valueSize, requests));
+            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, GET, SET and INCR %s, " +
                 "over an in-process dkv store (one memory node and the client on the %s provider, in this JVM as " +
                 "well); redis-server %s, no persistence; all on 127.0.0.1", result.ioThreads(),
                 result.asyncCommands() ? "asynchronous" : "synchronous", result.provider(), result.redisVersion()));

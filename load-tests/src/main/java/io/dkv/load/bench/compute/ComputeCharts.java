@@ -31,7 +31,7 @@ final class ComputeCharts
     static List<Chart> throughput(final ThroughputPart.Result result)
     {
         final List<Chart> charts = new ArrayList<>();
-        for (final String test : List.of("SET", "GET"))
+        for (final String test : result.rows().stream().map(ThroughputPart.Row::test).distinct().toList())
         {
             final List<ThroughputPart.Row> rows =
                 result.rows().stream().filter(row -> row.test().equals(test)).toList();

@@ -53,6 +53,17 @@ final class RedisBenchmarkTool
         return tests(host, port, setting, "set,get", List.of("SET", "GET"), requests, keyspace, valueBytes);
     }
 
+    /** The tests of {@code -t} that {@link #rowName} knows, in redis-benchmark's order. */
+    static final List<String> TESTS =
+        List.of("set", "get", "incr", "lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "zadd", "zpopmin",
+            "mset");
+
+    /** @return the row redis-benchmark prints for test {@code test} of {@link #TESTS}. */
+    static String rowName(final String test)
+    {
+        return "mset".equals(test) ? "MSET (10 keys)" : test.toUpperCase(java.util.Locale.ROOT);
+    }
+
     /**
      * redis-benchmark's {@code -t tests} over random keys of the keyspace.
      *

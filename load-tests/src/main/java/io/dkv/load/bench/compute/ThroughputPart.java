@@ -38,6 +38,7 @@ final class ThroughputPart
     private final PrintWriter progress;
     private final String provider;
     private final String asyncCommands;
+    private final List<String> tests;
 
     /** One row: a setting and test, each store's figures. */
     record Row(Setting setting, String test, RedisBenchmarkFigures dkv, RedisBenchmarkFigures redis)
@@ -58,8 +59,10 @@ final class ThroughputPart
         final int valueBytes,
         final PrintWriter progress,
         final String provider,
-        final String asyncCommands)
+        final String asyncCommands,
+        final List<String> tests)
     {
+        this.tests = List.copyOf(tests);
         this.provider = provider;
         this.asyncCommands = asyncCommands;
         this.tool = tool;
@@ -77,6 +80,20 @@ final class ThroughputPart
         {
             sets += requests * setting.multiplier();
         }
+        // blocks each request of the tests writes, at most: an MSET's ten values and its ten intents, a push or an
+        // add its element's segment and the collection's header, SET and INCR one; a GET none
+        long blocksPerRequest = 0;
+        for (final String test : tests)
+        {
+            blocksPerRequest += switch (test)
+            {
+                case "get" -> 0;
+                case "mset" -> 20;
+                case "set", "incr" -> 1;
+                default -> 2;
+            };
+        }
+        sets *= Math.max(1, blocksPerRequest);
         final int ioThreads = ComputeNodeConfiguration.IO_THREADS_DEFAULT;
         final List<Row> rows = new ArrayList<>();
         final var memoryNode =
@@ -89,15 +106,15 @@ final class ThroughputPart
         {
             for (final Setting setting : Setting.ALL)
             {
-                progress.printf("throughput %s: %,d SET then GET against the compute node, then redis-server...%n",
-                    setting.label(), requests * setting.multiplier());
+                progress.printf("throughput %s: %,d of each of %s against the compute node, then redis-server...%n",
+                    setting.label(), requests * setting.multiplier(), String.join(", ", tests));
                 progress.flush();
-                final Map<String, RedisBenchmarkFigures> dkv = tool.setThenGet(RedisServer.HOST, node.port(), setting,
-                    requests, keyspace, valueBytes);
-                final Map<String, RedisBenchmarkFigures> baseline =
-                    tool.setThenGet(RedisServer.HOST, redis.port(), setting,
-                    requests, keyspace, valueBytes);
-                for (final String test : List.of("SET", "GET"))
+                final List<String> rowNames = tests.stream().map(RedisBenchmarkTool::rowName).toList();
+                final Map<String, RedisBenchmarkFigures> dkv = tool.tests(RedisServer.HOST, node.port(), setting,
+                    String.join(",", tests), rowNames, requests, keyspace, valueBytes);
+                final Map<String, RedisBenchmarkFigures> baseline = tool.tests(RedisServer.HOST, redis.port(), setting,
+                    String.join(",", tests), rowNames, requests, keyspace, valueBytes);
+                for (final String test : rowNames)
                 {
                     rows.add(new Row(setting, test, dkv.get(test), baseline.get(test)));
                 }

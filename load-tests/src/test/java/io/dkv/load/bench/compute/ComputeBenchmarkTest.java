@@ -28,6 +28,28 @@ class ComputeBenchmarkTest
 {
     @Test
     @Timeout(300)
+    void throughputRunsTheTestsAskedForOverTheProviderAskedForWithAsynchronousCommands()
+    {
+        assumeRedisTools("throughputRunsTheTestsAskedForOverTheProviderAskedForWithAsynchronousCommands");
+
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "throughput", "--requests", "200", "--keyspace", "100",
+            "--tests", "set,incr,mset", "--provider", "tcp", "--async-commands", "on");
+
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
+        final List<String[]> throughput =
+            ReportTables.tables(text, List.of(ThroughputPart.TITLE)).get(ThroughputPart.TITLE);
+        assertEquals(3 * Setting.ALL.size(), throughput.size(), text);
+        assertEquals(List.of("SET", "INCR", "MSET (10 keys)"),
+            throughput.stream().map(row -> row[1]).distinct().toList(), text);
+        assertTrue(text.contains("GET, SET and INCR asynchronous") && text.contains("on the tcp provider"), text);
+        assertEquals(2, bench.run("compute", "--only", "throughput", "--tests", "set,flushall"),
+            "a test the bench does not know is refused");
+    }
+
+    @Test
+    @Timeout(300)
     void reportsThroughputAndJoinBesideRedisServer(@TempDir final Path dir) throws IOException
     {
         assumeRedisTools("reportsThroughputAndJoinBesideRedisServer");
