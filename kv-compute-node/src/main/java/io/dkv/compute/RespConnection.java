@@ -369,7 +369,23 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 if (!sliced.start(session, args, pending))
                 {
                     budget--;
-                    table.execute(session, args, pending);
+                    // MSET, MSETNX and DEL run on a store thread when they may (StoreThreads): a step as well
+                    session.mayAwait(asyncCommands && session.repliesOn());
+                    try
+                    {
+                        table.execute(session, args, pending);
+                    }
+                    finally
+                    {
+                        session.mayAwait(false);
+                    }
+                    final AsyncStep offloaded = session.takeStep();
+                    if (offloaded != null)
+                    {
+                        inFlight.add(offloaded);
+                        offloaded.operation().whenComplete((result, failure) -> stepCompleted());
+                        continue;
+                    }
                     final CompletableFuture<ByteBuf> deferred = session.takeDeferred();
                     if (deferred != null)
                     {
@@ -432,7 +448,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         for (final Object entry : inFlight)
         {
-            if (entry instanceof AsyncStep step && Arrays.equals(step.key(), args[1]))
+            // a step of several keys (null) holds back everything after it
+            if (entry instanceof AsyncStep step && (step.key() == null || Arrays.equals(step.key(), args[1])))
             {
                 return false;
             }

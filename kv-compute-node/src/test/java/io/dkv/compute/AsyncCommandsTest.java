@@ -98,10 +98,19 @@ class AsyncCommandsTest
                             expected.add(":" + sum);
                         }
                     }
-                    else if (kind < 80)
+                    else if (kind < 75)
                     {
                         requests.add(new String[] {"GET", key});
                         expected.add(model.containsKey(key) ? "$" + model.get(key) : "$nil");
+                    }
+                    else if (kind < 80)
+                    {
+                        final String other = KEYS[random.nextInt(KEYS.length)];
+                        final String value = "m" + random.nextInt(1000);
+                        requests.add(new String[] {"MSET", key, value, other, value + "o"});
+                        model.put(key, value);
+                        model.put(other, value + "o");
+                        expected.add("+OK");
                     }
                     else if (kind < 87)
                     {
@@ -134,7 +143,7 @@ class AsyncCommandsTest
     }
 
     @Test
-    void everyGetPlainSetAndIncrementGoesOutAsAStepAndOthersRunAsBefore() throws Exception
+    void everyGetSetIncrementMsetAndDelGoesOutAsAStepAndOthersRunAsBefore() throws Exception
     {
         try (RawResp resp = new RawResp(store.port()))
         {
@@ -149,6 +158,8 @@ class AsyncCommandsTest
                 requests.add(new String[] {"GET", "as-step-" + i});
             }
             requests.add(new String[] {"INCRBY", "as-step-2", "40"});
+            requests.add(new String[] {"MSET", "as-step-3", "a", "as-step-4", "b"});
+            requests.add(new String[] {"DEL", "as-step-3", "as-step-4", "as-step-none"});
             // not steps: a SET with an option, MULTI's commands, which EXEC runs in its transaction
             requests.add(new String[] {"SET", "as-step-0", "x", "XX"});
             requests.add(new String[] {"MULTI"});
@@ -167,10 +178,10 @@ class AsyncCommandsTest
                 assertEquals("+OK", replies.get(i));
                 assertEquals("$" + i, replies.get(16 + i));
             }
-            assertEquals(List.of(":42", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
+            assertEquals(List.of(":42", "+OK", ":2", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
                 replies.subList(32, replies.size()));
-            assertEquals(16 + 16 + 1 + 1, steps(resp) - before,
-                "each GET, plain SET and INCRBY outside MULTI is a step");
+            assertEquals(16 + 16 + 3 + 1, steps(resp) - before,
+                "each GET, plain SET, INCRBY, MSET and DEL outside MULTI is a step");
         }
     }
 

@@ -48,7 +48,10 @@ public final class AsyncStep
         return operation;
     }
 
-    /** @return the one key the step reads or writes: a later request of the connection on it waits for the step. */
+    /**
+     * @return the one key the step reads or writes: a later request of the connection on it waits for the step; null
+     * for a step of several keys, which every later request waits for.
+     */
     public byte[] key()
     {
         return key;

@@ -46,7 +46,7 @@ public final class CommandTable
         final LongStrings longStrings = new LongStrings(environment.client());
         final LongStringWrites longWrites = new LongStringWrites(environment.client(), longStrings);
         final LongStringBits longBits = new LongStringBits(environment.client(), longStrings);
-        add(new StringCommands(store, longStrings, longWrites).commands());
+        add(new StringCommands(store, longStrings, longWrites, new StoreThreads()).commands());
         add(new SetCommand(store, longWrites).commands());
         add(new CounterCommands(store).commands());
         add(new ExpireCommands(store, longStrings, longWrites).commands());

@@ -29,11 +29,17 @@ final class StringCommands
     private final KeyStore base;
     private final LongStrings longStrings;
     private final LongStringWrites longWrites;
+    private final StoreThreads storeThreads;
 
-    /** @param base the store outside EXEC. */
-    StringCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites)
+    /**
+     * @param base         the store outside EXEC.
+     * @param storeThreads where MSET, MSETNX and DEL run when they may go out asynchronously.
+     */
+    StringCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites,
+        final StoreThreads storeThreads)
     {
         this.base = base;
+        this.storeThreads = storeThreads;
         this.longStrings = longStrings;
         this.longWrites = longWrites;
     }
@@ -242,7 +248,17 @@ final class StringCommands
             return;
         }
         checkPairs(args);
-        session.store(base).atomically(store ->
+        if (session.mayAwait(base))
+        {
+            storeThreads.offload(session, null, reply -> msetNow(base, args, reply));
+            return;
+        }
+        msetNow(session.store(base), args, out);
+    }
+
+    private static void msetNow(final KeyStore base, final byte[][] args, final ByteBuf out)
+    {
+        base.atomically(store ->
         {
             for (int i = 1; i < args.length; i += 2)
             {
@@ -264,7 +280,17 @@ final class StringCommands
             RespReplies.error(out, Errors.arity("msetnx"));
             return;
         }
-        final boolean set = session.store(base).atomically(store ->
+        if (session.mayAwait(base))
+        {
+            storeThreads.offload(session, null, reply -> msetNx(base, args, reply));
+            return;
+        }
+        msetNx(session.store(base), args, out);
+    }
+
+    private static void msetNx(final KeyStore base, final byte[][] args, final ByteBuf out)
+    {
+        final boolean set = base.atomically(store ->
         {
             for (int i = 1; i < args.length; i += 2)
             {
@@ -305,6 +331,12 @@ final class StringCommands
 
     private void del(final Session session, final byte[][] args, final ByteBuf out)
     {
+        if (session.mayAwait(base))
+        {
+            storeThreads.offload(session, args.length == 2 ? args[1] : null,
+                reply -> RespReplies.integer(reply, KeyspaceCommands.deleteAll(base, args)));
+            return;
+        }
         RespReplies.integer(out, KeyspaceCommands.deleteAll(session.store(base), args));
     }
 

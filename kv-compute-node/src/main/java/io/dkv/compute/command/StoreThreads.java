@@ -1,0 +1,71 @@
+package io.dkv.compute.command;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Threads that run a request's store work where the client has no asynchronous form for it (an MSET's transaction,
+ * a DEL of several keys), so that the connection's event loop does not wait for it: the request leaves an
+ * {@link AsyncStep} whose operation is the work, and the loop serves its other connections meanwhile. Each thread
+ * waits on the store most of its run and keeps a client session of its own. Daemons started with the first request,
+ * as the script threads: a node that closes does not wait for them.
+ */
+final class StoreThreads
+{
+    /** Threads at most: each carries one request's store work at a time. */
+    static final int THREADS = Integer.getInteger("dkv.compute.store.threads",
+        Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+
+    private final ExecutorService threads;
+
+    StoreThreads()
+    {
+        final AtomicInteger count = new AtomicInteger();
+        this.threads = Executors.newFixedThreadPool(THREADS, task ->
+        {
+            final Thread thread = new Thread(task, "dkv-store-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Run {@code work} (which writes the request's reply) on a store thread, as the step of the request being run.
+     * Only where {@link Session#mayAwait(io.dkv.compute.store.KeyStore)} said so.
+     *
+     * @param key the one key the work touches, or null when it touches several: every request after it waits.
+     */
+    void offload(final Session session, final byte[] key, final Consumer<ByteBuf> work)
+    {
+        final CompletableFuture<ByteBuf> done = CompletableFuture.supplyAsync(() ->
+        {
+            final ByteBuf reply = Unpooled.buffer();
+            try
+            {
+                work.accept(reply);
+                return reply;
+            }
+            catch (final RuntimeException ex)
+            {
+                reply.release();
+                throw ex;
+            }
+        }, threads);
+        session.await(done, (reply, failure, out) ->
+        {
+            if (failure != null)
+            {
+                // the command's own exception, which the table answers as it answers a command's
+                throw AsyncStep.unchecked(failure);
+            }
+            out.writeBytes(reply);
+            reply.release();
+        }, key);
+    }
+}
