@@ -80,15 +80,15 @@ final class ThroughputPart
         {
             sets += requests * setting.multiplier();
         }
-        // blocks each request of the tests writes, at most: an MSET's ten values and its ten intents, a push or an
-        // add its element's segment and the collection's header, SET and INCR one; a GET none
+        // blocks each request of the tests writes, with room: an MSET its ten values, ten intents (larger) and their
+        // resolutions, a push or an add its element's segment and the collection's header, SET and INCR one
         long blocksPerRequest = 0;
         for (final String test : tests)
         {
             blocksPerRequest += switch (test)
             {
                 case "get" -> 0;
-                case "mset" -> 20;
+                case "mset" -> 64;
                 case "set", "incr" -> 1;
                 default -> 2;
             };
