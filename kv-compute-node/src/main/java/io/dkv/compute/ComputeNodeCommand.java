@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import io.dkv.process.AotTraining;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -12,9 +13,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -149,7 +148,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
         System.out.println(readyLine(id, options.bind(), node.port(), ComputeNode.epoll() ? "epoll" : "nio",
             raas.nodes(NodeRecord.ROLE_MEMORY).size(), options.requirePass() != null, node.metricsPort()));
         System.out.flush();
-        markServed();
+        AotTraining.markServed(AOT_SERVED_MARKER_PROP_NAME);
         signals.await();
         System.out.printf("dkv compute node %d: %s, draining %d connection(s)%n", id, signals.received(),
             node.connections());
@@ -160,25 +159,6 @@ public final class ComputeNodeCommand implements Callable<Integer>
         return 0;
     }
 
-    /**
-     * Tell the launcher that this run, which trains the JDK AOT cache, got as far as serving: a cache from a run that
-     * failed at once holds little, and the launcher drops it rather than start every later node with it.
-     */
-    private static void markServed()
-    {
-        final String marker = System.getProperty(AOT_SERVED_MARKER_PROP_NAME);
-        if (marker != null)
-        {
-            try
-            {
-                Files.writeString(Path.of(marker), "served\n");
-            }
-            catch (final IOException ex)
-            {
-                // without the mark the launcher only trains again: nothing is lost
-            }
-        }
-    }
 
     /**
      * The line that says the node serves. Scripts and dkv's own launchers match its start ({@code dkv compute node ID

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -226,14 +225,7 @@ class AsyncCommandsTest
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (final String[] request : requests)
         {
-            out.writeBytes(("*" + request.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            for (final String arg : request)
-            {
-                final byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-                out.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.writeBytes(bytes);
-                out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-            }
+            out.writeBytes(RawResp.encode(request));
         }
         return out.toByteArray();
     }

@@ -80,6 +80,21 @@ final class RawResp implements AutoCloseable
         sendRaw(request.toByteArray());
     }
 
+    /** @return {@code command} as a RESP request (an array of bulk strings), to send with others in one write. */
+    static byte[] encode(final String... command)
+    {
+        final ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(("*" + command.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (final String arg : command)
+        {
+            final byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+            request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            request.writeBytes(bytes);
+            request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        return request.toByteArray();
+    }
+
     void sendRaw(final byte[] bytes) throws IOException
     {
         out.write(bytes);

@@ -209,7 +209,7 @@ class RespLongStringDifferentialTest
                 new String[]{"GET", "l2"}, new String[]{"STRLEN", "l2"}, new String[]{"GET", "s1"});
             for (final String[] command : commands)
             {
-                pipeline.write(encode(command));
+                pipeline.write(RawResp.encode(command));
             }
             redis.sendRaw(pipeline.toByteArray());
             dkv.sendRaw(pipeline.toByteArray());
@@ -218,20 +218,6 @@ class RespLongStringDifferentialTest
                 assertEquals(redis.read(), dkv.read(), describe(command));
             }
         }
-    }
-
-    private static byte[] encode(final String[] command)
-    {
-        final ByteArrayOutputStream request = new ByteArrayOutputStream();
-        request.writeBytes(("*" + command.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        for (final String arg : command)
-        {
-            final byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-            request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            request.writeBytes(bytes);
-            request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-        }
-        return request.toByteArray();
     }
 
     private static String describe(final String[] command)

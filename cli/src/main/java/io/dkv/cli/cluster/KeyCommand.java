@@ -1,16 +1,14 @@
 package io.dkv.cli.cluster;
 
 import io.dkv.client.KvClient;
+import io.dkv.process.AotTraining;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
@@ -36,30 +34,11 @@ abstract class KeyCommand implements Callable<Integer>
         {
             final int status =
                 run(attached.client(), key.getBytes(StandardCharsets.UTF_8), spec.commandLine().getOut());
-            markServed();
+            AotTraining.markServed(AOT_SERVED_MARKER_PROP_NAME);
             return status;
         }
     }
 
-    /**
-     * Tell the launcher that this run, which trains the JDK AOT cache of put, get and del, reached the store (a get
-     * that found nothing did too): a run that failed at once (no cluster) would train a cache of little use.
-     */
-    private static void markServed()
-    {
-        final String marker = System.getProperty(AOT_SERVED_MARKER_PROP_NAME);
-        if (marker != null)
-        {
-            try
-            {
-                Files.writeString(Path.of(marker), "served\n");
-            }
-            catch (final IOException ex)
-            {
-                // without the mark the launcher only trains again: nothing is lost
-            }
-        }
-    }
 
     /** @return the exit status. */
     abstract int run(KvClient client, byte[] key, PrintWriter out);
