@@ -3,6 +3,7 @@ package io.dkv.compute;
 import io.dkv.compute.command.AsyncStep;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.command.OffloadedCommands;
 import io.dkv.compute.command.PipelinedReads;
 import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
@@ -369,7 +370,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 if (!sliced.start(session, args, pending))
                 {
                     budget--;
-                    // MSET, MSETNX and DEL run on a store thread when they may (StoreThreads): a step as well
+                    // MSET, MSETNX, DEL and the collections' commands run on a store thread when they may: a step
                     session.mayAwait(asyncCommands && session.repliesOn());
                     try
                     {
@@ -439,10 +440,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** @return true when {@code args} may run while steps are in flight: a step's shape, on a key none of them has. */
+    /**
+     * @return true when {@code args} may run while steps are in flight: a step's shape or a one-key command of the
+     * collection types, on a key none of them has.
+     */
     private boolean joinsSteps(final byte[][] args)
     {
-        if (inFlight.size() >= STEPS_MAX || !AsyncStep.shaped(args) || !session.repliesOn() || session.inMulti())
+        if (inFlight.size() >= STEPS_MAX || !(AsyncStep.shaped(args) || OffloadedCommands.oneKey(args)) ||
+            !session.repliesOn() || session.inMulti())
         {
             return false;
         }

@@ -35,6 +35,8 @@ public final class CommandTable
     private final KeyspaceEvents keyspaceEvents;
     private final ConfigKnobs knobs = new ConfigKnobs();
     private final ScriptCommands scripts;
+    private final StoreThreads storeThreads = new StoreThreads();
+    private final KeyStore store;
 
     public CommandTable(final CommandEnvironment environment)
     {
@@ -42,11 +44,11 @@ public final class CommandTable
         this.stagedStrings = new StagedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
-        final KeyStore store = new ClientKeyStore(environment.client());
+        this.store = new ClientKeyStore(environment.client());
         final LongStrings longStrings = new LongStrings(environment.client());
         final LongStringWrites longWrites = new LongStringWrites(environment.client(), longStrings);
         final LongStringBits longBits = new LongStringBits(environment.client(), longStrings);
-        add(new StringCommands(store, longStrings, longWrites, new StoreThreads()).commands());
+        add(new StringCommands(store, longStrings, longWrites, storeThreads).commands());
         add(new SetCommand(store, longWrites).commands());
         add(new CounterCommands(store).commands());
         add(new ExpireCommands(store, longStrings, longWrites).commands());
@@ -402,7 +404,15 @@ public final class CommandTable
             }
             else
             {
-                spec.handler().execute(session, args, out);
+                if (OffloadedCommands.offloaded(spec.name()) && session.mayAwait(store))
+                {
+                    storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),
+                        reply -> spec.handler().execute(session, args, reply));
+                }
+                else
+                {
+                    spec.handler().execute(session, args, out);
+                }
                 final AsyncStep step = session.step();
                 if (step != null)
                 {

@@ -342,7 +342,8 @@ public final class Session
      */
     boolean mayAwait(final KeyStore base)
     {
-        return mayAwait && outlet != null && !inMulti() && executing == null && !scripted && store(base) == base;
+        return mayAwait && outlet != null && !inMulti() && executing == null && !scripted && store(base) == base &&
+            !StoreThreads.onStoreThread();
     }
 
     /**

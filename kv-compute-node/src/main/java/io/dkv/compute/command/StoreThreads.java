@@ -11,10 +11,11 @@ import java.util.function.Consumer;
 
 /**
  * Threads that run a request's store work where the client has no asynchronous form for it (an MSET's transaction,
- * a DEL of several keys), so that the connection's event loop does not wait for it: the request leaves an
- * {@link AsyncStep} whose operation is the work, and the loop serves its other connections meanwhile. Each thread
- * waits on the store most of its run and keeps a client session of its own. Daemons started with the first request,
- * as the script threads: a node that closes does not wait for them.
+ * a DEL of several keys, the commands of hashes, sets, sorted sets and lists: {@link OffloadedCommands}), so that
+ * the connection's event loop does not wait for it: the request leaves an {@link AsyncStep} whose operation is the
+ * work, and the loop serves its other connections meanwhile. Each thread waits on the store most of its run and
+ * keeps a client session of its own. Daemons started with the first request, as the script threads: a node that
+ * closes does not wait for them.
  */
 final class StoreThreads
 {
@@ -29,10 +30,19 @@ final class StoreThreads
         final AtomicInteger count = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(THREADS, task ->
         {
-            final Thread thread = new Thread(task, "dkv-store-" + count.incrementAndGet());
+            final Thread thread = new StoreThread(task, "dkv-store-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    /**
+     * @return true on one of the store threads: the work there waits on the store itself, so nothing it runs goes out
+     * as a step again.
+     */
+    static boolean onStoreThread()
+    {
+        return Thread.currentThread() instanceof StoreThread;
     }
 
     /**
@@ -67,5 +77,14 @@ final class StoreThreads
             out.writeBytes(reply);
             reply.release();
         }, key);
+    }
+
+    /** Marks the threads, so that {@link #onStoreThread()} costs a type check. */
+    private static final class StoreThread extends Thread
+    {
+        StoreThread(final Runnable task, final String name)
+        {
+            super(task, name);
+        }
     }
 }
