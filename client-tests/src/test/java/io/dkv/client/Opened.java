@@ -56,15 +56,30 @@ final class Opened implements AutoCloseable
     KvClient store(final StaticDirectory directory, final long[] ids, final int replicas,
         final KvClientContext context, final Supplier<MemoryNodeContext> memoryNode, final List<MemoryNode> started)
     {
+        return store("shm", directory, ids, replicas, context, memoryNode, started);
+    }
+
+    /** As {@link #store(StaticDirectory, long[], int, KvClientContext)}, every driver on {@code provider}. */
+    KvClient store(final String provider, final StaticDirectory directory, final long[] ids, final int replicas,
+        final KvClientContext context)
+    {
+        return store(provider, directory, ids, replicas, context,
+            () -> new MemoryNodeContext().indexGroups(64).chunkBytes(1 << 20).heapChunks(16), new ArrayList<>());
+    }
+
+    private KvClient store(final String provider, final StaticDirectory directory, final long[] ids,
+        final int replicas, final KvClientContext context, final Supplier<MemoryNodeContext> memoryNode,
+        final List<MemoryNode> started)
+    {
         final int[] live = new int[ids.length];
         Arrays.fill(live, Membership.LIVE);
         directory.membership(new Membership(1, replicas, ids, live));
         for (final long id : ids)
         {
-            final Raas raas = add(RaasDriver.start(driver("shm", id).role(NodeRecord.ROLE_MEMORY), directory));
+            final Raas raas = add(RaasDriver.start(driver(provider, id).role(NodeRecord.ROLE_MEMORY), directory));
             started.add(add(MemoryNode.start(raas, memoryNode.get())));
         }
-        final Raas clientRaas = add(RaasDriver.start(driver("shm", 100), directory));
+        final Raas clientRaas = add(RaasDriver.start(driver(provider, 100), directory));
         return add(KvClient.connect(clientRaas, context.memoryNodes(ids).replicas(replicas)));
     }
 

@@ -210,6 +210,83 @@ class TransactionTest
             " snapshots");
     }
 
+    /**
+     * An MSET's shape: each transaction writes one value to every key of a group without reading any (blind), some keys
+     * new and some holding values, so that both commits run. Over tcp the versions those writes replace are read all
+     * in flight at once (client/README.md, "Cost in round trips"); on shm one after the other. Either way a reader's
+     * snapshot of the group sees one writer's value at every key, and so does the end.
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void blindWritesOfAGroupFromSeveralThreadsAreSeenWholeInEverySnapshot(final String provider, final int replicas)
+        throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext());
+        final int keys = 6;
+        final List<byte[]> group = new ArrayList<>();
+        for (int i = 0; i < keys; i++)
+        {
+            group.add(bytes("blind-" + i));
+        }
+        // half the group holds a value at first: the first commits replace some versions and insert others
+        final List<String> opening = new ArrayList<>();
+        for (int i = 0; i < keys; i++)
+        {
+            if (i % 2 == 0)
+            {
+                client.put(group.get(i), bytes("opening"));
+            }
+            opening.add(i % 2 == 0 ? "opening" : text(null));
+        }
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicInteger written = new AtomicInteger();
+        final AtomicInteger snapshots = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 3; t++)
+        {
+            final int writer = t;
+            threads.add(Thread.ofPlatform().start(() -> run(failure, () ->
+            {
+                for (int n = 0; n < 60; n++)
+                {
+                    final byte[] value = bytes("w" + writer + "-" + n);
+                    client.transact(tx ->
+                    {
+                        group.forEach(key -> tx.put(key, value));
+                        return null;
+                    });
+                    written.incrementAndGet();
+                }
+            })));
+        }
+        threads.add(Thread.ofPlatform().start(() -> run(failure, () ->
+        {
+            while (written.get() < 180 && failure.get() == null)
+            {
+                final List<String> seen = client.transact(tx -> group.stream().map(key -> text(tx.get(key))).toList());
+                assertTrue(seen.equals(opening) || seen.stream().distinct().count() == 1,
+                    "a snapshot of the group, before any write or after one whole: " + seen);
+                snapshots.incrementAndGet();
+            }
+        })));
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        if (failure.get() != null)
+        {
+            throw new AssertionError(failure.get());
+        }
+        final List<String> last = group.stream().map(key -> text(client.get(key))).toList();
+        assertEquals(1, last.stream().distinct().count(), "the group after " + written.get() + " writes, " +
+            snapshots.get() + " snapshots: " + last);
+        for (final byte[] key : group)
+        {
+            final Versioned version = client.getVersioned(key);
+            assertTrue(version.expireAtMillis() >= 0, "no intent is left on " + text(key));
+        }
+    }
+
     @ParameterizedTest(name = "r = {0}")
     @ValueSource(ints = {1, 2})
     void asynchronousTransactionsKeepTheSumAndLoseNoIncrement(final int replicas)

@@ -203,16 +203,7 @@ final class TransactionCommit
 
     private void commitIntents()
     {
-        for (final TxnEntry entry : writes)
-        {
-            if (!entry.read)
-            {
-                // a blind write still replaces a version: the one its intent is swapped in from (what a peek read,
-                // where one did: the key must not have changed since)
-                entry.version = entry.peekedKnown ? entry.peeked :
-                    Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
-            }
-        }
+        readBlindWrites();
         if (ParallelCommit.applies(writes, readsOnly))
         {
             final boolean inFlight = services.stageInFlight() && mayWait;
@@ -271,6 +262,64 @@ final class TransactionCommit
         if (!services.resolutions().offer(() -> resolver.resolveCommitted(writes, committedPrimary, txnId)))
         {
             resolver.resolveCommitted(writes, committedPrimary, txnId);
+        }
+    }
+
+    /**
+     * A blind write still replaces a version: the one its intent is swapped in from (what a peek read, where one did:
+     * the key must not have changed since). Where requests wait on a wire or a NIC and the thread may wait, the
+     * versions of two or more such keys are read all in flight at once (an MSET's keys: one round where one by one
+     * takes one each); a read that fails so is made again alone. On shm, where a request is the posting thread's own
+     * copy, and on the client's own threads, one after the other.
+     */
+    private void readBlindWrites()
+    {
+        List<CompletableFuture<Versioned>> reads = null;
+        if (mayWait && client.requestsWaitOnWire())
+        {
+            int blind = 0;
+            for (final TxnEntry entry : writes)
+            {
+                blind += !entry.read && !entry.peekedKnown ? 1 : 0;
+            }
+            if (blind > 1)
+            {
+                reads = new ArrayList<>(writes.size());
+                for (final TxnEntry entry : writes)
+                {
+                    reads.add(!entry.read && !entry.peekedKnown ? keys.readAsync(entry.key) : null);
+                }
+            }
+        }
+        for (int i = 0; i < writes.size(); i++)
+        {
+            final TxnEntry entry = writes.get(i);
+            if (entry.read)
+            {
+                continue;
+            }
+            if (entry.peekedKnown)
+            {
+                entry.version = entry.peeked;
+                continue;
+            }
+            if (reads != null)
+            {
+                try
+                {
+                    final Versioned version = keys.await(reads.get(i));
+                    if (version == null || !KvBlockLayout.isIntent(version.expireAtMillis()))
+                    {
+                        entry.version = version;
+                        continue;
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    // read alone below, which answers the failure if it persists
+                }
+            }
+            entry.version = Transaction.readResolved(keys, resolver, entry.key, Integer.MAX_VALUE);
         }
     }
 
