@@ -211,6 +211,28 @@ class TransactionTest
     }
 
     /**
+     * A transaction may read its keys ahead of using them, all in flight at once over tcp: each is then read as a
+     * {@code read} reads it, the key named twice once, and the commit checks every one of them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void readAllReadsEachKeyAsReadDoesAndTheCommitChecksEveryOne(final String provider)
+    {
+        final KvClient client = open.store(provider, directory, IDS, 1, new KvClientContext());
+        client.put(bytes("ra-a"), bytes("1"));
+        client.put(bytes("ra-b"), bytes("2"));
+        final Transaction tx = client.begin();
+        tx.readAll(List.of(bytes("ra-a"), bytes("ra-b"), bytes("ra-c"), bytes("ra-a")));
+        client.put(bytes("ra-a"), bytes("changed after the read"));
+        assertEquals("1", text(tx.read(bytes("ra-a")).value()), "the value as read ahead");
+        assertEquals("2", text(tx.read(bytes("ra-b")).value()));
+        assertNull(tx.read(bytes("ra-c")));
+        tx.put(bytes("ra-c"), bytes("3"));
+        assertThrows(TransactionConflictException.class, tx::commit, "a key read ahead changed before the commit");
+        assertNull(client.get(bytes("ra-c")), "nothing written");
+    }
+
+    /**
      * An MSET's shape: each transaction writes one value to every key of a group without reading any (blind), some keys
      * new and some holding values, so that both commits run. Over tcp the versions those writes replace are read all
      * in flight at once (client/README.md, "Cost in round trips"); on shm one after the other. Either way a reader's

@@ -153,6 +153,51 @@ public final class Transaction
     }
 
     /**
+     * Read each of {@code keys} as {@link #read} does, ahead of what the transaction does with them (an MSET's puts,
+     * each of which reads its key's kind first): where requests wait on a wire or a NIC (tcp, verbs) the keys this
+     * transaction has not read or written are read all in flight at once ({@link CommitKeys#readAsync}: one round for
+     * many, where reads one by one take one each); on shm, where a request is the posting thread's own copy, one after
+     * the other. Not from a thread that delivers the client's completions.
+     */
+    public void readAll(final List<byte[]> keys)
+    {
+        if (keys.size() < 2 || !client.requestsWaitOnWire())
+        {
+            keys.forEach(this::read);
+            return;
+        }
+        final List<TxnEntry> unread = new ArrayList<>(keys.size());
+        final List<CompletableFuture<Versioned>> reads = new ArrayList<>(keys.size());
+        final java.util.Set<TxnEntry> started = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        synchronized (this)
+        {
+            requireOpen();
+            for (final byte[] key : keys)
+            {
+                final TxnEntry entry = entry(key);
+                if (!entry.read && !entry.written && started.add(entry))
+                {
+                    unread.add(entry);
+                    reads.add(this.keys.readAsync(entry.key));
+                }
+            }
+        }
+        for (int i = 0; i < unread.size(); i++)
+        {
+            final Versioned version = awaited(reads.get(i));
+            synchronized (this)
+            {
+                final TxnEntry entry = unread.get(i);
+                if (!entry.read && !entry.written)
+                {
+                    entry.version = version;
+                    entry.read = true;
+                }
+            }
+        }
+    }
+
+    /**
      * @return the key's value and version as this transaction read them from the store (its own writes not counted),
      * reading the key if it has not; null when it had no value. Two reads of a key name the same write when their
      * {@link Versioned#writeId} agree: an optimistic check (redis's WATCH) compares them.

@@ -318,6 +318,7 @@ final class KeyspaceCommands
         }
         return store.atomically(tx ->
         {
+            tx.readAhead(Arrays.asList(args).subList(1, args.length));
             long deleted = 0;
             for (int i = 1; i < args.length; i++)
             {

@@ -11,6 +11,7 @@ import io.dkv.format.KvBlockLayout;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -260,6 +261,7 @@ final class StringCommands
     {
         base.atomically(store ->
         {
+            store.readAhead(pairKeys(args));
             for (int i = 1; i < args.length; i += 2)
             {
                 store.put(args[i], args[i + 1], KvClient.NO_EXPIRY);
@@ -292,6 +294,7 @@ final class StringCommands
     {
         final boolean set = base.atomically(store ->
         {
+            store.readAhead(pairKeys(args));
             for (int i = 1; i < args.length; i += 2)
             {
                 if (store.get(args[i]) != null)
@@ -306,6 +309,17 @@ final class StringCommands
             return true;
         });
         RespReplies.integer(out, set ? 1 : 0);
+    }
+
+    /** @return the keys of MSET's or MSETNX's key-value pairs, in order. */
+    private static List<byte[]> pairKeys(final byte[][] args)
+    {
+        final List<byte[]> keys = new ArrayList<>(args.length / 2);
+        for (int i = 1; i < args.length; i += 2)
+        {
+            keys.add(args[i]);
+        }
+        return keys;
     }
 
     /**

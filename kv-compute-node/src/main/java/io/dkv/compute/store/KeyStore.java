@@ -162,6 +162,15 @@ public interface KeyStore
      */
     <T> T atomically(Function<KeyStore, T> body);
 
+    /**
+     * Read the keys a transaction's body is about to use (its puts and deletes read each key's kind first) all at once
+     * where the client's requests wait on a wire or a NIC ({@code Transaction.readAll}): inside {@link #atomically};
+     * outside a transaction there is nothing to read ahead for.
+     */
+    default void readAhead(final List<byte[]> keys)
+    {
+    }
+
     /** @return the clock expiry is judged by, the one relative times are added to. */
     EpochClock epochClock();
 

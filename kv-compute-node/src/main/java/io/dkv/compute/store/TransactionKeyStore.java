@@ -181,6 +181,11 @@ public final class TransactionKeyStore implements KeyStore
     }
 
     /** Part of this transaction: nothing more to make atomic. */
+    public void readAhead(final List<byte[]> keys)
+    {
+        tx.readAll(keys);
+    }
+
     public <T> T atomically(final Function<KeyStore, T> body)
     {
         return body.apply(this);

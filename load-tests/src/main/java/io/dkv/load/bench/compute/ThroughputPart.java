@@ -80,25 +80,27 @@ final class ThroughputPart
         {
             sets += requests * setting.multiplier();
         }
-        // blocks each request of the tests writes, with room: an MSET its ten values, ten intents (larger) and their
-        // resolutions, a push or an add its element's segment and the collection's header, SET and INCR one
-        long blocksPerRequest = 0;
+        // bytes each request of the tests writes, with room: an MSET its ten values, ten intents (larger) and their
+        // resolutions; SET and INCR one block; a hash's or a set's change a segment (about 2 KiB) and the header, its
+        // intents carrying new and prior values; a list's or a sorted set's a path of nodes (up to 4 KiB each, a
+        // sorted set's in two trees) and the header (as the collections and ordered parts size theirs)
+        final long block = KvBlockLayout.blockLength(KEY_BYTES, valueBytes);
+        long bytesPerRequest = 0;
         for (final String test : tests)
         {
-            blocksPerRequest += switch (test)
+            bytesPerRequest += switch (test)
             {
                 case "get" -> 0;
-                case "mset" -> 64;
-                case "set", "incr" -> 1;
-                default -> 2;
+                case "mset" -> 64 * block;
+                case "set", "incr" -> block;
+                case "hset", "sadd", "spop" -> 4L * KvBlockLayout.blockLength(24, 2_048);
+                default -> 16L * KvBlockLayout.blockLength(24, 4_096);
             };
         }
-        sets *= Math.max(1, blocksPerRequest);
         final int ioThreads = ComputeNodeConfiguration.IO_THREADS_DEFAULT;
         final List<Row> rows = new ArrayList<>();
         final var memoryNode =
-            InProcessStore.sizedFor(keyspace, sets * KvBlockLayout.blockLength(KEY_BYTES, valueBytes),
-            ioThreads);
+            InProcessStore.sizedFor(keyspace, sets * Math.max(block, bytesPerRequest), ioThreads);
         try (InProcessStore store = InProcessStore.start(memoryNode, 1, 1, 1, provider);
             ComputeNode node = ComputeNode.start(new ComputeNodeContext().port(0).client(store.client())
                 .asyncCommands(asyncCommands));
