@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,21 +20,33 @@ import java.util.function.Consumer;
  */
 final class StoreThreads
 {
-    /** Threads at most: each carries one request's store work at a time. */
+    /** Threads at most, of each kind: each carries one request's store work at a time. */
     static final int THREADS = Integer.getInteger("dkv.compute.store.threads",
         Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
 
-    private final ExecutorService threads;
+    /** For the work of several keys (an MSET's transaction): any free thread takes it. */
+    private final ExecutorService anyKey;
+    /**
+     * For the work of one key, by the key's hash: one key's steps run one after the other on one thread, whichever
+     * connections sent them, so that they do not race one another's transactions into conflicts and retries (a hot
+     * key: a list or a sorted set every client pushes to); other keys' go on beside them.
+     */
+    private final ExecutorService[] byKey = new ExecutorService[THREADS];
 
     StoreThreads()
     {
         final AtomicInteger count = new AtomicInteger();
-        this.threads = Executors.newFixedThreadPool(THREADS, task ->
+        final java.util.concurrent.ThreadFactory factory = task ->
         {
             final Thread thread = new StoreThread(task, "dkv-store-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
-        });
+        };
+        this.anyKey = Executors.newFixedThreadPool(THREADS, factory);
+        for (int i = 0; i < byKey.length; i++)
+        {
+            byKey[i] = Executors.newSingleThreadExecutor(factory);
+        }
     }
 
     /**
@@ -66,7 +79,7 @@ final class StoreThreads
                 reply.release();
                 throw ex;
             }
-        }, threads);
+        }, key == null ? anyKey : byKey[Math.floorMod(Arrays.hashCode(key), byKey.length)]);
         session.await(done, (reply, failure, out) ->
         {
             if (failure != null)
