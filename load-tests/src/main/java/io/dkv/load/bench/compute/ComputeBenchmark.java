@@ -226,10 +226,12 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "random keys of -r in turn; a GET finds what the SET before it wrote), -r %,d, -d %d; %,d requests " +
                 "at -c 1, 4x at -c 50, 16x at -c 50 -P 16; compute node first, then redis-server, at each setting",
                 tool.version(), keyspace, valueSize, requests));
-            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, GET, SET and INCR %s, " +
+            method.add(String.format(Locale.ROOT, "compute node: in this JVM, %d event loops, %s, " +
                 "over an in-process dkv store (one memory node and the client on the %s provider, in this JVM as " +
                 "well); redis-server %s, no persistence; all on 127.0.0.1", result.ioThreads(),
-                result.asyncCommands() ? "asynchronous" : "synchronous", result.provider(), result.redisVersion()));
+                result.asyncCommands() ? "GET, SET and INCR asynchronous, MSET and the collections' commands on " +
+                "store threads (the steps of one key on one thread)" : "every command on its event loop",
+                result.provider(), result.redisVersion()));
             sections.add(ThroughputPart.section(result));
             goals.addAll(ThroughputPart.goals(result));
             charts.addAll(ComputeCharts.throughput(result));
