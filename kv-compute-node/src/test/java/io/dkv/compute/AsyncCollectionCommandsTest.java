@@ -5,7 +5,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -55,7 +54,7 @@ class AsyncCollectionCommandsTest
             {
                 resp.call("DEL", key);
             }
-            final long before = steps(resp);
+            final long before = resp.asyncSteps();
             long stepped = 0;
             for (int pipeline = 0; pipeline < 150; pipeline++)
             {
@@ -69,7 +68,7 @@ class AsyncCollectionCommandsTest
                     expected.add(model.apply(request));
                     stepped += request[0].equals("TYPE") ? 0 : 1;
                 }
-                resp.sendRaw(encode(requests));
+                resp.sendRaw(RawResp.encodeAll(requests));
                 final List<String> replies = new ArrayList<>();
                 for (int i = 0; i < requests.size(); i++)
                 {
@@ -79,7 +78,8 @@ class AsyncCollectionCommandsTest
                 assertEquals(expected, replies, "pipeline " + pipeline + ": " + requests.stream()
                     .map(request -> String.join(" ", request)).collect(Collectors.joining(" ")));
             }
-            assertEquals(stepped, steps(resp) - before, "each request but TYPE is a step, a WRONGTYPE one included");
+            assertEquals(stepped, resp.asyncSteps() - before,
+                "each request but TYPE is a step, a WRONGTYPE one included");
         }
     }
 
@@ -286,28 +286,5 @@ class AsyncCollectionCommandsTest
     /** A sorted set's members and scores: a type of its own, so that the model tells it from a hash. */
     private static final class ZSet extends HashMap<String, Integer>
     {
-    }
-
-    private static long steps(final RawResp resp) throws Exception
-    {
-        final String info = resp.call("INFO", "stats");
-        for (final String line : info.substring(1).split("\r\n"))
-        {
-            if (line.startsWith("dkv_async_steps:"))
-            {
-                return Long.parseLong(line.substring("dkv_async_steps:".length()).trim());
-            }
-        }
-        throw new AssertionError("INFO stats has no dkv_async_steps: " + info);
-    }
-
-    private static byte[] encode(final List<String[]> requests)
-    {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (final String[] request : requests)
-        {
-            out.writeBytes(RawResp.encode(request));
-        }
-        return out.toByteArray();
     }
 }

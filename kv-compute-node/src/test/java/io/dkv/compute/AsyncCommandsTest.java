@@ -5,7 +5,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -130,7 +129,7 @@ class AsyncCommandsTest
                         expected.add("*2[" + bulk(model.get(key)) + ", " + bulk(model.get(other)) + "]");
                     }
                 }
-                resp.sendRaw(encode(requests));
+                resp.sendRaw(RawResp.encodeAll(requests));
                 final List<String> replies = new ArrayList<>();
                 for (int i = 0; i < requests.size(); i++)
                 {
@@ -146,7 +145,7 @@ class AsyncCommandsTest
     {
         try (RawResp resp = new RawResp(store.port()))
         {
-            final long before = steps(resp);
+            final long before = resp.asyncSteps();
             final List<String[]> requests = new ArrayList<>();
             for (int i = 0; i < 16; i++)
             {
@@ -166,7 +165,7 @@ class AsyncCommandsTest
             requests.add(new String[] {"GET", "as-step-1"});
             requests.add(new String[] {"EXEC"});
             requests.add(new String[] {"GET", "as-step-0"});
-            resp.sendRaw(encode(requests));
+            resp.sendRaw(RawResp.encodeAll(requests));
             final List<String> replies = new ArrayList<>();
             for (int i = 0; i < requests.size(); i++)
             {
@@ -179,7 +178,7 @@ class AsyncCommandsTest
             }
             assertEquals(List.of(":42", "+OK", ":2", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
                 replies.subList(32, replies.size()));
-            assertEquals(16 + 16 + 3 + 1, steps(resp) - before,
+            assertEquals(16 + 16 + 3 + 1, resp.asyncSteps() - before,
                 "each GET, plain SET, INCRBY, MSET and DEL outside MULTI is a step");
         }
     }
@@ -191,7 +190,7 @@ class AsyncCommandsTest
         {
             resp.call("DEL", "as-hash");
             assertEquals(":1", resp.call("HSET", "as-hash", "f", "v"));
-            resp.sendRaw(encode(List.of(new String[] {"GET", "as-hash"}, new String[] {"INCR", "as-hash"},
+            resp.sendRaw(RawResp.encodeAll(List.of(new String[] {"GET", "as-hash"}, new String[] {"INCR", "as-hash"},
                 new String[] {"SET", "as-hash", "s"}, new String[] {"GET", "as-hash"},
                 new String[] {"TYPE", "as-hash"})));
             assertTrue(resp.read().startsWith("-WRONGTYPE"), "GET of a hash");
@@ -202,31 +201,8 @@ class AsyncCommandsTest
         }
     }
 
-    private static long steps(final RawResp resp) throws Exception
-    {
-        final String info = resp.call("INFO", "stats");
-        for (final String line : info.substring(1).split("\r\n"))
-        {
-            if (line.startsWith("dkv_async_steps:"))
-            {
-                return Long.parseLong(line.substring("dkv_async_steps:".length()).trim());
-            }
-        }
-        throw new AssertionError("INFO stats has no dkv_async_steps: " + info);
-    }
-
     private static String bulk(final String value)
     {
         return value == null ? "$nil" : "$" + value;
-    }
-
-    private static byte[] encode(final List<String[]> requests)
-    {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (final String[] request : requests)
-        {
-            out.writeBytes(RawResp.encode(request));
-        }
-        return out.toByteArray();
     }
 }

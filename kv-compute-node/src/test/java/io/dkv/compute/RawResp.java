@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -93,6 +94,31 @@ final class RawResp implements AutoCloseable
             request.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
         }
         return request.toByteArray();
+    }
+
+    /** @return the requests encoded one after the other: a pipeline to send in one write ({@link #sendRaw}). */
+    static byte[] encodeAll(final List<String[]> requests)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (final String[] request : requests)
+        {
+            out.writeBytes(encode(request));
+        }
+        return out.toByteArray();
+    }
+
+    /** @return the node's count of requests answered as asynchronous steps (INFO stats' dkv_async_steps). */
+    long asyncSteps() throws IOException
+    {
+        final String info = call("INFO", "stats");
+        for (final String line : info.substring(1).split("\r\n"))
+        {
+            if (line.startsWith("dkv_async_steps:"))
+            {
+                return Long.parseLong(line.substring("dkv_async_steps:".length()).trim());
+            }
+        }
+        throw new AssertionError("INFO stats has no dkv_async_steps: " + info);
     }
 
     void sendRaw(final byte[] bytes) throws IOException
