@@ -164,7 +164,7 @@ public final class KvClient implements AutoCloseable
         });
         this.resolutions = new Resolutions(context.txnResolutionsQueued());
         this.txnServices = new TxnServices(this, rawKeys, intents, context.maxRetries(), asyncExecutor,
-            resolutions, context.txnStageInFlight());
+            resolutions, context.txnStageInFlight() != null ? context.txnStageInFlight() : requestsWaitOnWire());
     }
 
     /**

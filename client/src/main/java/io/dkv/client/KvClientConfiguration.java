@@ -95,12 +95,13 @@ public final class KvClientConfiguration
 
     /**
      * Whether a parallel commit swaps its intents in all at once, carried by completions, rather than one after the
-     * other on the committing thread. All at once costs one round trip where round trips cost most (an RNIC, tcp);
-     * on {@code shm}, where a request costs the CPU that carries it, one after the other measured faster
-     * (client/README.md, "Parallel commit").
+     * other on the committing thread: {@code auto} (the default) all at once where the client's requests wait on a
+     * wire or a NIC (tcp, verbs), where round trips cost most, and one after the other on {@code shm}, where a
+     * request costs the CPU that carries it and one after the other measured faster (client/README.md, "Parallel
+     * commit"); {@code true} or {@code false} to choose.
      */
     public static final String TXN_STAGE_IN_FLIGHT_PROP_NAME = "dkv.client.txn.stage.in.flight";
-    public static final boolean TXN_STAGE_IN_FLIGHT_DEFAULT = false;
+    public static final String TXN_STAGE_IN_FLIGHT_DEFAULT = "auto";
 
     /**
      * Committed transactions' resolutions (the decision, then each key swapped for its value) queued for the client's

@@ -27,8 +27,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int collectionSegmentBytes =
         intProperty(COLLECTION_SEGMENT_BYTES_PROP_NAME, COLLECTION_SEGMENT_BYTES_DEFAULT);
     private int txnPushMs = intProperty(TXN_PUSH_MS_PROP_NAME, TXN_PUSH_MS_DEFAULT);
-    private boolean txnStageInFlight = Boolean.parseBoolean(
-        System.getProperty(TXN_STAGE_IN_FLIGHT_PROP_NAME, String.valueOf(TXN_STAGE_IN_FLIGHT_DEFAULT)));
+    private Boolean txnStageInFlight =
+        stageInFlight(System.getProperty(TXN_STAGE_IN_FLIGHT_PROP_NAME, TXN_STAGE_IN_FLIGHT_DEFAULT));
     private int txnResolutionsQueued = intProperty(TXN_RESOLUTIONS_QUEUED_PROP_NAME, TXN_RESOLUTIONS_QUEUED_DEFAULT);
     private int unavailableRetryMs = intProperty(UNAVAILABLE_RETRY_MS_PROP_NAME, UNAVAILABLE_RETRY_MS_DEFAULT);
     private int asyncThreads = intProperty(ASYNC_THREADS_PROP_NAME, ASYNC_THREADS_DEFAULT);
@@ -128,10 +128,26 @@ public final class KvClientContext extends CommonContext<KvClientContext>
         return this;
     }
 
-    /** @return whether a parallel commit's intents are swapped in all at once, carried by completions. */
-    public boolean txnStageInFlight()
+    /**
+     * @return whether a parallel commit's intents are swapped in all at once, carried by completions; null for
+     * {@code auto}: all at once where the client's requests wait on a wire or a NIC.
+     */
+    public Boolean txnStageInFlight()
     {
         return txnStageInFlight;
+    }
+
+    /** @return {@code value} of the stage-in-flight setting as {@link #txnStageInFlight()} says it. */
+    private static Boolean stageInFlight(final String value)
+    {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT))
+        {
+            case "auto" -> null;
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new IllegalArgumentException(TXN_STAGE_IN_FLIGHT_PROP_NAME + " is auto, true or " +
+                "false; this one is '" + value + "'");
+        };
     }
 
     /** @param txnStageInFlight a parallel commit's intents all at once (true) or one after the other (false). */
