@@ -82,6 +82,8 @@ public final class ControlHeader
      *  88  advertRkey   int
      *  92  advertBytes  int
      *  96  qpn          int    the sender's RC queue pair (RC_CONNECT) or UD queue pair (CONNECT)
+     * 100  targetId     long   (CONNECT) the node whose service is asked for: a driver serves its own node's
+     *                          listeners and those of the nodes its attached applications are (0: its own)
      */
     public static final int CONNECT_SERVICE_OFFSET = LENGTH;
     public static final int CONNECT_ROLE_OFFSET = LENGTH + 4;
@@ -96,7 +98,8 @@ public final class ControlHeader
     public static final int CONNECT_ADVERT_RKEY_OFFSET = LENGTH + 72;
     public static final int CONNECT_ADVERT_BYTES_OFFSET = LENGTH + 76;
     public static final int CONNECT_QPN_OFFSET = LENGTH + 80;
-    public static final int CONNECT_LENGTH = 84;
+    public static final int CONNECT_TARGET_ID_OFFSET = LENGTH + 84;
+    public static final int CONNECT_LENGTH = 92;
 
     /*
      * ACCEPT: the acceptor's advertised buffer and UD QP (its vQPN is in srcVqpn, its credits in credits).

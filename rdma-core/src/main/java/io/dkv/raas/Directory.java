@@ -117,6 +117,26 @@ public interface Directory
     /** Publish this node (or renew it). */
     void register(NodeRecord self);
 
+    /**
+     * Publish a node that an application attached to this directory's driver is ({@link RaasContext#attachAs}),
+     * reached at the driver's address, and keep it published (its lease renewed with the driver's own) until
+     * {@link #deregisterHosted} or the driver detaches.
+     *
+     * @throws UnsupportedOperationException when this directory publishes no nodes but its driver's.
+     */
+    default void registerHosted(final NodeRecord node)
+    {
+        throw new UnsupportedOperationException("the directory (" + getClass().getName() + ") publishes no " +
+            "attached applications' nodes");
+    }
+
+    /** Withdraw a node {@link #registerHosted} published (its application detached or died). */
+    default void deregisterHosted(final long nodeId)
+    {
+        throw new UnsupportedOperationException("the directory (" + getClass().getName() + ") publishes no " +
+            "attached applications' nodes");
+    }
+
     /** Publish a region under its name. */
     void publish(RemoteRegion region);
 

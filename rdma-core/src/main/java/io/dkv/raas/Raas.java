@@ -64,6 +64,17 @@ public interface Raas extends AutoCloseable
     RemoteRegion malloc(long nodeId, long size, String name, int access);
 
     /**
+     * Allocate a region holding {@code contents} on this node, or on the node an application attached to a standalone
+     * driver is ({@link RaasContext#attachAs}), and publish it under {@code name} once the contents are in place: a
+     * peer that finds the name reads them whole. For what a node publishes once (where it serves, say), and the way an
+     * attached application fills a region at all, since it cannot write its driver's memory in place.
+     *
+     * @param access the remote rights peers need, as for {@link #malloc(long, long, String, int)}.
+     * @throws RaasException when {@code nodeId} is neither, {@code access} is wrong, or the name is taken.
+     */
+    RemoteRegion publish(long nodeId, String name, MemorySegment contents, int access);
+
+    /**
      * Allocate a region every remote right may reach: for regions whose users read, write and swap
      * words alike. Give the rights the users need with {@link #malloc(long, long, String, int)}.
      */

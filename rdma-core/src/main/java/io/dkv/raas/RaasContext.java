@@ -63,6 +63,7 @@ public final class RaasContext extends CommonContext<RaasContext>
     private long dcKey;
     private java.nio.file.Path cncDirectory;
     private String driverName = System.getProperty(DRIVER_NAME_PROP_NAME, DRIVER_NAME_DEFAULT);
+    private long attachAs;
     private String clientClass = System.getProperty(CLIENT_CLASS_PROP_NAME, "");
     private int clientWeight = intProperty(CLIENT_WEIGHT_PROP_NAME, 0);
     private boolean isolation =
@@ -540,6 +541,23 @@ public final class RaasContext extends CommonContext<RaasContext>
     public RaasContext cncDirectory(final java.nio.file.Path cncDirectory)
     {
         this.cncDirectory = cncDirectory;
+        return this;
+    }
+
+    /**
+     * @return the node an application attached to a standalone driver is (0: its driver's own node): peers connect to
+     * its services under this id, which the application registers in the directory with its driver's address, so that
+     * several applications of one host each are a node of their own over one driver.
+     */
+    public long attachAs()
+    {
+        return attachAs;
+    }
+
+    /** @param nodeId the node an attached application is (non-zero, not its driver's), or 0 for its driver's own. */
+    public RaasContext attachAs(final long nodeId)
+    {
+        this.attachAs = nodeId;
         return this;
     }
 

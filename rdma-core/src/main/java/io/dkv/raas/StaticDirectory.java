@@ -30,6 +30,16 @@ public final class StaticDirectory implements Directory
         nodes.put(self.id(), self);
     }
 
+    public void registerHosted(final NodeRecord node)
+    {
+        nodes.put(node.id(), node);
+    }
+
+    public void deregisterHosted(final long nodeId)
+    {
+        nodes.remove(nodeId);
+    }
+
     public void publish(final RemoteRegion region)
     {
         regions.put(region.name(), region);

@@ -4,6 +4,7 @@ import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.cnc.MembershipFlyweight;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.driver.StandaloneDriver;
+import io.dkv.verbs.Access;
 import io.dkv.verbs.ChildProcess;
 import io.dkv.verbs.VerbsContext;
 import org.agrona.concurrent.EpochClock;
@@ -168,6 +169,196 @@ class StandaloneDriverTest
             assertThrows(RaasException.class,
                 () -> connection.read(forged, 0, MemorySegment.ofArray(new byte[8]), 0, 8),
                 "regions not obtained from the driver are refused");
+        }
+    }
+
+    /**
+     * Applications attached as nodes of their own (a compute node each, say) are registered in their driver's
+     * directory, reached at its address, while they are attached, and list the nodes of a role as any node does. Each
+     * listens on the same service as its own node: a peer's CONNECT names the node it wants, and reaches that
+     * application's listener, not another's nor the driver's own. A node is one application at a time.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void applicationsAttachedAsNodesOfTheirOwnEachListenOnTheSameService(final String provider)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        final int service = 5;
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext(provider, name, 1), directory);
+            Raas peer = RaasDriver.start(RaasPair.context(provider, 2), directory);
+            Raas eleven = AttachedRaas.attach(clientContext(name).attachAs(11).role(NodeRecord.ROLE_COMPUTE));
+            Raas twelve = AttachedRaas.attach(clientContext(name).attachAs(12).role(NodeRecord.ROLE_COMPUTE)))
+        {
+            final NodeRecord driverNode = driver.driver().self();
+            assertEquals(new NodeRecord(11, NodeRecord.ROLE_COMPUTE, driverNode.address(), driverNode.dctNumber(),
+                driverNode.dcKey(), driverNode.epoch(), 0), eleven.self(), "reached through its driver");
+            assertEquals(12, twelve.self().id());
+            assertEquals(eleven.self(), directory.node(11), "registered by the driver as the application attached");
+            assertEquals(java.util.Set.of(11L, 12L), twelve.nodes(NodeRecord.ROLE_COMPUTE).stream()
+                .map(NodeRecord::id).collect(java.util.stream.Collectors.toSet()));
+            assertEquals(java.util.Set.of(1L, 2L), eleven.nodes(NodeRecord.ROLE_CLIENT).stream()
+                .map(NodeRecord::id).collect(java.util.stream.Collectors.toSet()), "the drivers' own nodes");
+            final Listener ofEleven = eleven.listen(service);
+            final Listener ofTwelve = twelve.listen(service);
+            final Listener ofDriver = driver.driver().listen(service);
+
+            final byte[] sent = new byte[64];
+            for (final long node : new long[]{12, 1, 11})
+            {
+                final Connection to = peer.connect(node, service, Flags.ADAPTIVE, null);
+                java.util.Arrays.fill(sent, (byte)node);
+                to.send(MemorySegment.ofArray(sent), 0, sent.length, Flags.ADAPTIVE);
+                final Listener expected = node == 11 ? ofEleven : node == 12 ? ofTwelve : ofDriver;
+                final Connection accepted = expected.accept(WAIT);
+                final byte[] received = new byte[100];
+                assertEquals(sent.length, accepted.recv(MemorySegment.ofArray(received), 0, received.length, WAIT));
+                assertEquals(node, received[0], "node " + node + "'s listener got the CONNECT that named it");
+            }
+
+            final Listener ofPeer = peer.listen(service);
+            for (final long node : new long[]{12, 2})
+            {
+                final Connection from = eleven.connect(node, service, Flags.ADAPTIVE, null);
+                final Connection accepted = (node == 12 ? ofTwelve : ofPeer).accept(WAIT);
+                assertEquals(11, accepted.nodeId(), "node " + node + " is called by the node the application is");
+                from.send(MemorySegment.ofArray(sent), 0, sent.length, Flags.ADAPTIVE);
+                assertEquals(sent.length, accepted.recv(MemorySegment.ofArray(new byte[100]), 0, 100, WAIT));
+                accepted.send(MemorySegment.ofArray(sent), 0, 10, Flags.ADAPTIVE);
+                assertEquals(10, from.recv(MemorySegment.ofArray(new byte[100]), 0, 100, WAIT), "and answers it");
+            }
+
+            final RaasException taken = assertThrows(RaasException.class,
+                () -> AttachedRaas.attach(clientContext(name).attachAs(11)));
+            assertTrue(taken.getMessage().contains("node 11 is already attached to this driver, by client "),
+                taken.getMessage());
+            final RaasException own = assertThrows(RaasException.class,
+                () -> AttachedRaas.attach(clientContext(name).attachAs(1)));
+            assertTrue(own.getMessage().contains("node 1 is this driver's own"), own.getMessage());
+
+            eleven.close();
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (directory.node(11) != null && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(null, directory.node(11), "withdrawn once its application went");
+            directory.register(new NodeRecord(11, NodeRecord.ROLE_COMPUTE, driverNode.address(),
+                driverNode.dctNumber(), driverNode.dcKey(), driverNode.epoch(), 0));
+            assertThrows(RaasException.class, () -> peer.connect(11, service, Flags.ADAPTIVE, null),
+                "its application gone, node 11 listens no more");
+            try (Raas again = AttachedRaas.attach(clientContext(name).attachAs(11)))
+            {
+                again.listen(service);
+                peer.connect(11, service, Flags.ADAPTIVE, null).close();
+            }
+        }
+    }
+
+    /** A driver whose directory cannot publish the node an application asks to be says so, and attaches it not. */
+    @Test
+    void attachingAsANodeFailsWhereTheDriversDirectoryPublishesNoSuchNodes()
+    {
+        final StaticDirectory nodes = new StaticDirectory();
+        final Directory ownNodeOnly = new Directory()
+        {
+            public NodeRecord node(final long nodeId)
+            {
+                return nodes.node(nodeId);
+            }
+
+            public RemoteRegion region(final String name)
+            {
+                return nodes.region(name);
+            }
+
+            public void register(final NodeRecord self)
+            {
+                nodes.register(self);
+            }
+
+            public void publish(final RemoteRegion region)
+            {
+                nodes.publish(region);
+            }
+
+            public void withdraw(final String name)
+            {
+                nodes.withdraw(name);
+            }
+
+            public void invalidate(final long nodeId)
+            {
+            }
+        };
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1), ownNodeOnly))
+        {
+            final RaasException refused =
+                assertThrows(RaasException.class, () -> AttachedRaas.attach(clientContext(name).attachAs(11)));
+            assertTrue(refused.getMessage().contains("node 11 cannot be registered in driver node 1's directory: the " +
+                "directory (io.dkv.raas.StandaloneDriverTest$"), refused.getMessage());
+            assertTrue(refused.getMessage().endsWith(") publishes no attached applications' nodes"),
+                refused.getMessage());
+            assertEquals(null, nodes.node(11));
+            try (Raas shared = AttachedRaas.attach(clientContext(name)))
+            {
+                assertEquals(1, shared.self().id(), "an application that is no node of its own attaches as before");
+            }
+        }
+    }
+
+    /**
+     * An application attached as a node of its own publishes regions of that node with their contents in place before
+     * their names appear; peers read them one-sided at its driver's address with exactly the rights it gave. Freed, or
+     * its application gone, a region is withdrawn. An embedded driver publishes so on its own node.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void anApplicationAttachedAsANodeOfItsOwnPublishesRegionsOfThatNode(final String provider)
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext(provider, name, 1), directory);
+            Raas peer = RaasDriver.start(RaasPair.context(provider, 2), directory))
+        {
+            final Raas eleven = AttachedRaas.attach(clientContext(name).attachAs(11));
+            final byte[] endpoint = "127.0.0.1:6379".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            final RemoteRegion published =
+                eleven.publish(11, "endpoint.11", MemorySegment.ofArray(endpoint), Access.REMOTE_READ);
+            assertEquals(11, published.nodeId(), "a region of the node the application is");
+            assertEquals(endpoint.length, published.length());
+            assertThrows(RaasException.class, () -> eleven.localMemory(published), "its driver's memory");
+            final RaasException elsewhere = assertThrows(RaasException.class,
+                () -> eleven.publish(2, "not.its.own", MemorySegment.ofArray(endpoint), Access.REMOTE_READ));
+            assertTrue(elsewhere.getMessage().contains("only on its own node 1 or the client's, 11"),
+                elsewhere.getMessage());
+
+            final RemoteRegion found = peer.lookup("endpoint.11");
+            final Connection connection = peer.open(11, null);
+            final byte[] read = new byte[endpoint.length];
+            connection.read(found, 0, MemorySegment.ofArray(read), 0, read.length);
+            assertArrayEquals(endpoint, read);
+            assertThrows(RaasException.class,
+                () -> connection.write(found, 0, MemorySegment.ofArray(read), 0, 8), "registered read-only");
+
+            final byte[] ofPeer = {1, 2, 3, 4, 5, 6, 7, 8};
+            peer.publish(2, "endpoint.2", MemorySegment.ofArray(ofPeer), Access.REMOTE_READ);
+            final byte[] back = new byte[8];
+            eleven.open(2, null).read(eleven.lookup("endpoint.2"), 0, MemorySegment.ofArray(back), 0, 8);
+            assertArrayEquals(ofPeer, back, "an embedded driver's, on its own node");
+
+            eleven.free(published);
+            assertThrows(RaasException.class, () -> peer.lookup("endpoint.11"), "withdrawn when freed");
+            eleven.publish(11, "again.11", MemorySegment.ofArray(endpoint), Access.REMOTE_READ);
+            assertEquals(11, peer.lookup("again.11").nodeId());
+            eleven.close();
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (directory.region("again.11") != null && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(null, directory.region("again.11"), "withdrawn when its application went");
         }
     }
 

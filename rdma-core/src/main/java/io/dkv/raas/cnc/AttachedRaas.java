@@ -175,21 +175,69 @@ public final class AttachedRaas implements Raas
 
     public RemoteRegion malloc(final long nodeId, final long size, final String name, final int access)
     {
+        return malloc(nodeId, size, name, access, -1);
+    }
+
+    public RemoteRegion publish(final long nodeId, final String name, final MemorySegment contents, final int access)
+    {
+        final Attachment attached = attachment();
+        final ClientDataArea area = attached.area();
+        final long size = contents.byteSize();
+        final long block = area.allocate(size);
+        if (block < 0)
+        {
+            throw new RaasException("region '" + name + "' of " + size + " bytes does not fit the client data area " +
+                "of " + area.memory().byteSize() + " bytes, which carries its contents to the driver " +
+                "(dkv.raas.client.data.bytes)");
+        }
+        try
+        {
+            MemorySegment.copy(contents, 0, area.memory(), block, size);
+            return malloc(nodeId, size, name, access, block);
+        }
+        finally
+        {
+            area.release(block);
+        }
+    }
+
+    /** @param contentsOffset where in the data area the region's first contents are, -1 for zeros. */
+    private RemoteRegion malloc(
+        final long nodeId, final long size, final String name, final int access, final long contentsOffset)
+    {
         final Attachment attached = attachment();
         final ClientConductor conductor = attached.conductor();
         final byte[] bytes = name(name);
         final ClientSlot slot = conductor.acquire();
         final MallocFlyweight command =
             conductor.claim(MALLOC, MallocFlyweight.length(bytes.length), slot, new MallocFlyweight());
-        conductor.commit(command.nodeId(nodeId).size(size).access(access).name(bytes));
+        conductor.commit(command.nodeId(nodeId).size(size).access(access).dataOffset(contentsOffset).name(bytes));
         conductor.await(slot, "malloc of " + size + " bytes named '" + name + "' on node " + nodeId);
         return attached.remember(slot);
     }
 
     public List<NodeRecord> nodes(final int role)
     {
-        throw new RaasException("a client attached to driver '" + driverName + "' cannot list nodes yet: give it the " +
-            "nodes' ids");
+        final Attachment attached = attachment();
+        final ClientConductor conductor = attached.conductor();
+        final ClientDataArea area = attached.area();
+        final ClientSlot slot = conductor.acquire();
+        final int maxLength = NodesFlyweight.MAX_DATA_LENGTH;
+        final long dataOffset = area.place(slot, null, 0, maxLength);
+        conductor.commit(conductor.claim(NODES, NODES_LENGTH, slot, new NodesFlyweight())
+            .role(role)
+            .maxLength(maxLength)
+            .dataOffset(dataOffset));
+        conductor.await(slot, "the nodes of role " + role);
+        try
+        {
+            return NodesFlyweight.decode(area.memory(), dataOffset, (int)slot.value,
+                attached.self().address().provider());
+        }
+        finally
+        {
+            conductor.release(slot);
+        }
     }
 
     public Membership membership()
@@ -263,7 +311,7 @@ public final class AttachedRaas implements Raas
     public MemorySegment localMemory(final RemoteRegion region)
     {
         throw new RaasException("region '" + region.name() + "' lives in the standalone driver's process; " +
-            "reach it through a connection to node " + region.nodeId());
+            "reach it through a connection to node " + region.nodeId() + ", or give its contents at once with publish");
     }
 
     public MemorySegment allocateBuffer(final int size)

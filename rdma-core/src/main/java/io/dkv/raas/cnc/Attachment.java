@@ -128,7 +128,9 @@ final class Attachment
         {
             conductor.commit(conductor.claim(ADD_CLIENT, CommandDescriptor.ATTACH_LENGTH, slot, new AttachFlyweight())
                 .serviceClass(serviceClass == null ? 0 : serviceClass.code())
-                .weight(context.clientWeight()));
+                .weight(context.clientWeight())
+                .nodeId(context.attachAs())
+                .role(context.role()));
             conductor.await(slot, "attach to driver '" + driverName + "' (pid " + driverPid + ")");
         }
         catch (final RuntimeException ex)
@@ -136,8 +138,11 @@ final class Attachment
             unmap();
             throw ex;
         }
-        self = slot.ready;
+        final NodeRecord driverNode = slot.ready;
         conductor.release(slot);
+        // a node of its own is reached at its driver's address, by the driver's DC target and key
+        self = context.attachAs() == 0 ? driverNode : new NodeRecord(context.attachAs(), context.role(),
+            driverNode.address(), driverNode.dctNumber(), driverNode.dcKey(), driverNode.epoch(), 0);
     }
 
     private static ManyToOneRingBuffer ring(final MemorySegment mapping, final int offset, final int length)

@@ -48,10 +48,11 @@ public final class CncDescriptor
     public static final long CNC_MAGIC = 0x3153414152564b44L;
     public static final long CLIENT_MAGIC = 0x31544e4c4356_4b44L;
     /**
-     * 5: the phase HANDOVER (3) comes before CLEANUP (4, was 3) (4: MEMBERSHIP data carries the change's phase and
-     * each member's placement).
+     * 6: ADD_CLIENT carries the node the client is, and a driver serves listeners of several nodes (5: the phase
+     * HANDOVER (3) comes before CLEANUP (4, was 3); 4: MEMBERSHIP data carries the change's phase and each member's
+     * placement).
      */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;

@@ -10,7 +10,10 @@ package io.dkv.raas.cnc;
  * <pre>
  * every command              0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
  *   ADD_CLIENT               16 serviceClass int, 20 weight int (both 0:      AttachFlyweight
- *                            the driver's default; absent in older clients)
+ *                            the driver's default), 24 nodeId long: the node
+ *                            the client is, whose services it listens on
+ *                            (0: the driver's own), 32 role int: that node's,
+ *                            which the driver registers in its directory
  *   REMOVE_CLIENT              -                                                CorrelatedFlyweight
  *   OPEN                     16 nodeId long                                     OpenFlyweight
  *   CONNECT                  16 nodeId long, 24 service int, 28 flags int       ConnectFlyweight
@@ -33,11 +36,16 @@ package io.dkv.raas.cnc;
  *   LOOKUP                   16 nameLength int, 20 name                         LookupFlyweight
  *                            answered REGION
  *   MALLOC                   16 nodeId long, 24 size long, 32 access int,       MallocFlyweight
- *                            36 nameLength int, 40 name
+ *                            36 nameLength int, 40 dataOffset long: where in
+ *                            the client's data area the region's memory is,
+ *                            -1 for the driver to allocate it, 48 name
  *                            answered REGION
  *   FREE                     16 regionHandle int                                FreeFlyweight
  *   MEMBERSHIP               16 maxLength int, 24 dataOffset long               MembershipFlyweight
  *                            answered OK(bytes), the membership in the data area
+ *   NODES                    16 role int, 20 maxLength int, 24 dataOffset long  NodesFlyweight
+ *                            answered OK(bytes), the role's live nodes in the
+ *                            data area
  *
  * every response             0 clientId long, 8 correlationId long, 16 body     CorrelatedFlyweight
  *   OK                       16 value long, 24 value2 long                      OkFlyweight
@@ -71,6 +79,7 @@ public final class CommandDescriptor
     public static final int READABLE = 15;
     public static final int POLL_ACCEPT = 16;
     public static final int MEMBERSHIP = 17;
+    public static final int NODES = 18;
 
     public static final int RSP_OK = 101;
     public static final int RSP_ERROR = 102;
@@ -129,7 +138,8 @@ public final class CommandDescriptor
     public static final int MALLOC_SIZE_OFFSET = 24;
     public static final int MALLOC_ACCESS_OFFSET = 32;
     public static final int MALLOC_NAME_LENGTH_OFFSET = 36;
-    public static final int MALLOC_NAME_OFFSET = 40;
+    public static final int MALLOC_DATA_OFFSET = 40;
+    public static final int MALLOC_NAME_OFFSET = 48;
 
     public static final int MEMBERSHIP_MAX_LENGTH_OFFSET = 16;
     public static final int MEMBERSHIP_DATA_OFFSET = 24;
@@ -137,7 +147,14 @@ public final class CommandDescriptor
 
     public static final int ATTACH_CLASS_OFFSET = 16;
     public static final int ATTACH_WEIGHT_OFFSET = 20;
-    public static final int ATTACH_LENGTH = 24;
+    public static final int ATTACH_NODE_ID_OFFSET = 24;
+    public static final int ATTACH_ROLE_OFFSET = 32;
+    public static final int ATTACH_LENGTH = 36;
+
+    public static final int NODES_ROLE_OFFSET = 16;
+    public static final int NODES_MAX_LENGTH_OFFSET = 20;
+    public static final int NODES_DATA_OFFSET = 24;
+    public static final int NODES_LENGTH = 32;
 
     public static final int FREE_REGION_OFFSET = 16;
     public static final int FREE_LENGTH = 20;

@@ -44,6 +44,18 @@ public final class MallocFlyweight extends CorrelatedFlyweight
         return this;
     }
 
+    /** @return where in the client's data area the region's memory is, -1 when the driver is to allocate it. */
+    public long dataOffset()
+    {
+        return buffer.getLong(offset + MALLOC_DATA_OFFSET);
+    }
+
+    public MallocFlyweight dataOffset(final long dataOffset)
+    {
+        buffer.putLong(offset + MALLOC_DATA_OFFSET, dataOffset);
+        return this;
+    }
+
     public int access()
     {
         return buffer.getInt(offset + MALLOC_ACCESS_OFFSET);

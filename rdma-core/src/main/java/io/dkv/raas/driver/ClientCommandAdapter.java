@@ -12,6 +12,7 @@ import io.dkv.raas.cnc.ListenFlyweight;
 import io.dkv.raas.cnc.LookupFlyweight;
 import io.dkv.raas.cnc.MallocFlyweight;
 import io.dkv.raas.cnc.MembershipFlyweight;
+import io.dkv.raas.cnc.NodesFlyweight;
 import io.dkv.raas.cnc.OneSidedFlyweight;
 import io.dkv.raas.cnc.OpenFlyweight;
 import io.dkv.raas.cnc.RecvFlyweight;
@@ -22,6 +23,7 @@ import io.dkv.verbs.Opcode;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.function.Consumer;
 
@@ -48,6 +50,7 @@ final class ClientCommandAdapter
     private final LookupFlyweight lookup = new LookupFlyweight();
     private final MallocFlyweight malloc = new MallocFlyweight();
     private final MembershipFlyweight membership = new MembershipFlyweight();
+    private final NodesFlyweight nodes = new NodesFlyweight();
     private final FreeFlyweight free = new FreeFlyweight();
 
     private final boolean isolation;
@@ -101,8 +104,8 @@ final class ClientCommandAdapter
                 final int flags = connect.flags();
                 blocking(session, correlation, () ->
                 {
-                    final DriverConnection connection = (DriverConnection)driver.connect(nodeId, service, flags,
-                        (token, status, value) -> session.completion(token, status, value));
+                    final DriverConnection connection = (DriverConnection)driver.connectAs(session.nodeId, nodeId,
+                        service, flags, (token, status, value) -> session.completion(token, status, value));
                     markClass(session, connection);
                     held(session, connection, correlation, 0);
                 });
@@ -110,7 +113,8 @@ final class ClientCommandAdapter
             case LISTEN ->
             {
                 final int service = listen.wrap(buffer, index).service();
-                final Listener listener = driver.listen(service);
+                final Listener listener =
+                    session.nodeId == 0 ? driver.listen(service) : driver.listenAs(session.nodeId, service);
                 synchronized (session)
                 {
                     session.listeners.put(service, listener);
@@ -180,15 +184,20 @@ final class ClientCommandAdapter
                 final long nodeId = malloc.nodeId();
                 final long size = malloc.size();
                 final int access = malloc.access();
+                final long dataOffset = malloc.dataOffset();
                 final String name = malloc.name(length);
+                final MemorySegment contents = dataOffset < 0 ? null : contents(session, nodeId, dataOffset, size);
+                final boolean ofItsNode = session.nodeId != 0 && nodeId == session.nodeId;
                 blocking(session, correlation, () ->
                 {
-                    final RemoteRegion region = driver.malloc(nodeId, size, name, access);
+                    final RemoteRegion region = ofItsNode || contents != null ?
+                        driver.publishAs(nodeId, name, size, contents, access) :
+                        driver.malloc(nodeId, size, name, access);
                     final int handle;
                     synchronized (session)
                     {
                         handle = session.addRegion(region);
-                        if (nodeId == driver.self().id())
+                        if (ofItsNode || nodeId == driver.self().id())
                         {
                             session.allocated.put(handle, region);
                         }
@@ -223,6 +232,16 @@ final class ClientCommandAdapter
                 // a read of the directory's tables: off the conductor, as the MetaServer may be slow to answer
                 blocking(session, correlation, () -> session.ok(correlation,
                     MembershipFlyweight.encode(driver.membership(), session.data, dataOffset, maxLength), 0));
+            }
+            case NODES ->
+            {
+                nodes.wrap(buffer, index);
+                final int role = nodes.role();
+                final int maxLength = nodes.maxLength();
+                final long dataOffset = nodes.dataOffset();
+                requireData(session, dataOffset, maxLength);
+                blocking(session, correlation, () -> session.ok(correlation,
+                    NodesFlyweight.encode(driver.nodes(role), session.data, dataOffset, maxLength), 0));
             }
             case READABLE ->
             {
@@ -343,6 +362,24 @@ final class ClientCommandAdapter
             throw new RaasException("no listener on service " + service + " for this client");
         }
         return listener;
+    }
+
+    /**
+     * @return the first contents of a region published with them, in the client's data area.
+     * @throws RaasException when the region is of neither the driver's node nor the node the client is, or the range
+     *                       is outside the data area.
+     */
+    private MemorySegment contents(
+        final ClientSession session, final long nodeId, final long dataOffset, final long size)
+    {
+        if (nodeId != driver.self().id() && (session.nodeId == 0 || nodeId != session.nodeId))
+        {
+            throw new RaasException("region of node " + nodeId + " with its contents, asked by " + session +
+                ": a driver publishes them only on its own node " + driver.self().id() +
+                (session.nodeId == 0 ? "" : " or the client's, " + session.nodeId));
+        }
+        requireData(session, dataOffset, size);
+        return session.data.asSlice(dataOffset, size);
     }
 
     private static void requireData(final ClientSession session, final long offset, final long length)

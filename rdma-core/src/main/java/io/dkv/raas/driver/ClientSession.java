@@ -57,6 +57,8 @@ final class ClientSession
     final Int2ObjectHashMap<RemoteRegion> allocated = new Int2ObjectHashMap<>();
     private int nextHandle = 1;
     volatile boolean closed;
+    /** The node the client is, whose services it listens on: 0 for the driver's own. */
+    final long nodeId;
     /** How the conductor serves this client's commands, as it asked at attach or by the driver's defaults. */
     ClientQueue<ClientSession> queue;
 
@@ -66,12 +68,14 @@ final class ClientSession
     ClientSession(
         final Registrations registrations,
         final long clientId,
+        final long nodeId,
         final Path file,
         final Arena arena,
         final MemorySegment mapping,
         final ClientHeaderFlyweight header)
     {
         this.clientId = clientId;
+        this.nodeId = nodeId;
         this.file = file;
         this.arena = arena;
         this.header = header;
@@ -205,7 +209,9 @@ final class ClientSession
 
     public String toString()
     {
-        return queue == null ? String.format("client %016x (pid %d)", clientId, pid) :
-            String.format("client %016x (pid %d, %s, weight %d)", clientId, pid, queue.serviceClass, queue.weight);
+        final String node = nodeId == 0 ? "" : ", node " + nodeId;
+        return queue == null ? String.format("client %016x (pid %d%s)", clientId, pid, node) :
+            String.format("client %016x (pid %d%s, %s, weight %d)", clientId, pid, node, queue.serviceClass,
+                queue.weight);
     }
 }

@@ -28,6 +28,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -41,6 +44,7 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
 final class DriverConductor implements Agent, MessageHandler
 {
     private static final long HEARTBEAT_INTERVAL_MS = 100;
+    private static final long HOSTED_CLOSE_WAIT_MS = 2_000;
     private static final System.Logger LOG = System.getLogger(DriverConductor.class.getName());
 
     private final RaasDriver driver;
@@ -65,6 +69,13 @@ final class DriverConductor implements Agent, MessageHandler
     /** Written by the conductor alone. */
     private final AtomicCounter clientsAttached;
     private final AtomicCounter clientsTimedOut;
+    /**
+     * Registers and withdraws the nodes attached clients are, one after another in the order asked (a node that
+     * detaches and attaches again is withdrawn before it is registered again), off the duty cycle: each is a directory
+     * RPC.
+     */
+    private final ExecutorService hostedNodes =
+        Executors.newSingleThreadExecutor(Thread.ofVirtual().name("dkv-raas-hosted-nodes").factory());
 
     DriverConductor(
         final RaasDriver driver,
@@ -117,6 +128,16 @@ final class DriverConductor implements Agent, MessageHandler
         for (final ClientSession session : new ArrayList<>(sessions.values()))
         {
             remove(session, "driver closing");
+        }
+        hostedNodes.shutdown();
+        try
+        {
+            // the withdrawals go out before the directory detaches, which would withdraw them anyway
+            hostedNodes.awaitTermination(HOSTED_CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -186,6 +207,11 @@ final class DriverConductor implements Agent, MessageHandler
             session.allocated.clear();
         }
         session.release(registrations);
+        if (session.nodeId != 0 && !hostedNodes.isShutdown())
+        {
+            final long nodeId = session.nodeId;
+            hostedNodes.execute(() -> driver.deregisterHosted(nodeId));
+        }
         try
         {
             Files.deleteIfExists(session.file);
@@ -209,7 +235,7 @@ final class DriverConductor implements Agent, MessageHandler
         {
             attach.wrap(buffer, index);
             addClient(clientId, correlation, ServiceClass.ofCode(attach.serviceClassIn(length)),
-                attach.weightIn(length));
+                attach.weightIn(length), attach.nodeIdIn(length), attach.roleIn(length));
             return;
         }
         final ClientSession session = sessions.get(clientId);
@@ -244,7 +270,8 @@ final class DriverConductor implements Agent, MessageHandler
         }
     }
 
-    private void addClient(final long clientId, final long correlation, final ServiceClass asked, final int weight)
+    private void addClient(final long clientId, final long correlation, final ServiceClass asked, final int weight,
+        final long nodeId, final int role)
     {
         if (sessions.containsKey(clientId))
         {
@@ -263,19 +290,72 @@ final class DriverConductor implements Agent, MessageHandler
                 arena.close();
                 return;
             }
-            final ClientSession session = new ClientSession(registrations, clientId, file, arena, mapping, header);
+            final ClientSession session =
+                new ClientSession(registrations, clientId, nodeId, file, arena, mapping, header);
+            final String refused = refusedNode(nodeId);
+            if (refused != null)
+            {
+                session.error(correlation, refused);
+                session.markClosed();
+                session.release(registrations);
+                Files.deleteIfExists(file);
+                return;
+            }
             session.queue = new ClientQueue<>(session, asked == null ? defaultClass : asked,
                 weight > 0 ? Math.min(weight, RaasConfiguration.MAX_WEIGHT) : defaultWeight);
             sessions.put(clientId, session);
             scheduler.add(session.queue);
             clientsAttached.incrementRelease();
             LOG.log(System.Logger.Level.INFO, "attached " + session);
-            session.ready(correlation, driver.self());
+            if (nodeId == 0)
+            {
+                session.ready(correlation, driver.self());
+                return;
+            }
+            // ready once the node it is can be found; a client whose node cannot be registered fails its attach and
+            // goes, and is removed as any that went
+            hostedNodes.execute(() ->
+            {
+                try
+                {
+                    driver.registerHosted(nodeId, role);
+                    session.ready(correlation, driver.self());
+                }
+                catch (final RuntimeException ex)
+                {
+                    session.error(correlation, "node " + nodeId + " cannot be registered in driver node " +
+                        driver.self().id() + "'s directory: " + ex.getMessage());
+                }
+            });
         }
         catch (final java.io.IOException | RuntimeException ex)
         {
             arena.close();
             LOG.log(System.Logger.Level.WARNING, "cannot attach client " + Long.toHexString(clientId) + ": " + ex);
         }
+    }
+
+    /**
+     * @return why a client may not be the node it asks to be (this driver's own id, or a node another attached
+     * client is), or null when it may: two listeners of one node's service could not be told apart.
+     */
+    private String refusedNode(final long nodeId)
+    {
+        if (nodeId == 0)
+        {
+            return null;
+        }
+        if (nodeId == driver.self().id())
+        {
+            return "node " + nodeId + " is this driver's own: attach as another node, or as 0 to share the driver's";
+        }
+        for (final ClientSession other : sessions.values())
+        {
+            if (other.nodeId == nodeId)
+            {
+                return "node " + nodeId + " is already attached to this driver, by " + other;
+            }
+        }
+        return null;
     }
 }

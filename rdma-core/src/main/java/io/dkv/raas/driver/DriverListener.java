@@ -17,12 +17,14 @@ final class DriverListener implements Listener
     private final MessageService messages;
     private final RequestPipeline pipeline;
     private final NanoClock nanoClock;
+    private final long nodeId;
     private final int service;
     private final ConcurrentLinkedQueue<DriverConnection> accepted = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
-    DriverListener(final MessageService messages, final RequestPipeline pipeline, final int service)
+    DriverListener(final MessageService messages, final RequestPipeline pipeline, final long nodeId, final int service)
     {
+        this.nodeId = nodeId;
         this.messages = messages;
         this.pipeline = pipeline;
         this.nanoClock = pipeline.nanoClock();
@@ -32,6 +34,12 @@ final class DriverListener implements Listener
     public int service()
     {
         return service;
+    }
+
+    /** @return the node it listens as: its driver's, or one an attached application is. */
+    long nodeId()
+    {
+        return nodeId;
     }
 
     void offer(final DriverConnection connection)

@@ -11,6 +11,7 @@ import io.dkv.verbs.WcOpcode;
 import io.dkv.verbs.WcStatus;
 import io.dkv.verbs.WorkCompletion;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -44,7 +45,11 @@ final class MessageService
     private final DriverMillis clock;
     private final int udQpn;
     private final long selfId;
-    private final Int2ObjectHashMap<DriverListener> listeners = new Int2ObjectHashMap<>();
+    /**
+     * Listeners by service, then by the node they listen as: this driver's own, or a node an attached application is
+     * (several such applications may each listen on the same service).
+     */
+    private final Int2ObjectHashMap<Long2ObjectHashMap<DriverListener>> listeners = new Int2ObjectHashMap<>();
     /** Admission's answer to the CONNECT being delivered: only the thread delivering completions uses it. */
     private final ConnectAdmission.Decision decision = new ConnectAdmission.Decision();
 
@@ -96,20 +101,32 @@ final class MessageService
     // ---------------------------------------------------------------------------------------------
     // connecting and listening
 
-    Listener listen(final int service)
+    /**
+     * Listen on a service as a node: this driver's own (0 or its id) or one an attached application is, which CONNECTs
+     * name as their target.
+     */
+    Listener listen(final long nodeId, final int service)
     {
         if (service <= 0)
         {
             throw new RaasException("service numbers start at 1, got " + service);
         }
+        final long node = nodeId == 0 ? selfId : nodeId;
         synchronized (listeners)
         {
-            if (listeners.containsKey(service))
+            Long2ObjectHashMap<DriverListener> ofService = listeners.get(service);
+            if (ofService == null)
             {
-                throw new RaasException("service " + service + " already has a listener on node " + selfId);
+                ofService = new Long2ObjectHashMap<>();
+                listeners.put(service, ofService);
             }
-            final DriverListener listener = new DriverListener(this, pipeline, service);
-            listeners.put(service, listener);
+            if (ofService.containsKey(node))
+            {
+                throw new RaasException("service " + service + " already has a listener on node " + node +
+                    (node == selfId ? "" : " (served by driver node " + selfId + ")"));
+            }
+            final DriverListener listener = new DriverListener(this, pipeline, node, service);
+            ofService.put(node, listener);
             return listener;
         }
     }
@@ -118,12 +135,21 @@ final class MessageService
     {
         synchronized (listeners)
         {
-            listeners.remove(listener.service(), listener);
+            final Long2ObjectHashMap<DriverListener> ofService = listeners.get(listener.service());
+            if (ofService != null && ofService.remove(listener.nodeId(), listener) && ofService.isEmpty())
+            {
+                listeners.remove(listener.service());
+            }
         }
     }
 
-    /** Make the connection carry messages: CONNECT to the service, and wait for the answer. */
-    void connect(final DriverConnection connection, final int service, final int flags)
+    /**
+     * Make the connection carry messages: CONNECT to the service, and wait for the answer.
+     *
+     * @param asNodeId the node the CONNECT says it comes from: 0 for this driver's own, else a node an attached
+     *                 application is, reached at this driver's address.
+     */
+    void connect(final DriverConnection connection, final long asNodeId, final int service, final int flags)
     {
         if (service <= 0)
         {
@@ -140,6 +166,11 @@ final class MessageService
         // the connection hears of a CONNECT that could not be delivered, so the connect fails at once
         slot.connection = connection;
         control.writeSelf(slot.staging, service);
+        if (asNodeId != 0)
+        {
+            slot.staging.set(LONG, CONNECT_NODE_ID_OFFSET, asNodeId);
+        }
+        slot.staging.set(LONG, CONNECT_TARGET_ID_OFFSET, connection.nodeId());
         channel.writeAdvert(
             slot.staging, CONNECT_ADVERT_ADDRESS_OFFSET, CONNECT_ADVERT_RKEY_OFFSET, CONNECT_ADVERT_BYTES_OFFSET);
         slot.staging.set(INT, CONNECT_QPN_OFFSET, udQpn);
@@ -263,11 +294,13 @@ final class MessageService
         }
         final MemorySegment memory = receiveBuffers.memory();
         final int service = memory.get(INT, base + CONNECT_SERVICE_OFFSET);
+        final long target = memory.get(LONG, base + CONNECT_TARGET_ID_OFFSET);
         final NodeRoute route = routes.routeFor(sender);
         final DriverListener listener;
         synchronized (listeners)
         {
-            listener = listeners.get(service);
+            final Long2ObjectHashMap<DriverListener> ofService = listeners.get(service);
+            listener = ofService == null ? null : ofService.get(target == 0 ? selfId : target);
         }
         if (listener == null || pipeline.isClosed())
         {

@@ -287,12 +287,24 @@ public final class RaasDriver implements Raas
 
     public Connection connect(final long nodeId, final int service, final int flags, final CompletionHandler handler)
     {
+        return connectAs(0, nodeId, service, flags, handler);
+    }
+
+    /**
+     * Connect to a service as the node an attached application is ({@link io.dkv.raas.RaasContext#attachAs}): the
+     * listener's side sees that node as the caller, reached at this driver's address.
+     *
+     * @param asNodeId that node, or 0 for this driver's own.
+     */
+    Connection connectAs(
+        final long asNodeId, final long nodeId, final int service, final int flags, final CompletionHandler handler)
+    {
         requireOpen();
         Flags.validate(flags);
         final DriverConnection connection = connections.open(reachable(nodeId), handler);
         try
         {
-            messages.connect(connection, service, flags);
+            messages.connect(connection, asNodeId, service, flags);
         }
         catch (final RuntimeException ex)
         {
@@ -305,7 +317,17 @@ public final class RaasDriver implements Raas
     public Listener listen(final int service)
     {
         requireOpen();
-        return messages.listen(service);
+        return messages.listen(self.id(), service);
+    }
+
+    /**
+     * Listen on a service as a node an attached application is: peers' CONNECTs name that node as their target, so
+     * several applications of this driver each listen on the same service as their own node.
+     */
+    Listener listenAs(final long nodeId, final int service)
+    {
+        requireOpen();
+        return messages.listen(nodeId, service);
     }
 
     public RemoteRegion malloc(final long nodeId, final long size, final String name, final int access)
@@ -317,6 +339,63 @@ public final class RaasDriver implements Raas
             return allocation.malloc(reachable(nodeId), size, name, access);
         }
         return regions.allocateLocal(size, name, access);
+    }
+
+    public RemoteRegion publish(final long nodeId, final String name, final MemorySegment contents, final int access)
+    {
+        if (nodeId != self.id())
+        {
+            throw new RaasException("region '" + name + "' asked of node " + nodeId + ": this driver publishes " +
+                "regions with their contents of its own node " + self.id() + " only");
+        }
+        return publishAs(nodeId, name, contents.byteSize(), contents, access);
+    }
+
+    /**
+     * Allocate, fill and publish a region of this node's memory as a region of {@code nodeId}: this node, or one an
+     * attached application is ({@link io.dkv.raas.RaasContext#attachAs}).
+     *
+     * @param contents null for zeros.
+     */
+    RemoteRegion publishAs(
+        final long nodeId, final String name, final long size, final MemorySegment contents, final int access)
+    {
+        requireOpen();
+        RegionTable.requireRemoteRights(access, name);
+        return regions.allocateLocal(nodeId, size, name, access, contents);
+    }
+
+    /**
+     * Register, in this driver's directory, the node an attached application is: reached at this driver's address, by
+     * its DC target and key, renewed with this driver's lease.
+     *
+     * @throws RaasException when the directory publishes no such nodes, or the registration is refused.
+     */
+    void registerHosted(final long nodeId, final int role)
+    {
+        requireOpen();
+        try
+        {
+            directory.registerHosted(
+                new NodeRecord(nodeId, role, self.address(), self.dctNumber(), self.dcKey(), self.epoch(), 0));
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            throw new RaasException(ex.getMessage(), ex);
+        }
+    }
+
+    /** Withdraw the node of an application that detached or died: see {@link #registerHosted}. */
+    void deregisterHosted(final long nodeId)
+    {
+        try
+        {
+            directory.deregisterHosted(nodeId);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            // it could not have been registered
+        }
     }
 
     public List<NodeRecord> nodes(final int role)

@@ -46,22 +46,48 @@ final class RegionTable
     /** Allocate and publish a region of this node's memory, registered with only the remote rights given. */
     RemoteRegion allocateLocal(final long size, final String name, final int access)
     {
+        return allocateLocal(self.id(), size, name, access, null);
+    }
+
+    /**
+     * Allocate a region of this node's memory as a region of {@code nodeId}, this node or one an attached application
+     * is (peers reach it at this driver's address under that id), fill it and only then publish it.
+     *
+     * @param contents what the region holds when its name is published; null for zeros.
+     */
+    RemoteRegion allocateLocal(
+        final long nodeId, final long size, final String name, final int access, final MemorySegment contents)
+    {
+        requireFreeName(nodeId, name, access);
+        // remote writes and atomics need local write too (ibv_reg_mr refuses them without it)
+        final int local = (access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? Access.LOCAL_WRITE : 0;
+        final MemoryRegion memory = pd.allocate(size, local | access);
+        if (contents != null)
+        {
+            MemorySegment.copy(contents, 0, memory.segment(), 0, size);
+        }
+        return publish(memory, nodeId, name, access);
+    }
+
+    private void requireFreeName(final long nodeId, final String name, final int access)
+    {
         if (!name.isEmpty() && localRegions.containsKey(name))
         {
             throw new RaasException("a region named '" + name + "' already exists");
         }
         final RemoteRegion published = name.isEmpty() ? null : directory.region(name);
         // a node that restarted with its id takes back the names its previous incarnation published
-        if (published != null && (published.nodeId() != self.id() || published.nodeEpoch() == self.epoch()))
+        if (published != null && (published.nodeId() != nodeId || published.nodeEpoch() == self.epoch()))
         {
             throw new RaasException(
                 "a region named '" + name + "' already exists (on node " + published.nodeId() + ")");
         }
         requireRemoteRights(access, name);
-        // remote writes and atomics need local write too (ibv_reg_mr refuses them without it)
-        final int local = (access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? Access.LOCAL_WRITE : 0;
-        final MemoryRegion memory = pd.allocate(size, local | access);
-        final RemoteRegion region = RemoteRegion.of(memory, name, self.id(), self.epoch(), access, 1);
+    }
+
+    private RemoteRegion publish(final MemoryRegion memory, final long nodeId, final String name, final int access)
+    {
+        final RemoteRegion region = RemoteRegion.of(memory, name, nodeId, self.epoch(), access, 1);
         localRegions.put(regionKey(region), memory);
         knownRegions.put(region, Boolean.TRUE);
         if (!name.isEmpty())
@@ -90,16 +116,15 @@ final class RegionTable
 
     void free(final RemoteRegion region)
     {
-        if (region.nodeId() != self.id())
+        final String key = regionKey(region);
+        final MemoryRegion held = localRegions.get(key);
+        if (held == null || held.rkey() != region.rkey())
         {
-            throw new RaasException("region '" + region.name() + "' belongs to node " + region.nodeId() +
-                "; only its node frees it");
+            throw new RaasException(region.nodeId() != self.id() ?
+                "region '" + region.name() + "' belongs to node " + region.nodeId() + "; only its node frees it" :
+                "region '" + region.name() + "' was not allocated by this driver");
         }
-        final MemoryRegion memory = localRegions.remove(regionKey(region));
-        if (memory == null)
-        {
-            throw new RaasException("region '" + region.name() + "' was not allocated by this driver");
-        }
+        final MemoryRegion memory = localRegions.remove(key);
         knownRegions.remove(region);
         if (!region.name().isEmpty())
         {

@@ -56,6 +56,8 @@ public final class MetaDirectory implements Directory
     private final Long2ObjectHashMap<NodeRecord> nodeCache = new Long2ObjectHashMap<>();
     private final HashMap<String, RemoteRegion> regionCache = new HashMap<>();
     private final Map<String, RemoteRegion> published = new ConcurrentHashMap<>();
+    /** Nodes of the applications attached to this directory's driver, by id: renewed with the driver's own. */
+    private final Map<Long, NodeRecord> hosted = new ConcurrentHashMap<>();
     private final AtomicLong tableLookups = new AtomicLong();
     private final AtomicLong epochReads = new AtomicLong();
     private final long epochCheckNanos;
@@ -244,20 +246,14 @@ public final class MetaDirectory implements Directory
         {
             final NodeRecord me = self;
             self = null;
+            for (final NodeRecord node : hosted.values())
+            {
+                deregisterLocked(node);
+            }
+            hosted.clear();
             if (me != null)
             {
-                try
-                {
-                    withLink(link ->
-                    {
-                        link.deregister(me, token);
-                        return null;
-                    });
-                }
-                catch (final RaasException ignore)
-                {
-                    // no MetaServer answers: the lease expires instead
-                }
+                deregisterLocked(me);
             }
             for (final MetaServerLink link : links)
             {
@@ -462,31 +458,89 @@ public final class MetaDirectory implements Directory
         io.lock();
         try
         {
-            final long leaseNanos = TimeUnit.MILLISECONDS.toNanos(preferred >= 0 ? links[preferred].leaseMs() : 0);
-            final long deadline = nanoClock.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
-            while (true)
-            {
-                try
-                {
-                    leaseExpiry = withLink(link -> link.register(self, token, context.join()));
-                    break;
-                }
-                catch (final MetaRpcException ex)
-                {
-                    // another holder's record of this id is live: it may be this node before a crash, whose lease
-                    // lapses
-                    if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || nanoClock.nanoTime() - deadline > 0)
-                    {
-                        throw ex;
-                    }
-                    LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
-                }
-            }
+            leaseExpiry = registerLocked(self, context.join());
             this.self = self;
         }
         finally
         {
             io.unlock();
+        }
+    }
+
+    /** Register a node, waiting out another holder's live record of its id. Holds io. @return the lease expiry. */
+    private long registerLocked(final NodeRecord node, final boolean join)
+    {
+        final long leaseNanos = TimeUnit.MILLISECONDS.toNanos(preferred >= 0 ? links[preferred].leaseMs() : 0);
+        final long deadline = nanoClock.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
+        while (true)
+        {
+            try
+            {
+                return withLink(link -> link.register(node, token, join));
+            }
+            catch (final MetaRpcException ex)
+            {
+                // another holder's record of this id is live: it may be this node before a crash (or an application
+                // attached to a driver that died), whose lease lapses
+                if (ex.status() != MetaRpcDescriptor.STATUS_FORBIDDEN || nanoClock.nanoTime() - deadline > 0)
+                {
+                    throw ex;
+                }
+                LockSupport.parkNanos(Math.min(relinkNanos, TimeUnit.MILLISECONDS.toNanos(100)));
+            }
+        }
+    }
+
+    /**
+     * Register a node an application attached to this directory's driver is, under this driver's token: its lease is
+     * renewed at each heartbeat of the driver's own, and it is registered again (with its regions) if the MetaServer
+     * forgot it.
+     */
+    public void registerHosted(final NodeRecord node)
+    {
+        io.lock();
+        try
+        {
+            registerLocked(node, false);
+            hosted.put(node.id(), node);
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    public void deregisterHosted(final long nodeId)
+    {
+        io.lock();
+        try
+        {
+            final NodeRecord node = hosted.remove(nodeId);
+            if (node != null)
+            {
+                deregisterLocked(node);
+            }
+        }
+        finally
+        {
+            io.unlock();
+        }
+    }
+
+    /** Holds io. */
+    private void deregisterLocked(final NodeRecord node)
+    {
+        try
+        {
+            withLink(link ->
+            {
+                link.deregister(node, token);
+                return null;
+            });
+        }
+        catch (final RaasException ignore)
+        {
+            // no MetaServer answers: the lease expires instead
         }
     }
 
@@ -632,6 +686,10 @@ public final class MetaDirectory implements Directory
                     });
                 }
             }
+            for (final NodeRecord node : hosted.values())
+            {
+                renewHosted(node);
+            }
             lastHeartbeatFailure = null;
         }
         catch (final RuntimeException ex)
@@ -642,6 +700,34 @@ public final class MetaDirectory implements Directory
         finally
         {
             io.unlock();
+        }
+    }
+
+    /** Renew an attached application's node, registering it again with its regions if it was forgotten. Holds io. */
+    private void renewHosted(final NodeRecord node)
+    {
+        try
+        {
+            withLink(link -> link.heartbeat(node, token));
+        }
+        catch (final MetaRpcException ex)
+        {
+            if (ex.status() != MetaRpcDescriptor.STATUS_NOT_REGISTERED)
+            {
+                throw ex;
+            }
+            withLink(link -> link.register(node, token, false));
+            for (final RemoteRegion region : new ArrayList<>(published.values()))
+            {
+                if (region.nodeId() == node.id())
+                {
+                    withLink(link ->
+                    {
+                        link.publish(region, token);
+                        return null;
+                    });
+                }
+            }
         }
     }
 
