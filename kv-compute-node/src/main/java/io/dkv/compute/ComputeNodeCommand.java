@@ -4,9 +4,9 @@ import io.dkv.process.AotTraining;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
+import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.driver.RaasDriver;
-import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.verbs.VerbsContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,6 +52,13 @@ public final class ComputeNodeCommand implements Callable<Integer>
     @Mixin
     private ComputeNodeOptions options = new ComputeNodeOptions();
 
+    @Option(names = "--driver", paramLabel = "NAME",
+        description = "Attach to this host's standalone driver of that name (./dkv driver --name NAME; ./dkv up runs " +
+            "one) as a compute node of its own, rather than start a driver in this process: joining then costs an " +
+            "attach, not a NIC's start and a MetaServer link. The driver's MetaServer, secret and provider are used, " +
+            "so --meta, --cluster-secret-file, --provider and --address are not needed.")
+    private String driver;
+
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
     private String address;
@@ -95,7 +102,10 @@ public final class ComputeNodeCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final long calledNs = System.nanoTime();
-        options.requireCluster();
+        if (driver == null)
+        {
+            options.requireCluster();
+        }
         // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
         // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
         if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
@@ -110,8 +120,16 @@ public final class ComputeNodeCommand implements Callable<Integer>
             .nodeId(nodeId)
             .role(NodeRecord.ROLE_COMPUTE)
             .conclude();
-        final MetaDirectory directory = options.metaDirectory(raasContext);
-        final Raas raas = RaasDriver.start(raasContext, directory);
+        final Raas raas;
+        if (driver != null)
+        {
+            // a node of its own (the id given or drawn), which the driver registers with its MetaServer
+            raas = AttachedRaas.attach(raasContext.driverName(driver).attachAs(raasContext.nodeId()));
+        }
+        else
+        {
+            raas = RaasDriver.start(raasContext, options.metaDirectory(raasContext));
+        }
         final long raasNs = System.nanoTime();
         final ComputeNode node;
         try
@@ -246,6 +264,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--requirepass" -> command.options.requirePass = value;
                     case "--provider" -> command.options.provider = value;
                     case "--address" -> command.address = value;
+                    case "--driver" -> command.driver = value;
                     case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
                     case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
                     case "--metrics-port" -> command.metricsPort = Integer.parseInt(decimal(value));
@@ -263,11 +282,14 @@ public final class ComputeNodeCommand implements Callable<Integer>
             // a value that does not parse: picocli's message names the option
             return null;
         }
-        if (meta.isEmpty() || command.options.cluster.secretFile() == null)
+        if (command.driver == null && (meta.isEmpty() || command.options.cluster.secretFile() == null))
         {
             return null;
         }
-        command.options.cluster.meta(meta);
+        if (!meta.isEmpty())
+        {
+            command.options.cluster.meta(meta);
+        }
         return command;
     }
 

@@ -63,11 +63,11 @@ final class RaasClusterView implements ClusterView, AutoCloseable
             throw new IllegalArgumentException("RESP endpoint " + self.host() + ":" + port + " exceeds " +
                 (REGION_BYTES - Short.BYTES) + " bytes");
         }
-        this.published = raas.malloc(id, REGION_BYTES, REGION_PREFIX + id, Access.REMOTE_READ);
-        final MemorySegment local = raas.localMemory(published);
-        MemorySegment.copy(endpoint, 0, local, ValueLayout.JAVA_BYTE, Short.BYTES, endpoint.length);
-        // the length last: a peer reading meanwhile sees 0 and asks again later
-        local.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short)endpoint.length);
+        final MemorySegment contents = MemorySegment.ofArray(new byte[REGION_BYTES]);
+        MemorySegment.copy(endpoint, 0, contents, ValueLayout.JAVA_BYTE, Short.BYTES, endpoint.length);
+        contents.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short)endpoint.length);
+        // whole before its name is published, and the same whether the node embeds its driver or attaches to the host's
+        this.published = raas.publish(id, REGION_PREFIX + id, contents, Access.REMOTE_READ);
         this.readBuffer = raas.allocateBuffer(REGION_BYTES);
     }
 

@@ -35,7 +35,9 @@ class ComputeNodeCommandTest
             List.of("--reuse-port", "--meta", META, "--cluster-secret-file", "s", "--metrics-port", "0"),
             List.of("--meta", META, "--metrics-port=9100", "--cluster-secret-file", "s", "--reuse-port"),
             List.of("--meta", META, "--cluster-secret-file", "s", "--client-output-limit", "1048576",
-                "--drain-timeout-ms", "2000")))
+                "--drain-timeout-ms", "2000"),
+            List.of("--driver", "dkv-up", "--port", "0"),
+            List.of("--driver=dkv-up", "--node-id", "7", "--reuse-port", "--metrics-port", "0")))
         {
             final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(args.toArray(String[]::new));
             assertNotNull(simple, args.toString());
@@ -119,7 +121,9 @@ class ComputeNodeCommandTest
             List.of("--meta", META, "--cluster-secret-file", "s", "--reuse-port", "--reuse-port"),
             List.of("--meta", META, "--cluster-secret-file", "s", "--reuse-port", "yes"),
             List.of("--meta", META, "--cluster-secret-file", "s", "--metrics-port", "-1"),
-            List.of("--meta", META, "--cluster-secret-file", "s", "--metrics-port")))
+            List.of("--meta", META, "--cluster-secret-file", "s", "--metrics-port"),
+            List.of("--driver"),
+            List.of("--driver", "a", "--driver", "b")))
         {
             assertNull(ComputeNodeCommand.parseSimple(args.toArray(String[]::new)), args.toString());
         }

@@ -8,6 +8,7 @@ import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.driver.RaasDriver;
+import io.dkv.raas.driver.StandaloneDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaEndpoint;
@@ -68,8 +69,23 @@ final class MetaCluster implements AutoCloseable
     Raas node(final long nodeId, final int role)
     {
         return RaasDriver.start(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId).role(role)
-            .timeoutMs(3_000), new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET)
-            .endpoints(server.endpoint()).epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300)));
+            .timeoutMs(3_000), directory());
+    }
+
+    /**
+     * The host's standalone driver, a node registered with the MetaServer, to which applications attach under the name
+     * given (as nodes of their own, if they ask); the caller closes it.
+     */
+    StandaloneDriver driver(final long nodeId, final String name)
+    {
+        return StandaloneDriver.launch(new RaasContext().verbs(new VerbsContext().provider("shm")).nodeId(nodeId)
+            .driverName(name).timeoutMs(3_000), directory());
+    }
+
+    private MetaDirectory directory()
+    {
+        return new MetaDirectory(new MetaDirectoryContext().clusterSecret(SECRET).endpoints(server.endpoint())
+            .epochCheckMs(20).rpcTimeoutMs(2_000).heartbeatMs(300));
     }
 
     public void close()

@@ -242,9 +242,10 @@ public final class ComputeBenchmark implements Callable<Integer>
                 new JoinPart(redisServer.orElseThrow(), starts, aot, spec.commandLine().getErr())
                 .run();
             method.add(String.format(Locale.ROOT, "join: a MetaServer, a memory node and a standalone driver, each a " +
-                "process (shm provider); %d rounds, each execs java -version, redis-server and ./dkv compute-node " +
-                "--port 0 (a JVM with the flags ./dkv gives roles, default heap)%s, after one untimed round",
-                starts, result.find(JoinPart.COMPUTE_AOT) == null ? "" : " and one with the AOT cache"));
+                "process (shm provider); %d rounds, each execs java -version, redis-server, ./dkv compute-node " +
+                "--port 0 (a JVM with the flags ./dkv gives roles, default heap; its own driver) and ./dkv " +
+                "compute-node --driver NAME (a node of its own behind the standalone driver)%s, after one untimed " +
+                "round", starts, result.find(JoinPart.COMPUTE_AOT) == null ? "" : ", each also with its AOT cache"));
             sections.addAll(JoinPart.sections(result));
             goals.addAll(JoinPart.goals(result));
             charts.addAll(ComputeCharts.join(result));

@@ -22,9 +22,12 @@ final class JoinCluster implements AutoCloseable
     private final List<RoleProcess> started;
     private final String metaEndpoint;
     private final Path secretFile;
+    private final String driverName;
 
-    private JoinCluster(final List<RoleProcess> started, final String metaEndpoint, final Path secretFile)
+    private JoinCluster(final List<RoleProcess> started, final String metaEndpoint, final Path secretFile,
+        final String driverName)
     {
+        this.driverName = driverName;
         this.started = started;
         this.metaEndpoint = metaEndpoint;
         this.secretFile = secretFile;
@@ -54,13 +57,14 @@ final class JoinCluster implements AutoCloseable
                     "--cluster-secret-file", secret.toString(), "--index-groups", "1024", "--heap-chunks", "8",
                     "--data-dir", directory.resolve("memory-node-data").toString()),
                 ReadyLines.MEMORY_NODE, directory.resolve("memory-node.log")));
+            // a driver's name is the host's: this JVM's pid keeps two benchmarks (or a test and one) apart
+            final String driverName = "dkv-bench-compute-" + ProcessHandle.current().pid();
             started.add(RoleProcess.start("driver", "256m", Map.of(),
-                // a driver's name is the host's: this JVM's pid keeps two benchmarks (or a test and one) apart
-                List.of("driver", "--name", "dkv-bench-compute-" + ProcessHandle.current().pid(),
+                List.of("driver", "--name", driverName,
                     "--provider", PROVIDER, "--meta", endpoint,
                     "--cluster-secret-file", secret.toString()),
                 ReadyLines.DRIVER, directory.resolve("driver.log")));
-            return new JoinCluster(started, endpoint, secret);
+            return new JoinCluster(started, endpoint, secret, driverName);
         }
         catch (final RuntimeException ex)
         {
@@ -77,6 +81,12 @@ final class JoinCluster implements AutoCloseable
     Path secretFile()
     {
         return secretFile;
+    }
+
+    /** @return the name compute nodes attach to the cluster's standalone driver by ({@code --driver}). */
+    String driverName()
+    {
+        return driverName;
     }
 
     public void close()

@@ -70,9 +70,9 @@ class ComputeBenchmarkTest
             assertTrue(row[4].endsWith("x") && row[7].endsWith("x"), () -> String.join(" | ", row));
         }
         final List<String[]> join = tables.get(JoinPart.TITLE);
-        // under surefire the class path holds directories, so no AOT cache: three rows
-        assertEquals(List.of(JoinPart.JVM, JoinPart.REDIS, JoinPart.COMPUTE), join.stream().map(row -> row[0]).toList(),
-            text);
+        // under surefire the class path holds directories, so no AOT cache: four rows
+        assertEquals(List.of(JoinPart.JVM, JoinPart.REDIS, JoinPart.COMPUTE, JoinPart.COMPUTE_ATTACHED),
+            join.stream().map(row -> row[0]).toList(), text);
         for (final String[] row : join)
         {
             assertEquals("3", row[2], () -> String.join(" | ", row));
@@ -81,7 +81,7 @@ class ComputeBenchmarkTest
         assertEquals(JoinPart.PHASE_NAMES.size(), tables.get(JoinPart.PHASES).size(), text);
         assertTrue(text.contains("AOT cache: not tried"), text);
         final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
-        assertEquals(3, goals.size(), text);
+        assertEquals(4, goals.size(), text);
         assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);
         // SET and GET ops/s, their latencies, the starts
         HtmlPages.parsePage(Files.readString(html), ComputeBenchmark.TITLE, 4, tables.size());
