@@ -231,8 +231,7 @@ public final class AttachedRaas implements Raas
         conductor.await(slot, "the nodes of role " + role);
         try
         {
-            return NodesFlyweight.decode(area.memory(), dataOffset, (int)slot.value,
-                attached.self().address().provider());
+            return NodesFlyweight.decode(area.memory(), dataOffset, (int)slot.value);
         }
         finally
         {
