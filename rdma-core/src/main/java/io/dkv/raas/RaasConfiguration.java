@@ -228,9 +228,13 @@ public final class RaasConfiguration
     public static final String CLIENT_TIMEOUT_MS_PROP_NAME = "dkv.raas.client.timeout.ms";
     public static final int CLIENT_TIMEOUT_MS_DEFAULT = 5000;
 
-    /** A standalone driver that shows no sign of life this long is dead to its clients. */
+    /**
+     * A standalone driver whose process lives but that shows no sign of life this long is dead to its clients (one
+     * whose process exited is dead at once). Long: on a host whose two cores are overloaded, a live driver was seen to
+     * miss its heartbeats for over 3 s (the default before), and a compute node behind it gave it up mid-load.
+     */
     public static final String DRIVER_TIMEOUT_MS_PROP_NAME = "dkv.raas.driver.timeout.ms";
-    public static final int DRIVER_TIMEOUT_MS_DEFAULT = 3000;
+    public static final int DRIVER_TIMEOUT_MS_DEFAULT = 10_000;
 
     /** Bytes of each attached client's data area, shared with the driver. */
     public static final String CLIENT_DATA_BYTES_PROP_NAME = "dkv.raas.client.data.bytes";

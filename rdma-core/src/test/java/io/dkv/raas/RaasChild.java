@@ -14,7 +14,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * driver PROVIDER NAME NODE_ID       run a standalone driver with a 4 KiB region named "shared"
- * attach NAME                        attach to the standalone driver of that name   ok NODE_ID
+ * attach NAME [NODE_ID]              attach to the standalone driver of that name,  ok NODE_ID
+ *                                    as a node of its own if given
  * lookup REGION                      ok
  * open NODE_ID                       ok
  * malloc SIZE REGION                 allocate on the attached driver's node
@@ -51,7 +52,7 @@ final class RaasChild
                     case "attach" ->
                     {
                         raas = AttachedRaas.attach(new RaasContext().driverName(words[1]).requestSlots(1024)
-                            .clientDataBytes(1 << 20));
+                            .clientDataBytes(1 << 20).attachAs(words.length > 2 ? Long.parseLong(words[2]) : 0));
                         System.out.println("ok " + raas.self().id());
                     }
                     case "lookup" ->

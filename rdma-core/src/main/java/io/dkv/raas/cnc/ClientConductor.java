@@ -116,6 +116,11 @@ final class ClientConductor implements MessageHandler
             throw new RaasException(
                 "standalone driver '" + driverName + "' (pid " + cnc.driverPid() + ") has shut down");
         }
+        if (!io.dkv.verbs.soft.ProcessLiveness.isAlive(cnc.driverPid()))
+        {
+            throw new RaasException(
+                "standalone driver '" + driverName + "' (pid " + cnc.driverPid() + ") is gone: its process has exited");
+        }
         final long silent = clock.time() - cnc.heartbeat();
         if (silent > driverTimeoutMs)
         {

@@ -292,7 +292,7 @@ final class DriverConductor implements Agent, MessageHandler
             }
             final ClientSession session =
                 new ClientSession(registrations, clientId, nodeId, file, arena, mapping, header);
-            final String refused = refusedNode(nodeId);
+            final String refused = refusedNode(nodeId, session.pid);
             if (refused != null)
             {
                 session.error(correlation, refused);
@@ -336,10 +336,12 @@ final class DriverConductor implements Agent, MessageHandler
     }
 
     /**
-     * @return why a client may not be the node it asks to be (this driver's own id, or a node another attached
-     * client is), or null when it may: two listeners of one node's service could not be told apart.
+     * @return why a client may not be the node it asks to be (this driver's own id, or a node another process's client
+     * is), or null when it may: two listeners of one node's service could not be told apart. The same process's
+     * earlier client of that node is removed instead: a handle that judged this driver gone (silent past its timeout
+     * on a starved host) attaches again while its first attachment still stands here.
      */
-    private String refusedNode(final long nodeId)
+    private String refusedNode(final long nodeId, final long pid)
     {
         if (nodeId == 0)
         {
@@ -353,7 +355,12 @@ final class DriverConductor implements Agent, MessageHandler
         {
             if (other.nodeId == nodeId)
             {
-                return "node " + nodeId + " is already attached to this driver, by " + other;
+                if (other.pid != pid)
+                {
+                    return "node " + nodeId + " is already attached to this driver, by " + other;
+                }
+                remove(other, "its process attached again as node " + nodeId);
+                return null;
             }
         }
         return null;

@@ -118,10 +118,19 @@ public final class RpcServer implements AutoCloseable
         {
             int work = 0;
             Connection accepted;
-            while ((accepted = listener.poll()) != null)
+            try
             {
-                callers.add(accepted);
-                work++;
+                while ((accepted = listener.poll()) != null)
+                {
+                    callers.add(accepted);
+                    work++;
+                }
+            }
+            catch (final RaasException listenerGone)
+            {
+                // its driver gone (an attached handle): counted, and the loop backs off as when idle; a failure
+                // thrown to the runner skipped the idle strategy and spun a core on 2-core hosts
+                failures.incrementAndGet();
             }
             for (int i = callers.size() - 1; i >= 0; i--)
             {
