@@ -231,7 +231,9 @@ public final class AttachedRaas implements Raas
         conductor.await(slot, "the nodes of role " + role);
         try
         {
-            return NodesFlyweight.decode(area.memory(), dataOffset, (int)slot.value);
+            // the driver's own provider: the nodes it lists are those it reaches
+            return NodesFlyweight.decode(area.memory(), dataOffset, (int)slot.value,
+                attached.self().address().provider());
         }
         finally
         {
