@@ -3,6 +3,7 @@ package io.dkv.compute;
 import io.dkv.process.AotTraining;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasConfiguration;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.command.DkvCommandLine;
@@ -123,7 +124,13 @@ public final class ComputeNodeCommand implements Callable<Integer>
         final Raas raas;
         if (driver != null)
         {
-            // a node of its own (the id given or drawn), which the driver registers with its MetaServer
+            // a node of its own (the id given or drawn), which the driver registers with its MetaServer; it gives a
+            // live driver longer than a short-lived client does, unless told (its mesh and endpoint region are not
+            // made again after a driver it gave up comes back)
+            if (System.getProperty(RaasConfiguration.DRIVER_TIMEOUT_MS_PROP_NAME) == null)
+            {
+                raasContext.driverTimeoutMs(ComputeNodeConfiguration.ATTACHED_DRIVER_TIMEOUT_MS);
+            }
             raas = AttachedRaas.attach(raasContext.driverName(driver).attachAs(raasContext.nodeId()));
         }
         else

@@ -230,11 +230,12 @@ public final class RaasConfiguration
 
     /**
      * A standalone driver whose process lives but that shows no sign of life this long is dead to its clients (one
-     * whose process exited is dead at once). Long: on a host whose two cores are overloaded, a live driver was seen to
-     * miss its heartbeats for over 3 s (the default before), and a compute node behind it gave it up mid-load.
+     * whose process exited is dead at once). A long-lived application behind the driver may want more: on a host whose
+     * two cores are overloaded, a live driver was seen to miss its heartbeats for over 3 s (a compute node behind one
+     * takes 10 s, {@code ComputeNodeConfiguration.ATTACHED_DRIVER_TIMEOUT_MS}).
      */
     public static final String DRIVER_TIMEOUT_MS_PROP_NAME = "dkv.raas.driver.timeout.ms";
-    public static final int DRIVER_TIMEOUT_MS_DEFAULT = 10_000;
+    public static final int DRIVER_TIMEOUT_MS_DEFAULT = 3000;
 
     /** Bytes of each attached client's data area, shared with the driver. */
     public static final String CLIENT_DATA_BYTES_PROP_NAME = "dkv.raas.client.data.bytes";
