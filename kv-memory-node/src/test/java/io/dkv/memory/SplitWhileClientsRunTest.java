@@ -29,6 +29,19 @@ class SplitWhileClientsRunTest
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The end counts every counter key, so each counter runs until it has been incremented at least once. */
+    private static boolean eachAtLeastOnce(final AtomicIntegerArray increments)
+    {
+        for (int c = 0; c < increments.length(); c++)
+        {
+            if (increments.get(c) == 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Test
     void splitsLoseNothingWhileKeysAreInsertedUpdatedAndRead() throws Exception
     {
@@ -50,7 +63,7 @@ class SplitWhileClientsRunTest
             final Race whileInserting = new Race();
             whileInserting.start(1, thread ->
             {
-                for (int n = 0; inserting.get(); n++)
+                for (int n = 0; inserting.get() || !eachAtLeastOnce(increments); n++)
                 {
                     if (Counters.tryIncrement(cluster.client, bytes("counter-" + (n % COUNTERS))))
                     {
@@ -60,7 +73,7 @@ class SplitWhileClientsRunTest
             });
             whileInserting.start(1, thread ->
             {
-                for (int n = 0; inserting.get(); n++)
+                for (int n = 0; inserting.get() || !eachAtLeastOnce(versionedIncrements); n++)
                 {
                     if (Counters.tryIncrementVersion(cluster.client, bytes("versioned-" + (n % COUNTERS))))
                     {
