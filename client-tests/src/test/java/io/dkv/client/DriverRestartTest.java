@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
@@ -69,6 +70,7 @@ class DriverRestartTest
                 client.put(bytes("key-" + i), bytes("before " + i));
             }
 
+            assertEquals(1, attached.session(), "the first driver's session");
             first.close();
             final StandaloneDriver second =
                 StandaloneDriver.launch(Opened.driver(provider, 100).driverName(name), directory);
@@ -106,6 +108,7 @@ class DriverRestartTest
                 assertArrayEquals(bytes("after " + i), client.get(bytes("key-" + i)), "key-" + i);
             }
             assertNotNull(attached.membership(), "the membership, read through the new driver");
+            assertEquals(2, attached.session(), "the second driver's: listeners and regions are made anew there");
         }
         finally
         {

@@ -116,6 +116,8 @@ public final class ComputeNode implements AutoCloseable
     private final ScheduledFuture<?> sampler;
     private Throwable warmUpFailure;
     private final ScheduledFuture<?> windowSampler;
+    /** Publishes the RESP endpoint again after a restart of the host's driver; null without a cluster view. */
+    private final ScheduledFuture<?> republisher;
     private final MetricsEndpoint metrics;
     private final CommandTable table;
     private final RaasClusterView cluster;
@@ -227,6 +229,9 @@ public final class ComputeNode implements AutoCloseable
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
             this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
                 TimeUnit.MILLISECONDS);
+            final RaasClusterView endpoint = published;
+            this.republisher = endpoint == null ? null : bossGroup.next().scheduleAtFixedRate(endpoint::keepPublished,
+                RaasClusterView.REPUBLISH_CHECK_MS, RaasClusterView.REPUBLISH_CHECK_MS, TimeUnit.MILLISECONDS);
             this.piecesSweep = context.piecesSweepMs() == 0 ? null : PiecesSweep.start(client,
                 context.piecesSweepMs(), stats);
             warmUp(view, port);
@@ -469,6 +474,10 @@ public final class ComputeNode implements AutoCloseable
         stats.drainBegan();
         sampler.cancel(false);
         windowSampler.cancel(false);
+        if (republisher != null)
+        {
+            republisher.cancel(false);
+        }
         // with SO_REUSEPORT the kernel resets what this listener's accept queue holds; new connections go to the others
         serverChannel.close().syncUninterruptibly();
         // each connection stops reading, answers the requests it has read and closes; one whose peer takes no

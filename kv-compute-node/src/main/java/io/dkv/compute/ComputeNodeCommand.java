@@ -125,8 +125,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
         if (driver != null)
         {
             // a node of its own (the id given or drawn), which the driver registers with its MetaServer; it gives a
-            // live driver longer than a short-lived client does, unless told (its mesh and endpoint region are not
-            // made again after a driver it gave up comes back)
+            // live driver longer than a short-lived client does, unless told: a driver given up fails every request
+            // in flight until the next one is attached and the mesh and endpoint region are made there again
             if (System.getProperty(RaasConfiguration.DRIVER_TIMEOUT_MS_PROP_NAME) == null)
             {
                 raasContext.driverTimeoutMs(ComputeNodeConfiguration.ATTACHED_DRIVER_TIMEOUT_MS);

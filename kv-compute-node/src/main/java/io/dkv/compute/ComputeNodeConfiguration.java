@@ -86,16 +86,16 @@ public final class ComputeNodeConfiguration
     public static final long METRICS_WINDOW_DEFAULT = 10_000;
 
     /**
-     * Rounds of requests each event loop runs through the node's own RESP path before the port accepts ({@link
-     * WarmUp}); 0 for none. Each round is nine commands, a write, a read and a compare-and-set among them.
-     */
-    /**
      * How long a compute node behind the host's driver ({@code --driver}) lets a live driver be silent before it gives
      * it up, unless {@code dkv.raas.driver.timeout.ms} says: on a host whose two cores are overloaded a live driver was
      * seen silent for over 3 s (the default for short-lived clients), and a node that gave it up failed every request.
      */
     public static final int ATTACHED_DRIVER_TIMEOUT_MS = 10_000;
 
+    /**
+     * Rounds of requests each event loop runs through the node's own RESP path before the port accepts ({@link
+     * WarmUp}); 0 for none. Each round is nine commands, a write, a read and a compare-and-set among them.
+     */
     public static final String WARMUP_ROUNDS_PROP_NAME = "dkv.compute.warmup.rounds";
     public static final int WARMUP_ROUNDS_DEFAULT = 20;
 

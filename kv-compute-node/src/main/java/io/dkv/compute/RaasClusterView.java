@@ -28,16 +28,28 @@ import java.util.Map;
  * <p>The region holds a length (a short) and then {@code host:port} in ASCII. A node not yet readable (its region not
  * published or not yet written) is left out until a later ask finds it; a node gone is left out as soon as the
  * MetaServer stops listing it.
+ *
+ * <p>Behind the host's standalone driver the region lives in the driver: one that restarts loses it, and the node
+ * publishes it again once its handle attached to the next one ({@link #keepPublished}, which the node calls every
+ * {@link #REPUBLISH_CHECK_MS}).
  */
 final class RaasClusterView implements ClusterView, AutoCloseable
 {
     static final String REGION_PREFIX = "dkv.compute.";
     static final int REGION_BYTES = 128;
+    /** How often the node looks whether its handle moved to a new driver session, where its region is not yet. */
+    static final long REPUBLISH_CHECK_MS = 100;
 
     private final Raas raas;
     private final Member self;
-    private final RemoteRegion published;
-    private final MemorySegment readBuffer;
+    private final MemorySegment contents;
+    private final Object publishing = new Object();
+    /** The region as published in {@link #publishedSession}: replaced under {@link #publishing}. */
+    private volatile RemoteRegion published;
+    private volatile int publishedSession;
+    /** Read under this view's lock, in the session {@link #readSession} gave it. */
+    private MemorySegment readBuffer;
+    private int readSession;
     /** Nodes read, by id; kept while the listed epoch is the one read. */
     private final Map<Long, Known> known = new HashMap<>();
 
@@ -63,12 +75,54 @@ final class RaasClusterView implements ClusterView, AutoCloseable
             throw new IllegalArgumentException("RESP endpoint " + self.host() + ":" + port + " exceeds " +
                 (REGION_BYTES - Short.BYTES) + " bytes");
         }
-        final MemorySegment contents = MemorySegment.ofArray(new byte[REGION_BYTES]);
+        this.contents = MemorySegment.ofArray(new byte[REGION_BYTES]);
         MemorySegment.copy(endpoint, 0, contents, ValueLayout.JAVA_BYTE, Short.BYTES, endpoint.length);
         contents.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short)endpoint.length);
         // whole before its name is published, and the same whether the node embeds its driver or attaches to the host's
+        this.publishedSession = raas.session();
         this.published = raas.publish(id, REGION_PREFIX + id, contents, Access.REMOTE_READ);
         this.readBuffer = raas.allocateBuffer(REGION_BYTES);
+        this.readSession = publishedSession;
+    }
+
+    /**
+     * Publish the endpoint again if the handle is in a new driver session (its driver restarted): the region of the
+     * old session went with that driver. Cheap while nothing changed: one volatile read.
+     *
+     * @return whether it published now.
+     */
+    boolean keepPublished()
+    {
+        final int session = raas.session();
+        if (session == publishedSession)
+        {
+            return false;
+        }
+        synchronized (publishing)
+        {
+            if (session == publishedSession)
+            {
+                return false;
+            }
+            try
+            {
+                final long id = raas.self().id();
+                published = raas.publish(id, REGION_PREFIX + id, contents, Access.REMOTE_READ);
+                publishedSession = session;
+                return true;
+            }
+            catch (final RaasException notYet)
+            {
+                // the new driver went too, or does not answer yet: tried again at the next check
+                return false;
+            }
+        }
+    }
+
+    /** @return the driver session the endpoint's region was last published in. */
+    int publishedSession()
+    {
+        return publishedSession;
     }
 
     public Member self()
@@ -80,6 +134,7 @@ final class RaasClusterView implements ClusterView, AutoCloseable
     {
         final List<Member> members = new ArrayList<>();
         final List<NodeRecord> records = raas.nodes(NodeRecord.ROLE_COMPUTE);
+        final int session = raas.session();
         final Map<Long, Known> listed = new HashMap<>();
         for (final NodeRecord record : records)
         {
@@ -91,7 +146,7 @@ final class RaasClusterView implements ClusterView, AutoCloseable
             Known node = known.get(record.id());
             if (node == null || node.epoch() != record.epoch())
             {
-                final Member read = read(record);
+                final Member read = read(record, session);
                 node = read == null ? null : new Known(record.epoch(), read);
             }
             if (node != null)
@@ -111,10 +166,16 @@ final class RaasClusterView implements ClusterView, AutoCloseable
     }
 
     /** @return where the node serves RESP, or null when it cannot be read now (not yet published, or gone). */
-    private Member read(final NodeRecord record)
+    private Member read(final NodeRecord record, final int session)
     {
         try
         {
+            if (session != readSession)
+            {
+                // a buffer of the old session's driver would be copied through on each read: one of the new one
+                readBuffer = raas.allocateBuffer(REGION_BYTES);
+                readSession = session;
+            }
             final RemoteRegion region = raas.lookup(REGION_PREFIX + record.id());
             try (Connection connection = raas.open(record.id(), (token, status, value) -> { }))
             {

@@ -23,6 +23,18 @@ public interface Raas extends AutoCloseable
     NodeRecord self();
 
     /**
+     * @return which session with a driver this handle's calls go through: 1 for a driver of the handle's own, which
+     * never changes; a handle attached to the host's standalone driver counts the drivers it attached to under the
+     * name, one more each time one restarted. Listeners, published regions and connections belong to the session
+     * that gave them: an application that keeps serving across its driver's restarts listens and publishes again once
+     * this moves on.
+     */
+    default int session()
+    {
+        return 1;
+    }
+
+    /**
      * @return the monotonic clock this handle's waits run on, its context's ({@link RaasContext#nanoClock()}): what
      * a caller that waits on the handle (an RPC client, a byte stream) measures its own deadlines by, so that one
      * setting governs the process.

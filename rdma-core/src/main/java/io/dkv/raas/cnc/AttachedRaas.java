@@ -131,6 +131,11 @@ public final class AttachedRaas implements Raas
         return attachment.self();
     }
 
+    public int session()
+    {
+        return attachment.number();
+    }
+
     public NanoClock nanoClock()
     {
         return context.nanoClock();

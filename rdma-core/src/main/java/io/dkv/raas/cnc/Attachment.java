@@ -161,6 +161,12 @@ final class Attachment
         return area;
     }
 
+    /** @return which attachment of its handle this is, 1 for the first. */
+    int number()
+    {
+        return number;
+    }
+
     NodeRecord self()
     {
         return self;

@@ -22,12 +22,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * each request as it arrives, runs the handler and sends the reply back adaptively (WRITE_WITH_IMM into the
  * buffer the caller advertised where the driver's thresholds choose it, as LITE's RPC does). A handler
  * that throws fails that call alone.
+ *
+ * <p>Over a handle attached to the host's standalone driver it outlives the driver's restarts: once the handle is in
+ * a new session ({@link Raas#session()}) the server listens again there, at most every
+ * {@link #RELISTEN_INTERVAL_NS}; the callers of the old session reconnect on their own.
  */
 public final class RpcServer implements AutoCloseable
 {
     public static final int MAX_MESSAGE_BYTES_DEFAULT = 1024 * 1024;
+    /** How often a server whose handle moved to a new session tries to listen there, while that fails. */
+    public static final long RELISTEN_INTERVAL_NS = 100_000_000L;
 
-    private final Listener listener;
+    private final Raas raas;
+    private final int service;
+    /** Replaced by the poll thread alone, once its handle's session moved on; closed after that thread ended. */
+    private Listener listener;
+    private volatile int session;
     private final AgentRunner runner;
     private final Arena arena = Arena.ofShared();
     private final AtomicLong calls = new AtomicLong();
@@ -37,6 +47,9 @@ public final class RpcServer implements AutoCloseable
     private RpcServer(final Raas raas, final int service, final RpcHandler handler, final int maxMessageBytes)
     {
         this.maxMessageBytes = maxMessageBytes;
+        this.raas = raas;
+        this.service = service;
+        this.session = raas.session();
         this.listener = raas.listen(service);
         final MemorySegment request = arena.allocate(RpcFrames.REQUEST_HEADER + maxMessageBytes, 8);
         final MemorySegment reply = arena.allocate(RpcFrames.REPLY_HEADER + maxMessageBytes, 8);
@@ -87,11 +100,29 @@ public final class RpcServer implements AutoCloseable
         return maxMessageBytes;
     }
 
+    /** @return the driver session of the handle this server listens in now ({@link Raas#session()}). */
+    public int session()
+    {
+        return session;
+    }
+
     public void close()
     {
         runner.close();
         listener.close();
         arena.close();
+    }
+
+    private static void closeQuietly(final AutoCloseable gone)
+    {
+        try
+        {
+            gone.close();
+        }
+        catch (final Exception ex)
+        {
+            // of a session whose driver went: nothing is left to release there
+        }
     }
 
     /** The poll thread's duty cycle. */
@@ -101,22 +132,25 @@ public final class RpcServer implements AutoCloseable
         private final MemorySegment request;
         private final MemorySegment reply;
         private final List<Connection> callers = new ArrayList<>();
+        private long relistenAtNs;
 
         Serving(final RpcHandler handler, final MemorySegment request, final MemorySegment reply)
         {
             this.handler = handler;
             this.request = request;
             this.reply = reply;
+            this.relistenAtNs = raas.nanoClock().nanoTime();
         }
 
         public String roleName()
         {
-            return "dkv-rpc-" + listener.service();
+            return "dkv-rpc-" + service;
         }
 
         public int doWork()
         {
-            int work = 0;
+            // a listener of a session whose driver went may fail its polls or just return nothing: the session says
+            int work = raas.session() == session ? 0 : listenAgain();
             Connection accepted;
             try
             {
@@ -152,6 +186,36 @@ public final class RpcServer implements AutoCloseable
                 }
             }
             return work;
+        }
+
+        /** @return 1 once listening in the handle's new session, else 0: no new session yet, or not yet. */
+        private int listenAgain()
+        {
+            final int now = raas.session();
+            final long nowNs = raas.nanoClock().nanoTime();
+            if (nowNs - relistenAtNs < 0)
+            {
+                return 0;
+            }
+            relistenAtNs = nowNs + RELISTEN_INTERVAL_NS;
+            final Listener fresh;
+            try
+            {
+                fresh = raas.listen(service);
+            }
+            catch (final RaasException notYet)
+            {
+                failures.incrementAndGet();
+                return 0;
+            }
+            final Listener old = listener;
+            listener = fresh;
+            session = now;
+            // the old session's callers and listener went with their driver
+            callers.forEach(RpcServer::closeQuietly);
+            callers.clear();
+            closeQuietly(old);
+            return 1;
         }
 
         private void serve(final Connection caller)
