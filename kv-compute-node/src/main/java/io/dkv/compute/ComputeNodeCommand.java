@@ -53,13 +53,6 @@ public final class ComputeNodeCommand implements Callable<Integer>
     @Mixin
     private ComputeNodeOptions options = new ComputeNodeOptions();
 
-    @Option(names = "--driver", paramLabel = "NAME",
-        description = "Attach to this host's standalone driver of that name (./dkv driver --name NAME; ./dkv up runs " +
-            "one) as a compute node of its own, rather than start a driver in this process: joining then costs an " +
-            "attach, not a NIC's start and a MetaServer link. The driver's MetaServer, secret and provider are used, " +
-            "so --meta, --cluster-secret-file, --provider and --address are not needed.")
-    private String driver;
-
     @Option(names = "--address", defaultValue = "127.0.0.1:0",
         description = "For tcp, the ip:port the NIC engine listens on (default: ${DEFAULT-VALUE}).")
     private String address;
@@ -103,10 +96,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final long calledNs = System.nanoTime();
-        if (driver == null)
-        {
-            options.requireCluster();
-        }
+        options.requireCluster();
         // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
         // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
         if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
@@ -122,6 +112,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
             .role(NodeRecord.ROLE_COMPUTE)
             .conclude();
         final Raas raas;
+        final String driver = options.driver();
         if (driver != null)
         {
             // a node of its own (the id given or drawn), which the driver registers with its MetaServer; it gives a
@@ -271,7 +262,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--requirepass" -> command.options.requirePass = value;
                     case "--provider" -> command.options.provider = value;
                     case "--address" -> command.address = value;
-                    case "--driver" -> command.driver = value;
+                    case "--driver" -> command.options.driver = value;
                     case "--node-id" -> command.nodeId = Long.parseLong(decimal(value));
                     case "--max-clients" -> command.maxClients = Integer.parseInt(decimal(value));
                     case "--metrics-port" -> command.metricsPort = Integer.parseInt(decimal(value));
@@ -289,7 +280,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
             // a value that does not parse: picocli's message names the option
             return null;
         }
-        if (command.driver == null && (meta.isEmpty() || command.options.cluster.secretFile() == null))
+        if (command.options.driver == null && (meta.isEmpty() || command.options.cluster.secretFile() == null))
         {
             return null;
         }

@@ -13,10 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code --port}, {@code --bind}, {@code --meta}, {@code --cluster-secret-file}, {@code --requirepass} and
- * {@code --provider}: where a compute node serves RESP and how it joins the cluster. Shared as a picocli mixin by
- * {@code ./dkv compute-node} and by {@code ./dkv autoscale}, which gives them to every node it starts; a command
- * that words their help for itself does so in its resource bundle, under the option's name without dashes.
+ * {@code --port}, {@code --bind}, {@code --meta}, {@code --cluster-secret-file}, {@code --requirepass},
+ * {@code --provider} and {@code --driver}: where a compute node serves RESP and how it joins the cluster. Shared as a
+ * picocli mixin by {@code ./dkv compute-node} and by {@code ./dkv autoscale}, which gives them to every node it starts;
+ * a command that words their help for itself does so in its resource bundle, under the option's name without dashes.
  */
 public final class ComputeNodeOptions
 {
@@ -36,6 +36,13 @@ public final class ComputeNodeOptions
     /** The command these options are mixed into, for its usage errors; null when parsed by hand. */
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
+
+    @Option(names = "--driver", paramLabel = "NAME",
+        description = "Attach to this host's standalone driver of that name (./dkv driver --name NAME; ./dkv up runs " +
+            "one) as a compute node of its own, rather than start a driver in this process: joining then costs an " +
+            "attach, not a NIC's start and a MetaServer link. The driver's MetaServer, secret and provider are used, " +
+            "so --meta, --cluster-secret-file, --provider and --address are not needed.")
+    String driver;
 
     @Option(names = "--requirepass", paramLabel = "PASS",
         description = "Password clients must give with AUTH (or HELLO AUTH) before any other command.")
@@ -64,6 +71,12 @@ public final class ComputeNodeOptions
         return requirePass;
     }
 
+    /** @return the name of the host's standalone driver the node attaches to, or null to start one of its own. */
+    public String driver()
+    {
+        return driver;
+    }
+
     /** @return the verbs provider's name. */
     public String provider()
     {
@@ -71,11 +84,17 @@ public final class ComputeNodeOptions
     }
 
     /**
-     * Fail, in one line that says why, when --meta or the cluster secret is missing or the secret cannot be read:
-     * before anything starts, for the usage text would bury it.
+     * Fail, in one line that says why, when --meta or the cluster secret is missing or the secret cannot be read
+     * (unless the node attaches to a driver, whose they are): before anything starts, for the usage text would bury
+     * it.
      */
     public void requireCluster()
     {
+        if (driver != null)
+        {
+            // the driver's MetaServer and secret serve the node
+            return;
+        }
         if (mixee != null)
         {
             cluster.requireMeta(mixee.commandLine(), "the MetaServer endpoint(s) the node joins the cluster through");
@@ -105,9 +124,16 @@ public final class ComputeNodeOptions
      */
     public List<String> arguments(final int servedPort)
     {
-        final List<String> arguments = new ArrayList<>(List.of(
-            "--port", Integer.toString(servedPort), "--bind", bind, "--provider", provider));
-        arguments.addAll(cluster.arguments());
+        final List<String> arguments = new ArrayList<>(List.of("--port", Integer.toString(servedPort), "--bind", bind));
+        if (driver != null)
+        {
+            arguments.addAll(List.of("--driver", driver));
+        }
+        else
+        {
+            arguments.addAll(List.of("--provider", provider));
+            arguments.addAll(cluster.arguments());
+        }
         if (requirePass != null)
         {
             arguments.addAll(List.of("--requirepass", requirePass));

@@ -105,7 +105,7 @@ public final class AutoscaleCommand implements Callable<Integer>
         final Path logs = logDir != null ? logDir : temporaryLogDir();
         final List<String> arguments = node.arguments(servedPort);
         arguments.addAll(List.of("--reuse-port", "--metrics-port", "0"));
-        if ("tcp".equals(node.provider()))
+        if ("tcp".equals(node.provider()) && node.driver() == null)
         {
             arguments.addAll(List.of("--address", bind + ":0"));
         }

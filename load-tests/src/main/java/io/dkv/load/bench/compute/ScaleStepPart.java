@@ -32,7 +32,8 @@ import static io.dkv.load.bench.Formats.ratio;
  * reconnect every so often (as pooled clients cycle their connections), then a second node starts on the same port
  * (SO_REUSEPORT), and the kernel gives it part of the new connections. The latency of each request is taken from the
  * moment it was due (open loop: a stall delays the requests behind it, and they count), in three phases: steady (one
- * node), the step (from the second node's exec until a settling time after it serves) and after (two nodes).
+ * node), the step (from the second node's exec until a settling time after it serves) and after (two nodes). Both
+ * nodes attach to the host's standalone driver, as {@code ./dkv up} and the autoscaler start theirs.
  */
 final class ScaleStepPart
 {
@@ -164,8 +165,7 @@ final class ScaleStepPart
     {
         return RoleProcess.start("compute node " + ordinal, "256m", Map.of(),
             List.of("compute-node", "--port", Integer.toString(port), "--reuse-port", "--metrics-port", "0",
-                "--provider", JoinCluster.PROVIDER, "--meta", cluster.metaEndpoint(),
-                "--cluster-secret-file", cluster.secretFile().toString()),
+                "--driver", cluster.driverName()),
             COMPUTE_READY, directory.resolve("scale-compute-node-" + ordinal + ".log"));
     }
 
