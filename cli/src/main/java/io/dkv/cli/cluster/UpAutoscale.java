@@ -53,16 +53,23 @@ final class UpAutoscale
     }
 
     /**
-     * @param port       the RESP port its nodes share.
-     * @param driverName the cluster's standalone driver, which every node attaches to as a compute node of its own.
-     * @param logDir     where its nodes' logs go.
+     * @param port     the RESP port its nodes share.
+     * @param provider the verbs provider.
+     * @param endpoint the MetaServer's endpoint.
+     * @param secret   the cluster secret file.
+     * @param logDir   where its nodes' logs go.
      * @return the arguments of {@code dkv autoscale}, the role's name first.
      */
-    List<String> arguments(final int port, final String driverName, final Path logDir)
+    List<String> arguments(
+        final int port,
+        final String provider,
+        final String endpoint,
+        final String secret,
+        final Path logDir)
     {
         final List<String> arguments = new ArrayList<>(List.of("autoscale", "--min", Integer.toString(min), "--max",
-            Integer.toString(max), "--port", Integer.toString(port), "--driver", driverName, "--log-dir",
-            logDir.toString()));
+            Integer.toString(max), "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint,
+            "--cluster-secret-file", secret, "--log-dir", logDir.toString()));
         if (metric != null)
         {
             arguments.addAll(List.of("--metric", metric.toString()));

@@ -218,8 +218,8 @@ public final class UpCommand implements Callable<Integer>
             started.add(driver);
             watch.watch("driver", driver, "512m", driverArguments, ReadyLines.DRIVER, runDir, false);
             final List<ComputeNodeProcess> computes = autoscale.enabled() ?
-                List.of(startAutoscaler(autoscale, driverName, runDir, started, watch)) :
-                startComputeNodes(driverName, runDir, started, watch);
+                List.of(startAutoscaler(autoscale, endpoint, secret, runDir, started, watch)) :
+                startComputeNodes(endpoint, secret, runDir, started, watch);
             new ClusterFile(ProcessHandle.current().pid(), provider, driverName, endpoint, secret,
                 computes.stream().mapToInt(ComputeNodeProcess::port).toArray()).write(clusterPath);
             describe(System.out, meta, endpoint, nodes, driver, driverName, computes, runDir, clusterPath);
@@ -292,14 +292,15 @@ public final class UpCommand implements Callable<Integer>
      */
     private ComputeNodeProcess startAutoscaler(
         final UpAutoscale autoscale,
-        final String driverName,
+        final String endpoint,
+        final String secret,
         final Path runDir,
         final List<RoleProcess> started,
         final RoleWatch watch) throws InterruptedException
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
         final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
-            autoscale.arguments(port, driverName, runDir.resolve("autoscale")),
+            autoscale.arguments(port, provider, endpoint, secret, runDir.resolve("autoscale")),
             AUTOSCALER_READY, runDir.resolve("autoscale.log"));
         started.add(process);
         final int served = Integer.parseInt(process.readyGroup(1));
@@ -307,7 +308,7 @@ public final class UpCommand implements Callable<Integer>
         // started again on the port it took, where the cluster file and the "try it" lines say it serves; its syncs
         // are repeated on up's output
         watch.watch("autoscaler", process, "128m",
-            autoscale.arguments(served, driverName, runDir.resolve("autoscale")), AUTOSCALER_READY,
+            autoscale.arguments(served, provider, endpoint, secret, runDir.resolve("autoscale")), AUTOSCALER_READY,
             runDir, true);
         if (computePort != 0 && served != computePort)
         {
@@ -317,11 +318,12 @@ public final class UpCommand implements Callable<Integer>
     }
 
     /**
-     * Start the compute nodes, each a node of its own attached to the cluster's driver, which registers it with the
-     * MetaServer as compute, and wait until each answers PING.
+     * Start the compute nodes, each registered with the MetaServer with the cluster secret and embedding a driver of
+     * its own (its node is the one clients see registered as compute), and wait until each answers PING.
      */
     private List<ComputeNodeProcess> startComputeNodes(
-        final String driverName,
+        final String endpoint,
+        final String secret,
         final Path runDir,
         final List<RoleProcess> started,
         final RoleWatch watch) throws InterruptedException
@@ -333,14 +335,14 @@ public final class UpCommand implements Callable<Integer>
             final long nodeId = FIRST_COMPUTE_NODE_ID + i;
             final int port = computePort == 0 ? 0 : LocalPorts.firstFree(nextPort);
             final RoleProcess process = RoleProcess.start("compute node " + nodeId, "256m", ParentWatch.thisJvm(),
-                computeNodeArguments(nodeId, port, driverName), COMPUTE_READY,
+                computeNodeArguments(nodeId, port, endpoint, secret), COMPUTE_READY,
                 runDir.resolve("compute-node-" + nodeId + ".log"));
             started.add(process);
             final int served = Integer.parseInt(process.readyGroup(3));
             RespPing.await(served, RoleProcess.START_TIMEOUT_MS);
             // started again on the port it took, where the cluster file and the "try it" lines say it serves
-            watch.watch("compute node " + nodeId, process, "256m", computeNodeArguments(nodeId, served, driverName),
-                COMPUTE_READY, runDir, false);
+            watch.watch("compute node " + nodeId, process, "256m", computeNodeArguments(nodeId, served, endpoint,
+                secret), COMPUTE_READY, runDir, false);
             if (computePort != 0 && served != nextPort)
             {
                 System.out.println("dkv up: port " + nextPort + " is taken; compute node " + nodeId + " serves on " +
@@ -352,11 +354,14 @@ public final class UpCommand implements Callable<Integer>
         return computes;
     }
 
-    /** A compute node of its own behind the cluster's driver: joining costs an attach, not a NIC and a MetaServer. */
-    private static List<String> computeNodeArguments(final long nodeId, final int port, final String driverName)
+    private List<String> computeNodeArguments(
+        final long nodeId,
+        final int port,
+        final String endpoint,
+        final String secret)
     {
         return List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
-            "--driver", driverName, "--metrics-port", "0");
+            "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0");
     }
 
     /**

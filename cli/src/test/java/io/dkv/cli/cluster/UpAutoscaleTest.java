@@ -24,15 +24,15 @@ class UpAutoscaleTest
     @Test
     void theMetricAndTargetGivenArePassedToTheAutoscaler()
     {
-        assertEquals(List.of("autoscale", "--min", "1", "--max", "3", "--port", "6379", "--driver", "dkv-up",
-            "--log-dir", LOGS.toString(), "--metric", "cpu", "--target", "0.7"),
-            new UpAutoscale(1, 3, "CPU", 0.7).arguments(6379, "dkv-up", LOGS));
+        assertEquals(List.of("autoscale", "--min", "1", "--max", "3", "--port", "6379", "--provider", "shm", "--meta",
+            "meta:x", "--cluster-secret-file", "/s", "--log-dir", LOGS.toString(), "--metric", "cpu", "--target",
+            "0.7"), new UpAutoscale(1, 3, "CPU", 0.7).arguments(6379, "shm", "meta:x", "/s", LOGS));
     }
 
     @Test
     void withoutThemTheAutoscalerKeepsItsDefaults()
     {
-        final List<String> arguments = new UpAutoscale(2, 4, null, null).arguments(0, "dkv-up", LOGS);
+        final List<String> arguments = new UpAutoscale(2, 4, null, null).arguments(0, "tcp", "meta:x", "/s", LOGS);
         assertFalse(arguments.contains("--metric") || arguments.contains("--target"), arguments::toString);
         assertEquals(List.of("--min", "2", "--max", "4"), arguments.subList(1, 5));
     }

@@ -32,7 +32,6 @@ class UpRoleDiesTest
     private static final long STOP_TIMEOUT_MS = 120_000;
     private static final Pattern COMPUTE_ROW = Pattern.compile(
         "(?m)^compute node\\s+(\\d+)\\s+node 201, RESP on 127\\.0\\.0\\.1:(\\d+)");
-    private static final Pattern DRIVER_ROW = Pattern.compile("(?m)^driver\\s+(\\d+)\\s+attach as ");
 
     /** {@code dkv up} in a process of its own, on any free port, stopped by the test. */
     private static RoleProcess up(final Path dir, final String... more)
@@ -101,7 +100,8 @@ class UpRoleDiesTest
                 log);
             final ClusterFile cluster = ClusterFile.read(dir.resolve("cluster.properties"));
             final List<String> words = List.of("compute-node", "--node-id", "201", "--port", Integer.toString(port),
-                "--driver", cluster.driverName(), "--metrics-port", "0");
+                "--provider", "shm", "--meta", cluster.meta(), "--cluster-secret-file", cluster.secretFile(),
+                "--metrics-port", "0");
             assertTrue(log.contains("\n  " + RoleWatch.command(words) + "\n"), log);
 
             // the command's words start a node that serves the cluster again on its port
@@ -141,46 +141,5 @@ class UpRoleDiesTest
             assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly, the restarted role with it");
         }
         assertTrue(up.logTail().contains("stopped 5 processes"), up::logTail);
-    }
-
-    @Test
-    void withRestartUpStartsAKilledDriverAgainAndTheComputeNodeBehindItServesOn(@TempDir final Path dir)
-        throws Exception
-    {
-        final RoleProcess up = up(dir, "--restart");
-        try
-        {
-            final int port = Integer.parseInt(computeRow(up).group(2));
-            final Matcher driver = DRIVER_ROW.matcher(up.logTail());
-            assertTrue(driver.find(), up::logTail);
-            assertEquals("+OK", RespSocket.callOnce("127.0.0.1", port, 30_000, "SET", "kept", "through"));
-            final long pid = Long.parseLong(driver.group(1));
-            kill(pid);
-            final String log = awaitLine(dir.resolve("up.log"), "dkv up: driver serves again as pid ");
-            assertTrue(log.contains("dkv up: driver (pid " + pid + ") exited with status 137 (SIGKILL)"), log);
-
-            // the compute node was not restarted: it attached to the new driver, which registered it again
-            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINE_TIMEOUT_MS);
-            String reply = null;
-            while (!"$7".equals(reply) && System.nanoTime() < deadline)
-            {
-                try
-                {
-                    reply = RespSocket.callOnce("127.0.0.1", port, 30_000, "GET", "kept");
-                }
-                catch (final RuntimeException notYet)
-                {
-                    reply = notYet.getMessage();
-                    Thread.sleep(100);
-                }
-            }
-            assertEquals("$7", reply, "GET of a key set before the driver died");
-            assertTrue(!Files.readString(dir.resolve("up.log")).contains("restarting compute node"),
-                "the compute node serves on without a restart");
-        }
-        finally
-        {
-            assertEquals(0, up.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly, the restarted driver with it");
-        }
     }
 }

@@ -116,6 +116,12 @@ public final class ComputeBenchmark implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     private long scalePhaseMs;
 
+    @Option(names = "--scale-nodes", defaultValue = "own",
+        description = "How the scale step's compute nodes reach RaaS: own (each starts a driver of its own) or " +
+            "attached (each a node of its own behind the host's standalone driver, ./dkv compute-node --driver) " +
+            "(default: ${DEFAULT-VALUE}).")
+    private String scaleNodes;
+
     @Option(names = "--connection-life-ms", defaultValue = "200",
         description = "How long a scale step client keeps a connection before opening another (default: " +
             "${DEFAULT-VALUE}).")
@@ -185,7 +191,7 @@ public final class ComputeBenchmark implements Callable<Integer>
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17 ||
             !RedisBenchmarkTool.TESTS.containsAll(tests) || !List.of("shm", "tcp").contains(provider) ||
-            !List.of("auto", "on", "off").contains(asyncCommands))
+            !List.of("auto", "on", "off").contains(asyncCommands) || !List.of("own", "attached").contains(scaleNodes))
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
                 " (parts: throughput, join, scale, multi, collections, ordered, long, pool), --pool-rounds " +
@@ -195,7 +201,8 @@ public final class ComputeBenchmark implements Callable<Integer>
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
-                scalePhaseMs + ", --connection-life-ms " + connectionLifeMs + ", --tests " + tests + " (of " +
+                scalePhaseMs + ", --scale-nodes " + scaleNodes + " (own or attached), --connection-life-ms " +
+                connectionLifeMs + ", --tests " + tests + " (of " +
                 RedisBenchmarkTool.TESTS + "), --provider " + provider + " (shm or tcp), --async-commands " +
                 asyncCommands + " (auto, on or off): parts and tests must be known and numbers positive");
         }
@@ -253,13 +260,14 @@ public final class ComputeBenchmark implements Callable<Integer>
         if (parts.contains(SCALE))
         {
             final Path directory = Files.createTempDirectory("dkv-bench-scale-");
-            final ScaleStepPart.Result result =
-                new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs, connectionLifeMs,
-                spec.commandLine().getErr()).run(directory);
+            final boolean attached = "attached".equals(scaleNodes);
+            final ScaleStepPart.Result result = new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs,
+                connectionLifeMs, attached, spec.commandLine().getErr()).run(directory);
             method.add(String.format(Locale.ROOT, "scale: a MetaServer, a memory node and a driver, each a process " +
-                "(shm); compute node 1, then 2, each ./dkv compute-node --reuse-port on one loopback port; %d client " +
-                "threads at %,d requests/s in all (80%% GET, 20%% SET of %,d keys), each opening a new connection " +
-                "every %d ms; phases of %,d ms (logs in %s)", scaleClients, scaleRate, 10_000, connectionLifeMs,
+                "(shm); compute node 1, then 2, each ./dkv compute-node --reuse-port (%s) on one loopback port; %d " +
+                "client threads at %,d requests/s in all (80%% GET, 20%% SET of %,d keys), each opening a new " +
+                "connection every %d ms; phases of %,d ms (logs in %s)", attached ? "--driver: behind the host's " +
+                "driver" : "each with a driver of its own", scaleClients, scaleRate, 10_000, connectionLifeMs,
                 scalePhaseMs, directory));
             sections.add(ScaleStepPart.section(result));
             goals.addAll(ScaleStepPart.goals(result));

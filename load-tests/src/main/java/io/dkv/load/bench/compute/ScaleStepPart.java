@@ -32,8 +32,8 @@ import static io.dkv.load.bench.Formats.ratio;
  * reconnect every so often (as pooled clients cycle their connections), then a second node starts on the same port
  * (SO_REUSEPORT), and the kernel gives it part of the new connections. The latency of each request is taken from the
  * moment it was due (open loop: a stall delays the requests behind it, and they count), in three phases: steady (one
- * node), the step (from the second node's exec until a settling time after it serves) and after (two nodes). Both
- * nodes attach to the host's standalone driver, as {@code ./dkv up} and the autoscaler start theirs.
+ * node), the step (from the second node's exec until a settling time after it serves) and after (two nodes). The
+ * nodes attach to the host's standalone driver, or each starts a driver of its own.
  */
 final class ScaleStepPart
 {
@@ -52,6 +52,7 @@ final class ScaleStepPart
     private final long phaseMs;
     private final long connectionLifeMs;
     private final PrintWriter progress;
+    private final boolean attached;
     private volatile int phase = WARMUP;
 
     /**
@@ -59,10 +60,13 @@ final class ScaleStepPart
      * @param clients          client threads, each with one connection at a time.
      * @param phaseMs          length of the steady and after phases, and the settling time of the step.
      * @param connectionLifeMs how long a client keeps a connection before it opens a new one.
+     * @param attached         whether the nodes attach to the host's driver ({@code --driver}), else each starts its
+     *                         own.
      */
     ScaleStepPart(final int rate, final int clients, final long phaseMs, final long connectionLifeMs,
-        final PrintWriter progress)
+        final boolean attached, final PrintWriter progress)
     {
+        this.attached = attached;
         this.rate = rate;
         this.clients = clients;
         this.phaseMs = phaseMs;
@@ -160,13 +164,15 @@ final class ScaleStepPart
         }
     }
 
-    private static RoleProcess startNode(final JoinCluster cluster, final Path directory, final int ordinal,
-        final int port)
+    private RoleProcess startNode(final JoinCluster cluster, final Path directory, final int ordinal, final int port)
     {
-        return RoleProcess.start("compute node " + ordinal, "256m", Map.of(),
-            List.of("compute-node", "--port", Integer.toString(port), "--reuse-port", "--metrics-port", "0",
-                "--driver", cluster.driverName()),
-            COMPUTE_READY, directory.resolve("scale-compute-node-" + ordinal + ".log"));
+        final List<String> arguments = new ArrayList<>(List.of("compute-node", "--port", Integer.toString(port),
+            "--reuse-port", "--metrics-port", "0"));
+        arguments.addAll(attached ? List.of("--driver", cluster.driverName()) : List.of("--provider",
+            JoinCluster.PROVIDER, "--meta", cluster.metaEndpoint(), "--cluster-secret-file",
+            cluster.secretFile().toString()));
+        return RoleProcess.start("compute node " + ordinal, "256m", Map.of(), arguments, COMPUTE_READY,
+            directory.resolve("scale-compute-node-" + ordinal + ".log"));
     }
 
     private static void preload(final int port)

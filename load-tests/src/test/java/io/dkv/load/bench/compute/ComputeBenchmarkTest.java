@@ -46,6 +46,9 @@ class ComputeBenchmarkTest
         assertTrue(text.contains("GET, SET and INCR asynchronous") && text.contains("on the tcp provider"), text);
         assertEquals(2, bench.run("compute", "--only", "throughput", "--tests", "set,flushall"),
             "a test the bench does not know is refused");
+        assertEquals(2, bench.run("compute", "--only", "scale", "--scale-nodes", "shared"),
+            "a kind of scale-step node the bench does not know is refused");
+        assertTrue(bench.err().contains("--scale-nodes shared (own or attached)"), bench::err);
     }
 
     @Test
