@@ -92,6 +92,8 @@ public final class KvClient implements AutoCloseable
     private static final long MAX_BACKOFF_NANOS = 10_000_000;
 
     private final Raas[] lanes;
+    /** Whether a lane's requests wait on a wire or a NIC: its provider, fixed at connect (kept across restarts). */
+    private final boolean requestsWaitOnWire;
     private final KvClientContext context;
     /**
      * The memory nodes as each lane looked them up (null: not read yet): a lane's connections use regions it looked
@@ -126,6 +128,7 @@ public final class KvClient implements AutoCloseable
     private KvClient(final Raas[] lanes, final KvClientContext context)
     {
         this.lanes = lanes;
+        this.requestsWaitOnWire = anyLaneOnAWire(lanes);
         this.context = context;
         this.intents = new IntentResolver(rawKeys, context.txnPushMs() * 1_000_000L);
 
@@ -609,6 +612,11 @@ public final class KvClient implements AutoCloseable
      * synchronous form is the cheaper (docs/BENCHMARKS.md, "GETs and PUTs in flight").
      */
     public boolean requestsWaitOnWire()
+    {
+        return requestsWaitOnWire;
+    }
+
+    private static boolean anyLaneOnAWire(final Raas[] lanes)
     {
         for (final Raas lane : lanes)
         {
