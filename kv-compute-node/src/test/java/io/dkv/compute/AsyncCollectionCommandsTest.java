@@ -92,7 +92,7 @@ class AsyncCollectionCommandsTest
             final String key = KEYS[random.nextInt(KEYS.length)];
             final String field = "f" + random.nextInt(4);
             final String score = Integer.toString(random.nextInt(10));
-            return switch (random.nextInt(22))
+            return switch (random.nextInt(24))
             {
                 case 0 -> new String[] {"HSET", key, field, "v" + random.nextInt(100)};
                 case 1 -> new String[] {"HGET", key, field};
@@ -115,6 +115,10 @@ class AsyncCollectionCommandsTest
                 case 18 -> new String[] {"ZRANGE", key, "0", "-1"};
                 case 19 -> new String[] {"ZCARD", key};
                 case 20 -> new String[] {"DEL", key};
+                case 21 -> new String[] {"SUNIONSTORE", key, KEYS[random.nextInt(KEYS.length)],
+                    KEYS[random.nextInt(KEYS.length)]};
+                case 22 -> new String[] {"SINTERSTORE", key, KEYS[random.nextInt(KEYS.length)],
+                    KEYS[random.nextInt(KEYS.length)]};
                 default -> new String[] {"TYPE", key};
             };
         }
@@ -133,6 +137,10 @@ class AsyncCollectionCommandsTest
                 case 'Z' -> "zset";
                 default -> type;
             };
+            if (request[0].endsWith("STORE"))
+            {
+                return store(request);
+            }
             if (request[0].equals("SMOVE") && value == null)
             {
                 // redis answers a missing source before it looks at the destination's type
@@ -215,6 +223,40 @@ class AsyncCollectionCommandsTest
             };
             keys.values().removeIf(Model::empty);
             return reply;
+        }
+
+        /** SUNIONSTORE and SINTERSTORE: the sources' types checked, the destination replaced whatever it held. */
+        @SuppressWarnings("unchecked")
+        private String store(final String[] request)
+        {
+            final List<Set<String>> sources = new ArrayList<>();
+            for (int i = 2; i < request.length; i++)
+            {
+                final Object source = keys.get(request[i]);
+                if (source != null && !(source instanceof Set))
+                {
+                    return WRONGTYPE;
+                }
+                sources.add(source == null ? Set.of() : (Set<String>)source);
+            }
+            final Set<String> result = new HashSet<>(sources.get(0));
+            for (final Set<String> source : sources.subList(1, sources.size()))
+            {
+                if (request[0].equals("SUNIONSTORE"))
+                {
+                    result.addAll(source);
+                }
+                else
+                {
+                    result.retainAll(source);
+                }
+            }
+            keys.remove(request[1]);
+            if (!result.isEmpty())
+            {
+                keys.put(request[1], result);
+            }
+            return ":" + result.size();
         }
 
         private static boolean empty(final Object value)

@@ -9,8 +9,10 @@ import java.util.Map;
  * form for, and the event loop serves its other connections while it travels. What a command does after its reply
  * (keyspace events, waking a blocked client) still runs on the loop, from {@link CommandTable#finish}.
  *
- * <p>Left on the loop: the blocking commands (a waiter is the loop's), the *STORE commands of sets (they send their
- * keyspace events from inside), SORT, and every command of no or other types.
+ * <p>The *STORE commands send their keyspace events from inside, on the store thread: a message's delivery to local
+ * subscribers and its calls to peers are safe from any thread, as PUBLISH's own are from every loop. Left on the loop:
+ * the blocking commands (a waiter is the loop's), SORT (its BY and GET patterns read keys no argument names), and every
+ * command of no or other types.
  */
 public final class OffloadedCommands
 {
@@ -29,7 +31,8 @@ public final class OffloadedCommands
             "zrevrangebylex", "zcount", "zlexcount", "zremrangebyrank", "zremrangebyscore", "zremrangebylex");
         oneKey("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex", "lset", "linsert",
             "lrem", "ltrim", "lpos");
-        for (final String name : new String[] {"smove", "sinter", "sunion", "sdiff", "sintercard", "zmpop", "zunion",
+        for (final String name : new String[] {"smove", "sinter", "sunion", "sdiff", "sintercard", "sinterstore",
+            "sunionstore", "sdiffstore", "zmpop", "zunion",
             "zinter", "zdiff", "zintercard", "zrangestore", "zunionstore", "zinterstore", "zdiffstore", "lmove",
             "rpoplpush", "lmpop"})
         {
