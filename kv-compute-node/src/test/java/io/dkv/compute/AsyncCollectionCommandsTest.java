@@ -92,7 +92,7 @@ class AsyncCollectionCommandsTest
             final String key = KEYS[random.nextInt(KEYS.length)];
             final String field = "f" + random.nextInt(4);
             final String score = Integer.toString(random.nextInt(10));
-            return switch (random.nextInt(24))
+            return switch (random.nextInt(25))
             {
                 case 0 -> new String[] {"HSET", key, field, "v" + random.nextInt(100)};
                 case 1 -> new String[] {"HGET", key, field};
@@ -119,6 +119,7 @@ class AsyncCollectionCommandsTest
                     KEYS[random.nextInt(KEYS.length)]};
                 case 22 -> new String[] {"SINTERSTORE", key, KEYS[random.nextInt(KEYS.length)],
                     KEYS[random.nextInt(KEYS.length)]};
+                case 23 -> new String[] {"SORT", key, "ALPHA"};
                 default -> new String[] {"TYPE", key};
             };
         }
@@ -140,6 +141,16 @@ class AsyncCollectionCommandsTest
             if (request[0].endsWith("STORE"))
             {
                 return store(request);
+            }
+            if (request[0].equals("SORT"))
+            {
+                if (value instanceof Map && !(value instanceof ZSet))
+                {
+                    return WRONGTYPE;
+                }
+                final List<String> elements = value == null ? List.of() : value instanceof ZSet zset ?
+                    List.copyOf(zset.keySet()) : List.copyOf((java.util.Collection<String>)value);
+                return array(elements.stream().sorted().toList());
             }
             if (request[0].equals("SMOVE") && value == null)
             {

@@ -10,8 +10,9 @@ import java.util.Map;
  * (keyspace events, waking a blocked client) still runs on the loop, from {@link CommandTable#finish}.
  *
  * <p>The *STORE commands send their keyspace events from inside, on the store thread: a message's delivery to local
- * subscribers and its calls to peers are safe from any thread, as PUBLISH's own are from every loop. Left on the loop:
- * the blocking commands (a waiter is the loop's), SORT (its BY and GET patterns read keys no argument names), and every
+ * subscribers and its calls to peers are safe from any thread, as PUBLISH's own are from every loop. SORT reads keys
+ * no argument names (its BY and GET patterns): as a step of several keys it holds back everything after it, so the
+ * connection sees it in order all the same. Left on the loop: the blocking commands (a waiter is the loop's) and every
  * command of no or other types.
  */
 public final class OffloadedCommands
@@ -34,7 +35,7 @@ public final class OffloadedCommands
         for (final String name : new String[] {"smove", "sinter", "sunion", "sdiff", "sintercard", "sinterstore",
             "sunionstore", "sdiffstore", "zmpop", "zunion",
             "zinter", "zdiff", "zintercard", "zrangestore", "zunionstore", "zinterstore", "zdiffstore", "lmove",
-            "rpoplpush", "lmpop"})
+            "rpoplpush", "lmpop", "sort", "sort_ro"})
         {
             ONE_KEY.put(name, Boolean.FALSE);
         }
