@@ -116,6 +116,11 @@ public final class ComputeBenchmark implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     private long scalePhaseMs;
 
+    @Option(names = "--scale-steps", defaultValue = "1",
+        description = "Scale-out steps to run, each in a cluster of its own; the table shows the median step, and " +
+            "the p99 goal is judged by it: one step's ratio moves a lot from run to run (default: ${DEFAULT-VALUE}).")
+    private int scaleSteps;
+
     @Option(names = "--scale-nodes", defaultValue = "own",
         description = "How the scale step's compute nodes reach RaaS: own (each starts a driver of its own) or " +
             "attached (each a node of its own behind the host's standalone driver, ./dkv compute-node --driver) " +
@@ -188,7 +193,7 @@ public final class ComputeBenchmark implements Callable<Integer>
         if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL).containsAll(parts) ||
             requests < 1 || keyspace < 1 || poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
-            valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 ||
+            valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || scaleSteps < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17 ||
             !RedisBenchmarkTool.TESTS.containsAll(tests) || !List.of("shm", "tcp").contains(provider) ||
             !List.of("auto", "on", "off").contains(asyncCommands) || !List.of("own", "attached").contains(scaleNodes))
@@ -201,8 +206,8 @@ public final class ComputeBenchmark implements Callable<Integer>
                 ", --transfers " + transfers + ", --accounts " + accounts + " (at least 17), " +
                 "--requests " + requests + ", --keyspace " + keyspace + ", --value-size " + valueSize + ", --starts " +
                 starts + ", --scale-rate " + scaleRate + ", --scale-clients " + scaleClients + ", --scale-phase-ms " +
-                scalePhaseMs + ", --scale-nodes " + scaleNodes + " (own or attached), --connection-life-ms " +
-                connectionLifeMs + ", --tests " + tests + " (of " +
+                scalePhaseMs + ", --scale-steps " + scaleSteps + ", --scale-nodes " + scaleNodes +
+                " (own or attached), --connection-life-ms " + connectionLifeMs + ", --tests " + tests + " (of " +
                 RedisBenchmarkTool.TESTS + "), --provider " + provider + " (shm or tcp), --async-commands " +
                 asyncCommands + " (auto, on or off): parts and tests must be known and numbers positive");
         }
@@ -261,17 +266,23 @@ public final class ComputeBenchmark implements Callable<Integer>
         {
             final Path directory = Files.createTempDirectory("dkv-bench-scale-");
             final boolean attached = "attached".equals(scaleNodes);
-            final ScaleStepPart.Result result = new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs,
-                connectionLifeMs, attached, spec.commandLine().getErr()).run(directory);
+            final ScaleStepPart step = new ScaleStepPart(scaleRate, scaleClients, scalePhaseMs, connectionLifeMs,
+                attached, spec.commandLine().getErr());
+            final List<ScaleStepPart.Result> results = new ArrayList<>();
+            for (int i = 0; i < scaleSteps; i++)
+            {
+                results.add(step.run(scaleSteps == 1 ? directory : Files.createDirectory(directory.resolve(
+                    "step-" + (i + 1)))));
+            }
             method.add(String.format(Locale.ROOT, "scale: a MetaServer, a memory node and a driver, each a process " +
                 "(shm); compute node 1, then 2, each ./dkv compute-node --reuse-port (%s) on one loopback port; %d " +
                 "client threads at %,d requests/s in all (80%% GET, 20%% SET of %,d keys), each opening a new " +
                 "connection every %d ms; phases of %,d ms (logs in %s)", attached ? "--driver: behind the host's " +
                 "driver" : "each with a driver of its own", scaleClients, scaleRate, 10_000, connectionLifeMs,
                 scalePhaseMs, directory));
-            sections.add(ScaleStepPart.section(result));
-            goals.addAll(ScaleStepPart.goals(result));
-            charts.addAll(ComputeCharts.scale(result));
+            sections.add(ScaleStepPart.section(results));
+            goals.addAll(ScaleStepPart.goals(results));
+            charts.addAll(ComputeCharts.scale(ScaleStepPart.median(results)));
         }
         if (parts.contains(MULTI))
         {

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -92,17 +93,20 @@ class ComputeBenchmarkTest
 
     @Test
     @Timeout(300)
-    void reportsAScaleOutStepPhaseByPhaseWithItsGoals()
+    void reportsScaleOutStepsPhaseByPhaseWithTheirGoals()
     {
         final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
         final int exit = bench.run("compute", "--only", "scale", "--scale-phase-ms", "1500", "--scale-rate", "200",
-                "--scale-clients", "2");
+                "--scale-clients", "2", "--scale-steps", "2");
 
         assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
         final String text = bench.out();
         final List<String[]> phases = ReportTables.tables(text, List.of(ScaleStepPart.TITLE)).get(ScaleStepPart.TITLE);
         assertEquals(3, phases.size(), text);
         assertEquals("1.00x", phases.getFirst()[8], text);
+        // the second step's clients ran too: a step whose clients stopped at once has no ratio
+        assertTrue(Pattern.compile("2 steps, each in a cluster of its own; step p99 / steady p99 of each, in the " +
+            "order run: [0-9.]+x, [0-9.]+x;").matcher(text).find(), text);
         final List<String> goals = text.lines().filter(line -> line.startsWith("goal ")).toList();
         assertEquals(2, goals.size(), text);
         assertTrue(goals.stream().allMatch(line -> line.contains(": MET (") || line.contains(": MISSED (")), text);

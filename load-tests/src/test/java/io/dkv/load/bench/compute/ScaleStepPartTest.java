@@ -6,8 +6,13 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The scale-out step's goals are judged on the ratio of the two p99s as a fraction, and on every failed request. */
+/**
+ * The scale-out step's goals are judged on the ratio of the two p99s as a fraction, and on every failed request; over
+ * several steps, on the median step's ratio and on every step's failures.
+ */
 class ScaleStepPartTest
 {
     private static ScaleStepPart.Phase phase(final String name, final long p99Nanos, final long failed)
@@ -28,7 +33,7 @@ class ScaleStepPartTest
     @Test
     void aStepP99UnderTwiceTheSteadyOneMeetsTheGoalWithItsRatioToTheHundredth()
     {
-        final List<String> goals = ScaleStepPart.goals(result(1_000_000, 1_500_000, 0));
+        final List<String> goals = ScaleStepPart.goals(List.of(result(1_000_000, 1_500_000, 0)));
         assertEquals("scale-out step p99 <= 2.0x the steady p99: MET (1.50x)", goals.get(0));
         assertEquals("no failed request through the step: MET (0 failed)", goals.get(1));
     }
@@ -36,8 +41,26 @@ class ScaleStepPartTest
     @Test
     void aStepP99JustOverTwiceOrAFailedRequestMissesIt()
     {
-        final List<String> goals = ScaleStepPart.goals(result(1_605_000, 3_777_000, 2));
+        final List<String> goals = ScaleStepPart.goals(List.of(result(1_605_000, 3_777_000, 2)));
         assertEquals("scale-out step p99 <= 2.0x the steady p99: MISSED (2.35x)", goals.get(0));
         assertEquals("no failed request through the step: MISSED (2 failed)", goals.get(1));
+    }
+
+    @Test
+    void overSeveralStepsTheMedianStepIsJudgedAndShownAndEveryFailureCounts()
+    {
+        final ScaleStepPart.Result high = result(1_000_000, 3_000_000, 0);
+        final ScaleStepPart.Result low = result(1_000_000, 1_000_000, 1);
+        final ScaleStepPart.Result middle = result(1_000_000, 1_900_000, 0);
+        final List<ScaleStepPart.Result> steps = List.of(high, low, middle);
+
+        assertSame(middle, ScaleStepPart.median(steps));
+        assertSame(low, ScaleStepPart.median(List.of(high, low)), "of an even count, the lower middle");
+        final List<String> goals = ScaleStepPart.goals(steps);
+        assertEquals("scale-out step p99 <= 2.0x the steady p99, median of 3 steps: MET (1.90x)", goals.get(0));
+        assertEquals("no failed request through the step: MISSED (1 failed)", goals.get(1));
+        assertTrue(ScaleStepPart.section(steps).notes().getFirst().startsWith("3 steps, each in a cluster of its " +
+            "own; step p99 / steady p99 of each, in the order run: 3.00x, 1.00x, 1.90x"),
+            () -> ScaleStepPart.section(steps).notes().getFirst());
     }
 }
