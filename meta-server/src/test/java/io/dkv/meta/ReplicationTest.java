@@ -32,7 +32,10 @@ class ReplicationTest
     {
         try (MetaTestSupport.Pair pair = MetaTestSupport.startPair(provider, dirA, dirB))
         {
-            assertTrue(pair.b().snapshotsSent() >= 1, "B, serving longer, sent A its state");
+            assertTrue(pair.a().snapshotsInstalled() >= 1, "A took the state of B, which served longer");
+            // B counts the transfer once its last frame is out, which may be after A installed it and started
+            MetaTestSupport.await("B to count the state it sent A", Duration.ofSeconds(10),
+                () -> pair.b().snapshotsSent() >= 1);
             try (Raas node = MetaTestSupport.node(provider, 9, pair.a().endpoint(), pair.b().endpoint()))
             {
                 assertNotNull(pair.a().node(9));
