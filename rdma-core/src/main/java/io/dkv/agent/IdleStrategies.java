@@ -7,6 +7,8 @@ import org.agrona.concurrent.NoOpIdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * Idle strategies by name, as a property or an option gives them, so that an operator picks how an agent waits for
  * work: spinning costs a core and answers soonest; backing off to parking shares the cores, which is what a small
@@ -15,6 +17,8 @@ import org.agrona.concurrent.YieldingIdleStrategy;
  * <pre>
  *   backoff                                  Agrona's BackoffIdleStrategy with dkv's defaults (below)
  *   backoff:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS
+ *   doorbell:SPINS,MIN_SLEEP_NS,MAX_SLEEP_NS spin, then sleep on the agent's doorbell ({@link DoorbellIdleStrategy}),
+ *                                            woken when work is rung for; an agent with no doorbell parks instead
  *   sleep-ns:NS                              park for NS nanoseconds each idle turn
  *   yield                                    Thread.yield()
  *   busy-spin                                Thread.onSpinWait()
@@ -37,6 +41,18 @@ public final class IdleStrategies
      */
     public static IdleStrategy parse(final String spec)
     {
+        return parse(spec, null, null);
+    }
+
+    /**
+     * @param spec        a strategy as above.
+     * @param doorbell    the doorbell the agent's work is rung on, for {@code doorbell}; null where there is none.
+     * @param workWaiting whether work was rung for that the agent has not taken yet (with the doorbell).
+     * @return a new strategy (each agent needs its own: they keep state).
+     * @throws IllegalArgumentException naming the spec and what is wrong with it.
+     */
+    public static IdleStrategy parse(final String spec, final Doorbell doorbell, final BooleanSupplier workWaiting)
+    {
         if (spec == null || spec.isBlank())
         {
             throw new IllegalArgumentException("no idle strategy given: one of " + names());
@@ -48,6 +64,8 @@ public final class IdleStrategies
         return switch (name)
         {
             case "backoff" -> arguments == null ? parse(BACKOFF_DEFAULT) : backoff(spec, arguments);
+            case "doorbell" -> doorbell(spec, required(spec, arguments, "SPINS,MIN_SLEEP_NS,MAX_SLEEP_NS"), doorbell,
+                workWaiting);
             case "sleep-ns" -> new SleepingIdleStrategy(positive(spec, required(spec, arguments, "NS"), "NS"));
             case "yield" -> none(spec, arguments, new YieldingIdleStrategy());
             case "busy-spin" -> none(spec, arguments, new BusySpinIdleStrategy());
@@ -94,6 +112,32 @@ public final class IdleStrategies
         return new BackoffIdleStrategy(spins, yields, minPark, maxPark);
     }
 
+    private static IdleStrategy doorbell(final String spec, final String arguments, final Doorbell doorbell,
+        final BooleanSupplier workWaiting)
+    {
+        final String[] values = arguments.split(",", -1);
+        if (values.length != 3)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec +
+                "' needs three values: doorbell:SPINS,MIN_SLEEP_NS,MAX_SLEEP_NS");
+        }
+        final long spins = positive(spec, values[0], "SPINS");
+        final long minSleep = positive(spec, values[1], "MIN_SLEEP_NS");
+        final long maxSleep = positive(spec, values[2], "MAX_SLEEP_NS");
+        if (maxSleep < minSleep)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': MAX_SLEEP_NS " + maxSleep +
+                " is less than MIN_SLEEP_NS " + minSleep);
+        }
+        if (spins > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': SPINS " + spins + " is more than " +
+                Integer.MAX_VALUE);
+        }
+        return doorbell == null ? new BackoffIdleStrategy(spins, 0, minSleep, maxSleep) :
+            new DoorbellIdleStrategy(doorbell, workWaiting, (int)spins, minSleep, maxSleep);
+    }
+
     private static String required(final String spec, final String arguments, final String what)
     {
         if (arguments == null)
@@ -124,7 +168,7 @@ public final class IdleStrategies
             throw new IllegalArgumentException("idle strategy '" + spec + "': " + what + " '" + value +
                 "' is not a number", ex);
         }
-        if (parsed < 0 || ("NS".equals(what) || what.endsWith("PARK_NS")) && parsed == 0)
+        if (parsed < 0 || ("NS".equals(what) || what.endsWith("PARK_NS") || what.endsWith("SLEEP_NS")) && parsed == 0)
         {
             throw new IllegalArgumentException("idle strategy '" + spec + "': " + what + " must be " +
                 (what.endsWith("NS") ? "above 0" : "0 or more") + ", not " + parsed);
@@ -134,6 +178,7 @@ public final class IdleStrategies
 
     private static String names()
     {
-        return "backoff[:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS], sleep-ns:NS, yield, busy-spin, noop";
+        return "backoff[:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS], doorbell:SPINS,MIN_SLEEP_NS,MAX_SLEEP_NS, " +
+            "sleep-ns:NS, yield, busy-spin, noop";
     }
 }

@@ -38,8 +38,14 @@ public final class Waits
         }
         else
         {
-            LockSupport.parkNanos(Math.min(MAX_PARK_NS, MIN_PARK_NS << Math.min(MAX_SHIFT, turns - SPINS - YIELDS)));
+            LockSupport.parkNanos(parkNanos(turns - SPINS - YIELDS));
         }
+    }
+
+    /** @return how long the {@code parks}-th park of a wait lasts: {@link #MIN_PARK_NS} doubling to the most. */
+    public static long parkNanos(final int parks)
+    {
+        return Math.min(MAX_PARK_NS, MIN_PARK_NS << Math.min(MAX_SHIFT, Math.max(0, parks)));
     }
 
     /** @return true when the wait is past its spins and yields, so that a deadline should be looked at each turn. */

@@ -139,6 +139,18 @@ public interface Raas extends AutoCloseable
     int poll();
 
     /**
+     * Wait a turn for completions, after a {@link #poll} found none: a yield where this process's own driver makes
+     * them; a handle attached to the host's driver sleeps until the driver answers (or a park's time passes), as a
+     * yield there gives away the core the driver needs.
+     *
+     * @param turns idle turns so far in this wait, counted from 1.
+     */
+    default void idle(final int turns)
+    {
+        Thread.yield();
+    }
+
+    /**
      * @return true when completions of asynchronous requests are delivered without the application polling (an
      * embedded driver's Poller agent); false when only {@link #poll} and waiting callers deliver them (a handle
      * attached to the host's driver, or a driver started without its agents).

@@ -254,11 +254,13 @@ public final class RaasConfiguration
     public static final String AGENT_IDLE_STRATEGY_DEFAULT = io.dkv.agent.IdleStrategies.BACKOFF_DEFAULT;
 
     /**
-     * How a standalone driver's conductor waits for its clients' commands: more yields and a tenth of the
-     * park of the agents above, as it answers attached processes on this host.
+     * How a standalone driver's conductor waits for its clients' commands: it spins, then sleeps on the cnc file's
+     * doorbell, which a client rings with each command (so it answers at once), for at most a tenth of the park of
+     * the agents above (a peer's message wakes nobody). Never yields: with 1,000 yields before parking (as it
+     * did) a node behind the driver stalled 200-500 ms on 2 cores while another JVM started.
      */
     public static final String CONDUCTOR_IDLE_STRATEGY_PROP_NAME = "dkv.raas.conductor.idle.strategy";
-    public static final String CONDUCTOR_IDLE_STRATEGY_DEFAULT = "backoff:100,1000,1000,100000";
+    public static final String CONDUCTOR_IDLE_STRATEGY_DEFAULT = "doorbell:100,1000,100000";
 
     /** Bytes of a standalone driver's error log in its cnc file (distinct errors, each with its stack trace). */
     public static final String ERROR_LOG_BYTES_PROP_NAME = "dkv.raas.error.log.bytes";

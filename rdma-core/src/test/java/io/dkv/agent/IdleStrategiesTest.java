@@ -34,6 +34,18 @@ class IdleStrategiesTest
     }
 
     @Test
+    void aDoorbellStrategySleepsOnTheAgentsDoorbellAndParksWhereThereIsNone()
+    {
+        final org.agrona.concurrent.UnsafeBuffer memory =
+            new org.agrona.concurrent.UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(Doorbell.LENGTH));
+        assertInstanceOf(DoorbellIdleStrategy.class,
+            IdleStrategies.parse("doorbell:100,1000,100000", new Doorbell(memory, 0), () -> false));
+        assertInstanceOf(BackoffIdleStrategy.class, IdleStrategies.parse("doorbell:100,1000,100000"));
+        assertInstanceOf(DoorbellIdleStrategy.class, IdleStrategies.parse(
+            io.dkv.raas.RaasConfiguration.CONDUCTOR_IDLE_STRATEGY_DEFAULT, new Doorbell(memory, 0), () -> false));
+    }
+
+    @Test
     void eachCallMakesANewStrategyForItsAgent()
     {
         final IdleStrategy first = IdleStrategies.parse("backoff");
@@ -42,7 +54,8 @@ class IdleStrategiesTest
 
     @ParameterizedTest
     @ValueSource(strings = {"", "spin", "backoff:1,2,3", "backoff:1,2,x,4", "backoff:1,2,1000,10", "backoff:-1,2,3,4",
-        "sleep-ns", "sleep-ns:0", "yield:5", "noop:1"})
+        "sleep-ns", "sleep-ns:0", "yield:5", "noop:1", "doorbell", "doorbell:1,2", "doorbell:1,0,5",
+        "doorbell:1,1000,10"})
     void aWrongSpecIsRefusedNamingIt(final String spec)
     {
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,

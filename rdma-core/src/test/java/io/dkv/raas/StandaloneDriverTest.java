@@ -23,12 +23,14 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -425,6 +427,32 @@ class StandaloneDriverTest
         while (statuses.size() < count)
         {
             raas.poll();
+        }
+    }
+
+    @Test
+    void aCommandWakesTheDriverAsleepOnItsDoorbell()
+    {
+        final StaticDirectory directory = new StaticDirectory();
+        final String name = uniqueName();
+        // idle, the conductor sleeps a second at a time (its clients give it three): only the ring of each command
+        // makes it answer sooner
+        final long second = TimeUnit.SECONDS.toNanos(1);
+        try (StandaloneDriver driver = StandaloneDriver.launch(driverContext("shm", name, 1)
+            .conductorIdleStrategy("doorbell:0," + second + "," + second), directory);
+            Raas target = RaasDriver.start(RaasPair.context("shm", 2), directory);
+            Raas attached = AttachedRaas.attach(clientContext(name)))
+        {
+            target.malloc(2, 4096, "counter");
+            final RemoteRegion counter = attached.lookup("counter");
+            final Connection connection = attached.open(2, null);
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+            {
+                for (int i = 0; i < 30; i++)
+                {
+                    assertEquals(i, connection.faa(counter, 0, 1));
+                }
+            }, "30 increments, each a command the driver would sleep through until its timeout (30 s in all)");
         }
     }
 

@@ -347,7 +347,7 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
                 }
                 else
                 {
-                    Thread.yield();
+                    raas.idle(idle);
                     if (nanoClock.nanoTime() > deadline)
                     {
                         generation++;

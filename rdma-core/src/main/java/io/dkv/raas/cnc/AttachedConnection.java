@@ -144,7 +144,7 @@ final class AttachedConnection implements Connection
             if (conductor.poll() == 0)
             {
                 conductor.requireLive();
-                ClientConductor.idle(++spins);
+                conductor.awaitResponse(++spins);
             }
         }
         final ClientSlot slot = conductor.acquire();

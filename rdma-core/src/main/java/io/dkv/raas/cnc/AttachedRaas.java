@@ -331,6 +331,11 @@ public final class AttachedRaas implements Raas
         return attachment.conductor().poll();
     }
 
+    public void idle(final int turns)
+    {
+        attachment.conductor().awaitResponse(turns);
+    }
+
     public boolean pollsItself()
     {
         // responses are read by whoever waits for one or polls: the driver's process cannot call into this one

@@ -1,5 +1,6 @@
 package io.dkv.raas.cnc;
 
+import io.dkv.agent.Doorbell;
 import io.dkv.agent.Waits;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.RaasException;
@@ -38,10 +39,17 @@ final class ClientConductor implements MessageHandler
     private final ManyToOneRingBuffer commands;
     private final ManyToOneRingBuffer responses;
     private final ClientDataArea area;
+    /** Rung with each command: the driver's conductor sleeps on it when idle. */
+    private final Doorbell driverDoorbell;
+    /** The driver rings it with each response: a thread waiting for one sleeps on it. */
+    private final Doorbell responseDoorbell;
     private final ClientSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<ClientSlot> freeSlots;
     private final AtomicBoolean polling = new AtomicBoolean();
-    /** Slots taken and not given back: operations that may still touch the mapped files. */
+    /**
+     * Slots taken and not given back, and threads about to sleep on the response doorbell: what may still touch the
+     * mapped files.
+     */
     private final AtomicInteger slotsInUse = new AtomicInteger();
     /** Decoders of responses: only the thread holding the polling role reads responses. */
     private final CorrelatedFlyweight response = new CorrelatedFlyweight();
@@ -79,6 +87,8 @@ final class ClientConductor implements MessageHandler
         this.commands = commands;
         this.responses = responses;
         this.area = area;
+        this.driverDoorbell = cnc.doorbell();
+        this.responseDoorbell = clientHeader.doorbell();
         slots = new ClientSlot[slotCount];
         freeSlots = new ManyToManyConcurrentArrayQueue<>(BitUtil.findNextPositivePowerOfTwo(slotCount));
         for (int i = 0; i < slotCount; i++)
@@ -233,7 +243,7 @@ final class ClientConductor implements MessageHandler
             if (poll() == 0)
             {
                 requireOpen();
-                idle(++spins);
+                awaitResponse(++spins);
             }
         }
         slotsInUse.incrementAndGet();
@@ -309,6 +319,7 @@ final class ClientConductor implements MessageHandler
     void commit(final CorrelatedFlyweight command)
     {
         commands.commit(command.offset());
+        driverDoorbell.ring();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -350,8 +361,8 @@ final class ClientConductor implements MessageHandler
             }
             if (poll() == 0)
             {
-                // the driver may answer in milliseconds (a receive waits on a peer): park rather than take a core
-                idle(++spins);
+                // the driver may answer in milliseconds (a receive waits on a peer): sleep rather than take a core
+                awaitResponse(++spins);
                 if ((spins & 255) == 0)
                 {
                     requireDriver();
@@ -375,6 +386,46 @@ final class ClientConductor implements MessageHandler
     static void idle(final int spins)
     {
         Waits.idle(spins);
+    }
+
+    /**
+     * Back off while waiting for a response: spin, then sleep on the doorbell the driver rings with each response, for
+     * at most a park's time ({@link Waits#parkNanos}), as a response read by another thread of this client rings
+     * nothing. No yields: on a small host a yield gives the core away for a time slice, to whatever runs, and the
+     * driver needs one to answer (see {@link io.dkv.agent.Doorbell}).
+     */
+    void awaitResponse(final int spins)
+    {
+        if (spins <= Waits.SPINS)
+        {
+            Thread.onSpinWait();
+            return;
+        }
+        // counted in use, so that closing does not unmap the doorbell under a thread that holds no slot (acquire)
+        slotsInUse.incrementAndGet();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            final int sequence = responseDoorbell.prepare();
+            try
+            {
+                if (responses.size() == 0)
+                {
+                    responseDoorbell.sleep(sequence, Waits.parkNanos(spins - Waits.SPINS));
+                }
+            }
+            finally
+            {
+                responseDoorbell.finish();
+            }
+        }
+        finally
+        {
+            slotsInUse.decrementAndGet();
+        }
     }
 
     /** Read the responses that arrived, if no other thread is. @return responses read. */

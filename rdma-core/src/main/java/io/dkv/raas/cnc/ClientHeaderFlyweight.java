@@ -1,5 +1,6 @@
 package io.dkv.raas.cnc;
 
+import io.dkv.agent.Doorbell;
 import org.agrona.concurrent.AtomicBuffer;
 
 import static io.dkv.raas.cnc.CncDescriptor.*;
@@ -98,5 +99,14 @@ public final class ClientHeaderFlyweight
     {
         buffer.putIntVolatile(CLIENT_CLOSED_OFFSET, 1);
         return this;
+    }
+
+    /**
+     * @return the doorbell the client's waiting threads sleep on, which the driver rings with each response (a new
+     * object).
+     */
+    public Doorbell doorbell()
+    {
+        return new Doorbell(buffer, CLIENT_DOORBELL_OFFSET);
     }
 }

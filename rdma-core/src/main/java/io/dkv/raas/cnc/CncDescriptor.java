@@ -27,6 +27,8 @@ import java.nio.file.Path;
  *  44  driverTimeoutMs  int    a driver silent this long is dead to its clients
  *  48  closed           int    1 once the driver shut down
  *  52  errorLogLength   int    bytes of the error log
+ *  64  doorbell         8 bytes the conductor sleeps on when idle; a client rings it with each command
+ *                       ({@link io.dkv.agent.Doorbell})
  * 128  command ring     many-to-one ring buffer (toDriverLength + trailer)
  *  ..  error log        64-byte aligned: the driver's distinct errors (Agrona's DistinctErrorLog), read by
  *                       ./dkv driver --errors; kept after a stop that recorded errors
@@ -39,6 +41,7 @@ import java.nio.file.Path;
  *  32  responseLength   int    capacity of the response ring (power of two)
  *  36  dataLength       int    bytes of the data area
  *  40  closed           int    1 once the driver removed the client
+ *  48  doorbell         8 bytes the client's waiting threads sleep on; the driver rings it with each response
  *  64  response ring    many-to-one ring buffer (responseLength + trailer)
  *  ..  data area        64-byte aligned: buffers requests read from and write into
  * </pre>
@@ -48,11 +51,11 @@ public final class CncDescriptor
     public static final long CNC_MAGIC = 0x3153414152564b44L;
     public static final long CLIENT_MAGIC = 0x31544e4c4356_4b44L;
     /**
-     * 6: ADD_CLIENT carries the node the client is, and a driver serves listeners of several nodes (5: the phase
-     * HANDOVER (3) comes before CLEANUP (4, was 3); 4: MEMBERSHIP data carries the change's phase and each member's
-     * placement).
+     * 7: doorbells in both headers, which a driver and its clients sleep on and ring (6: ADD_CLIENT carries the node
+     * the client is, and a driver serves listeners of several nodes; 5: the phase HANDOVER (3) comes before CLEANUP
+     * (4, was 3); 4: MEMBERSHIP data carries the change's phase and each member's placement).
      */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -64,6 +67,7 @@ public final class CncDescriptor
     public static final int DRIVER_TIMEOUT_OFFSET = 44;
     public static final int CLOSED_OFFSET = 48;
     public static final int ERROR_LOG_LENGTH_OFFSET = 52;
+    public static final int DRIVER_DOORBELL_OFFSET = 64;
     public static final int CNC_HEADER_LENGTH = 128;
 
     public static final int CLIENT_ID_OFFSET = 8;
@@ -72,6 +76,7 @@ public final class CncDescriptor
     public static final int RESPONSE_LENGTH_OFFSET = 32;
     public static final int DATA_LENGTH_OFFSET = 36;
     public static final int CLIENT_CLOSED_OFFSET = 40;
+    public static final int CLIENT_DOORBELL_OFFSET = 48;
     public static final int CLIENT_HEADER_LENGTH = 64;
 
     public static final String CNC_FILE = "cnc";

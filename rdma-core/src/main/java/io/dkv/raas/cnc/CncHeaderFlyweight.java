@@ -1,5 +1,6 @@
 package io.dkv.raas.cnc;
 
+import io.dkv.agent.Doorbell;
 import org.agrona.concurrent.AtomicBuffer;
 
 import static io.dkv.raas.cnc.CncDescriptor.*;
@@ -121,5 +122,11 @@ public final class CncHeaderFlyweight
     {
         buffer.putIntVolatile(CLOSED_OFFSET, 1);
         return this;
+    }
+
+    /** @return the doorbell the conductor sleeps on, which clients ring with each command (a new object). */
+    public Doorbell doorbell()
+    {
+        return new Doorbell(buffer, DRIVER_DOORBELL_OFFSET);
     }
 }

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.agent.Doorbell;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.NodeRecord;
@@ -48,6 +49,8 @@ final class ClientSession
     final Path file;
     private final Arena arena;
     private final ClientHeaderFlyweight header;
+    /** Rung after each response, so that a client thread asleep waiting for one wakes at once. */
+    private final Doorbell doorbell;
     private final ManyToOneRingBuffer responses;
     final MemorySegment data;
     final MemoryRegion dataRegion;
@@ -79,6 +82,7 @@ final class ClientSession
         this.file = file;
         this.arena = arena;
         this.header = header;
+        this.doorbell = header.doorbell();
         this.pid = header.pid();
         final int responseLength = header.responseLength();
         final long ringAddress = mapping.address() + CncDescriptor.CLIENT_HEADER_LENGTH;
@@ -188,6 +192,7 @@ final class ClientSession
     private void commit(final CorrelatedFlyweight response)
     {
         responses.commit(response.offset());
+        doorbell.ring();
     }
 
     void markClosed()

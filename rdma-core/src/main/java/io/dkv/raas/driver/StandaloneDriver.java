@@ -92,7 +92,9 @@ public final class StandaloneDriver implements AutoCloseable
                 context.clientTimeoutMs(), this.directory, cnc, commands, context);
             errorLog = new ErrorLog(new UnsafeBuffer(mapping.address() + CncDescriptor.errorLogOffset(ringLength),
                 errorLogLength), context.epochClock());
-            runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy()), errorLog,
+            // a client rings the doorbell after each command: the conductor sleeps on it rather than yield its core
+            runner = new AgentRunner(IdleStrategies.parse(context.conductorIdleStrategy(), cnc.doorbell(),
+                () -> commands.size() > 0), errorLog,
                 driver.counters().get(DriverCounter.ERRORS), conductor);
             AgentRunner.startOnThread(runner);
         }
