@@ -94,48 +94,47 @@ public final class IdleStrategies
 
     private static IdleStrategy backoff(final String spec, final String arguments)
     {
-        final String[] values = arguments.split(",", -1);
-        if (values.length != 4)
-        {
-            throw new IllegalArgumentException("idle strategy '" + spec +
-                "' needs four values: backoff:SPINS,YIELDS,MIN_PARK_NS,MAX_PARK_NS");
-        }
-        final long spins = positive(spec, values[0], "SPINS");
-        final long yields = positive(spec, values[1], "YIELDS");
-        final long minPark = positive(spec, values[2], "MIN_PARK_NS");
-        final long maxPark = positive(spec, values[3], "MAX_PARK_NS");
-        if (maxPark < minPark)
-        {
-            throw new IllegalArgumentException("idle strategy '" + spec + "': MAX_PARK_NS " + maxPark +
-                " is less than MIN_PARK_NS " + minPark);
-        }
-        return new BackoffIdleStrategy(spins, yields, minPark, maxPark);
+        final long[] values = values(spec, arguments, "backoff", "SPINS", "YIELDS", "MIN_PARK_NS", "MAX_PARK_NS");
+        return new BackoffIdleStrategy(values[0], values[1], values[2], values[3]);
     }
 
     private static IdleStrategy doorbell(final String spec, final String arguments, final Doorbell doorbell,
         final BooleanSupplier workWaiting)
     {
-        final String[] values = arguments.split(",", -1);
-        if (values.length != 3)
+        final long[] values = values(spec, arguments, "doorbell", "SPINS", "MIN_SLEEP_NS", "MAX_SLEEP_NS");
+        if (values[0] > Integer.MAX_VALUE)
         {
-            throw new IllegalArgumentException("idle strategy '" + spec +
-                "' needs three values: doorbell:SPINS,MIN_SLEEP_NS,MAX_SLEEP_NS");
-        }
-        final long spins = positive(spec, values[0], "SPINS");
-        final long minSleep = positive(spec, values[1], "MIN_SLEEP_NS");
-        final long maxSleep = positive(spec, values[2], "MAX_SLEEP_NS");
-        if (maxSleep < minSleep)
-        {
-            throw new IllegalArgumentException("idle strategy '" + spec + "': MAX_SLEEP_NS " + maxSleep +
-                " is less than MIN_SLEEP_NS " + minSleep);
-        }
-        if (spins > Integer.MAX_VALUE)
-        {
-            throw new IllegalArgumentException("idle strategy '" + spec + "': SPINS " + spins + " is more than " +
+            throw new IllegalArgumentException("idle strategy '" + spec + "': SPINS " + values[0] + " is more than " +
                 Integer.MAX_VALUE);
         }
-        return doorbell == null ? new BackoffIdleStrategy(spins, 0, minSleep, maxSleep) :
-            new DoorbellIdleStrategy(doorbell, workWaiting, (int)spins, minSleep, maxSleep);
+        return doorbell == null ? new BackoffIdleStrategy(values[0], 0, values[1], values[2]) :
+            new DoorbellIdleStrategy(doorbell, workWaiting, (int)values[0], values[1], values[2]);
+    }
+
+    /**
+     * @param names the values' names, the last two a least and a most time.
+     * @return the values, checked: as many as named, none negative, the times above 0 and in order.
+     */
+    private static long[] values(final String spec, final String arguments, final String name, final String... names)
+    {
+        final String[] texts = arguments.split(",", -1);
+        if (texts.length != names.length)
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "' needs " + names.length + " values: " +
+                name + ":" + String.join(",", names));
+        }
+        final long[] values = new long[names.length];
+        for (int i = 0; i < names.length; i++)
+        {
+            values[i] = positive(spec, texts[i], names[i]);
+        }
+        final int least = names.length - 2;
+        if (values[least + 1] < values[least])
+        {
+            throw new IllegalArgumentException("idle strategy '" + spec + "': " + names[least + 1] + " " +
+                values[least + 1] + " is less than " + names[least] + " " + values[least]);
+        }
+        return values;
     }
 
     private static String required(final String spec, final String arguments, final String what)
