@@ -3,6 +3,7 @@ package io.dkv.agent;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.lang.invoke.VarHandle;
+import java.util.function.BooleanSupplier;
 
 /**
  * A doorbell in memory two processes share: a thread out of work sleeps on it ({@link Futex}) rather than spinning,
@@ -68,6 +69,28 @@ public final class Doorbell
     public void sleep(final int sequence, final long timeoutNs)
     {
         Futex.await(sequenceAddress, sequence, timeoutNs);
+    }
+
+    /**
+     * The whole protocol for a sleeper: count in, look for work, sleep if there is none, count out.
+     *
+     * @param workWaiting whether work was given that the caller has not taken yet.
+     * @param timeoutNs   the longest sleep.
+     */
+    public void sleepUnless(final BooleanSupplier workWaiting, final long timeoutNs)
+    {
+        final int sequence = prepare();
+        try
+        {
+            if (!workWaiting.getAsBoolean())
+            {
+                sleep(sequence, timeoutNs);
+            }
+        }
+        finally
+        {
+            finish();
+        }
     }
 
     /** This thread no longer sleeps here. */

@@ -61,18 +61,7 @@ public final class DoorbellIdleStrategy implements IdleStrategy
             Thread.onSpinWait();
             return;
         }
-        final int sequence = doorbell.prepare();
-        try
-        {
-            if (!workWaiting.getAsBoolean())
-            {
-                doorbell.sleep(sequence, sleepNs);
-            }
-        }
-        finally
-        {
-            doorbell.finish();
-        }
+        doorbell.sleepUnless(workWaiting, sleepNs);
         sleepNs = Math.min(maxSleepNs, sleepNs << 1);
     }
 

@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static io.dkv.raas.cnc.CommandDescriptor.*;
 
@@ -43,6 +44,7 @@ final class ClientConductor implements MessageHandler
     private final Doorbell driverDoorbell;
     /** The driver rings it with each response: a thread waiting for one sleeps on it. */
     private final Doorbell responseDoorbell;
+    private final BooleanSupplier responsesWaiting;
     private final ClientSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<ClientSlot> freeSlots;
     private final AtomicBoolean polling = new AtomicBoolean();
@@ -89,6 +91,7 @@ final class ClientConductor implements MessageHandler
         this.area = area;
         this.driverDoorbell = cnc.doorbell();
         this.responseDoorbell = clientHeader.doorbell();
+        this.responsesWaiting = () -> responses.size() > 0;
         slots = new ClientSlot[slotCount];
         freeSlots = new ManyToManyConcurrentArrayQueue<>(BitUtil.findNextPositivePowerOfTwo(slotCount));
         for (int i = 0; i < slotCount; i++)
@@ -409,18 +412,7 @@ final class ClientConductor implements MessageHandler
             {
                 return;
             }
-            final int sequence = responseDoorbell.prepare();
-            try
-            {
-                if (responses.size() == 0)
-                {
-                    responseDoorbell.sleep(sequence, Waits.parkNanos(spins - Waits.SPINS));
-                }
-            }
-            finally
-            {
-                responseDoorbell.finish();
-            }
+            responseDoorbell.sleepUnless(responsesWaiting, Waits.parkNanos(spins - Waits.SPINS));
         }
         finally
         {
