@@ -52,6 +52,14 @@ final class CompletionPoller
     private final AtomicCounter requestsRetried;
     private final WorkCompletion[] sendCompletions = new WorkCompletion[64];
     private final WorkCompletion[] recvCompletions = new WorkCompletion[64];
+    /** The thread that holds the polling role now; null between polls. Written by that thread alone. */
+    private Thread holder;
+    /**
+     * The slot of the request whose handler runs now, on the polling thread: that handler's next request takes it
+     * ({@link #takeHandoff}). A handler that waited for a free slot would wait for a poll only its own thread could
+     * make: with every slot taken, it and every other waiter hung (an {@code AsyncGet} posting its next read).
+     */
+    private RequestSlot handoff;
     private int pollTurn;
     @SuppressWarnings("unused")
     private boolean callerPolled;
@@ -116,6 +124,7 @@ final class CompletionPoller
         {
             return 0;
         }
+        holder = Thread.currentThread();
         int count = 0;
         try
         {
@@ -146,6 +155,7 @@ final class CompletionPoller
         }
         finally
         {
+            holder = null;
             polling.setRelease(false);
         }
         if (count > 0 && pipeline.hasWaiting())
@@ -324,10 +334,41 @@ final class CompletionPoller
         }
         final CompletionHandler handler = slot.handler;
         final long token = slot.token;
-        pipeline.releaseSlot(slot);
-        if (handler != null)
+        if (handler == null || holder != Thread.currentThread() || handoff != null)
+        {
+            pipeline.releaseSlot(slot);
+            if (handler != null)
+            {
+                handler.onCompletion(token, status, value);
+            }
+            return;
+        }
+        slot.clear();
+        handoff = slot;
+        try
         {
             handler.onCompletion(token, status, value);
         }
+        finally
+        {
+            final RequestSlot unused = handoff;
+            handoff = null;
+            if (unused != null)
+            {
+                pipeline.releaseSlot(unused);
+            }
+        }
+    }
+
+    /** @return the slot a handler running on this (the polling) thread may take for its next request, or null. */
+    RequestSlot takeHandoff()
+    {
+        if (holder != Thread.currentThread())
+        {
+            return null;
+        }
+        final RequestSlot slot = handoff;
+        handoff = null;
+        return slot;
     }
 }

@@ -98,9 +98,10 @@ final class RequestPipeline
     /** A free slot, waiting for one while requests complete. */
     RequestSlot acquireSlot()
     {
-        RequestSlot slot;
+        // a completion handler's next request: the slot its completion freed, as a wait here would be for itself
+        RequestSlot slot = completions == null ? null : completions.takeHandoff();
         int spins = 0;
-        while ((slot = freeSlots.poll()) == null)
+        while (slot == null && (slot = freeSlots.poll()) == null)
         {
             requireOpen();
             if (poll() == 0)
