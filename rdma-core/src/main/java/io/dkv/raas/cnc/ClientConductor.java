@@ -29,6 +29,11 @@ import static io.dkv.raas.cnc.CommandDescriptor.*;
  */
 final class ClientConductor implements MessageHandler
 {
+    /** Responses read at most in one poll. */
+    static final int READ_LIMIT = 64;
+    /** How deep waiting handlers may nest on the polling thread before the wait is refused (a stack, not a queue). */
+    static final int MAX_NESTING = 256;
+
     private final long clientId;
     private final String driverName;
     private final long timeoutMs;
@@ -48,6 +53,20 @@ final class ClientConductor implements MessageHandler
     private final ClientSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<ClientSlot> freeSlots;
     private final AtomicBoolean polling = new AtomicBoolean();
+    /** The thread that holds the polling role now; null between polls. Written by that thread alone. */
+    private Thread holder;
+    /**
+     * Asynchronous requests whose completions were read and are not yet delivered: {@code completed[completedNext,
+     * completedCount)}. Their handlers run after the ring read that found them, not inside it, so that a handler that
+     * waits (for a slot, a credit, a response) on the polling thread reads on itself ({@link #poll}): a read nested in
+     * the ring's own would deliver the message being handled again. A slot is here at most once: it is given back
+     * when delivered.
+     */
+    private final ClientSlot[] completed;
+    private int completedNext;
+    private int completedCount;
+    /** How deep handlers that wait are nested on the polling thread now. */
+    private int nesting;
     /**
      * Slots taken and not given back, and threads about to sleep on the response doorbell: what may still touch the
      * mapped files.
@@ -93,6 +112,7 @@ final class ClientConductor implements MessageHandler
         this.responseDoorbell = clientHeader.doorbell();
         this.responsesWaiting = () -> responses.size() > 0;
         slots = new ClientSlot[slotCount];
+        completed = new ClientSlot[slotCount];
         freeSlots = new ManyToManyConcurrentArrayQueue<>(BitUtil.findNextPositivePowerOfTwo(slotCount));
         for (int i = 0; i < slotCount; i++)
         {
@@ -194,8 +214,10 @@ final class ClientConductor implements MessageHandler
             }
             idle(++spins);
         }
+        holder = Thread.currentThread();
         try
         {
+            deliverCompleted();
             for (final ClientSlot slot : slots)
             {
                 if (slot.async && slot.committed && slot.finish())
@@ -209,6 +231,7 @@ final class ClientConductor implements MessageHandler
         }
         finally
         {
+            holder = null;
             polling.set(false);
         }
     }
@@ -246,6 +269,8 @@ final class ClientConductor implements MessageHandler
             if (poll() == 0)
             {
                 requireOpen();
+                // a handler that waits here holds the polling role, which a driver's failure needs to end the wait
+                requireLive();
                 awaitResponse(++spins);
             }
         }
@@ -420,22 +445,79 @@ final class ClientConductor implements MessageHandler
         }
     }
 
-    /** Read the responses that arrived, if no other thread is. @return responses read. */
+    /**
+     * Read the responses that arrived and deliver the completions among them, if no other thread is. The thread that
+     * holds the role already (a completion handler that waits on it, for a slot, a credit or a response) reads on:
+     * nobody else could read what ends its wait.
+     *
+     * @return responses read and completions delivered.
+     */
     int poll()
     {
+        if (holder == Thread.currentThread())
+        {
+            return pollNested();
+        }
         if (!polling.compareAndSet(false, true))
         {
             return 0;
         }
+        holder = Thread.currentThread();
         try
         {
             // closing waits for this flag: once closed, the responses' memory may be going
-            return closed ? 0 : responses.read(this, 64);
+            return closed ? 0 : readAndDeliver();
         }
         finally
         {
+            holder = null;
             polling.set(false);
         }
+    }
+
+    private int pollNested()
+    {
+        if (nesting == MAX_NESTING)
+        {
+            throw new RaasException("completion handlers nested " + nesting + " deep on " +
+                Thread.currentThread().getName() + " each wait for a slot, a credit or a response of driver '" +
+                driverName + "': every one of the " + slots.length + " slots is held by a handler that waits");
+        }
+        nesting++;
+        try
+        {
+            return closed ? 0 : readAndDeliver();
+        }
+        finally
+        {
+            nesting--;
+        }
+    }
+
+    /** Deliver the completions read before; once none is left, read more and deliver those. */
+    private int readAndDeliver()
+    {
+        int count = 0;
+        if (completedNext == completedCount)
+        {
+            completedNext = 0;
+            completedCount = 0;
+            count = responses.read(this, Math.min(READ_LIMIT, completed.length));
+        }
+        return count + deliverCompleted();
+    }
+
+    private int deliverCompleted()
+    {
+        int delivered = 0;
+        while (completedNext < completedCount)
+        {
+            final ClientSlot slot = completed[completedNext];
+            completed[completedNext++] = null;
+            delivered++;
+            completeAsync(slot);
+        }
+        return delivered;
     }
 
     public void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
@@ -474,7 +556,7 @@ final class ClientConductor implements MessageHandler
                     {
                         slot.status = completion.status();
                         slot.value = completion.value();
-                        completeAsync(slot);
+                        completed[completedCount++] = slot;
                     }
                     return;
                 }

@@ -1,6 +1,7 @@
 package io.dkv.raas.driver;
 
 import io.dkv.raas.CompletionHandler;
+import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
 import io.dkv.verbs.CompletionQueue;
 import io.dkv.verbs.MemoryRegion;
@@ -27,6 +28,8 @@ final class CompletionPoller
     static final ValueLayout.OfLong BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** How often a request flushed behind another's failure goes again before it fails. */
     static final int MAX_RETRIES = 8;
+    /** How deep waiting handlers may nest on the polling thread before the wait is refused (a stack, not a queue). */
+    static final int MAX_NESTING = 256;
     private static final VarHandle CALLER_POLLED;
 
     static
@@ -54,6 +57,15 @@ final class CompletionPoller
     private final WorkCompletion[] recvCompletions = new WorkCompletion[64];
     /** The thread that holds the polling role now; null between polls. Written by that thread alone. */
     private Thread holder;
+    /**
+     * The send completions polled and not yet delivered are {@code sendCompletions[sendNext, sendPolled)}: a cursor
+     * rather than a loop's locals, so that a handler that waits (for a slot, a credit, its own request) on the polling
+     * thread delivers the rest of the batch, and then new ones, itself ({@link #pollNested}). Holder's alone.
+     */
+    private int sendNext;
+    private int sendPolled;
+    /** How deep handlers that wait are nested on the polling thread now. */
+    private int nesting;
     /**
      * The slot of the request whose handler runs now, on the polling thread: that handler's next request takes it
      * ({@link #takeHandoff}). A handler that waited for a free slot would wait for a poll only its own thread could
@@ -120,6 +132,10 @@ final class CompletionPoller
 
     private int pollCompletions()
     {
+        if (holder == Thread.currentThread())
+        {
+            return pollNested();
+        }
         if (!polling.compareAndSet(false, true))
         {
             return 0;
@@ -128,11 +144,7 @@ final class CompletionPoller
         int count = 0;
         try
         {
-            final int sent = sendCq.poll(sendCompletions);
-            for (int i = 0; i < sent; i++)
-            {
-                onSendCompletion(sendCompletions[i]);
-            }
+            final int sent = deliverSends();
             // receives are looked at on every other turn that completed sends, and on every idle one:
             // a busy requester pays for the receive queue half as often, and nothing waits long
             if (sent == 0 || (++pollTurn & 1) == 0)
@@ -165,19 +177,70 @@ final class CompletionPoller
         return count;
     }
 
-    private void onSendCompletion(final WorkCompletion wc)
+    /**
+     * A poll by the thread that holds the role already: a completion handler (or a message's) that waits on the
+     * polling thread, for a request slot, a connection credit, room in the queue or its own synchronous request. Only
+     * this thread can deliver the completions that end its wait, so it delivers send completions, those of the batch
+     * being delivered first. Receives wait for the outer poll: a send's completion is what frees slots and credits.
+     */
+    private int pollNested()
     {
-        final RequestSlot slot = pipeline.postedSlot(wc.wrId());
+        if (nesting == MAX_NESTING)
+        {
+            throw new RaasException("completion handlers nested " + nesting + " deep on " +
+                Thread.currentThread().getName() + " each wait for a request slot or a credit: every one is held by " +
+                "a handler that waits, or the requests of each need more than the pipeline's " +
+                pipeline.slotCount() + " slots");
+        }
+        nesting++;
+        final int count;
+        try
+        {
+            count = deliverSends();
+        }
+        finally
+        {
+            nesting--;
+        }
+        if (count > 0 && pipeline.hasWaiting())
+        {
+            pipeline.drainSubmissions();
+        }
+        return count;
+    }
+
+    /** Deliver the rest of the batch of send completions, or a new batch once it is all delivered. */
+    private int deliverSends()
+    {
+        if (sendNext == sendPolled)
+        {
+            sendNext = 0;
+            sendPolled = 0;
+            sendPolled = sendCq.poll(sendCompletions);
+        }
+        int delivered = 0;
+        while (sendNext < sendPolled)
+        {
+            final WorkCompletion wc = sendCompletions[sendNext++];
+            delivered++;
+            // read before delivering: a handler's nested poll may refill the batch, this entry with it
+            onSendCompletion(wc.wrId(), wc.status(), wc.byteLen());
+        }
+        return delivered;
+    }
+
+    private void onSendCompletion(final long wrId, final WcStatus status, final int byteLen)
+    {
+        final RequestSlot slot = pipeline.postedSlot(wrId);
         if (slot == null)
         {
             return;
         }
         final PooledQp qp = slot.postedOn;
         qp.addCompleted();
-        final WcStatus status = wc.status();
         if (status == WcStatus.SUCCESS)
         {
-            onSuccess(slot, wc);
+            onSuccess(slot, byteLen);
             return;
         }
         qp.broken = true;
@@ -232,9 +295,9 @@ final class CompletionPoller
         return opcode == Opcode.RDMA_READ || opcode == Opcode.RDMA_WRITE;
     }
 
-    private void onSuccess(final RequestSlot slot, final WorkCompletion wc)
+    private void onSuccess(final RequestSlot slot, final int byteLen)
     {
-        long value = wc.byteLen();
+        long value = byteLen;
         if (slot.atomicResult)
         {
             value = slot.staging.get(BIG_ENDIAN_LONG, 0);

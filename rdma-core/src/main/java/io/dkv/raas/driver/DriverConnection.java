@@ -385,6 +385,8 @@ final class DriverConnection implements Connection
             {
                 throw new RaasException(String.format("connection vQPN 0x%x is closed", vqpn));
             }
+            // a closing driver fails what waits, as acquireSlot does: its agents are joined, this one among them
+            pipeline.requireOpen();
         }
     }
 

@@ -95,10 +95,13 @@ final class RequestPipeline
     // ---------------------------------------------------------------------------------------------
     // request slots
 
-    /** A free slot, waiting for one while requests complete. */
+    /**
+     * A free slot, waiting for one while requests complete. A completion handler's first request takes the slot its
+     * completion freed; a further one that waits here polls on (the polling role is its thread's already, and
+     * {@link CompletionPoller} delivers completions to it again), as nobody else can free a slot for it.
+     */
     RequestSlot acquireSlot()
     {
-        // a completion handler's next request: the slot its completion freed, as a wait here would be for itself
         RequestSlot slot = completions == null ? null : completions.takeHandoff();
         int spins = 0;
         while (slot == null && (slot = freeSlots.poll()) == null)
@@ -140,6 +143,12 @@ final class RequestPipeline
         }
         final RequestSlot slot = slots[index];
         return slot.state == RequestSlot.POSTED && slot.vqpn == (int)(wrId >>> 32) ? slot : null;
+    }
+
+    /** @return how many requests the pipeline holds at once. */
+    int slotCount()
+    {
+        return slots.length;
     }
 
     /** @return true when every slot is free: nothing is in flight. */
