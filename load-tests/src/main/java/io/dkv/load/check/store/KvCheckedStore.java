@@ -22,7 +22,10 @@ import java.util.function.Function;
 /**
  * The real store under test: a {@link KvClient} attached to the host's driver, with every write
  * under durability sync (a memory node killed and restarted keeps what it acknowledged). After a
- * failure the next operation attaches afresh, since the driver itself may have been restarted.
+ * failure the next operation attaches afresh, since the driver itself may have been restarted; the
+ * attachment it replaces closes once the last operation inside it returns (kept until the store
+ * closed, the attachments of a run with a memory node down, a few hundred a second, filled a
+ * client's heap). A transaction's conflict is an answer, not a failure: the attachment stays.
  * Given no memory nodes, it names the members of the memory tier as the directory lists them at each
  * attachment (a client attached to a driver cannot list the registered nodes), so that one attached
  * after memory nodes were added or drained names those that are members then; from there the client
@@ -37,8 +40,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
     private final long[] memoryNodes;
     private final int timeoutMs;
     private final boolean async;
-    // threads may still be inside an operation on a broken attachment: it is released at close only
-    private final List<Attachment> broken = new ArrayList<>();
+    /** The attachment operations use now; replaced after a failure. Guarded by this store's lock. */
     private Attachment attachment;
     private boolean closed;
 
@@ -58,52 +60,29 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
 
     public byte[] get(final String key)
     {
-        final Attachment current = attachment();
-        try
-        {
-            return async ? join(current.client.getAsync(bytes(key))) : current.client.get(bytes(key));
-        }
-        catch (final RuntimeException ex)
-        {
-            broken(current);
-            throw ex;
-        }
+        return run(client -> async ? join(client.getAsync(bytes(key))) : client.get(bytes(key)));
     }
 
     public void put(final String key, final byte[] value)
     {
-        final Attachment current = attachment();
-        try
+        run(client ->
         {
             if (async)
             {
-                join(current.client.putAsync(bytes(key), value));
+                join(client.putAsync(bytes(key), value));
             }
             else
             {
-                current.client.put(bytes(key), value);
+                client.put(bytes(key), value);
             }
-        }
-        catch (final RuntimeException ex)
-        {
-            broken(current);
-            throw ex;
-        }
+            return null;
+        });
     }
 
     public boolean compareAndSet(final String key, final byte[] expected, final byte[] value)
     {
-        final Attachment current = attachment();
-        try
-        {
-            return async ? join(current.client.compareAndSetAsync(bytes(key), expected, value)) :
-                current.client.compareAndSet(bytes(key), expected, value);
-        }
-        catch (final RuntimeException ex)
-        {
-            broken(current);
-            throw ex;
-        }
+        return run(client -> async ? join(client.compareAndSetAsync(bytes(key), expected, value)) :
+            client.compareAndSet(bytes(key), expected, value));
     }
 
     /**
@@ -112,14 +91,13 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
      */
     public <T> T transact(final Function<TxnView, T> body)
     {
-        final Attachment current = attachment();
-        try
+        return run(client ->
         {
             if (async)
             {
-                return transactAsync(current.client, body);
+                return transactAsync(client, body);
             }
-            return current.client.transact(tx -> body.apply(new TxnView()
+            return client.transact(tx -> body.apply(new TxnView()
             {
                 public byte[] get(final String key)
                 {
@@ -131,48 +109,33 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
                     tx.put(bytes(key), value);
                 }
             }));
-        }
-        catch (final RuntimeException ex)
-        {
-            broken(current);
-            throw ex;
-        }
+        });
     }
 
     /** The steps in one client transaction over {@link ElementList}s (the async flag is for the other operations). */
     public List<List<byte[]>> listSteps(final List<ListStep> steps)
     {
-        final Attachment current = attachment();
-        try
+        return run(client -> client.transact(tx ->
         {
-            return current.client.transact(tx ->
+            final List<List<byte[]>> results = new ArrayList<>(steps.size());
+            for (final ListStep step : steps)
             {
-                final List<List<byte[]>> results = new ArrayList<>(steps.size());
-                for (final ListStep step : steps)
+                final ElementList list = ElementList.open(tx, bytes(step.key()), client.collectionSegmentBytes());
+                if (step.element() != null)
                 {
-                    final ElementList list = ElementList.open(tx, bytes(step.key()),
-                        current.client.collectionSegmentBytes());
-                    if (step.element() != null)
-                    {
-                        list.push(false, step.element());
-                        list.write();
-                        results.add(null);
-                    }
-                    else
-                    {
-                        final List<byte[]> elements = new ArrayList<>();
-                        list.forEach(0, list.size(), false, elements::add);
-                        results.add(elements);
-                    }
+                    list.push(false, step.element());
+                    list.write();
+                    results.add(null);
                 }
-                return results;
-            });
-        }
-        catch (final RuntimeException ex)
-        {
-            broken(current);
-            throw ex;
-        }
+                else
+                {
+                    final List<byte[]> elements = new ArrayList<>();
+                    list.forEach(0, list.size(), false, elements::add);
+                    results.add(elements);
+                }
+            }
+            return results;
+        }));
     }
 
     /**
@@ -230,7 +193,32 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         }
     }
 
-    private synchronized Attachment attachment()
+    /**
+     * Run one operation on the current attachment. A failure retires the attachment (the next operation attaches
+     * afresh); a retired one closes when the last operation inside it returns.
+     */
+    private <T> T run(final Function<KvClient, T> operation)
+    {
+        final Attachment current = acquire();
+        boolean failed = true;
+        try
+        {
+            final T result = operation.apply(current.client);
+            failed = false;
+            return result;
+        }
+        catch (final TransactionConflictException conflict)
+        {
+            failed = false;
+            throw conflict;
+        }
+        finally
+        {
+            release(current, failed);
+        }
+    }
+
+    private synchronized Attachment acquire()
     {
         if (closed)
         {
@@ -251,29 +239,48 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
                 throw ex;
             }
         }
+        attachment.users++;
         return attachment;
     }
 
-    /** Attach afresh for the next operation, unless another thread did already. */
-    private synchronized void broken(final Attachment failed)
+    private void release(final Attachment used, final boolean failed)
     {
-        if (attachment == failed)
+        final boolean last;
+        synchronized (this)
         {
-            attachment = null;
-            broken.add(failed);
+            used.users--;
+            if (failed && attachment == used)
+            {
+                attachment = null;
+            }
+            last = used.users == 0 && attachment != used && !used.closed;
+            used.closed |= last;
+        }
+        if (last)
+        {
+            used.close();
         }
     }
 
-    public synchronized void close()
+    public void close()
     {
-        closed = true;
-        if (attachment != null)
+        final Attachment idle;
+        synchronized (this)
         {
-            broken.add(attachment);
+            closed = true;
+            final Attachment current = attachment;
             attachment = null;
+            // one with an operation inside is closed by it, as it returns
+            idle = current != null && current.users == 0 ? current : null;
+            if (idle != null)
+            {
+                idle.closed = true;
+            }
         }
-        broken.forEach(Attachment::close);
-        broken.clear();
+        if (idle != null)
+        {
+            idle.close();
+        }
     }
 
     private static byte[] bytes(final String key)
@@ -281,8 +288,20 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         return key.getBytes(StandardCharsets.UTF_8);
     }
 
-    private record Attachment(Raas raas, KvClient client)
+    /** A client on an attachment, with the operations inside it now (guarded by the store's lock). */
+    private static final class Attachment
     {
+        final Raas raas;
+        final KvClient client;
+        int users;
+        boolean closed;
+
+        Attachment(final Raas raas, final KvClient client)
+        {
+            this.raas = raas;
+            this.client = client;
+        }
+
         void close()
         {
             try
