@@ -57,6 +57,9 @@ public final class ReplicaChain
     private static final MemorySegment NO_VALUE = MemorySegment.ofArray(new byte[0]);
     /** Swaps of one replica in a chain after the tail was won, each after the node's scan emptied its slot. */
     private static final int CHAIN_ATTEMPTS = 3;
+    /** The first and longest pause of a thread waiting out a node that does not answer ({@link #pauseAfterFault}). */
+    private static final long FAULT_PAUSE_MIN_NANOS = 10_000;
+    private static final long FAULT_PAUSE_MAX_NANOS = 1_000_000;
 
     /**
      * A deliberately broken variant, for the tests that show the checks catch it: acknowledge once the tail is won,
@@ -82,6 +85,8 @@ public final class ReplicaChain
     private final RaceRetries forceRaces;
     /** The context's clock when the current operation started: expiry is judged by it. */
     private long nowMillis;
+    /** Pauses in a row while a node does not answer, since the membership was last read anew. */
+    private int faultPauses;
     private final long timeoutNanos;
     /**
      * The key's replicas in placement order (indices into the client's nodes) before and after the membership change
@@ -199,13 +204,28 @@ public final class ReplicaChain
     {
         if (nanoClock.nanoTime() - deadlineNanos > 0)
         {
+            faultPauses = 0;
             return false;
         }
-        if (!membership.refresh())
+        if (membership.refresh())
         {
-            Thread.yield();
+            faultPauses = 0;
+        }
+        else
+        {
+            pauseAfterFault();
         }
         return true;
+    }
+
+    /**
+     * Wait a little before trying a node that did not answer again: a park from 10 us, doubling to 1 ms. The head comes
+     * back, or the membership says it is gone, in milliseconds at best; a yield here kept every waiting thread on the
+     * cores for the whole of a failover, which on a small host are the cores the recovering node and the driver need.
+     */
+    private void pauseAfterFault()
+    {
+        LockSupport.parkNanos(Math.min(FAULT_PAUSE_MAX_NANOS, FAULT_PAUSE_MIN_NANOS << Math.min(faultPauses++, 7)));
     }
 
     /**
@@ -836,7 +856,7 @@ public final class ReplicaChain
                 {
                     throw outcomeUnknown(key, node, "joining memory node " + nodeIds[node] + " did not answer", ex);
                 }
-                Thread.yield();
+                pauseAfterFault();
             }
         }
     }
