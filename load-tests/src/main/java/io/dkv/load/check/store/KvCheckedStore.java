@@ -21,11 +21,12 @@ import java.util.function.Function;
 
 /**
  * The real store under test: a {@link KvClient} attached to the host's driver, with every write
- * under durability sync (a memory node killed and restarted keeps what it acknowledged). After a
- * failure the next operation attaches afresh, since the driver itself may have been restarted; the
- * attachment it replaces closes once the last operation inside it returns (kept until the store
- * closed, the attachments of a run with a memory node down, a few hundred a second, filled a
- * client's heap). A transaction's conflict is an answer, not a failure: the attachment stays.
+ * under durability sync (a memory node killed and restarted keeps what it acknowledged). It keeps
+ * one client for the run, as an application does: recovering from a fault (a node down, the driver
+ * restarted, which the attached handle follows by itself) is the client's to do, and the run checks
+ * it. It attached afresh after every failure before, which hid the client's own recovery, attached
+ * a few hundred times a second while a node was down and, keeping each replaced attachment until it
+ * closed, filled a client's heap. Only an attachment that could not be made is tried again.
  * Given no memory nodes, it names the members of the memory tier as the directory lists them at each
  * attachment (a client attached to a driver cannot list the registered nodes), so that one attached
  * after memory nodes were added or drained names those that are members then; from there the client
@@ -40,7 +41,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
     private final long[] memoryNodes;
     private final int timeoutMs;
     private final boolean async;
-    /** The attachment operations use now; replaced after a failure. Guarded by this store's lock. */
+    /** The attachment operations use, once made. Guarded by this store's lock. */
     private Attachment attachment;
     private boolean closed;
 
@@ -193,28 +194,17 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         }
     }
 
-    /**
-     * Run one operation on the current attachment. A failure retires the attachment (the next operation attaches
-     * afresh); a retired one closes when the last operation inside it returns.
-     */
+    /** Run one operation on the attachment; one still inside it when the store closes closes it as it returns. */
     private <T> T run(final Function<KvClient, T> operation)
     {
         final Attachment current = acquire();
-        boolean failed = true;
         try
         {
-            final T result = operation.apply(current.client);
-            failed = false;
-            return result;
-        }
-        catch (final TransactionConflictException conflict)
-        {
-            failed = false;
-            throw conflict;
+            return operation.apply(current.client);
         }
         finally
         {
-            release(current, failed);
+            release(current);
         }
     }
 
@@ -243,16 +233,12 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         return attachment;
     }
 
-    private void release(final Attachment used, final boolean failed)
+    private void release(final Attachment used)
     {
         final boolean last;
         synchronized (this)
         {
             used.users--;
-            if (failed && attachment == used)
-            {
-                attachment = null;
-            }
             last = used.users == 0 && attachment != used && !used.closed;
             used.closed |= last;
         }
