@@ -97,7 +97,7 @@ public final class ComputeNodeConfiguration
      * WarmUp}); 0 for none. Each round is nine commands, a write, a read and a compare-and-set among them.
      */
     public static final String WARMUP_ROUNDS_PROP_NAME = "dkv.compute.warmup.rounds";
-    public static final int WARMUP_ROUNDS_DEFAULT = 20;
+    public static final int WARMUP_ROUNDS_DEFAULT = 1;
 
     /**
      * Whether GET, SET and INCR go out through the client's asynchronous forms, so that an event loop posts a
