@@ -14,7 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -351,6 +355,130 @@ class TransactionTest
                 reads.stream().mapToLong(read -> Long.parseLong(text(read.join()))).sum());
         }).join();
         assertEquals(ACCOUNTS * OPENING, sum, "a read-only snapshot, validated by asynchronous reads");
+    }
+
+    /**
+     * An asynchronous transaction over keys it read, each holding a value, commits in parallel carried by the
+     * completions (client/README.md, "What the client does around it"): posted by a thread of the caller's, its intents
+     * are swapped in all at once and the last swap's completion answers it, so it commits while every one of the
+     * client's threads is busy. A compute node's MSET is such a transaction, posted by its event loop; committed on a
+     * client thread, it would wait for one.
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void anAsynchronousTransferCommitsWhileEveryClientThreadIsBusy(final String provider, final int replicas)
+        throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext().asyncThreads(1));
+        // a pair of accounts each: a read that meets an intent not yet resolved is the synchronous GET's, on a client
+        // thread
+        final int transfers = 10;
+        for (int i = 0; i < 2 * transfers; i++)
+        {
+            client.put(bytes("busy-" + i), bytes("100"));
+        }
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger runs = new AtomicInteger();
+        // its first run meets a conflict, so its second runs on the client's one thread, which it holds
+        final CompletableFuture<Object> holder = client.transactAsync(tx ->
+        {
+            if (runs.getAndIncrement() == 0)
+            {
+                return CompletableFuture.failedFuture(new TransactionConflictException("run again"));
+            }
+            held.countDown();
+            awaitQuietly(release);
+            return CompletableFuture.completedFuture(null);
+        });
+        assertTrue(held.await(60, TimeUnit.SECONDS), "the client's thread is held");
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        try
+        {
+            for (int n = 0; n < transfers; n++)
+            {
+                final byte[] from = bytes("busy-" + 2 * n);
+                final byte[] to = bytes("busy-" + (2 * n + 1));
+                final long amount = n + 1;
+                client.transactAsync(tx -> tx.getAsync(from).thenCombine(tx.getAsync(to), (a, b) ->
+                {
+                    tx.put(from, bytes(Long.toString(Long.parseLong(text(a)) - amount)));
+                    tx.put(to, bytes(Long.toString(Long.parseLong(text(b)) + amount)));
+                    return null;
+                }), poster).get(60, TimeUnit.SECONDS);
+            }
+        }
+        finally
+        {
+            release.countDown();
+            poster.shutdown();
+        }
+        holder.get(60, TimeUnit.SECONDS);
+        for (int n = 0; n < transfers; n++)
+        {
+            assertEquals(Integer.toString(99 - n), text(client.get(bytes("busy-" + 2 * n))));
+            assertEquals(Integer.toString(101 + n), text(client.get(bytes("busy-" + (2 * n + 1)))));
+        }
+    }
+
+    /**
+     * Asynchronous increments of two of three hot counters each, all in flight at once and posted by a thread of the
+     * caller's: their parallel commits' intents meet one another's, so most stages have a swap refused, which aborts
+     * the transaction and rolls it back carried by completions before it runs again. None is lost or counted twice,
+     * and no intent is left.
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void asynchronousIncrementsOverHotKeysAbortAndRunAgainLosingNone(final String provider, final int replicas)
+        throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext());
+        final int counters = 3;
+        for (int i = 0; i < counters; i++)
+        {
+            client.put(bytes("hot-" + i), bytes("0"));
+        }
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        final int[] expected = new int[counters];
+        final List<CompletableFuture<Object>> inFlight = new ArrayList<>();
+        try
+        {
+            for (int n = 0; n < 90; n++)
+            {
+                final byte[] a = bytes("hot-" + n % counters);
+                final byte[] b = bytes("hot-" + (n + 1) % counters);
+                expected[n % counters]++;
+                expected[(n + 1) % counters]++;
+                inFlight.add(client.transactAsync(tx -> tx.getAsync(a).thenCombine(tx.getAsync(b), (x, y) ->
+                {
+                    tx.put(a, bytes(Long.toString(Long.parseLong(text(x)) + 1)));
+                    tx.put(b, bytes(Long.toString(Long.parseLong(text(y)) + 1)));
+                    return null;
+                }), poster));
+            }
+            CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+        for (int i = 0; i < counters; i++)
+        {
+            assertEquals(Integer.toString(expected[i]), text(client.get(bytes("hot-" + i))), "counter " + i);
+            assertTrue(client.getVersioned(bytes("hot-" + i)).expireAtMillis() >= 0, "no intent is left on hot-" + i);
+        }
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

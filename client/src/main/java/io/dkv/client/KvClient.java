@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -835,11 +836,22 @@ public final class KvClient implements AutoCloseable
      */
     public <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body)
     {
-        return transactAsync(body, 0, 2_000);
+        return transactAsync(body, asyncExecutor, 0, 2_000);
     }
 
-    private <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body, final int run,
-        final long backoffNanos)
+    /**
+     * As {@link #transactAsync(AsyncTransactionBody)}, each commit's requests posted by {@code poster}
+     * ({@link Transaction#commitAsync(Executor)}): threads of the caller's that may wait a moment on the client, never
+     * ones that deliver its completions (a compute node's event loop). A commit carried by completions then takes no
+     * thread of the client's: the parallel commit of keys it read (a transfer, an MSET over keys that hold values).
+     */
+    public <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body, final Executor poster)
+    {
+        return transactAsync(body, poster, 0, 2_000);
+    }
+
+    private <T> CompletableFuture<T> transactAsync(final AsyncTransactionBody<T> body, final Executor poster,
+        final int run, final long backoffNanos)
     {
         final Transaction tx;
         final CompletableFuture<T> result;
@@ -852,7 +864,8 @@ public final class KvClient implements AutoCloseable
         {
             return CompletableFuture.failedFuture(ex);
         }
-        return result.thenCompose(value -> tx.commitAsync().thenApply(ignored -> value)).exceptionallyComposeAsync(ex ->
+        return result.thenCompose(value -> tx.commitAsync(poster).thenApply(ignored -> value))
+            .exceptionallyComposeAsync(ex ->
         {
             final Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ?
                 ex.getCause() : ex;
@@ -864,7 +877,8 @@ public final class KvClient implements AutoCloseable
             final long pause = ThreadLocalRandom.current().nextLong(backoffNanos);
             return CompletableFuture.supplyAsync(() -> null,
                     CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, asyncExecutor))
-                .thenCompose(ignored -> transactAsync(body, run + 1, Math.min(MAX_BACKOFF_NANOS, 2 * backoffNanos)));
+                .thenCompose(ignored -> transactAsync(body, poster, run + 1,
+                    Math.min(MAX_BACKOFF_NANOS, 2 * backoffNanos)));
         }, asyncExecutor);
     }
 

@@ -716,6 +716,13 @@ public final class AsyncWrite extends AsyncOperation
                     {
                         published();
                     }
+                    else if (raw && !won)
+                    {
+                        // another write changed the key since it was read: a transaction's swap is refused, as the
+                        // synchronous one would be (its transaction runs again), and never waits for a client thread,
+                        // which readers of the transaction's other intents may all hold while they wait for it
+                        finish(Boolean.FALSE);
+                    }
                     else
                     {
                         // another write changed the replica since it was read

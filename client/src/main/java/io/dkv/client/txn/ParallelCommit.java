@@ -9,13 +9,15 @@ import io.dkv.format.KvBlockLayout;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * The parallel commit (client/README.md, "Parallel commit"), for a transaction over several keys that read a value
  * with no expiry at every key it writes and read no other: every intent swapped in, each from the write id read, the
  * primary's a STAGING record listing each secondary with the write id its swap expects. The transaction is committed
  * exactly when all of them stand, and is answered then; the decision (STAGING to COMMITTED) and the resolutions
- * follow on one of the client's threads ({@link Resolutions}).
+ * follow on one of the client's threads ({@link Resolutions}). Run by a committing thread ({@link #run}) or carried by
+ * completions ({@link #runAsync}); the two share the stage's outcomes and what follows them, hence one class.
  */
 final class ParallelCommit
 {
@@ -83,6 +85,149 @@ final class ParallelCommit
     {
         final byte[][] records = records();
         stage(records);
+        conclude(records);
+    }
+
+    /**
+     * As {@link #run}, without a thread waiting: every intent swapped in at once, carried by completions (there is no
+     * committing thread to swap them one after the other), and the answer given by the completion of the last swap
+     * where every one stood, the decision and resolutions offered to the resolution agent. Where a swap was refused
+     * and none went unanswered, the transaction is aborted and rolled back the same way ({@link #abortAsync}). What
+     * completions cannot carry (a swap they cannot start, one unanswered, a full resolution queue) goes on on
+     * {@code executor}, as {@link #run} would from there.
+     *
+     * @param poster   where requests are posted from: a thread that may wait a moment on the client (a swap may need
+     *                 a heap chunk first, an RPC), never one that delivers its completions, nor one of the client's
+     *                 (readers that meet an intent of this transaction may hold them all, waiting for its abort).
+     * @param executor the client's threads, for what waits on requests.
+     * @return completes once committed; exceptionally as {@link #run} throws.
+     */
+    CompletableFuture<Void> runAsync(final Executor poster, final Executor executor)
+    {
+        final byte[][] records = records();
+        final PreparedSwap[] swaps = prepareAll(records);
+        if (swaps == null)
+        {
+            return CompletableFuture.runAsync(() ->
+            {
+                stageOneByOne(records);
+                conclude(records);
+            }, executor);
+        }
+        final CompletableFuture<?>[] placed = start(swaps);
+        return CompletableFuture.allOf(placed).handle((ignored, failure) -> null).thenCompose(ignored ->
+        {
+            if (placedAll(placed))
+            {
+                final byte[] decided = Intent.decided(writes.getFirst().placed.value());
+                return resolutions.offer(() -> finish(decided)) ? CompletableFuture.<Void>completedFuture(null) :
+                    CompletableFuture.runAsync(() -> finish(decided), executor);
+            }
+            return refusedOnly() ? abortAsync(poster) : CompletableFuture.runAsync(() -> conclude(records), executor);
+        });
+    }
+
+    /** @return true when a swap was refused and every other one answered: no outcome is in doubt. */
+    private boolean refusedOnly()
+    {
+        boolean refused = false;
+        for (final int outcome : outcomes)
+        {
+            if (outcome == DOUBT)
+            {
+                return false;
+            }
+            refused |= outcome == FAILED;
+        }
+        return refused;
+    }
+
+    /**
+     * A stage in which a swap was refused: the transaction can never stand whole. As {@link #conclude} does it, its
+     * STAGING record is aborted first (swapped back to the primary's prior value, where it stood), then each
+     * secondary that stands rolled back, all at once; each swap posted by {@code poster} and carried by completions.
+     * The answer is the conflict once they answered, whatever they came to: a recoverer aborts such a record too, and
+     * whoever meets a secondary left rolls it back.
+     */
+    private CompletableFuture<Void> abortAsync(final Executor poster)
+    {
+        final CompletableFuture<Void> aborted = outcomes[0] == STANDS ?
+            CompletableFuture.supplyAsync(() -> swapBack(new int[] {0}), poster).thenCompose(done -> done) :
+            CompletableFuture.completedFuture(null);
+        return aborted.thenComposeAsync(ignored -> swapBack(standingSecondaries()), poster).thenApply(ignored ->
+        {
+            throw new TransactionConflictException("the transaction over " + writes.size() + " keys did not " +
+                "commit, and took no effect: a key it writes changed since it was read");
+        });
+    }
+
+    /** @return the secondaries whose intents stand. */
+    private int[] standingSecondaries()
+    {
+        int count = 0;
+        final int[] standing = new int[writes.size()];
+        for (int i = 1; i < writes.size(); i++)
+        {
+            if (outcomes[i] == STANDS)
+            {
+                standing[count++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(standing, count);
+    }
+
+    /**
+     * Swap each of the intents at {@code indexes} back to its prior value, all at once, from the version it was
+     * placed with; one the completions cannot carry is swapped on this thread.
+     *
+     * @return completes once every swap answered, whatever it came to.
+     */
+    private CompletableFuture<Void> swapBack(final int[] indexes)
+    {
+        final CompletableFuture<?>[] answered = new CompletableFuture<?>[indexes.length];
+        for (int n = 0; n < indexes.length; n++)
+        {
+            final TxnEntry entry = writes.get(indexes[n]);
+            final PreparedSwap swap = keys.prepareSwap(entry.key, entry.prior(), entry.priorExpireAt());
+            if (swap != null)
+            {
+                answered[n] = swap.start(entry.placed).handle((version, failure) -> null);
+                continue;
+            }
+            try
+            {
+                resolver.writeValue(entry.key, entry.placed, entry.prior(), entry.priorExpireAt());
+            }
+            catch (final KvException ex)
+            {
+                // whoever meets it rolls it back, as after the synchronous commit's abort
+            }
+            answered[n] = CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(answered);
+    }
+
+    /**
+     * What the swaps came to, each intent's outcome noted as {@link #stage} notes it.
+     *
+     * @return true when every intent stands.
+     */
+    private boolean placedAll(final CompletableFuture<?>[] placed)
+    {
+        boolean all = true;
+        for (int i = 0; i < placed.length; i++)
+        {
+            final Versioned version = placed[i].isCompletedExceptionally() ? null : (Versioned)placed[i].join();
+            writes.get(i).placed = version;
+            outcomes[i] = placed[i].isCompletedExceptionally() ? DOUBT : version != null ? STANDS : FAILED;
+            all &= outcomes[i] == STANDS;
+        }
+        return all;
+    }
+
+    /** The outcomes of the stage made known, then the answer: committed, a conflict, or unknown. */
+    private void conclude(final byte[][] records)
+    {
         settleUnknowns(records);
         boolean failed = false;
         boolean doubt = false;
@@ -164,27 +309,15 @@ final class ParallelCommit
         final PreparedSwap[] swaps = stageInFlight ? prepareAll(records) : null;
         if (swaps == null)
         {
-            for (int i = 0; i < records.length; i++)
-            {
-                outcomes[i] = swapOnce(i, records[i]);
-                if (outcomes[i] == FAILED)
-                {
-                    break;
-                }
-            }
+            stageOneByOne(records);
             return;
         }
-        @SuppressWarnings("unchecked")
-        final CompletableFuture<Versioned>[] placed = new CompletableFuture[records.length];
-        for (int i = 0; i < records.length; i++)
-        {
-            placed[i] = swaps[i].start(writes.get(i).version);
-        }
+        final CompletableFuture<?>[] placed = start(swaps);
         for (int i = 0; i < records.length; i++)
         {
             try
             {
-                final Versioned version = keys.await(placed[i]);
+                final Versioned version = (Versioned)keys.await(placed[i]);
                 writes.get(i).placed = version;
                 outcomes[i] = version != null ? STANDS : FAILED;
             }
@@ -193,6 +326,30 @@ final class ParallelCommit
                 outcomes[i] = DOUBT;
             }
         }
+    }
+
+    /** Each intent swapped in on this thread, one after the other; a failed one stops the rest. */
+    private void stageOneByOne(final byte[][] records)
+    {
+        for (int i = 0; i < records.length; i++)
+        {
+            outcomes[i] = swapOnce(i, records[i]);
+            if (outcomes[i] == FAILED)
+            {
+                break;
+            }
+        }
+    }
+
+    /** @return each swap started, from the version its key was read at: completes with what it placed, or null. */
+    private CompletableFuture<?>[] start(final PreparedSwap[] swaps)
+    {
+        final CompletableFuture<?>[] placed = new CompletableFuture<?>[swaps.length];
+        for (int i = 0; i < swaps.length; i++)
+        {
+            placed[i] = swaps[i].start(writes.get(i).version);
+        }
+        return placed;
     }
 
     /** @return a swap ready for each record, or null (none held) where completions cannot carry every one. */

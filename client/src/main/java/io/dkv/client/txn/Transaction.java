@@ -32,7 +32,6 @@ public final class Transaction
     private final IntentResolver resolver;
     private final int maxResolves;
     /** Where a commit that completions cannot carry alone runs: the client's own threads. */
-    private final Executor executor;
     private final Map<ByteBuffer, TxnEntry> entries = new LinkedHashMap<>();
     private boolean ended;
 
@@ -44,7 +43,6 @@ public final class Transaction
         this.keys = services.keys();
         this.resolver = services.resolver();
         this.maxResolves = services.maxResolves();
-        this.executor = services.executor();
     }
 
     /**
@@ -80,19 +78,28 @@ public final class Transaction
 
     /**
      * As {@link #commit}, without a thread waiting for it: a transaction that writes one key (and reads no other) or
-     * none is carried by completions; one over several keys commits on one of the client's threads.
+     * none, or that commits in parallel over keys it read, is carried by completions, its requests posted by one of
+     * the client's threads; any other over several keys commits on one of the client's threads.
      *
      * @return completes when committed; exceptionally with {@link TransactionConflictException} on a conflict.
      */
-    public synchronized CompletableFuture<Void> commitAsync()
+    public CompletableFuture<Void> commitAsync()
+    {
+        return commitAsync(services.executor());
+    }
+
+    /**
+     * As {@link #commitAsync()}, its requests posted by {@code poster}: a thread that may wait a moment on the client
+     * (a write may first take a chunk of a memory node's heap, an RPC), never one that delivers the client's
+     * completions, which would have to deliver that RPC's answer to itself. A compute node passes the connection's
+     * event loop, so that no thread of the client's is taken.
+     */
+    public synchronized CompletableFuture<Void> commitAsync(final Executor poster)
     {
         requireOpen();
         ended = true;
-        final TransactionCommit commit =
-            new TransactionCommit(services, entries.values(), false);
-        // started on a client thread: the caller may be a completion's thread, which must not wait on a request
-        return CompletableFuture.supplyAsync(commit::runAsync, executor)
-            .thenCompose(started -> started);
+        final TransactionCommit commit = new TransactionCommit(services, entries.values(), false);
+        return CompletableFuture.supplyAsync(() -> commit.runAsync(poster), poster).thenCompose(started -> started);
     }
 
     /** @return the key's value as this transaction sees it (its own write, else the store's), or null: none. */
@@ -195,6 +202,44 @@ public final class Transaction
                 }
             }
         }
+    }
+
+    /**
+     * As {@link #readAll}, without a thread waiting: the keys this transaction has not read or written are read all in
+     * flight at once ({@link CommitKeys#readAsync}), carried by completions, on any provider. Once the future completes
+     * {@link #read} and {@link #get} of these keys answer without a request.
+     *
+     * @return completes once every key was read, on the thread that delivered the last read's completion.
+     */
+    public CompletableFuture<Void> readAllAsync(final List<byte[]> keys)
+    {
+        final List<CompletableFuture<Versioned>> reads = new ArrayList<>(keys.size());
+        synchronized (this)
+        {
+            requireOpen();
+            final java.util.Set<TxnEntry> started =
+                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (final byte[] key : keys)
+            {
+                final TxnEntry entry = entry(key);
+                if (!entry.read && !entry.written && started.add(entry))
+                {
+                    reads.add(this.keys.readAsync(entry.key).thenApply(version ->
+                    {
+                        synchronized (this)
+                        {
+                            if (!entry.read && !entry.written)
+                            {
+                                entry.version = version;
+                                entry.read = true;
+                            }
+                        }
+                        return version;
+                    }));
+                }
+            }
+        }
+        return CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]));
     }
 
     /**

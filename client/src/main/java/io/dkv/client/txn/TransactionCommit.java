@@ -73,10 +73,15 @@ final class TransactionCommit
 
     /**
      * As {@link #run}, carried by completions where the transaction writes one key and reads no other (the key's
-     * asynchronous single-key write) or writes none (its reads checked again by asynchronous reads); else run on
-     * {@code executor}.
+     * asynchronous single-key write), writes none (its reads checked again by asynchronous reads), or commits in
+     * parallel from versions it read ({@link ParallelCommit#runAsync}) where a poster of the caller's posts it; else
+     * run on {@code executor}, whole: a parallel commit there would post its abort back to the client's threads,
+     * which readers waiting on its intents may all hold.
+     *
+     * @param poster the thread calling, where requests are posted from: one that may wait a moment on the client (a
+     *               write may first take a heap chunk, an RPC), never one that delivers the client's completions.
      */
-    CompletableFuture<Void> runAsync()
+    CompletableFuture<Void> runAsync(final Executor poster)
     {
         if (writes.isEmpty())
         {
@@ -133,7 +138,35 @@ final class TransactionCommit
                 return null;
             });
         }
+        if (poster != executor && versionsKnown() && ParallelCommit.applies(writes, readsOnly))
+        {
+            // (no thread waits for the swaps, so they go all at once whatever dkv.client.txn.stage.in.flight says)
+            return new ParallelCommit(keys, resolver, writes, true, services.resolutions()).runAsync(poster, executor);
+        }
         return CompletableFuture.runAsync(this::run, executor);
+    }
+
+    /**
+     * @return true when the version each written key's intent replaces is known without a request: the key was read,
+     * or peeked at (then its version is the one peeked, as {@link #readBlindWrites} takes it).
+     */
+    private boolean versionsKnown()
+    {
+        for (final TxnEntry entry : writes)
+        {
+            if (!entry.read && !entry.peekedKnown)
+            {
+                return false;
+            }
+        }
+        for (final TxnEntry entry : writes)
+        {
+            if (!entry.read)
+            {
+                entry.version = entry.peeked;
+            }
+        }
+        return true;
     }
 
     private static boolean sameVersion(final Versioned read, final Versioned now)
