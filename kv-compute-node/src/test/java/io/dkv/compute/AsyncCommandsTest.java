@@ -201,6 +201,43 @@ class AsyncCommandsTest
         }
     }
 
+    /**
+     * An MSET over keys that hold strings or nothing is one client transaction carried by completions (its keys read
+     * at once, then its intents swapped in at once where each key held a value): no store thread takes it. One over a
+     * hash, whose fields go with it, runs on a store thread as before, and replaces the hash as redis does.
+     */
+    @Test
+    void anMsetOfStringsGoesToNoStoreThreadAndOneOverAHashReplacesIt() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            resp.call("DEL", "ms-a", "ms-b", "ms-new", "ms-hash");
+            assertEquals("+OK", resp.call("MSET", "ms-a", "1", "ms-b", "2"));
+            final long before = resp.storeThreadSteps();
+            final List<String[]> requests = new ArrayList<>();
+            for (int i = 0; i < 20; i++)
+            {
+                requests.add(new String[] {"MSET", "ms-a", "a" + i, "ms-b", "b" + i});
+            }
+            requests.add(new String[] {"MSET", "ms-a", "x", "ms-new", "y", "ms-a", "z"});
+            requests.add(new String[] {"MGET", "ms-a", "ms-b", "ms-new"});
+            resp.sendRaw(RawResp.encodeAll(requests));
+            for (int i = 0; i < 21; i++)
+            {
+                assertEquals("+OK", resp.read());
+            }
+            assertEquals("*3[$z, $b19, $y]", resp.read(), "the last value of a key given twice wins");
+            assertEquals(0, resp.storeThreadSteps() - before, "MSETs of strings carried by completions");
+
+            assertEquals(":1", resp.call("HSET", "ms-hash", "f", "v"));
+            final long beforeHash = resp.storeThreadSteps();
+            assertEquals("+OK", resp.call("MSET", "ms-hash", "s", "ms-a", "h"));
+            assertEquals(1, resp.storeThreadSteps() - beforeHash, "an MSET over a hash on a store thread");
+            assertEquals("+string", resp.call("TYPE", "ms-hash"));
+            assertEquals("*2[$s, $h]", resp.call("MGET", "ms-hash", "ms-a"));
+        }
+    }
+
     private static String bulk(final String value)
     {
         return value == null ? "$nil" : "$" + value;

@@ -110,15 +110,26 @@ final class RawResp implements AutoCloseable
     /** @return the node's count of requests answered as asynchronous steps (INFO stats' dkv_async_steps). */
     long asyncSteps() throws IOException
     {
+        return stat("dkv_async_steps");
+    }
+
+    /** @return the node's count of requests whose store work went to a store thread (dkv_store_thread_steps). */
+    long storeThreadSteps() throws IOException
+    {
+        return stat("dkv_store_thread_steps");
+    }
+
+    private long stat(final String name) throws IOException
+    {
         final String info = call("INFO", "stats");
         for (final String line : info.substring(1).split("\r\n"))
         {
-            if (line.startsWith("dkv_async_steps:"))
+            if (line.startsWith(name + ":"))
             {
-                return Long.parseLong(line.substring("dkv_async_steps:".length()).trim());
+                return Long.parseLong(line.substring(name.length() + 1).trim());
             }
         }
-        throw new AssertionError("INFO stats has no dkv_async_steps: " + info);
+        throw new AssertionError("INFO stats has no " + name + ": " + info);
     }
 
     void sendRaw(final byte[] bytes) throws IOException

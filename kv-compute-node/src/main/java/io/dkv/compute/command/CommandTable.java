@@ -35,12 +35,13 @@ public final class CommandTable
     private final KeyspaceEvents keyspaceEvents;
     private final ConfigKnobs knobs = new ConfigKnobs();
     private final ScriptCommands scripts;
-    private final StoreThreads storeThreads = new StoreThreads();
+    private final StoreThreads storeThreads;
     private final KeyStore store;
 
     public CommandTable(final CommandEnvironment environment)
     {
         this.environment = environment;
+        this.storeThreads = new StoreThreads(environment.stats());
         this.stagedStrings = new StagedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());

@@ -33,6 +33,7 @@ public final class NodeStats
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
     private final LongAdder asyncSteps = new LongAdder();
+    private final LongAdder storeThreadSteps = new LongAdder();
     private final LongAdder piecesSweeps = new LongAdder();
     private final LongAdder piecesSwept = new LongAdder();
     private final LongAdder piecesSweepFailures = new LongAdder();
@@ -182,6 +183,18 @@ public final class NodeStats
     public long asyncSteps()
     {
         return asyncSteps.sum();
+    }
+
+    /** Work of a request was handed to a store thread (no asynchronous form of the client carried it). */
+    void storeThreadStep()
+    {
+        storeThreadSteps.increment();
+    }
+
+    /** @return requests whose store work went to a store thread: no asynchronous form of the client carried it. */
+    public long storeThreadSteps()
+    {
+        return storeThreadSteps.sum();
     }
 
     /** @return GETs and MGETs answered together with others of their pipeline. */

@@ -484,6 +484,7 @@ final class ServerCommands
             "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
             "dkv_get_batches:" + stats.readBatches() + "\r\n" +
             "dkv_async_steps:" + stats.asyncSteps() + "\r\n" +
+            "dkv_store_thread_steps:" + stats.storeThreadSteps() + "\r\n" +
             "dkv_pieces_sweeps:" + stats.piecesSweeps() + "\r\n" +
             "dkv_pieces_swept:" + stats.piecesSwept() + "\r\n" +
             "dkv_pieces_sweep_failures:" + stats.piecesSweepFailures() + "\r\n" +

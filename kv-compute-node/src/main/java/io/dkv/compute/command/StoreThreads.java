@@ -32,9 +32,12 @@ final class StoreThreads
      * key: a list or a sorted set every client pushes to); other keys' go on beside them.
      */
     private final ExecutorService[] byKey = new ExecutorService[THREADS];
+    private final NodeStats stats;
 
-    StoreThreads()
+    /** @param stats where the work run here is counted. */
+    StoreThreads(final NodeStats stats)
     {
+        this.stats = stats;
         final AtomicInteger count = new AtomicInteger();
         final java.util.concurrent.ThreadFactory factory = task ->
         {
@@ -66,6 +69,7 @@ final class StoreThreads
      */
     void offload(final Session session, final byte[] key, final Consumer<ByteBuf> work)
     {
+        stats.storeThreadStep();
         final CompletableFuture<ByteBuf> done = CompletableFuture.supplyAsync(() ->
         {
             final ByteBuf reply = Unpooled.buffer();
@@ -90,6 +94,16 @@ final class StoreThreads
             out.writeBytes(reply);
             reply.release();
         }, key);
+    }
+
+    /**
+     * @return {@code work} run on a store thread, for the work of several keys that a request carried by completions
+     * found it must wait for (an MSET over a collection), the request's step going on meanwhile.
+     */
+    <T> CompletableFuture<T> supply(final java.util.function.Supplier<T> work)
+    {
+        stats.storeThreadStep();
+        return CompletableFuture.supplyAsync(work, anyKey);
     }
 
     /** Marks the threads, so that {@link #onStoreThread()} costs a type check. */

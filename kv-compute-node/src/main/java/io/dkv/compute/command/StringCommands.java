@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -27,10 +29,14 @@ import static io.dkv.compute.command.CommandTable.spec;
  */
 final class StringCommands
 {
+    /** MSETs carried by completions at once, at most: as many as store threads ran ({@link CarriedTransactions}). */
+    static final int MAX_CARRIED_MSETS = StoreThreads.THREADS;
+
     private final KeyStore base;
     private final LongStrings longStrings;
     private final LongStringWrites longWrites;
     private final StoreThreads storeThreads;
+    private final CarriedTransactions carried = new CarriedTransactions(MAX_CARRIED_MSETS);
 
     /**
      * @param base         the store outside EXEC.
@@ -251,7 +257,22 @@ final class StringCommands
         checkPairs(args);
         if (session.mayAwait(base))
         {
-            storeThreads.offload(session, null, reply -> msetNow(base, args, reply));
+            // carried by completions where the keys hold strings or nothing, posted by the connection's loop (never
+            // by the thread that delivered the reads: a write may need a heap chunk, an RPC whose answer that thread
+            // would have to deliver to itself); else on a store thread
+            final Executor loop = session.outlet().eventLoop();
+            final CompletableFuture<Boolean> set = carried.admit(loop, () ->
+                base.putAllAsync(pairKeys(args), pairValues(args), loop)
+                    .thenCompose(done -> done ? CompletableFuture.completedFuture(true) :
+                        storeThreads.supply(() -> base.atomically(store -> putPairs(store, args)))));
+            session.await(set, (ignored, failure, reply) ->
+            {
+                if (failure != null)
+                {
+                    throw AsyncStep.unchecked(failure);
+                }
+                RespReplies.ok(reply);
+            }, null);
             return;
         }
         msetNow(session.store(base), args, out);
@@ -259,16 +280,18 @@ final class StringCommands
 
     private static void msetNow(final KeyStore base, final byte[][] args, final ByteBuf out)
     {
-        base.atomically(store ->
-        {
-            store.readAhead(pairKeys(args));
-            for (int i = 1; i < args.length; i += 2)
-            {
-                store.put(args[i], args[i + 1], KvClient.NO_EXPIRY);
-            }
-            return null;
-        });
+        base.atomically(store -> putPairs(store, args));
         RespReplies.ok(out);
+    }
+
+    private static boolean putPairs(final KeyStore store, final byte[][] args)
+    {
+        store.readAhead(pairKeys(args));
+        for (int i = 1; i < args.length; i += 2)
+        {
+            store.put(args[i], args[i + 1], KvClient.NO_EXPIRY);
+        }
+        return true;
     }
 
     /**
@@ -320,6 +343,17 @@ final class StringCommands
             keys.add(args[i]);
         }
         return keys;
+    }
+
+    /** @return the values of MSET's key-value pairs, in order. */
+    private static List<byte[]> pairValues(final byte[][] args)
+    {
+        final List<byte[]> values = new ArrayList<>(args.length / 2);
+        for (int i = 2; i < args.length; i += 2)
+        {
+            values.add(args[i]);
+        }
+        return values;
     }
 
     /**

@@ -3,12 +3,14 @@ package io.dkv.compute.store;
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
 import io.dkv.client.WrongKindException;
+import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
 import io.dkv.format.ValueKind;
 import org.agrona.concurrent.EpochClock;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -53,6 +55,34 @@ public final class ClientKeyStore implements KeyStore
     public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value, final long expireAtMillis)
     {
         return client.putAsync(key, value, KeyStore.storable(expireAtMillis));
+    }
+
+    /**
+     * A client transaction carried by completions ({@link KvClient#transactAsync}): the keys read all at once
+     * ({@link Transaction#readAllAsync}), and where each holds a string or nothing, the puts and the commit, which
+     * for keys that each held a value with no expiry is the parallel commit, its intents swapped in all at once.
+     */
+    public CompletableFuture<Boolean> putAllAsync(final List<byte[]> keys, final List<byte[]> values,
+        final Executor poster)
+    {
+        return client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
+        {
+            for (final byte[] key : keys)
+            {
+                final LogicalValue held = tx.read(key);
+                if (held != null && held.kind() != ValueKind.STRING)
+                {
+                    // its segments or pieces go with it, which takes reads of its own (nothing is written: the
+                    // commit only checks the reads again)
+                    return false;
+                }
+            }
+            for (int i = 0; i < keys.size(); i++)
+            {
+                tx.put(keys.get(i), values.get(i), KeyStore.storable(KvClient.NO_EXPIRY));
+            }
+            return true;
+        }), poster);
     }
 
     /**
