@@ -107,6 +107,11 @@ public final class KvClient implements AutoCloseable
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
     private final ExecutorService asyncExecutor;
+    /**
+     * Where a transaction's raw swap that completions cannot carry runs: never behind the reads on
+     * {@link #asyncExecutor} that wait for that transaction's intents to be decided.
+     */
+    private final ExecutorService swapExecutor;
     /** The executor's threads: a close from one of them cannot wait for them all. */
     private final Set<Thread> asyncThreads = ConcurrentHashMap.newKeySet();
     private final SlowPath slowPath = new SlowPath();
@@ -158,14 +163,8 @@ public final class KvClient implements AutoCloseable
         this.completionPolling = new CompletionPolling(lanes, persistRequests);
         this.getWave = Math.max(1, AsyncGets.inFlight(lanes[0].connectionCredits()));
         this.polled = !completionPolling.isNeeded();
-        final AtomicInteger threads = new AtomicInteger();
-        this.asyncExecutor = Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
-        {
-            final Thread thread = new Thread(runnable, "dkv-client-async-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            asyncThreads.add(thread);
-            return thread;
-        });
+        this.asyncExecutor = clientThreads("dkv-client-async-");
+        this.swapExecutor = clientThreads("dkv-client-swaps-");
         this.resolutions = new Resolutions(context.txnResolutionsQueued());
         this.txnServices = new TxnServices(this, rawKeys, intents, context.maxRetries(), asyncExecutor,
             resolutions, context.txnStageInFlight() != null ? context.txnStageInFlight() : requestsWaitOnWire());
@@ -1327,8 +1326,8 @@ public final class KvClient implements AutoCloseable
         public void swapRaw(final byte[] key, final Versioned version, final byte[] value, final long expireAt,
             final CompletableFuture<Object> future)
         {
-            run(future, () -> session().swapRawExact(key, value, version, expireAt) ? session().lastWritten() :
-                Boolean.FALSE);
+            run(swapExecutor, future, () -> session().swapRawExact(key, value, version, expireAt) ?
+                session().lastWritten() : Boolean.FALSE);
         }
 
         public void finishChain(final ChainRest rest)
@@ -1352,9 +1351,15 @@ public final class KvClient implements AutoCloseable
 
         private void run(final CompletableFuture<Object> future, final Supplier<Object> operation)
         {
+            run(asyncExecutor, future, operation);
+        }
+
+        private void run(final ExecutorService executor, final CompletableFuture<Object> future,
+            final Supplier<Object> operation)
+        {
             try
             {
-                asyncExecutor.execute(() ->
+                executor.execute(() ->
                 {
                     try
                     {
@@ -1459,6 +1464,7 @@ public final class KvClient implements AutoCloseable
         resolutions.close();
         closed = true;
         asyncExecutor.shutdown();
+        swapExecutor.shutdown();
         // a task still running uses the sessions and the Raas handle under them: those go only once it is done (an
         // attached handle unmapped under a thread reading it ends the process)
         awaitTasks();
@@ -1483,18 +1489,37 @@ public final class KvClient implements AutoCloseable
         {
             return;
         }
+        awaitTasks(asyncExecutor);
+        awaitTasks(swapExecutor);
+    }
+
+    private void awaitTasks(final ExecutorService executor)
+    {
         try
         {
-            if (!asyncExecutor.awaitTermination(context.timeoutMs() + 1000L, TimeUnit.MILLISECONDS))
+            if (!executor.awaitTermination(context.timeoutMs() + 1000L, TimeUnit.MILLISECONDS))
             {
-                asyncExecutor.shutdownNow();
-                asyncExecutor.awaitTermination(1, TimeUnit.SECONDS);
+                executor.shutdownNow();
+                executor.awaitTermination(1, TimeUnit.SECONDS);
             }
         }
         catch (final InterruptedException ex)
         {
-            asyncExecutor.shutdownNow();
+            executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** @return a pool of the client's own threads, {@code context.asyncThreads()} of them, named from {@code name}. */
+    private ExecutorService clientThreads(final String name)
+    {
+        final AtomicInteger threads = new AtomicInteger();
+        return Executors.newFixedThreadPool(context.asyncThreads(), runnable ->
+        {
+            final Thread thread = new Thread(runnable, name + threads.incrementAndGet());
+            thread.setDaemon(true);
+            asyncThreads.add(thread);
+            return thread;
+        });
     }
 }
