@@ -239,8 +239,8 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         synchronized (this)
         {
             used.users--;
-            last = used.users == 0 && attachment != used && !used.closed;
-            used.closed |= last;
+            // replaced only by the store's close, after which no operation enters: the last one out closes it
+            last = used.users == 0 && attachment != used;
         }
         if (last)
         {
@@ -258,10 +258,6 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
             attachment = null;
             // one with an operation inside is closed by it, as it returns
             idle = current != null && current.users == 0 ? current : null;
-            if (idle != null)
-            {
-                idle.closed = true;
-            }
         }
         if (idle != null)
         {
@@ -280,7 +276,6 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         final Raas raas;
         final KvClient client;
         int users;
-        boolean closed;
 
         Attachment(final Raas raas, final KvClient client)
         {
