@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -39,6 +40,8 @@ class TransactionTest
     private static final long[] IDS = {1, 2, 3};
     private static final int ACCOUNTS = 8;
     private static final long OPENING = 1_000;
+    /** Asynchronous transactions started at once, at most, where a test bounds them. */
+    private static final int IN_FLIGHT = 4;
 
     private final StaticDirectory directory = new StaticDirectory();
     private final Opened open = new Opened();
@@ -140,6 +143,51 @@ class TransactionTest
         alice.commit();
         assertThrows(TransactionConflictException.class, bob::commit);
         assertArrayEquals(bytes("yes"), client.get(bytes("on-call-bob")), "someone stays on call");
+    }
+
+    /**
+     * The same carried by completions (a commit posted by a thread of the caller's is the protocol's, carried round by
+     * round, where a transaction reads a key it does not write): the second commit reads the first's key again and
+     * is refused, over keys that hold values and over keys that hold none (each claims its own if the other's is
+     * free).
+     */
+    @ParameterizedTest(name = "{0}, keys hold values: {1}")
+    @CsvSource({"shm, true", "shm, false", "tcp, true", "tcp, false"})
+    void writeSkewIsRefusedWhenTheCommitIsCarriedByCompletions(final String provider, final boolean held)
+        throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, 1, new KvClientContext());
+        final byte[] aliceKey = bytes("skew-alice");
+        final byte[] bobKey = bytes("skew-bob");
+        if (held)
+        {
+            client.put(aliceKey, bytes("yes"));
+            client.put(bobKey, bytes("yes"));
+        }
+        final Transaction alice = client.begin();
+        final Transaction bob = client.begin();
+        for (final Transaction tx : List.of(alice, bob))
+        {
+            tx.readAllAsync(List.of(aliceKey, bobKey)).get(60, TimeUnit.SECONDS);
+        }
+        alice.put(aliceKey, bytes("no"));
+        bob.put(bobKey, bytes("no"));
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        try
+        {
+            alice.commitAsync(poster).get(60, TimeUnit.SECONDS);
+            final ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> bob.commitAsync(poster).get(60, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof TransactionConflictException, refused::toString);
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+        assertArrayEquals(bytes("no"), client.get(aliceKey));
+        assertArrayEquals(held ? bytes("yes") : null, client.get(bobKey), "bob's write took no effect");
+        assertTrue(client.getVersioned(bobKey) == null || client.getVersioned(bobKey).expireAtMillis() >= 0,
+            "no intent is left on bob's key");
     }
 
     /**
@@ -379,18 +427,7 @@ class TransactionTest
         }
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        final AtomicInteger runs = new AtomicInteger();
-        // its first run meets a conflict, so its second runs on the client's one thread, which it holds
-        final CompletableFuture<Object> holder = client.transactAsync(tx ->
-        {
-            if (runs.getAndIncrement() == 0)
-            {
-                return CompletableFuture.failedFuture(new TransactionConflictException("run again"));
-            }
-            held.countDown();
-            awaitQuietly(release);
-            return CompletableFuture.completedFuture(null);
-        });
+        final CompletableFuture<Object> holder = holdTheClientThread(client, held, release);
         assertTrue(held.await(60, TimeUnit.SECONDS), "the client's thread is held");
         final ExecutorService poster = Executors.newSingleThreadExecutor();
         try
@@ -467,6 +504,135 @@ class TransactionTest
             assertEquals(Integer.toString(expected[i]), text(client.get(bytes("hot-" + i))), "counter " + i);
             assertTrue(client.getVersioned(bytes("hot-" + i)).expireAtMillis() >= 0, "no intent is left on hot-" + i);
         }
+    }
+
+    /**
+     * A transaction that writes keys with no value, or reads a key it does not write, commits by the protocol (the
+     * primary's PENDING intent, the secondaries', the reads checked again, the decision), carried by completions
+     * round by round where a thread of the caller's posts it (client/README.md, "What the client does around it"): so
+     * an MSETNX, or a DEL of keys some of which hold nothing, commits while every one of the client's threads is busy.
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void anAsynchronousCommitOfKeysWithNoValueCommitsWhileEveryClientThreadIsBusy(final String provider,
+        final int replicas) throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext().asyncThreads(1));
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CompletableFuture<Object> holder = holdTheClientThread(client, held, release);
+        assertTrue(held.await(60, TimeUnit.SECONDS), "the client's thread is held");
+        final int claims = 10;
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        try
+        {
+            for (int n = 0; n < claims; n++)
+            {
+                // two keys claimed where neither has a value, and a third read that must still have none
+                final List<byte[]> keys = List.of(bytes("claim-" + n + "-a"), bytes("claim-" + n + "-b"),
+                    bytes("claim-" + n + "-guard"));
+                final String value = Integer.toString(n);
+                final Boolean claimed = client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
+                {
+                    if (tx.get(keys.get(0)) != null || tx.get(keys.get(1)) != null || tx.get(keys.get(2)) != null)
+                    {
+                        return false;
+                    }
+                    tx.put(keys.get(0), bytes(value));
+                    tx.put(keys.get(1), bytes(value));
+                    return true;
+                }), poster).get(60, TimeUnit.SECONDS);
+                assertTrue(claimed, "claim " + n);
+            }
+        }
+        finally
+        {
+            release.countDown();
+            poster.shutdown();
+        }
+        holder.get(60, TimeUnit.SECONDS);
+        for (int n = 0; n < claims; n++)
+        {
+            assertEquals(Integer.toString(n), text(client.get(bytes("claim-" + n + "-a"))));
+            assertEquals(Integer.toString(n), text(client.get(bytes("claim-" + n + "-b"))));
+            assertNull(client.getVersioned(bytes("claim-" + n + "-guard")));
+        }
+    }
+
+    /**
+     * Asynchronous increments of two of three hot counters that start with no value, each reading the third without
+     * writing it: every commit is the protocol's carried by completions, and they meet one another's intents at the
+     * primary, at a secondary and at the key read again, so many abort, roll back carried the same way, and run
+     * again. None is lost or counted twice, and no intent is left.
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void asynchronousProtocolCommitsOverHotKeysAbortAndRunAgainLosingNone(final String provider, final int replicas)
+        throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext());
+        final int counters = 3;
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        final int[] expected = new int[counters];
+        final AtomicInteger runs = new AtomicInteger();
+        final List<CompletableFuture<Object>> inFlight = new ArrayList<>();
+        try
+        {
+            for (int n = 0; n < 60; n++)
+            {
+                final byte[] a = bytes("cold-" + n % counters);
+                final byte[] b = bytes("cold-" + (n + 1) % counters);
+                final byte[] c = bytes("cold-" + (n + 2) % counters);
+                expected[n % counters]++;
+                expected[(n + 1) % counters]++;
+                inFlight.add(client.transactAsync(tx -> tx.readAllAsync(List.of(a, b, c)).thenApply(ignored ->
+                {
+                    runs.incrementAndGet();
+                    tx.put(a, bytes(Long.toString(count(tx.get(a)) + 1)));
+                    tx.put(b, bytes(Long.toString(count(tx.get(b)) + 1)));
+                    return null;
+                }), poster));
+                if (inFlight.size() == IN_FLIGHT)
+                {
+                    // (as a compute node admits carried transactions: all 60 at once mostly abort one another)
+                    CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+                    inFlight.clear();
+                }
+            }
+            CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+        for (int i = 0; i < counters; i++)
+        {
+            assertEquals(Integer.toString(expected[i]), text(client.get(bytes("cold-" + i))), "counter " + i);
+            assertTrue(client.getVersioned(bytes("cold-" + i)).expireAtMillis() >= 0, "no intent is left on cold-" + i);
+        }
+        assertTrue(runs.get() > 60, "some ran again: " + runs.get() + " runs of 60 transactions");
+    }
+
+    private static long count(final byte[] value)
+    {
+        return value == null ? 0 : Long.parseLong(text(value));
+    }
+
+    /** Its first run meets a conflict, so its second runs on one of the client's threads, which it holds. */
+    private static CompletableFuture<Object> holdTheClientThread(final KvClient client, final CountDownLatch held,
+        final CountDownLatch release)
+    {
+        final AtomicInteger runs = new AtomicInteger();
+        return client.transactAsync(tx ->
+        {
+            if (runs.getAndIncrement() == 0)
+            {
+                return CompletableFuture.failedFuture(new TransactionConflictException("run again"));
+            }
+            held.countDown();
+            awaitQuietly(release);
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     private static void awaitQuietly(final CountDownLatch latch)

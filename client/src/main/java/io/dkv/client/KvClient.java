@@ -1272,6 +1272,22 @@ public final class KvClient implements AutoCloseable
             return (CompletableFuture<Versioned>)(CompletableFuture<?>)future;
         }
 
+        @SuppressWarnings("unchecked")
+        public CompletableFuture<Versioned> readRawAsync(final byte[] key)
+        {
+            if (closed)
+            {
+                return CompletableFuture.failedFuture(new KvException("the client is closed"));
+            }
+            pollCompletions();
+            final CompletableFuture<Object> future = new CompletableFuture<>();
+            if (!session().startGet(AsyncGet.RAW, key, future, slowPath))
+            {
+                slowPath.get(AsyncGet.RAW, key, future);
+            }
+            return (CompletableFuture<Versioned>)(CompletableFuture<?>)future;
+        }
+
         public boolean insert(final byte[] key, final byte[] value, final long expireAt)
         {
             return session().insertRaw(key, value, expireAt);
@@ -1298,6 +1314,12 @@ public final class KvClient implements AutoCloseable
     {
         public void get(final int kind, final byte[] key, final CompletableFuture<Object> future)
         {
+            if (kind == AsyncGet.RAW)
+            {
+                // a transaction's own read, which waits on no other: never queued behind readers that may
+                run(swapExecutor, future, () -> session().readRaw(key));
+                return;
+            }
             run(future, () -> switch (kind)
             {
                 // the key was checked as the read started; a transaction's reads of reserved keys come this way too
@@ -1326,8 +1348,8 @@ public final class KvClient implements AutoCloseable
         public void swapRaw(final byte[] key, final Versioned version, final byte[] value, final long expireAt,
             final CompletableFuture<Object> future)
         {
-            run(swapExecutor, future, () -> session().swapRawExact(key, value, version, expireAt) ?
-                session().lastWritten() : Boolean.FALSE);
+            run(swapExecutor, future, () -> (version == null ? session().insertRaw(key, value, expireAt) :
+                session().swapRawExact(key, value, version, expireAt)) ? session().lastWritten() : Boolean.FALSE);
         }
 
         public void finishChain(final ChainRest rest)

@@ -35,6 +35,11 @@ public final class AsyncGet extends AsyncOperation
     public static final int VALUE = 0;
     public static final int VERSIONED = 1;
     public static final int TTL = 2;
+    /**
+     * The key's block as it is, a transaction's intent too, with its version: a transaction's reads checked again at
+     * its commit, which take an intent there as a change rather than wait for it.
+     */
+    public static final int RAW = 3;
 
     private static final int BUCKETS = 0;
     private static final int BLOCK = 1;
@@ -274,7 +279,8 @@ public final class AsyncGet extends AsyncOperation
             return;
         }
         if (KvBlockLayout.isExpired(KvBlockLayout.expireAt(block, 0), nowMillis) ||
-            KvBlockLayout.isPending(block, 0) || KvBlockLayout.isIntent(KvBlockLayout.expireAt(block, 0)) ||
+            KvBlockLayout.isPending(block, 0) ||
+            kind != RAW && KvBlockLayout.isIntent(KvBlockLayout.expireAt(block, 0)) ||
             owner.nanoTime() - startedNanos > timeoutNanos ||
             kind == VALUE && ValueKind.kindOf(KvBlockLayout.expireAt(block, 0)) != ValueKind.STRING)
         {
@@ -293,8 +299,8 @@ public final class AsyncGet extends AsyncOperation
         final long expireAt = ValueKind.expiryOf(KvBlockLayout.expireAt(block, 0));
         return switch (kind)
         {
-            case VERSIONED -> new Versioned(KvBlockLayout.value(block, 0), KvBlockLayout.expireAt(block, 0), nodeId,
-                view.index.nodeEpoch(), slotOffsets[candidate], words[candidate], startedNanos,
+            case VERSIONED, RAW -> new Versioned(KvBlockLayout.value(block, 0), KvBlockLayout.expireAt(block, 0),
+                nodeId, view.index.nodeEpoch(), slotOffsets[candidate], words[candidate], startedNanos,
                 KvBlockLayout.writeId(block, 0));
             case TTL -> expireAt == KvBlockLayout.NEVER ? -1L : expireAt - nowMillis;
             default -> KvBlockLayout.value(block, 0);

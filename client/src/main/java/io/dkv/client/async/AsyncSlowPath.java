@@ -29,8 +29,8 @@ public interface AsyncSlowPath
 
     /**
      * Run a transaction's raw swap synchronously: the key from the block whose write id {@code version} names to a new
-     * one, compared by write id only; completes with the version put in place, or {@link Boolean#FALSE} where the key
-     * holds another block.
+     * one, compared by write id only (with {@code version} null: placed only where the key holds nothing); completes
+     * with the version put in place, or {@link Boolean#FALSE} where the key holds another block.
      */
     void swapRaw(byte[] key, Versioned version, byte[] value, long expireAt, CompletableFuture<Object> future);
 

@@ -476,7 +476,8 @@ public final class AsyncWrite extends AsyncOperation
             // a present head's block is the first in the blocks buffer
             case ReplicaChain.IF_VALUE -> expected == null ? !present :
                 present && KvBlockLayout.hasValue(blocks, 0, expected);
-            case ReplicaChain.IF_VERSION -> present && writeIds[0] == version.writeId;
+            // a raw swap from no version places an intent where the key holds nothing (the protocol's commit)
+            case ReplicaChain.IF_VERSION -> version == null ? !present : present && writeIds[0] == version.writeId;
             default -> throw new IllegalArgumentException("no such write rule: " + rule);
         };
     }

@@ -35,4 +35,12 @@ public interface CommitKeys extends RawKeys
      * @return completes with the version read, or null when the key has no value.
      */
     CompletableFuture<Versioned> readAsync(byte[] key);
+
+    /**
+     * As {@link RawKeys#read}, carried by completions: the key's block as it is, a transaction's intent too, with no
+     * intent resolved or waited for.
+     *
+     * @return completes with the version read, or null when the key has no value.
+     */
+    CompletableFuture<Versioned> readRawAsync(byte[] key);
 }

@@ -6,6 +6,7 @@ import io.dkv.client.Versioned;
 import io.dkv.format.IntentLayout;
 import io.dkv.format.KvBlockLayout;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -152,9 +153,11 @@ final class ParallelCommit
     private CompletableFuture<Void> abortAsync(final Executor poster)
     {
         final CompletableFuture<Void> aborted = outcomes[0] == STANDS ?
-            CompletableFuture.supplyAsync(() -> swapBack(new int[] {0}), poster).thenCompose(done -> done) :
+            CompletableFuture.supplyAsync(() -> CarriedSwaps.rollBack(keys, resolver, List.of(writes.getFirst())),
+                poster).thenCompose(done -> done) :
             CompletableFuture.completedFuture(null);
-        return aborted.thenComposeAsync(ignored -> swapBack(standingSecondaries()), poster).thenApply(ignored ->
+        return aborted.thenComposeAsync(ignored -> CarriedSwaps.rollBack(keys, resolver, standingSecondaries()),
+            poster).thenApply(ignored ->
         {
             throw new TransactionConflictException("the transaction over " + writes.size() + " keys did not " +
                 "commit, and took no effect: a key it writes changed since it was read");
@@ -162,49 +165,17 @@ final class ParallelCommit
     }
 
     /** @return the secondaries whose intents stand. */
-    private int[] standingSecondaries()
+    private List<TxnEntry> standingSecondaries()
     {
-        int count = 0;
-        final int[] standing = new int[writes.size()];
+        final List<TxnEntry> standing = new ArrayList<>(writes.size());
         for (int i = 1; i < writes.size(); i++)
         {
             if (outcomes[i] == STANDS)
             {
-                standing[count++] = i;
+                standing.add(writes.get(i));
             }
         }
-        return java.util.Arrays.copyOf(standing, count);
-    }
-
-    /**
-     * Swap each of the intents at {@code indexes} back to its prior value, all at once, from the version it was
-     * placed with; one the completions cannot carry is swapped on this thread.
-     *
-     * @return completes once every swap answered, whatever it came to.
-     */
-    private CompletableFuture<Void> swapBack(final int[] indexes)
-    {
-        final CompletableFuture<?>[] answered = new CompletableFuture<?>[indexes.length];
-        for (int n = 0; n < indexes.length; n++)
-        {
-            final TxnEntry entry = writes.get(indexes[n]);
-            final PreparedSwap swap = keys.prepareSwap(entry.key, entry.prior(), entry.priorExpireAt());
-            if (swap != null)
-            {
-                answered[n] = swap.start(entry.placed).handle((version, failure) -> null);
-                continue;
-            }
-            try
-            {
-                resolver.writeValue(entry.key, entry.placed, entry.prior(), entry.priorExpireAt());
-            }
-            catch (final KvException ex)
-            {
-                // whoever meets it rolls it back, as after the synchronous commit's abort
-            }
-            answered[n] = CompletableFuture.completedFuture(null);
-        }
-        return CompletableFuture.allOf(answered);
+        return standing;
     }
 
     /**

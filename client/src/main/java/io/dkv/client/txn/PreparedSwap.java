@@ -23,7 +23,8 @@ public final class PreparedSwap
     }
 
     /**
-     * Start it: the key from the block whose write id {@code from} names.
+     * Start it: the key from the block whose write id {@code from} names, or where {@code from} is null, from no
+     * block (placed only where the key holds nothing).
      *
      * @return completes with the version put in place, null when the key holds another block; exceptionally when
      * its outcome is unknown.

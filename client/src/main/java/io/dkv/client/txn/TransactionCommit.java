@@ -73,10 +73,11 @@ final class TransactionCommit
 
     /**
      * As {@link #run}, carried by completions where the transaction writes one key and reads no other (the key's
-     * asynchronous single-key write), writes none (its reads checked again by asynchronous reads), or commits in
-     * parallel from versions it read ({@link ParallelCommit#runAsync}) where a poster of the caller's posts it; else
-     * run on {@code executor}, whole: a parallel commit there would post its abort back to the client's threads,
-     * which readers waiting on its intents may all hold.
+     * asynchronous single-key write), writes none (its reads checked again by asynchronous reads), or, where a
+     * poster of the caller's posts it and the version each written key's intent replaces is known, commits in
+     * parallel ({@link ParallelCommit#runAsync}) or by the protocol ({@link CarriedCommit}); else run on
+     * {@code executor}, whole: a commit carried from there would post its abort back to the client's threads, which
+     * readers waiting on its intents may all hold.
      *
      * @param poster the thread calling, where requests are posted from: one that may wait a moment on the client (a
      *               write may first take a heap chunk, an RPC), never one that delivers the client's completions.
@@ -138,10 +139,12 @@ final class TransactionCommit
                 return null;
             });
         }
-        if (poster != executor && versionsKnown() && ParallelCommit.applies(writes, readsOnly))
+        if (poster != executor && versionsKnown())
         {
             // (no thread waits for the swaps, so they go all at once whatever dkv.client.txn.stage.in.flight says)
-            return new ParallelCommit(keys, resolver, writes, true, services.resolutions()).runAsync(poster, executor);
+            return ParallelCommit.applies(writes, readsOnly) ?
+                new ParallelCommit(keys, resolver, writes, true, services.resolutions()).runAsync(poster, executor) :
+                new CarriedCommit(this, services, writes, readsOnly, poster, executor).run();
         }
         return CompletableFuture.runAsync(this::run, executor);
     }
@@ -245,40 +248,43 @@ final class TransactionCommit
         }
         final long txnId = KvBlockLayout.drawWriteId();
         final TxnEntry primary = writes.getFirst();
-        final byte[][] secondaryKeys = new byte[writes.size() - 1][];
-        for (int i = 1; i < writes.size(); i++)
-        {
-            secondaryKeys[i - 1] = writes.get(i).key;
-        }
         // 1: the primary's intent, pending; from here on it holds the transaction's outcome
-        final byte[] pending = IntentLayout.encode(IntentLayout.PRIMARY_PENDING, txnId, null, primary.newValue,
-            primary.newExpireAt, primary.prior(), primary.priorExpireAt(), null);
-        if (!place(primary, pending, false))
+        if (!place(primary, pendingRecord(txnId), false))
         {
             throw conflict("key " + KvErrors.describe(primary.key) + " changed since it was read");
         }
+        fromSecondaries(txnId);
+    }
+
+    /** Steps 2 to 5, the primary's intent in place. */
+    void fromSecondaries(final long txnId)
+    {
         // 2: the secondaries' intents
-        placeSecondaries(txnId, primary);
+        placeSecondaries(txnId);
         // 3: what it read and does not write is as it was (the serialization point came before)
         if (!validate())
         {
-            abort(primary, true);
+            abort(writes.getFirst(), true);
             throw conflict("a key it read changed before it committed");
         }
+        decide(txnId);
+    }
+
+    /** Steps 4 and 5, every intent in place and the reads checked again. */
+    void decide(final long txnId)
+    {
         // 4: the decision, at the primary
+        final TxnEntry primary = writes.getFirst();
         final boolean committed;
         try
         {
-            committed = secondaryKeys.length == 0 ?
+            committed = writes.size() == 1 ?
                 resolver.writeValue(primary.key, primary.placed, primary.newValue, primary.newExpireAt) :
-                keys.swap(primary.key, primary.placed, IntentLayout.encode(IntentLayout.PRIMARY_COMMITTED, txnId,
-                    null, primary.newValue, primary.newExpireAt, primary.prior(), primary.priorExpireAt(),
-                    secondaryKeys), KvBlockLayout.INTENT);
+                keys.swap(primary.key, primary.placed, committedRecord(txnId), KvBlockLayout.INTENT);
         }
         catch (final KvException ex)
         {
-            throw new KvException("a transaction over " + writes.size() + " keys may or may not have committed: " +
-                "its commit at key " + KvErrors.describe(primary.key) + " failed: " + ex.getMessage(), ex);
+            throw undecided(ex);
         }
         if (!committed)
         {
@@ -286,7 +292,7 @@ final class TransactionCommit
             abort(primary, false);
             throw conflict("another client aborted it while it stood pending");
         }
-        if (secondaryKeys.length == 0)
+        if (writes.size() == 1)
         {
             return;
         }
@@ -296,6 +302,49 @@ final class TransactionCommit
         {
             resolver.resolveCommitted(writes, committedPrimary, txnId);
         }
+    }
+
+    /** @return the primary's intent while the transaction stands pending. */
+    byte[] pendingRecord(final long txnId)
+    {
+        final TxnEntry primary = writes.getFirst();
+        return IntentLayout.encode(IntentLayout.PRIMARY_PENDING, txnId, null, primary.newValue, primary.newExpireAt,
+            primary.prior(), primary.priorExpireAt(), null);
+    }
+
+    /** @return the intent of the secondary {@code writes[index]}. */
+    byte[] secondaryRecord(final long txnId, final int index)
+    {
+        final TxnEntry secondary = writes.get(index);
+        return IntentLayout.encode(IntentLayout.SECONDARY, txnId, writes.getFirst().key, secondary.newValue,
+            secondary.newExpireAt, secondary.prior(), secondary.priorExpireAt(), null);
+    }
+
+    /** @return the primary's decision where it has secondaries: COMMITTED, naming each. */
+    byte[] committedRecord(final long txnId)
+    {
+        final TxnEntry primary = writes.getFirst();
+        final byte[][] secondaryKeys = new byte[writes.size() - 1][];
+        for (int i = 1; i < writes.size(); i++)
+        {
+            secondaryKeys[i - 1] = writes.get(i).key;
+        }
+        return IntentLayout.encode(IntentLayout.PRIMARY_COMMITTED, txnId, null, primary.newValue,
+            primary.newExpireAt, primary.prior(), primary.priorExpireAt(), secondaryKeys);
+    }
+
+    /** @return the answer where the decision's swap went unanswered. */
+    KvException undecided(final Exception cause)
+    {
+        return new KvException("a transaction over " + writes.size() + " keys may or may not have committed: " +
+            "its commit at key " + KvErrors.describe(writes.getFirst().key) + " failed: " + cause.getMessage(), cause);
+    }
+
+    /** @return the answer where an intent's swap went unanswered and the primary was then aborted (or abandoned). */
+    KvException notPlaced(final TxnEntry entry, final Exception cause)
+    {
+        return new KvException("a transaction over " + writes.size() + " keys did not commit: its intent on key " +
+            KvErrors.describe(entry.key) + " failed: " + cause.getMessage(), cause);
     }
 
     /**
@@ -360,16 +409,14 @@ final class TransactionCommit
      * Step 2: every secondary's intent swapped in from its version, one after the other. Any refused: abort and a
      * conflict; any unanswered: abort (in {@link #place}) and the failure.
      */
-    private void placeSecondaries(final long txnId, final TxnEntry primary)
+    private void placeSecondaries(final long txnId)
     {
         for (int i = 1; i < writes.size(); i++)
         {
             final TxnEntry secondary = writes.get(i);
-            final byte[] intent = IntentLayout.encode(IntentLayout.SECONDARY, txnId, primary.key, secondary.newValue,
-                secondary.newExpireAt, secondary.prior(), secondary.priorExpireAt(), null);
-            if (!place(secondary, intent, true))
+            if (!place(secondary, secondaryRecord(txnId, i), true))
             {
-                abort(primary, true);
+                abort(writes.getFirst(), true);
                 throw conflict("key " + KvErrors.describe(secondary.key) + " changed since it was read");
             }
         }
@@ -399,8 +446,7 @@ final class TransactionCommit
             {
                 abandonPrimary(entry);
             }
-            throw new KvException("a transaction over " + writes.size() + " keys did not commit: its intent on key " +
-                KvErrors.describe(entry.key) + " failed: " + ex.getMessage(), ex);
+            throw notPlaced(entry, ex);
         }
         if (placed)
         {
@@ -413,7 +459,7 @@ final class TransactionCommit
      * The primary's swap got no answer: it may hold the pending intent. A waiter would abort it after the push time;
      * the coordinator does now if it can read it.
      */
-    private void abandonPrimary(final TxnEntry primary)
+    void abandonPrimary(final TxnEntry primary)
     {
         try
         {
@@ -434,7 +480,7 @@ final class TransactionCommit
      * Abort: the primary from its pending intent to its prior value (unless a waiter did it already), then each
      * secondary placed back to its prior value. Best effort: whatever is left is aborted by the rules.
      */
-    private void abort(final TxnEntry primary, final boolean atPrimary)
+    void abort(final TxnEntry primary, final boolean atPrimary)
     {
         try
         {
@@ -472,7 +518,7 @@ final class TransactionCommit
         return true;
     }
 
-    private TransactionConflictException conflict(final String why)
+    TransactionConflictException conflict(final String why)
     {
         return new TransactionConflictException("the transaction over " + (writes.size() + readsOnly.size()) +
             " keys did not commit, and took no effect: " + why);
