@@ -238,6 +238,54 @@ class AsyncCommandsTest
         }
     }
 
+    /**
+     * MSETNX, DEL and UNLINK of strings and keys with none are transactions carried by completions (the protocol's
+     * commit, round by round, where a key has no value), and a DEL of one string is the client's delete: none goes to
+     * a store thread. A DEL that meets a hash goes again, whole, on one; an MSETNX that meets it answers 0 carried.
+     */
+    @Test
+    void anMsetnxAndADelOfStringsGoToNoStoreThreadAndADelOfAHashDoes() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            resp.call("DEL", "nx-a", "nx-b", "nx-c", "nx-hash");
+            final long before = resp.storeThreadSteps();
+            final List<String[]> requests = List.of(
+                new String[] {"MSETNX", "nx-a", "1", "nx-b", "2"},
+                new String[] {"MSETNX", "nx-a", "3", "nx-c", "4"},
+                new String[] {"MGET", "nx-a", "nx-b", "nx-c"},
+                new String[] {"DEL", "nx-a", "nx-c", "nx-a"},
+                new String[] {"DEL", "nx-b"},
+                new String[] {"DEL", "nx-b"},
+                new String[] {"UNLINK", "nx-a", "nx-b"},
+                new String[] {"MSETNX", "nx-a", "x", "nx-b", "y", "nx-a", "z"},
+                new String[] {"MGET", "nx-a", "nx-b"},
+                new String[] {"UNLINK", "nx-a", "nx-b", "nx-c"},
+                new String[] {"EXISTS", "nx-a", "nx-b"});
+            resp.sendRaw(RawResp.encodeAll(requests));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++)
+            {
+                replies.add(resp.read());
+            }
+            assertEquals(List.of(":1", ":0", "*3[$1, $2, $nil]", ":1", ":1", ":0", ":0", ":1", "*2[$z, $y]", ":2",
+                ":0"), replies, "a key named twice is deleted once and set to its last value");
+            assertEquals(0, resp.storeThreadSteps() - before, "carried by completions");
+
+            assertEquals(":1", resp.call("HSET", "nx-hash", "f", "v"));
+            final long beforeHash = resp.storeThreadSteps();
+            assertEquals(":0", resp.call("MSETNX", "nx-hash", "s", "nx-c", "t"));
+            assertEquals(0, resp.storeThreadSteps() - beforeHash, "an MSETNX that meets a hash answers 0 carried");
+            assertEquals(":1", resp.call("DEL", "nx-c", "nx-hash"));
+            assertEquals(1, resp.storeThreadSteps() - beforeHash, "a DEL over a hash on a store thread");
+            assertEquals(":1", resp.call("HSET", "nx-hash", "f", "v"));
+            final long beforeOne = resp.storeThreadSteps();
+            assertEquals(":1", resp.call("DEL", "nx-hash"));
+            assertEquals(1, resp.storeThreadSteps() - beforeOne, "a DEL of one hash on a store thread");
+            assertEquals("+none", resp.call("TYPE", "nx-hash"));
+        }
+    }
+
     private static String bulk(final String value)
     {
         return value == null ? "$nil" : "$" + value;

@@ -58,7 +58,6 @@ final class KeyspaceCommands
             spec("rename", 3, (session, args, out) -> rename(session, args, out, false)),
             spec("renamenx", 3, (session, args, out) -> rename(session, args, out, true)),
             spec("copy", -3, this::copy),
-            spec("unlink", -2, this::unlink),
             spec("touch", -2, this::touch));
     }
 
@@ -275,12 +274,6 @@ final class KeyspaceCommands
             return true;
         });
         RespReplies.integer(out, copied ? 1 : 0);
-    }
-
-    /** As DEL: several keys are deleted in one transaction, so no reader sees some gone and others not. */
-    private void unlink(final Session session, final byte[][] args, final ByteBuf out)
-    {
-        RespReplies.integer(out, deleteAll(session.store(base), args));
     }
 
     /** dkv keeps no access times: the keys that exist are counted, each as often as it is named (as redis). */

@@ -29,18 +29,21 @@ import static io.dkv.compute.command.CommandTable.spec;
  */
 final class StringCommands
 {
-    /** MSETs carried by completions at once, at most: as many as store threads ran ({@link CarriedTransactions}). */
-    static final int MAX_CARRIED_MSETS = StoreThreads.THREADS;
+    /**
+     * MSETs, MSETNXs and DELs of several keys carried by completions at once, at most: as many as store threads ran
+     * ({@link CarriedTransactions}).
+     */
+    static final int MAX_CARRIED_TRANSACTIONS = StoreThreads.THREADS;
 
     private final KeyStore base;
     private final LongStrings longStrings;
     private final LongStringWrites longWrites;
     private final StoreThreads storeThreads;
-    private final CarriedTransactions carried = new CarriedTransactions(MAX_CARRIED_MSETS);
+    private final CarriedTransactions carried = new CarriedTransactions(MAX_CARRIED_TRANSACTIONS);
 
     /**
      * @param base         the store outside EXEC.
-     * @param storeThreads where MSET, MSETNX and DEL run when they may go out asynchronously.
+     * @param storeThreads where what completions cannot carry of MSET, MSETNX and DEL runs.
      */
     StringCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites,
         final StoreThreads storeThreads)
@@ -63,6 +66,7 @@ final class StringCommands
             spec("mset", -3, this::mset),
             spec("msetnx", -3, this::msetnx),
             spec("del", -2, this::del),
+            spec("unlink", -2, this::del),
             spec("exists", -2, this::exists));
     }
 
@@ -305,17 +309,37 @@ final class StringCommands
             RespReplies.error(out, Errors.arity("msetnx"));
             return;
         }
-        if (session.mayAwait(base))
+        if (session.mayAwait(base) && pairRefused(args) == null)
         {
-            storeThreads.offload(session, null, reply -> msetNx(base, args, reply));
+            // carried as MSET is; one the store cannot carry runs whole on a store thread (its first try wrote nothing)
+            final Executor loop = session.outlet().eventLoop();
+            final CompletableFuture<Long> set = carried.admit(loop, () ->
+                base.putAllIfAbsentAsync(pairKeys(args), pairValues(args), loop)
+                    .thenCompose(done -> done != KeyStore.NOT_CARRIED ? CompletableFuture.completedFuture(done) :
+                        storeThreads.supply(() -> msetNxNow(base, args) ? 1L : 0L)));
+            session.await(set, StringCommands::integerReply, null);
             return;
         }
-        msetNx(session.store(base), args, out);
+        if (session.mayAwait(base))
+        {
+            storeThreads.offload(session, null, reply -> RespReplies.integer(reply, msetNxNow(base, args) ? 1 : 0));
+            return;
+        }
+        RespReplies.integer(out, msetNxNow(session.store(base), args) ? 1 : 0);
     }
 
-    private static void msetNx(final KeyStore base, final byte[][] args, final ByteBuf out)
+    private static void integerReply(final Long value, final Throwable failure, final ByteBuf reply)
     {
-        final boolean set = base.atomically(store ->
+        if (failure != null)
+        {
+            throw AsyncStep.unchecked(failure);
+        }
+        RespReplies.integer(reply, value);
+    }
+
+    private static boolean msetNxNow(final KeyStore base, final byte[][] args)
+    {
+        return base.atomically(store ->
         {
             store.readAhead(pairKeys(args));
             for (int i = 1; i < args.length; i += 2)
@@ -331,7 +355,6 @@ final class StringCommands
             }
             return true;
         });
-        RespReplies.integer(out, set ? 1 : 0);
     }
 
     /** @return the keys of MSET's or MSETNX's key-value pairs, in order. */
@@ -362,30 +385,61 @@ final class StringCommands
      */
     private static void checkPairs(final byte[][] args)
     {
+        final String refused = pairRefused(args);
+        if (refused != null)
+        {
+            throw new IllegalArgumentException(refused);
+        }
+    }
+
+    /** @return why the store refuses a key or value of the pairs, or null where it takes them all. */
+    private static String pairRefused(final byte[][] args)
+    {
         for (int i = 1; i < args.length; i += 2)
         {
             if (args[i].length == 0 || args[i].length > KvBlockLayout.MAX_KEY_LENGTH)
             {
-                throw new IllegalArgumentException("a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this " +
-                    "one is " + args[i].length + " bytes");
+                return "a key is 1 to " + KvBlockLayout.MAX_KEY_LENGTH + " bytes; this one is " + args[i].length +
+                    " bytes";
             }
             if (args[i + 1].length > KvBlockLayout.MAX_VALUE_LENGTH)
             {
-                throw new IllegalArgumentException("a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; " +
-                    "this one is " + args[i + 1].length + " bytes");
+                return "a value is 0 to " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes; this one is " +
+                    args[i + 1].length + " bytes";
             }
         }
+        return null;
     }
 
+    /**
+     * DEL and UNLINK: carried by completions where the keys hold strings or nothing (one key the client's delete,
+     * several a transaction admitted as MSET's are); else on a store thread, as one over a collection or a string in
+     * pieces goes again, whole.
+     */
     private void del(final Session session, final byte[][] args, final ByteBuf out)
     {
-        if (session.mayAwait(base))
+        if (!session.mayAwait(base))
         {
-            storeThreads.offload(session, args.length == 2 ? args[1] : null,
-                reply -> RespReplies.integer(reply, KeyspaceCommands.deleteAll(base, args)));
+            RespReplies.integer(out, KeyspaceCommands.deleteAll(session.store(base), args));
             return;
         }
-        RespReplies.integer(out, KeyspaceCommands.deleteAll(session.store(base), args));
+        final CompletableFuture<Long> deleted;
+        if (args.length == 2)
+        {
+            deleted = base.deleteAsync(args[1]).thenApply(had -> had ? 1L : 0L).exceptionallyCompose(failure ->
+                failure instanceof WrongKindException || failure.getCause() instanceof WrongKindException ?
+                    storeThreads.supply(() -> KeyspaceCommands.deleteAll(base, args)) :
+                    CompletableFuture.failedFuture(failure));
+        }
+        else
+        {
+            final Executor loop = session.outlet().eventLoop();
+            final List<byte[]> keys = Arrays.asList(args).subList(1, args.length);
+            deleted = carried.admit(loop, () -> base.deleteAllAsync(keys, loop).thenCompose(count ->
+                count != KeyStore.NOT_CARRIED ? CompletableFuture.completedFuture(count) :
+                    storeThreads.supply(() -> KeyspaceCommands.deleteAll(base, args))));
+        }
+        session.await(deleted, StringCommands::integerReply, args.length == 2 ? args[1] : null);
     }
 
     /** A key named twice counts twice, as in redis. */

@@ -85,6 +85,64 @@ public final class ClientKeyStore implements KeyStore
         }), poster);
     }
 
+    /** As {@link #putAllAsync}; a key of any kind that has a value answers 0, the reads then checked again. */
+    public CompletableFuture<Long> putAllIfAbsentAsync(final List<byte[]> keys, final List<byte[]> values,
+        final Executor poster)
+    {
+        return client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
+        {
+            for (final byte[] key : keys)
+            {
+                if (tx.read(key) != null)
+                {
+                    return 0L;
+                }
+            }
+            for (int i = 0; i < keys.size(); i++)
+            {
+                tx.put(keys.get(i), values.get(i), KeyStore.storable(KvClient.NO_EXPIRY));
+            }
+            return 1L;
+        }), poster);
+    }
+
+    /**
+     * As {@link #putAllAsync}: the keys read all at once and, where each holds a string or nothing, those that hold
+     * one deleted. Keys that each held a value with no expiry commit in parallel; a key with none is read again at
+     * the commit, which is then the protocol's.
+     */
+    public CompletableFuture<Long> deleteAllAsync(final List<byte[]> keys, final Executor poster)
+    {
+        return client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
+        {
+            for (final byte[] key : keys)
+            {
+                final LogicalValue held = tx.read(key);
+                if (held != null && held.kind() != ValueKind.STRING)
+                {
+                    return NOT_CARRIED;
+                }
+            }
+            long deleted = 0;
+            for (final byte[] key : keys)
+            {
+                // a key with no value stays a read, checked again at the commit: no intent is placed on it
+                if (tx.get(key) != null)
+                {
+                    tx.delete(key);
+                    deleted++;
+                }
+            }
+            return deleted;
+        }), poster);
+    }
+
+    /** The client's delete carried by completions: a collection or a string in pieces fails it (WrongKind). */
+    public CompletableFuture<Boolean> deleteAsync(final byte[] key)
+    {
+        return client.deleteAsync(key);
+    }
+
     /**
      * One key is one read. Several are read in one read-only transaction (each read, then each checked again), which
      * costs two reads a key where the client's multiGet costs about one lookup for all, but multiGet reads the keys

@@ -23,6 +23,9 @@ import java.util.function.Function;
  */
 public interface KeyStore
 {
+    /** What an asynchronous form answers where it carried nothing: the caller runs the command on a store thread. */
+    long NOT_CARRIED = -1;
+
     /**
      * @return the expiry time as the store keeps it: times from 2^56 ms (the year 2,285,000) on are kept as the last
      * one before, as a block's expiry word holds 56 bits of time ({@code ValueKind}); such a key still never expires in
@@ -120,6 +123,50 @@ public interface KeyStore
         final Executor poster)
     {
         return CompletableFuture.completedFuture(false);
+    }
+
+    /**
+     * As MSETNX: each of {@code keys} set to its value in {@code values}, with no expiry, only if none of them has a
+     * value, in one transaction carried by the store's completions as {@link #putAllAsync} (a key with no value is
+     * swapped from none, by the commit protocol, which carries it round by round).
+     *
+     * @return completes with 1 once set, 0 where a key had a value (nothing written), {@link #NOT_CARRIED} where the
+     * store has no asynchronous form: the caller then runs it in {@link #atomically} on a thread that may wait.
+     */
+    default CompletableFuture<Long> putAllIfAbsentAsync(final List<byte[]> keys, final List<byte[]> values,
+        final Executor poster)
+    {
+        return CompletableFuture.completedFuture(NOT_CARRIED);
+    }
+
+    /**
+     * As DEL of several keys: those of {@code keys} that have a value deleted in one transaction carried by the
+     * store's completions as {@link #putAllAsync}.
+     *
+     * @return completes with how many had a value (a key named twice counts once), or {@link #NOT_CARRIED} having
+     * written nothing where a key holds a collection or a string in pieces (which go with their segments) or the
+     * store has no asynchronous form: the caller then deletes them in {@link #atomically} on a thread that may wait.
+     */
+    default CompletableFuture<Long> deleteAllAsync(final List<byte[]> keys, final Executor poster)
+    {
+        return CompletableFuture.completedFuture(NOT_CARRIED);
+    }
+
+    /**
+     * As {@link #delete}, carried by the store's completions where it can be; done at once otherwise. Fails with
+     * {@code WrongKindException} where the key holds a collection or a string in pieces, which {@link #delete}
+     * removes in a transaction of its own.
+     */
+    default CompletableFuture<Boolean> deleteAsync(final byte[] key)
+    {
+        try
+        {
+            return CompletableFuture.completedFuture(delete(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**
