@@ -95,6 +95,57 @@ class AsyncCreditsTest
         }
     }
 
+    /**
+     * A transaction carried by completions over more keys than the thread may have writes in flight (two, at eight
+     * credits) cannot start every intent at once: it goes on from there on the client's threads, swapping from the
+     * versions the carried swaps put in place (a key with no value inserted at its slot). Over keys with no value (the
+     * protocol's commit), then over the values they now hold (the parallel commit), then deleting them all.
+     */
+    @ParameterizedTest
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    @Timeout(value = 90, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCarriedTransactionOverMoreKeysThanWritesInFlightGoesOnOnTheClientsThreads(final String provider,
+        final int replicas) throws Exception
+    {
+        final KvClient client = cluster(provider, replicas);
+        final List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 6; i++)
+        {
+            keys.add(bytes("wide-" + i));
+        }
+        final java.util.concurrent.ExecutorService poster = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try
+        {
+            for (final String value : new String[] {"first", "second", null})
+            {
+                awaitDone(client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
+                {
+                    for (final byte[] key : keys)
+                    {
+                        if (value == null)
+                        {
+                            tx.delete(key);
+                        }
+                        else
+                        {
+                            tx.put(key, bytes(value));
+                        }
+                    }
+                    return null;
+                }), poster), "a transaction writing " + value);
+                for (final byte[] key : keys)
+                {
+                    assertArrayEquals(value == null ? null : bytes(value), client.get(key),
+                        new String(key, StandardCharsets.UTF_8) + " after writing " + value);
+                }
+            }
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+    }
+
     private static <T> T awaitDone(final CompletableFuture<T> future, final String what) throws Exception
     {
         try

@@ -225,8 +225,10 @@ public final class AsyncWrite extends AsyncOperation
         if (raw)
         {
             final byte[] placed = value == null ? new byte[0] : value;
+            // a key that held no slot was inserted, at the slot its insert took
+            final long slot = words[0] == SlotWord.EMPTY ? insertSlot : slots[0];
             return count == 1 && epoch < 0 ? new Versioned(placed, expireAt, nodeIds[0], views[0].index.nodeEpoch(),
-                slots[0], newWords[0], owner.nanoTime(), writeId) :
+                slot, newWords[0], owner.nanoTime(), writeId) :
                 new Versioned(placed, expireAt, -1, -1, -1, SlotWord.EMPTY, owner.nanoTime(), writeId);
         }
         return rule == ReplicaChain.PUT ? null : Boolean.TRUE;
