@@ -44,7 +44,8 @@ class ComputeBenchmarkTest
         assertEquals(3 * Setting.ALL.size(), throughput.size(), text);
         assertEquals(List.of("SET", "INCR", "MSET (10 keys)"),
             throughput.stream().map(row -> row[1]).distinct().toList(), text);
-        assertTrue(text.contains("GET, SET and INCR asynchronous") && text.contains("on the tcp provider"), text);
+        assertTrue(text.contains("GET, SET, INCR, DEL, MSET and MSETNX asynchronous") &&
+            text.contains("on the tcp provider"), text);
         assertEquals(2, bench.run("compute", "--only", "throughput", "--tests", "set,flushall"),
             "a test the bench does not know is refused");
         assertEquals(2, bench.run("compute", "--only", "scale", "--scale-nodes", "shared"),
