@@ -85,7 +85,7 @@ public final class Transaction
      */
     public CompletableFuture<Void> commitAsync()
     {
-        return commitAsync(services.executor());
+        return commitAsync(services.executor(), null);
     }
 
     /**
@@ -94,12 +94,18 @@ public final class Transaction
      * completions, which would have to deliver that RPC's answer to itself. A compute node passes the connection's
      * event loop, so that no thread of the client's is taken.
      */
-    public synchronized CompletableFuture<Void> commitAsync(final Executor poster)
+    public CompletableFuture<Void> commitAsync(final Executor poster)
+    {
+        return commitAsync(poster, poster);
+    }
+
+    /** @param poster the caller's poster, or null: none, the commit started on {@code on}, a client thread. */
+    private synchronized CompletableFuture<Void> commitAsync(final Executor on, final Executor poster)
     {
         requireOpen();
         ended = true;
         final TransactionCommit commit = new TransactionCommit(services, entries.values(), false);
-        return CompletableFuture.supplyAsync(() -> commit.runAsync(poster), poster).thenCompose(started -> started);
+        return CompletableFuture.supplyAsync(() -> commit.runAsync(poster), on).thenCompose(started -> started);
     }
 
     /** @return the key's value as this transaction sees it (its own write, else the store's), or null: none. */
@@ -173,35 +179,7 @@ public final class Transaction
             keys.forEach(this::read);
             return;
         }
-        final List<TxnEntry> unread = new ArrayList<>(keys.size());
-        final List<CompletableFuture<Versioned>> reads = new ArrayList<>(keys.size());
-        final java.util.Set<TxnEntry> started = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        synchronized (this)
-        {
-            requireOpen();
-            for (final byte[] key : keys)
-            {
-                final TxnEntry entry = entry(key);
-                if (!entry.read && !entry.written && started.add(entry))
-                {
-                    unread.add(entry);
-                    reads.add(this.keys.readAsync(entry.key));
-                }
-            }
-        }
-        for (int i = 0; i < unread.size(); i++)
-        {
-            final Versioned version = awaited(reads.get(i));
-            synchronized (this)
-            {
-                final TxnEntry entry = unread.get(i);
-                if (!entry.read && !entry.written)
-                {
-                    entry.version = version;
-                    entry.read = true;
-                }
-            }
-        }
+        awaited(readAllAsync(keys));
     }
 
     /**
@@ -359,7 +337,7 @@ public final class Transaction
         return seenValue(entry);
     }
 
-    private Versioned awaited(final CompletableFuture<Versioned> read)
+    private <T> T awaited(final CompletableFuture<T> read)
     {
         try
         {

@@ -79,8 +79,9 @@ final class TransactionCommit
      * {@code executor}, whole: a commit carried from there would post its abort back to the client's threads, which
      * readers waiting on its intents may all hold.
      *
-     * @param poster the thread calling, where requests are posted from: one that may wait a moment on the client (a
-     *               write may first take a heap chunk, an RPC), never one that delivers the client's completions.
+     * @param poster the thread calling, where requests are posted from: one of the caller's that may wait a moment on
+     *               the client (a write may first take a heap chunk, an RPC), never one that delivers the client's
+     *               completions; null where the caller gave none (the call is then on one of the client's threads).
      */
     CompletableFuture<Void> runAsync(final Executor poster)
     {
@@ -139,8 +140,9 @@ final class TransactionCommit
                 return null;
             });
         }
-        if (poster != executor && versionsKnown())
+        if (poster != null && versionsKnown())
         {
+            takePeekedVersions();
             // (no thread waits for the swaps, so they go all at once whatever dkv.client.txn.stage.in.flight says)
             return ParallelCommit.applies(writes, readsOnly) ?
                 new ParallelCommit(keys, resolver, writes, true, services.resolutions()).runAsync(poster, executor) :
@@ -149,10 +151,7 @@ final class TransactionCommit
         return CompletableFuture.runAsync(this::run, executor);
     }
 
-    /**
-     * @return true when the version each written key's intent replaces is known without a request: the key was read,
-     * or peeked at (then its version is the one peeked, as {@link #readBlindWrites} takes it).
-     */
+    /** @return true when the version each written key's intent replaces is known without a request. */
     private boolean versionsKnown()
     {
         for (final TxnEntry entry : writes)
@@ -162,14 +161,19 @@ final class TransactionCommit
                 return false;
             }
         }
+        return true;
+    }
+
+    /** A key written blind and peeked at is swapped from what the peek read: it must not have changed since. */
+    private void takePeekedVersions()
+    {
         for (final TxnEntry entry : writes)
         {
-            if (!entry.read)
+            if (!entry.read && entry.peekedKnown)
             {
                 entry.version = entry.peeked;
             }
         }
-        return true;
     }
 
     private static boolean sameVersion(final Versioned read, final Versioned now)
@@ -356,6 +360,7 @@ final class TransactionCommit
      */
     private void readBlindWrites()
     {
+        takePeekedVersions();
         List<CompletableFuture<Versioned>> reads = null;
         if (mayWait && client.requestsWaitOnWire())
         {
@@ -382,7 +387,6 @@ final class TransactionCommit
             }
             if (entry.peekedKnown)
             {
-                entry.version = entry.peeked;
                 continue;
             }
             if (reads != null)
