@@ -499,11 +499,7 @@ class TransactionTest
         {
             poster.shutdown();
         }
-        for (int i = 0; i < counters; i++)
-        {
-            assertEquals(Integer.toString(expected[i]), text(client.get(bytes("hot-" + i))), "counter " + i);
-            assertTrue(client.getVersioned(bytes("hot-" + i)).expireAtMillis() >= 0, "no intent is left on hot-" + i);
-        }
+        assertCounters(client, "hot-", expected);
     }
 
     /**
@@ -605,12 +601,19 @@ class TransactionTest
         {
             poster.shutdown();
         }
-        for (int i = 0; i < counters; i++)
-        {
-            assertEquals(Integer.toString(expected[i]), text(client.get(bytes("cold-" + i))), "counter " + i);
-            assertTrue(client.getVersioned(bytes("cold-" + i)).expireAtMillis() >= 0, "no intent is left on cold-" + i);
-        }
+        assertCounters(client, "cold-", expected);
         assertTrue(runs.get() > 60, "some ran again: " + runs.get() + " runs of 60 transactions");
+    }
+
+    /** Each counter {@code prefix + i} holds {@code expected[i]}, and no intent. */
+    private static void assertCounters(final KvClient client, final String prefix, final int[] expected)
+    {
+        for (int i = 0; i < expected.length; i++)
+        {
+            assertEquals(Integer.toString(expected[i]), text(client.get(bytes(prefix + i))), "counter " + prefix + i);
+            assertTrue(client.getVersioned(bytes(prefix + i)).expireAtMillis() >= 0, "no intent is left on " +
+                prefix + i);
+        }
     }
 
     private static long count(final byte[] value)

@@ -1256,24 +1256,18 @@ public final class KvClient implements AutoCloseable
             return session().await(future);
         }
 
-        @SuppressWarnings("unchecked")
         public CompletableFuture<Versioned> readAsync(final byte[] key)
         {
-            if (closed)
-            {
-                return CompletableFuture.failedFuture(new KvException("the client is closed"));
-            }
-            pollCompletions();
-            final CompletableFuture<Object> future = new CompletableFuture<>();
-            if (!session().startGet(AsyncGet.VERSIONED, key, future, slowPath))
-            {
-                slowPath.get(AsyncGet.VERSIONED, key, future);
-            }
-            return (CompletableFuture<Versioned>)(CompletableFuture<?>)future;
+            return startVersioned(AsyncGet.VERSIONED, key);
+        }
+
+        public CompletableFuture<Versioned> readRawAsync(final byte[] key)
+        {
+            return startVersioned(AsyncGet.RAW, key);
         }
 
         @SuppressWarnings("unchecked")
-        public CompletableFuture<Versioned> readRawAsync(final byte[] key)
+        private CompletableFuture<Versioned> startVersioned(final int kind, final byte[] key)
         {
             if (closed)
             {
@@ -1281,9 +1275,9 @@ public final class KvClient implements AutoCloseable
             }
             pollCompletions();
             final CompletableFuture<Object> future = new CompletableFuture<>();
-            if (!session().startGet(AsyncGet.RAW, key, future, slowPath))
+            if (!session().startGet(kind, key, future, slowPath))
             {
-                slowPath.get(AsyncGet.RAW, key, future);
+                slowPath.get(kind, key, future);
             }
             return (CompletableFuture<Versioned>)(CompletableFuture<?>)future;
         }
