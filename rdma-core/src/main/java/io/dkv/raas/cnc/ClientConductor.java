@@ -543,6 +543,15 @@ final class ClientConductor implements MessageHandler
             }
             case RSP_ERROR ->
             {
+                if (slot.async)
+                {
+                    // the driver refused the request before it reached a queue pair (its connection closed there, a
+                    // region of an earlier incarnation of its node) and sends no completion after this: the request
+                    // was not carried out, and this is its completion. Kept as an error, which only a synchronous
+                    // caller reads, its handler never heard and its slot and credit were held for ever
+                    completeLater(slot, RaasStatus.UNREACHABLE, 0);
+                    return;
+                }
                 slot.error = error.wrap(buffer, index).message(length);
                 slot.status = RaasStatus.UNREACHABLE;
             }
@@ -551,13 +560,7 @@ final class ClientConductor implements MessageHandler
                 completion.wrap(buffer, index);
                 if (slot.async)
                 {
-                    // the caller that submitted it may have failed it already, having found the driver gone
-                    if (slot.finish())
-                    {
-                        slot.status = completion.status();
-                        slot.value = completion.value();
-                        completed[completedCount++] = slot;
-                    }
+                    completeLater(slot, completion.status(), completion.value());
                     return;
                 }
                 slot.status = completion.status();
@@ -576,6 +579,21 @@ final class ClientConductor implements MessageHandler
             }
         }
         slot.done = true;
+    }
+
+    /**
+     * An asynchronous request's outcome, delivered to its handler once the ring read that found it is over
+     * ({@link #deliverCompleted}); nothing when the caller that submitted it failed it already, having found the driver
+     * gone.
+     */
+    private void completeLater(final ClientSlot slot, final int status, final long value)
+    {
+        if (slot.finish())
+        {
+            slot.status = status;
+            slot.value = value;
+            completed[completedCount++] = slot;
+        }
     }
 
     private void completeAsync(final ClientSlot slot)
