@@ -616,6 +616,96 @@ class TransactionTest
         }
     }
 
+    /**
+     * A replayed transaction (a function written synchronously, none of whose reads waits: KvClient.transactReplayed)
+     * runs again each time it reads a key not yet read, once that key was read, and commits carried by completions:
+     * ten increments through pointers (the key read first names the counter read next), each over keys of its own,
+     * all in flight at once, commit while every one of the client's threads is held. (A read that meets another
+     * transaction's intent is the synchronous GET's, on a client thread, as any asynchronous read's.)
+     */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void replayedTransactionsThroughPointersCommitWhileEveryClientThreadIsBusy(final String provider,
+        final int replicas) throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext().asyncThreads(1));
+        final int transactions = 10;
+        for (int n = 0; n < transactions; n++)
+        {
+            client.put(bytes("pointer-" + n), bytes("pointed-" + n));
+        }
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CompletableFuture<Object> holder = holdTheClientThread(client, held, release);
+        assertTrue(held.await(60, TimeUnit.SECONDS), "the client's thread is held");
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        final AtomicInteger runs = new AtomicInteger();
+        try
+        {
+            final List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+            for (int n = 0; n < transactions; n++)
+            {
+                inFlight.add(client.transactReplayed(incrementThrough(bytes("pointer-" + n), runs), poster));
+            }
+            CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+        }
+        finally
+        {
+            release.countDown();
+            poster.shutdown();
+        }
+        holder.get(60, TimeUnit.SECONDS);
+        final int[] ones = new int[transactions];
+        java.util.Arrays.fill(ones, 1);
+        assertCounters(client, "pointed-", ones);
+        assertEquals(3 * transactions, runs.get(), "each ran once to read its pointer, once its counter, once to " +
+            "commit");
+    }
+
+    /** Replayed increments of two counters through pointers, eight in flight at once, lose none. */
+    @ParameterizedTest(name = "{0}, r = {1}")
+    @CsvSource({"shm, 1", "tcp, 1", "tcp, 2"})
+    void replayedIncrementsOverHotKeysRunAgainAndLoseNone(final String provider, final int replicas) throws Exception
+    {
+        final KvClient client = open.store(provider, directory, IDS, replicas, new KvClientContext());
+        client.put(bytes("hot-pointer-0"), bytes("replayed-0"));
+        client.put(bytes("hot-pointer-1"), bytes("replayed-1"));
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        final AtomicInteger runs = new AtomicInteger();
+        try
+        {
+            final List<CompletableFuture<Long>> inFlight = new ArrayList<>();
+            for (int n = 0; n < 40; n++)
+            {
+                inFlight.add(client.transactReplayed(incrementThrough(bytes("hot-pointer-" + n % 2), runs), poster));
+                if (inFlight.size() == 2 * IN_FLIGHT)
+                {
+                    CompletableFuture.allOf(inFlight.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+                    inFlight.clear();
+                }
+            }
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+        assertCounters(client, "replayed-", new int[] {20, 20});
+    }
+
+    /** @return a function that reads the counter {@code pointer} names, and adds one to it. */
+    private static java.util.function.Function<Transaction, Long> incrementThrough(final byte[] pointer,
+        final AtomicInteger runs)
+    {
+        return tx ->
+        {
+            runs.incrementAndGet();
+            final byte[] counter = tx.get(pointer);
+            final long next = count(tx.get(counter)) + 1;
+            tx.put(counter, bytes(Long.toString(next)));
+            return next;
+        };
+    }
+
     private static long count(final byte[] value)
     {
         return value == null ? 0 : Long.parseLong(text(value));

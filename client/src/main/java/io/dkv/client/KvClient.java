@@ -23,6 +23,8 @@ import io.dkv.client.txn.CommitKeys;
 import io.dkv.client.txn.IntentResolver;
 import io.dkv.client.txn.PreparedSwap;
 import io.dkv.client.txn.RawKeys;
+import io.dkv.client.txn.ReadsNeeded;
+import io.dkv.client.txn.ReplayedTransaction;
 import io.dkv.client.txn.Resolutions;
 import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionBody;
@@ -55,6 +57,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -879,6 +882,29 @@ public final class KvClient implements AutoCloseable
                 .thenCompose(ignored -> transactAsync(body, poster, run + 1,
                     Math.min(MAX_BACKOFF_NANOS, 2 * backoffNanos)));
         }, asyncExecutor);
+    }
+
+    /**
+     * A transaction none of whose reads waits, for a caller whose function is written synchronously (a compute node's
+     * commands over collections): {@code body} runs on {@code poster} against reads answered from what is known
+     * ({@link Transaction#replaying}); a read of a key not known yet throws {@link ReadsNeeded}, ending the run, and
+     * those keys are read, carried by completions, before {@code body} runs again from the start in a new transaction
+     * with every read so far. A run that returns commits through {@link Transaction#commitAsync(Executor)} posted by
+     * {@code poster}; a conflict runs it again with nothing known, after a random backoff, up to
+     * {@code dkv.client.txn.retries} times. {@code body} may run many times, so it must have no effect but on its
+     * transaction, and its result is the last run's.
+     *
+     * @param poster as {@link #transactAsync(AsyncTransactionBody, Executor)}'s: never one of the client's threads,
+     *               nor one that delivers its completions.
+     * @return completes with what the run that committed returned.
+     */
+    public <T> CompletableFuture<T> transactReplayed(final Function<Transaction, T> body, final Executor poster)
+    {
+        if (closed)
+        {
+            return CompletableFuture.failedFuture(new KvException("the client is closed"));
+        }
+        return new ReplayedTransaction<>(txnServices, body, poster, context.txnRetries(), MAX_BACKOFF_NANOS).run();
     }
 
     private static long backOff(final long backoffNanos)

@@ -33,16 +33,68 @@ public final class Transaction
     private final int maxResolves;
     /** Where a commit that completions cannot carry alone runs: the client's own threads. */
     private final Map<ByteBuffer, TxnEntry> entries = new LinkedHashMap<>();
+    /**
+     * Where reads are answered from, never from the store (null: from the store): a key not in it throws
+     * {@link ReadsNeeded}. Its versions were read with any intent resolved; the commit checks them as any read.
+     */
+    private final Map<ByteBuffer, Versioned> known;
     private boolean ended;
 
     /** For {@code KvClient}: applications get one from {@code KvClient.begin()} or {@code transact}. */
     public Transaction(final TxnServices services)
     {
+        this(services, null);
+    }
+
+    private Transaction(final TxnServices services, final Map<ByteBuffer, Versioned> known)
+    {
+        this.known = known;
         this.services = services;
         this.client = services.client();
         this.keys = services.keys();
         this.resolver = services.resolver();
         this.maxResolves = services.maxResolves();
+    }
+
+    /**
+     * A transaction whose reads never wait: each is answered from {@code known} (by the key's bytes; a null version
+     * where the key had no value), and one of a key not in it throws {@link ReadsNeeded} naming it (a
+     * {@link #readAll} or {@link #peekAll}: every such key it names). For {@code KvClient.transactReplayed}, which
+     * reads those keys and runs the function again.
+     */
+    public static Transaction replaying(final TxnServices services, final Map<ByteBuffer, Versioned> known)
+    {
+        return new Transaction(services, known);
+    }
+
+    /** @return the version of the key as known; throws {@link ReadsNeeded} where it is not. */
+    private Versioned knownVersion(final byte[] key)
+    {
+        final ByteBuffer wrapped = ByteBuffer.wrap(key);
+        final Versioned version = known.get(wrapped);
+        if (version == null && !known.containsKey(wrapped))
+        {
+            throw new ReadsNeeded(List.of(key));
+        }
+        return version;
+    }
+
+    /** Where reads are answered from what is known: throws {@link ReadsNeeded} naming every key of these not known. */
+    private void requireKnown(final List<byte[]> keys)
+    {
+        List<byte[]> missing = null;
+        for (final byte[] key : keys)
+        {
+            if (!known.containsKey(ByteBuffer.wrap(key)))
+            {
+                missing = missing == null ? new ArrayList<>() : missing;
+                missing.add(key);
+            }
+        }
+        if (missing != null)
+        {
+            throw new ReadsNeeded(missing);
+        }
     }
 
     /**
@@ -174,7 +226,11 @@ public final class Transaction
      */
     public void readAll(final List<byte[]> keys)
     {
-        if (keys.size() < 2 || !client.requestsWaitOnWire())
+        if (known != null)
+        {
+            requireKnown(keys);
+        }
+        if (known != null || keys.size() < 2 || !client.requestsWaitOnWire())
         {
             keys.forEach(this::read);
             return;
@@ -270,7 +326,7 @@ public final class Transaction
                 return seenValue(entry);
             }
         }
-        return remember(key, readResolved(keys, resolver, key, maxResolves));
+        return remember(key, known != null ? knownVersion(key) : readResolved(keys, resolver, key, maxResolves));
     }
 
     /** @return true when this transaction read, wrote or peeked the entry's key: a peek answers from it. */
@@ -292,6 +348,16 @@ public final class Transaction
      */
     public LogicalValue[] peekAll(final List<byte[]> keys)
     {
+        if (known != null)
+        {
+            requireKnown(keys);
+            final LogicalValue[] values = new LogicalValue[keys.size()];
+            for (int i = 0; i < values.length; i++)
+            {
+                values[i] = peek(keys.get(i));
+            }
+            return values;
+        }
         final LogicalValue[] values = new LogicalValue[keys.size()];
         final List<CompletableFuture<Versioned>> reads = new ArrayList<>(keys.size());
         synchronized (this)
@@ -393,7 +459,7 @@ public final class Transaction
             throw new IllegalArgumentException("an expiry word is a kind and epoch milliseconds; this one is " +
                 expiryWord);
         }
-        final TxnEntry entry = entry(key);
+        final TxnEntry entry = blindEntry(key);
         entry.written = true;
         entry.newValue = value.clone();
         entry.newExpireAt = expiryWord;
@@ -421,7 +487,7 @@ public final class Transaction
     public synchronized void remove(final byte[] key)
     {
         requireOpen();
-        final TxnEntry entry = entry(key);
+        final TxnEntry entry = blindEntry(key);
         entry.written = true;
         entry.newValue = null;
         entry.newExpireAt = KvClient.NO_EXPIRY;
@@ -459,7 +525,7 @@ public final class Transaction
         final TxnEntry entry = entry(key);
         if (!entry.read && !entry.written)
         {
-            entry.version = readResolved(keys, resolver, key, maxResolves);
+            entry.version = known != null ? knownVersion(key) : readResolved(keys, resolver, key, maxResolves);
             entry.read = true;
         }
         return entry;
@@ -480,6 +546,62 @@ public final class Transaction
         }
         throw new TransactionConflictException("key " + KvErrors.describe(key) + " held another transaction's " +
             "intent " + maxResolves + " times in a row as it was read");
+    }
+
+    /**
+     * @return the key's entry, for a write that need not read it; where reads are answered from what is known and the
+     * key is, its version is taken from there as a peek's, so that the commit swaps it in from that version without a
+     * read of its own (one not known is read by {@link #peekWritesAsync}: a new collection's segment keys are new in
+     * each run).
+     */
+    private TxnEntry blindEntry(final byte[] key)
+    {
+        final TxnEntry entry = entry(key);
+        if (known != null && !seen(entry) && known.containsKey(ByteBuffer.wrap(key)))
+        {
+            entry.peeked = known.get(ByteBuffer.wrap(key));
+            entry.peekedKnown = true;
+        }
+        return entry;
+    }
+
+    /**
+     * Read the version of each key this transaction writes without having read or peeked at it, all at once, carried
+     * by completions, as a peek: its commit then swaps each in from that version without a read of its own, and may
+     * be carried by completions whole ({@link #commitAsync(Executor)}).
+     *
+     * @return completes once every such key was read.
+     */
+    public CompletableFuture<Void> peekWritesAsync()
+    {
+        final List<CompletableFuture<Void>> reads = new ArrayList<>();
+        synchronized (this)
+        {
+            requireOpen();
+            for (final TxnEntry entry : entries.values())
+            {
+                if (entry.written && !seenBeforeWritten(entry))
+                {
+                    reads.add(this.keys.readAsync(entry.key).thenAccept(version -> peeked(entry, version)));
+                }
+            }
+        }
+        return CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]));
+    }
+
+    private synchronized void peeked(final TxnEntry entry, final Versioned version)
+    {
+        if (!seenBeforeWritten(entry))
+        {
+            entry.peeked = version;
+            entry.peekedKnown = true;
+        }
+    }
+
+    /** @return true when the written entry's version is known: it was read, or peeked at. */
+    private static boolean seenBeforeWritten(final TxnEntry entry)
+    {
+        return entry.read || entry.peekedKnown;
     }
 
     private TxnEntry entry(final byte[] key)
