@@ -286,6 +286,46 @@ class AsyncCommandsTest
         }
     }
 
+    /**
+     * The commands of one key of a hash, set, sorted set or list are replayed transactions carried by completions (run
+     * on the loop against the reads known so far, again each time they read a key not yet read): none goes to a store
+     * thread, a WRONGTYPE included. A command of several keys (SMOVE) still does.
+     */
+    @Test
+    void collectionCommandsOfOneKeyGoToNoStoreThread() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            resp.call("DEL", "rc-h", "rc-s", "rc-z", "rc-l", "rc-s2");
+            final long before = resp.storeThreadSteps();
+            final List<String[]> requests = List.of(
+                new String[] {"HSET", "rc-h", "a", "1", "b", "2"},
+                new String[] {"HINCRBY", "rc-h", "a", "5"},
+                new String[] {"HGET", "rc-h", "a"},
+                new String[] {"SADD", "rc-s", "x", "y"},
+                new String[] {"SREM", "rc-s", "x"},
+                new String[] {"SMEMBERS", "rc-s"},
+                new String[] {"ZADD", "rc-z", "1", "m", "2", "n"},
+                new String[] {"ZRANGE", "rc-z", "0", "-1"},
+                new String[] {"LPUSH", "rc-l", "a", "b"},
+                new String[] {"LRANGE", "rc-l", "0", "-1"},
+                new String[] {"HSET", "rc-s", "f", "v"});
+            resp.sendRaw(RawResp.encodeAll(requests));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++)
+            {
+                replies.add(resp.read());
+            }
+            assertEquals(List.of(":2", ":6", "$6", ":2", ":1", "*1[$y]", ":2", "*2[$m, $n]", ":2", "*2[$b, $a]"),
+                replies.subList(0, 10));
+            assertTrue(replies.get(10).startsWith("-WRONGTYPE"), replies.get(10));
+            assertEquals(0, resp.storeThreadSteps() - before, "replayed, carried by completions");
+
+            assertEquals(":1", resp.call("SMOVE", "rc-s", "rc-s2", "y"));
+            assertEquals(1, resp.storeThreadSteps() - before, "SMOVE on a store thread");
+        }
+    }
+
     private static String bulk(final String value)
     {
         return value == null ? "$nil" : "$" + value;

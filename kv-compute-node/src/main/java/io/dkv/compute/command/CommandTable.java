@@ -407,8 +407,12 @@ public final class CommandTable
             {
                 if (OffloadedCommands.offloaded(spec.name()) && session.mayAwait(store))
                 {
-                    storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),
-                        reply -> spec.handler().execute(session, args, reply));
+                    if (!OffloadedCommands.replayable(spec.name()) ||
+                        !ReplayedCommands.start(session, store, spec, args))
+                    {
+                        storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),
+                            reply -> spec.handler().execute(session, args, reply));
+                    }
                 }
                 else
                 {

@@ -4,9 +4,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The commands of hashes, sets, sorted sets and lists that run on a {@link StoreThreads store thread} as a step where
- * the connection allows one: their work is a transaction or a read of several blocks the client has no asynchronous
- * form for, and the event loop serves its other connections while it travels. What a command does after its reply
+ * The commands of hashes, sets, sorted sets and lists that run as a step where the connection allows one: those of one
+ * key as replayed transactions carried by completions ({@link ReplayedCommands}), the others on a
+ * {@link StoreThreads store thread} (their work is a transaction or a read of several blocks); the event loop serves
+ * its other connections while a step travels. What a command does after its reply
  * (keyspace events, waking a blocked client) still runs on the loop, from {@link CommandTable#finish}.
  *
  * <p>The *STORE commands send their keyspace events from inside, on the store thread: a message's delivery to local
@@ -67,6 +68,17 @@ public final class OffloadedCommands
     static boolean offloaded(final String name)
     {
         return ONE_KEY.containsKey(name);
+    }
+
+    /**
+     * @return true when the command runs as a replayed transaction carried by completions where the store can
+     * ({@link ReplayedCommands}): the commands of one key, whose only effect is on the store. The *STORE commands
+     * (which send keyspace events from inside), SORT (which reads keys no argument names) and the other commands of
+     * several keys stay on store threads.
+     */
+    static boolean replayable(final String name)
+    {
+        return ONE_KEY.getOrDefault(name, Boolean.FALSE);
     }
 
     /**

@@ -85,6 +85,13 @@ public final class ClientKeyStore implements KeyStore
         }), poster);
     }
 
+    /** The client's replayed transaction ({@link KvClient#transactReplayed}), {@code body} given its store. */
+    public <T> CompletableFuture<T> replayed(final Function<KeyStore, T> body, final Executor poster)
+    {
+        return client.transactReplayed(tx ->
+            body.apply(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes())), poster);
+    }
+
     /** As {@link #putAllAsync}; a key of any kind that has a value answers 0, the reads then checked again. */
     public CompletableFuture<Long> putAllIfAbsentAsync(final List<byte[]> keys, final List<byte[]> values,
         final Executor poster)

@@ -140,6 +140,22 @@ public interface KeyStore
     }
 
     /**
+     * Run {@code body} as one transaction none of whose reads waits, carried by the store's completions: on
+     * {@code poster}, against the reads known so far, again from the start each time it reads a key not yet read (once
+     * that key was read), and committed once it returns (a conflict runs it again). {@code body} may run many times:
+     * it must have no effect but on the store it is given, and what it returns is the last run's.
+     *
+     * @param poster where {@code body} runs and requests are posted from: never a thread that delivers the store's
+     *               completions.
+     * @return completes with what the run that committed returned; null where the store has no such form (the caller
+     * then runs {@code body} in {@link #atomically} on a thread that may wait).
+     */
+    default <T> CompletableFuture<T> replayed(final Function<KeyStore, T> body, final Executor poster)
+    {
+        return null;
+    }
+
+    /**
      * As DEL of several keys: those of {@code keys} that have a value deleted in one transaction carried by the
      * store's completions as {@link #putAllAsync}.
      *

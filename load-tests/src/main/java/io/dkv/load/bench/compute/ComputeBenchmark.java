@@ -242,8 +242,9 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "over an in-process dkv store (one memory node and the client on the %s provider, in this JVM as " +
                 "well); redis-server %s, no persistence; all on 127.0.0.1", result.ioThreads(),
                 result.asyncCommands() ? "GET, SET, INCR, DEL, MSET and MSETNX asynchronous (MSET, MSETNX and " +
-                "DEL of several keys transactions carried by completions), the collections' commands on store " +
-                "threads (the steps of one key on one thread)" : "every command on its event loop",
+                "DEL of several keys transactions carried by completions), the collections' commands of one key " +
+                "replayed transactions carried by completions, of several keys on store threads" :
+                "every command on its event loop",
                 result.provider(), result.redisVersion()));
             sections.add(ThroughputPart.section(result));
             goals.addAll(ThroughputPart.goals(result));
