@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -41,6 +44,11 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
     private final long[] memoryNodes;
     private final int timeoutMs;
     private final boolean async;
+    /**
+     * Posts the asynchronous path's commits (as a compute node's event loop does), so that the client carries them
+     * by completions: never one of the client's threads, nor one that delivers its completions. Null: synchronous.
+     */
+    private final ExecutorService poster;
     /** The attachment operations use, once made. Guarded by this store's lock. */
     private Attachment attachment;
     private boolean closed;
@@ -57,6 +65,12 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         this.memoryNodes = memoryNodes.clone();
         this.timeoutMs = timeoutMs;
         this.async = async;
+        this.poster = async ? Executors.newSingleThreadExecutor(work ->
+        {
+            final Thread thread = new Thread(work, "dkv-check-poster");
+            thread.setDaemon(true);
+            return thread;
+        }) : null;
     }
 
     public byte[] get(final String key)
@@ -96,7 +110,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         {
             if (async)
             {
-                return transactAsync(client, body);
+                return transactAsync(client, body, poster);
             }
             return client.transact(tx -> body.apply(new TxnView()
             {
@@ -141,10 +155,12 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
 
     /**
      * The asynchronous forms, waited for on this thread: each read through {@code getAsync}, the commit through
-     * {@code commitAsync}, run again here on a conflict (a function that waits must not run on the client's own
-     * threads, which carry what completions cannot).
+     * {@code commitAsync} posted by {@code poster} (carried by completions: a parallel commit, or the protocol's round
+     * by round), run again here on a conflict (a function that waits must not run on the client's own threads, which
+     * carry what completions cannot).
      */
-    private static <T> T transactAsync(final KvClient client, final Function<TxnView, T> body)
+    private static <T> T transactAsync(final KvClient client, final Function<TxnView, T> body,
+        final Executor poster)
     {
         for (int run = 0; ; run++)
         {
@@ -163,7 +179,7 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
             });
             try
             {
-                join(tx.commitAsync());
+                join(tx.commitAsync(poster));
                 return result;
             }
             catch (final TransactionConflictException ex)
@@ -262,6 +278,11 @@ public final class KvCheckedStore implements CheckedStore, AutoCloseable
         if (idle != null)
         {
             idle.close();
+        }
+        if (poster != null)
+        {
+            // what was posted still runs; a commit posted after this fails, as the store is closed
+            poster.shutdown();
         }
     }
 
