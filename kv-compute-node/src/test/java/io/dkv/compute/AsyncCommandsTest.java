@@ -141,7 +141,7 @@ class AsyncCommandsTest
     }
 
     @Test
-    void everyGetSetIncrementMsetAndDelGoesOutAsAStepAndOthersRunAsBefore() throws Exception
+    void everyGetSetIncrementMsetAndDelGoesOutAsAStepAndMultisCommandsDoNot() throws Exception
     {
         try (RawResp resp = new RawResp(store.port()))
         {
@@ -158,7 +158,7 @@ class AsyncCommandsTest
             requests.add(new String[] {"INCRBY", "as-step-2", "40"});
             requests.add(new String[] {"MSET", "as-step-3", "a", "as-step-4", "b"});
             requests.add(new String[] {"DEL", "as-step-3", "as-step-4", "as-step-none"});
-            // not steps: a SET with an option, MULTI's commands, which EXEC runs in its transaction
+            // a step replayed: a SET with a condition; not steps: MULTI's commands, which EXEC runs in its transaction
             requests.add(new String[] {"SET", "as-step-0", "x", "XX"});
             requests.add(new String[] {"MULTI"});
             requests.add(new String[] {"SET", "as-step-1", "y"});
@@ -178,8 +178,8 @@ class AsyncCommandsTest
             }
             assertEquals(List.of(":42", "+OK", ":2", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
                 replies.subList(32, replies.size()));
-            assertEquals(16 + 16 + 3 + 1, resp.asyncSteps() - before,
-                "each GET, plain SET, INCRBY, MSET and DEL outside MULTI is a step");
+            assertEquals(16 + 16 + 3 + 1 + 1, resp.asyncSteps() - before,
+                "each GET, SET, INCRBY, MSET and DEL outside MULTI is a step");
         }
     }
 
@@ -289,7 +289,7 @@ class AsyncCommandsTest
     /**
      * The commands of one key of a hash, set, sorted set or list are replayed transactions carried by completions (run
      * on the loop against the reads known so far, again each time they read a key not yet read): none goes to a store
-     * thread, a WRONGTYPE included. A command of several keys (SMOVE) still does.
+     * thread, a WRONGTYPE included.
      */
     @Test
     void collectionCommandsOfOneKeyGoToNoStoreThread() throws Exception
@@ -320,9 +320,202 @@ class AsyncCommandsTest
                 replies.subList(0, 10));
             assertTrue(replies.get(10).startsWith("-WRONGTYPE"), replies.get(10));
             assertEquals(0, resp.storeThreadSteps() - before, "replayed, carried by completions");
+        }
+    }
 
-            assertEquals(":1", resp.call("SMOVE", "rc-s", "rc-s2", "y"));
-            assertEquals(1, resp.storeThreadSteps() - before, "SMOVE on a store thread");
+    /**
+     * The commands of several keys are replayed too, SORT with its BY and GET keys and the *STORE forms included: none
+     * goes to a store thread, each answers as it would alone, and the keyspace events a *STORE sends from inside come
+     * once each, in the commands' order, after their replies. (LMPOP sends none here: its events are not served.)
+     */
+    @Test
+    void collectionCommandsOfSeveralKeysGoToNoStoreThreadAndTheirEventsComeOnce() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port());
+            RawResp subscriber = new RawResp(store.port()))
+        {
+            resp.call("DEL", "mk-a", "mk-b", "mk-c", "mk-z1", "mk-z2", "mk-l", "mk-l2", "mk-st", "mk-w_1", "mk-w_2",
+                "mk-w_3", "mk-o_1", "mk-o_2", "mk-o_3");
+            assertEquals("+OK", resp.call("CONFIG", "SET", "notify-keyspace-events", "Eszlg"));
+            try
+            {
+                assertEquals("*3[$psubscribe, $__keyevent@0__:*, :1]",
+                    subscriber.call("PSUBSCRIBE", "__keyevent@0__:*"));
+                assertEquals(":3", resp.call("SADD", "mk-a", "1", "2", "3"));
+                assertEquals(":2", resp.call("SADD", "mk-b", "2", "3"));
+                assertEquals(":2", resp.call("ZADD", "mk-z1", "1", "m", "2", "n"));
+                assertEquals(":1", resp.call("ZADD", "mk-z2", "5", "n"));
+                assertEquals(":3", resp.call("RPUSH", "mk-l", "3", "1", "2"));
+                assertEquals("+OK", resp.call("MSET", "mk-w_1", "30", "mk-w_2", "10", "mk-w_3", "20", "mk-o_1", "x",
+                    "mk-o_2", "y", "mk-o_3", "z"));
+                for (int i = 0; i < 5; i++)
+                {
+                    subscriber.read();
+                }
+                final long before = resp.storeThreadSteps();
+                final List<String[]> requests = List.of(
+                    new String[] {"SINTER", "mk-a", "mk-b"},
+                    new String[] {"SUNIONSTORE", "mk-c", "mk-a", "mk-b"},
+                    new String[] {"SMOVE", "mk-a", "mk-b", "1"},
+                    new String[] {"SINTERCARD", "2", "mk-a", "mk-b"},
+                    new String[] {"ZUNIONSTORE", "mk-st", "2", "mk-z1", "mk-z2"},
+                    new String[] {"ZRANGE", "mk-st", "0", "-1", "WITHSCORES"},
+                    new String[] {"LMOVE", "mk-l", "mk-l2", "LEFT", "RIGHT"},
+                    new String[] {"LMPOP", "2", "mk-none", "mk-l", "RIGHT"},
+                    new String[] {"SORT", "mk-l", "BY", "mk-w_*", "GET", "mk-o_*"},
+                    new String[] {"SORT", "mk-l2", "BY", "mk-w_*", "GET", "#", "STORE", "mk-c"},
+                    new String[] {"SDIFFSTORE", "mk-c", "mk-none", "mk-a"},
+                    new String[] {"SINTER", "mk-a", "mk-l"});
+                resp.sendRaw(RawResp.encodeAll(requests));
+                final List<String> replies = new ArrayList<>();
+                for (int i = 0; i < requests.size(); i++)
+                {
+                    replies.add(resp.read());
+                }
+                assertEquals(List.of("*2[$2, $3]", ":3", ":1", ":2", ":2", "*4[$m, $1, $n, $7]", "$3",
+                    "*2[$mk-l, *1[$2]]", "*1[$x]", ":1", ":0"), replies.subList(0, 11));
+                assertTrue(replies.get(11).startsWith("-WRONGTYPE"), replies.get(11));
+                assertEquals(0, resp.storeThreadSteps() - before, "replayed, carried by completions");
+                final List<String> events = new ArrayList<>();
+                for (int i = 0; i < 8; i++)
+                {
+                    events.add(subscriber.read());
+                }
+                assertEquals(List.of(
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:sunionstore, $mk-c]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:srem, $mk-a]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:sadd, $mk-b]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:zunionstore, $mk-st]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:rpush, $mk-l2]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:lpop, $mk-l]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:sortstore, $mk-c]",
+                    "*4[$pmessage, $__keyevent@0__:*, $__keyevent@0__:del, $mk-c]"), events);
+            }
+            finally
+            {
+                resp.call("CONFIG", "SET", "notify-keyspace-events", "");
+            }
+        }
+    }
+
+    /**
+     * The commands of strings and of the keyspace that have no carried form of their own are replayed too: each is a
+     * step, none goes to a store thread, and each answers as redis-server 7.0.15 answered the same requests. One that
+     * meets a string in pieces (which a transaction does not hold as the command alone does) runs on a store thread,
+     * alone, and answers as it would without steps.
+     */
+    @Test
+    void stringAndKeyspaceCommandsAreReplayedAndAStringInPiecesRunsAlone() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            resp.call("DEL", "sk-a", "sk-b", "sk-c", "sk-d", "sk-e", "sk-f", "sk-big");
+            final long steps = resp.asyncSteps();
+            final long storeThreads = resp.storeThreadSteps();
+            final List<String[]> requests = List.of(
+                new String[] {"APPEND", "sk-a", "hello"},
+                new String[] {"STRLEN", "sk-a"},
+                new String[] {"GETRANGE", "sk-a", "1", "3"},
+                new String[] {"SETRANGE", "sk-a", "5", "world"},
+                new String[] {"GETSET", "sk-a", "v1"},
+                new String[] {"SETNX", "sk-b", "b"},
+                new String[] {"SET", "sk-b", "c", "NX"},
+                new String[] {"SET", "sk-b", "d", "GET"},
+                new String[] {"GETDEL", "sk-b"},
+                new String[] {"SET", "sk-c", "10"},
+                new String[] {"EXPIRE", "sk-c", "100"},
+                new String[] {"PERSIST", "sk-c"},
+                new String[] {"INCRBYFLOAT", "sk-c", "1.5"},
+                new String[] {"TYPE", "sk-c"},
+                new String[] {"EXISTS", "sk-a", "sk-b", "sk-c"},
+                new String[] {"RENAME", "sk-c", "sk-d"},
+                new String[] {"COPY", "sk-d", "sk-e"},
+                new String[] {"MGET", "sk-a", "sk-d", "sk-e", "sk-none"},
+                new String[] {"SETBIT", "sk-f", "7", "1"},
+                new String[] {"GETBIT", "sk-f", "7"},
+                new String[] {"BITCOUNT", "sk-f"},
+                new String[] {"LCS", "sk-a", "sk-d"},
+                new String[] {"GETEX", "sk-a", "PERSIST"},
+                new String[] {"TTL", "sk-d"});
+            resp.sendRaw(RawResp.encodeAll(requests));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++)
+            {
+                replies.add(resp.read());
+            }
+            assertEquals(List.of(":5", ":5", "$ell", ":10", "$helloworld", ":1", "$nil", "$b", "$d", "+OK", ":1", ":1",
+                "$11.5", "+string", ":2", "+OK", ":1", "*4[$v1, $11.5, $11.5, $nil]", ":0", ":1", ":1", "$1", "$v1",
+                ":-1"), replies);
+            assertEquals(requests.size(), resp.asyncSteps() - steps, "each request a step");
+            assertEquals(0, resp.storeThreadSteps() - storeThreads, "replayed, carried by completions");
+
+            final String big = "b".repeat(1_100_000);
+            assertEquals("+OK", resp.call("SET", "sk-big", big));
+            final long beforeBig = resp.storeThreadSteps();
+            assertEquals(":1100001", resp.call("APPEND", "sk-big", "x"));
+            assertEquals(":1100001", resp.call("STRLEN", "sk-big"));
+            assertEquals("$bx", resp.call("GETRANGE", "sk-big", "-2", "-1"));
+            assertEquals(3, resp.storeThreadSteps() - beforeBig, "a string in pieces: each on a store thread, alone");
+            resp.call("DEL", "sk-big");
+        }
+    }
+
+    /**
+     * Replayed commands of several connections on one key are each one transaction: INCRBYFLOAT and APPEND sent
+     * pipelined by four connections at once lose no update, and of their SETNXs of one key exactly one sets it.
+     */
+    @Test
+    void replayedCommandsOfManyConnectionsOnOneKeyLoseNoUpdate() throws Exception
+    {
+        final int connections = 4;
+        final int each = 25;
+        try (RawResp setup = new RawResp(store.port()))
+        {
+            setup.call("DEL", "hot-f", "hot-s", "hot-nx");
+        }
+        final List<Thread> threads = new ArrayList<>();
+        final long[] setNx = new long[connections];
+        final Exception[] failed = new Exception[1];
+        for (int c = 0; c < connections; c++)
+        {
+            final int connection = c;
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try (RawResp resp = new RawResp(store.port()))
+                {
+                    final List<String[]> requests = new ArrayList<>();
+                    for (int i = 0; i < each; i++)
+                    {
+                        requests.add(new String[] {"INCRBYFLOAT", "hot-f", "1"});
+                        requests.add(new String[] {"APPEND", "hot-s", "x"});
+                        requests.add(new String[] {"SETNX", "hot-nx", Integer.toString(connection)});
+                    }
+                    resp.sendRaw(RawResp.encodeAll(requests));
+                    for (int i = 0; i < requests.size(); i++)
+                    {
+                        final String reply = resp.read();
+                        if (i % 3 == 2)
+                        {
+                            setNx[connection] += reply.equals(":1") ? 1 : 0;
+                        }
+                    }
+                }
+                catch (final Exception ex)
+                {
+                    failed[0] = ex;
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(null, failed[0]);
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            assertEquals("$" + connections * each, resp.call("GET", "hot-f"));
+            assertEquals(":" + connections * each, resp.call("STRLEN", "hot-s"));
+            assertEquals(1, java.util.Arrays.stream(setNx).sum(), "one SETNX set the key");
         }
     }
 

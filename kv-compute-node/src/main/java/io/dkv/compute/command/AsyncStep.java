@@ -102,6 +102,13 @@ public final class AsyncStep
             new IllegalStateException(String.valueOf(failure.getMessage()), failure);
     }
 
+    /** @return what failed: the cause a {@code CompletionException} wraps, else {@code failure} itself. */
+    static Throwable cause(final Throwable failure)
+    {
+        return failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
+            failure.getCause() : failure;
+    }
+
     /** Make the reply; the operation has completed. */
     void finish(final ByteBuf out)
     {
@@ -113,8 +120,7 @@ public final class AsyncStep
         }
         catch (final RuntimeException ex)
         {
-            failure = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ?
-                ex.getCause() : ex;
+            failure = cause(ex);
         }
         finisher.finish(result, failure, out);
     }

@@ -175,6 +175,31 @@ final class CommandKeys
         }
     }
 
+    /**
+     * @param name the command's lower-case name.
+     * @param args the request, its name first.
+     * @return the keys the request names, as COMMAND GETKEYS finds them (SORT's BY and GET keys not among them); none
+     * for a command of no keys or a request whose arguments say none.
+     */
+    static List<byte[]> keysOf(final String name, final byte[][] args)
+    {
+        final Keys keys = KEYS.get(name);
+        if (keys == null)
+        {
+            return List.of();
+        }
+        final List<int[]> found = find(keys, args, -1);
+        final List<byte[]> named = new ArrayList<>(found.size());
+        for (final int[] key : found)
+        {
+            if (key[0] < args.length)
+            {
+                named.add(args[key[0]]);
+            }
+        }
+        return named;
+    }
+
     /** getKeysFromCommandWithSpecs: the specs unless one has variable flags or they fail, then the function. */
     private static List<int[]> find(final Keys keys, final byte[][] argv, final int arity)
     {

@@ -405,10 +405,10 @@ public final class CommandTable
             }
             else
             {
-                if (OffloadedCommands.offloaded(spec.name()) && session.mayAwait(store))
+                if (OffloadedCommands.offloaded(spec.name(), args) && !session.hasStaged() && session.mayAwait(store))
                 {
                     if (!OffloadedCommands.replayable(spec.name()) ||
-                        !ReplayedCommands.start(session, store, spec, args))
+                        !ReplayedCommands.start(session, store, spec, args, storeThreads))
                     {
                         storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),
                             reply -> spec.handler().execute(session, args, reply));

@@ -9,6 +9,7 @@ import io.dkv.client.pieces.PiecesLayout;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.compute.store.NotReplayable;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
@@ -253,9 +254,16 @@ final class LongStrings
         return string == null ? StringBytes.of(read.value()) : bytes(key, string);
     }
 
-    /** Refuse a change of a string in pieces inside MULTI (EXEC's transaction cannot hold its pieces' writes). */
+    /**
+     * Refuse a change of a string in pieces inside MULTI (EXEC's transaction cannot hold its pieces' writes); a
+     * replayed run ends, for the command to run alone.
+     */
     static void refuseInMulti(final Session session, final String what)
     {
+        if (session.replaying())
+        {
+            throw NotReplayable.INSTANCE;
+        }
         if (session.executing())
         {
             throw new IllegalArgumentException("a string longer than " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes " +

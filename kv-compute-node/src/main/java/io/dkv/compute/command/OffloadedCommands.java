@@ -2,19 +2,23 @@ package io.dkv.compute.command;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The commands of hashes, sets, sorted sets and lists that run as a step where the connection allows one: those of one
- * key as replayed transactions carried by completions ({@link ReplayedCommands}), the others on a
- * {@link StoreThreads store thread} (their work is a transaction or a read of several blocks); the event loop serves
- * its other connections while a step travels. What a command does after its reply
- * (keyspace events, waking a blocked client) still runs on the loop, from {@link CommandTable#finish}.
+ * The commands that run as a step where the connection allows one: those of hashes, sets, sorted sets and lists, and
+ * those of strings and of the keyspace that the client has no carried form for (APPEND, GETDEL, SET NX, EXPIRE, TTL,
+ * RENAME, MGET, the bit commands...). Each runs as a replayed transaction carried by completions
+ * ({@link ReplayedCommands}), or on a {@link StoreThreads store thread} where the store has no replayed form or the
+ * command goes otherwise alone than in a transaction (BITOP, whose result may be a string in pieces); the event loop
+ * serves its other connections while a step travels. A step of one key holds back only the connection's later
+ * requests of that key; one of several keys holds back everything after it. What a command does after its reply
+ * (keyspace events, waking a blocked client) still runs on the loop, from {@link CommandTable#finish}; the *STORE
+ * commands' events, which they send from inside, are deferred to the commit of the run that made the reply.
  *
- * <p>The *STORE commands send their keyspace events from inside, on the store thread: a message's delivery to local
- * subscribers and its calls to peers are safe from any thread, as PUBLISH's own are from every loop. SORT reads keys
- * no argument names (its BY and GET patterns): as a step of several keys it holds back everything after it, so the
- * connection sees it in order all the same. Left on the loop: the blocking commands (a waiter is the loop's) and every
- * command of no or other types.
+ * <p>SORT reads keys no argument names (its BY and GET patterns): as a step of several keys it holds back everything
+ * after it, so the connection sees it in order all the same. Left on the loop: GET, SET, the counters, MSET, MSETNX,
+ * DEL and UNLINK (carried by completions of their own), the blocking commands (a waiter is the loop's), a request with
+ * a long argument the decoder staged, and every command of no key.
  */
 public final class OffloadedCommands
 {
@@ -22,6 +26,11 @@ public final class OffloadedCommands
     private static final Map<String, Boolean> ONE_KEY = new HashMap<>();
     /** The one-key names, lower case, by their first letter's index in a to z: a lookup that allocates nothing. */
     private static final byte[][][] ONE_KEY_BY_LETTER = new byte[26][][];
+    /** The commands that run on a store thread, never replayed. */
+    private static final Set<String> ALONE = Set.of("bitop");
+    /** SET's options that make it a read and a write (the plain SET, with or without an expiry, is carried). */
+    private static final String[] SET_CONDITIONS = {"nx", "xx", "get", "keepttl", "ifeq"};
+    private static final byte[] SET = {'s', 'e', 't'};
 
     static
     {
@@ -33,10 +42,15 @@ public final class OffloadedCommands
             "zrevrangebylex", "zcount", "zlexcount", "zremrangebyrank", "zremrangebyscore", "zremrangebylex");
         oneKey("lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop", "llen", "lrange", "lindex", "lset", "linsert",
             "lrem", "ltrim", "lpos");
+        oneKey("getset", "getdel", "getex", "setnx", "append", "setrange", "getrange", "substr", "strlen",
+            "incrbyfloat", "setbit", "getbit", "bitcount", "bitpos", "bitfield", "bitfield_ro");
+        oneKey("type", "expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl", "expiretime", "pexpiretime",
+            "persist");
         for (final String name : new String[] {"smove", "sinter", "sunion", "sdiff", "sintercard", "sinterstore",
             "sunionstore", "sdiffstore", "zmpop", "zunion",
             "zinter", "zdiff", "zintercard", "zrangestore", "zunionstore", "zinterstore", "zdiffstore", "lmove",
-            "rpoplpush", "lmpop", "sort", "sort_ro"})
+            "rpoplpush", "lmpop", "sort", "sort_ro", "mget", "exists", "touch", "rename", "renamenx", "copy", "lcs",
+            "bitop"})
         {
             ONE_KEY.put(name, Boolean.FALSE);
         }
@@ -64,21 +78,19 @@ public final class OffloadedCommands
         }
     }
 
-    /** @return true when the command of this (lower-case) name runs on a store thread where it may. */
-    static boolean offloaded(final String name)
+    /**
+     * @return true when the request of the command of this (lower-case) name runs as a step where it may: a command
+     * here, or SET with a condition.
+     */
+    static boolean offloaded(final String name, final byte[][] args)
     {
-        return ONE_KEY.containsKey(name);
+        return "set".equals(name) ? conditional(args) : ONE_KEY.containsKey(name);
     }
 
-    /**
-     * @return true when the command runs as a replayed transaction carried by completions where the store can
-     * ({@link ReplayedCommands}): the commands of one key, whose only effect is on the store. The *STORE commands
-     * (which send keyspace events from inside), SORT (which reads keys no argument names) and the other commands of
-     * several keys stay on store threads.
-     */
+    /** @return false for a command that runs on a store thread, never replayed. */
     static boolean replayable(final String name)
     {
-        return ONE_KEY.getOrDefault(name, Boolean.FALSE);
+        return !ALONE.contains(name);
     }
 
     /**
@@ -87,7 +99,23 @@ public final class OffloadedCommands
      */
     static byte[] stepKey(final String name, final byte[][] args)
     {
-        return ONE_KEY.get(name) ? args[1] : null;
+        return "set".equals(name) || ONE_KEY.get(name) ? args[1] : null;
+    }
+
+    /** @return true for a SET with an option that reads the key (NX, XX, GET, KEEPTTL, IFEQ). */
+    private static boolean conditional(final byte[][] args)
+    {
+        for (int i = 3; i < args.length; i++)
+        {
+            for (final String option : SET_CONDITIONS)
+            {
+                if (CommandTable.is(args[i], option))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -99,6 +127,10 @@ public final class OffloadedCommands
         if (args.length < 2 || args[0].length == 0)
         {
             return false;
+        }
+        if (sameName(args[0], SET))
+        {
+            return conditional(args);
         }
         final int letter = (args[0][0] | 0x20) - 'a';
         if (letter < 0 || letter >= ONE_KEY_BY_LETTER.length || ONE_KEY_BY_LETTER[letter] == null)

@@ -34,6 +34,8 @@ public final class Session
     private long holdReplyNanos;
     private MultiState multi;
     private KeyStore executing;
+    private Thread executingThread;
+    private boolean replaying;
     private StreamedReplies streams;
     private Object[] staged;
     private Channel outlet;
@@ -95,6 +97,22 @@ public final class Session
         final Object taken = staged[index];
         staged[index] = null;
         return taken;
+    }
+
+    /** @return true when the request about to run has a long argument staged that no command took yet. */
+    boolean hasStaged()
+    {
+        if (staged != null)
+        {
+            for (final Object argument : staged)
+            {
+                if (argument != null)
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** @return the staged arguments no command took (each to abandon), clearing them; null when none. */
@@ -304,16 +322,23 @@ public final class Session
         return multi != null && multi.active();
     }
 
-    /** @return the store the connection's commands use now: EXEC's transaction while one runs, else {@code base}. */
+    /**
+     * @return the store the connection's commands use now: EXEC's transaction while one runs on this thread, else
+     * {@code base}.
+     */
     public KeyStore store(final KeyStore base)
     {
-        return executing != null ? executing : base;
+        return executing() ? executing : base;
     }
 
-    /** @return true while an EXEC (or a script) runs its commands in a transaction. */
+    /**
+     * @return true while an EXEC (or a script, or a replayed command) runs its commands in a transaction on this
+     * thread. A store thread running another of the connection's requests meanwhile (one that was not replayed) runs
+     * it alone: the transaction is the loop's.
+     */
     public boolean executing()
     {
-        return executing != null;
+        return executing != null && executingThread == Thread.currentThread();
     }
 
     /**
@@ -323,6 +348,25 @@ public final class Session
     public void executing(final KeyStore transaction)
     {
         this.executing = transaction;
+        this.executingThread = transaction == null ? null : Thread.currentThread();
+        this.replaying = false;
+    }
+
+    /**
+     * @param transaction the store of a replayed run of one request ({@link ReplayedCommands}), or null once the run
+     *                    ends: as {@link #executing(KeyStore)}, and where the command would go otherwise alone than in
+     *                    EXEC (a string in pieces) it throws {@code NotReplayable}.
+     */
+    void replaying(final KeyStore transaction)
+    {
+        executing(transaction);
+        this.replaying = transaction != null;
+    }
+
+    /** @return true while a replayed run of one request runs on this thread ({@link #replaying(KeyStore)}). */
+    boolean replaying()
+    {
+        return replaying && executing();
     }
 
     /**
@@ -342,7 +386,7 @@ public final class Session
      */
     boolean mayAwait(final KeyStore base)
     {
-        return mayAwait && outlet != null && !inMulti() && executing == null && !scripted && store(base) == base &&
+        return mayAwait && outlet != null && !inMulti() && !executing() && !scripted && store(base) == base &&
             !StoreThreads.onStoreThread();
     }
 

@@ -94,8 +94,8 @@ final class SetCommand
             longWrites.set(session, args[1], staged, options, out, name, false);
             return;
         }
-        session.store(base).put(args[1], args[3], options.expireAtMillis());
-        RespReplies.ok(out);
+        // SET with an expiry: carried by completions where the connection allows a step
+        write(session, args[1], args[3], options, out);
     }
 
     /** SETNX key value: SET NX answering 1 or 0 rather than OK or nil. */

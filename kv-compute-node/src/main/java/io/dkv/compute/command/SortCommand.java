@@ -8,9 +8,12 @@ import io.dkv.compute.store.KeyStore;
 import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -176,6 +179,10 @@ final class SortCommand
             // the elements are compared themselves
             return true;
         }
+        if (by != null)
+        {
+            readAhead(store, List.of(by), items, 0, items.length - 1);
+        }
         for (final SortOrder.Item item : items)
         {
             final byte[] value = by == null ? item.element : SortPatterns.lookup(store, by, item.element);
@@ -204,6 +211,7 @@ final class SortCommand
         final long end, final List<byte[]> gets, final boolean storing)
     {
         final List<byte[]> values = new ArrayList<>((int)Math.max(0, (end - start + 1) * Math.max(1, gets.size())));
+        readAhead(store, gets, items, start, end);
         for (long j = start; j <= end; j++)
         {
             final byte[] element = items[(int)j].element;
@@ -220,6 +228,31 @@ final class SortCommand
             }
         }
         return values;
+    }
+
+    /**
+     * Read at once every key the patterns name for the items from {@code start} to {@code end}, where one reads them
+     * all in flight at once (in a replayed run: one round, not one an item).
+     */
+    private static void readAhead(final KeyStore store, final List<byte[]> patterns, final SortOrder.Item[] items,
+        final long start, final long end)
+    {
+        final Set<ByteBuffer> keys = new LinkedHashSet<>();
+        for (long j = Math.max(0, start); j <= end && j < items.length; j++)
+        {
+            for (final byte[] pattern : patterns)
+            {
+                final byte[] key = SortPatterns.keyOf(pattern, items[(int)j].element);
+                if (key != null)
+                {
+                    keys.add(ByteBuffer.wrap(key));
+                }
+            }
+        }
+        if (keys.size() > 1)
+        {
+            store.readAhead(keys.stream().map(ByteBuffer::array).toList());
+        }
     }
 
     /**

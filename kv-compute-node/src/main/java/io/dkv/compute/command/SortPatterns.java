@@ -47,24 +47,12 @@ final class SortPatterns
      */
     static byte[] lookup(final KeyStore store, final byte[] pattern, final byte[] element)
     {
-        if (pattern.length > 0 && pattern[0] == '#' && (pattern.length == 1 || pattern[1] == 0))
+        if (itself(pattern))
         {
             return element;
         }
-        final int star = star(pattern);
-        if (star < 0)
-        {
-            return null;
-        }
-        final int cLength = cLength(pattern);
-        final int arrow = arrow(pattern, star + 1, cLength);
-        final boolean hashField = arrow >= 0 && arrow + 2 < cLength;
-        final int suffixEnd = hashField ? arrow : pattern.length;
-        final byte[] key = new byte[star + element.length + suffixEnd - star - 1];
-        System.arraycopy(pattern, 0, key, 0, star);
-        System.arraycopy(element, 0, key, star, element.length);
-        System.arraycopy(pattern, star + 1, key, star + element.length, suffixEnd - star - 1);
-        if (key.length == 0 || key.length > KvBlockLayout.MAX_KEY_LENGTH || ReservedKeys.isReserved(key))
+        final byte[] key = keyOf(pattern, element);
+        if (key == null)
         {
             return null;
         }
@@ -73,7 +61,8 @@ final class SortPatterns
         {
             return null;
         }
-        if (hashField)
+        final int arrow = hashField(pattern);
+        if (arrow >= 0)
         {
             return value.kind() != ValueKind.HASH ? null : CollectionOps.open(store, key, ValueKind.HASH)
                 .get(Arrays.copyOfRange(pattern, arrow + 2, pattern.length));
@@ -85,6 +74,44 @@ final class SortPatterns
                 Errors.text128(key) + "'");
         }
         return value.kind() == ValueKind.STRING ? value.value() : null;
+    }
+
+    /**
+     * @return the key the pattern names for the element (a hash's where it names a field), or null where it names
+     * none: {@code #}, no {@code *}, or a key no store holds (empty, too long, reserved).
+     */
+    static byte[] keyOf(final byte[] pattern, final byte[] element)
+    {
+        final int star = itself(pattern) ? -1 : star(pattern);
+        if (star < 0)
+        {
+            return null;
+        }
+        final int arrow = hashField(pattern);
+        final int suffixEnd = arrow >= 0 ? arrow : pattern.length;
+        final byte[] key = new byte[star + element.length + suffixEnd - star - 1];
+        System.arraycopy(pattern, 0, key, 0, star);
+        System.arraycopy(element, 0, key, star, element.length);
+        System.arraycopy(pattern, star + 1, key, star + element.length, suffixEnd - star - 1);
+        if (key.length == 0 || key.length > KvBlockLayout.MAX_KEY_LENGTH || ReservedKeys.isReserved(key))
+        {
+            return null;
+        }
+        return key;
+    }
+
+    /** @return true for {@code #} (before any NUL): the element itself. */
+    private static boolean itself(final byte[] pattern)
+    {
+        return pattern.length > 0 && pattern[0] == '#' && (pattern.length == 1 || pattern[1] == 0);
+    }
+
+    /** @return where the pattern's {@code ->} that names a hash's field is, or -1 when it names a key's value. */
+    private static int hashField(final byte[] pattern)
+    {
+        final int cLength = cLength(pattern);
+        final int arrow = arrow(pattern, star(pattern) + 1, cLength);
+        return arrow >= 0 && arrow + 2 < cLength ? arrow : -1;
     }
 
     /** @return the bytes before the first NUL: the length C's string functions see. */

@@ -88,8 +88,8 @@ public final class ClientKeyStore implements KeyStore
     /** The client's replayed transaction ({@link KvClient#transactReplayed}), {@code body} given its store. */
     public <T> CompletableFuture<T> replayed(final Function<KeyStore, T> body, final Executor poster)
     {
-        return client.transactReplayed(tx ->
-            body.apply(new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes())), poster);
+        return client.transactReplayed(tx -> body.apply(
+            new TransactionKeyStore(tx, client.epochClock(), client.collectionSegmentBytes(), true)), poster);
     }
 
     /** As {@link #putAllAsync}; a key of any kind that has a value answers 0, the reads then checked again. */

@@ -2,6 +2,7 @@ package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.Versioned;
+import io.dkv.client.WrongKindException;
 import io.dkv.client.collection.Composite;
 import io.dkv.client.collection.Composites;
 import io.dkv.client.pieces.PiecedStrings;
@@ -26,6 +27,7 @@ public final class TransactionKeyStore implements KeyStore
     private final Transaction tx;
     private final EpochClock clock;
     private final int segmentBytes;
+    private final boolean replayed;
 
     /**
      * @param tx    the transaction it reads and writes through.
@@ -34,14 +36,47 @@ public final class TransactionKeyStore implements KeyStore
      */
     public TransactionKeyStore(final Transaction tx, final EpochClock clock, final int segmentBytes)
     {
+        this(tx, clock, segmentBytes, false);
+    }
+
+    /**
+     * @param tx           the transaction it reads and writes through.
+     * @param clock        the client's clock, by which expiry is judged.
+     * @param segmentBytes the bytes of elements a collection's segment holds on average.
+     * @param replayed     true for a replayed run of one command ({@link KeyStore#replayed}): a read that meets a
+     *                     string in pieces throws {@link NotReplayable}, as the command treats one otherwise alone
+     *                     than in EXEC.
+     */
+    public TransactionKeyStore(final Transaction tx, final EpochClock clock, final int segmentBytes,
+        final boolean replayed)
+    {
         this.tx = tx;
         this.clock = clock;
         this.segmentBytes = segmentBytes;
+        this.replayed = replayed;
     }
 
     public byte[] get(final byte[] key)
     {
-        return tx.get(key);
+        try
+        {
+            return tx.get(key);
+        }
+        catch (final WrongKindException ex)
+        {
+            throw replayed && ex.kind() == ValueKind.PIECES ? NotReplayable.INSTANCE : ex;
+        }
+    }
+
+    /** @return the key's value of any kind, or null: a replayed run's string in pieces throws NotReplayable. */
+    private LogicalValue read(final byte[] key)
+    {
+        final LogicalValue read = tx.read(key);
+        if (replayed && read != null && read.kind() == ValueKind.PIECES)
+        {
+            throw NotReplayable.INSTANCE;
+        }
+        return read;
     }
 
     /** The transaction's reads are of one instant already: its commit checks them. A collection is no value. */
@@ -50,7 +85,7 @@ public final class TransactionKeyStore implements KeyStore
         final List<byte[]> values = new ArrayList<>(keys.size());
         for (final byte[] key : keys)
         {
-            final LogicalValue read = tx.read(key);
+            final LogicalValue read = read(key);
             values.add(read == null ? null : read.kind() == ValueKind.PIECES ? KvClient.PIECES :
                 read.kind() != ValueKind.STRING ? null : read.value());
         }
@@ -59,7 +94,7 @@ public final class TransactionKeyStore implements KeyStore
 
     public Versioned readAny(final byte[] key)
     {
-        final LogicalValue read = tx.read(key);
+        final LogicalValue read = read(key);
         return read == null ? null : new Versioned(read.value(), read.expiryWord(), 0, 0, 0, 0, 0, 0);
     }
 
@@ -80,7 +115,7 @@ public final class TransactionKeyStore implements KeyStore
      */
     public Versioned getVersioned(final byte[] key)
     {
-        final byte[] value = tx.get(key);
+        final byte[] value = get(key);
         return value == null ? null : new Versioned(value, tx.expireAtMillis(key), 0, 0, 0, 0, 0, 0);
     }
 
@@ -97,7 +132,7 @@ public final class TransactionKeyStore implements KeyStore
      */
     private boolean dropCollection(final byte[] key)
     {
-        final LogicalValue read = tx.read(key);
+        final LogicalValue read = read(key);
         if (read == null || read.kind() == ValueKind.STRING)
         {
             return false;
@@ -117,7 +152,7 @@ public final class TransactionKeyStore implements KeyStore
                 return false;
             }
         }
-        else if (!Arrays.equals(tx.get(key), expected))
+        else if (!Arrays.equals(get(key), expected))
         {
             return false;
         }
@@ -158,7 +193,7 @@ public final class TransactionKeyStore implements KeyStore
 
     public boolean persist(final byte[] key)
     {
-        final LogicalValue read = tx.read(key);
+        final LogicalValue read = read(key);
         if (read != null && read.kind() != ValueKind.STRING)
         {
             if (read.expireAtMillis() == KvClient.NO_EXPIRY)
