@@ -158,7 +158,8 @@ class AsyncCommandsTest
             requests.add(new String[] {"INCRBY", "as-step-2", "40"});
             requests.add(new String[] {"MSET", "as-step-3", "a", "as-step-4", "b"});
             requests.add(new String[] {"DEL", "as-step-3", "as-step-4", "as-step-none"});
-            // a step replayed: a SET with a condition; not steps: MULTI's commands, which EXEC runs in its transaction
+            // steps replayed: a SET with a condition, EXEC; not steps: MULTI's commands, which EXEC runs in its
+            // transaction
             requests.add(new String[] {"SET", "as-step-0", "x", "XX"});
             requests.add(new String[] {"MULTI"});
             requests.add(new String[] {"SET", "as-step-1", "y"});
@@ -178,8 +179,8 @@ class AsyncCommandsTest
             }
             assertEquals(List.of(":42", "+OK", ":2", "+OK", "+OK", "+QUEUED", "+QUEUED", "*2[+OK, $y]", "$x"),
                 replies.subList(32, replies.size()));
-            assertEquals(16 + 16 + 3 + 1 + 1, resp.asyncSteps() - before,
-                "each GET, SET, INCRBY, MSET and DEL outside MULTI is a step");
+            assertEquals(16 + 16 + 3 + 1 + 1 + 1, resp.asyncSteps() - before,
+                "each GET, SET, INCRBY, MSET, DEL and EXEC outside MULTI is a step");
         }
     }
 
@@ -516,6 +517,104 @@ class AsyncCommandsTest
             assertEquals("$" + connections * each, resp.call("GET", "hot-f"));
             assertEquals(":" + connections * each, resp.call("STRLEN", "hot-s"));
             assertEquals(1, java.util.Arrays.stream(setNx).sum(), "one SETNX set the key");
+        }
+    }
+
+    /**
+     * EXEC of commands whose only effects are on the store is a replayed transaction, a step of its own: WATCH's check,
+     * the replies and the keyspace events as EXEC's on the loop, on no store thread; the transactions of four
+     * connections at once, each incrementing two keys, lose no update and leave the keys equal. An EXEC with a command
+     * of other effects (FLUSHALL's) runs on the loop as before, and is no step.
+     */
+    @Test
+    void anExecOfStoreCommandsIsAReplayedStep() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port());
+            RawResp other = new RawResp(store.port()))
+        {
+            resp.call("DEL", "ex-a", "ex-b", "ex-h", "ex-w");
+            final long steps = resp.asyncSteps();
+            final long storeThreads = resp.storeThreadSteps();
+            resp.sendRaw(RawResp.encodeAll(List.of(
+                new String[] {"MULTI"},
+                new String[] {"SET", "ex-a", "1"},
+                new String[] {"INCR", "ex-a"},
+                new String[] {"HSET", "ex-h", "f", "v"},
+                new String[] {"MSET", "ex-b", "x", "ex-w", "y"},
+                new String[] {"GET", "ex-b"},
+                new String[] {"SINTER", "ex-h", "ex-none"},
+                new String[] {"EXEC"},
+                new String[] {"GET", "ex-a"})));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < 9; i++)
+            {
+                replies.add(resp.read());
+            }
+            assertEquals(List.of("+OK", "+QUEUED", "+QUEUED", "+QUEUED", "+QUEUED", "+QUEUED", "+QUEUED"),
+                replies.subList(0, 7));
+            assertTrue(replies.get(7).startsWith("*6[+OK, :2, :1, +OK, $x, -WRONGTYPE"), replies.get(7));
+            assertEquals("$2", replies.get(8));
+            assertEquals(2, resp.asyncSteps() - steps, "EXEC and the GET after it");
+            assertEquals(0, resp.storeThreadSteps() - storeThreads);
+
+            assertEquals("+OK", resp.call("WATCH", "ex-w"));
+            assertEquals("+OK", other.call("SET", "ex-w", "changed"));
+            assertEquals("+OK", resp.call("MULTI"));
+            assertEquals("+QUEUED", resp.call("SET", "ex-a", "lost"));
+            assertEquals("*nil", resp.call("EXEC"), "a watched key changed: nil, nothing written");
+            assertEquals("$2", resp.call("GET", "ex-a"));
+
+            final long beforeFlush = resp.asyncSteps();
+            assertEquals("+OK", resp.call("MULTI"));
+            assertEquals("+QUEUED", resp.call("SET", "ex-a", "3"));
+            assertEquals("+QUEUED", resp.call("DBSIZE"));
+            assertTrue(resp.call("EXEC").startsWith("*2[+OK, :"));
+            assertEquals(0, resp.asyncSteps() - beforeFlush, "an EXEC with DBSIZE runs on the loop");
+        }
+        final int connections = 4;
+        final int each = 25;
+        final Exception[] failed = new Exception[1];
+        final List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < connections; c++)
+        {
+            threads.add(Thread.ofPlatform().start(() ->
+            {
+                try (RawResp resp = new RawResp(store.port()))
+                {
+                    final List<String[]> requests = new ArrayList<>();
+                    for (int i = 0; i < each; i++)
+                    {
+                        requests.add(new String[] {"MULTI"});
+                        requests.add(new String[] {"INCR", "ex-c1"});
+                        requests.add(new String[] {"INCR", "ex-c2"});
+                        requests.add(new String[] {"EXEC"});
+                    }
+                    resp.sendRaw(RawResp.encodeAll(requests));
+                    for (int i = 0; i < requests.size(); i++)
+                    {
+                        final String reply = resp.read();
+                        if (i % 4 == 3 && !reply.startsWith("*2[:"))
+                        {
+                            throw new AssertionError("EXEC answered " + reply);
+                        }
+                    }
+                }
+                catch (final Exception | AssertionError ex)
+                {
+                    failed[0] = new Exception(ex);
+                }
+            }));
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(null, failed[0]);
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            assertEquals("*2[$" + connections * each + ", $" + connections * each + "]",
+                resp.call("MGET", "ex-c1", "ex-c2"));
+            resp.call("DEL", "ex-c1", "ex-c2");
         }
     }
 

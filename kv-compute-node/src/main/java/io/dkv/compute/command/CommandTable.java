@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.WrongKindException;
+import io.dkv.client.txn.ReadsNeeded;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.script.ScriptCommands;
@@ -431,6 +432,11 @@ public final class CommandTable
         }
         catch (final RuntimeException ex)
         {
+            if (ex instanceof ReadsNeeded)
+            {
+                // a replayed EXEC's run ends at a key not read yet: the command runs again once it is
+                throw ex;
+            }
             if (session.executing() && !(ex instanceof IllegalArgumentException) && !(ex instanceof WrongKindException))
             {
                 // a store error inside EXEC or a script ends the transaction, which answers it

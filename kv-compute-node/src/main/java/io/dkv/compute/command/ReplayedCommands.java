@@ -3,6 +3,7 @@ package io.dkv.compute.command;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.compute.store.NotReplayable;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -110,22 +111,25 @@ final class ReplayedCommands
         }
     }
 
-    /**
-     * @return the keys a run reads before the command runs, where it names more than one: each once, and none a store
-     * refuses (empty, too long), which the command answers for itself.
-     */
+    /** @return the keys a run reads before the command runs, where it names more than one ({@link #storable}). */
     static List<byte[]> readAhead(final String name, final byte[][] args)
     {
         final List<byte[]> named = CommandKeys.keysOf(name, args);
-        if (named.size() < 2)
-        {
-            return List.of();
-        }
+        return named.size() < 2 ? List.of() : storable(named);
+    }
+
+    /**
+     * @return the keys, each once, but those a store refuses (empty, too long) or keeps for itself (reserved), which a
+     * command answers for itself.
+     */
+    static List<byte[]> storable(final List<byte[]> named)
+    {
         final Set<ByteBuffer> seen = new HashSet<>();
         final List<byte[]> keys = new ArrayList<>(named.size());
         for (final byte[] key : named)
         {
-            if (key.length > 0 && key.length <= KvBlockLayout.MAX_KEY_LENGTH && seen.add(ByteBuffer.wrap(key)))
+            if (key.length > 0 && key.length <= KvBlockLayout.MAX_KEY_LENGTH && !ReservedKeys.isReserved(key) &&
+                seen.add(ByteBuffer.wrap(key)))
             {
                 keys.add(key);
             }

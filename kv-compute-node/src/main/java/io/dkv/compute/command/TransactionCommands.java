@@ -10,9 +10,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -30,6 +32,9 @@ final class TransactionCommands
 {
     /** What runs at once rather than being queued inside MULTI, as in redis's processCommand. */
     private static final Set<String> RUN_AT_ONCE = Set.of("exec", "discard", "multi", "watch", "quit", "reset");
+    /** The commands of keys carried by completions of their own outside EXEC: inside, plain transaction work. */
+    private static final Set<String> CARRIED = Set.of("get", "set", "incr", "decr", "incrby", "decrby", "mset",
+        "msetnx", "del", "unlink", "setex", "psetex");
 
     private final CommandTable table;
     private final KeyStore store;
@@ -121,6 +126,11 @@ final class TransactionCommands
         final Map<ByteBuffer, Versioned> watched = multi.watched();
         // as redis, out of MULTI and nothing watched before the commands run, whatever they do
         multi.end();
+        if (session.mayAwait(store) && replayable(queued))
+        {
+            replayed(session, watched, queued);
+            return;
+        }
         final ByteBuf replies;
         try
         {
@@ -142,6 +152,66 @@ final class TransactionCommands
         }
         out.writeBytes(replies);
         replies.release();
+    }
+
+    /**
+     * @return true when each queued command's only effects are on the store, through its transaction, or deferred to
+     * its commit: EXEC may then run them replayed. A script, FLUSHALL, SCAN, CONFIG SET... keep EXEC on the loop.
+     */
+    private static boolean replayable(final List<MultiState.Queued> queued)
+    {
+        for (final MultiState.Queued command : queued)
+        {
+            final String name = command.spec().name();
+            if (!OffloadedCommands.offloaded(name, command.args()) && !CARRIED.contains(name))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * EXEC as a replayed transaction on the connection's loop ({@link KvClient#transactReplayed}): the watched keys and
+     * every key the commands name are read at once, carried by completions, then the commands run against them, again
+     * from the start where they read a key not yet read, and commit carried; the loop serves its other connections
+     * meanwhile, and EXEC is a step every later request of the connection waits for. What the commands deferred to the
+     * commit (keyspace events, blocked clients' signals, PUBLISH) is the last run's, run with the reply.
+     */
+    private void replayed(final Session session, final Map<ByteBuffer, Versioned> watched,
+        final List<MultiState.Queued> queued)
+    {
+        final List<byte[]> ahead = new ArrayList<>();
+        watched.keySet().forEach(key -> ahead.add(key.array()));
+        for (final MultiState.Queued command : queued)
+        {
+            ahead.addAll(CommandKeys.keysOf(command.spec().name(), command.args()));
+        }
+        final List<byte[]> keys = ReplayedCommands.storable(ahead);
+        final CompletableFuture<ByteBuf> replies = client.transactReplayed(tx ->
+        {
+            tx.readAll(keys);
+            return run(session, tx, watched, queued);
+        }, session.outlet().eventLoop());
+        session.await(replies, (reply, failure, out) ->
+        {
+            if (failure == null)
+            {
+                CommandTable.committed(session);
+                out.writeBytes(reply);
+                reply.release();
+                return;
+            }
+            session.takeAfterCommit();
+            if (failure instanceof WatchedKeyChanged)
+            {
+                RespReplies.nullArray(out, session.protocol());
+            }
+            else
+            {
+                RespReplies.error(out, "ERR dkv store error: " + failure.getMessage());
+            }
+        }, null);
     }
 
     /**
