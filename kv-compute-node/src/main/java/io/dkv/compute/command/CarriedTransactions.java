@@ -39,32 +39,7 @@ final class CarriedTransactions
     <T> CompletableFuture<T> admit(final Executor loop, final Supplier<CompletableFuture<T>> start)
     {
         final CompletableFuture<T> result = new CompletableFuture<>();
-        final Runnable go = () ->
-        {
-            final CompletableFuture<T> started;
-            try
-            {
-                started = start.get();
-            }
-            catch (final RuntimeException ex)
-            {
-                release();
-                result.completeExceptionally(ex);
-                return;
-            }
-            started.whenComplete((value, failure) ->
-            {
-                release();
-                if (failure != null)
-                {
-                    result.completeExceptionally(failure);
-                }
-                else
-                {
-                    result.complete(value);
-                }
-            });
-        };
+        final Runnable go = starting(start, result, this::release);
         final boolean now;
         synchronized (this)
         {
@@ -83,6 +58,41 @@ final class CarriedTransactions
             go.run();
         }
         return result;
+    }
+
+    /**
+     * @return what starts a transaction admitted: {@code start} run, and {@code result} completed as the transaction
+     * is once {@code release} let the next in (also where {@code start} threw).
+     */
+    static <T> Runnable starting(final Supplier<CompletableFuture<T>> start, final CompletableFuture<T> result,
+        final Runnable release)
+    {
+        return () ->
+        {
+            final CompletableFuture<T> started;
+            try
+            {
+                started = start.get();
+            }
+            catch (final RuntimeException ex)
+            {
+                release.run();
+                result.completeExceptionally(ex);
+                return;
+            }
+            started.whenComplete((value, failure) ->
+            {
+                release.run();
+                if (failure != null)
+                {
+                    result.completeExceptionally(failure);
+                }
+                else
+                {
+                    result.complete(value);
+                }
+            });
+        };
     }
 
     /** One ended: its place goes to the first waiting, if any. */

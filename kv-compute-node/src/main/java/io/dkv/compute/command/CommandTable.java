@@ -37,12 +37,15 @@ public final class CommandTable
     private final ConfigKnobs knobs = new ConfigKnobs();
     private final ScriptCommands scripts;
     private final StoreThreads storeThreads;
+    private final ReplayedCommands replayed;
     private final KeyStore store;
 
     public CommandTable(final CommandEnvironment environment)
     {
         this.environment = environment;
         this.storeThreads = new StoreThreads(environment.stats());
+        final CarriedTransactions severalKeys = new CarriedTransactions(StringCommands.MAX_CARRIED_TRANSACTIONS);
+        this.replayed = new ReplayedCommands(storeThreads, severalKeys, new CarriedKeys());
         this.stagedStrings = new StagedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
@@ -50,7 +53,7 @@ public final class CommandTable
         final LongStrings longStrings = new LongStrings(environment.client());
         final LongStringWrites longWrites = new LongStringWrites(environment.client(), longStrings);
         final LongStringBits longBits = new LongStringBits(environment.client(), longStrings);
-        add(new StringCommands(store, longStrings, longWrites, storeThreads).commands());
+        add(new StringCommands(store, longStrings, longWrites, storeThreads, severalKeys).commands());
         add(new SetCommand(store, longWrites).commands());
         add(new CounterCommands(store).commands());
         add(new ExpireCommands(store, longStrings, longWrites).commands());
@@ -66,7 +69,7 @@ public final class CommandTable
         add(new ListCommands(store).commands());
         add(new SortCommand(store, keyspaceEvents).commands());
         add(new MemoryCommand(store).commands());
-        add(new TransactionCommands(this, store, environment.client()).commands());
+        add(new TransactionCommands(this, store, environment.client(), severalKeys).commands());
         add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment).commands());
@@ -409,7 +412,7 @@ public final class CommandTable
                 if (OffloadedCommands.offloaded(spec.name(), args) && !session.hasStaged() && session.mayAwait(store))
                 {
                     if (!OffloadedCommands.replayable(spec.name()) ||
-                        !ReplayedCommands.start(session, store, spec, args, storeThreads))
+                        !replayed.start(session, store, spec, args))
                     {
                         storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),
                             reply -> spec.handler().execute(session, args, reply));

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * The commands of keys a connection runs as steps ({@link OffloadedCommands}) run as replayed transactions
@@ -35,8 +36,20 @@ import java.util.concurrent.Executor;
  */
 final class ReplayedCommands
 {
-    private ReplayedCommands()
+    private final StoreThreads storeThreads;
+    private final CarriedTransactions severalKeys;
+    private final CarriedKeys oneKey;
+
+    /**
+     * @param storeThreads where a command that cannot be replayed runs alone.
+     * @param severalKeys  admits the commands of several keys a few at a time, with MSETs and EXECs.
+     * @param oneKey       admits the commands of one key one at a time per key.
+     */
+    ReplayedCommands(final StoreThreads storeThreads, final CarriedTransactions severalKeys, final CarriedKeys oneKey)
     {
+        this.storeThreads = storeThreads;
+        this.severalKeys = severalKeys;
+        this.oneKey = oneKey;
     }
 
     /** One run's reply and what it deferred to its commit (null: nothing). */
@@ -46,16 +59,45 @@ final class ReplayedCommands
 
     /**
      * Start the command replayed, as a step of its key ({@link Session#await}), or of every key where it names
-     * several.
+     * several, once admitted: one at a time per key, or a few of several keys at a time.
      *
      * @return false where the store has no replayed form: nothing was started.
      */
-    static boolean start(final Session session, final KeyStore store, final CommandSpec spec, final byte[][] args,
-        final StoreThreads storeThreads)
+    boolean start(final Session session, final KeyStore store, final CommandSpec spec, final byte[][] args)
     {
+        if (!store.replays())
+        {
+            return false;
+        }
         final Executor loop = session.outlet().eventLoop();
+        final byte[] key = OffloadedCommands.stepKey(spec.name(), args);
+        final Supplier<CompletableFuture<Run>> start = () -> replay(session, store, spec, args, loop);
+        final CompletableFuture<Run> reply = key != null ? oneKey.admit(loop, key, start) :
+            severalKeys.admit(loop, start);
+        final CompletableFuture<Run> answered = reply.exceptionallyCompose(failure ->
+            AsyncStep.cause(failure) instanceof NotReplayable ?
+                storeThreads.supply(() -> alone(session, spec, args)) : CompletableFuture.failedFuture(failure));
+        session.await(answered, (run, failure, out) ->
+        {
+            if (failure != null)
+            {
+                throw AsyncStep.unchecked(failure);
+            }
+            out.writeBytes(run.reply());
+            if (run.afterCommit() != null)
+            {
+                run.afterCommit().forEach(Runnable::run);
+            }
+        }, key);
+        return true;
+    }
+
+    /** @return the command's replayed transaction, started. */
+    private static CompletableFuture<Run> replay(final Session session, final KeyStore store, final CommandSpec spec,
+        final byte[][] args, final Executor loop)
+    {
         final List<byte[]> ahead = readAhead(spec.name(), args);
-        final CompletableFuture<Run> reply = store.replayed(transaction ->
+        return store.replayed(transaction ->
         {
             // run as in EXEC: the command's store is the transaction's, and it sends nothing out of its own
             final ByteBuf out = Unpooled.buffer();
@@ -74,26 +116,6 @@ final class ReplayedCommands
                 out.release();
             }
         }, loop);
-        if (reply == null)
-        {
-            return false;
-        }
-        final CompletableFuture<Run> answered = reply.exceptionallyCompose(failure ->
-            AsyncStep.cause(failure) instanceof NotReplayable ?
-                storeThreads.supply(() -> alone(session, spec, args)) : CompletableFuture.failedFuture(failure));
-        session.await(answered, (run, failure, out) ->
-        {
-            if (failure != null)
-            {
-                throw AsyncStep.unchecked(failure);
-            }
-            out.writeBytes(run.reply());
-            if (run.afterCommit() != null)
-            {
-                run.afterCommit().forEach(Runnable::run);
-            }
-        }, OffloadedCommands.stepKey(spec.name(), args));
-        return true;
     }
 
     /** @return the command run as it would be without a step, on a store thread, where it may wait. */

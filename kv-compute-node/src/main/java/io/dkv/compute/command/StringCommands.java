@@ -30,8 +30,8 @@ import static io.dkv.compute.command.CommandTable.spec;
 final class StringCommands
 {
     /**
-     * MSETs, MSETNXs and DELs of several keys carried by completions at once, at most: as many as store threads ran
-     * ({@link CarriedTransactions}).
+     * Transactions of several keys carried by completions at once (MSETs, MSETNXs, DELs, EXECs, replayed commands of
+     * several keys), at most: as many as store threads ran ({@link CarriedTransactions}).
      */
     static final int MAX_CARRIED_TRANSACTIONS = StoreThreads.THREADS;
 
@@ -39,16 +39,19 @@ final class StringCommands
     private final LongStrings longStrings;
     private final LongStringWrites longWrites;
     private final StoreThreads storeThreads;
-    private final CarriedTransactions carried = new CarriedTransactions(MAX_CARRIED_TRANSACTIONS);
+    private final CarriedTransactions carried;
 
     /**
      * @param base         the store outside EXEC.
      * @param storeThreads where what completions cannot carry of MSET, MSETNX and DEL runs.
+     * @param carried      admits MSETs, MSETNXs and DELs of several keys a few at a time, with the node's other
+     *                     carried transactions of several keys.
      */
     StringCommands(final KeyStore base, final LongStrings longStrings, final LongStringWrites longWrites,
-        final StoreThreads storeThreads)
+        final StoreThreads storeThreads, final CarriedTransactions carried)
     {
         this.base = base;
+        this.carried = carried;
         this.storeThreads = storeThreads;
         this.longStrings = longStrings;
         this.longWrites = longWrites;

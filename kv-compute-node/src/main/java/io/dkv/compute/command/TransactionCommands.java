@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -39,14 +40,18 @@ final class TransactionCommands
     private final CommandTable table;
     private final KeyStore store;
     private final KvClient client;
+    private final CarriedTransactions carried;
 
     /**
      * @param table  runs the queued commands.
      * @param store  the store outside transactions, which WATCH reads.
      * @param client the client whose transactions EXEC runs.
+     * @param carried admits a replayed EXEC with the node's other carried transactions of several keys.
      */
-    TransactionCommands(final CommandTable table, final KeyStore store, final KvClient client)
+    TransactionCommands(final CommandTable table, final KeyStore store, final KvClient client,
+        final CarriedTransactions carried)
     {
+        this.carried = carried;
         this.table = table;
         this.store = store;
         this.client = client;
@@ -188,11 +193,12 @@ final class TransactionCommands
             ahead.addAll(CommandKeys.keysOf(command.spec().name(), command.args()));
         }
         final List<byte[]> keys = ReplayedCommands.storable(ahead);
-        final CompletableFuture<ByteBuf> replies = client.transactReplayed(tx ->
+        final Executor loop = session.outlet().eventLoop();
+        final CompletableFuture<ByteBuf> replies = carried.admit(loop, () -> client.transactReplayed(tx ->
         {
             tx.readAll(keys);
             return run(session, tx, watched, queued);
-        }, session.outlet().eventLoop());
+        }, loop));
         session.await(replies, (reply, failure, out) ->
         {
             if (failure == null)

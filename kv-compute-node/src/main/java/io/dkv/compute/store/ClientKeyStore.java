@@ -85,6 +85,11 @@ public final class ClientKeyStore implements KeyStore
         }), poster);
     }
 
+    public boolean replays()
+    {
+        return true;
+    }
+
     /** The client's replayed transaction ({@link KvClient#transactReplayed}), {@code body} given its store. */
     public <T> CompletableFuture<T> replayed(final Function<KeyStore, T> body, final Executor poster)
     {

@@ -155,6 +155,12 @@ public interface KeyStore
         return null;
     }
 
+    /** @return true where {@link #replayed} has a form: it never answers null. */
+    default boolean replays()
+    {
+        return false;
+    }
+
     /**
      * As DEL of several keys: those of {@code keys} that have a value deleted in one transaction carried by the
      * store's completions as {@link #putAllAsync}.

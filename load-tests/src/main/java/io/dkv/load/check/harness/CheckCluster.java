@@ -1,6 +1,7 @@
 package io.dkv.load.check.harness;
 
 import io.dkv.client.Durability;
+import io.dkv.compute.ComputeNodeConfiguration;
 import io.dkv.compute.autoscale.Autoscaler;
 import io.dkv.compute.autoscale.AutoscalerContext;
 import io.dkv.compute.autoscale.ProcessNodeLauncher;
@@ -407,6 +408,11 @@ public final class CheckCluster implements AutoCloseable
         if (!nodes.isEmpty())
         {
             properties.put(KvClientConfiguration.MEMORY_NODES_PROP_NAME, nodes);
+        }
+        if (clients.async())
+        {
+            // --through compute-async: the commands carried by completions and replayed, as over tcp or verbs
+            properties.put(ComputeNodeConfiguration.ASYNC_COMMANDS_PROP_NAME, "on");
         }
         return clocked(new Role(COMPUTE_NODE + id, "384m", properties,
             incarnation -> List.of("compute-node", "--node-id", Long.toString(id), "--port", Integer.toString(port),

@@ -65,6 +65,7 @@ public final class CheckCommand implements Callable<Integer>
     private static final String DRIVER = "driver";
     private static final String COMPUTE = "compute";
     private static final String DRIVER_ASYNC = "driver-async";
+    private static final String COMPUTE_ASYNC = "compute-async";
     private static final int COMPUTE_NODES_DEFAULT = 2;
     /** How many times --time a run may go on past it for --min-ok. */
     private static final int MIN_OK_GRACE = 4;
@@ -144,8 +145,9 @@ public final class CheckCommand implements Callable<Integer>
 
     @Option(names = "--through", paramLabel = "PATH", defaultValue = DRIVER,
         description = "What the clients use: driver (a KvClient attached to the host's driver), driver-async (the " +
-            "same, through its asynchronous forms, which completions carry) or compute (RESP to " +
-            "compute node processes: GET, SET, SET IFEQ; the nemesis kills and pauses them too) " +
+            "same, through its asynchronous forms, which completions carry), compute (RESP to " +
+            "compute node processes: GET, SET, SET IFEQ; the nemesis kills and pauses them too) or compute-async " +
+            "(the same, the compute nodes' commands carried by completions and replayed, as over tcp or verbs) " +
             "(default: ${DEFAULT-VALUE}).")
     private String through;
 
@@ -266,14 +268,14 @@ public final class CheckCommand implements Callable<Integer>
         final TestHosts hosts =
             kinds.stream().anyMatch(FaultKind::needsTestHosts) ? testHosts(out, nemesisLog, kinds) : null;
         final long origin = System.nanoTime();
-        final int computes = COMPUTE.equals(through) ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
+        final int computes = throughCompute() ? computeNodes == null ? COMPUTE_NODES_DEFAULT : computeNodes : 0;
         final int[] bounds = autoscaleBounds();
         final boolean tierChanges = kinds.stream().anyMatch(FaultKind::changesMemoryTier);
         final CheckCluster cluster = new CheckCluster(results, hosts, memoryNodes, replicas,
             bounds == null ? computes : 1,
             bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], log), tierChanges,
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed,
-                DRIVER_ASYNC.equals(through), recovery.toMillis()),
+                DRIVER_ASYNC.equals(through) || COMPUTE_ASYNC.equals(through), recovery.toMillis()),
             origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -396,17 +398,17 @@ public final class CheckCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--rate " + rate + " and --keys " + keys + " must be positive");
         }
-        if (!DRIVER.equals(through) && !COMPUTE.equals(through) && !DRIVER_ASYNC.equals(through))
+        if (!DRIVER.equals(through) && !throughCompute() && !DRIVER_ASYNC.equals(through))
         {
             throw new IllegalArgumentException("unknown --through '" + through +
-                "': expected driver, driver-async or compute");
+                "': expected driver, driver-async, compute or compute-async");
         }
-        if (computeNodes != null && (!COMPUTE.equals(through) || computeNodes < 1 || computeNodes > 8))
+        if (computeNodes != null && (!throughCompute() || computeNodes < 1 || computeNodes > 8))
         {
             throw new IllegalArgumentException("--compute-nodes " + computeNodes +
                 " needs --through compute and is in [1, 8]");
         }
-        if (autoscale != null && (!COMPUTE.equals(through) || computeNodes != null))
+        if (autoscale != null && (!throughCompute() || computeNodes != null))
         {
             throw new IllegalArgumentException("--autoscale " + autoscale + " needs --through compute and takes the " +
                 "place of --compute-nodes");
@@ -424,7 +426,7 @@ public final class CheckCommand implements Callable<Integer>
     private void refuseQueueMismatch()
     {
         final boolean scripts = ScriptBankWorkload.NAME.equals(workload);
-        if (scripts && !COMPUTE.equals(through))
+        if (scripts && !throughCompute())
         {
             throw new IllegalArgumentException("--workload " + workload + " needs --through compute: its transfers " +
                 "and snapshots are EVAL scripts, which compute nodes run and a client of the driver has no form of; " +
@@ -442,7 +444,7 @@ public final class CheckCommand implements Callable<Integer>
                 ScriptBankWorkload.NAME + " runs, not --workload " + workload);
         }
         final boolean queue = RedisQueueWorkload.NAME.equals(workload);
-        if (queue && !COMPUTE.equals(through))
+        if (queue && !throughCompute())
         {
             throw new IllegalArgumentException("--workload " + workload + " needs --through compute: its dequeues " +
                 "are BLPOPs, which compute nodes serve and a client of the driver has no form of; --through " +
@@ -572,5 +574,11 @@ public final class CheckCommand implements Callable<Integer>
     private static String format(final Duration duration)
     {
         return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + " s" : duration.toMillis() + " ms";
+    }
+
+    /** @return true where the clients talk RESP to compute nodes (--through compute or compute-async). */
+    private boolean throughCompute()
+    {
+        return COMPUTE.equals(through) || COMPUTE_ASYNC.equals(through);
     }
 }
