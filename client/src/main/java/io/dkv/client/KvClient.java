@@ -973,8 +973,7 @@ public final class KvClient implements AutoCloseable
             wave[k - from] = getAsync(keys[k]).handle((value, failure) ->
             {
                 // a collection is no value to a multiGet, as redis's MGET answers it
-                if (failure != null && !(failure instanceof WrongKindException) &&
-                    !(failure.getCause() instanceof WrongKindException))
+                if (failure != null && !WrongKindException.in(failure))
                 {
                     throw failure instanceof RuntimeException runtime ? runtime : new KvException(
                         failure.getMessage(), failure);

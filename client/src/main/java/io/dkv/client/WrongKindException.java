@@ -24,6 +24,15 @@ public final class WrongKindException extends KvException
         return kind;
     }
 
+    /**
+     * @return true when {@code failure} is a WrongKindException or wraps one (a future's CompletionException): the key
+     * held another kind, and nothing was changed.
+     */
+    public static boolean in(final Throwable failure)
+    {
+        return failure instanceof WrongKindException || failure.getCause() instanceof WrongKindException;
+    }
+
     /** Throw unless {@code word}'s kind is {@code wanted}. */
     public static void require(final byte[] key, final long word, final int wanted)
     {

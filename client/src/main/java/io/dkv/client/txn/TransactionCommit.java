@@ -114,7 +114,7 @@ final class TransactionCommit
                 // a put or delete over a collection is refused: the synchronous path replaces it by its version
                 written = (entry.newValue == null ? client.deleteAsync(entry.key).thenApply(had -> true) :
                     client.putAsync(entry.key, entry.newValue, entry.newExpireAt).thenApply(ignored -> true))
-                    .exceptionallyCompose(failure -> isWrongKind(failure) ?
+                    .exceptionallyCompose(failure -> WrongKindException.in(failure) ?
                         CompletableFuture.runAsync(this::run, executor).thenApply(ignored -> true) :
                         CompletableFuture.failedFuture(failure));
             }
@@ -213,11 +213,6 @@ final class TransactionCommit
         {
             throw conflict("key " + KvErrors.describe(key) + " changed since it was read");
         }
-    }
-
-    private static boolean isWrongKind(final Throwable failure)
-    {
-        return failure instanceof WrongKindException || failure.getCause() instanceof WrongKindException;
     }
 
     /** @return false when the key holds a collection, which a put or delete does not replace: nothing written. */

@@ -268,10 +268,14 @@ final class StringCommands
             // by the thread that delivered the reads: a write may need a heap chunk, an RPC whose answer that thread
             // would have to deliver to itself); else on a store thread
             final Executor loop = session.outlet().eventLoop();
-            final CompletableFuture<Boolean> set = carried.admit(loop, () ->
+            final CompletableFuture<Long> set = carried.admit(loop, () ->
                 base.putAllAsync(pairKeys(args), pairValues(args), loop)
-                    .thenCompose(done -> done ? CompletableFuture.completedFuture(true) :
-                        storeThreads.supply(() -> base.atomically(store -> putPairs(store, args)))));
+                    .thenCompose(done -> done != KeyStore.NOT_CARRIED ? CompletableFuture.completedFuture(done) :
+                        storeThreads.supply(() ->
+                        {
+                            base.atomically(store -> putPairs(store, args));
+                            return 1L;
+                        })));
             session.await(set, (ignored, failure, reply) ->
             {
                 if (failure != null)
@@ -430,7 +434,7 @@ final class StringCommands
         if (args.length == 2)
         {
             deleted = base.deleteAsync(args[1]).thenApply(had -> had ? 1L : 0L).exceptionallyCompose(failure ->
-                failure instanceof WrongKindException || failure.getCause() instanceof WrongKindException ?
+                WrongKindException.in(failure) ?
                     storeThreads.supply(() -> KeyspaceCommands.deleteAll(base, args)) :
                     CompletableFuture.failedFuture(failure));
         }

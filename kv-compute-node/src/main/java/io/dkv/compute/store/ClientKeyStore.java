@@ -62,7 +62,7 @@ public final class ClientKeyStore implements KeyStore
      * ({@link Transaction#readAllAsync}), and where each holds a string or nothing, the puts and the commit, which
      * for keys that each held a value with no expiry is the parallel commit, its intents swapped in all at once.
      */
-    public CompletableFuture<Boolean> putAllAsync(final List<byte[]> keys, final List<byte[]> values,
+    public CompletableFuture<Long> putAllAsync(final List<byte[]> keys, final List<byte[]> values,
         final Executor poster)
     {
         return client.transactAsync(tx -> tx.readAllAsync(keys).thenApply(ignored ->
@@ -74,14 +74,14 @@ public final class ClientKeyStore implements KeyStore
                 {
                     // its segments or pieces go with it, which takes reads of its own (nothing is written: the
                     // commit only checks the reads again)
-                    return false;
+                    return NOT_CARRIED;
                 }
             }
             for (int i = 0; i < keys.size(); i++)
             {
                 tx.put(keys.get(i), values.get(i), KeyStore.storable(KvClient.NO_EXPIRY));
             }
-            return true;
+            return 1L;
         }), poster);
     }
 

@@ -112,17 +112,18 @@ public interface KeyStore
      * Set each of {@code keys} to its value in {@code values}, with no expiry, all at once as one transaction (a later
      * value of a key given twice wins), carried by the store's completions where it can be: every key read at once,
      * then, where each holds a string or nothing, the commit. Where it cannot be (a store with no asynchronous form, a
-     * key holding a collection or a string in pieces, which go with their segments) it completes with false having
-     * written nothing: the caller then runs the puts in {@link #atomically} on a thread that may wait.
+     * key holding a collection or a string in pieces, which go with their segments) it completes with
+     * {@link #NOT_CARRIED} having written nothing: the caller then runs the puts in {@link #atomically} on a thread
+     * that may wait.
      *
      * @param poster where what follows the reads is posted from: a thread that may wait a moment on the store (a
      *               write may first take a chunk of a memory node's heap), never one that delivers its completions.
-     * @return completes with true once set, false where it was not carried.
+     * @return completes with 1 once set, {@link #NOT_CARRIED} where it was not carried.
      */
-    default CompletableFuture<Boolean> putAllAsync(final List<byte[]> keys, final List<byte[]> values,
+    default CompletableFuture<Long> putAllAsync(final List<byte[]> keys, final List<byte[]> values,
         final Executor poster)
     {
-        return CompletableFuture.completedFuture(false);
+        return CompletableFuture.completedFuture(NOT_CARRIED);
     }
 
     /**
