@@ -45,7 +45,7 @@ public final class CommandTable
         this.environment = environment;
         this.storeThreads = new StoreThreads(environment.stats());
         final CarriedTransactions severalKeys = new CarriedTransactions(StringCommands.MAX_CARRIED_TRANSACTIONS);
-        this.replayed = new ReplayedCommands(storeThreads, severalKeys, new CarriedKeys());
+        this.replayed = new ReplayedCommands(storeThreads, severalKeys);
         this.stagedStrings = new StagedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
