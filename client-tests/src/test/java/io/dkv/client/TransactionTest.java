@@ -6,6 +6,7 @@ import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -660,6 +661,33 @@ class TransactionTest
         assertCounters(client, "pointed-", ones);
         assertEquals(3 * transactions, runs.get(), "each ran once to read its pointer, once its counter, once to " +
             "commit");
+    }
+
+    /**
+     * A replayed transaction's getVersioned (what EXEC checks WATCH's versions with) is answered from what is known,
+     * as its other reads: the function runs once to name the key and once with it read, and never waits on a read.
+     */
+    @Test
+    void aReplayedTransactionsVersionedReadIsAnsweredFromWhatIsKnown() throws Exception
+    {
+        final KvClient client = open.store("shm", directory, IDS, 1, new KvClientContext());
+        client.put(bytes("versioned"), bytes("1"));
+        final ExecutorService poster = Executors.newSingleThreadExecutor();
+        final AtomicInteger runs = new AtomicInteger();
+        try
+        {
+            final Versioned read = client.transactReplayed(tx ->
+            {
+                runs.incrementAndGet();
+                return tx.getVersioned(bytes("versioned"));
+            }, poster).get(60, TimeUnit.SECONDS);
+            assertEquals(client.getVersioned(bytes("versioned")).writeId, read.writeId);
+        }
+        finally
+        {
+            poster.shutdown();
+        }
+        assertEquals(2, runs.get(), "one run to name the key, one with it read");
     }
 
     /** Replayed increments of two counters through pointers, eight in flight at once, lose none. */

@@ -287,7 +287,8 @@ public final class Transaction
         requireOpen();
         if (!entry.read)
         {
-            entry.version = readResolved(keys, resolver, key, maxResolves);
+            // replaying: answered from what is known, as every read is (never a read that waits)
+            entry.version = known != null ? knownVersion(key) : readResolved(keys, resolver, key, maxResolves);
             entry.read = true;
         }
         return entry.version;
