@@ -521,7 +521,8 @@ class AsyncCommandsTest
     }
 
     /**
-     * EXEC of commands whose only effects are on the store is a replayed transaction, a step of its own: WATCH's check,
+     * EXEC of commands whose only effects are on the store is a replayed transaction, a step of its own (WATCH's reads
+     * are one too): WATCH's check,
      * the replies and the keyspace events as EXEC's on the loop, on no store thread; the transactions of four
      * connections at once, each incrementing two keys, lose no update and leave the keys equal. An EXEC with a command
      * of other effects (FLUSHALL's) runs on the loop as before, and is no step.
@@ -557,7 +558,9 @@ class AsyncCommandsTest
             assertEquals(2, resp.asyncSteps() - steps, "EXEC and the GET after it");
             assertEquals(0, resp.storeThreadSteps() - storeThreads);
 
-            assertEquals("+OK", resp.call("WATCH", "ex-w"));
+            final long beforeWatch = resp.asyncSteps();
+            assertEquals("+OK", resp.call("WATCH", "ex-w", "ex-a"));
+            assertEquals(1, resp.asyncSteps() - beforeWatch, "WATCH's reads are a step carried by completions");
             assertEquals("+OK", other.call("SET", "ex-w", "changed"));
             assertEquals("+OK", resp.call("MULTI"));
             assertEquals("+QUEUED", resp.call("SET", "ex-a", "lost"));

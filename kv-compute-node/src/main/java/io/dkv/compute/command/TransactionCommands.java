@@ -11,6 +11,7 @@ import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -106,11 +107,54 @@ final class TransactionCommands
             RespReplies.error(out, "ERR WATCH inside MULTI is not allowed");
             return;
         }
+        if (session.mayAwait(store) && store.replays())
+        {
+            watchCarried(session, args);
+            return;
+        }
         for (int i = 1; i < args.length; i++)
         {
             session.multi().watch(args[i], store::readAny);
         }
         RespReplies.ok(out);
+    }
+
+    /**
+     * WATCH's reads carried by completions: every key's version read at once in a replayed transaction that writes
+     * nothing, on no thread that waits; the versions are kept, and OK answered, once they came, as a step every later
+     * request of the connection waits for (a MULTI, a write of a watched key).
+     */
+    private void watchCarried(final Session session, final byte[][] args)
+    {
+        final List<byte[]> keys = ReplayedCommands.storable(Arrays.asList(args).subList(1, args.length));
+        final CompletableFuture<List<Versioned>> versions = client.transactReplayed(tx ->
+        {
+            tx.readAll(keys);
+            final List<Versioned> read = new ArrayList<>(keys.size());
+            for (final byte[] key : keys)
+            {
+                read.add(tx.getVersioned(key));
+            }
+            return read;
+        }, session.outlet().eventLoop());
+        session.await(versions, (read, failure, out) ->
+        {
+            if (failure != null)
+            {
+                throw AsyncStep.unchecked(failure);
+            }
+            for (int i = 0; i < keys.size(); i++)
+            {
+                final Versioned version = read.get(i);
+                session.multi().watch(keys.get(i), key -> version);
+            }
+            // a key no store holds (empty, too long, reserved) is read as the synchronous WATCH reads it
+            for (int i = 1; i < args.length; i++)
+            {
+                session.multi().watch(args[i], store::readAny);
+            }
+            RespReplies.ok(out);
+        }, null);
     }
 
     private void exec(final Session session, final byte[][] args, final ByteBuf out)
