@@ -6,6 +6,7 @@ import io.dkv.client.WrongKindException;
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -91,9 +92,10 @@ final class CounterCommands
 
     /**
      * INCR, DECR, INCRBY and DECRBY as a step ({@link Session#await}): the versioned read and the compare-and-set go
-     * out through the store's asynchronous forms, again from a new read when the set lost a race. What the
-     * completions cannot carry (a hash or a set, a value that is no integer, an overflow, a store error) is answered
-     * by the command run alone, which gives its exact reply.
+     * out through the store's asynchronous forms, again from a new read when the set lost a race. A value that is no
+     * integer, an overflow, a hash or a string in pieces are answered from what was read, as the command alone answers
+     * them (WRONGTYPE, its refusal of a string in pieces); a compare-and-set of unknown outcome is an error, never run
+     * again.
      */
     private void add(final Session session, final KeyStore store, final byte[] key, final long by, final ByteBuf out)
     {
@@ -107,24 +109,28 @@ final class CounterCommands
         final Executor loop = session.outlet().eventLoop();
         session.await(addAsync(store, key, by, loop), (sum, failure, reply) ->
         {
-            if (failure != null && !(failure instanceof WrongKindException))
+            if (failure != null)
             {
-                // a compare-and-set whose outcome is not known: running it again could add twice
+                // a hash or a string in pieces (WRONGTYPE, or the refusal of a string in pieces, as the command
+                // alone answers), or a compare-and-set whose outcome is not known: running it again could add twice
                 throw AsyncStep.unchecked(failure);
             }
-            if (sum != null)
+            if (sum instanceof Long written)
             {
-                RespReplies.integer(reply, sum);
+                RespReplies.integer(reply, written);
             }
             else
             {
-                add(store, key, by, reply);
+                RespReplies.error(reply, (String)sum);
             }
         }, key);
     }
 
-    /** @return the sum written; null where the command run alone is to answer: no integer, or an overflow. */
-    private static CompletableFuture<Long> addAsync(final KeyStore store, final byte[] key, final long by,
+    /**
+     * @return the sum written (a Long), or the error the command alone answers (a String): the value is no integer, or
+     * the sum overflows.
+     */
+    private static CompletableFuture<Object> addAsync(final KeyStore store, final byte[] key, final long by,
         final Executor loop)
     {
         return store.getVersionedAsync(key).thenComposeAsync(current ->
@@ -132,23 +138,29 @@ final class CounterCommands
             long value = 0;
             if (current != null)
             {
+                if (current.kind() != ValueKind.STRING)
+                {
+                    // a collection's header or a string in pieces: answered as the command alone answers it
+                    return CompletableFuture.failedFuture(
+                        new WrongKindException(key, current.kind(), ValueKind.STRING));
+                }
                 if (!RespNumbers.isLong(current.value()))
                 {
-                    return CompletableFuture.completedFuture(null);
+                    return CompletableFuture.<Object>completedFuture(Errors.NOT_INTEGER);
                 }
                 value = RespNumbers.parseLong(current.value());
             }
             if (by < 0 && value < 0 && by < Long.MIN_VALUE - value ||
                 by > 0 && value > 0 && by > Long.MAX_VALUE - value)
             {
-                return CompletableFuture.completedFuture(null);
+                return CompletableFuture.<Object>completedFuture(Errors.OVERFLOW);
             }
             final long sum = value + by;
             final byte[] written = Long.toString(sum).getBytes(StandardCharsets.US_ASCII);
             return store.compareAndSetAsync(key, current, written,
                 current == null ? KvClient.NO_EXPIRY : current.expireAtMillis())
-                .thenComposeAsync(set -> set ? CompletableFuture.completedFuture(sum) : addAsync(store, key, by, loop),
-                    loop);
+                .thenComposeAsync(set -> set ? CompletableFuture.<Object>completedFuture(sum) :
+                    addAsync(store, key, by, loop), loop);
         }, loop);
     }
 

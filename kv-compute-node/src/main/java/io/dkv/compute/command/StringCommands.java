@@ -8,6 +8,7 @@ import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ValueKind;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
@@ -83,9 +84,14 @@ final class StringCommands
                 {
                     RespReplies.bulkOrNull(reply, value, session.protocol());
                 }
+                else if (failure instanceof WrongKindException wrong && wrong.kind() != ValueKind.PIECES)
+                {
+                    // a hash, a set, a list or a sorted set was read: WRONGTYPE, as alone, without reading it again
+                    throw wrong;
+                }
                 else
                 {
-                    // a hash or a set, a string in pieces, a read the completions could not finish: as alone
+                    // a string in pieces, a read the completions could not finish: as alone
                     getNow(session, args, reply);
                 }
             }, args[1]);
