@@ -474,44 +474,25 @@ class AsyncCommandsTest
         {
             setup.call("DEL", "hot-f", "hot-s", "hot-nx");
         }
-        final List<Thread> threads = new ArrayList<>();
-        final long[] setNx = new long[connections];
-        final Exception[] failed = new Exception[1];
-        for (int c = 0; c < connections; c++)
+        final List<List<String>> replies = pipelinedAtOnce(connections, connection ->
         {
-            final int connection = c;
-            threads.add(Thread.ofPlatform().start(() ->
+            final List<String[]> requests = new ArrayList<>();
+            for (int i = 0; i < each; i++)
             {
-                try (RawResp resp = new RawResp(store.port()))
-                {
-                    final List<String[]> requests = new ArrayList<>();
-                    for (int i = 0; i < each; i++)
-                    {
-                        requests.add(new String[] {"INCRBYFLOAT", "hot-f", "1"});
-                        requests.add(new String[] {"APPEND", "hot-s", "x"});
-                        requests.add(new String[] {"SETNX", "hot-nx", Integer.toString(connection)});
-                    }
-                    resp.sendRaw(RawResp.encodeAll(requests));
-                    for (int i = 0; i < requests.size(); i++)
-                    {
-                        final String reply = resp.read();
-                        if (i % 3 == 2)
-                        {
-                            setNx[connection] += reply.equals(":1") ? 1 : 0;
-                        }
-                    }
-                }
-                catch (final Exception ex)
-                {
-                    failed[0] = ex;
-                }
-            }));
-        }
-        for (final Thread thread : threads)
+                requests.add(new String[] {"INCRBYFLOAT", "hot-f", "1"});
+                requests.add(new String[] {"APPEND", "hot-s", "x"});
+                requests.add(new String[] {"SETNX", "hot-nx", Integer.toString(connection)});
+            }
+            return requests;
+        });
+        final long[] setNx = new long[connections];
+        for (int connection = 0; connection < connections; connection++)
         {
-            thread.join();
+            for (int i = 2; i < replies.get(connection).size(); i += 3)
+            {
+                setNx[connection] += replies.get(connection).get(i).equals(":1") ? 1 : 0;
+            }
         }
-        assertEquals(null, failed[0]);
         try (RawResp resp = new RawResp(store.port()))
         {
             assertEquals("$" + connections * each, resp.call("GET", "hot-f"));
@@ -576,35 +557,62 @@ class AsyncCommandsTest
         }
         final int connections = 4;
         final int each = 25;
-        final Exception[] failed = new Exception[1];
+        final List<List<String>> replies = pipelinedAtOnce(connections, connection ->
+        {
+            final List<String[]> requests = new ArrayList<>();
+            for (int i = 0; i < each; i++)
+            {
+                requests.add(new String[] {"MULTI"});
+                requests.add(new String[] {"INCR", "ex-c1"});
+                requests.add(new String[] {"INCR", "ex-c2"});
+                requests.add(new String[] {"EXEC"});
+            }
+            return requests;
+        });
+        for (final List<String> connectionReplies : replies)
+        {
+            for (int i = 3; i < connectionReplies.size(); i += 4)
+            {
+                assertTrue(connectionReplies.get(i).startsWith("*2[:"), "EXEC answered " + connectionReplies.get(i));
+            }
+        }
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            assertEquals("*2[$" + connections * each + ", $" + connections * each + "]",
+                resp.call("MGET", "ex-c1", "ex-c2"));
+            resp.call("DEL", "ex-c1", "ex-c2");
+        }
+    }
+
+    /**
+     * Send each connection's pipeline in one write, all connections at once, each on a thread of its own.
+     *
+     * @return each connection's replies, in its requests' order.
+     */
+    private static List<List<String>> pipelinedAtOnce(final int connections,
+        final java.util.function.IntFunction<List<String[]>> requestsOf) throws Exception
+    {
+        final List<List<String>> replies = new ArrayList<>();
         final List<Thread> threads = new ArrayList<>();
+        final Exception[] failed = new Exception[1];
         for (int c = 0; c < connections; c++)
         {
+            final List<String> own = java.util.Collections.synchronizedList(new ArrayList<>());
+            replies.add(own);
+            final List<String[]> requests = requestsOf.apply(c);
             threads.add(Thread.ofPlatform().start(() ->
             {
                 try (RawResp resp = new RawResp(store.port()))
                 {
-                    final List<String[]> requests = new ArrayList<>();
-                    for (int i = 0; i < each; i++)
-                    {
-                        requests.add(new String[] {"MULTI"});
-                        requests.add(new String[] {"INCR", "ex-c1"});
-                        requests.add(new String[] {"INCR", "ex-c2"});
-                        requests.add(new String[] {"EXEC"});
-                    }
                     resp.sendRaw(RawResp.encodeAll(requests));
                     for (int i = 0; i < requests.size(); i++)
                     {
-                        final String reply = resp.read();
-                        if (i % 4 == 3 && !reply.startsWith("*2[:"))
-                        {
-                            throw new AssertionError("EXEC answered " + reply);
-                        }
+                        own.add(resp.read());
                     }
                 }
-                catch (final Exception | AssertionError ex)
+                catch (final Exception ex)
                 {
-                    failed[0] = new Exception(ex);
+                    failed[0] = ex;
                 }
             }));
         }
@@ -613,12 +621,7 @@ class AsyncCommandsTest
             thread.join();
         }
         assertEquals(null, failed[0]);
-        try (RawResp resp = new RawResp(store.port()))
-        {
-            assertEquals("*2[$" + connections * each + ", $" + connections * each + "]",
-                resp.call("MGET", "ex-c1", "ex-c2"));
-            resp.call("DEL", "ex-c1", "ex-c2");
-        }
+        return replies;
     }
 
     private static String bulk(final String value)
