@@ -462,6 +462,73 @@ class AsyncCommandsTest
     }
 
     /**
+     * The commands that walk the whole keyspace (SCAN, KEYS, DBSIZE, RANDOMKEY, FLUSHALL) run on a store thread, where
+     * the scan of every node's index may take its time, and OBJECT's and MEMORY USAGE's reads of their key are
+     * replayed: none holds the event loop, and a pipeline of them is answered in order.
+     */
+    @Test
+    void commandsThatWalkTheKeyspaceRunOnAStoreThreadInOrder() throws Exception
+    {
+        try (RawResp resp = new RawResp(store.port()))
+        {
+            final long storeThreads = resp.storeThreadSteps();
+            final long steps = resp.asyncSteps();
+            final List<String[]> requests = List.of(
+                new String[] {"SET", "kw-a", "1"},
+                new String[] {"SET", "kw-b", "two"},
+                new String[] {"KEYS", "kw-*"},
+                new String[] {"DBSIZE"},
+                new String[] {"RANDOMKEY"},
+                new String[] {"OBJECT", "ENCODING", "kw-a"},
+                new String[] {"MEMORY", "USAGE", "kw-b"},
+                new String[] {"DEL", "kw-a"},
+                new String[] {"KEYS", "kw-*"});
+            resp.sendRaw(RawResp.encodeAll(requests));
+            final List<String> replies = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++)
+            {
+                replies.add(resp.read());
+            }
+            assertEquals(List.of("+OK", "+OK"), replies.subList(0, 2));
+            assertTrue(replies.get(2).equals("*2[$kw-a, $kw-b]") || replies.get(2).equals("*2[$kw-b, $kw-a]"),
+                replies.get(2));
+            assertTrue(Long.parseLong(replies.get(3).substring(1)) >= 2, replies.get(3));
+            assertTrue(replies.get(4).startsWith("$") && !replies.get(4).equals("$nil"), replies.get(4));
+            assertEquals("$int", replies.get(5));
+            assertTrue(replies.get(6).startsWith(":") && Long.parseLong(replies.get(6).substring(1)) > 0,
+                replies.get(6));
+            assertEquals(List.of(":1", "*1[$kw-b]"), replies.subList(7, 9));
+            assertEquals(4, resp.storeThreadSteps() - storeThreads, "KEYS twice, DBSIZE and RANDOMKEY");
+            assertTrue(resp.asyncSteps() - steps >= 6, "each but the SETs and the DEL a step at least");
+
+            final List<String> scanned = new ArrayList<>();
+            final long beforeScan = resp.storeThreadSteps();
+            String cursor = "0";
+            int pages = 0;
+            do
+            {
+                final String page = resp.call("SCAN", cursor, "MATCH", "kw-*", "COUNT", "1000");
+                final int comma = page.indexOf(',');
+                cursor = page.substring(page.indexOf('$') + 1, comma);
+                final String keys = page.substring(comma + 1).trim();
+                if (keys.startsWith("*1"))
+                {
+                    scanned.add(keys.substring(keys.indexOf('$') + 1, keys.indexOf(']')));
+                }
+                pages++;
+            }
+            while (!"0".equals(cursor));
+            assertEquals(List.of("kw-b"), scanned);
+            assertEquals(pages, resp.storeThreadSteps() - beforeScan, "each SCAN on a store thread");
+
+            final long beforeFlush = resp.storeThreadSteps();
+            assertEquals(List.of("+OK", ":0", "$nil"), List.of(resp.call("FLUSHALL"), resp.call("DBSIZE"),
+                resp.call("RANDOMKEY")));
+            assertEquals(3, resp.storeThreadSteps() - beforeFlush);
+        }
+    }
+
+    /**
      * Replayed commands of several connections on one key are each one transaction: INCRBYFLOAT and APPEND sent
      * pipelined by four connections at once lose no update, and of their SETNXs of one key exactly one sets it.
      */

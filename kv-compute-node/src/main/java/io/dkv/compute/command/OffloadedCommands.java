@@ -16,9 +16,11 @@ import java.util.Set;
  * commands' events, which they send from inside, are deferred to the commit of the run that made the reply.
  *
  * <p>SORT reads keys no argument names (its BY and GET patterns): as a step of several keys it holds back everything
- * after it, so the connection sees it in order all the same. Left on the loop: GET, SET, the counters, MSET, MSETNX,
- * DEL and UNLINK (carried by completions of their own), the blocking commands (a waiter is the loop's), a request with
- * a long argument the decoder staged, and every command of no key.
+ * after it, so the connection sees it in order all the same. So do the commands that walk the keyspace (SCAN, KEYS,
+ * DBSIZE, RANDOMKEY, FLUSHALL, FLUSHDB), on a store thread, and OBJECT's and MEMORY USAGE's reads of their key.
+ * Left on the loop: GET, SET, the counters, MSET, MSETNX, DEL and UNLINK (carried by completions of their own), the
+ * blocking commands (a waiter is the loop's), a request with a long argument the decoder staged, and the commands of
+ * no key that read nothing from the store.
  */
 public final class OffloadedCommands
 {
@@ -26,8 +28,11 @@ public final class OffloadedCommands
     private static final Map<String, Boolean> ONE_KEY = new HashMap<>();
     /** The one-key names, lower case, by their first letter's index in a to z: a lookup that allocates nothing. */
     private static final byte[][][] ONE_KEY_BY_LETTER = new byte[26][][];
-    /** The commands that run on a store thread, never replayed. */
-    private static final Set<String> ALONE = Set.of("bitop");
+    /**
+     * The commands that walk the whole keyspace: a scan of every memory node's index (half a second a million keys for
+     * KEYS or DBSIZE), which no transaction holds, so they run on a store thread, and keep an EXEC on the loop.
+     */
+    private static final Set<String> WALKS = Set.of("scan", "keys", "dbsize", "randomkey", "flushall", "flushdb");
     /** SET's options that make it a read and a write (the plain SET, with or without an expiry, is carried). */
     private static final String[] SET_CONDITIONS = {"nx", "xx", "get", "keepttl", "ifeq"};
     private static final byte[] SET = {'s', 'e', 't'};
@@ -50,7 +55,8 @@ public final class OffloadedCommands
             "sunionstore", "sdiffstore", "zmpop", "zunion",
             "zinter", "zdiff", "zintercard", "zrangestore", "zunionstore", "zinterstore", "zdiffstore", "lmove",
             "rpoplpush", "lmpop", "sort", "sort_ro", "mget", "exists", "touch", "rename", "renamenx", "copy", "lcs",
-            "bitop"})
+            "bitop", "scan", "keys", "dbsize", "randomkey", "flushall", "flushdb", "object|encoding",
+            "object|refcount", "object|freq", "object|idletime", "memory|usage"})
         {
             ONE_KEY.put(name, Boolean.FALSE);
         }
@@ -90,7 +96,13 @@ public final class OffloadedCommands
     /** @return false for a command that runs on a store thread, never replayed. */
     static boolean replayable(final String name)
     {
-        return !ALONE.contains(name);
+        return !"bitop".equals(name) && !WALKS.contains(name);
+    }
+
+    /** @return true for a command that walks the whole keyspace ({@link #WALKS}), which EXEC cannot replay. */
+    static boolean walksKeyspace(final String name)
+    {
+        return WALKS.contains(name);
     }
 
     /**

@@ -212,7 +212,8 @@ final class TransactionCommands
         for (final MultiState.Queued command : queued)
         {
             final String name = command.spec().name();
-            if (!OffloadedCommands.offloaded(name, command.args()) && !CARRIED.contains(name))
+            if (OffloadedCommands.walksKeyspace(name) ||
+                !OffloadedCommands.offloaded(name, command.args()) && !CARRIED.contains(name))
             {
                 return false;
             }
