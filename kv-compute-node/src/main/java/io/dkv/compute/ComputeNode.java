@@ -80,6 +80,12 @@ public final class ComputeNode implements AutoCloseable
     private static final byte[] MAX_CLIENTS_REPLY = "-ERR max number of clients reached\r\n"
         .getBytes(StandardCharsets.US_ASCII);
     private static final long SAMPLE_MS = 100;
+    /**
+     * The phases of a start, in order: the event loops made and the client connected (memory nodes' metadata read);
+     * the node published (port 0 bound, its cluster view, command table and mesh made); the warm-up run; the port
+     * bound and accepting.
+     */
+    static final String[] START_PHASES = {"connected", "published", "warmed", "bound"};
     private static final String[] PRELOADED = {
         "io.netty.bootstrap.ServerBootstrap",
         "io.netty.channel.MultiThreadIoEventLoopGroup",
@@ -126,6 +132,8 @@ public final class ComputeNode implements AutoCloseable
     private final RateLimitedLog outputLimitLog;
     /** Whether connections send GET, SET and INCR out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
     private final boolean asyncCommands;
+    /** When each phase of the start ended, on the context's nano clock: see {@link #startPhases()}. */
+    private final long[] startPhases = new long[START_PHASES.length];
     private boolean closed;
 
     private ComputeNode(final ComputeNodeContext context)
@@ -162,6 +170,7 @@ public final class ComputeNode implements AutoCloseable
                 ownsClient = true;
             }
             this.client = made;
+            startPhases[0] = context.nanoClock().nanoTime();
             this.asyncCommands = "on".equals(context.asyncCommands()) ||
                 "auto".equals(context.asyncCommands()) && made.requestsWaitOnWire();
             final RateLimitedLog idsLog = new RateLimitedLog("connection ids", context.log(), context.nanoClock());
@@ -234,7 +243,9 @@ public final class ComputeNode implements AutoCloseable
                 RaasClusterView.REPUBLISH_CHECK_MS, RaasClusterView.REPUBLISH_CHECK_MS, TimeUnit.MILLISECONDS);
             this.piecesSweep = context.piecesSweepMs() == 0 ? null : PiecesSweep.start(client,
                 context.piecesSweepMs(), stats);
+            startPhases[1] = context.nanoClock().nanoTime();
             warmUp(view, port);
+            startPhases[2] = context.nanoClock().nanoTime();
             if (listening == null)
             {
                 listening = bind(bootstrap, epoll);
@@ -244,6 +255,7 @@ public final class ComputeNode implements AutoCloseable
                 listening.config().setAutoRead(true);
             }
             this.serverChannel = listening;
+            startPhases[3] = context.nanoClock().nanoTime();
         }
         catch (final RuntimeException ex)
         {
@@ -337,6 +349,20 @@ public final class ComputeNode implements AutoCloseable
     public boolean asyncCommands()
     {
         return asyncCommands;
+    }
+
+    /**
+     * @return as {@code name=nanos} pairs, one per {@link #START_PHASES}, space-separated: when each phase of this
+     * node's start ended, on its context's nano clock ({@code dkv bench compute --only join} reads them).
+     */
+    public String startPhases()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < START_PHASES.length; i++)
+        {
+            text.append(i == 0 ? "" : " ").append(START_PHASES[i]).append('=').append(startPhases[i]);
+        }
+        return text.toString();
     }
 
     /** @return why the warm-up before serving failed, or null when it ran (or was not asked for). */

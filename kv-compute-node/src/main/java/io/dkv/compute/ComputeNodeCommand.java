@@ -152,8 +152,8 @@ public final class ComputeNodeCommand implements Callable<Integer>
         }
         if (Boolean.getBoolean(PRINT_STARTUP_PROP_NAME))
         {
-            System.out.println("dkv compute node startup nanoTime: called=" + calledNs + " raas=" + raasNs +
-                " serving=" + System.nanoTime());
+            System.out.println("dkv compute node startup nanoTime: called=" + calledNs + " raas=" + raasNs + " " +
+                node.startPhases() + " serving=" + System.nanoTime());
         }
         // once serving, not before: a command that fails to start leaves its JVM's signals as they were
         final StopSignals signals = StopSignals.install();

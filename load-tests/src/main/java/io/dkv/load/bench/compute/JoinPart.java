@@ -37,7 +37,8 @@ final class JoinPart
     static final String KEY = "dkv-bench-compute-join";
     static final double GOAL_MS = 150;
     private static final Pattern COMPUTE_PHASES = Pattern.compile(
-        "dkv compute node startup nanoTime: called=(\\d+) raas=(\\d+) serving=(\\d+)");
+        "dkv compute node startup nanoTime: called=(\\d+) raas=(\\d+) connected=(\\d+) published=(\\d+) " +
+            "warmed=(\\d+) bound=(\\d+) serving=(\\d+)");
     private static final Pattern REDIS_READY = Pattern.compile("Ready to accept connections");
     private static final long AOT_EXIT_TIMEOUT_MS = 300_000;
     private static final long TRIVIAL_TIMEOUT_MS = 30_000;
@@ -45,7 +46,10 @@ final class JoinPart
     static final List<String> PHASE_NAMES = List.of(
         "exec to the command's call (JVM start, class loading, dkv main, arguments)",
         "MetaServer directory and RaaS attach, registered as compute",
-        "client connect (memory nodes' metadata read), RESP port bound",
+        "event loops made, client connect (memory nodes' metadata read)",
+        "port 0 bound, cluster view published, command table made, compute mesh started",
+        "warm-up (dkv.compute.warmup.rounds on each event loop)",
+        "RESP port bound, serving",
         "node's ready line to the bench (pipe)",
         "first GET on a new connection (accept, first one-sided READs)");
 
@@ -267,11 +271,24 @@ final class JoinPart
                 throw new IllegalStateException("the compute node printed no startup phases (" +
                     ComputeNodeCommand.PRINT_STARTUP_PROP_NAME + "); it wrote:\n" + start.output());
             }
-            final long called = Long.parseLong(phases.group(1));
-            final long raas = Long.parseLong(phases.group(2));
-            final long serving = Long.parseLong(phases.group(3));
-            return new long[]{called - start.execNs(), raas - called, serving - raas, start.readyNs() - serving,
-                answeredNs - start.readyNs()};
+            // exec, then the end of each phase the node printed (called, raas, connected, published, warmed, bound,
+            // serving), then the ready line read, then the answer: one more than the phases, the bound-to-serving
+            // span (the ready line's own making) counted in the port's phase
+            final long[] ends = new long[PHASE_NAMES.size() + 1];
+            ends[0] = start.execNs();
+            for (int g = 1; g <= 5; g++)
+            {
+                ends[g] = Long.parseLong(phases.group(g));
+            }
+            ends[6] = Long.parseLong(phases.group(7));
+            ends[7] = start.readyNs();
+            ends[8] = answeredNs;
+            final long[] spans = new long[PHASE_NAMES.size()];
+            for (int p = 0; p < spans.length; p++)
+            {
+                spans[p] = ends[p + 1] - ends[p];
+            }
+            return spans;
         }
     }
 
