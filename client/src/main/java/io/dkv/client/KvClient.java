@@ -20,6 +20,7 @@ import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaCopier;
 import io.dkv.client.txn.AsyncTransactionBody;
 import io.dkv.client.txn.CommitKeys;
+import io.dkv.client.txn.ConflictRetry;
 import io.dkv.client.txn.IntentResolver;
 import io.dkv.client.txn.PreparedSwap;
 import io.dkv.client.txn.RawKeys;
@@ -868,20 +869,15 @@ public final class KvClient implements AutoCloseable
         }
         return result.thenCompose(value -> tx.commitAsync(poster).thenApply(ignored -> value))
             .exceptionallyComposeAsync(ex ->
-        {
-            final Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ?
-                ex.getCause() : ex;
-            if (!(cause instanceof TransactionConflictException) || run >= context.txnRetries())
             {
-                return CompletableFuture.failedFuture(cause);
-            }
-            tx.abort();
-            final long pause = ThreadLocalRandom.current().nextLong(backoffNanos);
-            return CompletableFuture.supplyAsync(() -> null,
-                    CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, asyncExecutor))
-                .thenCompose(ignored -> transactAsync(body, poster, run + 1,
-                    Math.min(MAX_BACKOFF_NANOS, 2 * backoffNanos)));
-        }, asyncExecutor);
+                if (ConflictRetry.cause(ex) instanceof TransactionConflictException && run < context.txnRetries())
+                {
+                    // run again: this run's intents go first
+                    tx.abort();
+                }
+                return ConflictRetry.afterFailure(ex, run, context.txnRetries(), backoffNanos, MAX_BACKOFF_NANOS,
+                    asyncExecutor, (next, backoff) -> transactAsync(body, poster, next, backoff));
+            }, asyncExecutor);
     }
 
     /**

@@ -8,10 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -78,18 +75,9 @@ public final class ReplayedTransaction<T>
             }
             // (a key written without a read, a new collection's segment, is read now: the commit is then carried whole)
             return tx.peekWritesAsync().thenCompose(ignored -> tx.commitAsync(poster)).thenApply(ignored -> value);
-        }, poster).thenCompose(started -> started).exceptionallyComposeAsync(ex ->
-        {
-            final Throwable cause = ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
-            if (!(cause instanceof TransactionConflictException) || run >= retries)
-            {
-                return CompletableFuture.failedFuture(cause);
-            }
-            final long pause = ThreadLocalRandom.current().nextLong(backoffNanos);
-            return CompletableFuture.supplyAsync(() -> null,
-                    CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, poster))
-                .thenCompose(ignored -> attempt(new HashMap<>(), run + 1, Math.min(maxBackoffNanos, 2 * backoffNanos)));
-        }, poster);
+        }, poster).thenCompose(started -> started).exceptionallyComposeAsync(ex -> ConflictRetry.afterFailure(ex, run,
+            retries, backoffNanos, maxBackoffNanos, poster, (next, backoff) -> attempt(new HashMap<>(), next, backoff)),
+            poster);
     }
 
     /** @return completes once each of {@code keys} was read, any intent resolved, and put in {@code known}. */
