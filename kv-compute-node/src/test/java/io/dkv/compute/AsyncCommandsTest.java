@@ -615,12 +615,23 @@ class AsyncCommandsTest
             assertEquals("*nil", resp.call("EXEC"), "a watched key changed: nil, nothing written");
             assertEquals("$2", resp.call("GET", "ex-a"));
 
-            final long beforeFlush = resp.asyncSteps();
+            final long beforeWalk = resp.asyncSteps();
+            final long walkThreads = resp.storeThreadSteps();
             assertEquals("+OK", resp.call("MULTI"));
             assertEquals("+QUEUED", resp.call("SET", "ex-a", "3"));
             assertEquals("+QUEUED", resp.call("DBSIZE"));
-            assertTrue(resp.call("EXEC").startsWith("*2[+OK, :"));
-            assertEquals(0, resp.asyncSteps() - beforeFlush, "an EXEC with DBSIZE runs on the loop");
+            assertEquals("+QUEUED", resp.call("EVAL", "return redis.call('GET', KEYS[1])", "1", "ex-a"));
+            assertTrue(resp.call("EXEC").matches("\\*3\\[\\+OK, :[0-9]+, \\$3]"));
+            assertEquals(1, resp.asyncSteps() - beforeWalk, "an EXEC with DBSIZE and a script is a step");
+            assertEquals(1, resp.storeThreadSteps() - walkThreads, "on a store thread: no replayed form");
+
+            final long beforeClient = resp.asyncSteps();
+            assertEquals("+OK", resp.call("MULTI"));
+            assertEquals("+QUEUED", resp.call("SET", "ex-a", "4"));
+            assertEquals("+QUEUED", resp.call("CLIENT", "SETNAME", "exec-on-the-loop"));
+            assertEquals("*2[+OK, +OK]", resp.call("EXEC"));
+            assertEquals(0, resp.asyncSteps() - beforeClient, "an EXEC that touches its connection runs on the loop");
+            assertEquals("$exec-on-the-loop", resp.call("CLIENT", "GETNAME"));
         }
         final int connections = 4;
         final int each = 25;

@@ -69,7 +69,7 @@ public final class CommandTable
         add(new ListCommands(store).commands());
         add(new SortCommand(store, keyspaceEvents).commands());
         add(new MemoryCommand(store).commands());
-        add(new TransactionCommands(this, store, environment.client(), severalKeys).commands());
+        add(new TransactionCommands(this, store, environment.client(), severalKeys, storeThreads).commands());
         add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment).commands());

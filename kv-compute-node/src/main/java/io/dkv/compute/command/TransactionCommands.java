@@ -41,18 +41,30 @@ final class TransactionCommands
     private final CommandTable table;
     private final KeyStore store;
     private final KvClient client;
+    /**
+     * Commands that touch the connection itself, its subscriptions or the node's settings: an EXEC queuing one runs on
+     * the connection's loop, as it always did, rather than on a store thread.
+     */
+    private static final Set<String> LOOP_ONLY = Set.of("client", "subscribe", "psubscribe", "ssubscribe",
+        "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "hello", "auth", "select", "swapdb", "config",
+        "debug", "shutdown", "readonly", "readwrite", "asking");
+
     private final CarriedTransactions carried;
+    private final StoreThreads storeThreads;
 
     /**
      * @param table  runs the queued commands.
      * @param store  the store outside transactions, which WATCH reads.
      * @param client the client whose transactions EXEC runs.
      * @param carried admits a replayed EXEC with the node's other carried transactions of several keys.
+     * @param storeThreads where an EXEC that cannot be replayed runs (a script, a walk of the keyspace among its
+     *                     commands), so that the loop does not wait on it.
      */
     TransactionCommands(final CommandTable table, final KeyStore store, final KvClient client,
-        final CarriedTransactions carried)
+        final CarriedTransactions carried, final StoreThreads storeThreads)
     {
         this.carried = carried;
+        this.storeThreads = storeThreads;
         this.table = table;
         this.store = store;
         this.client = client;
@@ -180,6 +192,11 @@ final class TransactionCommands
             replayed(session, watched, queued);
             return;
         }
+        if (session.mayAwait(store) && offThread(queued))
+        {
+            onStoreThread(session, watched, queued);
+            return;
+        }
         final ByteBuf replies;
         try
         {
@@ -221,6 +238,34 @@ final class TransactionCommands
         return true;
     }
 
+    /** @return true when no queued command touches the connection or the node's settings ({@link #LOOP_ONLY}). */
+    private static boolean offThread(final List<MultiState.Queued> queued)
+    {
+        for (final MultiState.Queued command : queued)
+        {
+            final String name = command.spec().name();
+            final int bar = name.indexOf('|');
+            if (LOOP_ONLY.contains(bar < 0 ? name : name.substring(0, bar)))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * EXEC that cannot be replayed (a script, a walk of the keyspace, a server command among its commands) as the
+     * synchronous transaction it always was, on a store thread: the loop serves its other connections meanwhile, and
+     * EXEC is a step every later request of the connection waits for, so nothing of the connection runs beside it.
+     */
+    private void onStoreThread(final Session session, final Map<ByteBuffer, Versioned> watched,
+        final List<MultiState.Queued> queued)
+    {
+        final CompletableFuture<ByteBuf> replies =
+            storeThreads.supply(() -> client.transact(tx -> run(session, tx, watched, queued)));
+        session.await(replies, (reply, failure, out) -> answer(session, reply, failure, out), null);
+    }
+
     /**
      * EXEC as a replayed transaction on the connection's loop ({@link KvClient#transactReplayed}): the watched keys and
      * every key the commands name are read at once, carried by completions, then the commands run against them, again
@@ -244,25 +289,31 @@ final class TransactionCommands
             tx.readAll(keys);
             return run(session, tx, watched, queued);
         }, loop));
-        session.await(replies, (reply, failure, out) ->
+        session.await(replies, (reply, failure, out) -> answer(session, reply, failure, out), null);
+    }
+
+    /**
+     * EXEC's reply once its transaction ended, on the connection's loop: what its commands deferred to the commit run
+     * first where it committed, and are dropped where it did not.
+     */
+    private static void answer(final Session session, final ByteBuf reply, final Throwable failure, final ByteBuf out)
+    {
+        if (failure == null)
         {
-            if (failure == null)
-            {
-                CommandTable.committed(session);
-                out.writeBytes(reply);
-                reply.release();
-                return;
-            }
-            session.takeAfterCommit();
-            if (failure instanceof WatchedKeyChanged)
-            {
-                RespReplies.nullArray(out, session.protocol());
-            }
-            else
-            {
-                RespReplies.error(out, "ERR dkv store error: " + failure.getMessage());
-            }
-        }, null);
+            CommandTable.committed(session);
+            out.writeBytes(reply);
+            reply.release();
+            return;
+        }
+        session.takeAfterCommit();
+        if (failure instanceof WatchedKeyChanged)
+        {
+            RespReplies.nullArray(out, session.protocol());
+        }
+        else
+        {
+            RespReplies.error(out, "ERR dkv store error: " + failure.getMessage());
+        }
     }
 
     /**
