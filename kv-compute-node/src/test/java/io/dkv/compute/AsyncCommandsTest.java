@@ -191,6 +191,7 @@ class AsyncCommandsTest
         {
             resp.call("DEL", "as-hash");
             assertEquals(":1", resp.call("HSET", "as-hash", "f", "v"));
+            final long storeThreads = resp.storeThreadSteps();
             resp.sendRaw(RawResp.encodeAll(List.of(new String[] {"GET", "as-hash"}, new String[] {"INCR", "as-hash"},
                 new String[] {"SET", "as-hash", "s"}, new String[] {"GET", "as-hash"},
                 new String[] {"TYPE", "as-hash"})));
@@ -199,6 +200,7 @@ class AsyncCommandsTest
             assertEquals("+OK", resp.read(), "SET replaces a hash");
             assertEquals("$s", resp.read());
             assertEquals("+string", resp.read());
+            assertEquals(1, resp.storeThreadSteps() - storeThreads, "the hash replaced on a store thread");
         }
     }
 

@@ -54,7 +54,7 @@ public final class CommandTable
         final LongStringWrites longWrites = new LongStringWrites(environment.client(), longStrings);
         final LongStringBits longBits = new LongStringBits(environment.client(), longStrings);
         add(new StringCommands(store, longStrings, longWrites, storeThreads, severalKeys).commands());
-        add(new SetCommand(store, longWrites).commands());
+        add(new SetCommand(store, longWrites, storeThreads).commands());
         add(new CounterCommands(store).commands());
         add(new ExpireCommands(store, longStrings, longWrites).commands());
         add(new KeyspaceCommands(store, environment.client(), longWrites).commands());

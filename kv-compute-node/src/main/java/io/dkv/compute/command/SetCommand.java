@@ -12,6 +12,7 @@ import org.agrona.concurrent.EpochClock;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static io.dkv.compute.command.CommandTable.spec;
 import static io.dkv.compute.command.StringOptions.GET;
@@ -34,10 +35,13 @@ final class SetCommand
     private final KeyStore base;
     private final EpochClock clock;
     private final LongStringWrites longWrites;
+    /** Where a carried SET that met a hash, a set or a string in pieces replaces it: never the loop. */
+    private final StoreThreads storeThreads;
 
     /** @param base the store outside EXEC. */
-    SetCommand(final KeyStore base, final LongStringWrites longWrites)
+    SetCommand(final KeyStore base, final LongStringWrites longWrites, final StoreThreads storeThreads)
     {
+        this.storeThreads = storeThreads;
         this.base = base;
         this.longWrites = longWrites;
         this.clock = base.epochClock();
@@ -158,14 +162,17 @@ final class SetCommand
         {
             if (session.mayAwait(base))
             {
-                session.await(store.putAsync(key, value, expireAt), (ignored, failure, reply) ->
-                {
-                    if (failure instanceof WrongKindException)
+                // a hash, a set or a string in pieces is replaced with its parts in one transaction, which waits on
+                // the store: on a store thread, the step going on meanwhile
+                final CompletableFuture<Void> written = store.putAsync(key, value, expireAt).exceptionallyCompose(
+                    failure -> AsyncStep.cause(failure) instanceof WrongKindException ? storeThreads.supply(() ->
                     {
-                        // a hash, a set or a string in pieces: replaced with its parts in one transaction
                         store.put(key, value, expireAt);
-                    }
-                    else if (failure != null)
+                        return null;
+                    }) : CompletableFuture.failedFuture(failure));
+                session.await(written, (ignored, failure, reply) ->
+                {
+                    if (failure != null)
                     {
                         throw AsyncStep.unchecked(failure);
                     }
