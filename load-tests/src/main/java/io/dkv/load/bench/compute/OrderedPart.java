@@ -186,8 +186,9 @@ final class OrderedPart
     }
 
     /**
-     * Load a sorted set and a list of 10 elements and of {@link #members} into the server, wait out the grace period
-     * (as collections does: the load's garbage is taken back meanwhile), then time each of {@link #OPERATIONS}, the
+     * Load a sorted set and a list of 10 elements and of {@link #members} into the server, wait out the memory node's
+     * grace period (as collections does: the load's garbage is taken back meanwhile; redis-server has none to wait
+     * out), then time each of {@link #OPERATIONS}, the
      * small and the large value taking turns by runs of {@link SizedRuns#TURN}; check the sizes, then DEL each.
      *
      * @param watch the memory node's heap, or null for redis-server.
@@ -221,10 +222,12 @@ final class OrderedPart
             {
                 marks[0] = watch.inUse();
             }
+            // redis-server has no grace period to wait out: only the memory node's replaced blocks come back later
+            final long quietMs = watch == null ? 0 : SizedRuns.QUIET_MS;
             progress.printf("%s, waiting %,d ms for the load's garbage to go; then %,d of each operation on each " +
-                "value, in turns...%n", label, SizedRuns.QUIET_MS, operations);
+                "value, in turns...%n", label, quietMs, operations);
             progress.flush();
-            Thread.sleep(SizedRuns.QUIET_MS);
+            Thread.sleep(quietMs);
             if (marks != null)
             {
                 marks[1] = watch.inUse();
