@@ -870,7 +870,7 @@ public final class KvClient implements AutoCloseable
         return result.thenCompose(value -> tx.commitAsync(poster).thenApply(ignored -> value))
             .exceptionallyComposeAsync(ex ->
             {
-                if (ConflictRetry.cause(ex) instanceof TransactionConflictException && run < context.txnRetries())
+                if (ConflictRetry.runsAgain(ex, run, context.txnRetries()))
                 {
                     // run again: this run's intents go first
                     tx.abort();

@@ -37,15 +37,20 @@ public final class ConflictRetry
     public static <T> CompletableFuture<T> afterFailure(final Throwable failure, final int run, final int retries,
         final long backoffNanos, final long maxBackoffNanos, final Executor executor, final NextRun<T> next)
     {
-        final Throwable cause = cause(failure);
-        if (!(cause instanceof TransactionConflictException) || run >= retries)
+        if (!runsAgain(failure, run, retries))
         {
-            return CompletableFuture.failedFuture(cause);
+            return CompletableFuture.failedFuture(cause(failure));
         }
         final long pause = ThreadLocalRandom.current().nextLong(backoffNanos);
         return CompletableFuture.supplyAsync(() -> null,
                 CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, executor))
             .thenCompose(ignored -> next.start(run + 1, Math.min(maxBackoffNanos, 2 * backoffNanos)));
+    }
+
+    /** @return true when {@link #afterFailure} runs the transaction again: a conflict, with retries left. */
+    public static boolean runsAgain(final Throwable failure, final int run, final int retries)
+    {
+        return cause(failure) instanceof TransactionConflictException && run < retries;
     }
 
     /** @return the cause of a completion's failure, unwrapped from its {@link CompletionException}. */

@@ -165,7 +165,7 @@ final class SetCommand
                 // a hash, a set or a string in pieces is replaced with its parts in one transaction, which waits on
                 // the store: on a store thread, the step going on meanwhile
                 final CompletableFuture<Void> written = store.putAsync(key, value, expireAt).exceptionallyCompose(
-                    failure -> AsyncStep.cause(failure) instanceof WrongKindException ? storeThreads.supply(() ->
+                    failure -> WrongKindException.in(failure) ? storeThreads.supply(() ->
                     {
                         store.put(key, value, expireAt);
                         return null;

@@ -37,10 +37,6 @@ final class TransactionCommands
     /** The commands of keys carried by completions of their own outside EXEC: inside, plain transaction work. */
     private static final Set<String> CARRIED = Set.of("get", "set", "incr", "decr", "incrby", "decrby", "mset",
         "msetnx", "del", "unlink", "setex", "psetex");
-
-    private final CommandTable table;
-    private final KeyStore store;
-    private final KvClient client;
     /**
      * Commands that touch the connection itself, its subscriptions or the node's settings: an EXEC queuing one runs on
      * the connection's loop, as it always did, rather than on a store thread.
@@ -49,6 +45,9 @@ final class TransactionCommands
         "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "hello", "auth", "select", "swapdb", "config",
         "debug", "shutdown", "readonly", "readwrite", "asking");
 
+    private final CommandTable table;
+    private final KeyStore store;
+    private final KvClient client;
     private final CarriedTransactions carried;
     private final StoreThreads storeThreads;
 
@@ -197,27 +196,18 @@ final class TransactionCommands
             onStoreThread(session, watched, queued);
             return;
         }
-        final ByteBuf replies;
+        ByteBuf replies = null;
+        RuntimeException failure = null;
         try
         {
             replies = client.transact(tx -> run(session, tx, watched, queued));
-            CommandTable.committed(session);
-        }
-        catch (final WatchedKeyChanged ex)
-        {
-            session.takeAfterCommit();
-            RespReplies.nullArray(out, session.protocol());
-            return;
         }
         catch (final RuntimeException ex)
         {
-            // a store error, or conflicts past the client's retries: nothing was written
-            session.takeAfterCommit();
-            RespReplies.error(out, "ERR dkv store error: " + ex.getMessage());
-            return;
+            // a watched key changed, a store error, or conflicts past the client's retries: nothing was written
+            failure = ex;
         }
-        out.writeBytes(replies);
-        replies.release();
+        answer(session, replies, failure, out);
     }
 
     /**
