@@ -24,7 +24,8 @@ public enum MetaServerCounter implements CounterDescriptor
     REFUSED_OTHER(13, "Requests refused: other reasons"),
     SNAPSHOTS_INSTALLED(14, "Snapshots installed from the peer"),
     LEASE_CHECKS(15, "Lease checks"),
-    OWN_STALLS(16, "Own stalls: every lease runs anew");
+    OWN_STALLS(16, "Own stalls: every lease runs anew"),
+    LEASES_RUN_OUT(17, "Leases run out: nodes removed with their regions");
 
     /** The type id a MetaServer's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 3;

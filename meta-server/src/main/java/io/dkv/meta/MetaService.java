@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class MetaService implements Agent
 {
+    private static final System.Logger LOG = System.getLogger(MetaService.class.getName());
     /** Requests served from one connection per turn, so that one busy node cannot starve the others. */
     private static final int BURST = 16;
 
@@ -64,6 +65,7 @@ final class MetaService implements Agent
     private final long stallNanos;
     private final AtomicCounter leaseChecks;
     private final AtomicCounter ownStalls;
+    private final AtomicCounter leasesRunOut;
 
     MetaService(
         final Raas raas,
@@ -86,6 +88,7 @@ final class MetaService implements Agent
         this.stallNanos = TimeUnit.MILLISECONDS.toNanos(context.leaseStallMs());
         this.leaseChecks = counters.get(MetaServerCounter.LEASE_CHECKS);
         this.ownStalls = counters.get(MetaServerCounter.OWN_STALLS);
+        this.leasesRunOut = counters.get(MetaServerCounter.LEASES_RUN_OUT);
         this.lastLeaseCheckNanos = nanoClock.nanoTime();
     }
 
@@ -265,6 +268,10 @@ final class MetaService implements Agent
         final List<MetaState.Expired> expired = state.expire();
         for (final MetaState.Expired node : expired)
         {
+            leasesRunOut.incrementRelease();
+            // an operator reading why a live node's regions vanished starts here
+            LOG.log(System.Logger.Level.INFO, "node " + node.nodeId() + "'s lease ran out: removed with its regions " +
+                node.regions() + "; it registers again at its next renewal if it is alive");
             if (peer != null)
             {
                 final MetaMessageWriter forwarded = RequestHandler.withMembers(removal.wrap(removalBuffer)

@@ -62,9 +62,10 @@ final class MetaState
     /**
      * A node whose lease ran out.
      *
-     * @param change what the peer applies of the membership, or null for nothing.
+     * @param regions the names of the regions removed with it.
+     * @param change  what the peer applies of the membership, or null for nothing.
      */
-    record Expired(long nodeId, MembershipRecord change)
+    record Expired(long nodeId, List<String> regions, MembershipRecord change)
     {
     }
 
@@ -577,7 +578,8 @@ final class MetaState
         final List<Expired> expired = new ArrayList<>(ids.size());
         for (final long nodeId : ids)
         {
-            expired.add(new Expired(nodeId, removeNode(nodeId)));
+            final List<String> regions = regionsOf(nodeId);
+            expired.add(new Expired(nodeId, regions, removeNode(nodeId)));
         }
         return expired;
     }

@@ -1,6 +1,7 @@
 package io.dkv.meta;
 
 import io.dkv.raas.Raas;
+import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.driver.RaasDriver;
 import io.dkv.raas.meta.MetaDirectory;
 import io.dkv.raas.meta.MetaDirectoryContext;
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,6 +90,65 @@ class LeaseExpiryTest
             MetaTestSupport.await("the late node's return", Duration.ofSeconds(10),
                 () -> server.node(4) != null && server.region("late.region") != null,
                 () -> "last renewal failure: " + directory.lastHeartbeatFailure());
+        }
+    }
+
+    @Test
+    void aNodeRegisteredAgainPublishesEveryRegionItCanAndKeepsTryingTheOneWhoseNameWasTaken()
+    {
+        final int leaseMs = 3_600_000;
+        final CachedEpochClock epochClock = new CachedEpochClock();
+        final CachedNanoClock nanoClock = new CachedNanoClock();
+        epochClock.update(YEAR_2100_MILLIS);
+        final MetaServerContext context = MetaTestSupport.serverContext(MetaTestSupport.fixedAddress("shm"), 100, dir)
+            .leaseMs(leaseMs).leaseCheckMs(60_000).idleConnectionMs(Integer.MAX_VALUE)
+            .epochClock(epochClock).nanoClock(nanoClock);
+        // renewed by the test alone, so that the server forgets the node and takes it back when the test says
+        final MetaDirectoryContext byHand =
+            MetaTestSupport.directoryContext().heartbeatMs(3_600_000).epochClock(epochClock);
+        try (MetaServer server = MetaServer.start(context);
+            Raas late = RaasDriver.start(MetaTestSupport.nodeContext("shm", 7),
+                new MetaDirectory(byHand.endpoints(server.endpoint())));
+            Raas other = RaasDriver.start(MetaTestSupport.nodeContext("shm", 8),
+                new MetaDirectory(MetaTestSupport.directoryContext().heartbeatMs(3_600_000).epochClock(epochClock)
+                    .endpoints(server.endpoint()))))
+        {
+            final String[] names = {"late.a", "late.b", "late.c", "late.d"};
+            for (final String name : names)
+            {
+                late.malloc(late.self().id(), 4096, name);
+            }
+            final MetaDirectory directory = (MetaDirectory)MetaTestSupport.directoryOf(late);
+            final MetaDirectory othersDirectory = (MetaDirectory)MetaTestSupport.directoryOf(other);
+            for (int step = 0; step < 7; step++)
+            {
+                epochClock.advance(leaseMs / 6);
+                MetaTestSupport.advanceAndAwaitLeaseCheck(server, nanoClock,
+                    TimeUnit.MILLISECONDS.toNanos(leaseMs) / 6);
+                othersDirectory.renew();
+                assertNull(othersDirectory.lastHeartbeatFailure());
+            }
+            MetaTestSupport.await("the late node's removal", Duration.ofSeconds(5), () -> server.node(7) == null);
+            assertNotNull(server.node(8), "the node that renewed stays");
+            assertEquals(1L, server.counter(MetaServerCounter.LEASES_RUN_OUT));
+            // every name is free while the late node is forgotten: another node takes one of them
+            final RemoteRegion taken = other.malloc(other.self().id(), 4096, "late.b");
+
+            directory.renew();
+            assertNotNull(server.node(7), "registered again at its next renewal");
+            for (final String name : List.of("late.a", "late.c", "late.d"))
+            {
+                assertEquals(7L, server.region(name).nodeId(), name + " published again, the refused one aside");
+            }
+            assertEquals(8L, server.region("late.b").nodeId());
+            assertEquals(List.of("late.b"), directory.owedRegions());
+            assertTrue(directory.lastHeartbeatFailure().contains("late.b"), directory.lastHeartbeatFailure());
+
+            other.free(taken);
+            directory.renew();
+            assertEquals(7L, server.region("late.b").nodeId(), "taken back once its name was free");
+            assertEquals(List.of(), directory.owedRegions());
+            assertNull(directory.lastHeartbeatFailure());
         }
     }
 

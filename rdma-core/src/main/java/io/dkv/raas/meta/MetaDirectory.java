@@ -13,8 +13,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,6 +50,7 @@ import java.util.function.Function;
  */
 public final class MetaDirectory implements Directory
 {
+    private static final System.Logger LOG = System.getLogger(MetaDirectory.class.getName());
     private final MetaDirectoryContext context;
     private final NanoClock nanoClock;
     private final MetaServerLink[] links;
@@ -58,6 +61,8 @@ public final class MetaDirectory implements Directory
     private final Map<String, RemoteRegion> published = new ConcurrentHashMap<>();
     /** Nodes of the applications attached to this directory's driver, by id: renewed with the driver's own. */
     private final Map<Long, NodeRecord> hosted = new ConcurrentHashMap<>();
+    /** Regions to publish again since the MetaServer forgot their node, by name; held under io. */
+    private final Set<String> owedRegions = new LinkedHashSet<>();
     private final AtomicLong tableLookups = new AtomicLong();
     private final AtomicLong epochReads = new AtomicLong();
     private final long epochCheckNanos;
@@ -78,6 +83,7 @@ public final class MetaDirectory implements Directory
     private ScheduledExecutorService heartbeats;
     private volatile boolean attached;
     private volatile NodeRecord self;
+    private long renewalPeriodMs;
     private volatile long leaseExpiry;
     private volatile String lastHeartbeatFailure;
 
@@ -160,8 +166,9 @@ public final class MetaDirectory implements Directory
                 thread.setDaemon(true);
                 return thread;
             });
+            renewalPeriodMs = periodMs;
             attached = true;
-            heartbeats.scheduleWithFixedDelay(this::heartbeat, periodMs, periodMs, TimeUnit.MILLISECONDS);
+            heartbeats.scheduleWithFixedDelay(this::renew, periodMs, periodMs, TimeUnit.MILLISECONDS);
         }
         finally
         {
@@ -650,8 +657,14 @@ public final class MetaDirectory implements Directory
         }
     }
 
-    /** Renew the lease; register again (with this node's regions) if the MetaServer forgot the node. */
-    private void heartbeat()
+    /**
+     * Renew the leases; register again a node the MetaServer forgot, and publish its regions again until each is
+     * published: a register that succeeded before a publish failed (the server slow after its restart, stopped, or
+     * its reply lost) leaves the rest owed, and the next renewal, which then succeeds, would otherwise never publish
+     * them, leaving a live node whose regions nobody can find. Run every {@link MetaDirectoryContext#heartbeatMs()};
+     * a failure is kept ({@link #lastHeartbeatFailure()}) and the next period tries again.
+     */
+    public void renew()
     {
         if (!attached)
         {
@@ -676,25 +689,32 @@ public final class MetaDirectory implements Directory
                 {
                     throw ex;
                 }
+                // owed before the register: one whose reply is lost still leaves the regions to publish
+                oweRegionsOf(me.id());
                 leaseExpiry = withLink(link -> link.register(me, token, context.join()));
-                for (final RemoteRegion region : new ArrayList<>(published.values()))
-                {
-                    withLink(link ->
-                    {
-                        link.publish(region, token);
-                        return null;
-                    });
-                }
+                LOG.log(System.Logger.Level.INFO, "the MetaServer had forgotten node " + me.id() +
+                    " (its lease ran out or the server lost it): registered again, " + owedRegions.size() +
+                    " regions to publish again");
             }
             for (final NodeRecord node : hosted.values())
             {
                 renewHosted(node);
+            }
+            publishOwedRegions();
+            if (lastHeartbeatFailure != null)
+            {
+                LOG.log(System.Logger.Level.INFO, "renewing node " + me.id() + "'s lease works again");
             }
             lastHeartbeatFailure = null;
         }
         catch (final RuntimeException ex)
         {
             // the next period tries again; the lease outlives a few missed renewals
+            if (lastHeartbeatFailure == null)
+            {
+                LOG.log(System.Logger.Level.WARNING, "renewing node " + (self == null ? "?" : self.id()) +
+                    "'s lease failed (tried again every " + renewalPeriodMs + " ms): " + ex.getMessage());
+            }
             lastHeartbeatFailure = ex.getMessage();
         }
         finally
@@ -703,7 +723,7 @@ public final class MetaDirectory implements Directory
         }
     }
 
-    /** Renew an attached application's node, registering it again with its regions if it was forgotten. Holds io. */
+    /** Renew an attached application's node, registering it again if it was forgotten. Holds io. */
     private void renewHosted(final NodeRecord node)
     {
         try
@@ -716,18 +736,77 @@ public final class MetaDirectory implements Directory
             {
                 throw ex;
             }
+            oweRegionsOf(node.id());
             withLink(link -> link.register(node, token, false));
-            for (final RemoteRegion region : new ArrayList<>(published.values()))
+            LOG.log(System.Logger.Level.INFO, "the MetaServer had forgotten attached node " + node.id() +
+                ": registered again");
+        }
+    }
+
+    /** Holds io. */
+    private void oweRegionsOf(final long nodeId)
+    {
+        for (final RemoteRegion region : published.values())
+        {
+            if (region.nodeId() == nodeId)
             {
-                if (region.nodeId() == node.id())
-                {
-                    withLink(link ->
-                    {
-                        link.publish(region, token);
-                        return null;
-                    });
-                }
+                owedRegions.add(region.name());
             }
+        }
+    }
+
+    /**
+     * Publish each owed region, dropping it once the MetaServer took it. A refusal (its name taken meanwhile by
+     * another node) leaves it owed for the next renewal and goes on with the others; a failed link stops the round.
+     * Holds io.
+     */
+    private void publishOwedRegions()
+    {
+        if (owedRegions.isEmpty())
+        {
+            return;
+        }
+        MetaRpcException refused = null;
+        for (final String name : new ArrayList<>(owedRegions))
+        {
+            final RemoteRegion region = published.get(name);
+            if (region == null)
+            {
+                owedRegions.remove(name);
+                continue;
+            }
+            try
+            {
+                withLink(link ->
+                {
+                    link.publish(region, token);
+                    return null;
+                });
+                owedRegions.remove(name);
+            }
+            catch (final MetaRpcException ex)
+            {
+                refused = ex;
+            }
+        }
+        if (refused != null)
+        {
+            throw new RaasException("publishing again " + owedRegions + " of the regions the MetaServer forgot: " +
+                refused.getMessage(), refused);
+        }
+    }
+
+    /** @return names of regions published before the MetaServer forgot their node and not published since. */
+    public List<String> owedRegions()
+    {
+        io.lock();
+        try
+        {
+            return List.copyOf(owedRegions);
+        }
+        finally
+        {
+            io.unlock();
         }
     }
 
