@@ -223,13 +223,17 @@ class ClientIsolationTest
             return field(info("stats"), "total_commands_processed") - calls;
         }
 
-        /** @return the node's commands past {@code base} once 50 calls in a row saw no more of them. */
+        /**
+         * @return the node's commands past {@code base} once they moved and 50 calls in a row saw no more of them (at
+         * most 30 s).
+         */
         long untilSteady(final long base) throws IOException
         {
             final long end = System.nanoTime() + BOUND_NANOS;
             long last = -1;
             int same = 0;
-            while (same < 50 && System.nanoTime() < end)
+            // steady once it moved: a count still at 0 is a peer whose first requests have not arrived yet
+            while ((same < 50 || last <= 0) && System.nanoTime() < end)
             {
                 final long now = commands() - base;
                 same = now == last ? same + 1 : 0;
