@@ -100,6 +100,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final ArrayDeque<Object> inFlight = new ArrayDeque<>();
     /** A completion asked the loop to finish steps, and it has not yet: completions of a burst wake it once. */
     private final AtomicBoolean stepsWake = new AtomicBoolean();
+    /** The round of blocked connections a step's write woke, still running: nothing more goes out until it is done. */
+    private CompletableFuture<?> roundOut;
     private final Runnable stepsDone = this::stepsDone;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
@@ -257,6 +259,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 
     private void processTurn()
     {
+        if (roundOut != null)
+        {
+            if (!roundOut.isDone())
+            {
+                return;
+            }
+            roundOut = null;
+        }
         if (session.blocked() != null)
         {
             // what it sends meanwhile waits; with that queued it stops reading, as redis holds a blocked client's
@@ -302,6 +312,21 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             if (!inFlight.isEmpty())
             {
                 budget -= finishSteps();
+                if (roundOut != null)
+                {
+                    // its reply and what follows wait for the round of the waiters it woke
+                    return;
+                }
+                if (session.blocked() != null)
+                {
+                    if (!draining)
+                    {
+                        // a blocking command's first try took nothing: its reply comes when it is served
+                        break;
+                    }
+                    // blocked as the node drains: answered as if its timeout came, then drained as the rest
+                    table.endBlocked(session);
+                }
                 if (streaming())
                 {
                     // a step's reply marked a string to stream: its pieces go out before what follows it
@@ -515,7 +540,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             table.finish(session, step, pendingBuffer());
             settle(from);
             finished++;
-            if (streaming())
+            final CompletableFuture<?> round = session.takeRound();
+            if (round != null)
+            {
+                roundOut = round;
+                round.whenComplete((result, failure) -> stepCompleted());
+                break;
+            }
+            if (streaming() || session.blocked() != null)
             {
                 break;
             }

@@ -531,6 +531,74 @@ class AsyncCommandsTest
     }
 
     /**
+     * A blocking command's tries run on store threads: the first as a step that holds back the connection's later
+     * requests (a PING behind it is answered after it, whether it took at once, was served by a write or timed out),
+     * the second, once it blocked, beside the loop; the round of waiters a push wakes runs there too, the push
+     * answered after it; a connection that closes while blocked leaves no waiter to take an element meant for nobody.
+     */
+    @Test
+    void aBlockingCommandsTriesRunOnStoreThreadsAndItsConnectionWaitsInOrder() throws Exception
+    {
+        try (RawResp waiting = new RawResp(store.port()); RawResp writer = new RawResp(store.port()))
+        {
+            writer.call("DEL", "bl-q");
+            writer.call("RPUSH", "bl-q", "one");
+            final long beforeTaken = writer.storeThreadSteps();
+            waiting.sendRaw(RawResp.encodeAll(List.of(new String[] {"BLPOP", "bl-q", "0"}, new String[] {"PING"})));
+            assertEquals(List.of("*2[$bl-q, $one]", "+PONG"), List.of(waiting.read(), waiting.read()));
+            assertEquals(1, writer.storeThreadSteps() - beforeTaken, "the first try, which took at once");
+
+            final long beforeAlone = writer.storeThreadSteps();
+            assertEquals(":1", writer.call("RPUSH", "bl-alone", "x"));
+            final long pushAlone = writer.storeThreadSteps() - beforeAlone;
+            writer.call("DEL", "bl-alone");
+
+            final long beforeBlocked = writer.storeThreadSteps();
+            waiting.sendRaw(RawResp.encodeAll(List.of(new String[] {"BLPOP", "bl-q", "0"}, new String[] {"PING"})));
+            awaitBlocked(writer, 1);
+            assertEquals(2, writer.storeThreadSteps() - beforeBlocked, "the first try, then the second once blocked");
+            final long beforeWoken = writer.storeThreadSteps();
+            assertEquals(":1", writer.call("RPUSH", "bl-q", "two"));
+            // the push is answered after the waiter it woke took its element, as redis answers it
+            assertEquals(":0", writer.call("LLEN", "bl-q"));
+            assertEquals(pushAlone + 1, writer.storeThreadSteps() - beforeWoken, "the push, and the round it started");
+            assertEquals(List.of("*2[$bl-q, $two]", "+PONG"), List.of(waiting.read(), waiting.read()));
+
+            waiting.sendRaw(RawResp.encodeAll(List.of(new String[] {"BLPOP", "bl-q", "0.05"}, new String[] {"PING"})));
+            assertEquals(List.of("*nil", "+PONG"), List.of(waiting.read(), waiting.read()));
+        }
+        try (RawResp writer = new RawResp(store.port()))
+        {
+            try (RawResp gone = new RawResp(store.port()))
+            {
+                gone.sendRaw(RawResp.encodeAll(List.<String[]>of(new String[] {"BLPOP", "bl-q", "0"})));
+                awaitBlocked(writer, 1);
+            }
+            awaitBlocked(writer, 0);
+            assertEquals(":1", writer.call("RPUSH", "bl-q", "kept"));
+            assertEquals(":1", writer.call("LLEN", "bl-q"), "no waiter of a closed connection took it");
+            writer.call("DEL", "bl-q");
+        }
+    }
+
+    /** Wait until the node has this many connections blocked (INFO's blocked_clients). */
+    private static void awaitBlocked(final RawResp resp, final int blocked) throws Exception
+    {
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        String info = "";
+        while (System.nanoTime() - deadline < 0)
+        {
+            info = resp.call("INFO", "clients");
+            if (info.contains("blocked_clients:" + blocked + "\r\n"))
+            {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("blocked_clients never came to " + blocked + ": " + info);
+    }
+
+    /**
      * Replayed commands of several connections on one key are each one transaction: INCRBYFLOAT and APPEND sent
      * pipelined by four connections at once lose no update, and of their SETNXs of one key exactly one sets it.
      */

@@ -17,10 +17,11 @@ import java.util.function.Consumer;
  * One connection blocked on keys (BLPOP, BLMOVE, BZPOPMIN ...): it is served ({@link Attempt} took something), times
  * out, is unblocked (CLIENT UNBLOCK) or goes with its connection, whichever comes first; the others then find it done.
  *
- * <p>It is served on the thread of the write that readied its key (so that the write is answered after the waiters it
- * woke, as redis answers it), its timeout and CLIENT UNBLOCK come on its connection's loop, its connection's end on
- * that loop too: its state is atomic. While it is being served, an end that comes is held and takes effect if the run
- * took nothing. Its reply always goes to its connection on that connection's loop.
+ * <p>It is served on the thread of the write that readied its key, or on a store thread the write's connection waits
+ * for (so that the write is answered after the waiters it woke, as redis answers it), its timeout and CLIENT UNBLOCK
+ * come on its connection's loop, its connection's end on that loop too: its state is atomic. While it is being served,
+ * an end that comes is held and takes effect if the run took nothing. Its reply always goes to its connection on that
+ * connection's loop.
  */
 public final class Waiter
 {

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -69,6 +70,8 @@ public final class Waiters
     private final ComputeMesh mesh;
     private final EpochNanoClock clock;
     private final ErrorHandler errors;
+    /** Where a round a peer hands over runs: each waiter's command is a transaction, kept off the event loops. */
+    private volatile Executor rounds;
 
     /** One key's waiters, oldest first, and whether a round of serving them is under way here. */
     private static final class Queue
@@ -99,15 +102,23 @@ public final class Waiters
     }
 
     /**
-     * On the waiter's loop, after its command took nothing: stamp it, queue it on its keys, tell the peers, and run
-     * its command once more (rule 1), as a signal would.
+     * @param rounds where a round a peer hands over runs (the node's store threads); by default the loop of the waiter
+     *               it serves first.
+     */
+    public void roundsOn(final Executor rounds)
+    {
+        this.rounds = rounds;
+    }
+
+    /**
+     * After its command took nothing, on the waiter's loop or a store thread: stamp it, queue it on its keys, tell the
+     * peers, and run its command once more (rule 1), as a signal would.
      *
      * @return true when that run took something and answered it.
      */
     public boolean block(final Waiter waiter)
     {
         waiter.whenDone(() -> release(waiter));
-        byConnection.put(waiter.connectionId(), waiter);
         synchronized (byKey)
         {
             // stamped and queued together: each key's queue stays in stamp order
@@ -120,6 +131,15 @@ public final class Waiters
         for (final byte[] key : waiter.keys())
         {
             pool.tell(new Topic(Topic.KEY, key), () -> waiting(key));
+        }
+        // counted blocked (INFO, CLIENT UNBLOCK) once stamped, queued and told: one blocked after it is stamped later
+        byConnection.put(waiter.connectionId(), waiter);
+        if (waiter.done())
+        {
+            // ended (its connection gone, drained) before it was queued, where this runs off its loop: its release ran
+            // before there was anything to release
+            release(waiter);
+            return false;
         }
         if (waiter.serve() != Waiter.TOOK)
         {
@@ -396,7 +416,8 @@ public final class Waiters
 
     /**
      * A peer offers the round of a key, on the service's thread (which waits on nothing): taken when this node's
-     * oldest waiter is not later than the bound, and served on that waiter's loop.
+     * oldest waiter is not later than the bound, and served on a store thread ({@link #roundsOn}) or that waiter's
+     * loop.
      */
     private byte[] offered(final long caller, final ByteBuffer request)
     {
@@ -414,7 +435,8 @@ public final class Waiters
         if (take)
         {
             // its loop outlives it, should it be done by then: the round taken goes on regardless
-            oldest.loop().execute(() -> round(key));
+            final Executor on = rounds;
+            (on != null ? on : oldest.loop()).execute(() -> round(key));
         }
         return ByteBuffer.allocate(1 + Long.BYTES).put((byte)(take ? ACCEPTED : 0)).putLong(mine).array();
     }

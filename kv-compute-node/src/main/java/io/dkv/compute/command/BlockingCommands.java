@@ -26,6 +26,11 @@ import static io.dkv.compute.command.CommandTable.spec;
  * and ZMPOP run); a connection that took nothing blocks until a write readies one of its keys and its command, run
  * again, takes something, or until its timeout (redis's null array), CLIENT UNBLOCK or its connection's end. Inside
  * MULTI (or wherever a connection cannot block) a command that takes nothing answers as if it timed out at once.
+ *
+ * <p>Where the connection's requests may go out as steps, neither try waits on its event loop: the first is a step run
+ * on a store thread, which holds back the connection's later requests; when it took nothing, its finisher blocks the
+ * connection on the loop and the second try (the queueing on the keys, the peers told, the command run again) goes to
+ * a store thread too.
  */
 final class BlockingCommands
 {
@@ -35,6 +40,7 @@ final class BlockingCommands
     private final KeyStore base;
     private final Waiters waiters;
     private final ListMoves moves;
+    private final StoreThreads storeThreads;
 
     /** The non-blocking form of a blocked command: its reply when it took something, else null. */
     @FunctionalInterface
@@ -43,10 +49,11 @@ final class BlockingCommands
         ByteBuf take(KeyStore store, boolean blocked);
     }
 
-    BlockingCommands(final KeyStore base, final Waiters waiters)
+    BlockingCommands(final KeyStore base, final Waiters waiters, final StoreThreads storeThreads)
     {
         this.base = base;
         this.waiters = waiters;
+        this.storeThreads = storeThreads;
         this.moves = new ListMoves(base);
     }
 
@@ -191,6 +198,32 @@ final class BlockingCommands
         {
             return;
         }
+        if (session.mayAwait(base))
+        {
+            // every later request of the connection waits for it (no key): one after it is answered after it
+            session.await(storeThreads.supply(() -> take.take(base, false)), (taken, failure, reply) ->
+            {
+                if (failure != null)
+                {
+                    throw AsyncStep.unchecked(failure);
+                }
+                if (taken != null)
+                {
+                    reply.writeBytes(taken);
+                    taken.release();
+                }
+                else if (!session.outlet().isActive())
+                {
+                    // closed while the try was out: no waiter outlives its connection
+                    denied(session, reply, move);
+                }
+                else
+                {
+                    block(session, keys, timeoutMs, take, true);
+                }
+            }, null);
+            return;
+        }
         final KeyStore store = session.store(base);
         final ByteBuf now = take.take(store, false);
         if (now != null)
@@ -201,25 +234,47 @@ final class BlockingCommands
         }
         if (session.executing() || session.inMulti() || session.outlet() == null || session.resumer() == null)
         {
-            // redis's CLIENT_DENY_BLOCKING: as if the timeout came at once
-            if (move)
-            {
-                RespReplies.nullReply(out, session.protocol());
-            }
-            else
-            {
-                RespReplies.nullArray(out, session.protocol());
-            }
+            denied(session, out, move);
             return;
         }
+        block(session, keys, timeoutMs, take, false);
+    }
+
+    /** redis's CLIENT_DENY_BLOCKING: as if the timeout came at once. */
+    private static void denied(final Session session, final ByteBuf out, final boolean move)
+    {
+        if (move)
+        {
+            RespReplies.nullReply(out, session.protocol());
+        }
+        else
+        {
+            RespReplies.nullArray(out, session.protocol());
+        }
+    }
+
+    /**
+     * Block the connection, on its loop: queued on its keys and run once more, as a write's signal runs it, so that a
+     * write that came between is seen; its reply goes out through the connection's resumer (a write's thread serving
+     * it meanwhile answers instead).
+     *
+     * @param offLoop whether that second run goes to a store thread rather than running here.
+     */
+    private void block(final Session session, final byte[][] keys, final long timeoutMs, final Take take,
+        final boolean offLoop)
+    {
         final ByteBuf timedOut = Unpooled.buffer(8);
         RespReplies.nullArray(timedOut, session.protocol());
         final Waiter waiter = new Waiter(session.id(), keys, session.outlet().eventLoop(),
             () -> serve(take), session.resumer(), timedOut);
         session.block(waiter);
-        // queued, it runs once more, as a write's signal runs it: a write that came between is seen, and its reply goes
-        // out through the connection's resumer (here, at once); a write's thread serving it meanwhile answers instead
-        if (!waiters.block(waiter) && !waiter.done())
+        if (offLoop)
+        {
+            // timed from now, on the loop; a timeout that comes while the run is out is held until it ends
+            waiter.expireAfter(timeoutMs, () -> waiters.end(waiter, null));
+            storeThreads.execute(() -> waiters.block(waiter));
+        }
+        else if (!waiters.block(waiter) && !waiter.done())
         {
             waiter.expireAfter(timeoutMs, () -> waiters.end(waiter, null));
         }

@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.client.WrongKindException;
 import io.dkv.client.txn.ReadsNeeded;
+import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.script.ScriptCommands;
@@ -44,6 +45,7 @@ public final class CommandTable
     {
         this.environment = environment;
         this.storeThreads = new StoreThreads(environment.stats());
+        environment.waiters().roundsOn(storeThreads::execute);
         final CarriedTransactions severalKeys = new CarriedTransactions(StringCommands.MAX_CARRIED_TRANSACTIONS);
         this.replayed = new ReplayedCommands(storeThreads, severalKeys);
         this.stagedStrings = new StagedStrings(environment.client());
@@ -73,7 +75,7 @@ public final class CommandTable
         add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment).commands());
-        add(new BlockingCommands(store, environment.waiters()).commands());
+        add(new BlockingCommands(store, environment.waiters(), storeThreads).commands());
         scripts = new ScriptCommands(this, environment.client());
         add(scripts.commands());
         for (final CommandSpec spec : commands.values())
@@ -463,7 +465,7 @@ public final class CommandTable
         {
             step.finish(out);
             keyspaceEvents.after(session, step.spec().name(), step.args(), out, start);
-            ready(session, step.spec(), step.args());
+            readyOffLoop(session, step.spec(), step.args());
         }
         catch (final RuntimeException ex)
         {
@@ -530,6 +532,32 @@ public final class CommandTable
                 environment.waiters().ready(key);
             }
         }
+    }
+
+    /**
+     * After a step, on the connection's loop: a round serving the waiters of the keys it readied runs each waiter's
+     * command, a transaction, so it goes to a store thread, and the connection waits for it ({@link Session#roundOut}).
+     */
+    private void readyOffLoop(final Session session, final CommandSpec spec, final byte[][] args)
+    {
+        final Waiters waiters = environment.waiters();
+        if (!waiters.anyWaiting())
+        {
+            return;
+        }
+        final byte[][] keys = BlockingCommands.readied(spec.name(), args);
+        if (keys == null)
+        {
+            return;
+        }
+        session.roundOut(storeThreads.supply(() ->
+        {
+            for (final byte[] key : keys)
+            {
+                waiters.ready(key);
+            }
+            return Boolean.TRUE;
+        }));
     }
 
     /** The connection closed (on its loop): its blocked command takes nothing, its subscriptions end. */

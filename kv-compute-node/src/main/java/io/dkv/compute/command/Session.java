@@ -46,6 +46,7 @@ public final class Session
     private int replies = REPLIES_ON;
     private boolean scripted;
     private CompletableFuture<ByteBuf> deferred;
+    private CompletableFuture<?> round;
     /** Whether the request being run may go out asynchronously: set by the connection around the requests it may. */
     private boolean mayAwait;
     private AsyncStep step;
@@ -400,6 +401,24 @@ public final class Session
         final byte[] key)
     {
         step = new AsyncStep(operation, finisher, key);
+    }
+
+    /**
+     * A step's command readied keys blocked connections wait on: the round serving them runs on a store thread, and
+     * the connection writes nothing more and runs nothing more until it is done (the write is answered after the
+     * waiters it woke, as redis answers it).
+     */
+    void roundOut(final CompletableFuture<?> round)
+    {
+        this.round = round;
+    }
+
+    /** @return the round the step just finished started ({@link #roundOut}), taken; null when none. */
+    public CompletableFuture<?> takeRound()
+    {
+        final CompletableFuture<?> taken = round;
+        round = null;
+        return taken;
     }
 
     /** @return the step the request just run left, taken; null when it answered at once. */

@@ -106,6 +106,13 @@ final class StoreThreads
         return CompletableFuture.supplyAsync(work, anyKey);
     }
 
+    /** Run {@code work} on a store thread, no request's step: what a request left to finish off its loop. */
+    void execute(final Runnable work)
+    {
+        stats.storeThreadStep();
+        anyKey.execute(work);
+    }
+
     /** Marks the threads, so that {@link #onStoreThread()} costs a type check. */
     private static final class StoreThread extends Thread
     {
