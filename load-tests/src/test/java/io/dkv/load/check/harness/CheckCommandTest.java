@@ -35,6 +35,8 @@ class CheckCommandTest
      * History events (an invocation and a completion each) a faulty-store run needs to say anything: 1,000 operations.
      */
     private static final long MIN_FAULTY_RUN_EVENTS = 2_000;
+    /** Where the results of a run that ended with a verdict other than the one expected are kept. */
+    private static final Path KEPT = Path.of("target", "kept-check-runs");
 
     /** {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails on its standard error. */
     private final CommandRun check = new CommandRun(() -> DkvCommandLine.of(new CheckCommand()));
@@ -589,9 +591,40 @@ class CheckCommandTest
         /** The run ended with this verdict: its exit status and the verdict it wrote say the same. */
         void assertVerdict(final Verdict expected, final String... context)
         {
+            if (expected.exitCode() != exit)
+            {
+                keep();
+            }
             assertEquals(expected.exitCode(), exit,
                 () -> "exit " + exit + String.join("", context) + ", " + err + "\n" + verdict);
             assertTrue(verdict.startsWith(expected.name()), verdict);
+        }
+
+        /**
+         * Copy the run's results but the stores' data (the roles' logs, the nemesis's, the history, the verdict) to
+         * {@link #KEPT} under the module's target, where a CI machine leaves them: the test's own directory goes with
+         * the test, and a run that failed once in a while is understood from its logs or not at all.
+         */
+        void keep()
+        {
+            final Path kept = KEPT.resolve(results.getFileName() + "-" + System.currentTimeMillis());
+            try (var files = Files.walk(results))
+            {
+                for (final Path file : (Iterable<Path>)files::iterator)
+                {
+                    final Path relative = results.relativize(file);
+                    if (Files.isRegularFile(file) && !relative.startsWith("data"))
+                    {
+                        Files.createDirectories(kept.resolve(relative).getParent());
+                        Files.copy(file, kept.resolve(relative));
+                    }
+                }
+                System.out.println("CheckCommandTest: the run's logs and history kept in " + kept.toAbsolutePath());
+            }
+            catch (final IOException ex)
+            {
+                System.out.println("CheckCommandTest: could not keep " + results + ": " + ex);
+            }
         }
 
         String read(final String file) throws IOException
