@@ -152,6 +152,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     {
         this.ctx = ctx;
         session.resumer(this::unblocked);
+        if (asyncCommands && session.streams() != null)
+        {
+            // the loop waits on no READ of a piece either: each is read ahead on a store thread
+            session.streams().readAhead(table.readAhead(), this::stepCompleted);
+        }
         latency = stats.latency().recorderFor(ctx.channel().eventLoop());
     }
 
@@ -288,6 +293,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 {
                     // part of a string went out and it changed under the reply: no reply mends that
                     closing = true;
+                    break;
+                }
+                if (streams.waiting())
+                {
+                    // the next piece is on its way; its arrival resumes the connection
                     break;
                 }
                 budget -= PIECE_KEYS;
@@ -457,7 +467,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             runReads();
             write(true);
             readInterest();
-            if (!closing && session.streams() != null && session.streams().active() && ctx.channel().isWritable())
+            if (!closing && session.streams() != null && session.streams().active() && !session.streams().waiting() &&
+                ctx.channel().isWritable())
             {
                 // the reads run last marked a string: its pieces go out in the turns that follow
                 scheduleTurn();

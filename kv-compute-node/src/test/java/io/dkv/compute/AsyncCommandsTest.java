@@ -405,7 +405,7 @@ class AsyncCommandsTest
      * The commands of strings and of the keyspace that have no carried form of their own are replayed too: each is a
      * step, none goes to a store thread, and each answers as redis-server 7.0.15 answered the same requests. One that
      * meets a string in pieces (which a transaction does not hold as the command alone does) runs on a store thread,
-     * alone, and answers as it would without steps.
+     * alone, and answers as it would without steps; a GET that meets one reads its header again there.
      */
     @Test
     void stringAndKeyspaceCommandsAreReplayedAndAStringInPiecesRunsAlone() throws Exception
@@ -459,6 +459,11 @@ class AsyncCommandsTest
             assertEquals(":1100001", resp.call("STRLEN", "sk-big"));
             assertEquals("$bx", resp.call("GETRANGE", "sk-big", "-2", "-1"));
             assertEquals(3, resp.storeThreadSteps() - beforeBig, "a string in pieces: each on a store thread, alone");
+            final long beforeGet = resp.storeThreadSteps();
+            resp.sendRaw(RawResp.encodeAll(List.of(new String[] {"GET", "sk-big"}, new String[] {"PING"})));
+            assertEquals("$" + big + "x", resp.read());
+            assertEquals("+PONG", resp.read());
+            assertEquals(1, resp.storeThreadSteps() - beforeGet, "GET's header read again there, its pieces streamed");
             resp.call("DEL", "sk-big");
         }
     }

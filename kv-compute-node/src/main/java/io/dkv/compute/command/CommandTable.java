@@ -560,6 +560,12 @@ public final class CommandTable
         }));
     }
 
+    /** @return where a connection reads ahead the pieces of a string its reply streams (the store threads). */
+    public java.util.concurrent.Executor readAhead()
+    {
+        return storeThreads.readAhead();
+    }
+
     /** The connection closed (on its loop): its blocked command takes nothing, its subscriptions end. */
     public void connectionClosed(final Session session)
     {

@@ -131,7 +131,15 @@ final class LongStrings
     /** GET of whatever string the key holds now: plain, in pieces, or none. */
     void get(final Session session, final KeyStore store, final byte[] key, final ByteBuf out)
     {
-        final Versioned read = store.readAny(key);
+        answer(session, key, store.readAny(key), out);
+    }
+
+    /**
+     * GET's reply from what {@link KeyStore#readAny} read of the key, off the loop where asynchronous: a string in
+     * pieces is marked to stream, its pieces read as the reply goes out.
+     */
+    void answer(final Session session, final byte[] key, final Versioned read, final ByteBuf out)
+    {
         if (read == null)
         {
             RespReplies.nullReply(out, session.protocol());

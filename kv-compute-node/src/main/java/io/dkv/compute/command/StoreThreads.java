@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,6 +105,12 @@ final class StoreThreads
     {
         stats.storeThreadStep();
         return CompletableFuture.supplyAsync(work, anyKey);
+    }
+
+    /** @return where the pieces of a string a reply streams are read ahead, not counted as requests' steps. */
+    Executor readAhead()
+    {
+        return anyKey;
     }
 
     /** Run {@code work} on a store thread, no request's step: what a request left to finish off its loop. */

@@ -10,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * Replies that hold a string in pieces, written a piece at a time as the peer takes them, so that a node never holds
@@ -25,10 +28,31 @@ public final class StreamedReplies
     private final ArrayDeque<Object> parts = new ArrayDeque<>();
     private final List<Stream> marked = new ArrayList<>();
     private final List<Integer> marks = new ArrayList<>();
+    private Executor readAhead;
+    private Runnable arrived;
 
     public StreamedReplies(final KvClient client)
     {
         this.strings = new PiecedStrings(client);
+    }
+
+    /**
+     * Read each piece ahead on another thread rather than on the connection's loop as the reply goes out: the loop
+     * writes a piece while the next is read, and waits on no READ ({@link #waiting}).
+     *
+     * @param readAhead where the pieces are read (the node's store threads).
+     * @param arrived   run on that thread once a piece was read: the connection's loop goes on with the reply.
+     */
+    public void readAhead(final Executor readAhead, final Runnable arrived)
+    {
+        this.readAhead = readAhead;
+        this.arrived = arrived;
+    }
+
+    /** @return true when the string under way waits for a piece read ahead: its arrival resumes the connection. */
+    public boolean waiting()
+    {
+        return parts.peek() instanceof Stream stream && stream.ahead != null && !stream.ahead.isDone();
     }
 
     /**
@@ -123,6 +147,15 @@ public final class StreamedReplies
             abandon();
             return -1;
         }
+        catch (final CompletionException ex)
+        {
+            if (!(ex.getCause() instanceof PiecesGoneException))
+            {
+                throw ex;
+            }
+            abandon();
+            return -1;
+        }
         return out.writerIndex() - before;
     }
 
@@ -146,6 +179,11 @@ public final class StreamedReplies
         marks.clear();
     }
 
+    /** Bytes of a piece read ahead, as the pieces' reader handed them. */
+    private record Piece(byte[] bytes, int offset, int length)
+    {
+    }
+
     private final class Stream
     {
         private final byte[] key;
@@ -155,6 +193,8 @@ public final class StreamedReplies
         private long at;
         private boolean begun;
         private boolean finished;
+        /** The piece from {@link #at} read ahead, where pieces are. */
+        private CompletableFuture<Piece> ahead;
 
         Stream(final byte[] key, final PiecedString string, final long from, final long to, final Runnable after)
         {
@@ -176,10 +216,28 @@ public final class StreamedReplies
             }
             if (at < to)
             {
-                final int i = (int)(at / string.pieceBytes());
-                final long pieceEnd = Math.min(to, (long)(i + 1) * string.pieceBytes());
-                strings.read(key, string, at, pieceEnd, out::writeBytes);
-                at = pieceEnd;
+                if (readAhead == null)
+                {
+                    final long pieceEnd = pieceEnd(at);
+                    strings.read(key, string, at, pieceEnd, out::writeBytes);
+                    at = pieceEnd;
+                }
+                else
+                {
+                    if (ahead == null)
+                    {
+                        ahead = readFrom(at);
+                    }
+                    if (!ahead.isDone())
+                    {
+                        return false;
+                    }
+                    final Piece piece = ahead.join();
+                    at = pieceEnd(at);
+                    // the next piece is read while this one goes out
+                    ahead = at < to ? readFrom(at) : null;
+                    out.writeBytes(piece.bytes, piece.offset, piece.length);
+                }
             }
             if (at < to)
             {
@@ -187,6 +245,25 @@ public final class StreamedReplies
             }
             out.writeByte('\r').writeByte('\n');
             return true;
+        }
+
+        private long pieceEnd(final long from)
+        {
+            return Math.min(to, (from / string.pieceBytes() + 1) * string.pieceBytes());
+        }
+
+        private CompletableFuture<Piece> readFrom(final long from)
+        {
+            final long end = pieceEnd(from);
+            final CompletableFuture<Piece> read = CompletableFuture.supplyAsync(() ->
+            {
+                final Piece[] piece = new Piece[1];
+                strings.read(key, string, from, end, (bytes, offset, length) -> piece[0] = new Piece(bytes, offset,
+                    length));
+                return piece[0];
+            }, readAhead);
+            read.whenComplete((piece, failure) -> arrived.run());
+            return read;
         }
 
         void done()

@@ -78,23 +78,32 @@ final class StringCommands
     {
         if (session.mayAwait(base))
         {
-            session.await(base.getAsync(args[1]), (value, failure, reply) ->
-            {
-                if (failure == null)
+            final byte[] key = args[1];
+            // a string in pieces, or a read the completions could not finish, is read again as alone on a store
+            // thread: its header, whose pieces then stream as the reply goes out
+            final CompletableFuture<Object> read = base.getAsync(key).<Object>thenApply(value -> value)
+                .exceptionallyCompose(failure ->
                 {
-                    RespReplies.bulkOrNull(reply, value, session.protocol());
-                }
-                else if (failure instanceof WrongKindException wrong && wrong.kind() != ValueKind.PIECES)
+                    final Throwable cause = AsyncStep.cause(failure);
+                    return cause instanceof WrongKindException wrong && wrong.kind() != ValueKind.PIECES ?
+                        CompletableFuture.failedFuture(cause) : storeThreads.supply(() -> base.readAny(key));
+                });
+            session.await(read, (value, failure, reply) ->
+            {
+                if (failure != null)
                 {
                     // a hash, a set, a list or a sorted set was read: WRONGTYPE, as alone, without reading it again
-                    throw wrong;
+                    throw AsyncStep.unchecked(failure);
+                }
+                if (value instanceof Versioned again)
+                {
+                    longStrings.answer(session, key, again, reply);
                 }
                 else
                 {
-                    // a string in pieces, a read the completions could not finish: as alone
-                    getNow(session, args, reply);
+                    RespReplies.bulkOrNull(reply, (byte[])value, session.protocol());
                 }
-            }, args[1]);
+            }, key);
             return;
         }
         getNow(session, args, out);
