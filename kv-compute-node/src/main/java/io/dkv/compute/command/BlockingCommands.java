@@ -272,7 +272,20 @@ final class BlockingCommands
         {
             // timed from now, on the loop; a timeout that comes while the run is out is held until it ends
             waiter.expireAfter(timeoutMs, () -> waiters.end(waiter, null));
-            storeThreads.execute(() -> waiters.block(waiter));
+            storeThreads.execute(() ->
+            {
+                try
+                {
+                    waiters.block(waiter);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // as the command's own error would be answered on the loop; a waiter left unqueued would wait on
+                    final ByteBuf failed = Unpooled.buffer(64);
+                    RespReplies.error(failed, "ERR dkv store error: " + ex.getMessage());
+                    waiters.end(waiter, failed);
+                }
+            });
         }
         else if (!waiters.block(waiter) && !waiter.done())
         {
