@@ -183,9 +183,10 @@ public final class Waiters
     }
 
     /**
-     * Time a waiter out or unblock it, on its loop.
+     * Time a waiter out or unblock it, on its loop; or answer it with an error on the store thread where its queueing
+     * failed. Its state is atomic: the reply goes out on its loop either way.
      *
-     * @param reply its reply (CLIENT UNBLOCK ERROR's), or null for the timeout's.
+     * @param reply its reply (CLIENT UNBLOCK ERROR's, a store error), or null for the timeout's.
      */
     public void end(final Waiter waiter, final ByteBuf reply)
     {
