@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 /**
  * Finds a request's command and runs it, refusing it first as redis-server 7 does and in its order: an unknown command
@@ -432,7 +433,7 @@ public final class CommandTable
                     return;
                 }
                 keyspaceEvents.after(session, spec.name(), args, out, start);
-                ready(session, spec, args);
+                ready(session, spec, args, false);
             }
         }
         catch (final RuntimeException ex)
@@ -465,7 +466,7 @@ public final class CommandTable
         {
             step.finish(out);
             keyspaceEvents.after(session, step.spec().name(), step.args(), out, start);
-            readyOffLoop(session, step.spec(), step.args());
+            ready(session, step.spec(), step.args(), true);
         }
         catch (final RuntimeException ex)
         {
@@ -509,36 +510,12 @@ public final class CommandTable
         }
     }
 
-    /** Signal the keys the command may have made a list or a sorted set: now, or after EXEC's transaction. */
-    private void ready(final Session session, final CommandSpec spec, final byte[][] args)
-    {
-        if (!environment.waiters().anyWaiting())
-        {
-            return;
-        }
-        final byte[][] keys = BlockingCommands.readied(spec.name(), args);
-        if (keys == null)
-        {
-            return;
-        }
-        for (final byte[] key : keys)
-        {
-            if (session.executing())
-            {
-                session.afterCommit(() -> environment.waiters().ready(key));
-            }
-            else
-            {
-                environment.waiters().ready(key);
-            }
-        }
-    }
-
     /**
-     * After a step, on the connection's loop: a round serving the waiters of the keys it readied runs each waiter's
-     * command, a transaction, so it goes to a store thread, and the connection waits for it ({@link Session#roundOut}).
+     * Signal the keys the command may have made a list or a sorted set: now, or after EXEC's transaction; after a step
+     * (on the connection's loop) the round serving their waiters runs each waiter's command, a transaction, so it goes
+     * to a store thread and the connection waits for it ({@link Session#roundOut}).
      */
-    private void readyOffLoop(final Session session, final CommandSpec spec, final byte[][] args)
+    private void ready(final Session session, final CommandSpec spec, final byte[][] args, final boolean afterStep)
     {
         final Waiters waiters = environment.waiters();
         if (!waiters.anyWaiting())
@@ -550,18 +527,33 @@ public final class CommandTable
         {
             return;
         }
-        session.roundOut(storeThreads.supply(() ->
+        if (afterStep)
         {
-            for (final byte[] key : keys)
+            session.roundOut(storeThreads.supply(() ->
+            {
+                for (final byte[] key : keys)
+                {
+                    waiters.ready(key);
+                }
+                return Boolean.TRUE;
+            }));
+            return;
+        }
+        for (final byte[] key : keys)
+        {
+            if (session.executing())
+            {
+                session.afterCommit(() -> waiters.ready(key));
+            }
+            else
             {
                 waiters.ready(key);
             }
-            return Boolean.TRUE;
-        }));
+        }
     }
 
     /** @return where a connection reads ahead the pieces of a string its reply streams (the store threads). */
-    public java.util.concurrent.Executor readAhead()
+    public Executor readAhead()
     {
         return storeThreads.readAhead();
     }
