@@ -579,7 +579,7 @@ public final class ComputeNode implements AutoCloseable
             channel.closeFuture().addListener(future -> stats.disconnected());
             final boolean open = context.requirePass() == null;
             final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
-                context.maxCommandBytes(), open, context.nanoClock(), new StagedStrings(client));
+                context.maxCommandBytes(), open, context.nanoClock(), new StagedStrings(client, table.background()));
             final Session session =
                 new Session(connectionIds.next(), open, () -> decoder.authenticated(true));
             session.streams(new StreamedReplies(client));

@@ -102,6 +102,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final AtomicBoolean stepsWake = new AtomicBoolean();
     /** The round of blocked connections a step's write woke, still running: nothing more goes out until it is done. */
     private CompletableFuture<?> roundOut;
+    /** The request at the queue's head whose long arguments' writes are watched ({@link #longArgumentsArrived}). */
+    private LongRequest awaitedLong;
     private final Runnable stepsDone = this::stepsDone;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
@@ -155,8 +157,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         if (asyncCommands && session.streams() != null)
         {
             // the loop waits on no READ of a piece either: each is read ahead on a store thread
-            session.streams().readAhead(table.readAhead(), this::stepCompleted);
+            session.streams().readAhead(table.background(), this::stepCompleted);
         }
+        // a long argument's pieces are written on store threads: once they drained, the connection reads again
+        decoder.onLongBulksDrained(this::stepCompleted);
         latency = stats.latency().recorderFor(ctx.channel().eventLoop());
     }
 
@@ -218,6 +222,24 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         {
             ctx.executor().execute(stepsDone);
         }
+    }
+
+    /**
+     * @return true once every long argument of {@code request} is written into its pieces (or failed); else its
+     * completions are watched, once per request, to resume the connection.
+     */
+    private boolean longArgumentsArrived(final LongRequest request)
+    {
+        if (CommandTable.stagedArrived(request, null))
+        {
+            return true;
+        }
+        if (awaitedLong != request)
+        {
+            awaitedLong = request;
+            CommandTable.stagedArrived(request, this::stepCompleted);
+        }
+        return false;
     }
 
     private void stepsDone()
@@ -361,6 +383,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             {
                 break;
             }
+            if (queue.peek() instanceof LongRequest waiting && !longArgumentsArrived(waiting))
+            {
+                // its long arguments' last pieces are being written; their completions resume the connection
+                break;
+            }
             final long decodedAt = queue.headNanos();
             final Object msg = queue.poll();
             if (msg instanceof byte[][] args)
@@ -449,7 +476,23 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 runReads();
                 final int from = mark();
                 budget--;
-                table.executeLong(session, request, pendingBuffer());
+                // SET and its kin of a long value publish it on a store thread where they may: a step
+                session.mayAwait(asyncCommands && session.repliesOn());
+                try
+                {
+                    table.executeLong(session, request, pendingBuffer());
+                }
+                finally
+                {
+                    session.mayAwait(false);
+                }
+                final AsyncStep step = session.takeStep();
+                if (step != null)
+                {
+                    inFlight.add(step);
+                    step.operation().whenComplete((result, failure) -> stepCompleted());
+                    continue;
+                }
                 settle(from);
                 closing = session.closeAfterReply();
             }
@@ -638,7 +681,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             }
             return;
         }
-        final boolean read = idle && !draining && ctx.channel().isWritable();
+        // a long argument's pieces written more slowly than they arrive: its bytes wait in the socket, not here
+        final boolean read = idle && !draining && ctx.channel().isWritable() && !decoder.longBulksBacklogged();
         if (ctx.channel().config().isAutoRead() != read)
         {
             ctx.channel().config().setAutoRead(read);
@@ -762,7 +806,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 
     private void dropQueued()
     {
-        queue.clear();
+        while (!queue.isEmpty())
+        {
+            if (queue.poll() instanceof LongRequest request)
+            {
+                // the pieces its long arguments were written into are nobody's
+                table.abandon(request);
+            }
+        }
         // steps still out complete into nothing: their replies have nobody to go to
         for (final Object entry : inFlight)
         {

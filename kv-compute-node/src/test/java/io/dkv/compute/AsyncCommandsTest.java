@@ -453,7 +453,11 @@ class AsyncCommandsTest
             assertEquals(0, resp.storeThreadSteps() - storeThreads, "replayed, carried by completions");
 
             final String big = "b".repeat(1_100_000);
-            assertEquals("+OK", resp.call("SET", "sk-big", big));
+            final long beforeSet = resp.storeThreadSteps();
+            resp.sendRaw(RawResp.encodeAll(List.of(new String[] {"SET", "sk-big", big}, new String[] {"PING"},
+                new String[] {"STRLEN", "sk-big"})));
+            assertEquals(List.of("+OK", "+PONG", ":1100000"), List.of(resp.read(), resp.read(), resp.read()));
+            assertEquals(2, resp.storeThreadSteps() - beforeSet, "a long argument's SET published there, and STRLEN");
             final long beforeBig = resp.storeThreadSteps();
             assertEquals(":1100001", resp.call("APPEND", "sk-big", "x"));
             assertEquals(":1100001", resp.call("STRLEN", "sk-big"));
@@ -568,6 +572,16 @@ class AsyncCommandsTest
             assertEquals(":0", writer.call("LLEN", "bl-q"));
             assertEquals(pushAlone + 1, writer.storeThreadSteps() - beforeWoken, "the push, and the round it started");
             assertEquals(List.of("*2[$bl-q, $two]", "+PONG"), List.of(waiting.read(), waiting.read()));
+
+            waiting.sendRaw(RawResp.encodeAll(List.of(new String[] {"BLPOP", "bl-q", "0"}, new String[] {"PING"})));
+            awaitBlocked(writer, 1);
+            final long beforeExec = writer.storeThreadSteps();
+            assertEquals("+OK", writer.call("MULTI"));
+            assertEquals("+QUEUED", writer.call("RPUSH", "bl-q", "three"));
+            assertEquals("*1[:1]", writer.call("EXEC"));
+            assertEquals(":0", writer.call("LLEN", "bl-q"), "EXEC answered after the waiter it woke took its element");
+            assertEquals(1, writer.storeThreadSteps() - beforeExec, "EXEC replayed, its round on one");
+            assertEquals(List.of("*2[$bl-q, $three]", "+PONG"), List.of(waiting.read(), waiting.read()));
 
             waiting.sendRaw(RawResp.encodeAll(List.of(new String[] {"BLPOP", "bl-q", "0.05"}, new String[] {"PING"})));
             assertEquals(List.of("*nil", "+PONG"), List.of(waiting.read(), waiting.read()));
@@ -701,12 +715,22 @@ class AsyncCommandsTest
             assertEquals(1, resp.storeThreadSteps() - walkThreads, "on a store thread: no replayed form");
 
             final long beforeClient = resp.asyncSteps();
+            final long clientThreads = resp.storeThreadSteps();
             assertEquals("+OK", resp.call("MULTI"));
             assertEquals("+QUEUED", resp.call("SET", "ex-a", "4"));
-            assertEquals("+QUEUED", resp.call("CLIENT", "SETNAME", "exec-on-the-loop"));
-            assertEquals("*2[+OK, +OK]", resp.call("EXEC"));
-            assertEquals(0, resp.asyncSteps() - beforeClient, "an EXEC that touches its connection runs on the loop");
-            assertEquals("$exec-on-the-loop", resp.call("CLIENT", "GETNAME"));
+            assertEquals("+QUEUED", resp.call("CLIENT", "SETNAME", "exec-of-the-connection"));
+            assertEquals("+QUEUED", resp.call("HELLO", "3"));
+            assertEquals("+QUEUED", resp.call("INCR", "ex-a"));
+            assertEquals("+QUEUED", resp.call("CLIENT", "GETNAME"));
+            assertEquals("+QUEUED", resp.call("CONFIG", "SET", "busy-reply-threshold", "4999"));
+            assertEquals("+QUEUED", resp.call("CONFIG", "GET", "busy-reply-threshold"));
+            final String exec = resp.call("EXEC");
+            assertTrue(exec.startsWith("*7[+OK, +OK, %"), exec);
+            assertTrue(exec.endsWith(":5, $exec-of-the-connection, +OK, %1[$busy-reply-threshold, $4999]]"), exec);
+            assertEquals(1, resp.asyncSteps() - beforeClient, "an EXEC that touches its connection is a step");
+            assertEquals(1, resp.storeThreadSteps() - clientThreads, "on a store thread, its commands on the loop");
+            assertEquals("$exec-of-the-connection", resp.call("CLIENT", "GETNAME"));
+            assertEquals("+OK", resp.call("CONFIG", "SET", "busy-reply-threshold", "5000"));
         }
         final int connections = 4;
         final int each = 25;

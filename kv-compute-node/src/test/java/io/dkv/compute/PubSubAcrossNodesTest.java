@@ -178,6 +178,35 @@ class PubSubAcrossNodesTest
         }
     }
 
+    /**
+     * With asynchronous commands on, a PUBLISH whose channel has subscribers on a peer calls it on a store thread, a
+     * step every later request of the connection waits for, so the loop waits on no peer; one whose channel no peer
+     * has delivers on the loop. The replies and the messages keep the order published.
+     */
+    @Test
+    void aPublishThatCallsPeersIsAStepOnAStoreThread() throws Exception
+    {
+        try (RawResp subscriber = new RawResp(NODES.first().port()))
+        {
+            subscriber.call("SUBSCRIBE", "stepped");
+            try (ComputeNode third = NODES.nodes().another(NODES.nodes().secondId() + 20, "on");
+                RawResp publisher = new RawResp(third.port()))
+            {
+                assertEquals(":1", publisher.call("PUBLISH", "stepped", "first"));
+                assertEquals("*3[$message, $stepped, $first]", subscriber.read());
+                final long before = publisher.storeThreadSteps();
+                publisher.sendRaw(RawResp.encodeAll(java.util.List.of(new String[] {"PUBLISH", "stepped", "a"},
+                    new String[] {"PUBLISH", "stepped", "b"}, new String[] {"PUBLISH", "nobody-here", "x"},
+                    new String[] {"PING"})));
+                assertEquals(java.util.List.of(":1", ":1", ":0", "+PONG"),
+                    java.util.List.of(publisher.read(), publisher.read(), publisher.read(), publisher.read()));
+                assertEquals(2, publisher.storeThreadSteps() - before, "the two that called the first node");
+                assertEquals("*3[$message, $stepped, $a]", subscriber.read());
+                assertEquals("*3[$message, $stepped, $b]", subscriber.read());
+            }
+        }
+    }
+
     private static String call(final RawResp resp, final String... args)
     {
         try

@@ -90,10 +90,21 @@ final class TwoComputeNodes implements AutoCloseable
         return compute(nodeId);
     }
 
+    /** @return another compute node of the same cluster, its asynchronous commands as given; the caller closes it. */
+    ComputeNode another(final long nodeId, final String asyncCommands)
+    {
+        return ComputeNode.start(context(nodeId).asyncCommands(asyncCommands));
+    }
+
     private ComputeNode compute(final long nodeId)
     {
-        return ComputeNode.start(new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
-            .requirePass(password).raas(cluster.node(nodeId, NodeRecord.ROLE_COMPUTE), true));
+        return ComputeNode.start(context(nodeId));
+    }
+
+    private ComputeNodeContext context(final long nodeId)
+    {
+        return new ComputeNodeContext().port(0).bindAddress("127.0.0.1").ioThreads(1)
+            .requirePass(password).raas(cluster.node(nodeId, NodeRecord.ROLE_COMPUTE), true);
     }
 
     /** Closes what was started, in the reverse order. */

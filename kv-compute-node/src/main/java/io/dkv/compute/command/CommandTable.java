@@ -1,6 +1,8 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.WrongKindException;
+import io.dkv.client.pieces.PiecedString;
+import io.dkv.client.pieces.PiecedStrings;
 import io.dkv.client.txn.ReadsNeeded;
 import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.resp.LongRequest;
@@ -34,7 +36,7 @@ public final class CommandTable
 
     private final Map<String, CommandSpec> commands = new HashMap<>();
     private final CommandEnvironment environment;
-    private final StagedStrings stagedStrings;
+    private final PiecedStrings pieced;
     private final KeyspaceEvents keyspaceEvents;
     private final ConfigKnobs knobs = new ConfigKnobs();
     private final ScriptCommands scripts;
@@ -49,7 +51,7 @@ public final class CommandTable
         environment.waiters().roundsOn(storeThreads::execute);
         final CarriedTransactions severalKeys = new CarriedTransactions(StringCommands.MAX_CARRIED_TRANSACTIONS);
         this.replayed = new ReplayedCommands(storeThreads, severalKeys);
-        this.stagedStrings = new StagedStrings(environment.client());
+        this.pieced = new PiecedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
         add(new ConnectionCommands(environment).commands());
         this.store = new ClientKeyStore(environment.client());
@@ -75,7 +77,7 @@ public final class CommandTable
         add(new TransactionCommands(this, store, environment.client(), severalKeys, storeThreads).commands());
         add(new ServerCommands(environment, this, knobs).commands());
         add(new ClusterCommands(environment.cluster()).commands());
-        add(new PubSubCommands(environment).commands());
+        add(new PubSubCommands(environment, store, storeThreads).commands());
         add(new BlockingCommands(store, environment.waiters(), storeThreads).commands());
         scripts = new ScriptCommands(this, environment.client());
         add(scripts.commands());
@@ -197,13 +199,33 @@ public final class CommandTable
      * @param out     where the reply goes.
      */
     /**
-     * Run a request with arguments longer than the decoder holds ({@link StagedStrings}): the commands that take one
-     * (SET, SETEX, PSETEX, SETNX, GETSET) publish it; any argument no command took is removed. Inside MULTI such a
-     * request is refused and the transaction with it, as redis refuses a command it cannot queue.
+     * Run a request with arguments longer than the decoder holds ({@link StagedStrings}), once each was written into
+     * its pieces ({@link #stagedArrived}): the commands that take one (SET, SETEX, PSETEX, SETNX, GETSET, APPEND)
+     * publish it; any argument no command took is removed. Inside MULTI such a request is refused and the transaction
+     * with it, as redis refuses a command it cannot queue. Where the connection allows a step, the command runs on a
+     * store thread, a step every later request of the connection waits for: the loop waits on no publishing either.
      */
     public void executeLong(final Session session, final LongRequest request, final ByteBuf out)
     {
-        session.staged(request.staged());
+        final Object[] written = new Object[request.staged().length];
+        String failed = null;
+        for (int i = 0; i < written.length; i++)
+        {
+            if (request.staged()[i] != null)
+            {
+                try
+                {
+                    written[i] = StagedStrings.written(request.staged()[i]);
+                }
+                catch (final RuntimeException ex)
+                {
+                    failed = failed != null ? failed : "ERR dkv store error: argument " + i + " of '" +
+                        Errors.text128(request.args()[0]) + "' was not written into pieces: " +
+                        AsyncStep.cause(ex).getMessage();
+                }
+            }
+        }
+        session.staged(written);
         try
         {
             if (session.inMulti())
@@ -213,7 +235,12 @@ public final class CommandTable
                     "not queued inside MULTI (dkv)");
                 return;
             }
-            final String misplaced = misplacedLongArgument(request);
+            if (failed != null)
+            {
+                RespReplies.error(out, failed);
+                return;
+            }
+            final String misplaced = misplacedLongArgument(request.args(), written);
             if (misplaced != null)
             {
                 // run, the command would see an empty argument where the long one was
@@ -224,37 +251,75 @@ public final class CommandTable
         }
         finally
         {
-            final Object[] left = session.untakenStaged();
-            if (left != null)
+            abandon(session.untakenStaged());
+        }
+    }
+
+    /**
+     * @return true once every long argument of {@code request} is written into its pieces, or failed: it may run.
+     * Else {@code then} runs, on a store thread, as each still out is.
+     */
+    public static boolean stagedArrived(final LongRequest request, final Runnable then)
+    {
+        boolean arrived = true;
+        for (final Object staged : request.staged())
+        {
+            if (staged != null && !StagedStrings.arrived(staged))
             {
-                for (final Object staged : left)
+                arrived = false;
+                if (then != null)
                 {
-                    if (staged != null)
-                    {
-                        stagedStrings.abandon(staged);
-                    }
+                    StagedStrings.whenArrived(staged, then);
+                }
+            }
+        }
+        return arrived;
+    }
+
+    /** A request with long arguments that will not run (its connection closed): their pieces are removed. */
+    public void abandon(final LongRequest request)
+    {
+        for (final Object staged : request.staged())
+        {
+            if (staged != null)
+            {
+                StagedStrings.whenWritten(staged, string -> pieced.abandon(string, null), storeThreads.background());
+            }
+        }
+    }
+
+    /** Remove, on a store thread, the pieces of long arguments no command took. */
+    private void abandon(final Object[] left)
+    {
+        if (left != null)
+        {
+            for (final Object string : left)
+            {
+                if (string != null)
+                {
+                    storeThreads.background().execute(() -> pieced.abandon((PiecedString)string, null));
                 }
             }
         }
     }
 
     /** @return the error of a long argument where no command takes one, or null when each is a value SET takes. */
-    private static String misplacedLongArgument(final LongRequest request)
+    private static String misplacedLongArgument(final byte[][] args, final Object[] written)
     {
-        final String name = lowerCase(request.args()[0]);
+        final String name = lowerCase(args[0]);
         final int valueAt = switch (name)
         {
             case "set", "setnx", "getset", "append" -> 2;
             case "setex", "psetex" -> 3;
             default -> -1;
         };
-        for (int i = 0; i < request.staged().length; i++)
+        for (int i = 0; i < written.length; i++)
         {
-            if (request.staged()[i] != null && i != valueAt)
+            if (written[i] != null && i != valueAt)
             {
                 return "ERR an argument longer than " + KvBlockLayout.MAX_VALUE_LENGTH + " bytes is taken only as " +
                     "the value of SET, SETEX, PSETEX, SETNX, GETSET and APPEND (dkv); argument " + i + " of '" +
-                    name + "' is " + ((io.dkv.client.pieces.PiecedString)request.staged()[i]).length() + " bytes";
+                    name + "' is " + ((PiecedString)written[i]).length() + " bytes";
             }
         }
         return null;
@@ -412,7 +477,25 @@ public final class CommandTable
             }
             else
             {
-                if (OffloadedCommands.offloaded(spec.name(), args) && !session.hasStaged() && session.mayAwait(store))
+                if (session.hasStaged() && session.mayAwait(store))
+                {
+                    // a long argument's publishing waits on the store: on a store thread, which takes the argument
+                    final Object[] staged = session.untakenStaged();
+                    storeThreads.offload(session, null, reply ->
+                    {
+                        session.staged(staged);
+                        try
+                        {
+                            spec.handler().execute(session, args, reply);
+                        }
+                        finally
+                        {
+                            abandon(session.untakenStaged());
+                        }
+                    });
+                }
+                else if (OffloadedCommands.offloaded(spec.name(), args) && !session.hasStaged() &&
+                    session.mayAwait(store))
                 {
                     if (!OffloadedCommands.replayable(spec.name()) ||
                         !replayed.start(session, store, spec, args))
@@ -552,10 +635,13 @@ public final class CommandTable
         }
     }
 
-    /** @return where a connection reads ahead the pieces of a string its reply streams (the store threads). */
-    public Executor readAhead()
+    /**
+     * @return where a connection reads ahead the pieces of a string its reply streams, and writes those of a long
+     * argument as it arrives ({@link StagedStrings}): the store threads.
+     */
+    public Executor background()
     {
-        return storeThreads.readAhead();
+        return storeThreads.background();
     }
 
     /** The connection closed (on its loop): its blocked command takes nothing, its subscriptions end. */

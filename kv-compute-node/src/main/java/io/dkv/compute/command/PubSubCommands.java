@@ -6,6 +6,7 @@ import io.dkv.compute.pubsub.PubSub;
 import io.dkv.compute.pubsub.PushFrames;
 import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 
 import java.util.ArrayList;
@@ -51,11 +52,19 @@ final class PubSubCommands
 
     private final CommandEnvironment environment;
     private final PubSub pubsub;
+    private final KeyStore store;
+    private final StoreThreads storeThreads;
 
-    PubSubCommands(final CommandEnvironment environment)
+    /**
+     * @param store        the store outside transactions: where a PUBLISH may be a step ({@link Session#mayAwait}).
+     * @param storeThreads where a PUBLISH that calls peers runs, so that the loop waits on no peer's answer.
+     */
+    PubSubCommands(final CommandEnvironment environment, final KeyStore store, final StoreThreads storeThreads)
     {
         this.environment = environment;
         this.pubsub = environment.pubsub();
+        this.store = store;
+        this.storeThreads = storeThreads;
     }
 
     List<CommandSpec> commands()
@@ -122,7 +131,9 @@ final class PubSubCommands
 
     /**
      * PUBLISH and SPUBLISH; inside EXEC's transaction, which a conflict may run again, the receivers are counted now
-     * and the message published once the transaction committed.
+     * and the message published once the transaction committed. One whose channel has subscribers on peers calls each
+     * of them and waits for its count: where the connection allows a step, on a store thread, a step every later
+     * request of the connection waits for (its messages still go out in the order published).
      */
     private void publish(final Session session, final byte[][] args, final ByteBuf out, final boolean shard)
     {
@@ -130,6 +141,12 @@ final class PubSubCommands
         {
             RespReplies.integer(out, pubsub.receivers(shard, args[1]));
             session.afterCommit(() -> pubsub.publish(shard, args[1], args[2]));
+            return;
+        }
+        if (session.mayAwait(store) && pubsub.callsPeers(shard, args[1]))
+        {
+            storeThreads.offload(session, null, reply -> RespReplies.integer(reply,
+                pubsub.publish(shard, args[1], args[2])));
             return;
         }
         RespReplies.integer(out, pubsub.publish(shard, args[1], args[2]));

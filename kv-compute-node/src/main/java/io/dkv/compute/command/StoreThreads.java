@@ -107,8 +107,11 @@ final class StoreThreads
         return CompletableFuture.supplyAsync(work, anyKey);
     }
 
-    /** @return where the pieces of a string a reply streams are read ahead, not counted as requests' steps. */
-    Executor readAhead()
+    /**
+     * @return where work of no request's step runs, not counted as requests' steps: the pieces of a string a reply
+     * streams read ahead, a long argument's pieces written as it arrives.
+     */
+    Executor background()
     {
         return anyKey;
     }

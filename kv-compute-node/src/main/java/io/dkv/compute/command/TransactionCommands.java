@@ -8,6 +8,7 @@ import io.dkv.compute.store.KeyStore;
 import io.dkv.compute.store.TransactionKeyStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -38,8 +39,8 @@ final class TransactionCommands
     private static final Set<String> CARRIED = Set.of("get", "set", "incr", "decr", "incrby", "decrby", "mset",
         "msetnx", "del", "unlink", "setex", "psetex");
     /**
-     * Commands that touch the connection itself, its subscriptions or the node's settings: an EXEC queuing one runs on
-     * the connection's loop, as it always did, rather than on a store thread.
+     * Commands that touch the connection itself, its subscriptions or the node's settings: an EXEC on a store thread
+     * hands each of them to the connection's loop, where that state is kept, and waits for its reply there.
      */
     private static final Set<String> LOOP_ONLY = Set.of("client", "subscribe", "psubscribe", "ssubscribe",
         "unsubscribe", "punsubscribe", "sunsubscribe", "monitor", "hello", "auth", "select", "swapdb", "config",
@@ -191,7 +192,7 @@ final class TransactionCommands
             replayed(session, watched, queued);
             return;
         }
-        if (session.mayAwait(store) && offThread(queued))
+        if (session.mayAwait(store))
         {
             onStoreThread(session, watched, queued);
             return;
@@ -228,32 +229,27 @@ final class TransactionCommands
         return true;
     }
 
-    /** @return true when no queued command touches the connection or the node's settings ({@link #LOOP_ONLY}). */
-    private static boolean offThread(final List<MultiState.Queued> queued)
+    /** @return true for a command of the connection itself or of the node's settings ({@link #LOOP_ONLY}). */
+    private static boolean loopOnly(final MultiState.Queued command)
     {
-        for (final MultiState.Queued command : queued)
-        {
-            final String name = command.spec().name();
-            final int bar = name.indexOf('|');
-            if (LOOP_ONLY.contains(bar < 0 ? name : name.substring(0, bar)))
-            {
-                return false;
-            }
-        }
-        return true;
+        final String name = command.spec().name();
+        final int bar = name.indexOf('|');
+        return LOOP_ONLY.contains(bar < 0 ? name : name.substring(0, bar));
     }
 
     /**
-     * EXEC that cannot be replayed (a script, a walk of the keyspace, a server command among its commands) as the
-     * synchronous transaction it always was, on a store thread: the loop serves its other connections meanwhile, and
-     * EXEC is a step every later request of the connection waits for, so nothing of the connection runs beside it.
+     * EXEC that cannot be replayed (a script, a walk of the keyspace, a server command, a command of the connection
+     * among its commands) as the synchronous transaction it always was, on a store thread: the loop serves its other
+     * connections meanwhile, and EXEC is a step every later request of the connection waits for, so nothing of the
+     * connection runs beside it but the commands of the connection itself, which it hands to the loop
+     * ({@link #onLoop}).
      */
     private void onStoreThread(final Session session, final Map<ByteBuffer, Versioned> watched,
         final List<MultiState.Queued> queued)
     {
         final CompletableFuture<ByteBuf> replies =
             storeThreads.supply(() -> client.transact(tx -> run(session, tx, watched, queued)));
-        session.await(replies, (reply, failure, out) -> answer(session, reply, failure, out), null);
+        session.await(replies, (reply, failure, out) -> answered(session, reply, failure, out), null);
     }
 
     /**
@@ -279,12 +275,32 @@ final class TransactionCommands
             tx.readAll(keys);
             return run(session, tx, watched, queued);
         }, loop));
-        session.await(replies, (reply, failure, out) -> answer(session, reply, failure, out), null);
+        session.await(replies, (reply, failure, out) -> answered(session, reply, failure, out), null);
     }
 
     /**
-     * EXEC's reply once its transaction ended, on the connection's loop: what its commands deferred to the commit run
-     * first where it committed, and are dropped where it did not.
+     * EXEC's reply as a step's, on the connection's loop: what its commands deferred to the commit (blocked clients'
+     * signals, whose round runs their commands' transactions; notifications; PUBLISH) runs on a store thread, and the
+     * connection writes and runs nothing more until it is done ({@link Session#roundOut}), so EXEC is answered after
+     * the waiters it woke took their elements, as from redis.
+     */
+    private void answered(final Session session, final ByteBuf reply, final Throwable failure, final ByteBuf out)
+    {
+        final List<Runnable> deferred = failure == null ? session.takeAfterCommit() : null;
+        answer(session, reply, failure, out);
+        if (deferred != null)
+        {
+            session.roundOut(storeThreads.supply(() ->
+            {
+                deferred.forEach(Runnable::run);
+                return Boolean.TRUE;
+            }));
+        }
+    }
+
+    /**
+     * EXEC's reply once its transaction ended: what its commands deferred to the commit run first where it committed,
+     * and are dropped where it did not.
      */
     private static void answer(final Session session, final ByteBuf reply, final Throwable failure, final ByteBuf out)
     {
@@ -332,7 +348,14 @@ final class TransactionCommands
         {
             for (final MultiState.Queued command : queued)
             {
-                table.run(session, command.spec(), command.args(), replies);
+                if (loopOnly(command) && session.outlet() != null && !session.outlet().eventLoop().inEventLoop())
+                {
+                    onLoop(session, command, replies);
+                }
+                else
+                {
+                    table.run(session, command.spec(), command.args(), replies);
+                }
             }
         }
         finally
@@ -340,6 +363,41 @@ final class TransactionCommands
             session.executing(null);
         }
         return replies;
+    }
+
+    /**
+     * A command of the connection itself or of the node's settings, in an EXEC on a store thread: run on the
+     * connection's loop, where that state is only ever touched, the transaction's thread waiting for its reply (the
+     * loop waits on no store thread, so this wait ends). A connection closed meanwhile runs it no more: its
+     * subscriptions and name went with it.
+     */
+    private void onLoop(final Session session, final MultiState.Queued command, final ByteBuf replies)
+    {
+        final Channel channel = session.outlet();
+        final ByteBuf reply = Unpooled.buffer();
+        try
+        {
+            CompletableFuture.runAsync(() ->
+            {
+                if (channel.isActive())
+                {
+                    table.run(session, command.spec(), command.args(), reply);
+                }
+                else
+                {
+                    RespReplies.error(reply, "ERR the connection closed before EXEC ran " + command.spec().name());
+                }
+            }, channel.eventLoop()).join();
+            replies.writeBytes(reply);
+        }
+        catch (final java.util.concurrent.CompletionException ex)
+        {
+            throw AsyncStep.unchecked(AsyncStep.cause(ex));
+        }
+        finally
+        {
+            reply.release();
+        }
     }
 
     /** EXEC's answer is nil: not an error, so no stack trace is made; {@code transact} aborts and rethrows it. */

@@ -127,6 +127,12 @@ public final class PoolInterest implements ComputeMesh.Participant
         return mesh != null && interest.any();
     }
 
+    /** @return true once the node met its peers, waiting for nothing; true for a node alone. */
+    public boolean ready()
+    {
+        return mesh == null || mesh.ready();
+    }
+
     /** @return true once the node met its peers, waiting up to the ready timeout for it; true for a node alone. */
     public boolean awaitReady()
     {

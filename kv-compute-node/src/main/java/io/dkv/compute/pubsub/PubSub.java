@@ -163,6 +163,29 @@ public final class PubSub
     }
 
     /**
+     * @return true when publishing to the channel calls peers, or waits for the node to have met them: a peer told of
+     * a subscriber it has (a channel's, a pattern's matching it), or the mesh not yet ready.
+     */
+    public boolean callsPeers(final boolean shard, final byte[] channel)
+    {
+        if (mesh == null)
+        {
+            return false;
+        }
+        if (!interest.ready())
+        {
+            return true;
+        }
+        if (!interest.any())
+        {
+            return false;
+        }
+        final Set<Long> peers = new HashSet<>();
+        interest.peersFor(shard ? Topic.SHARD : Topic.CHANNEL, channel, peers);
+        return !peers.isEmpty();
+    }
+
+    /**
      * @return how many subscriptions across the pool a message to the channel would reach now, delivering nothing:
      * PUBLISH inside EXEC answers this and publishes once the transaction committed.
      */

@@ -107,6 +107,21 @@ public final class RespDecoder extends ByteToMessageDecoder
         return commandsDecoded + longBytes;
     }
 
+    /** @return true while the long bulks' sink holds more than it takes: the connection should read nothing. */
+    public boolean longBulksBacklogged()
+    {
+        return longBulks != null && longBulks.backlogged();
+    }
+
+    /** @param drained run, on any thread, once a backlogged sink of long bulks takes bytes again. */
+    public void onLongBulksDrained(final Runnable drained)
+    {
+        if (longBulks != null)
+        {
+            longBulks.onDrained(drained);
+        }
+    }
+
     /** @return when the bytes that completed the requests being handed on now arrived, by the decoder's clock. */
     public long decodedAtNanos()
     {
