@@ -181,10 +181,11 @@ class PubSubAcrossNodesTest
     /**
      * With asynchronous commands on, a PUBLISH whose channel has subscribers on a peer calls it on a store thread, a
      * step every later request of the connection waits for, so the loop waits on no peer; one whose channel no peer
-     * has delivers on the loop. The replies and the messages keep the order published.
+     * has delivers on the loop. The replies and the messages keep the order published. PUBSUB, which asks every
+     * peer, is such a step too.
      */
     @Test
-    void aPublishThatCallsPeersIsAStepOnAStoreThread() throws Exception
+    void aPublishOrPubsubThatCallsPeersIsAStepOnAStoreThread() throws Exception
     {
         try (RawResp subscriber = new RawResp(NODES.first().port()))
         {
@@ -203,6 +204,9 @@ class PubSubAcrossNodesTest
                 assertEquals(2, publisher.storeThreadSteps() - before, "the two that called the first node");
                 assertEquals("*3[$message, $stepped, $a]", subscriber.read());
                 assertEquals("*3[$message, $stepped, $b]", subscriber.read());
+                final long beforeNumsub = publisher.storeThreadSteps();
+                assertEquals("*2[$stepped, :1]", publisher.call("PUBSUB", "NUMSUB", "stepped"));
+                assertEquals(1, publisher.storeThreadSteps() - beforeNumsub, "PUBSUB asks its peers there too");
             }
         }
     }

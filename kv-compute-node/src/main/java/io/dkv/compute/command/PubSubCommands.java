@@ -80,14 +80,16 @@ final class PubSubCommands
             spec("spublish", 3, (session, args, out) -> publish(session, args, out, true)),
             spec("reset", 1, this::reset),
             new CommandSpec("pubsub", -2, false, null, Map.of(
-                "channels", spec("pubsub|channels", -2, (session, args, out) -> channels(args, out, Topic.CHANNEL)),
+                "channels", spec("pubsub|channels", -2,
+                    askingPeers((session, args, out) -> channels(args, out, Topic.CHANNEL))),
                 "shardchannels", spec("pubsub|shardchannels", -2,
-                    (session, args, out) -> channels(args, out, Topic.SHARD)),
-                "numsub", spec("pubsub|numsub", -2, (session, args, out) -> numsub(args, out, Topic.CHANNEL)),
+                    askingPeers((session, args, out) -> channels(args, out, Topic.SHARD))),
+                "numsub", spec("pubsub|numsub", -2,
+                    askingPeers((session, args, out) -> numsub(args, out, Topic.CHANNEL))),
                 "shardnumsub", spec("pubsub|shardnumsub", -2,
-                    (session, args, out) -> numsub(args, out, Topic.SHARD)),
-                "numpat", spec("pubsub|numpat", 2,
-                    (session, args, out) -> RespReplies.integer(out, pubsub.topics(Topic.PATTERN).size())),
+                    askingPeers((session, args, out) -> numsub(args, out, Topic.SHARD))),
+                "numpat", spec("pubsub|numpat", 2, askingPeers(
+                    (session, args, out) -> RespReplies.integer(out, pubsub.topics(Topic.PATTERN).size()))),
                 "help", spec("pubsub|help", 2, (session, args, out) -> help(out)))));
     }
 
@@ -107,6 +109,23 @@ final class PubSubCommands
     static boolean pushes(final byte[] name)
     {
         return name.length >= 9 && name.length <= 12 && SUBSCRIBING.contains(CommandTable.lowerCase(name));
+    }
+
+    /**
+     * @return a PUBSUB subcommand, which asks every peer and waits for their answers: where the connection allows a
+     * step, on a store thread, a step every later request of the connection waits for.
+     */
+    private CommandHandler askingPeers(final CommandHandler handler)
+    {
+        return (session, args, out) ->
+        {
+            if (session.mayAwait(store) && pubsub.asksPeers())
+            {
+                storeThreads.offload(session, null, reply -> handler.execute(session, args, reply));
+                return;
+            }
+            handler.execute(session, args, out);
+        };
     }
 
     /** @return true for a command dkv does not queue inside MULTI. */

@@ -185,6 +185,12 @@ public final class PubSub
         return !peers.isEmpty();
     }
 
+    /** @return true when PUBSUB's questions call peers, or wait for the node to have met them. */
+    public boolean asksPeers()
+    {
+        return mesh != null && (!interest.ready() || !mesh.peers().isEmpty());
+    }
+
     /**
      * @return how many subscriptions across the pool a message to the channel would reach now, delivering nothing:
      * PUBLISH inside EXEC answers this and publishes once the transaction committed.
