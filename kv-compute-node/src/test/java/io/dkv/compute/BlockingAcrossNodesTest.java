@@ -236,6 +236,38 @@ class BlockingAcrossNodesTest
         }
     }
 
+    /**
+     * With asynchronous commands on, a CLIENT UNBLOCK of a connection blocked on no connection of its node asks the
+     * peers on a store thread, a step, so that the loop waits on no peer's answer; one of its own node's waiter ends
+     * it there, on no store thread.
+     */
+    @Test
+    void clientUnblockThatAsksPeersIsAStepOnAStoreThread() throws Exception
+    {
+        try (ComputeNode third = NODES.nodes().another(NODES.nodes().secondId() + 30, "on");
+            RawResp waiter = new RawResp(NODES.first().port());
+            RawResp admin = new RawResp(third.port());
+            RawResp local = new RawResp(third.port()))
+        {
+            final String id = waiter.call("CLIENT", "ID").substring(1);
+            waiter.send("BLPOP", "queue.stepped", "0");
+            awaitBlocked(NODES.first(), 1);
+            final long before = admin.storeThreadSteps();
+            assertEquals(":1", admin.call("CLIENT", "UNBLOCK", id));
+            assertEquals("*nil", waiter.read());
+            assertEquals(":0", admin.call("CLIENT", "UNBLOCK", "999999999"));
+            assertEquals(2, admin.storeThreadSteps() - before, "each asked the peers there");
+
+            final String localId = local.call("CLIENT", "ID").substring(1);
+            local.send("BLPOP", "queue.stepped", "0");
+            awaitBlocked(third, 1);
+            final long beforeLocal = admin.storeThreadSteps();
+            assertEquals(":1", admin.call("CLIENT", "UNBLOCK", localId));
+            assertEquals("*nil", local.read());
+            assertEquals(0, admin.storeThreadSteps() - beforeLocal, "its own node's waiter, ended on the loop");
+        }
+    }
+
     @Test
     void aWaiterThatDisconnectedTakesNothing() throws Exception
     {

@@ -236,6 +236,15 @@ public final class Waiters
         return false;
     }
 
+    /**
+     * @return true when CLIENT UNBLOCK of the connection would call peers: it is blocked on no node here, and the node
+     * has peers.
+     */
+    public boolean unblockAsksPeers(final long connectionId)
+    {
+        return mesh != null && !byConnection.containsKey(connectionId) && !mesh.peers().isEmpty();
+    }
+
     /** @return true when the connection is blocked on this node: its wait ends on its loop. */
     private boolean unblockHere(final long connectionId, final boolean error)
     {

@@ -53,8 +53,8 @@ public final class CommandTable
         this.replayed = new ReplayedCommands(storeThreads, severalKeys);
         this.pieced = new PiecedStrings(environment.client());
         this.keyspaceEvents = new KeyspaceEvents(environment.pubsub());
-        add(new ConnectionCommands(environment).commands());
         this.store = new ClientKeyStore(environment.client());
+        add(new ConnectionCommands(environment, store, storeThreads).commands());
         final LongStrings longStrings = new LongStrings(environment.client());
         final LongStringWrites longWrites = new LongStringWrites(environment.client(), longStrings);
         final LongStringBits longBits = new LongStringBits(environment.client(), longStrings);

@@ -2,6 +2,7 @@ package io.dkv.compute.command;
 
 import io.dkv.compute.resp.RespNumbers;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;
@@ -21,10 +22,18 @@ final class ConnectionCommands
     private static final byte[] DEFAULT_USER = "default".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final CommandEnvironment environment;
+    private final KeyStore store;
+    private final StoreThreads storeThreads;
 
-    ConnectionCommands(final CommandEnvironment environment)
+    /**
+     * @param store        the store outside transactions: where CLIENT UNBLOCK may be a step (Session.mayAwait).
+     * @param storeThreads where a CLIENT UNBLOCK that asks peers runs, so that the loop waits on no peer's answer.
+     */
+    ConnectionCommands(final CommandEnvironment environment, final KeyStore store, final StoreThreads storeThreads)
     {
         this.environment = environment;
+        this.store = store;
+        this.storeThreads = storeThreads;
     }
 
     List<CommandSpec> commands()
@@ -120,7 +129,16 @@ final class ConnectionCommands
             RespReplies.error(out, Errors.NOT_INTEGER);
             return;
         }
-        RespReplies.integer(out, environment.waiters().unblock(RespNumbers.parseLong(args[2]), error) ? 1 : 0);
+        final long id = RespNumbers.parseLong(args[2]);
+        final boolean withError = error;
+        if (session.mayAwait(store) && environment.waiters().unblockAsksPeers(id))
+        {
+            // blocked on no connection here: each peer is asked in turn, on a store thread, a step
+            storeThreads.offload(session, null, reply ->
+                RespReplies.integer(reply, environment.waiters().unblock(id, withError) ? 1 : 0));
+            return;
+        }
+        RespReplies.integer(out, environment.waiters().unblock(id, error) ? 1 : 0);
     }
 
     /** dkv has one keyspace: as redis configured with {@code databases 1}, any index but 0 is out of range. */
