@@ -182,10 +182,11 @@ class PubSubAcrossNodesTest
      * With asynchronous commands on, a PUBLISH whose channel has subscribers on a peer calls it on a store thread, a
      * step every later request of the connection waits for, so the loop waits on no peer; one whose channel no peer
      * has delivers on the loop. The replies and the messages keep the order published. PUBSUB, which asks every
-     * peer, is such a step too.
+     * peer, is such a step too, and so is a SUBSCRIBE of a topic new to the node, which tells every peer: a message
+     * published through a peer after its answer reaches it.
      */
     @Test
-    void aPublishOrPubsubThatCallsPeersIsAStepOnAStoreThread() throws Exception
+    void aPublishPubsubOrSubscribeThatCallsPeersIsAStepOnAStoreThread() throws Exception
     {
         try (RawResp subscriber = new RawResp(NODES.first().port()))
         {
@@ -207,6 +208,23 @@ class PubSubAcrossNodesTest
                 final long beforeNumsub = publisher.storeThreadSteps();
                 assertEquals("*2[$stepped, :1]", publisher.call("PUBSUB", "NUMSUB", "stepped"));
                 assertEquals(1, publisher.storeThreadSteps() - beforeNumsub, "PUBSUB asks its peers there too");
+
+                try (RawResp near = new RawResp(third.port());
+                    RawResp second = new RawResp(third.port());
+                    RawResp far = new RawResp(NODES.first().port()))
+                {
+                    final long beforeSubscribe = publisher.storeThreadSteps();
+                    assertEquals("*3[$subscribe, $told, :1]", near.call("SUBSCRIBE", "told"));
+                    assertEquals(1, publisher.storeThreadSteps() - beforeSubscribe, "new to the node: told there");
+                    assertEquals(":1", far.call("PUBLISH", "told", "from afar"), "answered once every peer knew");
+                    assertEquals("*3[$message, $told, $from afar]", near.read());
+                    final long beforeSecond = publisher.storeThreadSteps();
+                    assertEquals("*3[$subscribe, $told, :1]", second.call("SUBSCRIBE", "told"));
+                    assertEquals(0, publisher.storeThreadSteps() - beforeSecond, "known to the peers: on the loop");
+                    assertEquals(":2", far.call("PUBLISH", "told", "to both"));
+                    assertEquals("*3[$message, $told, $to both]", near.read());
+                    assertEquals("*3[$message, $told, $to both]", second.read());
+                }
             }
         }
     }

@@ -8,11 +8,13 @@ import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import static io.dkv.compute.command.CommandTable.spec;
 
@@ -174,12 +176,64 @@ final class PubSubCommands
     private void subscribe(final Session session, final byte[][] args, final ByteBuf out, final byte kind)
     {
         final Subscriber subscriber = subscriber(session);
+        if (session.mayAwait(store) && pubsub.asksPeers() && newHere(args, kind))
+        {
+            subscribeTelling(session, subscriber, args, kind);
+            return;
+        }
         for (int i = 1; i < args.length; i++)
         {
             pubsub.subscribe(subscriber, new Topic(kind, args[i]));
             PushFrames.confirmation(out, confirmation(kind, true), args[i], subscriber.countFor(kind),
                 session.protocol());
         }
+    }
+
+    private boolean newHere(final byte[][] args, final byte kind)
+    {
+        for (int i = 1; i < args.length; i++)
+        {
+            if (!pubsub.hasHere(new Topic(kind, args[i])))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A SUBSCRIBE of a topic new to the node, which tells every peer of it and waits for their answers: subscribed
+     * here on the loop, its messages held, the peers told on a store thread, a step every later request of the
+     * connection waits for; its confirmations then go out, and the messages held after them.
+     */
+    private void subscribeTelling(final Session session, final Subscriber subscriber, final byte[][] args,
+        final byte kind)
+    {
+        subscriber.hold();
+        final ByteBuf confirmations = Unpooled.buffer();
+        final List<Topic> added = new ArrayList<>();
+        for (int i = 1; i < args.length; i++)
+        {
+            final Topic topic = new Topic(kind, args[i]);
+            if (pubsub.subscribeHere(subscriber, topic))
+            {
+                added.add(topic);
+            }
+            PushFrames.confirmation(confirmations, confirmation(kind, true), args[i], subscriber.countFor(kind),
+                session.protocol());
+        }
+        final CompletableFuture<Boolean> told = storeThreads.supply(() ->
+        {
+            added.forEach(pubsub::tellSubscribed);
+            return Boolean.TRUE;
+        });
+        session.await(told, (ignored, failure, out) ->
+        {
+            // a peer that failed to answer was counted by the telling, which the mesh's greeting mends
+            out.writeBytes(confirmations);
+            confirmations.release();
+            subscriber.release(out);
+        }, null);
     }
 
     private void unsubscribe(final Session session, final byte[][] args, final ByteBuf out, final byte kind)

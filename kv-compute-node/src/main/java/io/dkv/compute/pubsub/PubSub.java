@@ -88,13 +88,40 @@ public final class PubSub
      */
     public boolean subscribe(final Subscriber subscriber, final Topic topic)
     {
+        if (!subscribeHere(subscriber, topic))
+        {
+            return false;
+        }
+        tellSubscribed(topic);
+        return true;
+    }
+
+    /**
+     * The first half of {@link #subscribe}: the connection subscribed on this node, its messages from here delivered;
+     * {@link #tellSubscribed} tells the peers.
+     *
+     * @return false when it was subscribed to it already.
+     */
+    public boolean subscribeHere(final Subscriber subscriber, final Topic topic)
+    {
         if (!subscriber.add(topic))
         {
             return false;
         }
         local.add(topic, subscriber);
-        interest.tell(topic, () -> local.has(topic));
         return true;
+    }
+
+    /** The second half of {@link #subscribe}: every peer told of the topic, if it is new here; on any thread. */
+    public void tellSubscribed(final Topic topic)
+    {
+        interest.tell(topic, () -> local.has(topic));
+    }
+
+    /** @return true when a connection of this node subscribes to the topic. */
+    public boolean hasHere(final Topic topic)
+    {
+        return local.has(topic);
     }
 
     /** @return false when the connection was not subscribed to the topic. */
@@ -118,6 +145,7 @@ public final class PubSub
     /** The connection closed: each of its subscriptions ends. */
     public void gone(final Subscriber subscriber)
     {
+        subscriber.dropHeld();
         for (final byte kind : new byte[]{Topic.CHANNEL, Topic.PATTERN, Topic.SHARD})
         {
             for (final Topic topic : subscriber.topics(kind))
@@ -185,7 +213,10 @@ public final class PubSub
         return !peers.isEmpty();
     }
 
-    /** @return true when PUBSUB's questions call peers, or wait for the node to have met them. */
+    /**
+     * @return true when PUBSUB's questions, or telling of a topic new to the node, call peers, or wait for the node to
+     * have met them.
+     */
     public boolean asksPeers()
     {
         return mesh != null && (!interest.ready() || !mesh.peers().isEmpty());

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 
+import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,6 +29,8 @@ public final class Subscriber
     private int patterns;
     private int shards;
     private volatile int protocol = 2;
+    /** Messages held while a SUBSCRIBE's peers are told ({@link #hold}); null when none are held. */
+    private ArrayDeque<ByteBuf> held;
 
     /**
      * @param id               the connection's id: messages reach a channel's subscribers in the order of their ids.
@@ -141,6 +144,14 @@ public final class Subscriber
             }
             return;
         }
+        synchronized (this)
+        {
+            if (held != null)
+            {
+                held.addLast(message);
+                return;
+            }
+        }
         channel.writeAndFlush(message).addListener((ChannelFutureListener)future ->
         {
             queuedBytes.addAndGet(-bytes);
@@ -149,6 +160,49 @@ public final class Subscriber
                 future.channel().close();
             }
         });
+    }
+
+    /**
+     * Hold the messages that come from now on (each still counted against the output limit) until {@link #release}:
+     * a SUBSCRIBE whose peers are told on another thread answers before any message of its topics reaches the
+     * connection, as redis's does. On the connection's loop.
+     */
+    public synchronized void hold()
+    {
+        if (held == null)
+        {
+            held = new ArrayDeque<>();
+        }
+    }
+
+    /**
+     * Write the messages held into {@code out}, after what it holds (the confirmations), and write those that come
+     * from now on to the connection as before. On the connection's loop, which writes {@code out} before any message
+     * another thread writes after this.
+     */
+    public synchronized void release(final ByteBuf out)
+    {
+        if (held == null)
+        {
+            return;
+        }
+        for (ByteBuf message = held.pollFirst(); message != null; message = held.pollFirst())
+        {
+            queuedBytes.addAndGet(-message.readableBytes());
+            out.writeBytes(message);
+            message.release();
+        }
+        held = null;
+    }
+
+    /** The connection closed: the messages held go nowhere. */
+    synchronized void dropHeld()
+    {
+        if (held != null)
+        {
+            held.forEach(ByteBuf::release);
+            held = null;
+        }
     }
 
     public String toString()
