@@ -411,21 +411,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 if (stepping)
                 {
                     budget--;
-                    session.mayAwait(true);
-                    try
-                    {
-                        table.execute(session, args, pending);
-                    }
-                    finally
-                    {
-                        session.mayAwait(false);
-                    }
-                    final AsyncStep step = session.takeStep();
-                    if (step != null)
-                    {
-                        inFlight.add(step);
-                        step.operation().whenComplete((result, failure) -> stepCompleted());
-                    }
+                    ranAsStep(args, true);
                     writeIfLarge();
                     continue;
                 }
@@ -433,20 +419,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 {
                     budget--;
                     // MSET, MSETNX, DEL and the collections' commands run on a store thread when they may: a step
-                    session.mayAwait(asyncCommands && session.repliesOn());
-                    try
+                    if (ranAsStep(args, asyncCommands && session.repliesOn()))
                     {
-                        table.execute(session, args, pending);
-                    }
-                    finally
-                    {
-                        session.mayAwait(false);
-                    }
-                    final AsyncStep offloaded = session.takeStep();
-                    if (offloaded != null)
-                    {
-                        inFlight.add(offloaded);
-                        offloaded.operation().whenComplete((result, failure) -> stepCompleted());
                         continue;
                     }
                     final CompletableFuture<ByteBuf> deferred = session.takeDeferred();
@@ -477,20 +451,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 final int from = mark();
                 budget--;
                 // SET and its kin of a long value publish it on a store thread where they may: a step
-                session.mayAwait(asyncCommands && session.repliesOn());
-                try
+                if (ranAsStep(request, asyncCommands && session.repliesOn()))
                 {
-                    table.executeLong(session, request, pendingBuffer());
-                }
-                finally
-                {
-                    session.mayAwait(false);
-                }
-                final AsyncStep step = session.takeStep();
-                if (step != null)
-                {
-                    inFlight.add(step);
-                    step.operation().whenComplete((result, failure) -> stepCompleted());
                     continue;
                 }
                 settle(from);
@@ -517,6 +479,39 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 scheduleTurn();
             }
         }
+    }
+
+    /**
+     * Run a request (its arguments, or a {@link LongRequest}), letting it leave a step where {@code mayAwait}.
+     *
+     * @return true when it left one, now in flight; false when it answered into the pending replies.
+     */
+    private boolean ranAsStep(final Object request, final boolean mayAwait)
+    {
+        session.mayAwait(mayAwait);
+        try
+        {
+            if (request instanceof LongRequest longRequest)
+            {
+                table.executeLong(session, longRequest, pendingBuffer());
+            }
+            else
+            {
+                table.execute(session, (byte[][])request, pendingBuffer());
+            }
+        }
+        finally
+        {
+            session.mayAwait(false);
+        }
+        final AsyncStep step = session.takeStep();
+        if (step == null)
+        {
+            return false;
+        }
+        inFlight.add(step);
+        step.operation().whenComplete((result, failure) -> stepCompleted());
+        return true;
     }
 
     /**
