@@ -216,6 +216,8 @@ public final class Waiters
         {
             return false;
         }
+        // a node that has not met its peers yet (just started) would ask none of them
+        pool.awaitReady();
         final byte[] request = ByteBuffer.allocate(Long.BYTES + 1).putLong(connectionId).put((byte)(error ? 1 : 0))
             .array();
         for (final long peer : mesh.peers())
@@ -237,12 +239,12 @@ public final class Waiters
     }
 
     /**
-     * @return true when CLIENT UNBLOCK of the connection would call peers: it is blocked on no node here, and the node
-     * has peers.
+     * @return true when CLIENT UNBLOCK of the connection would call peers, or wait for the node to meet them: it is
+     * blocked on no connection here, and the node has peers or has not met them yet.
      */
     public boolean unblockAsksPeers(final long connectionId)
     {
-        return mesh != null && !byConnection.containsKey(connectionId) && !mesh.peers().isEmpty();
+        return mesh != null && !byConnection.containsKey(connectionId) && (!pool.ready() || !mesh.peers().isEmpty());
     }
 
     /** @return true when the connection is blocked on this node: its wait ends on its loop. */
