@@ -230,16 +230,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
      */
     private boolean longArgumentsArrived(final LongRequest request)
     {
-        if (CommandTable.stagedArrived(request, null))
-        {
-            return true;
-        }
-        if (awaitedLong != request)
-        {
-            awaitedLong = request;
-            CommandTable.stagedArrived(request, this::stepCompleted);
-        }
-        return false;
+        final Runnable watch = awaitedLong == request ? null : this::stepCompleted;
+        final boolean arrived = CommandTable.stagedArrived(request, watch);
+        awaitedLong = arrived ? null : request;
+        return arrived;
     }
 
     private void stepsDone()

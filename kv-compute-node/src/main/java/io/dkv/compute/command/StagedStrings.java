@@ -99,7 +99,12 @@ public final class StagedStrings implements LongBulkSink
      */
     public boolean backlogged()
     {
-        // marked before the count is read: a chunk that drains the count after this read sees the mark
+        if (chunksOut.get() < CHUNKS_OUT_MAX)
+        {
+            // every turn of every connection asks: one read, no write, where no long bulk is out
+            return false;
+        }
+        // marked before the count is read again: a chunk that drains the count after that read sees the mark
         paused.set(true);
         return chunksOut.get() >= CHUNKS_OUT_MAX;
     }
