@@ -36,6 +36,17 @@ public interface Device extends AutoCloseable
     {
     }
 
+    /**
+     * Count each message a receive queue passed over because its sender claimed room for it in a shared ring and
+     * never finished writing it (the sender's process died meanwhile): shm only, where senders write into the
+     * receiver's memory themselves; an RNIC drops a message whose sender stopped midway, unseen by verbs.
+     *
+     * @param counter where they go; incremented by the thread that drains the receive queue.
+     */
+    default void abandonedMessagesCounter(final AtomicCounter counter)
+    {
+    }
+
     /** Close the device and every object created from it. */
     void close();
 }

@@ -69,6 +69,11 @@ final class DriverConductor implements Agent, MessageHandler
     /** Written by the conductor alone. */
     private final AtomicCounter clientsAttached;
     private final AtomicCounter clientsTimedOut;
+    private final AtomicCounter commandsUnblocked;
+    /** Where the conductor's reading of the command ring stood when it was last seen to move. */
+    private long commandsConsumed = -1;
+    /** When the reading of the command ring was last seen to move, by the heartbeat clock. */
+    private long commandsMovedAt;
     /**
      * Registers and withdraws the nodes attached clients are, one after another in the order asked (a node that
      * detaches and attaches again is withdrawn before it is registered again), off the duty cycle: each is a directory
@@ -99,6 +104,7 @@ final class DriverConductor implements Agent, MessageHandler
         this.commands = commands;
         this.clientsAttached = driver.counters().get(DriverCounter.CLIENTS_ATTACHED);
         this.clientsTimedOut = driver.counters().get(DriverCounter.CLIENTS_TIMED_OUT);
+        this.commandsUnblocked = driver.counters().get(DriverCounter.COMMANDS_UNBLOCKED);
     }
 
     public String roleName()
@@ -119,8 +125,39 @@ final class DriverConductor implements Agent, MessageHandler
             cnc.heartbeat(now);
             work += driver.housekeeping();
             work += checkClients(now);
+            work += unblockCommands(now);
         }
         return work;
+    }
+
+    /**
+     * A client killed between claiming room in the command ring and committing its command leaves a record the
+     * conductor waits on for ever, and every command behind it, another client's attach included, with it. A ring
+     * whose reading stood still behind commands written for longer than a client may stay silent holds such a
+     * record: it is made padding, as Aeron's driver does (a client paused that long mid-command was removed as
+     * silent meanwhile, and what it commits on waking names a client this driver no longer serves).
+     *
+     * @return 1 when a dead writer's record was passed over.
+     */
+    private int unblockCommands(final long now)
+    {
+        final long consumed = commands.consumerPosition();
+        if (consumed != commandsConsumed || commands.producerPosition() == consumed)
+        {
+            commandsConsumed = consumed;
+            commandsMovedAt = now;
+            return 0;
+        }
+        if (now - commandsMovedAt <= clientTimeoutMs || !commands.unblock())
+        {
+            return 0;
+        }
+        commandsUnblocked.incrementRelease();
+        LOG.log(System.Logger.Level.WARNING, "the command ring stood still at position " + consumed + " for " +
+            (now - commandsMovedAt) + " ms behind commands up to " + commands.producerPosition() +
+            ": a client died mid-command; its record passed over");
+        commandsMovedAt = now;
+        return 1;
     }
 
     public void onClose()

@@ -27,7 +27,9 @@ public enum DriverCounter implements CounterDescriptor
     REQUESTS_CAS(13, "Requests: CAS", "dkv_raas_requests_total{opcode=\"CAS\"}"),
     REQUESTS_FAA(14, "Requests: FAA", "dkv_raas_requests_total{opcode=\"FAA\"}"),
     CLIENTS_ATTACHED(15, "Clients attached", "dkv_raas_clients_attached_total"),
-    CLIENTS_TIMED_OUT(16, "Clients removed as dead", "dkv_raas_clients_timed_out_total");
+    CLIENTS_TIMED_OUT(16, "Clients removed as dead", "dkv_raas_clients_timed_out_total"),
+    COMMANDS_UNBLOCKED(17, "Commands left by dead clients", "dkv_raas_commands_unblocked_total"),
+    MESSAGES_ABANDONED(18, "Half-written messages dropped", "dkv_raas_messages_abandoned_total");
 
     /** The type id the driver's counters carry in a counters file, beside other roles' counters. */
     public static final int TYPE_ID = 1;

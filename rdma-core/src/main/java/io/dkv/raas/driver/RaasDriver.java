@@ -97,6 +97,7 @@ public final class RaasDriver implements Raas
         try
         {
             device.receiverNotReadyCounter(counters.get(DriverCounter.RNR_RETRIES));
+            device.abandonedMessagesCounter(counters.get(DriverCounter.MESSAGES_ABANDONED));
             pd = device.allocPd();
             final int maxCqe = device.attributes().maxCqe();
             final CompletionQueue sendCq = device.createCq(Math.min(maxCqe, BitUtil.findNextPositivePowerOfTwo(

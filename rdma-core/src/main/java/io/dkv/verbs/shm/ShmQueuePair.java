@@ -352,6 +352,8 @@ final class ShmQueuePair extends SoftQueuePair
             {
                 return TX_BLOCKED;
             }
+            // named at once: a receiver standing behind this record while the write below runs asks whether we live
+            ring.buffer().putLongVolatile(claimed + SRC_DEVICE_OFFSET, shm.deviceId());
         }
 
         final int index = slot.rkey >>> 8;

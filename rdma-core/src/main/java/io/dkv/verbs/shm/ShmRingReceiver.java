@@ -6,8 +6,13 @@ import io.dkv.verbs.WorkCompletion;
 import io.dkv.verbs.soft.LocalMemory;
 import io.dkv.verbs.soft.ReceiveSlot;
 import io.dkv.verbs.soft.SoftEndpoint;
+import io.dkv.verbs.VerbsException;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.lang.foreign.MemorySegment;
@@ -19,10 +24,18 @@ import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
  * each sender wrote them, and acknowledges them to reliable senders. A message that finds no
  * receive request stays in the ring until one is posted (the receiver-not-ready case, retried
  * indefinitely as with {@code rnr_retry = 7}).
+ *
+ * <p>Senders write into the ring themselves: one killed between claiming room and committing leaves a record that
+ * nothing completes, and every message behind it, from any sender, would wait for ever (a node that hears nothing
+ * more, its lease lapsing). Such a record is passed over (made padding) once the sender it names is found gone, or
+ * after {@link io.dkv.verbs.VerbsContext#shmUnblockMs()} whoever wrote it; a record that is whole is never passed
+ * over.
  */
 final class ShmRingReceiver implements ControlledMessageHandler
 {
     private static final int DRAIN_LIMIT = 64;
+    /** How often a ring standing behind a half-written record looks at whether its sender lives. */
+    private static final long LOOK_INTERVAL_NANOS = 10_000_000L;
 
     private final ShmDevice device;
     private final SoftEndpoint endpoint;
@@ -43,6 +56,12 @@ final class ShmRingReceiver implements ControlledMessageHandler
     private ShmRemoteDevice ackDevice;
     /** A message waits in the ring for a receive request to be posted (receiver-not-ready). */
     private boolean waitingForReceive;
+    private final NanoClock nanoClock;
+    private final long unblockNanos;
+    /** The ring's reading position when it was last seen standing still behind messages; -1 when it moves. */
+    private long stuckPosition = -1;
+    private long stuckSinceNanos;
+    private long nextLookNanos;
 
     ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind,
         final int maxSge)
@@ -54,6 +73,8 @@ final class ShmRingReceiver implements ControlledMessageHandler
         this.ringSegment = queue.segment();
         this.ringOffset = queue.ringOffset();
         this.slot = new ReceiveSlot(Math.max(1, maxSge));
+        this.nanoClock = device.context().nanoClock();
+        this.unblockNanos = device.context().shmUnblockMs() * 1_000_000L;
     }
 
     /** RC: accept messages from this peer only and acknowledge them into its queue file. */
@@ -82,7 +103,74 @@ final class ShmRingReceiver implements ControlledMessageHandler
 
     int drain()
     {
-        return queue.ring().controlledRead(this, DRAIN_LIMIT);
+        final int read = queue.ring().controlledRead(this, DRAIN_LIMIT);
+        if (read == 0 && !waitingForReceive && hasMessages())
+        {
+            return passOverAbandoned();
+        }
+        stuckPosition = -1;
+        return read;
+    }
+
+    /** @return 1 when a record its sender left half-written was made padding, else 0. */
+    private int passOverAbandoned()
+    {
+        final ManyToOneRingBuffer ring = queue.ring();
+        final long head = ring.consumerPosition();
+        final long now = nanoClock.nanoTime();
+        if (head != stuckPosition)
+        {
+            stuckPosition = head;
+            stuckSinceNanos = now;
+            nextLookNanos = now + LOOK_INTERVAL_NANOS;
+            return 0;
+        }
+        if (now - nextLookNanos < 0)
+        {
+            return 0;
+        }
+        nextLookNanos = now + LOOK_INTERVAL_NANOS;
+        final AtomicBuffer buffer = ring.buffer();
+        final int recordIndex = (int)head & (ring.capacity() - 1);
+        if (buffer.getIntVolatile(RecordDescriptor.lengthOffset(recordIndex)) > 0)
+        {
+            // whole: it waits for the endpoint, not for its sender
+            return 0;
+        }
+        final long sender = buffer.getLongVolatile(
+            RecordDescriptor.encodedMsgOffset(recordIndex) + SRC_DEVICE_OFFSET);
+        if ((now - stuckSinceNanos <= unblockNanos && !senderGone(sender)) || !ring.unblock())
+        {
+            return 0;
+        }
+        stuckPosition = -1;
+        final AtomicCounter abandoned = device.abandonedMessagesCounter();
+        if (abandoned != null)
+        {
+            abandoned.increment();
+        }
+        return 1;
+    }
+
+    /**
+     * @param sender the device a half-written record names: 0 while its sender had not written it yet.
+     * @return true when no process of that device lives (a new incarnation under the id counts as alive: the record
+     * may be its own, and the time bound passes over it otherwise).
+     */
+    private boolean senderGone(final long sender)
+    {
+        if (sender == 0 || sender == device.deviceId())
+        {
+            return false;
+        }
+        try
+        {
+            return !device.remote(sender).checkReachableNow();
+        }
+        catch (final VerbsException gone)
+        {
+            return true;
+        }
     }
 
     public Action onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)

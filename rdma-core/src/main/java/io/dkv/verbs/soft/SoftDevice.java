@@ -45,6 +45,7 @@ public abstract class SoftDevice implements Device
     private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
     /** Set before the queue pairs that count into it are made: each takes it into a final field of its own. */
     private AtomicCounter receiverNotReady;
+    private AtomicCounter abandonedMessages;
     private int nextRegionIndex = 1;
     private int nextEndpointIndex = 1;
     private int nextPdId = 1;
@@ -103,6 +104,17 @@ public abstract class SoftDevice implements Device
     public AtomicCounter receiverNotReadyCounter()
     {
         return receiverNotReady;
+    }
+
+    public void abandonedMessagesCounter(final AtomicCounter counter)
+    {
+        this.abandonedMessages = counter;
+    }
+
+    /** @return where the device's receive queues count messages their senders abandoned; null when nobody does. */
+    public AtomicCounter abandonedMessagesCounter()
+    {
+        return abandonedMessages;
     }
 
     public final synchronized ProtectionDomain allocPd()
