@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -709,8 +710,9 @@ public final class MetaDirectory implements Directory
         }
         catch (final RuntimeException ex)
         {
-            // the next period tries again; the lease outlives a few missed renewals
-            if (lastHeartbeatFailure == null)
+            // the next period tries again; the lease outlives a few missed renewals. Said again when the cause
+            // changes: a node that never renews again is understood from what its last tries met
+            if (!Objects.equals(lastHeartbeatFailure, ex.getMessage()))
             {
                 LOG.log(System.Logger.Level.WARNING, "renewing node " + (self == null ? "?" : self.id()) +
                     "'s lease failed (tried again every " + renewalPeriodMs + " ms): " + ex.getMessage());

@@ -37,6 +37,8 @@ class CheckCommandTest
     private static final long MIN_FAULTY_RUN_EVENTS = 2_000;
     /** Where the results of a run that ended with a verdict other than the one expected are kept. */
     private static final Path KEPT = Path.of("target", "kept-check-runs");
+    /** Lines of each role's log a failed run's report shows. */
+    private static final int DIGEST_LINES_PER_LOG = 8;
 
     /** {@code dkv check}'s command line, as {@code ./dkv check} runs it, saying what fails on its standard error. */
     private final CommandRun check = new CommandRun(() -> DkvCommandLine.of(new CheckCommand()));
@@ -596,7 +598,7 @@ class CheckCommandTest
                 keep();
             }
             assertEquals(expected.exitCode(), exit,
-                () -> "exit " + exit + String.join("", context) + ", " + err + "\n" + verdict);
+                () -> "exit " + exit + String.join("", context) + ", " + err + "\n" + verdict + "\n" + digest());
             assertTrue(verdict.startsWith(expected.name()), verdict);
         }
 
@@ -625,6 +627,36 @@ class CheckCommandTest
             {
                 System.out.println("CheckCommandTest: could not keep " + results + ": " + ex);
             }
+        }
+
+        /**
+         * What a failed run's report needs where only the test's output survives (a CI machine's): the nemesis's log
+         * and the last lines of each role's log that are not stack frames.
+         */
+        String digest()
+        {
+            final StringBuilder digest = new StringBuilder();
+            try
+            {
+                digest.append(read(ResultDirectory.NEMESIS));
+                try (var logs = Files.list(results.resolve("logs")))
+                {
+                    for (final Path log : logs.filter(file -> file.toString().endsWith(".log")).sorted().toList())
+                    {
+                        final List<String> lines = Files.readAllLines(log).stream()
+                            .filter(line -> !line.startsWith("\tat ") && !line.startsWith("\t... "))
+                            .map(line -> line.length() > 300 ? line.substring(0, 300) + "..." : line).toList();
+                        digest.append("== ").append(log.getFileName()).append('\n');
+                        lines.subList(Math.max(0, lines.size() - DIGEST_LINES_PER_LOG), lines.size())
+                            .forEach(line -> digest.append(line).append('\n'));
+                    }
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                digest.append("(the run's logs could not be read: ").append(ex).append(")\n");
+            }
+            return digest.toString();
         }
 
         String read(final String file) throws IOException
