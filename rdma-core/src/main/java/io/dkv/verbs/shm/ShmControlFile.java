@@ -1,6 +1,7 @@
 package io.dkv.verbs.shm;
 
 import io.dkv.verbs.VerbsException;
+import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -14,6 +15,9 @@ import static io.dkv.verbs.shm.ShmControlDescriptor.*;
  */
 final class ShmControlFile
 {
+    /** Spins over an entry being written before its owner's process is looked at: a write takes nanoseconds. */
+    static final int SPINS_BEFORE_LIVENESS_CHECK = 1 << 12;
+
     /**
      * Held so that an automatically managed mapping stays mapped as long as this flyweight is used:
      * the buffer below knows only the address.
@@ -128,7 +132,7 @@ final class ShmControlFile
     }
 
     /**
-     * @return false when index is outside the table (the entry is then untouched).
+     * @return false when index is outside the table (the entry is then untouched), or its owner died writing it.
      */
     boolean readRegion(final int index, final ShmRegionEntry entry)
     {
@@ -136,8 +140,7 @@ final class ShmControlFile
         {
             return false;
         }
-        readConsistent(regionEntryOffset(index), entry);
-        return true;
+        return readConsistent(regionEntryOffset(index), entry);
     }
 
     void putEndpoint(
@@ -190,14 +193,19 @@ final class ShmControlFile
      */
     boolean readEndpoint(final int number, final ShmEndpointEntry entry)
     {
-        readConsistent(endpointEntryOffset(number & (endpointCapacity - 1)), entry);
-        return entry.number == number && number != 0;
+        return readConsistent(endpointEntryOffset(number & (endpointCapacity - 1)), entry) &&
+            entry.number == number && number != 0;
     }
 
-    /** Copy the entry at {@code offset} as it was between two writes, however often a write overlaps the copy. */
-    private void readConsistent(final int offset, final ShmTableEntry entry)
+    /**
+     * Copy the entry at {@code offset} as it was between two writes, however often a write overlaps the copy.
+     *
+     * @return false when the owner died in the middle of writing it: the entry stays half-written for ever, and its
+     * device, gone, serves nothing (a reader that waited on it would hang the thread, a driver's poller say).
+     */
+    private boolean readConsistent(final int offset, final ShmTableEntry entry)
     {
-        while (true)
+        for (int spins = 1; ; spins++)
         {
             final long before = buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET);
             if ((before & 1) == 0)
@@ -206,8 +214,17 @@ final class ShmControlFile
                 VarHandle.loadLoadFence();
                 if (buffer.getLongVolatile(offset + ENTRY_VERSION_OFFSET) == before)
                 {
-                    return;
+                    return true;
                 }
+            }
+            if ((spins & (SPINS_BEFORE_LIVENESS_CHECK - 1)) == 0)
+            {
+                if (!ProcessLiveness.isAlive(pid()))
+                {
+                    return false;
+                }
+                // a writer paused midway (SIGSTOP, descheduled): wait without holding the core it needs
+                Thread.yield();
             }
             Thread.onSpinWait();
         }
