@@ -86,15 +86,6 @@ public final class VerbsConfiguration
     public static final String SHM_POPULATE_PROP_NAME = "dkv.verbs.shm.populate";
     public static final boolean SHM_POPULATE_DEFAULT = true;
 
-    /**
-     * How long a shm receive ring may stand behind a message its sender claimed room for and never finished before the
-     * receiver passes over it, whoever the sender is. One whose sender's process is gone is passed over at once; this
-     * bounds the rest (a sender whose device id a new incarnation took, or one that died before writing its id), and
-     * should exceed any pause of a live sender between claiming and committing.
-     */
-    public static final String SHM_UNBLOCK_MS_PROP_NAME = "dkv.verbs.shm.unblock.ms";
-    public static final int SHM_UNBLOCK_MS_DEFAULT = 10_000;
-
     /** Bytes of each tcp link's transmit and receive staging buffers. */
     public static final String TCP_LINK_BUFFER_PROP_NAME = "dkv.verbs.tcp.link.buffer";
     public static final int TCP_LINK_BUFFER_DEFAULT = 256 * 1024;

@@ -35,7 +35,6 @@ public final class VerbsContext extends CommonContext<VerbsContext>
     private long maxMessageSize = longProperty(MAX_MESSAGE_SIZE_PROP_NAME, MAX_MESSAGE_SIZE_DEFAULT);
     private int shmRingCapacity = intProperty(SHM_RING_CAPACITY_PROP_NAME, SHM_RING_CAPACITY_DEFAULT);
     private boolean shmPopulate = booleanProperty(SHM_POPULATE_PROP_NAME, SHM_POPULATE_DEFAULT);
-    private int shmUnblockMs = intProperty(SHM_UNBLOCK_MS_PROP_NAME, SHM_UNBLOCK_MS_DEFAULT);
     private int tcpLinkBuffer = intProperty(TCP_LINK_BUFFER_PROP_NAME, TCP_LINK_BUFFER_DEFAULT);
     private int tcpMaxLinks = intProperty(TCP_MAX_LINKS_PROP_NAME, TCP_MAX_LINKS_DEFAULT);
     private int tcpMaxInvalidFrames = intProperty(TCP_MAX_INVALID_FRAMES_PROP_NAME, TCP_MAX_INVALID_FRAMES_DEFAULT);
@@ -91,7 +90,6 @@ public final class VerbsContext extends CommonContext<VerbsContext>
         requireRange("tcpMaxDcSourcesPerLink", tcpMaxDcSourcesPerLink, 1, 1 << 20);
         requireRange("tcpRnrTimerUs", tcpRnrTimerUs, 1, 10_000_000);
         requireRange("retryTimeoutMs", retryTimeoutMs, 1, 600_000);
-        requireRange("shmUnblockMs", shmUnblockMs, 1, 3_600_000);
         requireRange("tcpEngineSpinUs", tcpEngineSpinUs, 0, 10_000_000);
         requireRange("ibvPort", ibvPort, 1, 255);
         requireRange("ibvGidIndex", ibvGidIndex, -1, 65_535);
@@ -237,18 +235,6 @@ public final class VerbsContext extends CommonContext<VerbsContext>
     public VerbsContext shmPopulate(final boolean shmPopulate)
     {
         this.shmPopulate = shmPopulate;
-        return this;
-    }
-
-    public int shmUnblockMs()
-    {
-        return shmUnblockMs;
-    }
-
-    /** @see VerbsConfiguration#SHM_UNBLOCK_MS_PROP_NAME */
-    public VerbsContext shmUnblockMs(final int shmUnblockMs)
-    {
-        this.shmUnblockMs = shmUnblockMs;
         return this;
     }
 

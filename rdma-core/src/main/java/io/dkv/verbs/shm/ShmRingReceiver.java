@@ -27,9 +27,9 @@ import static io.dkv.verbs.shm.ShmMessageDescriptor.*;
  *
  * <p>Senders write into the ring themselves: one killed between claiming room and committing leaves a record that
  * nothing completes, and every message behind it, from any sender, would wait for ever (a node that hears nothing
- * more, its lease lapsing). Such a record is passed over (made padding) once the sender it names is found gone, or
- * after {@link io.dkv.verbs.VerbsContext#shmUnblockMs()} whoever wrote it; a record that is whole is never passed
- * over.
+ * more, its lease lapsing). Such a record is passed over (made padding) once the sender it names is found gone: never
+ * while that sender lives, as one paused midway (SIGSTOP, a long GC) goes on writing into the record when it wakes, and
+ * room passed over may by then hold another's message. A record that is whole is never passed over.
  */
 final class ShmRingReceiver implements ControlledMessageHandler
 {
@@ -57,10 +57,8 @@ final class ShmRingReceiver implements ControlledMessageHandler
     /** A message waits in the ring for a receive request to be posted (receiver-not-ready). */
     private boolean waitingForReceive;
     private final NanoClock nanoClock;
-    private final long unblockNanos;
     /** The ring's reading position when it was last seen standing still behind messages; -1 when it moves. */
     private long stuckPosition = -1;
-    private long stuckSinceNanos;
     private long nextLookNanos;
 
     ShmRingReceiver(final ShmDevice device, final SoftEndpoint endpoint, final ShmQueueFile queue, final int kind,
@@ -74,7 +72,6 @@ final class ShmRingReceiver implements ControlledMessageHandler
         this.ringOffset = queue.ringOffset();
         this.slot = new ReceiveSlot(Math.max(1, maxSge));
         this.nanoClock = device.context().nanoClock();
-        this.unblockNanos = device.context().shmUnblockMs() * 1_000_000L;
     }
 
     /** RC: accept messages from this peer only and acknowledge them into its queue file. */
@@ -121,7 +118,6 @@ final class ShmRingReceiver implements ControlledMessageHandler
         if (head != stuckPosition)
         {
             stuckPosition = head;
-            stuckSinceNanos = now;
             nextLookNanos = now + LOOK_INTERVAL_NANOS;
             return 0;
         }
@@ -139,7 +135,7 @@ final class ShmRingReceiver implements ControlledMessageHandler
         }
         final long sender = buffer.getLongVolatile(
             RecordDescriptor.encodedMsgOffset(recordIndex) + SRC_DEVICE_OFFSET);
-        if ((now - stuckSinceNanos <= unblockNanos && !senderGone(sender)) || !ring.unblock())
+        if (!senderGone(sender) || !ring.unblock())
         {
             return 0;
         }
@@ -154,8 +150,9 @@ final class ShmRingReceiver implements ControlledMessageHandler
 
     /**
      * @param sender the device a half-written record names: 0 while its sender had not written it yet.
-     * @return true when no process of that device lives (a new incarnation under the id counts as alive: the record
-     * may be its own, and the time bound passes over it otherwise).
+     * @return true when no process of that device lives. A device whose id a new incarnation took (a restarted
+     * MetaServer keeps its address) counts as alive, as the record may be the new one's: the old one is found gone
+     * first, as the ring is looked at within milliseconds of standing still and a restart takes seconds.
      */
     private boolean senderGone(final long sender)
     {
