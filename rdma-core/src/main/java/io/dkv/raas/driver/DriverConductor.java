@@ -11,6 +11,7 @@ import io.dkv.raas.cnc.ClientHeaderFlyweight;
 import io.dkv.raas.cnc.CncDescriptor;
 import io.dkv.raas.cnc.CncHeaderFlyweight;
 import io.dkv.raas.cnc.CorrelatedFlyweight;
+import io.dkv.verbs.soft.ProcessLiveness;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
@@ -74,6 +75,9 @@ final class DriverConductor implements Agent, MessageHandler
     private long commandsConsumed = -1;
     /** When the reading of the command ring was last seen to move, by the heartbeat clock. */
     private long commandsMovedAt;
+    /** Attached clients whose process was found gone, ever; and how many when the command ring last moved. */
+    private long clientsGone;
+    private long clientsGoneWhenMoved;
     /**
      * Registers and withdraws the nodes attached clients are, one after another in the order asked (a node that
      * detaches and attaches again is withdrawn before it is registered again), off the duty cycle: each is a directory
@@ -132,10 +136,11 @@ final class DriverConductor implements Agent, MessageHandler
 
     /**
      * A client killed between claiming room in the command ring and committing its command leaves a record the
-     * conductor waits on for ever, and every command behind it, another client's attach included, with it. A ring
-     * whose reading stood still behind commands written for longer than a client may stay silent holds such a
-     * record: it is made padding, as Aeron's driver does (a client paused that long mid-command was removed as
-     * silent meanwhile, and what it commits on waking names a client this driver no longer serves).
+     * conductor waits on for ever, and every command behind it, another client's attach included, with it. The record
+     * at the head is made padding (a whole one never is) once the ring stood still behind written commands for longer
+     * than a client may stay silent and an attached client's process was found gone meanwhile: never while every
+     * client lives, as one paused midway (SIGSTOP) writes on into the record when it wakes, into room that may by then
+     * hold another's command. Left waiting: a process killed mid-command before it was attached (its attach).
      *
      * @return 1 when a dead writer's record was passed over.
      */
@@ -146,9 +151,10 @@ final class DriverConductor implements Agent, MessageHandler
         {
             commandsConsumed = consumed;
             commandsMovedAt = now;
+            clientsGoneWhenMoved = clientsGone;
             return 0;
         }
-        if (now - commandsMovedAt <= clientTimeoutMs || !commands.unblock())
+        if (now - commandsMovedAt <= clientTimeoutMs || clientsGone == clientsGoneWhenMoved || !commands.unblock())
         {
             return 0;
         }
@@ -157,6 +163,7 @@ final class DriverConductor implements Agent, MessageHandler
             (now - commandsMovedAt) + " ms behind commands up to " + commands.producerPosition() +
             ": a client died mid-command; its record passed over");
         commandsMovedAt = now;
+        clientsGoneWhenMoved = clientsGone;
         return 1;
     }
 
@@ -196,7 +203,7 @@ final class DriverConductor implements Agent, MessageHandler
         for (final ClientSession session : sessions.values())
         {
             final long heartbeat = session.heartbeat();
-            if (now - heartbeat > timeout || !io.dkv.verbs.soft.ProcessLiveness.isAlive(session.pid))
+            if (now - heartbeat > timeout || !ProcessLiveness.isAlive(session.pid))
             {
                 toRemove.add(session);
             }
@@ -205,6 +212,10 @@ final class DriverConductor implements Agent, MessageHandler
         for (final ClientSession session : toRemove)
         {
             clientsTimedOut.incrementRelease();
+            if (!ProcessLiveness.isAlive(session.pid))
+            {
+                clientsGone++;
+            }
             remove(session, now - session.heartbeat() > timeout ?
                 "silent for " + (now - session.heartbeat()) + " ms" : "process " + session.pid + " is gone");
         }

@@ -1,12 +1,10 @@
-package io.dkv.raas.driver;
+package io.dkv.raas;
 
-import io.dkv.raas.Raas;
-import io.dkv.raas.RaasContext;
-import io.dkv.raas.RaasException;
-import io.dkv.raas.RaasPair;
-import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.cnc.AttachedRaas;
 import io.dkv.raas.cnc.CncDescriptor;
+import io.dkv.raas.driver.DriverCounter;
+import io.dkv.raas.driver.StandaloneDriver;
+import io.dkv.verbs.ChildProcess;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -20,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,12 +31,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A client killed between claiming room in its driver's command ring and committing the command leaves a record the
  * driver cannot read past: the driver passes over it once the ring stood still for longer than a client may be silent,
- * by the driver's clock, and not before, so that a live client's command is never cut short.
+ * by the driver's clock, and a client's process was found gone meanwhile; never while every client lives, so that a
+ * live client's command is never cut short.
  */
 class CommandRingUnblockTest
 {
     private static final long CLIENT_TIMEOUT_MS = 1_000;
     private static final long WAIT_SECONDS = 30;
+    /** A command type no driver knows: what a client that woke commits is read and refused, not acted on. */
+    private static final int UNKNOWN_COMMAND = 0x7e57;
 
     @Test
     @Timeout(60)
@@ -45,18 +47,19 @@ class CommandRingUnblockTest
     {
         final String name = "test-" + UUID.randomUUID().toString().substring(0, 8);
         final AtomicLong driverJumpMs = new AtomicLong();
-        final NanoClock driverClock = () -> System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(driverJumpMs.get());
-        final RaasContext context = RaasPair.context("shm", 1).driverName(name).clientTimeoutMs((int)CLIENT_TIMEOUT_MS)
-            .nanoClock(driverClock);
-        try (StandaloneDriver driver = StandaloneDriver.launch(context, new StaticDirectory());
+        try (StandaloneDriver driver = launch(name, driverJumpMs);
+            ChildProcess doomed = ChildProcess.start("doomed client", List.of(), RaasChild.class);
             Arena arena = Arena.ofShared())
         {
-            // what a client killed after tryClaim and before commit leaves
+            doomed.call("attach " + name);
+            assertEquals(1, driver.clientCount());
+            // what the client leaves when killed after tryClaim and before commit
             final ManyToOneRingBuffer ring = commandRing(driver, arena);
             assertTrue(ring.tryClaim(1, 16) >= 0);
+            doomed.kill();
             final CompletableFuture<String> attach = CompletableFuture.supplyAsync(() -> attachAndOpen(name));
 
-            // many heartbeats of the conductor, none of them past the timeout by its clock
+            // many heartbeats of the conductor, which removes the dead client, none past the timeout by its clock
             Thread.sleep(5 * 100 + 100);
             assertFalse(attach.isDone(), "the attach waits behind the half-written command");
             assertEquals(0, unblocked(driver), "a command half-written for less than the client timeout stays");
@@ -65,6 +68,39 @@ class CommandRingUnblockTest
             assertEquals("opened", attach.get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertEquals(1, unblocked(driver));
         }
+    }
+
+    @Test
+    @Timeout(60)
+    void aCommandHalfWrittenWhileEveryClientLivesIsWaitedForHoweverLong() throws Exception
+    {
+        final String name = "test-" + UUID.randomUUID().toString().substring(0, 8);
+        final AtomicLong driverJumpMs = new AtomicLong();
+        try (StandaloneDriver driver = launch(name, driverJumpMs);
+            Arena arena = Arena.ofShared())
+        {
+            // a live client paused midway: its process is there, and it writes on when it wakes
+            final ManyToOneRingBuffer ring = commandRing(driver, arena);
+            final int record = ring.tryClaim(UNKNOWN_COMMAND, 16);
+            assertTrue(record >= 0);
+            final CompletableFuture<String> attach = CompletableFuture.supplyAsync(() -> attachAndOpen(name));
+            driverJumpMs.set(60 * CLIENT_TIMEOUT_MS);
+
+            Thread.sleep(5 * 100 + 100);
+            assertFalse(attach.isDone(), "the attach waits behind the live client's command");
+            assertEquals(0, unblocked(driver));
+
+            ring.commit(record);
+            assertEquals("opened", attach.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(0, unblocked(driver));
+        }
+    }
+
+    private static StandaloneDriver launch(final String name, final AtomicLong driverJumpMs)
+    {
+        final NanoClock driverClock = () -> System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(driverJumpMs.get());
+        return StandaloneDriver.launch(RaasPair.context("shm", 1).driverName(name)
+            .clientTimeoutMs((int)CLIENT_TIMEOUT_MS).nanoClock(driverClock), new StaticDirectory());
     }
 
     private static long unblocked(final StandaloneDriver driver)
