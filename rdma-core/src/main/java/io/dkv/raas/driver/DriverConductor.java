@@ -75,9 +75,8 @@ final class DriverConductor implements Agent, MessageHandler
     private long commandsConsumed = -1;
     /** When the reading of the command ring was last seen to move, by the heartbeat clock. */
     private long commandsMovedAt;
-    /** Attached clients whose process was found gone, ever; and how many when the command ring last moved. */
-    private long clientsGone;
-    private long clientsGoneWhenMoved;
+    /** An attached client's process was found gone since the command ring was last seen with nothing in it. */
+    private boolean clientGoneSinceRingEmpty;
     /**
      * Registers and withdraws the nodes attached clients are, one after another in the order asked (a node that
      * detaches and attaches again is withdrawn before it is registered again), off the duty cycle: each is a directory
@@ -138,23 +137,29 @@ final class DriverConductor implements Agent, MessageHandler
      * A client killed between claiming room in the command ring and committing its command leaves a record the
      * conductor waits on for ever, and every command behind it, another client's attach included, with it. The record
      * at the head is made padding (a whole one never is) once the ring stood still behind written commands for longer
-     * than a client may stay silent and an attached client's process was found gone meanwhile: never while every
-     * client lives, as one paused midway (SIGSTOP) writes on into the record when it wakes, into room that may by then
-     * hold another's command. Left waiting: a process killed mid-command before it was attached (its attach).
+     * than a client may stay silent and an attached client's process was found gone since the ring last held nothing
+     * (the dead client's record has held it since): never while every client lives, as one paused midway (SIGSTOP)
+     * writes on into the record when it wakes, into room that may by then hold another's command. A client killed with
+     * several threads mid-command leaves one record each, passed over one after another. Left waiting: a process
+     * killed mid-command before it was attached (its attach).
      *
      * @return 1 when a dead writer's record was passed over.
      */
     private int unblockCommands(final long now)
     {
         final long consumed = commands.consumerPosition();
+        if (commands.producerPosition() == consumed)
+        {
+            // nothing claimed: a client that died since left no record here
+            clientGoneSinceRingEmpty = false;
+        }
         if (consumed != commandsConsumed || commands.producerPosition() == consumed)
         {
             commandsConsumed = consumed;
             commandsMovedAt = now;
-            clientsGoneWhenMoved = clientsGone;
             return 0;
         }
-        if (now - commandsMovedAt <= clientTimeoutMs || clientsGone == clientsGoneWhenMoved || !commands.unblock())
+        if (now - commandsMovedAt <= clientTimeoutMs || !clientGoneSinceRingEmpty || !commands.unblock())
         {
             return 0;
         }
@@ -163,7 +168,6 @@ final class DriverConductor implements Agent, MessageHandler
             (now - commandsMovedAt) + " ms behind commands up to " + commands.producerPosition() +
             ": a client died mid-command; its record passed over");
         commandsMovedAt = now;
-        clientsGoneWhenMoved = clientsGone;
         return 1;
     }
 
@@ -214,7 +218,8 @@ final class DriverConductor implements Agent, MessageHandler
             clientsTimedOut.incrementRelease();
             if (!ProcessLiveness.isAlive(session.pid))
             {
-                clientsGone++;
+                // a client killed with commands half-written (one per thread of its) holds the ring until passed over
+                clientGoneSinceRingEmpty = true;
             }
             remove(session, now - session.heartbeat() > timeout ?
                 "silent for " + (now - session.heartbeat()) + " ms" : "process " + session.pid + " is gone");
