@@ -1,6 +1,9 @@
 package io.dkv.memory;
 
-import org.rocksdb.Options;
+import io.dkv.format.KvBlockLayout;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -8,23 +11,36 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The memory node's keys on disk (RocksDB): what a restarted node loads back into its index and
- * heap. Written by the chunk server's thread only.
+ * heap. Written by the request server's thread only (and by the node's start, before that thread runs).
  *
  * <pre>
- * key                 value
- * (empty)             format    int    {@link #FORMAT}; no client key is empty, so it names no key
- * a client's key      expireAt  long   epoch milliseconds, 0: never (as the block's, {@code KvBlockLayout})
- *                     value     the rest
+ * column family "default"
+ *   key                 value
+ *   a client's key      expireAt  long   epoch milliseconds, 0: never (as the block's, {@code KvBlockLayout})
+ *                       writeId   long   the write's id, the same in every replica's copy ({@code KvBlockLayout})
+ *                       value     the rest
+ * column family "dkv-node": whose directory this is
+ *   "format"            int      {@link #FORMAT}
+ *   "node"              long     the memory node whose keys these are
+ *   "cluster"           16 bytes the cluster's fingerprint (from its secret), absent when the node was given none
  * </pre>
  *
- * A store of another format (format 1 kept values alone, with no format key) is refused when
- * opened rather than read wrongly.
+ * Why the write id: a node restarted on its disk takes its keys back as the writes they were, so a refill finds the
+ * copies that are alike in place, and when every copy of a key went down the copy of the replica that served last
+ * can be compared with the others (kv-memory-node/README.md, "Restarting from disk"). Format 2 (no write ids, its
+ * format under the empty key) is upgraded in place when opened, each key given a write id of its own, as format 2's
+ * restart did; format 1 (values alone) is refused rather than misread. A directory of another node or another
+ * cluster is refused, naming both: serving it would put another node's keys in this one's place.
  */
 final class KeyStore implements AutoCloseable
 {
@@ -33,99 +49,252 @@ final class KeyStore implements AutoCloseable
         RocksDB.loadLibrary();
     }
 
-    /** 2: values carry their expiry. */
-    static final int FORMAT = 2;
-    private static final byte[] FORMAT_KEY = new byte[0];
-    private static final int EXPIRE_AT_LENGTH = Long.BYTES;
+    /** 3: values carry their write id, and the directory says whose it is. 2: values carry their expiry. */
+    static final int FORMAT = 3;
+    static final String NODE_FAMILY = "dkv-node";
+    private static final byte[] FORMAT_KEY = "format".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NODE_KEY = "node".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CLUSTER_KEY = "cluster".getBytes(StandardCharsets.US_ASCII);
+    /** Where format 2 kept its format: no client key was empty. */
+    private static final byte[] FORMAT_2_KEY = new byte[0];
+    private static final int HEADER_LENGTH = 2 * Long.BYTES;
+    private static final int UPGRADE_BATCH = 4096;
 
-    /** Receives a stored key, its expiry time and its value. */
+    /** Receives a stored key, its expiry time, its write id and its value. */
     @FunctionalInterface
     interface StoredKeyVisitor
     {
-        void visit(byte[] key, long expireAt, byte[] value);
+        void visit(byte[] key, long expireAt, long writeId, byte[] value);
     }
 
     private final Path path;
-    private final Options options;
+    private final DBOptions options;
     private final WriteOptions syncWrites;
     private final WriteOptions bufferedWrites;
     private final RocksDB db;
+    private final List<ColumnFamilyHandle> families;
+    private final ColumnFamilyHandle keys;
+    private final boolean restored;
+    private final long upgradedKeys;
 
-    private KeyStore(final Path path, final Options options, final RocksDB db)
+    private KeyStore(final Path path, final DBOptions options, final RocksDB db, final List<ColumnFamilyHandle> families,
+        final boolean restored, final long upgradedKeys)
     {
         this.path = path;
         this.options = options;
         this.db = db;
+        this.families = families;
+        this.keys = families.get(0);
+        this.restored = restored;
+        this.upgradedKeys = upgradedKeys;
         this.syncWrites = new WriteOptions().setSync(true);
         this.bufferedWrites = new WriteOptions();
     }
 
     /**
-     * @throws IllegalStateException naming the directory when it cannot be opened (another node has it open, no
-     * space...).
+     * Open the node's key store, made when the directory holds none, upgraded when it is of format 2.
+     *
+     * @param nodeId  the memory node opening it: a directory of another node is refused.
+     * @param cluster the cluster's fingerprint ({@link #fingerprint}), or null when unknown: a directory of another
+     *                cluster is refused.
+     * @throws IllegalStateException naming the directory and the way out when it cannot be opened (another process
+     *                               has it open, no space, corrupt files) or is another node's or cluster's.
      */
-    static KeyStore open(final Path path)
+    static KeyStore open(final Path path, final long nodeId, final byte[] cluster)
     {
-        final Options options = new Options().setCreateIfMissing(true);
+        final DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+        final List<ColumnFamilyHandle> families = new ArrayList<>();
+        RocksDB db = null;
         try
         {
             Files.createDirectories(path);
-            final RocksDB db = RocksDB.open(options, path.toString());
-            try
+            final List<ColumnFamilyDescriptor> descriptors = List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)));
+            db = RocksDB.open(options, path.toString(), descriptors, families);
+            final ColumnFamilyHandle node = families.get(1);
+            final byte[] format = db.get(node, FORMAT_KEY);
+            final boolean restored;
+            long upgraded = 0;
+            if (format != null)
             {
-                checkFormat(path, db);
+                checkOwner(path, db, node, format, nodeId, cluster);
+                restored = true;
             }
-            catch (final RuntimeException | RocksDBException ex)
+            else
             {
-                db.close();
-                throw ex;
+                final byte[] format2 = db.get(families.get(0), FORMAT_2_KEY);
+                if (format2 == null && holdsAnyKey(db, families.get(0)))
+                {
+                    throw new IllegalStateException("the key store in " + path + " holds keys of format 1 (values " +
+                        "with no expiry), and this node reads format " + FORMAT + ": move it away, or start a node " +
+                        "of its version");
+                }
+                if (format2 != null)
+                {
+                    upgraded = upgradeFormat2(path, db, families.get(0));
+                }
+                restored = format2 != null;
+                claim(db, node, nodeId, cluster);
             }
-            return new KeyStore(path, options, db);
+            return new KeyStore(path, options, db, families, restored, upgraded);
         }
         catch (final IllegalStateException ex)
         {
-            options.close();
+            closeQuietly(db, families, options);
             throw ex;
         }
         catch (final RocksDBException | java.io.IOException ex)
         {
-            options.close();
+            closeQuietly(db, families, options);
             throw new IllegalStateException("cannot open the memory node's key store in " + path + ": " +
-                ex.getMessage(), ex);
+                ex.getMessage() + " (another process may have it open; if its files are damaged, move the " +
+                "directory away and start the node empty: with other copies of its keys it is refilled from them)",
+                ex);
         }
     }
 
-    private static void checkFormat(final Path path, final RocksDB db) throws RocksDBException
+    /**
+     * @return 16 bytes that name a cluster without giving its secret away: a directory records it, and a node of
+     * another cluster is refused it.
+     */
+    static byte[] fingerprint(final byte[] secret)
     {
-        final byte[] format = db.get(FORMAT_KEY);
-        if (format == null)
+        try
         {
-            try (RocksIterator iterator = db.newIterator())
-            {
-                iterator.seekToFirst();
-                if (iterator.isValid())
-                {
-                    throw new IllegalStateException("the key store in " + path +
-                        " holds keys of format 1 (values with no expiry), and this node reads format " + FORMAT +
-                        ": move it away, or start a node of its version");
-                }
-            }
-            db.put(FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+            final javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(secret, "HmacSHA256"));
+            return Arrays.copyOf(mac.doFinal("dkv memory node data directory".getBytes(StandardCharsets.US_ASCII)),
+                16);
         }
-        else if (format.length != Integer.BYTES || ByteBuffer.wrap(format).getInt() != FORMAT)
+        catch (final java.security.GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("cannot fingerprint the cluster secret: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static void checkOwner(final Path path, final RocksDB db, final ColumnFamilyHandle node,
+        final byte[] format, final long nodeId, final byte[] cluster) throws RocksDBException
+    {
+        if (format.length != Integer.BYTES || ByteBuffer.wrap(format).getInt() != FORMAT)
         {
             throw new IllegalStateException("the key store in " + path + " is of format " +
                 (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) :
-                    Arrays.toString(format)) +
-                ", and this node reads format " + FORMAT);
+                    Arrays.toString(format)) + ", and this node reads format " + FORMAT +
+                ": start a node of its version on it");
+        }
+        final byte[] owner = db.get(node, NODE_KEY);
+        final long ownerId = owner == null || owner.length != Long.BYTES ? 0 : ByteBuffer.wrap(owner).getLong();
+        if (ownerId != nodeId)
+        {
+            throw new IllegalStateException("the data directory " + path + " holds memory node " + ownerId +
+                "'s keys, not node " + nodeId + "'s: start node " + ownerId + " on it, or give node " + nodeId +
+                " a directory of its own (an empty one: its keys then come from their other copies)");
+        }
+        final byte[] stored = db.get(node, CLUSTER_KEY);
+        if (cluster != null && stored != null && !Arrays.equals(stored, cluster))
+        {
+            throw new IllegalStateException("the data directory " + path + " belongs to another cluster (made with " +
+                "a cluster secret whose fingerprint is " + HexFormat.of().formatHex(stored) + ", not this one's " +
+                HexFormat.of().formatHex(cluster) + "): start this node with that cluster's secret file, or on an " +
+                "empty --data-dir");
+        }
+        if (cluster != null && stored == null)
+        {
+            db.put(node, CLUSTER_KEY, cluster);
         }
     }
 
-    /** Add the key's state to {@code batch}: its value and expiry time. */
-    static void put(final WriteBatch batch, final byte[] key, final long expireAt,
+    private static void claim(final RocksDB db, final ColumnFamilyHandle node, final long nodeId,
+        final byte[] cluster) throws RocksDBException
+    {
+        try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true))
+        {
+            batch.put(node, NODE_KEY, ByteBuffer.allocate(Long.BYTES).putLong(nodeId).array());
+            if (cluster != null)
+            {
+                batch.put(node, CLUSTER_KEY, cluster);
+            }
+            // the format last: a directory whose claim was cut short is claimed again, never half-owned
+            batch.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+            db.write(sync, batch);
+        }
+    }
+
+    private static boolean holdsAnyKey(final RocksDB db, final ColumnFamilyHandle keys)
+    {
+        try (RocksIterator iterator = db.newIterator(keys))
+        {
+            iterator.seekToFirst();
+            return iterator.isValid();
+        }
+    }
+
+    /** Give each key of a format 2 store a write id of its own, in batches. @return keys upgraded. */
+    private static long upgradeFormat2(final Path path, final RocksDB db, final ColumnFamilyHandle keys)
+        throws RocksDBException
+    {
+        long upgraded = 0;
+        try (WriteOptions sync = new WriteOptions().setSync(true); RocksIterator iterator = db.newIterator(keys))
+        {
+            WriteBatch batch = new WriteBatch();
+            try
+            {
+                for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
+                {
+                    final byte[] key = iterator.key();
+                    if (key.length == 0)
+                    {
+                        continue;
+                    }
+                    final byte[] stored = iterator.value();
+                    final long expireAt = ByteBuffer.wrap(stored).getLong();
+                    batch.put(keys, key, ByteBuffer.allocate(HEADER_LENGTH + stored.length - Long.BYTES)
+                        .putLong(expireAt).putLong(KvBlockLayout.drawWriteId())
+                        .put(stored, Long.BYTES, stored.length - Long.BYTES).array());
+                    if (++upgraded % UPGRADE_BATCH == 0)
+                    {
+                        db.write(sync, batch);
+                        batch.close();
+                        batch = new WriteBatch();
+                    }
+                }
+                batch.delete(keys, FORMAT_2_KEY);
+                db.write(sync, batch);
+            }
+            finally
+            {
+                batch.close();
+            }
+        }
+        System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key store in " + path +
+            " from format 2 to " + FORMAT + ": " + upgraded + " keys, each given a write id");
+        return upgraded;
+    }
+
+    private static void closeQuietly(final RocksDB db, final List<ColumnFamilyHandle> families,
+        final DBOptions options)
+    {
+        families.forEach(ColumnFamilyHandle::close);
+        if (db != null)
+        {
+            db.close();
+        }
+        options.close();
+    }
+
+    /** Add the key's state to {@code batch}: its value, expiry time and write id. */
+    void put(final WriteBatch batch, final byte[] key, final long expireAt, final long writeId,
         final byte[] value) throws RocksDBException
     {
-        batch.put(key, ByteBuffer.allocate(EXPIRE_AT_LENGTH + value.length).putLong(expireAt).put(value).array());
+        batch.put(keys, key, ByteBuffer.allocate(HEADER_LENGTH + value.length).putLong(expireAt).putLong(writeId)
+            .put(value).array());
+    }
+
+    /** Add the key's deletion to {@code batch}. */
+    void delete(final WriteBatch batch, final byte[] key) throws RocksDBException
+    {
+        batch.delete(keys, key);
     }
 
     /**
@@ -143,23 +312,45 @@ final class KeyStore implements AutoCloseable
         }
     }
 
-    /** Hand every stored key, with its expiry time and value, to {@code visitor}, in key order. */
+    /** Put what was written without an fsync on disk: the write-ahead log's fsync, as appendfsync everysec's. */
+    void syncWal()
+    {
+        try
+        {
+            db.syncWal();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new IllegalStateException("cannot fsync the key store's log in " + path + ": " + ex.getMessage(),
+                ex);
+        }
+    }
+
+    /** Hand every stored key, with its expiry time, write id and value, to {@code visitor}, in key order. */
     void forEach(final StoredKeyVisitor visitor)
     {
-        try (RocksIterator iterator = db.newIterator())
+        try (RocksIterator iterator = db.newIterator(keys))
         {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
             {
-                final byte[] key = iterator.key();
-                if (key.length == 0)
-                {
-                    continue;
-                }
                 final byte[] stored = iterator.value();
-                final long expireAt = ByteBuffer.wrap(stored).getLong();
-                visitor.visit(key, expireAt, Arrays.copyOfRange(stored, EXPIRE_AT_LENGTH, stored.length));
+                final ByteBuffer header = ByteBuffer.wrap(stored);
+                visitor.visit(iterator.key(), header.getLong(), header.getLong(),
+                    Arrays.copyOfRange(stored, HEADER_LENGTH, stored.length));
             }
         }
+    }
+
+    /** @return true when the directory held this node's keys before (its memory comes back from it). */
+    boolean restored()
+    {
+        return restored;
+    }
+
+    /** @return keys of a format 2 store given write ids when it was opened. */
+    long upgradedKeys()
+    {
+        return upgradedKeys;
     }
 
     Path path()
@@ -169,6 +360,17 @@ final class KeyStore implements AutoCloseable
 
     public void close()
     {
+        try
+        {
+            // a clean stop leaves nothing only in the operating system's buffers, whatever the fsync setting
+            db.syncWal();
+        }
+        catch (final RocksDBException ex)
+        {
+            System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.ERROR,
+                "cannot fsync the key store's log in " + path + " at close: " + ex.getMessage());
+        }
+        families.forEach(ColumnFamilyHandle::close);
         db.close();
         syncWrites.close();
         bufferedWrites.close();

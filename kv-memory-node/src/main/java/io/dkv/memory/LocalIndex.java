@@ -264,6 +264,12 @@ final class LocalIndex
         return KvBlockLayout.expireAt(heap, blockOffset);
     }
 
+    /** @return the write id of the block at {@code blockOffset}: which write it is, the same on every replica. */
+    long writeIdOf(final long blockOffset)
+    {
+        return KvBlockLayout.writeId(heap, blockOffset);
+    }
+
     /** @return the value of the whole block at {@code blockOffset}. */
     byte[] valueAt(final long blockOffset)
     {

@@ -65,7 +65,8 @@ public final class MemoryNode implements AutoCloseable
         counters = new SystemCounters<>(context.countersManager() != null ? context.countersManager() :
             SystemCounters.inMemory(MemoryNodeCounter.values().length), MemoryNodeCounter.TYPE_ID,
             MemoryNodeCounter.values());
-        store = context.dataDir() == null ? null : KeyStore.open(context.dataDir());
+        store = context.dataDir() == null ? null : KeyStore.open(context.dataDir(), nodeId,
+            context.clusterSecret() == null ? null : KeyStore.fingerprint(context.clusterSecret()));
         try
         {
             final int maxDepth = context.maxGlobalDepth();
@@ -89,7 +90,8 @@ public final class MemoryNode implements AutoCloseable
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
-                persistStats, context.nanoClock(), context.epochClock(), counters);
+                persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
+                context.drainOnClose(), counters);
             runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
                 IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);
@@ -122,7 +124,7 @@ public final class MemoryNode implements AutoCloseable
         final long nowMillis = context.epochClock().time();
         final NanoClock nanoClock = context.nanoClock();
         final List<byte[]> expired = new ArrayList<>();
-        store.forEach((key, expireAt, value) ->
+        store.forEach((key, expireAt, writeId, value) ->
         {
             if (KvBlockLayout.isExpired(expireAt, nowMillis))
             {
@@ -148,9 +150,10 @@ public final class MemoryNode implements AutoCloseable
                 chunk[2] = chunkLength;
             }
             final long offset = chunk[0] + chunk[1];
-            // the disk keeps no write ids: a key put back is a write of its own (a replica that restarted is refilled
-            // from the others before it is read, which compares by their ids)
-            KvBlockLayout.write(index.heap(), offset, key, value, expireAt, KvBlockLayout.drawWriteId());
+            // the write it was, on every replica: a refill finds the copies alike in place, and when every copy went
+            // down the copy of the replica that served last is the one the others settle on
+            KvBlockLayout.write(index.heap(), offset, key, value, expireAt,
+                writeId != KvBlockLayout.NO_WRITE ? writeId : KvBlockLayout.drawWriteId());
             if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER, chunks.generation(chunk[0])))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +
@@ -171,7 +174,7 @@ public final class MemoryNode implements AutoCloseable
             {
                 for (final byte[] key : expired)
                 {
-                    batch.delete(key);
+                    store.delete(batch, key);
                 }
                 store.write(batch, true);
             }
@@ -250,6 +253,26 @@ public final class MemoryNode implements AutoCloseable
     public PersistStats persistStats()
     {
         return persistStats;
+    }
+
+    /**
+     * Whether a data directory holds this node's keys, before the node registers: a directory of another node or
+     * cluster is refused here (naming it), so that such a node never registers; one in format 2 is upgraded.
+     *
+     * @param dataDir       the directory, made when missing.
+     * @param nodeId        the node about to start on it.
+     * @param clusterSecret the cluster's secret, or null to skip that check.
+     * @return true when it held this node's keys (the node comes back with them: restored), false when it is new.
+     * @throws IllegalStateException naming the directory and the way out.
+     */
+    public static boolean holdsKeysOf(final java.nio.file.Path dataDir, final long nodeId,
+        final byte[] clusterSecret)
+    {
+        try (KeyStore store = KeyStore.open(dataDir, nodeId,
+            clusterSecret == null ? null : KeyStore.fingerprint(clusterSecret)))
+        {
+            return store.restored();
+        }
     }
 
     /** @return true when the node writes keys to disk (it was given a data directory). */

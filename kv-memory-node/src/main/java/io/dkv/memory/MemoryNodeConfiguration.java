@@ -42,6 +42,13 @@ public final class MemoryNodeConfiguration
     public static final String EXPIRY_SCAN_MS_PROP_NAME = "dkv.memory.expiry.scan.ms";
     public static final int EXPIRY_SCAN_MS_DEFAULT = 1_000;
 
+    /**
+     * Longest a key written to disk without an fsync (durability async, appendfsync everysec) waits for one: the
+     * request server fsyncs the key store's log once the oldest such write is this old, as redis's everysec does.
+     */
+    public static final String FSYNC_INTERVAL_MS_PROP_NAME = "dkv.memory.fsync.interval.ms";
+    public static final int FSYNC_INTERVAL_MS_DEFAULT = 1_000;
+
     /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
     public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
 

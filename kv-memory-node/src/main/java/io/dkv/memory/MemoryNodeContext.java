@@ -26,6 +26,9 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
+    private int fsyncIntervalMs = intProperty(FSYNC_INTERVAL_MS_PROP_NAME, FSYNC_INTERVAL_MS_DEFAULT);
+    private byte[] clusterSecret;
+    private boolean drainOnClose = true;
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     /** null unless set: the request server's idle strategy is then this one, not one parsed from the spec. */
     private org.agrona.concurrent.IdleStrategy idleStrategyInstance;
@@ -113,6 +116,52 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     }
 
     /** @return how often the node empties the slots of keys whose expiry has passed. */
+    /** @return longest a key written without an fsync waits for one, in milliseconds. */
+    public int fsyncIntervalMs()
+    {
+        return fsyncIntervalMs;
+    }
+
+    /** @param fsyncIntervalMs longest a key written without an fsync (durability async) waits for one. */
+    public MemoryNodeContext fsyncIntervalMs(final int fsyncIntervalMs)
+    {
+        this.fsyncIntervalMs = fsyncIntervalMs;
+        return this;
+    }
+
+    /** @return true when {@link MemoryNode#close} handles the requests already sent and fsyncs before it stops. */
+    public boolean drainOnClose()
+    {
+        return drainOnClose;
+    }
+
+    /**
+     * @param drainOnClose true (the default): a close is a clean stop, handling the requests clients already sent
+     *                     and fsyncing the key store, as redis's shutdown save; false: it leaves what a crash leaves
+     *                     (for tests of what a crash may lose).
+     */
+    public MemoryNodeContext drainOnClose(final boolean drainOnClose)
+    {
+        this.drainOnClose = drainOnClose;
+        return this;
+    }
+
+    /** @return the cluster's secret, whose fingerprint the data directory records, or null when not given. */
+    public byte[] clusterSecret()
+    {
+        return clusterSecret;
+    }
+
+    /**
+     * @param clusterSecret the cluster's secret: the data directory records its fingerprint, and a directory of
+     *                      another cluster is refused; null skips the check.
+     */
+    public MemoryNodeContext clusterSecret(final byte[] clusterSecret)
+    {
+        this.clusterSecret = clusterSecret;
+        return this;
+    }
+
     public int expiryScanMs()
     {
         return expiryScanMs;
@@ -155,6 +204,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         requireRange("maxGlobalDepth (" + MAX_GLOBAL_DEPTH_PROP_NAME + ")", maxGlobalDepth, 0, 12);
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
+        requirePositive("fsyncIntervalMs (" + FSYNC_INTERVAL_MS_PROP_NAME + ")", fsyncIntervalMs);
         requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;

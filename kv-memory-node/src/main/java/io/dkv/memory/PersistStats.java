@@ -10,6 +10,14 @@ public final class PersistStats
     private volatile long batches;
     private volatile long lastBatchNanos;
     private volatile long maxBatchNanos;
+    private volatile long fsyncs;
+    private volatile long fsyncFailures;
+    private volatile long lastFsyncEpochMs;
+    private volatile boolean lastFsyncOk = true;
+    private volatile long lastUnsyncedNanos;
+    private volatile long maxUnsyncedNanos;
+    /** When the oldest write to disk not fsynced yet was made (nanoClock), or 0: every write is fsynced. */
+    private volatile long unsyncedSinceNanos;
 
     void onBatch(final int keys, final long nanos)
     {
@@ -20,6 +28,76 @@ public final class PersistStats
         {
             maxBatchNanos = nanos;
         }
+    }
+
+    void onUnsynced(final long sinceNanos)
+    {
+        unsyncedSinceNanos = sinceNanos;
+    }
+
+    /**
+     * @param epochMs      when it ended, by the node's epoch clock.
+     * @param waitedNanos  how long the oldest write it covered waited for it (0 for a batch fsynced as written).
+     * @param ok           false when it failed.
+     */
+    void onFsync(final long epochMs, final long waitedNanos, final boolean ok)
+    {
+        if (ok)
+        {
+            fsyncs = fsyncs + 1;
+            unsyncedSinceNanos = 0;
+            lastUnsyncedNanos = waitedNanos;
+            if (waitedNanos > maxUnsyncedNanos)
+            {
+                maxUnsyncedNanos = waitedNanos;
+            }
+        }
+        else
+        {
+            fsyncFailures = fsyncFailures + 1;
+        }
+        lastFsyncEpochMs = epochMs;
+        lastFsyncOk = ok;
+    }
+
+    /** @return fsyncs of the key store (a batch written with one, or the log's own), since the node started. */
+    public long fsyncs()
+    {
+        return fsyncs;
+    }
+
+    public long fsyncFailures()
+    {
+        return fsyncFailures;
+    }
+
+    /** @return when the last fsync ended (epoch milliseconds), or 0 for none yet. */
+    public long lastFsyncEpochMs()
+    {
+        return lastFsyncEpochMs;
+    }
+
+    /** @return false when the last fsync failed (its error is logged): what was written since may not be on disk. */
+    public boolean lastFsyncOk()
+    {
+        return lastFsyncOk;
+    }
+
+    /** @return when the oldest write not fsynced yet was made (the node's nano clock), or 0 when there is none. */
+    public long unsyncedSinceNanos()
+    {
+        return unsyncedSinceNanos;
+    }
+
+    /** @return how long the oldest write the last log fsync covered had waited for it: everysec's lag, at most. */
+    public long lastUnsyncedNanos()
+    {
+        return lastUnsyncedNanos;
+    }
+
+    public long maxUnsyncedNanos()
+    {
+        return maxUnsyncedNanos;
     }
 
     /** @return keys written to disk since the node started (a key written twice counts twice). */

@@ -84,6 +84,13 @@ final class RequestServer implements Agent
     private final AtomicCounter chunksReclaimed;
     private final AtomicCounter answersQueued;
     private final AtomicCounter clientsHeldBack;
+    private final AtomicCounter logFsyncs;
+    private final AtomicCounter logFsyncFailures;
+    private final long fsyncIntervalNanos;
+    private final boolean drainOnClose;
+    /** When the oldest write to disk made without an fsync was made, valid while {@link #unsynced}. */
+    private long unsyncedSinceNanos;
+    private boolean unsynced;
 
     RequestServer(
         final Listener listener,
@@ -96,8 +103,14 @@ final class RequestServer implements Agent
         final PersistStats stats,
         final NanoClock clock,
         final EpochClock epochClock,
+        final long fsyncIntervalNanos,
+        final boolean drainOnClose,
         final SystemCounters<MemoryNodeCounter> counters)
     {
+        this.fsyncIntervalNanos = fsyncIntervalNanos;
+        this.drainOnClose = drainOnClose;
+        this.logFsyncs = counters.get(MemoryNodeCounter.LOG_FSYNCS);
+        this.logFsyncFailures = counters.get(MemoryNodeCounter.LOG_FSYNC_FAILURES);
         this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
         this.clientsGone = counters.get(MemoryNodeCounter.CLIENTS_GONE);
         this.allocates = counters.get(MemoryNodeCounter.REQUESTS_ALLOCATE);
@@ -187,7 +200,56 @@ final class RequestServer implements Agent
         {
             persistBatch(turnStart);
         }
+        if (unsynced && turnStart - unsyncedSinceNanos - fsyncIntervalNanos >= 0)
+        {
+            syncLog();
+            work++;
+        }
         return work + reclaim(turnStart);
+    }
+
+    /**
+     * Fsync the key store's log: what async writers' keys were written without reaches the disk, at most the fsync
+     * interval after the oldest of them (redis's appendfsync everysec). On this thread, between turns: an fsync holds
+     * up chunk requests and persists for its length, once an interval, and no request waits on a lock for it.
+     */
+    private void syncLog()
+    {
+        final long since = unsyncedSinceNanos;
+        try
+        {
+            store.syncWal();
+            unsynced = false;
+            logFsyncs.incrementRelease();
+            stats.onFsync(epochClock.time(), clock.nanoTime() - since, true);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // tried again a whole interval later, so that a failing disk is not hammered; the writes stay unsynced
+            unsyncedSinceNanos = clock.nanoTime();
+            logFsyncFailures.incrementRelease();
+            stats.onFsync(epochClock.time(), 0, false);
+            LOG.log(System.Logger.Level.ERROR, ex.getMessage());
+        }
+    }
+
+    /**
+     * A clean stop: the requests already in the clients' rings are handled (their keys written), and the log is
+     * fsynced whatever the interval, as redis's shutdown save. Bounded: a client that keeps sending is not waited for.
+     */
+    void drain()
+    {
+        for (int turn = 0; turn < 64; turn++)
+        {
+            if (doWork() == 0)
+            {
+                break;
+            }
+        }
+        if (unsynced)
+        {
+            syncLog();
+        }
     }
 
     /** Offer the answers that waited, oldest first per client. @return answers sent. */
@@ -350,14 +412,33 @@ final class RequestServer implements Agent
                 // a tombstone (a delete under durability sync) or a value past its expiry: the key has no value
                 if (block >= 0 && !KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis))
                 {
-                    KeyStore.put(batch, key, index.expireAtOf(block), index.valueAt(block));
+                    store.put(batch, key, index.expireAtOf(block), index.writeIdOf(block), index.valueAt(block));
                 }
                 else
                 {
-                    batch.delete(key);
+                    store.delete(batch, key);
                 }
             }
             store.write(batch, sync);
+            if (sync)
+            {
+                // an fsync of the log covers what was written before it without one
+                if (unsynced)
+                {
+                    unsynced = false;
+                    stats.onFsync(nowMillis, clock.nanoTime() - unsyncedSinceNanos, true);
+                }
+                else
+                {
+                    stats.onFsync(nowMillis, 0, true);
+                }
+            }
+            else if (!unsynced)
+            {
+                unsynced = true;
+                unsyncedSinceNanos = turnStart;
+                stats.onUnsynced(turnStart);
+            }
             if (sync)
             {
                 for (int i = 0; i < written.size(); i++)
@@ -441,6 +522,17 @@ final class RequestServer implements Agent
 
     public void onClose()
     {
+        if (store != null && drainOnClose)
+        {
+            try
+            {
+                drain();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.ERROR, "stopping: the requests left were not all written: " + ex);
+            }
+        }
         clients.forEach(Connection::close);
         clients.clear();
     }

@@ -103,6 +103,13 @@ class DurabilityTest
             return node;
         }
 
+        /** Start the node again after {@link MemoryNode#close} on the one given by {@link #node}. */
+        void startAgain()
+        {
+            raas.close();
+            start();
+        }
+
         private void start()
         {
             raas = raas(NODE);
@@ -175,6 +182,79 @@ class DurabilityTest
             assertEquals(100, memoryNode.persistStats().keysPersisted());
             assertTrue(memoryNode.persistStats().maxLagNanos() > 0);
             assertEquals(100, memory.restart().keysRecovered());
+        }
+    }
+
+    /**
+     * appendfsync everysec: an async writer's keys are written without an fsync, and the node fsyncs its log once the
+     * oldest of them waited the interval. Without that fsync they stayed in the operating system's buffers for as
+     * long as it kept them, which a host's crash loses.
+     */
+    @Test
+    void keysWrittenUnderAsyncAreFsyncedWithinTheInterval(@TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data).fsyncIntervalMs(50));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.ASYNC))
+        {
+            final PersistStats stats = memory.node().persistStats();
+            assertEquals(0, stats.fsyncs());
+            client.put(bytes("everysec"), bytes("v"));
+            KvCluster.awaitTrue(() -> stats.keysPersisted() >= 1 && stats.fsyncs() >= 1);
+            KvCluster.awaitTrue(() -> stats.unsyncedSinceNanos() == 0);
+            assertTrue(stats.lastFsyncOk());
+            assertTrue(stats.lastFsyncEpochMs() > 0);
+            assertTrue(stats.maxUnsyncedNanos() >= 50_000_000L, "not before the interval: " + stats.maxUnsyncedNanos());
+            assertEquals(1, memory.node().counters().get(MemoryNodeCounter.LOG_FSYNCS).get(), "one fsync for one " +
+                "write: none while nothing waits for one");
+        }
+    }
+
+    /**
+     * Each key comes back from the disk as the write it was, with the write id every replica's copy of it carries:
+     * a refill then finds copies alike in place, and when every copy went down the one of the replica that served
+     * last is comparable with the others. Before, each key put back was given a write id of its own.
+     */
+    @Test
+    void aRestartedNodeTakesEachKeyBackAsTheWriteItWas(@TempDir final Path data)
+    {
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.SYNC))
+        {
+            client.put(bytes("w"), bytes("value"));
+            final long before = KvBlockLayout.writeId(memory.heap(),
+                IndexInspector.committedBlock(memory.index(), memory.heap(), "w"));
+            memory.restart();
+            final long after = KvBlockLayout.writeId(memory.heap(),
+                IndexInspector.committedBlock(memory.index(), memory.heap(), "w"));
+            assertTrue(before != KvBlockLayout.NO_WRITE);
+            assertEquals(before, after);
+            assertArrayEquals(bytes("value"), KvCluster.afterRestart(() -> client.get(bytes("w"))));
+        }
+    }
+
+    /** A clean stop fsyncs what was written without one, whatever the interval: nothing is left to lose. */
+    @Test
+    void aCleanStopWritesWhatWasSentAndFsyncsIt(@TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data).fsyncIntervalMs(3_600_000));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.ASYNC))
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                client.put(bytes("c" + i), bytes("v" + i));
+            }
+            final MemoryNode stopping = memory.node();
+            KvCluster.awaitTrue(() -> stopping.persistStats().keysPersisted() >= 50);
+            assertEquals(0, stopping.persistStats().fsyncs(), "written, an hour before the interval asks an fsync");
+            assertTrue(stopping.persistStats().unsyncedSinceNanos() != 0);
+            stopping.close();
+            assertEquals(1, stopping.persistStats().fsyncs(), "fsynced at the stop");
+            assertEquals(0, stopping.persistStats().unsyncedSinceNanos());
+            memory.startAgain();
+            assertEquals(50, memory.node().keysRecovered());
         }
     }
 
@@ -284,7 +364,8 @@ class DurabilityTest
     {
         final HeldIdle idle = new HeldIdle();
         final ExecutorService threads = Executors.newFixedThreadPool(1);
-        try (RestartableNode memory = new RestartableNode(node(data).idleStrategyInstance(idle));
+        try (RestartableNode memory = new RestartableNode(node(data).idleStrategyInstance(idle)
+            .drainOnClose(false));
             Raas deleterRaas = raas(CLIENT);
             Raas readerRaas = raas(CLIENT + 1);
             KvClient deleting = connect(deleterRaas, Durability.SYNC);

@@ -118,6 +118,20 @@ final class Members
      */
     MemberRecord registered(final long nodeId, final long incarnation)
     {
+        return registered(nodeId, incarnation, false);
+    }
+
+    /**
+     * A memory node registered as this incarnation.
+     *
+     * @param restored true when its memory is what its data directory held ({@code FLAG_RESTORED}): a member back as
+     *                 another incarnation so is not marked {@link Membership#MEMORY_LOST} by this return.
+     * @return the member as it is now when it changed, else null.
+     * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_TABLE_FULL} when a new member finds every member
+     *                          slot taken.
+     */
+    MemberRecord registered(final long nodeId, final long incarnation, final boolean restored)
+    {
         final MemberRecord existing = members.get(nodeId);
         final MemberRecord now;
         if (existing == null)
@@ -133,7 +147,7 @@ final class Members
         {
             final int state = replicas >= 2 ? JOINING : LIVE;
             now = new MemberRecord(nodeId, state, incarnation, existing.placement(),
-                state == LIVE ? 0 : leftLiveOnReturn(existing, incarnation));
+                state == LIVE ? 0 : leftLiveOnReturn(existing, incarnation, restored));
         }
         else
         {
@@ -175,13 +189,14 @@ final class Members
     /**
      * @return when a member back (registered again, or as another incarnation) last left live: in this change if it
      * was serving until now, else as before; marked {@link Membership#MEMORY_LOST} when it is another incarnation,
-     * whose memory is not the one it served with.
+     * whose memory is not the one it served with, unless it is restored from its disk. A mark an earlier return made
+     * stays: a restored incarnation's disk is then that of an incarnation that never served.
      */
-    private long leftLiveOnReturn(final MemberRecord existing, final long incarnation)
+    private long leftLiveOnReturn(final MemberRecord existing, final long incarnation, final boolean restored)
     {
         final boolean serving = existing.state() == LIVE || existing.state() == Membership.LEAVING;
         final long left = serving ? epoch + 1 : existing.leftLive();
-        return existing.incarnation() != incarnation ? left | Membership.MEMORY_LOST : left;
+        return existing.incarnation() != incarnation && !restored ? left | Membership.MEMORY_LOST : left;
     }
 
     /**

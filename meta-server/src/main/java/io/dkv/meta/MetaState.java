@@ -269,6 +269,18 @@ final class MetaState
      */
     synchronized MembershipRecord register(final NodeRecord node, final byte[] token, final boolean join)
     {
+        return register(node, token, join, false);
+    }
+
+    /**
+     * As {@link #register(NodeRecord, byte[], boolean)}, for a memory node that may be restored from its disk.
+     *
+     * @param restored true when its memory is what its data directory held: a member back as another incarnation
+     *                 keeps when it last served unmarked ({@link Members#registered(long, long, boolean)}).
+     */
+    synchronized MembershipRecord register(final NodeRecord node, final byte[] token, final boolean join,
+        final boolean restored)
+    {
         if (node.role() == NodeRecord.ROLE_MEMORY && !join && members.member(node.id()) == null)
         {
             founders.requireMayFound(node.id(), members);
@@ -276,7 +288,7 @@ final class MetaState
         MembershipRecord change = null;
         if (node.role() == NodeRecord.ROLE_MEMORY && !(join && members.member(node.id()) == null))
         {
-            final MemberRecord changed = members.registered(node.id(), node.epoch());
+            final MemberRecord changed = members.registered(node.id(), node.epoch(), restored);
             change = changed == null ? null : members.change(changed);
         }
         putNode(node, token, change != null);

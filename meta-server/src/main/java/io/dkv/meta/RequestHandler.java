@@ -303,7 +303,7 @@ final class RequestHandler
         }
         final byte[] token = proposed != null ? proposed : newToken();
         final NodeRecord leased = node.withLease(now + leaseMs);
-        final MembershipRecord change = state.register(leased, token, join);
+        final MembershipRecord change = state.register(leased, token, join, (reader.flags() & FLAG_RESTORED) != 0);
         replicationLength = withMembers(replicate(TYPE_REPLICATE_NODE).putNode(leased).putToken(token), change)
             .finish();
         return reply.wrap(replyBuffer).reply(STATUS_OK, requestId).putLong(leased.leaseExpiry()).putLong(leaseMs)

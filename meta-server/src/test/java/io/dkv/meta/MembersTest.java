@@ -89,6 +89,24 @@ class MembersTest
     }
 
     @Test
+    void aMemberRestartedFromItsDiskKeepsItsMemoryUnlessAnEarlierReturnLostIt()
+    {
+        final Members members = members(2);
+        members.registered(101, 7);
+        members.registered(102, 3);
+        // every process killed at once: each comes back as another incarnation, its memory loaded from its disk
+        assertEquals(new MemberRecord(101, JOINING, 8, PLACED, 4), members.registered(101, 8, true));
+        assertEquals(new MemberRecord(102, JOINING, 4, PLACED, 5), members.registered(102, 4, true),
+            "each left live in its own epoch: the later one served last");
+
+        final Members lost = members(2);
+        lost.registered(101, 7);
+        lost.registered(101, 8);
+        assertEquals(new MemberRecord(101, JOINING, 9, PLACED, 3 | Membership.MEMORY_LOST),
+            lost.registered(101, 9, true), "its disk is that of an incarnation that came back empty and never served");
+    }
+
+    @Test
     void onlyAJoiningMemberOfTheNamedIncarnationIsMarkedLive()
     {
         final Members members = members(2);

@@ -6,7 +6,6 @@ import io.dkv.process.ParentWatch;
 import io.dkv.process.RoleProcess;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.raas.meta.ClusterSecret;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.SystemEpochClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,9 +37,12 @@ import java.util.zip.CRC32C;
         "--replicas R keeps each key on R memory nodes (at most one copy per node: with fewer nodes, fewer copies).",
         "A role that dies is said (role, pid, exit status) with the command that starts it again for this cluster; " +
             "with --restart up starts it again itself.",
-        "Logs and the MetaServer's data go to --dir, which starts empty each time. The cluster secret, which every " +
-            "MetaServer RPC is authenticated with, is generated beside the cluster file on the first start (" +
-            UpCommand.SECRET_FILE + ", mode 0600) and kept."
+        "Logs, the MetaServer's data and the memory nodes' keys go to --dir, which is kept: started again on it, the " +
+            "cluster comes back with every key it acknowledged under the compute nodes' --appendfsync (always: " +
+            "all; everysec, the default: all but at most the last second's after a crash; a clean stop, Ctrl-C or " +
+            "SIGTERM, loses nothing). --fresh empties it first. The cluster secret, which every MetaServer RPC is " +
+            "authenticated with, is generated beside the cluster file on the first start (" + UpCommand.SECRET_FILE +
+            ", mode 0600) and kept."
     })
 public final class UpCommand implements Callable<Integer>
 {
@@ -75,9 +77,14 @@ public final class UpCommand implements Callable<Integer>
             "or auto (verbs where an RNIC is usable, else shm) (default: ${DEFAULT-VALUE}).")
     private String provider;
 
-    @Option(names = "--dir", description = "Where logs and the MetaServer's data go (default: <tmp>/dkv-up). A " +
-        "directory of its own runs a cluster beside the default one: its driver is named after the directory.")
+    @Option(names = "--dir", description = "Where logs, the MetaServer's data and the memory nodes' keys go, kept " +
+        "from one start to the next (default: <tmp>/dkv-up/run). A directory of its own runs a cluster beside the " +
+        "default one: its driver is named after the directory.")
     private Path dir;
+
+    @Option(names = "--fresh", description = "Empty --dir before starting: a new cluster, every key of the one " +
+        "that ran there before gone.")
+    private boolean fresh;
 
     @Option(names = "--index-groups", defaultValue = "16384",
         description = "Bucket groups of each memory node's index; each holds 21 keys (default: ${DEFAULT-VALUE}).")
@@ -158,8 +165,7 @@ public final class UpCommand implements Callable<Integer>
         final String secret = secretFile.toString();
         // absolute: the commands up prints to start a role again must work from any directory
         final Path runDir = (dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run")).toAbsolutePath();
-        IoUtil.delete(runDir.toFile(), true);
-        Files.createDirectories(runDir);
+        final String startNote = RunDirectory.prepare(runDir, fresh);
 
         final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
         final RoleWatch watch = new RoleWatch(System.out, restart, SystemEpochClock.INSTANCE, started);
@@ -171,6 +177,7 @@ public final class UpCommand implements Callable<Integer>
             {
                 System.out.println(replicasNote);
             }
+            System.out.println(startNote);
             System.out.println("dkv up: starting a MetaServer, " + memoryNodes + " memory node" +
                 (memoryNodes == 1 ? "" : "s") +
                 ", a driver and " + (computeMax < 0 ? computeNodes + " compute node" + (computeNodes == 1 ? "" : "s") :
@@ -181,8 +188,8 @@ public final class UpCommand implements Callable<Integer>
             {
                 metaArguments.addAll(List.of("--replicas", replicas.toString()));
             }
-            // the memory nodes started together found the store (a fresh one: the run directory was cleared); any
-            // started later must join with --join, which moves keys to it
+            // the memory nodes started together found the store when it is new; on a kept directory they are its
+            // members back with their disks; any started later must join with --join, which moves keys to it
             final long[] nodeIds = new long[memoryNodes];
             final StringJoiner founders = new StringJoiner(",");
             for (int i = 0; i < memoryNodes; i++)

@@ -20,7 +20,9 @@ import io.dkv.raas.command.ClusterOptions;
 import io.dkv.raas.command.DkvCommandLine;
 import io.dkv.raas.command.NodeOptions;
 import io.dkv.raas.driver.RaasDriver;
+import io.dkv.raas.meta.ClusterSecret;
 import io.dkv.raas.meta.MetaDirectory;
+import io.dkv.raas.meta.MetaDirectoryContext;
 import io.dkv.raas.meta.MetaRpcDescriptor;
 import io.dkv.raas.meta.MetaRpcException;
 import io.dkv.raas.meta.NodeTokenFile;
@@ -230,10 +232,28 @@ public final class MemoryNodeCommand implements Callable<Integer>
             "RPCs with");
         // with a data directory the node keeps its token there: restarted after a crash, it takes its record back at
         // once
-        final MetaDirectory directory = new MetaDirectory(cluster.directoryContext()
+        final MetaDirectoryContext directoryContext = cluster.directoryContext()
             .join(join)
             .nodeToken(dataDir != null ? NodeTokenFile.readOrCreate(dataDir) : null)
-            .clocksOf(context.conclude()));
+            .clocksOf(context.conclude());
+        final byte[] secret = ClusterSecret.read(cluster.secretFile());
+        if (dataDir != null && drain == 0 && !drive)
+        {
+            // before registering: a directory of another node or cluster is refused, and one that held this node's
+            // keys makes it a member back with its memory (its disk's), not an empty one
+            try
+            {
+                directoryContext.restored(MemoryNode.holdsKeysOf(dataDir, context.nodeId(), secret));
+            }
+            catch (final IllegalStateException ex)
+            {
+                spec.commandLine().getErr().println("dkv memory-node: memory node " + context.nodeId() +
+                    " cannot start: " + ex.getMessage());
+                spec.commandLine().getErr().flush();
+                return 1;
+            }
+        }
+        final MetaDirectory directory = new MetaDirectory(directoryContext);
         // the driver registers the node as it starts: the directory carries the intent the node's context names
         final MemoryNodeContext nodeContext = new MemoryNodeContext()
             .epochClock(context.epochClock())
@@ -242,6 +262,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             .chunkBytes(chunkBytes)
             .heapChunks(heapChunks)
             .dataDir(dataDir)
+            .clusterSecret(secret)
             .errorDirectory(errorDirectory)
             .join(join);
         if (drain != 0)

@@ -466,7 +466,7 @@ public final class MetaDirectory implements Directory
         io.lock();
         try
         {
-            leaseExpiry = registerLocked(self, context.join());
+            leaseExpiry = registerLocked(self, context.join(), context.restored());
             this.self = self;
         }
         finally
@@ -476,7 +476,7 @@ public final class MetaDirectory implements Directory
     }
 
     /** Register a node, waiting out another holder's live record of its id. Holds io. @return the lease expiry. */
-    private long registerLocked(final NodeRecord node, final boolean join)
+    private long registerLocked(final NodeRecord node, final boolean join, final boolean restored)
     {
         final long leaseNanos = TimeUnit.MILLISECONDS.toNanos(preferred >= 0 ? links[preferred].leaseMs() : 0);
         final long deadline = nanoClock.nanoTime() + 2 * leaseNanos + rpcTimeout.toNanos();
@@ -484,7 +484,7 @@ public final class MetaDirectory implements Directory
         {
             try
             {
-                return withLink(link -> link.register(node, token, join));
+                return withLink(link -> link.register(node, token, join, restored));
             }
             catch (final MetaRpcException ex)
             {
@@ -509,7 +509,7 @@ public final class MetaDirectory implements Directory
         io.lock();
         try
         {
-            registerLocked(node, false);
+            registerLocked(node, false, false);
             hosted.put(node.id(), node);
         }
         finally
@@ -692,7 +692,7 @@ public final class MetaDirectory implements Directory
                 }
                 // owed before the register: one whose reply is lost still leaves the regions to publish
                 oweRegionsOf(me.id());
-                leaseExpiry = withLink(link -> link.register(me, token, context.join()));
+                leaseExpiry = withLink(link -> link.register(me, token, context.join(), context.restored()));
                 LOG.log(System.Logger.Level.INFO, "the MetaServer had forgotten node " + me.id() +
                     " (its lease ran out or the server lost it): registered again, " + owedRegions.size() +
                     " regions to publish again");
@@ -739,7 +739,7 @@ public final class MetaDirectory implements Directory
                 throw ex;
             }
             oweRegionsOf(node.id());
-            withLink(link -> link.register(node, token, false));
+            withLink(link -> link.register(node, token, false, false));
             LOG.log(System.Logger.Level.INFO, "the MetaServer had forgotten attached node " + node.id() +
                 ": registered again");
         }

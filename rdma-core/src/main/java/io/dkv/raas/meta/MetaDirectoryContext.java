@@ -32,6 +32,7 @@ public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryCo
     private int relinkMs = intProperty(RELINK_MS_PROP_NAME, RELINK_MS_DEFAULT);
     private byte[] nodeToken;
     private boolean join;
+    private boolean restored;
 
     /**
      * Check the settings together, and fill in the clocks left unset with the process's.
@@ -128,6 +129,24 @@ public final class MetaDirectoryContext extends MetaPartyContext<MetaDirectoryCo
     public MetaDirectoryContext join(final boolean join)
     {
         this.join = join;
+        return this;
+    }
+
+    /** @return true when this memory node registers as restored from its disk (see {@link #restored(boolean)}). */
+    public boolean restored()
+    {
+        return restored;
+    }
+
+    /**
+     * Register this memory node as restored: a new incarnation of a member whose memory is what its data directory
+     * held, loaded before it serves, not empty. The MetaServer then keeps when it last served unmarked by
+     * {@code Membership.MEMORY_LOST}, so that when every copy of a key went down its copy, if it served last, is the
+     * one the others settle on (kv-memory-node/README.md, "Restarting from disk").
+     */
+    public MetaDirectoryContext restored(final boolean restored)
+    {
+        this.restored = restored;
         return this;
     }
 

@@ -50,7 +50,8 @@ package io.dkv.raas.meta;
  *   REGISTER_NODE          node (its lease ignored), token proposed -> leaseExpiry long, leaseMs long, token;
  *                          with {@link #FLAG_JOIN} a memory node never a member is registered as none: it asks
  *                          to be added by moving keys (BEGIN_ADD) once it serves; without it a memory node that is
- *                          no member is refused ({@link #STATUS_CONFLICT}) unless it may found the store
+ *                          no member is refused ({@link #STATUS_CONFLICT}) unless it may found the store; with
+ *                          {@link #FLAG_RESTORED} a member back as another incarnation keeps its memory (its disk's)
  *   HEARTBEAT              nodeId long, epoch long, token            -> leaseExpiry long, leaseMs long
  *   DEREGISTER_NODE        nodeId long, epoch long, token            -> ()     (operator: epoch 0 is any)
  *   PUBLISH_REGION         region, token                             -> ()
@@ -147,6 +148,12 @@ public final class MetaRpcDescriptor
      * only, in FILL, when members exist and no change runs.
      */
     public static final short FLAG_JOIN = 8;
+    /**
+     * REGISTER_NODE: the memory node's memory is what its data directory held (loaded before it serves), not empty:
+     * a new incarnation so registered is not marked {@link io.dkv.raas.Membership#MEMORY_LOST}, and its copies may be
+     * the ones to settle on when every copy of a key went down.
+     */
+    public static final short FLAG_RESTORED = 16;
 
     public static final short STATUS_OK = 0;
     /** The frame cannot be read: too short or long, lengths that disagree, a field out of range. */

@@ -147,17 +147,19 @@ final class MetaServerLink
 
     /**
      * @param token the token this node proposes (the server keeps the one it holds when the record is this node's).
-     * @param join  true to ask, as a memory node no member, to be added by moving keys rather than found.
+     * @param join     true to ask, as a memory node no member, to be added by moving keys rather than found.
+     * @param restored true when this memory node's memory is what its disk held ({@link MetaRpcDescriptor#FLAG_RESTORED}).
      * @return the lease expiry granted.
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_FORBIDDEN} while another holder's record of
      *                          this id is live.
      */
-    long register(final NodeRecord self, final byte[] token, final boolean join)
+    long register(final NodeRecord self, final byte[] token, final boolean join, final boolean restored)
     {
         final MetaMessageWriter request = rpc.begin(TYPE_REGISTER_NODE).putNode(self).putToken(token);
-        if (join)
+        final short flags = (short)((join ? FLAG_JOIN : 0) | (restored ? MetaRpcDescriptor.FLAG_RESTORED : 0));
+        if (flags != 0)
         {
-            request.flags(FLAG_JOIN);
+            request.flags(flags);
         }
         final MetaMessageReader reply = rpc.call();
         final long expiry = reply.getLong();

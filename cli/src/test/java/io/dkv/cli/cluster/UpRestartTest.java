@@ -1,0 +1,145 @@
+package io.dkv.cli.cluster;
+
+import io.dkv.cli.DkvMain;
+import io.dkv.load.CommandRun;
+import io.dkv.process.RoleProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code dkv up} keeps its directory: a cluster stopped cleanly, or whose every process was killed at once, started
+ * again on it comes back with every key it acknowledged under durability sync ({@code dkv put}'s), its memory nodes
+ * loading their disks and settling each key on the copy of the one that served last. {@code --fresh} starts a new
+ * cluster. Before, {@code up} emptied the directory at each start and every key was gone.
+ */
+class UpRestartTest
+{
+    private static final long STOP_TIMEOUT_MS = 120_000;
+    private static final int KEYS = 12;
+    /** A role's row in up's table: its name and pid. */
+    private static final Pattern ROLE_ROW = Pattern.compile(
+        "^(?:MetaServer|memory node|driver|compute node)\\s+(\\d+)\\s", Pattern.MULTILINE);
+
+    private final CommandRun dkv = new CommandRun(DkvMain::commandLine);
+
+    @Test
+    void aClusterStoppedCleanlyComesBackWithItsKeysAndFreshStartsANewOne(@TempDir final Path dir) throws Exception
+    {
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess first = LocalClusterTest.up(dir, clusterFile);
+        try
+        {
+            assertTrue(first.logTail().contains("starting a new cluster in " + dir.resolve("run")), first::logTail);
+            putKeys(clusterFile);
+        }
+        finally
+        {
+            assertEquals(0, first.stop(STOP_TIMEOUT_MS), "dkv up stops cleanly on SIGTERM");
+        }
+        final RoleProcess again = LocalClusterTest.up(dir, clusterFile);
+        try
+        {
+            assertTrue(again.logTail().contains(dir.resolve("run") + " holds the cluster that ran there before"),
+                again::logTail);
+            assertKeys(clusterFile);
+        }
+        finally
+        {
+            assertEquals(0, again.stop(STOP_TIMEOUT_MS));
+        }
+        final RoleProcess fresh = LocalClusterTest.up(dir, clusterFile, "--fresh");
+        try
+        {
+            assertTrue(fresh.logTail().contains("--fresh: emptied " + dir.resolve("run")), fresh::logTail);
+            assertEquals(1, dkv.run("get", "--cluster=" + clusterFile, "key-0"), "a new cluster: no key");
+        }
+        finally
+        {
+            assertEquals(0, fresh.stop(STOP_TIMEOUT_MS));
+        }
+    }
+
+    @Test
+    void aClusterWhoseEveryProcessWasKilledComesBackWithEveryKeyAcknowledged(@TempDir final Path dir)
+        throws Exception
+    {
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess first = LocalClusterTest.up(dir, clusterFile);
+        try
+        {
+            putKeys(clusterFile);
+            // a rack's power: every role at once, then up itself, nothing stopping cleanly
+            final List<Long> roles = rolePids(Files.readString(dir.resolve("up.log")));
+            assertEquals(5, roles.size(), first::logTail);
+            final List<String> kill = new ArrayList<>(List.of("kill", "-9"));
+            roles.forEach(pid -> kill.add(Long.toString(pid)));
+            assertEquals(0, new ProcessBuilder(kill).inheritIO().start().waitFor());
+        }
+        finally
+        {
+            first.kill();
+        }
+        // gone, not only signalled: a role started again while its predecessor still exits finds its device in use
+        for (final long pid : rolePids(Files.readString(dir.resolve("up.log"))))
+        {
+            ProcessHandle.of(pid).ifPresent(role -> role.onExit().join());
+        }
+        final RoleProcess again = LocalClusterTest.up(dir, clusterFile);
+        try
+        {
+            assertKeys(clusterFile);
+            final String log = Files.readString(dir.resolve("run").resolve("memory-node-101.log"));
+            assertTrue(log.contains(", " + (KEYS - 1) + " loaded"), "its keys came back from its disk: " + log);
+        }
+        finally
+        {
+            assertEquals(0, again.stop(STOP_TIMEOUT_MS));
+        }
+    }
+
+    private void putKeys(final Path clusterFile)
+    {
+        for (int i = 0; i < KEYS; i++)
+        {
+            assertEquals(0, dkv.run("put", "--cluster=" + clusterFile, "key-" + i, "value-" + i), dkv::err);
+        }
+        assertEquals(0, dkv.run("del", "--cluster=" + clusterFile, "key-1"), dkv::err);
+    }
+
+    /** Every key as put, key-1 deleted: read once each memory node is live again (reads wait for that). */
+    private void assertKeys(final Path clusterFile)
+    {
+        for (int i = 0; i < KEYS; i++)
+        {
+            final int status = dkv.run("get", "--cluster=" + clusterFile, "key-" + i);
+            if (i == 1)
+            {
+                assertEquals(1, status, "deleted before the stop: " + dkv.out() + dkv.err());
+                continue;
+            }
+            assertEquals(0, status, dkv::err);
+            assertEquals("value-" + i, dkv.out().trim());
+        }
+    }
+
+    private static List<Long> rolePids(final String upLog)
+    {
+        final List<Long> pids = new ArrayList<>();
+        final Matcher row = ROLE_ROW.matcher(upLog);
+        while (row.find() && pids.size() < 5)
+        {
+            pids.add(Long.parseLong(row.group(1)));
+        }
+        return pids;
+    }
+}
