@@ -77,8 +77,8 @@ final class KeyStore implements AutoCloseable
     private final boolean restored;
     private final long upgradedKeys;
 
-    private KeyStore(final Path path, final DBOptions options, final RocksDB db, final List<ColumnFamilyHandle> families,
-        final boolean restored, final long upgradedKeys)
+    private KeyStore(final Path path, final DBOptions options, final RocksDB db,
+        final List<ColumnFamilyHandle> families, final boolean restored, final long upgradedKeys)
     {
         this.path = path;
         this.options = options;

@@ -406,7 +406,8 @@ class ExpiryTest
         {
             old.put(bytes("key"), bytes("a value of format 1"));
         }
-        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> KeyStore.open(data, 1, null));
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> KeyStore.open(data, 1, null));
         assertTrue(refused.getMessage().contains("format 1"), refused.getMessage());
     }
 

@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class KeyStoreTest
 {
-    private static final byte[] SECRET = "a cluster secret of thirty-two bytes or more".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] OTHER_SECRET = "another cluster's secret, also long enough".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] SECRET = bytes("a cluster secret of thirty-two bytes or more");
+    private static final byte[] OTHER_SECRET = bytes("another cluster's secret, also long enough");
 
     private record Stored(String key, long expireAt, long writeId, String value)
     {

@@ -148,7 +148,8 @@ final class MetaServerLink
     /**
      * @param token the token this node proposes (the server keeps the one it holds when the record is this node's).
      * @param join     true to ask, as a memory node no member, to be added by moving keys rather than found.
-     * @param restored true when this memory node's memory is what its disk held ({@link MetaRpcDescriptor#FLAG_RESTORED}).
+     * @param restored true when this memory node's memory is what its disk held
+     *                 ({@link MetaRpcDescriptor#FLAG_RESTORED}).
      * @return the lease expiry granted.
      * @throws MetaRpcException with {@link MetaRpcDescriptor#STATUS_FORBIDDEN} while another holder's record of
      *                          this id is live.
