@@ -204,6 +204,8 @@ final class AsyncStarts implements AutoCloseable
                 }
                 write.prepare(key, hash, value, rule, expected, version, expireAt, writeId, length, count, epoch,
                     now, future, raw);
+                // as its block was written (pending or not): its nodes are told so, whatever the client's says later
+                write.durability(chunks.durability());
                 return write;
             }
         }

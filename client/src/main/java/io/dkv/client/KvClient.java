@@ -47,6 +47,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -162,8 +163,8 @@ public final class KvClient implements AutoCloseable
             }
         }
         this.session = ThreadLocal.withInitial(this::newSession);
-        this.persistRequests = context.durability() == Durability.NONE ? null :
-            new PersistRequests(lanes[0], context, context.durability() == Durability.SYNC);
+        // made whatever the durability now: it may be changed while the client runs (durability(Durability))
+        this.persistRequests = new PersistRequests(lanes[0], context);
         this.completionPolling = new CompletionPolling(lanes, persistRequests);
         this.getWave = Math.max(1, AsyncGets.inFlight(lanes[0].connectionCredits()));
         this.polled = !completionPolling.isNeeded();
@@ -375,6 +376,65 @@ public final class KvClient implements AutoCloseable
     public EpochClock epochClock()
     {
         return context.epochClock();
+    }
+
+    /** @return what the writes that begin now promise about the memory nodes' disks. */
+    public Durability durability()
+    {
+        return context.durability();
+    }
+
+    /**
+     * Change what the writes that begin from now on promise (a compute node's CONFIG SET appendfsync): a write under
+     * way finishes under the durability it began with, its blocks written pending or not and its nodes told or not as
+     * that one says.
+     *
+     * @throws KvException naming a memory node whose view says it keeps nothing on disk, when ASYNC or SYNC is asked:
+     *                     the durability stays as it was.
+     */
+    public void durability(final Durability durability)
+    {
+        if (durability != Durability.NONE)
+        {
+            final long[] without = availability.withoutDisk();
+            if (without.length > 0)
+            {
+                throw new KvException("memory node " + without[0] + " keeps nothing on disk (start it with a data " +
+                    "directory), so durability " + durability.name().toLowerCase(Locale.ROOT) + " cannot be had");
+            }
+        }
+        context.durability(durability);
+    }
+
+    /**
+     * @return the memory nodes whose view, as last read, says they keep nothing on disk (started without a data
+     * directory), by id; nodes the client could not read yet are not among them.
+     */
+    public long[] memoryNodesWithoutDisk()
+    {
+        return availability.withoutDisk();
+    }
+
+    /**
+     * @return how many PERSIST requests (one per copy of a key written) this client sent or queued for the memory
+     * nodes so far, how many of those are not sent or (durability sync) not answered yet, and how many writes were not
+     * confirmed on disk: figures read from counters, each a moment's.
+     */
+    public PersistCounts persistCounts()
+    {
+        long told = persistRequests.told();
+        long pending = persistRequests.pending();
+        long failed = persistRequests.failed();
+        synchronized (sessions)
+        {
+            for (final KvSession each : sessions)
+            {
+                told += each.chunks().persistsTold();
+                pending += each.chunks().persistsPending();
+                failed += each.chunks().persistsFailed();
+            }
+        }
+        return new PersistCounts(told, pending, failed);
     }
 
     /** @return the key's value, or null when it has none. */
@@ -1189,7 +1249,7 @@ public final class KvClient implements AutoCloseable
         synchronized (sessions)
         {
             return sessions.stream().mapToLong(KvSession::writesAnsweredByCompletions).sum() +
-                (persistRequests == null ? 0 : persistRequests.completed());
+                persistRequests.completed();
         }
     }
 
@@ -1378,7 +1438,7 @@ public final class KvClient implements AutoCloseable
 
         public boolean persist(final PersistRequests.Job job)
         {
-            if (persistRequests == null || closed)
+            if (closed)
             {
                 return false;
             }
@@ -1421,7 +1481,10 @@ public final class KvClient implements AutoCloseable
         {
             throw new KvException("the client is closed");
         }
-        return session.get();
+        final KvSession current = session.get();
+        // an operation begins: it runs under the durability the client has now, to its end
+        current.chunks().durability(context.durability());
+        return current;
     }
 
     private KvSession newSession()

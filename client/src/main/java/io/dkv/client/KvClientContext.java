@@ -36,7 +36,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int failoverWaitMs = intProperty(FAILOVER_WAIT_MS_PROP_NAME, FAILOVER_WAIT_MS_DEFAULT);
     private int membershipRefreshMs = intProperty(MEMBERSHIP_REFRESH_MS_PROP_NAME, MEMBERSHIP_REFRESH_MS_DEFAULT);
     private int membershipLeaseMs = intProperty(MEMBERSHIP_LEASE_MS_PROP_NAME, MEMBERSHIP_LEASE_MS_DEFAULT);
-    private Durability durability =
+    /** Volatile: a running client's owner may change it ({@link KvClient#durability(Durability)}). */
+    private volatile Durability durability =
         Durability.valueOf(System.getProperty(DURABILITY_PROP_NAME, DURABILITY_DEFAULT).toUpperCase());
 
     /**
@@ -177,7 +178,9 @@ public final class KvClientContext extends CommonContext<KvClientContext>
 
     /**
      * @param durability what a write's acknowledgement promises; ASYNC and SYNC need memory nodes with a data
-     * directory.
+     * directory. A client reads it as each write begins, so it may be changed while the client runs, though
+     * {@link KvClient#durability(Durability)} is the way: it refuses ASYNC and SYNC over a node that keeps nothing on
+     * disk.
      */
     public KvClientContext durability(final Durability durability)
     {

@@ -1,5 +1,6 @@
 package io.dkv.compute;
 
+import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.interest.PoolInterest;
@@ -8,6 +9,7 @@ import io.dkv.compute.command.ClusterView;
 import io.dkv.compute.command.CommandEnvironment;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.command.Persistence;
 import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.StagedStrings;
@@ -48,6 +50,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.agrona.ErrorHandler;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -129,6 +132,8 @@ public final class ComputeNode implements AutoCloseable
     private final RaasClusterView cluster;
     private final ComputeMesh mesh;
     private final PubSub pubsub;
+    /** appendonly and appendfsync: what the node's writes promise, which CONFIG SET changes across the pool. */
+    private final Persistence persistence;
     private final RateLimitedLog outputLimitLog;
     /** Whether connections send GET, SET and INCR out asynchronously ({@link ComputeNodeContext#asyncCommands}). */
     private final boolean asyncCommands;
@@ -166,6 +171,12 @@ public final class ComputeNode implements AutoCloseable
             }
             else
             {
+                if (context.appendOnly() != null || context.appendFsync() != null)
+                {
+                    // the node's settings decide once the memory nodes were read: one that keeps nothing on disk may
+                    // turn appendonly off, which a client asking durability at connect would refuse outright
+                    context.clientContext().durability(Durability.NONE);
+                }
                 made = KvClient.connect(context.raas(), context.clientContext());
                 ownsClient = true;
             }
@@ -215,6 +226,7 @@ public final class ComputeNode implements AutoCloseable
             this.mesh = meshing;
             final PoolInterest interest = new PoolInterest(meshing, Duration.ofMillis(context.meshCallTimeoutMs()),
                 ex -> meshLog.event("pool interest", ex.getMessage()));
+            this.persistence = persistence(made, meshing, ex -> meshLog.event("config set", ex.getMessage()));
             this.pubsub = new PubSub(interest, ByteBufAllocator.DEFAULT,
                 ex -> meshLog.event("pub/sub", ex.getMessage()));
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
@@ -226,7 +238,7 @@ public final class ComputeNode implements AutoCloseable
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
                 new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
                 new Waiters(interest, context.epochNanoClock(),
-                    ex -> meshLog.event("blocking commands", ex.getMessage()))));
+                    ex -> meshLog.event("blocking commands", ex.getMessage())), persistence));
             if (meshing != null)
             {
                 // once every call's handler is in place; peers are met in the background, and pub/sub's and blocking
@@ -288,6 +300,42 @@ public final class ComputeNode implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /**
+     * appendonly and appendfsync as the context says, else as the client's durability does; over a memory node that
+     * keeps nothing on disk, appendonly no said in one line where the context allows it, else a failed start.
+     */
+    private Persistence persistence(final KvClient client, final ComputeMesh mesh, final ErrorHandler errors)
+    {
+        final Durability had = client.durability();
+        boolean appendOnly = context.appendOnly() == null ? had != Durability.NONE :
+            AppendFsync.parseYesNo(context.appendOnly());
+        final AppendFsync fsync = context.appendFsync() == null ? AppendFsync.of(had) :
+            AppendFsync.parse(context.appendFsync());
+        final long[] withoutDisk = client.memoryNodesWithoutDisk();
+        if (fsync.durability(appendOnly) != Durability.NONE && withoutDisk.length > 0)
+        {
+            final String node = "memory node " + Long.toUnsignedString(withoutDisk[0]);
+            if (!context.appendOnlyFallback())
+            {
+                throw new IllegalStateException(node + " keeps nothing on disk (it was started without --data-dir), " +
+                    "so appendonly yes with appendfsync " + fsync.text() + " cannot be had: start the memory nodes " +
+                    "with --data-dir, or this compute node with --appendonly no");
+            }
+            context.log().accept("dkv compute node " + Long.toUnsignedString(nodeId()) + ": appendonly no: " + node +
+                " keeps nothing on disk (started without --data-dir), so writes are kept in memory only");
+            appendOnly = false;
+        }
+        return new Persistence(client, appendOnly, fsync, mesh, Duration.ofMillis(context.meshCallTimeoutMs()),
+            errors);
+    }
+
+    /** @return appendonly and appendfsync as the node runs with them now (CONFIG SET changes them). */
+    public String durability()
+    {
+        return "appendonly " + (persistence.appendOnly() ? "yes" : "no") + ", appendfsync " +
+            persistence.appendFsync().text();
     }
 
     /** Bind the RESP port, checking that SO_REUSEPORT took where it was asked for. */

@@ -97,6 +97,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
     {
         final long calledNs = System.nanoTime();
         options.requireCluster();
+        options.requireDurability();
         // Netty's buffer events for JDK Flight Recorder make their event classes at first allocation: 100-200 ms of a
         // join on 2 cores, for events no recording asks for by default; -Dio.netty.jfr.enabled=true keeps them
         if (System.getProperty(NETTY_JFR_PROP_NAME) == null)
@@ -132,7 +133,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
         final ComputeNode node;
         try
         {
-            node = ComputeNode.start(new ComputeNodeContext()
+            node = ComputeNode.start(options.durability(new ComputeNodeContext())
                 .epochClock(raasContext.epochClock())
                 .nanoClock(raasContext.nanoClock())
                 .port(options.port())
@@ -268,6 +269,9 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     case "--metrics-port" -> command.metricsPort = Integer.parseInt(decimal(value));
                     case "--client-output-limit" -> command.clientOutputLimit = Long.parseLong(decimal(value));
                     case "--drain-timeout-ms" -> command.drainTimeoutMs = Long.parseLong(decimal(value));
+                    // any text, as picocli takes it: call() says what is wrong with a value either way
+                    case "--appendonly" -> command.options.appendOnly = value;
+                    case "--appendfsync" -> command.options.appendFsync = value;
                     default ->
                     {
                         return null;

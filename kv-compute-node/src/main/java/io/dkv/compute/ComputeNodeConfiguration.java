@@ -137,6 +137,32 @@ public final class ComputeNodeConfiguration
     public static final String AUTH_FAILURES_MAX_PROP_NAME = "dkv.compute.auth.failures.max";
     public static final int AUTH_FAILURES_MAX_DEFAULT = 10;
 
+    /**
+     * redis's {@code appendonly}: {@code yes} has each write tell its memory nodes, which keep it on disk as
+     * {@link #APPENDFSYNC_PROP_NAME} says; {@code no} tells them nothing (memory only). Unset in a context, the node
+     * runs as its client's durability says ({@code dkv.client.durability}, none by default); the command line's
+     * default is {@link #APPENDONLY_DEFAULT}.
+     */
+    public static final String APPENDONLY_PROP_NAME = "dkv.compute.appendonly";
+    public static final String APPENDONLY_DEFAULT = "yes";
+
+    /**
+     * redis's {@code appendfsync} ({@link AppendFsync}): {@code always}, {@code everysec} or {@code no}, what a
+     * write's OK promises while appendonly is yes. Unset in a context, as its client's durability says; the command
+     * line's default is {@link #APPENDFSYNC_DEFAULT}.
+     */
+    public static final String APPENDFSYNC_PROP_NAME = "dkv.compute.appendfsync";
+    public static final String APPENDFSYNC_DEFAULT = "everysec";
+
+    /**
+     * Whether a node asked for appendonly over a memory node that keeps nothing on disk (started without a data
+     * directory) runs with appendonly no and says so in one line, rather than fail its start naming the memory node:
+     * what {@code ./dkv compute-node} does when neither {@code --appendonly} nor {@code --appendfsync} is given, so
+     * that a store started without data directories still serves.
+     */
+    public static final String APPENDONLY_FALLBACK_PROP_NAME = "dkv.compute.appendonly.fallback";
+    public static final boolean APPENDONLY_FALLBACK_DEFAULT = false;
+
     private ComputeNodeConfiguration()
     {
     }

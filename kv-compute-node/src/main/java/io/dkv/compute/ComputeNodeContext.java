@@ -50,6 +50,10 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private long authFailureDelayMs = Long.getLong(AUTH_FAILURE_DELAY_PROP_NAME, AUTH_FAILURE_DELAY_DEFAULT);
     private long authFailureDelayMaxMs = Long.getLong(AUTH_FAILURE_DELAY_MAX_PROP_NAME, AUTH_FAILURE_DELAY_MAX_DEFAULT);
     private int authFailuresMax = Integer.getInteger(AUTH_FAILURES_MAX_PROP_NAME, AUTH_FAILURES_MAX_DEFAULT);
+    private String appendOnly = System.getProperty(APPENDONLY_PROP_NAME);
+    private String appendFsync = System.getProperty(APPENDFSYNC_PROP_NAME);
+    private boolean appendOnlyFallback = Boolean.parseBoolean(
+        System.getProperty(APPENDONLY_FALLBACK_PROP_NAME, Boolean.toString(APPENDONLY_FALLBACK_DEFAULT)));
     private Consumer<String> log = System.err::println;
     private EpochNanoClock epochNanoClock;
     private String requirePass;
@@ -117,6 +121,16 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
                 authFailureDelayMaxMs + " authFailuresMax=" + authFailuresMax + ": the limit, the high water mark " +
                 "(at least 2) and the failures must be positive, the delays not negative and the max at least the " +
                 "first");
+        }
+        if (appendOnly != null && AppendFsync.parseYesNo(appendOnly) == null)
+        {
+            throw new IllegalArgumentException("appendonly (" + APPENDONLY_PROP_NAME + ") is yes or no; it is '" +
+                appendOnly + "'");
+        }
+        if (appendFsync != null && AppendFsync.parse(appendFsync) == null)
+        {
+            throw new IllegalArgumentException("appendfsync (" + APPENDFSYNC_PROP_NAME + ") is one of " +
+                AppendFsync.ACCEPTED + "; it is '" + appendFsync + "'");
         }
         if ((raas == null) == (client == null))
         {
@@ -441,6 +455,57 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext requirePass(final String requirePass)
     {
         this.requirePass = requirePass;
+        return this;
+    }
+
+    /** @return yes or no, or null: unset, as the client's durability says (any but none: yes). */
+    public String appendOnly()
+    {
+        return appendOnly;
+    }
+
+    /**
+     * @param appendOnly redis's appendonly: {@code yes}, each write tells its memory nodes as {@link #appendFsync}
+     *                   says; {@code no}, memory only. Null: as the client's durability says. CONFIG SET changes it
+     *                   while the node runs.
+     * @return this.
+     */
+    public ComputeNodeContext appendOnly(final String appendOnly)
+    {
+        this.appendOnly = appendOnly;
+        return this;
+    }
+
+    /** @return always, everysec or no, or null: unset, as the client's durability says (sync: always). */
+    public String appendFsync()
+    {
+        return appendFsync;
+    }
+
+    /**
+     * @param appendFsync redis's appendfsync ({@link AppendFsync}): what a write's OK promises while appendonly is
+     *                    yes. Null: as the client's durability says. CONFIG SET changes it while the node runs.
+     * @return this.
+     */
+    public ComputeNodeContext appendFsync(final String appendFsync)
+    {
+        this.appendFsync = appendFsync;
+        return this;
+    }
+
+    public boolean appendOnlyFallback()
+    {
+        return appendOnlyFallback;
+    }
+
+    /**
+     * @param appendOnlyFallback true: over a memory node that keeps nothing on disk the node runs with appendonly no
+     *                           and says so in one line ({@link #log()}); false: its start fails naming that node.
+     * @return this.
+     */
+    public ComputeNodeContext appendOnlyFallback(final boolean appendOnlyFallback)
+    {
+        this.appendOnlyFallback = appendOnlyFallback;
         return this;
     }
 

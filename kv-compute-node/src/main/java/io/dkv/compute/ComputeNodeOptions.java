@@ -14,9 +14,11 @@ import java.util.List;
 
 /**
  * {@code --port}, {@code --bind}, {@code --meta}, {@code --cluster-secret-file}, {@code --requirepass},
- * {@code --provider} and {@code --driver}: where a compute node serves RESP and how it joins the cluster. Shared as a
- * picocli mixin by {@code ./dkv compute-node} and by {@code ./dkv autoscale}, which gives them to every node it starts;
- * a command that words their help for itself does so in its resource bundle, under the option's name without dashes.
+ * {@code --provider} and {@code --driver}: where a compute node serves RESP and how it joins the cluster; and
+ * {@code --appendonly} and {@code --appendfsync}: what its writes' OK promises about the memory nodes' disks. Shared
+ * as a picocli mixin by {@code ./dkv compute-node} and by {@code ./dkv autoscale}, which gives them to every node it
+ * starts; a command that words their help for itself does so in its resource bundle, under the option's name without
+ * dashes.
  */
 public final class ComputeNodeOptions
 {
@@ -53,6 +55,25 @@ public final class ComputeNodeOptions
             "shm) (default: ${DEFAULT-VALUE}).")
     String provider;
 
+    // no default value here: left unset, the node may run with appendonly no over memory nodes without a disk, where
+    // one given by the user fails the start (ComputeNodeContext.appendOnlyFallback)
+    @Option(names = "--appendonly", paramLabel = "yes|no",
+        description = "yes: each write tells its memory nodes, which keep it on disk as --appendfsync says (they " +
+            "need --data-dir); no: memory only, nothing told, the cheapest, and a memory node that restarts comes " +
+            "back without the writes. Left unset over a memory node without --data-dir, the node runs with no and " +
+            "says so; given, it fails to start there. CONFIG SET appendonly changes it while the pool runs " +
+            "(default: " + ComputeNodeConfiguration.APPENDONLY_DEFAULT + ").")
+    String appendOnly;
+
+    @Option(names = "--appendfsync", paramLabel = "always|everysec|no",
+        description = "With --appendonly yes, what a write's OK promises. always: its memory nodes have the key on " +
+            "disk (fsynced), a crash loses nothing acknowledged; costs a round trip to the node and its fsync per " +
+            "write. everysec: they are told of it and write it to disk soon after, fsyncing at least once a second, " +
+            "so a crash loses about the last second; costs one message per write, not waited for. no: nothing " +
+            "told, as --appendonly no. CONFIG SET appendfsync changes it while the pool runs " +
+            "(default: " + ComputeNodeConfiguration.APPENDFSYNC_DEFAULT + ").")
+    String appendFsync;
+
     /** @return the RESP port; 0 for a free one. */
     public int port()
     {
@@ -81,6 +102,66 @@ public final class ComputeNodeOptions
     public String provider()
     {
         return provider;
+    }
+
+    /** @return --appendonly as given, or null when it was not. */
+    public String appendOnly()
+    {
+        return appendOnly;
+    }
+
+    /** @return --appendfsync as given, or null when it was not. */
+    public String appendFsync()
+    {
+        return appendFsync;
+    }
+
+    /**
+     * Fail, in one line naming the value and the accepted ones, when --appendonly or --appendfsync was given a value
+     * it does not take: before anything starts.
+     */
+    public void requireDurability()
+    {
+        if (appendOnly != null && AppendFsync.parseYesNo(appendOnly) == null)
+        {
+            throw new IllegalArgumentException("--appendonly " + appendOnly + ": expected yes or no");
+        }
+        if (appendFsync != null && AppendFsync.parse(appendFsync) == null)
+        {
+            throw new IllegalArgumentException("--appendfsync " + appendFsync + ": expected one of " +
+                AppendFsync.ACCEPTED);
+        }
+    }
+
+    /**
+     * Give the node the durability asked for: the options given, else the properties set
+     * ({@link ComputeNodeConfiguration#APPENDONLY_PROP_NAME}, {@link ComputeNodeConfiguration#APPENDFSYNC_PROP_NAME}),
+     * else appendonly yes with appendfsync everysec. When none was given either way, a memory node that keeps nothing
+     * on disk turns appendonly off ({@link ComputeNodeContext#appendOnlyFallback}) instead of failing the start.
+     *
+     * @return the context.
+     */
+    public ComputeNodeContext durability(final ComputeNodeContext context)
+    {
+        final boolean given = appendOnly != null || appendFsync != null || context.appendOnly() != null ||
+            context.appendFsync() != null;
+        if (appendOnly != null)
+        {
+            context.appendOnly(appendOnly);
+        }
+        else if (context.appendOnly() == null)
+        {
+            context.appendOnly(ComputeNodeConfiguration.APPENDONLY_DEFAULT);
+        }
+        if (appendFsync != null)
+        {
+            context.appendFsync(appendFsync);
+        }
+        else if (context.appendFsync() == null)
+        {
+            context.appendFsync(ComputeNodeConfiguration.APPENDFSYNC_DEFAULT);
+        }
+        return given ? context : context.appendOnlyFallback(true);
     }
 
     /**
@@ -137,6 +218,15 @@ public final class ComputeNodeOptions
         if (requirePass != null)
         {
             arguments.addAll(List.of("--requirepass", requirePass));
+        }
+        // only as given: a node left to its default may fall back to appendonly no where memory nodes keep no disk
+        if (appendOnly != null)
+        {
+            arguments.addAll(List.of("--appendonly", appendOnly));
+        }
+        if (appendFsync != null)
+        {
+            arguments.addAll(List.of("--appendfsync", appendFsync));
         }
         return arguments;
     }

@@ -37,6 +37,7 @@ class ComputeNodeCommandTest
             List.of("--meta", META, "--cluster-secret-file", "s", "--client-output-limit", "1048576",
                 "--drain-timeout-ms", "2000"),
             List.of("--driver", "dkv-up", "--port", "0"),
+            List.of("--driver", "dkv-up", "--appendonly", "no", "--appendfsync=always"),
             List.of("--driver=dkv-up", "--node-id", "7", "--reuse-port", "--metrics-port", "0")))
         {
             final ComputeNodeCommand simple = ComputeNodeCommand.parseSimple(args.toArray(String[]::new));

@@ -55,4 +55,13 @@ class ComputeNodeOptionsTest
             "--meta", "meta:1@shm:0a#01:02", "--cluster-secret-file", secret.toString()), options.arguments(7000));
         assertThrows(CommandLine.ParameterException.class, () -> parse("--provider", "tcp").requireCluster());
     }
+
+    @Test
+    void appendonlyAndAppendfsyncReachTheNodesOnlyAsGivenSoThatNodesLeftToTheDefaultMayFallBack()
+    {
+        assertEquals(List.of("--port", "7000", "--bind", "127.0.0.1", "--driver", "dkv-up", "--appendfsync",
+            "always"), parse("--driver", "dkv-up", "--bind", "127.0.0.1", "--appendfsync", "always").arguments(7000));
+        assertEquals(List.of("--port", "7000", "--bind", "127.0.0.1", "--driver", "dkv-up", "--appendonly", "no"),
+            parse("--driver", "dkv-up", "--bind", "127.0.0.1", "--appendonly", "no").arguments(7000));
+    }
 }

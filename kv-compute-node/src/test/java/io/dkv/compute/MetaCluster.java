@@ -38,8 +38,18 @@ final class MetaCluster implements AutoCloseable
     private final Raas memoryRaas;
     private final MemoryNode memory;
 
-    /** @param dir where the MetaServer keeps its state. */
+    /** @param dir where the MetaServer keeps its state; the memory node keeps nothing on disk. */
     MetaCluster(final Path dir)
+    {
+        this(dir, null);
+    }
+
+    /**
+     * @param dir           where the MetaServer keeps its state.
+     * @param memoryDataDir where the memory node keeps the keys it is told of (RocksDB), or null: it keeps nothing on
+     *                      disk, and writes cannot be made durable.
+     */
+    MetaCluster(final Path dir, final Path memoryDataDir)
     {
         final MetaServerContext context = new MetaServerContext().nodeId(base).clusterSecret(SECRET).dataDir(dir)
             .nodeSlots(64).regionSlots(128).leaseMs(5_000).leaseCheckMs(50);
@@ -49,8 +59,8 @@ final class MetaCluster implements AutoCloseable
         try
         {
             raas = node(base + 1, NodeRecord.ROLE_MEMORY);
-            memory =
-                MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16));
+            memory = MemoryNode.start(raas, new MemoryNodeContext().indexGroups(256).chunkBytes(1 << 20).heapChunks(16)
+                .dataDir(memoryDataDir));
             memoryRaas = raas;
         }
         catch (final RuntimeException ex)
@@ -58,6 +68,18 @@ final class MetaCluster implements AutoCloseable
             CloseHelper.quietCloseAll(raas, server);
             throw ex;
         }
+    }
+
+    /** @return the memory node, for what it counts (the keys it wrote to disk). */
+    MemoryNode memory()
+    {
+        return memory;
+    }
+
+    /** @return the memory node's id. */
+    long memoryId()
+    {
+        return base + 1;
     }
 
     MetaEndpoint endpoint()

@@ -83,6 +83,30 @@ class RespInfoDifferentialTest
     }
 
     @Test
+    void appendonlyAndAppendfsyncAnswerAndChangeAsRedisDoes() throws Exception
+    {
+        // the store's memory node keeps nothing on disk and its node runs appendonly no, as redis-server here
+        try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
+        {
+            for (final String[] request : List.of(
+                new String[]{"CONFIG", "GET", "appendonly"},
+                new String[]{"CONFIG", "GET", "appendfsync"},
+                new String[]{"CONFIG", "SET", "appendonly", "maybe"},
+                new String[]{"CONFIG", "SET", "appendfsync", "sometimes"},
+                new String[]{"CONFIG", "SET", "appendfsync", "no", "appendfsync", "always"},
+                new String[]{"CONFIG", "SET", "appendfsync", "ALWAYS"},
+                new String[]{"CONFIG", "GET", "appendfsync"},
+                new String[]{"CONFIG", "SET", "appendfsync", "everysec", "list-compress-depth", "x"},
+                new String[]{"CONFIG", "GET", "appendfsync"},
+                new String[]{"CONFIG", "SET", "appendfsync", "everysec", "appendonly", "no"},
+                new String[]{"CONFIG", "GET", "appendonly"}))
+            {
+                assertEquals(them.call(request), us.call(request), String.join(" ", request));
+            }
+        }
+    }
+
+    @Test
     void configSetOfEncodingSettingsAnswersAsRedisAndReadsBack() throws Exception
     {
         try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
@@ -128,7 +152,8 @@ class RespInfoDifferentialTest
             assertTrue(us.call("CONFIG", "SET", "maxclients", "5").contains("configured when started"));
             assertTrue(us.call("CONFIG", "SET", "maxmemory", "1").contains("configured when started"));
             assertEquals("+OK", us.call("CONFIG", "SET", "save", ""), "a fixed setting given the value it has");
-            assertTrue(us.call("CONFIG", "SET", "save", "", "appendonly", "yes").contains("configured when started"));
+            assertTrue(us.call("CONFIG", "SET", "save", "", "maxmemory-policy", "allkeys-lru")
+                .contains("configured when started"));
         }
     }
 

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -413,6 +414,18 @@ class DeployManifestsTest
         assertTrue(containerPorts(computeNode.owner()).stream()
             .anyMatch(containerPort -> port.equals(YamlNodes.string(containerPort.get("containerPort")))),
             "the metrics port is a containerPort of the compute pods");
+    }
+
+    @Test
+    void computeNodesAskForEverysecExplicitlyOverMemoryNodesThatKeepTheKeysOnDisk()
+    {
+        final Invocation computeNode = invocationOf(DkvInvocations.COMPUTE_NODE);
+        // given, not left to the default: a memory node without its volume then fails the start, not the promise
+        assertEquals(List.of("yes", "everysec"),
+            Arrays.asList(computeNode.option("--appendonly"), computeNode.option("--appendfsync")),
+            computeNode.where() + " runs appendonly yes with appendfsync everysec, as options");
+        assertNotNull(invocationOf("memory-node").option("--data-dir"),
+            "the memory nodes keep the keys on disk, which appendfsync everysec asks of them");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.dkv.client.async;
 
+import io.dkv.client.Durability;
 import io.dkv.client.KvErrors;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
@@ -125,6 +126,8 @@ public final class AsyncWrite extends AsyncOperation
      * {@link Boolean#FALSE}), and handed to {@link AsyncSlowPath#swapRaw} where completions cannot carry it.
      */
     private boolean raw;
+    /** What this write promises: the client's as it began, whatever the client's is by the time it is on every copy. */
+    private Durability durability = Durability.NONE;
 
     AsyncWrite(final int index, final AsyncWrites owner, final Raas raas, final int replicas, final long timeoutMs)
     {
@@ -193,6 +196,15 @@ public final class AsyncWrite extends AsyncOperation
         publishing = false;
         won = false;
         failedReplicas.set(0);
+    }
+
+    /**
+     * @param durability what this write promises, as its block was written (pending under SYNC): its nodes are told
+     *                   so once it is on every copy. Set with {@link #prepare}, before {@link #go}.
+     */
+    public void durability(final Durability durability)
+    {
+        this.durability = durability;
     }
 
     /** Post a {@link #prepare}d write's first round; its time runs from here. */
@@ -517,7 +529,7 @@ public final class AsyncWrite extends AsyncOperation
         if (position < 0)
         {
             final Object answer = success();
-            if (owner.durable())
+            if (durability != Durability.NONE)
             {
                 persist(answer);
                 return;
@@ -843,7 +855,8 @@ public final class AsyncWrite extends AsyncOperation
             finish(answer);
             return;
         }
-        final PersistRequests.Job job = new PersistRequests.Job(key, ids, offsets, answer, future);
+        final PersistRequests.Job job =
+            new PersistRequests.Job(key, ids, offsets, answer, future, durability == Durability.SYNC);
         if (owner.slowPath().persist(job))
         {
             release();
@@ -856,7 +869,7 @@ public final class AsyncWrite extends AsyncOperation
     {
         final ChainRest rest = new ChainRest(key, hash, writeId, Arrays.copyOf(nodes, count),
             Arrays.copyOf(slots, count), Arrays.copyOf(words, count), Arrays.copyOf(newWords, count),
-            Arrays.copyOf(blockOffsets, count), from, length != 0, wonNanos, answer, future);
+            Arrays.copyOf(blockOffsets, count), from, length != 0, wonNanos, answer, future, durability);
         release();
         owner.slowPath().finishChain(rest);
     }

@@ -1,6 +1,5 @@
 package io.dkv.client.async;
 
-import io.dkv.client.Durability;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.raas.Raas;
@@ -17,7 +16,6 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
     private final Raas raas;
     private final long timeoutMs;
     private final int replicas;
-    private final boolean durable;
     private final MembershipView membership;
 
     /**
@@ -31,7 +29,6 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
         this.raas = raas;
         this.timeoutMs = context.timeoutMs();
         this.replicas = Math.max(1, membership.replicas());
-        this.durable = context.durability() != Durability.NONE;
         this.membership = membership;
     }
 
@@ -60,12 +57,6 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
         {
             write.onCompletion((int)(token >>> 32) & 0xff, status, value);
         }
-    }
-
-    /** @return true when a write tells the nodes (the client's durability is not NONE). */
-    boolean durable()
-    {
-        return durable;
     }
 
     long epoch()

@@ -26,7 +26,7 @@ public final class CompletionPolling implements Agent, ErrorHandler, AutoCloseab
 
     /**
      * @param lanes           every handle of the client; those that poll themselves are left alone.
-     * @param persistRequests the durability step of writes, or null when the client's durability is NONE.
+     * @param persistRequests the durability step of writes carried by completions, or null for none.
      */
     public CompletionPolling(final Raas[] lanes, final PersistRequests persistRequests)
     {

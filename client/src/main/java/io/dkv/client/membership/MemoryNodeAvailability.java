@@ -7,6 +7,7 @@ import io.dkv.client.node.MemoryNodeView;
 import io.dkv.raas.Raas;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -33,6 +34,8 @@ public final class MemoryNodeAvailability
     private final AtomicReferenceArray<KvException> causes;
     /** Per node: the nano time from which its view may be read again. */
     private final AtomicLongArray retryAt;
+    /** Bit per node index: its view, when last read, said it keeps nothing on disk. */
+    private final AtomicLong withoutDisk = new AtomicLong();
 
     public MemoryNodeAvailability(final long[] nodeIds, final KvClientContext context)
     {
@@ -156,8 +159,29 @@ public final class MemoryNodeAvailability
         return usable(view, node);
     }
 
+    /**
+     * @return the nodes whose view, when last read, said they keep nothing on disk (started without a data
+     * directory): writes there cannot be made durable. Nodes not read yet are not among them.
+     */
+    public long[] withoutDisk()
+    {
+        final long bits = withoutDisk.get();
+        final long[] ids = new long[Long.bitCount(bits)];
+        int next = 0;
+        for (int node = 0; node < CAPACITY; node++)
+        {
+            if ((bits & (1L << node)) != 0)
+            {
+                ids[next++] = nodeIds[node];
+            }
+        }
+        return ids;
+    }
+
     private MemoryNodeView usable(final MemoryNodeView view, final int node)
     {
+        final long bit = 1L << node;
+        withoutDisk.getAndUpdate(bits -> view.persistent ? bits & ~bit : bits | bit);
         try
         {
             requireUsable(view);

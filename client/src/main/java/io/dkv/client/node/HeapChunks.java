@@ -32,7 +32,6 @@ public final class HeapChunks
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
 
     private final NodeLinks links;
-    private final KvClientContext context;
     /** The links' generation each node's chunks were handed out over. */
     private final int[] chunkLinks;
     private final long[] chunkOffset;
@@ -51,11 +50,20 @@ public final class HeapChunks
     private final int[] nextChunk;
     /** The block being written, the same bytes for every replica. */
     private MemorySegment out;
+    /**
+     * The durability of the operation this thread runs: the client's as it began ({@link #durability(Durability)}),
+     * so that a write whose block went out pending is also told to its node, whatever the client's says meanwhile.
+     */
+    private Durability durability;
+    /** This thread's synchronous PERSISTs sent, and those that failed; written by it alone, read by any. */
+    private volatile long persistsTold;
+    private volatile long persistsFailed;
+    /** Whether this thread waits for a node's answer to a PERSIST now. */
+    private volatile boolean persisting;
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
         this.links = links;
-        this.context = context;
         this.chunkLinks = new int[MemoryNodeAvailability.CAPACITY];
         this.chunkOffset = new long[MemoryNodeAvailability.CAPACITY];
         this.chunkUsed = new int[MemoryNodeAvailability.CAPACITY];
@@ -67,6 +75,40 @@ public final class HeapChunks
         this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.out = links.raas().allocateBuffer(4096);
+        this.durability = context.durability();
+    }
+
+    /**
+     * @param durability what the operation this thread begins now promises: its blocks are written pending (SYNC) or
+     *                   not, and its nodes told (or not) as it says, until the next operation begins.
+     */
+    public void durability(final Durability durability)
+    {
+        this.durability = durability;
+    }
+
+    /** @return what the operation this thread runs promises. */
+    public Durability durability()
+    {
+        return durability;
+    }
+
+    /** @return PERSISTs this thread sent itself (not those of writes carried by completions). */
+    public long persistsTold()
+    {
+        return persistsTold;
+    }
+
+    /** @return of {@link #persistsTold()}, those the node did not confirm. */
+    public long persistsFailed()
+    {
+        return persistsFailed;
+    }
+
+    /** @return 1 while this thread waits for a node to answer a PERSIST, else 0. */
+    public int persistsPending()
+    {
+        return persisting ? 1 : 0;
     }
 
     /** @return the block buffer holding the block last placed, its bytes from offset 0. */
@@ -78,7 +120,7 @@ public final class HeapChunks
     /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
     public boolean pendingBlocks()
     {
-        return context.durability() == Durability.SYNC;
+        return durability == Durability.SYNC;
     }
 
     /**
@@ -153,16 +195,32 @@ public final class HeapChunks
      */
     public void persist(final int node, final long blockOffset)
     {
-        if (context.durability() == Durability.NONE)
+        if (durability == Durability.NONE)
         {
             return;
         }
-        final boolean sync = context.durability() == Durability.SYNC;
-        final int status = links.request(node, MemoryNodeProtocol.PERSIST,
-            sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset, KvBlockLayout.NO_WRITE, sync,
-            "the key on disk");
+        final boolean sync = durability == Durability.SYNC;
+        persistsTold++;
+        persisting = sync;
+        final int status;
+        try
+        {
+            status = links.request(node, MemoryNodeProtocol.PERSIST,
+                sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset, KvBlockLayout.NO_WRITE, sync,
+                "the key on disk");
+        }
+        catch (final RuntimeException ex)
+        {
+            persistsFailed++;
+            throw ex;
+        }
+        finally
+        {
+            persisting = false;
+        }
         if (status != MemoryNodeProtocol.OK)
         {
+            persistsFailed++;
             throw new KvException("memory node " + links.nodeId(node) + " did not write the key to disk (status " +
                 status + ")" + (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
         }

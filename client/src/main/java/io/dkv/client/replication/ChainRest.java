@@ -1,5 +1,7 @@
 package io.dkv.client.replication;
 
+import io.dkv.client.Durability;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,9 +19,11 @@ import java.util.concurrent.CompletableFuture;
  * @param written   the write put a value (not a delete).
  * @param wonNanos  when the tail was won: past the client's timeout from then nothing more is posted.
  * @param answer    what the future is completed with once done.
+ * @param durability what the write promises, as it began: its nodes are told so, whatever the client's is now.
  */
 public record ChainRest(
     byte[] key, long hash, long writeId, int[] nodes, long[] slots, long[] words, long[] newWords,
-    long[] offsets, int from, boolean written, long wonNanos, Object answer, CompletableFuture<Object> future)
+    long[] offsets, int from, boolean written, long wonNanos, Object answer, CompletableFuture<Object> future,
+    Durability durability)
 {
 }

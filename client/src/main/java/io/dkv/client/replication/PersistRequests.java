@@ -49,17 +49,21 @@ public final class PersistRequests
         final long[] offsets;
         final Object answer;
         final CompletableFuture<Object> future;
+        /** Durability sync: each node answers once the key is on disk; else told, not waited for. */
+        final boolean answered;
         /** Nodes yet to answer; the agent's alone. */
         int remaining;
 
+        /** @param answered true for a write under durability sync, whatever the client's is by now. */
         public Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
-            final CompletableFuture<Object> future)
+            final CompletableFuture<Object> future, final boolean answered)
         {
             this.key = key;
             this.nodeIds = nodeIds;
             this.offsets = offsets;
             this.answer = answer;
             this.future = future;
+            this.answered = answered;
         }
     }
 
@@ -95,33 +99,62 @@ public final class PersistRequests
     private final Raas raas;
     private final NanoClock nanoClock;
     private final long timeoutNanos;
-    private final boolean answered;
     private final ManyToOneConcurrentArrayQueue<Job> queue = new ManyToOneConcurrentArrayQueue<>(QUEUED);
     private final Long2ObjectHashMap<Node> nodes = new Long2ObjectHashMap<>();
     private final MemorySegment request = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REQUEST_LENGTH]);
     private final MemorySegment reply = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REPLY_LENGTH + 64]);
     private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    /** Requests to nodes handed in, one per node of a write, and those not yet sent or (sync) answered. */
+    private final AtomicLong told = new AtomicLong();
+    private final AtomicLong outstanding = new AtomicLong();
     private long correlation;
 
-    /** @param answered true for durability sync: each node answers once the key is on disk. */
-    public PersistRequests(final Raas raas, final KvClientContext context, final boolean answered)
+    /** Each job says whether its nodes answer once on disk (sync) or are only told: durability may change. */
+    public PersistRequests(final Raas raas, final KvClientContext context)
     {
         this.raas = raas;
         this.nanoClock = context.nanoClock();
         this.timeoutNanos = context.timeoutMs() * 1_000_000L;
-        this.answered = answered;
     }
 
     /** Any thread: @return false when too many are queued (the caller tells the nodes another way). */
     public boolean offer(final Job job)
     {
-        return queue.offer(job);
+        // counted first: the agent may take it and count it done before offer returns
+        told.addAndGet(job.nodeIds.length);
+        outstanding.addAndGet(job.nodeIds.length);
+        if (!queue.offer(job))
+        {
+            told.addAndGet(-job.nodeIds.length);
+            outstanding.addAndGet(-job.nodeIds.length);
+            return false;
+        }
+        return true;
     }
 
     /** @return writes whose durability this finished, their futures completed. */
     public long completed()
     {
         return completed.get();
+    }
+
+    /** @return requests to nodes handed in ({@link #offer}): one per node a write is on. */
+    public long told()
+    {
+        return told.get();
+    }
+
+    /** @return writes whose nodes did not all confirm (a failure, a timeout), their futures failed. */
+    public long failed()
+    {
+        return failed.get();
+    }
+
+    /** @return of {@link #told()}, the requests not sent yet or, under durability sync, not answered yet. */
+    public long pending()
+    {
+        return Math.max(0, outstanding.get());
     }
 
     /** The agent's turn: send what was handed in, read the answers there are, fail what ran out of time. */
@@ -151,16 +184,18 @@ public final class PersistRequests
     private int sendHeld(final Node node)
     {
         int sent = 0;
-        while (!node.held.isEmpty() && (!answered || node.pending.size() < OUTSTANDING))
+        while (!node.held.isEmpty() && (!node.held.peek().job.answered || node.pending.size() < OUTSTANDING))
         {
             final Request held = node.held.poll();
             if (held.job.future.isDone())
             {
                 // another node of it failed
+                outstanding.decrementAndGet();
                 continue;
             }
             held.correlation = ++correlation;
             request.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
+            final boolean answered = held.job.answered;
             request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0);
             request.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, held.correlation);
             request.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, held.job.offsets[held.replica]);
@@ -171,6 +206,7 @@ public final class PersistRequests
             }
             catch (final RaasException ex)
             {
+                outstanding.decrementAndGet();
                 broken(node, held.job, "did not take a request for the key on disk: " + ex.getMessage(), ex);
                 continue;
             }
@@ -182,6 +218,7 @@ public final class PersistRequests
             }
             else
             {
+                outstanding.decrementAndGet();
                 answeredBy(held.job);
             }
         }
@@ -214,6 +251,7 @@ public final class PersistRequests
             {
                 // an answer skipped (its request timed out): the node answers in order
                 node.pending.poll();
+                outstanding.decrementAndGet();
             }
             final Request answeredRequest = node.pending.peek();
             if (answeredRequest == null || answeredRequest.correlation != id)
@@ -221,6 +259,7 @@ public final class PersistRequests
                 continue;
             }
             node.pending.poll();
+            outstanding.decrementAndGet();
             final int status = reply.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
             if (status != MemoryNodeProtocol.OK)
             {
@@ -240,6 +279,7 @@ public final class PersistRequests
         while (!node.pending.isEmpty() && now - node.pending.peek().deadlineNanos > 0)
         {
             final Request late = node.pending.poll();
+            outstanding.decrementAndGet();
             fail(late.job, "memory node " + node.nodeId + " did not answer a request for the key on disk within " +
                 timeoutNanos / 1_000_000 + " ms", null);
         }
@@ -262,6 +302,7 @@ public final class PersistRequests
         while (!node.pending.isEmpty())
         {
             fail(node.pending.poll().job, text, cause);
+            outstanding.decrementAndGet();
         }
         if (node.connection != null)
         {
@@ -282,8 +323,11 @@ public final class PersistRequests
     {
         // the write holds every replica: tried again as a new one, a compare-and-set would find its own value there
         final KvException wrapped = cause == null ? null : new KvException(cause.getMessage(), cause);
-        job.future.completeExceptionally(new ReplicaChain.OutcomeUnknown("write of key " +
+        if (job.future.completeExceptionally(new ReplicaChain.OutcomeUnknown("write of key " +
             KvErrors.describe(job.key) + " is on its replicas but was not confirmed on disk: " + why +
-            "; it has taken effect, durable or not", wrapped));
+            "; it has taken effect, durable or not", wrapped)))
+        {
+            failed.incrementAndGet();
+        }
     }
 }

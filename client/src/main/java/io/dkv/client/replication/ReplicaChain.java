@@ -704,6 +704,8 @@ public final class ReplicaChain
      */
     public void finish(final ChainRest rest)
     {
+        // its blocks were written under the durability it began with: its nodes are told as that says
+        chunks.durability(rest.durability());
         nowMillis = epochClock.time();
         servingCount = rest.nodes().length;
         System.arraycopy(rest.nodes(), 0, serving, 0, servingCount);

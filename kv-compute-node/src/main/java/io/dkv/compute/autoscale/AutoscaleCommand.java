@@ -100,6 +100,8 @@ public final class AutoscaleCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         node.requireCluster();
+        // a bad value fails here, once, not in every node it would start
+        node.requireDurability();
         final String bind = node.bind();
         final int servedPort = node.port() == 0 ? freePort(bind) : node.port();
         final Path logs = logDir != null ? logDir : temporaryLogDir();

@@ -23,11 +23,21 @@ import java.nio.charset.StandardCharsets;
  * @param auth        what a failed AUTH costs its connection.
  * @param pubsub      pub/sub across the pool's compute nodes.
  * @param waiters     the connections blocked on keys, woken by writes through any compute node of the pool.
+ * @param persistence appendonly and appendfsync: the client's durability, which CONFIG SET changes pool-wide.
  */
 public record CommandEnvironment(KvClient client, String requirePass, NodeStats stats, int port, int maxClients,
     int maxBulk, long nodeId, ClusterView cluster, long outputLimit, AuthThrottle auth, PubSub pubsub,
-    Waiters waiters)
+    Waiters waiters, Persistence persistence)
 {
+    /** With appendonly and appendfsync as the client's durability says, changed on this node alone. */
+    public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
+        final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster, final long outputLimit,
+        final AuthThrottle auth, final PubSub pubsub, final Waiters waiters)
+    {
+        this(client, requirePass, stats, port, maxClients, maxBulk, nodeId, cluster, outputLimit, auth, pubsub,
+            waiters, Persistence.of(client));
+    }
+
     /** With pub/sub and blocking commands of the node's pool. */
     public CommandEnvironment(final KvClient client, final String requirePass, final NodeStats stats, final int port,
         final int maxClients, final int maxBulk, final long nodeId, final ClusterView cluster, final long outputLimit,

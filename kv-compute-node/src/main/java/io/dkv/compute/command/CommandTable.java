@@ -75,7 +75,7 @@ public final class CommandTable
         add(new SortCommand(store, keyspaceEvents).commands());
         add(new MemoryCommand(store).commands());
         add(new TransactionCommands(this, store, environment.client(), severalKeys, storeThreads).commands());
-        add(new ServerCommands(environment, this, knobs).commands());
+        add(new ServerCommands(environment, this, knobs, store, storeThreads).commands());
         add(new ClusterCommands(environment.cluster()).commands());
         add(new PubSubCommands(environment, store, storeThreads).commands());
         add(new BlockingCommands(store, environment.waiters(), storeThreads).commands());

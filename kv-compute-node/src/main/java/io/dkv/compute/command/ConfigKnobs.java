@@ -94,6 +94,33 @@ final class ConfigKnobs
     synchronized String set(final List<String> names, final List<byte[]> given, final Predicate<String> isFixed)
     {
         final Knob[] knobs = new Knob[names.size()];
+        final long[] parsed = new long[knobs.length];
+        final String error = parse(names, given, isFixed, knobs, parsed);
+        if (error != null)
+        {
+            return error;
+        }
+        for (int i = 0; i < knobs.length; i++)
+        {
+            values.put(knobs[i], parsed[i]);
+        }
+        return null;
+    }
+
+    /**
+     * As {@link #set}, setting nothing: what a CONFIG SET that changes other settings too checks before it changes
+     * them, so that it changes all or none.
+     *
+     * @return null when {@link #set} would set them, else the error it would answer.
+     */
+    synchronized String check(final List<String> names, final List<byte[]> given, final Predicate<String> isFixed)
+    {
+        return parse(names, given, isFixed, new Knob[names.size()], new long[names.size()]);
+    }
+
+    private String parse(final List<String> names, final List<byte[]> given, final Predicate<String> isFixed,
+        final Knob[] knobs, final long[] parsed)
+    {
         for (int i = 0; i < names.size(); i++)
         {
             final Knob knob = byName.get(names.get(i));
@@ -112,7 +139,6 @@ final class ConfigKnobs
             }
             knobs[i] = knob;
         }
-        final long[] parsed = new long[knobs.length];
         for (int i = 0; i < knobs.length; i++)
         {
             final Knob knob = knobs[i];
@@ -132,10 +158,6 @@ final class ConfigKnobs
                 return failed(knob.name, "argument must be between " + knob.min + " and " + knob.max + " inclusive");
             }
             parsed[i] = value;
-        }
-        for (int i = 0; i < knobs.length; i++)
-        {
-            values.put(knobs[i], parsed[i]);
         }
         return null;
     }

@@ -1,9 +1,12 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.PersistCounts;
 import io.dkv.client.keyspace.KeyPattern;
+import io.dkv.compute.AppendFsync;
 import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.metrics.ProcessTimes;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.store.KeyStore;
 import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 
@@ -26,18 +29,31 @@ import static io.dkv.compute.command.CommandTable.spec;
 final class ServerCommands
 {
     private static final String NOTIFY_KEYSPACE_EVENTS = "notify-keyspace-events";
+    private static final String APPENDONLY = "appendonly";
+    private static final String APPENDFSYNC = "appendfsync";
 
     private final CommandEnvironment environment;
     private final CommandTable table;
     private final ConfigKnobs knobs;
     private final CommandKeys keys;
+    private final KeyStore store;
+    private final StoreThreads storeThreads;
 
-    ServerCommands(final CommandEnvironment environment, final CommandTable table, final ConfigKnobs knobs)
+    /**
+     * @param store        the store outside transactions: where CONFIG SET of appendonly or appendfsync may be a step
+     *                     (Session.mayAwait).
+     * @param storeThreads where such a CONFIG SET runs when it calls the pool's other nodes, so that the loop waits on
+     *                     no peer's answer.
+     */
+    ServerCommands(final CommandEnvironment environment, final CommandTable table, final ConfigKnobs knobs,
+        final KeyStore store, final StoreThreads storeThreads)
     {
         this.environment = environment;
         this.table = table;
         this.knobs = knobs;
         this.keys = new CommandKeys(table);
+        this.store = store;
+        this.storeThreads = storeThreads;
     }
 
     List<CommandSpec> commands()
@@ -250,8 +266,9 @@ final class ServerCommands
     {
         final Map<String, String> settings = new LinkedHashMap<>();
         settings.put("save", "");
-        settings.put("appendonly", "no");
-        settings.put("appendfsync", "everysec");
+        // what the node's writes promise now: CONFIG SET changes them across the pool
+        settings.put(APPENDONLY, environment.persistence().appendOnly() ? "yes" : "no");
+        settings.put(APPENDFSYNC, environment.persistence().appendFsync().text());
         settings.put("maxmemory", "0");
         settings.put("maxmemory-policy", "noeviction");
         settings.put("databases", "1");
@@ -269,7 +286,10 @@ final class ServerCommands
         return settings;
     }
 
-    /** CONFIG SET name value [name value ...]: the encoding settings ({@link ConfigKnobs}), all or none. */
+    /**
+     * CONFIG SET name value [name value ...]: the encoding settings ({@link ConfigKnobs}), notify-keyspace-events, and
+     * appendonly and appendfsync ({@link Persistence}, on every node of the pool), all or none.
+     */
     private void configSet(final Session session, final byte[][] args, final ByteBuf out)
     {
         if ((args.length & 1) != 0)
@@ -277,13 +297,70 @@ final class ServerCommands
             RespReplies.error(out, Errors.SYNTAX);
             return;
         }
+        if (environment.persistence().callsPeers() && setsPersistence(args) && session.mayAwait(store))
+        {
+            // the pool's other nodes are called in turn: on a store thread, a step, so that the loop waits on none
+            storeThreads.offload(session, null, reply -> configSet(args, reply));
+            return;
+        }
+        configSet(args, out);
+    }
+
+    private static boolean setsPersistence(final byte[][] args)
+    {
+        for (int i = 2; i < args.length; i += 2)
+        {
+            final String name = CommandTable.lowerCase(args[i]);
+            if (name.equals(APPENDONLY) || name.equals(APPENDFSYNC))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void configSet(final byte[][] args, final ByteBuf out)
+    {
         final Map<String, String> fixed = settings();
         final List<String> names = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
         int events = -2;
+        Boolean appendOnly = null;
+        AppendFsync fsync = null;
+        String persistenceArgument = null;
         for (int i = 2; i < args.length; i += 2)
         {
             final String name = CommandTable.lowerCase(args[i]);
+            if (name.equals(APPENDONLY) || name.equals(APPENDFSYNC))
+            {
+                if (name.equals(APPENDONLY) ? appendOnly != null : fsync != null)
+                {
+                    RespReplies.error(out, ConfigKnobs.failed(name, "duplicate parameter"));
+                    return;
+                }
+                final String value = Errors.text(args[i + 1]);
+                if (name.equals(APPENDONLY))
+                {
+                    appendOnly = AppendFsync.parseYesNo(value);
+                    if (appendOnly == null)
+                    {
+                        RespReplies.error(out, ConfigKnobs.failed(name, "argument must be 'yes' or 'no'"));
+                        return;
+                    }
+                }
+                else
+                {
+                    fsync = AppendFsync.parse(value);
+                    if (fsync == null)
+                    {
+                        RespReplies.error(out, ConfigKnobs.failed(name,
+                            "argument(s) must be one of the following: " + AppendFsync.ACCEPTED));
+                        return;
+                    }
+                }
+                persistenceArgument = persistenceArgument == null ? name : persistenceArgument;
+                continue;
+            }
             if (name.equals(NOTIFY_KEYSPACE_EVENTS))
             {
                 if (events != -2)
@@ -322,12 +399,23 @@ final class ServerCommands
                 values.add(args[i + 1]);
             }
         }
-        final String error = knobs.set(names, values, fixed::containsKey);
+        // checked before appendonly and appendfsync change (across the pool), set after: all or none
+        final String error = knobs.check(names, values, fixed::containsKey);
         if (error != null)
         {
             RespReplies.error(out, error);
             return;
         }
+        if (persistenceArgument != null)
+        {
+            final String failed = environment.persistence().set(appendOnly, fsync, persistenceArgument);
+            if (failed != null)
+            {
+                RespReplies.error(out, failed);
+                return;
+            }
+        }
+        knobs.set(names, values, fixed::containsKey);
         if (events >= 0)
         {
             table.keyspaceEvents().flags(events);
@@ -432,7 +520,7 @@ final class ServerCommands
                 "maxmemory_policy:noeviction\r\n" +
                 "number_of_cached_scripts:" + table.cachedScripts() + "\r\n" +
                 "mem_allocator:jvm\r\n";
-            case "persistence" -> "loading:0\r\naof_enabled:0\r\n";
+            case "persistence" -> persistenceSection();
             case "stats" -> statsSection(stats);
             case "replication" -> "role:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n";
             case "cpu" -> cpuSection(stats);
@@ -441,6 +529,23 @@ final class ServerCommands
             case "cluster" -> "cluster_enabled:1\r\n";
             default -> "";
         };
+    }
+
+    /**
+     * redis's loading and aof_enabled (appendonly), then dkv's own: appendfsync, and the PERSIST requests the client
+     * sent the memory nodes (one per copy of a key written), those not sent or (always) not answered yet, and the
+     * writes not confirmed on disk.
+     */
+    private String persistenceSection()
+    {
+        final Persistence persistence = environment.persistence();
+        final PersistCounts counts = persistence.counts();
+        return "loading:0\r\n" +
+            "aof_enabled:" + (persistence.appendOnly() ? 1 : 0) + "\r\n" +
+            "dkv_appendfsync:" + persistence.appendFsync().text() + "\r\n" +
+            "dkv_persists_told:" + counts.told() + "\r\n" +
+            "dkv_persists_pending:" + counts.pending() + "\r\n" +
+            "dkv_persist_failures:" + counts.failed() + "\r\n";
     }
 
     /** redis's getrusage figures: this process's and its children's user and system CPU time. */

@@ -177,6 +177,15 @@ public final class ComputeMesh implements AutoCloseable
         return callable;
     }
 
+    /**
+     * @return every peer this node knows, by id, those whose last call failed too: the nodes a change that every node
+     * of the pool must take is to reach ({@link #call} fails at once for one not met again yet).
+     */
+    public List<Long> known()
+    {
+        return new ArrayList<>(peers.keySet());
+    }
+
     /** @return true once every compute node listed at the start was met (or found not answering). */
     public boolean ready()
     {
