@@ -53,7 +53,7 @@ final class KeyRouting
             return node(hash);
         }
         final long epoch = membership.epoch();
-        final int head = links.use(chain.head(hash, key));
+        final int head = links.use(chain.headNow(hash, key));
         return chain.switchHead() < 0 && membership.epoch() == epoch ? head : -1;
     }
 }

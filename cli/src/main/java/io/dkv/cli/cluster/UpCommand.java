@@ -122,6 +122,18 @@ public final class UpCommand implements Callable<Integer>
             " s. Without it, up says which role died and the command that starts it again.")
     private boolean restart;
 
+    @Option(names = "--appendonly", paramLabel = "yes|no",
+        description = "Passed to each compute node: yes (its default) keeps each write on the memory nodes' disks " +
+            "as --appendfsync says; no keeps them in memory only, which a restart of every copy loses.")
+    private String appendOnly;
+
+    @Option(names = "--appendfsync", paramLabel = "always|everysec|no",
+        description = "Passed to each compute node: always answers a write once its memory nodes have it on disk; " +
+            "everysec (its default) once it is in their memory, each node fsyncing within a second, so a crash of " +
+            "every copy loses at most about the last second; no as --appendonly no. CONFIG SET changes it at run " +
+            "time across the compute nodes.")
+    private String appendFsync;
+
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
             "node takes the next free port after it. 0 takes any free ports (default: ${DEFAULT-VALUE}).")
@@ -134,6 +146,15 @@ public final class UpCommand implements Callable<Integer>
             throw new IllegalArgumentException("--memory-nodes " + memoryNodes + " is not in [1, 16]");
         }
         final String replicasNote = replicasNote(replicas, memoryNodes);
+        if (appendOnly != null && !List.of("yes", "no").contains(appendOnly))
+        {
+            throw new IllegalArgumentException("--appendonly " + appendOnly + ": expected yes or no");
+        }
+        if (appendFsync != null && !List.of("always", "everysec", "no").contains(appendFsync))
+        {
+            throw new IllegalArgumentException("--appendfsync " + appendFsync + ": expected one of always, everysec, " +
+                "no");
+        }
         parseCompute();
         final UpAutoscale autoscale = new UpAutoscale(computeNodes, computeMax, metric, target);
         if (computePort < 0 || computePort > 65_535)
@@ -307,7 +328,7 @@ public final class UpCommand implements Callable<Integer>
     {
         final int port = computePort == 0 ? 0 : LocalPorts.firstFree(computePort);
         final RoleProcess process = RoleProcess.start("autoscaler", "128m", ParentWatch.thisJvm(),
-            autoscale.arguments(port, provider, endpoint, secret, runDir.resolve("autoscale")),
+            withDurability(autoscale.arguments(port, provider, endpoint, secret, runDir.resolve("autoscale"))),
             AUTOSCALER_READY, runDir.resolve("autoscale.log"));
         started.add(process);
         final int served = Integer.parseInt(process.readyGroup(1));
@@ -315,7 +336,8 @@ public final class UpCommand implements Callable<Integer>
         // started again on the port it took, where the cluster file and the "try it" lines say it serves; its syncs
         // are repeated on up's output
         watch.watch("autoscaler", process, "128m",
-            autoscale.arguments(served, provider, endpoint, secret, runDir.resolve("autoscale")), AUTOSCALER_READY,
+            withDurability(autoscale.arguments(served, provider, endpoint, secret, runDir.resolve("autoscale"))),
+            AUTOSCALER_READY,
             runDir, true);
         if (computePort != 0 && served != computePort)
         {
@@ -367,8 +389,32 @@ public final class UpCommand implements Callable<Integer>
         final String endpoint,
         final String secret)
     {
-        return List.of("compute-node", "--node-id", Long.toString(nodeId), "--port", Integer.toString(port),
-            "--provider", provider, "--meta", endpoint, "--cluster-secret-file", secret, "--metrics-port", "0");
+        final List<String> arguments = new ArrayList<>(List.of("compute-node", "--node-id", Long.toString(nodeId),
+            "--port", Integer.toString(port), "--provider", provider, "--meta", endpoint, "--cluster-secret-file",
+            secret, "--metrics-port", "0"));
+        arguments.addAll(durabilityArguments());
+        return arguments;
+    }
+
+    private List<String> withDurability(final List<String> arguments)
+    {
+        arguments.addAll(durabilityArguments());
+        return arguments;
+    }
+
+    /** @return --appendonly and --appendfsync as given to up, for each compute node; none when not given. */
+    private List<String> durabilityArguments()
+    {
+        final List<String> arguments = new ArrayList<>();
+        if (appendOnly != null)
+        {
+            arguments.addAll(List.of("--appendonly", appendOnly));
+        }
+        if (appendFsync != null)
+        {
+            arguments.addAll(List.of("--appendfsync", appendFsync));
+        }
+        return arguments;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.dkv.cli.cluster;
 
 import io.dkv.cli.DkvMain;
 import io.dkv.load.CommandRun;
+import io.dkv.load.resp.RespSocket;
 import io.dkv.process.RoleProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,13 +14,15 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code dkv up} keeps its directory: a cluster stopped cleanly, or whose every process was killed at once, started
- * again on it comes back with every key it acknowledged under durability sync ({@code dkv put}'s), its memory nodes
- * loading their disks and settling each key on the copy of the one that served last. {@code --fresh} starts a new
+ * {@code dkv up} keeps its directory: a cluster whose every process was killed at once, started again on it, comes
+ * back with every key it acknowledged under durability sync ({@code dkv put}'s, a compute node's appendfsync always),
+ * its memory nodes loading their disks and settling each key on the copy of the one that served last; one stopped
+ * cleanly keeps what its compute nodes acknowledged under everysec too. {@code --fresh} starts a new
  * cluster. Before, {@code up} emptied the directory at each start and every key was gone.
  */
 class UpRestartTest
@@ -38,11 +41,13 @@ class UpRestartTest
         @TempDir final Path dir) throws Exception
     {
         final Path clusterFile = dir.resolve("cluster.properties");
-        final RoleProcess first = LocalClusterTest.up(dir, clusterFile);
+        final RoleProcess first = LocalClusterTest.up(dir, clusterFile, "--appendfsync", "always");
         try
         {
             assertTrue(first.logTail().contains("starting a new cluster in " + dir.resolve("run")), first::logTail);
             putKeys(clusterFile);
+            // through the compute node, whose OK under appendfsync always says the key is on its nodes' disks
+            setOverResp(clusterFile, "always-", "set");
             // a rack's power: every role at once, then up itself, nothing stopping cleanly
             final List<Long> roles = rolePids(Files.readString(dir.resolve("up.log")));
             assertEquals(5, roles.size(), first::logTail);
@@ -66,8 +71,14 @@ class UpRestartTest
             assertTrue(afterKill.logTail().contains(dir.resolve("run") + " holds the cluster that ran there before"),
                 afterKill::logTail);
             assertKeys(clusterFile);
+            assertOverResp(clusterFile, "always-", "set");
+            // everysec, the default: what a clean stop must not lose, whatever was fsynced yet
+            setOverResp(clusterFile, "everysec-", "before a clean stop");
             final String log = Files.readString(dir.resolve("run").resolve("memory-node-101.log"));
-            assertTrue(log.contains(", " + (KEYS - 1) + " loaded"), "its keys came back from its disk: " + log);
+            final Matcher loaded = Pattern.compile(", (\\d+) loaded").matcher(log);
+            // the keys put, and those the compute node keeps for itself
+            assertTrue(loaded.find() && Integer.parseInt(loaded.group(1)) >= KEYS - 1,
+                "its keys came back from its disk: " + log);
         }
         finally
         {
@@ -78,6 +89,8 @@ class UpRestartTest
         try
         {
             assertKeys(clusterFile);
+            assertOverResp(clusterFile, "always-", "set");
+            assertOverResp(clusterFile, "everysec-", "before a clean stop");
         }
         finally
         {
@@ -94,6 +107,35 @@ class UpRestartTest
         {
             assertEquals(0, fresh.stop(STOP_TIMEOUT_MS));
         }
+    }
+
+    private static void setOverResp(final Path clusterFile, final String prefix, final String value)
+    {
+        try (RespSocket socket = new RespSocket("127.0.0.1:" + ClusterFile.read(clusterFile).computePorts()[0],
+            60_000))
+        {
+            for (int i = 0; i < KEYS; i++)
+            {
+                assertEquals(new RespSocket.Simple("OK"), socket.call(bytes("SET"), bytes(prefix + i), bytes(value)));
+            }
+        }
+    }
+
+    private static void assertOverResp(final Path clusterFile, final String prefix, final String value)
+    {
+        try (RespSocket socket = new RespSocket("127.0.0.1:" + ClusterFile.read(clusterFile).computePorts()[0],
+            60_000))
+        {
+            for (int i = 0; i < KEYS; i++)
+            {
+                assertArrayEquals(bytes(value), (byte[])socket.call(bytes("GET"), bytes(prefix + i)), prefix + i);
+            }
+        }
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private void putKeys(final Path clusterFile)

@@ -105,6 +105,7 @@ public final class PersistRequests
     private final MemorySegment reply = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REPLY_LENGTH + 64]);
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong undelivered = new AtomicLong();
     /** Requests to nodes handed in, one per node of a write, and those not yet sent or (sync) answered. */
     private final AtomicLong told = new AtomicLong();
     private final AtomicLong outstanding = new AtomicLong();
@@ -143,6 +144,15 @@ public final class PersistRequests
     public long told()
     {
         return told.get();
+    }
+
+    /**
+     * @return requests of writes under durability async that could not be sent (the node was gone): the writes were
+     * answered, on their replicas in memory, within the window async accepts.
+     */
+    public long undelivered()
+    {
+        return undelivered.get();
     }
 
     /** @return writes whose nodes did not all confirm (a failure, a timeout), their futures failed. */
@@ -207,6 +217,16 @@ public final class PersistRequests
             catch (final RaasException ex)
             {
                 outstanding.decrementAndGet();
+                if (!answered)
+                {
+                    // durability async (appendfsync everysec): the write is on its replicas, and the node that cannot
+                    // be told is gone with its copy; what a crash takes within the window async accepted, as redis's
+                    // everysec answers OK and loses the last second to a crash. Counted, not failed.
+                    undelivered.incrementAndGet();
+                    answeredBy(held.job);
+                    broken(node, null, "did not take a request for the key on disk: " + ex.getMessage(), ex);
+                    continue;
+                }
                 broken(node, held.job, "did not take a request for the key on disk: " + ex.getMessage(), ex);
                 continue;
             }
@@ -294,11 +314,17 @@ public final class PersistRequests
         return node.connection;
     }
 
-    /** The node's connection failed: the write fails, and so does every other waiting on it; a new one is opened. */
+    /**
+     * The node's connection failed: the write fails (unless null: it was answered), and so does every other waiting
+     * on it; a new one is opened.
+     */
     private void broken(final Node node, final Job job, final String why, final RaasException cause)
     {
         final String text = "memory node " + node.nodeId + " " + why;
-        fail(job, text, cause);
+        if (job != null)
+        {
+            fail(job, text, cause);
+        }
         while (!node.pending.isEmpty())
         {
             fail(node.pending.poll().job, text, cause);

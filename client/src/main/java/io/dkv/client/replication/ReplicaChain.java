@@ -87,6 +87,8 @@ public final class ReplicaChain
     private long nowMillis;
     /** Pauses in a row while a node does not answer, since the membership was last read anew. */
     private int faultPauses;
+    /** False while placing for a caller that may not wait ({@link #placeSteady}, {@link #headNow}). */
+    private boolean waitsForJoiners = true;
     private final long timeoutNanos;
     /**
      * The key's replicas in placement order (indices into the client's nodes) before and after the membership change
@@ -183,6 +185,23 @@ public final class ReplicaChain
     {
         place(hash, key);
         return serving[0];
+    }
+
+    /**
+     * As {@link #head}, for a caller that may not wait (a read carried by completions): no replica serving fails at
+     * once, and the synchronous read waits for a joining one instead.
+     */
+    public int headNow(final long hash, final byte[] key)
+    {
+        waitsForJoiners = false;
+        try
+        {
+            return head(hash, key);
+        }
+        finally
+        {
+            waitsForJoiners = true;
+        }
     }
 
     /**
@@ -727,7 +746,16 @@ public final class ReplicaChain
      */
     public int placeSteady(final long hash, final byte[] key, final int[] nodesOut)
     {
-        place(hash, key);
+        // called where nothing may wait (a thread that carries completions): the synchronous write waits instead
+        waitsForJoiners = false;
+        try
+        {
+            place(hash, key);
+        }
+        finally
+        {
+            waitsForJoiners = true;
+        }
         if (downSettling >= 0 || phase != Membership.STEADY || joiningCount != 0)
         {
             return 0;
@@ -1146,6 +1174,30 @@ public final class ReplicaChain
      */
     private void place(final long hash, final byte[] key, final boolean requireServing, final boolean sealed)
     {
+        long waitDeadline = 0;
+        while (!placeOnce(hash, key, requireServing, sealed))
+        {
+            // no replica serves and one is joining: a node back from a restart, whose refill makes it live within
+            // moments (every copy restarted at once, say); the operation waits for it within the failover wait, as
+            // for a head that does not answer, rather than failing at once
+            final long now = nanoClock.nanoTime();
+            if (waitDeadline == 0)
+            {
+                waitDeadline = now + context.failoverWaitMs() * 1_000_000L;
+            }
+            if (now - waitDeadline > 0)
+            {
+                throw noServingReplica(key, " (waited " + context.failoverWaitMs() + " ms for a joining replica's " +
+                    "refill to end)");
+            }
+            membership.refresh();
+            LockSupport.parkNanos(SWITCH_WAIT_PAUSE_NANOS);
+        }
+    }
+
+    /** @return false when no replica serves and one joins, and the caller may wait for it: place again soon. */
+    private boolean placeOnce(final long hash, final byte[] key, final boolean requireServing, final boolean sealed)
+    {
         membership.refreshIfDue();
         final MembershipView.Placement placement = membership.placement();
         final int r = placed.length;
@@ -1175,6 +1227,7 @@ public final class ReplicaChain
         final int[] primary = after ? placedAfter : placed;
         final int primaryCount = after ? placedAfterCount : placedCount;
         downSettling = -1;
+        boolean primaryJoining = false;
         for (int p = 0; p < primaryCount; p++)
         {
             // the clock is read only for a replica declared down: not on every operation
@@ -1191,6 +1244,7 @@ public final class ReplicaChain
             else if (placement.state(primary[p]) == Membership.JOINING)
             {
                 joining[joiningCount++] = primary[p];
+                primaryJoining = true;
             }
         }
         if (after)
@@ -1203,17 +1257,15 @@ public final class ReplicaChain
         }
         if (servingCount == 0 && !requireServing)
         {
-            return;
+            return true;
         }
         if (servingCount == 0)
         {
-            final StringBuilder text = new StringBuilder("key ").append(KvErrors.describe(key))
-                .append(" has no serving replica: ");
-            for (int p = 0; p < primaryCount; p++)
+            if (waitsForJoiners && primaryJoining)
             {
-                text.append(p == 0 ? "" : ", ").append(placement.describe(primary[p]));
+                return false;
             }
-            throw new KvException(text.toString());
+            throw noServingReplica(key, "");
         }
         if ((phase == Membership.SWITCH || phase == Membership.HANDOVER) && !afterSide)
         {
@@ -1226,6 +1278,23 @@ public final class ReplicaChain
                 }
             }
         }
+        return true;
+    }
+
+    /** @return the error of an operation on a key none of whose replicas serves, naming each as last placed. */
+    private KvException noServingReplica(final byte[] key, final String waited)
+    {
+        final MembershipView.Placement placement = membership.placement();
+        final boolean after = phase == Membership.CLEANUP || afterSide;
+        final int[] primary = after ? placedAfter : placed;
+        final int primaryCount = after ? placedAfterCount : placedCount;
+        final StringBuilder text = new StringBuilder("key ").append(KvErrors.describe(key))
+            .append(" has no serving replica: ");
+        for (int p = 0; p < primaryCount; p++)
+        {
+            text.append(p == 0 ? "" : ", ").append(placement.describe(primary[p]));
+        }
+        return new KvException(text.append(waited).toString());
     }
 
     /** The members of one placement that the other lacks, and are up: written after the tail, never read. */
