@@ -259,6 +259,32 @@ public final class KvSession implements AutoCloseable
      */
     byte[][] multiGet(final byte[][] keys)
     {
+        if (routing.plain())
+        {
+            return multiGetOnce(keys);
+        }
+        // a node that restarted (its regions of another incarnation) or does not answer: read again, once its view is
+        // read again or the membership says it is gone, within the failover wait, as a single GET does; reads are
+        // idempotent, so the batch is read again whole
+        final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
+        while (true)
+        {
+            try
+            {
+                return multiGetOnce(keys);
+            }
+            catch (final KvException ex)
+            {
+                if (!chain.awaitHead(deadline))
+                {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private byte[][] multiGetOnce(final byte[][] keys)
+    {
         nowMillis = epochClock.time();
         final byte[][] values = new byte[keys.length][];
         final long[] hashes = new long[keys.length];
