@@ -102,8 +102,13 @@ public final class CheckCommand implements Callable<Integer>
             "right (every role's clocks then read a control file; the history keeps true time). pause-meta: SIGSTOP " +
             "of the MetaServer for " + MetaPauseFault.PAUSE_MS / 1000 + " s, past its lease and the window in which " +
             "it takes a frame as fresh; pause-memory: SIGSTOP of every memory node at once for " +
-            MemoryPauseFault.PAUSE_MS / 1000 + " s and the hold, past their leases, while every one is live " +
-            "(default: ${DEFAULT-VALUE}).")
+            MemoryPauseFault.PAUSE_MS / 1000 + " s and the hold, past their leases, while every one is live. " +
+            "kill-all-memory: SIGKILL of every memory node at once, each restarted on its data directory, in a drawn " +
+            "order, within its lease or after it (every other strike): every in-memory copy lost, the disks the " +
+            "only truth. kill-refilling: SIGKILL of one memory node, restarted, then of another while the first " +
+            "refills, restarted after the hold (needs --replicas 2). kill-cluster: SIGKILL of every role but the " +
+            "clients (MetaServer, memory nodes, driver, compute nodes) at once, each started again after the hold; " +
+            "restart-cluster: the same with a clean stop (SIGTERM, compute nodes first) (default: ${DEFAULT-VALUE}).")
     private List<String> nemesis;
 
     @Option(names = "--workload", paramLabel = "NAME", defaultValue = RegisterWorkload.NAME,

@@ -28,7 +28,11 @@ public final class FaultKinds
         new FlappingPartitionFault(),
         new ClockFault(),
         new MetaPauseFault(),
-        new MemoryPauseFault());
+        new MemoryPauseFault(),
+        new KillAllMemoryFault(),
+        new KillRefillingFault(),
+        new ClusterRestartFault(false),
+        new ClusterRestartFault(true));
 
     private FaultKinds()
     {

@@ -1,0 +1,121 @@
+package io.dkv.load.check.nemesis;
+
+import io.dkv.load.check.harness.Role;
+import io.dkv.raas.Membership;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Where keys have several copies: SIGKILL of a memory node A, A started again, and while A refills (joining) SIGKILL
+ * of another, B, started again after it: the copies B held as the one serving replica are lost from memory while A's
+ * are half refilled. B comes back from its disk as the replica that served last, and every key settles on B's copy,
+ * never on A's half-refilled one nor cleared by A's refill (issue 66's lost transfers: A's refill "copied or cleared"
+ * its keys from a B that then came back empty). Struck only while every memory node is live and no change runs.
+ */
+final class KillRefillingFault extends FaultKind
+{
+    static final String NAME = "kill-refilling";
+    /** How long to look for A joining before giving the second kill up: A's start and registration. */
+    private static final long JOINING_WAIT_MS = 30_000;
+
+    KillRefillingFault()
+    {
+        super(NAME, Trait.READS_MEMBERSHIP);
+    }
+
+    String refusal(final List<FaultKind> asked, final ClusterShape cluster)
+    {
+        return cluster.replicas() >= 2 && cluster.memoryNodes() >= 2 ? null : "nemesis '" + NAME + "' needs " +
+            "--replicas 2 or more over 2 or more memory nodes (it is " + cluster.replicas() + " copies over " +
+            cluster.memoryNodes() + "): it kills one node while another refills";
+    }
+
+    void strike(final Nemesis nemesis, final Strike strike)
+    {
+        final MemoryNodeKills kills = nemesis.targets().memoryKills();
+        final List<Role> memoryNodes = kills.memoryNodes();
+        if (memoryNodes.size() < 2)
+        {
+            nemesis.log("nemesis: " + NAME + " skipped: fewer than two memory nodes");
+            return;
+        }
+        final Role first = memoryNodes.get(strike.pick() % memoryNodes.size());
+        final Role second = memoryNodes.get((strike.pick() + 1) % memoryNodes.size());
+        final String why = kills.whyNot(first);
+        if (why != null)
+        {
+            nemesis.skipped(NAME, first, why);
+            return;
+        }
+        if (!nemesis.take(NAME, first, false))
+        {
+            return;
+        }
+        try
+        {
+            if (!nemesis.take(NAME, second, false))
+            {
+                return;
+            }
+            try
+            {
+                killDuringRefill(nemesis, kills, first, second, strike.holdMs());
+            }
+            finally
+            {
+                nemesis.release(second);
+            }
+        }
+        finally
+        {
+            nemesis.release(first);
+        }
+    }
+
+    private static void killDuringRefill(final Nemesis nemesis, final MemoryNodeKills kills, final Role first,
+        final Role second, final long holdMs)
+    {
+        final long start = nemesis.sinceOrigin();
+        nemesis.log(String.format(Locale.ROOT, "nemesis: %s %s (process %d), restarted, then %s (process %d) while " +
+            "it refills, restarted %d ms later", NAME, first, first.pid(), second, second.pid(), holdMs));
+        first.kill();
+        final String firstRestart = nemesis.restart(first);
+        final String joining = awaitJoining(nemesis, kills, first);
+        second.kill();
+        nemesis.sleep(holdMs);
+        final String before = kills.describe(second);
+        final String secondRestart = nemesis.restart(second);
+        final String detail = first + " " + firstRestart + ", " + joining + "; " + second + " killed, was " + before +
+            ", " + secondRestart;
+        nemesis.log("nemesis: " + NAME + ": " + detail);
+        nemesis.caused(new NemesisEvent(NAME, first.name() + ", " + second.name(), start, nemesis.sinceOrigin(),
+            detail));
+    }
+
+    /** @return what the membership said of the node when the second kill came. */
+    private static String awaitJoining(final Nemesis nemesis, final MemoryNodeKills kills, final Role node)
+    {
+        final long deadline = nemesis.sinceOrigin() + JOINING_WAIT_MS;
+        while (nemesis.sinceOrigin() < deadline)
+        {
+            try
+            {
+                if (kills.membership().state(kills.nodeId(node)) == Membership.JOINING)
+                {
+                    return "joining when the second kill came";
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                // the MetaServer does not answer now: looked at again
+            }
+            if (!nemesis.sleep(20))
+            {
+                break;
+            }
+        }
+        return kills.describe(node) + " when the second kill came (not seen joining within " + JOINING_WAIT_MS +
+            " ms)";
+    }
+}
