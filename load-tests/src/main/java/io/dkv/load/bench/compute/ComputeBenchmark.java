@@ -64,6 +64,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String ORDERED = "ordered";
     static final String LONG = "long";
     static final String POOL = "pool";
+    static final String DURABILITY = "durability";
     /** The sizes of long's values, in 10^6 bytes. */
     static final int[] LONG_MEGABYTES = {4, 64, 256};
 
@@ -72,10 +73,12 @@ public final class ComputeBenchmark implements Callable<Integer>
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long, pool (default: " +
-            "${DEFAULT-VALUE}; collections loads a hash of --hash-fields fields into both servers, ordered a sorted " +
-            "set and a list of --ordered-members elements, minutes at 10^6; pool times PUBLISH and BLPOP across " +
-            "two compute node processes).")
+        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long, pool, durability " +
+            "(default: ${DEFAULT-VALUE}; collections loads a hash of --hash-fields fields into both servers, ordered " +
+            "a sorted set and a list of --ordered-members elements, minutes at 10^6; pool times PUBLISH and BLPOP " +
+            "across two compute node processes; durability runs SET and GET at -c 50 and at -c 50 -P 16 under " +
+            "appendfsync no, everysec and always, over a memory node keeping keys on disk, beside redis-server " +
+            "with appendonly yes and the same appendfsync).")
     private List<String> only;
 
     @Option(names = "--pool-rounds", defaultValue = "2000",
@@ -190,7 +193,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL).containsAll(parts) ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL, DURABILITY).containsAll(parts) ||
             requests < 1 || keyspace < 1 || poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || scaleSteps < 1 ||
@@ -199,7 +202,8 @@ public final class ComputeBenchmark implements Callable<Integer>
             !List.of("auto", "on", "off").contains(asyncCommands) || !List.of("own", "attached").contains(scaleNodes))
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections, ordered, long, pool), --pool-rounds " +
+                " (parts: throughput, join, scale, multi, collections, ordered, long, pool, durability), " +
+                "--pool-rounds " +
                 poolRounds + ", --hash-fields " + hashFields +
                 " (at least 11), --hash-operations " + hashOperations + ", --ordered-members " + orderedMembers +
                 " (at least 11), --ordered-operations " + orderedOperations + ", --multi-requests " + multiRequests +
@@ -215,7 +219,7 @@ public final class ComputeBenchmark implements Callable<Integer>
         final Optional<Path> redisServer = RedisServer.find();
         final Optional<Path> redisBenchmark = RedisBenchmarkTool.find();
         final boolean needsTool = parts.contains(THROUGHPUT) || parts.contains(MULTI) || parts.contains(COLLECTIONS) ||
-            parts.contains(ORDERED);
+            parts.contains(ORDERED) || parts.contains(DURABILITY);
         if (redisServer.isEmpty() || needsTool && redisBenchmark.isEmpty())
         {
             throw new IllegalStateException("needs " + RedisServer.BINARY + " (" + RedisServer.INSTALL_HINT + ")" +
@@ -343,6 +347,23 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "untimed; two compute node processes (shm), then redis-server %s", poolRounds,
                 Math.max(1, poolRounds / 10), result.redisVersion()));
             sections.add(PoolPart.section(result));
+        }
+        if (parts.contains(DURABILITY))
+        {
+            final RedisBenchmarkTool tool = new RedisBenchmarkTool(redisBenchmark.orElseThrow());
+            for (final Setting setting : List.of(Setting.ALL.get(1), Setting.ALL.get(2)))
+            {
+                final DurabilityPart.Result result = new DurabilityPart(tool, redisServer.orElseThrow(), requests,
+                    keyspace, valueSize, setting, spec.commandLine().getErr(), provider).run();
+                method.add(String.format(Locale.ROOT, "durability %s: %s, -t set,get, -r %,d, -d %d, %,d requests; " +
+                    "a compute node in this JVM over an in-process store whose memory node keeps keys in RocksDB in " +
+                    "a temporary directory (%s), appendonly yes, appendfsync set by CONFIG SET before each; " +
+                    "redis-server %s with appendonly yes and the same appendfsync; all on 127.0.0.1", setting.label(),
+                    tool.version(), keyspace, valueSize, requests * setting.multiplier(), result.provider(),
+                    result.redisVersion()));
+                sections.add(DurabilityPart.section(result));
+                goals.addAll(DurabilityPart.goals(result));
+            }
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));

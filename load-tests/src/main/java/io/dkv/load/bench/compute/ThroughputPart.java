@@ -202,7 +202,7 @@ final class ThroughputPart
         return Double.isNaN(millis) ? "-" : String.format(Locale.ROOT, "%,.0f", millis * 1000);
     }
 
-    private static String ratioOrDash(final double value, final double baseline)
+    static String ratioOrDash(final double value, final double baseline)
     {
         return Double.isNaN(value) || Double.isNaN(baseline) ? "-" : ratio(value / baseline);
     }
