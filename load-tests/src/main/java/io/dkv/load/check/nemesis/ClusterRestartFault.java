@@ -31,7 +31,10 @@ final class ClusterRestartFault extends FaultKind
 
     void strike(final Nemesis nemesis, final Strike strike)
     {
-        final MemoryNodeKills kills = nemesis.targets().memoryKills();
+        if (!nemesis.mayStrikeEveryMemoryNode(name()))
+        {
+            return;
+        }
         final List<Role> roles = new ArrayList<>();
         for (final Role role : nemesis.roles())
         {
@@ -40,24 +43,13 @@ final class ClusterRestartFault extends FaultKind
                 roles.add(role);
             }
         }
-        final List<Role> memoryNodes = kills.memoryNodes();
-        final String why = memoryNodes.isEmpty() ? null : kills.whyNot(memoryNodes.get(0));
-        if (why != null)
+        final List<Role> taken = nemesis.takeAll(name(), roles);
+        if (taken == null)
         {
-            nemesis.skipped(name(), memoryNodes.get(0), why);
             return;
         }
-        final List<Role> taken = new ArrayList<>();
         try
         {
-            for (final Role role : roles)
-            {
-                if (!nemesis.take(name(), role, false))
-                {
-                    return;
-                }
-                taken.add(role);
-            }
             restartAll(nemesis, taken, strike.holdMs());
         }
         finally

@@ -28,30 +28,18 @@ final class KillAllMemoryFault extends FaultKind
 
     void strike(final Nemesis nemesis, final Strike strike)
     {
+        if (!nemesis.mayStrikeEveryMemoryNode(NAME))
+        {
+            return;
+        }
         final MemoryNodeKills kills = nemesis.targets().memoryKills();
-        final List<Role> memoryNodes = kills.memoryNodes();
-        if (memoryNodes.isEmpty())
+        final List<Role> taken = nemesis.takeAll(NAME, kills.memoryNodes());
+        if (taken == null)
         {
-            nemesis.log("nemesis: " + NAME + " skipped: no memory node");
             return;
         }
-        final String why = kills.whyNot(memoryNodes.get(0));
-        if (why != null)
-        {
-            nemesis.skipped(NAME, memoryNodes.get(0), why);
-            return;
-        }
-        final List<Role> taken = new ArrayList<>();
         try
         {
-            for (final Role node : memoryNodes)
-            {
-                if (!nemesis.take(NAME, node, false))
-                {
-                    return;
-                }
-                taken.add(node);
-            }
             // the strike's own draw: past the lease every other time, and the order of the restarts
             final boolean pastLease = (strike.pick() & 1) == 0;
             final List<Role> order = new ArrayList<>(taken);

@@ -3,7 +3,6 @@ package io.dkv.load.check.nemesis;
 import io.dkv.load.check.harness.Role;
 import io.dkv.meta.MetaServerConfiguration;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -28,31 +27,18 @@ public final class MemoryPauseFault extends FaultKind
 
     void strike(final Nemesis nemesis, final Strike strike)
     {
-        final MemoryNodeKills kills = nemesis.targets().memoryKills();
-        final List<Role> memoryNodes = kills.memoryNodes();
-        if (memoryNodes.isEmpty())
+        if (!nemesis.mayStrikeEveryMemoryNode(NAME))
         {
-            nemesis.log("nemesis: " + NAME + " skipped: no memory node");
             return;
         }
-        final String why = kills.whyNot(memoryNodes.get(0));
-        if (why != null)
+        // all of them at once, as no one-at-a-time memory-node fault may: taken as other roles
+        final List<Role> taken = nemesis.takeAll(NAME, nemesis.targets().memoryKills().memoryNodes());
+        if (taken == null)
         {
-            nemesis.skipped(NAME, memoryNodes.get(0), why);
             return;
         }
-        final List<Role> taken = new ArrayList<>();
         try
         {
-            for (final Role node : memoryNodes)
-            {
-                // all of them at once, as no one-at-a-time memory-node fault may: taken as other roles
-                if (!nemesis.take(NAME, node, false))
-                {
-                    return;
-                }
-                taken.add(node);
-            }
             pauseAll(nemesis, taken, PAUSE_MS + strike.holdMs());
         }
         finally

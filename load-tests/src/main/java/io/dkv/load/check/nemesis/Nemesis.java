@@ -208,6 +208,49 @@ final class Nemesis
     }
 
     /**
+     * Take several roles at once, for a fault that strikes them together ({@link #take}, as other roles, not one
+     * memory node at a time).
+     *
+     * @return the roles taken, to {@link #release} each; null when one is another fault's (it is skipped, saying so,
+     * and none is kept).
+     */
+    List<Role> takeAll(final String label, final List<Role> roles)
+    {
+        final List<Role> taken = new ArrayList<>();
+        for (final Role role : roles)
+        {
+            if (!take(label, role, false))
+            {
+                taken.forEach(this::release);
+                return null;
+            }
+            taken.add(role);
+        }
+        return taken;
+    }
+
+    /**
+     * @return true when every memory node may be struck at once now: there is one, every one is live and no change
+     * runs; else false, the skip logged with why.
+     */
+    boolean mayStrikeEveryMemoryNode(final String label)
+    {
+        final List<Role> memoryNodes = targets.memoryKills().memoryNodes();
+        if (memoryNodes.isEmpty())
+        {
+            log("nemesis: " + label + " skipped: no memory node");
+            return false;
+        }
+        final String why = targets.memoryKills().whyNot(memoryNodes.get(0));
+        if (why != null)
+        {
+            skipped(label, memoryNodes.get(0), why);
+            return false;
+        }
+        return true;
+    }
+
+    /**
      * Hold a role under a fault, unless another fault holds it: log the strike, let the fault strike, hold and heal,
      * and record what it did.
      *

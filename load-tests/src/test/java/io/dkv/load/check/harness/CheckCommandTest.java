@@ -521,7 +521,10 @@ class CheckCommandTest
             "partition,drain-memory");
         assertRefused("unknown nemesis 'grow-memory': expected kill, pause, partition, scale, kill-memory, " +
             "add-memory, drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock, " +
-            "pause-meta, pause-memory or none", "--nemesis", "grow-memory");
+            "pause-meta, pause-memory, kill-all-memory, kill-refilling, kill-cluster, restart-cluster or none",
+            "--nemesis", "grow-memory");
+        assertRefused("nemesis 'kill-refilling' needs --replicas 2 or more over 2 or more memory nodes (it is 1 " +
+            "copies over 1)", "--memory-nodes", "1", "--nemesis", "kill-refilling");
     }
 
     @Test

@@ -19,7 +19,7 @@ class FaultKindsTest
 {
     private static final List<String> NAMES = List.of("kill", "pause", "partition", "scale", "kill-memory",
         "add-memory", "drain-memory", "long-pause", "kill-mid-write", "one-way-partition", "flapping-partition",
-        "clock", "pause-meta", "pause-memory");
+        "clock", "pause-meta", "pause-memory", "kill-all-memory", "kill-refilling", "kill-cluster", "restart-cluster");
 
     /** A cluster without test hosts, autoscaler, memory nodes to kill or a memory tier to change. */
     private static final NemesisTargets BARE = new NemesisTargets(List.of(), null, List.of(), 0, null, 0, 0,
@@ -43,7 +43,7 @@ class FaultKindsTest
 
         assertEquals("unknown nemesis 'flood': expected kill, pause, partition, scale, kill-memory, add-memory, " +
             "drain-memory, long-pause, kill-mid-write, one-way-partition, flapping-partition, clock, pause-meta, " +
-            "pause-memory or none",
+            "pause-memory, kill-all-memory, kill-refilling, kill-cluster, restart-cluster or none",
             refused.getMessage());
     }
 
@@ -65,8 +65,8 @@ class FaultKindsTest
             names(FaultKinds.overlapping(FaultKinds.all())));
         assertEquals(List.of("partition", "one-way-partition", "flapping-partition"),
             namesOf(FaultKind::needsTestHosts));
-        assertEquals(List.of("kill-memory", "add-memory", "drain-memory", "pause-memory"),
-            namesOf(FaultKind::readsMembership));
+        assertEquals(List.of("kill-memory", "add-memory", "drain-memory", "pause-memory", "kill-all-memory",
+            "kill-refilling", "kill-cluster", "restart-cluster"), namesOf(FaultKind::readsMembership));
         assertEquals(List.of("add-memory", "drain-memory"), namesOf(FaultKind::changesMemoryTier));
         assertEquals(List.of("add-memory", "drain-memory"), namesOf(FaultKind::beginsOnlyWhileRunning));
         assertEquals(List.of("clock"), namesOf(FaultKind::skewsClocks));
@@ -92,6 +92,9 @@ class FaultKindsTest
             "memory node, and cannot reach the test hosts' MetaServer", refusal(oneCopy, "one-way-partition",
             "add-memory"));
         assertNull(refusal(oneCopy, "partition", "kill", "clock"));
+        assertEquals("nemesis 'kill-refilling' needs --replicas 2 or more over 2 or more memory nodes (it is 1 " +
+            "copies over 2): it kills one node while another refills", refusal(oneCopy, "kill-refilling"));
+        assertNull(refusal(twoCopies, "kill-refilling", "kill-all-memory", "kill-cluster", "restart-cluster"));
     }
 
     @Test
