@@ -592,7 +592,8 @@ public final class KvClient implements AutoCloseable
      */
     public ScanPage scan(final long cursor, final int count, final KeyPattern pattern)
     {
-        return session().keyScan().step(cursor, count, pattern);
+        final KvSession session = session();
+        return session.readAgainPastFailures(() -> session.keyScan().step(cursor, count, pattern));
     }
 
     /**
@@ -601,7 +602,8 @@ public final class KvClient implements AutoCloseable
      */
     public byte[] randomKey()
     {
-        return session().keyScan().randomKey();
+        final KvSession session = session();
+        return session.readAgainPastFailures(() -> session.keyScan().randomKey());
     }
 
     /** @return how many keys have a value: every step of a scan counted (a walk of every index, not a counter). */
@@ -633,7 +635,10 @@ public final class KvClient implements AutoCloseable
         long cursor = ScanCursor.START;
         do
         {
-            final ScanPage page = session().keyScan().step(cursor, FLUSH_STEP, null, true);
+            final long from = cursor;
+            final KvSession session = session();
+            final ScanPage page = session.readAgainPastFailures(() -> session.keyScan().step(from, FLUSH_STEP, null,
+                true));
             for (final byte[] key : page.keys())
             {
                 if (ReservedKeys.isNamed(key))
@@ -657,7 +662,8 @@ public final class KvClient implements AutoCloseable
      */
     public ScanPage scanAll(final long cursor, final int count)
     {
-        return session().keyScan().step(cursor, count, null, true);
+        final KvSession session = session();
+        return session.readAgainPastFailures(() -> session.keyScan().step(cursor, count, null, true));
     }
 
     /**

@@ -1004,6 +1004,34 @@ public final class KvSession implements AutoCloseable
     }
 
     /** @return this thread's scan of the keyspace, made at its first asking. */
+    /**
+     * Run a read that walks the nodes (a scan's step, a random key), again past a failure while it may succeed: a
+     * node that restarted under the thread's view (its regions of another incarnation) is read anew at its next use,
+     * so the read goes on once the view is read again, or the membership says the node is gone, within the failover
+     * wait, as a single GET does. With one copy of each key it is tried once more, at once, and then fails as before.
+     * Reads are idempotent, so the walk's step is made again whole.
+     */
+    <T> T readAgainPastFailures(final java.util.function.Supplier<T> read)
+    {
+        final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
+        boolean retried = false;
+        while (true)
+        {
+            try
+            {
+                return read.get();
+            }
+            catch (final KvException ex)
+            {
+                if (routing.plain() ? retried : !chain.awaitHead(deadline))
+                {
+                    throw ex;
+                }
+                retried = true;
+            }
+        }
+    }
+
     KeyScan keyScan()
     {
         if (keyScan == null)
