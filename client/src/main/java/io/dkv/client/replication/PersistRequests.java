@@ -53,6 +53,8 @@ public final class PersistRequests
         final boolean answered;
         /** Nodes yet to answer; the agent's alone. */
         int remaining;
+        /** Under sync with several replicas: the head's request (replica 0) is sent, after every other answered. */
+        boolean headSent;
 
         /** @param answered true for a write under durability sync, whatever the client's is by now. */
         public Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
@@ -180,15 +182,32 @@ public final class PersistRequests
         return work;
     }
 
+    /**
+     * Under sync with several replicas the head (replica 0, where reads go) is told last, once every other replica
+     * answered that the key is on its disk: its node settles the block as it writes it, and a value readers see
+     * settled must be on every replica's disk (ReplicaChain's persist says why).
+     */
     private void start(final Job job)
     {
         job.remaining = job.nodeIds.length;
+        final boolean headLast = job.answered && job.nodeIds.length > 1;
         for (int p = 0; p < job.nodeIds.length; p++)
         {
-            final Node node = nodes.computeIfAbsent(job.nodeIds[p], Node::new);
-            node.held.add(new Request(job, p));
-            sendHeld(node);
+            // every node made now: answers arrive while the agent walks the nodes, and the head is told from there
+            nodes.computeIfAbsent(job.nodeIds[p], Node::new);
         }
+        job.headSent = !headLast;
+        for (int p = headLast ? 1 : 0; p < job.nodeIds.length; p++)
+        {
+            tell(job, p);
+        }
+    }
+
+    private void tell(final Job job, final int replica)
+    {
+        final Node node = nodes.get(job.nodeIds[replica]);
+        node.held.add(new Request(job, replica));
+        sendHeld(node);
     }
 
     private int sendHeld(final Node node)
@@ -342,6 +361,11 @@ public final class PersistRequests
         if (--job.remaining == 0 && job.future.complete(job.answer))
         {
             completed.incrementAndGet();
+        }
+        else if (job.remaining == 1 && !job.headSent)
+        {
+            job.headSent = true;
+            tell(job, 0);
         }
     }
 

@@ -1056,10 +1056,16 @@ public final class ReplicaChain
         return false;
     }
 
-    /** Tell each replica's node which block changed, as the client's durability asks. */
+    /**
+     * Tell each replica's node which block changed, as the client's durability asks: the head's last. Under sync each
+     * node settles its block once the key is on its disk, and readers read the head: settled there last, a value
+     * readers see is on every serving replica's disk, so whichever of them serves last when every copy is lost brings
+     * it back (head first, a write whose writer or tail died between the two PERSISTs was seen settled on the head
+     * and lost with it: `./dkv check --nemesis kill-all-memory` found it, RecoveryModelTest shows it).
+     */
     private void persist(final boolean written)
     {
-        for (int p = 0; p < servingCount; p++)
+        for (int p = servingCount - 1; p >= 0; p--)
         {
             if (written)
             {

@@ -39,7 +39,12 @@ final class RecoveryModel implements Model<RecoveryModel.State>
          * is on every replica's disk that holds it, whichever replica served last.
          */
         HEAD_LAST,
-        /** Every replica's PERSIST settles its block at once (as built); a reader settles a pending head everywhere. */
+        /**
+         * The client as built now: a writer tells the head's node last, once every other replica answered, and each
+         * node settles its block as it writes it; a reader, and a refill, settle a pending head alone.
+         */
+        HEAD_TOLD_LAST,
+        /** Every replica's PERSIST settles its block at once; a reader settles a pending head everywhere. */
         SETTLE_EVERYWHERE,
         /** A reader settles a pending value on the replica it read alone (its PERSIST goes to the head's node). */
         SETTLE_HEAD,
@@ -251,7 +256,9 @@ final class RecoveryModel implements Model<RecoveryModel.State>
             for (int r = 0; r < REPLICAS; r++)
             {
                 final int bit = 1 << r;
-                if ((s[TARGETS + w] & bit) != 0 && (s[PERSISTED + w] & bit) == 0)
+                final boolean othersFirst = variant == Variant.HEAD_TOLD_LAST && r == s[HEAD + w] &&
+                    (s[PERSISTED + w] | bit) != s[TARGETS + w];
+                if ((s[TARGETS + w] & bit) != 0 && (s[PERSISTED + w] & bit) == 0 && !othersFirst)
                 {
                     final int[] n = s.clone();
                     n[PERSISTED + w] |= bit;
@@ -260,8 +267,7 @@ final class RecoveryModel implements Model<RecoveryModel.State>
                         // the node writes what its memory holds now, then settles it: the head only once every other
                         // replica did, where the design says so
                         n[DISK + r] = n[MEM + r] == EMPTY ? n[DISK + r] : n[MEM + r];
-                        if (variant == Variant.SETTLE_EVERYWHERE || variant == Variant.SETTLE_HEAD ||
-                            r != n[HEAD + w])
+                        if (variant != Variant.HEAD_LAST || r != n[HEAD + w])
                         {
                             n[PENDING + r] = 0;
                         }
@@ -331,7 +337,8 @@ final class RecoveryModel implements Model<RecoveryModel.State>
             {
                 for (int r = 0; r < REPLICAS; r++)
                 {
-                    final boolean settles = r == head || (variant != Variant.SETTLE_HEAD && n[STATUS + r] != DOWN &&
+                    final boolean settlesOthers = variant != Variant.SETTLE_HEAD && variant != Variant.HEAD_TOLD_LAST;
+                    final boolean settles = r == head || (settlesOthers && n[STATUS + r] != DOWN &&
                         n[MEM + r] == value && n[PENDING + r] != 0);
                     if (settles)
                     {
