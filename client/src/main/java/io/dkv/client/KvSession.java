@@ -15,6 +15,7 @@ import io.dkv.client.node.HeapChunks;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.RefillBatch;
+import io.dkv.client.replication.PendingCopies;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.client.replication.ReplicaReads;
 import io.dkv.client.txn.IntentResolver;
@@ -123,6 +124,11 @@ public final class KvSession implements AutoCloseable
         this.links = new NodeLinks(raas, context, availability, membership, nodes);
         this.chunks = new HeapChunks(links, context);
         this.probe = new IndexProbe(links, context);
+        if (membership.replicas() >= 2)
+        {
+            // a pending head is settled last, after every other replica holding its write (PendingCopies says why)
+            probe.otherCopies(new PendingCopies(membership, new IndexProbe(links, context)));
+        }
         this.writer = new SlotWriter(links, probe, context);
         this.listing = new IndexListing(links);
         this.batchRead = new BatchRead(links, probe, writer, nanoClock);

@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.Versioned;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -407,6 +410,58 @@ class ReplicationTest
         final KvException stranger = assertThrows(KvException.class, () -> KvClient.connect(clientRaas,
             new KvClientContext().memoryNodes(IDS)));
         assertTrue(stranger.getMessage().contains("memory node 3 is not a member"), stranger.getMessage());
+    }
+
+    /**
+     * A write under durability sync whose blocks are still pending on every replica (its writer died before telling
+     * their nodes): a reader of the head settles the write on every replica that holds it before the head, so the value
+     * it answers is on the disk of whichever replica serves last should every copy be lost. Before, it settled the head
+     * alone, and the tail's copy stayed pending, off its disk (RecoveryModelTest's HEAD_TOLD_LAST).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void aReaderSettlesAPendingWriteOnEveryReplicaThatHoldsIt(final String provider)
+    {
+        start(provider);
+        client.put(key(0), value(0, 0));
+        final long[] replicas = client.replicasOf(key(0));
+        for (final long replica : replicas)
+        {
+            // as a writer that died between its CASes and its PERSISTs leaves it: pending on every replica
+            heap(replica).set(ValueLayout.JAVA_BYTE, block(replica, 0) + KvBlockLayout.STATE_OFFSET,
+                KvBlockLayout.PENDING);
+        }
+        assertArrayEquals(value(0, 0), client.get(key(0)));
+        for (final long replica : replicas)
+        {
+            assertFalse(KvBlockLayout.isPending(heap(replica), block(replica, 0)),
+                "memory node " + replica + " of " + java.util.Arrays.toString(replicas) + " was told to settle it");
+        }
+    }
+
+    private MemorySegment heap(final long nodeId)
+    {
+        final int i = indexOf(nodeId);
+        return raases.get(i).localMemory(nodes.get(i).heapRegion());
+    }
+
+    private long block(final long nodeId, final int k)
+    {
+        final int i = indexOf(nodeId);
+        return IndexInspector.committedBlock(raases.get(i).localMemory(nodes.get(i).indexRegion()), heap(nodeId),
+            "key-" + k);
+    }
+
+    private static int indexOf(final long nodeId)
+    {
+        for (int i = 0; i < IDS.length; i++)
+        {
+            if (IDS[i] == nodeId)
+            {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no memory node " + nodeId);
     }
 
     /**

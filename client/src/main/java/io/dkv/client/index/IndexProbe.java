@@ -52,6 +52,27 @@ public final class IndexProbe
     private final RaceRetries races;
     private int foundNode;
 
+    /**
+     * The key's other replicas, where a pending write is settled before the one found here
+     * (io.dkv.client.replication.PendingCopies); none with one copy of each key.
+     */
+    public interface OtherCopies
+    {
+        /**
+         * @param node the node whose block of the write is about to be settled.
+         * @return false when a copy could not be settled (its block holds another write now): read the key again.
+         */
+        boolean settle(int node, byte[] key, long writeId);
+    }
+
+    private OtherCopies otherCopies;
+
+    /** @param otherCopies where a pending write is settled before this probe settles its own copy; null: nowhere. */
+    public void otherCopies(final OtherCopies otherCopies)
+    {
+        this.otherCopies = otherCopies;
+    }
+
     public IndexProbe(final NodeLinks links, final KvClientContext context)
     {
         this.links = links;
@@ -322,6 +343,10 @@ public final class IndexProbe
      */
     public boolean settled(final int node, final long blockOffset, final long writeId, final byte[] key)
     {
+        if (otherCopies != null && writeId != KvBlockLayout.NO_WRITE && !otherCopies.settle(node, key, writeId))
+        {
+            return false;
+        }
         final int status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
             blockOffset, writeId, true, "a pending value on disk");
         if (status == MemoryNodeProtocol.OK || status == MemoryNodeProtocol.NOT_PERSISTENT)

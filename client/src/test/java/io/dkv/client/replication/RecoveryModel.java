@@ -40,8 +40,13 @@ final class RecoveryModel implements Model<RecoveryModel.State>
          */
         HEAD_LAST,
         /**
-         * The client as built now: a writer tells the head's node last, once every other replica answered, and each
-         * node settles its block as it writes it; a reader, and a refill, settle a pending head alone.
+         * The client as built now: {@link #HEAD_LAST} but for the refill, which copies a pending block as settled
+         * without settling it elsewhere first.
+         */
+        REFILL_COPIES_PENDING,
+        /**
+         * A writer tells the head's node last, once every other replica answered, and each node settles its block as
+         * it writes it; a reader, and a refill, settle a pending head alone.
          */
         HEAD_TOLD_LAST,
         /** Every replica's PERSIST settles its block at once; a reader settles a pending head everywhere. */
@@ -267,7 +272,8 @@ final class RecoveryModel implements Model<RecoveryModel.State>
                         // the node writes what its memory holds now, then settles it: the head only once every other
                         // replica did, where the design says so
                         n[DISK + r] = n[MEM + r] == EMPTY ? n[DISK + r] : n[MEM + r];
-                        if (variant != Variant.HEAD_LAST || r != n[HEAD + w])
+                        if ((variant != Variant.HEAD_LAST && variant != Variant.REFILL_COPIES_PENDING) ||
+                            r != n[HEAD + w])
                         {
                             n[PENDING + r] = 0;
                         }

@@ -402,8 +402,12 @@ public final class CheckCluster implements AutoCloseable
         final long id = FIRST_COMPUTE_NODE_ID + index;
         final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS + index;
         computeEndpoints.add(address(driverHost()) + ":" + port);
+        // appendfsync always: the checkers allow no acknowledged write lost (a compute node's default, everysec, may
+        // lose the last second's to a crash of every copy)
         final Map<String, String> properties = new HashMap<>(Map.of(
             KvClientConfiguration.DURABILITY_PROP_NAME, Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            ComputeNodeConfiguration.APPENDONLY_PROP_NAME, "yes",
+            ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME, "always",
             KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())));
         if (!nodes.isEmpty())
         {
@@ -432,6 +436,8 @@ public final class CheckCluster implements AutoCloseable
         computeEndpoints.add(host + ":" + port);
         final List<String> flags = new ArrayList<>(List.of(
             "-D" + KvClientConfiguration.DURABILITY_PROP_NAME + "=" + Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            "-D" + ComputeNodeConfiguration.APPENDONLY_PROP_NAME + "=yes",
+            "-D" + ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME + "=always",
             "-D" + KvClientConfiguration.TIMEOUT_MS_PROP_NAME + "=" + clients.timeoutMs()));
         if (!nodes.isEmpty())
         {
