@@ -423,24 +423,8 @@ final class RequestServer implements Agent
             if (sync)
             {
                 // an fsync of the log covers what was written before it without one
-                if (unsynced)
-                {
-                    unsynced = false;
-                    stats.onFsync(nowMillis, clock.nanoTime() - unsyncedSinceNanos, true);
-                }
-                else
-                {
-                    stats.onFsync(nowMillis, 0, true);
-                }
-            }
-            else if (!unsynced)
-            {
-                unsynced = true;
-                unsyncedSinceNanos = turnStart;
-                stats.onUnsynced(turnStart);
-            }
-            if (sync)
-            {
+                stats.onFsync(nowMillis, unsynced ? clock.nanoTime() - unsyncedSinceNanos : 0, true);
+                unsynced = false;
                 for (int i = 0; i < written.size(); i++)
                 {
                     final long block = written.getLong(i);
@@ -449,6 +433,12 @@ final class RequestServer implements Agent
                         index.settle(block);
                     }
                 }
+            }
+            else if (!unsynced)
+            {
+                unsynced = true;
+                unsyncedSinceNanos = turnStart;
+                stats.onUnsynced(turnStart);
             }
         }
         catch (final RocksDBException | IllegalStateException ex)
