@@ -11,6 +11,7 @@ import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
+import io.dkv.client.node.MemoryNodeDisk;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.ordered.OrderedKeyspace;
 import io.dkv.client.replication.ChainRest;
@@ -305,8 +306,15 @@ public final class KvClient implements AutoCloseable
             throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
         }
         final KvSession session = session();
-        return new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
-            .refill(joiner);
+        final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids,
+            context.nanoClock()).refill(joiner);
+        if (report.complete())
+        {
+            // the copies were told under this client's durability: on the joiner's disk before anyone reads it, so
+            // that it may be the replica serving last when every other copy is lost
+            session.chunks().sync(joiner);
+        }
+        return report;
     }
 
     /**
@@ -341,8 +349,8 @@ public final class KvClient implements AutoCloseable
         changeLedger = null;
         if (phase == Membership.HANDOVER && fill != null && fill.servesHandoverOf(placement.epoch))
         {
-            return new ReplicaCopier(session.listing(), session.refillBatch(), membership, availability.nodeIds(),
-                context.nanoClock()).handoverChange(fill);
+            return syncEntering(session, placement, new ReplicaCopier(session.listing(), session.refillBatch(),
+                membership, availability.nodeIds(), context.nanoClock()).handoverChange(fill));
         }
         // a third of the heap at most: past that the handover reads every moving key again
         final ChangeLedger ledger = phase == Membership.FILL ? new ChangeLedger(placement.epoch,
@@ -350,6 +358,21 @@ public final class KvClient implements AutoCloseable
         final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership,
             availability.nodeIds(), context.nanoClock(), ledger).fillChange();
         changeLedger = ledger;
+        return syncEntering(session, placement, report);
+    }
+
+    /** A complete pass's copies on the disks of the members the change places keys on after it, as a refill's. */
+    private static RefillReport syncEntering(final KvSession session, final MembershipView.Placement placement,
+        final RefillReport report)
+    {
+        for (int node = 0; report.complete() && node < placement.nodeCount(); node++)
+        {
+            if ((placement.placement(node) & Membership.PLACED_AFTER) != 0 &&
+                (placement.placement(node) & Membership.PLACED_BEFORE) == 0)
+            {
+                session.chunks().sync(node);
+            }
+        }
         return report;
     }
 
@@ -404,6 +427,22 @@ public final class KvClient implements AutoCloseable
             }
         }
         context.durability(durability);
+    }
+
+    /**
+     * @return each memory node's disk as its index header shows it now (one READ each, on this thread): its last
+     * fsync's time and outcome, its oldest write not fsynced yet, and the lag's p99; unreachable where it cannot be
+     * read.
+     */
+    public List<MemoryNodeDisk> memoryNodeDisks()
+    {
+        final KvSession session = session();
+        final List<MemoryNodeDisk> disks = new ArrayList<>();
+        for (int node = 0; node < availability.nodeIds().length; node++)
+        {
+            disks.add(session.listing().diskOf(node));
+        }
+        return disks;
     }
 
     /**

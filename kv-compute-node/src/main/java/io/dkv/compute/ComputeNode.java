@@ -21,6 +21,7 @@ import io.dkv.compute.metrics.PrometheusText;
 import io.dkv.compute.pubsub.PubSub;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.store.PiecesSweep;
+import io.dkv.compute.store.PoolDisks;
 import io.dkv.raas.driver.RaasDriver;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -80,6 +81,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ComputeNode implements AutoCloseable
 {
+    /** How often the memory nodes' disks are read for INFO persistence. */
+    private static final long POOL_DISKS_MS = 1_000;
     private static final byte[] MAX_CLIENTS_REPLY = "-ERR max number of clients reached\r\n"
         .getBytes(StandardCharsets.US_ASCII);
     private static final long SAMPLE_MS = 100;
@@ -115,6 +118,8 @@ public final class ComputeNode implements AutoCloseable
     private final ComputeNodeContext context;
     private final KvClient client;
     private PiecesSweep piecesSweep;
+    /** The memory nodes' disks for INFO persistence, read once a second. */
+    private PoolDisks poolDisks;
     private final boolean ownsClient;
     private final NodeStats stats;
     private final EventLoopGroup bossGroup;
@@ -255,6 +260,8 @@ public final class ComputeNode implements AutoCloseable
                 RaasClusterView.REPUBLISH_CHECK_MS, RaasClusterView.REPUBLISH_CHECK_MS, TimeUnit.MILLISECONDS);
             this.piecesSweep = context.piecesSweepMs() == 0 ? null : PiecesSweep.start(client,
                 context.piecesSweepMs(), stats);
+            this.poolDisks = PoolDisks.start(client, POOL_DISKS_MS);
+            persistence.disks(poolDisks);
             startPhases[1] = context.nanoClock().nanoTime();
             warmUp(view, port);
             startPhases[2] = context.nanoClock().nanoTime();
@@ -291,6 +298,10 @@ public final class ComputeNode implements AutoCloseable
             if (piecesSweep != null)
             {
                 piecesSweep.close();
+            }
+            if (poolDisks != null)
+            {
+                poolDisks.close();
             }
             bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -589,6 +600,10 @@ public final class ComputeNode implements AutoCloseable
         if (piecesSweep != null)
         {
             piecesSweep.close();
+        }
+        if (poolDisks != null)
+        {
+            poolDisks.close();
         }
         if (mesh != null)
         {

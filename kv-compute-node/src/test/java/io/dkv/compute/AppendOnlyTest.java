@@ -109,6 +109,28 @@ class AppendOnlyTest
             final String info = persistence(resp);
             assertTrue(figure(info, "dkv_persists_told") >= 20, info);
             assertEquals(0, figure(info, "dkv_persist_failures"), info);
+
+            // the memory node's disk, as its index header shows it: fsynced within the interval, read within a second
+            final long fsyncs = cluster.memory().persistStats().fsyncs();
+            MetaCluster.await("the memory node fsynced the keys", () -> cluster.memory().persistStats().fsyncs() >
+                fsyncs || cluster.memory().persistStats().unsyncedSinceNanos() == 0);
+            final long fsyncedAt = System.currentTimeMillis();
+            String disks = persistence(resp);
+            // a reading is taken each second: one after the fsync shows it
+            for (int tries = 0; tries < 600 && (figure(disks, "dkv_disks_read_ms_ago") < 0 ||
+                System.currentTimeMillis() - figure(disks, "dkv_disks_read_ms_ago") <= fsyncedAt); tries++)
+            {
+                Thread.sleep(50);
+                disks = persistence(resp);
+            }
+            assertEquals(1, figure(disks, "dkv_memory_nodes_on_disk"), disks);
+            assertTrue(disks.contains("aof_last_write_status:ok\r\n"), disks);
+            final long age = figure(disks, "dkv_last_fsync_age_ms");
+            assertTrue(age >= 0 && age < 60_000, disks);
+            assertEquals(0, figure(disks, "dkv_unsynced_ms"), "every write fsynced: " + disks);
+            assertTrue(figure(disks, "dkv_fsync_lag_p99_ms") <= 60_000, disks);
+            assertTrue(disks.contains("dkv_memory_node_" + cluster.memoryId() + ":disk=yes,last_fsync_age_ms="),
+                disks);
         }
     }
 

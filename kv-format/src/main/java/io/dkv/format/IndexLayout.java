@@ -16,7 +16,11 @@ package io.dkv.format;
  *  28  flags              int    PERSISTENT: the node writes keys to disk when asked (durability async, sync)
  *  32  graceMs            int    a block is reused no sooner than this after no slot points at it: an
  *                                operation that takes longer must fail rather than return what it read
+ *  36  fsyncState         int    bit 31: the node's last fsync of its key store failed; bits 0-30: the p99 of
+ *                                how long the oldest write each fsync covered had waited for it (ms)
  *  40  directoryVersion   long   odd while the node changes the directory: a reader reads it before and after
+ *  48  lastFsyncAt        long   when the node's last fsync of its key store ended (epoch ms), 0: none yet
+ *  56  unsyncedSince      long   when the oldest write to its disk not fsynced yet was made (epoch ms), 0: none
  *  64  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
@@ -55,6 +59,11 @@ public final class IndexLayout
     public static final int FLAG_PERSISTENT = 1;
     public static final int GRACE_MS_OFFSET = 32;
     public static final int DIRECTORY_VERSION_OFFSET = 40;
+    /** The node's disk as it last wrote it (durability async's lag, read by a compute node's INFO persistence). */
+    public static final int FSYNC_STATE_OFFSET = 36;
+    public static final int FSYNC_FAILED = 1 << 31;
+    public static final int LAST_FSYNC_AT_OFFSET = 48;
+    public static final int UNSYNCED_SINCE_OFFSET = 56;
     public static final long BUCKET_LOCKED = 1L << 63;
     private static final long SUFFIX_MASK = (1L << 56) - 1;
     public static final int HEADER_LENGTH = 64;

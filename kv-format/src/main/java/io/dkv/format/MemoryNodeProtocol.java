@@ -13,7 +13,7 @@ package io.dkv.format;
  *
  * <pre>
  * request (32 bytes)
- *   0  type        int    ALLOCATE or PERSIST
+ *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT or SYNC
  *   4  argument    int    ALLOCATE: bytes wanted, a multiple of 64 (the node grants at most its largest
  *                         chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
  *   8  correlation long
@@ -43,6 +43,21 @@ public final class MemoryNodeProtocol
      * The subtable at {@code block} (an offset in the index region) has a key with no free candidate slot: split it.
      */
     public static final int SPLIT = 4;
+    /**
+     * Answer once every key this node wrote to disk before the request is fsynced (NOT_PERSISTENT: it keeps nothing
+     * on disk): a refill's copies, sent under durability async, are on the joiner's disk before it is read.
+     */
+    public static final int SYNC = 5;
+    /**
+     * PERSIST of many keys, none answered (durability async): the argument says how many blocks, each a long from
+     * {@link #BLOCK_OFFSET} on (the first where PERSIST has its block, the second where it has its write id), at most
+     * {@link #MAX_BLOCKS}. One message for what a client's writes changed on the node since its last, rather than one
+     * each.
+     */
+    public static final int PERSIST_BLOCKS = 6;
+    public static final int MAX_BLOCKS = 256;
+    /** The longest request: a PERSIST_BLOCKS of {@link #MAX_BLOCKS}. */
+    public static final int MAX_REQUEST_LENGTH = MemoryNodeProtocol.BLOCK_OFFSET + MAX_BLOCKS * Long.BYTES;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;
 

@@ -227,6 +227,19 @@ final class LocalIndex
         return keyAt(blockOffset) != null && KvBlockLayout.writeId(heap, blockOffset) == writeId;
     }
 
+    /**
+     * Publish the node's disk state in the index header, where clients read it ({@link IndexLayout}: fsyncState,
+     * lastFsyncAt, unsyncedSince): each field one aligned store, so a reader sees each whole.
+     */
+    void publishDiskState(final long lastFsyncEpochMs, final long unsyncedSinceEpochMs, final int lagP99Ms,
+        final boolean lastFsyncOk)
+    {
+        index.set(INT, IndexLayout.FSYNC_STATE_OFFSET,
+            (lastFsyncOk ? 0 : IndexLayout.FSYNC_FAILED) | Math.max(0, lagP99Ms));
+        index.set(SLOT, IndexLayout.LAST_FSYNC_AT_OFFSET, lastFsyncEpochMs);
+        index.set(SLOT, IndexLayout.UNSYNCED_SINCE_OFFSET, unsyncedSinceEpochMs);
+    }
+
     /** Mark the (whole) block at {@code blockOffset} settled: its key's state is on disk. */
     void settle(final long blockOffset)
     {

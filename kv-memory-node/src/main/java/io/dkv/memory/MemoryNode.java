@@ -88,10 +88,10 @@ public final class MemoryNode implements AutoCloseable
             announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
-                raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH * 4),
+                raas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
-                context.drainOnClose(), counters);
+                context.batchDelayUs() * 1_000L, context.drainOnClose(), counters);
             runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
                 IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);

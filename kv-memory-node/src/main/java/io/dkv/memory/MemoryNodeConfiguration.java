@@ -49,6 +49,13 @@ public final class MemoryNodeConfiguration
     public static final String FSYNC_INTERVAL_MS_PROP_NAME = "dkv.memory.fsync.interval.ms";
     public static final int FSYNC_INTERVAL_MS_DEFAULT = 1_000;
 
+    /**
+     * Longest a key told under durability async (appendfsync everysec) waits to be written to the key store with
+     * others: one write of the store costs a system call, whatever it holds. A sync request writes at once.
+     */
+    public static final String BATCH_DELAY_US_PROP_NAME = "dkv.memory.batch.delay.us";
+    public static final int BATCH_DELAY_US_DEFAULT = 2_000;
+
     /** Where the node keeps keys on disk (RocksDB); unset: nowhere, and clients can ask for durability none only. */
     public static final String DATA_DIR_PROP_NAME = "dkv.memory.data.dir";
 

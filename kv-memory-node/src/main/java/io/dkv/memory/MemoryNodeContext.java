@@ -27,6 +27,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private int fsyncIntervalMs = intProperty(FSYNC_INTERVAL_MS_PROP_NAME, FSYNC_INTERVAL_MS_DEFAULT);
+    private int batchDelayUs = intProperty(BATCH_DELAY_US_PROP_NAME, BATCH_DELAY_US_DEFAULT);
     private byte[] clusterSecret;
     private boolean drainOnClose = true;
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
@@ -129,6 +130,19 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         return this;
     }
 
+    /** @return longest a key no writer waits for waits to be written to the key store with others, in microseconds. */
+    public int batchDelayUs()
+    {
+        return batchDelayUs;
+    }
+
+    /** @param batchDelayUs longest a key told under durability async waits to be written with others (0: none). */
+    public MemoryNodeContext batchDelayUs(final int batchDelayUs)
+    {
+        this.batchDelayUs = batchDelayUs;
+        return this;
+    }
+
     /** @return true when {@link MemoryNode#close} handles the requests already sent and fsyncs before it stops. */
     public boolean drainOnClose()
     {
@@ -205,6 +219,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
         requirePositive("fsyncIntervalMs (" + FSYNC_INTERVAL_MS_PROP_NAME + ")", fsyncIntervalMs);
+        requireRange("batchDelayUs (" + BATCH_DELAY_US_PROP_NAME + ")", batchDelayUs, 0, 1_000_000);
         requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);
         return this;

@@ -6,6 +6,12 @@ package io.dkv.memory;
  */
 public final class PersistStats
 {
+    /** Waits for an fsync counted per millisecond up to this; longer ones in the last count. */
+    private static final int LAG_LIMIT_MS = 4096;
+
+    /** Per millisecond: fsyncs whose oldest write had waited that long (the writer's thread's alone). */
+    private final long[] lagCounts = new long[LAG_LIMIT_MS + 1];
+    private long lagSamples;
     private volatile long keysPersisted;
     private volatile long batches;
     private volatile long lastBatchNanos;
@@ -44,6 +50,8 @@ public final class PersistStats
     {
         if (ok)
         {
+            lagCounts[(int)Math.min(LAG_LIMIT_MS, waitedNanos / 1_000_000)]++;
+            lagSamples++;
             fsyncs = fsyncs + 1;
             unsyncedSinceNanos = 0;
             lastUnsyncedNanos = waitedNanos;
@@ -58,6 +66,27 @@ public final class PersistStats
         }
         lastFsyncEpochMs = epochMs;
         lastFsyncOk = ok;
+    }
+
+    /**
+     * On the writer's thread only.
+     *
+     * @return the p99 of how long the oldest write each fsync covered had waited for it, in milliseconds (the lag
+     * of durability async, appendfsync everysec); 0 before any fsync; {@value #LAG_LIMIT_MS} or more counts as that.
+     */
+    int lagP99Ms()
+    {
+        final long rank = (long)Math.ceil(lagSamples * 0.99);
+        long seen = 0;
+        for (int ms = 0; ms <= LAG_LIMIT_MS && rank > 0; ms++)
+        {
+            seen += lagCounts[ms];
+            if (seen >= rank)
+            {
+                return ms;
+            }
+        }
+        return 0;
     }
 
     /** @return fsyncs of the key store (a batch written with one, or the log's own), since the node started. */

@@ -54,6 +54,8 @@ final class RequestServer implements Agent
     private final MemorySegment reply;
     private final List<Connection> clients = new ArrayList<>();
     private final List<byte[]> batchKeys = new ArrayList<>();
+    /** Of the batch being gathered: the block each key's PERSIST named, or -1 (a key the expiry sweep emptied). */
+    private final LongArrayList named = new LongArrayList();
     private final List<Connection> answerTo = new ArrayList<>();
     private final LongArrayList answerCorrelations = new LongArrayList();
     /** Of the batch being written: the block of each key, or -1 (none: a delete). */
@@ -91,6 +93,15 @@ final class RequestServer implements Agent
     /** When the oldest write to disk made without an fsync was made, valid while {@link #unsynced}. */
     private long unsyncedSinceNanos;
     private boolean unsynced;
+    /** When the oldest write not fsynced yet was made (epoch ms), or 0, as the index header shows it. */
+    private long unsyncedSinceEpochMs;
+    private int lagP99Ms;
+    private long lagP99AtNanos;
+    /** Keys are gathered for the next write of the key store, since {@link #gatheringSinceNanos}. */
+    private boolean gathering;
+    private long gatheringSinceNanos;
+    private final long batchDelayNanos;
+    private boolean draining;
 
     RequestServer(
         final Listener listener,
@@ -104,10 +115,12 @@ final class RequestServer implements Agent
         final NanoClock clock,
         final EpochClock epochClock,
         final long fsyncIntervalNanos,
+        final long batchDelayNanos,
         final boolean drainOnClose,
         final SystemCounters<MemoryNodeCounter> counters)
     {
         this.fsyncIntervalNanos = fsyncIntervalNanos;
+        this.batchDelayNanos = batchDelayNanos;
         this.drainOnClose = drainOnClose;
         this.logFsyncs = counters.get(MemoryNodeCounter.LOG_FSYNCS);
         this.logFsyncFailures = counters.get(MemoryNodeCounter.LOG_FSYNC_FAILURES);
@@ -191,14 +204,37 @@ final class RequestServer implements Agent
         }
         // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
         final int expired = expirySweep.sweep(turnStart, store == null ? null : batchKeys);
+        while (named.size() < batchKeys.size())
+        {
+            named.addLong(-1);
+        }
         if (expired > 0)
         {
             keysExpired.getAndAddRelease(expired);
         }
         work += expired;
-        if (!batchKeys.isEmpty())
+        if (!batchKeys.isEmpty() && !gathering)
         {
-            persistBatch(turnStart);
+            gathering = true;
+            gatheringSinceNanos = turnStart;
+        }
+        if (!batchKeys.isEmpty() && (!answerTo.isEmpty() || draining || batchKeys.size() >= MAX_BATCH ||
+            turnStart - gatheringSinceNanos - batchDelayNanos >= 0))
+        {
+            // keys no writer waits for (durability async) gather over turns, up to the batch delay: one write of the
+            // key store costs a system call whatever it holds, and one a turn cost 25 us of this thread per key
+            // under a pipeline (1.3 keys a batch); a sync request writes what is gathered at once
+            gathering = false;
+            persistBatch(gatheringSinceNanos);
+        }
+        else if (!answerTo.isEmpty())
+        {
+            // SYNCs alone: the log's fsync covers what was written before them
+            if (unsynced)
+            {
+                syncLog();
+            }
+            answerAll(unsynced ? MemoryNodeProtocol.BAD_REQUEST : MemoryNodeProtocol.OK);
         }
         if (unsynced && turnStart - unsyncedSinceNanos - fsyncIntervalNanos >= 0)
         {
@@ -220,8 +256,10 @@ final class RequestServer implements Agent
         {
             store.syncWal();
             unsynced = false;
+            unsyncedSinceEpochMs = 0;
             logFsyncs.incrementRelease();
             stats.onFsync(epochClock.time(), clock.nanoTime() - since, true);
+            publishDiskState();
         }
         catch (final IllegalStateException ex)
         {
@@ -229,8 +267,24 @@ final class RequestServer implements Agent
             unsyncedSinceNanos = clock.nanoTime();
             logFsyncFailures.incrementRelease();
             stats.onFsync(epochClock.time(), 0, false);
+            publishDiskState();
             LOG.log(System.Logger.Level.ERROR, ex.getMessage());
         }
+    }
+
+    /**
+     * The disk's state in the index header, for clients (a compute node's INFO persistence): the last fsync's time and
+     * outcome, the oldest write not fsynced, and the lag's p99, counted again at most every 100 ms.
+     */
+    private void publishDiskState()
+    {
+        final long now = clock.nanoTime();
+        if (now - lagP99AtNanos >= 100_000_000L || lagP99AtNanos == 0)
+        {
+            lagP99AtNanos = now;
+            lagP99Ms = stats.lagP99Ms();
+        }
+        index.publishDiskState(stats.lastFsyncEpochMs(), unsyncedSinceEpochMs, lagP99Ms, stats.lastFsyncOk());
     }
 
     /**
@@ -239,6 +293,7 @@ final class RequestServer implements Agent
      */
     void drain()
     {
+        draining = true;
         for (int turn = 0; turn < 64; turn++)
         {
             if (doWork() == 0)
@@ -325,6 +380,8 @@ final class RequestServer implements Agent
                 answer(client, correlation, index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) ==
                     LocalIndex.SPLIT_FULL ? MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
             }
+            case MemoryNodeProtocol.SYNC -> sync(client, correlation);
+            case MemoryNodeProtocol.PERSIST_BLOCKS -> persistBlocks(client, argument, length);
             default ->
             {
                 malformed.incrementRelease();
@@ -392,11 +449,44 @@ final class RequestServer implements Agent
             return;
         }
         batchKeys.add(key);
+        named.addLong(block);
         if (wantsAnswer)
         {
             answerTo.add(client);
             answerCorrelations.addLong(correlation);
         }
+    }
+
+    /** Many PERSISTs in one message, none answered: each block's key goes to this turn's batch. */
+    private void persistBlocks(final Connection client, final int count, final int length)
+    {
+        if (count < 1 || count > MemoryNodeProtocol.MAX_BLOCKS ||
+            length < MemoryNodeProtocol.BLOCK_OFFSET + count * Long.BYTES)
+        {
+            malformed.incrementRelease();
+            return;
+        }
+        persists.getAndAddRelease(count);
+        for (int i = 0; i < count; i++)
+        {
+            persist(client, 0, 0, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES),
+                KvBlockLayout.NO_WRITE);
+        }
+    }
+
+    /**
+     * Answered with this turn's batch, written with an fsync, or by an fsync of the log when the turn has no keys to
+     * write: either covers every key written before it.
+     */
+    private void sync(final Connection client, final long correlation)
+    {
+        if (store == null)
+        {
+            answer(client, correlation, MemoryNodeProtocol.NOT_PERSISTENT, 0, -1);
+            return;
+        }
+        answerTo.add(client);
+        answerCorrelations.addLong(correlation);
     }
 
     private void persistBatch(final long turnStart)
@@ -425,10 +515,15 @@ final class RequestServer implements Agent
                 // an fsync of the log covers what was written before it without one
                 stats.onFsync(nowMillis, unsynced ? clock.nanoTime() - unsyncedSinceNanos : 0, true);
                 unsynced = false;
+                unsyncedSinceEpochMs = 0;
+                publishDiskState();
                 for (int i = 0; i < written.size(); i++)
                 {
+                    // only the block its PERSIST named: a newer write's block, written to disk here as what the
+                    // index held, stays pending until its own writer tells this node, which it does last at the
+                    // key's head, once every other replica has it on disk (RecoveryModelTest, SETTLES_NEWER)
                     final long block = written.getLong(i);
-                    if (block >= 0)
+                    if (block >= 0 && block == named.getLong(i))
                     {
                         index.settle(block);
                     }
@@ -438,7 +533,9 @@ final class RequestServer implements Agent
             {
                 unsynced = true;
                 unsyncedSinceNanos = turnStart;
+                unsyncedSinceEpochMs = nowMillis;
                 stats.onUnsynced(turnStart);
+                publishDiskState();
             }
         }
         catch (final RocksDBException | IllegalStateException ex)
@@ -447,6 +544,7 @@ final class RequestServer implements Agent
             LOG.log(System.Logger.Level.ERROR, "cannot persist " + batchKeys.size() + " keys: " + ex.getMessage());
             answerAll(MemoryNodeProtocol.BAD_REQUEST);
             batchKeys.clear();
+            named.clear();
             written.clear();
             return;
         }
@@ -454,6 +552,7 @@ final class RequestServer implements Agent
         batches.incrementRelease();
         keysPersisted.getAndAddRelease(batchKeys.size());
         batchKeys.clear();
+        named.clear();
         written.clear();
         answerAll(MemoryNodeProtocol.OK);
     }

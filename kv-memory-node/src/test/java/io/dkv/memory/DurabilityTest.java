@@ -455,13 +455,135 @@ class DurabilityTest
         }
     }
 
+    /**
+     * A node told that an older write changed (its writer's PERSIST, late) writes what its index holds now, but leaves
+     * the newer write's block pending: that block's own writer tells this node last, once every other replica has it
+     * on disk; settled early, a reader would answer a value the other replicas' disks lack (RecoveryModelTest's
+     * SETTLES_NEWER).
+     */
+    @Test
+    void aPersistNamingAnOlderBlockWritesTheNewerValueButLeavesItPending(@TempDir final Path data)
+    {
+        try (RestartableNode memory = new RestartableNode(node(data));
+            Raas clientRaas = raas(CLIENT);
+            Raas writerRaas = raas(CLIENT + 1);
+            KvClient client = connect(clientRaas, Durability.SYNC);
+            KvClient unannounced = connect(writerRaas, Durability.NONE))
+        {
+            client.put(bytes("k"), bytes("older"));
+            final long older = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            unannounced.put(bytes("k"), bytes("newer, its PERSIST not sent yet"));
+            final long newer = IndexInspector.committedBlock(memory.index(), memory.heap(), "k");
+            memory.heap().set(ValueLayout.JAVA_BYTE, newer + KvBlockLayout.STATE_OFFSET, KvBlockLayout.PENDING);
+            final long persistedBefore = memory.node().persistStats().keysPersisted();
+            try (Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+            {
+                assertEquals(MemoryNodeProtocol.OK, persist(clientRaas, connection, older, KvBlockLayout.NO_WRITE));
+                assertEquals(persistedBefore + 1, memory.node().persistStats().keysPersisted());
+                assertTrue(KvBlockLayout.isPending(memory.heap(), newer), "the newer write's block stays pending");
+
+                assertEquals(MemoryNodeProtocol.OK, persist(clientRaas, connection, newer, KvBlockLayout.NO_WRITE));
+                assertFalse(KvBlockLayout.isPending(memory.heap(), newer), "settled by a PERSIST naming it");
+            }
+        }
+    }
+
+    /**
+     * SYNC answers once every key the node wrote before it is fsynced, whatever the fsync interval: a refill's copies,
+     * told under durability async, are on its joiner's disk before the joiner is read.
+     */
+    @Test
+    void aSyncRequestIsAnsweredOnceEveryKeyWrittenBeforeItIsFsynced(@TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data).fsyncIntervalMs(3_600_000));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = connect(clientRaas, Durability.ASYNC))
+        {
+            client.put(bytes("k"), bytes("v"));
+            final PersistStats stats = memory.node().persistStats();
+            KvCluster.awaitTrue(() -> stats.keysPersisted() == 1);
+            final long fsyncsBefore = stats.fsyncs();
+            assertTrue(stats.unsyncedSinceNanos() != 0, "written without an fsync, the interval an hour");
+            try (Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+            {
+                assertEquals(MemoryNodeProtocol.OK, request(clientRaas, connection, MemoryNodeProtocol.SYNC, 0,
+                    -1, KvBlockLayout.NO_WRITE));
+            }
+            assertEquals(fsyncsBefore + 1, stats.fsyncs());
+            assertEquals(0, stats.unsyncedSinceNanos(), "nothing written is left unsynced");
+        }
+    }
+
+    /**
+     * One PERSIST_BLOCKS message tells the node of many keys (a client's writes under durability async since its last
+     * message): each is written to disk, in one write of the key store, and a malformed count is refused.
+     */
+    @Test
+    void aPersistBlocksMessageWritesEveryKeyItNamesInOneBatch(@TempDir final Path data) throws Exception
+    {
+        try (RestartableNode memory = new RestartableNode(node(data).batchDelayUs(1_000_000));
+            Raas clientRaas = raas(CLIENT);
+            KvClient unannounced = connect(clientRaas, Durability.NONE))
+        {
+            unannounced.put(bytes("a"), bytes("1"));
+            unannounced.put(bytes("b"), bytes("2"));
+            final PersistStats stats = memory.node().persistStats();
+            final long batches = stats.batches();
+            final MemorySegment message = clientRaas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH);
+            final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+            final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+            message.set(intLayout, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
+            message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, 2);
+            message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET,
+                IndexInspector.committedBlock(memory.index(), memory.heap(), "a"));
+            message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET + Long.BYTES,
+                IndexInspector.committedBlock(memory.index(), memory.heap(), "b"));
+            try (Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+            {
+                connection.send(message, 0, MemoryNodeProtocol.BLOCK_OFFSET + 2 * Long.BYTES, Flags.ADAPTIVE);
+                // gathered for up to the batch delay (a second here): a SYNC writes them at once, and fsyncs
+                assertEquals(MemoryNodeProtocol.OK, request(clientRaas, connection, MemoryNodeProtocol.SYNC, 0, -1,
+                    KvBlockLayout.NO_WRITE));
+                assertEquals(2, stats.keysPersisted());
+                assertEquals(batches + 1, stats.batches(), "both keys in one write of the key store");
+
+                message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, MemoryNodeProtocol.MAX_BLOCKS + 1);
+                connection.send(message, 0, MemoryNodeProtocol.BLOCK_OFFSET + 2 * Long.BYTES, Flags.ADAPTIVE);
+                KvCluster.awaitTrue(() ->
+                    memory.node().counters().get(MemoryNodeCounter.REQUESTS_MALFORMED).get() == 1);
+            }
+            final MemoryNode back = memory.restart();
+            assertEquals(2, back.keysRecovered(), "both on disk");
+        }
+    }
+
+    @Test
+    void aSyncRequestToANodeThatKeepsNothingOnDiskSaysSo()
+    {
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode ignored = MemoryNode.start(nodeRaas, node(null));
+            Raas clientRaas = raas(CLIENT);
+            Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+        {
+            assertEquals(MemoryNodeProtocol.NOT_PERSISTENT, request(clientRaas, connection, MemoryNodeProtocol.SYNC,
+                0, -1, KvBlockLayout.NO_WRITE));
+        }
+    }
+
     private static int persist(final Raas raas, final Connection connection, final long block, final long writeId)
+    {
+        return request(raas, connection, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE, block,
+            writeId);
+    }
+
+    private static int request(final Raas raas, final Connection connection, final int type, final int argument,
+        final long block, final long writeId)
     {
         final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
         final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
         final MemorySegment buffer = raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH);
-        buffer.set(intLayout, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
-        buffer.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, MemoryNodeProtocol.ANSWER_WHEN_DURABLE);
+        buffer.set(intLayout, MemoryNodeProtocol.TYPE_OFFSET, type);
+        buffer.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, argument);
         buffer.set(longLayout, MemoryNodeProtocol.CORRELATION_OFFSET, 1);
         buffer.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET, block);
         buffer.set(longLayout, MemoryNodeProtocol.WRITE_ID_OFFSET, writeId);

@@ -1,9 +1,12 @@
 package io.dkv.client.index;
 
+import io.dkv.client.KvException;
 import io.dkv.client.KvSession;
+import io.dkv.client.node.MemoryNodeDisk;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.ReplicaCopier;
+import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.SlotWord;
@@ -12,6 +15,7 @@ import io.dkv.raas.RaasException;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * A node's index read whole, range by range, and the keys of the blocks its committed slots name: how a scan of an
@@ -32,10 +36,36 @@ public final class IndexListing
     private MemorySegment block;
     /** The expiry of the block whose key {@link #keyRead} or {@link #keyOf} returned last. */
     private long lastExpireAt;
+    /** An index header, read by {@link #diskOf}; made at its first. */
+    private MemorySegment header;
 
     public IndexListing(final NodeLinks links)
     {
         this.links = links;
+    }
+
+    /** @return the node's disk as its index header shows it now; unreachable when it cannot be read. */
+    public MemoryNodeDisk diskOf(final int node)
+    {
+        final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        if (header == null)
+        {
+            header = allocateBuffer(IndexLayout.HEADER_LENGTH);
+        }
+        try
+        {
+            readIndex(node, 0, header, IndexLayout.HEADER_LENGTH);
+        }
+        catch (final KvException ex)
+        {
+            return MemoryNodeDisk.unreachable(links.nodeId(node));
+        }
+        final int fsyncState = header.get(intLayout, IndexLayout.FSYNC_STATE_OFFSET);
+        return new MemoryNodeDisk(links.nodeId(node), true,
+            (header.get(intLayout, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
+            header.get(longLayout, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
+            header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED);
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

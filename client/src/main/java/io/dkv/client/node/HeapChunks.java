@@ -233,6 +233,25 @@ public final class HeapChunks
         }
     }
 
+    /**
+     * Wait until every key this thread told the node of is on its disk (fsynced), whatever the durability they were
+     * told under: a refill's copies, before its joiner is read. Nothing to wait for under durability none, or when
+     * the node keeps nothing on disk.
+     */
+    public void sync(final int node)
+    {
+        if (durability == Durability.NONE)
+        {
+            return;
+        }
+        final int status = links.request(node, MemoryNodeProtocol.SYNC, 0, -1, true, "the keys on disk");
+        if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
+        {
+            throw new KvException("memory node " + links.nodeId(node) + " did not fsync the keys written to its disk " +
+                "(status " + status + "): see its error log");
+        }
+    }
+
     private MemorySegment out(final int length)
     {
         if (out.byteSize() < length)

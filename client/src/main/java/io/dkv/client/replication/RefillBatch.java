@@ -311,6 +311,12 @@ public final class RefillBatch
                 continue;
             }
             final long at = reads.blockAt[i][1];
+            if (KvBlockLayout.isPending(reads.blocks(), at))
+            {
+                // a write not answered yet: the single-key refill settles it on every replica before copying it
+                batch.stages[i] = ALONE;
+                continue;
+            }
             final int length = KvBlockLayout.blockLength(KvBlockLayout.keyLength(reads.blocks(), at),
                 KvBlockLayout.valueLength(reads.blocks(), at));
             final int joiner = batch.nodes[i][0];

@@ -674,9 +674,11 @@ public final class ReplicaChain
             {
                 // refused on a head whose block has expired: perhaps a tombstone whose delete is not on disk yet (a
                 // delete under durability sync), so the key's state goes to the head node's disk before the refusal
-                // tells that the key is absent
-                if (words[0] != SlotWord.EMPTY && writeIds[0] == KvBlockLayout.NO_WRITE && chunks.pendingBlocks() &&
-                    !probe.settled(serving[0], SlotWord.blockOffset(words[0]), KvBlockLayout.NO_WRITE, key))
+                // tells that the key is absent; refused on a pending value (a write not answered yet, its writer
+                // perhaps dead): settled on every replica first, as a reader settles what it answers
+                if (words[0] != SlotWord.EMPTY &&
+                    (writeIds[0] == KvBlockLayout.NO_WRITE && chunks.pendingBlocks() || reads.headPending()) &&
+                    !probe.settled(serving[0], SlotWord.blockOffset(words[0]), writeIds[0], key))
                 {
                     continue;
                 }
@@ -991,6 +993,18 @@ public final class ReplicaChain
             else
             {
                 final int length = probe.readWholeBlock(serving[0], words[0], key);
+                if (KvBlockLayout.isPending(probe.block(), 0))
+                {
+                    // a write not answered yet, perhaps of a writer that died: put on every replica's disk that
+                    // holds it (the head's last) before the joiner has it, as a reader would, so that the copy is
+                    // never the only settled one (RecoveryModelTest's REFILL_COPIES_PENDING lost it)
+                    if (!probe.settled(serving[0], SlotWord.blockOffset(words[0]), writeIds[0], key))
+                    {
+                        continue;
+                    }
+                    // the joiner is read only once its refill ended with its copies on its disk (a barrier)
+                    KvBlockLayout.settle(probe.block(), 0);
+                }
                 final long expireAt = KvBlockLayout.expireAt(probe.block(), 0);
                 offset = chunks.copyBlock(joiner, probe.block(), length);
                 desired = SlotWord.committed(fingerprint, offset, length, expireAt != KvBlockLayout.NEVER,

@@ -46,6 +46,8 @@ public final class ReplicaReads
     private long intents;
     /** The kind ({@code ValueKind}) of the head's committed block as last read: a string when it has none. */
     private int headKind;
+    /** Whether the head's committed block as last read is pending: its write not answered yet. */
+    private boolean headPending;
 
     public ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
     {
@@ -116,6 +118,8 @@ public final class ReplicaReads
         links.awaitRound(nodes, count, (writeLength != 0 ? 3 : 2) * count - (headKnown ? 1 : 0));
         intents = headKnown && KvBlockLayout.isIntent(head.expireAtMillis()) ? 1 : 0;
         headKind = headKnown ? head.kind() : ValueKind.STRING;
+        // a known head holds the version's write, which its writer answered: settled
+        headPending = false;
         final int fingerprint = KeyHash.fingerprint(hash);
         int reads = 0;
         int stride = 0;
@@ -172,6 +176,7 @@ public final class ReplicaReads
                 if (p == 0)
                 {
                     headKind = state.committed() ? ValueKind.kindOf(state.expireAt) : ValueKind.STRING;
+                    headPending = state.committed() && state.pending;
                 }
             }
         }
@@ -235,6 +240,7 @@ public final class ReplicaReads
             if (p == 0)
             {
                 headKind = ValueKind.kindOf(KvBlockLayout.expireAt(replicaBlocks, at));
+                headPending = KvBlockLayout.isPending(replicaBlocks, at);
             }
         }
     }
@@ -246,6 +252,12 @@ public final class ReplicaReads
     public int headKind()
     {
         return headKind;
+    }
+
+    /** @return true when the last read found the head's committed block pending: its write not answered yet. */
+    public boolean headPending()
+    {
+        return headPending;
     }
 
     /** @return true when the last read found replica {@code p}'s committed block holding a transaction's intent. */

@@ -2,6 +2,7 @@ package io.dkv.client.replication;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,13 +38,19 @@ final class Explorer<S>
     private final boolean checkInvariants;
     private final Map<S, Integer> visited = new HashMap<>();
     private final List<int[]> successors = new ArrayList<>();
+    /**
+     * Per state, the label of the step that found it (one string per distinct label) and the state it was found
+     * from: millions of states are kept, so a step's description is made only for a counterexample.
+     */
     private final List<String> discoveredBy = new ArrayList<>();
-    private final List<Integer> parent = new ArrayList<>();
+    private final Map<String, String> labels = new HashMap<>();
+    private int[] parent = new int[1024];
     private final List<S> states = new ArrayList<>();
     private final List<Integer> terminals = new ArrayList<>();
     private final Map<History, Boolean> linearizable = new HashMap<>();
     private final Set<History> completeHistories = new HashSet<>();
-    private final Deque<String> path = new ArrayDeque<>();
+    /** The ids of the states on the walk's path from the start, the start's left out. */
+    private final Deque<Integer> path = new ArrayDeque<>();
     private long terminalStates;
     private String counterexample;
 
@@ -81,8 +88,12 @@ final class Explorer<S>
         final int id = states.size();
         visited.put(state, id);
         states.add(state);
-        parent.add(from);
-        discoveredBy.add(label);
+        if (id == parent.length)
+        {
+            parent = Arrays.copyOf(parent, 2 * id);
+        }
+        parent[id] = from;
+        discoveredBy.add(labels.computeIfAbsent(label, l -> l));
         successors.add(new int[0]);
         if (counterexample == null)
         {
@@ -117,8 +128,14 @@ final class Explorer<S>
         for (int i = 0; i < next.length; i++)
         {
             final Model.Step<S> step = steps.get(i);
-            path.addLast(step.label() + "  " + model.describe(step.next()));
-            next[i] = visit(step.next(), id, path.peekLast());
+            final Integer seen = visited.get(step.next());
+            if (seen != null)
+            {
+                next[i] = seen;
+                continue;
+            }
+            path.addLast(states.size());
+            next[i] = visit(step.next(), id, step.label());
             path.removeLast();
         }
         successors.set(id, next);
@@ -126,25 +143,38 @@ final class Explorer<S>
 
     private void everyRunCanFinish()
     {
-        final List<List<Integer>> predecessors = new ArrayList<>();
-        for (int id = 0; id < states.size(); id++)
-        {
-            predecessors.add(new ArrayList<>());
-        }
-        for (int id = 0; id < states.size(); id++)
+        // the predecessors of each state in two flat arrays: state id's are at [first[id], first[id + 1])
+        final int count = states.size();
+        final int[] first = new int[count + 1];
+        for (int id = 0; id < count; id++)
         {
             for (final int next : successors.get(id))
             {
-                predecessors.get(next).add(id);
+                first[next + 1]++;
             }
         }
-        final boolean[] canFinish = new boolean[states.size()];
+        for (int id = 0; id < count; id++)
+        {
+            first[id + 1] += first[id];
+        }
+        final int[] predecessors = new int[first[count]];
+        final int[] filled = Arrays.copyOf(first, count);
+        for (int id = 0; id < count; id++)
+        {
+            for (final int next : successors.get(id))
+            {
+                predecessors[filled[next]++] = id;
+            }
+        }
+        final boolean[] canFinish = new boolean[count];
         final Deque<Integer> work = new ArrayDeque<>(terminals);
         terminals.forEach(id -> canFinish[id] = true);
         while (!work.isEmpty())
         {
-            for (final int before : predecessors.get(work.removeFirst()))
+            final int after = work.removeFirst();
+            for (int p = first[after]; p < first[after + 1]; p++)
             {
+                final int before = predecessors[p];
                 if (!canFinish[before])
                 {
                     canFinish[before] = true;
@@ -152,13 +182,13 @@ final class Explorer<S>
                 }
             }
         }
-        for (int id = 0; id < states.size(); id++)
+        for (int id = 0; id < count; id++)
         {
             if (!canFinish[id])
             {
-                for (int at = id; parent.get(at) >= 0; at = parent.get(at))
+                for (int at = id; parent[at] >= 0; at = parent[at])
                 {
-                    path.addFirst(discoveredBy.get(at));
+                    path.addFirst(at);
                 }
                 fail("no run from here finishes: the clients wait for ever", states.get(id));
                 return;
@@ -172,9 +202,10 @@ final class Explorer<S>
             .append(why);
         out.append("\n  start  ").append(model.describe(model.initial()));
         int n = 1;
-        for (final String step : path)
+        for (final int step : path)
         {
-            out.append("\n  ").append(String.format("%2d", n++)).append(". ").append(step);
+            out.append("\n  ").append(String.format("%2d", n++)).append(". ").append(discoveredBy.get(step))
+                .append("  ").append(model.describe(states.get(step)));
         }
         counterexample = out.append("\n  replicas at the end: ").append(model.describe(state)).toString();
     }

@@ -40,8 +40,8 @@ final class RecoveryModel implements Model<RecoveryModel.State>
          */
         HEAD_LAST,
         /**
-         * The client as built now: {@link #HEAD_LAST} but for the refill, which copies a pending block as settled
-         * without settling it elsewhere first.
+         * {@link #HEAD_LAST} but for the refill, which copies a pending block as settled without settling it elsewhere
+         * first (the client did until its refill settled one as a reader does).
          */
         REFILL_COPIES_PENDING,
         /**
@@ -56,7 +56,12 @@ final class RecoveryModel implements Model<RecoveryModel.State>
         /** The MetaServer marks a restarted replica memory-lost although it loaded its disk. */
         NOT_RESTORED,
         /** A refill with no serving replica clears the joiner's key instead of settling on the last to serve. */
-        CLEARS_ON_REFILL
+        CLEARS_ON_REFILL,
+        /**
+         * {@link #HEAD_LAST} but a node settles whatever block its index holds when a PERSIST lands, not the one the
+         * PERSIST named: an older writer's PERSIST at another replica settles the newer write's head early.
+         */
+        SETTLES_NEWER
     }
 
     static final int REPLICAS = 2;
@@ -269,11 +274,15 @@ final class RecoveryModel implements Model<RecoveryModel.State>
                     n[PERSISTED + w] |= bit;
                     if ((n[BROKEN + w] & bit) == 0)
                     {
-                        // the node writes what its memory holds now, then settles it: the head only once every other
-                        // replica did, where the design says so
+                        // the node writes what its memory holds now, then settles the block the PERSIST named (a
+                        // newer write's stays pending): the head only once every other replica did, where the design
+                        // says so
                         n[DISK + r] = n[MEM + r] == EMPTY ? n[DISK + r] : n[MEM + r];
-                        if ((variant != Variant.HEAD_LAST && variant != Variant.REFILL_COPIES_PENDING) ||
-                            r != n[HEAD + w])
+                        final boolean headLast = variant == Variant.HEAD_LAST ||
+                            variant == Variant.REFILL_COPIES_PENDING || variant == Variant.SETTLES_NEWER;
+                        final boolean named = n[MEM + r] == w + 1 || variant == Variant.SETTLES_NEWER ||
+                            variant == Variant.SETTLE_EVERYWHERE || variant == Variant.HEAD_TOLD_LAST;
+                        if ((!headLast || r != n[HEAD + w]) && named)
                         {
                             n[PENDING + r] = 0;
                         }
@@ -439,7 +448,7 @@ final class RecoveryModel implements Model<RecoveryModel.State>
             }
         }
         final int value = n[MEM + from];
-        if (variant == Variant.HEAD_LAST && n[PENDING + from] != 0)
+        if ((variant == Variant.HEAD_LAST || variant == Variant.SETTLES_NEWER) && n[PENDING + from] != 0)
         {
             // the copy would be a settled block of a write not on every disk yet: settled everywhere first, as a
             // reader of a pending block does

@@ -6,12 +6,14 @@ import io.dkv.client.KvException;
 import io.dkv.client.PersistCounts;
 import io.dkv.compute.AppendFsync;
 import io.dkv.compute.mesh.ComputeMesh;
+import io.dkv.compute.store.PoolDisks;
 import io.dkv.compute.mesh.MeshException;
 import org.agrona.ErrorHandler;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -60,6 +62,7 @@ public final class Persistence
     private final ReentrantLock changing = new ReentrantLock();
     /** Guarded by this; the client's durability follows it. */
     private Setting current;
+    private volatile PoolDisks disks;
 
     /**
      * @param client       the node's client: its durability is set to what these settings say.
@@ -120,6 +123,25 @@ public final class Persistence
     PersistCounts counts()
     {
         return client.persistCounts();
+    }
+
+    /** Where INFO persistence reads the memory nodes' disks from: none until set. */
+    public void disks(final PoolDisks disks)
+    {
+        this.disks = disks;
+    }
+
+    /** @return the memory nodes' disks as last read; none (read at 0) when nothing reads them. */
+    PoolDisks.Reading disks()
+    {
+        final PoolDisks reader = disks;
+        return reader == null ? new PoolDisks.Reading(List.of(), 0) : reader.latest();
+    }
+
+    /** @return now by the client's epoch clock, which the readings' times are by. */
+    long nowEpochMs()
+    {
+        return client.epochClock().time();
     }
 
     /**

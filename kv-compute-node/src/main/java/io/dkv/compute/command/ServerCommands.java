@@ -2,11 +2,13 @@ package io.dkv.compute.command;
 
 import io.dkv.client.PersistCounts;
 import io.dkv.client.keyspace.KeyPattern;
+import io.dkv.client.node.MemoryNodeDisk;
 import io.dkv.compute.AppendFsync;
 import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.metrics.ProcessTimes;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
+import io.dkv.compute.store.PoolDisks;
 import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 
@@ -532,20 +534,62 @@ final class ServerCommands
     }
 
     /**
-     * redis's loading and aof_enabled (appendonly), then dkv's own: appendfsync, and the PERSIST requests the client
-     * sent the memory nodes (one per copy of a key written), those not sent or (always) not answered yet, and the
-     * writes not confirmed on disk.
+     * redis's loading, aof_enabled (appendonly) and aof_last_write_status (err while a memory node's last fsync
+     * failed), then dkv's own: appendfsync; the PERSIST requests the client sent the memory nodes (one per copy of a
+     * key written), those not sent or (always) not answered yet, and the writes not confirmed on disk; and the memory
+     * nodes' disks as last read (at most a second ago): the oldest last fsync, the oldest write not fsynced yet, the
+     * lag's p99 (the worst node's each), then a line per node.
      */
     private String persistenceSection()
     {
         final Persistence persistence = environment.persistence();
         final PersistCounts counts = persistence.counts();
+        final PoolDisks.Reading reading = persistence.disks();
+        final long now = persistence.nowEpochMs();
+        final StringBuilder nodes = new StringBuilder();
+        int onDisk = 0;
+        boolean failed = false;
+        long lastFsyncAge = 0;
+        long unsynced = 0;
+        int lagP99 = 0;
+        for (final MemoryNodeDisk disk : reading.disks())
+        {
+            final String id = Long.toUnsignedString(disk.nodeId());
+            if (!disk.reachable())
+            {
+                nodes.append("dkv_memory_node_").append(id).append(":unreachable\r\n");
+                continue;
+            }
+            if (!disk.persistent())
+            {
+                nodes.append("dkv_memory_node_").append(id).append(":disk=no\r\n");
+                continue;
+            }
+            onDisk++;
+            failed |= !disk.lastFsyncOk();
+            final long age = disk.lastFsyncEpochMs() == 0 ? -1 : Math.max(0, now - disk.lastFsyncEpochMs());
+            final long behind = disk.unsyncedSinceEpochMs() == 0 ? 0 : Math.max(0, now - disk.unsyncedSinceEpochMs());
+            lastFsyncAge = age < 0 || lastFsyncAge < 0 ? -1 : Math.max(lastFsyncAge, age);
+            unsynced = Math.max(unsynced, behind);
+            lagP99 = Math.max(lagP99, disk.lagP99Ms());
+            nodes.append("dkv_memory_node_").append(id).append(":disk=yes,last_fsync_age_ms=").append(age)
+                .append(",last_fsync_status=").append(disk.lastFsyncOk() ? "ok" : "err")
+                .append(",unsynced_ms=").append(behind).append(",fsync_lag_p99_ms=").append(disk.lagP99Ms())
+                .append("\r\n");
+        }
         return "loading:0\r\n" +
             "aof_enabled:" + (persistence.appendOnly() ? 1 : 0) + "\r\n" +
             "dkv_appendfsync:" + persistence.appendFsync().text() + "\r\n" +
             "dkv_persists_told:" + counts.told() + "\r\n" +
             "dkv_persists_pending:" + counts.pending() + "\r\n" +
-            "dkv_persist_failures:" + counts.failed() + "\r\n";
+            "dkv_persist_failures:" + counts.failed() + "\r\n" +
+            "aof_last_write_status:" + (failed ? "err" : "ok") + "\r\n" +
+            "dkv_memory_nodes_on_disk:" + onDisk + "\r\n" +
+            "dkv_last_fsync_age_ms:" + (onDisk == 0 ? -1 : lastFsyncAge) + "\r\n" +
+            "dkv_unsynced_ms:" + unsynced + "\r\n" +
+            "dkv_fsync_lag_p99_ms:" + lagP99 + "\r\n" +
+            "dkv_disks_read_ms_ago:" + (reading.readAtEpochMs() == 0 ? -1 : now - reading.readAtEpochMs()) + "\r\n" +
+            nodes;
     }
 
     /** redis's getrusage figures: this process's and its children's user and system CPU time. */

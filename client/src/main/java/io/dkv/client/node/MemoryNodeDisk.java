@@ -1,0 +1,25 @@
+package io.dkv.client.node;
+
+import io.dkv.format.IndexLayout;
+
+/**
+ * A memory node's disk as its index header last showed it ({@link IndexLayout}: fsyncState, lastFsyncAt,
+ * unsyncedSince), read by a client: what a compute node's INFO persistence reports of the pool.
+ *
+ * @param nodeId               the memory node.
+ * @param reachable            false when its header could not be read (the rest is then zero).
+ * @param persistent           it keeps keys on disk (started with a data directory).
+ * @param lastFsyncEpochMs     when its last fsync of its key store ended, 0 for none yet.
+ * @param lastFsyncOk          false when that fsync failed: what was written since may not be on disk.
+ * @param unsyncedSinceEpochMs when the oldest write to its disk not fsynced yet was made, 0 for none.
+ * @param lagP99Ms             the p99 of how long the oldest write each fsync covered had waited for it.
+ */
+public record MemoryNodeDisk(long nodeId, boolean reachable, boolean persistent, long lastFsyncEpochMs,
+    boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms)
+{
+    /** @return the state of an unreachable node. */
+    public static MemoryNodeDisk unreachable(final long nodeId)
+    {
+        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0);
+    }
+}
