@@ -112,6 +112,8 @@ public final class KvClient implements AutoCloseable
     private final AtomicInteger nextLane = new AtomicInteger();
     private final List<KvSession> sessions = new ArrayList<>();
     private final ThreadLocal<KvSession> session;
+    /** The session of a thread that holds its PERSISTs ({@link #deferPersists}); none on other threads. */
+    private final ThreadLocal<KvSession> deferringSession = new ThreadLocal<>();
     private final ExecutorService asyncExecutor;
     /**
      * Where a transaction's raw swap that completions cannot carry runs: never behind the reads on
@@ -427,6 +429,29 @@ public final class KvClient implements AutoCloseable
             }
         }
         context.durability(durability);
+    }
+
+    /**
+     * From now on the calling thread holds the PERSISTs of its writes under durability async until it calls
+     * {@link #flushPersists}, which tells each node of all of them in one message. For a thread that answers the
+     * writes it runs only after a flush of its own (a compute node's event loop, which flushes before it writes its
+     * replies): an answer must never leave before its write's nodes were told. Other threads send each at once.
+     */
+    public void deferPersists()
+    {
+        final KvSession current = session();
+        current.chunks().deferPersists(true);
+        deferringSession.set(current);
+    }
+
+    /** Tell the nodes of what the calling thread held since {@link #deferPersists}; nothing on another thread. */
+    public void flushPersists()
+    {
+        final KvSession current = deferringSession.get();
+        if (current != null && !closed)
+        {
+            current.chunks().flushDeferred();
+        }
     }
 
     /**

@@ -81,6 +81,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ComputeNode implements AutoCloseable
 {
+    /** How often each loop sends what it held of its writes' PERSISTs when no reply made it. */
+    private static final long PERSIST_FLUSH_MS = 100;
     /** How often the memory nodes' disks are read for INFO persistence. */
     private static final long POOL_DISKS_MS = 1_000;
     private static final byte[] MAX_CLIENTS_REPLY = "-ERR max number of clients reached\r\n"
@@ -262,6 +264,11 @@ public final class ComputeNode implements AutoCloseable
                 context.piecesSweepMs(), stats);
             this.poolDisks = PoolDisks.start(client, POOL_DISKS_MS);
             persistence.disks(poolDisks);
+            for (final EventExecutor loop : workerGroup)
+            {
+                loop.scheduleAtFixedRate(this::flushPersists, PERSIST_FLUSH_MS, PERSIST_FLUSH_MS,
+                    TimeUnit.MILLISECONDS);
+            }
             startPhases[1] = context.nanoClock().nanoTime();
             warmUp(view, port);
             startPhases[2] = context.nanoClock().nanoTime();
@@ -648,9 +655,23 @@ public final class ComputeNode implements AutoCloseable
             session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
             session.outlet(channel);
-            channel.pipeline().addLast(decoder, new RespConnection(table, stats, decoder, session,
-                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog, asyncCommands));
+            final RespConnection connection = new RespConnection(table, stats, decoder, session,
+                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog, asyncCommands);
+            // on the connection's loop: its writes' PERSISTs (everysec) go out in one message per memory node before
+            // the replies it writes, rather than one each
+            client.deferPersists();
+            connection.beforeWrite(ComputeNode.this::flushPersists);
+            channel.pipeline().addLast(decoder, connection);
         }
+    }
+
+    /**
+     * What a loop held of its writes' PERSISTs goes out before any reply leaves ({@code RespConnection.write}), and
+     * every {@link #PERSIST_FLUSH_MS} whatever (a write with no reply, a key expired on the loop).
+     */
+    private void flushPersists()
+    {
+        client.flushPersists();
     }
 
     /** A connection beyond maxclients: redis's error, then closed, having held nothing. */

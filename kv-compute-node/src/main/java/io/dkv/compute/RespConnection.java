@@ -105,6 +105,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     /** The request at the queue's head whose long arguments' writes are watched ({@link #longArgumentsArrived}). */
     private LongRequest awaitedLong;
     private final Runnable stepsDone = this::stepsDone;
+    /** Run before replies go to the channel: the loop's held PERSISTs sent ({@code KvClient.flushPersists}). */
+    private Runnable beforeWrite = () ->
+    {
+    };
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private boolean closing;
@@ -148,6 +152,12 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
         this.outputLimitBytes = outputLimitBytes;
         this.outputLimitLog = outputLimitLog;
+    }
+
+    /** @param beforeWrite run on the loop before each hand of replies to the channel. */
+    void beforeWrite(final Runnable beforeWrite)
+    {
+        this.beforeWrite = beforeWrite;
     }
 
     public void handlerAdded(final ChannelHandlerContext ctx)
@@ -762,6 +772,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (out != null && out.isReadable())
         {
+            // no write's answer leaves before its memory nodes were told of it (appendfsync everysec)
+            beforeWrite.run();
             ctx.write(out).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
             checkOutputLimit();
         }

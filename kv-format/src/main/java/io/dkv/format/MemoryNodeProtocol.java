@@ -82,6 +82,12 @@ public final class MemoryNodeProtocol
     public static final int CHUNK_GENERATION_OFFSET = 24;
     public static final int REPLY_LENGTH = 32;
 
+    /** @return the length of a PERSIST_BLOCKS of {@code count} blocks: never under {@link #REQUEST_LENGTH}. */
+    public static int persistBlocksLength(final int count)
+    {
+        return Math.max(REQUEST_LENGTH, BLOCK_OFFSET + count * Long.BYTES);
+    }
+
     private MemoryNodeProtocol()
     {
     }

@@ -26,7 +26,9 @@ public enum MemoryNodeCounter implements CounterDescriptor
     ANSWERS_QUEUED(14, "Answers queued: the client held no credit"),
     CLIENTS_HELD_BACK(15, "Turns a client's requests were left unread: its answers queued"),
     LOG_FSYNCS(16, "Key store log fsyncs for writes not fsynced (everysec)"),
-    LOG_FSYNC_FAILURES(17, "Key store log fsyncs that failed");
+    LOG_FSYNC_FAILURES(17, "Key store log fsyncs that failed"),
+    REQUESTS_PERSIST_BLOCKS(18, "Requests: PERSIST_BLOCKS (messages; their keys count as PERSIST)"),
+    REQUESTS_SYNC(19, "Requests: SYNC");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

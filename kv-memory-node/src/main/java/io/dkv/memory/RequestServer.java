@@ -88,6 +88,8 @@ final class RequestServer implements Agent
     private final AtomicCounter clientsHeldBack;
     private final AtomicCounter logFsyncs;
     private final AtomicCounter logFsyncFailures;
+    private final AtomicCounter persistBlockMessages;
+    private final AtomicCounter syncs;
     private final long fsyncIntervalNanos;
     private final boolean drainOnClose;
     /** When the oldest write to disk made without an fsync was made, valid while {@link #unsynced}. */
@@ -124,6 +126,8 @@ final class RequestServer implements Agent
         this.drainOnClose = drainOnClose;
         this.logFsyncs = counters.get(MemoryNodeCounter.LOG_FSYNCS);
         this.logFsyncFailures = counters.get(MemoryNodeCounter.LOG_FSYNC_FAILURES);
+        this.persistBlockMessages = counters.get(MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS);
+        this.syncs = counters.get(MemoryNodeCounter.REQUESTS_SYNC);
         this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
         this.clientsGone = counters.get(MemoryNodeCounter.CLIENTS_GONE);
         this.allocates = counters.get(MemoryNodeCounter.REQUESTS_ALLOCATE);
@@ -380,8 +384,16 @@ final class RequestServer implements Agent
                 answer(client, correlation, index.split(request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), argument) ==
                     LocalIndex.SPLIT_FULL ? MemoryNodeProtocol.FULL : MemoryNodeProtocol.OK, 0, -1);
             }
-            case MemoryNodeProtocol.SYNC -> sync(client, correlation);
-            case MemoryNodeProtocol.PERSIST_BLOCKS -> persistBlocks(client, argument, length);
+            case MemoryNodeProtocol.SYNC ->
+            {
+                syncs.incrementRelease();
+                sync(client, correlation);
+            }
+            case MemoryNodeProtocol.PERSIST_BLOCKS ->
+            {
+                persistBlockMessages.incrementRelease();
+                persistBlocks(client, argument, length);
+            }
             default ->
             {
                 malformed.incrementRelease();

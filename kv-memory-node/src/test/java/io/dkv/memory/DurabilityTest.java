@@ -533,22 +533,26 @@ class DurabilityTest
             final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
             final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
             message.set(intLayout, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
-            message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, 2);
-            message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET,
-                IndexInspector.committedBlock(memory.index(), memory.heap(), "a"));
-            message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET + Long.BYTES,
-                IndexInspector.committedBlock(memory.index(), memory.heap(), "b"));
             try (Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
             {
-                connection.send(message, 0, MemoryNodeProtocol.BLOCK_OFFSET + 2 * Long.BYTES, Flags.ADAPTIVE);
+                // one block, as short as a message of one may be, then two
+                message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, 1);
+                message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET,
+                    IndexInspector.committedBlock(memory.index(), memory.heap(), "a"));
+                connection.send(message, 0, MemoryNodeProtocol.persistBlocksLength(1), Flags.ADAPTIVE);
+                message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, 2);
+                message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET + Long.BYTES,
+                    IndexInspector.committedBlock(memory.index(), memory.heap(), "b"));
+                connection.send(message, 0, MemoryNodeProtocol.persistBlocksLength(2), Flags.ADAPTIVE);
                 // gathered for up to the batch delay (a second here): a SYNC writes them at once, and fsyncs
                 assertEquals(MemoryNodeProtocol.OK, request(clientRaas, connection, MemoryNodeProtocol.SYNC, 0, -1,
                     KvBlockLayout.NO_WRITE));
-                assertEquals(2, stats.keysPersisted());
-                assertEquals(batches + 1, stats.batches(), "both keys in one write of the key store");
+                assertEquals(3, stats.keysPersisted(), "a twice, b once");
+                assertEquals(batches + 1, stats.batches(), "all in one write of the key store");
+                assertEquals(0, memory.node().counters().get(MemoryNodeCounter.REQUESTS_MALFORMED).get());
 
                 message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, MemoryNodeProtocol.MAX_BLOCKS + 1);
-                connection.send(message, 0, MemoryNodeProtocol.BLOCK_OFFSET + 2 * Long.BYTES, Flags.ADAPTIVE);
+                connection.send(message, 0, MemoryNodeProtocol.persistBlocksLength(2), Flags.ADAPTIVE);
                 KvCluster.awaitTrue(() ->
                     memory.node().counters().get(MemoryNodeCounter.REQUESTS_MALFORMED).get() == 1);
             }

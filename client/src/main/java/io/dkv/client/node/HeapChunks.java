@@ -60,6 +60,15 @@ public final class HeapChunks
     private volatile long persistsFailed;
     /** Whether this thread waits for a node's answer to a PERSIST now. */
     private volatile boolean persisting;
+    /**
+     * Under durability async, PERSISTs held per node until {@link #flushDeferred} (or a full message): a thread that
+     * answers its callers only after a flush of its own (a compute node's event loop) tells each node of a pipeline's
+     * writes in one PERSIST_BLOCKS message rather than one each. Made at the first deferral.
+     */
+    private boolean deferring;
+    private long[][] deferred;
+    private int[] deferredCounts;
+    private MemorySegment blocksMessage;
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
@@ -84,6 +93,11 @@ public final class HeapChunks
      */
     public void durability(final Durability durability)
     {
+        if (durability != Durability.ASYNC && deferredCounts != null)
+        {
+            // held under async: told before anything the new durability does
+            flushDeferred();
+        }
         this.durability = durability;
     }
 
@@ -199,6 +213,11 @@ public final class HeapChunks
         {
             return;
         }
+        if (deferring && durability == Durability.ASYNC)
+        {
+            defer(node, blockOffset);
+            return;
+        }
         final boolean sync = durability == Durability.SYNC;
         persistsTold++;
         persisting = sync;
@@ -234,6 +253,84 @@ public final class HeapChunks
     }
 
     /**
+     * Hold this thread's PERSISTs under durability async until {@link #flushDeferred}, or send each at once again
+     * (what is held is sent first). The caller flushes before any answer of a write it ran leaves its process: a write
+     * answered is one its nodes were told of, as Redis's everysec writes its log before it answers.
+     */
+    public void deferPersists(final boolean defer)
+    {
+        if (!defer)
+        {
+            flushDeferred();
+        }
+        deferring = defer;
+    }
+
+    /** Send what {@link #deferPersists} held: one PERSIST_BLOCKS message per node. */
+    public void flushDeferred()
+    {
+        if (deferredCounts == null)
+        {
+            return;
+        }
+        for (int node = 0; node < deferredCounts.length; node++)
+        {
+            if (deferredCounts[node] > 0)
+            {
+                sendDeferred(node);
+            }
+        }
+    }
+
+    private void defer(final int node, final long blockOffset)
+    {
+        if (deferred == null)
+        {
+            deferred = new long[links.nodeIds().length][];
+            deferredCounts = new int[deferred.length];
+            blocksMessage = links.raas().allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH);
+        }
+        if (node >= deferred.length)
+        {
+            deferred = Arrays.copyOf(deferred, node + 1);
+            deferredCounts = Arrays.copyOf(deferredCounts, node + 1);
+        }
+        if (deferred[node] == null)
+        {
+            deferred[node] = new long[MemoryNodeProtocol.MAX_BLOCKS];
+        }
+        persistsTold++;
+        deferred[node][deferredCounts[node]++] = blockOffset;
+        if (deferredCounts[node] == MemoryNodeProtocol.MAX_BLOCKS)
+        {
+            sendDeferred(node);
+        }
+    }
+
+    private void sendDeferred(final int node)
+    {
+        final int count = deferredCounts[node];
+        deferredCounts[node] = 0;
+        blocksMessage.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
+        blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
+        blocksMessage.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, 0);
+        for (int i = 0; i < count; i++)
+        {
+            blocksMessage.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES, deferred[node][i]);
+        }
+        try
+        {
+            links.send(node, blocksMessage, MemoryNodeProtocol.persistBlocksLength(count), "the keys on disk");
+        }
+        catch (final RuntimeException ex)
+        {
+            // durability async: the writes are on their replicas, and the node that cannot be told is gone with its
+            // copies, within the window async accepts (as persist says). Counted, not failed.
+            persistsFailed += count;
+        }
+    }
+
+    /**
      * Wait until every key this thread told the node of is on its disk (fsynced), whatever the durability they were
      * told under: a refill's copies, before its joiner is read. Nothing to wait for under durability none, or when
      * the node keeps nothing on disk.
@@ -244,6 +341,7 @@ public final class HeapChunks
         {
             return;
         }
+        flushDeferred();
         final int status = links.request(node, MemoryNodeProtocol.SYNC, 0, -1, true, "the keys on disk");
         if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
         {

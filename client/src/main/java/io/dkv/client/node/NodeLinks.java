@@ -381,6 +381,32 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
     }
 
     /**
+     * Send a request no answer follows (PERSIST_BLOCKS) over the node's request connection.
+     *
+     * @throws KvException when the node did not take it.
+     */
+    public void send(final int node, final MemorySegment message, final int length, final String what)
+    {
+        final long nodeId = nodeIds[node];
+        try
+        {
+            Connection connection = requestConnections[node];
+            if (connection == null)
+            {
+                connection = raas.connect(nodeId, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+                requestConnections[node] = connection;
+            }
+            connection.send(message, 0, length, Flags.ADAPTIVE);
+        }
+        catch (final RaasException ex)
+        {
+            stale[node] = true;
+            throw new KvException("memory node " + nodeId + " did not take a request for " + what + ": " +
+                ex.getMessage(), ex);
+        }
+    }
+
+    /**
      * @param writeId PERSIST: the write the block must hold, or {@link KvBlockLayout#NO_WRITE}: any.
      */
     public int request(final int node, final int type, final int argument, final long block, final long writeId,

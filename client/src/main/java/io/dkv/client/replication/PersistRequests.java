@@ -304,7 +304,7 @@ public final class PersistRequests
         RaasException failure = null;
         try
         {
-            connection(node).send(blocks, 0, MemoryNodeProtocol.BLOCK_OFFSET + count * Long.BYTES, Flags.ADAPTIVE);
+            connection(node).send(blocks, 0, MemoryNodeProtocol.persistBlocksLength(count), Flags.ADAPTIVE);
         }
         catch (final RaasException ex)
         {
