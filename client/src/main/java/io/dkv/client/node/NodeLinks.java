@@ -390,13 +390,7 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
         final long nodeId = nodeIds[node];
         try
         {
-            Connection connection = requestConnections[node];
-            if (connection == null)
-            {
-                connection = raas.connect(nodeId, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
-                requestConnections[node] = connection;
-            }
-            connection.send(message, 0, length, Flags.ADAPTIVE);
+            requestConnection(node).send(message, 0, length, Flags.ADAPTIVE);
         }
         catch (final RaasException ex)
         {
@@ -404,6 +398,18 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
             throw new KvException("memory node " + nodeId + " did not take a request for " + what + ": " +
                 ex.getMessage(), ex);
         }
+    }
+
+    /** @return the node's message connection for requests to its CPU, made at its first. */
+    private Connection requestConnection(final int node)
+    {
+        Connection connection = requestConnections[node];
+        if (connection == null)
+        {
+            connection = raas.connect(nodeIds[node], MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+            requestConnections[node] = connection;
+        }
+        return connection;
     }
 
     /**
@@ -415,12 +421,7 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
         final long nodeId = nodeIds[node];
         try
         {
-            Connection connection = requestConnections[node];
-            if (connection == null)
-            {
-                connection = raas.connect(nodeId, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
-                requestConnections[node] = connection;
-            }
+            final Connection connection = requestConnection(node);
             final long correlation = ++requestCorrelation;
             rpc.set(INT, MemoryNodeProtocol.TYPE_OFFSET, type);
             rpc.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, argument);
