@@ -444,6 +444,13 @@ public final class KvClient implements AutoCloseable
         deferringSession.set(current);
     }
 
+    /** @return whether the calling thread holds PERSISTs that {@link #flushPersists} has yet to send. */
+    public boolean holdsPersists()
+    {
+        final KvSession current = deferringSession.get();
+        return current != null && current.chunks().holdsDeferred();
+    }
+
     /** Tell the nodes of what the calling thread held since {@link #deferPersists}; nothing on another thread. */
     public void flushPersists()
     {

@@ -60,7 +60,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -126,6 +128,8 @@ public final class ComputeNode implements AutoCloseable
     private final NodeStats stats;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
+    /** Each loop's replies held for its PERSISTs, to one flush a turn ({@link TurnFlush}). */
+    private final Map<EventExecutor, TurnFlush> turnFlushes = new IdentityHashMap<>();
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final ConnectionIds connectionIds;
     private final Channel serverChannel;
@@ -266,6 +270,7 @@ public final class ComputeNode implements AutoCloseable
             persistence.disks(poolDisks);
             for (final EventExecutor loop : workerGroup)
             {
+                turnFlushes.put(loop, new TurnFlush(client::holdsPersists, client::flushPersists));
                 loop.scheduleAtFixedRate(this::flushPersists, PERSIST_FLUSH_MS, PERSIST_FLUSH_MS,
                     TimeUnit.MILLISECONDS);
             }
@@ -660,7 +665,7 @@ public final class ComputeNode implements AutoCloseable
             // on the connection's loop: its writes' PERSISTs (everysec) go out in one message per memory node before
             // the replies it writes, rather than one each
             client.deferPersists();
-            connection.beforeWrite(ComputeNode.this::flushPersists);
+            connection.turnFlush(turnFlushes.get(channel.eventLoop()));
             channel.pipeline().addLast(decoder, connection);
         }
     }

@@ -105,10 +105,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     /** The request at the queue's head whose long arguments' writes are watched ({@link #longArgumentsArrived}). */
     private LongRequest awaitedLong;
     private final Runnable stepsDone = this::stepsDone;
-    /** Run before replies go to the channel: the loop's held PERSISTs sent ({@code KvClient.flushPersists}). */
-    private Runnable beforeWrite = () ->
-    {
-    };
+    /** Where replies wait for the loop's held PERSISTs (appendfsync everysec); null where none are held. */
+    private TurnFlush turnFlush;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private boolean closing;
@@ -154,10 +152,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         this.outputLimitLog = outputLimitLog;
     }
 
-    /** @param beforeWrite run on the loop before each hand of replies to the channel. */
-    void beforeWrite(final Runnable beforeWrite)
+    /** @param turnFlush the loop's: replies go out after the PERSISTs its writes hold. */
+    void turnFlush(final TurnFlush turnFlush)
     {
-        this.beforeWrite = beforeWrite;
+        this.turnFlush = turnFlush;
     }
 
     public void handlerAdded(final ChannelHandlerContext ctx)
@@ -772,8 +770,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (out != null && out.isReadable())
         {
-            // no write's answer leaves before its memory nodes were told of it (appendfsync everysec)
-            beforeWrite.run();
+            if (!flush && turnFlush != null && turnFlush.holdsPersists())
+            {
+                // a large write: whatever flushes the channel next, its writes' nodes were told first
+                turnFlush.persistsNow();
+            }
             ctx.write(out).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
             checkOutputLimit();
         }
@@ -783,6 +784,18 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         }
         if (flush)
         {
+            // no write's answer leaves before its memory nodes were told of it (appendfsync everysec): the PERSISTs
+            // of every connection the turn served go in one message per node at its end, then their replies; a
+            // subscriber's at once, as messages pushed to it from other loops must not overtake its replies
+            if (turnFlush != null && turnFlush.holdsPersists())
+            {
+                if (session.subscriber() == null && !closing)
+                {
+                    turnFlush.flushAtTurnEnd(ctx);
+                    return;
+                }
+                turnFlush.persistsNow();
+            }
             ctx.flush();
         }
     }

@@ -68,6 +68,8 @@ public final class HeapChunks
     private boolean deferring;
     private long[][] deferred;
     private int[] deferredCounts;
+    /** Blocks held over every node: whether a flush has anything to send. */
+    private int deferredTotal;
     private MemorySegment blocksMessage;
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
@@ -266,10 +268,16 @@ public final class HeapChunks
         deferring = defer;
     }
 
+    /** @return whether this thread holds PERSISTs not sent yet ({@link #deferPersists}). */
+    public boolean holdsDeferred()
+    {
+        return deferredTotal > 0;
+    }
+
     /** Send what {@link #deferPersists} held: one PERSIST_BLOCKS message per node. */
     public void flushDeferred()
     {
-        if (deferredCounts == null)
+        if (deferredTotal == 0)
         {
             return;
         }
@@ -300,6 +308,7 @@ public final class HeapChunks
             deferred[node] = new long[MemoryNodeProtocol.MAX_BLOCKS];
         }
         persistsTold++;
+        deferredTotal++;
         deferred[node][deferredCounts[node]++] = blockOffset;
         if (deferredCounts[node] == MemoryNodeProtocol.MAX_BLOCKS)
         {
@@ -311,6 +320,7 @@ public final class HeapChunks
     {
         final int count = deferredCounts[node];
         deferredCounts[node] = 0;
+        deferredTotal -= count;
         blocksMessage.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
         blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
         blocksMessage.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, 0);
