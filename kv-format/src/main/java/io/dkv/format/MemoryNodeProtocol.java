@@ -23,7 +23,8 @@ package io.dkv.format;
  *
  * reply (32 bytes)
  *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST,
- *                         NOT_PERSISTENT or GONE (PERSIST: the block there holds another write)
+ *                         NOT_PERSISTENT, GONE (PERSIST: the block there holds another write) or DISK_FAILED
+ *                         (PERSIST, SYNC: the disk refused the write)
  *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
  *   8  correlation long
  *  16  offset      long   ALLOCATE: of the chunk in the heap region
@@ -67,6 +68,11 @@ public final class MemoryNodeProtocol
     public static final int NOT_PERSISTENT = 3;
     /** PERSIST with a write id: the node's block at that offset is not of that write (the node restarted since). */
     public static final int GONE = 4;
+    /**
+     * PERSIST or SYNC: the node's disk refused the write (full or failing; its log names the file). The key is in its
+     * memory, and written once the disk takes writes again, tried every fsync interval.
+     */
+    public static final int DISK_FAILED = 5;
 
     public static final int TYPE_OFFSET = 0;
     public static final int ARGUMENT_OFFSET = 4;
@@ -81,6 +87,20 @@ public final class MemoryNodeProtocol
     public static final int CHUNK_OFFSET_OFFSET = 16;
     public static final int CHUNK_GENERATION_OFFSET = 24;
     public static final int REPLY_LENGTH = 32;
+
+    /** @return why a PERSIST or SYNC answered {@code status} got no key on disk, for an error's text. */
+    public static String why(final int status)
+    {
+        return switch (status)
+        {
+            case NOT_PERSISTENT -> "it keeps nothing on disk";
+            case DISK_FAILED -> "its disk refused the write (full or failing: its log names the file); the key is " +
+                "in its memory and goes to disk once the disk takes writes again: free space in the node's " +
+                "--data-dir, or move it to a larger disk";
+            case GONE -> "the block holds another write (the node restarted since it was read)";
+            default -> "status " + status;
+        };
+    }
 
     /** @return the length of a PERSIST_BLOCKS of {@code count} blocks: never under {@link #REQUEST_LENGTH}. */
     public static int persistBlocksLength(final int count)

@@ -59,6 +59,8 @@ final class KeyStore implements AutoCloseable
     private static final byte[] FORMAT_2_KEY = new byte[0];
     private static final int HEADER_LENGTH = 2 * Long.BYTES;
     private static final int UPGRADE_BATCH = 4096;
+    /** Free bytes a disk that refused a write must have before the store is tried again ({@link #hasRoom}). */
+    static final long ROOM_BYTES = 4L << 20;
 
     /** Receives a stored key, its expiry time, its write id and its value. */
     @FunctionalInterface
@@ -71,9 +73,12 @@ final class KeyStore implements AutoCloseable
     private final DBOptions options;
     private final WriteOptions syncWrites;
     private final WriteOptions bufferedWrites;
-    private final RocksDB db;
-    private final List<ColumnFamilyHandle> families;
-    private final ColumnFamilyHandle keys;
+    /** Replaced by {@link #reopen} after a failed write: RocksDB refuses every write on that handle from then on. */
+    private RocksDB db;
+    private List<ColumnFamilyHandle> families;
+    private ColumnFamilyHandle keys;
+    /** A write or fsync failed (a full or failing disk): the next one opens the store again first. */
+    private boolean broken;
     private final boolean restored;
     private final long upgradedKeys;
 
@@ -108,10 +113,7 @@ final class KeyStore implements AutoCloseable
         try
         {
             Files.createDirectories(path);
-            final List<ColumnFamilyDescriptor> descriptors = List.of(
-                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
-                new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)));
-            db = RocksDB.open(options, path.toString(), descriptors, families);
+            db = RocksDB.open(options, path.toString(), descriptors(), families);
             final ColumnFamilyHandle node = families.get(1);
             final byte[] format = db.get(node, FORMAT_KEY);
             final boolean restored;
@@ -152,6 +154,67 @@ final class KeyStore implements AutoCloseable
                 "directory away and start the node empty: with other copies of its keys it is refilled from them)",
                 ex);
         }
+    }
+
+    private static List<ColumnFamilyDescriptor> descriptors()
+    {
+        return List.of(
+            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+            new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    /**
+     * Open the store again after a write or fsync failed: RocksDB keeps a handle's write error for good (a full disk's
+     * "No space left on device" refuses every later write), while a store opened again takes writes once the disk
+     * has room, holding every write that succeeded before.
+     *
+     * @throws IllegalStateException naming the directory when it cannot be opened now; tried again at the next write.
+     */
+    private void reopen()
+    {
+        if (db != null)
+        {
+            families.forEach(ColumnFamilyHandle::close);
+            db.close();
+            db = null;
+        }
+        final List<ColumnFamilyHandle> opened = new ArrayList<>();
+        try
+        {
+            db = RocksDB.open(options, path.toString(), descriptors(), opened);
+        }
+        catch (final RocksDBException ex)
+        {
+            opened.forEach(ColumnFamilyHandle::close);
+            throw new IllegalStateException("cannot open the key store in " + path + " again after a failed write: " +
+                ex.getMessage() + " (free space there, or move --data-dir to a larger disk)", ex);
+        }
+        families = opened;
+        keys = opened.get(0);
+        broken = false;
+    }
+
+    /**
+     * @return whether the store's file system has {@link #ROOM_BYTES} free for a new try after a failed write: a try
+     * of a store opened again on a disk still full can succeed for a while on what RocksDB frees as it opens (its
+     * log made a table), and fail again.
+     */
+    boolean hasRoom()
+    {
+        try
+        {
+            return Files.getFileStore(path).getUsableSpace() >= ROOM_BYTES;
+        }
+        catch (final java.io.IOException ex)
+        {
+            return true;
+        }
+    }
+
+    /** @return whether the last write or fsync failed, and no later one succeeded yet. */
+    boolean broken()
+    {
+        return broken;
     }
 
     /**
@@ -302,12 +365,17 @@ final class KeyStore implements AutoCloseable
      */
     void write(final WriteBatch batch, final boolean sync)
     {
+        if (broken)
+        {
+            reopen();
+        }
         try
         {
             db.write(sync ? syncWrites : bufferedWrites, batch);
         }
         catch (final RocksDBException ex)
         {
+            broken = true;
             throw new IllegalStateException("cannot write to the key store in " + path + ": " + ex.getMessage(), ex);
         }
     }
@@ -315,12 +383,17 @@ final class KeyStore implements AutoCloseable
     /** Put what was written without an fsync on disk: the write-ahead log's fsync, as appendfsync everysec's. */
     void syncWal()
     {
+        if (broken)
+        {
+            reopen();
+        }
         try
         {
             db.syncWal();
         }
         catch (final RocksDBException ex)
         {
+            broken = true;
             throw new IllegalStateException("cannot fsync the key store's log in " + path + ": " + ex.getMessage(),
                 ex);
         }
@@ -360,6 +433,13 @@ final class KeyStore implements AutoCloseable
 
     public void close()
     {
+        if (db == null)
+        {
+            syncWrites.close();
+            bufferedWrites.close();
+            options.close();
+            return;
+        }
         try
         {
             // a clean stop leaves nothing only in the operating system's buffers, whatever the fsync setting

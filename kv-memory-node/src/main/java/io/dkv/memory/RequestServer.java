@@ -104,6 +104,8 @@ final class RequestServer implements Agent
     private long gatheringSinceNanos;
     private final long batchDelayNanos;
     private boolean draining;
+    /** Keys the key store refused (a full disk), kept until a write of them succeeds. */
+    private final UnwrittenKeys unwritten = new UnwrittenKeys();
 
     RequestServer(
         final Listener listener,
@@ -233,14 +235,20 @@ final class RequestServer implements Agent
         }
         else if (!answerTo.isEmpty())
         {
-            // SYNCs alone: the log's fsync covers what was written before them
-            if (unsynced)
+            // SYNCs alone: the log's fsync covers what was written before them, unless the disk refused some of it
+            if (unsynced && !unwritten.failing())
             {
                 syncLog();
             }
-            answerAll(unsynced ? MemoryNodeProtocol.BAD_REQUEST : MemoryNodeProtocol.OK);
+            answerAll(unwritten.failing() || unsynced ? MemoryNodeProtocol.DISK_FAILED : MemoryNodeProtocol.OK);
         }
-        if (unsynced && turnStart - unsyncedSinceNanos - fsyncIntervalNanos >= 0)
+        else if (unwritten.due(turnStart))
+        {
+            // the keys the disk refused, tried again an interval after
+            persistBatch(turnStart);
+            work++;
+        }
+        if (unsynced && !unwritten.failing() && turnStart - unsyncedSinceNanos - fsyncIntervalNanos >= 0)
         {
             syncLog();
             work++;
@@ -288,7 +296,10 @@ final class RequestServer implements Agent
             lagP99AtNanos = now;
             lagP99Ms = stats.lagP99Ms();
         }
-        index.publishDiskState(stats.lastFsyncEpochMs(), unsyncedSinceEpochMs, lagP99Ms, stats.lastFsyncOk());
+        // a disk that refuses writes shows as failed, its keys unsynced since its first refusal
+        index.publishDiskState(stats.lastFsyncEpochMs(),
+            unwritten.failing() ? unwritten.failedAtEpochMs() : unsyncedSinceEpochMs, lagP99Ms,
+            stats.lastFsyncOk() && !unwritten.failing());
     }
 
     /**
@@ -503,6 +514,19 @@ final class RequestServer implements Agent
 
     private void persistBatch(final long turnStart)
     {
+        final long nowNanos = clock.nanoTime();
+        if (!draining && (!unwritten.mayTry(nowNanos) || unwritten.failing() && !unwritten.retry(store.hasRoom(),
+            nowNanos, fsyncIntervalNanos)))
+        {
+            // the disk refused the last write: these keys wait with the others for the next try, and a sync writer
+            // hears at once that its key is not on disk
+            unwritten.add(batchKeys);
+            answerAll(MemoryNodeProtocol.DISK_FAILED);
+            batchKeys.clear();
+            named.clear();
+            return;
+        }
+        unwritten.drainTo(batchKeys, named);
         final boolean sync = !answerTo.isEmpty();
         final long nowMillis = epochClock.time();
         try (WriteBatch batch = new WriteBatch())
@@ -553,12 +577,27 @@ final class RequestServer implements Agent
         catch (final RocksDBException | IllegalStateException ex)
         {
             batchFailures.incrementRelease();
-            LOG.log(System.Logger.Level.ERROR, "cannot persist " + batchKeys.size() + " keys: " + ex.getMessage());
-            answerAll(MemoryNodeProtocol.BAD_REQUEST);
+            final boolean news = unwritten.failed(batchKeys, ex.getMessage(), clock.nanoTime(), nowMillis,
+                fsyncIntervalNanos);
+            if (news || draining)
+            {
+                LOG.log(System.Logger.Level.ERROR, ex.getMessage() + ": " + unwritten.size() + " keys are in memory " +
+                    "only" + (draining ? ", and this node stops: their other copies hold them" :
+                    ", written once the disk takes writes again (tried every " + fsyncIntervalNanos / 1_000_000 +
+                    " ms); free space there, or stop this node and move its --data-dir to a larger disk"));
+            }
+            answerAll(MemoryNodeProtocol.DISK_FAILED);
+            publishDiskState();
             batchKeys.clear();
             named.clear();
             written.clear();
             return;
+        }
+        if (unwritten.written())
+        {
+            LOG.log(System.Logger.Level.INFO, "the key store takes writes again: " + batchKeys.size() +
+                " keys written, among them every one its disk had refused");
+            publishDiskState();
         }
         stats.onBatch(batchKeys.size(), clock.nanoTime() - turnStart);
         batches.incrementRelease();

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 final class RespPing
 {
     private static final String PONG = "+PONG";
+    /** An error reply as {@code RespSocket} says it: "... answered -MISCONF ...". */
+    private static final String MISCONF = "-MISCONF ";
     private static final int SOCKET_TIMEOUT_MS = 5_000;
     private static final long RETRY_MS = 50;
 
@@ -33,6 +35,14 @@ final class RespPing
             last = ping(port);
             if (PONG.equals(last))
             {
+                return;
+            }
+            final int misconf = last == null ? -1 : last.indexOf(MISCONF);
+            if (misconf >= 0)
+            {
+                // it serves, and refuses PING as redis does while a memory node's disk refuses writes: say so
+                System.err.println("dkv: the compute node on port " + port + " serves reads only: " +
+                    last.substring(misconf + 1));
                 return;
             }
             if (System.nanoTime() - deadline > 0)

@@ -358,7 +358,7 @@ public final class IndexProbe
             return false;
         }
         throw new KvException("memory node " + links.nodeId(node) + " did not write key " + KvErrors.describe(key) +
-            " to disk (status " + status + "), whose value read was pending: it is not answered");
+            " to disk, whose value read was pending: it is not answered: " + MemoryNodeProtocol.why(status));
     }
 
     /**

@@ -249,8 +249,8 @@ public final class HeapChunks
         if (status != MemoryNodeProtocol.OK)
         {
             persistsFailed++;
-            throw new KvException("memory node " + links.nodeId(node) + " did not write the key to disk (status " +
-                status + ")" + (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""));
+            throw new KvException("memory node " + links.nodeId(node) + " did not write the key to disk: " +
+                MemoryNodeProtocol.why(status));
         }
     }
 
@@ -355,8 +355,8 @@ public final class HeapChunks
         final int status = links.request(node, MemoryNodeProtocol.SYNC, 0, -1, true, "the keys on disk");
         if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
         {
-            throw new KvException("memory node " + links.nodeId(node) + " did not fsync the keys written to its disk " +
-                "(status " + status + "): see its error log");
+            throw new KvException("memory node " + links.nodeId(node) + " did not fsync the keys written to its " +
+                "disk: " + MemoryNodeProtocol.why(status));
         }
     }
 

@@ -10,7 +10,8 @@ import io.dkv.format.IndexLayout;
  * @param reachable            false when its header could not be read (the rest is then zero).
  * @param persistent           it keeps keys on disk (started with a data directory).
  * @param lastFsyncEpochMs     when its last fsync of its key store ended, 0 for none yet.
- * @param lastFsyncOk          false when that fsync failed: what was written since may not be on disk.
+ * @param lastFsyncOk          false when that fsync failed, or the disk refuses writes now (full): what was written
+ *                             since may not be on disk; the node holds it in memory and tries again.
  * @param unsyncedSinceEpochMs when the oldest write to its disk not fsynced yet was made, 0 for none.
  * @param lagP99Ms             the p99 of how long the oldest write each fsync covered had waited for it.
  */

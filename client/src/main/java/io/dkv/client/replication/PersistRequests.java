@@ -365,9 +365,8 @@ public final class PersistRequests
             final int status = reply.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
             if (status != MemoryNodeProtocol.OK)
             {
-                fail(answeredRequest.job, "memory node " + node.nodeId + " did not write the key to disk (status " +
-                    status + ")" + (status == MemoryNodeProtocol.NOT_PERSISTENT ? ": it keeps nothing on disk" : ""),
-                    null);
+                fail(answeredRequest.job, "memory node " + node.nodeId + " did not write the key to disk: " +
+                    MemoryNodeProtocol.why(status), null);
                 continue;
             }
             answeredBy(answeredRequest.job);

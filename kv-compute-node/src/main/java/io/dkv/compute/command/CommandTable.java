@@ -7,6 +7,7 @@ import io.dkv.client.txn.ReadsNeeded;
 import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespReplies;
+import io.dkv.compute.script.CommandRules;
 import io.dkv.compute.script.ScriptCommands;
 import io.dkv.compute.store.ClientKeyStore;
 import io.dkv.compute.store.KeyStore;
@@ -364,6 +365,14 @@ public final class CommandTable
             refuse(session, spec, busy, out);
             return;
         }
+        final String misconf = writeRefusal();
+        if (misconf != null && (CommandRules.flaggedWrite(spec.name()) || spec.name().equals("ping") ||
+            spec.name().equals("exec") && session.multi().writes()))
+        {
+            // redis's processCommand: writes (EXEC of any) and PING are refused while the disk refuses writes
+            refuse(session, spec, misconf, out);
+            return;
+        }
         if (session.inMulti() && PubSubCommands.notInMulti(spec.name()))
         {
             refuse(session, spec, "ERR " + spec.name().toUpperCase() + " is not allowed inside MULTI on dkv: a " +
@@ -378,6 +387,13 @@ public final class CommandTable
             return;
         }
         run(session, spec, args, out);
+    }
+
+    /** @return the MISCONF error writes get now (a memory node's disk refuses writes), or null. */
+    public String writeRefusal()
+    {
+        final Persistence persistence = environment.persistence();
+        return persistence == null ? null : persistence.writeRefusal();
     }
 
     /**

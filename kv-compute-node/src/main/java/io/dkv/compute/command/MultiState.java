@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.client.Versioned;
+import io.dkv.compute.script.CommandRules;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ final class MultiState
     private final Map<ByteBuffer, Versioned> watched = new LinkedHashMap<>();
     private boolean active;
     private boolean refused;
+    private boolean writes;
 
     boolean active()
     {
@@ -46,7 +48,14 @@ final class MultiState
         if (!refused)
         {
             queued.add(new Queued(spec, args));
+            writes |= CommandRules.flaggedWrite(spec.name());
         }
+    }
+
+    /** @return whether a command queued writes: EXEC is then a write command, as redis counts it. */
+    boolean writes()
+    {
+        return writes;
     }
 
     /** A command was refused while queuing (unknown, wrong arity...): EXEC will answer EXECABORT. */
@@ -101,6 +110,7 @@ final class MultiState
         active = false;
         refused = false;
         queued.clear();
+        writes = false;
         watched.clear();
     }
 }

@@ -62,6 +62,8 @@ public final class Persistence
     private final ReentrantLock changing = new ReentrantLock();
     /** Guarded by this; the client's durability follows it. */
     private Setting current;
+    /** {@code current.appendOnly}, for the check every command makes. */
+    private volatile boolean appendOnlyNow;
     private volatile PoolDisks disks;
 
     /**
@@ -81,6 +83,7 @@ public final class Persistence
         this.readyTimeout = readyTimeout;
         this.errors = errors;
         this.current = new Setting(appendOnly, fsync, 0, 0);
+        this.appendOnlyNow = appendOnly;
         if (client.durability() != current.durability())
         {
             client.durability(current.durability());
@@ -129,6 +132,19 @@ public final class Persistence
     public void disks(final PoolDisks disks)
     {
         this.disks = disks;
+    }
+
+    /**
+     * @return redis's MISCONF refusal of writes while appendonly is yes and a memory node's disk refuses writes (full,
+     * failing: as redis refuses them while its AOF cannot be written), as its last reading says; null otherwise.
+     */
+    public String writeRefusal()
+    {
+        final PoolDisks reader = disks;
+        final String failing = reader == null || !appendOnlyNow ? null : reader.failing();
+        return failing == null ? null : "MISCONF Errors writing to the AOF file: " + failing + " cannot write to " +
+            "its disk (full or failing: the node's log names the file); free space in its --data-dir, and writes " +
+            "are taken again within a second of its next good write";
     }
 
     /** @return the memory nodes' disks as last read; none (read at 0) when nothing reads them. */
@@ -271,5 +287,6 @@ public final class Persistence
             client.durability(next.durability());
         }
         current = next;
+        appendOnlyNow = next.appendOnly;
     }
 }

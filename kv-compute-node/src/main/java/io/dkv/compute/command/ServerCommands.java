@@ -535,10 +535,10 @@ final class ServerCommands
 
     /**
      * redis's loading, aof_enabled (appendonly) and aof_last_write_status (err while a memory node's last fsync
-     * failed), then dkv's own: appendfsync; the PERSIST requests the client sent the memory nodes (one per copy of a
-     * key written), those not sent or (always) not answered yet, and the writes not confirmed on disk; and the memory
-     * nodes' disks as last read (at most a second ago): the oldest last fsync, the oldest write not fsynced yet, the
-     * lag's p99 (the worst node's each), then a line per node.
+     * failed or its disk refuses writes), then dkv's own: appendfsync; the PERSIST requests the client sent the
+     * memory nodes (one per copy of a key written), those not sent or (always) not answered yet, and the writes not
+     * confirmed on disk; and the memory nodes' disks as last read (at most a second ago): the oldest last fsync, the
+     * oldest write not fsynced yet, the lag's p99 (the worst node's each), then a line per node.
      */
     private String persistenceSection()
     {

@@ -12,11 +12,14 @@ import java.util.Set;
  * is refused to every script, and one that writes (or may replicate) to read-only ones (EVAL_RO, FCALL_RO, no-writes).
  * Names are redis's, lower case, a subcommand's {@code container|sub}.
  */
-final class CommandRules
+public final class CommandRules
 {
     private static final String FILE = "redis-7.0-script-rules.txt";
     private static final Set<String> WRITES = new HashSet<>();
     private static final Set<String> NO_SCRIPT = new HashSet<>();
+    /** redis 7.0's commands flagged MAY_REPLICATE and not WRITE, of those the file names: not writes for MISCONF. */
+    private static final Set<String> MAY_REPLICATE_ONLY =
+        Set.of("eval", "evalsha", "fcall", "pfcount", "publish", "spublish");
 
     static
     {
@@ -50,10 +53,20 @@ final class CommandRules
     {
     }
 
-    /** @return true for a command that writes, refused to read-only scripts. */
+    /** @return true for a command that writes or may replicate: refused to read-only scripts. */
     static boolean writes(final String name)
     {
         return WRITES.contains(name);
+    }
+
+    /**
+     * @return true for a command of redis's flag WRITE, not one only MAY_REPLICATE (scripts, which are refused the
+     * writes they call instead, PFCOUNT, PUBLISH): what a disk that refuses writes refuses (MISCONF), and what makes
+     * EXEC a write.
+     */
+    public static boolean flaggedWrite(final String name)
+    {
+        return WRITES.contains(name) && !MAY_REPLICATE_ONLY.contains(name);
     }
 
     /** @return true for a command no script may call. */

@@ -249,6 +249,13 @@ final class ScriptRun
             return fail(raise, "Lua redis lib command arguments must be strings or integers");
         }
         final CommandSpec spec = table.lookup(argv);
+        final String misconf = spec != null && CommandRules.flaggedWrite(spec.name()) ? table.writeRefusal() : null;
+        if (misconf != null)
+        {
+            // redis's scriptVerifyWriteCommandAllow: a write while the disk refuses them fails in the script
+            table.rejected(spec, misconf);
+            return fail(raise, "-" + misconf);
+        }
         final String refusal = refusal(spec, argv);
         if (refusal != null)
         {

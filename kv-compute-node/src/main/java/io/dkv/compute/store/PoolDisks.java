@@ -17,11 +17,30 @@ public final class PoolDisks implements AutoCloseable
     /** A reading: the disks, and when they were read (the client's epoch clock). */
     public record Reading(List<MemoryNodeDisk> disks, long readAtEpochMs)
     {
+        /**
+         * @return the nodes that keep keys on disk and say their disk failed (a write or fsync refused), as
+         * "memory node 101" or "memory nodes 101, 102"; null when none does.
+         */
+        public String failing()
+        {
+            final StringBuilder nodes = new StringBuilder();
+            int count = 0;
+            for (final MemoryNodeDisk disk : disks)
+            {
+                if (disk.reachable() && disk.persistent() && !disk.lastFsyncOk())
+                {
+                    nodes.append(count++ == 0 ? "" : ", ").append(Long.toUnsignedString(disk.nodeId()));
+                }
+            }
+            return count == 0 ? null : (count == 1 ? "memory node " : "memory nodes ") + nodes;
+        }
     }
 
     private final KvClient client;
     private final ScheduledExecutorService thread;
     private volatile Reading latest = new Reading(List.of(), 0);
+    /** Of the latest reading: {@link Reading#failing}, worked out once a reading rather than once a command. */
+    private volatile String failing;
 
     private PoolDisks(final KvClient client)
     {
@@ -47,12 +66,20 @@ public final class PoolDisks implements AutoCloseable
     {
         try
         {
-            latest = new Reading(List.copyOf(client.memoryNodeDisks()), client.epochClock().time());
+            final Reading reading = new Reading(List.copyOf(client.memoryNodeDisks()), client.epochClock().time());
+            failing = reading.failing();
+            latest = reading;
         }
         catch (final RuntimeException ex)
         {
             // the client closing, or no session to be had: the last reading stands, and its age says how old it is
         }
+    }
+
+    /** @return the nodes whose disk the latest reading found failing, or null (see {@link Reading#failing}). */
+    public String failing()
+    {
+        return failing;
     }
 
     /** @return the last reading; none (no disks, read at 0) before the first. */
