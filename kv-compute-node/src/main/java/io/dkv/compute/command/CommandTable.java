@@ -222,7 +222,7 @@ public final class CommandTable
                 {
                     failed = failed != null ? failed : "ERR dkv store error: argument " + i + " of '" +
                         Errors.text128(request.args()[0]) + "' was not written into pieces: " +
-                        AsyncStep.cause(ex).getMessage();
+                        StoreError.text(AsyncStep.cause(ex));
                 }
             }
         }
@@ -589,7 +589,7 @@ public final class CommandTable
         }
         else
         {
-            RespReplies.error(out, "ERR dkv store error: " + failure.getMessage());
+            RespReplies.error(out, "ERR dkv store error: " + StoreError.text(failure));
         }
     }
 

@@ -4,6 +4,7 @@ import io.dkv.compute.command.CommandSpec;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.Scores;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.command.StoreError;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
@@ -282,7 +283,7 @@ final class ScriptRun
         {
             // a store error or a conflict: the run's transaction ends, whatever the script would do with it
             abort = ex;
-            stop = ScriptErrors.raise("dkv store error: " + ex.getMessage());
+            stop = ScriptErrors.raise("dkv store error: " + StoreError.text(ex));
             throw stop;
         }
         finally

@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.txn.Transaction;
 import io.dkv.compute.command.CommandTable;
 import io.dkv.compute.command.Session;
+import io.dkv.compute.command.StoreError;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
 import io.dkv.compute.store.TransactionKeyStore;
@@ -134,7 +135,7 @@ final class ScriptRunner
         {
             // a store error, or conflicts past the client's retries: nothing was written
             run.client().takeAfterCommit();
-            return error("ERR dkv store error: " + ex.getMessage());
+            return error("ERR dkv store error: " + StoreError.text(ex));
         }
         finally
         {
