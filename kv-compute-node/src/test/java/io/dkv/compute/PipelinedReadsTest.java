@@ -7,8 +7,6 @@ import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.resp.RespDecoder;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -173,37 +171,7 @@ class PipelinedReadsTest
     /** Send the requests (their words, "|" between them) in one buffer, and return all the replies written. */
     private String send(final String... words)
     {
-        final List<List<String>> requests = new ArrayList<>();
-        requests.add(new ArrayList<>());
-        for (final String word : words)
-        {
-            if (word.equals("|"))
-            {
-                requests.add(new ArrayList<>());
-            }
-            else
-            {
-                requests.getLast().add(word);
-            }
-        }
-        final StringBuilder wire = new StringBuilder();
-        for (final List<String> request : requests)
-        {
-            wire.append('*').append(request.size()).append("\r\n");
-            for (final String word : request)
-            {
-                wire.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word)
-                    .append("\r\n");
-            }
-        }
-        channel.writeInbound(Unpooled.copiedBuffer(wire, StandardCharsets.UTF_8));
-        final StringBuilder replies = new StringBuilder();
-        ByteBuf out;
-        while ((out = channel.readOutbound()) != null)
-        {
-            replies.append(out.toString(StandardCharsets.UTF_8));
-            out.release();
-        }
-        return replies.toString();
+        channel.writeInbound(RespWire.requests(words));
+        return RespWire.replies(channel);
     }
 }

@@ -64,9 +64,9 @@ class TurnFlushTest
                 assertNull(channel.readOutbound(), "no reply leaves before the turn's PERSISTs were sent");
             }
         });
-        channel.writeInbound(requests("SET", "t-a", "1", "|", "SET", "t-b", "2", "|", "GET", "t-a"));
+        channel.writeInbound(RespWire.requests("SET", "t-a", "1", "|", "SET", "t-b", "2", "|", "GET", "t-a"));
         assertEquals(List.of(0), repliesOutWhenSent, "sent once, at the turn's end, before any reply left");
-        assertEquals("+OK\r\n+OK\r\n$1\r\n1\r\n", replies(channel));
+        assertEquals("+OK\r\n+OK\r\n$1\r\n1\r\n", RespWire.replies(channel));
         assertEquals(1, flush.turns());
         assertEquals(1, flush.repliesHeld());
     }
@@ -87,7 +87,7 @@ class TurnFlushTest
                 out.release();
             }
         });
-        channel.writeInbound(requests("GET", "t-none"));
+        channel.writeInbound(RespWire.requests("GET", "t-none"));
         assertEquals(List.of(), repliesOutWhenSent);
         assertEquals(0, flush.turns());
     }
@@ -112,8 +112,8 @@ class TurnFlushTest
         assertEquals(0, sends[0], "the end of the turn runs on the loop that armed it");
         a.runPendingTasks();
         assertEquals(1, sends[0], "one send for both connections");
-        assertEquals("+OK\r\n", replies(a));
-        assertEquals("+OK\r\n", replies(b));
+        assertEquals("+OK\r\n", RespWire.replies(a));
+        assertEquals("+OK\r\n", RespWire.replies(b));
         assertEquals(2, flush.repliesHeld());
         assertEquals(1, flush.turns());
     }
@@ -148,44 +148,5 @@ class TurnFlushTest
     {
         channel.pipeline().addLast("probe", new ChannelInboundHandlerAdapter());
         return channel.pipeline().context("probe");
-    }
-
-    private static ByteBuf requests(final String... words)
-    {
-        final StringBuilder wire = new StringBuilder();
-        final List<List<String>> requests = new ArrayList<>();
-        requests.add(new ArrayList<>());
-        for (final String word : words)
-        {
-            if (word.equals("|"))
-            {
-                requests.add(new ArrayList<>());
-            }
-            else
-            {
-                requests.getLast().add(word);
-            }
-        }
-        for (final List<String> request : requests)
-        {
-            wire.append('*').append(request.size()).append("\r\n");
-            for (final String word : request)
-            {
-                wire.append('$').append(word.length()).append("\r\n").append(word).append("\r\n");
-            }
-        }
-        return Unpooled.copiedBuffer(wire, StandardCharsets.UTF_8);
-    }
-
-    private static String replies(final EmbeddedChannel channel)
-    {
-        final StringBuilder replies = new StringBuilder();
-        ByteBuf out;
-        while ((out = channel.readOutbound()) != null)
-        {
-            replies.append(out.toString(StandardCharsets.UTF_8));
-            out.release();
-        }
-        return replies.toString();
     }
 }

@@ -94,8 +94,13 @@ public final class CheckCluster implements AutoCloseable
      * @param inject      a deliberately faulty layer between the clients and the store, or "none".
      */
     record Clients(int count, String workload, int keys, int concurrency, double rate, long timeoutMs, String inject,
-        long seed, boolean async, long finalReadsTimeoutMs)
+        long seed, boolean async, long finalReadsTimeoutMs, String appendFsync)
     {
+        /** @return the compute nodes' client durability: sync under always, async under everysec. */
+        Durability durability()
+        {
+            return "everysec".equals(appendFsync) ? Durability.ASYNC : Durability.SYNC;
+        }
     }
 
     /**
@@ -393,7 +398,8 @@ public final class CheckCluster implements AutoCloseable
 
     /**
      * A compute node on the clients' host, its port chosen once, so that each incarnation serves where the clients
-     * reconnect. Its embedded client writes under durability sync, as the clients through the driver do, and is given
+     * reconnect. Its embedded client writes under durability sync, as the clients through the driver do (async under
+     * --appendfsync everysec), and is given
      * the memory nodes the run began with (none where the nemesis changes the memory tier: the membership names them
      * then), so that one restarted while a memory node is not registered still places keys on it.
      */
@@ -402,12 +408,12 @@ public final class CheckCluster implements AutoCloseable
         final long id = FIRST_COMPUTE_NODE_ID + index;
         final int port = hosts == null ? freePort() : FIRST_COMPUTE_PORT_ON_TEST_HOSTS + index;
         computeEndpoints.add(address(driverHost()) + ":" + port);
-        // appendfsync always: the checkers allow no acknowledged write lost (a compute node's default, everysec, may
-        // lose the last second's to a crash of every copy)
+        // appendfsync always by default: the checkers allow no acknowledged write lost; under everysec (--appendfsync)
+        // they excuse what a crash of every copy may lose of the last second's (EverysecLosses)
         final Map<String, String> properties = new HashMap<>(Map.of(
-            KvClientConfiguration.DURABILITY_PROP_NAME, Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            KvClientConfiguration.DURABILITY_PROP_NAME, clients.durability().name().toLowerCase(Locale.ROOT),
             ComputeNodeConfiguration.APPENDONLY_PROP_NAME, "yes",
-            ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME, "always",
+            ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME, clients.appendFsync(),
             KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())));
         if (!nodes.isEmpty())
         {
@@ -435,9 +441,10 @@ public final class CheckCluster implements AutoCloseable
         final String host = address(driverHost());
         computeEndpoints.add(host + ":" + port);
         final List<String> flags = new ArrayList<>(List.of(
-            "-D" + KvClientConfiguration.DURABILITY_PROP_NAME + "=" + Durability.SYNC.name().toLowerCase(Locale.ROOT),
+            "-D" + KvClientConfiguration.DURABILITY_PROP_NAME + "=" +
+                clients.durability().name().toLowerCase(Locale.ROOT),
             "-D" + ComputeNodeConfiguration.APPENDONLY_PROP_NAME + "=yes",
-            "-D" + ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME + "=always",
+            "-D" + ComputeNodeConfiguration.APPENDFSYNC_PROP_NAME + "=" + clients.appendFsync(),
             "-D" + KvClientConfiguration.TIMEOUT_MS_PROP_NAME + "=" + clients.timeoutMs()));
         if (!nodes.isEmpty())
         {

@@ -156,6 +156,21 @@ public final class CheckCommand implements Callable<Integer>
             "(default: ${DEFAULT-VALUE}).")
     private String through;
 
+    @Option(names = "--appendfsync", paramLabel = "always|everysec", defaultValue = "always",
+        description = "With --through compute: the compute nodes' appendfsync. Under always no acknowledged write " +
+            "may be lost; under everysec a crash of every copy (kill-all-memory, kill-cluster, kill-refilling) may " +
+            "lose what was acknowledged within --loss-window before it, and the checkers take each such operation " +
+            "as of unknown outcome, counted in the verdict (default: ${DEFAULT-VALUE}).")
+    private String appendFsync;
+
+    @Option(names = "--loss-window", paramLabel = "DURATION", defaultValue = "1500ms",
+        converter = DurationConverter.class,
+        description = "Under --appendfsync everysec: how long before a crash of every copy an acknowledged write may " +
+            "be lost: the memory nodes' fsync interval (1 s) and a PERSIST's trip, with a margin; an operation in " +
+            "flight at the crash may be lost too. 0 excuses only those: the checkers then show what everysec lost " +
+            "(default: ${DEFAULT-VALUE}).")
+    private Duration lossWindow;
+
     @Option(names = "--compute-nodes", paramLabel = "N",
         description = "Compute nodes with --through compute, the clients spread over them (default: 2).")
     private Integer computeNodes;
@@ -280,7 +295,7 @@ public final class CheckCommand implements Callable<Integer>
             bounds == null ? computes : 1,
             bounds == null ? null : new CheckCluster.Autoscale(bounds[0], bounds[1], log), tierChanges,
             new CheckCluster.Clients(clients, workload, keys, concurrency, rate, timeout.toMillis(), inject, seed,
-                DRIVER_ASYNC.equals(through) || COMPUTE_ASYNC.equals(through), recovery.toMillis()),
+                DRIVER_ASYNC.equals(through) || COMPUTE_ASYNC.equals(through), recovery.toMillis(), appendFsync),
             origin);
         final Thread stopOnExit = new Thread(cluster::close, "dkv-check-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
@@ -329,7 +344,18 @@ public final class CheckCommand implements Callable<Integer>
             removeHook(stopOnExit);
         }
 
-        final History history = HistoryMerger.merge(cluster.historyFiles());
+        final History recorded = HistoryMerger.merge(cluster.historyFiles());
+        final EverysecLosses.Adjusted adjusted = "everysec".equals(appendFsync) ?
+            EverysecLosses.apply(recorded, faults, lossWindow.toNanos()) : new EverysecLosses.Adjusted(recorded, 0);
+        final History history = adjusted.history();
+        if ("everysec".equals(appendFsync))
+        {
+            final String excused = String.format(Locale.ROOT, "appendfsync everysec: %,d operations acknowledged " +
+                "within %s of a crash of every copy taken as of unknown outcome (they may be lost)",
+                adjusted.excused(), format(lossWindow));
+            out.println("dkv check: " + excused);
+            log.accept(excused);
+        }
         out.printf("dkv check: %,d operations recorded; checking (budget %s)%n", history.operations().size(),
             format(budget));
         final List<String> keyNames = new ArrayList<>();
@@ -338,7 +364,7 @@ public final class CheckCommand implements Callable<Integer>
             keyNames.add(read.target());
         }
         final FinalReadsCheck.Recovery recovered =
-            FinalReadsCheck.judge(history, clients, CheckCluster.PROCESSES_PER_CLIENT, keyNames, phases);
+            FinalReadsCheck.judge(recorded, clients, CheckCluster.PROCESSES_PER_CLIENT, keyNames, phases);
         final long checkStart = System.nanoTime();
         final CheckResult result = ResultDirectory.checkAndWrite(results,
             "dkv check: " + workload + " through " + through + (replicas == 1 ? "" : ", " + replicas + " copies") +
@@ -377,6 +403,19 @@ public final class CheckCommand implements Callable<Integer>
             throw new IllegalArgumentException("--replicas " + replicas + " is not in [1, " +
                 KvClientConfiguration.MAX_REPLICAS + "] or exceeds --memory-nodes " + memoryNodes +
                 ": each copy of a key is on a memory node of its own");
+        }
+        if (!"always".equals(appendFsync) && !"everysec".equals(appendFsync))
+        {
+            throw new IllegalArgumentException("--appendfsync " + appendFsync + " is neither always nor everysec");
+        }
+        if ("everysec".equals(appendFsync) && !throughCompute())
+        {
+            throw new IllegalArgumentException("--appendfsync everysec is the compute nodes' setting: use it with " +
+                "--through compute or compute-async (the driver's clients write under durability sync)");
+        }
+        if (lossWindow.isNegative())
+        {
+            throw new IllegalArgumentException("--loss-window " + format(lossWindow) + " is negative");
         }
         final ClusterShape cluster = new ClusterShape(memoryNodes, replicas, autoscale != null);
         final String refused = FaultKinds.refusal(faultKinds(), cluster);

@@ -124,6 +124,17 @@ public final class FaultKinds
         return kinds.stream().map(FaultKind::name).collect(Collectors.joining(separator));
     }
 
+    /**
+     * @return true for a fault that kills every in-memory copy of keys without a clean stop (every memory node at
+     * once, the whole cluster with SIGKILL, a refilling node's last serving replica): under appendfsync everysec a
+     * write acknowledged within the fsync interval before it may be lost. A clean stop and start loses nothing.
+     */
+    public static boolean losesEveryCopy(final String kindName)
+    {
+        return KillAllMemoryFault.NAME.equals(kindName) || ClusterRestartFault.KILL.equals(kindName) ||
+            KillRefillingFault.NAME.equals(kindName);
+    }
+
     /** @return true when a kind of that name is among those asked for. */
     static boolean asks(final List<FaultKind> asked, final String name)
     {

@@ -83,6 +83,7 @@ final class KillRefillingFault extends FaultKind
         final String firstRestart = nemesis.restart(first);
         final String joining = awaitJoining(nemesis, kills, first);
         second.kill();
+        final long crashedAt = nemesis.sinceOrigin();
         nemesis.sleep(holdMs);
         final String before = kills.describe(second);
         final String secondRestart = nemesis.restart(second);
@@ -90,7 +91,7 @@ final class KillRefillingFault extends FaultKind
             ", " + secondRestart;
         nemesis.log("nemesis: " + NAME + ": " + detail);
         nemesis.caused(new NemesisEvent(NAME, first.name() + ", " + second.name(), start, nemesis.sinceOrigin(),
-            detail));
+            detail, crashedAt));
     }
 
     /** @return what the membership said of the node when the second kill came. */
