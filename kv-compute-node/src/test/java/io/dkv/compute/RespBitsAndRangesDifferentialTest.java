@@ -127,7 +127,7 @@ class RespBitsAndRangesDifferentialTest
 
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws Exception
     {
-        assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));
+        SameReplies.assertSameReply(redis, dkv, command);
     }
 
     private static String[] generate(final Random random)

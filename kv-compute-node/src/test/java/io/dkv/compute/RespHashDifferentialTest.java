@@ -206,7 +206,7 @@ class RespHashDifferentialTest
 
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws IOException
     {
-        assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));
+        SameReplies.assertSameReply(redis, dkv, command);
     }
 
     /** @return the field-value pairs of an HGETALL reply (or an HSCAN's elements). */

@@ -164,7 +164,7 @@ class RespKeyspaceDifferentialTest
                 new String[]{"FLUSHDB", "async", "x"}, new String[]{"TYPE"}, new String[]{"TYPE", "a", "b"},
                 new String[]{"UNLINK"}, new String[]{"TOUCH"}))
             {
-                assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));
+                SameReplies.assertSameReply(redis, dkv, command);
             }
         }
     }
@@ -198,7 +198,7 @@ class RespKeyspaceDifferentialTest
 
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws IOException
     {
-        assertEquals(redis.call(command), dkv.call(command), String.join(" ", command));
+        SameReplies.assertSameReply(redis, dkv, command);
     }
 
     /** @return the keys of a whole SCAN with these options. */

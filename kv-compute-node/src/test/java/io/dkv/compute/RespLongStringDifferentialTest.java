@@ -81,7 +81,7 @@ class RespLongStringDifferentialTest
                     }
                     continue;
                 }
-                assertEquals(redis.call(command), dkv.call(command), describe(command));
+                SameReplies.assertSameReply(redis, dkv, command);
             }
         }
     }
@@ -136,7 +136,7 @@ class RespLongStringDifferentialTest
                 new String[]{"BITFIELD_RO", "bf", "GET", "u8", "16000000"}, new String[]{"BITFIELD", "nope", "GET",
                     "u8", "16000000"}, new String[]{"DEL", "big", "fresh", "small", "dest2", "dest3", "bf", "bits"}))
             {
-                assertEquals(redis.call(command), dkv.call(command), describe(command));
+                SameReplies.assertSameReply(redis, dkv, command);
             }
         }
     }
@@ -215,19 +215,9 @@ class RespLongStringDifferentialTest
             dkv.sendRaw(pipeline.toByteArray());
             for (final String[] command : commands)
             {
-                assertEquals(redis.read(), dkv.read(), describe(command));
+                assertEquals(redis.read(), dkv.read(), SameReplies.describe(command));
             }
         }
-    }
-
-    private static String describe(final String[] command)
-    {
-        final StringBuilder text = new StringBuilder();
-        for (final String arg : command)
-        {
-            text.append(text.isEmpty() ? "" : " ").append(arg.length() > 40 ? arg.length() + " bytes" : arg);
-        }
-        return text.toString();
     }
 
     private static String binary(final int length)
@@ -240,6 +230,6 @@ class RespLongStringDifferentialTest
 
     private static void both(final RawResp redis, final RawResp dkv, final String... command) throws IOException
     {
-        assertEquals(redis.call(command), dkv.call(command), describe(command));
+        SameReplies.assertSameReply(redis, dkv, command);
     }
 }
