@@ -36,8 +36,8 @@ public final class MembershipView
     private final long leaseNanos;
     private final AtomicLong lastRead;
     private final AtomicLong lastSuccess;
-    /** Why the last read failed, or null after one succeeded. */
-    private volatile String lastFailure;
+    /** Why the last read failed, or null after one succeeded: the cause of the error a stale view raises. */
+    private volatile RaasException lastFailure;
     private volatile Placement placement;
     /** When this client first read each node down (the read's end, by its clock), 0 while it is not down. */
     private final AtomicLongArray downSince = new AtomicLongArray(MemoryNodeAvailability.CAPACITY);
@@ -203,12 +203,11 @@ public final class MembershipView
             final long age = nanoClock.nanoTime() - lastSuccess.get();
             if (age > leaseNanos)
             {
-                final String why = lastFailure;
+                final RaasException why = lastFailure;
                 throw new KvException("the membership of the memory tier was last read " + age / 1_000_000 +
-                    " ms ago and cannot be read now (" + (why == null ? "no answer" : why) + "): a client acts on " +
-                    "none older " +
-                    "than " + leaseNanos / 1_000_000 + " ms (" + KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME +
-                    "), since keys may have moved since");
+                    " ms ago and cannot be read now (" + (why == null ? "no answer" : why.getMessage()) + "): a " +
+                    "client acts on none older than " + leaseNanos / 1_000_000 + " ms (" +
+                    KvClientConfiguration.MEMBERSHIP_LEASE_MS_PROP_NAME + "), since keys may have moved since", why);
             }
         }
     }
@@ -235,7 +234,7 @@ public final class MembershipView
         }
         catch (final RaasException ex)
         {
-            lastFailure = ex.getMessage();
+            lastFailure = ex;
             return null;
         }
     }

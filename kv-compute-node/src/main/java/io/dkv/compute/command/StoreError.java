@@ -10,8 +10,7 @@ import io.dkv.raas.RaasException;
 public final class StoreError
 {
     /** What a transport failure reads as to a client. */
-    static final String UNREACHABLE =
-        "the connection to the memory node failed (it stopped, restarted or cannot be reached now)";
+    static final String UNREACHABLE = "the connection failed (the node stopped, restarted or cannot be reached now)";
 
     private StoreError()
     {

@@ -31,6 +31,17 @@ class StoreErrorTest
     }
 
     @Test
+    void aMetaServerThatCannotBeReachedIsSaidSoToo()
+    {
+        final RaasException meta = new RaasException("no MetaServer answered: MetaServer meta:1@shm:19dc (down: " +
+            "connect to service 2 of node 1 failed: RETRY_EXC_ERR)");
+        final KvException stale = new KvException("the membership of the memory tier was last read 3001 ms ago and " +
+            "cannot be read now (" + meta.getMessage() + "): a client acts on none older than 3000 ms", meta);
+        assertEquals("the membership of the memory tier was last read 3001 ms ago and cannot be read now (" +
+            StoreError.UNREACHABLE + "): a client acts on none older than 3000 ms", StoreError.text(stale));
+    }
+
+    @Test
     void anErrorWithoutATransportFailureIsToldAsItIs()
     {
         final KvException full = new KvException("memory node 102 is full: no room left in its heap");
