@@ -65,6 +65,11 @@ final class UnwrittenKeys
     /** Move the keys waiting into {@code batch}, which is written next; {@link #failed} puts them back. */
     void drainTo(final List<byte[]> batch, final LongArrayList named)
     {
+        if (keys.isEmpty())
+        {
+            // every batch passes here: one whose disk works allocates nothing
+            return;
+        }
         final List<byte[]> waiting = new ArrayList<>(keys.size());
         for (final ByteBuffer key : keys)
         {
