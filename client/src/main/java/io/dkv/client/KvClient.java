@@ -277,6 +277,20 @@ public final class KvClient implements AutoCloseable
      */
     public RefillReport refill(final long nodeId)
     {
+        return refill(nodeId, 0);
+    }
+
+    /**
+     * {@link #refill(long)} for a node known to have been listed as joining for a while already: a node back from a
+     * restart registers (and is listed joining) before it loads its keys from disk, so the wait for writes that skip
+     * it runs beside the load rather than after it.
+     *
+     * @param joiningForMs how long, at least, the MetaServer has listed the node as joining, in true time (the
+     *                     registration that made it joining ended that long ago).
+     * @return what it did, as {@link #refill(long)}.
+     */
+    public RefillReport refill(final long nodeId, final long joiningForMs)
+    {
         final long[] ids = availability.nodeIds();
         int joiner = -1;
         for (int i = 0; i < ids.length; i++)
@@ -297,10 +311,13 @@ public final class KvClient implements AutoCloseable
         // a client learns of the joiner within its membership refresh period, and a write it started before may run
         // for an operation's timeout: writes that skip the joiner have ended by then (all clients of a store are
         // taken to use this client's settings)
-        final long settleMs = (long)context.membershipRefreshMs() + context.timeoutMs();
+        final long settleMs = (long)context.membershipRefreshMs() + context.timeoutMs() - Math.max(0, joiningForMs);
         try
         {
-            Thread.sleep(settleMs);
+            if (settleMs > 0)
+            {
+                Thread.sleep(settleMs);
+            }
         }
         catch (final InterruptedException ex)
         {

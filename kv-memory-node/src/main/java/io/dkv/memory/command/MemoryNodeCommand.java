@@ -302,6 +302,9 @@ public final class MemoryNodeCommand implements Callable<Integer>
             countersFile.close();
             throw ex;
         }
+        // listed from here on (joining, if it comes back to a store that keeps several copies) while it loads its keys
+        final long registeredIncarnation = raas.self().epoch();
+        final long registeredAtNanos = System.nanoTime();
         try
         {
             node = MemoryNode.start(raas, nodeContext.countersManager(countersFile.manager()));
@@ -319,7 +322,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
             dataDir == null ? "keys in memory only" :
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
-        final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out);
+        final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out, registeredIncarnation,
+            registeredAtNanos);
         Thread refill = null;
         final Membership membership = join ? askToBeAdded(directory, raas.self().id()) : directory.membership();
         if (join && membership.phase() == Membership.FILL &&

@@ -28,16 +28,24 @@ final class Rejoin implements Runnable
     private final MetaDirectory directory;
     private final boolean persistent;
     private final PrintStream out;
+    private final long registeredIncarnation;
+    private final long registeredAtNanos;
 
     /**
-     * @param persistent the node keeps keys on disk: the copies it is given are written there too.
+     * @param persistent        the node keeps keys on disk: the copies it is given are written there too.
+     * @param registeredIncarnation the incarnation this process registered as, before it loaded its keys.
+     * @param registeredAtNanos when (System.nanoTime(), true time) that registration ended: the MetaServer listed the
+     *                          incarnation from then on, as joining if it must be refilled, while it loaded its keys.
      */
-    Rejoin(final Raas raas, final MetaDirectory directory, final boolean persistent, final PrintStream out)
+    Rejoin(final Raas raas, final MetaDirectory directory, final boolean persistent, final PrintStream out,
+        final long registeredIncarnation, final long registeredAtNanos)
     {
         this.raas = raas;
         this.directory = directory;
         this.persistent = persistent;
         this.out = out;
+        this.registeredIncarnation = registeredIncarnation;
+        this.registeredAtNanos = registeredAtNanos;
     }
 
     /** @return true when the MetaServer lists this node as joining: a refill must run before it is read. */
@@ -61,7 +69,10 @@ final class Rejoin implements Runnable
             {
                 for (int pass = 1; pass <= MAX_PASSES; pass++)
                 {
-                    final RefillReport report = client.refill(nodeId);
+                    // joining since its registration, unless it registered again since (its lease lapsed)
+                    final long joiningForMs = incarnation == registeredIncarnation ?
+                        (System.nanoTime() - registeredAtNanos) / 1_000_000L : 0;
+                    final RefillReport report = client.refill(nodeId, joiningForMs);
                     out.printf("refill pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, " +
                         "%,d ms (%,d keys one by one, the rest in batches)%n", pass, report.keysSeen(),
                         report.refilled(), report.inPlace(), report.unsettled(), report.millis(), report.alone());
