@@ -13,9 +13,9 @@ package io.dkv.format;
  *
  * <pre>
  * request (32 bytes)
- *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT or SYNC
- *   4  argument    int    ALLOCATE: bytes wanted, a multiple of 64 (the node grants at most its largest
- *                         chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
+ *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS or PERSIST_RING
+ *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
+ *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
  *                         SPLIT: the subtable's offset in the index region
@@ -25,9 +25,10 @@ package io.dkv.format;
  *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST,
  *                         NOT_PERSISTENT, GONE (PERSIST: the block there holds another write) or DISK_FAILED
  *                         (PERSIST, SYNC: the disk refused the write)
- *   4  chunkLength int    ALLOCATE: bytes granted: the length asked for or the largest chunk, the smaller
+ *   4  chunkLength int    ALLOCATE, PERSIST_RING: bytes granted: the length asked for or the largest chunk,
+ *                         the smaller
  *   8  correlation long
- *  16  offset      long   ALLOCATE: of the chunk in the heap region
+ *  16  offset      long   ALLOCATE, PERSIST_RING: of the chunk in the heap region
  *  24  generation  int    ALLOCATE: how many times the chunk was handed out before (modulo 256), for the slot
  *                         words naming its blocks ({@link SlotWord})
  *  28  reserved    int
@@ -56,6 +57,13 @@ public final class MemoryNodeProtocol
      * each.
      */
     public static final int PERSIST_BLOCKS = 6;
+    /**
+     * A persist ring ({@link PersistRingLayout}): answered as ALLOCATE (the argument the bytes wanted), with a chunk
+     * the node zeroes, keeps for the client until it goes away, and reads each turn for the blocks the client writes
+     * into it; what it finds there it writes to disk as PERSIST_BLOCKS' blocks. A client gone has its ring read to the
+     * end first.
+     */
+    public static final int PERSIST_RING = 7;
     public static final int MAX_BLOCKS = 256;
     /** The longest request: a PERSIST_BLOCKS of {@link #MAX_BLOCKS}. */
     public static final int MAX_REQUEST_LENGTH = MemoryNodeProtocol.BLOCK_OFFSET + MAX_BLOCKS * Long.BYTES;

@@ -28,7 +28,9 @@ public enum MemoryNodeCounter implements CounterDescriptor
     LOG_FSYNCS(16, "Key store log fsyncs for writes not fsynced (everysec)"),
     LOG_FSYNC_FAILURES(17, "Key store log fsyncs that failed"),
     REQUESTS_PERSIST_BLOCKS(18, "Requests: PERSIST_BLOCKS (messages; their keys count as PERSIST)"),
-    REQUESTS_SYNC(19, "Requests: SYNC");
+    REQUESTS_SYNC(19, "Requests: SYNC"),
+    REQUESTS_PERSIST_RING(20, "Requests: PERSIST_RING (persist rings handed out)"),
+    RING_ENTRIES(21, "Persist ring entries taken (their keys count as PERSIST)");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

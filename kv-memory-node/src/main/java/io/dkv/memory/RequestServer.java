@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * The memory node's duty cycle: accept clients' message connections and answer what they ask of
@@ -90,6 +91,11 @@ final class RequestServer implements Agent
     private final AtomicCounter logFsyncFailures;
     private final AtomicCounter persistBlockMessages;
     private final AtomicCounter syncs;
+    private final AtomicCounter ringRequests;
+    private final AtomicCounter ringEntries;
+    /** The rings clients write their async writes' blocks into; read each turn. */
+    private final PersistRings rings;
+    private final LongConsumer ringBlock = this::persistFromRing;
     private final long fsyncIntervalNanos;
     private final boolean drainOnClose;
     /** When the oldest write to disk made without an fsync was made, valid while {@link #unsynced}. */
@@ -130,6 +136,8 @@ final class RequestServer implements Agent
         this.logFsyncFailures = counters.get(MemoryNodeCounter.LOG_FSYNC_FAILURES);
         this.persistBlockMessages = counters.get(MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS);
         this.syncs = counters.get(MemoryNodeCounter.REQUESTS_SYNC);
+        this.ringRequests = counters.get(MemoryNodeCounter.REQUESTS_PERSIST_RING);
+        this.ringEntries = counters.get(MemoryNodeCounter.RING_ENTRIES);
         this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
         this.clientsGone = counters.get(MemoryNodeCounter.CLIENTS_GONE);
         this.allocates = counters.get(MemoryNodeCounter.REQUESTS_ALLOCATE);
@@ -148,6 +156,7 @@ final class RequestServer implements Agent
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
+        this.rings = new PersistRings(index.heap());
         this.expirySweep = expirySweep;
         this.store = store;
         this.request = request;
@@ -205,9 +214,14 @@ final class RequestServer implements Agent
                 }
                 clientsGone.incrementRelease();
                 client.close();
+                // what it wrote into its rings before it went: they may name the only copies of answered writes
+                work += takeFromRings(rings.ownerGone(client, ringBlock));
                 chunks.ownerGone(client, turnStart);
             }
         }
+        // a SYNC answered with this turn's batch covers what its client wrote into a ring before sending it: all of it
+        work += takeFromRings(rings.poll(ringBlock,
+            answerTo.isEmpty() ? Math.max(0, MAX_BATCH - batchKeys.size()) : Integer.MAX_VALUE));
         // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
         final int expired = expirySweep.sweep(turnStart, store == null ? null : batchKeys);
         while (named.size() < batchKeys.size())
@@ -376,7 +390,7 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.ALLOCATE ->
             {
                 allocates.incrementRelease();
-                allocate(client, correlation, argument);
+                allocate(client, correlation, argument, false);
             }
             case MemoryNodeProtocol.PERSIST ->
             {
@@ -405,6 +419,19 @@ final class RequestServer implements Agent
                 persistBlockMessages.incrementRelease();
                 persistBlocks(client, argument, length);
             }
+            case MemoryNodeProtocol.PERSIST_RING ->
+            {
+                ringRequests.incrementRelease();
+                if (store == null)
+                {
+                    // nothing of this node goes to disk: its writers need not tell it anything
+                    answer(client, correlation, MemoryNodeProtocol.NOT_PERSISTENT, 0, -1);
+                }
+                else
+                {
+                    allocate(client, correlation, argument, true);
+                }
+            }
             default ->
             {
                 malformed.incrementRelease();
@@ -413,7 +440,10 @@ final class RequestServer implements Agent
         }
     }
 
-    private void allocate(final Connection client, final long correlation, final int asked)
+    /**
+     * @param ring the chunk is the client's persist ring: zeroed, and read each turn until the client goes away.
+     */
+    private void allocate(final Connection client, final long correlation, final int asked, final boolean ring)
     {
         final int wanted = Math.min(asked, chunks.maxChunkLength());
         if (!chunks.isValidLength(wanted))
@@ -443,7 +473,27 @@ final class RequestServer implements Agent
             LOG.log(System.Logger.Level.INFO, "heap has room again: " + chunks.used() + " of " +
                 chunks.heapLength() + " bytes handed out, " + heapFull.get() + " chunks refused in all");
         }
+        if (ring)
+        {
+            rings.add(offset, wanted, client);
+        }
         answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
+    }
+
+    /** A block a client wrote into its persist ring: its key joins this turn's batch, as a PERSIST_BLOCKS' would. */
+    private void persistFromRing(final long block)
+    {
+        persist(null, 0, 0, block, KvBlockLayout.NO_WRITE);
+    }
+
+    private int takeFromRings(final int taken)
+    {
+        if (taken > 0)
+        {
+            persists.getAndAddRelease(taken);
+            ringEntries.getAndAddRelease(taken);
+        }
+        return taken;
     }
 
     private void persist(final Connection client, final long correlation, final int argument, final long block,

@@ -583,6 +583,14 @@ class DurabilityTest
     private static int request(final Raas raas, final Connection connection, final int type, final int argument,
         final long block, final long writeId)
     {
+        return call(raas, connection, type, argument, block, writeId)
+            .get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), MemoryNodeProtocol.STATUS_OFFSET);
+    }
+
+    /** One request over a raw connection to the node (PersistRingTest makes some too). @return its answer. */
+    static MemorySegment call(final Raas raas, final Connection connection, final int type, final int argument,
+        final long block, final long writeId)
+    {
         final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
         final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
         final MemorySegment buffer = raas.allocateBuffer(MemoryNodeProtocol.REQUEST_LENGTH);
@@ -594,6 +602,6 @@ class DurabilityTest
         connection.send(buffer, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);
         assertEquals(MemoryNodeProtocol.REPLY_LENGTH,
             connection.recv(buffer, 0, MemoryNodeProtocol.REPLY_LENGTH, Duration.ofSeconds(30)));
-        return buffer.get(intLayout, MemoryNodeProtocol.STATUS_OFFSET);
+        return buffer;
     }
 }

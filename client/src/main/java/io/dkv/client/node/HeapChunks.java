@@ -71,6 +71,8 @@ public final class HeapChunks
     /** Blocks held over every node: whether a flush has anything to send. */
     private int deferredTotal;
     private MemorySegment blocksMessage;
+    /** Where held PERSISTs go when the node has a ring with room for them: no message. Made at the first deferral. */
+    private PersistRingWriter rings;
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
@@ -297,6 +299,7 @@ public final class HeapChunks
             deferred = new long[links.nodeIds().length][];
             deferredCounts = new int[deferred.length];
             blocksMessage = links.raas().allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH);
+            rings = new PersistRingWriter(links);
         }
         if (node >= deferred.length)
         {
@@ -321,15 +324,19 @@ public final class HeapChunks
         final int count = deferredCounts[node];
         deferredCounts[node] = 0;
         deferredTotal -= count;
-        blocksMessage.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
-        blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
-        blocksMessage.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, 0);
-        for (int i = 0; i < count; i++)
-        {
-            blocksMessage.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES, deferred[node][i]);
-        }
         try
         {
+            if (rings.write(node, deferred[node], count))
+            {
+                return;
+            }
+            blocksMessage.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
+            blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
+            blocksMessage.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, 0);
+            for (int i = 0; i < count; i++)
+            {
+                blocksMessage.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES, deferred[node][i]);
+            }
             links.send(node, blocksMessage, MemoryNodeProtocol.persistBlocksLength(count), "the keys on disk");
         }
         catch (final RuntimeException ex)

@@ -1,0 +1,95 @@
+package io.dkv.format;
+
+/**
+ * A persist ring: a chunk of a memory node's heap ({@link MemoryNodeProtocol#PERSIST_RING}) into which one client
+ * thread writes, by one-sided WRITE, the offsets of the blocks its writes changed on the node under durability async
+ * (appendfsync everysec), and which the node's request server reads each turn: the PERSIST_BLOCKS message without
+ * the message, so that telling a node of a write costs the node no wake-up and no receive.
+ *
+ * <pre>
+ * ring (a heap chunk, zeroed by the node when it hands it out)
+ *   0  consumed  long   entries the node has taken, counted from the ring's start; written by the node only
+ *   8  reserved  56 bytes
+ *  64  entries   (chunk length - 64) / 8 of them; entry p of the client's count goes to slot p % entries
+ *
+ * entry (8 bytes, one aligned long, big-endian as every heap field)
+ *   byte 0      tag    0x80 | lap % 128, where lap = p / entries: never 0, so a zeroed slot is no entry
+ *   bytes 1-6   block  the block's heap offset / 64 (blocks are 64-byte aligned), shifted left by one, and in the
+ *                      low bit LAST: the entry ends its group
+ *   byte 7      tag    the same tag again
+ * </pre>
+ *
+ * An entry is whole when both its tags are its lap's: a WRITE copies bytes in order, up or down, so a slot read while
+ * it is written shows a prefix or a suffix of the new bytes, and one of its tags is still the previous lap's (or 0).
+ * A group is what one flush of the client told the node (a loop turn's writes there, a transaction's among them):
+ * the node takes a group only once every entry of it, up to the one marked LAST, is whole, and writes it to disk in
+ * one batch, as it does a PERSIST_BLOCKS message's blocks, whatever order a NIC placed the WRITE's bytes in. A block
+ * offset taken wrong would only make the node write some key's current state to disk again: it looks the key up and
+ * writes what its index holds. The client never writes past what the node has taken ({@code consumed} read back
+ * when the ring looks full) and says a full ring's blocks in a message instead.
+ */
+public final class PersistRingLayout
+{
+    public static final int CONSUMED_OFFSET = 0;
+    public static final int HEADER_LENGTH = 64;
+    public static final int ENTRY_LENGTH = Long.BYTES;
+    /** What a client asks for: 8,184 entries, far more than a loop turn's writes. */
+    public static final int RING_LENGTH = 64 * 1024;
+
+    private static final int TAG_SHIFT = 56;
+    private static final int BLOCK_SHIFT = 8;
+    private static final long BLOCK_MASK = (1L << 48) - 1;
+    private static final int BLOCK_ALIGNMENT_SHIFT = 6;
+
+    private PersistRingLayout()
+    {
+    }
+
+    /** @return the entries a ring of {@code chunkLength} bytes holds (0 when too short for any). */
+    public static int entries(final int chunkLength)
+    {
+        return Math.max(0, (chunkLength - HEADER_LENGTH) / ENTRY_LENGTH);
+    }
+
+    /** @return where, from the ring's start, entry {@code position} goes. */
+    public static long entryOffset(final long position, final int entries)
+    {
+        return HEADER_LENGTH + (position % entries) * ENTRY_LENGTH;
+    }
+
+    /** @return the tag of entry {@code position}: its lap's, never 0. */
+    public static int tag(final long position, final int entries)
+    {
+        return 0x80 | (int)((position / entries) & 0x7f);
+    }
+
+    /**
+     * @param last the entry ends its group.
+     * @return entry {@code position} naming the block at {@code blockOffset} (64-byte aligned, under 2^53).
+     */
+    public static long entry(final long position, final int entries, final long blockOffset, final boolean last)
+    {
+        final long tag = tag(position, entries);
+        final long field = (blockOffset >>> BLOCK_ALIGNMENT_SHIFT) << 1 | (last ? 1 : 0);
+        return tag << TAG_SHIFT | (field & BLOCK_MASK) << BLOCK_SHIFT | tag;
+    }
+
+    /** @return true when a whole entry ends its group. */
+    public static boolean isLast(final long entry)
+    {
+        return ((entry >>> BLOCK_SHIFT) & 1) != 0;
+    }
+
+    /** @return true when {@code entry}, read at slot {@code position}, is whole and of that position's lap. */
+    public static boolean isEntry(final long entry, final long position, final int entries)
+    {
+        final int tag = tag(position, entries);
+        return (int)(entry >>> TAG_SHIFT) == tag && (int)(entry & 0xff) == tag;
+    }
+
+    /** @return the heap offset of the block a whole entry names. */
+    public static long blockOffset(final long entry)
+    {
+        return ((entry >>> BLOCK_SHIFT) & BLOCK_MASK) >>> 1 << BLOCK_ALIGNMENT_SHIFT;
+    }
+}

@@ -1,0 +1,240 @@
+package io.dkv.memory;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
+import io.dkv.format.PersistRingLayout;
+import io.dkv.raas.Connection;
+import io.dkv.raas.Flags;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.agrona.concurrent.IdleStrategy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A thread that holds its PERSISTs under durability async (a compute node's event loop under appendfsync everysec)
+ * tells each node of them through a persist ring the node reads each turn, not in messages: every block written
+ * there reaches the disk, across many laps of the ring, from a client that went away before the node read them, and
+ * from a client whose ring had no room (those in a message).
+ */
+class PersistRingTest
+{
+    private static final long NODE = 8;
+    private static final long CLIENT = 80;
+    private static final int KEYS = 20_000;
+
+    private final StaticDirectory directory = new StaticDirectory();
+
+    private static byte[] key(final int i)
+    {
+        return ("ring-" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Raas raas(final long nodeId)
+    {
+        return RaasDriver.start(KvCluster.context("shm", nodeId), directory);
+    }
+
+    private static MemoryNodeContext node(final Path data, final int chunkBytes, final IdleStrategy idle)
+    {
+        return new MemoryNodeContext().indexGroups(1024).chunkBytes(chunkBytes).heapChunks((32 << 20) / chunkBytes)
+            .dataDir(data).idleStrategyInstance(idle);
+    }
+
+    /** The request server's idle strategy, which a test may hold: the node then reads nothing, rings included. */
+    private static final class Holdable implements IdleStrategy
+    {
+        volatile boolean held;
+        volatile boolean holding;
+
+        public void idle(final int workCount)
+        {
+            while (held)
+            {
+                holding = true;
+                LockSupport.parkNanos(100_000);
+            }
+            holding = false;
+            if (workCount == 0)
+            {
+                LockSupport.parkNanos(100_000);
+            }
+        }
+
+        public void idle()
+        {
+            idle(0);
+        }
+
+        public void reset()
+        {
+        }
+    }
+
+    private long counter(final MemoryNode node, final MemoryNodeCounter counter)
+    {
+        return node.counters().get(counter).get();
+    }
+
+    @Test
+    void everyBlockWrittenIntoTheRingOverManyLapsReachesTheDisk(@TempDir final Path data) throws Exception
+    {
+        final MemoryNodeContext context = node(data, 2 << 20, new Holdable());
+        try (Raas nodeRaas = raas(NODE))
+        {
+            final MemoryNode node = MemoryNode.start(nodeRaas, context);
+            try (Raas clientRaas = raas(CLIENT);
+                KvClient client = KvClient.connect(clientRaas,
+                    new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+            {
+                client.deferPersists();
+                for (int i = 0; i < KEYS; i++)
+                {
+                    client.put(key(i), key(i));
+                    if (i % 100 == 99)
+                    {
+                        client.flushPersists();
+                    }
+                }
+                client.flushPersists();
+                KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= KEYS);
+                assertEquals(1, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_RING), "one ring for the thread");
+                assertEquals(KEYS, counter(node, MemoryNodeCounter.RING_ENTRIES), "over two laps of its 8,184");
+                assertEquals(0, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "no message");
+            }
+            node.close();
+        }
+        try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, context))
+        {
+            assertEquals(KEYS, back.keysRecovered());
+        }
+    }
+
+    /**
+     * The node holds off (its request server stopped between turns) while a client deletes keys through a ring of
+     * 504 entries (4 KiB chunks): the first 500 fill it, and the next 100, finding it still full when they read back
+     * what the node took, go in a message; then the client goes away before the node read anything. Each delete is on
+     * the disk once the node goes on.
+     */
+    @Test
+    void aRingWithNoRoomAndAClientGoneLoseNothingTheClientWroteThere(@TempDir final Path data) throws Exception
+    {
+        final Holdable idle = new Holdable();
+        final MemoryNodeContext context = node(data, 4096, idle);
+        try (Raas nodeRaas = raas(NODE))
+        {
+            final MemoryNode node = MemoryNode.start(nodeRaas, context);
+            try (Raas clientRaas = raas(CLIENT))
+            {
+                try (KvClient client = KvClient.connect(clientRaas,
+                    new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+                {
+                    for (int i = 0; i < 1_000; i++)
+                    {
+                        client.put(key(i), key(i));
+                    }
+                    KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 1_000);
+                    client.deferPersists();
+                    // the ring is asked for at the first flush, while the node answers
+                    client.delete(key(0));
+                    client.flushPersists();
+                    KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == 1);
+                    idle.held = true;
+                    KvCluster.awaitTrue(() -> idle.holding);
+                    for (int i = 1; i <= 600; i++)
+                    {
+                        assertTrue(client.delete(key(i)));
+                        if (i % 100 == 0)
+                        {
+                            client.flushPersists();
+                        }
+                    }
+                }
+                // the client is gone, its ring unread but for the first delete, one message in its connection
+                idle.held = false;
+                KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == 501);
+                assertEquals(1, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "the 100 that found no room");
+                KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 1_601);
+            }
+            node.close();
+        }
+        try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, context))
+        {
+            assertEquals(399, back.keysRecovered(), "1,000 put, 601 deleted");
+        }
+    }
+
+    /**
+     * A group is taken whole or not at all: entries whole but the one that ends the group not written yet, or written
+     * in part, are left where they are (a SYNC's answer comes after the turn that read the ring); once the last is
+     * whole the node takes the group and writes its keys in one batch.
+     */
+    @Test
+    void theNodeTakesAGroupOnlyOnceEachOfItsEntriesIsWhole(@TempDir final Path data) throws Exception
+    {
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data, 2 << 20, new Holdable()));
+            Raas clientRaas = raas(CLIENT);
+            KvClient unannounced = KvClient.connect(clientRaas,
+                new KvClientContext().memoryNodes(NODE).durability(Durability.NONE));
+            Connection connection = clientRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+        {
+            final MemorySegment index = nodeRaas.localMemory(node.indexRegion());
+            final MemorySegment heap = nodeRaas.localMemory(node.heapRegion());
+            final long[] blocks = new long[3];
+            for (int i = 0; i < blocks.length; i++)
+            {
+                unannounced.put(key(i), key(i));
+                blocks[i] = IndexInspector.committedBlock(index, heap, "ring-" + i);
+            }
+            final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+            final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+            final MemorySegment granted = DurabilityTest.call(clientRaas, connection, MemoryNodeProtocol.PERSIST_RING,
+                PersistRingLayout.RING_LENGTH, 0, KvBlockLayout.NO_WRITE);
+            assertEquals(MemoryNodeProtocol.OK, granted.get(intLayout, MemoryNodeProtocol.STATUS_OFFSET));
+            assertEquals(PersistRingLayout.RING_LENGTH, granted.get(intLayout, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET));
+            final long ring = granted.get(longLayout, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
+            final int entries = PersistRingLayout.entries(PersistRingLayout.RING_LENGTH);
+            final long batches = node.persistStats().batches();
+
+            for (int p = 0; p < 2; p++)
+            {
+                heap.set(longLayout, ring + PersistRingLayout.entryOffset(p, entries),
+                    PersistRingLayout.entry(p, entries, blocks[p], false));
+            }
+            final long last = PersistRingLayout.entry(2, entries, blocks[2], true);
+            // the last entry's first four bytes, as a WRITE copying upward leaves it half way
+            heap.set(intLayout, ring + PersistRingLayout.entryOffset(2, entries), (int)(last >>> 32));
+            assertEquals(MemoryNodeProtocol.OK, sync(clientRaas, connection));
+            assertEquals(0, counter(node, MemoryNodeCounter.RING_ENTRIES), "no entry of a group not whole");
+            assertEquals(0, heap.get(longLayout, ring + PersistRingLayout.CONSUMED_OFFSET));
+
+            heap.set(longLayout, ring + PersistRingLayout.entryOffset(2, entries), last);
+            assertEquals(MemoryNodeProtocol.OK, sync(clientRaas, connection));
+            assertEquals(3, counter(node, MemoryNodeCounter.RING_ENTRIES));
+            assertEquals(3, heap.get(longLayout, ring + PersistRingLayout.CONSUMED_OFFSET), "read back by the client");
+            assertEquals(3, node.persistStats().keysPersisted());
+            assertEquals(batches + 1, node.persistStats().batches(), "the group in one write of the key store");
+        }
+    }
+
+    private static int sync(final Raas raas, final Connection connection)
+    {
+        return DurabilityTest.call(raas, connection, MemoryNodeProtocol.SYNC, 0, -1, KvBlockLayout.NO_WRITE)
+            .get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), MemoryNodeProtocol.STATUS_OFFSET);
+    }
+}
