@@ -94,9 +94,8 @@ class PersistRingTest
     void everyBlockWrittenIntoTheRingOverManyLapsReachesTheDisk(@TempDir final Path data) throws Exception
     {
         final MemoryNodeContext context = node(data, 2 << 20, new Holdable());
-        try (Raas nodeRaas = raas(NODE))
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, context))
         {
-            final MemoryNode node = MemoryNode.start(nodeRaas, context);
             try (Raas clientRaas = raas(CLIENT);
                 KvClient client = KvClient.connect(clientRaas,
                     new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
@@ -116,7 +115,6 @@ class PersistRingTest
                 assertEquals(KEYS, counter(node, MemoryNodeCounter.RING_ENTRIES), "over two laps of its 8,184");
                 assertEquals(0, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "no message");
             }
-            node.close();
         }
         try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, context))
         {
@@ -135,9 +133,8 @@ class PersistRingTest
     {
         final Holdable idle = new Holdable();
         final MemoryNodeContext context = node(data, 4096, idle);
-        try (Raas nodeRaas = raas(NODE))
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, context))
         {
-            final MemoryNode node = MemoryNode.start(nodeRaas, context);
             try (Raas clientRaas = raas(CLIENT))
             {
                 try (KvClient client = KvClient.connect(clientRaas,
@@ -164,13 +161,16 @@ class PersistRingTest
                         }
                     }
                 }
-                // the client is gone, its ring unread but for the first delete, one message in its connection
-                idle.held = false;
+                finally
+                {
+                    // the client is gone, its ring unread but for the first delete, one message in its connection;
+                    // released whatever happened, so that the node can stop
+                    idle.held = false;
+                }
                 KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == 501);
                 assertEquals(1, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "the 100 that found no room");
                 KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 1_601);
             }
-            node.close();
         }
         try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, context))
         {

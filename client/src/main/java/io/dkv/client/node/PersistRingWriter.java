@@ -21,6 +21,7 @@ import java.util.Arrays;
  */
 final class PersistRingWriter
 {
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** {@link #entries}: not asked for yet in this generation of the node's links. */
     private static final int NOT_ASKED = -1;
@@ -144,8 +145,7 @@ final class PersistRingWriter
         {
             final MemorySegment reply = links.reply();
             offsets[node] = reply.get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
-            entries[node] = PersistRingLayout.entries(reply.get(ValueLayout.JAVA_INT_UNALIGNED
-                .withOrder(ByteOrder.BIG_ENDIAN), MemoryNodeProtocol.CHUNK_LENGTH_OFFSET));
+            entries[node] = PersistRingLayout.entries(reply.get(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET));
         }
     }
 
