@@ -3,10 +3,12 @@ package io.dkv.memory;
 import io.dkv.format.KvBlockLayout;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.VectorMemTableConfig;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -71,6 +73,7 @@ final class KeyStore implements AutoCloseable
 
     private final Path path;
     private final DBOptions options;
+    private final ColumnFamilyOptions keyOptions;
     private final WriteOptions syncWrites;
     private final WriteOptions bufferedWrites;
     /** Replaced by {@link #reopen} after a failed write: RocksDB refuses every write on that handle from then on. */
@@ -82,11 +85,12 @@ final class KeyStore implements AutoCloseable
     private final boolean restored;
     private final long upgradedKeys;
 
-    private KeyStore(final Path path, final DBOptions options, final RocksDB db,
-        final List<ColumnFamilyHandle> families, final boolean restored, final long upgradedKeys)
+    private KeyStore(final Path path, final DBOptions options, final ColumnFamilyOptions keyOptions,
+        final RocksDB db, final List<ColumnFamilyHandle> families, final boolean restored, final long upgradedKeys)
     {
         this.path = path;
         this.options = options;
+        this.keyOptions = keyOptions;
         this.db = db;
         this.families = families;
         this.keys = families.get(0);
@@ -107,13 +111,18 @@ final class KeyStore implements AutoCloseable
      */
     static KeyStore open(final Path path, final long nodeId, final byte[] cluster)
     {
-        final DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+        // a memtable that is a vector, not a skip list: the node only writes keys while it serves and reads them
+        // back only at its start, and a skip list's insert cost 2.3 us of the request thread a key here
+        // (a vector's 0.2 us; docs/BENCHMARKS.md, "Durability")
+        final DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+            .setAllowConcurrentMemtableWrite(false);
+        final ColumnFamilyOptions keyOptions = new ColumnFamilyOptions().setMemTableConfig(new VectorMemTableConfig());
         final List<ColumnFamilyHandle> families = new ArrayList<>();
         RocksDB db = null;
         try
         {
             Files.createDirectories(path);
-            db = RocksDB.open(options, path.toString(), descriptors(), families);
+            db = RocksDB.open(options, path.toString(), descriptors(keyOptions), families);
             final ColumnFamilyHandle node = families.get(1);
             final byte[] format = db.get(node, FORMAT_KEY);
             final boolean restored;
@@ -139,16 +148,16 @@ final class KeyStore implements AutoCloseable
                 restored = format2 != null;
                 claim(db, node, nodeId, cluster);
             }
-            return new KeyStore(path, options, db, families, restored, upgraded);
+            return new KeyStore(path, options, keyOptions, db, families, restored, upgraded);
         }
         catch (final IllegalStateException ex)
         {
-            closeQuietly(db, families, options);
+            closeQuietly(db, families, options, keyOptions);
             throw ex;
         }
         catch (final RocksDBException | java.io.IOException ex)
         {
-            closeQuietly(db, families, options);
+            closeQuietly(db, families, options, keyOptions);
             throw new IllegalStateException("cannot open the memory node's key store in " + path + ": " +
                 ex.getMessage() + " (another process may have it open; if its files are damaged, move the " +
                 "directory away and start the node empty: with other copies of its keys it is refilled from them)",
@@ -156,10 +165,10 @@ final class KeyStore implements AutoCloseable
         }
     }
 
-    private static List<ColumnFamilyDescriptor> descriptors()
+    private static List<ColumnFamilyDescriptor> descriptors(final ColumnFamilyOptions keyOptions)
     {
         return List.of(
-            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, keyOptions),
             new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)));
     }
 
@@ -181,7 +190,7 @@ final class KeyStore implements AutoCloseable
         final List<ColumnFamilyHandle> opened = new ArrayList<>();
         try
         {
-            db = RocksDB.open(options, path.toString(), descriptors(), opened);
+            db = RocksDB.open(options, path.toString(), descriptors(keyOptions), opened);
         }
         catch (final RocksDBException ex)
         {
@@ -336,7 +345,7 @@ final class KeyStore implements AutoCloseable
     }
 
     private static void closeQuietly(final RocksDB db, final List<ColumnFamilyHandle> families,
-        final DBOptions options)
+        final DBOptions options, final ColumnFamilyOptions keyOptions)
     {
         families.forEach(ColumnFamilyHandle::close);
         if (db != null)
@@ -344,6 +353,7 @@ final class KeyStore implements AutoCloseable
             db.close();
         }
         options.close();
+        keyOptions.close();
     }
 
     /** Add the key's state to {@code batch}: its value, expiry time and write id. */
@@ -438,6 +448,7 @@ final class KeyStore implements AutoCloseable
             syncWrites.close();
             bufferedWrites.close();
             options.close();
+            keyOptions.close();
             return;
         }
         try
@@ -455,5 +466,6 @@ final class KeyStore implements AutoCloseable
         syncWrites.close();
         bufferedWrites.close();
         options.close();
+        keyOptions.close();
     }
 }

@@ -246,8 +246,13 @@ final class LocalIndex
         KvBlockLayout.settle(heap, blockOffset);
     }
 
-    /** @return the heap offset of the block the key's committed slot points at, or -1 when it has no value. */
-    long findCommitted(final byte[] key)
+    /**
+     * @param wholeBlock a block known whole and of this key (-1: none): a slot pointing at it is taken without
+     *                   checking the block again (a block is never written over while a slot points at it), which
+     *                   spares a persisted key the second checksum of its block.
+     * @return the heap offset of the block the key's committed slot points at, or -1 when it has no value.
+     */
+    long findCommitted(final byte[] key, final long wholeBlock)
     {
         final long hash = KeyHash.hash(key);
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -260,7 +265,8 @@ final class LocalIndex
                 if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint)
                 {
                     final long block = SlotWord.blockOffset(word);
-                    if (KvBlockLayout.isWhole(heap, block, (int)Math.min(Integer.MAX_VALUE, heap.byteSize() - block)) &&
+                    if (block == wholeBlock ||
+                        KvBlockLayout.isWhole(heap, block, (int)Math.min(Integer.MAX_VALUE, heap.byteSize() - block)) &&
                         KvBlockLayout.hasKey(heap, block, key))
                     {
                         return block;

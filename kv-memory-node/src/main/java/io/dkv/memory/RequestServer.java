@@ -220,8 +220,14 @@ final class RequestServer implements Agent
             }
         }
         // a SYNC answered with this turn's batch covers what its client wrote into a ring before sending it: all of it
-        work += takeFromRings(rings.poll(ringBlock,
-            answerTo.isEmpty() ? Math.max(0, MAX_BATCH - batchKeys.size()) : Integer.MAX_VALUE));
+        final int ringLimit = answerTo.isEmpty() ? Math.max(0, MAX_BATCH - batchKeys.size()) : Integer.MAX_VALUE;
+        if (takeFromRings(rings.poll(ringBlock, ringLimit)) >= ringLimit)
+        {
+            // entries left behind: the next turn comes at once. Entries taken are no work for the idle strategy:
+            // they wait for the batch delay anyway, and counting them kept this thread from backing off under a
+            // writer's load: 2 s of CPU per 150,000 SETs, mostly to switch in and out (docs/BENCHMARKS.md)
+            work++;
+        }
         // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
         final int expired = expirySweep.sweep(turnStart, store == null ? null : batchKeys);
         while (named.size() < batchKeys.size())
@@ -581,9 +587,11 @@ final class RequestServer implements Agent
         final long nowMillis = epochClock.time();
         try (WriteBatch batch = new WriteBatch())
         {
-            for (final byte[] key : batchKeys)
+            for (int i = 0; i < batchKeys.size(); i++)
             {
-                final long block = index.findCommitted(key);
+                final byte[] key = batchKeys.get(i);
+                // the block its request named was found whole at most a batch delay ago: no chunk is reused so soon
+                final long block = index.findCommitted(key, named.getLong(i));
                 written.addLong(block);
                 // a tombstone (a delete under durability sync) or a value past its expiry: the key has no value
                 if (block >= 0 && !KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis))
