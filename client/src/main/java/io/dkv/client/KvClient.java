@@ -281,6 +281,48 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
+     * A refill's first pass made during its wait, and a second after it that reads again only what changed since
+     * (client/README.md, "Refill"): the wait ends every write that skips the joiner, and the first pass notes each key
+     * it finds in place with its words, so that the second finds what such a write changed or deleted meanwhile.
+     * Either pass alone, as before, when the membership moved on between them or the notes outgrew their budget.
+     */
+    private RefillReport refillAroundWait(final KvSession session, final long nodeId, final int joiner,
+        final long settleMs, final Runnable afterFirstPass)
+    {
+        final long waitEnds = context.nanoClock().nanoTime() + settleMs * 1_000_000L;
+        final long[] ids = availability.nodeIds();
+        final long epoch = membership.epoch();
+        // a third of the heap at most, as a membership change's fill: past that the second pass reads every key
+        final ChangeLedger ledger = new ChangeLedger(epoch, ids.length, Runtime.getRuntime().maxMemory() / 3);
+        final ReplicaCopier copier = new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids,
+            context.nanoClock(), ledger);
+        final RefillReport first = copier.refill(joiner);
+        if (afterFirstPass != null)
+        {
+            afterFirstPass.run();
+        }
+        try
+        {
+            final long leftNs = waitEnds - context.nanoClock().nanoTime();
+            if (leftNs > 0)
+            {
+                TimeUnit.NANOSECONDS.sleep(leftNs);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
+        }
+        membership.refreshNow();
+        final RefillReport second = ledger.abandoned() || membership.epoch() != epoch ?
+            new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
+                .refill(joiner) : copier.refillAgain(joiner);
+        return new RefillReport(second.keysSeen(), second.refilled(), second.inPlace(), second.unsettled(),
+            first.passes() + second.passes(), first.millis() + second.millis(), second.alone());
+    }
+
+    /**
      * {@link #refill(long)} for a node known to have been listed as joining for a while already: a node back from a
      * restart registers (and is listed joining) before it loads its keys from disk, so the wait for writes that skip
      * it runs beside the load rather than after it.
@@ -290,6 +332,18 @@ public final class KvClient implements AutoCloseable
      * @return what it did, as {@link #refill(long)}.
      */
     public RefillReport refill(final long nodeId, final long joiningForMs)
+    {
+        return refill(nodeId, joiningForMs, null);
+    }
+
+    /**
+     * {@link #refill(long, long)}, running {@code afterFirstPass} once the pass made during the wait has ended and
+     * before the rest of the wait: for tests, which put there the writes of a writer that does not know the joiner yet.
+     *
+     * @param afterFirstPass run on the calling thread between the passes, or null; not run when there is no wait.
+     * @return what it did, as {@link #refill(long)}.
+     */
+    public RefillReport refill(final long nodeId, final long joiningForMs, final Runnable afterFirstPass)
     {
         final long[] ids = availability.nodeIds();
         int joiner = -1;
@@ -312,21 +366,10 @@ public final class KvClient implements AutoCloseable
         // for an operation's timeout: writes that skip the joiner have ended by then (all clients of a store are
         // taken to use this client's settings)
         final long settleMs = (long)context.membershipRefreshMs() + context.timeoutMs() - Math.max(0, joiningForMs);
-        try
-        {
-            if (settleMs > 0)
-            {
-                Thread.sleep(settleMs);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new KvException("refilling memory node " + nodeId + " was interrupted", ex);
-        }
         final KvSession session = session();
-        final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids,
-            context.nanoClock()).refill(joiner);
+        final RefillReport report = settleMs > 0 ? refillAroundWait(session, nodeId, joiner, settleMs, afterFirstPass) :
+            new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
+                .refill(joiner);
         if (report.complete())
         {
             // the copies were told under this client's durability: on the joiner's disk before anyone reads it, so

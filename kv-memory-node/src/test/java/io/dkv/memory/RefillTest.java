@@ -5,9 +5,11 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.RefillReport;
+import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
@@ -185,6 +187,92 @@ class RefillTest
         }
     }
 
+    /**
+     * A refill makes its first pass during its wait for the writes that skip the joiner, and a second after it that
+     * reads again only what changed ({@code KvClient.refill}): a writer that does not know of the joiner yet (its
+     * membership still says the node is down, and it reads it again only after an hour) overwrites, deletes and adds
+     * keys between the two passes, on the serving replicas alone, and the joiner ends with every change. A second pass
+     * without its look at the first pass's groups (a deleted key's serving word gone, its copy on the joiner skipped
+     * as in place) leaves the deleted keys on the joiner, and fails this.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void whatAWriterUnawareOfTheJoinerDoesBetweenThePassesReachesIt(final String provider)
+    {
+        directory.membership(membership(1, Membership.LIVE));
+        for (int i = 0; i < IDS.length; i++)
+        {
+            startNode(provider, i);
+        }
+        final Raas clientRaas = RaasDriver.start(KvCluster.context(provider, 100), directory);
+        open.add(clientRaas);
+        final KvClient client = KvClient.connect(clientRaas, clientContext());
+        open.add(client);
+        for (int k = 0; k < KEYS; k++)
+        {
+            client.put(key(k), value(k, 0));
+        }
+        final int down = (int)BACK - 1;
+        nodes[down].close();
+        nodes[down] = null;
+        raases[down].close();
+        raases[down] = null;
+        directory.membership(membership(2, Membership.DOWN));
+        // its own driver, over a directory that reads the membership of epoch 2 whatever the cluster's is now
+        final Raas unawareRaas = RaasDriver.start(KvCluster.context(provider, 101), new FrozenMembership(directory,
+            membership(2, Membership.DOWN)));
+        open.add(unawareRaas);
+        final KvClient unaware = KvClient.connect(unawareRaas, clientContext().membershipLeaseMs(100));
+        open.add(unaware);
+
+        startNode(provider, down);
+        directory.membership(membership(3, Membership.JOINING));
+        final KvClient refiller = KvClient.connect(raases[down], clientContext());
+        open.add(refiller);
+        final RefillReport report = refiller.refill(BACK, 0, () ->
+        {
+            for (int k = 0; k < KEYS; k++)
+            {
+                if (k % 3 == 0)
+                {
+                    unaware.put(key(k), value(k, 1));
+                }
+                else if (k % 3 == 1)
+                {
+                    assertTrue(unaware.delete(key(k)), "key " + k + " deleted between the passes");
+                }
+            }
+            for (int k = KEYS; k < KEYS + 20; k++)
+            {
+                unaware.put(key(k), value(k, 1));
+            }
+        });
+        assertTrue(report.complete(), report.toString());
+
+        final Map<String, String> back = committedValues(down);
+        int onBack = 0;
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            if (replicas[0] != BACK && replicas[1] != BACK)
+            {
+                continue;
+            }
+            onBack++;
+            final long other = replicas[0] == BACK ? replicas[1] : replicas[0];
+            assertEquals(committedValues((int)other - 1).get("key-" + k), back.get("key-" + k),
+                "key " + k + ": node " + BACK + "'s copy is its other replica's after the second pass");
+        }
+        assertTrue(onBack > KEYS / 3, "keys placed on node " + BACK + ": " + onBack);
+
+        directory.membership(membership(4, Membership.LIVE));
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final byte[] expected = k >= KEYS || k % 3 == 0 ? value(k, 1) : k % 3 == 1 ? null : value(k, 0);
+            assertArrayEquals(expected, client.get(key(k)), "key " + k + " once node " + BACK + " is live again");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm"})
     void onlyAJoiningNodeIsRefilled(final String provider)
@@ -200,6 +288,50 @@ class RefillTest
         assertTrue(live.getMessage().contains("memory node 2 (live"), live.getMessage());
         final KvException stranger = assertThrows(KvException.class, () -> client.refill(9));
         assertTrue(stranger.getMessage().contains("memory node 9 is none of"), stranger.getMessage());
+    }
+
+    /** The cluster's directory, but for its membership: the one it was given, for a client that missed the rest. */
+    private record FrozenMembership(StaticDirectory cluster, Membership frozen) implements Directory
+    {
+        public NodeRecord node(final long nodeId)
+        {
+            return cluster.node(nodeId);
+        }
+
+        public List<NodeRecord> nodes(final int role)
+        {
+            return cluster.nodes(role);
+        }
+
+        public Membership membership()
+        {
+            return frozen;
+        }
+
+        public RemoteRegion region(final String name)
+        {
+            return cluster.region(name);
+        }
+
+        public void register(final NodeRecord self)
+        {
+            cluster.register(self);
+        }
+
+        public void publish(final RemoteRegion region)
+        {
+            cluster.publish(region);
+        }
+
+        public void withdraw(final String name)
+        {
+            cluster.withdraw(name);
+        }
+
+        public void invalidate(final long nodeId)
+        {
+            cluster.invalidate(nodeId);
+        }
     }
 
     private void startNode(final String provider, final int i)

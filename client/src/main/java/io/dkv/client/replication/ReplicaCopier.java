@@ -66,9 +66,11 @@ public final class ReplicaCopier
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final long[] slotOffsets = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
-    /** The committed words of the node the switch pass scans, sorted once it is scanned. */
+    /** The committed words of the node the switch pass or a second refill pass scans, sorted once it is scanned. */
     private long[] present = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private int presentCount;
+    /** Whether a key found in place goes to the ledger: not in a second refill pass, which reads the ledger. */
+    private boolean noting = true;
     private long keysSeen;
     private long refilled;
     private long inPlace;
@@ -106,9 +108,60 @@ public final class ReplicaCopier
         this.buffer = listing.allocateBuffer(CHUNK);
     }
 
+    /**
+     * Refill the joiner: every key whose replicas include it brought up to its serving replicas' settled write. With a
+     * ledger, each key found or put in place is noted with its words (its group), for {@link #refillAgain}.
+     */
     public RefillReport refill(final int joiner)
     {
         final long started = nanoClock.nanoTime();
+        final int passes = refillScans(joiner, null, null);
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+    }
+
+    /**
+     * The second pass of a refill whose first ({@link #refill} with a ledger) ran while writers that did not know the
+     * joiner yet could still write, called once every such write has ended (client/README.md, "Refill around its
+     * wait"): each index is scanned again, skipping the words the first pass found or put in place. A key such a
+     * writer wrote since holds a word the first pass did not see, and is refilled; a key it deleted left a word of its
+     * group gone, and is refilled from the key read at a word of the group still standing (the joiner's copy, then
+     * cleared).
+     *
+     * @return what it did: keys seen, refilled and in place over both passes, unsettled in this one.
+     */
+    public RefillReport refillAgain(final int joiner)
+    {
+        if (ledger == null || ledger.abandoned())
+        {
+            throw new IllegalStateException("a second refill pass needs the first's ledger, whole: " + ledger);
+        }
+        final long started = nanoClock.nanoTime();
+        noting = false;
+        // a key the first pass left unsettled is not in place: this pass reads it again, and counts it if it still is
+        unsettled = 0;
+        final long[][] standing = new long[nodeIds.length][];
+        final int[] standingCounts = new int[nodeIds.length];
+        final int passes = refillScans(joiner, standing, standingCounts);
+        final Set<ByteBuffer> gone = new HashSet<>();
+        readKeysOfGone(ledger, standing, standingCounts, gone);
+        for (final ByteBuffer key : gone)
+        {
+            count(key.array(), joiner);
+        }
+        flush();
+        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+    }
+
+    /**
+     * Scan each serving member's index and the joiner's, each again while it split a subtable during its scan.
+     *
+     * @param standing null, or filled per node scanned with every committed word its index holds, sorted.
+     * @return the scans made.
+     */
+    private int refillScans(final int joiner, final long[][] standing, final int[] standingCounts)
+    {
         int passes = 0;
         final MembershipView.Placement placement = membership.placement();
         for (int node = 0; node < nodeIds.length; node++)
@@ -128,13 +181,19 @@ public final class ReplicaCopier
                         "index was scanned to refill memory node " + nodeIds[joiner] + ": " + passes + " scans");
                 }
                 before = directoryVersion(node);
-                scan(node, joiner);
+                presentCount = 0;
+                scan(node, joiner, standing != null);
                 after = directoryVersion(node);
             }
             while (before != after);
+            if (standing != null)
+            {
+                standing[node] = Arrays.copyOf(present, presentCount);
+                standingCounts[node] = presentCount;
+                Arrays.sort(standing[node]);
+            }
         }
-        return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+        return passes;
     }
 
     /**
@@ -263,7 +322,8 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, false);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, false,
+                false);
             if (presentCount + count > present.length)
             {
                 present = Arrays.copyOf(present, Math.max(2 * present.length, presentCount + count));
@@ -324,7 +384,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true, false);
             if (placement.phase == Membership.FILL && membership.epoch() == placement.epoch)
             {
                 clearSeals(node, count);
@@ -489,7 +549,7 @@ public final class ReplicaCopier
      */
     private void foundInPlace(final int joiner, final long joinWord, final int count)
     {
-        if (ledger != null)
+        if (ledger != null && noting)
         {
             ledger.group();
             ledger.settled(joiner, joinWord);
@@ -557,9 +617,10 @@ public final class ReplicaCopier
      * the session's buffers, not this one, but a word copied out is the snapshot the scan stands by.
      *
      * @param skipInPlace leave out the words of copies this scan found or put in place at the node.
+     * @param keepAll     also add every committed word read, skipped or not, to {@link #present}.
      */
     private int committedWords(final int node, final long at, final int length, final long[] committed,
-        final boolean skipInPlace)
+        final boolean skipInPlace, final boolean keepAll)
     {
         listing.readIndex(node, at, buffer, length);
         int count = 0;
@@ -569,6 +630,14 @@ public final class ReplicaCopier
             {
                 final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
                     IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
+                if (keepAll && SlotWord.isCommitted(word))
+                {
+                    if (presentCount == present.length)
+                    {
+                        present = Arrays.copyOf(present, 2 * present.length);
+                    }
+                    present[presentCount++] = word;
+                }
                 if (SlotWord.isCommitted(word) && !(skipInPlace && inPlaceWords[node].contains(word)))
                 {
                     slotOffsets[count] = at + (long)bucket * IndexLayout.BUCKET_LENGTH +
@@ -586,12 +655,13 @@ public final class ReplicaCopier
         return buffer.get(LONG, IndexLayout.DIRECTORY_VERSION_OFFSET);
     }
 
-    private void scan(final int node, final int joiner)
+    private void scan(final int node, final int joiner, final boolean keepAll)
     {
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true,
+                keepAll);
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
