@@ -235,27 +235,45 @@ public final class ChangeLedger
      */
     int standingWordsOfGone(final long[][] present, final int[] counts, final int[] nodesOut, final long[] wordsOut)
     {
+        return standingWordsOfGone((node, word) -> present[node] != null &&
+            Arrays.binarySearch(present[node], 0, counts[node], word) >= 0, nodesOut, wordsOut);
+    }
+
+    /** Whether a node holds a committed word now. */
+    @FunctionalInterface
+    interface Standing
+    {
+        boolean holds(int node, long word);
+    }
+
+    /**
+     * {@link #standingWordsOfGone(long[][], int[], int[], long[])} with the words standing where {@code standing}
+     * says they are: a set a scan filled as it went costs a lookup a word, where sorted words cost a sort and a
+     * search.
+     */
+    int standingWordsOfGone(final Standing standing, final int[] nodesOut, final long[] wordsOut)
+    {
         int found = 0;
         for (int g = 0; g < groupCount && found < wordsOut.length; g++)
         {
-            int standing = -1;
+            int held = -1;
             boolean gone = false;
             for (int s = groupStarts[g]; s < groupStarts[g + 1]; s++)
             {
                 final int node = settledNodes[s] & 0xff;
-                if (present[node] != null && Arrays.binarySearch(present[node], 0, counts[node], settledWords[s]) >= 0)
+                if (standing.holds(node, settledWords[s]))
                 {
-                    standing = s;
+                    held = s;
                 }
                 else
                 {
                     gone = true;
                 }
             }
-            if (gone && standing >= 0)
+            if (gone && held >= 0)
             {
-                nodesOut[found] = settledNodes[standing] & 0xff;
-                wordsOut[found++] = settledWords[standing];
+                nodesOut[found] = settledNodes[held] & 0xff;
+                wordsOut[found++] = settledWords[held];
             }
         }
         return found;

@@ -66,11 +66,13 @@ public final class ReplicaCopier
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final long[] slotOffsets = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
-    /** The committed words of the node the switch pass or a second refill pass scans, sorted once it is scanned. */
+    /** The committed words of the node the switch pass scans, sorted once it is scanned. */
     private long[] present = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private int presentCount;
     /** Whether a key found in place goes to the ledger: not in a second refill pass, which reads the ledger. */
     private boolean noting = true;
+    /** In a second refill pass, per node scanned: the words its scan skipped as in place, which stand still. */
+    private LongHashSet[] standingInPlace;
     private long keysSeen;
     private long refilled;
     private long inPlace;
@@ -115,7 +117,7 @@ public final class ReplicaCopier
     public RefillReport refill(final int joiner)
     {
         final long started = nanoClock.nanoTime();
-        final int passes = refillScans(joiner, null, null);
+        final int passes = refillScans(joiner, false);
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
             TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
     }
@@ -140,11 +142,16 @@ public final class ReplicaCopier
         noting = false;
         // a key the first pass left unsettled is not in place: this pass reads it again, and counts it if it still is
         unsettled = 0;
-        final long[][] standing = new long[nodeIds.length][];
-        final int[] standingCounts = new int[nodeIds.length];
-        final int passes = refillScans(joiner, standing, standingCounts);
+        standingInPlace = new LongHashSet[nodeIds.length];
+        final int passes = refillScans(joiner, true);
         final Set<ByteBuffer> gone = new HashSet<>();
-        readKeysOfGone(ledger, standing, standingCounts, gone);
+        final int[] nodes = new int[ledger.groups()];
+        final long[] words = new long[ledger.groups()];
+        // a word of a group the scan did not skip as in place is gone, or was not kept as in place (the set's cap):
+        // either way the key is read again
+        readKeysOf(nodes, words, ledger.standingWordsOfGone((node, word) -> standingInPlace[node] != null &&
+            standingInPlace[node].contains(word), nodes, words), gone);
+        standingInPlace = null;
         for (final ByteBuffer key : gone)
         {
             count(key.array(), joiner);
@@ -157,10 +164,10 @@ public final class ReplicaCopier
     /**
      * Scan each serving member's index and the joiner's, each again while it split a subtable during its scan.
      *
-     * @param standing null, or filled per node scanned with every committed word its index holds, sorted.
+     * @param keepStanding fill {@link #standingInPlace} with each node's words skipped as in place by its last scan.
      * @return the scans made.
      */
-    private int refillScans(final int joiner, final long[][] standing, final int[] standingCounts)
+    private int refillScans(final int joiner, final boolean keepStanding)
     {
         int passes = 0;
         final MembershipView.Placement placement = membership.placement();
@@ -181,17 +188,15 @@ public final class ReplicaCopier
                         "index was scanned to refill memory node " + nodeIds[joiner] + ": " + passes + " scans");
                 }
                 before = directoryVersion(node);
-                presentCount = 0;
-                scan(node, joiner, standing != null);
+                if (keepStanding)
+                {
+                    // only what this scan saw: a word an earlier scan of the node saw may have gone since
+                    standingInPlace[node] = new LongHashSet();
+                }
+                scan(node, joiner);
                 after = directoryVersion(node);
             }
             while (before != after);
-            if (standing != null)
-            {
-                standing[node] = Arrays.copyOf(present, presentCount);
-                standingCounts[node] = presentCount;
-                Arrays.sort(standing[node]);
-            }
         }
         return passes;
     }
@@ -304,7 +309,12 @@ public final class ReplicaCopier
     {
         final int[] nodes = new int[fill.groups()];
         final long[] words = new long[fill.groups()];
-        final int found = fill.standingWordsOfGone(present, presentCounts, nodes, words);
+        readKeysOf(nodes, words, fill.standingWordsOfGone(present, presentCounts, nodes, words), changed);
+    }
+
+    /** Read the keys of the words given, one a node, adding those still whole to {@code changed}. */
+    private void readKeysOf(final int[] nodes, final long[] words, final int found, final Set<ByteBuffer> changed)
+    {
         for (int f = 0; f < found; f++)
         {
             committed[0] = words[f];
@@ -322,8 +332,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, false,
-                false);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, false);
             if (presentCount + count > present.length)
             {
                 present = Arrays.copyOf(present, Math.max(2 * present.length, presentCount + count));
@@ -384,7 +393,7 @@ public final class ReplicaCopier
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true, false);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
             if (placement.phase == Membership.FILL && membership.epoch() == placement.epoch)
             {
                 clearSeals(node, count);
@@ -616,11 +625,11 @@ public final class ReplicaCopier
      * Read one range of the node's index and copy its committed words out: reading blocks and refilling keys reuses
      * the session's buffers, not this one, but a word copied out is the snapshot the scan stands by.
      *
-     * @param skipInPlace leave out the words of copies this scan found or put in place at the node.
-     * @param keepAll     also add every committed word read, skipped or not, to {@link #present}.
+     * @param skipInPlace leave out the words of copies this scan found or put in place at the node (and, in a second
+     *                    refill pass, keep them in {@link #standingInPlace}).
      */
     private int committedWords(final int node, final long at, final int length, final long[] committed,
-        final boolean skipInPlace, final boolean keepAll)
+        final boolean skipInPlace)
     {
         listing.readIndex(node, at, buffer, length);
         int count = 0;
@@ -630,15 +639,18 @@ public final class ReplicaCopier
             {
                 final long word = buffer.get(LONG, (long)bucket * IndexLayout.BUCKET_LENGTH +
                     IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH);
-                if (keepAll && SlotWord.isCommitted(word))
+                if (!SlotWord.isCommitted(word))
                 {
-                    if (presentCount == present.length)
-                    {
-                        present = Arrays.copyOf(present, 2 * present.length);
-                    }
-                    present[presentCount++] = word;
+                    continue;
                 }
-                if (SlotWord.isCommitted(word) && !(skipInPlace && inPlaceWords[node].contains(word)))
+                if (skipInPlace && inPlaceWords[node].contains(word))
+                {
+                    if (standingInPlace != null && standingInPlace[node] != null)
+                    {
+                        standingInPlace[node].add(word);
+                    }
+                }
+                else
                 {
                     slotOffsets[count] = at + (long)bucket * IndexLayout.BUCKET_LENGTH +
                         IndexLayout.BUCKET_HEADER_LENGTH + (long)i * IndexLayout.SLOT_LENGTH;
@@ -655,13 +667,12 @@ public final class ReplicaCopier
         return buffer.get(LONG, IndexLayout.DIRECTORY_VERSION_OFFSET);
     }
 
-    private void scan(final int node, final int joiner, final boolean keepAll)
+    private void scan(final int node, final int joiner)
     {
         final long[] range = indexRange(node);
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
-            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true,
-                keepAll);
+            final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
             listing.keysOf(node, committed, count, keys);
             for (int c = 0; c < count; c++)
             {
