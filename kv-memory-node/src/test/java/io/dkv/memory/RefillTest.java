@@ -5,11 +5,9 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.RefillReport;
-import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import org.junit.jupiter.api.AfterEach;
@@ -76,26 +74,10 @@ class RefillTest
     @ValueSource(strings = {"shm", "tcp"})
     void aNodeBackFromAFailureIsBroughtUpToDateWhileWritesGoOn(final String provider) throws Exception
     {
-        directory.membership(membership(1, Membership.LIVE));
-        for (int i = 0; i < IDS.length; i++)
-        {
-            startNode(provider, i);
-        }
-        final Raas clientRaas = RaasDriver.start(KvCluster.context(provider, 100), directory);
-        open.add(clientRaas);
+        final Raas clientRaas = startAndFill(provider);
         final KvClient client = KvClient.connect(clientRaas, clientContext());
         open.add(client);
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), value(k, 0));
-        }
-
-        final int down = (int)BACK - 1;
-        nodes[down].close();
-        nodes[down] = null;
-        raases[down].close();
-        raases[down] = null;
-        directory.membership(membership(2, Membership.DOWN));
+        final int down = takeBackDown();
         for (int k = 0; k < KEYS; k++)
         {
             if (k % 3 == 0)
@@ -199,28 +181,13 @@ class RefillTest
     @ValueSource(strings = {"shm"})
     void whatAWriterUnawareOfTheJoinerDoesBetweenThePassesReachesIt(final String provider)
     {
-        directory.membership(membership(1, Membership.LIVE));
-        for (int i = 0; i < IDS.length; i++)
-        {
-            startNode(provider, i);
-        }
-        final Raas clientRaas = RaasDriver.start(KvCluster.context(provider, 100), directory);
-        open.add(clientRaas);
+        final Raas clientRaas = startAndFill(provider);
         final KvClient client = KvClient.connect(clientRaas, clientContext());
         open.add(client);
-        for (int k = 0; k < KEYS; k++)
-        {
-            client.put(key(k), value(k, 0));
-        }
-        final int down = (int)BACK - 1;
-        nodes[down].close();
-        nodes[down] = null;
-        raases[down].close();
-        raases[down] = null;
-        directory.membership(membership(2, Membership.DOWN));
+        final int down = takeBackDown();
         // its own driver, over a directory that reads the membership of epoch 2 whatever the cluster's is now
-        final Raas unawareRaas = RaasDriver.start(KvCluster.context(provider, 101), new FrozenMembership(directory,
-            membership(2, Membership.DOWN)));
+        final Raas unawareRaas = RaasDriver.start(KvCluster.context(provider, 101), new MembershipOf(directory,
+            () -> membership(2, Membership.DOWN)));
         open.add(unawareRaas);
         final KvClient unaware = KvClient.connect(unawareRaas, clientContext().membershipLeaseMs(100));
         open.add(unaware);
@@ -290,48 +257,36 @@ class RefillTest
         assertTrue(stranger.getMessage().contains("memory node 9 is none of"), stranger.getMessage());
     }
 
-    /** The cluster's directory, but for its membership: the one it was given, for a client that missed the rest. */
-    private record FrozenMembership(StaticDirectory cluster, Membership frozen) implements Directory
+    /** Start every node, the membership all live, and put {@link #KEYS} keys. @return the writer's driver. */
+    private Raas startAndFill(final String provider)
     {
-        public NodeRecord node(final long nodeId)
+        directory.membership(membership(1, Membership.LIVE));
+        for (int i = 0; i < IDS.length; i++)
         {
-            return cluster.node(nodeId);
+            startNode(provider, i);
         }
+        final Raas clientRaas = RaasDriver.start(KvCluster.context(provider, 100), directory);
+        open.add(clientRaas);
+        try (KvClient filler = KvClient.connect(clientRaas, clientContext()))
+        {
+            for (int k = 0; k < KEYS; k++)
+            {
+                filler.put(key(k), value(k, 0));
+            }
+        }
+        return clientRaas;
+    }
 
-        public List<NodeRecord> nodes(final int role)
-        {
-            return cluster.nodes(role);
-        }
-
-        public Membership membership()
-        {
-            return frozen;
-        }
-
-        public RemoteRegion region(final String name)
-        {
-            return cluster.region(name);
-        }
-
-        public void register(final NodeRecord self)
-        {
-            cluster.register(self);
-        }
-
-        public void publish(final RemoteRegion region)
-        {
-            cluster.publish(region);
-        }
-
-        public void withdraw(final String name)
-        {
-            cluster.withdraw(name);
-        }
-
-        public void invalidate(final long nodeId)
-        {
-            cluster.invalidate(nodeId);
-        }
+    /** Stop node {@link #BACK} and declare it down. @return its index. */
+    private int takeBackDown()
+    {
+        final int down = (int)BACK - 1;
+        nodes[down].close();
+        nodes[down] = null;
+        raases[down].close();
+        raases[down] = null;
+        directory.membership(membership(2, Membership.DOWN));
+        return down;
     }
 
     private void startNode(final String provider, final int i)

@@ -9,7 +9,6 @@ import io.dkv.raas.Directory;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
-import io.dkv.raas.RemoteRegion;
 import io.dkv.raas.StaticDirectory;
 import io.dkv.raas.driver.RaasDriver;
 import org.agrona.concurrent.CachedNanoClock;
@@ -337,42 +336,10 @@ class ReplicationTest
     {
         start(provider);
         // a directory that reaches the nodes but cannot say how many copies keys have (its MetaServer is down)
-        final Directory blind = new Directory()
+        final Directory blind = new MembershipOf(directory, () ->
         {
-            public NodeRecord node(final long nodeId)
-            {
-                return directory.node(nodeId);
-            }
-
-            public Membership membership()
-            {
-                throw new UnsupportedOperationException("no MetaServer answered");
-            }
-
-            public RemoteRegion region(final String name)
-            {
-                return directory.region(name);
-            }
-
-            public void register(final NodeRecord self)
-            {
-                directory.register(self);
-            }
-
-            public void publish(final RemoteRegion region)
-            {
-                directory.publish(region);
-            }
-
-            public void withdraw(final String name)
-            {
-                directory.withdraw(name);
-            }
-
-            public void invalidate(final long nodeId)
-            {
-            }
-        };
+            throw new UnsupportedOperationException("no MetaServer answered");
+        });
         try (Raas blindRaas = RaasDriver.start(KvCluster.context(provider, 101), blind))
         {
             final KvException refused = assertThrows(KvException.class,
