@@ -280,11 +280,19 @@ public final class KvClient implements AutoCloseable
         return refill(nodeId, 0);
     }
 
+    /** A copier over the session's reads, noting what a pass finds in place in {@code ledger} (or null). */
+    private ReplicaCopier copier(final KvSession session, final ChangeLedger ledger)
+    {
+        return new ReplicaCopier(session.listing(), session.refillBatch(), membership, availability.nodeIds(),
+            context.nanoClock(), ledger);
+    }
+
     /**
      * A refill's first pass made during its wait, and a second after it that reads again only what changed since
-     * (client/README.md, "Refill"): the wait ends every write that skips the joiner, and the first pass notes each key
-     * it finds in place with its words, so that the second finds what such a write changed or deleted meanwhile.
-     * Either pass alone, as before, when the membership moved on between them or the notes outgrew their budget.
+     * (client/README.md, "Refill around its wait"): the wait ends every write that skips the joiner, and the first
+     * pass notes each key it finds in place with its words, so that the second finds what such a write changed or
+     * deleted meanwhile. Either pass alone, as before, when the membership moved on between them or the notes outgrew
+     * their budget.
      */
     private RefillReport refillAroundWait(final KvSession session, final long nodeId, final int joiner,
         final long settleMs, final Runnable afterFirstPass)
@@ -294,8 +302,7 @@ public final class KvClient implements AutoCloseable
         final long epoch = membership.epoch();
         // a third of the heap at most, as a membership change's fill: past that the second pass reads every key
         final ChangeLedger ledger = new ChangeLedger(epoch, ids.length, Runtime.getRuntime().maxMemory() / 3);
-        final ReplicaCopier copier = new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids,
-            context.nanoClock(), ledger);
+        final ReplicaCopier copier = copier(session, ledger);
         final RefillReport first = copier.refill(joiner);
         if (afterFirstPass != null)
         {
@@ -316,8 +323,7 @@ public final class KvClient implements AutoCloseable
         }
         membership.refreshNow();
         final RefillReport second = ledger.abandoned() || membership.epoch() != epoch ?
-            new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
-                .refill(joiner) : copier.refillAgain(joiner);
+            copier(session, null).refill(joiner) : copier.refillAgain(joiner);
         return new RefillReport(second.keysSeen(), second.refilled(), second.inPlace(), second.unsettled(),
             first.passes() + second.passes(), first.millis() + second.millis(), second.alone());
     }
@@ -368,8 +374,7 @@ public final class KvClient implements AutoCloseable
         final long settleMs = (long)context.membershipRefreshMs() + context.timeoutMs() - Math.max(0, joiningForMs);
         final KvSession session = session();
         final RefillReport report = settleMs > 0 ? refillAroundWait(session, nodeId, joiner, settleMs, afterFirstPass) :
-            new ReplicaCopier(session.listing(), session.refillBatch(), membership, ids, context.nanoClock())
-                .refill(joiner);
+            copier(session, null).refill(joiner);
         if (report.complete())
         {
             // the copies were told under this client's durability: on the joiner's disk before anyone reads it, so
@@ -411,14 +416,12 @@ public final class KvClient implements AutoCloseable
         changeLedger = null;
         if (phase == Membership.HANDOVER && fill != null && fill.servesHandoverOf(placement.epoch))
         {
-            return syncEntering(session, placement, new ReplicaCopier(session.listing(), session.refillBatch(),
-                membership, availability.nodeIds(), context.nanoClock()).handoverChange(fill));
+            return syncEntering(session, placement, copier(session, null).handoverChange(fill));
         }
         // a third of the heap at most: past that the handover reads every moving key again
         final ChangeLedger ledger = phase == Membership.FILL ? new ChangeLedger(placement.epoch,
             availability.nodeIds().length, Runtime.getRuntime().maxMemory() / 3) : null;
-        final RefillReport report = new ReplicaCopier(session.listing(), session.refillBatch(), membership,
-            availability.nodeIds(), context.nanoClock(), ledger).fillChange();
+        final RefillReport report = copier(session, ledger).fillChange();
         changeLedger = ledger;
         return syncEntering(session, placement, report);
     }
