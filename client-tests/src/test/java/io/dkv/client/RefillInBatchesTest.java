@@ -111,6 +111,50 @@ class RefillInBatchesTest
         assertEquals(KvBlockLayout.NO_WRITE, stateAt(check, indexOf(ADDED), deleted).liveWriteId(0));
     }
 
+    @ParameterizedTest(name = "{0} cop(ies)")
+    @ValueSource(ints = {1, 2})
+    @Timeout(120)
+    void aKeyFoundByItsJoinersScanIsInPlaceOnlyWhereItsServingReplicasHoldTheWriteTheScanRead(final int replicas)
+        throws InterruptedException
+    {
+        final KvClient client = loaded(replicas);
+        final int[] moving = Arrays.stream(ChangingStore.movingKeys(client, KEYS)).filter(k -> k != LONG_KEY)
+            .limit(4).toArray();
+        final KvSession session = store.session(101);
+        final KvSession check = store.session(103);
+        final RefillBatch batch = session.refillBatch();
+        // the added member holds no copy yet: a scan that read a write there the serving replicas do not hold is
+        // read whole, and the key copied
+        final KeyState head = stateAt(check, indexOf(before[moving[0]][0]), moving[0]);
+        assertTrue(batch.addScanned(key(moving[0]), indexOf(ADDED), head.word, KvBlockLayout.NEVER, head.writeId + 1));
+        assertTrue(batch.addScanned(key(moving[1]), indexOf(ADDED), head.word, KvBlockLayout.NEVER, 42));
+        batch.run();
+        assertEquals(RefillBatch.REFILLED, batch.outcome(0), "a scanned write the head does not hold is copied over");
+        assertEquals(RefillBatch.REFILLED, batch.outcome(1), "a key the joiner lacks is copied");
+        batch.clear();
+        assertCopyAsHead(check, moving[0]);
+        assertCopyAsHead(check, moving[1]);
+
+        // copies in place, as the scan reads them: in place without another read of the joiner; one scanned before a
+        // write that reached its serving replicas only is read whole
+        for (int i = 2; i < moving.length; i++)
+        {
+            assertTrue(batch.add(key(moving[i]), indexOf(ADDED)));
+        }
+        batch.run();
+        batch.clear();
+        final KeyState copy = stateAt(check, indexOf(ADDED), moving[2]);
+        final KeyState stale = stateAt(check, indexOf(ADDED), moving[3]);
+        assertTrue(batch.addScanned(key(moving[2]), indexOf(ADDED), copy.word, copy.expireAt, copy.writeId));
+        assertTrue(batch.addScanned(key(moving[3]), indexOf(ADDED), stale.word, stale.expireAt, stale.writeId - 1));
+        batch.run();
+        assertEquals(RefillBatch.IN_PLACE, batch.outcome(0), "the scanned copy holds the head's write");
+        assertEquals(RefillBatch.IN_PLACE, batch.outcome(1), "read whole, the copy holds the head's write");
+        batch.clear();
+        assertCopyAsHead(check, moving[2]);
+        assertCopyAsHead(check, moving[3]);
+    }
+
     /** Keys on nodes 1 to 3 (one of them with a value past 8 KiB), then node 4 added: the change in its fill. */
     private KvClient loaded(final int replicas) throws InterruptedException
     {

@@ -34,8 +34,9 @@ public final class IndexListing
     private final int[] roundNode = new int[1];
     /** The block {@link #keyOf} reads, its header first; made at its first. */
     private MemorySegment block;
-    /** The expiry of the block whose key {@link #keyRead} or {@link #keyOf} returned last. */
+    /** The expiry and write id of the block whose key {@link #keyRead} or {@link #keyOf} returned last. */
     private long lastExpireAt;
+    private long lastWriteId;
     /** An index header, read by {@link #diskOf}; made at its first. */
     private MemorySegment header;
 
@@ -111,6 +112,18 @@ public final class IndexListing
     public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut,
         final long[] expireAtOut)
     {
+        keysOf(node, words, count, keysOut, expireAtOut, null);
+    }
+
+    /**
+     * As {@link #keysOf(int, long[], int, byte[][], long[])}, with each block's write id: the header's, read with the
+     * key (a block never changes its write id, and the word was read just before, as for the key).
+     *
+     * @param writeIdsOut where not null, filled with word i's block's write id at i (where its key is not null).
+     */
+    public void keysOf(final int node, final long[] words, final int count, final byte[][] keysOut,
+        final long[] expireAtOut, final long[] writeIdsOut)
+    {
         final MemoryNodeView view = links.view(links.use(node));
         roundNode[0] = node;
         if (keyBlocks == null)
@@ -152,6 +165,10 @@ public final class IndexListing
                 {
                     expireAtOut[i] = lastExpireAt;
                 }
+                if (writeIdsOut != null)
+                {
+                    writeIdsOut[i] = lastWriteId;
+                }
             }
         }
     }
@@ -171,6 +188,7 @@ public final class IndexListing
         }
         final int keyLength = KvBlockLayout.keyLength(keyBlocks, at);
         lastExpireAt = KvBlockLayout.expireAt(keyBlocks, at);
+        lastWriteId = KvBlockLayout.writeId(keyBlocks, at);
         final byte[] key = KvBlockLayout.HEADER_LENGTH + keyLength <= Math.min(hint, KEY_PREFIX) ?
             keyBlocks.asSlice(at + KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE) :
             keyOf(node, word);
@@ -212,6 +230,7 @@ public final class IndexListing
                 return null;
             }
             lastExpireAt = KvBlockLayout.expireAt(block, 0);
+            lastWriteId = KvBlockLayout.writeId(block, 0);
             return block.asSlice(KvBlockLayout.HEADER_LENGTH, keyLength).toArray(ValueLayout.JAVA_BYTE);
         }
         catch (final RaasException ex)

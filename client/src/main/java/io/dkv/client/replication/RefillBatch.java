@@ -41,6 +41,8 @@ public final class RefillBatch
     private static final int TO_CHECK = 2;
     private static final int DONE = 3;
     private static final int ALONE = 4;
+    /** Its joiner's state read by the scan that found it: its serving replicas' read next. */
+    private static final int SCANNED = 5;
 
     /**
      * For tests: run between the joiners' reads and the serving replicas' (a writer's write landing between them).
@@ -64,6 +66,11 @@ public final class RefillBatch
     private final int[] copyLengths = new int[CAPACITY];
     /** Per key: the empty slot its insert takes at its joiner, or -1. */
     private final long[] insertSlots = new long[CAPACITY];
+    /** Per key: whether its joiner's scan read its state; the word it read, the block's expiry and write id. */
+    private final boolean[] scanned = new boolean[CAPACITY];
+    private final long[] scannedWords = new long[CAPACITY];
+    private final long[] scannedExpireAts = new long[CAPACITY];
+    private final long[] scannedWriteIds = new long[CAPACITY];
     private final int[] servingNodes;
     private final long[] servingWords;
     private final int[] oneNode = new int[1];
@@ -112,7 +119,32 @@ public final class RefillBatch
         }
         batch.keys[batch.count] = key;
         batch.nodes[batch.count][0] = joiner;
+        scanned[batch.count] = false;
         batch.count++;
+        return true;
+    }
+
+    /**
+     * Add a key found by a scan of its joiner's index, with the state the scan read there: its slot's word, and the
+     * expiry and write id of the block it names (read with the key). Only its serving replicas are read then, as
+     * {@link #run} reads them after the joiner, and a joiner that holds their write is in place: three reads of a key
+     * where {@link #add}'s take six, on a restarted node whose keys are nearly all in place. A key not in place is
+     * then read whole, its joiner again, as {@link #add}'s are.
+     *
+     * @return true when added; false when the batch is full (run it first).
+     */
+    public boolean addScanned(final byte[] key, final int joiner, final long word, final long expireAt,
+        final long writeId)
+    {
+        if (!add(key, joiner))
+        {
+            return false;
+        }
+        final int i = batch.count - 1;
+        scanned[i] = true;
+        scannedWords[i] = word;
+        scannedExpireAts[i] = expireAt;
+        scannedWriteIds[i] = writeId;
         return true;
     }
 
@@ -175,7 +207,8 @@ public final class RefillBatch
         return alone;
     }
 
-    void clear()
+    /** Empty the batch, for the next keys. */
+    public void clear()
     {
         Arrays.fill(batch.keys, 0, batch.count, null);
         batch.count = 0;
@@ -191,6 +224,7 @@ public final class RefillBatch
         try
         {
             place();
+            judgeScanned();
             reads.read(batch, TO_READ, ALONE, nowMillis, betweenReads);
             judge(TO_READ, IN_PLACE, TO_COPY);
             copy();
@@ -259,6 +293,31 @@ public final class RefillBatch
             outcome = changed[i] ? REFILLED : outcome;
         }
         outcomes[i] = outcome;
+    }
+
+    /**
+     * The keys added by {@link #addScanned}: their serving replicas read (two rounds), those whose joiner holds the
+     * serving write in place; the others are read whole next, as any key.
+     */
+    private void judgeScanned()
+    {
+        boolean any = false;
+        for (int i = 0; i < batch.count; i++)
+        {
+            if (batch.stages[i] == TO_READ && scanned[i])
+            {
+                batch.stages[i] = SCANNED;
+                reads.words[i][0] = scannedWords[i];
+                reads.writeIds[i][0] = KvBlockLayout.isExpired(scannedExpireAts[i], nowMillis) ?
+                    KvBlockLayout.NO_WRITE : scannedWriteIds[i];
+                any = true;
+            }
+        }
+        if (any)
+        {
+            reads.readServingStates(batch, SCANNED, ALONE, nowMillis);
+            judge(SCANNED, IN_PLACE, TO_READ);
+        }
     }
 
     /** Keys whose serving replicas agree and whose joiner names their write are in place; others go on, or alone. */

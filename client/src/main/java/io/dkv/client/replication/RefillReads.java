@@ -92,6 +92,30 @@ final class RefillReads
     void read(final RefillBatch.Keys keys, final int stage, final int alone, final long nowMillis,
         final Runnable between)
     {
+        start(keys, stage);
+        // the joiner first: a writer's write that reaches it after this read makes the swap from the word read fail
+        readBuckets(keys, stage, alone, 0, 1, true);
+        if (between != null)
+        {
+            between.run();
+        }
+        readBuckets(keys, stage, alone, 1, positions, true);
+        readBlocks(keys, stage, alone, nowMillis, 0, positions);
+    }
+
+    /**
+     * Read the state of each key in {@code stage} at its serving replicas only: their candidates in one round, the
+     * blocks of their slots in the next. For keys whose joiner's state the scan that found them read just before.
+     */
+    void readServingStates(final RefillBatch.Keys keys, final int stage, final int alone, final long nowMillis)
+    {
+        start(keys, stage);
+        readBuckets(keys, stage, alone, 1, positions, true);
+        readBlocks(keys, stage, alone, nowMillis, 1, positions);
+    }
+
+    private void start(final RefillBatch.Keys keys, final int stage)
+    {
         if (buckets == null)
         {
             buckets = links.raas().allocateBuffer((int)(RefillBatch.CAPACITY * positions * PAIR));
@@ -102,14 +126,6 @@ final class RefillReads
         {
             started[i] = keys.stages[i] == stage ? now : started[i];
         }
-        // the joiner first: a writer's write that reaches it after this read makes the swap from the word read fail
-        readBuckets(keys, stage, alone, 0, 1, true);
-        if (between != null)
-        {
-            between.run();
-        }
-        readBuckets(keys, stage, alone, 1, positions, true);
-        readBlocks(keys, stage, alone, nowMillis);
     }
 
     /** Read again, in one round, the joiners' candidates of the keys in {@code stage}: {@link #buckets()}. */
@@ -189,13 +205,18 @@ final class RefillReads
         return true;
     }
 
-    /** One round: the block of each slot found, and what it says of its key (its live write, or none there). */
-    private void readBlocks(final RefillBatch.Keys keys, final int stage, final int alone, final long nowMillis)
+    /**
+     * One round: the block of each slot found, and what it says of its key (its live write, or none there).
+     *
+     * @param from the first position read; those below {@code to} are read.
+     */
+    private void readBlocks(final RefillBatch.Keys keys, final int stage, final int alone, final long nowMillis,
+        final int from, final int to)
     {
         long needed = 0;
         for (int i = 0; i < keys.count; i++)
         {
-            for (int p = 0; keys.stages[i] == stage && p <= keys.servingCounts[i]; p++)
+            for (int p = from; keys.stages[i] == stage && p < Math.min(to, 1 + keys.servingCounts[i]); p++)
             {
                 if (blockWords[i][p] != SlotWord.EMPTY)
                 {
@@ -211,7 +232,7 @@ final class RefillReads
         round.start();
         for (int i = 0; i < keys.count; i++)
         {
-            for (int p = 0; keys.stages[i] == stage && p <= keys.servingCounts[i]; p++)
+            for (int p = from; keys.stages[i] == stage && p < Math.min(to, 1 + keys.servingCounts[i]); p++)
             {
                 final long word = blockWords[i][p];
                 if (word != SlotWord.EMPTY)
@@ -230,7 +251,7 @@ final class RefillReads
                 // a block read after its slot may have been reused once a grace period of an operation's timeout passed
                 keys.stages[i] = alone;
             }
-            for (int p = 0; keys.stages[i] == stage && p <= keys.servingCounts[i]; p++)
+            for (int p = from; keys.stages[i] == stage && p < Math.min(to, 1 + keys.servingCounts[i]); p++)
             {
                 final long word = blockWords[i][p];
                 if (word == SlotWord.EMPTY)

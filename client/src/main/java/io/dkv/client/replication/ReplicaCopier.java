@@ -66,6 +66,9 @@ public final class ReplicaCopier
     private final long[] committed = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final long[] slotOffsets = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private final byte[][] keys = new byte[CHUNK / IndexLayout.SLOT_LENGTH][];
+    /** The expiry and write id of each key's block, as a refill's scan of its joiner reads them with the key. */
+    private final long[] expireAts = new long[CHUNK / IndexLayout.SLOT_LENGTH];
+    private final long[] writeIds = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     /** The committed words of the node the switch pass scans, sorted once it is scanned. */
     private long[] present = new long[CHUNK / IndexLayout.SLOT_LENGTH];
     private int presentCount;
@@ -673,11 +676,37 @@ public final class ReplicaCopier
         for (long at = range[0]; at < range[1]; at += CHUNK)
         {
             final int count = committedWords(node, at, (int)Math.min(CHUNK, range[1] - at), committed, true);
-            listing.keysOf(node, committed, count, keys);
-            for (int c = 0; c < count; c++)
+            if (node == joiner)
             {
-                visit(node, joiner, keys[c]);
+                listing.keysOf(node, committed, count, keys, expireAts, writeIds);
+                for (int c = 0; c < count; c++)
+                {
+                    visitJoiner(joiner, c);
+                }
             }
+            else
+            {
+                listing.keysOf(node, committed, count, keys);
+                for (int c = 0; c < count; c++)
+                {
+                    visit(node, joiner, keys[c]);
+                }
+            }
+            flush();
+        }
+    }
+
+    /** A key of the joiner's own index: refilled with the state the scan read of it (its word, write id). */
+    private void visitJoiner(final int joiner, final int c)
+    {
+        if (keys[c] == null)
+        {
+            return;
+        }
+        keysSeen++;
+        batch.addScanned(keys[c], joiner, committed[c], expireAts[c], writeIds[c]);
+        if (batch.full())
+        {
             flush();
         }
     }
