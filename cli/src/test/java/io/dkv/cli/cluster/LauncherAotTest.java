@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@code dkv} launcher's JDK AOT caches: a compute node that fails at once trains none and prints nothing of the
- * JDK's AOT, and a compute node that served, or a {@code put} that reached the store, leads to a cache that later
- * starts run with. The script runs itself, from a copy of this checkout's launcher in a home of its own whose JARs
- * are this test's class path (so that it neither builds nor touches the checkout's caches).
+ * JDK's AOT, and a compute node that served, a memory node that served, or a {@code put} that reached the store, leads
+ * to a cache that later starts run with. The script runs itself, from a copy of this checkout's launcher in a home of
+ * its own whose JARs are this test's class path (so that it neither builds nor touches the checkout's caches).
  */
 class LauncherAotTest
 {
@@ -91,6 +91,33 @@ class LauncherAotTest
         finally
         {
             assertEquals(0, up.stop(TIMEOUT_MS), "dkv up stops cleanly on SIGTERM");
+        }
+    }
+
+    @Test
+    void aMemoryNodeThatServedLeadsToACacheThatLaterStartsUse(@TempDir final Path dir) throws Exception
+    {
+        final Path home = launcherHome(dir.resolve("home"));
+        final Path clusterFile = dir.resolve("cluster.properties");
+        final RoleProcess up = LocalClusterTest.up(dir, clusterFile);
+        try
+        {
+            final ClusterFile cluster = ClusterFile.read(clusterFile);
+            final Path log = dir.resolve("memory-node.log");
+            final Process node = start(home, log, "memory-node", "--node-id", "103", "--join", "--meta",
+                cluster.meta(), "--cluster-secret-file", cluster.secretFile(), "--index-groups", "1024",
+                "--heap-chunks", "8");
+            awaitLine(node, log, "serving index");
+            node.destroy();
+            assertTrue(node.waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS), () -> read(log));
+            assertNoAotLines(new Launched(0, read(log)));
+
+            assertEquals(0, launch(home, dir, "get", "--help").status(), "the start after the served run");
+            awaitFile(aot(home, "memory-node.aot"));
+        }
+        finally
+        {
+            up.stop(TIMEOUT_MS);
         }
     }
 
