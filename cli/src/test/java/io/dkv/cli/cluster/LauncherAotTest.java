@@ -67,13 +67,8 @@ class LauncherAotTest
         {
             final ClusterFile cluster = ClusterFile.read(clusterFile);
             final Path log = dir.resolve("compute-node.log");
-            final Process node = start(home, log, "compute-node", "--port", "0", "--meta", cluster.meta(),
-                "--cluster-secret-file", cluster.secretFile());
-            awaitLine(node, log, "serving RESP on");
-            node.destroy();
-            assertTrue(node.waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS), () -> read(log));
-            assertEquals(0, node.exitValue(), () -> read(log));
-            assertNoAotLines(new Launched(0, read(log)));
+            assertEquals(0, serveAndStop(home, log, "serving RESP on", "compute-node", "--port", "0", "--meta",
+                cluster.meta(), "--cluster-secret-file", cluster.secretFile()), () -> read(log));
 
             final String clusterOption = "--cluster=" + clusterFile;
             final Launched put = launch(home, dir, "put", clusterOption, "greeting", "hello");
@@ -103,14 +98,9 @@ class LauncherAotTest
         try
         {
             final ClusterFile cluster = ClusterFile.read(clusterFile);
-            final Path log = dir.resolve("memory-node.log");
-            final Process node = start(home, log, "memory-node", "--node-id", "103", "--join", "--meta",
-                cluster.meta(), "--cluster-secret-file", cluster.secretFile(), "--index-groups", "1024",
-                "--heap-chunks", "8");
-            awaitLine(node, log, "serving index");
-            node.destroy();
-            assertTrue(node.waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS), () -> read(log));
-            assertNoAotLines(new Launched(0, read(log)));
+            serveAndStop(home, dir.resolve("memory-node.log"), "serving index", "memory-node", "--node-id", "103",
+                "--join", "--meta", cluster.meta(), "--cluster-secret-file", cluster.secretFile(), "--index-groups",
+                "1024", "--heap-chunks", "8");
 
             assertEquals(0, launch(home, dir, "get", "--help").status(), "the start after the served run");
             awaitFile(aot(home, "memory-node.aot"));
@@ -165,6 +155,23 @@ class LauncherAotTest
             process.destroyForcibly();
         }
         return new Launched(process.waitFor(), read(log));
+    }
+
+    /**
+     * A node started through the launcher, once it says {@code line} stopped as Ctrl-C stops it: a training run that
+     * served and ended, which printed nothing of the JDK's AOT.
+     *
+     * @return its exit status.
+     */
+    private static int serveAndStop(final Path home, final Path log, final String line, final String... arguments)
+        throws Exception
+    {
+        final Process node = start(home, log, arguments);
+        awaitLine(node, log, line);
+        node.destroy();
+        assertTrue(node.waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS), () -> read(log));
+        assertNoAotLines(new Launched(0, read(log)));
+        return node.exitValue();
     }
 
     private static void awaitLine(final Process process, final Path log, final String line) throws Exception
