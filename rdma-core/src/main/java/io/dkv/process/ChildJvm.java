@@ -9,8 +9,7 @@ import java.util.List;
 /**
  * How a dkv process starts another dkv process's JVM: this JVM's java, the options of this JVM that every dkv process
  * needs (module access, native access, the collector; not its heap or anything a benchmark added), and, for a compute
- * or memory node, the JDK AOT cache that {@code ./dkv} names in {@link #AOT_CACHE_ENV} or
- * {@link #MEMORY_AOT_CACHE_ENV} once the first such node it started trained one.
+ * node, the JDK AOT cache that {@code ./dkv} names in {@link #AOT_CACHE_ENV} once its first compute node trained one.
  * The autoscaler, {@code ./dkv up}, the check harness and the benchmarks start their children so, each child on this
  * JVM's class path with its role's own main ({@code ComputeNodeCommand}, {@code MetaCommand}, ...), not {@code ./dkv}'s
  * top-level command, which lives in a module that depends on them all.
@@ -19,8 +18,6 @@ public final class ChildJvm
 {
     /** The environment variable in which {@code ./dkv} names the trained AOT cache of compute nodes. */
     public static final String AOT_CACHE_ENV = "DKV_AOT_CACHE";
-    /** The environment variable in which {@code ./dkv} names the trained AOT cache of memory nodes. */
-    public static final String MEMORY_AOT_CACHE_ENV = "DKV_MEMORY_AOT_CACHE";
     private static final List<String> INHERITED_PREFIXES = List.of(
         "--add-opens", "--add-exports", "--enable-native-access", "--sun-misc-unsafe-memory-access", "-XX:+Use");
 
@@ -46,17 +43,7 @@ public final class ChildJvm
     /** @return the options that start a compute node with the trained AOT cache, or none while there is none. */
     public static List<String> computeNodeAotCache()
     {
-        return aotCache(System.getenv(AOT_CACHE_ENV));
-    }
-
-    /** @return the options that start a memory node with the trained AOT cache, or none while there is none. */
-    public static List<String> memoryNodeAotCache()
-    {
-        return aotCache(System.getenv(MEMORY_AOT_CACHE_ENV));
-    }
-
-    private static List<String> aotCache(final String aotCache)
-    {
+        final String aotCache = System.getenv(AOT_CACHE_ENV);
         return aotCache != null && Files.isRegularFile(Path.of(aotCache)) ?
             List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot=off", "-Xlog:cds=off") : List.of();
     }

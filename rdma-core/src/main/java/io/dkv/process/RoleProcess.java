@@ -123,8 +123,7 @@ public final class RoleProcess implements AutoCloseable
     /**
      * Start {@code mainClass} in a JVM of its own and return at once; {@link #pollReady(Pattern)} says when it is.
      * A compute node starts with the AOT cache its first run trained ({@link ChildJvm#computeNodeAotCache()}), as
-     * {@code ./dkv compute-node} does, for a join without class loading; a memory node with its own
-     * ({@link ChildJvm#memoryNodeAotCache()}), for a restart's load and refill.
+     * {@code ./dkv compute-node} does, for a join without class loading.
      *
      * @param name       what to call it in messages.
      * @param heap       its -Xmx value, e.g. "512m".
@@ -148,10 +147,6 @@ public final class RoleProcess implements AutoCloseable
         if (RoleMains.COMPUTE_NODE.equals(mainClass))
         {
             command.addAll(ChildJvm.computeNodeAotCache());
-        }
-        else if (RoleMains.MEMORY_NODE.equals(mainClass))
-        {
-            command.addAll(ChildJvm.memoryNodeAotCache());
         }
         command.add("-Xmx" + heap);
         command.addAll(jvmOptions);

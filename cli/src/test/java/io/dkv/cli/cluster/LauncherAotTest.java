@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The {@code dkv} launcher's JDK AOT caches: a compute node that fails at once trains none and prints nothing of the
- * JDK's AOT, and a compute node that served, a memory node that served, or a {@code put} that reached the store, leads
- * to a cache that later starts run with. The script runs itself, from a copy of this checkout's launcher in a home of
- * its own whose JARs are this test's class path (so that it neither builds nor touches the checkout's caches).
+ * JDK's AOT, and a compute node that served, or a {@code put} that reached the store, leads to a cache that later
+ * starts run with. The script runs itself, from a copy of this checkout's launcher in a home of its own whose JARs
+ * are this test's class path (so that it neither builds nor touches the checkout's caches).
  */
 class LauncherAotTest
 {
@@ -86,28 +86,6 @@ class LauncherAotTest
         finally
         {
             assertEquals(0, up.stop(TIMEOUT_MS), "dkv up stops cleanly on SIGTERM");
-        }
-    }
-
-    @Test
-    void aMemoryNodeThatServedLeadsToACacheThatLaterStartsUse(@TempDir final Path dir) throws Exception
-    {
-        final Path home = launcherHome(dir.resolve("home"));
-        final Path clusterFile = dir.resolve("cluster.properties");
-        final RoleProcess up = LocalClusterTest.up(dir, clusterFile);
-        try
-        {
-            final ClusterFile cluster = ClusterFile.read(clusterFile);
-            serveAndStop(home, dir.resolve("memory-node.log"), "serving index", "memory-node", "--node-id", "103",
-                "--join", "--meta", cluster.meta(), "--cluster-secret-file", cluster.secretFile(), "--index-groups",
-                "1024", "--heap-chunks", "8");
-
-            assertEquals(0, launch(home, dir, "get", "--help").status(), "the start after the served run");
-            awaitFile(aot(home, "memory-node.aot"));
-        }
-        finally
-        {
-            up.stop(TIMEOUT_MS);
         }
     }
 

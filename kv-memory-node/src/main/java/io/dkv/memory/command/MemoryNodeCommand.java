@@ -11,7 +11,6 @@ import io.dkv.memory.MemoryNode;
 import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.memory.MemoryNodeContext;
 import io.dkv.memory.PersistStats;
-import io.dkv.process.AotTraining;
 import io.dkv.raas.Membership;
 import io.dkv.raas.NodeRecord;
 import io.dkv.raas.Raas;
@@ -52,8 +51,6 @@ import java.util.concurrent.TimeUnit;
     })
 public final class MemoryNodeCommand implements Callable<Integer>
 {
-    /** Set by the launcher on the run that trains the AOT cache: a file this run writes once it serves. */
-    static final String AOT_SERVED_MARKER_PROP_NAME = "dkv.memory.aot.served.marker";
     private static final long REPORT_INTERVAL_SECONDS = 10;
 
     @Spec
@@ -325,7 +322,6 @@ public final class MemoryNodeCommand implements Callable<Integer>
             dataDir == null ? "keys in memory only" :
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
-        AotTraining.markServed(AOT_SERVED_MARKER_PROP_NAME);
         final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out, registeredIncarnation,
             registeredAtNanos);
         Thread refill = null;
