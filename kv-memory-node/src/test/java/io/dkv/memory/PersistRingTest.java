@@ -110,7 +110,10 @@ class PersistRingTest
                     }
                 }
                 client.flushPersists();
-                KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= KEYS);
+                // a turn counts the entries it took once it has taken them all, and a batch it fills on the way
+                // is written before that: both counts are awaited
+                KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= KEYS &&
+                    counter(node, MemoryNodeCounter.RING_ENTRIES) >= KEYS);
                 assertEquals(1, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_RING), "one ring for the thread");
                 assertEquals(KEYS, counter(node, MemoryNodeCounter.RING_ENTRIES), "over two laps of its 8,184");
                 assertEquals(0, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "no message");
