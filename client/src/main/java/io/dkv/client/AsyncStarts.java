@@ -192,7 +192,8 @@ final class AsyncStarts implements AutoCloseable
                 final long writeId = KvBlockLayout.drawWriteId();
                 if (value != null)
                 {
-                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, chunks.pendingBlocks());
+                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, chunks.epochs().current(),
+                        chunks.pendingBlocks());
                     chunks.reserveBlocks(write.nodes, count, length, write.blockOffsets);
                 }
                 final int fingerprint = KeyHash.fingerprint(hash);

@@ -10,6 +10,13 @@ public final class KvClientConfiguration
     public static final int TIMEOUT_MS_DEFAULT = 5_000;
 
     /**
+     * The length of a durable epoch (kv-memory-node/README.md, "Async across nodes"): what a crash of every copy under
+     * appendfsync everysec loses is whole epochs, every transaction whole or absent.
+     */
+    public static final String EPOCH_MS_PROP_NAME = "dkv.client.epoch.ms";
+    public static final int EPOCH_MS_DEFAULT = 50;
+
+    /**
      * Rounds an operation retries after losing a CAS race before it gives up (a livelock guard, not a limit anyone
      * should meet).
      */

@@ -1,5 +1,7 @@
 package io.dkv.client;
 
+import io.dkv.client.node.WriteEpochs;
+import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
 
 import java.util.Arrays;
@@ -22,6 +24,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private long[] memoryNodes = Arrays.stream(System.getProperty(MEMORY_NODES_PROP_NAME, "").split(","))
         .map(String::strip).filter(id -> !id.isEmpty()).mapToLong(Long::parseLong).toArray();
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
+    private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
+    private WriteEpochs writeEpochs;
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
     private int collectionSegmentBytes =
@@ -53,6 +57,31 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     public long[] memoryNodes()
     {
         return memoryNodes.clone();
+    }
+
+    public int epochMs()
+    {
+        return epochMs;
+    }
+
+    /** @param epochMs the length of a durable epoch ({@link KvClientConfiguration#EPOCH_MS_PROP_NAME}). */
+    public KvClientContext epochMs(final int epochMs)
+    {
+        this.epochMs = epochMs;
+        return this;
+    }
+
+    /**
+     * @return the client's durable epochs, made once from its epoch clock (the process's when left unset), so that the
+     * client's sessions share them.
+     */
+    public synchronized WriteEpochs writeEpochs()
+    {
+        if (writeEpochs == null)
+        {
+            writeEpochs = new WriteEpochs(epochClock() != null ? epochClock() : Clocks.epochClock(), epochMs);
+        }
+        return writeEpochs;
     }
 
     public int timeoutMs()
@@ -272,6 +301,8 @@ public final class KvClientContext extends CommonContext<KvClientContext>
             throw new IllegalArgumentException("memory nodes " + Arrays.toString(memoryNodes) + " name one node twice");
         }
         requirePositive("timeoutMs (" + TIMEOUT_MS_PROP_NAME + ")", timeoutMs);
+        requirePositive("epochMs (" + EPOCH_MS_PROP_NAME + ")", epochMs);
+        writeEpochs();
         if (unavailableRetryMs < 0)
         {
             throw new IllegalArgumentException("unavailableRetryMs (" + UNAVAILABLE_RETRY_MS_PROP_NAME +

@@ -609,7 +609,8 @@ public final class KvSession implements AutoCloseable
     {
         final int length = KvBlockLayout.blockLength(key.length, 0);
         final long offset =
-            chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId());
+            chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId(),
+                chunks.epochs().current());
         return SlotWord.committed(KeyHash.fingerprint(hash), offset, length, true, chunks.generationOf(node, offset));
     }
 
@@ -735,8 +736,9 @@ public final class KvSession implements AutoCloseable
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long writeId = KvBlockLayout.drawWriteId();
-        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId);
-        final long committedWord = SlotWord.committed(fingerprint, blockOffset, length,
+        long blockEpoch = chunks.epochs().current();
+        long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId, blockEpoch);
+        long committedWord = SlotWord.committed(fingerprint, blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         final long tentativeWord = SlotWord.tentative(committedWord);
         writer.startInsert();
@@ -747,6 +749,15 @@ public final class KvSession implements AutoCloseable
             final KeyState state = probe.scan(node, hash, key, tentativeWord);
             if (state.committed())
             {
+                if (state.epoch > blockEpoch)
+                {
+                    // a write is never of an epoch before the one it replaces: its block again, at the key's epoch
+                    // (only a committed slot is swapped to it: the tentative word an insert uses stays the first's)
+                    blockEpoch = chunks.epochs().current();
+                    blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId, blockEpoch);
+                    committedWord = SlotWord.committed(fingerprint, blockOffset, length,
+                        expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
+                }
                 // an expired value is an absent one: replaced as such
                 final boolean expired = state.expiredAt(nowMillis);
                 // a transaction's intent is replaced only by a write naming it exactly (its record's bytes)
@@ -847,7 +858,9 @@ public final class KvSession implements AutoCloseable
         }
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long writeId = KvBlockLayout.drawWriteId();
-        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId);
+        // the version it replaces was read by this client, so the client's epoch is at least its
+        final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId,
+            chunks.epochs().current());
         final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         long slot = expected.slotOffset;

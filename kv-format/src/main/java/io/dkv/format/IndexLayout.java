@@ -8,7 +8,7 @@ package io.dkv.format;
  * <pre>
  * region
  *   0  magic              long   "DKVINDX1"
- *   8  layoutVersion      int    of the index, its slots and the blocks they point at (2: blocks carry an expiry)
+ *   8  layoutVersion      int    of the index, its slots and the blocks they point at (3: blocks carry an epoch)
  *  12  groupsPerSubtable  int    bucket groups in each subtable (a power of two)
  *  16  subtables          int    subtables in use
  *  20  globalDepth        int    low bits of a key's hash that pick its directory entry
@@ -47,7 +47,7 @@ package io.dkv.format;
 public final class IndexLayout
 {
     public static final long MAGIC = 0x31584e4449564b44L;
-    public static final int LAYOUT_VERSION = 2;
+    public static final int LAYOUT_VERSION = 3;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int LAYOUT_VERSION_OFFSET = 8;

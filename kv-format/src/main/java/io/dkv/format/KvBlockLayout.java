@@ -17,10 +17,11 @@ import java.util.zip.CRC32C;
  *   8  expireAt     long   epoch milliseconds from which the block is a miss, or 0: it never expires;
  *                           bits 62..56 the value's kind ({@link ValueKind}; 0: a string)
  *  16  writeId      long   drawn at random per write, the same in each replica's copy of it; never 0
- *  24  tag          3 bytes "DKB"
- *  27  state        byte    '3': settled; 'P': pending, on its node's disk only once the node clears it
- *  28  checksum     int     CRC32C of bytes 0..23, the key and the value
- *  32  key          keyLength bytes
+ *  24  epoch        long   the durable epoch of the write's transaction ({@link #NO_EPOCH}: written before epochs)
+ *  32  tag          3 bytes "DKE"
+ *  35  state        byte    '3': settled; 'P': pending, on its node's disk only once the node clears it
+ *  36  checksum     int     CRC32C of bytes 0..31, the key and the value
+ *  40  key          keyLength bytes
  *  ..  value        valueLength bytes
  *  ..  padding to a multiple of 64 bytes
  * </pre>
@@ -29,7 +30,13 @@ import java.util.zip.CRC32C;
  * writing a new block and swapping the slot, as any other write (the slot's {@link SlotWord}
  * says only whether the block has one, for the node's scan). The tag changed with the expiry
  * field ("DKVB" before) and with the write id ("DKB2" before): a block of an older layout is never
- * taken as whole.
+ * taken as whole. So did it with the epoch ("DKB" before).
+ *
+ * <p>Why an epoch (kv-memory-node/README.md, "Async across nodes"): under durability async a node's disk lags its
+ * memory, each node's by its own amount, and what comes back after every copy is lost must be one moment of the whole
+ * store, not a different one per node. A write carries the epoch of its transaction, at least that of every block the
+ * transaction read or replaced, so that the nodes can each come back as the writes at or below one epoch they all
+ * hold on disk: every transaction whole or absent, none without one whose write it read.
  *
  * <p>Why a state byte: a block is visible to readers the moment its slot's CAS lands, and on its node's disk only
  * once the node has written the key (durability sync: a PERSIST the writer sends after the CAS). A node that dies in
@@ -54,12 +61,15 @@ public final class KvBlockLayout
     public static final int VALUE_LENGTH_OFFSET = 4;
     public static final int EXPIRE_AT_OFFSET = 8;
     public static final int WRITE_ID_OFFSET = 16;
-    public static final int CHECKSUM_OFFSET = 24;
+    public static final int EPOCH_OFFSET = 24;
+    public static final int CHECKSUM_OFFSET = 32;
     /** The state byte, the last of the tag (big-endian: byte 3 of the word at {@link #CHECKSUM_OFFSET}). */
-    public static final int STATE_OFFSET = 27;
+    public static final int STATE_OFFSET = 35;
     public static final byte SETTLED = '3';
     public static final byte PENDING = 'P';
-    public static final int HEADER_LENGTH = 32;
+    public static final int HEADER_LENGTH = 40;
+    /** The epoch of a block written before epochs were kept (a node's disk of format 3, loaded). */
+    public static final long NO_EPOCH = 0;
     /** The write id no write has: a slot that names no block, or a key with no value. */
     public static final long NO_WRITE = 0;
     /** The expireAt of a block that never expires. */
@@ -80,7 +90,7 @@ public final class KvBlockLayout
     public static final long INTENT = Long.MIN_VALUE;
     public static final int MAX_KEY_LENGTH = 64 * 1024;
     public static final int MAX_VALUE_LENGTH = 1024 * 1024;
-    private static final long CHECKSUM_TAG = 0x444b4233L << 32;
+    private static final long CHECKSUM_TAG = 0x444b4533L << 32;
     private static final long STATE_SHIFT = 32;
     private static final long STATE_MASK = 0xffL << STATE_SHIFT;
     /** Every block read is checked: one checksum object per thread rather than one per block. */
@@ -100,16 +110,16 @@ public final class KvBlockLayout
 
     /** Write a whole settled block at {@code offset} of {@code buffer}. */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value,
-        final long expireAt, final long writeId)
+        final long expireAt, final long writeId, final long epoch)
     {
-        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, false);
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, epoch, false);
     }
 
     /** Write a whole block at {@code offset} of {@code buffer}, pending or settled. */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key, final byte[] value,
-        final long expireAt, final long writeId, final boolean pending)
+        final long expireAt, final long writeId, final long epoch, final boolean pending)
     {
-        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, pending);
+        write(buffer, offset, key, MemorySegment.ofArray(value), expireAt, writeId, epoch, pending);
     }
 
     /**
@@ -117,11 +127,12 @@ public final class KvBlockLayout
      *
      * @param expireAt epoch milliseconds from which the key has no value, or {@link #NEVER}.
      * @param writeId  the write's identity, not {@link #NO_WRITE}: the same in each replica's copy.
+     * @param epoch    the durable epoch of the write's transaction, the same in each replica's copy.
      * @param pending  true: readers ask its node to put it on disk before they answer it (the writer waits for the
      *                 disk); false: settled.
      */
     public static void write(final MemorySegment buffer, final long offset, final byte[] key,
-        final MemorySegment value, final long expireAt, final long writeId, final boolean pending)
+        final MemorySegment value, final long expireAt, final long writeId, final long epoch, final boolean pending)
     {
         if (writeId == NO_WRITE)
         {
@@ -132,6 +143,7 @@ public final class KvBlockLayout
         buffer.set(INT, offset + VALUE_LENGTH_OFFSET, valueLength);
         buffer.set(LONG, offset + EXPIRE_AT_OFFSET, expireAt);
         buffer.set(LONG, offset + WRITE_ID_OFFSET, writeId);
+        buffer.set(LONG, offset + EPOCH_OFFSET, epoch);
         MemorySegment.copy(key, 0, buffer, ValueLayout.JAVA_BYTE, offset + HEADER_LENGTH, key.length);
         MemorySegment.copy(value, 0, buffer, offset + HEADER_LENGTH + key.length, valueLength);
         buffer.set(LONG, offset + CHECKSUM_OFFSET, checksum(buffer, offset, key.length, valueLength));
@@ -198,6 +210,12 @@ public final class KvBlockLayout
     public static long writeId(final MemorySegment buffer, final long offset)
     {
         return buffer.get(LONG, offset + WRITE_ID_OFFSET);
+    }
+
+    /** @return the durable epoch of the write the block holds ({@link #NO_EPOCH}: written before epochs). */
+    public static long epoch(final MemorySegment buffer, final long offset)
+    {
+        return buffer.get(LONG, offset + EPOCH_OFFSET);
     }
 
     /**

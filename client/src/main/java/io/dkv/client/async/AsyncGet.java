@@ -290,6 +290,8 @@ public final class AsyncGet extends AsyncOperation
             fallBack(false);
             return;
         }
+        // what the client writes once it has this answer is of the key's epoch at least
+        owner.epochs().observe(KvBlockLayout.epoch(block, 0));
         finish(answer());
     }
 

@@ -1,6 +1,7 @@
 package io.dkv.client.async;
 
 import io.dkv.client.KvClientContext;
+import io.dkv.client.node.WriteEpochs;
 import io.dkv.raas.Raas;
 
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +17,7 @@ public final class AsyncGets extends AsyncPool<AsyncGet>
 
     private final Raas raas;
     private final long timeoutMs;
+    private final WriteEpochs epochs;
 
     /**
      * @param slowPath answers a GET the completions could not: the synchronous GET on one of the client's threads.
@@ -25,6 +27,7 @@ public final class AsyncGets extends AsyncPool<AsyncGet>
         super(inFlight(raas.connectionCredits()), raas, context, slowPath);
         this.raas = raas;
         this.timeoutMs = context.timeoutMs();
+        this.epochs = context.writeEpochs();
     }
 
     /**
@@ -57,5 +60,11 @@ public final class AsyncGets extends AsyncPool<AsyncGet>
     void fallBack(final int kind, final byte[] key, final CompletableFuture<Object> future)
     {
         slowPath().get(kind, key, future);
+    }
+
+    /** @return the client's durable epochs, which the blocks its GETs answer raise. */
+    WriteEpochs epochs()
+    {
+        return epochs;
     }
 }

@@ -399,6 +399,7 @@ public final class AsyncWrite extends AsyncOperation
 
     private void onBlocks()
     {
+        long newestEpoch = KvBlockLayout.NO_EPOCH;
         headPending = false;
         headIntent = false;
         headCollection = false;
@@ -430,12 +431,20 @@ public final class AsyncWrite extends AsyncOperation
                 continue;
             }
             words[p] = word;
+            newestEpoch = Math.max(newestEpoch, KvBlockLayout.epoch(blocks, at));
             headPending |= p == 0 && KvBlockLayout.isPending(blocks, at);
             headIntent |= p == 0 && KvBlockLayout.isIntent(KvBlockLayout.expireAt(blocks, at));
             headCollection |= p == 0 && ValueKind.kindOf(KvBlockLayout.expireAt(blocks, at)) != ValueKind.STRING &&
                 !KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis);
             writeIds[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(blocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(blocks, at);
+        }
+        owner.epochs().observe(newestEpoch);
+        if (value != null && newestEpoch > KvBlockLayout.epoch(out, 0))
+        {
+            // a write is never of an epoch before the one it replaces: the synchronous write writes its block again
+            fallBack();
+            return;
         }
         evaluate();
     }

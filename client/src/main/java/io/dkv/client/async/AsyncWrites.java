@@ -2,6 +2,7 @@ package io.dkv.client.async;
 
 import io.dkv.client.KvClientContext;
 import io.dkv.client.membership.MembershipView;
+import io.dkv.client.node.WriteEpochs;
 import io.dkv.raas.Raas;
 
 /**
@@ -15,6 +16,7 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
 
     private final Raas raas;
     private final long timeoutMs;
+    private final WriteEpochs epochs;
     private final int replicas;
     private final MembershipView membership;
 
@@ -28,6 +30,7 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
         super(inFlight(raas.connectionCredits()), raas, context, slowPath);
         this.raas = raas;
         this.timeoutMs = context.timeoutMs();
+        this.epochs = context.writeEpochs();
         this.replicas = Math.max(1, membership.replicas());
         this.membership = membership;
     }
@@ -43,6 +46,12 @@ public final class AsyncWrites extends AsyncPool<AsyncWrite>
     public static int inFlight(final int connectionCredits)
     {
         return connectionCredits / REQUESTS_PER_WRITE;
+    }
+
+    /** @return the client's durable epochs, which the blocks its writes replace raise. */
+    WriteEpochs epochs()
+    {
+        return epochs;
     }
 
     AsyncWrite create(final int index)

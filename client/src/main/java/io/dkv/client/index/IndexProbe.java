@@ -7,6 +7,7 @@ import io.dkv.client.KvSession;
 import io.dkv.client.RaceRetries;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
+import io.dkv.client.node.WriteEpochs;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -37,6 +38,7 @@ public final class IndexProbe
 
     private final NodeLinks links;
     private final KvClientContext context;
+    private final WriteEpochs epochs;
     private final NanoClock nanoClock;
     private final MemorySegment buckets;
     /** The block last read, whole; which word it was read for when it holds the key asked for. */
@@ -77,6 +79,7 @@ public final class IndexProbe
     {
         this.links = links;
         this.context = context;
+        this.epochs = context.writeEpochs();
         this.nanoClock = context.nanoClock();
         this.races = new RaceRetries(context.maxRetries());
         this.buckets = links.raas().allocateBuffer(2 * IndexLayout.COMBINED_BUCKET_LENGTH);
@@ -237,6 +240,7 @@ public final class IndexProbe
                     state.word = word;
                     state.expireAt = KvBlockLayout.expireAt(block, 0);
                     state.writeId = KvBlockLayout.writeId(block, 0);
+                    state.epoch = KvBlockLayout.epoch(block, 0);
                     state.pending = KvBlockLayout.isPending(block, 0);
                 }
             }
@@ -310,6 +314,8 @@ public final class IndexProbe
         found.slot = slotOffsets[at];
         found.word = words[at];
         found.writeId = KvBlockLayout.writeId(block, 0);
+        found.epoch = KvBlockLayout.epoch(block, 0);
+        epochs.observe(found.epoch);
         found.expireAt = KvBlockLayout.expireAt(block, 0);
         found.pending = KvBlockLayout.isPending(block, 0);
         foundNode = node;
@@ -422,6 +428,11 @@ public final class IndexProbe
         }
         final boolean match = KvBlockLayout.hasKey(block, 0, key);
         blockInBuffer = match ? word : SlotWord.EMPTY;
+        if (match)
+        {
+            // what this client writes from now on is of the key's epoch at least
+            epochs.observe(KvBlockLayout.epoch(block, 0));
+        }
         return match;
     }
 

@@ -18,6 +18,8 @@ public final class KeyState
     public long word;
     /** The write the committed slot's block holds, or {@link KvBlockLayout#NO_WRITE}. */
     public long writeId;
+    /** The committed block's durable epoch, or {@link KvBlockLayout#NO_EPOCH}. */
+    public long epoch;
     /** The committed block's expiry time, or {@link KvBlockLayout#NEVER}. */
     public long expireAt;
     /** Whether the committed block was written pending: its node may not have it on disk yet. */
@@ -31,6 +33,7 @@ public final class KeyState
         slot = -1;
         word = SlotWord.EMPTY;
         writeId = KvBlockLayout.NO_WRITE;
+        epoch = KvBlockLayout.NO_EPOCH;
         expireAt = KvBlockLayout.NEVER;
         pending = false;
         tentatives = 0;

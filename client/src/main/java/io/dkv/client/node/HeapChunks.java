@@ -32,6 +32,7 @@ public final class HeapChunks
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
 
     private final NodeLinks links;
+    private final WriteEpochs epochs;
     /** The links' generation each node's chunks were handed out over. */
     private final int[] chunkLinks;
     private final long[] chunkOffset;
@@ -89,6 +90,7 @@ public final class HeapChunks
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.out = links.raas().allocateBuffer(4096);
         this.durability = context.durability();
+        this.epochs = context.writeEpochs();
     }
 
     /**
@@ -135,6 +137,12 @@ public final class HeapChunks
         return out;
     }
 
+    /** @return the client's durable epochs: what its blocks are written at, raised by what it reads. */
+    public WriteEpochs epochs()
+    {
+        return epochs;
+    }
+
     /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
     public boolean pendingBlocks()
     {
@@ -147,9 +155,9 @@ public final class HeapChunks
      * @return the block's offset in the heap region.
      */
     public long writeBlock(final int node, final byte[] key, final MemorySegment value, final int length,
-        final long expireAt, final long writeId)
+        final long expireAt, final long writeId, final long epoch)
     {
-        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
+        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, epoch, pendingBlocks());
         return writeOut(node, length);
     }
 
@@ -165,9 +173,9 @@ public final class HeapChunks
      * on each of the nodes, without writing it: the caller posts the WRITEs with its next round.
      */
     public void placeBlocks(final int[] nodes, final int count, final byte[] key, final MemorySegment value,
-        final int length, final long expireAt, final long writeId, final long[] offsets)
+        final int length, final long expireAt, final long writeId, final long epoch, final long[] offsets)
     {
-        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, pendingBlocks());
+        KvBlockLayout.write(out(length), 0, key, value, expireAt, writeId, epoch, pendingBlocks());
         reserveBlocks(nodes, count, length, offsets);
     }
 

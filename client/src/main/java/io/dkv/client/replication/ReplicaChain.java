@@ -303,7 +303,8 @@ public final class ReplicaChain
             }
             catch (final PlacementChanged ex)
             {
-                // a replica was declared gone or came back since the blocks were written: write them again
+                // a replica was declared gone or came back since the blocks were written, or they were of an epoch
+                // before the key's: write them again
             }
             catch (final HandedOver ex)
             {
@@ -571,7 +572,8 @@ public final class ReplicaChain
     private long writeTombstone(final int node, final byte[] key)
     {
         final int length = KvBlockLayout.blockLength(key.length, 0);
-        return chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId());
+        return chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId(),
+            chunks.epochs().current());
     }
 
     /** @return the sealed word of the tombstone at {@code offset}. */
@@ -594,10 +596,12 @@ public final class ReplicaChain
     {
         final int fingerprint = KeyHash.fingerprint(hash);
         final long writeId = KvBlockLayout.drawWriteId();
+        final long durableEpoch = chunks.epochs().current();
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         if (value != null)
         {
-            chunks.placeBlocks(serving, servingCount, key, value, length, expireAt, writeId, blockOffsets);
+            chunks.placeBlocks(serving, servingCount, key, value, length, expireAt, writeId, durableEpoch,
+                blockOffsets);
         }
         for (int p = 0; p < servingCount; p++)
         {
@@ -607,7 +611,8 @@ public final class ReplicaChain
         }
         for (int j = 0; j < joiningCount; j++)
         {
-            joinWords[j] = sealedAt(joining[j], joinerBlock(j, key, value, length, expireAt, writeId, fingerprint));
+            joinWords[j] = sealedAt(joining[j],
+                joinerBlock(j, key, value, length, expireAt, writeId, durableEpoch, fingerprint));
         }
         long blockedWord = SlotWord.EMPTY;
         long blockedId = KvBlockLayout.NO_WRITE;
@@ -683,6 +688,12 @@ public final class ReplicaChain
                     continue;
                 }
                 return false;
+            }
+            if (value != null && reads.newestEpoch() > durableEpoch)
+            {
+                // a write is never of an epoch before the one it replaces (its blocks went out before it read that):
+                // written again, at the client's epoch, which the read has raised
+                throw PlacementChanged.INSTANCE;
             }
             final boolean won;
             try
@@ -838,13 +849,13 @@ public final class ReplicaChain
      * @return the word naming it there, or EMPTY for a delete.
      */
     private long joinerBlock(final int j, final byte[] key, final MemorySegment value, final int length,
-        final long expireAt, final long writeId, final int fingerprint)
+        final long expireAt, final long writeId, final long durableEpoch, final int fingerprint)
     {
         if (value == null)
         {
             return SlotWord.EMPTY;
         }
-        joinOffsets[j] = chunks.writeBlock(joining[j], key, value, length, expireAt, writeId);
+        joinOffsets[j] = chunks.writeBlock(joining[j], key, value, length, expireAt, writeId, durableEpoch);
         return SlotWord.committed(fingerprint, joinOffsets[j], length, expireAt != KvBlockLayout.NEVER,
             chunks.generationOf(joining[j], joinOffsets[j]));
     }

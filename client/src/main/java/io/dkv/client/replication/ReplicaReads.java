@@ -48,6 +48,8 @@ public final class ReplicaReads
     private int headKind;
     /** Whether the head's committed block as last read is pending: its write not answered yet. */
     private boolean headPending;
+    /** The latest durable epoch of the committed blocks the last read found (a known head's was seen when read). */
+    private long newestEpoch;
 
     public ReplicaReads(final NodeLinks links, final IndexProbe probe, final HeapChunks chunks)
     {
@@ -120,6 +122,7 @@ public final class ReplicaReads
         headKind = headKnown ? head.kind() : ValueKind.STRING;
         // a known head holds the version's write, which its writer answered: settled
         headPending = false;
+        newestEpoch = KvBlockLayout.NO_EPOCH;
         final int fingerprint = KeyHash.fingerprint(hash);
         int reads = 0;
         int stride = 0;
@@ -172,6 +175,7 @@ public final class ReplicaReads
                 slotsOut[p] = state.slot;
                 wordsOut[p] = state.word;
                 idsOut[p] = state.liveWriteId(nowMillis);
+                newestEpoch = Math.max(newestEpoch, state.epoch);
                 intents = KvBlockLayout.isIntent(state.expireAt) ? intents | 1L << p : intents & ~(1L << p);
                 if (p == 0)
                 {
@@ -233,6 +237,9 @@ public final class ReplicaReads
             wordsOut[p] = word;
             idsOut[p] = KvBlockLayout.isExpired(KvBlockLayout.expireAt(replicaBlocks, at), nowMillis) ?
                 KvBlockLayout.NO_WRITE : KvBlockLayout.writeId(replicaBlocks, at);
+            final long epoch = KvBlockLayout.epoch(replicaBlocks, at);
+            chunks.epochs().observe(epoch);
+            newestEpoch = Math.max(newestEpoch, epoch);
             if (KvBlockLayout.isIntent(KvBlockLayout.expireAt(replicaBlocks, at)))
             {
                 intents |= 1L << p;
@@ -252,6 +259,15 @@ public final class ReplicaReads
     public int headKind()
     {
         return headKind;
+    }
+
+    /**
+     * @return the latest durable epoch of the committed blocks the last read found: a write replacing them must be of
+     * that epoch at least.
+     */
+    public long newestEpoch()
+    {
+        return newestEpoch;
     }
 
     /** @return true when the last read found the head's committed block pending: its write not answered yet. */
