@@ -21,7 +21,10 @@ package io.dkv.format;
  *  40  directoryVersion   long   odd while the node changes the directory: a reader reads it before and after
  *  48  lastFsyncAt        long   when the node's last fsync of its key store ended (epoch ms), 0: none yet
  *  56  unsyncedSince      long   when the oldest write to its disk not fsynced yet was made (epoch ms), 0: none
- *  64  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
+ *  64  durableEpoch       long   every write of an epoch up to it that this node was told of is on its disk, kept
+ *                                (kv-memory-node/README.md, "Async across nodes")
+ *  72  reserved           56 bytes
+ * 128  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
  * bucket group (192 bytes): two main buckets share the overflow bucket between them, so that each
@@ -64,9 +67,10 @@ public final class IndexLayout
     public static final int FSYNC_FAILED = 1 << 31;
     public static final int LAST_FSYNC_AT_OFFSET = 48;
     public static final int UNSYNCED_SINCE_OFFSET = 56;
+    public static final int DURABLE_EPOCH_OFFSET = 64;
     public static final long BUCKET_LOCKED = 1L << 63;
     private static final long SUFFIX_MASK = (1L << 56) - 1;
-    public static final int HEADER_LENGTH = 64;
+    public static final int HEADER_LENGTH = 128;
     public static final int DIRECTORY_OFFSET = HEADER_LENGTH;
     public static final int DIRECTORY_ENTRY_LENGTH = 8;
 

@@ -32,6 +32,8 @@ package io.dkv.format;
  *  24  generation  int    ALLOCATE: how many times the chunk was handed out before (modulo 256), for the slot
  *                         words naming its blocks ({@link SlotWord})
  *  28  reserved    int
+ *  24  epoch       long   PERSIST_RING, in place of the two above: the node's durable epoch, which the ring's
+ *                         mark starts at; the client writes only later epochs from then on
  * </pre>
  */
 public final class MemoryNodeProtocol
@@ -94,6 +96,7 @@ public final class MemoryNodeProtocol
     public static final int REPLY_CORRELATION_OFFSET = 8;
     public static final int CHUNK_OFFSET_OFFSET = 16;
     public static final int CHUNK_GENERATION_OFFSET = 24;
+    public static final int RING_EPOCH_OFFSET = 24;
     public static final int REPLY_LENGTH = 32;
 
     /** @return why a PERSIST or SYNC answered {@code status} got no key on disk, for an error's text. */

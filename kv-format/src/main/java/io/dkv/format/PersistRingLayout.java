@@ -8,8 +8,11 @@ package io.dkv.format;
  *
  * <pre>
  * ring (a heap chunk, zeroed by the node when it hands it out)
- *   0  consumed  long   entries the node has taken, counted from the ring's start; written by the node only
- *   8  reserved  56 bytes
+ *   0  consumed      long   entries the node has taken, counted from the ring's start; written by the node only
+ *   8  markPosition  long   the client's mark (below): the entries it covers, counted as consumed is
+ *  16  markEpoch     long   the epoch through which the client has told the node of every write of its
+ *  24  markCheck     long   markPosition ^ markEpoch ^ {@link #MARK_SALT}: a mark read while written fails it
+ *  32  reserved      32 bytes
  *  64  entries   (chunk length - 64) / 8 of them; entry p of the client's count goes to slot p % entries
  *
  * entry (8 bytes, one aligned long, big-endian as every heap field)
@@ -27,10 +30,22 @@ package io.dkv.format;
  * offset taken wrong would only make the node write some key's current state to disk again: it looks the key up and
  * writes what its index holds. The client never writes past what the node has taken ({@code consumed} read back
  * when the ring looks full) and says a full ring's blocks in a message instead.
+ *
+ * <p>The mark (kv-memory-node/README.md, "Async across nodes"): the client has told the node, in the entries before
+ * {@code markPosition}, of every write of its of epoch {@code markEpoch} or before. The node counts a mark once it has
+ * taken the ring to its position, and keeps the greatest: a mark true when written stays true (every later write of
+ * the client is of a later epoch), so marks that land out of order, or written by another thread of the client for
+ * an idle one, are harmless. A mark read while a WRITE changes it fails its check and waits a turn; one spliced from
+ * two whole marks passes it only where the two agree on the words it takes from each.
  */
 public final class PersistRingLayout
 {
     public static final int CONSUMED_OFFSET = 0;
+    public static final int MARK_POSITION_OFFSET = 8;
+    public static final int MARK_EPOCH_OFFSET = 16;
+    public static final int MARK_CHECK_OFFSET = 24;
+    /** What a mark's check word mixes in, so that a zeroed header is no mark. */
+    public static final long MARK_SALT = 0x444b_4d41_524b_0001L;
     public static final int HEADER_LENGTH = 64;
     public static final int ENTRY_LENGTH = Long.BYTES;
     /** What a client asks for: 8,184 entries, far more than a loop turn's writes. */
@@ -43,6 +58,12 @@ public final class PersistRingLayout
 
     private PersistRingLayout()
     {
+    }
+
+    /** @return the check word of a mark covering {@code position} entries through {@code epoch}. */
+    public static long markCheck(final long position, final long epoch)
+    {
+        return position ^ epoch ^ MARK_SALT;
     }
 
     /** @return the entries a ring of {@code chunkLength} bytes holds (0 when too short for any). */

@@ -35,6 +35,8 @@ import java.util.List;
  *   "format"            int      {@link #FORMAT}
  *   "node"              long     the memory node whose keys these are
  *   "cluster"           16 bytes the cluster's fingerprint (from its secret), absent when the node was given none
+ *   "durable"           long     the node's durable epoch as it last kept it, absent before the first
+ *                                (kv-memory-node/README.md, "Async across nodes")
  * </pre>
  *
  * Why the write id: a node restarted on its disk takes its keys back as the writes they were, so a refill finds the
@@ -57,6 +59,7 @@ final class KeyStore implements AutoCloseable
     private static final byte[] FORMAT_KEY = "format".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NODE_KEY = "node".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CLUSTER_KEY = "cluster".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DURABLE_KEY = "durable".getBytes(StandardCharsets.US_ASCII);
     /** Where format 2 kept its format: no client key was empty. */
     private static final byte[] FORMAT_2_KEY = new byte[0];
     private static final int HEADER_LENGTH = 2 * Long.BYTES;
@@ -82,6 +85,7 @@ final class KeyStore implements AutoCloseable
     private ColumnFamilyHandle keys;
     /** A write or fsync failed (a full or failing disk): the next one opens the store again first. */
     private boolean broken;
+    private boolean closed;
     private final boolean restored;
     private final long upgradedKeys;
 
@@ -390,6 +394,43 @@ final class KeyStore implements AutoCloseable
         }
     }
 
+    /**
+     * Keep the node's durable epoch, written without an fsync: on disk with the log's next, so what a restart reads is
+     * at most the durable epoch then.
+     */
+    void writeDurableEpoch(final long epoch)
+    {
+        try (WriteBatch batch = new WriteBatch())
+        {
+            putDurableEpoch(batch, epoch);
+            write(batch, false);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new IllegalStateException("cannot write to the key store in " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Add the node's durable epoch to {@code batch}, for a batch written with an fsync that makes it true. */
+    void putDurableEpoch(final WriteBatch batch, final long epoch) throws RocksDBException
+    {
+        batch.put(families.get(1), DURABLE_KEY, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
+    }
+
+    /** @return the durable epoch the store kept last, or 0 when it kept none. */
+    long durableEpoch()
+    {
+        try
+        {
+            final byte[] kept = db.get(families.get(1), DURABLE_KEY);
+            return kept == null ? 0 : ByteBuffer.wrap(kept).getLong();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new IllegalStateException("cannot read the key store in " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
     /** Put what was written without an fsync on disk: the write-ahead log's fsync, as appendfsync everysec's. */
     void syncWal()
     {
@@ -443,6 +484,12 @@ final class KeyStore implements AutoCloseable
 
     public void close()
     {
+        if (closed)
+        {
+            // a node closed twice (a test's failure path): RocksDB aborts the process on a closed handle
+            return;
+        }
+        closed = true;
         if (db == null)
         {
             syncWrites.close();

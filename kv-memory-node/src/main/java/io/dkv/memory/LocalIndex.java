@@ -240,6 +240,12 @@ final class LocalIndex
         index.set(SLOT, IndexLayout.UNSYNCED_SINCE_OFFSET, unsyncedSinceEpochMs);
     }
 
+    /** Publish the node's durable epoch in the index header ({@link IndexLayout#DURABLE_EPOCH_OFFSET}). */
+    void publishDurableEpoch(final long epoch)
+    {
+        index.set(SLOT, IndexLayout.DURABLE_EPOCH_OFFSET, epoch);
+    }
+
     /** Mark the (whole) block at {@code blockOffset} settled: its key's state is on disk. */
     void settle(final long blockOffset)
     {

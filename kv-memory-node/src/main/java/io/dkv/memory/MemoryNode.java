@@ -91,7 +91,7 @@ public final class MemoryNode implements AutoCloseable
                 raas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
-                context.batchDelayUs() * 1_000L, context.drainOnClose(), counters);
+                context.batchDelayUs() * 1_000L, context.epochMs(), context.drainOnClose(), counters);
             runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
                 IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);

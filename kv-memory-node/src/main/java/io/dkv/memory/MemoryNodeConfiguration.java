@@ -50,6 +50,13 @@ public final class MemoryNodeConfiguration
     public static final int FSYNC_INTERVAL_MS_DEFAULT = 1_000;
 
     /**
+     * The length of a durable epoch as the clients count them ({@code dkv.client.epoch.ms}): a node that holds no
+     * client's ring counts its durable epoch by its clock in these (kv-memory-node/README.md, "Async across nodes").
+     */
+    public static final String EPOCH_MS_PROP_NAME = "dkv.memory.epoch.ms";
+    public static final int EPOCH_MS_DEFAULT = 50;
+
+    /**
      * Longest a key told under durability async (appendfsync everysec) waits to be written to the key store with
      * others: one write of the store costs a system call, whatever it holds. A sync request writes at once.
      */

@@ -27,6 +27,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private int fsyncIntervalMs = intProperty(FSYNC_INTERVAL_MS_PROP_NAME, FSYNC_INTERVAL_MS_DEFAULT);
+    private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
     private int batchDelayUs = intProperty(BATCH_DELAY_US_PROP_NAME, BATCH_DELAY_US_DEFAULT);
     private byte[] clusterSecret;
     private boolean drainOnClose = true;
@@ -130,6 +131,19 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         return this;
     }
 
+    /** @return the length of a durable epoch, in milliseconds. */
+    public int epochMs()
+    {
+        return epochMs;
+    }
+
+    /** @param epochMs the length of a durable epoch, as the node's clients count them. */
+    public MemoryNodeContext epochMs(final int epochMs)
+    {
+        this.epochMs = epochMs;
+        return this;
+    }
+
     /** @return longest a key no writer waits for waits to be written to the key store with others, in microseconds. */
     public int batchDelayUs()
     {
@@ -219,6 +233,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
         requirePositive("fsyncIntervalMs (" + FSYNC_INTERVAL_MS_PROP_NAME + ")", fsyncIntervalMs);
+        requirePositive("epochMs (" + EPOCH_MS_PROP_NAME + ")", epochMs);
         requireRange("batchDelayUs (" + BATCH_DELAY_US_PROP_NAME + ")", batchDelayUs, 0, 1_000_000);
         requirePositive("heapChunks (" + HEAP_CHUNKS_PROP_NAME + ")", heapChunks);
         io.dkv.agent.IdleStrategies.require("idleStrategy (" + IDLE_STRATEGY_PROP_NAME + ")", idleStrategy);

@@ -14,6 +14,11 @@ import java.util.function.LongConsumer;
  * their only reader: each group whose entries are all whole is blocks to write to disk, all in one batch, as a
  * PERSIST_BLOCKS message's are. A ring is read to its end when its client goes away, then forgotten (its chunk goes
  * back as the client's other chunks do); a group it left half written was never flushed, so never answered.
+ *
+ * <p>Each ring also carries its client's mark ({@link PersistRingLayout}): the epoch through which the client has told
+ * the node of every write, counted once the node has taken the ring to the mark's position. A ring counts from its
+ * creation with the node's durable epoch then, which the client raises its own above; the least mark of the rings
+ * held is how far the node has been told of everything ({@link DurableEpoch}).
  */
 final class PersistRings
 {
@@ -26,12 +31,14 @@ final class PersistRings
         final int entries;
         final Connection owner;
         long consumed;
+        long mark;
 
-        Ring(final long offset, final int entries, final Connection owner)
+        Ring(final long offset, final int entries, final Connection owner, final long mark)
         {
             this.offset = offset;
             this.entries = entries;
             this.owner = owner;
+            this.mark = mark;
         }
     }
 
@@ -43,11 +50,29 @@ final class PersistRings
         this.heap = heap;
     }
 
-    /** A chunk just handed out to {@code owner} as its ring: zeroed, so that no slot holds an entry yet. */
-    void add(final long offset, final int length, final Connection owner)
+    /**
+     * A chunk just handed out to {@code owner} as its ring: zeroed, so that no slot holds an entry yet.
+     *
+     * @param mark the node's durable epoch now: the ring's client writes only later epochs.
+     */
+    void add(final long offset, final int length, final Connection owner, final long mark)
     {
         heap.asSlice(offset, length).fill((byte)0);
-        rings.add(new Ring(offset, PersistRingLayout.entries(length), owner));
+        rings.add(new Ring(offset, PersistRingLayout.entries(length), owner, mark));
+    }
+
+    /**
+     * @param none what to answer when no ring is held.
+     * @return the least mark of the rings held: every write of an epoch up to it has been taken from them.
+     */
+    long leastMark(final long none)
+    {
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < rings.size(); i++)
+        {
+            least = Math.min(least, rings.get(i).mark);
+        }
+        return rings.isEmpty() ? none : least;
     }
 
     /** @return rings held now. */
@@ -115,7 +140,20 @@ final class PersistRings
             // what the client reads back before it writes over slots: only after the entries were taken
             heap.set(LONG, ring.offset + PersistRingLayout.CONSUMED_OFFSET, ring.consumed);
         }
+        readMark(ring);
         return taken;
+    }
+
+    /** The ring's mark counts once whole and once every entry it covers was taken; a lower one changes nothing. */
+    private void readMark(final Ring ring)
+    {
+        final long position = heap.get(LONG, ring.offset + PersistRingLayout.MARK_POSITION_OFFSET);
+        final long epoch = heap.get(LONG, ring.offset + PersistRingLayout.MARK_EPOCH_OFFSET);
+        final long check = heap.get(LONG, ring.offset + PersistRingLayout.MARK_CHECK_OFFSET);
+        if (check == PersistRingLayout.markCheck(position, epoch) && position <= ring.consumed && epoch > ring.mark)
+        {
+            ring.mark = epoch;
+        }
     }
 
     /**

@@ -95,6 +95,9 @@ final class RequestServer implements Agent
     private final AtomicCounter ringEntries;
     /** The rings clients write their async writes' blocks into; read each turn. */
     private final PersistRings rings;
+    private final DurableEpoch durable;
+    /** When a turn last found nothing to write or fsync and kept the durable epoch. */
+    private long quietSinceNanos;
     private final LongConsumer ringBlock = this::persistFromRing;
     private final long fsyncIntervalNanos;
     private final boolean drainOnClose;
@@ -126,6 +129,7 @@ final class RequestServer implements Agent
         final EpochClock epochClock,
         final long fsyncIntervalNanos,
         final long batchDelayNanos,
+        final long epochMs,
         final boolean drainOnClose,
         final SystemCounters<MemoryNodeCounter> counters)
     {
@@ -157,6 +161,8 @@ final class RequestServer implements Agent
         this.chunks = chunks;
         this.index = index;
         this.rings = new PersistRings(index.heap());
+        this.durable = new DurableEpoch(rings, store, index, epochClock, epochMs);
+        this.quietSinceNanos = clock.nanoTime();
         this.expirySweep = expirySweep;
         this.store = store;
         this.request = request;
@@ -273,7 +279,31 @@ final class RequestServer implements Agent
             syncLog();
             work++;
         }
+        else if (store != null && !unsynced && batchKeys.isEmpty() && !unwritten.failing() &&
+            turnStart - quietSinceNanos - fsyncIntervalNanos >= 0)
+        {
+            // nothing waits to be written or fsynced: what the rings' marks say is on disk already, and the epoch is
+            // kept with the next fsync; once an interval, so that an idle node costs one small fsync an interval
+            quietSinceNanos = turnStart;
+            if (durable.quiet())
+            {
+                markUnsynced(turnStart, epochClock.time());
+            }
+        }
         return work + reclaim(turnStart);
+    }
+
+    /** Something was written to the key store without an fsync: fsynced within the interval from now. */
+    private void markUnsynced(final long nowNanos, final long nowMillis)
+    {
+        if (!unsynced)
+        {
+            unsynced = true;
+            unsyncedSinceNanos = nowNanos;
+            unsyncedSinceEpochMs = nowMillis;
+            stats.onUnsynced(nowNanos);
+            publishDiskState();
+        }
     }
 
     /**
@@ -286,12 +316,14 @@ final class RequestServer implements Agent
         final long since = unsyncedSinceNanos;
         try
         {
+            durable.syncStarted();
             store.syncWal();
             unsynced = false;
             unsyncedSinceEpochMs = 0;
             logFsyncs.incrementRelease();
             stats.onFsync(epochClock.time(), clock.nanoTime() - since, true);
             publishDiskState();
+            durable.synced();
         }
         catch (final IllegalStateException ex)
         {
@@ -481,7 +513,10 @@ final class RequestServer implements Agent
         }
         if (ring)
         {
-            rings.add(offset, wanted, client);
+            // the client writes only epochs after the durable one now, which its ring starts at
+            rings.add(offset, wanted, client, durable.current());
+            answerWith(client, correlation, MemoryNodeProtocol.OK, wanted, offset, durable.current());
+            return;
         }
         answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
     }
@@ -587,6 +622,8 @@ final class RequestServer implements Agent
         final long nowMillis = epochClock.time();
         try (WriteBatch batch = new WriteBatch())
         {
+            // every notice taken so far is in this batch or an earlier one
+            final long told = durable.beforeWrite(batch, sync);
             for (int i = 0; i < batchKeys.size(); i++)
             {
                 final byte[] key = batchKeys.get(i);
@@ -623,14 +660,11 @@ final class RequestServer implements Agent
                     }
                 }
             }
-            else if (!unsynced)
+            else
             {
-                unsynced = true;
-                unsyncedSinceNanos = turnStart;
-                unsyncedSinceEpochMs = nowMillis;
-                stats.onUnsynced(turnStart);
-                publishDiskState();
+                markUnsynced(turnStart, nowMillis);
             }
+            durable.written(told, sync);
         }
         catch (final RocksDBException | IllegalStateException ex)
         {
@@ -692,11 +726,19 @@ final class RequestServer implements Agent
     private void answer(final Connection client, final long correlation, final int status, final int chunkLength,
         final long offset, final int generation)
     {
+        // the generation, then the reserved int as 0
+        answerWith(client, correlation, status, chunkLength, offset, (long)generation << Integer.SIZE);
+    }
+
+    /** @param last the reply's last word: an ALLOCATE's generation, a PERSIST_RING's durable epoch. */
+    private void answerWith(final Connection client, final long correlation, final int status, final int chunkLength,
+        final long offset, final long last)
+    {
         reply.set(INT, MemoryNodeProtocol.STATUS_OFFSET, status);
         reply.set(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET, chunkLength);
         reply.set(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET, correlation);
         reply.set(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET, offset);
-        reply.set(INT, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET, generation);
+        reply.set(LONG, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET, last);
         AnswerQueue queue = answerQueues.get(client);
         if (queue != null && !queue.isEmpty())
         {

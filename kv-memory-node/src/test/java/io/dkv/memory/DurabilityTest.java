@@ -201,15 +201,14 @@ class DurabilityTest
             KvClient client = connect(clientRaas, Durability.ASYNC))
         {
             final PersistStats stats = memory.node().persistStats();
-            assertEquals(0, stats.fsyncs());
             client.put(bytes("everysec"), bytes("v"));
-            KvCluster.awaitTrue(() -> stats.keysPersisted() >= 1 && stats.fsyncs() >= 1);
-            KvCluster.awaitTrue(() -> stats.unsyncedSinceNanos() == 0);
+            KvCluster.awaitTrue(() -> stats.keysPersisted() >= 1);
+            final long fsyncs = stats.fsyncs();
+            KvCluster.awaitTrue(() -> stats.fsyncs() > fsyncs && stats.unsyncedSinceNanos() == 0);
             assertTrue(stats.lastFsyncOk());
             assertTrue(stats.lastFsyncEpochMs() > 0);
+            // (an idle node also writes its durable epoch once an interval, fsynced an interval later, the same way)
             assertTrue(stats.maxUnsyncedNanos() >= 50_000_000L, "not before the interval: " + stats.maxUnsyncedNanos());
-            assertEquals(1, memory.node().counters().get(MemoryNodeCounter.LOG_FSYNCS).get(), "one fsync for one " +
-                "write: none while nothing waits for one");
         }
     }
 
