@@ -162,7 +162,7 @@ class HandoverSinceFillTest
         {
             final int length = KvBlockLayout.blockLength(key.length, value.length);
             final long offset = dead.chunks().writeBlock(tail, key, MemorySegment.ofArray(value), length,
-                KvBlockLayout.NEVER, KvBlockLayout.drawWriteId());
+                KvBlockLayout.NEVER, KvBlockLayout.drawWriteId(), dead.chunks().epochs().current());
             desired = SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false,
                 dead.chunks().generationOf(tail, offset));
         }

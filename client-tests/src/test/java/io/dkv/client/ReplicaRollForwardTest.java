@@ -70,8 +70,8 @@ class ReplicaRollForwardTest
         final byte[] v2 = bytes("v2");
         final int length = KvBlockLayout.blockLength(KEY.length, v2.length);
         final long writeId = KvBlockLayout.drawWriteId();
-        final long offset =
-            dead.chunks().writeBlock(tail, KEY, MemorySegment.ofArray(v2), length, KvBlockLayout.NEVER, writeId);
+        final long offset = dead.chunks().writeBlock(tail, KEY, MemorySegment.ofArray(v2), length,
+            KvBlockLayout.NEVER, writeId, dead.chunks().epochs().current());
         final KeyState atTail = dead.probe().readKey(tail, hash, KEY);
         assertTrue(dead.writer().swapAt(tail, hash, KEY, atTail.slot, atTail.word,
             SlotWord.committed(KeyHash.fingerprint(hash), offset, length, false,
