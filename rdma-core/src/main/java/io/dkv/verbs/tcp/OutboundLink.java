@@ -169,37 +169,43 @@ final class OutboundLink extends TcpLink
     void flushFromEngine()
     {
         int resumeCount = 0;
+        String failure = null;
         synchronized (this)
         {
             if (closed)
             {
                 return;
             }
-            final boolean done;
             try
             {
-                done = flushTransmit();
+                final boolean done = flushTransmit();
+                if (key != null)
+                {
+                    key.interestOps(done ? 0 : SelectionKey.OP_WRITE);
+                }
+                if (!hasPendingPayload && waitingCount > 0)
+                {
+                    if (resumeScratch.length < waitingCount)
+                    {
+                        resumeScratch = new TcpQueuePair[waiting.length];
+                    }
+                    System.arraycopy(waiting, 0, resumeScratch, 0, waitingCount);
+                    Arrays.fill(waiting, 0, waitingCount, null);
+                    resumeCount = waitingCount;
+                    waitingCount = 0;
+                }
             }
             catch (final IOException ex)
             {
-                close(ex.getMessage());
-                return;
+                failure = ex.getMessage();
             }
-            if (key != null)
-            {
-                key.interestOps(done ? 0 : SelectionKey.OP_WRITE);
-            }
-            if (!hasPendingPayload && waitingCount > 0)
-            {
-                if (resumeScratch.length < waitingCount)
-                {
-                    resumeScratch = new TcpQueuePair[waiting.length];
-                }
-                System.arraycopy(waiting, 0, resumeScratch, 0, waitingCount);
-                Arrays.fill(waiting, 0, waitingCount, null);
-                resumeCount = waitingCount;
-                waitingCount = 0;
-            }
+        }
+        if (failure != null)
+        {
+            // out of this link's monitor: closing tells the device, whose map of links a posting thread may hold
+            // while it waits for this monitor (TcpDevice.link flushing a new link), a deadlock the other way round
+            close(failure);
+            return;
         }
         for (int i = 0; i < resumeCount; i++)
         {

@@ -124,6 +124,7 @@ public final class TcpDevice extends SoftDevice
      */
     OutboundLink link(final PortAddress peer)
     {
+        final OutboundLink link;
         synchronized (links)
         {
             final OutboundLink existing = links.get(peer);
@@ -157,12 +158,14 @@ public final class TcpDevice extends SoftDevice
                 throw new VerbsException("cannot reach " + peer + " within " + context.tcpConnectTimeoutMs() + " ms: " +
                     ex.getMessage(), ex);
             }
-            final OutboundLink link = new OutboundLink(engine, this, channel, peer);
+            link = new OutboundLink(engine, this, channel, peer);
             links.put(peer, link);
             engine.addLink(link);
-            link.flushFromPoster();
-            return link;
         }
+        // out of the map's monitor: a link's flush may close it, and closing takes the map's monitor under the
+        // link's (the engine's flush), so waiting for the link's monitor while holding the map could deadlock
+        link.flushFromPoster();
+        return link;
     }
 
     void onLinkClosed(final OutboundLink link)
