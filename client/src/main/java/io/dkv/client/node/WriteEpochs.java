@@ -51,12 +51,6 @@ public final class WriteEpochs
         }
     }
 
-    /** @return the length of an epoch in milliseconds. */
-    public long epochMs()
-    {
-        return epochMs;
-    }
-
     private long raise(final long to)
     {
         return epoch.accumulateAndGet(to, Math::max);
