@@ -4,10 +4,12 @@ import io.dkv.checker.history.History;
 import io.dkv.checker.history.HistoryJson;
 import io.dkv.checker.history.Operation;
 import io.dkv.load.CommandRun;
+import io.dkv.load.Tiers;
 import io.dkv.load.check.nemesis.LongPauseFault;
 import io.dkv.load.check.nemesis.MetaPauseFault;
 import io.dkv.load.check.store.FaultyStores;
 import io.dkv.raas.command.DkvCommandLine;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -341,6 +343,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(600)
     void registersStayLinearizableThroughComputeNodesWhileAMemoryNodeIsAddedAndAnotherDrainedAtTwoCopies()
         throws Exception
@@ -373,6 +376,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(600)
     void listAppendsStayStrictlySerializableThroughTheDriverWhileTheMemoryTierGrowsAndShrinksAtOneCopy()
         throws Exception
@@ -391,6 +395,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void registersStayLinearizableAndRecoverWhileTheMetaServerStopsPastItsLeaseAtTwoCopies() throws Exception
     {
@@ -412,6 +417,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(400)
     void aMetaServerThatTakesItsOwnStallForSilentMemoryNodesDeclaresEveryOneDownYetTheStoreRecovers() throws Exception
     {
@@ -453,6 +459,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void registersStayLinearizableWhileAClientOrTheDriverStopsForLongerThanTheGracePeriod() throws Exception
     {

@@ -1,0 +1,18 @@
+package io.dkv.load;
+
+/**
+ * The test tiers, as JUnit 5 tag names. {@code ./dkv test} (and so CI) leaves out {@link #SOAK}; {@code ./dkv test
+ * --soak} runs that tier alone and {@code ./dkv test --all} every tier.
+ */
+public final class Tiers
+{
+    /**
+     * Fault runs of half a minute or more each: what they show holds in every build, but together they would push the
+     * suite past the time CI keeps on two cores.
+     */
+    public static final String SOAK = "soak";
+
+    private Tiers()
+    {
+    }
+}
