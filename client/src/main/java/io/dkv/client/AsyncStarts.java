@@ -7,6 +7,7 @@ import io.dkv.client.async.AsyncWrite;
 import io.dkv.client.async.AsyncWrites;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.node.HeapChunks;
+import io.dkv.client.node.WriteEpochs;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.ReplicaChain;
 import io.dkv.format.KeyHash;
@@ -192,7 +193,7 @@ final class AsyncStarts implements AutoCloseable
                 final long writeId = KvBlockLayout.drawWriteId();
                 if (value != null)
                 {
-                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, chunks.epochs().current(),
+                    KvBlockLayout.write(write.out(length), 0, key, value, expireAt, writeId, flightEpoch(future),
                         chunks.pendingBlocks());
                     chunks.reserveBlocks(write.nodes, count, length, write.blockOffsets);
                 }
@@ -219,6 +220,22 @@ final class AsyncStarts implements AutoCloseable
     }
 
     /** @return writes of this thread their completions finished alone (not handed to a client thread). */
+    /**
+     * The epoch a write carried by completions writes its block at. When its nodes are to be told of it, the write is
+     * held in flight first and until its future completes, which under a durability that tells nodes is once each
+     * node took its notice ({@code PersistRequests}) or the write ended otherwise.
+     */
+    private long flightEpoch(final CompletableFuture<Object> future)
+    {
+        final WriteEpochs epochs = chunks.epochs();
+        if (chunks.durability() != Durability.NONE)
+        {
+            final int slot = chunks.enterFlight();
+            future.whenComplete((answer, failure) -> epochs.leave(slot));
+        }
+        return epochs.current();
+    }
+
     long writesAnsweredByCompletions()
     {
         return asyncWrites == null ? 0 : asyncWrites.answered();

@@ -1,5 +1,6 @@
 package io.dkv.client;
 
+import io.dkv.client.node.RingMarks;
 import io.dkv.client.node.WriteEpochs;
 import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
@@ -26,6 +27,7 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
     private WriteEpochs writeEpochs;
+    private RingMarks ringMarks;
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
     private int collectionSegmentBytes =
@@ -82,6 +84,16 @@ public final class KvClientContext extends CommonContext<KvClientContext>
             writeEpochs = new WriteEpochs(epochClock() != null ? epochClock() : Clocks.epochClock(), epochMs);
         }
         return writeEpochs;
+    }
+
+    /** @return the marks of the client's persist rings, written once an epoch from {@link #writeEpochs()}. */
+    public synchronized RingMarks ringMarks()
+    {
+        if (ringMarks == null)
+        {
+            ringMarks = new RingMarks(writeEpochs(), epochMs);
+        }
+        return ringMarks;
     }
 
     public int timeoutMs()

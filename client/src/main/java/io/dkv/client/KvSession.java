@@ -551,6 +551,19 @@ public final class KvSession implements AutoCloseable
 
     private boolean deleteUnlessIntent(final byte[] key)
     {
+        try
+        {
+            return deleteUnlessIntentHeld(key);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean deleteUnlessIntentHeld(final byte[] key)
+    {
         // under durability sync a delete publishes a pending tombstone, not an empty slot: a reader of the miss it
         // makes settles it on the node's disk first (KvBlockLayout.TOMBSTONE)
         final boolean tombstone = chunks.pendingBlocks();
@@ -610,7 +623,7 @@ public final class KvSession implements AutoCloseable
         final int length = KvBlockLayout.blockLength(key.length, 0);
         final long offset =
             chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId(),
-                chunks.epochs().current());
+                chunks.writeEpoch());
         return SlotWord.committed(KeyHash.fingerprint(hash), offset, length, true, chunks.generationOf(node, offset));
     }
 
@@ -621,6 +634,20 @@ public final class KvSession implements AutoCloseable
      * @return true when written.
      */
     boolean write(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
+        final long expireAt)
+    {
+        try
+        {
+            return writeHeld(key, value, expected, put, expireAt);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean writeHeld(final byte[] key, final MemorySegment value, final byte[] expected, final boolean put,
         final long expireAt)
     {
         for (int attempt = 0; ; attempt++)
@@ -641,6 +668,19 @@ public final class KvSession implements AutoCloseable
      * holds any block, an intent included. {@link #lastWritten} says what it put in place.
      */
     public boolean insertRaw(final byte[] key, final byte[] value, final long expireAt)
+    {
+        try
+        {
+            return insertRawHeld(key, value, expireAt);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean insertRawHeld(final byte[] key, final byte[] value, final long expireAt)
     {
         try
         {
@@ -668,6 +708,20 @@ public final class KvSession implements AutoCloseable
      * recovery retires a write id by rewriting the same value under a new one, needs it.
      */
     public boolean swapRawExact(final byte[] key, final byte[] value, final Versioned expected, final long expireAt)
+    {
+        try
+        {
+            return swapRawExactHeld(key, value, expected, expireAt);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean swapRawExactHeld(final byte[] key, final byte[] value, final Versioned expected,
+        final long expireAt)
     {
         try
         {
@@ -736,7 +790,7 @@ public final class KvSession implements AutoCloseable
         final int fingerprint = KeyHash.fingerprint(hash);
         final int length = KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         final long writeId = KvBlockLayout.drawWriteId();
-        long blockEpoch = chunks.epochs().current();
+        long blockEpoch = chunks.writeEpoch();
         long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId, blockEpoch);
         long committedWord = SlotWord.committed(fingerprint, blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
@@ -753,7 +807,7 @@ public final class KvSession implements AutoCloseable
                 {
                     // a write is never of an epoch before the one it replaces: its block again, at the key's epoch
                     // (only a committed slot is swapped to it: the tentative word an insert uses stays the first's)
-                    blockEpoch = chunks.epochs().current();
+                    blockEpoch = chunks.writeEpoch();
                     blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId, blockEpoch);
                     committedWord = SlotWord.committed(fingerprint, blockOffset, length,
                         expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
@@ -819,6 +873,20 @@ public final class KvSession implements AutoCloseable
     {
         try
         {
+            return writeIfVersionHeld(key, value, expected, expireAt);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean writeIfVersionHeld(final byte[] key, final MemorySegment value, final Versioned expected,
+        final long expireAt)
+    {
+        try
+        {
             return writeIfVersionOnce(key, value, expected, expireAt, false);
         }
         catch (final IntentFound found)
@@ -860,7 +928,7 @@ public final class KvSession implements AutoCloseable
         final long writeId = KvBlockLayout.drawWriteId();
         // the version it replaces was read by this client, so the client's epoch is at least its
         final long blockOffset = chunks.writeBlock(node, key, value, length, expireAt, writeId,
-            chunks.epochs().current());
+            chunks.writeEpoch());
         final long committedWord = SlotWord.committed(KeyHash.fingerprint(hash), blockOffset, length,
             expireAt != KvBlockLayout.NEVER, chunks.generationOf(node, blockOffset));
         long slot = expected.slotOffset;
@@ -1079,6 +1147,8 @@ public final class KvSession implements AutoCloseable
     public void close()
     {
         asyncStarts.close();
+        // no mark is written over the connections from now on: they close next
+        chunks.close();
         links.close();
     }
 }

@@ -15,7 +15,8 @@ package io.dkv.format;
  * request (32 bytes)
  *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS or PERSIST_RING
  *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
- *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE or 0 (no answer)
+ *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer);
+ *                         PERSIST_BLOCKS: how many blocks (answered once taken when the correlation is not 0)
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
  *                         SPLIT: the subtable's offset in the index region
@@ -53,10 +54,11 @@ public final class MemoryNodeProtocol
      */
     public static final int SYNC = 5;
     /**
-     * PERSIST of many keys, none answered (durability async): the argument says how many blocks, each a long from
+     * PERSIST of many keys (durability async): the argument says how many blocks, each a long from
      * {@link #BLOCK_OFFSET} on (the first where PERSIST has its block, the second where it has its write id), at most
      * {@link #MAX_BLOCKS}. One message for what a client's writes changed on the node since its last, rather than one
-     * each.
+     * each. Answered OK once taken when its correlation is not 0 (a client whose ring had no room, so that the answer
+     * comes before its next mark), else not at all.
      */
     public static final int PERSIST_BLOCKS = 6;
     /**
@@ -71,6 +73,11 @@ public final class MemoryNodeProtocol
     public static final int MAX_REQUEST_LENGTH = MemoryNodeProtocol.BLOCK_OFFSET + MAX_BLOCKS * Long.BYTES;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;
+    /**
+     * PERSIST's argument: answer once the node has taken the block into the batch it writes next (durability async,
+     * told where the client has no ring): an answer that comes before any mark the client writes after it.
+     */
+    public static final int ANSWER_WHEN_TAKEN = 2;
 
     public static final int OK = 0;
     public static final int FULL = 1;

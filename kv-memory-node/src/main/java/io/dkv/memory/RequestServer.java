@@ -283,14 +283,30 @@ final class RequestServer implements Agent
             turnStart - quietSinceNanos - fsyncIntervalNanos >= 0)
         {
             // nothing waits to be written or fsynced: what the rings' marks say is on disk already, and the epoch is
-            // kept with the next fsync; once an interval, so that an idle node costs one small fsync an interval
+            // kept with an fsync of its own; once an interval, so that an idle node costs one small fsync an interval.
+            // Not a write of anyone's keys: the disk's state as clients read it (unsynced since, the lag) is untouched
             quietSinceNanos = turnStart;
             if (durable.quiet())
             {
-                markUnsynced(turnStart, epochClock.time());
+                syncDurableEpoch(turnStart);
             }
         }
         return work + reclaim(turnStart);
+    }
+
+    /** The durable epoch {@link DurableEpoch#quiet} wrote, fsynced: a restart reads it after a crash of the host. */
+    private void syncDurableEpoch(final long nowNanos)
+    {
+        try
+        {
+            store.syncWal();
+            logFsyncs.incrementRelease();
+        }
+        catch (final IllegalStateException ex)
+        {
+            // as a write of keys not fsynced: tried again with the interval's fsync, and shown
+            markUnsynced(nowNanos, epochClock.time());
+        }
     }
 
     /** Something was written to the key store without an fsync: fsynced within the interval from now. */
@@ -455,7 +471,7 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.PERSIST_BLOCKS ->
             {
                 persistBlockMessages.incrementRelease();
-                persistBlocks(client, argument, length);
+                persistBlocks(client, correlation, argument, length);
             }
             case MemoryNodeProtocol.PERSIST_RING ->
             {
@@ -541,6 +557,7 @@ final class RequestServer implements Agent
         final long writeId)
     {
         final boolean wantsAnswer = (argument & MemoryNodeProtocol.ANSWER_WHEN_DURABLE) != 0;
+        final boolean answerTaken = (argument & MemoryNodeProtocol.ANSWER_WHEN_TAKEN) != 0;
         if (writeId != KvBlockLayout.NO_WRITE && !index.holdsWrite(block, writeId))
         {
             // a reader settling a block it read from this node before it restarted: it reads the key again
@@ -555,7 +572,7 @@ final class RequestServer implements Agent
         final byte[] key = store == null ? null : index.keyAt(block);
         if (key == null)
         {
-            if (wantsAnswer)
+            if (wantsAnswer || answerTaken)
             {
                 answer(client, correlation,
                     store == null ? MemoryNodeProtocol.NOT_PERSISTENT : MemoryNodeProtocol.BAD_REQUEST, 0, -1);
@@ -564,20 +581,32 @@ final class RequestServer implements Agent
         }
         batchKeys.add(key);
         named.addLong(block);
-        if (wantsAnswer)
+        if (answerTaken)
+        {
+            // taken into the batch this turn writes: before any mark the node reads after this
+            answer(client, correlation, MemoryNodeProtocol.OK, 0, -1);
+        }
+        else if (wantsAnswer)
         {
             answerTo.add(client);
             answerCorrelations.addLong(correlation);
         }
     }
 
-    /** Many PERSISTs in one message, none answered: each block's key goes to this turn's batch. */
-    private void persistBlocks(final Connection client, final int count, final int length)
+    /**
+     * Many PERSISTs in one message: each block's key goes to this turn's batch, answered OK then when the correlation
+     * is not 0 (the client's ring had no room: its answer comes before the client's next mark).
+     */
+    private void persistBlocks(final Connection client, final long correlation, final int count, final int length)
     {
         if (count < 1 || count > MemoryNodeProtocol.MAX_BLOCKS ||
             length < MemoryNodeProtocol.BLOCK_OFFSET + count * Long.BYTES)
         {
             malformed.incrementRelease();
+            if (correlation != 0)
+            {
+                answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            }
             return;
         }
         persists.getAndAddRelease(count);
@@ -585,6 +614,11 @@ final class RequestServer implements Agent
         {
             persist(client, 0, 0, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES),
                 KvBlockLayout.NO_WRITE);
+        }
+        if (correlation != 0)
+        {
+            answer(client, correlation, store == null ? MemoryNodeProtocol.NOT_PERSISTENT : MemoryNodeProtocol.OK, 0,
+                -1);
         }
     }
 

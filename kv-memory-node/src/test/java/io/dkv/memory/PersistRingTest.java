@@ -20,16 +20,20 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A thread that holds its PERSISTs under durability async (a compute node's event loop under appendfsync everysec)
  * tells each node of them through a persist ring the node reads each turn, not in messages: every block written
  * there reaches the disk, across many laps of the ring, from a client that went away before the node read them, and
- * from a client whose ring had no room (those in a message).
+ * from a client whose ring had no room (it waits for the node to take it).
  */
 class PersistRingTest
 {
@@ -127,57 +131,75 @@ class PersistRingTest
 
     /**
      * The node holds off (its request server stopped between turns) while a client deletes keys through a ring of
-     * 504 entries (4 KiB chunks): the first 500 fill it, and the next 100, finding it still full when they read back
-     * what the node took, go in a message; then the client goes away before the node read anything. Each delete is on
-     * the disk once the node goes on.
+     * 504 entries (4 KiB chunks): the first 500 fill it, and the flush of the next 100 waits for room, no message
+     * sent, until the node goes on; then one more delete is written there and the client goes away before the node
+     * read it. Each delete is on the disk once the node goes on.
      */
     @Test
-    void aRingWithNoRoomAndAClientGoneLoseNothingTheClientWroteThere(@TempDir final Path data) throws Exception
+    void aRingWithNoRoomIsWaitedOnAndAClientGoneLosesNothingItWroteThere(@TempDir final Path data) throws Exception
     {
         final Holdable idle = new Holdable();
         final MemoryNodeContext context = node(data, 4096, idle);
+        final ExecutorService loop = Executors.newSingleThreadExecutor();
         try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, context))
         {
             try (Raas clientRaas = raas(CLIENT))
             {
                 try (KvClient client = KvClient.connect(clientRaas,
-                    new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC)))
+                    new KvClientContext().memoryNodes(NODE).durability(Durability.ASYNC).timeoutMs(8_000)))
                 {
-                    for (int i = 0; i < 1_000; i++)
+                    loop.submit(() ->
                     {
-                        client.put(key(i), key(i));
-                    }
+                        for (int i = 0; i < 1_000; i++)
+                        {
+                            client.put(key(i), key(i));
+                        }
+                        // as a compute node's loop: notices held until the thread's flush
+                        client.deferPersists();
+                    }).get();
                     KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 1_000);
-                    client.deferPersists();
-                    // the ring is asked for at the first flush, while the node answers
-                    client.delete(key(0));
-                    client.flushPersists();
-                    KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == 1);
+                    final long before = counter(node, MemoryNodeCounter.RING_ENTRIES);
                     idle.held = true;
                     KvCluster.awaitTrue(() -> idle.holding);
-                    for (int i = 1; i <= 600; i++)
-                    {
-                        assertTrue(client.delete(key(i)));
-                        if (i % 100 == 0)
-                        {
-                            client.flushPersists();
-                        }
-                    }
+                    loop.submit(() -> deleteAndFlush(client, 1, 500)).get();
+                    final Future<?> full = loop.submit(() -> deleteAndFlush(client, 501, 600));
+                    // the node reads nothing while held: the flush can only wait
+                    KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == before);
+                    assertFalse(full.isDone(), "a flush into a full ring waits for the node");
+                    idle.held = false;
+                    full.get();
+                    KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == before + 600);
+                    assertEquals(0, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "no message");
+
+                    idle.held = true;
+                    KvCluster.awaitTrue(() -> idle.holding);
+                    loop.submit(() -> deleteAndFlush(client, 601, 601)).get();
                 }
                 finally
                 {
-                    // the client is gone, its ring unread but for the first delete, one message in its connection;
-                    // released whatever happened, so that the node can stop
+                    // the client is gone, its last delete in its ring unread; released whatever happened, so that the
+                    // node can stop
                     idle.held = false;
+                    loop.shutdown();
                 }
-                KvCluster.awaitTrue(() -> counter(node, MemoryNodeCounter.RING_ENTRIES) == 501);
-                assertEquals(1, counter(node, MemoryNodeCounter.REQUESTS_PERSIST_BLOCKS), "the 100 that found no room");
                 KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 1_601);
             }
         }
         try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, context))
         {
             assertEquals(399, back.keysRecovered(), "1,000 put, 601 deleted");
+        }
+    }
+
+    private static void deleteAndFlush(final KvClient client, final int from, final int to)
+    {
+        for (int i = from; i <= to; i++)
+        {
+            assertTrue(client.delete(key(i)));
+            if (i % 100 == 0 || i == to)
+            {
+                client.flushPersists();
+            }
         }
     }
 

@@ -33,6 +33,7 @@ public final class HeapChunks
 
     private final NodeLinks links;
     private final WriteEpochs epochs;
+    private final KvClientContext context;
     /** The links' generation each node's chunks were handed out over. */
     private final int[] chunkLinks;
     private final long[] chunkOffset;
@@ -72,8 +73,14 @@ public final class HeapChunks
     /** Blocks held over every node: whether a flush has anything to send. */
     private int deferredTotal;
     private MemorySegment blocksMessage;
-    /** Where held PERSISTs go when the node has a ring with room for them: no message. Made at the first deferral. */
+    /**
+     * Where notices go under async, held or not: one WRITE into the node's ring, ordered before the marks written
+     * after it, where a message would not be. Made with the first chunk asked under a durability that tells nodes.
+     */
     private PersistRingWriter rings;
+    /** This thread's slot among the client's writes in flight ({@link WriteEpochs#enter}), or -1: none held. */
+    private int flight = -1;
+    private final long[] single = new long[1];
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
@@ -91,6 +98,7 @@ public final class HeapChunks
         this.out = links.raas().allocateBuffer(4096);
         this.durability = context.durability();
         this.epochs = context.writeEpochs();
+        this.context = context;
     }
 
     /**
@@ -141,6 +149,103 @@ public final class HeapChunks
     public WriteEpochs epochs()
     {
         return epochs;
+    }
+
+    /**
+     * The epoch a write of this thread writes its blocks at: the client's, with the write held among those in flight
+     * first when its nodes are to be told of it, so that no mark passes its epoch before they are
+     * ({@link #writeDone}). A thread already holding a slot (held notices, an earlier write of the operation) keeps
+     * it: its epoch is the least of what it holds.
+     */
+    public long writeEpoch()
+    {
+        if (durability != Durability.NONE)
+        {
+            ensureRings();
+            if (flight < 0)
+            {
+                flight = epochs.enter();
+            }
+        }
+        return epochs.current();
+    }
+
+    /**
+     * A write that took {@link #writeEpoch} is over: its notices were written into rings or answered (or it made
+     * none), unless this thread holds them for {@link #flushDeferred}, which lets the slot go then.
+     */
+    public void writeDone()
+    {
+        if (deferredTotal == 0)
+        {
+            leaveFlight();
+        }
+    }
+
+    /** The thread's links are about to close: its rings' marks stop first, and its slot goes. */
+    public void close()
+    {
+        if (rings != null)
+        {
+            rings.close();
+        }
+        leaveFlight();
+    }
+
+    private void leaveFlight()
+    {
+        if (flight >= 0)
+        {
+            epochs.leave(flight);
+            flight = -1;
+        }
+    }
+
+    /**
+     * A write carried by completions, whose nodes are told by another thread, is about to take its epoch: its slot
+     * among the writes in flight, which the caller leaves once every node took its notice; the rings first, as
+     * {@link #writeEpoch} makes them.
+     */
+    public int enterFlight()
+    {
+        ensureRings();
+        return epochs.enter();
+    }
+
+    /**
+     * Each node has this thread's ring of this generation of its links (asked for again after they were made again,
+     * or first at the thread's first write that tells nodes), before a write takes its epoch: the epoch is then above
+     * each node's durable epoch at its ring's making, whichever nodes the write's blocks go to. One comparison a node
+     * once made; a node that cannot be reached is left to the write, which meets it if it needs it.
+     */
+    private void ensureRings()
+    {
+        final PersistRingWriter writer = rings();
+        final int known = links.known();
+        for (int node = 0; node < known; node++)
+        {
+            if (!writer.made(node))
+            {
+                try
+                {
+                    rings().ensure(node);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // the write's own use of the node says why
+                }
+            }
+        }
+    }
+
+    /** @return this thread's persist rings, made at their first use. */
+    private PersistRingWriter rings()
+    {
+        if (rings == null)
+        {
+            rings = new PersistRingWriter(links, epochs, context.ringMarks(), context.timeoutMs());
+        }
+        return rings;
     }
 
     /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
@@ -232,24 +337,21 @@ public final class HeapChunks
         }
         final boolean sync = durability == Durability.SYNC;
         persistsTold++;
-        persisting = sync;
+        if (!sync)
+        {
+            tellAsync(node, blockOffset);
+            return;
+        }
+        persisting = true;
         final int status;
         try
         {
-            status = links.request(node, MemoryNodeProtocol.PERSIST,
-                sync ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0, blockOffset, KvBlockLayout.NO_WRITE, sync,
-                "the key on disk");
+            status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
+                blockOffset, KvBlockLayout.NO_WRITE, true, "the key on disk");
         }
         catch (final RuntimeException ex)
         {
             persistsFailed++;
-            if (!sync)
-            {
-                // durability async (appendfsync everysec): the write is on its replicas and answered; the node that
-                // cannot be told is gone with its copy, within the window async accepts (as redis's everysec answers
-                // OK and loses the last second to a crash). Counted, not failed.
-                return;
-            }
             throw ex;
         }
         finally
@@ -261,6 +363,34 @@ public final class HeapChunks
             persistsFailed++;
             throw new KvException("memory node " + links.nodeId(node) + " did not write the key to disk: " +
                 MemoryNodeProtocol.why(status));
+        }
+    }
+
+    /**
+     * One notice under async, not held: into the node's ring, or, where it has none with room, a PERSIST it answers
+     * once it took it (its answer comes before any later mark of this thread's). A node that cannot be told is gone
+     * with its copy, within the window async accepts (as redis's everysec answers OK and loses the last second to a
+     * crash): counted, not failed.
+     */
+    private void tellAsync(final int node, final long blockOffset)
+    {
+        try
+        {
+            single[0] = blockOffset;
+            if (rings().write(node, single, 1))
+            {
+                return;
+            }
+            final int status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_TAKEN,
+                blockOffset, KvBlockLayout.NO_WRITE, true, "the key on disk");
+            if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
+            {
+                persistsFailed++;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            persistsFailed++;
         }
     }
 
@@ -284,20 +414,20 @@ public final class HeapChunks
         return deferredTotal > 0;
     }
 
-    /** Send what {@link #deferPersists} held: one PERSIST_BLOCKS message per node. */
+    /** Tell the nodes what {@link #deferPersists} held: one group in each node's ring; the write slot goes. */
     public void flushDeferred()
     {
-        if (deferredTotal == 0)
+        if (deferredTotal > 0)
         {
-            return;
-        }
-        for (int node = 0; node < deferredCounts.length; node++)
-        {
-            if (deferredCounts[node] > 0)
+            for (int node = 0; node < deferredCounts.length; node++)
             {
-                sendDeferred(node);
+                if (deferredCounts[node] > 0)
+                {
+                    sendDeferred(node);
+                }
             }
         }
+        leaveFlight();
     }
 
     private void defer(final int node, final long blockOffset)
@@ -307,7 +437,6 @@ public final class HeapChunks
             deferred = new long[links.nodeIds().length][];
             deferredCounts = new int[deferred.length];
             blocksMessage = links.raas().allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH);
-            rings = new PersistRingWriter(links);
         }
         if (node >= deferred.length)
         {
@@ -334,18 +463,23 @@ public final class HeapChunks
         deferredTotal -= count;
         try
         {
-            if (rings.write(node, deferred[node], count))
+            if (rings().write(node, deferred[node], count))
             {
                 return;
             }
+            // no ring to be had: a message the node answers once it took the blocks, before any later mark
             blocksMessage.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
             blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
-            blocksMessage.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, 0);
             for (int i = 0; i < count; i++)
             {
                 blocksMessage.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES, deferred[node][i]);
             }
-            links.send(node, blocksMessage, MemoryNodeProtocol.persistBlocksLength(count), "the keys on disk");
+            final int status = links.requestMessage(node, blocksMessage, MemoryNodeProtocol.persistBlocksLength(count),
+                "the keys on disk");
+            if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
+            {
+                persistsFailed += count;
+            }
         }
         catch (final RuntimeException ex)
         {
@@ -433,6 +567,12 @@ public final class HeapChunks
             previousChunkLength[node] = chunkLength[node];
             previousChunkGeneration[node] = chunkGeneration[node];
             chunkLength[node] = 0;
+        }
+        if (durability != Durability.NONE)
+        {
+            // the node counts this thread's marks from the ring's making, so the ring is made before any block of
+            // this thread is in the node's heap, and this thread's epoch goes above the node's durable epoch then
+            rings().ensure(node);
         }
         final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
         final int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");

@@ -380,26 +380,6 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
         return request(node, type, argument, block, KvBlockLayout.NO_WRITE, answered, what);
     }
 
-    /**
-     * Send a request no answer follows (PERSIST_BLOCKS) over the node's request connection.
-     *
-     * @throws KvException when the node did not take it.
-     */
-    public void send(final int node, final MemorySegment message, final int length, final String what)
-    {
-        final long nodeId = nodeIds[node];
-        try
-        {
-            requestConnection(node).send(message, 0, length, Flags.ADAPTIVE);
-        }
-        catch (final RaasException ex)
-        {
-            stale[node] = true;
-            throw new KvException("memory node " + nodeId + " did not take a request for " + what + ": " +
-                ex.getMessage(), ex);
-        }
-    }
-
     /** @return the node's message connection for requests to its CPU, made at its first. */
     private Connection requestConnection(final int node)
     {
@@ -433,28 +413,59 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
             {
                 return MemoryNodeProtocol.OK;
             }
-            final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
-            while (true)
-            {
-                final long left = Math.max(1, (deadline - nanoClock.nanoTime()) / 1_000_000L);
-                final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(left));
-                if (length < MemoryNodeProtocol.REPLY_LENGTH)
-                {
-                    throw new KvException("memory node " + nodeId + " answered a request for " + what + " with " +
-                        length + " bytes");
-                }
-                // an answer to a request this thread gave up on (it timed out) is skipped
-                if (rpc.get(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET) == correlation)
-                {
-                    return rpc.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
-                }
-            }
+            return awaitAnswer(node, connection, correlation, what);
         }
         catch (final RaasException ex)
         {
             stale[node] = true;
             throw new KvException("memory node " + nodeId + " did not answer a request for " + what + ": " +
                 ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Send a request of its own bytes (PERSIST_BLOCKS) over the node's request connection, with a correlation of this
+     * thread's, and wait for its answer.
+     *
+     * @return the answer's status.
+     */
+    public int requestMessage(final int node, final MemorySegment message, final int length, final String what)
+    {
+        final long nodeId = nodeIds[node];
+        try
+        {
+            final Connection connection = requestConnection(node);
+            final long correlation = ++requestCorrelation;
+            message.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, correlation);
+            connection.send(message, 0, length, Flags.ADAPTIVE);
+            return awaitAnswer(node, connection, correlation, what);
+        }
+        catch (final RaasException ex)
+        {
+            stale[node] = true;
+            throw new KvException("memory node " + nodeId + " did not answer a request for " + what + ": " +
+                ex.getMessage(), ex);
+        }
+    }
+
+    /** @throws RaasException when the connection failed or the answer did not come within the client's timeout. */
+    private int awaitAnswer(final int node, final Connection connection, final long correlation, final String what)
+    {
+        final long deadline = nanoClock.nanoTime() + context.timeoutMs() * 1_000_000L;
+        while (true)
+        {
+            final long left = Math.max(1, (deadline - nanoClock.nanoTime()) / 1_000_000L);
+            final int length = connection.recv(rpc, 0, (int)rpc.byteSize(), Duration.ofMillis(left));
+            if (length < MemoryNodeProtocol.REPLY_LENGTH)
+            {
+                throw new KvException("memory node " + nodeIds[node] + " answered a request for " + what + " with " +
+                    length + " bytes");
+            }
+            // an answer to a request this thread gave up on (it timed out) is skipped
+            if (rpc.get(LONG, MemoryNodeProtocol.REPLY_CORRELATION_OFFSET) == correlation)
+            {
+                return rpc.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
+            }
         }
     }
 

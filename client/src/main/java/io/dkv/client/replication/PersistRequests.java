@@ -24,10 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The durability step of writes carried by completions: telling each replica's node which block changed (PERSIST)
- * and, under durability sync, waiting for every node's answer that it is on disk, without a thread waiting on any
- * one answer. Completing threads hand a write's requests in ({@link #offer}); one thread ({@link CompletionPolling}'s
- * agent) sends them over message connections of its own and reads the answers as they are there, completing each
- * write's future once its last answer came.
+ * and waiting for every node's answer, that it is on disk (durability sync) or that it took the notice into the batch
+ * it writes next (async: an answer before any mark the client writes after it, so a write's epoch is held back from
+ * the marks until then), without a thread waiting on any one answer. Completing threads hand a write's requests in
+ * ({@link #offer}); one thread ({@link CompletionPolling}'s agent) sends them over message connections of its own and
+ * reads the answers as they are there, completing each write's future once its last answer came.
  *
  * <p>At most {@link #OUTSTANDING} requests wait for answers per node: a node answers into this client's receive
  * buffers, which must be drained while it sends, and this thread both sends and drains.
@@ -104,9 +105,6 @@ public final class PersistRequests
     private final ManyToOneConcurrentArrayQueue<Job> queue = new ManyToOneConcurrentArrayQueue<>(QUEUED);
     private final Long2ObjectHashMap<Node> nodes = new Long2ObjectHashMap<>();
     private final MemorySegment request = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REQUEST_LENGTH]);
-    /** A PERSIST_BLOCKS message, and the requests it carries. */
-    private final MemorySegment blocks = MemorySegment.ofArray(new byte[MemoryNodeProtocol.MAX_REQUEST_LENGTH]);
-    private final Request[] gathered = new Request[MemoryNodeProtocol.MAX_BLOCKS];
     private final MemorySegment reply = MemorySegment.ofArray(new byte[MemoryNodeProtocol.REPLY_LENGTH + 64]);
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -215,13 +213,8 @@ public final class PersistRequests
     private int sendHeld(final Node node)
     {
         int sent = 0;
-        while (!node.held.isEmpty() && (!node.held.peek().job.answered || node.pending.size() < OUTSTANDING))
+        while (!node.held.isEmpty() && node.pending.size() < OUTSTANDING)
         {
-            if (!node.held.peek().job.answered)
-            {
-                sent += sendUnanswered(node);
-                continue;
-            }
             final Request held = node.held.poll();
             if (held.job.future.isDone())
             {
@@ -232,7 +225,8 @@ public final class PersistRequests
             held.correlation = ++correlation;
             request.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
             final boolean answered = held.job.answered;
-            request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : 0);
+            request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET,
+                answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : MemoryNodeProtocol.ANSWER_WHEN_TAKEN);
             request.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, held.correlation);
             request.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, held.job.offsets[held.replica]);
             request.set(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET, KvBlockLayout.NO_WRITE);
@@ -257,74 +251,10 @@ public final class PersistRequests
                 continue;
             }
             sent++;
-            if (answered)
-            {
-                held.deadlineNanos = nanoClock.nanoTime() + timeoutNanos;
-                node.pending.add(held);
-            }
-            else
-            {
-                outstanding.decrementAndGet();
-                answeredBy(held.job);
-            }
+            held.deadlineNanos = nanoClock.nanoTime() + timeoutNanos;
+            node.pending.add(held);
         }
         return sent;
-    }
-
-    /**
-     * The requests at the front of the node's queue that wait for no answer (durability async), up to
-     * {@link MemoryNodeProtocol#MAX_BLOCKS}, in one PERSIST_BLOCKS message: under a pipeline of writes one message
-     * tells the node of many, where one each cost the node's request thread a message per write and replica.
-     *
-     * @return messages sent: one, or none when every request gathered was of a write already failed.
-     */
-    private int sendUnanswered(final Node node)
-    {
-        int count = 0;
-        while (!node.held.isEmpty() && !node.held.peek().job.answered && count < MemoryNodeProtocol.MAX_BLOCKS)
-        {
-            final Request held = node.held.poll();
-            outstanding.decrementAndGet();
-            if (held.job.future.isDone())
-            {
-                // another node of it failed
-                continue;
-            }
-            blocks.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)count * Long.BYTES,
-                held.job.offsets[held.replica]);
-            gathered[count++] = held;
-        }
-        if (count == 0)
-        {
-            return 0;
-        }
-        blocks.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST_BLOCKS);
-        blocks.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
-        blocks.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, ++correlation);
-        RaasException failure = null;
-        try
-        {
-            connection(node).send(blocks, 0, MemoryNodeProtocol.persistBlocksLength(count), Flags.ADAPTIVE);
-        }
-        catch (final RaasException ex)
-        {
-            // durability async (appendfsync everysec): the writes are on their replicas, and the node that cannot be
-            // told is gone with its copies; what a crash takes within the window async accepted, as redis's everysec
-            // answers OK and loses the last second to a crash. Counted, not failed.
-            failure = ex;
-            undelivered.addAndGet(count);
-        }
-        for (int i = 0; i < count; i++)
-        {
-            answeredBy(gathered[i].job);
-            gathered[i] = null;
-        }
-        if (failure != null)
-        {
-            broken(node, null, "did not take a request for the keys on disk: " + failure.getMessage(), failure);
-            return 0;
-        }
-        return 1;
     }
 
     private int readAnswers(final Node node)
@@ -363,6 +293,17 @@ public final class PersistRequests
             node.pending.poll();
             outstanding.decrementAndGet();
             final int status = reply.get(INT, MemoryNodeProtocol.STATUS_OFFSET);
+            if (!answeredRequest.job.answered && status != MemoryNodeProtocol.OK)
+            {
+                // durability async: the write is on its replicas and stands; a node that kept nothing of it is
+                // counted, as one that could not be told
+                if (status != MemoryNodeProtocol.NOT_PERSISTENT)
+                {
+                    undelivered.incrementAndGet();
+                }
+                answeredBy(answeredRequest.job);
+                continue;
+            }
             if (status != MemoryNodeProtocol.OK)
             {
                 fail(answeredRequest.job, "memory node " + node.nodeId + " did not write the key to disk: " +
@@ -381,6 +322,13 @@ public final class PersistRequests
         {
             final Request late = node.pending.poll();
             outstanding.decrementAndGet();
+            if (!late.job.answered)
+            {
+                // durability async: told, maybe taken; the write stands, counted as not delivered
+                undelivered.incrementAndGet();
+                answeredBy(late.job);
+                continue;
+            }
             fail(late.job, "memory node " + node.nodeId + " did not answer a request for the key on disk within " +
                 timeoutNanos / 1_000_000 + " ms", null);
         }
@@ -402,14 +350,22 @@ public final class PersistRequests
     private void broken(final Node node, final Job job, final String why, final RaasException cause)
     {
         final String text = "memory node " + node.nodeId + " " + why;
-        if (job != null)
+        if (job != null && job.answered)
         {
             fail(job, text, cause);
         }
         while (!node.pending.isEmpty())
         {
-            fail(node.pending.poll().job, text, cause);
+            final Request request = node.pending.poll();
             outstanding.decrementAndGet();
+            if (!request.job.answered)
+            {
+                // durability async: the write stands on its replicas; the node gone with its copy is counted
+                undelivered.incrementAndGet();
+                answeredBy(request.job);
+                continue;
+            }
+            fail(request.job, text, cause);
         }
         if (node.connection != null)
         {

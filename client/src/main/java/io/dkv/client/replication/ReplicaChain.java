@@ -257,6 +257,20 @@ public final class ReplicaChain
     public boolean write(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
         final Versioned version, final long expireAt)
     {
+        try
+        {
+            return writeHeld(key, value, rule, expected, version, expireAt);
+        }
+        finally
+        {
+            // its nodes were told of it, or its notices are held for a flush: no mark waits for it any more
+            chunks.writeDone();
+        }
+    }
+
+    private boolean writeHeld(final byte[] key, final MemorySegment value, final int rule, final byte[] expected,
+        final Versioned version, final long expireAt)
+    {
         nowMillis = epochClock.time();
         final long deadline = nanoClock.nanoTime() + context.failoverWaitMs() * 1_000_000L;
         final long hash = KeyHash.hash(key);
@@ -573,7 +587,7 @@ public final class ReplicaChain
     {
         final int length = KvBlockLayout.blockLength(key.length, 0);
         return chunks.writeBlock(node, key, NO_VALUE, length, KvBlockLayout.TOMBSTONE, KvBlockLayout.drawWriteId(),
-            chunks.epochs().current());
+            chunks.writeEpoch());
     }
 
     /** @return the sealed word of the tombstone at {@code offset}. */
@@ -596,7 +610,7 @@ public final class ReplicaChain
     {
         final int fingerprint = KeyHash.fingerprint(hash);
         final long writeId = KvBlockLayout.drawWriteId();
-        final long durableEpoch = chunks.epochs().current();
+        final long durableEpoch = chunks.writeEpoch();
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, (int)value.byteSize());
         if (value != null)
         {
