@@ -466,6 +466,12 @@ public final class KvClient implements AutoCloseable
         return context.epochClock();
     }
 
+    /** @return the length of the durable epochs this client writes at, in milliseconds of {@link #epochClock}. */
+    public int epochMs()
+    {
+        return context.epochMs();
+    }
+
     /** @return what the writes that begin now promise about the memory nodes' disks. */
     public Durability durability()
     {

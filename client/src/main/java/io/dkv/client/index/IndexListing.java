@@ -66,7 +66,8 @@ public final class IndexListing
         return new MemoryNodeDisk(links.nodeId(node), true,
             (header.get(intLayout, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
             header.get(longLayout, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
-            header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED);
+            header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED,
+            header.get(longLayout, IndexLayout.DURABLE_EPOCH_OFFSET));
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

@@ -154,6 +154,12 @@ public final class Persistence
         return reader == null ? new PoolDisks.Reading(List.of(), 0) : reader.latest();
     }
 
+    /** @return the length of the client's durable epochs, which the readings' durable epochs count. */
+    int epochMs()
+    {
+        return client.epochMs();
+    }
+
     /** @return now by the client's epoch clock, which the readings' times are by. */
     long nowEpochMs()
     {

@@ -538,7 +538,8 @@ final class ServerCommands
      * failed or its disk refuses writes), then dkv's own: appendfsync; the PERSIST requests the client sent the
      * memory nodes (one per copy of a key written), those not sent or (always) not answered yet, and the writes not
      * confirmed on disk; and the memory nodes' disks as last read (at most a second ago): the oldest last fsync, the
-     * oldest write not fsynced yet, the lag's p99 (the worst node's each), then a line per node.
+     * oldest write not fsynced yet, the lag's p99, how far behind now the durable epoch ends (the worst node's each:
+     * the pool's durable epoch is its least), then a line per node.
      */
     private String persistenceSection()
     {
@@ -552,6 +553,7 @@ final class ServerCommands
         long lastFsyncAge = 0;
         long unsynced = 0;
         int lagP99 = 0;
+        long durableLag = 0;
         for (final MemoryNodeDisk disk : reading.disks())
         {
             final String id = Long.toUnsignedString(disk.nodeId());
@@ -572,10 +574,14 @@ final class ServerCommands
             lastFsyncAge = age < 0 || lastFsyncAge < 0 ? -1 : Math.max(lastFsyncAge, age);
             unsynced = Math.max(unsynced, behind);
             lagP99 = Math.max(lagP99, disk.lagP99Ms());
+            // a write of an epoch after the durable one may be lost from every copy at once, and its transaction
+            // with it: how much of the recent past a loss of all of them takes back
+            final long durableBehind = Math.max(0, now - (disk.durableEpoch() + 1) * persistence.epochMs());
+            durableLag = Math.max(durableLag, durableBehind);
             nodes.append("dkv_memory_node_").append(id).append(":disk=yes,last_fsync_age_ms=").append(age)
                 .append(",last_fsync_status=").append(disk.lastFsyncOk() ? "ok" : "err")
                 .append(",unsynced_ms=").append(behind).append(",fsync_lag_p99_ms=").append(disk.lagP99Ms())
-                .append("\r\n");
+                .append(",durable_lag_ms=").append(durableBehind).append("\r\n");
         }
         return "loading:0\r\n" +
             "aof_enabled:" + (persistence.appendOnly() ? 1 : 0) + "\r\n" +
@@ -588,6 +594,7 @@ final class ServerCommands
             "dkv_last_fsync_age_ms:" + (onDisk == 0 ? -1 : lastFsyncAge) + "\r\n" +
             "dkv_unsynced_ms:" + unsynced + "\r\n" +
             "dkv_fsync_lag_p99_ms:" + lagP99 + "\r\n" +
+            "dkv_durable_lag_ms:" + durableLag + "\r\n" +
             "dkv_disks_read_ms_ago:" + (reading.readAtEpochMs() == 0 ? -1 : now - reading.readAtEpochMs()) + "\r\n" +
             nodes;
     }
