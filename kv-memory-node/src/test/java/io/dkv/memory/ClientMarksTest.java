@@ -144,6 +144,50 @@ class ClientMarksTest
         }
     }
 
+    /**
+     * A mark is the client's, not a node's: a notice held for one node holds every node's durable epoch below its
+     * write's epoch, so that no node calls an epoch durable while a write of it, elsewhere, may still be lost (the
+     * other node's part of a transaction would come back without it).
+     */
+    @Test
+    void aNoticeHeldForOneNodeHoldsEveryNodesDurableEpoch(@TempDir final Path data) throws Exception
+    {
+        final long other = NODE + 1;
+        final long written = START / EPOCH_MS;
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data.resolve("a")));
+            Raas otherRaas = raas(other);
+            MemoryNode otherNode = MemoryNode.start(otherRaas, node(data.resolve("b")));
+            Raas clientRaas = raas(CLIENT);
+            Raas probeRaas = raas(CLIENT + 1);
+            Connection probe = probeRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+            Connection otherProbe = probeRaas.connect(other, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null))
+        {
+            final KvClientContext context = client().memoryNodes(NODE, other);
+            try (KvClient client = KvClient.connect(clientRaas, context))
+            {
+                client.deferPersists();
+                client.put(bytes("held"), bytes("on one of the two"));
+                assertTrue(client.holdsPersists());
+                assertEquals(2, context.ringMarks().rings(), "a ring on each node before the write took its epoch");
+                moveClocks(START + 5_000);
+                final long before = context.ringMarks().marksWritten();
+                KvCluster.awaitTrue(() -> context.ringMarks().marksWritten() >= before + 6);
+                // each node has taken its ring, marks included, and fsynced: what they say is counted
+                for (final Connection each : new Connection[]{probe, otherProbe, probe, otherProbe})
+                {
+                    sync(probeRaas, each);
+                }
+                assertEquals(written - 1, durable(nodeRaas, node), "node " + NODE);
+                assertEquals(written - 1, durable(otherRaas, otherNode), "node " + other);
+
+                client.flushPersists();
+                KvCluster.awaitTrue(() -> durable(nodeRaas, node) == (START + 5_000) / EPOCH_MS - 1 &&
+                    durable(otherRaas, otherNode) == (START + 5_000) / EPOCH_MS - 1);
+            }
+        }
+    }
+
     @Test
     void aWriteCarriedByCompletionsHoldsTheEpochUntilItsNodeTookItsNotice(@TempDir final Path data) throws Exception
     {
