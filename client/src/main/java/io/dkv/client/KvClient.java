@@ -111,9 +111,14 @@ public final class KvClient implements AutoCloseable
     private final MembershipView membership;
     private final AtomicInteger nextLane = new AtomicInteger();
     private final List<KvSession> sessions = new ArrayList<>();
-    private final ThreadLocal<KvSession> session;
-    /** The session of a thread that holds its PERSISTs ({@link #deferPersists}); none on other threads. */
-    private final ThreadLocal<KvSession> deferringSession = new ThreadLocal<>();
+    /** Every thread's slot that was given a session, emptied on close (guarded by {@link #sessions}). */
+    private final List<SessionSlot> slots = new ArrayList<>();
+    /**
+     * A thread's session, held through a slot the client empties on close: a thread's map keeps its value strongly
+     * for as long as the thread lives, and a session reaches back to this client (and its driver's connections and
+     * mappings), so a value that were the session itself would keep every closed client of a long-lived thread.
+     */
+    private final ThreadLocal<SessionSlot> session = ThreadLocal.withInitial(SessionSlot::new);
     private final ExecutorService asyncExecutor;
     /**
      * Where a transaction's raw swap that completions cannot carry runs: never behind the reads on
@@ -165,7 +170,6 @@ public final class KvClient implements AutoCloseable
                 }
             }
         }
-        this.session = ThreadLocal.withInitial(this::newSession);
         // made whatever the durability now: it may be changed while the client runs (durability(Durability))
         this.persistRequests = new PersistRequests(lanes[0], context);
         this.completionPolling = new CompletionPolling(lanes, persistRequests);
@@ -510,20 +514,20 @@ public final class KvClient implements AutoCloseable
     {
         final KvSession current = session();
         current.chunks().deferPersists(true);
-        deferringSession.set(current);
+        session.get().deferring = true;
     }
 
     /** @return whether the calling thread holds PERSISTs that {@link #flushPersists} has yet to send. */
     public boolean holdsPersists()
     {
-        final KvSession current = deferringSession.get();
+        final KvSession current = deferringSession();
         return current != null && current.chunks().holdsDeferred();
     }
 
     /** Tell the nodes of what the calling thread held since {@link #deferPersists}; nothing on another thread. */
     public void flushPersists()
     {
-        final KvSession current = deferringSession.get();
+        final KvSession current = deferringSession();
         if (current != null && !closed)
         {
             current.chunks().flushDeferred();
@@ -1627,21 +1631,47 @@ public final class KvClient implements AutoCloseable
         {
             throw new KvException("the client is closed");
         }
-        final KvSession current = session.get();
+        final SessionSlot slot = session.get();
+        KvSession current = slot.session;
+        if (current == null)
+        {
+            current = newSession(slot);
+        }
         // an operation begins: it runs under the durability the client has now, to its end
         current.chunks().durability(context.durability());
         return current;
     }
 
-    private KvSession newSession()
+    private KvSession newSession(final SessionSlot slot)
     {
         final int lane = Math.floorMod(nextLane.getAndIncrement(), lanes.length);
         final KvSession created = new KvSession(lanes[lane], context, availability, membership, nodesByLane[lane]);
         synchronized (sessions)
         {
+            if (closed)
+            {
+                created.close();
+                throw new KvException("the client is closed");
+            }
+            slot.session = created;
             sessions.add(created);
+            slots.add(slot);
         }
         return created;
+    }
+
+    /** @return the calling thread's session when it holds its PERSISTs ({@link #deferPersists}), else null. */
+    private KvSession deferringSession()
+    {
+        final SessionSlot slot = session.get();
+        return slot.deferring ? slot.session : null;
+    }
+
+    /** A thread's session, and whether it holds its PERSISTs; written by its thread, emptied by close. */
+    private static final class SessionSlot
+    {
+        KvSession session;
+        boolean deferring;
     }
 
     private static void checkKey(final byte[] key)
@@ -1720,6 +1750,12 @@ public final class KvClient implements AutoCloseable
             {
                 sessions.forEach(KvSession::close);
                 sessions.clear();
+                for (final SessionSlot slot : slots)
+                {
+                    slot.session = null;
+                    slot.deferring = false;
+                }
+                slots.clear();
             }
         }
         finally
