@@ -120,6 +120,9 @@ public final class KvClient implements AutoCloseable
      */
     private final ThreadLocal<SessionSlot> session = ThreadLocal.withInitial(SessionSlot::new);
     private final ExecutorService asyncExecutor;
+    private static final long CLUSTER_DURABLE_PERIOD_NANOS = 1_000_000_000L;
+    private final Thread clusterDurableThread;
+    private volatile long clusterDurable = -1;
     /**
      * Where a transaction's raw swap that completions cannot carry runs: never behind the reads on
      * {@link #asyncExecutor} that wait for that transaction's intents to be decided.
@@ -180,6 +183,45 @@ public final class KvClient implements AutoCloseable
         this.resolutions = new Resolutions(context.txnResolutionsQueued());
         this.txnServices = new TxnServices(this, rawKeys, intents, context.maxRetries(), asyncExecutor,
             resolutions, context.txnStageInFlight() != null ? context.txnStageInFlight() : requestsWaitOnWire());
+        this.clusterDurableThread = Thread.ofPlatform().daemon().name("dkv-cluster-durable")
+            .start(this::publishClusterDurable);
+    }
+
+    /**
+     * Once a second while this client's threads tell nodes of their writes (they hold persist rings), the cluster's
+     * durable epoch into every member ({@link ClusterDurableEpoch}): on a thread of its own, as a member that does not
+     * answer may hold a read for the client's timeout, and neither a write nor a mark waits on that.
+     */
+    private void publishClusterDurable()
+    {
+        final ClusterDurableEpoch epoch = new ClusterDurableEpoch();
+        while (!closed)
+        {
+            LockSupport.parkNanos(CLUSTER_DURABLE_PERIOD_NANOS);
+            if (closed || Thread.currentThread().isInterrupted())
+            {
+                return;
+            }
+            if (context.ringMarks().rings() == 0)
+            {
+                continue;
+            }
+            try
+            {
+                membership.refreshIfDue();
+                clusterDurable = epoch.publish(session().listing(), membership.placement());
+            }
+            catch (final RuntimeException ex)
+            {
+                // closed under it, or a view that could not be read: the next second tries again
+            }
+        }
+    }
+
+    /** @return the cluster's durable epoch this client last wrote into the members, -1 before the first. */
+    public long clusterDurableEpoch()
+    {
+        return clusterDurable;
     }
 
     /**
@@ -1739,6 +1781,18 @@ public final class KvClient implements AutoCloseable
         // the transactions answered are resolved first, while the sessions are open
         resolutions.close();
         closed = true;
+        clusterDurableThread.interrupt();
+        if (Thread.currentThread() != clusterDurableThread)
+        {
+            try
+            {
+                clusterDurableThread.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
         asyncExecutor.shutdown();
         swapExecutor.shutdown();
         // a task still running uses the sessions and the Raas handle under them: those go only once it is done (an

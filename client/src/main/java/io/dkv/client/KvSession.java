@@ -610,7 +610,8 @@ public final class KvSession implements AutoCloseable
             final long desired = expired ? SlotWord.EMPTY : tombstoneWord;
             if (writer.cas(node, state.slot, state.word, desired) == state.word)
             {
-                chunks.persist(node, SlotWord.blockOffset(desired == SlotWord.EMPTY ? state.word : desired));
+                chunks.persist(node, SlotWord.blockOffset(desired == SlotWord.EMPTY ? state.word : desired),
+                    state.writeId);
                 return !expired;
             }
         }
@@ -837,7 +838,7 @@ public final class KvSession implements AutoCloseable
                 }
                 if (writer.cas(node, state.slot, state.word, committedWord) == state.word)
                 {
-                    chunks.persist(node, blockOffset);
+                    chunks.persist(node, blockOffset, state.writeId);
                     lastWritten = written(value, expireAt, node, state.slot, committedWord, writeId);
                     return true;
                 }
@@ -854,7 +855,7 @@ public final class KvSession implements AutoCloseable
             }
             if (writer.tryInsert(node, hash, key, committedWord, tentativeWord) == SlotWriter.INSERTED)
             {
-                chunks.persist(node, blockOffset);
+                chunks.persist(node, blockOffset, KvBlockLayout.NO_WRITE);
                 lastWritten = written(value, expireAt, -1, -1, committedWord, writeId);
                 return true;
             }
@@ -945,7 +946,8 @@ public final class KvSession implements AutoCloseable
                 }
                 if (writer.cas(node, slot, word, committedWord) == word)
                 {
-                    chunks.persist(node, blockOffset);
+                    // the word swapped names the block of the write expected (a word names one block, never rewritten)
+                    chunks.persist(node, blockOffset, expected.writeId);
                     lastWritten = written(value, expireAt, node, slot, committedWord, writeId);
                     return true;
                 }

@@ -23,7 +23,10 @@ package io.dkv.format;
  *  56  unsyncedSince      long   when the oldest write to its disk not fsynced yet was made (epoch ms), 0: none
  *  64  durableEpoch       long   every write of an epoch up to it that this node was told of is on its disk, kept
  *                                (kv-memory-node/README.md, "Async across nodes")
- *  72  reserved           56 bytes
+ *  72  clusterDurable     long   the cluster's durable epoch D as a client last computed it (the least the members
+ *                                published, kv-memory-node/README.md): written by clients, read by the node, which
+ *                                keeps the greatest it read and drops versions a newer one at or below D stands for
+ *  80  reserved           48 bytes
  * 128  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
@@ -68,6 +71,7 @@ public final class IndexLayout
     public static final int LAST_FSYNC_AT_OFFSET = 48;
     public static final int UNSYNCED_SINCE_OFFSET = 56;
     public static final int DURABLE_EPOCH_OFFSET = 64;
+    public static final int CLUSTER_DURABLE_EPOCH_OFFSET = 72;
     public static final long BUCKET_LOCKED = 1L << 63;
     private static final long SUFFIX_MASK = (1L << 56) - 1;
     public static final int HEADER_LENGTH = 128;

@@ -194,7 +194,10 @@ public final class KvBlockLayout
         return buffer.get(LONG, offset + EXPIRE_AT_OFFSET);
     }
 
-    /** @return a new write's id: random, never {@link #NO_WRITE}. */
+    /**
+     * @return a new write's id: random, never {@link #NO_WRITE}, and its low 48 bits (what a notice names a replaced
+     * version by, {@link PersistRingLayout#PREVIOUS_MASK}) never all zeros, which a notice's "none" is.
+     */
     public static long drawWriteId()
     {
         long id;
@@ -202,7 +205,7 @@ public final class KvBlockLayout
         {
             id = ThreadLocalRandom.current().nextLong();
         }
-        while (id == NO_WRITE);
+        while ((id & PersistRingLayout.PREVIOUS_MASK) == 0);
         return id;
     }
 

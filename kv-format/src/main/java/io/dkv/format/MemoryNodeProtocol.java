@@ -15,12 +15,14 @@ package io.dkv.format;
  * request (32 bytes)
  *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS or PERSIST_RING
  *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
- *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer);
- *                         PERSIST_BLOCKS: how many blocks (answered once taken when the correlation is not 0)
+ *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer),
+ *                         and NAMES_PREVIOUS; PERSIST_BLOCKS: how many blocks (answered once taken when the
+ *                         correlation is not 0)
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
  *                         SPLIT: the subtable's offset in the index region
- *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any
+ *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any; with
+ *                         NAMES_PREVIOUS, the write id of the version the writer's write replaced (0: none)
  *
  * reply (32 bytes)
  *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST,
@@ -54,11 +56,11 @@ public final class MemoryNodeProtocol
      */
     public static final int SYNC = 5;
     /**
-     * PERSIST of many keys (durability async): the argument says how many blocks, each a long from
-     * {@link #BLOCK_OFFSET} on (the first where PERSIST has its block, the second where it has its write id), at most
-     * {@link #MAX_BLOCKS}. One message for what a client's writes changed on the node since its last, rather than one
-     * each. Answered OK once taken when its correlation is not 0 (a client whose ring had no room, so that the answer
-     * comes before its next mark), else not at all.
+     * PERSIST of many keys (durability async): the argument says how many blocks, each two longs from
+     * {@link #BLOCK_OFFSET} on, the block and the write id of the version its write replaced (as PERSIST's with
+     * {@link #NAMES_PREVIOUS}), at most {@link #MAX_BLOCKS}. One message for what a client's writes changed on the
+     * node since its last, rather than one each. Answered OK once taken when its correlation is not 0 (a client whose
+     * ring had no room, so that the answer comes before its next mark), else not at all.
      */
     public static final int PERSIST_BLOCKS = 6;
     /**
@@ -68,9 +70,12 @@ public final class MemoryNodeProtocol
      * end first.
      */
     public static final int PERSIST_RING = 7;
-    public static final int MAX_BLOCKS = 256;
+    /** A PERSIST_BLOCKS of this many is 2,064 bytes, as one of 256 was with a word a block: half a receive buffer. */
+    public static final int MAX_BLOCKS = 128;
+    /** What a PERSIST_BLOCKS says of each block: its offset, then the previous version's write id. */
+    public static final int NOTICE_LENGTH = 2 * Long.BYTES;
     /** The longest request: a PERSIST_BLOCKS of {@link #MAX_BLOCKS}. */
-    public static final int MAX_REQUEST_LENGTH = MemoryNodeProtocol.BLOCK_OFFSET + MAX_BLOCKS * Long.BYTES;
+    public static final int MAX_REQUEST_LENGTH = MemoryNodeProtocol.BLOCK_OFFSET + MAX_BLOCKS * NOTICE_LENGTH;
     /** PERSIST's argument: answer once the key's state is on disk (durability sync). */
     public static final int ANSWER_WHEN_DURABLE = 1;
     /**
@@ -78,6 +83,11 @@ public final class MemoryNodeProtocol
      * told where the client has no ring): an answer that comes before any mark the client writes after it.
      */
     public static final int ANSWER_WHEN_TAKEN = 2;
+    /**
+     * PERSIST's argument, beside an answer's: the write id field names the version the writer's write replaced, the
+     * notice of a write (kv-memory-node/README.md, "Async across nodes"), not a write a reader settles.
+     */
+    public static final int NAMES_PREVIOUS = 4;
 
     public static final int OK = 0;
     public static final int FULL = 1;
@@ -123,7 +133,7 @@ public final class MemoryNodeProtocol
     /** @return the length of a PERSIST_BLOCKS of {@code count} blocks: never under {@link #REQUEST_LENGTH}. */
     public static int persistBlocksLength(final int count)
     {
-        return Math.max(REQUEST_LENGTH, BLOCK_OFFSET + count * Long.BYTES);
+        return Math.max(REQUEST_LENGTH, BLOCK_OFFSET + count * NOTICE_LENGTH);
     }
 
     private MemoryNodeProtocol()

@@ -31,19 +31,31 @@ import java.util.List;
  *   a client's key      expireAt  long   epoch milliseconds, 0: never (as the block's, {@code KvBlockLayout})
  *                       writeId   long   the write's id, the same in every replica's copy ({@code KvBlockLayout})
  *                       value     the rest
+ * column family "versions": each version of a key the node was told of by its writer's notice, kept until the
+ * cluster's durable epoch D has passed a newer one (kv-memory-node/README.md, "Async across nodes")
+ *   key                 keyLength short  big-endian, so that one key's versions are together and no other's among them
+ *                       key              the client's key
+ *                       epoch     long   the write's epoch (its block's), big-endian: a key's versions in epoch order
+ *                       writeId   long   the write's id
+ *   value               previous  long   the low 48 bits of the write id of the version it replaced, 0: none
+ *                       expireAt  long   as the block's: a tombstone's says so, with no value
+ *                       value     the rest
  * column family "dkv-node": whose directory this is
  *   "format"            int      {@link #FORMAT}
  *   "node"              long     the memory node whose keys these are
  *   "cluster"           16 bytes the cluster's fingerprint (from its secret), absent when the node was given none
  *   "durable"           long     the node's durable epoch as it last kept it, absent before the first
  *                                (kv-memory-node/README.md, "Async across nodes")
+ *   "cluster-durable"   long     the cluster's durable epoch D the node last dropped versions by, written before
+ *                                that pass's deletes: every version that D needs is on disk
  * </pre>
  *
  * Why the write id: a node restarted on its disk takes its keys back as the writes they were, so a refill finds the
  * copies that are alike in place, and when every copy of a key went down the copy of the replica that served last
  * can be compared with the others (kv-memory-node/README.md, "Restarting from disk"). Format 2 (no write ids, its
  * format under the empty key) is upgraded in place when opened, each key given a write id of its own, as format 2's
- * restart did; format 1 (values alone) is refused rather than misread. A directory of another node or another
+ * restart did; format 3 (no versions) is upgraded by adding the versions, none yet; format 1 (values alone) is
+ * refused rather than misread. A directory of another node or another
  * cluster is refused, naming both: serving it would put another node's keys in this one's place.
  */
 final class KeyStore implements AutoCloseable
@@ -53,19 +65,40 @@ final class KeyStore implements AutoCloseable
         RocksDB.loadLibrary();
     }
 
-    /** 3: values carry their write id, and the directory says whose it is. 2: values carry their expiry. */
-    static final int FORMAT = 3;
+    /**
+     * 4: versions kept. 3: values carry their write id, and the directory says whose it is. 2: values carry their
+     * expiry.
+     */
+    static final int FORMAT = 4;
     static final String NODE_FAMILY = "dkv-node";
+    static final String VERSIONS_FAMILY = "versions";
+    /** A version's row key past the client's key: its epoch and write id. */
+    private static final int VERSION_SUFFIX = 2 * Long.BYTES;
     private static final byte[] FORMAT_KEY = "format".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NODE_KEY = "node".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CLUSTER_KEY = "cluster".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DURABLE_KEY = "durable".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CLUSTER_DURABLE_KEY = "cluster-durable".getBytes(StandardCharsets.US_ASCII);
     /** Where format 2 kept its format: no client key was empty. */
     private static final byte[] FORMAT_2_KEY = new byte[0];
     private static final int HEADER_LENGTH = 2 * Long.BYTES;
     private static final int UPGRADE_BATCH = 4096;
     /** Free bytes a disk that refused a write must have before the store is tried again ({@link #hasRoom}). */
     static final long ROOM_BYTES = 4L << 20;
+
+    /** Receives a stored version: its key, epoch, write id, the previous version's (low 48 bits), expiry and value. */
+    @FunctionalInterface
+    interface VersionVisitor
+    {
+        void visit(byte[] key, long epoch, long writeId, long previous, long expireAt, byte[] value);
+    }
+
+    /** Receives a stored version's row without its value, for the sweep that drops versions. */
+    @FunctionalInterface
+    interface VersionRowVisitor
+    {
+        void visit(byte[] key, long epoch, long writeId, long previous, long expireAt);
+    }
 
     /** Receives a stored key, its expiry time, its write id and its value. */
     @FunctionalInterface
@@ -83,6 +116,10 @@ final class KeyStore implements AutoCloseable
     private RocksDB db;
     private List<ColumnFamilyHandle> families;
     private ColumnFamilyHandle keys;
+    private ColumnFamilyHandle versions;
+    /** The versions' pass under way ({@link #startVersionPass}), or null; closed before the store is. */
+    private RocksIterator pass;
+    private final ByteBuffer passHeader = ByteBuffer.allocateDirect(HEADER_LENGTH);
     /** A write or fsync failed (a full or failing disk): the next one opens the store again first. */
     private boolean broken;
     private boolean closed;
@@ -98,6 +135,7 @@ final class KeyStore implements AutoCloseable
         this.db = db;
         this.families = families;
         this.keys = families.get(0);
+        this.versions = families.get(2);
         this.restored = restored;
         this.upgradedKeys = upgradedKeys;
         this.syncWrites = new WriteOptions().setSync(true);
@@ -134,6 +172,13 @@ final class KeyStore implements AutoCloseable
             if (format != null)
             {
                 checkOwner(path, db, node, format, nodeId, cluster);
+                if (formatOf(format) == 3)
+                {
+                    // the versions' column family was made as the store opened: from now on they are kept
+                    db.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+                    System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key " +
+                        "store in " + path + " from format 3 to " + FORMAT + ": key versions are kept from now on");
+                }
                 restored = true;
             }
             else
@@ -173,7 +218,8 @@ final class KeyStore implements AutoCloseable
     {
         return List.of(
             new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, keyOptions),
-            new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)));
+            new ColumnFamilyDescriptor(NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)),
+            new ColumnFamilyDescriptor(VERSIONS_FAMILY.getBytes(StandardCharsets.US_ASCII), keyOptions));
     }
 
     /**
@@ -185,6 +231,7 @@ final class KeyStore implements AutoCloseable
      */
     private void reopen()
     {
+        endVersionPass();
         if (db != null)
         {
             families.forEach(ColumnFamilyHandle::close);
@@ -204,6 +251,7 @@ final class KeyStore implements AutoCloseable
         }
         families = opened;
         keys = opened.get(0);
+        versions = opened.get(2);
         broken = false;
     }
 
@@ -252,12 +300,12 @@ final class KeyStore implements AutoCloseable
     private static void checkOwner(final Path path, final RocksDB db, final ColumnFamilyHandle node,
         final byte[] format, final long nodeId, final byte[] cluster) throws RocksDBException
     {
-        if (format.length != Integer.BYTES || ByteBuffer.wrap(format).getInt() != FORMAT)
+        if (formatOf(format) != FORMAT && formatOf(format) != 3)
         {
             throw new IllegalStateException("the key store in " + path + " is of format " +
                 (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) :
                     Arrays.toString(format)) + ", and this node reads format " + FORMAT +
-                ": start a node of its version on it");
+                " (and upgrades format 3): start a node of its version on it");
         }
         final byte[] owner = db.get(node, NODE_KEY);
         final long ownerId = owner == null || owner.length != Long.BYTES ? 0 : ByteBuffer.wrap(owner).getLong();
@@ -279,6 +327,12 @@ final class KeyStore implements AutoCloseable
         {
             db.put(node, CLUSTER_KEY, cluster);
         }
+    }
+
+    /** @return the format a directory says it is of, or -1 when the word is no format. */
+    private static int formatOf(final byte[] format)
+    {
+        return format.length == Integer.BYTES ? ByteBuffer.wrap(format).getInt() : -1;
     }
 
     private static void claim(final RocksDB db, final ColumnFamilyHandle node, final long nodeId,
@@ -368,6 +422,96 @@ final class KeyStore implements AutoCloseable
             .put(value).array());
     }
 
+    /**
+     * Add a version of the key to {@code batch}: what its writer's notice named, kept until a newer one is at or below
+     * the cluster's durable epoch ({@link #dropVersion}).
+     *
+     * @param previous the low 48 bits of the write id of the version it replaced, 0 when none.
+     */
+    void putVersion(final WriteBatch batch, final byte[] key, final long epoch, final long writeId,
+        final long previous, final long expireAt, final byte[] value) throws RocksDBException
+    {
+        batch.put(versions, versionKey(key, epoch, writeId),
+            ByteBuffer.allocate(HEADER_LENGTH + value.length).putLong(previous).putLong(expireAt).put(value).array());
+    }
+
+    /** Add the deletion of one version to {@code batch}: a newer one of the key is at or below the durable epoch. */
+    void dropVersion(final WriteBatch batch, final byte[] key, final long epoch, final long writeId)
+        throws RocksDBException
+    {
+        batch.delete(versions, versionKey(key, epoch, writeId));
+    }
+
+    private static byte[] versionKey(final byte[] key, final long epoch, final long writeId)
+    {
+        return ByteBuffer.allocate(Short.BYTES + key.length + VERSION_SUFFIX).putShort((short)key.length).put(key)
+            .putLong(epoch).putLong(writeId).array();
+    }
+
+    /** Hand every stored version to {@code visitor}: key after key, each key's in epoch order. */
+    void forEachVersion(final VersionVisitor visitor)
+    {
+        try (RocksIterator iterator = db.newIterator(versions))
+        {
+            for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
+            {
+                final ByteBuffer row = ByteBuffer.wrap(iterator.key());
+                final byte[] key = new byte[row.getShort() & 0xffff];
+                row.get(key);
+                final long epoch = row.getLong();
+                final long writeId = row.getLong();
+                final byte[] stored = iterator.value();
+                final ByteBuffer header = ByteBuffer.wrap(stored);
+                visitor.visit(key, epoch, writeId, header.getLong(), header.getLong(),
+                    Arrays.copyOfRange(stored, HEADER_LENGTH, stored.length));
+            }
+        }
+    }
+
+    /** Begin a pass over every version, in row order, read a slice at a time ({@link #nextVersions}). */
+    void startVersionPass()
+    {
+        endVersionPass();
+        pass = db.newIterator(versions);
+        pass.seekToFirst();
+    }
+
+    /**
+     * Hand the next versions of the pass, up to {@code limit}, to {@code visitor}, values left out.
+     *
+     * @return versions handed over; fewer than {@code limit} when the pass is over (or was ended: the store opened
+     * again).
+     */
+    int nextVersions(final int limit, final VersionRowVisitor visitor)
+    {
+        if (pass == null)
+        {
+            return 0;
+        }
+        int rows = 0;
+        for (; rows < limit && pass.isValid(); pass.next())
+        {
+            final ByteBuffer row = ByteBuffer.wrap(pass.key());
+            final byte[] key = new byte[row.getShort() & 0xffff];
+            row.get(key);
+            passHeader.clear();
+            pass.value(passHeader);
+            visitor.visit(key, row.getLong(), row.getLong(), passHeader.getLong(0), passHeader.getLong(Long.BYTES));
+            rows++;
+        }
+        return rows;
+    }
+
+    /** End the pass under way, if any. */
+    void endVersionPass()
+    {
+        if (pass != null)
+        {
+            pass.close();
+            pass = null;
+        }
+    }
+
     /** Add the key's deletion to {@code batch}. */
     void delete(final WriteBatch batch, final byte[] key) throws RocksDBException
     {
@@ -417,12 +561,40 @@ final class KeyStore implements AutoCloseable
         batch.put(families.get(1), DURABLE_KEY, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
     }
 
+    /**
+     * Keep the cluster's durable epoch a pass of the version sweep drops by, written without an fsync before the
+     * pass's deletes, so that the log never holds a delete without the epoch that allowed it.
+     */
+    void writeClusterDurableEpoch(final long epoch)
+    {
+        try (WriteBatch batch = new WriteBatch())
+        {
+            batch.put(families.get(1), CLUSTER_DURABLE_KEY, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
+            write(batch, false);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new IllegalStateException("cannot write to the key store in " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** @return the cluster's durable epoch the store's versions were last dropped by, or 0 when never. */
+    long clusterDurableEpoch()
+    {
+        return readEpoch(CLUSTER_DURABLE_KEY);
+    }
+
     /** @return the durable epoch the store kept last, or 0 when it kept none. */
     long durableEpoch()
     {
+        return readEpoch(DURABLE_KEY);
+    }
+
+    private long readEpoch(final byte[] name)
+    {
         try
         {
-            final byte[] kept = db.get(families.get(1), DURABLE_KEY);
+            final byte[] kept = db.get(families.get(1), name);
             return kept == null ? 0 : ByteBuffer.wrap(kept).getLong();
         }
         catch (final RocksDBException ex)
@@ -490,6 +662,7 @@ final class KeyStore implements AutoCloseable
             return;
         }
         closed = true;
+        endVersionPass();
         if (db == null)
         {
             syncWrites.close();

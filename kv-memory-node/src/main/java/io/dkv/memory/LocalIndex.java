@@ -246,6 +246,12 @@ final class LocalIndex
         index.set(SLOT, IndexLayout.DURABLE_EPOCH_OFFSET, epoch);
     }
 
+    /** @return the cluster's durable epoch as a client last wrote it ({@code IndexLayout}'s clusterDurable). */
+    long clusterDurableEpoch()
+    {
+        return (long)SLOT_ATOMIC.getVolatile(index, (long)IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET);
+    }
+
     /** Mark the (whole) block at {@code blockOffset} settled: its key's state is on disk. */
     void settle(final long blockOffset)
     {
@@ -293,6 +299,12 @@ final class LocalIndex
     long writeIdOf(final long blockOffset)
     {
         return KvBlockLayout.writeId(heap, blockOffset);
+    }
+
+    /** @return the epoch of the write the block at {@code blockOffset} holds ({@link KvBlockLayout#epoch}). */
+    long epochOf(final long blockOffset)
+    {
+        return KvBlockLayout.epoch(heap, blockOffset);
     }
 
     /** @return the value of the whole block at {@code blockOffset}. */

@@ -44,6 +44,8 @@ public final class MemoryNode implements AutoCloseable
     private final RemoteRegion heap;
     private final HeapChunks chunks;
     private final ExpirySweep expirySweep;
+    /** Null when the node keeps nothing on disk. */
+    private final VersionSweep versionSweep;
     private final KeyStore store;
     private final long keysRecovered;
     private final PersistStats persistStats = new PersistStats();
@@ -87,7 +89,9 @@ public final class MemoryNode implements AutoCloseable
                 context.nanoClock().nanoTime());
             announceIndex(indexMemory, store != null, context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
-            final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, store,
+            versionSweep = store == null || !context.keepVersions() ? null : new VersionSweep(store, local,
+                context.versionSweepMs() * 1_000_000L, context.nanoClock().nanoTime());
+            final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, versionSweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
@@ -292,6 +296,20 @@ public final class MemoryNode implements AutoCloseable
     public long keysExpired()
     {
         return expirySweep.keysExpired();
+    }
+
+    /**
+     * @return key versions dropped from disk because the cluster's durable epoch passed a newer one, and passes over
+     * them that ended, since the node started (0 and 0 when it keeps nothing on disk).
+     */
+    public long versionsDropped()
+    {
+        return versionSweep == null ? 0 : versionSweep.versionsDropped();
+    }
+
+    public long versionPasses()
+    {
+        return versionSweep == null ? 0 : versionSweep.passes();
     }
 
     /** @return chunks that came back (no slot pointed into them for the grace period) since the node started. */

@@ -43,6 +43,23 @@ public final class MemoryNodeConfiguration
     public static final int EXPIRY_SCAN_MS_DEFAULT = 1_000;
 
     /**
+     * How often the node passes over the key versions it keeps on disk to drop those the cluster's durable epoch has
+     * passed (a pass only when that epoch moved since the last): the versions of about this long stay on disk beyond
+     * the second or so a recovery may go back.
+     */
+    public static final String VERSION_SWEEP_MS_PROP_NAME = "dkv.memory.version.sweep.ms";
+
+    /**
+     * Whether the node keeps each key's versions by epoch beside its row (kv-memory-node/README.md, "Async across
+     * nodes"): what a recovery to one cut across the nodes will read. Off until that recovery is built: a version is a
+     * second RocksDB row a notice, which cost everysec SET a quarter of its throughput on two cores
+     * (docs/BENCHMARKS.md, "Key versions"), for nothing a restart reads yet.
+     */
+    public static final String KEEP_VERSIONS_PROP_NAME = "dkv.memory.keep.versions";
+    public static final boolean KEEP_VERSIONS_DEFAULT = false;
+    public static final int VERSION_SWEEP_MS_DEFAULT = 10_000;
+
+    /**
      * Longest a key written to disk without an fsync (durability async, appendfsync everysec) waits for one: the
      * request server fsyncs the key store's log once the oldest such write is this old, as redis's everysec does.
      */

@@ -26,11 +26,14 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
+    private int versionSweepMs = intProperty(VERSION_SWEEP_MS_PROP_NAME, VERSION_SWEEP_MS_DEFAULT);
     private int fsyncIntervalMs = intProperty(FSYNC_INTERVAL_MS_PROP_NAME, FSYNC_INTERVAL_MS_DEFAULT);
     private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
     private int batchDelayUs = intProperty(BATCH_DELAY_US_PROP_NAME, BATCH_DELAY_US_DEFAULT);
     private byte[] clusterSecret;
     private boolean drainOnClose = true;
+    private boolean keepVersions = Boolean.parseBoolean(System.getProperty(KEEP_VERSIONS_PROP_NAME,
+        Boolean.toString(KEEP_VERSIONS_DEFAULT)));
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     /** null unless set: the request server's idle strategy is then this one, not one parsed from the spec. */
     private org.agrona.concurrent.IdleStrategy idleStrategyInstance;
@@ -201,6 +204,32 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         return this;
     }
 
+    /** @return whether the node keeps key versions on disk ({@link #keepVersions(boolean)}). */
+    public boolean keepVersions()
+    {
+        return keepVersions;
+    }
+
+    /** @param keepVersions keep each key's versions by epoch beside its row ({@code KEEP_VERSIONS_PROP_NAME}). */
+    public MemoryNodeContext keepVersions(final boolean keepVersions)
+    {
+        this.keepVersions = keepVersions;
+        return this;
+    }
+
+    /** @return how often the key versions on disk are passed over ({@link #versionSweepMs(int)}). */
+    public int versionSweepMs()
+    {
+        return versionSweepMs;
+    }
+
+    /** @param versionSweepMs how often the versions the cluster's durable epoch passed are dropped from disk. */
+    public MemoryNodeContext versionSweepMs(final int versionSweepMs)
+    {
+        this.versionSweepMs = versionSweepMs;
+        return this;
+    }
+
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -232,6 +261,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         requireRange("maxGlobalDepth (" + MAX_GLOBAL_DEPTH_PROP_NAME + ")", maxGlobalDepth, 0, 12);
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
+        requirePositive("versionSweepMs (" + VERSION_SWEEP_MS_PROP_NAME + ")", versionSweepMs);
         requirePositive("fsyncIntervalMs (" + FSYNC_INTERVAL_MS_PROP_NAME + ")", fsyncIntervalMs);
         requirePositive("epochMs (" + EPOCH_MS_PROP_NAME + ")", epochMs);
         requireRange("batchDelayUs (" + BATCH_DELAY_US_PROP_NAME + ")", batchDelayUs, 0, 1_000_000);

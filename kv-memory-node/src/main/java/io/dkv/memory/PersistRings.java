@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.function.LongConsumer;
 
 /**
  * The persist rings clients were handed ({@link PersistRingLayout}), read each turn by the request server's thread,
@@ -22,6 +21,13 @@ import java.util.function.LongConsumer;
  */
 final class PersistRings
 {
+    /** Receives a notice: the block a write changed, and the low 48 bits of the write id of the version it replaced. */
+    @FunctionalInterface
+    interface NoticeHandler
+    {
+        void notice(long block, long previousWriteId);
+    }
+
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** One ring: where, how many entries, whose, and how far it was read. */
@@ -86,7 +92,7 @@ final class PersistRings
      *
      * @return blocks handed to {@code blocks}.
      */
-    int poll(final LongConsumer blocks, final int limit)
+    int poll(final NoticeHandler blocks, final int limit)
     {
         int taken = 0;
         for (int i = 0; i < rings.size() && taken < limit; i++)
@@ -102,7 +108,7 @@ final class PersistRings
      *
      * @return blocks handed to {@code blocks}.
      */
-    int ownerGone(final Connection owner, final LongConsumer blocks)
+    int ownerGone(final Connection owner, final NoticeHandler blocks)
     {
         int taken = 0;
         for (int i = rings.size() - 1; i >= 0; i--)
@@ -118,7 +124,7 @@ final class PersistRings
     }
 
     /** Take the ring's whole groups from where it was read to, while fewer than {@code limit} were taken. */
-    private int take(final Ring ring, final LongConsumer blocks, final int limit)
+    private int take(final Ring ring, final NoticeHandler blocks, final int limit)
     {
         int taken = 0;
         while (taken < limit)
@@ -130,7 +136,8 @@ final class PersistRings
             }
             for (long position = ring.consumed; position < end; position++)
             {
-                blocks.accept(PersistRingLayout.blockOffset(entry(ring, position)));
+                blocks.notice(PersistRingLayout.blockOffset(entry(ring, position)),
+                    PersistRingLayout.previousWriteId(second(ring, position)));
             }
             taken += (int)(end - ring.consumed);
             ring.consumed = end;
@@ -165,7 +172,7 @@ final class PersistRings
         for (long position = ring.consumed; position - ring.consumed < ring.entries; position++)
         {
             final long entry = entry(ring, position);
-            if (!PersistRingLayout.isEntry(entry, position, ring.entries))
+            if (!PersistRingLayout.isEntry(entry, second(ring, position), position, ring.entries))
             {
                 return ring.consumed;
             }
@@ -180,5 +187,10 @@ final class PersistRings
     private long entry(final Ring ring, final long position)
     {
         return heap.get(LONG, ring.offset + PersistRingLayout.entryOffset(position, ring.entries));
+    }
+
+    private long second(final Ring ring, final long position)
+    {
+        return heap.get(LONG, ring.offset + PersistRingLayout.entryOffset(position, ring.entries) + Long.BYTES);
     }
 }

@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.agent.SystemCounters;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
+import io.dkv.format.PersistRingLayout;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
@@ -21,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.function.LongConsumer;
 
 /**
  * The memory node's duty cycle: accept clients' message connections and answer what they ask of
@@ -57,6 +57,11 @@ final class RequestServer implements Agent
     private final List<byte[]> batchKeys = new ArrayList<>();
     /** Of the batch being gathered: the block each key's PERSIST named, or -1 (a key the expiry sweep emptied). */
     private final LongArrayList named = new LongArrayList();
+    /**
+     * Of the batch being gathered: for a writer's notice, the low 48 bits of the write id of the version its write
+     * replaced (0: none); -1 for a key that is no notice (a reader settling a block, the expiry sweep, a retry).
+     */
+    private final LongArrayList namedPrevious = new LongArrayList();
     private final List<Connection> answerTo = new ArrayList<>();
     private final LongArrayList answerCorrelations = new LongArrayList();
     /** Of the batch being written: the block of each key, or -1 (none: a delete). */
@@ -93,12 +98,16 @@ final class RequestServer implements Agent
     private final AtomicCounter syncs;
     private final AtomicCounter ringRequests;
     private final AtomicCounter ringEntries;
+    /** Drops versions the cluster's durable epoch passed; null when the node keeps nothing on disk. */
+    private final VersionSweep versionSweep;
+    /** The versions the batch being written keeps, from its writers' notices. */
+    private final KeyVersions versions;
     /** The rings clients write their async writes' blocks into; read each turn. */
     private final PersistRings rings;
     private final DurableEpoch durable;
     /** When a turn last found nothing to write or fsync and kept the durable epoch. */
     private long quietSinceNanos;
-    private final LongConsumer ringBlock = this::persistFromRing;
+    private final PersistRings.NoticeHandler ringNotice = this::persistFromRing;
     private final long fsyncIntervalNanos;
     private final boolean drainOnClose;
     /** When the oldest write to disk made without an fsync was made, valid while {@link #unsynced}. */
@@ -121,6 +130,7 @@ final class RequestServer implements Agent
         final HeapChunks chunks,
         final LocalIndex index,
         final ExpirySweep expirySweep,
+        final VersionSweep versionSweep,
         final KeyStore store,
         final MemorySegment request,
         final MemorySegment reply,
@@ -160,6 +170,8 @@ final class RequestServer implements Agent
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
+        this.versions = new KeyVersions(index);
+        this.versionSweep = versionSweep;
         this.rings = new PersistRings(index.heap());
         this.durable = new DurableEpoch(rings, store, index, epochClock, epochMs);
         this.quietSinceNanos = clock.nanoTime();
@@ -221,13 +233,13 @@ final class RequestServer implements Agent
                 clientsGone.incrementRelease();
                 client.close();
                 // what it wrote into its rings before it went: they may name the only copies of answered writes
-                work += takeFromRings(rings.ownerGone(client, ringBlock));
+                work += takeFromRings(rings.ownerGone(client, ringNotice));
                 chunks.ownerGone(client, turnStart);
             }
         }
         // a SYNC answered with this turn's batch covers what its client wrote into a ring before sending it: all of it
         final int ringLimit = answerTo.isEmpty() ? Math.max(0, MAX_BATCH - batchKeys.size()) : Integer.MAX_VALUE;
-        if (takeFromRings(rings.poll(ringBlock, ringLimit)) >= ringLimit)
+        if (takeFromRings(rings.poll(ringNotice, ringLimit)) >= ringLimit)
         {
             // entries left behind: the next turn comes at once. Entries taken are no work for the idle strategy:
             // they wait for the batch delay anyway, and counting them kept this thread from backing off under a
@@ -236,10 +248,7 @@ final class RequestServer implements Agent
         }
         // the keys it empties go to disk with this turn's batch: written as what the index holds for them then
         final int expired = expirySweep.sweep(turnStart, store == null ? null : batchKeys);
-        while (named.size() < batchKeys.size())
-        {
-            named.addLong(-1);
-        }
+        padNotices();
         if (expired > 0)
         {
             keysExpired.getAndAddRelease(expired);
@@ -291,7 +300,26 @@ final class RequestServer implements Agent
                 syncDurableEpoch(turnStart);
             }
         }
-        return work + reclaim(turnStart);
+        return work + sweepVersions(turnStart) + reclaim(turnStart);
+    }
+
+    /** A slice of the versions' pass, while the disk takes writes: counted as work, so that a pass goes on apace. */
+    private int sweepVersions(final long turnStart)
+    {
+        if (versionSweep == null || unwritten.failing())
+        {
+            return 0;
+        }
+        try
+        {
+            return versionSweep.sweep(turnStart) > 0 ? 1 : 0;
+        }
+        catch (final IllegalStateException ex)
+        {
+            // the disk refused the deletes: the keys' next batch finds it so and says why; versions wait for a pass
+            batchFailures.incrementRelease();
+            return 0;
+        }
     }
 
     /** The durable epoch {@link DurableEpoch#quiet} wrote, fsynced: a restart reads it after a crash of the host. */
@@ -449,8 +477,10 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.PERSIST ->
             {
                 persists.incrementRelease();
+                final long field = request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET);
+                final boolean notice = (argument & MemoryNodeProtocol.NAMES_PREVIOUS) != 0;
                 persist(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
-                    request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
+                    notice ? KvBlockLayout.NO_WRITE : field, notice ? previousOf(field) : -1);
             }
             case MemoryNodeProtocol.RETIRE ->
             {
@@ -538,9 +568,28 @@ final class RequestServer implements Agent
     }
 
     /** A block a client wrote into its persist ring: its key joins this turn's batch, as a PERSIST_BLOCKS' would. */
-    private void persistFromRing(final long block)
+    private void persistFromRing(final long block, final long previousWriteId)
     {
-        persist(null, 0, 0, block, KvBlockLayout.NO_WRITE);
+        persist(null, 0, 0, block, KvBlockLayout.NO_WRITE, previousOf(previousWriteId));
+    }
+
+    /** @return what a notice's previous write id is to the batch: its low 48 bits (0: none). */
+    private static long previousOf(final long previousWriteId)
+    {
+        return previousWriteId & PersistRingLayout.PREVIOUS_MASK;
+    }
+
+    /** Keys that joined the batch with no block named, or named by no notice: as many entries as keys. */
+    private void padNotices()
+    {
+        while (named.size() < batchKeys.size())
+        {
+            named.addLong(-1);
+        }
+        while (namedPrevious.size() < batchKeys.size())
+        {
+            namedPrevious.addLong(-1);
+        }
     }
 
     private int takeFromRings(final int taken)
@@ -553,8 +602,14 @@ final class RequestServer implements Agent
         return taken;
     }
 
+    /**
+     * @param writeId         the write a reader settling the block needs it to hold, else
+     *                        {@link KvBlockLayout#NO_WRITE}.
+     * @param previousWriteId of a writer's notice, the low 48 bits of the write id of the version its write replaced;
+     *                        -1 when this is no notice (a reader settling the block).
+     */
     private void persist(final Connection client, final long correlation, final int argument, final long block,
-        final long writeId)
+        final long writeId, final long previousWriteId)
     {
         final boolean wantsAnswer = (argument & MemoryNodeProtocol.ANSWER_WHEN_DURABLE) != 0;
         final boolean answerTaken = (argument & MemoryNodeProtocol.ANSWER_WHEN_TAKEN) != 0;
@@ -581,6 +636,7 @@ final class RequestServer implements Agent
         }
         batchKeys.add(key);
         named.addLong(block);
+        namedPrevious.addLong(previousWriteId);
         if (answerTaken)
         {
             // taken into the batch this turn writes: before any mark the node reads after this
@@ -600,7 +656,7 @@ final class RequestServer implements Agent
     private void persistBlocks(final Connection client, final long correlation, final int count, final int length)
     {
         if (count < 1 || count > MemoryNodeProtocol.MAX_BLOCKS ||
-            length < MemoryNodeProtocol.BLOCK_OFFSET + count * Long.BYTES)
+            length < MemoryNodeProtocol.persistBlocksLength(count))
         {
             malformed.incrementRelease();
             if (correlation != 0)
@@ -612,8 +668,9 @@ final class RequestServer implements Agent
         persists.getAndAddRelease(count);
         for (int i = 0; i < count; i++)
         {
-            persist(client, 0, 0, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES),
-                KvBlockLayout.NO_WRITE);
+            final long at = MemoryNodeProtocol.BLOCK_OFFSET + (long)i * MemoryNodeProtocol.NOTICE_LENGTH;
+            persist(client, 0, 0, request.get(LONG, at), KvBlockLayout.NO_WRITE,
+                previousOf(request.get(LONG, at + Long.BYTES)));
         }
         if (correlation != 0)
         {
@@ -649,9 +706,11 @@ final class RequestServer implements Agent
             answerAll(MemoryNodeProtocol.DISK_FAILED);
             batchKeys.clear();
             named.clear();
+            namedPrevious.clear();
             return;
         }
         unwritten.drainTo(batchKeys, named);
+        padNotices();
         final boolean sync = !answerTo.isEmpty();
         final long nowMillis = epochClock.time();
         try (WriteBatch batch = new WriteBatch())
@@ -664,6 +723,12 @@ final class RequestServer implements Agent
                 // the block its request named was found whole at most a batch delay ago: no chunk is reused so soon
                 final long block = index.findCommitted(key, named.getLong(i));
                 written.addLong(block);
+                if (versionSweep != null && namedPrevious.getLong(i) >= 0 && named.getLong(i) >= 0)
+                {
+                    // a writer's notice, where versions are kept (a sweep then drops them): the version it names,
+                    // whatever the index holds now
+                    versions.add(key, named.getLong(i), namedPrevious.getLong(i));
+                }
                 // a tombstone (a delete under durability sync) or a value past its expiry: the key has no value
                 if (block >= 0 && !KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis))
                 {
@@ -674,6 +739,7 @@ final class RequestServer implements Agent
                     store.delete(batch, key);
                 }
             }
+            versions.writeTo(batch, store);
             store.write(batch, sync);
             if (sync)
             {
@@ -702,6 +768,8 @@ final class RequestServer implements Agent
         }
         catch (final RocksDBException | IllegalStateException ex)
         {
+            // the keys wait for the disk, written then as what the index holds; their versions are not kept
+            versions.clear();
             batchFailures.incrementRelease();
             final boolean news = unwritten.failed(batchKeys, ex.getMessage(), clock.nanoTime(), nowMillis,
                 fsyncIntervalNanos);
@@ -716,6 +784,7 @@ final class RequestServer implements Agent
             publishDiskState();
             batchKeys.clear();
             named.clear();
+            namedPrevious.clear();
             written.clear();
             return;
         }
@@ -730,6 +799,7 @@ final class RequestServer implements Agent
         keysPersisted.getAndAddRelease(batchKeys.size());
         batchKeys.clear();
         named.clear();
+        namedPrevious.clear();
         written.clear();
         answerAll(MemoryNodeProtocol.OK);
     }

@@ -540,7 +540,7 @@ class DurabilityTest
                     IndexInspector.committedBlock(memory.index(), memory.heap(), "a"));
                 connection.send(message, 0, MemoryNodeProtocol.persistBlocksLength(1), Flags.ADAPTIVE);
                 message.set(intLayout, MemoryNodeProtocol.ARGUMENT_OFFSET, 2);
-                message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET + Long.BYTES,
+                message.set(longLayout, MemoryNodeProtocol.BLOCK_OFFSET + MemoryNodeProtocol.NOTICE_LENGTH,
                     IndexInspector.committedBlock(memory.index(), memory.heap(), "b"));
                 connection.send(message, 0, MemoryNodeProtocol.persistBlocksLength(2), Flags.ADAPTIVE);
                 // gathered for up to the batch delay (a second here): a SYNC writes them at once, and fsyncs

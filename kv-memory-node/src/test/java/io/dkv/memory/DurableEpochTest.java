@@ -118,6 +118,8 @@ class DurableEpochTest
             {
                 heap.set(LONG, ring + PersistRingLayout.entryOffset(p, entries),
                     PersistRingLayout.entry(p, entries, blocks[p], p == 1));
+                heap.set(LONG, ring + PersistRingLayout.entryOffset(p, entries) + Long.BYTES,
+                    PersistRingLayout.previous(p, entries, KvBlockLayout.NO_WRITE));
             }
             assertEquals(MemoryNodeProtocol.OK, sync(clientRaas, first));
             KvCluster.awaitTrue(() -> durable(nodeRaas, node) == ringEpoch + 50);

@@ -131,15 +131,15 @@ class PersistRingTest
 
     /**
      * The node holds off (its request server stopped between turns) while a client deletes keys through a ring of
-     * 504 entries (4 KiB chunks): the first 500 fill it, and the flush of the next 100 waits for room, no message
-     * sent, until the node goes on; then one more delete is written there and the client goes away before the node
-     * read it. Each delete is on the disk once the node goes on.
+     * 508 entries (8 KiB chunks, 16 bytes an entry): the first 500 fill it, and the flush of the next 100 waits for
+     * room, no message sent, until the node goes on; then one more delete is written there and the client goes away
+     * before the node read it. Each delete is on the disk once the node goes on.
      */
     @Test
     void aRingWithNoRoomIsWaitedOnAndAClientGoneLosesNothingItWroteThere(@TempDir final Path data) throws Exception
     {
         final Holdable idle = new Holdable();
-        final MemoryNodeContext context = node(data, 4096, idle);
+        final MemoryNodeContext context = node(data, 8192, idle);
         final ExecutorService loop = Executors.newSingleThreadExecutor();
         try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, context))
         {
@@ -240,15 +240,19 @@ class PersistRingTest
             {
                 heap.set(longLayout, ring + PersistRingLayout.entryOffset(p, entries),
                     PersistRingLayout.entry(p, entries, blocks[p], false));
+                heap.set(longLayout, ring + PersistRingLayout.entryOffset(p, entries) + Long.BYTES,
+                    PersistRingLayout.previous(p, entries, KvBlockLayout.NO_WRITE));
             }
             final long last = PersistRingLayout.entry(2, entries, blocks[2], true);
-            // the last entry's first four bytes, as a WRITE copying upward leaves it half way
-            heap.set(intLayout, ring + PersistRingLayout.entryOffset(2, entries), (int)(last >>> 32));
+            // the last entry's first twelve bytes, as a WRITE copying upward leaves it part way
+            heap.set(longLayout, ring + PersistRingLayout.entryOffset(2, entries), last);
+            final long second = PersistRingLayout.previous(2, entries, KvBlockLayout.NO_WRITE);
+            heap.set(intLayout, ring + PersistRingLayout.entryOffset(2, entries) + Long.BYTES, (int)(second >>> 32));
             assertEquals(MemoryNodeProtocol.OK, sync(clientRaas, connection));
             assertEquals(0, counter(node, MemoryNodeCounter.RING_ENTRIES), "no entry of a group not whole");
             assertEquals(0, heap.get(longLayout, ring + PersistRingLayout.CONSUMED_OFFSET));
 
-            heap.set(longLayout, ring + PersistRingLayout.entryOffset(2, entries), last);
+            heap.set(longLayout, ring + PersistRingLayout.entryOffset(2, entries) + Long.BYTES, second);
             assertEquals(MemoryNodeProtocol.OK, sync(clientRaas, connection));
             assertEquals(3, counter(node, MemoryNodeCounter.RING_ENTRIES));
             assertEquals(3, heap.get(longLayout, ring + PersistRingLayout.CONSUMED_OFFSET), "read back by the client");

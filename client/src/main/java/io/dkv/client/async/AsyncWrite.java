@@ -849,6 +849,7 @@ public final class AsyncWrite extends AsyncOperation
         }
         final long[] ids = new long[told];
         final long[] offsets = new long[told];
+        final long[] replaced = new long[told];
         int next = 0;
         for (int p = 0; p < count; p++)
         {
@@ -856,6 +857,7 @@ public final class AsyncWrite extends AsyncOperation
             {
                 // a new block, or the one a delete emptied: as ReplicaChain tells them
                 ids[next] = nodeIds[p];
+                replaced[next] = writeIds[p];
                 offsets[next++] = length != 0 ? blockOffsets[p] : SlotWord.blockOffset(words[p]);
             }
         }
@@ -865,7 +867,7 @@ public final class AsyncWrite extends AsyncOperation
             return;
         }
         final PersistRequests.Job job =
-            new PersistRequests.Job(key, ids, offsets, answer, future, durability == Durability.SYNC);
+            new PersistRequests.Job(key, ids, offsets, replaced, answer, future, durability == Durability.SYNC);
         if (owner.slowPath().persist(job))
         {
             release();
@@ -877,7 +879,8 @@ public final class AsyncWrite extends AsyncOperation
     private void handOff(final int from, final Object answer)
     {
         final ChainRest rest = new ChainRest(key, hash, writeId, Arrays.copyOf(nodes, count),
-            Arrays.copyOf(slots, count), Arrays.copyOf(words, count), Arrays.copyOf(newWords, count),
+            Arrays.copyOf(slots, count), Arrays.copyOf(words, count), Arrays.copyOf(writeIds, count),
+            Arrays.copyOf(newWords, count),
             Arrays.copyOf(blockOffsets, count), from, length != 0, wonNanos, answer, future, durability);
         release();
         owner.slowPath().finishChain(rest);

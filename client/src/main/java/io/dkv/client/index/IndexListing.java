@@ -67,13 +67,43 @@ public final class IndexListing
             (header.get(intLayout, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
             header.get(longLayout, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
             header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED,
-            header.get(longLayout, IndexLayout.DURABLE_EPOCH_OFFSET));
+            header.get(longLayout, IndexLayout.DURABLE_EPOCH_OFFSET),
+            header.get(longLayout, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET));
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */
     public MemorySegment allocateBuffer(final int size)
     {
         return links.raas().allocateBuffer(size);
+    }
+
+    /**
+     * Raise the cluster's durable epoch in a node's index header ({@link IndexLayout#CLUSTER_DURABLE_EPOCH_OFFSET}) to
+     * {@code epoch}: compare-and-swaps that only ever raise it, so that a client whose D is behind another's never
+     * lowers what the node reads.
+     *
+     * @param seen what the header held when last read (its {@link #diskOf}).
+     */
+    public void raiseClusterDurableEpoch(final int node, final long seen, final long epoch)
+    {
+        long expected = seen;
+        try
+        {
+            while (expected < epoch)
+            {
+                final long found = links.connection(links.use(node)).cas(links.view(node).index,
+                    IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET, expected, epoch);
+                if (found == expected)
+                {
+                    return;
+                }
+                expected = found;
+            }
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
     }
 
     /** Read bytes of a node's index region into a registered buffer of this thread's. */

@@ -69,6 +69,8 @@ public final class HeapChunks
      */
     private boolean deferring;
     private long[][] deferred;
+    /** Beside each held block, the write id of the version its write replaced. */
+    private long[][] deferredPrevious;
     private int[] deferredCounts;
     /** Blocks held over every node: whether a flush has anything to send. */
     private int deferredTotal;
@@ -81,6 +83,7 @@ public final class HeapChunks
     /** This thread's slot among the client's writes in flight ({@link WriteEpochs#enter}), or -1: none held. */
     private int flight = -1;
     private final long[] single = new long[1];
+    private final long[] singlePrevious = new long[1];
 
     public HeapChunks(final NodeLinks links, final KvClientContext context)
     {
@@ -323,8 +326,11 @@ public final class HeapChunks
     /**
      * Tell the node a key changed (its block, new or deleted, at {@code blockOffset}), as the client's durability
      * asks: not at all, without waiting, or waiting until it is on disk.
+     *
+     * @param previousWriteId the write id of the version the write replaced on the node, {@link KvBlockLayout#NO_WRITE}
+     *                        when the key had none there: what lets the node order the key's versions.
      */
-    public void persist(final int node, final long blockOffset)
+    public void persist(final int node, final long blockOffset, final long previousWriteId)
     {
         if (durability == Durability.NONE)
         {
@@ -332,22 +338,23 @@ public final class HeapChunks
         }
         if (deferring && durability == Durability.ASYNC)
         {
-            defer(node, blockOffset);
+            defer(node, blockOffset, previousWriteId);
             return;
         }
         final boolean sync = durability == Durability.SYNC;
         persistsTold++;
         if (!sync)
         {
-            tellAsync(node, blockOffset);
+            tellAsync(node, blockOffset, previousWriteId);
             return;
         }
         persisting = true;
         final int status;
         try
         {
-            status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_DURABLE,
-                blockOffset, KvBlockLayout.NO_WRITE, true, "the key on disk");
+            status = links.request(node, MemoryNodeProtocol.PERSIST,
+                MemoryNodeProtocol.ANSWER_WHEN_DURABLE | MemoryNodeProtocol.NAMES_PREVIOUS, blockOffset,
+                previousWriteId, true, "the key on disk");
         }
         catch (final RuntimeException ex)
         {
@@ -372,17 +379,19 @@ public final class HeapChunks
      * with its copy, within the window async accepts (as redis's everysec answers OK and loses the last second to a
      * crash): counted, not failed.
      */
-    private void tellAsync(final int node, final long blockOffset)
+    private void tellAsync(final int node, final long blockOffset, final long previousWriteId)
     {
         try
         {
             single[0] = blockOffset;
-            if (rings().write(node, single, 1))
+            singlePrevious[0] = previousWriteId;
+            if (rings().write(node, single, singlePrevious, 1))
             {
                 return;
             }
-            final int status = links.request(node, MemoryNodeProtocol.PERSIST, MemoryNodeProtocol.ANSWER_WHEN_TAKEN,
-                blockOffset, KvBlockLayout.NO_WRITE, true, "the key on disk");
+            final int status = links.request(node, MemoryNodeProtocol.PERSIST,
+                MemoryNodeProtocol.ANSWER_WHEN_TAKEN | MemoryNodeProtocol.NAMES_PREVIOUS, blockOffset,
+                previousWriteId, true, "the key on disk");
             if (status != MemoryNodeProtocol.OK && status != MemoryNodeProtocol.NOT_PERSISTENT)
             {
                 persistsFailed++;
@@ -430,25 +439,29 @@ public final class HeapChunks
         leaveFlight();
     }
 
-    private void defer(final int node, final long blockOffset)
+    private void defer(final int node, final long blockOffset, final long previousWriteId)
     {
         if (deferred == null)
         {
             deferred = new long[links.nodeIds().length][];
+            deferredPrevious = new long[deferred.length][];
             deferredCounts = new int[deferred.length];
             blocksMessage = links.raas().allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH);
         }
         if (node >= deferred.length)
         {
             deferred = Arrays.copyOf(deferred, node + 1);
+            deferredPrevious = Arrays.copyOf(deferredPrevious, node + 1);
             deferredCounts = Arrays.copyOf(deferredCounts, node + 1);
         }
         if (deferred[node] == null)
         {
             deferred[node] = new long[MemoryNodeProtocol.MAX_BLOCKS];
+            deferredPrevious[node] = new long[MemoryNodeProtocol.MAX_BLOCKS];
         }
         persistsTold++;
         deferredTotal++;
+        deferredPrevious[node][deferredCounts[node]] = previousWriteId;
         deferred[node][deferredCounts[node]++] = blockOffset;
         if (deferredCounts[node] == MemoryNodeProtocol.MAX_BLOCKS)
         {
@@ -463,7 +476,7 @@ public final class HeapChunks
         deferredTotal -= count;
         try
         {
-            if (rings().write(node, deferred[node], count))
+            if (rings().write(node, deferred[node], deferredPrevious[node], count))
             {
                 return;
             }
@@ -472,7 +485,9 @@ public final class HeapChunks
             blocksMessage.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, count);
             for (int i = 0; i < count; i++)
             {
-                blocksMessage.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET + (long)i * Long.BYTES, deferred[node][i]);
+                final long at = MemoryNodeProtocol.BLOCK_OFFSET + (long)i * MemoryNodeProtocol.NOTICE_LENGTH;
+                blocksMessage.set(LONG, at, deferred[node][i]);
+                blocksMessage.set(LONG, at + Long.BYTES, deferredPrevious[node][i]);
             }
             final int status = links.requestMessage(node, blocksMessage, MemoryNodeProtocol.persistBlocksLength(count),
                 "the keys on disk");

@@ -4,7 +4,8 @@ import io.dkv.format.IndexLayout;
 
 /**
  * A memory node's disk as its index header last showed it ({@link IndexLayout}: fsyncState, lastFsyncAt,
- * unsyncedSince, durableEpoch), read by a client: what a compute node's INFO persistence reports of the pool.
+ * unsyncedSince, durableEpoch, clusterDurable), read by a client: what a compute node's INFO persistence reports of
+ * the pool.
  *
  * @param nodeId               the memory node.
  * @param reachable            false when its header could not be read (the rest is then zero).
@@ -16,13 +17,14 @@ import io.dkv.format.IndexLayout;
  * @param lagP99Ms             the p99 of how long the oldest write each fsync covered had waited for it.
  * @param durableEpoch         the epoch through which every write its clients told it of is on its disk
  *                             (kv-memory-node/README.md, "Async across nodes").
+ * @param clusterDurableEpoch  the cluster's durable epoch as clients last raised it there, 0 for none yet.
  */
 public record MemoryNodeDisk(long nodeId, boolean reachable, boolean persistent, long lastFsyncEpochMs,
-    boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms, long durableEpoch)
+    boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms, long durableEpoch, long clusterDurableEpoch)
 {
     /** @return the state of an unreachable node. */
     public static MemoryNodeDisk unreachable(final long nodeId)
     {
-        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0);
+        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0, 0);
     }
 }

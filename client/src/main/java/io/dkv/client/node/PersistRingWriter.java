@@ -1,6 +1,7 @@
 package io.dkv.client.node;
 
 import io.dkv.client.KvException;
+import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.PersistRingLayout;
 import io.dkv.raas.RaasException;
@@ -61,11 +62,12 @@ final class PersistRingWriter
      * Write the blocks into the node's ring as one group, which the node writes to disk in one batch, when it has a
      * ring with room for them.
      *
-     * @param count at most {@link MemoryNodeProtocol#MAX_BLOCKS}.
+     * @param previous each block's write's replaced version's write id ({@link KvBlockLayout#NO_WRITE}: none).
+     * @param count    at most {@link MemoryNodeProtocol#MAX_BLOCKS}.
      * @return true when written: the node takes them at its next turn; false when they must go in a message.
      * @throws KvException when the node did not answer (its links are then made again at their next use).
      */
-    boolean write(final int node, final long[] blocks, final int count)
+    boolean write(final int node, final long[] blocks, final long[] previous, final int count)
     {
         final int ringEntries = ensure(node);
         if (ringEntries == NOT_PERSISTENT)
@@ -79,8 +81,9 @@ final class PersistRingWriter
         final long first = written[node];
         for (int i = 0; i < count; i++)
         {
-            out.set(LONG, (long)i * PersistRingLayout.ENTRY_LENGTH,
-                PersistRingLayout.entry(first + i, ringEntries, blocks[i], i == count - 1));
+            final long at = (long)i * PersistRingLayout.ENTRY_LENGTH;
+            out.set(LONG, at, PersistRingLayout.entry(first + i, ringEntries, blocks[i], i == count - 1));
+            out.set(LONG, at + Long.BYTES, PersistRingLayout.previous(first + i, ringEntries, previous[i]));
         }
         // up to the ring's end, then the rest from its first slot
         final int untilEnd = (int)Math.min(count, ringEntries - first % ringEntries);

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
  *                  arrays are as long.
  * @param slots     each replica's committed slot as read, or -1.
  * @param words     the word read there, or EMPTY.
+ * @param replaced  the write id of the version read there (NO_WRITE: none), which the nodes' notices name.
  * @param newWords  this write's word for each replica.
  * @param offsets   this write's block on each replica.
  * @param from      the replica to go on from, -1 when only durability is left.
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * @param durability what the write promises, as it began: its nodes are told so, whatever the client's is now.
  */
 public record ChainRest(
-    byte[] key, long hash, long writeId, int[] nodes, long[] slots, long[] words, long[] newWords,
+    byte[] key, long hash, long writeId, int[] nodes, long[] slots, long[] words, long[] replaced, long[] newWords,
     long[] offsets, int from, boolean written, long wonNanos, Object answer, CompletableFuture<Object> future,
     Durability durability)
 {

@@ -4,7 +4,6 @@ import io.dkv.client.KvClientContext;
 import io.dkv.client.KvErrors;
 import io.dkv.client.KvException;
 import io.dkv.client.async.CompletionPolling;
-import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
@@ -48,6 +47,8 @@ public final class PersistRequests
         final long[] nodeIds;
         /** The block on each node: the new one, or the one a delete emptied. */
         final long[] offsets;
+        /** The write id of the version the write replaced on each node (NO_WRITE: none), which its notice names. */
+        final long[] replaced;
         final Object answer;
         final CompletableFuture<Object> future;
         /** Durability sync: each node answers once the key is on disk; else told, not waited for. */
@@ -58,12 +59,13 @@ public final class PersistRequests
         boolean headSent;
 
         /** @param answered true for a write under durability sync, whatever the client's is by now. */
-        public Job(final byte[] key, final long[] nodeIds, final long[] offsets, final Object answer,
-            final CompletableFuture<Object> future, final boolean answered)
+        public Job(final byte[] key, final long[] nodeIds, final long[] offsets, final long[] replaced,
+            final Object answer, final CompletableFuture<Object> future, final boolean answered)
         {
             this.key = key;
             this.nodeIds = nodeIds;
             this.offsets = offsets;
+            this.replaced = replaced;
             this.answer = answer;
             this.future = future;
             this.answered = answered;
@@ -225,11 +227,11 @@ public final class PersistRequests
             held.correlation = ++correlation;
             request.set(INT, MemoryNodeProtocol.TYPE_OFFSET, MemoryNodeProtocol.PERSIST);
             final boolean answered = held.job.answered;
-            request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET,
-                answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : MemoryNodeProtocol.ANSWER_WHEN_TAKEN);
+            request.set(INT, MemoryNodeProtocol.ARGUMENT_OFFSET, MemoryNodeProtocol.NAMES_PREVIOUS |
+                (answered ? MemoryNodeProtocol.ANSWER_WHEN_DURABLE : MemoryNodeProtocol.ANSWER_WHEN_TAKEN));
             request.set(LONG, MemoryNodeProtocol.CORRELATION_OFFSET, held.correlation);
             request.set(LONG, MemoryNodeProtocol.BLOCK_OFFSET, held.job.offsets[held.replica]);
-            request.set(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET, KvBlockLayout.NO_WRITE);
+            request.set(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET, held.job.replaced[held.replica]);
             try
             {
                 connection(node).send(request, 0, MemoryNodeProtocol.REQUEST_LENGTH, Flags.ADAPTIVE);

@@ -538,7 +538,7 @@ public final class RefillBatch
 
     private void swapped(final int i)
     {
-        chunks.persist(batch.nodes[i][0], copyOffsets[i]);
+        chunks.persist(batch.nodes[i][0], copyOffsets[i], reads.writeIds[i][0]);
         changed[i] = true;
         batch.stages[i] = TO_CHECK;
     }

@@ -495,7 +495,7 @@ public final class ReplicaChain
         final long offset = writeTombstone(node, key);
         if (writer.insertAt(node, hash, key, SlotWord.sealed(tombstoneWord(node, fingerprint, offset, key))))
         {
-            chunks.persist(node, offset);
+            chunks.persist(node, offset, KvBlockLayout.NO_WRITE);
             return true;
         }
         return false;
@@ -523,7 +523,7 @@ public final class ReplicaChain
                 writer.insertAt(node, hash, key, desired);
             if (swapped)
             {
-                chunks.persist(node, offset);
+                chunks.persist(node, offset, joinIds[j]);
             }
         }
     }
@@ -757,6 +757,7 @@ public final class ReplicaChain
         System.arraycopy(rest.nodes(), 0, serving, 0, servingCount);
         System.arraycopy(rest.slots(), 0, slots, 0, servingCount);
         System.arraycopy(rest.words(), 0, words, 0, servingCount);
+        System.arraycopy(rest.replaced(), 0, writeIds, 0, servingCount);
         System.arraycopy(rest.newWords(), 0, newWords, 0, servingCount);
         System.arraycopy(rest.offsets(), 0, blockOffsets, 0, servingCount);
         chain(rest.key(), rest.hash(), rest.writeId(), rest.from(), rest.wonNanos());
@@ -852,6 +853,7 @@ public final class ReplicaChain
                 // value expired: the replica holds no value of the key, as read, and the write goes over what is there
                 slots[p] = slot;
                 words[p] = word;
+                writeIds[p] = KvBlockLayout.NO_WRITE;
             }
         }
     }
@@ -950,7 +952,8 @@ public final class ReplicaChain
             {
                 if (word != SlotWord.EMPTY || joinWords[j] != SlotWord.EMPTY)
                 {
-                    chunks.persist(node, joinWords[j] == SlotWord.EMPTY ? SlotWord.blockOffset(word) : joinOffsets[j]);
+                    chunks.persist(node, joinWords[j] == SlotWord.EMPTY ? SlotWord.blockOffset(word) : joinOffsets[j],
+                        replica.liveWriteId(nowMillis));
                 }
                 return true;
             }
@@ -1040,7 +1043,7 @@ public final class ReplicaChain
                 writer.insertAt(joiner, hash, key, desired);
             if (swapped)
             {
-                chunks.persist(joiner, offset);
+                chunks.persist(joiner, offset, joinId);
                 changed = true;
             }
         }
@@ -1108,11 +1111,12 @@ public final class ReplicaChain
         {
             if (written)
             {
-                chunks.persist(serving[p], blockOffsets[p]);
+                chunks.persist(serving[p], blockOffsets[p], writeIds[p]);
             }
             else if (words[p] != SlotWord.EMPTY)
             {
-                chunks.persist(serving[p], SlotWord.blockOffset(words[p]));
+                // a delete names the block it emptied, and that block's write as the one it replaced
+                chunks.persist(serving[p], SlotWord.blockOffset(words[p]), writeIds[p]);
             }
         }
     }
@@ -1193,7 +1197,7 @@ public final class ReplicaChain
                 // changed since it was read: the next round reads it again
                 return;
             }
-            chunks.persist(serving[p], absent && !tombstone ? SlotWord.blockOffset(words[p]) : offset);
+            chunks.persist(serving[p], absent && !tombstone ? SlotWord.blockOffset(words[p]) : offset, writeIds[p]);
         }
     }
 

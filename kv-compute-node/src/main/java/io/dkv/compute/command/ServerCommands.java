@@ -539,7 +539,9 @@ final class ServerCommands
      * memory nodes (one per copy of a key written), those not sent or (always) not answered yet, and the writes not
      * confirmed on disk; and the memory nodes' disks as last read (at most a second ago): the oldest last fsync, the
      * oldest write not fsynced yet, the lag's p99, how far behind now the durable epoch ends (the worst node's each:
-     * the pool's durable epoch is its least), then a line per node.
+     * the pool's durable epoch is its least), how far behind now the cluster's durable epoch D ends as the nodes were
+     * last raised to it (the worst node's; -1 before any client raised one: key versions are kept from D on), then a
+     * line per node.
      */
     private String persistenceSection()
     {
@@ -554,6 +556,7 @@ final class ServerCommands
         long unsynced = 0;
         int lagP99 = 0;
         long durableLag = 0;
+        long clusterDurableLag = 0;
         for (final MemoryNodeDisk disk : reading.disks())
         {
             final String id = Long.toUnsignedString(disk.nodeId());
@@ -578,10 +581,15 @@ final class ServerCommands
             // with it: how much of the recent past a loss of all of them takes back
             final long durableBehind = Math.max(0, now - (disk.durableEpoch() + 1) * persistence.epochMs());
             durableLag = Math.max(durableLag, durableBehind);
+            final long clusterBehind = disk.clusterDurableEpoch() == 0 ? -1 :
+                Math.max(0, now - (disk.clusterDurableEpoch() + 1) * persistence.epochMs());
+            clusterDurableLag = clusterBehind < 0 || clusterDurableLag < 0 ? -1 :
+                Math.max(clusterDurableLag, clusterBehind);
             nodes.append("dkv_memory_node_").append(id).append(":disk=yes,last_fsync_age_ms=").append(age)
                 .append(",last_fsync_status=").append(disk.lastFsyncOk() ? "ok" : "err")
                 .append(",unsynced_ms=").append(behind).append(",fsync_lag_p99_ms=").append(disk.lagP99Ms())
-                .append(",durable_lag_ms=").append(durableBehind).append("\r\n");
+                .append(",durable_lag_ms=").append(durableBehind)
+                .append(",cluster_durable_lag_ms=").append(clusterBehind).append("\r\n");
         }
         return "loading:0\r\n" +
             "aof_enabled:" + (persistence.appendOnly() ? 1 : 0) + "\r\n" +
@@ -595,6 +603,7 @@ final class ServerCommands
             "dkv_unsynced_ms:" + unsynced + "\r\n" +
             "dkv_fsync_lag_p99_ms:" + lagP99 + "\r\n" +
             "dkv_durable_lag_ms:" + durableLag + "\r\n" +
+            "dkv_cluster_durable_lag_ms:" + (onDisk == 0 ? -1 : clusterDurableLag) + "\r\n" +
             "dkv_disks_read_ms_ago:" + (reading.readAtEpochMs() == 0 ? -1 : now - reading.readAtEpochMs()) + "\r\n" +
             nodes;
     }

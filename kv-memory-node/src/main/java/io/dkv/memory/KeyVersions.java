@@ -1,0 +1,166 @@
+package io.dkv.memory;
+
+import io.dkv.format.KvBlockLayout;
+import io.dkv.format.PersistRingLayout;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.LongArrayList;
+import org.agrona.collections.LongHashSet;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+
+/**
+ * The versions one batch of the key store writes (its "versions", {@link KeyStore}): one a writer's notice, read from
+ * the block the notice named, not from what the index holds now, so that a version replaced before its notice was
+ * taken is still kept. Of a key's versions in one epoch only the last can be the newest at or below any durable
+ * epoch, so a chain the batch holds whole in one epoch (v1, then v2 naming v1, then v3 naming v2) is written as its
+ * last, naming what its first named: a hot key costs a row a batch, whatever order its notices came in. The request
+ * server's thread alone uses it; what it holds goes when the batch is written.
+ */
+final class KeyVersions
+{
+    private static final long NONE = -1;
+    private static final byte[] NO_VALUE = new byte[0];
+
+    private final LocalIndex index;
+    private final ArrayList<byte[]> keys = new ArrayList<>();
+    private final LongArrayList blocks = new LongArrayList();
+    private final LongArrayList epochs = new LongArrayList();
+    private final LongArrayList previous = new LongArrayList();
+    /** Versions a later one of the batch replaced within their epoch: not written. */
+    private final LongArrayList dropped = new LongArrayList();
+    /** Of the versions written: the low 48 bits of each one's write id, to its place. */
+    private final Long2LongHashMap byWrite = new Long2LongHashMap(NONE);
+    /** Of the versions written that name one: the previous write they name, to their place. */
+    private final Long2LongHashMap byPrevious = new Long2LongHashMap(NONE);
+    /** The low 48 bits of the write ids of the versions a later one stands for: told again, still not written. */
+    private final LongHashSet collapsed = new LongHashSet();
+    private long versionsCollapsed;
+
+    KeyVersions(final LocalIndex index)
+    {
+        this.index = index;
+    }
+
+    /**
+     * A writer's notice, taken: the version at {@code block} (whole, and not reused before the batch is written).
+     *
+     * @param key      the block's key.
+     * @param replaced the low 48 bits of the write id of the version the write replaced (0: none).
+     */
+    void add(final byte[] key, final long block, final long replaced)
+    {
+        final long writeId = index.writeIdOf(block) & PersistRingLayout.PREVIOUS_MASK;
+        if (replaced == writeId)
+        {
+            // a delete names the block it emptied, and that block's write: not a version of its own
+            return;
+        }
+        final long epoch = index.epochOf(block);
+        final int known = (int)byWrite.get(writeId);
+        if (known != NONE && sameVersionOf(known, key, epoch) || collapsed.contains(writeId))
+        {
+            // told twice (a replica copied onto the node again): one row, or none
+            return;
+        }
+        long named = replaced;
+        final int before = named == 0 ? (int)NONE : (int)byWrite.get(named);
+        if (before != NONE && sameVersionOf(before, key, epoch))
+        {
+            // its predecessor in the batch, of the same epoch: only this one can be that epoch's last
+            drop(before);
+            named = previous.getLong(before);
+        }
+        final int after = (int)byPrevious.get(writeId);
+        if (after != NONE && sameVersionOf(after, key, epoch))
+        {
+            // its successor's notice was taken first: that one stands for both, naming what this one named
+            byPrevious.remove(writeId);
+            previous.setLong(after, named);
+            if (named != 0)
+            {
+                byPrevious.put(named, after);
+            }
+            collapsed.add(writeId);
+            versionsCollapsed++;
+            return;
+        }
+        final int at = keys.size();
+        keys.add(key);
+        blocks.addLong(block);
+        epochs.addLong(epoch);
+        previous.addLong(named);
+        byWrite.put(writeId, at);
+        if (named != 0)
+        {
+            byPrevious.put(named, at);
+        }
+    }
+
+    /** Put the versions gathered into {@code batch}, and forget them. */
+    void writeTo(final WriteBatch batch, final KeyStore store) throws RocksDBException
+    {
+        dropped.sort(null);
+        int nextDropped = 0;
+        for (int i = 0; i < keys.size(); i++)
+        {
+            if (nextDropped < dropped.size() && dropped.getLong(nextDropped) == i)
+            {
+                nextDropped++;
+                continue;
+            }
+            final long block = blocks.getLong(i);
+            final long expireAt = index.expireAtOf(block);
+            store.putVersion(batch, keys.get(i), epochs.getLong(i), index.writeIdOf(block), previous.getLong(i),
+                expireAt, expireAt == KvBlockLayout.TOMBSTONE ? NO_VALUE : index.valueAt(block));
+        }
+        clear();
+    }
+
+    /** Forget what was gathered: the batch was not written (its keys wait for the disk), or was. */
+    void clear()
+    {
+        keys.clear();
+        blocks.clear();
+        epochs.clear();
+        previous.clear();
+        dropped.clear();
+        byWrite.clear();
+        byPrevious.clear();
+        collapsed.clear();
+    }
+
+    /** @return versions gathered now that a batch would write. */
+    int size()
+    {
+        return keys.size() - dropped.size();
+    }
+
+    /** @return versions that a later one of their batch stood for (never written), since the node started. */
+    long versionsCollapsed()
+    {
+        return versionsCollapsed;
+    }
+
+    /** A version found through the maps: one written, never one dropped (dropping takes it out of them). */
+    private boolean sameVersionOf(final int at, final byte[] key, final long epoch)
+    {
+        return epochs.getLong(at) == epoch && Arrays.equals(keys.get(at), key);
+    }
+
+    private void drop(final int at)
+    {
+        final long writeId = index.writeIdOf(blocks.getLong(at)) & PersistRingLayout.PREVIOUS_MASK;
+        byWrite.remove(writeId);
+        collapsed.add(writeId);
+        final long named = previous.getLong(at);
+        if (named != 0)
+        {
+            byPrevious.remove(named);
+        }
+        dropped.addLong(at);
+        versionsCollapsed++;
+    }
+}
