@@ -30,6 +30,7 @@ import java.util.List;
  *   key                 value
  *   a client's key      expireAt  long   epoch milliseconds, 0: never (as the block's, {@code KvBlockLayout})
  *                       writeId   long   the write's id, the same in every replica's copy ({@code KvBlockLayout})
+ *                       epoch     long   the write's durable epoch (its block's), 0 for a key of format 3 or before
  *                       value     the rest
  * column family "versions": each version of a key the node was told of by its writer's notice, kept until the
  * cluster's durable epoch D has passed a newer one (kv-memory-node/README.md, "Async across nodes")
@@ -54,8 +55,8 @@ import java.util.List;
  * copies that are alike in place, and when every copy of a key went down the copy of the replica that served last
  * can be compared with the others (kv-memory-node/README.md, "Restarting from disk"). Format 2 (no write ids, its
  * format under the empty key) is upgraded in place when opened, each key given a write id of its own, as format 2's
- * restart did; format 3 (no versions) is upgraded by adding the versions, none yet; format 1 (values alone) is
- * refused rather than misread. A directory of another node or another
+ * restart did; format 3 (no versions, no epochs) is upgraded in place, each key of epoch 0 and no versions yet;
+ * format 1 (values alone) is refused rather than misread. A directory of another node or another
  * cluster is refused, naming both: serving it would put another node's keys in this one's place.
  */
 final class KeyStore implements AutoCloseable
@@ -81,6 +82,11 @@ final class KeyStore implements AutoCloseable
     private static final byte[] CLUSTER_DURABLE_KEY = "cluster-durable".getBytes(StandardCharsets.US_ASCII);
     /** Where format 2 kept its format: no client key was empty. */
     private static final byte[] FORMAT_2_KEY = new byte[0];
+    /** A key's row before its value: expireAt, writeId, epoch. */
+    private static final int KEY_HEADER_LENGTH = 3 * Long.BYTES;
+    /** Format 3's key rows: expireAt, writeId. */
+    private static final int FORMAT_3_HEADER_LENGTH = 2 * Long.BYTES;
+    /** A version's row before its value: previous, expireAt. */
     private static final int HEADER_LENGTH = 2 * Long.BYTES;
     private static final int UPGRADE_BATCH = 4096;
     /** Free bytes a disk that refused a write must have before the store is tried again ({@link #hasRoom}). */
@@ -100,11 +106,11 @@ final class KeyStore implements AutoCloseable
         void visit(byte[] key, long epoch, long writeId, long previous, long expireAt);
     }
 
-    /** Receives a stored key, its expiry time, its write id and its value. */
+    /** Receives a stored key, its expiry time, its write id, its epoch and its value. */
     @FunctionalInterface
     interface StoredKeyVisitor
     {
-        void visit(byte[] key, long expireAt, long writeId, byte[] value);
+        void visit(byte[] key, long expireAt, long writeId, long epoch, byte[] value);
     }
 
     private final Path path;
@@ -174,10 +180,8 @@ final class KeyStore implements AutoCloseable
                 checkOwner(path, db, node, format, nodeId, cluster);
                 if (formatOf(format) == 3)
                 {
-                    // the versions' column family was made as the store opened: from now on they are kept
-                    db.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
-                    System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key " +
-                        "store in " + path + " from format 3 to " + FORMAT + ": key versions are kept from now on");
+                    // the versions' column family was made as the store opened: each key's row gets its epoch
+                    upgraded = upgradeFormat3(path, db, families.get(0), node);
                 }
                 restored = true;
             }
@@ -379,8 +383,8 @@ final class KeyStore implements AutoCloseable
                     }
                     final byte[] stored = iterator.value();
                     final long expireAt = ByteBuffer.wrap(stored).getLong();
-                    batch.put(keys, key, ByteBuffer.allocate(HEADER_LENGTH + stored.length - Long.BYTES)
-                        .putLong(expireAt).putLong(KvBlockLayout.drawWriteId())
+                    batch.put(keys, key, ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length - Long.BYTES)
+                        .putLong(expireAt).putLong(KvBlockLayout.drawWriteId()).putLong(KvBlockLayout.NO_EPOCH)
                         .put(stored, Long.BYTES, stored.length - Long.BYTES).array());
                     if (++upgraded % UPGRADE_BATCH == 0)
                     {
@@ -402,6 +406,43 @@ final class KeyStore implements AutoCloseable
         return upgraded;
     }
 
+    /** Give each key of a format 3 store its epoch (0: written before epochs were kept), in batches. */
+    private static long upgradeFormat3(final Path path, final RocksDB db, final ColumnFamilyHandle keys,
+        final ColumnFamilyHandle node) throws RocksDBException
+    {
+        long upgraded = 0;
+        try (WriteOptions sync = new WriteOptions().setSync(true); RocksIterator iterator = db.newIterator(keys))
+        {
+            WriteBatch batch = new WriteBatch();
+            try
+            {
+                for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
+                {
+                    final byte[] stored = iterator.value();
+                    batch.put(keys, iterator.key(), ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length -
+                        FORMAT_3_HEADER_LENGTH).put(stored, 0, FORMAT_3_HEADER_LENGTH).putLong(KvBlockLayout.NO_EPOCH)
+                        .put(stored, FORMAT_3_HEADER_LENGTH, stored.length - FORMAT_3_HEADER_LENGTH).array());
+                    if (++upgraded % UPGRADE_BATCH == 0)
+                    {
+                        db.write(sync, batch);
+                        batch.close();
+                        batch = new WriteBatch();
+                    }
+                }
+                // the format last: a store whose upgrade was cut short is upgraded again, rows of format 3 read as such
+                batch.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+                db.write(sync, batch);
+            }
+            finally
+            {
+                batch.close();
+            }
+        }
+        System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key store in " + path +
+            " from format 3 to " + FORMAT + ": " + upgraded + " keys, each of epoch 0; key versions kept from now on");
+        return upgraded;
+    }
+
     private static void closeQuietly(final RocksDB db, final List<ColumnFamilyHandle> families,
         final DBOptions options, final ColumnFamilyOptions keyOptions)
     {
@@ -414,12 +455,12 @@ final class KeyStore implements AutoCloseable
         keyOptions.close();
     }
 
-    /** Add the key's state to {@code batch}: its value, expiry time and write id. */
-    void put(final WriteBatch batch, final byte[] key, final long expireAt, final long writeId,
+    /** Add the key's state to {@code batch}: its value, expiry time, write id and the write's epoch. */
+    void put(final WriteBatch batch, final byte[] key, final long expireAt, final long writeId, final long epoch,
         final byte[] value) throws RocksDBException
     {
-        batch.put(keys, key, ByteBuffer.allocate(HEADER_LENGTH + value.length).putLong(expireAt).putLong(writeId)
-            .put(value).array());
+        batch.put(keys, key, ByteBuffer.allocate(KEY_HEADER_LENGTH + value.length).putLong(expireAt).putLong(writeId)
+            .putLong(epoch).put(value).array());
     }
 
     /**
@@ -622,7 +663,7 @@ final class KeyStore implements AutoCloseable
         }
     }
 
-    /** Hand every stored key, with its expiry time, write id and value, to {@code visitor}, in key order. */
+    /** Hand every stored key, with its expiry time, write id, epoch and value, to {@code visitor}, in key order. */
     void forEach(final StoredKeyVisitor visitor)
     {
         try (RocksIterator iterator = db.newIterator(keys))
@@ -631,8 +672,8 @@ final class KeyStore implements AutoCloseable
             {
                 final byte[] stored = iterator.value();
                 final ByteBuffer header = ByteBuffer.wrap(stored);
-                visitor.visit(iterator.key(), header.getLong(), header.getLong(),
-                    Arrays.copyOfRange(stored, HEADER_LENGTH, stored.length));
+                visitor.visit(iterator.key(), header.getLong(), header.getLong(), header.getLong(),
+                    Arrays.copyOfRange(stored, KEY_HEADER_LENGTH, stored.length));
             }
         }
     }

@@ -128,7 +128,7 @@ public final class MemoryNode implements AutoCloseable
         final long nowMillis = context.epochClock().time();
         final NanoClock nanoClock = context.nanoClock();
         final List<byte[]> expired = new ArrayList<>();
-        store.forEach((key, expireAt, writeId, value) ->
+        store.forEach((key, expireAt, writeId, epoch, value) ->
         {
             if (KvBlockLayout.isExpired(expireAt, nowMillis))
             {
@@ -156,9 +156,9 @@ public final class MemoryNode implements AutoCloseable
             final long offset = chunk[0] + chunk[1];
             // the write it was, on every replica: a refill finds the copies alike in place, and when every copy went
             // down the copy of the replica that served last is the one the others settle on
-            // (the key store keeps no epochs yet: a key loaded is of no epoch, before any write made since)
+            // and of its epoch (0 for a key kept before epochs were), which a client that reads it writes after
             KvBlockLayout.write(index.heap(), offset, key, value, expireAt,
-                writeId != KvBlockLayout.NO_WRITE ? writeId : KvBlockLayout.drawWriteId(), KvBlockLayout.NO_EPOCH);
+                writeId != KvBlockLayout.NO_WRITE ? writeId : KvBlockLayout.drawWriteId(), epoch);
             if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER, chunks.generation(chunk[0])))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +

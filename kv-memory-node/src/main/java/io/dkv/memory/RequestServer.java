@@ -732,7 +732,8 @@ final class RequestServer implements Agent
                 // a tombstone (a delete under durability sync) or a value past its expiry: the key has no value
                 if (block >= 0 && !KvBlockLayout.isExpired(index.expireAtOf(block), nowMillis))
                 {
-                    store.put(batch, key, index.expireAtOf(block), index.writeIdOf(block), index.valueAt(block));
+                    store.put(batch, key, index.expireAtOf(block), index.writeIdOf(block), index.epochOf(block),
+                        index.valueAt(block));
                 }
                 else
                 {

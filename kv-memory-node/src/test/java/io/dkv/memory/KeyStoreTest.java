@@ -2,6 +2,9 @@ package io.dkv.memory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.WriteBatch;
@@ -29,15 +32,15 @@ class KeyStoreTest
     private static final byte[] SECRET = bytes("a cluster secret of thirty-two bytes or more");
     private static final byte[] OTHER_SECRET = bytes("another cluster's secret, also long enough");
 
-    private record Stored(String key, long expireAt, long writeId, String value)
+    private record Stored(String key, long expireAt, long writeId, long epoch, String value)
     {
     }
 
     private static List<Stored> contents(final KeyStore store)
     {
         final List<Stored> stored = new ArrayList<>();
-        store.forEach((key, expireAt, writeId, value) -> stored.add(new Stored(text(key), expireAt, writeId,
-            text(value))));
+        store.forEach((key, expireAt, writeId, epoch, value) -> stored.add(new Stored(text(key), expireAt, writeId,
+            epoch, text(value))));
         return stored;
     }
 
@@ -50,9 +53,9 @@ class KeyStoreTest
             assertFalse(store.restored(), "a new directory holds no node's keys yet");
             try (WriteBatch batch = new WriteBatch())
             {
-                store.put(batch, bytes("k1"), 0, 0x1234_5678_9abc_def0L, bytes("v1"));
-                store.put(batch, bytes("k2"), 42, -7, bytes("v2"));
-                store.put(batch, bytes("gone"), 0, 9, bytes("v"));
+                store.put(batch, bytes("k1"), 0, 0x1234_5678_9abc_def0L, 35_344_512_000L, bytes("v1"));
+                store.put(batch, bytes("k2"), 42, -7, 3, bytes("v2"));
+                store.put(batch, bytes("gone"), 0, 9, 4, bytes("v"));
                 store.delete(batch, bytes("gone"));
                 store.write(batch, false);
             }
@@ -61,8 +64,8 @@ class KeyStoreTest
         try (KeyStore store = KeyStore.open(data, 101, cluster))
         {
             assertTrue(store.restored());
-            assertEquals(List.of(new Stored("k1", 0, 0x1234_5678_9abc_def0L, "v1"), new Stored("k2", 42, -7, "v2")),
-                contents(store));
+            assertEquals(List.of(new Stored("k1", 0, 0x1234_5678_9abc_def0L, 35_344_512_000L, "v1"),
+                new Stored("k2", 42, -7, 3, "v2")), contents(store));
         }
     }
 
@@ -104,10 +107,43 @@ class KeyStoreTest
             assertEquals(List.of("va", "vb"), stored.stream().map(Stored::value).toList());
             assertEquals(List.of(0L, 77L), stored.stream().map(Stored::expireAt).toList());
             stored.forEach(key -> assertNotEquals(0, key.writeId(), "each key a write of its own: " + key));
+            assertEquals(List.of(0L, 0L), stored.stream().map(Stored::epoch).toList(), "written before epochs");
         }
         try (KeyStore again = KeyStore.open(data, 101, null))
         {
             assertEquals(0, again.upgradedKeys(), "upgraded once");
+        }
+    }
+
+    @Test
+    void aStoreOfFormat3IsUpgradedInPlaceEachKeyOfEpoch0AndItsVersionsKeptFromThen(@TempDir final Path data)
+        throws Exception
+    {
+        // format 3 as a node of that version left it: two column families, rows of expiry and write id
+        final List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+            RocksDB old = RocksDB.open(options, data.toString(), List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                new ColumnFamilyDescriptor(KeyStore.NODE_FAMILY.getBytes(StandardCharsets.US_ASCII))), handles))
+        {
+            old.put(handles.get(1), bytes("format"), ByteBuffer.allocate(Integer.BYTES).putInt(3).array());
+            old.put(handles.get(1), bytes("node"), ByteBuffer.allocate(Long.BYTES).putLong(101).array());
+            old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(16 + 2).putLong(0).putLong(11).put(bytes("va"))
+                .array());
+            old.put(handles.get(0), bytes("b"), ByteBuffer.allocate(16 + 2).putLong(77).putLong(12).put(bytes("vb"))
+                .array());
+            handles.forEach(ColumnFamilyHandle::close);
+        }
+        try (KeyStore store = KeyStore.open(data, 101, null))
+        {
+            assertTrue(store.restored());
+            assertEquals(2, store.upgradedKeys());
+            assertEquals(List.of(new Stored("a", 0, 11, 0, "va"), new Stored("b", 77, 12, 0, "vb")), contents(store));
+        }
+        try (KeyStore again = KeyStore.open(data, 101, null))
+        {
+            assertEquals(0, again.upgradedKeys(), "upgraded once");
+            assertEquals(2, contents(again).size());
         }
     }
 
@@ -118,7 +154,7 @@ class KeyStoreTest
         {
             try (WriteBatch batch = new WriteBatch())
             {
-                store.put(batch, bytes("k"), 0, 1, bytes("v"));
+                store.put(batch, bytes("k"), 0, 1, 1, bytes("v"));
                 store.write(batch, true);
             }
         }

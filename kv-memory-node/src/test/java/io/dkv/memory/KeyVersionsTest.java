@@ -208,6 +208,31 @@ class KeyVersionsTest
         }
     }
 
+    @Test
+    void aKeyComesBackFromDiskOfTheEpochItWasWrittenAt(@TempDir final Path data) throws Exception
+    {
+        final long written = START / EPOCH_MS + 123;
+        clientClock.update(START + 123L * EPOCH_MS);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = KvClient.connect(clientRaas, client(Durability.SYNC)))
+        {
+            client.put(bytes("k"), bytes("v"));
+            assertEquals(written, KvBlockLayout.epoch(nodeRaas.localMemory(node.heapRegion()),
+                IndexInspector.committedBlock(nodeRaas.localMemory(node.indexRegion()),
+                    nodeRaas.localMemory(node.heapRegion()), "k")));
+        }
+        try (Raas nodeRaas = raas(NODE); MemoryNode back = MemoryNode.start(nodeRaas, node(data)))
+        {
+            assertEquals(1, back.keysRecovered());
+            final MemorySegment heap = nodeRaas.localMemory(back.heapRegion());
+            assertEquals(written, KvBlockLayout.epoch(heap,
+                IndexInspector.committedBlock(nodeRaas.localMemory(back.indexRegion()), heap, "k")),
+                "a client that reads it writes after its epoch, as before the restart");
+        }
+    }
+
     private void moveClocks(final CachedEpochClock nodeClock, final long millis)
     {
         nodeClock.update(millis);
