@@ -49,6 +49,7 @@ import java.util.List;
  *                                (kv-memory-node/README.md, "Async across nodes")
  *   "cluster-durable"   long     the cluster's durable epoch D the node last dropped versions by, written before
  *                                that pass's deletes: every version that D needs is on disk
+ *   "upgraded-through"  bytes    while an upgrade of an older format is under way: the last key it rewrote
  * </pre>
  *
  * Why the write id: a node restarted on its disk takes its keys back as the writes they were, so a refill finds the
@@ -80,6 +81,8 @@ final class KeyStore implements AutoCloseable
     private static final byte[] CLUSTER_KEY = "cluster".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DURABLE_KEY = "durable".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CLUSTER_DURABLE_KEY = "cluster-durable".getBytes(StandardCharsets.US_ASCII);
+    /** The last key an upgrade rewrote, while it is under way. */
+    private static final byte[] UPGRADE_PROGRESS_KEY = "upgraded-through".getBytes(StandardCharsets.US_ASCII);
     /** Where format 2 kept its format: no client key was empty. */
     private static final byte[] FORMAT_2_KEY = new byte[0];
     /** A key's row before its value: expireAt, writeId, epoch. */
@@ -196,7 +199,7 @@ final class KeyStore implements AutoCloseable
                 }
                 if (format2 != null)
                 {
-                    upgraded = upgradeFormat2(path, db, families.get(0));
+                    upgraded = upgradeFormat2(path, db, families.get(0), node);
                 }
                 restored = format2 != null;
                 claim(db, node, nodeId, cluster);
@@ -365,42 +368,15 @@ final class KeyStore implements AutoCloseable
     }
 
     /** Give each key of a format 2 store a write id of its own, in batches. @return keys upgraded. */
-    private static long upgradeFormat2(final Path path, final RocksDB db, final ColumnFamilyHandle keys)
-        throws RocksDBException
+    private static long upgradeFormat2(final Path path, final RocksDB db, final ColumnFamilyHandle keys,
+        final ColumnFamilyHandle node) throws RocksDBException
     {
-        long upgraded = 0;
-        try (WriteOptions sync = new WriteOptions().setSync(true); RocksIterator iterator = db.newIterator(keys))
-        {
-            WriteBatch batch = new WriteBatch();
-            try
-            {
-                for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
-                {
-                    final byte[] key = iterator.key();
-                    if (key.length == 0)
-                    {
-                        continue;
-                    }
-                    final byte[] stored = iterator.value();
-                    final long expireAt = ByteBuffer.wrap(stored).getLong();
-                    batch.put(keys, key, ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length - Long.BYTES)
-                        .putLong(expireAt).putLong(KvBlockLayout.drawWriteId()).putLong(KvBlockLayout.NO_EPOCH)
-                        .put(stored, Long.BYTES, stored.length - Long.BYTES).array());
-                    if (++upgraded % UPGRADE_BATCH == 0)
-                    {
-                        db.write(sync, batch);
-                        batch.close();
-                        batch = new WriteBatch();
-                    }
-                }
-                batch.delete(keys, FORMAT_2_KEY);
-                db.write(sync, batch);
-            }
-            finally
-            {
-                batch.close();
-            }
-        }
+        final long upgraded = rewriteRows(db, keys, node, (key, stored) -> key.length == 0 ? null :
+            ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length - Long.BYTES)
+                .putLong(ByteBuffer.wrap(stored).getLong()).putLong(KvBlockLayout.drawWriteId())
+                .putLong(KvBlockLayout.NO_EPOCH)
+                .put(stored, Long.BYTES, stored.length - Long.BYTES).array(),
+            batch -> batch.delete(keys, FORMAT_2_KEY));
         System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key store in " + path +
             " from format 2 to " + FORMAT + ": " + upgraded + " keys, each given a write id");
         return upgraded;
@@ -410,27 +386,78 @@ final class KeyStore implements AutoCloseable
     private static long upgradeFormat3(final Path path, final RocksDB db, final ColumnFamilyHandle keys,
         final ColumnFamilyHandle node) throws RocksDBException
     {
-        long upgraded = 0;
+        final long upgraded = rewriteRows(db, keys, node, (key, stored) ->
+            ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length - FORMAT_3_HEADER_LENGTH)
+                .put(stored, 0, FORMAT_3_HEADER_LENGTH).putLong(KvBlockLayout.NO_EPOCH)
+                .put(stored, FORMAT_3_HEADER_LENGTH, stored.length - FORMAT_3_HEADER_LENGTH).array(),
+            batch -> batch.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array()));
+        System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key store in " + path +
+            " from format 3 to " + FORMAT + ": " + upgraded + " keys, each of epoch 0; key versions kept from now on");
+        return upgraded;
+    }
+
+    /** A key's row in an older format as this one writes it, or null to leave it as it is. */
+    @FunctionalInterface
+    private interface RowRewrite
+    {
+        byte[] rewrite(byte[] key, byte[] stored);
+    }
+
+    /** What the last batch of an upgrade adds: the mark that the directory is of the new format. */
+    @FunctionalInterface
+    private interface UpgradeEnd
+    {
+        void addTo(WriteBatch batch) throws RocksDBException;
+    }
+
+    /**
+     * Rewrite every key's row in batches of {@link #UPGRADE_BATCH}, each fsynced with how far it got, so that an
+     * upgrade cut short (a crash, a full disk) goes on after the last row it rewrote rather than reading a rewritten
+     * row as an old one; the last batch marks the directory upgraded.
+     *
+     * @return rows rewritten by this call.
+     */
+    private static long rewriteRows(final RocksDB db, final ColumnFamilyHandle keys, final ColumnFamilyHandle node,
+        final RowRewrite rewrite, final UpgradeEnd end) throws RocksDBException
+    {
+        long rewritten = 0;
+        final byte[] from = db.get(node, UPGRADE_PROGRESS_KEY);
         try (WriteOptions sync = new WriteOptions().setSync(true); RocksIterator iterator = db.newIterator(keys))
         {
             WriteBatch batch = new WriteBatch();
             try
             {
-                for (iterator.seekToFirst(); iterator.isValid(); iterator.next())
+                if (from == null)
                 {
-                    final byte[] stored = iterator.value();
-                    batch.put(keys, iterator.key(), ByteBuffer.allocate(KEY_HEADER_LENGTH + stored.length -
-                        FORMAT_3_HEADER_LENGTH).put(stored, 0, FORMAT_3_HEADER_LENGTH).putLong(KvBlockLayout.NO_EPOCH)
-                        .put(stored, FORMAT_3_HEADER_LENGTH, stored.length - FORMAT_3_HEADER_LENGTH).array());
-                    if (++upgraded % UPGRADE_BATCH == 0)
+                    iterator.seekToFirst();
+                }
+                else
+                {
+                    iterator.seek(from);
+                    if (iterator.isValid() && Arrays.equals(iterator.key(), from))
                     {
+                        iterator.next();
+                    }
+                }
+                for (; iterator.isValid(); iterator.next())
+                {
+                    final byte[] key = iterator.key();
+                    final byte[] row = rewrite.rewrite(key, iterator.value());
+                    if (row == null)
+                    {
+                        continue;
+                    }
+                    batch.put(keys, key, row);
+                    if (++rewritten % UPGRADE_BATCH == 0)
+                    {
+                        batch.put(node, UPGRADE_PROGRESS_KEY, key);
                         db.write(sync, batch);
                         batch.close();
                         batch = new WriteBatch();
                     }
                 }
-                // the format last: a store whose upgrade was cut short is upgraded again, rows of format 3 read as such
-                batch.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+                batch.delete(node, UPGRADE_PROGRESS_KEY);
+                end.addTo(batch);
                 db.write(sync, batch);
             }
             finally
@@ -438,9 +465,7 @@ final class KeyStore implements AutoCloseable
                 batch.close();
             }
         }
-        System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.INFO, "upgraded the key store in " + path +
-            " from format 3 to " + FORMAT + ": " + upgraded + " keys, each of epoch 0; key versions kept from now on");
-        return upgraded;
+        return rewritten;
     }
 
     private static void closeQuietly(final RocksDB db, final List<ColumnFamilyHandle> families,

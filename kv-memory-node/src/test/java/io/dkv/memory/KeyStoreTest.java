@@ -148,6 +148,32 @@ class KeyStoreTest
     }
 
     @Test
+    void anUpgradeCutShortGoesOnAfterTheLastKeyItRewrote(@TempDir final Path data) throws Exception
+    {
+        // format 3, its upgrade cut short after key "a": a's row is of format 4 already, b's still of format 3
+        final List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+            RocksDB old = RocksDB.open(options, data.toString(), List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                new ColumnFamilyDescriptor(KeyStore.NODE_FAMILY.getBytes(StandardCharsets.US_ASCII))), handles))
+        {
+            old.put(handles.get(1), bytes("format"), ByteBuffer.allocate(Integer.BYTES).putInt(3).array());
+            old.put(handles.get(1), bytes("node"), ByteBuffer.allocate(Long.BYTES).putLong(101).array());
+            old.put(handles.get(1), bytes("upgraded-through"), bytes("a"));
+            old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(24 + 2).putLong(0).putLong(11).putLong(0)
+                .put(bytes("va")).array());
+            old.put(handles.get(0), bytes("b"), ByteBuffer.allocate(16 + 2).putLong(77).putLong(12).put(bytes("vb"))
+                .array());
+            handles.forEach(ColumnFamilyHandle::close);
+        }
+        try (KeyStore store = KeyStore.open(data, 101, null))
+        {
+            assertEquals(1, store.upgradedKeys(), "b alone");
+            assertEquals(List.of(new Stored("a", 0, 11, 0, "va"), new Stored("b", 77, 12, 0, "vb")), contents(store));
+        }
+    }
+
+    @Test
     void aDamagedDirectoryIsRefusedNamingItAndTheWayOut(@TempDir final Path data) throws Exception
     {
         try (KeyStore store = KeyStore.open(data, 101, null))
