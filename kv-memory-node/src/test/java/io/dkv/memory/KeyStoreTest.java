@@ -120,20 +120,13 @@ class KeyStoreTest
         throws Exception
     {
         // format 3 as a node of that version left it: two column families, rows of expiry and write id
-        final List<ColumnFamilyHandle> handles = new ArrayList<>();
-        try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
-            RocksDB old = RocksDB.open(options, data.toString(), List.of(
-                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
-                new ColumnFamilyDescriptor(KeyStore.NODE_FAMILY.getBytes(StandardCharsets.US_ASCII))), handles))
+        formatThreeStore(data, (old, handles) ->
         {
-            old.put(handles.get(1), bytes("format"), ByteBuffer.allocate(Integer.BYTES).putInt(3).array());
-            old.put(handles.get(1), bytes("node"), ByteBuffer.allocate(Long.BYTES).putLong(101).array());
             old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(16 + 2).putLong(0).putLong(11).put(bytes("va"))
                 .array());
             old.put(handles.get(0), bytes("b"), ByteBuffer.allocate(16 + 2).putLong(77).putLong(12).put(bytes("vb"))
                 .array());
-            handles.forEach(ColumnFamilyHandle::close);
-        }
+        });
         try (KeyStore store = KeyStore.open(data, 101, null))
         {
             assertTrue(store.restored());
@@ -151,6 +144,31 @@ class KeyStoreTest
     void anUpgradeCutShortGoesOnAfterTheLastKeyItRewrote(@TempDir final Path data) throws Exception
     {
         // format 3, its upgrade cut short after key "a": a's row is of format 4 already, b's still of format 3
+        formatThreeStore(data, (old, handles) ->
+        {
+            old.put(handles.get(1), bytes("upgraded-through"), bytes("a"));
+            old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(24 + 2).putLong(0).putLong(11).putLong(0)
+                .put(bytes("va")).array());
+            old.put(handles.get(0), bytes("b"), ByteBuffer.allocate(16 + 2).putLong(77).putLong(12).put(bytes("vb"))
+                .array());
+        });
+        try (KeyStore store = KeyStore.open(data, 101, null))
+        {
+            assertEquals(1, store.upgradedKeys(), "b alone");
+            assertEquals(List.of(new Stored("a", 0, 11, 0, "va"), new Stored("b", 77, 12, 0, "vb")), contents(store));
+        }
+    }
+
+    /** What a test puts into a directory of format 3, as a node of that version left it. */
+    @FunctionalInterface
+    private interface OldRows
+    {
+        void put(RocksDB old, List<ColumnFamilyHandle> handles) throws Exception;
+    }
+
+    /** A directory of format 3 of node 101: two column families, key rows of expiry and write id. */
+    private static void formatThreeStore(final Path data, final OldRows rows) throws Exception
+    {
         final List<ColumnFamilyHandle> handles = new ArrayList<>();
         try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
             RocksDB old = RocksDB.open(options, data.toString(), List.of(
@@ -159,17 +177,8 @@ class KeyStoreTest
         {
             old.put(handles.get(1), bytes("format"), ByteBuffer.allocate(Integer.BYTES).putInt(3).array());
             old.put(handles.get(1), bytes("node"), ByteBuffer.allocate(Long.BYTES).putLong(101).array());
-            old.put(handles.get(1), bytes("upgraded-through"), bytes("a"));
-            old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(24 + 2).putLong(0).putLong(11).putLong(0)
-                .put(bytes("va")).array());
-            old.put(handles.get(0), bytes("b"), ByteBuffer.allocate(16 + 2).putLong(77).putLong(12).put(bytes("vb"))
-                .array());
+            rows.put(old, handles);
             handles.forEach(ColumnFamilyHandle::close);
-        }
-        try (KeyStore store = KeyStore.open(data, 101, null))
-        {
-            assertEquals(1, store.upgradedKeys(), "b alone");
-            assertEquals(List.of(new Stored("a", 0, 11, 0, "va"), new Stored("b", 77, 12, 0, "vb")), contents(store));
         }
     }
 
