@@ -108,7 +108,7 @@ final class AsyncStarts implements AutoCloseable
      * @param rule     a {@link ReplicaChain} rule.
      * @param slowPath where a write goes that the completions cannot carry: the synchronous write.
      * @return false when this thread has {@link AsyncWrites#inFlight} in flight, the block is larger than
-     * {@link AsyncWrite#MAX_BLOCK}, it is a delete under durability sync (a tombstone's), or the write needs more than
+     * {@link AsyncWrite#MAX_BLOCK}, it is a delete that tells nodes (a tombstone's), or the write needs more than
      * a steady placement (a membership change moving the key, a replica joining or declared down just now, a node that
      * cannot be used now): the caller runs the synchronous write instead.
      */
@@ -144,9 +144,9 @@ final class AsyncStarts implements AutoCloseable
         final AsyncSlowPath slowPath, final boolean raw)
     {
         final int length = value == null ? 0 : KvBlockLayout.blockLength(key.length, value.length);
-        if (length > AsyncWrite.MAX_BLOCK || (value == null && chunks.pendingBlocks()))
+        if (length > AsyncWrite.MAX_BLOCK || (value == null && chunks.tombstones()))
         {
-            // a delete under durability sync publishes a tombstone (KvSession.delete), which the synchronous write
+            // a delete that tells nodes publishes a tombstone (KvSession.delete), which the synchronous write
             // carries
             return null;
         }

@@ -564,9 +564,10 @@ public final class KvSession implements AutoCloseable
 
     private boolean deleteUnlessIntentHeld(final byte[] key)
     {
-        // under durability sync a delete publishes a pending tombstone, not an empty slot: a reader of the miss it
-        // makes settles it on the node's disk first (KvBlockLayout.TOMBSTONE)
-        final boolean tombstone = chunks.pendingBlocks();
+        // where nodes are told of writes a delete publishes a tombstone, not an empty slot: of its own epoch, kept as a
+        // version where versions are kept, and under durability sync pending, so that a reader of the miss it makes
+        // settles it on the node's disk first (KvBlockLayout.TOMBSTONE)
+        final boolean tombstone = chunks.tombstones();
         if (!routing.plain())
         {
             return tombstone ?

@@ -13,7 +13,9 @@ package io.dkv.format;
  *  16  subtables          int    subtables in use
  *  20  globalDepth        int    low bits of a key's hash that pick its directory entry
  *  24  maxGlobalDepth     int    the directory holds 2^maxGlobalDepth entries
- *  28  flags              int    PERSISTENT: the node writes keys to disk when asked (durability async, sync)
+ *  28  flags              int    PERSISTENT: the node writes keys to disk when asked (durability async, sync);
+ *                                KEEPS_VERSIONS: it keeps key versions by epoch, and a delete under async publishes
+ *                                a tombstone there, of its own epoch
  *  32  graceMs            int    a block is reused no sooner than this after no slot points at it: an
  *                                operation that takes longer must fail rather than return what it read
  *  36  fsyncState         int    bit 31: the node's last fsync of its key store failed; bits 0-30: the p99 of
@@ -26,7 +28,12 @@ package io.dkv.format;
  *  72  clusterDurable     long   the cluster's durable epoch D as a client last computed it (the least the members
  *                                published, kv-memory-node/README.md): written by clients, read by the node, which
  *                                keeps the greatest it read and drops versions a newer one at or below D stands for
- *  80  reserved           48 bytes
+ *  80  restoredDurable    long   the durable epoch the node's disk kept when this incarnation loaded its keys and
+ *                                versions from it, 0 when it started without (it then takes no part in choosing
+ *                                the epoch a whole pool lost comes back at: kv-memory-node/README.md, "Coming back")
+ *  88  restoredCluster    long   the cluster's durable epoch D that disk kept then (0: none)
+ *  96  rolledBackTo       long   the epoch the node's keys were rolled back to in this incarnation, 0 while not
+ * 104  reserved           24 bytes
  * 128  directory          2^maxGlobalDepth entries of 8 bytes: localDepth (8 bits) | subtable offset (56 bits)
  *  ..  subtables          each groupsPerSubtable x 192 bytes, 64-byte aligned
  *
@@ -63,6 +70,7 @@ public final class IndexLayout
     public static final int MAX_GLOBAL_DEPTH_OFFSET = 24;
     public static final int FLAGS_OFFSET = 28;
     public static final int FLAG_PERSISTENT = 1;
+    public static final int FLAG_KEEPS_VERSIONS = 2;
     public static final int GRACE_MS_OFFSET = 32;
     public static final int DIRECTORY_VERSION_OFFSET = 40;
     /** The node's disk as it last wrote it (durability async's lag, read by a compute node's INFO persistence). */
@@ -72,6 +80,9 @@ public final class IndexLayout
     public static final int UNSYNCED_SINCE_OFFSET = 56;
     public static final int DURABLE_EPOCH_OFFSET = 64;
     public static final int CLUSTER_DURABLE_EPOCH_OFFSET = 72;
+    public static final int RESTORED_DURABLE_EPOCH_OFFSET = 80;
+    public static final int RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET = 88;
+    public static final int ROLLED_BACK_TO_OFFSET = 96;
     public static final long BUCKET_LOCKED = 1L << 63;
     private static final long SUFFIX_MASK = (1L << 56) - 1;
     public static final int HEADER_LENGTH = 128;

@@ -25,6 +25,12 @@ final class DurableEpoch
     /** What the fsync under way makes durable. */
     private long syncing;
     private long durable;
+    /**
+     * Held where it is while the node came back from a disk with versions and the pool may yet choose a cut below
+     * what it would say ({@link #thaw}): kept as loaded, so that the cut chosen from the loaded epochs stays the
+     * same whoever computes it, and whenever (kv-memory-node/README.md, "Coming back").
+     */
+    private boolean frozen;
 
     /**
      * @param store   the node's key store, or null when it keeps nothing on disk (the epoch then stays 0).
@@ -50,10 +56,31 @@ final class DurableEpoch
         return durable;
     }
 
-    /** @return what the rings' marks say the node has been told of up to now. */
+    /** @return what the rings' marks say the node has been told of up to now (the epoch as it is, while frozen). */
     long told()
     {
-        return rings.leastMark(Math.max(durable, clock.time() / epochMs - 1));
+        return frozen ? durable : rings.leastMark(Math.max(durable, clock.time() / epochMs - 1));
+    }
+
+    /** Hold the epoch as loaded until {@link #thaw}. */
+    void freeze()
+    {
+        frozen = true;
+    }
+
+    /** The node's keys are back and it serves as before: the epoch goes on. */
+    void thaw()
+    {
+        frozen = false;
+    }
+
+    /** The node's keys were rolled back to {@code cut}, kept as its durable epoch on disk with them. */
+    void rolledBackTo(final long cut)
+    {
+        durable = cut;
+        written = cut;
+        syncing = cut;
+        index.publishDurableEpoch(cut);
     }
 
     /**

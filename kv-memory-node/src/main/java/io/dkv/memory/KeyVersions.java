@@ -22,11 +22,20 @@ import java.util.Arrays;
 final class KeyVersions
 {
     private static final long NONE = -1;
+    /**
+     * What a delete's version's write id is: the emptied block's, its low 48 bits turned, so that it is not that
+     * version's own and no later write names it (a write after a delete replaces no version).
+     */
+    static final long DELETE_ID_TURN = 0x5A5A_5A5A_5A5AL;
     private static final byte[] NO_VALUE = new byte[0];
 
     private final LocalIndex index;
     private final ArrayList<byte[]> keys = new ArrayList<>();
     private final LongArrayList blocks = new LongArrayList();
+    /** Each version's write id: its block's, or a delete's ({@link #DELETE_ID_TURN}). */
+    private final LongArrayList writeIds = new LongArrayList();
+    /** Which versions are deletes. */
+    private final ArrayList<Boolean> deletes = new ArrayList<>();
     private final LongArrayList epochs = new LongArrayList();
     private final LongArrayList previous = new LongArrayList();
     /** Versions a later one of the batch replaced within their epoch: not written. */
@@ -52,12 +61,12 @@ final class KeyVersions
      */
     void add(final byte[] key, final long block, final long replaced)
     {
-        final long writeId = index.writeIdOf(block) & PersistRingLayout.PREVIOUS_MASK;
-        if (replaced == writeId)
-        {
-            // a delete names the block it emptied, and that block's write: not a version of its own
-            return;
-        }
+        final long blockWriteId = index.writeIdOf(block);
+        // a delete under durability async names the block it emptied, and that block's own write: kept as a delete
+        // of that version's epoch (the delete's own is not told), so a cut at or past it does not bring the value back
+        final boolean delete = replaced == (blockWriteId & PersistRingLayout.PREVIOUS_MASK);
+        final long fullWriteId = delete ? blockWriteId ^ DELETE_ID_TURN : blockWriteId;
+        final long writeId = fullWriteId & PersistRingLayout.PREVIOUS_MASK;
         final long epoch = index.epochOf(block);
         final int known = (int)byWrite.get(writeId);
         if (known != NONE && sameVersionOf(known, key, epoch) || collapsed.contains(writeId))
@@ -90,6 +99,8 @@ final class KeyVersions
         final int at = keys.size();
         keys.add(key);
         blocks.addLong(block);
+        writeIds.addLong(fullWriteId);
+        deletes.add(delete);
         epochs.addLong(epoch);
         previous.addLong(named);
         byWrite.put(writeId, at);
@@ -112,8 +123,8 @@ final class KeyVersions
                 continue;
             }
             final long block = blocks.getLong(i);
-            final long expireAt = index.expireAtOf(block);
-            store.putVersion(batch, keys.get(i), epochs.getLong(i), index.writeIdOf(block), previous.getLong(i),
+            final long expireAt = deletes.get(i) ? KvBlockLayout.TOMBSTONE : index.expireAtOf(block);
+            store.putVersion(batch, keys.get(i), epochs.getLong(i), writeIds.getLong(i), previous.getLong(i),
                 expireAt, expireAt == KvBlockLayout.TOMBSTONE ? NO_VALUE : index.valueAt(block));
         }
         clear();
@@ -124,6 +135,8 @@ final class KeyVersions
     {
         keys.clear();
         blocks.clear();
+        writeIds.clear();
+        deletes.clear();
         epochs.clear();
         previous.clear();
         dropped.clear();
@@ -152,7 +165,7 @@ final class KeyVersions
 
     private void drop(final int at)
     {
-        final long writeId = index.writeIdOf(blocks.getLong(at)) & PersistRingLayout.PREVIOUS_MASK;
+        final long writeId = writeIds.getLong(at) & PersistRingLayout.PREVIOUS_MASK;
         byWrite.remove(writeId);
         collapsed.add(writeId);
         final long named = previous.getLong(at);

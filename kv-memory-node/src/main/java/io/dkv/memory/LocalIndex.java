@@ -252,6 +252,22 @@ final class LocalIndex
         return (long)SLOT_ATOMIC.getVolatile(index, (long)IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET);
     }
 
+    /**
+     * Publish what this incarnation loaded from its disk ({@link IndexLayout#RESTORED_DURABLE_EPOCH_OFFSET}): the
+     * durable epoch and the cluster's durable epoch it kept, from which a pool that lost every copy chooses its cut.
+     */
+    void publishRestored(final long durableEpoch, final long clusterDurableEpoch)
+    {
+        index.set(SLOT, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET, durableEpoch);
+        index.set(SLOT, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET, clusterDurableEpoch);
+    }
+
+    /** Publish the epoch the node's keys were rolled back to ({@link IndexLayout#ROLLED_BACK_TO_OFFSET}). */
+    void publishRolledBackTo(final long epoch)
+    {
+        SLOT_ATOMIC.setVolatile(index, (long)IndexLayout.ROLLED_BACK_TO_OFFSET, epoch);
+    }
+
     /** Mark the (whole) block at {@code blockOffset} settled: its key's state is on disk. */
     void settle(final long blockOffset)
     {
@@ -287,6 +303,53 @@ final class LocalIndex
             }
         }
         return -1;
+    }
+
+    /**
+     * @return the offset in the index region of the committed slot whose whole block holds the key, or -1 when it has
+     * none.
+     */
+    long committedSlotOf(final byte[] key)
+    {
+        final long hash = KeyHash.hash(key);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        for (int candidate = 0; candidate < 2; candidate++)
+        {
+            final long bucket = candidateOffset(hash, candidate);
+            for (int i = 0; i < IndexLayout.SLOTS_PER_COMBINED_BUCKET; i++)
+            {
+                final long slot = bucket + IndexLayout.slotOffsetInCombined(i);
+                final long word = index.get(SLOT, slot);
+                if (SlotWord.isCommitted(word) && SlotWord.fingerprint(word) == fingerprint)
+                {
+                    final long block = SlotWord.blockOffset(word);
+                    if (KvBlockLayout.isWhole(heap, block, (int)Math.min(Integer.MAX_VALUE, heap.byteSize() - block)) &&
+                        KvBlockLayout.hasKey(heap, block, key))
+                    {
+                        return slot;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** @return the word of the slot at {@code slot} (an offset {@link #committedSlotOf} gave). */
+    long slotWord(final long slot)
+    {
+        return (long)SLOT_ATOMIC.getVolatile(index, slot);
+    }
+
+    /**
+     * Point the key's committed slot at another block of it, written by the caller.
+     *
+     * @return true when the slot held {@code word} and now points at the block.
+     */
+    boolean replaceSlot(final byte[] key, final long slot, final long word, final long blockOffset,
+        final int blockLength, final boolean expires, final int generation)
+    {
+        return SLOT_ATOMIC.compareAndSet(index, slot, word, SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(key)),
+            blockOffset, blockLength, expires, generation));
     }
 
     /** @return the expiry time of the whole block at {@code blockOffset} (see {@link KvBlockLayout#expireAt}). */

@@ -16,14 +16,18 @@ import org.agrona.CloseHelper;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A memory node: allocates the hash index and the KV heap in its driver's registered memory,
@@ -50,6 +54,8 @@ public final class MemoryNode implements AutoCloseable
     private final long keysRecovered;
     private final PersistStats persistStats = new PersistStats();
     private final Listener listener;
+    private final RequestServer server;
+    private final KeyRollback rollback;
     private final AgentRunner runner;
     /** The request server's errors: counted and kept, in a file other processes read when the context names one. */
     private final ErrorFile errorFile;
@@ -86,12 +92,19 @@ public final class MemoryNode implements AutoCloseable
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
             keysRecovered = store == null ? 0 : recover(store, local, chunks, context);
             expirySweep = new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L,
-                context.nanoClock().nanoTime());
-            announceIndex(indexMemory, store != null, context.graceMs());
+                context.nanoClock().nanoTime(), store != null && context.keepVersions());
+            if (awaitsCut(store, context.keepVersions()))
+            {
+                // before the index is announced: whoever reads the header to choose a cut reads these
+                local.publishRestored(store.durableEpoch(), store.clusterDurableEpoch());
+            }
+            rollback = store == null ? null : new KeyRollback(store, local, chunks, context.nanoClock(),
+                context.epochClock());
+            announceIndex(indexMemory, store != null, store != null && context.keepVersions(), context.graceMs());
             listener = raas.listen(MemoryNodeProtocol.SERVICE);
             versionSweep = store == null || !context.keepVersions() ? null : new VersionSweep(store, local,
                 context.versionSweepMs() * 1_000_000L, context.nanoClock().nanoTime());
-            final RequestServer server = new RequestServer(listener, chunks, local, expirySweep, versionSweep, store,
+            server = new RequestServer(listener, chunks, local, expirySweep, versionSweep, store,
                 raas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
@@ -104,6 +117,86 @@ public final class MemoryNode implements AutoCloseable
         {
             CloseHelper.quietCloseAll(store, errorFile);
             throw ex;
+        }
+    }
+
+    /**
+     * @return whether a node on this store comes back from it with versions a cut may roll its keys back to: it keeps
+     * versions, its directory held its keys, and a durable epoch was kept there.
+     */
+    static boolean awaitsCut(final KeyStore store, final boolean keepVersions)
+    {
+        return store != null && keepVersions && store.restored() && store.durableEpoch() > 0;
+    }
+
+    /**
+     * @return true while the node came back from its disk with versions and may yet be rolled back to a cut the pool
+     * chooses ({@link #rollBack}), until {@link #endRecovery}.
+     */
+    public boolean awaitsCut()
+    {
+        return rollback != null && server.awaitsCut();
+    }
+
+    /**
+     * Roll the node's keys back to the epoch {@code cut} (kv-memory-node/README.md, "Coming back"), on its request
+     * thread, and wait for it.
+     *
+     * @throws IllegalStateException when it does not {@link #awaitsCut}, the rollback failed, or it took longer
+     *                               than {@code timeout}.
+     */
+    public RollbackReport rollBack(final long cut, final Duration timeout)
+    {
+        if (rollback == null)
+        {
+            throw new IllegalStateException("memory node " + nodeId() + " keeps nothing on disk: nothing to roll back" +
+                " to epoch " + cut);
+        }
+        final CompletableFuture<RollbackReport> done = new CompletableFuture<>();
+        onRequestThread(() ->
+        {
+            try
+            {
+                done.complete(server.rollBack(rollback, cut));
+            }
+            catch (final RuntimeException ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        });
+        try
+        {
+            return done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw ex.getCause() instanceof RuntimeException runtime ? runtime :
+                new IllegalStateException(ex.getCause());
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IllegalStateException("memory node " + nodeId() + " did not roll back to epoch " + cut +
+                " within " + timeout.toMillis() + " ms");
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while memory node " + nodeId() + " rolled back to epoch " +
+                cut, ex);
+        }
+    }
+
+    /** The node serves as a member again: its durable epoch goes on and its versions are dropped as D moves. */
+    public void endRecovery()
+    {
+        onRequestThread(server::endRecovery);
+    }
+
+    private void onRequestThread(final Runnable task)
+    {
+        while (!server.offerTask(task))
+        {
+            Thread.onSpinWait();
         }
     }
 
@@ -124,9 +217,8 @@ public final class MemoryNode implements AutoCloseable
         final MemoryNodeContext context)
     {
         final long[] count = new long[1];
-        final long[] chunk = {-1, 0, 0};
         final long nowMillis = context.epochClock().time();
-        final NanoClock nanoClock = context.nanoClock();
+        final LoadedBlocks blocks = new LoadedBlocks(chunks, index, context.nanoClock());
         final List<byte[]> expired = new ArrayList<>();
         store.forEach((key, expireAt, writeId, epoch, value) ->
         {
@@ -135,44 +227,25 @@ public final class MemoryNode implements AutoCloseable
                 expired.add(key);
                 return;
             }
-            final int length = KvBlockLayout.blockLength(key.length, value.length);
-            if (chunk[0] < 0 || chunk[1] + length > chunk[2])
-            {
-                final int chunkLength = Math.max(chunks.maxChunkLength(), length);
-                if (chunk[0] >= 0)
-                {
-                    chunks.retire(chunk[0], null, nanoClock.nanoTime());
-                }
-                chunk[0] = chunks.allocate(chunkLength, null);
-                if (chunk[0] < 0)
-                {
-                    throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" +
-                        count[0] +
-                        " put back so far): start the node with a larger heap");
-                }
-                chunk[1] = 0;
-                chunk[2] = chunkLength;
-            }
-            final long offset = chunk[0] + chunk[1];
             // the write it was, on every replica: a refill finds the copies alike in place, and when every copy went
-            // down the copy of the replica that served last is the one the others settle on
-            // and of its epoch (0 for a key kept before epochs were), which a client that reads it writes after
-            KvBlockLayout.write(index.heap(), offset, key, value, expireAt,
-                writeId != KvBlockLayout.NO_WRITE ? writeId : KvBlockLayout.drawWriteId(), epoch);
-            if (!index.restore(key, offset, length, expireAt != KvBlockLayout.NEVER, chunks.generation(chunk[0])))
+            // down the copy of the replica that served last is the one the others settle on; and of its epoch (0
+            // for a key kept before epochs were), which a client that reads it writes after
+            final long offset = blocks.write(key, value, expireAt, writeId, epoch);
+            if (offset < 0)
+            {
+                throw new IllegalStateException("the heap cannot hold the keys on disk in " + store.path() + " (" +
+                    count[0] + " put back so far): start the node with a larger heap");
+            }
+            if (!index.restore(key, offset, KvBlockLayout.blockLength(key.length, value.length),
+                expireAt != KvBlockLayout.NEVER, blocks.generation()))
             {
                 throw new IllegalStateException("the index has no free slot for a key on disk in " + store.path() +
-                    " (" + count[0] +
-                    " put back so far): start the node with more index groups");
+                    " (" + count[0] + " put back so far): start the node with more index groups");
             }
-            chunk[1] += length;
             count[0]++;
         });
-        if (chunk[0] >= 0)
-        {
-            // the node writes no more into its chunks: they go back once clients replaced or deleted their keys
-            chunks.retire(chunk[0], null, nanoClock.nanoTime());
-        }
+        // the node writes no more into its chunks: they go back once clients replaced or deleted their keys
+        blocks.finish();
         if (!expired.isEmpty())
         {
             try (WriteBatch batch = new WriteBatch())
@@ -217,9 +290,11 @@ public final class MemoryNode implements AutoCloseable
     }
 
     /** Written last: a client that sees the magic sees a formatted index, with the keys loaded from disk. */
-    private static void announceIndex(final MemorySegment memory, final boolean persistent, final int graceMs)
+    private static void announceIndex(final MemorySegment memory, final boolean persistent,
+        final boolean keepsVersions, final int graceMs)
     {
-        memory.set(INT, IndexLayout.FLAGS_OFFSET, persistent ? IndexLayout.FLAG_PERSISTENT : 0);
+        memory.set(INT, IndexLayout.FLAGS_OFFSET, (persistent ? IndexLayout.FLAG_PERSISTENT : 0) |
+            (keepsVersions ? IndexLayout.FLAG_KEEPS_VERSIONS : 0));
         memory.set(INT, IndexLayout.GRACE_MS_OFFSET, graceMs);
         VarHandle.releaseFence();
         memory.set(LONG, IndexLayout.MAGIC_OFFSET, IndexLayout.MAGIC);

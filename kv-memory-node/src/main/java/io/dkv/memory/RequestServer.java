@@ -8,6 +8,7 @@ import io.dkv.raas.Connection;
 import io.dkv.raas.Listener;
 import io.dkv.raas.RaasException;
 import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
@@ -124,6 +125,13 @@ final class RequestServer implements Agent
     private boolean draining;
     /** Keys the key store refused (a full disk), kept until a write of them succeeds. */
     private final UnwrittenKeys unwritten = new UnwrittenKeys();
+    /** Work other threads hand this one, run at the start of a turn: the node's key store has one writer. */
+    private final ManyToOneConcurrentArrayQueue<Runnable> tasks = new ManyToOneConcurrentArrayQueue<>(16);
+    /**
+     * The node came back from a disk with versions and its keys may yet be rolled back to a cut: versions are not
+     * dropped and its durable epoch stays as loaded until {@link #endRecovery}.
+     */
+    private volatile boolean recovering;
 
     RequestServer(
         final Listener listener,
@@ -174,6 +182,11 @@ final class RequestServer implements Agent
         this.versionSweep = versionSweep;
         this.rings = new PersistRings(index.heap());
         this.durable = new DurableEpoch(rings, store, index, epochClock, epochMs);
+        this.recovering = MemoryNode.awaitsCut(store, versionSweep != null);
+        if (recovering)
+        {
+            durable.freeze();
+        }
         this.quietSinceNanos = clock.nanoTime();
         this.expirySweep = expirySweep;
         this.store = store;
@@ -193,7 +206,7 @@ final class RequestServer implements Agent
 
     public int doWork()
     {
-        int work = flushAnswers();
+        int work = flushAnswers() + runTasks();
         Connection accepted;
         while ((accepted = listener.poll()) != null)
         {
@@ -303,10 +316,72 @@ final class RequestServer implements Agent
         return work + sweepVersions(turnStart) + reclaim(turnStart);
     }
 
+    /**
+     * Hand this thread work of another's.
+     *
+     * @return false when too much waits already.
+     */
+    boolean offerTask(final Runnable task)
+    {
+        return tasks.offer(task);
+    }
+
+    private int runTasks()
+    {
+        int ran = 0;
+        Runnable task;
+        while ((task = tasks.poll()) != null)
+        {
+            if (!batchKeys.isEmpty())
+            {
+                // what was taken before goes to disk first, as it would have
+                gathering = false;
+                persistBatch(gatheringSinceNanos);
+            }
+            task.run();
+            ran++;
+        }
+        return ran;
+    }
+
+    /**
+     * Roll the node's keys back to {@code cut} (a task: on this thread), its durable epoch with them.
+     *
+     * @throws IllegalStateException when the node is not recovering from its disk, or the rollback failed.
+     */
+    RollbackReport rollBack(final KeyRollback rollback, final long cut)
+    {
+        if (!recovering)
+        {
+            throw new IllegalStateException("memory node serves already: its keys cannot be rolled back to epoch " +
+                cut);
+        }
+        final RollbackReport report = rollback.rollBack(cut);
+        durable.rolledBackTo(cut);
+        index.publishRolledBackTo(cut);
+        return report;
+    }
+
+    /** @return whether the node may yet be rolled back to a cut (read by any thread: a moment's answer). */
+    boolean awaitsCut()
+    {
+        return recovering;
+    }
+
+    /** The node serves again as a member: its durable epoch goes on and versions are dropped again (a task). */
+    void endRecovery()
+    {
+        if (recovering)
+        {
+            recovering = false;
+            durable.thaw();
+        }
+    }
+
     /** A slice of the versions' pass, while the disk takes writes: counted as work, so that a pass goes on apace. */
     private int sweepVersions(final long turnStart)
     {
-        if (versionSweep == null || unwritten.failing())
+        if (versionSweep == null || recovering || unwritten.failing())
         {
             return 0;
         }

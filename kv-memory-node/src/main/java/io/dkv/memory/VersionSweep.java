@@ -1,8 +1,6 @@
 package io.dkv.memory;
 
 import io.dkv.format.KvBlockLayout;
-import io.dkv.format.PersistRingLayout;
-import org.agrona.collections.LongArrayList;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
@@ -35,10 +33,7 @@ final class VersionSweep
     private boolean running;
     /** The key whose versions are being read, and theirs so far, in row order (epoch, then write id). */
     private byte[] key;
-    private final LongArrayList epochs = new LongArrayList();
-    private final LongArrayList writeIds = new LongArrayList();
-    private final LongArrayList previous = new LongArrayList();
-    private final LongArrayList expireAts = new LongArrayList();
+    private final KeyVersionRun run = new KeyVersionRun();
     private WriteBatch drops;
     private final KeyStore.VersionRowVisitor row = this::row;
     /** Written here only; read by anyone who asks. */
@@ -143,15 +138,9 @@ final class VersionSweep
         if (key == null)
         {
             key = rowKey;
-            epochs.clear();
-            writeIds.clear();
-            previous.clear();
-            expireAts.clear();
+            run.clear();
         }
-        epochs.addLong(epoch);
-        writeIds.addLong(writeId);
-        previous.addLong(replaced);
-        expireAts.addLong(expireAt);
+        run.add(epoch, writeId, replaced, expireAt, null);
     }
 
     /** The key's versions are all read: drop what its newest at or below D stands for. */
@@ -161,15 +150,8 @@ final class VersionSweep
         {
             return;
         }
-        final int count = epochs.size();
-        long newest = -1;
-        for (int i = 0; i < count; i++)
-        {
-            if (epochs.getLong(i) <= passEpoch)
-            {
-                newest = Math.max(newest, epochs.getLong(i));
-            }
-        }
+        final int count = run.size();
+        final long newest = run.newestAtOrBelow(passEpoch);
         if (newest < 0)
         {
             return;
@@ -178,25 +160,25 @@ final class VersionSweep
         boolean newer = false;
         for (int i = 0; i < count; i++)
         {
-            final long epoch = epochs.getLong(i);
+            final long epoch = run.epoch(i);
             if (epoch > newest)
             {
                 newer = true;
             }
-            else if (epoch < newest || replacedInEpoch(i, newest))
+            else if (epoch < newest || run.replacedInEpoch(i, newest))
             {
                 drop(i);
             }
             else
             {
-                lastIsDelete &= expireAts.getLong(i) == KvBlockLayout.TOMBSTONE;
+                lastIsDelete &= run.expireAt(i) == KvBlockLayout.TOMBSTONE;
             }
         }
         if (lastIsDelete && !newer)
         {
             for (int i = 0; i < count; i++)
             {
-                if (epochs.getLong(i) == newest && !replacedInEpoch(i, newest))
+                if (run.epoch(i) == newest && !run.replacedInEpoch(i, newest))
                 {
                     drop(i);
                 }
@@ -204,25 +186,11 @@ final class VersionSweep
         }
     }
 
-    /** @return whether another version of the key, of that epoch, names version {@code i} as the one it replaced. */
-    private boolean replacedInEpoch(final int i, final long epoch)
-    {
-        final long named = writeIds.getLong(i) & PersistRingLayout.PREVIOUS_MASK;
-        for (int j = 0; j < epochs.size(); j++)
-        {
-            if (j != i && epochs.getLong(j) == epoch && previous.getLong(j) == named)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void drop(final int i)
     {
         try
         {
-            store.dropVersion(drops, key, epochs.getLong(i), writeIds.getLong(i));
+            store.dropVersion(drops, key, run.epoch(i), run.writeId(i));
         }
         catch (final RocksDBException ex)
         {

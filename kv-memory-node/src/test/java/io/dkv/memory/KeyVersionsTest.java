@@ -208,6 +208,53 @@ class KeyVersionsTest
         }
     }
 
+    /**
+     * A delete under async where versions are kept is a tombstone of the delete's own epoch, kept as a version naming
+     * what it deleted; its slot stays until the cluster's durable epoch D reaches that epoch (a write after it then
+     * names it), while the node's scan empties an expired key's slot beside it.
+     */
+    @Test
+    void aDeleteUnderAsyncIsATombstoneOfItsEpochWhoseSlotStaysUntilTheClusterDurableEpochReachesIt(
+        @TempDir final Path data) throws Exception
+    {
+        final CachedEpochClock nodeClock = new CachedEpochClock();
+        nodeClock.update(START);
+        final long first = START / EPOCH_MS;
+        final long[] deleted = new long[1];
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data).epochClock(nodeClock).epochMs(EPOCH_MS)
+                .fsyncIntervalMs(20).expiryScanMs(10));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = KvClient.connect(clientRaas, client(Durability.ASYNC)))
+        {
+            final MemorySegment index = nodeRaas.localMemory(node.indexRegion());
+            final MemorySegment heap = nodeRaas.localMemory(node.heapRegion());
+            client.put(bytes("k"), bytes("v"));
+            deleted[0] = writeIdOf(index, heap, "k");
+            client.put(bytes("brief"), bytes("x"), START + 6L * EPOCH_MS);
+            moveClocks(nodeClock, START + 5L * EPOCH_MS);
+            assertTrue(client.delete(bytes("k")));
+            final long tombstone = IndexInspector.committedBlock(index, heap, "k");
+            assertEquals(KvBlockLayout.TOMBSTONE, KvBlockLayout.expireAt(heap, tombstone), "a tombstone in its slot");
+            assertEquals(first + 5, KvBlockLayout.epoch(heap, tombstone), "of the delete's epoch");
+
+            // a scan that empties the expired key passes the tombstone, whose epoch D has not reached
+            moveClocks(nodeClock, START + 7L * EPOCH_MS);
+            KvCluster.awaitTrue(() -> node.keysExpired() >= 1);
+            assertEquals(1, node.keysExpired(), "the expired key's slot only");
+            assertEquals(tombstone, IndexInspector.committedBlock(index, heap, "k"));
+
+            moveClocks(nodeClock, START + 20L * EPOCH_MS);
+            KvCluster.awaitTrue(() -> client.clusterDurableEpoch() >= first + 5);
+            KvCluster.awaitTrue(() -> node.keysExpired() == 2);
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 4);
+        }
+
+        final List<Version> kept = versions(data).stream().filter(version -> version.epoch() == first + 5).toList();
+        assertEquals(List.of(new Version("k", first + 5, kept.getFirst().writeId(), deleted[0] & MASK, "")), kept,
+            "the delete, naming the version it deleted");
+    }
+
     @Test
     void aKeyComesBackFromDiskOfTheEpochItWasWrittenAt(@TempDir final Path data) throws Exception
     {

@@ -68,7 +68,10 @@ public final class IndexListing
             header.get(longLayout, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
             header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED,
             header.get(longLayout, IndexLayout.DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET));
+            header.get(longLayout, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET),
+            header.get(longLayout, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET),
+            header.get(longLayout, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET),
+            header.get(longLayout, IndexLayout.ROLLED_BACK_TO_OFFSET));
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

@@ -251,6 +251,16 @@ public final class HeapChunks
         return rings;
     }
 
+    /**
+     * @return true when a delete publishes a tombstone rather than an empty slot: under durability sync (pending: a
+     * reader of its miss settles it on disk first), and under async where nodes keep versions, which keep the delete
+     * as one of its own epoch (kv-memory-node/README.md, "Coming back").
+     */
+    public boolean tombstones()
+    {
+        return durability == Durability.SYNC || durability == Durability.ASYNC && links.anyKeepsVersions();
+    }
+
     /** @return true when this client's blocks are written pending: it waits for the node's disk (durability sync). */
     public boolean pendingBlocks()
     {

@@ -18,13 +18,19 @@ import io.dkv.format.IndexLayout;
  * @param durableEpoch         the epoch through which every write its clients told it of is on its disk
  *                             (kv-memory-node/README.md, "Async across nodes").
  * @param clusterDurableEpoch  the cluster's durable epoch as clients last raised it there, 0 for none yet.
+ * @param restoredDurableEpoch the durable epoch its disk kept when this incarnation loaded its keys and versions from
+ *                             it, 0 when it started without: it then takes no part in choosing the epoch a pool that
+ *                             lost every copy comes back at (kv-memory-node/README.md, "Coming back").
+ * @param restoredClusterDurableEpoch the cluster's durable epoch its disk kept then.
+ * @param rolledBackTo         the epoch its keys were rolled back to in this incarnation, 0 while they were not.
  */
 public record MemoryNodeDisk(long nodeId, boolean reachable, boolean persistent, long lastFsyncEpochMs,
-    boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms, long durableEpoch, long clusterDurableEpoch)
+    boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms, long durableEpoch, long clusterDurableEpoch,
+    long restoredDurableEpoch, long restoredClusterDurableEpoch, long rolledBackTo)
 {
     /** @return the state of an unreachable node. */
     public static MemoryNodeDisk unreachable(final long nodeId)
     {
-        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0, 0);
+        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0, 0, 0, 0, 0);
     }
 }

@@ -34,6 +34,8 @@ public final class MemoryNodeView
     public final boolean persistent;
     /** The node reuses a block's memory no sooner than this after it was replaced. */
     public final int graceMs;
+    /** The node keeps key versions by epoch: a delete under durability async publishes a tombstone there. */
+    public final boolean keepsVersions;
 
     private MemoryNodeView(
         final long nodeId,
@@ -43,9 +45,11 @@ public final class MemoryNodeView
         final int globalDepth,
         final long[] directory,
         final boolean persistent,
-        final int graceMs)
+        final int graceMs,
+        final boolean keepsVersions)
     {
         this.persistent = persistent;
+        this.keepsVersions = keepsVersions;
         this.graceMs = graceMs;
         this.nodeId = nodeId;
         this.index = index;
@@ -113,7 +117,8 @@ public final class MemoryNodeView
                 return new MemoryNodeView(nodeId, index, heap, header.get(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET),
                     globalDepth,
                     directory, (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
-                    header.get(INT, IndexLayout.GRACE_MS_OFFSET));
+                    header.get(INT, IndexLayout.GRACE_MS_OFFSET),
+                    (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_KEEPS_VERSIONS) != 0);
             }
         }
         catch (final RaasException ex)

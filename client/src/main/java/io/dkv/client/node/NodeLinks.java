@@ -145,6 +145,19 @@ public final class NodeLinks implements CompletionHandler, AutoCloseable
         return views[node];
     }
 
+    /** @return true when a node read so far keeps key versions ({@link MemoryNodeView#keepsVersions}). */
+    public boolean anyKeepsVersions()
+    {
+        for (final MemoryNodeView view : views)
+        {
+            if (view != null && view.keepsVersions)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return how many times the node's links were made again: what was made over older ones is gone. */
     int linkGeneration(final int node)
     {

@@ -322,7 +322,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             dataDir == null ? "keys in memory only" :
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
-        final Rejoin rejoin = new Rejoin(raas, directory, dataDir != null, System.out, registeredIncarnation,
+        final Rejoin rejoin = new Rejoin(raas, node, directory, dataDir != null, System.out, registeredIncarnation,
             registeredAtNanos);
         Thread refill = null;
         final Membership membership = join ? askToBeAdded(directory, raas.self().id()) : directory.membership();
@@ -337,6 +337,11 @@ public final class MemoryNodeCommand implements Callable<Integer>
         {
             // its copies are refilled while it serves the ones already right: nobody reads it until it is live
             refill = Thread.ofPlatform().daemon().name("dkv-memory-node-rejoin").start(rejoin);
+        }
+        if (refill == null)
+        {
+            // serving as a member from the start: no cut will roll its keys back (kv-memory-node/README.md)
+            node.endRecovery();
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {

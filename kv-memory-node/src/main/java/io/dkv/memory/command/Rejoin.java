@@ -5,6 +5,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.RefillReport;
+import io.dkv.memory.MemoryNode;
 import io.dkv.raas.Membership;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasException;
@@ -25,6 +26,7 @@ final class Rejoin implements Runnable
     private static final int MAX_PASSES = 10;
 
     private final Raas raas;
+    private final MemoryNode node;
     private final MetaDirectory directory;
     private final boolean persistent;
     private final PrintStream out;
@@ -32,15 +34,17 @@ final class Rejoin implements Runnable
     private final long registeredAtNanos;
 
     /**
+     * @param node              the node, in this process: rolled back to the pool's cut when no member serves.
      * @param persistent        the node keeps keys on disk: the copies it is given are written there too.
      * @param registeredIncarnation the incarnation this process registered as, before it loaded its keys.
      * @param registeredAtNanos when (System.nanoTime(), true time) that registration ended: the MetaServer listed the
      *                          incarnation from then on, as joining if it must be refilled, while it loaded its keys.
      */
-    Rejoin(final Raas raas, final MetaDirectory directory, final boolean persistent, final PrintStream out,
-        final long registeredIncarnation, final long registeredAtNanos)
+    Rejoin(final Raas raas, final MemoryNode node, final MetaDirectory directory, final boolean persistent,
+        final PrintStream out, final long registeredIncarnation, final long registeredAtNanos)
     {
         this.raas = raas;
+        this.node = node;
         this.directory = directory;
         this.persistent = persistent;
         this.out = out;
@@ -67,6 +71,7 @@ final class Rejoin implements Runnable
             try (KvClient client = KvClient.connect(raas, new KvClientContext().memoryNodes(membership.memberIds())
                 .durability(persistent ? Durability.ASYNC : Durability.NONE)))
             {
+                new PoolCut(node, directory, out).comeBack(client);
                 for (int pass = 1; pass <= MAX_PASSES; pass++)
                 {
                     // joining since its registration, unless it registered again since (its lease lapsed)
@@ -80,6 +85,7 @@ final class Rejoin implements Runnable
                     if (report.complete())
                     {
                         directory.markLive(nodeId, incarnation);
+                        node.endRecovery();
                         out.printf("memory node %d is live again%n", nodeId);
                         out.flush();
                         return;
@@ -89,10 +95,15 @@ final class Rejoin implements Runnable
                     "shortly%n", nodeId, MAX_PASSES);
             }
         }
-        catch (final RaasException | KvException ex)
+        catch (final RaasException | KvException | IllegalStateException ex)
         {
             out.printf("memory node %d stays joining: refilling it failed: %s; it tries again shortly%n", nodeId,
                 ex.getMessage());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return;
         }
         out.flush();
     }

@@ -12,6 +12,7 @@ import io.dkv.load.check.nemesis.MemoryNodeKills;
 import io.dkv.load.check.nemesis.MemoryTierChanges;
 import io.dkv.load.check.nemesis.WritesInFlight;
 import io.dkv.load.check.store.FaultyStores;
+import io.dkv.memory.MemoryNodeConfiguration;
 import io.dkv.meta.MetaServerConfiguration;
 import io.dkv.process.ReadyLines;
 import io.dkv.process.RoleProcess;
@@ -315,8 +316,17 @@ public final class CheckCluster implements AutoCloseable
      */
     private Role memoryNode(final long id, final int host, final boolean join)
     {
-        final Map<String, String> properties = join ?
-            Map.of(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs())) : Map.of();
+        final Map<String, String> properties = new HashMap<>();
+        if (join)
+        {
+            properties.put(KvClientConfiguration.TIMEOUT_MS_PROP_NAME, Long.toString(clients.timeoutMs()));
+        }
+        // versions kept or not as the check itself was told (DKV_JAVA_OPTS): its nodes recover as it asked
+        final String keepVersions = System.getProperty(MemoryNodeConfiguration.KEEP_VERSIONS_PROP_NAME);
+        if (keepVersions != null)
+        {
+            properties.put(MemoryNodeConfiguration.KEEP_VERSIONS_PROP_NAME, keepVersions);
+        }
         return clocked(new Role(MEMORY_NODE + id, "512m", properties,
             incarnation ->
             {

@@ -1,0 +1,159 @@
+package io.dkv.memory;
+
+import io.dkv.client.Durability;
+import io.dkv.client.KvClient;
+import io.dkv.client.KvClientContext;
+import io.dkv.format.IndexLayout;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.agrona.concurrent.CachedEpochClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A node back from a disk with versions waits for the pool's cut (kv-memory-node/README.md, "Coming back"): it
+ * publishes what its disk kept, and a rollback to a cut makes every key with versions above it its newest version at
+ * or below, or absent, on disk and in the index at once; done again at the same cut it changes nothing, and once the
+ * node serves as a member no cut rolls it back.
+ */
+class KeyRollbackTest
+{
+    private static final long NODE = 7;
+    private static final long CLIENT = 70;
+    private static final long START = 1_767_225_600_000L;
+    private static final int EPOCH_MS = 50;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private final StaticDirectory directory = new StaticDirectory();
+    private final CachedEpochClock clock = new CachedEpochClock();
+
+    private Raas raas(final long nodeId)
+    {
+        return RaasDriver.start(KvCluster.context("shm", nodeId), directory);
+    }
+
+    private MemoryNodeContext node(final Path data)
+    {
+        return new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(16).dataDir(data)
+            .keepVersions(true).epochClock(clock).epochMs(EPOCH_MS);
+    }
+
+    private KvClient client(final Raas raas, final Durability durability)
+    {
+        return KvClient.connect(raas, new KvClientContext().memoryNodes(NODE).durability(durability)
+            .epochMs(EPOCH_MS).epochClock(clock).timeoutMs(5_000));
+    }
+
+    @Test
+    void aRollbackTakesEveryKeyWrittenAboveTheCutBackToItsNewestVersionAtOrBelowIt(@TempDir final Path data)
+        throws Exception
+    {
+        final long before = START / EPOCH_MS;
+        final long after = before + 10;
+        final long cut = before + 5;
+        clock.update(START);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = client(clientRaas, Durability.ASYNC))
+        {
+            assertFalse(node.awaitsCut(), "a node that starts on an empty directory has nothing to roll back");
+            client.put(bytes("a"), bytes("a0"));
+            client.put(bytes("b"), bytes("b0"));
+            client.put(bytes("d"), bytes("d0"));
+            client.put(bytes("e"), bytes("e0"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 4);
+            clock.update(START + 2L * EPOCH_MS);
+            client.delete(bytes("e"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 5);
+            clock.update(START + 10L * EPOCH_MS);
+            client.put(bytes("a"), bytes("a1"));
+            client.put(bytes("c"), bytes("c1"));
+            client.delete(bytes("d"));
+            // the delete in a batch of its own: a batch that held it with d1 would keep d1 alone, naming d0
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 8);
+            client.put(bytes("d"), bytes("d1"));
+            client.put(bytes("e"), bytes("e1"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 10);
+        }
+        keepDurableEpoch(data, after);
+
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, node(data)))
+        {
+            final MemorySegment index = nodeRaas.localMemory(node.indexRegion());
+            assertTrue(node.awaitsCut());
+            assertEquals(after, index.get(LONG, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET), "what its disk kept");
+            assertEquals(0, index.get(LONG, IndexLayout.ROLLED_BACK_TO_OFFSET));
+
+            final RollbackReport report = node.rollBack(cut, Duration.ofSeconds(30));
+
+            assertEquals(2, report.keysRolledBack(), "a, and d deleted after the cut: " + report);
+            assertEquals(2, report.keysRemoved(), "c written after the cut, e deleted before it: " + report);
+            assertEquals(5, report.versionsDropped(), "a1, c1, d's delete, d1, e1: " + report);
+            assertEquals(cut, index.get(LONG, IndexLayout.ROLLED_BACK_TO_OFFSET));
+            assertEquals(cut, index.get(LONG, IndexLayout.DURABLE_EPOCH_OFFSET));
+            try (Raas clientRaas = raas(CLIENT); KvClient client = client(clientRaas, Durability.NONE))
+            {
+                assertArrayEquals(bytes("a0"), client.get(bytes("a")), "in memory at once");
+                assertArrayEquals(bytes("b0"), client.get(bytes("b")));
+                assertNull(client.get(bytes("c")));
+                assertArrayEquals(bytes("d0"), client.get(bytes("d")), "its delete after the cut undone");
+                assertNull(client.get(bytes("e")), "deleted before the cut: not brought back by its older value");
+            }
+            assertEquals(0, node.rollBack(cut, Duration.ofSeconds(30)).versionsDropped(), "again: nothing to do");
+            node.endRecovery();
+            KvCluster.awaitTrue(() -> !node.awaitsCut());
+            assertThrows(IllegalStateException.class, () -> node.rollBack(cut, Duration.ofSeconds(30)),
+                "a node that serves as a member is never rolled back");
+        }
+
+        try (KeyStore store = KeyStore.open(data, NODE, null))
+        {
+            final List<String> rows = new ArrayList<>();
+            store.forEach((key, expireAt, writeId, epoch, value) -> rows.add(text(key) + "=" + text(value) + "@" +
+                (epoch - before)));
+            assertEquals(List.of("a=a0@0", "b=b0@0", "d=d0@0"), rows, "on disk too");
+            final List<Long> epochs = new ArrayList<>();
+            store.forEachVersion((key, epoch, writeId, previous, expireAt, value) -> epochs.add(epoch));
+            assertTrue(epochs.stream().allMatch(epoch -> epoch <= cut), "no version above the cut: " + epochs);
+            assertEquals(cut, store.durableEpoch(), "a restart chooses the same cut");
+        }
+    }
+
+    /** The durable epoch as the node keeps it, written as a node whose clients' marks had passed it would. */
+    private static void keepDurableEpoch(final Path data, final long epoch)
+    {
+        try (KeyStore store = KeyStore.open(data, NODE, null))
+        {
+            store.writeDurableEpoch(epoch);
+            store.syncWal();
+        }
+    }
+
+    private static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
