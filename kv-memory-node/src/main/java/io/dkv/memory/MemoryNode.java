@@ -93,7 +93,7 @@ public final class MemoryNode implements AutoCloseable
             keysRecovered = store == null ? 0 : recover(store, local, chunks, context);
             expirySweep = new ExpirySweep(local, context.epochClock(), context.expiryScanMs() * 1_000_000L,
                 context.nanoClock().nanoTime(), store != null && context.keepVersions());
-            if (awaitsCut(store, context.keepVersions()))
+            if (awaitsCut(store, context))
             {
                 // before the index is announced: whoever reads the header to choose a cut reads these
                 local.publishRestored(store.durableEpoch(), store.clusterDurableEpoch());
@@ -108,7 +108,8 @@ public final class MemoryNode implements AutoCloseable
                 raas.allocateBuffer(MemoryNodeProtocol.MAX_REQUEST_LENGTH),
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
-                context.batchDelayUs() * 1_000L, context.epochMs(), context.drainOnClose(), counters);
+                context.batchDelayUs() * 1_000L, context.epochMs(), context.drainOnClose(),
+                awaitsCut(store, context), counters);
             runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
                 IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);
@@ -122,11 +123,13 @@ public final class MemoryNode implements AutoCloseable
 
     /**
      * @return whether a node on this store comes back from it with versions a cut may roll its keys back to: it keeps
-     * versions, its directory held its keys, and a durable epoch was kept there.
+     * versions and waits for the pool's cut ({@link MemoryNodeContext#awaitPoolCut}), its directory held its keys,
+     * and a durable epoch was kept there.
      */
-    static boolean awaitsCut(final KeyStore store, final boolean keepVersions)
+    static boolean awaitsCut(final KeyStore store, final MemoryNodeContext context)
     {
-        return store != null && keepVersions && store.restored() && store.durableEpoch() > 0;
+        return store != null && context.keepVersions() && context.awaitPoolCut() && store.restored() &&
+            store.durableEpoch() > 0;
     }
 
     /**

@@ -51,12 +51,13 @@ public final class MemoryNodeConfiguration
 
     /**
      * Whether the node keeps each key's versions by epoch beside its row (kv-memory-node/README.md, "Async across
-     * nodes"): what a recovery to one cut across the nodes will read. Off until that recovery is built: a version is a
-     * second RocksDB row a notice, which cost everysec SET a quarter of its throughput on two cores
-     * (docs/BENCHMARKS.md, "Key versions"), for nothing a restart reads yet.
+     * nodes"): what a pool that lost every member reads to come back at one cut, so that no transaction comes back
+     * in part. On by default: off, a crash of every member under everysec can bring a transaction back in part. A
+     * version is a second RocksDB row a notice, in the same write and fsync (docs/BENCHMARKS.md, "Coming back at the
+     * pool's cut": everysec SET within this machine's spread of its throughput without them).
      */
     public static final String KEEP_VERSIONS_PROP_NAME = "dkv.memory.keep.versions";
-    public static final boolean KEEP_VERSIONS_DEFAULT = false;
+    public static final boolean KEEP_VERSIONS_DEFAULT = true;
     public static final int VERSION_SWEEP_MS_DEFAULT = 10_000;
 
     /**

@@ -34,6 +34,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private boolean drainOnClose = true;
     private boolean keepVersions = Boolean.parseBoolean(System.getProperty(KEEP_VERSIONS_PROP_NAME,
         Boolean.toString(KEEP_VERSIONS_DEFAULT)));
+    private boolean awaitPoolCut;
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     /** null unless set: the request server's idle strategy is then this one, not one parsed from the spec. */
     private org.agrona.concurrent.IdleStrategy idleStrategyInstance;
@@ -214,6 +215,24 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     public MemoryNodeContext keepVersions(final boolean keepVersions)
     {
         this.keepVersions = keepVersions;
+        return this;
+    }
+
+    /** @return whether a node back from its disk with versions waits for the pool's cut ({@link #awaitPoolCut}). */
+    public boolean awaitPoolCut()
+    {
+        return awaitPoolCut;
+    }
+
+    /**
+     * @param awaitPoolCut a node that comes back from a disk with versions holds its durable epoch and versions as
+     *                     loaded, so that the pool can roll it back to one cut, until {@link MemoryNode#endRecovery}:
+     *                     for a process that runs that recovery (the memory node's command, through its refill);
+     *                     off, the node serves as loaded and its epochs go on (kv-memory-node/README.md).
+     */
+    public MemoryNodeContext awaitPoolCut(final boolean awaitPoolCut)
+    {
+        this.awaitPoolCut = awaitPoolCut;
         return this;
     }
 

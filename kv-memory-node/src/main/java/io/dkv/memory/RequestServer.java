@@ -149,6 +149,7 @@ final class RequestServer implements Agent
         final long batchDelayNanos,
         final long epochMs,
         final boolean drainOnClose,
+        final boolean awaitsCut,
         final SystemCounters<MemoryNodeCounter> counters)
     {
         this.fsyncIntervalNanos = fsyncIntervalNanos;
@@ -182,7 +183,7 @@ final class RequestServer implements Agent
         this.versionSweep = versionSweep;
         this.rings = new PersistRings(index.heap());
         this.durable = new DurableEpoch(rings, store, index, epochClock, epochMs);
-        this.recovering = MemoryNode.awaitsCut(store, versionSweep != null);
+        this.recovering = awaitsCut;
         if (recovering)
         {
             durable.freeze();

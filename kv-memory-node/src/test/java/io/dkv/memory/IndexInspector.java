@@ -105,7 +105,10 @@ final class IndexInspector
         final Map<String, String> values = new HashMap<>();
         forEachSlot(index, (slot, word) ->
         {
-            if (SlotWord.isCommitted(word))
+            // a tombstone is a committed miss: no value (where versions are kept it stays until D reaches its epoch,
+            // where an emptied slot says the same)
+            if (SlotWord.isCommitted(word) &&
+                KvBlockLayout.expireAt(heap, SlotWord.blockOffset(word)) != KvBlockLayout.TOMBSTONE)
             {
                 final long block = SlotWord.blockOffset(word);
                 final String key = new String(heap.asSlice(block + KvBlockLayout.HEADER_LENGTH,

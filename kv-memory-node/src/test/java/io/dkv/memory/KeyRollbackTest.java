@@ -52,7 +52,7 @@ class KeyRollbackTest
     private MemoryNodeContext node(final Path data)
     {
         return new MemoryNodeContext().indexGroups(1024).chunkBytes(2 << 20).heapChunks(16).dataDir(data)
-            .keepVersions(true).epochClock(clock).epochMs(EPOCH_MS);
+            .keepVersions(true).awaitPoolCut(true).epochClock(clock).epochMs(EPOCH_MS);
     }
 
     private KvClient client(final Raas raas, final Durability durability)

@@ -264,7 +264,9 @@ public final class MemoryNodeCommand implements Callable<Integer>
             .dataDir(dataDir)
             .clusterSecret(secret)
             .errorDirectory(errorDirectory)
-            .join(join);
+            .join(join)
+            // its refill runs the pool's cut (PoolCut) and ends the node's recovery once it is live
+            .awaitPoolCut(true);
         if (drain != 0)
         {
             return drain(context.role(NodeRecord.ROLE_CLIENT), directory);
