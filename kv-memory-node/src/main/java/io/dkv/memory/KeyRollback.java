@@ -114,20 +114,31 @@ final class KeyRollback
         }
         try
         {
-            boolean above = false;
+            // an acknowledged write under durability sync is never taken back: the newest of those above the cut
+            // stands, or the newest version at or below it
+            long kept = -1;
             for (int i = 0; i < run.size(); i++)
             {
-                if (run.epoch(i) > cut)
+                if (run.epoch(i) > cut && run.sync(i))
                 {
-                    above = true;
+                    kept = Math.max(kept, run.epoch(i));
+                }
+            }
+            final long newest = kept >= 0 ? kept : run.newestAtOrBelow(cut);
+            final int target = newest < 0 ? -1 : kept >= 0 ? run.lastSyncOf(kept, lastOf(kept)) : lastOf(newest);
+            boolean changed = false;
+            for (int i = 0; i < run.size(); i++)
+            {
+                if (run.epoch(i) > cut && i != target)
+                {
+                    changed = true;
                     store.dropVersion(batch, key, run.epoch(i), run.writeId(i));
                     versionsDropped++;
                 }
             }
-            if (above)
+            if (changed)
             {
-                final long newest = run.newestAtOrBelow(cut);
-                restore(newest < 0 ? -1 : lastOf(newest));
+                restore(target);
             }
             if (batch.count() >= BATCH_ROWS)
             {

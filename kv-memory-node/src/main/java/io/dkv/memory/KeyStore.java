@@ -38,7 +38,9 @@ import java.util.List;
  *                       key              the client's key
  *                       epoch     long   the write's epoch (its block's), big-endian: a key's versions in epoch order
  *                       writeId   long   the write's id
- *   value               previous  long   the low 48 bits of the write id of the version it replaced, 0: none
+ *   value               previous  long   the low 48 bits of the write id of the version it replaced, 0: none;
+ *                                        bit 62 ({@link #SYNC_VERSION}): its writer waited for the disk (durability
+ *                                        sync), so a rollback to a cut below it keeps it
  *                       expireAt  long   as the block's: a tombstone's says so, with no value
  *                       value     the rest
  * column family "dkv-node": whose directory this is
@@ -92,6 +94,12 @@ final class KeyStore implements AutoCloseable
     /** A version's row before its value: previous, expireAt. */
     private static final int HEADER_LENGTH = 2 * Long.BYTES;
     private static final int UPGRADE_BATCH = 4096;
+    /**
+     * A version's previous word carries this bit when its writer waited for it to be on disk (durability sync): an
+     * acknowledged write no rollback to a cut takes back (kv-memory-node/README.md, "Coming back at the pool's cut").
+     */
+    static final long SYNC_VERSION = 1L << 62;
+
     /** Free bytes a disk that refused a write must have before the store is tried again ({@link #hasRoom}). */
     static final long ROOM_BYTES = 4L << 20;
 

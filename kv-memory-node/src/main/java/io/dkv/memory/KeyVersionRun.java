@@ -17,14 +17,21 @@ final class KeyVersionRun
     private final LongArrayList writeIds = new LongArrayList();
     private final LongArrayList previous = new LongArrayList();
     private final LongArrayList expireAts = new LongArrayList();
+    /** Which versions' writers waited for the disk ({@link KeyStore#SYNC_VERSION}). */
+    private final ArrayList<Boolean> syncs = new ArrayList<>();
     /** Each version's value, where the pass reads them (null entries where it does not). */
     private final List<byte[]> values = new ArrayList<>();
 
-    void add(final long epoch, final long writeId, final long replaced, final long expireAt, final byte[] value)
+    /**
+     * @param stored the previous word as stored: the replaced version's write id (low 48 bits) and
+     *               {@link KeyStore#SYNC_VERSION}.
+     */
+    void add(final long epoch, final long writeId, final long stored, final long expireAt, final byte[] value)
     {
         epochs.addLong(epoch);
         writeIds.addLong(writeId);
-        previous.addLong(replaced);
+        previous.addLong(stored & ~KeyStore.SYNC_VERSION);
+        syncs.add((stored & KeyStore.SYNC_VERSION) != 0);
         expireAts.addLong(expireAt);
         values.add(value);
     }
@@ -35,6 +42,7 @@ final class KeyVersionRun
         writeIds.clear();
         previous.clear();
         expireAts.clear();
+        syncs.clear();
         values.clear();
     }
 
@@ -58,6 +66,12 @@ final class KeyVersionRun
         return expireAts.getLong(i);
     }
 
+    /** @return whether version {@code i}'s writer waited for the disk: acknowledged, never rolled back. */
+    boolean sync(final int i)
+    {
+        return syncs.get(i);
+    }
+
     byte[] value(final int i)
     {
         return values.get(i);
@@ -75,6 +89,43 @@ final class KeyVersionRun
             }
         }
         return newest;
+    }
+
+    /**
+     * @param last the last version of {@code epoch}, by {@link #replacedInEpoch}.
+     * @return the newest of that epoch whose writer waited for the disk, found back along what each version names from
+     * {@code last}; the last such in row order where that chain breaks; -1 when the epoch has none.
+     */
+    int lastSyncOf(final long epoch, final int last)
+    {
+        int at = last;
+        for (int steps = 0; at >= 0 && steps < epochs.size(); steps++)
+        {
+            if (syncs.get(at))
+            {
+                return at;
+            }
+            final long named = previous.getLong(at);
+            int found = -1;
+            for (int j = 0; j < epochs.size() && found < 0; j++)
+            {
+                if (epochs.getLong(j) == epoch && named != 0 &&
+                    (writeIds.getLong(j) & PersistRingLayout.PREVIOUS_MASK) == named)
+                {
+                    found = j;
+                }
+            }
+            at = found;
+        }
+        int any = -1;
+        for (int j = 0; j < epochs.size(); j++)
+        {
+            if (epochs.getLong(j) == epoch && syncs.get(j))
+            {
+                any = j;
+            }
+        }
+        return any;
     }
 
     /** @return whether another version of the key, of that epoch, names version {@code i} as the one it replaced. */

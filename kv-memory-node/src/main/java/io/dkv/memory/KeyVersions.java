@@ -36,6 +36,8 @@ final class KeyVersions
     private final LongArrayList writeIds = new LongArrayList();
     /** Which versions are deletes. */
     private final ArrayList<Boolean> deletes = new ArrayList<>();
+    /** Which versions' writers waited for the disk ({@link KeyStore#SYNC_VERSION}): never stood for by a later one. */
+    private final ArrayList<Boolean> syncs = new ArrayList<>();
     private final LongArrayList epochs = new LongArrayList();
     private final LongArrayList previous = new LongArrayList();
     /** Versions a later one of the batch replaced within their epoch: not written. */
@@ -57,10 +59,13 @@ final class KeyVersions
      * A writer's notice, taken: the version at {@code block} (whole, and not reused before the batch is written).
      *
      * @param key      the block's key.
-     * @param replaced the low 48 bits of the write id of the version the write replaced (0: none).
+     * @param notice the low 48 bits of the write id of the version the write replaced (0: none), with
+     *               {@link KeyStore#SYNC_VERSION} where its writer waits for the disk.
      */
-    void add(final byte[] key, final long block, final long replaced)
+    void add(final byte[] key, final long block, final long notice)
     {
+        final boolean sync = (notice & KeyStore.SYNC_VERSION) != 0;
+        final long replaced = notice & ~KeyStore.SYNC_VERSION;
         final long blockWriteId = index.writeIdOf(block);
         // a delete under durability async names the block it emptied, and that block's own write: kept as a delete
         // of that version's epoch (the delete's own is not told), so a cut at or past it does not bring the value back
@@ -76,14 +81,14 @@ final class KeyVersions
         }
         long named = replaced;
         final int before = named == 0 ? (int)NONE : (int)byWrite.get(named);
-        if (before != NONE && sameVersionOf(before, key, epoch))
+        if (before != NONE && sameVersionOf(before, key, epoch) && !syncs.get(before))
         {
             // its predecessor in the batch, of the same epoch: only this one can be that epoch's last
             drop(before);
             named = previous.getLong(before);
         }
         final int after = (int)byPrevious.get(writeId);
-        if (after != NONE && sameVersionOf(after, key, epoch))
+        if (after != NONE && sameVersionOf(after, key, epoch) && !sync)
         {
             // its successor's notice was taken first: that one stands for both, naming what this one named
             byPrevious.remove(writeId);
@@ -101,6 +106,7 @@ final class KeyVersions
         blocks.addLong(block);
         writeIds.addLong(fullWriteId);
         deletes.add(delete);
+        syncs.add(sync);
         epochs.addLong(epoch);
         previous.addLong(named);
         byWrite.put(writeId, at);
@@ -124,8 +130,9 @@ final class KeyVersions
             }
             final long block = blocks.getLong(i);
             final long expireAt = deletes.get(i) ? KvBlockLayout.TOMBSTONE : index.expireAtOf(block);
-            store.putVersion(batch, keys.get(i), epochs.getLong(i), writeIds.getLong(i), previous.getLong(i),
-                expireAt, expireAt == KvBlockLayout.TOMBSTONE ? NO_VALUE : index.valueAt(block));
+            store.putVersion(batch, keys.get(i), epochs.getLong(i), writeIds.getLong(i),
+                previous.getLong(i) | (syncs.get(i) ? KeyStore.SYNC_VERSION : 0), expireAt,
+                expireAt == KvBlockLayout.TOMBSTONE ? NO_VALUE : index.valueAt(block));
         }
         clear();
     }
@@ -137,6 +144,7 @@ final class KeyVersions
         blocks.clear();
         writeIds.clear();
         deletes.clear();
+        syncs.clear();
         epochs.clear();
         previous.clear();
         dropped.clear();

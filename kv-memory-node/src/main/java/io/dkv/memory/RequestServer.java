@@ -492,6 +492,13 @@ final class RequestServer implements Agent
         {
             syncLog();
         }
+        if (store != null && !unsynced && batchKeys.isEmpty() && !unwritten.failing() &&
+            (clients.isEmpty() ? durable.allTold() : durable.quiet()))
+        {
+            // a clean stop keeps what it was told as durable: a restart's cut takes back nothing acknowledged
+            // before it (with every client gone, everything up to now; else what their marks say)
+            syncDurableEpoch(clock.nanoTime());
+        }
     }
 
     /** Offer the answers that waited, oldest first per client. @return answers sent. */
@@ -712,7 +719,9 @@ final class RequestServer implements Agent
         }
         batchKeys.add(key);
         named.addLong(block);
-        namedPrevious.addLong(previousWriteId);
+        // a writer that waits for the disk: its version is one no rollback to a cut takes back
+        namedPrevious.addLong(wantsAnswer && previousWriteId >= 0 ? previousWriteId | KeyStore.SYNC_VERSION :
+            previousWriteId);
         if (answerTaken)
         {
             // taken into the batch this turn writes: before any mark the node reads after this

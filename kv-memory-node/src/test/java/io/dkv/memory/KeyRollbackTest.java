@@ -118,10 +118,6 @@ class KeyRollbackTest
                 assertNull(client.get(bytes("e")), "deleted before the cut: not brought back by its older value");
             }
             assertEquals(0, node.rollBack(cut, Duration.ofSeconds(30)).versionsDropped(), "again: nothing to do");
-            node.endRecovery();
-            KvCluster.awaitTrue(() -> !node.awaitsCut());
-            assertThrows(IllegalStateException.class, () -> node.rollBack(cut, Duration.ofSeconds(30)),
-                "a node that serves as a member is never rolled back");
         }
 
         try (KeyStore store = KeyStore.open(data, NODE, null))
@@ -134,6 +130,60 @@ class KeyRollbackTest
             store.forEachVersion((key, epoch, writeId, previous, expireAt, value) -> epochs.add(epoch));
             assertTrue(epochs.stream().allMatch(epoch -> epoch <= cut), "no version above the cut: " + epochs);
             assertEquals(cut, store.durableEpoch(), "a restart chooses the same cut");
+        }
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, node(data)))
+        {
+            assertTrue(node.awaitsCut(), "stopped before it served: still waiting for the cut");
+            assertEquals(0, node.rollBack(cut, Duration.ofSeconds(30)).versionsDropped());
+            node.endRecovery();
+            KvCluster.awaitTrue(() -> !node.awaitsCut());
+            assertThrows(IllegalStateException.class, () -> node.rollBack(cut, Duration.ofSeconds(30)),
+                "a node that serves as a member is never rolled back");
+        }
+    }
+
+    /**
+     * A write its writer waited for (durability sync, appendfsync always) was acknowledged on disk: a rollback to a
+     * cut below it keeps it, and takes back only what async writes did above the cut, after it or before.
+     */
+    @Test
+    void aRollbackKeepsWritesAcknowledgedOnDiskAboveTheCut(@TempDir final Path data) throws Exception
+    {
+        final long before = START / EPOCH_MS;
+        final long cut = before + 5;
+        clock.update(START);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data));
+            Raas asyncRaas = raas(CLIENT);
+            KvClient async = client(asyncRaas, Durability.ASYNC);
+            Raas syncRaas = raas(CLIENT + 1);
+            KvClient sync = client(syncRaas, Durability.SYNC))
+        {
+            for (final String key : List.of("x", "y", "z"))
+            {
+                async.put(bytes(key), bytes(key + "0"));
+            }
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 3);
+            clock.update(START + 10L * EPOCH_MS);
+            sync.put(bytes("x"), bytes("x1"));
+            async.put(bytes("y"), bytes("y1"));
+            sync.put(bytes("z"), bytes("z1"));
+            async.put(bytes("z"), bytes("z2"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 7);
+        }
+        keepDurableEpoch(data, before + 10);
+
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, node(data)))
+        {
+            final RollbackReport report = node.rollBack(cut, Duration.ofSeconds(30));
+
+            assertEquals(2, report.versionsDropped(), "y1 and z2: " + report);
+            try (Raas clientRaas = raas(CLIENT); KvClient client = client(clientRaas, Durability.NONE))
+            {
+                assertArrayEquals(bytes("x1"), client.get(bytes("x")), "acknowledged on disk: kept");
+                assertArrayEquals(bytes("y0"), client.get(bytes("y")));
+                assertArrayEquals(bytes("z1"), client.get(bytes("z")), "the async write after it taken back");
+            }
         }
     }
 
