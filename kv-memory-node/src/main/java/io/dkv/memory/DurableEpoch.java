@@ -133,23 +133,7 @@ final class DurableEpoch
      */
     boolean quiet()
     {
-        final long told = told();
-        if (told <= durable)
-        {
-            return false;
-        }
-        try
-        {
-            store.writeDurableEpoch(told);
-        }
-        catch (final IllegalStateException ex)
-        {
-            // a disk that refuses writes: the batches' path reports it, and the epoch is written with the next
-            return false;
-        }
-        written = Math.max(written, told);
-        madeDurable(told);
-        return true;
+        return keep(told());
     }
 
     /**
@@ -161,21 +145,27 @@ final class DurableEpoch
      */
     boolean allTold()
     {
-        final long now = frozen ? durable : Math.max(told(), clock.time() / epochMs);
-        if (now <= durable)
+        return keep(frozen ? durable : Math.max(told(), clock.time() / epochMs));
+    }
+
+    /** @return true when {@code epoch} was later than the durable one, and written to the store's log as it. */
+    private boolean keep(final long epoch)
+    {
+        if (epoch <= durable)
         {
             return false;
         }
         try
         {
-            store.writeDurableEpoch(now);
+            store.writeDurableEpoch(epoch);
         }
         catch (final IllegalStateException ex)
         {
+            // a disk that refuses writes: the batches' path reports it, and the epoch is written with the next
             return false;
         }
-        written = Math.max(written, now);
-        madeDurable(now);
+        written = Math.max(written, epoch);
+        madeDurable(epoch);
         return true;
     }
 
