@@ -28,6 +28,8 @@ import java.util.Map;
 final class PoolCut
 {
     private static final long SAY_EVERY_NANOS = 10_000_000_000L;
+    /** How long one try waits for the members; the node's command then starts its refill, and this, again. */
+    private static final long GIVE_UP_NANOS = 120_000_000_000L;
     private static final long POLL_MS = 100;
     private static final Duration ROLLBACK_TIMEOUT = Duration.ofMinutes(10);
 
@@ -46,7 +48,9 @@ final class PoolCut
      * Roll this node back to the pool's cut where every copy was lost, and wait until every member did; return at
      * once where no cut is needed.
      *
-     * @throws InterruptedException when the node stops meanwhile.
+     * @throws InterruptedException  when the node stops meanwhile.
+     * @throws IllegalStateException when the members did not all come back, or roll back, within two minutes (the
+     *                               node stays joining, and its command tries again: the cut is the same then).
      */
     void comeBack(final KvClient client) throws InterruptedException
     {
@@ -56,9 +60,17 @@ final class PoolCut
         }
         final long self = node.nodeId();
         long saidAt = System.nanoTime() - SAY_EVERY_NANOS;
+        final long giveUpAt = System.nanoTime() + GIVE_UP_NANOS;
         long cut = 0;
+        List<Long> waitedFor = List.of();
         while (true)
         {
+            if (System.nanoTime() - giveUpAt >= 0)
+            {
+                throw new IllegalStateException("no member serves, and memory nodes " + waitedFor + " did not " +
+                    (cut == 0 ? "come back" : "roll back to epoch " + cut) + " within " +
+                    GIVE_UP_NANOS / 1_000_000_000L + " s");
+            }
             final Membership membership = directory.membership();
             final Map<Long, MemoryNodeDisk> disks = new HashMap<>();
             for (final MemoryNodeDisk disk : client.memoryNodeDisks())
@@ -96,6 +108,7 @@ final class PoolCut
             final boolean say = System.nanoTime() - saidAt >= 0;
             if (!away.isEmpty())
             {
+                waitedFor = away;
                 if (say)
                 {
                     out.printf("no member serves that answers: memory node %d waits for memory nodes %s to come back " +
@@ -136,6 +149,7 @@ final class PoolCut
                     behind.add(member);
                 }
             }
+            waitedFor = behind;
             if (behind.isEmpty())
             {
                 return;
