@@ -593,6 +593,30 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
+     * Ask memory node {@code nodeId} to start again from its disk, as the incarnation named (kv-memory-node/README.md,
+     * "Every copy of some keys lost while a member serves"): one round trip on this thread.
+     *
+     * @param incarnation the node's incarnation as the asker saw it: another one (it restarted since) refuses.
+     * @param askerId     the memory node that asks, which the node names as it restarts.
+     * @return the node's status ({@code MemoryNodeProtocol}): OK when it restarts, GONE when it is another incarnation,
+     * NOT_PERSISTENT when it keeps nothing on disk, BAD_REQUEST when it cannot restart itself.
+     * @throws KvException when the node is not one of this client's, or does not answer.
+     */
+    public int askToRestartFromDisk(final long nodeId, final long incarnation, final long askerId)
+    {
+        final long[] ids = availability.nodeIds();
+        for (int node = 0; node < ids.length; node++)
+        {
+            if (ids[node] == nodeId)
+            {
+                return session().askToRestart(node, incarnation, askerId);
+            }
+        }
+        throw new KvException("memory node " + nodeId + " is not one of this client's memory nodes " +
+            Arrays.toString(ids));
+    }
+
+    /**
      * @return the memory nodes whose view, as last read, says they keep nothing on disk (started without a data
      * directory), by id; nodes the client could not read yet are not among them.
      */

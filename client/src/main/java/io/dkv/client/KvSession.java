@@ -23,6 +23,7 @@ import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.RawKeys;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.SlotWord;
 import io.dkv.format.ValueKind;
 import io.dkv.raas.Raas;
@@ -1091,6 +1092,17 @@ public final class KvSession implements AutoCloseable
     IndexListing listing()
     {
         return listing;
+    }
+
+    /**
+     * Ask a memory node to restart from its disk ({@link MemoryNodeProtocol#RESTART}), and wait for its answer.
+     *
+     * @return its status: OK when it restarts.
+     */
+    int askToRestart(final int node, final long incarnation, final long askerId)
+    {
+        return links.request(node, MemoryNodeProtocol.RESTART, 0, incarnation, askerId, true,
+            "a restart from its disk");
     }
 
     /** @return this thread's scan of the keyspace, made at its first asking. */

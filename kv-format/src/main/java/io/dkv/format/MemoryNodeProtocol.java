@@ -13,16 +13,18 @@ package io.dkv.format;
  *
  * <pre>
  * request (32 bytes)
- *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS or PERSIST_RING
+ *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS, PERSIST_RING or RESTART
  *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
  *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer),
  *                         and NAMES_PREVIOUS; PERSIST_BLOCKS: how many blocks (answered once taken when the
  *                         correlation is not 0)
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
- *                         SPLIT: the subtable's offset in the index region
+ *                         SPLIT: the subtable's offset in the index region; RESTART: the incarnation asked to
+ *                         restart
  *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any; with
- *                         NAMES_PREVIOUS, the write id of the version the writer's write replaced (0: none)
+ *                         NAMES_PREVIOUS, the write id of the version the writer's write replaced (0: none);
+ *                         RESTART: the id of the memory node that asks
  *
  * reply (32 bytes)
  *   0  status      int    OK, FULL (no room for the chunk; the subtable cannot split), BAD_REQUEST,
@@ -70,6 +72,14 @@ public final class MemoryNodeProtocol
      * end first.
      */
     public static final int PERSIST_RING = 7;
+    /**
+     * Restart from your disk (kv-memory-node/README.md, "Every copy of some keys lost while a member serves"): a
+     * memory node that came back to find every copy of some keys lost asks each member to start again from its disk,
+     * so that the pool comes back at one cut. Answered OK when the node will (then it stops serving: a new
+     * incarnation), GONE when it is another incarnation than the one named, NOT_PERSISTENT when it keeps nothing on
+     * disk, BAD_REQUEST when it cannot restart itself (a node embedded in another process).
+     */
+    public static final int RESTART = 8;
     /** A PERSIST_BLOCKS of this many is 2,064 bytes, as one of 256 was with a word a block: half a receive buffer. */
     public static final int MAX_BLOCKS = 128;
     /** What a PERSIST_BLOCKS says of each block: its offset, then the previous version's write id. */
@@ -126,6 +136,7 @@ public final class MemoryNodeProtocol
                 "in its memory and goes to disk once the disk takes writes again: free space in the node's " +
                 "--data-dir, or move it to a larger disk";
             case GONE -> "the block holds another write (the node restarted since it was read)";
+            case BAD_REQUEST -> "the node refused the request";
             default -> "status " + status;
         };
     }

@@ -109,7 +109,7 @@ public final class MemoryNode implements AutoCloseable
                 raas.allocateBuffer(MemoryNodeProtocol.REPLY_LENGTH),
                 persistStats, context.nanoClock(), context.epochClock(), context.fsyncIntervalMs() * 1_000_000L,
                 context.batchDelayUs() * 1_000L, context.epochMs(), context.drainOnClose(),
-                awaitsCut(store, context), counters);
+                awaitsCut(store, context), raas.self().epoch(), context.restartFromDisk(), counters);
             runner = new AgentRunner(context.idleStrategyInstance() != null ? context.idleStrategyInstance() :
                 IdleStrategies.parse(context.idleStrategy()), errorLog,
                 counters.get(MemoryNodeCounter.ERRORS), server);

@@ -4,6 +4,7 @@ import io.dkv.clock.CommonContext;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.file.Path;
+import java.util.function.LongConsumer;
 
 import static io.dkv.memory.MemoryNodeConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
@@ -35,6 +36,8 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private boolean keepVersions = Boolean.parseBoolean(System.getProperty(KEEP_VERSIONS_PROP_NAME,
         Boolean.toString(KEEP_VERSIONS_DEFAULT)));
     private boolean awaitPoolCut;
+    /** null unless set: the node cannot restart itself, and refuses a RESTART. */
+    private LongConsumer restartFromDisk;
     private String idleStrategy = System.getProperty(IDLE_STRATEGY_PROP_NAME, IDLE_STRATEGY_DEFAULT);
     /** null unless set: the request server's idle strategy is then this one, not one parsed from the spec. */
     private org.agrona.concurrent.IdleStrategy idleStrategyInstance;
@@ -233,6 +236,25 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     public MemoryNodeContext awaitPoolCut(final boolean awaitPoolCut)
     {
         this.awaitPoolCut = awaitPoolCut;
+        return this;
+    }
+
+    /** @return what restarts the node from its disk when a member asks ({@link #restartFromDisk(LongConsumer)}). */
+    public LongConsumer restartFromDisk()
+    {
+        return restartFromDisk;
+    }
+
+    /**
+     * @param restartFromDisk called on the node's request thread with the asking member's id when a member asks this
+     *                        incarnation to start again from its disk (MemoryNodeProtocol.RESTART: every copy of some
+     *                        keys was lost while this node served, kv-memory-node/README.md); it must not block, and
+     *                        the process then closes the node and starts it again on its data directory. null (the
+     *                        default): the node refuses, as one embedded in another process does.
+     */
+    public MemoryNodeContext restartFromDisk(final LongConsumer restartFromDisk)
+    {
+        this.restartFromDisk = restartFromDisk;
         return this;
     }
 

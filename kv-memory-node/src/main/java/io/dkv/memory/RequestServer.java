@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * The memory node's duty cycle: accept clients' message connections and answer what they ask of
@@ -132,6 +133,12 @@ final class RequestServer implements Agent
      * dropped and its durable epoch stays as loaded until {@link #endRecovery}.
      */
     private volatile boolean recovering;
+    /** This node's incarnation: a RESTART naming another is refused. */
+    private final long incarnation;
+    /** null where the node cannot restart itself. */
+    private final LongConsumer restartFromDisk;
+    /** A restart was asked for and is under way: asked again, it answers OK and does nothing more. */
+    private boolean restartAsked;
 
     RequestServer(
         final Listener listener,
@@ -150,8 +157,12 @@ final class RequestServer implements Agent
         final long epochMs,
         final boolean drainOnClose,
         final boolean awaitsCut,
+        final long incarnation,
+        final LongConsumer restartFromDisk,
         final SystemCounters<MemoryNodeCounter> counters)
     {
+        this.incarnation = incarnation;
+        this.restartFromDisk = restartFromDisk;
         this.fsyncIntervalNanos = fsyncIntervalNanos;
         this.batchDelayNanos = batchDelayNanos;
         this.drainOnClose = drainOnClose;
@@ -599,12 +610,46 @@ final class RequestServer implements Agent
                     allocate(client, correlation, argument, true);
                 }
             }
+            case MemoryNodeProtocol.RESTART -> restart(client, correlation,
+                request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
+                request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
             default ->
             {
                 malformed.incrementRelease();
                 answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             }
         }
+    }
+
+    /** A member found every copy of some keys lost while this node served: start again from the disk. */
+    private void restart(final Connection client, final long correlation, final long asked, final long askerId)
+    {
+        final int status;
+        if (store == null)
+        {
+            status = MemoryNodeProtocol.NOT_PERSISTENT;
+        }
+        else if (asked != incarnation)
+        {
+            status = MemoryNodeProtocol.GONE;
+        }
+        else if (restartFromDisk == null)
+        {
+            status = MemoryNodeProtocol.BAD_REQUEST;
+        }
+        else
+        {
+            status = MemoryNodeProtocol.OK;
+            if (!restartAsked)
+            {
+                restartAsked = true;
+                LOG.log(System.Logger.Level.WARNING, "memory node " + askerId + " found every copy of some keys " +
+                    "lost: incarnation " + incarnation + " restarts from its disk, so that the pool comes back at " +
+                    "one cut");
+                restartFromDisk.accept(askerId);
+            }
+        }
+        answer(client, correlation, status, 0, -1);
     }
 
     /**

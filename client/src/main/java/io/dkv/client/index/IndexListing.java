@@ -71,7 +71,7 @@ public final class IndexListing
             header.get(longLayout, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET),
             header.get(longLayout, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET),
             header.get(longLayout, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.ROLLED_BACK_TO_OFFSET));
+            header.get(longLayout, IndexLayout.ROLLED_BACK_TO_OFFSET), links.view(node).index.nodeEpoch());
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

@@ -23,14 +23,16 @@ import io.dkv.format.IndexLayout;
  *                             lost every copy comes back at (kv-memory-node/README.md, "Coming back").
  * @param restoredClusterDurableEpoch the cluster's durable epoch its disk kept then.
  * @param rolledBackTo         the epoch its keys were rolled back to in this incarnation, 0 while they were not.
+ * @param incarnation          the incarnation whose header this is, 0 when unreachable: one the membership lists as
+ *                             another (it restarted since, or is about to) says nothing of the disk now.
  */
 public record MemoryNodeDisk(long nodeId, boolean reachable, boolean persistent, long lastFsyncEpochMs,
     boolean lastFsyncOk, long unsyncedSinceEpochMs, int lagP99Ms, long durableEpoch, long clusterDurableEpoch,
-    long restoredDurableEpoch, long restoredClusterDurableEpoch, long rolledBackTo)
+    long restoredDurableEpoch, long restoredClusterDurableEpoch, long rolledBackTo, long incarnation)
 {
     /** @return the state of an unreachable node. */
     public static MemoryNodeDisk unreachable(final long nodeId)
     {
-        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0, 0, 0, 0, 0);
+        return new MemoryNodeDisk(nodeId, false, false, 0, true, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 }

@@ -36,6 +36,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs a memory node until interrupted: its driver registers the node with the MetaServer, and
@@ -51,7 +52,9 @@ import java.util.concurrent.TimeUnit;
     })
 public final class MemoryNodeCommand implements Callable<Integer>
 {
-    private static final long REPORT_INTERVAL_SECONDS = 10;
+    private static final long REPORT_INTERVAL_NANOS = 10_000_000_000L;
+    /** How soon a member's ask to restart is acted on. */
+    private static final long RESTART_POLL_MS = 100;
 
     @Spec
     private CommandSpec spec;
@@ -239,17 +242,8 @@ public final class MemoryNodeCommand implements Callable<Integer>
         final byte[] secret = ClusterSecret.read(cluster.secretFile());
         if (dataDir != null && drain == 0 && !drive)
         {
-            // before registering: a directory of another node or cluster is refused, and one that held this node's
-            // keys makes it a member back with its memory (its disk's), not an empty one
-            try
+            if (!checkDataDir(directoryContext, dataDir, context.nodeId(), secret, "start"))
             {
-                directoryContext.restored(MemoryNode.holdsKeysOf(dataDir, context.nodeId(), secret));
-            }
-            catch (final IllegalStateException ex)
-            {
-                spec.commandLine().getErr().println("dkv memory-node: memory node " + context.nodeId() +
-                    " cannot start: " + ex.getMessage());
-                spec.commandLine().getErr().flush();
                 return 1;
             }
         }
@@ -276,7 +270,80 @@ public final class MemoryNodeCommand implements Callable<Integer>
             return drive(context.role(NodeRecord.ROLE_CLIENT), directory);
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        // one file for the process: the driver's counters and the node's, which ./dkv memory-node --counters reads
+        final Incarnation.Lifecycle lifecycle = new Incarnation.Lifecycle();
+        final AtomicLong restartAskedBy = new AtomicLong();
+        if (dataDir != null)
+        {
+            nodeContext.restartFromDisk(restartAskedBy::set);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            lifecycle.stop();
+            stopped.countDown();
+        }, "dkv-memory-node-stop"));
+        MetaDirectory incarnationDirectory = directory;
+        while (true)
+        {
+            final Incarnation incarnation = start(context, incarnationDirectory, nodeContext, countersDirectory,
+                dataDir);
+            if (incarnation == null)
+            {
+                return 1;
+            }
+            if (!lifecycle.serve(incarnation))
+            {
+                return 0;
+            }
+            final long asker = serve(incarnation, incarnationDirectory, dataDir, stopped, restartAskedBy);
+            if (asker == 0 || !lifecycle.retire(incarnation))
+            {
+                return 0;
+            }
+            System.out.printf("memory node %d restarts from its disk: memory node %d found every copy of some keys " +
+                "lost while this node served, and the pool comes back at one cut (kv-memory-node/README.md)%n",
+                context.nodeId(), asker);
+            System.out.flush();
+            restartAskedBy.set(0);
+            if (!checkDataDir(directoryContext, dataDir, context.nodeId(), secret, "start again"))
+            {
+                return 1;
+            }
+            incarnationDirectory = new MetaDirectory(directoryContext);
+        }
+    }
+
+    /**
+     * Before registering: a directory of another node or cluster is refused, and one that held this node's keys makes
+     * it a member back with its memory (its disk's), not an empty one.
+     *
+     * @return false when the directory is refused (said on stderr).
+     */
+    private boolean checkDataDir(final MetaDirectoryContext directoryContext, final Path dataDir, final long nodeId,
+        final byte[] secret, final String what)
+    {
+        try
+        {
+            directoryContext.restored(MemoryNode.holdsKeysOf(dataDir, nodeId, secret));
+            return true;
+        }
+        catch (final IllegalStateException ex)
+        {
+            spec.commandLine().getErr().println("dkv memory-node: memory node " + nodeId + " cannot " + what + ": " +
+                ex.getMessage());
+            spec.commandLine().getErr().flush();
+            return false;
+        }
+    }
+
+    /**
+     * Register the node (its driver) and start it on its data directory.
+     *
+     * @return the incarnation, or null when the MetaServer refused it (said on stderr).
+     */
+    private Incarnation start(final RaasContext context, final MetaDirectory directory,
+        final MemoryNodeContext nodeContext, final Path countersDirectory, final Path dataDir)
+    {
+        // one file for the incarnation: the driver's counters and the node's, which ./dkv memory-node --counters reads
         final CountersFile countersFile = CountersFile.create(CountersFile.fileOf(countersDirectory,
             MemoryNode.errorFileName(context.nodeId())), CountersFileDescriptor.MAX_COUNTERS_DEFAULT,
             context.epochClock());
@@ -297,7 +364,7 @@ public final class MemoryNodeCommand implements Callable<Integer>
             spec.commandLine().getErr().println("dkv memory-node: memory node " + context.nodeId() +
                 " cannot start: " + ex.getMessage());
             spec.commandLine().getErr().flush();
-            return 1;
+            return null;
         }
         catch (final RuntimeException ex)
         {
@@ -324,8 +391,21 @@ public final class MemoryNodeCommand implements Callable<Integer>
             dataDir == null ? "keys in memory only" :
             String.format("keys on disk in %s, %,d loaded", dataDir, node.keysRecovered()));
         System.out.flush();
-        final Rejoin rejoin = new Rejoin(raas, node, directory, dataDir != null, System.out, registeredIncarnation,
-            registeredAtNanos);
+        return new Incarnation(raas, node, countersFile, registeredIncarnation, registeredAtNanos);
+    }
+
+    /**
+     * Serve as the incarnation until the process stops or a member asks it to restart from its disk.
+     *
+     * @return the asking member's id, or 0 when the process stops.
+     */
+    private long serve(final Incarnation incarnation, final MetaDirectory directory, final Path dataDir,
+        final CountDownLatch stopped, final AtomicLong restartAskedBy) throws InterruptedException
+    {
+        final Raas raas = incarnation.raas();
+        final MemoryNode node = incarnation.node();
+        final Rejoin rejoin = new Rejoin(raas, node, directory, dataDir != null, System.out,
+            incarnation.registeredIncarnation(), incarnation.registeredAtNanos());
         Thread refill = null;
         final Membership membership = join ? askToBeAdded(directory, raas.self().id()) : directory.membership();
         if (join && membership.phase() == Membership.FILL &&
@@ -345,16 +425,25 @@ public final class MemoryNodeCommand implements Callable<Integer>
             // serving as a member from the start: no cut will roll its keys back (kv-memory-node/README.md)
             node.endRecovery();
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
-        {
-            node.close();
-            raas.close();
-            countersFile.close();
-            stopped.countDown();
-        }, "dkv-memory-node-stop"));
         long reported = 0;
-        while (!stopped.await(REPORT_INTERVAL_SECONDS, TimeUnit.SECONDS))
+        long nextReportNanos = System.nanoTime() + REPORT_INTERVAL_NANOS;
+        while (!stopped.await(RESTART_POLL_MS, TimeUnit.MILLISECONDS))
         {
+            final long asker = restartAskedBy.get();
+            if (asker != 0)
+            {
+                if (refill != null)
+                {
+                    // its refill reads a pool that is coming back at a cut: it starts again with the next incarnation
+                    refill.interrupt();
+                }
+                return asker;
+            }
+            if (System.nanoTime() - nextReportNanos < 0)
+            {
+                continue;
+            }
+            nextReportNanos = System.nanoTime() + REPORT_INTERVAL_NANOS;
             refill = rejoinAgainIfNeeded(rejoin, refill);
             final PersistStats stats = node.persistStats();
             if (stats.keysPersisted() != reported)

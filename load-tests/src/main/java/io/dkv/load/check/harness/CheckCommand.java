@@ -167,8 +167,9 @@ public final class CheckCommand implements Callable<Integer>
         converter = DurationConverter.class,
         description = "Under --appendfsync everysec: how long before a crash of every copy an acknowledged write may " +
             "be lost: the memory nodes' fsync interval (1 s) and a PERSIST's trip, with a margin; an operation in " +
-            "flight at the crash may be lost too. 0 excuses only those: the checkers then show what everysec lost " +
-            "(default: ${DEFAULT-VALUE}).")
+            "flight at the crash may be lost too, and under kill-refilling one acknowledged until the pool came " +
+            "back at its cut (the members that served restart from their disks). 0 excuses only those: the " +
+            "checkers then show what everysec lost (default: ${DEFAULT-VALUE}).")
     private Duration lossWindow;
 
     @Option(names = "--compute-nodes", paramLabel = "N",
@@ -351,8 +352,8 @@ public final class CheckCommand implements Callable<Integer>
         if ("everysec".equals(appendFsync))
         {
             final String excused = String.format(Locale.ROOT, "appendfsync everysec: %,d operations acknowledged " +
-                "within %s of a crash of every copy taken as of unknown outcome (they may be lost)",
-                adjusted.excused(), format(lossWindow));
+                "within %s of a crash of every copy (or, under kill-refilling, from then until the pool came back " +
+                "at its cut) taken as of unknown outcome (they may be lost)", adjusted.excused(), format(lossWindow));
             out.println("dkv check: " + excused);
             log.accept(excused);
         }

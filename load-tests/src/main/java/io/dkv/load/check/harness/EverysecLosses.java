@@ -37,8 +37,8 @@ final class EverysecLosses
     /**
      * @param windowNanos how long before a fault a write acknowledged may be lost: the fsync interval and the
      *                    PERSIST's trip, with a margin.
-     * @return {@code history} with the ok operations completed after start - window and invoked before crashedAt
-     * of a fault that loses every copy made info; unchanged when there are none.
+     * @return {@code history} with the ok operations completed after lossesFrom - window and invoked before
+     * lossesUntil of a fault that loses every copy made info; unchanged when there are none.
      */
     static Adjusted apply(final History history, final List<NemesisEvent> faults, final long windowNanos)
     {
@@ -47,7 +47,8 @@ final class EverysecLosses
         {
             if (FaultKinds.losesEveryCopy(fault.kind()))
             {
-                windows.add(new long[]{fault.start() - windowNanos, Math.max(fault.start(), fault.crashedAt())});
+                windows.add(
+                    new long[]{fault.lossesFrom() - windowNanos, Math.max(fault.lossesFrom(), fault.lossesUntil())});
             }
         }
         if (windows.isEmpty())

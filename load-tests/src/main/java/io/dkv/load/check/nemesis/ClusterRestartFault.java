@@ -74,7 +74,7 @@ final class ClusterRestartFault extends FaultKind
         {
             roles.forEach(Role::kill);
         }
-        final long crashedAt = nemesis.sinceOrigin();
+        final long lossesUntil = nemesis.sinceOrigin();
         nemesis.sleep(holdMs);
         final StringBuilder restarts = new StringBuilder();
         for (final Role role : roles)
@@ -83,6 +83,6 @@ final class ClusterRestartFault extends FaultKind
         }
         nemesis.log("nemesis: " + name() + ": " + restarts);
         nemesis.caused(new NemesisEvent(name(), roles.size() + " roles", start, nemesis.sinceOrigin(),
-            (clean ? "every role stopped cleanly: " : "every role killed at once: ") + restarts, crashedAt));
+            (clean ? "every role stopped cleanly: " : "every role killed at once: ") + restarts, start, lossesUntil));
     }
 }

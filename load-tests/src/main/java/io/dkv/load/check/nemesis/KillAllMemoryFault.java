@@ -59,7 +59,7 @@ final class KillAllMemoryFault extends FaultKind
         nemesis.log(String.format(Locale.ROOT, "nemesis: %s %s for %d ms, then restarts in the order %s", NAME,
             processes(nodes), downMs, order));
         nodes.forEach(Role::kill);
-        final long crashedAt = nemesis.sinceOrigin();
+        final long lossesUntil = nemesis.sinceOrigin();
         nemesis.sleep(downMs);
         final StringBuilder restarts = new StringBuilder();
         for (final Role node : order)
@@ -70,7 +70,7 @@ final class KillAllMemoryFault extends FaultKind
         }
         nemesis.log("nemesis: " + NAME + ": " + restarts);
         nemesis.caused(new NemesisEvent(NAME, nodes.size() + " memory nodes", start, nemesis.sinceOrigin(),
-            "every memory node killed at once: " + restarts, crashedAt));
+            "every memory node killed at once: " + restarts, start, lossesUntil));
     }
 
     static String processes(final List<Role> nodes)

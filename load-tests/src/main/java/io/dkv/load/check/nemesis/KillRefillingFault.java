@@ -18,6 +18,8 @@ final class KillRefillingFault extends FaultKind
     static final String NAME = "kill-refilling";
     /** How long to look for A joining before giving the second kill up: A's start and registration. */
     private static final long JOINING_WAIT_MS = 30_000;
+    /** How long to wait for a memory node to serve again after the second restart: the pool's cut and a refill. */
+    private static final long SERVING_WAIT_MS = 120_000;
 
     KillRefillingFault()
     {
@@ -83,21 +85,92 @@ final class KillRefillingFault extends FaultKind
         final String firstRestart = nemesis.restart(first);
         final String joining = awaitJoining(nemesis, kills, first);
         second.kill();
-        final long crashedAt = nemesis.sinceOrigin();
+        final long killedAt = nemesis.sinceOrigin();
         nemesis.sleep(holdMs);
         final String before = kills.describe(second);
         final String secondRestart = nemesis.restart(second);
+        // the members that served restart from their disks and the pool comes back at one cut, taking back what they
+        // acknowledged meanwhile: everysec's losses run until a memory node serves again after the cut
+        final Waited waited = awaitServingAfterTheCut(nemesis, kills, killedAt);
+        final String servedAgain = waited.seen();
+        final long lossesUntil = waited.lossesUntil();
         final String detail = first + " " + firstRestart + ", " + joining + "; " + second + " killed, was " + before +
-            ", " + secondRestart;
+            ", " + secondRestart + "; " + servedAgain;
         nemesis.log("nemesis: " + NAME + ": " + detail);
         nemesis.caused(new NemesisEvent(NAME, first.name() + ", " + second.name(), start, nemesis.sinceOrigin(),
-            detail, crashedAt));
+            detail, start, lossesUntil));
+    }
+
+    /**
+     * Wait for the pool's cut: every member stops serving (those that served restart from their disks), then one
+     * serves again, after the cut; writes acknowledged before that may be taken back, none after. Where no moment
+     * without a member serving is seen, the pool took no cut (a node that cannot restart from a disk), and the
+     * losses end with the second kill.
+     *
+     * @return until when acknowledged writes may be lost, and what was seen.
+     */
+    private static Waited awaitServingAfterTheCut(final Nemesis nemesis, final MemoryNodeKills kills,
+        final long killedAt)
+    {
+        final long from = nemesis.sinceOrigin();
+        final long deadline = from + SERVING_WAIT_MS * 1_000_000L;
+        long noneServedAt = 0;
+        while (nemesis.sinceOrigin() < deadline)
+        {
+            try
+            {
+                final Membership membership = kills.membership();
+                int serving = 0;
+                int live = 0;
+                for (final long member : membership.memberIds())
+                {
+                    serving += membership.serves(member) ? 1 : 0;
+                    live += membership.state(member) == Membership.LIVE ? 1 : 0;
+                }
+                if (serving == 0 && noneServedAt == 0)
+                {
+                    noneServedAt = nemesis.sinceOrigin();
+                }
+                if (noneServedAt != 0 && serving > 0)
+                {
+                    final long servedAt = nemesis.sinceOrigin();
+                    return new Waited(servedAt, String.format(Locale.ROOT, "no memory node served %,d ms after " +
+                        "the restart, one served again %,d ms after that", (noneServedAt - from) / 1_000_000L,
+                        (servedAt - noneServedAt) / 1_000_000L));
+                }
+                if (noneServedAt == 0 && live == membership.memberIds().length)
+                {
+                    return new Waited(killedAt, "every memory node live again with no moment none served: no cut");
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                // the MetaServer does not answer now: looked at again
+            }
+            // not the nemesis's sleep: a nemesis stopping still waits, or the losses' window would end too soon
+            try
+            {
+                Thread.sleep(50);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return new Waited(nemesis.sinceOrigin(), "interrupted while waiting for the pool's cut");
+            }
+        }
+        return new Waited(nemesis.sinceOrigin(), "no memory node served again within " + SERVING_WAIT_MS +
+            " ms of the restart");
+    }
+
+    /** Until when the fault may lose acknowledged writes, and what the wait for the pool's cut saw. */
+    private record Waited(long lossesUntil, String seen)
+    {
     }
 
     /** @return what the membership said of the node when the second kill came. */
     private static String awaitJoining(final Nemesis nemesis, final MemoryNodeKills kills, final Role node)
     {
-        final long deadline = nemesis.sinceOrigin() + JOINING_WAIT_MS;
+        final long deadline = nemesis.sinceOrigin() + JOINING_WAIT_MS * 1_000_000L;
         while (nemesis.sinceOrigin() < deadline)
         {
             try

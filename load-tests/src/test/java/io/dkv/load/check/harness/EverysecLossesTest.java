@@ -59,7 +59,7 @@ class EverysecLossesTest
         assertEquals(Verdict.INVALID, check(recorded), "as recorded, the second write was lost");
 
         final List<NemesisEvent> crash =
-            List.of(new NemesisEvent("kill-all-memory", "memory nodes", 100, 200, "", 101));
+            List.of(new NemesisEvent("kill-all-memory", "memory nodes", 100, 200, "", 100, 101));
         final EverysecLosses.Adjusted adjusted = EverysecLosses.apply(recorded, crash, 70);
         assertEquals(1, adjusted.excused(), "the write acknowledged at 40, within 70 of the crash at 100");
         assertEquals(Verdict.VALID, check(adjusted.history()));
@@ -88,9 +88,48 @@ class EverysecLossesTest
         final History recorded = HistoryMerger.merge(List.of(file));
         assertEquals(Verdict.INVALID, check(recorded));
         final EverysecLosses.Adjusted adjusted = EverysecLosses.apply(recorded,
-            List.of(new NemesisEvent("kill-refilling", "memory nodes", 60, 400, "", 101)), 0);
+            List.of(new NemesisEvent("kill-refilling", "memory nodes", 60, 400, "", 101, 101)), 0);
         assertEquals(1, adjusted.excused(), "invoked at 95, before the last kill at 101, acknowledged at 150");
         assertEquals(Verdict.VALID, check(adjusted.history()));
+    }
+
+    /**
+     * kill-refilling: the members that served restart from their disks once the second kill took the last copy of some
+     * keys, and the pool's cut takes back what they acknowledged until then, and since the first kill (a write waiting
+     * out the first node holds the pool's durable epoch); what was acknowledged before the window of the first kill
+     * is kept, and checked.
+     */
+    @Test
+    void aWriteAcknowledgedUntilThePoolServedAgainMayBeLostButNotOneBeforeTheWindowOfTheFirstKill() throws Exception
+    {
+        final List<NemesisEvent> fault =
+            List.of(new NemesisEvent("kill-refilling", "memory nodes", 60, 400, "", 60, 250));
+        final EverysecLosses.Adjusted thirdLost = EverysecLosses.apply(refilled(2), fault, 15);
+        assertEquals(1, thirdLost.excused(), "the write invoked at 120, after the kills, before 250");
+        assertEquals(Verdict.VALID, check(thirdLost.history()));
+
+        final EverysecLosses.Adjusted secondLost = EverysecLosses.apply(refilled(1), fault, 15);
+        assertEquals(Verdict.INVALID, check(secondLost.history()),
+            "the write acknowledged at 40, before 60 - 15, may not be lost");
+        assertEquals(Verdict.VALID, check(EverysecLosses.apply(refilled(1), fault, 25).history()),
+            "with a window of 25 it may");
+    }
+
+    /** Three writes of r1, the first before the fault, the second between its kills, the third after; then a read. */
+    private History refilled(final int readValue) throws Exception
+    {
+        final Path file = dir.resolve("client-refilled-" + readValue + ".jsonl");
+        Files.writeString(file, """
+            {"index":0,"type":"invoke","process":1,"f":"write","key":"r1","value":1,"time":5}
+            {"index":1,"type":"ok","process":1,"f":"write","key":"r1","value":1,"time":8}
+            {"index":2,"type":"invoke","process":1,"f":"write","key":"r1","value":2,"time":30}
+            {"index":3,"type":"ok","process":1,"f":"write","key":"r1","value":2,"time":40}
+            {"index":4,"type":"invoke","process":1,"f":"write","key":"r1","value":3,"time":120}
+            {"index":5,"type":"ok","process":1,"f":"write","key":"r1","value":3,"time":130}
+            {"index":6,"type":"invoke","process":2,"f":"read","key":"r1","value":null,"time":300}
+            """ + "{\"index\":7,\"type\":\"ok\",\"process\":2,\"f\":\"read\",\"key\":\"r1\",\"value\":" + readValue +
+            ",\"time\":310}\n", StandardCharsets.UTF_8);
+        return HistoryMerger.merge(List.of(file));
     }
 
     @Test
