@@ -153,6 +153,7 @@ final class PoolCut
                     out.printf("memory nodes kept a durable epoch %d below the cluster's durable epoch %d: the cut " +
                         "is %d%n", least, greatestKeptD, cut);
                 }
+                out.printf("the pool's cut is epoch %d: %s%n", cut, keptEpochs(membership, disks));
                 final MemoryNodeDisk own = disks.get(self);
                 if (own == null || own.rolledBackTo() != cut)
                 {
@@ -299,5 +300,22 @@ final class PoolCut
             }
         }
         return before >= Math.min(membership.replicas(), membership.memberIds().length) - 1;
+    }
+
+    /** @return what each member's disk kept, as the cut was taken from it: for the node's log. */
+    private static String keptEpochs(final Membership membership, final Map<Long, MemoryNodeDisk> disks)
+    {
+        final StringBuilder said = new StringBuilder();
+        for (final long member : membership.memberIds())
+        {
+            final MemoryNodeDisk disk = disks.get(member);
+            said.append(said.isEmpty() ? "" : "; ").append("memory node ").append(member)
+                .append(isSource(membership, member) ? " (a source)" : " (refilled from the others)")
+                .append(" kept durable epoch ").append(disk.restoredDurableEpoch())
+                .append(" and D ").append(disk.restoredClusterDurableEpoch())
+                .append(", stopped serving in membership epoch ")
+                .append(membership.leftLive(member) & ~Membership.MEMORY_LOST);
+        }
+        return said.toString();
     }
 }
