@@ -3,12 +3,17 @@ package io.dkv.raas.driver;
 import io.dkv.raas.CompletionHandler;
 import io.dkv.raas.RaasException;
 
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The driver's logical connections by vQPN: an index into this table in the low
  * {@value #VQPN_INDEX_BITS} bits and a generation above them, so that a completion or message for a
- * connection closed meanwhile does not reach the one that took its place.
+ * connection closed meanwhile does not reach the one that took its place. Generations start where a random draw puts
+ * them, not at 1: a driver started again (its node restarted) would otherwise hand out the vQPNs of its last
+ * incarnation in the same order, and a message a peer still addressed to one of those would reach the connection that
+ * took its number (a peer's CLOSE of its old connection closed a new client's, and with it the persist ring it owned).
  */
 final class ConnectionTable
 {
@@ -39,6 +44,8 @@ final class ConnectionTable
         this.routes = routes;
         this.admission = admission;
         this.connectionCredits = connectionCredits;
+        // where every index's generations start in this driver: drawn once, so that its incarnations differ
+        Arrays.fill(generations, ThreadLocalRandom.current().nextInt(0x800));
     }
 
     /** A new connection over the route, with a vQPN no open connection has. */

@@ -1,5 +1,6 @@
 package io.dkv.raas.driver;
 
+import io.dkv.raas.NodeRecord;
 import io.dkv.raas.RaasContext;
 import io.dkv.raas.RaasException;
 import io.dkv.raas.RaasStatus;
@@ -61,6 +62,11 @@ final class MessageChannel
     private final MessageInbox inbox;
     private volatile int state = CONNECTING;
     private volatile int peerVqpn;
+    /**
+     * The process at the other end when the connection was established: its node's address and DC key, which a node
+     * restarted gets anew (a node that only registered again, its lease having run out, keeps both).
+     */
+    private volatile NodeRecord peer;
     private volatile int peerUdQpn;
     private volatile boolean peerClosed;
     private volatile int connectStatus;
@@ -131,10 +137,25 @@ final class MessageChannel
         return state == CLOSED;
     }
 
-    /** @return true once the peer closed the connection, or broke its protocol (which counts the same). */
+    /**
+     * @return true once the peer closed the connection, or broke its protocol (which counts the same), or its node is
+     * now another process than the one the connection was established with: the route follows a node that
+     * restarted, and the new process never knew this connection, while its vQPNs may name others (a CLOSE sent there
+     * closed whichever connection had taken the number, and a memory node dropped the persist ring that one owned).
+     */
     boolean isPeerClosed()
     {
+        final NodeRecord established = peer;
+        if (!peerClosed && established != null && restarted(established, connection.route().node))
+        {
+            peerClosed = true;
+        }
         return peerClosed;
+    }
+
+    private static boolean restarted(final NodeRecord established, final NodeRecord now)
+    {
+        return now.dcKey() != established.dcKey() || !now.address().equals(established.address());
     }
 
     /** The peer closed the connection, or broke its protocol: no more messages either way. */
@@ -216,6 +237,10 @@ final class MessageChannel
     private void sendAdvert(
         final NodeRoute route, final int peerVqpn, final int vqpn, final long address, final int rkey, final int bytes)
     {
+        if (isPeerClosed())
+        {
+            return;
+        }
         final RequestSlot slot = control.controlSlot(route, peerVqpn, TYPE_ADVERT, vqpn, 0, ADVERT_LENGTH);
         if (slot == null)
         {
@@ -238,6 +263,7 @@ final class MessageChannel
     {
         this.peerVqpn = peerVqpn;
         this.peerUdQpn = peerUdQpn;
+        this.peer = connection.route().node;
         sender.establish(credits, advertAddress, advertRkey, advertBytes);
         state = ESTABLISHED;
     }
@@ -306,7 +332,7 @@ final class MessageChannel
             throw new RaasException(
                 String.format("connection vQPN 0x%x is not established (state %d)", connection.vqpn(), state));
         }
-        if (peerClosed)
+        if (isPeerClosed())
         {
             throw new RaasException(
                 String.format("node %d closed connection vQPN 0x%x", connection.nodeId(), connection.vqpn()));
@@ -400,7 +426,7 @@ final class MessageChannel
     {
         final int previous = state;
         state = CLOSED;
-        if (tellPeer && previous == ESTABLISHED && !peerClosed)
+        if (tellPeer && previous == ESTABLISHED && !isPeerClosed())
         {
             control.sendSimple(connection.route(), peerVqpn, TYPE_CLOSE, connection.vqpn(), 0, 0);
         }

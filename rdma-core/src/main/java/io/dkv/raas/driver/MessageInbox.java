@@ -178,7 +178,7 @@ final class MessageInbox
         {
             channel.markPeerClosed();
         }
-        final RequestSlot done =
+        final RequestSlot done = channel.isPeerClosed() ? null :
             control.controlSlot(slot.route, channel.peerVqpn(), TYPE_READ_DONE, connection.vqpn(), 0, READ_LENGTH);
         if (done != null)
         {
@@ -342,7 +342,8 @@ final class MessageInbox
         held += back - 1;
         creditsToReturn += back;
         final MemoryRegion advert = channel.advert();
-        if ((creditsToReturn > 0 || bytesToReturn > 0) && (creditsToReturn >= Math.max(1, held / 2) ||
+        if ((creditsToReturn > 0 || bytesToReturn > 0) && !channel.isPeerClosed() &&
+            (creditsToReturn >= Math.max(1, held / 2) ||
             (advert != null && bytesToReturn >= advert.length() / 4) || inbox.isEmpty()))
         {
             control.sendSimple(connection.route(), channel.peerVqpn(), TYPE_CREDIT, connection.vqpn(),
