@@ -56,6 +56,15 @@ final class DurableEpoch
         return durable;
     }
 
+    /**
+     * @return the epoch through which the node wrote everything it was told: a writer's notice of a block of this
+     * epoch or an earlier one comes late (kv-memory-node/README.md, "Async across nodes").
+     */
+    long written()
+    {
+        return written;
+    }
+
     /** @return what the rings' marks say the node has been told of up to now (the epoch as it is, while frozen). */
     long told()
     {

@@ -30,7 +30,8 @@ public enum MemoryNodeCounter implements CounterDescriptor
     REQUESTS_PERSIST_BLOCKS(18, "Requests: PERSIST_BLOCKS (messages; their keys count as PERSIST)"),
     REQUESTS_SYNC(19, "Requests: SYNC"),
     REQUESTS_PERSIST_RING(20, "Requests: PERSIST_RING (persist rings handed out)"),
-    RING_ENTRIES(21, "Persist ring entries taken (their keys count as PERSIST)");
+    RING_ENTRIES(21, "Persist ring entries taken (their keys count as PERSIST)"),
+    LATE_NOTICES(22, "Late notices: a write's notice taken after the node's durable epoch passed its epoch");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

@@ -19,6 +19,7 @@ import org.rocksdb.WriteBatch;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -82,6 +83,7 @@ final class RequestServer implements Agent
     private final AtomicCounter clientsGone;
     private final AtomicCounter allocates;
     private final AtomicCounter persists;
+    private final AtomicCounter lateNotices;
     private final AtomicCounter retires;
     private final AtomicCounter splits;
     private final AtomicCounter malformed;
@@ -172,6 +174,7 @@ final class RequestServer implements Agent
         this.syncs = counters.get(MemoryNodeCounter.REQUESTS_SYNC);
         this.ringRequests = counters.get(MemoryNodeCounter.REQUESTS_PERSIST_RING);
         this.ringEntries = counters.get(MemoryNodeCounter.RING_ENTRIES);
+        this.lateNotices = counters.get(MemoryNodeCounter.LATE_NOTICES);
         this.clientsAccepted = counters.get(MemoryNodeCounter.CLIENTS_ACCEPTED);
         this.clientsGone = counters.get(MemoryNodeCounter.CLIENTS_GONE);
         this.allocates = counters.get(MemoryNodeCounter.REQUESTS_ALLOCATE);
@@ -762,6 +765,10 @@ final class RequestServer implements Agent
             }
             return;
         }
+        if (previousWriteId >= 0 && index.epochOf(block) <= durable.written())
+        {
+            late(client, key, block);
+        }
         batchKeys.add(key);
         named.addLong(block);
         // a writer that waits for the disk: its version is one no rollback to a cut takes back
@@ -776,6 +783,25 @@ final class RequestServer implements Agent
         {
             answerTo.add(client);
             answerCorrelations.addLong(correlation);
+        }
+    }
+
+    /**
+     * A writer's notice of a block whose epoch the node wrote through already: the marks that let it did not hold
+     * this write back, so a crash before the next fsync loses it below the durable epoch kept. Counted, and said
+     * for the first few and then every 1,000th.
+     */
+    private void late(final Connection client, final byte[] key, final long block)
+    {
+        final long count = lateNotices.incrementRelease() + 1;
+        if (count <= 10 || count % 1000 == 0)
+        {
+            LOG.log(System.Logger.Level.WARNING, "late notice " + count + ": key '" +
+                new String(key, StandardCharsets.ISO_8859_1) + "' block of epoch " +
+                index.epochOf(block) + " (write id " + Long.toHexString(index.writeIdOf(block)) + ") taken " +
+                (client == null ? "from a ring" : "in a message of client " + client) + " after the node wrote " +
+                "through epoch " + durable.written() + " (durable " + durable.current() + ", " +
+                rings.size() + " rings)");
         }
     }
 

@@ -7,6 +7,7 @@ import io.dkv.client.node.RingMarks;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
+import io.dkv.format.SlotWord;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Flags;
 import io.dkv.raas.Raas;
@@ -258,6 +259,35 @@ class ClientMarksTest
     }
 
     /** Answered once the node wrote and fsynced a batch: a mark it had taken by then counts. */
+    @Test
+    void aWritersNoticeOfAnEpochTheNodeWroteThroughIsCountedLate(@TempDir final Path data) throws Exception
+    {
+        final MemoryNodeContext nodeContext = node(data);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, nodeContext);
+            Raas clientRaas = raas(CLIENT);
+            Raas probeRaas = raas(CLIENT + 1);
+            Connection probe = probeRaas.connect(NODE, MemoryNodeProtocol.SERVICE, Flags.ADAPTIVE, null);
+            KvClient client = KvClient.connect(clientRaas, client()))
+        {
+            client.put(bytes("k"), bytes("told in time"));
+            sync(probeRaas, probe);
+            assertEquals(0, node.counters().get(MemoryNodeCounter.LATE_NOTICES).get(), "a notice of its epoch");
+
+            moveClocks(START + 5_000);
+            KvCluster.awaitTrue(() -> durable(nodeRaas, node) == (START + 5_000) / EPOCH_MS - 1);
+            // the same block told again now, as by a writer whose ring the node no longer reads: its epoch is one
+            // the node called durable already, so a crash before the next fsync loses it below that epoch
+            final LocalIndex index = new LocalIndex(nodeRaas.localMemory(node.indexRegion()),
+                nodeRaas.localMemory(node.heapRegion()), nodeContext.indexGroups(), nodeContext.maxGlobalDepth());
+            final long block = SlotWord.blockOffset(index.slotWord(index.committedSlotOf(bytes("k"))));
+            assertEquals(MemoryNodeProtocol.OK, DurabilityTest.call(probeRaas, probe, MemoryNodeProtocol.PERSIST,
+                MemoryNodeProtocol.ANSWER_WHEN_TAKEN | MemoryNodeProtocol.NAMES_PREVIOUS, block,
+                KvBlockLayout.NO_WRITE).get(INT, MemoryNodeProtocol.STATUS_OFFSET));
+            assertEquals(1, node.counters().get(MemoryNodeCounter.LATE_NOTICES).get());
+        }
+    }
+
     private static void sync(final Raas raas, final Connection connection)
     {
         assertEquals(MemoryNodeProtocol.OK, DurabilityTest.call(raas, connection, MemoryNodeProtocol.SYNC, 0, -1,
