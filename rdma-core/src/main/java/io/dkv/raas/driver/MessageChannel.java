@@ -155,7 +155,9 @@ final class MessageChannel
 
     private static boolean restarted(final NodeRecord established, final NodeRecord now)
     {
-        return now.dcKey() != established.dcKey() || !now.address().equals(established.address());
+        // the same record while the route was not read again: every message's check is one comparison
+        return now != established &&
+            (now.dcKey() != established.dcKey() || !now.address().equals(established.address()));
     }
 
     /** The peer closed the connection, or broke its protocol: no more messages either way. */
