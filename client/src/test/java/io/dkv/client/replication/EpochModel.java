@@ -25,8 +25,11 @@ import java.util.List;
  * every node's) makes old.
  *
  * <p>Checked at every state, as if it crashed there: every node at once (each loads, per key, its newest version at
- * or below D, the least of the nodes' kept durable epochs), and each node alone (the others roll back to D from their
- * own disks, as the design says; {@link Variant#NO_ROLLBACK} keeps their memory). The state they come back with must
+ * or below D, the least of the nodes' kept durable epochs), and each node alone: every copy of its keys lost while
+ * the other serves (kv-memory-node/README.md, "Every copy of some keys lost while a member serves"), so the other
+ * restarts from its disk, which holds what it wrote, fsynced or not, and rolls back to D, of which it is a source
+ * ({@link Variant#NO_ROLLBACK} keeps its memory, {@link Variant#SOURCE_LEFT_OUT} takes the crashed node's kept epoch
+ * alone for the cut). The state they come back with must
  * be exactly that of the transactions of epoch at most D, in the order they committed, and no such transaction may
  * have read a write of one above D; and no version may be missing: a run that ends with every notice and mark taken
  * and fsynced comes back with D = {@link #MAX_EPOCH} - 1.
@@ -62,7 +65,13 @@ final class EpochModel implements Model<EpochModel.State>
         /** A node drops versions by its own durable epoch, not the cluster's. */
         DROP_BY_OWN,
         /** When one node crashes, the others keep what their memory holds instead of rolling back to D. */
-        NO_ROLLBACK
+        NO_ROLLBACK,
+        /**
+         * When one node crashes, the cut is its own kept durable epoch: the node that still serves, and restarts from
+         * its disk to the cut, is left out of the cut's sources although notices of its epochs up to the cut may not
+         * have reached its disk yet.
+         */
+        SOURCE_LEFT_OUT
     }
 
     static final int MAX_EPOCH = 3;
@@ -542,7 +551,8 @@ final class EpochModel implements Model<EpochModel.State>
         }
         for (int node = 0; node < NODES; node++)
         {
-            final String one = cameBack(s, d, recover(s, d, node), "node " + node + " crashes");
+            final int cut = variant == Variant.SOURCE_LEFT_OUT ? s[KEPT + node] : d;
+            final String one = cameBack(s, cut, recover(s, cut, node), "node " + node + " crashes");
             if (one != null)
             {
                 return one;

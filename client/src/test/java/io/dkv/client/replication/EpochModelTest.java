@@ -34,7 +34,8 @@ class EpochModelTest
         "MARK_IGNORES_IN_FLIGHT, ' '",
         "UNKNOWN_CLIENT_UNCOUNTED, ' '",
         "DROP_BY_OWN, ' '",
-        "NO_ROLLBACK, 'node '"})
+        "NO_ROLLBACK, 'node '",
+        "SOURCE_LEFT_OUT, 'node '"})
     void eachRuleLeftOutIsCaught(final EpochModel.Variant variant, final String expected)
     {
         final Explorer.Result result = Explorer.explore(new EpochModel(variant), true);
