@@ -31,6 +31,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -196,6 +197,37 @@ class KeyScanTest
 
         assertEquals(written, new TreeSet<>(rest), "started over: every key again");
         assertTrue(ScanCursor.epochTagOf(first.cursor()) != ScanCursor.epochTag(2));
+    }
+
+    /** DBSIZE is a count over a scan's steps: one that starts over under a new membership counts from there. */
+    @Test
+    void aCountAcrossAMembershipChangeCountsEveryKeyOnce() throws InterruptedException
+    {
+        final KvClient client = store(2, 64);
+        putAll(client, "k", 300);
+        final ScanPage first = client.scan(ScanCursor.START, 100, null);
+        assertFalse(first.restarted(), "a scan's first step starts nothing over");
+        long counted = first.countAfter(0);
+        assertEquals(first.keys().size(), counted);
+
+        final int[] live = new int[NODES.length];
+        Arrays.fill(live, Membership.LIVE);
+        directory.membership(new Membership(2, 2, NODES, live));
+        Thread.sleep(client.membershipPhaseGapMs() + 200);
+        long cursor = first.cursor();
+        boolean restarted = false;
+        do
+        {
+            final ScanPage page = client.scan(cursor, 100, null);
+            restarted |= page.restarted();
+            counted = page.countAfter(counted);
+            cursor = page.cursor();
+        }
+        while (cursor != ScanCursor.START);
+
+        assertTrue(restarted, "the step after the change started the scan over");
+        assertEquals(300, counted);
+        assertEquals(300, client.countKeys());
     }
 
     @Test

@@ -816,7 +816,10 @@ public final class KvClient implements AutoCloseable
         return session.readAgainPastFailures(() -> session.keyScan().randomKey());
     }
 
-    /** @return how many keys have a value: every step of a scan counted (a walk of every index, not a counter). */
+    /**
+     * @return how many keys have a value: every step of a scan counted (a walk of every index, not a counter); a
+     * membership change during the walk starts it over, and the count with it, so no key counts twice.
+     */
     public long countKeys()
     {
         long keys = 0;
@@ -824,7 +827,7 @@ public final class KvClient implements AutoCloseable
         do
         {
             final ScanPage page = scan(cursor, FLUSH_STEP, null);
-            keys += page.keys().size();
+            keys = page.countAfter(keys);
             cursor = page.cursor();
         }
         while (cursor != ScanCursor.START);

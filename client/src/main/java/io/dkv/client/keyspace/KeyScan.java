@@ -166,7 +166,8 @@ public final class KeyScan
                 group = 0;
             }
         }
-        return new ScanPage(rank >= nodes ? ScanCursor.START : ScanCursor.of(tag, rank, subtable, group), found);
+        return new ScanPage(rank >= nodes ? ScanCursor.START : ScanCursor.of(tag, rank, subtable, group), found,
+            cursor != ScanCursor.START && !resume);
     }
 
     /**
