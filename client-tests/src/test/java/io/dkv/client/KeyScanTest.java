@@ -181,10 +181,7 @@ class KeyScanTest
         assertTrue(first.cursor() != ScanCursor.START);
 
         // the same members under a new epoch: the cursor's tag names the old one
-        final int[] live = new int[NODES.length];
-        Arrays.fill(live, Membership.LIVE);
-        directory.membership(new Membership(2, 2, NODES, live));
-        Thread.sleep(client.membershipPhaseGapMs() + 200);
+        sameMembersUnderEpoch2(client);
         final List<String> rest = new ArrayList<>();
         long cursor = first.cursor();
         do
@@ -210,10 +207,7 @@ class KeyScanTest
         long counted = first.countAfter(0);
         assertEquals(first.keys().size(), counted);
 
-        final int[] live = new int[NODES.length];
-        Arrays.fill(live, Membership.LIVE);
-        directory.membership(new Membership(2, 2, NODES, live));
-        Thread.sleep(client.membershipPhaseGapMs() + 200);
+        sameMembersUnderEpoch2(client);
         long cursor = first.cursor();
         boolean restarted = false;
         do
@@ -321,6 +315,15 @@ class KeyScanTest
         assertTrue(negative.getMessage().contains("invalid cursor -5"), negative.getMessage());
         assertTrue(unmarked.getMessage().contains("invalid cursor 12345"), unmarked.getMessage());
         assertTrue(count.getMessage().contains("count 0"), count.getMessage());
+    }
+
+    /** The same members under membership epoch 2, once the client has read it. */
+    private void sameMembersUnderEpoch2(final KvClient client) throws InterruptedException
+    {
+        final int[] live = new int[NODES.length];
+        Arrays.fill(live, Membership.LIVE);
+        directory.membership(new Membership(2, 2, NODES, live));
+        Thread.sleep(client.membershipPhaseGapMs() + 200);
     }
 
     private KvClient store(final int replicas, final int indexGroups)

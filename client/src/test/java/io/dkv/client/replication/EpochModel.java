@@ -29,10 +29,9 @@ import java.util.List;
  * the other serves (kv-memory-node/README.md, "Every copy of some keys lost while a member serves"), so the other
  * restarts from its disk, which holds what it wrote, fsynced or not, and rolls back to D, of which it is a source
  * ({@link Variant#NO_ROLLBACK} keeps its memory, {@link Variant#SOURCE_LEFT_OUT} takes the crashed node's kept epoch
- * alone for the cut). The state they come back with must
- * be exactly that of the transactions of epoch at most D, in the order they committed, and no such transaction may
- * have read a write of one above D; and no version may be missing: a run that ends with every notice and mark taken
- * and fsynced comes back with D = {@link #MAX_EPOCH} - 1.
+ * alone for the cut). The state they come back with must be exactly that of the transactions of epoch at most D, in
+ * the order they committed, and no such transaction may have read a write of one above D; and no version may be
+ * missing: a run that ends with every notice and mark taken and fsynced comes back with D = {@link #MAX_EPOCH} - 1.
  */
 final class EpochModel implements Model<EpochModel.State>
 {
