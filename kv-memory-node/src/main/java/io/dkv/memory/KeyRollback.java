@@ -6,8 +6,12 @@ import org.agrona.concurrent.NanoClock;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Takes a node's keys back to a cut: every key that has versions above the epoch {@code cut} becomes its newest
@@ -16,9 +20,11 @@ import java.util.Arrays;
  * rewritten, its versions above dropped, the durable epoch kept as the cut, with one fsync at the end) and in memory
  * (its slot pointed at a block of the version, written into a chunk of the node's own, or emptied). A key with no
  * version above the cut is left as it is, whatever its row's epoch: a copy a refill wrote, or a write under durability
- * no, has no versions to go back to. Run on the request server's thread while no client reads or writes the node's
- * keys (it is joining, and so is every other copy of them): a crash part way leaves what is done done, and running it
- * again at the same cut does the rest.
+ * no, has no versions to go back to. A key's versions are those of the version log and those the sweep carried into
+ * the key store; the log's above the cut are voided by a cut record appended once the keys' rows and the durable epoch
+ * are on disk. Run on the request server's thread while no client reads or writes the node's keys (it is joining, and
+ * so is every other copy of them): a crash part way leaves what is done done, and running it again at the same cut
+ * does the rest (before the cut record the log reads as it did; after it, nothing is above the cut).
  */
 final class KeyRollback
 {
@@ -35,7 +41,7 @@ final class KeyRollback
     private LoadedBlocks blocks;
     private WriteBatch batch;
     private byte[] key;
-    private final KeyVersionRun run = new KeyVersionRun();
+    private KeyVersionRun run;
     private long keysRolledBack;
     private long keysRemoved;
     private long versionsDropped;
@@ -70,10 +76,44 @@ final class KeyRollback
         batch = new WriteBatch();
         try
         {
-            store.forEachVersion(this::version);
-            decide();
+            // the keys with a version above the cut, then each one's versions whole: the rows carried out of the log
+            // first (each at or below the D of its sweep), then the log's in the order appended
+            final Set<ByteBuffer> above = new HashSet<>();
+            final KeyStore.VersionVisitor aboveCut = (rowKey, epoch, writeId, previous, expireAt, value) ->
+            {
+                if (epoch > cut)
+                {
+                    above.add(ByteBuffer.wrap(rowKey));
+                }
+            };
+            store.forEachVersionRow(aboveCut);
+            store.versionLog().forEach(aboveCut);
+            final Map<ByteBuffer, KeyVersionRun> runs = new HashMap<>();
+            final KeyStore.VersionVisitor gather = (rowKey, epoch, writeId, previous, expireAt, value) ->
+                runs.computeIfAbsent(ByteBuffer.wrap(rowKey), name -> new KeyVersionRun())
+                    .add(epoch, writeId, previous, expireAt, value);
+            for (final ByteBuffer name : above)
+            {
+                store.forEachVersionRowOf(name.array(), gather);
+            }
+            store.versionLog().forEach((rowKey, epoch, writeId, previous, expireAt, value) ->
+            {
+                if (above.contains(ByteBuffer.wrap(rowKey)))
+                {
+                    gather.visit(rowKey, epoch, writeId, previous, expireAt, value);
+                }
+            });
+            for (final Map.Entry<ByteBuffer, KeyVersionRun> entry : runs.entrySet())
+            {
+                key = entry.getKey().array();
+                run = entry.getValue();
+                decide();
+            }
             store.putDurableEpoch(batch, cut);
             store.write(batch, true);
+            // the rows and the epoch on disk, the log's versions above the cut are void: a rollback done again
+            // before this reads the log as this one did
+            store.voidVersionsAbove(cut);
         }
         catch (final RocksDBException ex)
         {
@@ -86,23 +126,10 @@ final class KeyRollback
             batch = null;
             blocks.finish();
             key = null;
+            run = null;
         }
         return new RollbackReport(cut, keysRolledBack, keysRemoved, versionsDropped, ambiguous,
             (nanoClock.nanoTime() - start) / 1_000_000L);
-    }
-
-    private void version(final byte[] rowKey, final long epoch, final long writeId, final long replaced,
-        final long expireAt, final byte[] value)
-    {
-        if (key != null && !Arrays.equals(key, rowKey))
-        {
-            decide();
-        }
-        if (key == null)
-        {
-            key = rowKey;
-        }
-        run.add(epoch, writeId, replaced, expireAt, value);
     }
 
     /** The key's versions are all read: roll it back if it has any above the cut. */
@@ -131,6 +158,7 @@ final class KeyRollback
             {
                 if (run.epoch(i) > cut && i != target)
                 {
+                    // a row carried out of the log goes; one of the log is voided by the cut record at the end
                     changed = true;
                     store.dropVersion(batch, key, run.epoch(i), run.writeId(i));
                     versionsDropped++;
@@ -154,7 +182,6 @@ final class KeyRollback
         finally
         {
             key = null;
-            run.clear();
         }
     }
 

@@ -32,8 +32,12 @@ import java.util.List;
  *                       writeId   long   the write's id, the same in every replica's copy ({@code KvBlockLayout})
  *                       epoch     long   the write's durable epoch (its block's), 0 for a key of format 3 or before
  *                       value     the rest
- * column family "versions": each version of a key the node was told of by its writer's notice, kept until the
- * cluster's durable epoch D has passed a newer one (kv-memory-node/README.md, "Async across nodes")
+ * column family "versions": versions the sweep carried out of a segment of the version log it dropped, for a key
+ * with no later version in the log (format 4 kept every version here), dropped once D has passed a newer one
+ * (kv-memory-node/README.md, "Async across nodes"); every other version is in the version log ({@link VersionLog},
+ * in the directory's "versions" folder), which is written before each write of this store and forced before each of
+ * its fsyncs and before the node's durable epoch is written, so that no key's row and no durable epoch on disk counts
+ * on a version that is not
  *   key                 keyLength short  big-endian, so that one key's versions are together and no other's among them
  *                       key              the client's key
  *                       epoch     long   the write's epoch (its block's), big-endian: a key's versions in epoch order
@@ -70,10 +74,10 @@ final class KeyStore implements AutoCloseable
     }
 
     /**
-     * 4: versions kept. 3: values carry their write id, and the directory says whose it is. 2: values carry their
-     * expiry.
+     * 5: versions in a log beside the store. 4: versions kept (in the store). 3: values carry their write id, and the
+     * directory says whose it is. 2: values carry their expiry.
      */
-    static final int FORMAT = 4;
+    static final int FORMAT = 5;
     static final String NODE_FAMILY = "dkv-node";
     static final String VERSIONS_FAMILY = "versions";
     /** A version's row key past the client's key: its epoch and write id. */
@@ -142,11 +146,14 @@ final class KeyStore implements AutoCloseable
     private boolean closed;
     private final boolean restored;
     private final long upgradedKeys;
+    private final VersionLog log;
 
     private KeyStore(final Path path, final DBOptions options, final ColumnFamilyOptions keyOptions,
-        final RocksDB db, final List<ColumnFamilyHandle> families, final boolean restored, final long upgradedKeys)
+        final RocksDB db, final List<ColumnFamilyHandle> families, final boolean restored, final long upgradedKeys,
+        final VersionLog log)
     {
         this.path = path;
+        this.log = log;
         this.options = options;
         this.keyOptions = keyOptions;
         this.db = db;
@@ -169,6 +176,16 @@ final class KeyStore implements AutoCloseable
      *                               has it open, no space, corrupt files) or is another node's or cluster's.
      */
     static KeyStore open(final Path path, final long nodeId, final byte[] cluster)
+    {
+        return open(path, nodeId, cluster, VersionLog.SEGMENT_BYTES_DEFAULT);
+    }
+
+    /**
+     * As {@link #open(Path, long, byte[])}.
+     *
+     * @param segmentBytes bytes a segment of the version log grows to before another is opened.
+     */
+    static KeyStore open(final Path path, final long nodeId, final byte[] cluster, final int segmentBytes)
     {
         // a memtable that is a vector, not a skip list: the node only writes keys while it serves and reads them
         // back only at its start, and a skip list's insert cost 2.3 us of the request thread a key here
@@ -194,6 +211,11 @@ final class KeyStore implements AutoCloseable
                     // the versions' column family was made as the store opened: each key's row gets its epoch
                     upgraded = upgradeFormat3(path, db, families.get(0), node);
                 }
+                else if (formatOf(format) == 4)
+                {
+                    // its versions' rows read as versions carried out of the log: nothing to rewrite
+                    db.put(node, FORMAT_KEY, ByteBuffer.allocate(Integer.BYTES).putInt(FORMAT).array());
+                }
                 restored = true;
             }
             else
@@ -212,7 +234,8 @@ final class KeyStore implements AutoCloseable
                 restored = format2 != null;
                 claim(db, node, nodeId, cluster);
             }
-            return new KeyStore(path, options, keyOptions, db, families, restored, upgraded);
+            final VersionLog log = VersionLog.open(path, segmentBytes);
+            return new KeyStore(path, options, keyOptions, db, families, restored, upgraded, log);
         }
         catch (final IllegalStateException ex)
         {
@@ -315,12 +338,12 @@ final class KeyStore implements AutoCloseable
     private static void checkOwner(final Path path, final RocksDB db, final ColumnFamilyHandle node,
         final byte[] format, final long nodeId, final byte[] cluster) throws RocksDBException
     {
-        if (formatOf(format) != FORMAT && formatOf(format) != 3)
+        if (formatOf(format) != FORMAT && formatOf(format) != 4 && formatOf(format) != 3)
         {
             throw new IllegalStateException("the key store in " + path + " is of format " +
                 (format.length == Integer.BYTES ? Integer.toString(ByteBuffer.wrap(format).getInt()) :
                     Arrays.toString(format)) + ", and this node reads format " + FORMAT +
-                " (and upgrades format 3): start a node of its version on it");
+                " (and upgrades formats 3 and 4): start a node of its version on it");
         }
         final byte[] owner = db.get(node, NODE_KEY);
         final long ownerId = owner == null || owner.length != Long.BYTES ? 0 : ByteBuffer.wrap(owner).getLong();
@@ -497,8 +520,31 @@ final class KeyStore implements AutoCloseable
     }
 
     /**
-     * Add a version of the key to {@code batch}: what its writer's notice named, kept until a newer one is at or below
-     * the cluster's durable epoch ({@link #dropVersion}).
+     * Add a version of the key to the version log: what its writer's notice named, written before this store's next
+     * write and on disk with its next fsync.
+     *
+     * @param previous the low 48 bits of the write id of the version it replaced, 0 when none, with
+     *                 {@link #SYNC_VERSION} where its writer waits for the disk.
+     * @throws IllegalStateException naming the directory when the disk refuses it.
+     */
+    void appendVersion(final byte[] key, final long epoch, final long writeId, final long previous,
+        final long expireAt, final byte[] value)
+    {
+        try
+        {
+            log.append(key, epoch, writeId, previous, expireAt, value);
+        }
+        catch (final java.io.UncheckedIOException ex)
+        {
+            broken = true;
+            throw new IllegalStateException(ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Add a version of the key to {@code batch}, as a row of the store: one the sweep carries out of a segment of the
+     * version log it drops where nothing later in the log stands for it, kept until a newer row is at or below the
+     * cluster's durable epoch ({@link #dropVersion}).
      *
      * @param previous the low 48 bits of the write id of the version it replaced, 0 when none.
      */
@@ -522,8 +568,48 @@ final class KeyStore implements AutoCloseable
             .putLong(epoch).putLong(writeId).array();
     }
 
-    /** Hand every stored version to {@code visitor}: key after key, each key's in epoch order. */
+    /**
+     * Hand every version kept to {@code visitor}: the rows carried out of the log (key after key, each key's in epoch
+     * order), then the log's (in the order appended), none a rollback voided.
+     */
     void forEachVersion(final VersionVisitor visitor)
+    {
+        forEachVersionRow(visitor);
+        log.forEach(visitor);
+    }
+
+    /** @return the version log beside the store, for the sweep and a rollback to read (its one writer's thread). */
+    VersionLog versionLog()
+    {
+        return log;
+    }
+
+    /** Hand the versions of {@code key} that are rows of the store (carried out of the log) to {@code visitor}. */
+    void forEachVersionRowOf(final byte[] key, final VersionVisitor visitor)
+    {
+        final byte[] prefix = ByteBuffer.allocate(Short.BYTES + key.length).putShort((short)key.length).put(key)
+            .array();
+        try (RocksIterator iterator = db.newIterator(versions))
+        {
+            for (iterator.seek(prefix); iterator.isValid(); iterator.next())
+            {
+                final byte[] row = iterator.key();
+                if (row.length != prefix.length + VERSION_SUFFIX ||
+                    !Arrays.equals(row, 0, prefix.length, prefix, 0, prefix.length))
+                {
+                    return;
+                }
+                final ByteBuffer at = ByteBuffer.wrap(row, prefix.length, VERSION_SUFFIX);
+                final byte[] stored = iterator.value();
+                final ByteBuffer header = ByteBuffer.wrap(stored);
+                visitor.visit(key, at.getLong(), at.getLong(), header.getLong(), header.getLong(),
+                    Arrays.copyOfRange(stored, HEADER_LENGTH, stored.length));
+            }
+        }
+    }
+
+    /** Hand every version that is a row of the store (carried out of the log) to {@code visitor}, in row order. */
+    void forEachVersionRow(final VersionVisitor visitor)
     {
         try (RocksIterator iterator = db.newIterator(versions))
         {
@@ -601,6 +687,8 @@ final class KeyStore implements AutoCloseable
         {
             reopen();
         }
+        // the versions first: a key's row is never on disk before the version its rollback would need
+        writeLog(sync);
         try
         {
             db.write(sync ? syncWrites : bufferedWrites, batch);
@@ -618,6 +706,8 @@ final class KeyStore implements AutoCloseable
      */
     void writeDurableEpoch(final long epoch)
     {
+        // every version the epoch counts on is on disk before the epoch is even written
+        writeLog(true);
         try (WriteBatch batch = new WriteBatch())
         {
             putDurableEpoch(batch, epoch);
@@ -684,6 +774,7 @@ final class KeyStore implements AutoCloseable
         {
             reopen();
         }
+        writeLog(true);
         try
         {
             db.syncWal();
@@ -693,6 +784,44 @@ final class KeyStore implements AutoCloseable
             broken = true;
             throw new IllegalStateException("cannot fsync the key store's log in " + path + ": " + ex.getMessage(),
                 ex);
+        }
+    }
+
+    /**
+     * Void every version in the log above {@code cut} (a rollback to it is done), on the disk when this returns.
+     *
+     * @throws IllegalStateException naming the directory when the disk refuses it.
+     */
+    void voidVersionsAbove(final long cut)
+    {
+        try
+        {
+            log.appendCut(cut);
+        }
+        catch (final java.io.UncheckedIOException ex)
+        {
+            throw new IllegalStateException(ex.getMessage(), ex);
+        }
+    }
+
+    /** Write what the version log buffered, and force it when {@code force}. */
+    private void writeLog(final boolean force)
+    {
+        try
+        {
+            if (force)
+            {
+                log.sync();
+            }
+            else
+            {
+                log.flush();
+            }
+        }
+        catch (final java.io.UncheckedIOException ex)
+        {
+            broken = true;
+            throw new IllegalStateException(ex.getMessage(), ex);
         }
     }
 
@@ -737,6 +866,15 @@ final class KeyStore implements AutoCloseable
         }
         closed = true;
         endVersionPass();
+        try
+        {
+            log.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            System.getLogger(KeyStore.class.getName()).log(System.Logger.Level.ERROR,
+                "cannot fsync the version log in " + path + " at close: " + ex.getMessage());
+        }
         if (db == null)
         {
             syncWrites.close();

@@ -5,18 +5,16 @@ import io.dkv.format.PersistRingLayout;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteBatch;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
- * The versions one batch of the key store writes (its "versions", {@link KeyStore}): one a writer's notice, read from
- * the block the notice named, not from what the index holds now, so that a version replaced before its notice was
- * taken is still kept. Of a key's versions in one epoch only the last can be the newest at or below any durable
+ * The versions one batch of the key store writes (to its version log, {@link KeyStore}): one a writer's notice, read
+ * from the block the notice named, not from what the index holds now, so that a version replaced before its notice
+ * was taken is still kept. Of a key's versions in one epoch only the last can be the newest at or below any durable
  * epoch, so a chain the batch holds whole in one epoch (v1, then v2 naming v1, then v3 naming v2) is written as its
- * last, naming what its first named: a hot key costs a row a batch, whatever order its notices came in. The request
+ * last, naming what its first named: a hot key costs a record a batch, whatever order its notices came in. The request
  * server's thread alone uses it; what it holds goes when the batch is written.
  */
 final class KeyVersions
@@ -116,8 +114,13 @@ final class KeyVersions
         }
     }
 
-    /** Put the versions gathered into {@code batch}, and forget them. */
-    void writeTo(final WriteBatch batch, final KeyStore store) throws RocksDBException
+    /**
+     * Append the versions gathered to the store's version log (written before the store's next write), and forget
+     * them.
+     *
+     * @throws IllegalStateException when the disk refuses them.
+     */
+    void writeTo(final KeyStore store)
     {
         dropped.sort(null);
         int nextDropped = 0;
@@ -130,7 +133,7 @@ final class KeyVersions
             }
             final long block = blocks.getLong(i);
             final long expireAt = deletes.get(i) ? KvBlockLayout.TOMBSTONE : index.expireAtOf(block);
-            store.putVersion(batch, keys.get(i), epochs.getLong(i), writeIds.getLong(i),
+            store.appendVersion(keys.get(i), epochs.getLong(i), writeIds.getLong(i),
                 previous.getLong(i) | (syncs.get(i) ? KeyStore.SYNC_VERSION : 0), expireAt,
                 expireAt == KvBlockLayout.TOMBSTONE ? NO_VALUE : index.valueAt(block));
         }

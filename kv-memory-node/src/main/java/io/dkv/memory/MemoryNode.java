@@ -74,7 +74,8 @@ public final class MemoryNode implements AutoCloseable
             SystemCounters.inMemory(MemoryNodeCounter.values().length), MemoryNodeCounter.TYPE_ID,
             MemoryNodeCounter.values());
         store = context.dataDir() == null ? null : KeyStore.open(context.dataDir(), nodeId,
-            context.clusterSecret() == null ? null : KeyStore.fingerprint(context.clusterSecret()));
+            context.clusterSecret() == null ? null : KeyStore.fingerprint(context.clusterSecret()),
+            context.versionSegmentBytes());
         try
         {
             final int maxDepth = context.maxGlobalDepth();
@@ -388,6 +389,12 @@ public final class MemoryNode implements AutoCloseable
     public long versionPasses()
     {
         return versionSweep == null ? 0 : versionSweep.passes();
+    }
+
+    /** @return segments of the version log the sweep dropped, their needed versions carried, since the node started. */
+    public long versionSegmentsDropped()
+    {
+        return versionSweep == null ? 0 : versionSweep.segmentsDropped();
     }
 
     /** @return chunks that came back (no slot pointed into them for the grace period) since the node started. */

@@ -53,12 +53,20 @@ public final class MemoryNodeConfiguration
      * Whether the node keeps each key's versions by epoch beside its row (kv-memory-node/README.md, "Async across
      * nodes"): what a pool that lost every member reads to come back at one cut, so that no transaction comes back
      * in part. On by default: off, a crash of every member under everysec can bring a transaction back in part. A
-     * version is a second RocksDB row a notice, in the same write and fsync (docs/BENCHMARKS.md, "Coming back at the
-     * pool's cut": everysec SET within this machine's spread of its throughput without them).
+     * version is a record of the node's version log a notice, written and forced with the key store's writes
+     * (docs/BENCHMARKS.md, "Issue 66, part 6 with a log of versions").
      */
     public static final String KEEP_VERSIONS_PROP_NAME = "dkv.memory.keep.versions";
     public static final boolean KEEP_VERSIONS_DEFAULT = true;
     public static final int VERSION_SWEEP_MS_DEFAULT = 10_000;
+
+    /**
+     * Bytes a segment of the node's version log grows to before it opens another: the sweep drops a closed segment
+     * once the cluster's durable epoch passed every version in it, carrying each key's newest into the key store, and
+     * holds one segment's distinct keys in memory while it does.
+     */
+    public static final String VERSION_SEGMENT_BYTES_PROP_NAME = "dkv.memory.version.segment.bytes";
+    public static final int VERSION_SEGMENT_BYTES_DEFAULT = 16 << 20;
 
     /**
      * Longest a key written to disk without an fsync (durability async, appendfsync everysec) waits for one: the

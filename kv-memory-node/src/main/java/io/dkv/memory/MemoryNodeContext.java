@@ -28,6 +28,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private int versionSweepMs = intProperty(VERSION_SWEEP_MS_PROP_NAME, VERSION_SWEEP_MS_DEFAULT);
+    private int versionSegmentBytes = intProperty(VERSION_SEGMENT_BYTES_PROP_NAME, VERSION_SEGMENT_BYTES_DEFAULT);
     private int fsyncIntervalMs = intProperty(FSYNC_INTERVAL_MS_PROP_NAME, FSYNC_INTERVAL_MS_DEFAULT);
     private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
     private int batchDelayUs = intProperty(BATCH_DELAY_US_PROP_NAME, BATCH_DELAY_US_DEFAULT);
@@ -271,6 +272,19 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         return this;
     }
 
+    /** @return bytes a segment of the version log grows to ({@link #versionSegmentBytes(int)}). */
+    public int versionSegmentBytes()
+    {
+        return versionSegmentBytes;
+    }
+
+    /** @param versionSegmentBytes bytes a segment of the version log grows to before another is opened. */
+    public MemoryNodeContext versionSegmentBytes(final int versionSegmentBytes)
+    {
+        this.versionSegmentBytes = versionSegmentBytes;
+        return this;
+    }
+
     /** @return where keys are kept on disk, or null: nowhere (durability none only). */
     public Path dataDir()
     {
@@ -303,6 +317,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
         requirePositive("versionSweepMs (" + VERSION_SWEEP_MS_PROP_NAME + ")", versionSweepMs);
+        requirePositive("versionSegmentBytes (" + VERSION_SEGMENT_BYTES_PROP_NAME + ")", versionSegmentBytes);
         requirePositive("fsyncIntervalMs (" + FSYNC_INTERVAL_MS_PROP_NAME + ")", fsyncIntervalMs);
         requirePositive("epochMs (" + EPOCH_MS_PROP_NAME + ")", epochMs);
         requireRange("batchDelayUs (" + BATCH_DELAY_US_PROP_NAME + ")", batchDelayUs, 0, 1_000_000);

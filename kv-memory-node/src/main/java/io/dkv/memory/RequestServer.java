@@ -896,7 +896,7 @@ final class RequestServer implements Agent
                     store.delete(batch, key);
                 }
             }
-            versions.writeTo(batch, store);
+            versions.writeTo(store);
             store.write(batch, sync);
             if (sync)
             {

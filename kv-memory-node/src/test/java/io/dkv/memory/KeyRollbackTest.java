@@ -187,6 +187,66 @@ class KeyRollbackTest
         }
     }
 
+    /**
+     * A version whose segment of the log the sweep dropped (the cluster's durable epoch D passed it) is kept for a cut
+     * between it and a later write: appended to the log again when the key has a later version there (c), or, when it
+     * has none, kept as a row of the key store (a, written again after the segment was dropped; b, never).
+     */
+    @Test
+    void aRollbackGoesBackToAVersionWhoseSegmentTheSweepDropped(@TempDir final Path data) throws Exception
+    {
+        final long before = START / EPOCH_MS;
+        final long cut = before + 4;
+        clock.update(START);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data).versionSegmentBytes(1).versionSweepMs(20)
+                .fsyncIntervalMs(20));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = client(clientRaas, Durability.ASYNC))
+        {
+            for (final String key : List.of("a", "b", "c"))
+            {
+                client.put(bytes(key), bytes(key + "0"));
+            }
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 3);
+            // the clock stays here: D reaches the epoch before it and no further, below c1 and a1
+            clock.update(START + 5L * EPOCH_MS);
+            client.put(bytes("c"), bytes("c1"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 4);
+            KvCluster.awaitTrue(() -> client.clusterDurableEpoch() >= before);
+            KvCluster.awaitTrue(() -> node.versionSegmentsDropped() >= 3);
+            client.put(bytes("a"), bytes("a1"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 5);
+            assertTrue(client.clusterDurableEpoch() <= cut, "D " + client.clusterDurableEpoch());
+        }
+        try (KeyStore store = KeyStore.open(data, NODE, null))
+        {
+            final List<String> logged = new ArrayList<>();
+            store.versionLog().forEach((key, epoch, writeId, previous, expireAt, value) ->
+                logged.add(text(value) + "@" + (epoch - before)));
+            assertEquals(List.of("a1@5", "c0@0", "c1@5"), logged.stream().sorted().toList(),
+                "c0 appended again: c1, above D, is no version that stands for it");
+            final List<String> rows = new ArrayList<>();
+            store.forEachVersionRow((key, epoch, writeId, previous, expireAt, value) ->
+                rows.add(text(value) + "@" + (epoch - before)));
+            assertEquals(List.of("a0@0", "b0@0"), rows, "nothing later in the log then: kept as rows");
+        }
+        keepDurableEpoch(data, before + 5);
+
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, node(data)))
+        {
+            final RollbackReport report = node.rollBack(cut, Duration.ofSeconds(30));
+
+            assertEquals(2, report.keysRolledBack(), report.toString());
+            try (Raas clientRaas = raas(CLIENT); KvClient client = client(clientRaas, Durability.NONE))
+            {
+                assertArrayEquals(bytes("a0"), client.get(bytes("a")), "kept as a row when its segment was dropped");
+                assertArrayEquals(bytes("b0"), client.get(bytes("b")), "its row, untouched");
+                assertArrayEquals(bytes("c0"), client.get(bytes("c")), "carried as its segment was dropped");
+            }
+        }
+    }
+
     /** The durable epoch as the node keeps it, written as a node whose clients' marks had passed it would. */
     private static void keepDurableEpoch(final Path data, final long epoch)
     {

@@ -159,6 +159,48 @@ class KeyStoreTest
         }
     }
 
+    @Test
+    void aStoreOfFormat4KeepsItsVersionRowsAsVersionsAndIsMarkedFormat5(@TempDir final Path data) throws Exception
+    {
+        // format 4 as a node of that version left it: every version a row of the "versions" column family
+        final List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+            RocksDB old = RocksDB.open(options, data.toString(), List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                new ColumnFamilyDescriptor(KeyStore.NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)),
+                new ColumnFamilyDescriptor(KeyStore.VERSIONS_FAMILY.getBytes(StandardCharsets.US_ASCII))), handles))
+        {
+            old.put(handles.get(1), bytes("format"), ByteBuffer.allocate(Integer.BYTES).putInt(4).array());
+            old.put(handles.get(1), bytes("node"), ByteBuffer.allocate(Long.BYTES).putLong(101).array());
+            old.put(handles.get(0), bytes("a"), ByteBuffer.allocate(24 + 2).putLong(0).putLong(11).putLong(9)
+                .put(bytes("va")).array());
+            old.put(handles.get(2), ByteBuffer.allocate(2 + 1 + 16).putShort((short)1).put(bytes("a")).putLong(9)
+                .putLong(11).array(), ByteBuffer.allocate(16 + 2).putLong(5).putLong(0).put(bytes("va")).array());
+            handles.forEach(ColumnFamilyHandle::close);
+        }
+        for (int open = 0; open < 2; open++)
+        {
+            try (KeyStore store = KeyStore.open(data, 101, null))
+            {
+                assertEquals(List.of(new Stored("a", 0, 11, 9, "va")), contents(store));
+                final List<String> versions = new ArrayList<>();
+                store.forEachVersion((key, epoch, writeId, previous, expireAt, value) ->
+                    versions.add(text(key) + "@" + epoch + " w" + writeId + " p" + previous + " " + text(value)));
+                assertEquals(List.of("a@9 w11 p5 va"), versions, "a rollback reads it as a version still");
+            }
+        }
+        final List<ColumnFamilyHandle> reopened = new ArrayList<>();
+        try (DBOptions options = new DBOptions();
+            RocksDB db = RocksDB.openReadOnly(options, data.toString(), List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                new ColumnFamilyDescriptor(KeyStore.NODE_FAMILY.getBytes(StandardCharsets.US_ASCII)),
+                new ColumnFamilyDescriptor(KeyStore.VERSIONS_FAMILY.getBytes(StandardCharsets.US_ASCII))), reopened))
+        {
+            assertEquals(KeyStore.FORMAT, ByteBuffer.wrap(db.get(reopened.get(1), bytes("format"))).getInt());
+            reopened.forEach(ColumnFamilyHandle::close);
+        }
+    }
+
     /** What a test puts into a directory of format 3, as a node of that version left it. */
     @FunctionalInterface
     private interface OldRows

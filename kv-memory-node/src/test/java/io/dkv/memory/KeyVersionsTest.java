@@ -173,7 +173,7 @@ class KeyVersionsTest
         final long first = START / EPOCH_MS;
         try (Raas nodeRaas = raas(NODE);
             MemoryNode node = MemoryNode.start(nodeRaas, node(data).epochClock(nodeClock).epochMs(EPOCH_MS)
-                .fsyncIntervalMs(20).versionSweepMs(20));
+                .fsyncIntervalMs(20).versionSweepMs(20).versionSegmentBytes(1));
             Raas clientRaas = raas(CLIENT);
             KvClient client = KvClient.connect(clientRaas, client(Durability.ASYNC)))
         {
