@@ -7,9 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One key's versions as a pass over the key store reads them, in row order (epoch, then write id): what the sweep
- * that drops versions and a rollback to a cut decide on. Of a key's versions in one epoch the last is the one no other
- * of that epoch names as the version it replaced (kv-memory-node/README.md, "Async across nodes").
+ * One key's versions as a pass reads them (the key store's rows in row order, epoch then write id; the version log's
+ * in the order appended), each once: what the sweep that drops versions and a rollback to a cut decide on. Of a key's
+ * versions in one epoch the last is the one no other of that epoch names as the version it replaced
+ * (kv-memory-node/README.md, "Async across nodes").
  */
 final class KeyVersionRun
 {
@@ -28,6 +29,14 @@ final class KeyVersionRun
      */
     void add(final long epoch, final long writeId, final long stored, final long expireAt, final byte[] value)
     {
+        for (int i = 0; i < epochs.size(); i++)
+        {
+            if (epochs.getLong(i) == epoch && writeIds.getLong(i) == writeId)
+            {
+                // the same version twice: the sweep carried it and a crash came before it deleted the segment
+                return;
+            }
+        }
         epochs.addLong(epoch);
         writeIds.addLong(writeId);
         previous.addLong(stored & ~KeyStore.SYNC_VERSION);

@@ -319,6 +319,19 @@ final class VersionSweep
         return Math.max(written, 1);
     }
 
+    /** @return whether the chain holds the version {@code writeId} already (carried before, and found twice). */
+    private static boolean holds(final Carried versions, final long writeId)
+    {
+        for (Carried version = versions; version != null; version = version.next())
+        {
+            if (version.writeId() == writeId)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean deletedOnly(final Carried versions)
     {
         for (Carried version = versions; version != null; version = version.next())
@@ -341,7 +354,7 @@ final class VersionSweep
             key.epoch = epoch;
             key.versions = new Carried(epoch, writeId, previous, expireAt, bytes, keyAt + keyLength, valueLength, null);
         }
-        else if (epoch == key.epoch)
+        else if (epoch == key.epoch && !holds(key.versions, writeId))
         {
             key.versions = new Carried(epoch, writeId, previous, expireAt, bytes, keyAt + keyLength, valueLength,
                 key.versions);
