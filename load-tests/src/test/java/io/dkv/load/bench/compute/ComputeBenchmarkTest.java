@@ -1,11 +1,13 @@
 package io.dkv.load.bench.compute;
 
 import io.dkv.load.CommandRun;
+import io.dkv.load.Tiers;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.load.bench.html.HtmlPages;
 import io.dkv.load.bench.ycsb.RedisServer;
 import io.dkv.raas.command.DkvCommandLine;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,6 +95,7 @@ class ComputeBenchmarkTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void reportsScaleOutStepsPhaseByPhaseWithTheirGoals()
     {
@@ -146,6 +149,7 @@ class ComputeBenchmarkTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void reportsSortedSetsAndListsBesideRedisServerLargeAgainstSmall()
     {

@@ -1,9 +1,11 @@
 package io.dkv.load.bench.membership;
 
 import io.dkv.load.CommandRun;
+import io.dkv.load.Tiers;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.raas.command.DkvCommandLine;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MembershipBenchmarkTest
 {
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void aNodeJoinsAndIsDrainedAndTheReportSaysWhatMovedAndWhatClientsSaw(@TempDir final Path dir) throws Exception
     {

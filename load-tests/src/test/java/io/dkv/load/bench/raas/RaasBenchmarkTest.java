@@ -1,10 +1,12 @@
 package io.dkv.load.bench.raas;
 
 import io.dkv.load.CommandRun;
+import io.dkv.load.Tiers;
 import io.dkv.load.bench.BenchCommand;
 import io.dkv.load.bench.ReportTables;
 import io.dkv.load.bench.html.HtmlPages;
 import io.dkv.raas.command.DkvCommandLine;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +65,7 @@ class RaasBenchmarkTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void runsEveryPartOnBothProvidersAndPathsAndReportsItInBothFormats(@TempDir final Path dir) throws IOException
     {
