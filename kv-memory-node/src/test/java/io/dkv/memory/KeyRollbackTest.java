@@ -159,11 +159,7 @@ class KeyRollbackTest
             Raas syncRaas = raas(CLIENT + 1);
             KvClient sync = client(syncRaas, Durability.SYNC))
         {
-            for (final String key : List.of("x", "y", "z"))
-            {
-                async.put(bytes(key), bytes(key + "0"));
-            }
-            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 3);
+            putFirstVersions(node, async, "x", "y", "z");
             clock.update(START + 10L * EPOCH_MS);
             sync.put(bytes("x"), bytes("x1"));
             async.put(bytes("y"), bytes("y1"));
@@ -204,11 +200,7 @@ class KeyRollbackTest
             Raas clientRaas = raas(CLIENT);
             KvClient client = client(clientRaas, Durability.ASYNC))
         {
-            for (final String key : List.of("a", "b", "c"))
-            {
-                client.put(bytes(key), bytes(key + "0"));
-            }
-            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 3);
+            putFirstVersions(node, client, "a", "b", "c");
             // the clock stays here: D reaches the epoch before it and no further, below c1 and a1
             clock.update(START + 5L * EPOCH_MS);
             client.put(bytes("c"), bytes("c1"));
@@ -245,6 +237,17 @@ class KeyRollbackTest
                 assertArrayEquals(bytes("c0"), client.get(bytes("c")), "carried as its segment was dropped");
             }
         }
+    }
+
+    /** Each key set to its name and "0", and on the node's disk. */
+    private static void putFirstVersions(final MemoryNode node, final KvClient client, final String... keys)
+        throws InterruptedException
+    {
+        for (final String key : keys)
+        {
+            client.put(bytes(key), bytes(key + "0"));
+        }
+        KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= keys.length);
     }
 
     /** The durable epoch as the node keeps it, written as a node whose clients' marks had passed it would. */
