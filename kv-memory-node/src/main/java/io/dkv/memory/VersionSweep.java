@@ -90,6 +90,8 @@ final class VersionSweep
     private final VersionLog.RecordVisitor afterwards = this::afterwards;
     /** The pass is over the versions carried into the key store (the log's segments are done). */
     private boolean rows;
+    /** Rows were kept since the last pass over them (or the node started: rows of format 4, or of its last run). */
+    private boolean rowsAdded = true;
     /** The key whose versions are being read, and theirs so far, in row order (epoch, then write id). */
     private byte[] key;
     private final KeyVersionRun run = new KeyVersionRun();
@@ -157,10 +159,7 @@ final class VersionSweep
             {
                 decide();
                 key = null;
-                store.endVersionPass();
-                running = false;
-                lastPassEpoch = passEpoch;
-                passes++;
+                endPass();
             }
             if (batch.count() > 0)
             {
@@ -195,6 +194,14 @@ final class VersionSweep
                     {
                         if (dropping.isEmpty())
                         {
+                            if (!rowsAdded)
+                            {
+                                // every row is of an epoch at or below the D of the pass that kept it, which dropped
+                                // what it stands for: a higher D drops nothing more
+                                endPass();
+                                return 1;
+                            }
+                            rowsAdded = false;
                             rows = true;
                             store.startVersionPass();
                             return 1;
@@ -264,9 +271,9 @@ final class VersionSweep
             {
                 final Map.Entry<ByteBuffer, Newest> entry = carrying.next();
                 final Newest key = entry.getValue();
-                if (key.stood || !key.later && deletedOnly(key.versions))
+                if (key.stood)
                 {
-                    // a later version stands for it; or a delete with nothing after it: the key has no row to lose
+                    // a later version at or below D stands for it
                     continue;
                 }
                 final ByteBuffer name = entry.getKey();
@@ -282,8 +289,10 @@ final class VersionSweep
                     }
                     else
                     {
+                        // a delete too: a row an older carry left for the key must not outlive it
                         store.putVersion(batch, rowKey, version.epoch(), version.writeId(), version.previous(),
                             version.expireAt(), value);
+                        rowsAdded = true;
                     }
                     written++;
                 }
@@ -332,18 +341,6 @@ final class VersionSweep
         return false;
     }
 
-    private static boolean deletedOnly(final Carried versions)
-    {
-        for (Carried version = versions; version != null; version = version.next())
-        {
-            if (version.expireAt() != KvBlockLayout.TOMBSTONE)
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** A version of the group: of its key's newest epoch there, it may be carried. */
     private void dropped(final byte[] bytes, final int keyAt, final int keyLength, final int valueLength,
         final long epoch, final long writeId, final long previous, final long expireAt)
@@ -388,9 +385,22 @@ final class VersionSweep
         }
     }
 
+    /** The pass is over: the next begins once D moves again. */
+    private void endPass()
+    {
+        store.endVersionPass();
+        rows = false;
+        running = false;
+        lastPassEpoch = passEpoch;
+        passes++;
+    }
+
     /** The pass is given up (the disk refused a write): the next starts over, the log's segments where they were. */
     private void giveUp()
     {
+        // a pass over the rows cut short is owed in full
+        rowsAdded |= rows;
+        rows = false;
         store.endVersionPass();
         running = false;
         key = null;

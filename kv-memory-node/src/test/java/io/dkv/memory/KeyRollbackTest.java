@@ -239,6 +239,47 @@ class KeyRollbackTest
         }
     }
 
+    /**
+     * A delete whose segment the sweep dropped with nothing after it is kept too: an older version of the key, kept as
+     * a row by an earlier drop, must not come back when a cut falls between the delete and a later write.
+     */
+    @Test
+    void aDeleteWhoseSegmentTheSweepDroppedKeepsAnOlderKeptVersionFromComingBack(@TempDir final Path data)
+        throws Exception
+    {
+        final long before = START / EPOCH_MS;
+        final long cut = before + 5;
+        clock.update(START);
+        try (Raas nodeRaas = raas(NODE);
+            MemoryNode node = MemoryNode.start(nodeRaas, node(data).versionSegmentBytes(1).versionSweepMs(20)
+                .fsyncIntervalMs(20));
+            Raas clientRaas = raas(CLIENT);
+            KvClient client = client(clientRaas, Durability.ASYNC))
+        {
+            putFirstVersions(node, client, "d");
+            clock.update(START + 3L * EPOCH_MS);
+            KvCluster.awaitTrue(() -> node.versionSegmentsDropped() >= 1);
+            assertTrue(client.delete(bytes("d")));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 2);
+            // the clock stays here: D reaches the epoch before it and no further, below d's next write
+            clock.update(START + 6L * EPOCH_MS);
+            KvCluster.awaitTrue(() -> node.versionSegmentsDropped() >= 2);
+            client.put(bytes("d"), bytes("d2"));
+            KvCluster.awaitTrue(() -> node.persistStats().keysPersisted() >= 3);
+            assertTrue(client.clusterDurableEpoch() <= cut, "D " + client.clusterDurableEpoch());
+        }
+        keepDurableEpoch(data, before + 6);
+
+        try (Raas nodeRaas = raas(NODE); MemoryNode node = MemoryNode.start(nodeRaas, node(data)))
+        {
+            node.rollBack(cut, Duration.ofSeconds(30));
+            try (Raas clientRaas = raas(CLIENT); KvClient client = client(clientRaas, Durability.NONE))
+            {
+                assertNull(client.get(bytes("d")), "deleted at the cut: d0 does not come back");
+            }
+        }
+    }
+
     /** Each key set to its name and "0", and on the node's disk. */
     private static void putFirstVersions(final MemoryNode node, final KvClient client, final String... keys)
         throws InterruptedException
