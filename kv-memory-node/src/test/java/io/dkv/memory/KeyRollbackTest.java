@@ -55,6 +55,12 @@ class KeyRollbackTest
             .keepVersions(true).awaitPoolCut(true).epochClock(clock).epochMs(EPOCH_MS);
     }
 
+    /** A node whose every version has a segment of its own, dropped within 20 ms of D passing it. */
+    private MemoryNodeContext sweepingEachVersion(final Path data)
+    {
+        return node(data).versionSegmentBytes(1).versionSweepMs(20).fsyncIntervalMs(20);
+    }
+
     private KvClient client(final Raas raas, final Durability durability)
     {
         return KvClient.connect(raas, new KvClientContext().memoryNodes(NODE).durability(durability)
@@ -195,8 +201,7 @@ class KeyRollbackTest
         final long cut = before + 4;
         clock.update(START);
         try (Raas nodeRaas = raas(NODE);
-            MemoryNode node = MemoryNode.start(nodeRaas, node(data).versionSegmentBytes(1).versionSweepMs(20)
-                .fsyncIntervalMs(20));
+            MemoryNode node = MemoryNode.start(nodeRaas, sweepingEachVersion(data));
             Raas clientRaas = raas(CLIENT);
             KvClient client = client(clientRaas, Durability.ASYNC))
         {
@@ -251,8 +256,7 @@ class KeyRollbackTest
         final long cut = before + 5;
         clock.update(START);
         try (Raas nodeRaas = raas(NODE);
-            MemoryNode node = MemoryNode.start(nodeRaas, node(data).versionSegmentBytes(1).versionSweepMs(20)
-                .fsyncIntervalMs(20));
+            MemoryNode node = MemoryNode.start(nodeRaas, sweepingEachVersion(data));
             Raas clientRaas = raas(CLIENT);
             KvClient client = client(clientRaas, Durability.ASYNC))
         {
