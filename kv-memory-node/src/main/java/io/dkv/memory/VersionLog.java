@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
  * notices, one record a version, buffered and written to the current segment at each {@link #flush}, forced to the
  * disk at each {@link #sync}, which the node makes before it keeps a durable epoch that counts on them. Segments roll
  * at a size; a prefix of the closed segments whose versions are all at or below the cluster's durable epoch D is
- * dropped ({@link #dropThrough}) once the caller has kept what it still needs of them. Opened on a directory with
+ * dropped ({@link #dropOldest}) once the caller has kept what it still needs of them. Opened on a directory with
  * segments, it reads them all, ends the log before a record a crash cut short in the last one, and refuses one damaged
  * elsewhere, naming the file. A rollback to a cut C appends a cut record ({@link #appendCut}): every version before it
  * whose epoch is above C is void from then on, and no reader here hands it out. A write that fails (a full disk) is
@@ -294,8 +294,9 @@ final class VersionLog implements AutoCloseable
 
     /**
      * @param d the cluster's durable epoch.
-     * @return the leading closed segments whose every version is at or below {@code d}: what {@link #dropThrough}
-     * would drop, for the caller to read first ({@link #forEachIn}) and keep what it still needs.
+     * @return the leading closed segments whose every version is at or below {@code d}: what may be dropped
+     * ({@link #dropOldest}, one at a time) once the caller has read them ({@link #cursor}) and kept what it still
+     * needs.
      */
     List<Segment> droppable(final long d)
     {
@@ -305,12 +306,6 @@ final class VersionLog implements AutoCloseable
             out.add(segments.get(i));
         }
         return out;
-    }
-
-    /** Hand the versions of one segment to {@code visitor}, in the order appended. */
-    void forEachIn(final Segment segment, final KeyStore.VersionVisitor visitor)
-    {
-        read(segment, visitor);
     }
 
     /** @return a cursor over a segment's versions (its bytes read now, whole). */
@@ -351,46 +346,10 @@ final class VersionLog implements AutoCloseable
         cuts.removeIf(cut -> cut.sequence <= segment.sequence);
     }
 
-    /**
-     * Delete the segments {@link #droppable} names for {@code d}.
-     *
-     * @return segments deleted.
-     */
-    int dropThrough(final long d)
-    {
-        final List<Segment> drop = droppable(d);
-        try
-        {
-            for (final Segment segment : drop)
-            {
-                Files.deleteIfExists(segment.path);
-                segments.remove(segment);
-                cuts.removeIf(cut -> cut.sequence <= segment.sequence);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot delete a segment of the version log in " + directory + ": " +
-                ex.getMessage(), ex);
-        }
-        return drop.size();
-    }
-
     /** @return the segments, oldest first (the last is appended to); read-only. */
     List<Segment> segments()
     {
         return List.copyOf(segments);
-    }
-
-    /** @return bytes of versions in every segment, headers left out. */
-    long bytes()
-    {
-        long bytes = 0;
-        for (final Segment segment : segments)
-        {
-            bytes += segment.bytes;
-        }
-        return bytes;
     }
 
     @Override
@@ -473,11 +432,8 @@ final class VersionLog implements AutoCloseable
     {
         try
         {
-            final Cursor cursor = new Cursor(segment);
-            while (cursor.next(Integer.MAX_VALUE, visitor) == Integer.MAX_VALUE)
-            {
-                // a segment holds fewer records than that: one call reads it all
-            }
+            // a segment holds fewer records than Integer.MAX_VALUE: one call reads it all
+            new Cursor(segment).next(Integer.MAX_VALUE, visitor);
         }
         catch (final IOException ex)
         {

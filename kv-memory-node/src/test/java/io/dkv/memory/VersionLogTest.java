@@ -101,20 +101,20 @@ class VersionLogTest
             final List<VersionLog.Segment> segments = log.segments();
             assertTrue(segments.size() >= 4, "segments: " + segments.size());
 
-            final long bytesBefore = log.bytes();
+            final long bytesBefore = bytes(log);
             final List<String> offered = new ArrayList<>();
             for (final VersionLog.Segment segment : log.droppable(3))
             {
-                log.forEachIn(segment, (key, epoch, writeId, previous, expireAt, value) ->
+                log.cursor(segment).next(Integer.MAX_VALUE, (key, epoch, writeId, previous, expireAt, value) ->
                     offered.add(new String(key, StandardCharsets.US_ASCII) + "@" + epoch));
             }
-            final int dropped = log.dropThrough(3);
+            final int dropped = dropThrough(log, 3);
 
             assertTrue(dropped >= 1, "dropped " + dropped);
             assertTrue(offered.stream().noneMatch(version -> version.endsWith("@5")), offered.toString());
-            assertTrue(log.bytes() < bytesBefore);
-            assertEquals(0, log.dropThrough(3), "the segment holding epoch 5 stops the prefix");
-            assertTrue(log.dropThrough(1_000) >= 1, "past the late epoch 5 the rest but the current go");
+            assertTrue(bytes(log) < bytesBefore);
+            assertEquals(0, dropThrough(log, 3), "the segment holding epoch 5 stops the prefix");
+            assertTrue(dropThrough(log, 1_000) >= 1, "past the late epoch 5 the rest but the current go");
             assertEquals(1, log.segments().size(), "the segment appended to is never dropped");
         }
         final List<String> left = readAll();
@@ -139,11 +139,24 @@ class VersionLogTest
             assertEquals(List.of("k1 e5", "k3 e6", "k4 e9", "k5 e7"), keysAndEpochs(log), "after a restart");
             log.appendCut(5);
             assertEquals(List.of("k1 e5"), keysAndEpochs(log), "a second cut, lower, voids the rest");
-            assertTrue(log.dropThrough(100) >= 1);
+            assertTrue(dropThrough(log, 100) >= 1);
             log.append(key(6), 3, 6, 0, 0, value(6));
             assertEquals(List.of("k6 e3"), keysAndEpochs(log).stream().filter(v -> v.startsWith("k6")).toList(),
                 "a version appended after every cut is no cut's to void");
         }
+    }
+
+    /** What the sweep does with what it read: the closed segments at or below {@code d} dropped, oldest first. */
+    private static int dropThrough(final VersionLog log, final long d)
+    {
+        final List<VersionLog.Segment> drop = log.droppable(d);
+        drop.forEach(log::dropOldest);
+        return drop.size();
+    }
+
+    private static long bytes(final VersionLog log)
+    {
+        return log.segments().stream().mapToLong(segment -> segment.bytes).sum();
     }
 
     private static List<String> keysAndEpochs(final VersionLog log)
