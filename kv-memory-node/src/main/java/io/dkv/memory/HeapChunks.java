@@ -60,6 +60,8 @@ final class HeapChunks
     private final ArrayDeque<Chunk> quarantined = new ArrayDeque<>();
     private long next = HeapLayout.HEADER_LENGTH;
     private int retired;
+    /** Chunks retired since the node started: a new one means the scan may find one unreferenced again. */
+    private long retirements;
     /** Written here only; read by anyone who asks. */
     private volatile int allocated;
     private volatile long reclaimed;
@@ -133,6 +135,12 @@ final class HeapChunks
         chunk.sinceNanos = nowNanos;
         chunk.owner = null;
         retired++;
+        retirements++;
+    }
+
+    long retirements()
+    {
+        return retirements;
     }
 
     boolean hasRetired()

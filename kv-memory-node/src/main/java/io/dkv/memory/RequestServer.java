@@ -76,8 +76,7 @@ final class RequestServer implements Agent
     private final PersistStats stats;
     private final NanoClock clock;
     private final EpochClock epochClock;
-    private final long scanIntervalNanos;
-    private long nextScanNanos;
+    private final ReclaimSchedule reclaimSchedule;
     /** The node's counters, which this agent alone writes. */
     private final AtomicCounter clientsAccepted;
     private final AtomicCounter clientsGone;
@@ -211,7 +210,8 @@ final class RequestServer implements Agent
         this.clock = clock;
         this.epochClock = epochClock;
         // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
-        this.scanIntervalNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
+        this.reclaimSchedule = new ReclaimSchedule(
+            Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4)), clock.nanoTime());
     }
 
     public String roleName()
@@ -546,10 +546,11 @@ final class RequestServer implements Agent
         {
             chunksReclaimed.getAndAddRelease(work);
         }
-        if (chunks.hasRetired() && nowNanos - nextScanNanos >= 0)
+        if (chunks.hasRetired() && reclaimSchedule.due(nowNanos, chunks.retirements(), heapFull.get()))
         {
-            nextScanNanos = nowNanos + scanIntervalNanos;
-            work += chunks.reclaim(index, nowNanos);
+            final int quarantined = chunks.reclaim(index, nowNanos);
+            work += quarantined;
+            reclaimSchedule.walked(nowNanos, quarantined, chunks.retirements(), heapFull.get());
         }
         return work;
     }
