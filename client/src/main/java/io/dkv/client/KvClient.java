@@ -371,7 +371,7 @@ public final class KvClient implements AutoCloseable
         final RefillReport second = ledger.abandoned() || membership.epoch() != epoch ?
             copier(session, null).refill(joiner) : copier.refillAgain(joiner);
         return new RefillReport(second.keysSeen(), second.refilled(), second.inPlace(), second.unsettled(),
-            first.passes() + second.passes(), first.millis() + second.millis(), second.alone());
+            first.passes() + second.passes(), first.millis() + second.millis(), second.alone(), second.swept());
     }
 
     /**

@@ -11,9 +11,11 @@ package io.dkv.client;
  * @param millis     how long it took.
  * @param alone      keys refilled one by one rather than in batches (a write in flight, a split, a race lost, a long
  *                   block: client/README.md, "Refill in batches").
+ * @param swept      of the keys in place, those a first pass found so from whole reads of the indexes and heaps
+ *                   (client/README.md, "Refill from whole reads").
  */
 public record RefillReport(long keysSeen, long refilled, long inPlace, long unsettled, int passes, long millis,
-    long alone)
+    long alone, long swept)
 {
     /** @return true when every key the joiner should hold matched its settled write when it was looked at. */
     public boolean complete()

@@ -23,12 +23,17 @@ public final class KeyHash
     /** A multiply-xorshift hash over 8-byte words (MurmurHash64A's construction). */
     public static long hash(final byte[] key)
     {
-        final int length = key.length;
+        return hash(key, 0, key.length);
+    }
+
+    /** {@link #hash(byte[])} of the key at {@code offset} in {@code bytes}, {@code length} bytes long. */
+    public static long hash(final byte[] bytes, final int offset, final int length)
+    {
         long h = 0x5bd1e9955bd1e995L ^ (length * M);
         final int words = length >>> 3;
         for (int i = 0; i < words; i++)
         {
-            long k = (long)LONGS.get(key, i << 3);
+            long k = (long)LONGS.get(bytes, offset + (i << 3));
             k *= M;
             k ^= k >>> 47;
             k *= M;
@@ -41,7 +46,7 @@ public final class KeyHash
             long k = 0;
             for (int i = length - 1; i >= tail; i--)
             {
-                k = (k << 8) | (key[i] & 0xff);
+                k = (k << 8) | (bytes[offset + i] & 0xff);
             }
             h ^= k;
             h *= M;

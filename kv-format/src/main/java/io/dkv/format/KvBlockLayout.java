@@ -279,6 +279,14 @@ public final class KvBlockLayout
     }
 
     /** @return true when the (whole) block holds {@code key}. */
+    /** @return whether the block at {@code offset} is of the key at {@code keyOffset} in {@code keys}. */
+    public static boolean hasKey(final MemorySegment buffer, final long offset, final MemorySegment keys,
+        final long keyOffset, final int keyLength)
+    {
+        return keyLength(buffer, offset) == keyLength && MemorySegment.mismatch(buffer, offset + HEADER_LENGTH,
+            offset + HEADER_LENGTH + keyLength, keys, keyOffset, keyOffset + keyLength) == -1;
+    }
+
     public static boolean hasKey(final MemorySegment buffer, final long offset, final byte[] key)
     {
         if (keyLength(buffer, offset) != key.length)

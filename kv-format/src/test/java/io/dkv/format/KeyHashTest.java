@@ -3,6 +3,7 @@ package io.dkv.format;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -26,6 +27,20 @@ class KeyHashTest
             assertNotEquals(hash, KeyHash.hash(changed), "byte " + i);
         }
         assertNotEquals(KeyHash.hash(new byte[]{0}), KeyHash.hash(new byte[]{0, 0}));
+    }
+
+    @Test
+    void aKeyInsideALargerArrayHashesAsTheKeyAlone()
+    {
+        final byte[] arena = "..key-1.longer-key-of-27-bytes..".getBytes(StandardCharsets.UTF_8);
+        for (int from = 0; from < arena.length; from++)
+        {
+            for (int to = from; to <= arena.length; to++)
+            {
+                final byte[] key = Arrays.copyOfRange(arena, from, to);
+                assertEquals(KeyHash.hash(key), KeyHash.hash(arena, from, to - from), "bytes " + from + ".." + to);
+            }
+        }
     }
 
     @Test

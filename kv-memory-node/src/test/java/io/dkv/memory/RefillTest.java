@@ -170,6 +170,85 @@ class RefillTest
     }
 
     /**
+     * A node back with its disk has most of its keys in place: the refill's first pass finds those from whole reads of
+     * the indexes and heaps (client/README.md, "Refill from whole reads"), and only those. A key overwritten or deleted
+     * while the node was down holds another write at its serving replica, and is refilled; one added meanwhile is not
+     * on the joiner for the sweep to judge. A sweep that took a key as in place without comparing its write ids counts
+     * the changed keys as swept and leaves their old copies on the joiner, and fails this.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm"})
+    void theKeysANodeBackWithItsDiskHoldsUnchangedAreFoundInPlaceFromWholeReads(final String provider)
+    {
+        final Raas clientRaas = startAndFill(provider);
+        final KvClient client = KvClient.connect(clientRaas, clientContext());
+        open.add(client);
+        final int down = takeBackDown();
+        int unchanged = 0;
+        int changed = 0;
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            final boolean onBack = replicas[0] == BACK || replicas[1] == BACK;
+            if (k >= KEYS || k % 3 == 0)
+            {
+                client.put(key(k), value(k, 1));
+                changed += onBack ? 1 : 0;
+            }
+            else if (k % 3 == 1)
+            {
+                assertTrue(client.delete(key(k)), "key " + k + " deleted while node " + BACK + " is down");
+                changed += onBack ? 1 : 0;
+            }
+            else
+            {
+                unchanged += onBack ? 1 : 0;
+            }
+        }
+
+        startNode(provider, down);
+        directory.membership(membership(3, Membership.JOINING));
+        final KvClient refiller = KvClient.connect(raases[down], clientContext());
+        open.add(refiller);
+        final RefillReport report = refiller.refill(BACK);
+        assertTrue(report.complete(), report.toString());
+        assertTrue(unchanged > 10 && changed > 10, "keys on node " + BACK + ": " + unchanged + " unchanged, " +
+            changed + " changed");
+        assertEquals(unchanged, report.swept(), "every unchanged key found in place from whole reads, and only " +
+            "those: " + report);
+        assertEquals(unchanged, report.inPlace(), report.toString());
+        assertEquals(changed, report.refilled(), "every key changed, deleted or added meanwhile refilled: " + report);
+
+        final Map<String, String> back = committedValues(down);
+        for (int k = 0; k < KEYS + 20; k++)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            if (replicas[0] == BACK || replicas[1] == BACK)
+            {
+                final long other = replicas[0] == BACK ? replicas[1] : replicas[0];
+                assertEquals(committedValues((int)other - 1).get("key-" + k), back.get("key-" + k),
+                    "key " + k + ": node " + BACK + "'s copy is its other replica's");
+            }
+        }
+        final RefillReport again = refiller.refill(BACK);
+        assertEquals(unchanged + changed - deletedOnBack(client), again.swept(),
+            "a second refill finds every copy in place from whole reads: " + again);
+        assertEquals(0, again.refilled(), again.toString());
+    }
+
+    /** @return keys deleted while node {@link #BACK} was down whose replicas include it: none left to sweep. */
+    private static int deletedOnBack(final KvClient client)
+    {
+        int deleted = 0;
+        for (int k = 1; k < KEYS; k += 3)
+        {
+            final long[] replicas = client.replicasOf(key(k));
+            deleted += replicas[0] == BACK || replicas[1] == BACK ? 1 : 0;
+        }
+        return deleted;
+    }
+
+    /**
      * A refill makes its first pass during its wait for the writes that skip the joiner, and a second after it that
      * reads again only what changed ({@code KvClient.refill}): a writer that does not know of the joiner yet (its
      * membership still says the node is down, and it reads it again only after an hour) overwrites, deletes and adds

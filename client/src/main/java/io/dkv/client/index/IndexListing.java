@@ -123,6 +123,62 @@ public final class IndexListing
     }
 
     /**
+     * Read bytes of a node's heap region into a registered buffer of this thread's, in one round of READs of at most
+     * {@code piece} bytes each: a window of blocks a scan decodes where it stands (InPlaceSweep).
+     */
+    public void readHeap(final int node, final long offset, final MemorySegment dst, final int length,
+        final int piece)
+    {
+        final MemoryNodeView view = links.view(links.use(node));
+        roundNode[0] = node;
+        final long token = links.startRequests();
+        int posted = 0;
+        try
+        {
+            final Connection connection = links.connection(node);
+            for (int at = 0; at < length; at += piece)
+            {
+                connection.readAsync(view.heap, offset + at, dst, at, Math.min(piece, length - at), token);
+                posted++;
+            }
+            connection.flush();
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
+        links.awaitRound(roundNode, 1, posted);
+    }
+
+    /**
+     * Read blocks of a node's heap, each {@code lengths[i]} bytes at {@code offsets[i]}, into a registered buffer of
+     * this thread's one after another from its start, in one round: blocks too far apart to read a window whole.
+     */
+    public void readHeapBlocks(final int node, final long[] offsets, final int[] lengths, final int count,
+        final MemorySegment dst)
+    {
+        final MemoryNodeView view = links.view(links.use(node));
+        roundNode[0] = node;
+        final long token = links.startRequests();
+        long at = 0;
+        try
+        {
+            final Connection connection = links.connection(node);
+            for (int i = 0; i < count; i++)
+            {
+                connection.readAsync(view.heap, offsets[i], dst, at, lengths[i], token);
+                at += lengths[i];
+            }
+            connection.flush();
+        }
+        catch (final RaasException ex)
+        {
+            throw links.unreachable(node, ex);
+        }
+        links.awaitRound(roundNode, 1, count);
+    }
+
+    /**
      * The keys of the blocks committed slot words name at a node, {@link #KEY_BATCH} blocks to a round (posted
      * together, awaited together), each read only as far as its key: its header and the first bytes after, where most
      * keys end ({@link #KEY_PREFIX}); a longer key is read on its own ({@link #keyOf}). The value is not read, so its

@@ -55,6 +55,8 @@ public final class RefillBatch
     private final HeapChunks chunks;
     private final ReplicaChain chain;
     private final EpochClock epochClock;
+    private final long timeoutNanos;
+    private final int replicas;
     private final NodeRound round;
     private final RefillReads reads;
     private final Keys batch;
@@ -102,6 +104,8 @@ public final class RefillBatch
         this.chunks = chunks;
         this.chain = chain;
         this.epochClock = context.epochClock();
+        this.timeoutNanos = context.timeoutMs() * 1_000_000L;
+        this.replicas = replicas;
         this.round = new NodeRound(links);
         this.reads = new RefillReads(links, probe, round, CAPACITY, 1 + replicas, context.nanoClock(),
             context.timeoutMs() * 1_000_000L);
@@ -194,6 +198,34 @@ public final class RefillBatch
     ReplicaChain chain()
     {
         return chain;
+    }
+
+    /** @return the links its rounds go over, the session's. */
+    NodeLinks links()
+    {
+        return links;
+    }
+
+    IndexProbe probe()
+    {
+        return probe;
+    }
+
+    EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** @return an operation's timeout: past it since a slot was read, the block it named may have been reused. */
+    long timeoutNanos()
+    {
+        return timeoutNanos;
+    }
+
+    /** @return the copies a key has, at most. */
+    int replicas()
+    {
+        return replicas;
     }
 
     /** @return keys of the last run that the single-key refill took over. */

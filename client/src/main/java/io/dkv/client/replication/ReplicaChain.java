@@ -1051,6 +1051,15 @@ public final class ReplicaChain
     }
 
     /**
+     * {@link #refillPlacement(long, byte[], int, int[], int)} without the key, which only errors name and a refill's
+     * placement never throws: for a sweep that holds its keys in one array.
+     */
+    int refillPlacement(final long hash, final int joiner, final int[] servingOut, final int at)
+    {
+        return refillPlacement(hash, null, joiner, servingOut, at);
+    }
+
+    /**
      * Place a key as {@link #refill} places it, for a refill in a batch ({@link RefillBatch}).
      *
      * @param servingOut its serving replicas in placement order, put from {@code at} on.

@@ -47,6 +47,8 @@ public final class ReplicaCopier
 
     private final IndexListing listing;
     private final RefillBatch batch;
+    /** The first pass's sweep of whole reads, made at its first use. */
+    private InPlaceSweep sweep;
     private final MembershipView membership;
     private final long[] nodeIds;
     private final NanoClock nanoClock;
@@ -81,6 +83,8 @@ public final class ReplicaCopier
     private long inPlace;
     private long unsettled;
     private long alone;
+    /** Of the keys in place, those the first pass's sweep found so from whole reads. */
+    private long swept;
 
     public ReplicaCopier(final IndexListing listing, final RefillBatch batch, final MembershipView membership,
         final long[] nodeIds, final NanoClock nanoClock)
@@ -120,9 +124,10 @@ public final class ReplicaCopier
     public RefillReport refill(final int joiner)
     {
         final long started = nanoClock.nanoTime();
+        sweep(joiner);
         final int passes = refillScans(joiner, false);
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone, swept);
     }
 
     /**
@@ -161,7 +166,45 @@ public final class ReplicaCopier
         }
         flush();
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone, swept);
+    }
+
+    /**
+     * Before the scans: the joiner's keys found in place from whole reads of its index and heap and of its serving
+     * replicas' ({@link InPlaceSweep}), each as a batch finding it in place would note it, so the scans skip them.
+     */
+    private void sweep(final int joiner)
+    {
+        if (this.sweep == null)
+        {
+            this.sweep = new InPlaceSweep(batch, listing, nanoClock);
+        }
+        final long found = this.sweep.sweep(joiner, new InPlaceSweep.Found()
+        {
+            public void inPlace(final int j, final long joinWord, final int count, final int[] nodes,
+                final long[] words)
+            {
+                System.arraycopy(nodes, 0, servingNodes, 0, count);
+                System.arraycopy(words, 0, servingWords, 0, count);
+                foundInPlace(j, joinWord, count);
+            }
+
+            public void expect(final long keys)
+            {
+                // sized once for them all, rather than grown by rehashing through a million words
+                final int capacity = (int)(Math.min(keys, IN_PLACE_WORDS_LIMIT) * 3 / 2) + 1;
+                for (int node = 0; node < inPlaceWords.length; node++)
+                {
+                    if (inPlaceWords[node].isEmpty())
+                    {
+                        inPlaceWords[node] = new LongHashSet(capacity);
+                    }
+                }
+            }
+        });
+        keysSeen += found;
+        inPlace += found;
+        swept += found;
     }
 
     /**
@@ -229,7 +272,7 @@ public final class ReplicaCopier
             ledger.close(unsettled == 0);
         }
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone, swept);
     }
 
     /**
@@ -270,7 +313,7 @@ public final class ReplicaCopier
         }
         flush();
         return new RefillReport(keysSeen, refilled, inPlace, unsettled, passes,
-            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone);
+            TimeUnit.NANOSECONDS.toMillis(nanoClock.nanoTime() - started), alone, swept);
     }
 
     /**

@@ -78,9 +78,10 @@ final class Rejoin implements Runnable
                     final long joiningForMs = incarnation == registeredIncarnation ?
                         (System.nanoTime() - registeredAtNanos) / 1_000_000L : 0;
                     final RefillReport report = client.refill(nodeId, joiningForMs);
-                    out.printf("refill pass %d: %,d keys seen, %,d copied or cleared, %,d in place, %,d unsettled, " +
-                        "%,d ms (%,d keys one by one, the rest in batches)%n", pass, report.keysSeen(),
-                        report.refilled(), report.inPlace(), report.unsettled(), report.millis(), report.alone());
+                    out.printf("refill pass %d: %,d keys seen, %,d copied or cleared, %,d in place (%,d found " +
+                        "so from whole reads), %,d unsettled, %,d ms (%,d keys one by one, the rest in batches)%n",
+                        pass, report.keysSeen(), report.refilled(), report.inPlace(), report.swept(),
+                        report.unsettled(), report.millis(), report.alone());
                     out.flush();
                     if (report.complete())
                     {
