@@ -123,36 +123,9 @@ public final class IndexListing
     }
 
     /**
-     * Read bytes of a node's heap region into a registered buffer of this thread's, in one round of READs of at most
-     * {@code piece} bytes each: a window of blocks a scan decodes where it stands (InPlaceSweep).
-     */
-    public void readHeap(final int node, final long offset, final MemorySegment dst, final int length,
-        final int piece)
-    {
-        final MemoryNodeView view = links.view(links.use(node));
-        roundNode[0] = node;
-        final long token = links.startRequests();
-        int posted = 0;
-        try
-        {
-            final Connection connection = links.connection(node);
-            for (int at = 0; at < length; at += piece)
-            {
-                connection.readAsync(view.heap, offset + at, dst, at, Math.min(piece, length - at), token);
-                posted++;
-            }
-            connection.flush();
-        }
-        catch (final RaasException ex)
-        {
-            throw links.unreachable(node, ex);
-        }
-        links.awaitRound(roundNode, 1, posted);
-    }
-
-    /**
-     * Read blocks of a node's heap, each {@code lengths[i]} bytes at {@code offsets[i]}, into a registered buffer of
-     * this thread's one after another from its start, in one round: blocks too far apart to read a window whole.
+     * Read ranges of a node's heap, each {@code lengths[i]} bytes at {@code offsets[i]}, into a registered buffer of
+     * this thread's one after another from its start, in one round: the pieces of a window of blocks, or blocks too
+     * far apart to read their window whole ({@link WholeReads}).
      */
     public void readHeapBlocks(final int node, final long[] offsets, final int[] lengths, final int count,
         final MemorySegment dst)

@@ -22,7 +22,10 @@ public final class WholeReads
     public static final int PIECE = 64 * 1024;
     /** A window is read whole only where its blocks take at most this many of its bytes each, on average. */
     public static final int BYTES_PER_BLOCK = 1024;
-    /** Blocks read apart in one round: at most 8 KiB each (a slot's length hint), they fit the window buffer. */
+    /**
+     * Blocks read apart in one round: at most 8 KiB each (a slot's length hint), they fit the window buffer; as many
+     * as a window's pieces.
+     */
     public static final int BLOCKS_A_ROUND = 64;
     /** The largest index copied: past it a caller reads range by range instead. */
     public static final long MAX_INDEX_BYTES = 64L << 20;
@@ -42,8 +45,8 @@ public final class WholeReads
     }
 
     private final IndexListing listing;
-    private final long[] apartOffsets = new long[BLOCKS_A_ROUND];
-    private final int[] apartLengths = new int[BLOCKS_A_ROUND];
+    private final long[] offsets = new long[BLOCKS_A_ROUND];
+    private final int[] lengths = new int[BLOCKS_A_ROUND];
     private MemorySegment window;
     private MemorySegment piece;
     private long[] sortKeys = new long[0];
@@ -149,7 +152,13 @@ public final class WholeReads
             }
             if (end - start <= (long)(to - from) * BYTES_PER_BLOCK)
             {
-                listing.readHeap(node, start, window, (int)(end - start), PIECE);
+                int pieces = 0;
+                for (long at = start; at < end; at += PIECE)
+                {
+                    offsets[pieces] = at;
+                    lengths[pieces++] = (int)Math.min(PIECE, end - at);
+                }
+                listing.readHeapBlocks(node, offsets, lengths, pieces, window);
                 for (int k = from; k < to; k++)
                 {
                     visitor.visit(entryOf(sortKeys[k]), window, offsetOf(sortKeys[k]) - start);
@@ -172,15 +181,15 @@ public final class WholeReads
             final int last = Math.min(to, first + BLOCKS_A_ROUND);
             for (int k = first; k < last; k++)
             {
-                apartOffsets[k - first] = offsetOf(sortKeys[k]);
-                apartLengths[k - first] = SlotWord.lengthHint(words[entryOf(sortKeys[k])]);
+                offsets[k - first] = offsetOf(sortKeys[k]);
+                lengths[k - first] = SlotWord.lengthHint(words[entryOf(sortKeys[k])]);
             }
-            listing.readHeapBlocks(node, apartOffsets, apartLengths, last - first, window);
+            listing.readHeapBlocks(node, offsets, lengths, last - first, window);
             long at = 0;
             for (int k = first; k < last; k++)
             {
                 visitor.visit(entryOf(sortKeys[k]), window, at);
-                at += apartLengths[k - first];
+                at += lengths[k - first];
             }
         }
     }
