@@ -271,6 +271,10 @@ final class InPlaceSweep
                 addRows(node, i, i * replicas + p, index);
             }
         }
+        if (rows > WholeReads.MAX_ENTRIES)
+        {
+            return false;
+        }
         final int[] entriesRead = new int[rows];
         for (int r = 0; r < rows; r++)
         {
