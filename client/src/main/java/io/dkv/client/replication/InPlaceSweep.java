@@ -116,6 +116,7 @@ final class InPlaceSweep
         {
             if (!readJoiner(joiner))
             {
+                release();
                 return 0;
             }
             place(joiner);
@@ -315,7 +316,6 @@ final class InPlaceSweep
             }
             settleRows(from, to);
         }
-
         return nanoClock.nanoTime() - started <= graceNanos(node);
     }
 

@@ -107,8 +107,7 @@ public final class RefillBatch
         this.timeoutNanos = context.timeoutMs() * 1_000_000L;
         this.replicas = replicas;
         this.round = new NodeRound(links);
-        this.reads = new RefillReads(links, probe, round, CAPACITY, 1 + replicas, context.nanoClock(),
-            context.timeoutMs() * 1_000_000L);
+        this.reads = new RefillReads(links, probe, round, CAPACITY, 1 + replicas, context.nanoClock(), timeoutNanos);
         this.batch = new Keys(replicas);
         this.servingNodes = new int[replicas];
         this.servingWords = new long[replicas];

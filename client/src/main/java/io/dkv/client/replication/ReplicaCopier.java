@@ -184,9 +184,7 @@ public final class ReplicaCopier
             public void inPlace(final int j, final long joinWord, final int count, final int[] nodes,
                 final long[] words)
             {
-                System.arraycopy(nodes, 0, servingNodes, 0, count);
-                System.arraycopy(words, 0, servingWords, 0, count);
-                foundInPlace(j, joinWord, count);
+                foundInPlace(j, joinWord, count, nodes, words);
             }
 
             public void expect(final long keys)
@@ -582,7 +580,7 @@ public final class ReplicaCopier
             if (outcome == ReplicaChain.REFILLED || outcome == ReplicaChain.IN_PLACE)
             {
                 foundInPlace(batch.joiner(i), batch.joinWordInPlace(i),
-                    batch.servingWordsInPlace(i, servingNodes, servingWords));
+                    batch.servingWordsInPlace(i, servingNodes, servingWords), servingNodes, servingWords);
             }
             switch (outcome)
             {
@@ -602,7 +600,8 @@ public final class ReplicaCopier
      * A refill found its key in place: the words it read on the joiner and the serving replicas are skipped by the
      * rest of the scan, and noted in the ledger as the key's settled words.
      */
-    private void foundInPlace(final int joiner, final long joinWord, final int count)
+    private void foundInPlace(final int joiner, final long joinWord, final int count, final int[] nodes,
+        final long[] words)
     {
         if (ledger != null && noting)
         {
@@ -610,17 +609,17 @@ public final class ReplicaCopier
             ledger.settled(joiner, joinWord);
             for (int p = 0; p < count; p++)
             {
-                ledger.settled(servingNodes[p], servingWords[p]);
+                ledger.settled(nodes[p], words[p]);
             }
             if (count > 0)
             {
-                ledger.settledTail(servingNodes[count - 1], servingWords[count - 1]);
+                ledger.settledTail(nodes[count - 1], words[count - 1]);
             }
         }
         keepInPlace(joiner, joinWord);
         for (int p = 0; p < count; p++)
         {
-            keepInPlace(servingNodes[p], servingWords[p]);
+            keepInPlace(nodes[p], words[p]);
         }
     }
 
