@@ -20,6 +20,7 @@ package io.dkv.format;
  *                         correlation is not 0)
  *   8  correlation long
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
+ *                         ALLOCATE: the fewest bytes the client can use, a multiple of 64 (0: all it wants);
  *                         SPLIT: the subtable's offset in the index region; RESTART: the incarnation asked to
  *                         restart
  *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any; with
@@ -31,7 +32,8 @@ package io.dkv.format;
  *                         NOT_PERSISTENT, GONE (PERSIST: the block there holds another write) or DISK_FAILED
  *                         (PERSIST, SYNC: the disk refused the write)
  *   4  chunkLength int    ALLOCATE, PERSIST_RING: bytes granted: the length asked for or the largest chunk,
- *                         the smaller
+ *                         the smaller; ALLOCATE: less where the node has no free piece that long (never
+ *                         less than the fewest asked)
  *   8  correlation long
  *  16  offset      long   ALLOCATE, PERSIST_RING: of the chunk in the heap region
  *  24  generation  int    ALLOCATE: how many times the chunk was handed out before (modulo 256), for the slot

@@ -282,7 +282,7 @@ public final class MemoryNode implements AutoCloseable
     }
 
     /** One subtable at global depth 0: every hash maps to it until subtables split. */
-    private static void formatIndex(final MemorySegment memory, final int groups, final int maxGlobalDepth)
+    static void formatIndex(final MemorySegment memory, final int groups, final int maxGlobalDepth)
     {
         memory.set(INT, IndexLayout.LAYOUT_VERSION_OFFSET, IndexLayout.LAYOUT_VERSION);
         memory.set(INT, IndexLayout.GROUPS_PER_SUBTABLE_OFFSET, groups);

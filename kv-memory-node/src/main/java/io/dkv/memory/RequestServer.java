@@ -570,7 +570,7 @@ final class RequestServer implements Agent
             case MemoryNodeProtocol.ALLOCATE ->
             {
                 allocates.incrementRelease();
-                allocate(client, correlation, argument, false);
+                allocate(client, correlation, argument, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET), false);
             }
             case MemoryNodeProtocol.PERSIST ->
             {
@@ -611,7 +611,7 @@ final class RequestServer implements Agent
                 }
                 else
                 {
-                    allocate(client, correlation, argument, true);
+                    allocate(client, correlation, argument, 0, true);
                 }
             }
             case MemoryNodeProtocol.RESTART -> restart(client, correlation,
@@ -657,18 +657,22 @@ final class RequestServer implements Agent
     }
 
     /**
-     * @param ring the chunk is the client's persist ring: zeroed, and read each turn until the client goes away.
+     * @param least the fewest bytes the client can use (0: all it asked for).
+     * @param ring  the chunk is the client's persist ring: zeroed, and read each turn until the client goes away.
      */
-    private void allocate(final Connection client, final long correlation, final int asked, final boolean ring)
+    private void allocate(final Connection client, final long correlation, final int asked, final long least,
+        final boolean ring)
     {
         final int wanted = Math.min(asked, chunks.maxChunkLength());
-        if (!chunks.isValidLength(wanted))
+        // a block longer than the largest chunk asks for it whole: the client finds the grant short and says so
+        final long needed = least <= 0 || ring || least > wanted ? wanted : least;
+        if (!chunks.isValidLength(wanted) || !chunks.isValidLength((int)needed))
         {
             malformed.incrementRelease();
             answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             return;
         }
-        final long offset = chunks.allocate(wanted, client);
+        final long offset = chunks.allocate(wanted, (int)needed, client);
         if (offset < 0)
         {
             heapFull.incrementRelease();
@@ -677,7 +681,8 @@ final class RequestServer implements Agent
                 // once a spell: a busy writer asks again and again until blocks come back (HEAP_FULL counts them all)
                 heapFullLogged = true;
                 LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
-                    " bytes handed out, a chunk of " + wanted + " asked for; refusals are counted (heap-full) and " +
+                    " bytes cut into chunks, " + chunks.freeBytes() + " of them free, a chunk of " + wanted +
+                    " asked for (" + needed + " at least); refusals are counted (heap-full) and " +
                     "not logged again until a chunk is handed out");
             }
             answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
@@ -696,7 +701,7 @@ final class RequestServer implements Agent
             answerWith(client, correlation, MemoryNodeProtocol.OK, wanted, offset, durable.current());
             return;
         }
-        answer(client, correlation, MemoryNodeProtocol.OK, wanted, offset, chunks.generation(offset));
+        answer(client, correlation, MemoryNodeProtocol.OK, chunks.granted(), offset, chunks.generation(offset));
     }
 
     /** A block a client wrote into its persist ring: its key joins this turn's batch, as a PERSIST_BLOCKS' would. */

@@ -599,8 +599,10 @@ public final class HeapChunks
             // this thread is in the node's heap, and this thread's epoch goes above the node's durable epoch then
             rings().ensure(node);
         }
-        final int wanted = Math.max(nextChunk[node], (needed + 63) & ~63);
-        final int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, 0, true, "a heap chunk");
+        final int least = (needed + 63) & ~63;
+        final int wanted = Math.max(nextChunk[node], least);
+        // where the node has no free piece of the length wanted, any that holds the block will do
+        final int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, least, true, "a heap chunk");
         if (status == MemoryNodeProtocol.FULL)
         {
             throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
