@@ -763,6 +763,27 @@ public final class KvClient implements AutoCloseable
         return session().rewriteExpiry(key, NO_EXPIRY, true);
     }
 
+    /**
+     * Run an operation that frees memory or only rewrites what a key holds (redis's EXPIRE and PERSIST, which redis
+     * allows at its memory limit) on the calling thread: where a memory node is full, its blocks may take the reserve
+     * the node keeps for deletes. Deletes, flushes and transactions of deletes need not say so.
+     *
+     * @return what the operation returned.
+     */
+    public <T> T freeingMemory(final java.util.function.Supplier<T> operation)
+    {
+        final KvSession current = session();
+        final boolean was = current.chunks().freeing(true);
+        try
+        {
+            return operation.get();
+        }
+        finally
+        {
+            current.chunks().freeing(was);
+        }
+    }
+
     /** @return true when the key had a value (it has none now). */
     public boolean delete(final byte[] key)
     {
@@ -1554,6 +1575,11 @@ public final class KvClient implements AutoCloseable
         public <T> T await(final CompletableFuture<T> future)
         {
             return session().await(future);
+        }
+
+        public boolean freeing(final boolean freeing)
+        {
+            return session().chunks().freeing(freeing);
         }
 
         public CompletableFuture<Versioned> readAsync(final byte[] key)

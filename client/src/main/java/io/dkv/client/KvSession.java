@@ -254,7 +254,17 @@ public final class KvSession implements AutoCloseable
             throw new KvException("key " + KvErrors.describe(key) + " held another transaction's intent " + attempt +
                 " times in a row; each was resolved and another came");
         }
-        intents.resolve(key);
+        // resolving adds nothing live (an intent gives way to its outcome): on a full node it may take the reserve,
+        // so that readers and deletes are never stopped by a transaction left half done
+        final boolean was = chunks.freeing(true);
+        try
+        {
+            intents.resolve(key);
+        }
+        finally
+        {
+            chunks.freeing(was);
+        }
     }
 
     /**
@@ -535,18 +545,27 @@ public final class KvSession implements AutoCloseable
     // ---------------------------------------------------------------------------------------------
     // writes
 
+    /** A delete frees memory: on a full node its tombstone may take the reserve the node keeps for deletes. */
     boolean delete(final byte[] key)
     {
-        for (int attempt = 0; ; attempt++)
+        final boolean was = chunks.freeing(true);
+        try
         {
-            try
+            for (int attempt = 0; ; attempt++)
             {
-                return deleteUnlessIntent(key);
+                try
+                {
+                    return deleteUnlessIntent(key);
+                }
+                catch (final IntentFound found)
+                {
+                    resolveIntent(key, attempt);
+                }
             }
-            catch (final IntentFound found)
-            {
-                resolveIntent(key, attempt);
-            }
+        }
+        finally
+        {
+            chunks.freeing(was);
         }
     }
 
@@ -986,7 +1005,24 @@ public final class KvSession implements AutoCloseable
      * @param onlyExpiring true: false at once when the value has no expiry (PERSIST).
      * @return false when the key has no value (or, with {@code onlyExpiring}, no expiry).
      */
+    /**
+     * As redis's EXPIRE and PERSIST, allowed at full: the new block (its old one's size) may take a full node's
+     * reserve, and the old one comes back.
+     */
     boolean rewriteExpiry(final byte[] key, final long expireAt, final boolean onlyExpiring)
+    {
+        final boolean was = chunks.freeing(true);
+        try
+        {
+            return rewriteExpiryFreeing(key, expireAt, onlyExpiring);
+        }
+        finally
+        {
+            chunks.freeing(was);
+        }
+    }
+
+    private boolean rewriteExpiryFreeing(final byte[] key, final long expireAt, final boolean onlyExpiring)
     {
         for (expiryRaces.start(); expiryRaces.another(); )
         {

@@ -15,7 +15,8 @@ package io.dkv.format;
  * request (32 bytes)
  *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS, PERSIST_RING or RESTART
  *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
- *                         largest chunk); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer),
+ *                         largest chunk), ALLOCATE: with FREEING (the write frees memory: it may take the
+ *                         node's reserve); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer),
  *                         and NAMES_PREVIOUS; PERSIST_BLOCKS: how many blocks (answered once taken when the
  *                         correlation is not 0)
  *   8  correlation long
@@ -35,12 +36,14 @@ package io.dkv.format;
  *                         the smaller; ALLOCATE: less where the node has no free piece that long (never
  *                         less than the fewest asked)
  *   8  correlation long
- *  16  offset      long   ALLOCATE, PERSIST_RING: of the chunk in the heap region
+ *  16  offset      long   ALLOCATE, PERSIST_RING: of the chunk in the heap region; FULL: bytes the node may still
+ *                         hand out, its reserve included
  *  24  generation  int    ALLOCATE: how many times the chunk was handed out before (modulo 256), for the slot
  *                         words naming its blocks ({@link SlotWord})
  *  28  reserved    int
  *  24  epoch       long   PERSIST_RING, in place of the two above: the node's durable epoch, which the ring's
  *                         mark starts at; the client writes only later epochs from then on
+ *  24  reserve     long   FULL, in place of the generation and reserved: the bytes of its reserve (FREEING)
  * </pre>
  */
 public final class MemoryNodeProtocol
@@ -48,6 +51,11 @@ public final class MemoryNodeProtocol
     public static final int SERVICE = 0x4b56;
 
     public static final int ALLOCATE = 1;
+    /**
+     * ALLOCATE's argument: the chunk is for writes that free memory (deletes' tombstones and their intents), which a
+     * node grants from the reserve it keeps for them where it refuses other writes.
+     */
+    public static final int FREEING = 1;
     public static final int PERSIST = 2;
     public static final int RETIRE = 3;
     /**

@@ -18,12 +18,13 @@ import java.util.Arrays;
  * (by a client stopped past the grace period) finds no slot holding that word. One caller: the request server's
  * thread.
  *
- * <p>Free space is never kept in sizes no one asks for: a chunk freed beside a free one is merged with it (the
- * merged chunk takes a generation that neither part's words of its last life carry). A request is granted, in this
- * order: a free chunk of the length asked; a new one from the uncut end; the front of the smallest free chunk longer
- * than asked (the rest stays free, with the same generation); the longest free chunk shorter than asked that still
- * holds what the client needs. So a heap whose free bytes hold the bytes needed in one piece always grants a chunk,
- * whatever lengths were asked before.
+ * <p>Free chunks keep their lengths (merging and cutting them is left to a cleaner). A request is granted, in this
+ * order: a free chunk of the length asked; a new one from the uncut end; the shortest free chunk longer than asked;
+ * the longest free chunk shorter than asked that still holds what the client needs (its next block). So lengths
+ * asked before do not keep a later request from free room that holds its block.
+ *
+ * <p>A share of the heap is kept for writes that free memory (deletes' tombstones, their transactions' intents): other
+ * requests are refused a chunk that would leave less than it free.
  */
 final class HeapChunks
 {
@@ -36,7 +37,7 @@ final class HeapChunks
     static final class Chunk
     {
         final long offset;
-        int length;
+        final int length;
         Connection owner;
         boolean ownerGone;
         int state;
@@ -52,6 +53,7 @@ final class HeapChunks
     }
 
     private final int maxChunkLength;
+    private final long reserveBytes;
     private final long heapLength;
     private final long graceNanos;
     /**
@@ -79,6 +81,13 @@ final class HeapChunks
 
     HeapChunks(final int maxChunkLength, final long heapLength, final long graceNanos)
     {
+        this(maxChunkLength, heapLength, graceNanos, 0);
+    }
+
+    /** @param reserveBytes bytes only requests that free memory are granted ({@link #allocate}). */
+    HeapChunks(final int maxChunkLength, final long heapLength, final long graceNanos, final long reserveBytes)
+    {
+        this.reserveBytes = reserveBytes;
         this.maxChunkLength = maxChunkLength;
         this.heapLength = heapLength;
         this.graceNanos = graceNanos;
@@ -96,6 +105,37 @@ final class HeapChunks
     }
 
     /**
+     * As {@link #allocate(int, int, Connection)}, leaving the reserve unless the request frees memory.
+     *
+     * @param freeing the client's write frees memory (a delete's tombstone, its transaction's intents): it may take
+     *                the reserve kept for such writes, where others may not.
+     */
+    long allocate(final int wanted, final int needed, final Connection owner, final boolean freeing)
+    {
+        if (freeing || reserveBytes == 0)
+        {
+            return allocate(wanted, needed, owner, Long.MAX_VALUE);
+        }
+        final long beyondReserve = (room() - reserveBytes) & ~63L;
+        if (beyondReserve < needed)
+        {
+            return -1;
+        }
+        return allocate((int)Math.min(wanted, beyondReserve), needed, owner, beyondReserve);
+    }
+
+    /** @return bytes that may still be handed out: free chunks' and the uncut end's. */
+    long room()
+    {
+        return heapLength - next + freeBytes;
+    }
+
+    long reserveBytes()
+    {
+        return reserveBytes;
+    }
+
+    /**
      * @param wanted bytes wanted: a multiple of 64, at least 64.
      * @param needed the fewest bytes the client can use (its next block): a multiple of 64, at most {@code wanted}.
      * @param owner  the client that writes into it (null: the node itself, when it loads keys).
@@ -104,16 +144,28 @@ final class HeapChunks
      */
     long allocate(final int wanted, final int needed, final Connection owner)
     {
+        return allocate(wanted, needed, owner, Long.MAX_VALUE);
+    }
+
+    /** @param limit the most bytes the chunk granted may have. */
+    private long allocate(final int wanted, final int needed, final Connection owner, final long limit)
+    {
         Chunk chunk = pollFree(wanted);
         if (chunk == null && next + wanted <= heapLength)
         {
             chunk = new Chunk(next, wanted);
-            insertAt(chunkCount, chunk);
+            if (chunkCount == chunks.length)
+            {
+                chunks = Arrays.copyOf(chunks, 2 * chunkCount);
+                starts = Arrays.copyOf(starts, 2 * chunkCount);
+            }
+            chunks[chunkCount] = chunk;
+            starts[chunkCount++] = next;
             next += wanted;
         }
         if (chunk == null)
         {
-            chunk = fallback(wanted, needed);
+            chunk = fallback(wanted, needed, limit);
             if (chunk == null)
             {
                 return -1;
@@ -134,17 +186,17 @@ final class HeapChunks
     }
 
     /**
-     * No free chunk of the length and no uncut end: the front of the smallest longer free chunk, else the longest
-     * shorter one that holds {@code needed}, taken out of the free chunks.
+     * No free chunk of the length and no uncut end: the shortest longer free chunk within {@code limit}, else the
+     * longest shorter one that holds {@code needed}, taken out of the free chunks.
      */
-    private Chunk fallback(final int wanted, final int needed)
+    private Chunk fallback(final int wanted, final int needed, final long limit)
     {
         if (freeCount == 0)
         {
             return null;
         }
-        int longer = -1;
-        int shorter = -1;
+        Chunk longer = null;
+        Chunk shorter = null;
         for (int c = 0; c < chunkCount; c++)
         {
             final Chunk chunk = chunks[c];
@@ -154,36 +206,24 @@ final class HeapChunks
             }
             if (chunk.length > wanted)
             {
-                if (longer < 0 || chunk.length < chunks[longer].length)
+                if (chunk.length <= limit && (longer == null || chunk.length < longer.length))
                 {
-                    longer = c;
+                    longer = chunk;
                 }
             }
-            else if (chunk.length >= needed && (shorter < 0 || chunk.length > chunks[shorter].length))
+            else if (chunk.length >= needed && (shorter == null || chunk.length > shorter.length))
             {
-                shorter = c;
+                shorter = chunk;
             }
         }
-        if (longer >= 0)
+        final Chunk chosen = longer != null ? longer : shorter;
+        if (chosen != null)
         {
-            final Chunk whole = chunks[longer];
-            removeFree(whole);
-            // the rest keeps the whole's generation: the words of its earlier life carry the one before
-            final Chunk rest = new Chunk(whole.offset + wanted, whole.length - wanted);
-            rest.generation = whole.generation;
-            whole.length = wanted;
-            insertAt(longer + 1, rest);
-            addFree(rest);
-            return whole;
+            removeFree(chosen);
         }
-        if (shorter >= 0)
-        {
-            final Chunk chunk = chunks[shorter];
-            removeFree(chunk);
-            return chunk;
-        }
-        return null;
+        return chosen;
     }
+
     /** Its client will write no more blocks into the chunk at {@code offset}. */
     void retire(final long offset, final Connection owner, final long nowNanos)
     {
@@ -281,51 +321,10 @@ final class HeapChunks
             chunk.state = FREE;
             chunk.generation = SlotWord.nextGeneration(chunk.generation);
             count++;
-            coalesce(chunk);
+            addFree(chunk);
         }
         reclaimed = reclaimed + count;
         return count;
-    }
-
-    /** A chunk just freed joins the free chunks beside it, or is free as it is. */
-    private void coalesce(final Chunk chunk)
-    {
-        int at = indexOf(chunk);
-        if (at + 1 < chunkCount && chunks[at + 1].state == FREE)
-        {
-            final Chunk after = chunks[at + 1];
-            removeFree(after);
-            chunk.generation = mergedGeneration(chunk.generation, after.generation);
-            chunk.length += after.length;
-            removeAt(at + 1);
-        }
-        if (at > 0 && chunks[at - 1].state == FREE)
-        {
-            final Chunk before = chunks[at - 1];
-            removeFree(before);
-            before.generation = mergedGeneration(before.generation, chunk.generation);
-            before.length += chunk.length;
-            removeAt(at);
-            at--;
-        }
-        final Chunk merged = chunks[at];
-        addFree(merged);
-    }
-
-    /**
-     * @return a generation that none of the words made in the last lives of two free chunks carry (each one before
-     * the chunk's), so that the merged chunk's words never equal a word left from either.
-     */
-    static int mergedGeneration(final int first, final int second)
-    {
-        final int firstOld = (first + SlotWord.GENERATIONS - 1) & (SlotWord.GENERATIONS - 1);
-        final int secondOld = (second + SlotWord.GENERATIONS - 1) & (SlotWord.GENERATIONS - 1);
-        int generation = first;
-        while (generation == firstOld || generation == secondOld)
-        {
-            generation = SlotWord.nextGeneration(generation);
-        }
-        return generation;
     }
 
     private Chunk pollFree(final int length)
@@ -357,37 +356,6 @@ final class HeapChunks
         }
         freeCount--;
         freeBytes -= chunk.length;
-    }
-
-    private void insertAt(final int at, final Chunk chunk)
-    {
-        if (chunkCount == chunks.length)
-        {
-            chunks = Arrays.copyOf(chunks, 2 * chunkCount);
-            starts = Arrays.copyOf(starts, 2 * chunkCount);
-        }
-        System.arraycopy(chunks, at, chunks, at + 1, chunkCount - at);
-        System.arraycopy(starts, at, starts, at + 1, chunkCount - at);
-        chunks[at] = chunk;
-        starts[at] = chunk.offset;
-        chunkCount++;
-    }
-
-    private void removeAt(final int at)
-    {
-        System.arraycopy(chunks, at + 1, chunks, at, chunkCount - at - 1);
-        System.arraycopy(starts, at + 1, starts, at, chunkCount - at - 1);
-        chunks[--chunkCount] = null;
-    }
-
-    private int indexOf(final Chunk chunk)
-    {
-        final int at = Arrays.binarySearch(starts, 0, chunkCount, chunk.offset);
-        if (at < 0 || chunks[at] != chunk)
-        {
-            throw new IllegalStateException("no chunk starts at heap offset " + chunk.offset);
-        }
-        return at;
     }
 
     private Chunk chunkOf(final long blockOffset)

@@ -88,7 +88,8 @@ public final class MemoryNode implements AutoCloseable
             final MemorySegment indexMemory = raas.localMemory(index);
             final MemorySegment heapMemory = raas.localMemory(heap);
             formatHeap(heapMemory, context.chunkBytes(), context.heapChunks());
-            chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L);
+            chunks = new HeapChunks(context.chunkBytes(), heap.length(), context.graceMs() * 1_000_000L,
+                context.reserveBytes());
             formatIndex(indexMemory, groups, maxDepth);
             final LocalIndex local = new LocalIndex(indexMemory, heapMemory, groups, maxDepth);
             keysRecovered = store == null ? 0 : recover(store, local, chunks, context);

@@ -28,6 +28,15 @@ public final class MemoryNodeConfiguration
     public static final int HEAP_CHUNKS_DEFAULT = 128;
 
     /**
+     * Share of the heap, in 1/1024ths, kept for writes that free memory: the tombstones of deletes (DEL, UNLINK,
+     * FLUSHALL, a key's expiry) and their transactions' intents. Chunks for other writes are refused once only the
+     * reserve is left, so that a full node still takes its deletes. 32: about 3% (1 MiB of a 32 MiB heap, some 16,000
+     * tombstones of short keys).
+     */
+    public static final String RESERVE_SHARE_PROP_NAME = "dkv.memory.reserve.share";
+    public static final int RESERVE_SHARE_DEFAULT = 32;
+
+    /**
      * How long a heap chunk no slot points into waits before it is handed out again: longer than any
      * client's operation may last, so that no reader returns a block written over meanwhile.
      */

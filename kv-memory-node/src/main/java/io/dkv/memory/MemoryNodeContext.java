@@ -1,6 +1,7 @@
 package io.dkv.memory;
 
 import io.dkv.clock.CommonContext;
+import io.dkv.format.HeapLayout;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     private int chunkBytes = intProperty(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
     private int heapChunks = intProperty(HEAP_CHUNKS_PROP_NAME, HEAP_CHUNKS_DEFAULT);
     private int graceMs = intProperty(GRACE_MS_PROP_NAME, GRACE_MS_DEFAULT);
+    private int reserveShare = intProperty(RESERVE_SHARE_PROP_NAME, RESERVE_SHARE_DEFAULT);
     private int maxGlobalDepth = intProperty(MAX_GLOBAL_DEPTH_PROP_NAME, MAX_GLOBAL_DEPTH_DEFAULT);
     private int expiryScanMs = intProperty(EXPIRY_SCAN_MS_PROP_NAME, EXPIRY_SCAN_MS_DEFAULT);
     private int versionSweepMs = intProperty(VERSION_SWEEP_MS_PROP_NAME, VERSION_SWEEP_MS_DEFAULT);
@@ -110,6 +112,25 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
     {
         this.maxGlobalDepth = maxGlobalDepth;
         return this;
+    }
+
+    /** @return the heap's share, in 1/1024ths, kept for writes that free memory ({@link #reserveBytes}). */
+    public int reserveShare()
+    {
+        return reserveShare;
+    }
+
+    /** @param reserveShare 0 to 512: the heap's share, in 1/1024ths, that only writes that free memory get. */
+    public MemoryNodeContext reserveShare(final int reserveShare)
+    {
+        this.reserveShare = reserveShare;
+        return this;
+    }
+
+    /** @return bytes of the heap kept for writes that free memory, a multiple of 64. */
+    public long reserveBytes()
+    {
+        return HeapLayout.regionLength(heapChunks, chunkBytes) * reserveShare / 1024 & ~63L;
     }
 
     /** @return how long a chunk no slot points into waits before it is handed out again. */
@@ -315,6 +336,7 @@ public final class MemoryNodeContext extends CommonContext<MemoryNodeContext>
         }
         requireRange("maxGlobalDepth (" + MAX_GLOBAL_DEPTH_PROP_NAME + ")", maxGlobalDepth, 0, 12);
         requirePositive("graceMs (" + GRACE_MS_PROP_NAME + ")", graceMs);
+        requireRange("reserveShare (" + RESERVE_SHARE_PROP_NAME + ")", reserveShare, 0, 512);
         requirePositive("expiryScanMs (" + EXPIRY_SCAN_MS_PROP_NAME + ")", expiryScanMs);
         requirePositive("versionSweepMs (" + VERSION_SWEEP_MS_PROP_NAME + ")", versionSweepMs);
         requirePositive("versionSegmentBytes (" + VERSION_SEGMENT_BYTES_PROP_NAME + ")", versionSegmentBytes);

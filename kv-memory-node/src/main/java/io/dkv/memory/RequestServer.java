@@ -663,7 +663,8 @@ final class RequestServer implements Agent
     private void allocate(final Connection client, final long correlation, final int asked, final long least,
         final boolean ring)
     {
-        final int wanted = Math.min(asked, chunks.maxChunkLength());
+        final boolean freeing = !ring && (asked & MemoryNodeProtocol.FREEING) != 0;
+        final int wanted = Math.min(asked & ~MemoryNodeProtocol.FREEING, chunks.maxChunkLength());
         // a block longer than the largest chunk asks for it whole: the client finds the grant short and says so
         final long needed = least <= 0 || ring || least > wanted ? wanted : least;
         if (!chunks.isValidLength(wanted) || !chunks.isValidLength((int)needed))
@@ -672,7 +673,7 @@ final class RequestServer implements Agent
             answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
             return;
         }
-        final long offset = chunks.allocate(wanted, (int)needed, client);
+        final long offset = chunks.allocate(wanted, (int)needed, client, freeing);
         if (offset < 0)
         {
             heapFull.incrementRelease();
@@ -682,10 +683,13 @@ final class RequestServer implements Agent
                 heapFullLogged = true;
                 LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
                     " bytes cut into chunks, " + chunks.freeBytes() + " of them free, a chunk of " + wanted +
-                    " asked for (" + needed + " at least); refusals are counted (heap-full) and " +
+                    " asked for (" + needed + " at least" + (freeing ? ", from the reserve of " +
+                    chunks.reserveBytes() + " bytes" : "") + "); refusals are counted (heap-full) and " +
                     "not logged again until a chunk is handed out");
             }
-            answer(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), -1);
+            // the figures the client's error names: what is left, and what of it only deletes may take
+            answerWith(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), chunks.room(),
+                chunks.reserveBytes());
             return;
         }
         if (heapFullLogged)

@@ -10,12 +10,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Free space is granted whatever lengths were asked before: chunks freed side by side merge, a longer free chunk is
- * cut to the length asked, and a shorter one that holds what the client needs is granted where nothing else is; a
- * chunk's generation moves on with each life so that no word of its last life names a block of its next.
+ * Free chunks are granted whatever lengths were asked before: the length asked first, else a new one from the heap's
+ * uncut end, else the shortest longer free chunk, else the longest shorter one that holds what the client needs; the
+ * reserve goes only to writes that free memory; a chunk's generation moves on with each life.
  */
 class HeapChunksTest
 {
@@ -33,26 +33,22 @@ class HeapChunksTest
     }
 
     @Test
-    void chunksFreedSideBySideMergeAndAreCutToTheLengthAskedAgain()
+    void aLongerFreeChunkIsGrantedWhereNoneHasTheLengthAskedAndTheHeapIsCut()
     {
         final HeapChunks chunks = heapOf(8 * K64);
-        final long[] small = new long[8];
+        final long[] small = new long[4];
         for (int i = 0; i < small.length; i++)
         {
             small[i] = chunks.allocate(K64, null);
-            assertEquals(HeapLayout.HEADER_LENGTH + (long)i * K64, small[i]);
         }
+        final long large = chunks.allocate(4 * K64, null);
         assertEquals(-1, chunks.allocate(K64, null), "every byte is handed out");
+        freeAll(chunks, large, small[1]);
 
-        freeAll(chunks, small);
-        assertEquals(8L * K64, chunks.freeBytes());
-
-        final long first = chunks.allocate(4 * K64, 4 * K64, null);
-        assertEquals(HeapLayout.HEADER_LENGTH, first, "the merged free chunk is cut from its front");
+        assertEquals(large, chunks.allocate(2 * K64, K64, null), "the shortest longer one, whole: 256 KiB");
         assertEquals(4 * K64, chunks.granted());
-        final long second = chunks.allocate(4 * K64, 4 * K64, null);
-        assertEquals(HeapLayout.HEADER_LENGTH + 4L * K64, second, "the rest of it is the next chunk");
-        assertEquals(4 * K64, chunks.granted());
+        assertEquals(small[1], chunks.allocate(2 * K64, K64, null), "then a shorter one that holds the block");
+        assertEquals(K64, chunks.granted());
         assertEquals(0, chunks.freeBytes());
         assertEquals(-1, chunks.allocate(K64, null));
     }
@@ -69,15 +65,15 @@ class HeapChunksTest
         // two free chunks of 128 KiB, not side by side
         freeAll(chunks, pairs[0], pairs[2]);
 
-        assertEquals(-1, chunks.allocate(4 * K64, 3 * K64, null), "no free piece holds 192 KiB");
-        assertEquals(pairs[0], chunks.allocate(4 * K64, 2 * K64, null), "a 128 KiB piece holds the 128 KiB needed");
+        assertEquals(-1, chunks.allocate(4 * K64, 3 * K64, null), "no free chunk holds 192 KiB");
+        assertEquals(pairs[0], chunks.allocate(4 * K64, 2 * K64, null), "a 128 KiB chunk holds the 128 KiB needed");
         assertEquals(2 * K64, chunks.granted());
         assertEquals(pairs[2], chunks.allocate(2 * K64, 2 * K64, null));
         assertEquals(-1, chunks.allocate(K64, null));
     }
 
     @Test
-    void aFreeChunkOfTheLengthAskedIsTakenBeforeALongerOneIsCut()
+    void aFreeChunkOfTheLengthAskedIsTakenBeforeAnyOther()
     {
         final HeapChunks chunks = heapOf(8 * K64);
         final long a = chunks.allocate(K64, null);
@@ -96,34 +92,29 @@ class HeapChunksTest
     }
 
     @Test
-    void eachLifeOfAChunkHasAGenerationNoWordOfItsLastLifeCarries()
+    void onlyWritesThatFreeMemoryAreGrantedTheReserve()
+    {
+        final HeapChunks chunks = new HeapChunks(4 * K64, HeapLayout.HEADER_LENGTH + 8L * K64, 0, 2 * K64);
+        for (int i = 0; i < 6; i++)
+        {
+            assertTrue(chunks.allocate(K64, K64, null, false) >= 0, "chunk " + i + " outside the reserve");
+        }
+        assertEquals(-1, chunks.allocate(K64, K64, null, false), "the last 128 KiB are the reserve's");
+        assertEquals(2L * K64, chunks.room());
+        assertTrue(chunks.allocate(K64, K64, null, true) >= 0, "a delete's chunk from the reserve");
+        assertTrue(chunks.allocate(K64, K64, null, true) >= 0);
+        assertEquals(-1, chunks.allocate(K64, K64, null, true), "the reserve is spent");
+    }
+
+    @Test
+    void eachLifeOfAChunkHasTheNextGeneration()
     {
         final HeapChunks chunks = heapOf(2 * K64);
         final long a = chunks.allocate(K64, null);
-        final long b = chunks.allocate(K64, null);
-        final int firstA = chunks.generation(a);
-        // b lives twice while a lives once: their generations part
-        freeAll(chunks, b);
-        assertEquals(b, chunks.allocate(K64, null));
-        final int secondB = chunks.generation(b);
-        assertEquals(SlotWord.nextGeneration(firstA), secondB);
-
-        freeAll(chunks, a, b);
-        final long merged = chunks.allocate(2 * K64, null);
-        assertEquals(a, merged);
-        final int mergedGeneration = chunks.generation(merged);
-        assertNotEquals(firstA, mergedGeneration, "a's last words name the merged chunk's first block");
-        assertNotEquals(secondB, mergedGeneration, "b's last words name a block in the merged chunk");
-
-        for (int first = 0; first < SlotWord.GENERATIONS; first++)
-        {
-            for (int second = 0; second < SlotWord.GENERATIONS; second++)
-            {
-                final int generation = HeapChunks.mergedGeneration(first, second);
-                assertNotEquals(Math.floorMod(first - 1, SlotWord.GENERATIONS), generation);
-                assertNotEquals(Math.floorMod(second - 1, SlotWord.GENERATIONS), generation);
-            }
-        }
+        final int first = chunks.generation(a);
+        freeAll(chunks, a);
+        assertEquals(a, chunks.allocate(K64, null));
+        assertEquals(SlotWord.nextGeneration(first), chunks.generation(a));
     }
 
     /** A heap of {@code bytes} after its header, chunks of at most 256 KiB, no grace. */

@@ -4,6 +4,7 @@ import io.dkv.client.Durability;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
 import io.dkv.client.KvSession;
+import io.dkv.client.MemoryFullException;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
@@ -30,6 +31,8 @@ public final class HeapChunks
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
+    /** Bytes asked of a node's reserve at a time: some 250 tombstones of short keys. */
+    private static final int RESERVE_CHUNK = 16 * 1024;
 
     private final NodeLinks links;
     private final WriteEpochs epochs;
@@ -50,6 +53,10 @@ public final class HeapChunks
     private final int[] previousChunkGeneration;
     /** Bytes to ask for at the node's next chunk: doubling from {@link #FIRST_CHUNK}. */
     private final int[] nextChunk;
+    /** Whether each node's chunk now came from its reserve: only writes that free memory go into it. */
+    private final boolean[] fromReserve;
+    /** Whether the operation this thread runs frees memory (a delete, a flush): it may take nodes' reserves. */
+    private boolean freeing;
     /** The block being written, the same bytes for every replica. */
     private MemorySegment out;
     /**
@@ -98,6 +105,7 @@ public final class HeapChunks
         this.previousChunkGeneration = new int[MemoryNodeAvailability.CAPACITY];
         this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
         Arrays.fill(nextChunk, FIRST_CHUNK);
+        this.fromReserve = new boolean[MemoryNodeAvailability.CAPACITY];
         this.out = links.raas().allocateBuffer(4096);
         this.durability = context.durability();
         this.epochs = context.writeEpochs();
@@ -116,6 +124,18 @@ public final class HeapChunks
             flushDeferred();
         }
         this.durability = durability;
+    }
+
+    /**
+     * @param freeing the operation this thread runs from now on frees memory (deletes, their transactions, expiries):
+     *                where a node is full its blocks may go into the reserve the node keeps for such writes.
+     * @return whether it was said before, for the caller to put back.
+     */
+    public boolean freeing(final boolean freeing)
+    {
+        final boolean was = this.freeing;
+        this.freeing = freeing;
+        return was;
     }
 
     /** @return what the operation this thread runs promises. */
@@ -303,7 +323,7 @@ public final class HeapChunks
         for (int p = 0; p < count; p++)
         {
             final int node = current(links.use(nodes[p]));
-            if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+            if (needsChunk(node, length))
             {
                 allocateChunk(node, length);
             }
@@ -549,7 +569,7 @@ public final class HeapChunks
         // a replica's blocks are written before anything else of the operation reads it: its view is made again
         // here when its last request failed
         current(links.use(node));
-        if (chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node])
+        if (needsChunk(node, length))
         {
             allocateChunk(node, length);
         }
@@ -566,6 +586,12 @@ public final class HeapChunks
         return offset;
     }
 
+    /** @return true when the block goes into a new chunk: the current one lacks room, or is the reserve's. */
+    private boolean needsChunk(final int node, final int length)
+    {
+        return chunkLength[node] == 0 || chunkUsed[node] + length > chunkLength[node] || fromReserve[node] && !freeing;
+    }
+
     /** @return the node, its chunks forgotten first when its links were made again since they were handed out. */
     private int current(final int node)
     {
@@ -577,6 +603,7 @@ public final class HeapChunks
             previousChunkLength[node] = 0;
             chunkUsed[node] = 0;
             nextChunk[node] = FIRST_CHUNK;
+            fromReserve[node] = false;
         }
         return node;
     }
@@ -602,16 +629,26 @@ public final class HeapChunks
         final int least = (needed + 63) & ~63;
         final int wanted = Math.max(nextChunk[node], least);
         // where the node has no free piece of the length wanted, any that holds the block will do
-        final int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, least, true, "a heap chunk");
+        int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, least, true, "a heap chunk");
+        boolean reserve = false;
+        if (status == MemoryNodeProtocol.FULL && freeing)
+        {
+            // a delete on a full node: a small chunk of the reserve the node keeps for writes that free memory
+            reserve = true;
+            status = links.request(node, MemoryNodeProtocol.ALLOCATE,
+                Math.max(least, RESERVE_CHUNK) | MemoryNodeProtocol.FREEING, least, true, "a heap chunk");
+        }
         if (status == MemoryNodeProtocol.FULL)
         {
-            throw new KvException("memory node " + nodeId + " is full: no room left in its heap for " + wanted +
-                " more bytes of values");
+            final MemorySegment full = links.reply();
+            throw new MemoryFullException(nodeId, wanted, full.get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET),
+                full.get(LONG, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET), reserve);
         }
         if (status != MemoryNodeProtocol.OK)
         {
             throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
         }
+        fromReserve[node] = reserve;
         final MemorySegment reply = links.reply();
         final int granted = reply.get(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET);
         if (needed > granted)

@@ -43,4 +43,11 @@ public interface CommitKeys extends RawKeys
      * @return completes with the version read, or null when the key has no value.
      */
     CompletableFuture<Versioned> readRawAsync(byte[] key);
+
+    /**
+     * @param freeing what the calling thread writes from now on frees memory (a transaction of deletes): where a
+     *                memory node is full, its blocks may take the reserve the node keeps for deletes.
+     * @return whether it was said before, for the caller to put back.
+     */
+    boolean freeing(boolean freeing);
 }

@@ -55,6 +55,38 @@ final class TransactionCommit
 
     void run()
     {
+        if (!deletesOnly())
+        {
+            runWrites();
+            return;
+        }
+        // a transaction of deletes frees memory: on a full node its intents may take the reserve kept for deletes
+        final boolean was = keys.freeing(true);
+        try
+        {
+            runWrites();
+        }
+        finally
+        {
+            keys.freeing(was);
+        }
+    }
+
+    /** @return true when the transaction writes keys and each write deletes its key. */
+    private boolean deletesOnly()
+    {
+        for (final TxnEntry entry : writes)
+        {
+            if (entry.newValue != null)
+            {
+                return false;
+            }
+        }
+        return !writes.isEmpty();
+    }
+
+    private void runWrites()
+    {
         if (writes.isEmpty())
         {
             if (!validate())
@@ -140,7 +172,9 @@ final class TransactionCommit
                 return null;
             });
         }
-        if (poster != null && versionsKnown())
+        // a transaction of deletes is committed whole on one thread, which may take a full node's reserve for its
+        // intents; a carried commit's later stages run on threads that cannot say so
+        if (poster != null && versionsKnown() && !deletesOnly())
         {
             takePeekedVersions();
             // (no thread waits for the swaps, so they go all at once whatever dkv.client.txn.stage.in.flight says)

@@ -282,7 +282,7 @@ final class BlockingCommands
                 {
                     // as the command's own error would be answered on the loop; a waiter left unqueued would wait on
                     final ByteBuf failed = Unpooled.buffer(64);
-                    RespReplies.error(failed, "ERR dkv store error: " + StoreError.text(ex));
+                    RespReplies.error(failed, StoreError.reply(ex));
                     waiters.end(waiter, failed);
                 }
             });
@@ -309,7 +309,7 @@ final class BlockingCommands
         catch (final RuntimeException ex)
         {
             final ByteBuf reply = Unpooled.buffer(64);
-            RespReplies.error(reply, "ERR dkv store error: " + StoreError.text(ex));
+            RespReplies.error(reply, StoreError.reply(ex));
             return reply;
         }
     }

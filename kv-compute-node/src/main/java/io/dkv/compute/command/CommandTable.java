@@ -589,7 +589,7 @@ public final class CommandTable
         }
         else
         {
-            RespReplies.error(out, "ERR dkv store error: " + StoreError.text(failure));
+            RespReplies.error(out, StoreError.reply(failure));
         }
     }
 

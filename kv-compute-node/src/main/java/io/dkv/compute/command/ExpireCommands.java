@@ -49,16 +49,30 @@ final class ExpireCommands
     List<CommandSpec> commands()
     {
         return List.of(
-            spec("expire", -3, (session, args, out) -> expire(session, args, true, true, "expire", out)),
-            spec("pexpire", -3, (session, args, out) -> expire(session, args, false, true, "pexpire", out)),
-            spec("expireat", -3, (session, args, out) -> expire(session, args, true, false, "expireat", out)),
-            spec("pexpireat", -3, (session, args, out) -> expire(session, args, false, false, "pexpireat", out)),
+            spec("expire", -3, (session, args, out) -> freeing(session, () ->
+                expire(session, args, true, true, "expire", out))),
+            spec("pexpire", -3, (session, args, out) -> freeing(session, () ->
+                expire(session, args, false, true, "pexpire", out))),
+            spec("expireat", -3, (session, args, out) -> freeing(session, () ->
+                expire(session, args, true, false, "expireat", out))),
+            spec("pexpireat", -3, (session, args, out) -> freeing(session, () ->
+                expire(session, args, false, false, "pexpireat", out))),
             spec("ttl", 2, (session, args, out) -> ttl(session.store(base), args[1], false, out)),
             spec("pttl", 2, (session, args, out) -> ttl(session.store(base), args[1], true, out)),
             spec("expiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], false, out)),
             spec("pexpiretime", 2, (session, args, out) -> expireTime(session.store(base), args[1], true, out)),
-            spec("persist", 2, this::persist),
+            spec("persist", 2, (session, args, out) -> freeing(session, () -> persist(session, args, out))),
             spec("getex", -2, this::getEx));
+    }
+
+    /** EXPIRE and PERSIST are allowed at redis's memory limit: their new blocks may take a full node's reserve. */
+    private void freeing(final Session session, final Runnable command)
+    {
+        session.store(base).freeingMemory(() ->
+        {
+            command.run();
+            return null;
+        });
     }
 
     private void expire(final Session session, final byte[][] args, final boolean seconds, final boolean relative,

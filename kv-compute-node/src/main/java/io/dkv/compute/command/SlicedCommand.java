@@ -136,7 +136,7 @@ public final class SlicedCommand
             if (!broken)
             {
                 // as the command run whole answers a store error: the keys deleted before it stay deleted
-                RespReplies.error(out, "ERR dkv store error: " + StoreError.text(ex));
+                RespReplies.error(out, StoreError.reply(ex));
             }
             args = null;
             return broken ? -1 : to - from;

@@ -1,5 +1,6 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.MemoryFullException;
 import io.dkv.raas.RaasException;
 
 /**
@@ -12,8 +13,21 @@ public final class StoreError
     /** What a transport failure reads as to a client. */
     static final String UNREACHABLE = "the connection failed (the node stopped, restarted or cannot be reached now)";
 
+    /** Redis's reply to a write refused at its memory limit, which clients and their tests match on. */
+    public static final String OOM = "OOM command not allowed when used memory > 'maxmemory'.";
+
     private StoreError()
     {
+    }
+
+    /**
+     * @return the error reply's text for a store failure: redis's {@link #OOM}, with dkv's figures after it, where a
+     * memory node had no room for the write; else {@code ERR dkv store error: } and {@link #text}.
+     */
+    public static String reply(final Throwable failure)
+    {
+        final MemoryFullException full = MemoryFullException.in(failure);
+        return full != null ? OOM + " (" + full.getMessage() + ")" : "ERR dkv store error: " + text(failure);
     }
 
     /** @return {@code failure}'s message, each RaaS error's text in its causes replaced by {@link #UNREACHABLE}. */

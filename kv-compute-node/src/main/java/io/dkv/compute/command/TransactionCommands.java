@@ -318,7 +318,7 @@ final class TransactionCommands
         }
         else
         {
-            RespReplies.error(out, "ERR dkv store error: " + StoreError.text(failure));
+            RespReplies.error(out, StoreError.reply(failure));
         }
     }
 

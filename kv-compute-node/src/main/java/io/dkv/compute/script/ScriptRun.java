@@ -283,7 +283,7 @@ final class ScriptRun
         {
             // a store error or a conflict: the run's transaction ends, whatever the script would do with it
             abort = ex;
-            stop = ScriptErrors.raise("dkv store error: " + StoreError.text(ex));
+            stop = ScriptErrors.raise("-" + StoreError.reply(ex));
             throw stop;
         }
         finally

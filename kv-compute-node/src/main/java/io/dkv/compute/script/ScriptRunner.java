@@ -135,7 +135,7 @@ final class ScriptRunner
         {
             // a store error, or conflicts past the client's retries: nothing was written
             run.client().takeAfterCommit();
-            return error("ERR dkv store error: " + StoreError.text(ex));
+            return error(StoreError.reply(ex));
         }
         finally
         {

@@ -260,6 +260,11 @@ public final class ClientKeyStore implements KeyStore
         }
     }
 
+    public <T> T freeingMemory(final java.util.function.Supplier<T> operation)
+    {
+        return client.freeingMemory(operation);
+    }
+
     public <T> T atomically(final Function<KeyStore, T> body)
     {
         return client.transact(tx ->

@@ -251,6 +251,18 @@ public interface KeyStore
     <T> T atomically(Function<KeyStore, T> body);
 
     /**
+     * Run an operation that frees memory or only rewrites what keys hold (EXPIRE, PERSIST: allowed at redis's memory
+     * limit): its writes on this thread may take a full memory node's reserve for deletes. Inside a transaction its
+     * writes are the transaction's, committed as it is.
+     *
+     * @return what the operation returned.
+     */
+    default <T> T freeingMemory(final java.util.function.Supplier<T> operation)
+    {
+        return operation.get();
+    }
+
+    /**
      * Read the keys a transaction's body is about to use (its puts and deletes read each key's kind first) all at once
      * where the client's requests wait on a wire or a NIC ({@code Transaction.readAll}): inside {@link #atomically};
      * outside a transaction there is nothing to read ahead for.
