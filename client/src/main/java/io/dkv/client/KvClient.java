@@ -749,7 +749,8 @@ public final class KvClient implements AutoCloseable
     {
         checkKey(key);
         checkExpiry(expireAtMillis);
-        return session().rewriteExpiry(key, expireAtMillis, false);
+        // allowed at full, as redis allows it at its limit
+        return freeingMemory(() -> session().rewriteExpiry(key, expireAtMillis, false));
     }
 
     /**
@@ -760,7 +761,7 @@ public final class KvClient implements AutoCloseable
     public boolean persist(final byte[] key)
     {
         checkKey(key);
-        return session().rewriteExpiry(key, NO_EXPIRY, true);
+        return freeingMemory(() -> session().rewriteExpiry(key, NO_EXPIRY, true));
     }
 
     /**

@@ -1005,24 +1005,7 @@ public final class KvSession implements AutoCloseable
      * @param onlyExpiring true: false at once when the value has no expiry (PERSIST).
      * @return false when the key has no value (or, with {@code onlyExpiring}, no expiry).
      */
-    /**
-     * As redis's EXPIRE and PERSIST, allowed at full: the new block (its old one's size) may take a full node's
-     * reserve, and the old one comes back.
-     */
     boolean rewriteExpiry(final byte[] key, final long expireAt, final boolean onlyExpiring)
-    {
-        final boolean was = chunks.freeing(true);
-        try
-        {
-            return rewriteExpiryFreeing(key, expireAt, onlyExpiring);
-        }
-        finally
-        {
-            chunks.freeing(was);
-        }
-    }
-
-    private boolean rewriteExpiryFreeing(final byte[] key, final long expireAt, final boolean onlyExpiring)
     {
         for (expiryRaces.start(); expiryRaces.another(); )
         {
