@@ -290,6 +290,11 @@ public final class KvSession implements AutoCloseable
             {
                 return multiGetOnce(keys);
             }
+            catch (final MemoryFullException ex)
+            {
+                // a node with no room (for an intent's resolution) is no node failing: no waiting it out
+                throw ex;
+            }
             catch (final KvException ex)
             {
                 if (!chain.awaitHead(deadline))
@@ -436,6 +441,11 @@ public final class KvSession implements AutoCloseable
                     }
                 }
                 continue;
+            }
+            catch (final MemoryFullException ex)
+            {
+                // a node with no room (for an intent's resolution) is no node failing: no waiting it out
+                throw ex;
             }
             catch (final KvException ex)
             {
@@ -1141,6 +1151,11 @@ public final class KvSession implements AutoCloseable
             try
             {
                 return read.get();
+            }
+            catch (final MemoryFullException ex)
+            {
+                // a node with no room (for an intent's resolution) is no node failing: no waiting it out
+                throw ex;
             }
             catch (final KvException ex)
             {

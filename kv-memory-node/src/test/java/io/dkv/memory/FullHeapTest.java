@@ -4,6 +4,12 @@ import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.MemoryFullException;
+import io.dkv.raas.Membership;
+import io.dkv.raas.NodeRecord;
+import io.dkv.raas.Raas;
+import io.dkv.raas.StaticDirectory;
+import io.dkv.raas.driver.RaasDriver;
+import org.agrona.CloseHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,5 +116,68 @@ class FullHeapTest
             }
             assertArrayEquals(value, client.get(again));
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void aReplicatedWriteWithNoRoomIsRefusedAtOnceNotWaitedOutAsAFailingReplica()
+    {
+        final long[] ids = {1, 2};
+        final StaticDirectory directory = new StaticDirectory();
+        directory.membership(new Membership(1, 2, ids, new int[]{Membership.LIVE, Membership.LIVE}));
+        final List<Raas> raases = new ArrayList<>();
+        final List<MemoryNode> nodes = new ArrayList<>();
+        try
+        {
+            for (final long id : ids)
+            {
+                final Raas raas =
+                    RaasDriver.start(KvCluster.context("shm", id).role(NodeRecord.ROLE_MEMORY), directory);
+                raases.add(raas);
+                nodes.add(MemoryNode.start(raas,
+                    new MemoryNodeContext().indexGroups(256).chunkBytes(CHUNK).heapChunks(16)));
+            }
+            final Raas clientRaas = RaasDriver.start(KvCluster.context("shm", 100), directory);
+            raases.add(clientRaas);
+            // a failover wait of a minute: a refusal taken for a replica failing would ask for chunks all along
+            try (KvClient client = KvClient.connect(clientRaas, new KvClientContext().memoryNodes(ids)
+                .failoverWaitMs(60_000)))
+            {
+                assertEquals(2, client.replicas());
+                final byte[] value = new byte[VALUE];
+                MemoryFullException full = null;
+                for (int i = 0; full == null; i++)
+                {
+                    assertTrue(i < 2_000, "a heap of 1 MiB takes no more than 1,000 values of 1 KB");
+                    try
+                    {
+                        client.put(bytes("key-" + i), value);
+                    }
+                    catch (final MemoryFullException ex)
+                    {
+                        full = ex;
+                    }
+                }
+                final long refusedBefore = refused(nodes);
+                assertThrows(MemoryFullException.class, () -> client.put(bytes("one-more"), value));
+                final long refused = refused(nodes) - refusedBefore;
+                assertTrue(refused >= 1 && refused <= 2, refused + " chunks refused for one write: once a node");
+            }
+        }
+        finally
+        {
+            CloseHelper.closeAll(nodes);
+            CloseHelper.closeAll(raases);
+        }
+    }
+
+    private static long refused(final List<MemoryNode> nodes)
+    {
+        long refused = 0;
+        for (final MemoryNode node : nodes)
+        {
+            refused += node.counters().get(MemoryNodeCounter.HEAP_FULL).get();
+        }
+        return refused;
     }
 }

@@ -5,6 +5,7 @@ import io.dkv.client.KvClientConfiguration;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvErrors;
 import io.dkv.client.KvException;
+import io.dkv.client.MemoryFullException;
 import io.dkv.client.RaceRetries;
 import io.dkv.client.Versioned;
 import io.dkv.client.WrongKindException;
@@ -310,9 +311,10 @@ public final class ReplicaChain
                 return writeOnce(key, hash, tombstone ? NO_VALUE : value, rule, expected, version,
                     tombstone ? KvBlockLayout.TOMBSTONE : expireAt, epoch, deadline);
             }
-            catch (final OutcomeUnknown | WrongKindException ex)
+            catch (final OutcomeUnknown | WrongKindException | MemoryFullException ex)
             {
-                // (a put or delete over a collection or a string in pieces is refused, not a replica's failure)
+                // (a put or delete over a collection or a string in pieces is refused, not a replica's failure; a
+                // node with no room for the blocks refuses it before anything is published, and at once)
                 throw ex;
             }
             catch (final PlacementChanged ex)
