@@ -14,4 +14,10 @@ public class KvException extends RuntimeException
     {
         super(message, cause);
     }
+
+    /** @param stackTrace false for a failure that is an answer (its message says all), not a fault to trace. */
+    protected KvException(final String message, final boolean stackTrace)
+    {
+        super(message, null, true, stackTrace);
+    }
 }

@@ -3,7 +3,8 @@ package io.dkv.client;
 /**
  * A write could not be placed: its memory node has no room left for it outside the reserve it keeps for deletes (or,
  * for a delete, inside it either). Nothing of the write was published. Redis users know it as {@code -OOM}; deletes
- * free room once the node takes their values' blocks back.
+ * free room once the node takes their values' blocks back. An answer, not a fault: it carries no stack trace, which
+ * would cost each refused write more than the refusal.
  */
 public final class MemoryFullException extends KvException
 {
@@ -22,7 +23,7 @@ public final class MemoryFullException extends KvException
     {
         super("memory node " + nodeId + " is full: no room left in its heap for " + wanted + " more bytes of " +
             (freeing ? "a delete, its reserve for deletes (" + reserve + " bytes) spent too" :
-            "values (" + room + " bytes left in pieces, " + reserve + " of them kept for deletes)"));
+            "values (" + room + " bytes left in pieces, " + reserve + " of them kept for deletes)"), false);
         this.nodeId = nodeId;
         this.wanted = wanted;
         this.room = room;

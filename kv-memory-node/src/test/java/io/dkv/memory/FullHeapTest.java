@@ -161,7 +161,8 @@ class FullHeapTest
                 final long refusedBefore = refused(nodes);
                 assertThrows(MemoryFullException.class, () -> client.put(bytes("one-more"), value));
                 final long refused = refused(nodes) - refusedBefore;
-                assertTrue(refused >= 1 && refused <= 2, refused + " chunks refused for one write: once a node");
+                // (none where the node's last refusal is still taken as standing)
+                assertTrue(refused <= 2, refused + " chunks refused for one write: once a node at most");
             }
         }
         finally

@@ -9,6 +9,7 @@ import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.raas.RaasException;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,6 +34,12 @@ public final class HeapChunks
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
     /** Bytes asked of a node's reserve at a time: some 250 tombstones of short keys. */
     private static final int RESERVE_CHUNK = 16 * 1024;
+    /**
+     * How long a node that refused this thread a chunk is taken as full without asking again (writes that free memory
+     * ask all the same): its room comes back only as it takes chunks back, a grace period after they were emptied,
+     * so asking again at each refused write only costs each a round trip to the node's CPU (p99 2.9 ms here).
+     */
+    private static final long FULL_HELD_NANOS = 50_000_000L;
 
     private final NodeLinks links;
     private final WriteEpochs epochs;
@@ -55,6 +62,11 @@ public final class HeapChunks
     private final int[] nextChunk;
     /** Whether each node's chunk now came from its reserve: only writes that free memory go into it. */
     private final boolean[] fromReserve;
+    /** Until when (the client's nano clock) each node is taken as full, and the figures its refusal named. */
+    private final long[] fullUntil;
+    private final long[] fullRoom;
+    private final long[] fullReserve;
+    private final NanoClock nanoClock;
     /** Whether the operation this thread runs frees memory (a delete, a flush): it may take nodes' reserves. */
     private boolean freeing;
     /** The block being written, the same bytes for every replica. */
@@ -106,6 +118,10 @@ public final class HeapChunks
         this.nextChunk = new int[MemoryNodeAvailability.CAPACITY];
         Arrays.fill(nextChunk, FIRST_CHUNK);
         this.fromReserve = new boolean[MemoryNodeAvailability.CAPACITY];
+        this.fullUntil = new long[MemoryNodeAvailability.CAPACITY];
+        this.fullRoom = new long[MemoryNodeAvailability.CAPACITY];
+        this.fullReserve = new long[MemoryNodeAvailability.CAPACITY];
+        this.nanoClock = context.nanoClock();
         this.out = links.raas().allocateBuffer(4096);
         this.durability = context.durability();
         this.epochs = context.writeEpochs();
@@ -628,8 +644,19 @@ public final class HeapChunks
         }
         final int least = (needed + 63) & ~63;
         final int wanted = Math.max(nextChunk[node], least);
+        final long now = nanoClock.nanoTime();
+        if (!freeing && fullUntil[node] - now > 0)
+        {
+            throw new MemoryFullException(nodeId, wanted, fullRoom[node], fullReserve[node], false);
+        }
         // where the node has no free piece of the length wanted, any that holds the block will do
         int status = links.request(node, MemoryNodeProtocol.ALLOCATE, wanted, least, true, "a heap chunk");
+        if (status == MemoryNodeProtocol.FULL)
+        {
+            fullUntil[node] = now + FULL_HELD_NANOS;
+            fullRoom[node] = links.reply().get(LONG, MemoryNodeProtocol.CHUNK_OFFSET_OFFSET);
+            fullReserve[node] = links.reply().get(LONG, MemoryNodeProtocol.CHUNK_GENERATION_OFFSET);
+        }
         boolean reserve = false;
         if (status == MemoryNodeProtocol.FULL && freeing)
         {
@@ -649,6 +676,7 @@ public final class HeapChunks
             throw new KvException("memory node " + nodeId + " refused a chunk request (status " + status + ")");
         }
         fromReserve[node] = reserve;
+        fullUntil[node] = reserve ? fullUntil[node] : now;
         final MemorySegment reply = links.reply();
         final int granted = reply.get(INT, MemoryNodeProtocol.CHUNK_LENGTH_OFFSET);
         if (needed > granted)

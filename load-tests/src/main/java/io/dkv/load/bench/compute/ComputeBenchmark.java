@@ -51,7 +51,10 @@ import java.util.concurrent.Callable;
             "three settings, and one element's ZADD, ZSCORE, ZRANK, ZRANGE, LINDEX, LRANGE, LPUSH and RPOP on a " +
             "sorted set and a list of --ordered-members elements against ones of 10.",
         "long (not by default): SET and GET of one value of 4, 64 and 256 MB (strings in pieces), --long-rounds " +
-            "of each, against redis-server."
+            "of each, against redis-server.",
+        "full (not by default): a 16 MiB heap and redis-server's maxmemory of 16 MiB filled with values of 10 KB, " +
+            "then refused SETs, GETs and DELs timed one at a time, and a FLUSHALL. Goal: refused writes answer -OOM " +
+            "in <= 1 ms p99."
     })
 public final class ComputeBenchmark implements Callable<Integer>
 {
@@ -65,6 +68,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String LONG = "long";
     static final String POOL = "pool";
     static final String DURABILITY = "durability";
+    static final String FULL = "full";
     /** The sizes of long's values, in 10^6 bytes. */
     static final int[] LONG_MEGABYTES = {4, 64, 256};
 
@@ -73,13 +77,19 @@ public final class ComputeBenchmark implements Callable<Integer>
 
     @Option(names = "--only", split = ",", paramLabel = "PART",
         defaultValue = THROUGHPUT + "," + JOIN + "," + SCALE + "," + MULTI,
-        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long, pool, durability " +
+        description = "Parts to run: throughput, join, scale, multi, collections, ordered, long, pool, durability, " +
+            "full " +
             "(default: ${DEFAULT-VALUE}; collections loads a hash of --hash-fields fields into both servers, ordered " +
             "a sorted set and a list of --ordered-members elements, minutes at 10^6; pool times PUBLISH and BLPOP " +
             "across two compute node processes; durability runs SET and GET at -c 50 and at -c 50 -P 16 under " +
             "appendfsync no, everysec and always, over a memory node keeping keys on disk, beside redis-server " +
-            "with appendonly yes and the same appendfsync).")
+            "with appendonly yes and the same appendfsync; full fills a 16 MiB heap and redis-server's maxmemory " +
+            "and times refused SETs, GETs, DELs and a FLUSHALL there).")
     private List<String> only;
+
+    @Option(names = "--full-requests", defaultValue = "2000",
+        description = "Timed requests of each kind of full, one at a time (default: ${DEFAULT-VALUE}).")
+    private int fullRequests;
 
     @Option(names = "--pool-rounds", defaultValue = "2000",
         description = "Timed rounds of each measurement of pool, one at a time (default: ${DEFAULT-VALUE}).")
@@ -193,8 +203,8 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL, DURABILITY).containsAll(parts) ||
-            requests < 1 || keyspace < 1 || poolRounds < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL, DURABILITY, FULL)
+            .containsAll(parts) || requests < 1 || fullRequests < 1 || keyspace < 1 || poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || scaleSteps < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17 ||
@@ -202,8 +212,8 @@ public final class ComputeBenchmark implements Callable<Integer>
             !List.of("auto", "on", "off").contains(asyncCommands) || !List.of("own", "attached").contains(scaleNodes))
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections, ordered, long, pool, durability), " +
-                "--pool-rounds " +
+                " (parts: throughput, join, scale, multi, collections, ordered, long, pool, durability, full), " +
+                "--full-requests " + fullRequests + ", --pool-rounds " +
                 poolRounds + ", --hash-fields " + hashFields +
                 " (at least 11), --hash-operations " + hashOperations + ", --ordered-members " + orderedMembers +
                 " (at least 11), --ordered-operations " + orderedOperations + ", --multi-requests " + multiRequests +
@@ -364,6 +374,16 @@ public final class ComputeBenchmark implements Callable<Integer>
                 sections.add(DurabilityPart.section(result));
                 goals.addAll(DurabilityPart.goals(result));
             }
+        }
+        if (parts.contains(FULL))
+        {
+            final FullPart.Result result = new FullPart(redisServer.orElseThrow(), fullRequests,
+                spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "full: a compute node in this JVM over a memory node of 16 MiB " +
+                "(shm), then redis-server %s with maxmemory 16 MiB and noeviction; %,d timed requests of each kind " +
+                "at full, one at a time from one connection", result.redisVersion(), fullRequests));
+            sections.add(FullPart.section(result));
+            goals.addAll(FullPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));

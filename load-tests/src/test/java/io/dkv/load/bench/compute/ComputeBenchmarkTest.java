@@ -193,6 +193,25 @@ class ComputeBenchmarkTest
     }
 
     /** Skips the test, saying why, where redis-server or redis-benchmark is not installed. */
+    @Test
+    @Timeout(300)
+    void reportsRequestsAtTheMemoryLimitBesideRedisServerWithItsGoal()
+    {
+        assumeRedisTools("reportsRequestsAtTheMemoryLimitBesideRedisServerWithItsGoal");
+
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "full", "--full-requests", "20");
+
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
+        final List<String[]> rows = ReportTables.tables(text, List.of(FullPart.TITLE)).get(FullPart.TITLE);
+        assertEquals(List.of("SET, refused (-OOM)", "GET of a value of 10 KB", "DEL of one key"),
+            rows.stream().map(row -> row[0]).toList(), text);
+        assertTrue(text.contains("at full, writes answer OOM in <= 1 ms p99: "), text);
+        assertEquals(2, bench.run("compute", "--only", "full", "--full-requests", "0"),
+            "no requests to time is refused");
+    }
+
     private static void assumeRedisTools(final String test)
     {
         final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
