@@ -785,6 +785,17 @@ public final class KvClient implements AutoCloseable
         }
     }
 
+    /**
+     * @return the id of a memory node holding a copy of the key that has no room now for writes other than deletes
+     * (less than a first chunk outside its reserve, as the node publishes it), or 0: what a caller queueing a write for
+     * later (MULTI, a script) checks first, as redis checks its memory before it queues a write.
+     */
+    public long fullCopy(final byte[] key)
+    {
+        // any key, the store's own records too: only where it lives is asked
+        return session().fullCopy(key);
+    }
+
     /** @return true when the key had a value (it has none now). */
     public boolean delete(final byte[] key)
     {

@@ -21,16 +21,20 @@ import io.dkv.client.replication.ReplicaReads;
 import io.dkv.client.txn.IntentResolver;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.RawKeys;
+import io.dkv.format.HeapLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.SlotWord;
 import io.dkv.format.ValueKind;
 import io.dkv.raas.Raas;
+import io.dkv.raas.RaasException;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
@@ -73,6 +77,16 @@ public final class KvSession implements AutoCloseable
 
     private final KvClientContext context;
     private final MembershipView membership;
+    /** Room (16 MiB) no writer of this process fills within {@link #ROOM_SEEN_NANOS}: not asked again within it. */
+    private static final long ROOM_TO_SPARE = 16L << 20;
+    private static final long ROOM_SEEN_NANOS = 1_000_000L;
+    private static final ValueLayout.OfLong BIG_LONG =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** {@link #fullCopy}'s: the key's copies, and the word READ from each node's heap header. */
+    private final int[] placed = new int[MemoryNodeAvailability.CAPACITY];
+    private final long[] roomSeen = new long[MemoryNodeAvailability.CAPACITY];
+    private final long[] roomSeenAt = new long[MemoryNodeAvailability.CAPACITY];
+    private MemorySegment roomBuffer;
     private final EpochClock epochClock;
     /** What operations' deadlines and versions' ages are measured by. */
     private final NanoClock nanoClock;
@@ -554,6 +568,48 @@ public final class KvSession implements AutoCloseable
 
     // ---------------------------------------------------------------------------------------------
     // writes
+
+    /**
+     * @return the id of the first of the key's copies whose memory node has less room outside its reserve than a
+     * client's first chunk (what it publishes in its heap's header: one READ of each), or 0 when none is that full.
+     * What MULTI and scripts ask before they queue a write, as redis checks its memory before it queues one; a node
+     * that cannot be read now is left to the write itself.
+     */
+    long fullCopy(final byte[] key)
+    {
+        final MembershipView.Placement placement = membership.placement();
+        final int count = placement.after(KeyHash.hash(key), placed.length, placed);
+        if (roomBuffer == null)
+        {
+            roomBuffer = links.raas().allocateBuffer(Long.BYTES);
+        }
+        final long now = nanoClock.nanoTime();
+        for (int p = 0; p < count; p++)
+        {
+            try
+            {
+                final int node = links.use(placed[p]);
+                // a node seen with room to spare a moment ago is not asked again: a MULTI or script of many writes
+                // costs a READ a millisecond, not one a write
+                if (roomSeen[node] >= ROOM_TO_SPARE && now - roomSeenAt[node] < ROOM_SEEN_NANOS)
+                {
+                    continue;
+                }
+                links.connection(node).read(links.view(node).heap, HeapLayout.ROOM_OFFSET, roomBuffer, 0, Long.BYTES);
+                roomSeen[node] = roomBuffer.get(BIG_LONG, 0);
+                roomSeenAt[node] = now;
+                if (roomSeen[node] < HeapChunks.FIRST_CHUNK)
+                {
+                    return links.nodeId(node);
+                }
+            }
+            catch (final KvException | RaasException ex)
+            {
+                // unreachable now: the write meets it, and says so
+            }
+        }
+        return 0;
+    }
 
     /** A delete frees memory: on a full node its tombstone may take the reserve the node keeps for deletes. */
     boolean delete(final byte[] key)

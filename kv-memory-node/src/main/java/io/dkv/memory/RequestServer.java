@@ -1,6 +1,7 @@
 package io.dkv.memory;
 
 import io.dkv.agent.SystemCounters;
+import io.dkv.format.HeapLayout;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.PersistRingLayout;
@@ -192,6 +193,7 @@ final class RequestServer implements Agent
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
+        publishRoom();
         this.versions = new KeyVersions(index);
         this.versionSweep = versionSweep;
         this.rings = new PersistRings(index.heap());
@@ -545,6 +547,7 @@ final class RequestServer implements Agent
         if (work > 0)
         {
             chunksReclaimed.getAndAddRelease(work);
+            publishRoom();
         }
         if (chunks.hasRetired() && reclaimSchedule.due(nowNanos, chunks.retirements(), heapFull.get()))
         {
@@ -656,6 +659,12 @@ final class RequestServer implements Agent
         answer(client, correlation, status, 0, -1);
     }
 
+    /** What clients read of the heap's room (HeapLayout.ROOM_OFFSET): outside the reserve, as writes see it. */
+    private void publishRoom()
+    {
+        index.heap().set(LONG, HeapLayout.ROOM_OFFSET, Math.max(0, chunks.room() - chunks.reserveBytes()));
+    }
+
     /**
      * @param least the fewest bytes the client can use (0: all it asked for).
      * @param ring  the chunk is the client's persist ring: zeroed, and read each turn until the client goes away.
@@ -674,6 +683,7 @@ final class RequestServer implements Agent
             return;
         }
         final long offset = chunks.allocate(wanted, (int)needed, client, freeing);
+        publishRoom();
         if (offset < 0)
         {
             heapFull.incrementRelease();

@@ -30,7 +30,8 @@ public final class HeapChunks
 {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final int FIRST_CHUNK = 64 * 1024;
+    /** Bytes of a thread's first chunk on a node: a node with less room than this counts as full. */
+    public static final int FIRST_CHUNK = 64 * 1024;
     private static final int LARGEST_CHUNK_ASKED = 1 << 30;
     /** Bytes asked of a node's reserve at a time: some 250 tombstones of short keys. */
     private static final int RESERVE_CHUNK = 16 * 1024;

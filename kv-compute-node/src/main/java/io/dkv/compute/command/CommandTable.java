@@ -1,5 +1,7 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvClient;
+
 import io.dkv.client.WrongKindException;
 import io.dkv.client.pieces.PiecedString;
 import io.dkv.client.pieces.PiecedStrings;
@@ -382,11 +384,43 @@ public final class CommandTable
         }
         if (session.inMulti() && !TransactionCommands.runsAtOnce(spec.name()))
         {
+            final String oom = fullRefusal(spec, args);
+            if (oom != null)
+            {
+                // redis's processCommand: a write that may grow memory is not queued at the limit (EXECABORT)
+                refuse(session, spec, oom, out);
+                return;
+            }
             session.multi().queue(spec, args);
             RespReplies.simple(out, "QUEUED");
             return;
         }
         run(session, spec, args, out);
+    }
+
+    /**
+     * @return redis's OOM error for a command of its DENYOOM flag whose key has a copy on a memory node with no room
+     * now for writes other than deletes (one READ of each copy's node), or null: what MULTI asks before it queues a
+     * write and a script before it calls one, as redis checks its memory then. A command run at once needs no asking:
+     * its write meets the full node itself.
+     */
+    public String fullRefusal(final CommandSpec spec, final byte[][] args)
+    {
+        final KvClient client = environment.client();
+        if (client == null || !CommandRules.deniedAtFull(spec.name()))
+        {
+            return null;
+        }
+        for (final byte[] key : CommandKeys.keysOf(spec.name(), args))
+        {
+            final long node = key.length == 0 ? 0 : client.fullCopy(key);
+            if (node != 0)
+            {
+                return StoreError.OOM + " (memory node " + node + " has no room left outside its reserve for " +
+                    "deletes)";
+            }
+        }
+        return null;
     }
 
     /** @return the MISCONF error writes get now (a memory node's disk refuses writes), or null. */

@@ -9,7 +9,8 @@ import java.util.Set;
 
 /**
  * What redis 7.0 lets a script call, by its commands' flags (the file beside this class): a command flagged noscript
- * is refused to every script, and one that writes (or may replicate) to read-only ones (EVAL_RO, FCALL_RO, no-writes).
+ * is refused to every script, and one that writes (or may replicate) to read-only ones (EVAL_RO, FCALL_RO, no-writes);
+ * one flagged denyoom is refused where its key's memory node is full.
  * Names are redis's, lower case, a subcommand's {@code container|sub}.
  */
 public final class CommandRules
@@ -17,6 +18,7 @@ public final class CommandRules
     private static final String FILE = "redis-7.0-script-rules.txt";
     private static final Set<String> WRITES = new HashSet<>();
     private static final Set<String> NO_SCRIPT = new HashSet<>();
+    private static final Set<String> DENY_OOM = new HashSet<>();
     /** redis 7.0's commands flagged MAY_REPLICATE and not WRITE, of those the file names: not writes for MISCONF. */
     private static final Set<String> MAY_REPLICATE_ONLY =
         Set.of("eval", "evalsha", "fcall", "pfcount", "publish", "spublish");
@@ -40,6 +42,10 @@ public final class CommandRules
                 else if (words.length == 2 && words[0].equals("noscript"))
                 {
                     NO_SCRIPT.add(words[1]);
+                }
+                else if (words.length == 2 && words[0].equals("denyoom"))
+                {
+                    DENY_OOM.add(words[1]);
                 }
             }
         }
@@ -67,6 +73,12 @@ public final class CommandRules
     public static boolean flaggedWrite(final String name)
     {
         return WRITES.contains(name) && !MAY_REPLICATE_ONLY.contains(name);
+    }
+
+    /** @return true for a command of redis's flag DENYOOM: one that may grow memory, refused at the limit. */
+    public static boolean deniedAtFull(final String name)
+    {
+        return DENY_OOM.contains(name);
     }
 
     /** @return true for a command no script may call. */

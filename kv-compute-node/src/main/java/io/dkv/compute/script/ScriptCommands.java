@@ -172,7 +172,7 @@ public final class ScriptCommands
         final ScriptRun run = new ScriptRun(table, session.id(), true, sha, args);
         runner.run(session, out, run, (store, tx, reply) ->
         {
-            ScriptStore.keep(tx, sha, body);
+            scripts.keepUnlessFull(tx, sha, body);
             execute(run, store, chunk, readOnly(flags, ro), args, (int)numKeys, protocol, reply);
         });
     }

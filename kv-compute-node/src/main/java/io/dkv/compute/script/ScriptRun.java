@@ -263,6 +263,13 @@ final class ScriptRun
             table.rejected(spec, "ERR " + refusal);
             return fail(raise, refusal);
         }
+        final String oom = table.fullRefusal(spec, argv);
+        if (oom != null)
+        {
+            // redis's scriptCall: a write that may grow memory fails at the limit, in the script (pcall sees it)
+            table.rejected(spec, oom);
+            return fail(raise, "-" + oom);
+        }
         final ByteBuf reply = Unpooled.buffer();
         try
         {

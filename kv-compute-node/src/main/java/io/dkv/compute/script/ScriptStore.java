@@ -60,6 +60,20 @@ final class ScriptStore
         }
     }
 
+    /**
+     * EVAL's keep: as {@link #keep}, but a new body is left out while a memory node holding its key or the count has
+     * no room for writes other than deletes, as redis runs EVAL at its memory limit: the script runs from the body
+     * the request carries, and other compute nodes answer its EVALSHA NOSCRIPT until it is kept.
+     */
+    void keepUnlessFull(final Transaction tx, final String sha, final byte[] body)
+    {
+        if (tx.read(key(sha)) == null && client.fullCopy(key(sha)) == 0 && client.fullCopy(COUNT_KEY) == 0)
+        {
+            tx.write(key(sha), body, WORD);
+            count(tx, 1);
+        }
+    }
+
     /** Add {@code delta} to the bodies counted, never below none (bodies kept before the count was). */
     private static void count(final Transaction tx, final long delta)
     {
