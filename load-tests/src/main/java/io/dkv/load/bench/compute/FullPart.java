@@ -194,10 +194,10 @@ final class FullPart
 
     private static void addRow(final TextTable table, final String name, final long[] dkv, final long[] redis)
     {
-        final double dkv50 = percentile(dkv, 0.50);
-        final double redis50 = percentile(redis, 0.50);
-        final double dkv99 = percentile(dkv, 0.99);
-        final double redis99 = percentile(redis, 0.99);
+        final double dkv50 = Percentiles.of(dkv, 50);
+        final double redis50 = Percentiles.of(redis, 50);
+        final double dkv99 = Percentiles.of(dkv, 99);
+        final double redis99 = Percentiles.of(redis, 99);
         table.addRow(name, micros(dkv50), micros(redis50), ratio(dkv50 / redis50), micros(dkv99), micros(redis99),
             ratio(dkv99 / redis99));
     }
@@ -205,16 +205,9 @@ final class FullPart
     /** @return the goal line: refused writes answer in at most 1 ms at p99. */
     static List<String> goals(final Result result)
     {
-        final double p99 = percentile(result.dkv().refusedSetNanos(), 0.99) / 1e6;
+        final double p99 = Percentiles.of(result.dkv().refusedSetNanos(), 99) / 1e6;
         return List.of(String.format(Locale.ROOT, "at full, writes answer OOM in <= 1 ms p99: %s (%.2f ms; " +
             "GET, DEL and FLUSHALL all served)", p99 <= 1.0 ? "MET" : "MISSED", p99));
-    }
-
-    private static double percentile(final long[] nanos, final double share)
-    {
-        final long[] sorted = nanos.clone();
-        Arrays.sort(sorted);
-        return sorted[Math.min(sorted.length - 1, (int)(share * sorted.length))];
     }
 
     private static String micros(final double nanos)
