@@ -15,6 +15,8 @@ import io.dkv.compute.command.Session;
 import io.dkv.compute.command.StagedStrings;
 import io.dkv.compute.command.StreamedReplies;
 import io.dkv.compute.mesh.ComputeMesh;
+import io.dkv.compute.limits.ClientLimits;
+import io.dkv.compute.limits.ClientsMemory;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
@@ -136,6 +138,9 @@ public final class ComputeNode implements AutoCloseable
     private final ScheduledFuture<?> sampler;
     private Throwable warmUpFailure;
     private final ScheduledFuture<?> windowSampler;
+    private final ScheduledFuture<?> clientsMemoryScan;
+    private final ClientLimits clientLimits;
+    private final ClientsMemory clientsMemory;
     /** Publishes the RESP endpoint again after a restart of the host's driver; null without a cluster view. */
     private final ScheduledFuture<?> republisher;
     private final MetricsEndpoint metrics;
@@ -238,6 +243,9 @@ public final class ComputeNode implements AutoCloseable
             final PoolInterest interest = new PoolInterest(meshing, Duration.ofMillis(context.meshCallTimeoutMs()),
                 ex -> meshLog.event("pool interest", ex.getMessage()));
             this.persistence = persistence(made, meshing, ex -> meshLog.event("config set", ex.getMessage()));
+            this.clientLimits = new ClientLimits(context.outputLimitBytes(), context.maxCommandBytes(),
+                context.clientsMemoryBytes());
+            this.clientsMemory = new ClientsMemory(clientLimits);
             this.pubsub = new PubSub(interest, ByteBufAllocator.DEFAULT,
                 ex -> meshLog.event("pub/sub", ex.getMessage()));
             final ClusterView view = published != null ? published : ClusterView.alone(new ClusterView.Member(
@@ -245,7 +253,7 @@ public final class ComputeNode implements AutoCloseable
                 RaasClusterView.announcedHost(context.bindAddress()), port));
             this.table = new CommandTable(new CommandEnvironment(client, context.requirePass(), stats, port,
                 context.maxClients(), context.maxBulkBytes(), context.raas() == null ? 0 : context.raas().self().id(),
-                view, context.outputLimitBytes(), AuthThrottle.ofMillis(context.authFailureDelayMs(),
+                view, clientLimits, AuthThrottle.ofMillis(context.authFailureDelayMs(),
                 context.authFailureDelayMaxMs(), context.authFailuresMax(),
                 new RateLimitedLog("failed AUTH", context.log(), context.nanoClock())), pubsub,
                 new Waiters(interest, context.epochNanoClock(),
@@ -258,6 +266,8 @@ public final class ComputeNode implements AutoCloseable
             }
             this.sampler =
                 bossGroup.next().scheduleAtFixedRate(stats::sample, SAMPLE_MS, SAMPLE_MS, TimeUnit.MILLISECONDS);
+            this.clientsMemoryScan = bossGroup.next().scheduleAtFixedRate(this::scanClientsMemory,
+                ClientsMemory.SCAN_MS, ClientsMemory.SCAN_MS, TimeUnit.MILLISECONDS);
             final long intervalMs = context.metricsWindowMs() / CommandLatency.INTERVALS;
             this.windowSampler = bossGroup.next().scheduleAtFixedRate(stats::sampleWindow, intervalMs, intervalMs,
                 TimeUnit.MILLISECONDS);
@@ -570,6 +580,7 @@ public final class ComputeNode implements AutoCloseable
         }
         stats.drainBegan();
         sampler.cancel(false);
+        clientsMemoryScan.cancel(false);
         windowSampler.cancel(false);
         if (republisher != null)
         {
@@ -653,21 +664,28 @@ public final class ComputeNode implements AutoCloseable
             connections.add(channel);
             channel.closeFuture().addListener(future -> stats.disconnected());
             final boolean open = context.requirePass() == null;
-            final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(),
-                context.maxCommandBytes(), open, context.nanoClock(), new StagedStrings(client, table.background()));
+            final RespDecoder decoder = new RespDecoder(context.maxArgs(), context.maxBulkBytes(), clientLimits, open,
+                context.nanoClock(), new StagedStrings(client, table.background()));
             final Session session =
                 new Session(connectionIds.next(), open, () -> decoder.authenticated(true));
             session.streams(new StreamedReplies(client));
             session.remote(channel.remoteAddress());
             session.outlet(channel);
             final RespConnection connection = new RespConnection(table, stats, decoder, session,
-                context.partialTimeoutMs(), context.outputLimitBytes(), outputLimitLog, asyncCommands);
+                context.partialTimeoutMs(), clientLimits, clientsMemory, outputLimitLog, asyncCommands);
             // on the connection's loop: its writes' PERSISTs (everysec) go out in one message per memory node before
             // the replies it writes, rather than one each
             client.deferPersists();
             connection.turnFlush(turnFlushes.get(channel.eventLoop()));
             channel.pipeline().addLast(decoder, connection);
         }
+    }
+
+    /** Sum the connections' pending replies and close those holding most past maxmemory-clients. */
+    private void scanClientsMemory()
+    {
+        clientsMemory.scan();
+        stats.clientsOutputBytes(clientsMemory.lastTotal());
     }
 
     /**

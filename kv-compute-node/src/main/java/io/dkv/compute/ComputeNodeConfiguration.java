@@ -26,11 +26,19 @@ public final class ComputeNodeConfiguration
     public static final String MAX_BULK_PROP_NAME = "dkv.compute.max.bulk.bytes";
     public static final int MAX_BULK_DEFAULT = KvBlockLayout.MAX_VALUE_LENGTH;
 
-    /** Arguments of one request at most. */
+    /**
+     * Arguments of one request at most: redis's bound (2^31 - 1) by default, as the query buffer limit bounds what a
+     * request of many arguments holds (each counts its length and 24 bytes).
+     */
     public static final String MAX_ARGS_PROP_NAME = "dkv.compute.max.args";
-    public static final int MAX_ARGS_DEFAULT = 65_536;
+    public static final int MAX_ARGS_DEFAULT = Integer.MAX_VALUE;
 
-    /** Bytes of all the arguments of one request at most: what one connection can make the node hold. */
+    /**
+     * Bytes of all the arguments of one request at most: what one connection can make the node hold, redis's
+     * client-query-buffer-limit (CONFIG SET changes it). Smaller than redis's 1 GB: a compute node's heap is smaller
+     * than a redis-server's machine, and an argument past {@link #MAX_BULK_DEFAULT} is not held but written into the
+     * store as it arrives.
+     */
     public static final String MAX_COMMAND_PROP_NAME = "dkv.compute.max.command.bytes";
     public static final long MAX_COMMAND_DEFAULT = 16L << 20;
 
@@ -117,6 +125,15 @@ public final class ComputeNodeConfiguration
      */
     public static final String OUTPUT_LIMIT_PROP_NAME = "dkv.compute.client.output.limit.bytes";
     public static final long OUTPUT_LIMIT_DEFAULT = 256L << 20;
+
+    /**
+     * Reply bytes pending across all the node's connections at most (redis's maxmemory-clients, which CONFIG SET
+     * changes; 0: no bound): past it the connections holding most are closed. -1, the default, is half the direct
+     * memory Netty may take (the JVM's -XX:MaxDirectMemorySize, by default its heap's size), which the replies are
+     * held in: once that runs out, writes to every connection fail, those of clients that read theirs included.
+     */
+    public static final String CLIENTS_MEMORY_PROP_NAME = "dkv.compute.maxmemory.clients.bytes";
+    public static final long CLIENTS_MEMORY_DEFAULT = -1;
 
     /**
      * Reply bytes pending on a connection at which it stops reading and running its requests (Netty's high water

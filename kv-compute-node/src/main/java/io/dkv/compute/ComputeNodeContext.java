@@ -5,6 +5,7 @@ import io.dkv.client.KvClientContext;
 import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
 import io.dkv.raas.Raas;
+import io.netty.util.internal.PlatformDependent;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.SystemEpochNanoClock;
@@ -46,6 +47,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private int metricsPort = Integer.getInteger(METRICS_PORT_PROP_NAME, METRICS_PORT_DEFAULT);
     private long metricsWindowMs = Long.getLong(METRICS_WINDOW_PROP_NAME, METRICS_WINDOW_DEFAULT);
     private long outputLimitBytes = Long.getLong(OUTPUT_LIMIT_PROP_NAME, OUTPUT_LIMIT_DEFAULT);
+    private long clientsMemoryBytes = Long.getLong(CLIENTS_MEMORY_PROP_NAME, CLIENTS_MEMORY_DEFAULT);
     private int writeHighWaterBytes = Integer.getInteger(WRITE_HIGH_WATER_PROP_NAME, WRITE_HIGH_WATER_DEFAULT);
     private long authFailureDelayMs = Long.getLong(AUTH_FAILURE_DELAY_PROP_NAME, AUTH_FAILURE_DELAY_DEFAULT);
     private long authFailureDelayMaxMs = Long.getLong(AUTH_FAILURE_DELAY_MAX_PROP_NAME, AUTH_FAILURE_DELAY_MAX_DEFAULT);
@@ -112,6 +114,11 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
             throw new IllegalArgumentException("partialTimeoutMs=" + partialTimeoutMs + " ioThreads=" + ioThreads +
                 " meshCallTimeoutMs=" + meshCallTimeoutMs + " drainTimeoutMs=" + drainTimeoutMs + " warmupRounds=" +
                 warmupRounds + ": the first three must be positive, the others not negative");
+        }
+        if (clientsMemoryBytes < -1)
+        {
+            throw new IllegalArgumentException("clientsMemoryBytes must be -1 (half the direct memory), 0 (no bound) " +
+                "or a number of bytes, got " + clientsMemoryBytes);
         }
         if (outputLimitBytes < 1 || writeHighWaterBytes < 2 || authFailureDelayMs < 0 ||
             authFailureDelayMaxMs < authFailureDelayMs || authFailuresMax < 1)
@@ -348,6 +355,23 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext outputLimitBytes(final long outputLimitBytes)
     {
         this.outputLimitBytes = outputLimitBytes;
+        return this;
+    }
+
+    /** @return reply bytes pending across the node's connections at most (maxmemory-clients); 0: no bound. */
+    public long clientsMemoryBytes()
+    {
+        return clientsMemoryBytes < 0 ? PlatformDependent.maxDirectMemory() / 2 : clientsMemoryBytes;
+    }
+
+    /**
+     * @param clientsMemoryBytes reply bytes pending across the node's connections at most (redis's maxmemory-clients):
+     *                           past it the connections holding most are closed; 0: no bound; -1: half the direct
+     *                           memory Netty may take.
+     */
+    public ComputeNodeContext clientsMemoryBytes(final long clientsMemoryBytes)
+    {
+        this.clientsMemoryBytes = clientsMemoryBytes;
         return this;
     }
 

@@ -9,6 +9,9 @@ import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.SlicedCommand;
 import io.dkv.compute.command.StreamedReplies;
+import io.dkv.compute.limits.ClientLimits;
+import io.dkv.compute.limits.ClientsMemory;
+import io.dkv.compute.limits.OutputBufferWatch;
 import io.dkv.compute.metrics.LatencyRecorder;
 import io.dkv.compute.resp.LongRequest;
 import io.dkv.compute.resp.RespDecoder;
@@ -43,8 +46,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>Backpressure: while its replies are not taken (the channel is not writable: more than the high water mark is
  * pending), nothing more of a connection's is run and it does not read; it goes on once its peer has taken them. It
  * reads only while its queue is empty, so what it holds is what one read decoded.</li>
- * <li>A connection whose pending reply bytes pass the output limit (redis's client-output-buffer-limit) is closed,
- * counted and logged; a closed connection's queued requests are dropped, not run.</li>
+ * <li>A connection whose pending reply bytes pass its class's output limit (redis's client-output-buffer-limit: hard,
+ * or soft for its seconds) is closed, counted and logged, and so is one the node evicts for all its connections'
+ * replies (maxmemory-clients); a closed connection's queued requests are dropped, not run.</li>
  * <li>A failed AUTH holds the connection's replies and requests for a while (scheduled, the loop is not held).</li>
  * <li>A request whose reply another thread makes (a script, {@link Session#defer}) holds the connection's replies and
  * requests until it comes; the loop serves its other connections meanwhile.</li>
@@ -91,8 +95,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private final SlicedCommand sliced;
     private final RequestQueue queue = new RequestQueue();
     private final long partialTimeoutNanos;
-    private final long outputLimitBytes;
+    private final ClientLimits limits;
+    private final ClientsMemory clientsMemory;
     private final RateLimitedLog outputLimitLog;
+    /** Its pending replies against its class's output limit; made when it is added to its channel. */
+    private OutputBufferWatch outputWatch;
     private final Runnable turn = this::scheduledTurn;
     private final Runnable resume = this::resumeAfterHold;
     private final boolean asyncCommands;
@@ -127,17 +134,18 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
         final long partialTimeoutMs)
     {
-        this(table, stats, decoder, session, partialTimeoutMs, Long.MAX_VALUE, null, false);
+        this(table, stats, decoder, session, partialTimeoutMs, ClientLimits.unlimited(), null, null, false);
     }
 
     /**
-     * @param outputLimitBytes reply bytes pending at most: a connection past it is closed.
-     * @param outputLimitLog   where closes at the limit are logged; null for nowhere.
-     * @param asyncCommands    whether GET, SET and INCR send their operations out and answer when they complete.
+     * @param limits         the node's client limits: the output buffer limits apply to this connection's replies.
+     * @param clientsMemory  where the node sums its connections' pending replies; null: nowhere.
+     * @param outputLimitLog where closes at the limit are logged; null for nowhere.
+     * @param asyncCommands  whether GET, SET and INCR send their operations out and answer when they complete.
      */
     RespConnection(final CommandTable table, final NodeStats stats, final RespDecoder decoder, final Session session,
-        final long partialTimeoutMs, final long outputLimitBytes, final RateLimitedLog outputLimitLog,
-        final boolean asyncCommands)
+        final long partialTimeoutMs, final ClientLimits limits, final ClientsMemory clientsMemory,
+        final RateLimitedLog outputLimitLog, final boolean asyncCommands)
     {
         this.asyncCommands = asyncCommands;
         this.table = table;
@@ -148,7 +156,8 @@ final class RespConnection extends ChannelInboundHandlerAdapter
         this.reads = new PipelinedReads(table);
         this.sliced = new SlicedCommand(table);
         this.partialTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(partialTimeoutMs);
-        this.outputLimitBytes = outputLimitBytes;
+        this.limits = limits;
+        this.clientsMemory = clientsMemory;
         this.outputLimitLog = outputLimitLog;
     }
 
@@ -161,6 +170,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext ctx)
     {
         this.ctx = ctx;
+        outputWatch = new OutputBufferWatch(limits, clock, ctx.executor(), this::outboundBytes,
+            () -> closeAtLimit(false), () -> closeAtLimit(true));
+        session.outputWatch(outputWatch);
+        if (clientsMemory != null)
+        {
+            clientsMemory.add(outputWatch);
+            ctx.channel().closeFuture().addListener(future -> clientsMemory.remove(outputWatch));
+        }
         session.resumer(this::unblocked);
         if (asyncCommands && session.streams() != null)
         {
@@ -802,20 +819,54 @@ final class RespConnection extends ChannelInboundHandlerAdapter
 
     private void checkOutputLimit()
     {
-        final ChannelOutboundBuffer outbound = ctx.channel().unsafe().outboundBuffer();
-        final long pendingBytes = outbound == null ? 0 : outbound.totalPendingWriteBytes();
-        if (pendingBytes > outputLimitBytes && !closing)
+        if (!closing)
         {
-            closing = true;
-            stats.outputLimitClosed();
-            if (outputLimitLog != null)
-            {
-                outputLimitLog.event(ctx.channel().remoteAddress(), pendingBytes + " reply bytes pending, over the " +
-                    "limit of " + outputLimitBytes + "; " + stats.outputLimitCloses() + " closed so far");
-            }
-            dropQueued();
-            ctx.close();
+            outputWatch.check();
         }
+    }
+
+    /** @return the reply bytes its channel holds, not yet taken by its peer; on any thread. */
+    private long outboundBytes()
+    {
+        final ChannelOutboundBuffer outbound = ctx.channel().unsafe().outboundBuffer();
+        return outbound == null ? 0 : outbound.totalPendingWriteBytes();
+    }
+
+    /**
+     * Close at its output limit, or for the node's clients' memory, as redis frees such a client: its queued requests
+     * dropped, no more of its replies written. On its loop.
+     *
+     * @param evicted closed for the node's bound on all connections' replies (maxmemory-clients), not its own limit.
+     */
+    private void closeAtLimit(final boolean evicted)
+    {
+        if (!ctx.channel().isOpen())
+        {
+            return;
+        }
+        closing = true;
+        final long pendingBytes = outputWatch.bytesAtClose();
+        final boolean subscribed = session.subscriber() != null && session.subscriber().subscribed();
+        final String what;
+        if (evicted)
+        {
+            stats.clientEvicted();
+            what = pendingBytes + " reply bytes pending while the node's connections held more than " +
+                "maxmemory-clients (" + limits.clientsMemory() + "); " + stats.clientsEvicted() + " evicted so far";
+        }
+        else
+        {
+            stats.outputLimitClosed();
+            what = pendingBytes + " reply bytes pending, over the " + (subscribed ? "pubsub" : "normal") +
+                " client-output-buffer-limit " + limits.output(subscribed) + "; " + stats.outputLimitCloses() +
+                " closed so far";
+        }
+        if (outputLimitLog != null)
+        {
+            outputLimitLog.event(ctx.channel().remoteAddress(), what);
+        }
+        dropQueued();
+        ctx.close();
     }
 
     private void dropQueued()

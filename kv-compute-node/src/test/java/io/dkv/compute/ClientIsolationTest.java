@@ -84,7 +84,8 @@ class ClientIsolationTest
                 assertEquals("+OK", steady.call("SET", "large-" + i, value));
                 mget.add("large-" + i);
             }
-            assertEquals("*2[$client-output-buffer-limit, $normal 1048576 0 0 slave 0 0 0 pubsub 0 0 0]",
+            assertEquals("*2[$client-output-buffer-limit, $normal 1048576 0 0 slave 268435456 67108864 60 " +
+                "pubsub 33554432 8388608 60]",
                 steady.call("CONFIG", "GET", "client-output-buffer-limit"));
             try (RawResp greedy = new RawResp(store.port()))
             {

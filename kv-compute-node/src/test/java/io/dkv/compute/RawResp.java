@@ -23,7 +23,17 @@ final class RawResp implements AutoCloseable
 
     RawResp(final int port) throws IOException
     {
+        this(port, 0);
+    }
+
+    /** @param receiveBuffer the socket's receive buffer (SO_RCVBUF), set before it connects; 0: the system's. */
+    RawResp(final int port, final int receiveBuffer) throws IOException
+    {
         socket = new Socket();
+        if (receiveBuffer > 0)
+        {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         socket.setSoTimeout(30_000);
         in = new BufferedInputStream(socket.getInputStream());

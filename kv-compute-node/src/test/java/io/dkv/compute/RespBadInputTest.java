@@ -62,11 +62,16 @@ class RespBadInputTest
     @Test
     void requestsOverTheBoundsAreRefusedBeforeTheirBytesAreHeld() throws Exception
     {
-        // a bulk one byte over redis's largest string, an array of more arguments than allowed, a line that never
+        // a bulk one byte over redis's largest string, more arguments than the node holds, a line that never
         // ends (a bulk past the node's 1 MiB is written into pieces as it arrives: RespLongStringDifferentialTest)
         assertRefused("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + (512L * 1024 * 1024 + 1) + "\r\n",
             "-ERR Protocol error: invalid bulk length");
-        assertRefused("*2147483647\r\n", "-ERR Protocol error: invalid multibulk length");
+        // redis's largest count is taken (an argument array grows as arguments arrive), and the arguments are held to
+        // client-query-buffer-limit (16 MiB here), each counted 24 bytes beyond its length: the 699,051st empty one
+        // passes it, refused as its length is read (sent no further, so that the close resets nothing unread)
+        assertRefused("*2147483647\r\n" + "$0\r\n\r\n".repeat(699_050) + "$0\r\n",
+            "-ERR Protocol error: a command of more than 16777216 bytes of arguments (client-query-buffer-limit; " +
+            "each argument counts 24 bytes more than its length)");
         assertRefused("*1\r\n$" + "9".repeat(70_000), "-ERR Protocol error: too big bulk count string");
         assertRefused("a".repeat(70_000), "-ERR Protocol error: too big inline request");
         // the largest value itself is served

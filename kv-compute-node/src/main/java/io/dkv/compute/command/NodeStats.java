@@ -29,6 +29,8 @@ public final class NodeStats
     private final LongAdder commands = new LongAdder();
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder outputLimitCloses = new LongAdder();
+    private final LongAdder clientsEvicted = new LongAdder();
+    private volatile long clientsOutputBytes;
     private final LongAdder authFailures = new LongAdder();
     private final LongAdder batchedReads = new LongAdder();
     private final LongAdder readBatches = new LongAdder();
@@ -148,6 +150,30 @@ public final class NodeStats
     public long outputLimitCloses()
     {
         return outputLimitCloses.sum();
+    }
+
+    /** A connection was closed for the replies all the node's connections held (maxmemory-clients). */
+    public void clientEvicted()
+    {
+        clientsEvicted.increment();
+    }
+
+    /** @return connections closed for the replies all the node's connections held (redis's evicted_clients). */
+    public long clientsEvicted()
+    {
+        return clientsEvicted.sum();
+    }
+
+    /** @param bytes the replies pending across the node's connections, as last summed. */
+    public void clientsOutputBytes(final long bytes)
+    {
+        clientsOutputBytes = bytes;
+    }
+
+    /** @return the replies pending across the node's connections, as last summed. */
+    public long clientsOutputBytes()
+    {
+        return clientsOutputBytes;
     }
 
     void authFailed()

@@ -141,9 +141,7 @@ final class PubSubCommands
         Subscriber subscriber = session.subscriber();
         if (subscriber == null)
         {
-            final NodeStats stats = environment.stats();
-            subscriber = new Subscriber(session.id(), session.outlet(), environment.outputLimit() > 0 ?
-                environment.outputLimit() : Long.MAX_VALUE, stats::outputLimitClosed);
+            subscriber = new Subscriber(session.id(), session.outlet(), session.outputWatch());
             subscriber.protocol(session.protocol());
             session.subscriber(subscriber);
         }

@@ -4,6 +4,7 @@ import io.dkv.client.PersistCounts;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.node.MemoryNodeDisk;
 import io.dkv.compute.AppendFsync;
+import io.dkv.compute.limits.ClientLimits;
 import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.metrics.ProcessTimes;
 import io.dkv.compute.resp.RespReplies;
@@ -277,14 +278,9 @@ final class ServerCommands
         settings.put("maxclients", Integer.toString(environment.maxClients()));
         settings.put("port", Integer.toString(environment.port()));
         settings.put("timeout", "0");
-        // longer arguments than the node holds are written into pieces as they arrive: redis's bound is the bound
-        settings.put("proto-max-bulk-len", Long.toString(io.dkv.compute.resp.RespDecoder.REDIS_MAX_BULK));
         settings.put("cluster-enabled", "yes");
         settings.put("protected-mode", "no");
         settings.put("io-threads", "1");
-        // the normal class's hard limit; no replica or pub/sub clients are served, so their classes are unlimited
-        settings.put("client-output-buffer-limit",
-            "normal " + environment.outputLimit() + " 0 0 slave 0 0 0 pubsub 0 0 0");
         return settings;
     }
 
@@ -327,6 +323,8 @@ final class ServerCommands
         final List<String> names = new ArrayList<>();
         final List<byte[]> values = new ArrayList<>();
         int events = -2;
+        final List<Runnable> limitChanges = new ArrayList<>();
+        final List<String> limitNames = new ArrayList<>();
         Boolean appendOnly = null;
         AppendFsync fsync = null;
         String persistenceArgument = null;
@@ -380,6 +378,22 @@ final class ServerCommands
                 }
                 continue;
             }
+            if (ClientLimits.has(name))
+            {
+                if (limitNames.contains(name))
+                {
+                    RespReplies.error(out, ConfigKnobs.failed(name, "duplicate parameter"));
+                    return;
+                }
+                limitNames.add(name);
+                final String why = environment.clientLimits().parse(name, args[i + 1], limitChanges);
+                if (why != null)
+                {
+                    RespReplies.error(out, ConfigKnobs.failed(name, why));
+                    return;
+                }
+                continue;
+            }
             if (name.equals("maxmemory"))
             {
                 // parsed first, as redis does, so that a value that is none fails as it would there
@@ -418,6 +432,7 @@ final class ServerCommands
             }
         }
         knobs.set(names, values, fixed::containsKey);
+        limitChanges.forEach(Runnable::run);
         if (events >= 0)
         {
             table.keyspaceEvents().flags(events);
@@ -430,6 +445,7 @@ final class ServerCommands
         final List<Map.Entry<String, String>> matched = new ArrayList<>();
         final Map<String, String> all = settings();
         all.putAll(knobs.current());
+        all.putAll(environment.clientLimits().current());
         all.put(NOTIFY_KEYSPACE_EVENTS, KeyspaceEvents.format(table.keyspaceEvents().flags()));
         for (int i = 2; i < args.length; i++)
         {
@@ -515,7 +531,8 @@ final class ServerCommands
                 "uptime_in_days:" + stats.uptimeSeconds() / 86_400 + "\r\n";
             case "clients" -> "connected_clients:" + stats.connectedNow() + "\r\n" +
                 "maxclients:" + environment.maxClients() + "\r\n" +
-                "blocked_clients:" + environment.waiters().blocked() + "\r\n";
+                "blocked_clients:" + environment.waiters().blocked() + "\r\n" +
+                "dkv_clients_output_bytes:" + stats.clientsOutputBytes() + "\r\n";
             case "memory" -> "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
                 "total_system_memory:" + runtime.maxMemory() + "\r\n" +
                 "maxmemory:0\r\n" +
@@ -646,6 +663,7 @@ final class ServerCommands
             "instantaneous_ops_per_sec:" + stats.instantaneousOpsPerSec() + "\r\n" +
             "rejected_connections:" + stats.connectionsRejected() + "\r\n" +
             "total_error_replies_protocol:" + stats.protocolErrors() + "\r\n" +
+            "evicted_clients:" + stats.clientsEvicted() + "\r\n" +
             "dkv_batched_gets:" + stats.batchedReads() + "\r\n" +
             "dkv_get_batches:" + stats.readBatches() + "\r\n" +
             "dkv_async_steps:" + stats.asyncSteps() + "\r\n" +

@@ -1,6 +1,7 @@
 package io.dkv.compute.command;
 
 import io.dkv.compute.blocking.Waiter;
+import io.dkv.compute.limits.OutputBufferWatch;
 import io.dkv.compute.pubsub.Subscriber;
 import io.dkv.compute.store.KeyStore;
 import io.netty.buffer.ByteBuf;
@@ -39,6 +40,7 @@ public final class Session
     private StreamedReplies streams;
     private Object[] staged;
     private Channel outlet;
+    private OutputBufferWatch outputWatch;
     private Subscriber subscriber;
     private Waiter blocked;
     private Consumer<ByteBuf> resumer;
@@ -175,6 +177,18 @@ public final class Session
     public void outlet(final Channel outlet)
     {
         this.outlet = outlet;
+    }
+
+    /** @return the connection's pending replies against its output buffer limit; null where none applies. */
+    OutputBufferWatch outputWatch()
+    {
+        return outputWatch;
+    }
+
+    /** @param outputWatch the connection's, which its subscriber's messages are checked against too. */
+    public void outputWatch(final OutputBufferWatch outputWatch)
+    {
+        this.outputWatch = outputWatch;
     }
 
     /** @return the connection's blocked command, or null when it is not blocked. */

@@ -71,6 +71,10 @@ public final class PrometheusText
             "RESP protocol errors since start, each of which closed its connection.");
         metric(out, "dkv_compute_output_limit_closes_total", "counter", stats.outputLimitCloses(),
             "RESP connections closed since start for passing the output limit (client-output-buffer-limit).");
+        metric(out, "dkv_compute_clients_evicted_total", "counter", stats.clientsEvicted(),
+            "RESP connections closed since start for the replies all connections held (maxmemory-clients).");
+        metric(out, "dkv_compute_clients_output_bytes", "gauge", stats.clientsOutputBytes(),
+            "Reply bytes pending across the node's RESP connections, as last summed (every 100 ms).");
         metric(out, "dkv_compute_auth_failures_total", "counter", stats.authFailures(),
             "Failed AUTHs (and HELLO AUTHs) since start.");
         metric(out, "dkv_compute_draining", "gauge", stats.draining() ? 1 : 0,

@@ -1,6 +1,7 @@
 package io.dkv.compute.pubsub;
 
 import io.dkv.compute.interest.Topic;
+import io.dkv.compute.limits.OutputBufferWatch;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -14,15 +15,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * One connection as pub/sub sees it: what it subscribes to (changed by its event loop alone, in the order subscribed,
  * as redis keeps them) and where its messages go. Messages come from any thread (a publisher's event loop, the mesh's
  * service thread): each is written to the connection's channel, which queues it behind the replies already written;
- * one publisher's messages are written in the order published. Messages queued and not yet written past the output
- * limit (redis's client-output-buffer-limit for pub/sub clients) close the connection.
+ * one publisher's messages are written in the order published. The messages queued and not yet written count against
+ * the connection's output buffer limit ({@link OutputBufferWatch}: redis's client-output-buffer-limit of the pubsub
+ * class while it is subscribed), checked as each is delivered: past it the connection is closed and the message
+ * dropped.
  */
 public final class Subscriber
 {
     private final long id;
     private final Channel channel;
-    private final long outputLimitBytes;
-    private final Runnable overLimit;
+    private final OutputBufferWatch watch;
     private final AtomicLong queuedBytes = new AtomicLong();
     private final Set<Topic> topics = new LinkedHashSet<>();
     private int channels;
@@ -33,17 +35,19 @@ public final class Subscriber
     private ArrayDeque<ByteBuf> held;
 
     /**
-     * @param id               the connection's id: messages reach a channel's subscribers in the order of their ids.
-     * @param channel          where its replies go.
-     * @param outputLimitBytes message bytes queued at most before the connection is closed.
-     * @param overLimit        told (once) when a connection is closed at the limit.
+     * @param id      the connection's id: messages reach a channel's subscribers in the order of their ids.
+     * @param channel where its replies go.
+     * @param watch   the connection's pending replies against its output limit; null: no limit.
      */
-    public Subscriber(final long id, final Channel channel, final long outputLimitBytes, final Runnable overLimit)
+    public Subscriber(final long id, final Channel channel, final OutputBufferWatch watch)
     {
         this.id = id;
         this.channel = channel;
-        this.outputLimitBytes = outputLimitBytes;
-        this.overLimit = overLimit;
+        this.watch = watch;
+        if (watch != null)
+        {
+            watch.queuedMessages(queuedBytes);
+        }
     }
 
     public long id()
@@ -95,6 +99,7 @@ public final class Subscriber
             return false;
         }
         tally(topic.kind(), 1);
+        classify();
         return true;
     }
 
@@ -106,6 +111,7 @@ public final class Subscriber
             return false;
         }
         tally(topic.kind(), -1);
+        classify();
         return true;
     }
 
@@ -116,6 +122,15 @@ public final class Subscriber
             case Topic.CHANNEL -> channels += delta;
             case Topic.PATTERN -> patterns += delta;
             default -> shards += delta;
+        }
+    }
+
+    /** Its output limit is the pubsub class's while it has a subscription, as redis's CLIENT_PUBSUB flag says. */
+    private void classify()
+    {
+        if (watch != null)
+        {
+            watch.subscribed(subscribed());
         }
     }
 
@@ -133,15 +148,11 @@ public final class Subscriber
     void deliver(final ByteBuf message)
     {
         final int bytes = message.readableBytes();
-        if (queuedBytes.addAndGet(bytes) > outputLimitBytes)
+        queuedBytes.addAndGet(bytes);
+        if (watch != null && watch.check())
         {
             queuedBytes.addAndGet(-bytes);
             message.release();
-            if (channel.isOpen())
-            {
-                channel.close();
-                overLimit.run();
-            }
             return;
         }
         synchronized (this)
@@ -158,6 +169,11 @@ public final class Subscriber
             if (!future.isSuccess())
             {
                 future.channel().close();
+            }
+            else if (watch != null && watch.aboveSoft())
+            {
+                // the soft period ends when the peer takes its messages below the bound
+                watch.check();
             }
         });
     }

@@ -1,10 +1,12 @@
 package io.dkv.compute.resp;
 
+import io.dkv.compute.limits.ClientLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,11 +34,16 @@ public final class RespDecoder extends ByteToMessageDecoder
      */
     public static final long REDIS_MAX_BULK = 512L * 1024 * 1024;
     private static final int INITIAL_ARGS = 16;
+    /**
+     * Bytes an argument held costs beyond its own (an array's header and a reference): counted against the query
+     * buffer limit, so that a request of many empty arguments is bounded as one of long ones.
+     */
+    static final int ARG_OVERHEAD = 24;
     private static final byte[] EMPTY = new byte[0];
 
     private final int maxArgs;
     private final int maxBulkBytes;
-    private final long maxCommandBytes;
+    private final ClientLimits limits;
     private final NanoClock clock;
     private final LongBulkSink longBulks;
     private boolean authenticated;
@@ -51,6 +58,7 @@ public final class RespDecoder extends ByteToMessageDecoder
     private long commandBytes;
     private long commandsDecoded;
     private long longBytes;
+    private long argumentsDecoded;
     private long readNanos;
 
     /**
@@ -72,10 +80,20 @@ public final class RespDecoder extends ByteToMessageDecoder
     public RespDecoder(final int maxArgs, final int maxBulkBytes, final long maxCommandBytes,
         final boolean authenticated, final NanoClock clock, final LongBulkSink longBulks)
     {
+        this(maxArgs, maxBulkBytes, new ClientLimits(0, maxCommandBytes, 0), authenticated, clock, longBulks);
+    }
+
+    /**
+     * @param limits the node's: proto-max-bulk-len bounds an argument, client-query-buffer-limit the bytes of one
+     *               request's arguments held (each argument counts {@link #ARG_OVERHEAD} more), read at each request.
+     */
+    public RespDecoder(final int maxArgs, final int maxBulkBytes, final ClientLimits limits,
+        final boolean authenticated, final NanoClock clock, final LongBulkSink longBulks)
+    {
         this.longBulks = longBulks;
         this.maxArgs = maxArgs;
         this.maxBulkBytes = maxBulkBytes;
-        this.maxCommandBytes = maxCommandBytes;
+        this.limits = limits;
         this.authenticated = authenticated;
         this.clock = clock;
     }
@@ -99,12 +117,13 @@ public final class RespDecoder extends ByteToMessageDecoder
     }
 
     /**
-     * @return a count that moves while requests arrive: requests decoded, and the bytes of long bulks handed on (a
-     * 512 MB value may take longer to arrive than a stalled request is given).
+     * @return a count that moves while requests arrive: requests and arguments decoded, and the bytes of long bulks
+     * handed on (a 512 MB value, or an SADD of a million members, may take longer to arrive than a stalled request is
+     * given).
      */
     public long progress()
     {
-        return commandsDecoded + longBytes;
+        return commandsDecoded + argumentsDecoded + longBytes;
     }
 
     /** @return true while the long bulks' sink holds more than it takes: the connection should read nothing. */
@@ -240,14 +259,15 @@ public final class RespDecoder extends ByteToMessageDecoder
                 return null;
             }
             final long length = RespNumbers.parseLong(in, in.readerIndex() + 1, cr);
-            if (longBulks != null && authenticated && length > maxBulkBytes && length <= REDIS_MAX_BULK)
+            final long maxBulk = limits.protoMaxBulkLen();
+            if (longBulks != null && authenticated && length > maxBulkBytes && length <= maxBulk)
             {
                 in.readerIndex(cr + 2);
                 longLeft = length;
                 longBulks.begin(length);
                 return longBulk(in);
             }
-            if (length == RespNumbers.INVALID || length < 0 || length > Math.max(maxBulkBytes, REDIS_MAX_BULK) ||
+            if (length == RespNumbers.INVALID || length < 0 || length > Math.max(maxBulkBytes, maxBulk) ||
                 (length > maxBulkBytes && (authenticated || length <= UNAUTHENTICATED_MAX_BULK)))
             {
                 return error("invalid bulk length");
@@ -258,11 +278,13 @@ public final class RespDecoder extends ByteToMessageDecoder
                 // this text from it, whatever this node's smaller bound
                 return error("unauthenticated bulk length");
             }
-            commandBytes += length;
-            if (commandBytes > maxCommandBytes)
+            commandBytes += length + ARG_OVERHEAD;
+            final long queryLimit = limits.queryBufferLimit();
+            if (commandBytes > queryLimit)
             {
-                return new RespProtocolError("ERR Protocol error: a command of more than " + maxCommandBytes +
-                    " bytes of arguments");
+                return new RespProtocolError("ERR Protocol error: a command of more than " + queryLimit +
+                    " bytes of arguments (client-query-buffer-limit; each argument counts " + ARG_OVERHEAD +
+                    " bytes more than its length)");
             }
             in.readerIndex(cr + 2);
             bulkLength = (int)length;
@@ -301,23 +323,34 @@ public final class RespDecoder extends ByteToMessageDecoder
         }
         in.skipBytes(2);
         longLeft = -1;
+        ensureRoom();
         if (staged == null)
         {
-            staged = new Object[argCount];
+            staged = new Object[args.length];
         }
         staged[argIndex] = longBulks.finish();
         return argument(EMPTY);
     }
 
-    private Object argument(final byte[] arg)
+    /** Grow the arguments (and the long ones) as they arrive: a count announced costs nothing before its bytes. */
+    private void ensureRoom()
     {
         if (argIndex == args.length)
         {
-            final byte[][] grown = new byte[Math.min(argCount, args.length * 2)][];
-            System.arraycopy(args, 0, grown, 0, args.length);
-            args = grown;
+            final int length = (int)Math.min(argCount, args.length * 2L);
+            args = Arrays.copyOf(args, length);
+            if (staged != null)
+            {
+                staged = Arrays.copyOf(staged, length);
+            }
         }
+    }
+
+    private Object argument(final byte[] arg)
+    {
+        ensureRoom();
         args[argIndex++] = arg;
+        argumentsDecoded++;
         if (argIndex < argCount)
         {
             return Boolean.TRUE;

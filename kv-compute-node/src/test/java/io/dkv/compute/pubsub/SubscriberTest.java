@@ -1,11 +1,16 @@
 package io.dkv.compute.pubsub;
 
+import io.dkv.compute.limits.ClientLimits;
+import io.dkv.compute.limits.OutputBufferWatch;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,9 +41,7 @@ final class SubscriberTest
     void heldMessagesFollowTheConfirmationsInOrderAndLaterOnesGoStraightOut()
     {
         final EmbeddedChannel channel = new EmbeddedChannel();
-        final Subscriber subscriber = new Subscriber(1, channel, 1 << 20, () ->
-        {
-        });
+        final Subscriber subscriber = new Subscriber(1, channel, null);
         subscriber.hold();
         subscriber.deliver(text("first"));
         subscriber.deliver(text("second"));
@@ -59,12 +62,26 @@ final class SubscriberTest
     {
         final EmbeddedChannel channel = new EmbeddedChannel();
         final int[] closedAtLimit = new int[1];
-        final Subscriber subscriber = new Subscriber(2, channel, 10, () -> closedAtLimit[0]++);
+        final ClientLimits limits = ClientLimits.unlimited();
+        final List<Runnable> changes = new ArrayList<>();
+        assertNull(limits.parse(ClientLimits.OUTPUT_BUFFER_LIMIT, "pubsub 10 0 0".getBytes(StandardCharsets.US_ASCII),
+            changes));
+        changes.forEach(Runnable::run);
+        final OutputBufferWatch watch = new OutputBufferWatch(limits, SystemNanoClock.INSTANCE, channel.eventLoop(),
+            () -> 0, () ->
+            {
+                closedAtLimit[0]++;
+                channel.close();
+            }, () ->
+            {
+            });
+        watch.subscribed(true);
+        final Subscriber subscriber = new Subscriber(2, channel, watch);
         subscriber.hold();
         final ByteBuf kept = text("12345678");
         subscriber.deliver(kept);
         subscriber.deliver(text("over"));
-        assertEquals(1, closedAtLimit[0], "8 held and 4 more pass 10 bytes");
+        assertEquals(1, closedAtLimit[0], "8 held and 4 more reach 10 bytes");
         assertFalse(channel.isOpen());
         assertEquals(1, kept.refCnt(), "still held");
         subscriber.dropHeld();
