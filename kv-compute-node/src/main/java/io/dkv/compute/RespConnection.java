@@ -9,6 +9,7 @@ import io.dkv.compute.command.RateLimitedLog;
 import io.dkv.compute.command.Session;
 import io.dkv.compute.command.SlicedCommand;
 import io.dkv.compute.command.StreamedReplies;
+import io.dkv.compute.command.UnboundedCommands;
 import io.dkv.compute.limits.ClientLimits;
 import io.dkv.compute.limits.ClientsMemory;
 import io.dkv.compute.limits.OutputBufferWatch;
@@ -179,6 +180,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
             ctx.channel().closeFuture().addListener(future -> clientsMemory.remove(outputWatch));
         }
         session.resumer(this::unblocked);
+        session.completionsCarry(asyncCommands);
         if (asyncCommands && session.streams() != null)
         {
             // the loop waits on no READ of a piece either: each is read ahead on a store thread
@@ -437,8 +439,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter
                 if (!sliced.start(session, args, pending))
                 {
                     budget--;
-                    // MSET, MSETNX, DEL and the collections' commands run on a store thread when they may: a step
-                    if (ranAsStep(args, asyncCommands && session.repliesOn()))
+                    // MSET, MSETNX, DEL and the collections' commands run on a store thread when they may: a step;
+                    // one whose work grows with the data does so even where requests run on their loop
+                    if (ranAsStep(args, (asyncCommands || UnboundedCommands.unbounded(args)) && session.repliesOn()))
                     {
                         continue;
                     }
@@ -559,7 +562,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter
     private void runBeside(final byte[][] args)
     {
         final ByteBuf reply = ctx.alloc().ioBuffer();
-        session.mayAwait(true);
+        session.mayAwait(asyncCommands || UnboundedCommands.unbounded(args));
         try
         {
             table.execute(session, args, reply);

@@ -547,7 +547,7 @@ public final class CommandTable
                 else if (OffloadedCommands.offloaded(spec.name(), args) && !session.hasStaged() &&
                     session.mayAwait(store))
                 {
-                    if (!OffloadedCommands.replayable(spec.name()) ||
+                    if (!OffloadedCommands.replayable(spec.name()) || !session.completionsCarry() ||
                         !replayed.start(session, store, spec, args))
                     {
                         storeThreads.offload(session, OffloadedCommands.stepKey(spec.name(), args),

@@ -51,6 +51,7 @@ public final class Session
     private CompletableFuture<?> round;
     /** Whether the request being run may go out asynchronously: set by the connection around the requests it may. */
     private boolean mayAwait;
+    private boolean completionsCarry = true;
     private AsyncStep step;
 
     /** Told when a connection authenticates, so that the decoder lifts redis's limits for unauthenticated peers. */
@@ -391,6 +392,23 @@ public final class Session
     public void mayAwait(final boolean mayAwait)
     {
         this.mayAwait = mayAwait;
+    }
+
+    /**
+     * @param completionsCarry false where the store's requests wait on no wire (the shared-memory provider, whose reads
+     *                         are copies made by the caller): a step then runs whole on a store thread, where a
+     *                         replayed transaction carried by completions took 24 s for one SMEMBERS of 100,000
+     *                         members, each completion waiting on the poller's idle strategy.
+     */
+    public void completionsCarry(final boolean completionsCarry)
+    {
+        this.completionsCarry = completionsCarry;
+    }
+
+    /** @return whether a step may be a replayed transaction carried by completions ({@link #completionsCarry}). */
+    boolean completionsCarry()
+    {
+        return completionsCarry;
     }
 
     /**

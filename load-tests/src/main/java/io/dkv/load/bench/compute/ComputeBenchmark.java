@@ -69,6 +69,7 @@ public final class ComputeBenchmark implements Callable<Integer>
     static final String POOL = "pool";
     static final String DURABILITY = "durability";
     static final String FULL = "full";
+    static final String CLIENTS = "clients";
     /** The sizes of long's values, in 10^6 bytes. */
     static final int[] LONG_MEGABYTES = {4, 64, 256};
 
@@ -84,12 +85,17 @@ public final class ComputeBenchmark implements Callable<Integer>
             "across two compute node processes; durability runs SET and GET at -c 50 and at -c 50 -P 16 under " +
             "appendfsync no, everysec and always, over a memory node keeping keys on disk, beside redis-server " +
             "with appendonly yes and the same appendfsync; full fills a 16 MiB heap and redis-server's maxmemory " +
-            "and times refused SETs, GETs, DELs and a FLUSHALL there).")
+            "and times refused SETs, GETs, DELs and a FLUSHALL there; clients times how soon a subscriber that never " +
+            "reads is dropped, and PING beside it and beside 20,000-key MGETs).")
     private List<String> only;
 
     @Option(names = "--full-requests", defaultValue = "2000",
         description = "Timed requests of each kind of full, one at a time (default: ${DEFAULT-VALUE}).")
     private int fullRequests;
+
+    @Option(names = "--clients-mgets", defaultValue = "100",
+        description = "MGETs of 20,000 keys of clients, back to back (default: ${DEFAULT-VALUE}).")
+    private int clientsMgets;
 
     @Option(names = "--pool-rounds", defaultValue = "2000",
         description = "Timed rounds of each measurement of pool, one at a time (default: ${DEFAULT-VALUE}).")
@@ -203,8 +209,9 @@ public final class ComputeBenchmark implements Callable<Integer>
     public Integer call() throws Exception
     {
         final Set<String> parts = new LinkedHashSet<>(only);
-        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL, DURABILITY, FULL)
-            .containsAll(parts) || requests < 1 || fullRequests < 1 || keyspace < 1 || poolRounds < 1 ||
+        if (!Set.of(THROUGHPUT, JOIN, SCALE, MULTI, COLLECTIONS, ORDERED, LONG, POOL, DURABILITY, FULL,
+            CLIENTS).containsAll(parts) || requests < 1 || fullRequests < 1 || clientsMgets < 1 || keyspace < 1 ||
+            poolRounds < 1 ||
             hashFields < 11 || hashOperations < 1 || orderedMembers < 11 || orderedOperations < 1 || longRounds < 1 ||
             valueSize < 1 || starts < 1 || scaleRate < 1 || scaleClients < 1 || scalePhaseMs < 1 || scaleSteps < 1 ||
             connectionLifeMs < 1 || multiRequests < 1 || transfers < 1 || accounts < 17 ||
@@ -212,8 +219,8 @@ public final class ComputeBenchmark implements Callable<Integer>
             !List.of("auto", "on", "off").contains(asyncCommands) || !List.of("own", "attached").contains(scaleNodes))
         {
             throw new ParameterException(spec.commandLine(), "--only " + only +
-                " (parts: throughput, join, scale, multi, collections, ordered, long, pool, durability, full), " +
-                "--full-requests " + fullRequests + ", --pool-rounds " +
+                " (parts: throughput, join, scale, multi, collections, ordered, long, pool, durability, full, " +
+                "clients), --full-requests " + fullRequests + ", --clients-mgets " + clientsMgets + ", --pool-rounds " +
                 poolRounds + ", --hash-fields " + hashFields +
                 " (at least 11), --hash-operations " + hashOperations + ", --ordered-members " + orderedMembers +
                 " (at least 11), --ordered-operations " + orderedOperations + ", --multi-requests " + multiRequests +
@@ -384,6 +391,16 @@ public final class ComputeBenchmark implements Callable<Integer>
                 "at full, one at a time from one connection", result.redisVersion(), fullRequests));
             sections.add(FullPart.section(result));
             goals.addAll(FullPart.goals(result));
+        }
+        if (parts.contains(CLIENTS))
+        {
+            final ClientsPart.Result result = new ClientsPart(redisServer.orElseThrow(), clientsMgets,
+                spec.commandLine().getErr()).run();
+            method.add(String.format(Locale.ROOT, "clients: a compute node in this JVM over a memory node of 128 MiB " +
+                "(shm), then redis-server %s, each with its default client-output-buffer-limit",
+                result.redisVersion()));
+            sections.add(ClientsPart.section(result));
+            goals.addAll(ClientsPart.goals(result));
         }
         method.add(String.format(Locale.ROOT, "load average (1 min): %.2f at start, %.2f at end", loadAtStart,
             MachineInfo.loadAverage()));
