@@ -212,6 +212,28 @@ class ComputeBenchmarkTest
             "no requests to time is refused");
     }
 
+    /** Skips the test, saying why, where redis-server or redis-benchmark is not installed. */
+    @Test
+    @Timeout(300)
+    void reportsASubscriberDroppedAndPingsBesideBigRepliesBesideRedisServerWithItsGoals()
+    {
+        assumeRedisTools("reportsASubscriberDroppedAndPingsBesideBigRepliesBesideRedisServerWithItsGoals");
+
+        final CommandRun bench = new CommandRun(() -> DkvCommandLine.of(new BenchCommand()));
+        final int exit = bench.run("compute", "--only", "clients", "--clients-mgets", "2");
+
+        assertEquals(0, exit, () -> bench.out() + "\n" + bench.err());
+        final String text = bench.out();
+        final List<String[]> rows = ReportTables.tables(text, List.of(ClientsPart.TITLE)).get(ClientsPart.TITLE);
+        assertEquals(List.of("subscriber dropped after (ms)", "messages published until then",
+            "PING beside the subscriber p50 (ms)", "PING beside the subscriber p99 (ms)",
+            "MGET of 20,000 keys p50 (ms)", "PING beside the MGETs p50 (ms)", "PING beside the MGETs p99 (ms)"),
+            rows.stream().map(row -> row[0]).toList(), text);
+        assertTrue(text.contains("a subscriber that never reads is dropped within 5 s: "), text);
+        assertTrue(text.contains("PING p99 <= 10 ms beside it and beside 20,000-key MGETs: "), text);
+        assertEquals(2, bench.run("compute", "--only", "clients", "--clients-mgets", "0"), "no MGETs is refused");
+    }
+
     private static void assumeRedisTools(final String test)
     {
         final boolean redis = RedisServer.find().isPresent() && RedisBenchmarkTool.find().isPresent();
