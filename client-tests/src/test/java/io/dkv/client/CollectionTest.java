@@ -1,6 +1,8 @@
 package io.dkv.client;
 
 import io.dkv.client.collection.Collection;
+import io.dkv.client.collection.Composites;
+import io.dkv.client.ordered.ElementList;
 import io.dkv.client.keyspace.ScanCursor;
 import io.dkv.client.keyspace.ScanPage;
 import io.dkv.format.ReservedKeys;
@@ -372,6 +374,78 @@ class CollectionTest
         final List<String> strings = new ArrayList<>();
         values.forEach(value -> strings.add(value == null ? null : string(value)));
         return strings;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"set, r = 1", "set, r = 2", "list, r = 1", "list, r = 2"})
+    void aLargeCollectionIsDeletedAtFullItsBlocksRemovedOnceItsHeaderIs(final String setting)
+    {
+        final boolean list = setting.startsWith("list");
+        final int replicas = setting.endsWith("2") ? 2 : 1;
+        // two nodes of 8 MiB of heap, 1/32 of each kept for deletes: a collection of about 1 MB is four times that
+        final KvClient client = open.store(directory, NODES, replicas, new KvClientContext()
+            .collectionSegmentBytes(2048), () -> new MemoryNodeContext().indexGroups(256)
+            .chunkBytes(256 << 10).heapChunks(32).reserveShare(32), new ArrayList<>());
+        final byte[] big = bytes("big");
+        client.transact(tx ->
+        {
+            final ElementList elements = list ? ElementList.open(tx, big, 2048) : null;
+            final Collection members = list ? null : Collection.open(tx, big, ValueKind.SET, 2048);
+            for (int i = 0; i < 20_000; i++)
+            {
+                final byte[] element = bytes("element-of-the-big-collection-" + i);
+                if (list)
+                {
+                    elements.push(false, element);
+                }
+                else
+                {
+                    members.add(element);
+                }
+            }
+            if (list)
+            {
+                elements.write();
+            }
+            else
+            {
+                members.write();
+            }
+            return null;
+        });
+        final int blocks = Opened.allKeys(client);
+        assertTrue(blocks > 16, blocks + " blocks");
+        final byte[] value = new byte[1000];
+        int strings = 0;
+        MemoryFullException full = null;
+        while (full == null)
+        {
+            try
+            {
+                client.put(bytes("filler-" + strings), value);
+                strings++;
+            }
+            catch (final MemoryFullException ex)
+            {
+                full = ex;
+            }
+            assertTrue(strings < 20_000, "two heaps of 8 MiB take fewer than 20,000 values of 1 KB");
+        }
+
+        assertThrows(RuntimeException.class, () -> client.transact(tx ->
+        {
+            Composites.open(tx, big, list ? ValueKind.LIST : ValueKind.SET, 2048).drop();
+            throw new IllegalStateException("aborted");
+        }), "a drop whose transaction aborts removes nothing");
+        assertEquals(blocks + strings, Opened.allKeys(client), "the header, its blocks and the strings");
+
+        client.transact(tx ->
+        {
+            Composites.open(tx, big, list ? ValueKind.LIST : ValueKind.SET, 2048).drop();
+            return null;
+        });
+        assertNull(client.transact(tx -> tx.read(big)), "deleted at full: " + full.getMessage());
+        assertEquals(strings, Opened.allKeys(client), "its blocks and its journal are gone too");
     }
 
     private KvClient store(final int replicas, final int segmentBytes)

@@ -47,6 +47,15 @@ class RespOutOfMemoryTest
             for (final RawResp resp : List.of(redisResp, dkvResp))
             {
                 final String server = resp == redisResp ? "redis-server" : "dkv";
+                // a set several times the reserve for deletes, made before the limit: its DEL is served at full
+                final String[] sadd = new String[2 + 30_000];
+                sadd[0] = "SADD";
+                sadd[1] = "a-big-set";
+                for (int i = 0; i < 30_000; i++)
+                {
+                    sadd[2 + i] = "member-of-a-big-set-" + i;
+                }
+                assertEquals(":30000", resp.call(sadd), server);
                 final List<String> written = fill(resp, server);
                 // each refused request carries 10 KB, as redis counts a request's own bytes in its memory
                 final String value = "v".repeat(10_000);
@@ -67,6 +76,7 @@ class RespOutOfMemoryTest
                 assertEquals(":1", resp.call("EXPIRE", written.get(1), "3600"), server);
                 assertEquals(":2", resp.call("DEL", written.get(2), written.get(3)), server);
                 assertEquals(":1", resp.call("UNLINK", written.get(4)), server);
+                assertEquals(":1", resp.call("DEL", "a-big-set"), server + ": a big set deleted at full");
                 assertEquals("+OK", resp.call("FLUSHALL"), server);
                 assertEquals(":0", resp.call("DBSIZE"), server);
             }

@@ -13,8 +13,9 @@ package io.dkv.format;
  *  17
  * </pre>
  *
- * A generation of a long string's pieces being written has a journal (its time and how many pieces it may have)
- * until a transaction publishes them: what a sweep of pieces nobody published finds.
+ * A generation of a long string's pieces being written has a journal ({@link JournalLayout}: its time and how many
+ * pieces it may have) until a transaction publishes them, and so has a large value's generation that a committed
+ * transaction dropped until its segments are removed: what a sweep of journals finds.
  *
  * <p>Named keys ({@link #namedKey}) are the prefix and a name of any length but {@link #SEGMENT_KEY_LENGTH} less the
  * prefix's, so that no segment or journal is ever one: records the store keeps for the nodes that serve it (redis's

@@ -32,6 +32,12 @@ public final class Collection implements Composite
     /** Segments a collection may have (linear hashing's level stays below 30). */
     private static final int MAX_LEVEL = 29;
 
+    /**
+     * Elements' bytes past which a drop removes the segments after its transaction commits: the reserve a full memory
+     * node keeps for deletes is 3% of its heap, 256 KiB at least.
+     */
+    public static final long DROP_AFTER_COMMIT_BYTES = 64 * 1024;
+
     private final Transaction tx;
     private final byte[] key;
     private final int kind;
@@ -309,7 +315,12 @@ public final class Collection implements Composite
         changed = true;
     }
 
-    /** Remove the whole collection, header and segments, when the transaction commits. */
+    /**
+     * Remove the whole collection, header and segments, when the transaction commits. One of more than
+     * {@link #DROP_AFTER_COMMIT_BYTES} of elements has its header removed in the transaction and its segments once it
+     * committed ({@link Transaction#dropAfterCommit}), so that a delete's intents do not carry every segment as a prior
+     * value: nobody reads a segment of a generation whose header is gone.
+     */
     public void drop()
     {
         if (!exists)
@@ -317,13 +328,30 @@ public final class Collection implements Composite
             return;
         }
         final int segments = segments();
-        for (int i = 0; i < segments; i++)
+        if (bytes > DROP_AFTER_COMMIT_BYTES)
         {
-            tx.remove(ReservedKeys.segmentKey(generation, i));
+            final int count = dropped.isEmpty() ? segments : Math.max(segments, dropped.last() + 1);
+            for (int i = 0; i < count; i++)
+            {
+                final byte[] segment = ReservedKeys.segmentKey(generation, i);
+                if (tx.writes(segment))
+                {
+                    // written earlier in this transaction: removed with it, so that it does not write it again
+                    tx.remove(segment);
+                }
+            }
+            tx.dropAfterCommit(generation, count);
         }
-        for (final int index : dropped)
+        else
         {
-            tx.remove(ReservedKeys.segmentKey(generation, index));
+            for (int i = 0; i < segments; i++)
+            {
+                tx.remove(ReservedKeys.segmentKey(generation, i));
+            }
+            for (final int index : dropped)
+            {
+                tx.remove(ReservedKeys.segmentKey(generation, index));
+            }
         }
         tx.remove(key);
         exists = false;

@@ -199,6 +199,25 @@ final class NodeSpace
         dropped.clear();
     }
 
+    /** @return the nodes dropped since the last flush, which the flush will not remove now: the caller does. */
+    int[] takeDropped()
+    {
+        final int[] numbers = new int[dropped.size()];
+        int i = 0;
+        for (final IntHashSet.IntIterator it = dropped.iterator(); it.hasNext(); )
+        {
+            numbers[i++] = it.nextValue();
+        }
+        dropped.clear();
+        return numbers;
+    }
+
+    /** @return nodes dropped since the last flush. */
+    int droppedCount()
+    {
+        return dropped.size();
+    }
+
     NodeStore store()
     {
         return store;

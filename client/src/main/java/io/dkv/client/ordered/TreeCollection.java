@@ -7,6 +7,7 @@ import io.dkv.client.collection.Composite;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 
 import java.nio.ByteBuffer;
@@ -216,6 +217,22 @@ public final class TreeCollection implements Composite
         for (final OrderedTree tree : trees)
         {
             tree.drop();
+        }
+        if (space.droppedCount() > 1)
+        {
+            // nodes of up to four segments each: removed once the header's removal committed, not as intents that
+            // carry each node as a prior value, more than a full node keeps for deletes (Transaction.dropAfterCommit)
+            final int[] numbers = space.takeDropped();
+            for (final int number : numbers)
+            {
+                final byte[] node = ReservedKeys.segmentKey(generation, number);
+                if (tx.writes(node))
+                {
+                    // written earlier in this transaction: removed with it, so that it does not write it again
+                    tx.remove(node);
+                }
+            }
+            tx.dropAfterCommit(generation, space.nextNode(), numbers);
         }
         space.flush();
         tx.remove(key);

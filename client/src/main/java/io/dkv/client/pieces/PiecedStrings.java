@@ -3,8 +3,10 @@ package io.dkv.client.pieces;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvErrors;
 import io.dkv.client.collection.Composites;
+import io.dkv.client.txn.DroppedGenerations;
 import io.dkv.client.txn.LogicalValue;
 import io.dkv.client.txn.Transaction;
+import io.dkv.format.JournalLayout;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
@@ -14,6 +16,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -38,8 +42,6 @@ public final class PiecedStrings
     public static final int DEFAULT_PIECE_BYTES = 512 * 1024 - 64;
     private static final int STREAM_CHUNK = 64 * 1024;
     private static final int SWEEP_STEP = 256;
-    /** A journal: the epoch milliseconds its writer began, and how many pieces its generation may have. */
-    private static final int JOURNAL_LENGTH = Long.BYTES + Integer.BYTES;
 
     private final KvClient client;
     private final int pieceBytes;
@@ -95,8 +97,9 @@ public final class PiecedStrings
         if (string.journaled() != 0)
         {
             final byte[] journal = ReservedKeys.journalKey(string.journaled());
-            // read: a sweep that removes the pieces meanwhile conflicts with this transaction, and it with the sweep
-            if (tx.read(journal) == null)
+            // read: a sweep that claims the pieces meanwhile conflicts with this transaction, and it with the sweep
+            final LogicalValue read = tx.read(journal);
+            if (read == null || JournalLayout.isJournal(read.value()) && JournalLayout.claimed(read.value()))
             {
                 throw new io.dkv.client.KvException("the pieces written for key " + KvErrors.describe(key) + " were " +
                     "swept before they were published: written longer ago than a sweep waits");
@@ -109,8 +112,8 @@ public final class PiecedStrings
     /** Write the journal of a generation of pieces about to be written: its time and the pieces it may have. */
     void writeJournal(final long generation, final int writerPieceBytes)
     {
-        final byte[] journal = java.nio.ByteBuffer.allocate(JOURNAL_LENGTH)
-            .putLong(client.epochClock().time()).putInt(PiecedString.piecesOf(MAX_LENGTH, writerPieceBytes)).array();
+        final byte[] journal = JournalLayout.encode(client.epochClock().time(),
+            PiecedString.piecesOf(MAX_LENGTH, writerPieceBytes), 0);
         client.transact(tx ->
         {
             tx.write(ReservedKeys.journalKey(generation), journal, ValueKind.word(ValueKind.SEGMENT,
@@ -133,7 +136,7 @@ public final class PiecedStrings
         }
         if (read.kind() == ValueKind.PIECES)
         {
-            removeReplaced(tx, PiecesLayout.decode(key, read.value()), null);
+            dropAfterCommit(tx, PiecesLayout.decode(key, read.value()));
         }
         else if (read.kind() != ValueKind.STRING)
         {
@@ -141,6 +144,25 @@ public final class PiecedStrings
             return;
         }
         tx.remove(key);
+    }
+
+    /**
+     * Remove a string's pieces once {@code tx} commits, each in a transaction of its own
+     * ({@link Transaction#dropAfterCommit}, a journal per generation): in {@code tx} itself every piece's intent would
+     * carry the piece as its prior value, a delete of a 100 MB string 100 MB of intents, more than a full node keeps
+     * for deletes.
+     */
+    private static void dropAfterCommit(final Transaction tx, final PiecedString string)
+    {
+        final Map<Long, Integer> counts = new HashMap<>();
+        for (int i = 0; i < string.pieces(); i++)
+        {
+            if (string.generation(i) != 0)
+            {
+                counts.merge(string.generation(i), i + 1, Math::max);
+            }
+        }
+        counts.forEach(tx::dropAfterCommit);
     }
 
     /** Remove in {@code tx} the pieces of {@code old} that {@code now} (null: nothing) does not name. */
@@ -625,32 +647,34 @@ public final class PiecedStrings
         return swept;
     }
 
+    /**
+     * Claim an old journal (a writer's publish then fails: it reads the journal), then remove its pieces one
+     * transaction each and the journal last ({@link DroppedGenerations}): removed in one transaction, every piece's
+     * intent carried the piece as its prior value, more than a full node keeps for deletes. A sweep that stops between
+     * leaves the journal claimed, and the next sweep goes on.
+     */
     private boolean sweepJournal(final long generation, final long before)
     {
-        return client.transact(tx ->
+        final byte[] journalKey = ReservedKeys.journalKey(generation);
+        final int pieces = client.transact(tx ->
         {
-            final byte[] journalKey = ReservedKeys.journalKey(generation);
             final LogicalValue journal = tx.read(journalKey);
-            if (journal == null || journal.value().length != JOURNAL_LENGTH)
+            if (journal == null || !JournalLayout.isJournal(journal.value()) ||
+                JournalLayout.time(journal.value()) > before)
             {
-                return false;
+                return -1;
             }
-            final java.nio.ByteBuffer fields = java.nio.ByteBuffer.wrap(journal.value());
-            if (fields.getLong(0) > before)
+            if (!JournalLayout.claimed(journal.value()))
             {
-                return false;
+                tx.writeFreeing(journalKey, JournalLayout.claim(journal.value()), journal.expiryWord());
             }
-            final int pieces = fields.getInt(Long.BYTES);
-            for (int i = 0; i < pieces; i++)
-            {
-                final byte[] pieceKey = ReservedKeys.segmentKey(generation, i);
-                if (tx.peek(pieceKey) != null)
-                {
-                    tx.remove(pieceKey);
-                }
-            }
-            tx.remove(journalKey);
-            return true;
+            return JournalLayout.count(journal.value());
         });
+        if (pieces < 0)
+        {
+            return false;
+        }
+        DroppedGenerations.remove(client, generation, pieces);
+        return true;
     }
 }

@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvErrors;
 import io.dkv.client.Versioned;
 import io.dkv.client.WrongKindException;
+import io.dkv.format.JournalLayout;
 import io.dkv.format.KvBlockLayout;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
@@ -39,6 +40,13 @@ public final class Transaction
      */
     private final Map<ByteBuffer, Versioned> known;
     private boolean ended;
+    /** Generations to remove once this transaction commits ({@link #dropAfterCommit}). */
+    private List<Dropped> drops;
+
+    /** @param numbers the segments to remove, or null: 0 to {@code count - 1}. */
+    private record Dropped(long generation, int count, int[] numbers)
+    {
+    }
 
     /** For {@code KvClient}: applications get one from {@code KvClient.begin()} or {@code transact}. */
     public Transaction(final TxnServices services)
@@ -157,7 +165,10 @@ public final class Transaction
         requireOpen();
         ended = true;
         final TransactionCommit commit = new TransactionCommit(services, entries.values(), false);
-        return CompletableFuture.supplyAsync(() -> commit.runAsync(poster), on).thenCompose(started -> started);
+        final CompletableFuture<Void> committed =
+            CompletableFuture.supplyAsync(() -> commit.runAsync(poster), on).thenCompose(started -> started);
+        // the removals wait on the store: on the client's own threads, never a completion's
+        return drops == null ? committed : committed.thenRunAsync(this::removeDropped, services.executor());
     }
 
     /** @return the key's value as this transaction sees it (its own write, else the store's), or null: none. */
@@ -494,6 +505,75 @@ public final class Transaction
         entry.newExpireAt = KvClient.NO_EXPIRY;
     }
 
+    /**
+     * Drop a generation's segments numbered 0 to {@code count - 1} (a large collection's, a string's pieces), which
+     * nothing will read once this transaction commits (it removes or replaces what named them): it writes the
+     * generation's journal, claimed, and once committed, removes the segments one transaction each and then the
+     * journal ({@link DroppedGenerations}). Aborted, nothing is removed. A process that stops between leaves the
+     * journal, which a sweep of journals finishes.
+     */
+    public void dropAfterCommit(final long generation, final int count)
+    {
+        dropAfterCommit(generation, count, null);
+    }
+
+    /**
+     * As {@link #dropAfterCommit(long, int)}, removing the segments {@code numbers} names (each below {@code count}):
+     * a tree's nodes, whose numbers a generation never uses twice. A sweep that finishes it looks for every number
+     * below {@code count}.
+     */
+    public synchronized void dropAfterCommit(final long generation, final int count, final int[] numbers)
+    {
+        requireOpen();
+        writeFreeing(ReservedKeys.journalKey(generation), JournalLayout.encode(client.epochClock().time(), count,
+            JournalLayout.CLAIMED), ValueKind.word(ValueKind.SEGMENT, KvClient.NO_EXPIRY));
+        if (drops == null)
+        {
+            drops = new ArrayList<>();
+        }
+        drops.add(new Dropped(generation, count, numbers));
+    }
+
+    /**
+     * As {@link #write}, for a write that lets memory be freed (a journal claimed for a removal): a transaction of
+     * deletes and such writes may take a full node's reserve for deletes.
+     */
+    public synchronized void writeFreeing(final byte[] key, final byte[] value, final long expiryWord)
+    {
+        write(key, value, expiryWord);
+        entry(key).freeing = true;
+    }
+
+    /** @return true when this transaction writes or removes the key. */
+    public synchronized boolean writes(final byte[] key)
+    {
+        final TxnEntry entry = entries.get(ByteBuffer.wrap(key));
+        return entry != null && entry.written;
+    }
+
+    /** Remove what {@link #dropAfterCommit} named; what fails is left to the sweep of journals. */
+    private void removeDropped()
+    {
+        try
+        {
+            for (final Dropped dropped : drops)
+            {
+                if (dropped.numbers() == null)
+                {
+                    DroppedGenerations.remove(client, dropped.generation(), dropped.count());
+                }
+                else
+                {
+                    DroppedGenerations.remove(client, dropped.generation(), dropped.numbers());
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // committed all the same: the journals left name what a sweep removes
+        }
+    }
+
     /** @return true while the transaction has written nothing: it commits by checking its reads again. */
     public synchronized boolean readOnly()
     {
@@ -512,6 +592,10 @@ public final class Transaction
         requireOpen();
         ended = true;
         new TransactionCommit(services, entries.values(), true).run();
+        if (drops != null)
+        {
+            removeDropped();
+        }
     }
 
     /** Leave the transaction: nothing it would have written is written. */

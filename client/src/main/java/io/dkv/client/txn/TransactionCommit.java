@@ -72,12 +72,12 @@ final class TransactionCommit
         }
     }
 
-    /** @return true when the transaction writes keys and each write deletes its key. */
+    /** @return true when the transaction writes keys and each write deletes its key or frees ({@code freeing}). */
     private boolean deletesOnly()
     {
         for (final TxnEntry entry : writes)
         {
-            if (entry.newValue != null)
+            if (entry.newValue != null && !entry.freeing)
             {
                 return false;
             }

@@ -14,6 +14,11 @@ final class TxnEntry
     /** The value written, or null: the transaction deletes the key. */
     byte[] newValue;
     long newExpireAt;
+    /**
+     * A write that lets memory be freed (a journal of segments to remove): a transaction of deletes and such writes
+     * may take a full node's reserve for deletes.
+     */
+    boolean freeing;
     /** The version its intent was put in place with, once it was. */
     Versioned placed;
     /**

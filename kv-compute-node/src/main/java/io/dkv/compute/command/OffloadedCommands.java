@@ -159,7 +159,8 @@ public final class OffloadedCommands
         return false;
     }
 
-    private static boolean sameName(final byte[] arg, final byte[] lowerCaseName)
+    /** @return true when {@code arg} is {@code lowerCaseName} in any case (ASCII), allocating nothing. */
+    static boolean sameName(final byte[] arg, final byte[] lowerCaseName)
     {
         if (arg.length != lowerCaseName.length)
         {

@@ -56,8 +56,8 @@ public final class UnboundedCommands
         {
             return !boundedLimit(args, 4);
         }
-        final boolean store = same(name, ZRANGESTORE);
-        if (store || same(name, ZRANGE))
+        final boolean store = OffloadedCommands.sameName(name, ZRANGESTORE);
+        if (store || OffloadedCommands.sameName(name, ZRANGE))
         {
             final int from = store ? 3 : 2;
             if (args.length < from + 2)
@@ -66,7 +66,7 @@ public final class UnboundedCommands
             }
             for (int i = from + 2; i < args.length; i++)
             {
-                if (same(args[i], BYSCORE) || same(args[i], BYLEX))
+                if (OffloadedCommands.sameName(args[i], BYSCORE) || OffloadedCommands.sameName(args[i], BYLEX))
                 {
                     return !boundedLimit(args, from + 2);
                 }
@@ -94,7 +94,7 @@ public final class UnboundedCommands
     {
         for (int i = from; i + 2 < args.length; i++)
         {
-            if (same(args[i], LIMIT))
+            if (OffloadedCommands.sameName(args[i], LIMIT))
             {
                 final long count = integer(args[i + 2]);
                 return count >= 0 && count < BOUND;
@@ -136,29 +136,12 @@ public final class UnboundedCommands
         }
         for (final byte[] candidate : byLetter[letter])
         {
-            if (same(name, candidate))
+            if (OffloadedCommands.sameName(name, candidate))
             {
                 return true;
             }
         }
         return false;
-    }
-
-    private static boolean same(final byte[] arg, final byte[] lowerCase)
-    {
-        if (arg.length != lowerCase.length)
-        {
-            return false;
-        }
-        for (int i = 0; i < arg.length; i++)
-        {
-            final int b = arg[i];
-            if ((b >= 'A' && b <= 'Z' ? b | 0x20 : b) != lowerCase[i])
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static byte[][][] byLetter(final String[] names)
