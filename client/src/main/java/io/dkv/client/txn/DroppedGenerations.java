@@ -44,6 +44,12 @@ public final class DroppedGenerations
         removeJournal(client, generation);
     }
 
+    /**
+     * One transaction a segment, one after another: a tombstone each, never an intent carrying the segment. Batches of
+     * 64 KiB of segments' deletes were tried: their intents' priors, not reclaimed for the grace period, spent a full
+     * node's reserve after four batches. The price: a DEL of a 100,000-member set took 470-1,080 ms, against 290-360
+     * ms in one transaction of intents (a list of 100,000: 130-270 ms against 350-820 ms).
+     */
     private static void removeSegment(final KvClient client, final long generation, final int number)
     {
         final byte[] segment = ReservedKeys.segmentKey(generation, number);
