@@ -30,16 +30,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The autoscaler with real compute-node processes on one port: load over its target starts a second node, which
  * registers and takes part of the new connections; once the load stops and the scale-down window has passed, the
  * newest node drains, deregisters and exits; closing the autoscaler drains the last. No request fails on the way.
+ *
+ * <p>The load is open connections, not commands a second: a rate dips whenever the machine is busy, and a dip longer
+ * than the scale-down window drains the second node under the load (its clients then see their connections closed,
+ * as a drain means). Held connections ask for two nodes however slowly the requests beside them run.
  */
 class AutoscaledNodesTest
 {
+    /** Three times the target per node: two nodes (the most) are wanted while they are open. */
+    private static final int HELD_CONNECTIONS = 12;
+
     @TempDir
     Path dir;
 
@@ -57,8 +63,8 @@ class AutoscaledNodesTest
             final Autoscaler autoscaler = new Autoscaler(new AutoscalerContext()
                 .minNodes(1)
                 .maxNodes(2)
-                .metric(ScalingMetric.OPS)
-                .target(20)
+                .metric(ScalingMetric.CONNECTIONS)
+                .target(HELD_CONNECTIONS / 3.0)
                 .syncPeriodMs(200)
                 .downWindowMs(1_000)
                 .scrapeTimeoutMs(5_000)
@@ -76,6 +82,13 @@ class AutoscaledNodesTest
                 MetaCluster.await("the first node serving: " + events, () -> autoscaler.serving() == 1 &&
                     computeNodes(observer) == 1);
 
+                final List<Jedis> held = new ArrayList<>();
+                for (int i = 0; i < HELD_CONNECTIONS; i++)
+                {
+                    final Jedis jedis = new Jedis("127.0.0.1", port);
+                    held.add(jedis);
+                    assertEquals("PONG", jedis.ping());
+                }
                 final Load load = new Load(port);
                 final Thread loader = new Thread(load, "autoscale-test-load");
                 loader.start();
@@ -85,7 +98,12 @@ class AutoscaledNodesTest
                     autoscaler.servingNodes().stream().allMatch(node -> connectionsReceived(node) > 0));
                 load.running.set(false);
                 loader.join();
-                assertNull(load.failure.get(), "a request failed while the second node joined");
+                if (load.failure.get() != null)
+                {
+                    throw new AssertionError("a request failed while the second node joined: " + events,
+                        load.failure.get());
+                }
+                held.forEach(Jedis::close);
                 assertTrue(load.requests.get() > 0);
 
                 MetaCluster.await("the newest drained once the load stopped: " + events, () ->
