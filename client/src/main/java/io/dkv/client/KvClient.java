@@ -12,6 +12,7 @@ import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeDisk;
+import io.dkv.client.node.MemoryNodeHeap;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.ordered.OrderedKeyspace;
 import io.dkv.client.replication.ChainRest;
@@ -590,6 +591,21 @@ public final class KvClient implements AutoCloseable
             disks.add(session.listing().diskOf(node));
         }
         return disks;
+    }
+
+    /**
+     * @return each memory node's heap as its header shows it now (one READ each, on this thread): what it holds
+     * handed out and live, its reserve and room; unreachable where it cannot be read.
+     */
+    public List<MemoryNodeHeap> memoryNodeHeaps()
+    {
+        final KvSession session = session();
+        final List<MemoryNodeHeap> heaps = new ArrayList<>();
+        for (int node = 0; node < availability.nodeIds().length; node++)
+        {
+            heaps.add(session.listing().heapOf(node));
+        }
+        return heaps;
     }
 
     /**

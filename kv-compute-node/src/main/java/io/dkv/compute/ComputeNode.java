@@ -23,7 +23,7 @@ import io.dkv.compute.metrics.PrometheusText;
 import io.dkv.compute.pubsub.PubSub;
 import io.dkv.compute.resp.RespDecoder;
 import io.dkv.compute.store.PiecesSweep;
-import io.dkv.compute.store.PoolDisks;
+import io.dkv.compute.store.PoolHeaders;
 import io.dkv.raas.driver.RaasDriver;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -87,8 +87,8 @@ public final class ComputeNode implements AutoCloseable
 {
     /** How often each loop sends what it held of its writes' PERSISTs when no reply made it. */
     private static final long PERSIST_FLUSH_MS = 100;
-    /** How often the memory nodes' disks are read for INFO persistence. */
-    private static final long POOL_DISKS_MS = 1_000;
+    /** How often the memory nodes' disks and heaps are read for INFO persistence, INFO memory and /metrics. */
+    private static final long POOL_HEADERS_MS = 1_000;
     private static final byte[] MAX_CLIENTS_REPLY = "-ERR max number of clients reached\r\n"
         .getBytes(StandardCharsets.US_ASCII);
     private static final long SAMPLE_MS = 100;
@@ -125,7 +125,8 @@ public final class ComputeNode implements AutoCloseable
     private final KvClient client;
     private PiecesSweep piecesSweep;
     /** The memory nodes' disks for INFO persistence, read once a second. */
-    private PoolDisks poolDisks;
+    /** Volatile: /metrics reads it from the endpoint's loop, which starts before it is set. */
+    private volatile PoolHeaders poolHeaders;
     private final boolean ownsClient;
     private final NodeStats stats;
     private final EventLoopGroup bossGroup;
@@ -230,7 +231,7 @@ public final class ComputeNode implements AutoCloseable
             // only here is the endpoint's class (and through it Netty's HTTP) loaded
             serving = context.metricsPort() < 0 ? null : MetricsEndpoint.start(bossGroup, channelClass,
                 context.bindAddress(), context.metricsPort(), new PrometheusText(stats, nodeId(),
-                context.raas() instanceof RaasDriver driver ? driver.counters() : null));
+                context.raas() instanceof RaasDriver driver ? driver.counters() : null, this::poolReading));
             this.metrics = serving;
             published = context.raas() == null ? null :
                 new RaasClusterView(context.raas(), context.bindAddress(), port);
@@ -276,8 +277,8 @@ public final class ComputeNode implements AutoCloseable
                 RaasClusterView.REPUBLISH_CHECK_MS, RaasClusterView.REPUBLISH_CHECK_MS, TimeUnit.MILLISECONDS);
             this.piecesSweep = context.piecesSweepMs() == 0 ? null : PiecesSweep.start(client,
                 context.piecesSweepMs(), stats);
-            this.poolDisks = PoolDisks.start(client, POOL_DISKS_MS);
-            persistence.disks(poolDisks);
+            this.poolHeaders = PoolHeaders.start(client, POOL_HEADERS_MS);
+            persistence.pool(poolHeaders);
             for (final EventExecutor loop : workerGroup)
             {
                 turnFlushes.put(loop, new TurnFlush(client::holdsPersists, client::flushPersists));
@@ -321,9 +322,9 @@ public final class ComputeNode implements AutoCloseable
             {
                 piecesSweep.close();
             }
-            if (poolDisks != null)
+            if (poolHeaders != null)
             {
-                poolDisks.close();
+                poolHeaders.close();
             }
             bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             workerGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -521,6 +522,13 @@ public final class ComputeNode implements AutoCloseable
         return (int)stats.open();
     }
 
+    /** @return the memory nodes' headers as last read; none before the first reading. */
+    private PoolHeaders.Reading poolReading()
+    {
+        final PoolHeaders headers = poolHeaders;
+        return headers == null ? PoolHeaders.Reading.NONE : headers.latest();
+    }
+
     /** @return the node's id in the cluster, or 0 when it serves a client it was given. */
     public long nodeId()
     {
@@ -624,9 +632,9 @@ public final class ComputeNode implements AutoCloseable
         {
             piecesSweep.close();
         }
-        if (poolDisks != null)
+        if (poolHeaders != null)
         {
-            poolDisks.close();
+            poolHeaders.close();
         }
         if (mesh != null)
         {

@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import io.dkv.compute.command.NodeStats;
 import io.dkv.compute.metrics.PrometheusText;
+import io.dkv.compute.store.PoolHeaders;
 import io.dkv.raas.Connection;
 import io.dkv.raas.Raas;
 import io.dkv.raas.RaasContext;
@@ -125,6 +126,18 @@ class MetricsEndpointTest
                 final double started = scrape.value("process_start_time_seconds");
                 assertTrue(started > 1_600_000_000 && started <= System.currentTimeMillis() / 1e3, "start " + started);
 
+                // the memory node's heap, by kind, once the node read its header after a walk that saw the SETs
+                final String node = "{node=\"" + Long.toUnsignedString(store.memoryIds()[0]) + "\",kind=\"";
+                final Scrape heaps = awaitScrape(metricsPort, "dkv_memory_node_heap_bytes" + node + "live\"}");
+                assertEquals("gauge", heaps.types.get("dkv_memory_node_heap_bytes"));
+                assertEquals("gauge", heaps.types.get("dkv_memory_node_chunks_pinned"));
+                final double capacity = heaps.value("dkv_memory_node_heap_bytes" + node + "capacity\"}");
+                final double handedOut = heaps.value("dkv_memory_node_heap_bytes" + node + "handed_out\"}");
+                final double live = heaps.value("dkv_memory_node_heap_bytes" + node + "live\"}");
+                assertTrue(live <= handedOut && handedOut <= capacity, live + " live of " + handedOut + " of " +
+                    capacity);
+                assertTrue(heaps.value("dkv_memory_node_heap_bytes" + node + "room\"}") > 0);
+
                 final String info = resp.call("INFO", "stats");
                 final double p99Usec = infoField(info, "dkv_command_p99_usec");
                 assertTrue(p99Usec > 0, info);
@@ -200,7 +213,8 @@ class MetricsEndpointTest
             connection.faa(region, 8, 1);
             connection.faa(region, 8, 1);
             final NodeStats stats = new NodeStats(SystemEpochClock.INSTANCE, SystemNanoClock.INSTANCE);
-            final String text = new PrometheusText(stats, 71, embedded.counters()).render();
+            final String text = new PrometheusText(stats, 71, embedded.counters(),
+                () -> PoolHeaders.Reading.NONE).render();
             final Scrape scrape = new Scrape(text);
             assertEquals(7, scrape.value("dkv_raas_requests_total{opcode=\"READ\"}"), text);
             assertEquals(2, scrape.value("dkv_raas_requests_total{opcode=\"FAA\"}"));
@@ -269,6 +283,20 @@ class MetricsEndpointTest
     }
 
     /** One exposition: the types and helps given, and each sample by its name with labels. */
+    /** @return a scrape in which {@code sample} is above 0; the node reads its memory nodes' headers each second. */
+    private Scrape awaitScrape(final int metricsPort, final String sample) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        Scrape scrape = new Scrape(get(metricsPort, "/metrics").body());
+        while (scrape.samples.getOrDefault(sample, 0.0) <= 0)
+        {
+            assertTrue(System.nanoTime() < deadline, sample + " never above 0: " + scrape.samples);
+            Thread.sleep(100);
+            scrape = new Scrape(get(metricsPort, "/metrics").body());
+        }
+        return scrape;
+    }
+
     private static final class Scrape
     {
         static final Pattern PLAIN = Pattern.compile("-?[0-9]+(\\.[0-9]+)?|NaN");

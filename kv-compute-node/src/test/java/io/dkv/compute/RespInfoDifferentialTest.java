@@ -83,6 +83,41 @@ class RespInfoDifferentialTest
     }
 
     @Test
+    void infoMemoryNamesOnlyRedissFieldsBesidesItsOwnAndWritesThemAsRedisDoes() throws Exception
+    {
+        try (RawResp them = new RawResp(SERVERS.redis().port()); RawResp us = new RawResp(SERVERS.store().port()))
+        {
+            final Map<String, String> redis = InfoMemoryTest.fields(them.call("INFO", "memory"));
+            final Map<String, String> dkv = InfoMemoryTest.fields(us.call("INFO", "memory"));
+            for (final Map.Entry<String, String> field : dkv.entrySet())
+            {
+                final String name = field.getKey();
+                if (name.startsWith("dkv_"))
+                {
+                    continue;
+                }
+                assertTrue(redis.containsKey(name), name + " is redis's too: " + redis.keySet());
+                // the same shape: an integer, a figure with two decimals and a unit, a ratio, a percentage, a word;
+                // the allocator's name is free text
+                assertEquals(name.equals("mem_allocator") ? "w" : shape(redis.get(name)), shape(field.getValue()),
+                    name + ": " + redis.get(name) + " against " + field.getValue());
+            }
+            for (final String name : List.of("used_memory", "used_memory_human", "used_memory_peak",
+                "used_memory_dataset", "maxmemory", "maxmemory_policy", "mem_fragmentation_ratio"))
+            {
+                assertTrue(dkv.containsKey(name), name + " in " + dkv.keySet());
+            }
+        }
+    }
+
+    /** Redis's bytesToHuman writes bytes under a KiB as 123B, else as 1.23K, M, G, T or P: one shape. */
+    private static String shape(final String value)
+    {
+        return value.matches("\\d+B|\\d+\\.\\d{2}[KMGTP]") ? "size" :
+            value.replaceAll("\\d+", "9").replaceAll("[a-z-]+", "w");
+    }
+
+    @Test
     void appendonlyAndAppendfsyncAnswerAndChangeAsRedisDoes() throws Exception
     {
         // the store's memory node keeps nothing on disk and its node runs appendonly no, as redis-server here

@@ -13,8 +13,16 @@ package io.dkv.format;
  *  16  room           long   bytes the node may still hand out to writes other than frees (outside its reserve),
  *                            written by its CPU as chunks go and come back: what a client reads to know, before it
  *                            queues a write (MULTI, a script), whether the write would find room
+ *  24  capacity       long   bytes chunks are cut from (the region less this header)
+ *  32  handedOut      long   bytes of chunks handed out and not free again (being written, retired, in their grace)
+ *  40  live           long   bytes of the blocks the index named at the node's last walk of it
+ *  48  reserve        long   bytes kept for writes that free memory (deletes' tombstones, their intents)
+ *  56  pinned         int    retired chunks a live block still held at that walk
+ *  60  walkedAt       int    when that walk ended, epoch seconds (unsigned), 0 before the first walk
  *  64  chunks         in the order they were handed out, each 64-byte aligned
  * </pre>
+ * Bytes 16..63 are written by the node's CPU alone, each word whole; a reader takes each as of some moment, not all
+ * of one moment. A node of an older build leaves 24..63 zero: its capacity reads 0, as "not told".
  */
 public final class HeapLayout
 {
@@ -23,6 +31,12 @@ public final class HeapLayout
     public static final int MAX_CHUNK_LENGTH_OFFSET = 8;
     public static final int MAX_CHUNKS_OFFSET = 12;
     public static final int ROOM_OFFSET = 16;
+    public static final int CAPACITY_OFFSET = 24;
+    public static final int HANDED_OUT_OFFSET = 32;
+    public static final int LIVE_OFFSET = 40;
+    public static final int RESERVE_OFFSET = 48;
+    public static final int PINNED_OFFSET = 56;
+    public static final int WALKED_AT_OFFSET = 60;
     public static final int HEADER_LENGTH = 64;
 
     private HeapLayout()

@@ -44,6 +44,8 @@ final class HeapChunks
         int generation;
         long sinceNanos;
         boolean referenced;
+        /** Bytes of the blocks committed slots named at the last walk: what a cleaner would have to move. */
+        int liveBytes;
 
         Chunk(final long offset, final int length)
         {
@@ -78,6 +80,10 @@ final class HeapChunks
     /** Written here only; read by anyone who asks. */
     private volatile int allocated;
     private volatile long reclaimed;
+    /** Of the last walk ({@link #reclaim}): bytes of the blocks committed slots named, and retired chunks held. */
+    private volatile long liveBytes;
+    private volatile int pinned;
+    private long walkedAtNanos;
 
     HeapChunks(final int maxChunkLength, final long heapLength, final long graceNanos)
     {
@@ -268,18 +274,36 @@ final class HeapChunks
     }
 
     /**
-     * Find the retired chunks no slot points into and quarantine them. A tentative slot that points
-     * into a chunk whose client is gone, for longer than the grace period, is an insert that client
-     * never finished: it is cleared (it was never visible).
+     * Walk the index: find the retired chunks no slot points into and quarantine them, and count what each chunk
+     * holds live (the bytes of the blocks committed slots name; a slot's word gives its block's length, the block's
+     * header only where it is longer than the word tells). A tentative slot that points into a chunk whose client is
+     * gone, for longer than the grace period, is an insert that client never finished: it is cleared (it was never
+     * visible).
      *
      * @return chunks quarantined.
      */
     int reclaim(final LocalIndex index, final long nowNanos)
     {
+        for (int c = 0; c < chunkCount; c++)
+        {
+            chunks[c].liveBytes = 0;
+        }
         index.forEachSlot((slot, word) ->
         {
-            final Chunk chunk = chunkOf(SlotWord.blockOffset(word));
-            if (chunk == null || chunk.state != RETIRED)
+            final long block = SlotWord.blockOffset(word);
+            final Chunk chunk = chunkOf(block);
+            if (chunk == null)
+            {
+                return;
+            }
+            if (SlotWord.isCommitted(word))
+            {
+                final int hint = SlotWord.lengthHint(word);
+                // a length beyond its chunk is no block of this life of the chunk: it counts as the chunk's rest
+                chunk.liveBytes += (int)Math.min(hint > 0 ? hint : index.blockLengthOf(block),
+                    chunk.offset + chunk.length - block);
+            }
+            if (chunk.state != RETIRED)
             {
                 return;
             }
@@ -291,9 +315,12 @@ final class HeapChunks
             chunk.referenced = true;
         });
         int count = 0;
+        long live = 0;
+        int held = 0;
         for (int c = 0; c < chunkCount; c++)
         {
             final Chunk chunk = chunks[c];
+            live += chunk.liveBytes;
             if (chunk.state == RETIRED)
             {
                 if (!chunk.referenced)
@@ -304,10 +331,47 @@ final class HeapChunks
                     retired--;
                     count++;
                 }
+                else
+                {
+                    held++;
+                }
                 chunk.referenced = false;
             }
         }
+        liveBytes = live;
+        pinned = held;
+        walkedAtNanos = nowNanos;
         return count;
+    }
+
+    /** @return when {@link #reclaim} last walked the index (the clock it was given), 0 before the first walk. */
+    long walkedAtNanos()
+    {
+        return walkedAtNanos;
+    }
+
+    /** @return bytes of the blocks committed slots named at the last walk. */
+    long liveBytes()
+    {
+        return liveBytes;
+    }
+
+    /** @return retired chunks a live block still held at the last walk: given back only once it is replaced. */
+    int pinned()
+    {
+        return pinned;
+    }
+
+    /** @return bytes of the heap in chunks handed out and not free again (writing, retired, in their grace). */
+    long handedOut()
+    {
+        return next - HeapLayout.HEADER_LENGTH - freeBytes;
+    }
+
+    /** @return bytes of the heap chunks are cut from. */
+    long capacity()
+    {
+        return heapLength - HeapLayout.HEADER_LENGTH;
     }
 
     /** @return chunks whose grace period ended, free again. */

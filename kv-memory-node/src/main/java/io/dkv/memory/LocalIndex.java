@@ -358,6 +358,14 @@ final class LocalIndex
         return KvBlockLayout.expireAt(heap, blockOffset);
     }
 
+    /** @return bytes of the block at {@code blockOffset} as its header gives them (a multiple of 64). */
+    long blockLengthOf(final long blockOffset)
+    {
+        final long bytes = (long)KvBlockLayout.HEADER_LENGTH + KvBlockLayout.keyLength(heap, blockOffset) +
+            KvBlockLayout.valueLength(heap, blockOffset);
+        return bytes + SlotWord.UNIT - 1 & ~(SlotWord.UNIT - 1L);
+    }
+
     /** @return the write id of the block at {@code blockOffset}: which write it is, the same on every replica. */
     long writeIdOf(final long blockOffset)
     {

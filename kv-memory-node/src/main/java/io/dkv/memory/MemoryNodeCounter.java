@@ -5,7 +5,8 @@ import io.dkv.agent.CounterDescriptor;
 /**
  * The counters a memory node keeps (as Aeron's SystemCounterDescriptor), in the counters file of its process beside
  * those of the driver it embeds ({@code ./dkv memory-node --counters}). All but the errors are written by the request
- * server's thread alone. Ids are kept across versions; a new counter takes the next one.
+ * server's thread alone. Ids are kept across versions; a new counter takes the next one. The heap's are gauges, set
+ * each time the node tells its clients the same in its heap's header.
  */
 public enum MemoryNodeCounter implements CounterDescriptor
 {
@@ -31,7 +32,11 @@ public enum MemoryNodeCounter implements CounterDescriptor
     REQUESTS_SYNC(19, "Requests: SYNC"),
     REQUESTS_PERSIST_RING(20, "Requests: PERSIST_RING (persist rings handed out)"),
     RING_ENTRIES(21, "Persist ring entries taken (their keys count as PERSIST)"),
-    LATE_NOTICES(22, "Late notices: a write's notice taken after the node's durable epoch passed its epoch");
+    LATE_NOTICES(22, "Late notices: a write's notice taken after the node's durable epoch passed its epoch"),
+    HEAP_HANDED_OUT(23, "Heap bytes in chunks handed out (now)"),
+    HEAP_LIVE(24, "Heap bytes of live blocks (at the last walk of the index)"),
+    HEAP_ROOM(25, "Heap bytes free for writes, outside the reserve for deletes (now)"),
+    CHUNKS_PINNED(26, "Retired chunks a live block holds (at the last walk of the index)");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

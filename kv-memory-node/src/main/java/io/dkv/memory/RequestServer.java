@@ -78,6 +78,12 @@ final class RequestServer implements Agent
     private final NanoClock clock;
     private final EpochClock epochClock;
     private final ReclaimSchedule reclaimSchedule;
+    /** The longest wait between walks of the index when none is due for reclaiming ({@link #reclaim}). */
+    private final long surveyNanos;
+    /** When the last walk ended, epoch seconds (as {@link HeapLayout#WALKED_AT_OFFSET} tells it), 0 before one. */
+    private int walkedAtEpochS;
+    /** Whether the index was walked once: the first walk comes at once, with a clock that may read 0. */
+    private boolean walked;
     /** The node's counters, which this agent alone writes. */
     private final AtomicCounter clientsAccepted;
     private final AtomicCounter clientsGone;
@@ -96,6 +102,10 @@ final class RequestServer implements Agent
     private final AtomicCounter chunksReclaimed;
     private final AtomicCounter answersQueued;
     private final AtomicCounter clientsHeldBack;
+    private final AtomicCounter heapHandedOut;
+    private final AtomicCounter heapLive;
+    private final AtomicCounter heapRoom;
+    private final AtomicCounter chunksPinned;
     private final AtomicCounter logFsyncs;
     private final AtomicCounter logFsyncFailures;
     private final AtomicCounter persistBlockMessages;
@@ -190,6 +200,10 @@ final class RequestServer implements Agent
         this.chunksReclaimed = counters.get(MemoryNodeCounter.CHUNKS_RECLAIMED);
         this.answersQueued = counters.get(MemoryNodeCounter.ANSWERS_QUEUED);
         this.clientsHeldBack = counters.get(MemoryNodeCounter.CLIENTS_HELD_BACK);
+        this.heapHandedOut = counters.get(MemoryNodeCounter.HEAP_HANDED_OUT);
+        this.heapLive = counters.get(MemoryNodeCounter.HEAP_LIVE);
+        this.heapRoom = counters.get(MemoryNodeCounter.HEAP_ROOM);
+        this.chunksPinned = counters.get(MemoryNodeCounter.CHUNKS_PINNED);
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
@@ -212,8 +226,10 @@ final class RequestServer implements Agent
         this.clock = clock;
         this.epochClock = epochClock;
         // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
-        this.reclaimSchedule = new ReclaimSchedule(
-            Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4)), clock.nanoTime());
+        final long reclaimNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
+        this.reclaimSchedule = new ReclaimSchedule(reclaimNanos, clock.nanoTime());
+        // as rarely as the reclaim's walks when they find nothing: a walk of 10^6 slots takes some 30 ms
+        this.surveyNanos = reclaimNanos * ReclaimSchedule.MAX_BACKOFF;
     }
 
     public String roleName()
@@ -549,11 +565,20 @@ final class RequestServer implements Agent
             chunksReclaimed.getAndAddRelease(work);
             publishRoom();
         }
-        if (chunks.hasRetired() && reclaimSchedule.due(nowNanos, chunks.retirements(), heapFull.get()))
+        final boolean reclaimDue =
+            chunks.hasRetired() && reclaimSchedule.due(nowNanos, chunks.retirements(), heapFull.get());
+        // with nothing to reclaim the walk still comes now and then, so that what the heap holds live stays told
+        if (reclaimDue || !walked || nowNanos - chunks.walkedAtNanos() >= surveyNanos)
         {
             final int quarantined = chunks.reclaim(index, nowNanos);
-            work += quarantined;
-            reclaimSchedule.walked(nowNanos, quarantined, chunks.retirements(), heapFull.get());
+            work += quarantined + 1;
+            if (reclaimDue)
+            {
+                reclaimSchedule.walked(nowNanos, quarantined, chunks.retirements(), heapFull.get());
+            }
+            walked = true;
+            walkedAtEpochS = (int)(epochClock.time() / 1000);
+            publishRoom();
         }
         return work;
     }
@@ -659,10 +684,25 @@ final class RequestServer implements Agent
         answer(client, correlation, status, 0, -1);
     }
 
-    /** What clients read of the heap's room (HeapLayout.ROOM_OFFSET): outside the reserve, as writes see it. */
+    /**
+     * What clients read of the heap ({@link HeapLayout}): its room outside the reserve, as writes see it, and what is
+     * handed out, live and held, as INFO memory reports the pool.
+     */
     private void publishRoom()
     {
-        index.heap().set(LONG, HeapLayout.ROOM_OFFSET, Math.max(0, chunks.room() - chunks.reserveBytes()));
+        final MemorySegment heap = index.heap();
+        final long room = Math.max(0, chunks.room() - chunks.reserveBytes());
+        heap.set(LONG, HeapLayout.ROOM_OFFSET, room);
+        heap.set(LONG, HeapLayout.CAPACITY_OFFSET, chunks.capacity());
+        heap.set(LONG, HeapLayout.HANDED_OUT_OFFSET, chunks.handedOut());
+        heap.set(LONG, HeapLayout.LIVE_OFFSET, chunks.liveBytes());
+        heap.set(LONG, HeapLayout.RESERVE_OFFSET, chunks.reserveBytes());
+        heap.set(INT, HeapLayout.PINNED_OFFSET, chunks.pinned());
+        heap.set(INT, HeapLayout.WALKED_AT_OFFSET, walkedAtEpochS);
+        heapRoom.setRelease(room);
+        heapHandedOut.setRelease(chunks.handedOut());
+        heapLive.setRelease(chunks.liveBytes());
+        chunksPinned.setRelease(chunks.pinned());
     }
 
     /**

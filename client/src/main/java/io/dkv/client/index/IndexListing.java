@@ -3,9 +3,11 @@ package io.dkv.client.index;
 import io.dkv.client.KvException;
 import io.dkv.client.KvSession;
 import io.dkv.client.node.MemoryNodeDisk;
+import io.dkv.client.node.MemoryNodeHeap;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.node.NodeLinks;
 import io.dkv.client.replication.ReplicaCopier;
+import io.dkv.format.HeapLayout;
 import io.dkv.format.IndexLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
@@ -37,7 +39,7 @@ public final class IndexListing
     /** The expiry and write id of the block whose key {@link #keyRead} or {@link #keyOf} returned last. */
     private long lastExpireAt;
     private long lastWriteId;
-    /** An index header, read by {@link #diskOf}; made at its first. */
+    /** An index header, read by {@link #diskOf}, or a heap header, by {@link #heapOf}; made at its first. */
     private MemorySegment header;
 
     public IndexListing(final NodeLinks links)
@@ -72,6 +74,30 @@ public final class IndexListing
             header.get(longLayout, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET),
             header.get(longLayout, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET),
             header.get(longLayout, IndexLayout.ROLLED_BACK_TO_OFFSET), links.view(node).index.nodeEpoch());
+    }
+
+    /** @return the node's heap as its header shows it now (one READ); unreachable when it cannot be read. */
+    public MemoryNodeHeap heapOf(final int node)
+    {
+        final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        if (header == null)
+        {
+            header = allocateBuffer(IndexLayout.HEADER_LENGTH);
+        }
+        try
+        {
+            links.connection(links.use(node)).read(links.view(node).heap, 0, header, 0, HeapLayout.HEADER_LENGTH);
+        }
+        catch (final RaasException | KvException ex)
+        {
+            return MemoryNodeHeap.unreachable(links.nodeId(node));
+        }
+        return new MemoryNodeHeap(links.nodeId(node), true, header.get(longLayout, HeapLayout.CAPACITY_OFFSET),
+            header.get(longLayout, HeapLayout.HANDED_OUT_OFFSET), header.get(longLayout, HeapLayout.LIVE_OFFSET),
+            header.get(longLayout, HeapLayout.RESERVE_OFFSET), header.get(longLayout, HeapLayout.ROOM_OFFSET),
+            header.get(intLayout, HeapLayout.PINNED_OFFSET),
+            Integer.toUnsignedLong(header.get(intLayout, HeapLayout.WALKED_AT_OFFSET)) * 1000);
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

@@ -6,14 +6,13 @@ import io.dkv.client.KvException;
 import io.dkv.client.PersistCounts;
 import io.dkv.compute.AppendFsync;
 import io.dkv.compute.mesh.ComputeMesh;
-import io.dkv.compute.store.PoolDisks;
+import io.dkv.compute.store.PoolHeaders;
 import io.dkv.compute.mesh.MeshException;
 import org.agrona.ErrorHandler;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -64,7 +63,7 @@ public final class Persistence
     private Setting current;
     /** {@code current.appendOnly}, for the check every command makes. */
     private volatile boolean appendOnlyNow;
-    private volatile PoolDisks disks;
+    private volatile PoolHeaders pool;
 
     /**
      * @param client       the node's client: its durability is set to what these settings say.
@@ -128,10 +127,10 @@ public final class Persistence
         return client.persistCounts();
     }
 
-    /** Where INFO persistence reads the memory nodes' disks from: none until set. */
-    public void disks(final PoolDisks disks)
+    /** Where INFO persistence and INFO memory read the memory nodes' disks and heaps from: none until set. */
+    public void pool(final PoolHeaders pool)
     {
-        this.disks = disks;
+        this.pool = pool;
     }
 
     /**
@@ -140,18 +139,25 @@ public final class Persistence
      */
     public String writeRefusal()
     {
-        final PoolDisks reader = disks;
+        final PoolHeaders reader = pool;
         final String failing = reader == null || !appendOnlyNow ? null : reader.failing();
         return failing == null ? null : "MISCONF Errors writing to the AOF file: " + failing + " cannot write to " +
             "its disk (full or failing: the node's log names the file); free space in its --data-dir, and writes " +
             "are taken again within a second of its next good write";
     }
 
-    /** @return the memory nodes' disks as last read; none (read at 0) when nothing reads them. */
-    PoolDisks.Reading disks()
+    /** @return the memory nodes' disks and heaps as last read; none (read at 0) when nothing reads them. */
+    PoolHeaders.Reading pool()
     {
-        final PoolDisks reader = disks;
-        return reader == null ? new PoolDisks.Reading(List.of(), 0) : reader.latest();
+        final PoolHeaders reader = pool;
+        return reader == null ? PoolHeaders.Reading.NONE : reader.latest();
+    }
+
+    /** @return the most the pool's heaps held handed out at once as this node read them; 0 when nothing reads them. */
+    long poolPeak()
+    {
+        final PoolHeaders reader = pool;
+        return reader == null ? 0 : reader.peakHandedOut();
     }
 
     /** @return the length of the client's durable epochs, which the readings' durable epochs count. */

@@ -9,7 +9,7 @@ import io.dkv.compute.metrics.LatencySnapshot;
 import io.dkv.compute.metrics.ProcessTimes;
 import io.dkv.compute.resp.RespReplies;
 import io.dkv.compute.store.KeyStore;
-import io.dkv.compute.store.PoolDisks;
+import io.dkv.compute.store.PoolHeaders;
 import io.dkv.format.ReservedKeys;
 import io.netty.buffer.ByteBuf;
 
@@ -517,7 +517,6 @@ final class ServerCommands
 
     private String section(final String section, final NodeStats stats)
     {
-        final Runtime runtime = Runtime.getRuntime();
         return switch (section)
         {
             case "server" -> "redis_version:" + ConnectionCommands.REDIS_VERSION + "\r\n" +
@@ -533,12 +532,8 @@ final class ServerCommands
                 "maxclients:" + environment.maxClients() + "\r\n" +
                 "blocked_clients:" + environment.waiters().blocked() + "\r\n" +
                 "dkv_clients_output_bytes:" + stats.clientsOutputBytes() + "\r\n";
-            case "memory" -> "used_memory:" + (runtime.totalMemory() - runtime.freeMemory()) + "\r\n" +
-                "total_system_memory:" + runtime.maxMemory() + "\r\n" +
-                "maxmemory:0\r\n" +
-                "maxmemory_policy:noeviction\r\n" +
-                "number_of_cached_scripts:" + table.cachedScripts() + "\r\n" +
-                "mem_allocator:jvm\r\n";
+            case "memory" -> PoolMemoryInfo.render(environment.persistence().pool(),
+                environment.persistence().poolPeak(), environment.persistence().nowEpochMs(), table.cachedScripts());
             case "persistence" -> persistenceSection();
             case "stats" -> statsSection(stats);
             case "replication" -> "role:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n";
@@ -564,7 +559,7 @@ final class ServerCommands
     {
         final Persistence persistence = environment.persistence();
         final PersistCounts counts = persistence.counts();
-        final PoolDisks.Reading reading = persistence.disks();
+        final PoolHeaders.Reading reading = persistence.pool();
         final long now = persistence.nowEpochMs();
         final StringBuilder nodes = new StringBuilder();
         int onDisk = 0;

@@ -1,15 +1,19 @@
 package io.dkv.compute.metrics;
 
+import io.dkv.client.node.MemoryNodeHeap;
 import io.dkv.compute.command.NodeStats;
+import io.dkv.compute.store.PoolHeaders;
 import io.dkv.raas.driver.DriverCounter;
 import io.dkv.raas.driver.DriverCounters;
 
 import java.math.BigDecimal;
+import java.util.function.Supplier;
 
 /**
  * A compute node's figures in the Prometheus text exposition format 0.0.4, each with its HELP and TYPE: what an
  * autoscaler reads to tell whether nodes should come or go, and the counters of the RaaS driver the node embeds
- * ({@link DriverCounter}, as {@code dkv_raas_*}). The names are fixed; others parse them.
+ * ({@link DriverCounter}, as {@code dkv_raas_*}), and the memory nodes' heaps as the node last read them
+ * ({@code dkv_memory_node_heap_bytes}, labelled by node and kind). The names are fixed; others parse them.
  */
 public final class PrometheusText
 {
@@ -22,6 +26,8 @@ public final class PrometheusText
     private final long nodeId;
     /** Null when the node embeds no driver (it was given a client, or it attached to a standalone driver). */
     private final DriverCounters driverCounters;
+    /** The memory nodes' headers as last read; {@link PoolHeaders.Reading#NONE} where nothing reads them. */
+    private final Supplier<PoolHeaders.Reading> pool;
 
     /**
      * @param stats  the node's figures.
@@ -29,19 +35,22 @@ public final class PrometheusText
      */
     public PrometheusText(final NodeStats stats, final long nodeId)
     {
-        this(stats, nodeId, null);
+        this(stats, nodeId, null, () -> PoolHeaders.Reading.NONE);
     }
 
     /**
      * @param stats          the node's figures.
      * @param nodeId         the node's id, 0 when it has none.
      * @param driverCounters the counters of the driver the node embeds; null when it embeds none.
+     * @param pool           the memory nodes' headers as last read.
      */
-    public PrometheusText(final NodeStats stats, final long nodeId, final DriverCounters driverCounters)
+    public PrometheusText(final NodeStats stats, final long nodeId, final DriverCounters driverCounters,
+        final Supplier<PoolHeaders.Reading> pool)
     {
         this.stats = stats;
         this.nodeId = nodeId;
         this.driverCounters = driverCounters;
+        this.pool = pool;
     }
 
     /** @return the exposition, read now. */
@@ -88,7 +97,38 @@ public final class PrometheusText
         {
             driver(out, driverCounters);
         }
+        heaps(out, pool.get());
         return out.toString();
+    }
+
+    /** Each memory node whose heap header told its figures: bytes by kind, and its pinned chunks (INFO memory's). */
+    private static void heaps(final StringBuilder out, final PoolHeaders.Reading reading)
+    {
+        header(out, "dkv_memory_node_heap_bytes", "gauge", "A memory node's heap as the node last read it (at most " +
+            "a second ago): capacity, handed_out (being written, live or awaiting reclaim), live (its index's " +
+            "blocks), reserve (kept for deletes), room (what writes other than deletes may still take).");
+        for (final MemoryNodeHeap heap : reading.heaps())
+        {
+            if (heap.told())
+            {
+                final String node = "{node=\"" + Long.toUnsignedString(heap.nodeId()) + "\",kind=\"";
+                sample(out, "dkv_memory_node_heap_bytes" + node + "capacity\"}", Long.toString(heap.capacity()));
+                sample(out, "dkv_memory_node_heap_bytes" + node + "handed_out\"}", Long.toString(heap.handedOut()));
+                sample(out, "dkv_memory_node_heap_bytes" + node + "live\"}", Long.toString(heap.live()));
+                sample(out, "dkv_memory_node_heap_bytes" + node + "reserve\"}", Long.toString(heap.reserve()));
+                sample(out, "dkv_memory_node_heap_bytes" + node + "room\"}", Long.toString(heap.room()));
+            }
+        }
+        header(out, "dkv_memory_node_chunks_pinned", "gauge", "A memory node's retired chunks that a live block " +
+            "still held at its last walk of its index: memory the reclaimer cannot free until the block is rewritten.");
+        for (final MemoryNodeHeap heap : reading.heaps())
+        {
+            if (heap.told())
+            {
+                sample(out, "dkv_memory_node_chunks_pinned{node=\"" + Long.toUnsignedString(heap.nodeId()) + "\"}",
+                    Integer.toString(heap.pinned()));
+            }
+        }
     }
 
     /** One family per counter, but for the requests, one family labelled by opcode (declared one after another). */

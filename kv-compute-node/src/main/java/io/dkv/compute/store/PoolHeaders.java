@@ -2,6 +2,7 @@ package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
 import io.dkv.client.node.MemoryNodeDisk;
+import io.dkv.client.node.MemoryNodeHeap;
 
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -9,14 +10,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The memory nodes' disks as their index headers show them, read every interval on a thread of its own (one READ a
- * node), so that INFO persistence answers from the last reading without a round trip on an event loop.
+ * The memory nodes' disks and heaps as their index and heap headers show them, read every interval on a thread of its
+ * own (two READs a node), so that INFO persistence, INFO memory and /metrics answer from the last reading without a
+ * round trip on an event loop.
  */
-public final class PoolDisks implements AutoCloseable
+public final class PoolHeaders implements AutoCloseable
 {
-    /** A reading: the disks, and when they were read (the client's epoch clock). */
-    public record Reading(List<MemoryNodeDisk> disks, long readAtEpochMs)
+    /** A reading: the disks and heaps, and when they were read (the client's epoch clock). */
+    public record Reading(List<MemoryNodeDisk> disks, List<MemoryNodeHeap> heaps, long readAtEpochMs)
     {
+        /** The reading before the first. */
+        public static final Reading NONE = new Reading(List.of(), List.of(), 0);
+
         /**
          * @return the nodes that keep keys on disk and say their disk failed (a write or fsync refused), as
          * "memory node 101" or "memory nodes 101, 102"; null when none does.
@@ -38,27 +43,29 @@ public final class PoolDisks implements AutoCloseable
 
     private final KvClient client;
     private final ScheduledExecutorService thread;
-    private volatile Reading latest = new Reading(List.of(), 0);
+    private volatile Reading latest = Reading.NONE;
+    /** The most the pool's heaps held handed out at once, as this node's readings saw it: used_memory_peak. */
+    private volatile long peakHandedOut;
     /** Of the latest reading: {@link Reading#failing}, worked out once a reading rather than once a command. */
     private volatile String failing;
 
-    private PoolDisks(final KvClient client)
+    private PoolHeaders(final KvClient client)
     {
         this.client = client;
         this.thread = Executors.newSingleThreadScheduledExecutor(runnable ->
         {
-            final Thread reader = new Thread(runnable, "dkv-pool-disks");
+            final Thread reader = new Thread(runnable, "dkv-pool-headers");
             reader.setDaemon(true);
             return reader;
         });
     }
 
-    /** @return the disks read now and then every {@code intervalMs}. */
-    public static PoolDisks start(final KvClient client, final long intervalMs)
+    /** @return the headers read now and then every {@code intervalMs}. */
+    public static PoolHeaders start(final KvClient client, final long intervalMs)
     {
-        final PoolDisks disks = new PoolDisks(client);
-        disks.thread.scheduleWithFixedDelay(disks::readOnce, 0, intervalMs, TimeUnit.MILLISECONDS);
-        return disks;
+        final PoolHeaders headers = new PoolHeaders(client);
+        headers.thread.scheduleWithFixedDelay(headers::readOnce, 0, intervalMs, TimeUnit.MILLISECONDS);
+        return headers;
     }
 
     /** One reading now, on the caller's thread. */
@@ -66,7 +73,14 @@ public final class PoolDisks implements AutoCloseable
     {
         try
         {
-            final Reading reading = new Reading(List.copyOf(client.memoryNodeDisks()), client.epochClock().time());
+            final Reading reading = new Reading(List.copyOf(client.memoryNodeDisks()),
+                List.copyOf(client.memoryNodeHeaps()), client.epochClock().time());
+            long handedOut = 0;
+            for (final MemoryNodeHeap heap : reading.heaps())
+            {
+                handedOut += heap.handedOut();
+            }
+            peakHandedOut = Math.max(peakHandedOut, handedOut);
             failing = reading.failing();
             latest = reading;
         }
@@ -82,10 +96,16 @@ public final class PoolDisks implements AutoCloseable
         return failing;
     }
 
-    /** @return the last reading; none (no disks, read at 0) before the first. */
+    /** @return the last reading; {@link Reading#NONE} before the first. */
     public Reading latest()
     {
         return latest;
+    }
+
+    /** @return the most the pool's heaps held handed out at once, of the readings so far. */
+    public long peakHandedOut()
+    {
+        return peakHandedOut;
     }
 
     public void close()
