@@ -7,10 +7,11 @@ package io.dkv.load;
 public final class Tiers
 {
     /**
-     * Fault runs of half a minute or more each, and the benches' whole runs (every part of `./dkv bench raas`, the
-     * membership bench, the compute bench's scale-out and ordered parts: 30-47 s each, the programs themselves run by
-     * `./dkv bench`): what they show holds in every build, but together they would push the suite past the time CI
-     * keeps on two cores.
+     * Fault runs of 25 s or more each (of CheckCommandTest's, all but one of each kind of fault: kills and pauses,
+     * stepped clocks, partitions, every memory node stopped, a faulty store caught), and the benches' whole runs (every
+     * part of `./dkv bench raas`, the membership bench, the compute bench's scale-out and ordered parts: 30-47 s each,
+     * the programs themselves run by `./dkv bench`): what they show holds in every build, but together they would push
+     * the suite past the time CI keeps on two cores.
      */
     public static final String SOAK = "soak";
 

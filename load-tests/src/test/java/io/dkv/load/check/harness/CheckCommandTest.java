@@ -30,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A short {@code dkv check} against the real store: a cluster of processes, clients in processes of
  * their own, memory nodes, driver, MetaServer and clients killed and paused while they run; the
- * history must be linearizable and the result directory complete.
+ * history must be linearizable and the result directory complete. Five runs, one of each kind of fault, are in the
+ * default tier; the rest (each 25-75 s on two cores: through compute nodes, the bank and queue workloads, overlapping
+ * faults, the other partitions, most faulty stores) are {@link Tiers#SOAK}, run by {@code ./dkv test --soak}.
  */
 class CheckCommandTest
 {
@@ -77,6 +79,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableWhileTwoFaultsOverlapAndKillsLandWithWritesInFlight() throws Exception
     {
@@ -94,6 +97,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void staleReadsAreCaughtWhileTwoFaultsOverlapAndKillsLandWithWritesInFlight() throws Exception
     {
@@ -128,6 +132,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void staleReadsAreCaughtWhileTheRolesClocksAreSteppedAndRunFastOrSlow() throws Exception
     {
@@ -140,6 +145,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableThroughComputeNodesWhileTheProcessesAreKilledAndPaused() throws Exception
     {
@@ -157,6 +163,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(240)
     void registersStayLinearizableWhileTheAutoscalerAddsAndDrainsComputeNodesUnderTheNemesis() throws Exception
     {
@@ -179,6 +186,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(120)
     void staleReadsInjectedBetweenClientsAndComputeNodesAreCaught() throws Exception
     {
@@ -189,6 +197,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void aBankThroughComputeNodesKeepsItsMoneyUnderKillsAndANonAtomicLayerIsCaught() throws Exception
     {
@@ -204,6 +213,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void aQueueThroughComputeNodesLosesNoElementWhileBlockedPopsAreCutAndDuplicatePopsAreCaught() throws Exception
     {
@@ -243,6 +253,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableWhileOneSideOfAPartitionCannotReachTheOther() throws Exception
     {
@@ -257,6 +268,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableWhileAPartitionFlaps() throws Exception
     {
@@ -271,6 +283,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void staleReadsAreCaughtWhilePartitionsAreOneWayAndFlap() throws Exception
     {
@@ -312,6 +325,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableThroughTheClientsAsynchronousFormsUnderKillsAndPausesAtTwoCopies() throws Exception
     {
@@ -326,6 +340,7 @@ class CheckCommandTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(180)
     void registersStayLinearizableWhileAMemoryNodeOfTwoCopiesIsKilledPastItsLeaseAndRejoins() throws Exception
     {
