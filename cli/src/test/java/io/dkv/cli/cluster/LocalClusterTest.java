@@ -2,8 +2,10 @@ package io.dkv.cli.cluster;
 
 import io.dkv.cli.DkvMain;
 import io.dkv.load.CommandRun;
+import io.dkv.load.Tiers;
 import io.dkv.process.RoleProcess;
 import io.dkv.load.resp.RespSocket;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,6 +147,7 @@ class LocalClusterTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     void putGetAndDelFollowTheMembershipAfterAMemoryNodeIsDrained(@TempDir final Path dir) throws Exception
     {
         final Path clusterFile = dir.resolve("cluster.properties");

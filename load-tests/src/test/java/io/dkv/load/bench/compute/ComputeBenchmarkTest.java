@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ComputeBenchmarkTest
 {
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void throughputRunsTheTestsAskedForOverTheProviderAskedForWithAsynchronousCommands()
     {
@@ -56,6 +57,7 @@ class ComputeBenchmarkTest
     }
 
     @Test
+    @Tag(Tiers.SOAK)
     @Timeout(300)
     void reportsThroughputAndJoinBesideRedisServer(@TempDir final Path dir) throws IOException
     {
