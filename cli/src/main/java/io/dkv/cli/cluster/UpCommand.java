@@ -173,6 +173,10 @@ public final class UpCommand implements Callable<Integer>
             }
             Files.delete(clusterPath);
         }
+        // absolute: the commands up prints to start a role again must work from any directory
+        final Path runDir = (dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run")).toAbsolutePath();
+        // emptied before the secret is read or made: a cluster file kept inside --dir keeps its secret beside it
+        final String startNote = RunDirectory.prepare(runDir, fresh);
         final Path secretFile = clusterPath.toAbsolutePath().getParent().resolve(SECRET_FILE);
         try
         {
@@ -184,9 +188,6 @@ public final class UpCommand implements Callable<Integer>
             return 1;
         }
         final String secret = secretFile.toString();
-        // absolute: the commands up prints to start a role again must work from any directory
-        final Path runDir = (dir != null ? dir : ClusterFile.defaultPath().getParent().resolve("run")).toAbsolutePath();
-        final String startNote = RunDirectory.prepare(runDir, fresh);
 
         final List<RoleProcess> started = Collections.synchronizedList(new ArrayList<>());
         final RoleWatch watch = new RoleWatch(System.out, restart, SystemEpochClock.INSTANCE, started);

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * back with every key it acknowledged under durability sync ({@code dkv put}'s, a compute node's appendfsync always),
  * its memory nodes loading their disks and settling each key on the copy of the one that served last; one stopped
  * cleanly keeps what its compute nodes acknowledged under everysec too. {@code --fresh} starts a new
- * cluster. Before, {@code up} emptied the directory at each start and every key was gone.
+ * cluster, also where its cluster file and secret lie in the directory it empties. Before, {@code up} emptied the
+ * directory at each start and every key was gone.
  */
 class UpRestartTest
 {
@@ -97,11 +98,13 @@ class UpRestartTest
             assertEquals(0, afterStop.stop(STOP_TIMEOUT_MS));
         }
 
-        final RoleProcess fresh = LocalClusterTest.up(dir, clusterFile, "--fresh");
+        // its cluster file (and so the secret made beside it) inside the directory --fresh empties
+        final Path inside = dir.resolve("run").resolve("cluster.properties");
+        final RoleProcess fresh = LocalClusterTest.up(dir, inside, "--fresh");
         try
         {
             assertTrue(fresh.logTail().contains("--fresh: emptied " + dir.resolve("run")), fresh::logTail);
-            assertEquals(1, dkv.run("get", "--cluster=" + clusterFile, "key-0"), "a new cluster: no key");
+            assertEquals(1, dkv.run("get", "--cluster=" + inside, "key-0"), "a new cluster: no key");
         }
         finally
         {
