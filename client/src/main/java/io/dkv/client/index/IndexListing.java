@@ -25,6 +25,9 @@ import java.nio.ByteOrder;
  */
 public final class IndexListing
 {
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     /** Blocks of one node whose keys a scan of its index reads in one round. */
     static final int KEY_BATCH = 32;
     /** The bytes of a block read to learn its key: the header and keys of up to 96 bytes. */
@@ -47,15 +50,20 @@ public final class IndexListing
         this.links = links;
     }
 
+    /** @return the buffer an index or heap header is read into (the longer of the two), made at its first use. */
+    private MemorySegment headerBuffer()
+    {
+        if (header == null)
+        {
+            header = allocateBuffer(Math.max(IndexLayout.HEADER_LENGTH, HeapLayout.HEADER_LENGTH));
+        }
+        return header;
+    }
+
     /** @return the node's disk as its index header shows it now; unreachable when it cannot be read. */
     public MemoryNodeDisk diskOf(final int node)
     {
-        final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-        final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-        if (header == null)
-        {
-            header = allocateBuffer(IndexLayout.HEADER_LENGTH);
-        }
+        final MemorySegment header = headerBuffer();
         try
         {
             readIndex(node, 0, header, IndexLayout.HEADER_LENGTH);
@@ -64,27 +72,22 @@ public final class IndexListing
         {
             return MemoryNodeDisk.unreachable(links.nodeId(node));
         }
-        final int fsyncState = header.get(intLayout, IndexLayout.FSYNC_STATE_OFFSET);
+        final int fsyncState = header.get(INT, IndexLayout.FSYNC_STATE_OFFSET);
         return new MemoryNodeDisk(links.nodeId(node), true,
-            (header.get(intLayout, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
-            header.get(longLayout, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
-            header.get(longLayout, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED,
-            header.get(longLayout, IndexLayout.DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET),
-            header.get(longLayout, IndexLayout.ROLLED_BACK_TO_OFFSET), links.view(node).index.nodeEpoch());
+            (header.get(INT, IndexLayout.FLAGS_OFFSET) & IndexLayout.FLAG_PERSISTENT) != 0,
+            header.get(LONG, IndexLayout.LAST_FSYNC_AT_OFFSET), (fsyncState & IndexLayout.FSYNC_FAILED) == 0,
+            header.get(LONG, IndexLayout.UNSYNCED_SINCE_OFFSET), fsyncState & ~IndexLayout.FSYNC_FAILED,
+            header.get(LONG, IndexLayout.DURABLE_EPOCH_OFFSET),
+            header.get(LONG, IndexLayout.CLUSTER_DURABLE_EPOCH_OFFSET),
+            header.get(LONG, IndexLayout.RESTORED_DURABLE_EPOCH_OFFSET),
+            header.get(LONG, IndexLayout.RESTORED_CLUSTER_DURABLE_EPOCH_OFFSET),
+            header.get(LONG, IndexLayout.ROLLED_BACK_TO_OFFSET), links.view(node).index.nodeEpoch());
     }
 
     /** @return the node's heap as its header shows it now (one READ); unreachable when it cannot be read. */
     public MemoryNodeHeap heapOf(final int node)
     {
-        final ValueLayout.OfInt intLayout = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-        final ValueLayout.OfLong longLayout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-        if (header == null)
-        {
-            header = allocateBuffer(IndexLayout.HEADER_LENGTH);
-        }
+        final MemorySegment header = headerBuffer();
         try
         {
             links.connection(links.use(node)).read(links.view(node).heap, 0, header, 0, HeapLayout.HEADER_LENGTH);
@@ -93,11 +96,11 @@ public final class IndexListing
         {
             return MemoryNodeHeap.unreachable(links.nodeId(node));
         }
-        return new MemoryNodeHeap(links.nodeId(node), true, header.get(longLayout, HeapLayout.CAPACITY_OFFSET),
-            header.get(longLayout, HeapLayout.HANDED_OUT_OFFSET), header.get(longLayout, HeapLayout.LIVE_OFFSET),
-            header.get(longLayout, HeapLayout.RESERVE_OFFSET), header.get(longLayout, HeapLayout.ROOM_OFFSET),
-            header.get(intLayout, HeapLayout.PINNED_OFFSET),
-            Integer.toUnsignedLong(header.get(intLayout, HeapLayout.WALKED_AT_OFFSET)) * 1000);
+        return new MemoryNodeHeap(links.nodeId(node), true, header.get(LONG, HeapLayout.CAPACITY_OFFSET),
+            header.get(LONG, HeapLayout.HANDED_OUT_OFFSET), header.get(LONG, HeapLayout.LIVE_OFFSET),
+            header.get(LONG, HeapLayout.RESERVE_OFFSET), header.get(LONG, HeapLayout.ROOM_OFFSET),
+            header.get(INT, HeapLayout.PINNED_OFFSET),
+            Integer.toUnsignedLong(header.get(INT, HeapLayout.WALKED_AT_OFFSET)) * 1000);
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */
