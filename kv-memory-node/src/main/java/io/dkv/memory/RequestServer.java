@@ -228,7 +228,8 @@ final class RequestServer implements Agent
         // often enough that a freed chunk waits little longer than its grace period, rarely enough to cost little
         final long reclaimNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, chunks.graceNanos() / 4));
         this.reclaimSchedule = new ReclaimSchedule(reclaimNanos, clock.nanoTime());
-        // as rarely as the reclaim's walks when they find nothing: a walk of 10^6 slots takes some 30 ms
+        // as rarely as the reclaim's walks when they find nothing: walking 10^6 slots each second took a tenth of a
+        // core (ReclaimSchedule), so every 8 s costs about 1%
         this.surveyNanos = reclaimNanos * ReclaimSchedule.MAX_BACKOFF;
     }
 
