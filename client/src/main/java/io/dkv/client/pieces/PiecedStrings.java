@@ -179,9 +179,11 @@ public final class PiecedStrings
     }
 
     /**
-     * Remove pieces nobody reads (written, never published, or replaced and streamed), one transaction; a generation
-     * of 0 is no piece. A removal that fails (a full node: a removal writes too) is kept and tried again before this
-     * instance next writes pieces ({@link #removeLeftOvers}), rather than leave them for ever.
+     * Remove pieces nobody reads (written, never published, or replaced and streamed), one transaction a piece, then
+     * the journal; a generation of 0 is no piece. Each removal is a tombstone, which a full node's reserve takes: one
+     * transaction of them all would write intents carrying every piece, more than the reserve holds for a string of
+     * megabytes, and so failed for good at full. A removal that fails (a node unreachable) is kept and tried again
+     * before this instance next writes pieces ({@link #removeLeftOvers}), rather than leave them for ever.
      */
     void removePieces(final long[] generations, final long journaled)
     {
@@ -191,25 +193,23 @@ public final class PiecedStrings
         }
         try
         {
-            client.transact(tx ->
+            for (int i = 0; i < generations.length; i++)
             {
-                for (int i = 0; i < generations.length; i++)
+                if (generations[i] != 0)
                 {
-                    if (generations[i] != 0)
-                    {
-                        tx.remove(ReservedKeys.segmentKey(generations[i], i));
-                    }
+                    DroppedGenerations.removeSegment(client, generations[i], i);
                 }
-                if (journaled != 0)
-                {
-                    tx.remove(ReservedKeys.journalKey(journaled));
-                }
-                return null;
-            });
+            }
+            // last: until it is gone a sweep can still find what a failure left
+            if (journaled != 0)
+            {
+                DroppedGenerations.removeJournal(client, journaled);
+            }
         }
         catch (final RuntimeException ex)
         {
-            // (the caller goes on with what it was doing: its own error, if any, is the one to tell)
+            // (the caller goes on with what it was doing: its own error, if any, is the one to tell); removed pieces
+            // are not there when this is tried again, which finds them gone
             leftOvers.add(new LeftOver(generations, journaled));
         }
     }

@@ -50,7 +50,7 @@ public final class DroppedGenerations
      * node's reserve after four batches. The price: a DEL of a 100,000-member set took 470-1,080 ms, against 290-360
      * ms in one transaction of intents (a list of 100,000: 130-270 ms against 350-820 ms).
      */
-    private static void removeSegment(final KvClient client, final long generation, final int number)
+    public static void removeSegment(final KvClient client, final long generation, final int number)
     {
         final byte[] segment = ReservedKeys.segmentKey(generation, number);
         client.transact(tx ->
@@ -63,7 +63,8 @@ public final class DroppedGenerations
         });
     }
 
-    private static void removeJournal(final KvClient client, final long generation)
+    /** Remove the generation's journal where it is there: one transaction, a tombstone. */
+    public static void removeJournal(final KvClient client, final long generation)
     {
         final byte[] journal = ReservedKeys.journalKey(generation);
         client.transact(tx ->
