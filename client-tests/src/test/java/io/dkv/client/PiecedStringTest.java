@@ -31,6 +31,7 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -409,6 +410,7 @@ class PiecedStringTest
         for (int i = 0; i < 33; i++)
         {
             value[i] = (byte)i;
+            final int finalI = i;
             final long deadline = System.nanoTime() + 60_000_000_000L;
             while (true)
             {
@@ -422,8 +424,12 @@ class PiecedStringTest
                     // full until the grace of what was freed ends; or, on a loaded machine, a chunk request that took
                     // longer than this client's timeout (half the grace): tried again all the same
                     assertTrue((ex.getMessage().contains("is full") || ex.getMessage().contains("did not answer")) &&
-                        System.nanoTime() < deadline, ex.getMessage());
-                    Thread.onSpinWait();
+                        System.nanoTime() < deadline, () -> "write " + finalI + ": " + ex.getMessage() + "; heaps " +
+                        client.memoryNodeHeaps());
+                    // after a pause, as a client told OOM would: a refused write leaves the pieces it placed on the
+                    // other node until the sweep and a grace give them back (some 4 s), so retries without one keep
+                    // both heaps full of their own refused attempts, on a loaded machine for good
+                    LockSupport.parkNanos(500_000_000L);
                 }
             }
         }
