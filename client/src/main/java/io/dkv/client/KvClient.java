@@ -12,6 +12,7 @@ import io.dkv.client.keyspace.ScanPage;
 import io.dkv.client.membership.MembershipView;
 import io.dkv.client.membership.MemoryNodeAvailability;
 import io.dkv.client.node.MemoryNodeDisk;
+import io.dkv.client.node.HeapLimits;
 import io.dkv.client.node.MemoryNodeHeap;
 import io.dkv.client.node.MemoryNodeView;
 import io.dkv.client.ordered.OrderedKeyspace;
@@ -33,8 +34,10 @@ import io.dkv.client.txn.Transaction;
 import io.dkv.client.txn.TransactionBody;
 import io.dkv.client.txn.TransactionConflictException;
 import io.dkv.client.txn.TxnServices;
+import io.dkv.format.HeapLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.KvBlockLayout;
+import io.dkv.format.MemoryNodeProtocol;
 import io.dkv.format.ReservedKeys;
 import io.dkv.format.ValueKind;
 import io.dkv.raas.Membership;
@@ -606,6 +609,95 @@ public final class KvClient implements AutoCloseable
             heaps.add(session.listing().heapOf(node));
         }
         return heaps;
+    }
+
+    /**
+     * @return the pool's maxmemory as the memory nodes' heap limits hold it ({@link HeapLimits#maxMemory}), read now
+     * (one READ a node, on this thread); 0: none.
+     */
+    public long maxMemory()
+    {
+        return HeapLimits.maxMemory(memoryNodeHeaps());
+    }
+
+    /**
+     * Set the pool's maxmemory: each memory node hands out at most its share of {@code bytes}, in proportion to its
+     * capacity, to writes other than frees (a write past it is refused as at full, {@link MemoryFullException}); what
+     * was handed out before stays, and comes back as ever. One round trip a node, on this thread.
+     *
+     * @param bytes the most bytes the pool's heaps hand out; 0: no limit but their size.
+     * @throws KvException naming the nodes that did not take it (unreachable, or refused); the others did.
+     */
+    public void maxMemory(final long bytes)
+    {
+        if (bytes < 0)
+        {
+            throw new IllegalArgumentException("maxmemory is 0 (none) or a number of bytes: " + bytes);
+        }
+        final KvSession session = session();
+        final List<MemoryNodeHeap> heaps = memoryNodeHeaps();
+        final long[] shares = HeapLimits.shares(heaps, bytes);
+        final StringBuilder failed = new StringBuilder();
+        for (int node = 0; node < shares.length; node++)
+        {
+            final String why = shares[node] == HeapLayout.LIMIT_NEVER_SET ? "unreachable" : limitHeap(session, node,
+                shares[node]);
+            if (why != null)
+            {
+                failed.append(failed.length() == 0 ? "" : ", ").append(heaps.get(node).nodeId()).append(" (")
+                    .append(why).append(')');
+            }
+        }
+        // a limit raised or lifted gives room at once: every thread's next write asks the nodes again
+        context.heapLimitChanges().incrementAndGet();
+        if (failed.length() > 0)
+        {
+            throw new KvException("maxmemory " + bytes + " was not set on memory node(s) " + failed +
+                "; the others took their share");
+        }
+    }
+
+    /**
+     * Give each memory node that has no limit and never had one asked (started, restarted or joined since) its share
+     * of the maxmemory the others hold, as read in {@code heaps}; nothing when none has a limit.
+     *
+     * @return the nodes given one.
+     */
+    public int giveMissingHeapLimits(final List<MemoryNodeHeap> heaps)
+    {
+        final long maxMemory = HeapLimits.maxMemory(heaps);
+        if (maxMemory == 0)
+        {
+            return 0;
+        }
+        final long[] shares = HeapLimits.shares(heaps, maxMemory);
+        final KvSession session = session();
+        int given = 0;
+        for (int node = 0; node < shares.length && node < availability.nodeIds().length; node++)
+        {
+            final MemoryNodeHeap heap = heaps.get(node);
+            // the membership may have changed since the reading: only the node read is given its share
+            if (heap.told() && heap.limit() == HeapLayout.LIMIT_NEVER_SET &&
+                heap.nodeId() == availability.nodeIds()[node] && limitHeap(session, node, shares[node]) == null)
+            {
+                given++;
+            }
+        }
+        return given;
+    }
+
+    /** @return null when the node took the limit, else why not. */
+    private static String limitHeap(final KvSession session, final int node, final long bytes)
+    {
+        try
+        {
+            final int status = session.limitHeap(node, bytes);
+            return status == MemoryNodeProtocol.OK ? null : MemoryNodeProtocol.why(status);
+        }
+        catch (final KvException ex)
+        {
+            return ex.getMessage();
+        }
     }
 
     /**

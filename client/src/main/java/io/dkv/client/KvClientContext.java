@@ -6,6 +6,7 @@ import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.dkv.client.KvClientConfiguration.*;
 import static io.dkv.verbs.ConfigurationProperties.intProperty;
@@ -27,6 +28,7 @@ public final class KvClientContext extends CommonContext<KvClientContext>
     private int timeoutMs = intProperty(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private int epochMs = intProperty(EPOCH_MS_PROP_NAME, EPOCH_MS_DEFAULT);
     private WriteEpochs writeEpochs;
+    private final AtomicLong heapLimitChanges = new AtomicLong();
     private RingMarks ringMarks;
     private int maxRetries = intProperty(MAX_RETRIES_PROP_NAME, MAX_RETRIES_DEFAULT);
     private int txnRetries = intProperty(TXN_RETRIES_PROP_NAME, TXN_RETRIES_DEFAULT);
@@ -84,6 +86,15 @@ public final class KvClientContext extends CommonContext<KvClientContext>
             writeEpochs = new WriteEpochs(epochClock() != null ? epochClock() : Clocks.epochClock(), epochMs);
         }
         return writeEpochs;
+    }
+
+    /**
+     * @return how many times the client changed the pool's heap limits ({@link KvClient#maxMemory(long)}): a session
+     * that took a node as full before the latest change asks it again at its next write.
+     */
+    public AtomicLong heapLimitChanges()
+    {
+        return heapLimitChanges;
     }
 
     /** @return the marks of the client's persist rings, written once an epoch from {@link #writeEpochs()}. */

@@ -1190,7 +1190,12 @@ public final class KvSession implements AutoCloseable
             "a restart from its disk");
     }
 
-    /** @return this thread's scan of the keyspace, made at its first asking. */
+    /** @see KvClient#maxMemory(long) */
+    int limitHeap(final int node, final long bytes)
+    {
+        return links.request(node, MemoryNodeProtocol.LIMIT, 0, bytes, 0, true, "a heap limit");
+    }
+
     /**
      * Run a read that walks the nodes (a scan's step, a random key), again past a failure while it may succeed: a
      * node that restarted under the thread's view (its regions of another incarnation) is read anew at its next use,

@@ -2,6 +2,7 @@ package io.dkv.compute;
 
 import io.dkv.client.Durability;
 import io.dkv.client.KvClient;
+import io.dkv.client.KvException;
 import io.dkv.compute.blocking.Waiters;
 import io.dkv.compute.interest.PoolInterest;
 import io.dkv.compute.command.AuthThrottle;
@@ -17,6 +18,7 @@ import io.dkv.compute.command.StreamedReplies;
 import io.dkv.compute.mesh.ComputeMesh;
 import io.dkv.compute.limits.ClientLimits;
 import io.dkv.compute.limits.ClientsMemory;
+import io.dkv.compute.limits.MemoryUnits;
 import io.dkv.compute.metrics.CommandLatency;
 import io.dkv.compute.metrics.MetricsEndpoint;
 import io.dkv.compute.metrics.PrometheusText;
@@ -279,6 +281,18 @@ public final class ComputeNode implements AutoCloseable
                 context.piecesSweepMs(), stats);
             this.poolHeaders = PoolHeaders.start(client, POOL_HEADERS_MS);
             persistence.pool(poolHeaders);
+            if (context.maxMemory() != null)
+            {
+                try
+                {
+                    poolHeaders.maxMemory(MemoryUnits.parse(context.maxMemory()));
+                }
+                catch (final KvException ex)
+                {
+                    // the nodes that took it hold it; one that comes back without it is given its share
+                    meshLog.event("maxmemory", ex.getMessage());
+                }
+            }
             for (final EventExecutor loop : workerGroup)
             {
                 turnFlushes.put(loop, new TurnFlush(client::holdsPersists, client::flushPersists));

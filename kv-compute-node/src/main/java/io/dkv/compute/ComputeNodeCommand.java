@@ -272,6 +272,7 @@ public final class ComputeNodeCommand implements Callable<Integer>
                     // any text, as picocli takes it: call() says what is wrong with a value either way
                     case "--appendonly" -> command.options.appendOnly = value;
                     case "--appendfsync" -> command.options.appendFsync = value;
+                    case "--maxmemory" -> command.options.maxMemory = value;
                     default ->
                     {
                         return null;

@@ -172,6 +172,13 @@ public final class ComputeNodeConfiguration
     public static final String APPENDFSYNC_DEFAULT = "everysec";
 
     /**
+     * Redis's maxmemory for the pool, as redis writes it ({@code 100mb}, {@code 2gb}, bytes; 0: none): each memory node
+     * hands out at most its share, by capacity, and writes past it answer OOM (policy noeviction). Set at the node's
+     * start only when given; CONFIG SET maxmemory changes it while the pool runs, on every node of it.
+     */
+    public static final String MAXMEMORY_PROP_NAME = "dkv.compute.maxmemory";
+
+    /**
      * Whether a node asked for appendonly over a memory node that keeps nothing on disk (started without a data
      * directory) runs with appendonly no and says so in one line, rather than fail its start naming the memory node:
      * what {@code ./dkv compute-node} does when neither {@code --appendonly} nor {@code --appendfsync} is given, so

@@ -4,6 +4,7 @@ import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.clock.Clocks;
 import io.dkv.clock.CommonContext;
+import io.dkv.compute.limits.MemoryUnits;
 import io.dkv.raas.Raas;
 import io.netty.util.internal.PlatformDependent;
 import org.agrona.concurrent.EpochClock;
@@ -54,6 +55,7 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     private int authFailuresMax = Integer.getInteger(AUTH_FAILURES_MAX_PROP_NAME, AUTH_FAILURES_MAX_DEFAULT);
     private String appendOnly = System.getProperty(APPENDONLY_PROP_NAME);
     private String appendFsync = System.getProperty(APPENDFSYNC_PROP_NAME);
+    private String maxMemory = System.getProperty(MAXMEMORY_PROP_NAME);
     private boolean appendOnlyFallback = Boolean.parseBoolean(
         System.getProperty(APPENDONLY_FALLBACK_PROP_NAME, Boolean.toString(APPENDONLY_FALLBACK_DEFAULT)));
     private Consumer<String> log = System.err::println;
@@ -133,6 +135,11 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
         {
             throw new IllegalArgumentException("appendonly (" + APPENDONLY_PROP_NAME + ") is yes or no; it is '" +
                 appendOnly + "'");
+        }
+        if (maxMemory != null && MemoryUnits.parse(maxMemory) == null)
+        {
+            throw new IllegalArgumentException("maxmemory (" + MAXMEMORY_PROP_NAME + ") is a memory value (bytes, " +
+                "or with a unit: 100mb, 2gb; 0: none); it is '" + maxMemory + "'");
         }
         if (appendFsync != null && AppendFsync.parse(appendFsync) == null)
         {
@@ -497,6 +504,23 @@ public final class ComputeNodeContext extends CommonContext<ComputeNodeContext>
     public ComputeNodeContext appendOnly(final String appendOnly)
     {
         this.appendOnly = appendOnly;
+        return this;
+    }
+
+    /** @return the pool's maxmemory to set at start, as redis writes it; null: none given, the pool's stands. */
+    public String maxMemory()
+    {
+        return maxMemory;
+    }
+
+    /**
+     * @param maxMemory redis's maxmemory for the pool, as redis writes it ({@code 100mb}; 0: none), set on every memory
+     *                  node at the node's start; null: left as the pool has it. CONFIG SET changes it while it runs.
+     * @return this for a fluent API.
+     */
+    public ComputeNodeContext maxMemory(final String maxMemory)
+    {
+        this.maxMemory = maxMemory;
         return this;
     }
 

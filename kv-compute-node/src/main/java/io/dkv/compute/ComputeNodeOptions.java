@@ -74,6 +74,13 @@ public final class ComputeNodeOptions
             "(default: " + ComputeNodeConfiguration.APPENDFSYNC_DEFAULT + ").")
     String appendFsync;
 
+    @Option(names = "--maxmemory", paramLabel = "bytes",
+        description = "The pool's maxmemory, as redis writes it (100mb, 2gb, or bytes; 0: none): each memory node " +
+            "hands out at most its share, by capacity, and a write past it answers OOM (maxmemory-policy " +
+            "noeviction); reads and deletes go on. Set on every memory node as this node starts; left unset, the " +
+            "pool keeps what it has. CONFIG SET maxmemory changes it while the pool runs.")
+    String maxMemory;
+
     /** @return the RESP port; 0 for a free one. */
     public int port()
     {
@@ -137,7 +144,8 @@ public final class ComputeNodeOptions
      * Give the node the durability asked for: the options given, else the properties set
      * ({@link ComputeNodeConfiguration#APPENDONLY_PROP_NAME}, {@link ComputeNodeConfiguration#APPENDFSYNC_PROP_NAME}),
      * else appendonly yes with appendfsync everysec. When none was given either way, a memory node that keeps nothing
-     * on disk turns appendonly off ({@link ComputeNodeContext#appendOnlyFallback}) instead of failing the start.
+     * on disk turns appendonly off ({@link ComputeNodeContext#appendOnlyFallback}) instead of failing the start. The
+     * pool's maxmemory goes with them where given.
      *
      * @return the context.
      */
@@ -160,6 +168,10 @@ public final class ComputeNodeOptions
         else if (context.appendFsync() == null)
         {
             context.appendFsync(ComputeNodeConfiguration.APPENDFSYNC_DEFAULT);
+        }
+        if (maxMemory != null)
+        {
+            context.maxMemory(maxMemory);
         }
         return given ? context : context.appendOnlyFallback(true);
     }
@@ -227,6 +239,10 @@ public final class ComputeNodeOptions
         if (appendFsync != null)
         {
             arguments.addAll(List.of("--appendfsync", appendFsync));
+        }
+        if (maxMemory != null)
+        {
+            arguments.addAll(List.of("--maxmemory", maxMemory));
         }
         return arguments;
     }

@@ -25,7 +25,7 @@ class InfoMemoryTest
     private static final int VALUE_BYTES = 4_000;
     private static final Pattern NODE_LINE = Pattern.compile(
         "dkv_memory_node_(\\d+):capacity=(\\d+),handed_out=(\\d+),live=(\\d+),reserve=(\\d+),room=(\\d+)," +
-        "chunks_pinned=(\\d+),walked_ms_ago=(\\d+)\r\n");
+        "chunks_pinned=(\\d+),limit=(\\d+),walked_ms_ago=(\\d+)\r\n");
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(90);
 
     @Test

@@ -83,6 +83,44 @@ class RespOutOfMemoryTest
         }
     }
 
+    @Test
+    @Timeout(180)
+    void configSetMaxmemoryLimitsThePoolAsItLimitsRedisAndZeroLiftsIt(@TempDir final Path dir) throws Exception
+    {
+        final String binary = RedisServer.binary("redis-server");
+        Assumptions.assumeTrue(binary != null, "redis-server is not installed");
+        // dkv: two memory nodes of 16 MiB each, so 4 MiB of maxmemory is 2 MiB of each (their share by capacity)
+        try (RedisServer redis = RedisServer.start(binary, dir, "--maxmemory-policy", "noeviction");
+            TestStore store = new TestStore(new ComputeNodeContext(), SystemEpochClock.INSTANCE, 0, 4, 2);
+            RawResp redisResp = new RawResp(redis.port());
+            RawResp dkvResp = new RawResp(store.port()))
+        {
+            for (final RawResp resp : List.of(redisResp, dkvResp))
+            {
+                final String server = resp == redisResp ? "redis-server" : "dkv";
+                assertEquals("*2[$maxmemory, $0]", resp.call("CONFIG", "GET", "maxmemory"), server);
+                assertEquals("+OK", resp.call("SET", "before", "v"), server);
+                assertEquals("+OK", resp.call("CONFIG", "SET", "maxmemory", "4mb"), server);
+                assertEquals("*2[$maxmemory, $4194304]", resp.call("CONFIG", "GET", "maxmemory"),
+                    server);
+                final String info = resp.call("INFO", "memory");
+                assertTrue(info.contains("\r\nmaxmemory:4194304\r\n") && info.contains("maxmemory_human:4.00M\r\n"),
+                    server + ": " + info);
+                assertTrue(resp.call("CONFIG", "SET", "maxmemory", "lots").startsWith("-ERR CONFIG SET failed " +
+                    "(possibly related to argument 'maxmemory')"), server);
+
+                final List<String> written = fill(resp, server);
+                assertEquals("$v", resp.call("GET", "before"), server + ": reads at the limit");
+                assertEquals(":1", resp.call("DEL", written.getFirst()), server + ": deletes at the limit");
+
+                assertEquals("+OK", resp.call("CONFIG", "SET", "maxmemory", "0"), server);
+                assertEquals("+OK", resp.call("SET", "after", "v".repeat(10_000)), server + ": no limit again");
+                assertEquals("*2[$maxmemory, $0]", resp.call("CONFIG", "GET", "maxmemory"), server);
+                assertEquals("+OK", resp.call("FLUSHALL"), server);
+            }
+        }
+    }
+
     /** @return the keys of the values of 10 KB the server took before its first OOM. */
     private static List<String> fill(final RawResp resp, final String server) throws Exception
     {

@@ -19,9 +19,14 @@ package io.dkv.format;
  *  48  reserve        long   bytes kept for writes that free memory (deletes' tombstones, their intents)
  *  56  pinned         int    retired chunks a live block still held at that walk
  *  60  walkedAt       int    when that walk ended, epoch seconds (unsigned), 0 before the first walk
- *  64  chunks         in the order they were handed out, each 64-byte aligned
+ *  64  limit          long   bytes of chunks the node hands out at most to writes other than frees, its share of the
+ *                            pool's maxmemory ({@link MemoryNodeProtocol}'s LIMIT): {@link #LIMIT_NEVER_SET}, no
+ *                            limit and none ever asked (a node started or restarted since); {@link #LIMIT_NONE},
+ *                            none, as asked
+ *  72  (unused)       56 bytes, zero
+ * 128  chunks         in the order they were handed out, each 64-byte aligned
  * </pre>
- * Bytes 16..63 are written by the node's CPU alone, each word whole; a reader takes each as of some moment, not all
+ * Bytes 16..127 are written by the node's CPU alone, each word whole; a reader takes each as of some moment, not all
  * of one moment. A node of an older build leaves 24..63 zero: its capacity reads 0, as "not told".
  */
 public final class HeapLayout
@@ -37,7 +42,12 @@ public final class HeapLayout
     public static final int RESERVE_OFFSET = 48;
     public static final int PINNED_OFFSET = 56;
     public static final int WALKED_AT_OFFSET = 60;
-    public static final int HEADER_LENGTH = 64;
+    public static final int LIMIT_OFFSET = 64;
+    public static final int HEADER_LENGTH = 128;
+    /** The limit word of a node no one asked for a limit since it started: a compute node gives it its share. */
+    public static final long LIMIT_NEVER_SET = 0;
+    /** The limit word of a node asked to have none (maxmemory 0). */
+    public static final long LIMIT_NONE = -1;
 
     private HeapLayout()
     {

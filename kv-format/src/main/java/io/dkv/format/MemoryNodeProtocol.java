@@ -13,7 +13,7 @@ package io.dkv.format;
  *
  * <pre>
  * request (32 bytes)
- *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS, PERSIST_RING or RESTART
+ *   0  type        int    ALLOCATE, PERSIST, RETIRE, SPLIT, SYNC, PERSIST_BLOCKS, PERSIST_RING, RESTART or LIMIT
  *   4  argument    int    ALLOCATE, PERSIST_RING: bytes wanted, a multiple of 64 (the node grants at most its
  *                         largest chunk), ALLOCATE: with FREEING (the write frees memory: it may take the
  *                         node's reserve); PERSIST: ANSWER_WHEN_DURABLE, ANSWER_WHEN_TAKEN or 0 (no answer),
@@ -23,7 +23,8 @@ package io.dkv.format;
  *  16  block       long   PERSIST: offset in the heap region of a block of the key; RETIRE: the chunk's offset;
  *                         ALLOCATE: the fewest bytes the client can use, a multiple of 64 (0: all it wants);
  *                         SPLIT: the subtable's offset in the index region; RESTART: the incarnation asked to
- *                         restart
+ *                         restart; LIMIT: the bytes of chunks to hand out at most to writes other than frees,
+ *                         a multiple of 64, or {@link HeapLayout#LIMIT_NONE}
  *  24  writeId     long   PERSIST: the write the block must hold (a reader settling it), else 0: any; with
  *                         NAMES_PREVIOUS, the write id of the version the writer's write replaced (0: none);
  *                         RESTART: the id of the memory node that asks
@@ -90,6 +91,12 @@ public final class MemoryNodeProtocol
      * disk, BAD_REQUEST when it cannot restart itself (a node embedded in another process).
      */
     public static final int RESTART = 8;
+    /**
+     * Hand out at most this many bytes of chunks to writes other than frees (the node's share of the pool's
+     * maxmemory); what it handed out before stays. Answered OK, or BAD_REQUEST for a length that is not a multiple
+     * of 64 nor {@link HeapLayout#LIMIT_NONE}; the heap header's limit word says it from then on.
+     */
+    public static final int LIMIT = 9;
     /** A PERSIST_BLOCKS of this many is 2,064 bytes, as one of 256 was with a word a block: half a receive buffer. */
     public static final int MAX_BLOCKS = 128;
     /** What a PERSIST_BLOCKS says of each block: its offset, then the previous version's write id. */

@@ -84,6 +84,11 @@ final class HeapChunks
     private volatile long liveBytes;
     private volatile int pinned;
     private long walkedAtNanos;
+    /**
+     * Bytes handed out at most to requests that do not free memory (the node's share of the pool's maxmemory), or
+     * {@link HeapLayout#LIMIT_NEVER_SET} / {@link HeapLayout#LIMIT_NONE}: the heap's length alone bounds them.
+     */
+    private long limit = HeapLayout.LIMIT_NEVER_SET;
 
     HeapChunks(final int maxChunkLength, final long heapLength, final long graceNanos)
     {
@@ -111,18 +116,19 @@ final class HeapChunks
     }
 
     /**
-     * As {@link #allocate(int, int, Connection)}, leaving the reserve unless the request frees memory.
+     * As {@link #allocate(int, int, Connection)}, leaving the reserve, and keeping within the limit, unless the request
+     * frees memory.
      *
      * @param freeing the client's write frees memory (a delete's tombstone, its transaction's intents): it may take
      *                the reserve kept for such writes, where others may not.
      */
     long allocate(final int wanted, final int needed, final Connection owner, final boolean freeing)
     {
-        if (freeing || reserveBytes == 0)
+        if (freeing || reserveBytes == 0 && limit <= 0)
         {
             return allocate(wanted, needed, owner, Long.MAX_VALUE);
         }
-        final long beyondReserve = (room() - reserveBytes) & ~63L;
+        final long beyondReserve = roomForWrites() & ~63L;
         if (beyondReserve < needed)
         {
             return -1;
@@ -134,6 +140,37 @@ final class HeapChunks
     long room()
     {
         return heapLength - next + freeBytes;
+    }
+
+    /**
+     * @return bytes requests that do not free memory may still be handed out: the room outside the reserve, within
+     * the limit where there is one (the reserve stays outside it: deletes at the limit take it as at full).
+     */
+    long roomForWrites()
+    {
+        final long outsideReserve = room() - reserveBytes;
+        final long withinLimit = limit > 0 ? limit - handedOut() : Long.MAX_VALUE;
+        return Math.max(0, Math.min(outsideReserve, withinLimit));
+    }
+
+    /**
+     * @param bytes the most bytes of chunks to hand out to requests that do not free memory, a multiple of 64, or
+     *              {@link HeapLayout#LIMIT_NONE}; chunks handed out past it stay theirs, and come back as ever.
+     */
+    void limit(final long bytes)
+    {
+        if (bytes != HeapLayout.LIMIT_NONE && (bytes <= 0 || (bytes & 63) != 0))
+        {
+            throw new IllegalArgumentException("a heap limit is a positive multiple of 64 bytes or none (" +
+                HeapLayout.LIMIT_NONE + "): " + bytes);
+        }
+        limit = bytes;
+    }
+
+    /** @return the limit as the heap header tells it ({@link HeapLayout#LIMIT_OFFSET}). */
+    long limit()
+    {
+        return limit;
     }
 
     long reserveBytes()

@@ -36,7 +36,9 @@ public enum MemoryNodeCounter implements CounterDescriptor
     HEAP_HANDED_OUT(23, "Heap bytes in chunks handed out (now)"),
     HEAP_LIVE(24, "Heap bytes of live blocks (at the last walk of the index)"),
     HEAP_ROOM(25, "Heap bytes free for writes, outside the reserve for deletes (now)"),
-    CHUNKS_PINNED(26, "Retired chunks a live block holds (at the last walk of the index)");
+    CHUNKS_PINNED(26, "Retired chunks a live block holds (at the last walk of the index)"),
+    HEAP_LIMIT(27, "Heap bytes handed out at most to writes other than frees (share of maxmemory; 0: none)"),
+    REQUESTS_LIMIT(28, "Requests: LIMIT");
 
     /** The type id a memory node's counters carry in its counters file, beside its driver's. */
     public static final int TYPE_ID = 2;

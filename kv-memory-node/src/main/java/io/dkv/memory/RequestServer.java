@@ -106,6 +106,8 @@ final class RequestServer implements Agent
     private final AtomicCounter heapLive;
     private final AtomicCounter heapRoom;
     private final AtomicCounter chunksPinned;
+    private final AtomicCounter heapLimit;
+    private final AtomicCounter limits;
     private final AtomicCounter logFsyncs;
     private final AtomicCounter logFsyncFailures;
     private final AtomicCounter persistBlockMessages;
@@ -204,6 +206,8 @@ final class RequestServer implements Agent
         this.heapLive = counters.get(MemoryNodeCounter.HEAP_LIVE);
         this.heapRoom = counters.get(MemoryNodeCounter.HEAP_ROOM);
         this.chunksPinned = counters.get(MemoryNodeCounter.CHUNKS_PINNED);
+        this.heapLimit = counters.get(MemoryNodeCounter.HEAP_LIMIT);
+        this.limits = counters.get(MemoryNodeCounter.REQUESTS_LIMIT);
         this.listener = listener;
         this.chunks = chunks;
         this.index = index;
@@ -643,6 +647,11 @@ final class RequestServer implements Agent
                     allocate(client, correlation, argument, 0, true);
                 }
             }
+            case MemoryNodeProtocol.LIMIT ->
+            {
+                limits.incrementRelease();
+                limit(client, correlation, request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET));
+            }
             case MemoryNodeProtocol.RESTART -> restart(client, correlation,
                 request.get(LONG, MemoryNodeProtocol.BLOCK_OFFSET),
                 request.get(LONG, MemoryNodeProtocol.WRITE_ID_OFFSET));
@@ -685,14 +694,33 @@ final class RequestServer implements Agent
         answer(client, correlation, status, 0, -1);
     }
 
+    /** A compute node sets this node's share of the pool's maxmemory (or none). */
+    private void limit(final Connection client, final long correlation, final long bytes)
+    {
+        if (bytes != HeapLayout.LIMIT_NONE && (bytes <= 0 || (bytes & 63) != 0))
+        {
+            malformed.incrementRelease();
+            answer(client, correlation, MemoryNodeProtocol.BAD_REQUEST, 0, -1);
+            return;
+        }
+        if (bytes != chunks.limit())
+        {
+            LOG.log(System.Logger.Level.INFO, bytes == HeapLayout.LIMIT_NONE ? "heap limit removed" :
+                "heap limit: " + bytes + " bytes handed out at most to writes (" + chunks.handedOut() + " now)");
+        }
+        chunks.limit(bytes);
+        publishRoom();
+        answer(client, correlation, MemoryNodeProtocol.OK, 0, -1);
+    }
+
     /**
-     * What clients read of the heap ({@link HeapLayout}): its room outside the reserve, as writes see it, and what is
-     * handed out, live and held, as INFO memory reports the pool.
+     * What clients read of the heap ({@link HeapLayout}): its room outside the reserve and within its limit, as writes
+     * see it, and what is handed out, live and held, as INFO memory reports the pool.
      */
     private void publishRoom()
     {
         final MemorySegment heap = index.heap();
-        final long room = Math.max(0, chunks.room() - chunks.reserveBytes());
+        final long room = chunks.roomForWrites();
         heap.set(LONG, HeapLayout.ROOM_OFFSET, room);
         heap.set(LONG, HeapLayout.CAPACITY_OFFSET, chunks.capacity());
         heap.set(LONG, HeapLayout.HANDED_OUT_OFFSET, chunks.handedOut());
@@ -700,6 +728,8 @@ final class RequestServer implements Agent
         heap.set(LONG, HeapLayout.RESERVE_OFFSET, chunks.reserveBytes());
         heap.set(INT, HeapLayout.PINNED_OFFSET, chunks.pinned());
         heap.set(INT, HeapLayout.WALKED_AT_OFFSET, walkedAtEpochS);
+        heap.set(LONG, HeapLayout.LIMIT_OFFSET, chunks.limit());
+        heapLimit.setRelease(Math.max(0, chunks.limit()));
         heapRoom.setRelease(room);
         heapHandedOut.setRelease(chunks.handedOut());
         heapLive.setRelease(chunks.liveBytes());
@@ -735,11 +765,15 @@ final class RequestServer implements Agent
                 LOG.log(System.Logger.Level.WARNING, "heap full: " + chunks.used() + " of " + chunks.heapLength() +
                     " bytes cut into chunks, " + chunks.freeBytes() + " of them free, a chunk of " + wanted +
                     " asked for (" + needed + " at least" + (freeing ? ", from the reserve of " +
-                    chunks.reserveBytes() + " bytes" : "") + "); refusals are counted (heap-full) and " +
+                    chunks.reserveBytes() + " bytes" : "") + (chunks.limit() > 0 ? "; " + chunks.handedOut() +
+                    " handed out, limit " + chunks.limit() : "") + "); refusals are counted (heap-full) and " +
                     "not logged again until a chunk is handed out");
             }
-            // the figures the client's error names: what is left, and what of it only deletes may take
-            answerWith(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), chunks.room(),
+            // the figures the client's error names: what is left (within the limit, but for frees), and what of it
+            // only deletes may take
+            final long left = freeing ? chunks.room() :
+                Math.min(chunks.room(), chunks.roomForWrites() + chunks.reserveBytes());
+            answerWith(client, correlation, MemoryNodeProtocol.FULL, chunks.maxChunkLength(), left,
                 chunks.reserveBytes());
             return;
         }

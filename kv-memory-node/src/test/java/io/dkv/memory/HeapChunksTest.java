@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -104,6 +105,41 @@ class HeapChunksTest
         assertTrue(chunks.allocate(K64, K64, null, true) >= 0, "a delete's chunk from the reserve");
         assertTrue(chunks.allocate(K64, K64, null, true) >= 0);
         assertEquals(-1, chunks.allocate(K64, K64, null, true), "the reserve is spent");
+    }
+
+    @Test
+    void aLimitBoundsWhatWritesAreHandedOutButNotFrees()
+    {
+        final HeapChunks chunks = new HeapChunks(4 * K64, HeapLayout.HEADER_LENGTH + 16L * K64, 0, 2 * K64);
+        chunks.limit(3L * K64);
+        assertEquals(3L * K64, chunks.roomForWrites());
+        assertTrue(chunks.allocate(2 * K64, K64, null, false) >= 0);
+        assertEquals(2 * K64, chunks.granted());
+        assertTrue(chunks.allocate(2 * K64, K64, null, false) >= 0, "what is left within the limit, cut short");
+        assertEquals(K64, chunks.granted());
+        assertEquals(0, chunks.roomForWrites());
+        assertEquals(-1, chunks.allocate(K64, K64, null, false), "at the limit, a write is refused");
+        assertTrue(chunks.allocate(K64, K64, null, true) >= 0, "a delete's chunk past the limit");
+        assertEquals(4L * K64, chunks.handedOut());
+
+        chunks.limit(HeapLayout.LIMIT_NONE);
+        assertEquals(10L * K64, chunks.roomForWrites(), "none: the room outside the reserve");
+        assertTrue(chunks.allocate(K64, K64, null, false) >= 0);
+    }
+
+    @Test
+    void aLimitBelowWhatIsHandedOutRefusesWritesUntilChunksComeBack()
+    {
+        final HeapChunks chunks = new HeapChunks(4 * K64, HeapLayout.HEADER_LENGTH + 8L * K64, 0, 0);
+        final long a = chunks.allocate(K64, K64, null, false);
+        chunks.allocate(K64, K64, null, false);
+        chunks.limit(K64);
+        assertEquals(0, chunks.roomForWrites());
+        assertEquals(-1, chunks.allocate(K64, K64, null, false));
+        freeAll(chunks, a);
+        assertEquals(0, chunks.roomForWrites(), "one chunk handed out: the limit's worth");
+        assertThrows(IllegalArgumentException.class, () -> chunks.limit(100));
+        assertThrows(IllegalArgumentException.class, () -> chunks.limit(0));
     }
 
     @Test

@@ -134,6 +134,12 @@ public final class UpCommand implements Callable<Integer>
             "time across the compute nodes.")
     private String appendFsync;
 
+    @Option(names = "--maxmemory", paramLabel = "bytes",
+        description = "Passed to each compute node: the pool's maxmemory as redis writes it (100mb, 2gb; 0: none). " +
+            "Each memory node hands out at most its share, by capacity; a write past it answers OOM, reads and " +
+            "deletes go on (maxmemory-policy noeviction). CONFIG SET maxmemory changes it at run time.")
+    private String maxMemory;
+
     @Option(names = "--compute-port", defaultValue = "6379",
         description = "Loopback port of the first compute node, or the next free one when it is taken; each further " +
             "node takes the next free port after it. 0 takes any free ports (default: ${DEFAULT-VALUE}).")
@@ -403,7 +409,9 @@ public final class UpCommand implements Callable<Integer>
         return arguments;
     }
 
-    /** @return --appendonly and --appendfsync as given to up, for each compute node; none when not given. */
+    /**
+     * @return --appendonly, --appendfsync and --maxmemory as given to up, for each compute node; none when not given.
+     */
     private List<String> durabilityArguments()
     {
         final List<String> arguments = new ArrayList<>();
@@ -414,6 +422,10 @@ public final class UpCommand implements Callable<Integer>
         if (appendFsync != null)
         {
             arguments.addAll(List.of("--appendfsync", appendFsync));
+        }
+        if (maxMemory != null)
+        {
+            arguments.addAll(List.of("--maxmemory", maxMemory));
         }
         return arguments;
     }

@@ -100,7 +100,8 @@ public final class IndexListing
             header.get(LONG, HeapLayout.HANDED_OUT_OFFSET), header.get(LONG, HeapLayout.LIVE_OFFSET),
             header.get(LONG, HeapLayout.RESERVE_OFFSET), header.get(LONG, HeapLayout.ROOM_OFFSET),
             header.get(INT, HeapLayout.PINNED_OFFSET),
-            Integer.toUnsignedLong(header.get(INT, HeapLayout.WALKED_AT_OFFSET)) * 1000);
+            Integer.toUnsignedLong(header.get(INT, HeapLayout.WALKED_AT_OFFSET)) * 1000,
+            header.get(LONG, HeapLayout.LIMIT_OFFSET));
     }
 
     /** @return registered memory of this thread's, for the ranges of an index it reads. */

@@ -67,6 +67,8 @@ public final class HeapChunks
     private final long[] fullUntil;
     private final long[] fullRoom;
     private final long[] fullReserve;
+    /** The client's heap limit changes as this thread's holds of full nodes last saw them. */
+    private long fullAtLimitChanges;
     private final NanoClock nanoClock;
     /** Whether the operation this thread runs frees memory (a delete, a flush): it may take nodes' reserves. */
     private boolean freeing;
@@ -646,6 +648,13 @@ public final class HeapChunks
         final int least = (needed + 63) & ~63;
         final int wanted = Math.max(nextChunk[node], least);
         final long now = nanoClock.nanoTime();
+        final long limitChanges = context.heapLimitChanges().get();
+        if (limitChanges != fullAtLimitChanges)
+        {
+            // the pool's limits changed since a node was taken as full: its room may have come back at once
+            fullAtLimitChanges = limitChanges;
+            Arrays.fill(fullUntil, now);
+        }
         if (!freeing && fullUntil[node] - now > 0)
         {
             throw new MemoryFullException(nodeId, wanted, fullRoom[node], fullReserve[node], false);

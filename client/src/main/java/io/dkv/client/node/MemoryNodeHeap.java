@@ -15,14 +15,22 @@ import io.dkv.format.HeapLayout;
  * @param room            bytes writes other than frees may still take.
  * @param pinned          retired chunks a live block still held at that walk.
  * @param walkedAtEpochMs when that walk ended (to the second), 0 before the first.
+ * @param limit           bytes it hands out at most to writes other than frees (its share of the pool's
+ *                        maxmemory), {@link HeapLayout#LIMIT_NONE} or {@link HeapLayout#LIMIT_NEVER_SET}.
  */
 public record MemoryNodeHeap(long nodeId, boolean reachable, long capacity, long handedOut, long live, long reserve,
-    long room, int pinned, long walkedAtEpochMs)
+    long room, int pinned, long walkedAtEpochMs, long limit)
 {
     /** @return the state of an unreachable node. */
     public static MemoryNodeHeap unreachable(final long nodeId)
     {
-        return new MemoryNodeHeap(nodeId, false, 0, 0, 0, 0, 0, 0, 0);
+        return new MemoryNodeHeap(nodeId, false, 0, 0, 0, 0, 0, 0, 0, HeapLayout.LIMIT_NEVER_SET);
+    }
+
+    /** @return the node has a limit (a share of the pool's maxmemory). */
+    public boolean limited()
+    {
+        return limit > 0;
     }
 
     /** @return the node tells what its heap holds (reachable, and of a build that writes it). */

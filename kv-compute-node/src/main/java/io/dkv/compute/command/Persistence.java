@@ -153,6 +153,31 @@ public final class Persistence
         return reader == null ? PoolHeaders.Reading.NONE : reader.latest();
     }
 
+    /** @return the pool's maxmemory as last read; 0 when none, or when nothing reads the heaps. */
+    long maxMemory()
+    {
+        final PoolHeaders reader = pool;
+        return reader == null ? 0 : reader.maxMemory();
+    }
+
+    /**
+     * Set the pool's maxmemory on every memory node: a round trip a node, on the caller's thread.
+     *
+     * @throws KvException naming the nodes that did not take it.
+     */
+    void maxMemory(final long bytes)
+    {
+        final PoolHeaders reader = pool;
+        if (reader == null)
+        {
+            client.maxMemory(bytes);
+        }
+        else
+        {
+            reader.maxMemory(bytes);
+        }
+    }
+
     /** @return the most the pool's heaps held handed out at once as this node read them; 0 when nothing reads them. */
     long poolPeak()
     {

@@ -22,12 +22,13 @@ final class PoolMemoryInfo
     /**
      * @param reading       the memory nodes' headers as last read.
      * @param peak          the most the pool held handed out at once, of the readings so far.
+     * @param maxMemory     the pool's maxmemory as the reading's heap limits hold it; 0: none.
      * @param nowEpochMs    now, by the client's clock, which the readings' times count.
      * @param cachedScripts the scripts SCRIPT LOAD or EVAL cached on this node.
      * @return the section's lines, each ending CRLF.
      */
-    static String render(final PoolHeaders.Reading reading, final long peak, final long nowEpochMs,
-        final long cachedScripts)
+    static String render(final PoolHeaders.Reading reading, final long peak, final long maxMemory,
+        final long nowEpochMs, final long cachedScripts)
     {
         long capacity = 0;
         long handedOut = 0;
@@ -57,7 +58,8 @@ final class PoolMemoryInfo
             nodes.append("dkv_memory_node_").append(id).append(":capacity=").append(heap.capacity())
                 .append(",handed_out=").append(heap.handedOut()).append(",live=").append(heap.live())
                 .append(",reserve=").append(heap.reserve()).append(",room=").append(heap.room())
-                .append(",chunks_pinned=").append(heap.pinned()).append(",walked_ms_ago=").append(walked)
+                .append(",chunks_pinned=").append(heap.pinned()).append(",limit=").append(Math.max(0, heap.limit()))
+                .append(",walked_ms_ago=").append(walked)
                 .append("\r\n");
         }
         final Runtime runtime = Runtime.getRuntime();
@@ -71,8 +73,8 @@ final class PoolMemoryInfo
             "used_memory_dataset_perc:" + percent(live, handedOut) + "\r\n" +
             "total_system_memory:" + capacity + "\r\n" +
             "total_system_memory_human:" + human(capacity) + "\r\n" +
-            "maxmemory:0\r\n" +
-            "maxmemory_human:0B\r\n" +
+            "maxmemory:" + maxMemory + "\r\n" +
+            "maxmemory_human:" + human(maxMemory) + "\r\n" +
             "maxmemory_policy:noeviction\r\n" +
             "mem_fragmentation_ratio:" + ratio(handedOut, live) + "\r\n" +
             "mem_fragmentation_bytes:" + Math.max(0, handedOut - live) + "\r\n" +

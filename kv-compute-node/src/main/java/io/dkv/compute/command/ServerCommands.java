@@ -1,5 +1,6 @@
 package io.dkv.compute.command;
 
+import io.dkv.client.KvException;
 import io.dkv.client.PersistCounts;
 import io.dkv.client.keyspace.KeyPattern;
 import io.dkv.client.node.MemoryNodeDisk;
@@ -34,6 +35,7 @@ final class ServerCommands
     private static final String NOTIFY_KEYSPACE_EVENTS = "notify-keyspace-events";
     private static final String APPENDONLY = "appendonly";
     private static final String APPENDFSYNC = "appendfsync";
+    private static final String MAXMEMORY = "maxmemory";
 
     private final CommandEnvironment environment;
     private final CommandTable table;
@@ -272,7 +274,7 @@ final class ServerCommands
         // what the node's writes promise now: CONFIG SET changes them across the pool
         settings.put(APPENDONLY, environment.persistence().appendOnly() ? "yes" : "no");
         settings.put(APPENDFSYNC, environment.persistence().appendFsync().text());
-        settings.put("maxmemory", "0");
+        settings.put("maxmemory", Long.toString(environment.persistence().maxMemory()));
         settings.put("maxmemory-policy", "noeviction");
         settings.put("databases", "1");
         settings.put("maxclients", Integer.toString(environment.maxClients()));
@@ -295,13 +297,27 @@ final class ServerCommands
             RespReplies.error(out, Errors.SYNTAX);
             return;
         }
-        if (environment.persistence().callsPeers() && setsPersistence(args) && session.mayAwait(store))
+        if ((environment.persistence().callsPeers() && setsPersistence(args) || setsMaxMemory(args)) &&
+            session.mayAwait(store))
         {
-            // the pool's other nodes are called in turn: on a store thread, a step, so that the loop waits on none
+            // the pool's other nodes (maxmemory: its memory nodes) are called in turn: on a store thread, a step, so
+            // that the loop waits on none
             storeThreads.offload(session, null, reply -> configSet(args, reply));
             return;
         }
         configSet(args, out);
+    }
+
+    private static boolean setsMaxMemory(final byte[][] args)
+    {
+        for (int i = 2; i < args.length; i += 2)
+        {
+            if (CommandTable.lowerCase(args[i]).equals(MAXMEMORY))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean setsPersistence(final byte[][] args)
@@ -327,6 +343,7 @@ final class ServerCommands
         final List<String> limitNames = new ArrayList<>();
         Boolean appendOnly = null;
         AppendFsync fsync = null;
+        Long maxMemory = null;
         String persistenceArgument = null;
         for (int i = 2; i < args.length; i += 2)
         {
@@ -394,19 +411,20 @@ final class ServerCommands
                 }
                 continue;
             }
-            if (name.equals("maxmemory"))
+            if (name.equals(MAXMEMORY))
             {
-                // parsed first, as redis does, so that a value that is none fails as it would there
-                final Long memory = ConfigKnobs.memory(args[i + 1]);
-                if (memory == null)
+                if (maxMemory != null)
+                {
+                    RespReplies.error(out, ConfigKnobs.failed(name, "duplicate parameter"));
+                    return;
+                }
+                maxMemory = ConfigKnobs.memory(args[i + 1]);
+                if (maxMemory == null)
                 {
                     RespReplies.error(out, ConfigKnobs.failed(name, "argument must be a memory value"));
                     return;
                 }
-                if (memory == 0)
-                {
-                    continue;
-                }
+                continue;
             }
             // a setting fixed at start, given the value it has, is set already (redis's tests set save "" so)
             if (!Errors.text(args[i + 1]).equals(fixed.get(name)))
@@ -428,6 +446,18 @@ final class ServerCommands
             if (failed != null)
             {
                 RespReplies.error(out, failed);
+                return;
+            }
+        }
+        if (maxMemory != null)
+        {
+            try
+            {
+                environment.persistence().maxMemory(maxMemory);
+            }
+            catch (final KvException ex)
+            {
+                RespReplies.error(out, ConfigKnobs.failed(MAXMEMORY, ex.getMessage()));
                 return;
             }
         }
@@ -533,7 +563,8 @@ final class ServerCommands
                 "blocked_clients:" + environment.waiters().blocked() + "\r\n" +
                 "dkv_clients_output_bytes:" + stats.clientsOutputBytes() + "\r\n";
             case "memory" -> PoolMemoryInfo.render(environment.persistence().pool(),
-                environment.persistence().poolPeak(), environment.persistence().nowEpochMs(), table.cachedScripts());
+                environment.persistence().poolPeak(), environment.persistence().maxMemory(),
+                environment.persistence().nowEpochMs(), table.cachedScripts());
             case "persistence" -> persistenceSection();
             case "stats" -> statsSection(stats);
             case "replication" -> "role:master\r\nconnected_slaves:0\r\nmaster_repl_offset:0\r\n";

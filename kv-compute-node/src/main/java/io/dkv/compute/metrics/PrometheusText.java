@@ -106,7 +106,8 @@ public final class PrometheusText
     {
         header(out, "dkv_memory_node_heap_bytes", "gauge", "A memory node's heap as the node last read it (at most " +
             "a second ago): capacity, handed_out (being written, live or awaiting reclaim), live (its index's " +
-            "blocks), reserve (kept for deletes), room (what writes other than deletes may still take).");
+            "blocks), reserve (kept for deletes), room (what writes other than deletes may still take), limit (its " +
+            "share of the pool's maxmemory; 0: none).");
         for (final MemoryNodeHeap heap : reading.heaps())
         {
             if (heap.told())
@@ -117,6 +118,8 @@ public final class PrometheusText
                 sample(out, "dkv_memory_node_heap_bytes" + node + "live\"}", Long.toString(heap.live()));
                 sample(out, "dkv_memory_node_heap_bytes" + node + "reserve\"}", Long.toString(heap.reserve()));
                 sample(out, "dkv_memory_node_heap_bytes" + node + "room\"}", Long.toString(heap.room()));
+                sample(out, "dkv_memory_node_heap_bytes" + node + "limit\"}", Long.toString(Math.max(0,
+                    heap.limit())));
             }
         }
         header(out, "dkv_memory_node_chunks_pinned", "gauge", "A memory node's retired chunks that a live block " +

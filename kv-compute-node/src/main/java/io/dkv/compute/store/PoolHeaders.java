@@ -1,8 +1,10 @@
 package io.dkv.compute.store;
 
 import io.dkv.client.KvClient;
+import io.dkv.client.node.HeapLimits;
 import io.dkv.client.node.MemoryNodeDisk;
 import io.dkv.client.node.MemoryNodeHeap;
+import io.dkv.format.HeapLayout;
 
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -12,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The memory nodes' disks and heaps as their index and heap headers show them, read every interval on a thread of its
  * own (two READs a node), so that INFO persistence, INFO memory and /metrics answer from the last reading without a
- * round trip on an event loop.
+ * round trip on an event loop. It also keeps the pool's maxmemory whole: a memory node that comes without a limit
+ * (started, restarted or joined since the limit was set) is given its share of what the others hold, at the reading
+ * that finds it ({@link KvClient#giveMissingHeapLimits}).
  */
 public final class PoolHeaders implements AutoCloseable
 {
@@ -48,6 +52,8 @@ public final class PoolHeaders implements AutoCloseable
     private volatile long peakHandedOut;
     /** Of the latest reading: {@link Reading#failing}, worked out once a reading rather than once a command. */
     private volatile String failing;
+    /** Of the latest reading: the pool's maxmemory as the heaps' limits hold it ({@link HeapLimits#maxMemory}). */
+    private volatile long maxMemory;
 
     private PoolHeaders(final KvClient client)
     {
@@ -82,11 +88,52 @@ public final class PoolHeaders implements AutoCloseable
             }
             peakHandedOut = Math.max(peakHandedOut, handedOut);
             failing = reading.failing();
+            maxMemory = HeapLimits.maxMemory(reading.heaps());
             latest = reading;
+            if (maxMemory > 0 && anyNeverLimited(reading))
+            {
+                client.giveMissingHeapLimits(reading.heaps());
+            }
         }
         catch (final RuntimeException ex)
         {
             // the client closing, or no session to be had: the last reading stands, and its age says how old it is
+        }
+    }
+
+    private static boolean anyNeverLimited(final Reading reading)
+    {
+        for (final MemoryNodeHeap heap : reading.heaps())
+        {
+            if (heap.told() && heap.limit() == HeapLayout.LIMIT_NEVER_SET)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the pool's maxmemory as the latest reading's heap limits hold it; 0: none. */
+    public long maxMemory()
+    {
+        return maxMemory;
+    }
+
+    /**
+     * Set the pool's maxmemory on every memory node ({@link KvClient#maxMemory(long)}), then read the headers again,
+     * so that this node answers the new setting at once; on the caller's thread, a round trip a node.
+     *
+     * @throws io.dkv.client.KvException naming the nodes that did not take it.
+     */
+    public void maxMemory(final long bytes)
+    {
+        try
+        {
+            client.maxMemory(bytes);
+        }
+        finally
+        {
+            readOnce();
         }
     }
 
