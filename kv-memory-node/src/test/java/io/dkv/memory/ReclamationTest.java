@@ -3,6 +3,7 @@ package io.dkv.memory;
 import io.dkv.client.KvClient;
 import io.dkv.client.KvClientContext;
 import io.dkv.client.KvException;
+import io.dkv.format.HeapLayout;
 import io.dkv.format.KeyHash;
 import io.dkv.format.SlotWord;
 import io.dkv.raas.Raas;
@@ -82,7 +83,7 @@ class ReclamationTest
                 assertFalse(gone.compareAndSet(bytes("ghost"), bytes("not there"), bytes("never seen")));
                 gone.put(bytes("kept"), bytes("published"));
                 // the first chunk handed out starts after the heap's header: its first block is the unpublished one
-                ghostBlock = 64;
+                ghostBlock = HeapLayout.HEADER_LENGTH;
                 final long tentative =
                     SlotWord.tentative(SlotWord.committed(KeyHash.fingerprint(KeyHash.hash(bytes("ghost"))), ghostBlock,
                         64));
