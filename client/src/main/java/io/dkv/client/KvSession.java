@@ -1051,8 +1051,9 @@ public final class KvSession implements AutoCloseable
                 swap = false;
                 continue;
             }
-            // exact: the word read names the block of that write id, never rewritten, hence that write
-            if (exact ? state.writeId != expected.writeId : state.word != expected.word)
+            // compared by write id, exact or not: a block moved whole (the cleaner) keeps its write id under another
+            // word, and a write id names one write whatever word names its block now
+            if (state.writeId != expected.writeId)
             {
                 return false;
             }
