@@ -847,15 +847,16 @@ public final class ReplicaChain
                 {
                     break;
                 }
-                if (named != KvBlockLayout.NO_WRITE || attempt == CHAIN_ATTEMPTS)
+                if (named != KvBlockLayout.NO_WRITE && named != writeIds[p] || attempt == CHAIN_ATTEMPTS)
                 {
                     throw outcomeUnknown(key, serving[p], "that replica changed under the chain", null);
                 }
                 // no writer changes a replica while this one holds the tail, but the node's scan empties a slot whose
-                // value expired: the replica holds no value of the key, as read, and the write goes over what is there
+                // value expired (the replica holds no value of the key), and a cleaner moves a block whole (it holds
+                // the write read, under another word): the write goes over what is there
                 slots[p] = slot;
                 words[p] = word;
-                writeIds[p] = KvBlockLayout.NO_WRITE;
+                writeIds[p] = named;
             }
         }
     }
