@@ -82,7 +82,14 @@ final class IndexInspector
     /** @return the heap offset of the block the key's committed slot names, or -1 when it has none. */
     static long committedBlock(final MemorySegment index, final MemorySegment heap, final String key)
     {
-        final long[] found = {-1};
+        final long[] slot = committedSlot(index, heap, key);
+        return slot[0] < 0 ? -1 : SlotWord.blockOffset(slot[1]);
+    }
+
+    /** @return the offset and word of the key's committed slot; an offset of -1 when it has none. */
+    static long[] committedSlot(final MemorySegment index, final MemorySegment heap, final String key)
+    {
+        final long[] found = {-1, SlotWord.EMPTY};
         forEachSlot(index, (slot, word) ->
         {
             if (SlotWord.isCommitted(word))
@@ -92,11 +99,12 @@ final class IndexInspector
                     KvBlockLayout.keyLength(heap, block)).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
                 if (held.equals(key))
                 {
-                    found[0] = block;
+                    found[0] = slot;
+                    found[1] = word;
                 }
             }
         });
-        return found[0];
+        return found;
     }
 
     /** @return each key's value and write id, "value@writeId", as its committed slots' blocks hold them. */

@@ -198,21 +198,7 @@ class MovedBlockTest
     /** @return the slot offset and word of the key's committed slot. */
     private static long[] slotOf(final MemorySegment index, final MemorySegment heap, final String key)
     {
-        final long[] found = {-1, 0};
-        IndexInspector.forEachSlot(index, (slot, word) ->
-        {
-            if (SlotWord.isCommitted(word))
-            {
-                final long block = SlotWord.blockOffset(word);
-                final String held = new String(heap.asSlice(block + KvBlockLayout.HEADER_LENGTH,
-                    KvBlockLayout.keyLength(heap, block)).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
-                if (held.equals(key))
-                {
-                    found[0] = slot;
-                    found[1] = word;
-                }
-            }
-        });
+        final long[] found = IndexInspector.committedSlot(index, heap, key);
         assertTrue(found[0] >= 0, "no committed slot of " + key);
         return found;
     }
